@@ -1,0 +1,192 @@
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+void vt_config_defaults(struct vt_config *config) {
+	*config = (struct vt_config){
+		.background = { 0.16f, 0.18f, 0.22f, 1.0f },
+		.mode = VT_MODE_DESKTOP,
+		.repeat_rate = 25,
+		.repeat_delay = 600,
+	};
+}
+
+static bool parse_color(const char *s, struct vr_color *color) {
+	if (s[0] != '#') {
+		return false;
+	}
+	size_t len = strlen(s + 1);
+	if (len != 6 && len != 8) {
+		return false;
+	}
+	for (size_t i = 1; i <= len; i++) {
+		if (!isxdigit((unsigned char)s[i])) {
+			return false;
+		}
+	}
+	unsigned long v = strtoul(s + 1, NULL, 16);
+	if (len == 6) {
+		v = (v << 8) | 0xff;
+	}
+	color->r = ((v >> 24) & 0xff) / 255.0f;
+	color->g = ((v >> 16) & 0xff) / 255.0f;
+	color->b = ((v >> 8) & 0xff) / 255.0f;
+	color->a = (v & 0xff) / 255.0f;
+	return true;
+}
+
+static bool parse_int(const char *s, int min, int max, int *out) {
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || end == s || v < min || v > max) {
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+static bool copy_str(char dst[VT_CONFIG_STR], const char *src) {
+	if (strlen(src) >= VT_CONFIG_STR) {
+		return false;
+	}
+	strcpy(dst, src);
+	return true;
+}
+
+/* One line of the grammar "key value" (see vitrail(5)). Returns NULL or
+ * the reason the line is bad. */
+static const char *parse_line(struct vt_config *c, char *key, char *value) {
+	if (value == NULL || *value == '\0') {
+		return "missing value";
+	}
+	if (strcmp(key, "background") == 0) {
+		return parse_color(value, &c->background) ? NULL :
+			"expected a colour #RRGGBB or #RRGGBBAA";
+	} else if (strcmp(key, "mode") == 0) {
+		if (strcmp(value, "desktop") == 0) {
+			c->mode = VT_MODE_DESKTOP;
+		} else if (strcmp(value, "kiosk") == 0) {
+			c->mode = VT_MODE_KIOSK;
+		} else {
+			return "expected desktop or kiosk";
+		}
+		return NULL;
+	} else if (strcmp(key, "repeat_rate") == 0) {
+		return parse_int(value, 0, 1000, &c->repeat_rate) ? NULL :
+			"expected an integer from 0 to 1000";
+	} else if (strcmp(key, "repeat_delay") == 0) {
+		return parse_int(value, 0, 10000, &c->repeat_delay) ? NULL :
+			"expected an integer from 0 to 10000";
+	}
+
+	static const struct {
+		const char *key;
+		size_t offset;
+	} strings[] = {
+		{ "xkb_layout", offsetof(struct vt_config, xkb_layout) },
+		{ "xkb_model", offsetof(struct vt_config, xkb_model) },
+		{ "xkb_options", offsetof(struct vt_config, xkb_options) },
+		{ "xkb_rules", offsetof(struct vt_config, xkb_rules) },
+		{ "xkb_variant", offsetof(struct vt_config, xkb_variant) },
+	};
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		if (strcmp(key, strings[i].key) == 0) {
+			return copy_str((char *)c + strings[i].offset, value) ?
+				NULL : "value too long";
+		}
+	}
+	return "unknown key";
+}
+
+static char *trim(char *s) {
+	while (isspace((unsigned char)*s)) {
+		s++;
+	}
+	char *end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1])) {
+		*--end = '\0';
+	}
+	return s;
+}
+
+/* '#' starts a comment at the start of a line, or after white space
+ * unless it begins a colour ("background #203040 # dark blue"). */
+static void strip_comment(char *line) {
+	char *start = line;
+	while (isspace((unsigned char)*start)) {
+		start++;
+	}
+	for (char *p = start; (p = strchr(p, '#')) != NULL; p++) {
+		if (p == start) {
+			*p = '\0';
+			return;
+		}
+		if (isspace((unsigned char)p[-1]) &&
+				!isxdigit((unsigned char)p[1])) {
+			*p = '\0';
+			return;
+		}
+	}
+}
+
+bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(err, "%s: cannot open: %s\n", path, strerror(errno));
+		return false;
+	}
+	struct vt_config next = *config;
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0;
+	bool ok = true;
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		strip_comment(line);
+		char *s = trim(line);
+		if (*s == '\0') {
+			continue;
+		}
+		char *key = s;
+		char *value = s;
+		while (*value != '\0' && !isspace((unsigned char)*value)) {
+			value++;
+		}
+		if (*value != '\0') {
+			*value++ = '\0';
+			value = trim(value);
+		}
+		const char *reason = parse_line(&next, key, value);
+		if (reason != NULL) {
+			fprintf(err, "%s:%d: %s: %s\n", path, lineno, key, reason);
+			ok = false;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (ok) {
+		*config = next;
+	}
+	return ok;
+}
+
+const char *vt_config_default_path(void) {
+	static char path[PATH_MAX];
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	if (xdg != NULL && *xdg != '\0') {
+		snprintf(path, sizeof(path), "%s/vitrail/config", xdg);
+	} else if (home != NULL) {
+		snprintf(path, sizeof(path), "%s/.config/vitrail/config", home);
+	} else {
+		return NULL;
+	}
+	return access(path, R_OK) == 0 ? path : NULL;
+}

@@ -1,0 +1,55 @@
+/*
+ * The per-frame timing log: one CSV row per output frame, written when the
+ * frame's presentation is known. Every benchmark reads its figures from the
+ * same columns (see vitrail(1), FRAME LOG).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "server.h"
+
+struct vt_frame_log {
+	FILE *f;
+};
+
+struct vt_frame_log *vt_frame_log_open(const char *path) {
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		return NULL;
+	}
+	struct vt_frame_log *log = calloc(1, sizeof(*log));
+	if (log == NULL) {
+		fclose(f);
+		return NULL;
+	}
+	log->f = f;
+	fprintf(f, "output,frame,path,generation,target_vblank_ns,presented_ns,"
+		"render_start_ns,render_end_ns,prepare_us,execute_us,commit_us,"
+		"gpu_us,readback_us,copy_us,draws,uploads,dropped\n");
+	return log;
+}
+
+void vt_frame_log_close(struct vt_frame_log *log) {
+	if (log == NULL) {
+		return;
+	}
+	fclose(log->f);
+	free(log);
+}
+
+void vt_frame_log_write(struct vt_frame_log *log, const char *output,
+		const struct vt_frame *frame, uint64_t presented_ns, bool dropped,
+		const char *path) {
+	if (log == NULL) {
+		return;
+	}
+	const struct vr_frame_timing *t = &frame->timing;
+	fprintf(log->f, "%s,%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%u,%u,%d\n",
+		output, frame->seq, path, frame->generation, frame->target_ns,
+		presented_ns, frame->render_start_ns, frame->render_end_ns,
+		t->prepare_ns / 1e3, t->execute_ns / 1e3, t->commit_ns / 1e3,
+		t->gpu_ns / 1e3, t->readback_ns / 1e3, frame->copy_ns / 1e3,
+		t->draws, t->uploads, dropped ? 1 : 0);
+	fflush(log->f);
+}

@@ -1,0 +1,433 @@
+/*
+ * Seat, keyboards, pointer, touch, and the cursor as a node of the render
+ * tree (vitrail draws its cursor itself, so screenshots and the pixman
+ * reference include it, on every backend alike).
+ */
+#include <stdlib.h>
+#include <wlr/backend.h>
+#include <wlr/types/wlr_cursor.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_input_device.h>
+#include <wlr/types/wlr_keyboard.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_pointer.h>
+#include <wlr/types/wlr_primary_selection.h>
+#include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/types/wlr_touch.h>
+#include <wlr/types/wlr_xcursor_manager.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/log.h>
+#include <xkbcommon/xkbcommon.h>
+
+#include "server.h"
+
+static const char *empty_to_null(const char *s) {
+	return s[0] != '\0' ? s : NULL;
+}
+
+/* ---- keyboards ---------------------------------------------------------- */
+
+static void keyboard_apply_config(struct vt_keyboard *keyboard) {
+	struct vt_config *config = &keyboard->server->config;
+	struct xkb_rule_names rules = {
+		.rules = empty_to_null(config->xkb_rules),
+		.model = empty_to_null(config->xkb_model),
+		.layout = empty_to_null(config->xkb_layout),
+		.variant = empty_to_null(config->xkb_variant),
+		.options = empty_to_null(config->xkb_options),
+	};
+	/* NULL fields fall back to XKB_DEFAULT_* from the environment. */
+	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+	struct xkb_keymap *keymap = context == NULL ? NULL :
+		xkb_keymap_new_from_names(context, &rules,
+			XKB_KEYMAP_COMPILE_NO_FLAGS);
+	if (keymap == NULL) {
+		wlr_log(WLR_ERROR, "cannot compile the keymap (layout '%s')",
+			config->xkb_layout);
+	} else {
+		wlr_keyboard_set_keymap(keyboard->device->keyboard, keymap);
+		xkb_keymap_unref(keymap);
+	}
+	xkb_context_unref(context);
+	wlr_keyboard_set_repeat_info(keyboard->device->keyboard,
+		config->repeat_rate, config->repeat_delay);
+}
+
+void vt_input_apply_config(struct vt_server *server) {
+	struct vt_keyboard *keyboard;
+	wl_list_for_each(keyboard, &server->keyboards, link) {
+		keyboard_apply_config(keyboard);
+	}
+}
+
+static void keyboard_handle_modifiers(struct wl_listener *listener,
+		void *data) {
+	struct vt_keyboard *keyboard =
+		wl_container_of(listener, keyboard, modifiers);
+	wlr_seat_set_keyboard(keyboard->server->seat, keyboard->device);
+	wlr_seat_keyboard_notify_modifiers(keyboard->server->seat,
+		&keyboard->device->keyboard->modifiers);
+}
+
+static void keyboard_handle_key(struct wl_listener *listener, void *data) {
+	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, key);
+	struct wlr_event_keyboard_key *event = data;
+	struct wlr_seat *seat = keyboard->server->seat;
+	wlr_seat_set_keyboard(seat, keyboard->device);
+	wlr_seat_keyboard_notify_key(seat, event->time_msec, event->keycode,
+		event->state);
+}
+
+static void keyboard_handle_destroy(struct wl_listener *listener, void *data) {
+	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, destroy);
+	wl_list_remove(&keyboard->modifiers.link);
+	wl_list_remove(&keyboard->key.link);
+	wl_list_remove(&keyboard->destroy.link);
+	wl_list_remove(&keyboard->link);
+	free(keyboard);
+}
+
+static void keyboard_create(struct vt_server *server,
+		struct wlr_input_device *device) {
+	struct vt_keyboard *keyboard = calloc(1, sizeof(*keyboard));
+	if (keyboard == NULL) {
+		return;
+	}
+	keyboard->server = server;
+	keyboard->device = device;
+	keyboard_apply_config(keyboard);
+	keyboard->modifiers.notify = keyboard_handle_modifiers;
+	wl_signal_add(&device->keyboard->events.modifiers, &keyboard->modifiers);
+	keyboard->key.notify = keyboard_handle_key;
+	wl_signal_add(&device->keyboard->events.key, &keyboard->key);
+	keyboard->destroy.notify = keyboard_handle_destroy;
+	wl_signal_add(&device->events.destroy, &keyboard->destroy);
+	wlr_seat_set_keyboard(server->seat, device);
+	wl_list_insert(&server->keyboards, &keyboard->link);
+}
+
+static void update_capabilities(struct vt_server *server) {
+	uint32_t caps = WL_SEAT_CAPABILITY_POINTER;
+	if (!wl_list_empty(&server->keyboards)) {
+		caps |= WL_SEAT_CAPABILITY_KEYBOARD;
+	}
+	caps |= WL_SEAT_CAPABILITY_TOUCH;
+	wlr_seat_set_capabilities(server->seat, caps);
+}
+
+static void handle_new_input(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, new_input);
+	struct wlr_input_device *device = data;
+	switch (device->type) {
+	case WLR_INPUT_DEVICE_KEYBOARD:
+		keyboard_create(server, device);
+		break;
+	case WLR_INPUT_DEVICE_POINTER:
+		wlr_cursor_attach_input_device(server->cursor, device);
+		server->has_pointer = true;
+		vr_node_set_enabled(server->cursor_layer, true);
+		vt_server_schedule_update(server);
+		break;
+	case WLR_INPUT_DEVICE_TOUCH:
+		wlr_cursor_attach_input_device(server->cursor, device);
+		break;
+	default:
+		break;
+	}
+	update_capabilities(server);
+}
+
+/* ---- cursor ------------------------------------------------------------- */
+
+static void cursor_move_node(struct vt_server *server) {
+	vr_node_set_position(server->cursor_node, (float)server->cursor->x,
+		(float)server->cursor->y);
+	vt_server_schedule_update(server);
+}
+
+static void cursor_set_theme_image(struct vt_server *server) {
+	if (server->cursor_surface != NULL) {
+		vr_node_set_parent(server->cursor_surface->node, NULL);
+		wl_list_remove(&server->cursor_surface_destroy.link);
+		server->cursor_surface = NULL;
+	}
+	vr_node_set_enabled(server->cursor_image_node, true);
+	vt_server_schedule_update(server);
+}
+
+static void process_motion(struct vt_server *server, uint32_t time) {
+	cursor_move_node(server);
+	double sx, sy;
+	struct wlr_surface *surface = NULL;
+	vt_view_at(server, server->cursor->x, server->cursor->y, &surface, &sx, &sy);
+	if (surface == NULL) {
+		if (server->seat->pointer_state.focused_surface != NULL) {
+			cursor_set_theme_image(server);
+		}
+		wlr_seat_pointer_clear_focus(server->seat);
+		return;
+	}
+	wlr_seat_pointer_notify_enter(server->seat, surface, sx, sy);
+	wlr_seat_pointer_notify_motion(server->seat, time, sx, sy);
+}
+
+static void handle_cursor_motion(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
+	struct wlr_event_pointer_motion *event = data;
+	wlr_cursor_move(server->cursor, event->device, event->delta_x,
+		event->delta_y);
+	process_motion(server, event->time_msec);
+}
+
+static void handle_cursor_motion_absolute(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, cursor_motion_absolute);
+	struct wlr_event_pointer_motion_absolute *event = data;
+	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
+	process_motion(server, event->time_msec);
+}
+
+static void handle_cursor_button(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_button);
+	struct wlr_event_pointer_button *event = data;
+	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
+		event->button, event->state);
+	if (event->state == WLR_BUTTON_PRESSED) {
+		double sx, sy;
+		struct wlr_surface *surface = NULL;
+		struct vt_view *view = vt_view_at(server, server->cursor->x,
+			server->cursor->y, &surface, &sx, &sy);
+		if (view != NULL) {
+			vt_view_focus(view, view->xdg_surface->surface);
+		}
+	}
+}
+
+static void handle_cursor_axis(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
+	struct wlr_event_pointer_axis *event = data;
+	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
+		event->orientation, event->delta, event->delta_discrete,
+		event->source);
+}
+
+static void handle_cursor_frame(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_frame);
+	wlr_seat_pointer_notify_frame(server->seat);
+}
+
+static void handle_cursor_surface_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, cursor_surface_destroy);
+	wl_list_remove(&server->cursor_surface_destroy.link);
+	server->cursor_surface = NULL;
+	vr_node_set_enabled(server->cursor_image_node, true);
+	vt_server_schedule_update(server);
+}
+
+static void handle_request_cursor(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, request_cursor);
+	struct wlr_seat_pointer_request_set_cursor_event *event = data;
+	if (server->seat->pointer_state.focused_client != event->seat_client) {
+		return;
+	}
+	if (server->cursor_surface != NULL) {
+		vr_node_set_parent(server->cursor_surface->node, NULL);
+		wl_list_remove(&server->cursor_surface_destroy.link);
+		server->cursor_surface = NULL;
+	}
+	vr_node_set_enabled(server->cursor_image_node, false);
+	struct vt_surface *surface = event->surface != NULL ?
+		vt_surface_from_wlr(event->surface) : NULL;
+	if (surface != NULL) {
+		server->cursor_surface = surface;
+		server->cursor_surface_destroy.notify = handle_cursor_surface_destroy;
+		wl_signal_add(&event->surface->events.destroy,
+			&server->cursor_surface_destroy);
+		vr_node_set_parent(surface->node, server->cursor_node);
+		vr_node_set_position(surface->node, -event->hotspot_x,
+			-event->hotspot_y);
+	}
+	vt_server_schedule_update(server);
+}
+
+/* ---- touch -------------------------------------------------------------- */
+
+static void handle_touch_down(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, touch_down);
+	struct wlr_event_touch_down *event = data;
+	double lx, ly;
+	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
+		event->x, event->y, &lx, &ly);
+	double sx, sy;
+	struct wlr_surface *surface = NULL;
+	struct vt_view *view = vt_view_at(server, lx, ly, &surface, &sx, &sy);
+	if (view == NULL) {
+		return;
+	}
+	vt_view_focus(view, view->xdg_surface->surface);
+	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
+		event->touch_id, sx, sy);
+}
+
+static void handle_touch_up(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, touch_up);
+	struct wlr_event_touch_up *event = data;
+	if (wlr_seat_touch_get_point(server->seat, event->touch_id) != NULL) {
+		wlr_seat_touch_notify_up(server->seat, event->time_msec,
+			event->touch_id);
+	}
+}
+
+static void handle_touch_motion(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, touch_motion);
+	struct wlr_event_touch_motion *event = data;
+	struct wlr_touch_point *point =
+		wlr_seat_touch_get_point(server->seat, event->touch_id);
+	if (point == NULL) {
+		return;
+	}
+	double lx, ly;
+	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
+		event->x, event->y, &lx, &ly);
+	double sx, sy;
+	struct wlr_surface *surface = NULL;
+	vt_view_at(server, lx, ly, &surface, &sx, &sy);
+	if (surface == point->surface) {
+		wlr_seat_touch_notify_motion(server->seat, event->time_msec,
+			event->touch_id, sx, sy);
+	}
+}
+
+static void handle_touch_frame(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, touch_frame);
+	wlr_seat_touch_notify_frame(server->seat);
+}
+
+/* ---- selections --------------------------------------------------------- */
+
+static void handle_request_set_selection(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, request_set_selection);
+	struct wlr_seat_request_set_selection_event *event = data;
+	wlr_seat_set_selection(server->seat, event->source, event->serial);
+}
+
+static void handle_request_set_primary_selection(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, request_set_primary_selection);
+	struct wlr_seat_request_set_primary_selection_event *event = data;
+	wlr_seat_set_primary_selection(server->seat, event->source, event->serial);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static bool cursor_init_image(struct vt_server *server) {
+	server->xcursor_manager = wlr_xcursor_manager_create(NULL, 24);
+	if (server->xcursor_manager == NULL ||
+			!wlr_xcursor_manager_load(server->xcursor_manager, 1)) {
+		wlr_log(WLR_ERROR, "cannot load a cursor theme");
+		return false;
+	}
+	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
+		server->xcursor_manager, "left_ptr", 1);
+	if (xcursor == NULL || xcursor->image_count == 0) {
+		wlr_log(WLR_ERROR, "the cursor theme has no left_ptr");
+		return false;
+	}
+	struct wlr_xcursor_image *image = xcursor->images[0];
+	server->cursor_image = vr_image_create(image->width, image->height,
+		VR_FORMAT_ARGB8888);
+	if (server->cursor_image == NULL) {
+		return false;
+	}
+	vr_image_write(server->cursor_image, image->buffer, image->width * 4, NULL);
+	vr_node_set_image(server->cursor_image_node, server->cursor_image, NULL,
+		image->width, image->height, VR_TRANSFORM_NORMAL);
+	vr_node_set_position(server->cursor_image_node, -(float)image->hotspot_x,
+		-(float)image->hotspot_y);
+	return true;
+}
+
+bool vt_input_init(struct vt_server *server) {
+	wl_list_init(&server->keyboards);
+	server->seat = wlr_seat_create(server->display, "seat0");
+	server->cursor = wlr_cursor_create();
+	if (server->seat == NULL || server->cursor == NULL) {
+		return false;
+	}
+	wlr_cursor_attach_output_layout(server->cursor, server->layout);
+
+	server->cursor_node = vr_node_create(server->tree);
+	server->cursor_image_node = vr_node_create(server->tree);
+	vr_node_set_parent(server->cursor_node, server->cursor_layer);
+	vr_node_set_parent(server->cursor_image_node, server->cursor_node);
+	/* Shown once a pointer device exists. */
+	vr_node_set_enabled(server->cursor_layer, false);
+	if (!cursor_init_image(server)) {
+		return false;
+	}
+
+	server->cursor_motion.notify = handle_cursor_motion;
+	wl_signal_add(&server->cursor->events.motion, &server->cursor_motion);
+	server->cursor_motion_absolute.notify = handle_cursor_motion_absolute;
+	wl_signal_add(&server->cursor->events.motion_absolute,
+		&server->cursor_motion_absolute);
+	server->cursor_button.notify = handle_cursor_button;
+	wl_signal_add(&server->cursor->events.button, &server->cursor_button);
+	server->cursor_axis.notify = handle_cursor_axis;
+	wl_signal_add(&server->cursor->events.axis, &server->cursor_axis);
+	server->cursor_frame.notify = handle_cursor_frame;
+	wl_signal_add(&server->cursor->events.frame, &server->cursor_frame);
+	server->touch_down.notify = handle_touch_down;
+	wl_signal_add(&server->cursor->events.touch_down, &server->touch_down);
+	server->touch_up.notify = handle_touch_up;
+	wl_signal_add(&server->cursor->events.touch_up, &server->touch_up);
+	server->touch_motion.notify = handle_touch_motion;
+	wl_signal_add(&server->cursor->events.touch_motion, &server->touch_motion);
+	server->touch_frame.notify = handle_touch_frame;
+	wl_signal_add(&server->cursor->events.touch_frame, &server->touch_frame);
+
+	server->new_input.notify = handle_new_input;
+	wl_signal_add(&server->backend->events.new_input, &server->new_input);
+	server->request_cursor.notify = handle_request_cursor;
+	wl_signal_add(&server->seat->events.request_set_cursor,
+		&server->request_cursor);
+	server->request_set_selection.notify = handle_request_set_selection;
+	wl_signal_add(&server->seat->events.request_set_selection,
+		&server->request_set_selection);
+	server->request_set_primary_selection.notify =
+		handle_request_set_primary_selection;
+	wl_signal_add(&server->seat->events.request_set_primary_selection,
+		&server->request_set_primary_selection);
+	update_capabilities(server);
+	return true;
+}
+
+void vt_input_finish(struct vt_server *server) {
+	wl_list_remove(&server->cursor_motion.link);
+	wl_list_remove(&server->cursor_motion_absolute.link);
+	wl_list_remove(&server->cursor_button.link);
+	wl_list_remove(&server->cursor_axis.link);
+	wl_list_remove(&server->cursor_frame.link);
+	wl_list_remove(&server->touch_down.link);
+	wl_list_remove(&server->touch_up.link);
+	wl_list_remove(&server->touch_motion.link);
+	wl_list_remove(&server->touch_frame.link);
+	wl_list_remove(&server->new_input.link);
+	wl_list_remove(&server->request_cursor.link);
+	wl_list_remove(&server->request_set_selection.link);
+	wl_list_remove(&server->request_set_primary_selection.link);
+	if (server->cursor_surface != NULL) {
+		wl_list_remove(&server->cursor_surface_destroy.link);
+		server->cursor_surface = NULL;
+	}
+	wlr_xcursor_manager_destroy(server->xcursor_manager);
+	wlr_cursor_destroy(server->cursor);
+	vr_image_unref(server->cursor_image);
+}

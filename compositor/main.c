@@ -1,0 +1,498 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
+
+#include "server.h"
+
+#ifndef VITRAIL_VERSION
+#define VITRAIL_VERSION "unknown"
+#endif
+
+static const char usage[] =
+	"Usage: vitrail [options] [-- command [args...]]\n"
+	"\n"
+	"  -b, --backend NAME       auto (default), headless, wayland, x11, drm\n"
+	"  -o, --outputs N          virtual outputs (headless, wayland, x11); default 1\n"
+	"      --output-size WxH    size of virtual outputs; default 1280x720\n"
+	"  -r, --refresh HZ         refresh of headless outputs; default 60\n"
+	"  -S, --socket NAME        Wayland socket name; default: first free wayland-N\n"
+	"  -s, --startup CMD        run CMD (through /bin/sh -c) once ready; repeatable\n"
+	"  -c, --config FILE        config file (see vitrail(5))\n"
+	"      --validate           check the config file and exit\n"
+	"  -m, --mode MODE          desktop or kiosk (overrides the config)\n"
+	"      --demo               embedded default: headless, two outputs, demo clients\n"
+	"      --exit-after SEC     exit after SEC seconds\n"
+	"      --screenshot-dir DIR on exit, write DIR/<output>.png for each output\n"
+	"      --stats FILE         on exit, write the frame statistics to FILE\n"
+	"      --frame-log FILE     per-frame timing CSV (also VITRAIL_FRAME_LOG)\n"
+	"      --ready-fd FD        write WAYLAND_DISPLAY=<name> to FD when ready\n"
+	"      --test               expose the test protocol vitrail_test_v1\n"
+	"  -d, --debug              verbose logging\n"
+	"  -h, --help               show this help\n"
+	"  -v, --version            show the version\n";
+
+enum {
+	OPT_OUTPUT_SIZE = 256,
+	OPT_VALIDATE,
+	OPT_DEMO,
+	OPT_EXIT_AFTER,
+	OPT_SCREENSHOT_DIR,
+	OPT_STATS,
+	OPT_FRAME_LOG,
+	OPT_READY_FD,
+	OPT_TEST,
+};
+
+static bool parse_size(const char *s, int *w, int *h) {
+	char *end;
+	long lw = strtol(s, &end, 10);
+	if (*end != 'x') {
+		return false;
+	}
+	long lh = strtol(end + 1, &end, 10);
+	if (*end != '\0' || lw < 1 || lh < 1 || lw > 16384 || lh > 16384) {
+		return false;
+	}
+	*w = (int)lw;
+	*h = (int)lh;
+	return true;
+}
+
+static bool parse_args(int argc, char *argv[], struct vt_options *opts,
+		int *log_level) {
+	static const struct option long_options[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "outputs", required_argument, NULL, 'o' },
+		{ "output-size", required_argument, NULL, OPT_OUTPUT_SIZE },
+		{ "refresh", required_argument, NULL, 'r' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "startup", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "demo", no_argument, NULL, OPT_DEMO },
+		{ "exit-after", required_argument, NULL, OPT_EXIT_AFTER },
+		{ "screenshot-dir", required_argument, NULL, OPT_SCREENSHOT_DIR },
+		{ "stats", required_argument, NULL, OPT_STATS },
+		{ "frame-log", required_argument, NULL, OPT_FRAME_LOG },
+		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
+		{ "test", no_argument, NULL, OPT_TEST },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ 0 },
+	};
+	int c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "b:o:r:S:s:c:m:dhv", long_options,
+			NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (strcmp(optarg, "auto") == 0) {
+				opts->backend = VT_BACKEND_AUTO;
+			} else if (strcmp(optarg, "headless") == 0) {
+				opts->backend = VT_BACKEND_HEADLESS;
+			} else if (strcmp(optarg, "wayland") == 0) {
+				opts->backend = VT_BACKEND_WAYLAND;
+			} else if (strcmp(optarg, "x11") == 0) {
+				opts->backend = VT_BACKEND_X11;
+			} else if (strcmp(optarg, "drm") == 0) {
+				opts->backend = VT_BACKEND_DRM;
+			} else {
+				fprintf(stderr, "vitrail: unknown backend '%s'\n", optarg);
+				return false;
+			}
+			break;
+		case 'o':
+			opts->outputs = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || opts->outputs < 1 || opts->outputs > 16) {
+				fprintf(stderr, "vitrail: --outputs takes 1 to 16\n");
+				return false;
+			}
+			break;
+		case OPT_OUTPUT_SIZE:
+			if (!parse_size(optarg, &opts->output_width,
+					&opts->output_height)) {
+				fprintf(stderr, "vitrail: --output-size takes WxH, "
+					"e.g. 1920x1080\n");
+				return false;
+			}
+			break;
+		case 'r': {
+			double hz = strtod(optarg, &end);
+			if (*end != '\0' || hz < 1 || hz > 1000) {
+				fprintf(stderr, "vitrail: --refresh takes 1 to 1000 Hz\n");
+				return false;
+			}
+			opts->refresh_mhz = (int)(hz * 1000 + 0.5);
+			break;
+		}
+		case 'S':
+			opts->socket = optarg;
+			break;
+		case 's': {
+			char **startup = realloc(opts->startup,
+				(size_t)(opts->startup_len + 1) * sizeof(char *));
+			if (startup == NULL) {
+				return false;
+			}
+			opts->startup = startup;
+			opts->startup[opts->startup_len++] = optarg;
+			break;
+		}
+		case 'c':
+			opts->config_path = optarg;
+			break;
+		case OPT_VALIDATE:
+			opts->validate = true;
+			break;
+		case 'm':
+			if (strcmp(optarg, "desktop") == 0) {
+				opts->mode = VT_MODE_DESKTOP;
+			} else if (strcmp(optarg, "kiosk") == 0) {
+				opts->mode = VT_MODE_KIOSK;
+			} else {
+				fprintf(stderr, "vitrail: --mode takes desktop or kiosk\n");
+				return false;
+			}
+			opts->mode_set = true;
+			break;
+		case OPT_DEMO:
+			opts->demo = true;
+			break;
+		case OPT_EXIT_AFTER:
+			opts->exit_after = strtod(optarg, &end);
+			if (*end != '\0' || opts->exit_after <= 0) {
+				fprintf(stderr, "vitrail: --exit-after takes seconds > 0\n");
+				return false;
+			}
+			break;
+		case OPT_SCREENSHOT_DIR:
+			opts->screenshot_dir = optarg;
+			break;
+		case OPT_STATS:
+			opts->stats_path = optarg;
+			break;
+		case OPT_FRAME_LOG:
+			opts->frame_log_path = optarg;
+			break;
+		case OPT_READY_FD:
+			opts->ready_fd = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || opts->ready_fd < 0) {
+				fprintf(stderr, "vitrail: --ready-fd takes a file descriptor\n");
+				return false;
+			}
+			break;
+		case OPT_TEST:
+			opts->test = true;
+			break;
+		case 'd':
+			*log_level = WLR_DEBUG;
+			break;
+		case 'h':
+			printf("%s", usage);
+			exit(EXIT_SUCCESS);
+		case 'v':
+			printf("vitrail %s\n", VITRAIL_VERSION);
+			exit(EXIT_SUCCESS);
+		default:
+			fprintf(stderr, "%s", usage);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Without XDG_RUNTIME_DIR (a root shell, CI) make a private one. */
+static bool ensure_runtime_dir(void) {
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	if (dir != NULL && *dir != '\0') {
+		return true;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/vitrail-runtime-%d", (int)getuid());
+	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "vitrail: cannot create %s: %s\n", path,
+			strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+			st.st_uid != getuid() || (st.st_mode & 077) != 0) {
+		fprintf(stderr, "vitrail: %s is not a private directory\n", path);
+		return false;
+	}
+	setenv("XDG_RUNTIME_DIR", path, 1);
+	wlr_log(WLR_INFO, "XDG_RUNTIME_DIR was unset; using %s", path);
+	return true;
+}
+
+static int handle_terminate(int signal, void *data) {
+	struct vt_server *server = data;
+	wl_display_terminate(server->display);
+	return 0;
+}
+
+static int handle_reload(int signal, void *data) {
+	struct vt_server *server = data;
+	if (server->opts.config_path == NULL) {
+		return 0;
+	}
+	if (vt_config_load(&server->config, server->opts.config_path, stderr)) {
+		if (server->opts.mode_set) {
+			server->config.mode = server->opts.mode;
+		}
+		wlr_log(WLR_INFO, "reloaded %s", server->opts.config_path);
+		vt_server_apply_config(server);
+	} else {
+		wlr_log(WLR_ERROR, "keeping the previous configuration");
+	}
+	return 0;
+}
+
+static int handle_exit_timer(void *data) {
+	struct vt_server *server = data;
+	wl_display_terminate(server->display);
+	return 0;
+}
+
+static int handle_child(int signal, void *data) {
+	struct vt_server *server = data;
+	pid_t pid;
+	int status;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (int i = 0; i < server->children_len; i++) {
+			if (server->children[i] == pid) {
+				server->children[i] = -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The embedded default session's clients: our demo client next to this
+ * binary (build tree) or in libexecdir, plus common Debian clients. */
+static void spawn_demo_clients(struct vt_server *server) {
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char demo[PATH_MAX + 64] = "";
+	if (len > 0) {
+		exe[len] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+		}
+		snprintf(demo, sizeof(demo), "%s/../tests/clients/vitrail-demo", exe);
+		if (access(demo, X_OK) != 0) {
+			snprintf(demo, sizeof(demo), "%s/vitrail/vitrail-demo",
+				VITRAIL_LIBEXECDIR);
+		}
+	}
+	if (access(demo, X_OK) == 0) {
+		char cmd[PATH_MAX + 128];
+		snprintf(cmd, sizeof(cmd), "'%s' --app-id demo-a --size 480x320", demo);
+		vt_server_spawn(server, cmd);
+		snprintf(cmd, sizeof(cmd), "'%s' --app-id demo-b --size 560x360", demo);
+		vt_server_spawn(server, cmd);
+	} else {
+		wlr_log(WLR_ERROR, "demo client vitrail-demo not found");
+	}
+	if (access("/usr/bin/weston-simple-shm", X_OK) == 0) {
+		vt_server_spawn(server, "exec weston-simple-shm");
+	}
+	if (access("/usr/bin/foot", X_OK) == 0) {
+		vt_server_spawn(server, "exec foot -o 'main.font=monospace:size=11' "
+			"sh -c 'echo vitrail demo; uname -a; while :; do date; sleep 1; done'");
+	}
+}
+
+static void write_exit_reports(struct vt_server *server) {
+	struct vt_options *opts = &server->opts;
+	struct vt_output *output;
+	FILE *stats = NULL;
+	if (opts->stats_path != NULL) {
+		stats = fopen(opts->stats_path, "w");
+		if (stats == NULL) {
+			wlr_log(WLR_ERROR, "cannot write %s: %s", opts->stats_path,
+				strerror(errno));
+		}
+	}
+	printf("frame statistics (%.1f s, renderer: %s):\n",
+		(vt_now_ns() - server->start_ns) / 1e9,
+		vr_renderer_device_name(server->renderer));
+	wl_list_for_each(output, &server->outputs, link) {
+		printf("  ");
+		vt_output_print_stats(output, stdout);
+		if (stats != NULL) {
+			vt_output_print_stats(output, stats);
+		}
+	}
+	if (stats != NULL) {
+		fclose(stats);
+	}
+	if (opts->screenshot_dir != NULL) {
+		mkdir(opts->screenshot_dir, 0755);
+		wl_list_for_each(output, &server->outputs, link) {
+			char path[PATH_MAX];
+			snprintf(path, sizeof(path), "%s/%s.png", opts->screenshot_dir,
+				output->wlr_output->name);
+			if (vt_output_write_screenshot(output, path)) {
+				printf("wrote %s\n", path);
+			} else {
+				wlr_log(WLR_ERROR, "cannot write %s", path);
+			}
+		}
+	}
+	if (opts->frame_log_path != NULL) {
+		printf("wrote %s\n", opts->frame_log_path);
+	}
+	if (stats != NULL) {
+		printf("wrote %s\n", opts->stats_path);
+	}
+	fflush(stdout);
+}
+
+int main(int argc, char *argv[]) {
+	struct vt_server server = { 0 };
+	struct vt_options *opts = &server.opts;
+	*opts = (struct vt_options){
+		.backend = VT_BACKEND_AUTO,
+		.outputs = 1,
+		.output_width = 1280,
+		.output_height = 720,
+		.refresh_mhz = 60000,
+		.ready_fd = -1,
+	};
+	int log_level = WLR_INFO;
+	if (!parse_args(argc, argv, opts, &log_level)) {
+		free(opts->startup);
+		return EXIT_FAILURE;
+	}
+	wlr_log_init(log_level, NULL);
+
+	vt_config_defaults(&server.config);
+	if (opts->config_path == NULL) {
+		opts->config_path = vt_config_default_path();
+	}
+	if (opts->config_path != NULL &&
+			!vt_config_load(&server.config, opts->config_path, stderr)) {
+		if (opts->validate) {
+			free(opts->startup);
+			return EXIT_FAILURE;
+		}
+		wlr_log(WLR_ERROR, "using the default configuration");
+	}
+	if (opts->validate) {
+		printf("%s: ok\n", opts->config_path ? opts->config_path :
+			"(no config file: defaults)");
+		free(opts->startup);
+		return EXIT_SUCCESS;
+	}
+	if (opts->mode_set) {
+		server.config.mode = opts->mode;
+	}
+	if (opts->demo) {
+		opts->backend = VT_BACKEND_HEADLESS;
+		if (opts->outputs < 2) {
+			opts->outputs = 2;
+		}
+		if (opts->exit_after == 0) {
+			opts->exit_after = 5;
+		}
+	}
+
+	if (geteuid() == 0) {
+		wlr_log(WLR_ERROR, "running as root: clients will run as root too; "
+			"this is meant for CI and containers, not for a desktop");
+	}
+	if (!ensure_runtime_dir()) {
+		free(opts->startup);
+		return EXIT_FAILURE;
+	}
+	const char *log_path = opts->frame_log_path;
+	if (log_path == NULL) {
+		log_path = getenv("VITRAIL_FRAME_LOG");
+		opts->frame_log_path = log_path;
+	}
+
+	if (!vt_server_init(&server)) {
+		vt_server_finish(&server);
+		free(opts->startup);
+		return EXIT_FAILURE;
+	}
+	if (log_path != NULL) {
+		server.frame_log = vt_frame_log_open(log_path);
+		if (server.frame_log == NULL) {
+			wlr_log(WLR_ERROR, "cannot write the frame log %s: %s",
+				log_path, strerror(errno));
+		}
+	}
+	struct wl_event_source *sigint = wl_event_loop_add_signal(server.loop,
+		SIGINT, handle_terminate, &server);
+	struct wl_event_source *sigterm = wl_event_loop_add_signal(server.loop,
+		SIGTERM, handle_terminate, &server);
+	struct wl_event_source *sighup = wl_event_loop_add_signal(server.loop,
+		SIGHUP, handle_reload, &server);
+	struct wl_event_source *sigchld = wl_event_loop_add_signal(server.loop,
+		SIGCHLD, handle_child, &server);
+	if (opts->exit_after > 0) {
+		server.exit_timer = wl_event_loop_add_timer(server.loop,
+			handle_exit_timer, &server);
+		wl_event_source_timer_update(server.exit_timer,
+			(int)(opts->exit_after * 1000));
+	}
+
+	wlr_log(WLR_INFO, "running on WAYLAND_DISPLAY=%s", server.socket);
+	if (opts->ready_fd >= 0) {
+		dprintf(opts->ready_fd, "WAYLAND_DISPLAY=%s\n", server.socket);
+		close(opts->ready_fd);
+	}
+	for (int i = 0; i < opts->startup_len; i++) {
+		vt_server_spawn(&server, opts->startup[i]);
+	}
+	if (optind < argc) {
+		/* "-- command args": run it as one shell-quoted line. */
+		size_t len = 1;
+		for (int i = optind; i < argc; i++) {
+			len += strlen(argv[i]) * 4 + 3;
+		}
+		char *cmd = calloc(1, len + 8);
+		if (cmd != NULL) {
+			strcat(cmd, "exec");
+			for (int i = optind; i < argc; i++) {
+				strcat(cmd, " '");
+				for (const char *p = argv[i]; *p; p++) {
+					if (*p == '\'') {
+						strcat(cmd, "'\\''");
+					} else {
+						strncat(cmd, p, 1);
+					}
+				}
+				strcat(cmd, "'");
+			}
+			vt_server_spawn(&server, cmd);
+			free(cmd);
+		}
+	}
+	if (opts->demo) {
+		spawn_demo_clients(&server);
+	}
+
+	wl_display_run(server.display);
+
+	write_exit_reports(&server);
+	wl_event_source_remove(sigint);
+	wl_event_source_remove(sigterm);
+	wl_event_source_remove(sighup);
+	wl_event_source_remove(sigchld);
+	vt_server_finish(&server);
+	free(opts->startup);
+	return EXIT_SUCCESS;
+}

@@ -1,0 +1,356 @@
+/*
+ * The server: backends, wlroots globals and the render tree they feed.
+ *
+ * wlroots' own renderer role is served by its pixman renderer, and only for
+ * bookkeeping: wl_shm, the output allocator (shm or DRM dumb buffers, all
+ * CPU-mapped), and reading the front buffer for screencopy (wlroots 0.15
+ * creates its own pixman renderer per backend for that, following
+ * WLR_RENDERER). Every frame is composed by
+ * vitrail's renderer from the unified tree and copied into the output
+ * buffer (see output.c).
+ */
+#define _DEFAULT_SOURCE /* usleep */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wlr/backend.h>
+#include <wlr/backend/headless.h>
+#include <wlr/render/allocator.h>
+#include <wlr/render/wlr_renderer.h>
+#include <wlr/types/wlr_compositor.h>
+#include <wlr/types/wlr_cursor.h>
+#include <wlr/types/wlr_data_device.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_presentation_time.h>
+#include <wlr/types/wlr_primary_selection_v1.h>
+#include <wlr/types/wlr_screencopy_v1.h>
+#include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_viewporter.h>
+#include <wlr/types/wlr_xdg_output_v1.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/log.h>
+
+#include "server.h"
+
+static void handle_update_idle(void *data) {
+	struct vt_server *server = data;
+	server->update_idle = NULL;
+	vt_server_update(server);
+}
+
+void vt_server_schedule_update(struct vt_server *server) {
+	if (server->update_idle == NULL && server->loop != NULL) {
+		server->update_idle = wl_event_loop_add_idle(server->loop,
+			handle_update_idle, server);
+	}
+}
+
+void vt_server_update(struct vt_server *server) {
+	if (server->update_idle != NULL) {
+		wl_event_source_remove(server->update_idle);
+		server->update_idle = NULL;
+	}
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	vr_tree_update(server->tree, &damage);
+	if (pixman_region32_not_empty(&damage)) {
+		struct vt_output *output;
+		wl_list_for_each(output, &server->outputs, link) {
+			vt_output_add_damage(output, &damage);
+		}
+	}
+	pixman_region32_fini(&damage);
+}
+
+/* The background covers the whole layout. */
+static void update_background(struct vt_server *server) {
+	struct wlr_box *box = wlr_output_layout_get_box(server->layout, NULL);
+	if (box == NULL) {
+		return;
+	}
+	vr_node_set_position(server->background, box->x, box->y);
+	vr_node_set_rect(server->background, box->width, box->height,
+		server->config.background);
+	vt_server_schedule_update(server);
+}
+
+void vt_server_apply_config(struct vt_server *server) {
+	update_background(server);
+	vt_input_apply_config(server);
+}
+
+static void handle_new_output(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, new_output);
+	vt_output_create(server, data);
+	update_background(server);
+}
+
+static void handle_layout_change(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, layout_change);
+	update_background(server);
+}
+
+static void handle_new_surface(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, new_surface);
+	vt_surface_create(server, data);
+}
+
+static struct wlr_backend *create_backend(struct vt_server *server) {
+	struct vt_options *opts = &server->opts;
+	char outputs[16];
+	snprintf(outputs, sizeof(outputs), "%d", opts->outputs);
+	switch (opts->backend) {
+	case VT_BACKEND_HEADLESS:
+		return NULL;
+	case VT_BACKEND_WAYLAND:
+		setenv("WLR_BACKENDS", "wayland", 1);
+		setenv("WLR_WL_OUTPUTS", outputs, 1);
+		break;
+	case VT_BACKEND_X11:
+		setenv("WLR_BACKENDS", "x11", 1);
+		setenv("WLR_X11_OUTPUTS", outputs, 1);
+		break;
+	case VT_BACKEND_DRM:
+		setenv("WLR_BACKENDS", "drm,libinput", 1);
+		break;
+	case VT_BACKEND_AUTO:
+		setenv("WLR_WL_OUTPUTS", outputs, 0);
+		setenv("WLR_X11_OUTPUTS", outputs, 0);
+		break;
+	}
+	return wlr_backend_autocreate(server->display);
+}
+
+bool vt_server_init(struct vt_server *server) {
+	struct vt_options *opts = &server->opts;
+	wl_list_init(&server->outputs);
+	wl_list_init(&server->views);
+	server->start_ns = vt_now_ns();
+
+	server->display = wl_display_create();
+	if (server->display == NULL) {
+		return false;
+	}
+	server->loop = wl_display_get_event_loop(server->display);
+
+	/* Output buffers must be CPU-mapped (see the top of this file). */
+	const char *wlr_renderer = getenv("WLR_RENDERER");
+	if (wlr_renderer != NULL && strcmp(wlr_renderer, "pixman") != 0) {
+		wlr_log(WLR_INFO, "ignoring WLR_RENDERER=%s: vitrail composes "
+			"with its own renderer", wlr_renderer);
+	}
+	setenv("WLR_RENDERER", "pixman", 1);
+
+	server->backend = create_backend(server);
+	if (server->backend == NULL) {
+		if (opts->backend != VT_BACKEND_AUTO &&
+				opts->backend != VT_BACKEND_HEADLESS) {
+			wlr_log(WLR_ERROR, "cannot create the requested backend");
+			return false;
+		}
+		if (opts->backend == VT_BACKEND_AUTO) {
+			wlr_log(WLR_INFO, "no display or seat available: "
+				"falling back to the headless backend");
+		}
+		server->backend = wlr_headless_backend_create(server->display);
+		if (server->backend == NULL) {
+			wlr_log(WLR_ERROR, "cannot create the headless backend");
+			return false;
+		}
+		for (int i = 0; i < opts->outputs; i++) {
+			wlr_headless_add_output(server->backend, opts->output_width,
+				opts->output_height);
+		}
+	}
+
+	server->wlr_renderer = wlr_renderer_autocreate(server->backend);
+	if (server->wlr_renderer == NULL) {
+		wlr_log(WLR_ERROR, "cannot create wlroots' pixman renderer");
+		return false;
+	}
+	wlr_renderer_init_wl_display(server->wlr_renderer, server->display);
+	server->allocator = wlr_allocator_autocreate(server->backend,
+		server->wlr_renderer);
+	if (server->allocator == NULL) {
+		wlr_log(WLR_ERROR, "cannot create an output buffer allocator");
+		return false;
+	}
+
+	struct vr_renderer_options ropts = {
+		.validation = getenv("VITRAIL_VK_VALIDATION") != NULL,
+	};
+	server->renderer = vr_renderer_create(&ropts);
+	if (server->renderer == NULL) {
+		wlr_log(WLR_ERROR, "no usable Vulkan device (install a Vulkan "
+			"driver, e.g. mesa-vulkan-drivers for lavapipe)");
+		return false;
+	}
+	wlr_log(WLR_INFO, "rendering with Vulkan on %s",
+		vr_renderer_device_name(server->renderer));
+
+	server->tree = vr_tree_create();
+	server->background = vr_node_create(server->tree);
+	server->views_layer = vr_node_create(server->tree);
+	server->cursor_layer = vr_node_create(server->tree);
+	if (server->tree == NULL || server->background == NULL ||
+			server->views_layer == NULL || server->cursor_layer == NULL) {
+		return false;
+	}
+	struct vr_node *root = vr_tree_root(server->tree);
+	vr_node_set_parent(server->background, root);
+	vr_node_set_parent(server->views_layer, root);
+	vr_node_set_parent(server->cursor_layer, root);
+
+	server->compositor = wlr_compositor_create(server->display,
+		server->wlr_renderer);
+	server->layout = wlr_output_layout_create();
+	server->xdg_shell = wlr_xdg_shell_create(server->display);
+	server->presentation = wlr_presentation_create(server->display,
+		server->backend);
+	if (server->compositor == NULL || server->layout == NULL ||
+			server->xdg_shell == NULL || server->presentation == NULL) {
+		return false;
+	}
+	wlr_data_device_manager_create(server->display);
+	wlr_primary_selection_v1_device_manager_create(server->display);
+	wlr_xdg_output_manager_v1_create(server->display, server->layout);
+	wlr_viewporter_create(server->display);
+	wlr_screencopy_manager_v1_create(server->display);
+
+	if (!vt_input_init(server)) {
+		return false;
+	}
+
+	server->new_output.notify = handle_new_output;
+	wl_signal_add(&server->backend->events.new_output, &server->new_output);
+	server->layout_change.notify = handle_layout_change;
+	wl_signal_add(&server->layout->events.change, &server->layout_change);
+	server->new_surface.notify = handle_new_surface;
+	wl_signal_add(&server->compositor->events.new_surface,
+		&server->new_surface);
+	server->new_xdg_surface.notify = vt_view_handle_new_xdg_surface;
+	wl_signal_add(&server->xdg_shell->events.new_surface,
+		&server->new_xdg_surface);
+
+	if (opts->test && !vt_test_init(server)) {
+		return false;
+	}
+
+	if (opts->socket != NULL) {
+		if (wl_display_add_socket(server->display, opts->socket) != 0) {
+			wlr_log(WLR_ERROR, "cannot open the socket %s", opts->socket);
+			return false;
+		}
+		server->socket = opts->socket;
+	} else {
+		server->socket = wl_display_add_socket_auto(server->display);
+		if (server->socket == NULL) {
+			wlr_log(WLR_ERROR, "cannot open a Wayland socket");
+			return false;
+		}
+	}
+
+	if (!wlr_backend_start(server->backend)) {
+		wlr_log(WLR_ERROR, "cannot start the backend");
+		return false;
+	}
+	setenv("WAYLAND_DISPLAY", server->socket, 1);
+	update_background(server);
+	return true;
+}
+
+pid_t vt_server_spawn(struct vt_server *server, const char *command) {
+	pid_t pid = fork();
+	if (pid < 0) {
+		wlr_log_errno(WLR_ERROR, "fork");
+		return -1;
+	}
+	if (pid == 0) {
+		sigset_t set;
+		sigemptyset(&set);
+		sigprocmask(SIG_SETMASK, &set, NULL);
+		setsid();
+		execl("/bin/sh", "/bin/sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+	pid_t *children = realloc(server->children,
+		(size_t)(server->children_len + 1) * sizeof(*children));
+	if (children != NULL) {
+		server->children = children;
+		server->children[server->children_len++] = pid;
+	}
+	wlr_log(WLR_INFO, "started '%s' (pid %d)", command, (int)pid);
+	return pid;
+}
+
+static void stop_children(struct vt_server *server) {
+	for (int i = 0; i < server->children_len; i++) {
+		if (server->children[i] > 0) {
+			kill(-server->children[i], SIGTERM);
+		}
+	}
+	for (int tries = 0; tries < 50; tries++) {
+		bool alive = false;
+		for (int i = 0; i < server->children_len; i++) {
+			if (server->children[i] > 0 &&
+					waitpid(server->children[i], NULL, WNOHANG) == 0) {
+				alive = true;
+			} else {
+				server->children[i] = -1;
+			}
+		}
+		if (!alive) {
+			break;
+		}
+		usleep(20000);
+	}
+	for (int i = 0; i < server->children_len; i++) {
+		if (server->children[i] > 0) {
+			kill(-server->children[i], SIGKILL);
+			waitpid(server->children[i], NULL, 0);
+		}
+	}
+	free(server->children);
+	server->children = NULL;
+	server->children_len = 0;
+}
+
+void vt_server_finish(struct vt_server *server) {
+	if (server->display == NULL) {
+		return;
+	}
+	stop_children(server);
+	wl_display_destroy_clients(server->display);
+	vt_test_finish(server);
+	if (server->exit_timer != NULL) {
+		wl_event_source_remove(server->exit_timer);
+	}
+	if (server->update_idle != NULL) {
+		wl_event_source_remove(server->update_idle);
+		server->update_idle = NULL;
+	}
+	if (server->seat != NULL) {
+		vt_input_finish(server);
+	}
+	if (server->new_output.link.next != NULL) {
+		wl_list_remove(&server->new_output.link);
+		wl_list_remove(&server->layout_change.link);
+		wl_list_remove(&server->new_surface.link);
+		wl_list_remove(&server->new_xdg_surface.link);
+	}
+	/* Destroys the outputs (their handlers free vt_output). */
+	wlr_backend_destroy(server->backend);
+	server->loop = NULL;
+	wl_display_destroy(server->display);
+	wlr_output_layout_destroy(server->layout);
+	wlr_allocator_destroy(server->allocator);
+	if (server->wlr_renderer != NULL) {
+		wlr_renderer_destroy(server->wlr_renderer);
+	}
+	vr_tree_destroy(server->tree);
+	vr_renderer_destroy(server->renderer);
+	vt_frame_log_close(server->frame_log);
+	server->display = NULL;
+}

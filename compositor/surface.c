@@ -1,0 +1,337 @@
+/*
+ * wl_surface -> render tree.
+ *
+ * Every wl_surface gets a container node positioned in its parent's
+ * coordinates; inside it, back to front: the subsurfaces below, the content
+ * node holding the buffer's image, the subsurfaces above. wlroots applies
+ * the sync/desync subsurface semantics; we mirror the state it applied on
+ * each commit event, copying the damaged part of the buffer into the
+ * node's image so the client's buffer can go back as early as wlroots
+ * releases it.
+ */
+#include <assert.h>
+#include <drm_fourcc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/util/log.h>
+
+#include "server.h"
+
+struct vt_surface *vt_surface_from_wlr(struct wlr_surface *wlr_surface) {
+	return wlr_surface->data;
+}
+
+/* Pixman formats for the wl_shm formats wlroots' pixman renderer accepts
+ * that our renderer does not take directly (converted on upload). */
+static pixman_format_code_t pixman_format_from_drm(uint32_t fmt) {
+	switch (fmt) {
+	case DRM_FORMAT_ARGB8888: return PIXMAN_a8r8g8b8;
+	case DRM_FORMAT_XRGB8888: return PIXMAN_x8r8g8b8;
+	case DRM_FORMAT_ABGR8888: return PIXMAN_a8b8g8r8;
+	case DRM_FORMAT_XBGR8888: return PIXMAN_x8b8g8r8;
+	case DRM_FORMAT_RGBA8888: return PIXMAN_r8g8b8a8;
+	case DRM_FORMAT_RGBX8888: return PIXMAN_r8g8b8x8;
+	case DRM_FORMAT_BGRA8888: return PIXMAN_b8g8r8a8;
+	case DRM_FORMAT_BGRX8888: return PIXMAN_b8g8r8x8;
+	case DRM_FORMAT_RGB565: return PIXMAN_r5g6b5;
+	case DRM_FORMAT_ARGB2101010: return PIXMAN_a2r10g10b10;
+	case DRM_FORMAT_XRGB2101010: return PIXMAN_x2r10g10b10;
+	case DRM_FORMAT_ABGR2101010: return PIXMAN_a2b10g10r10;
+	case DRM_FORMAT_XBGR2101010: return PIXMAN_x2b10g10r10;
+	default: return 0;
+	}
+}
+
+static void surface_clear_content(struct vt_surface *surface) {
+	vr_node_clear_content(surface->content);
+	vr_image_unref(surface->image);
+	surface->image = NULL;
+}
+
+/* Copy the committed buffer's damaged pixels into the node's image. */
+static void surface_update_content(struct vt_surface *surface) {
+	struct wlr_surface *wlr_surface = surface->wlr_surface;
+	struct wlr_client_buffer *client_buffer = wlr_surface->buffer;
+	if (client_buffer == NULL) {
+		surface_clear_content(surface);
+		return;
+	}
+	struct wlr_buffer *source = client_buffer->source;
+	int width = client_buffer->base.width, height = client_buffer->base.height;
+
+	bool resized = surface->image == NULL ||
+		vr_image_width(surface->image) != width ||
+		vr_image_height(surface->image) != height;
+	/* A commit without buffer damage keeps the pixels we have. */
+	if (source != NULL && (resized ||
+			pixman_region32_not_empty(&wlr_surface->buffer_damage))) {
+		void *data;
+		uint32_t format;
+		size_t stride;
+		if (!wlr_buffer_begin_data_ptr_access(source,
+				WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride)) {
+			wlr_log(WLR_ERROR, "surface buffer is not CPU-accessible "
+				"(only wl_shm is supported by this build)");
+			wlr_buffer_end_data_ptr_access(source);
+			surface_clear_content(surface);
+			return;
+		}
+		enum vr_format vr_format = format == DRM_FORMAT_XRGB8888 ?
+			VR_FORMAT_XRGB8888 : VR_FORMAT_ARGB8888;
+		bool reuse = surface->image != NULL &&
+			vr_image_width(surface->image) == width &&
+			vr_image_height(surface->image) == height &&
+			vr_image_format(surface->image) == vr_format;
+		if (!reuse) {
+			vr_image_unref(surface->image);
+			surface->image = vr_image_create(width, height, vr_format);
+		}
+		const pixman_region32_t *region = reuse ?
+			&wlr_surface->buffer_damage : NULL;
+		if (surface->image == NULL) {
+			/* out of memory: logged by the renderer */
+		} else if (format == DRM_FORMAT_ARGB8888 ||
+				format == DRM_FORMAT_XRGB8888) {
+			vr_image_write(surface->image, data, (int32_t)stride, region);
+		} else {
+			pixman_format_code_t pf = pixman_format_from_drm(format);
+			pixman_image_t *src = pf == 0 ? NULL :
+				pixman_image_create_bits_no_clear(pf, width, height,
+					data, (int)stride);
+			pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+				width, height, NULL, 0);
+			if (src != NULL && dst != NULL) {
+				pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst,
+					0, 0, 0, 0, 0, 0, width, height);
+				vr_image_write(surface->image, pixman_image_get_data(dst),
+					pixman_image_get_stride(dst), region);
+			} else {
+				wlr_log(WLR_ERROR, "unsupported buffer format 0x%08x",
+					format);
+			}
+			if (src != NULL) {
+				pixman_image_unref(src);
+			}
+			if (dst != NULL) {
+				pixman_image_unref(dst);
+			}
+		}
+		wlr_buffer_end_data_ptr_access(source);
+	}
+	if (surface->image == NULL) {
+		return;
+	}
+
+	struct wlr_fbox src;
+	wlr_surface_get_buffer_source_box(wlr_surface, &src);
+	struct vr_rectf vr_src = { src.x, src.y, src.width, src.height };
+	vr_node_set_image(surface->content, surface->image, &vr_src,
+		wlr_surface->current.width, wlr_surface->current.height,
+		(enum vr_transform)wlr_surface->current.transform);
+
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	wlr_surface_get_effective_damage(wlr_surface, &damage);
+	if (pixman_region32_not_empty(&damage)) {
+		vr_node_damage_content(surface->content, &damage);
+	}
+	pixman_region32_fini(&damage);
+}
+
+static struct vr_node *subsurface_node(struct wlr_subsurface *sub) {
+	struct vt_surface *s = vt_surface_from_wlr(sub->surface);
+	return s != NULL ? s->node : NULL;
+}
+
+/* Apply the committed subsurface stacking order and positions. Restacks
+ * only when the order changed: restacking damages. */
+static void surface_update_children(struct vt_surface *surface) {
+	struct wlr_surface *wlr_surface = surface->wlr_surface;
+	size_t len = 1;
+	struct wlr_subsurface *sub;
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below, current.link) {
+		len++;
+	}
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above, current.link) {
+		len++;
+	}
+	struct vr_node **order = calloc(len, sizeof(*order));
+	if (order == NULL) {
+		return;
+	}
+	size_t i = 0;
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below, current.link) {
+		order[i++] = subsurface_node(sub);
+	}
+	order[i++] = surface->content;
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above, current.link) {
+		order[i++] = subsurface_node(sub);
+	}
+
+	bool same = surface->order_len == len &&
+		memcmp(surface->order, order, len * sizeof(*order)) == 0;
+	if (!same) {
+		for (i = 0; i < len; i++) {
+			if (order[i] == NULL) {
+				continue;
+			}
+			if (vr_node_parent(order[i]) != surface->node) {
+				vr_node_set_parent(order[i], surface->node);
+			} else {
+				vr_node_raise_to_top(order[i]);
+			}
+		}
+		free(surface->order);
+		surface->order = order;
+		surface->order_len = len;
+	} else {
+		free(order);
+	}
+
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below, current.link) {
+		struct vr_node *node = subsurface_node(sub);
+		if (node != NULL) {
+			vr_node_set_position(node, sub->current.x, sub->current.y);
+		}
+	}
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above, current.link) {
+		struct vr_node *node = subsurface_node(sub);
+		if (node != NULL) {
+			vr_node_set_position(node, sub->current.x, sub->current.y);
+		}
+	}
+}
+
+static void request_frame_on_outputs(struct vt_server *server) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		output->wants_frame = true;
+		vt_output_schedule_frame(output);
+	}
+}
+
+static void handle_commit(struct wl_listener *listener, void *data) {
+	struct vt_surface *surface = wl_container_of(listener, surface, commit);
+	surface_update_content(surface);
+	surface_update_children(surface);
+	if (surface->subsurface != NULL) {
+		vr_node_set_enabled(surface->node, surface->subsurface->mapped);
+	}
+	vt_server_schedule_update(surface->server);
+	if (!wl_list_empty(&surface->wlr_surface->current.frame_callback_list)) {
+		request_frame_on_outputs(surface->server);
+	}
+}
+
+static void subsurface_detach(struct vt_surface *surface) {
+	if (surface->subsurface == NULL) {
+		return;
+	}
+	wl_list_remove(&surface->subsurface_map.link);
+	wl_list_remove(&surface->subsurface_unmap.link);
+	wl_list_remove(&surface->subsurface_destroy.link);
+	surface->subsurface = NULL;
+	vr_node_set_parent(surface->node, NULL);
+}
+
+static void handle_subsurface_map(struct wl_listener *listener, void *data) {
+	struct vt_surface *surface =
+		wl_container_of(listener, surface, subsurface_map);
+	vr_node_set_enabled(surface->node, true);
+	vt_server_schedule_update(surface->server);
+}
+
+static void handle_subsurface_unmap(struct wl_listener *listener, void *data) {
+	struct vt_surface *surface =
+		wl_container_of(listener, surface, subsurface_unmap);
+	vr_node_set_enabled(surface->node, false);
+	vt_server_schedule_update(surface->server);
+}
+
+static void handle_subsurface_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_surface *surface =
+		wl_container_of(listener, surface, subsurface_destroy);
+	struct wlr_surface *parent = surface->subsurface->parent;
+	subsurface_detach(surface);
+	struct vt_surface *p = parent != NULL ? vt_surface_from_wlr(parent) : NULL;
+	if (p != NULL) {
+		/* Forget the cached order: it holds this node. */
+		free(p->order);
+		p->order = NULL;
+		p->order_len = 0;
+	}
+	vt_server_schedule_update(surface->server);
+}
+
+static void handle_new_subsurface(struct wl_listener *listener, void *data) {
+	struct vt_surface *parent =
+		wl_container_of(listener, parent, new_subsurface);
+	struct wlr_subsurface *sub = data;
+	struct vt_surface *surface = vt_surface_from_wlr(sub->surface);
+	if (surface == NULL) {
+		return;
+	}
+	surface->subsurface = sub;
+	surface->subsurface_map.notify = handle_subsurface_map;
+	wl_signal_add(&sub->events.map, &surface->subsurface_map);
+	surface->subsurface_unmap.notify = handle_subsurface_unmap;
+	wl_signal_add(&sub->events.unmap, &surface->subsurface_unmap);
+	surface->subsurface_destroy.notify = handle_subsurface_destroy;
+	wl_signal_add(&sub->events.destroy, &surface->subsurface_destroy);
+	vr_node_set_enabled(surface->node, sub->mapped);
+	vr_node_set_parent(surface->node, parent->node);
+	free(parent->order);
+	parent->order = NULL;
+	parent->order_len = 0;
+	surface_update_children(parent);
+	vt_server_schedule_update(parent->server);
+}
+
+static void handle_destroy(struct wl_listener *listener, void *data) {
+	struct vt_surface *surface = wl_container_of(listener, surface, destroy);
+	struct vt_server *server = surface->server;
+	subsurface_detach(surface);
+	wl_list_remove(&surface->commit.link);
+	wl_list_remove(&surface->destroy.link);
+	wl_list_remove(&surface->new_subsurface.link);
+	surface->wlr_surface->data = NULL;
+	vr_node_destroy(surface->content);
+	vr_node_destroy(surface->node);
+	vr_image_unref(surface->image);
+	free(surface->order);
+	free(surface);
+	vt_server_schedule_update(server);
+}
+
+void vt_surface_create(struct vt_server *server,
+		struct wlr_surface *wlr_surface) {
+	struct vt_surface *surface = calloc(1, sizeof(*surface));
+	if (surface == NULL) {
+		wl_resource_post_no_memory(wlr_surface->resource);
+		return;
+	}
+	surface->server = server;
+	surface->wlr_surface = wlr_surface;
+	surface->node = vr_node_create(server->tree);
+	surface->content = vr_node_create(server->tree);
+	if (surface->node == NULL || surface->content == NULL) {
+		vr_node_destroy(surface->node);
+		vr_node_destroy(surface->content);
+		free(surface);
+		wl_resource_post_no_memory(wlr_surface->resource);
+		return;
+	}
+	vr_node_set_parent(surface->content, surface->node);
+	vr_node_set_user_data(surface->content, surface);
+	wlr_surface->data = surface;
+
+	surface->commit.notify = handle_commit;
+	wl_signal_add(&wlr_surface->events.commit, &surface->commit);
+	surface->destroy.notify = handle_destroy;
+	wl_signal_add(&wlr_surface->events.destroy, &surface->destroy);
+	surface->new_subsurface.notify = handle_new_subsurface;
+	wl_signal_add(&wlr_surface->events.new_subsurface, &surface->new_subsurface);
+}

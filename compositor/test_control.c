@@ -1,0 +1,277 @@
+/*
+ * vitrail_test_v1: the private protocol of vitrail's test suite (see
+ * protocol/vitrail-test-v1.xml). Advertised only with --test.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/log.h>
+
+#include "server.h"
+#include "vitrail-test-v1-protocol.h"
+
+struct vt_test {
+	struct vt_server *server;
+	struct wl_global *global;
+	struct wl_list settles; /* settle::link */
+	int holds; /* objects holding frame callbacks */
+};
+
+struct settle {
+	struct wl_resource *callback;
+	struct wl_list link; /* vt_test::settles */
+};
+
+struct test_object {
+	struct vt_test *test;
+	bool holding;
+};
+
+static const struct vitrail_test_v1_interface test_impl;
+
+static struct test_object *test_object_from_resource(
+		struct wl_resource *resource) {
+	assert(wl_resource_instance_of(resource, &vitrail_test_v1_interface,
+		&test_impl));
+	return wl_resource_get_user_data(resource);
+}
+
+static void update_hold(struct vt_test *test) {
+	bool hold = test->holds > 0;
+	if (test->server->hold_frames == hold) {
+		return;
+	}
+	test->server->hold_frames = hold;
+	if (!hold) {
+		/* Let the held callbacks go at the next refresh. */
+		struct vt_output *output;
+		wl_list_for_each(output, &test->server->outputs, link) {
+			output->wants_frame = true;
+			vt_output_schedule_frame(output);
+		}
+	}
+}
+
+static void test_set_hold(struct test_object *obj, bool hold) {
+	if (obj->holding == hold) {
+		return;
+	}
+	obj->holding = hold;
+	obj->test->holds += hold ? 1 : -1;
+	update_hold(obj->test);
+}
+
+static void handle_destroy(struct wl_client *client,
+		struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static void handle_hold_frames(struct wl_client *client,
+		struct wl_resource *resource, uint32_t hold) {
+	test_set_hold(test_object_from_resource(resource), hold != 0);
+}
+
+static bool is_settled(struct vt_server *server) {
+	vt_server_update(server);
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		/* An output that presented an older generation still shows
+		 * the current tree when the changes since damaged nothing on
+		 * it: no pending damage, nothing queued or in flight. */
+		if (pixman_region32_not_empty(&output->pending_damage) ||
+				output->queue_len > 0 || output->has_in_flight) {
+			return false;
+		}
+	}
+	return true;
+}
+
+void vt_test_check_settled(struct vt_server *server) {
+	struct vt_test *test = server->test;
+	if (test == NULL || wl_list_empty(&test->settles) || !is_settled(server)) {
+		return;
+	}
+	uint32_t generation = (uint32_t)vr_tree_generation(server->tree);
+	if (generation == 0) {
+		generation = 1;
+	}
+	struct settle *settle, *tmp;
+	wl_list_for_each_safe(settle, tmp, &test->settles, link) {
+		wl_list_remove(&settle->link);
+		wl_callback_send_done(settle->callback, generation);
+		wl_resource_destroy(settle->callback);
+		free(settle);
+	}
+}
+
+static void settle_handle_resource_destroy(struct wl_resource *resource) {
+	struct settle *settle = wl_resource_get_user_data(resource);
+	if (settle != NULL) {
+		wl_list_remove(&settle->link);
+		free(settle);
+	}
+}
+
+static void handle_settle(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct wl_resource *callback = wl_resource_create(client,
+		&wl_callback_interface, 1, id);
+	struct settle *settle = calloc(1, sizeof(*settle));
+	if (callback == NULL || settle == NULL) {
+		free(settle);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	settle->callback = callback;
+	wl_resource_set_implementation(callback, NULL, settle,
+		settle_handle_resource_destroy);
+	wl_list_insert(&obj->test->settles, &settle->link);
+	/* Make sure something will present if anything is pending. */
+	vt_server_update(obj->test->server);
+	vt_test_check_settled(obj->test->server);
+}
+
+static void handle_list_windows(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct vt_server *server = obj->test->server;
+	struct wl_resource *callback = wl_resource_create(client,
+		&wl_callback_interface, 1, id);
+	if (callback == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	uint32_t count = 0;
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (!view->mapped) {
+			continue;
+		}
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		struct vt_output *output = vt_view_output(view);
+		const char *app_id = view->xdg_surface->toplevel->app_id;
+		vitrail_test_v1_send_window(resource, app_id ? app_id : "",
+			output ? output->wlr_output->name : "", view->x, view->y,
+			geo.width, geo.height);
+		count++;
+	}
+	wl_callback_send_done(callback, count);
+	wl_resource_destroy(callback);
+}
+
+static void handle_write_reference(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id, const char *output_name,
+		const char *path) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct vt_server *server = obj->test->server;
+	if (path[0] != '/') {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_PATH,
+			"path '%s' is not absolute", path);
+		return;
+	}
+	struct vt_output *output = NULL, *o;
+	wl_list_for_each(o, &server->outputs, link) {
+		if (strcmp(o->wlr_output->name, output_name) == 0) {
+			output = o;
+		}
+	}
+	if (output == NULL) {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
+			"no output named '%s'", output_name);
+		return;
+	}
+	struct wl_resource *callback = wl_resource_create(client,
+		&wl_callback_interface, 1, id);
+	if (callback == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	vt_server_update(server);
+	int w = output->wlr_output->width, h = output->wlr_output->height;
+	uint32_t generation = 0;
+	pixman_image_t *image = pixman_image_create_bits(PIXMAN_x8r8g8b8, w, h,
+		NULL, 0);
+	if (image != NULL) {
+		struct vr_mat view = vt_output_view(output);
+		vr_reference_render(server->tree, image, &view,
+			(struct vr_color){ 0, 0, 0, 1 });
+		if (vr_png_write(path, pixman_image_get_data(image), w, h,
+				pixman_image_get_stride(image), true)) {
+			generation = (uint32_t)vr_tree_generation(server->tree);
+			if (generation == 0) {
+				generation = 1;
+			}
+		}
+		pixman_image_unref(image);
+	}
+	wl_callback_send_done(callback, generation);
+	wl_resource_destroy(callback);
+}
+
+static const struct vitrail_test_v1_interface test_impl = {
+	.destroy = handle_destroy,
+	.hold_frames = handle_hold_frames,
+	.settle = handle_settle,
+	.list_windows = handle_list_windows,
+	.write_reference = handle_write_reference,
+};
+
+static void test_handle_resource_destroy(struct wl_resource *resource) {
+	struct test_object *obj = wl_resource_get_user_data(resource);
+	test_set_hold(obj, false);
+	free(obj);
+}
+
+static void test_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
+	struct vt_test *test = data;
+	struct test_object *obj = calloc(1, sizeof(*obj));
+	struct wl_resource *resource = wl_resource_create(client,
+		&vitrail_test_v1_interface, (int)version, id);
+	if (obj == NULL || resource == NULL) {
+		free(obj);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	obj->test = test;
+	wl_resource_set_implementation(resource, &test_impl, obj,
+		test_handle_resource_destroy);
+}
+
+bool vt_test_init(struct vt_server *server) {
+	struct vt_test *test = calloc(1, sizeof(*test));
+	if (test == NULL) {
+		return false;
+	}
+	test->server = server;
+	wl_list_init(&test->settles);
+	test->global = wl_global_create(server->display,
+		&vitrail_test_v1_interface, 1, test, test_bind);
+	if (test->global == NULL) {
+		free(test);
+		return false;
+	}
+	server->test = test;
+	wlr_log(WLR_INFO, "test protocol vitrail_test_v1 enabled");
+	return true;
+}
+
+void vt_test_finish(struct vt_server *server) {
+	struct vt_test *test = server->test;
+	if (test == NULL) {
+		return;
+	}
+	struct settle *settle, *tmp;
+	wl_list_for_each_safe(settle, tmp, &test->settles, link) {
+		wl_list_remove(&settle->link);
+		wl_resource_set_user_data(settle->callback, NULL);
+		free(settle);
+	}
+	wl_global_destroy(test->global);
+	free(test);
+	server->test = NULL;
+}

@@ -1,0 +1,387 @@
+/*
+ * xdg-shell views and window policy.
+ *
+ * Desktop mode: a new toplevel goes to the output that has the fewest
+ * toplevels (ties: the first output), centred, at the size the client
+ * picks; maximize and fullscreen requests fill the output. Kiosk mode:
+ * every toplevel fills its output.
+ *
+ * Tree: each toplevel owns a container node in the views layer at the
+ * origin of its main surface; the surface's node and its popups' nodes
+ * live inside it, popups above.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/log.h>
+
+#include "server.h"
+
+static struct wlr_box output_layout_box(struct vt_output *output) {
+	struct wlr_box *box = wlr_output_layout_get_box(output->server->layout,
+		output->wlr_output);
+	return box != NULL ? *box : (struct wlr_box){ 0 };
+}
+
+static struct vt_output *pick_output(struct vt_server *server) {
+	struct vt_output *best = NULL;
+	int best_count = 0;
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		int count = 0;
+		struct vt_view *view;
+		wl_list_for_each(view, &server->views, link) {
+			if (view->placed_on == output) {
+				count++;
+			}
+		}
+		if (best == NULL || count < best_count) {
+			best = output;
+			best_count = count;
+		}
+	}
+	return best;
+}
+
+struct vt_output *vt_view_output(struct vt_view *view) {
+	return vt_output_at(view->server, view->x, view->y);
+}
+
+static void view_update_position(struct vt_view *view) {
+	struct wlr_box geo;
+	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	vr_node_set_position(view->node, view->x - geo.x, view->y - geo.y);
+}
+
+static void view_fill_output(struct vt_view *view, bool fullscreen) {
+	if (view->placed_on == NULL) {
+		return;
+	}
+	struct wlr_box box = output_layout_box(view->placed_on);
+	if (fullscreen) {
+		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
+	} else {
+		wlr_xdg_toplevel_set_maximized(view->xdg_surface, true);
+	}
+	wlr_xdg_toplevel_set_size(view->xdg_surface, box.width, box.height);
+	view->x = box.x;
+	view->y = box.y;
+}
+
+void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
+	struct vt_server *server = view->server;
+	struct wlr_seat *seat = server->seat;
+	struct wlr_surface *prev = seat->keyboard_state.focused_surface;
+	if (server->focused_view != NULL && server->focused_view != view &&
+			server->focused_view->xdg_surface->role ==
+			WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+		wlr_xdg_toplevel_set_activated(server->focused_view->xdg_surface,
+			false);
+	}
+	server->focused_view = view;
+	wl_list_remove(&view->link);
+	wl_list_insert(&server->views, &view->link);
+	vr_node_raise_to_top(view->node);
+	wlr_xdg_toplevel_set_activated(view->xdg_surface, true);
+	if (prev == surface) {
+		return;
+	}
+	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
+	if (keyboard != NULL) {
+		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
+			keyboard->num_keycodes, &keyboard->modifiers);
+	} else {
+		wlr_seat_keyboard_notify_enter(seat, surface, NULL, 0, NULL);
+	}
+	vt_server_schedule_update(server);
+}
+
+struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
+		struct wlr_surface **surface, double *sx, double *sy) {
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (!view->mapped) {
+			continue;
+		}
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		double vx = lx - (view->x - geo.x), vy = ly - (view->y - geo.y);
+		struct wlr_surface *s = wlr_xdg_surface_surface_at(view->xdg_surface,
+			vx, vy, sx, sy);
+		if (s != NULL) {
+			*surface = s;
+			return view;
+		}
+	}
+	return NULL;
+}
+
+/* ---- toplevels ---------------------------------------------------------- */
+
+static void toplevel_handle_map(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, map);
+	struct vt_server *server = view->server;
+	view->mapped = true;
+	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
+			!view->xdg_surface->toplevel->current.maximized &&
+			!view->xdg_surface->toplevel->current.fullscreen) {
+		struct wlr_box box = output_layout_box(view->placed_on);
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		view->x = box.x + (box.width > geo.width ? (box.width - geo.width) / 2 : 0);
+		view->y = box.y + (box.height > geo.height ? (box.height - geo.height) / 2 : 0);
+	}
+	view_update_position(view);
+	vr_node_set_enabled(view->node, true);
+	vt_view_focus(view, view->xdg_surface->surface);
+	vt_server_schedule_update(server);
+}
+
+static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, unmap);
+	struct vt_server *server = view->server;
+	view->mapped = false;
+	vr_node_set_enabled(view->node, false);
+	if (server->focused_view == view) {
+		server->focused_view = NULL;
+		wlr_seat_keyboard_notify_clear_focus(server->seat);
+		struct vt_view *next;
+		wl_list_for_each(next, &server->views, link) {
+			if (next != view && next->mapped) {
+				vt_view_focus(next, next->xdg_surface->surface);
+				break;
+			}
+		}
+	}
+	vt_server_schedule_update(server);
+}
+
+static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, commit);
+	if (view->mapped) {
+		view_update_position(view);
+	}
+}
+
+static void toplevel_handle_request_maximize(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_maximize);
+	if (!view->xdg_surface->toplevel->requested.maximized &&
+			view->server->config.mode == VT_MODE_DESKTOP) {
+		wlr_xdg_toplevel_set_maximized(view->xdg_surface, false);
+		wlr_xdg_toplevel_set_size(view->xdg_surface, 0, 0);
+		return;
+	}
+	view_fill_output(view, false);
+}
+
+static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_fullscreen);
+	if (!view->xdg_surface->toplevel->requested.fullscreen &&
+			view->server->config.mode == VT_MODE_DESKTOP) {
+		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, false);
+		wlr_xdg_toplevel_set_size(view->xdg_surface, 0, 0);
+		return;
+	}
+	view_fill_output(view, true);
+}
+
+static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, destroy);
+	wl_list_remove(&view->map.link);
+	wl_list_remove(&view->unmap.link);
+	wl_list_remove(&view->destroy.link);
+	wl_list_remove(&view->commit.link);
+	wl_list_remove(&view->new_popup.link);
+	wl_list_remove(&view->request_maximize.link);
+	wl_list_remove(&view->request_fullscreen.link);
+	wl_list_remove(&view->link);
+	if (view->server->focused_view == view) {
+		view->server->focused_view = NULL;
+	}
+	vr_node_destroy(view->node);
+	vt_server_schedule_update(view->server);
+	free(view);
+}
+
+/* ---- popups ------------------------------------------------------------- */
+
+/* Where the popup's surface lies in its toplevel's surface coordinates. */
+static void popup_offset(struct wlr_xdg_popup *popup, double *x, double *y) {
+	double px, py;
+	wlr_xdg_popup_get_position(popup, &px, &py);
+	*x = px;
+	*y = py;
+	struct wlr_xdg_surface *parent = popup->parent != NULL ?
+		wlr_xdg_surface_from_wlr_surface(popup->parent) : NULL;
+	if (parent != NULL && parent->role == WLR_XDG_SURFACE_ROLE_POPUP) {
+		double ox, oy;
+		popup_offset(parent->popup, &ox, &oy);
+		*x += ox;
+		*y += oy;
+	}
+}
+
+static void popup_update(struct vt_view *popup_view) {
+	double x, y;
+	popup_offset(popup_view->xdg_surface->popup, &x, &y);
+	vr_node_set_position(popup_view->node, (float)x, (float)y);
+}
+
+static void popup_handle_map(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, map);
+	view->mapped = true;
+	popup_update(view);
+	vr_node_set_enabled(view->node, true);
+	vt_server_schedule_update(view->server);
+}
+
+static void popup_handle_unmap(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, unmap);
+	view->mapped = false;
+	vr_node_set_enabled(view->node, false);
+	vt_server_schedule_update(view->server);
+}
+
+static void popup_handle_commit(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, commit);
+	popup_update(view);
+}
+
+static void popup_handle_destroy(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, destroy);
+	wl_list_remove(&view->map.link);
+	wl_list_remove(&view->unmap.link);
+	wl_list_remove(&view->destroy.link);
+	wl_list_remove(&view->commit.link);
+	wl_list_remove(&view->new_popup.link);
+	/* The node is the surface's own; just take it out of the toplevel. */
+	struct vt_surface *surface = vt_surface_from_wlr(view->xdg_surface->surface);
+	if (surface != NULL) {
+		vr_node_set_parent(surface->node, NULL);
+	}
+	vt_server_schedule_update(view->server);
+	free(view);
+}
+
+static struct vt_view *toplevel_of(struct wlr_xdg_surface *xdg_surface) {
+	while (xdg_surface != NULL &&
+			xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
+		struct wlr_surface *parent = xdg_surface->popup->parent;
+		xdg_surface = parent != NULL ?
+			wlr_xdg_surface_from_wlr_surface(parent) : NULL;
+	}
+	return xdg_surface != NULL ? xdg_surface->data : NULL;
+}
+
+static void handle_new_popup(struct wl_listener *listener, void *data);
+
+static void popup_create(struct vt_server *server,
+		struct wlr_xdg_surface *xdg_surface) {
+	struct vt_view *toplevel = toplevel_of(xdg_surface);
+	struct vt_surface *surface = vt_surface_from_wlr(xdg_surface->surface);
+	if (toplevel == NULL || surface == NULL) {
+		return;
+	}
+	struct vt_view *view = calloc(1, sizeof(*view));
+	if (view == NULL) {
+		return;
+	}
+	view->server = server;
+	view->kind = VT_VIEW_POPUP;
+	view->xdg_surface = xdg_surface;
+	view->parent = toplevel;
+	view->node = surface->node;
+	vr_node_set_enabled(view->node, false);
+	vr_node_set_parent(view->node, toplevel->node);
+
+	/* Keep it on the toplevel's output. */
+	struct vt_output *output = toplevel->placed_on;
+	if (output != NULL) {
+		struct wlr_box box = output_layout_box(output);
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(toplevel->xdg_surface, &geo);
+		box.x -= toplevel->x - geo.x;
+		box.y -= toplevel->y - geo.y;
+		wlr_xdg_popup_unconstrain_from_box(xdg_surface->popup, &box);
+	}
+
+	view->map.notify = popup_handle_map;
+	wl_signal_add(&xdg_surface->events.map, &view->map);
+	view->unmap.notify = popup_handle_unmap;
+	wl_signal_add(&xdg_surface->events.unmap, &view->unmap);
+	view->destroy.notify = popup_handle_destroy;
+	wl_signal_add(&xdg_surface->events.destroy, &view->destroy);
+	view->commit.notify = popup_handle_commit;
+	wl_signal_add(&xdg_surface->surface->events.commit, &view->commit);
+	view->new_popup.notify = handle_new_popup;
+	wl_signal_add(&xdg_surface->events.new_popup, &view->new_popup);
+}
+
+static void handle_new_popup(struct wl_listener *listener, void *data) {
+	/* Popups are created through new_xdg_surface; nothing to do here
+	 * but keep the listener symmetrical for nested popups. */
+}
+
+static void toplevel_create(struct vt_server *server,
+		struct wlr_xdg_surface *xdg_surface) {
+	struct vt_surface *surface = vt_surface_from_wlr(xdg_surface->surface);
+	struct vt_view *view = calloc(1, sizeof(*view));
+	if (view == NULL || surface == NULL) {
+		free(view);
+		wl_client_post_no_memory(
+			wl_resource_get_client(xdg_surface->resource));
+		return;
+	}
+	view->server = server;
+	view->kind = VT_VIEW_TOPLEVEL;
+	view->xdg_surface = xdg_surface;
+	view->node = vr_node_create(server->tree);
+	if (view->node == NULL) {
+		free(view);
+		wl_client_post_no_memory(
+			wl_resource_get_client(xdg_surface->resource));
+		return;
+	}
+	vr_node_set_enabled(view->node, false);
+	vr_node_set_parent(view->node, server->views_layer);
+	vr_node_set_parent(surface->node, view->node);
+	xdg_surface->data = view;
+
+	view->placed_on = pick_output(server);
+	if (server->config.mode == VT_MODE_KIOSK) {
+		view_fill_output(view, true);
+	}
+
+	view->map.notify = toplevel_handle_map;
+	wl_signal_add(&xdg_surface->events.map, &view->map);
+	view->unmap.notify = toplevel_handle_unmap;
+	wl_signal_add(&xdg_surface->events.unmap, &view->unmap);
+	view->destroy.notify = toplevel_handle_destroy;
+	wl_signal_add(&xdg_surface->events.destroy, &view->destroy);
+	view->commit.notify = toplevel_handle_commit;
+	wl_signal_add(&xdg_surface->surface->events.commit, &view->commit);
+	view->new_popup.notify = handle_new_popup;
+	wl_signal_add(&xdg_surface->events.new_popup, &view->new_popup);
+	struct wlr_xdg_toplevel *toplevel = xdg_surface->toplevel;
+	view->request_maximize.notify = toplevel_handle_request_maximize;
+	wl_signal_add(&toplevel->events.request_maximize, &view->request_maximize);
+	view->request_fullscreen.notify = toplevel_handle_request_fullscreen;
+	wl_signal_add(&toplevel->events.request_fullscreen,
+		&view->request_fullscreen);
+	wl_list_insert(&server->views, &view->link);
+}
+
+void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, new_xdg_surface);
+	struct wlr_xdg_surface *xdg_surface = data;
+	if (xdg_surface->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
+		toplevel_create(server, xdg_surface);
+	} else if (xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
+		popup_create(server, xdg_surface);
+	}
+}

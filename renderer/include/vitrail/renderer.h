@@ -1,0 +1,276 @@
+/*
+ * vitrail renderer: a library with no Wayland or wlroots dependency.
+ *
+ * It owns the unified render tree (nodes with relative state, dirty flags,
+ * cached absolute state, damage), a Vulkan renderer that draws the tree into
+ * offscreen targets, and a pixman reference renderer of the same tree used
+ * by the tests as an oracle.
+ *
+ * Threading: every function here is called from one thread (the
+ * compositor's main thread). The renderer may use threads of its own
+ * internally; none of them calls back into the caller.
+ *
+ * Pixel format everywhere: 32-bit pixels as DRM_FORMAT_ARGB8888 /
+ * XRGB8888 on a little-endian machine (bytes B, G, R, A in memory),
+ * premultiplied alpha.
+ */
+#ifndef VITRAIL_RENDERER_H
+#define VITRAIL_RENDERER_H
+
+#include <pixman.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- logging ------------------------------------------------------------ */
+
+enum vr_log_level {
+	VR_LOG_ERROR = 1,
+	VR_LOG_INFO = 2,
+	VR_LOG_DEBUG = 3,
+};
+
+typedef void (*vr_log_func_t)(enum vr_log_level level, const char *fmt,
+	va_list args);
+
+/* Route the renderer's messages; NULL restores the default (stderr, errors
+ * and info only). The callback must be thread-safe. */
+void vr_set_log_func(vr_log_func_t func);
+
+/* ---- geometry ----------------------------------------------------------- */
+
+/* 2D affine transform: x' = a*x + c*y + tx, y' = b*x + d*y + ty. */
+struct vr_mat {
+	float a, b, c, d, tx, ty;
+};
+
+struct vr_rectf {
+	float x, y, width, height;
+};
+
+/* Integer box in some pixel space; width/height <= 0 means empty. */
+struct vr_box {
+	int32_t x, y, width, height;
+};
+
+/* Non-premultiplied colour, components in [0, 1]. */
+struct vr_color {
+	float r, g, b, a;
+};
+
+void vr_mat_identity(struct vr_mat *m);
+void vr_mat_translate(struct vr_mat *m, float x, float y);
+/* out = a * b (apply b first, then a). out may alias a or b. */
+void vr_mat_multiply(struct vr_mat *out, const struct vr_mat *a,
+	const struct vr_mat *b);
+void vr_mat_apply(const struct vr_mat *m, float x, float y, float *ox,
+	float *oy);
+/* Smallest integer box containing the transformed rectangle. */
+struct vr_box vr_mat_map_rect_bounds(const struct vr_mat *m,
+	const struct vr_rectf *r);
+/* True when m only translates by whole pixels (no scale/rotation). */
+bool vr_mat_is_integer_translation(const struct vr_mat *m);
+
+/* ---- images ------------------------------------------------------------- */
+
+enum vr_format {
+	VR_FORMAT_ARGB8888, /* premultiplied alpha */
+	VR_FORMAT_XRGB8888, /* alpha ignored, treated as opaque */
+};
+
+/* The eight wl_output_transform values, same numbering. */
+enum vr_transform {
+	VR_TRANSFORM_NORMAL = 0,
+	VR_TRANSFORM_90 = 1,
+	VR_TRANSFORM_180 = 2,
+	VR_TRANSFORM_270 = 3,
+	VR_TRANSFORM_FLIPPED = 4,
+	VR_TRANSFORM_FLIPPED_90 = 5,
+	VR_TRANSFORM_FLIPPED_180 = 6,
+	VR_TRANSFORM_FLIPPED_270 = 7,
+};
+
+/*
+ * An image: CPU pixel store plus (lazily) a GPU copy per renderer. Written
+ * from client buffers on commit; the GPU copy of the written region is
+ * uploaded by the next render that draws it. Reference counted: a node
+ * holding an image keeps a reference.
+ */
+struct vr_image;
+
+struct vr_image *vr_image_create(int32_t width, int32_t height,
+	enum vr_format format);
+struct vr_image *vr_image_ref(struct vr_image *image);
+void vr_image_unref(struct vr_image *image); /* accepts NULL */
+/* Copy pixels in (region in image pixels; NULL = whole image). */
+void vr_image_write(struct vr_image *image, const void *data, int32_t stride,
+	const pixman_region32_t *region);
+int32_t vr_image_width(const struct vr_image *image);
+int32_t vr_image_height(const struct vr_image *image);
+enum vr_format vr_image_format(const struct vr_image *image);
+/* The CPU pixel store (read-only for callers). */
+const void *vr_image_data(const struct vr_image *image, int32_t *stride);
+
+/* ---- render tree -------------------------------------------------------- */
+
+struct vr_tree;
+struct vr_node;
+
+struct vr_tree *vr_tree_create(void);
+/* Destroys every node still in the tree (attached or not). */
+void vr_tree_destroy(struct vr_tree *tree);
+/* The root: identity transform, no content; everything drawn hangs below. */
+struct vr_node *vr_tree_root(struct vr_tree *tree);
+/* Increments on every change that can alter pixels. */
+uint64_t vr_tree_generation(const struct vr_tree *tree);
+
+/* A new node, not attached to any parent (not drawn until attached). */
+struct vr_node *vr_node_create(struct vr_tree *tree);
+/* Detaches the node; its children become detached (not destroyed). The
+ * area it covered is damaged. Accepts NULL. */
+void vr_node_destroy(struct vr_node *node);
+
+/* Attach as the topmost child of parent (NULL detaches). Children are
+ * drawn back to front in list order. */
+void vr_node_set_parent(struct vr_node *node, struct vr_node *parent);
+/* Restack among siblings; sibling must have the same parent. */
+void vr_node_place_above(struct vr_node *node, struct vr_node *sibling);
+void vr_node_place_below(struct vr_node *node, struct vr_node *sibling);
+void vr_node_raise_to_top(struct vr_node *node);
+struct vr_node *vr_node_parent(const struct vr_node *node);
+
+void vr_node_set_enabled(struct vr_node *node, bool enabled);
+bool vr_node_enabled(const struct vr_node *node);
+/* Relative transform (to the parent). */
+void vr_node_set_transform(struct vr_node *node, const struct vr_mat *m);
+/* Shorthand: transform = translation (x, y). */
+void vr_node_set_position(struct vr_node *node, float x, float y);
+/* Clip in the node's local coordinates, applied to its content and all
+ * descendants; NULL removes it. Clips are axis-aligned in output space:
+ * under rotation the clip is the bounding box of the transformed rect. */
+void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip);
+/* Opacity in [0, 1], multiplied down the tree (per draw, not as a group). */
+void vr_node_set_opacity(struct vr_node *node, float opacity);
+
+/* Content: at most one per node, covering local (0, 0, width, height). */
+void vr_node_set_rect(struct vr_node *node, float width, float height,
+	struct vr_color color);
+/* Image content: src in image pixels (NULL: the whole image), scaled to
+ * width x height; transform is the buffer transform of wl_surface. Takes a
+ * reference on the image. */
+void vr_node_set_image(struct vr_node *node, struct vr_image *image,
+	const struct vr_rectf *src, float width, float height,
+	enum vr_transform transform);
+void vr_node_clear_content(struct vr_node *node);
+/* The image content changed inside region (node-local coordinates; NULL:
+ * everything). */
+void vr_node_damage_content(struct vr_node *node,
+	const pixman_region32_t *region);
+
+void vr_node_set_user_data(struct vr_node *node, void *data);
+void *vr_node_user_data(const struct vr_node *node);
+
+/*
+ * Recompute absolute state (transform, clip, opacity, bounds) of dirty
+ * subtrees only, and add the damage since the last update to `damage`
+ * (root coordinates; may be NULL to discard). Cheap when nothing changed.
+ */
+void vr_tree_update(struct vr_tree *tree, pixman_region32_t *damage);
+
+/* After vr_tree_update: the node's drawn bounds in root coordinates
+ * (content clipped by its ancestors' clips); false when it draws nothing
+ * (no content, disabled or detached ancestor, fully clipped, opacity 0). */
+bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box);
+
+/* After vr_tree_update: calls fn for every drawn node with content whose
+ * bounds intersect area (root coordinates), back to front. */
+void vr_tree_for_each_drawn(struct vr_tree *tree, const struct vr_box *area,
+	void (*fn)(struct vr_node *node, void *data), void *data);
+
+/* Number of nodes whose absolute state was recomputed by the last
+ * vr_tree_update (for tests of the caching rule). */
+size_t vr_tree_last_update_count(const struct vr_tree *tree);
+
+/* ---- Vulkan renderer ---------------------------------------------------- */
+
+struct vr_renderer;
+struct vr_target;
+
+struct vr_renderer_options {
+	bool validation; /* enable VK_LAYER_KHRONOS_validation when present */
+};
+
+/* NULL (with a logged reason) when no usable Vulkan device exists. Prefers
+ * a discrete, then integrated GPU, then a CPU device (lavapipe). */
+struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts);
+void vr_renderer_destroy(struct vr_renderer *renderer); /* accepts NULL */
+const char *vr_renderer_device_name(const struct vr_renderer *renderer);
+
+/* An offscreen render target (B8G8R8A8), content persistent across frames
+ * (starts transparent black), with a host-visible mirror for readback. */
+struct vr_target *vr_target_create(struct vr_renderer *renderer,
+	int32_t width, int32_t height);
+void vr_target_destroy(struct vr_target *target); /* accepts NULL */
+int32_t vr_target_width(const struct vr_target *target);
+int32_t vr_target_height(const struct vr_target *target);
+
+struct vr_frame_timing {
+	/* CLOCK_MONOTONIC nanoseconds */
+	uint64_t start_ns; /* render call entered */
+	uint64_t end_ns; /* pixels readable */
+	/* durations in nanoseconds */
+	uint64_t prepare_ns; /* traversal, culling, task building */
+	uint64_t execute_ns; /* tasks -> GPU objects (uploads, vertices) */
+	uint64_t commit_ns; /* command recording and submit */
+	uint64_t gpu_ns; /* submit -> fence signalled */
+	uint64_t readback_ns; /* copy into the host mirror */
+	uint32_t draws; /* draws recorded */
+	uint32_t uploads; /* image uploads recorded */
+};
+
+/* One target to render: its view maps root coordinates to target pixels;
+ * only pixels inside damage (target pixels; NULL: all) are redrawn. */
+struct vr_render_job {
+	struct vr_target *target;
+	struct vr_mat view;
+	const pixman_region32_t *damage;
+	struct vr_color clear; /* drawn under everything in damaged pixels */
+	struct vr_frame_timing timing; /* filled in */
+};
+
+/* Render the tree (after vr_tree_update) into every job's target. On
+ * return the targets' host mirrors hold the new pixels. */
+bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
+	struct vr_render_job *jobs, size_t njobs);
+
+/* Copy region (target pixels; NULL: all) of the host mirror into dst,
+ * which has the target's size and the given stride. */
+void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
+	void *dst, int32_t dst_stride);
+
+/* ---- pixman reference renderer ------------------------------------------ */
+
+/* Render the tree (after vr_tree_update) into dst (a8r8g8b8 or x8r8g8b8)
+ * with the same view and clear colour semantics as vr_render, all pixels.
+ * Same sampling rule as the Vulkan renderer: nearest when the image maps
+ * pixel-exactly, bilinear otherwise. */
+void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
+	const struct vr_mat *view, struct vr_color clear);
+
+/* ---- PNG ---------------------------------------------------------------- */
+
+/* Write BGRA8 premultiplied pixels as an RGBA PNG (un-premultiplied). */
+bool vr_png_write(const char *path, const void *data, int32_t width,
+	int32_t height, int32_t stride, bool opaque);
+/* Read a PNG into malloc'd BGRA8 premultiplied pixels (stride = 4 * w). */
+void *vr_png_read(const char *path, int32_t *width, int32_t *height);
+
+/* Compare two BGRA8 images of one size: returns the number of pixels
+ * whose largest per-channel difference exceeds tolerance; max_diff gets
+ * the largest difference seen. */
+size_t vr_pixels_compare(const void *a, int32_t a_stride, const void *b,
+	int32_t b_stride, int32_t width, int32_t height, int tolerance,
+	int *max_diff);
+
+#endif

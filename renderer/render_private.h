@@ -1,0 +1,205 @@
+/*
+ * Private interfaces shared by the renderer's source files. Nothing here is
+ * visible to the compositor, which only sees <vitrail/renderer.h>.
+ */
+#ifndef RENDERER_RENDER_PRIVATE_H
+#define RENDERER_RENDER_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vitrail/renderer.h>
+
+/* ---- logging ------------------------------------------------------------ */
+
+#ifdef __GNUC__
+#define VR_ATTRIB_PRINTF(start, end) __attribute__((format(printf, start, end)))
+#else
+#define VR_ATTRIB_PRINTF(start, end)
+#endif
+
+void vr_log_(enum vr_log_level level, const char *file, int line,
+	const char *fmt, ...) VR_ATTRIB_PRINTF(4, 5);
+
+#define vr_log(level, fmt, ...) \
+	vr_log_(level, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
+/* ---- intrusive doubly linked list (the one container idiom) ------------- */
+
+struct vr_list {
+	struct vr_list *prev, *next;
+};
+
+static inline void vr_list_init(struct vr_list *list)
+{
+	list->prev = list;
+	list->next = list;
+}
+
+/* Insert elm right after list. */
+static inline void vr_list_insert(struct vr_list *list, struct vr_list *elm)
+{
+	elm->prev = list;
+	elm->next = list->next;
+	list->next = elm;
+	elm->next->prev = elm;
+}
+
+static inline void vr_list_remove(struct vr_list *elm)
+{
+	elm->prev->next = elm->next;
+	elm->next->prev = elm->prev;
+	elm->next = elm;
+	elm->prev = elm;
+}
+
+static inline bool vr_list_empty(const struct vr_list *list)
+{
+	return list->next == list;
+}
+
+#define vr_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+#define vr_list_for_each(pos, head, type, member) \
+	for (type *pos = vr_container_of((head)->next, type, member); \
+		&pos->member != (head); \
+		pos = vr_container_of(pos->member.next, type, member))
+
+#define vr_list_for_each_safe(pos, head, type, member) \
+	for (type *pos = vr_container_of((head)->next, type, member), \
+		*pos##_next = vr_container_of(pos->member.next, type, member); \
+		&pos->member != (head); \
+		pos = pos##_next, \
+		pos##_next = vr_container_of(pos->member.next, type, member))
+
+/* ---- boxes -------------------------------------------------------------- */
+
+static inline bool vr_box_empty(const struct vr_box *box)
+{
+	return box->width <= 0 || box->height <= 0;
+}
+
+/* Intersection; an empty result has width = height = 0. */
+struct vr_box vr_box_intersect(const struct vr_box *a, const struct vr_box *b);
+/* Union of the two boxes' extents (empty boxes are ignored). */
+struct vr_box vr_box_union(const struct vr_box *a, const struct vr_box *b);
+bool vr_box_equal(const struct vr_box *a, const struct vr_box *b);
+bool vr_mat_equal(const struct vr_mat *a, const struct vr_mat *b);
+/* False when m is not invertible. */
+bool vr_mat_invert(struct vr_mat *out, const struct vr_mat *m);
+
+/* ---- images ------------------------------------------------------------- */
+
+/*
+ * A GPU copy of an image, owned by one renderer. The image tracks the
+ * region written since each copy's last upload.
+ */
+struct vr_image_copy {
+	struct vr_list link; /* vr_image::copies */
+	const void *owner; /* the renderer */
+	pixman_region32_t pending; /* image pixels written since the upload */
+	/* The image is being freed: unlink and release the copy (the owner
+	 * frees GPU memory once the GPU is done with it). */
+	void (*image_destroyed)(struct vr_image_copy *copy);
+};
+
+struct vr_image {
+	int refs;
+	int32_t width, height, stride;
+	enum vr_format format;
+	uint32_t *data;
+	struct vr_list copies; /* vr_image_copy::link */
+};
+
+/* Link a new copy, its pending region covering the whole image. */
+void vr_image_add_copy(struct vr_image *image, struct vr_image_copy *copy);
+struct vr_image_copy *vr_image_find_copy(struct vr_image *image,
+	const void *owner);
+
+/* ---- render tree -------------------------------------------------------- */
+
+enum vr_content_type {
+	VR_CONTENT_NONE,
+	VR_CONTENT_RECT,
+	VR_CONTENT_IMAGE,
+};
+
+enum vr_node_dirty {
+	VR_DIRTY_SELF = 1 << 0, /* recompute this node's absolute state */
+	VR_DIRTY_SUBTREE = 1 << 1, /* ... and all its descendants' */
+	VR_DIRTY_CHILD = 1 << 2, /* some descendant is dirty */
+	VR_DIRTY_CONTENT = 1 << 3, /* pixels changed: damage the bounds */
+};
+
+struct vr_node_abs {
+	bool visible; /* attached to the root through enabled nodes */
+	struct vr_mat transform; /* local -> root */
+	bool has_clip;
+	struct vr_box clip; /* root coordinates */
+	float opacity;
+	bool drawn;
+	struct vr_box bounds; /* root coordinates, valid when drawn */
+	struct vr_box subtree_bounds; /* drawn bounds of the subtree */
+};
+
+struct vr_node {
+	struct vr_tree *tree;
+	struct vr_node *parent;
+	struct vr_list link; /* vr_node::children */
+	struct vr_list children; /* vr_node::link, back to front */
+	struct vr_list tree_link; /* vr_tree::nodes */
+	void *user_data;
+
+	/* relative state */
+	bool enabled;
+	struct vr_mat transform;
+	bool has_clip;
+	struct vr_rectf clip;
+	float opacity;
+	struct {
+		enum vr_content_type type;
+		float width, height;
+		struct vr_color color; /* VR_CONTENT_RECT */
+		struct vr_image *image; /* VR_CONTENT_IMAGE, referenced */
+		struct vr_rectf src; /* image pixels */
+		enum vr_transform transform;
+	} content;
+
+	uint32_t dirty; /* enum vr_node_dirty */
+	bool has_content_damage;
+	pixman_region32_t content_damage; /* local coordinates */
+
+	struct vr_node_abs abs; /* cached by vr_tree_update */
+};
+
+/* ---- draw tasks (shared by the Vulkan and the reference renderer) -------- */
+
+/*
+ * A self-contained description of one draw in target pixels: everything
+ * needed to draw it without looking at the tree again.
+ */
+struct vr_draw_task {
+	/* unit square (u, v) in [0, 1]^2 -> target pixels */
+	struct vr_mat mat;
+	/* unit square -> image pixels (image content only) */
+	struct vr_mat uv;
+	struct vr_box clip; /* target pixels, inside the target */
+	struct vr_box aabb; /* covered target pixels, inside clip */
+	/* premultiplied colour, 8 bits per channel; for images every channel
+	 * is the opacity (the texel is multiplied by it) */
+	uint8_t r, g, b, a;
+	struct vr_image *image; /* NULL: solid colour */
+	bool nearest; /* the image maps pixel-exactly */
+	bool axis_aligned; /* mat keeps the unit square axis-aligned */
+};
+
+/* False when the node draws nothing inside target (after the view). */
+bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
+	const struct vr_mat *view, const struct vr_box *target);
+
+/* Premultiplied 8-bit colour of a straight-alpha colour times opacity. */
+void vr_color_premultiply8(const struct vr_color *color, float opacity,
+	uint8_t *r, uint8_t *g, uint8_t *b, uint8_t *a);
+
+#endif

@@ -1,0 +1,546 @@
+/*
+ * The render tree: nodes hold relative state; vr_tree_update caches the
+ * absolute state of dirty subtrees and collects damage in root coordinates.
+ *
+ * Dirty marking: a change to a node's transform, clip, opacity, enabled
+ * state or parent marks it VR_DIRTY_SUBTREE (its descendants' absolute
+ * state depends on it); a content change or restack marks it
+ * VR_DIRTY_CONTENT (its own pixels only). Every ancestor of a dirty node
+ * carries VR_DIRTY_CHILD, so an update walks only the dirty paths.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include "render_private.h"
+
+struct vr_tree {
+	struct vr_node *root;
+	struct vr_list nodes; /* vr_node::tree_link, every node of the tree */
+	uint64_t generation;
+	pixman_region32_t damage; /* root coordinates, since the last update */
+	size_t last_update_count;
+};
+
+static void damage_box(struct vr_tree *tree, const struct vr_box *box)
+{
+	if (vr_box_empty(box)) {
+		return;
+	}
+	pixman_region32_union_rect(&tree->damage, &tree->damage, box->x, box->y,
+		(unsigned)box->width, (unsigned)box->height);
+}
+
+/* Mark node dirty and every ancestor as having a dirty descendant. */
+static void mark_dirty(struct vr_node *node, uint32_t flags)
+{
+	node->dirty |= flags;
+	for (struct vr_node *p = node->parent;
+			p != NULL && !(p->dirty & VR_DIRTY_CHILD); p = p->parent) {
+		p->dirty |= VR_DIRTY_CHILD;
+	}
+}
+
+static void changed(struct vr_node *node, uint32_t flags)
+{
+	mark_dirty(node, flags);
+	node->tree->generation++;
+}
+
+/* The subtree stops being drawn now (detach/destroy): damage what it
+ * covered and forget its absolute state. */
+static void invalidate_subtree(struct vr_node *node)
+{
+	if (node->abs.drawn) {
+		damage_box(node->tree, &node->abs.bounds);
+	}
+	node->abs.drawn = false;
+	node->abs.visible = false;
+	node->abs.subtree_bounds = (struct vr_box){ 0 };
+	vr_list_for_each(child, &node->children, struct vr_node, link) {
+		invalidate_subtree(child);
+	}
+}
+
+static struct vr_node *node_alloc(struct vr_tree *tree)
+{
+	struct vr_node *node = calloc(1, sizeof(*node));
+	if (node == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return NULL;
+	}
+	node->tree = tree;
+	vr_list_init(&node->link);
+	vr_list_init(&node->children);
+	node->enabled = true;
+	vr_mat_identity(&node->transform);
+	node->opacity = 1.0f;
+	pixman_region32_init(&node->content_damage);
+	vr_list_insert(tree->nodes.prev, &node->tree_link);
+	return node;
+}
+
+static void node_free(struct vr_node *node)
+{
+	vr_list_remove(&node->tree_link);
+	vr_image_unref(node->content.image);
+	pixman_region32_fini(&node->content_damage);
+	free(node);
+}
+
+struct vr_tree *vr_tree_create(void)
+{
+	struct vr_tree *tree = calloc(1, sizeof(*tree));
+	if (tree == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return NULL;
+	}
+	vr_list_init(&tree->nodes);
+	pixman_region32_init(&tree->damage);
+	tree->root = node_alloc(tree);
+	if (tree->root == NULL) {
+		pixman_region32_fini(&tree->damage);
+		free(tree);
+		return NULL;
+	}
+	tree->root->dirty = VR_DIRTY_SUBTREE;
+	return tree;
+}
+
+void vr_tree_destroy(struct vr_tree *tree)
+{
+	if (tree == NULL) {
+		return;
+	}
+	vr_list_for_each_safe(node, &tree->nodes, struct vr_node, tree_link) {
+		node_free(node);
+	}
+	pixman_region32_fini(&tree->damage);
+	free(tree);
+}
+
+struct vr_node *vr_tree_root(struct vr_tree *tree)
+{
+	return tree->root;
+}
+
+uint64_t vr_tree_generation(const struct vr_tree *tree)
+{
+	return tree->generation;
+}
+
+size_t vr_tree_last_update_count(const struct vr_tree *tree)
+{
+	return tree->last_update_count;
+}
+
+struct vr_node *vr_node_create(struct vr_tree *tree)
+{
+	return node_alloc(tree);
+}
+
+static void unlink_from_parent(struct vr_node *node)
+{
+	if (node->parent == NULL) {
+		return;
+	}
+	invalidate_subtree(node);
+	/* the parent's subtree bounds need recomputing */
+	mark_dirty(node->parent, VR_DIRTY_CHILD);
+	vr_list_remove(&node->link);
+	node->parent = NULL;
+	node->tree->generation++;
+}
+
+void vr_node_destroy(struct vr_node *node)
+{
+	if (node == NULL) {
+		return;
+	}
+	if (node == node->tree->root) {
+		vr_log(VR_LOG_ERROR, "the root is destroyed with its tree only");
+		return;
+	}
+	unlink_from_parent(node);
+	invalidate_subtree(node);
+	vr_list_for_each_safe(child, &node->children, struct vr_node, link) {
+		vr_list_remove(&child->link);
+		child->parent = NULL;
+	}
+	node_free(node);
+}
+
+static bool is_ancestor_or_self(const struct vr_node *ancestor,
+		const struct vr_node *node)
+{
+	for (; node != NULL; node = node->parent) {
+		if (node == ancestor) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void vr_node_set_parent(struct vr_node *node, struct vr_node *parent)
+{
+	if (node == node->tree->root) {
+		vr_log(VR_LOG_ERROR, "the root cannot have a parent");
+		return;
+	}
+	if (parent != NULL && (parent->tree != node->tree ||
+			is_ancestor_or_self(node, parent))) {
+		vr_log(VR_LOG_ERROR, "invalid parent (other tree or a cycle)");
+		return;
+	}
+	if (parent != NULL && parent == node->parent) {
+		vr_node_raise_to_top(node);
+		return;
+	}
+	unlink_from_parent(node);
+	if (parent == NULL) {
+		return;
+	}
+	node->parent = parent;
+	vr_list_insert(parent->children.prev, &node->link);
+	changed(node, VR_DIRTY_SUBTREE);
+}
+
+static void restack(struct vr_node *node, struct vr_list *after)
+{
+	if (after == &node->link || after == node->link.prev) {
+		return; /* already there */
+	}
+	vr_list_remove(&node->link);
+	vr_list_insert(after, &node->link);
+	changed(node, VR_DIRTY_CONTENT);
+}
+
+void vr_node_place_above(struct vr_node *node, struct vr_node *sibling)
+{
+	if (node == sibling || node->parent == NULL ||
+			sibling->parent != node->parent) {
+		vr_log(VR_LOG_ERROR, "place_above needs a distinct sibling");
+		return;
+	}
+	restack(node, &sibling->link);
+}
+
+void vr_node_place_below(struct vr_node *node, struct vr_node *sibling)
+{
+	if (node == sibling || node->parent == NULL ||
+			sibling->parent != node->parent) {
+		vr_log(VR_LOG_ERROR, "place_below needs a distinct sibling");
+		return;
+	}
+	restack(node, sibling->link.prev);
+}
+
+void vr_node_raise_to_top(struct vr_node *node)
+{
+	if (node->parent == NULL) {
+		return;
+	}
+	restack(node, node->parent->children.prev);
+}
+
+struct vr_node *vr_node_parent(const struct vr_node *node)
+{
+	return node->parent;
+}
+
+void vr_node_set_enabled(struct vr_node *node, bool enabled)
+{
+	if (node->enabled == enabled) {
+		return;
+	}
+	node->enabled = enabled;
+	changed(node, VR_DIRTY_SUBTREE);
+}
+
+bool vr_node_enabled(const struct vr_node *node)
+{
+	return node->enabled;
+}
+
+void vr_node_set_transform(struct vr_node *node, const struct vr_mat *m)
+{
+	if (vr_mat_equal(&node->transform, m)) {
+		return;
+	}
+	node->transform = *m;
+	changed(node, VR_DIRTY_SUBTREE);
+}
+
+void vr_node_set_position(struct vr_node *node, float x, float y)
+{
+	struct vr_mat m;
+	vr_mat_translate(&m, x, y);
+	vr_node_set_transform(node, &m);
+}
+
+void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip)
+{
+	if (clip == NULL) {
+		if (!node->has_clip) {
+			return;
+		}
+		node->has_clip = false;
+	} else {
+		if (node->has_clip && node->clip.x == clip->x &&
+				node->clip.y == clip->y &&
+				node->clip.width == clip->width &&
+				node->clip.height == clip->height) {
+			return;
+		}
+		node->has_clip = true;
+		node->clip = *clip;
+	}
+	changed(node, VR_DIRTY_SUBTREE);
+}
+
+void vr_node_set_opacity(struct vr_node *node, float opacity)
+{
+	opacity = opacity < 0.0f ? 0.0f : opacity > 1.0f ? 1.0f : opacity;
+	if (node->opacity == opacity) {
+		return;
+	}
+	node->opacity = opacity;
+	changed(node, VR_DIRTY_SUBTREE);
+}
+
+static void clear_content(struct vr_node *node)
+{
+	vr_image_unref(node->content.image);
+	node->content.image = NULL;
+	node->content.type = VR_CONTENT_NONE;
+}
+
+void vr_node_set_rect(struct vr_node *node, float width, float height,
+		struct vr_color color)
+{
+	clear_content(node);
+	node->content.type = VR_CONTENT_RECT;
+	node->content.width = width;
+	node->content.height = height;
+	node->content.color = color;
+	changed(node, VR_DIRTY_CONTENT);
+}
+
+void vr_node_set_image(struct vr_node *node, struct vr_image *image,
+		const struct vr_rectf *src, float width, float height,
+		enum vr_transform transform)
+{
+	vr_image_ref(image); /* before the unref: image may be the same */
+	clear_content(node);
+	node->content.type = VR_CONTENT_IMAGE;
+	node->content.image = image;
+	node->content.src = src != NULL ? *src : (struct vr_rectf){
+		0.0f, 0.0f, (float)image->width, (float)image->height };
+	node->content.width = width;
+	node->content.height = height;
+	node->content.transform = (unsigned)transform <= 7 ?
+		transform : VR_TRANSFORM_NORMAL;
+	changed(node, VR_DIRTY_CONTENT);
+}
+
+void vr_node_clear_content(struct vr_node *node)
+{
+	if (node->content.type == VR_CONTENT_NONE) {
+		return;
+	}
+	clear_content(node);
+	changed(node, VR_DIRTY_CONTENT);
+}
+
+void vr_node_damage_content(struct vr_node *node,
+		const pixman_region32_t *region)
+{
+	if (region == NULL) {
+		changed(node, VR_DIRTY_CONTENT);
+		return;
+	}
+	if (!pixman_region32_not_empty((pixman_region32_t *)region)) {
+		return;
+	}
+	pixman_region32_union(&node->content_damage, &node->content_damage,
+		(pixman_region32_t *)region);
+	node->has_content_damage = true;
+	changed(node, VR_DIRTY_SELF);
+}
+
+void vr_node_set_user_data(struct vr_node *node, void *data)
+{
+	node->user_data = data;
+}
+
+void *vr_node_user_data(const struct vr_node *node)
+{
+	return node->user_data;
+}
+
+/* ---- update ------------------------------------------------------------- */
+
+static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
+		struct vr_node_abs *abs)
+{
+	abs->visible = node->enabled && (parent == NULL || parent->visible);
+	if (parent == NULL) {
+		abs->transform = node->transform;
+		abs->has_clip = false;
+		abs->clip = (struct vr_box){ 0 };
+		abs->opacity = node->opacity;
+	} else {
+		vr_mat_multiply(&abs->transform, &parent->transform,
+			&node->transform);
+		abs->has_clip = parent->has_clip;
+		abs->clip = parent->clip;
+		abs->opacity = parent->opacity * node->opacity;
+	}
+	if (node->has_clip) {
+		struct vr_box box = vr_mat_map_rect_bounds(&abs->transform,
+			&node->clip);
+		abs->clip = abs->has_clip ?
+			vr_box_intersect(&abs->clip, &box) : box;
+		abs->has_clip = true;
+	}
+	abs->drawn = false;
+	abs->bounds = (struct vr_box){ 0 };
+	if (abs->visible && node->content.type != VR_CONTENT_NONE &&
+			abs->opacity > 0.0f) {
+		struct vr_rectf rect = { 0.0f, 0.0f, node->content.width,
+			node->content.height };
+		abs->bounds = vr_mat_map_rect_bounds(&abs->transform, &rect);
+		if (abs->has_clip) {
+			abs->bounds = vr_box_intersect(&abs->bounds, &abs->clip);
+		}
+		abs->drawn = !vr_box_empty(&abs->bounds);
+	}
+}
+
+static bool abs_differs(const struct vr_node_abs *a,
+		const struct vr_node_abs *b)
+{
+	if (a->drawn != b->drawn) {
+		return true;
+	}
+	if (!a->drawn) {
+		return false; /* nothing drawn before or after */
+	}
+	return !vr_box_equal(&a->bounds, &b->bounds) ||
+		!vr_mat_equal(&a->transform, &b->transform) ||
+		a->opacity != b->opacity || a->has_clip != b->has_clip ||
+		(a->has_clip && !vr_box_equal(&a->clip, &b->clip));
+}
+
+static void damage_content(struct vr_tree *tree, struct vr_node *node)
+{
+	int nrects;
+	const pixman_box32_t *rects = pixman_region32_rectangles(
+		&node->content_damage, &nrects);
+	for (int i = 0; i < nrects; i++) {
+		struct vr_rectf r = {
+			(float)rects[i].x1, (float)rects[i].y1,
+			(float)(rects[i].x2 - rects[i].x1),
+			(float)(rects[i].y2 - rects[i].y1),
+		};
+		struct vr_box box = vr_mat_map_rect_bounds(&node->abs.transform,
+			&r);
+		box = vr_box_intersect(&box, &node->abs.bounds);
+		damage_box(tree, &box);
+	}
+}
+
+static void update_node(struct vr_tree *tree, struct vr_node *node,
+		const struct vr_node_abs *parent, bool force)
+{
+	uint32_t dirty = node->dirty;
+	node->dirty = 0;
+	if (force || (dirty & (VR_DIRTY_SELF | VR_DIRTY_SUBTREE |
+			VR_DIRTY_CONTENT))) {
+		struct vr_node_abs abs;
+		compute_abs(node, parent, &abs);
+		abs.subtree_bounds = node->abs.subtree_bounds;
+		tree->last_update_count++;
+		bool differs = abs_differs(&node->abs, &abs) ||
+			(dirty & VR_DIRTY_CONTENT);
+		struct vr_node_abs old = node->abs;
+		node->abs = abs;
+		if (differs) {
+			if (old.drawn) {
+				damage_box(tree, &old.bounds);
+			}
+			if (abs.drawn) {
+				damage_box(tree, &abs.bounds);
+			}
+		} else if (node->has_content_damage && abs.drawn) {
+			damage_content(tree, node);
+		}
+	}
+	if (node->has_content_damage) {
+		pixman_region32_clear(&node->content_damage);
+		node->has_content_damage = false;
+	}
+
+	bool force_children = force || (dirty & VR_DIRTY_SUBTREE);
+	struct vr_box subtree = node->abs.drawn ?
+		node->abs.bounds : (struct vr_box){ 0 };
+	vr_list_for_each(child, &node->children, struct vr_node, link) {
+		if (force_children || child->dirty != 0) {
+			update_node(tree, child, &node->abs, force_children);
+		}
+		subtree = vr_box_union(&subtree, &child->abs.subtree_bounds);
+	}
+	node->abs.subtree_bounds = subtree;
+}
+
+void vr_tree_update(struct vr_tree *tree, pixman_region32_t *damage)
+{
+	tree->last_update_count = 0;
+	if (tree->root->dirty != 0) {
+		update_node(tree, tree->root, NULL, false);
+	}
+	if (damage != NULL) {
+		pixman_region32_union(damage, damage, &tree->damage);
+	}
+	pixman_region32_clear(&tree->damage);
+}
+
+bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box)
+{
+	if (!node->abs.drawn) {
+		return false;
+	}
+	if (box != NULL) {
+		*box = node->abs.bounds;
+	}
+	return true;
+}
+
+static bool box_intersects(const struct vr_box *a, const struct vr_box *b)
+{
+	if (b == NULL) {
+		return !vr_box_empty(a);
+	}
+	struct vr_box i = vr_box_intersect(a, b);
+	return !vr_box_empty(&i);
+}
+
+static void for_each_drawn(struct vr_node *node, const struct vr_box *area,
+		void (*fn)(struct vr_node *node, void *data), void *data)
+{
+	if (!node->abs.visible ||
+			!box_intersects(&node->abs.subtree_bounds, area)) {
+		return;
+	}
+	if (node->abs.drawn && box_intersects(&node->abs.bounds, area)) {
+		fn(node, data);
+	}
+	vr_list_for_each(child, &node->children, struct vr_node, link) {
+		for_each_drawn(child, area, fn, data);
+	}
+}
+
+void vr_tree_for_each_drawn(struct vr_tree *tree, const struct vr_box *area,
+		void (*fn)(struct vr_node *node, void *data), void *data)
+{
+	for_each_drawn(tree->root, area, fn, data);
+}

@@ -1,0 +1,347 @@
+/*
+ * Vulkan instance, physical device choice, logical device and queue.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "vk_private.h"
+
+#define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
+const char *vr_vk_result_str(VkResult result)
+{
+	switch (result) {
+	case VK_SUCCESS: return "VK_SUCCESS";
+	case VK_NOT_READY: return "VK_NOT_READY";
+	case VK_TIMEOUT: return "VK_TIMEOUT";
+	case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
+	case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+	case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+	case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
+	case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
+	case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+	case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
+	case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
+	case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
+	default: return "VkResult error";
+	}
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(
+		VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+		VkDebugUtilsMessageTypeFlagsEXT type,
+		const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+	enum vr_log_level level =
+		(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ?
+			VR_LOG_ERROR : VR_LOG_DEBUG;
+	vr_log(level, "vulkan: %s", data->pMessage);
+	return VK_FALSE;
+}
+
+static bool has_layer(const char *name)
+{
+	uint32_t count = 0;
+	if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS) {
+		return false;
+	}
+	VkLayerProperties *layers = calloc(count, sizeof(*layers));
+	if (layers == NULL) {
+		return false;
+	}
+	bool found = false;
+	if (vkEnumerateInstanceLayerProperties(&count, layers) == VK_SUCCESS) {
+		for (uint32_t i = 0; i < count && !found; i++) {
+			found = strcmp(layers[i].layerName, name) == 0;
+		}
+	}
+	free(layers);
+	return found;
+}
+
+static bool has_instance_extension(const char *name)
+{
+	uint32_t count = 0;
+	if (vkEnumerateInstanceExtensionProperties(NULL, &count, NULL) !=
+			VK_SUCCESS) {
+		return false;
+	}
+	VkExtensionProperties *exts = calloc(count, sizeof(*exts));
+	if (exts == NULL) {
+		return false;
+	}
+	bool found = false;
+	if (vkEnumerateInstanceExtensionProperties(NULL, &count, exts) ==
+			VK_SUCCESS) {
+		for (uint32_t i = 0; i < count && !found; i++) {
+			found = strcmp(exts[i].extensionName, name) == 0;
+		}
+	}
+	free(exts);
+	return found;
+}
+
+static bool create_instance(struct vr_renderer *renderer, bool validation)
+{
+	uint32_t version = VK_API_VERSION_1_0;
+	if (vkEnumerateInstanceVersion(&version) != VK_SUCCESS ||
+			version < VK_API_VERSION_1_1) {
+		vr_log(VR_LOG_ERROR, "Vulkan 1.1 is required");
+		return false;
+	}
+	const char *layers[1];
+	uint32_t nlayers = 0;
+	const char *exts[1];
+	uint32_t nexts = 0;
+	bool debug_utils = has_instance_extension(
+		VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+	if (validation) {
+		if (has_layer(VALIDATION_LAYER)) {
+			layers[nlayers++] = VALIDATION_LAYER;
+		} else {
+			vr_log(VR_LOG_INFO, "%s requested but not installed",
+				VALIDATION_LAYER);
+		}
+	}
+	if (debug_utils) {
+		exts[nexts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+	}
+	VkApplicationInfo app = {
+		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+		.pApplicationName = "vitrail",
+		.pEngineName = "vitrail",
+		.apiVersion = VK_API_VERSION_1_1,
+	};
+	VkInstanceCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+		.pApplicationInfo = &app,
+		.enabledLayerCount = nlayers,
+		.ppEnabledLayerNames = layers,
+		.enabledExtensionCount = nexts,
+		.ppEnabledExtensionNames = exts,
+	};
+	VkResult res = vkCreateInstance(&info, NULL, &renderer->instance);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateInstance failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	if (debug_utils) {
+		PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+			(PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+				renderer->instance, "vkCreateDebugUtilsMessengerEXT");
+		renderer->destroy_messenger =
+			(PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+				renderer->instance, "vkDestroyDebugUtilsMessengerEXT");
+		VkDebugUtilsMessengerCreateInfoEXT dinfo = {
+			.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+			.messageSeverity =
+				VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
+				VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+			.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+				VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+				VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+			.pfnUserCallback = debug_callback,
+		};
+		if (create_messenger == NULL || renderer->destroy_messenger == NULL ||
+				create_messenger(renderer->instance, &dinfo, NULL,
+					&renderer->messenger) != VK_SUCCESS) {
+			vr_log(VR_LOG_INFO, "no debug messenger");
+			renderer->messenger = VK_NULL_HANDLE;
+		}
+	}
+	return true;
+}
+
+static int device_type_rank(VkPhysicalDeviceType type)
+{
+	switch (type) {
+	case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+	case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+	case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+	case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+	default: return 0;
+	}
+}
+
+/* A graphics queue family index, or -1. */
+static int find_queue_family(VkPhysicalDevice phdev)
+{
+	uint32_t count = 0;
+	vkGetPhysicalDeviceQueueFamilyProperties(phdev, &count, NULL);
+	VkQueueFamilyProperties *props = calloc(count, sizeof(*props));
+	if (props == NULL) {
+		return -1;
+	}
+	vkGetPhysicalDeviceQueueFamilyProperties(phdev, &count, props);
+	int index = -1;
+	for (uint32_t i = 0; i < count && index < 0; i++) {
+		if (props[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) {
+			index = (int)i;
+		}
+	}
+	free(props);
+	return index;
+}
+
+static bool format_usable(VkPhysicalDevice phdev)
+{
+	VkFormatProperties props;
+	vkGetPhysicalDeviceFormatProperties(phdev, VK_FORMAT_B8G8R8A8_UNORM,
+		&props);
+	VkFormatFeatureFlags need = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
+		VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT |
+		VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+		VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+		VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+		VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+	return (props.optimalTilingFeatures & need) == need;
+}
+
+static bool pick_physical_device(struct vr_renderer *renderer)
+{
+	uint32_t count = 0;
+	VkResult res = vkEnumeratePhysicalDevices(renderer->instance, &count,
+		NULL);
+	if (res != VK_SUCCESS || count == 0) {
+		vr_log(VR_LOG_ERROR, "no Vulkan physical device");
+		return false;
+	}
+	VkPhysicalDevice *phdevs = calloc(count, sizeof(*phdevs));
+	if (phdevs == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return false;
+	}
+	vkEnumeratePhysicalDevices(renderer->instance, &count, phdevs);
+	int best_rank = -1;
+	for (uint32_t i = 0; i < count; i++) {
+		VkPhysicalDeviceProperties props;
+		vkGetPhysicalDeviceProperties(phdevs[i], &props);
+		int family = find_queue_family(phdevs[i]);
+		bool ok = props.apiVersion >= VK_API_VERSION_1_1 && family >= 0 &&
+			format_usable(phdevs[i]);
+		vr_log(VR_LOG_DEBUG, "device %u: %s (type %d)%s", i,
+			props.deviceName, (int)props.deviceType,
+			ok ? "" : ", unusable");
+		if (!ok) {
+			continue;
+		}
+		int rank = device_type_rank(props.deviceType);
+		if (rank > best_rank) {
+			best_rank = rank;
+			renderer->phdev = phdevs[i];
+			renderer->queue_family = (uint32_t)family;
+			renderer->non_coherent_atom_size =
+				props.limits.nonCoherentAtomSize;
+			memcpy(renderer->device_name, props.deviceName,
+				sizeof(renderer->device_name));
+		}
+	}
+	free(phdevs);
+	if (best_rank < 0) {
+		vr_log(VR_LOG_ERROR, "no usable Vulkan 1.1 device with graphics "
+			"and B8G8R8A8_UNORM rendering");
+		return false;
+	}
+	vkGetPhysicalDeviceMemoryProperties(renderer->phdev,
+		&renderer->memory_props);
+	vr_log(VR_LOG_INFO, "using %s", renderer->device_name);
+	return true;
+}
+
+bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
+{
+	if (!create_instance(renderer, validation)) {
+		return false;
+	}
+	if (!pick_physical_device(renderer)) {
+		goto error_instance;
+	}
+	float priority = 1.0f;
+	VkDeviceQueueCreateInfo qinfo = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueFamilyIndex = renderer->queue_family,
+		.queueCount = 1,
+		.pQueuePriorities = &priority,
+	};
+	VkDeviceCreateInfo dinfo = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.queueCreateInfoCount = 1,
+		.pQueueCreateInfos = &qinfo,
+	};
+	VkResult res = vkCreateDevice(renderer->phdev, &dinfo, NULL,
+		&renderer->device);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateDevice failed: %s",
+			vr_vk_result_str(res));
+		goto error_instance;
+	}
+	vkGetDeviceQueue(renderer->device, renderer->queue_family, 0,
+		&renderer->queue);
+	return true;
+
+error_instance:
+	if (renderer->messenger != VK_NULL_HANDLE) {
+		renderer->destroy_messenger(renderer->instance,
+			renderer->messenger, NULL);
+		renderer->messenger = VK_NULL_HANDLE;
+	}
+	vkDestroyInstance(renderer->instance, NULL);
+	renderer->instance = VK_NULL_HANDLE;
+	return false;
+}
+
+void vr_vk_finish_device(struct vr_renderer *renderer)
+{
+	if (renderer->device != VK_NULL_HANDLE) {
+		vkDestroyDevice(renderer->device, NULL);
+	}
+	if (renderer->messenger != VK_NULL_HANDLE) {
+		renderer->destroy_messenger(renderer->instance,
+			renderer->messenger, NULL);
+	}
+	if (renderer->instance != VK_NULL_HANDLE) {
+		vkDestroyInstance(renderer->instance, NULL);
+	}
+}
+
+int vr_vk_find_memory_type(struct vr_renderer *renderer, uint32_t type_bits,
+		VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred)
+{
+	const VkPhysicalDeviceMemoryProperties *props = &renderer->memory_props;
+	int fallback = -1;
+	for (uint32_t i = 0; i < props->memoryTypeCount; i++) {
+		if (!(type_bits & (1u << i))) {
+			continue;
+		}
+		VkMemoryPropertyFlags flags = props->memoryTypes[i].propertyFlags;
+		if ((flags & required) != required) {
+			continue;
+		}
+		if ((flags & preferred) == preferred) {
+			return (int)i;
+		}
+		if (fallback < 0) {
+			fallback = (int)i;
+		}
+	}
+	return fallback;
+}
+
+bool vr_array_reserve(struct vr_array *array, size_t n, size_t elem_size)
+{
+	if (array->len + n <= array->cap) {
+		return true;
+	}
+	size_t cap = array->cap != 0 ? array->cap * 2 : 16;
+	while (cap < array->len + n) {
+		cap *= 2;
+	}
+	void *data = realloc(array->data, cap * elem_size);
+	if (data == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return false;
+	}
+	array->data = data;
+	array->cap = cap;
+	return true;
+}
