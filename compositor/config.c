@@ -9,7 +9,7 @@
 
 void vt_config_defaults(struct vt_config *config) {
 	*config = (struct vt_config){
-		.background = { 0.16f, 0.18f, 0.22f, 1.0f },
+		.background = { 0x29 / 255.0f, 0x30 / 255.0f, 0x3a / 255.0f, 1.0f },
 		.mode = VT_MODE_DESKTOP,
 		.repeat_rate = 25,
 		.repeat_delay = 600,

@@ -297,9 +297,9 @@ static void spawn_demo_clients(struct vt_server *server) {
 	}
 	if (access(demo, X_OK) == 0) {
 		char cmd[PATH_MAX + 128];
-		snprintf(cmd, sizeof(cmd), "'%s' --app-id demo-a --size 480x320", demo);
+		snprintf(cmd, sizeof(cmd), "'%s' --app-id demo-a --size 420x280", demo);
 		vt_server_spawn(server, cmd);
-		snprintf(cmd, sizeof(cmd), "'%s' --app-id demo-b --size 560x360", demo);
+		snprintf(cmd, sizeof(cmd), "'%s' --app-id demo-b --size 360x260", demo);
 		vt_server_spawn(server, cmd);
 	} else {
 		wlr_log(WLR_ERROR, "demo client vitrail-demo not found");
@@ -317,6 +317,9 @@ static void write_exit_reports(struct vt_server *server) {
 	struct vt_options *opts = &server->opts;
 	struct vt_output *output;
 	FILE *stats = NULL;
+	if (opts->screenshot_dir != NULL) {
+		mkdir(opts->screenshot_dir, 0755);
+	}
 	if (opts->stats_path != NULL) {
 		stats = fopen(opts->stats_path, "w");
 		if (stats == NULL) {
@@ -338,7 +341,6 @@ static void write_exit_reports(struct vt_server *server) {
 		fclose(stats);
 	}
 	if (opts->screenshot_dir != NULL) {
-		mkdir(opts->screenshot_dir, 0755);
 		wl_list_for_each(output, &server->outputs, link) {
 			char path[PATH_MAX];
 			snprintf(path, sizeof(path), "%s/%s.png", opts->screenshot_dir,

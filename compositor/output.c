@@ -704,7 +704,16 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_signal_add(&wlr_output->events.needs_frame, &output->needs_frame);
 	output->mode.notify = handle_mode;
 	wl_signal_add(&wlr_output->events.mode, &output->mode);
-	wl_list_insert(server->outputs.prev, &output->link);
+	/* Keep outputs in name order: placement ties and reports follow it. */
+	struct wl_list *before = &server->outputs;
+	struct vt_output *o;
+	wl_list_for_each(o, &server->outputs, link) {
+		if (strcmp(o->wlr_output->name, wlr_output->name) > 0) {
+			before = &o->link;
+			break;
+		}
+	}
+	wl_list_insert(before->prev, &output->link);
 
 	if (wlr_output_is_headless(wlr_output)) {
 		output->model_clock = true;

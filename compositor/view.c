@@ -2,8 +2,8 @@
  * xdg-shell views and window policy.
  *
  * Desktop mode: a new toplevel goes to the output that has the fewest
- * toplevels (ties: the first output), centred, at the size the client
- * picks; maximize and fullscreen requests fill the output. Kiosk mode:
+ * toplevels (ties: the first output), near the centre and cascaded, at the
+ * size the client picks; maximize and fullscreen requests fill the output. Kiosk mode:
  * every toplevel fills its output.
  *
  * Tree: each toplevel owns a container node in the views layer at the
@@ -25,18 +25,26 @@ static struct wlr_box output_layout_box(struct vt_output *output) {
 	return box != NULL ? *box : (struct wlr_box){ 0 };
 }
 
+/* Toplevels placed on output; with `except`, only the mapped others. */
+static int views_on(struct vt_server *server, struct vt_output *output,
+		struct vt_view *except) {
+	int count = 0;
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->placed_on == output && view != except &&
+				(except == NULL || view->mapped)) {
+			count++;
+		}
+	}
+	return count;
+}
+
 static struct vt_output *pick_output(struct vt_server *server) {
 	struct vt_output *best = NULL;
 	int best_count = 0;
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		int count = 0;
-		struct vt_view *view;
-		wl_list_for_each(view, &server->views, link) {
-			if (view->placed_on == output) {
-				count++;
-			}
-		}
+		int count = views_on(server, output, NULL);
 		if (best == NULL || count < best_count) {
 			best = output;
 			best_count = count;
@@ -130,8 +138,19 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 		struct wlr_box box = output_layout_box(view->placed_on);
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
-		view->x = box.x + (box.width > geo.width ? (box.width - geo.width) / 2 : 0);
-		view->y = box.y + (box.height > geo.height ? (box.height - geo.height) / 2 : 0);
+		/* Centred, then cascaded so windows on one output do not
+		 * hide each other completely. */
+		int step = 60 * (views_on(server, view->placed_on, view) % 6);
+		int x = (box.width - geo.width) / 2 - 150 + step * 2;
+		int y = (box.height - geo.height) / 2 - 90 + step;
+		if (x + geo.width > box.width) {
+			x = box.width - geo.width;
+		}
+		if (y + geo.height > box.height) {
+			y = box.height - geo.height;
+		}
+		view->x = box.x + (x > 0 ? x : 0);
+		view->y = box.y + (y > 0 ? y : 0);
 	}
 	view_update_position(view);
 	vr_node_set_enabled(view->node, true);

@@ -317,6 +317,15 @@ static void clear_content(struct vr_node *node)
 void vr_node_set_rect(struct vr_node *node, float width, float height,
 		struct vr_color color)
 {
+	if (node->content.type == VR_CONTENT_RECT &&
+			node->content.width == width &&
+			node->content.height == height &&
+			node->content.color.r == color.r &&
+			node->content.color.g == color.g &&
+			node->content.color.b == color.b &&
+			node->content.color.a == color.a) {
+		return; /* same pixels */
+	}
 	clear_content(node);
 	node->content.type = VR_CONTENT_RECT;
 	node->content.width = width;
@@ -329,16 +338,33 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 		const struct vr_rectf *src, float width, float height,
 		enum vr_transform transform)
 {
+	struct vr_rectf full = { 0.0f, 0.0f, (float)image->width,
+		(float)image->height };
+	if (src == NULL) {
+		src = &full;
+	}
+	if ((unsigned)transform > 7) {
+		transform = VR_TRANSFORM_NORMAL;
+	}
+	if (node->content.type == VR_CONTENT_IMAGE &&
+			node->content.image == image &&
+			node->content.src.x == src->x && node->content.src.y == src->y &&
+			node->content.src.width == src->width &&
+			node->content.src.height == src->height &&
+			node->content.width == width &&
+			node->content.height == height &&
+			node->content.transform == transform) {
+		/* same mapping; new pixels come with vr_node_damage_content */
+		return;
+	}
 	vr_image_ref(image); /* before the unref: image may be the same */
 	clear_content(node);
 	node->content.type = VR_CONTENT_IMAGE;
 	node->content.image = image;
-	node->content.src = src != NULL ? *src : (struct vr_rectf){
-		0.0f, 0.0f, (float)image->width, (float)image->height };
+	node->content.src = *src;
 	node->content.width = width;
 	node->content.height = height;
-	node->content.transform = (unsigned)transform <= 7 ?
-		transform : VR_TRANSFORM_NORMAL;
+	node->content.transform = transform;
 	changed(node, VR_DIRTY_CONTENT);
 }
 

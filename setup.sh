@@ -1,0 +1,91 @@
+#!/bin/sh
+# vitrail's set-up script: installs what is missing (Debian 12), builds, and
+# runs the main job (demo) or every test (test). See README.md.
+set -eu
+cd "$(dirname "$0")"
+
+PACKAGES="meson ninja-build pkg-config gcc libc6-dev libwlroots-dev
+libwayland-dev wayland-protocols libinput-dev libxkbcommon-dev libvulkan-dev
+mesa-vulkan-drivers libpixman-1-dev libfreetype-dev libpng-dev libdrm-dev
+check glslang-tools scdoc weston foot grim wayland-utils xvfb xauth
+fonts-dejavu-core"
+
+install_packages() {
+	missing=""
+	for p in $PACKAGES; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+				grep -q "ok installed"; then
+			missing="$missing $p"
+		fi
+	done
+	[ -z "$missing" ] && return 0
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	echo "setup: installing$missing"
+	$sudo apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+		--no-install-recommends $missing
+}
+
+# build DIR [meson options...]
+build() {
+	dir=$1
+	shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$@"
+	fi
+	ninja -C "$dir"
+}
+
+# run_suite DIR LABEL: meson test, keeping the counts for the summary
+run_suite() {
+	dir=$1
+	label=$2
+	status=0
+	meson test -C "$dir" --print-errorlogs --num-processes 2 \
+		--timeout-multiplier "${VITRAIL_TIMEOUT_MULTIPLIER:-1}" || status=1
+	log="$dir/meson-logs/testlog.json"
+	ok=$(grep -c '"result": "OK"' "$log" || true)
+	bad=$(grep -c '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" || true)
+	skip=$(grep -c '"result": "SKIP"' "$log" || true)
+	echo "$label: $ok passed, $bad failed, $skip skipped"
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	skipped=$((skipped + skip))
+	return $status
+}
+
+case "${1:-}" in
+demo)
+	install_packages
+	build build
+	out="$PWD/build/demo"
+	rm -rf "$out"
+	mkdir -p "$out"
+	./build/compositor/vitrail --demo --exit-after "${VITRAIL_DEMO_SECONDS:-6}" \
+		--screenshot-dir "$out" --stats "$out/stats.txt" \
+		--frame-log "$out/frames.csv"
+	;;
+test)
+	install_packages
+	passed=0 failed=0 skipped=0 rc=0
+	build build
+	run_suite build "tests" || rc=1
+	# The whole suite again with AddressSanitizer + UBSan.
+	build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1"
+	export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+	export VITRAIL_TIMEOUT_MULTIPLIER=3
+	run_suite build-asan "tests (asan+ubsan)" || rc=1
+	echo "$passed passed, $failed failed, $skipped skipped"
+	exit $rc
+	;;
+*)
+	echo "usage: $0 demo|test" >&2
+	echo "  demo  build and run vitrail headless with two outputs and demo" >&2
+	echo "        clients; writes screenshots and frame statistics" >&2
+	echo "  test  build and run every test, also under ASan+UBSan" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,121 @@
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static char path[64];
+
+static void write_config(const char *text) {
+	strcpy(path, "/tmp/vitrail-test-config-XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static bool load(struct vt_config *config, char *err, size_t len) {
+	FILE *f = fmemopen(err, len, "w");
+	ck_assert_ptr_nonnull(f);
+	bool ok = vt_config_load(config, path, f);
+	fclose(f);
+	unlink(path);
+	return ok;
+}
+
+START_TEST(test_config_parses_every_key) {
+	write_config("# comment\n\nbackground #102030 # trailing comment\n"
+		"mode kiosk\nxkb_layout de\nxkb_variant nodeadkeys\n"
+		"xkb_options caps:escape\nrepeat_rate 40\nrepeat_delay 300\n");
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[256] = "";
+	ck_assert(load(&config, err, sizeof(err)));
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(config.mode, VT_MODE_KIOSK);
+	ck_assert_str_eq(config.xkb_layout, "de");
+	ck_assert_str_eq(config.xkb_variant, "nodeadkeys");
+	ck_assert_str_eq(config.xkb_options, "caps:escape");
+	ck_assert_int_eq(config.repeat_rate, 40);
+	ck_assert_int_eq(config.repeat_delay, 300);
+	ck_assert_float_eq_tol(config.background.r, 0x10 / 255.0f, 1e-6);
+	ck_assert_float_eq_tol(config.background.g, 0x20 / 255.0f, 1e-6);
+	ck_assert_float_eq_tol(config.background.b, 0x30 / 255.0f, 1e-6);
+	ck_assert_float_eq_tol(config.background.a, 1.0f, 1e-6);
+}
+END_TEST
+
+START_TEST(test_config_bad_line_names_file_line_reason) {
+	write_config("mode kiosk\nrepeat_rate fast\n");
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[256] = "";
+	ck_assert(!load(&config, err, sizeof(err)));
+	char expected[128];
+	snprintf(expected, sizeof(expected), "%s:2: repeat_rate:", path);
+	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0,
+		"error '%s' does not start with '%s'", err, expected);
+}
+END_TEST
+
+START_TEST(test_config_bad_file_keeps_previous) {
+	struct vt_config config;
+	vt_config_defaults(&config);
+	strcpy(config.xkb_layout, "fr");
+	config.mode = VT_MODE_KIOSK;
+	/* The good first line must not leak into the config either. */
+	write_config("mode desktop\nxkb_layout us\nno_such_key 1\n");
+	char err[256] = "";
+	ck_assert(!load(&config, err, sizeof(err)));
+	ck_assert(strstr(err, ":3: no_such_key: unknown key") != NULL);
+	ck_assert_str_eq(config.xkb_layout, "fr");
+	ck_assert_int_eq(config.mode, VT_MODE_KIOSK);
+}
+END_TEST
+
+START_TEST(test_config_rejects_bad_values) {
+	static const char *bad[] = {
+		"background 102030\n", "background #1020\n", "background #10203g\n",
+		"mode tiling\n", "repeat_delay -1\n", "repeat_rate 99999\n",
+		"xkb_layout\n",
+		"xkb_layout aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_config(bad[i]);
+		struct vt_config config;
+		vt_config_defaults(&config);
+		char err[256] = "";
+		ck_assert_msg(!load(&config, err, sizeof(err)), "accepted: %s", bad[i]);
+		ck_assert_msg(strstr(err, ":1: ") != NULL, "no line in '%s'", err);
+	}
+}
+END_TEST
+
+START_TEST(test_config_missing_file_is_an_error) {
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[256] = "";
+	FILE *f = fmemopen(err, sizeof(err), "w");
+	ck_assert(!vt_config_load(&config, "/nonexistent/vitrail.conf", f));
+	fclose(f);
+	ck_assert(strstr(err, "/nonexistent/vitrail.conf: cannot open") != NULL);
+}
+END_TEST
+
+int main(void) {
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("parse");
+	tcase_add_test(tc, test_config_parses_every_key);
+	tcase_add_test(tc, test_config_bad_line_names_file_line_reason);
+	tcase_add_test(tc, test_config_bad_file_keeps_previous);
+	tcase_add_test(tc, test_config_rejects_bad_values);
+	tcase_add_test(tc, test_config_missing_file_is_an_error);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

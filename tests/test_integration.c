@@ -1,0 +1,409 @@
+/*
+ * Integration tests: vitrail runs headless (or nested in another vitrail or
+ * in Xvfb) with real clients, and every output's screenshot is compared
+ * with vitrail's own pixman reference image of the same render tree.
+ *
+ * One TCase per scenario; each has one test and writes its logs and images
+ * to $VITRAIL_TEST_OUT/<tcase>/. Run one scenario with
+ * `test-integration <tcase>` or CK_RUN_CASE=<tcase>.
+ *
+ * Environment: VITRAIL_BIN (the compositor), VITRAIL_DEMO (vitrail-demo),
+ * VITRAIL_TEST_OUT, VITRAIL_SOAK_SECONDS (simple_shm_minute, default 60).
+ */
+#define _GNU_SOURCE // strcasestr
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "harness.h"
+
+/* Largest per-channel difference between screenshot and reference. */
+#define TOLERANCE 2
+
+static const char *demo_path(void) {
+	const char *path = getenv("VITRAIL_DEMO");
+	return path != NULL && path[0] != '\0' ? path : "vitrail-demo";
+}
+
+static int soak_seconds(void) {
+	const char *s = getenv("VITRAIL_SOAK_SECONDS");
+	int seconds = s != NULL ? atoi(s) : 0;
+	return seconds > 0 ? seconds : 60;
+}
+
+static void sleep_s(double seconds) {
+	struct timespec ts = {
+		.tv_sec = (time_t)seconds,
+		.tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9),
+	};
+	nanosleep(&ts, NULL);
+}
+
+/* foot with no user configuration and a font that is installed. */
+static struct harness_proc *spawn_foot(struct harness *harness,
+		struct harness_vitrail *vitrail) {
+	harness_require_program("foot", "foot");
+	char *config = NULL;
+	ck_assert(asprintf(&config, "%s/foot.ini", harness->out_dir) > 0);
+	FILE *f = fopen(config, "w");
+	ck_assert_msg(f != NULL, "cannot write %s", config);
+	fclose(f);
+	const char *argv[] = { "foot", "--config", config,
+		"--override", "font=DejaVu Sans Mono:size=10",
+		"--app-id", "foot",
+		"sh", "-c", "printf 'vitrail integration test\\n'; exec sleep 3600",
+		NULL };
+	struct harness_proc *proc = harness_spawn_client(harness, vitrail, argv);
+	free(config);
+	return proc;
+}
+
+static struct harness_proc *spawn_simple_shm(struct harness *harness,
+		struct harness_vitrail *vitrail) {
+	harness_require_program("weston-simple-shm", "weston");
+	const char *argv[] = { "weston-simple-shm", NULL };
+	return harness_spawn_client(harness, vitrail, argv);
+}
+
+static struct harness_proc *spawn_demo(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *app_id) {
+	const char *argv[] = { demo_path(), "--static", "--app-id", app_id,
+		NULL };
+	return harness_spawn_client(harness, vitrail, argv);
+}
+
+/* Fail unless exactly n mapped windows have their top-left on output. */
+static void assert_windows_on(struct harness_conn *conn, const char *output,
+		size_t n) {
+	const struct harness_window *windows;
+	size_t total = harness_list_windows(conn, &windows);
+	size_t count = 0;
+	for (size_t i = 0; i < total; i++) {
+		if (strcmp(windows[i].output, output) == 0) {
+			count++;
+		}
+	}
+	if (count != n) {
+		char *list = harness_describe_windows(conn);
+		ck_abort_msg("%zu windows on %s, expected %zu; the windows:\n%s",
+			count, output, n, list);
+		free(list);
+	}
+}
+
+/* Fail unless the window with app_id is mapped on output. */
+static const struct harness_window *assert_window_on(
+		struct harness_conn *conn, const char *app_id, const char *output) {
+	harness_list_windows(conn, NULL);
+	const struct harness_window *window = harness_find_window(conn, app_id);
+	if (window == NULL || strcmp(window->output, output) != 0) {
+		char *list = harness_describe_windows(conn);
+		ck_abort_msg("expected the window '%s' on %s; the windows:\n%s",
+			app_id, output, list);
+		free(list);
+	}
+	return window;
+}
+
+/* ---- two_outputs -------------------------------------------------------- */
+
+START_TEST(test_integration_two_outputs_match_reference)
+{
+	struct harness *harness = harness_create("two_outputs");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 2,
+			.output_size = "800x600",
+		});
+	struct harness_conn *conn = vitrail->conn;
+
+	// One after another: each new toplevel goes to the output with the
+	// fewest toplevels, the first on ties.
+	spawn_simple_shm(harness, vitrail);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_windows_on(conn, "HEADLESS-1", 1);
+
+	struct harness_proc *foot = spawn_foot(harness, vitrail);
+	harness_wait_for_windows(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_assert_alive(foot);
+	assert_windows_on(conn, "HEADLESS-1", 1);
+	assert_windows_on(conn, "HEADLESS-2", 1);
+	assert_window_on(conn, "foot", "HEADLESS-2");
+
+	spawn_demo(harness, vitrail, "vitrail-demo");
+	harness_wait_for_windows(conn, 3, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_windows_on(conn, "HEADLESS-1", 2);
+	assert_windows_on(conn, "HEADLESS-2", 1);
+	const struct harness_window *demo = assert_window_on(conn,
+		"vitrail-demo", "HEADLESS-1");
+	ck_assert_int_eq(demo->width, 400);
+	ck_assert_int_eq(demo->height, 300);
+
+	harness_check_output(conn, "HEADLESS-1", TOLERANCE);
+	harness_check_output(conn, "HEADLESS-2", TOLERANCE);
+
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- nested ------------------------------------------------------------- */
+
+/* One static demo per inner output, each on its own output. */
+static void check_nested(struct harness *harness,
+		struct harness_vitrail *inner, const char *prefix) {
+	struct harness_conn *conn = inner->conn;
+	for (int i = 1; i <= 3; i++) {
+		char app_id[32], output[32];
+		snprintf(app_id, sizeof(app_id), "demo-%d", i);
+		snprintf(output, sizeof(output), "%s-%d", prefix, i);
+		spawn_demo(harness, inner, app_id);
+		harness_wait_for_windows(conn, (size_t)i,
+			HARNESS_WINDOWS_TIMEOUT_MS);
+		assert_window_on(conn, app_id, output);
+	}
+	for (int i = 1; i <= 3; i++) {
+		char output[32];
+		snprintf(output, sizeof(output), "%s-%d", prefix, i);
+		harness_check_output(conn, output, TOLERANCE);
+	}
+}
+
+START_TEST(test_integration_nested_wayland_match_reference)
+{
+	struct harness *harness = harness_create("nested_wayland");
+	struct harness_vitrail *outer = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "2400x1000",
+		});
+	struct harness_vitrail *inner = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.backend = "wayland",
+			.outputs = 3,
+			.output_size = "640x480",
+			.wayland_parent = outer,
+		});
+	// The inner outputs are toplevels of the outer vitrail.
+	harness_wait_for_windows(outer->conn, 3, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_windows_on(outer->conn, "HEADLESS-1", 3);
+
+	check_nested(harness, inner, "WL");
+	harness_check_output(outer->conn, "HEADLESS-1", TOLERANCE);
+
+	harness_stop_vitrail(harness, inner);
+	harness_assert_alive(outer->proc);
+	harness_wait_for_window_count(outer->conn, 0,
+		HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_stop_vitrail(harness, outer);
+	harness_destroy(harness);
+}
+END_TEST
+
+START_TEST(test_integration_nested_x11_match_reference)
+{
+	struct harness *harness = harness_create("nested_x11");
+	struct harness_xvfb *xvfb = harness_start_xvfb(harness, "2400x1000x24");
+	struct harness_vitrail *inner = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.backend = "x11",
+			.outputs = 3,
+			.output_size = "640x480",
+			.x11_parent = xvfb,
+		});
+	check_nested(harness, inner, "X11");
+	harness_stop_vitrail(harness, inner);
+	harness_assert_alive(xvfb->proc);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- simple_shm_minute -------------------------------------------------- */
+
+START_TEST(test_integration_simple_shm_minute_keeps_buffers_free)
+{
+	struct harness *harness = harness_create("simple_shm_minute");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1 });
+	struct harness_proc *shm = spawn_simple_shm(harness, vitrail);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+
+	uint32_t first = harness_settle(vitrail->conn);
+	uint32_t last = first;
+	int seconds = soak_seconds();
+	for (int i = 0; i < seconds; i++) {
+		sleep_s(1.0);
+		harness_assert_alive(shm);
+		harness_assert_alive(vitrail->proc);
+		if ((i + 1) % 10 == 0 || i + 1 == seconds) {
+			// simple-shm redraws every frame: the tree must keep moving.
+			uint32_t generation = harness_settle(vitrail->conn);
+			ck_assert_msg(generation > last, "no new frame in 10 s: "
+				"generation %u after %d s, %u before", generation, i + 1,
+				last);
+			last = generation;
+		}
+	}
+	ck_assert_msg(last - first >= (uint32_t)seconds, "only %u generations "
+		"in %d s", last - first, seconds);
+
+	char *log = harness_proc_log(shm);
+	ck_assert_msg(strcasestr(log, "busy") == NULL,
+		"weston-simple-shm complained about busy buffers:\n%s", log);
+	free(log);
+	ck_assert_uint_eq(harness_list_windows(vitrail->conn, NULL), 1);
+
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- protocols ---------------------------------------------------------- */
+
+START_TEST(test_integration_protocols_advertised)
+{
+	static const char *const globals[] = {
+		"wl_compositor",
+		"wl_subcompositor",
+		"wl_shm",
+		"wl_seat",
+		"wl_output",
+		"wl_data_device_manager",
+		"xdg_wm_base",
+		"wp_presentation",
+		"wp_viewporter",
+		"zxdg_output_manager_v1",
+		"zwlr_screencopy_manager_v1",
+	};
+	harness_require_program("wayland-info", "wayland-utils");
+	struct harness *harness = harness_create("protocols");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1 });
+
+	const char *argv[] = { "wayland-info", NULL };
+	struct harness_proc *info = NULL;
+	int status = harness_run_client(harness, vitrail, argv,
+		HARNESS_WAIT_TIMEOUT_MS, &info);
+	ck_assert_int_eq(status, 0);
+	char *log = harness_proc_log(info);
+	for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
+		char quoted[64];
+		snprintf(quoted, sizeof(quoted), "'%s'", globals[i]);
+		ck_assert_msg(strstr(log, quoted) != NULL,
+			"wayland-info does not list %s:\n%s", globals[i], log);
+	}
+	free(log);
+
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- client_death ------------------------------------------------------- */
+
+START_TEST(test_integration_client_death_survived)
+{
+	struct harness *harness = harness_create("client_death");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 2,
+			.output_size = "800x600",
+		});
+	struct harness_conn *conn = vitrail->conn;
+
+	struct harness_proc *shm = spawn_simple_shm(harness, vitrail);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_proc *demo = spawn_demo(harness, vitrail, "survivor");
+	harness_wait_for_windows(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_window_on(conn, "survivor", "HEADLESS-2");
+
+	// simple-shm draws on every frame callback: let it run, then kill it
+	// without warning while it commits.
+	uint32_t before = harness_settle(conn);
+	sleep_s(0.5);
+	harness_assert_alive(shm);
+	harness_proc_signal(shm, SIGKILL);
+	ck_assert(harness_proc_wait(shm, HARNESS_STOP_TIMEOUT_MS));
+	harness_wait_for_window_count(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_assert_alive(vitrail->proc);
+	ck_assert_uint_gt(harness_settle(conn), before);
+
+	harness_check_output(conn, "HEADLESS-2", TOLERANCE);
+	harness_check_output(conn, "HEADLESS-1", TOLERANCE);
+
+	// The last client leaves cleanly (SIGTERM: vitrail-demo disconnects).
+	harness_proc_signal(demo, SIGTERM);
+	ck_assert(harness_proc_wait(demo, HARNESS_STOP_TIMEOUT_MS));
+	ck_assert_msg(WIFEXITED(demo->status) && WEXITSTATUS(demo->status) == 0,
+		"vitrail-demo did not exit cleanly on SIGTERM (status 0x%x)",
+		demo->status);
+	harness_wait_for_window_count(conn, 0, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_assert_alive(vitrail->proc);
+	harness_settle(conn);
+	harness_check_output(conn, "HEADLESS-2", TOLERANCE);
+
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- runner ------------------------------------------------------------- */
+
+static void teardown(void) {
+	// Reached only when the test process survives a failure (CK_FORK=no).
+	harness_destroy(harness_current());
+}
+
+static void add_case(Suite *suite, const char *name, const TTest *test,
+		double timeout) {
+	TCase *tcase = tcase_create(name);
+	tcase_add_checked_fixture(tcase, NULL, teardown);
+	tcase_set_timeout(tcase, timeout);
+	tcase_add_test(tcase, test);
+	suite_add_tcase(suite, tcase);
+}
+
+static Suite *integration_suite(void) {
+	Suite *suite = suite_create("integration");
+	add_case(suite, "two_outputs",
+		test_integration_two_outputs_match_reference, 240);
+	add_case(suite, "nested_wayland",
+		test_integration_nested_wayland_match_reference, 300);
+	add_case(suite, "nested_x11",
+		test_integration_nested_x11_match_reference, 300);
+	add_case(suite, "simple_shm_minute",
+		test_integration_simple_shm_minute_keeps_buffers_free,
+		soak_seconds() + 180);
+	add_case(suite, "protocols", test_integration_protocols_advertised, 120);
+	add_case(suite, "client_death", test_integration_client_death_survived,
+		240);
+	return suite;
+}
+
+int main(int argc, char *argv[]) {
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [tcase]\n", argv[0]);
+		return EXIT_FAILURE;
+	}
+	SRunner *runner = srunner_create(integration_suite());
+	// NULL: CK_RUN_CASE picks the case when set, else all run.
+	srunner_run(runner, NULL, argc > 1 ? argv[1] : NULL, CK_NORMAL);
+	int run = srunner_ntests_run(runner);
+	TestResult **results = srunner_results(runner);
+	for (int i = 0; i < run; i++) {
+		harness_after_test(tr_tcname(results[i]),
+			tr_rtype(results[i]) != CK_PASS);
+	}
+	free(results);
+	int failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	if (run == 0) {
+		fprintf(stderr, "no test case ran (unknown case name?)\n");
+		return EXIT_FAILURE;
+	}
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
