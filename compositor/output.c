@@ -423,25 +423,57 @@ static bool output_commit(struct vt_output *output, struct vt_frame *frame) {
 		in_flight.buffer = NULL;
 		in_flight.copy_ns += copy_ns;
 	}
+	in_flight.commit_ns = vt_now_ns();
+	if (!output->model_clock && output->last_present_ns != 0) {
+		/* The vblank this commit can make at the earliest: on the grid
+		 * of the last presentation, after the shortest commit-to-light
+		 * latency seen (a nested compositor adds its own frames). */
+		uint64_t earliest = in_flight.commit_ns + output->min_latency_ns;
+		uint64_t n = earliest > output->last_present_ns ?
+			(earliest - output->last_present_ns + output->period_ns - 1) /
+			output->period_ns : 0;
+		in_flight.target_ns = output->last_present_ns + n * output->period_ns;
+	} else if (!output->model_clock) {
+		in_flight.target_ns = 0;
+	}
 	/* Some backends send the present event from inside the commit. */
 	in_flight.commit_seq = wlr_output->commit_seq + 1;
-	in_flight.committed = frame != NULL;
-	struct vt_frame previous = output->in_flight;
-	bool had_in_flight = output->has_in_flight;
-	output->in_flight = in_flight;
-	output->has_in_flight = frame != NULL;
+	in_flight.committed = true;
+	if (frame != NULL) {
+		if (output->in_flight_len == VT_FRAME_QUEUE_MAX) {
+			/* Never presented; the backend dropped it silently. */
+			output->stats.dropped++;
+			memmove(&output->in_flight[0], &output->in_flight[1],
+				(VT_FRAME_QUEUE_MAX - 1) * sizeof(output->in_flight[0]));
+			output->in_flight_len--;
+		}
+		output->in_flight[output->in_flight_len++] = in_flight;
+	}
 	if (!wlr_output_commit(wlr_output)) {
 		wlr_log(WLR_ERROR, "%s: commit failed", wlr_output->name);
-		output->in_flight = previous;
-		output->has_in_flight = had_in_flight;
+		if (frame != NULL) {
+			output->in_flight_len--;
+		}
 		vt_output_damage_whole(output);
 		return false;
 	}
 	output->damage_idx = (output->damage_idx + 1) % VT_DAMAGE_HISTORY;
-	if (had_in_flight && previous.commit_seq != in_flight.commit_seq &&
-			output->has_in_flight) {
-		/* Its present event never came (the backend replaced it). */
-		output->stats.dropped++;
+	if (output->model_clock) {
+		/* wlroots' headless backend reports "presented" from inside the
+		 * commit, before wp_presentation can match it: as this output's
+		 * clock, we report the vblank it scans out at. */
+		struct timespec when;
+		vt_ns_to_timespec(output->next_vblank_ns, &when);
+		struct wlr_output_event_present present = {
+			.commit_seq = wlr_output->commit_seq,
+			.presented = true,
+			.when = &when,
+			.refresh = (int)output->period_ns,
+			.flags = WLR_OUTPUT_PRESENT_VSYNC | WLR_OUTPUT_PRESENT_HW_CLOCK,
+		};
+		output->sending_present = true;
+		wlr_output_send_present(wlr_output, &present);
+		output->sending_present = false;
 	}
 	return true;
 }
@@ -480,7 +512,7 @@ static void output_refresh(struct vt_output *output, uint64_t vblank_ns) {
 	if (!output->model_clock && rendered) {
 		output_commit_head(output);
 	} else if (output->needs_commit && output->queue_len == 0 &&
-			!output->has_in_flight) {
+			output->in_flight_len == 0) {
 		/* wlroots wants a new commit without new content
 		 * (screencopy, a frame requested by a client). */
 		output_commit(output, NULL);
@@ -529,18 +561,42 @@ static void handle_frame(struct wl_listener *listener, void *data) {
 static void handle_present(struct wl_listener *listener, void *data) {
 	struct vt_output *output = wl_container_of(listener, output, present);
 	struct wlr_output_event_present *event = data;
-	if (!output->has_in_flight ||
-			event->commit_seq != output->in_flight.commit_seq) {
+	if (output->model_clock && !output->sending_present) {
+		return; /* the headless backend's own, see output_commit */
+	}
+	int index = -1;
+	for (int i = 0; i < output->in_flight_len; i++) {
+		if (output->in_flight[i].commit_seq == event->commit_seq) {
+			index = i;
+		}
+	}
+	if (index < 0) {
 		return;
 	}
-	struct vt_frame *frame = &output->in_flight;
+	struct vt_frame *frame = &output->in_flight[index];
 	uint64_t presented_ns = event->when != NULL ?
 		vt_timespec_to_ns(event->when) : vt_now_ns();
 	if (event->refresh > 0 && !output->model_clock) {
 		output->period_ns = (uint64_t)event->refresh;
 	}
-	bool dropped = !event->presented ||
-		presented_ns > frame->target_ns + output->period_ns / 2;
+	if (event->presented) {
+		uint64_t latency = presented_ns > frame->commit_ns ?
+			presented_ns - frame->commit_ns : 0;
+		if (output->last_present_ns == 0 || latency < output->min_latency_ns) {
+			output->min_latency_ns = latency;
+		}
+		output->last_present_ns = presented_ns;
+	}
+	bool dropped;
+	if (!event->presented) {
+		dropped = true;
+	} else if (frame->target_ns == 0) {
+		dropped = false; /* the first frame: nothing to predict from */
+	} else {
+		dropped = presented_ns > frame->target_ns + output->period_ns / 2;
+	}
+	/* Older frames still waiting were replaced before they showed. */
+	output->stats.dropped += (uint64_t)index;
 
 	struct vt_output_stats *stats = &output->stats;
 	stats->frames++;
@@ -563,7 +619,10 @@ static void handle_present(struct wl_listener *listener, void *data) {
 	vt_frame_log_write(output->server->frame_log, output->wlr_output->name,
 		frame, presented_ns, dropped, "vsync");
 	output->presented_generation = frame->generation;
-	output->has_in_flight = false;
+	memmove(&output->in_flight[0], &output->in_flight[index + 1],
+		(size_t)(output->in_flight_len - index - 1) *
+		sizeof(output->in_flight[0]));
+	output->in_flight_len -= index + 1;
 	vt_test_check_settled(output->server);
 }
 

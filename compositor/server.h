@@ -60,6 +60,7 @@ struct vt_frame {
 	uint64_t copy_ns; /* renderer mirror -> output buffers */
 	pixman_region32_t damage; /* output pixels changed since last frame */
 	struct vr_frame_timing timing;
+	uint64_t commit_ns;
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	bool committed;
 };
@@ -88,9 +89,11 @@ struct vt_output {
 	/* Finished frames not yet committed, oldest first. */
 	struct vt_frame queue[VT_FRAME_QUEUE_MAX];
 	int queue_len;
-	/* Committed, waiting for its present event. */
-	struct vt_frame in_flight;
-	bool has_in_flight;
+	/* Committed, waiting for their present events, oldest first. */
+	struct vt_frame in_flight[VT_FRAME_QUEUE_MAX];
+	int in_flight_len;
+	uint64_t last_present_ns;
+	uint64_t min_latency_ns; /* commit -> light, shortest seen */
 	uint64_t frame_seq;
 	uint64_t presented_generation;
 
@@ -102,6 +105,7 @@ struct vt_output {
 	uint64_t vblank_base_ns;
 	uint64_t period_ns;
 	uint64_t next_vblank_ns; /* the armed deadline */
+	bool sending_present; /* our own present event is being emitted */
 	bool timer_armed;
 
 	struct vt_output_stats {

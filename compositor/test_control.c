@@ -81,7 +81,7 @@ static bool is_settled(struct vt_server *server) {
 		 * the current tree when the changes since damaged nothing on
 		 * it: no pending damage, nothing queued or in flight. */
 		if (pixman_region32_not_empty(&output->pending_damage) ||
-				output->queue_len > 0 || output->has_in_flight) {
+				output->queue_len > 0 || output->in_flight_len > 0) {
 			return false;
 		}
 	}
