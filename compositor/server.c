@@ -340,9 +340,10 @@ void vt_server_finish(struct vt_server *server) {
 		wl_list_remove(&server->new_surface.link);
 		wl_list_remove(&server->new_xdg_surface.link);
 	}
-	/* Destroys the outputs (their handlers free vt_output). */
-	wlr_backend_destroy(server->backend);
+	/* Destroys the outputs (their handlers free vt_output); no more
+	 * idle updates from here on. */
 	server->loop = NULL;
+	wlr_backend_destroy(server->backend);
 	wl_display_destroy(server->display);
 	wlr_output_layout_destroy(server->layout);
 	wlr_allocator_destroy(server->allocator);

@@ -532,6 +532,8 @@ static const struct wl_callback_listener callback_listener = {
 static void conn_fail(struct harness_conn *conn, const char *what,
 		const char *why) {
 	struct harness_proc *proc = conn->vitrail->proc;
+	// A crash shows as a lost connection first: give it time to be reaped.
+	harness_proc_wait(proc, 1000);
 	if (!harness_proc_alive(proc)) {
 		harness_assert_alive(proc); // fails with vitrail's log
 	}
@@ -717,6 +719,13 @@ uint32_t harness_settle(struct harness_conn *conn) {
 	ck_assert_msg(result.data != 0,
 		"settle answered generation 0, which the protocol forbids");
 	return result.data;
+}
+
+uint32_t harness_settle_held(struct harness_conn *conn) {
+	harness_hold_frames(conn, true);
+	uint32_t generation = harness_settle(conn);
+	harness_hold_frames(conn, false);
+	return generation;
 }
 
 size_t harness_list_windows(struct harness_conn *conn,

@@ -147,6 +147,9 @@ struct harness_xvfb *harness_start_xvfb(struct harness *harness,
 /* vitrail_test_v1 requests; each waits for its answer. */
 void harness_hold_frames(struct harness_conn *conn, bool hold);
 uint32_t harness_settle(struct harness_conn *conn);
+/* Settle with frames held, so that animated clients stop committing and
+ * the screen can catch up; frames are released afterwards. */
+uint32_t harness_settle_held(struct harness_conn *conn);
 /* The windows, front to back; the array stays valid until the next call. */
 size_t harness_list_windows(struct harness_conn *conn,
 	const struct harness_window **windows);

@@ -232,7 +232,7 @@ START_TEST(test_integration_simple_shm_minute_keeps_buffers_free)
 	struct harness_proc *shm = spawn_simple_shm(harness, vitrail);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 
-	uint32_t first = harness_settle(vitrail->conn);
+	uint32_t first = harness_settle_held(vitrail->conn);
 	uint32_t last = first;
 	int seconds = soak_seconds();
 	for (int i = 0; i < seconds; i++) {
@@ -241,7 +241,7 @@ START_TEST(test_integration_simple_shm_minute_keeps_buffers_free)
 		harness_assert_alive(vitrail->proc);
 		if ((i + 1) % 10 == 0 || i + 1 == seconds) {
 			// simple-shm redraws every frame: the tree must keep moving.
-			uint32_t generation = harness_settle(vitrail->conn);
+			uint32_t generation = harness_settle_held(vitrail->conn);
 			ck_assert_msg(generation > last, "no new frame in 10 s: "
 				"generation %u after %d s, %u before", generation, i + 1,
 				last);
@@ -323,7 +323,7 @@ START_TEST(test_integration_client_death_survived)
 
 	// simple-shm draws on every frame callback: let it run, then kill it
 	// without warning while it commits.
-	uint32_t before = harness_settle(conn);
+	uint32_t before = harness_settle_held(conn);
 	sleep_s(0.5);
 	harness_assert_alive(shm);
 	harness_proc_signal(shm, SIGKILL);
