@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -376,6 +377,16 @@ static void keep_vulkan_driver_loaded(void) {
 #endif
 
 int main(int argc, char *argv[]) {
+	/* Block the signals we handle through the event loop before any
+	 * thread exists (the Vulkan driver starts some): threads inherit the
+	 * mask, so the signals reach the loop's signalfd and nothing else. */
+	sigset_t handled;
+	sigemptyset(&handled);
+	sigaddset(&handled, SIGINT);
+	sigaddset(&handled, SIGTERM);
+	sigaddset(&handled, SIGHUP);
+	sigaddset(&handled, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &handled, NULL);
 	keep_vulkan_driver_loaded();
 	struct vt_server server = { 0 };
 	struct vt_options *opts = &server.opts;

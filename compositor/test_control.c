@@ -99,10 +99,9 @@ void vt_test_check_settled(struct vt_server *server) {
 	}
 	struct settle *settle, *tmp;
 	wl_list_for_each_safe(settle, tmp, &test->settles, link) {
-		wl_list_remove(&settle->link);
 		wl_callback_send_done(settle->callback, generation);
+		/* Its destroy handler unlinks and frees the settle. */
 		wl_resource_destroy(settle->callback);
-		free(settle);
 	}
 }
 
