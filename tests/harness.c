@@ -49,6 +49,17 @@ static int64_t now_ms(void) {
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A deadline of ms, stretched by $VITRAIL_TIMEOUT_MULTIPLIER (slow builds,
+ * such as sanitizer ones, set it). */
+static int64_t scaled_ms(int ms) {
+	const char *env = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
+	double factor = env != NULL ? strtod(env, NULL) : 1.0;
+	if (!(factor >= 1.0)) {
+		factor = 1.0;
+	}
+	return (int64_t)(ms * factor);
+}
+
 static void sleep_ms(int ms) {
 	struct timespec ts = {
 		.tv_sec = ms / 1000,
@@ -305,7 +316,7 @@ void harness_proc_signal(struct harness_proc *proc, int sig) {
 }
 
 bool harness_proc_wait(struct harness_proc *proc, int timeout_ms) {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
 	while (harness_proc_alive(proc)) {
 		if (now_ms() >= deadline) {
 			return false;
@@ -562,7 +573,7 @@ static void conn_fail(struct harness_conn *conn, const char *what,
 /* Dispatch until *done, failing the test after timeout_ms. */
 static void conn_wait(struct harness_conn *conn, const bool *done,
 		int timeout_ms, const char *what) {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
 	struct wl_display *display = conn->display;
 	while (true) {
 		if (wl_display_dispatch_pending(display) < 0) {
@@ -577,7 +588,8 @@ static void conn_wait(struct harness_conn *conn, const bool *done,
 		int64_t remaining = deadline - now_ms();
 		if (remaining <= 0) {
 			char why[64];
-			snprintf(why, sizeof(why), "timed out after %d ms", timeout_ms);
+			snprintf(why, sizeof(why), "timed out after %lld ms",
+				(long long)scaled_ms(timeout_ms));
 			conn_fail(conn, what, why);
 		}
 		while (wl_display_prepare_read(display) != 0) {
@@ -748,7 +760,7 @@ size_t harness_list_windows(struct harness_conn *conn,
 
 size_t harness_wait_for_windows(struct harness_conn *conn, size_t n,
 		int timeout_ms) {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
 	size_t count;
 	while ((count = harness_list_windows(conn, NULL)) < n) {
 		if (now_ms() >= deadline) {
@@ -765,7 +777,7 @@ size_t harness_wait_for_windows(struct harness_conn *conn, size_t n,
 
 void harness_wait_for_window_count(struct harness_conn *conn, size_t n,
 		int timeout_ms) {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
 	size_t count;
 	while ((count = harness_list_windows(conn, NULL)) != n) {
 		if (now_ms() >= deadline) {
@@ -824,7 +836,7 @@ uint32_t harness_write_reference(struct harness_conn *conn,
  * false on EOF before a newline. */
 static bool read_line(int fd, char *buf, size_t size, int timeout_ms,
 		struct harness_proc *proc, const char *what) {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
 	size_t n = 0;
 	while (n + 1 < size) {
 		int64_t remaining = deadline - now_ms();
@@ -1006,7 +1018,7 @@ struct harness_xvfb *harness_start_xvfb(struct harness *harness,
 	}
 	xvfb->display = xasprintf(":%ld", number);
 	char *socket = xasprintf("/tmp/.X11-unix/X%ld", number);
-	int64_t deadline = now_ms() + HARNESS_START_TIMEOUT_MS;
+	int64_t deadline = now_ms() + scaled_ms(HARNESS_START_TIMEOUT_MS);
 	while (access(socket, F_OK) != 0) {
 		harness_assert_alive(xvfb->proc);
 		ck_assert_msg(now_ms() < deadline, "Xvfb reported display %s but "

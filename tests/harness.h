@@ -23,7 +23,9 @@
 #include <sys/types.h>
 #include <wayland-util.h>
 
-/* Deadlines, in milliseconds. */
+/* Deadlines, in milliseconds; every wait stretches them by
+ * $VITRAIL_TIMEOUT_MULTIPLIER when set (>= 1), as setup.sh does for the
+ * sanitizer run. */
 #define HARNESS_START_TIMEOUT_MS 60000 // vitrail, Xvfb: until ready
 #define HARNESS_WAIT_TIMEOUT_MS 30000 // one protocol round trip
 #define HARNESS_WINDOWS_TIMEOUT_MS 60000 // clients mapping their windows

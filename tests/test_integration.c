@@ -8,7 +8,9 @@
  * `test-integration <tcase>` or CK_RUN_CASE=<tcase>.
  *
  * Environment: VITRAIL_BIN (the compositor), VITRAIL_DEMO (vitrail-demo),
- * VITRAIL_TEST_OUT, VITRAIL_SOAK_SECONDS (simple_shm_minute, default 60).
+ * VITRAIL_TEST_OUT, VITRAIL_SOAK_SECONDS (simple_shm_minute, default 60),
+ * VITRAIL_TIMEOUT_MULTIPLIER (stretches every deadline; setup.sh sets it
+ * for the sanitizer run).
  */
 #define _GNU_SOURCE // strcasestr
 #include <check.h>
@@ -360,9 +362,11 @@ static void teardown(void) {
 
 static void add_case(Suite *suite, const char *name, const TTest *test,
 		double timeout) {
+	const char *multiplier = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
+	double factor = multiplier != NULL ? strtod(multiplier, NULL) : 1.0;
 	TCase *tcase = tcase_create(name);
 	tcase_add_checked_fixture(tcase, NULL, teardown);
-	tcase_set_timeout(tcase, timeout);
+	tcase_set_timeout(tcase, timeout * (factor >= 1.0 ? factor : 1.0));
 	tcase_add_test(tcase, test);
 	suite_add_tcase(suite, tcase);
 }
