@@ -24,6 +24,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 #include <wlr/backend/headless.h>
+#include <wlr/backend/x11.h>
 #include <wlr/interfaces/wlr_output.h>
 #include <wlr/render/allocator.h>
 #include <wlr/render/drm_format_set.h>
@@ -563,6 +564,18 @@ static void handle_present(struct wl_listener *listener, void *data) {
 	struct wlr_output_event_present *event = data;
 	if (output->model_clock && !output->sending_present) {
 		return; /* the headless backend's own, see output_commit */
+	}
+	if (wlr_output_is_x11(output->wlr_output) && !output->sending_present) {
+		/* wlroots 0.15's x11 backend numbers its present events one
+		 * commit behind (the serial is taken before the commit counts),
+		 * so neither we nor wp_presentation could match them. Report
+		 * the corrected event instead. */
+		struct wlr_output_event_present fixed = *event;
+		fixed.commit_seq++;
+		output->sending_present = true;
+		wlr_output_send_present(output->wlr_output, &fixed);
+		output->sending_present = false;
+		return;
 	}
 	int index = -1;
 	for (int i = 0; i < output->in_flight_len; i++) {
