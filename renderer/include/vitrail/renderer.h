@@ -199,6 +199,13 @@ struct vr_target;
 
 struct vr_renderer_options {
 	bool validation; /* enable VK_LAYER_KHRONOS_validation when present */
+	/* Worker threads of the parallel mode; 0: the default, cores - 1 and
+	 * at least 1. */
+	int workers;
+	/* The sequential mode: the same engine driven the classic way (one
+	 * stateful depth-first traversal on the calling thread, no pools),
+	 * the baseline of every benchmark. */
+	bool sequential;
 };
 
 /* NULL (with a logged reason) when no usable Vulkan device exists. Prefers
@@ -206,6 +213,11 @@ struct vr_renderer_options {
 struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts);
 void vr_renderer_destroy(struct vr_renderer *renderer); /* accepts NULL */
 const char *vr_renderer_device_name(const struct vr_renderer *renderer);
+/* Change the mode between frames (0 workers: the default count). */
+void vr_renderer_set_workers(struct vr_renderer *renderer, int workers);
+void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential);
+int vr_renderer_workers(const struct vr_renderer *renderer);
+bool vr_renderer_is_sequential(const struct vr_renderer *renderer);
 
 /* An offscreen render target (B8G8R8A8), content persistent across frames
  * (starts transparent black), with a host-visible mirror for readback. */
@@ -227,6 +239,11 @@ struct vr_frame_timing {
 	uint64_t readback_ns; /* copy into the host mirror */
 	uint32_t draws; /* draws recorded */
 	uint32_t uploads; /* image uploads recorded */
+	/* Parallel mode (0 in sequential mode): */
+	uint64_t execute_critical_ns; /* busiest worker's execution time */
+	uint32_t tasks; /* self-contained tasks built by preparation */
+	uint32_t ooo_commits; /* tasks committed ahead of earlier ones */
+	uint32_t commit_stalls; /* times the commit thread had to wait */
 };
 
 /* One target to render: its view maps root coordinates to target pixels;

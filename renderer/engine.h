@@ -1,0 +1,127 @@
+/*
+ * The contract between the three stages of a frame (after Spars, OSDI'25):
+ *
+ *   1. in-order preparation (caller's thread): one depth-first dry run over
+ *      the tree that replays nodes' content with their absolute state,
+ *      batches compatible commands, and chains self-contained tasks with
+ *      their axis-aligned bounding boxes (prepare.c). Never calls Vulkan.
+ *   2. out-of-order execution (worker threads): the stateless engine turns
+ *      one task into GPU objects — vertices in the frame's ring, textures,
+ *      glyphs, pipelines, descriptor sets — through thread-safe resource
+ *      managers (engine_*.c, using the vr_exec_* functions below).
+ *   3. in-order commit (the commit thread, sole owner of the frame's
+ *      command buffer and of the queue): records finished tasks in chain
+ *      order; a finished task may overtake unfinished earlier ones when its
+ *      AABB overlaps none of them (look-back VR_COMMIT_LOOKBACK).
+ *
+ * The sequential mode runs the same three functions on one thread, task
+ * by task, without pools.
+ *
+ * Ownership: the task and primitive types and the vr_engine_* functions
+ * belong to the engine (prepare.c, engine_*.c); vr_exec_ctx and the
+ * vr_exec_* resource functions belong to the pipeline (vk_render.c and its
+ * helpers). Neither side looks into the other's structures.
+ */
+#ifndef RENDERER_ENGINE_H
+#define RENDERER_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "render_private.h"
+
+#define VR_COMMIT_LOOKBACK 4
+
+/* ---- tasks (engine side) ------------------------------------------------ */
+
+enum vr_task_kind {
+	VR_TASK_QUADS, /* solid and textured quads: rects, images */
+	VR_TASK_SHAPES, /* analytic rounded rects and ellipses (fill/stroke) */
+	VR_TASK_TRIANGLES, /* tessellated strokes and paths, AA fringe */
+	VR_TASK_GLYPHS, /* glyph runs from the atlas */
+	VR_TASK_SHADOW, /* blurred shadow: needs passes of its own */
+	VR_TASK_KIND_COUNT,
+};
+
+struct vr_task_payload; /* engine-private, allocated in the frame arena */
+
+/*
+ * A self-contained task: everything needed to produce its GPU objects,
+ * with absolute state, without looking at the tree. Immutable once in the
+ * pool; `out` is written only by the worker that executes it.
+ */
+struct vr_task {
+	enum vr_task_kind kind;
+	uint32_t index; /* position in the chain (drawing order) */
+	uint32_t job; /* which target of the render call */
+	struct vr_box aabb; /* target pixels: everything it may touch */
+	struct vr_task_payload *payload;
+	struct vr_task_out *out; /* filled by vr_engine_execute */
+};
+
+/* ---- execution context (pipeline side) ---------------------------------- */
+
+struct vr_exec_ctx; /* one per worker (or the sequential thread) */
+
+/* Space for `size` bytes of vertex data in this frame's ring buffer
+ * (persistently mapped, host-visible); returns the CPU pointer and the
+ * byte offset to bind. Lock-free per worker (its own slice). */
+void *vr_exec_vertices(struct vr_exec_ctx *ctx, size_t size,
+	VkDeviceSize *offset);
+
+/* The descriptor set sampling image's GPU copy, uploading what was written
+ * since the last upload through this worker's command buffer (recorded
+ * before the frame's draws). A copy being created by another worker is
+ * waited for, never created twice. */
+VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
+	bool linear);
+
+/* A pipeline for a key the engine defines (vertex layout, shaders,
+ * blend): created once on first use — concurrent first uses wait for the
+ * one creating it; never compiled under a lock readers need. */
+struct vr_pipeline_desc {
+	uint32_t key; /* unique per distinct description */
+	const uint32_t *vert_spv, *frag_spv;
+	size_t vert_size, frag_size; /* bytes */
+	uint32_t vertex_stride;
+	const VkVertexInputAttributeDescription *attributes;
+	uint32_t attribute_count;
+	bool uses_texture; /* set 0 binding 0: combined image sampler */
+	VkPrimitiveTopology topology;
+	bool offscreen; /* for vr_exec_offscreen_pass(), else the frame's */
+};
+VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
+	const struct vr_pipeline_desc *desc);
+VkPipelineLayout vr_exec_pipeline_layout(struct vr_exec_ctx *ctx);
+
+/* Effects that need render passes of their own (the blurred shadow) do
+ * them here, not in the frame's pass: this worker's prologue command
+ * buffer, outside any render pass, submitted before the frame's draws in
+ * the same queue submission. */
+VkCommandBuffer vr_exec_prologue(struct vr_exec_ctx *ctx);
+/* A colour image (B8G8R8A8 or R8 with format) usable as a render target
+ * and sampled texture for this frame only; recycled after its fence. */
+struct vr_scratch {
+	VkImage image;
+	VkImageView view;
+	VkFramebuffer framebuffer; /* for vr_exec_offscreen_pass() */
+	VkDescriptorSet set; /* sampling it, linear */
+	int32_t width, height;
+};
+bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
+	struct vr_scratch *out);
+/* The render pass scratch framebuffers are compatible with (clear on load,
+ * SHADER_READ_ONLY layout at the end). */
+VkRenderPass vr_exec_offscreen_pass(struct vr_exec_ctx *ctx);
+
+/* ---- engine entry points (engine side) ---------------------------------- */
+
+/* Stage 2: any worker, any order. False: the task draws nothing. */
+bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
+/* Stage 3: the commit thread, in drawing order, inside the target's render
+ * pass; `target_size` for push constants (pixels -> NDC). */
+void vr_engine_record(VkCommandBuffer cb, VkPipelineLayout layout,
+	const struct vr_task *task, int32_t target_width, int32_t target_height);
+
+#endif
