@@ -35,6 +35,9 @@ static const char usage[] =
 	"      --stats FILE         on exit, write the frame statistics to FILE\n"
 	"      --frame-log FILE     per-frame timing CSV (also VITRAIL_FRAME_LOG)\n"
 	"      --ready-fd FD        write WAYLAND_DISPLAY=<name> to FD when ready\n"
+	"      --renderer-threads N worker threads of the parallel renderer\n"
+	"                           (default: cores - 1, at least 1)\n"
+	"      --sequential         render with the sequential baseline (no workers)\n"
 	"      --test               expose the test protocol vitrail_test_v1\n"
 	"  -d, --debug              verbose logging\n"
 	"  -h, --help               show this help\n"
@@ -50,6 +53,8 @@ enum {
 	OPT_FRAME_LOG,
 	OPT_READY_FD,
 	OPT_TEST,
+	OPT_RENDERER_THREADS,
+	OPT_SEQUENTIAL,
 };
 
 static bool parse_size(const char *s, int *w, int *h) {
@@ -86,6 +91,8 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		{ "frame-log", required_argument, NULL, OPT_FRAME_LOG },
 		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
 		{ "test", no_argument, NULL, OPT_TEST },
+		{ "renderer-threads", required_argument, NULL, OPT_RENDERER_THREADS },
+		{ "sequential", no_argument, NULL, OPT_SEQUENTIAL },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
@@ -194,6 +201,17 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			break;
 		case OPT_TEST:
 			opts->test = true;
+			break;
+		case OPT_RENDERER_THREADS:
+			opts->renderer_threads = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || opts->renderer_threads < 1 ||
+					opts->renderer_threads > 64) {
+				fprintf(stderr, "vitrail: --renderer-threads takes 1 to 64\n");
+				return false;
+			}
+			break;
+		case OPT_SEQUENTIAL:
+			opts->sequential = true;
 			break;
 		case 'd':
 			*log_level = WLR_DEBUG;

@@ -180,6 +180,8 @@ bool vt_server_init(struct vt_server *server) {
 
 	struct vr_renderer_options ropts = {
 		.validation = getenv("VITRAIL_VK_VALIDATION") != NULL,
+		.workers = opts->renderer_threads,
+		.sequential = opts->sequential,
 	};
 	server->renderer = vr_renderer_create(&ropts);
 	if (server->renderer == NULL) {

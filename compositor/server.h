@@ -42,6 +42,8 @@ struct vt_options {
 	double exit_after; /* seconds, 0 = never */
 	int ready_fd; /* -1 = none */
 	bool test; /* expose vitrail_test_v1 */
+	int renderer_threads; /* 0: the renderer's default */
+	bool sequential; /* the renderer's sequential baseline */
 	bool demo; /* embedded default session */
 	bool validate; /* check the config and exit */
 	enum vt_mode mode;
