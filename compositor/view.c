@@ -184,28 +184,35 @@ static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void toplevel_handle_request_maximize(struct wl_listener *listener,
-		void *data) {
-	struct vt_view *view = wl_container_of(listener, view, request_maximize);
-	if (!view->xdg_surface->toplevel->requested.maximized &&
-			view->server->config.mode == VT_MODE_DESKTOP) {
-		wlr_xdg_toplevel_set_maximized(view->xdg_surface, false);
+/* Maximize and fullscreen requests fill the output; leaving either state
+ * gives the client back its own size (desktop mode; kiosk windows always
+ * fill). Every request is answered with a configure. */
+static void view_handle_fill_request(struct vt_view *view, bool requested,
+		bool fullscreen) {
+	if (!requested && view->server->config.mode == VT_MODE_DESKTOP) {
+		if (fullscreen) {
+			wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, false);
+		} else {
+			wlr_xdg_toplevel_set_maximized(view->xdg_surface, false);
+		}
 		wlr_xdg_toplevel_set_size(view->xdg_surface, 0, 0);
 		return;
 	}
-	view_fill_output(view, false);
+	view_fill_output(view, fullscreen);
+}
+
+static void toplevel_handle_request_maximize(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_maximize);
+	view_handle_fill_request(view,
+		view->xdg_surface->toplevel->requested.maximized, false);
 }
 
 static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_fullscreen);
-	if (!view->xdg_surface->toplevel->requested.fullscreen &&
-			view->server->config.mode == VT_MODE_DESKTOP) {
-		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, false);
-		wlr_xdg_toplevel_set_size(view->xdg_surface, 0, 0);
-		return;
-	}
-	view_fill_output(view, true);
+	view_handle_fill_request(view,
+		view->xdg_surface->toplevel->requested.fullscreen, true);
 }
 
 static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
