@@ -60,6 +60,55 @@ struct vr_task {
 	struct vr_task_out *out; /* filled by vr_engine_execute */
 };
 
+/*
+ * What preparation builds (engine side). Both live in the frame's memory
+ * (vr_chain_alloc), and stay valid until the frame's tasks are committed;
+ * the tree, its images and display lists do not change until then
+ * (vr_render returns only when the frame is done).
+ *
+ * A payload is a batch of `count` primitives of the task's kind, each with
+ * its complete absolute state (target pixels); the primitive types are in
+ * engine_private.h except the quads', which are draw tasks. Preparation
+ * batches a command into one of the last VR_BATCH_LOOKBACK open tasks of
+ * its kind when compatible, never across an overlapping incompatible one,
+ * and pushes a task when it leaves that window (or at the job's end).
+ */
+#define VR_BATCH_LOOKBACK 8
+
+struct vr_task_payload {
+	uint32_t count; /* primitives */
+	uint32_t capacity; /* preparation's bookkeeping */
+	union {
+		/* VR_TASK_QUADS: one image (or none: solid), one sampler
+		 * (nearest), one clip box (task->aabb lies inside it) */
+		struct vr_draw_task *quads;
+		struct vr_shape *shapes; /* VR_TASK_SHAPES */
+		struct vr_geometry *geometries; /* VR_TASK_TRIANGLES */
+		struct vr_glyph_run *runs; /* VR_TASK_GLYPHS */
+		struct vr_shadow *shadows; /* VR_TASK_SHADOW: count is 1 */
+	};
+};
+
+/* One draw of a task's vertices (vr_exec_vertices, vr_exec_vertex_buffer). */
+struct vr_task_draw {
+	VkDescriptorSet set; /* set 0; VK_NULL_HANDLE: none */
+	VkBuffer vertex_buffer;
+	VkDeviceSize vertex_offset;
+	uint32_t vertex_count;
+};
+
+#define VR_TASK_MAX_DRAWS 4
+
+/* Written by the worker that executes the task, read by the commit
+ * thread; allocated (zeroed) by preparation. */
+struct vr_task_out {
+	VkPipeline pipeline;
+	VkDescriptorSet set; /* quads: set 0 */
+	/* shapes, triangles, glyphs (one per atlas image), shadows */
+	uint32_t ndraws;
+	struct vr_task_draw draws[VR_TASK_MAX_DRAWS];
+};
+
 /* ---- execution context (pipeline side) ---------------------------------- */
 
 struct vr_exec_ctx; /* one per worker (or the sequential thread) */
@@ -114,6 +163,51 @@ bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
 /* The render pass scratch framebuffers are compatible with (clear on load,
  * SHADER_READ_ONLY layout at the end). */
 VkRenderPass vr_exec_offscreen_pass(struct vr_exec_ctx *ctx);
+
+/* The buffer the offset of this context's latest vr_exec_vertices() call
+ * refers to (the frame's ring, or an overflow buffer when the ring is
+ * full): store both in the task's out and bind them in vr_engine_record
+ * with vkCmdBindVertexBuffers. Offsets are 16-byte aligned. */
+VkBuffer vr_exec_vertex_buffer(struct vr_exec_ctx *ctx);
+/* The descriptor set of a 1x1 opaque white texture (nearest): solid
+ * colours through a textured pipeline. */
+VkDescriptorSet vr_exec_white(struct vr_exec_ctx *ctx);
+
+/* ---- preparation's output (pipeline side) ------------------------------- */
+
+/* One job (target) of the render call, as preparation sees it. */
+struct vr_prepare_job {
+	uint32_t index; /* goes into vr_task::job */
+	struct vr_mat view; /* root coordinates -> target pixels */
+	struct vr_box target; /* (0, 0, width, height) */
+	struct vr_box extents; /* of the damaged pixels: cull outside it */
+};
+
+/* Where preparation puts its tasks, in drawing order (pipeline-owned). */
+struct vr_chain;
+
+/* Frame memory for payloads and outs: zeroed, 16-byte aligned, valid until
+ * the frame's tasks are committed, freed all at once. Preparation's thread
+ * only. NULL (logged) when out of memory. */
+void *vr_chain_alloc(struct vr_chain *chain, size_t size);
+/* Append a task (copied; the chain sets `index`; `job` must be the
+ * vr_prepare_job's index, jobs in order). Parallel mode: workers may start
+ * on it at once. Sequential mode: it is executed and recorded before this
+ * returns. False: the frame failed (logged); stop preparing. */
+bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task);
+
+/*
+ * How the pipeline calls the engine's entry points:
+ * - vr_engine_execute: any worker, exactly once per task, with that
+ *   worker's context; everything it writes goes into task->out.
+ * - vr_engine_record: the commit thread, inside the job's render pass with
+ *   the viewport set to the whole target, once per damaged rectangle of
+ *   the job that the task's AABB meets, with the scissor already set to
+ *   that rectangle intersected with the AABB. The engine binds its
+ *   pipeline, descriptor sets, vertex buffers and push constants in every
+ *   call (no state is carried between calls) and leaves viewport and
+ *   scissor alone. Skipped when vr_engine_execute returned false.
+ */
 
 /* ---- engine entry points (engine side) ---------------------------------- */
 

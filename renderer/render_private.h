@@ -123,6 +123,7 @@ enum vr_content_type {
 	VR_CONTENT_NONE,
 	VR_CONTENT_RECT,
 	VR_CONTENT_IMAGE,
+	VR_CONTENT_DISPLAY_LIST, /* canvas.h; bounds: the list's bounds */
 };
 
 enum vr_node_dirty {
@@ -164,6 +165,7 @@ struct vr_node {
 		struct vr_image *image; /* VR_CONTENT_IMAGE, referenced */
 		struct vr_rectf src; /* image pixels */
 		enum vr_transform transform;
+		struct vr_display_list *list; /* VR_CONTENT_DISPLAY_LIST, referenced */
 	} content;
 
 	uint32_t dirty; /* enum vr_node_dirty */
@@ -192,11 +194,23 @@ struct vr_draw_task {
 	struct vr_image *image; /* NULL: solid colour */
 	bool nearest; /* the image maps pixel-exactly */
 	bool axis_aligned; /* mat keeps the unit square axis-aligned */
+	/* display-list images: a rounded clip, target pixels: x0, y0, x1, y1
+	 * and the radii tl, tr, br, bl (vr_draw_task_init* leave it off) */
+	bool has_rclip;
+	float rclip[8];
 };
 
 /* False when the node draws nothing inside target (after the view). */
 bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 	const struct vr_mat *view, const struct vr_box *target);
+
+/* The draw task of an image drawn into the unit square mapped by mat
+ * (unit square -> target pixels), src in image pixels, with opacity and
+ * the buffer transform; clip in target pixels. False: nothing visible. */
+bool vr_draw_task_init_image(struct vr_draw_task *task,
+	const struct vr_mat *mat, struct vr_image *image,
+	const struct vr_rectf *src, enum vr_transform transform, float opacity,
+	const struct vr_box *clip);
 
 /* Premultiplied 8-bit colour of a straight-alpha colour times opacity. */
 void vr_color_premultiply8(const struct vr_color *color, float opacity,

@@ -67,10 +67,12 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 		const struct vr_mat *view, const struct vr_box *target)
 {
 	const struct vr_node_abs *abs = &node->abs;
-	if (!abs->drawn) {
+	if (!abs->drawn || (node->content.type != VR_CONTENT_RECT &&
+			node->content.type != VR_CONTENT_IMAGE)) {
 		return false;
 	}
 	float w = node->content.width, h = node->content.height;
+	task->has_rclip = false;
 	struct vr_mat final;
 	vr_mat_multiply(&final, view, &abs->transform);
 	struct vr_mat quad = { .a = w, .d = h };
@@ -117,5 +119,45 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 		&buffer_transforms[node->content.transform]);
 	task->nearest = maps_pixel_exactly(&final, src, w, h,
 		node->content.transform);
+	return true;
+}
+
+bool vr_draw_task_init_image(struct vr_draw_task *task,
+		const struct vr_mat *mat, struct vr_image *image,
+		const struct vr_rectf *src, enum vr_transform transform, float opacity,
+		const struct vr_box *clip)
+{
+	if ((unsigned)transform > 7) {
+		transform = VR_TRANSFORM_NORMAL;
+	}
+	task->mat = *mat;
+	task->has_rclip = false;
+	task->axis_aligned = (mat->b == 0.0f && mat->c == 0.0f) ||
+		(mat->a == 0.0f && mat->d == 0.0f);
+	task->clip = *clip;
+	const struct vr_rectf unit = { 0.0f, 0.0f, 1.0f, 1.0f };
+	task->aabb = vr_mat_map_rect_bounds(mat, &unit);
+	task->aabb = vr_box_intersect(&task->aabb, &task->clip);
+	if (vr_box_empty(&task->aabb)) {
+		return false;
+	}
+	uint8_t alpha = to_u8(opacity);
+	if (alpha == 0) {
+		return false;
+	}
+	task->r = task->g = task->b = task->a = alpha;
+	task->image = image;
+	struct vr_mat to_src = { .a = src->width, .d = src->height,
+		.tx = src->x, .ty = src->y };
+	vr_mat_multiply(&task->uv, &to_src, &buffer_transforms[transform]);
+	/* pixel-exact: an integer translation of the source at its size */
+	bool swap = transform & 1;
+	float sw = swap ? src->height : src->width;
+	float sh = swap ? src->width : src->height;
+	task->nearest = fabsf(mat->b) < 1e-6f && fabsf(mat->c) < 1e-6f &&
+		fabsf(mat->a - sw) < 1e-4f && fabsf(mat->d - sh) < 1e-4f &&
+		is_integer(mat->tx) && is_integer(mat->ty) &&
+		is_integer(src->x) && is_integer(src->y) &&
+		is_integer(src->width) && is_integer(src->height);
 	return true;
 }

@@ -4,13 +4,15 @@
  *
  * Dirty marking: a change to a node's transform, clip, opacity, enabled
  * state or parent marks it VR_DIRTY_SUBTREE (its descendants' absolute
- * state depends on it); a content change or restack marks it
+ * state depends on it); a content change (a rect, an image or a display
+ * list, whose bounds are the list's bounds) or restack marks it
  * VR_DIRTY_CONTENT (its own pixels only). Every ancestor of a dirty node
  * carries VR_DIRTY_CHILD, so an update walks only the dirty paths.
  */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include "display_list.h"
 #include "render_private.h"
 
 struct vr_tree {
@@ -83,6 +85,7 @@ static void node_free(struct vr_node *node)
 {
 	vr_list_remove(&node->tree_link);
 	vr_image_unref(node->content.image);
+	vr_display_list_unref(node->content.list);
 	pixman_region32_fini(&node->content_damage);
 	free(node);
 }
@@ -311,6 +314,8 @@ static void clear_content(struct vr_node *node)
 {
 	vr_image_unref(node->content.image);
 	node->content.image = NULL;
+	vr_display_list_unref(node->content.list);
+	node->content.list = NULL;
 	node->content.type = VR_CONTENT_NONE;
 }
 
@@ -365,6 +370,24 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 	node->content.width = width;
 	node->content.height = height;
 	node->content.transform = transform;
+	changed(node, VR_DIRTY_CONTENT);
+}
+
+void vr_node_set_display_list(struct vr_node *node,
+		struct vr_display_list *list)
+{
+	if (list == NULL) {
+		vr_node_clear_content(node);
+		return;
+	}
+	if (node->content.type == VR_CONTENT_DISPLAY_LIST &&
+			node->content.list == list) {
+		return; /* lists are immutable: same pixels */
+	}
+	vr_display_list_ref(list); /* before the unref: list may be the same */
+	clear_content(node);
+	node->content.type = VR_CONTENT_DISPLAY_LIST;
+	node->content.list = list;
 	changed(node, VR_DIRTY_CONTENT);
 }
 
@@ -434,6 +457,9 @@ static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 			abs->opacity > 0.0f) {
 		struct vr_rectf rect = { 0.0f, 0.0f, node->content.width,
 			node->content.height };
+		if (node->content.type == VR_CONTENT_DISPLAY_LIST) {
+			rect = node->content.list->bounds;
+		}
 		abs->bounds = vr_mat_map_rect_bounds(&abs->transform, &rect);
 		if (abs->has_clip) {
 			abs->bounds = vr_box_intersect(&abs->bounds, &abs->clip);

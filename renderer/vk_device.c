@@ -1,8 +1,12 @@
 /*
- * Vulkan instance, physical device choice, logical device and queue.
+ * Vulkan instance, physical device choice, logical device and queue, and
+ * the memory, buffer and image helpers every other file uses. Everything
+ * here is thread-safe (Vulkan object creation needs no external
+ * synchronisation).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "vk_private.h"
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
@@ -344,4 +348,192 @@ bool vr_array_reserve(struct vr_array *array, size_t n, size_t elem_size)
 	array->data = data;
 	array->cap = cap;
 	return true;
+}
+
+uint64_t vr_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool vr_vk_allocate_memory(struct vr_renderer *renderer,
+		const VkMemoryRequirements *reqs, VkMemoryPropertyFlags required,
+		VkMemoryPropertyFlags preferred, VkDeviceMemory *memory,
+		VkMemoryPropertyFlags *flags)
+{
+	int type = vr_vk_find_memory_type(renderer, reqs->memoryTypeBits,
+		required, preferred);
+	if (type < 0) {
+		vr_log(VR_LOG_ERROR, "no suitable memory type");
+		return false;
+	}
+	VkMemoryAllocateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.allocationSize = reqs->size,
+		.memoryTypeIndex = (uint32_t)type,
+	};
+	VkResult res = vkAllocateMemory(renderer->device, &info, NULL, memory);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkAllocateMemory failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	if (flags != NULL) {
+		*flags = renderer->memory_props.memoryTypes[type].propertyFlags;
+	}
+	return true;
+}
+
+bool vr_vk_create_host_buffer(struct vr_renderer *renderer,
+		VkDeviceSize size, VkBufferUsageFlags usage,
+		VkMemoryPropertyFlags preferred, struct vr_host_buffer *out)
+{
+	*out = (struct vr_host_buffer){ .size = size };
+	vr_list_init(&out->link);
+	VkBufferCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.size = size,
+		.usage = usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	VkResult res = vkCreateBuffer(renderer->device, &info, NULL,
+		&out->buffer);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateBuffer failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	VkMemoryRequirements reqs;
+	vkGetBufferMemoryRequirements(renderer->device, out->buffer, &reqs);
+	VkMemoryPropertyFlags flags;
+	if (!vr_vk_allocate_memory(renderer, &reqs,
+			VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, preferred, &out->memory,
+			&flags)) {
+		goto error_buffer;
+	}
+	res = vkBindBufferMemory(renderer->device, out->buffer, out->memory, 0);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkBindBufferMemory failed: %s",
+			vr_vk_result_str(res));
+		goto error_memory;
+	}
+	res = vkMapMemory(renderer->device, out->memory, 0, VK_WHOLE_SIZE, 0,
+		&out->map);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkMapMemory failed: %s",
+			vr_vk_result_str(res));
+		goto error_memory;
+	}
+	out->coherent = flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	return true;
+
+error_memory:
+	vkFreeMemory(renderer->device, out->memory, NULL);
+error_buffer:
+	vkDestroyBuffer(renderer->device, out->buffer, NULL);
+	*out = (struct vr_host_buffer){ 0 };
+	vr_list_init(&out->link);
+	return false;
+}
+
+void vr_vk_destroy_host_buffer(struct vr_renderer *renderer,
+		struct vr_host_buffer *buffer)
+{
+	if (buffer->buffer == VK_NULL_HANDLE) {
+		return;
+	}
+	vkDestroyBuffer(renderer->device, buffer->buffer, NULL);
+	vkFreeMemory(renderer->device, buffer->memory, NULL);
+	buffer->buffer = VK_NULL_HANDLE;
+	buffer->memory = VK_NULL_HANDLE;
+	buffer->map = NULL;
+	buffer->size = 0;
+}
+
+bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
+		int32_t height, VkImageUsageFlags usage,
+		VkComponentMapping components, VkImage *image,
+		VkDeviceMemory *memory, VkImageView *view)
+{
+	VkImageCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.imageType = VK_IMAGE_TYPE_2D,
+		.format = VK_FORMAT_B8G8R8A8_UNORM,
+		.extent = { (uint32_t)width, (uint32_t)height, 1 },
+		.mipLevels = 1,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	VkResult res = vkCreateImage(renderer->device, &info, NULL, image);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateImage failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	VkMemoryRequirements reqs;
+	vkGetImageMemoryRequirements(renderer->device, *image, &reqs);
+	if (!vr_vk_allocate_memory(renderer, &reqs, 0,
+			VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, memory, NULL)) {
+		goto error_image;
+	}
+	res = vkBindImageMemory(renderer->device, *image, *memory, 0);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkBindImageMemory failed: %s",
+			vr_vk_result_str(res));
+		goto error_memory;
+	}
+	VkImageViewCreateInfo vinfo = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+		.image = *image,
+		.viewType = VK_IMAGE_VIEW_TYPE_2D,
+		.format = VK_FORMAT_B8G8R8A8_UNORM,
+		.components = components,
+		.subresourceRange = {
+			.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+			.levelCount = 1,
+			.layerCount = 1,
+		},
+	};
+	res = vkCreateImageView(renderer->device, &vinfo, NULL, view);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateImageView failed: %s",
+			vr_vk_result_str(res));
+		goto error_memory;
+	}
+	return true;
+
+error_memory:
+	vkFreeMemory(renderer->device, *memory, NULL);
+error_image:
+	vkDestroyImage(renderer->device, *image, NULL);
+	return false;
+}
+
+void vr_vk_image_barrier(VkCommandBuffer cb, VkImage image,
+		VkImageLayout old_layout, VkImageLayout new_layout,
+		VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+		VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
+{
+	VkImageMemoryBarrier barrier = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = src_access,
+		.dstAccessMask = dst_access,
+		.oldLayout = old_layout,
+		.newLayout = new_layout,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = image,
+		.subresourceRange = {
+			.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+			.levelCount = 1,
+			.layerCount = 1,
+		},
+	};
+	vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1,
+		&barrier);
 }

@@ -1,13 +1,27 @@
 /*
  * Vulkan internals of the renderer, shared by vk_device.c (instance,
- * device, queue, memory types) and vk_render.c (pipelines, textures,
- * targets, frames).
+ * device, queue, memory types), vk_render.c (renderer, targets, frames,
+ * recording), resources.c (thread-safe resource managers, execution
+ * contexts) and workers.c (worker and commit threads).
+ *
+ * Threads (see DESIGN.md): the caller's thread prepares; W workers execute
+ * tasks (resources.c's vr_exec_* functions are their only way to the GPU
+ * objects); one commit thread records the frame's command buffer and owns
+ * the queue. In sequential mode the caller's thread does all three.
  */
 #ifndef RENDERER_VK_PRIVATE_H
 #define RENDERER_VK_PRIVATE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <vulkan/vulkan.h>
+#include "engine.h"
+#include "pool.h"
 #include "render_private.h"
+
+/* Frames whose CPU-written memory (vertex ring, prologue command buffers)
+ * may be in use at once; vr_render waits for its frame today. */
+#define VR_FRAMES_IN_FLIGHT 2
 
 /* A growable array of fixed-size elements. */
 struct vr_array {
@@ -17,6 +31,164 @@ struct vr_array {
 
 /* Room for n more elements; false (logged) on allocation failure. */
 bool vr_array_reserve(struct vr_array *array, size_t n, size_t elem_size);
+
+enum vr_sampler {
+	VR_SAMPLER_NEAREST,
+	VR_SAMPLER_LINEAR,
+};
+
+/* A persistently mapped host-visible buffer. */
+struct vr_host_buffer {
+	VkBuffer buffer;
+	VkDeviceMemory memory;
+	void *map;
+	VkDeviceSize size;
+	bool coherent;
+	struct vr_list link; /* vr_exec_ctx::overflow */
+};
+
+/*
+ * One thread's way to GPU objects during execution (a worker's, or the
+ * caller's in sequential mode). Everything here belongs to the thread
+ * executing with it; the commit thread reads it (ends its command buffers,
+ * sums its figures) only after every task of the frame is finished, and
+ * the caller's thread resets it between frames.
+ */
+struct vr_exec_ctx {
+	struct vr_renderer *renderer;
+	int index; /* worker number; -1: the caller's thread */
+	VkCommandPool pools[VR_FRAMES_IN_FLIGHT];
+	/* image uploads, then effect passes: all uploads of a frame are
+	 * submitted before all prologues, which come before the frame */
+	VkCommandBuffer upload_cbs[VR_FRAMES_IN_FLIGHT];
+	VkCommandBuffer prologue_cbs[VR_FRAMES_IN_FLIGHT];
+	bool upload_begun, prologue_begun; /* this frame */
+	/* this thread's slice of the vertex ring (or an overflow buffer) */
+	VkBuffer chunk_buffer;
+	uint8_t *chunk_map; /* CPU address of the chunk's start */
+	VkDeviceSize chunk_offset, chunk_size, chunk_used;
+	VkBuffer last_buffer; /* of the latest vr_exec_vertices() */
+	struct vr_list overflow; /* vr_host_buffer::link, freed after the frame */
+	/* this frame's figures */
+	uint64_t busy_ns; /* executing tasks */
+	uint32_t tasks; /* executed */
+	uint32_t job; /* of the task being executed (upload accounting) */
+	bool failed; /* a Vulkan or allocation error */
+	uint64_t rng; /* test delays */
+};
+
+/* The GPU copy of a vr_image in one renderer (resources.c). */
+struct vr_texture;
+
+enum vr_resource_state {
+	VR_RESOURCE_PREPARING, /* one thread is creating it; others wait */
+	VR_RESOURCE_READY,
+	VR_RESOURCE_FAILED,
+};
+
+struct vr_pipeline_entry;
+
+/*
+ * Thread-safe resource managers (resources.c; lock order at the top of
+ * that file).
+ */
+struct vr_resources {
+	/* images: the vr_image::copies lists of every image and `textures` */
+	pthread_rwlock_t images_lock;
+	struct vr_list textures; /* vr_texture::link; protected by images_lock */
+	struct vr_list garbage; /* vr_texture::link; caller's thread, between
+		frames */
+	/* preparing -> ready/failed transitions of textures and pipelines */
+	pthread_mutex_t ready_lock;
+	pthread_cond_t ready; /* broadcast under ready_lock */
+	/* pipelines, by key */
+	pthread_rwlock_t pipelines_lock;
+	struct vr_pipeline_entry **pipelines; /* protected by pipelines_lock */
+	size_t npipelines, pipelines_cap; /* protected by pipelines_lock */
+	/* descriptor pools (vkAllocate/FreeDescriptorSets need them locked) */
+	pthread_mutex_t descriptors_lock;
+	struct vr_list descriptor_pools; /* descriptor_pool::link; protected by
+		descriptors_lock */
+	/* scratch images */
+	pthread_mutex_t scratch_lock;
+	struct vr_list scratch_free; /* vr_scratch_image::link; protected by
+		scratch_lock */
+	struct vr_list scratch_used; /* this frame's; protected by scratch_lock */
+	/* the vertex ring: VR_FRAMES_IN_FLIGHT regions of region_size bytes */
+	struct vr_host_buffer ring; /* caller's thread, between frames */
+	VkDeviceSize region_size; /* caller's thread, between frames */
+	_Atomic uint64_t ring_head; /* bytes handed out of this frame's region */
+	/* how often things were created (tests of the preparing rule) */
+	atomic_uint textures_created, pipelines_created, scratch_created;
+	atomic_uint waits; /* a thread waited for another's creation */
+	atomic_uint waiting; /* threads waiting for a creation right now */
+	/* test hook: a pipeline's creator holds off compiling until this many
+	 * threads wait for it (bounded by a timeout) */
+	atomic_uint test_hold_creation;
+};
+
+/* A frame's job (target), as the pipeline sees it. */
+struct vr_frame_job {
+	struct vr_render_job *job;
+	struct vr_prepare_job prep;
+	size_t first_rect, nrects; /* in vr_frame::rects */
+	uint32_t end; /* end of its tasks in the chain (after preparation) */
+	uint32_t draws; /* record calls (commit side) */
+	atomic_uint uploads; /* by the workers executing its tasks */
+};
+
+struct vr_chain {
+	struct vr_renderer *renderer;
+	struct vr_arena arena; /* caller's thread */
+	struct vr_task_list tasks; /* appended by the caller's thread */
+	bool failed; /* caller's thread */
+};
+
+/* One vr_render call. Written by the caller's thread before the commit
+ * thread starts it, then by the commit thread (fields marked commit), read
+ * by the caller after the commit thread is done. */
+struct vr_frame {
+	uint64_t number; /* 1, 2, ... */
+	uint32_t slot; /* number % VR_FRAMES_IN_FLIGHT */
+	struct vr_frame_job *jobs;
+	size_t njobs, jobs_cap;
+	struct vr_array rects; /* VkRect2D, damage rects of every job */
+	struct vr_chain chain;
+	/* commit */
+	struct vr_commit commit;
+	uint32_t *job_ends; /* per job, UINT32_MAX until known */
+	uint32_t stalls;
+	uint64_t commit_ns, gpu_ns;
+	bool commit_failed;
+	struct vr_array upload_cbs, prologue_cbs; /* VkCommandBuffer, submit */
+	/* sequential mode: time spent executing and recording */
+	uint64_t seq_execute_ns, seq_record_ns;
+};
+
+struct vr_worker {
+	struct vr_renderer *renderer;
+	struct vr_exec_ctx *ctx;
+	pthread_t thread;
+	int index;
+};
+
+/* The threads of the parallel mode (workers.c; lock order there). */
+struct vr_workers {
+	struct vr_task_pool tasks;
+	struct vr_result_pool results;
+	struct vr_worker *workers; /* caller's thread */
+	int count; /* threads running; caller's thread */
+	bool running; /* caller's thread */
+	pthread_t commit_thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* broadcast on every change below */
+	uint64_t requested, done; /* frames; protected by lock */
+	bool quit; /* protected by lock */
+	/* test hook: sleep 0..delay_max_us before each task; set between
+	 * frames */
+	unsigned delay_max_us;
+	uint32_t delay_seed;
+};
 
 struct vr_renderer {
 	VkInstance instance;
@@ -28,38 +200,42 @@ struct vr_renderer {
 	char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 	VkDevice device;
 	uint32_t queue_family;
-	VkQueue queue;
+	VkQueue queue; /* the commit thread's (the caller's when sequential) */
 
 	VkCommandPool command_pool;
-	VkCommandBuffer cb;
+	VkCommandBuffer cb; /* the frame's; recorded by the commit thread */
 	VkFence fence;
-	VkRenderPass render_pass;
+	VkRenderPass render_pass; /* targets */
+	VkRenderPass offscreen_pass; /* scratch images */
 	VkDescriptorSetLayout set_layout;
 	VkPipelineLayout pipeline_layout;
-	VkPipeline pipeline;
 	VkSampler samplers[2]; /* indexed by enum vr_sampler */
 
-	struct vr_list descriptor_pools; /* descriptor_pool::link */
-	struct vr_list textures; /* vr_texture::link, images alive */
-	struct vr_list garbage; /* vr_texture::link, freed after a fence */
 	struct vr_list targets; /* vr_target::link */
 	struct vr_image *white; /* 1x1 opaque white: solid colour draws */
 
-	struct {
-		VkBuffer buffer;
-		VkDeviceMemory memory;
-		VkDeviceSize size;
-		bool coherent;
-		void *map;
-	} staging;
+	struct vr_resources res;
+	struct vr_exec_ctx *seq_ctx; /* the caller's thread's */
+	struct vr_workers workers;
+	bool sequential;
+	int workers_wanted; /* 0: the default */
+	struct vr_frame frame;
+	uint64_t frames; /* frames submitted */
+};
 
-	/* per-frame scratch, reused */
-	struct vr_array tasks; /* struct gpu_task */
-	struct vr_array jobs; /* struct job_state */
-	struct vr_array rects; /* VkRect2D, draw rects of every job */
-	struct vr_array uploads; /* struct upload */
-	struct vr_array copies; /* VkBufferImageCopy */
-	uint64_t frame; /* frames submitted */
+struct vr_target {
+	struct vr_renderer *renderer; /* NULL once the renderer is gone */
+	struct vr_list link; /* vr_renderer::targets */
+	int32_t width, height;
+	VkImage image;
+	VkDeviceMemory memory;
+	VkImageView view;
+	VkFramebuffer framebuffer;
+	bool initialized; /* cleared to transparent black on the GPU */
+	VkBuffer mirror;
+	VkDeviceMemory mirror_memory;
+	bool mirror_coherent;
+	void *mirror_map; /* width * height * 4 bytes, stride width * 4 */
 };
 
 /* vk_device.c */
@@ -70,5 +246,107 @@ void vr_vk_finish_device(struct vr_renderer *renderer);
 int vr_vk_find_memory_type(struct vr_renderer *renderer, uint32_t type_bits,
 	VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred);
 const char *vr_vk_result_str(VkResult result);
+bool vr_vk_allocate_memory(struct vr_renderer *renderer,
+	const VkMemoryRequirements *reqs, VkMemoryPropertyFlags required,
+	VkMemoryPropertyFlags preferred, VkDeviceMemory *memory,
+	VkMemoryPropertyFlags *flags);
+bool vr_vk_create_host_buffer(struct vr_renderer *renderer,
+	VkDeviceSize size, VkBufferUsageFlags usage,
+	VkMemoryPropertyFlags preferred, struct vr_host_buffer *out);
+void vr_vk_destroy_host_buffer(struct vr_renderer *renderer,
+	struct vr_host_buffer *buffer); /* accepts an empty one */
+/* A B8G8R8A8 image with memory and a view. */
+bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
+	int32_t height, VkImageUsageFlags usage, VkComponentMapping components,
+	VkImage *image, VkDeviceMemory *memory, VkImageView *view);
+void vr_vk_image_barrier(VkCommandBuffer cb, VkImage image,
+	VkImageLayout old_layout, VkImageLayout new_layout,
+	VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+	VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+uint64_t vr_now_ns(void);
+
+/* resources.c */
+bool vr_resources_init(struct vr_renderer *renderer);
+/* After vkDeviceWaitIdle. */
+void vr_resources_finish(struct vr_renderer *renderer);
+struct vr_exec_ctx *vr_exec_ctx_create(struct vr_renderer *renderer,
+	int index);
+void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx); /* accepts NULL */
+/* Caller's thread, before any task of the frame: new ring region, command
+ * pools of the frame's slot reset, figures zeroed. */
+bool vr_resources_frame_begin(struct vr_renderer *renderer);
+/* Commit thread, every task finished: flushes non-coherent CPU writes of
+ * every context. */
+void vr_resources_frame_flush(struct vr_renderer *renderer);
+/* Caller's thread, after the frame's fence: frees what waited for it,
+ * grows the ring for the next frame when it overflowed. */
+void vr_resources_frame_retire(struct vr_renderer *renderer);
+/* Every execution context: 0 is the caller's thread's, 1..W the
+ * workers'. */
+static inline size_t vr_exec_ctx_count(const struct vr_renderer *renderer)
+{
+	return 1 + (size_t)renderer->workers.count;
+}
+static inline struct vr_exec_ctx *vr_exec_ctx_at(
+		const struct vr_renderer *renderer, size_t i)
+{
+	return i == 0 ? renderer->seq_ctx : renderer->workers.workers[i - 1].ctx;
+}
+/* Ends the context's begun command buffers and appends them to uploads /
+ * prologues (VkCommandBuffer arrays). */
+bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
+	struct vr_array *prologues);
+
+/* vk_render.c: recording, used by the commit thread (or the caller's
+ * thread in sequential mode) */
+bool vr_frame_begin_commands(struct vr_renderer *renderer);
+void vr_frame_begin_job(struct vr_renderer *renderer, size_t job);
+void vr_frame_record_task(struct vr_renderer *renderer,
+	const struct vr_task *task);
+void vr_frame_end_job(struct vr_renderer *renderer, size_t job);
+/* End the frame's command buffer, submit with every prologue, wait. */
+bool vr_frame_submit(struct vr_renderer *renderer);
+
+/* workers.c */
+bool vr_workers_init(struct vr_renderer *renderer);
+void vr_workers_finish(struct vr_renderer *renderer);
+/* Start W worker threads and the commit thread (caller's thread, between
+ * frames); W <= 0: the default. */
+bool vr_workers_start(struct vr_renderer *renderer, int count);
+void vr_workers_stop(struct vr_renderer *renderer);
+int vr_workers_default_count(void);
+/* Parallel frame: let the commit thread start the prepared frame state,
+ * then feed it (tasks through vr_chain_push, job ends), then wait. */
+void vr_workers_frame_start(struct vr_renderer *renderer);
+void vr_workers_job_end(struct vr_renderer *renderer, uint32_t job,
+	uint32_t end);
+void vr_workers_frame_wait(struct vr_renderer *renderer);
+void vr_workers_push(struct vr_renderer *renderer, struct vr_task *task);
+/* Sequential mode (and tests): execute one task on the caller's thread. */
+bool vr_exec_task(struct vr_exec_ctx *ctx, struct vr_task *task);
+
+/* ---- test hooks ---------------------------------------------------------- */
+
+/* Workers sleep a pseudo-random 0..max_us microseconds (from seed) before
+ * executing each task; 0 turns it off. Between frames. */
+void vr_renderer_set_test_delay(struct vr_renderer *renderer,
+	unsigned max_us, uint32_t seed);
+
+/* A thread that creates a pipeline waits (at most 5 s) until `waiters`
+ * other threads wait for it before compiling, so tests of the preparing
+ * state do not depend on scheduling; 0 turns it off. Between frames. */
+void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
+	unsigned waiters);
+
+struct vr_resource_stats {
+	unsigned textures_created, pipelines_created, scratch_created, waits;
+};
+void vr_renderer_resource_stats(struct vr_renderer *renderer,
+	struct vr_resource_stats *stats);
+/* Run fn(ctx, i, data) on n threads at once (each with its own execution
+ * context, released together), inside a frame whose uploads and prologues
+ * are submitted and waited for afterwards. Between frames. */
+bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
+	void (*fn)(struct vr_exec_ctx *ctx, int i, void *data), void *data);
 
 #endif

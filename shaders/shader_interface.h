@@ -24,4 +24,42 @@
 
 #define VR_QUAD_VERTEX_COUNT 4
 
+/*
+ * The engine's vertex pipelines (renderer/engine_*.c): vertices come from
+ * the frame's vertex memory as the structs of renderer/engine_private.h,
+ * all floats, one location per field; pos_x, pos_y hold the rows of the
+ * map from target (or scratch) pixels to NDC: (2/w, 0, -1), (0, 2/h, -1).
+ * Every vertex ends with its clip: a box (x0, y0, x1, y1, target pixels),
+ * a rounded rectangle and its radii (tl, tr, br, bl), evaluated per pixel
+ * by coverage.glsl.
+ */
+/* struct vr_shape_vertex: shape.vert, shape.frag */
+#define VR_SHAPE_LOC_POS 0
+#define VR_SHAPE_LOC_LOCAL 1
+#define VR_SHAPE_LOC_HALF 2
+#define VR_SHAPE_LOC_PARAMS 3
+#define VR_SHAPE_LOC_RADII 4
+#define VR_SHAPE_LOC_COLOR 5
+#define VR_SHAPE_LOC_CLIP 6 /* 6: box, 7: rounded rect, 8: radii */
+/* struct vr_tri_vertex: tri.vert, tri.frag */
+#define VR_TRI_LOC_POS 0
+#define VR_TRI_LOC_AA 1
+#define VR_TRI_LOC_SHAPE 2
+#define VR_TRI_LOC_COLOR 3
+#define VR_TRI_LOC_CLIP 4
+/* struct vr_tex_vertex: tex.vert, tex.frag (glyphs, shadows) */
+#define VR_TEX_LOC_POS 0
+#define VR_TEX_LOC_UV 1
+#define VR_TEX_LOC_COLOR 2
+#define VR_TEX_LOC_CLIP 3
+/* struct vr_blit_vertex: blit.vert with shadow_shape.frag or blur.frag
+ * (offscreen passes into scratch images) */
+#define VR_BLIT_LOC_POS 0
+#define VR_BLIT_LOC_UV 1
+
+/* shadow_shape.frag: uv_x = centre x, y and half size x, y of the rounded
+ * rectangle, uv_y = its radii (tl, tr, br, bl), scratch pixels. */
+/* blur.frag: uv_x = (direction x, y; sigma; taps each side). */
+#define VR_BLUR_MAX_RADIUS 64
+
 #endif

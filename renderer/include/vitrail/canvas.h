@@ -73,6 +73,12 @@ struct vr_font {
 	int weight; /* 100 .. 900, 400 regular, 700 bold */
 };
 
+/* ---- images -------------------------------------------------------------- */
+
+/* A decoded PNG file as an ARGB8888 (premultiplied) image; NULL (logged)
+ * when it cannot be read. */
+struct vr_image *vr_image_load_png(const char *path);
+
 /* ---- display lists ------------------------------------------------------ */
 
 struct vr_display_list;

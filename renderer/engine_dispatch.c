@@ -1,0 +1,70 @@
+/*
+ * vr_engine_execute / vr_engine_record: one switch on the task kind; each
+ * kind's functions live in its own engine_<kind>.c (engine_kinds.h).
+ */
+#include "engine_kinds.h"
+#include "engine_private.h"
+
+/* Preparation (prepare.c) pushing into the pipeline's chain. */
+static void *chain_alloc(void *data, size_t size)
+{
+	return vr_chain_alloc(data, size);
+}
+
+static bool chain_push(void *data, const struct vr_task *task)
+{
+	return vr_chain_push(data, task);
+}
+
+bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
+		const struct vr_prepare_job *job)
+{
+	const struct vr_task_sink sink = {
+		.alloc = chain_alloc,
+		.push = chain_push,
+		.data = chain,
+	};
+	return vr_prepare_tasks(&sink, tree, job, NULL);
+}
+
+bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
+{
+	switch (task->kind) {
+	case VR_TASK_QUADS:
+		return vr_quads_execute(ctx, task);
+	case VR_TASK_SHAPES:
+		return vr_shapes_execute(ctx, task);
+	case VR_TASK_TRIANGLES:
+		return vr_triangles_execute(ctx, task);
+	case VR_TASK_GLYPHS:
+		return vr_glyphs_execute(ctx, task);
+	case VR_TASK_SHADOW:
+		return vr_shadow_execute(ctx, task);
+	case VR_TASK_KIND_COUNT:
+		break;
+	}
+	vr_log(VR_LOG_ERROR, "task %u: kind %d has no engine", task->index,
+		(int)task->kind);
+	return false;
+}
+
+void vr_engine_record(VkCommandBuffer cb, VkPipelineLayout layout,
+		const struct vr_task *task, int32_t target_width,
+		int32_t target_height)
+{
+	switch (task->kind) {
+	case VR_TASK_QUADS:
+		vr_quads_record(cb, layout, task, target_width, target_height);
+		return;
+	case VR_TASK_SHAPES:
+	case VR_TASK_TRIANGLES:
+	case VR_TASK_GLYPHS:
+	case VR_TASK_SHADOW:
+		vr_engine_record_draws(cb, layout, task, target_width,
+			target_height);
+		return;
+	case VR_TASK_KIND_COUNT:
+		break;
+	}
+	/* vr_engine_execute refused it: never recorded */
+}

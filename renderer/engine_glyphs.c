@@ -1,0 +1,622 @@
+/*
+ * VR_TASK_GLYPHS: shaped runs drawn as textured quads from the glyph
+ * atlas, tinted by their colour (tex.vert, tex.frag).
+ *
+ * The atlas: pages of ATLAS_SIZE^2 premultiplied white (coverage in every
+ * channel) vr_images, shelf-packed, shared by every renderer (each keeps
+ * its own GPU copy of a page, uploaded by vr_exec_image). Glyphs are
+ * keyed by face, pixel size (1/64) and glyph id.
+ *
+ * Workers rasterise the glyphs their tasks need. A worker first claims
+ * every glyph of its task nobody has (inserted PREPARING under
+ * atlas.lock), rasterises them with the lock dropped, packs them into a
+ * small image of its own (a "delta") and publishes them all READY at once;
+ * only then does it wait (on atlas.ready) for the glyphs other workers
+ * claimed. So a glyph is rasterised once however many workers need it,
+ * no worker waits while holding claims (no deadlock), and an image is
+ * complete before anyone can ask vr_exec_image for it (which uploads an
+ * image at most once per frame).
+ *
+ * The pages themselves change only between frames: the preparation of a
+ * frame's first job moves the previous frames' deltas into the pages
+ * (vr_glyph_atlas_begin_frame, the caller's thread, no task running), so
+ * the pages are read-only while tasks run. A full atlas is emptied there.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine_kinds.h"
+#include "engine_private.h"
+#include "shader_interface.h"
+#include "tex_frag.h" /* needs <stdint.h> */
+#include "tex_vert.h"
+
+#define ATLAS_SIZE 1024
+/* More pages than this are all dropped at the next frame's start. */
+#define ATLAS_MAX_PAGES 4
+#define ATLAS_PADDING 1
+#define GLYPH_BUCKETS 1024
+
+enum glyph_state {
+	GLYPH_PREPARING,
+	GLYPH_READY,
+	GLYPH_FAILED,
+};
+
+struct glyph {
+	struct glyph *next; /* in its bucket */
+	const struct vr_font_face *face;
+	int32_t size64; /* pixel size in 1/64 */
+	uint32_t id;
+	enum glyph_state state; /* protected by atlas.lock */
+	/* set before READY, then changed only between frames */
+	struct vr_image *image; /* a page or a delta; NULL: no pixels */
+	int32_t x, y, width, height, left, top;
+	struct glyph *delta_next; /* in atlas.deltas while in a delta */
+};
+
+struct page {
+	struct vr_image *image;
+	int32_t shelf_y, shelf_height, shelf_x; /* the open shelf */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t ready; /* glyphs left PREPARING */
+	struct glyph *buckets[GLYPH_BUCKETS]; /* protected by lock */
+	struct page pages[ATLAS_MAX_PAGES]; /* changed between frames only */
+	int npages;
+	/* glyphs living in deltas; protected by lock */
+	struct glyph *deltas;
+	struct vr_image **delta_images; /* referenced; protected by lock */
+	size_t ndelta_images, delta_images_cap;
+} atlas = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.ready = PTHREAD_COND_INITIALIZER,
+};
+
+static atomic_size_t rasterized; /* glyphs, ever */
+
+size_t vr_glyph_atlas_rasterized(void)
+{
+	return atomic_load_explicit(&rasterized, memory_order_relaxed);
+}
+
+#define ATTR(loc, format, field) \
+	{ (loc), 0, (format), offsetof(struct vr_tex_vertex, field) }
+
+static const VkVertexInputAttributeDescription tex_attributes[] = {
+	ATTR(VR_TEX_LOC_POS, VK_FORMAT_R32G32_SFLOAT, pos),
+	ATTR(VR_TEX_LOC_UV, VK_FORMAT_R32G32_SFLOAT, uv),
+	ATTR(VR_TEX_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
+	ATTR(VR_TEX_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
+	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclip),
+	ATTR(VR_TEX_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclip_radii),
+};
+
+const struct vr_pipeline_desc vr_textured_pipeline = {
+	.key = VR_PIPELINE_TEXTURED,
+	.vert_spv = tex_vert_spv,
+	.vert_size = sizeof(tex_vert_spv),
+	.frag_spv = tex_frag_spv,
+	.frag_size = sizeof(tex_frag_spv),
+	.vertex_stride = sizeof(struct vr_tex_vertex),
+	.attributes = tex_attributes,
+	.attribute_count = sizeof(tex_attributes) / sizeof(tex_attributes[0]),
+	.uses_texture = true,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+};
+
+static void drop_deltas(void)
+{
+	for (size_t i = 0; i < atlas.ndelta_images; i++) {
+		vr_image_unref(atlas.delta_images[i]);
+	}
+	atlas.ndelta_images = 0;
+	atlas.deltas = NULL;
+}
+
+static void atlas_clear(void)
+{
+	for (int i = 0; i < GLYPH_BUCKETS; i++) {
+		struct glyph *g = atlas.buckets[i];
+		while (g != NULL) {
+			struct glyph *next = g->next;
+			free(g);
+			g = next;
+		}
+		atlas.buckets[i] = NULL;
+	}
+	drop_deltas();
+	for (int i = 0; i < atlas.npages; i++) {
+		vr_image_unref(atlas.pages[i].image);
+	}
+	atlas.npages = 0;
+}
+
+__attribute__((destructor)) static void atlas_finish(void)
+{
+	pthread_mutex_lock(&atlas.lock);
+	atlas_clear();
+	free(atlas.delta_images);
+	atlas.delta_images = NULL;
+	atlas.delta_images_cap = 0;
+	pthread_mutex_unlock(&atlas.lock);
+}
+
+/* Shelf packing: room for a w x h box on a shelf of a region `size`
+ * wide; false when the region is full. */
+struct shelves {
+	int32_t width, height; /* the region */
+	int32_t y, shelf_height, x; /* the open shelf */
+};
+
+static bool shelf_place(struct shelves *s, int32_t w, int32_t h, int32_t *x,
+		int32_t *y)
+{
+	int32_t pw = w + 2 * ATLAS_PADDING, ph = h + 2 * ATLAS_PADDING;
+	if (pw > s->width) {
+		return false;
+	}
+	if (s->x + pw > s->width || ph > s->shelf_height) {
+		if (s->x == 0 && s->y + ph <= s->height) {
+			s->shelf_height = ph; /* an empty shelf just grows */
+		} else if (s->y + s->shelf_height + ph <= s->height) {
+			s->y += s->shelf_height;
+			s->shelf_height = ph;
+			s->x = 0;
+		} else {
+			return false;
+		}
+	}
+	*x = s->x + ATLAS_PADDING;
+	*y = s->y + ATLAS_PADDING;
+	s->x += pw;
+	return true;
+}
+
+/* Mark a box of image written for every GPU copy, as vr_image_write
+ * does. */
+static void image_written(struct vr_image *image, int32_t x, int32_t y,
+		int32_t w, int32_t h)
+{
+	vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
+		pixman_region32_union_rect(&copy->pending, &copy->pending, x, y,
+			(unsigned)w, (unsigned)h);
+	}
+}
+
+static void copy_box(struct vr_image *dst, int32_t dx, int32_t dy,
+		const struct vr_image *src, int32_t sx, int32_t sy, int32_t w,
+		int32_t h)
+{
+	for (int32_t y = 0; y < h; y++) {
+		memcpy(dst->data + (size_t)(dy + y) * (size_t)(dst->stride / 4) +
+				(size_t)dx,
+			src->data + (size_t)(sy + y) * (size_t)(src->stride / 4) +
+				(size_t)sx,
+			(size_t)w * 4);
+	}
+}
+
+/* Move a delta's glyph into the pages; false when they are full. */
+static bool page_glyph(struct glyph *g)
+{
+	struct shelves s;
+	for (int i = 0; i <= atlas.npages; i++) {
+		if (i == ATLAS_MAX_PAGES) {
+			return false;
+		}
+		if (i == atlas.npages) {
+			struct vr_image *image = vr_image_create(ATLAS_SIZE,
+				ATLAS_SIZE, VR_FORMAT_ARGB8888);
+			if (image == NULL) {
+				return false;
+			}
+			atlas.pages[atlas.npages++] = (struct page){ .image = image };
+		}
+		struct page *page = &atlas.pages[i];
+		s = (struct shelves){ ATLAS_SIZE, ATLAS_SIZE, page->shelf_y,
+			page->shelf_height, page->shelf_x };
+		int32_t x, y;
+		if (shelf_place(&s, g->width, g->height, &x, &y)) {
+			page->shelf_y = s.y;
+			page->shelf_height = s.shelf_height;
+			page->shelf_x = s.x;
+			copy_box(page->image, x, y, g->image, g->x, g->y, g->width,
+				g->height);
+			image_written(page->image, x, y, g->width, g->height);
+			g->image = page->image;
+			g->x = x;
+			g->y = y;
+			return true;
+		}
+	}
+	return false;
+}
+
+void vr_glyph_atlas_begin_frame(void)
+{
+	pthread_mutex_lock(&atlas.lock);
+	bool full = false;
+	for (struct glyph *g = atlas.deltas; g != NULL && !full;
+			g = g->delta_next) {
+		full = !page_glyph(g);
+	}
+	if (full) {
+		atlas_clear(); /* the frame rasterises what it needs again */
+	} else {
+		drop_deltas();
+	}
+	pthread_mutex_unlock(&atlas.lock);
+}
+
+static unsigned bucket_of(const struct vr_font_face *face, int32_t size64,
+		uint32_t id)
+{
+	uintptr_t h = (uintptr_t)face / 16u;
+	h = h * 31u + (uintptr_t)(uint32_t)size64;
+	h = h * 31u + id;
+	return (unsigned)(h % GLYPH_BUCKETS);
+}
+
+static int32_t glyph_size64(float size_px)
+{
+	return (int32_t)lroundf(size_px * 64.0f);
+}
+
+/* The glyph, NULL when unknown; atlas.lock held. */
+static struct glyph *glyph_find(const struct vr_font_face *face,
+		int32_t size64, uint32_t id)
+{
+	struct glyph *g = atlas.buckets[bucket_of(face, size64, id)];
+	while (g != NULL && (g->face != face || g->size64 != size64 ||
+			g->id != id)) {
+		g = g->next;
+	}
+	return g;
+}
+
+/* Publish claimed glyphs: READY with their pixels (in one new delta
+ * image) or FAILED; atlas.lock held. */
+static void publish(struct glyph **claimed, struct vr_glyph_bitmap *bitmaps,
+		size_t n)
+{
+	/* pack the visible ones in a strip as wide as a page */
+	struct shelves s = { ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
+	int32_t height = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct glyph *g = claimed[i];
+		g->width = bitmaps[i].width;
+		g->height = bitmaps[i].height;
+		g->left = bitmaps[i].left;
+		g->top = bitmaps[i].top;
+		g->image = NULL;
+		if (g->state == GLYPH_FAILED || g->width == 0) {
+			continue;
+		}
+		if (!shelf_place(&s, g->width, g->height, &g->x, &g->y)) {
+			vr_log(VR_LOG_ERROR, "glyph %u too large for the atlas", g->id);
+			g->state = GLYPH_FAILED;
+			continue;
+		}
+		height = s.y + s.shelf_height;
+	}
+	struct vr_image *delta = NULL;
+	if (height > 0) {
+		delta = vr_image_create(ATLAS_SIZE, height, VR_FORMAT_ARGB8888);
+		if (delta != NULL && !vr_grow((void **)&atlas.delta_images,
+				&atlas.delta_images_cap, atlas.ndelta_images + 1,
+				sizeof(struct vr_image *))) {
+			vr_image_unref(delta);
+			delta = NULL;
+		}
+		if (delta != NULL) {
+			atlas.delta_images[atlas.ndelta_images++] = delta;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct glyph *g = claimed[i];
+		if (g->state == GLYPH_FAILED || g->width == 0) {
+			g->state = g->state == GLYPH_FAILED ? GLYPH_FAILED : GLYPH_READY;
+			continue;
+		}
+		if (delta == NULL) {
+			g->state = GLYPH_FAILED;
+			continue;
+		}
+		/* a fresh image: no GPU copy yet, nothing to mark */
+		for (int32_t y = 0; y < g->height; y++) {
+			const uint8_t *src = bitmaps[i].coverage +
+				(size_t)y * (size_t)g->width;
+			uint32_t *dst = delta->data + (size_t)(g->y + y) *
+				(size_t)(delta->stride / 4) + (size_t)g->x;
+			for (int32_t x = 0; x < g->width; x++) {
+				dst[x] = src[x] * 0x01010101u;
+			}
+		}
+		g->image = delta;
+		g->state = GLYPH_READY;
+		g->delta_next = atlas.deltas;
+		atlas.deltas = g;
+	}
+	pthread_cond_broadcast(&atlas.ready);
+}
+
+/* ---- tasks -------------------------------------------------------------- */
+
+struct placed {
+	const struct glyph *glyph;
+	const struct vr_glyph_run *run;
+	uint32_t index; /* in the run */
+	/* where its pixels are: the glyph's, or a copy (see gather) */
+	struct vr_image *image;
+	int32_t x, y;
+};
+
+static int compare_image(const void *a, const void *b)
+{
+	uintptr_t ia = (uintptr_t)((const struct placed *)a)->image;
+	uintptr_t ib = (uintptr_t)((const struct placed *)b)->image;
+	return (ia > ib) - (ia < ib);
+}
+
+/*
+ * Sorted by image, the glyphs of a task use at most VR_TASK_MAX_DRAWS
+ * images: in the first frames after many new glyphs they may lie in more
+ * (deltas of several workers); the glyphs of the images past the last
+ * draw but one are then copied into one image of the task's own.
+ */
+static bool gather(struct placed *placed, size_t n)
+{
+	qsort(placed, n, sizeof(*placed), compare_image);
+	size_t groups = 0, first_extra = n;
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || placed[i].image != placed[i - 1].image) {
+			if (++groups == VR_TASK_MAX_DRAWS) {
+				first_extra = i;
+			}
+		}
+	}
+	if (groups <= VR_TASK_MAX_DRAWS) {
+		return true;
+	}
+	struct shelves s = { ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
+	int32_t height = 0;
+	for (size_t i = first_extra; i < n; i++) {
+		const struct glyph *g = placed[i].glyph;
+		int32_t x, y;
+		if (!shelf_place(&s, g->width, g->height, &x, &y)) {
+			return false;
+		}
+		height = s.y + s.shelf_height;
+	}
+	struct vr_image *copy = vr_image_create(ATLAS_SIZE, height,
+		VR_FORMAT_ARGB8888);
+	if (copy == NULL) {
+		return false;
+	}
+	s = (struct shelves){ ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
+	for (size_t i = first_extra; i < n; i++) {
+		const struct glyph *g = placed[i].glyph;
+		int32_t x, y;
+		shelf_place(&s, g->width, g->height, &x, &y);
+		copy_box(copy, x, y, placed[i].image, placed[i].x, placed[i].y,
+			g->width, g->height);
+		placed[i].image = copy;
+		placed[i].x = x;
+		placed[i].y = y;
+	}
+	/* freed with the frame's deltas */
+	pthread_mutex_lock(&atlas.lock);
+	bool ok = vr_grow((void **)&atlas.delta_images, &atlas.delta_images_cap,
+		atlas.ndelta_images + 1, sizeof(struct vr_image *));
+	if (ok) {
+		atlas.delta_images[atlas.ndelta_images++] = copy;
+	}
+	pthread_mutex_unlock(&atlas.lock);
+	if (!ok) {
+		vr_image_unref(copy);
+		return false;
+	}
+	qsort(placed, n, sizeof(*placed), compare_image);
+	return true;
+}
+
+void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
+		int32_t left, int32_t top, int32_t width, int32_t height,
+		float corners[4][2])
+{
+	float ox, oy;
+	vr_glyph_run_origin(run, index, &ox, &oy);
+	if (run->nearest) {
+		/* whole pixels, the bitmap 1:1 */
+		float x0 = ox + (float)left, y0 = oy - (float)top;
+		const float xs[4] = { x0, x0 + (float)width, x0, x0 + (float)width };
+		const float ys[4] = { y0, y0, y0 + (float)height,
+			y0 + (float)height };
+		for (int i = 0; i < 4; i++) {
+			corners[i][0] = xs[i];
+			corners[i][1] = ys[i];
+		}
+		return;
+	}
+	/* the bitmap's box in run coordinates, mapped */
+	const struct vr_mat *m = &run->state.mat;
+	float s = sqrtf(fabsf(m->a * m->d - m->b * m->c));
+	float px = run->text->positions[2 * index];
+	float py = run->text->positions[2 * index + 1];
+	float x0 = px + (float)left / s, y0 = py - (float)top / s;
+	float x1 = x0 + (float)width / s, y1 = y0 + (float)height / s;
+	const float xs[4] = { x0, x1, x0, x1 };
+	const float ys[4] = { y0, y0, y1, y1 };
+	for (int i = 0; i < 4; i++) {
+		vr_mat_apply(m, xs[i], ys[i], &corners[i][0], &corners[i][1]);
+	}
+}
+
+static void glyph_vertices(const struct placed *p, struct vr_tex_vertex *v)
+{
+	const struct glyph *g = p->glyph;
+	const struct vr_glyph_run *run = p->run;
+	float corners[4][2];
+	vr_glyph_quad(run, p->index, g->left, g->top, g->width, g->height,
+		corners);
+	float iw = (float)p->image->width, ih = (float)p->image->height;
+	float u0 = (float)p->x / iw, v0 = (float)p->y / ih;
+	float u1 = (float)(p->x + g->width) / iw;
+	float v1 = (float)(p->y + g->height) / ih;
+	const float us[4] = { u0, u1, u0, u1 }, vs[4] = { v0, v0, v1, v1 };
+	struct vr_tex_vertex base = { 0 };
+	for (int i = 0; i < 4; i++) {
+		base.color[i] = run->state.color[i];
+	}
+	vr_vertex_clip_init(&base.clip, &run->state);
+	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
+	for (int i = 0; i < 6; i++) {
+		int c = order[i];
+		v[i] = base;
+		v[i].pos[0] = corners[c][0];
+		v[i].pos[1] = corners[c][1];
+		v[i].uv[0] = us[c];
+		v[i].uv[1] = vs[c];
+	}
+}
+
+/*
+ * Every glyph of the task, READY or FAILED: claims and rasterises those
+ * nobody has, publishes them, then waits for those others claimed.
+ * Fills placed (READY glyphs with pixels); false when out of memory.
+ */
+static bool glyphs_resolve(const struct vr_task_payload *payload,
+		struct placed *placed, size_t *nplaced)
+{
+	size_t total = 0;
+	for (uint32_t i = 0; i < payload->count; i++) {
+		total += payload->runs[i].text->count;
+	}
+	struct glyph **claimed = malloc((total + 1) * sizeof(*claimed));
+	struct vr_glyph_bitmap *bitmaps = calloc(total + 1, sizeof(*bitmaps));
+	if (claimed == NULL || bitmaps == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		free(claimed);
+		free(bitmaps);
+		return false;
+	}
+	size_t nclaimed = 0;
+	bool ok = true;
+	pthread_mutex_lock(&atlas.lock);
+	for (uint32_t i = 0; ok && i < payload->count; i++) {
+		const struct vr_glyph_run *run = &payload->runs[i];
+		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
+		for (uint32_t k = 0; k < run->text->count; k++) {
+			uint32_t id = run->text->glyphs[k];
+			if (glyph_find(run->text->face, size64, id) != NULL) {
+				continue;
+			}
+			struct glyph *g = calloc(1, sizeof(*g));
+			if (g == NULL) {
+				vr_log(VR_LOG_ERROR, "allocation failed");
+				ok = false;
+				break;
+			}
+			unsigned b = bucket_of(run->text->face, size64, id);
+			*g = (struct glyph){
+				.next = atlas.buckets[b],
+				.face = run->text->face,
+				.size64 = size64,
+				.id = id,
+				.state = GLYPH_PREPARING,
+			};
+			atlas.buckets[b] = g;
+			claimed[nclaimed++] = g;
+		}
+	}
+	pthread_mutex_unlock(&atlas.lock);
+
+	atomic_fetch_add_explicit(&rasterized, nclaimed, memory_order_relaxed);
+	for (size_t i = 0; i < nclaimed; i++) {
+		struct glyph *g = claimed[i];
+		if (!vr_font_face_rasterize((struct vr_font_face *)g->face, g->id,
+				(float)g->size64 / 64.0f, &bitmaps[i])) {
+			g->state = GLYPH_FAILED; /* still ours: nobody reads it */
+		}
+	}
+
+	pthread_mutex_lock(&atlas.lock);
+	publish(claimed, bitmaps, nclaimed);
+	size_t n = 0;
+	for (uint32_t i = 0; ok && i < payload->count; i++) {
+		const struct vr_glyph_run *run = &payload->runs[i];
+		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
+		for (uint32_t k = 0; k < run->text->count; k++) {
+			struct glyph *g = glyph_find(run->text->face, size64,
+				run->text->glyphs[k]);
+			while (g != NULL && g->state == GLYPH_PREPARING) {
+				pthread_cond_wait(&atlas.ready, &atlas.lock);
+			}
+			if (g != NULL && g->state == GLYPH_READY && g->image != NULL) {
+				placed[n++] = (struct placed){ g, run, k, g->image, g->x,
+					g->y };
+			}
+		}
+	}
+	pthread_mutex_unlock(&atlas.lock);
+	for (size_t i = 0; i < nclaimed; i++) {
+		free(bitmaps[i].coverage);
+	}
+	free(claimed);
+	free(bitmaps);
+	*nplaced = n;
+	return ok;
+}
+
+bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
+{
+	const struct vr_task_payload *payload = task->payload;
+	struct vr_task_out *out = task->out;
+	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+	if (out->pipeline == VK_NULL_HANDLE) {
+		return false;
+	}
+	size_t total = 0;
+	for (uint32_t i = 0; i < payload->count; i++) {
+		total += payload->runs[i].text->count;
+	}
+	struct placed *placed = malloc((total + 1) * sizeof(*placed));
+	size_t n = 0;
+	if (placed == NULL || !glyphs_resolve(payload, placed, &n)) {
+		free(placed);
+		return false;
+	}
+	/* one draw per image (page or delta); images are read-only now */
+	if (!gather(placed, n)) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		free(placed);
+		return false;
+	}
+	bool nearest = payload->runs[0].nearest; /* the batch shares it */
+	bool ok = true;
+	size_t start = 0;
+	out->ndraws = 0;
+	while (ok && start < n) {
+		struct vr_image *image = placed[start].image;
+		size_t end = start;
+		while (end < n && placed[end].image == image) {
+			end++;
+		}
+		struct vr_task_draw *draw = &out->draws[out->ndraws++];
+		struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw,
+			(end - start) * 6, sizeof(*v));
+		draw->set = vr_exec_image(ctx, image, !nearest);
+		ok = v != NULL && draw->set != VK_NULL_HANDLE;
+		for (size_t i = start; ok && i < end; i++) {
+			glyph_vertices(&placed[i], &v[(i - start) * 6]);
+		}
+		start = end;
+	}
+	free(placed);
+	return ok;
+}

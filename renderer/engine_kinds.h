@@ -1,0 +1,39 @@
+/*
+ * The stateless engine's entry points per task kind, dispatched by
+ * vr_engine_execute() and vr_engine_record() (engine_dispatch.c), and the
+ * preparation entry point the pipeline calls. Engine side: each kind
+ * lives in its own engine_<kind>.c.
+ */
+#ifndef RENDERER_ENGINE_KINDS_H
+#define RENDERER_ENGINE_KINDS_H
+
+#include "engine.h"
+
+/* Pipeline keys (vr_pipeline_desc::key), one per distinct description. */
+enum vr_pipeline_key {
+	VR_PIPELINE_QUAD = 1,
+};
+
+/*
+ * Stage 1 for one job: the depth-first dry run over the (updated) tree,
+ * appending the job's tasks with vr_chain_push() in drawing order. Runs on
+ * the caller's thread; never calls Vulkan. False when the frame failed.
+ */
+bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
+	const struct vr_prepare_job *job);
+
+/* VR_TASK_QUADS (engine_quads.c) */
+bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
+void vr_quads_record(VkCommandBuffer cb, VkPipelineLayout layout,
+	const struct vr_task *task, int32_t target_width, int32_t target_height);
+
+/* VR_TASK_SHAPES (engine_shapes.c), VR_TASK_TRIANGLES (engine_triangles.c),
+ * VR_TASK_GLYPHS (engine_glyphs.c), VR_TASK_SHADOW (engine_shadow.c); all
+ * four record with vr_engine_record_draws (engine_common.c, declared in
+ * engine_private.h with the rest of the engine's internals). */
+bool vr_shapes_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
+bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
+bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
+bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
+
+#endif

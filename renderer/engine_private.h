@@ -1,0 +1,245 @@
+/*
+ * The stateless engine's private types: the primitives preparation puts
+ * into task payloads (engine.h), the vertex formats of the engine's
+ * pipelines, and the CPU halves of the primitives (coverage functions,
+ * tessellation, glyph rasterisation, blur) that the pixman reference
+ * renderer shares with the engine, so both draw the same geometry.
+ *
+ * Every primitive carries its complete absolute state in target pixels;
+ * nothing here looks at the tree.
+ */
+#ifndef RENDERER_ENGINE_PRIVATE_H
+#define RENDERER_ENGINE_PRIVATE_H
+
+#include <pthread.h>
+#include "display_list.h"
+#include "engine.h"
+
+/* ---- primitives --------------------------------------------------------- */
+
+/* Most primitives one task batches: tasks stay small enough to spread
+ * over workers. */
+#define VR_BATCH_MAX 256
+
+struct vr_prim_state {
+	struct vr_mat mat; /* primitive coordinates -> target pixels */
+	struct vr_box clip; /* target pixels */
+	bool has_rclip;
+	struct vr_rrectf rclip; /* target pixels */
+	float color[4]; /* premultiplied, opacity applied */
+};
+
+/* VR_TASK_SHAPES: analytic rounded rectangles and ellipses. */
+struct vr_shape {
+	struct vr_prim_state state;
+	struct vr_rectf rect; /* primitive coordinates */
+	struct vr_radii radii; /* fitted; zero for ellipses */
+	bool ellipse;
+	float stroke_width; /* primitive coordinates; 0: fill */
+};
+
+/* VR_TASK_TRIANGLES: a path stroked or filled. */
+struct vr_geometry {
+	struct vr_prim_state state;
+	const struct vr_path *path; /* the display list's */
+	struct vr_paint paint; /* stroke_width in primitive coordinates */
+};
+
+/* VR_TASK_GLYPHS: one shaped run. */
+struct vr_glyph_run {
+	struct vr_prim_state state;
+	const struct vr_text *text; /* the display list's */
+	/* state.mat is a translation and a positive uniform scale: glyphs
+	 * are rasterised at their drawn size, on whole pixels, sampled
+	 * nearest; otherwise at size * sqrt(|det|), transformed, bilinear */
+	bool nearest;
+};
+
+/* VR_TASK_SHADOW: a blurred rounded rectangle. */
+struct vr_shadow {
+	struct vr_prim_state state;
+	struct vr_rectf rect; /* primitive coordinates */
+	struct vr_radii radii;
+	float sigma; /* primitive coordinates */
+};
+
+/* ---- preparation (prepare.c) --------------------------------------------- */
+
+/* Where preparation puts tasks: frame memory (zeroed, 16-byte aligned,
+ * NULL when out of memory) and the chain (false: stop). */
+struct vr_task_sink {
+	void *(*alloc)(void *data, size_t size);
+	bool (*push)(void *data, const struct vr_task *task);
+	void *data;
+};
+
+#define VR_PREPARE_MAX_LOOKBACK 32
+
+struct vr_prepare_options {
+	uint32_t lookback; /* 0: VR_BATCH_LOOKBACK; <= VR_PREPARE_MAX_LOOKBACK */
+	bool no_batching; /* one task per primitive */
+};
+
+/* vr_engine_prepare with a sink of one's own and options (NULL: the
+ * defaults). */
+bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
+	const struct vr_prepare_job *job,
+	const struct vr_prepare_options *options);
+
+/* ---- vertex formats (all floats) ---------------------------------------- */
+
+/* The clip part every engine vertex ends with. */
+struct vr_vertex_clip {
+	float clip[4]; /* x0, y0, x1, y1: target pixels */
+	float rclip[4]; /* rounded clip x0, y0, x1, y1 */
+	float rclip_radii[4]; /* tl, tr, br, bl */
+};
+
+struct vr_shape_vertex {
+	float pos[2]; /* target pixels */
+	float local[2]; /* relative to the shape's centre */
+	float half[2]; /* half size */
+	float params[4]; /* ellipse (0/1), stroke width, pixels per unit, 0 */
+	float radii[4];
+	float color[4];
+	struct vr_vertex_clip clip;
+};
+
+struct vr_tri_vertex {
+	float pos[2]; /* target pixels */
+	/* u: across the stroke (0 on the centre line); v0, v1: past the
+	 * start and the end of an open stroke; w: half width; e: cap extent:
+	 * coverage = clamp(w + 0.5 - |u|) * clamp(e + 0.5 - v0) *
+	 * clamp(e + 0.5 - v1) (see vr_tri_coverage) */
+	float aa[4]; /* u, v0, v1, unused */
+	float shape[2]; /* w, e */
+	float color[4];
+	struct vr_vertex_clip clip;
+};
+
+struct vr_tex_vertex {
+	float pos[2]; /* target pixels */
+	float uv[2]; /* normalised */
+	float color[4]; /* the texel is multiplied by it */
+	struct vr_vertex_clip clip;
+};
+
+/* The offscreen passes of the shadow: position in scratch pixels and the
+ * texture coordinate. */
+struct vr_blit_vertex {
+	float pos[2];
+	float uv[2];
+};
+
+/* Pipeline keys of the engine (vr_pipeline_desc::key): 'E' in the top
+ * byte, the rest distinct per description. */
+enum vr_engine_pipeline {
+	VR_PIPELINE_SHAPES = 0x45000001,
+	VR_PIPELINE_TRIANGLES = 0x45000002,
+	VR_PIPELINE_TEXTURED = 0x45000003,
+	VR_PIPELINE_SHADOW_SHAPE = 0x45000004, /* offscreen */
+	VR_PIPELINE_SHADOW_BLUR = 0x45000005, /* offscreen */
+};
+
+void vr_vertex_clip_init(struct vr_vertex_clip *clip,
+	const struct vr_prim_state *state);
+/* Every field of a shape's vertices but pos and local. */
+void vr_shape_vertex_init(const struct vr_shape *shape,
+	struct vr_shape_vertex *v);
+/* The pixel -> NDC push constants of a target (or scratch image). */
+void vr_engine_push_target(VkCommandBuffer cb, VkPipelineLayout layout,
+	int32_t width, int32_t height);
+/* Room for count vertices of stride bytes in the frame's vertex memory,
+ * drawn by draw; NULL when out of memory. */
+void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,
+	size_t count, size_t stride);
+/* vr_engine_record for the vertex-based kinds: the task's pipeline, then
+ * its draws. */
+void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
+	const struct vr_task *task, int32_t target_width, int32_t target_height);
+
+/* ---- coverage (the shaders' functions, for the reference) ---------------- */
+
+float vr_clampf(float v, float lo, float hi);
+/* Signed distance to a rounded box of half size (hx, hy) centred at the
+ * origin, radii tl, tr, br, bl (y down). */
+float vr_sdf_rrect(float px, float py, float hx, float hy,
+	const float radii[4]);
+/* Approximate signed distance to the ellipse of half axes (hx, hy). */
+float vr_sdf_ellipse(float px, float py, float hx, float hy);
+/* Coverage of the target pixel centred at (x, y) by a vertex's clip. */
+float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y);
+/* The shapes' fragment coverage at an interpolated vertex. */
+float vr_shape_coverage(const struct vr_shape_vertex *v);
+/* The triangles' fragment coverage at an interpolated vertex. */
+float vr_tri_coverage(const struct vr_tri_vertex *v);
+
+/* ---- tessellation (engine_triangles.c) ---------------------------------- */
+
+/* Triangles (3 vertices each) of a stroked or filled geometry in target
+ * pixels; *count vertices in a malloc'd array (NULL with 0: nothing). */
+bool vr_geometry_tessellate(const struct vr_geometry *geometry,
+	struct vr_tri_vertex **vertices, size_t *count);
+/* Flattening tolerance, target pixels. */
+#define VR_FLATTEN_TOLERANCE 0.2f
+
+/* ---- glyphs (font.c, engine_glyphs.c) ------------------------------------ */
+
+/* A rasterised glyph: coverage, w x h bytes, its top-left at
+ * (origin.x + left, origin.y - top) in pixels. */
+struct vr_glyph_bitmap {
+	int32_t width, height, left, top;
+	uint8_t *coverage;
+};
+
+/* Rasterise glyph of face at size_px (thread-safe: the face is locked).
+ * False when FreeType fails; an empty glyph succeeds with 0 x 0. */
+bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
+	float size_px, struct vr_glyph_bitmap *out);
+/* The pixel size glyphs of a run are rasterised at. */
+float vr_glyph_run_pixel_size(const struct vr_glyph_run *run);
+/* The pen origin of glyph i of a run in target pixels (snapped to whole
+ * pixels when the run is nearest). */
+void vr_glyph_run_origin(const struct vr_glyph_run *run, uint32_t i,
+	float *x, float *y);
+
+/* The frame's first preparation: pages of the glyph atlas may take new
+ * glyphs again (and a full atlas is emptied). */
+void vr_glyph_atlas_begin_frame(void);
+/* Glyphs the atlas rasterised since the process started (tests). */
+size_t vr_glyph_atlas_rasterized(void);
+/* The corners (top-left, top-right, bottom-left, bottom-right, target
+ * pixels) of glyph `index` of a run, its bitmap placed as given. */
+void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
+	int32_t left, int32_t top, int32_t width, int32_t height,
+	float corners[4][2]);
+/* Textured quads with clips (tex.vert, tex.frag): glyphs and shadows. */
+extern const struct vr_pipeline_desc vr_textured_pipeline;
+
+/* ---- shadows (engine_shadow.c) ------------------------------------------- */
+
+/*
+ * The pixel grid of a shadow: its shape is rendered into a
+ * width x height coverage image whose pixel (0, 0) maps to `origin` of
+ * the shadow's frame, a scaled copy of primitive coordinates
+ * (frame = scale * primitive - origin); the blurred image is drawn with
+ * state.mat * frame^-1.
+ */
+struct vr_shadow_layout {
+	float scale; /* frame pixels per primitive unit */
+	float sigma_px;
+	int32_t radius; /* kernel taps each side */
+	float origin[2];
+	int32_t width, height;
+	struct vr_mat to_target; /* frame pixels -> target pixels */
+	bool nearest; /* frame pixels are target pixels */
+};
+
+bool vr_shadow_layout(const struct vr_shadow *shadow,
+	struct vr_shadow_layout *layout);
+/* The shape's coverage at frame pixel centre (x, y). */
+float vr_shadow_shape_coverage(const struct vr_shadow *shadow,
+	const struct vr_shadow_layout *layout, float x, float y);
+#define VR_SHADOW_MAX_RADIUS 64
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * VR_TASK_QUADS: solid rectangles and images (tree content and display
+ * lists' images). A task is a batch of quads sharing one image (or the
+ * 1x1 white texture for solid colours), one sampler and one clip box; each
+ * quad is a 4-vertex strip whose corners come from push constants
+ * (quad.vert), so the batch costs one pipeline and descriptor bind.
+ * Display-list images under a rounded clip go through the textured
+ * pipeline instead (tex.frag evaluates the clip per pixel), one draw.
+ */
+#include "engine_kinds.h"
+#include "engine_private.h"
+#include "quad_frag.h" /* needs <stdint.h> */
+#include "quad_vert.h"
+#include "shader_interface.h"
+
+struct push_constants {
+	float pos_x[4];
+	float pos_y[4];
+	float uv_x[4];
+	float uv_y[4];
+	float color[4];
+};
+
+_Static_assert(offsetof(struct push_constants, pos_x) == VR_PC_POS_X_OFFSET,
+	"push constant layout");
+_Static_assert(offsetof(struct push_constants, pos_y) == VR_PC_POS_Y_OFFSET,
+	"push constant layout");
+_Static_assert(offsetof(struct push_constants, uv_x) == VR_PC_UV_X_OFFSET,
+	"push constant layout");
+_Static_assert(offsetof(struct push_constants, uv_y) == VR_PC_UV_Y_OFFSET,
+	"push constant layout");
+_Static_assert(offsetof(struct push_constants, color) == VR_PC_COLOR_OFFSET,
+	"push constant layout");
+_Static_assert(sizeof(struct push_constants) == VR_PC_SIZE,
+	"push constant layout");
+
+static const struct vr_pipeline_desc quad_pipeline = {
+	.key = VR_PIPELINE_QUAD,
+	.vert_spv = quad_vert_spv,
+	.vert_size = sizeof(quad_vert_spv),
+	.frag_spv = quad_frag_spv,
+	.frag_size = sizeof(quad_frag_spv),
+	.uses_texture = true,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP,
+};
+
+/* ---- execution and recording ---------------------------------------------- */
+
+/* Six textured vertices (tex.vert) of a quad under a rounded clip. */
+static void rclip_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
+{
+	struct vr_tex_vertex base = {
+		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f,
+			t->a / 255.0f },
+		.clip = {
+			.clip = { (float)t->clip.x, (float)t->clip.y,
+				(float)(t->clip.x + t->clip.width),
+				(float)(t->clip.y + t->clip.height) },
+			.rclip = { t->rclip[0], t->rclip[1], t->rclip[2], t->rclip[3] },
+			.rclip_radii = { t->rclip[4], t->rclip[5], t->rclip[6],
+				t->rclip[7] },
+		},
+	};
+	float iw = t->image != NULL ? (float)t->image->width : 1.0f;
+	float ih = t->image != NULL ? (float)t->image->height : 1.0f;
+	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
+	for (int i = 0; i < 6; i++) {
+		float u = (order[i] & 1) ? 1.0f : 0.0f;
+		float w = (order[i] & 2) ? 1.0f : 0.0f;
+		v[i] = base;
+		vr_mat_apply(&t->mat, u, w, &v[i].pos[0], &v[i].pos[1]);
+		float sx, sy;
+		vr_mat_apply(&t->uv, u, w, &sx, &sy);
+		v[i].uv[0] = sx / iw;
+		v[i].uv[1] = sy / ih;
+	}
+}
+
+bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
+{
+	/* a batch shares its image, sampler and rounded clip or not
+	 * (prepare.c) */
+	const struct vr_draw_task *first = &task->payload->quads[0];
+	struct vr_task_out *out = task->out;
+	if (first->has_rclip) {
+		/* per-vertex clips: the textured pipeline, one draw */
+		const struct vr_task_payload *payload = task->payload;
+		out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+		struct vr_tex_vertex *v = vr_engine_vertices(ctx, &out->draws[0],
+			(size_t)payload->count * 6, sizeof(*v));
+		out->draws[0].set = first->image != NULL ?
+			vr_exec_image(ctx, first->image, !first->nearest) :
+			vr_exec_white(ctx);
+		if (out->pipeline == VK_NULL_HANDLE || v == NULL ||
+				out->draws[0].set == VK_NULL_HANDLE) {
+			return false;
+		}
+		for (uint32_t i = 0; i < payload->count; i++) {
+			rclip_quad(&payload->quads[i], &v[i * 6]);
+		}
+		out->ndraws = 1;
+		return true;
+	}
+	out->pipeline = vr_exec_pipeline(ctx, &quad_pipeline);
+	out->set = first->image != NULL ?
+		vr_exec_image(ctx, first->image, !first->nearest) :
+		vr_exec_white(ctx);
+	return out->pipeline != VK_NULL_HANDLE && out->set != VK_NULL_HANDLE;
+}
+
+static void push_quad(VkCommandBuffer cb, VkPipelineLayout layout,
+		const struct vr_draw_task *t, float sx, float sy)
+{
+	struct push_constants pc = {
+		.pos_x = { t->mat.a * sx, t->mat.c * sx, t->mat.tx * sx - 1.0f, 0 },
+		.pos_y = { t->mat.b * sy, t->mat.d * sy, t->mat.ty * sy - 1.0f, 0 },
+		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f,
+			t->a / 255.0f },
+	};
+	if (t->image != NULL) {
+		float iw = 1.0f / (float)t->image->width;
+		float ih = 1.0f / (float)t->image->height;
+		pc.uv_x[0] = t->uv.a * iw;
+		pc.uv_x[1] = t->uv.c * iw;
+		pc.uv_x[2] = t->uv.tx * iw;
+		pc.uv_y[0] = t->uv.b * ih;
+		pc.uv_y[1] = t->uv.d * ih;
+		pc.uv_y[2] = t->uv.ty * ih;
+	}
+	vkCmdPushConstants(cb, layout,
+		VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+		sizeof(pc), &pc);
+	vkCmdDraw(cb, VR_QUAD_VERTEX_COUNT, 1, 0, 0);
+}
+
+void vr_quads_record(VkCommandBuffer cb, VkPipelineLayout layout,
+		const struct vr_task *task, int32_t target_width,
+		int32_t target_height)
+{
+	const struct vr_task_out *out = task->out;
+	if (out->ndraws > 0) {
+		vr_engine_record_draws(cb, layout, task, target_width,
+			target_height);
+		return;
+	}
+	float sx = 2.0f / (float)target_width, sy = 2.0f / (float)target_height;
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, out->pipeline);
+	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout,
+		VR_TEXTURE_SET, 1, &out->set, 0, NULL);
+	/* the batch shares its clip box, which the scissor (inside the
+	 * task's AABB) enforces */
+	const struct vr_task_payload *payload = task->payload;
+	for (uint32_t i = 0; i < payload->count; i++) {
+		push_quad(cb, layout, &payload->quads[i], sx, sy);
+	}
+}

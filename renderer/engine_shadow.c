@@ -1,0 +1,288 @@
+/*
+ * VR_TASK_SHADOW: a Gaussian-blurred rounded rectangle. Effects like this
+ * need render passes of their own, which cannot happen inside the frame's
+ * pass: the worker records them into its prologue command buffer (run
+ * before the frame's draws), and the frame only composites the result.
+ *
+ *   1. the shape's coverage (shadow_shape.frag, analytic AA) into scratch
+ *      image A, in the shadow's frame (struct vr_shadow_layout);
+ *   2. a horizontal Gaussian pass A -> B, 3. a vertical one B -> C
+ *      (blur.frag, exact texels, weights exp(-i^2 / 2 sigma^2) over
+ *      3 sigma each side);
+ *   4. in the frame: C as a textured quad tinted by the colour (tex.frag),
+ *      texel-aligned with the target when the transform allows it.
+ *
+ * The reference renderer runs the same four steps on the CPU, rounding to
+ * 8 bits between them as the scratch images do.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "engine_kinds.h"
+#include "engine_private.h"
+#include "shader_interface.h"
+#include "blit_vert.h" /* after <stdint.h> */
+#include "blur_frag.h"
+#include "shadow_shape_frag.h"
+
+#define MAX_SIGMA_PX ((float)VR_SHADOW_MAX_RADIUS / 3.0f)
+/* Scratch images larger than this shrink the shadow's frame. */
+#define MAX_SCRATCH 4096
+
+static const VkVertexInputAttributeDescription blit_attributes[] = {
+	{ VR_BLIT_LOC_POS, 0, VK_FORMAT_R32G32_SFLOAT,
+		offsetof(struct vr_blit_vertex, pos) },
+	{ VR_BLIT_LOC_UV, 0, VK_FORMAT_R32G32_SFLOAT,
+		offsetof(struct vr_blit_vertex, uv) },
+};
+
+static const struct vr_pipeline_desc shape_pass = {
+	.key = VR_PIPELINE_SHADOW_SHAPE,
+	.vert_spv = blit_vert_spv,
+	.vert_size = sizeof(blit_vert_spv),
+	.frag_spv = shadow_shape_frag_spv,
+	.frag_size = sizeof(shadow_shape_frag_spv),
+	.vertex_stride = sizeof(struct vr_blit_vertex),
+	.attributes = blit_attributes,
+	.attribute_count = 2,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+	.offscreen = true,
+};
+
+static const struct vr_pipeline_desc blur_pass = {
+	.key = VR_PIPELINE_SHADOW_BLUR,
+	.vert_spv = blit_vert_spv,
+	.vert_size = sizeof(blit_vert_spv),
+	.frag_spv = blur_frag_spv,
+	.frag_size = sizeof(blur_frag_spv),
+	.vertex_stride = sizeof(struct vr_blit_vertex),
+	.attributes = blit_attributes,
+	.attribute_count = 2,
+	.uses_texture = true,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+	.offscreen = true,
+};
+
+bool vr_shadow_layout(const struct vr_shadow *shadow,
+		struct vr_shadow_layout *layout)
+{
+	const struct vr_mat *m = &shadow->state.mat;
+	bool uniform = m->b == 0.0f && m->c == 0.0f && m->a > 0.0f &&
+		m->a == m->d;
+	float target_scale = uniform ? m->a :
+		sqrtf(fabsf(m->a * m->d - m->b * m->c));
+	if (!(target_scale > 0.0f)) {
+		return false;
+	}
+	float s = target_scale;
+	if (shadow->sigma * s > MAX_SIGMA_PX) {
+		s = MAX_SIGMA_PX / shadow->sigma; /* blur a smaller frame */
+	}
+	const struct vr_rectf *r = &shadow->rect;
+	for (;;) {
+		float sigma_px = shadow->sigma * s;
+		int32_t radius = sigma_px >= 0.1f ?
+			(int32_t)ceilf(3.0f * sigma_px) : 0;
+		if (radius > VR_SHADOW_MAX_RADIUS) {
+			radius = VR_SHADOW_MAX_RADIUS;
+		}
+		float margin = (float)radius + 1.0f;
+		/* texel-aligned with the target: a translation and the same
+		 * positive uniform scale */
+		bool nearest = uniform && s == m->a;
+		float tx = nearest ? m->tx : 0.0f, ty = nearest ? m->ty : 0.0f;
+		float x0 = floorf(s * r->x + tx - margin);
+		float y0 = floorf(s * r->y + ty - margin);
+		float x1 = ceilf(s * (r->x + r->width) + tx + margin);
+		float y1 = ceilf(s * (r->y + r->height) + ty + margin);
+		*layout = (struct vr_shadow_layout){
+			.scale = s,
+			.sigma_px = sigma_px,
+			.radius = radius,
+			.origin = { x0 - tx, y0 - ty },
+			.width = (int32_t)(x1 - x0),
+			.height = (int32_t)(y1 - y0),
+			.nearest = nearest,
+		};
+		if (layout->width <= MAX_SCRATCH && layout->height <= MAX_SCRATCH) {
+			break;
+		}
+		s *= 0.5f;
+	}
+	/* scratch pixels -> frame (/ s -> primitive) -> target */
+	struct vr_mat from_scratch = { .a = 1.0f / s, .d = 1.0f / s,
+		.tx = layout->origin[0] / s, .ty = layout->origin[1] / s };
+	vr_mat_multiply(&layout->to_target, m, &from_scratch);
+	return layout->width > 0 && layout->height > 0;
+}
+
+/* The rounded rectangle in scratch pixels: centre, half size, radii. */
+static void shape_in_scratch(const struct vr_shadow *shadow,
+		const struct vr_shadow_layout *layout, float c[2], float h[2],
+		float radii[4])
+{
+	float s = layout->scale;
+	const struct vr_rectf *r = &shadow->rect;
+	h[0] = r->width * s / 2.0f;
+	h[1] = r->height * s / 2.0f;
+	c[0] = r->x * s + h[0] - layout->origin[0];
+	c[1] = r->y * s + h[1] - layout->origin[1];
+	radii[0] = shadow->radii.tl * s;
+	radii[1] = shadow->radii.tr * s;
+	radii[2] = shadow->radii.br * s;
+	radii[3] = shadow->radii.bl * s;
+}
+
+float vr_shadow_shape_coverage(const struct vr_shadow *shadow,
+		const struct vr_shadow_layout *layout, float x, float y)
+{
+	float c[2], h[2], radii[4];
+	shape_in_scratch(shadow, layout, c, h, radii);
+	float d = vr_sdf_rrect(x - c[0], y - c[1], h[0], h[1], radii);
+	return vr_clampf(0.5f - d, 0.0f, 1.0f);
+}
+
+/* ---- execution ---------------------------------------------------------- */
+
+struct pass_push {
+	float pos_x[4], pos_y[4], uv_x[4], uv_y[4], color[4];
+};
+
+_Static_assert(sizeof(struct pass_push) == VR_PC_SIZE, "push constants");
+
+/* One offscreen pass drawing a quad over all of dst. */
+static void record_pass(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
+		VkPipeline pipeline, const struct vr_scratch *dst,
+		VkDescriptorSet src, const struct pass_push *push, VkBuffer buffer,
+		VkDeviceSize offset)
+{
+	VkClearValue clear = { .color.float32 = { 0, 0, 0, 0 } };
+	VkRenderPassBeginInfo begin = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+		.renderPass = vr_exec_offscreen_pass(ctx),
+		.framebuffer = dst->framebuffer,
+		.renderArea = { { 0, 0 },
+			{ (uint32_t)dst->width, (uint32_t)dst->height } },
+		.clearValueCount = 1,
+		.pClearValues = &clear,
+	};
+	VkPipelineLayout layout = vr_exec_pipeline_layout(ctx);
+	vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline);
+	VkViewport viewport = {
+		.width = (float)dst->width,
+		.height = (float)dst->height,
+		.maxDepth = 1.0f,
+	};
+	vkCmdSetViewport(cb, 0, 1, &viewport);
+	VkRect2D scissor = { { 0, 0 },
+		{ (uint32_t)dst->width, (uint32_t)dst->height } };
+	vkCmdSetScissor(cb, 0, 1, &scissor);
+	if (src != VK_NULL_HANDLE) {
+		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout,
+			VR_TEXTURE_SET, 1, &src, 0, NULL);
+	}
+	vkCmdPushConstants(cb, layout,
+		VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+		sizeof(*push), push);
+	vkCmdBindVertexBuffers(cb, 0, 1, &buffer, &offset);
+	vkCmdDraw(cb, 6, 1, 0, 0);
+	vkCmdEndRenderPass(cb);
+}
+
+static void corners_quad(float w, float h, struct vr_blit_vertex v[6])
+{
+	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
+	for (int i = 0; i < 6; i++) {
+		int c = order[i];
+		float x = (c & 1) ? 1.0f : 0.0f, y = (c & 2) ? 1.0f : 0.0f;
+		v[i] = (struct vr_blit_vertex){ { x * w, y * h }, { x, y } };
+	}
+}
+
+bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
+{
+	const struct vr_shadow *shadow = &task->payload->shadows[0];
+	struct vr_task_out *out = task->out;
+	struct vr_shadow_layout layout;
+	if (!vr_shadow_layout(shadow, &layout)) {
+		return false;
+	}
+	VkPipeline shape = vr_exec_pipeline(ctx, &shape_pass);
+	VkPipeline blur = layout.radius > 0 ?
+		vr_exec_pipeline(ctx, &blur_pass) : VK_NULL_HANDLE;
+	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+	VkCommandBuffer cb = vr_exec_prologue(ctx);
+	if (shape == VK_NULL_HANDLE || out->pipeline == VK_NULL_HANDLE ||
+			(layout.radius > 0 && blur == VK_NULL_HANDLE) ||
+			cb == VK_NULL_HANDLE) {
+		return false;
+	}
+	int npasses = layout.radius > 0 ? 3 : 1;
+	struct vr_scratch scratch[3];
+	for (int i = 0; i < npasses; i++) {
+		if (!vr_exec_scratch(ctx, layout.width, layout.height, &scratch[i])) {
+			return false;
+		}
+	}
+	struct vr_task_draw pass_draw;
+	struct vr_blit_vertex *quad = vr_engine_vertices(ctx, &pass_draw, 6,
+		sizeof(*quad));
+	if (quad == NULL) {
+		return false;
+	}
+	corners_quad((float)layout.width, (float)layout.height, quad);
+
+	struct pass_push push = {
+		.pos_x = { 2.0f / (float)layout.width, 0.0f, -1.0f, 0.0f },
+		.pos_y = { 0.0f, 2.0f / (float)layout.height, -1.0f, 0.0f },
+	};
+	float c[2], h[2], radii[4];
+	shape_in_scratch(shadow, &layout, c, h, radii);
+	push.uv_x[0] = c[0];
+	push.uv_x[1] = c[1];
+	push.uv_x[2] = h[0];
+	push.uv_x[3] = h[1];
+	for (int i = 0; i < 4; i++) {
+		push.uv_y[i] = radii[i];
+	}
+	record_pass(ctx, cb, shape, &scratch[0], VK_NULL_HANDLE, &push,
+		pass_draw.vertex_buffer, pass_draw.vertex_offset);
+	if (layout.radius > 0) {
+		for (int pass = 1; pass <= 2; pass++) {
+			struct pass_push bp = push;
+			bp.uv_x[0] = pass == 1 ? 1.0f : 0.0f;
+			bp.uv_x[1] = pass == 1 ? 0.0f : 1.0f;
+			bp.uv_x[2] = layout.sigma_px;
+			bp.uv_x[3] = (float)layout.radius;
+			bp.uv_y[0] = bp.uv_y[1] = bp.uv_y[2] = bp.uv_y[3] = 0.0f;
+			record_pass(ctx, cb, blur, &scratch[pass],
+				scratch[pass - 1].set, &bp, pass_draw.vertex_buffer,
+				pass_draw.vertex_offset);
+		}
+	}
+
+	/* the composite, in the frame */
+	struct vr_task_draw *draw = &out->draws[0];
+	struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw, 6, sizeof(*v));
+	if (v == NULL) {
+		return false;
+	}
+	draw->set = scratch[npasses - 1].set;
+	out->ndraws = 1;
+	struct vr_tex_vertex base = { 0 };
+	for (int i = 0; i < 4; i++) {
+		base.color[i] = shadow->state.color[i];
+	}
+	vr_vertex_clip_init(&base.clip, &shadow->state);
+	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
+	for (int i = 0; i < 6; i++) {
+		int k = order[i];
+		float u = (k & 1) ? 1.0f : 0.0f, w = (k & 2) ? 1.0f : 0.0f;
+		v[i] = base;
+		vr_mat_apply(&layout.to_target, u * (float)layout.width,
+			w * (float)layout.height, &v[i].pos[0], &v[i].pos[1]);
+		v[i].uv[0] = u;
+		v[i].uv[1] = w;
+	}
+	return true;
+}

@@ -1,0 +1,463 @@
+/*
+ * In-order preparation (stage 1, the caller's thread): the depth-first dry
+ * run of one job over the updated tree. It replays every drawn node's
+ * content with the node's cached absolute state composed with the job's
+ * view — rects and images as quads, display lists command by command —
+ * into primitives with complete absolute state in target pixels, culls
+ * them against the target, their clips and the damaged extents, batches
+ * them, and pushes self-contained tasks into the pipeline's chain with
+ * their AABBs through a sink (the pipeline's chain: vr_engine_prepare in
+ * engine_dispatch.c; the reference renderer's list). It never calls
+ * Vulkan.
+ *
+ * Batching: a primitive joins the newest compatible task among the last
+ * `lookback` open ones (same kind and, per kind, the same texture, sampler
+ * and scissor requirements), searching newest first and stopping at the
+ * first incompatible task whose AABB overlaps the primitive's: drawing it
+ * earlier than that task would change the picture. Open tasks are pushed
+ * in creation order when they leave the window, so the chain order is the
+ * drawing order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine_private.h"
+
+struct open_task {
+	struct vr_task task;
+	struct vr_task_payload payload;
+	size_t prim_size;
+	/* batch key */
+	const struct vr_image *image; /* quads */
+	struct vr_box clip; /* quads */
+	bool nearest; /* quads, glyphs */
+	bool rclip; /* quads */
+};
+
+struct prepare {
+	const struct vr_task_sink *sink;
+	const struct vr_prepare_job *job;
+	struct vr_box extents; /* damaged pixels inside the target */
+	const struct vr_prepare_options *options;
+	struct open_task *window[VR_PREPARE_MAX_LOOKBACK];
+	size_t nwindow;
+	size_t lookback;
+	bool failed;
+};
+
+/* The primitive's kind-specific batch key. */
+struct prim_key {
+	enum vr_task_kind kind;
+	size_t size; /* of the primitive */
+	const struct vr_image *image;
+	struct vr_box clip;
+	bool nearest;
+	bool rclip;
+};
+
+static const struct vr_prepare_options default_options = {
+	.lookback = VR_BATCH_LOOKBACK,
+};
+
+static void *payload_array(struct vr_task_payload *payload)
+{
+	return payload->quads; /* every member is the array */
+}
+
+static void set_payload_array(struct vr_task_payload *payload, void *array)
+{
+	payload->quads = array;
+}
+
+static bool boxes_overlap(const struct vr_box *a, const struct vr_box *b)
+{
+	struct vr_box i = vr_box_intersect(a, b);
+	return !vr_box_empty(&i);
+}
+
+static bool compatible(const struct open_task *open,
+		const struct prim_key *key)
+{
+	if (open->task.kind != key->kind ||
+			open->payload.count >= VR_BATCH_MAX) {
+		return false;
+	}
+	switch (key->kind) {
+	case VR_TASK_QUADS:
+		return open->image == key->image && open->nearest == key->nearest &&
+			open->rclip == key->rclip &&
+			vr_box_equal(&open->clip, &key->clip);
+	case VR_TASK_GLYPHS:
+		return open->nearest == key->nearest;
+	case VR_TASK_SHAPES:
+	case VR_TASK_TRIANGLES:
+		return true; /* everything is per vertex */
+	case VR_TASK_SHADOW:
+	case VR_TASK_KIND_COUNT:
+		break;
+	}
+	return false; /* shadows render passes of their own */
+}
+
+static void push_oldest(struct prepare *prep)
+{
+	struct open_task *open = prep->window[0];
+	prep->nwindow--;
+	memmove(&prep->window[0], &prep->window[1],
+		prep->nwindow * sizeof(prep->window[0]));
+	if (!prep->failed && !prep->sink->push(prep->sink->data, &open->task)) {
+		prep->failed = true;
+	}
+}
+
+static bool append_prim(struct prepare *prep, struct open_task *open)
+{
+	struct vr_task_payload *payload = &open->payload;
+	if (payload->count == payload->capacity) {
+		uint32_t cap = payload->capacity > 0 ? payload->capacity * 2 : 4;
+		if (cap > VR_BATCH_MAX) {
+			cap = VR_BATCH_MAX;
+		}
+		void *array = prep->sink->alloc(prep->sink->data, cap * open->prim_size);
+		if (array == NULL) {
+			return false;
+		}
+		if (payload->count > 0) {
+			memcpy(array, payload_array(payload),
+				payload->count * open->prim_size);
+		}
+		set_payload_array(payload, array);
+		payload->capacity = cap;
+	}
+	payload->count++;
+	return true;
+}
+
+/*
+ * A slot for a primitive with this key and AABB (target pixels, inside the
+ * damaged extents), zeroed, in an open task: a compatible one of the
+ * window or a new one. NULL when out of memory.
+ */
+static void *add_prim(struct prepare *prep, const struct prim_key *key,
+		const struct vr_box *aabb)
+{
+	if (prep->failed) {
+		return NULL;
+	}
+	struct open_task *open = NULL;
+	size_t searched = prep->options->no_batching ? 0 : prep->nwindow;
+	for (size_t i = searched; i-- > 0;) {
+		struct open_task *candidate = prep->window[i];
+		if (compatible(candidate, key)) {
+			open = candidate;
+			break;
+		}
+		if (boxes_overlap(&candidate->task.aabb, aabb)) {
+			break; /* it must be drawn first */
+		}
+	}
+	if (open == NULL) {
+		open = prep->sink->alloc(prep->sink->data, sizeof(*open));
+		if (open == NULL) {
+			prep->failed = true;
+			return NULL;
+		}
+		open->task = (struct vr_task){
+			.kind = key->kind,
+			.job = prep->job->index,
+			.payload = &open->payload,
+			.out = prep->sink->alloc(prep->sink->data, sizeof(struct vr_task_out)),
+		};
+		if (open->task.out == NULL) {
+			prep->failed = true;
+			return NULL;
+		}
+		open->prim_size = key->size;
+		open->image = key->image;
+		open->clip = key->clip;
+		open->nearest = key->nearest;
+		open->rclip = key->rclip;
+		if (prep->nwindow == prep->lookback) {
+			push_oldest(prep);
+		}
+		prep->window[prep->nwindow++] = open;
+	}
+	if (!append_prim(prep, open)) {
+		prep->failed = true;
+		return NULL;
+	}
+	open->task.aabb = vr_box_union(&open->task.aabb, aabb);
+	char *slot = (char *)payload_array(&open->payload) +
+		(open->payload.count - 1) * open->prim_size;
+	memset(slot, 0, open->prim_size);
+	return slot;
+}
+
+static void flush(struct prepare *prep)
+{
+	while (prep->nwindow > 0) {
+		push_oldest(prep);
+	}
+}
+
+/* ---- tree content ------------------------------------------------------- */
+
+static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
+{
+	struct vr_box aabb = vr_box_intersect(&draw->aabb, &prep->extents);
+	if (vr_box_empty(&aabb)) {
+		return;
+	}
+	struct prim_key key = {
+		.kind = VR_TASK_QUADS,
+		.size = sizeof(struct vr_draw_task),
+		.image = draw->image,
+		.clip = draw->clip,
+		.nearest = draw->nearest,
+		.rclip = draw->has_rclip,
+	};
+	struct vr_draw_task *slot = add_prim(prep, &key, &aabb);
+	if (slot != NULL) {
+		*slot = *draw;
+		slot->aabb = aabb;
+	}
+}
+
+/* ---- display lists ------------------------------------------------------ */
+
+/* What every command of one node's list shares. */
+struct node_state {
+	struct vr_mat mat; /* list-local -> target pixels */
+	struct vr_box clip; /* target ∩ ancestors' clips ∩ node bounds */
+	float opacity;
+};
+
+/* The absolute state of cmd; false when it is clipped away. *aabb gets
+ * the command's pixels (its bounds plus a pixel of anti-aliasing) inside
+ * the clips and the damaged extents. */
+static bool command_state(struct prepare *prep, const struct node_state *ns,
+		const struct vr_dl_command *cmd, struct vr_prim_state *state,
+		struct vr_box *aabb)
+{
+	vr_mat_multiply(&state->mat, &ns->mat, &cmd->mat);
+	state->clip = ns->clip;
+	if (cmd->has_clip) {
+		struct vr_box box = vr_mat_map_rect_bounds(&ns->mat, &cmd->clip);
+		state->clip = vr_box_intersect(&state->clip, &box);
+	}
+	state->has_rclip = cmd->has_rclip;
+	if (cmd->has_rclip) {
+		state->rclip = vr_rrect_map(&ns->mat, &cmd->rclip);
+		struct vr_box box = vr_mat_map_rect_bounds(&(struct vr_mat){
+			.a = 1, .d = 1 }, &state->rclip.rect);
+		state->clip = vr_box_intersect(&state->clip, &box);
+	}
+	struct vr_rectf b = vr_rectf_map(&state->mat, &cmd->local_bounds);
+	b.x -= 1.0f;
+	b.y -= 1.0f;
+	b.width += 2.0f;
+	b.height += 2.0f;
+	const struct vr_mat identity = { .a = 1, .d = 1 };
+	*aabb = vr_mat_map_rect_bounds(&identity, &b);
+	*aabb = vr_box_intersect(aabb, &state->clip);
+	*aabb = vr_box_intersect(aabb, &prep->extents);
+	if (vr_box_empty(aabb)) {
+		return false;
+	}
+	const struct vr_color *c = &cmd->paint.color;
+	float alpha = vr_clampf(c->a, 0.0f, 1.0f) * ns->opacity;
+	state->color[0] = vr_clampf(c->r, 0.0f, 1.0f) * alpha;
+	state->color[1] = vr_clampf(c->g, 0.0f, 1.0f) * alpha;
+	state->color[2] = vr_clampf(c->b, 0.0f, 1.0f) * alpha;
+	state->color[3] = alpha;
+	return true;
+}
+
+static float mat_scale(const struct vr_mat *m)
+{
+	return sqrtf(fabsf(m->a * m->d - m->b * m->c));
+}
+
+static void prepare_command(struct prepare *prep, const struct node_state *ns,
+		const struct vr_dl_command *cmd)
+{
+	struct vr_prim_state state;
+	struct vr_box aabb;
+	if (!command_state(prep, ns, cmd, &state, &aabb)) {
+		return;
+	}
+	if (cmd->op != VR_DL_IMAGE && state.color[3] <= 0.0f) {
+		return;
+	}
+	switch (cmd->op) {
+	case VR_DL_RECT:
+	case VR_DL_RRECT:
+	case VR_DL_ELLIPSE: {
+		struct prim_key key = { .kind = VR_TASK_SHAPES,
+			.size = sizeof(struct vr_shape) };
+		struct vr_shape *shape = add_prim(prep, &key, &aabb);
+		if (shape != NULL) {
+			*shape = (struct vr_shape){
+				.state = state,
+				.rect = cmd->shape.rect,
+				.radii = cmd->shape.radii,
+				.ellipse = cmd->op == VR_DL_ELLIPSE,
+				.stroke_width = fmaxf(cmd->paint.stroke_width, 0.0f),
+			};
+		}
+		return;
+	}
+	case VR_DL_PATH: {
+		struct prim_key key = { .kind = VR_TASK_TRIANGLES,
+			.size = sizeof(struct vr_geometry) };
+		struct vr_geometry *geometry = add_prim(prep, &key, &aabb);
+		if (geometry != NULL) {
+			*geometry = (struct vr_geometry){
+				.state = state,
+				.path = cmd->path,
+				.paint = cmd->paint,
+			};
+		}
+		return;
+	}
+	case VR_DL_IMAGE: {
+		const struct vr_rectf *dst = &cmd->image.dst;
+		struct vr_mat unit = { .a = dst->width, .d = dst->height,
+			.tx = dst->x, .ty = dst->y };
+		struct vr_mat mat;
+		vr_mat_multiply(&mat, &state.mat, &unit);
+		struct vr_draw_task draw;
+		if (vr_draw_task_init_image(&draw, &mat, cmd->image.image,
+				&cmd->image.src, VR_TRANSFORM_NORMAL,
+				cmd->image.opacity * ns->opacity, &state.clip)) {
+			if (state.has_rclip) {
+				const struct vr_rrectf *rr = &state.rclip;
+				const float rclip[8] = { rr->rect.x, rr->rect.y,
+					rr->rect.x + rr->rect.width,
+					rr->rect.y + rr->rect.height, rr->radii.tl,
+					rr->radii.tr, rr->radii.br, rr->radii.bl };
+				draw.has_rclip = true;
+				memcpy(draw.rclip, rclip, sizeof(rclip));
+			}
+			prepare_quad(prep, &draw);
+		}
+		return;
+	}
+	case VR_DL_TEXT: {
+		const struct vr_mat *m = &state.mat;
+		/* a translation and a uniform scale (up to float noise) */
+		bool nearest = m->a > 0.0f && fabsf(m->b) < 1e-6f * m->a &&
+			fabsf(m->c) < 1e-6f * m->a && fabsf(m->a - m->d) < 1e-6f * m->a;
+		struct prim_key key = { .kind = VR_TASK_GLYPHS,
+			.size = sizeof(struct vr_glyph_run), .nearest = nearest };
+		struct vr_glyph_run *run = add_prim(prep, &key, &aabb);
+		if (run != NULL) {
+			*run = (struct vr_glyph_run){
+				.state = state,
+				.text = cmd->text,
+				.nearest = nearest,
+			};
+		}
+		return;
+	}
+	case VR_DL_SHADOW: {
+		if (!(mat_scale(&state.mat) > 0.0f)) {
+			return;
+		}
+		struct prim_key key = { .kind = VR_TASK_SHADOW,
+			.size = sizeof(struct vr_shadow) };
+		struct vr_shadow *shadow = add_prim(prep, &key, &aabb);
+		if (shadow != NULL) {
+			*shadow = (struct vr_shadow){
+				.state = state,
+				.rect = cmd->shape.rect,
+				.radii = cmd->shape.radii,
+				.sigma = cmd->blur / 2.0f,
+			};
+		}
+		return;
+	}
+	}
+}
+
+static void prepare_display_list(struct prepare *prep,
+		const struct vr_node *node)
+{
+	const struct vr_node_abs *abs = &node->abs;
+	struct node_state ns = {
+		.clip = prep->job->target,
+		.opacity = abs->opacity,
+	};
+	vr_mat_multiply(&ns.mat, &prep->job->view, &abs->transform);
+	/* the node's bounds (its ancestors' clips included) bound its pixels:
+	 * damage tracking relies on it */
+	struct vr_rectf bounds = { (float)abs->bounds.x, (float)abs->bounds.y,
+		(float)abs->bounds.width, (float)abs->bounds.height };
+	struct vr_box box = vr_mat_map_rect_bounds(&prep->job->view, &bounds);
+	ns.clip = vr_box_intersect(&ns.clip, &box);
+	const struct vr_display_list *list = node->content.list;
+	for (size_t i = 0; i < list->ncommands && !prep->failed; i++) {
+		prepare_command(prep, &ns, &list->commands[i]);
+	}
+}
+
+static void prepare_node(struct vr_node *node, void *data)
+{
+	struct prepare *prep = data;
+	if (prep->failed) {
+		return;
+	}
+	switch (node->content.type) {
+	case VR_CONTENT_RECT:
+	case VR_CONTENT_IMAGE: {
+		struct vr_draw_task draw;
+		if (vr_draw_task_init(&draw, node, &prep->job->view,
+				&prep->job->target)) {
+			prepare_quad(prep, &draw);
+		}
+		break;
+	}
+	case VR_CONTENT_DISPLAY_LIST:
+		prepare_display_list(prep, node);
+		break;
+	case VR_CONTENT_NONE:
+		break;
+	}
+}
+
+bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
+		const struct vr_prepare_job *job,
+		const struct vr_prepare_options *options)
+{
+	if (options == NULL) {
+		options = &default_options;
+	}
+	struct prepare prep = {
+		.sink = sink,
+		.job = job,
+		.options = options,
+		.extents = vr_box_intersect(&job->extents, &job->target),
+		.lookback = options->lookback == 0 ? VR_BATCH_LOOKBACK :
+			options->lookback > VR_PREPARE_MAX_LOOKBACK ?
+			VR_PREPARE_MAX_LOOKBACK : options->lookback,
+	};
+	if (job->index == 0) {
+		vr_glyph_atlas_begin_frame(); /* no task of a frame runs */
+	}
+	if (vr_box_empty(&prep.extents)) {
+		return true;
+	}
+	struct vr_mat inverse;
+	if (!vr_mat_invert(&inverse, &job->view)) {
+		return true; /* a degenerate view shows nothing */
+	}
+	/* the damaged area in root coordinates, a pixel wider for float
+	 * noise */
+	struct vr_rectf ext = { (float)prep.extents.x - 1.0f,
+		(float)prep.extents.y - 1.0f, (float)prep.extents.width + 2.0f,
+		(float)prep.extents.height + 2.0f };
+	struct vr_box area = vr_mat_map_rect_bounds(&inverse, &ext);
+	vr_tree_for_each_drawn(tree, &area, prepare_node, &prep);
+	flush(&prep);
+	return !prep.failed;
+}

@@ -1,0 +1,1183 @@
+/*
+ * Thread-safe resource managers and execution contexts: the vr_exec_*
+ * functions of engine.h, called by any worker at any time during
+ * execution.
+ *
+ * Lock order: no two of the locks below are ever held at once.
+ *   vr_resources::images_lock      (rwlock) vr_image::copies lists, textures
+ *   vr_resources::pipelines_lock   (rwlock) the pipeline table
+ *   vr_resources::ready_lock       (mutex)  preparing -> ready transitions
+ *   vr_resources::descriptors_lock (mutex)  descriptor pools
+ *   vr_resources::scratch_lock     (mutex)  scratch image lists
+ * Creation (of a texture, a pipeline, a scratch image) happens with none of
+ * them held: the first thread to need a resource inserts it in state
+ * PREPARING under the write lock, drops the lock, creates it, and
+ * publishes READY (or FAILED) under ready_lock; others find it PREPARING
+ * and wait on vr_resources::ready. Readers of created resources take only
+ * a read lock to look them up, then read them without locks.
+ *
+ * Everything else a worker touches is its own: the execution context with
+ * its command pool (uploads and prologues are recorded there, never into
+ * the frame's command buffer and never submitted by a worker) and its
+ * slice of the vertex ring, claimed by an atomic add.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "shader_interface.h"
+#include "vk_private.h"
+
+/* Past this many rectangles an upload copies their extents. */
+#define MAX_UPLOAD_RECTS 16
+#define DESCRIPTOR_POOL_SETS 256
+#define RING_CHUNK (64u * 1024u)
+#define RING_MIN_REGION (1u << 20)
+/* The ring grows to a frame's demand up to this; beyond it (a frame of
+ * huge uploads) the rest goes to overflow buffers freed with the frame. */
+#define RING_MAX_REGION (64u << 20)
+#define RING_ALIGN 16u
+/* Scratch images unused for this many frames are destroyed. */
+#define SCRATCH_MAX_IDLE_FRAMES 60
+#define RING_USAGE (VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | \
+	VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+
+struct descriptor_pool {
+	VkDescriptorPool pool;
+	struct vr_list link; /* vr_resources::descriptor_pools */
+};
+
+struct vr_texture {
+	struct vr_image_copy copy; /* in vr_image::copies, under images_lock */
+	struct vr_renderer *renderer;
+	struct vr_image *image; /* not referenced; NULL once it is gone */
+	struct vr_list link; /* vr_resources::textures or ::garbage */
+	_Atomic int state; /* enum vr_resource_state; atomic */
+	/* the last frame whose upload was claimed; atomic */
+	_Atomic uint64_t upload_frame;
+	/* written by the creator before READY, then read-only */
+	int32_t width, height;
+	VkImage vk_image;
+	VkDeviceMemory memory;
+	VkImageView view;
+	VkDescriptorPool pool;
+	VkDescriptorSet sets[2]; /* indexed by enum vr_sampler */
+	/* the uploader of the frame's (one thread per frame) */
+	VkImageLayout layout;
+};
+
+struct vr_pipeline_entry {
+	uint32_t key; /* immutable */
+	_Atomic int state; /* enum vr_resource_state; atomic */
+	VkPipeline pipeline; /* written by the creator before READY */
+};
+
+struct vr_scratch_image {
+	struct vr_list link; /* vr_resources::scratch_free or ::scratch_used */
+	struct vr_scratch scratch;
+	VkDeviceMemory memory;
+	VkDescriptorPool pool;
+	uint64_t last_frame; /* used in; protected by scratch_lock */
+};
+
+/* ---- preparing state ----------------------------------------------------- */
+
+static int wait_ready(struct vr_resources *res, _Atomic int *state)
+{
+	int s = atomic_load_explicit(state, memory_order_acquire);
+	if (s != VR_RESOURCE_PREPARING) {
+		return s;
+	}
+	atomic_fetch_add_explicit(&res->waits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&res->waiting, 1, memory_order_relaxed);
+	pthread_mutex_lock(&res->ready_lock);
+	while ((s = atomic_load_explicit(state, memory_order_acquire)) ==
+			VR_RESOURCE_PREPARING) {
+		pthread_cond_wait(&res->ready, &res->ready_lock);
+	}
+	pthread_mutex_unlock(&res->ready_lock);
+	atomic_fetch_sub_explicit(&res->waiting, 1, memory_order_relaxed);
+	return s;
+}
+
+static void publish(struct vr_resources *res, _Atomic int *state, int value)
+{
+	pthread_mutex_lock(&res->ready_lock);
+	atomic_store_explicit(state, value, memory_order_release);
+	pthread_cond_broadcast(&res->ready);
+	pthread_mutex_unlock(&res->ready_lock);
+}
+
+/* ---- descriptor sets ----------------------------------------------------- */
+
+static bool allocate_sets(struct vr_renderer *renderer, uint32_t count,
+		VkDescriptorSet *sets, VkDescriptorPool *out_pool)
+{
+	struct vr_resources *res = &renderer->res;
+	VkDescriptorSetLayout layouts[2] = { renderer->set_layout,
+		renderer->set_layout };
+	VkDescriptorSetAllocateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+		.descriptorSetCount = count,
+		.pSetLayouts = layouts,
+	};
+	bool ok = false;
+	pthread_mutex_lock(&res->descriptors_lock);
+	vr_list_for_each(pool, &res->descriptor_pools, struct descriptor_pool,
+			link) {
+		info.descriptorPool = pool->pool;
+		if (vkAllocateDescriptorSets(renderer->device, &info, sets) ==
+				VK_SUCCESS) {
+			*out_pool = pool->pool;
+			ok = true;
+			goto out;
+		}
+	}
+	struct descriptor_pool *pool = calloc(1, sizeof(*pool));
+	if (pool == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		goto out;
+	}
+	VkDescriptorPoolSize size = {
+		.type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+		.descriptorCount = DESCRIPTOR_POOL_SETS,
+	};
+	VkDescriptorPoolCreateInfo pinfo = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
+		.maxSets = DESCRIPTOR_POOL_SETS,
+		.poolSizeCount = 1,
+		.pPoolSizes = &size,
+	};
+	VkResult vr = vkCreateDescriptorPool(renderer->device, &pinfo, NULL,
+		&pool->pool);
+	if (vr != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateDescriptorPool failed: %s",
+			vr_vk_result_str(vr));
+		free(pool);
+		goto out;
+	}
+	vr_list_insert(&res->descriptor_pools, &pool->link);
+	info.descriptorPool = pool->pool;
+	vr = vkAllocateDescriptorSets(renderer->device, &info, sets);
+	if (vr != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkAllocateDescriptorSets failed: %s",
+			vr_vk_result_str(vr));
+		goto out;
+	}
+	*out_pool = pool->pool;
+	ok = true;
+out:
+	pthread_mutex_unlock(&res->descriptors_lock);
+	return ok;
+}
+
+static void free_sets(struct vr_renderer *renderer, VkDescriptorPool pool,
+		uint32_t count, const VkDescriptorSet *sets)
+{
+	if (pool == VK_NULL_HANDLE) {
+		return;
+	}
+	pthread_mutex_lock(&renderer->res.descriptors_lock);
+	vkFreeDescriptorSets(renderer->device, pool, count, sets);
+	pthread_mutex_unlock(&renderer->res.descriptors_lock);
+}
+
+static void write_image_set(struct vr_renderer *renderer, VkDescriptorSet set,
+		VkImageView view, enum vr_sampler sampler)
+{
+	VkDescriptorImageInfo info = {
+		.sampler = renderer->samplers[sampler],
+		.imageView = view,
+		.imageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+	};
+	VkWriteDescriptorSet write = {
+		.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+		.dstSet = set,
+		.dstBinding = VR_TEXTURE_BINDING,
+		.descriptorCount = 1,
+		.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+		.pImageInfo = &info,
+	};
+	vkUpdateDescriptorSets(renderer->device, 1, &write, 0, NULL);
+}
+
+/* ---- vertex ring ---------------------------------------------------------- */
+
+static bool ring_create(struct vr_renderer *renderer, VkDeviceSize region)
+{
+	struct vr_resources *res = &renderer->res;
+	vr_vk_destroy_host_buffer(renderer, &res->ring);
+	res->region_size = 0;
+	if (!vr_vk_create_host_buffer(renderer, region * VR_FRAMES_IN_FLIGHT,
+			RING_USAGE, VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &res->ring)) {
+		return false;
+	}
+	res->region_size = region;
+	return true;
+}
+
+/* A new chunk of at least `want` bytes for this context: from the frame's
+ * ring region (an atomic add, no lock), else an overflow buffer of its
+ * own, freed when the frame retires. */
+static bool grab_chunk(struct vr_exec_ctx *ctx, VkDeviceSize want)
+{
+	struct vr_renderer *renderer = ctx->renderer;
+	struct vr_resources *res = &renderer->res;
+	uint64_t off = atomic_fetch_add_explicit(&res->ring_head, want,
+		memory_order_relaxed);
+	if (off + want <= res->region_size) {
+		VkDeviceSize base = (VkDeviceSize)renderer->frame.slot *
+			res->region_size + off;
+		ctx->chunk_buffer = res->ring.buffer;
+		ctx->chunk_map = (uint8_t *)res->ring.map + base;
+		ctx->chunk_offset = base;
+		ctx->chunk_size = want;
+		ctx->chunk_used = 0;
+		return true;
+	}
+	struct vr_host_buffer *buffer = calloc(1, sizeof(*buffer));
+	if (buffer == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return false;
+	}
+	if (!vr_vk_create_host_buffer(renderer, want, RING_USAGE,
+			VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, buffer)) {
+		free(buffer);
+		return false;
+	}
+	vr_list_insert(&ctx->overflow, &buffer->link);
+	ctx->chunk_buffer = buffer->buffer;
+	ctx->chunk_map = buffer->map;
+	ctx->chunk_offset = 0;
+	ctx->chunk_size = want;
+	ctx->chunk_used = 0;
+	return true;
+}
+
+static void *ring_alloc(struct vr_exec_ctx *ctx, size_t size,
+		VkBuffer *buffer, VkDeviceSize *offset)
+{
+	VkDeviceSize need = ((VkDeviceSize)size + RING_ALIGN - 1) &
+		~(VkDeviceSize)(RING_ALIGN - 1);
+	if (ctx->chunk_buffer == VK_NULL_HANDLE ||
+			ctx->chunk_size - ctx->chunk_used < need) {
+		if (!grab_chunk(ctx, need > RING_CHUNK ? need : RING_CHUNK)) {
+			ctx->failed = true;
+			return NULL;
+		}
+	}
+	void *ptr = ctx->chunk_map + ctx->chunk_used;
+	*buffer = ctx->chunk_buffer;
+	*offset = ctx->chunk_offset + ctx->chunk_used;
+	ctx->chunk_used += need;
+	return ptr;
+}
+
+void *vr_exec_vertices(struct vr_exec_ctx *ctx, size_t size,
+		VkDeviceSize *offset)
+{
+	return ring_alloc(ctx, size, &ctx->last_buffer, offset);
+}
+
+VkBuffer vr_exec_vertex_buffer(struct vr_exec_ctx *ctx)
+{
+	return ctx->last_buffer;
+}
+
+/* ---- command buffers ----------------------------------------------------- */
+
+static VkCommandBuffer begin_cb(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
+		bool *begun)
+{
+	if (*begun) {
+		return cb;
+	}
+	VkCommandBufferBeginInfo info = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkResult res = vkBeginCommandBuffer(cb, &info);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkBeginCommandBuffer failed: %s",
+			vr_vk_result_str(res));
+		ctx->failed = true;
+		return VK_NULL_HANDLE;
+	}
+	*begun = true;
+	return cb;
+}
+
+VkCommandBuffer vr_exec_prologue(struct vr_exec_ctx *ctx)
+{
+	uint32_t slot = ctx->renderer->frame.slot;
+	return begin_cb(ctx, ctx->prologue_cbs[slot], &ctx->prologue_begun);
+}
+
+static VkCommandBuffer upload_cb(struct vr_exec_ctx *ctx)
+{
+	uint32_t slot = ctx->renderer->frame.slot;
+	return begin_cb(ctx, ctx->upload_cbs[slot], &ctx->upload_begun);
+}
+
+/* ---- textures ------------------------------------------------------------ */
+
+static void texture_free(struct vr_texture *texture)
+{
+	struct vr_renderer *renderer = texture->renderer;
+	VkDevice dev = renderer->device;
+	free_sets(renderer, texture->pool, 2, texture->sets);
+	vkDestroyImageView(dev, texture->view, NULL);
+	vkDestroyImage(dev, texture->vk_image, NULL);
+	vkFreeMemory(dev, texture->memory, NULL);
+	vr_list_remove(&texture->link);
+	free(texture);
+}
+
+/* Caller's thread, between frames (vr_image_unref). */
+static void texture_handle_image_destroyed(struct vr_image_copy *copy)
+{
+	struct vr_texture *texture = vr_container_of(copy, struct vr_texture,
+		copy);
+	struct vr_resources *res = &texture->renderer->res;
+	pixman_region32_fini(&copy->pending);
+	/* A submitted frame may still sample it: free after the fence. */
+	pthread_rwlock_wrlock(&res->images_lock);
+	texture->image = NULL;
+	vr_list_remove(&texture->link);
+	vr_list_insert(&res->garbage, &texture->link);
+	pthread_rwlock_unlock(&res->images_lock);
+}
+
+/* Create the GPU objects of a PREPARING texture (no lock held). */
+static bool texture_init_gpu(struct vr_renderer *renderer,
+		struct vr_texture *texture, enum vr_format format)
+{
+	VkComponentMapping components = {
+		.r = VK_COMPONENT_SWIZZLE_IDENTITY,
+		.g = VK_COMPONENT_SWIZZLE_IDENTITY,
+		.b = VK_COMPONENT_SWIZZLE_IDENTITY,
+		.a = format == VR_FORMAT_XRGB8888 ?
+			VK_COMPONENT_SWIZZLE_ONE : VK_COMPONENT_SWIZZLE_IDENTITY,
+	};
+	if (!vr_vk_create_image(renderer, texture->width, texture->height,
+			VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+			components, &texture->vk_image, &texture->memory,
+			&texture->view)) {
+		return false;
+	}
+	if (!allocate_sets(renderer, 2, texture->sets, &texture->pool)) {
+		return false; /* texture_free releases the image */
+	}
+	for (int i = 0; i < 2; i++) {
+		write_image_set(renderer, texture->sets[i], texture->view,
+			(enum vr_sampler)i);
+	}
+	return true;
+}
+
+/* The texture of image, created by the first thread that asks; NULL on
+ * failure (logged). */
+static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
+		struct vr_image *image)
+{
+	struct vr_resources *res = &renderer->res;
+	pthread_rwlock_rdlock(&res->images_lock);
+	struct vr_image_copy *copy = vr_image_find_copy(image, renderer);
+	pthread_rwlock_unlock(&res->images_lock);
+
+	struct vr_texture *texture = NULL;
+	bool creator = false;
+	if (copy == NULL) {
+		pthread_rwlock_wrlock(&res->images_lock);
+		copy = vr_image_find_copy(image, renderer);
+		if (copy == NULL) {
+			texture = calloc(1, sizeof(*texture));
+			if (texture != NULL) {
+				texture->renderer = renderer;
+				texture->image = image;
+				texture->width = image->width;
+				texture->height = image->height;
+				texture->layout = VK_IMAGE_LAYOUT_UNDEFINED;
+				atomic_init(&texture->state, VR_RESOURCE_PREPARING);
+				atomic_init(&texture->upload_frame, 0);
+				texture->copy.owner = renderer;
+				texture->copy.image_destroyed =
+					texture_handle_image_destroyed;
+				vr_image_add_copy(image, &texture->copy);
+				vr_list_insert(&res->textures, &texture->link);
+				creator = true;
+			}
+		}
+		pthread_rwlock_unlock(&res->images_lock);
+		if (texture == NULL && copy == NULL) {
+			vr_log(VR_LOG_ERROR, "allocation failed");
+			return NULL;
+		}
+	}
+	if (!creator) {
+		texture = vr_container_of(copy, struct vr_texture, copy);
+	} else {
+		bool ok = texture_init_gpu(renderer, texture, image->format);
+		atomic_fetch_add_explicit(&res->textures_created, 1,
+			memory_order_relaxed);
+		publish(res, &texture->state,
+			ok ? VR_RESOURCE_READY : VR_RESOURCE_FAILED);
+	}
+	if (wait_ready(res, &texture->state) != VR_RESOURCE_READY) {
+		return NULL;
+	}
+	return texture;
+}
+
+/* Record the upload of what was written since the last one into this
+ * context's upload command buffer. */
+static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
+{
+	pixman_region32_t *pending = &texture->copy.pending;
+	int nrects;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(pending,
+		&nrects);
+	if (nrects > MAX_UPLOAD_RECTS) {
+		boxes = pixman_region32_extents(pending);
+		nrects = 1;
+	}
+	VkDeviceSize total = 0;
+	for (int i = 0; i < nrects; i++) {
+		total += (VkDeviceSize)(boxes[i].x2 - boxes[i].x1) *
+			(VkDeviceSize)(boxes[i].y2 - boxes[i].y1) * 4;
+	}
+	VkBuffer buffer;
+	VkDeviceSize offset;
+	uint8_t *dst = ring_alloc(ctx, (size_t)total, &buffer, &offset);
+	VkCommandBuffer cb = upload_cb(ctx);
+	if (dst == NULL || cb == VK_NULL_HANDLE) {
+		return false;
+	}
+	const struct vr_image *image = texture->image;
+	VkBufferImageCopy copies[MAX_UPLOAD_RECTS];
+	for (int i = 0; i < nrects; i++) {
+		uint32_t w = (uint32_t)(boxes[i].x2 - boxes[i].x1);
+		uint32_t h = (uint32_t)(boxes[i].y2 - boxes[i].y1);
+		copies[i] = (VkBufferImageCopy){
+			.bufferOffset = offset,
+			.imageSubresource = {
+				.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+				.layerCount = 1,
+			},
+			.imageOffset = { boxes[i].x1, boxes[i].y1, 0 },
+			.imageExtent = { w, h, 1 },
+		};
+		size_t len = (size_t)w * 4;
+		for (uint32_t y = 0; y < h; y++) {
+			const uint8_t *src = (const uint8_t *)image->data +
+				(size_t)(boxes[i].y1 + (int32_t)y) *
+					(size_t)image->stride +
+				(size_t)boxes[i].x1 * 4;
+			memcpy(dst + (size_t)y * len, src, len);
+		}
+		dst += (size_t)w * h * 4;
+		offset += (VkDeviceSize)w * h * 4;
+	}
+	bool first = texture->layout == VK_IMAGE_LAYOUT_UNDEFINED;
+	vr_vk_image_barrier(cb, texture->vk_image, texture->layout,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		first ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT :
+			VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+		0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	vkCmdCopyBufferToImage(cb, buffer, texture->vk_image,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, (uint32_t)nrects, copies);
+	vr_vk_image_barrier(cb, texture->vk_image,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+	texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+	pixman_region32_clear(pending);
+
+	struct vr_frame *frame = &ctx->renderer->frame;
+	if (ctx->job < frame->njobs) {
+		atomic_fetch_add_explicit(&frame->jobs[ctx->job].uploads, 1,
+			memory_order_relaxed);
+	}
+	return true;
+}
+
+VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
+		bool linear)
+{
+	struct vr_texture *texture = texture_acquire(ctx->renderer, image);
+	if (texture == NULL) {
+		ctx->failed = true;
+		return VK_NULL_HANDLE;
+	}
+	/* One thread per frame claims the upload of what was written since
+	 * the last; its upload command buffer is submitted before any draw
+	 * of the frame, so the others need not wait for it. */
+	uint64_t frame = ctx->renderer->frame.number;
+	uint64_t seen = atomic_load_explicit(&texture->upload_frame,
+		memory_order_acquire);
+	if (seen != frame && atomic_compare_exchange_strong_explicit(
+			&texture->upload_frame, &seen, frame,
+			memory_order_acq_rel, memory_order_acquire)) {
+		if (pixman_region32_not_empty(&texture->copy.pending) &&
+				!texture_upload(ctx, texture)) {
+			ctx->failed = true;
+			return VK_NULL_HANDLE;
+		}
+	}
+	return texture->sets[linear ? VR_SAMPLER_LINEAR : VR_SAMPLER_NEAREST];
+}
+
+VkDescriptorSet vr_exec_white(struct vr_exec_ctx *ctx)
+{
+	return vr_exec_image(ctx, ctx->renderer->white, false);
+}
+
+/* ---- pipelines ------------------------------------------------------------ */
+
+static VkShaderModule create_shader(struct vr_renderer *renderer,
+		const uint32_t *code, size_t size)
+{
+	VkShaderModuleCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+		.codeSize = size,
+		.pCode = code,
+	};
+	VkShaderModule module;
+	VkResult res = vkCreateShaderModule(renderer->device, &info, NULL,
+		&module);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateShaderModule failed: %s",
+			vr_vk_result_str(res));
+		return VK_NULL_HANDLE;
+	}
+	return module;
+}
+
+static VkPipeline compile_pipeline(struct vr_renderer *renderer,
+		const struct vr_pipeline_desc *desc)
+{
+	VkDevice dev = renderer->device;
+	VkPipeline pipeline = VK_NULL_HANDLE;
+	VkShaderModule vert = create_shader(renderer, desc->vert_spv,
+		desc->vert_size);
+	VkShaderModule frag = create_shader(renderer, desc->frag_spv,
+		desc->frag_size);
+	if (vert == VK_NULL_HANDLE || frag == VK_NULL_HANDLE) {
+		goto out;
+	}
+	VkPipelineShaderStageCreateInfo stages[2] = {
+		{
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_VERTEX_BIT,
+			.module = vert,
+			.pName = "main",
+		},
+		{
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+			.module = frag,
+			.pName = "main",
+		},
+	};
+	VkVertexInputBindingDescription binding = {
+		.binding = 0,
+		.stride = desc->vertex_stride,
+		.inputRate = VK_VERTEX_INPUT_RATE_VERTEX,
+	};
+	VkPipelineVertexInputStateCreateInfo vertex_input = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+		.vertexBindingDescriptionCount = desc->attribute_count > 0 ? 1 : 0,
+		.pVertexBindingDescriptions = &binding,
+		.vertexAttributeDescriptionCount = desc->attribute_count,
+		.pVertexAttributeDescriptions = desc->attributes,
+	};
+	VkPipelineInputAssemblyStateCreateInfo assembly = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+		.topology = desc->topology,
+	};
+	VkPipelineViewportStateCreateInfo viewport = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+		.viewportCount = 1,
+		.scissorCount = 1,
+	};
+	VkPipelineRasterizationStateCreateInfo raster = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+		.polygonMode = VK_POLYGON_MODE_FILL,
+		.cullMode = VK_CULL_MODE_NONE,
+		.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+		.lineWidth = 1.0f,
+	};
+	VkPipelineMultisampleStateCreateInfo multisample = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+		.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+	};
+	/* premultiplied over */
+	VkPipelineColorBlendAttachmentState blend_attachment = {
+		.blendEnable = VK_TRUE,
+		.srcColorBlendFactor = VK_BLEND_FACTOR_ONE,
+		.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+		.colorBlendOp = VK_BLEND_OP_ADD,
+		.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+		.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+		.alphaBlendOp = VK_BLEND_OP_ADD,
+		.colorWriteMask = VK_COLOR_COMPONENT_R_BIT |
+			VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+			VK_COLOR_COMPONENT_A_BIT,
+	};
+	VkPipelineColorBlendStateCreateInfo blend = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+		.attachmentCount = 1,
+		.pAttachments = &blend_attachment,
+	};
+	VkDynamicState dynamic_states[2] = {
+		VK_DYNAMIC_STATE_VIEWPORT,
+		VK_DYNAMIC_STATE_SCISSOR,
+	};
+	VkPipelineDynamicStateCreateInfo dynamic = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+		.dynamicStateCount = 2,
+		.pDynamicStates = dynamic_states,
+	};
+	VkGraphicsPipelineCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+		.stageCount = 2,
+		.pStages = stages,
+		.pVertexInputState = &vertex_input,
+		.pInputAssemblyState = &assembly,
+		.pViewportState = &viewport,
+		.pRasterizationState = &raster,
+		.pMultisampleState = &multisample,
+		.pColorBlendState = &blend,
+		.pDynamicState = &dynamic,
+		.layout = renderer->pipeline_layout,
+		.renderPass = desc->offscreen ? renderer->offscreen_pass :
+			renderer->render_pass,
+		.subpass = 0,
+	};
+	VkResult res = vkCreateGraphicsPipelines(dev, VK_NULL_HANDLE, 1, &info,
+		NULL, &pipeline);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateGraphicsPipelines failed: %s",
+			vr_vk_result_str(res));
+		pipeline = VK_NULL_HANDLE;
+	}
+out:
+	if (vert != VK_NULL_HANDLE) {
+		vkDestroyShaderModule(dev, vert, NULL);
+	}
+	if (frag != VK_NULL_HANDLE) {
+		vkDestroyShaderModule(dev, frag, NULL);
+	}
+	return pipeline;
+}
+
+/* Under pipelines_lock (either side). */
+static struct vr_pipeline_entry *find_pipeline(struct vr_resources *res,
+		uint32_t key)
+{
+	for (size_t i = 0; i < res->npipelines; i++) {
+		if (res->pipelines[i]->key == key) {
+			return res->pipelines[i];
+		}
+	}
+	return NULL;
+}
+
+/* Under the write side of pipelines_lock. */
+static struct vr_pipeline_entry *insert_pipeline(struct vr_resources *res,
+		uint32_t key)
+{
+	if (res->npipelines == res->pipelines_cap) {
+		size_t cap = res->pipelines_cap != 0 ? res->pipelines_cap * 2 : 16;
+		struct vr_pipeline_entry **entries = realloc(res->pipelines,
+			cap * sizeof(*entries));
+		if (entries == NULL) {
+			return NULL;
+		}
+		res->pipelines = entries;
+		res->pipelines_cap = cap;
+	}
+	struct vr_pipeline_entry *entry = calloc(1, sizeof(*entry));
+	if (entry == NULL) {
+		return NULL;
+	}
+	entry->key = key;
+	atomic_init(&entry->state, VR_RESOURCE_PREPARING);
+	res->pipelines[res->npipelines++] = entry;
+	return entry;
+}
+
+/* See vr_renderer_set_test_hold_creation(). */
+static void test_hold_creation(struct vr_resources *res)
+{
+	unsigned want = atomic_load_explicit(&res->test_hold_creation,
+		memory_order_relaxed);
+	for (int i = 0; want > 0 && i < 50000 &&
+			atomic_load_explicit(&res->waiting, memory_order_relaxed) < want;
+			i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+	}
+}
+
+void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
+		unsigned waiters)
+{
+	atomic_store(&renderer->res.test_hold_creation, waiters);
+}
+
+VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
+		const struct vr_pipeline_desc *desc)
+{
+	struct vr_resources *res = &ctx->renderer->res;
+	pthread_rwlock_rdlock(&res->pipelines_lock);
+	struct vr_pipeline_entry *entry = find_pipeline(res, desc->key);
+	pthread_rwlock_unlock(&res->pipelines_lock);
+
+	bool creator = false;
+	if (entry == NULL) {
+		pthread_rwlock_wrlock(&res->pipelines_lock);
+		entry = find_pipeline(res, desc->key);
+		if (entry == NULL) {
+			entry = insert_pipeline(res, desc->key);
+			creator = entry != NULL;
+		}
+		pthread_rwlock_unlock(&res->pipelines_lock);
+		if (entry == NULL) {
+			vr_log(VR_LOG_ERROR, "allocation failed");
+			ctx->failed = true;
+			return VK_NULL_HANDLE;
+		}
+	}
+	if (creator) {
+		test_hold_creation(res);
+		/* compiled with no lock held: readers of other pipelines and
+		 * the waiters of this one are not held up by it */
+		entry->pipeline = compile_pipeline(ctx->renderer, desc);
+		atomic_fetch_add_explicit(&res->pipelines_created, 1,
+			memory_order_relaxed);
+		publish(res, &entry->state, entry->pipeline != VK_NULL_HANDLE ?
+			VR_RESOURCE_READY : VR_RESOURCE_FAILED);
+	}
+	if (wait_ready(res, &entry->state) != VR_RESOURCE_READY) {
+		ctx->failed = true;
+		return VK_NULL_HANDLE;
+	}
+	return entry->pipeline;
+}
+
+VkPipelineLayout vr_exec_pipeline_layout(struct vr_exec_ctx *ctx)
+{
+	return ctx->renderer->pipeline_layout;
+}
+
+/* ---- scratch images -------------------------------------------------------- */
+
+static void scratch_free(struct vr_renderer *renderer,
+		struct vr_scratch_image *scratch)
+{
+	VkDevice dev = renderer->device;
+	free_sets(renderer, scratch->pool, 1, &scratch->scratch.set);
+	vkDestroyFramebuffer(dev, scratch->scratch.framebuffer, NULL);
+	vkDestroyImageView(dev, scratch->scratch.view, NULL);
+	vkDestroyImage(dev, scratch->scratch.image, NULL);
+	vkFreeMemory(dev, scratch->memory, NULL);
+	free(scratch);
+}
+
+static struct vr_scratch_image *scratch_create(struct vr_renderer *renderer,
+		int32_t width, int32_t height)
+{
+	struct vr_scratch_image *scratch = calloc(1, sizeof(*scratch));
+	if (scratch == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return NULL;
+	}
+	vr_list_init(&scratch->link);
+	scratch->scratch.width = width;
+	scratch->scratch.height = height;
+	VkComponentMapping identity = { 0 };
+	if (!vr_vk_create_image(renderer, width, height,
+			VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+			VK_IMAGE_USAGE_SAMPLED_BIT,
+			identity, &scratch->scratch.image, &scratch->memory,
+			&scratch->scratch.view)) {
+		free(scratch);
+		return NULL;
+	}
+	VkFramebufferCreateInfo finfo = {
+		.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+		.renderPass = renderer->offscreen_pass,
+		.attachmentCount = 1,
+		.pAttachments = &scratch->scratch.view,
+		.width = (uint32_t)width,
+		.height = (uint32_t)height,
+		.layers = 1,
+	};
+	VkResult res = vkCreateFramebuffer(renderer->device, &finfo, NULL,
+		&scratch->scratch.framebuffer);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateFramebuffer failed: %s",
+			vr_vk_result_str(res));
+		goto error;
+	}
+	if (!allocate_sets(renderer, 1, &scratch->scratch.set,
+			&scratch->pool)) {
+		goto error;
+	}
+	write_image_set(renderer, scratch->scratch.set, scratch->scratch.view,
+		VR_SAMPLER_LINEAR);
+	return scratch;
+
+error:
+	scratch_free(renderer, scratch);
+	return NULL;
+}
+
+bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
+		struct vr_scratch *out)
+{
+	struct vr_renderer *renderer = ctx->renderer;
+	struct vr_resources *res = &renderer->res;
+	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
+		vr_log(VR_LOG_ERROR, "invalid scratch size %dx%d", width, height);
+		ctx->failed = true;
+		return false;
+	}
+	struct vr_scratch_image *found = NULL;
+	pthread_mutex_lock(&res->scratch_lock);
+	vr_list_for_each(scratch, &res->scratch_free, struct vr_scratch_image,
+			link) {
+		if (scratch->scratch.width == width &&
+				scratch->scratch.height == height) {
+			found = scratch;
+			vr_list_remove(&found->link);
+			vr_list_insert(&res->scratch_used, &found->link);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&res->scratch_lock);
+	if (found == NULL) {
+		found = scratch_create(renderer, width, height);
+		if (found == NULL) {
+			ctx->failed = true;
+			return false;
+		}
+		atomic_fetch_add_explicit(&res->scratch_created, 1,
+			memory_order_relaxed);
+		pthread_mutex_lock(&res->scratch_lock);
+		vr_list_insert(&res->scratch_used, &found->link);
+		pthread_mutex_unlock(&res->scratch_lock);
+	}
+	*out = found->scratch;
+	return true;
+}
+
+VkRenderPass vr_exec_offscreen_pass(struct vr_exec_ctx *ctx)
+{
+	return ctx->renderer->offscreen_pass;
+}
+
+/* ---- execution contexts ----------------------------------------------------- */
+
+struct vr_exec_ctx *vr_exec_ctx_create(struct vr_renderer *renderer,
+		int index)
+{
+	struct vr_exec_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return NULL;
+	}
+	ctx->renderer = renderer;
+	ctx->index = index;
+	vr_list_init(&ctx->overflow);
+	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
+		VkCommandPoolCreateInfo pinfo = {
+			.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+			.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+			.queueFamilyIndex = renderer->queue_family,
+		};
+		VkResult res = vkCreateCommandPool(renderer->device, &pinfo, NULL,
+			&ctx->pools[i]);
+		if (res != VK_SUCCESS) {
+			vr_log(VR_LOG_ERROR, "vkCreateCommandPool failed: %s",
+				vr_vk_result_str(res));
+			goto error;
+		}
+		VkCommandBuffer cbs[2];
+		VkCommandBufferAllocateInfo cinfo = {
+			.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+			.commandPool = ctx->pools[i],
+			.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+			.commandBufferCount = 2,
+		};
+		res = vkAllocateCommandBuffers(renderer->device, &cinfo, cbs);
+		if (res != VK_SUCCESS) {
+			vr_log(VR_LOG_ERROR, "vkAllocateCommandBuffers failed: %s",
+				vr_vk_result_str(res));
+			goto error;
+		}
+		ctx->upload_cbs[i] = cbs[0];
+		ctx->prologue_cbs[i] = cbs[1];
+	}
+	return ctx;
+
+error:
+	vr_exec_ctx_destroy(ctx);
+	return NULL;
+}
+
+static void free_overflow(struct vr_exec_ctx *ctx)
+{
+	vr_list_for_each_safe(buffer, &ctx->overflow, struct vr_host_buffer,
+			link) {
+		vr_list_remove(&buffer->link);
+		vr_vk_destroy_host_buffer(ctx->renderer, buffer);
+		free(buffer);
+	}
+}
+
+void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx)
+{
+	if (ctx == NULL) {
+		return;
+	}
+	free_overflow(ctx);
+	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
+		if (ctx->pools[i] != VK_NULL_HANDLE) {
+			vkDestroyCommandPool(ctx->renderer->device, ctx->pools[i],
+				NULL);
+		}
+	}
+	free(ctx);
+}
+
+static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
+{
+	VkResult res = vkResetCommandPool(ctx->renderer->device,
+		ctx->pools[slot], 0);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkResetCommandPool failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	ctx->upload_begun = false;
+	ctx->prologue_begun = false;
+	ctx->chunk_buffer = VK_NULL_HANDLE;
+	ctx->chunk_map = NULL;
+	ctx->chunk_offset = ctx->chunk_size = ctx->chunk_used = 0;
+	ctx->last_buffer = VK_NULL_HANDLE;
+	ctx->busy_ns = 0;
+	ctx->tasks = 0;
+	ctx->job = 0;
+	ctx->failed = false;
+	return true;
+}
+
+bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
+		struct vr_array *prologues)
+{
+	uint32_t slot = ctx->renderer->frame.slot;
+	struct {
+		bool begun;
+		VkCommandBuffer cb;
+		struct vr_array *out;
+	} lists[2] = {
+		{ ctx->upload_begun, ctx->upload_cbs[slot], uploads },
+		{ ctx->prologue_begun, ctx->prologue_cbs[slot], prologues },
+	};
+	bool ok = true;
+	for (int i = 0; i < 2; i++) {
+		if (!lists[i].begun) {
+			continue;
+		}
+		VkResult res = vkEndCommandBuffer(lists[i].cb);
+		if (res != VK_SUCCESS) {
+			vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
+				vr_vk_result_str(res));
+			ok = false;
+			continue;
+		}
+		if (!vr_array_reserve(lists[i].out, 1, sizeof(VkCommandBuffer))) {
+			ok = false;
+			continue;
+		}
+		((VkCommandBuffer *)lists[i].out->data)[lists[i].out->len++] =
+			lists[i].cb;
+	}
+	ctx->upload_begun = ctx->prologue_begun = false;
+	return ok;
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+bool vr_resources_frame_begin(struct vr_renderer *renderer)
+{
+	struct vr_resources *res = &renderer->res;
+	/* vr_render waits for every frame: no region of the ring is in use */
+	uint64_t demand = atomic_load_explicit(&res->ring_head,
+		memory_order_relaxed);
+	VkDeviceSize region = RING_MIN_REGION;
+	while (region < demand && region < RING_MAX_REGION) {
+		region *= 2;
+	}
+	if (region > res->region_size || res->ring.buffer == VK_NULL_HANDLE) {
+		if (!ring_create(renderer, region)) {
+			return false;
+		}
+	}
+	atomic_store_explicit(&res->ring_head, 0, memory_order_relaxed);
+	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
+		if (!exec_ctx_frame_begin(vr_exec_ctx_at(renderer, i),
+				renderer->frame.slot)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void flush_buffer(struct vr_renderer *renderer,
+		const struct vr_host_buffer *buffer)
+{
+	if (buffer->coherent) {
+		return;
+	}
+	VkMappedMemoryRange range = {
+		.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+		.memory = buffer->memory,
+		.size = VK_WHOLE_SIZE,
+	};
+	vkFlushMappedMemoryRanges(renderer->device, 1, &range);
+}
+
+void vr_resources_frame_flush(struct vr_renderer *renderer)
+{
+	flush_buffer(renderer, &renderer->res.ring);
+	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
+		struct vr_exec_ctx *ctx = vr_exec_ctx_at(renderer, i);
+		vr_list_for_each(buffer, &ctx->overflow, struct vr_host_buffer,
+				link) {
+			flush_buffer(renderer, buffer);
+		}
+	}
+}
+
+void vr_resources_frame_retire(struct vr_renderer *renderer)
+{
+	struct vr_resources *res = &renderer->res;
+	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
+		free_overflow(vr_exec_ctx_at(renderer, i));
+	}
+	/* scratch images: this frame's go back to the free list; long idle
+	 * ones are destroyed */
+	struct vr_list idle;
+	vr_list_init(&idle);
+	uint64_t frame = renderer->frame.number;
+	pthread_mutex_lock(&res->scratch_lock);
+	vr_list_for_each_safe(scratch, &res->scratch_used,
+			struct vr_scratch_image, link) {
+		scratch->last_frame = frame;
+		vr_list_remove(&scratch->link);
+		vr_list_insert(&res->scratch_free, &scratch->link);
+	}
+	vr_list_for_each_safe(scratch, &res->scratch_free,
+			struct vr_scratch_image, link) {
+		if (frame - scratch->last_frame > SCRATCH_MAX_IDLE_FRAMES) {
+			vr_list_remove(&scratch->link);
+			vr_list_insert(&idle, &scratch->link);
+		}
+	}
+	pthread_mutex_unlock(&res->scratch_lock);
+	vr_list_for_each_safe(scratch, &idle, struct vr_scratch_image, link) {
+		scratch_free(renderer, scratch);
+	}
+	/* the GPU is done with this frame: released textures can go */
+	vr_list_for_each_safe(texture, &res->garbage, struct vr_texture, link) {
+		texture_free(texture);
+	}
+}
+
+/* ---- managers ------------------------------------------------------------- */
+
+bool vr_resources_init(struct vr_renderer *renderer)
+{
+	struct vr_resources *res = &renderer->res;
+	pthread_rwlock_init(&res->images_lock, NULL);
+	pthread_rwlock_init(&res->pipelines_lock, NULL);
+	pthread_mutex_init(&res->ready_lock, NULL);
+	pthread_cond_init(&res->ready, NULL);
+	pthread_mutex_init(&res->descriptors_lock, NULL);
+	pthread_mutex_init(&res->scratch_lock, NULL);
+	vr_list_init(&res->textures);
+	vr_list_init(&res->garbage);
+	vr_list_init(&res->descriptor_pools);
+	vr_list_init(&res->scratch_free);
+	vr_list_init(&res->scratch_used);
+	vr_list_init(&res->ring.link);
+	atomic_init(&res->ring_head, 0);
+	atomic_init(&res->textures_created, 0);
+	atomic_init(&res->pipelines_created, 0);
+	atomic_init(&res->scratch_created, 0);
+	atomic_init(&res->waits, 0);
+	atomic_init(&res->waiting, 0);
+	atomic_init(&res->test_hold_creation, 0);
+	/* the ring is created by the first frame (it needs the device) */
+	return true;
+}
+
+void vr_resources_finish(struct vr_renderer *renderer)
+{
+	struct vr_resources *res = &renderer->res;
+	VkDevice dev = renderer->device;
+	vr_list_for_each_safe(texture, &res->garbage, struct vr_texture, link) {
+		texture_free(texture);
+	}
+	vr_list_for_each_safe(texture, &res->textures, struct vr_texture,
+			link) {
+		/* the image outlives us: forget its copy */
+		vr_list_remove(&texture->copy.link);
+		pixman_region32_fini(&texture->copy.pending);
+		texture_free(texture);
+	}
+	for (size_t i = 0; i < res->npipelines; i++) {
+		if (res->pipelines[i]->pipeline != VK_NULL_HANDLE) {
+			vkDestroyPipeline(dev, res->pipelines[i]->pipeline, NULL);
+		}
+		free(res->pipelines[i]);
+	}
+	free(res->pipelines);
+	res->pipelines = NULL;
+	res->npipelines = res->pipelines_cap = 0;
+	struct vr_list *lists[2] = { &res->scratch_free, &res->scratch_used };
+	for (int i = 0; i < 2; i++) {
+		vr_list_for_each_safe(scratch, lists[i], struct vr_scratch_image,
+				link) {
+			vr_list_remove(&scratch->link);
+			scratch_free(renderer, scratch);
+		}
+	}
+	vr_list_for_each_safe(pool, &res->descriptor_pools,
+			struct descriptor_pool, link) {
+		vkDestroyDescriptorPool(dev, pool->pool, NULL);
+		vr_list_remove(&pool->link);
+		free(pool);
+	}
+	vr_vk_destroy_host_buffer(renderer, &res->ring);
+	pthread_mutex_destroy(&res->scratch_lock);
+	pthread_mutex_destroy(&res->descriptors_lock);
+	pthread_cond_destroy(&res->ready);
+	pthread_mutex_destroy(&res->ready_lock);
+	pthread_rwlock_destroy(&res->pipelines_lock);
+	pthread_rwlock_destroy(&res->images_lock);
+}
+
+void vr_renderer_resource_stats(struct vr_renderer *renderer,
+		struct vr_resource_stats *stats)
+{
+	struct vr_resources *res = &renderer->res;
+	*stats = (struct vr_resource_stats){
+		.textures_created = atomic_load(&res->textures_created),
+		.pipelines_created = atomic_load(&res->pipelines_created),
+		.scratch_created = atomic_load(&res->scratch_created),
+		.waits = atomic_load(&res->waits),
+	};
+}

@@ -1,0 +1,22 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "shader_interface.h"
+#include "coverage.glsl"
+
+layout(set = VR_TEXTURE_SET, binding = VR_TEXTURE_BINDING)
+	uniform sampler2D tex;
+
+layout(location = 0) in vec2 in_uv;
+layout(location = 1) flat in vec4 in_color;
+layout(location = 2) flat in vec4 in_clip;
+layout(location = 3) flat in vec4 in_rclip;
+layout(location = 4) flat in vec4 in_rclip_radii;
+
+layout(location = 0) out vec4 out_color;
+
+void main()
+{
+	float coverage = clip_coverage(gl_FragCoord.xy, in_clip, in_rclip,
+		in_rclip_radii);
+	out_color = texture(tex, in_uv) * in_color * coverage;
+}

@@ -1,0 +1,831 @@
+/*
+ * Unit tests of the canvas and of in-order preparation (CPU only): the
+ * recording state (save/restore, transforms, clips), display-list bounds
+ * and reference counts, display lists as tree content, the batching rules
+ * of preparation, and the CPU geometry the engine and the reference share
+ * (flattening, tessellation coverage, glyph shaping).
+ */
+#include <check.h>
+
+#define M_PI 3.14159265358979323846
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vitrail/canvas.h>
+#include "display_list.h"
+#include "engine_private.h"
+
+static int log_errors;
+
+static void test_log(enum vr_log_level level, const char *fmt, va_list args)
+{
+	if (level == VR_LOG_ERROR) {
+		log_errors++;
+		vfprintf(stderr, fmt, args);
+		fputc('\n', stderr);
+	}
+}
+
+static void setup(void)
+{
+	vr_set_log_func(test_log);
+	log_errors = 0;
+}
+
+static void teardown(void)
+{
+	ck_assert_int_eq(log_errors, 0);
+	vr_set_log_func(NULL);
+}
+
+static const struct vr_paint red = { .color = { 1, 0, 0, 1 } };
+
+#define ck_assert_float_near(a, b) ck_assert_float_eq_tol((a), (b), 1e-4f)
+
+static void assert_mat(const struct vr_mat *m, float a, float b, float c,
+		float d, float tx, float ty)
+{
+	ck_assert_float_near(m->a, a);
+	ck_assert_float_near(m->b, b);
+	ck_assert_float_near(m->c, c);
+	ck_assert_float_near(m->d, d);
+	ck_assert_float_near(m->tx, tx);
+	ck_assert_float_near(m->ty, ty);
+}
+
+static void assert_rect(struct vr_rectf r, float x, float y, float w, float h)
+{
+	ck_assert_float_near(r.x, x);
+	ck_assert_float_near(r.y, y);
+	ck_assert_float_near(r.width, w);
+	ck_assert_float_near(r.height, h);
+}
+
+/* ---- state -------------------------------------------------------------- */
+
+START_TEST(test_canvas_save_restore)
+{
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_translate(c, 10, 20);
+	vr_canvas_save(c);
+	vr_canvas_scale(c, 2, 3);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 1, 1, 4, 4 }, &red);
+	vr_canvas_save(c);
+	vr_canvas_rotate(c, (float)M_PI / 2);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 1, 1 }, &red);
+	vr_canvas_restore(c);
+	vr_canvas_restore(c);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 1, 1 }, &red);
+	/* unbalanced: ignored, the state stays */
+	vr_canvas_restore(c);
+	vr_canvas_restore(c);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 1, 1 }, &red);
+	struct vr_mat m = { .a = 1, .b = 0, .c = 0, .d = 1, .tx = 5, .ty = 0 };
+	vr_canvas_concat(c, &m);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 1, 1 }, &red);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	ck_assert_uint_eq(vr_display_list_command_count(list), 5);
+	const struct vr_dl_command *cmd = list->commands;
+	assert_mat(&cmd[0].mat, 2, 0, 0, 3, 10, 20);
+	/* scale then a quarter turn: x' = -3y..., y' = 2x... */
+	assert_mat(&cmd[1].mat, 0, 3, -2, 0, 10, 20);
+	assert_mat(&cmd[2].mat, 1, 0, 0, 1, 10, 20);
+	assert_mat(&cmd[3].mat, 1, 0, 0, 1, 10, 20);
+	assert_mat(&cmd[4].mat, 1, 0, 0, 1, 15, 20);
+	assert_rect(cmd[0].bounds, 12, 23, 8, 12);
+	assert_rect(cmd[1].bounds, 8, 20, 2, 3);
+	vr_display_list_unref(list);
+}
+END_TEST
+
+START_TEST(test_canvas_clip_intersection)
+{
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 100, 100 });
+	vr_canvas_save(c);
+	vr_canvas_translate(c, 50, 50);
+	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 100, 100 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ -50, -50, 200, 200 }, &red);
+	/* entirely outside the clip: not recorded at all */
+	vr_canvas_draw_rect(c, (struct vr_rectf){ -45, -45, 10, 10 }, &red);
+	vr_canvas_restore(c);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ -10, -10, 30, 30 }, &red);
+	/* rotation: the clip is the bounding box of the rotated rect */
+	vr_canvas_save(c);
+	vr_canvas_translate(c, 50, 50);
+	vr_canvas_rotate(c, (float)M_PI / 4);
+	vr_canvas_clip_rect(c, (struct vr_rectf){ -10, -10, 20, 20 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ -50, -50, 100, 100 }, &red);
+	vr_canvas_restore(c);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	ck_assert_uint_eq(vr_display_list_command_count(list), 3);
+	const struct vr_dl_command *cmd = list->commands;
+	ck_assert(cmd[0].has_clip);
+	assert_rect(cmd[0].clip, 50, 50, 50, 50);
+	assert_rect(cmd[0].bounds, 50, 50, 50, 50);
+	assert_rect(cmd[1].clip, 0, 0, 100, 100);
+	assert_rect(cmd[1].bounds, 0, 0, 20, 20);
+	float half = 10.0f * sqrtf(2.0f);
+	assert_rect(cmd[2].clip, 50 - half, 50 - half, 2 * half, 2 * half);
+	ck_assert(!cmd[2].has_rclip);
+	assert_rect(list->bounds, 0, 0, 100, 100);
+	vr_display_list_unref(list);
+}
+END_TEST
+
+START_TEST(test_canvas_clip_rrect)
+{
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_translate(c, 10, 10);
+	vr_canvas_scale(c, 2, 2);
+	/* radii too big for the rect: scaled down to fit */
+	vr_canvas_clip_rrect(c, (struct vr_rectf){ 0, 0, 50, 20 },
+		(struct vr_radii){ 15, 15, 5, 5 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 100, 100 }, &red);
+	vr_canvas_clip_rrect(c, (struct vr_rectf){ 10, 5, 20, 20 },
+		(struct vr_radii){ 2, 2, 2, 2 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 100, 100 }, &red);
+	/* flipped: the corners follow */
+	vr_canvas_scale(c, -1, 1);
+	vr_canvas_clip_rrect(c, (struct vr_rectf){ -30, 5, 20, 20 },
+		(struct vr_radii){ 1, 2, 3, 4 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ -100, 0, 100, 100 }, &red);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	const struct vr_dl_command *cmd = list->commands;
+	ck_assert(cmd[0].has_rclip);
+	assert_rect(cmd[0].rclip.rect, 10, 10, 100, 40);
+	/* 15 + 5 > 20: scale 20 / 20 = 1 keeps them; doubled by the scale */
+	ck_assert_float_near(cmd[0].rclip.radii.tl, 30);
+	ck_assert_float_near(cmd[0].rclip.radii.br, 10);
+	assert_rect(cmd[0].bounds, 10, 10, 100, 40);
+	/* the second keeps the newer rrect exactly, the older as its box */
+	ck_assert(cmd[1].has_rclip);
+	assert_rect(cmd[1].rclip.rect, 30, 20, 40, 40);
+	assert_rect(cmd[1].clip, 30, 20, 40, 30);
+	ck_assert_float_near(cmd[1].rclip.radii.tl, 4);
+	/* the flip swaps left and right corners */
+	ck_assert_float_near(cmd[2].rclip.radii.tl, 4);
+	ck_assert_float_near(cmd[2].rclip.radii.tr, 2);
+	ck_assert_float_near(cmd[2].rclip.radii.br, 8);
+	ck_assert_float_near(cmd[2].rclip.radii.bl, 6);
+	vr_display_list_unref(list);
+}
+END_TEST
+
+START_TEST(test_canvas_bounds)
+{
+	struct vr_canvas *c = vr_canvas_begin();
+	struct vr_display_list *empty = vr_canvas_finish(c);
+	ck_assert_uint_eq(vr_display_list_command_count(empty), 0);
+	ck_assert(vr_rectf_empty(&empty->bounds));
+	vr_display_list_unref(empty);
+
+	c = vr_canvas_begin();
+	struct vr_paint stroke = red;
+	stroke.stroke_width = 4;
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 10, 10, 10, 10 }, &stroke);
+	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 100, 0, 20, 10 }, &red);
+	stroke.cap = VR_CAP_SQUARE;
+	stroke.join = VR_JOIN_BEVEL;
+	vr_canvas_draw_line(c, 0, 50, 10, 50, &stroke);
+	vr_canvas_draw_shadow(c, (struct vr_rectf){ 0, 0, 10, 10 },
+		(struct vr_radii){ 0 }, 4, (struct vr_color){ 0, 0, 0, 1 });
+	/* no paint or nothing to draw: ignored */
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 0, 10 }, &red);
+	vr_canvas_draw_line(c, 0, 0, 10, 10, &red); /* width 0 */
+	struct vr_display_list *list = vr_canvas_finish(c);
+	ck_assert_uint_eq(vr_display_list_command_count(list), 4);
+	const struct vr_dl_command *cmd = list->commands;
+	assert_rect(cmd[0].bounds, 8, 8, 14, 14);
+	assert_rect(cmd[1].bounds, 100, 0, 20, 10);
+	float sq = 2.0f * 1.41421356f;
+	assert_rect(cmd[2].bounds, -sq, 50 - sq, 10 + 2 * sq, 2 * sq);
+	assert_rect(cmd[3].bounds, -7, -7, 24, 24);
+	struct vr_rectf b = vr_display_list_bounds(list);
+	assert_rect(b, -7, -7, 127, 50 + sq + 7);
+	vr_display_list_unref(list);
+}
+END_TEST
+
+START_TEST(test_canvas_refcounts)
+{
+	struct vr_image *image = vr_image_create(4, 4, VR_FORMAT_ARGB8888);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 0, 0, 8, 8 },
+		1.0f);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	ck_assert_int_eq(image->refs, 2); /* the command holds one */
+	ck_assert_int_eq(list->refs, 1);
+
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_node *a = vr_node_create(tree), *b = vr_node_create(tree);
+	vr_node_set_display_list(a, list);
+	vr_node_set_display_list(b, list);
+	vr_node_set_display_list(b, list); /* the same: no new reference */
+	ck_assert_int_eq(list->refs, 3);
+	vr_display_list_ref(list);
+	ck_assert_int_eq(list->refs, 4);
+	vr_display_list_unref(list);
+	vr_display_list_unref(list); /* the nodes keep it alive */
+	ck_assert_int_eq(list->refs, 2);
+	vr_node_set_rect(a, 1, 1, (struct vr_color){ 1, 1, 1, 1 });
+	ck_assert_int_eq(list->refs, 1);
+	ck_assert_int_eq(image->refs, 2);
+	vr_node_destroy(b); /* the last reference: the list and its image's */
+	ck_assert_int_eq(image->refs, 1);
+	vr_display_list_unref(NULL);
+	vr_image_unref(image);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
+START_TEST(test_canvas_node_content)
+{
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_node *root = vr_tree_root(tree);
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_position(node, 100, 50);
+	vr_node_set_parent(node, root);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ -10, -5, 20, 10 }, &red);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	vr_node_set_display_list(node, list);
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	vr_tree_update(tree, &damage);
+	struct vr_box box;
+	ck_assert(vr_node_get_bounds(node, &box));
+	ck_assert_int_eq(box.x, 90);
+	ck_assert_int_eq(box.y, 45);
+	ck_assert_int_eq(box.width, 20);
+	ck_assert_int_eq(box.height, 10);
+	ck_assert(pixman_region32_contains_point(&damage, 95, 47, NULL));
+
+	/* the same list again: nothing changes, nothing is damaged */
+	pixman_region32_clear(&damage);
+	vr_node_set_display_list(node, list);
+	vr_tree_update(tree, &damage);
+	ck_assert(!pixman_region32_not_empty(&damage));
+
+	/* another list: the old and the new bounds are damaged */
+	c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 50, 0, 10, 10 }, &red);
+	struct vr_display_list *other = vr_canvas_finish(c);
+	vr_node_set_display_list(node, other);
+	vr_tree_update(tree, &damage);
+	ck_assert(pixman_region32_contains_point(&damage, 95, 47, NULL));
+	ck_assert(pixman_region32_contains_point(&damage, 155, 55, NULL));
+	ck_assert(!pixman_region32_contains_point(&damage, 130, 52, NULL));
+
+	/* NULL clears it */
+	vr_node_set_display_list(node, NULL);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_get_bounds(node, NULL));
+	vr_display_list_unref(list);
+	vr_display_list_unref(other);
+	pixman_region32_fini(&damage);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
+/* ---- preparation -------------------------------------------------------- */
+
+#define MAX_PUSHED 256
+
+struct capture {
+	struct vr_task tasks[MAX_PUSHED];
+	uint32_t counts_at_push[MAX_PUSHED]; /* payload->count when pushed */
+	size_t ntasks;
+	void *allocations[4096];
+	size_t nallocations;
+};
+
+static void *capture_alloc(void *data, size_t size)
+{
+	struct capture *cap = data;
+	ck_assert_uint_lt(cap->nallocations, 4096);
+	void *p = calloc(1, size);
+	cap->allocations[cap->nallocations++] = p;
+	return p;
+}
+
+static bool capture_push(void *data, const struct vr_task *task)
+{
+	struct capture *cap = data;
+	ck_assert_uint_lt(cap->ntasks, MAX_PUSHED);
+	cap->counts_at_push[cap->ntasks] = task->payload->count;
+	cap->tasks[cap->ntasks] = *task;
+	cap->tasks[cap->ntasks].index = (uint32_t)cap->ntasks;
+	cap->ntasks++;
+	return true;
+}
+
+static void capture_free(struct capture *cap)
+{
+	for (size_t i = 0; i < cap->nallocations; i++) {
+		free(cap->allocations[i]);
+	}
+	free(cap);
+}
+
+/* Prepare tree into a 400x300 target (identity view unless given). */
+static struct capture *prepare(struct vr_tree *tree,
+		const struct vr_prepare_options *options, const struct vr_mat *view,
+		const struct vr_box *extents)
+{
+	struct capture *cap = calloc(1, sizeof(*cap));
+	struct vr_task_sink sink = { capture_alloc, capture_push, cap };
+	struct vr_prepare_job job = {
+		.view = { .a = 1, .d = 1 },
+		.target = { 0, 0, 400, 300 },
+		.extents = { 0, 0, 400, 300 },
+	};
+	if (view != NULL) {
+		job.view = *view;
+	}
+	if (extents != NULL) {
+		job.extents = *extents;
+	}
+	vr_tree_update(tree, NULL);
+	ck_assert(vr_prepare_tasks(&sink, tree, &job, options));
+	/* pushed tasks are final; the chain is in drawing order */
+	for (size_t i = 0; i < cap->ntasks; i++) {
+		ck_assert_uint_eq(cap->tasks[i].payload->count,
+			cap->counts_at_push[i]);
+		ck_assert_uint_gt(cap->tasks[i].payload->count, 0);
+		ck_assert_ptr_nonnull(cap->tasks[i].out);
+		const struct vr_box *a = &cap->tasks[i].aabb;
+		ck_assert(!vr_box_empty(a));
+		ck_assert_int_ge(a->x, job.extents.x);
+		ck_assert_int_ge(a->y, job.extents.y);
+		ck_assert_int_le(a->x + a->width, job.extents.x + job.extents.width);
+		ck_assert_int_le(a->y + a->height,
+			job.extents.y + job.extents.height);
+	}
+	return cap;
+}
+
+static struct vr_node *list_node(struct vr_tree *tree,
+		struct vr_display_list *list)
+{
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_node_set_parent(node, vr_tree_root(tree));
+	vr_display_list_unref(list);
+	return node;
+}
+
+static void add_path(struct vr_canvas *c, float x, float y)
+{
+	struct vr_paint p = red;
+	p.stroke_width = 2;
+	vr_canvas_draw_line(c, x, y, x + 20, y + 20, &p);
+}
+
+START_TEST(test_canvas_batch_coalesce)
+{
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_canvas *c = vr_canvas_begin();
+	for (int i = 0; i < 10; i++) {
+		vr_canvas_draw_rect(c, (struct vr_rectf){ 30.0f * i, 0, 20, 20 },
+			&red);
+	}
+	/* a second node: batching crosses node boundaries */
+	list_node(tree, vr_canvas_finish(c));
+	c = vr_canvas_begin();
+	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 0, 100, 20, 20 }, &red);
+	list_node(tree, vr_canvas_finish(c));
+	struct capture *cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 1);
+	ck_assert_int_eq(cap->tasks[0].kind, VR_TASK_SHAPES);
+	ck_assert_uint_eq(cap->tasks[0].payload->count, 11);
+	/* the AABB covers all of them (and a pixel of AA) */
+	ck_assert_int_eq(cap->tasks[0].aabb.x, 0);
+	/* clipped to the node's bounds: the fringe has no coverage there */
+	ck_assert_int_eq(cap->tasks[0].aabb.width, 290);
+	ck_assert_int_eq(cap->tasks[0].aabb.height, 120);
+	capture_free(cap);
+
+	/* without batching: one task per primitive, in order */
+	struct vr_prepare_options none = { .no_batching = true };
+	cap = prepare(tree, &none, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 11);
+	ck_assert(cap->tasks[10].payload->shapes[0].ellipse);
+	ck_assert_int_lt(cap->tasks[0].aabb.x, cap->tasks[1].aabb.x);
+	capture_free(cap);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
+START_TEST(test_canvas_batch_overlap)
+{
+	/* rect, an overlapping path, a rect overlapping the path: the second
+	 * rect must not join the first (it would be drawn under the path) */
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 20, 20 }, &red);
+	add_path(c, 10, 10);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 25, 25, 10, 10 }, &red);
+	list_node(tree, vr_canvas_finish(c));
+	struct capture *cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 3);
+	ck_assert_int_eq(cap->tasks[0].kind, VR_TASK_SHAPES);
+	ck_assert_int_eq(cap->tasks[1].kind, VR_TASK_TRIANGLES);
+	ck_assert_int_eq(cap->tasks[2].kind, VR_TASK_SHAPES);
+	capture_free(cap);
+	vr_tree_destroy(tree);
+
+	/* the same with the second rect clear of the path: it joins */
+	tree = vr_tree_create();
+	c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 20, 20 }, &red);
+	add_path(c, 10, 10);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 100, 100, 10, 10 }, &red);
+	list_node(tree, vr_canvas_finish(c));
+	cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 2);
+	ck_assert_int_eq(cap->tasks[0].kind, VR_TASK_SHAPES);
+	ck_assert_uint_eq(cap->tasks[0].payload->count, 2);
+	ck_assert(cap->tasks[0].payload->shapes[1].rect.x == 100.0f);
+	capture_free(cap);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
+START_TEST(test_canvas_batch_lookback)
+{
+	for (int shadows = 2; shadows <= 3; shadows++) {
+		struct vr_tree *tree = vr_tree_create();
+		struct vr_canvas *c = vr_canvas_begin();
+		vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 10, 10 }, &red);
+		for (int i = 0; i < shadows; i++) {
+			/* shadows never batch: each is an open task */
+			vr_canvas_draw_shadow(c,
+				(struct vr_rectf){ 50.0f + 40.0f * i, 0, 10, 10 },
+				(struct vr_radii){ 0 }, 2, (struct vr_color){ 0, 0, 0, 1 });
+		}
+		vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 200, 10, 10 }, &red);
+		list_node(tree, vr_canvas_finish(c));
+		struct vr_prepare_options options = { .lookback = 3 };
+		struct capture *cap = prepare(tree, &options, NULL, NULL);
+		if (shadows == 2) {
+			/* the rect task is still in the window */
+			ck_assert_uint_eq(cap->ntasks, 3);
+			ck_assert_uint_eq(cap->tasks[0].payload->count, 2);
+		} else {
+			/* pushed out of the window before the second rect */
+			ck_assert_uint_eq(cap->ntasks, 5);
+			ck_assert_uint_eq(cap->tasks[0].payload->count, 1);
+			ck_assert_int_eq(cap->tasks[4].kind, VR_TASK_SHAPES);
+		}
+		capture_free(cap);
+		vr_tree_destroy(tree);
+	}
+}
+END_TEST
+
+START_TEST(test_canvas_batch_quads)
+{
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_node *root = vr_tree_root(tree);
+	struct vr_image *image = vr_image_create(8, 8, VR_FORMAT_ARGB8888);
+	for (int i = 0; i < 4; i++) {
+		struct vr_node *n = vr_node_create(tree);
+		vr_node_set_position(n, 20.0f * i, 0);
+		vr_node_set_rect(n, 10, 10, (struct vr_color){ 0, 1, 0, 1 });
+		vr_node_set_parent(n, root);
+	}
+	/* a clipped one: another scissor, another task */
+	struct vr_node *clipped = vr_node_create(tree);
+	vr_node_set_position(clipped, 0, 50);
+	vr_node_set_rect(clipped, 10, 10, (struct vr_color){ 0, 1, 0, 1 });
+	vr_node_set_clip(clipped, &(struct vr_rectf){ 0, 0, 5, 5 });
+	vr_node_set_parent(clipped, root);
+	/* images: their own batch */
+	for (int i = 0; i < 2; i++) {
+		struct vr_node *n = vr_node_create(tree);
+		vr_node_set_position(n, 20.0f * i, 100);
+		vr_node_set_image(n, image, NULL, 8, 8, VR_TRANSFORM_NORMAL);
+		vr_node_set_parent(n, root);
+	}
+	struct capture *cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 3);
+	ck_assert_uint_eq(cap->tasks[0].payload->count, 4);
+	ck_assert_ptr_null(cap->tasks[0].payload->quads[0].image);
+	ck_assert_uint_eq(cap->tasks[1].payload->count, 1);
+	ck_assert_int_eq(cap->tasks[1].payload->quads[0].clip.width, 5);
+	ck_assert_uint_eq(cap->tasks[2].payload->count, 2);
+	ck_assert_ptr_eq(cap->tasks[2].payload->quads[1].image, image);
+	capture_free(cap);
+
+	/* culling: only what meets the damaged extents */
+	struct vr_box extents = { 0, 95, 15, 20 };
+	cap = prepare(tree, NULL, NULL, &extents);
+	ck_assert_uint_eq(cap->ntasks, 1);
+	ck_assert_uint_eq(cap->tasks[0].payload->count, 1);
+	ck_assert_int_eq(cap->tasks[0].aabb.x, 0);
+	ck_assert_int_eq(cap->tasks[0].aabb.y, 100);
+	ck_assert_int_eq(cap->tasks[0].aabb.width, 8);
+	capture_free(cap);
+	vr_image_unref(image);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
+START_TEST(test_canvas_absolute_state)
+{
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_node *parent = vr_node_create(tree);
+	vr_node_set_position(parent, 10, 20);
+	vr_node_set_opacity(parent, 0.5f);
+	vr_node_set_clip(parent, &(struct vr_rectf){ 0, 0, 100, 60 });
+	vr_node_set_parent(parent, vr_tree_root(tree));
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_translate(c, 5, 5);
+	vr_canvas_clip_rrect(c, (struct vr_rectf){ 0, 0, 40, 40 },
+		(struct vr_radii){ 4, 4, 4, 4 });
+	struct vr_paint paint = { .color = { 1, 0.5f, 0, 0.8f },
+		.stroke_width = 2 };
+	vr_canvas_draw_rrect(c, (struct vr_rectf){ 0, 0, 30, 30 },
+		(struct vr_radii){ 3, 3, 3, 3 }, &paint);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, parent);
+
+	struct vr_mat view = { .a = 2, .d = 2, .tx = 1, .ty = 0 };
+	struct capture *cap = prepare(tree, NULL, &view, NULL);
+	ck_assert_uint_eq(cap->ntasks, 1);
+	const struct vr_shape *s = &cap->tasks[0].payload->shapes[0];
+	/* view * node * command */
+	assert_mat(&s->state.mat, 2, 0, 0, 2, 31, 50);
+	/* the parent's clip in target pixels, and the rounded clip's box */
+	ck_assert_int_eq(s->state.clip.x, 31);
+	ck_assert_int_eq(s->state.clip.y, 50);
+	/* ... and the node's bounds: (5, 5) + 31 (the stroke, clipped) */
+	ck_assert_int_eq(s->state.clip.width, 62);
+	ck_assert_int_eq(s->state.clip.height, 62);
+	ck_assert(s->state.has_rclip);
+	assert_rect(s->state.rclip.rect, 31, 50, 80, 80);
+	ck_assert_float_near(s->state.rclip.radii.br, 8);
+	/* premultiplied, times the inherited opacity */
+	ck_assert_float_near(s->state.color[3], 0.4f);
+	ck_assert_float_near(s->state.color[0], 0.4f);
+	ck_assert_float_near(s->state.color[1], 0.2f);
+	ck_assert_float_near(s->stroke_width, 2);
+	capture_free(cap);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
+START_TEST(test_canvas_text_shaping)
+{
+	struct vr_font font = { "DejaVu Sans", 20, 400 };
+	struct vr_text *text = vr_text_shape("AVA fi", &font, 10, 30);
+	ck_assert_ptr_nonnull(text);
+	/* DejaVu's "fi" ligature: 5 glyphs */
+	ck_assert_uint_eq(text->count, 5);
+	ck_assert_float_near(text->positions[0], 10);
+	ck_assert_float_near(text->positions[1], 30);
+	/* advances grow; kerning pulls "AV" closer than "A " + "V" */
+	for (uint32_t i = 1; i < text->count; i++) {
+		ck_assert_float_gt(text->positions[2 * i],
+			text->positions[2 * (i - 1)]);
+	}
+	ck_assert_float_lt(text->bounds.y, 30 - 14);
+	ck_assert_float_gt(text->bounds.y + text->bounds.height, 30);
+	struct vr_glyph_bitmap bitmap;
+	ck_assert(vr_font_face_rasterize(text->face, text->glyphs[0], 20.0f,
+		&bitmap));
+	ck_assert_int_gt(bitmap.width, 5);
+	ck_assert_int_gt(bitmap.top, 10); /* 'A' stands on the baseline */
+	int full = 0;
+	for (int32_t i = 0; i < bitmap.width * bitmap.height; i++) {
+		full += bitmap.coverage[i] == 255;
+	}
+	ck_assert_int_gt(full, 10);
+	free(bitmap.coverage);
+	vr_text_destroy(text);
+	/* bold is another face */
+	font.weight = 700;
+	struct vr_text *bold = vr_text_shape("A", &font, 0, 0);
+	ck_assert_ptr_nonnull(bold);
+	ck_assert_ptr_ne(bold->face, vr_font_face_get("DejaVu Sans", 400));
+	vr_text_destroy(bold);
+}
+END_TEST
+
+/* ---- geometry ----------------------------------------------------------- */
+
+START_TEST(test_canvas_flatten)
+{
+	/* a circle of radius 100 from four cubics */
+	const float k = 0.5522847f * 100;
+	struct vr_path *path = vr_path_create();
+	vr_path_move_to(path, 100, 0);
+	vr_path_cubic_to(path, 100, k, k, 100, 0, 100);
+	vr_path_cubic_to(path, -k, 100, -100, k, -100, 0);
+	vr_path_cubic_to(path, -100, -k, -k, -100, 0, -100);
+	vr_path_cubic_to(path, k, -100, 100, -k, 100, 0);
+	vr_path_close(path);
+	vr_path_line_to(path, 50, 50); /* starts at the closed contour's start */
+	struct vr_polylines lines = { 0 };
+	struct vr_mat m = { .a = 2, .d = 2 };
+	ck_assert(vr_path_flatten(path, &m, 0.25f, &lines));
+	ck_assert_uint_eq(lines.ncontours, 2);
+	ck_assert(lines.contours[0].closed);
+	ck_assert(!lines.contours[1].closed);
+	ck_assert_float_near(lines.points[lines.contours[1].start * 2], 200);
+	const struct vr_contour *ct = &lines.contours[0];
+	ck_assert_uint_gt(ct->count, 16);
+	/* every chord's midpoint is within the tolerance (plus the cubic
+	 * approximation's own 0.03%) of the circle of radius 200 */
+	for (uint32_t i = 0; i < ct->count; i++) {
+		const float *p = &lines.points[(ct->start + i) * 2];
+		const float *q = &lines.points[(ct->start + (i + 1) % ct->count) * 2];
+		float mx = (p[0] + q[0]) / 2, my = (p[1] + q[1]) / 2;
+		ck_assert_float_le(fabsf(hypotf(mx, my) - 200.0f), 0.25f + 0.06f);
+		ck_assert_float_le(fabsf(hypotf(p[0], p[1]) - 200.0f), 0.06f);
+	}
+	vr_polylines_finish(&lines);
+	vr_path_destroy(path);
+}
+END_TEST
+
+/* Render one display list with the reference renderer. */
+static uint32_t *reference(struct vr_display_list *list, int32_t w, int32_t h)
+{
+	struct vr_tree *tree = vr_tree_create();
+	list_node(tree, list);
+	vr_tree_update(tree, NULL);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+		NULL, w * 4);
+	struct vr_mat view = { .a = 1, .d = 1 };
+	vr_reference_render(tree, dst, &view, (struct vr_color){ 0 });
+	uint32_t *pixels = malloc((size_t)w * (size_t)h * 4);
+	memcpy(pixels, pixman_image_get_data(dst), (size_t)w * (size_t)h * 4);
+	pixman_image_unref(dst);
+	vr_tree_destroy(tree);
+	return pixels;
+}
+
+static double alpha_sum(const uint32_t *pixels, int32_t n)
+{
+	double sum = 0;
+	for (int32_t i = 0; i < n; i++) {
+		sum += (double)(pixels[i] >> 24) / 255.0;
+	}
+	return sum;
+}
+
+START_TEST(test_canvas_coverage_area)
+{
+	/* The shared geometry covers the right area: anti-aliasing moves
+	 * coverage between edge pixels but keeps the total. */
+	struct {
+		const char *what;
+		double area, tolerance;
+	} expect[] = {
+		{ "circle r=20.3 at a fraction", M_PI * 20.3 * 20.3, 1.0 },
+		{ "rrect stroke", 0, 2.0 },
+		{ "butt line 50x4", 200, 1.0 },
+		{ "square-capped line", 54 * 4, 1.0 },
+		{ "round-capped line", 200 + M_PI * 4, 1.5 },
+		{ "filled triangle", 0.5 * 40 * 30, 20.0 },
+		{ "even-odd square ring", 40 * 40 - 20 * 20, 40.0 },
+		{ "nonzero square ring, same direction", 40 * 40, 40.0 },
+		{ "rotated rect", 30 * 10, 0.5 },
+	};
+	const int32_t w = 100, h = 100;
+	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+		struct vr_canvas *c = vr_canvas_begin();
+		struct vr_paint p = { .color = { 1, 1, 1, 1 } };
+		struct vr_path *path = vr_path_create();
+		switch (i) {
+		case 0:
+			vr_canvas_draw_ellipse(c,
+				(struct vr_rectf){ 20.3f, 20.7f, 40.6f, 40.6f }, &p);
+			break;
+		case 1:
+			p.stroke_width = 3;
+			vr_canvas_draw_rrect(c, (struct vr_rectf){ 10, 10, 60, 40 },
+				(struct vr_radii){ 8, 8, 8, 8 }, &p);
+			/* the path of the stroke's centre line times its width */
+			expect[i].area = 3 * (2 * (60 - 16) + 2 * (40 - 16) +
+				2 * M_PI * 8);
+			break;
+		case 2:
+		case 3:
+		case 4:
+			p.stroke_width = 4;
+			p.cap = i == 2 ? VR_CAP_BUTT : i == 3 ? VR_CAP_SQUARE :
+				VR_CAP_ROUND;
+			vr_canvas_draw_line(c, 20.25f, 50.5f, 70.25f, 50.5f, &p);
+			break;
+		case 5:
+			vr_path_move_to(path, 10, 10);
+			vr_path_line_to(path, 50, 10);
+			vr_path_line_to(path, 10, 40);
+			vr_canvas_draw_path(c, path, &p);
+			break;
+		case 6:
+		case 7:
+			p.fill_rule = i == 6 ? VR_FILL_EVEN_ODD : VR_FILL_NONZERO;
+			vr_path_move_to(path, 10, 10);
+			vr_path_line_to(path, 50, 10);
+			vr_path_line_to(path, 50, 50);
+			vr_path_line_to(path, 10, 50);
+			vr_path_close(path);
+			vr_path_move_to(path, 20, 20);
+			vr_path_line_to(path, 40, 20);
+			vr_path_line_to(path, 40, 40);
+			vr_path_line_to(path, 20, 40);
+			vr_path_close(path);
+			vr_canvas_draw_path(c, path, &p);
+			break;
+		case 8:
+			vr_canvas_translate(c, 50, 50);
+			vr_canvas_rotate(c, 0.5f);
+			vr_canvas_draw_rect(c, (struct vr_rectf){ -15, -5, 30, 10 }, &p);
+			break;
+		}
+		vr_path_destroy(path);
+		uint32_t *pixels = reference(vr_canvas_finish(c), w, h);
+		double area = alpha_sum(pixels, w * h);
+		ck_assert_msg(fabs(area - expect[i].area) <= expect[i].tolerance,
+			"%s: area %.2f, expected %.2f", expect[i].what, area,
+			expect[i].area);
+		free(pixels);
+	}
+}
+END_TEST
+
+START_TEST(test_canvas_stroke_joins)
+{
+	/* A translucent polyline with sharp joins: the inside of each join
+	 * is drawn once (no pixel darker than the colour), and miter, round
+	 * and bevel cover decreasing areas at the corner. */
+	const float pts[] = { 20, 80, 50, 20, 80, 80 };
+	double areas[3];
+	for (int j = 0; j < 3; j++) {
+		struct vr_canvas *c = vr_canvas_begin();
+		struct vr_paint p = { .color = { 1, 1, 1, 0.5f }, .stroke_width = 8,
+			.join = j == 0 ? VR_JOIN_MITER : j == 1 ? VR_JOIN_ROUND :
+				VR_JOIN_BEVEL };
+		vr_canvas_draw_polyline(c, pts, 3, false, &p);
+		uint32_t *pixels = reference(vr_canvas_finish(c), 100, 100);
+		for (int32_t i = 0; i < 100 * 100; i++) {
+			ck_assert_msg(pixels[i] >> 24 <= 128, "join %d: alpha %u at "
+				"(%d, %d)", j, pixels[i] >> 24, i % 100, i / 100);
+		}
+		areas[j] = alpha_sum(pixels, 100 * 100) * 2;
+		free(pixels);
+	}
+	ck_assert_msg(areas[0] > areas[1] && areas[1] > areas[2],
+		"miter %.1f, round %.1f, bevel %.1f", areas[0], areas[1], areas[2]);
+	/* two segments of length ~67 and width 8, plus the corner */
+	double body = 2 * hypot(30, 60) * 8;
+	ck_assert_double_gt(areas[2], body - 40);
+	ck_assert_double_lt(areas[0], body + 80);
+}
+END_TEST
+
+static Suite *canvas_suite(void)
+{
+	Suite *s = suite_create("canvas");
+	struct {
+		const char *name;
+		const TTest *tests[8];
+	} cases[] = {
+		{ "state", { test_canvas_save_restore,
+			test_canvas_clip_intersection, test_canvas_clip_rrect,
+			test_canvas_bounds, test_canvas_refcounts,
+			test_canvas_node_content } },
+		{ "batching", { test_canvas_batch_coalesce,
+			test_canvas_batch_overlap, test_canvas_batch_lookback,
+			test_canvas_batch_quads, test_canvas_absolute_state } },
+		{ "geometry", { test_canvas_text_shaping, test_canvas_flatten,
+			test_canvas_coverage_area, test_canvas_stroke_joins } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+		tcase_add_checked_fixture(tc, setup, teardown);
+		for (int j = 0; j < 8 && cases[i].tests[j] != NULL; j++) {
+			tcase_add_test(tc, cases[i].tests[j]);
+		}
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(canvas_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

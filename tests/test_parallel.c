@@ -1,0 +1,794 @@
+/*
+ * The parallel renderer against the sequential one: random trees (rects,
+ * images, display lists of every canvas command, opacity, clips,
+ * transforms, several outputs, partial damage) rendered with 1..4 workers
+ * and random per-task delays must give the same bytes as the sequential
+ * mode (DESIGN.md's first invariant).
+ *
+ * VITRAIL_TEST_TREES overrides the number of trees (default 500); a
+ * failing tree writes <name>-{sequential,parallel}.png into
+ * $VITRAIL_TEST_OUT and names its seed.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vitrail/canvas.h>
+#include <vitrail/renderer.h>
+#include "vk_private.h"
+
+#define DEFAULT_TREES 500
+#define MAX_WORKERS 4
+#define TARGET_W 96
+#define TARGET_H 64
+#define TREE_IMAGES 3
+/* per-task delay in parallel runs, microseconds */
+#define MAX_DELAY_US 300
+
+static int log_errors;
+
+static void test_log(enum vr_log_level level, const char *fmt, va_list args)
+{
+	if (level == VR_LOG_ERROR) {
+		log_errors++;
+		fprintf(stderr, "[renderer] ");
+		vfprintf(stderr, fmt, args);
+		fputc('\n', stderr);
+	}
+}
+
+/* ---- random trees ---------------------------------------------------------- */
+
+struct rng {
+	uint64_t state;
+};
+
+static uint32_t rng_next(struct rng *rng)
+{
+	rng->state = rng->state * 6364136223846793005u + 1442695040888963407u;
+	return (uint32_t)(rng->state >> 33);
+}
+
+/* uniform in [0, n) */
+static uint32_t rng_below(struct rng *rng, uint32_t n)
+{
+	return rng_next(rng) % n;
+}
+
+static float rng_float(struct rng *rng, float lo, float hi)
+{
+	return lo + (hi - lo) * (float)rng_next(rng) / (float)UINT32_MAX;
+}
+
+static bool rng_chance(struct rng *rng, float p)
+{
+	return rng_float(rng, 0, 1) < p;
+}
+
+struct scene {
+	struct vr_tree *tree;
+	struct vr_image *images[TREE_IMAGES];
+	struct vr_node *nodes[48];
+	size_t nnodes;
+	size_t njobs;
+	struct vr_mat views[2];
+	int32_t sizes[2][2];
+	struct vr_color clears[2];
+	/* the second pass: a change and the damage it makes */
+	bool damage_pass;
+	struct rng pass_rng;
+};
+
+static struct vr_image *random_image(struct rng *rng)
+{
+	int32_t w = 1 + (int32_t)rng_below(rng, 24);
+	int32_t h = 1 + (int32_t)rng_below(rng, 24);
+	enum vr_format format = rng_chance(rng, 0.5f) ? VR_FORMAT_ARGB8888 :
+		VR_FORMAT_XRGB8888;
+	struct vr_image *image = vr_image_create(w, h, format);
+	uint32_t *data = malloc((size_t)w * (size_t)h * 4);
+	for (int32_t i = 0; i < w * h; i++) {
+		/* premultiplied: colour channels never above alpha */
+		uint32_t a = rng_chance(rng, 0.3f) ? rng_below(rng, 256) : 255;
+		uint32_t r = a == 0 ? 0 : rng_below(rng, a + 1);
+		uint32_t g = a == 0 ? 0 : rng_below(rng, a + 1);
+		uint32_t b = a == 0 ? 0 : rng_below(rng, a + 1);
+		data[i] = a << 24 | r << 16 | g << 8 | b;
+	}
+	vr_image_write(image, data, w * 4, NULL);
+	free(data);
+	return image;
+}
+
+static void random_transform(struct rng *rng, struct vr_node *node)
+{
+	float x = rng_float(rng, -30, 100), y = rng_float(rng, -20, 70);
+	if (rng_chance(rng, 0.5f)) {
+		/* whole pixels: the nearest-sampling path */
+		x = floorf(x);
+		y = floorf(y);
+	}
+	switch (rng_below(rng, 5)) {
+	case 0: {
+		float angle = rng_float(rng, -0.8f, 0.8f);
+		float s = rng_float(rng, 0.6f, 1.6f);
+		struct vr_mat m = { s * cosf(angle), s * sinf(angle),
+			-s * sinf(angle), s * cosf(angle), x, y };
+		vr_node_set_transform(node, &m);
+		break;
+	}
+	case 1: {
+		struct vr_mat m = { rng_float(rng, 0.3f, 2.5f), 0, 0,
+			rng_float(rng, 0.3f, 2.5f), x, y };
+		vr_node_set_transform(node, &m);
+		break;
+	}
+	default:
+		vr_node_set_position(node, x, y);
+		break;
+	}
+}
+
+static struct vr_color random_color(struct rng *rng)
+{
+	return (struct vr_color){ rng_float(rng, 0, 1), rng_float(rng, 0, 1),
+		rng_float(rng, 0, 1),
+		rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0.1f, 1) };
+}
+
+static struct vr_rectf random_rect(struct rng *rng)
+{
+	return (struct vr_rectf){ rng_float(rng, -10, 60),
+		rng_float(rng, -10, 40), rng_float(rng, 1, 50),
+		rng_float(rng, 1, 40) };
+}
+
+static struct vr_paint random_paint(struct rng *rng)
+{
+	return (struct vr_paint){
+		.color = random_color(rng),
+		.stroke_width = rng_chance(rng, 0.4f) ? rng_float(rng, 0.5f, 6) : 0,
+		.join = (enum vr_line_join)rng_below(rng, 3),
+		.cap = (enum vr_line_cap)rng_below(rng, 3),
+		.fill_rule = (enum vr_fill_rule)rng_below(rng, 2),
+	};
+}
+
+/* A display list of a few random canvas commands. */
+static struct vr_display_list *random_list(struct rng *rng,
+		struct scene *scene)
+{
+	static const char *const words[] = { "vitrail", "Åb", "n1å", "glyph" };
+	struct vr_canvas *c = vr_canvas_begin();
+	uint32_t n = 1 + rng_below(rng, 6);
+	for (uint32_t i = 0; i < n; i++) {
+		struct vr_paint paint = random_paint(rng);
+		switch (rng_below(rng, 12)) {
+		case 0:
+			vr_canvas_save(c);
+			vr_canvas_translate(c, rng_float(rng, -10, 20),
+				rng_float(rng, -10, 20));
+			vr_canvas_rotate(c, rng_float(rng, -0.5f, 0.5f));
+			break;
+		case 1:
+			vr_canvas_restore(c);
+			break;
+		case 2:
+			vr_canvas_clip_rect(c, random_rect(rng));
+			break;
+		case 3:
+			vr_canvas_draw_rect(c, random_rect(rng), &paint);
+			break;
+		case 4: {
+			float r = rng_float(rng, 0, 12);
+			vr_canvas_draw_rrect(c, random_rect(rng),
+				(struct vr_radii){ r, r / 2, r, 0 }, &paint);
+			break;
+		}
+		case 5:
+			vr_canvas_draw_ellipse(c, random_rect(rng), &paint);
+			break;
+		case 6:
+			paint.stroke_width = rng_float(rng, 0.5f, 5);
+			vr_canvas_draw_line(c, rng_float(rng, 0, 60),
+				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
+				rng_float(rng, 0, 40), &paint);
+			break;
+		case 7: {
+			float points[8];
+			for (int k = 0; k < 8; k++) {
+				points[k] = rng_float(rng, 0, 50);
+			}
+			paint.stroke_width = rng_float(rng, 0.5f, 4);
+			vr_canvas_draw_polyline(c, points, 4, rng_chance(rng, 0.5f),
+				&paint);
+			break;
+		}
+		case 8: {
+			struct vr_path *path = vr_path_create();
+			vr_path_move_to(path, rng_float(rng, 0, 40),
+				rng_float(rng, 0, 30));
+			vr_path_quad_to(path, rng_float(rng, 0, 60),
+				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
+				rng_float(rng, 0, 40));
+			vr_path_cubic_to(path, rng_float(rng, 0, 60),
+				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
+				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
+				rng_float(rng, 0, 40));
+			vr_path_close(path);
+			vr_canvas_draw_path(c, path, &paint);
+			vr_path_destroy(path);
+			break;
+		}
+		case 9:
+			vr_canvas_draw_image(c,
+				scene->images[rng_below(rng, TREE_IMAGES)], NULL,
+				random_rect(rng), rng_float(rng, 0.2f, 1));
+			break;
+		case 10: {
+			struct vr_font font = { "DejaVu Sans",
+				rng_chance(rng, 0.5f) ? 12 : rng_float(rng, 8, 20),
+				rng_chance(rng, 0.8f) ? 400 : 700 };
+			vr_canvas_draw_text(c, rng_float(rng, 0, 40),
+				rng_float(rng, 10, 50), words[rng_below(rng, 4)], &font,
+				random_color(rng));
+			break;
+		}
+		default: {
+			float r = rng_float(rng, 0, 8);
+			vr_canvas_draw_shadow(c, random_rect(rng),
+				(struct vr_radii){ r, r, r, r }, rng_float(rng, 1, 8),
+				random_color(rng));
+			break;
+		}
+		}
+	}
+	return vr_canvas_finish(c);
+}
+
+static void random_content(struct rng *rng, struct scene *scene,
+		struct vr_node *node)
+{
+	uint32_t kind = rng_below(rng, 13);
+	if (kind >= 10) {
+		struct vr_display_list *list = random_list(rng, scene);
+		ck_assert_ptr_nonnull(list);
+		vr_node_set_display_list(node, list);
+		vr_display_list_unref(list);
+	} else if (kind < 5) {
+		struct vr_color color = { rng_float(rng, 0, 1),
+			rng_float(rng, 0, 1), rng_float(rng, 0, 1),
+			rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0, 1) };
+		vr_node_set_rect(node, rng_float(rng, 1, 70), rng_float(rng, 1, 50),
+			color);
+	} else if (kind < 9) {
+		struct vr_image *image = scene->images[rng_below(rng, TREE_IMAGES)];
+		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
+		enum vr_transform transform = (enum vr_transform)rng_below(rng, 8);
+		struct vr_rectf src = { 0, 0, (float)iw, (float)ih };
+		if (rng_chance(rng, 0.3f)) {
+			src.x = (float)rng_below(rng, (uint32_t)iw);
+			src.y = (float)rng_below(rng, (uint32_t)ih);
+			src.width = (float)iw - src.x;
+			src.height = (float)ih - src.y;
+		}
+		bool swap = transform & 1;
+		float w = swap ? src.height : src.width;
+		float h = swap ? src.width : src.height;
+		if (rng_chance(rng, 0.4f)) {
+			w = rng_float(rng, 1, 60);
+			h = rng_float(rng, 1, 60);
+		}
+		vr_node_set_image(node, image, rng_chance(rng, 0.7f) ? &src : NULL,
+			w, h, transform);
+	}
+	/* else: a group without content */
+}
+
+/* The same seed builds the same scene. */
+static void scene_build(struct scene *scene, uint64_t seed)
+{
+	struct rng rng = { seed * 0x9e3779b97f4a7c15u + 7 };
+	*scene = (struct scene){ .tree = vr_tree_create() };
+	for (int i = 0; i < TREE_IMAGES; i++) {
+		scene->images[i] = random_image(&rng);
+	}
+	size_t n = 4 + rng_below(&rng, 40);
+	for (size_t i = 0; i < n; i++) {
+		struct vr_node *node = vr_node_create(scene->tree);
+		struct vr_node *parent = i == 0 || rng_chance(&rng, 0.4f) ?
+			vr_tree_root(scene->tree) :
+			scene->nodes[rng_below(&rng, (uint32_t)i)];
+		random_transform(&rng, node);
+		random_content(&rng, scene, node);
+		if (rng_chance(&rng, 0.2f)) {
+			struct vr_rectf clip = { rng_float(&rng, -10, 40),
+				rng_float(&rng, -10, 30), rng_float(&rng, 0, 80),
+				rng_float(&rng, 0, 60) };
+			vr_node_set_clip(node, &clip);
+		}
+		if (rng_chance(&rng, 0.3f)) {
+			vr_node_set_opacity(node, rng_float(&rng, 0, 1));
+		}
+		if (rng_chance(&rng, 0.05f)) {
+			vr_node_set_enabled(node, false);
+		}
+		vr_node_set_parent(node, parent);
+		scene->nodes[scene->nnodes++] = node;
+	}
+	/* one or two outputs; the second shows part of the root, maybe
+	 * scaled (HiDPI) */
+	scene->njobs = rng_chance(&rng, 0.3f) ? 2 : 1;
+	for (size_t j = 0; j < scene->njobs; j++) {
+		vr_mat_identity(&scene->views[j]);
+		scene->sizes[j][0] = TARGET_W;
+		scene->sizes[j][1] = TARGET_H;
+		scene->clears[j] = (struct vr_color){ rng_float(&rng, 0, 1), 0.2f,
+			0.3f, rng_chance(&rng, 0.5f) ? 1.0f : 0.0f };
+	}
+	if (scene->njobs == 2) {
+		float s = rng_chance(&rng, 0.5f) ? 2.0f : 1.0f;
+		scene->views[1] = (struct vr_mat){ s, 0, 0, s,
+			-rng_float(&rng, 0, 40), -rng_float(&rng, 0, 30) };
+		scene->sizes[1][0] = 64;
+		scene->sizes[1][1] = 48;
+	}
+	scene->damage_pass = rng_chance(&rng, 0.3f);
+	scene->pass_rng = rng;
+}
+
+static void scene_destroy(struct scene *scene)
+{
+	vr_tree_destroy(scene->tree);
+	for (int i = 0; i < TREE_IMAGES; i++) {
+		vr_image_unref(scene->images[i]);
+	}
+}
+
+/* ---- rendering --------------------------------------------------------------- */
+
+/* Bytes of all passes' pixels of one scene. */
+static size_t output_size(const struct scene *scene)
+{
+	size_t size = 0;
+	for (size_t j = 0; j < scene->njobs; j++) {
+		size += (size_t)scene->sizes[j][0] * (size_t)scene->sizes[j][1] * 4;
+	}
+	return size * (scene->damage_pass ? 2 : 1);
+}
+
+struct totals {
+	uint64_t tasks, ooo_commits, commit_stalls, uploads;
+	unsigned frames;
+};
+
+static void render_pass(struct vr_renderer *renderer, struct scene *scene,
+		struct vr_target **targets, const pixman_region32_t *damage,
+		uint8_t **out, struct totals *totals)
+{
+	struct vr_render_job jobs[2];
+	for (size_t j = 0; j < scene->njobs; j++) {
+		jobs[j] = (struct vr_render_job){
+			.target = targets[j],
+			.view = scene->views[j],
+			.damage = damage,
+			.clear = scene->clears[j],
+		};
+	}
+	ck_assert(vr_render(renderer, scene->tree, jobs, scene->njobs));
+	for (size_t j = 0; j < scene->njobs; j++) {
+		int32_t w = scene->sizes[j][0], h = scene->sizes[j][1];
+		vr_target_read(targets[j], NULL, *out, w * 4);
+		*out += (size_t)w * (size_t)h * 4;
+		/* every job carries the frame's figures */
+		ck_assert_uint_eq(jobs[j].timing.tasks, jobs[0].timing.tasks);
+		ck_assert_uint_eq(jobs[j].timing.ooo_commits,
+			jobs[0].timing.ooo_commits);
+		totals->uploads += jobs[j].timing.uploads;
+	}
+	totals->tasks += jobs[0].timing.tasks;
+	totals->ooo_commits += jobs[0].timing.ooo_commits;
+	totals->commit_stalls += jobs[0].timing.commit_stalls;
+	totals->frames++;
+	if (vr_renderer_is_sequential(renderer)) {
+		ck_assert_uint_eq(jobs[0].timing.tasks, 0);
+		ck_assert_uint_eq(jobs[0].timing.execute_critical_ns, 0);
+	} else {
+		ck_assert_uint_le(jobs[0].timing.execute_critical_ns,
+			jobs[0].timing.execute_ns);
+	}
+}
+
+/* Render a scene (fresh targets, full redraw, then maybe a change and
+ * a partial redraw) into out. */
+static void render_scene(struct vr_renderer *renderer, uint64_t seed,
+		uint8_t **out, size_t *size, struct totals *totals)
+{
+	struct scene scene;
+	scene_build(&scene, seed);
+	*size = output_size(&scene);
+	*out = malloc(*size);
+	uint8_t *cursor = *out;
+	struct vr_target *targets[2] = { NULL, NULL };
+	for (size_t j = 0; j < scene.njobs; j++) {
+		targets[j] = vr_target_create(renderer, scene.sizes[j][0],
+			scene.sizes[j][1]);
+		ck_assert_ptr_nonnull(targets[j]);
+	}
+	vr_tree_update(scene.tree, NULL);
+	render_pass(renderer, &scene, targets, NULL, &cursor, totals);
+
+	if (scene.damage_pass) {
+		struct rng *rng = &scene.pass_rng;
+		/* move a node, recolour another, write into an image: the
+		 * damage of the change, plus a random rectangle */
+		struct vr_node *moved = scene.nodes[rng_below(rng,
+			(uint32_t)scene.nnodes)];
+		random_transform(rng, moved);
+		struct vr_image *image = scene.images[0];
+		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
+		uint32_t *fresh = malloc((size_t)iw * (size_t)ih * 4);
+		for (int32_t i = 0; i < iw * ih; i++) {
+			fresh[i] = 0xff000000u | rng_next(rng);
+		}
+		pixman_region32_t written;
+		pixman_region32_init_rect(&written, 0, 0,
+			1 + rng_below(rng, (uint32_t)iw), 1 + rng_below(rng, (uint32_t)ih));
+		vr_image_write(image, fresh, iw * 4, &written);
+		free(fresh);
+		pixman_region32_fini(&written);
+		pixman_region32_t damage;
+		pixman_region32_init(&damage);
+		vr_tree_update(scene.tree, &damage);
+		pixman_region32_union_rect(&damage, &damage,
+			(int)rng_below(rng, TARGET_W), (int)rng_below(rng, TARGET_H),
+			1 + rng_below(rng, 40), 1 + rng_below(rng, 30));
+		render_pass(renderer, &scene, targets, &damage, &cursor, totals);
+		pixman_region32_fini(&damage);
+	}
+	ck_assert_ptr_eq(cursor, *out + *size);
+	for (size_t j = 0; j < scene.njobs; j++) {
+		vr_target_destroy(targets[j]);
+	}
+	scene_destroy(&scene);
+}
+
+/* Name the first target (pass, job) that differs, how much, and write
+ * both renderings of it. */
+static void report_failure(uint64_t seed, const uint8_t *expected,
+		const uint8_t *actual, int workers)
+{
+	struct scene scene;
+	scene_build(&scene, seed);
+	const char *dir = getenv("VITRAIL_TEST_OUT");
+	size_t offset = 0;
+	for (int pass = 0; pass < (scene.damage_pass ? 2 : 1); pass++) {
+		for (size_t j = 0; j < scene.njobs; j++) {
+			int32_t w = scene.sizes[j][0], h = scene.sizes[j][1];
+			size_t size = (size_t)w * (size_t)h * 4;
+			int max;
+			size_t bad = vr_pixels_compare(expected + offset, w * 4,
+				actual + offset, w * 4, w, h, 0, &max);
+			if (bad > 0) {
+				fprintf(stderr, "tree %llu, %d workers: pass %d, job %zu: "
+					"%zu pixels differ (max %d)\n",
+					(unsigned long long)seed, workers, pass, j, bad, max);
+				char path[512];
+				snprintf(path, sizeof(path), "%s/parallel-%llu-%d-%zu-"
+					"sequential.png", dir != NULL ? dir : ".",
+					(unsigned long long)seed, pass, j);
+				vr_png_write(path, expected + offset, w, h, w * 4, false);
+				snprintf(path, sizeof(path), "%s/parallel-%llu-%d-%zu-w%d.png",
+					dir != NULL ? dir : ".", (unsigned long long)seed, pass,
+					j, workers);
+				vr_png_write(path, actual + offset, w, h, w * 4, false);
+			}
+			offset += size;
+		}
+	}
+	scene_destroy(&scene);
+}
+
+START_TEST(test_parallel_matches_sequential)
+{
+	vr_set_log_func(test_log);
+	log_errors = 0;
+	const char *env = getenv("VITRAIL_TEST_TREES");
+	size_t ntrees = env != NULL ? strtoul(env, NULL, 10) : DEFAULT_TREES;
+	ck_assert_uint_gt(ntrees, 0);
+	/* the validation layer, when installed, also checks that no Vulkan
+	 * object needing external synchronisation is used by two threads */
+	bool validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL;
+	struct vr_renderer *seq = vr_renderer_create(
+		&(struct vr_renderer_options){ .sequential = true,
+			.validation = validation });
+	struct vr_renderer *par = vr_renderer_create(
+		&(struct vr_renderer_options){ .workers = 1,
+			.validation = validation });
+	ck_assert_ptr_nonnull(seq);
+	ck_assert_ptr_nonnull(par);
+	ck_assert(vr_renderer_is_sequential(seq));
+	ck_assert(!vr_renderer_is_sequential(par));
+
+	/* a first frame each: the white texture of solid colours is uploaded
+	 * once per renderer, outside the counts compared below */
+	struct totals warm_up = { 0 };
+	for (int i = 0; i < 2; i++) {
+		uint8_t *pixels;
+		size_t size;
+		render_scene(i == 0 ? seq : par, 0, &pixels, &size, &warm_up);
+		free(pixels);
+	}
+
+	uint8_t **expected = calloc(ntrees, sizeof(*expected));
+	size_t *sizes = calloc(ntrees, sizeof(*sizes));
+	struct totals seq_totals = { 0 };
+	for (size_t t = 0; t < ntrees; t++) {
+		/* Glyphs new to the (process-wide) atlas are drawn from a
+		 * temporary image in the frame that rasterises them, from an
+		 * atlas page afterwards, and bilinear sampling can differ by one
+		 * in between: draw each scene once before the reference so both
+		 * modes find its glyphs in the pages. (engine_glyphs.c) */
+		uint8_t *warm;
+		size_t size;
+		struct totals ignored = { 0 };
+		render_scene(seq, t, &warm, &size, &ignored);
+		free(warm);
+		render_scene(seq, t, &expected[t], &sizes[t], &seq_totals);
+	}
+	ck_assert_uint_gt(seq_totals.uploads, 0);
+	ck_assert_uint_eq(seq_totals.tasks, 0); /* sequential: no pools */
+
+	uint64_t steady_uploads = 0;
+	for (int w = 1; w <= MAX_WORKERS; w++) {
+		vr_renderer_set_workers(par, w);
+		ck_assert_int_eq(vr_renderer_workers(par), w);
+		/* odd counts without delays, even ones with */
+		vr_renderer_set_test_delay(par, w % 2 == 0 ? MAX_DELAY_US : 0,
+			(uint32_t)w);
+		struct totals totals = { 0 };
+		uint64_t t0 = vr_now_ns();
+		for (size_t t = 0; t < ntrees; t++) {
+			uint8_t *actual;
+			size_t size;
+			render_scene(par, t, &actual, &size, &totals);
+			ck_assert_uint_eq(size, sizes[t]);
+			if (memcmp(actual, expected[t], size) != 0) {
+				report_failure(t, expected[t], actual, w);
+				ck_abort_msg("tree %zu (seed %zu) with %d workers differs "
+					"from the sequential rendering", t, t, w);
+			}
+			free(actual);
+		}
+		fprintf(stderr, "%d worker(s)%s: %zu trees, %u frames, %llu tasks, "
+			"%llu out-of-order commits, %llu commit stalls, %.1f s\n", w,
+			w % 2 == 0 ? " with delays" : "", ntrees, totals.frames,
+			(unsigned long long)totals.tasks,
+			(unsigned long long)totals.ooo_commits,
+			(unsigned long long)totals.commit_stalls,
+			(double)(vr_now_ns() - t0) / 1e9);
+		ck_assert_uint_gt(totals.tasks, 0);
+		ck_assert_uint_gt(totals.uploads, 0);
+		/* the same uploads happen whatever the threads doing them (from
+		 * the second round on: the first one also uploads the atlas
+		 * pages, new to this renderer) */
+		if (w == 2) {
+			steady_uploads = totals.uploads;
+		} else if (w > 2) {
+			ck_assert_uint_eq(totals.uploads, steady_uploads);
+		}
+		if (w >= 2 && w % 2 == 0) {
+			/* random delays make later tasks finish first */
+			ck_assert_uint_gt(totals.ooo_commits, 0);
+		}
+	}
+	for (size_t t = 0; t < ntrees; t++) {
+		free(expected[t]);
+	}
+	free(expected);
+	free(sizes);
+	vr_renderer_destroy(par);
+	vr_renderer_destroy(seq);
+	ck_assert_int_eq(log_errors, 0);
+	vr_set_log_func(NULL);
+}
+END_TEST
+
+/* ---- a heavy frame --------------------------------------------------------------- */
+
+#define HEAVY_QUADS 2000
+#define HEAVY_FRAMES 8
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct heavy_result {
+	uint64_t cpu_ns, prepare_ns, execute_ns, critical_ns, commit_ns, gpu_ns;
+	uint32_t tasks, ooo;
+};
+
+/* Median figures over a few frames of the whole 1920x1080 frame. */
+static void heavy_run(struct vr_renderer *renderer, struct vr_tree *tree,
+		uint32_t *pixels, struct heavy_result *result)
+{
+	struct vr_target *target = vr_target_create(renderer, 1920, 1080);
+	ck_assert_ptr_nonnull(target);
+	struct vr_render_job job = { .target = target };
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1)); /* uploads, pipelines */
+	uint64_t samples[6][HEAVY_FRAMES];
+	for (int f = 0; f < HEAVY_FRAMES; f++) {
+		ck_assert(vr_render(renderer, tree, &job, 1));
+		const struct vr_frame_timing *t = &job.timing;
+		/* CPU frame time: render call to submit, without the GPU */
+		samples[0][f] = t->end_ns - t->start_ns - t->gpu_ns - t->readback_ns;
+		samples[1][f] = t->prepare_ns;
+		samples[2][f] = t->execute_ns;
+		samples[3][f] = t->execute_critical_ns;
+		samples[4][f] = t->commit_ns;
+		samples[5][f] = t->gpu_ns;
+	}
+	for (int i = 0; i < 6; i++) {
+		qsort(samples[i], HEAVY_FRAMES, sizeof(uint64_t), compare_u64);
+	}
+	*result = (struct heavy_result){
+		.cpu_ns = samples[0][HEAVY_FRAMES / 2],
+		.prepare_ns = samples[1][HEAVY_FRAMES / 2],
+		.execute_ns = samples[2][HEAVY_FRAMES / 2],
+		.critical_ns = samples[3][HEAVY_FRAMES / 2],
+		.commit_ns = samples[4][HEAVY_FRAMES / 2],
+		.gpu_ns = samples[5][HEAVY_FRAMES / 2],
+		.tasks = job.timing.tasks,
+		.ooo = job.timing.ooo_commits,
+	};
+	vr_target_read(target, NULL, pixels, 1920 * 4);
+	vr_target_destroy(target);
+}
+
+/* 2000 quads (rects and images), or 2000 display-list primitives whose
+ * execution costs more (strokes, paths, rounded rectangles, text). */
+static struct vr_tree *heavy_tree(bool shapes, struct vr_image **images)
+{
+	struct rng rng = { shapes ? 7 : 42 };
+	struct vr_tree *tree = vr_tree_create();
+	for (int i = 0; i < 4; i++) {
+		images[i] = random_image(&rng);
+	}
+	for (int i = 0; i < (shapes ? HEAVY_QUADS / 4 : HEAVY_QUADS); i++) {
+		struct vr_node *node = vr_node_create(tree);
+		vr_node_set_position(node, floorf(rng_float(&rng, -50, 1900)),
+			floorf(rng_float(&rng, -50, 1060)));
+		if (shapes) {
+			/* four primitives per node */
+			struct vr_canvas *c = vr_canvas_begin();
+			struct vr_paint stroke = { .color = random_color(&rng),
+				.stroke_width = rng_float(&rng, 1, 4),
+				.join = VR_JOIN_ROUND, .cap = VR_CAP_ROUND };
+			struct vr_paint fill = { .color = random_color(&rng) };
+			vr_canvas_draw_rrect(c, (struct vr_rectf){ 0, 0, 90, 40 },
+				(struct vr_radii){ 8, 8, 8, 8 }, &fill);
+			struct vr_path *path = vr_path_create();
+			vr_path_move_to(path, 5, 35);
+			vr_path_cubic_to(path, rng_float(&rng, 0, 90),
+				rng_float(&rng, -30, 70), rng_float(&rng, 0, 90),
+				rng_float(&rng, -30, 70), 85, 5);
+			vr_canvas_draw_path(c, path, &stroke);
+			vr_path_destroy(path);
+			vr_canvas_draw_ellipse(c, (struct vr_rectf){ 60, 5, 25, 25 },
+				&stroke);
+			struct vr_font font = { "DejaVu Sans", 12, 400 };
+			vr_canvas_draw_text(c, 6, 18, "vitrail", &font,
+				(struct vr_color){ 0, 0, 0, 1 });
+			struct vr_display_list *list = vr_canvas_finish(c);
+			vr_node_set_display_list(node, list);
+			vr_display_list_unref(list);
+		} else if (i % 4 == 3) {
+			vr_node_set_image(node, images[rng_below(&rng, 4)], NULL,
+				rng_float(&rng, 8, 120), rng_float(&rng, 8, 120),
+				VR_TRANSFORM_NORMAL);
+		} else {
+			vr_node_set_rect(node, rng_float(&rng, 4, 160),
+				rng_float(&rng, 4, 120), random_color(&rng));
+		}
+		vr_node_set_parent(node, vr_tree_root(tree));
+	}
+	vr_tree_update(tree, NULL);
+	return tree;
+}
+
+START_TEST(test_parallel_heavy_frame)
+{
+	vr_set_log_func(test_log);
+	log_errors = 0;
+	bool shapes = _i == 1;
+	struct vr_image *images[4];
+	struct vr_tree *tree = heavy_tree(shapes, images);
+	size_t size = (size_t)1920 * 1080 * 4;
+	uint32_t *expected = malloc(size), *actual = malloc(size);
+	struct vr_renderer *renderer = vr_renderer_create(
+		&(struct vr_renderer_options){ .sequential = true });
+	ck_assert_ptr_nonnull(renderer);
+	struct heavy_result seq, par[2];
+	heavy_run(renderer, tree, expected, &seq);
+	vr_renderer_set_sequential(renderer, false);
+	for (int w = 1; w <= 2; w++) {
+		vr_renderer_set_workers(renderer, w);
+		heavy_run(renderer, tree, actual, &par[w - 1]);
+		ck_assert_msg(memcmp(actual, expected, size) == 0,
+			"%d workers: the heavy frame differs", w);
+		ck_assert_uint_gt(par[w - 1].tasks, 0);
+	}
+	fprintf(stderr, "heavy frame, %d %s at 1920x1080, medians of %d "
+		"frames (ms):\n", HEAVY_QUADS, shapes ? "display-list primitives" :
+		"quads", HEAVY_FRAMES);
+	fprintf(stderr, "  mode          cpu  prepare  execute  critical  commit"
+		"     gpu  tasks  ooo\n");
+	const struct {
+		const char *name;
+		const struct heavy_result *r;
+	} rows[] = {
+		{ "sequential", &seq },
+		{ "parallel W=1", &par[0] },
+		{ "parallel W=2", &par[1] },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		const struct heavy_result *r = rows[i].r;
+		fprintf(stderr, "  %-12s %6.2f  %7.2f  %7.2f  %8.2f  %6.2f  %6.2f"
+			"  %5u  %3u\n", rows[i].name, r->cpu_ns / 1e6,
+			r->prepare_ns / 1e6, r->execute_ns / 1e6, r->critical_ns / 1e6,
+			r->commit_ns / 1e6, r->gpu_ns / 1e6, r->tasks, r->ooo);
+	}
+	fprintf(stderr, "  cpu ratio sequential / W=1: %.2f, / W=2: %.2f\n",
+		(double)seq.cpu_ns / (double)par[0].cpu_ns,
+		(double)seq.cpu_ns / (double)par[1].cpu_ns);
+	free(expected);
+	free(actual);
+	vr_renderer_destroy(renderer);
+	vr_tree_destroy(tree);
+	for (int i = 0; i < 4; i++) {
+		vr_image_unref(images[i]);
+	}
+	ck_assert_int_eq(log_errors, 0);
+	vr_set_log_func(NULL);
+}
+END_TEST
+
+static Suite *parallel_suite(void)
+{
+	Suite *s = suite_create("parallel");
+	TCase *tc = tcase_create("property");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_parallel_matches_sequential);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("heavy");
+	tcase_set_timeout(tc, 300);
+	/* 0: quads, 1: display-list primitives */
+	tcase_add_loop_test(tc, test_parallel_heavy_frame, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	/* see test_render.c: keeps lavapipe's state reachable for LSan */
+	(void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
+	vr_set_log_func(test_log);
+	struct vr_renderer *probe = vr_renderer_create(NULL);
+	vr_set_log_func(NULL);
+	if (probe == NULL) {
+		fprintf(stderr, "no Vulkan device: skipping\n");
+		return 77;
+	}
+	vr_renderer_destroy(probe);
+	SRunner *sr = srunner_create(parallel_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
