@@ -25,7 +25,8 @@ struct vt_frame_log *vt_frame_log_open(const char *path) {
 	log->f = f;
 	fprintf(f, "output,frame,path,generation,target_vblank_ns,presented_ns,"
 		"render_start_ns,render_end_ns,prepare_us,execute_us,commit_us,"
-		"gpu_us,readback_us,copy_us,draws,uploads,dropped\n");
+		"gpu_us,readback_us,copy_us,draws,uploads,dropped,nodes_updated,"
+		"lists_recorded,scene_samples\n");
 	return log;
 }
 
@@ -45,11 +46,13 @@ void vt_frame_log_write(struct vt_frame_log *log, const char *output,
 	}
 	const struct vr_frame_timing *t = &frame->timing;
 	fprintf(log->f, "%s,%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%u,%u,%d\n",
+		",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%u,%u,%d,"
+		"%u,%u,%s\n",
 		output, frame->seq, path, frame->generation, frame->target_ns,
 		presented_ns, frame->render_start_ns, frame->render_end_ns,
 		t->prepare_ns / 1e3, t->execute_ns / 1e3, t->commit_ns / 1e3,
 		t->gpu_ns / 1e3, t->readback_ns / 1e3, frame->copy_ns / 1e3,
-		t->draws, t->uploads, dropped ? 1 : 0);
+		t->draws, t->uploads, dropped ? 1 : 0, frame->nodes_updated,
+		frame->lists_recorded, frame->scene_samples);
 	fflush(log->f);
 }

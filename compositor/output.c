@@ -36,6 +36,7 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
+#include "scene.h"
 #include "server.h"
 
 #define OUTPUT_BUFFERS_MAX 4
@@ -280,7 +281,15 @@ static bool output_render(struct vt_output *output, uint64_t target_ns) {
 	if (output->queue_len >= VT_FRAME_QUEUE_MAX) {
 		return false;
 	}
+	/* Scene animations take their values at this frame's display time,
+	 * right before the tree update that turns them into damage. */
+	char samples[VT_SCENE_SAMPLES_LEN] = "";
+	vt_scene_sample(server, target_ns, samples, sizeof(samples));
 	vt_server_update(server);
+	uint32_t nodes_updated = server->nodes_updated;
+	uint32_t lists_recorded = server->lists_recorded;
+	server->nodes_updated = 0;
+	server->lists_recorded = 0;
 	if (!pixman_region32_not_empty(&output->pending_damage)) {
 		return false;
 	}
@@ -295,7 +304,19 @@ static bool output_render(struct vt_output *output, uint64_t target_ns) {
 		.generation = vr_tree_generation(server->tree),
 		.target_ns = target_ns,
 		.render_start_ns = vt_now_ns(),
+		.nodes_updated = nodes_updated,
+		.lists_recorded = lists_recorded,
 	};
+	memcpy(frame.scene_samples, samples, sizeof(samples));
+	uint32_t stall_ms = vt_test_take_stall_ms(server);
+	if (stall_ms > 0) {
+		/* Test protocol: this frame renders late. */
+		struct timespec stall = {
+			.tv_sec = stall_ms / 1000,
+			.tv_nsec = (long)(stall_ms % 1000) * 1000000,
+		};
+		nanosleep(&stall, NULL);
+	}
 	struct vr_render_job job = {
 		.target = output->target,
 		.view = vt_output_view(output),
@@ -510,6 +531,10 @@ static void output_refresh(struct vt_output *output, uint64_t vblank_ns) {
 		rendered = output_render(output, vblank_ns + output->period_ns);
 		output_send_frame_done(output);
 	}
+	if (vt_scene_animating(output->server)) {
+		/* Animated outputs keep rendering: every frame samples them. */
+		output->wants_frame = true;
+	}
 	if (!output->model_clock && rendered) {
 		output_commit_head(output);
 	} else if (output->needs_commit && output->queue_len == 0 &&
@@ -691,9 +716,27 @@ static void output_update_target(struct vt_output *output) {
 	vt_output_damage_whole(output);
 }
 
+/* Outputs side by side, left to right in name order (the order of
+ * server->outputs), whatever order the backend announced them in. */
+static void arrange_outputs(struct vt_server *server) {
+	int x = 0;
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		wlr_output_layout_add(server->layout, output->wlr_output, x, 0);
+		int width, height;
+		wlr_output_effective_resolution(output->wlr_output, &width, &height);
+		x += width;
+	}
+	/* Everything may be somewhere else now. */
+	wl_list_for_each(output, &server->outputs, link) {
+		vt_output_damage_whole(output);
+	}
+}
+
 static void handle_mode(struct wl_listener *listener, void *data) {
 	struct vt_output *output = wl_container_of(listener, output, mode);
 	output_update_target(output);
+	arrange_outputs(output->server);
 }
 
 static void handle_destroy(struct wl_listener *listener, void *data) {
@@ -721,9 +764,12 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	pixman_region32_fini(&output->pending_damage);
 	free(output->stats.cpu_ns);
 	output->wlr_output->data = NULL;
-	/* What was on it is now elsewhere or nowhere. */
-	vt_server_schedule_update(output->server);
+	struct vt_server *server = output->server;
 	free(output);
+	/* wlroots takes it out of the layout; close the gap. What was on it
+	 * is now elsewhere or nowhere. */
+	arrange_outputs(server);
+	vt_server_schedule_update(server);
 }
 
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
@@ -801,15 +847,10 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		}
 	}
 	output_set_period(output);
-	wlr_output_layout_add_auto(server->layout, wlr_output);
 	output_update_target(output);
+	arrange_outputs(server);
 	wlr_log(WLR_INFO, "%s: %dx%d, refresh period %.3f ms, clock: %s",
 		wlr_output->name, wlr_output->width, wlr_output->height,
 		output->period_ns / 1e6,
 		output->model_clock ? "vitrail vblank model" : "backend");
-	/* Layout changed: everything may be somewhere else now. */
-	struct vt_output *other;
-	wl_list_for_each(other, &server->outputs, link) {
-		vt_output_damage_whole(other);
-	}
 }

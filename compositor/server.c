@@ -32,6 +32,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "scene.h"
 #include "server.h"
 
 static void handle_update_idle(void *data) {
@@ -55,6 +56,7 @@ void vt_server_update(struct vt_server *server) {
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
 	vr_tree_update(server->tree, &damage);
+	server->nodes_updated += (uint32_t)vr_tree_last_update_count(server->tree);
 	if (pixman_region32_not_empty(&damage)) {
 		struct vt_output *output;
 		wl_list_for_each(output, &server->outputs, link) {
@@ -239,6 +241,9 @@ bool vt_server_init(struct vt_server *server) {
 	if (opts->test && !vt_test_init(server)) {
 		return false;
 	}
+	if (!vt_scene_init(server)) {
+		return false;
+	}
 
 	if (opts->socket != NULL) {
 		if (wl_display_add_socket(server->display, opts->socket) != 0) {
@@ -326,6 +331,7 @@ void vt_server_finish(struct vt_server *server) {
 	stop_children(server);
 	wl_display_destroy_clients(server->display);
 	vt_test_finish(server);
+	vt_scene_finish(server);
 	if (server->exit_timer != NULL) {
 		wl_event_source_remove(server->exit_timer);
 	}

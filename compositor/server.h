@@ -52,6 +52,9 @@ struct vt_options {
 	int startup_len;
 };
 
+/* Room for the animation values sampled for one frame (frame log). */
+#define VT_SCENE_SAMPLES_LEN 256
+
 /* One entry of an output's queue of finished frames. */
 struct vt_frame {
 	struct vt_buffer *buffer;
@@ -65,6 +68,12 @@ struct vt_frame {
 	uint64_t commit_ns;
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	bool committed;
+	/* Scene protocol (scene.c), for the frame log: */
+	/* since the previous frame's tree update (a frame without damage
+	 * is not rendered, and what it updated is not counted): */
+	uint32_t nodes_updated; /* absolute states recomputed */
+	uint32_t lists_recorded; /* display lists recorded */
+	char scene_samples[VT_SCENE_SAMPLES_LEN]; /* animations sampled */
 };
 
 #define VT_FRAME_QUEUE_MAX 4
@@ -141,6 +150,7 @@ struct vt_surface {
 	struct vr_node *node; /* container */
 	struct vr_node *content; /* the buffer's image */
 	struct vr_image *image;
+	struct vr_node *scene; /* scene content (scene.c), above content */
 	struct vr_node **order; /* last applied child order */
 	size_t order_len;
 
@@ -191,6 +201,7 @@ struct vt_keyboard {
 };
 
 struct vt_frame_log;
+struct vt_scene_manager;
 
 struct vt_server {
 	struct wl_display *display;
@@ -234,6 +245,10 @@ struct vt_server {
 	bool hold_frames; /* test protocol: no frame callbacks */
 	struct vt_frame_log *frame_log;
 	struct vt_test *test;
+	struct vt_scene_manager *scene; /* vitrail_scene_manager_v1 */
+	/* Since the last frame's tree update, for the frame log: */
+	uint32_t nodes_updated; /* vr_tree_last_update_count, summed */
+	uint32_t lists_recorded; /* scene display lists recorded */
 	uint64_t start_ns;
 
 	pid_t *children;
@@ -290,6 +305,10 @@ void vt_output_print_stats(struct vt_output *output, FILE *f);
 struct vt_surface *vt_surface_from_wlr(struct wlr_surface *wlr_surface);
 void vt_surface_create(struct vt_server *server,
 	struct wlr_surface *wlr_surface);
+/* Place node (NULL: none) above the surface's buffer, below the
+ * subsurfaces placed above it: the surface's scene content. */
+void vt_surface_set_scene_node(struct vt_surface *surface,
+	struct vr_node *node);
 
 /* view.c */
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);
@@ -315,5 +334,8 @@ bool vt_test_init(struct vt_server *server);
 void vt_test_finish(struct vt_server *server);
 /* Called after every present: settle callbacks may complete. */
 void vt_test_check_settled(struct vt_server *server);
+/* stall_next_frame: the sleep owed by the next frame (0: none); taking
+ * it clears it. */
+uint32_t vt_test_take_stall_ms(struct vt_server *server);
 
 #endif

@@ -3,7 +3,8 @@
  *
  * Every wl_surface gets a container node positioned in its parent's
  * coordinates; inside it, back to front: the subsurfaces below, the content
- * node holding the buffer's image, the subsurfaces above. wlroots applies
+ * node holding the buffer's image, the scene content of the scene protocol
+ * (scene.c) when the surface has one, the subsurfaces above. wlroots applies
  * the sync/desync subsurface semantics; we mirror the state it applied on
  * each commit event, copying the damaged part of the buffer into the
  * node's image so the client's buffer can go back as early as wlroots
@@ -151,6 +152,9 @@ static void surface_update_children(struct vt_surface *surface) {
 	struct wlr_surface *wlr_surface = surface->wlr_surface;
 	size_t len = 1;
 	struct wlr_subsurface *sub;
+	if (surface->scene != NULL) {
+		len++;
+	}
 	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below, current.link) {
 		len++;
 	}
@@ -166,6 +170,9 @@ static void surface_update_children(struct vt_surface *surface) {
 		order[i++] = subsurface_node(sub);
 	}
 	order[i++] = surface->content;
+	if (surface->scene != NULL) {
+		order[i++] = surface->scene;
+	}
 	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above, current.link) {
 		order[i++] = subsurface_node(sub);
 	}
@@ -202,6 +209,23 @@ static void surface_update_children(struct vt_surface *surface) {
 			vr_node_set_position(node, sub->current.x, sub->current.y);
 		}
 	}
+}
+
+void vt_surface_set_scene_node(struct vt_surface *surface,
+		struct vr_node *node) {
+	if (surface->scene == node) {
+		return;
+	}
+	if (surface->scene != NULL &&
+			vr_node_parent(surface->scene) == surface->node) {
+		vr_node_set_parent(surface->scene, NULL);
+	}
+	surface->scene = node;
+	free(surface->order);
+	surface->order = NULL;
+	surface->order_len = 0;
+	surface_update_children(surface);
+	vt_server_schedule_update(surface->server);
 }
 
 static void request_frame_on_outputs(struct vt_server *server) {

@@ -17,6 +17,7 @@ struct vt_test {
 	struct wl_global *global;
 	struct wl_list settles; /* settle::link */
 	int holds; /* objects holding frame callbacks */
+	uint32_t stall_ms; /* stall_next_frame: sleep of the next frame */
 };
 
 struct settle {
@@ -211,12 +212,29 @@ static void handle_write_reference(struct wl_client *client,
 	wl_resource_destroy(callback);
 }
 
+static void handle_stall_next_frame(struct wl_client *client,
+		struct wl_resource *resource, uint32_t ms) {
+	struct test_object *obj = test_object_from_resource(resource);
+	obj->test->stall_ms = ms < 1000 ? ms : 1000;
+}
+
+uint32_t vt_test_take_stall_ms(struct vt_server *server) {
+	struct vt_test *test = server->test;
+	if (test == NULL) {
+		return 0;
+	}
+	uint32_t ms = test->stall_ms;
+	test->stall_ms = 0;
+	return ms;
+}
+
 static const struct vitrail_test_v1_interface test_impl = {
 	.destroy = handle_destroy,
 	.hold_frames = handle_hold_frames,
 	.settle = handle_settle,
 	.list_windows = handle_list_windows,
 	.write_reference = handle_write_reference,
+	.stall_next_frame = handle_stall_next_frame,
 };
 
 static void test_handle_resource_destroy(struct wl_resource *resource) {
@@ -249,7 +267,7 @@ bool vt_test_init(struct vt_server *server) {
 	test->server = server;
 	wl_list_init(&test->settles);
 	test->global = wl_global_create(server->display,
-		&vitrail_test_v1_interface, 1, test, test_bind);
+		&vitrail_test_v1_interface, 2, test, test_bind);
 	if (test->global == NULL) {
 		free(test);
 		return false;

@@ -1,0 +1,1515 @@
+/*
+ * Tests of the scene protocol (protocol/vitrail-scene-v1.xml) against a
+ * real vitrail started headless by the integration harness, with real
+ * client connections (libwayland-client, in this process or as example
+ * clients):
+ *
+ * - examples: the example clients' screenshots equal the pixman reference
+ *   of the same tree, before and after their tap-to-animate transitions,
+ *   and the mixed client's pixels show the z-order (checkerboard below,
+ *   buffer, scene card, stripes above).
+ * - atomic: scene changes show at wl_surface.commit, not before; a node's
+ *   display list is a copy.
+ * - errors: every request's error path yields the documented error, with
+ *   a message naming the object or value; only the offender is
+ *   disconnected (a bystander client keeps drawing, vitrail keeps
+ *   answering, a fresh client still works).
+ * - animation: with one frame made 120 ms long through the test protocol,
+ *   every frame's sampled value is the curve at that frame's display time
+ *   (frame log columns target_vblank_ns and scene_samples).
+ * - dirty: an animated subtree re-prepares only its own nodes and records
+ *   no display list; a display-list update records exactly one.
+ *
+ * One TCase per scenario (one meson test each); run one with
+ * `test-scene <tcase>`. Environment as for test-integration, plus
+ * VITRAIL_SCENE_CLIENTS (the folder of the example clients).
+ */
+#define _GNU_SOURCE // memfd_create, asprintf
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <vitrail/renderer.h>
+#include <wayland-client.h>
+#include "harness.h"
+#include "scene-client.h"
+#include "vitrail-scene-mixed.h"
+#include "vitrail-test-v1-client-protocol.h"
+
+#define TOLERANCE 2
+/* Colour probes: screenshots are exact, blends round. */
+#define PROBE_TOLERANCE 3
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int timeout_ms(int ms) {
+	const char *env = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
+	double factor = env != NULL ? strtod(env, NULL) : 1.0;
+	return (int)(ms * (factor >= 1.0 ? factor : 1.0));
+}
+
+static char *client_path(const char *name) {
+	const char *dir = getenv("VITRAIL_SCENE_CLIENTS");
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s", dir != NULL ? dir : ".", name) > 0);
+	return path;
+}
+
+/* Connect an in-process scene client to vitrail. */
+static void app_connect(struct sc_app *app, struct harness_vitrail *vitrail) {
+	*app = (struct sc_app){ 0 };
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	ck_assert_msg(sc_app_init(app, "test-scene"),
+		"cannot connect a scene client to %s", vitrail->socket);
+}
+
+/* Dispatch the app's events for ms, or until *flag (when not NULL). */
+static void pump(struct sc_app *app, int ms, const bool *flag) {
+	int64_t deadline = now_ms() + ms;
+	while ((flag == NULL || !*flag) && now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_flush(app->display), 0);
+		struct pollfd pfd = {
+			.fd = wl_display_get_fd(app->display),
+			.events = POLLIN,
+		};
+		if (wl_display_prepare_read(app->display) != 0) {
+			ck_assert_int_ge(wl_display_dispatch_pending(app->display), 0);
+			continue;
+		}
+		if (poll(&pfd, 1, 10) > 0) {
+			ck_assert_int_ge(wl_display_read_events(app->display), 0);
+		} else {
+			wl_display_cancel_read(app->display);
+		}
+		ck_assert_int_ge(wl_display_dispatch_pending(app->display), 0);
+	}
+}
+
+static void set_list(struct sc_app *app, struct vitrail_scene_node_v1 *node,
+		struct sc_dl *dl) {
+	struct vitrail_scene_display_list_v1 *list = sc_list_create(app, dl);
+	vitrail_scene_node_v1_set_display_list(node, list);
+	vitrail_scene_display_list_v1_destroy(list);
+	sc_dl_finish(dl);
+}
+
+/* A node drawing one filled rectangle. */
+static struct vitrail_scene_node_v1 *rect_node(struct sc_app *app,
+		struct vitrail_scene_v1 *scene, float w, float h, uint32_t argb) {
+	struct vitrail_scene_node_v1 *node = vitrail_scene_v1_create_node(scene);
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, w, h, SC_FILL(argb));
+	set_list(app, node, &dl);
+	return node;
+}
+
+struct shot {
+	uint8_t *px; // BGRA premultiplied
+	int32_t width, height;
+};
+
+/* A grim screenshot of output once the screen shows the current tree. */
+static struct shot screenshot(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *output) {
+	harness_settle_held(vitrail->conn);
+	static int n;
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/probe-%02d-%s.png", harness->out_dir, ++n,
+		output) > 0);
+	const char *argv[] = { "grim", "-o", output, path, NULL };
+	ck_assert_int_eq(harness_run_client(harness, vitrail, argv,
+		HARNESS_WAIT_TIMEOUT_MS, NULL), 0);
+	struct shot shot = { 0 };
+	shot.px = vr_png_read(path, &shot.width, &shot.height);
+	ck_assert_msg(shot.px != NULL, "cannot read %s", path);
+	free(path);
+	return shot;
+}
+
+/* 0xRRGGBB at (x, y). */
+static uint32_t pixel(const struct shot *shot, int x, int y) {
+	ck_assert_msg(x >= 0 && y >= 0 && x < shot->width && y < shot->height,
+		"probe %d,%d outside the %dx%d screenshot", x, y, shot->width,
+		shot->height);
+	const uint8_t *p = shot->px + ((size_t)y * shot->width + x) * 4;
+	return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static void assert_pixel(const struct shot *shot, int x, int y,
+		uint32_t expected, const char *what) {
+	uint32_t got = pixel(shot, x, y);
+	for (int shift = 0; shift < 24; shift += 8) {
+		int a = (got >> shift) & 0xff, b = (expected >> shift) & 0xff;
+		ck_assert_msg(abs(a - b) <= PROBE_TOLERANCE, "%s: pixel %d,%d is "
+			"#%06x, expected #%06x", what, x, y, got, expected & 0xffffff);
+	}
+}
+
+static const struct harness_window *find_window(struct harness_conn *conn,
+		const char *app_id) {
+	harness_list_windows(conn, NULL);
+	const struct harness_window *window = harness_find_window(conn, app_id);
+	ck_assert_msg(window != NULL, "no window '%s'", app_id);
+	return window;
+}
+
+/* Wait until a client's log has line (it prints one per event). */
+static void wait_for_log(struct harness_proc *proc, const char *line,
+		int ms) {
+	int64_t deadline = now_ms() + timeout_ms(ms);
+	for (;;) {
+		char *log = harness_proc_log(proc);
+		bool found = strstr(log, line) != NULL;
+		if (found || now_ms() >= deadline) {
+			ck_assert_msg(found, "%s did not print '%s' within %d ms; its "
+				"log:\n%s", proc->name, line, ms, log);
+			free(log);
+			return;
+		}
+		free(log);
+		harness_assert_alive(proc);
+		struct timespec ts = { 0, 50 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* ---- examples ----------------------------------------------------------- */
+
+static struct harness_proc *spawn_example(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name,
+		const char *animate_after) {
+	char *path = client_path(name);
+	const char *argv[] = { path, "--animate-after", animate_after, NULL };
+	struct harness_proc *proc = harness_spawn_client(harness, vitrail,
+		animate_after != NULL ? argv : (const char *[]){ path, NULL });
+	free(path);
+	return proc;
+}
+
+START_TEST(test_scene_examples_match_reference)
+{
+	struct harness *harness = harness_create("examples");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 3,
+			.output_size = "800x600",
+		});
+	struct harness_conn *conn = vitrail->conn;
+
+	// One window per output; each animates 4 s after it starts, long
+	// after the first check.
+	static const char *const names[] = {
+		"vitrail-scene-settings", "vitrail-scene-chat", "vitrail-scene-mixed",
+	};
+	struct harness_proc *procs[3];
+	for (int i = 0; i < 3; i++) {
+		procs[i] = spawn_example(harness, vitrail, names[i], "4000");
+		harness_wait_for_windows(conn, (size_t)i + 1,
+			HARNESS_WINDOWS_TIMEOUT_MS);
+	}
+	for (int i = 1; i <= 3; i++) {
+		char output[32];
+		snprintf(output, sizeof(output), "HEADLESS-%d", i);
+		harness_check_output(conn, output, TOLERANCE);
+	}
+
+	// The mixed client's z-order, probed: back to front the checkerboard
+	// subsurface, the translucent blue buffer, the scene card, the
+	// stripes subsurface.
+	const struct harness_window *w = find_window(conn, "vitrail-scene-mixed");
+	ck_assert_str_eq(w->output, "HEADLESS-3");
+	int ox = w->x - 1600, oy = w->y;
+	struct shot shot = screenshot(harness, vitrail, "HEADLESS-3");
+	// card under the stripes: (250, 60) is stripe ((30 + 40) / 12) % 2 = 1
+	assert_pixel(&shot, ox + 250, oy + 60, MIXED_ABOVE_LIGHT,
+		"stripes subsurface above the scene card");
+	// card over the checkerboard and the buffer
+	assert_pixel(&shot, ox + 100, oy + 150, MIXED_CARD_COLOR,
+		"scene card above the buffer and the checkerboard");
+	// checkerboard (light square at its 140, 105) under the translucent
+	// buffer: blue (premultiplied, alpha 0.6) over it
+	uint32_t light = MIXED_BELOW_LIGHT, main = MIXED_MAIN_COLOR;
+	uint32_t blended = 0;
+	for (int shift = 0; shift < 24; shift += 8) {
+		double c = ((main >> shift) & 0xff) +
+			((light >> shift) & 0xff) * (1.0 - 0x99 / 255.0);
+		blended |= (uint32_t)lround(c) << shift;
+	}
+	assert_pixel(&shot, ox + 100, oy + 225, blended,
+		"checkerboard under the translucent buffer");
+	// checkerboard outside the toplevel: its 20, 80 is light
+	assert_pixel(&shot, ox - 20, oy + 200, MIXED_BELOW_LIGHT,
+		"checkerboard subsurface beyond the toplevel");
+	free(shot.px);
+
+	// The tap-to-animate transitions (a toggle, a message, a spin) run
+	// in the compositor; once done, the new trees match again.
+	for (int i = 0; i < 3; i++) {
+		wait_for_log(procs[i], "animation done", 30000);
+	}
+	for (int i = 1; i <= 3; i++) {
+		char output[32];
+		snprintf(output, sizeof(output), "HEADLESS-%d", i);
+		harness_check_output(conn, output, TOLERANCE);
+	}
+	for (int i = 0; i < 3; i++) {
+		harness_assert_alive(procs[i]);
+	}
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- atomic ------------------------------------------------------------- */
+
+START_TEST(test_scene_atomic_commit)
+{
+	struct harness *harness = harness_create("atomic");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+		});
+	struct sc_app app;
+	app_connect(&app, vitrail);
+	ck_assert(sc_app_create_window(&app, "scene-atomic", "atomic", 200, 200,
+		0));
+	struct vitrail_scene_v1 *scene =
+		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *root = vitrail_scene_v1_create_node(scene);
+	struct vitrail_scene_node_v1 *node = vitrail_scene_v1_create_node(scene);
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 80, 80, SC_FILL(0xffff0000));
+	struct vitrail_scene_display_list_v1 *red = sc_list_create(&app, &dl);
+	sc_dl_finish(&dl);
+	vitrail_scene_node_v1_set_display_list(node, red);
+	sc_node_set_children(root, &node, 1);
+	vitrail_scene_v1_set_root(scene, root);
+	wl_surface_commit(app.surface);
+	pump(&app, 100, NULL);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = find_window(vitrail->conn,
+		"scene-atomic");
+	int x = w->x, y = w->y;
+
+	struct shot before = screenshot(harness, vitrail, "HEADLESS-1");
+	assert_pixel(&before, x + 40, y + 40, 0xff0000, "committed red node");
+	uint32_t background = pixel(&before, x + 140, y + 40);
+	ck_assert_uint_ne(background, 0xff0000);
+
+	// Pending: a blue list, a new position; the red list object is
+	// rewritten green, which must not reach the node (it took a copy).
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 80, 80, SC_FILL(0xff0000ff));
+	struct vitrail_scene_display_list_v1 *blue = sc_list_create(&app, &dl);
+	sc_dl_finish(&dl);
+	vitrail_scene_node_v1_set_display_list(node, blue);
+	sc_node_set_position(node, 100, 0);
+	vitrail_scene_display_list_v1_reset(red);
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 80, 80, SC_FILL(0xff00ff00));
+	struct wl_array array = { .size = dl.size, .alloc = dl.size,
+		.data = dl.data };
+	vitrail_scene_display_list_v1_append(red, &array);
+	sc_dl_finish(&dl);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	struct shot pending = screenshot(harness, vitrail, "HEADLESS-1");
+	assert_pixel(&pending, x + 40, y + 40, 0xff0000,
+		"uncommitted changes must not show");
+	assert_pixel(&pending, x + 140, y + 40, background,
+		"uncommitted position must not show");
+
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	struct shot after = screenshot(harness, vitrail, "HEADLESS-1");
+	assert_pixel(&after, x + 140, y + 40, 0x0000ff, "committed blue node");
+	assert_pixel(&after, x + 40, y + 40, background, "old place cleared");
+
+	// Destroying the scene removes its content at once.
+	vitrail_scene_v1_destroy(scene);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	struct shot gone = screenshot(harness, vitrail, "HEADLESS-1");
+	assert_pixel(&gone, x + 140, y + 40, background, "scene destroyed");
+	harness_check_output(vitrail->conn, "HEADLESS-1", TOLERANCE);
+
+	free(before.px);
+	free(pending.px);
+	free(after.px);
+	free(gone.px);
+	vitrail_scene_display_list_v1_destroy(red);
+	vitrail_scene_display_list_v1_destroy(blue);
+	vitrail_scene_node_v1_destroy(node);
+	vitrail_scene_node_v1_destroy(root);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------- */
+
+static char error_log[4096];
+
+static void log_handler(const char *fmt, va_list args) {
+	size_t used = strlen(error_log);
+	vsnprintf(error_log + used, sizeof(error_log) - used, fmt, args);
+}
+
+/*
+ * Each error case runs in a child process of its own (a client whose
+ * connection dies with a protocol error leaves proxies nobody can free;
+ * the child ends with _exit). It reports a failure through result_fd.
+ */
+static int result_fd = -1;
+
+static void case_fail(const char *fmt, ...)
+		__attribute__((format(printf, 1, 2), noreturn));
+
+static void case_fail(const char *fmt, ...) {
+	char msg[2048];
+	va_list args;
+	va_start(args, fmt);
+	int n = vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+	if (n > 0 && write(result_fd, msg, strnlen(msg, sizeof(msg))) < 0) {
+		_exit(3);
+	}
+	_exit(1);
+}
+
+#define CASE_REQUIRE(cond, ...) do { \
+	if (!(cond)) { \
+		case_fail(__VA_ARGS__); \
+	} \
+} while (0)
+
+static void case_roundtrip(struct wl_display *display, const char *when) {
+	CASE_REQUIRE(wl_display_roundtrip(display) >= 0,
+		"unexpected error %s (%s)", when, error_log);
+}
+
+/* What one error case needs: a window-less surface with a scene. */
+struct error_env {
+	struct sc_app *app;
+	struct wl_surface *surface;
+	struct vitrail_scene_v1 *scene;
+	uint32_t odd_format; // a wl_shm format neither ARGB8888 nor XRGB8888
+};
+
+struct error_case {
+	const char *name;
+	void (*run)(struct error_env *env);
+	const struct wl_interface *interface;
+	uint32_t code;
+	const char *message; // a substring of the error message
+};
+
+static struct vitrail_scene_node_v1 *new_node(struct error_env *env) {
+	return vitrail_scene_v1_create_node(env->scene);
+}
+
+static struct vitrail_scene_display_list_v1 *new_list(struct error_env *env) {
+	return vitrail_scene_manager_v1_create_display_list(env->app->manager);
+}
+
+static void append(struct vitrail_scene_display_list_v1 *list,
+		const struct sc_dl *dl) {
+	struct wl_array array = { .size = dl->size, .alloc = dl->size,
+		.data = dl->data };
+	vitrail_scene_display_list_v1_append(list, &array);
+}
+
+static void set_ids(struct vitrail_scene_node_v1 *node, const uint32_t *ids,
+		size_t bytes) {
+	struct wl_array array = { .size = bytes, .alloc = bytes,
+		.data = (void *)ids };
+	vitrail_scene_node_v1_set_children(node, &array);
+}
+
+static uint32_t id_of(void *proxy) {
+	return wl_proxy_get_id(proxy);
+}
+
+static void run_already_bound(struct error_env *env) {
+	vitrail_scene_manager_v1_get_scene(env->app->manager, env->surface);
+}
+
+static void run_invalid_buffer(struct error_env *env) {
+	struct sc_buffer *b = sc_buffer_create(env->app, 4, 4, env->odd_format, 0);
+	vitrail_scene_manager_v1_create_image(env->app->manager, b->wl_buffer);
+}
+
+static void run_image_too_large(struct error_env *env) {
+	struct sc_buffer *b = sc_buffer_create(env->app, 4097, 1,
+		WL_SHM_FORMAT_ARGB8888, 0);
+	vitrail_scene_manager_v1_create_image(env->app->manager, b->wl_buffer);
+}
+
+static void run_image_quota(struct error_env *env) {
+	struct sc_buffer *b = sc_buffer_create(env->app, 1, 1,
+		WL_SHM_FORMAT_ARGB8888, 0xff00ff00);
+	for (int i = 0; i <= VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES; i++) {
+		vitrail_scene_manager_v1_create_image(env->app->manager,
+			b->wl_buffer);
+		if (i % 128 == 127) {
+			case_roundtrip(env->app->display, "before the quota");
+		}
+	}
+}
+
+static void run_root_foreign(struct error_env *env) {
+	struct wl_surface *other =
+		wl_compositor_create_surface(env->app->compositor);
+	struct vitrail_scene_v1 *scene2 =
+		vitrail_scene_manager_v1_get_scene(env->app->manager, other);
+	struct vitrail_scene_node_v1 *node = vitrail_scene_v1_create_node(scene2);
+	vitrail_scene_v1_set_root(env->scene, node);
+}
+
+static void run_root_has_parent(struct error_env *env) {
+	struct vitrail_scene_node_v1 *a = new_node(env), *b = new_node(env);
+	sc_node_set_children(a, &b, 1);
+	vitrail_scene_v1_set_root(env->scene, b);
+}
+
+static void run_node_quota(struct error_env *env) {
+	for (int i = 0; i <= VITRAIL_SCENE_MANAGER_V1_QUOTA_NODES; i++) {
+		new_node(env);
+		if (i % 1000 == 999) {
+			case_roundtrip(env->app->display, "before the quota");
+		}
+	}
+}
+
+static void run_opacity_range(struct error_env *env) {
+	vitrail_scene_node_v1_set_opacity(new_node(env), wl_fixed_from_double(1.5));
+}
+
+static void run_scale_range(struct error_env *env) {
+	vitrail_scene_node_v1_set_scale(new_node(env), wl_fixed_from_int(2000),
+		wl_fixed_from_int(1));
+}
+
+static void run_clip_range(struct error_env *env) {
+	vitrail_scene_node_v1_set_clip(new_node(env), 0, 0,
+		wl_fixed_from_int(-10), wl_fixed_from_int(10), 0);
+}
+
+static void run_children_unknown_id(struct error_env *env) {
+	uint32_t ids[] = { 9999 };
+	set_ids(new_node(env), ids, sizeof(ids));
+}
+
+static void run_children_wrong_interface(struct error_env *env) {
+	uint32_t ids[] = { id_of(env->surface) };
+	set_ids(new_node(env), ids, sizeof(ids));
+}
+
+static void run_children_bad_size(struct error_env *env) {
+	struct vitrail_scene_node_v1 *a = new_node(env), *b = new_node(env);
+	uint32_t ids[2] = { id_of(b), 0 };
+	set_ids(a, ids, 6);
+}
+
+static void run_children_foreign(struct error_env *env) {
+	struct wl_surface *other =
+		wl_compositor_create_surface(env->app->compositor);
+	struct vitrail_scene_v1 *scene2 =
+		vitrail_scene_manager_v1_get_scene(env->app->manager, other);
+	struct vitrail_scene_node_v1 *foreign =
+		vitrail_scene_v1_create_node(scene2);
+	sc_node_set_children(new_node(env), &foreign, 1);
+}
+
+static void run_cycle(struct error_env *env) {
+	struct vitrail_scene_node_v1 *a = new_node(env), *b = new_node(env),
+		*c = new_node(env);
+	sc_node_set_children(a, &b, 1);
+	sc_node_set_children(b, &c, 1);
+	sc_node_set_children(c, &a, 1);
+}
+
+static void run_cycle_self(struct error_env *env) {
+	struct vitrail_scene_node_v1 *a = new_node(env);
+	sc_node_set_children(a, &a, 1);
+}
+
+static void run_duplicate(struct error_env *env) {
+	struct vitrail_scene_node_v1 *a = new_node(env), *b = new_node(env);
+	struct vitrail_scene_node_v1 *children[] = { b, b };
+	sc_node_set_children(a, children, 2);
+}
+
+static void run_is_root(struct error_env *env) {
+	struct vitrail_scene_node_v1 *a = new_node(env), *r = new_node(env);
+	vitrail_scene_v1_set_root(env->scene, r);
+	sc_node_set_children(a, &r, 1);
+}
+
+static void run_too_deep(struct error_env *env) {
+	struct vitrail_scene_node_v1 *parent = new_node(env);
+	for (int i = 0; i < 128; i++) {
+		struct vitrail_scene_node_v1 *child = new_node(env);
+		sc_node_set_children(parent, &child, 1);
+		parent = child;
+	}
+}
+
+static void animate(struct vitrail_scene_node_v1 *node, uint32_t property,
+		const double *target, size_t n, uint32_t duration, uint32_t curve,
+		const double *params, size_t np) {
+	sc_node_animate(node, property, target, n, duration, curve, params, np);
+}
+
+static void run_anim_property(struct error_env *env) {
+	double v[2] = { 1, 1 };
+	animate(new_node(env), 7, v, 2, 100,
+		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+}
+
+static void run_anim_count(struct error_env *env) {
+	double v[3] = { 1, 1, 1 };
+	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, v, 3,
+		100, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+}
+
+static void run_anim_clip_without_clip(struct error_env *env) {
+	double v[5] = { 0, 0, 10, 10, 0 };
+	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_CLIP, v, 5, 100,
+		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+}
+
+static void run_anim_duration(struct error_env *env) {
+	double v = 0.5;
+	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY, &v, 1, 0,
+		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+}
+
+static void run_anim_bezier(struct error_env *env) {
+	double v = 0.5, p[4] = { 1.5, 0, 0.5, 1 };
+	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY, &v, 1,
+		100, VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, p, 4);
+}
+
+static void run_anim_quota(struct error_env *env) {
+	struct vitrail_scene_node_v1 *node = new_node(env);
+	double v = 0.5;
+	for (int i = 0; i <= VITRAIL_SCENE_MANAGER_V1_QUOTA_ANIMATIONS; i++) {
+		animate(node, VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY, &v, 1, 1000,
+			VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+	}
+}
+
+static void run_dl_unknown_op(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 1, 1, SC_FILL(0xff000000));
+	sc_dl_record(&dl, 99, NULL, 0);
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_flags(struct error_env *env) {
+	uint32_t record[2] = { SC_OP_SAVE | 1u << 16, 8 };
+	struct sc_dl dl = { .data = (uint8_t *)record, .size = sizeof(record) };
+	append(new_list(env), &dl);
+}
+
+static void run_dl_truncated_inline(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 1, 1, SC_FILL(0xff000000));
+	dl.size -= 8; // the last 8 bytes of the rect are missing
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_shm_beyond(struct error_env *env) {
+	int fd = memfd_create("test-scene", MFD_CLOEXEC);
+	CASE_REQUIRE(ftruncate(fd, 100) == 0, "ftruncate");
+	vitrail_scene_display_list_v1_append_shm(new_list(env), fd, 64, 40);
+	close(fd);
+}
+
+static void run_dl_shm_cut(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 1, 1, SC_FILL(0xff000000));
+	sc_dl_rect(&dl, 2, 2, 1, 1, SC_FILL(0xff000000));
+	int fd = memfd_create("test-scene", MFD_CLOEXEC);
+	CASE_REQUIRE(pwrite(fd, dl.data, dl.size, 0) == (ssize_t)dl.size,
+		"pwrite");
+	// A size that ends inside the second record.
+	vitrail_scene_display_list_v1_append_shm(new_list(env), fd, 0, 60);
+	close(fd);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_too_large(struct error_env *env) {
+	uint32_t size = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_SIZE + 8;
+	int fd = memfd_create("test-scene", MFD_CLOEXEC);
+	CASE_REQUIRE(ftruncate(fd, size) == 0, "ftruncate");
+	vitrail_scene_display_list_v1_append_shm(new_list(env), fd, 0, size);
+	close(fd);
+}
+
+/* A display list of about size bytes of valid text records, in shm. */
+static void append_big(struct vitrail_scene_display_list_v1 *list,
+		size_t size) {
+	char text[4097];
+	memset(text, 'a', 4096);
+	text[4096] = '\0';
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	while (dl.size + 4200 < size) {
+		sc_dl_text(&dl, 0, 10, 0xff000000, 12, 400, "DejaVu Sans", text);
+	}
+	sc_list_append_shm(list, &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_quota(struct error_env *env) {
+	size_t quota = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_BYTES;
+	size_t each = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_SIZE;
+	for (size_t total = 0; total <= quota; total += each - 4200) {
+		append_big(new_list(env), each);
+		if (total + each <= quota) {
+			case_roundtrip(env->app->display, "before the quota");
+		}
+	}
+}
+
+static void run_dl_bad_image(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_image(&dl, id_of(env->scene), 1, 0, 0, 0, 0, 0, 0, 10, 10);
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_image_src(struct error_env *env) {
+	uint32_t px[4] = { 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff };
+	struct vitrail_scene_image_v1 *image = sc_image_create(env->app, 2, 2, px);
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_image(&dl, id_of(image), 1, 1, 1, 2, 2, 0, 0, 10, 10);
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_bad_utf8(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_text(&dl, 0, 10, 0xff000000, 12, 400, "DejaVu Sans", "ok \xc3\x28");
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_restore(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_save(&dl);
+	sc_dl_restore(&dl);
+	sc_dl_restore(&dl);
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_path_verb(struct error_env *env) {
+	static const uint8_t verbs[] = { SC_LINE, SC_LINE };
+	static const float points[] = { 0, 0, 10, 10 };
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_path(&dl, verbs, 2, points, 2, SC_FILL(0xff000000));
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+static void run_dl_nan(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, NAN, 1, 1, SC_FILL(0xff000000));
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+#define MANAGER &vitrail_scene_manager_v1_interface
+#define SCENE &vitrail_scene_v1_interface
+#define NODE &vitrail_scene_node_v1_interface
+#define LIST &vitrail_scene_display_list_v1_interface
+
+static const struct error_case error_cases[] = {
+	{ "get_scene twice", run_already_bound, MANAGER,
+		VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
+		"already has a vitrail_scene_v1" },
+	{ "image of another format", run_invalid_buffer, MANAGER,
+		VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+		"not ARGB8888 or XRGB8888" },
+	{ "image too large", run_image_too_large, MANAGER,
+		VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
+		"is 4097x1, larger than 4096x4096" },
+	{ "image quota", run_image_quota, MANAGER,
+		VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
+		"holds 512 images" },
+	{ "set_root of another scene's node", run_root_foreign, SCENE,
+		VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE, "belongs to another scene" },
+	{ "set_root of a child", run_root_has_parent, SCENE,
+		VITRAIL_SCENE_V1_ERROR_HAS_PARENT, "is a child of" },
+	{ "node quota", run_node_quota, SCENE,
+		VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED, "already has 10000 nodes" },
+	{ "opacity 1.5", run_opacity_range, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+		"set_opacity opacity = 1.5 is not in [0, 1]" },
+	{ "scale 2000", run_scale_range, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+		"set_scale sx = 2000 is not in" },
+	{ "negative clip width", run_clip_range, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+		"set_clip width = -10 is not in" },
+	{ "child id unknown", run_children_unknown_id, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
+		"children[0] = 9999 is not a vitrail_scene_node_v1" },
+	{ "child id of a wl_surface", run_children_wrong_interface, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID, "is not a vitrail_scene_node_v1" },
+	{ "children array of 6 bytes", run_children_bad_size, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID, "children is 6 bytes" },
+	{ "child of another scene", run_children_foreign, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE, "belongs to another scene" },
+	{ "cycle of three", run_cycle, NODE, VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
+		"is this node or one of its ancestors" },
+	{ "node its own child", run_cycle_self, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
+		"is this node or one of its ancestors" },
+	{ "child named twice", run_duplicate, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE, "children[1]" },
+	{ "root as a child", run_is_root, NODE, VITRAIL_SCENE_NODE_V1_ERROR_IS_ROOT,
+		"is the scene's root" },
+	{ "chain of 129 nodes", run_too_deep, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP, "more than 128 nodes" },
+	{ "unknown property", run_anim_property, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION, "unknown property 7" },
+	{ "three translation values", run_anim_count, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+		"a translation target is 2 values, got 12 bytes" },
+	{ "clip animation without clip", run_anim_clip_without_clip, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION, "without a clip" },
+	{ "duration 0", run_anim_duration, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+		"duration_ms = 0 is not in [1, 60000]" },
+	{ "bezier x1 1.5", run_anim_bezier, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE, "cubic_bezier x1 = 1.5" },
+	{ "animation quota", run_anim_quota, NODE,
+		VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED, "256 animations" },
+	{ "unknown op", run_dl_unknown_op, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
+		"record at byte 40 (op 99): unknown op" },
+	{ "record flags", run_dl_flags, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND, "flags 1" },
+	{ "inline list cut short", run_dl_truncated_inline, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+		"the record is 40 bytes but the stream has 32 left" },
+	{ "shm range beyond the file", run_dl_shm_beyond, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+		"offset 64 + size 40 is beyond the end of the file (100 bytes)" },
+	{ "shm list cut inside a record", run_dl_shm_cut, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+		"record at byte 40 (op 1): the record is 40 bytes" },
+	{ "shm list over display_list_size", run_dl_too_large, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
+		"more than display_list_size" },
+	{ "display-list byte quota", run_dl_quota, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
+		"more than its quota (16777216)" },
+	{ "image op naming a scene", run_dl_bad_image, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_IMAGE,
+		"is not a vitrail_scene_image_v1" },
+	{ "image src outside the image", run_dl_image_src, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+		"src 1,1 2x2 is not inside image" },
+	{ "text not UTF-8", run_dl_bad_utf8, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND, "is not UTF-8" },
+	{ "unbalanced restore", run_dl_restore, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
+		"(op 9): restore without a matching save" },
+	{ "path starting with line_to", run_dl_path_verb, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
+		"the first must be 0, move_to" },
+	{ "NaN coordinate", run_dl_nan, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE, "y = nan is not in" },
+};
+
+static void shm_format(void *data, struct wl_shm *shm, uint32_t format) {
+	uint32_t *odd = data;
+	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888 &&
+			*odd == 0) {
+		*odd = format;
+	}
+}
+
+static const struct wl_shm_listener shm_listener = {
+	.format = shm_format,
+};
+
+static void shm_registry_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, wl_shm_interface.name) == 0) {
+		struct wl_shm *shm = wl_registry_bind(registry, name,
+			&wl_shm_interface, 1);
+		wl_shm_add_listener(shm, &shm_listener, data);
+	}
+}
+
+static void shm_registry_global_remove(void *data,
+		struct wl_registry *registry, uint32_t name) {
+	// wl_shm lives as long as vitrail
+}
+
+static const struct wl_registry_listener shm_registry_listener = {
+	.global = shm_registry_global,
+	.global_remove = shm_registry_global_remove,
+};
+
+/* In the child: run one case on a fresh connection; fail unless it is
+ * disconnected with the expected error. */
+static void run_error_case(struct harness_vitrail *vitrail,
+		const struct error_case *c) {
+	struct sc_app app = { 0 };
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	CASE_REQUIRE(sc_app_init(&app, "test-scene"), "cannot connect");
+	uint32_t odd_format = 0;
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &shm_registry_listener, &odd_format);
+	case_roundtrip(app.display, "binding wl_shm");
+	case_roundtrip(app.display, "listing the wl_shm formats");
+	struct error_env env = {
+		.app = &app,
+		.surface = wl_compositor_create_surface(app.compositor),
+		.odd_format = odd_format,
+	};
+	CASE_REQUIRE(odd_format != 0, "vitrail advertises no wl_shm format "
+		"besides ARGB8888 and XRGB8888");
+	env.scene = vitrail_scene_manager_v1_get_scene(app.manager, env.surface);
+	case_roundtrip(app.display, "getting a scene");
+
+	error_log[0] = '\0';
+	c->run(&env);
+	int ret = wl_display_roundtrip(app.display);
+	CASE_REQUIRE(ret < 0, "no protocol error");
+	CASE_REQUIRE(wl_display_get_error(app.display) == EPROTO,
+		"the connection failed with %s, not a protocol error",
+		strerror(wl_display_get_error(app.display)));
+	const struct wl_interface *interface = NULL;
+	uint32_t id = 0;
+	uint32_t code = wl_display_get_protocol_error(app.display, &interface,
+		&id);
+	CASE_REQUIRE(interface != NULL && strcmp(interface->name,
+		c->interface->name) == 0 && code == c->code,
+		"error %u on %s@%u, expected error %u on %s (%s)", code,
+		interface != NULL ? interface->name : "?", id, c->code,
+		c->interface->name, error_log);
+	CASE_REQUIRE(strstr(error_log, c->message) != NULL,
+		"the error message '%s' lacks '%s'", error_log, c->message);
+}
+
+static void check_error_case(struct harness_vitrail *vitrail,
+		const struct error_case *c) {
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		result_fd = fds[1];
+		run_error_case(vitrail, c);
+		_exit(0);
+	}
+	close(fds[1]);
+	char msg[2048];
+	size_t len = 0;
+	ssize_t n;
+	while (len + 1 < sizeof(msg) &&
+			(n = read(fds[0], msg + len, sizeof(msg) - 1 - len)) != 0) {
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		ck_assert_int_gt(n, 0);
+		len += (size_t)n;
+	}
+	msg[len] = '\0';
+	close(fds[0]);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"error case '%s': %s (child status 0x%x)", c->name,
+		len > 0 ? msg : "the child died", status);
+}
+
+/* A client that dies (its process ends, nothing destroyed) in the middle
+ * of an animation. */
+static void die_mid_animation(struct harness_vitrail *vitrail) {
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct sc_app app = { 0 };
+		setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+		if (!sc_app_init(&app, "test-scene") ||
+				!sc_app_create_window(&app, "scene-dies", "dies", 100, 100,
+				0)) {
+			_exit(1);
+		}
+		struct vitrail_scene_v1 *scene =
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+		struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 50, 50,
+			0xff00ff00);
+		vitrail_scene_v1_set_root(scene, node);
+		double target[2] = { 300, 300 };
+		sc_node_animate(node, VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION,
+			target, 2, 5000, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+		wl_surface_commit(app.surface);
+		if (wl_display_roundtrip(app.display) < 0) {
+			_exit(1);
+		}
+		struct timespec ts = { 0, 300 * 1000000 };
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"the dying client failed before dying (status 0x%x)", status);
+}
+
+START_TEST(test_scene_errors_disconnect_only_the_offender)
+{
+	struct harness *harness = harness_create("errors");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "800x600",
+		});
+	struct harness_conn *conn = vitrail->conn;
+	// A bystander: an example client that keeps its window.
+	struct harness_proc *bystander = spawn_example(harness, vitrail,
+		"vitrail-scene-chat", NULL);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_check_output(conn, "HEADLESS-1", TOLERANCE);
+
+	wl_log_set_handler_client(log_handler);
+	uint32_t generation = harness_settle(conn);
+	for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]);
+			i++) {
+		check_error_case(vitrail, &error_cases[i]);
+		harness_assert_alive(vitrail->proc);
+		harness_assert_alive(bystander);
+		// vitrail still answers; the offender's objects went cleanly.
+		ck_assert_uint_ge(harness_settle(conn), generation);
+		ck_assert_uint_eq(harness_list_windows(conn, NULL), 1);
+	}
+
+	// A client that dies in the middle of an animation: settle answers
+	// only once no animation runs, so its animation went with it.
+	die_mid_animation(vitrail);
+	harness_settle(conn);
+	harness_assert_alive(vitrail->proc);
+
+	// The compositor and the bystander carry on; a fresh client works.
+	harness_check_output(conn, "HEADLESS-1", TOLERANCE);
+	struct sc_app app;
+	app_connect(&app, vitrail);
+	ck_assert(sc_app_create_window(&app, "scene-fresh", "fresh", 100, 100,
+		0));
+	struct vitrail_scene_v1 *scene =
+		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 60, 40,
+		0xff3060c0);
+	vitrail_scene_v1_set_root(scene, node);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_check_output(conn, "HEADLESS-1", TOLERANCE);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	vitrail_scene_node_v1_destroy(node);
+	vitrail_scene_v1_destroy(scene);
+	sc_app_finish(&app);
+	harness_assert_alive(bystander);
+
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- frame log ---------------------------------------------------------- */
+
+struct frame_row {
+	uint64_t target_ns, presented_ns;
+	int dropped;
+	uint32_t nodes_updated, lists_recorded;
+	char samples[512];
+};
+
+static int column(char *header, const char *name) {
+	int index = 0;
+	for (char *save = NULL, *tok = strtok_r(header, ",\n", &save);
+			tok != NULL; tok = strtok_r(NULL, ",\n", &save), index++) {
+		if (strcmp(tok, name) == 0) {
+			return index;
+		}
+	}
+	ck_abort_msg("the frame log has no column %s", name);
+	return -1;
+}
+
+/* Every row of the frame log. */
+static size_t read_frame_log(const char *path, struct frame_row **rows) {
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open the frame log %s", path);
+	char line[2048], header[2048];
+	ck_assert(fgets(header, sizeof(header), f) != NULL);
+	static const char *const names[] = {
+		"target_vblank_ns", "presented_ns", "dropped", "nodes_updated",
+		"lists_recorded", "scene_samples",
+	};
+	int cols[6];
+	for (int i = 0; i < 6; i++) {
+		char copy[2048];
+		strcpy(copy, header);
+		cols[i] = column(copy, names[i]);
+	}
+	size_t n = 0, cap = 0;
+	*rows = NULL;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			*rows = realloc(*rows, cap * sizeof(**rows));
+			ck_assert(*rows != NULL);
+		}
+		struct frame_row *row = &(*rows)[n++];
+		memset(row, 0, sizeof(*row));
+		int index = 0;
+		char *p = line;
+		while (p != NULL) {
+			char *comma = strchr(p, ',');
+			char *nl = strchr(p, '\n');
+			if (comma != NULL) {
+				*comma = '\0';
+			} else if (nl != NULL) {
+				*nl = '\0';
+			}
+			if (index == cols[0]) {
+				row->target_ns = strtoull(p, NULL, 10);
+			} else if (index == cols[1]) {
+				row->presented_ns = strtoull(p, NULL, 10);
+			} else if (index == cols[2]) {
+				row->dropped = atoi(p);
+			} else if (index == cols[3]) {
+				row->nodes_updated = (uint32_t)strtoul(p, NULL, 10);
+			} else if (index == cols[4]) {
+				row->lists_recorded = (uint32_t)strtoul(p, NULL, 10);
+			} else if (index == cols[5]) {
+				size_t len = strnlen(p, sizeof(row->samples) - 1);
+				memcpy(row->samples, p, len);
+				row->samples[len] = '\0';
+			}
+			p = comma != NULL ? comma + 1 : NULL;
+			index++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* The sample of animation serial in a row: elapsed time and first value;
+ * false when the row has none. */
+static bool row_sample(const struct frame_row *row, uint32_t serial,
+		uint64_t *elapsed_ns, double *value) {
+	char key[32];
+	snprintf(key, sizeof(key), "%u@", serial);
+	const char *p = row->samples;
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, strlen(key)) == 0) {
+			char *end;
+			*elapsed_ns = strtoull(p + strlen(key), &end, 10);
+			ck_assert(*end == '=');
+			*value = strtod(end + 1, NULL);
+			return true;
+		}
+		p = strchr(p, ';');
+		p = p != NULL ? p + 1 : NULL;
+	}
+	return false;
+}
+
+/* The frame log's path in the test's output folder. */
+static char *frame_log_path(struct harness *harness) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/frames.csv", harness->out_dir) > 0);
+	return path;
+}
+
+/* ---- animation ---------------------------------------------------------- */
+
+/* The reference curve, computed independently of scene.c: CSS
+ * cubic-bezier by Newton iterations on x(s). */
+static double bezier(double x1, double y1, double x2, double y2, double p) {
+	double s = p;
+	for (int i = 0; i < 30; i++) {
+		double u = 1 - s;
+		double x = 3 * u * u * s * x1 + 3 * u * s * s * x2 + s * s * s - p;
+		double dx = 3 * u * u * x1 + 6 * u * s * (x2 - x1) +
+			3 * s * s * (1 - x2);
+		if (fabs(x) < 1e-12 || dx == 0) {
+			break;
+		}
+		s -= x / dx;
+		s = s < 0 ? 0 : s > 1 ? 1 : s;
+	}
+	double u = 1 - s;
+	return 3 * u * u * s * y1 + 3 * u * s * s * y2 + s * s * s;
+}
+
+struct done_event {
+	bool done;
+	uint32_t reason;
+	uint64_t display_ns;
+};
+
+static void anim_done(void *data, struct vitrail_scene_animation_v1 *anim,
+		uint32_t reason, uint32_t hi, uint32_t lo) {
+	struct done_event *event = data;
+	event->done = true;
+	event->reason = reason;
+	event->display_ns = (uint64_t)hi << 32 | lo;
+}
+
+static const struct vitrail_scene_animation_v1_listener anim_listener = {
+	.done = anim_done,
+};
+
+static struct vitrail_test_v1 *bound_test;
+
+static void test_registry_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, vitrail_test_v1_interface.name) == 0 &&
+			version >= 2) {
+		bound_test = wl_registry_bind(registry, name,
+			&vitrail_test_v1_interface, 2);
+	}
+}
+
+static void test_registry_global_remove(void *data,
+		struct wl_registry *registry, uint32_t name) {
+	// vitrail_test_v1 lives as long as vitrail
+}
+
+static const struct wl_registry_listener test_registry_listener = {
+	.global = test_registry_global,
+	.global_remove = test_registry_global_remove,
+};
+
+#define ANIM_MS 1000
+#define ANIM_DISTANCE 400.0
+#define STALL_MS 120
+
+START_TEST(test_scene_animation_follows_display_time)
+{
+	struct harness *harness = harness_create("animation");
+	char *log_path = frame_log_path(harness);
+	const char *args[] = { "--frame-log", log_path, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "800x600",
+			.extra_args = args,
+		});
+	struct sc_app app;
+	app_connect(&app, vitrail);
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &test_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(bound_test != NULL, "no vitrail_test_v1 version 2");
+
+	ck_assert(sc_app_create_window(&app, "scene-anim", "anim", 600, 200, 0));
+	struct vitrail_scene_v1 *scene =
+		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 100, 100,
+		0xffe04040);
+	vitrail_scene_v1_set_root(scene, node);
+	wl_surface_commit(app.surface);
+	pump(&app, 200, NULL);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_settle(vitrail->conn);
+
+	uint64_t commit_ns = (uint64_t)now_ms() * 1000000;
+	double target[2] = { ANIM_DISTANCE, 0 };
+	// wl_fixed_t values: the curve the compositor gets.
+	double ease[4] = { 0.4, 0.0, 0.2, 1.0 };
+	for (int i = 0; i < 4; i++) {
+		ease[i] = wl_fixed_to_double(wl_fixed_from_double(ease[i]));
+	}
+	struct vitrail_scene_animation_v1 *anim = sc_node_animate(node,
+		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, ANIM_MS,
+		VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
+	struct done_event done = { 0 };
+	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
+	wl_surface_commit(app.surface);
+	pump(&app, 350, &done.done);
+	// One frame in the middle of the animation renders 120 ms late.
+	vitrail_test_v1_stall_next_frame(bound_test, STALL_MS);
+	pump(&app, timeout_ms(10000), &done.done);
+	ck_assert_msg(done.done, "no done event");
+	ck_assert_uint_eq(done.reason, VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED);
+	harness_settle(vitrail->conn);
+
+	struct frame_row *rows;
+	size_t n = read_frame_log(log_path, &rows);
+	uint64_t start_ns = 0, prev_target = 0, last_target = 0;
+	double prev_value = -1, last_value = -1;
+	size_t samples = 0;
+	uint64_t longest_gap = 0, stall_lateness = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t elapsed;
+		double value;
+		if (!row_sample(&rows[i], 1, &elapsed, &value)) {
+			continue;
+		}
+		samples++;
+		// Every sample is taken at its frame's display time: the start
+		// (display time minus elapsed) is the same for all of them.
+		uint64_t start = rows[i].target_ns - elapsed;
+		if (start_ns == 0) {
+			start_ns = start;
+			ck_assert_msg(start_ns + 5000000 >= commit_ns, "the animation "
+				"started at %llu, before it was committed (%llu)",
+				(unsigned long long)start_ns, (unsigned long long)commit_ns);
+		}
+		ck_assert_msg(start == start_ns, "frame %zu (target %llu) sampled "
+			"at elapsed %llu: not its display time (start %llu)", i,
+			(unsigned long long)rows[i].target_ns,
+			(unsigned long long)elapsed, (unsigned long long)start_ns);
+		double p = elapsed / (ANIM_MS * 1e6);
+		double expected = p >= 1 ? ANIM_DISTANCE :
+			ANIM_DISTANCE * bezier(ease[0], ease[1], ease[2], ease[3], p);
+		ck_assert_msg(fabs(value - expected) < 0.02, "frame %zu at %.1f ms: "
+			"x = %.4f, the curve gives %.4f", i, elapsed / 1e6, value,
+			expected);
+		ck_assert_msg(value >= prev_value, "the motion went back at frame "
+			"%zu: %.4f after %.4f", i, value, prev_value);
+		if (prev_target != 0 && rows[i].target_ns - prev_target > longest_gap) {
+			longest_gap = rows[i].target_ns - prev_target;
+		}
+		if (rows[i].presented_ns > rows[i].target_ns &&
+				rows[i].presented_ns - rows[i].target_ns > stall_lateness) {
+			stall_lateness = rows[i].presented_ns - rows[i].target_ns;
+		}
+		prev_target = rows[i].target_ns;
+		prev_value = value;
+		last_target = rows[i].target_ns;
+		last_value = value;
+	}
+	ck_assert_msg(samples >= 20, "only %zu animated frames logged", samples);
+	// The stalled frame was shown late, and the frames after it skipped
+	// the vblanks it missed instead of slowing the animation down.
+	ck_assert_msg(stall_lateness >= (STALL_MS - 34) * 1000000ull,
+		"no frame was presented late (at most %.1f ms): the stall did not "
+		"happen during the animation", stall_lateness / 1e6);
+	ck_assert_msg(longest_gap >= (STALL_MS - 34) * 1000000ull,
+		"display times advance by at most %.1f ms per frame around the "
+		"stall", longest_gap / 1e6);
+	// The last frame drawn shows the target (the frame that finishes may
+	// draw nothing new); done comes with the first display time at or
+	// after the end.
+	ck_assert_msg(fabs(last_value - ANIM_DISTANCE) < 0.01, "it ended at "
+		"%.4f", last_value);
+	ck_assert_uint_ge(done.display_ns, last_target);
+	ck_assert_uint_ge(done.display_ns - start_ns, ANIM_MS * 1000000ull);
+	ck_assert_uint_lt(done.display_ns - start_ns, (ANIM_MS + 17) * 1000000ull);
+	free(rows);
+
+	vitrail_scene_animation_v1_destroy(anim);
+	vitrail_scene_node_v1_destroy(node);
+	vitrail_scene_v1_destroy(scene);
+	vitrail_test_v1_destroy(bound_test);
+	bound_test = NULL;
+	wl_registry_destroy(registry);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	free(log_path);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- dirty -------------------------------------------------------------- */
+
+START_TEST(test_scene_dirty_only_what_changed)
+{
+	struct harness *harness = harness_create("dirty");
+	char *log_path = frame_log_path(harness);
+	const char *args[] = { "--frame-log", log_path, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "800x600",
+			.extra_args = args,
+		});
+	struct sc_app app;
+	app_connect(&app, vitrail);
+	ck_assert(sc_app_create_window(&app, "scene-dirty", "dirty", 500, 300, 0));
+	struct vitrail_scene_v1 *scene =
+		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	// root (no clip) -> A (4 nodes: A and 3 leaves), B (6 nodes)
+	struct vitrail_scene_node_v1 *root = vitrail_scene_v1_create_node(scene);
+	struct vitrail_scene_node_v1 *a = rect_node(&app, scene, 150, 150,
+		0xff404080);
+	struct vitrail_scene_node_v1 *b = rect_node(&app, scene, 150, 150,
+		0xff408040);
+	struct vitrail_scene_node_v1 *a_kids[3], *b_kids[5];
+	for (int i = 0; i < 3; i++) {
+		a_kids[i] = rect_node(&app, scene, 20, 20, 0xffffffff);
+		sc_node_set_position(a_kids[i], 10 + 30 * i, 10);
+	}
+	for (int i = 0; i < 5; i++) {
+		b_kids[i] = rect_node(&app, scene, 20, 20, 0xff000000);
+		sc_node_set_position(b_kids[i], 10 + 25 * i, 10);
+	}
+	sc_node_set_children(a, a_kids, 3);
+	sc_node_set_children(b, b_kids, 5);
+	sc_node_set_position(b, 300, 0);
+	struct vitrail_scene_node_v1 *top[] = { a, b };
+	sc_node_set_children(root, top, 2);
+	vitrail_scene_v1_set_root(scene, root);
+	wl_surface_commit(app.surface);
+	pump(&app, 200, NULL);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_settle(vitrail->conn);
+
+	// Animate A's transform: each frame re-prepares A's subtree only.
+	double target[2] = { 0, 120 };
+	struct vitrail_scene_animation_v1 *anim = sc_node_animate(a,
+		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, 400,
+		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+	struct done_event done = { 0 };
+	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
+	wl_surface_commit(app.surface);
+	pump(&app, timeout_ms(10000), &done.done);
+	ck_assert(done.done);
+	harness_settle(vitrail->conn);
+
+	// Then one leaf's display list changes: one list recorded, one node.
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 20, 20, SC_FILL(0xffff8000));
+	set_list(&app, b_kids[2], &dl);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_settle(vitrail->conn);
+
+	struct frame_row *rows;
+	size_t n = read_frame_log(log_path, &rows);
+	size_t animated = 0, last = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t elapsed;
+		double value;
+		if (!row_sample(&rows[i], 1, &elapsed, &value)) {
+			continue;
+		}
+		animated++;
+		last = i;
+		ck_assert_msg(rows[i].nodes_updated == 4, "animated frame %zu "
+			"re-prepared %u nodes; A's subtree is 4", i,
+			rows[i].nodes_updated);
+		ck_assert_msg(rows[i].lists_recorded == 0, "animated frame %zu "
+			"recorded %u display lists", i, rows[i].lists_recorded);
+	}
+	ck_assert_msg(animated >= 5, "only %zu animated frames", animated);
+	ck_assert_msg(last + 1 < n, "no frame after the animation");
+	const struct frame_row *update = &rows[n - 1];
+	ck_assert_msg(update->lists_recorded == 1, "the list update recorded %u "
+		"display lists", update->lists_recorded);
+	ck_assert_msg(update->nodes_updated == 1, "the list update re-prepared "
+		"%u nodes", update->nodes_updated);
+	free(rows);
+	harness_check_output(vitrail->conn, "HEADLESS-1", TOLERANCE);
+
+	vitrail_scene_animation_v1_destroy(anim);
+	for (int i = 0; i < 3; i++) {
+		vitrail_scene_node_v1_destroy(a_kids[i]);
+	}
+	for (int i = 0; i < 5; i++) {
+		vitrail_scene_node_v1_destroy(b_kids[i]);
+	}
+	vitrail_scene_node_v1_destroy(a);
+	vitrail_scene_node_v1_destroy(b);
+	vitrail_scene_node_v1_destroy(root);
+	vitrail_scene_v1_destroy(scene);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	free(log_path);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- runner ------------------------------------------------------------- */
+
+static void teardown(void) {
+	harness_destroy(harness_current());
+}
+
+static void add_case(Suite *suite, const char *name, const TTest *test,
+		double timeout) {
+	const char *multiplier = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
+	double factor = multiplier != NULL ? strtod(multiplier, NULL) : 1.0;
+	TCase *tcase = tcase_create(name);
+	tcase_add_checked_fixture(tcase, NULL, teardown);
+	tcase_set_timeout(tcase, timeout * (factor >= 1.0 ? factor : 1.0));
+	tcase_add_test(tcase, test);
+	suite_add_tcase(suite, tcase);
+}
+
+int main(int argc, char *argv[]) {
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [tcase]\n", argv[0]);
+		return EXIT_FAILURE;
+	}
+	Suite *suite = suite_create("scene");
+	add_case(suite, "examples", test_scene_examples_match_reference, 240);
+	add_case(suite, "atomic", test_scene_atomic_commit, 120);
+	add_case(suite, "errors", test_scene_errors_disconnect_only_the_offender,
+		300);
+	add_case(suite, "animation", test_scene_animation_follows_display_time,
+		120);
+	add_case(suite, "dirty", test_scene_dirty_only_what_changed, 120);
+	SRunner *runner = srunner_create(suite);
+	srunner_run(runner, NULL, argc > 1 ? argv[1] : NULL, CK_NORMAL);
+	int run = srunner_ntests_run(runner);
+	TestResult **results = srunner_results(runner);
+	for (int i = 0; i < run; i++) {
+		harness_after_test(tr_tcname(results[i]),
+			tr_rtype(results[i]) != CK_PASS);
+	}
+	free(results);
+	int failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	if (run == 0) {
+		fprintf(stderr, "no test case ran (unknown case name?)\n");
+		return EXIT_FAILURE;
+	}
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
