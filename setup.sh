@@ -7,6 +7,7 @@ cd "$(dirname "$0")"
 PACKAGES="meson ninja-build pkg-config gcc libc6-dev libwlroots-dev
 libwayland-dev wayland-protocols libinput-dev libxkbcommon-dev libvulkan-dev
 mesa-vulkan-drivers libpixman-1-dev libfreetype-dev libpng-dev libdrm-dev
+libharfbuzz-dev libfontconfig-dev libjson-c-dev libjpeg-dev libcairo2-dev
 check glslang-tools scdoc weston foot grim wayland-utils xvfb xauth
 fonts-dejavu-core"
 
@@ -37,13 +38,15 @@ build() {
 	ninja -C "$dir"
 }
 
-# run_suite DIR LABEL: meson test, keeping the counts for the summary
+# run_suite DIR LABEL [meson test options]: run the tests, keeping the
+# counts for the summary
 run_suite() {
 	dir=$1
 	label=$2
+	shift 2
 	status=0
 	meson test -C "$dir" --print-errorlogs --num-processes 2 \
-		--timeout-multiplier "${VITRAIL_TIMEOUT_MULTIPLIER:-1}" || status=1
+		--timeout-multiplier "${VITRAIL_TIMEOUT_MULTIPLIER:-1}" "$@" || status=1
 	log="$dir/meson-logs/testlog.json"
 	ok=$(grep -c '"result": "OK"' "$log" || true)
 	bad=$(grep -c '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" || true)
@@ -78,6 +81,12 @@ test)
 	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 	export VITRAIL_TIMEOUT_MULTIPLIER=3
 	run_suite build-asan "tests (asan+ubsan)" || rc=1
+	unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+	# The renderer's unit and render tests (its threads) under TSan.
+	build build-tsan -Db_sanitize=thread
+	export VITRAIL_TIMEOUT_MULTIPLIER=4
+	run_suite build-tsan "renderer tests (tsan)" --suite unit --suite render \
+		--num-processes 1 || rc=1
 	echo "$passed passed, $failed failed, $skipped skipped"
 	exit $rc
 	;;
