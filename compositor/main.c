@@ -347,9 +347,16 @@ static void write_exit_reports(struct vt_server *server) {
 				strerror(errno));
 		}
 	}
-	printf("frame statistics (%.1f s, renderer: %s):\n",
+	char mode[32];
+	if (vr_renderer_is_sequential(server->renderer)) {
+		snprintf(mode, sizeof(mode), "sequential");
+	} else {
+		snprintf(mode, sizeof(mode), "%d workers",
+			vr_renderer_workers(server->renderer));
+	}
+	printf("frame statistics (%.1f s, renderer: %s, %s):\n",
 		(vt_now_ns() - server->start_ns) / 1e9,
-		vr_renderer_device_name(server->renderer));
+		vr_renderer_device_name(server->renderer), mode);
 	wl_list_for_each(output, &server->outputs, link) {
 		printf("  ");
 		vt_output_print_stats(output, stdout);

@@ -191,8 +191,14 @@ bool vt_server_init(struct vt_server *server) {
 			"driver, e.g. mesa-vulkan-drivers for lavapipe)");
 		return false;
 	}
-	wlr_log(WLR_INFO, "rendering with Vulkan on %s",
-		vr_renderer_device_name(server->renderer));
+	if (vr_renderer_is_sequential(server->renderer)) {
+		wlr_log(WLR_INFO, "rendering with Vulkan on %s, sequential mode",
+			vr_renderer_device_name(server->renderer));
+	} else {
+		wlr_log(WLR_INFO, "rendering with Vulkan on %s, %d worker threads",
+			vr_renderer_device_name(server->renderer),
+			vr_renderer_workers(server->renderer));
+	}
 
 	server->tree = vr_tree_create();
 	server->background = vr_node_create(server->tree);

@@ -280,6 +280,7 @@ START_TEST(test_integration_protocols_advertised)
 		"wp_viewporter",
 		"zxdg_output_manager_v1",
 		"zwlr_screencopy_manager_v1",
+		"vitrail_scene_manager_v1",
 	};
 	harness_require_program("wayland-info", "wayland-utils");
 	struct harness *harness = harness_create("protocols");
