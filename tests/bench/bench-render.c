@@ -15,9 +15,18 @@
  * (end - start - gpu - readback), split into preparation, execution (sum
  * over workers and critical path), commit, out-of-order commits and commit
  * stalls; GPU completion time apart; full frame = the whole vr_render call.
+ * Serial fraction: the share of the parallel CPU frame no worker covers,
+ * max(preparation, CPU frame - busiest worker's execution) / CPU frame.
+ * Speedup: sequential / parallel CPU frame (> 1: parallel is faster).
+ * Heavy scenes: sequential warm median >= --heavy-ms (1 ms by default: on
+ * a 2-core lavapipe machine warm frames of real UIs take 0.1 - 6 ms).
  * Then the primitive budget (random primitives drawn within 8.33 ms of CPU
- * frame time, sequential vs best parallel) and the extra memory of the
- * parallel machinery.
+ * frame time, each mode's crossing interpolated on a ramp of x1.3 steps;
+ * the ratio is best parallel / sequential), and the extra memory of the
+ * parallel machinery (RSS and mallinfo2 growth when one renderer switches
+ * from sequential to all-cores parallel on the heaviest scene).
+ * A scene whose frames are slow (lavapipe: big blurred shadows, several
+ * 2560x1440 outputs) gets fewer frames past --scene-budget seconds.
  *
  * Output: <out>/bench-render.csv, <out>/bench-render.png (drawn by vitrail
  * itself), a one-screen summary on stdout ending with one `summary:` line.
@@ -27,8 +36,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +94,7 @@ static void usage(FILE *f)
 		"  --warmup N        warm-up frames per mode (default 3)\n"
 		"  --cold N          cold frames per mode (default 2)\n"
 		"  --workers N       parallel modes W = 1 .. N (default: cores)\n"
-		"  --heavy-ms X      heavy: sequential warm median >= X (default 4)\n"
+		"  --heavy-ms X      heavy: sequential warm median >= X (default 1)\n"
 		"  --budget-ms X     primitive budget (default 8.33)\n"
 		"  --ramp-frames N   frames per ramp point and mode (default 5)\n"
 		"  --scene-budget S  seconds per scene: past a third of it no more\n"
@@ -798,11 +807,6 @@ static struct bench_scene *load_scene(const struct scene_file *file,
 
 /* ---- outputs ------------------------------------------------------------ */
 
-static size_t mode_index_cairo(const struct bench *b)
-{
-	return b->cairo_mode;
-}
-
 static bool write_csv(const struct bench *b, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -851,7 +855,7 @@ static bool write_csv(const struct bench *b, const char *path)
 				} else {
 					fprintf(f, ",%.4f", seq / mine);
 				}
-				size_t c = mode_index_cairo(b);
+				size_t c = b->cairo_mode;
 				if (c < b->nmodes && !mode->cairo) {
 					fprintf(f, ",%.4f", result_med(r, c, (enum phase)p,
 						F_FULL) / series_quantile(ser, F_FULL, 0.5));
@@ -882,6 +886,7 @@ static bool is_heavy(const struct bench *b, const struct scene_result *r)
 
 struct summary {
 	double speedup_heavy;
+	double speedup_all; /* every scene, for comparison */
 	double serial_fraction;
 	double prim_ratio;
 	double vs_cairo;
@@ -894,7 +899,8 @@ static struct summary summarise(const struct bench *b)
 {
 	struct summary s = { 0 };
 	double speedups[MAX_SCENES], serial[MAX_SCENES], cairo[MAX_SCENES];
-	size_t nsp = 0, nca = 0;
+	double all[MAX_SCENES];
+	size_t nsp = 0, nca = 0, nall = 0;
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
 		if (r->failed) {
@@ -909,9 +915,10 @@ static struct summary summarise(const struct bench *b)
 		if (r->failed) {
 			continue;
 		}
+		double seq = result_med(r, b->seq_mode, PHASE_WARM, F_CPU);
+		double par = result_med(r, b->all_mode, PHASE_WARM, F_CPU);
+		all[nall++] = seq / par;
 		if (s.heavy_fallback || is_heavy(b, r)) {
-			double seq = result_med(r, b->seq_mode, PHASE_WARM, F_CPU);
-			double par = result_med(r, b->all_mode, PHASE_WARM, F_CPU);
 			speedups[nsp] = seq / par;
 			serial[nsp] = result_med(r, b->all_mode, PHASE_WARM, F_SERIAL);
 			nsp++;
@@ -922,6 +929,7 @@ static struct summary summarise(const struct bench *b)
 		}
 	}
 	s.speedup_heavy = nsp > 0 ? median_of(speedups, nsp) : 0.0;
+	s.speedup_all = nall > 0 ? median_of(all, nall) : 0.0;
 	s.serial_fraction = nsp > 0 ? median_of(serial, nsp) : 0.0;
 	s.vs_cairo = nca > 0 ? median_of(cairo, nca) : 0.0;
 	double best = 0.0;
@@ -981,9 +989,11 @@ static void print_summary(const struct bench *b, const struct summary *s,
 			result_med(r, b->all_mode, PHASE_COLD, F_CPU),
 			is_heavy(b, r) ? " heavy" : "");
 	}
-	printf("heavy scenes (sequential warm median >= %.1f ms): %zu of %zu%s\n",
+	printf("heavy scenes (sequential warm median >= %.1f ms): %zu of %zu%s; "
+		"median speedup %.2fx on them, %.2fx on all scenes\n",
 		b->opts.heavy_ms, s->heavy, s->scenes,
-		s->heavy_fallback ? " (none: the figures below use all scenes)" : "");
+		s->heavy_fallback ? " (none: all scenes used instead)" : "",
+		s->speedup_heavy, s->speedup_all);
 	if (b->ramp_done) {
 		printf("random primitives within %.2f ms of CPU frame time:",
 			b->opts.budget_ms);
@@ -1019,8 +1029,29 @@ static bool draw_plot(const struct bench *b, const char *path)
 		.nseries = 0,
 		.rows = rows,
 	};
+	/* vitrail's modes (CPU frame), its all-cores full frame, Cairo */
+	size_t order[MAX_MODES + 1];
+	enum field fields[MAX_MODES + 1];
+	char full_label[32];
+	snprintf(full_label, sizeof(full_label), "%s full",
+		b->modes[b->all_mode].label);
 	for (size_t m = 0; m < b->nmodes && plot.nseries < PLOT_MAX_SERIES; m++) {
+		if (b->modes[m].cairo) {
+			continue;
+		}
+		order[plot.nseries] = m;
+		fields[plot.nseries] = F_CPU;
 		plot.series[plot.nseries++] = b->modes[m].label;
+	}
+	if (plot.nseries < PLOT_MAX_SERIES) {
+		order[plot.nseries] = b->all_mode;
+		fields[plot.nseries] = F_FULL;
+		plot.series[plot.nseries++] = full_label;
+	}
+	if (b->cairo_mode < b->nmodes && plot.nseries < PLOT_MAX_SERIES) {
+		order[plot.nseries] = b->cairo_mode;
+		fields[plot.nseries] = F_FULL;
+		plot.series[plot.nseries++] = "cairo";
 	}
 	for (size_t i = 0; i < b->nresults && plot.nrows < MAX_SCENES; i++) {
 		const struct scene_result *r = b->results[i];
@@ -1029,9 +1060,8 @@ static bool draw_plot(const struct bench *b, const char *path)
 		}
 		struct plot_row *row = &rows[plot.nrows++];
 		snprintf(row->label, sizeof(row->label), "%s", r->name);
-		for (size_t m = 0; m < plot.nseries; m++) {
-			row->values[m] = result_med(r, m, PHASE_WARM,
-				b->modes[m].cairo ? F_FULL : F_CPU);
+		for (size_t k = 0; k < plot.nseries; k++) {
+			row->values[k] = result_med(r, order[k], PHASE_WARM, fields[k]);
 		}
 	}
 	return plot_write(&plot, path);
@@ -1124,7 +1154,7 @@ int main(int argc, char *argv[])
 		.frames = 15,
 		.warmup = 3,
 		.cold = 2,
-		.heavy_ms = 4.0,
+		.heavy_ms = 1.0,
 		.budget_ms = 8.33,
 		.ramp_frames = 5,
 		.scene_budget_s = 15.0,

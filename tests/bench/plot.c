@@ -58,11 +58,15 @@ static bool text(struct bench_node *node, float x, float y, float size,
 	return true;
 }
 
-/* Series colour: the last series, when it is "cairo", is orange. */
+/* Series colours: "cairo" orange, "<mode> full" purple, modes in order. */
 static struct vr_color series_color(const struct plot *plot, size_t i)
 {
 	if (strcmp(plot->series[i], "cairo") == 0) {
 		return palette[PLOT_MAX_SERIES - 1];
+	}
+	size_t len = strlen(plot->series[i]);
+	if (len > 5 && strcmp(plot->series[i] + len - 5, " full") == 0) {
+		return palette[PLOT_MAX_SERIES - 2];
 	}
 	return palette[i % (PLOT_MAX_SERIES - 1)];
 }
@@ -96,8 +100,8 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 		lx += 30 + 9 * (float)strlen(plot->series[s]);
 	}
 	ok = ok && text(fg, lx + 20, 56, 13, ink,
-		"(vitrail: CPU frame time, render -> submit; cairo: full frame; "
-		"log scale)");
+		"(modes: CPU frame time, render -> submit; full: the whole frame, "
+		"GPU included; log scale)");
 	/* grid: one line per decade */
 	float bottom = (float)height - FOOTER;
 	for (int d = 0; d <= (int)decades && ok; d++) {
