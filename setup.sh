@@ -61,7 +61,7 @@ run_suite() {
 case "${1:-}" in
 demo)
 	install_packages
-	build build
+	build build -Dbuildtype=debugoptimized
 	out="$PWD/build/demo"
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -72,7 +72,9 @@ demo)
 test)
 	install_packages
 	passed=0 failed=0 skipped=0 rc=0
-	build build
+	# -O2 (with assertions): realistic timings for the demo and the
+	# benchmark, and the optimizer's warnings are errors too.
+	build build -Dbuildtype=debugoptimized
 	run_suite build "tests" || rc=1
 	# The whole suite again with AddressSanitizer + UBSan.
 	build build-asan -Db_sanitize=address,undefined -Db_lundef=false

@@ -387,7 +387,7 @@ static bool gather(struct placed *placed, size_t n)
 	int32_t height = 0;
 	for (size_t i = first_extra; i < n; i++) {
 		const struct glyph *g = placed[i].glyph;
-		int32_t x, y;
+		int32_t x = 0, y = 0;
 		if (!shelf_place(&s, g->width, g->height, &x, &y)) {
 			return false;
 		}
@@ -401,7 +401,8 @@ static bool gather(struct placed *placed, size_t n)
 	s = (struct shelves){ ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
 	for (size_t i = first_extra; i < n; i++) {
 		const struct glyph *g = placed[i].glyph;
-		int32_t x, y;
+		int32_t x = 0, y = 0;
+		/* fits: the same shelves were measured above */
 		shelf_place(&s, g->width, g->height, &x, &y);
 		copy_box(copy, x, y, placed[i].image, placed[i].x, placed[i].y,
 			g->width, g->height);

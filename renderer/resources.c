@@ -445,8 +445,8 @@ static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 		total += (VkDeviceSize)(boxes[i].x2 - boxes[i].x1) *
 			(VkDeviceSize)(boxes[i].y2 - boxes[i].y1) * 4;
 	}
-	VkBuffer buffer;
-	VkDeviceSize offset;
+	VkBuffer buffer = VK_NULL_HANDLE;
+	VkDeviceSize offset = 0;
 	uint8_t *dst = ring_alloc(ctx, (size_t)total, &buffer, &offset);
 	VkCommandBuffer cb = upload_cb(ctx);
 	if (dst == NULL || cb == VK_NULL_HANDLE) {
