@@ -37,17 +37,21 @@ _Static_assert(VR_PC_SIZE <= PUSH_CONSTANT_RANGE, "push constant range");
 
 /* ---- device-wide objects -------------------------------------------------- */
 
-static bool create_render_pass(struct vr_renderer *renderer)
+/* A single-subpass pass over one B8G8R8A8 colour attachment. */
+static bool create_color_pass(struct vr_renderer *renderer,
+		VkAttachmentLoadOp load_op, VkImageLayout initial_layout,
+		VkImageLayout final_layout, const VkSubpassDependency deps[2],
+		VkRenderPass *out)
 {
 	VkAttachmentDescription attachment = {
 		.format = VK_FORMAT_B8G8R8A8_UNORM,
 		.samples = VK_SAMPLE_COUNT_1_BIT,
-		.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD, /* targets persist */
+		.loadOp = load_op,
 		.storeOp = VK_ATTACHMENT_STORE_OP_STORE,
 		.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
 		.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-		.initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		.finalLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		.initialLayout = initial_layout,
+		.finalLayout = final_layout,
 	};
 	VkAttachmentReference ref = {
 		.attachment = 0,
@@ -58,7 +62,28 @@ static bool create_render_pass(struct vr_renderer *renderer)
 		.colorAttachmentCount = 1,
 		.pColorAttachments = &ref,
 	};
-	VkSubpassDependency deps[2] = {
+	VkRenderPassCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+		.attachmentCount = 1,
+		.pAttachments = &attachment,
+		.subpassCount = 1,
+		.pSubpasses = &subpass,
+		.dependencyCount = 2,
+		.pDependencies = deps,
+	};
+	VkResult res = vkCreateRenderPass(renderer->device, &info, NULL, out);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateRenderPass failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	return true;
+}
+
+/* The frame's pass: targets persist across frames (load, no clear). */
+static bool create_render_pass(struct vr_renderer *renderer)
+{
+	const VkSubpassDependency deps[2] = {
 		{
 			.srcSubpass = VK_SUBPASS_EXTERNAL,
 			.dstSubpass = 0,
@@ -81,48 +106,16 @@ static bool create_render_pass(struct vr_renderer *renderer)
 			.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
 		},
 	};
-	VkRenderPassCreateInfo info = {
-		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
-		.attachmentCount = 1,
-		.pAttachments = &attachment,
-		.subpassCount = 1,
-		.pSubpasses = &subpass,
-		.dependencyCount = 2,
-		.pDependencies = deps,
-	};
-	VkResult res = vkCreateRenderPass(renderer->device, &info, NULL,
+	return create_color_pass(renderer, VK_ATTACHMENT_LOAD_OP_LOAD,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, deps,
 		&renderer->render_pass);
-	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkCreateRenderPass failed: %s",
-			vr_vk_result_str(res));
-		return false;
-	}
-	return true;
 }
 
 /* Scratch images: cleared on load, sampled afterwards. */
 static bool create_offscreen_pass(struct vr_renderer *renderer)
 {
-	VkAttachmentDescription attachment = {
-		.format = VK_FORMAT_B8G8R8A8_UNORM,
-		.samples = VK_SAMPLE_COUNT_1_BIT,
-		.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-		.storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-		.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-		.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-		.finalLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-	};
-	VkAttachmentReference ref = {
-		.attachment = 0,
-		.layout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-	};
-	VkSubpassDescription subpass = {
-		.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
-		.colorAttachmentCount = 1,
-		.pColorAttachments = &ref,
-	};
-	VkSubpassDependency deps[2] = {
+	const VkSubpassDependency deps[2] = {
 		{
 			/* an earlier use of the scratch image, sampled */
 			.srcSubpass = VK_SUBPASS_EXTERNAL,
@@ -146,23 +139,9 @@ static bool create_offscreen_pass(struct vr_renderer *renderer)
 			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
 		},
 	};
-	VkRenderPassCreateInfo info = {
-		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
-		.attachmentCount = 1,
-		.pAttachments = &attachment,
-		.subpassCount = 1,
-		.pSubpasses = &subpass,
-		.dependencyCount = 2,
-		.pDependencies = deps,
-	};
-	VkResult res = vkCreateRenderPass(renderer->device, &info, NULL,
-		&renderer->offscreen_pass);
-	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkCreateRenderPass failed: %s",
-			vr_vk_result_str(res));
-		return false;
-	}
-	return true;
+	return create_color_pass(renderer, VK_ATTACHMENT_LOAD_OP_CLEAR,
+		VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+		deps, &renderer->offscreen_pass);
 }
 
 /* Samplers, the texture set layout and the one pipeline layout every
