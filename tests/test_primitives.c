@@ -30,6 +30,8 @@
 #include <string.h>
 #include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
+
+#include "render_fixture.h"
 #include "engine_private.h"
 
 #define PI 3.14159265358979f
@@ -44,79 +46,6 @@
 #define SHADOW_TRANSFORMED 3
 #define IMAGE_EXACT 1
 #define IMAGE_SCALED 3
-
-static struct vr_renderer *renderer;
-static struct vr_tree *tree;
-static struct vr_node *root;
-static int log_errors;
-
-static void test_log(enum vr_log_level level, const char *fmt, va_list args)
-{
-	if (level == VR_LOG_ERROR) {
-		log_errors++;
-	}
-	if (level <= VR_LOG_INFO) {
-		fprintf(stderr, "[renderer] ");
-		vfprintf(stderr, fmt, args);
-		fputc('\n', stderr);
-	}
-}
-
-static void setup(void)
-{
-	vr_set_log_func(test_log);
-	log_errors = 0;
-	struct vr_renderer_options opts = {
-		.validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL,
-	};
-	renderer = vr_renderer_create(&opts);
-	ck_assert_ptr_nonnull(renderer);
-	tree = vr_tree_create();
-	root = vr_tree_root(tree);
-}
-
-static void teardown(void)
-{
-	vr_tree_destroy(tree);
-	vr_renderer_destroy(renderer);
-	vr_set_log_func(NULL);
-}
-
-/* ---- comparison --------------------------------------------------------- */
-
-static void out_path(char *buf, size_t size, const char *name,
-		const char *suffix)
-{
-	const char *dir = getenv("VITRAIL_TEST_OUT");
-	snprintf(buf, size, "%s/%s-%s.png", dir != NULL ? dir : ".", name,
-		suffix);
-}
-
-static void write_failure_images(const char *name, const uint32_t *actual,
-		const uint32_t *expected, int32_t w, int32_t h)
-{
-	char path[512];
-	uint32_t *diff = malloc((size_t)w * (size_t)h * 4);
-	for (int32_t i = 0; i < w * h; i++) {
-		int worst = 0;
-		for (int c = 0; c < 32; c += 8) {
-			int d = abs((int)((actual[i] >> c) & 0xff) -
-				(int)((expected[i] >> c) & 0xff));
-			worst = d > worst ? d : worst;
-		}
-		uint32_t v = worst == 0 ? 0 : (uint32_t)(worst * 4 + 64 > 255 ?
-			255 : worst * 4 + 64);
-		diff[i] = 0xff000000u | v << 16;
-	}
-	out_path(path, sizeof(path), name, "actual");
-	vr_png_write(path, actual, w, h, w * 4, false);
-	out_path(path, sizeof(path), name, "expected");
-	vr_png_write(path, expected, w, h, w * 4, false);
-	out_path(path, sizeof(path), name, "diff");
-	vr_png_write(path, diff, w, h, w * 4, true);
-	fprintf(stderr, "%s: wrote %s-{actual,expected,diff}.png\n", name, name);
-	free(diff);
-}
 
 /* All pixels within tolerance but at most `outliers`, which stay within
  * outlier_max. */
@@ -662,12 +591,6 @@ static Suite *primitives_suite(void)
 		suite_add_tcase(s, tc);
 	}
 	return s;
-}
-
-/* See test_render.c: keep lavapipe loaded for LeakSanitizer. */
-static void pin_vulkan_driver(void)
-{
-	(void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
 }
 
 int main(void)

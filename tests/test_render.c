@@ -18,53 +18,10 @@
 #include <string.h>
 #include <vitrail/renderer.h>
 
+#include "render_fixture.h"
+
 #define PIXEL_EXACT 1
 #define BILINEAR 3
-
-static struct vr_renderer *renderer;
-static struct vr_tree *tree;
-static struct vr_node *root;
-static int log_errors;
-
-static void test_log(enum vr_log_level level, const char *fmt, va_list args)
-{
-	if (level == VR_LOG_ERROR) {
-		log_errors++;
-	}
-	if (level <= VR_LOG_INFO) {
-		fprintf(stderr, "[renderer] ");
-		vfprintf(stderr, fmt, args);
-		fputc('\n', stderr);
-	}
-}
-
-static void setup(void)
-{
-	vr_set_log_func(test_log);
-	log_errors = 0;
-	/* validation is on whenever the layer is installed */
-	struct vr_renderer_options opts = {
-		.validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL,
-	};
-	renderer = vr_renderer_create(&opts);
-	ck_assert_ptr_nonnull(renderer);
-	tree = vr_tree_create();
-	root = vr_tree_root(tree);
-}
-
-static void teardown(void)
-{
-	vr_tree_destroy(tree);
-	vr_renderer_destroy(renderer);
-	vr_set_log_func(NULL);
-}
-
-/* No renderer error and no validation message during the test. */
-static void assert_no_errors(void)
-{
-	ck_assert_msg(log_errors == 0, "%d renderer/validation errors logged",
-		log_errors);
-}
 
 static struct vr_node *rect(struct vr_node *parent, float x, float y,
 		float w, float h, struct vr_color color)
@@ -144,40 +101,6 @@ static struct vr_image *smooth_image(int32_t w, int32_t h)
 	vr_image_write(image, data, w * 4, NULL);
 	free(data);
 	return image;
-}
-
-static void out_path(char *buf, size_t size, const char *name,
-		const char *suffix)
-{
-	const char *dir = getenv("VITRAIL_TEST_OUT");
-	snprintf(buf, size, "%s/%s-%s.png", dir != NULL ? dir : ".", name,
-		suffix);
-}
-
-static void write_failure_images(const char *name, const uint32_t *actual,
-		const uint32_t *expected, int32_t w, int32_t h)
-{
-	char path[512];
-	uint32_t *diff = malloc((size_t)w * (size_t)h * 4);
-	for (int32_t i = 0; i < w * h; i++) {
-		int worst = 0;
-		for (int c = 0; c < 32; c += 8) {
-			int d = abs((int)((actual[i] >> c) & 0xff) -
-				(int)((expected[i] >> c) & 0xff));
-			worst = d > worst ? d : worst;
-		}
-		uint32_t v = worst == 0 ? 0 : (uint32_t)(worst * 4 + 64 > 255 ?
-			255 : worst * 4 + 64);
-		diff[i] = 0xff000000u | v << 16;
-	}
-	out_path(path, sizeof(path), name, "actual");
-	vr_png_write(path, actual, w, h, w * 4, false);
-	out_path(path, sizeof(path), name, "expected");
-	vr_png_write(path, expected, w, h, w * 4, false);
-	out_path(path, sizeof(path), name, "diff");
-	vr_png_write(path, diff, w, h, w * 4, true);
-	fprintf(stderr, "%s: wrote %s-{actual,expected,diff}.png\n", name, name);
-	free(diff);
 }
 
 /* The reference rendering of the (updated) tree. Caller frees. */
@@ -801,18 +724,6 @@ static Suite *render_suite(void)
 		suite_add_tcase(s, tc);
 	}
 	return s;
-}
-
-/*
- * Mesa's lavapipe keeps global state that the Vulkan loader orphans when
- * it dlcloses the driver after the last instance; LeakSanitizer then
- * reports it as leaked from an unknown (unloaded) module, which no
- * suppression can name. Keeping the driver loaded makes that state
- * reachable again; leaks in vitrail's own code are still reported.
- */
-static void pin_vulkan_driver(void)
-{
-	(void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
 }
 
 int main(void)
