@@ -43,21 +43,22 @@ struct callback_result {
 
 static struct harness *current;
 
-static int64_t now_ms(void) {
+int64_t harness_now_ms(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* A deadline of ms, stretched by $VITRAIL_TIMEOUT_MULTIPLIER (slow builds,
- * such as sanitizer ones, set it). */
-static int64_t scaled_ms(int ms) {
+/* $VITRAIL_TIMEOUT_MULTIPLIER (slow builds, such as sanitizer ones, set
+ * it), at least 1. */
+static double timeout_factor(void) {
 	const char *env = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
 	double factor = env != NULL ? strtod(env, NULL) : 1.0;
-	if (!(factor >= 1.0)) {
-		factor = 1.0;
-	}
-	return (int64_t)(ms * factor);
+	return factor >= 1.0 ? factor : 1.0;
+}
+
+int64_t harness_scaled_ms(int ms) {
+	return (int64_t)(ms * timeout_factor());
 }
 
 static void sleep_ms(int ms) {
@@ -316,9 +317,9 @@ void harness_proc_signal(struct harness_proc *proc, int sig) {
 }
 
 bool harness_proc_wait(struct harness_proc *proc, int timeout_ms) {
-	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	while (harness_proc_alive(proc)) {
-		if (now_ms() >= deadline) {
+		if (harness_now_ms() >= deadline) {
 			return false;
 		}
 		sleep_ms(10);
@@ -573,7 +574,7 @@ static void conn_fail(struct harness_conn *conn, const char *what,
 /* Dispatch until *done, failing the test after timeout_ms. */
 static void conn_wait(struct harness_conn *conn, const bool *done,
 		int timeout_ms, const char *what) {
-	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	struct wl_display *display = conn->display;
 	while (true) {
 		if (wl_display_dispatch_pending(display) < 0) {
@@ -585,11 +586,11 @@ static void conn_wait(struct harness_conn *conn, const bool *done,
 		if (!harness_proc_alive(conn->vitrail->proc)) {
 			conn_fail(conn, what, "vitrail died");
 		}
-		int64_t remaining = deadline - now_ms();
+		int64_t remaining = deadline - harness_now_ms();
 		if (remaining <= 0) {
 			char why[64];
 			snprintf(why, sizeof(why), "timed out after %lld ms",
-				(long long)scaled_ms(timeout_ms));
+				(long long)harness_scaled_ms(timeout_ms));
 			conn_fail(conn, what, why);
 		}
 		while (wl_display_prepare_read(display) != 0) {
@@ -760,10 +761,10 @@ size_t harness_list_windows(struct harness_conn *conn,
 
 size_t harness_wait_for_windows(struct harness_conn *conn, size_t n,
 		int timeout_ms) {
-	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	size_t count;
 	while ((count = harness_list_windows(conn, NULL)) < n) {
-		if (now_ms() >= deadline) {
+		if (harness_now_ms() >= deadline) {
 			char *tail = proc_log_tail(conn->vitrail->proc);
 			ck_abort_msg("vitrail on %s maps %zu windows after %d ms; "
 				"expected %zu. vitrail's log ends:\n%s",
@@ -777,10 +778,10 @@ size_t harness_wait_for_windows(struct harness_conn *conn, size_t n,
 
 void harness_wait_for_window_count(struct harness_conn *conn, size_t n,
 		int timeout_ms) {
-	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	size_t count;
 	while ((count = harness_list_windows(conn, NULL)) != n) {
-		if (now_ms() >= deadline) {
+		if (harness_now_ms() >= deadline) {
 			char *windows = harness_describe_windows(conn);
 			ck_abort_msg("vitrail on %s maps %zu windows after %d ms; "
 				"expected exactly %zu:\n%s", conn->vitrail->socket, count,
@@ -836,10 +837,10 @@ uint32_t harness_write_reference(struct harness_conn *conn,
  * false on EOF before a newline. */
 static bool read_line(int fd, char *buf, size_t size, int timeout_ms,
 		struct harness_proc *proc, const char *what) {
-	int64_t deadline = now_ms() + scaled_ms(timeout_ms);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	size_t n = 0;
 	while (n + 1 < size) {
-		int64_t remaining = deadline - now_ms();
+		int64_t remaining = deadline - harness_now_ms();
 		if (remaining <= 0) {
 			char *tail = proc_log_tail(proc);
 			ck_abort_msg("%s did not report %s within %d ms; its log %s "
@@ -1018,10 +1019,10 @@ struct harness_xvfb *harness_start_xvfb(struct harness *harness,
 	}
 	xvfb->display = xasprintf(":%ld", number);
 	char *socket = xasprintf("/tmp/.X11-unix/X%ld", number);
-	int64_t deadline = now_ms() + scaled_ms(HARNESS_START_TIMEOUT_MS);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(HARNESS_START_TIMEOUT_MS);
 	while (access(socket, F_OK) != 0) {
 		harness_assert_alive(xvfb->proc);
-		ck_assert_msg(now_ms() < deadline, "Xvfb reported display %s but "
+		ck_assert_msg(harness_now_ms() < deadline, "Xvfb reported display %s but "
 			"%s did not appear", xvfb->display, socket);
 		sleep_ms(20);
 	}
@@ -1135,4 +1136,45 @@ void harness_check_output(struct harness_conn *conn, const char *output,
 	free(shot);
 	free(ref);
 	free(diff);
+}
+
+/* ---- runner ------------------------------------------------------------- */
+
+static void teardown(void) {
+	// Reached only when the test process survives a failure (CK_FORK=no).
+	harness_destroy(harness_current());
+}
+
+void harness_add_case(Suite *suite, const char *name, const TTest *test,
+		double timeout) {
+	TCase *tcase = tcase_create(name);
+	tcase_add_checked_fixture(tcase, NULL, teardown);
+	tcase_set_timeout(tcase, timeout * timeout_factor());
+	tcase_add_test(tcase, test);
+	suite_add_tcase(suite, tcase);
+}
+
+int harness_run_suite(Suite *suite, int argc, char *argv[]) {
+	SRunner *runner = srunner_create(suite);
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [tcase]\n", argv[0]);
+		srunner_free(runner);
+		return EXIT_FAILURE;
+	}
+	// NULL: CK_RUN_CASE picks the case when set, else all run.
+	srunner_run(runner, NULL, argc > 1 ? argv[1] : NULL, CK_NORMAL);
+	int run = srunner_ntests_run(runner);
+	TestResult **results = srunner_results(runner);
+	for (int i = 0; i < run; i++) {
+		harness_after_test(tr_tcname(results[i]),
+			tr_rtype(results[i]) != CK_PASS);
+	}
+	free(results);
+	int failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	if (run == 0) {
+		fprintf(stderr, "no test case ran (unknown case name?)\n");
+		return EXIT_FAILURE;
+	}
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -17,6 +17,7 @@
 #ifndef VITRAIL_TESTS_HARNESS_H
 #define VITRAIL_TESTS_HARNESS_H
 
+#include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,11 @@
 #define HARNESS_STOP_TIMEOUT_MS 5000 // SIGTERM -> SIGKILL
 
 struct harness_conn;
+
+/* CLOCK_MONOTONIC, in milliseconds. */
+int64_t harness_now_ms(void);
+/* A deadline of ms, stretched by $VITRAIL_TIMEOUT_MULTIPLIER. */
+int64_t harness_scaled_ms(int ms);
 
 /* A child process. */
 struct harness_proc {
@@ -102,6 +108,14 @@ struct harness *harness_current(void);
  * have died): print every child's log when it failed, and remove a runtime
  * dir it left behind. */
 void harness_after_test(const char *name, bool failed);
+/* Add a test case of one test, with the timeout (seconds, stretched by
+ * $VITRAIL_TIMEOUT_MULTIPLIER) and a teardown that destroys the current
+ * harness. */
+void harness_add_case(Suite *suite, const char *name, const TTest *test,
+	double timeout);
+/* The test programs' main: run the suite, or only the case argv[1], and
+ * call harness_after_test for each; returns the exit status. */
+int harness_run_suite(Suite *suite, int argc, char *argv[]);
 /* Fail the test unless `program` is found in PATH. */
 void harness_require_program(const char *program, const char *package);
 

@@ -356,59 +356,24 @@ END_TEST
 
 /* ---- runner ------------------------------------------------------------- */
 
-static void teardown(void) {
-	// Reached only when the test process survives a failure (CK_FORK=no).
-	harness_destroy(harness_current());
-}
-
-static void add_case(Suite *suite, const char *name, const TTest *test,
-		double timeout) {
-	const char *multiplier = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
-	double factor = multiplier != NULL ? strtod(multiplier, NULL) : 1.0;
-	TCase *tcase = tcase_create(name);
-	tcase_add_checked_fixture(tcase, NULL, teardown);
-	tcase_set_timeout(tcase, timeout * (factor >= 1.0 ? factor : 1.0));
-	tcase_add_test(tcase, test);
-	suite_add_tcase(suite, tcase);
-}
-
 static Suite *integration_suite(void) {
 	Suite *suite = suite_create("integration");
-	add_case(suite, "two_outputs",
+	harness_add_case(suite, "two_outputs",
 		test_integration_two_outputs_match_reference, 240);
-	add_case(suite, "nested_wayland",
+	harness_add_case(suite, "nested_wayland",
 		test_integration_nested_wayland_match_reference, 300);
-	add_case(suite, "nested_x11",
+	harness_add_case(suite, "nested_x11",
 		test_integration_nested_x11_match_reference, 300);
-	add_case(suite, "simple_shm_minute",
+	harness_add_case(suite, "simple_shm_minute",
 		test_integration_simple_shm_minute_keeps_buffers_free,
 		soak_seconds() + 180);
-	add_case(suite, "protocols", test_integration_protocols_advertised, 120);
-	add_case(suite, "client_death", test_integration_client_death_survived,
-		240);
+	harness_add_case(suite, "protocols",
+		test_integration_protocols_advertised, 120);
+	harness_add_case(suite, "client_death",
+		test_integration_client_death_survived, 240);
 	return suite;
 }
 
 int main(int argc, char *argv[]) {
-	if (argc > 2) {
-		fprintf(stderr, "usage: %s [tcase]\n", argv[0]);
-		return EXIT_FAILURE;
-	}
-	SRunner *runner = srunner_create(integration_suite());
-	// NULL: CK_RUN_CASE picks the case when set, else all run.
-	srunner_run(runner, NULL, argc > 1 ? argv[1] : NULL, CK_NORMAL);
-	int run = srunner_ntests_run(runner);
-	TestResult **results = srunner_results(runner);
-	for (int i = 0; i < run; i++) {
-		harness_after_test(tr_tcname(results[i]),
-			tr_rtype(results[i]) != CK_PASS);
-	}
-	free(results);
-	int failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	if (run == 0) {
-		fprintf(stderr, "no test case ran (unknown case name?)\n");
-		return EXIT_FAILURE;
-	}
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return harness_run_suite(integration_suite(), argc, argv);
 }

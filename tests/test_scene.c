@@ -50,18 +50,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int64_t now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int timeout_ms(int ms) {
-	const char *env = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
-	double factor = env != NULL ? strtod(env, NULL) : 1.0;
-	return (int)(ms * (factor >= 1.0 ? factor : 1.0));
-}
-
 static char *client_path(const char *name) {
 	const char *dir = getenv("VITRAIL_SCENE_CLIENTS");
 	char *path = NULL;
@@ -78,9 +66,9 @@ static void app_connect(struct sc_app *app, struct harness_vitrail *vitrail) {
 }
 
 /* Dispatch the app's events for ms, or until *flag (when not NULL). */
-static void pump(struct sc_app *app, int ms, const bool *flag) {
-	int64_t deadline = now_ms() + ms;
-	while ((flag == NULL || !*flag) && now_ms() < deadline) {
+static void pump(struct sc_app *app, int64_t ms, const bool *flag) {
+	int64_t deadline = harness_now_ms() + ms;
+	while ((flag == NULL || !*flag) && harness_now_ms() < deadline) {
 		ck_assert_int_ge(wl_display_flush(app->display), 0);
 		struct pollfd pfd = {
 			.fd = wl_display_get_fd(app->display),
@@ -99,14 +87,6 @@ static void pump(struct sc_app *app, int ms, const bool *flag) {
 	}
 }
 
-static void set_list(struct sc_app *app, struct vitrail_scene_node_v1 *node,
-		struct sc_dl *dl) {
-	struct vitrail_scene_display_list_v1 *list = sc_list_create(app, dl);
-	vitrail_scene_node_v1_set_display_list(node, list);
-	vitrail_scene_display_list_v1_destroy(list);
-	sc_dl_finish(dl);
-}
-
 /* A node drawing one filled rectangle. */
 static struct vitrail_scene_node_v1 *rect_node(struct sc_app *app,
 		struct vitrail_scene_v1 *scene, float w, float h, uint32_t argb) {
@@ -114,7 +94,7 @@ static struct vitrail_scene_node_v1 *rect_node(struct sc_app *app,
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_rect(&dl, 0, 0, w, h, SC_FILL(argb));
-	set_list(app, node, &dl);
+	sc_node_set_list(app, node, &dl);
 	return node;
 }
 
@@ -171,11 +151,11 @@ static const struct harness_window *find_window(struct harness_conn *conn,
 /* Wait until a client's log has line (it prints one per event). */
 static void wait_for_log(struct harness_proc *proc, const char *line,
 		int ms) {
-	int64_t deadline = now_ms() + timeout_ms(ms);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(ms);
 	for (;;) {
 		char *log = harness_proc_log(proc);
 		bool found = strstr(log, line) != NULL;
-		if (found || now_ms() >= deadline) {
+		if (found || harness_now_ms() >= deadline) {
 			ck_assert_msg(found, "%s did not print '%s' within %d ms; its "
 				"log:\n%s", proc->name, line, ms, log);
 			free(log);
@@ -1157,11 +1137,38 @@ static bool row_sample(const struct frame_row *row, uint32_t serial,
 	return false;
 }
 
-/* The frame log's path in the test's output folder. */
-static char *frame_log_path(struct harness *harness) {
-	char *path = NULL;
-	ck_assert(asprintf(&path, "%s/frames.csv", harness->out_dir) > 0);
-	return path;
+/* Start vitrail with one 800x600 output logging its frames into
+ * *log_path (in the test's output folder, malloc'd), and connect app. */
+static struct harness_vitrail *start_frame_logged(struct harness *harness,
+		char **log_path, struct sc_app *app) {
+	*log_path = NULL;
+	ck_assert(asprintf(log_path, "%s/frames.csv", harness->out_dir) > 0);
+	const char *args[] = { "--frame-log", *log_path, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "800x600",
+			.extra_args = args,
+		});
+	app_connect(app, vitrail);
+	return vitrail;
+}
+
+/* Commit the scene's first state and wait until it is on screen. */
+static void show_scene(struct sc_app *app, struct harness_vitrail *vitrail) {
+	wl_surface_commit(app->surface);
+	pump(app, 200, NULL);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_settle(vitrail->conn);
+}
+
+/* Undo start_frame_logged and end the test's harness. */
+static void stop_frame_logged(struct harness *harness,
+		struct harness_vitrail *vitrail, char *log_path, struct sc_app *app) {
+	sc_app_finish(app);
+	harness_stop_vitrail(harness, vitrail);
+	free(log_path);
+	harness_destroy(harness);
 }
 
 /* ---- animation ---------------------------------------------------------- */
@@ -1231,16 +1238,10 @@ static const struct wl_registry_listener test_registry_listener = {
 START_TEST(test_scene_animation_follows_display_time)
 {
 	struct harness *harness = harness_create("animation");
-	char *log_path = frame_log_path(harness);
-	const char *args[] = { "--frame-log", log_path, NULL };
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-			.extra_args = args,
-		});
+	char *log_path;
 	struct sc_app app;
-	app_connect(&app, vitrail);
+	struct harness_vitrail *vitrail = start_frame_logged(harness, &log_path,
+		&app);
 	struct wl_registry *registry = wl_display_get_registry(app.display);
 	wl_registry_add_listener(registry, &test_registry_listener, NULL);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
@@ -1252,12 +1253,9 @@ START_TEST(test_scene_animation_follows_display_time)
 	struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 100, 100,
 		0xffe04040);
 	vitrail_scene_v1_set_root(scene, node);
-	wl_surface_commit(app.surface);
-	pump(&app, 200, NULL);
-	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	harness_settle(vitrail->conn);
+	show_scene(&app, vitrail);
 
-	uint64_t commit_ns = (uint64_t)now_ms() * 1000000;
+	uint64_t commit_ns = (uint64_t)harness_now_ms() * 1000000;
 	double target[2] = { ANIM_DISTANCE, 0 };
 	// wl_fixed_t values: the curve the compositor gets.
 	double ease[4] = { 0.4, 0.0, 0.2, 1.0 };
@@ -1273,7 +1271,7 @@ START_TEST(test_scene_animation_follows_display_time)
 	pump(&app, 350, &done.done);
 	// One frame in the middle of the animation renders 120 ms late.
 	vitrail_test_v1_stall_next_frame(bound_test, STALL_MS);
-	pump(&app, timeout_ms(10000), &done.done);
+	pump(&app, harness_scaled_ms(10000), &done.done);
 	ck_assert_msg(done.done, "no done event");
 	ck_assert_uint_eq(done.reason, VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED);
 	harness_settle(vitrail->conn);
@@ -1349,10 +1347,7 @@ START_TEST(test_scene_animation_follows_display_time)
 	vitrail_test_v1_destroy(bound_test);
 	bound_test = NULL;
 	wl_registry_destroy(registry);
-	sc_app_finish(&app);
-	harness_stop_vitrail(harness, vitrail);
-	free(log_path);
-	harness_destroy(harness);
+	stop_frame_logged(harness, vitrail, log_path, &app);
 }
 END_TEST
 
@@ -1361,16 +1356,10 @@ END_TEST
 START_TEST(test_scene_dirty_only_what_changed)
 {
 	struct harness *harness = harness_create("dirty");
-	char *log_path = frame_log_path(harness);
-	const char *args[] = { "--frame-log", log_path, NULL };
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-			.extra_args = args,
-		});
+	char *log_path;
 	struct sc_app app;
-	app_connect(&app, vitrail);
+	struct harness_vitrail *vitrail = start_frame_logged(harness, &log_path,
+		&app);
 	ck_assert(sc_app_create_window(&app, "scene-dirty", "dirty", 500, 300, 0));
 	struct vitrail_scene_v1 *scene =
 		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
@@ -1395,10 +1384,7 @@ START_TEST(test_scene_dirty_only_what_changed)
 	struct vitrail_scene_node_v1 *top[] = { a, b };
 	sc_node_set_children(root, top, 2);
 	vitrail_scene_v1_set_root(scene, root);
-	wl_surface_commit(app.surface);
-	pump(&app, 200, NULL);
-	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	harness_settle(vitrail->conn);
+	show_scene(&app, vitrail);
 
 	// Animate A's transform: each frame re-prepares A's subtree only.
 	double target[2] = { 0, 120 };
@@ -1408,7 +1394,7 @@ START_TEST(test_scene_dirty_only_what_changed)
 	struct done_event done = { 0 };
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
 	wl_surface_commit(app.surface);
-	pump(&app, timeout_ms(10000), &done.done);
+	pump(&app, harness_scaled_ms(10000), &done.done);
 	ck_assert(done.done);
 	harness_settle(vitrail->conn);
 
@@ -1416,7 +1402,7 @@ START_TEST(test_scene_dirty_only_what_changed)
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_rect(&dl, 0, 0, 20, 20, SC_FILL(0xffff8000));
-	set_list(&app, b_kids[2], &dl);
+	sc_node_set_list(&app, b_kids[2], &dl);
 	wl_surface_commit(app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	harness_settle(vitrail->conn);
@@ -1459,57 +1445,21 @@ START_TEST(test_scene_dirty_only_what_changed)
 	vitrail_scene_node_v1_destroy(b);
 	vitrail_scene_node_v1_destroy(root);
 	vitrail_scene_v1_destroy(scene);
-	sc_app_finish(&app);
-	harness_stop_vitrail(harness, vitrail);
-	free(log_path);
-	harness_destroy(harness);
+	stop_frame_logged(harness, vitrail, log_path, &app);
 }
 END_TEST
 
 /* ---- runner ------------------------------------------------------------- */
 
-static void teardown(void) {
-	harness_destroy(harness_current());
-}
-
-static void add_case(Suite *suite, const char *name, const TTest *test,
-		double timeout) {
-	const char *multiplier = getenv("VITRAIL_TIMEOUT_MULTIPLIER");
-	double factor = multiplier != NULL ? strtod(multiplier, NULL) : 1.0;
-	TCase *tcase = tcase_create(name);
-	tcase_add_checked_fixture(tcase, NULL, teardown);
-	tcase_set_timeout(tcase, timeout * (factor >= 1.0 ? factor : 1.0));
-	tcase_add_test(tcase, test);
-	suite_add_tcase(suite, tcase);
-}
-
 int main(int argc, char *argv[]) {
-	if (argc > 2) {
-		fprintf(stderr, "usage: %s [tcase]\n", argv[0]);
-		return EXIT_FAILURE;
-	}
 	Suite *suite = suite_create("scene");
-	add_case(suite, "examples", test_scene_examples_match_reference, 240);
-	add_case(suite, "atomic", test_scene_atomic_commit, 120);
-	add_case(suite, "errors", test_scene_errors_disconnect_only_the_offender,
-		300);
-	add_case(suite, "animation", test_scene_animation_follows_display_time,
-		120);
-	add_case(suite, "dirty", test_scene_dirty_only_what_changed, 120);
-	SRunner *runner = srunner_create(suite);
-	srunner_run(runner, NULL, argc > 1 ? argv[1] : NULL, CK_NORMAL);
-	int run = srunner_ntests_run(runner);
-	TestResult **results = srunner_results(runner);
-	for (int i = 0; i < run; i++) {
-		harness_after_test(tr_tcname(results[i]),
-			tr_rtype(results[i]) != CK_PASS);
-	}
-	free(results);
-	int failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	if (run == 0) {
-		fprintf(stderr, "no test case ran (unknown case name?)\n");
-		return EXIT_FAILURE;
-	}
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	harness_add_case(suite, "examples", test_scene_examples_match_reference,
+		240);
+	harness_add_case(suite, "atomic", test_scene_atomic_commit, 120);
+	harness_add_case(suite, "errors",
+		test_scene_errors_disconnect_only_the_offender, 300);
+	harness_add_case(suite, "animation",
+		test_scene_animation_follows_display_time, 120);
+	harness_add_case(suite, "dirty", test_scene_dirty_only_what_changed, 120);
+	return harness_run_suite(suite, argc, argv);
 }

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE // memfd_create
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -344,6 +345,14 @@ struct vitrail_scene_animation_v1 *sc_node_animate(
 	wl_array_release(&t);
 	wl_array_release(&p);
 	return anim;
+}
+
+void sc_node_set_list(struct sc_app *app, struct vitrail_scene_node_v1 *node,
+		struct sc_dl *dl) {
+	struct vitrail_scene_display_list_v1 *list = sc_list_create(app, dl);
+	vitrail_scene_node_v1_set_display_list(node, list);
+	vitrail_scene_display_list_v1_destroy(list);
+	sc_dl_finish(dl);
 }
 
 bool sc_parse_ms(const char *s, int *ms) {
@@ -721,4 +730,66 @@ void sc_app_finish(struct sc_app *app) {
 		wl_display_flush(app->display);
 		wl_display_disconnect(app->display);
 	}
+}
+
+/* ---- example clients ---------------------------------------------------- */
+
+void sc_app_animation_done(struct sc_app *app, uint32_t reason) {
+	// Tests wait for this line.
+	printf("animation done: %s\n", reason ==
+		VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED ? "finished" : "cancelled");
+	fflush(stdout);
+	if (app->exit_when_done) {
+		app->running = false;
+	}
+}
+
+int sc_client_main(struct sc_app *app, const struct sc_client *client,
+		int argc, char *argv[]) {
+	const char *app_id = client->name;
+	int animate_after = -1;
+	static const struct option options[] = {
+		{ "app-id", required_argument, NULL, 'a' },
+		{ "animate-after", required_argument, NULL, 't' },
+		{ "exit-when-done", no_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			app_id = optarg;
+			break;
+		case 't':
+			if (!sc_parse_ms(optarg, &animate_after)) {
+				fprintf(stderr, "bad --animate-after '%s'\n", optarg);
+				return EXIT_FAILURE;
+			}
+			break;
+		case 'x':
+			app->exit_when_done = true;
+			break;
+		default:
+			fprintf(opt == 'h' ? stdout : stderr, "usage: %s [--app-id ID] "
+				"[--animate-after MS] [--exit-when-done]\n", argv[0]);
+			return opt == 'h' ? EXIT_SUCCESS : EXIT_FAILURE;
+		}
+	}
+	int status = EXIT_FAILURE;
+	if (sc_app_init(app, client->name) &&
+			sc_app_create_window(app, app_id, client->title, client->width,
+			client->height, 0)) {
+		app->on_tap = client->on_tap;
+		client->build(app);
+		if (animate_after >= 0) {
+			sc_app_set_timer(app, animate_after, client->on_timer);
+		}
+		status = sc_app_run(app);
+	}
+	if (client->finish != NULL) {
+		client->finish(app);
+	}
+	sc_app_finish(app);
+	return status;
 }

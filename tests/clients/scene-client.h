@@ -124,6 +124,8 @@ struct sc_app {
 	bool running;
 	int exit_status;
 
+	bool exit_when_done; // sc_app_animation_done stops the loop
+
 	double pointer_x, pointer_y;
 	sc_tap_func on_tap;
 	int timer_fd; // -1 when no timer
@@ -172,7 +174,37 @@ struct vitrail_scene_animation_v1 *sc_node_animate(
 	const double *target, size_t ntarget, uint32_t duration_ms,
 	uint32_t curve, const double *params, size_t nparams);
 
+/* Set node's display list to one holding dl's commands; finishes dl. */
+void sc_node_set_list(struct sc_app *app, struct vitrail_scene_node_v1 *node,
+	struct sc_dl *dl);
+
 /* Parse "--animate-after MS" style integers; false when not one. */
 bool sc_parse_ms(const char *s, int *ms);
+
+/* Print "animation done: finished" (or "cancelled"), the line the tests
+ * wait for, and stop the loop under --exit-when-done. */
+void sc_app_animation_done(struct sc_app *app, uint32_t reason);
+
+/* An example client: what sc_client_main needs to know. */
+struct sc_client {
+	const char *name; // for messages, and the default app_id
+	const char *title;
+	int32_t width, height;
+	void (*build)(struct sc_app *app); // the window's content
+	sc_tap_func on_tap;
+	sc_timer_func on_timer; // what --animate-after does
+	void (*finish)(struct sc_app *app); // before sc_app_finish, or NULL
+};
+
+/*
+ * The example clients' main: parse their options
+ *   --app-id ID           xdg_toplevel app_id (default client->name)
+ *   --animate-after MS    call client->on_timer MS ms after start
+ *   --exit-when-done      set app->exit_when_done
+ * then connect, create the (transparent) window, build it, run, finish;
+ * returns the exit status.
+ */
+int sc_client_main(struct sc_app *app, const struct sc_client *client,
+	int argc, char *argv[]);
 
 #endif

@@ -15,7 +15,6 @@
  *   --animate-after MS    send a message MS ms after start, as a tap would
  *   --exit-when-done      exit once that message's animations are done
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,17 +58,8 @@ struct chat {
 	size_t nbubbles;
 	struct vitrail_scene_image_v1 *avatar_image;
 	int pending_anims;
-	bool exit_when_done;
 	double scroll;
 };
-
-static void set_list(struct sc_app *app, struct vitrail_scene_node_v1 *node,
-		struct sc_dl *dl) {
-	struct vitrail_scene_display_list_v1 *list = sc_list_create(app, dl);
-	vitrail_scene_node_v1_set_display_list(node, list);
-	vitrail_scene_display_list_v1_destroy(list);
-	sc_dl_finish(dl);
-}
 
 static double bubble_y(size_t i) {
 	return 12 + (double)i * (BUBBLE_H + BUBBLE_GAP);
@@ -87,7 +77,7 @@ static struct vitrail_scene_node_v1 *make_bubble(struct chat *c,
 	sc_dl_rrect(&dl, 0, 0, w, BUBBLE_H, 12,
 		SC_FILL(m->outgoing ? 0xffdcf8c6 : 0xffffffff));
 	sc_dl_text(&dl, 12, 23, 0xff111b21, 14, 400, FONT, m->text);
-	set_list(&c->app, node, &dl);
+	sc_node_set_list(&c->app, node, &dl);
 	sc_node_set_position(node, m->outgoing ? WIDTH - 12 - w : 12,
 		bubble_y(index));
 	return node;
@@ -107,15 +97,15 @@ static void make_avatar(uint32_t *px) {
 	}
 }
 
-static void build(struct chat *c) {
-	struct sc_app *app = &c->app;
+static void build(struct sc_app *app) {
+	struct chat *c = wl_container_of(app, c, app);
 	c->scene = vitrail_scene_manager_v1_get_scene(app->manager, app->surface);
 	struct sc_dl dl;
 
 	c->root = vitrail_scene_v1_create_node(c->scene);
 	sc_dl_init(&dl);
 	sc_dl_rect(&dl, 0, 0, WIDTH, HEIGHT, SC_FILL(0xffefeae2));
-	set_list(app, c->root, &dl);
+	sc_node_set_list(app, c->root, &dl);
 	vitrail_scene_node_v1_set_clip(c->root, 0, 0, wl_fixed_from_int(WIDTH),
 		wl_fixed_from_int(HEIGHT), wl_fixed_from_int(16));
 
@@ -124,7 +114,7 @@ static void build(struct chat *c) {
 	sc_dl_rect(&dl, 0, 0, WIDTH, HEADER_H, SC_FILL(0xff075e54));
 	sc_dl_text(&dl, 68, 30, 0xffffffff, 17, 700, FONT, "Ada Lovelace");
 	sc_dl_text(&dl, 68, 49, 0xffc8e6e0, 12, 400, FONT, "online");
-	set_list(app, c->header, &dl);
+	sc_node_set_list(app, c->header, &dl);
 
 	uint32_t px[AVATAR * AVATAR];
 	make_avatar(px);
@@ -133,7 +123,7 @@ static void build(struct chat *c) {
 	sc_dl_init(&dl);
 	sc_dl_image(&dl, wl_proxy_get_id((struct wl_proxy *)c->avatar_image),
 		1.0f, 0, 0, 0, 0, 0, 0, AVATAR, AVATAR);
-	set_list(app, c->avatar, &dl);
+	sc_node_set_list(app, c->avatar, &dl);
 	vitrail_scene_node_v1_set_clip(c->avatar, 0, 0,
 		wl_fixed_from_int(AVATAR), wl_fixed_from_int(AVATAR),
 		wl_fixed_from_int(AVATAR / 2));
@@ -166,7 +156,7 @@ static void build(struct chat *c) {
 		x + 13, y + 11, x + 30, y + 20, x + 13, y + 29, x + 16, y + 20,
 	};
 	sc_dl_path(&dl, verbs, 5, arrow, 4, SC_FILL(0xffffffff));
-	set_list(app, c->bar, &dl);
+	sc_node_set_list(app, c->bar, &dl);
 	sc_node_set_position(c->bar, 0, HEIGHT - BAR_H);
 
 	struct vitrail_scene_node_v1 *top[] = { c->viewport, c->header, c->bar };
@@ -182,13 +172,7 @@ static void anim_done(void *data, struct vitrail_scene_animation_v1 *anim,
 	if (--c->pending_anims > 0) {
 		return;
 	}
-	// Tests wait for this line.
-	printf("animation done: %s\n", reason ==
-		VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED ? "finished" : "cancelled");
-	fflush(stdout);
-	if (c->exit_when_done) {
-		c->app.running = false;
-	}
+	sc_app_animation_done(&c->app, reason);
 }
 
 static const struct vitrail_scene_animation_v1_listener anim_listener = {
@@ -251,46 +235,14 @@ static void handle_timer(struct sc_app *app) {
 
 int main(int argc, char *argv[]) {
 	struct chat c = { 0 };
-	const char *app_id = "vitrail-scene-chat";
-	int animate_after = -1;
-	static const struct option options[] = {
-		{ "app-id", required_argument, NULL, 'a' },
-		{ "animate-after", required_argument, NULL, 't' },
-		{ "exit-when-done", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	static const struct sc_client client = {
+		.name = "vitrail-scene-chat",
+		.title = "Chat",
+		.width = WIDTH,
+		.height = HEIGHT,
+		.build = build,
+		.on_tap = handle_tap,
+		.on_timer = handle_timer,
 	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			app_id = optarg;
-			break;
-		case 't':
-			if (!sc_parse_ms(optarg, &animate_after)) {
-				fprintf(stderr, "bad --animate-after '%s'\n", optarg);
-				return EXIT_FAILURE;
-			}
-			break;
-		case 'x':
-			c.exit_when_done = true;
-			break;
-		default:
-			fprintf(opt == 'h' ? stdout : stderr, "usage: %s [--app-id ID] "
-				"[--animate-after MS] [--exit-when-done]\n", argv[0]);
-			return opt == 'h' ? EXIT_SUCCESS : EXIT_FAILURE;
-		}
-	}
-	int status = EXIT_FAILURE;
-	if (sc_app_init(&c.app, "vitrail-scene-chat") &&
-			sc_app_create_window(&c.app, app_id, "Chat", WIDTH, HEIGHT, 0)) {
-		c.app.on_tap = handle_tap;
-		build(&c);
-		if (animate_after >= 0) {
-			sc_app_set_timer(&c.app, animate_after, handle_timer);
-		}
-		status = sc_app_run(&c.app);
-	}
-	sc_app_finish(&c.app);
-	return status;
+	return sc_client_main(&c.app, &client, argc, argv);
 }

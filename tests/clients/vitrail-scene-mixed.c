@@ -20,7 +20,6 @@
  * The geometry is in vitrail-scene-mixed.h, which the tests use to probe
  * the screenshot's pixels.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +37,11 @@ struct mixed {
 	struct sc_buffer *below_buffer, *above_buffer;
 	struct vitrail_scene_v1 *scene;
 	struct vitrail_scene_node_v1 *card, *ring;
-	bool exit_when_done;
 	double angle;
 };
 
-static void set_list(struct sc_app *app, struct vitrail_scene_node_v1 *node,
-		struct sc_dl *dl) {
-	struct vitrail_scene_display_list_v1 *list = sc_list_create(app, dl);
-	vitrail_scene_node_v1_set_display_list(node, list);
-	vitrail_scene_display_list_v1_destroy(list);
-	sc_dl_finish(dl);
-}
-
-static void build(struct mixed *m) {
-	struct sc_app *app = &m->app;
+static void build(struct sc_app *app) {
+	struct mixed *m = wl_container_of(app, m, app);
 	// The toplevel's buffer: translucent blue.
 	for (int i = 0; i < MIXED_WIDTH * MIXED_HEIGHT; i++) {
 		app->buffer->pixels[i] = MIXED_MAIN_COLOR;
@@ -101,14 +91,14 @@ static void build(struct mixed *m) {
 	sc_dl_text(&dl, 20, 70, 0xff5f6368, 13, 400, FONT,
 		"between two buffer subsurfaces");
 	sc_dl_line(&dl, 20, 86, 170, 86, SC_STROKE(0xff1a73e8, 3));
-	set_list(app, m->card, &dl);
+	sc_node_set_list(app, m->card, &dl);
 	sc_node_set_position(m->card, MIXED_CARD_X, MIXED_CARD_Y);
 
 	m->ring = vitrail_scene_v1_create_node(m->scene);
 	sc_dl_init(&dl);
 	sc_dl_ellipse(&dl, 0, 0, MIXED_RING, MIXED_RING, SC_STROKE(0xffe8710a, 6));
 	sc_dl_rect(&dl, MIXED_RING / 2.0f - 3, -2, 6, 12, SC_FILL(0xffe8710a));
-	set_list(app, m->ring, &dl);
+	sc_node_set_list(app, m->ring, &dl);
 	vitrail_scene_node_v1_set_anchor(m->ring, wl_fixed_from_int(MIXED_RING / 2),
 		wl_fixed_from_int(MIXED_RING / 2));
 	sc_node_set_position(m->ring, MIXED_CARD_W - MIXED_RING - 24, MIXED_CARD_H - MIXED_RING - 20);
@@ -122,13 +112,7 @@ static void anim_done(void *data, struct vitrail_scene_animation_v1 *anim,
 		uint32_t reason, uint32_t hi, uint32_t lo) {
 	struct mixed *m = data;
 	vitrail_scene_animation_v1_destroy(anim);
-	// Tests wait for this line.
-	printf("animation done: %s\n", reason ==
-		VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED ? "finished" : "cancelled");
-	fflush(stdout);
-	if (m->exit_when_done) {
-		m->app.running = false;
-	}
+	sc_app_animation_done(&m->app, reason);
 }
 
 static const struct vitrail_scene_animation_v1_listener anim_listener = {
@@ -158,56 +142,29 @@ static void handle_timer(struct sc_app *app) {
 	spin(m);
 }
 
+static void finish(struct sc_app *app) {
+	struct mixed *m = wl_container_of(app, m, app);
+	if (m->below_sub != NULL) {
+		wl_subsurface_destroy(m->below_sub);
+		wl_subsurface_destroy(m->above_sub);
+		wl_surface_destroy(m->below);
+		wl_surface_destroy(m->above);
+		sc_buffer_destroy(m->below_buffer);
+		sc_buffer_destroy(m->above_buffer);
+	}
+}
+
 int main(int argc, char *argv[]) {
 	struct mixed m = { 0 };
-	const char *app_id = "vitrail-scene-mixed";
-	int animate_after = -1;
-	static const struct option options[] = {
-		{ "app-id", required_argument, NULL, 'a' },
-		{ "animate-after", required_argument, NULL, 't' },
-		{ "exit-when-done", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	static const struct sc_client client = {
+		.name = "vitrail-scene-mixed",
+		.title = "Mixed",
+		.width = MIXED_WIDTH,
+		.height = MIXED_HEIGHT,
+		.build = build,
+		.on_tap = handle_tap,
+		.on_timer = handle_timer,
+		.finish = finish,
 	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			app_id = optarg;
-			break;
-		case 't':
-			if (!sc_parse_ms(optarg, &animate_after)) {
-				fprintf(stderr, "bad --animate-after '%s'\n", optarg);
-				return EXIT_FAILURE;
-			}
-			break;
-		case 'x':
-			m.exit_when_done = true;
-			break;
-		default:
-			fprintf(opt == 'h' ? stdout : stderr, "usage: %s [--app-id ID] "
-				"[--animate-after MS] [--exit-when-done]\n", argv[0]);
-			return opt == 'h' ? EXIT_SUCCESS : EXIT_FAILURE;
-		}
-	}
-	int status = EXIT_FAILURE;
-	if (sc_app_init(&m.app, "vitrail-scene-mixed") &&
-			sc_app_create_window(&m.app, app_id, "Mixed", MIXED_WIDTH, MIXED_HEIGHT, 0)) {
-		m.app.on_tap = handle_tap;
-		build(&m);
-		if (animate_after >= 0) {
-			sc_app_set_timer(&m.app, animate_after, handle_timer);
-		}
-		status = sc_app_run(&m.app);
-	}
-	if (m.below_sub != NULL) {
-		wl_subsurface_destroy(m.below_sub);
-		wl_subsurface_destroy(m.above_sub);
-		wl_surface_destroy(m.below);
-		wl_surface_destroy(m.above);
-		sc_buffer_destroy(m.below_buffer);
-		sc_buffer_destroy(m.above_buffer);
-	}
-	sc_app_finish(&m.app);
-	return status;
+	return sc_client_main(&m.app, &client, argc, argv);
 }

@@ -17,7 +17,6 @@
  *                         tap would (tests have no input injection)
  *   --exit-when-done      exit once that toggle's animation is done
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +54,6 @@ struct settings {
 	struct vitrail_scene_node_v1 *root, *title;
 	struct vitrail_scene_image_v1 *icons[ROWS];
 	struct row rows[ROWS];
-	bool exit_when_done;
 };
 
 static struct row rows_init[ROWS] = {
@@ -106,8 +104,8 @@ static struct vitrail_scene_display_list_v1 *track_list(struct settings *s,
 	return list;
 }
 
-static void build(struct settings *s) {
-	struct sc_app *app = &s->app;
+static void build(struct sc_app *app) {
+	struct settings *s = wl_container_of(app, s, app);
 	s->scene = vitrail_scene_manager_v1_get_scene(app->manager, app->surface);
 	s->root = vitrail_scene_v1_create_node(s->scene);
 	s->title = vitrail_scene_v1_create_node(s->scene);
@@ -115,17 +113,11 @@ static void build(struct settings *s) {
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_rrect(&dl, 0, 0, WIDTH, HEIGHT, 14, SC_FILL(0xfff2f2f7));
-	struct vitrail_scene_display_list_v1 *list = sc_list_create(app, &dl);
-	vitrail_scene_node_v1_set_display_list(s->root, list);
-	vitrail_scene_display_list_v1_destroy(list);
-	sc_dl_finish(&dl);
+	sc_node_set_list(app, s->root, &dl);
 
 	sc_dl_init(&dl);
 	sc_dl_text(&dl, 0, 0, 0xff1c1c1e, 26, 700, FONT, "Settings");
-	list = sc_list_create(app, &dl);
-	vitrail_scene_node_v1_set_display_list(s->title, list);
-	vitrail_scene_display_list_v1_destroy(list);
-	sc_dl_finish(&dl);
+	sc_node_set_list(app, s->title, &dl);
 	sc_node_set_position(s->title, 20, 44);
 
 	struct vitrail_scene_node_v1 *children[ROWS + 1] = { s->title };
@@ -144,10 +136,7 @@ static void build(struct settings *s) {
 			(CARD_H - ICON) / 2.0f, ICON, ICON);
 		sc_dl_text(&dl, 60, 30, 0xff1c1c1e, 16, 600, FONT, row->title);
 		sc_dl_text(&dl, 60, 50, 0xff8e8e93, 13, 400, FONT, row->subtitle);
-		list = sc_list_create(app, &dl);
-		vitrail_scene_node_v1_set_display_list(row->card, list);
-		vitrail_scene_display_list_v1_destroy(list);
-		sc_dl_finish(&dl);
+		sc_node_set_list(app, row->card, &dl);
 		sc_node_set_position(row->card, CARD_X,
 			CARD_Y0 + i * (CARD_H + CARD_GAP));
 
@@ -161,10 +150,7 @@ static void build(struct settings *s) {
 		sc_dl_init(&dl);
 		sc_dl_shadow(&dl, 0, 1, KNOB, KNOB, KNOB / 2.0f, 3, 0x40000000);
 		sc_dl_ellipse(&dl, 0, 0, KNOB, KNOB, SC_FILL(0xffffffff));
-		list = sc_list_create(app, &dl);
-		vitrail_scene_node_v1_set_display_list(row->knob, list);
-		vitrail_scene_display_list_v1_destroy(list);
-		sc_dl_finish(&dl);
+		sc_node_set_list(app, row->knob, &dl);
 		sc_node_set_position(row->knob, 2 + (row->on ? KNOB_TRAVEL : 0), 2);
 
 		sc_node_set_children(row->track, &row->knob, 1);
@@ -185,13 +171,7 @@ static void anim_done(void *data, struct vitrail_scene_animation_v1 *anim,
 		}
 	}
 	vitrail_scene_animation_v1_destroy(anim);
-	// Tests wait for this line.
-	printf("animation done: %s\n", reason ==
-		VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED ? "finished" : "cancelled");
-	fflush(stdout);
-	if (s->exit_when_done) {
-		s->app.running = false;
-	}
+	sc_app_animation_done(&s->app, reason);
 }
 
 static const struct vitrail_scene_animation_v1_listener anim_listener = {
@@ -232,58 +212,30 @@ static void handle_timer(struct sc_app *app) {
 	toggle(s, 0);
 }
 
+static void finish(struct sc_app *app) {
+	struct settings *s = wl_container_of(app, s, app);
+	for (int i = 0; i < ROWS; i++) {
+		if (s->rows[i].anim != NULL) {
+			vitrail_scene_animation_v1_destroy(s->rows[i].anim);
+		}
+		if (s->rows[i].track_list != NULL) {
+			vitrail_scene_display_list_v1_destroy(s->rows[i].track_list);
+		}
+	}
+}
+
 int main(int argc, char *argv[]) {
 	struct settings s = { 0 };
 	memcpy(s.rows, rows_init, sizeof(s.rows));
-	const char *app_id = "vitrail-scene-settings";
-	int animate_after = -1;
-	static const struct option options[] = {
-		{ "app-id", required_argument, NULL, 'a' },
-		{ "animate-after", required_argument, NULL, 't' },
-		{ "exit-when-done", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	static const struct sc_client client = {
+		.name = "vitrail-scene-settings",
+		.title = "Settings",
+		.width = WIDTH,
+		.height = HEIGHT,
+		.build = build,
+		.on_tap = handle_tap,
+		.on_timer = handle_timer,
+		.finish = finish,
 	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			app_id = optarg;
-			break;
-		case 't':
-			if (!sc_parse_ms(optarg, &animate_after)) {
-				fprintf(stderr, "bad --animate-after '%s'\n", optarg);
-				return EXIT_FAILURE;
-			}
-			break;
-		case 'x':
-			s.exit_when_done = true;
-			break;
-		default:
-			fprintf(opt == 'h' ? stdout : stderr, "usage: %s [--app-id ID] "
-				"[--animate-after MS] [--exit-when-done]\n", argv[0]);
-			return opt == 'h' ? EXIT_SUCCESS : EXIT_FAILURE;
-		}
-	}
-	int status = EXIT_FAILURE;
-	if (sc_app_init(&s.app, "vitrail-scene-settings") &&
-			sc_app_create_window(&s.app, app_id, "Settings", WIDTH, HEIGHT,
-			0)) {
-		s.app.on_tap = handle_tap;
-		build(&s);
-		if (animate_after >= 0) {
-			sc_app_set_timer(&s.app, animate_after, handle_timer);
-		}
-		status = sc_app_run(&s.app);
-	}
-	for (int i = 0; i < ROWS; i++) {
-		if (s.rows[i].anim != NULL) {
-			vitrail_scene_animation_v1_destroy(s.rows[i].anim);
-		}
-		if (s.rows[i].track_list != NULL) {
-			vitrail_scene_display_list_v1_destroy(s.rows[i].track_list);
-		}
-	}
-	sc_app_finish(&s.app);
-	return status;
+	return sc_client_main(&s.app, &client, argc, argv);
 }
