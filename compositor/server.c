@@ -172,7 +172,14 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_ERROR, "cannot create wlroots' pixman renderer");
 		return false;
 	}
-	wlr_renderer_init_wl_display(server->wlr_renderer, server->display);
+	/* Surfaces get textures that hold no buffer (surface_renderer.c):
+	 * client buffers go back as soon as their pixels are copied. */
+	server->surface_renderer = vt_surface_renderer_create();
+	if (server->surface_renderer == NULL) {
+		wlr_log(WLR_ERROR, "cannot create the surface renderer");
+		return false;
+	}
+	wlr_renderer_init_wl_display(server->surface_renderer, server->display);
 	server->allocator = wlr_allocator_autocreate(server->backend,
 		server->wlr_renderer);
 	if (server->allocator == NULL) {
@@ -214,7 +221,7 @@ bool vt_server_init(struct vt_server *server) {
 	vr_node_set_parent(server->cursor_layer, root);
 
 	server->compositor = wlr_compositor_create(server->display,
-		server->wlr_renderer);
+		server->surface_renderer);
 	server->layout = wlr_output_layout_create();
 	server->xdg_shell = wlr_xdg_shell_create(server->display);
 	server->presentation = wlr_presentation_create(server->display,
@@ -363,6 +370,9 @@ void vt_server_finish(struct vt_server *server) {
 	wlr_allocator_destroy(server->allocator);
 	if (server->wlr_renderer != NULL) {
 		wlr_renderer_destroy(server->wlr_renderer);
+	}
+	if (server->surface_renderer != NULL) {
+		wlr_renderer_destroy(server->surface_renderer);
 	}
 	vr_tree_destroy(server->tree);
 	vr_renderer_destroy(server->renderer);

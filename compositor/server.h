@@ -208,7 +208,8 @@ struct vt_server {
 	struct wl_event_loop *loop;
 	struct wlr_backend *backend;
 	struct wlr_backend *headless; /* when headless outputs are ours */
-	struct wlr_renderer *wlr_renderer; /* pixman: buffer bookkeeping only */
+	struct wlr_renderer *wlr_renderer; /* pixman: output buffers only */
+	struct wlr_renderer *surface_renderer; /* wl_shm, client buffers */
 	struct wlr_allocator *allocator;
 	struct wlr_compositor *compositor;
 	struct wlr_output_layout *layout;
@@ -272,6 +273,9 @@ struct vt_server {
 	struct wl_listener request_set_selection;
 	struct wl_listener request_set_primary_selection;
 };
+
+/* surface_renderer.c */
+struct wlr_renderer *vt_surface_renderer_create(void);
 
 /* util.c */
 uint64_t vt_now_ns(void);

@@ -18,9 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <wayland-client.h>
+
 #include "harness.h"
 
 /* Largest per-channel difference between screenshot and reference. */
@@ -306,6 +309,91 @@ START_TEST(test_integration_protocols_advertised)
 }
 END_TEST
 
+/* ---- buffer_release ------------------------------------------------------ */
+
+struct release_client {
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	bool released;
+};
+
+static void release_registry_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct release_client *c = data;
+	if (strcmp(interface, "wl_compositor") == 0) {
+		c->compositor = wl_registry_bind(registry, name,
+			&wl_compositor_interface, 4);
+	} else if (strcmp(interface, "wl_shm") == 0) {
+		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	}
+}
+
+static void release_registry_global_remove(void *data,
+		struct wl_registry *registry, uint32_t name) {
+}
+
+static const struct wl_registry_listener release_registry_listener = {
+	.global = release_registry_global,
+	.global_remove = release_registry_global_remove,
+};
+
+static void release_buffer_release(void *data, struct wl_buffer *buffer) {
+	struct release_client *c = data;
+	c->released = true;
+}
+
+static const struct wl_buffer_listener release_buffer_listener = {
+	.release = release_buffer_release,
+};
+
+/* vitrail copies a committed buffer's pixels at once, so the buffer goes
+ * back to the client right after the commit, before any other commit (a
+ * compositor that keeps it until the next one makes clients with two
+ * buffers stall, and foot warns about it). */
+START_TEST(test_integration_buffer_release_after_commit)
+{
+	struct harness *harness = harness_create("buffer_release");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1 });
+	struct wl_display *display = wl_display_connect(vitrail->socket);
+	ck_assert_ptr_nonnull(display);
+	struct release_client c = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &release_registry_listener, &c);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_ptr_nonnull(c.compositor);
+	ck_assert_ptr_nonnull(c.shm);
+
+	const int w = 64, h = 48, stride = w * 4, size = stride * h;
+	int fd = memfd_create("vitrail-test-release", MFD_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	struct wl_shm_pool *pool = wl_shm_create_pool(c.shm, fd, size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h,
+		stride, WL_SHM_FORMAT_XRGB8888);
+	wl_buffer_add_listener(buffer, &release_buffer_listener, &c);
+	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
+	wl_surface_attach(surface, buffer, 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, w, h);
+	wl_surface_commit(surface);
+	/* one round trip: the commit is applied, nothing else happens */
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_msg(c.released, "the buffer was not released after its "
+		"commit was applied");
+
+	wl_surface_destroy(surface);
+	wl_buffer_destroy(buffer);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_shm_destroy(c.shm);
+	wl_compositor_destroy(c.compositor);
+	wl_registry_destroy(registry);
+	wl_display_disconnect(display);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- client_death ------------------------------------------------------- */
 
 START_TEST(test_integration_client_death_survived)
@@ -367,6 +455,8 @@ static Suite *integration_suite(void) {
 	harness_add_case(suite, "simple_shm_minute",
 		test_integration_simple_shm_minute_keeps_buffers_free,
 		soak_seconds() + 180);
+	harness_add_case(suite, "buffer_release",
+		test_integration_buffer_release_after_commit, 120);
 	harness_add_case(suite, "protocols",
 		test_integration_protocols_advertised, 120);
 	harness_add_case(suite, "client_death",
