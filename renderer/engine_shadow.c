@@ -24,7 +24,12 @@
 #include "blur_frag.h"
 #include "shadow_shape_frag.h"
 
-#define MAX_SIGMA_PX ((float)VR_SHADOW_MAX_RADIUS / 3.0f)
+/* Wider blurs run on a smaller frame, upsampled when composited: a blur
+ * is smooth, so a sigma of 4 scratch pixels (13 taps each side) loses
+ * nothing visible, and a 32 px shadow costs 1/16 of the pixels and a
+ * quarter of the taps of a full-resolution one. */
+#define MAX_SIGMA_PX 4.0f
+_Static_assert(3 * 4 <= VR_SHADOW_MAX_RADIUS, "kernel radius");
 /* Scratch images larger than this shrink the shadow's frame. */
 #define MAX_SCRATCH 4096
 
