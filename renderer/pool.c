@@ -4,7 +4,7 @@
  *
  * Locks defined here (each a leaf: nothing else is locked while one is
  * held, and no two are ever held together):
- *   vr_task_pool::lock, vr_result_pool::lock
+ *   vr_queue::lock (one in each task pool and result pool)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -117,152 +117,154 @@ struct vr_task *vr_task_list_append(struct vr_task_list *list,
 	return slot;
 }
 
+/* ---- bounded queue ----------------------------------------------------- */
+
+static bool queue_init(struct vr_queue *queue, size_t elem_size, size_t cap)
+{
+	*queue = (struct vr_queue){ .elem_size = elem_size, .cap = cap };
+	queue->ring = calloc(cap, elem_size);
+	if (queue->ring == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return false;
+	}
+	pthread_mutex_init(&queue->lock, NULL);
+	pthread_cond_init(&queue->not_empty, NULL);
+	pthread_cond_init(&queue->not_full, NULL);
+	return true;
+}
+
+static void queue_finish(struct vr_queue *queue)
+{
+	if (queue->ring == NULL) {
+		return;
+	}
+	pthread_cond_destroy(&queue->not_full);
+	pthread_cond_destroy(&queue->not_empty);
+	pthread_mutex_destroy(&queue->lock);
+	free(queue->ring);
+	queue->ring = NULL;
+}
+
+static void queue_push(struct vr_queue *queue, const void *elem)
+{
+	pthread_mutex_lock(&queue->lock);
+	while (queue->count == queue->cap) {
+		pthread_cond_wait(&queue->not_full, &queue->lock);
+	}
+	size_t slot = (queue->head + queue->count) % queue->cap;
+	memcpy(queue->ring + slot * queue->elem_size, elem, queue->elem_size);
+	queue->count++;
+	pthread_cond_signal(&queue->not_empty);
+	pthread_mutex_unlock(&queue->lock);
+}
+
+/* With the lock held and count > 0. */
+static void queue_take(struct vr_queue *queue, void *out)
+{
+	memcpy(out, queue->ring + queue->head * queue->elem_size,
+		queue->elem_size);
+	queue->head = (queue->head + 1) % queue->cap;
+	queue->count--;
+	/* any one waiting producer can use the free slot */
+	pthread_cond_signal(&queue->not_full);
+}
+
+/* Waits while empty; false once shut down. */
+static bool queue_pop(struct vr_queue *queue, void *out)
+{
+	pthread_mutex_lock(&queue->lock);
+	while (queue->count == 0 && !queue->shutdown) {
+		pthread_cond_wait(&queue->not_empty, &queue->lock);
+	}
+	bool ok = !queue->shutdown;
+	if (ok) {
+		queue_take(queue, out);
+	}
+	pthread_mutex_unlock(&queue->lock);
+	return ok;
+}
+
+static bool queue_try_pop(struct vr_queue *queue, void *out)
+{
+	pthread_mutex_lock(&queue->lock);
+	bool found = queue->count > 0;
+	if (found) {
+		queue_take(queue, out);
+	}
+	pthread_mutex_unlock(&queue->lock);
+	return found;
+}
+
 /* ---- task pool (SPMC) ---------------------------------------------------- */
 
 bool vr_task_pool_init(struct vr_task_pool *pool, size_t cap)
 {
-	*pool = (struct vr_task_pool){ .cap = cap };
-	pool->ring = calloc(cap, sizeof(*pool->ring));
-	if (pool->ring == NULL) {
-		vr_log(VR_LOG_ERROR, "allocation failed");
-		return false;
-	}
-	pthread_mutex_init(&pool->lock, NULL);
-	pthread_cond_init(&pool->not_empty, NULL);
-	pthread_cond_init(&pool->not_full, NULL);
-	return true;
+	return queue_init(&pool->queue, sizeof(struct vr_task *), cap);
 }
 
 void vr_task_pool_finish(struct vr_task_pool *pool)
 {
-	if (pool->ring == NULL) {
-		return;
-	}
-	pthread_cond_destroy(&pool->not_full);
-	pthread_cond_destroy(&pool->not_empty);
-	pthread_mutex_destroy(&pool->lock);
-	free(pool->ring);
-	pool->ring = NULL;
+	queue_finish(&pool->queue);
 }
 
 void vr_task_pool_push(struct vr_task_pool *pool, struct vr_task *task)
 {
-	pthread_mutex_lock(&pool->lock);
-	while (pool->count == pool->cap) {
-		pthread_cond_wait(&pool->not_full, &pool->lock);
-	}
-	pool->ring[(pool->head + pool->count) % pool->cap] = task;
-	pool->count++;
-	pthread_cond_signal(&pool->not_empty);
-	pthread_mutex_unlock(&pool->lock);
+	queue_push(&pool->queue, &task);
 }
 
 struct vr_task *vr_task_pool_pop(struct vr_task_pool *pool)
 {
-	pthread_mutex_lock(&pool->lock);
-	while (pool->count == 0 && !pool->shutdown) {
-		pthread_cond_wait(&pool->not_empty, &pool->lock);
-	}
 	struct vr_task *task = NULL;
-	if (!pool->shutdown) {
-		task = pool->ring[pool->head];
-		pool->head = (pool->head + 1) % pool->cap;
-		pool->count--;
-		pthread_cond_signal(&pool->not_full);
-	}
-	pthread_mutex_unlock(&pool->lock);
-	return task;
+	return queue_pop(&pool->queue, &task) ? task : NULL;
 }
 
 void vr_task_pool_shutdown(struct vr_task_pool *pool)
 {
-	pthread_mutex_lock(&pool->lock);
-	pool->shutdown = true;
-	pool->head = 0;
-	pool->count = 0;
-	pthread_cond_broadcast(&pool->not_empty);
-	pthread_cond_broadcast(&pool->not_full);
-	pthread_mutex_unlock(&pool->lock);
+	struct vr_queue *queue = &pool->queue;
+	pthread_mutex_lock(&queue->lock);
+	queue->shutdown = true;
+	queue->head = 0;
+	queue->count = 0;
+	pthread_cond_broadcast(&queue->not_empty);
+	pthread_cond_broadcast(&queue->not_full);
+	pthread_mutex_unlock(&queue->lock);
 }
 
 void vr_task_pool_restart(struct vr_task_pool *pool)
 {
-	pthread_mutex_lock(&pool->lock);
-	pool->shutdown = false;
-	pthread_mutex_unlock(&pool->lock);
+	pthread_mutex_lock(&pool->queue.lock);
+	pool->queue.shutdown = false;
+	pthread_mutex_unlock(&pool->queue.lock);
 }
 
 /* ---- result pool (MPSC) -------------------------------------------------- */
 
 bool vr_result_pool_init(struct vr_result_pool *pool, size_t cap)
 {
-	*pool = (struct vr_result_pool){ .cap = cap };
-	pool->ring = calloc(cap, sizeof(*pool->ring));
-	if (pool->ring == NULL) {
-		vr_log(VR_LOG_ERROR, "allocation failed");
-		return false;
-	}
-	pthread_mutex_init(&pool->lock, NULL);
-	pthread_cond_init(&pool->not_empty, NULL);
-	pthread_cond_init(&pool->not_full, NULL);
-	return true;
+	return queue_init(&pool->queue, sizeof(struct vr_result), cap);
 }
 
 void vr_result_pool_finish(struct vr_result_pool *pool)
 {
-	if (pool->ring == NULL) {
-		return;
-	}
-	pthread_cond_destroy(&pool->not_full);
-	pthread_cond_destroy(&pool->not_empty);
-	pthread_mutex_destroy(&pool->lock);
-	free(pool->ring);
-	pool->ring = NULL;
+	queue_finish(&pool->queue);
 }
 
 void vr_result_pool_push(struct vr_result_pool *pool,
 		const struct vr_result *result)
 {
-	pthread_mutex_lock(&pool->lock);
-	while (pool->count == pool->cap) {
-		pthread_cond_wait(&pool->not_full, &pool->lock);
-	}
-	pool->ring[(pool->head + pool->count) % pool->cap] = *result;
-	pool->count++;
-	pthread_cond_signal(&pool->not_empty);
-	pthread_mutex_unlock(&pool->lock);
-}
-
-static void result_pool_take(struct vr_result_pool *pool,
-		struct vr_result *out)
-{
-	*out = pool->ring[pool->head];
-	pool->head = (pool->head + 1) % pool->cap;
-	pool->count--;
-	/* several producers may wait: any one can use the free slot */
-	pthread_cond_signal(&pool->not_full);
+	queue_push(&pool->queue, result);
 }
 
 void vr_result_pool_pop(struct vr_result_pool *pool, struct vr_result *out)
 {
-	pthread_mutex_lock(&pool->lock);
-	while (pool->count == 0) {
-		pthread_cond_wait(&pool->not_empty, &pool->lock);
-	}
-	result_pool_take(pool, out);
-	pthread_mutex_unlock(&pool->lock);
+	/* never shut down: waits until a result comes */
+	queue_pop(&pool->queue, out);
 }
 
 bool vr_result_pool_try_pop(struct vr_result_pool *pool,
 		struct vr_result *out)
 {
-	pthread_mutex_lock(&pool->lock);
-	bool found = pool->count > 0;
-	if (found) {
-		result_pool_take(pool, out);
-	}
-	pthread_mutex_unlock(&pool->lock);
-	return found;
+	return queue_try_pop(&pool->queue, out);
 }
 
 /* ---- in-order commit ----------------------------------------------------- */

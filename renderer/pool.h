@@ -76,21 +76,31 @@ static inline struct vr_task_slot *vr_task_slot(struct vr_task *task)
 	return vr_container_of(task, struct vr_task_slot, task);
 }
 
+/* ---- bounded queue ----------------------------------------------------- */
+
+/*
+ * Bounded FIFO of fixed-size elements behind a mutex and two condition
+ * variables, blocking at both ends; the task and result pools below are
+ * its two typed uses.
+ */
+struct vr_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty; /* consumers wait on it */
+	pthread_cond_t not_full; /* producers wait on it */
+	unsigned char *ring; /* protected by lock */
+	size_t elem_size, cap; /* immutable */
+	size_t head, count; /* protected by lock */
+	bool shutdown; /* protected by lock */
+};
+
 /* ---- task pool (SPMC) ---------------------------------------------------- */
 
 /*
- * Bounded FIFO of tasks: one producer (preparation) pushes in chain order,
- * any number of consumers (workers) pop in that same order. Mutex and two
- * condition variables; blocking at both ends.
+ * Tasks: one producer (preparation) pushes in chain order, any number of
+ * consumers (workers) pop in that same order.
  */
 struct vr_task_pool {
-	pthread_mutex_t lock;
-	pthread_cond_t not_empty; /* consumers wait on it */
-	pthread_cond_t not_full; /* the producer waits on it */
-	struct vr_task **ring; /* protected by lock */
-	size_t cap; /* immutable */
-	size_t head, count; /* protected by lock */
-	bool shutdown; /* protected by lock */
+	struct vr_queue queue; /* of struct vr_task * */
 };
 
 bool vr_task_pool_init(struct vr_task_pool *pool, size_t cap);
@@ -117,17 +127,9 @@ struct vr_result {
 	uint32_t job;
 };
 
-/*
- * Bounded FIFO of results: workers and preparation push, the commit thread
- * pops. Mutex and two condition variables.
- */
+/* Results: workers and preparation push, the commit thread pops. */
 struct vr_result_pool {
-	pthread_mutex_t lock;
-	pthread_cond_t not_empty; /* the consumer waits on it */
-	pthread_cond_t not_full; /* producers wait on it */
-	struct vr_result *ring; /* protected by lock */
-	size_t cap; /* immutable */
-	size_t head, count; /* protected by lock */
+	struct vr_queue queue; /* of struct vr_result */
 };
 
 bool vr_result_pool_init(struct vr_result_pool *pool, size_t cap);

@@ -234,7 +234,7 @@ bool vr_workers_init(struct vr_renderer *renderer)
 void vr_workers_finish(struct vr_renderer *renderer)
 {
 	struct vr_workers *workers = &renderer->workers;
-	if (workers->tasks.ring == NULL) {
+	if (workers->tasks.queue.ring == NULL) {
 		return; /* never initialised */
 	}
 	vr_workers_stop(renderer);
