@@ -87,3 +87,23 @@ void pin_vulkan_driver(void)
 {
 	(void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
 }
+
+int run_vulkan_suite(Suite *suite)
+{
+	pin_vulkan_driver();
+	vr_set_log_func(test_log);
+	struct vr_renderer *probe = vr_renderer_create(NULL);
+	vr_set_log_func(NULL);
+	if (probe == NULL) {
+		fprintf(stderr, "no Vulkan device: skipping\n");
+		return 77;
+	}
+	fprintf(stderr, "device: %s\n", vr_renderer_device_name(probe));
+	vr_renderer_destroy(probe);
+
+	SRunner *sr = srunner_create(suite);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -10,7 +10,6 @@
  * $VITRAIL_TEST_OUT and names its seed.
  */
 #include <check.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 #include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
+#include "vulkan_test.h"
 #include "vk_private.h"
 
 #define DEFAULT_TREES 500
@@ -27,18 +27,6 @@
 #define TREE_IMAGES 3
 /* per-task delay in parallel runs, microseconds */
 #define MAX_DELAY_US 300
-
-static int log_errors;
-
-static void test_log(enum vr_log_level level, const char *fmt, va_list args)
-{
-	if (level == VR_LOG_ERROR) {
-		log_errors++;
-		fprintf(stderr, "[renderer] ");
-		vfprintf(stderr, fmt, args);
-		fputc('\n', stderr);
-	}
-}
 
 /* ---- random trees ---------------------------------------------------------- */
 
@@ -776,19 +764,5 @@ static Suite *parallel_suite(void)
 
 int main(void)
 {
-	/* see test_render.c: keeps lavapipe's state reachable for LSan */
-	(void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
-	vr_set_log_func(test_log);
-	struct vr_renderer *probe = vr_renderer_create(NULL);
-	vr_set_log_func(NULL);
-	if (probe == NULL) {
-		fprintf(stderr, "no Vulkan device: skipping\n");
-		return 77;
-	}
-	vr_renderer_destroy(probe);
-	SRunner *sr = srunner_create(parallel_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_vulkan_suite(parallel_suite());
 }

@@ -22,7 +22,6 @@
  * -diff.png into $VITRAIL_TEST_OUT.
  */
 #include <check.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -595,19 +594,5 @@ static Suite *primitives_suite(void)
 
 int main(void)
 {
-	pin_vulkan_driver();
-	vr_set_log_func(test_log);
-	struct vr_renderer *probe = vr_renderer_create(NULL);
-	vr_set_log_func(NULL);
-	if (probe == NULL) {
-		fprintf(stderr, "no Vulkan device: skipping\n");
-		return 77;
-	}
-	vr_renderer_destroy(probe);
-
-	SRunner *sr = srunner_create(primitives_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_vulkan_suite(primitives_suite());
 }

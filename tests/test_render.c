@@ -10,7 +10,6 @@
  * -diff.png into $VITRAIL_TEST_OUT.
  */
 #include <check.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -728,21 +727,5 @@ static Suite *render_suite(void)
 
 int main(void)
 {
-	pin_vulkan_driver();
-	/* skip (77) when there is no Vulkan device at all */
-	vr_set_log_func(test_log);
-	struct vr_renderer *probe = vr_renderer_create(NULL);
-	vr_set_log_func(NULL);
-	if (probe == NULL) {
-		fprintf(stderr, "no Vulkan device: skipping\n");
-		return 77;
-	}
-	fprintf(stderr, "device: %s\n", vr_renderer_device_name(probe));
-	vr_renderer_destroy(probe);
-
-	SRunner *sr = srunner_create(render_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_vulkan_suite(render_suite());
 }
