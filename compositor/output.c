@@ -241,37 +241,44 @@ static void frame_release(struct vt_frame *frame) {
 	}
 }
 
-static void surface_frame_done_iter(struct vr_node *node, void *data) {
+struct surfaces_drawn {
+	struct vt_output *output;
+	bool sampled; /* a new frame holds them: presentation feedback */
+	bool frame_done; /* clients may draw their next frame */
+	struct timespec now;
+};
+
+static void surfaces_drawn_iter(struct vr_node *node, void *data) {
+	struct surfaces_drawn *drawn = data;
 	struct vt_surface *surface = vr_node_user_data(node);
-	if (surface != NULL) {
-		wlr_surface_send_frame_done(surface->wlr_surface, data);
-	}
-}
-
-static void surface_sampled_iter(struct vr_node *node, void *data) {
-	struct vt_output *output = data;
-	struct vt_surface *surface = vr_node_user_data(node);
-	if (surface != NULL) {
-		wlr_presentation_surface_sampled_on_output(
-			output->server->presentation, surface->wlr_surface,
-			output->wlr_output);
-	}
-}
-
-static void output_for_each_drawn(struct vt_output *output,
-		void (*fn)(struct vr_node *, void *), void *data) {
-	struct wlr_box box = output_box(output);
-	struct vr_box area = { box.x, box.y, box.width, box.height };
-	vr_tree_for_each_drawn(output->server->tree, &area, fn, data);
-}
-
-static void output_send_frame_done(struct vt_output *output) {
-	if (output->server->hold_frames) {
+	if (surface == NULL) {
 		return;
 	}
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	output_for_each_drawn(output, surface_frame_done_iter, &now);
+	if (drawn->sampled) {
+		wlr_presentation_surface_sampled_on_output(
+			drawn->output->server->presentation, surface->wlr_surface,
+			drawn->output->wlr_output);
+	}
+	if (drawn->frame_done) {
+		wlr_surface_send_frame_done(surface->wlr_surface, &drawn->now);
+	}
+}
+
+/* One pass over the surfaces drawn on the output after a refresh. */
+static void output_surfaces_drawn(struct vt_output *output, bool sampled) {
+	struct surfaces_drawn drawn = {
+		.output = output,
+		.sampled = sampled,
+		.frame_done = !output->server->hold_frames,
+	};
+	if (!drawn.sampled && !drawn.frame_done) {
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &drawn.now);
+	struct wlr_box box = output_box(output);
+	struct vr_box area = { box.x, box.y, box.width, box.height };
+	vr_tree_for_each_drawn(output->server->tree, &area, surfaces_drawn_iter,
+		&drawn);
 }
 
 /* Render the pending damage into a free output buffer and queue it for
@@ -355,7 +362,6 @@ static bool output_render(struct vt_output *output, uint64_t target_ns) {
 	pixman_region32_copy(&frame.damage, &output->pending_damage);
 	pixman_region32_clear(&output->pending_damage);
 
-	output_for_each_drawn(output, surface_sampled_iter, output);
 	output->queue[output->queue_len++] = frame;
 	return true;
 }
@@ -529,7 +535,7 @@ static void output_refresh(struct vt_output *output, uint64_t vblank_ns) {
 	if (output->wants_frame) {
 		output->wants_frame = false;
 		rendered = output_render(output, vblank_ns + output->period_ns);
-		output_send_frame_done(output);
+		output_surfaces_drawn(output, rendered);
 	}
 	if (vt_scene_animating(output->server)) {
 		/* Animated outputs keep rendering: every frame samples them. */
