@@ -2473,6 +2473,16 @@ static void manager_handle_create_image(struct wl_client *client,
 			height, IMAGE_SIZE_MAX, IMAGE_SIZE_MAX);
 		return;
 	}
+	/* libwayland only checks stride >= width: rows of width * 4 bytes
+	 * would read past the client's pool. */
+	int32_t stride = wl_shm_buffer_get_stride(shm);
+	if ((int64_t)stride < (int64_t)width * 4) {
+		wl_resource_post_error(resource,
+			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+			"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
+			buffer_id, stride, width);
+		return;
+	}
 	struct client_quota *quota = quota_get(client);
 	if (quota == NULL) {
 		wl_client_post_no_memory(client);
@@ -2506,8 +2516,7 @@ static void manager_handle_create_image(struct wl_client *client,
 		return;
 	}
 	wl_shm_buffer_begin_access(shm);
-	vr_image_write(vr_image, wl_shm_buffer_get_data(shm),
-		wl_shm_buffer_get_stride(shm), NULL);
+	vr_image_write(vr_image, wl_shm_buffer_get_data(shm), stride, NULL);
 	wl_shm_buffer_end_access(shm);
 	data->refs = 1;
 	data->image = vr_image;

@@ -12,6 +12,7 @@
  */
 #include <assert.h>
 #include <drm_fourcc.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/types/wlr_buffer.h>
@@ -79,6 +80,22 @@ static void surface_update_content(struct vt_surface *surface) {
 			surface_clear_content(surface);
 			return;
 		}
+		/* libwayland only checks stride >= width (it knows no pixel
+		 * sizes): a smaller stride would make every row read past the
+		 * client's pool. */
+		pixman_format_code_t pf = pixman_format_from_drm(format);
+		int64_t min_stride = pf != 0 ?
+			(int64_t)width * (PIXMAN_FORMAT_BPP(pf) / 8) : 0;
+		if ((int64_t)stride < min_stride) {
+			wlr_buffer_end_data_ptr_access(source);
+			surface_clear_content(surface);
+			wl_resource_post_error(wlr_surface->resource,
+				WL_SURFACE_ERROR_INVALID_SIZE,
+				"wl_buffer stride %zu is less than %" PRId64 " bytes, the "
+				"size of a row of %d pixels of format 0x%08x", stride,
+				min_stride, width, format);
+			return;
+		}
 		enum vr_format vr_format = format == DRM_FORMAT_XRGB8888 ?
 			VR_FORMAT_XRGB8888 : VR_FORMAT_ARGB8888;
 		bool reuse = surface->image != NULL &&
@@ -97,10 +114,22 @@ static void surface_update_content(struct vt_surface *surface) {
 				format == DRM_FORMAT_XRGB8888) {
 			vr_image_write(surface->image, data, (int32_t)stride, region);
 		} else {
-			pixman_format_code_t pf = pixman_format_from_drm(format);
-			pixman_image_t *src = pf == 0 ? NULL :
+			/* pixman wants rows on 4-byte boundaries; wl_shm does
+			 * not (RGB565 at an odd width) */
+			void *rows = data;
+			size_t rows_stride = stride;
+			if (pf != 0 && stride % 4 != 0) {
+				rows_stride = ((size_t)min_stride + 3) & ~(size_t)3;
+				rows = malloc(rows_stride * (size_t)height);
+				for (int y = 0; rows != NULL && y < height; y++) {
+					memcpy((char *)rows + (size_t)y * rows_stride,
+						(char *)data + (size_t)y * stride,
+						(size_t)min_stride);
+				}
+			}
+			pixman_image_t *src = pf == 0 || rows == NULL ? NULL :
 				pixman_image_create_bits_no_clear(pf, width, height,
-					data, (int)stride);
+					rows, (int)rows_stride);
 			pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
 				width, height, NULL, 0);
 			if (src != NULL && dst != NULL) {
@@ -114,6 +143,9 @@ static void surface_update_content(struct vt_surface *surface) {
 			}
 			if (src != NULL) {
 				pixman_image_unref(src);
+			}
+			if (rows != data) {
+				free(rows);
 			}
 			if (dst != NULL) {
 				pixman_image_unref(dst);

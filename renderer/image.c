@@ -54,9 +54,15 @@ void vr_image_unref(struct vr_image *image)
 	free(image);
 }
 
-void vr_image_write(struct vr_image *image, const void *data, int32_t stride,
+bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
 		const pixman_region32_t *region)
 {
+	if (stride < image->width * 4) {
+		/* rows would overlap, or reach past the caller's memory */
+		vr_log(VR_LOG_ERROR, "image write: stride %d is less than %d x 4 "
+			"bytes", stride, image->width);
+		return false;
+	}
 	pixman_region32_t clipped;
 	pixman_region32_init_rect(&clipped, 0, 0, (unsigned)image->width,
 		(unsigned)image->height);
@@ -82,6 +88,7 @@ void vr_image_write(struct vr_image *image, const void *data, int32_t stride,
 		pixman_region32_union(&copy->pending, &copy->pending, &clipped);
 	}
 	pixman_region32_fini(&clipped);
+	return true;
 }
 
 int32_t vr_image_width(const struct vr_image *image)

@@ -453,6 +453,37 @@ static void run_image_quota(struct error_env *env) {
 	}
 }
 
+/* A wl_shm buffer whose stride is one byte per pixel: libwayland accepts
+ * it (stride >= width), but rows of width * 4 bytes would run past the
+ * pool, which is exactly stride * height bytes, into unmapped memory. */
+static struct wl_buffer *narrow_stride_buffer(struct error_env *env) {
+	const int32_t width = 4096, height = 4, stride = width;
+	size_t size = (size_t)stride * height;
+	int fd = memfd_create("narrow-stride", MFD_CLOEXEC);
+	CASE_REQUIRE(fd >= 0 && ftruncate(fd, (off_t)size) == 0,
+		"cannot make a memfd");
+	struct wl_shm_pool *pool = wl_shm_create_pool(env->app->shm, fd,
+		(int32_t)size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width,
+		height, stride, WL_SHM_FORMAT_ARGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+static void run_image_narrow_stride(struct error_env *env) {
+	vitrail_scene_manager_v1_create_image(env->app->manager,
+		narrow_stride_buffer(env));
+}
+
+static void run_surface_narrow_stride(struct error_env *env) {
+	struct wl_surface *surface =
+		wl_compositor_create_surface(env->app->compositor);
+	wl_surface_attach(surface, narrow_stride_buffer(env), 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(surface);
+}
+
 static void run_root_foreign(struct error_env *env) {
 	struct wl_surface *other =
 		wl_compositor_create_surface(env->app->compositor);
@@ -744,6 +775,13 @@ static const struct error_case error_cases[] = {
 	{ "image too large", run_image_too_large, MANAGER,
 		VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
 		"is 4097x1, larger than 4096x4096" },
+	{ "image with a stride under width x 4", run_image_narrow_stride,
+		MANAGER, VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+		"stride 4096 is less than its width 4096 x 4 bytes" },
+	{ "surface buffer with a stride under width x 4",
+		run_surface_narrow_stride, &wl_surface_interface,
+		WL_SURFACE_ERROR_INVALID_SIZE,
+		"stride 4096 is less than 16384 bytes" },
 	{ "image quota", run_image_quota, MANAGER,
 		VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
 		"holds 512 images" },

@@ -557,6 +557,29 @@ START_TEST(test_tree_generation)
 }
 END_TEST
 
+/* A stride under width * 4 would make rows overlap or read past the
+ * caller's memory: refused, nothing written. */
+START_TEST(test_tree_image_write_stride)
+{
+	struct vr_image *image = vr_image_create(4, 2, VR_FORMAT_ARGB8888);
+	ck_assert_ptr_nonnull(image);
+	uint32_t pixels[8];
+	for (int i = 0; i < 8; i++) {
+		pixels[i] = 0xff000000u | (uint32_t)i;
+	}
+	ck_assert(!vr_image_write(image, pixels, 15, NULL));
+	ck_assert(!vr_image_write(image, pixels, 4, NULL));
+	int32_t stride;
+	const uint32_t *data = vr_image_data(image, &stride);
+	for (int i = 0; i < 8; i++) {
+		ck_assert_uint_eq(data[i], 0); /* untouched: transparent */
+	}
+	ck_assert(vr_image_write(image, pixels, 16, NULL));
+	ck_assert_uint_eq(data[7], 0xff000007u);
+	vr_image_unref(image);
+}
+END_TEST
+
 static Suite *tree_suite(void)
 {
 	Suite *s = suite_create("tree");
@@ -568,6 +591,7 @@ static Suite *tree_suite(void)
 			test_tree_rotation_bounds, test_tree_mat_helpers } },
 		{ "clips", { test_tree_clip_nested, test_tree_clip_rotated } },
 		{ "zorder", { test_tree_zorder_restack } },
+		{ "images", { test_tree_image_write_stride } },
 		{ "visibility", { test_tree_enable_disable,
 			test_tree_destroy_with_live_children,
 			test_tree_detach_reparent } },

@@ -103,8 +103,10 @@ struct vr_image *vr_image_create(int32_t width, int32_t height,
 	enum vr_format format);
 struct vr_image *vr_image_ref(struct vr_image *image);
 void vr_image_unref(struct vr_image *image); /* accepts NULL */
-/* Copy pixels in (region in image pixels; NULL = whole image). */
-void vr_image_write(struct vr_image *image, const void *data, int32_t stride,
+/* Copy pixels in (region in image pixels; NULL = whole image). Rows are
+ * stride bytes apart; a stride under width * 4 is refused (false, logged,
+ * nothing written). */
+bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
 	const pixman_region32_t *region);
 int32_t vr_image_width(const struct vr_image *image);
 int32_t vr_image_height(const struct vr_image *image);
