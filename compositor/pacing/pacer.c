@@ -1,0 +1,421 @@
+/*
+ * The pacer: see pacer.h. One pass of the state machine (pacer_run) runs
+ * after every entry point:
+ *   1. plan a frame when the output has damage and the policy agrees;
+ *   2. render it when its render time has come;
+ *   3. arm the timer for the next render time or (model clock) the next
+ *      vblank that has something to do.
+ * A model-clock vblank commits the newest ready frame meant for it (older
+ * ready ones are replaced: the latest frame wins), then sends the frame
+ * callbacks clients wait for.
+ */
+#include "pacing/pacer.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Composition-time history for the prediction. */
+#define COMPOSITION_SAMPLES 32
+
+enum frame_state {
+	FRAME_RENDERING,
+	FRAME_READY,
+	FRAME_COMMITTED,
+};
+
+struct pacer_frame {
+	void *handle;
+	uint64_t display_ns; /* the D-Timestamp */
+	uint64_t render_ns; /* rendering started */
+	enum frame_state state;
+};
+
+struct vt_pacer {
+	enum vt_pacer_clock_kind kind;
+	struct vt_clock clock;
+	const struct vt_pacing_policy *policy;
+	const struct vt_pacer_impl *impl;
+	void *data;
+
+	/* tracked frames, in display-time order */
+	struct pacer_frame frames[VT_PACER_FRAMES_MAX];
+	int nframes;
+	uint32_t wants; /* enum vt_pacer_want */
+	bool planned;
+	uint64_t plan_display_ns, plan_render_ns;
+	uint64_t last_display_ns;
+	uint64_t tick_ns; /* model clock: the vblank the timer waits for */
+	uint64_t armed_ns; /* what impl->arm was last told */
+	bool backend_busy; /* backend clock: a commit waits for its frame */
+	bool running; /* inside pacer_run (no re-entry) */
+
+	uint64_t composition[COMPOSITION_SAMPLES];
+	int ncomposition, next_composition;
+	int max_in_flight;
+	uint64_t replaced;
+};
+
+static void pacer_run(struct vt_pacer *pacer, uint64_t now);
+
+struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
+		uint64_t period_ns, uint64_t now_ns,
+		const struct vt_pacing_policy *policy,
+		const struct vt_pacer_impl *impl, void *data) {
+	struct vt_pacer *pacer = calloc(1, sizeof(*pacer));
+	if (pacer == NULL) {
+		return NULL;
+	}
+	pacer->kind = kind;
+	vt_clock_init(&pacer->clock, period_ns, now_ns);
+	/* the model clock is its own truth: its phase is where it starts */
+	pacer->clock.calibrated = kind == VT_PACER_CLOCK_MODEL;
+	pacer->clock.period_known = kind == VT_PACER_CLOCK_MODEL;
+	pacer->policy = policy;
+	pacer->impl = impl;
+	pacer->data = data;
+	return pacer;
+}
+
+void vt_pacer_destroy(struct vt_pacer *pacer) {
+	if (pacer == NULL) {
+		return;
+	}
+	for (int i = 0; i < pacer->nframes; i++) {
+		pacer->impl->discard(pacer->data, pacer->frames[i].handle);
+	}
+	if (pacer->armed_ns != 0) {
+		pacer->impl->arm(pacer->data, 0);
+	}
+	free(pacer);
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+static int find_frame(const struct vt_pacer *pacer, void *handle) {
+	for (int i = 0; i < pacer->nframes; i++) {
+		if (pacer->frames[i].handle == handle) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void remove_frame(struct vt_pacer *pacer, int index) {
+	memmove(&pacer->frames[index], &pacer->frames[index + 1],
+		(size_t)(pacer->nframes - index - 1) * sizeof(pacer->frames[0]));
+	pacer->nframes--;
+}
+
+static int count_state(const struct vt_pacer *pacer, enum frame_state state) {
+	int n = 0;
+	for (int i = 0; i < pacer->nframes; i++) {
+		n += pacer->frames[i].state == state;
+	}
+	return n;
+}
+
+static void add_composition(struct vt_pacer *pacer, uint64_t ns) {
+	pacer->composition[pacer->next_composition] = ns;
+	pacer->next_composition = (pacer->next_composition + 1) %
+		COMPOSITION_SAMPLES;
+	if (pacer->ncomposition < COMPOSITION_SAMPLES) {
+		pacer->ncomposition++;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b) {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint64_t vt_pacer_composition_ns(const struct vt_pacer *pacer) {
+	uint64_t period = pacer->clock.period_ns;
+	if (pacer->ncomposition == 0) {
+		return period / 2; /* nothing measured yet: be careful */
+	}
+	uint64_t sorted[COMPOSITION_SAMPLES];
+	memcpy(sorted, pacer->composition,
+		(size_t)pacer->ncomposition * sizeof(sorted[0]));
+	qsort(sorted, (size_t)pacer->ncomposition, sizeof(sorted[0]), cmp_u64);
+	/* the upper end (90th percentile), plus a quarter and 1 ms for the
+	 * commit and the wake-up */
+	uint64_t p90 = sorted[(pacer->ncomposition * 9) / 10];
+	uint64_t estimate = p90 + p90 / 4 + 1000000;
+	uint64_t most = 3 * period;
+	return estimate < most ? estimate : most;
+}
+
+/* ---- commits ------------------------------------------------------------ */
+
+static void commit_frame(struct vt_pacer *pacer, int index, uint64_t vblank) {
+	struct pacer_frame *frame = &pacer->frames[index];
+	void *handle = frame->handle;
+	frame->state = FRAME_COMMITTED;
+	pacer->wants &= ~VT_PACER_COMMIT;
+	if (pacer->kind == VT_PACER_CLOCK_BACKEND) {
+		pacer->backend_busy = true;
+	}
+	/* The commit may report the presentation at once (the model clock
+	 * does): look the frame up again afterwards. */
+	if (!pacer->impl->commit(pacer->data, handle, vblank)) {
+		int i = find_frame(pacer, handle);
+		if (i >= 0) {
+			remove_frame(pacer, i);
+		}
+		pacer->backend_busy = false;
+		pacer->impl->discard(pacer->data, handle);
+		pacer->wants |= VT_PACER_RENDER; /* draw it again */
+	}
+}
+
+/* The newest ready frame meant for vblank or earlier; older ready ones
+ * are replaced. -1: none. */
+static int pick_ready(struct vt_pacer *pacer, uint64_t vblank) {
+	uint64_t slack = pacer->clock.period_ns / 2;
+	int pick = -1;
+	for (int i = 0; i < pacer->nframes; i++) {
+		struct pacer_frame *frame = &pacer->frames[i];
+		if (frame->state == FRAME_READY &&
+				frame->display_ns <= vblank + slack) {
+			pick = i;
+		}
+	}
+	for (int i = pick - 1; i >= 0; i--) {
+		if (pacer->frames[i].state == FRAME_READY) {
+			void *handle = pacer->frames[i].handle;
+			remove_frame(pacer, i);
+			pick--;
+			pacer->replaced++;
+			pacer->impl->discard(pacer->data, handle);
+		}
+	}
+	return pick;
+}
+
+/* A vblank of the model clock. */
+static void model_vblank(struct vt_pacer *pacer, uint64_t vblank,
+		uint64_t now) {
+	int pick = pick_ready(pacer, vblank);
+	if (pick >= 0) {
+		commit_frame(pacer, pick, vblank);
+	} else if (pacer->wants & VT_PACER_COMMIT) {
+		pacer->wants &= ~VT_PACER_COMMIT;
+		pacer->impl->commit(pacer->data, NULL, vblank);
+	}
+	if (pacer->wants & VT_PACER_CALLBACKS) {
+		pacer->wants &= ~VT_PACER_CALLBACKS;
+		pacer->impl->frame_done(pacer->data, now);
+	}
+}
+
+/* Backend clock: commit the newest ready frame if the backend is free. */
+static void backend_commit(struct vt_pacer *pacer, uint64_t now) {
+	if (pacer->backend_busy) {
+		return;
+	}
+	/* anything ready goes at once: the backend holds it to its vblank */
+	int pick = pick_ready(pacer, UINT64_MAX / 2);
+	if (pick >= 0) {
+		uint64_t vblank = vt_clock_next_vblank(&pacer->clock, now);
+		commit_frame(pacer, pick, vblank);
+	}
+}
+
+/* ---- the state machine -------------------------------------------------- */
+
+static void render_planned(struct vt_pacer *pacer, uint64_t now) {
+	pacer->planned = false;
+	pacer->wants &= ~VT_PACER_RENDER;
+	uint64_t display = pacer->plan_display_ns;
+	bool ready = false;
+	void *handle = pacer->impl->render(pacer->data, display, &ready);
+	if (handle == NULL) {
+		return; /* nothing to draw after all */
+	}
+	assert(pacer->nframes < VT_PACER_FRAMES_MAX);
+	pacer->frames[pacer->nframes++] = (struct pacer_frame){
+		.handle = handle,
+		.display_ns = display,
+		.render_ns = now,
+		.state = ready ? FRAME_READY : FRAME_RENDERING,
+	};
+	pacer->last_display_ns = display;
+	if (pacer->nframes > pacer->max_in_flight) {
+		pacer->max_in_flight = pacer->nframes;
+	}
+}
+
+static void arm(struct vt_pacer *pacer, uint64_t at) {
+	if (at != pacer->armed_ns) {
+		pacer->armed_ns = at;
+		pacer->impl->arm(pacer->data, at);
+	}
+}
+
+static void pacer_run(struct vt_pacer *pacer, uint64_t now) {
+	if (pacer->running) {
+		return; /* an impl call re-entered; the outer pass finishes */
+	}
+	pacer->running = true;
+	/* 1. plan */
+	if ((pacer->wants & VT_PACER_RENDER) && !pacer->planned &&
+			pacer->nframes < VT_PACER_FRAMES_MAX) {
+		uint64_t display, render_at;
+		if (pacer->policy->plan(pacer, now, &display, &render_at)) {
+			pacer->planned = true;
+			pacer->plan_display_ns = display;
+			pacer->plan_render_ns = render_at > now ? render_at : now;
+		}
+	}
+	/* 2. render */
+	if (pacer->planned && pacer->plan_render_ns <= now) {
+		render_planned(pacer, now);
+	}
+	if (pacer->kind == VT_PACER_CLOCK_BACKEND) {
+		backend_commit(pacer, now);
+		if (!pacer->backend_busy && (pacer->wants &
+				(VT_PACER_CALLBACKS | VT_PACER_COMMIT))) {
+			pacer->impl->request_backend_frame(pacer->data);
+		}
+	}
+	/* 3. arm */
+	uint64_t wake = 0;
+	if (pacer->planned) {
+		wake = pacer->plan_render_ns;
+	}
+	pacer->tick_ns = 0;
+	if (pacer->kind == VT_PACER_CLOCK_MODEL &&
+			(count_state(pacer, FRAME_READY) > 0 ||
+			(pacer->wants & (VT_PACER_CALLBACKS | VT_PACER_COMMIT)))) {
+		pacer->tick_ns = vt_clock_next_vblank(&pacer->clock, now);
+		if (wake == 0 || pacer->tick_ns < wake) {
+			wake = pacer->tick_ns;
+		}
+	}
+	arm(pacer, wake);
+	pacer->running = false;
+}
+
+void vt_pacer_request(struct vt_pacer *pacer, uint32_t wants, uint64_t now) {
+	pacer->wants |= wants;
+	pacer_run(pacer, now);
+}
+
+void vt_pacer_wake(struct vt_pacer *pacer, uint64_t now) {
+	pacer->armed_ns = 0; /* a timer fires once */
+	if (pacer->kind == VT_PACER_CLOCK_MODEL && pacer->tick_ns != 0 &&
+			now >= pacer->tick_ns) {
+		/* the latest vblank at or before now (the timer may be late) */
+		uint64_t vblank = vt_clock_next_vblank(&pacer->clock, now) -
+			pacer->clock.period_ns;
+		pacer->tick_ns = 0;
+		pacer->running = true;
+		model_vblank(pacer, vblank, now);
+		pacer->running = false;
+	}
+	pacer_run(pacer, now);
+}
+
+void vt_pacer_frame_ready(struct vt_pacer *pacer, void *handle, uint64_t now) {
+	int i = find_frame(pacer, handle);
+	if (i < 0 || pacer->frames[i].state != FRAME_RENDERING) {
+		return;
+	}
+	pacer->frames[i].state = FRAME_READY;
+	add_composition(pacer, now - pacer->frames[i].render_ns);
+	pacer_run(pacer, now);
+}
+
+void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now) {
+	if (pacer->kind != VT_PACER_CLOCK_BACKEND) {
+		return;
+	}
+	pacer->backend_busy = false;
+	pacer->running = true;
+	int pick = pick_ready(pacer, UINT64_MAX / 2);
+	if (pick >= 0) {
+		commit_frame(pacer, pick, vt_clock_next_vblank(&pacer->clock, now));
+	} else if (pacer->wants & VT_PACER_COMMIT) {
+		pacer->wants &= ~VT_PACER_COMMIT;
+		pacer->backend_busy = true;
+		if (!pacer->impl->commit(pacer->data, NULL,
+				vt_clock_next_vblank(&pacer->clock, now))) {
+			pacer->backend_busy = false;
+		}
+	}
+	if (pacer->wants & VT_PACER_CALLBACKS) {
+		pacer->wants &= ~VT_PACER_CALLBACKS;
+		pacer->impl->frame_done(pacer->data, now);
+	}
+	pacer->running = false;
+	pacer_run(pacer, now);
+}
+
+bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
+		uint64_t presented_ns, uint64_t refresh_ns) {
+	if (presented && pacer->kind == VT_PACER_CLOCK_BACKEND) {
+		vt_clock_present(&pacer->clock, presented_ns, refresh_ns);
+	}
+	int i = find_frame(pacer, handle);
+	if (i < 0) {
+		return false;
+	}
+	uint64_t display = pacer->frames[i].display_ns;
+	remove_frame(pacer, i);
+	if (!presented) {
+		return true;
+	}
+	return presented_ns > display + pacer->clock.period_ns / 2;
+}
+
+void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
+		uint64_t now) {
+	if (period_ns == 0 || period_ns == pacer->clock.period_ns) {
+		return;
+	}
+	vt_clock_set_period(&pacer->clock, period_ns, now);
+	pacer->last_display_ns = 0; /* the old grid's times mean nothing */
+	pacer_run(pacer, now);
+}
+
+void vt_pacer_set_policy(struct vt_pacer *pacer,
+		const struct vt_pacing_policy *policy) {
+	pacer->policy = policy;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+const struct vt_clock *vt_pacer_clock(const struct vt_pacer *pacer) {
+	return &pacer->clock;
+}
+
+uint64_t vt_pacer_last_display_ns(const struct vt_pacer *pacer) {
+	return pacer->last_display_ns;
+}
+
+int vt_pacer_rendering(const struct vt_pacer *pacer) {
+	return count_state(pacer, FRAME_RENDERING);
+}
+
+int vt_pacer_ready(const struct vt_pacer *pacer) {
+	return count_state(pacer, FRAME_READY);
+}
+
+int vt_pacer_committed(const struct vt_pacer *pacer) {
+	return count_state(pacer, FRAME_COMMITTED);
+}
+
+int vt_pacer_max_in_flight(const struct vt_pacer *pacer) {
+	return pacer->max_in_flight;
+}
+
+uint64_t vt_pacer_frame_display_ns(const struct vt_pacer *pacer,
+		void *handle) {
+	int i = find_frame(pacer, handle);
+	return i >= 0 ? pacer->frames[i].display_ns : 0;
+}
+
+uint64_t vt_pacer_replaced(const struct vt_pacer *pacer) {
+	return pacer->replaced;
+}

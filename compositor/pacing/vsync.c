@@ -1,0 +1,59 @@
+/*
+ * The vsync policies: frames in step with the display, one at a time.
+ */
+#include "pacing/pacer.h"
+
+/* The first vblank a frame planned at now can make, after every frame
+ * already planned. */
+static uint64_t first_display(const struct vt_pacer *pacer, uint64_t earliest) {
+	const struct vt_clock *clock = vt_pacer_clock(pacer);
+	uint64_t display = vt_clock_next_vblank(clock, earliest - 1);
+	uint64_t last = vt_pacer_last_display_ns(pacer);
+	if (last != 0 && display <= last) {
+		display = vt_clock_next_vblank(clock, last);
+	}
+	return display;
+}
+
+/*
+ * Just in time for the first vblank the composition can make: a frame
+ * starts rendering the predicted composition time before that vblank, so
+ * whatever clients commit until then is in it. With the frame callbacks
+ * sent at each vblank, a client that commits right after its callback is
+ * shown one period later.
+ */
+static bool vsync_plan(const struct vt_pacer *pacer, uint64_t now,
+		uint64_t *display_ns, uint64_t *render_at_ns) {
+	if (vt_pacer_rendering(pacer) > 0) {
+		return false; /* one frame at a time */
+	}
+	uint64_t composition = vt_pacer_composition_ns(pacer);
+	*display_ns = first_display(pacer, now + composition);
+	*render_at_ns = *display_ns - composition;
+	return true;
+}
+
+const struct vt_pacing_policy vt_policy_vsync = {
+	.name = "vsync",
+	.plan = vsync_plan,
+};
+
+/* Render at the first vblank after the damage, for the vblank after it
+ * (how vitrail paced before the frame pipeline: two periods from a
+ * client's commit to the screen). */
+static bool legacy_plan(const struct vt_pacer *pacer, uint64_t now,
+		uint64_t *display_ns, uint64_t *render_at_ns) {
+	if (vt_pacer_rendering(pacer) > 0) {
+		return false;
+	}
+	const struct vt_clock *clock = vt_pacer_clock(pacer);
+	uint64_t tick = vt_clock_next_vblank(clock, now);
+	*display_ns = first_display(pacer, tick + vt_clock_period(clock));
+	*render_at_ns = *display_ns - vt_clock_period(clock);
+	return true;
+}
+
+const struct vt_pacing_policy vt_policy_legacy = {
+	.name = "legacy",
+	.plan = legacy_plan,
+};

@@ -1,0 +1,526 @@
+/*
+ * The pacing module (compositor/pacing/) on a fake clock: the frame
+ * clock's calibration, the pacer's queue and the vsync policies. No real
+ * time passes: every entry point gets the fake time, and the fake output
+ * below records what the pacer asked of it.
+ *
+ * Expected times are computed here from the refresh grid (phase + k *
+ * period), not by calling the clock under test.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pacing/clock.h"
+#include "pacing/pacer.h"
+
+#define MS 1000000ull
+#define US 1000ull
+/* 60 Hz */
+#define P 16666667ull
+/* the first vblank of the model clocks below */
+#define T0 (1000 * MS)
+
+/* ---- frame clock -------------------------------------------------------- */
+
+START_TEST(test_pacing_clock_grid)
+{
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0), T0 + P);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 - 1), T0);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 + 5 * P + 1),
+		T0 + 6 * P);
+	/* before the phase too */
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 - 3 * P - 1),
+		T0 - 3 * P);
+	ck_assert_uint_eq(vt_clock_nearest_vblank(&clock, T0 + 2 * P + P / 3),
+		T0 + 2 * P);
+	ck_assert_uint_eq(vt_clock_nearest_vblank(&clock, T0 + 2 * P - P / 3),
+		T0 + 2 * P);
+	ck_assert_uint_eq(vt_clock_periods(&clock, T0, T0 + 3 * P + 100), 3);
+}
+END_TEST
+
+/* Present times with +-1.5 ms of jitter around a true grid that is
+ * 2 ms off the initial guess: predictions converge to the true grid
+ * within 0.5 ms and never re-phase on jitter. */
+START_TEST(test_pacing_clock_jitter)
+{
+	const uint64_t truth = T0 + 2 * MS;
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	clock.calibrated = true;
+	clock.period_known = true;
+	uint32_t rng = 12345;
+	for (int k = 1; k <= 200; k++) {
+		rng = rng * 1103515245u + 12345u;
+		int64_t jitter = (int64_t)((rng >> 8) % 3000) - 1500; /* us */
+		uint64_t t = truth + (uint64_t)k * P + (uint64_t)(jitter * 1000);
+		vt_clock_present(&clock, t, P);
+	}
+	ck_assert_uint_eq(clock.rephases, 0);
+	uint64_t predicted = vt_clock_nearest_vblank(&clock, truth + 300 * P);
+	uint64_t expected = truth + 300 * P;
+	uint64_t error = predicted > expected ? predicted - expected :
+		expected - predicted;
+	ck_assert_msg(error < 500 * US, "prediction off by %llu ns",
+		(unsigned long long)error);
+}
+END_TEST
+
+/* Missed vblanks (a present three periods after the last) stay on the
+ * grid; a real jump re-phases; a new refresh rate is adopted at once. */
+START_TEST(test_pacing_clock_missed_jump_rate)
+{
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	vt_clock_present(&clock, T0 + P, P);
+	vt_clock_present(&clock, T0 + 4 * P, P); /* two vblanks missed */
+	ck_assert_uint_eq(clock.rephases, 0);
+	ck_assert_uint_eq(vt_clock_period(&clock), P);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 + 4 * P), T0 + 5 * P);
+
+	/* half a period off: a new phase */
+	uint64_t jump = T0 + 6 * P + P / 2;
+	vt_clock_present(&clock, jump, P);
+	ck_assert_uint_eq(clock.rephases, 1);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, jump), jump + P);
+
+	/* 144 Hz from now on */
+	const uint64_t p144 = 6944444;
+	vt_clock_present(&clock, jump + P, p144);
+	ck_assert_uint_eq(vt_clock_period(&clock), p144);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, jump + P),
+		jump + P + p144);
+}
+END_TEST
+
+/* Without a reported refresh the period is fitted from presents, also
+ * across missed vblanks. */
+START_TEST(test_pacing_clock_fits_period)
+{
+	const uint64_t truth = 16000000; /* 62.5 Hz, vs a 60 Hz guess */
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	uint64_t t = T0;
+	for (int k = 0; k < 40; k++) {
+		t += (k % 7 == 6) ? 2 * truth : truth;
+		vt_clock_present(&clock, t, 0);
+	}
+	uint64_t period = vt_clock_period(&clock);
+	ck_assert_msg(period > truth - 20 * US && period < truth + 20 * US,
+		"fitted period %llu", (unsigned long long)period);
+}
+END_TEST
+
+/* ---- a fake output ------------------------------------------------------ */
+
+struct fake_frame {
+	int id;
+	uint64_t display_ns;
+	bool committed, discarded;
+	uint64_t commit_vblank;
+};
+
+struct fake {
+	struct vt_pacer *pacer;
+	uint64_t now;
+	uint64_t armed; /* 0: no timer */
+	int arms;
+	bool render_nothing; /* impl.render returns NULL */
+	bool render_sync; /* frames are ready inside render */
+	bool present_on_commit; /* the model clock's glue reports at once */
+	struct fake_frame frames[256];
+	int nframes;
+	int frame_dones;
+	uint64_t last_frame_done;
+	int null_commits;
+	int backend_requests;
+	int late;
+};
+
+static void *fake_render(void *data, uint64_t display_ns, bool *ready) {
+	struct fake *fake = data;
+	if (fake->render_nothing) {
+		return NULL;
+	}
+	ck_assert_int_lt(fake->nframes, 256);
+	struct fake_frame *frame = &fake->frames[fake->nframes];
+	*frame = (struct fake_frame){
+		.id = fake->nframes,
+		.display_ns = display_ns,
+	};
+	fake->nframes++;
+	*ready = fake->render_sync;
+	return frame;
+}
+
+static bool fake_commit(void *data, void *handle, uint64_t vblank_ns) {
+	struct fake *fake = data;
+	if (handle == NULL) {
+		fake->null_commits++;
+		return true;
+	}
+	struct fake_frame *frame = handle;
+	ck_assert(!frame->committed && !frame->discarded);
+	frame->committed = true;
+	frame->commit_vblank = vblank_ns;
+	if (fake->present_on_commit) {
+		fake->late += vt_pacer_presented(fake->pacer, frame, true, vblank_ns,
+			P);
+	}
+	return true;
+}
+
+static void fake_discard(void *data, void *handle) {
+	struct fake_frame *frame = handle;
+	ck_assert(!frame->discarded);
+	frame->discarded = true;
+}
+
+static void fake_frame_done(void *data, uint64_t now_ns) {
+	struct fake *fake = data;
+	fake->frame_dones++;
+	fake->last_frame_done = now_ns;
+}
+
+static void fake_arm(void *data, uint64_t at_ns) {
+	struct fake *fake = data;
+	if (at_ns != 0) {
+		ck_assert_uint_ge(at_ns, fake->now);
+	}
+	fake->armed = at_ns;
+	fake->arms++;
+}
+
+static void fake_request_backend_frame(void *data) {
+	struct fake *fake = data;
+	fake->backend_requests++;
+}
+
+static const struct vt_pacer_impl fake_impl = {
+	.render = fake_render,
+	.commit = fake_commit,
+	.discard = fake_discard,
+	.frame_done = fake_frame_done,
+	.arm = fake_arm,
+	.request_backend_frame = fake_request_backend_frame,
+};
+
+static void fake_init(struct fake *fake, enum vt_pacer_clock_kind kind,
+		const struct vt_pacing_policy *policy) {
+	memset(fake, 0, sizeof(*fake));
+	fake->now = T0;
+	fake->present_on_commit = kind == VT_PACER_CLOCK_MODEL;
+	fake->pacer = vt_pacer_create(kind, P, T0, policy, &fake_impl, fake);
+	ck_assert_ptr_nonnull(fake->pacer);
+}
+
+/* Advance the fake time to t, firing the armed timer on the way (as often
+ * as it is re-armed before t). */
+static void run_until(struct fake *fake, uint64_t t) {
+	while (fake->armed != 0 && fake->armed <= t) {
+		fake->now = fake->armed;
+		fake->armed = 0; /* a timer fires once */
+		vt_pacer_wake(fake->pacer, fake->now);
+	}
+	fake->now = t;
+}
+
+static struct fake_frame *last_frame(struct fake *fake) {
+	ck_assert_int_gt(fake->nframes, 0);
+	return &fake->frames[fake->nframes - 1];
+}
+
+/* ---- pacer: vsync policy, model clock ----------------------------------- */
+
+/* Damage after a vblank is rendered just in time for the next one: the
+ * frame is planned for that vblank, rendering starts the predicted
+ * composition time before it, and the commit happens at it. */
+START_TEST(test_pacing_vsync_just_in_time)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	ck_assert_int_eq(fake.nframes, 0); /* not yet: just in time */
+	uint64_t composition = vt_pacer_composition_ns(fake.pacer);
+	ck_assert_uint_eq(fake.armed, T0 + P - composition);
+	run_until(&fake, T0 + P - composition);
+	ck_assert_int_eq(fake.nframes, 1);
+	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + P);
+	/* done 2 ms later: the timer waits for its vblank */
+	fake.now += 2 * MS;
+	vt_pacer_frame_ready(fake.pacer, last_frame(&fake), fake.now);
+	ck_assert(!last_frame(&fake)->committed);
+	ck_assert_uint_eq(fake.armed, T0 + P);
+	run_until(&fake, T0 + P + 1);
+	ck_assert(last_frame(&fake)->committed);
+	ck_assert_uint_eq(last_frame(&fake)->commit_vblank, T0 + P);
+	ck_assert_int_eq(fake.late, 0);
+	/* nothing left to do: no timer */
+	ck_assert_uint_eq(fake.armed, 0);
+	ck_assert_int_eq(vt_pacer_committed(fake.pacer), 0);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* A client that commits 0.5 ms after each frame callback (sent at each
+ * vblank) is shown at the next vblank, every time, once the composition
+ * time is learned: one period from commit to screen. */
+START_TEST(test_pacing_vsync_commit_to_present_one_period)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	const uint64_t render_cost = 3 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_CALLBACKS, fake.now);
+	int shown = 0;
+	for (int k = 1; k <= 120; k++) {
+		uint64_t vblank = T0 + (uint64_t)k * P;
+		run_until(&fake, vblank);
+		/* the frame callback went out at the vblank */
+		ck_assert_uint_eq(fake.last_frame_done, vblank);
+		/* the client commits: new content, and it wants a callback */
+		fake.now = vblank + 500 * US;
+		int before = fake.nframes;
+		vt_pacer_request(fake.pacer, VT_PACER_RENDER | VT_PACER_CALLBACKS,
+			fake.now);
+		/* rendering starts at the planned time; it takes render_cost */
+		ck_assert_uint_gt(fake.armed, fake.now);
+		run_until(&fake, fake.armed);
+		ck_assert_int_eq(fake.nframes, before + 1);
+		struct fake_frame *frame = last_frame(&fake);
+		ck_assert_uint_eq(frame->display_ns, vblank + P);
+		fake.now += render_cost;
+		ck_assert_uint_lt(fake.now, vblank + P);
+		vt_pacer_frame_ready(fake.pacer, frame, fake.now);
+		run_until(&fake, vblank + P - 1);
+		ck_assert(!frame->committed);
+		shown++;
+	}
+	run_until(&fake, T0 + 121 * P);
+	for (int i = 0; i < fake.nframes; i++) {
+		ck_assert(fake.frames[i].committed);
+		ck_assert_uint_eq(fake.frames[i].commit_vblank,
+			fake.frames[i].display_ns);
+	}
+	ck_assert_int_eq(fake.late, 0);
+	ck_assert_int_eq(shown, 120);
+	/* learned: 3 ms at the 90th percentile, plus a quarter and 1 ms */
+	ck_assert_uint_eq(vt_pacer_composition_ns(fake.pacer),
+		render_cost + render_cost / 4 + 1 * MS);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* A frame that finishes after its vblank is shown at the next one and
+ * reported late; nothing else is planned while it renders. */
+START_TEST(test_pacing_vsync_late_frame)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	run_until(&fake, fake.armed);
+	struct fake_frame *frame = last_frame(&fake);
+	ck_assert_uint_eq(frame->display_ns, T0 + P);
+	/* more damage while it renders: no second frame yet */
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now + 1 * MS);
+	ck_assert_int_eq(fake.nframes, 1);
+	/* its vblank passes: no timer needed for it */
+	run_until(&fake, T0 + P + 5 * MS);
+	ck_assert(!frame->committed);
+	vt_pacer_frame_ready(fake.pacer, frame, fake.now);
+	/* the pending damage is planned now, after it, with the composition
+	 * time just learned (13.3 ms -> 17.7 ms predicted): for T0 + 3P */
+	run_until(&fake, T0 + 2 * P);
+	ck_assert(frame->committed);
+	ck_assert_uint_eq(frame->commit_vblank, T0 + 2 * P);
+	ck_assert_int_eq(fake.late, 1);
+	ck_assert_int_eq(fake.nframes, 2);
+	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + 3 * P);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* Frame callbacks alone render nothing and go out at the next vblank;
+ * a commit wanted by the backend re-commits at a vblank; an output with
+ * nothing to do arms no timer and renders nothing. */
+START_TEST(test_pacing_callbacks_and_idle)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	fake.now = T0 + 3 * MS;
+	vt_pacer_request(fake.pacer, 0, fake.now);
+	ck_assert_uint_eq(fake.armed, 0);
+	vt_pacer_request(fake.pacer, VT_PACER_CALLBACKS | VT_PACER_COMMIT,
+		fake.now);
+	ck_assert_uint_eq(fake.armed, T0 + P);
+	run_until(&fake, T0 + 10 * P);
+	ck_assert_int_eq(fake.frame_dones, 1);
+	ck_assert_uint_eq(fake.last_frame_done, T0 + P);
+	ck_assert_int_eq(fake.null_commits, 1);
+	ck_assert_int_eq(fake.nframes, 0);
+	ck_assert_uint_eq(fake.armed, 0);
+
+	/* damage that turns out to draw nothing */
+	fake.render_nothing = true;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	run_until(&fake, fake.now + 5 * P);
+	ck_assert_int_eq(fake.nframes, 0);
+	ck_assert_uint_eq(fake.armed, 0);
+	ck_assert_int_eq(vt_pacer_max_in_flight(fake.pacer), 0);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* The legacy policy renders at the vblank after the damage for the one
+ * after that (two periods), synchronously. */
+START_TEST(test_pacing_legacy_two_periods)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_legacy);
+	fake.render_sync = true;
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	ck_assert_uint_eq(fake.armed, T0 + P);
+	run_until(&fake, T0 + P);
+	ck_assert_int_eq(fake.nframes, 1);
+	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + 2 * P);
+	ck_assert(!last_frame(&fake)->committed);
+	run_until(&fake, T0 + 2 * P);
+	ck_assert(last_frame(&fake)->committed);
+	ck_assert_int_eq(fake.late, 0);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* A refresh-rate change re-phases: the next frame is on the new grid. */
+START_TEST(test_pacing_rate_change)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_legacy);
+	fake.render_sync = true;
+	const uint64_t p144 = 6944444;
+	fake.now = T0 + 5 * MS;
+	vt_pacer_set_period(fake.pacer, p144, fake.now);
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	run_until(&fake, fake.now + 10 * p144);
+	ck_assert_int_eq(fake.nframes, 1);
+	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + 5 * MS +
+		2 * p144);
+	ck_assert_uint_eq(last_frame(&fake)->commit_vblank,
+		T0 + 5 * MS + 2 * p144);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* ---- pacer: backend clock ------------------------------------------------ */
+
+/* A ready frame is committed at once when the backend is free; while a
+ * commit waits for its frame event, newer ready frames queue and only the
+ * newest is committed (the older one is replaced, never shown). Present
+ * events calibrate the clock. */
+START_TEST(test_pacing_backend_latest_wins)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_BACKEND, &vt_policy_vsync);
+	fake.render_sync = true;
+	/* the parent's vblanks are 4 ms off our initial guess */
+	const uint64_t phase = T0 + 4 * MS;
+	vt_pacer_presented(fake.pacer, NULL, true, phase, P);
+	fake.now = phase + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	run_until(&fake, phase + P);
+	ck_assert_int_eq(fake.nframes, 1);
+	struct fake_frame *first = &fake.frames[0];
+	ck_assert_uint_eq(first->display_ns, phase + P);
+	ck_assert(first->committed);
+
+	/* two more frames while the backend is busy */
+	for (int i = 0; i < 2; i++) {
+		vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+		run_until(&fake, fake.armed);
+	}
+	ck_assert_int_eq(fake.nframes, 3);
+	ck_assert(!fake.frames[1].committed && !fake.frames[2].committed);
+	ck_assert_int_eq(vt_pacer_ready(fake.pacer), 2);
+	ck_assert(!vt_pacer_presented(fake.pacer, first, true, phase + P, P));
+	fake.now += 100 * US;
+	vt_pacer_backend_frame(fake.pacer, fake.now);
+	ck_assert(fake.frames[1].discarded);
+	ck_assert(fake.frames[2].committed);
+	ck_assert_uint_eq(vt_pacer_replaced(fake.pacer), 1);
+	/* shown a period after its display time: late */
+	ck_assert(vt_pacer_presented(fake.pacer, &fake.frames[2], true,
+		fake.frames[2].display_ns + P, P));
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* Callbacks with the backend clock wait for the backend's frame event. */
+START_TEST(test_pacing_backend_callbacks)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_BACKEND, &vt_policy_vsync);
+	vt_pacer_request(fake.pacer, VT_PACER_CALLBACKS, fake.now);
+	ck_assert_int_eq(fake.backend_requests, 1);
+	ck_assert_int_eq(fake.frame_dones, 0);
+	vt_pacer_backend_frame(fake.pacer, fake.now + 1 * MS);
+	ck_assert_int_eq(fake.frame_dones, 1);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* Destroying a pacer drops the frames it still tracks. */
+START_TEST(test_pacing_destroy_discards)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	run_until(&fake, fake.armed);
+	ck_assert_int_eq(fake.nframes, 1);
+	vt_pacer_destroy(fake.pacer);
+	ck_assert(fake.frames[0].discarded);
+	ck_assert_uint_eq(fake.armed, 0);
+}
+END_TEST
+
+static Suite *pacing_suite(void) {
+	Suite *s = suite_create("pacing");
+	struct {
+		const char *name;
+		const TTest *tests[8];
+	} cases[] = {
+		{ "clock", { test_pacing_clock_grid, test_pacing_clock_jitter,
+			test_pacing_clock_missed_jump_rate,
+			test_pacing_clock_fits_period } },
+		{ "vsync", { test_pacing_vsync_just_in_time,
+			test_pacing_vsync_commit_to_present_one_period,
+			test_pacing_vsync_late_frame,
+			test_pacing_callbacks_and_idle,
+			test_pacing_legacy_two_periods, test_pacing_rate_change,
+			test_pacing_destroy_discards } },
+		{ "backend", { test_pacing_backend_latest_wins,
+			test_pacing_backend_callbacks } },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TCase *tc = tcase_create(cases[i].name);
+		for (int j = 0; j < 8 && cases[i].tests[j] != NULL; j++) {
+			tcase_add_test(tc, cases[i].tests[j]);
+		}
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
+
+int main(void) {
+	SRunner *sr = srunner_create(pacing_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
