@@ -62,6 +62,9 @@ struct vr_texture {
 	VkDescriptorSet sets[2]; /* indexed by enum vr_sampler */
 	/* the uploader of the frame's (one thread per frame) */
 	VkImageLayout layout;
+	/* in garbage: the last frame that may sample it; protected by
+	 * images_lock */
+	uint64_t garbage_frame;
 };
 
 struct vr_pipeline_entry {
@@ -75,7 +78,7 @@ struct vr_scratch_image {
 	struct vr_scratch scratch;
 	VkDeviceMemory memory;
 	VkDescriptorPool pool;
-	uint64_t last_frame; /* used in; protected by scratch_lock */
+	uint64_t last_frame; /* used in; caller's thread (in a slot) */
 };
 
 /* ---- preparing state ----------------------------------------------------- */
@@ -339,8 +342,10 @@ static void texture_handle_image_destroyed(struct vr_image_copy *copy)
 		copy);
 	struct vr_resources *res = &texture->renderer->res;
 	pixman_region32_fini(&copy->pending);
-	/* A submitted frame may still sample it: free after the fence. */
+	/* Submitted frames may still sample it, and so may the frame being
+	 * prepared: free it once the GPU passed the next frame. */
 	pthread_rwlock_wrlock(&res->images_lock);
+	texture->garbage_frame = texture->renderer->frames + 1;
 	texture->image = NULL;
 	vr_list_remove(&texture->link);
 	vr_list_insert(&res->garbage, &texture->link);
@@ -1013,7 +1018,9 @@ bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
 bool vr_resources_frame_begin(struct vr_renderer *renderer)
 {
 	struct vr_resources *res = &renderer->res;
-	/* vr_render waits for every frame: no region of the ring is in use */
+	/* The slot's region is free (its frame retired); the others may be
+	 * in use: a grown ring is a new buffer, the old one is freed with
+	 * the latest pending frame. */
 	uint64_t demand = atomic_load_explicit(&res->ring_head,
 		memory_order_relaxed);
 	VkDeviceSize region = RING_MIN_REGION;
@@ -1021,6 +1028,11 @@ bool vr_resources_frame_begin(struct vr_renderer *renderer)
 		region *= 2;
 	}
 	if (region > res->region_size || res->ring.buffer == VK_NULL_HANDLE) {
+		if (res->ring.buffer != VK_NULL_HANDLE) {
+			vr_resources_defer_buffer(renderer, &res->ring);
+			res->ring = (struct vr_host_buffer){ 0 };
+			vr_list_init(&res->ring.link);
+		}
 		if (!ring_create(renderer, region)) {
 			return false;
 		}
@@ -1061,27 +1073,72 @@ void vr_resources_frame_flush(struct vr_renderer *renderer)
 	}
 }
 
-void vr_resources_frame_retire(struct vr_renderer *renderer)
+void vr_resources_defer_buffer(struct vr_renderer *renderer,
+		struct vr_host_buffer *buffer)
+{
+	uint64_t pending = vr_frames_latest_pending(renderer);
+	struct vr_host_buffer *copy = pending != 0 ?
+		malloc(sizeof(*copy)) : NULL;
+	if (copy == NULL) {
+		/* nothing in flight (or no memory: wait for the GPU) */
+		if (pending != 0) {
+			vr_frames_wait_idle(renderer);
+		}
+		vr_vk_destroy_host_buffer(renderer, buffer);
+		return;
+	}
+	*copy = *buffer;
+	vr_list_insert(&vr_frame_slot_of(renderer, pending)->overflow,
+		&copy->link);
+}
+
+void vr_resources_frame_end(struct vr_renderer *renderer,
+		struct vr_frame_slot *slot)
 {
 	struct vr_resources *res = &renderer->res;
 	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
-		free_overflow(vr_exec_ctx_at(renderer, i));
+		struct vr_exec_ctx *ctx = vr_exec_ctx_at(renderer, i);
+		vr_list_for_each_safe(buffer, &ctx->overflow, struct vr_host_buffer,
+				link) {
+			vr_list_remove(&buffer->link);
+			vr_list_insert(&slot->overflow, &buffer->link);
+		}
 	}
-	/* scratch images: this frame's go back to the free list; long idle
-	 * ones are destroyed */
-	struct vr_list idle;
-	vr_list_init(&idle);
-	uint64_t frame = renderer->frame.number;
 	pthread_mutex_lock(&res->scratch_lock);
 	vr_list_for_each_safe(scratch, &res->scratch_used,
 			struct vr_scratch_image, link) {
+		vr_list_remove(&scratch->link);
+		vr_list_insert(&slot->scratch, &scratch->link);
+	}
+	pthread_mutex_unlock(&res->scratch_lock);
+}
+
+void vr_resources_slot_retire(struct vr_renderer *renderer,
+		struct vr_frame_slot *slot)
+{
+	struct vr_resources *res = &renderer->res;
+	vr_list_for_each_safe(buffer, &slot->overflow, struct vr_host_buffer,
+			link) {
+		vr_list_remove(&buffer->link);
+		vr_vk_destroy_host_buffer(renderer, buffer);
+		free(buffer);
+	}
+	/* scratch images: the frame's go back to the free list; long idle
+	 * ones are destroyed */
+	struct vr_list idle;
+	vr_list_init(&idle);
+	uint64_t frame = slot->number;
+	pthread_mutex_lock(&res->scratch_lock);
+	vr_list_for_each_safe(scratch, &slot->scratch, struct vr_scratch_image,
+			link) {
 		scratch->last_frame = frame;
 		vr_list_remove(&scratch->link);
 		vr_list_insert(&res->scratch_free, &scratch->link);
 	}
 	vr_list_for_each_safe(scratch, &res->scratch_free,
 			struct vr_scratch_image, link) {
-		if (frame - scratch->last_frame > SCRATCH_MAX_IDLE_FRAMES) {
+		if (frame > scratch->last_frame &&
+				frame - scratch->last_frame > SCRATCH_MAX_IDLE_FRAMES) {
 			vr_list_remove(&scratch->link);
 			vr_list_insert(&idle, &scratch->link);
 		}
@@ -1090,8 +1147,23 @@ void vr_resources_frame_retire(struct vr_renderer *renderer)
 	vr_list_for_each_safe(scratch, &idle, struct vr_scratch_image, link) {
 		scratch_free(renderer, scratch);
 	}
-	/* the GPU is done with this frame: released textures can go */
+}
+
+void vr_resources_collect_garbage(struct vr_renderer *renderer,
+		uint64_t completed)
+{
+	struct vr_resources *res = &renderer->res;
+	struct vr_list done;
+	vr_list_init(&done);
+	pthread_rwlock_wrlock(&res->images_lock);
 	vr_list_for_each_safe(texture, &res->garbage, struct vr_texture, link) {
+		if (texture->garbage_frame <= completed) {
+			vr_list_remove(&texture->link);
+			vr_list_insert(&done, &texture->link);
+		}
+	}
+	pthread_rwlock_unlock(&res->images_lock);
+	vr_list_for_each_safe(texture, &done, struct vr_texture, link) {
 		texture_free(texture);
 	}
 }

@@ -252,6 +252,53 @@ static bool pick_physical_device(struct vr_renderer *renderer)
 	return true;
 }
 
+static bool has_device_extension(VkPhysicalDevice phdev, const char *name)
+{
+	uint32_t count = 0;
+	if (vkEnumerateDeviceExtensionProperties(phdev, NULL, &count, NULL) !=
+			VK_SUCCESS) {
+		return false;
+	}
+	VkExtensionProperties *exts = calloc(count, sizeof(*exts));
+	if (exts == NULL) {
+		return false;
+	}
+	bool found = false;
+	if (vkEnumerateDeviceExtensionProperties(phdev, NULL, &count, exts) ==
+			VK_SUCCESS) {
+		for (uint32_t i = 0; i < count && !found; i++) {
+			found = strcmp(exts[i].extensionName, name) == 0;
+		}
+	}
+	free(exts);
+	return found;
+}
+
+/* VK_EXT_external_memory_host for vr_dst_buffer_import, enabled when the
+ * device has it (it needs VK_KHR_external_memory: core in 1.1). */
+static uint32_t host_import_extensions(struct vr_renderer *renderer,
+		const char *exts[1])
+{
+	if (!has_device_extension(renderer->phdev,
+			VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+		vr_log(VR_LOG_DEBUG, "%s missing: no host memory import",
+			VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+		return 0;
+	}
+	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_props = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+	};
+	VkPhysicalDeviceProperties2 props = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+		.pNext = &host_props,
+	};
+	vkGetPhysicalDeviceProperties2(renderer->phdev, &props);
+	renderer->host_import_alignment =
+		host_props.minImportedHostPointerAlignment;
+	exts[0] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+	return 1;
+}
+
 bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
 {
 	if (!create_instance(renderer, validation)) {
@@ -267,10 +314,14 @@ bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
 		.queueCount = 1,
 		.pQueuePriorities = &priority,
 	};
+	const char *exts[1];
+	uint32_t nexts = host_import_extensions(renderer, exts);
 	VkDeviceCreateInfo dinfo = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		.queueCreateInfoCount = 1,
 		.pQueueCreateInfos = &qinfo,
+		.enabledExtensionCount = nexts,
+		.ppEnabledExtensionNames = exts,
 	};
 	VkResult res = vkCreateDevice(renderer->phdev, &dinfo, NULL,
 		&renderer->device);
@@ -281,6 +332,13 @@ bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
 	}
 	vkGetDeviceQueue(renderer->device, renderer->queue_family, 0,
 		&renderer->queue);
+	if (nexts > 0) {
+		renderer->get_host_pointer_props =
+			(PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+				renderer->device, "vkGetMemoryHostPointerPropertiesEXT");
+		renderer->has_host_import =
+			renderer->get_host_pointer_props != NULL;
+	}
 	return true;
 
 error_instance:

@@ -19,9 +19,11 @@
 #include "pool.h"
 #include "render_private.h"
 
-/* Frames whose CPU-written memory (vertex ring, prologue command buffers)
- * may be in use at once; vr_render waits for its frame today. */
-#define VR_FRAMES_IN_FLIGHT 2
+/* VR_FRAMES_IN_FLIGHT (renderer.h) frame slots: each has its frame
+ * command buffer, every context's upload and prologue command buffers,
+ * a region of the vertex ring and a fence; a slot is reused only after
+ * its previous frame retired. */
+_Static_assert(VR_FRAMES_IN_FLIGHT >= 6, "frames in flight");
 
 /* A growable array of fixed-size elements. */
 struct vr_array {
@@ -68,7 +70,8 @@ struct vr_exec_ctx {
 	uint8_t *chunk_map; /* CPU address of the chunk's start */
 	VkDeviceSize chunk_offset, chunk_size, chunk_used;
 	VkBuffer last_buffer; /* of the latest vr_exec_vertices() */
-	struct vr_list overflow; /* vr_host_buffer::link, freed after the frame */
+	struct vr_list overflow; /* vr_host_buffer::link; this frame's, handed
+		to its slot when the frame is submitted */
 	/* this frame's figures */
 	uint64_t busy_ns; /* executing tasks */
 	uint32_t tasks; /* executed */
@@ -96,8 +99,9 @@ struct vr_resources {
 	/* images: the vr_image::copies lists of every image and `textures` */
 	pthread_rwlock_t images_lock;
 	struct vr_list textures; /* vr_texture::link; protected by images_lock */
-	struct vr_list garbage; /* vr_texture::link; caller's thread, between
-		frames */
+	struct vr_list garbage; /* vr_texture::link; protected by images_lock,
+		freed by the caller's thread once the frames that may use
+		them completed */
 	/* preparing -> ready/failed transitions of textures and pipelines */
 	pthread_mutex_t ready_lock;
 	pthread_cond_t ready; /* broadcast under ready_lock */
@@ -113,7 +117,8 @@ struct vr_resources {
 	pthread_mutex_t scratch_lock;
 	struct vr_list scratch_free; /* vr_scratch_image::link; protected by
 		scratch_lock */
-	struct vr_list scratch_used; /* this frame's; protected by scratch_lock */
+	struct vr_list scratch_used; /* this frame's; protected by scratch_lock;
+		handed to the frame's slot when it is submitted */
 	/* the vertex ring: VR_FRAMES_IN_FLIGHT regions of region_size bytes */
 	struct vr_host_buffer ring; /* caller's thread, between frames */
 	VkDeviceSize region_size; /* caller's thread, between frames */
@@ -135,6 +140,10 @@ struct vr_frame_job {
 	uint32_t end; /* end of its tasks in the chain (after preparation) */
 	uint32_t draws; /* record calls (commit side) */
 	atomic_uint uploads; /* by the workers executing its tasks */
+	/* the output path, decided by the caller's thread at set-up */
+	struct vr_dst_buffer *dst;
+	size_t first_dst_rect, ndst_rects; /* in vr_frame::rects */
+	size_t first_mirror_rect, nmirror_rects; /* in vr_frame::rects */
 };
 
 struct vr_chain {
@@ -144,9 +153,11 @@ struct vr_chain {
 	bool failed; /* caller's thread */
 };
 
-/* One vr_render call. Written by the caller's thread before the commit
- * thread starts it, then by the commit thread (fields marked commit), read
- * by the caller after the commit thread is done. */
+/* The CPU side of one vr_render_submit call: one at a time (submit
+ * returns when the commit thread has submitted). Written by the caller's
+ * thread before the commit thread starts it, then by the commit thread
+ * (fields marked commit), read by the caller after the commit thread is
+ * done. */
 struct vr_frame {
 	uint64_t number; /* 1, 2, ... */
 	uint32_t slot; /* number % VR_FRAMES_IN_FLIGHT */
@@ -158,11 +169,53 @@ struct vr_frame {
 	struct vr_commit commit;
 	uint32_t *job_ends; /* per job, UINT32_MAX until known */
 	uint32_t stalls;
-	uint64_t commit_ns, gpu_ns;
+	uint64_t commit_ns, submit_ns;
 	bool commit_failed;
 	struct vr_array upload_cbs, prologue_cbs; /* VkCommandBuffer, submit */
 	/* sequential mode: time spent executing and recording */
 	uint64_t seq_execute_ns, seq_record_ns;
+};
+
+/*
+ * A frame slot (vk_frames.c): what a submitted frame keeps until the GPU
+ * passed it. The caller's thread owns everything here except `cb`, which
+ * the frame's recorder (commit thread, or the caller when sequential)
+ * uses between the frame's start and its submission, and the fence,
+ * which only the fence thread waits for after submission.
+ */
+struct vr_frame_slot {
+	uint64_t number; /* frame in the slot; 0: never used */
+	bool retired; /* its resources were released (or never used) */
+	bool failed; /* recording or submission failed */
+	VkCommandBuffer cb; /* the frame's */
+	VkFence fence; /* signalled when the frame completes */
+	uint64_t submit_ns;
+	struct vr_list overflow; /* vr_host_buffer::link: overflow buffers,
+		old vertex rings */
+	struct vr_list scratch; /* vr_scratch_image::link */
+	struct vr_list dst_garbage; /* vr_dst_buffer::link, destroyed
+		while the frame still wrote into them */
+	struct vr_frame_timing *timings; /* per job */
+	size_t njobs, timings_cap;
+};
+
+/* The fence thread ("vr-fence", vk_frames.c): sole observer of frame
+ * completion. */
+struct vr_fences {
+	pthread_t thread;
+	bool running; /* caller's thread */
+	pthread_mutex_t lock; /* a leaf */
+	pthread_cond_t cond; /* broadcast on every change below */
+	uint64_t submitted; /* latest frame handed to the queue; protected
+		by lock */
+	uint64_t completed; /* every frame up to it completed; protected by
+		lock */
+	uint64_t done_ns[VR_FRAMES_IN_FLIGHT]; /* completion time per slot;
+		protected by lock */
+	bool lost; /* a fence wait failed: frames count as done; protected
+		by lock */
+	bool quit; /* protected by lock */
+	int event_fd; /* written by the fence thread, drained by the caller */
 };
 
 struct vr_worker {
@@ -200,11 +253,21 @@ struct vr_renderer {
 	char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 	VkDevice device;
 	uint32_t queue_family;
-	VkQueue queue; /* the commit thread's (the caller's when sequential) */
+	bool has_host_import; /* VK_EXT_external_memory_host enabled */
+	VkDeviceSize host_import_alignment;
+	PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_props;
+	/* the commit thread's (the caller's when sequential, and for
+	 * vr_target_read's readbacks) */
+	pthread_mutex_t queue_lock; /* a leaf; held around vkQueueSubmit */
+	VkQueue queue; /* protected by queue_lock */
 
-	VkCommandPool command_pool;
-	VkCommandBuffer cb; /* the frame's; recorded by the commit thread */
-	VkFence fence;
+	VkCommandPool command_pool; /* the slots' frame command buffers */
+	struct vr_frame_slot slots[VR_FRAMES_IN_FLIGHT];
+	struct vr_fences fences;
+	/* vr_target_read's synchronous readback (caller's thread) */
+	VkCommandPool readback_pool;
+	VkCommandBuffer readback_cb;
+	VkFence readback_fence;
 	VkRenderPass render_pass; /* targets */
 	VkRenderPass offscreen_pass; /* scratch images */
 	VkDescriptorSetLayout set_layout;
@@ -212,6 +275,7 @@ struct vr_renderer {
 	VkSampler samplers[2]; /* indexed by enum vr_sampler */
 
 	struct vr_list targets; /* vr_target::link */
+	struct vr_list dst_buffers; /* vr_dst_buffer::link, live ones */
 	struct vr_image *white; /* 1x1 opaque white: solid colour draws */
 
 	struct vr_resources res;
@@ -220,7 +284,23 @@ struct vr_renderer {
 	bool sequential;
 	int workers_wanted; /* 0: the default */
 	struct vr_frame frame;
-	uint64_t frames; /* frames submitted */
+	uint64_t frames; /* frame numbers used (submitted, or failed) */
+};
+
+static inline struct vr_frame_slot *vr_frame_slot_of(
+		struct vr_renderer *renderer, uint64_t number)
+{
+	return &renderer->slots[number % VR_FRAMES_IN_FLIGHT];
+}
+
+struct vr_dst_buffer {
+	struct vr_renderer *renderer; /* NULL once the renderer is gone */
+	struct vr_list link; /* vr_renderer::dst_buffers or a slot's
+		dst_garbage */
+	int32_t width, height, stride;
+	VkBuffer buffer;
+	VkDeviceMemory memory;
+	uint64_t last_frame; /* latest frame copying into it */
 };
 
 struct vr_target {
@@ -236,6 +316,9 @@ struct vr_target {
 	VkDeviceMemory mirror_memory;
 	bool mirror_coherent;
 	void *mirror_map; /* width * height * 4 bytes, stride width * 4 */
+	/* caller's thread: */
+	pixman_region32_t mirror_stale; /* redrawn pixels not in the mirror */
+	uint64_t last_frame; /* latest frame drawing into it */
 };
 
 /* vk_device.c */
@@ -278,9 +361,21 @@ bool vr_resources_frame_begin(struct vr_renderer *renderer);
 /* Commit thread, every task finished: flushes non-coherent CPU writes of
  * every context. */
 void vr_resources_frame_flush(struct vr_renderer *renderer);
-/* Caller's thread, after the frame's fence: frees what waited for it,
- * grows the ring for the next frame when it overflowed. */
-void vr_resources_frame_retire(struct vr_renderer *renderer);
+/* Caller's thread, after the commit thread submitted the frame: its
+ * overflow buffers and scratch images go to its slot. */
+void vr_resources_frame_end(struct vr_renderer *renderer,
+	struct vr_frame_slot *slot);
+/* Caller's thread, once the GPU completed the slot's frame: frees or
+ * recycles what waited for it. */
+void vr_resources_slot_retire(struct vr_renderer *renderer,
+	struct vr_frame_slot *slot);
+/* Caller's thread: frees the released textures whose last possible user
+ * is a frame up to `completed`. */
+void vr_resources_collect_garbage(struct vr_renderer *renderer,
+	uint64_t completed);
+/* Free a host buffer now, or with the latest pending frame. */
+void vr_resources_defer_buffer(struct vr_renderer *renderer,
+	struct vr_host_buffer *buffer);
 /* Every execution context: 0 is the caller's thread's, 1..W the
  * workers'. */
 static inline size_t vr_exec_ctx_count(const struct vr_renderer *renderer)
@@ -304,8 +399,40 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t job);
 void vr_frame_record_task(struct vr_renderer *renderer,
 	const struct vr_task *task);
 void vr_frame_end_job(struct vr_renderer *renderer, size_t job);
-/* End the frame's command buffer, submit with every prologue, wait. */
-bool vr_frame_submit(struct vr_renderer *renderer);
+/* Caller's thread: number the next frame and take its slot (waiting for
+ * the slot's previous frame when needed) and the slot's resources. True:
+ * the frame must be submitted (vr_frame_submit, also when it failed) and
+ * closed. */
+bool vr_frame_open(struct vr_renderer *renderer);
+/* Caller's thread, after the submission: the frame's resources go to its
+ * slot. */
+void vr_frame_close(struct vr_renderer *renderer, bool ok);
+/* End the frame's command buffer, submit it with every upload and
+ * prologue and the slot's fence (an empty submission that only signals
+ * the fence when anything failed, so frame numbers stay consecutive).
+ * Does not wait. False: the frame failed. */
+bool vr_frame_submit(struct vr_renderer *renderer, bool ok);
+
+/* vk_frames.c: slots, completion, retirement (caller's thread unless
+ * said otherwise) */
+/* Before anything can fail in vr_renderer_create: empty slots. */
+void vr_frames_setup(struct vr_renderer *renderer);
+/* With the device: command buffers, fences, the eventfd, the thread. */
+bool vr_frames_init(struct vr_renderer *renderer);
+/* After every frame completed (vr_frames_wait_idle). */
+void vr_frames_finish(struct vr_renderer *renderer);
+/* Any thread that submitted frame `number` (fence thread wakes up). */
+void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number);
+/* The slot of the frame about to be numbered `number`: waits for its
+ * previous frame when it is still pending, retires it, resets the fence.
+ * False on failure. */
+bool vr_frames_acquire_slot(struct vr_renderer *renderer, uint64_t number);
+/* Retire the completed frames; returns the latest completed number. */
+uint64_t vr_frames_retire(struct vr_renderer *renderer);
+/* Wait for every submitted frame (destroy, mode changes). */
+void vr_frames_wait_idle(struct vr_renderer *renderer);
+/* The newest frame submitted and not yet retired, or 0. */
+uint64_t vr_frames_latest_pending(struct vr_renderer *renderer);
 
 /* workers.c */
 bool vr_workers_init(struct vr_renderer *renderer);

@@ -212,6 +212,8 @@ static bool create_layouts(struct vr_renderer *renderer)
 	return true;
 }
 
+/* The pool of the slots' frame command buffers (vk_frames.c allocates
+ * them) and vr_target_read's readback command buffer and fence. */
 static bool create_commands(struct vr_renderer *renderer)
 {
 	VkCommandPoolCreateInfo pinfo = {
@@ -219,20 +221,25 @@ static bool create_commands(struct vr_renderer *renderer)
 		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
 		.queueFamilyIndex = renderer->queue_family,
 	};
-	VkResult res = vkCreateCommandPool(renderer->device, &pinfo, NULL,
-		&renderer->command_pool);
-	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkCreateCommandPool failed: %s",
-			vr_vk_result_str(res));
-		return false;
+	VkCommandPool *pools[2] = { &renderer->command_pool,
+		&renderer->readback_pool };
+	for (int i = 0; i < 2; i++) {
+		VkResult res = vkCreateCommandPool(renderer->device, &pinfo, NULL,
+			pools[i]);
+		if (res != VK_SUCCESS) {
+			vr_log(VR_LOG_ERROR, "vkCreateCommandPool failed: %s",
+				vr_vk_result_str(res));
+			return false;
+		}
 	}
 	VkCommandBufferAllocateInfo cinfo = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = renderer->command_pool,
+		.commandPool = renderer->readback_pool,
 		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
 		.commandBufferCount = 1,
 	};
-	res = vkAllocateCommandBuffers(renderer->device, &cinfo, &renderer->cb);
+	VkResult res = vkAllocateCommandBuffers(renderer->device, &cinfo,
+		&renderer->readback_cb);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkAllocateCommandBuffers failed: %s",
 			vr_vk_result_str(res));
@@ -241,7 +248,8 @@ static bool create_commands(struct vr_renderer *renderer)
 	VkFenceCreateInfo finfo = {
 		.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
 	};
-	res = vkCreateFence(renderer->device, &finfo, NULL, &renderer->fence);
+	res = vkCreateFence(renderer->device, &finfo, NULL,
+		&renderer->readback_fence);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateFence failed: %s",
 			vr_vk_result_str(res));
@@ -260,18 +268,28 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 		return;
 	}
 	VkDevice dev = renderer->device;
+	vr_frames_wait_idle(renderer);
 	vr_workers_stop(renderer);
 	if (dev != VK_NULL_HANDLE) {
 		vkDeviceWaitIdle(dev);
 	}
 	vr_image_unref(renderer->white); /* its texture goes to garbage */
 	vr_exec_ctx_destroy(renderer->seq_ctx);
+	vr_frames_finish(renderer);
 	vr_resources_finish(renderer);
 	if (dev != VK_NULL_HANDLE) {
 		vr_list_for_each_safe(target, &renderer->targets,
 				struct vr_target, link) {
 			vr_log(VR_LOG_ERROR, "renderer destroyed before a target");
 			target_release_gpu(target);
+		}
+		vr_list_for_each_safe(buffer, &renderer->dst_buffers,
+				struct vr_dst_buffer, link) {
+			vr_log(VR_LOG_ERROR, "renderer destroyed before a dst buffer");
+			vkDestroyBuffer(dev, buffer->buffer, NULL);
+			vkFreeMemory(dev, buffer->memory, NULL);
+			vr_list_remove(&buffer->link);
+			buffer->renderer = NULL;
 		}
 		vkDestroyPipelineLayout(dev, renderer->pipeline_layout, NULL);
 		vkDestroyDescriptorSetLayout(dev, renderer->set_layout, NULL);
@@ -280,9 +298,11 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 		}
 		vkDestroyRenderPass(dev, renderer->offscreen_pass, NULL);
 		vkDestroyRenderPass(dev, renderer->render_pass, NULL);
-		vkDestroyFence(dev, renderer->fence, NULL);
+		vkDestroyFence(dev, renderer->readback_fence, NULL);
+		vkDestroyCommandPool(dev, renderer->readback_pool, NULL);
 		vkDestroyCommandPool(dev, renderer->command_pool, NULL);
 	}
+	pthread_mutex_destroy(&renderer->queue_lock);
 	vr_vk_finish_device(renderer);
 	vr_workers_finish(renderer);
 	struct vr_frame *frame = &renderer->frame;
@@ -331,6 +351,9 @@ struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
 		return NULL;
 	}
 	vr_list_init(&renderer->targets);
+	vr_list_init(&renderer->dst_buffers);
+	pthread_mutex_init(&renderer->queue_lock, NULL);
+	vr_frames_setup(renderer);
 	struct vr_frame *frame = &renderer->frame;
 	frame->chain.renderer = renderer;
 	vr_arena_init(&frame->chain.arena);
@@ -343,7 +366,8 @@ struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
 		goto error;
 	}
 	if (!create_render_pass(renderer) || !create_offscreen_pass(renderer) ||
-			!create_layouts(renderer) || !create_commands(renderer)) {
+			!create_layouts(renderer) || !create_commands(renderer) ||
+			!vr_frames_init(renderer)) {
 		goto error;
 	}
 	renderer->seq_ctx = vr_exec_ctx_create(renderer, -1);
@@ -386,6 +410,8 @@ void vr_renderer_set_workers(struct vr_renderer *renderer, int workers)
 	if (renderer->workers.running && renderer->workers.count == count) {
 		return;
 	}
+	/* the workers' command buffers of pending frames die with them */
+	vr_frames_wait_idle(renderer);
 	vr_workers_stop(renderer);
 	if (!vr_workers_start(renderer, workers)) {
 		vr_log(VR_LOG_ERROR, "no worker threads: rendering sequentially");
@@ -399,6 +425,7 @@ void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential)
 		return;
 	}
 	if (sequential) {
+		vr_frames_wait_idle(renderer);
 		vr_workers_stop(renderer);
 		renderer->sequential = true;
 	} else if (vr_workers_start(renderer, renderer->workers_wanted)) {
@@ -494,6 +521,7 @@ struct vr_target *vr_target_create(struct vr_renderer *renderer,
 	target->mirror_map = mirror.map;
 	target->mirror_coherent = mirror.coherent;
 	memset(target->mirror_map, 0, (size_t)width * (size_t)height * 4);
+	pixman_region32_init(&target->mirror_stale);
 	target->renderer = renderer;
 	vr_list_insert(&renderer->targets, &target->link);
 	return target;
@@ -514,8 +542,12 @@ void vr_target_destroy(struct vr_target *target)
 	if (target == NULL) {
 		return;
 	}
-	/* vr_render waits for its frame: the GPU no longer uses it */
+	if (target->renderer != NULL && target->last_frame != 0) {
+		/* not the hot path: wait for the frames drawing into it */
+		vr_frame_wait(target->renderer, target->last_frame, UINT64_MAX);
+	}
 	target_release_gpu(target);
+	pixman_region32_fini(&target->mirror_stale);
 	free(target);
 }
 
@@ -529,12 +561,120 @@ int32_t vr_target_height(const struct vr_target *target)
 	return target->height;
 }
 
+/* Copy the rects of region (inside the target) from the image into the
+ * mirror now: one submission of its own, waited for. Caller's thread,
+ * with the target's frames completed. */
+static bool target_readback(struct vr_target *target,
+		pixman_region32_t *region)
+{
+	struct vr_renderer *renderer = target->renderer;
+	int nrects;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(region,
+		&nrects);
+	if (nrects == 0 || !target->initialized) {
+		return true;
+	}
+	VkBufferImageCopy *copies = calloc((size_t)nrects, sizeof(*copies));
+	if (copies == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return false;
+	}
+	for (int i = 0; i < nrects; i++) {
+		copies[i] = (VkBufferImageCopy){
+			.bufferOffset = ((VkDeviceSize)boxes[i].y1 *
+				(VkDeviceSize)target->width +
+				(VkDeviceSize)boxes[i].x1) * 4,
+			.bufferRowLength = (uint32_t)target->width,
+			.imageSubresource = {
+				.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+				.layerCount = 1,
+			},
+			.imageOffset = { boxes[i].x1, boxes[i].y1, 0 },
+			.imageExtent = { (uint32_t)(boxes[i].x2 - boxes[i].x1),
+				(uint32_t)(boxes[i].y2 - boxes[i].y1), 1 },
+		};
+	}
+	VkCommandBuffer cb = renderer->readback_cb;
+	VkCommandBufferBeginInfo begin = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkResult res = vkResetCommandBuffer(cb, 0);
+	if (res == VK_SUCCESS) {
+		res = vkBeginCommandBuffer(cb, &begin);
+	}
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "readback command buffer: %s",
+			vr_vk_result_str(res));
+		free(copies);
+		return false;
+	}
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+		VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	vkCmdCopyImageToBuffer(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target->mirror,
+		(uint32_t)nrects, copies);
+	free(copies);
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+	VkMemoryBarrier host = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+	};
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0, NULL);
+	res = vkEndCommandBuffer(cb);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	VkSubmitInfo submit = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = 1,
+		.pCommandBuffers = &cb,
+	};
+	pthread_mutex_lock(&renderer->queue_lock);
+	res = vkQueueSubmit(renderer->queue, 1, &submit,
+		renderer->readback_fence);
+	pthread_mutex_unlock(&renderer->queue_lock);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	res = vkWaitForFences(renderer->device, 1, &renderer->readback_fence,
+		VK_TRUE, UINT64_MAX);
+	vkResetFences(renderer->device, 1, &renderer->readback_fence);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkWaitForFences failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	return true;
+}
+
 void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 		void *dst, int32_t dst_stride)
 {
-	if (target->mirror_map == NULL) {
+	struct vr_renderer *renderer = target->renderer;
+	if (target->mirror_map == NULL || renderer == NULL) {
 		vr_log(VR_LOG_ERROR, "target has no mirror (renderer gone)");
 		return;
+	}
+	if (target->last_frame != 0) {
+		vr_frame_wait(renderer, target->last_frame, UINT64_MAX);
 	}
 	pixman_region32_t clipped;
 	pixman_region32_init_rect(&clipped, 0, 0, (unsigned)target->width,
@@ -542,6 +682,24 @@ void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 	if (region != NULL) {
 		pixman_region32_intersect(&clipped, &clipped,
 			(pixman_region32_t *)region);
+	}
+	/* the mirror lacks what frames copied only into dst buffers */
+	pixman_region32_t stale;
+	pixman_region32_init(&stale);
+	pixman_region32_intersect(&stale, &target->mirror_stale, &clipped);
+	if (pixman_region32_not_empty(&stale) &&
+			target_readback(target, &stale)) {
+		pixman_region32_subtract(&target->mirror_stale,
+			&target->mirror_stale, &stale);
+	}
+	pixman_region32_fini(&stale);
+	if (!target->mirror_coherent) {
+		VkMappedMemoryRange range = {
+			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+			.memory = target->mirror_memory,
+			.size = VK_WHOLE_SIZE,
+		};
+		vkInvalidateMappedMemoryRanges(renderer->device, 1, &range);
 	}
 	int nrects;
 	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped,
@@ -621,9 +779,14 @@ static void record_target_init(VkCommandBuffer cb, struct vr_target *target)
 	target->initialized = true;
 }
 
+static VkCommandBuffer frame_cb(struct vr_renderer *renderer)
+{
+	return vr_frame_slot_of(renderer, renderer->frame.number)->cb;
+}
+
 bool vr_frame_begin_commands(struct vr_renderer *renderer)
 {
-	VkCommandBuffer cb = renderer->cb;
+	VkCommandBuffer cb = frame_cb(renderer);
 	VkResult res = vkResetCommandBuffer(cb, 0);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkResetCommandBuffer failed: %s",
@@ -649,7 +812,7 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 	if (job->nrects == 0) {
 		return;
 	}
-	VkCommandBuffer cb = renderer->cb;
+	VkCommandBuffer cb = frame_cb(renderer);
 	struct vr_target *target = job->job->target;
 	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
 		job->first_rect);
@@ -705,40 +868,24 @@ void vr_frame_record_task(struct vr_renderer *renderer,
 		}
 		VkRect2D scissor = { { box.x, box.y },
 			{ (uint32_t)box.width, (uint32_t)box.height } };
-		vkCmdSetScissor(renderer->cb, 0, 1, &scissor);
-		vr_engine_record(renderer->cb, renderer->pipeline_layout, task,
+		VkCommandBuffer cb = frame_cb(renderer);
+		vkCmdSetScissor(cb, 0, 1, &scissor);
+		vr_engine_record(cb, renderer->pipeline_layout, task,
 			target->width, target->height);
 		/* the figure counts primitives, batched or not */
 		job->draws += task->payload != NULL ? task->payload->count : 1;
 	}
 }
 
-void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
+static void copy_rects(VkCommandBuffer cb, VkImage image, VkBuffer buffer,
+		const VkRect2D *rects, size_t nrects, uint32_t row_pixels)
 {
-	struct vr_frame_job *job = &renderer->frame.jobs[index];
-	if (job->nrects == 0) {
-		return;
-	}
-	VkCommandBuffer cb = renderer->cb;
-	struct vr_target *target = job->job->target;
-	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
-		job->first_rect);
-	vkCmdEndRenderPass(cb);
-
-	/* keep the host mirror equal to the image: copy the redrawn rects */
-	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-	for (size_t i = 0; i < job->nrects; i++) {
+	for (size_t i = 0; i < nrects; i++) {
 		VkBufferImageCopy copy = {
 			.bufferOffset = ((VkDeviceSize)rects[i].offset.y *
-				(VkDeviceSize)target->width +
+				(VkDeviceSize)row_pixels +
 				(VkDeviceSize)rects[i].offset.x) * 4,
-			.bufferRowLength = (uint32_t)target->width,
-			.bufferImageHeight = (uint32_t)target->height,
+			.bufferRowLength = row_pixels,
 			.imageSubresource = {
 				.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
 				.layerCount = 1,
@@ -747,8 +894,74 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
 			.imageExtent = { rects[i].extent.width,
 				rects[i].extent.height, 1 },
 		};
-		vkCmdCopyImageToBuffer(cb, target->image,
-			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target->mirror, 1, &copy);
+		vkCmdCopyImageToBuffer(cb, image,
+			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &copy);
+	}
+}
+
+void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
+{
+	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_job *job = &frame->jobs[index];
+	VkCommandBuffer cb = frame_cb(renderer);
+	struct vr_target *target = job->job->target;
+	if (job->nrects > 0) {
+		vkCmdEndRenderPass(cb);
+	}
+	if (job->ndst_rects == 0 && job->nmirror_rects == 0) {
+		return;
+	}
+	if (!target->initialized) {
+		record_target_init(cb, target);
+	}
+	/* The pass's writes (or an earlier frame's) before the copies; the
+	 * copies of earlier frames into the same buffers before these (WAW
+	 * across submissions of one queue). */
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	VkMemoryBarrier waw = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+	};
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &waw, 0, NULL, 0, NULL);
+
+	VkBufferMemoryBarrier host[2];
+	uint32_t nhost = 0;
+	if (job->ndst_rects > 0) {
+		/* the output buffer, written once: bufferRowLength in pixels */
+		struct vr_dst_buffer *dst = job->dst;
+		copy_rects(cb, target->image, dst->buffer,
+			ARRAY_AT(&frame->rects, VkRect2D, job->first_dst_rect),
+			job->ndst_rects, (uint32_t)dst->stride / 4);
+		host[nhost++] = (VkBufferMemoryBarrier){
+			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.buffer = dst->buffer,
+			.size = VK_WHOLE_SIZE,
+		};
+	}
+	if (job->nmirror_rects > 0) {
+		copy_rects(cb, target->image, target->mirror,
+			ARRAY_AT(&frame->rects, VkRect2D, job->first_mirror_rect),
+			job->nmirror_rects, (uint32_t)target->width);
+		host[nhost++] = (VkBufferMemoryBarrier){
+			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.buffer = target->mirror,
+			.size = VK_WHOLE_SIZE,
+		};
 	}
 	vr_vk_image_barrier(cb, target->image,
 		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -757,30 +970,23 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
 		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
 		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
 		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-	VkBufferMemoryBarrier host = {
-		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-		.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
-		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.buffer = target->mirror,
-		.size = VK_WHOLE_SIZE,
-	};
 	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, 1, &host, 0, NULL);
+		VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, nhost, host, 0, NULL);
 }
 
-bool vr_frame_submit(struct vr_renderer *renderer)
+bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
 {
 	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
 	uint64_t t0 = vr_now_ns();
-	VkCommandBuffer cb = renderer->cb;
-	bool ok = true;
-	VkResult res = vkEndCommandBuffer(cb);
-	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
-			vr_vk_result_str(res));
-		return false;
+	VkCommandBuffer cb = slot->cb;
+	if (ok) {
+		VkResult res = vkEndCommandBuffer(cb);
+		if (res != VK_SUCCESS) {
+			vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
+				vr_vk_result_str(res));
+			ok = false;
+		}
 	}
 	/* uploads of every context, then effect passes, then the frame */
 	frame->upload_cbs.len = 0;
@@ -790,48 +996,84 @@ bool vr_frame_submit(struct vr_renderer *renderer)
 			&frame->upload_cbs, &frame->prologue_cbs);
 	}
 	struct vr_array *cbs = &frame->upload_cbs;
-	if (!vr_array_reserve(cbs, frame->prologue_cbs.len + 1,
+	if (ok && !vr_array_reserve(cbs, frame->prologue_cbs.len + 1,
 			sizeof(VkCommandBuffer))) {
-		return false;
+		ok = false;
 	}
-	if (frame->prologue_cbs.len > 0) {
-		memcpy(ARRAY_AT(cbs, VkCommandBuffer, cbs->len),
-			frame->prologue_cbs.data,
-			frame->prologue_cbs.len * sizeof(VkCommandBuffer));
-		cbs->len += frame->prologue_cbs.len;
-	}
-	*ARRAY_AT(cbs, VkCommandBuffer, cbs->len++) = cb;
-	vr_resources_frame_flush(renderer);
-
 	VkSubmitInfo submit = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-		.commandBufferCount = (uint32_t)cbs->len,
-		.pCommandBuffers = cbs->data,
 	};
-	res = vkQueueSubmit(renderer->queue, 1, &submit, renderer->fence);
-	if (res != VK_SUCCESS) {
+	if (ok) {
+		if (frame->prologue_cbs.len > 0) {
+			memcpy(ARRAY_AT(cbs, VkCommandBuffer, cbs->len),
+				frame->prologue_cbs.data,
+				frame->prologue_cbs.len * sizeof(VkCommandBuffer));
+			cbs->len += frame->prologue_cbs.len;
+		}
+		*ARRAY_AT(cbs, VkCommandBuffer, cbs->len++) = cb;
+		vr_resources_frame_flush(renderer);
+		submit.commandBufferCount = (uint32_t)cbs->len;
+		submit.pCommandBuffers = cbs->data;
+	}
+	pthread_mutex_lock(&renderer->queue_lock);
+	VkResult res = vkQueueSubmit(renderer->queue, 1, &submit, slot->fence);
+	if (res != VK_SUCCESS && ok) {
+		/* frame numbers stay consecutive: the fence still signals */
 		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
 			vr_vk_result_str(res));
-		return false;
+		ok = false;
+		res = vkQueueSubmit(renderer->queue, 0, NULL, slot->fence);
 	}
-	renderer->frames++;
-	uint64_t t1 = vr_now_ns();
-	res = vkWaitForFences(renderer->device, 1, &renderer->fence, VK_TRUE,
-		UINT64_MAX);
+	pthread_mutex_unlock(&renderer->queue_lock);
 	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkWaitForFences failed: %s",
+		/* the device is gone; the fence thread gives up on it */
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
 			vr_vk_result_str(res));
-		return false;
 	}
-	vkResetFences(renderer->device, 1, &renderer->fence);
+	uint64_t t1 = vr_now_ns();
 	frame->commit_ns += t1 - t0;
-	frame->gpu_ns = vr_now_ns() - t1;
+	frame->submit_ns = t1;
+	vr_frames_submitted(renderer, frame->number);
 	return ok;
 }
 
 /* ---- frame -------------------------------------------------------------------- */
 
-/* The job's damage rectangles and what preparation needs to know. */
+/* Append the rectangles of region to the frame's; at most `max` of them
+ * (more: their extents), 0: all. */
+static bool append_rects(struct vr_frame *frame, pixman_region32_t *region,
+		int max, size_t *first, size_t *count)
+{
+	int nrects;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(region,
+		&nrects);
+	if (max > 0 && nrects > max) {
+		boxes = pixman_region32_extents(region);
+		nrects = 1;
+	}
+	*first = frame->rects.len;
+	*count = 0;
+	if (!vr_array_reserve(&frame->rects, (size_t)nrects, sizeof(VkRect2D))) {
+		return false;
+	}
+	for (int i = 0; i < nrects; i++) {
+		*ARRAY_AT(&frame->rects, VkRect2D, frame->rects.len++) = (VkRect2D){
+			{ boxes[i].x1, boxes[i].y1 },
+			{ (uint32_t)(boxes[i].x2 - boxes[i].x1),
+				(uint32_t)(boxes[i].y2 - boxes[i].y1) },
+		};
+	}
+	*count = (size_t)nrects;
+	return true;
+}
+
+static bool job_updates_mirror(const struct vr_render_job *job)
+{
+	return job->dst == NULL || job->update_mirror;
+}
+
+/* The job's damage, dst and mirror rectangles and what preparation needs
+ * to know. */
 static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 		size_t index)
 {
@@ -840,7 +1082,7 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 	struct vr_target *target = job->target;
 	*state = (struct vr_frame_job){
 		.job = job,
-		.first_rect = frame->rects.len,
+		.dst = job->dst,
 		.prep = {
 			.index = (uint32_t)index,
 			.view = job->view,
@@ -855,44 +1097,54 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 		pixman_region32_intersect(&region, &region,
 			(pixman_region32_t *)job->damage);
 	}
-	int nrects;
-	const pixman_box32_t *boxes = pixman_region32_rectangles(&region,
-		&nrects);
-	if (nrects > MAX_DAMAGE_RECTS) {
-		boxes = pixman_region32_extents(&region);
-		nrects = 1;
-	}
-	if (!vr_array_reserve(&frame->rects, (size_t)nrects, sizeof(VkRect2D))) {
-		pixman_region32_fini(&region);
-		return false;
-	}
-	for (int i = 0; i < nrects; i++) {
-		*ARRAY_AT(&frame->rects, VkRect2D, frame->rects.len++) = (VkRect2D){
-			{ boxes[i].x1, boxes[i].y1 },
-			{ (uint32_t)(boxes[i].x2 - boxes[i].x1),
-				(uint32_t)(boxes[i].y2 - boxes[i].y1) },
-		};
-	}
-	state->nrects = (size_t)nrects;
-	if (nrects > 0) {
+	bool ok = append_rects(frame, &region, MAX_DAMAGE_RECTS,
+		&state->first_rect, &state->nrects);
+	if (ok && state->nrects > 0) {
+		/* what is redrawn: the damage, or its extents */
 		const pixman_box32_t *ext = pixman_region32_extents(&region);
 		state->prep.extents = (struct vr_box){ ext->x1, ext->y1,
 			ext->x2 - ext->x1, ext->y2 - ext->y1 };
+		if (state->nrects == 1) {
+			pixman_region32_reset(&region, (pixman_box32_t *)ext);
+		}
+	}
+	/* the host mirror: what is redrawn and what it missed before */
+	if (ok && job_updates_mirror(job)) {
+		pixman_region32_t mirror;
+		pixman_region32_init(&mirror);
+		pixman_region32_union(&mirror, &region, &target->mirror_stale);
+		ok = append_rects(frame, &mirror, MAX_DAMAGE_RECTS,
+			&state->first_mirror_rect, &state->nmirror_rects);
+		pixman_region32_fini(&mirror);
+	}
+	/* the dst buffer: exactly dst_region, inside the target and dst */
+	if (ok && job->dst != NULL) {
+		pixman_region32_t dst;
+		pixman_region32_init_rect(&dst, 0, 0,
+			(unsigned)(job->dst->width < target->width ?
+				job->dst->width : target->width),
+			(unsigned)(job->dst->height < target->height ?
+				job->dst->height : target->height));
+		if (job->dst_region != NULL) {
+			pixman_region32_intersect(&dst, &dst,
+				(pixman_region32_t *)job->dst_region);
+		}
+		ok = append_rects(frame, &dst, 0, &state->first_dst_rect,
+			&state->ndst_rects);
+		pixman_region32_fini(&dst);
 	}
 	pixman_region32_fini(&region);
-	return true;
+	return ok;
 }
 
 static bool setup_frame(struct vr_renderer *renderer,
 		struct vr_render_job *jobs, size_t njobs)
 {
 	struct vr_frame *frame = &renderer->frame;
-	frame->number = renderer->frames + 1;
-	frame->slot = (uint32_t)(frame->number % VR_FRAMES_IN_FLIGHT);
 	frame->njobs = 0;
 	frame->rects.len = 0;
 	frame->stalls = 0;
-	frame->commit_ns = frame->gpu_ns = 0;
+	frame->commit_ns = frame->submit_ns = 0;
 	frame->seq_execute_ns = frame->seq_record_ns = 0;
 	frame->commit_failed = false;
 	vr_arena_reset(&frame->chain.arena);
@@ -921,6 +1173,27 @@ static bool setup_frame(struct vr_renderer *renderer,
 		frame->job_ends[i] = UINT32_MAX;
 		frame->njobs++;
 	}
+	/* the frame will be submitted: targets and dst buffers learn it */
+	for (size_t i = 0; i < njobs; i++) {
+		const struct vr_frame_job *state = &frame->jobs[i];
+		struct vr_target *target = jobs[i].target;
+		target->last_frame = frame->number;
+		if (job_updates_mirror(&jobs[i])) {
+			pixman_region32_clear(&target->mirror_stale);
+		} else {
+			const VkRect2D *rects = ARRAY_AT(&frame->rects, VkRect2D,
+				state->first_rect);
+			for (size_t r = 0; r < state->nrects; r++) {
+				pixman_region32_union_rect(&target->mirror_stale,
+					&target->mirror_stale, rects[r].offset.x,
+					rects[r].offset.y, rects[r].extent.width,
+					rects[r].extent.height);
+			}
+		}
+		if (jobs[i].dst != NULL) {
+			jobs[i].dst->last_frame = frame->number;
+		}
+	}
 	return true;
 }
 
@@ -942,10 +1215,8 @@ static bool render_sequential(struct vr_renderer *renderer,
 {
 	struct vr_frame *frame = &renderer->frame;
 	uint64_t t0 = vr_now_ns();
-	if (!vr_frame_begin_commands(renderer)) {
-		return false;
-	}
-	for (size_t i = 0; i < frame->njobs; i++) {
+	bool recording = vr_frame_begin_commands(renderer);
+	for (size_t i = 0; recording && i < frame->njobs; i++) {
 		vr_frame_begin_job(renderer, i);
 		prepare_job(renderer, tree, i);
 		vr_frame_end_job(renderer, i);
@@ -953,8 +1224,9 @@ static bool render_sequential(struct vr_renderer *renderer,
 	uint64_t t1 = vr_now_ns();
 	*prepare_ns = t1 - t0 - frame->seq_execute_ns - frame->seq_record_ns;
 	frame->commit_ns = frame->seq_record_ns;
-	bool ok = vr_frame_submit(renderer);
-	return ok && !frame->chain.failed && !renderer->seq_ctx->failed;
+	bool ok = recording && !frame->chain.failed &&
+		!renderer->seq_ctx->failed;
+	return vr_frame_submit(renderer, ok) && ok;
 }
 
 static bool render_parallel(struct vr_renderer *renderer,
@@ -969,6 +1241,8 @@ static bool render_parallel(struct vr_renderer *renderer,
 		vr_workers_job_end(renderer, (uint32_t)i, frame->jobs[i].end);
 	}
 	*prepare_ns = vr_now_ns() - t0;
+	/* the commit thread submitted: no thread of ours reads the tree,
+	 * its images or the frame's tasks any more */
 	vr_workers_frame_wait(renderer);
 	bool ok = !frame->chain.failed && !frame->commit_failed;
 	for (size_t i = 1; i < vr_exec_ctx_count(renderer); i++) {
@@ -977,45 +1251,52 @@ static bool render_parallel(struct vr_renderer *renderer,
 	return ok;
 }
 
-bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
-		struct vr_render_job *jobs, size_t njobs)
+bool vr_frame_open(struct vr_renderer *renderer)
 {
-	uint64_t start = vr_now_ns();
-	if (njobs == 0) {
-		return true;
-	}
-	for (size_t i = 0; i < njobs; i++) {
-		if (jobs[i].target == NULL || jobs[i].target->renderer != renderer) {
-			vr_log(VR_LOG_ERROR, "job %zu: target of another renderer", i);
-			return false;
-		}
-		jobs[i].timing = (struct vr_frame_timing){ .start_ns = start };
-	}
 	struct vr_frame *frame = &renderer->frame;
-	if (!setup_frame(renderer, jobs, njobs) ||
-			!vr_resources_frame_begin(renderer)) {
+	uint64_t number = renderer->frames + 1;
+	if (!vr_frames_acquire_slot(renderer, number)) {
 		return false;
 	}
-	uint64_t prepare_ns = 0;
-	bool ok = renderer->sequential ?
-		render_sequential(renderer, tree, &prepare_ns) :
-		render_parallel(renderer, tree, &prepare_ns);
+	frame->number = number;
+	frame->slot = (uint32_t)(number % VR_FRAMES_IN_FLIGHT);
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, number);
+	slot->number = number;
+	slot->retired = false;
+	slot->failed = false;
+	slot->njobs = 0;
+	return true;
+}
 
-	uint64_t t_readback = vr_now_ns();
-	for (size_t i = 0; i < njobs; i++) {
-		struct vr_target *target = jobs[i].target;
-		if (!target->mirror_coherent) {
-			VkMappedMemoryRange range = {
-				.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-				.memory = target->mirror_memory,
-				.size = VK_WHOLE_SIZE,
-			};
-			vkInvalidateMappedMemoryRanges(renderer->device, 1, &range);
+void vr_frame_close(struct vr_renderer *renderer, bool ok)
+{
+	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
+	slot->submit_ns = frame->submit_ns;
+	slot->failed = !ok;
+	renderer->frames = frame->number;
+	vr_resources_frame_end(renderer, slot);
+}
+
+/* The frame's figures per job, kept in its slot until it retires (which
+ * adds the GPU's) and copied into the jobs. */
+static void store_timings(struct vr_renderer *renderer,
+		struct vr_render_job *jobs, size_t njobs, uint64_t start,
+		uint64_t prepare_ns)
+{
+	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
+	if (njobs > slot->timings_cap) {
+		struct vr_frame_timing *timings = realloc(slot->timings,
+			njobs * sizeof(*timings));
+		if (timings == NULL) {
+			vr_log(VR_LOG_ERROR, "allocation failed");
+			slot->njobs = 0;
+			return;
 		}
+		slot->timings = timings;
+		slot->timings_cap = njobs;
 	}
-	uint64_t end = vr_now_ns();
-	vr_resources_frame_retire(renderer);
-
 	/* execution figures: the sum over workers and the busiest one */
 	uint64_t execute_ns = 0, critical_ns = 0;
 	if (renderer->sequential) {
@@ -1028,21 +1309,96 @@ bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
 		}
 	}
 	for (size_t i = 0; i < njobs; i++) {
+		const struct vr_frame_job *state = &frame->jobs[i];
 		struct vr_frame_timing *timing = &jobs[i].timing;
-		timing->end_ns = end;
-		timing->prepare_ns = prepare_ns;
-		timing->execute_ns = execute_ns;
-		timing->commit_ns = frame->commit_ns;
-		timing->gpu_ns = frame->gpu_ns;
-		timing->readback_ns = end - t_readback;
-		timing->draws = frame->jobs[i].draws;
-		timing->uploads = atomic_load(&frame->jobs[i].uploads);
+		*timing = (struct vr_frame_timing){
+			.start_ns = start,
+			.prepare_ns = prepare_ns,
+			.execute_ns = execute_ns,
+			.commit_ns = frame->commit_ns,
+			.draws = state->draws,
+			.uploads = atomic_load(&state->uploads),
+			.dst_rects = (uint32_t)state->ndst_rects,
+			.mirror_updated = job_updates_mirror(&jobs[i]),
+			.cpu_copies = jobs[i].dst != NULL ? 0 : 1,
+		};
 		if (!renderer->sequential) {
 			timing->execute_critical_ns = critical_ns;
 			timing->tasks = frame->chain.tasks.len;
 			timing->ooo_commits = frame->commit.ooo;
 			timing->commit_stalls = frame->stalls;
 		}
+		slot->timings[i] = *timing;
 	}
-	return ok;
+	slot->njobs = njobs;
+}
+
+uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
+		struct vr_render_job *jobs, size_t njobs)
+{
+	uint64_t start = vr_now_ns();
+	for (size_t i = 0; i < njobs; i++) {
+		if (jobs[i].target == NULL || jobs[i].target->renderer != renderer) {
+			vr_log(VR_LOG_ERROR, "job %zu: target of another renderer", i);
+			return 0;
+		}
+		if (jobs[i].dst != NULL && jobs[i].dst->renderer != renderer) {
+			vr_log(VR_LOG_ERROR, "job %zu: dst of another renderer", i);
+			return 0;
+		}
+		jobs[i].timing = (struct vr_frame_timing){ .start_ns = start };
+	}
+	vr_frames_retire(renderer);
+	if (!vr_frame_open(renderer)) {
+		return 0;
+	}
+	/* from here on the frame is submitted, empty when it failed */
+	struct vr_frame *frame = &renderer->frame;
+	uint64_t prepare_ns = 0;
+	bool ok = vr_resources_frame_begin(renderer) &&
+		setup_frame(renderer, jobs, njobs);
+	if (!ok) {
+		frame->njobs = 0;
+		vr_frame_submit(renderer, false);
+	} else if (renderer->sequential) {
+		ok = render_sequential(renderer, tree, &prepare_ns);
+	} else {
+		ok = render_parallel(renderer, tree, &prepare_ns);
+	}
+	vr_frame_close(renderer, ok);
+	if (ok) {
+		store_timings(renderer, jobs, njobs, start, prepare_ns);
+	}
+	return ok ? frame->number : 0;
+}
+
+bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
+		struct vr_render_job *jobs, size_t njobs)
+{
+	if (njobs == 0) {
+		return true;
+	}
+	uint64_t id = vr_render_submit(renderer, tree, jobs, njobs);
+	if (id == 0 || !vr_frame_wait(renderer, id, UINT64_MAX)) {
+		return false;
+	}
+	uint64_t t_readback = vr_now_ns();
+	for (size_t i = 0; i < njobs; i++) {
+		struct vr_target *target = jobs[i].target;
+		if (!target->mirror_coherent && job_updates_mirror(&jobs[i])) {
+			VkMappedMemoryRange range = {
+				.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+				.memory = target->mirror_memory,
+				.size = VK_WHOLE_SIZE,
+			};
+			vkInvalidateMappedMemoryRanges(renderer->device, 1, &range);
+		}
+	}
+	uint64_t readback_ns = vr_now_ns() - t_readback;
+	for (size_t i = 0; i < njobs; i++) {
+		if (vr_frame_get_timing(renderer, id, i, &jobs[i].timing)) {
+			jobs[i].timing.readback_ns = readback_ns;
+		}
+	}
+	return true;
 }

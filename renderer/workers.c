@@ -11,8 +11,11 @@
  * A frame: the caller's thread fills vr_frame, bumps `requested` (the
  * commit thread starts recording), pushes tasks into the task pool while
  * it prepares, pushes each job's end into the result pool, and waits for
- * `done`. Everything the commit thread and the workers wrote during the
- * frame is ordered before the caller's wake-up by these locks.
+ * `done` (the commit thread has submitted the frame; the GPU part of the
+ * frame is asynchronous, vk_frames.c). Everything the commit thread and
+ * the workers wrote during the frame is ordered before the caller's
+ * wake-up by these locks, and nothing of theirs reads the frame's tasks,
+ * the tree or its images after it.
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
@@ -150,7 +153,9 @@ static void commit_frame(struct vr_renderer *renderer)
 		}
 	}
 	frame->commit_ns = vr_now_ns() - start - blocked_ns;
-	if (!recording || !vr_frame_submit(renderer)) {
+	/* submitted also when recording failed (an empty submission that
+	 * signals the slot's fence), so frame numbers stay consecutive */
+	if (!vr_frame_submit(renderer, recording)) {
 		frame->commit_failed = true;
 	}
 }
@@ -341,7 +346,8 @@ void vr_workers_stop(struct vr_renderer *renderer)
 	pthread_cond_broadcast(&workers->cond);
 	pthread_mutex_unlock(&workers->lock);
 	pthread_join(workers->commit_thread, NULL);
-	/* between frames: no command buffer of theirs is pending */
+	/* the caller waited for every frame (vr_frames_wait_idle): no
+	 * command buffer of theirs is pending */
 	for (int i = 0; i < workers->count; i++) {
 		vr_exec_ctx_destroy(workers->workers[i].ctx);
 	}
@@ -396,16 +402,17 @@ bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
 	}
 	/* an empty frame; the idle workers' contexts lend themselves */
 	struct vr_frame *frame = &renderer->frame;
-	frame->number = renderer->frames + 1;
-	frame->slot = (uint32_t)(frame->number % VR_FRAMES_IN_FLIGHT);
-	frame->njobs = 0;
-	frame->commit_ns = frame->gpu_ns = 0;
-	if (!vr_resources_frame_begin(renderer)) {
+	if (!vr_frame_open(renderer)) {
 		return false;
 	}
-	struct test_thread *threads = calloc((size_t)n, sizeof(*threads));
+	frame->njobs = 0;
+	frame->commit_ns = frame->submit_ns = 0;
+	struct test_thread *threads = vr_resources_frame_begin(renderer) ?
+		calloc((size_t)n, sizeof(*threads)) : NULL;
 	if (threads == NULL) {
-		vr_log(VR_LOG_ERROR, "allocation failed");
+		vr_log(VR_LOG_ERROR, "test_exec: frame set-up failed");
+		vr_frame_submit(renderer, false);
+		vr_frame_close(renderer, false);
 		return false;
 	}
 	struct test_gate gate = { .open = false };
@@ -437,9 +444,10 @@ bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
 	pthread_cond_destroy(&gate.open_cond);
 	pthread_mutex_destroy(&gate.lock);
 	free(threads);
-	bool ok = started == n && vr_frame_begin_commands(renderer) &&
-		vr_frame_submit(renderer);
-	vr_resources_frame_retire(renderer);
+	bool ok = started == n && vr_frame_begin_commands(renderer);
+	ok = vr_frame_submit(renderer, ok) && ok;
+	vr_frame_close(renderer, ok);
+	ok = vr_frame_wait(renderer, frame->number, UINT64_MAX) && ok;
 	for (int i = 0; i < n; i++) {
 		ok = ok && !workers->workers[i].ctx->failed;
 	}

@@ -11,6 +11,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -695,6 +696,271 @@ START_TEST(test_render_png_roundtrip)
 }
 END_TEST
 
+/* ---- frames in flight, output buffers ------------------------------------- */
+
+/* A page-aligned "output buffer" of w x h pixels with stride, filled with
+ * sentinel, and its import; NULL import when the device cannot. */
+struct out_buffer {
+	uint32_t *data;
+	size_t size;
+	int32_t stride; /* bytes */
+	struct vr_dst_buffer *dst;
+};
+
+static void out_buffer_init(struct out_buffer *b, int32_t w, int32_t h,
+		int32_t stride, uint32_t sentinel)
+{
+	b->stride = stride;
+	b->size = ((size_t)stride * (size_t)h + 4095) / 4096 * 4096;
+	b->data = aligned_alloc(4096, b->size);
+	ck_assert_ptr_nonnull(b->data);
+	for (size_t i = 0; i < b->size / 4; i++) {
+		b->data[i] = sentinel;
+	}
+	b->dst = vr_dst_buffer_import(renderer, b->data, b->size, w, h, stride);
+}
+
+static void out_buffer_finish(struct out_buffer *b)
+{
+	vr_dst_buffer_destroy(b->dst);
+	free(b->data);
+}
+
+/* The w x h pixels of an out buffer, packed. Caller frees. */
+static uint32_t *out_buffer_pixels(const struct out_buffer *b, int32_t w,
+		int32_t h)
+{
+	uint32_t *pixels = malloc((size_t)w * (size_t)h * 4);
+	for (int32_t y = 0; y < h; y++) {
+		memcpy(pixels + (size_t)y * (size_t)w,
+			(const uint8_t *)b->data + (size_t)y * (size_t)b->stride,
+			(size_t)w * 4);
+	}
+	return pixels;
+}
+
+#define INFLIGHT_FRAMES 6
+
+static bool fd_readable(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	return poll(&pfd, 1, timeout_ms) == 1 && (pfd.revents & POLLIN);
+}
+
+START_TEST(test_render_frames_in_flight)
+{
+	ck_assert_int_ge(VR_FRAMES_IN_FLIGHT, INFLIGHT_FRAMES);
+	if (!vr_renderer_can_import_host(renderer)) {
+		fprintf(stderr, "no host memory import: frames in flight only\n");
+	}
+	const int32_t sizes[2][2] = { { 80, 60 }, { 56, 40 } };
+	struct vr_node *back = rect(root, 0, 0, 200, 150,
+		(struct vr_color){ 0.2f, 0.3f, 0.4f, 1 });
+	(void)back;
+	struct vr_node *moving = rect(root, 5, 5, 30, 20,
+		(struct vr_color){ 1, 0, 0, 0.7f });
+	struct vr_image *image = pattern_image(24, 18, VR_FORMAT_ARGB8888, true);
+	struct vr_node *picture = image_node(root, 30, 20, image, NULL, 24, 18,
+		VR_TRANSFORM_NORMAL);
+	struct vr_target *targets[2];
+	struct vr_mat views[2];
+	for (int j = 0; j < 2; j++) {
+		targets[j] = vr_target_create(renderer, sizes[j][0], sizes[j][1]);
+		ck_assert_ptr_nonnull(targets[j]);
+		vr_mat_identity(&views[j]);
+	}
+	vr_mat_translate(&views[1], -20, -10);
+	struct vr_color clear = { 0, 0, 0, 1 };
+
+	struct out_buffer outs[INFLIGHT_FRAMES][2];
+	uint32_t *expected[INFLIGHT_FRAMES][2];
+	uint64_t ids[INFLIGHT_FRAMES];
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	for (int f = 0; f < INFLIGHT_FRAMES; f++) {
+		/* change the tree and an image right after the previous submit:
+		 * the frames in flight must not see it */
+		if (f > 0) {
+			vr_node_set_position(moving, 5.0f + 9.0f * (float)f,
+				5.0f + 4.0f * (float)f);
+			uint32_t fresh[24 * 18];
+			for (int i = 0; i < 24 * 18; i++) {
+				fresh[i] = 0xff000000u | (uint32_t)(f * 40) << 16 |
+					(uint32_t)(i * 7 & 0xff);
+			}
+			pixman_region32_t written;
+			pixman_region32_init_rect(&written, 0, 0, 12, 9 + (unsigned)f);
+			vr_image_write(image, fresh, 24 * 4, &written);
+			pixman_region32_fini(&written);
+			vr_node_damage_content(picture, NULL);
+		}
+		pixman_region32_clear(&damage);
+		vr_tree_update(tree, &damage);
+		struct vr_render_job jobs[2];
+		for (int j = 0; j < 2; j++) {
+			int32_t w = sizes[j][0], h = sizes[j][1];
+			expected[f][j] = reference(w, h, &views[j], clear);
+			out_buffer_init(&outs[f][j], w, h, w * 4, 0xdeadbeefu);
+			jobs[j] = (struct vr_render_job){
+				.target = targets[j],
+				.view = views[j],
+				/* the first frame redraws everything */
+				.damage = f == 0 ? NULL : &damage,
+				.clear = clear,
+				.dst = outs[f][j].dst,
+			};
+			if (f > 0) {
+				pixman_region32_translate(&damage, 0, 0);
+			}
+		}
+		/* damage is in root coordinates: the second job's view moves it */
+		pixman_region32_t damage1;
+		pixman_region32_init(&damage1);
+		pixman_region32_copy(&damage1, &damage);
+		pixman_region32_translate(&damage1, -20, -10);
+		if (f > 0) {
+			jobs[1].damage = &damage1;
+		}
+		ids[f] = vr_render_submit(renderer, tree, jobs, 2);
+		pixman_region32_fini(&damage1);
+		ck_assert_uint_ne(ids[f], 0);
+		if (f > 0) {
+			ck_assert_uint_eq(ids[f], ids[f - 1] + 1);
+		}
+		ck_assert(!vr_frame_poll(renderer, ids[f] + 1)); /* not submitted */
+		ck_assert_uint_eq(jobs[0].timing.cpu_copies,
+			outs[f][0].dst != NULL ? 0 : 1);
+	}
+	pixman_region32_fini(&damage);
+
+	/* completion reaches the event loop through the fd */
+	int fd = vr_renderer_get_fd(renderer);
+	ck_assert_int_ge(fd, 0);
+	ck_assert(vr_frame_wait(renderer, ids[INFLIGHT_FRAMES - 1],
+		10ull * 1000 * 1000 * 1000));
+	ck_assert(fd_readable(fd, 5000));
+	ck_assert_uint_ge(vr_renderer_dispatch(renderer),
+		ids[INFLIGHT_FRAMES - 1]);
+	ck_assert(!fd_readable(fd, 0)); /* drained */
+	for (int f = 0; f < INFLIGHT_FRAMES; f++) {
+		/* in order: the last one done means every earlier one is */
+		ck_assert(vr_frame_poll(renderer, ids[f]));
+		for (int j = 0; j < 2; j++) {
+			struct vr_frame_timing timing;
+			ck_assert(vr_frame_get_timing(renderer, ids[f], (size_t)j,
+				&timing));
+			ck_assert_uint_ge(timing.end_ns, timing.start_ns);
+			ck_assert_uint_gt(timing.gpu_ns, 0);
+			ck_assert_uint_gt(timing.draws, 0);
+			if (outs[f][j].dst == NULL) {
+				continue;
+			}
+			ck_assert_uint_eq(timing.cpu_copies, 0);
+			ck_assert(!timing.mirror_updated);
+			int32_t w = sizes[j][0], h = sizes[j][1];
+			uint32_t *actual = out_buffer_pixels(&outs[f][j], w, h);
+			char name[64];
+			snprintf(name, sizeof(name), "in_flight_%d_%d", f, j);
+			compare(name, actual, expected[f][j], w, h, PIXEL_EXACT);
+			free(actual);
+		}
+	}
+	ck_assert(!vr_frame_get_timing(renderer, ids[0], 2, &(struct
+		vr_frame_timing){ 0 }));
+	/* the mirrors were not written (dst given): vr_target_read reads
+	 * the stale pixels back from the images */
+	for (int j = 0; j < 2; j++) {
+		int32_t w = sizes[j][0], h = sizes[j][1];
+		uint32_t *actual = read_target(targets[j]);
+		compare(j == 0 ? "in_flight_read_0" : "in_flight_read_1", actual,
+			expected[INFLIGHT_FRAMES - 1][j], w, h, PIXEL_EXACT);
+		free(actual);
+	}
+	for (int f = 0; f < INFLIGHT_FRAMES; f++) {
+		for (int j = 0; j < 2; j++) {
+			out_buffer_finish(&outs[f][j]);
+			free(expected[f][j]);
+		}
+	}
+	vr_image_unref(image);
+	for (int j = 0; j < 2; j++) {
+		vr_target_destroy(targets[j]);
+	}
+	assert_no_errors();
+}
+END_TEST
+
+START_TEST(test_render_dst_region)
+{
+	if (!vr_renderer_can_import_host(renderer)) {
+		fprintf(stderr, "no VK_EXT_external_memory_host: skipped\n");
+		return;
+	}
+	const int32_t w = 64, h = 48, stride = (64 + 8) * 4;
+	const uint32_t sentinel = 0x5a5a5a5au;
+	rect(root, 0, 0, 64, 48, (struct vr_color){ 0, 0.5f, 0, 1 });
+	rect(root, 10, 8, 30, 20, (struct vr_color){ 1, 1, 0, 0.5f });
+	vr_tree_update(tree, NULL);
+	struct vr_target *target = vr_target_create(renderer, w, h);
+	struct out_buffer out;
+	out_buffer_init(&out, w, h, stride, sentinel);
+	ck_assert_ptr_nonnull(out.dst);
+	pixman_region32_t region;
+	pixman_region32_init_rect(&region, 4, 4, 20, 10);
+	pixman_region32_union_rect(&region, &region, 30, 20, 50, 40); /* clipped */
+	struct vr_render_job job = {
+		.target = target,
+		.clear = { 0, 0, 0, 1 },
+		.dst = out.dst,
+		.dst_region = &region,
+		.update_mirror = true,
+	};
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	ck_assert(job.timing.mirror_updated);
+	ck_assert_uint_eq(job.timing.cpu_copies, 0);
+	ck_assert_uint_eq(job.timing.dst_rects, 2);
+	uint32_t *expected = reference(w, h, &job.view, job.clear);
+	for (int32_t y = 0; y < h; y++) {
+		const uint32_t *row = (const uint32_t *)((const uint8_t *)out.data +
+			(size_t)y * (size_t)stride);
+		for (int32_t x = 0; x < stride / 4; x++) {
+			bool inside = x < w &&
+				pixman_region32_contains_point(&region, x, y, NULL);
+			uint32_t want = inside ? at(expected, w, x, y) : sentinel;
+			ck_assert_msg(row[x] == want, "(%d, %d): %08x, expected %08x",
+				x, y, row[x], want);
+		}
+	}
+	/* nothing after the last row either */
+	for (size_t i = (size_t)stride * (size_t)h / 4; i < out.size / 4; i++) {
+		ck_assert_uint_eq(out.data[i], sentinel);
+	}
+	/* update_mirror: the mirror has everything */
+	uint32_t *mirror = read_target(target);
+	compare("dst_region_mirror", mirror, expected, w, h, PIXEL_EXACT);
+	free(mirror);
+	free(expected);
+	pixman_region32_fini(&region);
+
+	/* unsuitable memory is refused (NULL, no error) */
+	ck_assert_ptr_null(vr_dst_buffer_import(renderer,
+		(uint8_t *)out.data + 4, out.size - 4096, w, h, stride));
+	ck_assert_ptr_null(vr_dst_buffer_import(renderer, out.data, 16, w, h,
+		stride));
+	vr_dst_buffer_destroy(NULL);
+	/* destroyed while a frame still writes into it: released later */
+	job.dst_region = NULL;
+	uint64_t id = vr_render_submit(renderer, tree, &job, 1);
+	ck_assert_uint_ne(id, 0);
+	vr_dst_buffer_destroy(out.dst);
+	ck_assert(vr_frame_wait(renderer, id, UINT64_MAX));
+	free(out.data);
+	vr_target_destroy(target);
+	assert_no_errors();
+}
+END_TEST
+
 static Suite *render_suite(void)
 {
 	Suite *s = suite_create("render");
@@ -711,6 +977,8 @@ static Suite *render_suite(void)
 		{ "damage", { test_render_partial_damage,
 			test_render_two_targets } },
 		{ "timing", { test_render_timing_1080p } },
+		{ "async", { test_render_frames_in_flight,
+			test_render_dst_region } },
 		{ "png", { test_render_png_roundtrip } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

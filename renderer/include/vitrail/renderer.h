@@ -8,7 +8,9 @@
  *
  * Threading: every function here is called from one thread (the
  * compositor's main thread). The renderer may use threads of its own
- * internally; none of them calls back into the caller.
+ * internally; none of them calls back into the caller. Completion of
+ * asynchronous frames reaches the caller through a file descriptor
+ * (vr_renderer_get_fd), never through a callback.
  *
  * Pixel format everywhere: 32-bit pixels as DRM_FORMAT_ARGB8888 /
  * XRGB8888 on a little-endian machine (bytes B, G, R, A in memory),
@@ -225,20 +227,26 @@ bool vr_renderer_is_sequential(const struct vr_renderer *renderer);
  * (starts transparent black), with a host-visible mirror for readback. */
 struct vr_target *vr_target_create(struct vr_renderer *renderer,
 	int32_t width, int32_t height);
-void vr_target_destroy(struct vr_target *target); /* accepts NULL */
+/* Accepts NULL; first waits for submitted frames that draw into it. */
+void vr_target_destroy(struct vr_target *target);
 int32_t vr_target_width(const struct vr_target *target);
 int32_t vr_target_height(const struct vr_target *target);
+
+/* Frames that may be submitted and not yet retired at once (see
+ * vr_render_submit). */
+#define VR_FRAMES_IN_FLIGHT 8
 
 struct vr_frame_timing {
 	/* CLOCK_MONOTONIC nanoseconds */
 	uint64_t start_ns; /* render call entered */
-	uint64_t end_ns; /* pixels readable */
+	uint64_t end_ns; /* pixels readable: the GPU finished the frame (as
+		seen by the renderer's completion thread) */
 	/* durations in nanoseconds */
 	uint64_t prepare_ns; /* traversal, culling, task building */
 	uint64_t execute_ns; /* tasks -> GPU objects (uploads, vertices) */
 	uint64_t commit_ns; /* command recording and submit */
-	uint64_t gpu_ns; /* submit -> fence signalled */
-	uint64_t readback_ns; /* copy into the host mirror */
+	uint64_t gpu_ns; /* submit -> frame completed on the GPU */
+	uint64_t readback_ns; /* vr_render: making the host mirror readable */
 	uint32_t draws; /* draws recorded */
 	uint32_t uploads; /* image uploads recorded */
 	/* Parallel mode (0 in sequential mode): */
@@ -246,7 +254,22 @@ struct vr_frame_timing {
 	uint32_t tasks; /* self-contained tasks built by preparation */
 	uint32_t ooo_commits; /* tasks committed ahead of earlier ones */
 	uint32_t commit_stalls; /* times the commit thread had to wait */
+	/* The output path: */
+	uint32_t dst_rects; /* rectangles copied into job.dst on the GPU */
+	bool mirror_updated; /* the host mirror got the redrawn pixels */
+	/* CPU copies of the frame's pixels still needed to reach the
+	 * caller's buffer: 0 when the GPU wrote them into job.dst, 1 when
+	 * the caller copies them out of the host mirror (vr_target_read). */
+	uint32_t cpu_copies;
 };
+
+/*
+ * Host memory the renderer copies a frame's pixels into on the GPU (an
+ * output buffer: an mmap'ed shm buffer or dumb buffer), imported through
+ * VK_EXT_external_memory_host. The pixels land there once; the caller
+ * commits that very memory.
+ */
+struct vr_dst_buffer;
 
 /* One target to render: its view maps root coordinates to target pixels;
  * only pixels inside damage (target pixels; NULL: all) are redrawn. */
@@ -255,18 +278,104 @@ struct vr_render_job {
 	struct vr_mat view;
 	const pixman_region32_t *damage;
 	struct vr_color clear; /* drawn under everything in damaged pixels */
+	/* After the job's pass, the frame copies dst_region (target pixels,
+	 * clipped to the target and to dst's size; NULL: the whole target)
+	 * of the target's image into dst on the GPU. NULL: no copy. */
+	struct vr_dst_buffer *dst;
+	const pixman_region32_t *dst_region;
+	/* Keep the host mirror up to date as well. The mirror is written
+	 * when dst is NULL or update_mirror is set; otherwise it goes stale
+	 * in the redrawn pixels and vr_target_read reads those back itself. */
+	bool update_mirror;
 	struct vr_frame_timing timing; /* filled in */
 };
 
-/* Render the tree (after vr_tree_update) into every job's target. On
- * return the targets' host mirrors hold the new pixels. */
+/* Render the tree (after vr_tree_update) into every job's target and wait
+ * for the frame: vr_render_submit then vr_frame_wait. On return the
+ * targets' host mirrors (and the jobs' dst buffers) hold the new pixels
+ * and every job's timing is complete. */
 bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
 	struct vr_render_job *jobs, size_t njobs);
 
-/* Copy region (target pixels; NULL: all) of the host mirror into dst,
- * which has the target's size and the given stride. */
+/*
+ * Submit a frame without waiting for the GPU. Returns its id (> 0, one
+ * more than the previous frame's) or 0 on failure (logged).
+ *
+ * Preparation runs on the calling thread; the workers execute the tasks
+ * and the commit thread records and submits the frame's command buffers.
+ * The call returns once the commit thread has submitted: all CPU work of
+ * the frame is done, so the caller may change the tree, write images
+ * (vr_image_write), destroy nodes and reuse `jobs`, the damage and
+ * dst_region regions at once; only the GPU part is still running. What
+ * the GPU still reads or writes until the frame completes: the targets'
+ * images and mirrors, the jobs' dst buffers (keep their memory mapped and
+ * do not read them before completion), GPU copies of images (released
+ * images are freed only after the frames that may sample them).
+ *
+ * Up to VR_FRAMES_IN_FLIGHT frames may be submitted and not yet
+ * retired; when all are busy, this call first waits for the oldest one.
+ * Frames complete in submission order. jobs[i].timing gets the CPU
+ * figures; the complete figures come from vr_frame_get_timing.
+ */
+uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
+	struct vr_render_job *jobs, size_t njobs);
+
+/* Non-blocking: true when frame `id` has completed on the GPU (its dst
+ * buffers and mirrors are readable); retires the resources of every
+ * completed frame. An id never submitted is not complete. */
+bool vr_frame_poll(struct vr_renderer *renderer, uint64_t id);
+/* Wait at most timeout_ns (UINT64_MAX: no limit) for frame `id`; true
+ * when it completed. Retires completed frames like vr_frame_poll. */
+bool vr_frame_wait(struct vr_renderer *renderer, uint64_t id,
+	uint64_t timeout_ns);
+
+/*
+ * An eventfd that becomes readable whenever submitted frames complete: a
+ * renderer thread ("vr-fence") waits for the frames' fences and writes to
+ * it. Add it to the event loop (readable); when it is, call
+ * vr_renderer_dispatch, which drains it. The fd belongs to the renderer
+ * (closed by vr_renderer_destroy).
+ */
+int vr_renderer_get_fd(struct vr_renderer *renderer);
+/* Drain the fd and retire every completed frame; returns the id of the
+ * latest completed frame (every frame up to it is complete), 0 when none
+ * has completed yet. Never blocks. */
+uint64_t vr_renderer_dispatch(struct vr_renderer *renderer);
+
+/* The timing of job `job` of frame `id` once it completed; false when the
+ * frame has not completed (or failed), job is out of range, or the figures
+ * are gone: they are kept until VR_FRAMES_IN_FLIGHT later frames have been
+ * submitted. */
+bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id,
+	size_t job, struct vr_frame_timing *out);
+
+/* Copy region (target pixels; NULL: all) of the target into dst, which
+ * has the target's size and the given stride. Reads the host mirror: it
+ * first waits for the last submitted frame that drew into the target,
+ * and where the mirror is stale (frames that copied only into a dst
+ * buffer), it reads those pixels back from the image synchronously (one
+ * small submission and a wait). For screenshots and the fallback path,
+ * not for every frame. */
 void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 	void *dst, int32_t dst_stride);
+
+/* Whether vr_dst_buffer_import can work (VK_EXT_external_memory_host). */
+bool vr_renderer_can_import_host(const struct vr_renderer *renderer);
+/*
+ * Import host memory (B8G8R8A8 pixels, width x height, stride bytes per
+ * row, a multiple of 4) as a copy destination. data must be aligned to
+ * the device's minImportedHostPointerAlignment (a page on lavapipe; an
+ * mmap'ed buffer is); the import covers size rounded up to that
+ * alignment, which must be mapped (a mapping covers whole pages). NULL
+ * (logged at debug level) when the extension is missing or the pointer
+ * or size is unsuitable: the caller falls back to the host mirror.
+ */
+struct vr_dst_buffer *vr_dst_buffer_import(struct vr_renderer *renderer,
+	void *data, size_t size, int32_t width, int32_t height, int32_t stride);
+/* Accepts NULL. When a submitted frame still writes into the buffer, the
+ * Vulkan objects are released after that frame completes; the memory
+ * itself must stay mapped until then. */
+void vr_dst_buffer_destroy(struct vr_dst_buffer *buffer);
 
 /* ---- pixman reference renderer ------------------------------------------ */
 
