@@ -26,7 +26,8 @@ struct vt_frame_log *vt_frame_log_open(const char *path) {
 	fprintf(f, "output,frame,path,generation,target_vblank_ns,presented_ns,"
 		"render_start_ns,render_end_ns,prepare_us,execute_us,commit_us,"
 		"gpu_us,readback_us,copy_us,draws,uploads,dropped,nodes_updated,"
-		"lists_recorded,scene_samples\n");
+		"lists_recorded,main_thread_us,cpu_copies,in_flight,"
+		"scene_samples\n");
 	return log;
 }
 
@@ -38,21 +39,22 @@ void vt_frame_log_close(struct vt_frame_log *log) {
 	free(log);
 }
 
-void vt_frame_log_write(struct vt_frame_log *log, const char *output,
-		const struct vt_frame *frame, uint64_t presented_ns, bool dropped,
-		const char *path) {
+void vt_frame_log_write(struct vt_frame_log *log,
+		const struct vt_frame_record *frame) {
 	if (log == NULL) {
 		return;
 	}
 	const struct vr_frame_timing *t = &frame->timing;
 	fprintf(log->f, "%s,%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%u,%u,%d,"
-		"%u,%u,%s\n",
-		output, frame->seq, path, frame->generation, frame->target_ns,
-		presented_ns, frame->render_start_ns, frame->render_end_ns,
-		t->prepare_ns / 1e3, t->execute_ns / 1e3, t->commit_ns / 1e3,
-		t->gpu_ns / 1e3, t->readback_ns / 1e3, frame->copy_ns / 1e3,
-		t->draws, t->uploads, dropped ? 1 : 0, frame->nodes_updated,
-		frame->lists_recorded, frame->scene_samples);
+		"%u,%u,%.1f,%u,%u,%s\n",
+		frame->output, frame->seq, frame->path, frame->generation,
+		frame->display_ns, frame->presented_ns, frame->render_start_ns,
+		frame->render_end_ns, t->prepare_ns / 1e3, t->execute_ns / 1e3,
+		t->commit_ns / 1e3, t->gpu_ns / 1e3, t->readback_ns / 1e3,
+		frame->copy_ns / 1e3, t->draws, t->uploads, frame->dropped ? 1 : 0,
+		frame->nodes_updated, frame->lists_recorded,
+		frame->main_thread_ns / 1e3, frame->cpu_copies, frame->in_flight,
+		frame->scene_samples != NULL ? frame->scene_samples : "");
 	fflush(log->f);
 }

@@ -23,7 +23,9 @@ static const char usage[] =
 	"  -b, --backend NAME       auto (default), headless, wayland, x11, drm\n"
 	"  -o, --outputs N          virtual outputs (headless, wayland, x11); default 1\n"
 	"      --output-size WxH    size of virtual outputs; default 1280x720\n"
-	"  -r, --refresh HZ         refresh of headless outputs; default 60\n"
+	"  -r, --refresh HZ[,HZ..]  refresh of headless outputs, one for all or one\n"
+	"                           per output in order; default 60\n"
+	"      --frame-pipeline P   async (default) or sync, the old synchronous path\n"
 	"  -S, --socket NAME        Wayland socket name; default: first free wayland-N\n"
 	"  -s, --startup CMD        run CMD (through /bin/sh -c) once ready; repeatable\n"
 	"  -c, --config FILE        config file (see vitrail(5))\n"
@@ -55,6 +57,7 @@ enum {
 	OPT_TEST,
 	OPT_RENDERER_THREADS,
 	OPT_SEQUENTIAL,
+	OPT_FRAME_PIPELINE,
 };
 
 static bool parse_size(const char *s, int *w, int *h) {
@@ -93,6 +96,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		{ "test", no_argument, NULL, OPT_TEST },
 		{ "renderer-threads", required_argument, NULL, OPT_RENDERER_THREADS },
 		{ "sequential", no_argument, NULL, OPT_SEQUENTIAL },
+		{ "frame-pipeline", required_argument, NULL, OPT_FRAME_PIPELINE },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
@@ -135,14 +139,37 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			}
 			break;
 		case 'r': {
-			double hz = strtod(optarg, &end);
-			if (*end != '\0' || hz < 1 || hz > 1000) {
-				fprintf(stderr, "vitrail: --refresh takes 1 to 1000 Hz\n");
-				return false;
+			const char *p = optarg;
+			opts->refresh_count = 0;
+			while (true) {
+				double hz = strtod(p, &end);
+				if (end == p || (*end != '\0' && *end != ',') || hz < 1 ||
+						hz > 1000 || opts->refresh_count == VT_OUTPUTS_MAX) {
+					fprintf(stderr, "vitrail: --refresh takes 1 to 1000 Hz, "
+						"or up to %d of them separated by commas: '%s'\n",
+						VT_OUTPUTS_MAX, optarg);
+					return false;
+				}
+				opts->refresh_mhz[opts->refresh_count++] =
+					(int)(hz * 1000 + 0.5);
+				if (*end == '\0') {
+					break;
+				}
+				p = end + 1;
 			}
-			opts->refresh_mhz = (int)(hz * 1000 + 0.5);
 			break;
 		}
+		case OPT_FRAME_PIPELINE:
+			if (strcmp(optarg, "async") == 0) {
+				opts->pipeline = VT_PIPELINE_ASYNC;
+			} else if (strcmp(optarg, "sync") == 0) {
+				opts->pipeline = VT_PIPELINE_SYNC;
+			} else {
+				fprintf(stderr, "vitrail: --frame-pipeline takes async or "
+					"sync, not '%s'\n", optarg);
+				return false;
+			}
+			break;
 		case 'S':
 			opts->socket = optarg;
 			break;
@@ -335,7 +362,6 @@ static void spawn_demo_clients(struct vt_server *server) {
 
 static void write_exit_reports(struct vt_server *server) {
 	struct vt_options *opts = &server->opts;
-	struct vt_output *output;
 	FILE *stats = NULL;
 	if (opts->screenshot_dir != NULL) {
 		mkdir(opts->screenshot_dir, 0755);
@@ -357,27 +383,13 @@ static void write_exit_reports(struct vt_server *server) {
 	printf("frame statistics (%.1f s, renderer: %s, %s):\n",
 		(vt_now_ns() - server->start_ns) / 1e9,
 		vr_renderer_device_name(server->renderer), mode);
-	wl_list_for_each(output, &server->outputs, link) {
-		printf("  ");
-		vt_output_print_stats(output, stdout);
-		if (stats != NULL) {
-			vt_output_print_stats(output, stats);
-		}
-	}
+	vt_outputs_print_stats(server, stdout);
 	if (stats != NULL) {
+		vt_outputs_print_stats(server, stats);
 		fclose(stats);
 	}
 	if (opts->screenshot_dir != NULL) {
-		wl_list_for_each(output, &server->outputs, link) {
-			char path[PATH_MAX];
-			snprintf(path, sizeof(path), "%s/%s.png", opts->screenshot_dir,
-				output->wlr_output->name);
-			if (vt_output_write_screenshot(output, path)) {
-				printf("wrote %s\n", path);
-			} else {
-				wlr_log(WLR_ERROR, "cannot write %s", path);
-			}
-		}
+		vt_outputs_write_screenshots(server, opts->screenshot_dir);
 	}
 	if (opts->frame_log_path != NULL) {
 		printf("wrote %s\n", opts->frame_log_path);
@@ -420,7 +432,8 @@ int main(int argc, char *argv[]) {
 		.outputs = 1,
 		.output_width = 1280,
 		.output_height = 720,
-		.refresh_mhz = 60000,
+		.refresh_mhz = { 60000 },
+		.refresh_count = 1,
 		.ready_fd = -1,
 	};
 	int log_level = WLR_INFO;

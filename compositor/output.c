@@ -1,23 +1,34 @@
 /*
- * Outputs and their frame pacing.
+ * Outputs: wlroots glue for the pacing module (pacing/pacer.h).
  *
- * Each output keeps a small queue of finished frames (output buffers that
- * already hold rendered pixels) and commits one per refresh. Its clock is
- * explicit: on DRM and nested outputs the backend's frame and present
- * events (page flips, the parent compositor's presentation feedback); on
- * headless outputs vitrail's own vblank model, a timerfd at the configured
- * refresh with nanosecond deadlines (wlroots' headless timer has
- * millisecond resolution and drifts).
+ * Each output has a persistent render target (the renderer redraws only
+ * damaged pixels of it), a small swapchain of output buffers from the
+ * wlr_allocator, and a pacer that decides when to render a frame and for
+ * which display time, and when to commit it. This file does what the
+ * pacer asks:
+ * - render: sample animations at the frame's display time, update the
+ *   tree, submit the damage to the renderer, which copies the redrawn
+ *   pixels (plus whatever the buffer missed since it was last written)
+ *   into the output buffer on the GPU: the buffer's memory is imported
+ *   into Vulkan, so the pixels are written once (no CPU copy);
+ * - the renderer's completion fd tells when a frame is ready;
+ * - commit: attach that very buffer to the wlr_output;
+ * - present events (page flips, the parent compositor's presentation
+ *   feedback, or on headless outputs vitrail's own vblank model) close a
+ *   frame: wp_presentation feedback for the surfaces it showed, statistics,
+ *   the frame log.
+ * Frame callbacks go out at vblanks (the pacer says when).
  *
- * The vsync path below renders one frame per vblank when there is damage.
- * The queue is the seam where pre-rendering (D-VSync) and the low-latency
- * path plug in: they decide when to render and which vblank a frame
- * targets; committing stays here.
+ * The clock of a headless output is vitrail's vblank model, ticked by a
+ * timerfd with nanosecond deadlines (wlroots' headless timer has
+ * millisecond resolution and drifts); other backends' frame and present
+ * events drive and calibrate theirs.
  */
 #include <assert.h>
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +50,81 @@
 #include "scene.h"
 #include "server.h"
 
-#define OUTPUT_BUFFERS_MAX 4
+/* Output buffers per output: enough for the frames a pacer may hold
+ * (rendering, ready, committed) plus the one on screen. */
+#define OUTPUT_BUFFERS_MAX 6
+/* Damage of the last commits, for the buffer age of wlroots' swapchain
+ * (the fallback commit path). */
+#define DAMAGE_HISTORY 4
+
+struct output_buffer {
+	struct vt_output *output;
+	struct wlr_buffer *wlr_buffer;
+	struct vr_dst_buffer *dst; /* its memory, imported; NULL: CPU copy */
+	void *data;
+	size_t stride;
+	struct wl_list link; /* vt_output::buffers */
+	/* Pixels that changed since this buffer was last written. */
+	pixman_region32_t stale;
+	bool busy; /* locked by a frame, or held by the backend */
+	struct wl_listener release;
+};
+
+/* One frame, from the render call until it was shown or dropped. */
+struct output_frame {
+	struct vt_output *output;
+	struct wl_list link; /* vt_output::frames */
+	struct output_buffer *buffer; /* locked until the frame ends */
+	uint64_t render_id; /* the renderer's frame; 0: none pending */
+	bool ready;
+	bool committed;
+	uint32_t commit_seq; /* wlr_output commit_seq once committed */
+	pixman_region32_t damage; /* output pixels changed by this frame */
+	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
+	struct wl_array feedbacks; /* struct wlr_presentation_feedback * */
+	struct vt_frame_record record;
+	char scene_samples[VT_SCENE_SAMPLES_LEN];
+};
+
+struct vt_output {
+	struct vt_server *server;
+	struct wlr_output *wlr_output;
+	struct wl_list link; /* vt_server::outputs */
+
+	struct vr_target *target;
+	pixman_region32_t pending_damage; /* target pixels not drawn yet */
+	struct wl_list buffers; /* output_buffer::link */
+	int buffer_width, buffer_height;
+	struct output_buffer *front; /* last committed */
+	struct wl_list frames; /* output_frame::link, oldest first */
+	uint64_t frame_seq;
+
+	struct vt_pacer *pacer;
+	const struct vt_pacing_policy *policy;
+	bool model_clock;
+	uint64_t period_ns;
+	int timer_fd;
+	struct wl_event_source *timer_source;
+	bool sending_present; /* our own present event is being emitted */
+	/* wlroots' swapchain (the fallback commit path): buffer age */
+	pixman_region32_t damage_history[DAMAGE_HISTORY];
+	int damage_idx;
+
+	struct {
+		uint64_t frames, dropped, replaced;
+		uint64_t main_ns_total;
+		uint64_t *main_ns; /* per frame, for percentiles */
+		size_t main_ns_len, main_ns_cap;
+	} stats;
+
+	struct wl_listener frame;
+	struct wl_listener present;
+	struct wl_listener destroy;
+	struct wl_listener mode;
+	struct wl_listener needs_frame;
+};
+
+static const struct vt_pacer_impl pacer_impl;
 
 static struct wlr_box output_box(struct vt_output *output) {
 	struct wlr_box *box = wlr_output_layout_get_box(output->server->layout,
@@ -65,19 +150,64 @@ struct vt_output *vt_output_at(struct vt_server *server, double lx,
 	return wlr_output != NULL ? wlr_output->data : NULL;
 }
 
+struct vt_output *vt_output_next(struct vt_server *server,
+		struct vt_output *output) {
+	struct wl_list *next = output != NULL ? output->link.next :
+		server->outputs.next;
+	if (next == &server->outputs) {
+		return NULL;
+	}
+	return wl_container_of(next, output, link);
+}
+
+struct wlr_output *vt_output_wlr(struct vt_output *output) {
+	return output->wlr_output;
+}
+
+struct vt_output *vt_output_by_name(struct vt_server *server,
+		const char *name) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		if (strcmp(output->wlr_output->name, name) == 0) {
+			return output;
+		}
+	}
+	return NULL;
+}
+
 /* ---- output buffers ----------------------------------------------------- */
 
-static void buffer_destroy(struct vt_buffer *buffer) {
+static void buffer_destroy(struct output_buffer *buffer) {
+	if (buffer->output->front == buffer) {
+		buffer->output->front = NULL;
+	}
 	wl_list_remove(&buffer->link);
 	wl_list_remove(&buffer->release.link);
 	pixman_region32_fini(&buffer->stale);
+	/* the renderer keeps its Vulkan objects until the frames that write
+	 * into it complete; the memory stays mapped as long as the
+	 * wlr_buffer lives, and frames are waited for before that */
+	vr_dst_buffer_destroy(buffer->dst);
+	if (buffer->data != NULL) {
+		wlr_buffer_end_data_ptr_access(buffer->wlr_buffer);
+	}
 	wlr_buffer_drop(buffer->wlr_buffer);
 	free(buffer);
 }
 
+static void output_request(struct vt_output *output, uint32_t wants) {
+	if (output->pacer != NULL) {
+		vt_pacer_request(output->pacer, wants, vt_now_ns());
+	}
+}
+
 static void buffer_handle_release(struct wl_listener *listener, void *data) {
-	struct vt_buffer *buffer = wl_container_of(listener, buffer, release);
+	struct output_buffer *buffer = wl_container_of(listener, buffer, release);
 	buffer->busy = false;
+	/* a frame may have waited for a free buffer */
+	if (pixman_region32_not_empty(&buffer->output->pending_damage)) {
+		output_request(buffer->output, VT_PACER_RENDER);
+	}
 }
 
 static const struct wlr_drm_format *output_buffer_format(void) {
@@ -93,8 +223,20 @@ static const struct wlr_drm_format *output_buffer_format(void) {
 	return &storage.format;
 }
 
+/* The renderer's frames still writing into buffers: wait for them (only
+ * before buffers go away, never on the frame path). */
+static void output_wait_renderer(struct vt_output *output) {
+	struct output_frame *frame;
+	wl_list_for_each(frame, &output->frames, link) {
+		if (frame->render_id != 0) {
+			vr_frame_wait(output->server->renderer, frame->render_id,
+				UINT64_MAX);
+		}
+	}
+}
+
 static void output_drop_buffers(struct vt_output *output, bool all) {
-	struct vt_buffer *buffer, *tmp;
+	struct output_buffer *buffer, *tmp;
 	wl_list_for_each_safe(buffer, tmp, &output->buffers, link) {
 		if (all || !buffer->busy) {
 			buffer_destroy(buffer);
@@ -102,9 +244,48 @@ static void output_drop_buffers(struct vt_output *output, bool all) {
 	}
 }
 
-/* A free output buffer of the output's size, its lock held by the caller
- * until the frame is committed or dropped. */
-static struct vt_buffer *output_acquire_buffer(struct vt_output *output) {
+static struct output_buffer *buffer_create(struct vt_output *output,
+		int width, int height) {
+	struct wlr_buffer *wlr_buffer = wlr_allocator_create_buffer(
+		output->server->allocator, width, height, output_buffer_format());
+	if (wlr_buffer == NULL) {
+		wlr_log(WLR_ERROR, "%s: cannot allocate a %dx%d output buffer",
+			output->wlr_output->name, width, height);
+		return NULL;
+	}
+	struct output_buffer *buffer = calloc(1, sizeof(*buffer));
+	if (buffer == NULL) {
+		wlr_buffer_drop(wlr_buffer);
+		return NULL;
+	}
+	buffer->output = output;
+	buffer->wlr_buffer = wlr_buffer;
+	pixman_region32_init_rect(&buffer->stale, 0, 0, width, height);
+	buffer->release.notify = buffer_handle_release;
+	wl_signal_add(&wlr_buffer->events.release, &buffer->release);
+	wl_list_insert(output->buffers.prev, &buffer->link);
+	/* Its memory stays mapped as long as the buffer lives (shm and dumb
+	 * buffers are mapped once): import it as the renderer's
+	 * destination. */
+	uint32_t format;
+	if (!wlr_buffer_begin_data_ptr_access(wlr_buffer,
+			WLR_BUFFER_DATA_PTR_ACCESS_WRITE, &buffer->data, &format,
+			&buffer->stride)) {
+		buffer->data = NULL;
+		wlr_log(WLR_ERROR, "%s: output buffer is not CPU-accessible",
+			output->wlr_output->name);
+		return buffer;
+	}
+	if (output->server->opts.pipeline == VT_PIPELINE_ASYNC) {
+		buffer->dst = vr_dst_buffer_import(output->server->renderer,
+			buffer->data, buffer->stride * (size_t)height, width, height,
+			(int32_t)buffer->stride);
+	}
+	return buffer;
+}
+
+/* A free output buffer of the output's size; NULL when all are busy. */
+static struct output_buffer *output_acquire_buffer(struct vt_output *output) {
 	int width = output->wlr_output->width;
 	int height = output->wlr_output->height;
 	if (width != output->buffer_width || height != output->buffer_height) {
@@ -113,7 +294,7 @@ static struct vt_buffer *output_acquire_buffer(struct vt_output *output) {
 		output->buffer_height = height;
 	}
 	int count = 0;
-	struct vt_buffer *buffer;
+	struct output_buffer *buffer;
 	wl_list_for_each(buffer, &output->buffers, link) {
 		count++;
 		if (!buffer->busy && buffer->wlr_buffer->width == width &&
@@ -124,32 +305,19 @@ static struct vt_buffer *output_acquire_buffer(struct vt_output *output) {
 	if (count >= OUTPUT_BUFFERS_MAX) {
 		return NULL;
 	}
-	struct wlr_buffer *wlr_buffer = wlr_allocator_create_buffer(
-		output->server->allocator, width, height, output_buffer_format());
-	if (wlr_buffer == NULL) {
-		wlr_log(WLR_ERROR, "%s: cannot allocate a %dx%d output buffer",
-			output->wlr_output->name, width, height);
-		return NULL;
-	}
-	buffer = calloc(1, sizeof(*buffer));
+	buffer = buffer_create(output, width, height);
 	if (buffer == NULL) {
-		wlr_buffer_drop(wlr_buffer);
 		return NULL;
 	}
-	buffer->wlr_buffer = wlr_buffer;
-	pixman_region32_init_rect(&buffer->stale, 0, 0, width, height);
-	buffer->release.notify = buffer_handle_release;
-	wl_signal_add(&wlr_buffer->events.release, &buffer->release);
-	wl_list_insert(output->buffers.prev, &buffer->link);
 found:
 	buffer->busy = true;
 	wlr_buffer_lock(buffer->wlr_buffer);
 	return buffer;
 }
 
-/* ---- damage ------------------------------------------------------------- */
+/* ---- damage and requests ------------------------------------------------ */
 
-void vt_output_add_damage(struct vt_output *output,
+static void output_add_damage(struct vt_output *output,
 		const pixman_region32_t *layout_damage) {
 	struct wlr_box box = output_box(output);
 	float scale = output->wlr_output->scale;
@@ -162,18 +330,10 @@ void vt_output_add_damage(struct vt_output *output,
 		int y1 = (int)floorf((rects[i].y1 - box.y) * scale);
 		int x2 = (int)ceilf((rects[i].x2 - box.x) * scale);
 		int y2 = (int)ceilf((rects[i].y2 - box.y) * scale);
-		if (x1 < 0) {
-			x1 = 0;
-		}
-		if (y1 < 0) {
-			y1 = 0;
-		}
-		if (x2 > output->wlr_output->width) {
-			x2 = output->wlr_output->width;
-		}
-		if (y2 > output->wlr_output->height) {
-			y2 = output->wlr_output->height;
-		}
+		x1 = x1 < 0 ? 0 : x1;
+		y1 = y1 < 0 ? 0 : y1;
+		x2 = x2 > output->wlr_output->width ? output->wlr_output->width : x2;
+		y2 = y2 > output->wlr_output->height ? output->wlr_output->height : y2;
 		if (x1 >= x2 || y1 >= y2) {
 			continue;
 		}
@@ -182,139 +342,189 @@ void vt_output_add_damage(struct vt_output *output,
 		any = true;
 	}
 	if (any) {
-		output->wants_frame = true;
-		vt_output_schedule_frame(output);
+		output_request(output, VT_PACER_RENDER);
 	}
 }
 
-void vt_output_damage_whole(struct vt_output *output) {
+void vt_outputs_add_damage(struct vt_server *server,
+		const pixman_region32_t *layout_damage) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		output_add_damage(output, layout_damage);
+	}
+}
+
+static void output_damage_whole(struct vt_output *output) {
 	pixman_region32_union_rect(&output->pending_damage,
 		&output->pending_damage, 0, 0, output->wlr_output->width,
 		output->wlr_output->height);
-	output->wants_frame = true;
-	vt_output_schedule_frame(output);
+	output_request(output, VT_PACER_RENDER);
 }
 
-/* ---- clock -------------------------------------------------------------- */
-
-static uint64_t model_next_vblank(struct vt_output *output, uint64_t now) {
-	uint64_t n = (now - output->vblank_base_ns) / output->period_ns + 1;
-	return output->vblank_base_ns + n * output->period_ns;
-}
-
-static void model_arm(struct vt_output *output) {
-	if (output->timer_armed) {
-		return;
+void vt_server_request_frame(struct vt_server *server, uint32_t wants) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		output_request(output, wants);
 	}
-	output->next_vblank_ns = model_next_vblank(output, vt_now_ns());
-	struct itimerspec its = { 0 };
-	vt_ns_to_timespec(output->next_vblank_ns, &its.it_value);
-	if (timerfd_settime(output->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
-		wlr_log_errno(WLR_ERROR, "timerfd_settime");
-		return;
-	}
-	output->timer_armed = true;
-}
-
-void vt_output_schedule_frame(struct vt_output *output) {
-	if (output->model_clock) {
-		model_arm(output);
-	} else {
-		wlr_output_schedule_frame(output->wlr_output);
-	}
-}
-
-static void output_set_period(struct vt_output *output) {
-	int mhz = output->wlr_output->refresh;
-	if (mhz <= 0) {
-		mhz = output->server->opts.refresh_mhz;
-	}
-	output->period_ns = (uint64_t)(1e12 / mhz);
 }
 
 /* ---- frames ------------------------------------------------------------- */
 
-static void frame_release(struct vt_frame *frame) {
+/* The frame ends: shown, replaced or dropped. Discarded feedback tells
+ * the clients their content was not presented. */
+static void frame_destroy(struct output_frame *frame) {
+	struct wlr_presentation_feedback **feedback;
+	wl_array_for_each(feedback, &frame->feedbacks) {
+		wlr_presentation_feedback_destroy(*feedback);
+	}
+	wl_array_release(&frame->feedbacks);
 	if (frame->buffer != NULL) {
 		wlr_buffer_unlock(frame->buffer->wlr_buffer);
-		frame->buffer = NULL;
 	}
+	pixman_region32_fini(&frame->damage);
+	pixman_region32_fini(&frame->cpu_copy);
+	wl_list_remove(&frame->link);
+	free(frame);
 }
 
-struct surfaces_drawn {
+struct drawn_surfaces {
 	struct vt_output *output;
-	bool sampled; /* a new frame holds them: presentation feedback */
-	bool frame_done; /* clients may draw their next frame */
+	struct output_frame *frame; /* sample presentation feedback into */
+	bool frame_done; /* send frame callbacks */
 	struct timespec now;
 };
 
-static void surfaces_drawn_iter(struct vr_node *node, void *data) {
-	struct surfaces_drawn *drawn = data;
+static void drawn_surface_iter(struct vr_node *node, void *data) {
+	struct drawn_surfaces *drawn = data;
 	struct vt_surface *surface = vr_node_user_data(node);
 	if (surface == NULL) {
 		return;
 	}
-	if (drawn->sampled) {
-		wlr_presentation_surface_sampled_on_output(
-			drawn->output->server->presentation, surface->wlr_surface,
-			drawn->output->wlr_output);
+	if (drawn->frame != NULL) {
+		struct wlr_presentation_feedback *feedback =
+			wlr_presentation_surface_sampled(
+				drawn->output->server->presentation, surface->wlr_surface);
+		if (feedback != NULL) {
+			struct wlr_presentation_feedback **slot = wl_array_add(
+				&drawn->frame->feedbacks, sizeof(*slot));
+			if (slot != NULL) {
+				*slot = feedback;
+			} else {
+				wlr_presentation_feedback_destroy(feedback);
+			}
+		}
 	}
 	if (drawn->frame_done) {
 		wlr_surface_send_frame_done(surface->wlr_surface, &drawn->now);
 	}
 }
 
-/* One pass over the surfaces drawn on the output after a refresh. */
-static void output_surfaces_drawn(struct vt_output *output, bool sampled) {
-	struct surfaces_drawn drawn = {
-		.output = output,
-		.sampled = sampled,
-		.frame_done = !output->server->hold_frames,
-	};
-	if (!drawn.sampled && !drawn.frame_done) {
-		return;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &drawn.now);
+/* One pass over the surfaces drawn on the output. */
+static void output_for_each_drawn(struct vt_output *output,
+		struct drawn_surfaces *drawn) {
 	struct wlr_box box = output_box(output);
 	struct vr_box area = { box.x, box.y, box.width, box.height };
-	vr_tree_for_each_drawn(output->server->tree, &area, surfaces_drawn_iter,
-		&drawn);
+	vr_tree_for_each_drawn(output->server->tree, &area, drawn_surface_iter,
+		drawn);
 }
 
-/* Render the pending damage into a free output buffer and queue it for
- * the vblank at target_ns. */
-static bool output_render(struct vt_output *output, uint64_t target_ns) {
-	struct vt_server *server = output->server;
-	if (output->queue_len >= VT_FRAME_QUEUE_MAX) {
-		return false;
+static void frame_cpu_copy(struct output_frame *frame) {
+	struct output_buffer *buffer = frame->buffer;
+	if (!pixman_region32_not_empty(&frame->cpu_copy) || buffer->data == NULL) {
+		return;
 	}
+	uint64_t start = vt_now_ns();
+	vr_target_read(frame->output->target, &frame->cpu_copy, buffer->data,
+		(int32_t)buffer->stride);
+	pixman_region32_clear(&frame->cpu_copy);
+	frame->record.cpu_copies++;
+	frame->record.copy_ns += vt_now_ns() - start;
+}
+
+/* The renderer finished the frame. */
+static void frame_ready(struct output_frame *frame, uint64_t now) {
+	struct vt_output *output = frame->output;
+	frame->ready = true;
+	if (frame->render_id != 0) {
+		vr_frame_get_timing(output->server->renderer, frame->render_id, 0,
+			&frame->record.timing);
+		frame->render_id = 0;
+	}
+	uint64_t start = vt_now_ns();
+	frame_cpu_copy(frame);
+	frame->record.main_thread_ns += vt_now_ns() - start;
+	frame->record.render_end_ns = now;
+}
+
+void vt_outputs_frames_completed(struct vt_server *server) {
+	uint64_t done = vr_renderer_dispatch(server->renderer);
+	uint64_t now = vt_now_ns();
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		struct output_frame *frame, *tmp;
+		wl_list_for_each_safe(frame, tmp, &output->frames, link) {
+			if (!frame->ready && frame->render_id != 0 &&
+					frame->render_id <= done) {
+				frame_ready(frame, now);
+				vt_pacer_frame_ready(output->pacer, frame, now);
+			}
+		}
+	}
+}
+
+/* pacer_impl.render: draw the pending damage for display time display_ns
+ * into a free output buffer. */
+static void *output_render(void *data, uint64_t display_ns, bool *ready) {
+	struct vt_output *output = data;
+	struct vt_server *server = output->server;
+	uint64_t start = vt_now_ns();
 	/* Scene animations take their values at this frame's display time,
 	 * right before the tree update that turns them into damage. */
 	char samples[VT_SCENE_SAMPLES_LEN] = "";
-	vt_scene_sample(server, target_ns, samples, sizeof(samples));
+	vt_scene_sample(server, display_ns, samples, sizeof(samples));
 	vt_server_update(server);
 	uint32_t nodes_updated = server->nodes_updated;
 	uint32_t lists_recorded = server->lists_recorded;
 	server->nodes_updated = 0;
 	server->lists_recorded = 0;
-	if (!pixman_region32_not_empty(&output->pending_damage)) {
-		return false;
+	if (vt_scene_animating(server)) {
+		/* Animated outputs keep rendering: every frame samples them. */
+		output_request(output, VT_PACER_RENDER);
 	}
-	struct vt_buffer *buffer = output_acquire_buffer(output);
+	if (output->target == NULL ||
+			!pixman_region32_not_empty(&output->pending_damage)) {
+		return NULL;
+	}
+	struct output_buffer *buffer = output_acquire_buffer(output);
 	if (buffer == NULL) {
-		return false; /* damage stays pending; retried next vblank */
+		return NULL; /* damage stays pending until a buffer is free */
 	}
-
-	struct vt_frame frame = {
-		.buffer = buffer,
+	struct output_frame *frame = calloc(1, sizeof(*frame));
+	if (frame == NULL) {
+		wlr_buffer_unlock(buffer->wlr_buffer);
+		return NULL;
+	}
+	frame->output = output;
+	frame->buffer = buffer;
+	pixman_region32_init(&frame->damage);
+	pixman_region32_init(&frame->cpu_copy);
+	wl_array_init(&frame->feedbacks);
+	wl_list_insert(output->frames.prev, &frame->link);
+	memcpy(frame->scene_samples, samples, sizeof(samples));
+	int in_flight = wl_list_length(&output->frames);
+	frame->record = (struct vt_frame_record){
+		.output = output->wlr_output->name,
+		.path = output->policy->name,
 		.seq = ++output->frame_seq,
 		.generation = vr_tree_generation(server->tree),
-		.target_ns = target_ns,
-		.render_start_ns = vt_now_ns(),
+		.display_ns = display_ns,
+		.render_start_ns = start,
+		.in_flight = (uint32_t)in_flight,
 		.nodes_updated = nodes_updated,
 		.lists_recorded = lists_recorded,
+		.scene_samples = frame->scene_samples,
 	};
-	memcpy(frame.scene_samples, samples, sizeof(samples));
+
 	uint32_t stall_ms = vt_test_take_stall_ms(server);
 	if (stall_ms > 0) {
 		/* Test protocol: this frame renders late. */
@@ -324,73 +534,79 @@ static bool output_render(struct vt_output *output, uint64_t target_ns) {
 		};
 		nanosleep(&stall, NULL);
 	}
+
+	/* Every buffer now lacks this frame's damage; this one gets it and
+	 * whatever it missed before. */
+	struct output_buffer *b;
+	wl_list_for_each(b, &output->buffers, link) {
+		pixman_region32_union(&b->stale, &b->stale, &output->pending_damage);
+	}
+	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC;
 	struct vr_render_job job = {
 		.target = output->target,
 		.view = vt_output_view(output),
 		.damage = &output->pending_damage,
 		.clear = { 0, 0, 0, 1 },
+		.dst = buffer->dst,
+		.dst_region = &buffer->stale,
 	};
-	if (!vr_render(server->renderer, server->tree, &job, 1)) {
-		wlr_log(WLR_ERROR, "%s: rendering failed", output->wlr_output->name);
-		frame_release(&frame);
-		return false;
-	}
-	frame.timing = job.timing;
-
-	/* Every buffer now lacks this frame's damage; bring this one up to
-	 * date from the renderer's host mirror. */
-	struct vt_buffer *b;
-	wl_list_for_each(b, &output->buffers, link) {
-		pixman_region32_union(&b->stale, &b->stale, &output->pending_damage);
-	}
-	uint64_t copy_start = vt_now_ns();
-	void *data;
-	uint32_t format;
-	size_t stride;
-	if (wlr_buffer_begin_data_ptr_access(buffer->wlr_buffer,
-			WLR_BUFFER_DATA_PTR_ACCESS_WRITE, &data, &format, &stride)) {
-		vr_target_read(output->target, &buffer->stale, data, (int32_t)stride);
-		wlr_buffer_end_data_ptr_access(buffer->wlr_buffer);
-		pixman_region32_clear(&buffer->stale);
+	bool ok;
+	if (sync) {
+		ok = vr_render(server->renderer, server->tree, &job, 1);
+		frame->record.timing = job.timing;
 	} else {
-		wlr_log(WLR_ERROR, "%s: output buffer is not CPU-accessible",
-			output->wlr_output->name);
+		frame->render_id = vr_render_submit(server->renderer, server->tree,
+			&job, 1);
+		ok = frame->render_id != 0;
 	}
-	frame.render_end_ns = vt_now_ns();
-	frame.copy_ns = frame.render_end_ns - copy_start;
-	pixman_region32_init(&frame.damage);
-	pixman_region32_copy(&frame.damage, &output->pending_damage);
+	if (!ok) {
+		wlr_log(WLR_ERROR, "%s: rendering failed", output->wlr_output->name);
+		frame_destroy(frame);
+		return NULL;
+	}
+	if (buffer->dst == NULL) {
+		/* no import: copy out of the renderer's mirror once ready */
+		pixman_region32_copy(&frame->cpu_copy, &buffer->stale);
+	}
+	pixman_region32_clear(&buffer->stale);
+	pixman_region32_copy(&frame->damage, &output->pending_damage);
 	pixman_region32_clear(&output->pending_damage);
 
-	output->queue[output->queue_len++] = frame;
-	return true;
+	/* the surfaces this frame shows: their presentation feedback
+	 * belongs to it */
+	struct drawn_surfaces drawn = { .output = output, .frame = frame };
+	output_for_each_drawn(output, &drawn);
+
+	uint64_t end = vt_now_ns();
+	frame->record.main_thread_ns = end - start;
+	if (sync) {
+		frame_ready(frame, end);
+	}
+	*ready = sync;
+	return frame;
 }
 
 /* Damage between the frame on screen and the one `age` commits before it
- * (the swapchain buffer's age); NULL when unknown: copy everything. */
+ * (the swapchain buffer's age); false when unknown: copy everything. */
 static bool output_damage_since(struct vt_output *output, int age,
 		pixman_region32_t *region) {
-	if (age <= 0 || age > VT_DAMAGE_HISTORY) {
+	if (age <= 0 || age > DAMAGE_HISTORY) {
 		return false;
 	}
 	for (int i = 0; i < age - 1; i++) {
-		int idx = (output->damage_idx - i + VT_DAMAGE_HISTORY) %
-			VT_DAMAGE_HISTORY;
+		int idx = (output->damage_idx - i + DAMAGE_HISTORY) % DAMAGE_HISTORY;
 		pixman_region32_union(region, region, &output->damage_history[idx]);
 	}
 	return true;
 }
 
-/* Commit one frame: wlroots' output swapchain buffer (the one screencopy
- * reads) gets the frame's pixels where it is out of date. `source` is the
- * queued frame's buffer, or NULL to re-commit what the renderer last drew
- * (a commit without new content: screencopy and idle frame requests). */
-static bool output_commit(struct vt_output *output, struct vt_frame *frame) {
+/* The fallback commit: wlroots' own swapchain buffer gets the pixels of
+ * `source` where it is out of date (one CPU copy). Used while a
+ * screencopy client locks direct scan-out, and by the sync pipeline. */
+static bool output_attach_render(struct vt_output *output,
+		struct output_buffer *source, const pixman_region32_t *damage,
+		struct vt_frame_record *record) {
 	struct wlr_output *wlr_output = output->wlr_output;
-	if (output->model_clock && wlr_output->frame_pending) {
-		/* We are this output's clock: this is its vblank. */
-		wlr_output_send_frame(wlr_output);
-	}
 	int age = 0;
 	if (!wlr_output_attach_render(wlr_output, &age)) {
 		wlr_log(WLR_ERROR, "%s: cannot get an output buffer",
@@ -400,8 +616,8 @@ static bool output_commit(struct vt_output *output, struct vt_frame *frame) {
 	uint64_t copy_start = vt_now_ns();
 	pixman_region32_t copy;
 	pixman_region32_init(&copy);
-	if (frame != NULL) {
-		pixman_region32_copy(&copy, &frame->damage);
+	if (damage != NULL) {
+		pixman_region32_copy(&copy, (pixman_region32_t *)damage);
 	}
 	if (!output_damage_since(output, age, &copy)) {
 		pixman_region32_fini(&copy);
@@ -411,87 +627,88 @@ static bool output_commit(struct vt_output *output, struct vt_frame *frame) {
 	pixman_image_t *dst = wlr_pixman_renderer_get_current_image(
 		output->server->wlr_renderer);
 	if (dst != NULL && pixman_region32_not_empty(&copy)) {
-		if (frame != NULL && frame->buffer != NULL) {
-			void *data;
-			uint32_t format;
-			size_t stride;
-			if (wlr_buffer_begin_data_ptr_access(frame->buffer->wlr_buffer,
-					WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format,
-					&stride)) {
-				pixman_image_t *src = pixman_image_create_bits_no_clear(
-					PIXMAN_x8r8g8b8, frame->buffer->wlr_buffer->width,
-					frame->buffer->wlr_buffer->height, data, (int)stride);
-				pixman_image_set_clip_region32(dst, &copy);
-				pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst,
-					0, 0, 0, 0, 0, 0, wlr_output->width, wlr_output->height);
-				pixman_image_set_clip_region32(dst, NULL);
-				pixman_image_unref(src);
-				wlr_buffer_end_data_ptr_access(frame->buffer->wlr_buffer);
-			}
-		} else {
+		if (source != NULL && source->data != NULL) {
+			pixman_image_t *src = pixman_image_create_bits_no_clear(
+				PIXMAN_x8r8g8b8, source->wlr_buffer->width,
+				source->wlr_buffer->height, source->data,
+				(int)source->stride);
+			pixman_image_set_clip_region32(dst, &copy);
+			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst,
+				0, 0, 0, 0, 0, 0, wlr_output->width, wlr_output->height);
+			pixman_image_set_clip_region32(dst, NULL);
+			pixman_image_unref(src);
+		} else if (output->target != NULL) {
 			vr_target_read(output->target, &copy,
 				pixman_image_get_data(dst), pixman_image_get_stride(dst));
 		}
+		if (record != NULL) {
+			record->cpu_copies++;
+		}
 	}
 	pixman_region32_fini(&copy);
-	uint64_t copy_ns = vt_now_ns() - copy_start;
+	if (record != NULL) {
+		record->copy_ns += vt_now_ns() - copy_start;
+	}
+	return true;
+}
+
+/* pacer_impl.commit */
+static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
+	struct vt_output *output = data;
+	struct output_frame *frame = handle;
+	struct wlr_output *wlr_output = output->wlr_output;
+	uint64_t start = vt_now_ns();
+	if (output->model_clock && wlr_output->frame_pending) {
+		/* We are this output's clock: this is its vblank. */
+		wlr_output_send_frame(wlr_output);
+	}
+	struct output_buffer *buffer = frame != NULL ? frame->buffer :
+		output->front;
+	const pixman_region32_t *damage = frame != NULL ? &frame->damage : NULL;
+	bool direct = buffer != NULL && wlr_output->attach_render_locks == 0 &&
+		output->server->opts.pipeline == VT_PIPELINE_ASYNC;
+	if (direct) {
+		/* the very buffer the renderer wrote */
+		wlr_output_attach_buffer(wlr_output, buffer->wlr_buffer);
+	} else if (!output_attach_render(output, buffer, damage,
+			frame != NULL ? &frame->record : NULL)) {
+		return false;
+	}
 
 	/* Damage hint for nested backends (wl_surface.damage upstream). */
 	pixman_region32_t *frame_damage = &output->damage_history[
-		(output->damage_idx + 1) % VT_DAMAGE_HISTORY];
+		(output->damage_idx + 1) % DAMAGE_HISTORY];
 	pixman_region32_clear(frame_damage);
-	if (frame != NULL) {
-		pixman_region32_copy(frame_damage, &frame->damage);
+	if (damage != NULL) {
+		pixman_region32_copy(frame_damage, (pixman_region32_t *)damage);
 	}
 	wlr_output_set_damage(wlr_output, frame_damage);
 
-	struct vt_frame in_flight = { 0 };
 	if (frame != NULL) {
-		in_flight = *frame;
-		in_flight.buffer = NULL;
-		in_flight.copy_ns += copy_ns;
-	}
-	in_flight.commit_ns = vt_now_ns();
-	if (!output->model_clock && output->last_present_ns != 0) {
-		/* The vblank this commit can make at the earliest: on the grid
-		 * of the last presentation, after the shortest commit-to-light
-		 * latency seen (a nested compositor adds its own frames). */
-		uint64_t earliest = in_flight.commit_ns + output->min_latency_ns;
-		uint64_t n = earliest > output->last_present_ns ?
-			(earliest - output->last_present_ns + output->period_ns - 1) /
-			output->period_ns : 0;
-		in_flight.target_ns = output->last_present_ns + n * output->period_ns;
-	} else if (!output->model_clock) {
-		in_flight.target_ns = 0;
-	}
-	/* Some backends send the present event from inside the commit. */
-	in_flight.commit_seq = wlr_output->commit_seq + 1;
-	in_flight.committed = true;
-	if (frame != NULL) {
-		if (output->in_flight_len == VT_FRAME_QUEUE_MAX) {
-			/* Never presented; the backend dropped it silently. */
-			output->stats.dropped++;
-			memmove(&output->in_flight[0], &output->in_flight[1],
-				(VT_FRAME_QUEUE_MAX - 1) * sizeof(output->in_flight[0]));
-			output->in_flight_len--;
-		}
-		output->in_flight[output->in_flight_len++] = in_flight;
+		/* Some backends send the present event from inside the
+		 * commit. */
+		frame->commit_seq = wlr_output->commit_seq + 1;
+		frame->committed = true;
+		frame->record.main_thread_ns += vt_now_ns() - start;
 	}
 	if (!wlr_output_commit(wlr_output)) {
 		wlr_log(WLR_ERROR, "%s: commit failed", wlr_output->name);
 		if (frame != NULL) {
-			output->in_flight_len--;
+			frame->committed = false;
 		}
-		vt_output_damage_whole(output);
+		output_damage_whole(output);
 		return false;
 	}
-	output->damage_idx = (output->damage_idx + 1) % VT_DAMAGE_HISTORY;
+	output->damage_idx = (output->damage_idx + 1) % DAMAGE_HISTORY;
+	if (direct) {
+		output->front = buffer;
+	}
 	if (output->model_clock) {
 		/* wlroots' headless backend reports "presented" from inside the
 		 * commit, before wp_presentation can match it: as this output's
 		 * clock, we report the vblank it scans out at. */
 		struct timespec when;
-		vt_ns_to_timespec(output->next_vblank_ns, &when);
+		vt_ns_to_timespec(vblank_ns, &when);
 		struct wlr_output_event_present present = {
 			.commit_seq = wlr_output->commit_seq,
 			.presented = true,
@@ -506,69 +723,66 @@ static bool output_commit(struct vt_output *output, struct vt_frame *frame) {
 	return true;
 }
 
-static void frame_finish(struct vt_frame *frame) {
-	frame_release(frame);
-	pixman_region32_fini(&frame->damage);
+/* pacer_impl.discard: never shown. */
+static void output_discard(void *data, void *handle) {
+	struct vt_output *output = data;
+	struct output_frame *frame = handle;
+	if (frame->render_id != 0) {
+		/* still on the GPU: its buffer must outlive the writes */
+		vr_frame_wait(output->server->renderer, frame->render_id,
+			UINT64_MAX);
+	}
+	output->stats.replaced++;
+	frame->record.dropped = true;
+	vt_frame_log_write(output->server->frame_log, &frame->record);
+	/* the buffer missed nothing: it holds this frame's pixels, which are
+	 * the target's, as the next frame's stale region accounts for */
+	frame_destroy(frame);
 }
 
-static bool output_commit_head(struct vt_output *output) {
-	if (output->queue_len == 0) {
-		return false;
+/* pacer_impl.frame_done */
+static void output_frame_done(void *data, uint64_t now_ns) {
+	struct vt_output *output = data;
+	if (output->server->hold_frames) {
+		return;
 	}
-	struct vt_frame frame = output->queue[0];
-	memmove(&output->queue[0], &output->queue[1],
-		(size_t)(output->queue_len - 1) * sizeof(output->queue[0]));
-	output->queue_len--;
-	bool ok = output_commit(output, &frame);
-	frame_finish(&frame);
-	return ok;
+	struct drawn_surfaces drawn = { .output = output, .frame_done = true };
+	vt_ns_to_timespec(now_ns, &drawn.now);
+	output_for_each_drawn(output, &drawn);
 }
 
-/* One refresh of the vsync path: commit what is queued, render what is
- * damaged, let clients draw their next frame. */
-static void output_refresh(struct vt_output *output, uint64_t vblank_ns) {
-	if (output->model_clock) {
-		/* The frame rendered during the last period scans out now. */
-		output_commit_head(output);
+/* pacer_impl.arm */
+static void output_arm(void *data, uint64_t at_ns) {
+	struct vt_output *output = data;
+	struct itimerspec its = { 0 };
+	if (at_ns != 0) {
+		vt_ns_to_timespec(at_ns, &its.it_value);
 	}
-	bool rendered = false;
-	if (output->wants_frame) {
-		output->wants_frame = false;
-		rendered = output_render(output, vblank_ns + output->period_ns);
-		output_surfaces_drawn(output, rendered);
-	}
-	if (vt_scene_animating(output->server)) {
-		/* Animated outputs keep rendering: every frame samples them. */
-		output->wants_frame = true;
-	}
-	if (!output->model_clock && rendered) {
-		output_commit_head(output);
-	} else if (output->needs_commit && output->queue_len == 0 &&
-			output->in_flight_len == 0) {
-		/* wlroots wants a new commit without new content
-		 * (screencopy, a frame requested by a client). */
-		output_commit(output, NULL);
-	}
-	output->needs_commit = false;
-	if (pixman_region32_not_empty(&output->pending_damage)) {
-		output->wants_frame = true; /* not drawn yet: try next refresh */
-	}
-	if (output->model_clock) {
-		if (output->queue_len > 0 || output->wants_frame ||
-				output->needs_commit) {
-			model_arm(output);
-		}
-	} else if (output->wants_frame || output->needs_commit) {
-		wlr_output_schedule_frame(output->wlr_output);
+	if (timerfd_settime(output->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
+		wlr_log_errno(WLR_ERROR, "timerfd_settime");
 	}
 }
+
+/* pacer_impl.request_backend_frame */
+static void output_request_backend_frame(void *data) {
+	struct vt_output *output = data;
+	wlr_output_schedule_frame(output->wlr_output);
+}
+
+static const struct vt_pacer_impl pacer_impl = {
+	.render = output_render,
+	.commit = output_commit,
+	.discard = output_discard,
+	.frame_done = output_frame_done,
+	.arm = output_arm,
+	.request_backend_frame = output_request_backend_frame,
+};
+
+/* ---- events ------------------------------------------------------------- */
 
 static void handle_needs_frame(struct wl_listener *listener, void *data) {
 	struct vt_output *output = wl_container_of(listener, output, needs_frame);
-	output->needs_commit = true;
-	if (output->model_clock) {
-		model_arm(output);
-	}
+	output_request(output, VT_PACER_COMMIT);
 }
 
 static int handle_timer(int fd, uint32_t mask, void *data) {
@@ -577,8 +791,7 @@ static int handle_timer(int fd, uint32_t mask, void *data) {
 	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN) {
 		wlr_log_errno(WLR_ERROR, "timerfd read");
 	}
-	output->timer_armed = false;
-	output_refresh(output, output->next_vblank_ns);
+	vt_pacer_wake(output->pacer, vt_now_ns());
 	return 0;
 }
 
@@ -587,7 +800,58 @@ static void handle_frame(struct wl_listener *listener, void *data) {
 	if (output->model_clock) {
 		return; /* wlroots' headless timer: we keep our own */
 	}
-	output_refresh(output, vt_now_ns());
+	vt_pacer_backend_frame(output->pacer, vt_now_ns());
+}
+
+static void stats_add(struct vt_output *output, uint64_t main_ns) {
+	struct vt_output *o = output;
+	o->stats.frames++;
+	o->stats.main_ns_total += main_ns;
+	if (o->stats.main_ns_len == o->stats.main_ns_cap) {
+		size_t cap = o->stats.main_ns_cap ? o->stats.main_ns_cap * 2 : 256;
+		uint64_t *v = realloc(o->stats.main_ns, cap * sizeof(*v));
+		if (v != NULL) {
+			o->stats.main_ns = v;
+			o->stats.main_ns_cap = cap;
+		}
+	}
+	if (o->stats.main_ns_len < o->stats.main_ns_cap) {
+		o->stats.main_ns[o->stats.main_ns_len++] = main_ns;
+	}
+}
+
+/* A committed frame was shown (or not): close it. */
+static void frame_presented(struct output_frame *frame,
+		const struct wlr_output_event_present *event) {
+	struct vt_output *output = frame->output;
+	uint64_t presented_ns = event->when != NULL ?
+		vt_timespec_to_ns(event->when) : vt_now_ns();
+	bool late = vt_pacer_presented(output->pacer, frame, event->presented,
+		presented_ns, event->refresh > 0 ? (uint64_t)event->refresh : 0);
+	if (event->presented) {
+		struct wlr_presentation_event pevent;
+		wlr_presentation_event_from_output(&pevent, event);
+		struct wlr_presentation_feedback **feedback;
+		wl_array_for_each(feedback, &frame->feedbacks) {
+			wlr_presentation_feedback_send_presented(*feedback, &pevent);
+			wlr_presentation_feedback_destroy(*feedback);
+		}
+		wl_array_release(&frame->feedbacks);
+		wl_array_init(&frame->feedbacks);
+	}
+	/* An output's first frame has nothing on screen to repeat: it is not
+	 * a dropped refresh however long it took. */
+	if (output->stats.frames == 0 && event->presented) {
+		late = false;
+	}
+	frame->record.presented_ns = event->presented ? presented_ns : 0;
+	frame->record.dropped = late;
+	stats_add(output, frame->record.main_thread_ns);
+	if (late) {
+		output->stats.dropped++;
+	}
+	vt_frame_log_write(output->server->frame_log, &frame->record);
+	frame_destroy(frame);
 }
 
 static void handle_present(struct wl_listener *listener, void *data) {
@@ -608,103 +872,127 @@ static void handle_present(struct wl_listener *listener, void *data) {
 		output->sending_present = false;
 		return;
 	}
-	int index = -1;
-	for (int i = 0; i < output->in_flight_len; i++) {
-		if (output->in_flight[i].commit_seq == event->commit_seq) {
-			index = i;
-		}
-	}
-	if (index < 0) {
-		return;
-	}
-	struct vt_frame *frame = &output->in_flight[index];
-	uint64_t presented_ns = event->when != NULL ?
-		vt_timespec_to_ns(event->when) : vt_now_ns();
 	if (event->refresh > 0 && !output->model_clock) {
 		output->period_ns = (uint64_t)event->refresh;
 	}
-	if (event->presented) {
-		uint64_t latency = presented_ns > frame->commit_ns ?
-			presented_ns - frame->commit_ns : 0;
-		if (output->last_present_ns == 0 || latency < output->min_latency_ns) {
-			output->min_latency_ns = latency;
+	/* Committed frames up to this one: older ones were never shown
+	 * (the backend replaced them). */
+	struct output_frame *frame, *tmp;
+	wl_list_for_each_safe(frame, tmp, &output->frames, link) {
+		if (!frame->committed) {
+			continue;
 		}
-		output->last_present_ns = presented_ns;
+		if (frame->commit_seq == event->commit_seq) {
+			frame_presented(frame, event);
+			break;
+		}
+		if ((int32_t)(frame->commit_seq - event->commit_seq) < 0) {
+			struct wlr_output_event_present skipped = {
+				.commit_seq = frame->commit_seq,
+				.presented = false,
+			};
+			frame_presented(frame, &skipped);
+		}
 	}
-	bool dropped;
 	if (!event->presented) {
-		dropped = true;
-	} else if (frame->target_ns == 0) {
-		dropped = false; /* the first frame: nothing to predict from */
-	} else {
-		dropped = presented_ns > frame->target_ns + output->period_ns / 2;
+		/* the backend dropped the commit: redraw */
+		output_damage_whole(output);
+	} else if (!output->model_clock) {
+		/* calibrate even from commits without a frame of ours */
+		uint64_t t = event->when != NULL ? vt_timespec_to_ns(event->when) :
+			vt_now_ns();
+		vt_pacer_presented(output->pacer, NULL, true, t,
+			event->refresh > 0 ? (uint64_t)event->refresh : 0);
 	}
-	/* Older frames still waiting were replaced before they showed. */
-	output->stats.dropped += (uint64_t)index;
-
-	struct vt_output_stats *stats = &output->stats;
-	stats->frames++;
-	if (dropped) {
-		stats->dropped++;
-	}
-	uint64_t cpu_ns = frame->render_end_ns - frame->render_start_ns;
-	stats->cpu_ns_total += cpu_ns;
-	if (stats->cpu_ns_len == stats->cpu_ns_cap) {
-		size_t cap = stats->cpu_ns_cap ? stats->cpu_ns_cap * 2 : 256;
-		uint64_t *v = realloc(stats->cpu_ns, cap * sizeof(*v));
-		if (v != NULL) {
-			stats->cpu_ns = v;
-			stats->cpu_ns_cap = cap;
-		}
-	}
-	if (stats->cpu_ns_len < stats->cpu_ns_cap) {
-		stats->cpu_ns[stats->cpu_ns_len++] = cpu_ns;
-	}
-	vt_frame_log_write(output->server->frame_log, output->wlr_output->name,
-		frame, presented_ns, dropped, "vsync");
-	output->presented_generation = frame->generation;
-	memmove(&output->in_flight[0], &output->in_flight[index + 1],
-		(size_t)(output->in_flight_len - index - 1) *
-		sizeof(output->in_flight[0]));
-	output->in_flight_len -= index + 1;
 	vt_test_check_settled(output->server);
 }
+
+/* ---- statistics and screenshots ----------------------------------------- */
 
 static int cmp_u64(const void *a, const void *b) {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-void vt_output_print_stats(struct vt_output *output, FILE *f) {
-	struct vt_output_stats *s = &output->stats;
-	double mean = s->frames ? s->cpu_ns_total / 1e6 / s->frames : 0;
+static void output_print_stats(struct vt_output *output, FILE *f) {
+	double mean = output->stats.frames ?
+		output->stats.main_ns_total / 1e6 / output->stats.frames : 0;
 	double p50 = 0, p95 = 0;
-	if (s->cpu_ns_len > 0) {
-		qsort(s->cpu_ns, s->cpu_ns_len, sizeof(uint64_t), cmp_u64);
-		p50 = s->cpu_ns[s->cpu_ns_len / 2] / 1e6;
-		p95 = s->cpu_ns[(s->cpu_ns_len * 95) / 100] / 1e6;
+	size_t n = output->stats.main_ns_len;
+	if (n > 0) {
+		qsort(output->stats.main_ns, n, sizeof(uint64_t), cmp_u64);
+		p50 = output->stats.main_ns[n / 2] / 1e6;
+		p95 = output->stats.main_ns[(n * 95) / 100] / 1e6;
 	}
 	fprintf(f, "%s: %dx%d@%.2fHz frames=%" PRIu64 " dropped=%" PRIu64
+		" replaced=%" PRIu64 " in_flight_max=%d"
 		" cpu_ms_per_frame mean=%.3f p50=%.3f p95=%.3f\n",
 		output->wlr_output->name, output->wlr_output->width,
-		output->wlr_output->height, 1e9 / output->period_ns, s->frames,
-		s->dropped, mean, p50, p95);
+		output->wlr_output->height, 1e9 / output->period_ns,
+		output->stats.frames, output->stats.dropped, output->stats.replaced,
+		vt_pacer_max_in_flight(output->pacer), mean, p50, p95);
 }
 
-bool vt_output_write_screenshot(struct vt_output *output, const char *path) {
-	int32_t w = vr_target_width(output->target);
-	int32_t h = vr_target_height(output->target);
-	void *pixels = malloc((size_t)w * h * 4);
-	if (pixels == NULL) {
-		return false;
+void vt_outputs_print_stats(struct vt_server *server, FILE *f) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		fprintf(f, "  ");
+		output_print_stats(output, f);
 	}
-	vr_target_read(output->target, NULL, pixels, w * 4);
-	bool ok = vr_png_write(path, pixels, w, h, w * 4, true);
-	free(pixels);
-	return ok;
+}
+
+void vt_outputs_write_screenshots(struct vt_server *server, const char *dir) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		if (output->target == NULL) {
+			continue;
+		}
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s.png", dir,
+			output->wlr_output->name);
+		int32_t w = vr_target_width(output->target);
+		int32_t h = vr_target_height(output->target);
+		void *pixels = malloc((size_t)w * h * 4);
+		bool ok = pixels != NULL;
+		if (ok) {
+			vr_target_read(output->target, NULL, pixels, w * 4);
+			ok = vr_png_write(path, pixels, w, h, w * 4, true);
+		}
+		free(pixels);
+		if (ok) {
+			printf("wrote %s\n", path);
+		} else {
+			wlr_log(WLR_ERROR, "cannot write %s", path);
+		}
+	}
+}
+
+bool vt_outputs_settled(struct vt_server *server) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		/* An output that presented an older generation still shows
+		 * the current tree when the changes since damaged nothing on
+		 * it: no pending damage, no frame not yet presented. */
+		if (pixman_region32_not_empty(&output->pending_damage) ||
+				!wl_list_empty(&output->frames)) {
+			return false;
+		}
+	}
+	return true;
 }
 
 /* ---- lifetime ----------------------------------------------------------- */
+
+static void output_set_period(struct vt_output *output) {
+	int mhz = output->wlr_output->refresh;
+	if (mhz <= 0) {
+		mhz = output->server->opts.refresh_mhz[0];
+	}
+	output->period_ns = (uint64_t)(1e12 / mhz);
+	if (output->pacer != NULL) {
+		vt_pacer_set_period(output->pacer, output->period_ns, vt_now_ns());
+	}
+}
 
 static void output_update_target(struct vt_output *output) {
 	int w = output->wlr_output->width, h = output->wlr_output->height;
@@ -718,8 +1006,7 @@ static void output_update_target(struct vt_output *output) {
 		wlr_log(WLR_ERROR, "%s: cannot create a %dx%d render target",
 			output->wlr_output->name, w, h);
 	}
-	output_set_period(output);
-	vt_output_damage_whole(output);
+	output_damage_whole(output);
 }
 
 /* Outputs side by side, left to right in name order (the order of
@@ -735,12 +1022,13 @@ static void arrange_outputs(struct vt_server *server) {
 	}
 	/* Everything may be somewhere else now. */
 	wl_list_for_each(output, &server->outputs, link) {
-		vt_output_damage_whole(output);
+		output_damage_whole(output);
 	}
 }
 
 static void handle_mode(struct wl_listener *listener, void *data) {
 	struct vt_output *output = wl_container_of(listener, output, mode);
+	output_set_period(output);
 	output_update_target(output);
 	arrange_outputs(output->server);
 }
@@ -751,14 +1039,18 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&output->present.link);
 	wl_list_remove(&output->destroy.link);
 	wl_list_remove(&output->mode.link);
+	wl_list_remove(&output->needs_frame.link);
 	wl_list_remove(&output->link);
-	for (int i = 0; i < output->queue_len; i++) {
-		frame_finish(&output->queue[i]);
+	/* the GPU may still write into its buffers */
+	output_wait_renderer(output);
+	vt_pacer_destroy(output->pacer); /* discards its frames */
+	struct output_frame *frame, *tmp;
+	wl_list_for_each_safe(frame, tmp, &output->frames, link) {
+		frame_destroy(frame);
 	}
-	for (int i = 0; i < VT_DAMAGE_HISTORY; i++) {
+	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_fini(&output->damage_history[i]);
 	}
-	wl_list_remove(&output->needs_frame.link);
 	output_drop_buffers(output, true);
 	if (output->timer_source != NULL) {
 		wl_event_source_remove(output->timer_source);
@@ -768,7 +1060,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	}
 	vr_target_destroy(output->target);
 	pixman_region32_fini(&output->pending_damage);
-	free(output->stats.cpu_ns);
+	free(output->stats.main_ns);
 	output->wlr_output->data = NULL;
 	struct vt_server *server = output->server;
 	free(output);
@@ -780,6 +1072,16 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	struct vt_options *opts = &server->opts;
+	/* --refresh rates go by output order: HEADLESS-1 takes the first,
+	 * whatever order the backend announces them in */
+	int index = server->outputs_created++;
+	const char *number = strrchr(wlr_output->name, '-');
+	if (wlr_output_is_headless(wlr_output) && number != NULL &&
+			atoi(number + 1) > 0) {
+		index = atoi(number + 1) - 1;
+	}
+	int refresh_mhz = opts->refresh_mhz[index < opts->refresh_count ? index :
+		opts->refresh_count - 1];
 	if (!wlr_output_init_render(wlr_output, server->allocator,
 			server->wlr_renderer)) {
 		wlr_log(WLR_ERROR, "%s: cannot init rendering", wlr_output->name);
@@ -794,15 +1096,16 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	output->timer_fd = -1;
 	wlr_output->data = output;
 	wl_list_init(&output->buffers);
+	wl_list_init(&output->frames);
 	pixman_region32_init(&output->pending_damage);
-	for (int i = 0; i < VT_DAMAGE_HISTORY; i++) {
+	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_init(&output->damage_history[i]);
 	}
 
-	bool is_virtual = !wl_list_empty(&wlr_output->modes) ? false : true;
+	bool is_virtual = wl_list_empty(&wlr_output->modes);
 	if (wlr_output_is_headless(wlr_output)) {
 		wlr_output_set_custom_mode(wlr_output, opts->output_width,
-			opts->output_height, opts->refresh_mhz);
+			opts->output_height, refresh_mhz);
 	} else if (is_virtual) {
 		/* Nested window: the size we were asked for. */
 		wlr_output_set_custom_mode(wlr_output, opts->output_width,
@@ -818,16 +1121,6 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		wlr_log(WLR_ERROR, "%s: cannot enable the output", wlr_output->name);
 	}
 
-	output->frame.notify = handle_frame;
-	wl_signal_add(&wlr_output->events.frame, &output->frame);
-	output->present.notify = handle_present;
-	wl_signal_add(&wlr_output->events.present, &output->present);
-	output->destroy.notify = handle_destroy;
-	wl_signal_add(&wlr_output->events.destroy, &output->destroy);
-	output->needs_frame.notify = handle_needs_frame;
-	wl_signal_add(&wlr_output->events.needs_frame, &output->needs_frame);
-	output->mode.notify = handle_mode;
-	wl_signal_add(&wlr_output->events.mode, &output->mode);
 	/* Keep outputs in name order: placement ties and reports follow it. */
 	struct wl_list *before = &server->outputs;
 	struct vt_output *o;
@@ -839,24 +1132,42 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	}
 	wl_list_insert(before->prev, &output->link);
 
-	if (wlr_output_is_headless(wlr_output)) {
-		output->model_clock = true;
-		output->timer_fd = timerfd_create(CLOCK_MONOTONIC,
-			TFD_NONBLOCK | TFD_CLOEXEC);
-		if (output->timer_fd < 0) {
-			wlr_log_errno(WLR_ERROR, "timerfd_create");
-			output->model_clock = false;
-		} else {
-			output->timer_source = wl_event_loop_add_fd(server->loop,
-				output->timer_fd, WL_EVENT_READABLE, handle_timer, output);
-			output->vblank_base_ns = vt_now_ns();
-		}
+	output->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+		TFD_NONBLOCK | TFD_CLOEXEC);
+	if (output->timer_fd < 0) {
+		wlr_log_errno(WLR_ERROR, "timerfd_create");
+	} else {
+		output->timer_source = wl_event_loop_add_fd(server->loop,
+			output->timer_fd, WL_EVENT_READABLE, handle_timer, output);
 	}
+	output->model_clock = wlr_output_is_headless(wlr_output) &&
+		output->timer_source != NULL;
 	output_set_period(output);
+	output->policy = opts->pipeline == VT_PIPELINE_SYNC ?
+		&vt_policy_legacy : &vt_policy_vsync;
+	output->pacer = vt_pacer_create(output->model_clock ?
+		VT_PACER_CLOCK_MODEL : VT_PACER_CLOCK_BACKEND, output->period_ns,
+		vt_now_ns(), output->policy, &pacer_impl, output);
+	if (output->pacer == NULL) {
+		wlr_log(WLR_ERROR, "%s: out of memory", wlr_output->name);
+	}
+
+	output->frame.notify = handle_frame;
+	wl_signal_add(&wlr_output->events.frame, &output->frame);
+	output->present.notify = handle_present;
+	wl_signal_add(&wlr_output->events.present, &output->present);
+	output->destroy.notify = handle_destroy;
+	wl_signal_add(&wlr_output->events.destroy, &output->destroy);
+	output->needs_frame.notify = handle_needs_frame;
+	wl_signal_add(&wlr_output->events.needs_frame, &output->needs_frame);
+	output->mode.notify = handle_mode;
+	wl_signal_add(&wlr_output->events.mode, &output->mode);
+
 	output_update_target(output);
 	arrange_outputs(server);
-	wlr_log(WLR_INFO, "%s: %dx%d, refresh period %.3f ms, clock: %s",
-		wlr_output->name, wlr_output->width, wlr_output->height,
-		output->period_ns / 1e6,
-		output->model_clock ? "vitrail vblank model" : "backend");
+	wlr_log(WLR_INFO, "%s: %dx%d, refresh period %.3f ms, clock: %s, "
+		"pacing: %s", wlr_output->name, wlr_output->width,
+		wlr_output->height, output->period_ns / 1e6,
+		output->model_clock ? "vitrail vblank model" : "backend",
+		output->policy->name);
 }

@@ -1489,11 +1489,7 @@ static double animation_progress(const struct scene_animation *anim,
 }
 
 static void request_frames(struct vt_server *server) {
-	struct vt_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
-		output->wants_frame = true;
-		vt_output_schedule_frame(output);
-	}
+	vt_server_request_frame(server, VT_PACER_RENDER);
 }
 
 void vt_scene_sample(struct vt_server *server, uint64_t display_ns,

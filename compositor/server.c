@@ -58,10 +58,7 @@ void vt_server_update(struct vt_server *server) {
 	vr_tree_update(server->tree, &damage);
 	server->nodes_updated += (uint32_t)vr_tree_last_update_count(server->tree);
 	if (pixman_region32_not_empty(&damage)) {
-		struct vt_output *output;
-		wl_list_for_each(output, &server->outputs, link) {
-			vt_output_add_damage(output, &damage);
-		}
+		vt_outputs_add_damage(server, &damage);
 	}
 	pixman_region32_fini(&damage);
 }
@@ -81,6 +78,12 @@ static void update_background(struct vt_server *server) {
 void vt_server_apply_config(struct vt_server *server) {
 	update_background(server);
 	vt_input_apply_config(server);
+}
+
+static int handle_renderer_fd(int fd, uint32_t mask, void *data) {
+	struct vt_server *server = data;
+	vt_outputs_frames_completed(server);
+	return 0;
 }
 
 static void handle_new_output(struct wl_listener *listener, void *data) {
@@ -205,6 +208,15 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_INFO, "rendering with Vulkan on %s, %d worker threads",
 			vr_renderer_device_name(server->renderer),
 			vr_renderer_workers(server->renderer));
+	}
+
+	/* Frames the renderer completes reach the outputs through its fd. */
+	server->renderer_source = wl_event_loop_add_fd(server->loop,
+		vr_renderer_get_fd(server->renderer), WL_EVENT_READABLE,
+		handle_renderer_fd, server);
+	if (server->renderer_source == NULL) {
+		wlr_log(WLR_ERROR, "cannot watch the renderer's completions");
+		return false;
 	}
 
 	server->tree = vr_tree_create();
@@ -360,6 +372,10 @@ void vt_server_finish(struct vt_server *server) {
 		wl_list_remove(&server->layout_change.link);
 		wl_list_remove(&server->new_surface.link);
 		wl_list_remove(&server->new_xdg_surface.link);
+	}
+	if (server->renderer_source != NULL) {
+		wl_event_source_remove(server->renderer_source);
+		server->renderer_source = NULL;
 	}
 	/* Destroys the outputs (their handlers free vt_output); no more
 	 * idle updates from here on. */

@@ -16,6 +16,7 @@
 #include <vitrail/renderer.h>
 
 #include "config.h"
+#include "pacing/pacer.h"
 
 struct wlr_surface;
 struct wlr_xdg_surface;
@@ -29,11 +30,23 @@ enum vt_backend_kind {
 };
 
 /* Command-line options (what the user asked for; config is separate). */
+#define VT_OUTPUTS_MAX 16
+
+enum vt_frame_pipeline {
+	VT_PIPELINE_ASYNC, /* frames in flight, written once into the buffer */
+	VT_PIPELINE_SYNC, /* the old path (benchmark baseline): wait for each
+		frame, copy it twice on the CPU, render a period ahead */
+};
+
 struct vt_options {
 	enum vt_backend_kind backend;
 	int outputs; /* virtual outputs: headless, wayland, x11 */
 	int output_width, output_height;
-	int refresh_mhz;
+	/* headless refresh per output, in output order; the last one
+	 * repeats */
+	int refresh_mhz[VT_OUTPUTS_MAX];
+	int refresh_count;
+	enum vt_frame_pipeline pipeline;
 	const char *socket;
 	const char *config_path;
 	const char *screenshot_dir;
@@ -55,92 +68,30 @@ struct vt_options {
 /* Room for the animation values sampled for one frame (frame log). */
 #define VT_SCENE_SAMPLES_LEN 256
 
-/* One entry of an output's queue of finished frames. */
-struct vt_frame {
-	struct vt_buffer *buffer;
+/* What the frame log records of a frame once it was shown (or not). */
+struct vt_frame_record {
+	const char *output;
+	const char *path; /* the pacing policy */
 	uint64_t seq; /* per-output frame number */
 	uint64_t generation; /* render tree generation drawn */
-	uint64_t target_ns; /* vblank it is meant for */
-	uint64_t render_start_ns, render_end_ns;
-	uint64_t copy_ns; /* renderer mirror -> output buffers */
-	pixman_region32_t damage; /* output pixels changed since last frame */
+	uint64_t display_ns; /* the vblank it was made for (D-Timestamp) */
+	uint64_t presented_ns; /* 0: never shown */
+	uint64_t render_start_ns; /* rendering started */
+	uint64_t render_end_ns; /* the frame was ready to commit */
+	uint64_t copy_ns; /* CPU copies of its pixels */
+	uint64_t main_thread_ns; /* main-thread time spent on it */
+	uint32_t cpu_copies; /* CPU copies of its pixels */
+	uint32_t in_flight; /* frames tracked when it was planned, itself too */
+	bool dropped; /* shown after its display time, or never */
 	struct vr_frame_timing timing;
-	uint64_t commit_ns;
-	uint32_t commit_seq; /* wlr_output commit_seq once committed */
-	bool committed;
-	/* Scene protocol (scene.c), for the frame log: */
-	/* since the previous frame's tree update (a frame without damage
-	 * is not rendered, and what it updated is not counted): */
+	/* Scene protocol (scene.c): since the previous frame's tree update */
 	uint32_t nodes_updated; /* absolute states recomputed */
 	uint32_t lists_recorded; /* display lists recorded */
-	char scene_samples[VT_SCENE_SAMPLES_LEN]; /* animations sampled */
+	const char *scene_samples; /* animations sampled */
 };
 
-#define VT_FRAME_QUEUE_MAX 4
-#define VT_DAMAGE_HISTORY 4
-
-struct vt_output {
-	struct vt_server *server;
-	struct wlr_output *wlr_output;
-	struct wl_list link; /* vt_server::outputs */
-
-	struct vr_target *target;
-	pixman_region32_t pending_damage; /* output buffer pixels */
-	bool wants_frame; /* render and/or send frame callbacks */
-	bool needs_commit; /* wlroots asked for a commit */
-	/* Damage of the last committed frames, for buffer age. */
-	pixman_region32_t damage_history[VT_DAMAGE_HISTORY];
-	int damage_idx;
-
-	/* Output buffers (our own small swapchain over the wlr_allocator):
-	 * vt_buffer::link. A buffer is free when nothing locks it. */
-	struct wl_list buffers;
-	int buffer_width, buffer_height;
-
-	/* Finished frames not yet committed, oldest first. */
-	struct vt_frame queue[VT_FRAME_QUEUE_MAX];
-	int queue_len;
-	/* Committed, waiting for their present events, oldest first. */
-	struct vt_frame in_flight[VT_FRAME_QUEUE_MAX];
-	int in_flight_len;
-	uint64_t last_present_ns;
-	uint64_t min_latency_ns; /* commit -> light, shortest seen */
-	uint64_t frame_seq;
-	uint64_t presented_generation;
-
-	/* Clock: the backend's frame/present events, or vitrail's own vblank
-	 * model (timerfd) for headless outputs. */
-	bool model_clock;
-	int timer_fd;
-	struct wl_event_source *timer_source;
-	uint64_t vblank_base_ns;
-	uint64_t period_ns;
-	uint64_t next_vblank_ns; /* the armed deadline */
-	bool sending_present; /* our own present event is being emitted */
-	bool timer_armed;
-
-	struct vt_output_stats {
-		uint64_t frames, dropped;
-		uint64_t cpu_ns_total;
-		uint64_t *cpu_ns; /* per frame, for percentiles */
-		size_t cpu_ns_len, cpu_ns_cap;
-	} stats;
-
-	struct wl_listener frame;
-	struct wl_listener present;
-	struct wl_listener destroy;
-	struct wl_listener mode;
-	struct wl_listener needs_frame;
-};
-
-struct vt_buffer {
-	struct wlr_buffer *wlr_buffer;
-	struct wl_list link; /* vt_output::buffers */
-	/* Pixels that changed since this buffer was last written. */
-	pixman_region32_t stale;
-	bool busy; /* queued, in flight or on screen */
-	struct wl_listener release;
-};
+/* An output: its render target, buffers and pacing (output.c; opaque). */
+struct vt_output;
 
 /* Per wl_surface: a container node placed in its parent's coordinates,
  * holding subsurfaces below, the content node, subsurfaces above. */
@@ -236,7 +187,9 @@ struct vt_server {
 	int cursor_hotspot_x, cursor_hotspot_y;
 	bool has_pointer;
 
-	struct wl_list outputs; /* vt_output::link */
+	struct wl_list outputs; /* vt_output::link (output.c) */
+	int outputs_created; /* index of the next output, for its options */
+	struct wl_event_source *renderer_source; /* frames completed */
 	struct wl_list views; /* vt_view::link, front first */
 	struct wl_list keyboards; /* vt_keyboard::link */
 	struct vt_view *focused_view;
@@ -295,15 +248,29 @@ void vt_server_apply_config(struct vt_server *server);
 
 /* output.c */
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
-void vt_output_add_damage(struct vt_output *output,
-	const pixman_region32_t *layout_damage);
-void vt_output_damage_whole(struct vt_output *output);
-/* Ask for a refresh of the output (its clock decides when). */
-void vt_output_schedule_frame(struct vt_output *output);
+/* Iterate the outputs in layout order: vt_output_next(server, NULL) is the
+ * first, NULL ends. */
+struct vt_output *vt_output_next(struct vt_server *server,
+	struct vt_output *output);
+struct wlr_output *vt_output_wlr(struct vt_output *output);
+struct vt_output *vt_output_by_name(struct vt_server *server,
+	const char *name);
 struct vt_output *vt_output_at(struct vt_server *server, double lx, double ly);
 struct vr_mat vt_output_view(struct vt_output *output);
-bool vt_output_write_screenshot(struct vt_output *output, const char *path);
-void vt_output_print_stats(struct vt_output *output, FILE *f);
+/* Damage in layout coordinates, on every output it touches. */
+void vt_outputs_add_damage(struct vt_server *server,
+	const pixman_region32_t *layout_damage);
+/* Ask every output for a frame: VT_PACER_RENDER (something may have
+ * changed: animations) and/or VT_PACER_CALLBACKS (clients wait for frame
+ * callbacks). The outputs' pacing decides when. */
+void vt_server_request_frame(struct vt_server *server, uint32_t wants);
+/* The renderer completed frames (its fd is readable). */
+void vt_outputs_frames_completed(struct vt_server *server);
+/* No output has damage to draw or frames not yet presented. */
+bool vt_outputs_settled(struct vt_server *server);
+void vt_outputs_print_stats(struct vt_server *server, FILE *f);
+/* One PNG per output, DIR/NAME.png. */
+void vt_outputs_write_screenshots(struct vt_server *server, const char *dir);
 
 /* surface.c */
 struct vt_surface *vt_surface_from_wlr(struct wlr_surface *wlr_surface);
@@ -329,9 +296,8 @@ void vt_input_finish(struct vt_server *server);
 /* frame_log.c */
 struct vt_frame_log *vt_frame_log_open(const char *path);
 void vt_frame_log_close(struct vt_frame_log *log);
-void vt_frame_log_write(struct vt_frame_log *log, const char *output,
-	const struct vt_frame *frame, uint64_t presented_ns, bool dropped,
-	const char *path);
+void vt_frame_log_write(struct vt_frame_log *log,
+	const struct vt_frame_record *frame);
 
 /* test_control.c */
 bool vt_test_init(struct vt_server *server);

@@ -260,14 +260,6 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 	vt_server_schedule_update(surface->server);
 }
 
-static void request_frame_on_outputs(struct vt_server *server) {
-	struct vt_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
-		output->wants_frame = true;
-		vt_output_schedule_frame(output);
-	}
-}
-
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
 	surface_update_content(surface);
@@ -277,7 +269,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	}
 	vt_server_schedule_update(surface->server);
 	if (!wl_list_empty(&surface->wlr_surface->current.frame_callback_list)) {
-		request_frame_on_outputs(surface->server);
+		vt_server_request_frame(surface->server, VT_PACER_CALLBACKS);
 	}
 }
 

@@ -47,11 +47,7 @@ static void update_hold(struct vt_test *test) {
 	test->server->hold_frames = hold;
 	if (!hold) {
 		/* Let the held callbacks go at the next refresh. */
-		struct vt_output *output;
-		wl_list_for_each(output, &test->server->outputs, link) {
-			output->wants_frame = true;
-			vt_output_schedule_frame(output);
-		}
+		vt_server_request_frame(test->server, VT_PACER_CALLBACKS);
 	}
 }
 
@@ -76,17 +72,7 @@ static void handle_hold_frames(struct wl_client *client,
 
 static bool is_settled(struct vt_server *server) {
 	vt_server_update(server);
-	struct vt_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
-		/* An output that presented an older generation still shows
-		 * the current tree when the changes since damaged nothing on
-		 * it: no pending damage, nothing queued or in flight. */
-		if (pixman_region32_not_empty(&output->pending_damage) ||
-				output->queue_len > 0 || output->in_flight_len > 0) {
-			return false;
-		}
-	}
-	return true;
+	return vt_outputs_settled(server);
 }
 
 void vt_test_check_settled(struct vt_server *server) {
@@ -155,7 +141,7 @@ static void handle_list_windows(struct wl_client *client,
 		struct vt_output *output = vt_view_output(view);
 		const char *app_id = view->xdg_surface->toplevel->app_id;
 		vitrail_test_v1_send_window(resource, app_id ? app_id : "",
-			output ? output->wlr_output->name : "", view->x, view->y,
+			output ? vt_output_wlr(output)->name : "", view->x, view->y,
 			geo.width, geo.height);
 		count++;
 	}
@@ -173,12 +159,7 @@ static void handle_write_reference(struct wl_client *client,
 			"path '%s' is not absolute", path);
 		return;
 	}
-	struct vt_output *output = NULL, *o;
-	wl_list_for_each(o, &server->outputs, link) {
-		if (strcmp(o->wlr_output->name, output_name) == 0) {
-			output = o;
-		}
-	}
+	struct vt_output *output = vt_output_by_name(server, output_name);
 	if (output == NULL) {
 		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
 			"no output named '%s'", output_name);
@@ -191,7 +172,7 @@ static void handle_write_reference(struct wl_client *client,
 		return;
 	}
 	vt_server_update(server);
-	int w = output->wlr_output->width, h = output->wlr_output->height;
+	int w = vt_output_wlr(output)->width, h = vt_output_wlr(output)->height;
 	uint32_t generation = 0;
 	pixman_image_t *image = pixman_image_create_bits(PIXMAN_x8r8g8b8, w, h,
 		NULL, 0);

@@ -19,9 +19,10 @@
 
 #include "server.h"
 
-static struct wlr_box output_layout_box(struct vt_output *output) {
-	struct wlr_box *box = wlr_output_layout_get_box(output->server->layout,
-		output->wlr_output);
+static struct wlr_box output_layout_box(struct vt_server *server,
+		struct vt_output *output) {
+	struct wlr_box *box = wlr_output_layout_get_box(server->layout,
+		vt_output_wlr(output));
 	return box != NULL ? *box : (struct wlr_box){ 0 };
 }
 
@@ -42,8 +43,8 @@ static int views_on(struct vt_server *server, struct vt_output *output,
 static struct vt_output *pick_output(struct vt_server *server) {
 	struct vt_output *best = NULL;
 	int best_count = 0;
-	struct vt_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
+	for (struct vt_output *output = vt_output_next(server, NULL);
+			output != NULL; output = vt_output_next(server, output)) {
 		int count = views_on(server, output, NULL);
 		if (best == NULL || count < best_count) {
 			best = output;
@@ -67,7 +68,7 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	if (view->placed_on == NULL) {
 		return;
 	}
-	struct wlr_box box = output_layout_box(view->placed_on);
+	struct wlr_box box = output_layout_box(view->server, view->placed_on);
 	if (fullscreen) {
 		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
 	} else {
@@ -135,7 +136,7 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
 			!view->xdg_surface->toplevel->current.maximized &&
 			!view->xdg_surface->toplevel->current.fullscreen) {
-		struct wlr_box box = output_layout_box(view->placed_on);
+		struct wlr_box box = output_layout_box(view->server, view->placed_on);
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
 		/* Centred, then cascaded so windows on one output do not
@@ -327,7 +328,7 @@ static void popup_create(struct vt_server *server,
 	/* Keep it on the toplevel's output. */
 	struct vt_output *output = toplevel->placed_on;
 	if (output != NULL) {
-		struct wlr_box box = output_layout_box(output);
+		struct wlr_box box = output_layout_box(toplevel->server, output);
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(toplevel->xdg_surface, &geo);
 		box.x -= toplevel->x - geo.x;

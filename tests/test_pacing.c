@@ -308,9 +308,35 @@ START_TEST(test_pacing_vsync_commit_to_present_one_period)
 	}
 	ck_assert_int_eq(fake.late, 0);
 	ck_assert_int_eq(shown, 120);
-	/* learned: 3 ms at the 90th percentile, plus a quarter and 1 ms */
+	/* learned: 3 ms at the 90th percentile of the last 16 frames, plus a
+	 * quarter and 1 ms */
 	ck_assert_uint_eq(vt_pacer_composition_ns(fake.pacer),
 		render_cost + render_cost / 4 + 1 * MS);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* The main thread was busy past a vblank: a request that comes before the
+ * late timer still sees that vblank first, so the frame meant for it is
+ * committed at it, not replaced by the next one. */
+START_TEST(test_pacing_vsync_busy_past_vblank)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	run_until(&fake, fake.armed);
+	struct fake_frame *first = last_frame(&fake);
+	fake.now += 1 * MS;
+	vt_pacer_frame_ready(fake.pacer, first, fake.now);
+	ck_assert_uint_eq(fake.armed, T0 + P);
+	/* damage arrives 3 ms after the vblank, before the timer ran */
+	fake.now = T0 + P + 3 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	ck_assert(first->committed);
+	ck_assert_uint_eq(first->commit_vblank, T0 + P);
+	ck_assert_int_eq(fake.late, 0);
+	ck_assert_uint_eq(vt_pacer_replaced(fake.pacer), 0);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
@@ -493,7 +519,7 @@ static Suite *pacing_suite(void) {
 	Suite *s = suite_create("pacing");
 	struct {
 		const char *name;
-		const TTest *tests[8];
+		const TTest *tests[12];
 	} cases[] = {
 		{ "clock", { test_pacing_clock_grid, test_pacing_clock_jitter,
 			test_pacing_clock_missed_jump_rate,
@@ -501,6 +527,7 @@ static Suite *pacing_suite(void) {
 		{ "vsync", { test_pacing_vsync_just_in_time,
 			test_pacing_vsync_commit_to_present_one_period,
 			test_pacing_vsync_late_frame,
+			test_pacing_vsync_busy_past_vblank,
 			test_pacing_callbacks_and_idle,
 			test_pacing_legacy_two_periods, test_pacing_rate_change,
 			test_pacing_destroy_discards } },
@@ -509,7 +536,7 @@ static Suite *pacing_suite(void) {
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
-		for (int j = 0; j < 8 && cases[i].tests[j] != NULL; j++) {
+		for (int j = 0; j < 12 && cases[i].tests[j] != NULL; j++) {
 			tcase_add_test(tc, cases[i].tests[j]);
 		}
 		suite_add_tcase(s, tc);

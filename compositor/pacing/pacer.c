@@ -16,7 +16,7 @@
 #include <string.h>
 
 /* Composition-time history for the prediction. */
-#define COMPOSITION_SAMPLES 32
+#define COMPOSITION_SAMPLES 16
 
 enum frame_state {
 	FRAME_RENDERING,
@@ -258,18 +258,33 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now) {
 		return; /* an impl call re-entered; the outer pass finishes */
 	}
 	pacer->running = true;
-	/* 1. plan */
-	if ((pacer->wants & VT_PACER_RENDER) && !pacer->planned &&
-			pacer->nframes < VT_PACER_FRAMES_MAX) {
-		uint64_t display, render_at;
-		if (pacer->policy->plan(pacer, now, &display, &render_at)) {
-			pacer->planned = true;
-			pacer->plan_display_ns = display;
-			pacer->plan_render_ns = render_at > now ? render_at : now;
-		}
+	/* 0. a vblank passed that the timer has not reported yet (the main
+	 * thread was busy): it comes first, whoever called */
+	if (pacer->kind == VT_PACER_CLOCK_MODEL && pacer->tick_ns != 0 &&
+			now >= pacer->tick_ns) {
+		/* the latest vblank at or before now */
+		uint64_t vblank = vt_clock_next_vblank(&pacer->clock, now) -
+			pacer->clock.period_ns;
+		pacer->tick_ns = 0;
+		model_vblank(pacer, vblank, now);
 	}
-	/* 2. render */
-	if (pacer->planned && pacer->plan_render_ns <= now) {
+	/* A render can want another frame (an animation, or damage that
+	 * came in during it): plan once more after it. */
+	for (int pass = 0; pass < 2; pass++) {
+		/* 1. plan */
+		if ((pacer->wants & VT_PACER_RENDER) && !pacer->planned &&
+				pacer->nframes < VT_PACER_FRAMES_MAX) {
+			uint64_t display, render_at;
+			if (pacer->policy->plan(pacer, now, &display, &render_at)) {
+				pacer->planned = true;
+				pacer->plan_display_ns = display;
+				pacer->plan_render_ns = render_at > now ? render_at : now;
+			}
+		}
+		/* 2. render */
+		if (!pacer->planned || pacer->plan_render_ns > now) {
+			break;
+		}
 		render_planned(pacer, now);
 	}
 	if (pacer->kind == VT_PACER_CLOCK_BACKEND) {
@@ -304,16 +319,6 @@ void vt_pacer_request(struct vt_pacer *pacer, uint32_t wants, uint64_t now) {
 
 void vt_pacer_wake(struct vt_pacer *pacer, uint64_t now) {
 	pacer->armed_ns = 0; /* a timer fires once */
-	if (pacer->kind == VT_PACER_CLOCK_MODEL && pacer->tick_ns != 0 &&
-			now >= pacer->tick_ns) {
-		/* the latest vblank at or before now (the timer may be late) */
-		uint64_t vblank = vt_clock_next_vblank(&pacer->clock, now) -
-			pacer->clock.period_ns;
-		pacer->tick_ns = 0;
-		pacer->running = true;
-		model_vblank(pacer, vblank, now);
-		pacer->running = false;
-	}
 	pacer_run(pacer, now);
 }
 

@@ -27,7 +27,12 @@ static bool vsync_plan(const struct vt_pacer *pacer, uint64_t now,
 	if (vt_pacer_rendering(pacer) > 0) {
 		return false; /* one frame at a time */
 	}
+	/* never more than a period ahead: slower compositions fall back to
+	 * rendering at the vblank before the frame's own (rendering further
+	 * ahead is D-VSync's business) */
 	uint64_t composition = vt_pacer_composition_ns(pacer);
+	uint64_t period = vt_clock_period(vt_pacer_clock(pacer));
+	composition = composition < period ? composition : period;
 	*display_ns = first_display(pacer, now + composition);
 	*render_at_ns = *display_ns - composition;
 	return true;
