@@ -23,7 +23,7 @@
  *   --csv FILE      one row per counted frame:
  *                   seq,commit_ns,presented_ns,refresh_ns,latency_ns,discarded
  *                   (presented_ns, refresh_ns and latency_ns are 0 for a
- *                   discarded frame)
+ *                   discarded frame); written when the probe exits
  *   --app-id ID     xdg_toplevel app_id (default "vitrail-latency-probe")
  *   --size WxH      window size when the compositor leaves it to us
  *                   (default 256x256)
@@ -674,11 +674,18 @@ static bool counted(const struct probe *probe, const struct frame_record *r) {
 	return r->done && r->seq >= (uint64_t)probe->skip;
 }
 
+/* Written to FILE.tmp, then renamed: a reader never sees half a file. */
 static bool write_csv(struct probe *probe) {
-	FILE *f = fopen(probe->csv_path, "w");
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", probe->csv_path) >=
+			(int)sizeof(tmp)) {
+		fprintf(stderr, "vitrail-latency-probe: --csv path too long\n");
+		return false;
+	}
+	FILE *f = fopen(tmp, "w");
 	if (f == NULL) {
 		fprintf(stderr, "vitrail-latency-probe: cannot write %s: %s\n",
-			probe->csv_path, strerror(errno));
+			tmp, strerror(errno));
 		return false;
 	}
 	fprintf(f, "seq,commit_ns,presented_ns,refresh_ns,latency_ns,"
@@ -696,7 +703,7 @@ static bool write_csv(struct probe *probe) {
 			(unsigned long long)r->refresh_ns, (long long)latency,
 			r->discarded ? 1 : 0);
 	}
-	bool ok = fclose(f) == 0;
+	bool ok = fclose(f) == 0 && rename(tmp, probe->csv_path) == 0;
 	if (!ok) {
 		fprintf(stderr, "vitrail-latency-probe: cannot write %s\n",
 			probe->csv_path);
