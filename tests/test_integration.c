@@ -8,12 +8,15 @@
  * `test-integration <tcase>` or CK_RUN_CASE=<tcase>.
  *
  * Environment: VITRAIL_BIN (the compositor), VITRAIL_DEMO (vitrail-demo),
- * VITRAIL_TEST_OUT, VITRAIL_SOAK_SECONDS (simple_shm_minute, default 60),
+ * VITRAIL_LATENCY_PROBE (vitrail-latency-probe), VITRAIL_TEST_OUT,
+ * VITRAIL_SOAK_SECONDS (simple_shm_minute, default 60),
  * VITRAIL_TIMEOUT_MULTIPLIER (stretches every deadline; setup.sh sets it
- * for the sanitizer run).
+ * for the sanitizer run), VITRAIL_TEST_SANITIZER (meson sets it to the
+ * sanitizers of the build; the pacing tests name it when they fail).
  */
 #define _GNU_SOURCE // strcasestr
 #include <check.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,6 +445,257 @@ START_TEST(test_integration_client_death_survived)
 }
 END_TEST
 
+/* ---- pacing ------------------------------------------------------------- */
+
+/* The latency bounds of pacing_latency, in refresh periods of the output
+ * the probe is on. A frame committed right after its frame callback must
+ * show at the next vblank the composition can make: at most one period
+ * plus the composition time; the median is held to 1.25 periods (a fixed
+ * allowance for composition), the 95th percentile to 1.5. */
+#define PACING_MEDIAN_PERIODS 1.25
+#define PACING_P95_PERIODS 1.5
+#define PACING_PROBE_FRAMES "150"
+#define PACING_PROBE_SKIP "20"
+#define PACING_COUNTED_FRAMES (150 - 20)
+/* How close the reported refresh must be to the configured rate. */
+#define PACING_REFRESH_TOLERANCE_MS 0.05
+
+static const char *probe_path(void) {
+	const char *path = getenv("VITRAIL_LATENCY_PROBE");
+	return path != NULL && path[0] != '\0' ? path : "vitrail-latency-probe";
+}
+
+/* For failure messages: the build's sanitizers, or "none". */
+static const char *sanitizer(void) {
+	const char *s = getenv("VITRAIL_TEST_SANITIZER");
+	return s != NULL && s[0] != '\0' ? s : "none";
+}
+
+/* Fail with `why` unless vitrail accepts these options (checked with
+ * --validate, which parses the command line and exits). */
+static void require_vitrail_options(struct harness *harness,
+		const char *const options[], const char *why) {
+	const char *argv[16];
+	size_t argc = 0;
+	argv[argc++] = getenv("VITRAIL_BIN");
+	ck_assert_msg(argv[0] != NULL, "VITRAIL_BIN is not set");
+	for (size_t i = 0; options[i] != NULL && argc < 14; i++) {
+		argv[argc++] = options[i];
+	}
+	argv[argc++] = "--validate";
+	argv[argc] = NULL;
+	struct harness_proc *proc = harness_spawn(harness, "vitrail-validate",
+		argv, NULL, -1);
+	ck_assert(harness_proc_wait(proc, HARNESS_WAIT_TIMEOUT_MS));
+	if (!WIFEXITED(proc->status) || WEXITSTATUS(proc->status) != 0) {
+		char *log = harness_proc_log(proc);
+		ck_abort_msg("%s; vitrail rejects the options:\n%s", why, log);
+		free(log);
+	}
+}
+
+/* The probe's summary line, "latency: key=value ...". */
+struct probe_result {
+	long frames;
+	long discarded;
+	double median_periods, p95_periods;
+	double median_ms, p95_ms;
+	double refresh_ms;
+};
+
+/* A value of the summary line; NaN when absent or "n/a". */
+static double probe_value(const char *line, const char *key) {
+	char pattern[64];
+	snprintf(pattern, sizeof(pattern), " %s=", key);
+	const char *at = strstr(line, pattern);
+	if (at == NULL) {
+		return NAN;
+	}
+	at += strlen(pattern);
+	char *end;
+	double v = strtod(at, &end);
+	return end == at ? NAN : v;
+}
+
+static struct probe_result parse_probe(struct harness_proc *probe) {
+	char *log = harness_proc_log(probe);
+	const char *line = strstr(log, "\nlatency: ");
+	ck_assert_msg(line != NULL, "%s printed no 'latency:' line; its log:\n%s",
+		probe->name, log);
+	line++;
+	char *copy = strndup(line, strcspn(line, "\n"));
+	ck_assert(copy != NULL);
+	struct probe_result r = {
+		.frames = (long)probe_value(copy, "frames"),
+		.discarded = (long)probe_value(copy, "discarded"),
+		.median_periods = probe_value(copy, "median_periods"),
+		.p95_periods = probe_value(copy, "p95_periods"),
+		.median_ms = probe_value(copy, "median_ms"),
+		.p95_ms = probe_value(copy, "p95_ms"),
+		.refresh_ms = probe_value(copy, "refresh_ms"),
+	};
+	free(copy);
+	free(log);
+	return r;
+}
+
+static struct harness_proc *spawn_probe(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *app_id) {
+	char *csv = NULL;
+	ck_assert(asprintf(&csv, "%s/%s.csv", harness->out_dir, app_id) > 0);
+	char timeout[32];
+	snprintf(timeout, sizeof(timeout), "%lld",
+		(long long)harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS) / 1000);
+	const char *argv[] = { probe_path(), "--app-id", app_id,
+		"--frames", PACING_PROBE_FRAMES, "--skip", PACING_PROBE_SKIP,
+		"--csv", csv, "--timeout", timeout, NULL };
+	struct harness_proc *proc = harness_spawn_client(harness, vitrail, argv);
+	free(csv);
+	return proc;
+}
+
+/* Wait for a probe to finish and check its figures against the bounds
+ * and the refresh of its output. */
+static void check_probe(struct harness_proc *probe, const char *output,
+		double expect_refresh_ms) {
+	ck_assert_msg(harness_proc_wait(probe, HARNESS_WINDOWS_TIMEOUT_MS),
+		"%s did not finish its %s frames", probe->name, PACING_PROBE_FRAMES);
+	char *log = harness_proc_log(probe);
+	ck_assert_msg(WIFEXITED(probe->status) && WEXITSTATUS(probe->status) == 0,
+		"%s failed (wait status 0x%x); its log:\n%s", probe->name,
+		probe->status, log);
+	struct probe_result r = parse_probe(probe);
+	ck_assert_msg(r.discarded == 0, "%s on %s: %ld frames discarded; its "
+		"log:\n%s", probe->name, output, r.discarded, log);
+	ck_assert_msg(r.frames == PACING_COUNTED_FRAMES, "%s on %s: %ld frames "
+		"presented, expected %d; its log:\n%s", probe->name, output, r.frames,
+		PACING_COUNTED_FRAMES, log);
+	ck_assert_msg(fabs(r.refresh_ms - expect_refresh_ms) <=
+		PACING_REFRESH_TOLERANCE_MS, "%s on %s: the presentation feedback "
+		"reports a refresh of %.3f ms, expected %.3f ms (--refresh 60,144)",
+		probe->name, output, r.refresh_ms, expect_refresh_ms);
+	ck_assert_msg(r.median_periods <= PACING_MEDIAN_PERIODS,
+		"%s on %s: median commit-to-present latency %.3f periods (%.2f ms), "
+		"more than %.2f: a frame committed at its frame callback misses the "
+		"next vblank it could make (sanitizer: %s)", probe->name, output,
+		r.median_periods, r.median_ms, PACING_MEDIAN_PERIODS, sanitizer());
+	ck_assert_msg(r.p95_periods <= PACING_P95_PERIODS,
+		"%s on %s: p95 commit-to-present latency %.3f periods (%.2f ms), "
+		"more than %.2f (sanitizer: %s)", probe->name, output, r.p95_periods,
+		r.p95_ms, PACING_P95_PERIODS, sanitizer());
+	free(log);
+}
+
+/* Two outputs at different rates, a latency probe on each: a frame
+ * committed right after its frame callback shows at the next vblank its
+ * output can make. */
+START_TEST(test_integration_pacing_latency_next_vblank)
+{
+	struct harness *harness = harness_create("pacing_latency");
+	static const char *const rates[] = { "--outputs", "2",
+		"--refresh", "60,144", NULL };
+	require_vitrail_options(harness, rates, "pacing_latency needs per-output "
+		"refresh rates (--refresh 60,144), which come with the new frame "
+		"pipeline");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 2,
+			.output_size = "640x480",
+			.extra_args = (const char *const[]){ "--refresh", "60,144",
+				NULL },
+		});
+	struct harness_conn *conn = vitrail->conn;
+
+	// One after another, so that each goes to the output with the fewest
+	// windows: the first to HEADLESS-1 (60 Hz), the second to HEADLESS-2.
+	struct harness_proc *probe60 = spawn_probe(harness, vitrail, "probe-60");
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_window_on(conn, "probe-60", "HEADLESS-1");
+	struct harness_proc *probe144 = spawn_probe(harness, vitrail,
+		"probe-144");
+	harness_wait_for_windows(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_window_on(conn, "probe-144", "HEADLESS-2");
+	assert_window_on(conn, "probe-60", "HEADLESS-1");
+
+	check_probe(probe60, "HEADLESS-1", 1000.0 / 60.0);
+	check_probe(probe144, "HEADLESS-2", 1000.0 / 144.0);
+
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* One output's line of the statistics vitrail writes on exit:
+ * "<name>: WxH@RHz frames=N dropped=N cpu_ms_per_frame ...". */
+static bool stats_for(const char *stats, const char *output, long *frames,
+		long *dropped) {
+	size_t len = strlen(output);
+	for (const char *line = stats; line != NULL && *line != '\0';) {
+		if (strncmp(line, output, len) == 0 && line[len] == ':') {
+			const char *f = strstr(line, " frames=");
+			const char *d = strstr(line, " dropped=");
+			const char *eol = strchr(line, '\n');
+			if (f == NULL || d == NULL || (eol != NULL && (f > eol ||
+					d > eol))) {
+				return false;
+			}
+			*frames = strtol(f + strlen(" frames="), NULL, 10);
+			*dropped = strtol(d + strlen(" dropped="), NULL, 10);
+			return true;
+		}
+		line = strchr(line, '\n');
+		if (line != NULL) {
+			line++;
+		}
+	}
+	return false;
+}
+
+/* An output that shows nothing new drops nothing: with one animated client
+ * on HEADLESS-1, HEADLESS-2 stays idle and its statistics must count no
+ * dropped frame. */
+START_TEST(test_integration_pacing_idle_output_drops_nothing)
+{
+	struct harness *harness = harness_create("pacing_idle_output");
+	char *stats_path = NULL;
+	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 2,
+			.output_size = "640x480",
+			.extra_args = (const char *const[]){ "--stats", stats_path,
+				NULL },
+		});
+	const char *argv[] = { demo_path(), "--app-id", "busy", NULL };
+	struct harness_proc *demo = harness_spawn_client(harness, vitrail, argv);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_window_on(vitrail->conn, "busy", "HEADLESS-1");
+	sleep_s(2.0);
+	harness_assert_alive(demo);
+	harness_stop_vitrail(harness, vitrail); // writes the statistics
+
+	FILE *f = fopen(stats_path, "r");
+	ck_assert_msg(f != NULL, "vitrail wrote no statistics to %s",
+		stats_path);
+	char stats[4096];
+	size_t n = fread(stats, 1, sizeof(stats) - 1, f);
+	stats[n] = '\0';
+	fclose(f);
+	long busy_frames = 0, busy_dropped = 0, idle_frames = 0, idle_dropped = 0;
+	ck_assert_msg(stats_for(stats, "HEADLESS-1", &busy_frames, &busy_dropped),
+		"no HEADLESS-1 line in %s:\n%s", stats_path, stats);
+	ck_assert_msg(stats_for(stats, "HEADLESS-2", &idle_frames, &idle_dropped),
+		"no HEADLESS-2 line in %s:\n%s", stats_path, stats);
+	ck_assert_msg(busy_frames > 10, "the busy output HEADLESS-1 presented "
+		"only %ld frames in 2 s:\n%s", busy_frames, stats);
+	ck_assert_msg(idle_dropped == 0, "the idle output HEADLESS-2 reports "
+		"%ld dropped of %ld frames, expected none:\n%s", idle_dropped,
+		idle_frames, stats);
+	free(stats_path);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner ------------------------------------------------------------- */
 
 static Suite *integration_suite(void) {
@@ -461,6 +715,10 @@ static Suite *integration_suite(void) {
 		test_integration_protocols_advertised, 120);
 	harness_add_case(suite, "client_death",
 		test_integration_client_death_survived, 240);
+	harness_add_case(suite, "pacing_latency",
+		test_integration_pacing_latency_next_vblank, 150);
+	harness_add_case(suite, "pacing_idle_output",
+		test_integration_pacing_idle_output_drops_nothing, 120);
 	return suite;
 }
 

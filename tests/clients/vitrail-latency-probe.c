@@ -1,0 +1,915 @@
+/*
+ * vitrail-latency-probe: measures commit-to-present latency.
+ *
+ * One xdg_toplevel with wl_shm buffers. On every wl_surface.frame callback
+ * the probe at once draws the next frame (a solid colour that changes with
+ * every frame, after optional busy work of --render-ms), attaches it,
+ * damages it, asks for the next frame callback and a wp_presentation
+ * feedback, and commits, noting the CLOCK_MONOTONIC time of the commit.
+ * When the feedback says `presented`, the frame's latency is the
+ * presentation time minus the commit time, in milliseconds and in refresh
+ * periods (the feedback's own refresh). The compositor's presentation clock
+ * must be CLOCK_MONOTONIC (checked), so both times are on one clock.
+ *
+ * Frames are numbered from 0 (the first commit after the first configure).
+ * The first --skip frames are warm-up: they count towards --frames but are
+ * left out of the statistics and the CSV.
+ *
+ * Options:
+ *   --frames N      exit after N frames were presented or discarded
+ *                   (default 300), warm-up included
+ *   --skip N        warm-up frames left out of the statistics (default 0)
+ *   --render-ms X   busy work (spinning the CPU) of X ms before each commit
+ *   --csv FILE      one row per counted frame:
+ *                   seq,commit_ns,presented_ns,refresh_ns,latency_ns,discarded
+ *                   (presented_ns, refresh_ns and latency_ns are 0 for a
+ *                   discarded frame); written when the probe exits
+ *   --app-id ID     xdg_toplevel app_id (default "vitrail-latency-probe")
+ *   --size WxH      window size when the compositor leaves it to us
+ *                   (default 256x256)
+ *   --timeout SEC   give up after SEC seconds (default 120; 0: never)
+ *
+ * On exit it prints one line to stdout:
+ *   latency: frames=<n> discarded=<n> median_periods=<x> p95_periods=<x>
+ *            median_ms=<x> p95_ms=<x> refresh_ms=<x>
+ * (one line; frames counts the presented frames in the statistics, p95 is
+ * the nearest-rank 95th percentile, refresh_ms the median of the refresh
+ * periods the feedback reported; "n/a" where nothing was presented). Exit
+ * status 0, or 1 on a protocol or connection error, a missing global, a
+ * presentation clock other than CLOCK_MONOTONIC, or the timeout (the line
+ * and the CSV are still written with what was measured).
+ */
+#define _GNU_SOURCE // memfd_create
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include "presentation-time-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+
+#define MAX_BUFFERS 4
+
+struct buffer {
+	struct wl_buffer *wl_buffer;
+	void *data;
+	size_t size;
+	int32_t width, height, stride;
+	bool busy;
+};
+
+/* One committed frame awaiting, or having got, its feedback. */
+struct frame_record {
+	uint64_t seq;
+	uint64_t commit_ns;
+	uint64_t presented_ns; // 0 until presented
+	uint64_t refresh_ns;
+	bool discarded;
+	bool done; // presented or discarded
+};
+
+struct pending_feedback {
+	struct probe *probe;
+	struct wp_presentation_feedback *feedback;
+	size_t record; // index into probe::records
+	struct wl_list link; // probe::feedbacks
+};
+
+struct probe {
+	struct wl_display *display;
+	struct wl_registry *registry;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct wp_presentation *presentation;
+	uint32_t clock_id;
+	bool clock_known;
+
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *xdg_toplevel;
+	struct wl_callback *frame_callback;
+	struct buffer *buffers[MAX_BUFFERS];
+	int32_t width, height;
+	int32_t pending_width, pending_height;
+	bool configured;
+
+	const char *app_id;
+	const char *csv_path;
+	long max_frames;
+	long skip;
+	double render_ms;
+	double timeout_s;
+
+	struct frame_record *records; // every committed frame, by seq
+	size_t records_len, records_cap;
+	struct wl_list feedbacks; // pending_feedback::link, awaiting an answer
+	uint64_t next_seq;
+	long finished; // feedbacks resolved (presented or discarded)
+	long no_buffer; // frame callbacks with every buffer busy
+
+	bool running;
+	int exit_status;
+};
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void fail(struct probe *probe, const char *message) {
+	fprintf(stderr, "vitrail-latency-probe: %s\n", message);
+	probe->exit_status = EXIT_FAILURE;
+	probe->running = false;
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static void buffer_destroy(struct buffer *buffer) {
+	if (buffer == NULL) {
+		return;
+	}
+	if (buffer->wl_buffer != NULL) {
+		wl_buffer_destroy(buffer->wl_buffer);
+	}
+	if (buffer->data != NULL) {
+		munmap(buffer->data, buffer->size);
+	}
+	free(buffer);
+}
+
+static void buffer_handle_release(void *data, struct wl_buffer *wl_buffer) {
+	struct buffer *buffer = data;
+	buffer->busy = false;
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_handle_release,
+};
+
+static struct buffer *buffer_create(struct probe *probe, int32_t width,
+		int32_t height) {
+	struct buffer *buffer = calloc(1, sizeof(*buffer));
+	if (buffer == NULL) {
+		return NULL;
+	}
+	buffer->width = width;
+	buffer->height = height;
+	buffer->stride = width * 4;
+	buffer->size = (size_t)buffer->stride * (size_t)height;
+
+	int fd = memfd_create("vitrail-latency-probe", MFD_CLOEXEC);
+	if (fd < 0) {
+		perror("memfd_create");
+		goto error_buffer;
+	}
+	if (ftruncate(fd, (off_t)buffer->size) < 0) {
+		perror("ftruncate");
+		goto error_fd;
+	}
+	buffer->data = mmap(NULL, buffer->size, PROT_READ | PROT_WRITE,
+		MAP_SHARED, fd, 0);
+	if (buffer->data == MAP_FAILED) {
+		perror("mmap");
+		buffer->data = NULL;
+		goto error_fd;
+	}
+	struct wl_shm_pool *pool = wl_shm_create_pool(probe->shm, fd,
+		(int32_t)buffer->size);
+	buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
+		buffer->stride, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	wl_buffer_add_listener(buffer->wl_buffer, &buffer_listener, buffer);
+	return buffer;
+
+error_fd:
+	close(fd);
+error_buffer:
+	buffer_destroy(buffer);
+	return NULL;
+}
+
+/* A released buffer of the current size; a new one while the pool has
+ * room; NULL when all MAX_BUFFERS are busy. */
+static struct buffer *next_buffer(struct probe *probe) {
+	struct buffer **slot = NULL;
+	for (int i = 0; i < MAX_BUFFERS; i++) {
+		struct buffer *buffer = probe->buffers[i];
+		if (buffer != NULL && !buffer->busy &&
+				(buffer->width != probe->width ||
+				buffer->height != probe->height)) {
+			buffer_destroy(buffer);
+			probe->buffers[i] = buffer = NULL;
+		}
+		if (buffer != NULL && !buffer->busy) {
+			return buffer;
+		}
+		if (buffer == NULL && slot == NULL) {
+			slot = &probe->buffers[i];
+		}
+	}
+	if (slot == NULL) {
+		return NULL;
+	}
+	*slot = buffer_create(probe, probe->width, probe->height);
+	return *slot;
+}
+
+/* ---- drawing and committing --------------------------------------------- */
+
+/* A solid colour per frame: consecutive frames always differ. */
+static void draw_solid(struct buffer *buffer, uint64_t seq) {
+	static const uint32_t colours[] = {
+		0x00d04040, 0x0040d040, 0x004040d0, 0x00d0d040, 0x0040d0d0,
+		0x00d040d0, 0x00808080,
+	};
+	uint32_t colour = colours[seq % (sizeof(colours) / sizeof(colours[0]))];
+	uint32_t *px = buffer->data;
+	size_t n = (size_t)buffer->width * (size_t)buffer->height;
+	for (size_t i = 0; i < n; i++) {
+		px[i] = colour;
+	}
+}
+
+/* Spin the CPU for ms milliseconds (a client's rendering work). */
+static void busy_work(double ms) {
+	if (ms <= 0) {
+		return;
+	}
+	uint64_t end = now_ns() + (uint64_t)(ms * 1e6);
+	volatile uint64_t sink = 0;
+	while (now_ns() < end) {
+		for (int i = 0; i < 1000; i++) {
+			sink += (uint64_t)i * 2654435761u;
+		}
+	}
+}
+
+static bool record_add(struct probe *probe, uint64_t seq, size_t *index) {
+	if (probe->records_len == probe->records_cap) {
+		size_t cap = probe->records_cap ? probe->records_cap * 2 : 512;
+		struct frame_record *records = realloc(probe->records,
+			cap * sizeof(*records));
+		if (records == NULL) {
+			return false;
+		}
+		probe->records = records;
+		probe->records_cap = cap;
+	}
+	*index = probe->records_len++;
+	probe->records[*index] = (struct frame_record){ .seq = seq };
+	return true;
+}
+
+static void feedback_finish(struct pending_feedback *pending) {
+	struct probe *probe = pending->probe;
+	wp_presentation_feedback_destroy(pending->feedback);
+	wl_list_remove(&pending->link);
+	free(pending);
+	probe->finished++;
+	if (probe->max_frames > 0 && probe->finished >= probe->max_frames) {
+		probe->running = false;
+	}
+}
+
+static void feedback_handle_sync_output(void *data,
+		struct wp_presentation_feedback *feedback, struct wl_output *output) {
+	// Which output showed the frame does not change its latency.
+}
+
+static void feedback_handle_presented(void *data,
+		struct wp_presentation_feedback *feedback, uint32_t tv_sec_hi,
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
+		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+	struct pending_feedback *pending = data;
+	struct frame_record *record = &pending->probe->records[pending->record];
+	uint64_t sec = (uint64_t)tv_sec_hi << 32 | tv_sec_lo;
+	record->presented_ns = sec * 1000000000u + tv_nsec;
+	record->refresh_ns = refresh;
+	record->done = true;
+	feedback_finish(pending);
+}
+
+static void feedback_handle_discarded(void *data,
+		struct wp_presentation_feedback *feedback) {
+	struct pending_feedback *pending = data;
+	struct frame_record *record = &pending->probe->records[pending->record];
+	record->discarded = true;
+	record->done = true;
+	feedback_finish(pending);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = feedback_handle_sync_output,
+	.presented = feedback_handle_presented,
+	.discarded = feedback_handle_discarded,
+};
+
+static const struct wl_callback_listener frame_listener;
+
+static void request_frame(struct probe *probe) {
+	if (probe->frame_callback != NULL) {
+		wl_callback_destroy(probe->frame_callback);
+	}
+	probe->frame_callback = wl_surface_frame(probe->surface);
+	wl_callback_add_listener(probe->frame_callback, &frame_listener, probe);
+}
+
+/* Draw, attach and commit the next frame with its feedback. */
+static void commit_frame(struct probe *probe) {
+	struct buffer *buffer = next_buffer(probe);
+	if (buffer == NULL) {
+		// Every buffer is still held: try again at the next frame.
+		probe->no_buffer++;
+		request_frame(probe);
+		wl_surface_commit(probe->surface);
+		wl_display_flush(probe->display);
+		return;
+	}
+	size_t index;
+	struct pending_feedback *pending = calloc(1, sizeof(*pending));
+	if (pending == NULL || !record_add(probe, probe->next_seq, &index)) {
+		free(pending);
+		fail(probe, "out of memory");
+		return;
+	}
+	uint64_t seq = probe->next_seq++;
+	draw_solid(buffer, seq);
+	busy_work(probe->render_ms);
+
+	wl_surface_attach(probe->surface, buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(probe->surface, 0, 0, buffer->width,
+		buffer->height);
+	request_frame(probe);
+	pending->probe = probe;
+	pending->record = index;
+	wl_list_insert(&probe->feedbacks, &pending->link);
+	pending->feedback = wp_presentation_feedback(probe->presentation,
+		probe->surface);
+	wp_presentation_feedback_add_listener(pending->feedback,
+		&feedback_listener, pending);
+	probe->records[index].commit_ns = now_ns();
+	wl_surface_commit(probe->surface);
+	// Send it now, not when the main loop comes round.
+	wl_display_flush(probe->display);
+	buffer->busy = true;
+}
+
+static void frame_handle_done(void *data, struct wl_callback *callback,
+		uint32_t time) {
+	struct probe *probe = data;
+	wl_callback_destroy(callback);
+	probe->frame_callback = NULL;
+	if (!probe->running) {
+		return;
+	}
+	commit_frame(probe);
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_handle_done,
+};
+
+/* ---- xdg-shell ---------------------------------------------------------- */
+
+static void wm_base_handle_ping(void *data, struct xdg_wm_base *wm_base,
+		uint32_t serial) {
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	.ping = wm_base_handle_ping,
+};
+
+static void xdg_surface_handle_configure(void *data,
+		struct xdg_surface *xdg_surface, uint32_t serial) {
+	struct probe *probe = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	if (probe->pending_width > 0) {
+		probe->width = probe->pending_width;
+	}
+	if (probe->pending_height > 0) {
+		probe->height = probe->pending_height;
+	}
+	if (!probe->configured) {
+		// The first frame; every later one starts at a frame callback.
+		probe->configured = true;
+		commit_frame(probe);
+	}
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_handle_configure,
+};
+
+static void toplevel_handle_configure(void *data,
+		struct xdg_toplevel *toplevel, int32_t width, int32_t height,
+		struct wl_array *states) {
+	struct probe *probe = data;
+	probe->pending_width = width;
+	probe->pending_height = height;
+}
+
+static void toplevel_handle_close(void *data, struct xdg_toplevel *toplevel) {
+	struct probe *probe = data;
+	probe->running = false;
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_handle_configure,
+	.close = toplevel_handle_close,
+};
+
+/* ---- globals ------------------------------------------------------------ */
+
+static void presentation_handle_clock_id(void *data,
+		struct wp_presentation *presentation, uint32_t clk_id) {
+	struct probe *probe = data;
+	probe->clock_id = clk_id;
+	probe->clock_known = true;
+}
+
+static const struct wp_presentation_listener presentation_listener = {
+	.clock_id = presentation_handle_clock_id,
+};
+
+static void registry_handle_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct probe *probe = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		probe->compositor = wl_registry_bind(registry, name,
+			&wl_compositor_interface, version < 4 ? version : 4);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		probe->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		probe->wm_base = wl_registry_bind(registry, name,
+			&xdg_wm_base_interface, 1);
+		xdg_wm_base_add_listener(probe->wm_base, &wm_base_listener, probe);
+	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		probe->presentation = wl_registry_bind(registry, name,
+			&wp_presentation_interface, 1);
+		wp_presentation_add_listener(probe->presentation,
+			&presentation_listener, probe);
+	}
+}
+
+static void registry_handle_global_remove(void *data,
+		struct wl_registry *registry, uint32_t name) {
+	// Nothing we bind goes away while we run.
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_handle_global,
+	.global_remove = registry_handle_global_remove,
+};
+
+/* ---- setup, main loop, teardown ----------------------------------------- */
+
+static bool probe_init(struct probe *probe) {
+	probe->display = wl_display_connect(NULL);
+	if (probe->display == NULL) {
+		fprintf(stderr, "vitrail-latency-probe: cannot connect to the "
+			"Wayland display\n");
+		return false;
+	}
+	probe->registry = wl_display_get_registry(probe->display);
+	wl_registry_add_listener(probe->registry, &registry_listener, probe);
+	// Two round trips: the globals, then wp_presentation.clock_id.
+	if (wl_display_roundtrip(probe->display) < 0 ||
+			wl_display_roundtrip(probe->display) < 0) {
+		fprintf(stderr, "vitrail-latency-probe: roundtrip failed\n");
+		return false;
+	}
+	if (probe->compositor == NULL || probe->shm == NULL ||
+			probe->wm_base == NULL || probe->presentation == NULL) {
+		fprintf(stderr, "vitrail-latency-probe: the compositor lacks "
+			"wl_compositor, wl_shm, xdg_wm_base or wp_presentation\n");
+		return false;
+	}
+	if (!probe->clock_known || probe->clock_id != CLOCK_MONOTONIC) {
+		fprintf(stderr, "vitrail-latency-probe: the presentation clock is "
+			"%s%u, not CLOCK_MONOTONIC (%d): commit and presentation times "
+			"would not be comparable\n", probe->clock_known ? "" :
+			"unknown, ", probe->clock_id, CLOCK_MONOTONIC);
+		return false;
+	}
+
+	probe->surface = wl_compositor_create_surface(probe->compositor);
+	probe->xdg_surface = xdg_wm_base_get_xdg_surface(probe->wm_base,
+		probe->surface);
+	xdg_surface_add_listener(probe->xdg_surface, &xdg_surface_listener,
+		probe);
+	probe->xdg_toplevel = xdg_surface_get_toplevel(probe->xdg_surface);
+	xdg_toplevel_add_listener(probe->xdg_toplevel, &toplevel_listener,
+		probe);
+	xdg_toplevel_set_app_id(probe->xdg_toplevel, probe->app_id);
+	xdg_toplevel_set_title(probe->xdg_toplevel, "vitrail latency probe");
+	wl_surface_commit(probe->surface);
+	return true;
+}
+
+static void probe_finish(struct probe *probe) {
+	struct pending_feedback *pending, *tmp;
+	wl_list_for_each_safe(pending, tmp, &probe->feedbacks, link) {
+		wp_presentation_feedback_destroy(pending->feedback);
+		wl_list_remove(&pending->link);
+		free(pending);
+	}
+	if (probe->frame_callback != NULL) {
+		wl_callback_destroy(probe->frame_callback);
+	}
+	for (int i = 0; i < MAX_BUFFERS; i++) {
+		buffer_destroy(probe->buffers[i]);
+	}
+	if (probe->xdg_toplevel != NULL) {
+		xdg_toplevel_destroy(probe->xdg_toplevel);
+	}
+	if (probe->xdg_surface != NULL) {
+		xdg_surface_destroy(probe->xdg_surface);
+	}
+	if (probe->surface != NULL) {
+		wl_surface_destroy(probe->surface);
+	}
+	if (probe->presentation != NULL) {
+		wp_presentation_destroy(probe->presentation);
+	}
+	if (probe->wm_base != NULL) {
+		xdg_wm_base_destroy(probe->wm_base);
+	}
+	if (probe->shm != NULL) {
+		wl_shm_destroy(probe->shm);
+	}
+	if (probe->compositor != NULL) {
+		wl_compositor_destroy(probe->compositor);
+	}
+	if (probe->registry != NULL) {
+		wl_registry_destroy(probe->registry);
+	}
+	if (probe->display != NULL) {
+		wl_display_flush(probe->display);
+		wl_display_disconnect(probe->display);
+	}
+	free(probe->records);
+}
+
+static void probe_run(struct probe *probe, int signal_fd) {
+	struct pollfd fds[2] = {
+		{ .fd = wl_display_get_fd(probe->display) },
+		{ .fd = signal_fd, .events = POLLIN },
+	};
+	uint64_t deadline = probe->timeout_s > 0 ?
+		now_ns() + (uint64_t)(probe->timeout_s * 1e9) : 0;
+	while (probe->running) {
+		while (wl_display_prepare_read(probe->display) != 0) {
+			if (wl_display_dispatch_pending(probe->display) < 0) {
+				goto error_display;
+			}
+		}
+		if (!probe->running) {
+			wl_display_cancel_read(probe->display);
+			break;
+		}
+		fds[0].events = POLLIN;
+		if (wl_display_flush(probe->display) < 0) {
+			if (errno != EAGAIN) {
+				wl_display_cancel_read(probe->display);
+				goto error_display;
+			}
+			fds[0].events |= POLLOUT;
+		}
+		int timeout_ms = -1;
+		if (deadline != 0) {
+			uint64_t now = now_ns();
+			if (now >= deadline) {
+				wl_display_cancel_read(probe->display);
+				fail(probe, "timed out (--timeout) before enough frames "
+					"were presented");
+				return;
+			}
+			timeout_ms = (int)((deadline - now) / 1000000u) + 1;
+		}
+		if (poll(fds, 2, timeout_ms) < 0) {
+			wl_display_cancel_read(probe->display);
+			if (errno == EINTR) {
+				continue;
+			}
+			perror("poll");
+			probe->exit_status = EXIT_FAILURE;
+			return;
+		}
+		if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
+			if (wl_display_read_events(probe->display) < 0) {
+				goto error_display;
+			}
+		} else {
+			wl_display_cancel_read(probe->display);
+		}
+		if (wl_display_dispatch_pending(probe->display) < 0) {
+			goto error_display;
+		}
+		if (fds[1].revents & POLLIN) {
+			struct signalfd_siginfo info;
+			if (read(signal_fd, &info, sizeof(info)) > 0) {
+				probe->running = false;
+			}
+		}
+	}
+	return;
+
+error_display:;
+	int err = wl_display_get_error(probe->display);
+	const struct wl_interface *interface = NULL;
+	uint32_t id = 0;
+	if (err == EPROTO) {
+		uint32_t code = wl_display_get_protocol_error(probe->display,
+			&interface, &id);
+		fprintf(stderr, "vitrail-latency-probe: protocol error %u on "
+			"%s@%u\n", code, interface != NULL ? interface->name : "?", id);
+	} else {
+		fprintf(stderr, "vitrail-latency-probe: lost the Wayland "
+			"connection: %s\n", strerror(err));
+	}
+	probe->exit_status = EXIT_FAILURE;
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *sorted, size_t n) {
+	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+/* Nearest rank: the smallest value with at least 95% at or below it. */
+static double p95(const double *sorted, size_t n) {
+	size_t rank = (95 * n + 99) / 100;
+	return sorted[rank > 0 ? rank - 1 : 0];
+}
+
+static void format_value(char *buf, size_t size, bool valid, double v,
+		int decimals) {
+	if (valid) {
+		snprintf(buf, size, "%.*f", decimals, v);
+	} else {
+		snprintf(buf, size, "n/a");
+	}
+}
+
+/* A counted frame: past the warm-up, and resolved. */
+static bool counted(const struct probe *probe, const struct frame_record *r) {
+	return r->done && r->seq >= (uint64_t)probe->skip;
+}
+
+/* Written to FILE.tmp, then renamed: a reader never sees half a file. */
+static bool write_csv(struct probe *probe) {
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", probe->csv_path) >=
+			(int)sizeof(tmp)) {
+		fprintf(stderr, "vitrail-latency-probe: --csv path too long\n");
+		return false;
+	}
+	FILE *f = fopen(tmp, "w");
+	if (f == NULL) {
+		fprintf(stderr, "vitrail-latency-probe: cannot write %s: %s\n",
+			tmp, strerror(errno));
+		return false;
+	}
+	fprintf(f, "seq,commit_ns,presented_ns,refresh_ns,latency_ns,"
+		"discarded\n");
+	for (size_t i = 0; i < probe->records_len; i++) {
+		const struct frame_record *r = &probe->records[i];
+		if (!counted(probe, r)) {
+			continue;
+		}
+		int64_t latency = r->discarded ? 0 :
+			(int64_t)(r->presented_ns - r->commit_ns);
+		fprintf(f, "%llu,%llu,%llu,%llu,%lld,%d\n",
+			(unsigned long long)r->seq, (unsigned long long)r->commit_ns,
+			(unsigned long long)r->presented_ns,
+			(unsigned long long)r->refresh_ns, (long long)latency,
+			r->discarded ? 1 : 0);
+	}
+	bool ok = fclose(f) == 0 && rename(tmp, probe->csv_path) == 0;
+	if (!ok) {
+		fprintf(stderr, "vitrail-latency-probe: cannot write %s\n",
+			probe->csv_path);
+	}
+	return ok;
+}
+
+static void print_summary(struct probe *probe) {
+	size_t n = probe->records_len;
+	double *ms = calloc(n + 1, sizeof(double));
+	double *periods = calloc(n + 1, sizeof(double));
+	double *refresh = calloc(n + 1, sizeof(double));
+	if (ms == NULL || periods == NULL || refresh == NULL) {
+		fail(probe, "out of memory");
+		free(ms);
+		free(periods);
+		free(refresh);
+		return;
+	}
+	size_t presented = 0, with_refresh = 0, discarded = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct frame_record *r = &probe->records[i];
+		if (!counted(probe, r)) {
+			continue;
+		}
+		if (r->discarded) {
+			discarded++;
+			continue;
+		}
+		double latency_ns = (double)(int64_t)(r->presented_ns - r->commit_ns);
+		ms[presented++] = latency_ns / 1e6;
+		if (r->refresh_ns > 0) {
+			periods[with_refresh] = latency_ns / (double)r->refresh_ns;
+			refresh[with_refresh++] = r->refresh_ns / 1e6;
+		}
+	}
+	qsort(ms, presented, sizeof(double), cmp_double);
+	qsort(periods, with_refresh, sizeof(double), cmp_double);
+	qsort(refresh, with_refresh, sizeof(double), cmp_double);
+
+	char med_p[32], p95_p[32], med_ms[32], p95_ms[32], refresh_ms[32];
+	bool have = presented > 0, have_p = with_refresh > 0;
+	format_value(med_p, sizeof(med_p), have_p,
+		have_p ? median(periods, with_refresh) : 0, 3);
+	format_value(p95_p, sizeof(p95_p), have_p,
+		have_p ? p95(periods, with_refresh) : 0, 3);
+	format_value(med_ms, sizeof(med_ms), have, have ? median(ms, presented) : 0,
+		3);
+	format_value(p95_ms, sizeof(p95_ms), have, have ? p95(ms, presented) : 0,
+		3);
+	format_value(refresh_ms, sizeof(refresh_ms), have_p,
+		have_p ? median(refresh, with_refresh) : 0, 3);
+	printf("latency: frames=%zu discarded=%zu median_periods=%s "
+		"p95_periods=%s median_ms=%s p95_ms=%s refresh_ms=%s\n", presented,
+		discarded, med_p, p95_p, med_ms, p95_ms, refresh_ms);
+	fflush(stdout);
+	if (probe->no_buffer > 0) {
+		fprintf(stderr, "vitrail-latency-probe: %ld frame callbacks found "
+			"every buffer busy (no frame committed)\n", probe->no_buffer);
+	}
+	free(ms);
+	free(periods);
+	free(refresh);
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static bool parse_long(const char *s, long min, long *out) {
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno != 0 || v < min) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_double(const char *s, double min, double *out) {
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || !(v >= min) || v > 1e6) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_size(const char *s, int32_t *width, int32_t *height) {
+	char *end;
+	long w = strtol(s, &end, 10);
+	if (end == s || (*end != 'x' && *end != 'X')) {
+		return false;
+	}
+	const char *h_str = end + 1;
+	long h = strtol(h_str, &end, 10);
+	if (end == h_str || *end != '\0' || w <= 0 || h <= 0 ||
+			w > 8192 || h > 8192) {
+		return false;
+	}
+	*width = (int32_t)w;
+	*height = (int32_t)h;
+	return true;
+}
+
+static void usage(FILE *f) {
+	fprintf(f, "Usage: vitrail-latency-probe [--frames N] [--skip N] "
+		"[--render-ms X] [--csv FILE] [--app-id ID] [--size WxH] "
+		"[--timeout SEC]\n");
+}
+
+int main(int argc, char *argv[]) {
+	struct probe probe = {
+		.app_id = "vitrail-latency-probe",
+		.width = 256,
+		.height = 256,
+		.max_frames = 300,
+		.timeout_s = 120,
+		.running = true,
+		.exit_status = EXIT_SUCCESS,
+	};
+	static const struct option long_options[] = {
+		{ "frames", required_argument, NULL, 'n' },
+		{ "skip", required_argument, NULL, 'k' },
+		{ "render-ms", required_argument, NULL, 'r' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "app-id", required_argument, NULL, 'a' },
+		{ "size", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+		bool ok = true;
+		switch (opt) {
+		case 'n':
+			ok = parse_long(optarg, 1, &probe.max_frames);
+			break;
+		case 'k':
+			ok = parse_long(optarg, 0, &probe.skip);
+			break;
+		case 'r':
+			ok = parse_double(optarg, 0, &probe.render_ms);
+			break;
+		case 'c':
+			probe.csv_path = optarg;
+			break;
+		case 'a':
+			probe.app_id = optarg;
+			break;
+		case 's':
+			ok = parse_size(optarg, &probe.width, &probe.height);
+			break;
+		case 't':
+			ok = parse_double(optarg, 0, &probe.timeout_s);
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return EXIT_FAILURE;
+		}
+		if (!ok) {
+			fprintf(stderr, "vitrail-latency-probe: bad value '%s' for "
+				"%s\n", optarg, argv[optind - 1]);
+			usage(stderr);
+			return EXIT_FAILURE;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return EXIT_FAILURE;
+	}
+	wl_list_init(&probe.feedbacks);
+	if (probe.skip >= probe.max_frames) {
+		fprintf(stderr, "vitrail-latency-probe: --skip %ld leaves nothing of "
+			"--frames %ld\n", probe.skip, probe.max_frames);
+		return EXIT_FAILURE;
+	}
+
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+		perror("sigprocmask");
+		return EXIT_FAILURE;
+	}
+	int signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (signal_fd < 0) {
+		perror("signalfd");
+		return EXIT_FAILURE;
+	}
+
+	if (probe_init(&probe)) {
+		probe_run(&probe, signal_fd);
+	} else {
+		probe.exit_status = EXIT_FAILURE;
+	}
+	print_summary(&probe);
+	if (probe.csv_path != NULL && !write_csv(&probe)) {
+		probe.exit_status = EXIT_FAILURE;
+	}
+	probe_finish(&probe);
+	close(signal_fd);
+	return probe.exit_status;
+}
