@@ -383,9 +383,9 @@ static void write_exit_reports(struct vt_server *server) {
 	printf("frame statistics (%.1f s, renderer: %s, %s):\n",
 		(vt_now_ns() - server->start_ns) / 1e9,
 		vr_renderer_device_name(server->renderer), mode);
-	vt_outputs_print_stats(server, stdout);
+	vt_outputs_print_stats(server, stdout, "  ");
 	if (stats != NULL) {
-		vt_outputs_print_stats(server, stats);
+		vt_outputs_print_stats(server, stats, "");
 		fclose(stats);
 	}
 	if (opts->screenshot_dir != NULL) {

@@ -109,6 +109,9 @@ struct vt_output {
 	/* wlroots' swapchain (the fallback commit path): buffer age */
 	pixman_region32_t damage_history[DAMAGE_HISTORY];
 	int damage_idx;
+	/* every commit since the damage history began went through the
+	 * swapchain (otherwise buffer ages say nothing about our frames) */
+	bool swapchain_history;
 
 	struct {
 		uint64_t frames, dropped, replaced;
@@ -619,7 +622,8 @@ static bool output_attach_render(struct vt_output *output,
 	if (damage != NULL) {
 		pixman_region32_copy(&copy, (pixman_region32_t *)damage);
 	}
-	if (!output_damage_since(output, age, &copy)) {
+	if (!output->swapchain_history ||
+			!output_damage_since(output, age, &copy)) {
 		pixman_region32_fini(&copy);
 		pixman_region32_init_rect(&copy, 0, 0, wlr_output->width,
 			wlr_output->height);
@@ -700,9 +704,10 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 		return false;
 	}
 	output->damage_idx = (output->damage_idx + 1) % DAMAGE_HISTORY;
-	if (direct) {
-		output->front = buffer;
-	}
+	/* the buffer on screen: ours when attached directly; otherwise
+	 * wlroots' swapchain's, and ours go back to the pool */
+	output->front = direct ? buffer : NULL;
+	output->swapchain_history = !direct;
 	if (output->model_clock) {
 		/* wlroots' headless backend reports "presented" from inside the
 		 * commit, before wp_presentation can match it: as this output's
@@ -933,10 +938,11 @@ static void output_print_stats(struct vt_output *output, FILE *f) {
 		vt_pacer_max_in_flight(output->pacer), mean, p50, p95);
 }
 
-void vt_outputs_print_stats(struct vt_server *server, FILE *f) {
+void vt_outputs_print_stats(struct vt_server *server, FILE *f,
+		const char *indent) {
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		fprintf(f, "  ");
+		fputs(indent, f);
 		output_print_stats(output, f);
 	}
 }

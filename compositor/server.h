@@ -268,7 +268,8 @@ void vt_server_request_frame(struct vt_server *server, uint32_t wants);
 void vt_outputs_frames_completed(struct vt_server *server);
 /* No output has damage to draw or frames not yet presented. */
 bool vt_outputs_settled(struct vt_server *server);
-void vt_outputs_print_stats(struct vt_server *server, FILE *f);
+void vt_outputs_print_stats(struct vt_server *server, FILE *f,
+	const char *indent);
 /* One PNG per output, DIR/NAME.png. */
 void vt_outputs_write_screenshots(struct vt_server *server, const char *dir);
 

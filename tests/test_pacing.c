@@ -341,6 +341,30 @@ START_TEST(test_pacing_vsync_busy_past_vblank)
 }
 END_TEST
 
+/* Renders that start late (the timer fires 2 ms after the planned time:
+ * a busy main thread) make the pacer plan that much earlier. */
+START_TEST(test_pacing_vsync_learns_lateness)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	for (int k = 1; k <= 20; k++) {
+		fake.now = T0 + (uint64_t)k * P + 500 * US;
+		vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+		ck_assert_uint_gt(fake.armed, fake.now);
+		fake.now = fake.armed + 2 * MS; /* late */
+		fake.armed = 0;
+		vt_pacer_wake(fake.pacer, fake.now);
+		fake.now += 3 * MS;
+		vt_pacer_frame_ready(fake.pacer, last_frame(&fake), fake.now);
+		run_until(&fake, T0 + (uint64_t)(k + 1) * P);
+	}
+	/* 3 ms + a quarter, 2 ms late, 1 ms */
+	ck_assert_uint_eq(vt_pacer_composition_ns(fake.pacer),
+		3 * MS + 750 * US + 2 * MS + 1 * MS);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 /* A frame that finishes after its vblank is shown at the next one and
  * reported late; nothing else is planned while it renders. */
 START_TEST(test_pacing_vsync_late_frame)
@@ -528,6 +552,7 @@ static Suite *pacing_suite(void) {
 			test_pacing_vsync_commit_to_present_one_period,
 			test_pacing_vsync_late_frame,
 			test_pacing_vsync_busy_past_vblank,
+			test_pacing_vsync_learns_lateness,
 			test_pacing_callbacks_and_idle,
 			test_pacing_legacy_two_periods, test_pacing_rate_change,
 			test_pacing_destroy_discards } },

@@ -50,8 +50,12 @@ struct vt_pacer {
 	bool backend_busy; /* backend clock: a commit waits for its frame */
 	bool running; /* inside pacer_run (no re-entry) */
 
+	/* recent compositions (render start -> ready) and how late renders
+	 * started after their planned time (a busy main thread) */
 	uint64_t composition[COMPOSITION_SAMPLES];
 	int ncomposition, next_composition;
+	uint64_t lateness[COMPOSITION_SAMPLES];
+	int nlateness, next_lateness;
 	int max_in_flight;
 	uint64_t replaced;
 };
@@ -115,13 +119,17 @@ static int count_state(const struct vt_pacer *pacer, enum frame_state state) {
 	return n;
 }
 
-static void add_composition(struct vt_pacer *pacer, uint64_t ns) {
-	pacer->composition[pacer->next_composition] = ns;
-	pacer->next_composition = (pacer->next_composition + 1) %
-		COMPOSITION_SAMPLES;
-	if (pacer->ncomposition < COMPOSITION_SAMPLES) {
-		pacer->ncomposition++;
+static void add_sample(uint64_t *ring, int *n, int *next, uint64_t ns) {
+	ring[*next] = ns;
+	*next = (*next + 1) % COMPOSITION_SAMPLES;
+	if (*n < COMPOSITION_SAMPLES) {
+		(*n)++;
 	}
+}
+
+static void add_composition(struct vt_pacer *pacer, uint64_t ns) {
+	add_sample(pacer->composition, &pacer->ncomposition,
+		&pacer->next_composition, ns);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -129,19 +137,27 @@ static int cmp_u64(const void *a, const void *b) {
 	return x < y ? -1 : x > y;
 }
 
+/* The 90th percentile of a ring of samples (0: none). */
+static uint64_t p90(const uint64_t *ring, int n) {
+	if (n == 0) {
+		return 0;
+	}
+	uint64_t sorted[COMPOSITION_SAMPLES];
+	memcpy(sorted, ring, (size_t)n * sizeof(sorted[0]));
+	qsort(sorted, (size_t)n, sizeof(sorted[0]), cmp_u64);
+	return sorted[(n * 9) / 10];
+}
+
 uint64_t vt_pacer_composition_ns(const struct vt_pacer *pacer) {
 	uint64_t period = pacer->clock.period_ns;
 	if (pacer->ncomposition == 0) {
 		return period / 2; /* nothing measured yet: be careful */
 	}
-	uint64_t sorted[COMPOSITION_SAMPLES];
-	memcpy(sorted, pacer->composition,
-		(size_t)pacer->ncomposition * sizeof(sorted[0]));
-	qsort(sorted, (size_t)pacer->ncomposition, sizeof(sorted[0]), cmp_u64);
-	/* the upper end (90th percentile), plus a quarter and 1 ms for the
-	 * commit and the wake-up */
-	uint64_t p90 = sorted[(pacer->ncomposition * 9) / 10];
-	uint64_t estimate = p90 + p90 / 4 + 1000000;
+	/* the upper end (90th percentile) plus a quarter, how late renders
+	 * start (90th percentile), and 1 ms for the commit */
+	uint64_t composition = p90(pacer->composition, pacer->ncomposition);
+	uint64_t estimate = composition + composition / 4 +
+		p90(pacer->lateness, pacer->nlateness) + 1000000;
 	uint64_t most = 3 * period;
 	return estimate < most ? estimate : most;
 }
@@ -227,6 +243,8 @@ static void backend_commit(struct vt_pacer *pacer, uint64_t now) {
 static void render_planned(struct vt_pacer *pacer, uint64_t now) {
 	pacer->planned = false;
 	pacer->wants &= ~VT_PACER_RENDER;
+	add_sample(pacer->lateness, &pacer->nlateness, &pacer->next_lateness,
+		now - pacer->plan_render_ns);
 	uint64_t display = pacer->plan_display_ns;
 	bool ready = false;
 	void *handle = pacer->impl->render(pacer->data, display, &ready);
