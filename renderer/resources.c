@@ -1252,4 +1252,32 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 		.scratch_created = atomic_load(&res->scratch_created),
 		.waits = atomic_load(&res->waits),
 	};
+	pthread_rwlock_rdlock(&res->images_lock);
+	vr_list_for_each(texture, &res->textures, struct vr_texture, link) {
+		stats->textures++;
+	}
+	vr_list_for_each(texture, &res->garbage, struct vr_texture, link) {
+		stats->garbage++;
+	}
+	pthread_rwlock_unlock(&res->images_lock);
+	pthread_mutex_lock(&res->scratch_lock);
+	struct vr_list *lists[2] = { &res->scratch_free, &res->scratch_used };
+	for (int i = 0; i < 2; i++) {
+		vr_list_for_each(scratch, lists[i], struct vr_scratch_image, link) {
+			stats->scratch++;
+		}
+	}
+	pthread_mutex_unlock(&res->scratch_lock);
+	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
+		const struct vr_frame_slot *slot = &renderer->slots[i];
+		vr_list_for_each(scratch, &slot->scratch, struct vr_scratch_image,
+				link) {
+			stats->scratch++;
+		}
+		vr_list_for_each(buffer, &slot->overflow, struct vr_host_buffer,
+				link) {
+			stats->held_buffers++;
+		}
+		stats->pending_slots += !slot->retired;
+	}
 }
