@@ -16,6 +16,13 @@
  * and wait on vr_resources::ready. Readers of created resources take only
  * a read lock to look them up, then read them without locks.
  *
+ * Frames in flight (vk_frames.c): what the GPU may still use is freed
+ * only once the frames that may use it completed: released textures wait
+ * in `garbage` for the frame after their release, overflow buffers and
+ * scratch images go to the frame's slot at its submission and come back
+ * (freed, or to scratch_free) when the slot retires, a grown vertex ring
+ * leaves its old buffer to the latest pending frame.
+ *
  * Everything else a worker touches is its own: the execution context with
  * its command pool (uploads and prologues are recorded there, never into
  * the frame's command buffer and never submitted by a worker) and its
