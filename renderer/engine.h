@@ -64,7 +64,8 @@ struct vr_task {
  * What preparation builds (engine side). Both live in the frame's memory
  * (vr_chain_alloc), and stay valid until the frame's tasks are committed;
  * the tree, its images and display lists do not change until then
- * (vr_render returns only when the frame is done).
+ * (vr_render_submit returns only once the commit thread has submitted the
+ * frame; after that, only the GPU still works on it).
  *
  * A payload is a batch of `count` primitives of the task's kind, each with
  * its complete absolute state (target pixels); the primitive types are in

@@ -16,6 +16,13 @@
  * and wait on vr_resources::ready. Readers of created resources take only
  * a read lock to look them up, then read them without locks.
  *
+ * Frames in flight (vk_frames.c): what the GPU may still use is freed
+ * only once the frames that may use it completed: released textures wait
+ * in `garbage` for the frame after their release, overflow buffers and
+ * scratch images go to the frame's slot at its submission and come back
+ * (freed, or to scratch_free) when the slot retires, a grown vertex ring
+ * leaves its old buffer to the latest pending frame.
+ *
  * Everything else a worker touches is its own: the execution context with
  * its command pool (uploads and prologues are recorded there, never into
  * the frame's command buffer and never submitted by a worker) and its
@@ -1252,4 +1259,32 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 		.scratch_created = atomic_load(&res->scratch_created),
 		.waits = atomic_load(&res->waits),
 	};
+	pthread_rwlock_rdlock(&res->images_lock);
+	vr_list_for_each(texture, &res->textures, struct vr_texture, link) {
+		stats->textures++;
+	}
+	vr_list_for_each(texture, &res->garbage, struct vr_texture, link) {
+		stats->garbage++;
+	}
+	pthread_rwlock_unlock(&res->images_lock);
+	pthread_mutex_lock(&res->scratch_lock);
+	struct vr_list *lists[2] = { &res->scratch_free, &res->scratch_used };
+	for (int i = 0; i < 2; i++) {
+		vr_list_for_each(scratch, lists[i], struct vr_scratch_image, link) {
+			stats->scratch++;
+		}
+	}
+	pthread_mutex_unlock(&res->scratch_lock);
+	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
+		const struct vr_frame_slot *slot = &renderer->slots[i];
+		vr_list_for_each(scratch, &slot->scratch, struct vr_scratch_image,
+				link) {
+			stats->scratch++;
+		}
+		vr_list_for_each(buffer, &slot->overflow, struct vr_host_buffer,
+				link) {
+			stats->held_buffers++;
+		}
+		stats->pending_slots += !slot->retired;
+	}
 }

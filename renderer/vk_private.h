@@ -215,7 +215,9 @@ struct vr_fences {
 	bool lost; /* a fence wait failed: frames count as done; protected
 		by lock */
 	bool quit; /* protected by lock */
-	int event_fd; /* written by the fence thread, drained by the caller */
+	/* immutable while the thread runs; written by the fence thread,
+	 * drained by the caller (the kernel orders the two) */
+	int event_fd;
 };
 
 struct vr_worker {
@@ -284,7 +286,8 @@ struct vr_renderer {
 	bool sequential;
 	int workers_wanted; /* 0: the default */
 	struct vr_frame frame;
-	uint64_t frames; /* frame numbers used (submitted, or failed) */
+	/* frame numbers used (submitted, or failed); caller's thread */
+	uint64_t frames;
 };
 
 static inline struct vr_frame_slot *vr_frame_slot_of(
@@ -293,6 +296,9 @@ static inline struct vr_frame_slot *vr_frame_slot_of(
 	return &renderer->slots[number % VR_FRAMES_IN_FLIGHT];
 }
 
+/* An imported output buffer (vk_dst.c); caller's thread only (the commit
+ * thread reads buffer, stride of the frame's dst buffers while it records,
+ * ordered by vr_workers::lock like the rest of vr_frame). */
 struct vr_dst_buffer {
 	struct vr_renderer *renderer; /* NULL once the renderer is gone */
 	struct vr_list link; /* vr_renderer::dst_buffers or a slot's
@@ -467,6 +473,10 @@ void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
 
 struct vr_resource_stats {
 	unsigned textures_created, pipelines_created, scratch_created, waits;
+	/* alive right now: textures (of live images), released textures
+	 * waiting for their frames, scratch images, overflow buffers and
+	 * old rings held by frame slots, slots not yet retired */
+	unsigned textures, garbage, scratch, held_buffers, pending_slots;
 };
 void vr_renderer_resource_stats(struct vr_renderer *renderer,
 	struct vr_resource_stats *stats);

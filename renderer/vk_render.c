@@ -15,8 +15,11 @@
  * In sequential mode the caller's thread executes and records each task as
  * preparation pushes it: no pools, no threads, the same pixels.
  *
- * vr_render stays synchronous: it returns after the frame's fence, with
- * the targets' host mirrors up to date.
+ * vr_render_submit returns once the commit thread has submitted: the
+ * frame's CPU work is done, its GPU work runs on (vk_frames.c tracks it
+ * in one of VR_FRAMES_IN_FLIGHT slots). After each job's pass the frame
+ * copies pixels out of the target on the GPU: into the job's dst buffer
+ * (vk_dst.c) and/or the host mirror. vr_render is submit plus wait.
  */
 #include <stdint.h>
 #include <stdlib.h>

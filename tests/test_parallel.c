@@ -585,6 +585,218 @@ START_TEST(test_parallel_matches_sequential)
 }
 END_TEST
 
+/* ---- frames in flight ----------------------------------------------------------- */
+
+#define FLIGHT_BATCH 6
+#define FLIGHT_TREES 24
+
+/*
+ * Submit FLIGHT_BATCH scenes without waiting, each into targets of its
+ * own and (where the device imports host memory) page-aligned output
+ * buffers; each scene's tree and images are destroyed right after its
+ * submit (the frame's CPU part is done by then). Then wait and collect
+ * every scene's pixels into outs[b] (malloc'd).
+ */
+static void flight_batch(struct vr_renderer *renderer, uint64_t first_seed,
+		uint8_t **outs)
+{
+	struct vr_target *targets[FLIGHT_BATCH][2] = { { NULL } };
+	uint32_t *memory[FLIGHT_BATCH][2] = { { NULL } };
+	struct vr_dst_buffer *dsts[FLIGHT_BATCH][2] = { { NULL } };
+	int32_t sizes[FLIGHT_BATCH][2][2];
+	size_t njobs[FLIGHT_BATCH];
+	uint64_t ids[FLIGHT_BATCH];
+	for (int b = 0; b < FLIGHT_BATCH; b++) {
+		struct scene scene;
+		scene_build(&scene, first_seed + (uint64_t)b);
+		njobs[b] = scene.njobs;
+		struct vr_render_job jobs[2];
+		for (size_t j = 0; j < scene.njobs; j++) {
+			int32_t w = scene.sizes[j][0], h = scene.sizes[j][1];
+			sizes[b][j][0] = w;
+			sizes[b][j][1] = h;
+			targets[b][j] = vr_target_create(renderer, w, h);
+			ck_assert_ptr_nonnull(targets[b][j]);
+			size_t size = ((size_t)w * (size_t)h * 4 + 4095) / 4096 * 4096;
+			memory[b][j] = aligned_alloc(4096, size);
+			ck_assert_ptr_nonnull(memory[b][j]);
+			memset(memory[b][j], 0xee, size);
+			dsts[b][j] = vr_dst_buffer_import(renderer, memory[b][j], size,
+				w, h, w * 4);
+			jobs[j] = (struct vr_render_job){
+				.target = targets[b][j],
+				.view = scene.views[j],
+				.clear = scene.clears[j],
+				.dst = dsts[b][j],
+			};
+		}
+		vr_tree_update(scene.tree, NULL);
+		ids[b] = vr_render_submit(renderer, scene.tree, jobs, scene.njobs);
+		ck_assert_uint_ne(ids[b], 0);
+		ck_assert(b == 0 || ids[b] == ids[b - 1] + 1);
+		scene_destroy(&scene);
+	}
+	ck_assert(vr_frame_wait(renderer, ids[FLIGHT_BATCH - 1], UINT64_MAX));
+	for (int b = 0; b < FLIGHT_BATCH; b++) {
+		ck_assert(vr_frame_poll(renderer, ids[b]));
+		size_t total = 0;
+		for (size_t j = 0; j < njobs[b]; j++) {
+			total += (size_t)sizes[b][j][0] * (size_t)sizes[b][j][1] * 4;
+		}
+		uint8_t *cursor = outs[b] = malloc(total);
+		for (size_t j = 0; j < njobs[b]; j++) {
+			int32_t w = sizes[b][j][0], h = sizes[b][j][1];
+			size_t size = (size_t)w * (size_t)h * 4;
+			if (dsts[b][j] != NULL) {
+				memcpy(cursor, memory[b][j], size);
+			} else {
+				vr_target_read(targets[b][j], NULL, cursor, w * 4);
+			}
+			cursor += size;
+			vr_dst_buffer_destroy(dsts[b][j]);
+			free(memory[b][j]);
+			vr_target_destroy(targets[b][j]);
+		}
+	}
+}
+
+START_TEST(test_parallel_frames_in_flight)
+{
+	vr_set_log_func(test_log);
+	log_errors = 0;
+	bool validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL;
+	struct vr_renderer *seq = vr_renderer_create(
+		&(struct vr_renderer_options){ .sequential = true,
+			.validation = validation });
+	struct vr_renderer *par = vr_renderer_create(
+		&(struct vr_renderer_options){ .workers = 2,
+			.validation = validation });
+	ck_assert_ptr_nonnull(seq);
+	ck_assert_ptr_nonnull(par);
+	vr_renderer_set_test_delay(par, MAX_DELAY_US, 3);
+	/* glyphs in the atlas pages first (see test_parallel_matches_
+	 * sequential), and the white texture of each renderer */
+	for (uint64_t t = 1000; t < 1000 + FLIGHT_TREES; t++) {
+		uint8_t *pixels;
+		size_t size;
+		struct totals ignored = { 0 };
+		render_scene(seq, t, &pixels, &size, &ignored);
+		free(pixels);
+		render_scene(par, t, &pixels, &size, &ignored);
+		free(pixels);
+	}
+	for (uint64_t t = 1000; t < 1000 + FLIGHT_TREES; t += FLIGHT_BATCH) {
+		uint8_t *expected[FLIGHT_BATCH], *actual[FLIGHT_BATCH];
+		flight_batch(seq, t, expected);
+		flight_batch(par, t, actual);
+		for (int b = 0; b < FLIGHT_BATCH; b++) {
+			struct scene scene;
+			scene_build(&scene, t + (uint64_t)b);
+			size_t size = 0;
+			for (size_t j = 0; j < scene.njobs; j++) {
+				size += (size_t)scene.sizes[j][0] *
+					(size_t)scene.sizes[j][1] * 4;
+			}
+			scene_destroy(&scene);
+			ck_assert_msg(memcmp(expected[b], actual[b], size) == 0,
+				"tree %llu in flight: parallel differs from sequential",
+				(unsigned long long)(t + (uint64_t)b));
+			free(expected[b]);
+			free(actual[b]);
+		}
+	}
+	vr_renderer_destroy(par);
+	vr_renderer_destroy(seq);
+	ck_assert_int_eq(log_errors, 0);
+	vr_set_log_func(NULL);
+}
+END_TEST
+
+#define RECYCLE_FRAMES 200
+
+/* Many frames with uploads, released images and shadows, never waited
+ * for: what they hold is released as the GPU passes them, so memory
+ * stays bounded. */
+START_TEST(test_parallel_resources_recycled)
+{
+	vr_set_log_func(test_log);
+	log_errors = 0;
+	struct vr_renderer *renderer = vr_renderer_create(
+		&(struct vr_renderer_options){ .workers = 2,
+			.sequential = _i == 1,
+			.validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL });
+	ck_assert_ptr_nonnull(renderer);
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_node *root = vr_tree_root(tree);
+	struct vr_node *moving = vr_node_create(tree);
+	vr_node_set_rect(moving, 20, 10, (struct vr_color){ 1, 0, 0, 1 });
+	vr_node_set_parent(moving, root);
+	struct vr_node *picture = vr_node_create(tree);
+	vr_node_set_position(picture, 30, 10);
+	vr_node_set_parent(picture, root);
+	struct vr_node *shadow = vr_node_create(tree);
+	vr_node_set_position(shadow, 4, 20);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_shadow(c, (struct vr_rectf){ 4, 4, 30, 16 },
+		(struct vr_radii){ 3, 3, 3, 3 }, 8, (struct vr_color){ 0, 0, 0, 0.5f });
+	struct vr_display_list *list = vr_canvas_finish(c);
+	vr_node_set_display_list(shadow, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(shadow, root);
+	struct vr_target *target = vr_target_create(renderer, 96, 64);
+	struct vr_render_job job = { .target = target };
+	vr_mat_identity(&job.view);
+	struct rng rng = { 17 };
+	uint64_t last = 0;
+	struct vr_resource_stats stats;
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	for (int f = 0; f < RECYCLE_FRAMES; f++) {
+		/* a new image each frame (an upload; the previous one released) */
+		struct vr_image *image = random_image(&rng);
+		vr_node_set_image(picture, image, NULL, 24, 24, VR_TRANSFORM_NORMAL);
+		vr_image_unref(image);
+		vr_node_set_position(moving, (float)(f % 70), (float)(f % 50));
+		vr_node_set_position(shadow, (float)(f % 40), 20);
+		pixman_region32_clear(&damage);
+		vr_tree_update(tree, &damage);
+		job.damage = &damage;
+		uint64_t id = vr_render_submit(renderer, tree, &job, 1);
+		ck_assert_uint_eq(id, last + 1);
+		last = id;
+		vr_renderer_resource_stats(renderer, &stats);
+		ck_assert_uint_le(stats.pending_slots, VR_FRAMES_IN_FLIGHT);
+		ck_assert_uint_le(stats.garbage, VR_FRAMES_IN_FLIGHT + 1);
+		ck_assert_uint_le(stats.textures, 8);
+		ck_assert_uint_le(stats.scratch, 4 * (VR_FRAMES_IN_FLIGHT + 1));
+	}
+	pixman_region32_fini(&damage);
+	ck_assert_uint_ge(stats.textures_created, RECYCLE_FRAMES);
+	ck_assert(vr_frame_wait(renderer, last, UINT64_MAX));
+	vr_renderer_resource_stats(renderer, &stats);
+	ck_assert_uint_eq(stats.pending_slots, 0);
+	ck_assert_uint_eq(stats.garbage, 0);
+	ck_assert_uint_eq(stats.held_buffers, 0);
+	/* a frame sampled at its own time: the last one shows the tree */
+	uint32_t *actual = malloc(96 * 64 * 4), *expected = calloc(96 * 64, 4);
+	vr_target_read(target, NULL, actual, 96 * 4);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, 96, 64,
+		expected, 96 * 4);
+	vr_reference_render(tree, dst, &job.view, job.clear);
+	pixman_image_unref(dst);
+	int max;
+	ck_assert_uint_eq(vr_pixels_compare(actual, 96 * 4, expected, 96 * 4,
+		96, 64, 4, &max), 0);
+	free(actual);
+	free(expected);
+	vr_target_destroy(target);
+	vr_tree_destroy(tree);
+	vr_renderer_destroy(renderer);
+	ck_assert_int_eq(log_errors, 0);
+	vr_set_log_func(NULL);
+}
+END_TEST
+
 /* ---- a heavy frame --------------------------------------------------------------- */
 
 #define HEAVY_QUADS 2000
@@ -753,6 +965,12 @@ static Suite *parallel_suite(void)
 	TCase *tc = tcase_create("property");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_parallel_matches_sequential);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("in_flight");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_parallel_frames_in_flight);
+	/* 0: parallel, 1: sequential */
+	tcase_add_loop_test(tc, test_parallel_resources_recycled, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("heavy");
 	tcase_set_timeout(tc, 300);
