@@ -267,6 +267,7 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 	vr_image_unref(renderer->white); /* its texture goes to garbage */
 	vr_exec_ctx_destroy(renderer->seq_ctx);
 	vr_resources_finish(renderer);
+	vr_pipeline_cache_finish(renderer); /* saves it */
 	if (dev != VK_NULL_HANDLE) {
 		vr_list_for_each_safe(target, &renderer->targets,
 				struct vr_target, link) {
@@ -346,6 +347,7 @@ struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
 			!create_layouts(renderer) || !create_commands(renderer)) {
 		goto error;
 	}
+	vr_pipeline_cache_init(renderer); /* never fails: no cache at worst */
 	renderer->seq_ctx = vr_exec_ctx_create(renderer, -1);
 	if (renderer->seq_ctx == NULL) {
 		goto error;
