@@ -60,6 +60,11 @@ static char *cache_dir(void)
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	char *base = NULL;
 	if (xdg != NULL && xdg[0] == '/') {
+		if (!make_dir(xdg)) {
+			vr_log(VR_LOG_DEBUG, "pipeline cache: cannot create %s: %s",
+				xdg, strerror(errno));
+			return NULL;
+		}
 		base = strdup(xdg);
 	} else {
 		const char *home = getenv("HOME");
