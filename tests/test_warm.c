@@ -13,7 +13,9 @@
  *     VITRAIL_PIPELINE_CACHE=0 writes none.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,14 +224,17 @@ static void cache_path(char *buf, size_t size)
 	snprintf(buf, size, "%s/vitrail/pipeline-cache.bin", cache_home);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int type,
+		struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* The directory and everything in it (Mesa keeps its shader cache in
+ * XDG_CACHE_HOME too). */
 static void cache_teardown(void)
 {
-	char path[320];
-	cache_path(path, sizeof(path));
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/vitrail", cache_home);
-	rmdir(path);
-	rmdir(cache_home);
+	nftw(cache_home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void *read_all(const char *path, size_t *size)
