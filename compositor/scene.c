@@ -1274,6 +1274,9 @@ static void node_record(struct scene_node *node) {
 		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
 		return;
 	}
+	/* glyphs and shadow scratch now, not in the first frame drawing it */
+	vr_renderer_warm_display_list(node->scene->manager->server->renderer,
+		list, &to_ancestor);
 	vr_node_set_display_list(node->vr, list);
 	vr_display_list_unref(list);
 	node->recorded_rounded = rounded;

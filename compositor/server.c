@@ -218,6 +218,11 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_ERROR, "cannot watch the renderer's completions");
 		return false;
 	}
+	/* every pipeline now, not in the first frame that needs it */
+	if (!vr_renderer_warm_pipelines(server->renderer)) {
+		wlr_log(WLR_ERROR, "cannot create every pipeline ahead; the "
+			"first frames create the rest");
+	}
 
 	server->tree = vr_tree_create();
 	server->background = vr_node_create(server->tree);

@@ -5,6 +5,17 @@
 #include "engine_kinds.h"
 #include "engine_private.h"
 
+const struct vr_pipeline_desc *const vr_engine_pipelines[] = {
+	&vr_quad_pipeline, /* VR_TASK_QUADS, solid and images */
+	&vr_textured_pipeline, /* quads under rounded clips, glyphs, shadows */
+	&vr_shape_pipeline, /* VR_TASK_SHAPES */
+	&vr_tri_pipeline, /* VR_TASK_TRIANGLES */
+	&vr_shadow_shape_pipeline, /* VR_TASK_SHADOW, offscreen */
+	&vr_shadow_blur_pipeline, /* VR_TASK_SHADOW, offscreen */
+};
+const size_t vr_engine_pipeline_count =
+	sizeof(vr_engine_pipelines) / sizeof(vr_engine_pipelines[0]);
+
 /* Preparation (prepare.c) pushing into the pipeline's chain. */
 static void *chain_alloc(void *data, size_t size)
 {

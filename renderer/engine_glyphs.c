@@ -76,11 +76,17 @@ static struct {
 	.ready = PTHREAD_COND_INITIALIZER,
 };
 
-static atomic_size_t rasterized; /* glyphs, ever */
+static atomic_size_t rasterized; /* glyphs, ever, by tasks */
+static atomic_size_t warmed; /* glyphs, ever, by vr_glyph_atlas_warm */
 
 size_t vr_glyph_atlas_rasterized(void)
 {
 	return atomic_load_explicit(&rasterized, memory_order_relaxed);
+}
+
+size_t vr_glyph_atlas_warmed(void)
+{
+	return atomic_load_explicit(&warmed, memory_order_relaxed);
 }
 
 #define ATTR(loc, format, field) \
@@ -486,6 +492,82 @@ static void glyph_vertices(const struct placed *p, struct vr_tex_vertex *v)
 	}
 }
 
+/* Claim (insert PREPARING) the glyphs of text at size64 that nobody has,
+ * appending them to claimed; atlas.lock held. False when out of memory
+ * (what was claimed stays in claimed). */
+static bool claim(const struct vr_text *text, int32_t size64,
+		struct glyph **claimed, size_t *nclaimed)
+{
+	for (uint32_t k = 0; k < text->count; k++) {
+		uint32_t id = text->glyphs[k];
+		if (glyph_find(text->face, size64, id) != NULL) {
+			continue;
+		}
+		struct glyph *g = calloc(1, sizeof(*g));
+		if (g == NULL) {
+			vr_log(VR_LOG_ERROR, "allocation failed");
+			return false;
+		}
+		unsigned b = bucket_of(text->face, size64, id);
+		*g = (struct glyph){
+			.next = atlas.buckets[b],
+			.face = text->face,
+			.size64 = size64,
+			.id = id,
+			.state = GLYPH_PREPARING,
+		};
+		atlas.buckets[b] = g;
+		claimed[(*nclaimed)++] = g;
+	}
+	return true;
+}
+
+/* Rasterise claimed glyphs (no lock held: they are ours until
+ * published). */
+static void rasterize(struct glyph **claimed, struct vr_glyph_bitmap *bitmaps,
+		size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct glyph *g = claimed[i];
+		if (!vr_font_face_rasterize((struct vr_font_face *)g->face, g->id,
+				(float)g->size64 / 64.0f, &bitmaps[i])) {
+			g->state = GLYPH_FAILED; /* still ours: nobody reads it */
+		}
+	}
+}
+
+size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px)
+{
+	if (text->count == 0 || !(size_px > 0.0f)) {
+		return 0;
+	}
+	struct glyph **claimed = malloc(text->count * sizeof(*claimed));
+	struct vr_glyph_bitmap *bitmaps = calloc(text->count, sizeof(*bitmaps));
+	if (claimed == NULL || bitmaps == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		free(claimed);
+		free(bitmaps);
+		return 0;
+	}
+	size_t n = 0;
+	pthread_mutex_lock(&atlas.lock);
+	claim(text, glyph_size64(size_px), claimed, &n);
+	pthread_mutex_unlock(&atlas.lock);
+	atomic_fetch_add_explicit(&warmed, n, memory_order_relaxed);
+	rasterize(claimed, bitmaps, n);
+	/* glyphs another thread claimed are not waited for: it publishes
+	 * them itself */
+	pthread_mutex_lock(&atlas.lock);
+	publish(claimed, bitmaps, n);
+	pthread_mutex_unlock(&atlas.lock);
+	for (size_t i = 0; i < n; i++) {
+		free(bitmaps[i].coverage);
+	}
+	free(claimed);
+	free(bitmaps);
+	return n;
+}
+
 /*
  * Every glyph of the task, READY or FAILED: claims and rasterises those
  * nobody has, publishes them, then waits for those others claimed.
@@ -511,40 +593,13 @@ static bool glyphs_resolve(const struct vr_task_payload *payload,
 	pthread_mutex_lock(&atlas.lock);
 	for (uint32_t i = 0; ok && i < payload->count; i++) {
 		const struct vr_glyph_run *run = &payload->runs[i];
-		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
-		for (uint32_t k = 0; k < run->text->count; k++) {
-			uint32_t id = run->text->glyphs[k];
-			if (glyph_find(run->text->face, size64, id) != NULL) {
-				continue;
-			}
-			struct glyph *g = calloc(1, sizeof(*g));
-			if (g == NULL) {
-				vr_log(VR_LOG_ERROR, "allocation failed");
-				ok = false;
-				break;
-			}
-			unsigned b = bucket_of(run->text->face, size64, id);
-			*g = (struct glyph){
-				.next = atlas.buckets[b],
-				.face = run->text->face,
-				.size64 = size64,
-				.id = id,
-				.state = GLYPH_PREPARING,
-			};
-			atlas.buckets[b] = g;
-			claimed[nclaimed++] = g;
-		}
+		ok = claim(run->text, glyph_size64(vr_glyph_run_pixel_size(run)),
+			claimed, &nclaimed);
 	}
 	pthread_mutex_unlock(&atlas.lock);
 
 	atomic_fetch_add_explicit(&rasterized, nclaimed, memory_order_relaxed);
-	for (size_t i = 0; i < nclaimed; i++) {
-		struct glyph *g = claimed[i];
-		if (!vr_font_face_rasterize((struct vr_font_face *)g->face, g->id,
-				(float)g->size64 / 64.0f, &bitmaps[i])) {
-			g->state = GLYPH_FAILED; /* still ours: nobody reads it */
-		}
-	}
+	rasterize(claimed, bitmaps, nclaimed);
 
 	pthread_mutex_lock(&atlas.lock);
 	publish(claimed, bitmaps, nclaimed);

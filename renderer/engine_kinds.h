@@ -36,4 +36,19 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 
+/*
+ * Every pipeline the kinds above can ask vr_exec_pipeline() for, so that
+ * vr_renderer_warm_pipelines() can create them all before the first frame.
+ * A new pipeline description goes into this list (engine_dispatch.c),
+ * or its first use pays the compile again.
+ */
+extern const struct vr_pipeline_desc vr_quad_pipeline; /* engine_quads.c */
+extern const struct vr_pipeline_desc vr_shape_pipeline; /* engine_shapes.c */
+extern const struct vr_pipeline_desc vr_tri_pipeline; /* engine_triangles.c */
+/* engine_shadow.c; vr_textured_pipeline: engine_private.h */
+extern const struct vr_pipeline_desc vr_shadow_shape_pipeline;
+extern const struct vr_pipeline_desc vr_shadow_blur_pipeline;
+extern const struct vr_pipeline_desc *const vr_engine_pipelines[];
+extern const size_t vr_engine_pipeline_count;
+
 #endif

@@ -206,8 +206,16 @@ void vr_glyph_run_origin(const struct vr_glyph_run *run, uint32_t i,
 /* The frame's first preparation: pages of the glyph atlas may take new
  * glyphs again (and a full atlas is emptied). */
 void vr_glyph_atlas_begin_frame(void);
-/* Glyphs the atlas rasterised since the process started (tests). */
+/* Glyphs the atlas rasterised since the process started while executing
+ * tasks (tests). */
 size_t vr_glyph_atlas_rasterized(void);
+/* Ahead of the frames (any thread, any time): rasterise the glyphs of text
+ * at size_px (pixels per em) that the atlas lacks, as a task would; they
+ * join the pages at the next frame's start. Returns how many it
+ * rasterised; glyphs another thread is rasterising are left to it. */
+size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px);
+/* Glyphs vr_glyph_atlas_warm rasterised since the process started. */
+size_t vr_glyph_atlas_warmed(void);
 /* The corners (top-left, top-right, bottom-left, bottom-right, target
  * pixels) of glyph `index` of a run, its bitmap placed as given. */
 void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,

@@ -34,7 +34,7 @@ _Static_assert(offsetof(struct push_constants, color) == VR_PC_COLOR_OFFSET,
 _Static_assert(sizeof(struct push_constants) == VR_PC_SIZE,
 	"push constant layout");
 
-static const struct vr_pipeline_desc quad_pipeline = {
+const struct vr_pipeline_desc vr_quad_pipeline = {
 	.key = VR_PIPELINE_QUAD,
 	.vert_spv = quad_vert_spv,
 	.vert_size = sizeof(quad_vert_spv),
@@ -101,7 +101,7 @@ bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		out->ndraws = 1;
 		return true;
 	}
-	out->pipeline = vr_exec_pipeline(ctx, &quad_pipeline);
+	out->pipeline = vr_exec_pipeline(ctx, &vr_quad_pipeline);
 	out->set = first->image != NULL ?
 		vr_exec_image(ctx, first->image, !first->nearest) :
 		vr_exec_white(ctx);

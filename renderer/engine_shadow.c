@@ -40,7 +40,7 @@ static const VkVertexInputAttributeDescription blit_attributes[] = {
 		offsetof(struct vr_blit_vertex, uv) },
 };
 
-static const struct vr_pipeline_desc shape_pass = {
+const struct vr_pipeline_desc vr_shadow_shape_pipeline = {
 	.key = VR_PIPELINE_SHADOW_SHAPE,
 	.vert_spv = blit_vert_spv,
 	.vert_size = sizeof(blit_vert_spv),
@@ -53,7 +53,7 @@ static const struct vr_pipeline_desc shape_pass = {
 	.offscreen = true,
 };
 
-static const struct vr_pipeline_desc blur_pass = {
+const struct vr_pipeline_desc vr_shadow_blur_pipeline = {
 	.key = VR_PIPELINE_SHADOW_BLUR,
 	.vert_spv = blit_vert_spv,
 	.vert_size = sizeof(blit_vert_spv),
@@ -212,9 +212,9 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	if (!vr_shadow_layout(shadow, &layout)) {
 		return false;
 	}
-	VkPipeline shape = vr_exec_pipeline(ctx, &shape_pass);
+	VkPipeline shape = vr_exec_pipeline(ctx, &vr_shadow_shape_pipeline);
 	VkPipeline blur = layout.radius > 0 ?
-		vr_exec_pipeline(ctx, &blur_pass) : VK_NULL_HANDLE;
+		vr_exec_pipeline(ctx, &vr_shadow_blur_pipeline) : VK_NULL_HANDLE;
 	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
 	VkCommandBuffer cb = vr_exec_prologue(ctx);
 	if (shape == VK_NULL_HANDLE || out->pipeline == VK_NULL_HANDLE ||

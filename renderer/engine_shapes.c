@@ -30,7 +30,7 @@ static const VkVertexInputAttributeDescription shape_attributes[] = {
 		clip.rclip_radii),
 };
 
-static const struct vr_pipeline_desc shape_pipeline = {
+const struct vr_pipeline_desc vr_shape_pipeline = {
 	.key = VR_PIPELINE_SHAPES,
 	.vert_spv = shape_vert_spv,
 	.vert_size = sizeof(shape_vert_spv),
@@ -88,7 +88,7 @@ bool vr_shapes_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
-	out->pipeline = vr_exec_pipeline(ctx, &shape_pipeline);
+	out->pipeline = vr_exec_pipeline(ctx, &vr_shape_pipeline);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}

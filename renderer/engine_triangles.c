@@ -52,7 +52,7 @@ static const VkVertexInputAttributeDescription tri_attributes[] = {
 		clip.rclip_radii),
 };
 
-static const struct vr_pipeline_desc tri_pipeline = {
+const struct vr_pipeline_desc vr_tri_pipeline = {
 	.key = VR_PIPELINE_TRIANGLES,
 	.vert_spv = tri_vert_spv,
 	.vert_size = sizeof(tri_vert_spv),
@@ -644,7 +644,7 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
-	out->pipeline = vr_exec_pipeline(ctx, &tri_pipeline);
+	out->pipeline = vr_exec_pipeline(ctx, &vr_tri_pipeline);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}

@@ -666,8 +666,9 @@ static VkPipeline compile_pipeline(struct vr_renderer *renderer,
 			renderer->render_pass,
 		.subpass = 0,
 	};
-	VkResult res = vkCreateGraphicsPipelines(dev, VK_NULL_HANDLE, 1, &info,
-		NULL, &pipeline);
+	/* through the renderer's cache (pipeline_cache.c; may be none) */
+	VkResult res = vkCreateGraphicsPipelines(dev, renderer->pipeline_cache,
+		1, &info, NULL, &pipeline);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateGraphicsPipelines failed: %s",
 			vr_vk_result_str(res));
@@ -737,10 +738,12 @@ void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
 	atomic_store(&renderer->res.test_hold_creation, waiters);
 }
 
-VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
+/* The pipeline of desc, created by the first thread that asks;
+ * VK_NULL_HANDLE when its creation failed (logged). */
+static VkPipeline pipeline_acquire(struct vr_renderer *renderer,
 		const struct vr_pipeline_desc *desc)
 {
-	struct vr_resources *res = &ctx->renderer->res;
+	struct vr_resources *res = &renderer->res;
 	pthread_rwlock_rdlock(&res->pipelines_lock);
 	struct vr_pipeline_entry *entry = find_pipeline(res, desc->key);
 	pthread_rwlock_unlock(&res->pipelines_lock);
@@ -756,7 +759,6 @@ VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
 		pthread_rwlock_unlock(&res->pipelines_lock);
 		if (entry == NULL) {
 			vr_log(VR_LOG_ERROR, "allocation failed");
-			ctx->failed = true;
 			return VK_NULL_HANDLE;
 		}
 	}
@@ -764,17 +766,32 @@ VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
 		test_hold_creation(res);
 		/* compiled with no lock held: readers of other pipelines and
 		 * the waiters of this one are not held up by it */
-		entry->pipeline = compile_pipeline(ctx->renderer, desc);
+		entry->pipeline = compile_pipeline(renderer, desc);
 		atomic_fetch_add_explicit(&res->pipelines_created, 1,
 			memory_order_relaxed);
 		publish(res, &entry->state, entry->pipeline != VK_NULL_HANDLE ?
 			VR_RESOURCE_READY : VR_RESOURCE_FAILED);
 	}
 	if (wait_ready(res, &entry->state) != VR_RESOURCE_READY) {
-		ctx->failed = true;
 		return VK_NULL_HANDLE;
 	}
 	return entry->pipeline;
+}
+
+VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
+		const struct vr_pipeline_desc *desc)
+{
+	VkPipeline pipeline = pipeline_acquire(ctx->renderer, desc);
+	if (pipeline == VK_NULL_HANDLE) {
+		ctx->failed = true;
+	}
+	return pipeline;
+}
+
+bool vr_resources_warm_pipeline(struct vr_renderer *renderer,
+		const struct vr_pipeline_desc *desc)
+{
+	return pipeline_acquire(renderer, desc) != VK_NULL_HANDLE;
 }
 
 VkPipelineLayout vr_exec_pipeline_layout(struct vr_exec_ctx *ctx)
@@ -881,6 +898,38 @@ bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
 		pthread_mutex_unlock(&res->scratch_lock);
 	}
 	*out = found->scratch;
+	return true;
+}
+
+bool vr_resources_warm_scratch(struct vr_renderer *renderer, int32_t width,
+		int32_t height, unsigned count)
+{
+	struct vr_resources *res = &renderer->res;
+	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
+		return false;
+	}
+	unsigned have = 0;
+	pthread_mutex_lock(&res->scratch_lock);
+	vr_list_for_each(scratch, &res->scratch_free, struct vr_scratch_image,
+			link) {
+		have += scratch->scratch.width == width &&
+			scratch->scratch.height == height;
+	}
+	pthread_mutex_unlock(&res->scratch_lock);
+	for (; have < count; have++) {
+		struct vr_scratch_image *scratch = scratch_create(renderer, width,
+			height);
+		if (scratch == NULL) {
+			return false;
+		}
+		atomic_fetch_add_explicit(&res->scratch_warmed, 1,
+			memory_order_relaxed);
+		pthread_mutex_lock(&res->scratch_lock);
+		/* idle from now on: destroyed like any unused scratch image */
+		scratch->last_frame = renderer->frames;
+		vr_list_insert(&res->scratch_free, &scratch->link);
+		pthread_mutex_unlock(&res->scratch_lock);
+	}
 	return true;
 }
 
@@ -1196,6 +1245,7 @@ bool vr_resources_init(struct vr_renderer *renderer)
 	atomic_init(&res->textures_created, 0);
 	atomic_init(&res->pipelines_created, 0);
 	atomic_init(&res->scratch_created, 0);
+	atomic_init(&res->scratch_warmed, 0);
 	atomic_init(&res->waits, 0);
 	atomic_init(&res->waiting, 0);
 	atomic_init(&res->test_hold_creation, 0);
@@ -1257,6 +1307,7 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 		.textures_created = atomic_load(&res->textures_created),
 		.pipelines_created = atomic_load(&res->pipelines_created),
 		.scratch_created = atomic_load(&res->scratch_created),
+		.scratch_warmed = atomic_load(&res->scratch_warmed),
 		.waits = atomic_load(&res->waits),
 	};
 	pthread_rwlock_rdlock(&res->images_lock);

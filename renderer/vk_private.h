@@ -125,6 +125,7 @@ struct vr_resources {
 	_Atomic uint64_t ring_head; /* bytes handed out of this frame's region */
 	/* how often things were created (tests of the preparing rule) */
 	atomic_uint textures_created, pipelines_created, scratch_created;
+	atomic_uint scratch_warmed; /* by vr_resources_warm_scratch */
 	atomic_uint waits; /* a thread waited for another's creation */
 	atomic_uint waiting; /* threads waiting for a creation right now */
 	/* test hook: a pipeline's creator holds off compiling until this many
@@ -274,6 +275,9 @@ struct vr_renderer {
 	VkRenderPass offscreen_pass; /* scratch images */
 	VkDescriptorSetLayout set_layout;
 	VkPipelineLayout pipeline_layout;
+	/* every pipeline is created through it; VK_NULL_HANDLE: none */
+	VkPipelineCache pipeline_cache;
+	struct vr_pipeline_cache_file *pipeline_cache_file; /* NULL: no disk */
 	VkSampler samplers[2]; /* indexed by enum vr_sampler */
 
 	struct vr_list targets; /* vr_target::link */
@@ -458,6 +462,27 @@ void vr_workers_push(struct vr_renderer *renderer, struct vr_task *task);
 /* Sequential mode (and tests): execute one task on the caller's thread. */
 bool vr_exec_task(struct vr_exec_ctx *ctx, struct vr_task *task);
 
+/* resources.c: ahead of the frames (caller's thread, any time) */
+/* Create desc's pipeline now unless it exists (or is being created). */
+bool vr_resources_warm_pipeline(struct vr_renderer *renderer,
+	const struct vr_pipeline_desc *desc);
+/* Make sure at least count free scratch images of this size exist. */
+bool vr_resources_warm_scratch(struct vr_renderer *renderer, int32_t width,
+	int32_t height, unsigned count);
+
+/* pipeline_cache.c: the VkPipelineCache and its file (see renderer.h,
+ * vr_renderer_warm_pipelines). init after the device and layouts exist,
+ * never fails the renderer (no cache at worst); save writes the file when
+ * the cache grew since it was read or last written; finish saves, then
+ * destroys the cache (before the device). */
+void vr_pipeline_cache_init(struct vr_renderer *renderer);
+void vr_pipeline_cache_save(struct vr_renderer *renderer);
+void vr_pipeline_cache_finish(struct vr_renderer *renderer);
+/* Whether data (size bytes; `what` names it in the debug messages) has a
+ * complete VkPipelineCacheHeaderVersionOne header for phdev. */
+bool vr_pipeline_cache_data_valid(VkPhysicalDevice phdev, const void *data,
+	size_t size, const char *what);
+
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Workers sleep a pseudo-random 0..max_us microseconds (from seed) before
@@ -473,10 +498,14 @@ void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
 
 struct vr_resource_stats {
 	unsigned textures_created, pipelines_created, scratch_created, waits;
+<<<<<<< HEAD
 	/* alive right now: textures (of live images), released textures
 	 * waiting for their frames, scratch images, overflow buffers and
 	 * old rings held by frame slots, slots not yet retired */
 	unsigned textures, garbage, scratch, held_buffers, pending_slots;
+=======
+	unsigned scratch_warmed; /* created ahead by vr_renderer_warm_* */
+>>>>>>> first-use
 };
 void vr_renderer_resource_stats(struct vr_renderer *renderer,
 	struct vr_resource_stats *stats);

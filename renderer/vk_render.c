@@ -280,6 +280,7 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 	vr_exec_ctx_destroy(renderer->seq_ctx);
 	vr_frames_finish(renderer);
 	vr_resources_finish(renderer);
+	vr_pipeline_cache_finish(renderer); /* saves it */
 	if (dev != VK_NULL_HANDLE) {
 		vr_list_for_each_safe(target, &renderer->targets,
 				struct vr_target, link) {
@@ -373,6 +374,7 @@ struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
 			!vr_frames_init(renderer)) {
 		goto error;
 	}
+	vr_pipeline_cache_init(renderer); /* never fails: no cache at worst */
 	renderer->seq_ctx = vr_exec_ctx_create(renderer, -1);
 	if (renderer->seq_ctx == NULL) {
 		goto error;

@@ -574,9 +574,10 @@ static void check_probe(struct harness_proc *probe, const char *output,
 	ck_assert_msg(r.discarded * 100 <= PACING_COUNTED_FRAMES *
 		PACING_DISCARDED_PERCENT, "%s on %s: %ld frames discarded; its "
 		"log:\n%s", probe->name, output, r.discarded, log);
-	ck_assert_msg(r.frames + r.discarded == PACING_COUNTED_FRAMES, "%s on %s: "
-		"%ld frames presented and %ld discarded, expected %d in all; its "
-		"log:\n%s", probe->name, output, r.frames, r.discarded,
+	/* feedback of frames still in flight may arrive with the last one */
+	ck_assert_msg(r.frames + r.discarded >= PACING_COUNTED_FRAMES, "%s on "
+		"%s: %ld frames presented and %ld discarded, expected %d in all; "
+		"its log:\n%s", probe->name, output, r.frames, r.discarded,
 		PACING_COUNTED_FRAMES, log);
 	ck_assert_msg(fabs(r.refresh_ms - expect_refresh_ms) <=
 		PACING_REFRESH_TOLERANCE_MS, "%s on %s: the presentation feedback "

@@ -101,6 +101,20 @@ size_t vr_display_list_command_count(const struct vr_display_list *list);
 void vr_node_set_display_list(struct vr_node *node,
 	struct vr_display_list *list);
 
+/*
+ * Do ahead what the first frame drawing list would pay for: rasterise the
+ * glyphs of its text into the renderer's shared glyph atlas (uploaded by
+ * the next frame that draws them) and create the scratch images of its
+ * blurred shadows. to_pixels: the transform the list is expected to be
+ * drawn with (list-local -> target pixels; NULL: identity), which decides
+ * the glyphs' pixel size and the shadows' scratch size; a list drawn
+ * under another transform is still drawn correctly, its frame just pays
+ * for what was not ready. Runs on the caller's thread (a few ms for a
+ * screen of text); pixels are the same with and without it.
+ */
+void vr_renderer_warm_display_list(struct vr_renderer *renderer,
+	const struct vr_display_list *list, const struct vr_mat *to_pixels);
+
 /* ---- canvas state ------------------------------------------------------- */
 
 void vr_canvas_save(struct vr_canvas *canvas);

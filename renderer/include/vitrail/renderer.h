@@ -223,6 +223,24 @@ void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential);
 int vr_renderer_workers(const struct vr_renderer *renderer);
 bool vr_renderer_is_sequential(const struct vr_renderer *renderer);
 
+/*
+ * Pipelines before the first frame. Pipelines are otherwise created
+ * lazily, by the first task that needs one (its frame pays the compile).
+ * This creates every pipeline the engine can need, through a
+ * VkPipelineCache kept in $XDG_CACHE_HOME/vitrail/pipeline-cache.bin
+ * ($HOME/.cache/vitrail/ without XDG_CACHE_HOME; none when neither is set
+ * or writable, or with VITRAIL_PIPELINE_CACHE=0), then draws one small
+ * frame of every primitive kind into a private target, so that drivers
+ * that compile at the first draw (llvmpipe) do it now, and writes the
+ * cache back (atomically; also at vr_renderer_destroy). A cache file
+ * from another device or driver, or truncated, is ignored. Call it once
+ * at start-up, before the first vr_render; false when a pipeline or the
+ * frame failed (logged; rendering still works, lazily).
+ */
+bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
+/* vr_renderer_warm_display_list() (glyphs and shadows of a display list
+ * ahead of its first frame) is in <vitrail/canvas.h>. */
+
 /* An offscreen render target (B8G8R8A8), content persistent across frames
  * (starts transparent black), with a host-visible mirror for readback. */
 struct vr_target *vr_target_create(struct vr_renderer *renderer,
