@@ -498,14 +498,11 @@ void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
 
 struct vr_resource_stats {
 	unsigned textures_created, pipelines_created, scratch_created, waits;
-<<<<<<< HEAD
 	/* alive right now: textures (of live images), released textures
 	 * waiting for their frames, scratch images, overflow buffers and
 	 * old rings held by frame slots, slots not yet retired */
 	unsigned textures, garbage, scratch, held_buffers, pending_slots;
-=======
 	unsigned scratch_warmed; /* created ahead by vr_renderer_warm_* */
->>>>>>> first-use
 };
 void vr_renderer_resource_stats(struct vr_renderer *renderer,
 	struct vr_resource_stats *stats);
