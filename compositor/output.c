@@ -394,6 +394,7 @@ struct drawn_surfaces {
 	struct vt_output *output;
 	struct output_frame *frame; /* sample presentation feedback into */
 	bool frame_done; /* send frame callbacks */
+	bool held; /* some callbacks wait for a frame that draws them */
 	struct timespec now;
 };
 
@@ -404,6 +405,7 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 		return;
 	}
 	if (drawn->frame != NULL) {
+		surface->unsampled = false;
 		struct wlr_presentation_feedback *feedback =
 			wlr_presentation_surface_sampled(
 				drawn->output->server->presentation, surface->wlr_surface);
@@ -417,7 +419,13 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 			}
 		}
 	}
-	if (drawn->frame_done) {
+	if (drawn->frame_done && surface->unsampled) {
+		/* Its new content is in no frame yet (it came after this
+		 * vblank's frame started): a callback now would let it draw
+		 * again over a commit never shown. It gets one at the vblank
+		 * after the frame that draws it. */
+		drawn->held = true;
+	} else if (drawn->frame_done) {
 		wlr_surface_send_frame_done(surface->wlr_surface, &drawn->now);
 	}
 }
@@ -754,6 +762,9 @@ static void output_frame_done(void *data, uint64_t now_ns) {
 	struct drawn_surfaces drawn = { .output = output, .frame_done = true };
 	vt_ns_to_timespec(now_ns, &drawn.now);
 	output_for_each_drawn(output, &drawn);
+	if (drawn.held) {
+		output_request(output, VT_PACER_CALLBACKS);
+	}
 }
 
 /* pacer_impl.arm */

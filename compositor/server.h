@@ -106,6 +106,9 @@ struct vt_surface {
 	size_t order_len;
 
 	struct wlr_subsurface *subsurface; /* when it is one */
+	/* Its last commit changed its content and no frame has drawn it
+	 * yet: its frame callbacks wait for that frame (output.c). */
+	bool unsampled;
 
 	struct wl_listener commit;
 	struct wl_listener destroy;

@@ -262,6 +262,9 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
+	if (pixman_region32_not_empty(&surface->wlr_surface->buffer_damage)) {
+		surface->unsampled = true;
+	}
 	surface_update_content(surface);
 	surface_update_children(surface);
 	if (surface->subsurface != NULL) {
