@@ -91,9 +91,9 @@ static void surface_update_content(struct vt_surface *surface) {
 			surface_clear_content(surface);
 			wl_resource_post_error(wlr_surface->resource,
 				WL_SURFACE_ERROR_INVALID_SIZE,
-				"wl_buffer stride %zu is less than %" PRId64 " bytes, the "
-				"size of a row of %d pixels of format 0x%08x", stride,
-				min_stride, width, format);
+				"wl_buffer stride %zu is less than %" PRId64 " bytes, a "
+				"row of %d pixels of format 0x%08x", stride, min_stride,
+				width, format);
 			return;
 		}
 		enum vr_format vr_format = format == DRM_FORMAT_XRGB8888 ?

@@ -45,6 +45,8 @@
 #include "vitrail-test-v1-client-protocol.h"
 
 #define TOLERANCE 2
+/* Protocol error messages stay this short (libwayland cuts at 127). */
+#define ERROR_MESSAGE_MAX 100
 /* Colour probes: screenshots are exact, blends round. */
 #define PROBE_TOLERANCE 3
 
@@ -732,6 +734,27 @@ static void run_dl_bad_utf8(struct error_env *env) {
 	sc_dl_finish(&dl);
 }
 
+static void run_dl_text_weight(struct error_env *env) {
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_text(&dl, 0, 10, 0xff000000, 12, 1000, "DejaVu Sans", "ok");
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
+/* The last of the text's limits: its reason used to come after 127
+ * bytes, where libwayland cuts error messages. */
+static void run_dl_text_family(struct error_env *env) {
+	char family[301];
+	memset(family, 'f', 300);
+	family[300] = '\0';
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_text(&dl, 0, 10, 0xff000000, 12, 400, family, "ok");
+	append(new_list(env), &dl);
+	sc_dl_finish(&dl);
+}
+
 static void run_dl_restore(struct error_env *env) {
 	struct sc_dl dl;
 	sc_dl_init(&dl);
@@ -850,10 +873,10 @@ static const struct error_case error_cases[] = {
 		"record at byte 40 (op 1): the record is 40 bytes" },
 	{ "shm list over display_list_size", run_dl_too_large, LIST,
 		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
-		"more than display_list_size" },
+		"over display_list_size 4194304" },
 	{ "display-list byte quota", run_dl_quota, LIST,
 		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
-		"more than its quota (16777216)" },
+		"over its quota 16777216" },
 	{ "image op naming a scene", run_dl_bad_image, LIST,
 		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_IMAGE,
 		"is not a vitrail_scene_image_v1" },
@@ -862,6 +885,12 @@ static const struct error_case error_cases[] = {
 		"src 1,1 2x2 is not inside image" },
 	{ "text not UTF-8", run_dl_bad_utf8, LIST,
 		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND, "is not UTF-8" },
+	{ "text weight 1000", run_dl_text_weight, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+		"(op 7): weight = 1000 is not in [100, 900]" },
+	{ "text family of 300 bytes", run_dl_text_family, LIST,
+		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+		"(op 7): family_length = 300 is not in [1, 256]" },
 	{ "unbalanced restore", run_dl_restore, LIST,
 		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
 		"(op 9): restore without a matching save" },
@@ -943,6 +972,15 @@ static void run_error_case(struct harness_vitrail *vitrail,
 		c->interface->name, error_log);
 	CASE_REQUIRE(strstr(error_log, c->message) != NULL,
 		"the error message '%s' lacks '%s'", error_log, c->message);
+	/* libwayland-client logs "interface@id: error code: message\n";
+	 * libwayland-server cuts a message at 127 bytes: stay well under. */
+	const char *message = strstr(error_log, ": error ");
+	message = message != NULL ? strstr(message + 8, ": ") : NULL;
+	CASE_REQUIRE(message != NULL, "no message in '%s'", error_log);
+	size_t len = strcspn(message + 2, "\n");
+	CASE_REQUIRE(len <= ERROR_MESSAGE_MAX, "the error message '%s' is %zu "
+		"bytes, more than %d (libwayland cuts at 127)", message + 2, len,
+		ERROR_MESSAGE_MAX);
 }
 
 static void check_error_case(struct harness_vitrail *vitrail,
