@@ -32,6 +32,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,6 +149,8 @@ struct client_quota {
 	struct wl_listener client_destroy;
 	uint32_t nodes, images, animations;
 	uint64_t image_bytes, list_bytes;
+	uint64_t recorded_bytes; // recordings held, each counted once
+	uint64_t drawn_commands; // commands of the nodes' display lists
 };
 
 /* Pixels of a vitrail_scene_image_v1, shared with the commands using it. */
@@ -183,11 +186,16 @@ struct chunk {
 	size_t ncmds;
 };
 
-/* A node's copy of a display list. */
+/* A display list's content at one moment, shared by every node that
+ * set it (and by the list until it changes): recorded once, drawn by
+ * them all. */
 struct snapshot {
 	int refs;
+	struct client_quota *quota;
 	struct chunk **chunks; // referenced
 	size_t nchunks;
+	struct vr_display_list *recorded; // NULL until a node draws it
+	uint64_t recorded_bytes; // charged to quota->recorded_bytes
 };
 
 struct scene_list {
@@ -196,6 +204,7 @@ struct scene_list {
 	size_t nchunks, cap;
 	uint64_t bytes; // sum of the chunks' bytes
 	int depth; // saves open at the end of the stream
+	struct snapshot *snapshot; // referenced; NULL once the list changed
 };
 
 struct node_props {
@@ -228,6 +237,11 @@ struct scene_node {
 	uint32_t stamp, ancestor_stamp; // set_children's checks
 	bool record; // the display list must be recorded again
 	bool recorded_rounded; // the last recording applied rounded clips
+	/* A recording of its own, clipped to its rounded ancestors' clips
+	 * (otherwise the node draws list->recorded). */
+	struct vr_display_list *own;
+	uint64_t own_bytes; // charged to scene->quota->recorded_bytes
+	uint64_t drawn; // commands it draws, charged to drawn_commands
 };
 
 struct scene {
@@ -341,6 +355,10 @@ static void quota_unref(struct client_quota *quota) {
 	}
 	assert(quota->client == NULL);
 	free(quota);
+	/* The client's last object is gone: give glibc's free pages back,
+	 * so that its display lists and images do not stay in vitrail's
+	 * resident memory. */
+	malloc_trim(0);
 }
 
 static struct client_quota *quota_ref(struct client_quota *quota) {
@@ -439,6 +457,9 @@ static void snapshot_unref(struct snapshot *snapshot) {
 		chunk_unref(snapshot->chunks[i]);
 	}
 	free(snapshot->chunks);
+	vr_display_list_unref(snapshot->recorded);
+	snapshot->quota->recorded_bytes -= snapshot->recorded_bytes;
+	quota_unref(snapshot->quota);
 	free(snapshot);
 }
 
@@ -965,7 +986,14 @@ error:
 
 /* ---- display lists ------------------------------------------------------ */
 
+/* The list changes: nodes keep the snapshot they took. */
+static void list_forget_snapshot(struct scene_list *list) {
+	snapshot_unref(list->snapshot);
+	list->snapshot = NULL;
+}
+
 static void list_clear(struct scene_list *list) {
+	list_forget_snapshot(list);
 	for (size_t i = 0; i < list->nchunks; i++) {
 		chunk_unref(list->chunks[i]);
 	}
@@ -1024,6 +1052,7 @@ static void list_append(struct wl_resource *resource, const uint8_t *data,
 		list->chunks = chunks;
 		list->cap = cap;
 	}
+	list_forget_snapshot(list);
 	list->chunks[list->nchunks++] = chunk;
 	list->bytes += size;
 }
@@ -1100,13 +1129,20 @@ static void list_handle_resource_destroy(struct wl_resource *resource) {
 	free(list);
 }
 
-/* The list's chunks as they are now; NULL when out of memory. */
+/* The list's chunks as they are now, shared with every other node that
+ * took them since the list last changed; NULL when out of memory. */
 static struct snapshot *list_snapshot(struct scene_list *list) {
+	if (list->snapshot != NULL) {
+		list->snapshot->refs++;
+		return list->snapshot;
+	}
 	struct snapshot *snapshot = calloc(1, sizeof(*snapshot));
 	if (snapshot == NULL) {
 		return NULL;
 	}
-	snapshot->refs = 1;
+	snapshot->refs = 2; // the caller's and the list's
+	snapshot->quota = quota_ref(list->quota);
+	list->snapshot = snapshot;
 	if (list->nchunks > 0) {
 		snapshot->chunks = calloc(list->nchunks, sizeof(*snapshot->chunks));
 		if (snapshot->chunks == NULL) {
@@ -1256,8 +1292,53 @@ static void clip_to_ancestor(struct vr_canvas *canvas,
 	vr_canvas_concat(canvas, &back);
 }
 
+/* The node draws count commands from now on; false (error posted on
+ * the scene) when the client's nodes would draw more than the quota. */
+static bool charge_drawn(struct scene_node *node, uint64_t count) {
+	struct client_quota *quota = node->scene->quota;
+	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_DRAWN_COMMANDS;
+	uint64_t total = quota->drawn_commands - node->drawn + count;
+	if (count > node->drawn && total > max) {
+		post_error(node->scene->resource,
+			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+			"node@%u: %" PRIu64 " commands make %" PRIu64 " drawn, over "
+			"drawn_commands %" PRIu64, wl_resource_get_id(node->resource),
+			count, total, max);
+		return false;
+	}
+	quota->drawn_commands = total;
+	node->drawn = count;
+	return true;
+}
+
+static void node_drop_own(struct scene_node *node) {
+	vr_display_list_unref(node->own);
+	node->own = NULL;
+	node->scene->quota->recorded_bytes -= node->own_bytes;
+	node->own_bytes = 0;
+}
+
+/* Charge a new recording of bytes to the client; false (error posted on
+ * the scene, the recording to be dropped) beyond its quota. */
+static bool charge_recording(struct scene_node *node, uint64_t bytes) {
+	struct client_quota *quota = node->scene->quota;
+	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_RECORDED_BYTES;
+	if (quota->recorded_bytes + bytes > max) {
+		post_error(node->scene->resource,
+			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+			"node@%u: recording %" PRIu64 " bytes exceeds recorded_bytes "
+			"%" PRIu64 " (%" PRIu64 " held)",
+			wl_resource_get_id(node->resource), bytes, max,
+			quota->recorded_bytes);
+		return false;
+	}
+	quota->recorded_bytes += bytes;
+	return true;
+}
+
 /* Record the node's display list, clipped to its rounded clip and to
- * those of its ancestors. */
+ * those of its ancestors. Without rounded clips in the way the recording
+ * is the snapshot's, made once for every node that draws it. */
 static void node_record(struct scene_node *node) {
 	node->record = false;
 	size_t count = 0;
@@ -1265,14 +1346,11 @@ static void node_record(struct scene_node *node) {
 	for (size_t i = 0; snapshot != NULL && i < snapshot->nchunks; i++) {
 		count += snapshot->chunks[i]->ncmds;
 	}
-	if (count == 0) {
+	if (count == 0 || !charge_drawn(node, count)) {
+		charge_drawn(node, 0);
 		vr_node_clear_content(node->vr);
+		node_drop_own(node);
 		node->recorded_rounded = false;
-		return;
-	}
-	struct vr_canvas *canvas = vr_canvas_begin();
-	if (canvas == NULL) {
-		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
 		return;
 	}
 	/* The canvas keeps one rounded clip exact and reduces the ones
@@ -1281,6 +1359,7 @@ static void node_record(struct scene_node *node) {
 	const struct scene_node *chain[DEPTH_MAX];
 	struct vr_mat to_chain[DEPTH_MAX]; // node-local -> chain[i]-local
 	size_t n = 0;
+	bool rounded = false;
 	struct vr_mat to_ancestor;
 	vr_mat_identity(&to_ancestor);
 	for (const struct scene_node *a = node; a != NULL && n < DEPTH_MAX;
@@ -1288,8 +1367,20 @@ static void node_record(struct scene_node *node) {
 		chain[n] = a;
 		to_chain[n++] = to_ancestor;
 		vr_mat_multiply(&to_ancestor, &a->transform, &to_ancestor);
+		rounded |= rounded_clip(a);
 	}
-	bool rounded = false;
+	if (!rounded && snapshot->recorded != NULL) {
+		vr_node_set_display_list(node->vr, snapshot->recorded);
+		node_drop_own(node);
+		node->recorded_rounded = false;
+		return;
+	}
+	struct vr_canvas *canvas = vr_canvas_begin();
+	if (canvas == NULL) {
+		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
+		return;
+	}
+	rounded = false;
 	while (n-- > 0) {
 		struct vr_mat to_local;
 		if (rounded_clip(chain[n]) && mat_invert(&to_local, &to_chain[n])) {
@@ -1309,10 +1400,24 @@ static void node_record(struct scene_node *node) {
 		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
 		return;
 	}
-	vr_node_set_display_list(node->vr, list);
-	vr_display_list_unref(list);
-	node->recorded_rounded = rounded;
 	node->scene->manager->server->lists_recorded++;
+	uint64_t bytes = vr_display_list_bytes(list);
+	node_drop_own(node);
+	if (!charge_recording(node, bytes)) {
+		vr_display_list_unref(list);
+		vr_node_clear_content(node->vr);
+		node->recorded_rounded = false;
+		return;
+	}
+	if (rounded) {
+		node->own = list;
+		node->own_bytes = bytes;
+	} else {
+		snapshot->recorded = list;
+		snapshot->recorded_bytes = bytes;
+	}
+	vr_node_set_display_list(node->vr, list);
+	node->recorded_rounded = rounded;
 }
 
 static void mark_subtree_record(struct scene_node *node) {
@@ -1637,6 +1742,8 @@ static void node_destroy(struct scene_node *node) {
 	wl_list_remove(&node->pending_link);
 	snapshot_unref(node->pending_list);
 	snapshot_unref(node->list);
+	node_drop_own(node);
+	charge_drawn(node, 0);
 	wl_array_release(&node->pending_children);
 	wl_array_release(&node->children);
 	vr_node_destroy(node->vr);
