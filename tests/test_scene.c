@@ -489,6 +489,17 @@ static void run_surface_narrow_stride(struct error_env *env) {
 	wl_surface_commit(surface);
 }
 
+/* One buffer of 16384x4097: 268 MB of image, over the 256 MiB a client's
+ * surfaces may hold (it took 1.2 GB and stayed before the budget). */
+static void run_surface_over_budget(struct error_env *env) {
+	struct sc_buffer *b = sc_buffer_create(env->app, 16384, 4097,
+		WL_SHM_FORMAT_ARGB8888, 0);
+	CASE_REQUIRE(b != NULL, "cannot make a 268 MB buffer");
+	wl_surface_attach(env->surface, b->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(env->surface, 0, 0, 16384, 4097);
+	wl_surface_commit(env->surface);
+}
+
 static void run_root_foreign(struct error_env *env) {
 	struct wl_surface *other =
 		wl_compositor_create_surface(env->app->compositor);
@@ -808,6 +819,10 @@ static const struct error_case error_cases[] = {
 		run_surface_narrow_stride, &wl_surface_interface,
 		WL_SURFACE_ERROR_INVALID_SIZE,
 		"stride 4096 is less than 16384 bytes" },
+	{ "surface images over the client's budget", run_surface_over_budget,
+		&wl_surface_interface, WL_SURFACE_ERROR_INVALID_SIZE,
+		"wl_buffer 16384x4097: surface images of 268500992 bytes, over "
+		"the client's budget 268435456" },
 	{ "image quota", run_image_quota, MANAGER,
 		VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
 		"holds 512 images" },
