@@ -135,6 +135,24 @@ static void strip_comment(char *line) {
 	}
 }
 
+/* Print at most the first VT_CONFIG_QUOTE_MAX bytes of s, bytes outside
+ * printable ASCII escaped as \xNN, then "…" when s is longer: a config
+ * error never floods the terminal nor sends it control sequences. */
+static void print_quoted(FILE *out, const char *s) {
+	size_t i = 0;
+	for (; s[i] != '\0' && i < VT_CONFIG_QUOTE_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f) {
+			fputc(c, out);
+		} else {
+			fprintf(out, "\\x%02x", c);
+		}
+	}
+	if (s[i] != '\0') {
+		fputs("\u2026", out);
+	}
+}
+
 bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	FILE *f = fopen(path, "r");
 	if (f == NULL) {
@@ -164,7 +182,9 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 		}
 		const char *reason = parse_line(&next, key, value);
 		if (reason != NULL) {
-			fprintf(err, "%s:%d: %s: %s\n", path, lineno, key, reason);
+			fprintf(err, "%s:%d: ", path, lineno);
+			print_quoted(err, key);
+			fprintf(err, ": %s\n", reason);
 			ok = false;
 			break;
 		}

@@ -11,6 +11,8 @@ enum vt_mode {
 };
 
 #define VT_CONFIG_STR 64
+/* Config errors quote at most this many bytes of a line (vitrail(5)). */
+#define VT_CONFIG_QUOTE_MAX 80
 
 struct vt_config {
 	struct vr_color background;

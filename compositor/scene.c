@@ -32,6 +32,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,6 +149,8 @@ struct client_quota {
 	struct wl_listener client_destroy;
 	uint32_t nodes, images, animations;
 	uint64_t image_bytes, list_bytes;
+	uint64_t recorded_bytes; // recordings held, each counted once
+	uint64_t drawn_commands; // commands of the nodes' display lists
 };
 
 /* Pixels of a vitrail_scene_image_v1, shared with the commands using it. */
@@ -183,11 +186,16 @@ struct chunk {
 	size_t ncmds;
 };
 
-/* A node's copy of a display list. */
+/* A display list's content at one moment, shared by every node that
+ * set it (and by the list until it changes): recorded once, drawn by
+ * them all. */
 struct snapshot {
 	int refs;
+	struct client_quota *quota;
 	struct chunk **chunks; // referenced
 	size_t nchunks;
+	struct vr_display_list *recorded; // NULL until a node draws it
+	uint64_t recorded_bytes; // charged to quota->recorded_bytes
 };
 
 struct scene_list {
@@ -196,6 +204,7 @@ struct scene_list {
 	size_t nchunks, cap;
 	uint64_t bytes; // sum of the chunks' bytes
 	int depth; // saves open at the end of the stream
+	struct snapshot *snapshot; // referenced; NULL once the list changed
 };
 
 struct node_props {
@@ -228,6 +237,11 @@ struct scene_node {
 	uint32_t stamp, ancestor_stamp; // set_children's checks
 	bool record; // the display list must be recorded again
 	bool recorded_rounded; // the last recording applied rounded clips
+	/* A recording of its own, clipped to its rounded ancestors' clips
+	 * (otherwise the node draws list->recorded). */
+	struct vr_display_list *own;
+	uint64_t own_bytes; // charged to scene->quota->recorded_bytes
+	uint64_t drawn; // commands it draws, charged to drawn_commands
 };
 
 struct scene {
@@ -311,6 +325,28 @@ static void handle_destroy(struct wl_client *client,
 	wl_resource_destroy(resource);
 }
 
+/* libwayland formats a protocol error into a 128-byte buffer and cuts
+ * what does not fit: messages put the offending value first and stay
+ * under ERROR_MESSAGE_MAX bytes; a longer one is logged whole. */
+#define ERROR_MESSAGE_MAX 100
+
+static void post_error(struct wl_resource *resource, uint32_t code,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void post_error(struct wl_resource *resource, uint32_t code,
+		const char *fmt, ...) {
+	char message[512];
+	va_list args;
+	va_start(args, fmt);
+	int n = vsnprintf(message, sizeof(message), fmt, args);
+	va_end(args);
+	if (n > ERROR_MESSAGE_MAX) {
+		wlr_log(WLR_ERROR, "scene protocol error message of %d bytes, "
+			"cut by libwayland: %s", n, message);
+	}
+	wl_resource_post_error(resource, code, "%s", message);
+}
+
 /* ---- quotas ------------------------------------------------------------- */
 
 static void quota_unref(struct client_quota *quota) {
@@ -319,6 +355,10 @@ static void quota_unref(struct client_quota *quota) {
 	}
 	assert(quota->client == NULL);
 	free(quota);
+	/* The client's last object is gone: give glibc's free pages back,
+	 * so that its display lists and images do not stay in vitrail's
+	 * resident memory. */
+	malloc_trim(0);
 }
 
 static struct client_quota *quota_ref(struct client_quota *quota) {
@@ -417,6 +457,9 @@ static void snapshot_unref(struct snapshot *snapshot) {
 		chunk_unref(snapshot->chunks[i]);
 	}
 	free(snapshot->chunks);
+	vr_display_list_unref(snapshot->recorded);
+	snapshot->quota->recorded_bytes -= snapshot->recorded_bytes;
+	quota_unref(snapshot->quota);
 	free(snapshot);
 }
 
@@ -447,7 +490,7 @@ static void decode_fail(struct decoder *d, uint32_t code, const char *fmt,
 	va_start(args, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, args);
 	va_end(args);
-	wl_resource_post_error(d->resource, code,
+	post_error(d->resource, code,
 		"record at byte %zu (op %u): %s", d->at, d->op, reason);
 }
 
@@ -512,11 +555,15 @@ static void rd_paint(struct decoder *d, struct vr_paint *paint) {
 	paint->stroke_width = rd_f32(d, "stroke_width", 0.0f, STROKE_MAX);
 	uint8_t join = rd_u8(d), cap = rd_u8(d), rule = rd_u8(d), zero = rd_u8(d);
 	paint->miter_limit = rd_f32(d, "miter_limit", 0.0f, MITER_MAX);
-	if (join > VR_JOIN_BEVEL || cap > VR_CAP_SQUARE ||
-			rule > VR_FILL_EVEN_ODD || zero != 0) {
+	const char *what = join > VR_JOIN_BEVEL ? "paint join" :
+		cap > VR_CAP_SQUARE ? "paint cap" :
+		rule > VR_FILL_EVEN_ODD ? "paint fill_rule" :
+		zero != 0 ? "paint padding" : NULL;
+	if (what != NULL) {
+		uint8_t v = join > VR_JOIN_BEVEL ? join : cap > VR_CAP_SQUARE ?
+			cap : rule > VR_FILL_EVEN_ODD ? rule : zero;
 		decode_fail(d, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
-			"paint join %u, cap %u, fill rule %u, padding %u: unknown "
-			"value", join, cap, rule, zero);
+			"%s = %u is not a known value", what, v);
 		return;
 	}
 	paint->join = (enum vr_line_join)join;
@@ -592,16 +639,17 @@ static void decode_path(struct decoder *d, struct dl_cmd *cmd, size_t size) {
 	uint32_t nverbs = rd_u32(d), npoints = rd_u32(d);
 	if (nverbs < 1 || nverbs > PATH_ELEMS_MAX || npoints < 1 ||
 			npoints > PATH_ELEMS_MAX) {
+		bool verbs_bad = nverbs < 1 || nverbs > PATH_ELEMS_MAX;
 		decode_fail(d, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
-			"path with %u verbs and %u points: each must be in [1, %d]",
-			nverbs, npoints, PATH_ELEMS_MAX);
+			"%s = %u is not in [1, %d]", verbs_bad ? "nverbs" : "npoints",
+			verbs_bad ? nverbs : npoints, PATH_ELEMS_MAX);
 		return;
 	}
 	size_t expected = 8 + 16 + 8 + pad4(nverbs) + 8 * (size_t)npoints;
 	if (size != expected) {
 		decode_fail(d, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
-			"path of %u verbs and %u points is %zu bytes, not %zu",
-			nverbs, npoints, size, expected);
+			"size %zu, expected %zu for %u verbs and %u points", size,
+			expected, nverbs, npoints);
 		return;
 	}
 	const uint8_t *verbs = d->data + d->pos;
@@ -700,22 +748,31 @@ static void decode_text(struct decoder *d, struct dl_cmd *cmd, size_t size) {
 	if (d->failed) {
 		return;
 	}
-	if (cmd->v[2] <= 0.0f || weight < 100 || weight > 900 ||
-			family_len < 1 || family_len > FAMILY_MAX ||
-			text_len > TEXT_MAX) {
-		decode_fail(d, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
-			"text of size %g, weight %u, family length %u, text length "
-			"%u: size must be in (0, %g], weight in [100, 900], family "
-			"length in [1, %d], text length at most %d",
-			(double)cmd->v[2], weight, family_len, text_len,
-			(double)FONT_SIZE_MAX, FAMILY_MAX, TEXT_MAX);
+	uint32_t code = VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE;
+	if (cmd->v[2] <= 0.0f) {
+		decode_fail(d, code, "font size = %g is not in (0, %g]",
+			(double)cmd->v[2], (double)FONT_SIZE_MAX);
+		return;
+	}
+	if (weight < 100 || weight > 900) {
+		decode_fail(d, code, "weight = %u is not in [100, 900]", weight);
+		return;
+	}
+	if (family_len < 1 || family_len > FAMILY_MAX) {
+		decode_fail(d, code, "family_length = %u is not in [1, %d]",
+			family_len, FAMILY_MAX);
+		return;
+	}
+	if (text_len > TEXT_MAX) {
+		decode_fail(d, code, "text_length = %u is not in [0, %d]",
+			text_len, TEXT_MAX);
 		return;
 	}
 	size_t expected = pad4(36 + (size_t)family_len + text_len);
 	if (size != expected) {
 		decode_fail(d, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
-			"text with family length %u and text length %u is %zu "
-			"bytes, not %zu", family_len, text_len, size, expected);
+			"size %zu, expected %zu for family_length %u, text_length %u",
+			size, expected, family_len, text_len);
 		return;
 	}
 	const uint8_t *family = d->data + d->pos;
@@ -929,7 +986,14 @@ error:
 
 /* ---- display lists ------------------------------------------------------ */
 
+/* The list changes: nodes keep the snapshot they took. */
+static void list_forget_snapshot(struct scene_list *list) {
+	snapshot_unref(list->snapshot);
+	list->snapshot = NULL;
+}
+
 static void list_clear(struct scene_list *list) {
+	list_forget_snapshot(list);
 	for (size_t i = 0; i < list->nchunks; i++) {
 		chunk_unref(list->chunks[i]);
 	}
@@ -949,19 +1013,18 @@ static bool list_check_size(struct wl_resource *resource,
 		struct scene_list *list, uint64_t size) {
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_SIZE;
 	if (list->bytes + size > max) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
-			"%" PRIu64 " more bytes would make the list %" PRIu64
-			" bytes, more than display_list_size (%" PRIu64 ")", size,
-			list->bytes + size, max);
+			"%" PRIu64 " more bytes make the list %" PRIu64 " bytes, over "
+			"display_list_size %" PRIu64, size, list->bytes + size, max);
 		return false;
 	}
 	uint64_t quota = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_BYTES;
 	if (list->quota->list_bytes + size > quota) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
-			"%" PRIu64 " more bytes would make the client's display lists "
-			"%" PRIu64 " bytes, more than its quota (%" PRIu64 ")", size,
+			"%" PRIu64 " more bytes make the client's lists %" PRIu64
+			" bytes, over its quota %" PRIu64, size,
 			list->quota->list_bytes + size, quota);
 		return false;
 	}
@@ -989,6 +1052,7 @@ static void list_append(struct wl_resource *resource, const uint8_t *data,
 		list->chunks = chunks;
 		list->cap = cap;
 	}
+	list_forget_snapshot(list);
 	list->chunks[list->nchunks++] = chunk;
 	list->bytes += size;
 }
@@ -1005,13 +1069,13 @@ static void list_handle_append_shm(struct wl_client *client,
 	uint8_t *data = NULL;
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
 			"cannot stat fd %d: %s", fd, strerror(errno));
 		goto out;
 	}
 	if ((uint64_t)offset + size > (uint64_t)st.st_size) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
 			"offset %u + size %u is beyond the end of the file (%jd bytes)",
 			offset, size, (intmax_t)st.st_size);
@@ -1033,7 +1097,7 @@ static void list_handle_append_shm(struct wl_client *client,
 			continue;
 		}
 		if (n <= 0) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
 				"read %zu of %u bytes at offset %u: %s", got, size, offset,
 				n < 0 ? strerror(errno) : "end of file");
@@ -1065,13 +1129,20 @@ static void list_handle_resource_destroy(struct wl_resource *resource) {
 	free(list);
 }
 
-/* The list's chunks as they are now; NULL when out of memory. */
+/* The list's chunks as they are now, shared with every other node that
+ * took them since the list last changed; NULL when out of memory. */
 static struct snapshot *list_snapshot(struct scene_list *list) {
+	if (list->snapshot != NULL) {
+		list->snapshot->refs++;
+		return list->snapshot;
+	}
 	struct snapshot *snapshot = calloc(1, sizeof(*snapshot));
 	if (snapshot == NULL) {
 		return NULL;
 	}
-	snapshot->refs = 1;
+	snapshot->refs = 2; // the caller's and the list's
+	snapshot->quota = quota_ref(list->quota);
+	list->snapshot = snapshot;
 	if (list->nchunks > 0) {
 		snapshot->chunks = calloc(list->nchunks, sizeof(*snapshot->chunks));
 		if (snapshot->chunks == NULL) {
@@ -1221,8 +1292,53 @@ static void clip_to_ancestor(struct vr_canvas *canvas,
 	vr_canvas_concat(canvas, &back);
 }
 
+/* The node draws count commands from now on; false (error posted on
+ * the scene) when the client's nodes would draw more than the quota. */
+static bool charge_drawn(struct scene_node *node, uint64_t count) {
+	struct client_quota *quota = node->scene->quota;
+	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_DRAWN_COMMANDS;
+	uint64_t total = quota->drawn_commands - node->drawn + count;
+	if (count > node->drawn && total > max) {
+		post_error(node->scene->resource,
+			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+			"node@%u: %" PRIu64 " commands make %" PRIu64 " drawn, over "
+			"drawn_commands %" PRIu64, wl_resource_get_id(node->resource),
+			count, total, max);
+		return false;
+	}
+	quota->drawn_commands = total;
+	node->drawn = count;
+	return true;
+}
+
+static void node_drop_own(struct scene_node *node) {
+	vr_display_list_unref(node->own);
+	node->own = NULL;
+	node->scene->quota->recorded_bytes -= node->own_bytes;
+	node->own_bytes = 0;
+}
+
+/* Charge a new recording of bytes to the client; false (error posted on
+ * the scene, the recording to be dropped) beyond its quota. */
+static bool charge_recording(struct scene_node *node, uint64_t bytes) {
+	struct client_quota *quota = node->scene->quota;
+	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_RECORDED_BYTES;
+	if (quota->recorded_bytes + bytes > max) {
+		post_error(node->scene->resource,
+			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+			"node@%u: recording %" PRIu64 " bytes exceeds recorded_bytes "
+			"%" PRIu64 " (%" PRIu64 " held)",
+			wl_resource_get_id(node->resource), bytes, max,
+			quota->recorded_bytes);
+		return false;
+	}
+	quota->recorded_bytes += bytes;
+	return true;
+}
+
 /* Record the node's display list, clipped to its rounded clip and to
- * those of its ancestors. */
+ * those of its ancestors. Without rounded clips in the way the recording
+ * is the snapshot's, made once for every node that draws it. */
 static void node_record(struct scene_node *node) {
 	node->record = false;
 	size_t count = 0;
@@ -1230,14 +1346,11 @@ static void node_record(struct scene_node *node) {
 	for (size_t i = 0; snapshot != NULL && i < snapshot->nchunks; i++) {
 		count += snapshot->chunks[i]->ncmds;
 	}
-	if (count == 0) {
+	if (count == 0 || !charge_drawn(node, count)) {
+		charge_drawn(node, 0);
 		vr_node_clear_content(node->vr);
+		node_drop_own(node);
 		node->recorded_rounded = false;
-		return;
-	}
-	struct vr_canvas *canvas = vr_canvas_begin();
-	if (canvas == NULL) {
-		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
 		return;
 	}
 	/* The canvas keeps one rounded clip exact and reduces the ones
@@ -1246,6 +1359,7 @@ static void node_record(struct scene_node *node) {
 	const struct scene_node *chain[DEPTH_MAX];
 	struct vr_mat to_chain[DEPTH_MAX]; // node-local -> chain[i]-local
 	size_t n = 0;
+	bool rounded = false;
 	struct vr_mat to_ancestor;
 	vr_mat_identity(&to_ancestor);
 	for (const struct scene_node *a = node; a != NULL && n < DEPTH_MAX;
@@ -1253,8 +1367,20 @@ static void node_record(struct scene_node *node) {
 		chain[n] = a;
 		to_chain[n++] = to_ancestor;
 		vr_mat_multiply(&to_ancestor, &a->transform, &to_ancestor);
+		rounded |= rounded_clip(a);
 	}
-	bool rounded = false;
+	if (!rounded && snapshot->recorded != NULL) {
+		vr_node_set_display_list(node->vr, snapshot->recorded);
+		node_drop_own(node);
+		node->recorded_rounded = false;
+		return;
+	}
+	struct vr_canvas *canvas = vr_canvas_begin();
+	if (canvas == NULL) {
+		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
+		return;
+	}
+	rounded = false;
 	while (n-- > 0) {
 		struct vr_mat to_local;
 		if (rounded_clip(chain[n]) && mat_invert(&to_local, &to_chain[n])) {
@@ -1274,13 +1400,27 @@ static void node_record(struct scene_node *node) {
 		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
 		return;
 	}
+	node->scene->manager->server->lists_recorded++;
+	uint64_t bytes = vr_display_list_bytes(list);
+	node_drop_own(node);
+	if (!charge_recording(node, bytes)) {
+		vr_display_list_unref(list);
+		vr_node_clear_content(node->vr);
+		node->recorded_rounded = false;
+		return;
+	}
+	if (rounded) {
+		node->own = list;
+		node->own_bytes = bytes;
+	} else {
+		snapshot->recorded = list;
+		snapshot->recorded_bytes = bytes;
+	}
 	/* glyphs and shadow scratch now, not in the first frame drawing it */
 	vr_renderer_warm_display_list(node->scene->manager->server->renderer,
 		list, &to_ancestor);
 	vr_node_set_display_list(node->vr, list);
-	vr_display_list_unref(list);
 	node->recorded_rounded = rounded;
-	node->scene->manager->server->lists_recorded++;
 }
 
 static void mark_subtree_record(struct scene_node *node) {
@@ -1605,6 +1745,8 @@ static void node_destroy(struct scene_node *node) {
 	wl_list_remove(&node->pending_link);
 	snapshot_unref(node->pending_list);
 	snapshot_unref(node->list);
+	node_drop_own(node);
+	charge_drawn(node, 0);
 	wl_array_release(&node->pending_children);
 	wl_array_release(&node->children);
 	vr_node_destroy(node->vr);
@@ -1625,7 +1767,7 @@ static bool check_range(struct wl_resource *resource, const char *what,
 	if (v >= min && v <= max) {
 		return true;
 	}
-	wl_resource_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+	post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
 		"%s = %g is not in [%g, %g]", what, v, min, max);
 	return false;
 }
@@ -1789,7 +1931,7 @@ static void node_handle_set_children(struct wl_client *client,
 		struct wl_resource *resource, struct wl_array *children) {
 	struct scene_node *node = node_from_resource(resource);
 	if (children->size % sizeof(uint32_t) != 0) {
-		wl_resource_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
+		post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
 			"children is %zu bytes, not a list of 32-bit ids",
 			children->size);
 		return;
@@ -1813,41 +1955,41 @@ static void node_handle_set_children(struct wl_client *client,
 			wl_client_get_object(client, ids[i]);
 		if (child_resource == NULL || !wl_resource_instance_of(child_resource,
 				&vitrail_scene_node_v1_interface, &node_impl)) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID, "children[%zu] = %u is "
 				"not a vitrail_scene_node_v1", i, ids[i]);
 			goto error;
 		}
 		struct scene_node *child = node_from_resource(child_resource);
 		if (child == NULL || child->scene != scene) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE, "children[%zu]: "
 				"vitrail_scene_node_v1@%u belongs to another scene", i,
 				ids[i]);
 			goto error;
 		}
 		if (child->ancestor_stamp == stamp) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_CYCLE, "children[%zu]: "
 				"vitrail_scene_node_v1@%u is this node or one of its "
 				"ancestors", i, ids[i]);
 			goto error;
 		}
 		if (child->stamp == stamp) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE, "children[%zu]: "
 				"vitrail_scene_node_v1@%u is named twice", i, ids[i]);
 			goto error;
 		}
 		if (child == scene->pending_root) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_IS_ROOT, "children[%zu]: "
 				"vitrail_scene_node_v1@%u is the scene's root", i, ids[i]);
 			goto error;
 		}
 		int height = pending_height(child, DEPTH_MAX);
 		if (depth + height > DEPTH_MAX) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP, "children[%zu]: "
 				"vitrail_scene_node_v1@%u would make a chain of more than "
 				"%d nodes", i, ids[i], DEPTH_MAX);
@@ -1942,7 +2084,7 @@ static bool check_curve(struct wl_resource *resource, enum curve curve,
 				CURVE_Y_MAX);
 	case CURVE_SPRING:
 		if (p[0] <= 0.0 || p[2] <= 0.0) {
-			wl_resource_post_error(resource,
+			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE, "spring stiffness "
 				"%g and mass %g must be > 0", p[0], p[2]);
 			return false;
@@ -1975,35 +2117,35 @@ static void node_handle_animate(struct wl_client *client,
 		animation_handle_resource_destroy);
 
 	if (property >= PROP_COUNT) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 			"unknown property %u", property);
 		return;
 	}
 	enum prop prop = (enum prop)property;
 	if (target->size != (size_t)prop_counts[prop] * sizeof(wl_fixed_t)) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 			"a %s target is %d values, got %zu bytes", prop_names[prop],
 			prop_counts[prop], target->size);
 		return;
 	}
 	if (curve >= CURVE_COUNT) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 			"unknown curve %u", curve);
 		return;
 	}
 	if (curve_params->size !=
 			(size_t)curve_counts[curve] * sizeof(wl_fixed_t)) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 			"curve %s takes %d parameters, got %zu bytes",
 			curve_names[curve], curve_counts[curve], curve_params->size);
 		return;
 	}
 	if (duration_ms < 1 || duration_ms > DURATION_MAX_MS) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
 			"duration_ms = %u is not in [1, %d]", duration_ms,
 			DURATION_MAX_MS);
@@ -2028,14 +2170,14 @@ static void node_handle_animate(struct wl_client *client,
 	bool has_clip = (node->changes & CHANGE_CLIP) ?
 		node->pending.has_clip : node->current.has_clip;
 	if (prop == PROP_CLIP && !has_clip) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 			"a clip animation of a node without a clip");
 		return;
 	}
 	struct client_quota *quota = node->scene->quota;
 	if (quota->animations >= VITRAIL_SCENE_MANAGER_V1_QUOTA_ANIMATIONS) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED,
 			"the client has %u animations, its quota", quota->animations);
 		return;
@@ -2325,7 +2467,7 @@ static void scene_handle_create_node(struct wl_client *client,
 		return; /* inert */
 	}
 	if (scene->quota->nodes >= VITRAIL_SCENE_MANAGER_V1_QUOTA_NODES) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
 			"vitrail_scene_node_v1@%u: the client already has %u nodes, "
 			"its quota", id, scene->quota->nodes);
@@ -2363,13 +2505,13 @@ static void scene_handle_set_root(struct wl_client *client,
 		return;
 	}
 	if (node_resource != NULL && (node == NULL || node->scene != scene)) {
-		wl_resource_post_error(resource, VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE,
+		post_error(resource, VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE,
 			"vitrail_scene_node_v1@%u belongs to another scene",
 			wl_resource_get_id(node_resource));
 		return;
 	}
 	if (node != NULL && node->pending_parent != NULL) {
-		wl_resource_post_error(resource, VITRAIL_SCENE_V1_ERROR_HAS_PARENT,
+		post_error(resource, VITRAIL_SCENE_V1_ERROR_HAS_PARENT,
 			"vitrail_scene_node_v1@%u is a child of "
 			"vitrail_scene_node_v1@%u", wl_resource_get_id(node_resource),
 			wl_resource_get_id(node->pending_parent->resource));
@@ -2395,7 +2537,7 @@ static void manager_handle_get_scene(struct wl_client *client,
 		wlr_surface_from_resource(surface_resource);
 	if (wl_signal_get(&wlr_surface->events.destroy,
 			scene_handle_surface_destroy) != NULL) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
 			"wl_surface@%u already has a vitrail_scene_v1",
 			wl_resource_get_id(surface_resource));
@@ -2450,14 +2592,14 @@ static void manager_handle_create_image(struct wl_client *client,
 	uint32_t buffer_id = wl_resource_get_id(buffer_resource);
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer_resource);
 	if (shm == NULL) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
 			"wl_buffer@%u is not a wl_shm buffer", buffer_id);
 		return;
 	}
 	uint32_t format = wl_shm_buffer_get_format(shm);
 	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
 			"wl_buffer@%u has format 0x%08x, not ARGB8888 or XRGB8888",
 			buffer_id, format);
@@ -2466,7 +2608,7 @@ static void manager_handle_create_image(struct wl_client *client,
 	int32_t width = wl_shm_buffer_get_width(shm);
 	int32_t height = wl_shm_buffer_get_height(shm);
 	if (width > IMAGE_SIZE_MAX || height > IMAGE_SIZE_MAX) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
 			"wl_buffer@%u is %dx%d, larger than %dx%d", buffer_id, width,
 			height, IMAGE_SIZE_MAX, IMAGE_SIZE_MAX);
@@ -2476,7 +2618,7 @@ static void manager_handle_create_image(struct wl_client *client,
 	 * would read past the client's pool. */
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	if ((int64_t)stride < (int64_t)width * 4) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
 			"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
 			buffer_id, stride, width);
@@ -2491,11 +2633,11 @@ static void manager_handle_create_image(struct wl_client *client,
 	if (quota->images >= VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES ||
 			quota->image_bytes + bytes >
 			VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGE_BYTES) {
-		wl_resource_post_error(resource,
+		post_error(resource,
 			VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
-			"wl_buffer@%u (%dx%d): the client holds %u images of %" PRIu64
-			" bytes; the quota is %u images, %u bytes", buffer_id, width,
-			height, quota->images, quota->image_bytes,
+			"wl_buffer@%u %dx%d: the client holds %u images, %" PRIu64
+			" bytes (quota %u, %u)", buffer_id, width, height,
+			quota->images, quota->image_bytes,
 			VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES,
 			VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGE_BYTES);
 		quota_unref(quota);

@@ -95,12 +95,18 @@ struct vt_output;
 
 /* Per wl_surface: a container node placed in its parent's coordinates,
  * holding subsurfaces below, the content node, subsurfaces above. */
+/* Bytes of surface images vitrail holds per client (vitrail(1)). */
+#define VT_CLIENT_IMAGE_BYTES (256ull * 1024 * 1024)
+
+struct vt_client_budget;
+
 struct vt_surface {
 	struct vt_server *server;
 	struct wlr_surface *wlr_surface;
 	struct vr_node *node; /* container */
 	struct vr_node *content; /* the buffer's image */
 	struct vr_image *image;
+	struct vt_client_budget *budget; /* its client's, referenced */
 	struct vr_node *scene; /* scene content (scene.c), above content */
 	struct vr_node **order; /* last applied child order */
 	size_t order_len;

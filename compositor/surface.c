@@ -46,10 +46,68 @@ static pixman_format_code_t pixman_format_from_drm(uint32_t fmt) {
 	}
 }
 
+/*
+ * The image bytes vitrail holds for one client's surfaces. Referenced by
+ * the client until it is destroyed and by each of its surfaces, as
+ * libwayland emits the client's destroy before destroying its resources.
+ */
+struct vt_client_budget {
+	int refs;
+	struct wl_listener client_destroy;
+	uint64_t image_bytes;
+};
+
+static void budget_unref(struct vt_client_budget *budget) {
+	if (budget != NULL && --budget->refs == 0) {
+		free(budget);
+	}
+}
+
+static void budget_handle_client_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_client_budget *budget =
+		wl_container_of(listener, budget, client_destroy);
+	wl_list_remove(&budget->client_destroy.link);
+	budget_unref(budget);
+}
+
+/* The client's budget with a reference for the caller; NULL when out of
+ * memory. */
+static struct vt_client_budget *budget_get(struct wl_client *client) {
+	struct wl_listener *listener = wl_client_get_destroy_listener(client,
+		budget_handle_client_destroy);
+	struct vt_client_budget *budget;
+	if (listener != NULL) {
+		budget = wl_container_of(listener, budget, client_destroy);
+		budget->refs++;
+		return budget;
+	}
+	budget = calloc(1, sizeof(*budget));
+	if (budget == NULL) {
+		return NULL;
+	}
+	budget->refs = 2;
+	budget->client_destroy.notify = budget_handle_client_destroy;
+	wl_client_add_destroy_listener(client, &budget->client_destroy);
+	return budget;
+}
+
+static uint64_t image_bytes(const struct vr_image *image) {
+	return image == NULL ? 0 :
+		(uint64_t)vr_image_width(image) * vr_image_height(image) * 4;
+}
+
+static void surface_set_image(struct vt_surface *surface,
+		struct vr_image *image) {
+	surface->budget->image_bytes -= image_bytes(surface->image);
+	vr_image_unref(surface->image);
+	surface->image = image;
+	surface->budget->image_bytes += image_bytes(image);
+}
+
 static void surface_clear_content(struct vt_surface *surface) {
 	vr_node_clear_content(surface->content);
-	vr_image_unref(surface->image);
-	surface->image = NULL;
+	surface_set_image(surface, NULL);
 }
 
 /* Copy the committed buffer's damaged pixels into the node's image. */
@@ -91,9 +149,9 @@ static void surface_update_content(struct vt_surface *surface) {
 			surface_clear_content(surface);
 			wl_resource_post_error(wlr_surface->resource,
 				WL_SURFACE_ERROR_INVALID_SIZE,
-				"wl_buffer stride %zu is less than %" PRId64 " bytes, the "
-				"size of a row of %d pixels of format 0x%08x", stride,
-				min_stride, width, format);
+				"wl_buffer stride %zu is less than %" PRId64 " bytes, a "
+				"row of %d pixels of format 0x%08x", stride, min_stride,
+				width, format);
 			return;
 		}
 		enum vr_format vr_format = format == DRM_FORMAT_XRGB8888 ?
@@ -103,8 +161,22 @@ static void surface_update_content(struct vt_surface *surface) {
 			vr_image_height(surface->image) == height &&
 			vr_image_format(surface->image) == vr_format;
 		if (!reuse) {
-			vr_image_unref(surface->image);
-			surface->image = vr_image_create(width, height, vr_format);
+			uint64_t bytes = (uint64_t)width * (uint64_t)height * 4;
+			uint64_t total = surface->budget->image_bytes -
+				image_bytes(surface->image) + bytes;
+			if (total > VT_CLIENT_IMAGE_BYTES) {
+				wlr_buffer_end_data_ptr_access(source);
+				surface_clear_content(surface);
+				wl_resource_post_error(wlr_surface->resource,
+					WL_SURFACE_ERROR_INVALID_SIZE,
+					"wl_buffer %dx%d: surface images of %" PRIu64 " bytes, "
+					"over the client's budget %llu", width, height, total,
+					VT_CLIENT_IMAGE_BYTES);
+				return;
+			}
+			surface_set_image(surface, NULL);
+			surface_set_image(surface,
+				vr_image_create(width, height, vr_format));
 		}
 		const pixman_region32_t *region = reuse ?
 			&wlr_surface->buffer_damage : NULL;
@@ -351,7 +423,8 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	surface->wlr_surface->data = NULL;
 	vr_node_destroy(surface->content);
 	vr_node_destroy(surface->node);
-	vr_image_unref(surface->image);
+	surface_set_image(surface, NULL);
+	budget_unref(surface->budget);
 	free(surface->order);
 	free(surface);
 	vt_server_schedule_update(server);
@@ -366,11 +439,14 @@ void vt_surface_create(struct vt_server *server,
 	}
 	surface->server = server;
 	surface->wlr_surface = wlr_surface;
+	surface->budget = budget_get(wl_resource_get_client(wlr_surface->resource));
 	surface->node = vr_node_create(server->tree);
 	surface->content = vr_node_create(server->tree);
-	if (surface->node == NULL || surface->content == NULL) {
+	if (surface->node == NULL || surface->content == NULL ||
+			surface->budget == NULL) {
 		vr_node_destroy(surface->node);
 		vr_node_destroy(surface->content);
+		budget_unref(surface->budget);
 		free(surface);
 		wl_resource_post_no_memory(wlr_surface->resource);
 		return;

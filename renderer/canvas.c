@@ -55,6 +55,14 @@ struct vr_display_list *vr_canvas_finish(struct vr_canvas *canvas)
 		return NULL;
 	}
 	list->refs = 1;
+	/* keep what the commands need, not the growth slack */
+	if (canvas->ncommands > 0 && canvas->ncommands < canvas->commands_cap) {
+		struct vr_dl_command *fit = realloc(canvas->commands,
+			canvas->ncommands * sizeof(*fit));
+		if (fit != NULL) {
+			canvas->commands = fit;
+		}
+	}
 	list->commands = canvas->commands;
 	list->ncommands = canvas->ncommands;
 	list->bounds = canvas->has_bounds ? canvas->bounds :

@@ -62,6 +62,22 @@ size_t vr_display_list_command_count(const struct vr_display_list *list)
 	return list->ncommands;
 }
 
+size_t vr_display_list_bytes(const struct vr_display_list *list)
+{
+	size_t bytes = sizeof(*list) + list->ncommands * sizeof(*list->commands);
+	for (size_t i = 0; i < list->ncommands; i++) {
+		const struct vr_dl_command *cmd = &list->commands[i];
+		if (cmd->op == VR_DL_PATH && cmd->path != NULL) {
+			bytes += sizeof(*cmd->path) + cmd->path->verbs_cap +
+				cmd->path->points_cap * 2 * sizeof(float);
+		} else if (cmd->op == VR_DL_TEXT && cmd->text != NULL) {
+			bytes += sizeof(*cmd->text) + cmd->text->count *
+				(sizeof(uint32_t) + 2 * sizeof(float));
+		}
+	}
+	return bytes;
+}
+
 struct vr_image *vr_image_load_png(const char *path)
 {
 	int32_t width, height;

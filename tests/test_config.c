@@ -104,6 +104,41 @@ START_TEST(test_config_missing_file_is_an_error) {
 }
 END_TEST
 
+/* A huge line and raw control bytes: the error quotes at most 80 bytes
+ * of the line, escapes what is not printable, and ends the cut with "…". */
+START_TEST(test_config_error_quotes_a_short_escaped_line) {
+	size_t huge = 10 * 1024 * 1024;
+	char *text = malloc(huge + 2);
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'a', huge);
+	text[huge] = '\n';
+	text[huge + 1] = '\0';
+	write_config(text);
+	free(text);
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[512] = "";
+	ck_assert(!load(&config, err, sizeof(err)));
+	char expected[256];
+	snprintf(expected, sizeof(expected), "%s:1: %.80s\u2026: missing value\n",
+		path, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+	ck_assert_str_eq(err, expected);
+
+	write_config("\x01\x1b[31mred\x7f\xc2\x9b value\n");
+	err[0] = '\0';
+	ck_assert(!load(&config, err, sizeof(err)));
+	snprintf(expected, sizeof(expected),
+		"%s:1: \\x01\\x1b[31mred\\x7f\\xc2\\x9b: unknown key\n", path);
+	ck_assert_str_eq(err, expected);
+	for (const char *p = err; *p != '\0'; p++) {
+		ck_assert_msg(*p == '\n' || (*p >= 0x20 && *p < 0x7f) ||
+			(unsigned char)*p >= 0x80, "raw byte 0x%02x in '%s'",
+			(unsigned char)*p, err);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("parse");
@@ -112,6 +147,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_bad_file_keeps_previous);
 	tcase_add_test(tc, test_config_rejects_bad_values);
 	tcase_add_test(tc, test_config_missing_file_is_an_error);
+	tcase_add_test(tc, test_config_error_quotes_a_short_escaped_line);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

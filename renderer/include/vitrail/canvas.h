@@ -95,6 +95,8 @@ void vr_display_list_unref(struct vr_display_list *list); /* accepts NULL */
 /* Conservative bounds of everything the list draws, local coordinates. */
 struct vr_rectf vr_display_list_bounds(const struct vr_display_list *list);
 size_t vr_display_list_command_count(const struct vr_display_list *list);
+/* Bytes the list holds (its commands, their paths and shaped text). */
+size_t vr_display_list_bytes(const struct vr_display_list *list);
 
 /* Node content: the display list (takes a reference); replaces any rect or
  * image content. The whole list is re-recorded to change it. */
