@@ -1,0 +1,1040 @@
+/*
+ * Hostile clients: malformed and extreme requests on the globals vitrail
+ * offers, against a real vitrail started headless by the integration
+ * harness (one output, 640x480 at 60 Hz).
+ *
+ * Every case runs its offender in a forked child (a client killed by a
+ * protocol error leaves proxies nobody can free; the child ends with
+ * _exit) while this process drives a bystander probe: an xdg_toplevel
+ * that redraws at every frame callback. For each case:
+ *
+ * - the offender gets the expected protocol error, or is cut off, or (for
+ *   requests that are legal, only many) finishes and disconnects itself;
+ * - vitrail stays alive and answers the test protocol, and only the
+ *   probe's window is left;
+ * - the probe keeps receiving frame callbacks: no gap between two longer
+ *   than GAP_MAX_MS (times $VITRAIL_TIMEOUT_MULTIPLIER), measured from
+ *   the offender's start until 300 ms after it is gone;
+ * - vitrail's VmRSS (/proc/<pid>/status), once the offender is gone and
+ *   the tree settled, is within RSS_SLACK of what it was before.
+ *
+ * One TCase per case (one meson test each, suite `hostile`); run one with
+ * `test-hostile <tcase>`. Environment as for test-integration, plus
+ * VITRAIL_SCENE_CLIENTS for the soak's example clients.
+ *
+ * The soak (TCase `soak`, suite `soak`) is here too: clients connecting
+ * and disconnecting for $VITRAIL_SOAK_SECONDS (default 60), see below.
+ */
+#define _GNU_SOURCE // memfd_create, asprintf
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include "harness.h"
+#include "scene-client.h"
+
+/* The longest the probe may wait for a frame callback (at 60 Hz one comes
+ * every 16.7 ms: 100 ms is six periods missed in a row). */
+#define GAP_MAX_MS 100
+/* vitrail's RSS after an offender, relative to before it. */
+#define RSS_SLACK 0.10
+/* The probe's window. */
+#define PROBE_SIZE 64
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void sleep_ms(int ms) {
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+static char *client_path(const char *name) {
+	const char *dir = getenv("VITRAIL_SCENE_CLIENTS");
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s", dir != NULL ? dir : ".", name) > 0);
+	return path;
+}
+
+/* VmRSS of pid in KiB. */
+static long rss_kib(pid_t pid) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	char line[256];
+	long kib = -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	ck_assert_msg(kib > 0, "no VmRSS in %s", path);
+	return kib;
+}
+
+/* ---- the bystander probe ------------------------------------------------ */
+
+struct probe {
+	struct sc_app app;
+	int64_t last_ms; // when the last frame callback came; 0: not yet
+	int64_t max_gap_ms; // since probe_reset
+	int64_t max_gap_at_ms; // when that gap ended
+	uint32_t frames; // since probe_reset
+	uint32_t color;
+};
+
+static void probe_draw(struct probe *probe);
+
+static void probe_frame_done(void *data, struct wl_callback *callback,
+		uint32_t time) {
+	struct probe *probe = data;
+	wl_callback_destroy(callback);
+	int64_t now = harness_now_ms();
+	if (probe->last_ms != 0 && now - probe->last_ms > probe->max_gap_ms) {
+		probe->max_gap_ms = now - probe->last_ms;
+		probe->max_gap_at_ms = now;
+	}
+	probe->last_ms = now;
+	probe->frames++;
+	probe_draw(probe);
+}
+
+static const struct wl_callback_listener probe_frame_listener = {
+	.done = probe_frame_done,
+};
+
+/* A new colour every frame, so that every frame has damage to render. */
+static void probe_draw(struct probe *probe) {
+	struct sc_app *app = &probe->app;
+	probe->color = probe->color * 1103515245u + 12345u;
+	uint32_t argb = 0xff000000 | (probe->color >> 8);
+	for (int32_t i = 0; i < app->buffer->width * app->buffer->height; i++) {
+		app->buffer->pixels[i] = argb;
+	}
+	struct wl_callback *callback = wl_surface_frame(app->surface);
+	wl_callback_add_listener(callback, &probe_frame_listener, probe);
+	wl_surface_attach(app->surface, app->buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(app->surface);
+}
+
+static void probe_start(struct probe *probe,
+		struct harness_vitrail *vitrail) {
+	*probe = (struct probe){ .color = 1 };
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	ck_assert_msg(sc_app_init(&probe->app, "probe"),
+		"cannot connect the probe to %s", vitrail->socket);
+	ck_assert(sc_app_create_window(&probe->app, "probe", "probe",
+		PROBE_SIZE, PROBE_SIZE, 0xff808080));
+	probe_draw(probe);
+	ck_assert_int_ge(wl_display_roundtrip(probe->app.display), 0);
+}
+
+/* Forget the gaps so far (the test process itself was busy elsewhere). */
+static void probe_reset(struct probe *probe) {
+	probe->last_ms = harness_now_ms();
+	probe->max_gap_ms = 0;
+	probe->max_gap_at_ms = 0;
+	probe->frames = 0;
+}
+
+/* Dispatch the probe's events for ms (up to 10 ms more). */
+static void probe_pump(struct probe *probe, int ms) {
+	struct wl_display *display = probe->app.display;
+	int64_t deadline = harness_now_ms() + ms;
+	do {
+		ck_assert_msg(wl_display_flush(display) >= 0 || errno == EAGAIN,
+			"probe: flush: %s", strerror(errno));
+		while (wl_display_prepare_read(display) != 0) {
+			ck_assert_int_ge(wl_display_dispatch_pending(display), 0);
+		}
+		struct pollfd pfd = {
+			.fd = wl_display_get_fd(display),
+			.events = POLLIN,
+		};
+		if (poll(&pfd, 1, 5) > 0) {
+			ck_assert_msg(wl_display_read_events(display) >= 0,
+				"the probe lost its connection: %s",
+				strerror(wl_display_get_error(display)));
+		} else {
+			wl_display_cancel_read(display);
+		}
+		ck_assert_int_ge(wl_display_dispatch_pending(display), 0);
+	} while (harness_now_ms() < deadline);
+}
+
+/* Fail unless the probe saw frames at the refresh rate since probe_reset:
+ * no gap over GAP_MAX_MS (scaled), the one still open included. */
+static void probe_check(struct probe *probe, const char *what) {
+	int64_t open_gap = harness_now_ms() - probe->last_ms;
+	int64_t gap = open_gap > probe->max_gap_ms ? open_gap :
+		probe->max_gap_ms;
+	int64_t max = harness_scaled_ms(GAP_MAX_MS);
+	printf("%s: probe frames %u, longest gap %" PRId64 " ms (bound %"
+		PRId64 " ms)%s\n", what, probe->frames, gap, max,
+		gap == open_gap ? " (still open)" : "");
+	ck_assert_msg(gap <= max, "%s: the probe waited %" PRId64 " ms for a "
+		"frame callback (%u frames; bound %" PRId64 " ms)", what, gap,
+		probe->frames, max);
+}
+
+/* ---- offenders ---------------------------------------------------------- */
+
+/* How an offender's connection ended. */
+enum outcome {
+	OUTCOME_CLEAN, // it finished and disconnected itself
+	OUTCOME_PROTOCOL_ERROR, // vitrail sent a protocol error
+	OUTCOME_CUT_OFF, // vitrail closed the connection without one
+};
+
+static const char *const outcome_names[] = {
+	"disconnected itself", "protocol error", "cut off",
+};
+
+/* What the child reports through its pipe. */
+struct report {
+	enum outcome outcome;
+	char interface[64];
+	uint32_t code;
+	char note[256];
+};
+
+static int report_fd = -1;
+
+static void child_report(const struct report *report) {
+	if (write(report_fd, report, sizeof(*report)) != sizeof(*report)) {
+		_exit(3);
+	}
+	_exit(0);
+}
+
+static void child_fail(const char *fmt, ...)
+		__attribute__((format(printf, 1, 2), noreturn));
+
+static void child_fail(const char *fmt, ...) {
+	struct report report = { .outcome = OUTCOME_CLEAN };
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(report.note, sizeof(report.note), fmt, args);
+	va_end(args);
+	if (write(report_fd, &report, sizeof(report)) != sizeof(report)) {
+		_exit(3);
+	}
+	_exit(2);
+}
+
+/* Flush everything, waiting while the socket is full; false once the
+ * connection failed. */
+static bool child_flush(struct wl_display *display) {
+	while (wl_display_flush(display) < 0) {
+		if (errno != EAGAIN) {
+			return false;
+		}
+		struct pollfd pfd = {
+			.fd = wl_display_get_fd(display),
+			.events = POLLOUT,
+		};
+		poll(&pfd, 1, 100);
+	}
+	return true;
+}
+
+/* End the child: a roundtrip tells how the connection stands. */
+static void child_finish(struct sc_app *app) {
+	struct report report = { .outcome = OUTCOME_CLEAN };
+	if (!child_flush(app->display) || wl_display_roundtrip(app->display) < 0) {
+		int err = wl_display_get_error(app->display);
+		if (err == EPROTO) {
+			const struct wl_interface *interface = NULL;
+			uint32_t id;
+			report.outcome = OUTCOME_PROTOCOL_ERROR;
+			report.code = wl_display_get_protocol_error(app->display,
+				&interface, &id);
+			snprintf(report.interface, sizeof(report.interface), "%s",
+				interface != NULL ? interface->name : "?");
+		} else {
+			report.outcome = OUTCOME_CUT_OFF;
+			snprintf(report.note, sizeof(report.note), "%s", strerror(err));
+		}
+	}
+	child_report(&report);
+}
+
+static void child_connect(struct sc_app *app, struct harness_vitrail *vitrail) {
+	*app = (struct sc_app){ 0 };
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	if (!sc_app_init(app, "hostile")) {
+		child_fail("cannot connect");
+	}
+}
+
+/* A memfd of size bytes (sparse). */
+static int child_memfd(size_t size) {
+	int fd = memfd_create("hostile", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		child_fail("cannot make a memfd of %zu bytes", size);
+	}
+	return fd;
+}
+
+/* What a case expects of the offender. */
+struct expect {
+	enum outcome outcome;
+	const char *interface; // for OUTCOME_PROTOCOL_ERROR
+	uint32_t code;
+	bool or_cut_off; // being cut off is fine too
+};
+
+struct hostile_case {
+	const char *name;
+	void (*run)(struct harness_vitrail *vitrail); // in the child
+	struct expect expect;
+	int timeout_ms; // for the offender, scaled
+};
+
+/* Run the offender in a child while pumping the probe; returns the
+ * child's report. */
+static struct report run_offender(struct harness_vitrail *vitrail,
+		struct probe *probe, const struct hostile_case *c) {
+	int fds[2];
+	ck_assert_int_eq(pipe(fds), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		report_fd = fds[1];
+		c->run(vitrail);
+		child_fail("the offender returned");
+	}
+	close(fds[1]);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(c->timeout_ms);
+	int status = 0;
+	for (;;) {
+		probe_pump(probe, 10);
+		pid_t ret = waitpid(pid, &status, WNOHANG);
+		ck_assert_int_ge(ret, 0);
+		if (ret == pid) {
+			break;
+		}
+		if (harness_now_ms() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ck_abort_msg("%s: the offender did not finish in %d ms", c->name,
+				c->timeout_ms);
+		}
+		harness_assert_alive(vitrail->proc);
+	}
+	struct report report = { 0 };
+	ssize_t n = read(fds[0], &report, sizeof(report));
+	close(fds[0]);
+	ck_assert_msg(n == sizeof(report) && WIFEXITED(status) &&
+		WEXITSTATUS(status) == 0, "%s: the offender failed: %s (status "
+		"0x%x)", c->name, n == sizeof(report) ? report.note : "no report",
+		status);
+	return report;
+}
+
+static void check_outcome(const struct hostile_case *c,
+		const struct report *report) {
+	printf("%s: offender %s %s %u %s\n", c->name,
+		outcome_names[report->outcome], report->interface, report->code,
+		report->note);
+	const struct expect *e = &c->expect;
+	if (e->or_cut_off && report->outcome == OUTCOME_CUT_OFF) {
+		return;
+	}
+	ck_assert_msg(report->outcome == e->outcome, "%s: the offender %s (%s "
+		"%u %s), expected: %s", c->name, outcome_names[report->outcome],
+		report->interface, report->code, report->note,
+		outcome_names[e->outcome]);
+	if (e->outcome == OUTCOME_PROTOCOL_ERROR) {
+		ck_assert_msg(strcmp(report->interface, e->interface) == 0 &&
+			report->code == e->code, "%s: error %u on %s, expected %u on "
+			"%s", c->name, report->code, report->interface, e->code,
+			e->interface);
+	}
+}
+
+/* ---- the cases (each runs in the child) --------------------------------- */
+
+/* A wl_shm buffer of width x height in a fresh pool of exactly its size
+ * (kept, so that an error on it names wl_shm_pool); the pool's fd goes to
+ * *fd_out when not NULL. */
+static struct wl_buffer *child_buffer(struct sc_app *app, int32_t width,
+		int32_t height, int32_t stride, uint32_t format, int *fd_out) {
+	size_t size = (size_t)stride * (size_t)height;
+	int fd = child_memfd(size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd,
+		(int32_t)size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width,
+		height, stride, format);
+	if (fd_out != NULL) {
+		*fd_out = fd;
+	} else {
+		close(fd);
+	}
+	return buffer;
+}
+
+static void child_show(struct sc_app *app, struct wl_surface *surface,
+		struct wl_buffer *buffer) {
+	wl_surface_attach(surface, buffer, 0, 0);
+	wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(surface);
+}
+
+static void run_shm_stride(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	// libwayland checks only stride >= width: one byte per pixel passes
+	child_show(&app, wl_compositor_create_surface(app.compositor),
+		child_buffer(&app, 1024, 64, 1024, WL_SHM_FORMAT_ARGB8888, NULL));
+	child_finish(&app);
+}
+
+static void run_shm_truncated(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, "truncated", "truncated", 256, 256, 0)) {
+		child_fail("no window");
+	}
+	int fd;
+	struct wl_buffer *buffer = child_buffer(&app, 256, 256, 1024,
+		WL_SHM_FORMAT_ARGB8888, &fd);
+	if (wl_display_roundtrip(app.display) < 0 || ftruncate(fd, 0) != 0) {
+		child_fail("cannot create and truncate the pool");
+	}
+	// vitrail reads the pool at commit: past its end now (SIGBUS)
+	child_show(&app, app.surface, buffer);
+	child_finish(&app);
+}
+
+static void run_shm_format(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	child_show(&app, wl_compositor_create_surface(app.compositor),
+		child_buffer(&app, 64, 64, 256, 0x20202020, NULL));
+	child_finish(&app);
+}
+
+static void run_shm_huge(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	// A pool of INT32_MAX bytes (sparse) and a buffer whose rows run
+	// past it: libwayland's checks on stride * height.
+	int fd = child_memfd(INT32_MAX);
+	struct wl_shm_pool *pool = wl_shm_create_pool(app.shm, fd, INT32_MAX);
+	close(fd);
+	wl_shm_pool_create_buffer(pool, 0, 1 << 20, 1 << 20, 1 << 22,
+		WL_SHM_FORMAT_ARGB8888);
+	child_finish(&app);
+}
+
+static void run_shm_large(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	// The largest buffer that libwayland lets through in one pool and
+	// vitrail renders: 8192 x 8192 (256 MiB, sparse zeros).
+	if (!sc_app_create_window(&app, "large", "large", 64, 64, 0)) {
+		child_fail("no window");
+	}
+	child_show(&app, app.surface, child_buffer(&app, 8192, 8192, 8192 * 4,
+		WL_SHM_FORMAT_ARGB8888, NULL));
+	if (wl_display_roundtrip(app.display) < 0) {
+		child_finish(&app);
+	}
+	sleep_ms(500);
+	child_finish(&app);
+}
+
+/* Subsurfaces with a small buffer each under parent, wide (all children
+ * of parent) or deep (a chain). */
+static void run_subsurfaces(struct harness_vitrail *vitrail, int count,
+		bool deep) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, deep ? "deep" : "wide", "tree", 100,
+			100, 0xff204060)) {
+		child_fail("no window");
+	}
+	struct sc_buffer *buffer = sc_buffer_create(&app, 8, 8,
+		WL_SHM_FORMAT_ARGB8888, 0xffc04020);
+	struct wl_surface *parent = app.surface;
+	for (int i = 0; i < count; i++) {
+		struct wl_surface *surface =
+			wl_compositor_create_surface(app.compositor);
+		struct wl_subsurface *sub = wl_subcompositor_get_subsurface(
+			app.subcompositor, surface, parent);
+		wl_subsurface_set_desync(sub);
+		wl_subsurface_set_position(sub, deep ? 1 : (i % 50) * 2,
+			deep ? 0 : (i / 50) * 9);
+		child_show(&app, surface, buffer->wl_buffer);
+		wl_surface_commit(parent);
+		if (deep) {
+			parent = surface;
+		}
+		if (i % 50 == 0 && !child_flush(app.display)) {
+			child_finish(&app);
+		}
+	}
+	wl_surface_commit(app.surface);
+	if (wl_display_roundtrip(app.display) < 0) {
+		child_finish(&app);
+	}
+	sleep_ms(300); // shown for a few frames
+	child_finish(&app);
+}
+
+static void run_subsurfaces_wide(struct harness_vitrail *vitrail) {
+	run_subsurfaces(vitrail, 500, false);
+}
+
+static void run_subsurfaces_deep(struct harness_vitrail *vitrail) {
+	run_subsurfaces(vitrail, 200, true);
+}
+
+#define FLOOD 100000
+
+static void run_flood_damage(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, "damage", "damage", 256, 256, 0)) {
+		child_fail("no window");
+	}
+	// Scattered 1x1 rects: the worst case for a damage region.
+	for (int i = 0; i < FLOOD; i++) {
+		int x = (i * 7) % 256, y = (i * 13 / 256 * 2) % 256;
+		wl_surface_damage_buffer(app.surface, x, y, 1, 1);
+		if (i % 256 == 0 && !child_flush(app.display)) {
+			child_finish(&app);
+		}
+	}
+	wl_surface_attach(app.surface, app.buffer->wl_buffer, 0, 0);
+	wl_surface_commit(app.surface);
+	child_finish(&app);
+}
+
+static void run_flood_frame(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, "frames", "frames", 64, 64, 0)) {
+		child_fail("no window");
+	}
+	// Frame callbacks nobody listens to: every one gets its done event.
+	for (int i = 0; i < FLOOD; i++) {
+		wl_surface_frame(app.surface);
+		if (i % 256 == 0 && !child_flush(app.display)) {
+			child_finish(&app);
+		}
+	}
+	child_show(&app, app.surface, app.buffer->wl_buffer);
+	child_finish(&app);
+}
+
+static void run_disconnect_mid_commit(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, "mid-commit", "mid", 64, 64, 0)) {
+		child_fail("no window");
+	}
+	// A synchronized subsurface with cached state its parent never
+	// applies, then half a request on the wire: the socket closes
+	// inside a message.
+	struct wl_surface *child = wl_compositor_create_surface(app.compositor);
+	wl_subcompositor_get_subsurface(app.subcompositor, child, app.surface);
+	child_show(&app, child, child_buffer(&app, 32, 32, 128,
+		WL_SHM_FORMAT_ARGB8888, NULL));
+	wl_surface_attach(app.surface, app.buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, 64, 64);
+	if (!child_flush(app.display)) {
+		child_finish(&app);
+	}
+	// wl_surface.commit (opcode 6, 8 bytes): 6 of its bytes
+	uint32_t header[2] = { wl_proxy_get_id((struct wl_proxy *)app.surface),
+		(8u << 16) | 6 };
+	if (send(wl_display_get_fd(app.display), header, 6, MSG_NOSIGNAL) < 0) {
+		child_fail("send: %s", strerror(errno));
+	}
+	struct report report = { .outcome = OUTCOME_CLEAN,
+		.note = "closed inside a request" };
+	child_report(&report); // _exit closes the socket
+}
+
+static void run_disconnect_mid_animation(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, "anim", "anim", 200, 200, 0)) {
+		child_fail("no window");
+	}
+	struct vitrail_scene_v1 *scene =
+		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *root = vitrail_scene_v1_create_node(scene);
+	struct vitrail_scene_node_v1 *nodes[32];
+	for (int i = 0; i < 32; i++) {
+		nodes[i] = vitrail_scene_v1_create_node(scene);
+		struct sc_dl dl;
+		sc_dl_init(&dl);
+		sc_dl_rrect(&dl, 0, 0, 40, 20, 6, SC_FILL(0xff000000 | i * 0x070503));
+		sc_dl_text(&dl, 4, 14, 0xffffffff, 10, 400, "DejaVu Sans", "anim");
+		sc_node_set_list(&app, nodes[i], &dl);
+		sc_node_set_position(nodes[i], (i % 4) * 45, (i / 4) * 24);
+		double target[2] = { 150, 150 };
+		sc_node_animate(nodes[i], VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION,
+			target, 2, 5000, VITRAIL_SCENE_NODE_V1_CURVE_SPRING,
+			(double[]){ 100, 10, 1 }, 3);
+	}
+	sc_node_set_children(root, nodes, 32);
+	vitrail_scene_v1_set_root(scene, root);
+	wl_surface_commit(app.surface);
+	if (wl_display_roundtrip(app.display) < 0) {
+		child_finish(&app);
+	}
+	sleep_ms(400);
+	struct report report = { .outcome = OUTCOME_CLEAN,
+		.note = "died 400 ms into a 5 s animation" };
+	child_report(&report);
+}
+
+/* The presentation-feedback-free variant of "frames in flight": commit a
+ * new buffer at every frame callback, then die right after a commit. */
+static void run_disconnect_in_flight(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, "in-flight", "in flight", 300, 300, 0)) {
+		child_fail("no window");
+	}
+	struct sc_buffer *buffers[3];
+	for (int i = 0; i < 3; i++) {
+		buffers[i] = sc_buffer_create(&app, 300, 300, WL_SHM_FORMAT_ARGB8888,
+			0xff000000 | (uint32_t)i * 0x404040);
+	}
+	for (int frame = 0; frame < 30; frame++) {
+		struct wl_callback *callback = wl_surface_frame(app.surface);
+		child_show(&app, app.surface, buffers[frame % 3]->wl_buffer);
+		// wait for this frame's callback (roundtrips would not)
+		bool done = false;
+		(void)callback;
+		int64_t deadline = harness_now_ms() + 1000;
+		while (!done && harness_now_ms() < deadline) {
+			if (!child_flush(app.display)) {
+				child_finish(&app);
+			}
+			struct pollfd pfd = { wl_display_get_fd(app.display), POLLIN,
+				0 };
+			if (poll(&pfd, 1, 5) > 0) {
+				if (wl_display_dispatch(app.display) < 0) {
+					child_finish(&app);
+				}
+				done = frame % 2 == 0; // every other: do not wait
+			}
+		}
+	}
+	// the last commit is in flight when the process dies
+	child_show(&app, app.surface, buffers[0]->wl_buffer);
+	child_flush(app.display);
+	struct report report = { .outcome = OUTCOME_CLEAN,
+		.note = "died with a commit in flight" };
+	child_report(&report);
+}
+
+static const struct hostile_case cases[] = {
+	{ "shm_stride", run_shm_stride,
+		{ OUTCOME_PROTOCOL_ERROR, "wl_surface", WL_SURFACE_ERROR_INVALID_SIZE,
+			false }, 10000 },
+	{ "shm_truncated", run_shm_truncated,
+		{ OUTCOME_PROTOCOL_ERROR, "wl_buffer", WL_SHM_ERROR_INVALID_FD,
+			false },
+		10000 },
+	{ "shm_format", run_shm_format,
+		{ OUTCOME_PROTOCOL_ERROR, "wl_shm_pool", WL_SHM_ERROR_INVALID_FORMAT,
+			false }, 10000 },
+	{ "shm_huge", run_shm_huge,
+		{ OUTCOME_PROTOCOL_ERROR, "wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE,
+			false }, 10000 },
+	{ "shm_large", run_shm_large, { OUTCOME_CLEAN, NULL, 0, false }, 30000 },
+	{ "subsurfaces_wide", run_subsurfaces_wide,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 30000 },
+	{ "subsurfaces_deep", run_subsurfaces_deep,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 30000 },
+	{ "flood_damage", run_flood_damage,
+		{ OUTCOME_CLEAN, NULL, 0, true }, 60000 },
+	{ "flood_frame", run_flood_frame,
+		{ OUTCOME_CLEAN, NULL, 0, true }, 60000 },
+	{ "disconnect_mid_commit", run_disconnect_mid_commit,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 10000 },
+	{ "disconnect_mid_animation", run_disconnect_mid_animation,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 10000 },
+	{ "disconnect_in_flight", run_disconnect_in_flight,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 20000 },
+};
+
+static const struct hostile_case *find_case(const char *name) {
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (strcmp(cases[i].name, name) == 0) {
+			return &cases[i];
+		}
+	}
+	ck_abort_msg("no hostile case %s", name);
+	return NULL;
+}
+
+/* One case: probe, baseline, offender, checks. */
+static void hostile_run(const char *name) {
+	const struct hostile_case *c = find_case(name);
+	struct harness *harness = harness_create(name);
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+		});
+	struct harness_conn *conn = vitrail->conn;
+	struct probe probe;
+	probe_start(&probe, vitrail);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	// warm up: the probe's first frames, then the baseline
+	probe_pump(&probe, 1000);
+	harness_settle(conn);
+	probe_reset(&probe);
+	probe_pump(&probe, 500);
+	probe_check(&probe, "before the offender");
+	long rss_before = rss_kib(vitrail->proc->pid);
+
+	probe_reset(&probe);
+	struct report report = run_offender(vitrail, &probe, c);
+	probe_pump(&probe, 300);
+	probe_check(&probe, c->name);
+	check_outcome(c, &report);
+
+	// The offender is gone: vitrail answers, only the probe is left.
+	harness_assert_alive(vitrail->proc);
+	harness_settle(conn);
+	harness_wait_for_window_count(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	probe_reset(&probe);
+	probe_pump(&probe, 1000);
+	probe_check(&probe, "after the offender");
+	long rss_after = rss_kib(vitrail->proc->pid);
+	printf("%s: vitrail VmRSS %ld KiB before, %ld KiB after (%+.1f%%)\n",
+		name, rss_before, rss_after,
+		100.0 * (double)(rss_after - rss_before) / (double)rss_before);
+	ck_assert_msg((double)rss_after <= (double)rss_before * (1.0 + RSS_SLACK),
+		"%s: vitrail's VmRSS grew from %ld KiB to %ld KiB (more than "
+		"%.0f%%) and stayed there after the offender was gone", name,
+		rss_before, rss_after, RSS_SLACK * 100);
+
+	sc_app_finish(&probe.app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+
+#define HOSTILE_TEST(tcase) \
+	START_TEST(test_hostile_##tcase) \
+	{ \
+		hostile_run(#tcase); \
+	} \
+	END_TEST
+
+HOSTILE_TEST(shm_stride)
+HOSTILE_TEST(shm_truncated)
+HOSTILE_TEST(shm_format)
+HOSTILE_TEST(shm_huge)
+HOSTILE_TEST(shm_large)
+HOSTILE_TEST(subsurfaces_wide)
+HOSTILE_TEST(subsurfaces_deep)
+HOSTILE_TEST(flood_damage)
+HOSTILE_TEST(flood_frame)
+HOSTILE_TEST(disconnect_mid_commit)
+HOSTILE_TEST(disconnect_mid_animation)
+HOSTILE_TEST(disconnect_in_flight)
+
+/* ---- soak --------------------------------------------------------------- */
+
+/*
+ * Clients come and go for $VITRAIL_SOAK_SECONDS (default 60): every
+ * other second one starts (vitrail-demo, weston-simple-shm, the three scene
+ * examples with --animate-after) and, with three running, the oldest is
+ * stopped (SIGTERM, every third one SIGKILL). The probe redraws at every
+ * frame, so the output has damage at every vblank and every period should
+ * present a frame.
+ *
+ * Memory: vitrail's VmRSS with only the probe left, after a warm-up of a
+ * fifth of the run (every client kind started and stopped once), and at
+ * the end: within RSS_SLACK.
+ *
+ * Frame intervals, from --frame-log (presented_ns of frames not dropped):
+ * no gap between two presented frames longer than SOAK_GAP_PERIODS
+ * refresh periods (x $VITRAIL_TIMEOUT_MULTIPLIER), except in the second
+ * after a client started: a new client's first commits make vitrail
+ * create its images, shape its text and load its fonts on the main
+ * thread, which may cost a frame or two, once. Three periods means at
+ * most two vblanks in a row missed, which a user sees as one hitch; a
+ * steady state that misses more is a regression. Also exempt: the
+ * moments this process stops clients or settles the tree, when the probe
+ * (in this process) stops redrawing. The probe's own gaps
+ * (frame callbacks) obey the same bound outside start-ups.
+ */
+#define SOAK_GAP_PERIODS 3
+#define SOAK_STARTUP_MS 1000
+#define SOAK_LIVE 3
+
+static int soak_seconds(void) {
+	const char *s = getenv("VITRAIL_SOAK_SECONDS");
+	int seconds = s != NULL ? atoi(s) : 0;
+	return seconds > 0 ? seconds : 60;
+}
+
+static struct harness_proc *soak_spawn(struct harness *harness,
+		struct harness_vitrail *vitrail, int n) {
+	char *path = NULL;
+	const char *demo = getenv("VITRAIL_DEMO");
+	switch (n % 5) {
+	case 0: {
+		const char *argv[] = { demo != NULL ? demo : "vitrail-demo", NULL };
+		return harness_spawn_client(harness, vitrail, argv);
+	}
+	case 1: {
+		const char *argv[] = { "weston-simple-shm", NULL };
+		return harness_spawn_client(harness, vitrail, argv);
+	}
+	default: {
+		static const char *const names[] = { "vitrail-scene-chat",
+			"vitrail-scene-settings", "vitrail-scene-mixed" };
+		path = client_path(names[n % 5 - 2]);
+		const char *argv[] = { path, "--animate-after", "500", NULL };
+		struct harness_proc *proc = harness_spawn_client(harness, vitrail,
+			argv);
+		free(path);
+		return proc;
+	}
+	}
+}
+
+/* Stop every client in live (n of them). */
+static void soak_stop_all(struct harness_proc **live, int *n,
+		struct probe *probe) {
+	for (int i = 0; i < *n; i++) {
+		harness_proc_signal(live[i], SIGTERM);
+	}
+	for (int i = 0; i < *n; i++) {
+		harness_proc_stop(live[i]);
+	}
+	*n = 0;
+	probe_pump(probe, 10);
+}
+
+static long soak_rss(struct harness_vitrail *vitrail, struct probe *probe) {
+	harness_wait_for_window_count(vitrail->conn, 1,
+		HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_settle(vitrail->conn);
+	probe_pump(probe, 1000);
+	return rss_kib(vitrail->proc->pid);
+}
+
+START_TEST(test_hostile_soak)
+{
+	harness_require_program("weston-simple-shm", "weston");
+	struct harness *harness = harness_create("soak");
+	char *frame_log = NULL;
+	ck_assert(asprintf(&frame_log, "%s/frames.csv", harness->out_dir) > 0);
+	const char *extra[] = { "--frame-log", frame_log, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "1024x768",
+			.extra_args = extra,
+		});
+	struct probe probe;
+	probe_start(&probe, vitrail);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+
+	int seconds = soak_seconds();
+	int warmup = seconds / 5 > 5 ? seconds / 5 : 5;
+	struct harness_proc *live[SOAK_LIVE];
+	int nlive = 0, started = 0;
+	// Exempt intervals (ms): the second after every client start, and
+	// the times this process did not pump the probe (stopping clients,
+	// settling), when the probe's own frames pause.
+	int64_t exempt[4096][2];
+	int nexempt = 0;
+#define EXEMPT_BEGIN() int64_t exempt_from = harness_now_ms()
+#define EXEMPT_END(extra) do { \
+	if (nexempt < 4096) { \
+		exempt[nexempt][0] = exempt_from; \
+		exempt[nexempt++][1] = harness_now_ms() + (extra); \
+	} \
+} while (0)
+	long rss_warm = 0;
+	int64_t gap_max = harness_scaled_ms(SOAK_GAP_PERIODS * 1000 / 60);
+	int64_t probe_gap = 0;
+	int64_t start = harness_now_ms();
+	for (int s = 0; s < seconds; s++) {
+		if (s == warmup) {
+			EXEMPT_BEGIN();
+			soak_stop_all(live, &nlive, &probe);
+			rss_warm = soak_rss(vitrail, &probe);
+			EXEMPT_END(100);
+			printf("soak: VmRSS %ld KiB after %d s of warm-up\n", rss_warm, s);
+		}
+		if (s % 2 == 1) { // a second with no start: all of it checked
+			probe_reset(&probe);
+			probe_pump(&probe, (int)(start + (int64_t)(s + 1) * 1000 -
+				harness_now_ms()));
+			if (probe.max_gap_ms > probe_gap) {
+				probe_gap = probe.max_gap_ms;
+			}
+			harness_assert_alive(vitrail->proc);
+			continue;
+		}
+		EXEMPT_BEGIN();
+		if (nlive == SOAK_LIVE) {
+			harness_proc_signal(live[0], started % 3 == 0 ? SIGKILL :
+				SIGTERM);
+			harness_proc_stop(live[0]);
+			memmove(live, live + 1, (SOAK_LIVE - 1) * sizeof(live[0]));
+			nlive--;
+		}
+		live[nlive++] = soak_spawn(harness, vitrail, started++);
+		EXEMPT_END(SOAK_STARTUP_MS);
+		probe_reset(&probe);
+		probe_pump(&probe, SOAK_STARTUP_MS);
+		// the second after a start is exempt; the rest of this one not
+		probe_reset(&probe);
+		int64_t second_end = start + (int64_t)(s + 1) * 1000;
+		int rest = (int)(second_end - harness_now_ms());
+		probe_pump(&probe, rest > 0 ? rest : 0);
+		if (probe.max_gap_ms > probe_gap) {
+			probe_gap = probe.max_gap_ms;
+		}
+		harness_assert_alive(vitrail->proc);
+	}
+	soak_stop_all(live, &nlive, &probe);
+	long rss_end = soak_rss(vitrail, &probe);
+	printf("soak: %d clients in %d s; VmRSS %ld KiB after warm-up, %ld KiB "
+		"at the end (%+.1f%%)\n", started, seconds, rss_warm, rss_end,
+		100.0 * (double)(rss_end - rss_warm) / (double)rss_warm);
+	fflush(stdout);
+	sc_app_finish(&probe.app);
+	harness_stop_vitrail(harness, vitrail);
+
+	// Frame intervals from the frame log.
+	FILE *f = fopen(frame_log, "r");
+	ck_assert_msg(f != NULL, "no frame log %s", frame_log);
+	char line[4096];
+	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	int col_presented = -1, col_dropped = -1, col = 0;
+	for (char *tok = strtok(line, ",\n"); tok != NULL;
+			tok = strtok(NULL, ",\n"), col++) {
+		if (strcmp(tok, "presented_ns") == 0) {
+			col_presented = col;
+		} else if (strcmp(tok, "dropped") == 0) {
+			col_dropped = col;
+		}
+	}
+	ck_assert(col_presented >= 0 && col_dropped >= 0);
+	// CLOCK_MONOTONIC in both: the frame log's ns and harness_now_ms
+	uint64_t last = 0;
+	int64_t worst = 0, worst_at = 0;
+	size_t frames = 0, over = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		uint64_t presented = 0;
+		int dropped = 0;
+		col = 0;
+		char *save = NULL;
+		for (char *tok = strtok_r(line, ",", &save); tok != NULL;
+				tok = strtok_r(NULL, ",", &save), col++) {
+			if (col == col_presented) {
+				presented = strtoull(tok, NULL, 10);
+			} else if (col == col_dropped) {
+				dropped = atoi(tok);
+			}
+		}
+		if (dropped || presented == 0) {
+			continue;
+		}
+		int64_t at_ms = (int64_t)(presented / 1000000);
+		if (last != 0 && at_ms >= start + 1000) {
+			int64_t gap = (int64_t)(presented - last) / 1000000;
+			bool startup = false;
+			for (int i = 0; i < nexempt; i++) {
+				if (at_ms >= exempt[i][0] && at_ms - gap < exempt[i][1]) {
+					startup = true;
+				}
+			}
+			if (!startup) {
+				frames++;
+				if (gap > gap_max) {
+					over++;
+				}
+				if (gap > worst) {
+					worst = gap;
+					worst_at = at_ms - start;
+				}
+			}
+		}
+		last = presented;
+	}
+	fclose(f);
+	printf("soak: %zu presented frames outside start-ups, longest interval "
+		"%" PRId64 " ms at %.1f s, %zu over %" PRId64 " ms; probe's longest "
+		"gap %" PRId64 " ms\n", frames, worst, (double)worst_at / 1000.0,
+		over, gap_max, probe_gap);
+	fflush(stdout);
+	ck_assert_msg(frames >= (size_t)(seconds * 60) / 4, "only %zu frames "
+		"presented outside start-ups in %d s", frames, seconds);
+	ck_assert_msg(over == 0, "%zu presented-to-presented intervals over %"
+		PRId64 " ms (longest %" PRId64 " ms, %.1f s in)", over, gap_max,
+		worst, (double)worst_at / 1000.0);
+	ck_assert_msg(probe_gap <= gap_max, "the probe waited %" PRId64 " ms "
+		"for a frame callback outside start-ups", probe_gap);
+	ck_assert_msg((double)rss_end <= (double)rss_warm * (1.0 + RSS_SLACK),
+		"vitrail's VmRSS grew from %ld KiB after warm-up to %ld KiB",
+		rss_warm, rss_end);
+	free(frame_log);
+	harness_destroy(harness);
+}
+END_TEST
+
+static Suite *hostile_suite(void) {
+	Suite *suite = suite_create("hostile");
+	const struct {
+		const char *name;
+		const TTest *test;
+	} tests[] = {
+		{ "shm_stride", test_hostile_shm_stride },
+		{ "shm_truncated", test_hostile_shm_truncated },
+		{ "shm_format", test_hostile_shm_format },
+		{ "shm_huge", test_hostile_shm_huge },
+		{ "shm_large", test_hostile_shm_large },
+		{ "subsurfaces_wide", test_hostile_subsurfaces_wide },
+		{ "subsurfaces_deep", test_hostile_subsurfaces_deep },
+		{ "flood_damage", test_hostile_flood_damage },
+		{ "flood_frame", test_hostile_flood_frame },
+		{ "disconnect_mid_commit", test_hostile_disconnect_mid_commit },
+		{ "disconnect_mid_animation", test_hostile_disconnect_mid_animation },
+		{ "disconnect_in_flight", test_hostile_disconnect_in_flight },
+	};
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		harness_add_case(suite, tests[i].name, tests[i].test, 120);
+	}
+	harness_add_case(suite, "soak", test_hostile_soak,
+		soak_seconds() + 240);
+	return suite;
+}
+
+int main(int argc, char *argv[]) {
+	return harness_run_suite(hostile_suite(), argc, argv);
+}
