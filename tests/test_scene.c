@@ -1559,6 +1559,7 @@ struct bystander {
 	int64_t last_ms; // protected by lock; 0: not measuring
 	int64_t max_gap_ms; // protected by lock
 	int frames; // protected by lock
+	struct wl_callback *cb; // the frame callback awaited (its thread's)
 };
 
 static const struct wl_callback_listener bystander_frame_listener;
@@ -1566,6 +1567,7 @@ static const struct wl_callback_listener bystander_frame_listener;
 static void bystander_draw(struct bystander *b) {
 	struct wl_callback *cb = wl_surface_frame(b->app.surface);
 	wl_callback_add_listener(cb, &bystander_frame_listener, b);
+	b->cb = cb;
 	wl_surface_attach(b->app.surface, b->app.buffer->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(b->app.surface, 0, 0, 8, 8);
 	wl_surface_commit(b->app.surface);
@@ -1575,6 +1577,7 @@ static void bystander_frame_done(void *data, struct wl_callback *cb,
 		uint32_t time) {
 	struct bystander *b = data;
 	wl_callback_destroy(cb);
+	b->cb = NULL;
 	int64_t now = harness_now_ms();
 	pthread_mutex_lock(&b->lock);
 	if (b->last_ms != 0 && now - b->last_ms > b->max_gap_ms) {
@@ -1657,6 +1660,10 @@ static int64_t bystander_max_gap(struct bystander *b, int *frames) {
 static void bystander_stop(struct bystander *b) {
 	atomic_store(&b->stop, true);
 	pthread_join(b->thread, NULL);
+	if (b->cb != NULL) {
+		wl_callback_destroy(b->cb);
+		b->cb = NULL;
+	}
 	ck_assert_msg(wl_display_get_error(b->app.display) == 0,
 		"the bystander's connection failed");
 	sc_app_finish(&b->app);
@@ -2090,8 +2097,14 @@ START_TEST(test_scene_subsurfaces_limit)
 	fprintf(stderr, "subsurfaces-limit: VmRSS before %ld KiB, after the "
 		"clients left %ld KiB (%+.1f%%)\n", before, after,
 		100.0 * (after - before) / before);
+#if defined(__SANITIZE_ADDRESS__)
+	// AddressSanitizer keeps freed memory in its quarantine.
+	fprintf(stderr, "subsurfaces-limit: VmRSS not checked under "
+		"AddressSanitizer\n");
+#else
 	ck_assert_msg(after <= before + before / 10, "vitrail kept %ld KiB "
 		"after the clients left (%ld before)", after, before);
+#endif
 
 	bystander_stop(&bystander);
 	harness_stop_vitrail(harness, vitrail);
