@@ -97,6 +97,10 @@ struct vt_output;
  * holding subsurfaces below, the content node, subsurfaces above. */
 /* Bytes of surface images vitrail holds per client (vitrail(1)). */
 #define VT_CLIENT_IMAGE_BYTES (256ull * 1024 * 1024)
+/* Subsurfaces per parent surface and per client (vitrail(1)): a parent's
+ * commit walks all of its subsurfaces (wlroots and surface.c). */
+#define VT_SUBSURFACES_PER_PARENT 1024
+#define VT_SUBSURFACES_PER_CLIENT 4096
 
 struct vt_client_budget;
 
@@ -108,8 +112,7 @@ struct vt_surface {
 	struct vr_image *image;
 	struct vt_client_budget *budget; /* its client's, referenced */
 	struct vr_node *scene; /* scene content (scene.c), above content */
-	struct vr_node **order; /* last applied child order */
-	size_t order_len;
+	int subsurfaces; /* subsurfaces whose parent it is */
 
 	struct wlr_subsurface *subsurface; /* when it is one */
 	/* Its last commit changed its content and no frame has drawn it

@@ -55,6 +55,7 @@ struct vt_client_budget {
 	int refs;
 	struct wl_listener client_destroy;
 	uint64_t image_bytes;
+	int subsurfaces; /* of its surfaces that vitrail placed */
 };
 
 static void budget_unref(struct vt_client_budget *budget) {
@@ -250,65 +251,44 @@ static struct vr_node *subsurface_node(struct wlr_subsurface *sub) {
 	return s != NULL ? s->node : NULL;
 }
 
-/* Apply the committed subsurface stacking order and positions. Restacks
- * only when the order changed: restacking damages. */
-static void surface_update_children(struct vt_surface *surface) {
-	struct wlr_surface *wlr_surface = surface->wlr_surface;
-	size_t len = 1;
-	struct wlr_subsurface *sub;
-	if (surface->scene != NULL) {
-		len++;
-	}
-	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below, current.link) {
-		len++;
-	}
-	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above, current.link) {
-		len++;
-	}
-	struct vr_node **order = calloc(len, sizeof(*order));
-	if (order == NULL) {
+/* Stack node just above *below (the bottom when NULL: nothing to move)
+ * among surface's children, and make it the next one's *below. A node
+ * already in place is not touched: restacking damages. */
+static void stack_child(struct vt_surface *surface, struct vr_node *node,
+		struct vr_node **below) {
+	if (node == NULL) {
 		return;
 	}
-	size_t i = 0;
-	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below, current.link) {
-		order[i++] = subsurface_node(sub);
+	if (vr_node_parent(node) != surface->node) {
+		vr_node_set_parent(node, surface->node);
 	}
-	order[i++] = surface->content;
-	if (surface->scene != NULL) {
-		order[i++] = surface->scene;
+	if (*below != NULL) {
+		vr_node_place_above(node, *below);
 	}
-	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above, current.link) {
-		order[i++] = subsurface_node(sub);
-	}
+	*below = node;
+}
 
-	bool same = surface->order_len == len &&
-		memcmp(surface->order, order, len * sizeof(*order)) == 0;
-	if (!same) {
-		for (i = 0; i < len; i++) {
-			if (order[i] == NULL) {
-				continue;
-			}
-			if (vr_node_parent(order[i]) != surface->node) {
-				vr_node_set_parent(order[i], surface->node);
-			} else {
-				vr_node_raise_to_top(order[i]);
-			}
-		}
-		free(surface->order);
-		surface->order = order;
-		surface->order_len = len;
-	} else {
-		free(order);
-	}
-
-	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below, current.link) {
+/* Apply the committed subsurface stacking order and positions: one walk
+ * over the subsurfaces, as wlroots' own commit makes; only the nodes out
+ * of place move. */
+static void surface_update_children(struct vt_surface *surface) {
+	struct wlr_surface *wlr_surface = surface->wlr_surface;
+	struct vr_node *below = NULL;
+	struct wlr_subsurface *sub;
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_below,
+			current.link) {
 		struct vr_node *node = subsurface_node(sub);
+		stack_child(surface, node, &below);
 		if (node != NULL) {
 			vr_node_set_position(node, sub->current.x, sub->current.y);
 		}
 	}
-	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above, current.link) {
+	stack_child(surface, surface->content, &below);
+	stack_child(surface, surface->scene, &below);
+	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above,
+			current.link) {
 		struct vr_node *node = subsurface_node(sub);
+		stack_child(surface, node, &below);
 		if (node != NULL) {
 			vr_node_set_position(node, sub->current.x, sub->current.y);
 		}
@@ -325,9 +305,6 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 		vr_node_set_parent(surface->scene, NULL);
 	}
 	surface->scene = node;
-	free(surface->order);
-	surface->order = NULL;
-	surface->order_len = 0;
 	surface_update_children(surface);
 	vt_server_schedule_update(surface->server);
 }
@@ -352,6 +329,13 @@ static void subsurface_detach(struct vt_surface *surface) {
 	if (surface->subsurface == NULL) {
 		return;
 	}
+	struct wlr_surface *parent = surface->subsurface->parent;
+	/* NULL once the parent's own destroy ran: its count went with it */
+	struct vt_surface *p = parent != NULL ? vt_surface_from_wlr(parent) : NULL;
+	if (p != NULL) {
+		p->subsurfaces--;
+	}
+	surface->budget->subsurfaces--;
 	wl_list_remove(&surface->subsurface_map.link);
 	wl_list_remove(&surface->subsurface_unmap.link);
 	wl_list_remove(&surface->subsurface_destroy.link);
@@ -377,26 +361,66 @@ static void handle_subsurface_destroy(struct wl_listener *listener,
 		void *data) {
 	struct vt_surface *surface =
 		wl_container_of(listener, surface, subsurface_destroy);
-	struct wlr_surface *parent = surface->subsurface->parent;
 	subsurface_detach(surface);
-	struct vt_surface *p = parent != NULL ? vt_surface_from_wlr(parent) : NULL;
-	if (p != NULL) {
-		/* Forget the cached order: it holds this node. */
-		free(p->order);
-		p->order = NULL;
-		p->order_len = 0;
-	}
 	vt_server_schedule_update(surface->server);
 }
 
+static enum wl_iterator_result find_subcompositor(
+		struct wl_resource *resource, void *data) {
+	struct wl_resource **found = data;
+	if (strcmp(wl_resource_get_class(resource),
+			wl_subcompositor_interface.name) == 0) {
+		*found = resource;
+		return WL_ITERATOR_STOP;
+	}
+	return WL_ITERATOR_CONTINUE;
+}
+
+/* A get_subsurface over the limits (vitrail(1)): a bad_surface error on
+ * the client's wl_subcompositor (wlroots hands us no request resource;
+ * a client that bound several gets it on the first). */
+static bool subsurface_over_limits(struct vt_surface *parent,
+		struct vt_surface *surface, struct wlr_subsurface *sub) {
+	char message[100];
+	if (parent->subsurfaces >= VT_SUBSURFACES_PER_PARENT) {
+		snprintf(message, sizeof(message), "%d subsurfaces of "
+			"wl_surface@%" PRIu32 ", over the limit %d per parent",
+			parent->subsurfaces + 1,
+			wl_resource_get_id(parent->wlr_surface->resource),
+			VT_SUBSURFACES_PER_PARENT);
+	} else if (surface->budget->subsurfaces >= VT_SUBSURFACES_PER_CLIENT) {
+		snprintf(message, sizeof(message), "%d subsurfaces, over the "
+			"limit %d per client", surface->budget->subsurfaces + 1,
+			VT_SUBSURFACES_PER_CLIENT);
+	} else {
+		return false;
+	}
+	struct wl_resource *subcompositor = NULL;
+	wl_client_for_each_resource(wl_resource_get_client(sub->resource),
+		find_subcompositor, &subcompositor);
+	if (subcompositor != NULL) {
+		wl_resource_post_error(subcompositor,
+			WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE, "%s", message);
+	} else {
+		wl_resource_post_error(sub->resource,
+			WL_SUBSURFACE_ERROR_BAD_SURFACE, "%s", message);
+	}
+	return true;
+}
+
+/* O(1): the new node goes on top of the parent's children, where wlroots
+ * puts the subsurface in the pending order; the parent's commit applies
+ * the committed order. */
 static void handle_new_subsurface(struct wl_listener *listener, void *data) {
 	struct vt_surface *parent =
 		wl_container_of(listener, parent, new_subsurface);
 	struct wlr_subsurface *sub = data;
 	struct vt_surface *surface = vt_surface_from_wlr(sub->surface);
-	if (surface == NULL) {
+	if (surface == NULL || subsurface_over_limits(parent, surface, sub)) {
 		return;
 	}
+	parent->subsurfaces++;
+	surface->budget->subsurfaces++;
 	surface->subsurface = sub;
 	surface->subsurface_map.notify = handle_subsurface_map;
 	wl_signal_add(&sub->events.map, &surface->subsurface_map);
@@ -406,10 +430,6 @@ static void handle_new_subsurface(struct wl_listener *listener, void *data) {
 	wl_signal_add(&sub->events.destroy, &surface->subsurface_destroy);
 	vr_node_set_enabled(surface->node, sub->mapped);
 	vr_node_set_parent(surface->node, parent->node);
-	free(parent->order);
-	parent->order = NULL;
-	parent->order_len = 0;
-	surface_update_children(parent);
 	vt_server_schedule_update(parent->server);
 }
 
@@ -425,7 +445,6 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	vr_node_destroy(surface->node);
 	surface_set_image(surface, NULL);
 	budget_unref(surface->budget);
-	free(surface->order);
 	free(surface);
 	vt_server_schedule_update(server);
 }
