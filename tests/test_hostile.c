@@ -508,7 +508,7 @@ static void run_subsurfaces_deep(struct harness_vitrail *vitrail) {
 	run_subsurfaces(vitrail, 200, true);
 }
 
-#define FLOOD 100000
+#define FLOOD 20000
 
 static void run_flood_damage(struct harness_vitrail *vitrail) {
 	struct sc_app app;
@@ -672,7 +672,7 @@ static const struct hostile_case cases[] = {
 	{ "subsurfaces_deep", run_subsurfaces_deep,
 		{ OUTCOME_CLEAN, NULL, 0, false }, 30000 },
 	{ "flood_damage", run_flood_damage,
-		{ OUTCOME_CLEAN, NULL, 0, true }, 60000 },
+		{ OUTCOME_CLEAN, NULL, 0, true }, 20000 },
 	{ "flood_frame", run_flood_frame,
 		{ OUTCOME_CLEAN, NULL, 0, true }, 60000 },
 	{ "disconnect_mid_commit", run_disconnect_mid_commit,
