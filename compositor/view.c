@@ -64,6 +64,18 @@ static void view_update_position(struct vt_view *view) {
 	vr_node_set_position(view->node, view->x - geo.x, view->y - geo.y);
 }
 
+void vt_view_move(struct vt_view *view, int x, int y) {
+	if (view->kind != VT_VIEW_TOPLEVEL) {
+		return;
+	}
+	struct wlr_box geo;
+	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	view->x = x + geo.x;
+	view->y = y + geo.y;
+	view_update_position(view);
+	vt_server_schedule_update(view->server);
+}
+
 static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	if (view->placed_on == NULL) {
 		return;
