@@ -109,9 +109,17 @@ struct vt_embedded *vt_embedded_start(const struct vt_options *opts,
 	pthread_cond_init(&embedded->cond, NULL);
 	embedded->state = STARTING;
 
-	/* The compositor thread handles no signals: they stay the host's. */
+	/* Asynchronous signals stay the host's threads'. Synchronous ones
+	 * cannot be blocked: libwayland's SIGBUS handler (a client that
+	 * truncates its wl_shm pool) must run on this thread. */
 	sigset_t all, old;
 	sigfillset(&all);
+	int synchronous[] = { SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP,
+		SIGABRT, SIGSYS };
+	for (size_t i = 0; i < sizeof(synchronous) / sizeof(synchronous[0]);
+			i++) {
+		sigdelset(&all, synchronous[i]);
+	}
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int err = pthread_create(&embedded->thread, NULL, compositor_thread,
 		embedded);

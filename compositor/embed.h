@@ -13,7 +13,8 @@ struct vt_embedded;
 typedef void (*vt_embedded_fn)(struct vt_server *server, void *data);
 
 /* Start the server with these options and config on a new thread and wait
- * until it runs (NULL: it could not start). The thread handles no signals. */
+ * until it runs (NULL: it could not start). The thread handles no
+ * asynchronous signals. */
 struct vt_embedded *vt_embedded_start(const struct vt_options *opts,
 	const struct vt_config *config);
 /* Run fn(server, data) on the compositor thread and wait for it. */
