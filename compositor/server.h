@@ -292,7 +292,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface);
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 	struct wlr_surface **surface, double *sx, double *sy);
 struct vt_output *vt_view_output(struct vt_view *view);
-/* Put a toplevel's main surface's top-left corner at (x, y) in layout
+/* Put a toplevel's window geometry's top-left corner at (x, y) in layout
  * coordinates (test harnesses: WLCS). */
 void vt_view_move(struct vt_view *view, int x, int y);
 

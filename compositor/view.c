@@ -68,10 +68,8 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 	if (view->kind != VT_VIEW_TOPLEVEL) {
 		return;
 	}
-	struct wlr_box geo;
-	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
-	view->x = x + geo.x;
-	view->y = y + geo.y;
+	view->x = x;
+	view->y = y;
 	view_update_position(view);
 	vt_server_schedule_update(view->server);
 }
