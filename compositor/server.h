@@ -299,6 +299,9 @@ void vt_view_move(struct vt_view *view, int x, int y);
 /* input.c */
 bool vt_input_init(struct vt_server *server);
 void vt_input_apply_config(struct vt_server *server);
+/* Windows moved, appeared or went away: give the pointer focus to what is
+ * under the cursor now, as if it had moved there. */
+void vt_input_update_pointer_focus(struct vt_server *server);
 void vt_input_finish(struct vt_server *server);
 
 /* frame_log.c */

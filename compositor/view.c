@@ -71,6 +71,7 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 	view->x = x;
 	view->y = y;
 	view_update_position(view);
+	vt_input_update_pointer_focus(view->server);
 	vt_server_schedule_update(view->server);
 }
 
@@ -166,6 +167,7 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	view_update_position(view);
 	vr_node_set_enabled(view->node, true);
 	vt_view_focus(view, view->xdg_surface->surface);
+	vt_input_update_pointer_focus(server);
 	vt_server_schedule_update(server);
 }
 
@@ -185,6 +187,7 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 			}
 		}
 	}
+	vt_input_update_pointer_focus(server);
 	vt_server_schedule_update(server);
 }
 
