@@ -172,6 +172,12 @@ static void process_motion(struct vt_server *server, uint32_t time) {
 	wlr_seat_pointer_notify_motion(server->seat, time, sx, sy);
 }
 
+void vt_input_update_pointer_focus(struct vt_server *server) {
+	if (server->has_pointer) {
+		process_motion(server, (uint32_t)(vt_now_ns() / 1000000u));
+	}
+}
+
 static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
 	struct wlr_event_pointer_motion *event = data;

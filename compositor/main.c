@@ -257,30 +257,6 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 	return true;
 }
 
-/* Without XDG_RUNTIME_DIR (a root shell, CI) make a private one. */
-static bool ensure_runtime_dir(void) {
-	const char *dir = getenv("XDG_RUNTIME_DIR");
-	if (dir != NULL && *dir != '\0') {
-		return true;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/tmp/vitrail-runtime-%d", (int)getuid());
-	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-		fprintf(stderr, "vitrail: cannot create %s: %s\n", path,
-			strerror(errno));
-		return false;
-	}
-	struct stat st;
-	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-			st.st_uid != getuid() || (st.st_mode & 077) != 0) {
-		fprintf(stderr, "vitrail: %s is not a private directory\n", path);
-		return false;
-	}
-	setenv("XDG_RUNTIME_DIR", path, 1);
-	wlr_log(WLR_INFO, "XDG_RUNTIME_DIR was unset; using %s", path);
-	return true;
-}
-
 static int handle_terminate(int signal, void *data) {
 	struct vt_server *server = data;
 	wl_display_terminate(server->display);
@@ -427,15 +403,7 @@ int main(int argc, char *argv[]) {
 	keep_vulkan_driver_loaded();
 	struct vt_server server = { 0 };
 	struct vt_options *opts = &server.opts;
-	*opts = (struct vt_options){
-		.backend = VT_BACKEND_AUTO,
-		.outputs = 1,
-		.output_width = 1280,
-		.output_height = 720,
-		.refresh_mhz = { 60000 },
-		.refresh_count = 1,
-		.ready_fd = -1,
-	};
+	vt_options_defaults(opts);
 	int log_level = WLR_INFO;
 	if (!parse_args(argc, argv, opts, &log_level)) {
 		free(opts->startup);
@@ -478,7 +446,7 @@ int main(int argc, char *argv[]) {
 		wlr_log(WLR_ERROR, "running as root: clients will run as root too; "
 			"this is meant for CI and containers, not for a desktop");
 	}
-	if (!ensure_runtime_dir()) {
+	if (!vt_ensure_runtime_dir()) {
 		free(opts->startup);
 		return EXIT_FAILURE;
 	}

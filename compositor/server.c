@@ -35,6 +35,18 @@
 #include "scene.h"
 #include "server.h"
 
+void vt_options_defaults(struct vt_options *opts) {
+	*opts = (struct vt_options){
+		.backend = VT_BACKEND_AUTO,
+		.outputs = 1,
+		.output_width = 1280,
+		.output_height = 720,
+		.refresh_mhz = { 60000 },
+		.refresh_count = 1,
+		.ready_fd = -1,
+	};
+}
+
 static void handle_update_idle(void *data) {
 	struct vt_server *server = data;
 	server->update_idle = NULL;

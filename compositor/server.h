@@ -246,8 +246,12 @@ struct wlr_renderer *vt_surface_renderer_create(void);
 uint64_t vt_now_ns(void);
 uint64_t vt_timespec_to_ns(const struct timespec *ts);
 void vt_ns_to_timespec(uint64_t ns, struct timespec *ts);
+/* Without XDG_RUNTIME_DIR (a root shell, CI) make a private one. */
+bool vt_ensure_runtime_dir(void);
 
 /* server.c */
+/* The command line's defaults: auto backend, one 1280x720 output, 60 Hz. */
+void vt_options_defaults(struct vt_options *opts);
 bool vt_server_init(struct vt_server *server);
 void vt_server_finish(struct vt_server *server);
 /* Something in the tree changed: update damage once the loop is idle. */
@@ -300,10 +304,16 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface);
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 	struct wlr_surface **surface, double *sx, double *sy);
 struct vt_output *vt_view_output(struct vt_view *view);
+/* Put a toplevel's window geometry's top-left corner at (x, y) in layout
+ * coordinates (test harnesses: WLCS). */
+void vt_view_move(struct vt_view *view, int x, int y);
 
 /* input.c */
 bool vt_input_init(struct vt_server *server);
 void vt_input_apply_config(struct vt_server *server);
+/* Windows moved, appeared or went away: give the pointer focus to what is
+ * under the cursor now, as if it had moved there. */
+void vt_input_update_pointer_focus(struct vt_server *server);
 void vt_input_finish(struct vt_server *server);
 
 /* frame_log.c */

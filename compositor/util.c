@@ -1,4 +1,10 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+#include <wlr/util/log.h>
 
 #include "server.h"
 
@@ -15,4 +21,28 @@ uint64_t vt_timespec_to_ns(const struct timespec *ts) {
 void vt_ns_to_timespec(uint64_t ns, struct timespec *ts) {
 	ts->tv_sec = (time_t)(ns / 1000000000u);
 	ts->tv_nsec = (long)(ns % 1000000000u);
+}
+
+/* Without XDG_RUNTIME_DIR (a root shell, CI) make a private one. */
+bool vt_ensure_runtime_dir(void) {
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	if (dir != NULL && *dir != '\0') {
+		return true;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/vitrail-runtime-%d", (int)getuid());
+	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "vitrail: cannot create %s: %s\n", path,
+			strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+			st.st_uid != getuid() || (st.st_mode & 077) != 0) {
+		fprintf(stderr, "vitrail: %s is not a private directory\n", path);
+		return false;
+	}
+	setenv("XDG_RUNTIME_DIR", path, 1);
+	wlr_log(WLR_INFO, "XDG_RUNTIME_DIR was unset; using %s", path);
+	return true;
 }

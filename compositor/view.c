@@ -64,6 +64,17 @@ static void view_update_position(struct vt_view *view) {
 	vr_node_set_position(view->node, view->x - geo.x, view->y - geo.y);
 }
 
+void vt_view_move(struct vt_view *view, int x, int y) {
+	if (view->kind != VT_VIEW_TOPLEVEL) {
+		return;
+	}
+	view->x = x;
+	view->y = y;
+	view_update_position(view);
+	vt_input_update_pointer_focus(view->server);
+	vt_server_schedule_update(view->server);
+}
+
 static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	if (view->placed_on == NULL) {
 		return;
@@ -156,6 +167,7 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	view_update_position(view);
 	vr_node_set_enabled(view->node, true);
 	vt_view_focus(view, view->xdg_surface->surface);
+	vt_input_update_pointer_focus(server);
 	vt_server_schedule_update(server);
 }
 
@@ -175,6 +187,7 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 			}
 		}
 	}
+	vt_input_update_pointer_focus(server);
 	vt_server_schedule_update(server);
 }
 
