@@ -128,7 +128,8 @@ struct vr_dl_command {
 };
 
 struct vr_display_list {
-	int refs;
+	int refs; /* caller's thread */
+	uint64_t hold_epoch; /* caller's thread: the last frame holding it */
 	struct vr_dl_command *commands;
 	size_t ncommands;
 	struct vr_rectf bounds; /* union of the commands' bounds */

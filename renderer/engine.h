@@ -62,10 +62,15 @@ struct vr_task {
 
 /*
  * What preparation builds (engine side). Both live in the frame's memory
- * (vr_chain_alloc), and stay valid until the frame's tasks are committed;
- * the tree, its images and display lists do not change until then
- * (vr_render_submit returns only once the commit thread has submitted the
- * frame; after that, only the GPU still works on it).
+ * (vr_chain_alloc), and stay valid until the frame's tasks are committed.
+ * Tasks never point into the tree: vr_render_submit returns as soon as
+ * preparation pushed the last task (parallel mode), and the caller may
+ * then change or destroy nodes, write and release images and display
+ * lists at once. What tasks do point into is held until the frame's CPU
+ * stage (execution and commit) ended: every image a task names is pinned
+ * (vr_chain_hold_image: referenced, and its pixels and pending regions
+ * frozen; writes meanwhile go to a copy), every display list whose paths
+ * or shaped text a task points to is referenced (vr_chain_hold_list).
  *
  * A payload is a batch of `count` primitives of the task's kind, each with
  * its complete absolute state (target pixels); the primitive types are in
@@ -191,6 +196,17 @@ struct vr_chain;
  * the frame's tasks are committed, freed all at once. Preparation's thread
  * only. NULL (logged) when out of memory. */
 void *vr_chain_alloc(struct vr_chain *chain, size_t size);
+/* Waits until no renderer's CPU stage (a parallel frame from
+ * vr_workers_frame_start to the commit thread's end of it) runs,
+ * process-wide: preparation's first job may reset the shared glyph atlas
+ * (vr_glyph_atlas_begin_frame), which needs no task running anywhere.
+ * Any thread; workers.c. */
+void vr_cpu_stages_wait_idle(void);
+/* Hold what the frame's tasks point into until its CPU stage ended (see
+ * above); preparation's thread only; once per frame is enough, repeats
+ * are cheap. False (logged): out of memory, the frame failed. */
+bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image);
+bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list);
 /* Append a task (copied; the chain sets `index`; `job` must be the
  * vr_prepare_job's index, jobs in order). Parallel mode: workers may start
  * on it at once. Sequential mode: it is executed and recorded before this

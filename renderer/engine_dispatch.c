@@ -27,12 +27,24 @@ static bool chain_push(void *data, const struct vr_task *task)
 	return vr_chain_push(data, task);
 }
 
+static bool chain_hold_image(void *data, struct vr_image *image)
+{
+	return vr_chain_hold_image(data, image);
+}
+
+static bool chain_hold_list(void *data, struct vr_display_list *list)
+{
+	return vr_chain_hold_list(data, list);
+}
+
 bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
 		const struct vr_prepare_job *job)
 {
 	const struct vr_task_sink sink = {
 		.alloc = chain_alloc,
 		.push = chain_push,
+		.hold_image = chain_hold_image,
+		.hold_list = chain_hold_list,
 		.data = chain,
 	};
 	return vr_prepare_tasks(&sink, tree, job, NULL);

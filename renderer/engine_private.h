@@ -70,6 +70,11 @@ struct vr_shadow {
 struct vr_task_sink {
 	void *(*alloc)(void *data, size_t size);
 	bool (*push)(void *data, const struct vr_task *task);
+	/* Optional (NULL: nothing to hold): keep what tasks point into alive
+	 * and unchanged until the tasks are done with it; false: out of
+	 * memory, the preparation fails. */
+	bool (*hold_image)(void *data, struct vr_image *image);
+	bool (*hold_list)(void *data, struct vr_display_list *list);
 	void *data;
 };
 

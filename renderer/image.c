@@ -30,6 +30,7 @@ struct vr_image *vr_image_create(int32_t width, int32_t height,
 		free(image);
 		return NULL;
 	}
+	pixman_region32_init(&image->deferred);
 	vr_list_init(&image->copies);
 	return image;
 }
@@ -50,8 +51,33 @@ void vr_image_unref(struct vr_image *image)
 		vr_list_remove(&copy->link);
 		copy->image_destroyed(copy);
 	}
+	pixman_region32_fini(&image->deferred);
+	free(image->next); /* NULL: pins hold references */
 	free(image->data);
 	free(image);
+}
+
+void vr_image_pin(struct vr_image *image)
+{
+	image->refs++;
+	image->pins++;
+}
+
+void vr_image_unpin(struct vr_image *image)
+{
+	if (--image->pins == 0 && image->next != NULL) {
+		/* no CPU stage reads the old pixels any more */
+		free(image->data);
+		image->data = image->next;
+		image->next = NULL;
+		vr_list_for_each(copy, &image->copies, struct vr_image_copy,
+				link) {
+			pixman_region32_union(&copy->pending, &copy->pending,
+				&image->deferred);
+		}
+		pixman_region32_clear(&image->deferred);
+	}
+	vr_image_unref(image);
 }
 
 bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
@@ -70,6 +96,29 @@ bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
 		pixman_region32_intersect(&clipped, &clipped,
 			(pixman_region32_t *)region);
 	}
+	/* Pinned: a frame's workers may still upload from data; write into
+	 * a copy, published when the last pin goes. */
+	uint32_t *pixels = image->data;
+	if (image->pins > 0) {
+		if (image->next == NULL) {
+			size_t size = (size_t)image->height * (size_t)image->stride;
+			image->next = malloc(size);
+			if (image->next == NULL) {
+				vr_log(VR_LOG_ERROR, "allocation of %dx%d pixels failed",
+					image->width, image->height);
+				pixman_region32_fini(&clipped);
+				return false;
+			}
+			const pixman_box32_t *ext = pixman_region32_extents(&clipped);
+			bool whole = pixman_region32_n_rects(&clipped) == 1 &&
+				ext->x1 == 0 && ext->y1 == 0 && ext->x2 == image->width &&
+				ext->y2 == image->height;
+			if (!whole) {
+				memcpy(image->next, image->data, size);
+			}
+		}
+		pixels = image->next;
+	}
 	int nrects;
 	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped,
 		&nrects);
@@ -78,14 +127,21 @@ bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
 		for (int32_t y = rects[i].y1; y < rects[i].y2; y++) {
 			const uint8_t *src = (const uint8_t *)data +
 				(size_t)y * (size_t)stride + (size_t)rects[i].x1 * 4;
-			uint8_t *dst = (uint8_t *)image->data +
+			uint8_t *dst = (uint8_t *)pixels +
 				(size_t)y * (size_t)image->stride +
 				(size_t)rects[i].x1 * 4;
 			memcpy(dst, src, len);
 		}
 	}
-	vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
-		pixman_region32_union(&copy->pending, &copy->pending, &clipped);
+	if (image->pins > 0) {
+		pixman_region32_union(&image->deferred, &image->deferred,
+			&clipped);
+	} else {
+		vr_list_for_each(copy, &image->copies, struct vr_image_copy,
+				link) {
+			pixman_region32_union(&copy->pending, &copy->pending,
+				&clipped);
+		}
 	}
 	pixman_region32_fini(&clipped);
 	return true;
@@ -111,7 +167,7 @@ const void *vr_image_data(const struct vr_image *image, int32_t *stride)
 	if (stride != NULL) {
 		*stride = image->stride;
 	}
-	return image->data;
+	return image->next != NULL ? image->next : image->data;
 }
 
 void vr_image_add_copy(struct vr_image *image, struct vr_image_copy *copy)

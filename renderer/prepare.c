@@ -216,6 +216,12 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 		.nearest = draw->nearest,
 		.rclip = draw->has_rclip,
 	};
+	/* the task reads the image's pixels: held until it is done */
+	if (draw->image != NULL && prep->sink->hold_image != NULL &&
+			!prep->failed &&
+			!prep->sink->hold_image(prep->sink->data, draw->image)) {
+		prep->failed = true;
+	}
 	struct vr_draw_task *slot = add_prim(prep, &key, &aabb);
 	if (slot != NULL) {
 		*slot = *draw;
@@ -395,7 +401,14 @@ static void prepare_display_list(struct prepare *prep,
 		(float)abs->bounds.width, (float)abs->bounds.height };
 	struct vr_box box = vr_mat_map_rect_bounds(&prep->job->view, &bounds);
 	ns.clip = vr_box_intersect(&ns.clip, &box);
-	const struct vr_display_list *list = node->content.list;
+	struct vr_display_list *list = node->content.list;
+	/* tasks point into it (paths, shaped text): held until they are
+	 * done, whatever happens to the node */
+	if (prep->sink->hold_list != NULL &&
+			!prep->sink->hold_list(prep->sink->data, list)) {
+		prep->failed = true;
+		return;
+	}
 	for (size_t i = 0; i < list->ncommands && !prep->failed; i++) {
 		prepare_command(prep, &ns, &list->commands[i]);
 	}
@@ -442,7 +455,9 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 			VR_PREPARE_MAX_LOOKBACK : options->lookback,
 	};
 	if (job->index == 0) {
-		vr_glyph_atlas_begin_frame(); /* no task of a frame runs */
+		/* no task of any frame runs: vr_render_submit waited for
+		 * every renderer's CPU stage (vr_cpu_stages_wait_idle) */
+		vr_glyph_atlas_begin_frame();
 	}
 	if (vr_box_empty(&prep.extents)) {
 		return true;

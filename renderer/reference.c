@@ -129,7 +129,8 @@ static pixman_image_t *task_source(const struct vr_draw_task *task)
 	pixman_image_t *src = pixman_image_create_bits(
 		image->format == VR_FORMAT_XRGB8888 ?
 			PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8,
-		image->width, image->height, image->data, image->stride);
+		image->width, image->height,
+		(uint32_t *)vr_image_data(image, NULL), image->stride);
 	if (src == NULL) {
 		return NULL;
 	}
@@ -681,6 +682,9 @@ void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
 		.target = target,
 		.extents = target,
 	};
+	/* preparation may reset the shared glyph atlas: no renderer's tasks
+	 * may run (a parallel frame submitted just before) */
+	vr_cpu_stages_wait_idle();
 	if (!vr_prepare_tasks(&sink, tree, &job, NULL)) {
 		vr_log(VR_LOG_ERROR, "reference: preparation failed");
 	}

@@ -104,13 +104,37 @@ struct vr_image_copy {
 	void (*image_destroyed)(struct vr_image_copy *copy);
 };
 
+/*
+ * Images and frames whose CPU stage outlives vr_render_submit (parallel
+ * mode): preparation pins every image a task names (vr_image_pin) until
+ * that frame's workers and commit thread are done with it. While an image
+ * is pinned, `data` and the copies' pending regions do not change: a
+ * vr_image_write goes to `next` (a copy of the pixels, made once) and
+ * `deferred`, which the last unpin publishes. All of it is the caller's
+ * thread's; workers only read `data` and their copy's `pending` of pinned
+ * images.
+ */
 struct vr_image {
-	int refs;
+	int refs; /* caller's thread */
 	int32_t width, height, stride;
 	enum vr_format format;
+	/* what uploads read: changed by the caller's thread only while
+	 * pins == 0 */
 	uint32_t *data;
-	struct vr_list copies; /* vr_image_copy::link */
+	int pins; /* caller's thread: frames whose CPU stage may read data */
+	uint32_t *next; /* caller's thread: newer pixels written while
+		pinned (copy-on-write), NULL otherwise */
+	pixman_region32_t deferred; /* caller's thread: written while pinned */
+	uint64_t hold_epoch; /* caller's thread: the last frame that pinned it */
+	struct vr_list copies; /* vr_image_copy::link; changed by the caller's
+		thread only while pins == 0, by workers (under their renderer's
+		images_lock) only while pinned */
 };
+
+/* Caller's thread: a reference and a pin (see above); unpin drops both and
+ * publishes what was written while pinned. */
+void vr_image_pin(struct vr_image *image);
+void vr_image_unpin(struct vr_image *image);
 
 /* Link a new copy, its pending region covering the whole image. */
 void vr_image_add_copy(struct vr_image *image, struct vr_image_copy *copy);

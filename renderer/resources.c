@@ -464,6 +464,8 @@ static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	if (dst == NULL || cb == VK_NULL_HANDLE) {
 		return false;
 	}
+	/* pinned by the frame (vr_chain_hold_image): data and pending stay
+	 * as they were at preparation until the frame's CPU stage ended */
 	const struct vr_image *image = texture->image;
 	VkBufferImageCopy copies[MAX_UPLOAD_RECTS];
 	for (int i = 0; i < nrects; i++) {
@@ -1302,6 +1304,7 @@ void vr_resources_finish(struct vr_renderer *renderer)
 void vr_renderer_resource_stats(struct vr_renderer *renderer,
 		struct vr_resource_stats *stats)
 {
+	vr_frame_reap(renderer, true); /* the figures of a finished frame */
 	struct vr_resources *res = &renderer->res;
 	*stats = (struct vr_resource_stats){
 		.textures_created = atomic_load(&res->textures_created),

@@ -8,6 +8,10 @@
  * A slot is reused only after its previous frame retired, which
  * vr_frames_acquire_slot waits for when needed.
  *
+ * A parallel frame's slot is taken when vr_render_submit opens it, but
+ * its CPU stage may still run after submit returned; it is reaped
+ * (vr_frame_reap, vk_render.c) before anything here retires it.
+ *
  * Completion: one thread ("vr-fence") waits for the fences of submitted
  * frames in submission order (one queue completes in order) and is the
  * only one to advance `completed`; each time it does, it writes to an
@@ -174,11 +178,21 @@ uint64_t vr_frames_retire(struct vr_renderer *renderer)
 	uint64_t completed = fences->completed;
 	memcpy(done_ns, fences->done_ns, sizeof(done_ns));
 	pthread_mutex_unlock(&fences->lock);
+	/* A frame submit returned early from: its CPU stage ends before its
+	 * slot can retire. Once its fence signalled, the commit thread has
+	 * all but returned: wait for it then. */
+	struct vr_frame *frame = &renderer->frame;
+	if (frame->cpu_pending) {
+		vr_frame_reap(renderer, completed >= frame->number);
+	}
 	/* oldest first: scratch images keep their last use in order */
 	uint64_t first = completed >= VR_FRAMES_IN_FLIGHT ?
 		completed - VR_FRAMES_IN_FLIGHT + 1 : 1;
 	for (uint64_t n = first; n <= completed; n++) {
 		struct vr_frame_slot *slot = vr_frame_slot_of(renderer, n);
+		if (frame->cpu_pending && n == frame->number) {
+			break; /* not reaped (cannot happen: see above) */
+		}
 		if (slot->number == n && !slot->retired) {
 			slot_retire(renderer, slot, done_ns[n % VR_FRAMES_IN_FLIGHT]);
 		}
@@ -248,6 +262,7 @@ void vr_frames_wait_idle(struct vr_renderer *renderer)
 	if (!renderer->fences.running) {
 		return;
 	}
+	vr_frame_reap(renderer, true); /* the last frame is submitted */
 	pthread_mutex_lock(&renderer->fences.lock);
 	uint64_t submitted = renderer->fences.submitted;
 	pthread_mutex_unlock(&renderer->fences.lock);

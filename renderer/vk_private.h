@@ -133,9 +133,13 @@ struct vr_resources {
 	atomic_uint test_hold_creation;
 };
 
-/* A frame's job (target), as the pipeline sees it. */
+/* A frame's job (target), as the pipeline sees it: copied out of the
+ * caller's vr_render_job, which the caller may reuse once submit
+ * returned. */
 struct vr_frame_job {
-	struct vr_render_job *job;
+	struct vr_target *target;
+	struct vr_color clear;
+	bool mirror; /* the host mirror gets the redrawn pixels */
 	struct vr_prepare_job prep;
 	size_t first_rect, nrects; /* in vr_frame::rects */
 	uint32_t end; /* end of its tasks in the chain (after preparation) */
@@ -152,14 +156,26 @@ struct vr_chain {
 	struct vr_arena arena; /* caller's thread */
 	struct vr_task_list tasks; /* appended by the caller's thread */
 	bool failed; /* caller's thread */
+	/* caller's thread: what the tasks point into, released when the
+	 * frame's CPU stage ended (vr_frame_reap) */
+	uint64_t hold_epoch;
+	struct vr_array held_images; /* struct vr_image *, pinned */
+	struct vr_array held_lists; /* struct vr_display_list *, referenced */
 };
 
-/* The CPU side of one vr_render_submit call: one at a time (submit
- * returns when the commit thread has submitted). Written by the caller's
- * thread before the commit thread starts it, then by the commit thread
- * (fields marked commit), read by the caller after the commit thread is
- * done. */
+/*
+ * The CPU side of one vr_render_submit call: one at a time. Written by
+ * the caller's thread before the commit thread starts it (vr_workers::lock
+ * orders it), then by the commit thread (fields marked commit) and the
+ * workers (task outs, upload counts), read and reset by the caller's
+ * thread only once the commit thread is done with it (vr_frame_reap,
+ * which the next submit and every wait or retirement call first). In
+ * parallel mode submit returns before that: `cpu_pending` is set until
+ * the caller reaped it.
+ */
 struct vr_frame {
+	bool cpu_pending; /* caller's thread */
+	uint64_t start_ns, prepare_ns; /* caller's thread */
 	uint64_t number; /* 1, 2, ... */
 	uint32_t slot; /* number % VR_FRAMES_IN_FLIGHT */
 	struct vr_frame_job *jobs;
@@ -410,10 +426,16 @@ void vr_frame_record_task(struct vr_renderer *renderer,
 	const struct vr_task *task);
 void vr_frame_end_job(struct vr_renderer *renderer, size_t job);
 /* Caller's thread: number the next frame and take its slot (waiting for
- * the slot's previous frame when needed) and the slot's resources. True:
- * the frame must be submitted (vr_frame_submit, also when it failed) and
- * closed. */
+ * the previous frame's CPU stage, and for the slot's previous frame when
+ * needed) and the slot's resources. True: the frame must be submitted
+ * (vr_frame_submit, also when it failed) and closed. */
 bool vr_frame_open(struct vr_renderer *renderer);
+/* Caller's thread: end the CPU stage of a frame submit returned early
+ * from (parallel mode): once the commit thread is done (waiting for it
+ * when `block`), close the frame, keep its figures in its slot and
+ * release what its tasks held. True when no CPU stage is pending any
+ * more. */
+bool vr_frame_reap(struct vr_renderer *renderer, bool block);
 /* Caller's thread, after the submission: the frame's resources go to its
  * slot. */
 void vr_frame_close(struct vr_renderer *renderer, bool ok);
@@ -457,7 +479,10 @@ int vr_workers_default_count(void);
 void vr_workers_frame_start(struct vr_renderer *renderer);
 void vr_workers_job_end(struct vr_renderer *renderer, uint32_t job,
 	uint32_t end);
-void vr_workers_frame_wait(struct vr_renderer *renderer);
+/* Whether the commit thread is done with the frame (it submitted it);
+ * waits for it when block. */
+bool vr_workers_frame_done(struct vr_renderer *renderer, bool block);
+
 void vr_workers_push(struct vr_renderer *renderer, struct vr_task *task);
 /* Sequential mode (and tests): execute one task on the caller's thread. */
 bool vr_exec_task(struct vr_exec_ctx *ctx, struct vr_task *task);

@@ -15,15 +15,20 @@
  * In sequential mode the caller's thread executes and records each task as
  * preparation pushes it: no pools, no threads, the same pixels.
  *
- * vr_render_submit returns once the commit thread has submitted: the
- * frame's CPU work is done, its GPU work runs on (vk_frames.c tracks it
- * in one of VR_FRAMES_IN_FLIGHT slots). After each job's pass the frame
+ * In parallel mode vr_render_submit returns as soon as preparation pushed
+ * the frame's last task and job end: workers and the commit thread finish
+ * the frame's CPU stage on their own, with what the tasks point into held
+ * (images pinned, display lists referenced) and the caller's job
+ * description copied; the next submit (or any wait or retirement) reaps
+ * it first (vr_frame_reap). The GPU work runs on after that (vk_frames.c
+ * tracks it in one of VR_FRAMES_IN_FLIGHT slots). After each job's pass the frame
  * copies pixels out of the target on the GPU: into the job's dst buffer
  * (vk_dst.c) and/or the host mirror. vr_render is submit plus wait.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "display_list.h"
 #include "engine_kinds.h"
 #include "shader_interface.h"
 #include "vk_private.h"
@@ -310,6 +315,8 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 	vr_vk_finish_device(renderer);
 	vr_workers_finish(renderer);
 	struct vr_frame *frame = &renderer->frame;
+	free(frame->chain.held_images.data);
+	free(frame->chain.held_lists.data);
 	vr_task_list_finish(&frame->chain.tasks);
 	vr_arena_finish(&frame->chain.arena);
 	free(frame->jobs);
@@ -725,6 +732,47 @@ void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 
 /* ---- preparation's output -------------------------------------------------- */
 
+/* Tells frames apart in vr_image::hold_epoch and vr_display_list::hold_epoch
+ * (every renderer's); atomic */
+static _Atomic uint64_t hold_epochs;
+
+static bool hold(struct vr_chain *chain, struct vr_array *array, void *ptr)
+{
+	if (!vr_array_reserve(array, 1, sizeof(void *))) {
+		chain->failed = true;
+		return false;
+	}
+	((void **)array->data)[array->len++] = ptr;
+	return true;
+}
+
+bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image)
+{
+	/* sequential frames are done before submit returns */
+	if (chain->renderer->sequential || image->hold_epoch == chain->hold_epoch) {
+		return true;
+	}
+	if (!hold(chain, &chain->held_images, image)) {
+		return false;
+	}
+	image->hold_epoch = chain->hold_epoch;
+	vr_image_pin(image);
+	return true;
+}
+
+bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list)
+{
+	if (chain->renderer->sequential || list->hold_epoch == chain->hold_epoch) {
+		return true;
+	}
+	if (!hold(chain, &chain->held_lists, list)) {
+		return false;
+	}
+	list->hold_epoch = chain->hold_epoch;
+	vr_display_list_ref(list);
+	return true;
+}
+
 void *vr_chain_alloc(struct vr_chain *chain, size_t size)
 {
 	return vr_arena_alloc(&chain->arena, size);
@@ -818,7 +866,7 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 		return;
 	}
 	VkCommandBuffer cb = frame_cb(renderer);
-	struct vr_target *target = job->job->target;
+	struct vr_target *target = job->target;
 	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
 		job->first_rect);
 	if (!target->initialized) {
@@ -841,7 +889,7 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 
 	/* the clear colour under everything, in the damaged pixels only */
 	uint8_t r, g, b, a;
-	vr_color_premultiply8(&job->job->clear, 1.0f, &r, &g, &b, &a);
+	vr_color_premultiply8(&job->clear, 1.0f, &r, &g, &b, &a);
 	VkClearAttachment clear = {
 		.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
 		.colorAttachment = 0,
@@ -858,7 +906,7 @@ void vr_frame_record_task(struct vr_renderer *renderer,
 		const struct vr_task *task)
 {
 	struct vr_frame_job *job = &renderer->frame.jobs[task->job];
-	const struct vr_target *target = job->job->target;
+	const struct vr_target *target = job->target;
 	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
 		job->first_rect);
 	/* Damage rectangles are disjoint: drawing task by task, rectangle by
@@ -909,7 +957,7 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_job *job = &frame->jobs[index];
 	VkCommandBuffer cb = frame_cb(renderer);
-	struct vr_target *target = job->job->target;
+	struct vr_target *target = job->target;
 	if (job->nrects > 0) {
 		vkCmdEndRenderPass(cb);
 	}
@@ -1086,7 +1134,9 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 	struct vr_frame_job *state = &frame->jobs[index];
 	struct vr_target *target = job->target;
 	*state = (struct vr_frame_job){
-		.job = job,
+		.target = target,
+		.clear = job->clear,
+		.mirror = job_updates_mirror(job),
 		.dst = job->dst,
 		.prep = {
 			.index = (uint32_t)index,
@@ -1155,6 +1205,7 @@ static bool setup_frame(struct vr_renderer *renderer,
 	vr_arena_reset(&frame->chain.arena);
 	frame->chain.tasks.len = 0;
 	frame->chain.failed = false;
+	frame->chain.hold_epoch = atomic_fetch_add(&hold_epochs, 1) + 1;
 	if (njobs > frame->jobs_cap) {
 		struct vr_frame_job *states = realloc(frame->jobs,
 			njobs * sizeof(*states));
@@ -1246,19 +1297,32 @@ static bool render_parallel(struct vr_renderer *renderer,
 		vr_workers_job_end(renderer, (uint32_t)i, frame->jobs[i].end);
 	}
 	*prepare_ns = vr_now_ns() - t0;
-	/* the commit thread submitted: no thread of ours reads the tree,
-	 * its images or the frame's tasks any more */
-	vr_workers_frame_wait(renderer);
-	bool ok = !frame->chain.failed && !frame->commit_failed;
-	for (size_t i = 1; i < vr_exec_ctx_count(renderer); i++) {
-		ok = ok && !vr_exec_ctx_at(renderer, i)->failed;
+	/* The workers and the commit thread finish on their own: they read
+	 * the frame's tasks and what preparation held for them, never the
+	 * tree; vr_frame_reap waits for them. */
+	return !frame->chain.failed;
+}
+
+/* What the frame's tasks pointed into, once they are done. */
+static void release_holds(struct vr_chain *chain)
+{
+	struct vr_image **images = chain->held_images.data;
+	for (size_t i = 0; i < chain->held_images.len; i++) {
+		vr_image_unpin(images[i]);
 	}
-	return ok;
+	chain->held_images.len = 0;
+	struct vr_display_list **lists = chain->held_lists.data;
+	for (size_t i = 0; i < chain->held_lists.len; i++) {
+		vr_display_list_unref(lists[i]);
+	}
+	chain->held_lists.len = 0;
 }
 
 bool vr_frame_open(struct vr_renderer *renderer)
 {
 	struct vr_frame *frame = &renderer->frame;
+	/* the previous frame's CPU stage first: vr_frame is one */
+	vr_frame_reap(renderer, true);
 	uint64_t number = renderer->frames + 1;
 	if (!vr_frames_acquire_slot(renderer, number)) {
 		return false;
@@ -1284,13 +1348,12 @@ void vr_frame_close(struct vr_renderer *renderer, bool ok)
 }
 
 /* The frame's figures per job, kept in its slot until it retires (which
- * adds the GPU's) and copied into the jobs. */
-static void store_timings(struct vr_renderer *renderer,
-		struct vr_render_job *jobs, size_t njobs, uint64_t start,
-		uint64_t prepare_ns)
+ * adds the GPU's); caller's thread, once the frame's CPU stage ended. */
+static void store_timings(struct vr_renderer *renderer)
 {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
+	size_t njobs = frame->njobs;
 	if (njobs > slot->timings_cap) {
 		struct vr_frame_timing *timings = realloc(slot->timings,
 			njobs * sizeof(*timings));
@@ -1315,17 +1378,17 @@ static void store_timings(struct vr_renderer *renderer,
 	}
 	for (size_t i = 0; i < njobs; i++) {
 		const struct vr_frame_job *state = &frame->jobs[i];
-		struct vr_frame_timing *timing = &jobs[i].timing;
+		struct vr_frame_timing *timing = &slot->timings[i];
 		*timing = (struct vr_frame_timing){
-			.start_ns = start,
-			.prepare_ns = prepare_ns,
+			.start_ns = frame->start_ns,
+			.prepare_ns = frame->prepare_ns,
 			.execute_ns = execute_ns,
 			.commit_ns = frame->commit_ns,
 			.draws = state->draws,
 			.uploads = atomic_load(&state->uploads),
 			.dst_rects = (uint32_t)state->ndst_rects,
-			.mirror_updated = job_updates_mirror(&jobs[i]),
-			.cpu_copies = jobs[i].dst != NULL ? 0 : 1,
+			.mirror_updated = state->mirror,
+			.cpu_copies = state->dst != NULL ? 0 : 1,
 		};
 		if (!renderer->sequential) {
 			timing->execute_critical_ns = critical_ns;
@@ -1333,9 +1396,42 @@ static void store_timings(struct vr_renderer *renderer,
 			timing->ooo_commits = frame->commit.ooo;
 			timing->commit_stalls = frame->stalls;
 		}
-		slot->timings[i] = *timing;
 	}
 	slot->njobs = njobs;
+}
+
+/* The frame's CPU stage ended (ok: nothing failed): its resources and
+ * figures go to its slot, what its tasks held is released. */
+static void frame_finish_cpu(struct vr_renderer *renderer, bool ok)
+{
+	struct vr_frame *frame = &renderer->frame;
+	vr_frame_close(renderer, ok);
+	if (ok) {
+		store_timings(renderer);
+	}
+	release_holds(&frame->chain);
+}
+
+bool vr_frame_reap(struct vr_renderer *renderer, bool block)
+{
+	struct vr_frame *frame = &renderer->frame;
+	if (!frame->cpu_pending) {
+		return true;
+	}
+	if (!vr_workers_frame_done(renderer, block)) {
+		return false;
+	}
+	frame->cpu_pending = false;
+	bool ok = !frame->chain.failed && !frame->commit_failed;
+	for (size_t i = 1; i < vr_exec_ctx_count(renderer); i++) {
+		ok = ok && !vr_exec_ctx_at(renderer, i)->failed;
+	}
+	if (!ok) {
+		vr_log(VR_LOG_ERROR, "frame %llu failed",
+			(unsigned long long)frame->number);
+	}
+	frame_finish_cpu(renderer, ok);
+	return true;
 }
 
 uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
@@ -1359,20 +1455,38 @@ uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
 	}
 	/* from here on the frame is submitted, empty when it failed */
 	struct vr_frame *frame = &renderer->frame;
-	uint64_t prepare_ns = 0;
+	frame->start_ns = start;
+	frame->prepare_ns = 0;
 	bool ok = vr_resources_frame_begin(renderer) &&
 		setup_frame(renderer, jobs, njobs);
+	/* preparation may reset the shared glyph atlas: no other renderer's
+	 * tasks may run (ours were reaped by vr_frame_open) */
+	vr_cpu_stages_wait_idle();
 	if (!ok) {
 		frame->njobs = 0;
 		vr_frame_submit(renderer, false);
-	} else if (renderer->sequential) {
-		ok = render_sequential(renderer, tree, &prepare_ns);
-	} else {
-		ok = render_parallel(renderer, tree, &prepare_ns);
+		frame_finish_cpu(renderer, false);
+		return 0;
 	}
-	vr_frame_close(renderer, ok);
-	if (ok) {
-		store_timings(renderer, jobs, njobs, start, prepare_ns);
+	if (renderer->sequential) {
+		ok = render_sequential(renderer, tree, &frame->prepare_ns);
+		frame_finish_cpu(renderer, ok);
+	} else {
+		/* the commit thread submits; the next submit, wait or
+		 * retirement reaps the frame's CPU stage */
+		ok = render_parallel(renderer, tree, &frame->prepare_ns);
+		frame->cpu_pending = true;
+		renderer->frames = frame->number;
+	}
+	/* the figures known now (sequential: every CPU figure; parallel:
+	 * preparation's); vr_frame_get_timing has them all */
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
+	for (size_t i = 0; i < njobs; i++) {
+		if (renderer->sequential && ok && i < slot->njobs) {
+			jobs[i].timing = slot->timings[i];
+		} else {
+			jobs[i].timing.prepare_ns = frame->prepare_ns;
+		}
 	}
 	return ok ? frame->number : 0;
 }
@@ -1384,7 +1498,8 @@ bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
 		return true;
 	}
 	uint64_t id = vr_render_submit(renderer, tree, jobs, njobs);
-	if (id == 0 || !vr_frame_wait(renderer, id, UINT64_MAX)) {
+	if (id == 0 || !vr_frame_wait(renderer, id, UINT64_MAX) ||
+			vr_frame_slot_of(renderer, id)->failed) {
 		return false;
 	}
 	uint64_t t_readback = vr_now_ns();

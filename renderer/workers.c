@@ -5,17 +5,20 @@
  * chain order (or ahead, as vr_commit_pick allows) and owns the queue.
  *
  * Lock order: vr_workers::lock is a leaf (nothing else is locked while it
- * is held); the pools' locks (pool.c) and the resource managers' locks
- * (resources.c) are leaves too.
+ * is held); so is the process-wide `stages_lock` below; the pools' locks
+ * (pool.c) and the resource managers' locks (resources.c) are leaves too.
  *
  * A frame: the caller's thread fills vr_frame, bumps `requested` (the
  * commit thread starts recording), pushes tasks into the task pool while
- * it prepares, pushes each job's end into the result pool, and waits for
- * `done` (the commit thread has submitted the frame; the GPU part of the
- * frame is asynchronous, vk_frames.c). Everything the commit thread and
- * the workers wrote during the frame is ordered before the caller's
- * wake-up by these locks, and nothing of theirs reads the frame's tasks,
- * the tree or its images after it.
+ * it prepares, pushes each job's end into the result pool and returns to
+ * its own work (vr_render_submit returns). The commit thread records,
+ * submits and bumps `done`; the caller's thread reaps the frame
+ * (vr_frame_reap: waits for `done`, at the latest when it opens the next
+ * frame). Everything the commit thread and the workers wrote during the
+ * frame is ordered before the reap by these locks, and nothing of theirs
+ * reads the frame's tasks or what they hold after it. They never read the
+ * tree; the images and display lists tasks point into are held by the
+ * frame until the reap (vr_chain_hold_*).
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <pthread.h>
@@ -27,6 +30,28 @@
 
 #define TASK_POOL_SIZE 1024
 #define RESULT_POOL_SIZE 1024
+
+/* CPU stages of every renderer in the process (vr_cpu_stages_wait_idle) */
+static pthread_mutex_t stages_lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf */
+static pthread_cond_t stages_cond = PTHREAD_COND_INITIALIZER;
+static unsigned stages_running; /* protected by stages_lock */
+
+void vr_cpu_stages_wait_idle(void)
+{
+	pthread_mutex_lock(&stages_lock);
+	while (stages_running > 0) {
+		pthread_cond_wait(&stages_cond, &stages_lock);
+	}
+	pthread_mutex_unlock(&stages_lock);
+}
+
+static void stages_add(int delta)
+{
+	pthread_mutex_lock(&stages_lock);
+	stages_running = (unsigned)((int)stages_running + delta);
+	pthread_cond_broadcast(&stages_cond);
+	pthread_mutex_unlock(&stages_lock);
+}
 
 int vr_workers_default_count(void)
 {
@@ -179,6 +204,9 @@ static void *commit_main(void *data)
 		pthread_mutex_lock(&workers->lock);
 		workers->done = ++handled;
 		pthread_cond_broadcast(&workers->cond);
+		pthread_mutex_unlock(&workers->lock);
+		stages_add(-1); /* nothing of this frame is read any more */
+		pthread_mutex_lock(&workers->lock);
 	}
 	pthread_mutex_unlock(&workers->lock);
 	return NULL;
@@ -189,6 +217,7 @@ static void *commit_main(void *data)
 void vr_workers_frame_start(struct vr_renderer *renderer)
 {
 	struct vr_workers *workers = &renderer->workers;
+	stages_add(1);
 	pthread_mutex_lock(&workers->lock);
 	workers->requested++;
 	pthread_cond_broadcast(&workers->cond);
@@ -211,14 +240,16 @@ void vr_workers_job_end(struct vr_renderer *renderer, uint32_t job,
 	vr_result_pool_push(&renderer->workers.results, &result);
 }
 
-void vr_workers_frame_wait(struct vr_renderer *renderer)
+bool vr_workers_frame_done(struct vr_renderer *renderer, bool block)
 {
 	struct vr_workers *workers = &renderer->workers;
 	pthread_mutex_lock(&workers->lock);
-	while (workers->done < workers->requested) {
+	while (block && workers->done < workers->requested) {
 		pthread_cond_wait(&workers->cond, &workers->lock);
 	}
+	bool done = workers->done >= workers->requested;
 	pthread_mutex_unlock(&workers->lock);
+	return done;
 }
 
 bool vr_workers_init(struct vr_renderer *renderer)
@@ -260,6 +291,7 @@ void vr_renderer_set_test_delay(struct vr_renderer *renderer,
 		unsigned max_us, uint32_t seed)
 {
 	struct vr_workers *workers = &renderer->workers;
+	vr_frame_reap(renderer, true); /* workers read these during a frame */
 	workers->delay_max_us = max_us;
 	workers->delay_seed = seed;
 	for (int i = 0; i < workers->count; i++) {

@@ -336,7 +336,8 @@ static struct capture *prepare(struct vr_tree *tree,
 		const struct vr_box *extents)
 {
 	struct capture *cap = calloc(1, sizeof(*cap));
-	struct vr_task_sink sink = { capture_alloc, capture_push, cap };
+	struct vr_task_sink sink = { .alloc = capture_alloc, .push = capture_push,
+		.data = cap };
 	struct vr_prepare_job job = {
 		.view = { .a = 1, .d = 1 },
 		.target = { 0, 0, 400, 300 },

@@ -959,12 +959,185 @@ START_TEST(test_parallel_heavy_frame)
 }
 END_TEST
 
+/* ---- the caller changes everything right after submit ---------------------- */
+
+#define MUTATE_TREES 200
+
+/* A full redraw of every job of the scene: submitted (its id), and when
+ * `out` is given, waited for and read into *out (malloc'd). */
+static uint64_t submit_full(struct vr_renderer *renderer, struct scene *scene,
+		struct vr_target **targets, uint8_t **out)
+{
+	struct vr_render_job jobs[2];
+	for (size_t j = 0; j < scene->njobs; j++) {
+		jobs[j] = (struct vr_render_job){
+			.target = targets[j],
+			.view = scene->views[j],
+			.clear = scene->clears[j],
+		};
+	}
+	uint64_t id = vr_render_submit(renderer, scene->tree, jobs,
+		scene->njobs);
+	ck_assert_uint_ne(id, 0);
+	/* the caller reuses its job descriptions at once */
+	memset(jobs, 0xa5, sizeof(jobs));
+	if (out == NULL) {
+		return id;
+	}
+	ck_assert(vr_frame_wait(renderer, id, UINT64_MAX));
+	return id;
+}
+
+static uint8_t *read_targets(struct scene *scene, struct vr_target **targets)
+{
+	uint8_t *pixels = malloc(output_size(scene)), *cursor = pixels;
+	for (size_t j = 0; j < scene->njobs; j++) {
+		int32_t w = scene->sizes[j][0], h = scene->sizes[j][1];
+		vr_target_read(targets[j], NULL, cursor, w * 4);
+		cursor += (size_t)w * (size_t)h * 4;
+	}
+	return pixels;
+}
+
+static uint8_t *render_full(struct vr_renderer *renderer, struct scene *scene,
+		struct vr_target **targets)
+{
+	uint8_t *done = NULL;
+	submit_full(renderer, scene, targets, &done);
+	return read_targets(scene, targets);
+}
+
+/* New pixels in every image: a random part of it (the copy-on-write of
+ * a pinned image keeps the rest) or all of it. */
+static void rewrite_images(struct scene *scene, struct rng *rng)
+{
+	for (int i = 0; i < TREE_IMAGES; i++) {
+		struct vr_image *image = scene->images[i];
+		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
+		uint32_t *fresh = malloc((size_t)iw * (size_t)ih * 4);
+		for (int32_t p = 0; p < iw * ih; p++) {
+			fresh[p] = 0xff000000u | rng_next(rng);
+		}
+		pixman_region32_t region;
+		pixman_region32_init_rect(&region,
+			(int)rng_below(rng, (uint32_t)iw),
+			(int)rng_below(rng, (uint32_t)ih),
+			1 + rng_below(rng, (uint32_t)iw), 1 + rng_below(rng, (uint32_t)ih));
+		ck_assert(vr_image_write(image, fresh, iw * 4,
+			rng_chance(rng, 0.3f) ? NULL : &region));
+		if (rng_chance(rng, 0.3f)) {
+			/* a second write into the same copy */
+			ck_assert(vr_image_write(image, fresh, iw * 4, &region));
+		}
+		pixman_region32_fini(&region);
+		free(fresh);
+	}
+}
+
+static void check_same(const uint8_t *expected, const uint8_t *actual,
+		size_t size, uint64_t seed, const char *what)
+{
+	ck_assert_msg(memcmp(expected, actual, size) == 0,
+		"tree %llu: %s differs from the sequential rendering",
+		(unsigned long long)seed, what);
+}
+
+/* vr_render_submit returns once the tasks are handed over; the caller
+ * then rewrites every image, and either destroys every node, image,
+ * display list and the tree, or renders the changed tree next. The
+ * submitted frame shows the tree as it was at submit, the next one the
+ * changes (the sequential renderer is the oracle, bit for bit), with
+ * random worker delays. */
+START_TEST(test_parallel_caller_mutates_after_submit)
+{
+	vr_set_log_func(test_log);
+	log_errors = 0;
+	const char *env = getenv("VITRAIL_TEST_TREES");
+	size_t ntrees = env != NULL ? strtoul(env, NULL, 10) : MUTATE_TREES;
+	bool validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL;
+	struct vr_renderer *seq = vr_renderer_create(
+		&(struct vr_renderer_options){ .sequential = true,
+			.validation = validation });
+	struct vr_renderer *par = vr_renderer_create(
+		&(struct vr_renderer_options){ .workers = 2,
+			.validation = validation });
+	ck_assert_ptr_nonnull(seq);
+	ck_assert_ptr_nonnull(par);
+	struct vr_target *seq_targets[2], *par_targets[2];
+	for (int j = 0; j < 2; j++) {
+		int32_t w = j == 0 ? TARGET_W : 64, h = j == 0 ? TARGET_H : 48;
+		seq_targets[j] = vr_target_create(seq, w, h);
+		par_targets[j] = vr_target_create(par, w, h);
+		ck_assert_ptr_nonnull(seq_targets[j]);
+		ck_assert_ptr_nonnull(par_targets[j]);
+	}
+	for (size_t t = 0; t < ntrees; t++) {
+		uint64_t seed = 7000 + t;
+		vr_renderer_set_test_delay(par, t % 3 == 0 ? 0 : MAX_DELAY_US,
+			(uint32_t)seed);
+		struct scene scene;
+		scene_build(&scene, seed);
+		struct rng rng = { seed };
+		vr_tree_update(scene.tree, NULL);
+		size_t size = output_size(&scene) /
+			(scene.damage_pass ? 2 : 1);
+		/* glyphs into the atlas pages first (see above), then the
+		 * oracle of the tree as it is now */
+		free(render_full(seq, &scene, seq_targets));
+		uint8_t *expected = render_full(seq, &scene, seq_targets);
+
+		uint64_t id = submit_full(par, &scene, par_targets, NULL);
+		rewrite_images(&scene, &rng);
+		if (t % 2 == 0) {
+			/* everything the frame was made of goes away */
+			for (size_t i = 0; i < scene.nnodes; i++) {
+				vr_node_destroy(scene.nodes[i]);
+			}
+			scene_destroy(&scene);
+			ck_assert(vr_frame_wait(par, id, UINT64_MAX));
+			uint8_t *actual = read_targets(&scene, par_targets);
+			check_same(expected, actual, size, seed, "submitted frame");
+			free(actual);
+		} else {
+			/* the next frame shows what was written meanwhile */
+			ck_assert(vr_frame_wait(par, id, UINT64_MAX));
+			uint8_t *actual = read_targets(&scene, par_targets);
+			check_same(expected, actual, size, seed, "submitted frame");
+			free(actual);
+			free(expected);
+			random_transform(&rng, scene.nodes[rng_below(&rng,
+				(uint32_t)scene.nnodes)]);
+			vr_tree_update(scene.tree, NULL);
+			free(render_full(seq, &scene, seq_targets));
+			expected = render_full(seq, &scene, seq_targets);
+			actual = render_full(par, &scene, par_targets);
+			check_same(expected, actual, size, seed, "next frame");
+			free(actual);
+			scene_destroy(&scene);
+		}
+		free(expected);
+	}
+	for (int j = 0; j < 2; j++) {
+		vr_target_destroy(seq_targets[j]);
+		vr_target_destroy(par_targets[j]);
+	}
+	vr_renderer_destroy(par);
+	vr_renderer_destroy(seq);
+	ck_assert_int_eq(log_errors, 0);
+	vr_set_log_func(NULL);
+}
+END_TEST
+
 static Suite *parallel_suite(void)
 {
 	Suite *s = suite_create("parallel");
 	TCase *tc = tcase_create("property");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_parallel_matches_sequential);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("mutate");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_parallel_caller_mutates_after_submit);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("in_flight");
 	tcase_set_timeout(tc, 600);

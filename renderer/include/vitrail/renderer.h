@@ -316,24 +316,38 @@ bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
 	struct vr_render_job *jobs, size_t njobs);
 
 /*
- * Submit a frame without waiting for the GPU. Returns its id (> 0, one
- * more than the previous frame's) or 0 on failure (logged).
+ * Submit a frame without waiting for it. Returns its id (> 0, one more
+ * than the previous frame's) or 0 on failure (logged).
  *
  * Preparation runs on the calling thread; the workers execute the tasks
  * and the commit thread records and submits the frame's command buffers.
- * The call returns once the commit thread has submitted: all CPU work of
- * the frame is done, so the caller may change the tree, write images
- * (vr_image_write), destroy nodes and reuse `jobs`, the damage and
- * dst_region regions at once; only the GPU part is still running. What
- * the GPU still reads or writes until the frame completes: the targets'
- * images and mirrors, the jobs' dst buffers (keep their memory mapped and
- * do not read them before completion), GPU copies of images (released
- * images are freed only after the frames that may sample them).
+ * Parallel mode: the call returns as soon as preparation has handed the
+ * frame's last task to the workers; execution, recording and submission
+ * (the frame's CPU stage) go on in the renderer's threads. Sequential
+ * mode: it returns once the frame is submitted. Either way the frame
+ * shows the tree as it was during the call, and on return the caller may
+ * at once: change the tree, destroy nodes and the tree, write images
+ * (vr_image_write; an image the running CPU stage uses is then copied
+ * once, the write reaching the next frame), release images and display
+ * lists, and reuse or free `jobs`, the damage and dst_region regions.
+ * The frame holds what its CPU stage still reads until that stage ends.
+ * The next vr_render_submit (and vr_frame_wait, vr_frame_poll,
+ * vr_renderer_dispatch, vr_target_read, vr_target_destroy, mode changes)
+ * first waits for the previous frame's CPU stage: one runs at a time.
+ *
+ * What the GPU still reads or writes until the frame completes: the
+ * targets' images and mirrors, the jobs' dst buffers (keep their memory
+ * mapped and do not read them before completion), GPU copies of images
+ * (released images are freed only after the frames that may sample them).
  *
  * Up to VR_FRAMES_IN_FLIGHT frames may be submitted and not yet
  * retired; when all are busy, this call first waits for the oldest one.
- * Frames complete in submission order. jobs[i].timing gets the CPU
- * figures; the complete figures come from vr_frame_get_timing.
+ * Frames complete in submission order. jobs[i].timing gets the figures
+ * known on return (sequential: every CPU figure; parallel: start_ns and
+ * prepare_ns); the complete figures come from vr_frame_get_timing. A
+ * failure found after the call returned (a worker's or the commit
+ * thread's) is logged, and the frame completes without figures
+ * (vr_frame_get_timing false; vr_render returns false).
  */
 uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
 	struct vr_render_job *jobs, size_t njobs);
