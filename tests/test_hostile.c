@@ -741,10 +741,10 @@ static void hostile_run(const char *name) {
 	printf("%s: vitrail VmRSS %ld KiB before, %ld KiB after (%+.1f%%)\n",
 		name, rss_before, rss_after,
 		100.0 * (double)(rss_after - rss_before) / (double)rss_before);
-#if defined(__SANITIZE_ADDRESS__)
-	// AddressSanitizer keeps freed memory in its quarantine: the plain
-	// build checks the memory.
-	printf("%s: VmRSS not checked under AddressSanitizer\n", name);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	// The sanitizers keep freed memory (quarantine, their allocators):
+	// the plain build checks the memory.
+	printf("%s: VmRSS not checked under a sanitizer\n", name);
 #else
 	ck_assert_msg((double)rss_after <= (double)rss_before * (1.0 + RSS_SLACK),
 		"%s: vitrail's VmRSS grew from %ld KiB to %ld KiB (more than "

@@ -450,16 +450,19 @@ END_TEST
 /* The latency bounds of pacing_latency, in refresh periods of the output
  * the probe is on. A frame committed right after its frame callback must
  * show at the next vblank the composition can make: at most one period
- * plus the composition time; the median is held to 1.25 periods (a fixed
- * allowance for composition), the 95th percentile to 1.5 or, where the
- * composition takes longer (144 Hz on a loaded 2-core machine, sanitizer
- * builds), each to one period plus the composition time vitrail
- * provisions: the median (95th percentile) of how long before its vblank
- * a frame starts rendering (target_vblank_ns - render_start_ns in the
- * frame log). A commit that arrives just after a frame started waits for the
- * next one: that is the "plus composition time". A frame that missed its
- * vblank is replaced by the next one when that one is on time (the latest
- * frame wins): the probe sees it discarded; at most 5% may be. */
+ * plus the composition time. A commit that arrives just after a frame
+ * started waits at most a period for the next one to start, which then
+ * takes its composition time to reach the screen: the composition time is
+ * measured, from vitrail's frame log, as presented_ns - render_start_ns.
+ * The 95th percentile is held to 1.5 periods or, where composition takes
+ * longer (144 Hz on a loaded 2-core machine, sanitizer builds), to one
+ * period plus the 95th percentile of the composition time. The median is
+ * held to 1.25 periods in plain builds whatever the composition time (the
+ * pacing of before, two periods, fails it); sanitizer builds, several
+ * times slower, allow one period plus the median composition time. A
+ * frame that missed its vblank is replaced by the next one when that one
+ * is on time (the latest frame wins): the probe sees it discarded; at
+ * most 5% may be. */
 #define PACING_MEDIAN_PERIODS 1.25
 #define PACING_P95_PERIODS 1.5
 #define PACING_DISCARDED_PERCENT 5
@@ -590,13 +593,15 @@ static void check_probe(struct harness_proc *probe, const char *output,
 		PACING_REFRESH_TOLERANCE_MS, "%s on %s: the presentation feedback "
 		"reports a refresh of %.3f ms, expected %.3f ms (--refresh 60,144)",
 		probe->name, output, r.refresh_ms, expect_refresh_ms);
-	double median_bound = 1.0 + lead_median_ms / expect_refresh_ms;
-	median_bound = median_bound > PACING_MEDIAN_PERIODS ? median_bound :
-		PACING_MEDIAN_PERIODS;
+	double median_bound = PACING_MEDIAN_PERIODS;
+	if (strcmp(sanitizer(), "none") != 0 &&
+			1.0 + lead_median_ms / expect_refresh_ms > median_bound) {
+		median_bound = 1.0 + lead_median_ms / expect_refresh_ms;
+	}
 	ck_assert_msg(r.median_periods <= median_bound,
 		"%s on %s: median commit-to-present latency %.3f periods (%.2f ms), "
 		"more than %.2f: a frame committed at its frame callback misses the "
-		"next vblank it could make (composition provisioned: median %.2f "
+		"next vblank it could make (composition: median %.2f "
 		"ms; sanitizer: %s)", probe->name, output, r.median_periods,
 		r.median_ms, median_bound, lead_median_ms, sanitizer());
 	double p95_bound = 1.0 + lead_p95_ms / expect_refresh_ms;
@@ -604,7 +609,7 @@ static void check_probe(struct harness_proc *probe, const char *output,
 		PACING_P95_PERIODS;
 	ck_assert_msg(r.p95_periods <= p95_bound,
 		"%s on %s: p95 commit-to-present latency %.3f periods (%.2f ms), "
-		"more than %.2f (composition provisioned: p95 %.2f ms; sanitizer: "
+		"more than %.2f (composition: p95 %.2f ms; sanitizer: "
 		"%s)", probe->name, output, r.p95_periods, r.p95_ms, p95_bound,
 		lead_p95_ms, sanitizer());
 	free(log);
@@ -615,8 +620,9 @@ static int cmp_double(const void *a, const void *b) {
 	return x < y ? -1 : x > y;
 }
 
-/* A percentile of target_vblank_ns - render_start_ns (ms), the
- * composition time provisioned, over the frame log's rows of one output. */
+/* A percentile of presented_ns - render_start_ns (ms), the composition
+ * time from the start of rendering to the light, over the frame log's
+ * rows of one output that were presented. */
 static double lead_ms(const char *log_path, const char *output,
 		int percentile) {
 	FILE *f = fopen(log_path, "r");
@@ -628,7 +634,7 @@ static double lead_ms(const char *log_path, const char *output,
 			tok = strtok_r(NULL, ",\n", &save), index++) {
 		if (strcmp(tok, "render_start_ns") == 0) {
 			start_col = index;
-		} else if (strcmp(tok, "target_vblank_ns") == 0) {
+		} else if (strcmp(tok, "presented_ns") == 0) {
 			end_col = index;
 		}
 	}
