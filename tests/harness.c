@@ -1042,6 +1042,24 @@ static void make_opaque(uint8_t *pixels, int32_t width, int32_t height) {
 	}
 }
 
+
+/* grim, once more if it fails: rarely (2 runs in about 30 of the whole
+ * suite, under load) its wl_display_dispatch returns -1 before the frame
+ * is ready with no protocol error on either side; not understood yet. */
+int harness_grim(struct harness *harness, struct harness_vitrail *vitrail,
+		const char *output, const char *path) {
+	const char *argv[] = { "grim", "-o", output, path, NULL };
+	int status = harness_run_client(harness, vitrail, argv,
+		HARNESS_WAIT_TIMEOUT_MS, NULL);
+	if (status != 0) {
+		fprintf(stderr, "grim -o %s failed with status %d: once more\n",
+			output, status);
+		status = harness_run_client(harness, vitrail, argv,
+			HARNESS_WAIT_TIMEOUT_MS, NULL);
+	}
+	return status;
+}
+
 /* Red where the pixels differ by more than tolerance, a dim grey copy of
  * the screenshot elsewhere. */
 static bool write_diff(const char *path, const uint8_t *a, const uint8_t *b,
@@ -1091,9 +1109,7 @@ void harness_check_output(struct harness_conn *conn, const char *output,
 	int attempt;
 	for (attempt = 1; attempt <= CHECK_ATTEMPTS; attempt++) {
 		gen_before = harness_settle(conn);
-		const char *argv[] = { "grim", "-o", output, shot, NULL };
-		int status = harness_run_client(harness, conn->vitrail, argv,
-			HARNESS_WAIT_TIMEOUT_MS, NULL);
+		int status = harness_grim(harness, conn->vitrail, output, shot);
 		ck_assert_msg(status == 0, "grim -o %s failed with status %d "
 			"(see its log in %s)", output, status, harness->out_dir);
 		gen_ref = harness_write_reference(conn, output, ref);

@@ -190,6 +190,9 @@ uint32_t harness_write_reference(struct harness_conn *conn,
  * then compare: fail, with a diff image, when a pixel differs by more than
  * tolerance in any colour channel. Frames are released afterwards.
  */
+/* grim -o output path (retried once); its exit status. */
+int harness_grim(struct harness *harness, struct harness_vitrail *vitrail,
+	const char *output, const char *path);
 void harness_check_output(struct harness_conn *conn, const char *output,
 	int tolerance);
 

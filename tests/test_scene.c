@@ -116,9 +116,7 @@ static struct shot screenshot(struct harness *harness,
 	char *path = NULL;
 	ck_assert(asprintf(&path, "%s/probe-%02d-%s.png", harness->out_dir, ++n,
 		output) > 0);
-	const char *argv[] = { "grim", "-o", output, path, NULL };
-	ck_assert_int_eq(harness_run_client(harness, vitrail, argv,
-		HARNESS_WAIT_TIMEOUT_MS, NULL), 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, output, path), 0);
 	struct shot shot = { 0 };
 	shot.px = vr_png_read(path, &shot.width, &shot.height);
 	ck_assert_msg(shot.px != NULL, "cannot read %s", path);
