@@ -462,10 +462,10 @@ END_TEST
  * times slower, allow one period plus the median composition time. A
  * frame that missed its vblank is replaced by the next one when that one
  * is on time (the latest frame wins): the probe sees it discarded; at
- * most 5% may be. */
+ * most 10% may be (the test runs beside another on two cores). */
 #define PACING_MEDIAN_PERIODS 1.25
 #define PACING_P95_PERIODS 1.5
-#define PACING_DISCARDED_PERCENT 5
+#define PACING_DISCARDED_PERCENT 10
 #define PACING_PROBE_FRAMES "150"
 #define PACING_PROBE_SKIP "20"
 #define PACING_COUNTED_FRAMES (150 - 20)

@@ -60,7 +60,7 @@ struct vt_pacer {
 	uint64_t replaced;
 };
 
-static void pacer_run(struct vt_pacer *pacer, uint64_t now);
+static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit);
 
 struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
 		uint64_t period_ns, uint64_t now_ns,
@@ -271,15 +271,25 @@ static void arm(struct vt_pacer *pacer, uint64_t at) {
 	}
 }
 
-static void pacer_run(struct vt_pacer *pacer, uint64_t now) {
+/*
+ * may_commit: the caller is the pacer's own timer, the renderer's
+ * completion or the backend's frame event. A request comes from anywhere
+ * (wlroots signals: a surface commit, needs_frame from inside a
+ * screencopy request that has not locked direct scan-out yet), so it
+ * never commits: a vblank it finds overdue is left to the timer, armed to
+ * fire at once.
+ */
+static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 	if (pacer->running) {
 		return; /* an impl call re-entered; the outer pass finishes */
 	}
 	pacer->running = true;
 	/* 0. a vblank passed that the timer has not reported yet (the main
-	 * thread was busy): it comes first, whoever called */
-	if (pacer->kind == VT_PACER_CLOCK_MODEL && pacer->tick_ns != 0 &&
-			now >= pacer->tick_ns) {
+	 * thread was busy): it comes first */
+	bool overdue = pacer->kind == VT_PACER_CLOCK_MODEL &&
+		pacer->tick_ns != 0 && now >= pacer->tick_ns;
+	if (overdue && may_commit) {
+		overdue = false;
 		/* the latest vblank at or before now */
 		uint64_t vblank = vt_clock_next_vblank(&pacer->clock, now) -
 			pacer->clock.period_ns;
@@ -306,7 +316,9 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now) {
 		render_planned(pacer, now);
 	}
 	if (pacer->kind == VT_PACER_CLOCK_BACKEND) {
-		backend_commit(pacer, now);
+		if (may_commit) {
+			backend_commit(pacer, now);
+		}
 		if (!pacer->backend_busy && (pacer->wants &
 				(VT_PACER_CALLBACKS | VT_PACER_COMMIT))) {
 			pacer->impl->request_backend_frame(pacer->data);
@@ -317,13 +329,17 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now) {
 	if (pacer->planned) {
 		wake = pacer->plan_render_ns;
 	}
-	pacer->tick_ns = 0;
-	if (pacer->kind == VT_PACER_CLOCK_MODEL &&
-			(count_state(pacer, FRAME_READY) > 0 ||
-			(pacer->wants & (VT_PACER_CALLBACKS | VT_PACER_COMMIT)))) {
-		pacer->tick_ns = vt_clock_next_vblank(&pacer->clock, now);
-		if (wake == 0 || pacer->tick_ns < wake) {
-			wake = pacer->tick_ns;
+	if (overdue) {
+		wake = pacer->tick_ns; /* in the past: fires at once */
+	} else {
+		pacer->tick_ns = 0;
+		if (pacer->kind == VT_PACER_CLOCK_MODEL &&
+				(count_state(pacer, FRAME_READY) > 0 ||
+				(pacer->wants & (VT_PACER_CALLBACKS | VT_PACER_COMMIT)))) {
+			pacer->tick_ns = vt_clock_next_vblank(&pacer->clock, now);
+			if (wake == 0 || pacer->tick_ns < wake) {
+				wake = pacer->tick_ns;
+			}
 		}
 	}
 	arm(pacer, wake);
@@ -332,12 +348,12 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now) {
 
 void vt_pacer_request(struct vt_pacer *pacer, uint32_t wants, uint64_t now) {
 	pacer->wants |= wants;
-	pacer_run(pacer, now);
+	pacer_run(pacer, now, false);
 }
 
 void vt_pacer_wake(struct vt_pacer *pacer, uint64_t now) {
 	pacer->armed_ns = 0; /* a timer fires once */
-	pacer_run(pacer, now);
+	pacer_run(pacer, now, true);
 }
 
 void vt_pacer_frame_ready(struct vt_pacer *pacer, void *handle, uint64_t now) {
@@ -347,7 +363,7 @@ void vt_pacer_frame_ready(struct vt_pacer *pacer, void *handle, uint64_t now) {
 	}
 	pacer->frames[i].state = FRAME_READY;
 	add_composition(pacer, now - pacer->frames[i].render_ns);
-	pacer_run(pacer, now);
+	pacer_run(pacer, now, true);
 }
 
 void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now) {
@@ -372,7 +388,7 @@ void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now) {
 		pacer->impl->frame_done(pacer->data, now);
 	}
 	pacer->running = false;
-	pacer_run(pacer, now);
+	pacer_run(pacer, now, true);
 }
 
 bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
@@ -399,7 +415,8 @@ void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
 	}
 	vt_clock_set_period(&pacer->clock, period_ns, now);
 	pacer->last_display_ns = 0; /* the old grid's times mean nothing */
-	pacer_run(pacer, now);
+	pacer->tick_ns = 0;
+	pacer_run(pacer, now, false);
 }
 
 void vt_pacer_set_policy(struct vt_pacer *pacer,

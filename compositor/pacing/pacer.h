@@ -97,7 +97,8 @@ struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
 /* Drops every frame not yet presented (impl->discard). Accepts NULL. */
 void vt_pacer_destroy(struct vt_pacer *pacer);
 
-/* The output wants something (enum vt_pacer_want flags). */
+/* The output wants something (enum vt_pacer_want flags). May render, but
+ * never commits: it can be called from inside any wlroots signal. */
 void vt_pacer_request(struct vt_pacer *pacer, uint32_t wants, uint64_t now);
 /* The timer armed through impl->arm fired. */
 void vt_pacer_wake(struct vt_pacer *pacer, uint64_t now);
