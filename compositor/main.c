@@ -350,7 +350,9 @@ static void write_exit_reports(struct vt_server *server) {
 		}
 	}
 	char mode[32];
-	if (vr_renderer_is_sequential(server->renderer)) {
+	if (server->renderer == NULL) {
+		snprintf(mode, sizeof(mode), "main thread");
+	} else if (vr_renderer_is_sequential(server->renderer)) {
 		snprintf(mode, sizeof(mode), "sequential");
 	} else {
 		snprintf(mode, sizeof(mode), "%d workers",
@@ -358,7 +360,7 @@ static void write_exit_reports(struct vt_server *server) {
 	}
 	printf("frame statistics (%.1f s, renderer: %s, %s):\n",
 		(vt_now_ns() - server->start_ns) / 1e9,
-		vr_renderer_device_name(server->renderer), mode);
+		vt_server_renderer_name(server), mode);
 	vt_outputs_print_stats(server, stdout, "  ");
 	if (stats != NULL) {
 		vt_outputs_print_stats(server, stats, "");

@@ -77,6 +77,7 @@ struct output_frame {
 	struct output_buffer *buffer; /* locked until the frame ends */
 	uint64_t render_id; /* the renderer's frame; 0: none pending */
 	bool ready;
+	bool failed; /* its pixels were lost with the device: never shown */
 	bool committed;
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	pixman_region32_t damage; /* output pixels changed by this frame */
@@ -91,7 +92,12 @@ struct vt_output {
 	struct wlr_output *wlr_output;
 	struct wl_list link; /* vt_server::outputs */
 
+	/* The output's current frame: the Vulkan renderer's target, or,
+	 * without one (no usable device, or the device was lost), an image
+	 * pixman draws into on the main thread. */
 	struct vr_target *target;
+	pixman_image_t *soft;
+	struct wlr_box layout_box; /* where arrange_outputs put it */
 	pixman_region32_t pending_damage; /* target pixels not drawn yet */
 	struct wl_list buffers; /* output_buffer::link */
 	int buffer_width, buffer_height;
@@ -229,6 +235,9 @@ static const struct wlr_drm_format *output_buffer_format(void) {
 /* The renderer's frames still writing into buffers: wait for them (only
  * before buffers go away, never on the frame path). */
 static void output_wait_renderer(struct vt_output *output) {
+	if (output->server->renderer == NULL) {
+		return;
+	}
 	struct output_frame *frame;
 	wl_list_for_each(frame, &output->frames, link) {
 		if (frame->render_id != 0) {
@@ -279,7 +288,8 @@ static struct output_buffer *buffer_create(struct vt_output *output,
 			output->wlr_output->name);
 		return buffer;
 	}
-	if (output->server->opts.pipeline == VT_PIPELINE_ASYNC) {
+	if (output->server->opts.pipeline == VT_PIPELINE_ASYNC &&
+			output->server->renderer != NULL) {
 		buffer->dst = vr_dst_buffer_import(output->server->renderer,
 			buffer->data, buffer->stride * (size_t)height, width, height,
 			(int32_t)buffer->stride);
@@ -439,13 +449,39 @@ static void output_for_each_drawn(struct vt_output *output,
 		drawn);
 }
 
+/* Copy region (output pixels; NULL: all) of the output's current frame
+ * into data (the output's size, stride bytes per row). */
+static void output_read(struct vt_output *output,
+		const pixman_region32_t *region, void *data, int32_t stride) {
+	if (output->target != NULL) {
+		vr_target_read(output->target, region, data, stride);
+		return;
+	}
+	if (output->soft == NULL) {
+		return;
+	}
+	int w = pixman_image_get_width(output->soft);
+	int h = pixman_image_get_height(output->soft);
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(
+		PIXMAN_a8r8g8b8, w, h, data, stride);
+	if (dst == NULL) {
+		return;
+	}
+	if (region != NULL) {
+		pixman_image_set_clip_region32(dst, (pixman_region32_t *)region);
+	}
+	pixman_image_composite32(PIXMAN_OP_SRC, output->soft, NULL, dst,
+		0, 0, 0, 0, 0, 0, w, h);
+	pixman_image_unref(dst);
+}
+
 static void frame_cpu_copy(struct output_frame *frame) {
 	struct output_buffer *buffer = frame->buffer;
 	if (!pixman_region32_not_empty(&frame->cpu_copy) || buffer->data == NULL) {
 		return;
 	}
 	uint64_t start = vt_now_ns();
-	vr_target_read(frame->output->target, &frame->cpu_copy, buffer->data,
+	output_read(frame->output, &frame->cpu_copy, buffer->data,
 		(int32_t)buffer->stride);
 	pixman_region32_clear(&frame->cpu_copy);
 	frame->record.cpu_copies++;
@@ -468,7 +504,14 @@ static void frame_ready(struct output_frame *frame, uint64_t now) {
 }
 
 void vt_outputs_frames_completed(struct vt_server *server) {
+	if (server->renderer == NULL) {
+		return;
+	}
 	uint64_t done = vr_renderer_dispatch(server->renderer);
+	if (vr_renderer_is_lost(server->renderer)) {
+		vt_outputs_lose_renderer(server);
+		return;
+	}
 	uint64_t now = vt_now_ns();
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
@@ -502,7 +545,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		/* Animated outputs keep rendering: every frame samples them. */
 		output_request(output, VT_PACER_RENDER);
 	}
-	if (output->target == NULL ||
+	if ((output->target == NULL && output->soft == NULL) ||
 			!pixman_region32_not_empty(&output->pending_damage)) {
 		return NULL;
 	}
@@ -552,7 +595,9 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	wl_list_for_each(b, &output->buffers, link) {
 		pixman_region32_union(&b->stale, &b->stale, &output->pending_damage);
 	}
-	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC;
+	/* pixman draws on this thread: the frame is ready on return */
+	bool soft = output->soft != NULL;
+	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC || soft;
 	struct vr_render_job job = {
 		.target = output->target,
 		.view = vt_output_view(output),
@@ -562,7 +607,14 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		.dst_region = &buffer->stale,
 	};
 	bool ok;
-	if (sync) {
+	if (soft) {
+		vr_reference_render_region(server->tree, output->soft, &job.view,
+			job.clear, &output->pending_damage);
+		frame->record.timing.start_ns = start;
+		frame->record.timing.end_ns = vt_now_ns();
+		frame->record.timing.cpu_copies = 1;
+		ok = true;
+	} else if (sync) {
 		ok = vr_render(server->renderer, server->tree, &job, 1);
 		frame->record.timing = job.timing;
 	} else {
@@ -578,6 +630,9 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	if (buffer->dst == NULL) {
 		/* no import: copy out of the renderer's mirror once ready */
 		pixman_region32_copy(&frame->cpu_copy, &buffer->stale);
+		if (soft) {
+			frame_cpu_copy(frame);
+		}
 	}
 	pixman_region32_clear(&buffer->stale);
 	pixman_region32_copy(&frame->damage, &output->pending_damage);
@@ -649,9 +704,9 @@ static bool output_attach_render(struct vt_output *output,
 				0, 0, 0, 0, 0, 0, wlr_output->width, wlr_output->height);
 			pixman_image_set_clip_region32(dst, NULL);
 			pixman_image_unref(src);
-		} else if (output->target != NULL) {
-			vr_target_read(output->target, &copy,
-				pixman_image_get_data(dst), pixman_image_get_stride(dst));
+		} else {
+			output_read(output, &copy, pixman_image_get_data(dst),
+				pixman_image_get_stride(dst));
 		}
 		if (record != NULL) {
 			record->cpu_copies++;
@@ -670,6 +725,9 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 	struct output_frame *frame = handle;
 	struct wlr_output *wlr_output = output->wlr_output;
 	uint64_t start = vt_now_ns();
+	if (frame != NULL && frame->failed) {
+		return false; /* dropped; its damage is drawn again */
+	}
 	if (output->model_clock && wlr_output->frame_pending) {
 		/* We are this output's clock: this is its vblank. */
 		wlr_output_send_frame(wlr_output);
@@ -740,7 +798,7 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 static void output_discard(void *data, void *handle) {
 	struct vt_output *output = data;
 	struct output_frame *frame = handle;
-	if (frame->render_id != 0) {
+	if (frame->render_id != 0 && output->server->renderer != NULL) {
 		/* still on the GPU: its buffer must outlive the writes */
 		vr_frame_wait(output->server->renderer, frame->render_id,
 			UINT64_MAX);
@@ -961,18 +1019,23 @@ void vt_outputs_print_stats(struct vt_server *server, FILE *f,
 void vt_outputs_write_screenshots(struct vt_server *server, const char *dir) {
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		if (output->target == NULL) {
+		int32_t w, h;
+		if (output->target != NULL) {
+			w = vr_target_width(output->target);
+			h = vr_target_height(output->target);
+		} else if (output->soft != NULL) {
+			w = pixman_image_get_width(output->soft);
+			h = pixman_image_get_height(output->soft);
+		} else {
 			continue;
 		}
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/%s.png", dir,
 			output->wlr_output->name);
-		int32_t w = vr_target_width(output->target);
-		int32_t h = vr_target_height(output->target);
 		void *pixels = malloc((size_t)w * h * 4);
 		bool ok = pixels != NULL;
 		if (ok) {
-			vr_target_read(output->target, NULL, pixels, w * 4);
+			output_read(output, NULL, pixels, w * 4);
 			ok = vr_png_write(path, pixels, w, h, w * 4, true);
 		}
 		free(pixels);
@@ -1013,6 +1076,24 @@ static void output_set_period(struct vt_output *output) {
 
 static void output_update_target(struct vt_output *output) {
 	int w = output->wlr_output->width, h = output->wlr_output->height;
+	if (output->server->renderer == NULL) {
+		if (output->soft != NULL &&
+				pixman_image_get_width(output->soft) == w &&
+				pixman_image_get_height(output->soft) == h) {
+			return;
+		}
+		if (output->soft != NULL) {
+			pixman_image_unref(output->soft);
+		}
+		output->soft = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+			NULL, w * 4);
+		if (output->soft == NULL) {
+			wlr_log(WLR_ERROR, "%s: cannot create a %dx%d image",
+				output->wlr_output->name, w, h);
+		}
+		output_damage_whole(output);
+		return;
+	}
 	if (output->target != NULL && vr_target_width(output->target) == w &&
 			vr_target_height(output->target) == h) {
 		return;
@@ -1026,16 +1107,72 @@ static void output_update_target(struct vt_output *output) {
 	output_damage_whole(output);
 }
 
+void vt_outputs_lose_renderer(struct vt_server *server) {
+	wlr_log(WLR_ERROR, "the Vulkan device is lost: vitrail draws with "
+		"pixman on the main thread from now on");
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		/* frames the device never finished: their buffers hold
+		 * nothing worth showing */
+		struct output_frame *frame;
+		wl_list_for_each(frame, &output->frames, link) {
+			if (frame->render_id != 0) {
+				frame->failed = true;
+				frame->render_id = 0;
+			}
+		}
+		struct output_buffer *buffer;
+		wl_list_for_each(buffer, &output->buffers, link) {
+			vr_dst_buffer_destroy(buffer->dst);
+			buffer->dst = NULL;
+		}
+		vr_target_destroy(output->target);
+		output->target = NULL;
+	}
+	vt_server_drop_renderer(server);
+	uint64_t now = vt_now_ns();
+	wl_list_for_each(output, &server->outputs, link) {
+		/* a new frame, all of it, and every buffer redrawn */
+		output_update_target(output);
+		/* the pacer drops them at their commit; it may drop others on
+		 * the way, so look again after each */
+		bool again = true;
+		while (again) {
+			again = false;
+			struct output_frame *frame;
+			wl_list_for_each(frame, &output->frames, link) {
+				if (frame->failed && !frame->ready) {
+					frame->ready = true;
+					vt_pacer_frame_ready(output->pacer, frame, now);
+					again = true;
+					break;
+				}
+			}
+		}
+	}
+}
+
 /* Outputs side by side, left to right in name order (the order of
  * server->outputs), whatever order the backend announced them in. */
 static void arrange_outputs(struct vt_server *server) {
 	int x = 0;
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
+		struct wlr_box from = output->layout_box;
 		wlr_output_layout_add(server->layout, output->wlr_output, x, 0);
-		int width, height;
-		wlr_output_effective_resolution(output->wlr_output, &width, &height);
-		x += width;
+		output->layout_box = output_box(output);
+		x += output->layout_box.width;
+		/* its windows go where it goes */
+		if (!wlr_box_empty(&from) && (from.x != output->layout_box.x ||
+				from.y != output->layout_box.y ||
+				from.width != output->layout_box.width ||
+				from.height != output->layout_box.height)) {
+			vt_views_output_moved(server, output, from);
+		}
+	}
+	if (!wl_list_empty(&server->outputs)) {
+		/* windows left without an output get one */
+		vt_views_output_moved(server, NULL, (struct wlr_box){ 0 });
 	}
 	/* Everything may be somewhere else now. */
 	wl_list_for_each(output, &server->outputs, link) {
@@ -1076,13 +1213,17 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 		close(output->timer_fd);
 	}
 	vr_target_destroy(output->target);
+	if (output->soft != NULL) {
+		pixman_image_unref(output->soft);
+	}
 	pixman_region32_fini(&output->pending_damage);
 	free(output->stats.main_ns);
 	output->wlr_output->data = NULL;
 	struct vt_server *server = output->server;
+	/* its windows go to the outputs left (it is out of the list) */
+	vt_views_output_gone(server, output, output->layout_box);
 	free(output);
-	/* wlroots takes it out of the layout; close the gap. What was on it
-	 * is now elsewhere or nowhere. */
+	/* wlroots takes it out of the layout; close the gap. */
 	arrange_outputs(server);
 	vt_server_schedule_update(server);
 }

@@ -926,8 +926,10 @@ static void node_record(struct scene_node *node) {
 		snapshot->recorded_bytes = bytes;
 	}
 	/* glyphs and shadow scratch now, not in the first frame drawing it */
-	vr_renderer_warm_display_list(node->scene->manager->server->renderer,
-		list, &to_ancestor);
+	struct vr_renderer *renderer = node->scene->manager->server->renderer;
+	if (renderer != NULL) {
+		vr_renderer_warm_display_list(renderer, list, &to_ancestor);
+	}
 	vr_node_set_display_list(node->vr, list);
 	node->recorded_rounded = rounded;
 }

@@ -98,6 +98,22 @@ static int handle_renderer_fd(int fd, uint32_t mask, void *data) {
 	return 0;
 }
 
+void vt_server_drop_renderer(struct vt_server *server) {
+	if (server->renderer_source != NULL) {
+		wl_event_source_remove(server->renderer_source);
+		server->renderer_source = NULL;
+	}
+	vr_renderer_destroy(server->renderer);
+	server->renderer = NULL;
+}
+
+const char *vt_server_renderer_name(struct vt_server *server) {
+	if (server->renderer == NULL) {
+		return "pixman (no Vulkan device)";
+	}
+	return vr_renderer_device_name(server->renderer);
+}
+
 static void handle_new_output(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, new_output);
 	vt_output_create(server, data);
@@ -210,10 +226,9 @@ bool vt_server_init(struct vt_server *server) {
 	server->renderer = vr_renderer_create(&ropts);
 	if (server->renderer == NULL) {
 		wlr_log(WLR_ERROR, "no usable Vulkan device (install a Vulkan "
-			"driver, e.g. mesa-vulkan-drivers for lavapipe)");
-		return false;
-	}
-	if (vr_renderer_is_sequential(server->renderer)) {
+			"driver, e.g. mesa-vulkan-drivers for lavapipe): vitrail "
+			"draws with pixman on the main thread instead, slower");
+	} else if (vr_renderer_is_sequential(server->renderer)) {
 		wlr_log(WLR_INFO, "rendering with Vulkan on %s, sequential mode",
 			vr_renderer_device_name(server->renderer));
 	} else {
@@ -222,18 +237,21 @@ bool vt_server_init(struct vt_server *server) {
 			vr_renderer_workers(server->renderer));
 	}
 
-	/* Frames the renderer completes reach the outputs through its fd. */
-	server->renderer_source = wl_event_loop_add_fd(server->loop,
-		vr_renderer_get_fd(server->renderer), WL_EVENT_READABLE,
-		handle_renderer_fd, server);
-	if (server->renderer_source == NULL) {
-		wlr_log(WLR_ERROR, "cannot watch the renderer's completions");
-		return false;
-	}
-	/* every pipeline now, not in the first frame that needs it */
-	if (!vr_renderer_warm_pipelines(server->renderer)) {
-		wlr_log(WLR_ERROR, "cannot create every pipeline ahead; the "
-			"first frames create the rest");
+	if (server->renderer != NULL) {
+		/* Frames the renderer completes reach the outputs through its
+		 * fd. */
+		server->renderer_source = wl_event_loop_add_fd(server->loop,
+			vr_renderer_get_fd(server->renderer), WL_EVENT_READABLE,
+			handle_renderer_fd, server);
+		if (server->renderer_source == NULL) {
+			wlr_log(WLR_ERROR, "cannot watch the renderer's completions");
+			return false;
+		}
+		/* every pipeline now, not in the first frame that needs it */
+		if (!vr_renderer_warm_pipelines(server->renderer)) {
+			wlr_log(WLR_ERROR, "cannot create every pipeline ahead; the "
+				"first frames create the rest");
+		}
 	}
 
 	server->tree = vr_tree_create();

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_output.h>
+#include <wlr/util/box.h>
 #include <vitrail/renderer.h>
 
 #include "config.h"
@@ -186,6 +187,8 @@ struct vt_server {
 	struct vt_options opts;
 	struct vt_config config;
 
+	/* NULL: no usable Vulkan device (or it was lost); outputs draw with
+	 * pixman (vr_reference_render_region) on the main thread */
 	struct vr_renderer *renderer;
 	struct vr_tree *tree;
 	struct vr_node *background; /* solid colour under everything */
@@ -261,6 +264,11 @@ void vt_server_update(struct vt_server *server);
 pid_t vt_server_spawn(struct vt_server *server, const char *command);
 /* The config changed: apply what can change at run time. */
 void vt_server_apply_config(struct vt_server *server);
+/* Stop watching and destroy the Vulkan renderer (after the outputs let go
+ * of its targets and buffers); server->renderer is NULL afterwards. */
+void vt_server_drop_renderer(struct vt_server *server);
+/* The renderer's name for messages and statistics. */
+const char *vt_server_renderer_name(struct vt_server *server);
 
 /* output.c */
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
@@ -282,6 +290,9 @@ void vt_outputs_add_damage(struct vt_server *server,
 void vt_server_request_frame(struct vt_server *server, uint32_t wants);
 /* The renderer completed frames (its fd is readable). */
 void vt_outputs_frames_completed(struct vt_server *server);
+/* The Vulkan device is lost: frames it did not finish are dropped, and
+ * every output draws with pixman from now on. */
+void vt_outputs_lose_renderer(struct vt_server *server);
 /* No output has damage to draw or frames not yet presented. */
 bool vt_outputs_settled(struct vt_server *server);
 void vt_outputs_print_stats(struct vt_server *server, FILE *f,
@@ -303,6 +314,14 @@ void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface);
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 	struct wlr_surface **surface, double *sx, double *sy);
+/* Output `gone` (already out of server->outputs) is going away: its windows
+ * move to the outputs left, at the same offset (box: where it was). */
+void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
+	struct wlr_box box);
+/* Output moved in the layout (from: its box before): its windows move
+ * along. NULL: windows placed on no output go to one (an output came). */
+void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
+	struct wlr_box from);
 struct vt_output *vt_view_output(struct vt_view *view);
 /* Put a toplevel's window geometry's top-left corner at (x, y) in layout
  * coordinates (test harnesses: WLCS). */

@@ -209,6 +209,27 @@ uint32_t vt_test_take_stall_ms(struct vt_server *server) {
 	return ms;
 }
 
+static void handle_unplug_output(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id, const char *name) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct vt_output *output = vt_output_by_name(obj->test->server, name);
+	if (output == NULL) {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
+			"'%.40s': no such output", name);
+		return;
+	}
+	struct wl_resource *callback = wl_resource_create(client,
+		&wl_callback_interface, 1, id);
+	if (callback == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wlr_log(WLR_INFO, "test: unplugging %s", name);
+	wlr_output_destroy(vt_output_wlr(output));
+	wl_callback_send_done(callback, 0);
+	wl_resource_destroy(callback);
+}
+
 static const struct vitrail_test_v1_interface test_impl = {
 	.destroy = handle_destroy,
 	.hold_frames = handle_hold_frames,
@@ -216,6 +237,7 @@ static const struct vitrail_test_v1_interface test_impl = {
 	.list_windows = handle_list_windows,
 	.write_reference = handle_write_reference,
 	.stall_next_frame = handle_stall_next_frame,
+	.unplug_output = handle_unplug_output,
 };
 
 static void test_handle_resource_destroy(struct wl_resource *resource) {
@@ -248,7 +270,7 @@ bool vt_test_init(struct vt_server *server) {
 	test->server = server;
 	wl_list_init(&test->settles);
 	test->global = wl_global_create(server->display,
-		&vitrail_test_v1_interface, 2, test, test_bind);
+		&vitrail_test_v1_interface, 3, test, test_bind);
 	if (test->global == NULL) {
 		free(test);
 		return false;

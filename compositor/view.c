@@ -138,6 +138,73 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 	return NULL;
 }
 
+/* ---- outputs coming and going ------------------------------------------- */
+
+/* A window that fills its output follows the output's size. */
+static bool view_fills_output(struct vt_view *view) {
+	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+	return view->server->config.mode == VT_MODE_KIOSK ||
+		toplevel->current.maximized || toplevel->current.fullscreen;
+}
+
+/* Put view on output at the offset it had on the box `from`, kept inside
+ * the output as far as its size allows. */
+static void view_move_to_output(struct vt_view *view,
+		struct vt_output *output, struct wlr_box from) {
+	view->placed_on = output;
+	if (view_fills_output(view)) {
+		view_fill_output(view,
+			view->xdg_surface->toplevel->current.fullscreen ||
+			view->server->config.mode == VT_MODE_KIOSK);
+		vt_view_move(view, view->x, view->y);
+		return;
+	}
+	struct wlr_box to = output_layout_box(view->server, output);
+	struct wlr_box geo;
+	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	int x = view->x - from.x, y = view->y - from.y;
+	if (x + geo.width > to.width) {
+		x = to.width - geo.width;
+	}
+	if (y + geo.height > to.height) {
+		y = to.height - geo.height;
+	}
+	vt_view_move(view, to.x + (x > 0 ? x : 0), to.y + (y > 0 ? y : 0));
+}
+
+void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
+		struct wlr_box box) {
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->placed_on != gone) {
+			continue;
+		}
+		/* gone is out of server->outputs: the others share its windows,
+		 * each to the one with the fewest; none left: placed nowhere
+		 * until an output comes (vt_views_outputs_moved) */
+		view->placed_on = NULL;
+		struct vt_output *output = pick_output(server);
+		if (output != NULL) {
+			view_move_to_output(view, output, box);
+		}
+	}
+}
+
+void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
+		struct wlr_box from) {
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->placed_on == output ||
+				(output == NULL && view->placed_on == NULL)) {
+			struct vt_output *to = output != NULL ? output :
+				pick_output(server);
+			if (to != NULL) {
+				view_move_to_output(view, to, from);
+			}
+		}
+	}
+}
+
 /* ---- toplevels ---------------------------------------------------------- */
 
 static void toplevel_handle_map(struct wl_listener *listener, void *data) {

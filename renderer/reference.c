@@ -658,17 +658,22 @@ static bool reference_push(void *data, const struct vr_task *task)
 	return true;
 }
 
-void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
-		const struct vr_mat *view, struct vr_color clear)
+/* Past this many rectangles a region is drawn as its extents. */
+#define REGION_MAX_RECTS 16
+
+static void render_box(struct vr_tree *tree, pixman_image_t *dst,
+		const struct vr_mat *view, const pixman_color_t *clear,
+		const struct vr_box *box)
 {
-	struct vr_box target = { 0, 0, pixman_image_get_width(dst),
-		pixman_image_get_height(dst) };
-	uint8_t r, g, b, a;
-	vr_color_premultiply8(&clear, 1.0f, &r, &g, &b, &a);
-	pixman_color_t color = { (uint16_t)(r * 257), (uint16_t)(g * 257),
-		(uint16_t)(b * 257), (uint16_t)(a * 257) };
-	pixman_box32_t all = { 0, 0, target.width, target.height };
-	pixman_image_fill_boxes(PIXMAN_OP_SRC, dst, &color, 1, &all);
+	pixman_box32_t fill = { box->x, box->y, box->x + box->width,
+		box->y + box->height };
+	pixman_image_fill_boxes(PIXMAN_OP_SRC, dst, clear, 1, &fill);
+	/* an axis-aligned quad covers its whole clip (its aabb is cut to
+	 * the extents, its cover is not): composite inside the box only */
+	pixman_region32_t clip;
+	pixman_region32_init_rect(&clip, box->x, box->y,
+		(unsigned)box->width, (unsigned)box->height);
+	pixman_image_set_clip_region32(dst, &clip);
 
 	struct reference_ctx ctx = { .dst = dst };
 	const struct vr_task_sink sink = {
@@ -676,20 +681,63 @@ void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
 		.push = reference_push,
 		.data = &ctx,
 	};
+	/* tasks are cut to the extents: drawing stays inside the box */
 	const struct vr_prepare_job job = {
 		.index = 0,
 		.view = *view,
-		.target = target,
-		.extents = target,
+		.target = { 0, 0, pixman_image_get_width(dst),
+			pixman_image_get_height(dst) },
+		.extents = *box,
 	};
-	/* preparation may reset the shared glyph atlas: no renderer's tasks
-	 * may run (a parallel frame submitted just before) */
-	vr_cpu_stages_wait_idle();
 	if (!vr_prepare_tasks(&sink, tree, &job, NULL)) {
 		vr_log(VR_LOG_ERROR, "reference: preparation failed");
 	}
+	pixman_image_set_clip_region32(dst, NULL);
+	pixman_region32_fini(&clip);
 	for (size_t i = 0; i < ctx.nallocations; i++) {
 		free(ctx.allocations[i]);
 	}
 	free(ctx.allocations);
+}
+
+void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
+		const struct vr_mat *view, struct vr_color clear,
+		const pixman_region32_t *region)
+{
+	struct vr_box target = { 0, 0, pixman_image_get_width(dst),
+		pixman_image_get_height(dst) };
+	uint8_t r, g, b, a;
+	vr_color_premultiply8(&clear, 1.0f, &r, &g, &b, &a);
+	pixman_color_t color = { (uint16_t)(r * 257), (uint16_t)(g * 257),
+		(uint16_t)(b * 257), (uint16_t)(a * 257) };
+	/* preparation may reset the shared glyph atlas: no renderer's tasks
+	 * may run (a parallel frame submitted just before) */
+	vr_cpu_stages_wait_idle();
+	if (region == NULL) {
+		render_box(tree, dst, view, &color, &target);
+		return;
+	}
+	pixman_region32_t clipped;
+	pixman_region32_init(&clipped);
+	pixman_region32_intersect_rect(&clipped, (pixman_region32_t *)region,
+		0, 0, (unsigned)target.width, (unsigned)target.height);
+	int nrects;
+	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped,
+		&nrects);
+	if (nrects > REGION_MAX_RECTS) {
+		rects = pixman_region32_extents(&clipped);
+		nrects = 1;
+	}
+	for (int i = 0; i < nrects; i++) {
+		struct vr_box box = { rects[i].x1, rects[i].y1,
+			rects[i].x2 - rects[i].x1, rects[i].y2 - rects[i].y1 };
+		render_box(tree, dst, view, &color, &box);
+	}
+	pixman_region32_fini(&clipped);
+}
+
+void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
+		const struct vr_mat *view, struct vr_color clear)
+{
+	vr_reference_render_region(tree, dst, view, clear, NULL);
 }

@@ -61,6 +61,10 @@ static void *fence_main(void *data)
 		if (res == VK_TIMEOUT) {
 			continue;
 		}
+		if (res == VK_SUCCESS && renderer->fault_lost_frame != 0 &&
+				next >= renderer->fault_lost_frame) {
+			res = VK_ERROR_DEVICE_LOST; /* fault injection */
+		}
 		if (res == VK_SUCCESS) {
 			fences->done_ns[next % VR_FRAMES_IN_FLIGHT] = now;
 			fences->completed = next;
@@ -199,6 +203,25 @@ uint64_t vr_frames_retire(struct vr_renderer *renderer)
 	}
 	vr_resources_collect_garbage(renderer, completed);
 	return completed;
+}
+
+void vr_frames_set_lost(struct vr_renderer *renderer)
+{
+	pthread_mutex_lock(&renderer->fences.lock);
+	renderer->fences.lost = true;
+	pthread_cond_broadcast(&renderer->fences.cond);
+	pthread_mutex_unlock(&renderer->fences.lock);
+}
+
+bool vr_renderer_is_lost(struct vr_renderer *renderer)
+{
+	if (!renderer->fences.running) {
+		return false;
+	}
+	pthread_mutex_lock(&renderer->fences.lock);
+	bool lost = renderer->fences.lost;
+	pthread_mutex_unlock(&renderer->fences.lock);
+	return lost;
 }
 
 void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number)

@@ -229,8 +229,9 @@ struct vr_fences {
 		lock */
 	uint64_t done_ns[VR_FRAMES_IN_FLIGHT]; /* completion time per slot;
 		protected by lock */
-	bool lost; /* a fence wait failed: frames count as done; protected
-		by lock */
+	bool lost; /* a fence wait or a submission failed (the device is
+		lost): frames count as done, none renders again; protected by
+		lock */
 	bool quit; /* protected by lock */
 	/* immutable while the thread runs; written by the fence thread,
 	 * drained by the caller (the kernel orders the two) */
@@ -308,6 +309,10 @@ struct vr_renderer {
 	struct vr_frame frame;
 	/* frame numbers used (submitted, or failed); caller's thread */
 	uint64_t frames;
+	/* Fault injection ($VITRAIL_FAULT_DEVICE_LOST=N): the fence of frame
+	 * N and later reports VK_ERROR_DEVICE_LOST. 0: none. Set at creation,
+	 * read-only after (the fence thread reads it). */
+	uint64_t fault_lost_frame;
 };
 
 static inline struct vr_frame_slot *vr_frame_slot_of(
@@ -346,6 +351,9 @@ struct vr_target {
 	pixman_region32_t mirror_stale; /* redrawn pixels not in the mirror */
 	uint64_t last_frame; /* latest frame drawing into it */
 };
+
+/* vk_frames.c: the device is lost (any thread; takes vr_fences::lock) */
+void vr_frames_set_lost(struct vr_renderer *renderer);
 
 /* vk_device.c */
 bool vr_vk_init_device(struct vr_renderer *renderer, bool validation);

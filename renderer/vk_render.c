@@ -396,6 +396,12 @@ struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
 	renderer->sequential = opts != NULL && opts->sequential;
 	renderer->workers_wanted = opts != NULL ? opts->workers : 0;
 	apply_env(renderer);
+	const char *fault = getenv("VITRAIL_FAULT_DEVICE_LOST");
+	if (fault != NULL) {
+		renderer->fault_lost_frame = strtoull(fault, NULL, 10);
+		vr_log(VR_LOG_INFO, "fault injection: the device is lost at "
+			"frame %llu", (unsigned long long)renderer->fault_lost_frame);
+	}
 	if (!renderer->sequential &&
 			!vr_workers_start(renderer, renderer->workers_wanted)) {
 		goto error;
@@ -1082,6 +1088,9 @@ bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
 		/* the device is gone; the fence thread gives up on it */
 		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
 			vr_vk_result_str(res));
+		if (res == VK_ERROR_DEVICE_LOST) {
+			vr_frames_set_lost(renderer);
+		}
 	}
 	uint64_t t1 = vr_now_ns();
 	frame->commit_ns += t1 - t0;
@@ -1450,6 +1459,10 @@ uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
 		jobs[i].timing = (struct vr_frame_timing){ .start_ns = start };
 	}
 	vr_frames_retire(renderer);
+	if (vr_renderer_is_lost(renderer)) {
+		vr_log(VR_LOG_DEBUG, "the device is lost: no frame rendered");
+		return 0;
+	}
 	if (!vr_frame_open(renderer)) {
 		return 0;
 	}

@@ -648,7 +648,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct harness_conn *conn = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0) {
 		conn->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, 1);
+			&vitrail_test_v1_interface, version < 3 ? version : 3);
 		vitrail_test_v1_add_listener(conn->test, &test_listener, conn);
 	}
 }
@@ -831,6 +831,79 @@ uint32_t harness_write_reference(struct harness_conn *conn,
 	return result.data;
 }
 
+void harness_unplug_output(struct harness_conn *conn, const char *output) {
+	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 3,
+		"vitrail_test_v1 version 3 needed to unplug %s", output);
+	struct callback_result result = { 0 };
+	struct wl_callback *callback = vitrail_test_v1_unplug_output(
+		conn->test, output);
+	wl_callback_add_listener(callback, &callback_listener, &result);
+	conn_wait(conn, &result.done, HARNESS_WAIT_TIMEOUT_MS, "unplug_output");
+}
+
+/* ---- frame log ------------------------------------------------------------ */
+
+size_t harness_read_frame_log(const char *path,
+		struct harness_frame **frames) {
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "no frame log %s: %s", path, strerror(errno));
+	char line[4096];
+	ck_assert_msg(fgets(line, sizeof(line), f) != NULL, "%s is empty", path);
+	enum { OUTPUT, FRAME, VBLANK, PRESENTED, START, END, DROPPED, NCOLS };
+	static const char *const names[NCOLS] = { "output", "frame",
+		"target_vblank_ns", "presented_ns", "render_start_ns",
+		"render_end_ns", "dropped" };
+	int cols[NCOLS] = { -1, -1, -1, -1, -1, -1, -1 };
+	int col = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(line, ",\n", &save); tok != NULL;
+			tok = strtok_r(NULL, ",\n", &save), col++) {
+		for (int i = 0; i < NCOLS; i++) {
+			if (strcmp(tok, names[i]) == 0) {
+				cols[i] = col;
+			}
+		}
+	}
+	for (int i = 0; i < NCOLS; i++) {
+		ck_assert_msg(cols[i] >= 0, "%s: no column %s", path, names[i]);
+	}
+	struct harness_frame *rows = NULL;
+	size_t n = 0, cap = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (n == cap) {
+			cap = cap > 0 ? cap * 2 : 256;
+			rows = realloc(rows, cap * sizeof(*rows));
+			ck_assert(rows != NULL);
+		}
+		struct harness_frame *row = &rows[n++];
+		*row = (struct harness_frame){ 0 };
+		col = 0;
+		// empty fields (the last column) need strsep, not strtok
+		char *rest = line;
+		for (char *tok = strsep(&rest, ",\n"); tok != NULL;
+				tok = strsep(&rest, ",\n"), col++) {
+			if (col == cols[OUTPUT]) {
+				snprintf(row->output, sizeof(row->output), "%s", tok);
+			} else if (col == cols[FRAME]) {
+				row->seq = strtoull(tok, NULL, 10);
+			} else if (col == cols[VBLANK]) {
+				row->target_vblank_ns = strtoull(tok, NULL, 10);
+			} else if (col == cols[PRESENTED]) {
+				row->presented_ns = strtoull(tok, NULL, 10);
+			} else if (col == cols[START]) {
+				row->render_start_ns = strtoull(tok, NULL, 10);
+			} else if (col == cols[END]) {
+				row->render_end_ns = strtoull(tok, NULL, 10);
+			} else if (col == cols[DROPPED]) {
+				row->dropped = atoi(tok) != 0;
+			}
+		}
+	}
+	fclose(f);
+	*frames = rows;
+	return n;
+}
+
 /* ---- starting things ---------------------------------------------------- */
 
 /* Read one line from fd into buf, failing the test at the deadline. Returns
@@ -929,7 +1002,7 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	argv[argc] = NULL;
 
 	char *parent_env = NULL;
-	const char *env[4] = { "WAYLAND_SOCKET", NULL, NULL, NULL };
+	const char *env[4 + 16] = { "WAYLAND_SOCKET", NULL, NULL, NULL };
 	if (options->wayland_parent != NULL) {
 		parent_env = xasprintf("WAYLAND_DISPLAY=%s",
 			options->wayland_parent->socket);
@@ -942,6 +1015,10 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	} else {
 		env[1] = "WAYLAND_DISPLAY";
 		env[2] = "DISPLAY";
+	}
+	for (size_t i = 0, n = 3; options->env != NULL &&
+			options->env[i] != NULL && n + 1 < 4 + 16; i++) {
+		env[n++] = options->env[i];
 	}
 	char name[32];
 	snprintf(name, sizeof(name), "vitrail-%d", harness->nsockets);

@@ -84,6 +84,8 @@ struct harness_vitrail_options {
 	struct harness_vitrail *wayland_parent;
 	struct harness_xvfb *x11_parent;
 	const char *const *extra_args; // NULL-terminated, or NULL
+	// environment for vitrail, as harness_spawn's env (at most 16)
+	const char *const *env;
 };
 
 /* One vitrail_test_v1.window event. */
@@ -180,9 +182,26 @@ char *harness_describe_windows(struct harness_conn *conn);
 /* The window with this app_id, or NULL (from the last list). */
 const struct harness_window *harness_find_window(struct harness_conn *conn,
 	const char *app_id);
+/* Destroy an output as if unplugged; returns once it is gone. */
+void harness_unplug_output(struct harness_conn *conn, const char *output);
 /* Returns the generation rendered, 0 when writing failed. */
 uint32_t harness_write_reference(struct harness_conn *conn,
 	const char *output, const char *path);
+
+/* One row of vitrail's --frame-log (CLOCK_MONOTONIC ns). */
+struct harness_frame {
+	char output[32];
+	uint64_t seq; // the output's frame number
+	uint64_t target_vblank_ns; // its display time
+	uint64_t presented_ns; // 0: not presented
+	uint64_t render_start_ns;
+	uint64_t render_end_ns; // ready to be shown
+	bool dropped; // rendered, never shown
+};
+/* Read a frame log (after vitrail closed it); fails the test when it is
+ * missing or lacks a column. Returns the rows (malloc'd) in file order. */
+size_t harness_read_frame_log(const char *path,
+	struct harness_frame **frames);
 
 /*
  * Hold frames, screenshot `output` with grim and write vitrail's reference

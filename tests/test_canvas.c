@@ -794,6 +794,61 @@ START_TEST(test_canvas_stroke_joins)
 }
 END_TEST
 
+START_TEST(test_canvas_reference_region)
+{
+	/* The pixman path of last resort redraws only the damage: the result
+	 * must equal a full redraw. A translucent rect wider than the damage
+	 * would blend twice outside it if drawing leaked out of the region. */
+	const int32_t w = 160, h = 120;
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_node *bg = vr_node_create(tree);
+	vr_node_set_parent(bg, vr_tree_root(tree));
+	vr_node_set_rect(bg, (float)w, (float)h, (struct vr_color){ 0.1f, 0.2f,
+		0.3f, 1 });
+	struct vr_node *veil = vr_node_create(tree);
+	vr_node_set_parent(veil, vr_tree_root(tree));
+	vr_node_set_rect(veil, 140, 30, (struct vr_color){ 1, 1, 1, 0.5f });
+	vr_node_set_position(veil, 10.5f, 40.25f);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_shadow(c, (struct vr_rectf){ 10, 10, 40, 30 },
+		(struct vr_radii){ 6, 6, 6, 6 }, 8, (struct vr_color){ 0, 0, 0,
+		0.6f });
+	vr_canvas_draw_rrect(c, (struct vr_rectf){ 10, 10, 40, 30 },
+		(struct vr_radii){ 6, 6, 6, 6 }, &red);
+	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 30.5f, 20.25f, 35, 25 },
+		&(struct vr_paint){ .color = { 0, 1, 0, 0.7f } });
+	struct vr_node *shapes = list_node(tree, vr_canvas_finish(c));
+	vr_tree_update(tree, NULL);
+
+	pixman_image_t *a = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+		NULL, w * 4);
+	pixman_image_t *b = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+		NULL, w * 4);
+	struct vr_mat view = { .a = 1, .d = 1 };
+	struct vr_color clear = { 0, 0, 0, 1 };
+	vr_reference_render_region(tree, a, &view, clear, NULL);
+	for (int step = 1; step <= 3; step++) {
+		vr_node_set_position(shapes, 17.0f * (float)step, 9.0f * (float)step);
+		pixman_region32_t damage;
+		pixman_region32_init(&damage);
+		vr_tree_update(tree, &damage);
+		ck_assert(pixman_region32_not_empty(&damage));
+		vr_reference_render_region(tree, a, &view, clear, &damage);
+		pixman_region32_fini(&damage);
+		vr_reference_render(tree, b, &view, clear);
+		int max_diff = 0;
+		size_t bad = vr_pixels_compare(pixman_image_get_data(a), w * 4,
+			pixman_image_get_data(b), w * 4, w, h, 0, &max_diff);
+		ck_assert_msg(bad == 0, "step %d: %zu pixels differ (by up to %d) "
+			"between the damage redraw and a full one", step, bad,
+			max_diff);
+	}
+	pixman_image_unref(a);
+	pixman_image_unref(b);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
 static Suite *canvas_suite(void)
 {
 	Suite *s = suite_create("canvas");
@@ -809,7 +864,8 @@ static Suite *canvas_suite(void)
 			test_canvas_batch_overlap, test_canvas_batch_lookback,
 			test_canvas_batch_quads, test_canvas_absolute_state } },
 		{ "geometry", { test_canvas_text_shaping, test_canvas_flatten,
-			test_canvas_coverage_area, test_canvas_stroke_joins } },
+			test_canvas_coverage_area, test_canvas_stroke_joins,
+			test_canvas_reference_region } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);

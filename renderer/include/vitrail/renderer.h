@@ -391,6 +391,16 @@ bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id,
 void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 	void *dst, int32_t dst_stride);
 
+/*
+ * The device is lost (VK_ERROR_DEVICE_LOST from a fence or a submission):
+ * frames in flight completed without their pixels (vr_frame_get_timing
+ * false), vr_render_submit fails from now on, and only
+ * vr_renderer_destroy is left to do. For fault tests,
+ * $VITRAIL_FAULT_DEVICE_LOST=N makes frame N and later report a lost
+ * device.
+ */
+bool vr_renderer_is_lost(struct vr_renderer *renderer);
+
 /* Whether vr_dst_buffer_import can work (VK_EXT_external_memory_host). */
 bool vr_renderer_can_import_host(const struct vr_renderer *renderer);
 /*
@@ -417,6 +427,12 @@ void vr_dst_buffer_destroy(struct vr_dst_buffer *buffer);
  * pixel-exactly, bilinear otherwise. */
 void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
 	const struct vr_mat *view, struct vr_color clear);
+/* The same, only the pixels inside region (dst pixels; NULL: all): the
+ * others are left as they are. The renderer of last resort (no usable
+ * Vulkan device), drawing on the calling thread. */
+void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
+	const struct vr_mat *view, struct vr_color clear,
+	const pixman_region32_t *region);
 
 /* ---- PNG ---------------------------------------------------------------- */
 
