@@ -94,12 +94,13 @@ static void wait_for_log(struct harness_vitrail *vitrail, const char *text,
 
 /*
  * Check the frames of `output` rendered in [from_ns, to_ns):
- * - none lost: a frame that was ready by its vblank was presented (a frame
- *   that missed its vblank may be replaced by the next one, which carries
- *   its damage too: latest frame wins);
+ * - none lost: a frame that was ready by its vblank was presented, maybe
+ *   late (a frame that missed its vblank may be replaced by the next one,
+ *   which carries its damage too: latest frame wins);
  * - none shown twice: each presented at a later vblank than the one before;
- * - no interval between two presented frames over GAP_MAX_MS (scaled), and at least half the vblanks got a frame (the clients draw
- *   at every frame).
+ * - no interval between two presented frames over GAP_MAX_MS (scaled),
+ *   and at least one frame per GAP_MAX_MS (the clients draw at every
+ *   frame).
  * Returns how many were presented.
  */
 static size_t check_presented(const struct harness_frame *frames, size_t n,
@@ -114,7 +115,7 @@ static size_t check_presented(const struct harness_frame *frames, size_t n,
 				f->render_start_ns >= to_ns) {
 			continue;
 		}
-		if (f->dropped || f->presented_ns == 0) {
+		if (f->presented_ns == 0) {
 			ck_assert_msg(f->render_end_ns > f->target_vblank_ns,
 				"%s: frame %" PRIu64 " was ready %.1f ms before its vblank "
 				"and never shown", output, f->seq,
@@ -142,9 +143,8 @@ static size_t check_presented(const struct harness_frame *frames, size_t n,
 	ck_assert_msg(worst <= gap_max, "%s: %.1f ms between two presented "
 		"frames (bound %.1f ms)", output, (double)worst / 1e6,
 		(double)gap_max / 1e6);
-	// at least half the vblanks (divided by the timeout multiplier)
-	uint64_t multiplier = (uint64_t)harness_scaled_ms(1000) / 1000;
-	ck_assert_msg(presented * 2 * multiplier >= vblanks,
+	// and frames at all: at least one per bound
+	ck_assert_msg(presented >= (to_ns - from_ns) / gap_max,
 		"%s: %zu frames presented in %" PRIu64 " vblanks", output,
 		presented, vblanks);
 	return presented;
