@@ -5,12 +5,11 @@
  * must leave the previous config untouched and say why; a successful one
  * must leave every string NUL-terminated and the numbers in range.
  */
-#define _GNU_SOURCE // memfd_create
+#include "fuzz_file.h"
 #include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "config.h"
 
@@ -21,21 +20,11 @@ static bool terminated(const char *s) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-	int fd = memfd_create("fuzz-config", MFD_CLOEXEC);
+	char path[64];
+	int fd = fuzz_file(data, size, "fuzz-config", path, sizeof(path));
 	if (fd < 0) {
 		return 0;
 	}
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-		if (n <= 0) {
-			close(fd);
-			return 0;
-		}
-		done += (size_t)n;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	char err_buf[512];
 	FILE *err = fmemopen(err_buf, sizeof(err_buf), "w");
 	assert(err != NULL);

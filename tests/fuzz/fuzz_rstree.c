@@ -12,12 +12,11 @@
  * warns on stderr (unknown attributes, fonts, images): the runner passes
  * -close_fd_mask=2, libFuzzer and the sanitizers keep their own copy.
  */
-#define _GNU_SOURCE // memfd_create
+#include "fuzz_file.h"
 #include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include "rstree.h"
 
@@ -52,21 +51,11 @@ void vr_image_unref(struct vr_image *image) {
 /* ---- the harness -------------------------------------------------------- */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-	int fd = memfd_create("fuzz-rstree", MFD_CLOEXEC);
+	char path[64];
+	int fd = fuzz_file(data, size, "fuzz-rstree", path, sizeof(path));
 	if (fd < 0) {
 		return 0;
 	}
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, data + done, size - done);
-		if (n <= 0) {
-			close(fd);
-			return 0;
-		}
-		done += (size_t)n;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	struct rstree_info info;
 	struct bench_scene *scene = rstree_load(path,
 		"/nonexistent/fuzz-rstree-textures", &info);
