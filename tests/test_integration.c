@@ -2,6 +2,9 @@
  * Integration tests: vitrail runs headless (or nested in another vitrail or
  * in Xvfb) with real clients, and every output's screenshot is compared
  * with vitrail's own pixman reference image of the same render tree.
+ * That comparison cannot see a surface whose pixels or position entered the
+ * tree wrongly (both sides render the same tree): known_pixels checks a
+ * client's known colours at the places the window policy gives them.
  *
  * One TCase per scenario; each has one test and writes its logs and images
  * to $VITRAIL_TEST_OUT/<tcase>/. Run one scenario with
@@ -27,7 +30,10 @@
 #include <unistd.h>
 #include <wayland-client.h>
 
+#include <vitrail/renderer.h>
+
 #include "harness.h"
+#include "scene-client.h"
 
 /* Largest per-channel difference between screenshot and reference. */
 #define TOLERANCE 2
@@ -786,6 +792,255 @@ START_TEST(test_integration_pacing_idle_output_drops_nothing)
 }
 END_TEST
 
+/* ---- known_pixels ------------------------------------------------------- */
+
+/*
+ * A client whose pixels are known, on screen where the window policy says,
+ * read back from grim's screenshot and compared with the client's own
+ * colours: not with vitrail's reference image, which renders the same tree
+ * and so would agree with a surface whose pixels or position entered the
+ * tree wrongly.
+ *
+ * The window's buffer (KP_W x KP_H, ARGB8888): four opaque quadrants
+ * (red top-left, green top-right, blue bottom-left, yellow bottom-right,
+ * split at x = 100 and y = 60), a one-pixel magenta column at x = 37 and
+ * a cyan row at y = 91 over them, and a 10 x 10 translucent block at
+ * (150, 10) of premultiplied 0x80400000. Its window geometry is
+ * (12, 0, 188, 120), so the surface's origin lies 12 px left of the
+ * window's. A subsurface 20 x 16 of opaque orange sits at (-10, 30) of the
+ * surface, half outside it, above it.
+ */
+#define KP_W 200
+#define KP_H 120
+#define KP_GEO_X 12
+#define KP_BACKGROUND 0xff29303au // config.c's default background
+#define KP_RED 0xffff0000u
+#define KP_GREEN 0xff00ff00u
+#define KP_BLUE 0xff0000ffu
+#define KP_YELLOW 0xffffff00u
+#define KP_MAGENTA 0xffff00ffu
+#define KP_CYAN 0xff00ffffu
+#define KP_ORANGE 0xffff8000u
+#define KP_SUB_X (-10)
+#define KP_SUB_Y 30
+#define KP_SUB_W 20
+#define KP_SUB_H 16
+
+static uint32_t known_pixel(int32_t x, int32_t y) {
+	if (x == 37) {
+		return KP_MAGENTA;
+	}
+	if (y == 91) {
+		return KP_CYAN;
+	}
+	if (x >= 150 && x < 160 && y >= 10 && y < 20) {
+		return 0x80400000u;
+	}
+	if (y < 60) {
+		return x < 100 ? KP_RED : KP_GREEN;
+	}
+	return x < 100 ? KP_BLUE : KP_YELLOW;
+}
+
+struct known_client {
+	struct sc_app app;
+	struct wl_surface *child;
+	struct wl_subsurface *subsurface;
+	struct sc_buffer *child_buffer;
+};
+
+static void known_client_start(struct known_client *c,
+		struct harness_vitrail *vitrail) {
+	*c = (struct known_client){ 0 };
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	ck_assert_msg(sc_app_init(&c->app, "known-pixels"),
+		"cannot connect to %s", vitrail->socket);
+	struct sc_app *app = &c->app;
+	ck_assert(sc_app_create_window(app, "known-pixels", "known pixels",
+		KP_W, KP_H, 0));
+	for (int32_t y = 0; y < KP_H; y++) {
+		for (int32_t x = 0; x < KP_W; x++) {
+			app->buffer->pixels[y * KP_W + x] = known_pixel(x, y);
+		}
+	}
+	xdg_surface_set_window_geometry(app->xdg_surface, KP_GEO_X, 0,
+		KP_W - KP_GEO_X, KP_H);
+	c->child = wl_compositor_create_surface(app->compositor);
+	c->subsurface = wl_subcompositor_get_subsurface(app->subcompositor,
+		c->child, app->surface);
+	wl_subsurface_set_position(c->subsurface, KP_SUB_X, KP_SUB_Y);
+	c->child_buffer = sc_buffer_create(app, KP_SUB_W, KP_SUB_H,
+		WL_SHM_FORMAT_ARGB8888, KP_ORANGE);
+	wl_surface_attach(c->child, c->child_buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(c->child, 0, 0, KP_SUB_W, KP_SUB_H);
+	// synchronised: the child's state comes with the parent's commit
+	wl_surface_commit(c->child);
+	wl_surface_attach(app->surface, app->buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, KP_W, KP_H);
+	wl_surface_commit(app->surface);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+}
+
+static void known_client_finish(struct known_client *c) {
+	wl_subsurface_destroy(c->subsurface);
+	wl_surface_destroy(c->child);
+	sc_buffer_destroy(c->child_buffer);
+	sc_app_finish(&c->app);
+}
+
+struct known_check {
+	int32_t x, y; // output pixel
+	uint32_t pixel; // premultiplied ARGB
+	int tolerance;
+	const char *what;
+};
+
+/* Screenshot output with grim and check every pixel of checks. */
+static void check_known_pixels(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name,
+		const struct known_check *checks, size_t n) {
+	harness_settle(vitrail->conn);
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	int status = harness_grim(harness, vitrail, "HEADLESS-1", path);
+	ck_assert_msg(status == 0, "grim failed with status %d", status);
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = vr_png_read(path, &w, &h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	for (size_t i = 0; i < n; i++) {
+		const struct known_check *k = &checks[i];
+		ck_assert(k->x >= 0 && k->x < w && k->y >= 0 && k->y < h);
+		uint32_t actual = pixels[k->y * w + k->x];
+		int worst = 0;
+		for (int shift = 0; shift < 32; shift += 8) {
+			int d = abs((int)((actual >> shift) & 0xff) -
+				(int)((k->pixel >> shift) & 0xff));
+			worst = d > worst ? d : worst;
+		}
+		ck_assert_msg(worst <= k->tolerance, "%s: pixel (%d, %d) is "
+			"0x%08x, expected 0x%08x (%s); screenshot %s", name, k->x,
+			k->y, actual, k->pixel, k->what, path);
+	}
+	free(pixels);
+	free(path);
+}
+
+/* The checks for a surface whose origin is at (ox, oy) on the output:
+ * surface pixel (sx, sy) shows at (ox + sx, oy + sy). */
+static size_t known_checks(struct known_check *out, int32_t ox, int32_t oy,
+		bool subsurface_visible) {
+	// The translucent block over the background: each channel
+	// s + b * (1 - 128 / 255), with b = 0x29, 0x30, 0x3a:
+	// 64 + 20.4 = 84, 0 + 23.9 = 24, 0 + 28.9 = 29.
+	const uint32_t blended = 0xff000000u | 84u << 16 | 24u << 8 | 29u;
+	const struct known_check checks[] = {
+		{ 12, 0, KP_RED, 0, "red quadrant, window's top-left" },
+		{ 99, 59, KP_RED, 0, "red quadrant's last pixel" },
+		{ 100, 0, KP_GREEN, 0, "green quadrant's first pixel" },
+		{ 199, 59, KP_GREEN, 0, "green quadrant's last pixel" },
+		{ 12, 60, KP_BLUE, 0, "blue quadrant's first pixel" },
+		{ 99, 119, KP_BLUE, 0, "blue quadrant's last pixel" },
+		{ 100, 60, KP_YELLOW, 0, "yellow quadrant's first pixel" },
+		{ 199, 119, KP_YELLOW, 0, "yellow quadrant's last pixel" },
+		{ 37, 5, KP_MAGENTA, 0, "marker column x = 37" },
+		{ 36, 5, KP_RED, 0, "left of the marker column" },
+		{ 38, 5, KP_RED, 0, "right of the marker column" },
+		{ 37, 100, KP_MAGENTA, 0, "marker column, lower half" },
+		{ 150, 91, KP_CYAN, 0, "marker row y = 91" },
+		{ 150, 90, KP_YELLOW, 0, "above the marker row" },
+		{ 150, 92, KP_YELLOW, 0, "below the marker row" },
+		{ 150, 10, blended, 1, "translucent block over the background" },
+		{ 159, 19, blended, 1, "translucent block's last pixel" },
+		{ 160, 19, KP_GREEN, 0, "right of the translucent block" },
+		{ 199, -1, KP_BACKGROUND, 0, "above the window" },
+		{ 200, 0, KP_BACKGROUND, 0, "right of the window" },
+		{ 100, 120, KP_BACKGROUND, 0, "below the window" },
+		{ 10, 30, KP_RED, 0, "right of the subsurface" },
+		{ 12, 46, KP_RED, 0, "below the subsurface" },
+	};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		out[n] = checks[i];
+		out[n].x += ox;
+		out[n].y += oy;
+		if (out[n].x >= 0 && out[n].y >= 0) {
+			n++;
+		}
+	}
+	if (subsurface_visible) {
+		const struct known_check sub[] = {
+			{ KP_SUB_X, KP_SUB_Y, KP_ORANGE, 0,
+				"subsurface's top-left, outside the parent" },
+			{ KP_SUB_X + KP_SUB_W - 1, KP_SUB_Y + KP_SUB_H - 1, KP_ORANGE,
+				0, "subsurface's bottom-right, over the parent" },
+			{ 0, KP_SUB_Y, KP_ORANGE, 0, "subsurface over the parent" },
+			{ KP_SUB_X - 1, KP_SUB_Y, KP_BACKGROUND, 0,
+				"left of the subsurface" },
+			{ KP_SUB_X, KP_SUB_Y - 1, KP_BACKGROUND, 0,
+				"above the subsurface" },
+			{ -1, 0, KP_BACKGROUND, 0, "left of the surface" },
+		};
+		for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+			out[n] = sub[i];
+			out[n].x += ox;
+			out[n].y += oy;
+			n++;
+		}
+	}
+	return n;
+}
+
+START_TEST(test_integration_known_pixels_on_screen)
+{
+	struct harness *harness = harness_create("known_pixels");
+	struct known_check checks[64];
+
+	// Desktop: the first window on a 640x480 output is centred, then
+	// moved 150 px left and 90 px up: its geometry (188 x 120) goes to
+	// x = (640 - 188) / 2 - 150 = 76, y = (480 - 120) / 2 - 90 = 90, and
+	// the surface's origin to (76 - 12, 90) = (64, 90).
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+		});
+	struct known_client client;
+	known_client_start(&client, vitrail);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *window = assert_window_on(vitrail->conn,
+		"known-pixels", "HEADLESS-1");
+	ck_assert_int_eq(window->x, 76);
+	ck_assert_int_eq(window->y, 90);
+	ck_assert_int_eq(window->width, KP_W - KP_GEO_X);
+	ck_assert_int_eq(window->height, KP_H);
+	size_t n = known_checks(checks, 64, 90, true);
+	check_known_pixels(harness, vitrail, "desktop", checks, n);
+	known_client_finish(&client);
+	harness_stop_vitrail(harness, vitrail);
+
+	// Kiosk: the window's geometry goes to the output's origin (the
+	// client keeps its size), the surface's origin to (-12, 0); the
+	// subsurface (at x -22..-3) is off screen.
+	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+			.extra_args = kiosk,
+		});
+	known_client_start(&client, vitrail);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	window = assert_window_on(vitrail->conn, "known-pixels", "HEADLESS-1");
+	ck_assert_int_eq(window->x, 0);
+	ck_assert_int_eq(window->y, 0);
+	n = known_checks(checks, -KP_GEO_X, 0, false);
+	check_known_pixels(harness, vitrail, "kiosk", checks, n);
+	known_client_finish(&client);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner ------------------------------------------------------------- */
 
 static Suite *integration_suite(void) {
@@ -807,6 +1062,8 @@ static Suite *integration_suite(void) {
 		test_integration_client_death_survived, 240);
 	harness_add_case(suite, "pacing_latency",
 		test_integration_pacing_latency_next_vblank, 150);
+	harness_add_case(suite, "known_pixels",
+		test_integration_known_pixels_on_screen, 180);
 	harness_add_case(suite, "pacing_idle_output",
 		test_integration_pacing_idle_output_drops_nothing, 120);
 	return suite;

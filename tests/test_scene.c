@@ -43,6 +43,7 @@
 #include <vitrail/renderer.h>
 #include <wayland-client.h>
 #include "harness.h"
+#include "presentation-time-client-protocol.h"
 #include "scene-client.h"
 #include "vitrail-scene-mixed.h"
 #include "vitrail-test-v1-client-protocol.h"
@@ -1303,6 +1304,17 @@ static const struct vitrail_scene_animation_v1_listener anim_listener = {
 };
 
 static struct vitrail_test_v1 *bound_test;
+static struct wp_presentation *bound_presentation;
+static uint32_t presentation_clock = UINT32_MAX;
+
+static void presentation_clock_id(void *data,
+		struct wp_presentation *presentation, uint32_t clock_id) {
+	presentation_clock = clock_id;
+}
+
+static const struct wp_presentation_listener presentation_listener = {
+	.clock_id = presentation_clock_id,
+};
 
 static void test_registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
@@ -1310,8 +1322,51 @@ static void test_registry_global(void *data, struct wl_registry *registry,
 			version >= 2) {
 		bound_test = wl_registry_bind(registry, name,
 			&vitrail_test_v1_interface, 2);
+	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		bound_presentation = wl_registry_bind(registry, name,
+			&wp_presentation_interface, 1);
+		wp_presentation_add_listener(bound_presentation,
+			&presentation_listener, NULL);
 	}
 }
+
+/* What wp_presentation told the client about one commit. */
+struct presented {
+	bool done, discarded;
+	uint64_t ns; // when it was first shown
+	uint32_t refresh_ns; // the output's refresh period then
+};
+
+static void feedback_sync_output(void *data,
+		struct wp_presentation_feedback *feedback, struct wl_output *output) {
+	// one output
+}
+
+static void feedback_presented(void *data,
+		struct wp_presentation_feedback *feedback, uint32_t tv_sec_hi,
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
+		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+	struct presented *p = data;
+	p->done = true;
+	p->ns = ((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000ull +
+		tv_nsec;
+	p->refresh_ns = refresh;
+	wp_presentation_feedback_destroy(feedback);
+}
+
+static void feedback_discarded(void *data,
+		struct wp_presentation_feedback *feedback) {
+	struct presented *p = data;
+	p->done = true;
+	p->discarded = true;
+	wp_presentation_feedback_destroy(feedback);
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = feedback_sync_output,
+	.presented = feedback_presented,
+	.discarded = feedback_discarded,
+};
 
 static void test_registry_global_remove(void *data,
 		struct wl_registry *registry, uint32_t name) {
@@ -1326,6 +1381,10 @@ static const struct wl_registry_listener test_registry_listener = {
 #define ANIM_MS 1000
 #define ANIM_DISTANCE 400.0
 #define STALL_MS 120
+/* How far a display time may lie off the vblank grid the client saw: the
+ * period is whole nanoseconds (16666666 for 60 Hz), a second of frames
+ * drifts by under 100 ns from the grid it spans. */
+#define GRID_SLACK_NS 2000
 
 START_TEST(test_scene_animation_follows_display_time)
 {
@@ -1338,6 +1397,10 @@ START_TEST(test_scene_animation_follows_display_time)
 	wl_registry_add_listener(registry, &test_registry_listener, NULL);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	ck_assert_msg(bound_test != NULL, "no vitrail_test_v1 version 2");
+	ck_assert_msg(bound_presentation != NULL, "no wp_presentation");
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0); // clock_id
+	ck_assert_msg(presentation_clock == CLOCK_MONOTONIC, "the presentation "
+		"clock is %u, not CLOCK_MONOTONIC", presentation_clock);
 
 	ck_assert(sc_app_create_window(&app, "scene-anim", "anim", 600, 200, 0));
 	struct vitrail_scene_v1 *scene =
@@ -1359,6 +1422,12 @@ START_TEST(test_scene_animation_follows_display_time)
 		VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
 	struct done_event done = { 0 };
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
+	// When the commit that starts the animation is shown, as the client
+	// sees it.
+	struct presented presented = { 0 };
+	wp_presentation_feedback_add_listener(
+		wp_presentation_feedback(bound_presentation, app.surface),
+		&feedback_listener, &presented);
 	wl_surface_commit(app.surface);
 	pump(&app, 350, &done.done);
 	// One frame in the middle of the animation renders 120 ms late.
@@ -1368,8 +1437,33 @@ START_TEST(test_scene_animation_follows_display_time)
 	ck_assert_uint_eq(done.reason, VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED);
 	harness_settle(vitrail->conn);
 
+	ck_assert_msg(presented.done && !presented.discarded, "no presentation "
+		"feedback for the commit that started the animation");
+	ck_assert_msg(presented.refresh_ns > 0, "the feedback has no refresh");
+	const int64_t period = presented.refresh_ns;
+
 	struct frame_row *rows;
 	size_t n = read_frame_log(log_path, &rows);
+	// The first frame that sampled the animation is the one that first
+	// showed its commit: the client saw it presented at presented.ns.
+	// The animation's start as the client sees it is that time minus
+	// the frame's elapsed time; every later sample claims to be shown
+	// at that start plus its elapsed time.
+	size_t first = n;
+	uint64_t first_elapsed = 0;
+	for (size_t i = 0; i < n && first == n; i++) {
+		double value;
+		if (row_sample(&rows[i], 1, &first_elapsed, &value)) {
+			first = i;
+		}
+	}
+	ck_assert_msg(first < n, "no animated frame logged");
+	ck_assert_msg(rows[first].presented_ns == presented.ns, "the first "
+		"animated frame was presented at %llu, but the client saw the "
+		"commit that started the animation presented at %llu",
+		(unsigned long long)rows[first].presented_ns,
+		(unsigned long long)presented.ns);
+	const uint64_t client_start = presented.ns - first_elapsed;
 	uint64_t start_ns = 0, prev_target = 0, last_target = 0;
 	double prev_value = -1, last_value = -1;
 	size_t samples = 0;
@@ -1381,8 +1475,9 @@ START_TEST(test_scene_animation_follows_display_time)
 			continue;
 		}
 		samples++;
-		// Every sample is taken at its frame's display time: the start
-		// (display time minus elapsed) is the same for all of them.
+		// The start the frame log implies (its display time minus
+		// elapsed), for the bounds on when the animation began and
+		// ended below.
 		uint64_t start = rows[i].target_ns - elapsed;
 		if (start_ns == 0) {
 			start_ns = start;
@@ -1390,10 +1485,33 @@ START_TEST(test_scene_animation_follows_display_time)
 				"started at %llu, before it was committed (%llu)",
 				(unsigned long long)start_ns, (unsigned long long)commit_ns);
 		}
-		ck_assert_msg(start == start_ns, "frame %zu (target %llu) sampled "
-			"at elapsed %llu: not its display time (start %llu)", i,
-			(unsigned long long)rows[i].target_ns,
-			(unsigned long long)elapsed, (unsigned long long)start_ns);
+		// Every sample is taken for a display time: a vblank. Where it
+		// claims to be shown, client_start + elapsed, lies on the grid
+		// of the vblanks the client was told about (anchored at
+		// presented.ns, spaced by its refresh).
+		int64_t from_anchor = (int64_t)(elapsed - first_elapsed);
+		int64_t periods = llround((double)from_anchor / (double)period);
+		ck_assert_msg(llabs(from_anchor - periods * period) <=
+			GRID_SLACK_NS, "frame %zu sampled the animation at elapsed "
+			"%llu: %.3f ms off the vblank grid the client saw (period "
+			"%lld ns, start %llu)", i, (unsigned long long)elapsed,
+			(double)(from_anchor - periods * period) / 1e6,
+			(long long)period, (unsigned long long)client_start);
+		// A frame that was shown (not replaced by a later one) was
+		// shown there or whole periods later (late), never earlier
+		// (unless the first frame itself was late, moving client_start
+		// later).
+		if (rows[i].presented_ns != 0) {
+			int64_t late = (int64_t)(rows[i].presented_ns -
+				(client_start + elapsed));
+			int64_t late_periods = llround((double)late / (double)period);
+			ck_assert_msg(llabs(late - late_periods * period) <=
+				GRID_SLACK_NS && (late_periods >= 0 ||
+				rows[first].dropped), "frame %zu, sampled for %llu, was "
+				"presented at %llu: %.3f ms later", i,
+				(unsigned long long)(client_start + elapsed),
+				(unsigned long long)rows[i].presented_ns, late / 1e6);
+		}
 		double p = elapsed / (ANIM_MS * 1e6);
 		double expected = p >= 1 ? ANIM_DISTANCE :
 			ANIM_DISTANCE * bezier(ease[0], ease[1], ease[2], ease[3], p);
@@ -1429,6 +1547,10 @@ START_TEST(test_scene_animation_follows_display_time)
 	ck_assert_msg(fabs(last_value - ANIM_DISTANCE) < 0.01, "it ended at "
 		"%.4f", last_value);
 	ck_assert_uint_ge(done.display_ns, last_target);
+	int64_t done_off = (int64_t)(done.display_ns - client_start);
+	ck_assert_msg(llabs(done_off - llround((double)done_off / (double)period) *
+		period) <= GRID_SLACK_NS, "done's display time %llu is off the "
+		"vblank grid", (unsigned long long)done.display_ns);
 	ck_assert_uint_ge(done.display_ns - start_ns, ANIM_MS * 1000000ull);
 	ck_assert_uint_lt(done.display_ns - start_ns, (ANIM_MS + 17) * 1000000ull);
 	free(rows);
@@ -1438,6 +1560,8 @@ START_TEST(test_scene_animation_follows_display_time)
 	vitrail_scene_v1_destroy(scene);
 	vitrail_test_v1_destroy(bound_test);
 	bound_test = NULL;
+	wp_presentation_destroy(bound_presentation);
+	bound_presentation = NULL;
 	wl_registry_destroy(registry);
 	stop_frame_logged(harness, vitrail, log_path, &app);
 }

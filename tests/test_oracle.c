@@ -1,0 +1,715 @@
+/*
+ * Independent oracles of the renderer: small trees built through the
+ * public API, rendered by the Vulkan renderer (vr_render) and by the pixman
+ * reference renderer (vr_reference_render), and specific pixels of both
+ * compared with values worked out by hand in this file.
+ *
+ * The reference renderer shares preparation (prepare.c), batching, the
+ * quad rules and the coverage functions with the Vulkan renderer, so the
+ * render tests that compare the two cannot see a bug in what they share.
+ * Here every expected value comes from plain arithmetic on the geometry
+ * the test itself chose, with its derivation in a comment; nothing calls
+ * the renderer to compute an expectation.
+ *
+ * Coverage rules the expectations rely on (the renderer's documented
+ * behaviour, <vitrail/renderer.h> and <vitrail/canvas.h>):
+ * - tree content (rect and image nodes) is aliased: a pixel is covered
+ *   when its centre (x + 0.5, y + 0.5) lies inside the quad;
+ * - display-list shapes are anti-aliased. Along a straight axis-aligned
+ *   edge every sane rule gives the exact area coverage: the fraction of
+ *   the pixel inside the edge. Elsewhere (corners, arcs) the expectation
+ *   is the exact area (supersampled here) within the error of a
+ *   distance-based approximation (at most 0.045 for a straight edge at
+ *   45 degrees, up to 12 of 255), and also the distance rule itself
+ *   (coverage = 0.5 - signed distance of the pixel centre, clamped),
+ *   computed here from the circle's centre and radius;
+ * - clip rectangles with integer edges keep the pixels whose centres lie
+ *   inside them.
+ *
+ * Tolerances are at most 12 of 255 for the area oracles and 1 or 2
+ * otherwise; an offset of half a pixel changes an edge pixel by about
+ * 128 and a corner pixel by about 90, a wrong corner by 255.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vitrail/canvas.h>
+#include <vitrail/renderer.h>
+
+#include "render_fixture.h"
+
+static const struct vr_color transparent = { 0, 0, 0, 0 };
+static const struct vr_color white = { 1, 1, 1, 1 };
+
+/* One pixel's expectation: every channel within tolerance of pixel. */
+struct expect {
+	int32_t x, y;
+	uint32_t pixel; /* premultiplied A, R, G, B */
+	int tolerance;
+	const char *why;
+};
+
+/* The rendering of both renderers. */
+struct renders {
+	int32_t width, height;
+	uint32_t *vulkan;
+	uint32_t *reference;
+};
+
+/* A grey pixel of coverage c of opaque white over transparent black. */
+static uint32_t grey(double c)
+{
+	uint32_t v = (uint32_t)lround(255.0 * c);
+	return v << 24 | v << 16 | v << 8 | v;
+}
+
+static int channel_diff(uint32_t a, uint32_t b)
+{
+	int worst = 0;
+	for (int shift = 0; shift < 32; shift += 8) {
+		int d = abs((int)((a >> shift) & 0xff) - (int)((b >> shift) & 0xff));
+		worst = d > worst ? d : worst;
+	}
+	return worst;
+}
+
+static struct vr_node *rect_node(struct vr_node *parent, float x, float y,
+		float w, float h, struct vr_color color)
+{
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_position(node, x, y);
+	vr_node_set_rect(node, w, h, color);
+	vr_node_set_parent(node, parent);
+	return node;
+}
+
+/* A node at the origin showing the canvas's display list. */
+static struct vr_node *list_node(struct vr_node *parent,
+		struct vr_canvas *canvas)
+{
+	struct vr_display_list *list = vr_canvas_finish(canvas);
+	ck_assert_ptr_nonnull(list);
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, parent);
+	return node;
+}
+
+/* Render the whole tree into a fresh target of w x h with both renderers
+ * (identity view). */
+static struct renders render_both(int32_t w, int32_t h, struct vr_color clear)
+{
+	vr_tree_update(tree, NULL);
+	struct vr_target *target = vr_target_create(renderer, w, h);
+	ck_assert_ptr_nonnull(target);
+	struct vr_render_job job = { .target = target, .clear = clear };
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	struct renders r = {
+		.width = w,
+		.height = h,
+		.vulkan = calloc((size_t)w * (size_t)h, 4),
+		.reference = calloc((size_t)w * (size_t)h, 4),
+	};
+	ck_assert(r.vulkan != NULL && r.reference != NULL);
+	vr_target_read(target, NULL, r.vulkan, w * 4);
+	vr_target_destroy(target);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+		r.reference, w * 4);
+	vr_reference_render(tree, dst, &job.view, clear);
+	pixman_image_unref(dst);
+	assert_no_errors();
+	return r;
+}
+
+static void renders_finish(struct renders *r)
+{
+	free(r->vulkan);
+	free(r->reference);
+}
+
+/* Check one rendering against the expectations; on failure write it as
+ * <name>-<which>.png and fail naming the first pixel that is off. */
+static void check_pixels(const char *name, const char *which,
+		const uint32_t *pixels, int32_t w, int32_t h,
+		const struct expect *expects, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct expect *e = &expects[i];
+		ck_assert(e->x >= 0 && e->x < w && e->y >= 0 && e->y < h);
+		uint32_t actual = pixels[e->y * w + e->x];
+		if (channel_diff(actual, e->pixel) <= e->tolerance) {
+			continue;
+		}
+		char path[512];
+		out_path(path, sizeof(path), name, which);
+		vr_png_write(path, pixels, w, h, w * 4, false);
+		ck_abort_msg("%s (%s): pixel (%d, %d) is 0x%08x, expected "
+			"0x%08x within %d: %s (image: %s)", name, which, e->x, e->y,
+			actual, e->pixel, e->tolerance, e->why, path);
+	}
+}
+
+static void check_both(const char *name, const struct renders *r,
+		const struct expect *expects, size_t n)
+{
+	check_pixels(name, "vulkan", r->vulkan, r->width, r->height, expects, n);
+	check_pixels(name, "reference", r->reference, r->width, r->height,
+		expects, n);
+}
+
+#define CHECK_BOTH(name, renders, expects) \
+	check_both((name), (renders), (expects), \
+		sizeof(expects) / sizeof((expects)[0]))
+
+/* ---- plain geometry, independent of the renderer ------------------------ */
+
+/* A rounded rectangle [x0, x1] x [y0, y1] with one radius per corner
+ * (top-left, top-right, bottom-right, bottom-left). */
+struct rrect {
+	double x0, y0, x1, y1;
+	double tl, tr, br, bl;
+};
+
+static bool rrect_contains(const struct rrect *rr, double x, double y)
+{
+	if (x < rr->x0 || x > rr->x1 || y < rr->y0 || y > rr->y1) {
+		return false;
+	}
+	/* in a corner's r x r square, inside the quarter disc of radius r */
+	double cx, cy, r;
+	if (x < rr->x0 + rr->tl && y < rr->y0 + rr->tl) {
+		cx = rr->x0 + rr->tl, cy = rr->y0 + rr->tl, r = rr->tl;
+	} else if (x > rr->x1 - rr->tr && y < rr->y0 + rr->tr) {
+		cx = rr->x1 - rr->tr, cy = rr->y0 + rr->tr, r = rr->tr;
+	} else if (x > rr->x1 - rr->br && y > rr->y1 - rr->br) {
+		cx = rr->x1 - rr->br, cy = rr->y1 - rr->br, r = rr->br;
+	} else if (x < rr->x0 + rr->bl && y > rr->y1 - rr->bl) {
+		cx = rr->x0 + rr->bl, cy = rr->y1 - rr->bl, r = rr->bl;
+	} else {
+		return true;
+	}
+	return (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r;
+}
+
+/* The exact area of pixel (px, py) inside rr, by 64 x 64 samples (an
+ * error under 1/64 of the boundary's length in the pixel, 0.5 of 255). */
+static double rrect_area(const struct rrect *rr, int32_t px, int32_t py)
+{
+	const int n = 64;
+	int inside = 0;
+	for (int j = 0; j < n; j++) {
+		for (int i = 0; i < n; i++) {
+			inside += rrect_contains(rr, px + (i + 0.5) / n,
+				py + (j + 0.5) / n);
+		}
+	}
+	return (double)inside / (n * n);
+}
+
+/* The distance rule at a pixel whose centre lies in the corner square of
+ * the circle (cx, cy, r): 0.5 - (|centre - c| - r), clamped to [0, 1]. */
+static double corner_distance_rule(int32_t px, int32_t py, double cx,
+		double cy, double r)
+{
+	double dx = px + 0.5 - cx, dy = py + 0.5 - cy;
+	double c = 0.5 - (sqrt(dx * dx + dy * dy) - r);
+	return c < 0.0 ? 0.0 : c > 1.0 ? 1.0 : c;
+}
+
+/* Two expectations for a pixel on a rounded corner: the exact area within
+ * the distance approximation's error, and the distance rule itself. */
+static void corner_expects(struct expect out[2], const struct rrect *rr,
+		int32_t px, int32_t py, double cx, double cy, double r,
+		uint32_t opaque)
+{
+	double area = rrect_area(rr, px, py);
+	double rule = corner_distance_rule(px, py, cx, cy, r);
+	/* opaque colour scaled by coverage, per channel */
+	uint32_t scaled[2] = { 0, 0 };
+	double cov[2] = { area, rule };
+	for (int k = 0; k < 2; k++) {
+		for (int shift = 0; shift < 32; shift += 8) {
+			double v = ((opaque >> shift) & 0xff) * cov[k];
+			scaled[k] |= (uint32_t)lround(v) << shift;
+		}
+	}
+	out[0] = (struct expect){ px, py, scaled[0], 12,
+		"exact area of the pixel inside the rounded corner" };
+	out[1] = (struct expect){ px, py, scaled[1], 2,
+		"distance rule: 0.5 - (|centre - corner centre| - r)" };
+}
+
+/* ---- coverage of a rect at a fractional position ------------------------ */
+
+START_TEST(test_oracle_rect_fractional_coverage)
+{
+	/* A display-list rect from x = 10.25 to 20.75 and y = 4.75 to 8.5,
+	 * opaque white over transparent black: a pixel's value is 255 times
+	 * its coverage in every channel. Per column, the fraction of the
+	 * pixel inside [10.25, 20.75]: 9 -> 0, 10 -> 11 - 10.25 = 0.75,
+	 * 11..19 -> 1, 20 -> 20.75 - 20 = 0.75, 21 -> 0. Per row inside
+	 * [4.75, 8.5]: 3 -> 0, 4 -> 5 - 4.75 = 0.25, 5..7 -> 1,
+	 * 8 -> 8.5 - 8 = 0.5, 9 -> 0. */
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 10.25f, 4.75f, 10.5f, 3.75f },
+		&(struct vr_paint){ .color = white });
+	list_node(root, c);
+	struct renders r = render_both(32, 14, transparent);
+	const struct expect expects[] = {
+		{ 15, 6, grey(1.0), 1, "interior" },
+		{ 10, 6, grey(0.75), 1, "left edge: 11 - 10.25" },
+		{ 20, 6, grey(0.75), 1, "right edge: 20.75 - 20" },
+		{ 15, 4, grey(0.25), 1, "top edge: 5 - 4.75" },
+		{ 15, 8, grey(0.5), 1, "bottom edge: 8.5 - 8" },
+		{ 11, 6, grey(1.0), 1, "first full column" },
+		{ 19, 7, grey(1.0), 1, "last full column" },
+		{ 9, 6, 0, 0, "left of the rect" },
+		{ 21, 6, 0, 0, "right of the rect" },
+		{ 15, 3, 0, 0, "above the rect" },
+		{ 15, 9, 0, 0, "below the rect" },
+		/* corners: the exact area is the product 0.75 * 0.25 =
+		 * 0.1875, the distance rule gives the smaller factor 0.25:
+		 * accept [0.1875, 0.25] * 255 = [47.8, 63.75] */
+		{ 10, 4, grey(0.21875), 9, "top-left corner: 0.75 x 0.25" },
+		/* bottom-right: 0.75 x 0.5 = 0.375, rule 0.5: [95.6, 127.5] */
+		{ 20, 8, grey(0.4375), 17, "bottom-right corner: 0.75 x 0.5" },
+	};
+	CHECK_BOTH("oracle_rect_fractional", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+START_TEST(test_oracle_node_rect_pixel_centres)
+{
+	/* Tree rects are aliased: a pixel is drawn when its centre lies in
+	 * the rect. Rect A spans x in [3.25, 13.75), y in [2.75, 7.25):
+	 * centres i + 0.5 inside give columns 3..13 (3.5 >= 3.25,
+	 * 13.5 < 13.75, 14.5 is out) and rows 3..6 (2.5 < 2.75 is out,
+	 * 6.5 < 7.25, 7.5 is out). Rect B starts a quarter pixel later,
+	 * x = 3.75 (width 2): 3.5 < 3.75, so its first column is 4 and its
+	 * last 5 (5.5 < 5.75). The colour (0.2, 0.4, 0.6) is
+	 * (51, 102, 153) = 0x336699. */
+	const struct vr_color blue = { 0.2f, 0.4f, 0.6f, 1 };
+	rect_node(root, 3.25f, 2.75f, 10.5f, 4.5f, blue);
+	rect_node(root, 3.75f, 10.0f, 2.0f, 2.0f, blue);
+	struct renders r = render_both(20, 14, transparent);
+	const uint32_t in = 0xff336699;
+	const struct expect expects[] = {
+		{ 3, 3, in, 1, "A's top-left pixel: centre (3.5, 3.5)" },
+		{ 13, 6, in, 1, "A's bottom-right pixel: centre (13.5, 6.5)" },
+		{ 2, 3, 0, 0, "centre 2.5 < 3.25" },
+		{ 14, 3, 0, 0, "centre 14.5 > 13.75" },
+		{ 3, 2, 0, 0, "centre 2.5 < 2.75" },
+		{ 3, 7, 0, 0, "centre 7.5 > 7.25" },
+		{ 3, 10, 0, 0, "B: centre 3.5 < 3.75" },
+		{ 4, 10, in, 1, "B: centre 4.5 in [3.75, 5.75)" },
+		{ 5, 11, in, 1, "B: centre 5.5 in [3.75, 5.75)" },
+		{ 6, 11, 0, 0, "B: centre 6.5 > 5.75" },
+	};
+	CHECK_BOTH("oracle_node_rect", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+/* ---- rounded corners ---------------------------------------------------- */
+
+START_TEST(test_oracle_rrect_corners)
+{
+	/* A rounded rect [8, 48] x [8, 38] with radii top-left 12,
+	 * top-right 0, bottom-right 4, bottom-left 0, opaque white. Each
+	 * corner has its own radius, so a radius applied at the wrong
+	 * corner changes a whole pixel. */
+	const struct rrect rr = { 8, 8, 48, 38, 12, 0, 4, 0 };
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rrect(c, (struct vr_rectf){ 8, 8, 40, 30 },
+		(struct vr_radii){ .tl = 12, .tr = 0, .br = 4, .bl = 0 },
+		&(struct vr_paint){ .color = white });
+	list_node(root, c);
+	struct renders r = render_both(56, 44, transparent);
+
+	struct expect arcs[8];
+	/* top-left circle: centre (20, 20), r 12. Pixel (11, 11): centre
+	 * distance 8.5 * sqrt(2) = 12.02, on the arc (about half).
+	 * Pixel (12, 11): sqrt(8.5^2 + 7.5^2) = 11.34, mostly inside.
+	 * Pixel (10, 12): sqrt(9.5^2 + 7.5^2) = 12.10, about 0.4. */
+	corner_expects(&arcs[0], &rr, 11, 11, 20, 20, 12, 0xffffffff);
+	corner_expects(&arcs[2], &rr, 12, 11, 20, 20, 12, 0xffffffff);
+	corner_expects(&arcs[4], &rr, 10, 12, 20, 20, 12, 0xffffffff);
+	/* bottom-right circle: centre (44, 34), r 4. Pixel (46, 36):
+	 * 2.5 * sqrt(2) = 3.54 from the centre, mostly inside. */
+	corner_expects(&arcs[6], &rr, 46, 36, 44, 34, 4, 0xffffffff);
+	CHECK_BOTH("oracle_rrect_arcs", &r, arcs);
+
+	const struct expect expects[] = {
+		/* top-left pixel (8, 8): its nearest point (9, 9) is
+		 * 11 * sqrt(2) = 15.6 from (20, 20), beyond r = 12 */
+		{ 8, 8, 0, 0, "top-left corner rounded away (r 12)" },
+		{ 9, 9, 0, 0, "top-left corner rounded away (r 12)" },
+		{ 47, 8, grey(1.0), 1, "top-right corner square (r 0)" },
+		{ 8, 37, grey(1.0), 1, "bottom-left corner square (r 0)" },
+		/* bottom-right pixel (47, 37): its nearest point (47, 37)
+		 * is 3 * sqrt(2) = 4.24 from (44, 34), beyond r = 4 */
+		{ 47, 37, 0, 0, "bottom-right corner rounded away (r 4)" },
+		{ 28, 8, grey(1.0), 1, "top edge between the corners" },
+		{ 28, 7, 0, 0, "above the top edge" },
+		{ 48, 20, 0, 0, "right of the right edge" },
+	};
+	CHECK_BOTH("oracle_rrect_corners", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+START_TEST(test_oracle_clipped_rrect_corner)
+{
+	/* Left: a rounded rect [4, 44] x [4, 34], r 10, opaque white, under
+	 * a clip rect [0, 24] x [0, 40] (integer edges: the pixels with
+	 * centres inside, columns 0..23). Its right half with both right
+	 * corners is clipped away; the top-left corner stays.
+	 * Right: a rounded clip [60, 100] x [4, 34], r 10, over a green
+	 * rect that covers it all: the rect takes the clip's rounded
+	 * corners. Green (0, 1, 0) = 0xff00ff00. */
+	const struct rrect left = { 4, 4, 44, 34, 10, 10, 10, 10 };
+	const struct rrect right = { 60, 4, 100, 34, 10, 10, 10, 10 };
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_save(c);
+	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 24, 40 });
+	vr_canvas_draw_rrect(c, (struct vr_rectf){ 4, 4, 40, 30 },
+		(struct vr_radii){ 10, 10, 10, 10 },
+		&(struct vr_paint){ .color = white });
+	vr_canvas_restore(c);
+	vr_canvas_save(c);
+	vr_canvas_clip_rrect(c, (struct vr_rectf){ 60, 4, 40, 30 },
+		(struct vr_radii){ 10, 10, 10, 10 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 52, 0, 56, 40 },
+		&(struct vr_paint){ .color = { 0, 1, 0, 1 } });
+	vr_canvas_restore(c);
+	list_node(root, c);
+	struct renders r = render_both(108, 40, transparent);
+
+	struct expect arcs[4];
+	/* left, top-left circle (14, 14): pixel (6, 7) has its centre
+	 * sqrt(7.5^2 + 6.5^2) = 9.92 away, on the arc */
+	corner_expects(&arcs[0], &left, 6, 7, 14, 14, 10, 0xffffffff);
+	/* right, bottom-right clip circle (90, 24): pixel (96, 31),
+	 * sqrt(6.5^2 + 7.5^2) = 9.92 away */
+	corner_expects(&arcs[2], &right, 96, 31, 90, 24, 10, 0xff00ff00);
+	CHECK_BOTH("oracle_clipped_rrect_arcs", &r, arcs);
+
+	const struct expect expects[] = {
+		{ 23, 20, grey(1.0), 1, "last column inside the clip" },
+		{ 24, 20, 0, 0, "first column outside the clip (24.5 > 24)" },
+		{ 42, 5, 0, 0, "the clipped top-right corner" },
+		{ 4, 4, 0, 0, "top-left corner rounded away" },
+		{ 60, 4, 0, 0, "rounded clip's top-left corner" },
+		{ 99, 33, 0, 0, "rounded clip's bottom-right corner" },
+		{ 80, 20, 0xff00ff00, 1, "inside the rounded clip" },
+		{ 59, 20, 0, 0, "left of the rounded clip" },
+		{ 100, 20, 0, 0, "right of the rounded clip" },
+	};
+	CHECK_BOTH("oracle_clipped_rrect", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+/* ---- culling ------------------------------------------------------------ */
+
+START_TEST(test_oracle_culled_by_clip)
+{
+	/* A group clipped to [0, 20) x [0, 20) holds a red rect at (30, 30)
+	 * entirely outside the clip, and a green one straddling the clip's
+	 * right edge at (15, 5), 10 x 4: its columns 20..24 are clipped. */
+	struct vr_node *group = vr_node_create(tree);
+	vr_node_set_clip(group, &(struct vr_rectf){ 0, 0, 20, 20 });
+	vr_node_set_parent(group, root);
+	struct vr_node *culled = rect_node(group, 30, 30, 10, 10,
+		(struct vr_color){ 1, 0, 0, 1 });
+	rect_node(group, 15, 5, 10, 4, (struct vr_color){ 0, 1, 0, 1 });
+	struct renders r = render_both(48, 48, transparent);
+	struct vr_box box;
+	ck_assert_msg(!vr_node_get_bounds(culled, &box), "the culled node "
+		"has bounds (%d, %d, %d, %d)", box.x, box.y, box.width, box.height);
+	const struct expect expects[] = {
+		{ 30, 30, 0, 0, "culled node's first pixel" },
+		{ 35, 35, 0, 0, "culled node's middle" },
+		{ 39, 39, 0, 0, "culled node's last pixel" },
+		{ 15, 5, 0xff00ff00, 0, "visible part: first pixel" },
+		{ 19, 8, 0xff00ff00, 0, "visible part: last column" },
+		{ 20, 5, 0, 0, "clipped part: column 20" },
+		{ 24, 8, 0, 0, "clipped part: last column" },
+	};
+	CHECK_BOTH("oracle_culled_by_clip", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+START_TEST(test_oracle_culled_by_damage)
+{
+	/* Frame 1 draws red A = [0, 20)^2 over opaque black. Then A turns
+	 * green and blue B = [40, 48) x [4, 12) appears, but frame 2
+	 * redraws only the damage [0, 10)^2: there A is green, the rest of
+	 * A stays red from frame 1 and B, entirely outside the damage, is
+	 * not drawn (black). Frame 3 redraws everything. Vulkan only: the
+	 * reference renderer always draws every pixel. */
+	const int32_t w = 56, h = 24;
+	struct vr_node *a = rect_node(root, 0, 0, 20, 20,
+		(struct vr_color){ 1, 0, 0, 1 });
+	vr_tree_update(tree, NULL);
+	struct vr_target *target = vr_target_create(renderer, w, h);
+	ck_assert_ptr_nonnull(target);
+	struct vr_render_job job = { .target = target,
+		.clear = { 0, 0, 0, 1 } };
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+
+	vr_node_set_rect(a, 20, 20, (struct vr_color){ 0, 1, 0, 1 });
+	rect_node(root, 40, 4, 8, 8, (struct vr_color){ 0, 0, 1, 1 });
+	vr_tree_update(tree, NULL);
+	pixman_region32_t damage;
+	pixman_region32_init_rect(&damage, 0, 0, 10, 10);
+	job.damage = &damage;
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	pixman_region32_fini(&damage);
+	uint32_t *pixels = calloc((size_t)w * (size_t)h, 4);
+	ck_assert_ptr_nonnull(pixels);
+	vr_target_read(target, NULL, pixels, w * 4);
+	const struct expect partial[] = {
+		{ 0, 0, 0xff00ff00, 0, "damaged part of A: redrawn green" },
+		{ 9, 9, 0xff00ff00, 0, "damaged part of A: last pixel" },
+		{ 10, 5, 0xffff0000, 0, "A outside the damage: still red" },
+		{ 19, 19, 0xffff0000, 0, "A outside the damage: still red" },
+		{ 40, 4, 0xff000000, 0, "B outside the damage: not drawn" },
+		{ 47, 11, 0xff000000, 0, "B outside the damage: not drawn" },
+	};
+	check_pixels("oracle_damage_partial", "vulkan", pixels, w, h, partial,
+		sizeof(partial) / sizeof(partial[0]));
+
+	job.damage = NULL;
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	vr_target_read(target, NULL, pixels, w * 4);
+	const struct expect full[] = {
+		{ 19, 19, 0xff00ff00, 0, "all of A green" },
+		{ 40, 4, 0xff0000ff, 0, "B drawn once damaged" },
+		{ 47, 11, 0xff0000ff, 0, "B's last pixel" },
+		{ 48, 11, 0xff000000, 0, "right of B" },
+	};
+	check_pixels("oracle_damage_full", "vulkan", pixels, w, h, full,
+		sizeof(full) / sizeof(full[0]));
+	free(pixels);
+	vr_target_destroy(target);
+	assert_no_errors();
+}
+END_TEST
+
+/* ---- batches ------------------------------------------------------------ */
+
+START_TEST(test_oracle_batch_across_clip)
+{
+	/* Shapes of one display list batch into one draw whatever their
+	 * clips: red [4, 28) x [4, 12) under the clip [0, 16) x [0, 32)
+	 * shows columns 4..15 only; blue [4, 28) x [16, 24) after the
+	 * restore is not clipped. Tree quads batch only under one clip:
+	 * under a parent clipped to [40, 50) x [0, 32), yellow
+	 * [40, 70) x [4, 12) shows columns 40..49; its unclipped sibling
+	 * of the same colour [40, 70) x [16, 24) shows all of it. */
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_save(c);
+	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 16, 32 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 4, 4, 24, 8 },
+		&(struct vr_paint){ .color = { 1, 0, 0, 1 } });
+	vr_canvas_restore(c);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 4, 16, 24, 8 },
+		&(struct vr_paint){ .color = { 0, 0, 1, 1 } });
+	list_node(root, c);
+	const struct vr_color yellow = { 1, 1, 0, 1 };
+	struct vr_node *clipped = vr_node_create(tree);
+	vr_node_set_clip(clipped, &(struct vr_rectf){ 40, 0, 10, 32 });
+	vr_node_set_parent(clipped, root);
+	rect_node(clipped, 40, 4, 30, 8, yellow);
+	rect_node(root, 40, 16, 30, 8, yellow);
+	struct renders r = render_both(76, 28, transparent);
+	const struct expect expects[] = {
+		{ 4, 4, 0xffff0000, 1, "clipped shape: first pixel" },
+		{ 15, 11, 0xffff0000, 1, "clipped shape: last column" },
+		{ 16, 8, 0, 0, "clipped shape: clipped at 16" },
+		{ 27, 8, 0, 0, "clipped shape: clipped at 27" },
+		{ 4, 16, 0xff0000ff, 1, "unclipped shape: first pixel" },
+		{ 16, 20, 0xff0000ff, 1, "unclipped shape: past the clip" },
+		{ 27, 23, 0xff0000ff, 1, "unclipped shape: last pixel" },
+		{ 28, 20, 0, 0, "unclipped shape: right of it" },
+		{ 49, 8, 0xffffff00, 0, "clipped quad: last column" },
+		{ 50, 8, 0, 0, "clipped quad: clipped at 50" },
+		{ 69, 8, 0, 0, "clipped quad: clipped at 69" },
+		{ 50, 20, 0xffffff00, 0, "unclipped quad: past the clip" },
+		{ 69, 23, 0xffffff00, 0, "unclipped quad: last pixel" },
+	};
+	CHECK_BOTH("oracle_batch_clip", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+START_TEST(test_oracle_batch_keeps_order)
+{
+	/* Back to front: red quad [0, 20) x [0, 10), a green display-list
+	 * rect [10, 30) x [0, 10), a blue quad [20, 40) x [0, 10). The two
+	 * quads could share a batch, but the green shape between them
+	 * overlaps the blue one: blue must still be drawn over green. */
+	rect_node(root, 0, 0, 20, 10, (struct vr_color){ 1, 0, 0, 1 });
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 10, 0, 20, 10 },
+		&(struct vr_paint){ .color = { 0, 1, 0, 1 } });
+	list_node(root, c);
+	rect_node(root, 20, 0, 20, 10, (struct vr_color){ 0, 0, 1, 1 });
+	struct renders r = render_both(44, 12, transparent);
+	const struct expect expects[] = {
+		{ 5, 5, 0xffff0000, 0, "red alone" },
+		{ 15, 5, 0xff00ff00, 1, "green over red" },
+		{ 20, 5, 0xff0000ff, 0, "blue over green: first column" },
+		{ 29, 5, 0xff0000ff, 0, "blue over green: last column" },
+		{ 35, 5, 0xff0000ff, 0, "blue alone" },
+		{ 40, 5, 0, 0, "right of everything" },
+	};
+	CHECK_BOTH("oracle_batch_order", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+/* ---- opacity ------------------------------------------------------------ */
+
+START_TEST(test_oracle_opacity)
+{
+	/* Orange (1, 0.5, 0) under a group of opacity 0.5 with opacity 0.5
+	 * itself: alpha 0.25. Premultiplied source (0.25, 0.125, 0, 0.25)
+	 * over opaque white: each channel s + 1 * (1 - 0.25), i.e.
+	 * (1, 0.875, 0.75, 1) = (255, 223.1, 191.25, 255) = 0xffffdfbf;
+	 * quantising the source to 8 bits first (64, 32, 0, 64) gives
+	 * 64 + 191 = 255, 32 + 191 = 223, 191: the same.
+	 * As a quad (tree rect) at x 0..9 and as a display-list rect with
+	 * colour alpha 0.5 under a node of opacity 0.5 at x 10..19. */
+	struct vr_node *group = vr_node_create(tree);
+	vr_node_set_opacity(group, 0.5f);
+	vr_node_set_parent(group, root);
+	struct vr_node *quad = rect_node(group, 0, 0, 10, 8,
+		(struct vr_color){ 1, 0.5f, 0, 1 });
+	vr_node_set_opacity(quad, 0.5f);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 10, 0, 10, 8 },
+		&(struct vr_paint){ .color = { 1, 0.5f, 0, 0.5f } });
+	list_node(group, c);
+	struct renders r = render_both(24, 10, white);
+	const struct expect expects[] = {
+		{ 4, 4, 0xffffdfbf, 1, "quad at opacity 0.25 over white" },
+		{ 14, 4, 0xffffdfbf, 1, "shape at alpha 0.25 over white" },
+		{ 22, 4, 0xffffffff, 0, "white clear colour" },
+	};
+	CHECK_BOTH("oracle_opacity", &r, expects);
+	renders_finish(&r);
+}
+END_TEST
+
+/* ---- images ------------------------------------------------------------- */
+
+/* Six distinct premultiplied pixels (3 x 2), two of them translucent. */
+static const uint32_t image_pixels[6] = {
+	0xffff0000, 0xff00ff00, 0xff0000ff,
+	0x80402010, 0xffffffff, 0x40000040,
+};
+
+START_TEST(test_oracle_image_exact)
+{
+	/* The 3 x 2 image at the integer offset (5, 4) as a tree node, and
+	 * as a display-list image at (5, 10), both 1:1: target pixel
+	 * (5 + x, 4 + y) (or 10 + y) is source pixel (x, y) exactly, over
+	 * transparent black. The same image with buffer transform 90 at
+	 * (12, 4): per wl_surface.set_buffer_transform the buffer holds the
+	 * content rotated 90 degrees counter-clockwise, so the surface is
+	 * 2 x 3 and its pixel (x, y) is buffer pixel (y, 1 - x): the
+	 * surface's top-left shows the buffer's bottom-left. */
+	struct vr_image *image = vr_image_create(3, 2, VR_FORMAT_ARGB8888);
+	ck_assert_ptr_nonnull(image);
+	ck_assert(vr_image_write(image, image_pixels, 3 * 4, NULL));
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_position(node, 5, 4);
+	vr_node_set_image(node, image, NULL, 3, 2, VR_TRANSFORM_NORMAL);
+	vr_node_set_parent(node, root);
+	struct vr_node *rotated = vr_node_create(tree);
+	vr_node_set_position(rotated, 12, 4);
+	vr_node_set_image(rotated, image, NULL, 2, 3, VR_TRANSFORM_90);
+	vr_node_set_parent(rotated, root);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 5, 10, 3, 2 },
+		1.0f);
+	list_node(root, c);
+	vr_image_unref(image);
+	struct renders r = render_both(20, 14, transparent);
+
+	struct expect expects[6 * 3 + 8];
+	size_t n = 0;
+	for (int32_t y = 0; y < 2; y++) {
+		for (int32_t x = 0; x < 3; x++) {
+			uint32_t p = image_pixels[y * 3 + x];
+			expects[n++] = (struct expect){ 5 + x, 4 + y, p, 0,
+				"node image pixel at (5 + x, 4 + y)" };
+			expects[n++] = (struct expect){ 5 + x, 10 + y, p, 0,
+				"display-list image pixel at (5 + x, 10 + y)" };
+		}
+	}
+	for (int32_t y = 0; y < 3; y++) {
+		for (int32_t x = 0; x < 2; x++) {
+			expects[n++] = (struct expect){ 12 + x, 4 + y,
+				image_pixels[(1 - x) * 3 + y], 0,
+				"transform 90: surface (x, y) = buffer (y, 1 - x)" };
+		}
+	}
+	const struct expect outside[] = {
+		{ 4, 4, 0, 0, "left of the image" },
+		{ 8, 5, 0, 0, "right of the image" },
+		{ 5, 3, 0, 0, "above the image" },
+		{ 5, 6, 0, 0, "below the image" },
+		{ 11, 4, 0, 0, "left of the rotated image" },
+		{ 14, 4, 0, 0, "right of the rotated image" },
+		{ 12, 7, 0, 0, "below the rotated image" },
+		{ 4, 10, 0, 0, "left of the display-list image" },
+	};
+	memcpy(&expects[n], outside, sizeof(outside));
+	n += sizeof(outside) / sizeof(outside[0]);
+	check_both("oracle_image", &r, expects, n);
+	renders_finish(&r);
+}
+END_TEST
+
+static Suite *oracle_suite(void)
+{
+	Suite *s = suite_create("oracle");
+	TCase *tc = tcase_create("coverage");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_oracle_rect_fractional_coverage);
+	tcase_add_test(tc, test_oracle_node_rect_pixel_centres);
+	tcase_add_test(tc, test_oracle_rrect_corners);
+	tcase_add_test(tc, test_oracle_clipped_rrect_corner);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("culling");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_oracle_culled_by_clip);
+	tcase_add_test(tc, test_oracle_culled_by_damage);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("batching");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_oracle_batch_across_clip);
+	tcase_add_test(tc, test_oracle_batch_keeps_order);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("colour");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_oracle_opacity);
+	tcase_add_test(tc, test_oracle_image_exact);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_vulkan_suite(oracle_suite());
+}
