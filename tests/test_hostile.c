@@ -248,11 +248,24 @@ static void child_fail(const char *fmt, ...) {
 }
 
 /* Flush everything, waiting while the socket is full; false once the
- * connection failed. */
+ * connection failed.
+ *
+ * Offenders flush at least every CHILD_FLUSH_BYTES of requests: libwayland
+ * 1.21's client keeps requests in a 4 KiB buffer, and a request that does
+ * not fit while the socket is full (vitrail still busy with the earlier
+ * ones) is a fatal EAGAIN on the display, after which every flush fails
+ * with EAGAIN too. That is a client-side failure, not vitrail's. */
+#define CHILD_FLUSH_BYTES 2048
+
 static bool child_flush(struct wl_display *display) {
 	while (wl_display_flush(display) < 0) {
 		if (errno != EAGAIN) {
 			return false;
+		}
+		if (wl_display_get_error(display) != 0) {
+			child_fail("the offender's own request buffer overflowed "
+				"(libwayland: fatal %s)",
+				strerror(wl_display_get_error(display)));
 		}
 		struct pollfd pfd = {
 			.fd = wl_display_get_fd(display),
@@ -498,7 +511,8 @@ static void run_subsurfaces(struct harness_vitrail *vitrail, int count,
 		if (deep) {
 			parent = surface;
 		}
-		if (i % 50 == 0 && !child_flush(app.display)) {
+		// about 150 bytes of requests per subsurface
+		if (i % 8 == 0 && !child_flush(app.display)) {
 			child_finish(&app);
 		}
 	}
@@ -529,8 +543,9 @@ static void run_flood_damage(struct harness_vitrail *vitrail) {
 	// Scattered 1x1 rects: the worst case for a damage region.
 	for (int i = 0; i < FLOOD; i++) {
 		int x = (i * 7) % 256, y = (i * 13 / 256 * 2) % 256;
-		wl_surface_damage_buffer(app.surface, x, y, 1, 1);
-		if (i % 256 == 0 && !child_flush(app.display)) {
+		wl_surface_damage_buffer(app.surface, x, y, 1, 1); // 24 bytes
+		if (i % (CHILD_FLUSH_BYTES / 24) == 0 &&
+				!child_flush(app.display)) {
 			child_finish(&app);
 		}
 	}
@@ -547,8 +562,9 @@ static void run_flood_frame(struct harness_vitrail *vitrail) {
 	}
 	// Frame callbacks nobody listens to: every one gets its done event.
 	for (int i = 0; i < FLOOD; i++) {
-		wl_surface_frame(app.surface);
-		if (i % 256 == 0 && !child_flush(app.display)) {
+		wl_surface_frame(app.surface); // 12 bytes
+		if (i % (CHILD_FLUSH_BYTES / 12) == 0 &&
+				!child_flush(app.display)) {
 			child_finish(&app);
 		}
 	}
