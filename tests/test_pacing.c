@@ -139,6 +139,11 @@ struct fake {
 	int null_commits;
 	int backend_requests;
 	int late;
+	/* simulated rendering (simulate()): every frame becomes ready
+	 * cost(id) after it started; an animation asks for the next one */
+	bool animating;
+	uint64_t (*cost)(int id);
+	uint64_t ready_at[256]; /* 0: ready already, or not simulated */
 };
 
 static void *fake_render(void *data, uint64_t display_ns, bool *ready) {
@@ -154,6 +159,13 @@ static void *fake_render(void *data, uint64_t display_ns, bool *ready) {
 	};
 	fake->nframes++;
 	*ready = fake->render_sync;
+	if (fake->cost != NULL) {
+		fake->ready_at[frame->id] = fake->now + fake->cost(frame->id);
+	}
+	if (fake->animating) {
+		/* re-entering: the pacer only notes it and plans again */
+		vt_pacer_request(fake->pacer, VT_PACER_RENDER, fake->now);
+	}
 	return frame;
 }
 
@@ -224,6 +236,35 @@ static void run_until(struct fake *fake, uint64_t t) {
 		fake->now = fake->armed > fake->now ? fake->armed : fake->now;
 		fake->armed = 0; /* a timer fires once */
 		vt_pacer_wake(fake->pacer, fake->now);
+	}
+	fake->now = t;
+}
+
+/* Advance to t with simulated rendering: timers fire and frames become
+ * ready at their ready_at, in time order. */
+static void simulate(struct fake *fake, uint64_t t) {
+	for (;;) {
+		int next = -1;
+		for (int i = 0; i < fake->nframes; i++) {
+			if (fake->ready_at[i] != 0 && (next < 0 ||
+					fake->ready_at[i] < fake->ready_at[next])) {
+				next = i;
+			}
+		}
+		uint64_t at_ready = next >= 0 ? fake->ready_at[next] : UINT64_MAX;
+		uint64_t at_timer = fake->armed != 0 ? fake->armed : UINT64_MAX;
+		uint64_t at = at_ready < at_timer ? at_ready : at_timer;
+		if (at > t) {
+			break;
+		}
+		fake->now = at > fake->now ? at : fake->now;
+		if (at_ready <= at_timer) {
+			fake->ready_at[next] = 0;
+			vt_pacer_frame_ready(fake->pacer, &fake->frames[next], fake->now);
+		} else {
+			fake->armed = 0;
+			vt_pacer_wake(fake->pacer, fake->now);
+		}
 	}
 	fake->now = t;
 }
@@ -542,6 +583,185 @@ START_TEST(test_pacing_destroy_discards)
 }
 END_TEST
 
+/* ---- pacer: D-VSync's frame pre-executor --------------------------------- */
+
+static uint64_t cost_2ms(int id) {
+	return 2 * MS;
+}
+
+/* Frame 12 of an animation takes 2.5 refresh periods; the others 2 ms. */
+static uint64_t cost_one_long(int id) {
+	return id == 12 ? 5 * P / 2 : 2 * MS;
+}
+
+/* An animation on a model clock with D-VSync, pre-render limit 3. */
+static void dvsync_init(struct fake *fake, uint64_t (*cost)(int id)) {
+	fake_init(fake, VT_PACER_CLOCK_MODEL, &vt_policy_dvsync);
+	vt_pacer_set_prerender(fake->pacer, 3);
+	vt_pacer_set_predictable(fake->pacer, true);
+	fake->animating = true;
+	fake->cost = cost;
+}
+
+/* Accumulation: frames render back to back, each for the vblank after the
+ * one before, until three are queued; then the sync stage: one new frame
+ * per vblank, the queue full, every frame shown at its display time. */
+START_TEST(test_pacing_dvsync_stages)
+{
+	struct fake fake;
+	dvsync_init(&fake, cost_2ms);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	/* the first starts at once, for the first vblank its predicted
+	 * composition (half a period before anything is measured) makes */
+	ck_assert_int_eq(fake.nframes, 1);
+	ck_assert_uint_eq(fake.frames[0].display_ns, T0 + P);
+	simulate(&fake, T0 + 7 * MS + 1);
+	/* three rendered back to back by T0 + 7 ms, one vblank apart */
+	ck_assert_int_eq(fake.nframes, 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(fake.frames[i].display_ns,
+			T0 + (uint64_t)(i + 1) * P);
+	}
+	ck_assert_int_eq(vt_pacer_queued(fake.pacer), 3);
+	/* sync stage: the queue stays full, one frame per vblank */
+	for (int k = 1; k <= 30; k++) {
+		simulate(&fake, T0 + (uint64_t)k * P + 3 * MS);
+		ck_assert_int_eq(fake.nframes, 3 + k);
+		ck_assert_int_eq(vt_pacer_queued(fake.pacer), 3);
+		ck_assert_uint_eq(last_frame(&fake)->display_ns,
+			T0 + (uint64_t)(k + 3) * P);
+	}
+	for (int i = 0; i < 30; i++) {
+		ck_assert(fake.frames[i].committed);
+		ck_assert_uint_eq(fake.frames[i].commit_vblank,
+			fake.frames[i].display_ns);
+	}
+	ck_assert_int_eq(fake.late, 0);
+	ck_assert_uint_eq(vt_pacer_replaced(fake.pacer), 0);
+	ck_assert_int_eq(vt_pacer_max_in_flight(fake.pacer), 3);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* Count the vblanks in [from, to] that committed no frame. */
+static int vblanks_missed(const struct fake *fake, uint64_t from,
+		uint64_t to) {
+	int missed = 0;
+	for (uint64_t v = from; v <= to; v += P) {
+		bool shown = false;
+		for (int i = 0; i < fake->nframes; i++) {
+			shown |= fake->frames[i].committed &&
+				fake->frames[i].commit_vblank == v;
+		}
+		missed += !shown;
+	}
+	return missed;
+}
+
+/* One frame of 2.5 periods: under VSync the animation misses vblanks;
+ * with three frames queued ahead, D-VSync shows a frame at every vblank,
+ * each at its own display time. */
+START_TEST(test_pacing_dvsync_absorbs_long_frame)
+{
+	struct fake vsync, dvsync;
+	fake_init(&vsync, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	vsync.animating = true;
+	vsync.cost = cost_one_long;
+	dvsync_init(&dvsync, cost_one_long);
+	struct fake *fakes[2] = { &vsync, &dvsync };
+	for (int f = 0; f < 2; f++) {
+		fakes[f]->now = T0 + 1 * MS;
+		vt_pacer_request(fakes[f]->pacer, VT_PACER_RENDER, fakes[f]->now);
+		simulate(fakes[f], T0 + 40 * P + 1);
+	}
+	int missed_vsync = vblanks_missed(&vsync, T0 + 2 * P, T0 + 40 * P);
+	int missed_dvsync = vblanks_missed(&dvsync, T0 + 2 * P, T0 + 40 * P);
+	ck_assert_msg(missed_vsync >= 2, "vsync missed %d vblanks", missed_vsync);
+	ck_assert_msg(missed_dvsync == 0, "dvsync missed %d vblanks",
+		missed_dvsync);
+	ck_assert_int_eq(dvsync.late, 0);
+	/* every frame was shown at the display time it was rendered for */
+	for (int i = 0; i < dvsync.nframes; i++) {
+		if (dvsync.frames[i].committed) {
+			ck_assert_uint_eq(dvsync.frames[i].commit_vblank,
+				dvsync.frames[i].display_ns);
+		}
+	}
+	vt_pacer_destroy(vsync.pacer);
+	vt_pacer_destroy(dvsync.pacer);
+}
+END_TEST
+
+/* Input: ready frames rendered ahead are discarded, the one rendering is
+ * discarded once ready, committed ones stay, and the next frame goes to
+ * the first vblank it can make. */
+START_TEST(test_pacing_dvsync_discard_on_input)
+{
+	struct fake fake;
+	dvsync_init(&fake, cost_2ms);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	simulate(&fake, T0 + 5 * P + 1 * MS);
+	/* frames for T0 + 5P (committed), 6P, 7P (ready), 8P (rendering) */
+	int before = fake.nframes;
+	ck_assert_int_eq(vt_pacer_queued(fake.pacer), 3);
+	struct fake_frame *committed = NULL;
+	for (int i = 0; i < fake.nframes; i++) {
+		if (fake.frames[i].display_ns == T0 + 5 * P) {
+			committed = &fake.frames[i];
+		}
+	}
+	ck_assert_ptr_nonnull(committed);
+	ck_assert(committed->committed);
+	/* a key press: what comes next is not predictable */
+	fake.animating = false;
+	vt_pacer_set_predictable(fake.pacer, false);
+	vt_pacer_discard_ahead(fake.pacer, fake.now);
+	int discarded = 0;
+	for (int i = 0; i < before; i++) {
+		discarded += fake.frames[i].discarded;
+		ck_assert(!(fake.frames[i].discarded && fake.frames[i].committed));
+	}
+	ck_assert_int_ge(discarded, 1);
+	ck_assert(!committed->discarded);
+	simulate(&fake, T0 + 9 * P);
+	/* nothing rendered for T0 + 6P .. 8P was shown */
+	for (int i = 0; i < before; i++) {
+		if (fake.frames[i].display_ns > T0 + 5 * P) {
+			ck_assert(fake.frames[i].discarded);
+		}
+	}
+	/* the input's frame: vsync, the first vblank after T0 + 5P + 1 ms +
+	 * the composition estimate (2 ms measured + 0.5 + 1 ms) */
+	ck_assert_int_eq(fake.nframes, before + 1);
+	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + 6 * P);
+	ck_assert(last_frame(&fake)->committed);
+	ck_assert_uint_eq(vt_pacer_discarded_stale(fake.pacer),
+		(uint64_t)discarded + 1);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* Not predictable: D-VSync is the vsync policy (just in time, one frame);
+ * the limit is capped to what the pacer tracks. */
+START_TEST(test_pacing_dvsync_unpredictable_is_vsync)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_dvsync);
+	vt_pacer_set_prerender(fake.pacer, 99);
+	ck_assert_int_eq(vt_pacer_prerender_limit(fake.pacer),
+		VT_PACER_FRAMES_MAX - 1);
+	vt_pacer_set_predictable(fake.pacer, false);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	ck_assert_int_eq(fake.nframes, 0);
+	uint64_t composition = vt_pacer_composition_ns(fake.pacer);
+	ck_assert_uint_eq(fake.armed, T0 + P - composition);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 static Suite *pacing_suite(void) {
 	Suite *s = suite_create("pacing");
 	struct {
@@ -561,6 +781,10 @@ static Suite *pacing_suite(void) {
 			test_pacing_destroy_discards } },
 		{ "backend", { test_pacing_backend_latest_wins,
 			test_pacing_backend_callbacks } },
+		{ "dvsync", { test_pacing_dvsync_stages,
+			test_pacing_dvsync_absorbs_long_frame,
+			test_pacing_dvsync_discard_on_input,
+			test_pacing_dvsync_unpredictable_is_vsync } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);

@@ -29,6 +29,7 @@ struct pacer_frame {
 	uint64_t display_ns; /* the D-Timestamp */
 	uint64_t render_ns; /* rendering started */
 	enum frame_state state;
+	bool stale; /* input came while it rendered: discard when ready */
 };
 
 struct vt_pacer {
@@ -58,6 +59,10 @@ struct vt_pacer {
 	int nlateness, next_lateness;
 	int max_in_flight;
 	uint64_t replaced;
+	/* D-VSync */
+	int prerender_limit;
+	bool predictable;
+	uint64_t discarded_stale;
 };
 
 static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit);
@@ -225,13 +230,22 @@ static void model_vblank(struct vt_pacer *pacer, uint64_t vblank,
 	}
 }
 
+/* Backend clock: the latest display time a commit now may show. Without
+ * pre-rendering anything ready goes at once (the backend holds it to its
+ * vblank); frames rendered ahead wait for the vblank they were made for. */
+static uint64_t backend_horizon(const struct vt_pacer *pacer, uint64_t now) {
+	if (pacer->prerender_limit == 0) {
+		return UINT64_MAX / 2;
+	}
+	return vt_clock_next_vblank(&pacer->clock, now);
+}
+
 /* Backend clock: commit the newest ready frame if the backend is free. */
 static void backend_commit(struct vt_pacer *pacer, uint64_t now) {
 	if (pacer->backend_busy) {
 		return;
 	}
-	/* anything ready goes at once: the backend holds it to its vblank */
-	int pick = pick_ready(pacer, UINT64_MAX / 2);
+	int pick = pick_ready(pacer, backend_horizon(pacer, now));
 	if (pick >= 0) {
 		uint64_t vblank = vt_clock_next_vblank(&pacer->clock, now);
 		commit_frame(pacer, pick, vblank);
@@ -361,8 +375,15 @@ void vt_pacer_frame_ready(struct vt_pacer *pacer, void *handle, uint64_t now) {
 	if (i < 0 || pacer->frames[i].state != FRAME_RENDERING) {
 		return;
 	}
-	pacer->frames[i].state = FRAME_READY;
 	add_composition(pacer, now - pacer->frames[i].render_ns);
+	if (pacer->frames[i].stale) {
+		remove_frame(pacer, i);
+		pacer->discarded_stale++;
+		pacer->wants |= VT_PACER_RENDER;
+		pacer->impl->discard(pacer->data, handle);
+	} else {
+		pacer->frames[i].state = FRAME_READY;
+	}
 	pacer_run(pacer, now, true);
 }
 
@@ -372,7 +393,7 @@ void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now) {
 	}
 	pacer->backend_busy = false;
 	pacer->running = true;
-	int pick = pick_ready(pacer, UINT64_MAX / 2);
+	int pick = pick_ready(pacer, backend_horizon(pacer, now));
 	if (pick >= 0) {
 		commit_frame(pacer, pick, vt_clock_next_vblank(&pacer->clock, now));
 	} else if (pacer->wants & VT_PACER_COMMIT) {
@@ -389,6 +410,51 @@ void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now) {
 	}
 	pacer->running = false;
 	pacer_run(pacer, now, true);
+}
+
+void vt_pacer_set_prerender(struct vt_pacer *pacer, int limit) {
+	if (limit < 0) {
+		limit = 0;
+	}
+	if (limit > VT_PACER_FRAMES_MAX - 1) {
+		limit = VT_PACER_FRAMES_MAX - 1;
+	}
+	pacer->prerender_limit = limit;
+}
+
+void vt_pacer_set_predictable(struct vt_pacer *pacer, bool predictable) {
+	pacer->predictable = predictable;
+}
+
+void vt_pacer_discard_ahead(struct vt_pacer *pacer, uint64_t now) {
+	bool any = false;
+	for (int i = pacer->nframes - 1; i >= 0; i--) {
+		struct pacer_frame *frame = &pacer->frames[i];
+		if (frame->state == FRAME_RENDERING) {
+			frame->stale = true;
+			any = true;
+		} else if (frame->state == FRAME_READY) {
+			void *handle = frame->handle;
+			remove_frame(pacer, i);
+			pacer->discarded_stale++;
+			any = true;
+			pacer->impl->discard(pacer->data, handle);
+		}
+	}
+	if (!any) {
+		return;
+	}
+	/* display times go on from what is committed */
+	pacer->last_display_ns = 0;
+	for (int i = 0; i < pacer->nframes; i++) {
+		if (pacer->frames[i].state == FRAME_COMMITTED &&
+				pacer->frames[i].display_ns > pacer->last_display_ns) {
+			pacer->last_display_ns = pacer->frames[i].display_ns;
+		}
+	}
+	pacer->planned = false;
+	pacer->wants |= VT_PACER_RENDER;
+	pacer_run(pacer, now, false);
 }
 
 bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
@@ -458,4 +524,30 @@ uint64_t vt_pacer_frame_display_ns(const struct vt_pacer *pacer,
 
 uint64_t vt_pacer_replaced(const struct vt_pacer *pacer) {
 	return pacer->replaced;
+}
+
+int vt_pacer_prerender_limit(const struct vt_pacer *pacer) {
+	return pacer->prerender_limit;
+}
+
+bool vt_pacer_predictable(const struct vt_pacer *pacer) {
+	return pacer->predictable;
+}
+
+int vt_pacer_queued(const struct vt_pacer *pacer) {
+	return pacer->nframes;
+}
+
+uint64_t vt_pacer_discarded_stale(const struct vt_pacer *pacer) {
+	return pacer->discarded_stale;
+}
+
+uint64_t vt_pacer_first_display(const struct vt_pacer *pacer,
+		uint64_t earliest) {
+	uint64_t display = vt_clock_next_vblank(&pacer->clock, earliest - 1);
+	if (pacer->last_display_ns != 0 && display <= pacer->last_display_ns) {
+		display = vt_clock_next_vblank(&pacer->clock,
+			pacer->last_display_ns);
+	}
+	return display;
 }

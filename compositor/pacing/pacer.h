@@ -89,6 +89,15 @@ extern const struct vt_pacing_policy vt_policy_vsync;
  * baseline): render at the vblank after the damage, for the vblank after
  * that. */
 extern const struct vt_pacing_policy vt_policy_legacy;
+/*
+ * D-VSync's frame pre-executor (dvsync.c): while the output's next frames
+ * are predictable (vt_pacer_set_predictable), render ahead of the display,
+ * each frame for the vblank after the one before (accumulation), until
+ * vt_pacer_set_prerender's limit of frames are queued (rendering, ready
+ * or committed, not yet shown); then one frame per vblank, in step with
+ * the display (sync stage). Not predictable: the vsync policy, at once.
+ */
+extern const struct vt_pacing_policy vt_policy_dvsync;
 
 struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
 	uint64_t period_ns, uint64_t now_ns,
@@ -117,6 +126,18 @@ void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
 	uint64_t now);
 void vt_pacer_set_policy(struct vt_pacer *pacer,
 	const struct vt_pacing_policy *policy);
+/* Frames a pre-rendering policy may queue ahead of the display, at most
+ * VT_PACER_FRAMES_MAX - 1 (0: none, the default). */
+void vt_pacer_set_prerender(struct vt_pacer *pacer, int limit);
+/* Whether the frames to come are deterministic (animations sampled at
+ * their display time, nothing waiting on input); the glue says so before
+ * each entry point. */
+void vt_pacer_set_predictable(struct vt_pacer *pacer, bool predictable);
+/* Input made the frames rendered ahead stale: ready ones are discarded
+ * (impl->discard), those still rendering will be once ready, and the next
+ * frame is planned for the first vblank it can make. Committed frames
+ * stay. */
+void vt_pacer_discard_ahead(struct vt_pacer *pacer, uint64_t now);
 
 /* ---- what policies (and tests) read ----------------------------------- */
 
@@ -138,5 +159,15 @@ uint64_t vt_pacer_frame_display_ns(const struct vt_pacer *pacer,
 	void *handle);
 /* Frames replaced by a newer one before they were shown. */
 uint64_t vt_pacer_replaced(const struct vt_pacer *pacer);
+int vt_pacer_prerender_limit(const struct vt_pacer *pacer);
+bool vt_pacer_predictable(const struct vt_pacer *pacer);
+/* Frames not yet shown: rendering, ready or committed. */
+int vt_pacer_queued(const struct vt_pacer *pacer);
+/* Frames dropped by vt_pacer_discard_ahead. */
+uint64_t vt_pacer_discarded_stale(const struct vt_pacer *pacer);
+/* The first vblank a frame ready at `earliest` can make, after every
+ * frame already planned (for policies). */
+uint64_t vt_pacer_first_display(const struct vt_pacer *pacer,
+	uint64_t earliest);
 
 #endif

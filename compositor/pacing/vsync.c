@@ -3,18 +3,6 @@
  */
 #include "pacing/pacer.h"
 
-/* The first vblank a frame planned at now can make, after every frame
- * already planned. */
-static uint64_t first_display(const struct vt_pacer *pacer, uint64_t earliest) {
-	const struct vt_clock *clock = vt_pacer_clock(pacer);
-	uint64_t display = vt_clock_next_vblank(clock, earliest - 1);
-	uint64_t last = vt_pacer_last_display_ns(pacer);
-	if (last != 0 && display <= last) {
-		display = vt_clock_next_vblank(clock, last);
-	}
-	return display;
-}
-
 /*
  * Just in time for the first vblank the composition can make: a frame
  * starts rendering the predicted composition time before that vblank, so
@@ -33,7 +21,7 @@ static bool vsync_plan(const struct vt_pacer *pacer, uint64_t now,
 	uint64_t composition = vt_pacer_composition_ns(pacer);
 	uint64_t period = vt_clock_period(vt_pacer_clock(pacer));
 	composition = composition < period ? composition : period;
-	*display_ns = first_display(pacer, now + composition);
+	*display_ns = vt_pacer_first_display(pacer, now + composition);
 	*render_at_ns = *display_ns - composition;
 	return true;
 }
@@ -53,7 +41,7 @@ static bool legacy_plan(const struct vt_pacer *pacer, uint64_t now,
 	}
 	const struct vt_clock *clock = vt_pacer_clock(pacer);
 	uint64_t tick = vt_clock_next_vblank(clock, now);
-	*display_ns = first_display(pacer, tick + vt_clock_period(clock));
+	*display_ns = vt_pacer_first_display(pacer, tick + vt_clock_period(clock));
 	*render_at_ns = *display_ns - vt_clock_period(clock);
 	return true;
 }

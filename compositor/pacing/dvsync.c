@@ -1,0 +1,42 @@
+/*
+ * D-VSync's frame pre-executor (after the ASPLOS '25 paper, section 4):
+ * frames whose content is known ahead of time are rendered ahead of the
+ * display into the output's enlarged queue, each stamped with the
+ * display time it will be shown at (its D-Timestamp, from the display
+ * time virtualizer: the pacer's vblank model), so that a long frame is
+ * absorbed by the frames queued before it instead of missing its vblank.
+ *
+ * Stages, as the paper names them:
+ * - accumulation: fewer than the pre-render limit of frames are queued
+ *   (rendering, ready or committed, not yet shown): the next one starts
+ *   now, as soon as the one rendering is done, for the vblank after the
+ *   last planned one;
+ * - sync: the queue is full: one frame starts each time a queued one is
+ *   shown, one vblank of the display per frame.
+ * Not predictable (input, clients drawing frames of their own): the vsync
+ * policy takes over at once; vt_pacer_discard_ahead drops what input made
+ * stale.
+ */
+#include "pacing/pacer.h"
+
+static bool dvsync_plan(const struct vt_pacer *pacer, uint64_t now,
+		uint64_t *display_ns, uint64_t *render_at_ns) {
+	int limit = vt_pacer_prerender_limit(pacer);
+	if (!vt_pacer_predictable(pacer) || limit == 0) {
+		return vt_policy_vsync.plan(pacer, now, display_ns, render_at_ns);
+	}
+	if (vt_pacer_rendering(pacer) > 0 || vt_pacer_queued(pacer) >= limit) {
+		return false; /* one at a time; sync stage when full */
+	}
+	/* The first frame of a run aims at the first vblank the predicted
+	 * composition can make; the next ones follow one vblank apart. */
+	uint64_t composition = vt_pacer_composition_ns(pacer);
+	*display_ns = vt_pacer_first_display(pacer, now + composition);
+	*render_at_ns = now;
+	return true;
+}
+
+const struct vt_pacing_policy vt_policy_dvsync = {
+	.name = "dvsync",
+	.plan = dvsync_plan,
+};
