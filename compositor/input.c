@@ -72,6 +72,7 @@ static void keyboard_handle_modifiers(struct wl_listener *listener,
 
 static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, key);
+	vt_outputs_input(keyboard->server);
 	struct wlr_event_keyboard_key *event = data;
 	struct wlr_seat *seat = keyboard->server->seat;
 	wlr_seat_set_keyboard(seat, keyboard->device);
@@ -180,6 +181,7 @@ void vt_input_update_pointer_focus(struct vt_server *server) {
 
 static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
+	vt_outputs_input(server);
 	struct wlr_event_pointer_motion *event = data;
 	wlr_cursor_move(server->cursor, event->device, event->delta_x,
 		event->delta_y);
@@ -190,6 +192,7 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
 		wl_container_of(listener, server, cursor_motion_absolute);
+	vt_outputs_input(server);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
 	process_motion(server, event->time_msec);
@@ -197,6 +200,7 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 
 static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_button);
+	vt_outputs_input(server);
 	struct wlr_event_pointer_button *event = data;
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
 		event->button, event->state);
@@ -213,6 +217,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 
 static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
+	vt_outputs_input(server);
 	struct wlr_event_pointer_axis *event = data;
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
 		event->orientation, event->delta, event->delta_discrete,
@@ -264,6 +269,7 @@ static void handle_request_cursor(struct wl_listener *listener, void *data) {
 
 static void handle_touch_down(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_down);
+	vt_outputs_input(server);
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
@@ -281,6 +287,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 
 static void handle_touch_up(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_up);
+	vt_outputs_input(server);
 	struct wlr_event_touch_up *event = data;
 	if (wlr_seat_touch_get_point(server->seat, event->touch_id) != NULL) {
 		wlr_seat_touch_notify_up(server->seat, event->time_msec,
@@ -290,6 +297,7 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 
 static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_motion);
+	vt_outputs_input(server);
 	struct wlr_event_touch_motion *event = data;
 	struct wlr_touch_point *point =
 		wlr_seat_touch_get_point(server->seat, event->touch_id);

@@ -26,6 +26,9 @@ static const char usage[] =
 	"  -r, --refresh HZ[,HZ..]  refresh of headless outputs, one for all or one\n"
 	"                           per output in order; default 60\n"
 	"      --frame-pipeline P   async (default) or sync, the old synchronous path\n"
+	"      --pacing P           vsync (default) or dvsync: render animations\n"
+	"                           ahead of the display (D-VSync)\n"
+	"      --prerender N        dvsync: frames queued ahead, 1 to 5; default 3\n"
 	"  -S, --socket NAME        Wayland socket name; default: first free wayland-N\n"
 	"  -s, --startup CMD        run CMD (through /bin/sh -c) once ready; repeatable\n"
 	"  -c, --config FILE        config file (see vitrail(5))\n"
@@ -58,6 +61,8 @@ enum {
 	OPT_RENDERER_THREADS,
 	OPT_SEQUENTIAL,
 	OPT_FRAME_PIPELINE,
+	OPT_PACING,
+	OPT_PRERENDER,
 };
 
 static bool parse_size(const char *s, int *w, int *h) {
@@ -97,6 +102,8 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		{ "renderer-threads", required_argument, NULL, OPT_RENDERER_THREADS },
 		{ "sequential", no_argument, NULL, OPT_SEQUENTIAL },
 		{ "frame-pipeline", required_argument, NULL, OPT_FRAME_PIPELINE },
+		{ "pacing", required_argument, NULL, OPT_PACING },
+		{ "prerender", required_argument, NULL, OPT_PRERENDER },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
@@ -167,6 +174,26 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			} else {
 				fprintf(stderr, "vitrail: --frame-pipeline takes async or "
 					"sync, not '%s'\n", optarg);
+				return false;
+			}
+			break;
+		case OPT_PACING:
+			if (strcmp(optarg, "vsync") == 0) {
+				opts->pacing = VT_PACING_VSYNC;
+			} else if (strcmp(optarg, "dvsync") == 0) {
+				opts->pacing = VT_PACING_DVSYNC;
+			} else {
+				fprintf(stderr, "vitrail: --pacing takes vsync or dvsync, "
+					"not '%s'\n", optarg);
+				return false;
+			}
+			break;
+		case OPT_PRERENDER:
+			opts->prerender = (int)strtol(optarg, &end, 10);
+			if (*end != '\0' || opts->prerender < 1 ||
+					opts->prerender > VT_PRERENDER_MAX) {
+				fprintf(stderr, "vitrail: --prerender takes 1 to %d\n",
+					VT_PRERENDER_MAX);
 				return false;
 			}
 			break;

@@ -78,6 +78,10 @@ struct output_frame {
 	uint64_t render_id; /* the renderer's frame; 0: none pending */
 	bool ready;
 	bool failed; /* its pixels were lost with the device: never shown */
+	/* Test protocol slow_frames: ready no earlier than this, as if
+	 * rendering took that long (the main thread is not blocked). */
+	uint64_t ready_not_before_ns;
+	bool finished; /* rendered, waiting for ready_not_before_ns */
 	bool committed;
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	pixman_region32_t damage; /* output pixels changed by this frame */
@@ -111,6 +115,8 @@ struct vt_output {
 	uint64_t period_ns;
 	int timer_fd;
 	struct wl_event_source *timer_source;
+	struct wl_event_source *slow_timer; /* frames slowed by the test
+		protocol: when the next one is due */
 	bool sending_present; /* our own present event is being emitted */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
 	pixman_region32_t damage_history[DAMAGE_HISTORY];
@@ -204,9 +210,43 @@ static void buffer_destroy(struct output_buffer *buffer) {
 	free(buffer);
 }
 
+/*
+ * D-VSync: the frames to come are predictable while nothing but animations
+ * changes the screen: animations are running (sampled at each frame's
+ * display time), no input came and no client drew a frame of its own in
+ * the last PREDICTABLE_QUIET periods. Anything else is drawn in step with
+ * the display (the dvsync policy falls back to vsync).
+ */
+#define PREDICTABLE_QUIET 2
+
+static void output_update_predictable(struct vt_output *output,
+		uint64_t now) {
+	struct vt_server *server = output->server;
+	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
+	bool predictable = vt_scene_animating(server) &&
+		now - server->last_input_ns > quiet &&
+		now - server->last_client_frame_ns > quiet;
+	vt_pacer_set_predictable(output->pacer, predictable);
+}
+
 static void output_request(struct vt_output *output, uint32_t wants) {
 	if (output->pacer != NULL) {
-		vt_pacer_request(output->pacer, wants, vt_now_ns());
+		uint64_t now = vt_now_ns();
+		output_update_predictable(output, now);
+		vt_pacer_request(output->pacer, wants, now);
+	}
+}
+
+void vt_outputs_input(struct vt_server *server) {
+	uint64_t now = vt_now_ns();
+	server->last_input_ns = now;
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		if (output->pacer != NULL && vt_pacer_queued(output->pacer) > 1) {
+			/* what was rendered ahead does not know of it */
+			output_update_predictable(output, now);
+			vt_pacer_discard_ahead(output->pacer, now);
+		}
 	}
 }
 
@@ -503,6 +543,58 @@ static void frame_ready(struct output_frame *frame, uint64_t now) {
 	frame->record.render_end_ns = now;
 }
 
+/* The earliest slowed frame still waiting: when the slow timer fires. */
+static void output_arm_slow_timer(struct vt_output *output, uint64_t now) {
+	uint64_t next = 0;
+	struct output_frame *frame;
+	wl_list_for_each(frame, &output->frames, link) {
+		if (frame->finished && !frame->ready &&
+				(next == 0 || frame->ready_not_before_ns < next)) {
+			next = frame->ready_not_before_ns;
+		}
+	}
+	if (next != 0 && output->slow_timer != NULL) {
+		uint64_t ms = next > now ? (next - now + 999999) / 1000000 : 1;
+		wl_event_source_timer_update(output->slow_timer, (int)ms);
+	}
+}
+
+/* The renderer finished the frame: ready now, or (slowed by the test
+ * protocol) once its time has come. */
+static void frame_finished(struct output_frame *frame, uint64_t now) {
+	struct vt_output *output = frame->output;
+	if (now < frame->ready_not_before_ns) {
+		frame->finished = true;
+		output_arm_slow_timer(output, now);
+		return;
+	}
+	frame_ready(frame, now);
+	output_update_predictable(output, now);
+	vt_pacer_frame_ready(output->pacer, frame, now);
+}
+
+static int handle_slow_timer(void *data) {
+	struct vt_output *output = data;
+	uint64_t now = vt_now_ns();
+	/* one at a time: the pacer may drop frames on the way */
+	bool again = true;
+	while (again) {
+		again = false;
+		struct output_frame *frame;
+		wl_list_for_each(frame, &output->frames, link) {
+			if (frame->finished && !frame->ready &&
+					frame->ready_not_before_ns <= now) {
+				frame->finished = false;
+				frame_finished(frame, now);
+				again = true;
+				break;
+			}
+		}
+	}
+	output_arm_slow_timer(output, now);
+	return 0;
+}
+
 void vt_outputs_frames_completed(struct vt_server *server) {
 	if (server->renderer == NULL) {
 		return;
@@ -517,10 +609,9 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 	wl_list_for_each(output, &server->outputs, link) {
 		struct output_frame *frame, *tmp;
 		wl_list_for_each_safe(frame, tmp, &output->frames, link) {
-			if (!frame->ready && frame->render_id != 0 &&
-					frame->render_id <= done) {
-				frame_ready(frame, now);
-				vt_pacer_frame_ready(output->pacer, frame, now);
+			if (!frame->ready && !frame->finished &&
+					frame->render_id != 0 && frame->render_id <= done) {
+				frame_finished(frame, now);
 			}
 		}
 	}
@@ -579,6 +670,10 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		.scene_samples = frame->scene_samples,
 	};
 
+	uint32_t slow_us = vt_test_take_frame_cost_us(server);
+	if (slow_us > 0) {
+		frame->ready_not_before_ns = start + (uint64_t)slow_us * 1000;
+	}
 	uint32_t stall_ms = vt_test_take_stall_ms(server);
 	if (stall_ms > 0) {
 		/* Test protocol: this frame renders late. */
@@ -645,7 +740,11 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 
 	uint64_t end = vt_now_ns();
 	frame->record.main_thread_ns = end - start;
-	if (sync) {
+	if (sync && end < frame->ready_not_before_ns) {
+		frame->finished = true; /* slowed: ready later */
+		output_arm_slow_timer(output, end);
+		sync = false;
+	} else if (sync) {
 		frame_ready(frame, end);
 	}
 	*ready = sync;
@@ -865,7 +964,9 @@ static int handle_timer(int fd, uint32_t mask, void *data) {
 	if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN) {
 		wlr_log_errno(WLR_ERROR, "timerfd read");
 	}
-	vt_pacer_wake(output->pacer, vt_now_ns());
+	uint64_t now = vt_now_ns();
+	output_update_predictable(output, now);
+	vt_pacer_wake(output->pacer, now);
 	return 0;
 }
 
@@ -874,7 +975,9 @@ static void handle_frame(struct wl_listener *listener, void *data) {
 	if (output->model_clock) {
 		return; /* wlroots' headless timer: we keep our own */
 	}
-	vt_pacer_backend_frame(output->pacer, vt_now_ns());
+	uint64_t now = vt_now_ns();
+	output_update_predictable(output, now);
+	vt_pacer_backend_frame(output->pacer, now);
 }
 
 static void stats_add(struct vt_output *output, uint64_t main_ns) {
@@ -1209,6 +1312,9 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	if (output->timer_source != NULL) {
 		wl_event_source_remove(output->timer_source);
 	}
+	if (output->slow_timer != NULL) {
+		wl_event_source_remove(output->slow_timer);
+	}
 	if (output->timer_fd >= 0) {
 		close(output->timer_fd);
 	}
@@ -1298,16 +1404,26 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		output->timer_source = wl_event_loop_add_fd(server->loop,
 			output->timer_fd, WL_EVENT_READABLE, handle_timer, output);
 	}
+	output->slow_timer = wl_event_loop_add_timer(server->loop,
+		handle_slow_timer, output);
 	output->model_clock = wlr_output_is_headless(wlr_output) &&
 		output->timer_source != NULL;
 	output_set_period(output);
-	output->policy = opts->pipeline == VT_PIPELINE_SYNC ?
-		&vt_policy_legacy : &vt_policy_vsync;
+	if (opts->pipeline == VT_PIPELINE_SYNC) {
+		output->policy = &vt_policy_legacy;
+	} else if (opts->pacing == VT_PACING_DVSYNC) {
+		output->policy = &vt_policy_dvsync;
+	} else {
+		output->policy = &vt_policy_vsync;
+	}
 	output->pacer = vt_pacer_create(output->model_clock ?
 		VT_PACER_CLOCK_MODEL : VT_PACER_CLOCK_BACKEND, output->period_ns,
 		vt_now_ns(), output->policy, &pacer_impl, output);
 	if (output->pacer == NULL) {
 		wlr_log(WLR_ERROR, "%s: out of memory", wlr_output->name);
+	} else if (output->policy == &vt_policy_dvsync) {
+		vt_pacer_set_prerender(output->pacer, opts->prerender > 0 ?
+			opts->prerender : VT_PRERENDER_DEFAULT);
 	}
 
 	output->frame.notify = handle_frame;

@@ -39,6 +39,15 @@ enum vt_frame_pipeline {
 		frame, copy it twice on the CPU, render a period ahead */
 };
 
+enum vt_pacing_kind {
+	VT_PACING_VSYNC, /* frames in step with the display, just in time */
+	VT_PACING_DVSYNC, /* predictable frames rendered ahead (D-VSync) */
+};
+
+/* --prerender: frames queued ahead of the display (D-VSync). */
+#define VT_PRERENDER_DEFAULT 3
+#define VT_PRERENDER_MAX 5
+
 struct vt_options {
 	enum vt_backend_kind backend;
 	int outputs; /* virtual outputs: headless, wayland, x11 */
@@ -48,6 +57,8 @@ struct vt_options {
 	int refresh_mhz[VT_OUTPUTS_MAX];
 	int refresh_count;
 	enum vt_frame_pipeline pipeline;
+	enum vt_pacing_kind pacing;
+	int prerender; /* 0: VT_PRERENDER_DEFAULT */
 	const char *socket;
 	const char *config_path;
 	const char *screenshot_dir;
@@ -205,6 +216,10 @@ struct vt_server {
 	struct wl_list outputs; /* vt_output::link (output.c) */
 	int outputs_created; /* index of the next output, for its options */
 	struct wl_event_source *renderer_source; /* frames completed */
+	/* D-VSync's predictability (output.c): the last input event, the
+	 * last client commit with new content (CLOCK_MONOTONIC ns) */
+	uint64_t last_input_ns;
+	uint64_t last_client_frame_ns;
 	struct wl_list views; /* vt_view::link, front first */
 	struct wl_list keyboards; /* vt_keyboard::link */
 	struct vt_view *focused_view;
@@ -290,6 +305,8 @@ void vt_outputs_add_damage(struct vt_server *server,
 void vt_server_request_frame(struct vt_server *server, uint32_t wants);
 /* The renderer completed frames (its fd is readable). */
 void vt_outputs_frames_completed(struct vt_server *server);
+/* An input event: frames rendered ahead are stale (D-VSync). */
+void vt_outputs_input(struct vt_server *server);
 /* The Vulkan device is lost: frames it did not finish are dropped, and
  * every output draws with pixman from now on. */
 void vt_outputs_lose_renderer(struct vt_server *server);
@@ -349,5 +366,8 @@ void vt_test_check_settled(struct vt_server *server);
 /* stall_next_frame: the sleep owed by the next frame (0: none); taking
  * it clears it. */
 uint32_t vt_test_take_stall_ms(struct vt_server *server);
+/* The render time the next frame must take (slow_frames), in us; 0: as it
+ * comes. */
+uint32_t vt_test_take_frame_cost_us(struct vt_server *server);
 
 #endif

@@ -313,6 +313,8 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
 	if (pixman_region32_not_empty(&surface->wlr_surface->buffer_damage)) {
 		surface->unsampled = true;
+		/* a client drew a frame: not what D-VSync can render ahead */
+		surface->server->last_client_frame_ns = vt_now_ns();
 	}
 	surface_update_content(surface);
 	surface_update_children(surface);

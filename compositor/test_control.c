@@ -18,6 +18,8 @@ struct vt_test {
 	struct wl_list settles; /* settle::link */
 	int holds; /* objects holding frame callbacks */
 	uint32_t stall_ms; /* stall_next_frame: sleep of the next frame */
+	uint32_t *costs; /* slow_frames: render times (us) of the next frames */
+	size_t ncosts, next_cost;
 };
 
 struct settle {
@@ -230,6 +232,48 @@ static void handle_unplug_output(struct wl_client *client,
 	wl_resource_destroy(callback);
 }
 
+#define SLOW_FRAMES_MAX 65536
+#define SLOW_FRAME_MAX_US 1000000
+
+static void handle_slow_frames(struct wl_client *client,
+		struct wl_resource *resource, struct wl_array *costs) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct vt_test *test = obj->test;
+	size_t n = costs->size / sizeof(uint32_t);
+	if (costs->size % sizeof(uint32_t) != 0 || n > SLOW_FRAMES_MAX) {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_COSTS,
+			"%zu bytes of costs: not whole uint32s or over %d",
+			costs->size, SLOW_FRAMES_MAX);
+		return;
+	}
+	uint32_t *copy = NULL;
+	if (n > 0) {
+		copy = malloc(costs->size);
+		if (copy == NULL) {
+			wl_client_post_no_memory(client);
+			return;
+		}
+		memcpy(copy, costs->data, costs->size);
+		for (size_t i = 0; i < n; i++) {
+			if (copy[i] > SLOW_FRAME_MAX_US) {
+				copy[i] = SLOW_FRAME_MAX_US;
+			}
+		}
+	}
+	free(test->costs);
+	test->costs = copy;
+	test->ncosts = n;
+	test->next_cost = 0;
+}
+
+uint32_t vt_test_take_frame_cost_us(struct vt_server *server) {
+	struct vt_test *test = server->test;
+	if (test == NULL || test->next_cost >= test->ncosts) {
+		return 0;
+	}
+	return test->costs[test->next_cost++];
+}
+
 static const struct vitrail_test_v1_interface test_impl = {
 	.destroy = handle_destroy,
 	.hold_frames = handle_hold_frames,
@@ -238,6 +282,7 @@ static const struct vitrail_test_v1_interface test_impl = {
 	.write_reference = handle_write_reference,
 	.stall_next_frame = handle_stall_next_frame,
 	.unplug_output = handle_unplug_output,
+	.slow_frames = handle_slow_frames,
 };
 
 static void test_handle_resource_destroy(struct wl_resource *resource) {
@@ -270,7 +315,7 @@ bool vt_test_init(struct vt_server *server) {
 	test->server = server;
 	wl_list_init(&test->settles);
 	test->global = wl_global_create(server->display,
-		&vitrail_test_v1_interface, 3, test, test_bind);
+		&vitrail_test_v1_interface, 4, test, test_bind);
 	if (test->global == NULL) {
 		free(test);
 		return false;
@@ -292,6 +337,7 @@ void vt_test_finish(struct vt_server *server) {
 		free(settle);
 	}
 	wl_global_destroy(test->global);
+	free(test->costs);
 	free(test);
 	server->test = NULL;
 }

@@ -648,7 +648,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct harness_conn *conn = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0) {
 		conn->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, version < 3 ? version : 3);
+			&vitrail_test_v1_interface, version < 4 ? version : 4);
 		vitrail_test_v1_add_listener(conn->test, &test_listener, conn);
 	}
 }

@@ -149,6 +149,9 @@ struct fake {
 static void *fake_render(void *data, uint64_t display_ns, bool *ready) {
 	struct fake *fake = data;
 	if (fake->render_nothing) {
+		if (fake->animating) {
+			vt_pacer_request(fake->pacer, VT_PACER_RENDER, fake->now);
+		}
 		return NULL;
 	}
 	ck_assert_int_lt(fake->nframes, 256);
@@ -743,6 +746,27 @@ START_TEST(test_pacing_dvsync_discard_on_input)
 }
 END_TEST
 
+/* An animation whose first display time shows no change (the render
+ * draws nothing) still gets its frames: the next one goes to a later
+ * display time, at once or at the next vblank, never stalls. */
+START_TEST(test_pacing_dvsync_nothing_to_draw)
+{
+	struct fake fake;
+	dvsync_init(&fake, cost_2ms);
+	fake.render_nothing = true;
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	ck_assert_int_eq(fake.nframes, 0);
+	/* the animation asked again: the pacer comes back to it */
+	ck_assert_uint_ne(fake.armed, 0);
+	fake.render_nothing = false;
+	simulate(&fake, T0 + 3 * P);
+	ck_assert_int_gt(fake.nframes, 0);
+	ck_assert_uint_gt(fake.frames[0].display_ns, T0 + P);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 /* Not predictable: D-VSync is the vsync policy (just in time, one frame);
  * the limit is capped to what the pacer tracks. */
 START_TEST(test_pacing_dvsync_unpredictable_is_vsync)
@@ -784,6 +808,7 @@ static Suite *pacing_suite(void) {
 		{ "dvsync", { test_pacing_dvsync_stages,
 			test_pacing_dvsync_absorbs_long_frame,
 			test_pacing_dvsync_discard_on_input,
+			test_pacing_dvsync_nothing_to_draw,
 			test_pacing_dvsync_unpredictable_is_vsync } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

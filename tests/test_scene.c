@@ -1321,7 +1321,7 @@ static void test_registry_global(void *data, struct wl_registry *registry,
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0 &&
 			version >= 2) {
 		bound_test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, 2);
+			&vitrail_test_v1_interface, version < 4 ? version : 4);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
 		bound_presentation = wl_registry_bind(registry, name,
 			&wp_presentation_interface, 1);
@@ -1569,6 +1569,166 @@ START_TEST(test_scene_animation_follows_display_time)
 	bound_presentation = NULL;
 	wl_registry_destroy(registry);
 	stop_frame_logged(harness, vitrail, log_path, &app);
+}
+END_TEST
+
+/* ---- D-VSync --------------------------------------------------------------- */
+
+#define DV_ANIM_MS 1000
+#define DV_FRAMES 120
+#define DV_LONG_US 40000 // 2.4 periods at 60 Hz
+#define DV_SHORT_US 2000
+
+/* What one run of the costed animation showed. */
+struct dv_run {
+	size_t vblanks; // from the animation's first frame shown to its last
+	size_t missed; // of those, vblanks that showed no new frame
+	size_t shown, off_time; // frames shown; shown away from their time
+	double worst_value_error; // shown position vs the curve at its time
+};
+
+/*
+ * A linear animation of DV_ANIM_MS whose frames replay a render-cost
+ * trace through vitrail_test_v1.slow_frames: 2 ms each, and every 8th
+ * 40 ms (2.4 periods), without blocking the main thread. From the frame
+ * log: the vblanks the animation spans that showed no new frame, and
+ * whether each frame shown was shown at its display time with the
+ * curve's value at that time.
+ */
+static struct dv_run dvsync_run(const char *pacing) {
+	struct harness *harness = harness_create(pacing);
+	char *log_path = NULL;
+	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
+	const char *args[] = { "--frame-log", log_path, "--pacing", pacing,
+		NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "800x600",
+			.extra_args = args,
+		});
+	struct sc_app app;
+	app_connect(&app, vitrail);
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &test_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(bound_test != NULL &&
+		vitrail_test_v1_get_version(bound_test) >= 4,
+		"no vitrail_test_v1 version 4");
+	ck_assert(sc_app_create_window(&app, "scene-dvsync", "dvsync", 600, 200,
+		0));
+	struct vitrail_scene_v1 *scene =
+		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 100, 100,
+		0xff40a0e0);
+	vitrail_scene_v1_set_root(scene, node);
+	show_scene(&app, vitrail);
+
+	struct wl_array costs;
+	wl_array_init(&costs);
+	for (int i = 0; i < DV_FRAMES; i++) {
+		uint32_t *cost = wl_array_add(&costs, sizeof(*cost));
+		*cost = i % 8 == 4 ? DV_LONG_US : DV_SHORT_US;
+	}
+	vitrail_test_v1_slow_frames(bound_test, &costs);
+	wl_array_release(&costs);
+	double target[2] = { ANIM_DISTANCE, 0 };
+	struct vitrail_scene_animation_v1 *anim = sc_node_animate(node,
+		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, DV_ANIM_MS,
+		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+	struct done_event done = { 0 };
+	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
+	wl_surface_commit(app.surface);
+	pump(&app, harness_scaled_ms(10000), &done.done);
+	ck_assert_msg(done.done, "no done event");
+	harness_settle(vitrail->conn);
+
+	vitrail_scene_animation_v1_destroy(anim);
+	vitrail_scene_node_v1_destroy(node);
+	vitrail_scene_v1_destroy(scene);
+	vitrail_test_v1_destroy(bound_test);
+	bound_test = NULL;
+	wl_registry_destroy(registry);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+
+	struct frame_row *rows;
+	size_t n = read_frame_log(log_path, &rows);
+	const uint64_t period = 16666666;
+	const uint64_t slack = period / 2;
+	struct dv_run run = { 0 };
+	uint64_t first = 0, last = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t elapsed;
+		double value;
+		if (!row_sample(&rows[i], 1, &elapsed, &value) ||
+				rows[i].presented_ns == 0) {
+			continue;
+		}
+		run.shown++;
+		uint64_t shown_at = rows[i].presented_ns;
+		first = first == 0 ? shown_at : first;
+		last = shown_at;
+		uint64_t off = shown_at > rows[i].target_ns ?
+			shown_at - rows[i].target_ns : rows[i].target_ns - shown_at;
+		run.off_time += off > slack;
+		// linear: the value is the curve at the frame's display time
+		double p = (double)elapsed / (DV_ANIM_MS * 1e6);
+		double expected = ANIM_DISTANCE * (p < 1 ? p : 1);
+		double error = fabs(value - expected);
+		run.worst_value_error = error > run.worst_value_error ? error :
+			run.worst_value_error;
+	}
+	ck_assert_msg(run.shown > 0, "%s: no animated frame shown", pacing);
+	for (uint64_t v = first; v <= last + slack; v += period) {
+		bool shown = false;
+		for (size_t i = 0; i < n && !shown; i++) {
+			uint64_t at = rows[i].presented_ns;
+			shown = at != 0 && at + slack > v && at < v + slack &&
+				row_sample(&rows[i], 1, &(uint64_t){ 0 }, &(double){ 0 });
+		}
+		run.vblanks++;
+		run.missed += !shown;
+	}
+	printf("%s: %zu vblanks, %zu without a new frame; %zu frames shown, %zu "
+		"away from their display time; worst value error %.4f\n", pacing,
+		run.vblanks, run.missed, run.shown, run.off_time,
+		run.worst_value_error);
+	fflush(stdout);
+	free(rows);
+	free(log_path);
+	harness_destroy(harness);
+	return run;
+}
+
+/*
+ * D-VSync end to end (acceptance 2 of the D-VSync issue): with frames
+ * rendered three ahead, the long frames of the trace are absorbed: every
+ * vblank of the animation shows a new frame, each at its own display
+ * time, with the curve's value at that time (positions uniform in display
+ * time). The same trace under vsync misses vblanks, which is what makes
+ * this test able to fail. In sanitizer builds (renders several times
+ * slower) only the positions are checked.
+ */
+START_TEST(test_scene_dvsync_absorbs_long_frames)
+{
+	struct dv_run dvsync = dvsync_run("dvsync");
+	struct dv_run vsync = dvsync_run("vsync");
+	ck_assert_msg(dvsync.worst_value_error < 0.02 &&
+		vsync.worst_value_error < 0.02, "a frame showed the animation "
+		"away from its curve at its display time");
+	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
+	if (sanitizer != NULL && strcmp(sanitizer, "none") != 0 &&
+			sanitizer[0] != '\0') {
+		printf("dvsync: frame drops not checked under %s\n", sanitizer);
+		return;
+	}
+	ck_assert_msg(vsync.missed >= 3, "vsync missed only %zu vblanks: the "
+		"trace's long frames did not bite", vsync.missed);
+	ck_assert_msg(dvsync.missed == 0, "dvsync: %zu of %zu vblanks showed no "
+		"new frame", dvsync.missed, dvsync.vblanks);
+	ck_assert_msg(dvsync.off_time == 0, "dvsync: %zu frames shown away from "
+		"their display time", dvsync.off_time);
 }
 END_TEST
 
@@ -2260,6 +2420,8 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "animation",
 		test_scene_animation_follows_display_time, 120);
 	harness_add_case(suite, "dirty", test_scene_dirty_only_what_changed, 120);
+	harness_add_case(suite, "dvsync", test_scene_dvsync_absorbs_long_frames,
+		120);
 	harness_add_case(suite, "amplification",
 		test_scene_shared_list_amplification, 120);
 	harness_add_case(suite, "subsurfaces", test_scene_subsurfaces_linear,

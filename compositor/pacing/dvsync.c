@@ -29,9 +29,18 @@ static bool dvsync_plan(const struct vt_pacer *pacer, uint64_t now,
 		return false; /* one at a time; sync stage when full */
 	}
 	/* The first frame of a run aims at the first vblank the predicted
-	 * composition can make; the next ones follow one vblank apart. */
-	uint64_t composition = vt_pacer_composition_ns(pacer);
-	*display_ns = vt_pacer_first_display(pacer, now + composition);
+	 * composition can make; the next ones follow one vblank apart, the
+	 * frames queued before them absorbing a long one (the composition
+	 * estimate, which long frames inflate, must not space them out). */
+	const struct vt_clock *clock = vt_pacer_clock(pacer);
+	uint64_t last = vt_pacer_last_display_ns(pacer);
+	if (vt_pacer_queued(pacer) > 0 && last != 0 &&
+			last >= vt_clock_next_vblank(clock, now)) {
+		*display_ns = vt_clock_next_vblank(clock, last);
+	} else {
+		uint64_t composition = vt_pacer_composition_ns(pacer);
+		*display_ns = vt_pacer_first_display(pacer, now + composition);
+	}
 	*render_at_ns = now;
 	return true;
 }

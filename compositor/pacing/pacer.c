@@ -263,7 +263,11 @@ static void render_planned(struct vt_pacer *pacer, uint64_t now) {
 	bool ready = false;
 	void *handle = pacer->impl->render(pacer->data, display, &ready);
 	if (handle == NULL) {
-		return; /* nothing to draw after all */
+		/* Nothing to draw for that display time (an animation sampled
+		 * there had not moved yet): it is done with, and a frame that
+		 * is wanted again goes to a later one. */
+		pacer->last_display_ns = display;
+		return;
 	}
 	assert(pacer->nframes < VT_PACER_FRAMES_MAX);
 	pacer->frames[pacer->nframes++] = (struct pacer_frame){
@@ -347,8 +351,12 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 		wake = pacer->tick_ns; /* in the past: fires at once */
 	} else {
 		pacer->tick_ns = 0;
+		/* a render wanted and not planned, with none rendering (the
+		 * renders of this pass drew nothing): try again at the vblank */
+		bool retry = (pacer->wants & VT_PACER_RENDER) && !pacer->planned &&
+			count_state(pacer, FRAME_RENDERING) == 0;
 		if (pacer->kind == VT_PACER_CLOCK_MODEL &&
-				(count_state(pacer, FRAME_READY) > 0 ||
+				(count_state(pacer, FRAME_READY) > 0 || retry ||
 				(pacer->wants & (VT_PACER_CALLBACKS | VT_PACER_COMMIT)))) {
 			pacer->tick_ns = vt_clock_next_vblank(&pacer->clock, now);
 			if (wake == 0 || pacer->tick_ns < wake) {
