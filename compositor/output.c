@@ -87,6 +87,7 @@ struct output_frame {
 	pixman_region32_t damage; /* output pixels changed by this frame */
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
 	struct wl_array feedbacks; /* struct wlr_presentation_feedback * */
+	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
 	char scene_samples[VT_SCENE_SAMPLES_LEN];
 };
@@ -223,10 +224,12 @@ static void output_update_predictable(struct vt_output *output,
 		uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
-	bool predictable = vt_scene_animating(server) &&
+	bool predictable = (vt_scene_animating(server) ||
+			vt_frame_timing_queued(server)) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
+	vt_pacer_set_horizon(output->pacer, vt_frame_timing_horizon(server));
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {
@@ -235,6 +238,38 @@ static void output_request(struct vt_output *output, uint32_t wants) {
 		output_update_predictable(output, now);
 		vt_pacer_request(output->pacer, wants, now);
 	}
+}
+
+int vt_output_display_slots(struct vt_output *output, uint64_t now,
+		uint64_t after, struct vt_display_slot *slots, int n) {
+	if (output->pacer == NULL) {
+		return 0;
+	}
+	const struct vt_clock *clock = vt_pacer_clock(output->pacer);
+	uint64_t period = vt_clock_period(clock);
+	uint64_t composition = vt_pacer_composition_ns(output->pacer);
+	uint64_t display = vt_clock_next_vblank(clock, now + composition - 1);
+	if (after != 0 && display <= after) {
+		display = vt_clock_next_vblank(clock, after);
+	}
+	for (int i = 0; i < n; i++) {
+		slots[i] = (struct vt_display_slot){
+			.display_ns = display,
+			.deadline_ns = display - composition,
+			.refresh_ns = period,
+		};
+		display += period;
+	}
+	return n;
+}
+
+struct vt_output *vt_surface_output(struct vt_surface *surface) {
+	struct vr_box box;
+	if (!vr_node_get_bounds(surface->node, &box)) {
+		return NULL;
+	}
+	return vt_output_at(surface->server, box.x + box.width / 2.0,
+		box.y + box.height / 2.0);
 }
 
 void vt_outputs_input(struct vt_server *server) {
@@ -431,6 +466,7 @@ static void frame_destroy(struct output_frame *frame) {
 		wlr_presentation_feedback_destroy(*feedback);
 	}
 	wl_array_release(&frame->feedbacks);
+	vt_frame_timing_frame_dropped(&frame->timing_feedbacks);
 	if (frame->buffer != NULL) {
 		wlr_buffer_unlock(frame->buffer->wlr_buffer);
 	}
@@ -456,6 +492,7 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 	}
 	if (drawn->frame != NULL) {
 		surface->unsampled = false;
+		vt_frame_timing_sampled(surface, &drawn->frame->timing_feedbacks);
 		struct wlr_presentation_feedback *feedback =
 			wlr_presentation_surface_sampled(
 				drawn->output->server->presentation, surface->wlr_surface);
@@ -625,6 +662,11 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	uint64_t start = vt_now_ns();
 	/* Scene animations take their values at this frame's display time,
 	 * right before the tree update that turns them into damage. */
+	/* Commits queued for this display time apply now, so that the
+	 * frame shows them; then animations take their values at it, right
+	 * before the tree update that turns them into damage. */
+	bool queued = vt_frame_timing_latch(server, display_ns,
+		output->period_ns);
 	char samples[VT_SCENE_SAMPLES_LEN] = "";
 	vt_scene_sample(server, display_ns, samples, sizeof(samples));
 	vt_server_update(server);
@@ -632,8 +674,9 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	uint32_t lists_recorded = server->lists_recorded;
 	server->nodes_updated = 0;
 	server->lists_recorded = 0;
-	if (vt_scene_animating(server)) {
-		/* Animated outputs keep rendering: every frame samples them. */
+	if (vt_scene_animating(server) || queued) {
+		/* Animated outputs keep rendering: every frame samples them
+		 * (and latches queued commits). */
 		output_request(output, VT_PACER_RENDER);
 	}
 	if ((output->target == NULL && output->soft == NULL) ||
@@ -654,6 +697,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	pixman_region32_init(&frame->damage);
 	pixman_region32_init(&frame->cpu_copy);
 	wl_array_init(&frame->feedbacks);
+	wl_list_init(&frame->timing_feedbacks);
 	wl_list_insert(output->frames.prev, &frame->link);
 	memcpy(frame->scene_samples, samples, sizeof(samples));
 	int in_flight = wl_list_length(&output->frames);
@@ -1015,6 +1059,8 @@ static void frame_presented(struct output_frame *frame,
 		}
 		wl_array_release(&frame->feedbacks);
 		wl_array_init(&frame->feedbacks);
+		vt_frame_timing_presented(&frame->timing_feedbacks, presented_ns,
+			frame->record.display_ns);
 	}
 	/* An output's first frame has nothing on screen to repeat: it is not
 	 * a dropped refresh however long it took. */

@@ -130,6 +130,11 @@ struct vt_surface {
 	/* Its last commit changed its content and no frame has drawn it
 	 * yet: its frame callbacks wait for that frame (output.c). */
 	bool unsampled;
+	/* vitrail_frame_timing_v1 (frame_timing.c): its timing object, the
+	 * pre_render path, a queued commit being latched right now */
+	struct vt_surface_timing *timing;
+	bool prerender;
+	bool latching;
 
 	struct wl_listener commit;
 	struct wl_listener destroy;
@@ -216,6 +221,7 @@ struct vt_server {
 	struct wl_list outputs; /* vt_output::link (output.c) */
 	int outputs_created; /* index of the next output, for its options */
 	struct wl_event_source *renderer_source; /* frames completed */
+	struct vt_frame_timing *frame_timing; /* frame_timing.c */
 	/* D-VSync's predictability (output.c): the last input event, the
 	 * last client commit with new content (CLOCK_MONOTONIC ns) */
 	uint64_t last_input_ns;
@@ -305,6 +311,43 @@ void vt_outputs_add_damage(struct vt_server *server,
 void vt_server_request_frame(struct vt_server *server, uint32_t wants);
 /* The renderer completed frames (its fd is readable). */
 void vt_outputs_frames_completed(struct vt_server *server);
+/* One display slot of an output's frame timeline. */
+struct vt_display_slot {
+	uint64_t display_ns; /* when a frame for it is shown */
+	uint64_t deadline_ns; /* commit by then to be in it */
+	uint64_t refresh_ns;
+};
+/* Up to n slots of output's timeline from now, after display time `after`
+ * (0: none); returns how many. */
+int vt_output_display_slots(struct vt_output *output, uint64_t now,
+	uint64_t after, struct vt_display_slot *slots, int n);
+/* The output a surface shows on (the centre of its node), or NULL. */
+struct vt_output *vt_surface_output(struct vt_surface *surface);
+
+/* frame_timing.c */
+bool vt_frame_timing_init(struct vt_server *server);
+void vt_frame_timing_finish(struct vt_server *server);
+/* Before an output frame for display_ns samples the tree: latch the
+ * queued commits due by then; true while commits stay queued (the output
+ * keeps rendering for them). */
+bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
+	uint64_t period_ns);
+/* The latest display time whose content every pre_render surface has
+ * queued (UINT64_MAX: no such surface): D-VSync renders no further. */
+uint64_t vt_frame_timing_horizon(struct vt_server *server);
+/* Commits wait in some surface's queue. */
+bool vt_frame_timing_queued(struct vt_server *server);
+void vt_frame_timing_surface_commit(struct vt_surface *surface);
+void vt_frame_timing_surface_destroyed(struct vt_surface *surface);
+/* Feedbacks: a frame drew the surface (they go with the frame); the frame
+ * was shown at presented_ns, rendered for display_ns; it was dropped
+ * (they wait for the next frame). */
+void vt_frame_timing_sampled(struct vt_surface *surface,
+	struct wl_list *frame_feedbacks);
+void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
+	uint64_t presented_ns, uint64_t display_ns);
+void vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks);
+
 /* An input event: frames rendered ahead are stale (D-VSync). */
 void vt_outputs_input(struct vt_server *server);
 /* The Vulkan device is lost: frames it did not finish are dropped, and

@@ -311,10 +311,14 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
+	vt_frame_timing_surface_commit(surface);
 	if (pixman_region32_not_empty(&surface->wlr_surface->buffer_damage)) {
 		surface->unsampled = true;
-		/* a client drew a frame: not what D-VSync can render ahead */
-		surface->server->last_client_frame_ns = vt_now_ns();
+		/* A client drew a frame: not what D-VSync can render ahead,
+		 * unless it is a pre_render frame queued for this time. */
+		if (!(surface->prerender && surface->latching)) {
+			surface->server->last_client_frame_ns = vt_now_ns();
+		}
 	}
 	surface_update_content(surface);
 	surface_update_children(surface);
@@ -439,6 +443,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, destroy);
 	struct vt_server *server = surface->server;
 	subsurface_detach(surface);
+	vt_frame_timing_surface_destroyed(surface);
 	wl_list_remove(&surface->commit.link);
 	wl_list_remove(&surface->destroy.link);
 	wl_list_remove(&surface->new_subsurface.link);

@@ -15,7 +15,9 @@
  *   shown, one vblank of the display per frame.
  * Not predictable (input, clients drawing frames of their own): the vsync
  * policy takes over at once; vt_pacer_discard_ahead drops what input made
- * stale.
+ * stale. Frames of pre_render clients (vitrail_frame_timing_v1) count as
+ * predictable as far as they queued them (the pacer's horizon): no frame
+ * is rendered ahead for a display time a client has not drawn for yet.
  */
 #include "pacing/pacer.h"
 
@@ -40,6 +42,13 @@ static bool dvsync_plan(const struct vt_pacer *pacer, uint64_t now,
 	} else {
 		uint64_t composition = vt_pacer_composition_ns(pacer);
 		*display_ns = vt_pacer_first_display(pacer, now + composition);
+	}
+	/* Ahead no further than the clients' queued frames reach: beyond,
+	 * just in time, as vsync. */
+	uint64_t horizon = vt_pacer_horizon(pacer);
+	if (horizon != UINT64_MAX && *display_ns > horizon +
+			vt_clock_period(clock) / 2) {
+		return vt_policy_vsync.plan(pacer, now, display_ns, render_at_ns);
 	}
 	*render_at_ns = now;
 	return true;

@@ -62,6 +62,7 @@ struct vt_pacer {
 	/* D-VSync */
 	int prerender_limit;
 	bool predictable;
+	uint64_t horizon_ns;
 	uint64_t discarded_stale;
 };
 
@@ -83,6 +84,7 @@ struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
 	pacer->policy = policy;
 	pacer->impl = impl;
 	pacer->data = data;
+	pacer->horizon_ns = UINT64_MAX;
 	return pacer;
 }
 
@@ -432,6 +434,14 @@ void vt_pacer_set_prerender(struct vt_pacer *pacer, int limit) {
 
 void vt_pacer_set_predictable(struct vt_pacer *pacer, bool predictable) {
 	pacer->predictable = predictable;
+}
+
+void vt_pacer_set_horizon(struct vt_pacer *pacer, uint64_t horizon_ns) {
+	pacer->horizon_ns = horizon_ns;
+}
+
+uint64_t vt_pacer_horizon(const struct vt_pacer *pacer) {
+	return pacer->horizon_ns;
 }
 
 void vt_pacer_discard_ahead(struct vt_pacer *pacer, uint64_t now) {

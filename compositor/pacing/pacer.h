@@ -133,6 +133,10 @@ void vt_pacer_set_prerender(struct vt_pacer *pacer, int limit);
  * their display time, nothing waiting on input); the glue says so before
  * each entry point. */
 void vt_pacer_set_predictable(struct vt_pacer *pacer, bool predictable);
+/* The latest display time whose content is known (clients' frames queued
+ * for it); UINT64_MAX (the default): no limit. */
+void vt_pacer_set_horizon(struct vt_pacer *pacer, uint64_t horizon_ns);
+uint64_t vt_pacer_horizon(const struct vt_pacer *pacer);
 /* Input made the frames rendered ahead stale: ready ones are discarded
  * (impl->discard), those still rendering will be once ready, and the next
  * frame is planned for the first vblank it can make. Committed frames

@@ -1,0 +1,623 @@
+/*
+ * vitrail_frame_timing_v1 (protocol/vitrail-frame-timing-v1.xml): frame
+ * timelines from the display time virtualizer (the pacer's vblank model),
+ * commits queued for a display time, their feedback, and the per-surface
+ * path (vsync or pre_render) D-VSync's frame pre-executor reads.
+ *
+ * Queued commits use wlroots' cached surface states: set_target_time
+ * locks the surface's pending state (wlr_surface_lock_pending), so the
+ * commit that follows is cached, not applied, and so is every commit after
+ * it (wlroots caches behind a cached state). vt_frame_timing_latch, called
+ * by each output frame before it samples the tree, unlocks the head of a
+ * queue once the frame's display time reaches its target, at most one per
+ * surface and display time; the state then applies and the frame shows it.
+ *
+ * Feedback: a feedback object is tied to the surface's pending state's
+ * sequence number when it is made. When a commit applies, the feedbacks
+ * of it wait on the surface until a frame draws the surface (like
+ * wp_presentation's), go with that frame, and are answered when the frame
+ * is shown; a frame dropped hands them back to the surface. Feedbacks of
+ * commits a later one overtook in the same application are discarded
+ * (replaced).
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <wayland-server-core.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/util/log.h>
+
+#include "server.h"
+#include "vitrail-frame-timing-v1-protocol.h"
+
+#define QUEUE_MAX 64
+#define LIMIT_DEFAULT 3
+#define LIMIT_MAX 5
+#define NSEC_PER_SEC 1000000000ull
+
+struct queued_commit {
+	uint32_t seq; /* the cached state's */
+	uint64_t target_ns;
+	struct wl_list link; /* vt_surface_timing::queue */
+};
+
+struct timing_feedback {
+	struct wl_resource *resource;
+	struct vt_surface_timing *timing; /* NULL once it is gone */
+	uint32_t seq; /* the commit it reports on */
+	struct wl_list link; /* pending, applied, or a frame's list */
+};
+
+struct vt_surface_timing {
+	struct wl_resource *resource;
+	struct vt_server *server;
+	struct vt_surface *surface; /* NULL once destroyed */
+	struct wl_list link; /* vt_frame_timing::timings */
+	enum vitrail_surface_timing_v1_path path, pending_path;
+	uint32_t limit, pending_limit;
+	bool has_target;
+	uint64_t target_ns; /* for the next commit */
+	bool locked; /* the pending state is locked for target_ns */
+	uint32_t locked_seq;
+	struct wl_list queue; /* queued_commit::link, oldest first */
+	int nqueued;
+	uint64_t last_latch_ns; /* display time of the last latch */
+	uint32_t applied_seq; /* the state last applied */
+	struct wl_list pending_feedbacks; /* not yet applied */
+	struct wl_list applied_feedbacks; /* applied, not drawn yet */
+};
+
+struct vt_frame_timing {
+	struct vt_server *server;
+	struct wl_global *global;
+	struct wl_list timings; /* vt_surface_timing::link */
+};
+
+static const struct vitrail_surface_timing_v1_interface timing_impl;
+static void timing_note_cached(struct vt_surface_timing *timing);
+static const struct vitrail_frame_timeline_v1_interface timeline_impl;
+static const struct vitrail_commit_feedback_v1_interface feedback_impl;
+
+static void split_ns(uint64_t ns, uint32_t *hi, uint32_t *lo, uint32_t *nsec) {
+	uint64_t sec = ns / NSEC_PER_SEC;
+	*hi = (uint32_t)(sec >> 32);
+	*lo = (uint32_t)sec;
+	*nsec = (uint32_t)(ns % NSEC_PER_SEC);
+}
+
+/* ---- feedback ----------------------------------------------------------- */
+
+static void feedback_unlink(struct timing_feedback *fb) {
+	wl_list_remove(&fb->link);
+	wl_list_init(&fb->link);
+}
+
+/* Answer and forget (the resource stays, inert, until the client
+ * destroys it). */
+static void feedback_discard(struct timing_feedback *fb, uint32_t reason) {
+	vitrail_commit_feedback_v1_send_discarded(fb->resource, reason);
+	feedback_unlink(fb);
+	fb->timing = NULL;
+	wl_resource_set_user_data(fb->resource, NULL);
+	free(fb);
+}
+
+static void feedback_handle_resource_destroy(struct wl_resource *resource) {
+	struct timing_feedback *fb = wl_resource_get_user_data(resource);
+	if (fb != NULL) {
+		wl_list_remove(&fb->link);
+		free(fb);
+	}
+}
+
+static void handle_simple_destroy(struct wl_client *client,
+		struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct vitrail_commit_feedback_v1_interface feedback_impl = {
+	.destroy = handle_simple_destroy,
+};
+
+void vt_frame_timing_sampled(struct vt_surface *surface,
+		struct wl_list *frame_feedbacks) {
+	struct vt_surface_timing *timing = surface->timing;
+	if (timing == NULL || wl_list_empty(&timing->applied_feedbacks)) {
+		return;
+	}
+	wl_list_insert_list(frame_feedbacks, &timing->applied_feedbacks);
+	wl_list_init(&timing->applied_feedbacks);
+}
+
+void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
+		uint64_t presented_ns, uint64_t display_ns) {
+	uint32_t hi, lo, nsec, thi, tlo, tnsec;
+	split_ns(presented_ns, &hi, &lo, &nsec);
+	split_ns(display_ns, &thi, &tlo, &tnsec);
+	struct timing_feedback *fb, *tmp;
+	wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
+		vitrail_commit_feedback_v1_send_presented(fb->resource, hi, lo, nsec,
+			thi, tlo, tnsec);
+		feedback_unlink(fb);
+		wl_resource_set_user_data(fb->resource, NULL);
+		free(fb);
+	}
+}
+
+void vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks) {
+	struct timing_feedback *fb, *tmp;
+	wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
+		feedback_unlink(fb);
+		if (fb->timing != NULL && fb->timing->surface != NULL) {
+			/* the next frame drawing the surface shows it */
+			wl_list_insert(fb->timing->applied_feedbacks.prev, &fb->link);
+		} else {
+			feedback_discard(fb,
+				VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
+		}
+	}
+}
+
+/* A state was applied: its feedbacks wait for a frame; those of earlier
+ * states no frame drew yet, and of commits overtaken, are replaced. */
+static void timing_applied(struct vt_surface_timing *timing, uint32_t seq) {
+	struct timing_feedback *fb, *tmp;
+	wl_list_for_each_safe(fb, tmp, &timing->applied_feedbacks, link) {
+		if ((int32_t)(fb->seq - seq) < 0) {
+			feedback_discard(fb, VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED);
+		}
+	}
+	wl_list_for_each_safe(fb, tmp, &timing->pending_feedbacks, link) {
+		if ((int32_t)(fb->seq - seq) > 0) {
+			continue; /* for a later commit */
+		}
+		if (fb->seq != seq) {
+			feedback_discard(fb, VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED);
+			continue;
+		}
+		feedback_unlink(fb);
+		wl_list_insert(timing->applied_feedbacks.prev, &fb->link);
+	}
+	timing->applied_seq = seq;
+}
+
+/* ---- surface timing ----------------------------------------------------- */
+
+static struct vt_surface_timing *timing_from_resource(
+		struct wl_resource *resource) {
+	assert(wl_resource_instance_of(resource,
+		&vitrail_surface_timing_v1_interface, &timing_impl));
+	return wl_resource_get_user_data(resource);
+}
+
+/* Requests on a timing whose surface is gone are the surface_gone error;
+ * true when the request may go on. */
+static bool timing_alive(struct wl_resource *resource,
+		struct vt_surface_timing *timing) {
+	if (timing->surface == NULL) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_SURFACE_GONE,
+			"wl_surface destroyed");
+		return false;
+	}
+	return true;
+}
+
+/* The output the surface shows on (its view's), else the first. */
+static struct vt_output *timing_output(struct vt_surface_timing *timing) {
+	struct vt_server *server = timing->server;
+	struct vt_output *output = vt_surface_output(timing->surface);
+	return output != NULL ? output : vt_output_next(server, NULL);
+}
+
+static void timing_handle_set_path(struct wl_client *client,
+		struct wl_resource *resource, uint32_t path) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	if (path > VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_PATH,
+			"%u: not a path", path);
+		return;
+	}
+	if (path == VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
+			"low_latency: not offered yet");
+		return;
+	}
+	timing->pending_path = path;
+}
+
+static void timing_handle_set_prerender_limit(struct wl_client *client,
+		struct wl_resource *resource, uint32_t frames) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	if (frames < 1 || frames > LIMIT_MAX) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_LIMIT,
+			"%u frames: must be in [1, %d]", frames, LIMIT_MAX);
+		return;
+	}
+	timing->pending_limit = frames;
+}
+
+static void timing_handle_get_timeline(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	struct wl_resource *timeline = wl_resource_create(client,
+		&vitrail_frame_timeline_v1_interface,
+		wl_resource_get_version(resource), id);
+	if (timeline == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(timeline, &timeline_impl, NULL, NULL);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	timing_note_cached(timing);
+	struct vt_output *output = timing_output(timing);
+	if (output != NULL) {
+		/* after what the surface queued already */
+		uint64_t after = 0;
+		if (!wl_list_empty(&timing->queue)) {
+			struct queued_commit *last = wl_container_of(timing->queue.prev,
+				last, link);
+			after = last->target_ns;
+		}
+		if (timing->has_target && timing->target_ns > after) {
+			after = timing->target_ns;
+		}
+		struct vt_display_slot slots[LIMIT_MAX];
+		int n = vt_output_display_slots(output, vt_now_ns(), after, slots,
+			(int)timing->limit);
+		for (int i = 0; i < n; i++) {
+			uint32_t dhi, dlo, dns, ehi, elo, ens;
+			split_ns(slots[i].display_ns, &dhi, &dlo, &dns);
+			split_ns(slots[i].deadline_ns, &ehi, &elo, &ens);
+			vitrail_frame_timeline_v1_send_slot(timeline, dhi, dlo, dns, ehi,
+				elo, ens, (uint32_t)slots[i].refresh_ns);
+		}
+	}
+	vitrail_frame_timeline_v1_send_done(timeline);
+}
+
+static void timing_handle_set_target_time(struct wl_client *client,
+		struct wl_resource *resource, uint32_t sec_hi, uint32_t sec_lo,
+		uint32_t nsec) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	timing_note_cached(timing);
+	if (nsec >= NSEC_PER_SEC) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME,
+			"tv_nsec %u: must be under 1000000000", nsec);
+		return;
+	}
+	if (!timing->locked && timing->nqueued >= QUEUE_MAX) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL,
+			"%d commits queued: the most is %d", timing->nqueued, QUEUE_MAX);
+		return;
+	}
+	uint64_t sec = (uint64_t)sec_hi << 32 | sec_lo;
+	timing->has_target = true;
+	timing->target_ns = sec * NSEC_PER_SEC + nsec;
+	if (!timing->locked) {
+		/* the commit that follows is cached until its time */
+		timing->locked_seq = wlr_surface_lock_pending(
+			timing->surface->wlr_surface);
+		timing->locked = true;
+	}
+}
+
+static void timing_handle_feedback(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	struct wl_resource *fb_resource = wl_resource_create(client,
+		&vitrail_commit_feedback_v1_interface,
+		wl_resource_get_version(resource), id);
+	struct timing_feedback *fb = calloc(1, sizeof(*fb));
+	if (fb_resource == NULL || fb == NULL) {
+		free(fb);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	fb->resource = fb_resource;
+	wl_list_init(&fb->link);
+	wl_resource_set_implementation(fb_resource, &feedback_impl, fb,
+		feedback_handle_resource_destroy);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	fb->timing = timing;
+	fb->seq = timing->surface->wlr_surface->pending.seq;
+	wl_list_insert(timing->pending_feedbacks.prev, &fb->link);
+}
+
+static const struct vitrail_surface_timing_v1_interface timing_impl = {
+	.destroy = handle_simple_destroy,
+	.set_path = timing_handle_set_path,
+	.set_prerender_limit = timing_handle_set_prerender_limit,
+	.get_timeline = timing_handle_get_timeline,
+	.set_target_time = timing_handle_set_target_time,
+	.feedback = timing_handle_feedback,
+};
+
+static const struct vitrail_frame_timeline_v1_interface timeline_impl = {
+	.destroy = handle_simple_destroy,
+};
+
+/* Every feedback not answered yet gets `reason`. */
+static void timing_discard_all(struct vt_surface_timing *timing,
+		uint32_t reason) {
+	struct timing_feedback *fb, *tmp;
+	wl_list_for_each_safe(fb, tmp, &timing->pending_feedbacks, link) {
+		feedback_discard(fb, reason);
+	}
+	wl_list_for_each_safe(fb, tmp, &timing->applied_feedbacks, link) {
+		feedback_discard(fb, reason);
+	}
+}
+
+static void timing_free_queue(struct vt_surface_timing *timing) {
+	struct queued_commit *q, *tmp;
+	wl_list_for_each_safe(q, tmp, &timing->queue, link) {
+		wl_list_remove(&q->link);
+		free(q);
+	}
+	timing->nqueued = 0;
+}
+
+static void timing_handle_resource_destroy(struct wl_resource *resource) {
+	struct vt_surface_timing *timing = wl_resource_get_user_data(resource);
+	if (timing->surface != NULL) {
+		/* back to vsync; queued commits keep their times: unlock them
+		 * in order now rather than hold them with nobody to latch */
+		struct vt_surface *surface = timing->surface;
+		surface->timing = NULL;
+		surface->prerender = false;
+		if (timing->locked) {
+			wlr_surface_unlock_cached(surface->wlr_surface,
+				timing->locked_seq);
+		}
+		struct queued_commit *q;
+		wl_list_for_each(q, &timing->queue, link) {
+			wlr_surface_unlock_cached(surface->wlr_surface, q->seq);
+		}
+	}
+	/* feedbacks made through it stay answerable: the frames or the
+	 * surface destruction answer them; unlink them from us */
+	struct timing_feedback *fb;
+	wl_list_for_each(fb, &timing->pending_feedbacks, link) {
+		fb->timing = NULL;
+	}
+	wl_list_for_each(fb, &timing->applied_feedbacks, link) {
+		fb->timing = NULL;
+	}
+	timing_discard_all(timing,
+		VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN);
+	timing_free_queue(timing);
+	wl_list_remove(&timing->link);
+	free(timing);
+}
+
+/* ---- what the rest of vitrail calls ---------------------------------------- */
+
+/* wlroots has no event for a commit that was cached: a set_target_time
+ * lock is noticed as committed when pending.seq moved past it; it joins
+ * the queue. */
+static void timing_note_cached(struct vt_surface_timing *timing) {
+	if (timing->surface == NULL || !timing->locked) {
+		return;
+	}
+	struct wlr_surface *wlr_surface = timing->surface->wlr_surface;
+	if (wlr_surface->pending.seq != timing->locked_seq) {
+		/* the locked pending state was committed: it is cached now */
+		struct queued_commit *q = calloc(1, sizeof(*q));
+		if (q == NULL) {
+			wlr_surface_unlock_cached(wlr_surface, timing->locked_seq);
+		} else {
+			q->seq = timing->locked_seq;
+			q->target_ns = timing->target_ns;
+			wl_list_insert(timing->queue.prev, &q->link);
+			timing->nqueued++;
+		}
+		timing->locked = false;
+		timing->has_target = false;
+	}
+}
+
+void vt_frame_timing_surface_commit(struct vt_surface *surface) {
+	struct vt_surface_timing *timing = surface->timing;
+	if (timing == NULL) {
+		return;
+	}
+	struct wlr_surface *wlr_surface = surface->wlr_surface;
+	timing_note_cached(timing);
+	timing->path = timing->pending_path;
+	timing->limit = timing->pending_limit;
+	surface->prerender =
+		timing->path == VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER;
+	timing_applied(timing, wlr_surface->current.seq);
+}
+
+bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
+		uint64_t period_ns) {
+	struct vt_frame_timing *ft = server->frame_timing;
+	if (ft == NULL) {
+		return false;
+	}
+	bool queued = false;
+	struct vt_surface_timing *timing, *tmp;
+	wl_list_for_each_safe(timing, tmp, &ft->timings, link) {
+		timing_note_cached(timing);
+		if (timing->surface == NULL || wl_list_empty(&timing->queue)) {
+			continue;
+		}
+		struct queued_commit *head = wl_container_of(timing->queue.next,
+			head, link);
+		if (head->target_ns <= display_ns + period_ns / 2 &&
+				timing->last_latch_ns != display_ns) {
+			/* due: it applies now (surface commit handlers run), and
+			 * this frame shows it */
+			timing->last_latch_ns = display_ns;
+			wl_list_remove(&head->link);
+			timing->nqueued--;
+			uint32_t seq = head->seq;
+			free(head);
+			timing->surface->latching = true;
+			wlr_surface_unlock_cached(timing->surface->wlr_surface, seq);
+			if (timing->surface != NULL) {
+				timing->surface->latching = false;
+			}
+		}
+		queued |= timing->nqueued > 0;
+	}
+	return queued;
+}
+
+uint64_t vt_frame_timing_horizon(struct vt_server *server) {
+	struct vt_frame_timing *ft = server->frame_timing;
+	uint64_t horizon = UINT64_MAX;
+	if (ft == NULL) {
+		return horizon;
+	}
+	struct vt_surface_timing *timing;
+	wl_list_for_each(timing, &ft->timings, link) {
+		if (timing->surface == NULL ||
+				timing->path != VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER) {
+			continue;
+		}
+		timing_note_cached(timing);
+		uint64_t last = 0;
+		if (!wl_list_empty(&timing->queue)) {
+			struct queued_commit *q = wl_container_of(timing->queue.prev, q,
+				link);
+			last = q->target_ns;
+		}
+		if (last < horizon) {
+			horizon = last;
+		}
+	}
+	return horizon;
+}
+
+bool vt_frame_timing_queued(struct vt_server *server) {
+	struct vt_frame_timing *ft = server->frame_timing;
+	if (ft == NULL) {
+		return false;
+	}
+	struct vt_surface_timing *timing;
+	wl_list_for_each(timing, &ft->timings, link) {
+		timing_note_cached(timing);
+		if (timing->nqueued > 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void vt_frame_timing_surface_destroyed(struct vt_surface *surface) {
+	struct vt_surface_timing *timing = surface->timing;
+	if (timing == NULL) {
+		return;
+	}
+	/* wlroots frees the cached states with the surface */
+	timing_discard_all(timing,
+		VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
+	timing_free_queue(timing);
+	timing->locked = false;
+	timing->surface = NULL;
+	surface->timing = NULL;
+}
+
+/* ---- the global ------------------------------------------------------------ */
+
+static void manager_handle_get_surface_timing(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id,
+		struct wl_resource *surface_resource) {
+	struct vt_frame_timing *ft = wl_resource_get_user_data(resource);
+	struct wlr_surface *wlr_surface =
+		wlr_surface_from_resource(surface_resource);
+	struct vt_surface *surface = vt_surface_from_wlr(wlr_surface);
+	if (surface != NULL && surface->timing != NULL) {
+		wl_resource_post_error(resource,
+			VITRAIL_FRAME_TIMING_MANAGER_V1_ERROR_ALREADY_EXISTS,
+			"wl_surface@%u has one", wl_resource_get_id(surface_resource));
+		return;
+	}
+	struct vt_surface_timing *timing = calloc(1, sizeof(*timing));
+	struct wl_resource *timing_resource = wl_resource_create(client,
+		&vitrail_surface_timing_v1_interface,
+		wl_resource_get_version(resource), id);
+	if (timing == NULL || timing_resource == NULL || surface == NULL) {
+		free(timing);
+		wl_client_post_no_memory(client);
+		return;
+	}
+	timing->resource = timing_resource;
+	timing->server = ft->server;
+	timing->surface = surface;
+	timing->path = timing->pending_path = VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC;
+	timing->limit = timing->pending_limit = LIMIT_DEFAULT;
+	timing->applied_seq = wlr_surface->current.seq;
+	wl_list_init(&timing->queue);
+	wl_list_init(&timing->pending_feedbacks);
+	wl_list_init(&timing->applied_feedbacks);
+	wl_list_insert(&ft->timings, &timing->link);
+	surface->timing = timing;
+	wl_resource_set_implementation(timing_resource, &timing_impl, timing,
+		timing_handle_resource_destroy);
+}
+
+static const struct vitrail_frame_timing_manager_v1_interface manager_impl = {
+	.destroy = handle_simple_destroy,
+	.get_surface_timing = manager_handle_get_surface_timing,
+};
+
+static void manager_bind(struct wl_client *client, void *data,
+		uint32_t version, uint32_t id) {
+	struct wl_resource *resource = wl_resource_create(client,
+		&vitrail_frame_timing_manager_v1_interface, (int)version, id);
+	if (resource == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
+}
+
+bool vt_frame_timing_init(struct vt_server *server) {
+	struct vt_frame_timing *ft = calloc(1, sizeof(*ft));
+	if (ft == NULL) {
+		return false;
+	}
+	ft->server = server;
+	wl_list_init(&ft->timings);
+	ft->global = wl_global_create(server->display,
+		&vitrail_frame_timing_manager_v1_interface, 1, ft, manager_bind);
+	if (ft->global == NULL) {
+		free(ft);
+		return false;
+	}
+	server->frame_timing = ft;
+	return true;
+}
+
+void vt_frame_timing_finish(struct vt_server *server) {
+	struct vt_frame_timing *ft = server->frame_timing;
+	if (ft == NULL) {
+		return;
+	}
+	wl_global_destroy(ft->global);
+	/* surface timings die with their clients (before this, at display
+	 * destruction they are gone already) */
+	free(ft);
+	server->frame_timing = NULL;
+}
