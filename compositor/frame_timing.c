@@ -6,11 +6,15 @@
  *
  * Queued commits use wlroots' cached surface states: set_target_time
  * locks the surface's pending state (wlr_surface_lock_pending), so the
- * commit that follows is cached, not applied, and so is every commit after
- * it (wlroots caches behind a cached state). vt_frame_timing_latch, called
- * by each output frame before it samples the tree, unlocks the head of a
- * queue once the frame's display time reaches its target, at most one per
- * surface and display time; the state then applies and the frame shows it.
+ * commit that follows is cached, not applied; while commits are queued the
+ * next pending state is locked too (wlroots would cache a commit behind
+ * them anyway, but apply it together with the one before). wlroots says
+ * nothing when a commit is cached: a lock is seen committed when the
+ * pending sequence number moved past it (timing_note_cached).
+ * vt_frame_timing_latch, called by each output frame before it samples the
+ * tree, unlocks the queued commits due by the frame's display time, in
+ * order (the latest due one is what the frame shows); a commit without a
+ * target waits for the refresh after the one before it.
  *
  * Feedback: a feedback object is tied to the surface's pending state's
  * sequence number when it is made. When a commit applies, the feedbacks
@@ -37,6 +41,7 @@
 struct queued_commit {
 	uint32_t seq; /* the cached state's */
 	uint64_t target_ns;
+	bool fifo; /* no target: the refresh after the one before it */
 	struct wl_list link; /* vt_surface_timing::queue */
 };
 
@@ -61,6 +66,7 @@ struct vt_surface_timing {
 	struct wl_list queue; /* queued_commit::link, oldest first */
 	int nqueued;
 	uint64_t last_latch_ns; /* display time of the last latch */
+	uint32_t seen_seq; /* the newest cached state it knows of */
 	uint32_t applied_seq; /* the state last applied */
 	struct wl_list pending_feedbacks; /* not yet applied */
 	struct wl_list applied_feedbacks; /* applied, not drawn yet */
@@ -300,13 +306,17 @@ static void timing_handle_set_target_time(struct wl_client *client,
 			"tv_nsec %u: must be under 1000000000", nsec);
 		return;
 	}
-	if (!timing->locked && timing->nqueued >= QUEUE_MAX) {
+	if (timing->nqueued >= QUEUE_MAX) {
 		wl_resource_post_error(resource,
 			VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL,
 			"%d commits queued: the most is %d", timing->nqueued, QUEUE_MAX);
 		return;
 	}
 	uint64_t sec = (uint64_t)sec_hi << 32 | sec_lo;
+	/* frames are rendered for its time even if nothing else changes:
+	 * each one latches what is due (the commit itself is cached
+	 * silently) */
+	vt_server_request_frame(timing->server, VT_PACER_RENDER);
 	timing->has_target = true;
 	timing->target_ns = sec * NSEC_PER_SEC + nsec;
 	if (!timing->locked) {
@@ -414,23 +424,41 @@ static void timing_handle_resource_destroy(struct wl_resource *resource) {
  * lock is noticed as committed when pending.seq moved past it; it joins
  * the queue. */
 static void timing_note_cached(struct vt_surface_timing *timing) {
-	if (timing->surface == NULL || !timing->locked) {
+	if (timing->surface == NULL || (wl_list_empty(&timing->queue) &&
+			!timing->locked)) {
 		return;
 	}
 	struct wlr_surface *wlr_surface = timing->surface->wlr_surface;
-	if (wlr_surface->pending.seq != timing->locked_seq) {
-		/* the locked pending state was committed: it is cached now */
+	struct wlr_surface_state *state;
+	wl_list_for_each(state, &wlr_surface->cached, cached_state_link) {
+		if ((int32_t)(state->seq - timing->seen_seq) <= 0) {
+			continue; /* queued already (or not ours: before the queue) */
+		}
+		bool targeted = timing->locked && state->seq == timing->locked_seq;
+		if (!targeted && wl_list_empty(&timing->queue) && !timing->locked) {
+			continue;
+		}
 		struct queued_commit *q = calloc(1, sizeof(*q));
 		if (q == NULL) {
-			wlr_surface_unlock_cached(wlr_surface, timing->locked_seq);
-		} else {
-			q->seq = timing->locked_seq;
-			q->target_ns = timing->target_ns;
-			wl_list_insert(timing->queue.prev, &q->link);
-			timing->nqueued++;
+			continue; /* it applies with the one before it */
 		}
-		timing->locked = false;
-		timing->has_target = false;
+		if (!targeted) {
+			/* A commit made behind queued ones: wlroots caches it
+			 * but would apply it together with the one before. Hold
+			 * it, as wlr_surface_lock_pending would have, for the
+			 * refresh after. */
+			state->cached_state_locks++;
+		}
+		q->seq = state->seq;
+		q->target_ns = targeted ? timing->target_ns : 0;
+		q->fifo = !targeted;
+		wl_list_insert(timing->queue.prev, &q->link);
+		timing->nqueued++;
+		timing->seen_seq = state->seq;
+		if (targeted) {
+			timing->locked = false;
+			timing->has_target = false;
+		}
 	}
 }
 
@@ -458,15 +486,23 @@ bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
 	struct vt_surface_timing *timing, *tmp;
 	wl_list_for_each_safe(timing, tmp, &ft->timings, link) {
 		timing_note_cached(timing);
-		if (timing->surface == NULL || wl_list_empty(&timing->queue)) {
+		if (timing->surface == NULL) {
 			continue;
 		}
-		struct queued_commit *head = wl_container_of(timing->queue.next,
-			head, link);
-		if (head->target_ns <= display_ns + period_ns / 2 &&
-				timing->last_latch_ns != display_ns) {
-			/* due: it applies now (surface commit handlers run), and
-			 * this frame shows it */
+		/* Every commit due by this display time applies, in order: the
+		 * latest due one is what the frame shows (the earlier ones are
+		 * replaced, their feedback says so), so a frame latched late
+		 * does not delay the ones after it. A commit without a target
+		 * waits for the refresh after the one before it. */
+		bool latched = timing->last_latch_ns == display_ns;
+		while (!wl_list_empty(&timing->queue)) {
+			struct queued_commit *head = wl_container_of(timing->queue.next,
+				head, link);
+			if (head->fifo ? latched : head->target_ns > display_ns +
+					period_ns / 2) {
+				break;
+			}
+			latched = true;
 			timing->last_latch_ns = display_ns;
 			wl_list_remove(&head->link);
 			timing->nqueued--;
@@ -474,9 +510,8 @@ bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
 			free(head);
 			timing->surface->latching = true;
 			wlr_surface_unlock_cached(timing->surface->wlr_surface, seq);
-			if (timing->surface != NULL) {
-				timing->surface->latching = false;
-			}
+			timing->surface->latching = false;
+			timing_note_cached(timing);
 		}
 		queued |= timing->nqueued > 0;
 	}

@@ -505,6 +505,10 @@ static void registry_global(void *data, struct wl_registry *registry,
 			vitrail_scene_manager_v1_interface.name) == 0) {
 		app->manager = wl_registry_bind(registry, name,
 			&vitrail_scene_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+			vitrail_frame_timing_manager_v1_interface.name) == 0) {
+		app->timing_manager = wl_registry_bind(registry, name,
+			&vitrail_frame_timing_manager_v1_interface, 1);
 	}
 }
 
@@ -707,6 +711,9 @@ void sc_app_finish(struct sc_app *app) {
 	}
 	if (app->seat != NULL) {
 		wl_seat_destroy(app->seat);
+	}
+	if (app->timing_manager != NULL) {
+		vitrail_frame_timing_manager_v1_destroy(app->timing_manager);
 	}
 	if (app->manager != NULL) {
 		vitrail_scene_manager_v1_destroy(app->manager);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <wayland-client.h>
+#include "vitrail-frame-timing-v1-client-protocol.h"
 #include "vitrail-scene-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -114,6 +115,7 @@ struct sc_app {
 	struct wl_pointer *pointer;
 	struct wl_touch *touch;
 	struct vitrail_scene_manager_v1 *manager;
+	struct vitrail_frame_timing_manager_v1 *timing_manager; // or NULL
 
 	struct wl_surface *surface;
 	struct xdg_surface *xdg_surface;

@@ -1,0 +1,600 @@
+/*
+ * vitrail_frame_timing_v1 (protocol/vitrail-frame-timing-v1.xml) against a
+ * real vitrail, headless, one 640x480 output at 60 Hz (the model clock:
+ * frames are shown exactly at their vblank). Every request, event and
+ * error, the pre-render demo client on both pacing policies, and a client
+ * that leaves with commits queued.
+ *
+ * Expected times come from the timeline vitrail sends (display times one
+ * period apart) and from the feedback, not from vitrail's code.
+ *
+ * One TCase per case (one meson test each, suite `frame-timing`); run one
+ * with `test-frame-timing <tcase>`.
+ */
+#define _GNU_SOURCE // asprintf, setenv
+#include <check.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "harness.h"
+#include "scene-client.h"
+
+#define NSEC 1000000000ull
+#define PERIOD 16666666ull
+/* A display time reported by feedback against the one expected: the
+ * headless vblank model is exact, whole nanoseconds of period drift. */
+#define SLACK_NS 2000
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t join(uint32_t hi, uint32_t lo, uint32_t nsec) {
+	return ((uint64_t)hi << 32 | lo) * NSEC + nsec;
+}
+
+static void split(uint64_t ns, uint32_t *hi, uint32_t *lo, uint32_t *nsec) {
+	*hi = (uint32_t)((ns / NSEC) >> 32);
+	*lo = (uint32_t)(ns / NSEC);
+	*nsec = (uint32_t)(ns % NSEC);
+}
+
+static struct harness_vitrail *start(struct harness *harness,
+		const char *const *extra) {
+	return harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+			.extra_args = extra,
+		});
+}
+
+/* A client with a 64x64 window and a timing object for its surface. */
+struct client {
+	struct sc_app app;
+	struct vitrail_surface_timing_v1 *timing;
+	struct sc_buffer *buffers[8];
+};
+
+static void client_start(struct client *c, struct harness_vitrail *vitrail) {
+	*c = (struct client){ 0 };
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	ck_assert(sc_app_init(&c->app, "test-frame-timing"));
+	ck_assert_msg(c->app.timing_manager != NULL,
+		"no vitrail_frame_timing_manager_v1");
+	ck_assert(sc_app_create_window(&c->app, "timing", "timing", 64, 64,
+		0xff404040));
+	for (int i = 0; i < 8; i++) {
+		c->buffers[i] = sc_buffer_create(&c->app, 64, 64,
+			WL_SHM_FORMAT_XRGB8888, 0xff000000 | (uint32_t)(i * 0x203040));
+	}
+	c->timing = vitrail_frame_timing_manager_v1_get_surface_timing(
+		c->app.timing_manager, c->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c->app.display), 0);
+}
+
+static void client_finish(struct client *c) {
+	if (c->timing != NULL) {
+		vitrail_surface_timing_v1_destroy(c->timing);
+	}
+	for (int i = 0; i < 8; i++) {
+		sc_buffer_destroy(c->buffers[i]);
+	}
+	sc_app_finish(&c->app);
+}
+
+/* The connection died of a protocol error on interface with code. */
+static void assert_error(struct client *c, const struct wl_interface *iface,
+		uint32_t code, const char *what) {
+	int ret = wl_display_roundtrip(c->app.display);
+	ck_assert_msg(ret < 0, "%s: no protocol error", what);
+	const struct wl_interface *got = NULL;
+	uint32_t got_code = wl_display_get_protocol_error(c->app.display, &got,
+		NULL);
+	ck_assert_msg(got == iface && got_code == code, "%s: error %u on %s, "
+		"expected %u on %s", what, got_code, got != NULL ? got->name : "?",
+		code, iface->name);
+}
+
+/* Dispatch for ms, or until *flag. */
+static void pump(struct client *c, int ms, const bool *flag) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(ms);
+	while ((flag == NULL || !*flag) && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_flush(c->app.display), 0);
+		struct pollfd pfd = { wl_display_get_fd(c->app.display), POLLIN, 0 };
+		if (poll(&pfd, 1, 10) > 0) {
+			ck_assert_int_ge(wl_display_dispatch(c->app.display), 0);
+		} else {
+			ck_assert_int_ge(wl_display_dispatch_pending(c->app.display), 0);
+		}
+	}
+}
+
+/* ---- timeline ---------------------------------------------------------- */
+
+struct timeline {
+	uint64_t display[8], deadline[8];
+	uint32_t refresh;
+	int n;
+	bool done;
+};
+
+static void tl_slot(void *data, struct vitrail_frame_timeline_v1 *tl,
+		uint32_t dhi, uint32_t dlo, uint32_t dns, uint32_t ehi, uint32_t elo,
+		uint32_t ens, uint32_t refresh) {
+	struct timeline *t = data;
+	ck_assert_int_lt(t->n, 8);
+	t->display[t->n] = join(dhi, dlo, dns);
+	t->deadline[t->n] = join(ehi, elo, ens);
+	t->refresh = refresh;
+	t->n++;
+}
+
+static void tl_done(void *data, struct vitrail_frame_timeline_v1 *tl) {
+	struct timeline *t = data;
+	t->done = true;
+}
+
+static const struct vitrail_frame_timeline_v1_listener tl_listener = {
+	.slot = tl_slot,
+	.done = tl_done,
+};
+
+static struct timeline get_timeline(struct client *c) {
+	struct timeline t = { 0 };
+	struct vitrail_frame_timeline_v1 *tl =
+		vitrail_surface_timing_v1_get_timeline(c->timing);
+	vitrail_frame_timeline_v1_add_listener(tl, &tl_listener, &t);
+	pump(c, 5000, &t.done);
+	ck_assert_msg(t.done, "no timeline done event");
+	vitrail_frame_timeline_v1_destroy(tl);
+	return t;
+}
+
+/* ---- feedback ------------------------------------------------------------ */
+
+struct feedback {
+	bool done, presented;
+	uint32_t reason;
+	uint64_t shown_ns, target_ns;
+	struct vitrail_commit_feedback_v1 *proxy;
+};
+
+static void fb_presented(void *data, struct vitrail_commit_feedback_v1 *fb,
+		uint32_t hi, uint32_t lo, uint32_t ns, uint32_t thi, uint32_t tlo,
+		uint32_t tns) {
+	struct feedback *f = data;
+	ck_assert_msg(!f->done, "a second event on one feedback");
+	f->done = f->presented = true;
+	f->shown_ns = join(hi, lo, ns);
+	f->target_ns = join(thi, tlo, tns);
+}
+
+static void fb_discarded(void *data, struct vitrail_commit_feedback_v1 *fb,
+		uint32_t reason) {
+	struct feedback *f = data;
+	ck_assert_msg(!f->done, "a second event on one feedback");
+	f->done = true;
+	f->reason = reason;
+}
+
+static const struct vitrail_commit_feedback_v1_listener fb_listener = {
+	.presented = fb_presented,
+	.discarded = fb_discarded,
+};
+
+static void ask_feedback(struct client *c, struct feedback *f) {
+	*f = (struct feedback){ 0 };
+	f->proxy = vitrail_surface_timing_v1_feedback(c->timing);
+	vitrail_commit_feedback_v1_add_listener(f->proxy, &fb_listener, f);
+}
+
+static void target(struct client *c, uint64_t ns) {
+	uint32_t hi, lo, nsec;
+	split(ns, &hi, &lo, &nsec);
+	vitrail_surface_timing_v1_set_target_time(c->timing, hi, lo, nsec);
+}
+
+static void show(struct client *c, int buffer) {
+	wl_surface_attach(c->app.surface, c->buffers[buffer]->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(c->app.surface, 0, 0, 64, 64);
+	wl_surface_commit(c->app.surface);
+}
+
+static void wait_feedback(struct client *c, struct feedback *f, int n) {
+	for (int i = 0; i < n; i++) {
+		pump(c, 5000, &f[i].done);
+		ck_assert_msg(f[i].done, "no feedback for commit %d", i);
+		vitrail_commit_feedback_v1_destroy(f[i].proxy);
+		f[i].proxy = NULL;
+	}
+}
+
+/* ---- cases --------------------------------------------------------------- */
+
+/*
+ * The timeline: as many slots as the pre-render limit, one refresh apart,
+ * the first in the future, each deadline before its display time; a new
+ * limit applies at commit; with commits queued, the slots come after the
+ * last queued target.
+ */
+START_TEST(test_frame_timing_timeline)
+{
+	struct harness *harness = harness_create("timeline");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct client c;
+	client_start(&c, vitrail);
+
+	uint64_t before = now_ns();
+	struct timeline t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3); // the default limit
+	ck_assert_uint_eq(t.refresh, PERIOD);
+	ck_assert_uint_gt(t.display[0], before);
+	ck_assert_uint_lt(t.display[0], before + 3 * PERIOD);
+	for (int i = 0; i < t.n; i++) {
+		ck_assert_uint_lt(t.deadline[i], t.display[i]);
+		ck_assert_uint_ge(t.deadline[i] + PERIOD, t.display[i]);
+		if (i > 0) {
+			ck_assert_uint_eq(t.display[i] - t.display[i - 1], PERIOD);
+		}
+	}
+
+	vitrail_surface_timing_v1_set_prerender_limit(c.timing, 5);
+	t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3); // double-buffered: not before the commit
+	wl_surface_commit(c.app.surface);
+	t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 5);
+
+	// two commits queued for slots 3 and 4: the next slots follow them
+	struct feedback f[2];
+	ask_feedback(&c, &f[0]);
+	target(&c, t.display[3]);
+	show(&c, 1);
+	ask_feedback(&c, &f[1]);
+	target(&c, t.display[4]);
+	show(&c, 2);
+	struct timeline after = get_timeline(&c);
+	ck_assert_int_eq(after.n, 5);
+	ck_assert_uint_eq(after.display[0], t.display[4] + PERIOD);
+	wait_feedback(&c, f, 2);
+
+	client_finish(&c);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/*
+ * Three commits for three consecutive slots: each is shown exactly at its
+ * slot's display time (one per refresh, in order), and the feedback's
+ * target is that time too. A commit with no target behind the last of
+ * them is shown at the refresh after it.
+ */
+START_TEST(test_frame_timing_queued)
+{
+	struct harness *harness = harness_create("queued");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct client c;
+	client_start(&c, vitrail);
+
+	struct timeline t = get_timeline(&c);
+	struct feedback f[4];
+	for (int i = 0; i < 3; i++) {
+		ask_feedback(&c, &f[i]);
+		// three slots later: room to spare on a loaded machine
+		target(&c, t.display[i] + 3 * PERIOD);
+		show(&c, i + 1);
+	}
+	ask_feedback(&c, &f[3]);
+	show(&c, 4); // no target: the refresh after the third
+	wait_feedback(&c, f, 4);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(f[i].presented, "commit %d discarded (%u)", i,
+			f[i].reason);
+		uint64_t want = t.display[i] + 3 * PERIOD;
+		ck_assert_msg(f[i].shown_ns + SLACK_NS >= want &&
+			f[i].shown_ns <= want + SLACK_NS, "commit %d shown %+.3f ms "
+			"from its target", i, ((double)f[i].shown_ns - (double)want) / 1e6);
+		ck_assert_uint_le(f[i].target_ns, f[i].shown_ns + SLACK_NS);
+	}
+	ck_assert_msg(f[3].presented, "the untargeted commit was discarded");
+	ck_assert_msg(f[3].shown_ns + SLACK_NS >= f[2].shown_ns + PERIOD &&
+		f[3].shown_ns <= f[2].shown_ns + PERIOD + SLACK_NS,
+		"the untargeted commit was shown %+.3f ms after the last queued one",
+		((double)f[3].shown_ns - (double)f[2].shown_ns) / 1e6);
+
+	client_finish(&c);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/*
+ * replaced: two commits with no target back to back (no frame between
+ * them): the first is replaced, the second shown. Two commits both due
+ * already (targets in the past): the frame shows the second, the first is
+ * replaced. A commit far ahead whose surface is destroyed:
+ * surface_destroyed.
+ */
+START_TEST(test_frame_timing_discarded)
+{
+	struct harness *harness = harness_create("discarded");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct client c;
+	client_start(&c, vitrail);
+
+	struct feedback f[2];
+	ask_feedback(&c, &f[0]);
+	show(&c, 1);
+	ask_feedback(&c, &f[1]);
+	show(&c, 2);
+	wait_feedback(&c, f, 2);
+	ck_assert_msg(!f[0].presented && f[0].reason ==
+		VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED,
+		"the overtaken commit: presented %d reason %u", f[0].presented,
+		f[0].reason);
+	ck_assert(f[1].presented);
+
+	uint64_t past = now_ns() - 10 * PERIOD;
+	ask_feedback(&c, &f[0]);
+	target(&c, past);
+	show(&c, 3);
+	ask_feedback(&c, &f[1]);
+	target(&c, past + PERIOD);
+	show(&c, 4);
+	wait_feedback(&c, f, 2);
+	ck_assert_msg(!f[0].presented && f[0].reason ==
+		VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED,
+		"the earlier due commit: presented %d reason %u", f[0].presented,
+		f[0].reason);
+	ck_assert(f[1].presented);
+
+	ask_feedback(&c, &f[0]);
+	target(&c, now_ns() + 2 * NSEC);
+	show(&c, 5);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	// the window's surface goes: the timing object stays, inert
+	xdg_toplevel_destroy(c.app.xdg_toplevel);
+	c.app.xdg_toplevel = NULL;
+	xdg_surface_destroy(c.app.xdg_surface);
+	c.app.xdg_surface = NULL;
+	wl_surface_destroy(c.app.surface);
+	c.app.surface = NULL;
+	wait_feedback(&c, f, 1);
+	ck_assert_msg(!f[0].presented && f[0].reason ==
+		VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED,
+		"presented %d reason %u", f[0].presented, f[0].reason);
+	// and its requests are the surface_gone error
+	vitrail_surface_timing_v1_set_prerender_limit(c.timing, 2);
+	assert_error(&c, &vitrail_surface_timing_v1_interface,
+		VITRAIL_SURFACE_TIMING_V1_ERROR_SURFACE_GONE, "surface_gone");
+
+	client_finish(&c);
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* Every error, each on a connection of its own; vitrail carries on. */
+START_TEST(test_frame_timing_errors)
+{
+	struct harness *harness = harness_create("errors");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct client c;
+
+	client_start(&c, vitrail);
+	struct vitrail_surface_timing_v1 *second =
+		vitrail_frame_timing_manager_v1_get_surface_timing(
+			c.app.timing_manager, c.app.surface);
+	assert_error(&c, &vitrail_frame_timing_manager_v1_interface,
+		VITRAIL_FRAME_TIMING_MANAGER_V1_ERROR_ALREADY_EXISTS,
+		"already_exists");
+	vitrail_surface_timing_v1_destroy(second);
+	client_finish(&c);
+
+	client_start(&c, vitrail);
+	vitrail_surface_timing_v1_set_path(c.timing, 7);
+	assert_error(&c, &vitrail_surface_timing_v1_interface,
+		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_PATH, "invalid_path");
+	client_finish(&c);
+
+	client_start(&c, vitrail);
+	vitrail_surface_timing_v1_set_path(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
+	assert_error(&c, &vitrail_surface_timing_v1_interface,
+		VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH, "unsupported_path");
+	client_finish(&c);
+
+	for (uint32_t limit = 0; limit <= 6; limit += 6) {
+		client_start(&c, vitrail);
+		vitrail_surface_timing_v1_set_prerender_limit(c.timing, limit);
+		assert_error(&c, &vitrail_surface_timing_v1_interface,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_LIMIT, "invalid_limit");
+		client_finish(&c);
+	}
+
+	client_start(&c, vitrail);
+	vitrail_surface_timing_v1_set_target_time(c.timing, 0, 1, 1000000000);
+	assert_error(&c, &vitrail_surface_timing_v1_interface,
+		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME, "invalid_time");
+	client_finish(&c);
+
+	// 64 commits wait a minute ahead; a 65th target is one too many
+	client_start(&c, vitrail);
+	uint64_t far = now_ns() + 60 * NSEC;
+	for (int i = 0; i < 64; i++) {
+		target(&c, far + (uint64_t)i * PERIOD);
+		show(&c, i % 8);
+	}
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	target(&c, far + 64 * PERIOD);
+	assert_error(&c, &vitrail_surface_timing_v1_interface,
+		VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL, "queue_full");
+	client_finish(&c);
+
+	// vitrail and a well-behaved client are fine afterwards
+	harness_assert_alive(vitrail->proc);
+	client_start(&c, vitrail);
+	struct timeline t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3);
+	client_finish(&c);
+	harness_settle(vitrail->conn);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* A client that leaves (killed) with commits queued a second ahead:
+ * vitrail releases them with the surface and goes on. */
+START_TEST(test_frame_timing_disconnect_queued)
+{
+	struct harness *harness = harness_create("disconnect_queued");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		// gone without a word: the process ends with everything held
+		struct client c;
+		client_start(&c, vitrail);
+		uint64_t ahead = now_ns() + NSEC;
+		for (int i = 0; i < 10; i++) {
+			target(&c, ahead + (uint64_t)i * PERIOD);
+			show(&c, i % 8);
+		}
+		_exit(wl_display_roundtrip(c.app.display) >= 0 ? 0 : 1);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"the client failed: 0x%x", status);
+	harness_wait_for_window_count(vitrail->conn, 0,
+		HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_assert_alive(vitrail->proc);
+	struct client d;
+	client_start(&d, vitrail);
+	struct timeline t = get_timeline(&d);
+	ck_assert_int_eq(t.n, 3);
+	client_finish(&d);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- the demo client ---------------------------------------------------- */
+
+struct demo_result {
+	int shown, pre, vsync, discarded, on_time;
+	double worst_ms;
+};
+
+static struct demo_result run_demo(struct harness *harness,
+		struct harness_vitrail *vitrail) {
+	const char *demo = getenv("VITRAIL_PRERENDER_DEMO");
+	const char *argv[] = { demo != NULL ? demo : "vitrail-prerender-demo",
+		"--frames", "180", "--switch-after", "90", NULL };
+	struct harness_proc *proc;
+	int status = harness_run_client(harness, vitrail, argv, 30000, &proc);
+	char *log = harness_proc_log(proc);
+	ck_assert_msg(status == 0, "the demo failed (%d):\n%s", status, log);
+	struct demo_result r = { 0 };
+	const char *line = strstr(log, "prerender-demo: shown");
+	ck_assert_msg(line != NULL && sscanf(line, "prerender-demo: shown %d "
+		"(pre_render %d, vsync %d) discarded %d on_time %d worst_ms %lf",
+		&r.shown, &r.pre, &r.vsync, &r.discarded, &r.on_time,
+		&r.worst_ms) == 6, "no result line:\n%s", log);
+	printf("%s", line);
+	free(log);
+	return r;
+}
+
+/* Fraction of frames vitrail rendered with more than one frame of the
+ * output queued (rendered ahead of the display). */
+static double frames_ahead(const char *frame_log) {
+	FILE *f = fopen(frame_log, "r");
+	ck_assert(f != NULL);
+	char line[4096];
+	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	int col = -1, i = 0;
+	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save);
+			tok != NULL; tok = strtok_r(NULL, ",\n", &save), i++) {
+		if (strcmp(tok, "in_flight") == 0) {
+			col = i;
+		}
+	}
+	ck_assert_int_ge(col, 0);
+	size_t ahead = 0, rows = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *save = NULL, *tok = strtok_r(line, ",", &save);
+		for (i = 0; tok != NULL && i < col; i++) {
+			tok = strtok_r(NULL, ",", &save);
+		}
+		if (tok != NULL) {
+			rows++;
+			ahead += atoi(tok) > 1;
+		}
+	}
+	fclose(f);
+	return rows > 0 ? (double)ahead / (double)rows : 0;
+}
+
+/*
+ * The demo, 90 frames on pre_render then 90 on vsync, under both pacing
+ * policies: frames are shown (on time, mostly: the machine is shared), the
+ * switch happens at run time, and under dvsync vitrail renders its own
+ * frames ahead with the client's queued ones (frames queued > 1), which
+ * under vsync it never does.
+ */
+START_TEST(test_frame_timing_demo)
+{
+	const char *pacing[2] = { "vsync", "dvsync" };
+	double ahead[2];
+	for (int p = 0; p < 2; p++) {
+		struct harness *harness = harness_create(pacing[p]);
+		char *frame_log = NULL;
+		ck_assert(asprintf(&frame_log, "%s/frames.csv", harness->out_dir) > 0);
+		const char *extra[] = { "--pacing", pacing[p], "--frame-log",
+			frame_log, NULL };
+		struct harness_vitrail *vitrail = start(harness, extra);
+		struct demo_result r = run_demo(harness, vitrail);
+		ck_assert_int_ge(r.shown + r.discarded, 180);
+		ck_assert_int_ge(r.pre, 85);
+		ck_assert_int_ge(r.vsync, 60);
+		ck_assert_msg(r.on_time * 10 >= r.shown * 7, "%s: %d of %d frames "
+			"on time", pacing[p], r.on_time, r.shown);
+		harness_stop_vitrail(harness, vitrail);
+		ahead[p] = frames_ahead(frame_log);
+		printf("%s: %.0f%% of vitrail's frames rendered ahead\n", pacing[p],
+			ahead[p] * 100);
+		free(frame_log);
+		harness_destroy(harness);
+	}
+	ck_assert_msg(ahead[0] < 0.05, "vsync rendered %.0f%% ahead",
+		ahead[0] * 100);
+	ck_assert_msg(ahead[1] > 0.2, "dvsync rendered only %.0f%% of its frames "
+		"ahead with the pre_render client", ahead[1] * 100);
+}
+END_TEST
+
+int main(int argc, char *argv[]) {
+	Suite *suite = suite_create("frame-timing");
+	harness_add_case(suite, "timeline", test_frame_timing_timeline, 60);
+	harness_add_case(suite, "queued", test_frame_timing_queued, 60);
+	harness_add_case(suite, "discarded", test_frame_timing_discarded, 60);
+	harness_add_case(suite, "errors", test_frame_timing_errors, 90);
+	harness_add_case(suite, "disconnect_queued",
+		test_frame_timing_disconnect_queued, 60);
+	harness_add_case(suite, "demo", test_frame_timing_demo, 120);
+	return harness_run_suite(suite, argc, argv);
+}
