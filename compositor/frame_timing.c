@@ -149,7 +149,13 @@ void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 	}
 }
 
-void vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks) {
+bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
+		struct wl_list *next_frame) {
+	if (next_frame != NULL) {
+		wl_list_insert_list(next_frame, frame_feedbacks);
+		wl_list_init(frame_feedbacks);
+		return true;
+	}
 	struct timing_feedback *fb, *tmp;
 	wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
 		feedback_unlink(fb);
@@ -161,6 +167,7 @@ void vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks) {
 				VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
 		}
 	}
+	return false;
 }
 
 /* A state was applied: its feedbacks wait for a frame; those of earlier
@@ -513,7 +520,9 @@ bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
 			timing->surface->latching = false;
 			timing_note_cached(timing);
 		}
-		queued |= timing->nqueued > 0;
+		/* a targeted commit on its way counts: the frames must go on
+		 * to latch it once it comes */
+		queued |= timing->nqueued > 0 || timing->locked;
 	}
 	return queued;
 }
@@ -552,7 +561,7 @@ bool vt_frame_timing_queued(struct vt_server *server) {
 	struct vt_surface_timing *timing;
 	wl_list_for_each(timing, &ft->timings, link) {
 		timing_note_cached(timing);
-		if (timing->nqueued > 0) {
+		if (timing->nqueued > 0 || timing->locked) {
 			return true;
 		}
 	}

