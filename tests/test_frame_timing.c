@@ -310,10 +310,13 @@ START_TEST(test_frame_timing_queued)
 			ck_assert_msg(f[i].reason ==
 				VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED && i < 3,
 				"commit %d discarded (%u)", i, f[i].reason);
-			// replaced: the frame that showed the next one came after
+			// replaced: the frame that showed a later one came after
 			// this one's slot
-			ck_assert_msg(f[i + 1].presented &&
-				f[i + 1].shown_ns > want[i] + PERIOD / 2,
+			int j = i + 1;
+			while (j < 4 && !f[j].presented) {
+				j++;
+			}
+			ck_assert_msg(j < 4 && f[j].shown_ns > want[i] + PERIOD / 2,
 				"commit %d replaced though its slot was not missed", i);
 			continue;
 		}
