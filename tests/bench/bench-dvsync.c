@@ -350,13 +350,15 @@ static double trace_cost_ns(const struct trace *trace, size_t i,
 }
 
 /* How long the animation of a trace runs, in ms: long enough for vsync to
- * render every frame of the trace (a frame of c > 1 periods holds the
- * display for ceil(c) + 1 vblanks at most), and a few more. */
+ * render every frame of the trace (a frame of more than half a period may
+ * miss its vblank once the real render time adds to it; one of c > 1
+ * periods holds the display for ceil(c) + 2 vblanks at most), and a few
+ * more. */
 static int trace_duration_ms(const struct trace *trace, double period_ns) {
-	double vblanks = 8;
+	double vblanks = 10;
 	for (size_t i = 0; i < trace->n; i++) {
 		double c = trace_cost_ns(trace, i, period_ns) / period_ns;
-		vblanks += c <= 1 ? 1 : ceil(c) + 1;
+		vblanks += c <= 0.5 ? 1 : c <= 1 ? 2 : ceil(c) + 2;
 	}
 	return (int)ceil(vblanks * period_ns / 1e6);
 }
