@@ -571,6 +571,44 @@ START_TEST(test_pacing_backend_callbacks)
 }
 END_TEST
 
+/* D-VSync on the backend clock (nested): frames rendered ahead wait for
+ * their vblanks, and while they wait the pacer asks the backend for frame
+ * events (a request never commits; without a frame event nothing would
+ * wake the pacer for them). Each frame event commits the frame due. */
+START_TEST(test_pacing_backend_dvsync_waits_for_its_vblank)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_BACKEND, &vt_policy_dvsync);
+	vt_pacer_set_prerender(fake.pacer, 3);
+	vt_pacer_set_predictable(fake.pacer, true);
+	fake.render_sync = true;
+	vt_pacer_presented(fake.pacer, NULL, true, T0, P);
+	/* three frames, one vblank apart, ready and waiting */
+	fake.now = T0 + 1 * MS;
+	for (int i = 0; i < 3; i++) {
+		vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	}
+	ck_assert_int_eq(fake.nframes, 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(fake.frames[i].display_ns,
+			T0 + (uint64_t)(i + 1) * P);
+		ck_assert(!fake.frames[i].committed);
+	}
+	ck_assert_int_gt(fake.backend_requests, 0);
+	/* the frame event commits the first, the others wait */
+	vt_pacer_backend_frame(fake.pacer, fake.now + 100 * US);
+	ck_assert(fake.frames[0].committed && !fake.frames[1].committed);
+	ck_assert_uint_eq(fake.frames[0].commit_vblank, T0 + P);
+	/* presented; the next frame event commits the second for its vblank */
+	ck_assert(!vt_pacer_presented(fake.pacer, &fake.frames[0], true,
+		T0 + P, P));
+	vt_pacer_backend_frame(fake.pacer, T0 + P + 100 * US);
+	ck_assert(fake.frames[1].committed && !fake.frames[2].committed);
+	ck_assert_uint_eq(fake.frames[1].commit_vblank, T0 + 2 * P);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 /* Destroying a pacer drops the frames it still tracks. */
 START_TEST(test_pacing_destroy_discards)
 {
@@ -804,7 +842,8 @@ static Suite *pacing_suite(void) {
 			test_pacing_legacy_two_periods, test_pacing_rate_change,
 			test_pacing_destroy_discards } },
 		{ "backend", { test_pacing_backend_latest_wins,
-			test_pacing_backend_callbacks } },
+			test_pacing_backend_callbacks,
+			test_pacing_backend_dvsync_waits_for_its_vblank } },
 		{ "dvsync", { test_pacing_dvsync_stages,
 			test_pacing_dvsync_absorbs_long_frame,
 			test_pacing_dvsync_discard_on_input,

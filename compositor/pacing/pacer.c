@@ -339,8 +339,11 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 		if (may_commit) {
 			backend_commit(pacer, now);
 		}
-		if (!pacer->backend_busy && (pacer->wants &
-				(VT_PACER_CALLBACKS | VT_PACER_COMMIT))) {
+		/* frames rendered ahead wait for the frame event of their
+		 * vblank: nothing else would wake the pacer for them */
+		if (!pacer->backend_busy && ((pacer->wants &
+				(VT_PACER_CALLBACKS | VT_PACER_COMMIT)) ||
+				count_state(pacer, FRAME_READY) > 0)) {
 			pacer->impl->request_backend_frame(pacer->data);
 		}
 	}

@@ -71,6 +71,20 @@ static struct vr_color series_color(const struct plot *plot, size_t i)
 	return palette[i % (PLOT_MAX_SERIES - 1)];
 }
 
+/* A round grid step (1, 2 or 5 times a power of ten) giving at most
+ * five steps up to max. */
+static double linear_step(double max)
+{
+	double base = pow(10.0, floor(log10(max / 5.0)));
+	static const double mantissas[] = { 1, 2, 5, 10 };
+	for (size_t i = 0; i < sizeof(mantissas) / sizeof(mantissas[0]); i++) {
+		if (max / (base * mantissas[i]) <= 5.0) {
+			return base * mantissas[i];
+		}
+	}
+	return base * 10;
+}
+
 static bool build(const struct plot *plot, struct bench_scene *scene,
 		int32_t height)
 {
@@ -84,6 +98,7 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 		}
 	}
 	double decades = ceil(log10(max / AXIS_MIN_MS));
+	double axis_max = max; /* linear axis: its right end */
 	float x0 = LABEL_WIDTH, span = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
 	struct bench_node *bg = bench_node_create(scene->root);
 	struct bench_node *fg = bench_node_create(scene->root);
@@ -99,15 +114,28 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 			text(fg, lx + 20, 56, 13, ink, plot->series[s]);
 		lx += 30 + 9 * (float)strlen(plot->series[s]);
 	}
-	ok = ok && text(fg, lx + 20, 56, 13, ink,
-		"(modes: CPU frame time, render -> submit; full: the whole frame, "
-		"GPU included; log scale)");
-	/* grid: one line per decade */
+	ok = ok && text(fg, lx + 20, 56, 13, ink, plot->note != NULL ?
+		plot->note : "(modes: CPU frame time, render -> submit; full: the "
+		"whole frame, GPU included; log scale)");
 	float bottom = (float)height - FOOTER;
-	for (int d = 0; d <= (int)decades && ok; d++) {
+	const char *unit = plot->unit != NULL ? plot->unit : "ms";
+	if (plot->linear) {
+		/* grid: five steps of a round size */
+		double step = linear_step(max);
+		int steps = (int)ceil(max / step);
+		axis_max = step * steps;
+		for (int d = 0; d <= steps && ok; d++) {
+			float x = x0 + span * (float)d / (float)steps;
+			snprintf(buf, sizeof(buf), "%g %s", step * d, unit);
+			ok = rect(bg, x, HEADER - 6, 1, bottom - HEADER + 6, grid) &&
+				text(fg, x - 14, bottom + 18, 12, ink, buf);
+		}
+	}
+	/* grid: one line per decade */
+	for (int d = 0; !plot->linear && d <= (int)decades && ok; d++) {
 		float x = x0 + span * (float)d / (float)decades;
 		double v = AXIS_MIN_MS * pow(10.0, d);
-		snprintf(buf, sizeof(buf), v < 1.0 ? "%.1f ms" : "%.0f ms", v);
+		snprintf(buf, sizeof(buf), v < 1.0 ? "%.1f %s" : "%.0f %s", v, unit);
 		ok = rect(bg, x, HEADER - 6, 1, bottom - HEADER + 6, grid) &&
 			text(fg, x - 14, bottom + 18, 12, ink, buf);
 	}
@@ -123,10 +151,11 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 		ok = ok && text(fg, 10, y + row_height / 2 + 2, 13, ink, row->label);
 		for (size_t s = 0; s < plot->nseries && ok; s++) {
 			double v = row->values[s];
-			if (!isfinite(v) || v <= 0.0) {
+			if (!isfinite(v) || (v <= 0.0 && !plot->linear)) {
 				continue;
 			}
-			double t = log10(fmax(v, AXIS_MIN_MS) / AXIS_MIN_MS) / decades;
+			double t = plot->linear ? fmax(v, 0.0) / axis_max :
+				log10(fmax(v, AXIS_MIN_MS) / AXIS_MIN_MS) / decades;
 			float w = fmaxf(1.0f, span * (float)t);
 			float by = y + BAR_HEIGHT * (float)s;
 			snprintf(buf, sizeof(buf), "%.2f", v);

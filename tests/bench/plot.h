@@ -1,8 +1,8 @@
 /*
- * The benchmark's plot: horizontal bars per scene and mode on a
- * logarithmic millisecond axis, drawn by vitrail itself (rects and text
- * through the canvas, one sequential renderer) and written with
- * vr_png_write.
+ * The benchmarks' plot: horizontal bars per row and series on a
+ * logarithmic millisecond axis (bench-render) or a linear axis from 0
+ * (bench-dvsync), drawn by vitrail itself (rects and text through the
+ * canvas, one sequential renderer) and written with vr_png_write.
  */
 #ifndef BENCH_PLOT_H
 #define BENCH_PLOT_H
@@ -14,7 +14,9 @@
 
 struct plot_row {
 	char label[64];
-	double values[PLOT_MAX_SERIES]; /* ms; NaN or <= 0: no bar */
+	/* in the axis unit; NaN: no bar; <= 0: no bar on the log axis, a
+	 * hairline on the linear one */
+	double values[PLOT_MAX_SERIES];
 };
 
 struct plot {
@@ -23,6 +25,12 @@ struct plot {
 	size_t nseries;
 	struct plot_row *rows;
 	size_t nrows;
+	/* After the legend; NULL: bench-render's note on its modes. */
+	const char *note;
+	/* Linear axis from 0 in `unit` (NULL: "ms"), instead of the
+	 * logarithmic millisecond axis. */
+	bool linear;
+	const char *unit;
 };
 
 bool plot_write(const struct plot *plot, const char *path);

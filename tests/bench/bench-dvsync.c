@@ -1,0 +1,1456 @@
+/*
+ * bench-dvsync: D-VSync's frame pre-executor against VSync, trace-driven,
+ * side by side in one run.
+ *
+ *   meson test -C build --benchmark --suite dvsync --verbose
+ *
+ * Traces: render costs per frame (tests/traces/NAME.txt, written by
+ * tests/traces/gen-traces.py, format in its header): power-law (the
+ * paper's Figure 1 mix: 95% short frames, 5% long ones of 1.2-3.5
+ * periods), scroll (a list flung twice a second, a heavy frame at each
+ * fling) and launch (an app launch: a burst of heavy frames). Costs in
+ * periods are scaled by the output's refresh period.
+ *
+ * Modes, each its own vitrail:
+ *   vsync        --pacing vsync: VSync with triple buffering. In vitrail
+ *                that is the just-in-time vsync policy: one frame
+ *                rendering at a time, a finished frame waiting in the
+ *                queue for its vblank, one on screen (front, queued,
+ *                rendering: three buffers). Animations are sampled at
+ *                the frame's vblank either way.
+ *   dvsync-4buf  --pacing dvsync --prerender 3: three frames queued
+ *                ahead of the one on screen (the paper's default).
+ *   dvsync-5buf  --pacing dvsync --prerender 4.
+ * Setups: vitrail headless with one output at 60, 90 and 120 Hz
+ * (--refresh; vblanks from vitrail's own clock), and vitrail nested with
+ * the wayland backend in a headless vitrail parent at 60 Hz (its vblanks
+ * are the parent's presentation feedback).
+ *
+ * One run: a fresh vitrail with --test and --frame-log; this program is
+ * its client: a window whose scene-protocol content is one rectangle, a
+ * warm-up animation, then per trace: vitrail_test_v1.slow_frames with the
+ * trace's costs (each of the next frames vitrail renders becomes ready no
+ * earlier than its cost after its render start, without blocking vitrail's
+ * main thread) and a linear scene animation long enough for VSync to get
+ * through the whole trace; then settle. The animation runs in the
+ * compositor, sampled at each frame's display time (its D-Timestamp): it
+ * is the compositor-side equivalent of the issue's pre-render client (the
+ * frame-timing protocol that would let a client render ahead does not
+ * exist yet). Repetitions are interleaved (every repetition runs every
+ * mode of every setup, the mode order reversed every other one), as the
+ * machine is noisy.
+ *
+ * From the frame log, per trace: the animation's rows (its serial in
+ * scene_samples) in frame order, the first N of them (N: the trace's
+ * length) being the frames that replayed the trace:
+ *   fdps          frame drops per second: over the vblanks from the first
+ *                 of those frames shown to the last, the vblanks that
+ *                 showed none of them (no new frame), per second of that
+ *                 span;
+ *   lat_exec      render start -> present (render_start_ns to
+ *                 presented_ns), frames shown;
+ *   lat_dts       D-Timestamp -> present (target_vblank_ns to
+ *                 presented_ns): how much later than the time its content
+ *                 was computed for a frame was shown;
+ *   lat_paper     the paper's rendering latency (section 6.3: "from the
+ *                 execution of a frame (or the D-Timestamp in D-VSync) to
+ *                 its final display"): lat_exec for vsync, lat_dts for
+ *                 dvsync;
+ *   main_us       median main_thread_us (vitrail's own accounting of the
+ *                 main-thread time spent on a frame: the render call and
+ *                 CPU copies; the pacer's planning is not in it);
+ *   cpu_us        the main thread's CPU time (/proc/PID/task/PID/schedstat)
+ *                 over the trace's animation divided by the frames it
+ *                 rendered: everything the main thread did, the pacer's
+ *                 planning (FPE), its vblank model (DTV), timers and the
+ *                 render calls included.
+ * The overhead of D-VSync per frame is cpu_us(dvsync) - cpu_us(vsync):
+ * the extra main-thread time of the whole mode, not of the plan calls
+ * alone (those are not timed separately in vitrail); main_us shows the
+ * same difference for the render call only.
+ *
+ * Output in <out>: dvsync.csv (one row per setup, mode and trace),
+ * dvsync-runs.csv (one per run and trace), dvsync.txt (the table),
+ * dvsync-fdps.png and dvsync-latency.png, every run's logs and frame
+ * logs in dvsync/. stdout ends with
+ *   summary: fdps_reduction_4buf=<%> fdps_reduction_5buf=<%>
+ *            latency_reduction=<%> overhead_us=<n>
+ * for the 60 Hz headless power-law trace: FDPS reductions against vsync,
+ * the reduction of lat_paper (mean) with 4 buffers, and the overhead with
+ * 4 buffers (cpu_us difference, rounded).
+ *
+ * Options: --vitrail PATH --traces DIR --out DIR (required), --reps N
+ * (default 2), --rates LIST (default 60,90,120), --nested-reps N (default
+ * --reps; 0: no nested runs), --nested-traces all|power-law (default
+ * power-law). Exit status 1 when a run failed, 0 otherwise.
+ */
+#define _GNU_SOURCE // asprintf, pipe2
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include "plot.h"
+#include "scene-client.h"
+#include "vitrail-test-v1-client-protocol.h"
+
+#define MAX_TRACES 4
+#define MAX_RATES 4
+#define MAX_SETUPS (MAX_RATES + 1)
+#define NMODES 3
+#define OUTPUT_SIZE "640x480"
+#define WINDOW_W 480
+#define WINDOW_H 160
+#define START_TIMEOUT_MS 60000
+#define SETTLE_TIMEOUT_MS 20000
+#define WARMUP_MS 400
+#define SUMMARY_TRACE "power-law"
+
+static const struct mode {
+	const char *label;
+	const char *pacing;
+	const char *prerender; // NULL: none
+	int buffers;
+} modes[NMODES] = {
+	{ "vsync", "vsync", NULL, 3 },
+	{ "dvsync-4buf", "dvsync", "3", 4 },
+	{ "dvsync-5buf", "dvsync", "4", 5 },
+};
+
+/* A growable array of doubles. */
+struct values {
+	double *v;
+	size_t len, cap;
+};
+
+struct trace {
+	char name[32];
+	double *cost; // periods, or microseconds
+	bool periods;
+	size_t n;
+};
+
+/* One setup, mode and trace, pooled over repetitions. */
+struct cell {
+	int runs, unfinished; // runs where the animation ended before the trace
+	double vblanks, missed, seconds;
+	size_t frames, shown, late, replaced;
+	struct values lat_exec, lat_dts, main_us;
+	double cpu_ns, cpu_frames;
+	int in_flight_max;
+};
+
+struct setup {
+	bool nested;
+	double hz;
+	int reps;
+	bool all_traces;
+	struct cell cells[NMODES][MAX_TRACES];
+};
+
+struct bench {
+	const char *vitrail, *traces_dir, *out;
+	int reps, nested_reps;
+	bool nested_all_traces;
+	double rates[MAX_RATES];
+	int nrates;
+	struct trace traces[MAX_TRACES];
+	int ntraces;
+	struct setup setups[MAX_SETUPS];
+	int nsetups;
+	char *runs_dir, *runtime_dir, *config_dir;
+	FILE *runs_csv;
+	int nruns, failed;
+};
+
+static char *xasprintf(const char *fmt, ...) {
+	va_list args;
+	va_start(args, fmt);
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, args);
+	va_end(args);
+	if (n < 0) {
+		abort();
+	}
+	return s;
+}
+
+static int64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms) {
+	struct timespec ts = { .tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000 };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+		// the rest of the time
+	}
+}
+
+static void values_add(struct values *values, double v) {
+	if (values->len == values->cap) {
+		size_t cap = values->cap ? values->cap * 2 : 256;
+		double *bigger = realloc(values->v, cap * sizeof(double));
+		if (bigger == NULL) {
+			abort();
+		}
+		values->v = bigger;
+		values->cap = cap;
+	}
+	values->v[values->len++] = v;
+}
+
+static int cmp_double(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double values_mean(const struct values *values) {
+	if (values->len == 0) {
+		return NAN;
+	}
+	double sum = 0;
+	for (size_t i = 0; i < values->len; i++) {
+		sum += values->v[i];
+	}
+	return sum / (double)values->len;
+}
+
+/* Nearest rank. */
+static double values_rank(struct values *values, int percent) {
+	if (values->len == 0) {
+		return NAN;
+	}
+	qsort(values->v, values->len, sizeof(double), cmp_double);
+	size_t rank = ((size_t)percent * values->len + 99) / 100;
+	return values->v[rank > 0 ? rank - 1 : 0];
+}
+
+/* A figure, or "n/a"; into one of a few rotating buffers. */
+static const char *fmt(double v, int decimals) {
+	static char bufs[32][32];
+	static int next;
+	char *buf = bufs[next++ % 32];
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, 32, "n/a");
+	} else {
+		snprintf(buf, 32, "%.*f", decimals, v);
+	}
+	return buf;
+}
+
+static char *read_file(const char *path) {
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		return NULL;
+	}
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	size_t got;
+	while (buf != NULL && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += got;
+		if (len + 1 == cap) {
+			cap *= 2;
+			char *bigger = realloc(buf, cap);
+			if (bigger == NULL) {
+				free(buf);
+			}
+			buf = bigger;
+		}
+	}
+	fclose(f);
+	if (buf != NULL) {
+		buf[len] = '\0';
+	}
+	return buf;
+}
+
+/* ---- traces --------------------------------------------------------------- */
+
+/* Read DIR/name.txt (format: tests/traces/gen-traces.py). */
+static bool trace_load(struct trace *trace, const char *dir,
+		const char *name) {
+	char *path = xasprintf("%s/%s.txt", dir, name);
+	char *text = read_file(path);
+	bool ok = false;
+	*trace = (struct trace){ 0 };
+	snprintf(trace->name, sizeof(trace->name), "%s", name);
+	if (text == NULL) {
+		fprintf(stderr, "bench-dvsync: cannot read %s\n", path);
+		goto out;
+	}
+	bool have_unit = false;
+	size_t cap = 0;
+	int line_no = 0;
+	for (char *line = strtok(text, "\n"); line != NULL;
+			line = strtok(NULL, "\n")) {
+		line_no++;
+		while (*line == ' ' || *line == '\t') {
+			line++;
+		}
+		if (*line == '#' || *line == '\0') {
+			continue;
+		}
+		if (!have_unit) {
+			if (strcmp(line, "unit periods") == 0) {
+				trace->periods = true;
+			} else if (strcmp(line, "unit us") != 0) {
+				fprintf(stderr, "bench-dvsync: %s: expected \"unit periods\" "
+					"or \"unit us\", not \"%s\"\n", path, line);
+				goto out;
+			}
+			have_unit = true;
+			continue;
+		}
+		char *end;
+		double v = strtod(line, &end);
+		if (end == line || !(v >= 0) || v > (trace->periods ? 60 : 1e6)) {
+			fprintf(stderr, "bench-dvsync: %s: bad cost \"%s\"\n", path,
+				line);
+			goto out;
+		}
+		if (trace->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			double *bigger = realloc(trace->cost, cap * sizeof(double));
+			if (bigger == NULL) {
+				abort();
+			}
+			trace->cost = bigger;
+		}
+		trace->cost[trace->n++] = v;
+	}
+	ok = trace->n > 0 && trace->n <= 65536;
+	if (!ok) {
+		fprintf(stderr, "bench-dvsync: %s: no costs, or too many\n", path);
+	}
+out:
+	free(text);
+	free(path);
+	return ok;
+}
+
+static double trace_cost_ns(const struct trace *trace, size_t i,
+		double period_ns) {
+	return trace->periods ? trace->cost[i] * period_ns : trace->cost[i] * 1e3;
+}
+
+/* How long the animation of a trace runs, in ms: long enough for vsync to
+ * render every frame of the trace (a frame of more than half a period may
+ * miss its vblank once the real render time adds to it; one of c > 1
+ * periods holds the display for ceil(c) + 2 vblanks at most), and a few
+ * more. */
+static int trace_duration_ms(const struct trace *trace, double period_ns) {
+	double vblanks = 10;
+	for (size_t i = 0; i < trace->n; i++) {
+		double c = trace_cost_ns(trace, i, period_ns) / period_ns;
+		vblanks += c <= 0.5 ? 1 : c <= 1 ? 2 : ceil(c) + 2;
+	}
+	return (int)ceil(vblanks * period_ns / 1e6);
+}
+
+/* ---- processes ------------------------------------------------------------ */
+
+/* Spawn argv with stdout and stderr in log_path and the bench's private
+ * environment (plus WAYLAND_DISPLAY=display when not NULL); keep_fd is
+ * inherited (-1: none). Returns the pid, -1 on failure. */
+static pid_t spawn(struct bench *bench, const char *const argv[],
+		const char *display, const char *log_path, int keep_fd) {
+	fflush(stdout);
+	fflush(stderr);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("bench-dvsync: fork");
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent) {
+			_exit(127);
+		}
+		FILE *log = freopen(log_path, "w", stdout);
+		if (log == NULL || dup2(fileno(stdout), STDERR_FILENO) < 0) {
+			_exit(127);
+		}
+		if (keep_fd >= 0) {
+			fcntl(keep_fd, F_SETFD, 0);
+		}
+		setenv("XDG_RUNTIME_DIR", bench->runtime_dir, 1);
+		setenv("XDG_CONFIG_HOME", bench->config_dir, 1);
+		setenv("VITRAIL_PIPELINE_CACHE", "0", 1);
+		unsetenv("WAYLAND_SOCKET");
+		unsetenv("DISPLAY");
+		unsetenv("VITRAIL_FRAME_LOG");
+		if (display != NULL) {
+			setenv("WAYLAND_DISPLAY", display, 1);
+		} else {
+			unsetenv("WAYLAND_DISPLAY");
+		}
+		execv(argv[0], (char *const *)argv);
+		fprintf(stderr, "bench-dvsync: cannot run %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	return pid;
+}
+
+/* A vitrail started with --ready-fd: its pid and socket. */
+struct vitrail {
+	pid_t pid;
+	char socket[128];
+};
+
+/* Start vitrail (argv without --ready-fd, which is appended) and wait
+ * for its WAYLAND_DISPLAY line. */
+static bool vitrail_start(struct bench *bench, struct vitrail *vitrail,
+		const char **argv, int argc, const char *display,
+		const char *log_path) {
+	*vitrail = (struct vitrail){ .pid = -1 };
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		perror("bench-dvsync: pipe");
+		return false;
+	}
+	char fd_arg[16];
+	snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
+	argv[argc++] = "--ready-fd";
+	argv[argc++] = fd_arg;
+	argv[argc] = NULL;
+	vitrail->pid = spawn(bench, argv, display, log_path, fds[1]);
+	close(fds[1]);
+	char line[128] = "";
+	size_t len = 0;
+	int64_t deadline = now_ms() + START_TIMEOUT_MS;
+	while (vitrail->pid > 0 && len < sizeof(line) - 1 &&
+			now_ms() < deadline) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		if (poll(&pfd, 1, 100) <= 0) {
+			continue;
+		}
+		ssize_t n = read(fds[0], line + len, sizeof(line) - 1 - len);
+		if (n <= 0) {
+			break;
+		}
+		len += (size_t)n;
+		line[len] = '\0';
+		if (strchr(line, '\n') != NULL) {
+			break;
+		}
+	}
+	close(fds[0]);
+	const char *prefix = "WAYLAND_DISPLAY=";
+	char *nl = strchr(line, '\n');
+	if (nl == NULL || strncmp(line, prefix, strlen(prefix)) != 0) {
+		fprintf(stderr, "bench-dvsync: vitrail did not get ready (see %s)\n",
+			log_path);
+		return false;
+	}
+	*nl = '\0';
+	snprintf(vitrail->socket, sizeof(vitrail->socket), "%s",
+		line + strlen(prefix));
+	return true;
+}
+
+/* SIGTERM, wait, SIGKILL; true when it exited with status 0. */
+static bool vitrail_stop(struct vitrail *vitrail) {
+	if (vitrail->pid <= 0) {
+		return false;
+	}
+	kill(vitrail->pid, SIGTERM);
+	int status = 0;
+	pid_t got = 0;
+	for (int i = 0; i < 500 && (got = waitpid(vitrail->pid, &status,
+			WNOHANG)) == 0; i++) {
+		sleep_ms(20);
+	}
+	if (got == 0) {
+		fprintf(stderr, "bench-dvsync: vitrail %d ignored SIGTERM: killed\n",
+			(int)vitrail->pid);
+		kill(-vitrail->pid, SIGKILL);
+		waitpid(vitrail->pid, &status, 0);
+		status = -1;
+	}
+	vitrail->pid = -1;
+	return status == 0;
+}
+
+/* The main thread's CPU time in ns (schedstat's first field); 0 when
+ * the kernel does not say. */
+static uint64_t main_thread_cpu_ns(pid_t pid) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		(int)pid);
+	FILE *f = fopen(path, "r");
+	unsigned long long ns = 0;
+	if (f != NULL) {
+		if (fscanf(f, "%llu", &ns) != 1) {
+			ns = 0;
+		}
+		fclose(f);
+	}
+	return ns;
+}
+
+/* ---- the client ----------------------------------------------------------- */
+
+struct client {
+	struct sc_app app;
+	struct wl_registry *registry;
+	struct vitrail_test_v1 *test;
+	struct vitrail_scene_v1 *scene;
+	struct vitrail_scene_node_v1 *node;
+	bool right; // where the rectangle goes next
+	bool failed;
+};
+
+static void registry_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct client *client = data;
+	if (strcmp(interface, vitrail_test_v1_interface.name) == 0 &&
+			version >= 4) {
+		client->test = wl_registry_bind(registry, name,
+			&vitrail_test_v1_interface, 4);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+	// vitrail_test_v1 lives as long as vitrail
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+/* Dispatch until *flag or ms passed; false on a connection error. */
+static bool pump(struct client *client, int ms, const bool *flag) {
+	struct wl_display *display = client->app.display;
+	int64_t deadline = now_ms() + ms;
+	while ((flag == NULL || !*flag) && now_ms() < deadline) {
+		if (wl_display_flush(display) < 0) {
+			return false;
+		}
+		if (wl_display_prepare_read(display) != 0) {
+			if (wl_display_dispatch_pending(display) < 0) {
+				return false;
+			}
+			continue;
+		}
+		struct pollfd pfd = { .fd = wl_display_get_fd(display),
+			.events = POLLIN };
+		if (poll(&pfd, 1, 10) > 0) {
+			if (wl_display_read_events(display) < 0) {
+				return false;
+			}
+		} else {
+			wl_display_cancel_read(display);
+		}
+		if (wl_display_dispatch_pending(display) < 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void callback_done(void *data, struct wl_callback *callback,
+		uint32_t value) {
+	bool *done = data;
+	*done = true;
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener callback_listener = {
+	.done = callback_done,
+};
+
+/* Until the screen shows the current tree. */
+static bool settle(struct client *client) {
+	bool done = false;
+	struct wl_callback *callback = vitrail_test_v1_settle(client->test);
+	wl_callback_add_listener(callback, &callback_listener, &done);
+	return pump(client, SETTLE_TIMEOUT_MS, &done) && done;
+}
+
+static void anim_done(void *data, struct vitrail_scene_animation_v1 *anim,
+		uint32_t reason, uint32_t hi, uint32_t lo) {
+	bool *done = data;
+	*done = true;
+}
+
+static const struct vitrail_scene_animation_v1_listener anim_listener = {
+	.done = anim_done,
+};
+
+/* Move the rectangle across the window, linearly, in duration_ms. */
+static bool animate(struct client *client, int duration_ms) {
+	double target[2] = { client->right ? WINDOW_W - 120 : 0, 20 };
+	client->right = !client->right;
+	struct vitrail_scene_animation_v1 *anim = sc_node_animate(client->node,
+		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2,
+		(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+	bool done = false;
+	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
+	wl_surface_commit(client->app.surface);
+	bool ok = pump(client, duration_ms * 3 + 10000, &done) && done;
+	vitrail_scene_animation_v1_destroy(anim);
+	return ok;
+}
+
+static bool client_connect(struct client *client, const char *socket) {
+	*client = (struct client){ 0 };
+	setenv("WAYLAND_DISPLAY", socket, 1);
+	if (!sc_app_init(&client->app, "bench-dvsync")) {
+		return false;
+	}
+	client->registry = wl_display_get_registry(client->app.display);
+	wl_registry_add_listener(client->registry, &registry_listener, client);
+	if (wl_display_roundtrip(client->app.display) < 0 ||
+			client->test == NULL) {
+		fprintf(stderr, "bench-dvsync: no vitrail_test_v1 version 4\n");
+		return false;
+	}
+	if (!sc_app_create_window(&client->app, "bench-dvsync", "bench-dvsync",
+			WINDOW_W, WINDOW_H, 0)) {
+		return false;
+	}
+	client->scene = vitrail_scene_manager_v1_get_scene(client->app.manager,
+		client->app.surface);
+	client->node = vitrail_scene_v1_create_node(client->scene);
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rect(&dl, 0, 0, 120, 120, SC_FILL(0xff40a0e0));
+	sc_dl_rrect(&dl, 20, 20, 80, 80, 16, SC_FILL(0xfff0f0f0));
+	sc_node_set_list(&client->app, client->node, &dl);
+	vitrail_scene_v1_set_root(client->scene, client->node);
+	wl_surface_commit(client->app.surface);
+	return pump(client, 200, NULL) && settle(client);
+}
+
+static void client_finish(struct client *client) {
+	if (client->app.display == NULL) {
+		return;
+	}
+	if (client->node != NULL) {
+		vitrail_scene_node_v1_destroy(client->node);
+	}
+	if (client->scene != NULL) {
+		vitrail_scene_v1_destroy(client->scene);
+	}
+	if (client->test != NULL) {
+		vitrail_test_v1_destroy(client->test);
+	}
+	if (client->registry != NULL) {
+		wl_registry_destroy(client->registry);
+	}
+	sc_app_finish(&client->app);
+}
+
+/* What the client measured while a trace played. */
+struct played {
+	bool ok;
+	uint64_t cpu_ns; // vitrail's main thread, the animation and settle
+};
+
+/* Play the trace: its costs, then an animation that outlasts them. */
+static struct played play_trace(struct client *client, pid_t pid,
+		const struct trace *trace, double period_ns) {
+	struct wl_array costs;
+	wl_array_init(&costs);
+	for (size_t i = 0; i < trace->n; i++) {
+		uint32_t *cost = wl_array_add(&costs, sizeof(*cost));
+		double us = trace_cost_ns(trace, i, period_ns) / 1e3;
+		*cost = (uint32_t)fmin(round(us), 1e6);
+	}
+	uint64_t cpu0 = main_thread_cpu_ns(pid);
+	vitrail_test_v1_slow_frames(client->test, &costs);
+	wl_array_release(&costs);
+	struct played played = { 0 };
+	played.ok = animate(client, trace_duration_ms(trace, period_ns)) &&
+		settle(client);
+	played.cpu_ns = main_thread_cpu_ns(pid) - cpu0;
+	return played;
+}
+
+/* ---- the frame log -------------------------------------------------------- */
+
+#define MAX_COLUMNS 64
+
+struct row {
+	uint64_t seq, target, presented, start;
+	double main_us;
+	int in_flight;
+	uint32_t serial; // the first animation sampled; 0: none
+};
+
+static int split(char *line, char **fields) {
+	int n = 0;
+	char *p = line;
+	while (n < MAX_COLUMNS) {
+		fields[n++] = p;
+		char *comma = strchr(p, ',');
+		if (comma == NULL) {
+			break;
+		}
+		*comma = '\0';
+		p = comma + 1;
+	}
+	return n;
+}
+
+static int column(char **names, int n, const char *name) {
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i], name) == 0) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_row(const void *a, const void *b) {
+	const struct row *x = a, *y = b;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The rows of the frame log, in frame order; -1 when unreadable. */
+static ssize_t read_frame_log(const char *path, struct row **rows_out) {
+	char *text = read_file(path);
+	*rows_out = NULL;
+	if (text == NULL) {
+		return -1;
+	}
+	char *save = NULL;
+	char *header = strtok_r(text, "\n", &save);
+	char *names[MAX_COLUMNS];
+	int ncolumns = header != NULL ? split(header, names) : 0;
+	int c_seq = column(names, ncolumns, "frame");
+	int c_target = column(names, ncolumns, "target_vblank_ns");
+	int c_presented = column(names, ncolumns, "presented_ns");
+	int c_start = column(names, ncolumns, "render_start_ns");
+	int c_main = column(names, ncolumns, "main_thread_us");
+	int c_in_flight = column(names, ncolumns, "in_flight");
+	int c_samples = column(names, ncolumns, "scene_samples");
+	if (c_seq < 0 || c_target < 0 || c_presented < 0 || c_start < 0 ||
+			c_samples < 0) {
+		fprintf(stderr, "bench-dvsync: %s lacks a column\n", path);
+		free(text);
+		return -1;
+	}
+	size_t n = 0, cap = 0;
+	struct row *rows = NULL;
+	for (char *line = strtok_r(NULL, "\n", &save); line != NULL;
+			line = strtok_r(NULL, "\n", &save)) {
+		char *f[MAX_COLUMNS];
+		int nf = split(line, f);
+		if (nf <= c_samples) {
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			struct row *bigger = realloc(rows, cap * sizeof(*rows));
+			if (bigger == NULL) {
+				abort();
+			}
+			rows = bigger;
+		}
+		rows[n++] = (struct row){
+			.seq = strtoull(f[c_seq], NULL, 10),
+			.target = strtoull(f[c_target], NULL, 10),
+			.presented = strtoull(f[c_presented], NULL, 10),
+			.start = strtoull(f[c_start], NULL, 10),
+			.main_us = c_main >= 0 && c_main < nf ?
+				strtod(f[c_main], NULL) : NAN,
+			.in_flight = c_in_flight >= 0 && c_in_flight < nf ?
+				atoi(f[c_in_flight]) : 0,
+			.serial = strchr(f[c_samples], '@') != NULL ?
+				(uint32_t)strtoul(f[c_samples], NULL, 10) : 0,
+		};
+	}
+	free(text);
+	if (rows != NULL) {
+		qsort(rows, n, sizeof(*rows), cmp_row);
+	}
+	*rows_out = rows;
+	return (ssize_t)n;
+}
+
+/* What one trace of one run showed. */
+struct trace_result {
+	size_t frames; // rows of the animation
+	bool unfinished; // fewer rows than the trace has costs
+	double vblanks, missed, seconds;
+	size_t shown, late, replaced;
+	struct values lat_exec, lat_dts, main_us;
+	int in_flight_max;
+};
+
+/* The animation `serial`'s rows: the first trace->n replayed the trace. */
+static void analyse(const struct row *rows, size_t n, uint32_t serial,
+		const struct trace *trace, double period_ns,
+		struct trace_result *r) {
+	*r = (struct trace_result){ 0 };
+	uint64_t first = 0, last = 0;
+	size_t used = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].serial != serial) {
+			continue;
+		}
+		r->frames++;
+		if (used == trace->n) {
+			continue; // after the trace: not counted
+		}
+		used++;
+		const struct row *row = &rows[i];
+		if (!isnan(row->main_us)) {
+			values_add(&r->main_us, row->main_us);
+		}
+		if (row->in_flight > r->in_flight_max) {
+			r->in_flight_max = row->in_flight;
+		}
+		if (row->presented == 0) {
+			r->replaced++;
+			continue;
+		}
+		r->shown++;
+		r->late += row->presented > row->target + (uint64_t)(period_ns / 2);
+		values_add(&r->lat_exec, (double)(row->presented - row->start) / 1e6);
+		values_add(&r->lat_dts,
+			((double)row->presented - (double)row->target) / 1e6);
+		first = first == 0 || row->presented < first ? row->presented : first;
+		last = row->presented > last ? row->presented : last;
+	}
+	r->unfinished = used < trace->n;
+	if (first == 0) {
+		return;
+	}
+	/* vblank slots from the first frame shown; the distinct ones that
+	 * showed a frame of the trace */
+	long nslots = lround((double)(last - first) / period_ns) + 1;
+	bool *hit = calloc((size_t)nslots, sizeof(bool));
+	if (hit == NULL) {
+		abort();
+	}
+	size_t seen = 0;
+	for (size_t i = 0; i < n && seen < used; i++) {
+		if (rows[i].serial != serial) {
+			continue;
+		}
+		seen++;
+		if (rows[i].presented == 0) {
+			continue;
+		}
+		long slot = lround((double)(rows[i].presented - first) / period_ns);
+		if (slot >= 0 && slot < nslots) {
+			hit[slot] = true;
+		}
+	}
+	long shown_slots = 0;
+	for (long s = 0; s < nslots; s++) {
+		shown_slots += hit[s];
+	}
+	free(hit);
+	r->vblanks = (double)nslots;
+	r->missed = (double)(nslots - shown_slots);
+	r->seconds = (double)nslots * period_ns / 1e9;
+}
+
+/* ---- one run -------------------------------------------------------------- */
+
+static void cell_add(struct cell *cell, struct trace_result *r,
+		uint64_t cpu_ns) {
+	cell->runs++;
+	cell->unfinished += r->unfinished;
+	cell->vblanks += r->vblanks;
+	cell->missed += r->missed;
+	cell->seconds += r->seconds;
+	cell->frames += r->frames;
+	cell->shown += r->shown;
+	cell->late += r->late;
+	cell->replaced += r->replaced;
+	for (size_t i = 0; i < r->lat_exec.len; i++) {
+		values_add(&cell->lat_exec, r->lat_exec.v[i]);
+		values_add(&cell->lat_dts, r->lat_dts.v[i]);
+	}
+	for (size_t i = 0; i < r->main_us.len; i++) {
+		values_add(&cell->main_us, r->main_us.v[i]);
+	}
+	if (cpu_ns > 0 && r->frames > 0) {
+		cell->cpu_ns += (double)cpu_ns;
+		cell->cpu_frames += (double)r->frames;
+	}
+	if (r->in_flight_max > cell->in_flight_max) {
+		cell->in_flight_max = r->in_flight_max;
+	}
+}
+
+static const char *setup_name(const struct setup *setup) {
+	return setup->nested ? "nested" : "headless";
+}
+
+static bool run_once(struct bench *bench, struct setup *setup, int m,
+		int rep) {
+	const struct mode *mode = &modes[m];
+	int n = ++bench->nruns;
+	char *base = xasprintf("%s/run%03d-%s-%.0fhz-%s", bench->runs_dir, n,
+		setup_name(setup), setup->hz, mode->label);
+	char *log = xasprintf("%s.log", base);
+	char *parent_log = xasprintf("%s-parent.log", base);
+	char *frame_log = xasprintf("%s-frames.csv", base);
+	unlink(frame_log);
+	double period_ns = 1e9 / setup->hz;
+	char refresh[32];
+	snprintf(refresh, sizeof(refresh), "%g", setup->hz);
+
+	struct vitrail parent = { .pid = -1 }, vitrail = { .pid = -1 };
+	const char *argv[40];
+	int argc = 0;
+	bool ok = true;
+	if (setup->nested) {
+		argv[argc++] = bench->vitrail;
+		argv[argc++] = "--backend";
+		argv[argc++] = "headless";
+		argv[argc++] = "--outputs";
+		argv[argc++] = "1";
+		argv[argc++] = "--output-size";
+		argv[argc++] = "800x600";
+		argv[argc++] = "--refresh";
+		argv[argc++] = refresh;
+		ok = vitrail_start(bench, &parent, argv, argc, NULL, parent_log);
+		argc = 0;
+	}
+	argv[argc++] = bench->vitrail;
+	argv[argc++] = "--backend";
+	argv[argc++] = setup->nested ? "wayland" : "headless";
+	argv[argc++] = "--outputs";
+	argv[argc++] = "1";
+	argv[argc++] = "--output-size";
+	argv[argc++] = OUTPUT_SIZE;
+	if (!setup->nested) {
+		argv[argc++] = "--refresh";
+		argv[argc++] = refresh;
+	}
+	argv[argc++] = "--test";
+	argv[argc++] = "--frame-log";
+	argv[argc++] = frame_log;
+	argv[argc++] = "--pacing";
+	argv[argc++] = mode->pacing;
+	if (mode->prerender != NULL) {
+		argv[argc++] = "--prerender";
+		argv[argc++] = mode->prerender;
+	}
+	ok = ok && vitrail_start(bench, &vitrail, argv, argc,
+		setup->nested ? parent.socket : NULL, log);
+
+	struct client client = { 0 };
+	struct played played[MAX_TRACES] = { 0 };
+	int ntraces = setup->all_traces ? bench->ntraces : 1;
+	ok = ok && client_connect(&client, vitrail.socket);
+	/* warm-up: pipelines, glyphs, the pacer's composition estimate */
+	ok = ok && animate(&client, WARMUP_MS) && settle(&client);
+	for (int t = 0; t < ntraces && ok; t++) {
+		played[t] = play_trace(&client, vitrail.pid, &bench->traces[t],
+			period_ns);
+		ok = played[t].ok;
+	}
+	client_finish(&client);
+	bool stopped = vitrail_stop(&vitrail);
+	if (setup->nested) {
+		vitrail_stop(&parent);
+	}
+	if (!ok || !stopped) {
+		fprintf(stderr, "bench-dvsync: run %d (%s %.0f Hz %s) failed%s; "
+			"see %s\n", n, setup_name(setup), setup->hz, mode->label,
+			ok ? " (vitrail's exit)" : "", log);
+		bench->failed++;
+	}
+
+	struct row *rows = NULL;
+	ssize_t nrows = ok ? read_frame_log(frame_log, &rows) : -1;
+	/* animations in start order: the warm-up, then the traces */
+	uint32_t serials[MAX_TRACES + 1];
+	int nserials = 0;
+	for (ssize_t i = 0; i < nrows; i++) {
+		uint32_t s = rows[i].serial;
+		bool known = s == 0;
+		for (int k = 0; k < nserials && !known; k++) {
+			known = serials[k] == s;
+		}
+		if (!known && nserials < MAX_TRACES + 1) {
+			serials[nserials++] = s;
+		}
+	}
+	qsort(serials, (size_t)nserials, sizeof(uint32_t), cmp_u32);
+	for (int t = 0; ok && t < ntraces; t++) {
+		struct trace *trace = &bench->traces[t];
+		struct trace_result r = { 0 };
+		if (t + 1 < nserials) {
+			analyse(rows, (size_t)nrows, serials[t + 1], trace, period_ns,
+				&r);
+		} else {
+			fprintf(stderr, "bench-dvsync: run %d: no frames of %s\n", n,
+				trace->name);
+		}
+		struct cell *cell = &setup->cells[m][t];
+		cell_add(cell, &r, played[t].cpu_ns);
+		double fdps = r.seconds > 0 ? r.missed / r.seconds : NAN;
+		double cpu_us = r.frames > 0 && played[t].cpu_ns > 0 ?
+			(double)played[t].cpu_ns / 1e3 / (double)r.frames : NAN;
+		struct values *paper = m == 0 ? &r.lat_exec : &r.lat_dts;
+		printf("  run %3d rep %d %-8s %3.0f Hz %-11s %-9s frames %3zu "
+			"vblanks %3.0f missed %3.0f fdps %6s  lat exec %6s dts %6s "
+			"paper %6s ms  cpu %6s us/frame%s\n", n, rep + 1,
+			setup_name(setup), setup->hz, mode->label, trace->name,
+			r.frames, r.vblanks, r.missed, fmt(fdps, 2),
+			fmt(values_mean(&r.lat_exec), 2), fmt(values_mean(&r.lat_dts), 2),
+			fmt(values_mean(paper), 2), fmt(cpu_us, 0),
+			r.unfinished ? "  (animation ended before the trace)" : "");
+		fprintf(bench->runs_csv, "%d,%d,%s,%g,%s,%s,%zu,%d,%.0f,%.0f,%s,"
+			"%zu,%zu,%zu,%s,%s,%s,%s,%s,%d\n", n, rep + 1, setup_name(setup),
+			setup->hz, mode->label, trace->name, r.frames,
+			r.unfinished ? 0 : 1, r.vblanks, r.missed, fmt(fdps, 3), r.shown,
+			r.late, r.replaced, fmt(values_mean(&r.lat_exec), 3),
+			fmt(values_mean(&r.lat_dts), 3), fmt(values_mean(paper), 3),
+			fmt(values_rank(&r.main_us, 50), 1), fmt(cpu_us, 1),
+			r.in_flight_max);
+		free(r.lat_exec.v);
+		free(r.lat_dts.v);
+		free(r.main_us.v);
+	}
+	fflush(bench->runs_csv);
+	free(rows);
+	free(base);
+	free(log);
+	free(parent_log);
+	free(frame_log);
+	return ok && stopped;
+}
+
+/* ---- report --------------------------------------------------------------- */
+
+/* The figures of one cell. */
+struct figures {
+	double fdps, lat_exec, lat_exec_p95, lat_dts, lat_dts_p95, lat_paper,
+		main_us, cpu_us;
+};
+
+static struct figures cell_figures(struct cell *c, int mode) {
+	return (struct figures){
+		.fdps = c->seconds > 0 ? c->missed / c->seconds : NAN,
+		.lat_exec = values_mean(&c->lat_exec),
+		.lat_exec_p95 = values_rank(&c->lat_exec, 95),
+		.lat_dts = values_mean(&c->lat_dts),
+		.lat_dts_p95 = values_rank(&c->lat_dts, 95),
+		.lat_paper = mode == 0 ? values_mean(&c->lat_exec) :
+			values_mean(&c->lat_dts),
+		.main_us = values_rank(&c->main_us, 50),
+		.cpu_us = c->cpu_frames > 0 ? c->cpu_ns / 1e3 / c->cpu_frames : NAN,
+	};
+}
+
+/* 100 * (1 - x / base); 0 when both are 0. */
+static double reduction(double base, double x) {
+	if (base == 0 && x == 0) {
+		return 0;
+	}
+	return base > 0 ? 100.0 * (1.0 - x / base) : NAN;
+}
+
+static void write_reports(struct bench *bench) {
+	char *csv_path = xasprintf("%s/dvsync.csv", bench->out);
+	char *txt_path = xasprintf("%s/dvsync.txt", bench->out);
+	FILE *csv = fopen(csv_path, "w");
+	FILE *txt = fopen(txt_path, "w");
+	if (csv != NULL) {
+		fprintf(csv, "backend,refresh_hz,mode,buffers,trace,runs,"
+			"unfinished_runs,frames,vblanks,missed,seconds,fdps,"
+			"fdps_reduction_pct,shown,late,replaced,lat_exec_mean_ms,"
+			"lat_exec_p95_ms,lat_dts_mean_ms,lat_dts_p95_ms,"
+			"lat_dts_reduction_pct,lat_paper_mean_ms,"
+			"lat_paper_reduction_pct,main_thread_us_median,main_cpu_us_per_frame,overhead_us,"
+			"in_flight_max\n");
+	}
+	FILE *outs[] = { stdout, txt };
+	for (int o = 0; o < 2; o++) {
+		if (outs[o] == NULL) {
+			continue;
+		}
+		fprintf(outs[o], "\nD-VSync vs VSync, vitrail %s output, window "
+			"%dx%d, traces from %s; %d repetitions interleaved (nested: "
+			"%d)\n", OUTPUT_SIZE, WINDOW_W, WINDOW_H, bench->traces_dir,
+			bench->reps, bench->nested_reps);
+		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %7s | %6s %6s "
+			"%6s %6s %7s %7s | %6s %6s %6s\n", "backend", "Hz", "mode",
+			"trace", "frames", "vblank", "missed", "fdps", "fdps", "exec",
+			"exec", "dts", "dts", "paper", "paper", "main", "cpu", "over");
+		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %7s | %6s %6s "
+			"%6s %6s %7s %7s | %6s %6s %6s\n", "", "", "", "", "", "", "",
+			"", "-%", "mean", "p95", "mean", "p95", "mean", "-%", "us",
+			"us/fr", "us/fr");
+	}
+	for (int s = 0; s < bench->nsetups; s++) {
+		struct setup *setup = &bench->setups[s];
+		int ntraces = setup->all_traces ? bench->ntraces : 1;
+		for (int t = 0; t < ntraces; t++) {
+			struct figures base = cell_figures(&setup->cells[0][t], 0);
+			for (int m = 0; m < NMODES; m++) {
+				struct cell *c = &setup->cells[m][t];
+				struct figures f = cell_figures(c, m);
+				double fdps_red = m == 0 ? NAN : reduction(base.fdps, f.fdps);
+				double lat_red = m == 0 ? NAN :
+					reduction(base.lat_paper, f.lat_paper);
+				double dts_red = m == 0 ? NAN :
+					reduction(base.lat_dts, f.lat_dts);
+				double over = m == 0 ? NAN : f.cpu_us - base.cpu_us;
+				for (int o = 0; o < 2; o++) {
+					if (outs[o] == NULL) {
+						continue;
+					}
+					fprintf(outs[o], "%-8s %4.0f %-11s %-9s %5zu %6.0f %6.0f "
+						"%6s %7s | %6s %6s %6s %6s %7s %7s | %6s %6s %6s%s\n",
+						setup_name(setup), setup->hz, modes[m].label,
+						bench->traces[t].name, c->frames, c->vblanks,
+						c->missed, fmt(f.fdps, 2), fmt(fdps_red, 1),
+						fmt(f.lat_exec, 2), fmt(f.lat_exec_p95, 2),
+						fmt(f.lat_dts, 2), fmt(f.lat_dts_p95, 2),
+						fmt(f.lat_paper, 2), fmt(lat_red, 1),
+						fmt(f.main_us, 0), fmt(f.cpu_us, 0), fmt(over, 0),
+						c->unfinished > 0 ? "  (trace not finished)" : "");
+				}
+				if (csv != NULL) {
+					fprintf(csv, "%s,%g,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,"
+						"%s,%zu,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n",
+						setup_name(setup), setup->hz, modes[m].label,
+						modes[m].buffers, bench->traces[t].name, c->runs,
+						c->unfinished, c->frames, c->vblanks, c->missed,
+						c->seconds, fmt(f.fdps, 3), fmt(fdps_red, 1), c->shown,
+						c->late, c->replaced, fmt(f.lat_exec, 3),
+						fmt(f.lat_exec_p95, 3), fmt(f.lat_dts, 3),
+						fmt(f.lat_dts_p95, 3), fmt(dts_red, 1),
+						fmt(f.lat_paper, 3), fmt(lat_red, 1),
+						fmt(f.main_us, 1), fmt(f.cpu_us, 1),
+						fmt(over, 1), c->in_flight_max);
+				}
+			}
+		}
+	}
+	for (int o = 0; o < 2; o++) {
+		if (outs[o] == NULL) {
+			continue;
+		}
+		fprintf(outs[o], "fdps: vblanks that showed no new frame of the "
+			"trace, per second; exec: render start -> present (ms); dts: "
+			"D-Timestamp (target_vblank_ns) -> present (ms); paper: exec "
+			"for vsync, dts for dvsync (the paper's rendering latency); "
+			"main: median main_thread_us; cpu: vitrail's main-thread CPU "
+			"per frame rendered; over: cpu minus vsync's\n");
+	}
+	if (csv != NULL) {
+		fclose(csv);
+		printf("wrote %s\n", csv_path);
+	}
+	if (txt != NULL) {
+		fclose(txt);
+		printf("wrote %s\n", txt_path);
+	}
+	free(csv_path);
+	free(txt_path);
+}
+
+/* FDPS per setup and trace; and the latencies. */
+static void write_plots(struct bench *bench) {
+	struct plot_row rows[MAX_SETUPS * MAX_TRACES];
+	size_t nrows = 0;
+	struct plot_row lat_rows[MAX_SETUPS * MAX_TRACES];
+	for (int s = 0; s < bench->nsetups; s++) {
+		struct setup *setup = &bench->setups[s];
+		int ntraces = setup->all_traces ? bench->ntraces : 1;
+		for (int t = 0; t < ntraces; t++) {
+			struct plot_row *row = &rows[nrows];
+			struct plot_row *lat = &lat_rows[nrows++];
+			*row = (struct plot_row){ 0 };
+			*lat = (struct plot_row){ 0 };
+			snprintf(row->label, sizeof(row->label), "%s%s %.0f Hz",
+				bench->traces[t].name, setup->nested ? " nested" : "",
+				setup->hz);
+			memcpy(lat->label, row->label, sizeof(lat->label));
+			for (int m = 0; m < NMODES; m++) {
+				struct figures f = cell_figures(&setup->cells[m][t], m);
+				row->values[m] = f.fdps;
+				lat->values[2 * m] = f.lat_exec;
+				lat->values[2 * m + 1] = f.lat_dts;
+			}
+		}
+	}
+	struct plot fdps = {
+		.title = "D-VSync vs VSync: frame drops per second (vblanks without "
+			"a new frame), lower is better",
+		.series = { modes[0].label, modes[1].label, modes[2].label },
+		.nseries = NMODES,
+		.rows = rows,
+		.nrows = nrows,
+		.note = "(vsync: triple buffering; dvsync: --prerender 3 / 4)",
+		.linear = true,
+		.unit = "/s",
+	};
+	struct plot latency = {
+		.title = "Rendering latency, mean: render start -> present (exec) "
+			"and D-Timestamp -> present (dts)",
+		.series = { "vsync exec", "vsync dts", "dvsync-4buf exec",
+			"dvsync-4buf dts", "dvsync-5buf exec", "dvsync-5buf dts" },
+		.nseries = 6,
+		.rows = lat_rows,
+		.nrows = nrows,
+		.note = "(the paper's latency: vsync exec vs dvsync dts)",
+		.linear = true,
+		.unit = "ms",
+	};
+	char *fdps_path = xasprintf("%s/dvsync-fdps.png", bench->out);
+	char *lat_path = xasprintf("%s/dvsync-latency.png", bench->out);
+	if (plot_write(&fdps, fdps_path)) {
+		printf("plot: %s\n", fdps_path);
+	}
+	if (plot_write(&latency, lat_path)) {
+		printf("plot: %s\n", lat_path);
+	}
+	free(fdps_path);
+	free(lat_path);
+}
+
+/* The 60 Hz (or first) headless setup's power-law trace. */
+static void print_summary(struct bench *bench) {
+	struct setup *setup = NULL;
+	for (int s = 0; s < bench->nsetups; s++) {
+		if (!bench->setups[s].nested && (setup == NULL ||
+				bench->setups[s].hz == 60)) {
+			setup = &bench->setups[s];
+		}
+	}
+	if (setup == NULL) {
+		printf("summary: fdps_reduction_4buf=n/a fdps_reduction_5buf=n/a "
+			"latency_reduction=n/a overhead_us=n/a\n");
+		return;
+	}
+	struct figures vsync = cell_figures(&setup->cells[0][0], 0);
+	struct figures dv4 = cell_figures(&setup->cells[1][0], 1);
+	struct figures dv5 = cell_figures(&setup->cells[2][0], 2);
+	printf("summary: fdps_reduction_4buf=%s fdps_reduction_5buf=%s "
+		"latency_reduction=%s overhead_us=%s\n",
+		fmt(reduction(vsync.fdps, dv4.fdps), 1),
+		fmt(reduction(vsync.fdps, dv5.fdps), 1),
+		fmt(reduction(vsync.lat_paper, dv4.lat_paper), 1),
+		fmt(dv4.cpu_us - vsync.cpu_us, 0));
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static void usage(FILE *f) {
+	fprintf(f, "Usage: bench-dvsync --vitrail PATH --traces DIR --out DIR "
+		"[--reps N] [--rates HZ,HZ,...] [--nested-reps N] "
+		"[--nested-traces all|power-law]\n");
+}
+
+static int parse_rates(struct bench *bench, const char *list) {
+	bench->nrates = 0;
+	char *copy = strdup(list);
+	for (char *tok = strtok(copy, ","); tok != NULL && bench->nrates <
+			MAX_RATES; tok = strtok(NULL, ",")) {
+		double hz = strtod(tok, NULL);
+		if (!(hz >= 10 && hz <= 500)) {
+			free(copy);
+			return -1;
+		}
+		bench->rates[bench->nrates++] = hz;
+	}
+	free(copy);
+	return bench->nrates;
+}
+
+static void remove_runtime_dir(struct bench *bench) {
+	/* what vitrail left there: sockets and locks, and the config dir */
+	char *cmd = xasprintf("rm -rf '%s'", bench->runtime_dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "bench-dvsync: could not remove %s\n",
+			bench->runtime_dir);
+	}
+	free(cmd);
+}
+
+int main(int argc, char *argv[]) {
+	struct bench bench = { .reps = 2, .nested_reps = -1 };
+	parse_rates(&bench, "60,90,120");
+	static const struct option long_options[] = {
+		{ "vitrail", required_argument, NULL, 'v' },
+		{ "traces", required_argument, NULL, 't' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "rates", required_argument, NULL, 'R' },
+		{ "nested-reps", required_argument, NULL, 'n' },
+		{ "nested-traces", required_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'v':
+			bench.vitrail = optarg;
+			break;
+		case 't':
+			bench.traces_dir = optarg;
+			break;
+		case 'o':
+			bench.out = optarg;
+			break;
+		case 'r':
+			bench.reps = atoi(optarg);
+			break;
+		case 'R':
+			if (parse_rates(&bench, optarg) <= 0) {
+				fprintf(stderr, "bench-dvsync: --rates: 10 to 500 Hz, "
+					"comma-separated\n");
+				return 2;
+			}
+			break;
+		case 'n':
+			bench.nested_reps = atoi(optarg);
+			break;
+		case 'N':
+			bench.nested_all_traces = strcmp(optarg, "all") == 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (bench.nested_reps < 0) {
+		bench.nested_reps = bench.reps;
+	}
+	if (bench.vitrail == NULL || bench.traces_dir == NULL ||
+			bench.out == NULL || bench.reps < 1 || bench.reps > 50 ||
+			bench.nested_reps > 50) {
+		usage(stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* power-law first: the summary's trace */
+	const char *names[] = { SUMMARY_TRACE, "scroll", "launch" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!trace_load(&bench.traces[bench.ntraces], bench.traces_dir,
+				names[i])) {
+			return EXIT_FAILURE;
+		}
+		bench.ntraces++;
+	}
+	for (int r = 0; r < bench.nrates; r++) {
+		bench.setups[bench.nsetups++] = (struct setup){ .hz = bench.rates[r],
+			.reps = bench.reps, .all_traces = true };
+	}
+	if (bench.nested_reps > 0) {
+		bench.setups[bench.nsetups++] = (struct setup){ .nested = true,
+			.hz = 60, .reps = bench.nested_reps,
+			.all_traces = bench.nested_all_traces };
+	}
+
+	bench.runs_dir = xasprintf("%s/dvsync", bench.out);
+	mkdir(bench.out, 0755);
+	mkdir(bench.runs_dir, 0755);
+	char runtime_template[] = "/tmp/vitrail-bench-XXXXXX";
+	if (mkdtemp(runtime_template) == NULL) {
+		perror("bench-dvsync: mkdtemp");
+		return EXIT_FAILURE;
+	}
+	bench.runtime_dir = runtime_template;
+	bench.config_dir = xasprintf("%s/config", bench.runtime_dir);
+	mkdir(bench.config_dir, 0700);
+	/* this process is a client too */
+	setenv("XDG_RUNTIME_DIR", bench.runtime_dir, 1);
+
+	char *runs_path = xasprintf("%s/dvsync-runs.csv", bench.out);
+	bench.runs_csv = fopen(runs_path, "w");
+	if (bench.runs_csv == NULL) {
+		fprintf(stderr, "bench-dvsync: cannot write %s\n", runs_path);
+		return EXIT_FAILURE;
+	}
+	fprintf(bench.runs_csv, "run,rep,backend,refresh_hz,mode,trace,frames,"
+		"trace_finished,vblanks,missed,fdps,shown,late,replaced,"
+		"lat_exec_mean_ms,lat_dts_mean_ms,lat_paper_mean_ms,"
+		"main_thread_us_median,main_cpu_us_per_frame,in_flight_max\n");
+	printf("bench-dvsync: %s; traces:", bench.vitrail);
+	for (int t = 0; t < bench.ntraces; t++) {
+		printf(" %s (%zu frames)", bench.traces[t].name, bench.traces[t].n);
+	}
+	printf("\n");
+
+	/* every repetition runs every mode of every setup; the mode order is
+	 * reversed every other repetition */
+	int64_t started = now_ms();
+	int most_reps = bench.reps > bench.nested_reps ? bench.reps :
+		bench.nested_reps;
+	for (int rep = 0; rep < most_reps; rep++) {
+		for (int s = 0; s < bench.nsetups; s++) {
+			struct setup *setup = &bench.setups[s];
+			if (rep >= setup->reps) {
+				continue;
+			}
+			for (int k = 0; k < NMODES; k++) {
+				int m = rep % 2 == 0 ? k : NMODES - 1 - k;
+				run_once(&bench, setup, m, rep);
+			}
+		}
+	}
+	fclose(bench.runs_csv);
+	printf("%d runs in %.0f s; wrote %s\n", bench.nruns,
+		(double)(now_ms() - started) / 1e3, runs_path);
+
+	write_reports(&bench);
+	write_plots(&bench);
+	if (bench.failed > 0) {
+		printf("%d runs failed\n", bench.failed);
+	}
+	print_summary(&bench);
+	remove_runtime_dir(&bench);
+	for (int s = 0; s < bench.nsetups; s++) {
+		for (int m = 0; m < NMODES; m++) {
+			for (int t = 0; t < bench.ntraces; t++) {
+				struct cell *c = &bench.setups[s].cells[m][t];
+				free(c->lat_exec.v);
+				free(c->lat_dts.v);
+				free(c->main_us.v);
+			}
+		}
+	}
+	for (int t = 0; t < bench.ntraces; t++) {
+		free(bench.traces[t].cost);
+	}
+	free(runs_path);
+	free(bench.config_dir);
+	free(bench.runs_dir);
+	return bench.failed > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
