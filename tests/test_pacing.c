@@ -805,6 +805,44 @@ START_TEST(test_pacing_dvsync_nothing_to_draw)
 }
 END_TEST
 
+/* A refresh-rate change with frames rendered ahead: the frames queued
+ * for 60 Hz are shown at their 60 Hz display times, then the clock
+ * re-phases at 120 Hz and frames follow on the new grid. */
+START_TEST(test_pacing_dvsync_rate_change)
+{
+	struct fake fake;
+	dvsync_init(&fake, cost_2ms);
+	fake.now = T0 + 1 * MS;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	simulate(&fake, T0 + 10 * MS);
+	ck_assert_int_eq(fake.nframes, 3); /* T0 + P, 2P, 3P queued */
+	const uint64_t p120 = 8333333;
+	vt_pacer_set_period(fake.pacer, p120, fake.now);
+	simulate(&fake, T0 + 3 * P + 1 * MS);
+	/* the three old-rate frames: each at its own display time */
+	for (int i = 0; i < 3; i++) {
+		ck_assert(fake.frames[i].committed);
+		ck_assert_uint_eq(fake.frames[i].commit_vblank,
+			T0 + (uint64_t)(i + 1) * P);
+	}
+	simulate(&fake, T0 + 3 * P + 40 * p120);
+	ck_assert_int_gt(fake.nframes, 10);
+	/* after the drain: one frame per 120 Hz period, in order */
+	int after = 0;
+	for (int i = 4; i < fake.nframes; i++) {
+		if (fake.frames[i].committed && fake.frames[i - 1].committed &&
+				fake.frames[i - 1].display_ns > T0 + 3 * P) {
+			ck_assert_uint_eq(fake.frames[i].display_ns -
+				fake.frames[i - 1].display_ns, p120);
+			after++;
+		}
+	}
+	ck_assert_int_gt(after, 20);
+	ck_assert_int_eq(fake.late, 0);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 /* Not predictable: D-VSync is the vsync policy (just in time, one frame);
  * the limit is capped to what the pacer tracks. */
 START_TEST(test_pacing_dvsync_unpredictable_is_vsync)
@@ -848,6 +886,7 @@ static Suite *pacing_suite(void) {
 			test_pacing_dvsync_absorbs_long_frame,
 			test_pacing_dvsync_discard_on_input,
 			test_pacing_dvsync_nothing_to_draw,
+			test_pacing_dvsync_rate_change,
 			test_pacing_dvsync_unpredictable_is_vsync } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

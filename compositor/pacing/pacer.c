@@ -64,9 +64,14 @@ struct vt_pacer {
 	bool predictable;
 	uint64_t horizon_ns;
 	uint64_t discarded_stale;
+	/* a refresh-rate change waiting for the frames queued at the old
+	 * rate to be shown (0: none) */
+	uint64_t pending_period_ns;
 };
 
 static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit);
+static void apply_period(struct vt_pacer *pacer, uint64_t period_ns,
+	uint64_t now);
 
 struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
 		uint64_t period_ns, uint64_t now_ns,
@@ -316,11 +321,15 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 		pacer->tick_ns = 0;
 		model_vblank(pacer, vblank, now);
 	}
+	if (pacer->pending_period_ns != 0 && pacer->nframes == 0) {
+		apply_period(pacer, pacer->pending_period_ns, now);
+	}
 	/* A render can want another frame (an animation, or damage that
 	 * came in during it): plan once more after it. */
 	for (int pass = 0; pass < 2; pass++) {
 		/* 1. plan */
 		if ((pacer->wants & VT_PACER_RENDER) && !pacer->planned &&
+				pacer->pending_period_ns == 0 &&
 				pacer->nframes < VT_PACER_FRAMES_MAX) {
 			uint64_t display, render_at;
 			if (pacer->policy->plan(pacer, now, &display, &render_at)) {
@@ -495,14 +504,29 @@ bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
 	return presented_ns > display + pacer->clock.period_ns / 2;
 }
 
-void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
+static void apply_period(struct vt_pacer *pacer, uint64_t period_ns,
 		uint64_t now) {
-	if (period_ns == 0 || period_ns == pacer->clock.period_ns) {
-		return;
-	}
+	pacer->pending_period_ns = 0;
 	vt_clock_set_period(&pacer->clock, period_ns, now);
 	pacer->last_display_ns = 0; /* the old grid's times mean nothing */
 	pacer->tick_ns = 0;
+}
+
+void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
+		uint64_t now) {
+	if (period_ns == 0 || (period_ns == pacer->clock.period_ns &&
+			pacer->pending_period_ns == 0)) {
+		return;
+	}
+	if (pacer->kind == VT_PACER_CLOCK_MODEL && pacer->nframes > 0) {
+		/* frames rendered for the old rate are shown at it: the new
+		 * one applies once they are (pacer_run), no frame is planned
+		 * meanwhile */
+		pacer->pending_period_ns = period_ns;
+		pacer_run(pacer, now, false);
+		return;
+	}
+	apply_period(pacer, period_ns, now);
 	pacer_run(pacer, now, false);
 }
 

@@ -121,7 +121,10 @@ void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now);
  * forgets the frame; the caller still owns what handle points to. */
 bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
 	uint64_t presented_ns, uint64_t refresh_ns);
-/* The refresh rate changed: drain nothing, re-phase the clock at now. */
+/* The refresh rate changed. Backend clock: re-phase the clock at now.
+ * Model clock: frames queued (rendered for the old rate) are shown at the
+ * old rate first; the new rate applies, re-phased, once they are, and no
+ * frame is planned until then. */
 void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
 	uint64_t now);
 void vt_pacer_set_policy(struct vt_pacer *pacer,
