@@ -131,6 +131,10 @@ void *vr_exec_vertices(struct vr_exec_ctx *ctx, size_t size,
  * waited for, never created twice. */
 VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
 	bool linear);
+/* The same for an image preparation placed in the atlas this frame
+ * (vr_chain_atlas_place): the set sampling its page, nearest. */
+VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,
+	struct vr_image *image);
 
 /* A pipeline for a key the engine defines (vertex layout, shaders,
  * blend): created once on first use — concurrent first uses wait for the
@@ -207,6 +211,38 @@ void vr_cpu_stages_wait_idle(void);
  * are cheap. False (logged): out of memory, the frame failed. */
 bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image);
 bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list);
+/*
+ * The small-image atlas (resources.c): images at most VR_ATLAS_MAX_SIDE
+ * pixels a side share pages of VR_ATLAS_PAGE_SIZE^2 texels, each image in
+ * a cell with a one-texel border repeating its edges (what the sampler's
+ * clamp-to-edge would read), so quads of different images batch into one
+ * task and one draw per page. Preparation places an image (its renderer's
+ * copy of it lives in the cell from then until the image is destroyed and
+ * the GPU passed the frames that may sample it); workers upload it and
+ * sample the page through vr_exec_image() as usual, at the texel
+ * coordinates of the placement. Preparation's thread only. False: the
+ * image is not small, or the atlas is full (the draw uses a texture of the
+ * image's own).
+ *
+ * Only pixel-exact draws (nearest sampling) use the atlas: bilinear
+ * sampling at an atlas offset can round one step differently from
+ * sampling at another, and where an image lands depends on which cells
+ * earlier frames freed (parallel and sequential rendering stay
+ * bit-identical). Every draw of an image asks (`nearest`: how it
+ * samples): a bilinear one decides that the image has a texture of its
+ * own, and an image with one is not placed (nearest sampling reads the
+ * same texels from either), so where an image is sampled depends only on
+ * preparation's order, not on what workers executed meanwhile. One placed
+ * and later drawn bilinear has both.
+ */
+#define VR_ATLAS_PAGE_SIZE 1024
+#define VR_ATLAS_MAX_SIDE 62
+struct vr_atlas_place {
+	uint32_t page; /* 1 + the page's index: batches compare it */
+	int32_t x, y; /* the image's texel (0, 0) in the page */
+};
+bool vr_chain_atlas_place(struct vr_chain *chain, struct vr_image *image,
+	bool nearest, struct vr_atlas_place *out);
 /* Append a task (copied; the chain sets `index`; `job` must be the
  * vr_prepare_job's index, jobs in order). Parallel mode: workers may start
  * on it at once. Sequential mode: it is executed and recorded before this

@@ -37,6 +37,12 @@ static bool chain_hold_list(void *data, struct vr_display_list *list)
 	return vr_chain_hold_list(data, list);
 }
 
+static bool chain_atlas_place(void *data, struct vr_image *image,
+		bool nearest, struct vr_atlas_place *out)
+{
+	return vr_chain_atlas_place(data, image, nearest, out);
+}
+
 bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
 		const struct vr_prepare_job *job)
 {
@@ -45,6 +51,7 @@ bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
 		.push = chain_push,
 		.hold_image = chain_hold_image,
 		.hold_list = chain_hold_list,
+		.atlas_place = chain_atlas_place,
 		.data = chain,
 	};
 	return vr_prepare_tasks(&sink, tree, job, NULL);

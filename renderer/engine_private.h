@@ -75,6 +75,9 @@ struct vr_task_sink {
 	 * memory, the preparation fails. */
 	bool (*hold_image)(void *data, struct vr_image *image);
 	bool (*hold_list)(void *data, struct vr_display_list *list);
+	/* Optional (NULL: no atlas): vr_chain_atlas_place */
+	bool (*atlas_place)(void *data, struct vr_image *image, bool nearest,
+		struct vr_atlas_place *out);
 	void *data;
 };
 

@@ -1,11 +1,18 @@
 /*
  * VR_TASK_QUADS: solid rectangles and images (tree content and display
- * lists' images). A task is a batch of quads sharing one image (or the
- * 1x1 white texture for solid colours), one sampler and one clip box; each
- * quad is a 4-vertex strip whose corners come from push constants
- * (quad.vert), so the batch costs one pipeline and descriptor bind.
- * Display-list images under a rounded clip go through the textured
- * pipeline instead (tex.frag evaluates the clip per pixel), one draw.
+ * lists' images). A task is a batch of quads sharing one texture (an
+ * image's own, an atlas page that small images share, or the 1x1 white
+ * texture for solid colours), one sampler and one clip box.
+ *
+ * A batch of one quad is a 4-vertex strip whose corners come from push
+ * constants (quad.vert). Batches of several quads, atlas quads and
+ * display-list images under a rounded clip go through the textured
+ * pipeline instead: six vertices per quad in the frame's vertex memory,
+ * one draw for the whole batch (tex.frag evaluates the clip per pixel;
+ * without a rounded clip its coverage is 1 inside the box, as the
+ * scissor). lavapipe spends about 0.1 ms per draw that binds a texture
+ * of its own and much more past a few hundred of them in one frame, so a
+ * frame of 500 small surfaces costs one or two draws, not 500.
  */
 #include "engine_kinds.h"
 #include "engine_private.h"
@@ -46,8 +53,11 @@ const struct vr_pipeline_desc vr_quad_pipeline = {
 
 /* ---- execution and recording ---------------------------------------------- */
 
-/* Six textured vertices (tex.vert) of a quad under a rounded clip. */
-static void rclip_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
+/* A clip so large it never clips (engine_common.c's NO_RCLIP). */
+#define NO_RCLIP 1e6f
+
+/* Six textured vertices (tex.vert) of a quad. */
+static void tex_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
 {
 	struct vr_tex_vertex base = {
 		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f,
@@ -56,13 +66,26 @@ static void rclip_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
 			.clip = { (float)t->clip.x, (float)t->clip.y,
 				(float)(t->clip.x + t->clip.width),
 				(float)(t->clip.y + t->clip.height) },
-			.rclip = { t->rclip[0], t->rclip[1], t->rclip[2], t->rclip[3] },
-			.rclip_radii = { t->rclip[4], t->rclip[5], t->rclip[6],
-				t->rclip[7] },
+			.rclip = { -NO_RCLIP, -NO_RCLIP, NO_RCLIP, NO_RCLIP },
 		},
 	};
-	float iw = t->image != NULL ? (float)t->image->width : 1.0f;
-	float ih = t->image != NULL ? (float)t->image->height : 1.0f;
+	if (t->has_rclip) {
+		for (int i = 0; i < 4; i++) {
+			base.clip.rclip[i] = t->rclip[i];
+			base.clip.rclip_radii[i] = t->rclip[4 + i];
+		}
+	}
+	/* texel -> normalised coordinates of the texture sampled: the image's
+	 * own, or the atlas page at the image's place */
+	float iw = 1.0f, ih = 1.0f, ox = 0.0f, oy = 0.0f;
+	if (t->atlas_page != 0) {
+		iw = ih = (float)VR_ATLAS_PAGE_SIZE;
+		ox = (float)t->atlas_x;
+		oy = (float)t->atlas_y;
+	} else if (t->image != NULL) {
+		iw = (float)t->image->width;
+		ih = (float)t->image->height;
+	}
 	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
 	for (int i = 0; i < 6; i++) {
 		float u = (order[i] & 1) ? 1.0f : 0.0f;
@@ -71,35 +94,60 @@ static void rclip_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
 		vr_mat_apply(&t->mat, u, w, &v[i].pos[0], &v[i].pos[1]);
 		float sx, sy;
 		vr_mat_apply(&t->uv, u, w, &sx, &sy);
-		v[i].uv[0] = sx / iw;
-		v[i].uv[1] = sy / ih;
+		v[i].uv[0] = (ox + sx) / iw;
+		v[i].uv[1] = (oy + sy) / ih;
 	}
+}
+
+/* The batch through the textured pipeline, one draw. */
+static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task)
+{
+	const struct vr_task_payload *payload = task->payload;
+	const struct vr_draw_task *first = &payload->quads[0];
+	struct vr_task_out *out = task->out;
+	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+	struct vr_tex_vertex *v = vr_engine_vertices(ctx, &out->draws[0],
+		(size_t)payload->count * 6, sizeof(*v));
+	if (out->pipeline == VK_NULL_HANDLE || v == NULL) {
+		return false;
+	}
+	VkDescriptorSet set = VK_NULL_HANDLE;
+	if (first->image == NULL) {
+		set = vr_exec_white(ctx);
+	} else if (first->atlas_page == 0) {
+		set = vr_exec_image(ctx, first->image, !first->nearest);
+	} else {
+		/* every image of the page: its upload, if it changed */
+		for (uint32_t i = 0; i < payload->count; i++) {
+			VkDescriptorSet s = vr_exec_atlas_image(ctx,
+				payload->quads[i].image);
+			if (s == VK_NULL_HANDLE ||
+					(set != VK_NULL_HANDLE && s != set)) {
+				return false;
+			}
+			set = s;
+		}
+	}
+	if (set == VK_NULL_HANDLE) {
+		return false;
+	}
+	out->draws[0].set = set;
+	for (uint32_t i = 0; i < payload->count; i++) {
+		tex_quad(&payload->quads[i], &v[i * 6]);
+	}
+	out->ndraws = 1;
+	return true;
 }
 
 bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 {
-	/* a batch shares its image, sampler and rounded clip or not
-	 * (prepare.c) */
+	/* a batch shares its texture (image or atlas page), sampler and
+	 * rounded clip or not (prepare.c) */
 	const struct vr_draw_task *first = &task->payload->quads[0];
 	struct vr_task_out *out = task->out;
-	if (first->has_rclip) {
-		/* per-vertex clips: the textured pipeline, one draw */
-		const struct vr_task_payload *payload = task->payload;
-		out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
-		struct vr_tex_vertex *v = vr_engine_vertices(ctx, &out->draws[0],
-			(size_t)payload->count * 6, sizeof(*v));
-		out->draws[0].set = first->image != NULL ?
-			vr_exec_image(ctx, first->image, !first->nearest) :
-			vr_exec_white(ctx);
-		if (out->pipeline == VK_NULL_HANDLE || v == NULL ||
-				out->draws[0].set == VK_NULL_HANDLE) {
-			return false;
-		}
-		for (uint32_t i = 0; i < payload->count; i++) {
-			rclip_quad(&payload->quads[i], &v[i * 6]);
-		}
-		out->ndraws = 1;
-		return true;
+	if (first->has_rclip || first->atlas_page != 0 ||
+			task->payload->count > 1) {
+		return execute_vertices(ctx, task);
 	}
 	out->pipeline = vr_exec_pipeline(ctx, &vr_quad_pipeline);
 	out->set = first->image != NULL ?

@@ -11,8 +11,8 @@
  * Vulkan.
  *
  * Batching: a primitive joins the newest compatible task among the last
- * `lookback` open ones (same kind and, per kind, the same texture, sampler
- * and scissor requirements), searching newest first and stopping at the
+ * `lookback` open ones (same kind and, per kind, the same texture (for
+ * small images: the same atlas page), sampler and scissor requirements), searching newest first and stopping at the
  * first incompatible task whose AABB overlaps the primitive's: drawing it
  * earlier than that task would change the picture. Open tasks are pushed
  * in creation order when they leave the window, so the chain order is the
@@ -29,6 +29,7 @@ struct open_task {
 	size_t prim_size;
 	/* batch key */
 	const struct vr_image *image; /* quads */
+	uint32_t atlas_page; /* quads: images of one atlas page batch */
 	struct vr_box clip; /* quads */
 	bool nearest; /* quads, glyphs */
 	bool rclip; /* quads */
@@ -50,6 +51,7 @@ struct prim_key {
 	enum vr_task_kind kind;
 	size_t size; /* of the primitive */
 	const struct vr_image *image;
+	uint32_t atlas_page;
 	struct vr_box clip;
 	bool nearest;
 	bool rclip;
@@ -84,7 +86,9 @@ static bool compatible(const struct open_task *open,
 	}
 	switch (key->kind) {
 	case VR_TASK_QUADS:
-		return open->image == key->image && open->nearest == key->nearest &&
+		return (key->atlas_page != 0 ? open->atlas_page == key->atlas_page :
+				open->atlas_page == 0 && open->image == key->image) &&
+			open->nearest == key->nearest &&
 			open->rclip == key->rclip &&
 			vr_box_equal(&open->clip, &key->clip);
 	case VR_TASK_GLYPHS:
@@ -174,6 +178,7 @@ static void *add_prim(struct prepare *prep, const struct prim_key *key,
 		}
 		open->prim_size = key->size;
 		open->image = key->image;
+		open->atlas_page = key->atlas_page;
 		open->clip = key->clip;
 		open->nearest = key->nearest;
 		open->rclip = key->rclip;
@@ -222,10 +227,22 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 			!prep->sink->hold_image(prep->sink->data, draw->image)) {
 		prep->failed = true;
 	}
+	/* small images drawn pixel-exactly share atlas pages: quads of
+	 * different images batch (engine.h) */
+	struct vr_atlas_place place = { 0 };
+	if (draw->image != NULL && prep->sink->atlas_place != NULL &&
+			!prep->failed &&
+			prep->sink->atlas_place(prep->sink->data, draw->image,
+				draw->nearest, &place)) {
+		key.atlas_page = place.page;
+	}
 	struct vr_draw_task *slot = add_prim(prep, &key, &aabb);
 	if (slot != NULL) {
 		*slot = *draw;
 		slot->aabb = aabb;
+		slot->atlas_page = place.page;
+		slot->atlas_x = place.x;
+		slot->atlas_y = place.y;
 	}
 }
 

@@ -222,6 +222,10 @@ struct vr_draw_task {
 	 * and the radii tl, tr, br, bl (vr_draw_task_init* leave it off) */
 	bool has_rclip;
 	float rclip[8];
+	/* the image's place in the renderer's small-image atlas (preparation,
+	 * engine.h): page 0 when it has a texture of its own */
+	uint32_t atlas_page;
+	int32_t atlas_x, atlas_y;
 };
 
 /* False when the node draws nothing inside target (after the view). */

@@ -23,6 +23,17 @@
  * (freed, or to scratch_free) when the slot retires, a grown vertex ring
  * leaves its old buffer to the latest pending frame.
  *
+ * The small-image atlas (engine.h): preparation places an image in a
+ * cell of a page (under images_lock: its vr_texture then names the page
+ * instead of GPU objects of its own); the first worker sampling a page
+ * creates its image (preparing state); a worker uploading an image into
+ * its cell copies the pixels into the frame's ring and notes the copy in
+ * its context; vr_exec_ctx_collect (the commit thread, contexts in
+ * submission order) records each context's copies with one barrier pair
+ * per page, so the page's first transition is the first in the queue.
+ * A cell is free again when its texture's garbage is collected; an empty
+ * page but the first is destroyed then.
+ *
  * Everything else a worker touches is its own: the execution context with
  * its command pool (uploads and prologues are recorded there, never into
  * the frame's command buffer and never submitted by a worker) and its
@@ -52,6 +63,48 @@ struct descriptor_pool {
 	struct vr_list link; /* vr_resources::descriptor_pools */
 };
 
+/* Atlas pages are cut into blocks of ATLAS_BLOCK^2 texels; a block holds
+ * cells of one size (a power of two from ATLAS_MIN_CELL to ATLAS_BLOCK), an
+ * image of w x h the smallest cell of at least (w + 2) x (h + 2): its
+ * pixels and a border repeating its edges. */
+#define ATLAS_BLOCK 64
+#define ATLAS_MIN_CELL 8
+#define ATLAS_SIDE_BLOCKS (VR_ATLAS_PAGE_SIZE / ATLAS_BLOCK)
+#define ATLAS_BLOCKS (ATLAS_SIDE_BLOCKS * ATLAS_SIDE_BLOCKS)
+#define ATLAS_BORDER 1
+_Static_assert(VR_ATLAS_MAX_SIDE + 2 * ATLAS_BORDER <= ATLAS_BLOCK,
+	"an atlas image fits a block");
+
+/* The state of a page, or of a texture of an image's own that
+ * preparation decided on, before its GPU objects are created (the first
+ * worker needing them moves it to VR_RESOURCE_PREPARING). */
+#define ATLAS_PAGE_NEW (-1)
+#define TEXTURE_NEW (-1)
+
+struct vr_atlas_page {
+	uint32_t number; /* 1 + index in vr_resources::atlas_pages */
+	_Atomic int state; /* ATLAS_PAGE_NEW, then enum vr_resource_state */
+	/* written by the creator before READY, then read-only */
+	VkImage vk_image;
+	VkDeviceMemory memory;
+	VkImageView view;
+	VkDescriptorPool pool;
+	VkDescriptorSet sets[2]; /* indexed by enum vr_sampler */
+	/* the commit thread's (vr_exec_ctx_collect) */
+	VkImageLayout layout;
+	/* cells; protected by images_lock */
+	uint8_t cell[ATLAS_BLOCKS]; /* cell size of the block, 0: free */
+	uint64_t used[ATLAS_BLOCKS]; /* a bit per cell, row-major */
+	uint32_t images; /* cells in use */
+};
+
+/* A worker's upload into a page (vr_exec_ctx::atlas_copies). */
+struct vr_atlas_copy {
+	struct vr_atlas_page *page;
+	VkBuffer buffer;
+	VkBufferImageCopy region;
+};
+
 struct vr_texture {
 	struct vr_image_copy copy; /* in vr_image::copies, under images_lock */
 	struct vr_renderer *renderer;
@@ -72,6 +125,12 @@ struct vr_texture {
 	/* in garbage: the last frame that may sample it; protected by
 	 * images_lock */
 	uint64_t garbage_frame;
+	/* a small image in the atlas: its page (NULL: the GPU objects above
+	 * are its own), block, cell and texel (0, 0); set by preparation
+	 * before anyone sees the texture, then read-only */
+	struct vr_atlas_page *page;
+	uint32_t block, cell;
+	int32_t atlas_x, atlas_y;
 };
 
 struct vr_pipeline_entry {
@@ -330,10 +389,44 @@ static VkCommandBuffer upload_cb(struct vr_exec_ctx *ctx)
 
 /* ---- textures ------------------------------------------------------------ */
 
+static void atlas_page_free(struct vr_renderer *renderer,
+		struct vr_atlas_page *page)
+{
+	VkDevice dev = renderer->device;
+	free_sets(renderer, page->pool, 2, page->sets);
+	vkDestroyImageView(dev, page->view, NULL);
+	vkDestroyImage(dev, page->vk_image, NULL);
+	vkFreeMemory(dev, page->memory, NULL);
+	free(page);
+}
+
+/* Free an atlas texture's cell; images_lock held (write). The page, when
+ * it is empty now and not the first, is returned to be freed. */
+static struct vr_atlas_page *atlas_cell_free(struct vr_resources *res,
+		struct vr_texture *texture)
+{
+	struct vr_atlas_page *page = texture->page;
+	page->used[texture->block] &= ~(UINT64_C(1) << texture->cell);
+	if (page->used[texture->block] == 0) {
+		page->cell[texture->block] = 0;
+	}
+	if (--page->images > 0 || page->number == 1) {
+		return NULL;
+	}
+	res->atlas_pages[page->number - 1] = NULL;
+	return page;
+}
+
 static void texture_free(struct vr_texture *texture)
 {
 	struct vr_renderer *renderer = texture->renderer;
 	VkDevice dev = renderer->device;
+	if (texture->page != NULL) {
+		/* the cell was freed by the caller (atlas_cell_free) */
+		vr_list_remove(&texture->link);
+		free(texture);
+		return;
+	}
 	free_sets(renderer, texture->pool, 2, texture->sets);
 	vkDestroyImageView(dev, texture->view, NULL);
 	vkDestroyImage(dev, texture->vk_image, NULL);
@@ -386,6 +479,29 @@ static bool texture_init_gpu(struct vr_renderer *renderer,
 	return true;
 }
 
+/* A texture of image's own in state (TEXTURE_NEW or PREPARING), linked
+ * to the image; images_lock held (write). NULL: out of memory. */
+static struct vr_texture *texture_insert(struct vr_renderer *renderer,
+		struct vr_image *image, int state)
+{
+	struct vr_texture *texture = calloc(1, sizeof(*texture));
+	if (texture == NULL) {
+		return NULL;
+	}
+	texture->renderer = renderer;
+	texture->image = image;
+	texture->width = image->width;
+	texture->height = image->height;
+	texture->layout = VK_IMAGE_LAYOUT_UNDEFINED;
+	atomic_init(&texture->state, state);
+	atomic_init(&texture->upload_frame, 0);
+	texture->copy.owner = renderer;
+	texture->copy.image_destroyed = texture_handle_image_destroyed;
+	vr_image_add_copy(image, &texture->copy);
+	vr_list_insert(&renderer->res.textures, &texture->link);
+	return texture;
+}
+
 /* The texture of image, created by the first thread that asks; NULL on
  * failure (logged). */
 static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
@@ -402,22 +518,9 @@ static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
 		pthread_rwlock_wrlock(&res->images_lock);
 		copy = vr_image_find_copy(image, renderer);
 		if (copy == NULL) {
-			texture = calloc(1, sizeof(*texture));
-			if (texture != NULL) {
-				texture->renderer = renderer;
-				texture->image = image;
-				texture->width = image->width;
-				texture->height = image->height;
-				texture->layout = VK_IMAGE_LAYOUT_UNDEFINED;
-				atomic_init(&texture->state, VR_RESOURCE_PREPARING);
-				atomic_init(&texture->upload_frame, 0);
-				texture->copy.owner = renderer;
-				texture->copy.image_destroyed =
-					texture_handle_image_destroyed;
-				vr_image_add_copy(image, &texture->copy);
-				vr_list_insert(&res->textures, &texture->link);
-				creator = true;
-			}
+			texture = texture_insert(renderer, image,
+				VR_RESOURCE_PREPARING);
+			creator = texture != NULL;
 		}
 		pthread_rwlock_unlock(&res->images_lock);
 		if (texture == NULL && copy == NULL) {
@@ -427,7 +530,14 @@ static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
 	}
 	if (!creator) {
 		texture = vr_container_of(copy, struct vr_texture, copy);
-	} else {
+		/* decided by preparation (vr_resources_atlas_place), not
+		 * created yet: the first to get here creates it */
+		int expected = TEXTURE_NEW;
+		creator = atomic_compare_exchange_strong_explicit(
+			&texture->state, &expected, VR_RESOURCE_PREPARING,
+			memory_order_acq_rel, memory_order_acquire);
+	}
+	if (creator) {
 		bool ok = texture_init_gpu(renderer, texture, image->format);
 		atomic_fetch_add_explicit(&res->textures_created, 1,
 			memory_order_relaxed);
@@ -515,6 +625,289 @@ static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	return true;
 }
 
+/* ---- the small-image atlas ---------------------------------------------- */
+
+static uint32_t atlas_cell_size(const struct vr_image *image)
+{
+	int32_t side = image->width > image->height ? image->width :
+		image->height;
+	uint32_t cell = ATLAS_MIN_CELL;
+	while (cell < (uint32_t)side + 2 * ATLAS_BORDER) {
+		cell *= 2;
+	}
+	return cell;
+}
+
+/* A free cell of `size` in page: block and cell; images_lock held. */
+static bool atlas_page_take(struct vr_atlas_page *page, uint32_t size,
+		uint32_t *block, uint32_t *cell)
+{
+	uint32_t per_block = (ATLAS_BLOCK / size) * (ATLAS_BLOCK / size);
+	uint64_t full = per_block == 64 ? UINT64_MAX :
+		(UINT64_C(1) << per_block) - 1;
+	uint32_t free_block = ATLAS_BLOCKS;
+	for (uint32_t b = 0; b < ATLAS_BLOCKS; b++) {
+		if (page->cell[b] == size && page->used[b] != full) {
+			*block = b;
+			*cell = (uint32_t)__builtin_ctzll(~page->used[b]);
+			return true;
+		}
+		if (page->cell[b] == 0 && free_block == ATLAS_BLOCKS) {
+			free_block = b;
+		}
+	}
+	if (free_block == ATLAS_BLOCKS) {
+		return false;
+	}
+	page->cell[free_block] = (uint8_t)size;
+	*block = free_block;
+	*cell = 0;
+	return true;
+}
+
+/* The owner of an image's atlas copy (vr_image_copy::owner) in renderer,
+ * beside the copy of its own texture (owner: the renderer). */
+static const void *atlas_owner(struct vr_renderer *renderer)
+{
+	return &renderer->res.atlas_pages;
+}
+
+bool vr_resources_atlas_place(struct vr_renderer *renderer,
+		struct vr_image *image, bool nearest, struct vr_atlas_place *out)
+{
+	if (!nearest) {
+		/* a texture of its own (which a later nearest draw then uses
+		 * too), decided here in preparation's order, whatever the
+		 * workers executing earlier tasks meanwhile did */
+		struct vr_resources *res = &renderer->res;
+		pthread_rwlock_wrlock(&res->images_lock);
+		if (vr_image_find_copy(image, renderer) == NULL &&
+				texture_insert(renderer, image, TEXTURE_NEW) == NULL) {
+			vr_log(VR_LOG_ERROR, "allocation failed");
+		}
+		pthread_rwlock_unlock(&res->images_lock);
+		return false;
+	}
+	if (image->width > VR_ATLAS_MAX_SIDE ||
+			image->height > VR_ATLAS_MAX_SIDE ||
+			image == renderer->white) {
+		return false;
+	}
+	struct vr_resources *res = &renderer->res;
+	struct vr_texture *texture = NULL;
+	pthread_rwlock_wrlock(&res->images_lock);
+	struct vr_image_copy *copy = vr_image_find_copy(image,
+		atlas_owner(renderer));
+	if (copy != NULL) {
+		texture = vr_container_of(copy, struct vr_texture, copy);
+		goto done;
+	}
+	if (vr_image_find_copy(image, renderer) != NULL) {
+		/* it has a texture of its own already: no second copy (nearest
+		 * sampling reads the same texels from either) */
+		goto done;
+	}
+	uint32_t size = atlas_cell_size(image);
+	struct vr_atlas_page *page = NULL;
+	uint32_t block = 0, cell = 0;
+	for (uint32_t i = 0; i < VR_ATLAS_MAX_PAGES && page == NULL; i++) {
+		if (res->atlas_pages[i] == NULL) {
+			struct vr_atlas_page *fresh = calloc(1, sizeof(*fresh));
+			if (fresh == NULL) {
+				break;
+			}
+			fresh->number = i + 1;
+			fresh->layout = VK_IMAGE_LAYOUT_UNDEFINED;
+			atomic_init(&fresh->state, ATLAS_PAGE_NEW);
+			res->atlas_pages[i] = fresh;
+		}
+		if (atlas_page_take(res->atlas_pages[i], size, &block, &cell)) {
+			page = res->atlas_pages[i];
+		}
+	}
+	if (page == NULL || (texture = calloc(1, sizeof(*texture))) == NULL) {
+		goto done; /* full: a texture of its own */
+	}
+	page->used[block] |= UINT64_C(1) << cell;
+	page->images++;
+	atomic_fetch_add_explicit(&res->atlas_placed, 1, memory_order_relaxed);
+	uint32_t per_row = ATLAS_BLOCK / size;
+	texture->renderer = renderer;
+	texture->image = image;
+	texture->width = image->width;
+	texture->height = image->height;
+	texture->page = page;
+	texture->block = block;
+	texture->cell = cell;
+	texture->atlas_x = (int32_t)((block % ATLAS_SIDE_BLOCKS) * ATLAS_BLOCK +
+		(cell % per_row) * size) + ATLAS_BORDER;
+	texture->atlas_y = (int32_t)((block / ATLAS_SIDE_BLOCKS) * ATLAS_BLOCK +
+		(cell / per_row) * size) + ATLAS_BORDER;
+	atomic_init(&texture->state, VR_RESOURCE_READY);
+	atomic_init(&texture->upload_frame, 0);
+	texture->copy.owner = atlas_owner(renderer);
+	texture->copy.image_destroyed = texture_handle_image_destroyed;
+	vr_image_add_copy(image, &texture->copy);
+	vr_list_insert(&res->textures, &texture->link);
+done:
+	pthread_rwlock_unlock(&res->images_lock);
+	if (texture == NULL) {
+		return false;
+	}
+	*out = (struct vr_atlas_place){
+		.page = texture->page->number,
+		.x = texture->atlas_x,
+		.y = texture->atlas_y,
+	};
+	return true;
+}
+
+/* The page's GPU objects, created by the first worker that asks. */
+static bool atlas_page_acquire(struct vr_renderer *renderer,
+		struct vr_atlas_page *page)
+{
+	struct vr_resources *res = &renderer->res;
+	int expected = ATLAS_PAGE_NEW;
+	if (atomic_compare_exchange_strong_explicit(&page->state, &expected,
+			VR_RESOURCE_PREPARING, memory_order_acq_rel,
+			memory_order_acquire)) {
+		VkComponentMapping identity = { 0 };
+		bool ok = vr_vk_create_image(renderer, VR_ATLAS_PAGE_SIZE,
+				VR_ATLAS_PAGE_SIZE, VK_IMAGE_USAGE_SAMPLED_BIT |
+				VK_IMAGE_USAGE_TRANSFER_DST_BIT, identity,
+				&page->vk_image, &page->memory, &page->view) &&
+			allocate_sets(renderer, 2, page->sets, &page->pool);
+		for (int i = 0; ok && i < 2; i++) {
+			write_image_set(renderer, page->sets[i], page->view,
+				(enum vr_sampler)i);
+		}
+		atomic_fetch_add_explicit(&res->textures_created, 1,
+			memory_order_relaxed);
+		publish(res, &page->state,
+			ok ? VR_RESOURCE_READY : VR_RESOURCE_FAILED);
+	}
+	return wait_ready(res, &page->state) == VR_RESOURCE_READY;
+}
+
+/* Copy an atlas image with its border into the frame's ring and note the
+ * copy for vr_exec_ctx_collect. Small (at most 64 x 64 texels): always
+ * the whole cell. */
+static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
+{
+	/* pinned by the frame (vr_chain_hold_image) */
+	const struct vr_image *image = texture->image;
+	int32_t w = image->width, h = image->height;
+	uint32_t cw = (uint32_t)(w + 2 * ATLAS_BORDER);
+	uint32_t ch = (uint32_t)(h + 2 * ATLAS_BORDER);
+	if (!vr_array_reserve(&ctx->atlas_copies, 1,
+			sizeof(struct vr_atlas_copy))) {
+		return false;
+	}
+	VkBuffer buffer = VK_NULL_HANDLE;
+	VkDeviceSize offset = 0;
+	uint32_t *dst = ring_alloc(ctx, (size_t)cw * ch * 4, &buffer, &offset);
+	if (dst == NULL) {
+		return false;
+	}
+	/* XRGB: the alpha byte is undefined; the page has no swizzle */
+	uint32_t alpha = image->format == VR_FORMAT_XRGB8888 ? 0xff000000u : 0;
+	for (uint32_t y = 0; y < ch; y++) {
+		int32_t sy = (int32_t)y - ATLAS_BORDER;
+		sy = sy < 0 ? 0 : sy >= h ? h - 1 : sy;
+		const uint32_t *src = image->data +
+			(size_t)sy * (size_t)(image->stride / 4);
+		uint32_t *row = dst + (size_t)y * cw;
+		row[0] = src[0] | alpha;
+		for (int32_t x = 0; x < w; x++) {
+			row[ATLAS_BORDER + x] = src[x] | alpha;
+		}
+		row[cw - 1] = src[w - 1] | alpha;
+	}
+	struct vr_atlas_copy *copy = (struct vr_atlas_copy *)
+		ctx->atlas_copies.data + ctx->atlas_copies.len++;
+	*copy = (struct vr_atlas_copy){
+		.page = texture->page,
+		.buffer = buffer,
+		.region = {
+			.bufferOffset = offset,
+			.imageSubresource = {
+				.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+				.layerCount = 1,
+			},
+			.imageOffset = { texture->atlas_x - ATLAS_BORDER,
+				texture->atlas_y - ATLAS_BORDER, 0 },
+			.imageExtent = { cw, ch, 1 },
+		},
+	};
+	pixman_region32_clear(&texture->copy.pending);
+	struct vr_frame *frame = &ctx->renderer->frame;
+	if (ctx->job < frame->njobs) {
+		atomic_fetch_add_explicit(&frame->jobs[ctx->job].uploads, 1,
+			memory_order_relaxed);
+	}
+	return true;
+}
+
+/* Record this context's atlas copies, one barrier pair per page: the
+ * commit thread, contexts in submission order (vr_exec_ctx_collect). */
+static bool atlas_record(struct vr_exec_ctx *ctx)
+{
+	struct vr_array *copies = &ctx->atlas_copies;
+	if (copies->len == 0) {
+		return true;
+	}
+	VkCommandBuffer cb = upload_cb(ctx);
+	if (cb == VK_NULL_HANDLE) {
+		copies->len = 0;
+		return false;
+	}
+	VkBufferImageCopy regions[64];
+	for (size_t i = 0; i < copies->len; i++) {
+		struct vr_atlas_page *page =
+			((struct vr_atlas_copy *)copies->data)[i].page;
+		if (page == NULL) {
+			continue; /* recorded with an earlier one of its page */
+		}
+		bool first = page->layout == VK_IMAGE_LAYOUT_UNDEFINED;
+		vr_vk_image_barrier(cb, page->vk_image, page->layout,
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			first ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT :
+				VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+			0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			VK_ACCESS_TRANSFER_WRITE_BIT);
+		/* this page's copies, a run of one buffer per call */
+		VkBuffer buffer = VK_NULL_HANDLE;
+		uint32_t n = 0;
+		for (size_t j = i; j < copies->len; j++) {
+			struct vr_atlas_copy *c = (struct vr_atlas_copy *)
+				copies->data + j;
+			if (c->page != page) {
+				continue;
+			}
+			if (n > 0 && (c->buffer != buffer ||
+					n == sizeof(regions) / sizeof(regions[0]))) {
+				vkCmdCopyBufferToImage(cb, buffer, page->vk_image,
+					VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+				n = 0;
+			}
+			buffer = c->buffer;
+			regions[n++] = c->region;
+			c->page = NULL;
+		}
+		vkCmdCopyBufferToImage(cb, buffer, page->vk_image,
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+		vr_vk_image_barrier(cb, page->vk_image,
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+			VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+			VK_ACCESS_SHADER_READ_BIT);
+		page->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+	}
+	copies->len = 0;
+	return true;
+}
+
 VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
 		bool linear)
 {
@@ -539,6 +932,44 @@ VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
 		}
 	}
 	return texture->sets[linear ? VR_SAMPLER_LINEAR : VR_SAMPLER_NEAREST];
+}
+
+VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,
+		struct vr_image *image)
+{
+	struct vr_renderer *renderer = ctx->renderer;
+	struct vr_resources *res = &renderer->res;
+	/* placed by preparation (vr_resources_atlas_place); the image is
+	 * pinned, so its copies change only under images_lock */
+	pthread_rwlock_rdlock(&res->images_lock);
+	struct vr_image_copy *copy = vr_image_find_copy(image,
+		atlas_owner(renderer));
+	pthread_rwlock_unlock(&res->images_lock);
+	if (copy == NULL) {
+		vr_log(VR_LOG_ERROR, "image not in the atlas");
+		ctx->failed = true;
+		return VK_NULL_HANDLE;
+	}
+	struct vr_texture *texture = vr_container_of(copy, struct vr_texture,
+		copy);
+	{
+		if (!atlas_page_acquire(ctx->renderer, texture->page)) {
+			ctx->failed = true;
+			return VK_NULL_HANDLE;
+		}
+		uint64_t frame = ctx->renderer->frame.number;
+		uint64_t seen = atomic_load_explicit(&texture->upload_frame,
+			memory_order_acquire);
+		if (seen != frame && atomic_compare_exchange_strong_explicit(
+				&texture->upload_frame, &seen, frame,
+				memory_order_acq_rel, memory_order_acquire) &&
+				pixman_region32_not_empty(&texture->copy.pending) &&
+				!atlas_upload(ctx, texture)) {
+			ctx->failed = true;
+			return VK_NULL_HANDLE;
+		}
+		return texture->page->sets[VR_SAMPLER_NEAREST];
+	}
 }
 
 VkDescriptorSet vr_exec_white(struct vr_exec_ctx *ctx)
@@ -1005,6 +1436,7 @@ void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx)
 		return;
 	}
 	free_overflow(ctx);
+	free(ctx->atlas_copies.data);
 	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
 		if (ctx->pools[i] != VK_NULL_HANDLE) {
 			vkDestroyCommandPool(ctx->renderer->device, ctx->pools[i],
@@ -1029,6 +1461,7 @@ static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
 	ctx->chunk_map = NULL;
 	ctx->chunk_offset = ctx->chunk_size = ctx->chunk_used = 0;
 	ctx->last_buffer = VK_NULL_HANDLE;
+	ctx->atlas_copies.len = 0;
 	ctx->busy_ns = 0;
 	ctx->tasks = 0;
 	ctx->job = 0;
@@ -1039,6 +1472,7 @@ static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
 bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
 		struct vr_array *prologues)
 {
+	bool ok = atlas_record(ctx);
 	uint32_t slot = ctx->renderer->frame.slot;
 	struct {
 		bool begun;
@@ -1048,7 +1482,6 @@ bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
 		{ ctx->upload_begun, ctx->upload_cbs[slot], uploads },
 		{ ctx->prologue_begun, ctx->prologue_cbs[slot], prologues },
 	};
-	bool ok = true;
 	for (int i = 0; i < 2; i++) {
 		if (!lists[i].begun) {
 			continue;
@@ -1213,16 +1646,26 @@ void vr_resources_collect_garbage(struct vr_renderer *renderer,
 	struct vr_resources *res = &renderer->res;
 	struct vr_list done;
 	vr_list_init(&done);
+	struct vr_atlas_page *empty[VR_ATLAS_MAX_PAGES];
+	size_t nempty = 0;
 	pthread_rwlock_wrlock(&res->images_lock);
 	vr_list_for_each_safe(texture, &res->garbage, struct vr_texture, link) {
 		if (texture->garbage_frame <= completed) {
 			vr_list_remove(&texture->link);
 			vr_list_insert(&done, &texture->link);
+			struct vr_atlas_page *page = texture->page != NULL ?
+				atlas_cell_free(res, texture) : NULL;
+			if (page != NULL) {
+				empty[nempty++] = page;
+			}
 		}
 	}
 	pthread_rwlock_unlock(&res->images_lock);
 	vr_list_for_each_safe(texture, &done, struct vr_texture, link) {
 		texture_free(texture);
+	}
+	for (size_t i = 0; i < nempty; i++) {
+		atlas_page_free(renderer, empty[i]);
 	}
 }
 
@@ -1248,6 +1691,7 @@ bool vr_resources_init(struct vr_renderer *renderer)
 	atomic_init(&res->pipelines_created, 0);
 	atomic_init(&res->scratch_created, 0);
 	atomic_init(&res->scratch_warmed, 0);
+	atomic_init(&res->atlas_placed, 0);
 	atomic_init(&res->waits, 0);
 	atomic_init(&res->waiting, 0);
 	atomic_init(&res->test_hold_creation, 0);
@@ -1268,6 +1712,12 @@ void vr_resources_finish(struct vr_renderer *renderer)
 		vr_list_remove(&texture->copy.link);
 		pixman_region32_fini(&texture->copy.pending);
 		texture_free(texture);
+	}
+	for (size_t i = 0; i < VR_ATLAS_MAX_PAGES; i++) {
+		if (res->atlas_pages[i] != NULL) {
+			atlas_page_free(renderer, res->atlas_pages[i]);
+			res->atlas_pages[i] = NULL;
+		}
 	}
 	for (size_t i = 0; i < res->npipelines; i++) {
 		if (res->pipelines[i]->pipeline != VK_NULL_HANDLE) {
@@ -1311,6 +1761,7 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 		.pipelines_created = atomic_load(&res->pipelines_created),
 		.scratch_created = atomic_load(&res->scratch_created),
 		.scratch_warmed = atomic_load(&res->scratch_warmed),
+		.atlas_placed = atomic_load(&res->atlas_placed),
 		.waits = atomic_load(&res->waits),
 	};
 	pthread_rwlock_rdlock(&res->images_lock);
@@ -1319,6 +1770,12 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 	}
 	vr_list_for_each(texture, &res->garbage, struct vr_texture, link) {
 		stats->garbage++;
+	}
+	for (size_t i = 0; i < VR_ATLAS_MAX_PAGES; i++) {
+		if (res->atlas_pages[i] != NULL) {
+			stats->atlas_pages++;
+			stats->atlas_images += res->atlas_pages[i]->images;
+		}
 	}
 	pthread_rwlock_unlock(&res->images_lock);
 	pthread_mutex_lock(&res->scratch_lock);

@@ -72,6 +72,9 @@ struct vr_exec_ctx {
 	VkBuffer last_buffer; /* of the latest vr_exec_vertices() */
 	struct vr_list overflow; /* vr_host_buffer::link; this frame's, handed
 		to its slot when the frame is submitted */
+	/* this frame's uploads into atlas pages (struct vr_atlas_copy),
+	 * recorded into the upload command buffer by vr_exec_ctx_collect */
+	struct vr_array atlas_copies;
 	/* this frame's figures */
 	uint64_t busy_ns; /* executing tasks */
 	uint32_t tasks; /* executed */
@@ -91,6 +94,10 @@ enum vr_resource_state {
 
 struct vr_pipeline_entry;
 
+/* An atlas page (resources.c); at most this many, 4 MiB each. */
+struct vr_atlas_page;
+#define VR_ATLAS_MAX_PAGES 16
+
 /*
  * Thread-safe resource managers (resources.c; lock order at the top of
  * that file).
@@ -102,6 +109,10 @@ struct vr_resources {
 	struct vr_list garbage; /* vr_texture::link; protected by images_lock,
 		freed by the caller's thread once the frames that may use
 		them completed */
+	/* the small-image atlas (engine.h): pages, NULL where none; a page's
+	 * cells are protected by images_lock, its GPU objects are created by
+	 * the first worker that samples it (preparing state) */
+	struct vr_atlas_page *atlas_pages[VR_ATLAS_MAX_PAGES];
 	/* preparing -> ready/failed transitions of textures and pipelines */
 	pthread_mutex_t ready_lock;
 	pthread_cond_t ready; /* broadcast under ready_lock */
@@ -126,6 +137,7 @@ struct vr_resources {
 	/* how often things were created (tests of the preparing rule) */
 	atomic_uint textures_created, pipelines_created, scratch_created;
 	atomic_uint scratch_warmed; /* by vr_resources_warm_scratch */
+	atomic_uint atlas_placed; /* images placed in the atlas, ever */
 	atomic_uint waits; /* a thread waited for another's creation */
 	atomic_uint waiting; /* threads waiting for a creation right now */
 	/* test hook: a pipeline's creator holds off compiling until this many
@@ -395,6 +407,9 @@ bool vr_resources_frame_begin(struct vr_renderer *renderer);
 /* Commit thread, every task finished: flushes non-coherent CPU writes of
  * every context. */
 void vr_resources_frame_flush(struct vr_renderer *renderer);
+/* vr_chain_atlas_place (engine.h) for the chain's renderer. */
+bool vr_resources_atlas_place(struct vr_renderer *renderer,
+	struct vr_image *image, bool nearest, struct vr_atlas_place *out);
 /* Caller's thread, after the commit thread submitted the frame: its
  * overflow buffers and scratch images go to its slot. */
 void vr_resources_frame_end(struct vr_renderer *renderer,
@@ -536,6 +551,10 @@ struct vr_resource_stats {
 	 * old rings held by frame slots, slots not yet retired */
 	unsigned textures, garbage, scratch, held_buffers, pending_slots;
 	unsigned scratch_warmed; /* created ahead by vr_renderer_warm_* */
+	/* small images placed in the atlas, ever (engine.h; a page's GPU
+	 * objects count as one texture created), and the atlas cells and
+	 * pages in use now */
+	unsigned atlas_placed, atlas_images, atlas_pages;
 };
 void vr_renderer_resource_stats(struct vr_renderer *renderer,
 	struct vr_resource_stats *stats);

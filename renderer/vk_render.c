@@ -779,6 +779,12 @@ bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list)
 	return true;
 }
 
+bool vr_chain_atlas_place(struct vr_chain *chain, struct vr_image *image,
+		bool nearest, struct vr_atlas_place *out)
+{
+	return vr_resources_atlas_place(chain->renderer, image, nearest, out);
+}
+
 void *vr_chain_alloc(struct vr_chain *chain, size_t size)
 {
 	return vr_arena_alloc(&chain->arena, size);
