@@ -53,6 +53,10 @@
 /* Output buffers per output: enough for the frames a pacer may hold
  * (rendering, ready, committed) plus the one on screen. */
 #define OUTPUT_BUFFERS_MAX 6
+/* Kept however idle: what the vsync path cycles through. Buffers beyond
+ * (D-VSync's queue) go once unused for OUTPUT_BUFFER_IDLE_FRAMES frames. */
+#define OUTPUT_BUFFERS_KEEP 3
+#define OUTPUT_BUFFER_IDLE_FRAMES 120
 /* Damage of the last commits, for the buffer age of wlroots' swapchain
  * (the fallback commit path). */
 #define DAMAGE_HISTORY 4
@@ -67,6 +71,7 @@ struct output_buffer {
 	/* Pixels that changed since this buffer was last written. */
 	pixman_region32_t stale;
 	bool busy; /* locked by a frame, or held by the backend */
+	uint64_t last_used; /* vt_output::frame_seq when last written */
 	struct wl_listener release;
 };
 
@@ -400,7 +405,22 @@ static struct output_buffer *output_acquire_buffer(struct vt_output *output) {
 	}
 found:
 	buffer->busy = true;
+	buffer->last_used = output->frame_seq;
 	wlr_buffer_lock(buffer->wlr_buffer);
+	/* the queue shrank back (D-VSync stopped rendering ahead): free
+	 * what it grew */
+	count = wl_list_length(&output->buffers);
+	if (count > OUTPUT_BUFFERS_KEEP) {
+		struct output_buffer *b, *tmp;
+		wl_list_for_each_safe(b, tmp, &output->buffers, link) {
+			if (!b->busy && count > OUTPUT_BUFFERS_KEEP &&
+					b->last_used + OUTPUT_BUFFER_IDLE_FRAMES <
+					output->frame_seq) {
+				buffer_destroy(b);
+				count--;
+			}
+		}
+	}
 	return buffer;
 }
 
