@@ -103,6 +103,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include "bench_util.h"
 #include "plot.h"
 #include "scene-client.h"
 #include "vitrail-test-v1-client-protocol.h"
@@ -130,12 +131,6 @@ static const struct mode {
 	{ "dvsync-5buf", "dvsync", "4", 5 },
 };
 
-/* A growable array of doubles. */
-struct values {
-	double *v;
-	size_t len, cap;
-};
-
 struct trace {
 	char name[32];
 	double *cost; // periods, or microseconds
@@ -148,7 +143,7 @@ struct cell {
 	int runs, unfinished; // runs where the animation ended before the trace
 	double vblanks, missed, seconds;
 	size_t frames, shown, late, replaced;
-	struct values lat_exec, lat_dts, main_us;
+	struct bench_values lat_exec, lat_dts, main_us;
 	double cpu_ns, cpu_frames;
 	int in_flight_max;
 };
@@ -176,108 +171,10 @@ struct bench {
 	int nruns, failed;
 };
 
-static char *xasprintf(const char *fmt, ...) {
-	va_list args;
-	va_start(args, fmt);
-	char *s = NULL;
-	int n = vasprintf(&s, fmt, args);
-	va_end(args);
-	if (n < 0) {
-		abort();
-	}
-	return s;
-}
-
 static int64_t now_ms(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { .tv_sec = ms / 1000,
-		.tv_nsec = (long)(ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-		// the rest of the time
-	}
-}
-
-static void values_add(struct values *values, double v) {
-	if (values->len == values->cap) {
-		size_t cap = values->cap ? values->cap * 2 : 256;
-		double *bigger = realloc(values->v, cap * sizeof(double));
-		if (bigger == NULL) {
-			abort();
-		}
-		values->v = bigger;
-		values->cap = cap;
-	}
-	values->v[values->len++] = v;
-}
-
-static int cmp_double(const void *a, const void *b) {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double values_mean(const struct values *values) {
-	if (values->len == 0) {
-		return NAN;
-	}
-	double sum = 0;
-	for (size_t i = 0; i < values->len; i++) {
-		sum += values->v[i];
-	}
-	return sum / (double)values->len;
-}
-
-/* Nearest rank. */
-static double values_rank(struct values *values, int percent) {
-	if (values->len == 0) {
-		return NAN;
-	}
-	qsort(values->v, values->len, sizeof(double), cmp_double);
-	size_t rank = ((size_t)percent * values->len + 99) / 100;
-	return values->v[rank > 0 ? rank - 1 : 0];
-}
-
-/* A figure, or "n/a"; into one of a few rotating buffers. */
-static const char *fmt(double v, int decimals) {
-	static char bufs[32][32];
-	static int next;
-	char *buf = bufs[next++ % 32];
-	if (isnan(v) || isinf(v)) {
-		snprintf(buf, 32, "n/a");
-	} else {
-		snprintf(buf, 32, "%.*f", decimals, v);
-	}
-	return buf;
-}
-
-static char *read_file(const char *path) {
-	FILE *f = fopen(path, "r");
-	if (f == NULL) {
-		return NULL;
-	}
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	size_t got;
-	while (buf != NULL && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += got;
-		if (len + 1 == cap) {
-			cap *= 2;
-			char *bigger = realloc(buf, cap);
-			if (bigger == NULL) {
-				free(buf);
-			}
-			buf = bigger;
-		}
-	}
-	fclose(f);
-	if (buf != NULL) {
-		buf[len] = '\0';
-	}
-	return buf;
 }
 
 /* ---- traces --------------------------------------------------------------- */
@@ -285,8 +182,8 @@ static char *read_file(const char *path) {
 /* Read DIR/name.txt (format: tests/traces/gen-traces.py). */
 static bool trace_load(struct trace *trace, const char *dir,
 		const char *name) {
-	char *path = xasprintf("%s/%s.txt", dir, name);
-	char *text = read_file(path);
+	char *path = bench_asprintf("%s/%s.txt", dir, name);
+	char *text = bench_read_file(path);
 	bool ok = false;
 	*trace = (struct trace){ 0 };
 	snprintf(trace->name, sizeof(trace->name), "%s", name);
@@ -478,7 +375,7 @@ static bool vitrail_stop(struct vitrail *vitrail) {
 	pid_t got = 0;
 	for (int i = 0; i < 500 && (got = waitpid(vitrail->pid, &status,
 			WNOHANG)) == 0; i++) {
-		sleep_ms(20);
+		bench_sleep_ms(20);
 	}
 	if (got == 0) {
 		fprintf(stderr, "bench-dvsync: vitrail %d ignored SIGTERM: killed\n",
@@ -736,7 +633,7 @@ static int cmp_row(const void *a, const void *b) {
 
 /* The rows of the frame log, in frame order; -1 when unreadable. */
 static ssize_t read_frame_log(const char *path, struct row **rows_out) {
-	char *text = read_file(path);
+	char *text = bench_read_file(path);
 	*rows_out = NULL;
 	if (text == NULL) {
 		return -1;
@@ -802,7 +699,7 @@ struct trace_result {
 	bool unfinished; // fewer rows than the trace has costs
 	double vblanks, missed, seconds;
 	size_t shown, late, replaced;
-	struct values lat_exec, lat_dts, main_us;
+	struct bench_values lat_exec, lat_dts, main_us;
 	int in_flight_max;
 };
 
@@ -824,7 +721,7 @@ static void analyse(const struct row *rows, size_t n, uint32_t serial,
 		used++;
 		const struct row *row = &rows[i];
 		if (!isnan(row->main_us)) {
-			values_add(&r->main_us, row->main_us);
+			bench_values_add(&r->main_us, row->main_us);
 		}
 		if (row->in_flight > r->in_flight_max) {
 			r->in_flight_max = row->in_flight;
@@ -835,8 +732,8 @@ static void analyse(const struct row *rows, size_t n, uint32_t serial,
 		}
 		r->shown++;
 		r->late += row->presented > row->target + (uint64_t)(period_ns / 2);
-		values_add(&r->lat_exec, (double)(row->presented - row->start) / 1e6);
-		values_add(&r->lat_dts,
+		bench_values_add(&r->lat_exec, (double)(row->presented - row->start) / 1e6);
+		bench_values_add(&r->lat_dts,
 			((double)row->presented - (double)row->target) / 1e6);
 		first = first == 0 || row->presented < first ? row->presented : first;
 		last = row->presented > last ? row->presented : last;
@@ -890,11 +787,11 @@ static void cell_add(struct cell *cell, struct trace_result *r,
 	cell->late += r->late;
 	cell->replaced += r->replaced;
 	for (size_t i = 0; i < r->lat_exec.len; i++) {
-		values_add(&cell->lat_exec, r->lat_exec.v[i]);
-		values_add(&cell->lat_dts, r->lat_dts.v[i]);
+		bench_values_add(&cell->lat_exec, r->lat_exec.v[i]);
+		bench_values_add(&cell->lat_dts, r->lat_dts.v[i]);
 	}
 	for (size_t i = 0; i < r->main_us.len; i++) {
-		values_add(&cell->main_us, r->main_us.v[i]);
+		bench_values_add(&cell->main_us, r->main_us.v[i]);
 	}
 	if (cpu_ns > 0 && r->frames > 0) {
 		cell->cpu_ns += (double)cpu_ns;
@@ -913,11 +810,11 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 		int rep) {
 	const struct mode *mode = &modes[m];
 	int n = ++bench->nruns;
-	char *base = xasprintf("%s/run%03d-%s-%.0fhz-%s", bench->runs_dir, n,
+	char *base = bench_asprintf("%s/run%03d-%s-%.0fhz-%s", bench->runs_dir, n,
 		setup_name(setup), setup->hz, mode->label);
-	char *log = xasprintf("%s.log", base);
-	char *parent_log = xasprintf("%s-parent.log", base);
-	char *frame_log = xasprintf("%s-frames.csv", base);
+	char *log = bench_asprintf("%s.log", base);
+	char *parent_log = bench_asprintf("%s-parent.log", base);
+	char *frame_log = bench_asprintf("%s-frames.csv", base);
 	unlink(frame_log);
 	double period_ns = 1e9 / setup->hz;
 	char refresh[32];
@@ -1017,22 +914,22 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 		double fdps = r.seconds > 0 ? r.missed / r.seconds : NAN;
 		double cpu_us = r.frames > 0 && played[t].cpu_ns > 0 ?
 			(double)played[t].cpu_ns / 1e3 / (double)r.frames : NAN;
-		struct values *paper = m == 0 ? &r.lat_exec : &r.lat_dts;
+		struct bench_values *paper = m == 0 ? &r.lat_exec : &r.lat_dts;
 		printf("  run %3d rep %d %-8s %3.0f Hz %-11s %-9s frames %3zu "
 			"vblanks %3.0f missed %3.0f fdps %6s  lat exec %6s dts %6s "
 			"paper %6s ms  cpu %6s us/frame%s\n", n, rep + 1,
 			setup_name(setup), setup->hz, mode->label, trace->name,
-			r.frames, r.vblanks, r.missed, fmt(fdps, 2),
-			fmt(values_mean(&r.lat_exec), 2), fmt(values_mean(&r.lat_dts), 2),
-			fmt(values_mean(paper), 2), fmt(cpu_us, 0),
+			r.frames, r.vblanks, r.missed, bench_fmt(fdps, 2),
+			bench_fmt(bench_values_mean(&r.lat_exec), 2), bench_fmt(bench_values_mean(&r.lat_dts), 2),
+			bench_fmt(bench_values_mean(paper), 2), bench_fmt(cpu_us, 0),
 			r.unfinished ? "  (animation ended before the trace)" : "");
 		fprintf(bench->runs_csv, "%d,%d,%s,%g,%s,%s,%zu,%d,%.0f,%.0f,%s,"
 			"%zu,%zu,%zu,%s,%s,%s,%s,%s,%d\n", n, rep + 1, setup_name(setup),
 			setup->hz, mode->label, trace->name, r.frames,
-			r.unfinished ? 0 : 1, r.vblanks, r.missed, fmt(fdps, 3), r.shown,
-			r.late, r.replaced, fmt(values_mean(&r.lat_exec), 3),
-			fmt(values_mean(&r.lat_dts), 3), fmt(values_mean(paper), 3),
-			fmt(values_rank(&r.main_us, 50), 1), fmt(cpu_us, 1),
+			r.unfinished ? 0 : 1, r.vblanks, r.missed, bench_fmt(fdps, 3), r.shown,
+			r.late, r.replaced, bench_fmt(bench_values_mean(&r.lat_exec), 3),
+			bench_fmt(bench_values_mean(&r.lat_dts), 3), bench_fmt(bench_values_mean(paper), 3),
+			bench_fmt(bench_values_rank(&r.main_us, 50), 1), bench_fmt(cpu_us, 1),
 			r.in_flight_max);
 		free(r.lat_exec.v);
 		free(r.lat_dts.v);
@@ -1058,13 +955,13 @@ struct figures {
 static struct figures cell_figures(struct cell *c, int mode) {
 	return (struct figures){
 		.fdps = c->seconds > 0 ? c->missed / c->seconds : NAN,
-		.lat_exec = values_mean(&c->lat_exec),
-		.lat_exec_p95 = values_rank(&c->lat_exec, 95),
-		.lat_dts = values_mean(&c->lat_dts),
-		.lat_dts_p95 = values_rank(&c->lat_dts, 95),
-		.lat_paper = mode == 0 ? values_mean(&c->lat_exec) :
-			values_mean(&c->lat_dts),
-		.main_us = values_rank(&c->main_us, 50),
+		.lat_exec = bench_values_mean(&c->lat_exec),
+		.lat_exec_p95 = bench_values_rank(&c->lat_exec, 95),
+		.lat_dts = bench_values_mean(&c->lat_dts),
+		.lat_dts_p95 = bench_values_rank(&c->lat_dts, 95),
+		.lat_paper = mode == 0 ? bench_values_mean(&c->lat_exec) :
+			bench_values_mean(&c->lat_dts),
+		.main_us = bench_values_rank(&c->main_us, 50),
 		.cpu_us = c->cpu_frames > 0 ? c->cpu_ns / 1e3 / c->cpu_frames : NAN,
 	};
 }
@@ -1078,8 +975,8 @@ static double reduction(double base, double x) {
 }
 
 static void write_reports(struct bench *bench) {
-	char *csv_path = xasprintf("%s/dvsync.csv", bench->out);
-	char *txt_path = xasprintf("%s/dvsync.txt", bench->out);
+	char *csv_path = bench_asprintf("%s/dvsync.csv", bench->out);
+	char *txt_path = bench_asprintf("%s/dvsync.txt", bench->out);
 	FILE *csv = fopen(csv_path, "w");
 	FILE *txt = fopen(txt_path, "w");
 	if (csv != NULL) {
@@ -1131,11 +1028,11 @@ static void write_reports(struct bench *bench) {
 						"%6s %7s | %6s %6s %6s %6s %7s %7s | %6s %6s %6s%s\n",
 						setup_name(setup), setup->hz, modes[m].label,
 						bench->traces[t].name, c->frames, c->vblanks,
-						c->missed, fmt(f.fdps, 2), fmt(fdps_red, 1),
-						fmt(f.lat_exec, 2), fmt(f.lat_exec_p95, 2),
-						fmt(f.lat_dts, 2), fmt(f.lat_dts_p95, 2),
-						fmt(f.lat_paper, 2), fmt(lat_red, 1),
-						fmt(f.main_us, 0), fmt(f.cpu_us, 0), fmt(over, 0),
+						c->missed, bench_fmt(f.fdps, 2), bench_fmt(fdps_red, 1),
+						bench_fmt(f.lat_exec, 2), bench_fmt(f.lat_exec_p95, 2),
+						bench_fmt(f.lat_dts, 2), bench_fmt(f.lat_dts_p95, 2),
+						bench_fmt(f.lat_paper, 2), bench_fmt(lat_red, 1),
+						bench_fmt(f.main_us, 0), bench_fmt(f.cpu_us, 0), bench_fmt(over, 0),
 						c->unfinished > 0 ? "  (trace not finished)" : "");
 				}
 				if (csv != NULL) {
@@ -1144,13 +1041,13 @@ static void write_reports(struct bench *bench) {
 						setup_name(setup), setup->hz, modes[m].label,
 						modes[m].buffers, bench->traces[t].name, c->runs,
 						c->unfinished, c->frames, c->vblanks, c->missed,
-						c->seconds, fmt(f.fdps, 3), fmt(fdps_red, 1), c->shown,
-						c->late, c->replaced, fmt(f.lat_exec, 3),
-						fmt(f.lat_exec_p95, 3), fmt(f.lat_dts, 3),
-						fmt(f.lat_dts_p95, 3), fmt(dts_red, 1),
-						fmt(f.lat_paper, 3), fmt(lat_red, 1),
-						fmt(f.main_us, 1), fmt(f.cpu_us, 1),
-						fmt(over, 1), c->in_flight_max);
+						c->seconds, bench_fmt(f.fdps, 3), bench_fmt(fdps_red, 1), c->shown,
+						c->late, c->replaced, bench_fmt(f.lat_exec, 3),
+						bench_fmt(f.lat_exec_p95, 3), bench_fmt(f.lat_dts, 3),
+						bench_fmt(f.lat_dts_p95, 3), bench_fmt(dts_red, 1),
+						bench_fmt(f.lat_paper, 3), bench_fmt(lat_red, 1),
+						bench_fmt(f.main_us, 1), bench_fmt(f.cpu_us, 1),
+						bench_fmt(over, 1), c->in_flight_max);
 				}
 			}
 		}
@@ -1226,8 +1123,8 @@ static void write_plots(struct bench *bench) {
 		.linear = true,
 		.unit = "ms",
 	};
-	char *fdps_path = xasprintf("%s/dvsync-fdps.png", bench->out);
-	char *lat_path = xasprintf("%s/dvsync-latency.png", bench->out);
+	char *fdps_path = bench_asprintf("%s/dvsync-fdps.png", bench->out);
+	char *lat_path = bench_asprintf("%s/dvsync-latency.png", bench->out);
 	if (plot_write(&fdps, fdps_path)) {
 		printf("plot: %s\n", fdps_path);
 	}
@@ -1257,10 +1154,10 @@ static void print_summary(struct bench *bench) {
 	struct figures dv5 = cell_figures(&setup->cells[2][0], 2);
 	printf("summary: fdps_reduction_4buf=%s fdps_reduction_5buf=%s "
 		"latency_reduction=%s overhead_us=%s\n",
-		fmt(reduction(vsync.fdps, dv4.fdps), 1),
-		fmt(reduction(vsync.fdps, dv5.fdps), 1),
-		fmt(reduction(vsync.lat_paper, dv4.lat_paper), 1),
-		fmt(dv4.cpu_us - vsync.cpu_us, 0));
+		bench_fmt(reduction(vsync.fdps, dv4.fdps), 1),
+		bench_fmt(reduction(vsync.fdps, dv5.fdps), 1),
+		bench_fmt(reduction(vsync.lat_paper, dv4.lat_paper), 1),
+		bench_fmt(dv4.cpu_us - vsync.cpu_us, 0));
 }
 
 /* ---- main ----------------------------------------------------------------- */
@@ -1289,7 +1186,7 @@ static int parse_rates(struct bench *bench, const char *list) {
 
 static void remove_runtime_dir(struct bench *bench) {
 	/* what vitrail left there: sockets and locks, and the config dir */
-	char *cmd = xasprintf("rm -rf '%s'", bench->runtime_dir);
+	char *cmd = bench_asprintf("rm -rf '%s'", bench->runtime_dir);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "bench-dvsync: could not remove %s\n",
 			bench->runtime_dir);
@@ -1378,7 +1275,7 @@ int main(int argc, char *argv[]) {
 			.all_traces = bench.nested_all_traces };
 	}
 
-	bench.runs_dir = xasprintf("%s/dvsync", bench.out);
+	bench.runs_dir = bench_asprintf("%s/dvsync", bench.out);
 	mkdir(bench.out, 0755);
 	mkdir(bench.runs_dir, 0755);
 	char runtime_template[] = "/tmp/vitrail-bench-XXXXXX";
@@ -1387,12 +1284,12 @@ int main(int argc, char *argv[]) {
 		return EXIT_FAILURE;
 	}
 	bench.runtime_dir = runtime_template;
-	bench.config_dir = xasprintf("%s/config", bench.runtime_dir);
+	bench.config_dir = bench_asprintf("%s/config", bench.runtime_dir);
 	mkdir(bench.config_dir, 0700);
 	/* this process is a client too */
 	setenv("XDG_RUNTIME_DIR", bench.runtime_dir, 1);
 
-	char *runs_path = xasprintf("%s/dvsync-runs.csv", bench.out);
+	char *runs_path = bench_asprintf("%s/dvsync-runs.csv", bench.out);
 	bench.runs_csv = fopen(runs_path, "w");
 	if (bench.runs_csv == NULL) {
 		fprintf(stderr, "bench-dvsync: cannot write %s\n", runs_path);

@@ -75,27 +75,22 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 #define NCONFIGS 4
 #define CHAT_ANIMATE_AFTER_MS 1500
 /* A run that outlives its --exit-after by this much is killed. */
 #define HANG_GRACE_S 30.0
 
-/* A growable array of doubles. */
-struct values {
-	double *v;
-	size_t len, cap;
-};
-
 struct config {
 	double hz;
 	const char *pipeline; // "sync" or "async"
 	/* Pooled over repetitions. */
-	struct values latency_periods;
-	struct values main_thread_ms;
-	struct values cpu_copies;
-	struct values first_late_ms; // one per run
-	struct values first_render_ms; // one per run
+	struct bench_values latency_periods;
+	struct bench_values main_thread_ms;
+	struct bench_values cpu_copies;
+	struct bench_values first_late_ms; // one per run
+	struct bench_values first_render_ms; // one per run
 	double in_flight_max; // NAN while no run had the column
 	bool main_thread_fallback; // some run had no main_thread_us
 	int runs, failed_runs;
@@ -115,107 +110,10 @@ struct bench {
 	struct config configs[NCONFIGS];
 };
 
-static char *xasprintf(const char *fmt, ...) {
-	va_list args;
-	va_start(args, fmt);
-	char *s = NULL;
-	int n = vasprintf(&s, fmt, args);
-	va_end(args);
-	if (n < 0) {
-		abort();
-	}
-	return s;
-}
-
 static double now_s(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { .tv_sec = ms / 1000,
-		.tv_nsec = (long)(ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-		// the rest of the time
-	}
-}
-
-static void values_add(struct values *values, double v) {
-	if (values->len == values->cap) {
-		size_t cap = values->cap ? values->cap * 2 : 256;
-		double *bigger = realloc(values->v, cap * sizeof(double));
-		if (bigger == NULL) {
-			abort();
-		}
-		values->v = bigger;
-		values->cap = cap;
-	}
-	values->v[values->len++] = v;
-}
-
-static int cmp_double(const void *a, const void *b) {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double values_median(struct values *values) {
-	if (values->len == 0) {
-		return NAN;
-	}
-	qsort(values->v, values->len, sizeof(double), cmp_double);
-	size_t n = values->len;
-	return n % 2 ? values->v[n / 2] :
-		(values->v[n / 2 - 1] + values->v[n / 2]) / 2;
-}
-
-/* Nearest rank, as the probe computes it. */
-static double values_p95(struct values *values) {
-	if (values->len == 0) {
-		return NAN;
-	}
-	qsort(values->v, values->len, sizeof(double), cmp_double);
-	size_t rank = (95 * values->len + 99) / 100;
-	return values->v[rank > 0 ? rank - 1 : 0];
-}
-
-/* A figure, or "n/a"; into one of a few rotating buffers. */
-static const char *fmt(double v, int decimals) {
-	static char bufs[16][32];
-	static int next;
-	char *buf = bufs[next++ % 16];
-	if (isnan(v)) {
-		snprintf(buf, 32, "n/a");
-	} else {
-		snprintf(buf, 32, "%.*f", decimals, v);
-	}
-	return buf;
-}
-
-static char *read_file(const char *path) {
-	FILE *f = fopen(path, "r");
-	if (f == NULL) {
-		return NULL;
-	}
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	size_t got;
-	while (buf != NULL && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += got;
-		if (len + 1 == cap) {
-			cap *= 2;
-			char *bigger = realloc(buf, cap);
-			if (bigger == NULL) {
-				free(buf);
-			}
-			buf = bigger;
-		}
-	}
-	fclose(f);
-	if (buf != NULL) {
-		buf[len] = '\0';
-	}
-	return buf;
 }
 
 /* ---- CSV by column name --------------------------------------------------- */
@@ -264,7 +162,7 @@ static char *next_line(char **cursor) {
 
 static bool csv_open(struct csv *csv, const char *path) {
 	*csv = (struct csv){ 0 };
-	csv->text = read_file(path);
+	csv->text = bench_read_file(path);
 	if (csv->text == NULL) {
 		return false;
 	}
@@ -376,13 +274,13 @@ static int run_process(struct bench *bench, const char *const argv[],
 			kill(pid, SIGTERM);
 			for (int i = 0; i < 150 && waitpid(pid, &status, WNOHANG) == 0;
 					i++) {
-				sleep_ms(20);
+				bench_sleep_ms(20);
 			}
 			kill(-pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return -1;
 		}
-		sleep_ms(20);
+		bench_sleep_ms(20);
 	}
 }
 
@@ -391,7 +289,7 @@ static int run_process(struct bench *bench, const char *const argv[],
 static bool vitrail_accepts_pipeline(struct bench *bench, const char *value) {
 	const char *argv[] = { bench->vitrail, "--frame-pipeline", value,
 		"--validate", NULL };
-	char *log = xasprintf("%s/validate-%s.log", bench->runs_dir, value);
+	char *log = bench_asprintf("%s/validate-%s.log", bench->runs_dir, value);
 	int status = run_process(bench, argv, log, 30);
 	free(log);
 	return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -436,13 +334,13 @@ struct run {
 };
 
 /* The probe's CSV: presented frames' latency in periods. */
-static bool read_probe_csv(const char *path, struct values *pooled,
+static bool read_probe_csv(const char *path, struct bench_values *pooled,
 		struct run *run) {
 	struct csv csv;
 	// The probe renames its CSV into place as it exits, which can be just
 	// after vitrail has gone.
 	for (int i = 0; i < 100 && access(path, F_OK) != 0; i++) {
-		sleep_ms(20);
+		bench_sleep_ms(20);
 	}
 	if (!csv_open(&csv, path)) {
 		return false;
@@ -450,19 +348,19 @@ static bool read_probe_csv(const char *path, struct values *pooled,
 	int latency = csv_column(&csv, "latency_ns");
 	int refresh = csv_column(&csv, "refresh_ns");
 	int discarded = csv_column(&csv, "discarded");
-	struct values mine = { 0 };
+	struct bench_values mine = { 0 };
 	while (csv_next(&csv)) {
 		double l = csv_number(&csv, latency);
 		double r = csv_number(&csv, refresh);
 		if (csv_number(&csv, discarded) == 1 || isnan(l) || !(r > 0)) {
 			continue;
 		}
-		values_add(pooled, l / r);
-		values_add(&mine, l / r);
+		bench_values_add(pooled, l / r);
+		bench_values_add(&mine, l / r);
 	}
 	csv_close(&csv);
-	run->latency_median = values_median(&mine);
-	run->latency_p95 = values_p95(&mine);
+	run->latency_median = bench_values_median(&mine);
+	run->latency_p95 = bench_values_rank(&mine, 95);
 	free(mine.v);
 	return true;
 }
@@ -485,7 +383,7 @@ static void read_frame_log(const char *path, struct config *config,
 	if (main_us < 0) {
 		config->main_thread_fallback = true;
 	}
-	struct values main_ms = { 0 }, copies_v = { 0 };
+	struct bench_values main_ms = { 0 }, copies_v = { 0 };
 	bool found_animation = false;
 	while (csv_next(&csv)) {
 		run->frames++;
@@ -499,13 +397,13 @@ static void read_frame_log(const char *path, struct config *config,
 			}
 		}
 		if (!isnan(ms)) {
-			values_add(&main_ms, ms);
-			values_add(&config->main_thread_ms, ms);
+			bench_values_add(&main_ms, ms);
+			bench_values_add(&config->main_thread_ms, ms);
 		}
 		double c = csv_number(&csv, copies);
 		if (!isnan(c)) {
-			values_add(&copies_v, c);
-			values_add(&config->cpu_copies, c);
+			bench_values_add(&copies_v, c);
+			bench_values_add(&config->cpu_copies, c);
 		}
 		double f = csv_number(&csv, in_flight);
 		if (!isnan(f) && (isnan(run->in_flight_max) ||
@@ -527,17 +425,17 @@ static void read_frame_log(const char *path, struct config *config,
 		}
 	}
 	csv_close(&csv);
-	run->main_thread_median_ms = values_median(&main_ms);
-	run->cpu_copies_median = values_median(&copies_v);
+	run->main_thread_median_ms = bench_values_median(&main_ms);
+	run->cpu_copies_median = bench_values_median(&copies_v);
 	if (!isnan(run->in_flight_max) && (isnan(config->in_flight_max) ||
 			run->in_flight_max > config->in_flight_max)) {
 		config->in_flight_max = run->in_flight_max;
 	}
 	if (!isnan(run->first_late_ms)) {
-		values_add(&config->first_late_ms, run->first_late_ms);
+		bench_values_add(&config->first_late_ms, run->first_late_ms);
 	}
 	if (!isnan(run->first_render_ms)) {
-		values_add(&config->first_render_ms, run->first_render_ms);
+		bench_values_add(&config->first_render_ms, run->first_render_ms);
 	}
 	free(main_ms.v);
 	free(copies_v.v);
@@ -547,12 +445,12 @@ static bool run_config(struct bench *bench, struct config *config, int rep) {
 	int n = ++bench->nruns;
 	const char *label = bench->have_pipeline_option ? config->pipeline :
 		"default";
-	char *base = xasprintf("%s/run%02d-%.0fhz-%s", bench->runs_dir, n,
+	char *base = bench_asprintf("%s/run%02d-%.0fhz-%s", bench->runs_dir, n,
 		config->hz, label);
-	char *log = xasprintf("%s.log", base);
-	char *frame_log = xasprintf("%s-frames.csv", base);
-	char *stats = xasprintf("%s-stats.txt", base);
-	char *probe_csv = xasprintf("%s-probe.csv", base);
+	char *log = bench_asprintf("%s.log", base);
+	char *frame_log = bench_asprintf("%s-frames.csv", base);
+	char *stats = bench_asprintf("%s-stats.txt", base);
+	char *probe_csv = bench_asprintf("%s-probe.csv", base);
 	unlink(frame_log);
 	unlink(probe_csv);
 
@@ -562,11 +460,11 @@ static bool run_config(struct bench *bench, struct config *config, int rep) {
 	int skip = (int)(config->hz / 3);
 	char *probe_q = shell_quote(bench->probe);
 	char *csv_q = shell_quote(probe_csv);
-	char *probe_cmd = xasprintf("exec %s --frames %d --skip %d --csv %s "
+	char *probe_cmd = bench_asprintf("exec %s --frames %d --skip %d --csv %s "
 		"--timeout %.0f --app-id probe", probe_q, frames, skip, csv_q,
 		bench->seconds + 5);
 	char *chat_q = shell_quote(bench->chat);
-	char *chat_cmd = xasprintf("exec %s --animate-after %d --app-id chat",
+	char *chat_cmd = bench_asprintf("exec %s --animate-after %d --app-id chat",
 		chat_q, CHAT_ANIMATE_AFTER_MS);
 	char refresh[32], exit_after[32], socket[64];
 	snprintf(refresh, sizeof(refresh), "%g", config->hz);
@@ -628,16 +526,16 @@ static bool run_config(struct bench *bench, struct config *config, int rep) {
 
 	printf("  run %2d  rep %d  %5.0f Hz  %-7s  log rows %4zu  latency %s / %s "
 		"periods  main %s ms  first anim late %s ms (render %s ms)%s\n", n,
-		rep + 1, config->hz, label, run.frames, fmt(run.latency_median, 3),
-		fmt(run.latency_p95, 3), fmt(run.main_thread_median_ms, 3),
-		fmt(run.first_late_ms, 2), fmt(run.first_render_ms, 2),
+		rep + 1, config->hz, label, run.frames, bench_fmt(run.latency_median, 3),
+		bench_fmt(run.latency_p95, 3), bench_fmt(run.main_thread_median_ms, 3),
+		bench_fmt(run.first_late_ms, 2), bench_fmt(run.first_render_ms, 2),
 		ok ? "" : "  FAILED");
 	fprintf(bench->runs_csv, "%d,%d,%g,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s\n", n,
 		rep + 1, config->hz, label, ok ? 1 : 0, run.frames,
-		fmt(run.latency_median, 4), fmt(run.latency_p95, 4),
-		fmt(run.main_thread_median_ms, 4), fmt(run.cpu_copies_median, 2),
-		fmt(run.in_flight_max, 0), fmt(run.first_late_ms, 3),
-		fmt(run.first_render_ms, 3));
+		bench_fmt(run.latency_median, 4), bench_fmt(run.latency_p95, 4),
+		bench_fmt(run.main_thread_median_ms, 4), bench_fmt(run.cpu_copies_median, 2),
+		bench_fmt(run.in_flight_max, 0), bench_fmt(run.first_late_ms, 3),
+		bench_fmt(run.first_render_ms, 3));
 	fflush(bench->runs_csv);
 
 	free(base);
@@ -665,19 +563,19 @@ static struct figures config_figures(struct config *c) {
 		return (struct figures){ NAN, NAN, NAN, NAN, NAN, NAN, NAN };
 	}
 	return (struct figures){
-		.latency_median = values_median(&c->latency_periods),
-		.latency_p95 = values_p95(&c->latency_periods),
-		.main_ms = values_median(&c->main_thread_ms),
-		.copies = values_median(&c->cpu_copies),
+		.latency_median = bench_values_median(&c->latency_periods),
+		.latency_p95 = bench_values_rank(&c->latency_periods, 95),
+		.main_ms = bench_values_median(&c->main_thread_ms),
+		.copies = bench_values_median(&c->cpu_copies),
 		.in_flight = c->in_flight_max,
-		.first_late = values_median(&c->first_late_ms),
-		.first_render = values_median(&c->first_render_ms),
+		.first_late = bench_values_median(&c->first_late_ms),
+		.first_render = bench_values_median(&c->first_render_ms),
 	};
 }
 
 static void write_reports(struct bench *bench) {
-	char *csv_path = xasprintf("%s/pacing.csv", bench->out);
-	char *txt_path = xasprintf("%s/pacing.txt", bench->out);
+	char *csv_path = bench_asprintf("%s/pacing.csv", bench->out);
+	char *txt_path = bench_asprintf("%s/pacing.txt", bench->out);
 	FILE *csv = fopen(csv_path, "w");
 	FILE *txt = fopen(txt_path, "w");
 	if (csv != NULL) {
@@ -719,21 +617,21 @@ static void write_reports(struct bench *bench) {
 			}
 			fprintf(outs[o], "%-8s %-8s %5s %8s %10s %10s %9s%s %7s %9s "
 				"%10s %10s%s\n", hz, label, c->skipped ? "-" : runs,
-				c->skipped ? "-" : frames, fmt(f.latency_median, 3),
-				fmt(f.latency_p95, 3), fmt(f.main_ms, 3),
+				c->skipped ? "-" : frames, bench_fmt(f.latency_median, 3),
+				bench_fmt(f.latency_p95, 3), bench_fmt(f.main_ms, 3),
 				c->main_thread_fallback && !c->skipped ? "*" : " ",
-				fmt(f.copies, 1), fmt(f.in_flight, 0), fmt(f.first_late, 2),
-				fmt(f.first_render, 2),
+				bench_fmt(f.copies, 1), bench_fmt(f.in_flight, 0), bench_fmt(f.first_late, 2),
+				bench_fmt(f.first_render, 2),
 				c->failed_runs > 0 ? "  (some runs failed)" : "");
 		}
 		if (csv != NULL) {
 			fprintf(csv, "%g,%s,%d,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s\n", c->hz,
 				label, c->skipped ? 0 : c->runs, c->failed_runs,
 				c->skipped ? (size_t)0 : c->latency_periods.len,
-				fmt(f.latency_median, 4), fmt(f.latency_p95, 4),
-				fmt(f.main_ms, 4), c->skipped ? "n/a" : source,
-				fmt(f.copies, 2), fmt(f.in_flight, 0), fmt(f.first_late, 3),
-				fmt(f.first_render, 3));
+				bench_fmt(f.latency_median, 4), bench_fmt(f.latency_p95, 4),
+				bench_fmt(f.main_ms, 4), c->skipped ? "n/a" : source,
+				bench_fmt(f.copies, 2), bench_fmt(f.in_flight, 0), bench_fmt(f.first_late, 3),
+				bench_fmt(f.first_render, 3));
 		}
 	}
 	for (int o = 0; o < 2; o++) {
@@ -776,8 +674,8 @@ static void print_summary_line(struct bench *bench, const char *prefix,
 	}
 	printf("%s: commit_to_present_periods=%s main_thread_ms=%s cpu_copies=%s "
 		"frames_in_flight=%s first_frame_late_ms=%s\n", prefix,
-		fmt(f.latency_median, 3), fmt(f.main_ms, 3), fmt(f.copies, 1),
-		fmt(in_flight, 0), fmt(f.first_late, 2));
+		bench_fmt(f.latency_median, 3), bench_fmt(f.main_ms, 3), bench_fmt(f.copies, 1),
+		bench_fmt(in_flight, 0), bench_fmt(f.first_late, 2));
 }
 
 /* ---- main ----------------------------------------------------------------- */
@@ -853,7 +751,7 @@ int main(int argc, char *argv[]) {
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	bench.runs_dir = xasprintf("%s/pacing", bench.out);
+	bench.runs_dir = bench_asprintf("%s/pacing", bench.out);
 	mkdir(bench.out, 0755);
 	mkdir(bench.runs_dir, 0755);
 	char runtime_template[] = "/tmp/vitrail-bench-XXXXXX";
@@ -862,7 +760,7 @@ int main(int argc, char *argv[]) {
 		return EXIT_FAILURE;
 	}
 	bench.runtime_dir = runtime_template;
-	bench.config_dir = xasprintf("%s/config", bench.runtime_dir);
+	bench.config_dir = bench_asprintf("%s/config", bench.runtime_dir);
 	mkdir(bench.config_dir, 0700);
 
 	bench.have_pipeline_option = vitrail_accepts_pipeline(&bench, "sync") &&
@@ -879,7 +777,7 @@ int main(int argc, char *argv[]) {
 		bench.have_pipeline_option ? "--frame-pipeline sync|async" :
 		"--frame-pipeline rejected (n/a): running its default pipeline");
 
-	char *runs_path = xasprintf("%s/pacing-runs.csv", bench.out);
+	char *runs_path = bench_asprintf("%s/pacing-runs.csv", bench.out);
 	bench.runs_csv = fopen(runs_path, "w");
 	if (bench.runs_csv == NULL) {
 		fprintf(stderr, "bench-pacing: cannot write %s\n", runs_path);
