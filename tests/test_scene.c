@@ -1648,6 +1648,10 @@ static struct dv_run dvsync_run(const char *pacing) {
 	vitrail_scene_v1_destroy(scene);
 	vitrail_test_v1_destroy(bound_test);
 	bound_test = NULL;
+	if (bound_presentation != NULL) {
+		wp_presentation_destroy(bound_presentation);
+		bound_presentation = NULL;
+	}
 	wl_registry_destroy(registry);
 	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
