@@ -28,7 +28,8 @@ static const char usage[] =
 	"      --frame-pipeline P   async (default) or sync, the old synchronous path\n"
 	"      --pacing P           vsync (default) or dvsync: render animations\n"
 	"                           ahead of the display (D-VSync)\n"
-	"      --prerender N        dvsync: frames queued ahead, 1 to 5; default 3\n"
+	"      --prerender N[,N..]  dvsync: frames queued ahead, 1 to 5, for all\n"
+	"                           outputs or per output in order; default 3\n"
 	"  -S, --socket NAME        Wayland socket name; default: first free wayland-N\n"
 	"  -s, --startup CMD        run CMD (through /bin/sh -c) once ready; repeatable\n"
 	"  -c, --config FILE        config file (see vitrail(5))\n"
@@ -188,15 +189,28 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 				return false;
 			}
 			break;
-		case OPT_PRERENDER:
-			opts->prerender = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || opts->prerender < 1 ||
-					opts->prerender > VT_PRERENDER_MAX) {
-				fprintf(stderr, "vitrail: --prerender takes 1 to %d\n",
-					VT_PRERENDER_MAX);
-				return false;
+		case OPT_PRERENDER: {
+			/* one limit for all outputs, or one per output in order */
+			opts->prerender_count = 0;
+			const char *p = optarg;
+			for (;;) {
+				long n = strtol(p, &end, 10);
+				if (end == p || n < 1 || n > VT_PRERENDER_MAX ||
+						(*end != '\0' && *end != ',') ||
+						opts->prerender_count >= VT_OUTPUTS_MAX) {
+					fprintf(stderr, "vitrail: --prerender takes 1 to %d, "
+						"or a comma-separated list of them\n",
+						VT_PRERENDER_MAX);
+					return false;
+				}
+				opts->prerender[opts->prerender_count++] = (int)n;
+				if (*end == '\0') {
+					break;
+				}
+				p = end + 1;
 			}
 			break;
+		}
 		case 'S':
 			opts->socket = optarg;
 			break;

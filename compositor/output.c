@@ -1504,8 +1504,9 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	if (output->pacer == NULL) {
 		wlr_log(WLR_ERROR, "%s: out of memory", wlr_output->name);
 	} else if (output->policy == &vt_policy_dvsync) {
-		vt_pacer_set_prerender(output->pacer, opts->prerender > 0 ?
-			opts->prerender : VT_PRERENDER_DEFAULT);
+		vt_pacer_set_prerender(output->pacer, opts->prerender_count == 0 ?
+			VT_PRERENDER_DEFAULT : opts->prerender[index <
+			opts->prerender_count ? index : opts->prerender_count - 1]);
 	}
 
 	output->frame.notify = handle_frame;

@@ -58,7 +58,10 @@ struct vt_options {
 	int refresh_count;
 	enum vt_frame_pipeline pipeline;
 	enum vt_pacing_kind pacing;
-	int prerender; /* 0: VT_PRERENDER_DEFAULT */
+	/* D-VSync's limit per output, in output order (as refresh_mhz); none:
+	 * VT_PRERENDER_DEFAULT */
+	int prerender[VT_OUTPUTS_MAX];
+	int prerender_count;
 	const char *socket;
 	const char *config_path;
 	const char *screenshot_dir;

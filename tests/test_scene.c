@@ -1736,6 +1736,82 @@ START_TEST(test_scene_dvsync_absorbs_long_frames)
 }
 END_TEST
 
+/*
+ * --prerender per output: two outputs with limits 2 and 4, the chat
+ * example animating on each. Neither output ever has more frames queued
+ * than its own limit; outside sanitizer builds each reaches it (its
+ * accumulation fills the queue).
+ */
+START_TEST(test_scene_dvsync_per_output_limit)
+{
+	struct harness *harness = harness_create("dvsync_per_output");
+	char *log_path = NULL;
+	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
+	const char *args[] = { "--frame-log", log_path, "--pacing", "dvsync",
+		"--prerender", "2,4", NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 2,
+			.output_size = "640x480",
+			.extra_args = args,
+		});
+	// one window per output (the one with the fewest windows)
+	spawn_example(harness, vitrail, "vitrail-scene-chat", "500");
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	spawn_example(harness, vitrail, "vitrail-scene-chat", "300");
+	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct timespec wait = { 2, 0 };
+	nanosleep(&wait, NULL);
+	harness_stop_vitrail(harness, vitrail);
+
+	struct frame_row *rows;
+	size_t n = read_frame_log(log_path, &rows);
+	free(rows);
+	// in_flight per output, straight from the CSV
+	FILE *f = fopen(log_path, "r");
+	ck_assert(f != NULL);
+	char line[4096];
+	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	int col_output = -1, col_in_flight = -1, i = 0;
+	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save);
+			tok != NULL; tok = strtok_r(NULL, ",\n", &save), i++) {
+		col_output = strcmp(tok, "output") == 0 ? i : col_output;
+		col_in_flight = strcmp(tok, "in_flight") == 0 ? i : col_in_flight;
+	}
+	ck_assert(col_output >= 0 && col_in_flight >= 0);
+	int most[2] = { 0, 0 };
+	while (fgets(line, sizeof(line), f) != NULL) {
+		int output = -1, in_flight = 0;
+		i = 0;
+		for (char *save = NULL, *tok = strtok_r(line, ",", &save);
+				tok != NULL; tok = strtok_r(NULL, ",", &save), i++) {
+			if (i == col_output) {
+				output = strcmp(tok, "HEADLESS-1") == 0 ? 0 :
+					strcmp(tok, "HEADLESS-2") == 0 ? 1 : -1;
+			} else if (i == col_in_flight) {
+				in_flight = atoi(tok);
+			}
+		}
+		if (output >= 0 && in_flight > most[output]) {
+			most[output] = in_flight;
+		}
+	}
+	fclose(f);
+	printf("dvsync_per_output: %zu frames; most queued: HEADLESS-1 %d "
+		"(limit 2), HEADLESS-2 %d (limit 4)\n", n, most[0], most[1]);
+	ck_assert_int_le(most[0], 2);
+	ck_assert_int_le(most[1], 4);
+	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
+	if (sanitizer == NULL || sanitizer[0] == '\0' ||
+			strcmp(sanitizer, "none") == 0) {
+		ck_assert_int_eq(most[0], 2);
+		ck_assert_int_eq(most[1], 4);
+	}
+	free(log_path);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- dirty -------------------------------------------------------------- */
 
 START_TEST(test_scene_dirty_only_what_changed)
@@ -2426,6 +2502,8 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "dirty", test_scene_dirty_only_what_changed, 120);
 	harness_add_case(suite, "dvsync", test_scene_dvsync_absorbs_long_frames,
 		120);
+	harness_add_case(suite, "dvsync_per_output",
+		test_scene_dvsync_per_output_limit, 120);
 	harness_add_case(suite, "amplification",
 		test_scene_shared_list_amplification, 120);
 	harness_add_case(suite, "subsurfaces", test_scene_subsurfaces_linear,
