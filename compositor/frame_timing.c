@@ -30,20 +30,13 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
+#include "pacing/latch.h"
 #include "server.h"
 #include "vitrail-frame-timing-v1-protocol.h"
 
-#define QUEUE_MAX 64
 #define LIMIT_DEFAULT 3
 #define LIMIT_MAX 5
 #define NSEC_PER_SEC 1000000000ull
-
-struct queued_commit {
-	uint32_t seq; /* the cached state's */
-	uint64_t target_ns;
-	bool fifo; /* no target: the refresh after the one before it */
-	struct wl_list link; /* vt_surface_timing::queue */
-};
 
 struct timing_feedback {
 	struct wl_resource *resource;
@@ -63,9 +56,9 @@ struct vt_surface_timing {
 	uint64_t target_ns; /* for the next commit */
 	bool locked; /* the pending state is locked for target_ns */
 	uint32_t locked_seq;
-	struct wl_list queue; /* queued_commit::link, oldest first */
-	int nqueued;
-	uint64_t last_latch_ns; /* display time of the last latch */
+	/* cached states waiting for their display time (pacing/latch.c), by
+	 * their seq */
+	struct vt_latch_queue queue;
 	uint32_t seen_seq; /* the newest cached state it knows of */
 	uint32_t applied_seq; /* the state last applied */
 	struct wl_list pending_feedbacks; /* not yet applied */
@@ -276,12 +269,7 @@ static void timing_handle_get_timeline(struct wl_client *client,
 	struct vt_output *output = timing_output(timing);
 	if (output != NULL) {
 		/* after what the surface queued already */
-		uint64_t after = 0;
-		if (!wl_list_empty(&timing->queue)) {
-			struct queued_commit *last = wl_container_of(timing->queue.prev,
-				last, link);
-			after = last->target_ns;
-		}
+		uint64_t after = vt_latch_last_target(&timing->queue);
 		if (timing->has_target && timing->target_ns > after) {
 			after = timing->target_ns;
 		}
@@ -313,10 +301,11 @@ static void timing_handle_set_target_time(struct wl_client *client,
 			"tv_nsec %u: must be under 1000000000", nsec);
 		return;
 	}
-	if (timing->nqueued >= QUEUE_MAX) {
+	if (timing->queue.len >= VT_LATCH_QUEUE_MAX) {
 		wl_resource_post_error(resource,
 			VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL,
-			"%d commits queued: the most is %d", timing->nqueued, QUEUE_MAX);
+			"%zu commits queued: the most is %d", timing->queue.len,
+			VT_LATCH_QUEUE_MAX);
 		return;
 	}
 	uint64_t sec = (uint64_t)sec_hi << 32 | sec_lo;
@@ -384,12 +373,7 @@ static void timing_discard_all(struct vt_surface_timing *timing,
 }
 
 static void timing_free_queue(struct vt_surface_timing *timing) {
-	struct queued_commit *q, *tmp;
-	wl_list_for_each_safe(q, tmp, &timing->queue, link) {
-		wl_list_remove(&q->link);
-		free(q);
-	}
-	timing->nqueued = 0;
+	timing->queue.len = 0;
 }
 
 static void timing_handle_resource_destroy(struct wl_resource *resource) {
@@ -404,9 +388,9 @@ static void timing_handle_resource_destroy(struct wl_resource *resource) {
 			wlr_surface_unlock_cached(surface->wlr_surface,
 				timing->locked_seq);
 		}
-		struct queued_commit *q;
-		wl_list_for_each(q, &timing->queue, link) {
-			wlr_surface_unlock_cached(surface->wlr_surface, q->seq);
+		for (size_t i = 0; i < timing->queue.len; i++) {
+			wlr_surface_unlock_cached(surface->wlr_surface,
+				timing->queue.entries[i].seq);
 		}
 	}
 	/* feedbacks made through it stay answerable: the frames or the
@@ -431,7 +415,7 @@ static void timing_handle_resource_destroy(struct wl_resource *resource) {
  * lock is noticed as committed when pending.seq moved past it; it joins
  * the queue. */
 static void timing_note_cached(struct vt_surface_timing *timing) {
-	if (timing->surface == NULL || (wl_list_empty(&timing->queue) &&
+	if (timing->surface == NULL || (timing->queue.len == 0 &&
 			!timing->locked)) {
 		return;
 	}
@@ -442,12 +426,15 @@ static void timing_note_cached(struct vt_surface_timing *timing) {
 			continue; /* queued already (or not ours: before the queue) */
 		}
 		bool targeted = timing->locked && state->seq == timing->locked_seq;
-		if (!targeted && wl_list_empty(&timing->queue) && !timing->locked) {
+		if (!targeted && timing->queue.len == 0 && !timing->locked) {
 			continue;
 		}
-		struct queued_commit *q = calloc(1, sizeof(*q));
-		if (q == NULL) {
-			continue; /* it applies with the one before it */
+		if (!vt_latch_push(&timing->queue, state->seq, timing->target_ns,
+				!targeted)) {
+			/* full (only fifo ones get here): it applies with the one
+			 * before it */
+			timing->seen_seq = state->seq;
+			continue;
 		}
 		if (!targeted) {
 			/* A commit made behind queued ones: wlroots caches it
@@ -456,11 +443,6 @@ static void timing_note_cached(struct vt_surface_timing *timing) {
 			 * refresh after. */
 			state->cached_state_locks++;
 		}
-		q->seq = state->seq;
-		q->target_ns = targeted ? timing->target_ns : 0;
-		q->fifo = !targeted;
-		wl_list_insert(timing->queue.prev, &q->link);
-		timing->nqueued++;
 		timing->seen_seq = state->seq;
 		if (targeted) {
 			timing->locked = false;
@@ -501,20 +483,9 @@ bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
 		 * replaced, their feedback says so), so a frame latched late
 		 * does not delay the ones after it. A commit without a target
 		 * waits for the refresh after the one before it. */
-		bool latched = timing->last_latch_ns == display_ns;
-		while (!wl_list_empty(&timing->queue)) {
-			struct queued_commit *head = wl_container_of(timing->queue.next,
-				head, link);
-			if (head->fifo ? latched : head->target_ns > display_ns +
-					period_ns / 2) {
-				break;
-			}
-			latched = true;
-			timing->last_latch_ns = display_ns;
-			wl_list_remove(&head->link);
-			timing->nqueued--;
-			uint32_t seq = head->seq;
-			free(head);
+		uint32_t seq;
+		while (vt_latch_next_due(&timing->queue, display_ns, period_ns,
+				&seq)) {
 			timing->surface->latching = true;
 			wlr_surface_unlock_cached(timing->surface->wlr_surface, seq);
 			timing->surface->latching = false;
@@ -522,7 +493,7 @@ bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
 		}
 		/* a targeted commit on its way counts: the frames must go on
 		 * to latch it once it comes */
-		queued |= timing->nqueued > 0 || timing->locked;
+		queued |= timing->queue.len > 0 || timing->locked;
 	}
 	return queued;
 }
@@ -540,12 +511,7 @@ uint64_t vt_frame_timing_horizon(struct vt_server *server) {
 			continue;
 		}
 		timing_note_cached(timing);
-		uint64_t last = 0;
-		if (!wl_list_empty(&timing->queue)) {
-			struct queued_commit *q = wl_container_of(timing->queue.prev, q,
-				link);
-			last = q->target_ns;
-		}
+		uint64_t last = vt_latch_last_target(&timing->queue);
 		if (last < horizon) {
 			horizon = last;
 		}
@@ -561,7 +527,7 @@ bool vt_frame_timing_queued(struct vt_server *server) {
 	struct vt_surface_timing *timing;
 	wl_list_for_each(timing, &ft->timings, link) {
 		timing_note_cached(timing);
-		if (timing->nqueued > 0 || timing->locked) {
+		if (timing->queue.len > 0 || timing->locked) {
 			return true;
 		}
 	}
@@ -612,7 +578,6 @@ static void manager_handle_get_surface_timing(struct wl_client *client,
 	timing->path = timing->pending_path = VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC;
 	timing->limit = timing->pending_limit = LIMIT_DEFAULT;
 	timing->applied_seq = wlr_surface->current.seq;
-	wl_list_init(&timing->queue);
 	wl_list_init(&timing->pending_feedbacks);
 	wl_list_init(&timing->applied_feedbacks);
 	wl_list_insert(&ft->timings, &timing->link);

@@ -251,20 +251,17 @@ int vt_output_display_slots(struct vt_output *output, uint64_t now,
 	if (output->pacer == NULL) {
 		return 0;
 	}
-	const struct vt_clock *clock = vt_pacer_clock(output->pacer);
-	uint64_t period = vt_clock_period(clock);
-	uint64_t composition = vt_pacer_composition_ns(output->pacer);
-	uint64_t display = vt_clock_next_vblank(clock, now + composition - 1);
-	if (after != 0 && display <= after) {
-		display = vt_clock_next_vblank(clock, after);
-	}
+	uint64_t display[8], deadline[8];
+	n = n < 8 ? n : 8;
+	n = vt_pacer_display_slots(output->pacer, now, after, display, deadline,
+		n);
+	uint64_t period = vt_clock_period(vt_pacer_clock(output->pacer));
 	for (int i = 0; i < n; i++) {
 		slots[i] = (struct vt_display_slot){
-			.display_ns = display,
-			.deadline_ns = display - composition,
+			.display_ns = display[i],
+			.deadline_ns = deadline[i],
 			.refresh_ns = period,
 		};
-		display += period;
 	}
 	return n;
 }

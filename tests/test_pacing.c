@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pacing/clock.h"
+#include "pacing/latch.h"
 #include "pacing/pacer.h"
 
 #define MS 1000000ull
@@ -862,6 +863,117 @@ START_TEST(test_pacing_dvsync_unpredictable_is_vsync)
 }
 END_TEST
 
+/* ---- latching of commits queued for a display time ------------------- */
+
+/* Latch what is due for a frame at display d; returns how many, their
+ * seqs in out. */
+static int latch_frame(struct vt_latch_queue *q, uint64_t d, uint32_t *out) {
+	int n = 0;
+	uint32_t seq;
+	while (vt_latch_next_due(q, d, P, &seq)) {
+		out[n++] = seq;
+	}
+	return n;
+}
+
+/* Commits for consecutive vblanks are latched one per frame, each by the
+ * frame for its display time (half a period of slack either way), in
+ * order; a fifo commit behind them goes one refresh after the last. */
+START_TEST(test_pacing_latch_in_order)
+{
+	struct vt_latch_queue q = { 0 };
+	for (uint32_t i = 0; i < 3; i++) {
+		ck_assert(vt_latch_push(&q, 10 + i, T0 + (uint64_t)(i + 2) * P,
+			false));
+	}
+	ck_assert(vt_latch_push(&q, 20, 0, true));
+	ck_assert_uint_eq(vt_latch_last_target(&q), T0 + 4 * P);
+	uint32_t out[8];
+	ck_assert_int_eq(latch_frame(&q, T0 + P, out), 0); /* too early */
+	/* a target just under half a period after the frame is due */
+	for (uint32_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(latch_frame(&q, T0 + (uint64_t)(i + 2) * P, out), 1);
+		ck_assert_uint_eq(out[0], 10 + i);
+	}
+	/* the fifo one: not in the frame that latched the last targeted */
+	ck_assert_int_eq(latch_frame(&q, T0 + 4 * P, out), 0);
+	ck_assert_int_eq(latch_frame(&q, T0 + 5 * P, out), 1);
+	ck_assert_uint_eq(out[0], 20);
+	ck_assert_uint_eq(q.len, 0);
+	ck_assert_uint_eq(vt_latch_last_target(&q), 0);
+}
+END_TEST
+
+/* A frame that comes late (the main thread was busy for three periods)
+ * latches every commit due by its display time, in order: the last is
+ * what it shows; the next one still goes at its own time. */
+START_TEST(test_pacing_latch_late_frame)
+{
+	struct vt_latch_queue q = { 0 };
+	for (uint32_t i = 0; i < 5; i++) {
+		ck_assert(vt_latch_push(&q, i, T0 + (uint64_t)(i + 1) * P, false));
+	}
+	uint32_t out[8];
+	ck_assert_int_eq(latch_frame(&q, T0 + P, out), 1);
+	/* frames for 2P and 3P never came: the one for 4P latches 1, 2, 3 */
+	ck_assert_int_eq(latch_frame(&q, T0 + 4 * P, out), 3);
+	ck_assert_uint_eq(out[0], 1);
+	ck_assert_uint_eq(out[1], 2);
+	ck_assert_uint_eq(out[2], 3);
+	ck_assert_int_eq(latch_frame(&q, T0 + 5 * P, out), 1);
+	ck_assert_uint_eq(out[0], 4);
+	/* half a period off the grid either way still counts as its slot */
+	ck_assert(vt_latch_push(&q, 9, T0 + 6 * P + P / 3, false));
+	ck_assert_int_eq(latch_frame(&q, T0 + 6 * P, out), 1);
+	ck_assert(vt_latch_push(&q, 10, T0 + 7 * P + 2 * P / 3, false));
+	ck_assert_int_eq(latch_frame(&q, T0 + 7 * P, out), 0);
+	ck_assert_int_eq(latch_frame(&q, T0 + 8 * P, out), 1);
+}
+END_TEST
+
+/* The queue holds VT_LATCH_QUEUE_MAX commits, no more. */
+START_TEST(test_pacing_latch_full)
+{
+	struct vt_latch_queue q = { 0 };
+	for (uint32_t i = 0; i < VT_LATCH_QUEUE_MAX; i++) {
+		ck_assert(vt_latch_push(&q, i, T0 + (uint64_t)i * P, false));
+	}
+	ck_assert(!vt_latch_push(&q, 99, T0, false));
+	ck_assert_uint_eq(q.len, VT_LATCH_QUEUE_MAX);
+}
+END_TEST
+
+/* Timeline slots: on the vblank grid, the first the composition estimate
+ * can make, one period apart, deadlines the estimate before; after queued
+ * frames, they start after the last one. */
+START_TEST(test_pacing_timeline_slots)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	uint64_t display[4], deadline[4];
+	uint64_t composition = vt_pacer_composition_ns(fake.pacer);
+	ck_assert_int_eq(vt_pacer_display_slots(fake.pacer, T0 + 1 * MS, 0,
+		display, deadline, 4), 4);
+	/* nothing measured: the estimate is half a period */
+	ck_assert_uint_eq(composition, P / 2);
+	ck_assert_uint_eq(display[0], T0 + P);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_uint_eq(display[i], T0 + (uint64_t)(i + 1) * P);
+		ck_assert_uint_eq(deadline[i], display[i] - composition);
+	}
+	/* too late for T0 + P: the first slot is the next one */
+	vt_pacer_display_slots(fake.pacer, T0 + P - P / 4, 0, display, deadline,
+		1);
+	ck_assert_uint_eq(display[0], T0 + 2 * P);
+	/* after frames queued up to T0 + 6P */
+	vt_pacer_display_slots(fake.pacer, T0 + 1 * MS, T0 + 6 * P, display,
+		deadline, 2);
+	ck_assert_uint_eq(display[0], T0 + 7 * P);
+	ck_assert_uint_eq(display[1], T0 + 8 * P);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 static Suite *pacing_suite(void) {
 	Suite *s = suite_create("pacing");
 	struct {
@@ -882,6 +994,9 @@ static Suite *pacing_suite(void) {
 		{ "backend", { test_pacing_backend_latest_wins,
 			test_pacing_backend_callbacks,
 			test_pacing_backend_dvsync_waits_for_its_vblank } },
+		{ "latch", { test_pacing_latch_in_order,
+			test_pacing_latch_late_frame, test_pacing_latch_full,
+			test_pacing_timeline_slots } },
 		{ "dvsync", { test_pacing_dvsync_stages,
 			test_pacing_dvsync_absorbs_long_frame,
 			test_pacing_dvsync_discard_on_input,

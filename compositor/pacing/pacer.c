@@ -587,6 +587,23 @@ uint64_t vt_pacer_discarded_stale(const struct vt_pacer *pacer) {
 	return pacer->discarded_stale;
 }
 
+int vt_pacer_display_slots(const struct vt_pacer *pacer, uint64_t now,
+		uint64_t after, uint64_t *display_ns, uint64_t *deadline_ns, int n) {
+	uint64_t period = pacer->clock.period_ns;
+	uint64_t composition = vt_pacer_composition_ns(pacer);
+	uint64_t display = vt_clock_next_vblank(&pacer->clock,
+		now + composition - 1);
+	if (after != 0 && display <= after) {
+		display = vt_clock_next_vblank(&pacer->clock, after);
+	}
+	for (int i = 0; i < n; i++) {
+		display_ns[i] = display;
+		deadline_ns[i] = display - composition;
+		display += period;
+	}
+	return n;
+}
+
 uint64_t vt_pacer_first_display(const struct vt_pacer *pacer,
 		uint64_t earliest) {
 	uint64_t display = vt_clock_next_vblank(&pacer->clock, earliest - 1);

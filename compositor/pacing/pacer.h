@@ -172,6 +172,11 @@ bool vt_pacer_predictable(const struct vt_pacer *pacer);
 int vt_pacer_queued(const struct vt_pacer *pacer);
 /* Frames dropped by vt_pacer_discard_ahead. */
 uint64_t vt_pacer_discarded_stale(const struct vt_pacer *pacer);
+/* A frame timeline: the next n display slots from now, after display
+ * time `after` (0: none), as display times and the deadlines to commit
+ * for them (display time less the composition estimate); returns n. */
+int vt_pacer_display_slots(const struct vt_pacer *pacer, uint64_t now,
+	uint64_t after, uint64_t *display_ns, uint64_t *deadline_ns, int n);
 /* The first vblank a frame ready at `earliest` can make, after every
  * frame already planned (for policies). */
 uint64_t vt_pacer_first_display(const struct vt_pacer *pacer,

@@ -1,0 +1,45 @@
+/* See latch.h. */
+#include "pacing/latch.h"
+
+#include <string.h>
+
+bool vt_latch_push(struct vt_latch_queue *queue, uint32_t seq,
+		uint64_t target_ns, bool fifo) {
+	if (queue->len >= VT_LATCH_QUEUE_MAX) {
+		return false;
+	}
+	queue->entries[queue->len++] = (struct vt_latch_entry){
+		.seq = seq,
+		.target_ns = fifo ? 0 : target_ns,
+		.fifo = fifo,
+	};
+	return true;
+}
+
+bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
+		uint64_t period_ns, uint32_t *seq) {
+	if (queue->len == 0) {
+		return false;
+	}
+	const struct vt_latch_entry *head = &queue->entries[0];
+	bool latched = queue->last_latch_ns == display_ns;
+	if (head->fifo ? latched :
+			head->target_ns > display_ns + period_ns / 2) {
+		return false;
+	}
+	*seq = head->seq;
+	queue->last_latch_ns = display_ns;
+	memmove(&queue->entries[0], &queue->entries[1],
+		(queue->len - 1) * sizeof(queue->entries[0]));
+	queue->len--;
+	return true;
+}
+
+uint64_t vt_latch_last_target(const struct vt_latch_queue *queue) {
+	for (size_t i = queue->len; i > 0; i--) {
+		if (!queue->entries[i - 1].fifo) {
+			return queue->entries[i - 1].target_ns;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * The order in which commits queued for a display time are latched
+ * (vitrail_frame_timing_v1): no wlroots, so it runs on a fake clock in
+ * tests/test_pacing.c. frame_timing.c holds the surface states; this
+ * decides which of them a frame applies.
+ *
+ * Every commit due by a frame's display time (its target at most half a
+ * period after it) is latched, in order: the last of them is what the
+ * frame shows, the others are replaced, so one late frame does not delay
+ * every later one. A commit without a target (fifo) waits for the refresh
+ * after the one that latched the commit before it.
+ */
+#ifndef VITRAIL_PACING_LATCH_H
+#define VITRAIL_PACING_LATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_LATCH_QUEUE_MAX 64
+
+struct vt_latch_entry {
+	uint32_t seq; /* the caller's name for the commit */
+	uint64_t target_ns; /* 0 with fifo */
+	bool fifo;
+};
+
+struct vt_latch_queue {
+	struct vt_latch_entry entries[VT_LATCH_QUEUE_MAX]; /* oldest first */
+	size_t len;
+	uint64_t last_latch_ns; /* display time of the last latch */
+};
+
+/* Append a commit; false when VT_LATCH_QUEUE_MAX wait already. */
+bool vt_latch_push(struct vt_latch_queue *queue, uint32_t seq,
+	uint64_t target_ns, bool fifo);
+/* The oldest commit due for a frame shown at display_ns, removed from the
+ * queue (its seq in *seq); false when none is (call again until false: a
+ * commit may join the queue in between). */
+bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
+	uint64_t period_ns, uint32_t *seq);
+/* The target of the newest commit waiting (0: none, or fifo). */
+uint64_t vt_latch_last_target(const struct vt_latch_queue *queue);
+
+#endif
