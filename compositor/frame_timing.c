@@ -43,6 +43,8 @@ struct timing_feedback {
 	struct vt_surface_timing *timing; /* NULL once it is gone */
 	uint32_t seq; /* the commit it reports on */
 	struct wl_list link; /* pending, applied, or a frame's list */
+	struct wl_list timing_link; /* vt_surface_timing::feedbacks, while
+		timing is set */
 };
 
 struct vt_surface_timing {
@@ -63,6 +65,8 @@ struct vt_surface_timing {
 	uint32_t applied_seq; /* the state last applied */
 	struct wl_list pending_feedbacks; /* not yet applied */
 	struct wl_list applied_feedbacks; /* applied, not drawn yet */
+	struct wl_list feedbacks; /* timing_feedback::timing_link: every one
+		not answered, wherever it is (frames hold some) */
 };
 
 struct vt_frame_timing {
@@ -90,21 +94,31 @@ static void feedback_unlink(struct timing_feedback *fb) {
 	wl_list_init(&fb->link);
 }
 
-/* Answer and forget (the resource stays, inert, until the client
- * destroys it). */
-static void feedback_discard(struct timing_feedback *fb, uint32_t reason) {
-	vitrail_commit_feedback_v1_send_discarded(fb->resource, reason);
+static void feedback_forget_timing(struct timing_feedback *fb) {
+	if (fb->timing != NULL) {
+		wl_list_remove(&fb->timing_link);
+		fb->timing = NULL;
+	}
+}
+
+/* Forget an answered or destroyed feedback (its resource, if any, stays
+ * inert until the client destroys it). */
+static void feedback_free(struct timing_feedback *fb) {
 	feedback_unlink(fb);
-	fb->timing = NULL;
+	feedback_forget_timing(fb);
 	wl_resource_set_user_data(fb->resource, NULL);
 	free(fb);
+}
+
+static void feedback_discard(struct timing_feedback *fb, uint32_t reason) {
+	vitrail_commit_feedback_v1_send_discarded(fb->resource, reason);
+	feedback_free(fb);
 }
 
 static void feedback_handle_resource_destroy(struct wl_resource *resource) {
 	struct timing_feedback *fb = wl_resource_get_user_data(resource);
 	if (fb != NULL) {
-		wl_list_remove(&fb->link);
-		free(fb);
+		feedback_free(fb);
 	}
 }
 
@@ -136,9 +150,7 @@ void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 	wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
 		vitrail_commit_feedback_v1_send_presented(fb->resource, hi, lo, nsec,
 			thi, tlo, tnsec);
-		feedback_unlink(fb);
-		wl_resource_set_user_data(fb->resource, NULL);
-		free(fb);
+		feedback_free(fb);
 	}
 }
 
@@ -156,7 +168,8 @@ bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
 			/* the next frame drawing the surface shows it */
 			wl_list_insert(fb->timing->applied_feedbacks.prev, &fb->link);
 		} else {
-			feedback_discard(fb,
+			feedback_discard(fb, fb->timing == NULL ?
+				VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN :
 				VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
 		}
 	}
@@ -316,9 +329,13 @@ static void timing_handle_set_target_time(struct wl_client *client,
 	timing->has_target = true;
 	timing->target_ns = sec * NSEC_PER_SEC + nsec;
 	if (!timing->locked) {
-		/* the commit that follows is cached until its time */
-		timing->locked_seq = wlr_surface_lock_pending(
-			timing->surface->wlr_surface);
+		/* the commit that follows is cached until its time (states
+		 * cached before, a synchronized subsurface's, are not ours) */
+		struct wlr_surface *wlr_surface = timing->surface->wlr_surface;
+		if (timing->queue.len == 0) {
+			timing->seen_seq = wlr_surface->pending.seq - 1;
+		}
+		timing->locked_seq = wlr_surface_lock_pending(wlr_surface);
 		timing->locked = true;
 	}
 }
@@ -343,6 +360,7 @@ static void timing_handle_feedback(struct wl_client *client,
 		return;
 	}
 	fb->timing = timing;
+	wl_list_insert(&timing->feedbacks, &fb->timing_link);
 	fb->seq = timing->surface->wlr_surface->pending.seq;
 	wl_list_insert(timing->pending_feedbacks.prev, &fb->link);
 }
@@ -378,35 +396,39 @@ static void timing_free_queue(struct vt_surface_timing *timing) {
 
 static void timing_handle_resource_destroy(struct wl_resource *resource) {
 	struct vt_surface_timing *timing = wl_resource_get_user_data(resource);
-	if (timing->surface != NULL) {
-		/* back to vsync; queued commits keep their times: unlock them
-		 * in order now rather than hold them with nobody to latch */
-		struct vt_surface *surface = timing->surface;
-		surface->timing = NULL;
-		surface->prerender = false;
-		if (timing->locked) {
-			wlr_surface_unlock_cached(surface->wlr_surface,
-				timing->locked_seq);
-		}
-		for (size_t i = 0; i < timing->queue.len; i++) {
-			wlr_surface_unlock_cached(surface->wlr_surface,
-				timing->queue.entries[i].seq);
-		}
-	}
-	/* feedbacks made through it stay answerable: the frames or the
-	 * surface destruction answer them; unlink them from us */
-	struct timing_feedback *fb;
-	wl_list_for_each(fb, &timing->pending_feedbacks, link) {
-		fb->timing = NULL;
-	}
-	wl_list_for_each(fb, &timing->applied_feedbacks, link) {
-		fb->timing = NULL;
-	}
+	/* Feedbacks not answered yet: those still waiting for their commit
+	 * or for a frame are not_shown; those a frame holds are answered by
+	 * that frame, without us. */
+	timing_note_cached(timing);
 	timing_discard_all(timing,
 		VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN);
+	struct timing_feedback *fb, *tmp;
+	wl_list_for_each_safe(fb, tmp, &timing->feedbacks, timing_link) {
+		feedback_forget_timing(fb);
+	}
+	/* Detach before releasing anything: applying the held states runs
+	 * commit handlers that could look at this timing again. */
+	struct vt_surface *surface = timing->surface;
+	struct vt_latch_queue queue = timing->queue;
+	bool locked = timing->locked;
+	uint32_t locked_seq = timing->locked_seq;
+	timing->surface = NULL;
+	timing->locked = false;
 	timing_free_queue(timing);
 	wl_list_remove(&timing->link);
 	free(timing);
+	if (surface != NULL) {
+		/* back to vsync: what was held applies now, in order */
+		surface->timing = NULL;
+		surface->prerender = false;
+		if (locked) {
+			wlr_surface_unlock_cached(surface->wlr_surface, locked_seq);
+		}
+		for (size_t i = 0; i < queue.len; i++) {
+			wlr_surface_unlock_cached(surface->wlr_surface,
+				queue.entries[i].seq);
+		}
+	}
 }
 
 /* ---- what the rest of vitrail calls ---------------------------------------- */
@@ -465,8 +487,8 @@ void vt_frame_timing_surface_commit(struct vt_surface *surface) {
 	timing_applied(timing, wlr_surface->current.seq);
 }
 
-bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
-		uint64_t period_ns) {
+bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
+		uint64_t display_ns, uint64_t period_ns) {
 	struct vt_frame_timing *ft = server->frame_timing;
 	if (ft == NULL) {
 		return false;
@@ -476,6 +498,11 @@ bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
 	wl_list_for_each_safe(timing, tmp, &ft->timings, link) {
 		timing_note_cached(timing);
 		if (timing->surface == NULL) {
+			continue;
+		}
+		if (timing_output(timing) != output) {
+			/* its own output's frames latch it, on that clock */
+			queued |= timing->queue.len > 0 || timing->locked;
 			continue;
 		}
 		/* Every commit due by this display time applies, in order: the
@@ -580,6 +607,7 @@ static void manager_handle_get_surface_timing(struct wl_client *client,
 	timing->applied_seq = wlr_surface->current.seq;
 	wl_list_init(&timing->pending_feedbacks);
 	wl_list_init(&timing->applied_feedbacks);
+	wl_list_init(&timing->feedbacks);
 	wl_list_insert(&ft->timings, &timing->link);
 	surface->timing = timing;
 	wl_resource_set_implementation(timing_resource, &timing_impl, timing,

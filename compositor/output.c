@@ -125,6 +125,7 @@ struct vt_output {
 		protocol: when the next one is due */
 	bool sending_present; /* our own present event is being emitted */
 	bool destroying; /* in handle_destroy */
+	struct wl_event_source *redraw_idle; /* a whole redraw, once idle */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
 	pixman_region32_t damage_history[DAMAGE_HISTORY];
 	int damage_idx;
@@ -478,6 +479,12 @@ void vt_server_request_frame(struct vt_server *server, uint32_t wants) {
 
 /* The frame ends: shown, replaced or dropped. Discarded feedback tells
  * the clients their content was not presented. */
+static void handle_redraw_idle(void *data) {
+	struct vt_output *output = data;
+	output->redraw_idle = NULL;
+	output_damage_whole(output);
+}
+
 static void frame_destroy(struct output_frame *frame) {
 	struct wlr_presentation_feedback **feedback;
 	wl_array_for_each(feedback, &frame->feedbacks) {
@@ -495,8 +502,10 @@ static void frame_destroy(struct output_frame *frame) {
 			next = &later->timing_feedbacks;
 		}
 		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next) &&
-				!output->destroying) {
-			output_damage_whole(output);
+				!output->destroying && output->redraw_idle == NULL) {
+			/* not now: frames are destroyed from inside the pacer */
+			output->redraw_idle = wl_event_loop_add_idle(
+				output->server->loop, handle_redraw_idle, output);
 		}
 	}
 	if (frame->buffer != NULL) {
@@ -697,7 +706,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	/* Commits queued for this display time apply now, so that the
 	 * frame shows them; then animations take their values at it, right
 	 * before the tree update that turns them into damage. */
-	bool queued = vt_frame_timing_latch(server, display_ns,
+	bool queued = vt_frame_timing_latch(server, output, display_ns,
 		output->period_ns);
 	char samples[VT_SCENE_SAMPLES_LEN] = "";
 	vt_scene_sample(server, display_ns, samples, sizeof(samples));
@@ -1393,6 +1402,9 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	}
 	if (output->slow_timer != NULL) {
 		wl_event_source_remove(output->slow_timer);
+	}
+	if (output->redraw_idle != NULL) {
+		wl_event_source_remove(output->redraw_idle);
 	}
 	if (output->timer_fd >= 0) {
 		close(output->timer_fd);

@@ -330,11 +330,11 @@ struct vt_output *vt_surface_output(struct vt_surface *surface);
 /* frame_timing.c */
 bool vt_frame_timing_init(struct vt_server *server);
 void vt_frame_timing_finish(struct vt_server *server);
-/* Before an output frame for display_ns samples the tree: latch the
- * queued commits due by then; true while commits stay queued (the output
- * keeps rendering for them). */
-bool vt_frame_timing_latch(struct vt_server *server, uint64_t display_ns,
-	uint64_t period_ns);
+/* Before a frame of output for display_ns samples the tree: latch the
+ * queued commits of surfaces on that output due by then; true while
+ * commits stay queued anywhere (outputs keep rendering for them). */
+bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
+	uint64_t display_ns, uint64_t period_ns);
 /* The latest display time whose content every pre_render surface has
  * queued (UINT64_MAX: no such surface): D-VSync renders no further. */
 uint64_t vt_frame_timing_horizon(struct vt_server *server);

@@ -521,6 +521,57 @@ START_TEST(test_frame_timing_disconnect_queued)
 }
 END_TEST
 
+static void callback_done(void *data, struct wl_callback *callback,
+		uint32_t time) {
+	*(bool *)data = true;
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener callback_listener = {
+	.done = callback_done,
+};
+
+/*
+ * The timing object destroyed with a commit queued a minute ahead, a
+ * frame callback on it, in one flush (the commit handlers run while the
+ * held states are released): vitrail lives, the commit applies at once
+ * (its frame callback comes), its feedback is not_shown, and a new
+ * timing object on the surface works.
+ */
+START_TEST(test_frame_timing_destroy_queued)
+{
+	struct harness *harness = harness_create("destroy_queued");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct client c;
+	client_start(&c, vitrail);
+	struct feedback f[2];
+	ask_feedback(&c, &f[0]);
+	target(&c, now_ns() + 60 * NSEC);
+	bool done = false;
+	wl_callback_add_listener(wl_surface_frame(c.app.surface),
+		&callback_listener, &done);
+	show(&c, 1);
+	ask_feedback(&c, &f[1]);
+	show(&c, 2); // behind it, no target
+	vitrail_surface_timing_v1_destroy(c.timing);
+	c.timing = NULL;
+	pump(&c, 5000, &done);
+	ck_assert_msg(done, "the held commit did not apply");
+	wait_feedback(&c, f, 2);
+	ck_assert_msg(!f[0].presented && f[0].reason ==
+		VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN,
+		"presented %d reason %u", f[0].presented, f[0].reason);
+	harness_assert_alive(vitrail->proc);
+	c.timing = vitrail_frame_timing_manager_v1_get_surface_timing(
+		c.app.timing_manager, c.app.surface);
+	struct timeline t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3);
+	client_finish(&c);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- the demo client ---------------------------------------------------- */
 
 /* A sanitizer build (meson's b_sanitize, from the environment). */
@@ -638,6 +689,8 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "errors", test_frame_timing_errors, 90);
 	harness_add_case(suite, "disconnect_queued",
 		test_frame_timing_disconnect_queued, 60);
+	harness_add_case(suite, "destroy_queued",
+		test_frame_timing_destroy_queued, 60);
 	harness_add_case(suite, "demo", test_frame_timing_demo, 120);
 	return harness_run_suite(suite, argc, argv);
 }
