@@ -2,7 +2,9 @@
  * vitrail_frame_timing_v1 (protocol/vitrail-frame-timing-v1.xml): frame
  * timelines from the display time virtualizer (the pacer's vblank model),
  * commits queued for a display time, their feedback, and the per-surface
- * path (vsync or pre_render) D-VSync's frame pre-executor reads.
+ * path (vsync or pre_render) D-VSync's frame pre-executor reads, and
+ * input positions predicted at each slot's display time for pre_render
+ * surfaces (D-VSync's input prediction layer; the fit is input.c's).
  *
  * Queued commits use wlroots' cached surface states: set_target_time
  * locks the surface's pending state (wlr_surface_lock_pending), so the
@@ -54,6 +56,7 @@ struct vt_surface_timing {
 	struct wl_list link; /* vt_frame_timing::timings */
 	enum vitrail_surface_timing_v1_path path, pending_path;
 	uint32_t limit, pending_limit;
+	enum vitrail_surface_timing_v1_input_model model, pending_model;
 	bool has_target;
 	uint64_t target_ns; /* for the next commit */
 	bool locked; /* the pending state is locked for target_ns */
@@ -264,6 +267,43 @@ static void timing_handle_set_prerender_limit(struct wl_client *client,
 	timing->pending_limit = frames;
 }
 
+static void timing_handle_set_input_prediction(struct wl_client *client,
+		struct wl_resource *resource, uint32_t model) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	if (model > VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_MODEL,
+			"%u: not an input model", model);
+		return;
+	}
+	timing->pending_model = model;
+}
+
+/* After a slot: the input held on the surface, predicted at its display
+ * time, when the surface asked for it on the pre_render path. */
+static void timing_send_prediction(struct vt_surface_timing *timing,
+		struct wl_resource *timeline, uint64_t display_ns) {
+	if (timing->path != VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER ||
+			timing->model == VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_NONE) {
+		return;
+	}
+	int degree =
+		timing->model == VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC ?
+		2 : 1;
+	double x, y;
+	if (!vt_input_predict(timing->server, timing->surface->wlr_surface,
+			display_ns, degree, &x, &y)) {
+		return;
+	}
+	uint32_t hi, lo, nsec;
+	split_ns(display_ns, &hi, &lo, &nsec);
+	vitrail_frame_timeline_v1_send_predicted_input(timeline, hi, lo, nsec,
+		wl_fixed_from_double(x), wl_fixed_from_double(y));
+}
+
 static void timing_handle_get_timeline(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct vt_surface_timing *timing = timing_from_resource(resource);
@@ -295,6 +335,7 @@ static void timing_handle_get_timeline(struct wl_client *client,
 			split_ns(slots[i].deadline_ns, &ehi, &elo, &ens);
 			vitrail_frame_timeline_v1_send_slot(timeline, dhi, dlo, dns, ehi,
 				elo, ens, (uint32_t)slots[i].refresh_ns);
+			timing_send_prediction(timing, timeline, slots[i].display_ns);
 		}
 	}
 	vitrail_frame_timeline_v1_send_done(timeline);
@@ -372,6 +413,7 @@ static const struct vitrail_surface_timing_v1_interface timing_impl = {
 	.get_timeline = timing_handle_get_timeline,
 	.set_target_time = timing_handle_set_target_time,
 	.feedback = timing_handle_feedback,
+	.set_input_prediction = timing_handle_set_input_prediction,
 };
 
 static const struct vitrail_frame_timeline_v1_interface timeline_impl = {
@@ -482,6 +524,7 @@ void vt_frame_timing_surface_commit(struct vt_surface *surface) {
 	timing_note_cached(timing);
 	timing->path = timing->pending_path;
 	timing->limit = timing->pending_limit;
+	timing->model = timing->pending_model;
 	surface->prerender =
 		timing->path == VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER;
 	timing_applied(timing, wlr_surface->current.seq);
@@ -604,6 +647,8 @@ static void manager_handle_get_surface_timing(struct wl_client *client,
 	timing->surface = surface;
 	timing->path = timing->pending_path = VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC;
 	timing->limit = timing->pending_limit = LIMIT_DEFAULT;
+	timing->model = timing->pending_model =
+		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_NONE;
 	timing->applied_seq = wlr_surface->current.seq;
 	wl_list_init(&timing->pending_feedbacks);
 	wl_list_init(&timing->applied_feedbacks);

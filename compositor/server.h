@@ -186,6 +186,22 @@ struct vt_keyboard {
 struct vt_frame_log;
 struct vt_scene_manager;
 
+#define VT_INPUT_HISTORY 8
+
+/* One position of a pointer or touch point, surface-local, stamped at its
+ * arrival (CLOCK_MONOTONIC ns). */
+struct vt_input_sample {
+	uint64_t t_ns;
+	double x, y;
+};
+
+/* The last VT_INPUT_HISTORY positions, over one surface. */
+struct vt_input_history {
+	struct wlr_surface *surface; /* compared, never dereferenced */
+	struct vt_input_sample samples[VT_INPUT_HISTORY]; /* a ring */
+	int n, next;
+};
+
 struct vt_server {
 	struct wl_display *display;
 	struct wl_event_loop *loop;
@@ -220,6 +236,10 @@ struct vt_server {
 	struct wl_listener cursor_surface_destroy;
 	int cursor_hotspot_x, cursor_hotspot_y;
 	bool has_pointer;
+	/* recent positions for input prediction (input.c): the pointer's,
+	 * and the touch point touch_history_id's */
+	struct vt_input_history pointer_history, touch_history;
+	int32_t touch_history_id;
 
 	struct wl_list outputs; /* vt_output::link (output.c) */
 	int outputs_created; /* index of the next output, for its options */
@@ -394,6 +414,12 @@ void vt_view_move(struct vt_view *view, int x, int y);
 
 /* input.c */
 bool vt_input_init(struct vt_server *server);
+/* The position of the pointer (a button held, its focus on surface) or
+ * of a touch point down on surface, predicted at t_ns (CLOCK_MONOTONIC)
+ * by a least-squares polynomial of degree (1: linear, 2: quadratic) over
+ * the recent samples, surface-local; false when neither is held on it. */
+bool vt_input_predict(struct vt_server *server, struct wlr_surface *surface,
+	uint64_t t_ns, int degree, double *x, double *y);
 void vt_input_apply_config(struct vt_server *server);
 /* Windows moved, appeared or went away: give the pointer focus to what is
  * under the cursor now, as if it had moved there. */

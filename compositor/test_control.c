@@ -9,6 +9,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "emulated_input.h"
 #include "server.h"
 #include "vitrail-test-v1-protocol.h"
 
@@ -20,6 +21,10 @@ struct vt_test {
 	uint32_t stall_ms; /* stall_next_frame: sleep of the next frame */
 	uint32_t *costs; /* slow_frames: render times (us) of the next frames */
 	size_t ncosts, next_cost;
+	/* pointer_move, pointer_button: made at the first; NULL once the
+	 * backend destroyed it */
+	struct wlr_input_device *pointer;
+	struct wl_listener pointer_destroy;
 };
 
 struct settle {
@@ -274,6 +279,52 @@ uint32_t vt_test_take_frame_cost_us(struct vt_server *server) {
 	return test->costs[test->next_cost++];
 }
 
+static void handle_pointer_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_test *test = wl_container_of(listener, test, pointer_destroy);
+	wl_list_remove(&test->pointer_destroy.link);
+	test->pointer = NULL;
+}
+
+/* The emulated pointer, made on first use; NULL (and the error posted)
+ * when the backend cannot emulate one. */
+static struct wlr_input_device *test_pointer(struct vt_test *test,
+		struct wl_resource *resource) {
+	if (test->pointer == NULL) {
+		test->pointer = vt_emulated_device_create(test->server,
+			WLR_INPUT_DEVICE_POINTER);
+		if (test->pointer == NULL) {
+			wl_resource_post_error(resource,
+				VITRAIL_TEST_V1_ERROR_NO_INPUT_DEVICE,
+				"cannot emulate a pointer on this backend");
+			return NULL;
+		}
+		test->pointer_destroy.notify = handle_pointer_destroy;
+		wl_signal_add(&test->pointer->events.destroy,
+			&test->pointer_destroy);
+	}
+	return test->pointer;
+}
+
+static void handle_pointer_move(struct wl_client *client,
+		struct wl_resource *resource, wl_fixed_t x, wl_fixed_t y) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct wlr_input_device *pointer = test_pointer(obj->test, resource);
+	if (pointer != NULL) {
+		vt_emulated_pointer_move_to(obj->test->server, pointer,
+			wl_fixed_to_double(x), wl_fixed_to_double(y));
+	}
+}
+
+static void handle_pointer_button(struct wl_client *client,
+		struct wl_resource *resource, uint32_t button, uint32_t pressed) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct wlr_input_device *pointer = test_pointer(obj->test, resource);
+	if (pointer != NULL) {
+		vt_emulated_pointer_button(pointer, button, pressed != 0);
+	}
+}
+
 static const struct vitrail_test_v1_interface test_impl = {
 	.destroy = handle_destroy,
 	.hold_frames = handle_hold_frames,
@@ -283,6 +334,8 @@ static const struct vitrail_test_v1_interface test_impl = {
 	.stall_next_frame = handle_stall_next_frame,
 	.unplug_output = handle_unplug_output,
 	.slow_frames = handle_slow_frames,
+	.pointer_move = handle_pointer_move,
+	.pointer_button = handle_pointer_button,
 };
 
 static void test_handle_resource_destroy(struct wl_resource *resource) {
@@ -315,7 +368,7 @@ bool vt_test_init(struct vt_server *server) {
 	test->server = server;
 	wl_list_init(&test->settles);
 	test->global = wl_global_create(server->display,
-		&vitrail_test_v1_interface, 4, test, test_bind);
+		&vitrail_test_v1_interface, 5, test, test_bind);
 	if (test->global == NULL) {
 		free(test);
 		return false;
@@ -335,6 +388,9 @@ void vt_test_finish(struct vt_server *server) {
 		wl_list_remove(&settle->link);
 		wl_resource_set_user_data(settle->callback, NULL);
 		free(settle);
+	}
+	if (test->pointer != NULL) {
+		wl_list_remove(&test->pointer_destroy.link);
 	}
 	wl_global_destroy(test->global);
 	free(test->costs);

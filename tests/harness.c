@@ -648,7 +648,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct harness_conn *conn = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0) {
 		conn->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, version < 4 ? version : 4);
+			&vitrail_test_v1_interface, version < 5 ? version : 5);
 		vitrail_test_v1_add_listener(conn->test, &test_listener, conn);
 	}
 }
@@ -839,6 +839,25 @@ void harness_unplug_output(struct harness_conn *conn, const char *output) {
 		conn->test, output);
 	wl_callback_add_listener(callback, &callback_listener, &result);
 	conn_wait(conn, &result.done, HARNESS_WAIT_TIMEOUT_MS, "unplug_output");
+}
+
+static void require_input(struct harness_conn *conn) {
+	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 5,
+		"vitrail_test_v1 version 5 needed to emulate a pointer");
+}
+
+void harness_pointer_move(struct harness_conn *conn, double x, double y) {
+	require_input(conn);
+	vitrail_test_v1_pointer_move(conn->test, wl_fixed_from_double(x),
+		wl_fixed_from_double(y));
+	conn_sync(conn, "pointer_move");
+}
+
+void harness_pointer_button(struct harness_conn *conn, uint32_t button,
+		bool pressed) {
+	require_input(conn);
+	vitrail_test_v1_pointer_button(conn->test, button, pressed ? 1 : 0);
+	conn_sync(conn, "pointer_button");
 }
 
 /* ---- frame log ------------------------------------------------------------ */

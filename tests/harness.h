@@ -184,6 +184,12 @@ const struct harness_window *harness_find_window(struct harness_conn *conn,
 	const char *app_id);
 /* Destroy an output as if unplugged; returns once it is gone. */
 void harness_unplug_output(struct harness_conn *conn, const char *output);
+/* Emulated pointer (vitrail_test_v1 version 5): move to x, y (layout
+ * coordinates), press or release a button; each returns once vitrail
+ * handled it. */
+void harness_pointer_move(struct harness_conn *conn, double x, double y);
+void harness_pointer_button(struct harness_conn *conn, uint32_t button,
+	bool pressed);
 /* Returns the generation rendered, 0 when writing failed. */
 uint32_t harness_write_reference(struct harness_conn *conn,
 	const char *output, const char *path);

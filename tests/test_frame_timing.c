@@ -14,6 +14,7 @@
 #define _GNU_SOURCE // asprintf, setenv
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +126,11 @@ struct timeline {
 	uint64_t display[8], deadline[8];
 	uint32_t refresh;
 	int n;
+	/* predicted_input events: the slot each follows, its position */
+	int npred;
+	int pred_slot[8];
+	uint64_t pred_display[8];
+	double pred_x[8], pred_y[8];
 	bool done;
 };
 
@@ -139,6 +145,19 @@ static void tl_slot(void *data, struct vitrail_frame_timeline_v1 *tl,
 	t->n++;
 }
 
+static void tl_predicted_input(void *data,
+		struct vitrail_frame_timeline_v1 *tl, uint32_t hi, uint32_t lo,
+		uint32_t ns, wl_fixed_t x, wl_fixed_t y) {
+	struct timeline *t = data;
+	ck_assert_int_lt(t->npred, 8);
+	ck_assert_msg(t->n > 0, "predicted_input before any slot");
+	t->pred_slot[t->npred] = t->n - 1;
+	t->pred_display[t->npred] = join(hi, lo, ns);
+	t->pred_x[t->npred] = wl_fixed_to_double(x);
+	t->pred_y[t->npred] = wl_fixed_to_double(y);
+	t->npred++;
+}
+
 static void tl_done(void *data, struct vitrail_frame_timeline_v1 *tl) {
 	struct timeline *t = data;
 	t->done = true;
@@ -146,6 +165,7 @@ static void tl_done(void *data, struct vitrail_frame_timeline_v1 *tl) {
 
 static const struct vitrail_frame_timeline_v1_listener tl_listener = {
 	.slot = tl_slot,
+	.predicted_input = tl_predicted_input,
 	.done = tl_done,
 };
 
@@ -454,6 +474,12 @@ START_TEST(test_frame_timing_errors)
 	}
 
 	client_start(&c, vitrail);
+	vitrail_surface_timing_v1_set_input_prediction(c.timing, 3);
+	assert_error(&c, &vitrail_surface_timing_v1_interface,
+		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_MODEL, "invalid_model");
+	client_finish(&c);
+
+	client_start(&c, vitrail);
 	vitrail_surface_timing_v1_set_target_time(c.timing, 0, 1, 1000000000);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
 		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME, "invalid_time");
@@ -681,6 +707,199 @@ START_TEST(test_frame_timing_demo)
 }
 END_TEST
 
+/* ---- input prediction ---------------------------------------------------- */
+
+#define BTN_LEFT 0x110
+#define SAMPLE_MS 8
+
+/* A drag along x(t) = x0 + v t + acc t² / 2 (px, t in ms from the first
+ * sample), one pointer_move every SAMPLE_MS. */
+struct drag {
+	double x0, y, v, acc;
+	uint64_t t0;
+	double last_x; // where the last sample put the pointer
+};
+
+static double drag_x(const struct drag *d, uint64_t ns) {
+	double t = ((double)ns - (double)d->t0) / 1e6;
+	return d->x0 + d->v * t + d->acc * t * t / 2;
+}
+
+static void sleep_until(uint64_t ns) {
+	struct timespec ts = { (time_t)(ns / NSEC), (long)(ns % NSEC) };
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0) {
+	}
+}
+
+/* A sample sent later than this after its time, or handled later than
+ * this after it was sent, makes the drag late (a loaded machine). */
+#define SAMPLE_SLACK_NS 3000000u
+
+/* Samples 1..n of the drag (sample 0, at d->t0, placed the pointer).
+ * Each position is the curve's at the time the move is sent; vitrail
+ * stamps it on arrival, a fraction of a millisecond later. False when a
+ * sample was late: its time stamp is off the curve, and the pointer may
+ * have left the 64x64 surface (vitrail has no implicit grab). */
+static bool drag_samples(struct harness_conn *conn, struct drag *d, int n) {
+	bool on_time = true;
+	for (int i = 1; i <= n; i++) {
+		uint64_t due = d->t0 + (uint64_t)i * SAMPLE_MS * 1000000u;
+		sleep_until(due);
+		uint64_t t = now_ns();
+		d->last_x = drag_x(d, t);
+		harness_pointer_move(conn, d->last_x, d->y);
+		on_time &= t - due <= SAMPLE_SLACK_NS &&
+			now_ns() - t <= SAMPLE_SLACK_NS;
+	}
+	return on_time;
+}
+
+/* Place the pointer at the drag's start, press, then move; on a loaded
+ * machine, until a drag was on time (at most 20 tries). */
+static void drag_pressed(struct harness_conn *conn, struct drag *d, int n) {
+	for (int try = 0; try < 20; try++) {
+		if (try > 0) {
+			harness_pointer_button(conn, BTN_LEFT, false);
+			usleep(20000);
+		}
+		d->t0 = now_ns();
+		harness_pointer_move(conn, d->x0, d->y);
+		harness_pointer_button(conn, BTN_LEFT, true);
+		if (now_ns() - d->t0 <= SAMPLE_SLACK_NS &&
+				drag_samples(conn, d, n)) {
+			return;
+		}
+		printf("drag %d late, again\n", try);
+	}
+	ck_abort_msg("no drag on time in 20 tries: the machine is too busy");
+}
+
+/* Every slot has its predicted_input, at the drag's position at the
+ * slot's display time (in surface coordinates: less the window's), to
+ * within tolerance px. */
+static void assert_predicted(const struct timeline *t, const struct drag *d,
+		double wx, double wy, double tolerance, const char *what) {
+	ck_assert_msg(t->npred == t->n, "%s: %d predicted_input for %d slots",
+		what, t->npred, t->n);
+	for (int i = 0; i < t->npred; i++) {
+		ck_assert_int_eq(t->pred_slot[i], i);
+		ck_assert_uint_eq(t->pred_display[i], t->display[i]);
+		double x = drag_x(d, t->display[i]) - wx;
+		double y = d->y - wy;
+		printf("%s: slot %d, %.1f ms ahead: predicted %.2f, %.2f; "
+			"expected %.2f, %.2f\n", what, i,
+			((double)t->display[i] - (double)now_ns()) / 1e6,
+			t->pred_x[i], t->pred_y[i], x, y);
+		ck_assert_msg(fabs(t->pred_x[i] - x) <= tolerance &&
+			fabs(t->pred_y[i] - y) <= tolerance,
+			"%s: slot %d: predicted %.2f, %.2f, expected %.2f, %.2f "
+			"(+-%.1f)", what, i, t->pred_x[i], t->pred_y[i], x, y,
+			tolerance);
+	}
+}
+
+/*
+ * A pre_render surface with input prediction while the emulated pointer
+ * drags over it: each slot of the timeline comes with the position at its
+ * display time, extrapolated from the drag's samples: linear at constant
+ * velocity, quadratic at constant acceleration. None once the button is
+ * released, nor with the model none, nor on the vsync path.
+ */
+START_TEST(test_frame_timing_prediction)
+{
+	struct harness *harness = harness_create("prediction");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct client c;
+	client_start(&c, vitrail);
+	wl_surface_commit(c.app.surface); // maps the window
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *win = harness_find_window(vitrail->conn,
+		"timing");
+	ck_assert_msg(win != NULL, "no window timing");
+	double wx = win->x, wy = win->y;
+
+	vitrail_surface_timing_v1_set_path(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+	vitrail_surface_timing_v1_set_input_prediction(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_LINEAR);
+	wl_surface_commit(c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+
+	// no button held: slots only
+	harness_pointer_move(vitrail->conn, wx + 8, wy + 32);
+	struct timeline t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_int_eq(t.npred, 0);
+
+	// linear: 0.5 px/ms (4 px per 8 ms), 8 samples after the first
+	struct drag lin = { .x0 = wx + 4, .y = wy + 32, .v = 0.5 };
+	drag_pressed(vitrail->conn, &lin, 8);
+	t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3);
+	assert_predicted(&t, &lin, wx, wy, 3, "linear");
+
+	// quadratic: accelerating at 0.015 px/ms²; the constant-velocity
+	// extrapolation would fall behind by 0.0075 t² (19 px 50 ms ahead)
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	vitrail_surface_timing_v1_set_input_prediction(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC);
+	wl_surface_commit(c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	struct drag quad = { .x0 = wx + 4, .y = wy + 32, .v = 0.1, .acc = 0.015 };
+	drag_pressed(vitrail->conn, &quad, 8);
+	t = get_timeline(&c);
+	assert_predicted(&t, &quad, wx, wy, 8, "quadratic");
+
+	// released: nothing held, nothing predicted
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_int_eq(t.npred, 0);
+
+	// held again, model none: nothing
+	vitrail_surface_timing_v1_set_input_prediction(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_NONE);
+	wl_surface_commit(c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	drag_pressed(vitrail->conn, &lin, 4);
+	t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_int_eq(t.npred, 0);
+
+	// linear on the vsync path: nothing
+	vitrail_surface_timing_v1_set_input_prediction(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_LINEAR);
+	vitrail_surface_timing_v1_set_path(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
+	wl_surface_commit(c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	t = get_timeline(&c);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_int_eq(t.npred, 0);
+
+	// back on pre_render, the pointer still, button held: the position
+	// it rests at (its samples aged past 100 ms)
+	vitrail_surface_timing_v1_set_path(c.timing,
+		VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+	wl_surface_commit(c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	usleep(150000);
+	double rest = lin.last_x - wx;
+	t = get_timeline(&c);
+	ck_assert_int_eq(t.npred, t.n);
+	for (int i = 0; i < t.npred; i++) {
+		ck_assert_msg(fabs(t.pred_x[i] - rest) <= 0.5,
+			"still: predicted %.2f, resting at %.2f", t.pred_x[i], rest);
+	}
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+
+	client_finish(&c);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("frame-timing");
 	harness_add_case(suite, "timeline", test_frame_timing_timeline, 60);
@@ -692,5 +911,6 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "destroy_queued",
 		test_frame_timing_destroy_queued, 60);
 	harness_add_case(suite, "demo", test_frame_timing_demo, 120);
+	harness_add_case(suite, "prediction", test_frame_timing_prediction, 60);
 	return harness_run_suite(suite, argc, argv);
 }

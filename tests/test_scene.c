@@ -1321,7 +1321,7 @@ static void test_registry_global(void *data, struct wl_registry *registry,
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0 &&
 			version >= 2) {
 		bound_test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, version < 4 ? version : 4);
+			&vitrail_test_v1_interface, version < 5 ? version : 5);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
 		bound_presentation = wl_registry_bind(registry, name,
 			&wp_presentation_interface, 1);

@@ -23,17 +23,14 @@
 #include <wlcs/display_server.h>
 #include <wlcs/pointer.h>
 #include <wlcs/touch.h>
-#include <wlr/backend/headless.h>
 #include <wlr/interfaces/wlr_input_device.h>
 #include <wlr/types/wlr_input_device.h>
-#include <wlr/types/wlr_output_layout.h>
-#include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_surface.h>
-#include <wlr/types/wlr_touch.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
 #include "embed.h"
+#include "emulated_input.h"
 #include "server.h"
 
 #define WLCS_EXPORT __attribute__((visibility("default")))
@@ -68,10 +65,6 @@ struct vt_wlcs_device {
 	int32_t touch_id;
 	struct wl_listener destroy;
 };
-
-static uint32_t now_msec(void) {
-	return (uint32_t)(vt_now_ns() / 1000000u);
-}
 
 /* ---- clients ------------------------------------------------------------ */
 
@@ -205,8 +198,7 @@ struct device_call {
 static void do_create_device(struct vt_server *server, void *data) {
 	struct device_call *call = data;
 	struct vt_wlcs_device *device = call->device;
-	device->device = wlr_headless_add_input_device(server->backend,
-		call->type);
+	device->device = vt_emulated_device_create(server, call->type);
 	if (device->device == NULL) {
 		return;
 	}
@@ -224,104 +216,38 @@ static void do_destroy_device(struct vt_server *server, void *data) {
 	}
 }
 
-/* Layout coordinates to the device's 0..1 range (the whole layout). */
-static bool to_absolute(struct vt_server *server, double lx, double ly,
-		double *x, double *y) {
-	struct wlr_box *box = wlr_output_layout_get_box(server->layout, NULL);
-	if (box == NULL || box->width <= 0 || box->height <= 0) {
-		return false;
-	}
-	*x = (lx - box->x) / box->width;
-	*y = (ly - box->y) / box->height;
-	return true;
-}
-
 static void do_device_event(struct vt_server *server, void *data) {
 	struct device_call *call = data;
 	struct wlr_input_device *device = call->device->device;
 	if (device == NULL) {
 		return;
 	}
-	uint32_t time = now_msec();
-	double x = 0, y = 0;
-	if ((call->what == MOVE_ABSOLUTE || call->what == TOUCH_DOWN ||
-			call->what == TOUCH_MOVE) &&
-			!to_absolute(server, call->x, call->y, &x, &y)) {
-		return;
-	}
 	switch (call->what) {
-	case MOVE_ABSOLUTE: {
-		struct wlr_event_pointer_motion_absolute event = {
-			.device = device,
-			.time_msec = time,
-			.x = x,
-			.y = y,
-		};
-		wl_signal_emit(&device->pointer->events.motion_absolute, &event);
-		wl_signal_emit(&device->pointer->events.frame, device->pointer);
+	case MOVE_ABSOLUTE:
+		vt_emulated_pointer_move_to(server, device, call->x, call->y);
 		break;
-	}
-	case MOVE_RELATIVE: {
-		struct wlr_event_pointer_motion event = {
-			.device = device,
-			.time_msec = time,
-			.delta_x = call->x,
-			.delta_y = call->y,
-			.unaccel_dx = call->x,
-			.unaccel_dy = call->y,
-		};
-		wl_signal_emit(&device->pointer->events.motion, &event);
-		wl_signal_emit(&device->pointer->events.frame, device->pointer);
+	case MOVE_RELATIVE:
+		vt_emulated_pointer_move_by(device, call->x, call->y);
 		break;
-	}
-	case BUTTON: {
-		struct wlr_event_pointer_button event = {
-			.device = device,
-			.time_msec = time,
-			.button = call->button,
-			.state = call->pressed ? WLR_BUTTON_PRESSED :
-				WLR_BUTTON_RELEASED,
-		};
-		wl_signal_emit(&device->pointer->events.button, &event);
-		wl_signal_emit(&device->pointer->events.frame, device->pointer);
+	case BUTTON:
+		vt_emulated_pointer_button(device, call->button, call->pressed);
 		break;
-	}
 	case TOUCH_DOWN: {
 		struct vt_wlcs *wlcs = call->device->wlcs;
-		call->device->touch_id = wlcs->next_touch_id++;
-		struct wlr_event_touch_down event = {
-			.device = device,
-			.time_msec = time,
-			.touch_id = call->device->touch_id,
-			.x = x,
-			.y = y,
-		};
-		wl_signal_emit(&device->touch->events.down, &event);
-		wl_signal_emit(&device->touch->events.frame, NULL);
+		int32_t id = wlcs->next_touch_id;
+		if (vt_emulated_touch_down(server, device, id, call->x, call->y)) {
+			call->device->touch_id = id;
+			wlcs->next_touch_id++;
+		}
 		break;
 	}
-	case TOUCH_MOVE: {
-		struct wlr_event_touch_motion event = {
-			.device = device,
-			.time_msec = time,
-			.touch_id = call->device->touch_id,
-			.x = x,
-			.y = y,
-		};
-		wl_signal_emit(&device->touch->events.motion, &event);
-		wl_signal_emit(&device->touch->events.frame, NULL);
+	case TOUCH_MOVE:
+		vt_emulated_touch_move(server, device, call->device->touch_id,
+			call->x, call->y);
 		break;
-	}
-	case TOUCH_UP: {
-		struct wlr_event_touch_up event = {
-			.device = device,
-			.time_msec = time,
-			.touch_id = call->device->touch_id,
-		};
-		wl_signal_emit(&device->touch->events.up, &event);
-		wl_signal_emit(&device->touch->events.frame, NULL);
+	case TOUCH_UP:
+		vt_emulated_touch_up(device, call->device->touch_id);
 		break;
-	}
 	}
 }
 
@@ -514,8 +440,8 @@ static void do_add_shim(struct vt_server *server, void *data) {
 	/* A keyboard, as on a real seat: WLCS has no keyboard emulation but
 	 * checks keyboard focus (and selections follow it). The backend
 	 * destroys it with the server. */
-	if (wlr_headless_add_input_device(server->backend,
-			WLR_INPUT_DEVICE_KEYBOARD) == NULL) {
+	if (vt_emulated_device_create(server, WLR_INPUT_DEVICE_KEYBOARD) ==
+			NULL) {
 		wlr_log(WLR_ERROR, "wlcs: cannot add a keyboard");
 	}
 }

@@ -1,0 +1,116 @@
+/*
+ * Emulated input (see emulated_input.h): events are emitted on the
+ * headless device's signals with the current CLOCK_MONOTONIC time, as a
+ * libinput device's would be.
+ */
+#include <wlr/backend/headless.h>
+#include <wlr/types/wlr_output_layout.h>
+#include <wlr/types/wlr_pointer.h>
+#include <wlr/types/wlr_touch.h>
+
+#include "emulated_input.h"
+#include "server.h"
+
+static uint32_t now_msec(void) {
+	return (uint32_t)(vt_now_ns() / 1000000u);
+}
+
+struct wlr_input_device *vt_emulated_device_create(struct vt_server *server,
+		enum wlr_input_device_type type) {
+	if (!wlr_backend_is_headless(server->backend)) {
+		return NULL;
+	}
+	return wlr_headless_add_input_device(server->backend, type);
+}
+
+/* Layout coordinates to the device's 0..1 range (the whole layout). */
+static bool to_absolute(struct vt_server *server, double lx, double ly,
+		double *x, double *y) {
+	struct wlr_box *box = wlr_output_layout_get_box(server->layout, NULL);
+	if (box == NULL || box->width <= 0 || box->height <= 0) {
+		return false;
+	}
+	*x = (lx - box->x) / box->width;
+	*y = (ly - box->y) / box->height;
+	return true;
+}
+
+bool vt_emulated_pointer_move_to(struct vt_server *server,
+		struct wlr_input_device *device, double lx, double ly) {
+	struct wlr_event_pointer_motion_absolute event = {
+		.device = device,
+		.time_msec = now_msec(),
+	};
+	if (!to_absolute(server, lx, ly, &event.x, &event.y)) {
+		return false;
+	}
+	wl_signal_emit(&device->pointer->events.motion_absolute, &event);
+	wl_signal_emit(&device->pointer->events.frame, device->pointer);
+	return true;
+}
+
+void vt_emulated_pointer_move_by(struct wlr_input_device *device,
+		double dx, double dy) {
+	struct wlr_event_pointer_motion event = {
+		.device = device,
+		.time_msec = now_msec(),
+		.delta_x = dx,
+		.delta_y = dy,
+		.unaccel_dx = dx,
+		.unaccel_dy = dy,
+	};
+	wl_signal_emit(&device->pointer->events.motion, &event);
+	wl_signal_emit(&device->pointer->events.frame, device->pointer);
+}
+
+void vt_emulated_pointer_button(struct wlr_input_device *device,
+		uint32_t button, bool pressed) {
+	struct wlr_event_pointer_button event = {
+		.device = device,
+		.time_msec = now_msec(),
+		.button = button,
+		.state = pressed ? WLR_BUTTON_PRESSED : WLR_BUTTON_RELEASED,
+	};
+	wl_signal_emit(&device->pointer->events.button, &event);
+	wl_signal_emit(&device->pointer->events.frame, device->pointer);
+}
+
+bool vt_emulated_touch_down(struct vt_server *server,
+		struct wlr_input_device *device, int32_t id, double lx, double ly) {
+	struct wlr_event_touch_down event = {
+		.device = device,
+		.time_msec = now_msec(),
+		.touch_id = id,
+	};
+	if (!to_absolute(server, lx, ly, &event.x, &event.y)) {
+		return false;
+	}
+	wl_signal_emit(&device->touch->events.down, &event);
+	wl_signal_emit(&device->touch->events.frame, NULL);
+	return true;
+}
+
+bool vt_emulated_touch_move(struct vt_server *server,
+		struct wlr_input_device *device, int32_t id, double lx, double ly) {
+	struct wlr_event_touch_motion event = {
+		.device = device,
+		.time_msec = now_msec(),
+		.touch_id = id,
+	};
+	if (!to_absolute(server, lx, ly, &event.x, &event.y)) {
+		return false;
+	}
+	wl_signal_emit(&device->touch->events.motion, &event);
+	wl_signal_emit(&device->touch->events.frame, NULL);
+	return true;
+}
+
+void vt_emulated_touch_up(struct wlr_input_device *device, int32_t id) {
+	struct wlr_event_touch_up event = {
+		.device = device,
+		.time_msec = now_msec(),
+		.touch_id = id,
+	};
+	wl_signal_emit(&device->touch->events.up, &event);
+	wl_signal_emit(&device->touch->events.frame, NULL);
+}
