@@ -54,9 +54,11 @@
  * (rendering, ready, committed) plus the one on screen. */
 #define OUTPUT_BUFFERS_MAX 6
 /* Kept however idle: what the vsync path cycles through. Buffers beyond
- * (D-VSync's queue) go once unused for OUTPUT_BUFFER_IDLE_FRAMES frames. */
+ * (D-VSync's queue) go once unused for OUTPUT_BUFFER_IDLE_FRAMES frames,
+ * or once the output rendered nothing for OUTPUT_BUFFER_IDLE_MS. */
 #define OUTPUT_BUFFERS_KEEP 3
 #define OUTPUT_BUFFER_IDLE_FRAMES 120
+#define OUTPUT_BUFFER_IDLE_MS 2000
 /* Damage of the last commits, for the buffer age of wlroots' swapchain
  * (the fallback commit path). */
 #define DAMAGE_HISTORY 4
@@ -126,6 +128,8 @@ struct vt_output {
 	bool sending_present; /* our own present event is being emitted */
 	bool destroying; /* in handle_destroy */
 	struct wl_event_source *redraw_idle; /* a whole redraw, once idle */
+	struct wl_event_source *trim_timer; /* free extra buffers when idle */
+	int buffers_max; /* the most output buffers at once */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
 	pixman_region32_t damage_history[DAMAGE_HISTORY];
 	int damage_idx;
@@ -376,6 +380,32 @@ static struct output_buffer *buffer_create(struct vt_output *output,
 	return buffer;
 }
 
+/* Free buffers beyond OUTPUT_BUFFERS_KEEP: unused for a while, or all
+ * (idle: the output rendered nothing for OUTPUT_BUFFER_IDLE_MS). */
+static void output_trim_buffers(struct vt_output *output, bool idle) {
+	int count = wl_list_length(&output->buffers);
+	if (count > output->buffers_max) {
+		output->buffers_max = count;
+	}
+	struct output_buffer *b, *tmp;
+	wl_list_for_each_safe(b, tmp, &output->buffers, link) {
+		if (count <= OUTPUT_BUFFERS_KEEP) {
+			break;
+		}
+		if (!b->busy && (idle || b->last_used + OUTPUT_BUFFER_IDLE_FRAMES <
+				output->frame_seq)) {
+			buffer_destroy(b);
+			count--;
+		}
+	}
+}
+
+static int handle_trim_timer(void *data) {
+	struct vt_output *output = data;
+	output_trim_buffers(output, true);
+	return 0;
+}
+
 /* A free output buffer of the output's size; NULL when all are busy. */
 static struct output_buffer *output_acquire_buffer(struct vt_output *output) {
 	int width = output->wlr_output->width;
@@ -406,18 +436,11 @@ found:
 	buffer->last_used = output->frame_seq;
 	wlr_buffer_lock(buffer->wlr_buffer);
 	/* the queue shrank back (D-VSync stopped rendering ahead): free
-	 * what it grew */
-	count = wl_list_length(&output->buffers);
-	if (count > OUTPUT_BUFFERS_KEEP) {
-		struct output_buffer *b, *tmp;
-		wl_list_for_each_safe(b, tmp, &output->buffers, link) {
-			if (!b->busy && count > OUTPUT_BUFFERS_KEEP &&
-					b->last_used + OUTPUT_BUFFER_IDLE_FRAMES <
-					output->frame_seq) {
-				buffer_destroy(b);
-				count--;
-			}
-		}
+	 * what it grew, now or once the output idles */
+	output_trim_buffers(output, false);
+	if (output->trim_timer != NULL) {
+		wl_event_source_timer_update(output->trim_timer,
+			OUTPUT_BUFFER_IDLE_MS);
 	}
 	return buffer;
 }
@@ -1190,11 +1213,13 @@ static void output_print_stats(struct vt_output *output, FILE *f) {
 	}
 	fprintf(f, "%s: %dx%d@%.2fHz frames=%" PRIu64 " dropped=%" PRIu64
 		" replaced=%" PRIu64 " in_flight_max=%d"
-		" cpu_ms_per_frame mean=%.3f p50=%.3f p95=%.3f\n",
+		" cpu_ms_per_frame mean=%.3f p50=%.3f p95=%.3f buffers=%d"
+		" buffers_max=%d\n",
 		output->wlr_output->name, output->wlr_output->width,
 		output->wlr_output->height, 1e9 / output->period_ns,
 		output->stats.frames, output->stats.dropped, output->stats.replaced,
-		vt_pacer_max_in_flight(output->pacer), mean, p50, p95);
+		vt_pacer_max_in_flight(output->pacer), mean, p50, p95,
+		wl_list_length(&output->buffers), output->buffers_max);
 }
 
 void vt_outputs_print_stats(struct vt_server *server, FILE *f,
@@ -1406,6 +1431,9 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	if (output->redraw_idle != NULL) {
 		wl_event_source_remove(output->redraw_idle);
 	}
+	if (output->trim_timer != NULL) {
+		wl_event_source_remove(output->trim_timer);
+	}
 	if (output->timer_fd >= 0) {
 		close(output->timer_fd);
 	}
@@ -1497,6 +1525,8 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	}
 	output->slow_timer = wl_event_loop_add_timer(server->loop,
 		handle_slow_timer, output);
+	output->trim_timer = wl_event_loop_add_timer(server->loop,
+		handle_trim_timer, output);
 	output->model_clock = wlr_output_is_headless(wlr_output) &&
 		output->timer_source != NULL;
 	output_set_period(output);

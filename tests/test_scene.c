@@ -1740,15 +1740,18 @@ END_TEST
  * --prerender per output: two outputs with limits 2 and 4, the chat
  * example animating on each. Neither output ever has more frames queued
  * than its own limit; outside sanitizer builds each reaches it (its
- * accumulation fills the queue).
+ * accumulation fills the queue). Then both idle for over two seconds:
+ * the buffers the queue grew are freed, three per output stay (--stats).
  */
 START_TEST(test_scene_dvsync_per_output_limit)
 {
 	struct harness *harness = harness_create("dvsync_per_output");
 	char *log_path = NULL;
 	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
+	char *stats_path = NULL;
+	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
 	const char *args[] = { "--frame-log", log_path, "--pacing", "dvsync",
-		"--prerender", "2,4", NULL };
+		"--prerender", "2,4", "--stats", stats_path, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){
 			.outputs = 2,
@@ -1760,9 +1763,34 @@ START_TEST(test_scene_dvsync_per_output_limit)
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	spawn_example(harness, vitrail, "vitrail-scene-chat", "300");
 	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
-	struct timespec wait = { 2, 0 };
+	// the animations (about a second) then 3 s of nothing to draw
+	struct timespec wait = { 5, 0 };
 	nanosleep(&wait, NULL);
+	harness_settle(vitrail->conn);
 	harness_stop_vitrail(harness, vitrail);
+	FILE *sf = fopen(stats_path, "r");
+	ck_assert_msg(sf != NULL, "no %s", stats_path);
+	char sline[512];
+	int buffers[2] = { -1, -1 }, buffers_max[2] = { -1, -1 };
+	while (fgets(sline, sizeof(sline), sf) != NULL) {
+		int o = strncmp(sline, "HEADLESS-1:", 11) == 0 ? 0 :
+			strncmp(sline, "HEADLESS-2:", 11) == 0 ? 1 : -1;
+		const char *b = strstr(sline, " buffers=");
+		const char *m = strstr(sline, " buffers_max=");
+		if (o >= 0 && b != NULL && m != NULL) {
+			buffers[o] = atoi(b + strlen(" buffers="));
+			buffers_max[o] = atoi(m + strlen(" buffers_max="));
+		}
+	}
+	fclose(sf);
+	printf("dvsync_per_output: output buffers at the end %d and %d, at most "
+		"%d and %d\n", buffers[0], buffers[1], buffers_max[0],
+		buffers_max[1]);
+	for (int o = 0; o < 2; o++) {
+		ck_assert_msg(buffers[o] >= 1 && buffers[o] <= 3, "HEADLESS-%d kept "
+			"%d output buffers after idling", o + 1, buffers[o]);
+	}
+	free(stats_path);
 
 	struct frame_row *rows;
 	size_t n = read_frame_log(log_path, &rows);
@@ -1806,6 +1834,8 @@ START_TEST(test_scene_dvsync_per_output_limit)
 			strcmp(sanitizer, "none") == 0) {
 		ck_assert_int_eq(most[0], 2);
 		ck_assert_int_eq(most[1], 4);
+		// four queued and one on screen: the queue grew the buffers
+		ck_assert_int_gt(buffers_max[1], 3);
 	}
 	free(log_path);
 	harness_destroy(harness);
