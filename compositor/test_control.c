@@ -156,6 +156,26 @@ static void handle_list_windows(struct wl_client *client,
 	wl_resource_destroy(callback);
 }
 
+/* A request about the output called name, answered through callback id:
+ * the output and the callback, or NULL (the error posted). */
+static struct vt_output *output_request(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id, const char *name,
+		struct wl_resource **callback) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct vt_output *output = vt_output_by_name(obj->test->server, name);
+	if (output == NULL) {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
+			"'%.40s': no such output", name);
+		return NULL;
+	}
+	*callback = wl_resource_create(client, &wl_callback_interface, 1, id);
+	if (*callback == NULL) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	return output;
+}
+
 static void handle_write_reference(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id, const char *output_name,
 		const char *path) {
@@ -166,16 +186,10 @@ static void handle_write_reference(struct wl_client *client,
 			"path '%s' is not absolute", path);
 		return;
 	}
-	struct vt_output *output = vt_output_by_name(server, output_name);
+	struct wl_resource *callback;
+	struct vt_output *output = output_request(client, resource, id,
+		output_name, &callback);
 	if (output == NULL) {
-		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
-			"no output named '%s'", output_name);
-		return;
-	}
-	struct wl_resource *callback = wl_resource_create(client,
-		&wl_callback_interface, 1, id);
-	if (callback == NULL) {
-		wl_client_post_no_memory(client);
 		return;
 	}
 	vt_server_update(server);
@@ -218,17 +232,10 @@ uint32_t vt_test_take_stall_ms(struct vt_server *server) {
 
 static void handle_unplug_output(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id, const char *name) {
-	struct test_object *obj = test_object_from_resource(resource);
-	struct vt_output *output = vt_output_by_name(obj->test->server, name);
+	struct wl_resource *callback;
+	struct vt_output *output = output_request(client, resource, id, name,
+		&callback);
 	if (output == NULL) {
-		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
-			"'%.40s': no such output", name);
-		return;
-	}
-	struct wl_resource *callback = wl_resource_create(client,
-		&wl_callback_interface, 1, id);
-	if (callback == NULL) {
-		wl_client_post_no_memory(client);
 		return;
 	}
 	wlr_log(WLR_INFO, "test: unplugging %s", name);
