@@ -19,7 +19,9 @@
 #include "config.h"
 #include "pacing/pacer.h"
 
+struct wlr_buffer;
 struct wlr_surface;
+struct wlr_texture;
 struct wlr_xdg_surface;
 
 enum vt_backend_kind {
@@ -110,14 +112,29 @@ struct vt_output;
 
 /* Per wl_surface: a container node placed in its parent's coordinates,
  * holding subsurfaces below, the content node, subsurfaces above. */
-/* Bytes of surface images vitrail holds per client (vitrail(1)). */
+/* Bytes of surface images vitrail holds per client (vitrail(1)),
+ * surfaces' spares (surface.c) included. While a large buffer is being
+ * copied, the new image counts and the one it replaces does not: a client
+ * may hold up to twice this for that long. */
 #define VT_CLIENT_IMAGE_BYTES (256ull * 1024 * 1024)
+/* A commit that copies at least this many bytes of a client buffer (a
+ * 1920x1080 one copies less) copies them in bands (surface.c): the first
+ * of up to VT_COPY_FIRST_BAND_NS of main-thread time at commit, as long
+ * as a one-shot copy of nearly VT_COPY_BANDED_BYTES into fresh memory
+ * takes on the CI machine, so that a copy into memory used before (a
+ * 2560x1440 or 3840x2160 client redrawing every frame) is done at once as
+ * before; the others of VT_COPY_BAND_NS each, one per event-loop turn. */
+#define VT_COPY_BANDED_BYTES (8ull * 1024 * 1024)
+#define VT_COPY_FIRST_BAND_NS 8000000
+#define VT_COPY_BAND_NS 2000000
 /* Subsurfaces per parent surface and per client (vitrail(1)): a parent's
  * commit walks all of its subsurfaces (wlroots and surface.c). */
 #define VT_SUBSURFACES_PER_PARENT 1024
 #define VT_SUBSURFACES_PER_CLIENT 4096
 
 struct vt_client_budget;
+/* A large buffer being copied in bands (surface.c). */
+struct vt_surface_copy;
 
 struct vt_surface {
 	struct vt_server *server;
@@ -125,6 +142,14 @@ struct vt_surface {
 	struct vr_node *node; /* container */
 	struct vr_node *content; /* the buffer's image */
 	struct vr_image *image;
+	/* The copy of a large buffer in progress, or NULL: until it is
+	 * complete the content node keeps the previous image, and has no
+	 * user data (output.c then neither samples the surface nor sends
+	 * its frame callbacks). */
+	struct vt_surface_copy *copy;
+	/* The image the last banded copy replaced, kept (in the budget) for
+	 * the next one of its size: no new memory to fault in per commit. */
+	struct vr_image *spare;
 	struct vt_client_budget *budget; /* its client's, referenced */
 	struct vr_node *scene; /* scene content (scene.c), above content */
 	int subsurfaces; /* subsurfaces whose parent it is */
@@ -254,6 +279,7 @@ struct vt_server {
 	struct vt_view *focused_view;
 
 	struct wl_event_source *update_idle;
+	int surface_copies; /* large buffers being copied (surface.c) */
 	struct wl_event_source *exit_timer;
 	bool hold_frames; /* test protocol: no frame callbacks */
 	struct vt_frame_log *frame_log;
@@ -288,6 +314,10 @@ struct vt_server {
 
 /* surface_renderer.c */
 struct wlr_renderer *vt_surface_renderer_create(void);
+/* The lock a texture of this renderer holds on a large client buffer
+ * (VT_COPY_BANDED_BYTES or more), handed to the caller, who unlocks it;
+ * NULL when it holds none (or was taken). */
+struct wlr_buffer *vt_surface_texture_take_buffer(struct wlr_texture *texture);
 
 /* util.c */
 uint64_t vt_now_ns(void);
