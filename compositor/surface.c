@@ -26,14 +26,11 @@
  * guarded access to the pool without it). A copy of 256 MiB of a sparse
  * memfd took 1.5 s of one event-loop turn before (page faults, mostly).
  */
-#define _DEFAULT_SOURCE /* madvise */
 #include <assert.h>
 #include <drm_fourcc.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <wlr/render/wlr_texture.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_surface.h>
@@ -231,17 +228,7 @@ static bool copy_rows(struct vt_surface_copy *copy, const uint8_t *data,
 	pixman_format_code_t pf = pixman_format_from_drm(copy->format);
 	size_t row_bytes = (size_t)width * (PIXMAN_FORMAT_BPP(pf) / 8);
 	const uint8_t *src = data + (size_t)y * stride;
-	/* Fault the step's source pages in with one call rather than one
-	 * fault per page (a sparse pool: 256 MiB copied at 2.75 ms per MiB
-	 * without, 0.7 with, on the CI machine); a hint, failure is fine.
-	 * Inside the SIGBUS guard: a truncated pool fails here with
-	 * EFAULT. */
-#ifdef MADV_POPULATE_READ
-	size_t len = (size_t)(n - 1) * stride + row_bytes;
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t start = (uintptr_t)src & ~(page - 1);
-	madvise((void *)start, (uintptr_t)src + len - start, MADV_POPULATE_READ);
-#endif
+	vt_prefault_read(src, (size_t)(n - 1) * stride + row_bytes);
 	struct vr_box box = { 0, y, width, n };
 	if (copy->format == DRM_FORMAT_ARGB8888 ||
 			copy->format == DRM_FORMAT_XRGB8888) {
