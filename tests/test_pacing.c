@@ -1310,6 +1310,44 @@ START_TEST(test_pacing_par_decision)
 }
 END_TEST
 
+/* vt_pacer_tear: a frame rendered mid-refresh for the time the scan
+ * reaches its damage goes at once when ready in time, waits for the next
+ * vblank when not, and is refused while another frame is in flight. */
+START_TEST(test_pacing_tear)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	fake.render_sync = true;
+	uint64_t now = T0 + 3 * MS;
+	run_until(&fake, now);
+	ck_assert(vt_pacer_tear(fake.pacer, T0 + 8 * MS, now));
+	ck_assert(last_frame(&fake)->committed);
+	ck_assert_uint_eq(last_frame(&fake)->commit_vblank, T0 + 8 * MS);
+	ck_assert_int_eq(vt_pacer_queued(fake.pacer), 0);
+	/* ready after its time: shown at the next vblank instead */
+	fake.render_sync = false;
+	now = T0 + P + 3 * MS;
+	run_until(&fake, now);
+	ck_assert(vt_pacer_tear(fake.pacer, T0 + P + 5 * MS, now));
+	struct fake_frame *late = last_frame(&fake);
+	/* a second one while it renders: refused */
+	ck_assert(!vt_pacer_tear(fake.pacer, T0 + P + 9 * MS, now));
+	run_until(&fake, T0 + P + 6 * MS);
+	vt_pacer_frame_ready(fake.pacer, late, fake.now);
+	ck_assert(!late->committed);
+	uint64_t torn_late;
+	ck_assert_uint_eq(vt_pacer_torn(fake.pacer, &torn_late), 2);
+	ck_assert_uint_eq(torn_late, 1);
+	run_until(&fake, T0 + 2 * P + 1 * MS);
+	ck_assert(late->committed);
+	ck_assert_uint_eq(late->commit_vblank, T0 + 2 * P);
+	/* a frame planned after it goes to a later vblank */
+	ck_assert_uint_ge(vt_pacer_first_display(fake.pacer, fake.now),
+		T0 + 3 * P);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 static Suite *pacing_suite(void) {
 	Suite *s = suite_create("pacing");
 	struct {
@@ -1343,7 +1381,8 @@ static Suite *pacing_suite(void) {
 			test_pacing_jitt_recovers_after_miss,
 			test_pacing_jitt_trigger, test_pacing_jitt_steady,
 			test_pacing_jitt_drop_rule, test_pacing_jitt_no_second_drop,
-			test_pacing_path_integrity, test_pacing_par_decision } },
+			test_pacing_path_integrity, test_pacing_par_decision,
+			test_pacing_tear } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
