@@ -1129,8 +1129,35 @@ static void surface_output_damage(struct vt_output *output,
 	pixman_region32_fini(&damage);
 }
 
+/* The scanout model of a headless output. */
+static struct vt_scanout output_scanout(struct vt_output *output) {
+	return (struct vt_scanout){
+		.period_ns = vt_clock_period(vt_pacer_clock(output->pacer)),
+		.height = output->wlr_output->height,
+	};
+}
+
+/* The pointer in output pixels. */
+static void output_pointer(struct vt_output *output, int *x, int *y) {
+	struct wlr_box box = output_box(output);
+	*x = (int)floor(output->server->cursor->x) - box.x;
+	*y = (int)floor(output->server->cursor->y) - box.y;
+}
+
+uint64_t vt_output_tear_offset(struct vt_output *output) {
+	struct vt_server *server = output->server;
+	if (output->pacer == NULL || !output->model_clock ||
+			!server->has_pointer) {
+		return 0;
+	}
+	int px, py;
+	output_pointer(output, &px, &py);
+	struct vt_scanout scanout = output_scanout(output);
+	return vt_scanout_row_ns(&scanout, 0, py - server->config.tearing_box / 2);
+}
+
 bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
-		uint64_t now) {
+		uint64_t now, uint64_t *shown_ns) {
 	struct vt_server *server = output->server;
 	if (output->pacer == NULL || !output->model_clock ||
 			output->soft != NULL || !server->has_pointer ||
@@ -1146,15 +1173,11 @@ bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
 	pixman_box32_t *ext = pixman_region32_extents(&damage);
 	struct vt_par_box box = { ext->x1, ext->y1, ext->x2, ext->y2 };
 	bool empty = !pixman_region32_not_empty(&damage);
-	struct wlr_box obox = output_box(output);
-	int px = (int)floor(server->cursor->x) - obox.x;
-	int py = (int)floor(server->cursor->y) - obox.y;
+	int px, py;
+	output_pointer(output, &px, &py);
 	const struct vt_clock *clock = vt_pacer_clock(output->pacer);
 	uint64_t period = vt_clock_period(clock);
-	struct vt_scanout scanout = {
-		.period_ns = period,
-		.height = output->wlr_output->height,
-	};
+	struct vt_scanout scanout = output_scanout(output);
 	/* the refresh being scanned out began at the last vblank */
 	uint64_t vblank = vt_clock_next_vblank(clock, now) - period;
 	uint64_t write_ns = vt_pacer_composition_ns(output->pacer);
@@ -1166,6 +1189,7 @@ bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
 		output->tearing = true;
 		output->tear_surface = surface;
 		ok = vt_pacer_tear(output->pacer, shown, now);
+		*shown_ns = shown;
 		output->tearing = false;
 		output->tear_surface = NULL;
 		pixman_region32_clear(&output->tear_region);

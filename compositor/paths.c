@@ -124,7 +124,17 @@ static void schedule(struct vt_surface *surface, uint64_t now) {
 	enum vt_path_send send = VT_PATH_SEND_VBLANK;
 	if (output != NULL && vt_output_pacing(output, now, &clock, &out_ns,
 			&earliest)) {
-		send = vt_path_schedule(&surface->path, clock, now, out_ns,
+		/* A surface that tears aims at the time the scan reaches the
+		 * box around the pointer, in whichever refresh: its frames go
+		 * into the refresh being scanned out (vt_output_tear). */
+		struct vt_clock scan = *clock;
+		uint64_t offset = surface->tearing ?
+			vt_output_tear_offset(output) : 0;
+		if (offset != 0) {
+			scan.phase_ns += offset;
+			earliest = surface->unsampled ? earliest : now;
+		}
+		send = vt_path_schedule(&surface->path, &scan, now, out_ns,
 			earliest, vt_frame_timing_surface_queued(surface),
 			surface->unsampled, surface->path_shows_at, &at);
 	}
@@ -182,6 +192,11 @@ void vt_paths_surface_commit(struct vt_surface *surface, bool new_content,
 	if (output != NULL) {
 		vt_output_pacing(output, now, &clock, &out_ns, &earliest);
 	}
+	uint64_t torn_at = 0;
+	if (new_content && surface->tearing && output != NULL &&
+			vt_output_tear(output, surface, now, &torn_at)) {
+		earliest = torn_at; /* in the refresh being scanned out */
+	}
 	if (new_content) {
 		surface->path_shows_at = earliest;
 	}
@@ -189,9 +204,6 @@ void vt_paths_surface_commit(struct vt_surface *surface, bool new_content,
 		&surface->wlr_surface->current.frame_callback_list);
 	vt_path_commit(&surface->path, path, wants, new_content, replaced,
 		earliest, now);
-	if (new_content && surface->tearing && output != NULL) {
-		vt_output_tear(output, surface, now);
-	}
 	if (wants || surface->path_scheduled) {
 		schedule(surface, now);
 	}

@@ -402,7 +402,11 @@ bool vt_output_pacing(struct vt_output *output, uint64_t now,
  * surface may tear): written at once into the refresh being scanned out
  * when the scanout model allows. */
 bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
-	uint64_t now);
+	uint64_t now, uint64_t *shown_ns);
+/* How long after a vblank the scan reaches the top of the tearing box
+ * around the pointer (0: no scanout model, or no pointer): low-latency
+ * surfaces that tear aim their frames at that time. */
+uint64_t vt_output_tear_offset(struct vt_output *output);
 void vt_frame_timing_surface_commit(struct vt_surface *surface);
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface);
 /* Feedbacks: a frame drew the surface (they go with the frame); the frame
