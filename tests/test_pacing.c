@@ -1038,16 +1038,17 @@ START_TEST(test_pacing_jitt_trigger)
 		vt_jitt_sent(&jitt, T0, T0 + P);
 		vt_jitt_commit(&jitt, T0 + 4 * MS, false, T0 + P);
 	}
-	/* T' = 4.5 + 3 ms */
+	/* T' = 4.5 + 3 + 0.5 ms */
 	uint64_t target;
 	uint64_t at = vt_jitt_trigger(&jitt, &clock, T0 + 1 * MS, 3 * MS, 0,
 		&target);
 	ck_assert_uint_eq(target, T0 + P);
-	ck_assert_uint_eq(at, T0 + P - 7500 * US);
+	ck_assert_uint_eq(at, T0 + P - 8 * MS);
 	/* too late for T0 + P: the next refresh */
-	at = vt_jitt_trigger(&jitt, &clock, T0 + P - 7 * MS, 3 * MS, 0, &target);
+	at = vt_jitt_trigger(&jitt, &clock, T0 + P - 7500 * US, 3 * MS, 0,
+		&target);
 	ck_assert_uint_eq(target, T0 + 2 * P);
-	ck_assert_uint_eq(at, T0 + 2 * P - 7500 * US);
+	ck_assert_uint_eq(at, T0 + 2 * P - 8 * MS);
 	/* the composition for T0 + P started already */
 	at = vt_jitt_trigger(&jitt, &clock, T0 + 1 * MS, 3 * MS, T0 + 2 * P,
 		&target);
@@ -1128,7 +1129,7 @@ static void sim_frame(struct jitt_sim *sim, uint64_t render_ns) {
 
 /* Steady 2 ms frames: every answer makes the refresh it was triggered
  * for, and the callback goes well after the previous refresh (not at the
- * vblank, as vsync would): callback to screen is about T' = 2.25 + 4 ms,
+ * vblank, as vsync would): callback to screen is T' = 2.25 + 4 + 0.5 ms,
  * not a period. */
 START_TEST(test_pacing_jitt_steady)
 {
@@ -1142,7 +1143,7 @@ START_TEST(test_pacing_jitt_steady)
 	for (int i = 0; i < 60; i++) {
 		sim_frame(&sim, 2 * MS);
 		ck_assert_uint_eq(sim.last_shows, sim.sent_target);
-		ck_assert_uint_eq(sim.sent_target - sim.sent, 6250 * US);
+		ck_assert_uint_eq(sim.sent_target - sim.sent, 6750 * US);
 	}
 	ck_assert_int_eq(sim.misses, 0);
 	ck_assert_int_eq(sim.drops, 0);

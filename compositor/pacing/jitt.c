@@ -35,7 +35,8 @@ uint64_t vt_jitt_app_ns(const struct vt_jitt *jitt, uint64_t period_ns) {
 uint64_t vt_jitt_trigger(const struct vt_jitt *jitt,
 		const struct vt_clock *clock, uint64_t now, uint64_t out_ns,
 		uint64_t earliest_display, uint64_t *target_ns) {
-	uint64_t lead = vt_jitt_app_ns(jitt, vt_clock_period(clock)) + out_ns;
+	uint64_t lead = vt_jitt_app_ns(jitt, vt_clock_period(clock)) + out_ns +
+		VT_JITT_MARGIN_NS;
 	uint64_t from = now + lead;
 	if (earliest_display > from) {
 		from = earliest_display;

@@ -30,6 +30,9 @@
 #include "pacing/clock.h"
 
 #define VT_JITT_SAMPLES 32
+/* Added to every lead: wake-up and scheduling jitter between the trigger
+ * and the client's commit that its own history cannot show. */
+#define VT_JITT_MARGIN_NS 500000ull
 
 struct vt_jitt {
 	/* callback-to-commit times */
@@ -55,7 +58,8 @@ void vt_jitt_init(struct vt_jitt *jitt);
 uint64_t vt_jitt_app_ns(const struct vt_jitt *jitt, uint64_t period_ns);
 /*
  * When to send the next frame callback: for the first refresh v on the
- * clock's grid with v >= earliest_display and v - (T'app + out_ns) >= now;
+ * clock's grid with v >= earliest_display and v - lead >= now, lead =
+ * T'app + out_ns + VT_JITT_MARGIN_NS;
  * returns that send time (>= now) and v in *target_ns. out_ns: the
  * compositor's lead (how long before a refresh it starts composing).
  * earliest_display: the first refresh a new commit can still make (the
