@@ -1018,6 +1018,9 @@ struct stream {
 
 static void stream_commit(struct stream *st);
 
+/* stream_start: leave the path to vitrail (the config's rules) */
+#define PATH_UNSET UINT32_MAX
+
 static void stream_callback(void *data, struct wl_callback *callback,
 		uint32_t time) {
 	struct stream *st = data;
@@ -1055,7 +1058,9 @@ static void stream_start(struct stream *st, struct harness_vitrail *vitrail,
 		uint32_t path) {
 	memset(st, 0, sizeof(*st));
 	client_start(&st->c, vitrail);
-	vitrail_surface_timing_v1_set_path(st->c.timing, path);
+	if (path != PATH_UNSET) {
+		vitrail_surface_timing_v1_set_path(st->c.timing, path);
+	}
 	st->callback_ns[0] = now_ns();
 	stream_commit(st);
 	ck_assert_int_ge(wl_display_flush(st->c.app.display), 0);
@@ -1354,6 +1359,48 @@ START_TEST(test_frame_timing_tearing)
 }
 END_TEST
 
+/*
+ * A config rule picks the path by app_id ("timing" here): a client that
+ * chooses nothing is on low_latency (callback to screen well under a
+ * period), one that asks for vsync is on vsync (its choice wins).
+ */
+START_TEST(test_frame_timing_config_rule)
+{
+	struct harness *harness = harness_create("config_rule");
+	char *conf = NULL;
+	ck_assert_int_gt(asprintf(&conf, "%s/vitrail.conf", harness->out_dir), 0);
+	FILE *f = fopen(conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("path timing low-latency\n", f);
+	fclose(f);
+	const char *extra[] = { "--config", conf, NULL };
+	struct harness_vitrail *vitrail = start(harness, extra);
+	uint32_t paths[2] = { PATH_UNSET, VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC };
+	uint64_t median[2];
+	for (int p = 0; p < 2; p++) {
+		struct stream *st = calloc(1, sizeof(*st));
+		stream_start(st, vitrail, paths[p]);
+		streams_run(&st, 1, STREAM_FRAMES, 20000);
+		int discarded;
+		median[p] = stream_median_latency(st, 40, STREAM_FRAMES,
+			&discarded);
+		stream_finish(st);
+		free(st);
+	}
+	fprintf(stderr, "callback to screen, median: by rule %.2f ms, asking "
+		"for vsync %.2f ms\n", median[0] / 1e6, median[1] / 1e6);
+	ck_assert_uint_ge(median[1], PERIOD - PERIOD / 10);
+	if (sanitized()) {
+		ck_assert_uint_le(median[0], median[1] + SLACK_NS);
+	} else {
+		ck_assert_uint_lt(median[0], PERIOD * 6 / 10);
+	}
+	harness_stop_vitrail(harness, vitrail);
+	free(conf);
+	harness_destroy(harness);
+}
+END_TEST
+
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("frame-timing");
 	harness_add_case(suite, "timeline", test_frame_timing_timeline, 60);
@@ -1373,5 +1420,7 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "paths_side_by_side",
 		test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
+	harness_add_case(suite, "config_rule", test_frame_timing_config_rule,
+		90);
 	return harness_run_suite(suite, argc, argv);
 }
