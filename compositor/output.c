@@ -241,12 +241,13 @@ static void output_update_predictable(struct vt_output *output,
 		uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
-	bool predictable = (vt_scene_animating(server) ||
-			vt_frame_timing_queued(server)) &&
+	uint64_t horizon;
+	bool queued = vt_frame_timing_queue_state(server, &horizon);
+	bool predictable = (vt_scene_animating(server) || queued) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
-	vt_pacer_set_horizon(output->pacer, vt_frame_timing_horizon(server));
+	vt_pacer_set_horizon(output->pacer, horizon);
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {

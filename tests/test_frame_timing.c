@@ -258,11 +258,14 @@ START_TEST(test_frame_timing_timeline)
 	struct timeline t = get_timeline(&c);
 	ck_assert_int_eq(t.n, 3); // the default limit
 	ck_assert_uint_eq(t.refresh, PERIOD);
+	// the first slot the composition estimate can make: the estimate is
+	// at most 3 periods (pacer.c), more than one only on a loaded machine
+	// whose first frames were slow
 	ck_assert_uint_gt(t.display[0], before);
-	ck_assert_uint_lt(t.display[0], before + 3 * PERIOD);
+	ck_assert_uint_lt(t.display[0], before + 4 * PERIOD);
 	for (int i = 0; i < t.n; i++) {
 		ck_assert_uint_lt(t.deadline[i], t.display[i]);
-		ck_assert_uint_ge(t.deadline[i] + PERIOD, t.display[i]);
+		ck_assert_uint_ge(t.deadline[i] + 3 * PERIOD, t.display[i]);
 		if (i > 0) {
 			ck_assert_uint_eq(t.display[i] - t.display[i - 1], PERIOD);
 		}
