@@ -134,6 +134,9 @@ struct vt_output {
 	bool sending_present; /* our own present event is being emitted */
 	bool destroying; /* in handle_destroy */
 	struct wl_event_source *redraw_idle; /* a whole redraw, once idle */
+	/* wp_presentation feedbacks of frames never shown, for the next
+	 * frame rendered */
+	struct wl_array orphan_feedbacks;
 	struct wl_event_source *trim_timer; /* free extra buffers when idle */
 	int buffers_max; /* the most output buffers at once */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
@@ -519,7 +522,45 @@ static void handle_redraw_idle(void *data) {
 	output_damage_whole(output);
 }
 
+/* Append the presentation feedbacks of `from` to `to`; false: out of
+ * memory (they are then discarded). */
+static bool feedbacks_move(struct wl_array *to, struct wl_array *from) {
+	bool ok = true;
+	struct wlr_presentation_feedback **feedback;
+	wl_array_for_each(feedback, from) {
+		struct wlr_presentation_feedback **slot = wl_array_add(to,
+			sizeof(*slot));
+		if (slot != NULL) {
+			*slot = *feedback;
+		} else {
+			wlr_presentation_feedback_destroy(*feedback);
+			ok = false;
+		}
+	}
+	wl_array_release(from);
+	wl_array_init(from);
+	return ok;
+}
+
 static void frame_destroy(struct output_frame *frame) {
+	struct vt_output *output = frame->output;
+	if (frame->feedbacks.size > 0 && !output->destroying) {
+		/* Never shown (replaced, stale or failed): the commits it
+		 * drew are shown by a later frame (it drew the target later),
+		 * or by the next one rendered (a whole redraw follows below).
+		 * wp_presentation reports the frame that did show them. */
+		if (frame->link.next != &output->frames) {
+			struct output_frame *later =
+				wl_container_of(frame->link.next, later, link);
+			feedbacks_move(&later->feedbacks, &frame->feedbacks);
+		} else {
+			feedbacks_move(&output->orphan_feedbacks, &frame->feedbacks);
+			if (output->redraw_idle == NULL) {
+				output->redraw_idle = wl_event_loop_add_idle(
+					output->server->loop, handle_redraw_idle, output);
+			}
+		}
+	}
 	struct wlr_presentation_feedback **feedback;
 	wl_array_for_each(feedback, &frame->feedbacks) {
 		wlr_presentation_feedback_destroy(*feedback);
@@ -528,7 +569,6 @@ static void frame_destroy(struct output_frame *frame) {
 	if (!wl_list_empty(&frame->timing_feedbacks)) {
 		/* never shown: a later frame (it drew the tree later) shows
 		 * those commits; without one, a new frame must */
-		struct vt_output *output = frame->output;
 		struct wl_list *next = NULL;
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
@@ -881,6 +921,9 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	 * belongs to it */
 	struct drawn_surfaces drawn = { .output = output, .frame = frame,
 		.only = tear ? output->tear_surface : NULL };
+	if (!tear) {
+		feedbacks_move(&frame->feedbacks, &output->orphan_feedbacks);
+	}
 	output_for_each_drawn(output, &drawn);
 
 	uint64_t end = vt_now_ns();
@@ -1566,6 +1609,11 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_for_each_safe(frame, tmp, &output->frames, link) {
 		frame_destroy(frame);
 	}
+	struct wlr_presentation_feedback **feedback;
+	wl_array_for_each(feedback, &output->orphan_feedbacks) {
+		wlr_presentation_feedback_destroy(*feedback); /* discarded */
+	}
+	wl_array_release(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_fini(&output->damage_history[i]);
 	}
@@ -1631,6 +1679,7 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_list_init(&output->frames);
 	pixman_region32_init(&output->pending_damage);
 	pixman_region32_init(&output->tear_region);
+	wl_array_init(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_init(&output->damage_history[i]);
 	}
