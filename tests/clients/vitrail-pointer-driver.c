@@ -18,7 +18,7 @@
  * The area: without --output, the whole output layout, whose size is
  * --extent or, when the compositor has exactly one wl_output, that
  * output's current mode (the layout of one output at scale 1); with
- * --output N, the N-th wl_output the registry announced
+ * --output NAME, the wl_output of that name (wl_output version 4)
  * (create_virtual_pointer_with_output: the pointer is mapped to that
  * output), whose current mode is the extent unless --extent says.
  * Positions (--rect and the CSV) are in that area's pixels.
@@ -30,7 +30,7 @@
  *   --rate HZ       events per second (default 240)
  *   --duration S    seconds of motion (default 2)
  *   --extent WxH    the area's size (default: the output's mode, above)
- *   --output N      map the pointer to the N-th wl_output (from 0)
+ *   --output NAME   map the pointer to the wl_output NAME
  *   --csv FILE      one row per event: seq,x,y,send_ns (seq from 0;
  *                   send_ns: CLOCK_MONOTONIC right before the
  *                   wl_display_flush that sent it), written at exit
@@ -60,6 +60,7 @@
 struct output {
 	struct wl_output *wl_output;
 	int32_t width, height; // current mode, 0 until known
+	char name[64]; // version 4, empty until known
 };
 
 struct event {
@@ -80,7 +81,7 @@ struct driver {
 	bool vertical;
 	double speed, rate, duration;
 	int32_t extent_w, extent_h; // 0: from the output
-	int output; // -1: the layout
+	const char *output; // NULL: the layout
 	const char *csv_path;
 
 	struct event *events;
@@ -121,9 +122,30 @@ static void output_handle_mode(void *data, struct wl_output *wl_output,
 	}
 }
 
+static void output_handle_done(void *data, struct wl_output *wl_output) {
+}
+
+static void output_handle_scale(void *data, struct wl_output *wl_output,
+		int32_t factor) {
+}
+
+static void output_handle_name(void *data, struct wl_output *wl_output,
+		const char *name) {
+	struct output *output = data;
+	snprintf(output->name, sizeof(output->name), "%s", name);
+}
+
+static void output_handle_description(void *data,
+		struct wl_output *wl_output, const char *description) {
+}
+
 static const struct wl_output_listener output_listener = {
 	.geometry = output_handle_geometry,
 	.mode = output_handle_mode,
+	.done = output_handle_done,
+	.scale = output_handle_scale,
+	.name = output_handle_name,
+	.description = output_handle_description,
 };
 
 static void registry_handle_global(void *data, struct wl_registry *registry,
@@ -137,7 +159,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 			driver->noutputs < MAX_OUTPUTS) {
 		struct output *output = &driver->outputs[driver->noutputs++];
 		output->wl_output = wl_registry_bind(registry, name,
-			&wl_output_interface, 1);
+			&wl_output_interface, version < 4 ? version : 4);
 		wl_output_add_listener(output->wl_output, &output_listener, output);
 	} else if (strcmp(interface,
 			zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
@@ -197,10 +219,16 @@ static bool driver_init(struct driver *driver) {
 		return false;
 	}
 	struct output *mapped = NULL;
-	if (driver->output >= 0) {
-		if (driver->output >= driver->noutputs) {
-			fprintf(stderr, "vitrail-pointer-driver: no output %d (the "
-				"compositor has %d)\n", driver->output, driver->noutputs);
+	if (driver->output != NULL) {
+		for (int i = 0; i < driver->noutputs; i++) {
+			if (strcmp(driver->outputs[i].name, driver->output) == 0) {
+				mapped = &driver->outputs[i];
+			}
+		}
+		if (mapped == NULL) {
+			fprintf(stderr, "vitrail-pointer-driver: no wl_output named %s "
+				"(of %d; names need wl_output version 4)\n", driver->output,
+				driver->noutputs);
 			return false;
 		}
 		if (zwlr_virtual_pointer_manager_v1_get_version(driver->manager) < 2) {
@@ -208,7 +236,6 @@ static bool driver_init(struct driver *driver) {
 				"zwlr_virtual_pointer_manager_v1 version 2\n");
 			return false;
 		}
-		mapped = &driver->outputs[driver->output];
 		driver->pointer =
 			zwlr_virtual_pointer_manager_v1_create_virtual_pointer_with_output(
 				driver->manager, driver->seat, mapped->wl_output);
@@ -363,17 +390,6 @@ static bool parse_double(const char *s, double min, double max, double *out) {
 	return true;
 }
 
-static bool parse_int(const char *s, int min, int max, int *out) {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || v < min || v > max) {
-		return false;
-	}
-	*out = (int)v;
-	return true;
-}
-
 static bool parse_rect(const char *s, struct driver *driver) {
 	int x, y, w, h, n = 0;
 	if (sscanf(s, "%d,%d,%d,%d%n", &x, &y, &w, &h, &n) != 4 ||
@@ -401,7 +417,7 @@ static bool parse_extent(const char *s, struct driver *driver) {
 static void usage(FILE *f) {
 	fprintf(f, "Usage: vitrail-pointer-driver [--rect X,Y,W,H] [--axis x|y] "
 		"[--speed PX] [--rate HZ] [--duration S] [--extent WxH] "
-		"[--output N] [--csv FILE]\n");
+		"[--output NAME] [--csv FILE]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -409,7 +425,6 @@ int main(int argc, char *argv[]) {
 		.speed = 1000,
 		.rate = 240,
 		.duration = 2,
-		.output = -1,
 	};
 	static const struct option long_options[] = {
 		{ "rect", required_argument, NULL, 'r' },
@@ -447,7 +462,7 @@ int main(int argc, char *argv[]) {
 			ok = parse_extent(optarg, &driver);
 			break;
 		case 'o':
-			ok = parse_int(optarg, 0, MAX_OUTPUTS - 1, &driver.output);
+			driver.output = optarg;
 			break;
 		case 'c':
 			driver.csv_path = optarg;
