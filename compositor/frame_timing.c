@@ -57,6 +57,8 @@ struct vt_surface_timing {
 	enum vitrail_surface_timing_v1_path path, pending_path;
 	uint32_t limit, pending_limit;
 	enum vitrail_surface_timing_v1_input_model model, pending_model;
+	bool path_set, pending_path_set; /* set_path was asked for */
+	bool tearing, pending_tearing;
 	bool has_target;
 	uint64_t target_ns; /* for the next commit */
 	bool locked; /* the pending state is locked for target_ns */
@@ -243,13 +245,31 @@ static void timing_handle_set_path(struct wl_client *client,
 			"%u: not a path", path);
 		return;
 	}
-	if (path == VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY) {
+	if (path == VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY &&
+			wl_resource_get_version(resource) < 2) {
 		wl_resource_post_error(resource,
 			VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
-			"low_latency: not offered yet");
+			"low_latency: offered from version 2, this object is version %d",
+			wl_resource_get_version(resource));
 		return;
 	}
 	timing->pending_path = path;
+	timing->pending_path_set = true;
+}
+
+static void timing_handle_set_tearing(struct wl_client *client,
+		struct wl_resource *resource, uint32_t allowed) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	if (allowed > 1) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TEARING,
+			"%u: must be 0 or 1", allowed);
+		return;
+	}
+	timing->pending_tearing = allowed == 1;
 }
 
 static void timing_handle_set_prerender_limit(struct wl_client *client,
@@ -410,6 +430,7 @@ static const struct vitrail_surface_timing_v1_interface timing_impl = {
 	.destroy = handle_simple_destroy,
 	.set_path = timing_handle_set_path,
 	.set_prerender_limit = timing_handle_set_prerender_limit,
+	.set_tearing = timing_handle_set_tearing,
 	.get_timeline = timing_handle_get_timeline,
 	.set_target_time = timing_handle_set_target_time,
 	.feedback = timing_handle_feedback,
@@ -523,6 +544,8 @@ void vt_frame_timing_surface_commit(struct vt_surface *surface) {
 	struct wlr_surface *wlr_surface = surface->wlr_surface;
 	timing_note_cached(timing);
 	timing->path = timing->pending_path;
+	timing->path_set = timing->pending_path_set;
+	timing->tearing = timing->pending_tearing;
 	timing->limit = timing->pending_limit;
 	timing->model = timing->pending_model;
 	surface->prerender =
@@ -587,6 +610,36 @@ uint64_t vt_frame_timing_horizon(struct vt_server *server) {
 		}
 	}
 	return horizon;
+}
+
+bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
+		bool *tearing) {
+	struct vt_surface_timing *timing = surface->timing;
+	*tearing = timing != NULL && timing->tearing;
+	if (timing == NULL || !timing->path_set) {
+		return false;
+	}
+	switch (timing->path) {
+	case VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER:
+		*path = VT_PATH_PRE_RENDER;
+		break;
+	case VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY:
+		*path = VT_PATH_LOW_LATENCY;
+		break;
+	default:
+		*path = VT_PATH_VSYNC;
+		break;
+	}
+	return true;
+}
+
+bool vt_frame_timing_surface_queued(struct vt_surface *surface) {
+	struct vt_surface_timing *timing = surface->timing;
+	if (timing == NULL) {
+		return false;
+	}
+	timing_note_cached(timing);
+	return timing->queue.len > 0 || timing->locked;
 }
 
 bool vt_frame_timing_queued(struct vt_server *server) {
@@ -683,7 +736,7 @@ bool vt_frame_timing_init(struct vt_server *server) {
 	ft->server = server;
 	wl_list_init(&ft->timings);
 	ft->global = wl_global_create(server->display,
-		&vitrail_frame_timing_manager_v1_interface, 1, ft, manager_bind);
+		&vitrail_frame_timing_manager_v1_interface, 2, ft, manager_bind);
 	if (ft->global == NULL) {
 		free(ft);
 		return false;

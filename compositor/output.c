@@ -42,6 +42,7 @@
 #include <wlr/render/pixman.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
@@ -119,6 +120,11 @@ struct vt_output {
 
 	struct vt_pacer *pacer;
 	const struct vt_pacing_policy *policy;
+	/* position-aware rendering: the frame being rendered by
+	 * vt_output_tear draws only this (output pixels) */
+	bool tearing;
+	pixman_region32_t tear_region;
+	struct vt_surface *tear_surface;
 	bool model_clock;
 	uint64_t period_ns;
 	int timer_fd;
@@ -542,6 +548,7 @@ static void frame_destroy(struct output_frame *frame) {
 
 struct drawn_surfaces {
 	struct vt_output *output;
+	struct vt_surface *only; /* a torn frame shows this one alone */
 	struct output_frame *frame; /* sample presentation feedback into */
 	bool frame_done; /* send frame callbacks */
 	bool held; /* some callbacks wait for a frame that draws them */
@@ -562,10 +569,13 @@ static void frame_take_input(struct output_frame *frame,
 static void drawn_surface_iter(struct vr_node *node, void *data) {
 	struct drawn_surfaces *drawn = data;
 	struct vt_surface *surface = vr_node_user_data(node);
-	if (surface == NULL) {
+	if (surface == NULL || (drawn->only != NULL && surface != drawn->only)) {
 		return;
 	}
 	if (drawn->frame != NULL) {
+		if (surface->unsampled) {
+			vt_paths_surface_drawn(surface);
+		}
 		surface->unsampled = false;
 		frame_take_input(drawn->frame, surface);
 		vt_frame_timing_sampled(surface, &drawn->frame->timing_feedbacks);
@@ -588,7 +598,7 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 		 * again over a commit never shown. It gets one at the vblank
 		 * after the frame that draws it. */
 		drawn->held = true;
-	} else if (drawn->frame_done) {
+	} else if (drawn->frame_done && vt_paths_vblank_callback(surface)) {
 		wlr_surface_send_frame_done(surface->wlr_surface, &drawn->now);
 	}
 }
@@ -741,10 +751,17 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	/* Commits queued for this display time apply now, so that the
 	 * frame shows them; then animations take their values at it, right
 	 * before the tree update that turns them into damage. */
-	bool queued = vt_frame_timing_latch(server, output, display_ns,
-		output->period_ns);
+	/* A torn frame (vt_output_tear) shows one surface's new damage in
+	 * the refresh being scanned out: nothing is latched or sampled for
+	 * it, everything else waits for the next vblank's frame. */
+	bool tear = output->tearing;
+	bool queued = false;
 	char samples[VT_SCENE_SAMPLES_LEN] = "";
-	vt_scene_sample(server, display_ns, samples, sizeof(samples));
+	if (!tear) {
+		queued = vt_frame_timing_latch(server, output, display_ns,
+			output->period_ns);
+		vt_scene_sample(server, display_ns, samples, sizeof(samples));
+	}
 	vt_server_update(server);
 	uint32_t nodes_updated = server->nodes_updated;
 	uint32_t lists_recorded = server->lists_recorded;
@@ -755,8 +772,16 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		 * (and latches queued commits). */
 		output_request(output, VT_PACER_RENDER);
 	}
+	/* what this frame draws: the pending damage, or a torn frame's part
+	 * of it */
+	pixman_region32_t *draw = &output->pending_damage;
+	if (tear) {
+		pixman_region32_intersect(&output->tear_region,
+			&output->tear_region, &output->pending_damage);
+		draw = &output->tear_region;
+	}
 	if ((output->target == NULL && output->soft == NULL) ||
-			!pixman_region32_not_empty(&output->pending_damage)) {
+			!pixman_region32_not_empty(draw)) {
 		return NULL;
 	}
 	struct output_buffer *buffer = output_acquire_buffer(output);
@@ -808,7 +833,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	 * whatever it missed before. */
 	struct output_buffer *b;
 	wl_list_for_each(b, &output->buffers, link) {
-		pixman_region32_union(&b->stale, &b->stale, &output->pending_damage);
+		pixman_region32_union(&b->stale, &b->stale, draw);
 	}
 	/* pixman draws on this thread: the frame is ready on return */
 	bool soft = output->soft != NULL;
@@ -816,7 +841,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	struct vr_render_job job = {
 		.target = output->target,
 		.view = vt_output_view(output),
-		.damage = &output->pending_damage,
+		.damage = draw,
 		.clear = { 0, 0, 0, 1 },
 		.dst = buffer->dst,
 		.dst_region = &buffer->stale,
@@ -824,7 +849,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	bool ok;
 	if (soft) {
 		vr_reference_render_region(server->tree, output->soft, &job.view,
-			job.clear, &output->pending_damage);
+			job.clear, draw);
 		frame->record.timing.start_ns = start;
 		frame->record.timing.end_ns = vt_now_ns();
 		frame->record.timing.cpu_copies = 1;
@@ -850,12 +875,19 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		}
 	}
 	pixman_region32_clear(&buffer->stale);
-	pixman_region32_copy(&frame->damage, &output->pending_damage);
-	pixman_region32_clear(&output->pending_damage);
+	pixman_region32_copy(&frame->damage, draw);
+	if (tear) {
+		pixman_region32_subtract(&output->pending_damage,
+			&output->pending_damage, draw);
+		frame->record.path = "torn";
+	} else {
+		pixman_region32_clear(&output->pending_damage);
+	}
 
 	/* the surfaces this frame shows: their presentation feedback
 	 * belongs to it */
-	struct drawn_surfaces drawn = { .output = output, .frame = frame };
+	struct drawn_surfaces drawn = { .output = output, .frame = frame,
+		.only = tear ? output->tear_surface : NULL };
 	output_for_each_drawn(output, &drawn);
 
 	uint64_t end = vt_now_ns();
@@ -1070,6 +1102,113 @@ static const struct vt_pacer_impl pacer_impl = {
 	.arm = output_arm,
 	.request_backend_frame = output_request_backend_frame,
 };
+
+/* ---- the low-latency path (paths.c) ------------------------------------- */
+
+bool vt_output_pacing(struct vt_output *output, uint64_t now,
+		const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest) {
+	if (output->pacer == NULL) {
+		return false;
+	}
+	*clock = vt_pacer_clock(output->pacer);
+	/* the vsync policy's lead: the composition estimate, a period at
+	 * most */
+	uint64_t period = vt_clock_period(*clock);
+	uint64_t composition = vt_pacer_composition_ns(output->pacer);
+	*out_ns = composition < period ? composition : period;
+	*earliest = vt_pacer_first_display(output->pacer, now + *out_ns);
+	return true;
+}
+
+/* The surface's damage of its latest commit, in output pixels. */
+static void surface_output_damage(struct vt_output *output,
+		struct vt_surface *surface, pixman_region32_t *out) {
+	struct wlr_surface *wlr_surface = surface->wlr_surface;
+	struct vr_box bounds;
+	if (!vr_node_get_bounds(surface->node, &bounds)) {
+		return;
+	}
+	struct wlr_box box = output_box(output);
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	wlr_surface_get_effective_damage(wlr_surface, &damage);
+	/* surface-local to output pixels (scale 1, no transform: vitrail
+	 * draws surfaces at their logical size) */
+	pixman_region32_translate(&damage, (int)floor(bounds.x) - box.x,
+		(int)floor(bounds.y) - box.y);
+	pixman_region32_intersect_rect(out, &damage, 0, 0,
+		output->wlr_output->width, output->wlr_output->height);
+	pixman_region32_fini(&damage);
+}
+
+/* The scanout model of a headless output. */
+static struct vt_scanout output_scanout(struct vt_output *output) {
+	return (struct vt_scanout){
+		.period_ns = vt_clock_period(vt_pacer_clock(output->pacer)),
+		.height = output->wlr_output->height,
+	};
+}
+
+/* The pointer in output pixels. */
+static void output_pointer(struct vt_output *output, int *x, int *y) {
+	struct wlr_box box = output_box(output);
+	*x = (int)floor(output->server->cursor->x) - box.x;
+	*y = (int)floor(output->server->cursor->y) - box.y;
+}
+
+uint64_t vt_output_tear_offset(struct vt_output *output) {
+	struct vt_server *server = output->server;
+	if (output->pacer == NULL || !output->model_clock ||
+			!server->has_pointer) {
+		return 0;
+	}
+	int px, py;
+	output_pointer(output, &px, &py);
+	struct vt_scanout scanout = output_scanout(output);
+	return vt_scanout_row_ns(&scanout, 0, py - server->config.tearing_box / 2);
+}
+
+bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
+		uint64_t now, uint64_t *shown_ns) {
+	struct vt_server *server = output->server;
+	if (output->pacer == NULL || !output->model_clock ||
+			output->soft != NULL || !server->has_pointer ||
+			vt_pacer_queued(output->pacer) > 0 ||
+			server->opts.pipeline != VT_PIPELINE_ASYNC) {
+		/* only a headless output's scanout is ours to model; nested
+		 * and DRM outputs take the next refresh (vitrail-protocols(7)) */
+		return false;
+	}
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	surface_output_damage(output, surface, &damage);
+	pixman_box32_t *ext = pixman_region32_extents(&damage);
+	struct vt_par_box box = { ext->x1, ext->y1, ext->x2, ext->y2 };
+	bool empty = !pixman_region32_not_empty(&damage);
+	int px, py;
+	output_pointer(output, &px, &py);
+	const struct vt_clock *clock = vt_pacer_clock(output->pacer);
+	uint64_t period = vt_clock_period(clock);
+	struct vt_scanout scanout = output_scanout(output);
+	/* the refresh being scanned out began at the last vblank */
+	uint64_t vblank = vt_clock_next_vblank(clock, now) - period;
+	uint64_t write_ns = vt_pacer_composition_ns(output->pacer);
+	uint64_t shown = 0;
+	bool ok = !empty && vt_par_decide(&scanout, vblank, now, write_ns, &box,
+		px, py, server->config.tearing_box, &shown);
+	if (ok) {
+		pixman_region32_copy(&output->tear_region, &damage);
+		output->tearing = true;
+		output->tear_surface = surface;
+		ok = vt_pacer_tear(output->pacer, shown, now);
+		*shown_ns = shown;
+		output->tearing = false;
+		output->tear_surface = NULL;
+		pixman_region32_clear(&output->tear_region);
+	}
+	pixman_region32_fini(&damage);
+	return ok;
+}
 
 /* ---- events ------------------------------------------------------------- */
 
@@ -1454,6 +1593,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 		pixman_image_unref(output->soft);
 	}
 	pixman_region32_fini(&output->pending_damage);
+	pixman_region32_fini(&output->tear_region);
 	free(output->stats.main_ns);
 	output->wlr_output->data = NULL;
 	struct vt_server *server = output->server;
@@ -1493,6 +1633,7 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_list_init(&output->buffers);
 	wl_list_init(&output->frames);
 	pixman_region32_init(&output->pending_damage);
+	pixman_region32_init(&output->tear_region);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_init(&output->damage_history[i]);
 	}

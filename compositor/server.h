@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "pacing/pacer.h"
+#include "pacing/path.h"
 
 struct wlr_surface;
 struct wlr_virtual_keyboard_manager_v1;
@@ -143,6 +144,17 @@ struct vt_surface {
 	struct vt_surface_timing *timing;
 	bool prerender;
 	bool latching;
+	/* The path manager (paths.c): its path and callback timing; on the
+	 * low-latency path with tearing allowed, tearing; the
+	 * wp_tearing_control_v1 hint (pending, applied at commit). */
+	struct vt_path_state path;
+	uint64_t path_shows_at; /* the refresh its latest commit makes */
+	bool path_scheduled; /* in vt_paths::scheduled, at path_at */
+	uint64_t path_at;
+	struct wl_list path_link;
+	bool tearing;
+	bool tearing_hint, tearing_hint_pending;
+	struct wl_resource *tearing_control;
 	/* Input timestamps for the frame log (CLOCK_MONOTONIC ns, 0: none):
 	 * the oldest input event delivered to it since its last commit with
 	 * new content, and the oldest one such commits answered that no
@@ -258,6 +270,7 @@ struct vt_server {
 	int outputs_created; /* index of the next output, for its options */
 	struct wl_event_source *renderer_source; /* frames completed */
 	struct vt_frame_timing *frame_timing; /* frame_timing.c */
+	struct vt_paths *paths; /* paths.c */
 	/* D-VSync's predictability (output.c): the last input event, the
 	 * last client commit with new content (CLOCK_MONOTONIC ns) */
 	uint64_t last_input_ns;
@@ -375,6 +388,40 @@ bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
 uint64_t vt_frame_timing_horizon(struct vt_server *server);
 /* Commits wait in some surface's queue. */
 bool vt_frame_timing_queued(struct vt_server *server);
+/* The path the surface's client chose (false: none chose); *tearing:
+ * whether it allowed tearing. */
+bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
+	bool *tearing);
+/* Commits of the surface wait for their display time. */
+bool vt_frame_timing_surface_queued(struct vt_surface *surface);
+
+/* paths.c: the path manager's glue */
+bool vt_paths_init(struct vt_server *server);
+void vt_paths_finish(struct vt_server *server);
+void vt_paths_surface_init(struct vt_surface *surface);
+/* After a commit applied: new_content (it changed the surface's
+ * pixels), replaced (the commit before was never drawn). */
+void vt_paths_surface_commit(struct vt_surface *surface, bool new_content,
+	bool replaced);
+/* A frame drew the surface's latest commit. */
+void vt_paths_surface_drawn(struct vt_surface *surface);
+/* At an output's vblank: whether the surface's callback goes now (false:
+ * the low-latency trigger sends it). */
+bool vt_paths_vblank_callback(struct vt_surface *surface);
+void vt_paths_surface_destroyed(struct vt_surface *surface);
+/* The output's frame clock and composition lead, and the first refresh
+ * whose composition has not started. false: no pacer. */
+bool vt_output_pacing(struct vt_output *output, uint64_t now,
+	const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest);
+/* Position-aware rendering of the surface's damage (paths.c decides the
+ * surface may tear): written at once into the refresh being scanned out
+ * when the scanout model allows. */
+bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
+	uint64_t now, uint64_t *shown_ns);
+/* How long after a vblank the scan reaches the top of the tearing box
+ * around the pointer (0: no scanout model, or no pointer): low-latency
+ * surfaces that tear aim their frames at that time. */
+uint64_t vt_output_tear_offset(struct vt_output *output);
 void vt_frame_timing_surface_commit(struct vt_surface *surface);
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface);
 /* Feedbacks: a frame drew the surface (they go with the frame); the frame

@@ -327,7 +327,11 @@ uint64_t vt_surface_take_input(struct vt_surface *surface) {
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
 	vt_frame_timing_surface_commit(surface);
-	if (pixman_region32_not_empty(&surface->wlr_surface->buffer_damage)) {
+	bool new_content =
+		pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
+	/* its previous content was never drawn: this commit replaces it */
+	bool replaced = new_content && surface->unsampled;
+	if (new_content) {
 		surface->unsampled = true;
 		/* new content: it answers the input delivered before it */
 		if (surface->input_pending_ns != 0 &&
@@ -348,9 +352,8 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		vr_node_set_enabled(surface->node, surface->subsurface->mapped);
 	}
 	vt_server_schedule_update(surface->server);
-	if (!wl_list_empty(&surface->wlr_surface->current.frame_callback_list)) {
-		vt_server_request_frame(surface->server, VT_PACER_CALLBACKS);
-	}
+	/* frame callbacks: at the vblank, or just in time (paths.c) */
+	vt_paths_surface_commit(surface, new_content, replaced);
 }
 
 static void subsurface_detach(struct vt_surface *surface) {
@@ -466,6 +469,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_server *server = surface->server;
 	subsurface_detach(surface);
 	vt_frame_timing_surface_destroyed(surface);
+	vt_paths_surface_destroyed(surface);
 	wl_list_remove(&surface->commit.link);
 	wl_list_remove(&surface->destroy.link);
 	wl_list_remove(&surface->new_subsurface.link);
@@ -502,6 +506,7 @@ void vt_surface_create(struct vt_server *server,
 	vr_node_set_parent(surface->content, surface->node);
 	vr_node_set_user_data(surface->content, surface);
 	wlr_surface->data = surface;
+	vt_paths_surface_init(surface);
 
 	surface->commit.notify = handle_commit;
 	wl_signal_add(&wlr_surface->events.commit, &surface->commit);
