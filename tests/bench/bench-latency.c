@@ -47,19 +47,26 @@
  *
  * Figures per configuration, pooled over its runs:
  *   latency       per driver event: its send time (CLOCK_MONOTONIC right
- *                 before the driver's flush) to the presentation time
- *                 (wp_presentation feedback) of the first probe frame that
- *                 drew that event or a later one: the first moment the
- *                 screen showed the square where that event or a newer one
- *                 put it. Median and p95, ms. Events of the first 250 ms of
- *                 a run (warm-up) are left out, and those no presented
- *                 frame answered (the last ones) are counted apart.
+ *                 before the driver's flush) to the presentation time of
+ *                 the first probe frame that drew that event or a later
+ *                 one and was shown: the first moment the screen showed
+ *                 the square where that event or a newer one put it. A
+ *                 frame's presentation time is its wp_presentation
+ *                 feedback's or, where that said discarded but
+ *                 vitrail_commit_feedback_v1 says presented (vitrail
+ *                 replaced its own frame that first drew the commit by a
+ *                 later one that shows it too), the latter's. Median and
+ *                 p95, ms. Events of the first 250 ms of a run (warm-up)
+ *                 are left out, and those no shown frame answered (the
+ *                 last ones) are counted apart.
  *   vitrail       from the frame log: presented_ns - input_ns of the
  *                 presented frames that answer input (vitrail's receive
  *                 time of the oldest input a frame answers, to display),
  *                 median, ms.
- *   drops         probe frames drawn for input whose feedback said
- *                 discarded, and the longest run of consecutive ones.
+ *   drops         probe frames drawn for input whose wp_presentation
+ *                 feedback said discarded, and the longest run of
+ *                 consecutive ones (the CSV has the same by
+ *                 vitrail_commit_feedback_v1 too: ft_discarded).
  *   fps           probe frames drawn for input per second of the
  *                 driver's motion.
  *   reduction     of the median latency against vsync in the same setup
@@ -126,8 +133,8 @@ struct config {
 	/* pooled over runs */
 	struct bench_values latency_ms;
 	struct bench_values vitrail_ms;
-	size_t events, unanswered, frames, discarded;
-	int max_drop_run;
+	size_t events, unanswered, frames, discarded, ft_discarded;
+	int max_drop_run, ft_max_drop_run;
 	double motion_s;
 	int runs, failed_runs, join_failed_runs;
 	bool unsupported;
@@ -179,8 +186,8 @@ struct run {
 	size_t join_errors;
 	struct bench_values latency_ms;
 	struct bench_values vitrail_ms;
-	size_t unanswered, frames, discarded;
-	int max_drop_run;
+	size_t unanswered, frames, discarded, ft_discarded;
+	int max_drop_run, ft_max_drop_run;
 	double motion_s;
 };
 
@@ -264,8 +271,10 @@ struct driver_event {
 };
 
 struct probe_frame {
-	double x, y, event, commit_ns, presented_ns;
-	bool discarded;
+	double x, y, event, commit_ns;
+	double shown_ns; // 0: never shown (see the header)
+	bool discarded; // wp_presentation
+	bool ft_discarded; // vitrail_commit_feedback_v1
 };
 
 static size_t read_driver(const char *path, struct driver_event **out) {
@@ -306,6 +315,8 @@ static size_t read_probe(const char *path, struct probe_frame **out) {
 	int cc = bench_csv_column(&csv, "commit_ns");
 	int cp = bench_csv_column(&csv, "presented_ns");
 	int cd = bench_csv_column(&csv, "discarded");
+	int cfp = bench_csv_column(&csv, "ft_presented_ns");
+	int cfd = bench_csv_column(&csv, "ft_discarded");
 	size_t n = 0, cap = 0;
 	struct probe_frame *frames = NULL;
 	while (bench_csv_next(&csv)) {
@@ -316,13 +327,17 @@ static size_t read_probe(const char *path, struct probe_frame **out) {
 				abort();
 			}
 		}
+		double presented = bench_csv_number(&csv, cp);
+		double ft_presented = bench_csv_number(&csv, cfp);
 		frames[n++] = (struct probe_frame){
 			.x = bench_csv_number(&csv, cx),
 			.y = bench_csv_number(&csv, cy),
 			.event = bench_csv_number(&csv, ce),
 			.commit_ns = bench_csv_number(&csv, cc),
-			.presented_ns = bench_csv_number(&csv, cp),
+			.shown_ns = presented > 0 ? presented :
+				ft_presented > 0 ? ft_presented : 0,
 			.discarded = bench_csv_number(&csv, cd) == 1,
+			.ft_discarded = bench_csv_number(&csv, cfd) > 0,
 		};
 	}
 	bench_csv_close(&csv);
@@ -340,7 +355,7 @@ static void analyse(struct run *run, const struct driver_event *events,
 	}
 	double offset = (double)(run->probe_events - (long)nevents);
 	double last = 0;
-	int drop_run = 0;
+	int drop_run = 0, ft_drop_run = 0;
 	for (size_t i = 0; i < nframes; i++) {
 		const struct probe_frame *f = &frames[i];
 		if (!(f->event > offset)) {
@@ -362,6 +377,15 @@ static void analyse(struct run *run, const struct driver_event *events,
 		} else {
 			drop_run = 0;
 		}
+		if (f->ft_discarded) {
+			run->ft_discarded++;
+			ft_drop_run++;
+			if (ft_drop_run > run->ft_max_drop_run) {
+				run->ft_max_drop_run = ft_drop_run;
+			}
+		} else {
+			ft_drop_run = 0;
+		}
 	}
 	if (nevents < 2 || run->join_errors > 0) {
 		return;
@@ -376,7 +400,7 @@ static void analyse(struct run *run, const struct driver_event *events,
 			i++;
 		}
 		size_t j = i;
-		while (j < nframes && !(frames[j].presented_ns > 0)) {
+		while (j < nframes && !(frames[j].shown_ns > 0)) {
 			j++;
 		}
 		if (events[k].send_ns < t0 + WARMUP_NS) {
@@ -387,7 +411,7 @@ static void analyse(struct run *run, const struct driver_event *events,
 			continue;
 		}
 		bench_values_add(&run->latency_ms,
-			(frames[j].presented_ns - events[k].send_ns) / 1e6);
+			(frames[j].shown_ns - events[k].send_ns) / 1e6);
 	}
 }
 
@@ -568,9 +592,13 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 		c->unanswered += run.unanswered;
 		c->frames += run.frames;
 		c->discarded += run.discarded;
+		c->ft_discarded += run.ft_discarded;
 		c->motion_s += run.motion_s;
 		if (run.max_drop_run > c->max_drop_run) {
 			c->max_drop_run = run.max_drop_run;
+		}
+		if (run.ft_max_drop_run > c->ft_max_drop_run) {
+			c->ft_max_drop_run = run.ft_max_drop_run;
 		}
 	}
 	if (!run.unsupported) {
@@ -586,14 +614,15 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 			!run.ok ? "  FAILED" : run.join_errors > 0 ? "  JOIN ERRORS" : "");
 	}
 	fprintf(bench->runs_csv, "%d,%d,%s,%g,%.3f,%s,%d,%d,%d,%zu,%zu,%zu,%s,%s,"
-		"%s,%zu,%zu,%d,%.3f\n", n, rep + 1, setup_name(c), c->hz,
+		"%s,%zu,%zu,%d,%zu,%d,%.3f\n", n, rep + 1, setup_name(c), c->hz,
 		config_cost_ms(c), c->path, c->tearing ? 1 : 0,
 		run.ok && run.join_errors == 0 ? 1 : 0, run.unsupported ? 1 : 0,
 		run.events, run.join_errors, run.latency_ms.len,
 		bench_fmt(bench_values_median(&run.latency_ms), 3),
 		bench_fmt(bench_values_rank(&run.latency_ms, 95), 3),
 		bench_fmt(bench_values_median(&run.vitrail_ms), 3), run.frames,
-		run.discarded, run.max_drop_run, run.motion_s);
+		run.discarded, run.max_drop_run, run.ft_discarded,
+		run.ft_max_drop_run, run.motion_s);
 	fflush(bench->runs_csv);
 	bench_values_finish(&run.latency_ms);
 	bench_values_finish(&run.vitrail_ms);
@@ -691,7 +720,8 @@ static void write_reports(struct bench *bench) {
 		fprintf(csv, "backend,refresh_hz,render_ms,render_cost,path,tearing,"
 			"runs,failed_runs,supported,events,unanswered,latency_median_ms,"
 			"latency_p95_ms,vitrail_median_ms,frames,discarded,"
-			"max_consecutive_discarded,client_fps,"
+			"max_consecutive_discarded,ft_discarded,"
+			"ft_max_consecutive_discarded,client_fps,"
 			"latency_reduction_pct\n");
 	}
 	FILE *outs[] = { stdout, txt };
@@ -735,13 +765,17 @@ static void write_reports(struct bench *bench) {
 				c->join_failed_runs > 0 ? "  (some runs failed)" : "");
 		}
 		if (csv != NULL) {
+			char ft_run[16];
+			snprintf(ft_run, sizeof(ft_run), "%d", c->ft_max_drop_run);
 			fprintf(csv, "%s,%g,%.3f,%s,%s,%d,%d,%d,%d,%zu,%zu,%s,%s,%s,%zu,"
-				"%zu,%s,%s,%s\n", setup_name(c), c->hz, config_cost_ms(c),
+				"%zu,%s,%zu,%s,%s,%s\n", setup_name(c), c->hz,
+				config_cost_ms(c),
 				cost_name(c), c->path, c->tearing ? 1 : 0, c->runs,
 				c->failed_runs + c->join_failed_runs, c->unsupported ? 0 : 1,
 				c->latency_ms.len, c->unanswered, bench_fmt(f.p50, 3),
 				bench_fmt(f.p95, 3), bench_fmt(f.vitrail_p50, 3), c->frames,
-				c->discarded, f.ran ? run : "n/a", bench_fmt(f.fps, 2),
+				c->discarded, f.ran ? run : "n/a", c->ft_discarded,
+				f.ran ? ft_run : "n/a", bench_fmt(f.fps, 2),
 				bench_fmt(f.reduction, 2));
 		}
 	}
@@ -964,7 +998,8 @@ int main(int argc, char *argv[]) {
 	fprintf(bench.runs_csv, "run,rep,backend,refresh_hz,render_ms,path,"
 		"tearing,ok,unsupported,events,join_errors,events_measured,"
 		"latency_median_ms,latency_p95_ms,vitrail_median_ms,frames,"
-		"discarded,max_consecutive_discarded,motion_s\n");
+		"discarded,max_consecutive_discarded,ft_discarded,"
+		"ft_max_consecutive_discarded,motion_s\n");
 
 	int64_t started = bench_now_ms();
 	int most_reps = bench.reps > bench.nested_reps ? bench.reps :

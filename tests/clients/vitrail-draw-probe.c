@@ -42,7 +42,8 @@
  *   --trail N       dots in the trail (default 32)
  *   --csv FILE      one row per frame, written when the probe exits:
  *                   seq,callback_ns,commit_ns,x,y,newest_recv_ns,
- *                   oldest_recv_ns,presented_ns,discarded,refresh_ns,event
+ *                   oldest_recv_ns,presented_ns,discarded,refresh_ns,event,
+ *                   ft_presented_ns,ft_discarded
  *                   callback_ns: when the frame callback came (0 for the
  *                   first frame); x,y: the pointer position drawn
  *                   (surface-local, -1,-1 before any); newest_recv_ns and
@@ -52,7 +53,16 @@
  *                   feedback said discarded (presented_ns and discarded
  *                   both 0: no feedback before the probe exited);
  *                   refresh_ns: the feedback's refresh; event: the number
- *                   of the newest pointer event drawn (0: none)
+ *                   of the newest pointer event drawn (0: none);
+ *                   ft_presented_ns and ft_discarded: what
+ *                   vitrail_commit_feedback_v1 (asked for every frame when
+ *                   the probe has a vitrail_surface_timing_v1: --path or
+ *                   --tearing) said: presented at, or discarded with reason
+ *                   r (ft_discarded r + 1: 1 replaced, 2 surface_destroyed,
+ *                   3 not_shown); both 0 without an answer. Unlike
+ *                   wp_presentation in vitrail, it follows a commit into a
+ *                   later frame when the compositor replaced the frame that
+ *                   first drew it.
  *   --frames N      exit after N frames were presented or discarded
  *                   (default 0: until SIGTERM, SIGINT or the timeout)
  *   --timeout SEC   give up after SEC seconds (default 120; 0: never):
@@ -135,6 +145,8 @@ struct frame_record {
 	uint64_t presented_ns, refresh_ns;
 	bool discarded;
 	bool done;
+	uint64_t ft_presented_ns; // vitrail_commit_feedback_v1
+	int ft_discarded; // reason + 1, 0: not discarded
 };
 
 struct pending_feedback {
@@ -142,6 +154,14 @@ struct pending_feedback {
 	struct wp_presentation_feedback *feedback;
 	size_t record; // index into probe::records
 	struct wl_list link; // probe::feedbacks
+};
+
+/* A vitrail_commit_feedback_v1 awaiting its answer. */
+struct pending_commit_feedback {
+	struct probe *probe;
+	struct vitrail_commit_feedback_v1 *feedback;
+	size_t record;
+	struct wl_list link; // probe::commit_feedbacks
 };
 
 enum path_choice {
@@ -207,6 +227,7 @@ struct probe {
 	struct frame_record *records;
 	size_t records_len, records_cap;
 	struct wl_list feedbacks; // pending_feedback::link
+	struct wl_list commit_feedbacks; // pending_commit_feedback::link
 	uint64_t next_seq;
 	long finished; // feedbacks resolved
 	long presented, discarded;
@@ -524,6 +545,37 @@ static const struct wp_presentation_feedback_listener feedback_listener = {
 	.discarded = feedback_handle_discarded,
 };
 
+static void commit_feedback_finish(struct pending_commit_feedback *pending) {
+	vitrail_commit_feedback_v1_destroy(pending->feedback);
+	wl_list_remove(&pending->link);
+	free(pending);
+}
+
+static void commit_feedback_handle_presented(void *data,
+		struct vitrail_commit_feedback_v1 *feedback, uint32_t tv_sec_hi,
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t target_sec_hi,
+		uint32_t target_sec_lo, uint32_t target_nsec) {
+	struct pending_commit_feedback *pending = data;
+	struct frame_record *record = &pending->probe->records[pending->record];
+	uint64_t sec = (uint64_t)tv_sec_hi << 32 | tv_sec_lo;
+	record->ft_presented_ns = sec * 1000000000u + tv_nsec;
+	commit_feedback_finish(pending);
+}
+
+static void commit_feedback_handle_discarded(void *data,
+		struct vitrail_commit_feedback_v1 *feedback, uint32_t reason) {
+	struct pending_commit_feedback *pending = data;
+	struct frame_record *record = &pending->probe->records[pending->record];
+	record->ft_discarded = (int)reason + 1;
+	commit_feedback_finish(pending);
+}
+
+static const struct vitrail_commit_feedback_v1_listener
+		commit_feedback_listener = {
+	.presented = commit_feedback_handle_presented,
+	.discarded = commit_feedback_handle_discarded,
+};
+
 static const struct wl_callback_listener frame_listener;
 
 static void request_frame(struct probe *probe) {
@@ -617,6 +669,17 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 		probe->surface);
 	wp_presentation_feedback_add_listener(pending->feedback,
 		&feedback_listener, pending);
+	struct pending_commit_feedback *commit_pending = probe->timing == NULL ?
+		NULL : calloc(1, sizeof(*commit_pending));
+	if (commit_pending != NULL) {
+		commit_pending->probe = probe;
+		commit_pending->record = index;
+		commit_pending->feedback =
+			vitrail_surface_timing_v1_feedback(probe->timing);
+		vitrail_commit_feedback_v1_add_listener(commit_pending->feedback,
+			&commit_feedback_listener, commit_pending);
+		wl_list_insert(&probe->commit_feedbacks, &commit_pending->link);
+	}
 	record->commit_ns = now_ns();
 	wl_surface_commit(probe->surface);
 	wl_display_flush(probe->display);
@@ -939,6 +1002,11 @@ static void probe_finish(struct probe *probe) {
 		wl_list_remove(&pending->link);
 		free(pending);
 	}
+	struct pending_commit_feedback *commit_pending, *commit_tmp;
+	wl_list_for_each_safe(commit_pending, commit_tmp,
+			&probe->commit_feedbacks, link) {
+		commit_feedback_finish(commit_pending);
+	}
 	if (probe->frame_callback != NULL) {
 		wl_callback_destroy(probe->frame_callback);
 	}
@@ -1106,16 +1174,19 @@ static bool write_csv(struct probe *probe) {
 		return false;
 	}
 	fprintf(f, "seq,callback_ns,commit_ns,x,y,newest_recv_ns,"
-		"oldest_recv_ns,presented_ns,discarded,refresh_ns,event\n");
+		"oldest_recv_ns,presented_ns,discarded,refresh_ns,event,"
+		"ft_presented_ns,ft_discarded\n");
 	for (size_t i = 0; i < probe->records_len; i++) {
 		const struct frame_record *r = &probe->records[i];
-		fprintf(f, "%llu,%llu,%llu,%.10g,%.10g,%llu,%llu,%llu,%d,%llu,%llu\n",
+		fprintf(f, "%llu,%llu,%llu,%.10g,%.10g,%llu,%llu,%llu,%d,%llu,%llu,"
+			"%llu,%d\n",
 			(unsigned long long)r->seq, (unsigned long long)r->callback_ns,
 			(unsigned long long)r->commit_ns, r->x, r->y,
 			(unsigned long long)r->newest_recv_ns,
 			(unsigned long long)r->oldest_recv_ns,
 			(unsigned long long)r->presented_ns, r->discarded ? 1 : 0,
-			(unsigned long long)r->refresh_ns, (unsigned long long)r->event);
+			(unsigned long long)r->refresh_ns, (unsigned long long)r->event,
+			(unsigned long long)r->ft_presented_ns, r->ft_discarded);
 	}
 	bool ok = fclose(f) == 0 && rename(tmp, probe->csv_path) == 0;
 	if (!ok) {
@@ -1267,6 +1338,7 @@ int main(int argc, char *argv[]) {
 		return EXIT_FAILURE;
 	}
 	wl_list_init(&probe.feedbacks);
+	wl_list_init(&probe.commit_feedbacks);
 
 	sigset_t mask;
 	sigemptyset(&mask);
