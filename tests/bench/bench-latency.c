@@ -88,7 +88,7 @@
  * had.
  *
  * Options: --vitrail PATH --probe PATH --driver PATH --out DIR (required),
- * --reps N (default 4), --seconds S (default 2), --rate HZ (default 240),
+ * --reps N (default 5), --seconds S (default 2), --rate HZ (default 240),
  * --speed PX (default 960), --nested-reps N (default --reps; 0: no
  * nested runs), --no-sweep. Exit status 1 when a run failed other than by
  * an unsupported path, 0 otherwise.
@@ -881,7 +881,7 @@ static void remove_runtime_dir(struct bench *bench) {
 }
 
 int main(int argc, char *argv[]) {
-	struct bench bench = { .reps = 4, .nested_reps = -1, .sweep = true,
+	struct bench bench = { .reps = 5, .nested_reps = -1, .sweep = true,
 		.seconds = 2, .rate = 240, .speed = 960 };
 	static const struct option long_options[] = {
 		{ "vitrail", required_argument, NULL, 'v' },
