@@ -591,25 +591,28 @@ bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
 	return queued;
 }
 
-uint64_t vt_frame_timing_horizon(struct vt_server *server) {
+bool vt_frame_timing_queue_state(struct vt_server *server,
+		uint64_t *horizon) {
 	struct vt_frame_timing *ft = server->frame_timing;
-	uint64_t horizon = UINT64_MAX;
+	*horizon = UINT64_MAX;
 	if (ft == NULL) {
-		return horizon;
+		return false;
 	}
+	bool queued = false;
 	struct vt_surface_timing *timing;
 	wl_list_for_each(timing, &ft->timings, link) {
+		timing_note_cached(timing);
+		queued |= timing->queue.len > 0 || timing->locked;
 		if (timing->surface == NULL ||
 				timing->path != VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER) {
 			continue;
 		}
-		timing_note_cached(timing);
 		uint64_t last = vt_latch_last_target(&timing->queue);
-		if (last < horizon) {
-			horizon = last;
+		if (last < *horizon) {
+			*horizon = last;
 		}
 	}
-	return horizon;
+	return queued;
 }
 
 bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
@@ -640,21 +643,6 @@ bool vt_frame_timing_surface_queued(struct vt_surface *surface) {
 	}
 	timing_note_cached(timing);
 	return timing->queue.len > 0 || timing->locked;
-}
-
-bool vt_frame_timing_queued(struct vt_server *server) {
-	struct vt_frame_timing *ft = server->frame_timing;
-	if (ft == NULL) {
-		return false;
-	}
-	struct vt_surface_timing *timing;
-	wl_list_for_each(timing, &ft->timings, link) {
-		timing_note_cached(timing);
-		if (timing->queue.len > 0 || timing->locked) {
-			return true;
-		}
-	}
-	return false;
 }
 
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface) {

@@ -241,12 +241,13 @@ static void output_update_predictable(struct vt_output *output,
 		uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
-	bool predictable = (vt_scene_animating(server) ||
-			vt_frame_timing_queued(server)) &&
+	uint64_t horizon;
+	bool queued = vt_frame_timing_queue_state(server, &horizon);
+	bool predictable = (vt_scene_animating(server) || queued) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
-	vt_pacer_set_horizon(output->pacer, vt_frame_timing_horizon(server));
+	vt_pacer_set_horizon(output->pacer, horizon);
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {
@@ -278,8 +279,12 @@ int vt_output_display_slots(struct vt_output *output, uint64_t now,
 }
 
 struct vt_output *vt_surface_output(struct vt_surface *surface) {
+	/* bounds are those of nodes that draw: its buffer's, else its scene
+	 * content's */
 	struct vr_box box;
-	if (!vr_node_get_bounds(surface->node, &box)) {
+	if (!vr_node_get_bounds(surface->content, &box) &&
+			(surface->scene == NULL ||
+			!vr_node_get_bounds(surface->scene, &box))) {
 		return NULL;
 	}
 	return vt_output_at(surface->server, box.x + box.width / 2.0,
@@ -1120,12 +1125,16 @@ bool vt_output_pacing(struct vt_output *output, uint64_t now,
 	return true;
 }
 
-/* The surface's damage of its latest commit, in output pixels. */
+/* The surface's damage of its latest commit, in output pixels; empty
+ * when its content is not wholly drawn where the last tree update put it
+ * (clipped: where the damage lands is not known then). */
 static void surface_output_damage(struct vt_output *output,
 		struct vt_surface *surface, pixman_region32_t *out) {
 	struct wlr_surface *wlr_surface = surface->wlr_surface;
 	struct vr_box bounds;
-	if (!vr_node_get_bounds(surface->node, &bounds)) {
+	if (!vr_node_get_bounds(surface->content, &bounds) ||
+			bounds.width != wlr_surface->current.width ||
+			bounds.height != wlr_surface->current.height) {
 		return;
 	}
 	struct wlr_box box = output_box(output);
@@ -1134,8 +1143,8 @@ static void surface_output_damage(struct vt_output *output,
 	wlr_surface_get_effective_damage(wlr_surface, &damage);
 	/* surface-local to output pixels (scale 1, no transform: vitrail
 	 * draws surfaces at their logical size) */
-	pixman_region32_translate(&damage, (int)floor(bounds.x) - box.x,
-		(int)floor(bounds.y) - box.y);
+	pixman_region32_translate(&damage, (int)bounds.x - box.x,
+		(int)bounds.y - box.y);
 	pixman_region32_intersect_rect(out, &damage, 0, 0,
 		output->wlr_output->width, output->wlr_output->height);
 	pixman_region32_fini(&damage);

@@ -130,6 +130,14 @@ static void schedule(struct vt_surface *surface, uint64_t now) {
 		struct vt_clock scan = *clock;
 		uint64_t offset = surface->tearing ?
 			vt_output_tear_offset(output) : 0;
+		/* the commit must land after the vblank, in the refresh it
+		 * tears into: a box the scan reaches sooner than the lead
+		 * cannot tear, and the frames aim at the vblank */
+		uint64_t lead = vt_jitt_app_ns(&surface->path.jitt,
+			vt_clock_period(clock)) + out_ns + VT_JITT_MARGIN_NS;
+		if (offset < lead) {
+			offset = 0;
+		}
 		if (offset != 0) {
 			scan.phase_ns += offset;
 			earliest = surface->unsampled ? earliest : now;

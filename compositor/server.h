@@ -383,11 +383,11 @@ void vt_frame_timing_finish(struct vt_server *server);
  * commits stay queued anywhere (outputs keep rendering for them). */
 bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
 	uint64_t display_ns, uint64_t period_ns);
-/* The latest display time whose content every pre_render surface has
- * queued (UINT64_MAX: no such surface): D-VSync renders no further. */
-uint64_t vt_frame_timing_horizon(struct vt_server *server);
-/* Commits wait in some surface's queue. */
-bool vt_frame_timing_queued(struct vt_server *server);
+/* Whether commits wait in some surface's queue; *horizon: the latest
+ * display time whose content every pre_render surface has queued
+ * (UINT64_MAX: no such surface): D-VSync renders no further. One walk. */
+bool vt_frame_timing_queue_state(struct vt_server *server,
+	uint64_t *horizon);
 /* The path the surface's client chose (false: none chose); *tearing:
  * whether it allowed tearing. */
 bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
