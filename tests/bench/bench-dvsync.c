@@ -654,49 +654,22 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 	char *frame_log = bench_asprintf("%s-frames.csv", base);
 	unlink(frame_log);
 	double period_ns = 1e9 / setup->hz;
-	char refresh[32];
-	snprintf(refresh, sizeof(refresh), "%g", setup->hz);
-
-	struct bench_vitrail parent = { .pid = -1 }, vitrail = { .pid = -1 };
-	const char *argv[40];
-	int argc = 0;
-	bool ok = true;
-	if (setup->nested) {
-		argv[argc++] = bench->vitrail;
-		argv[argc++] = "--backend";
-		argv[argc++] = "headless";
-		argv[argc++] = "--outputs";
-		argv[argc++] = "1";
-		argv[argc++] = "--output-size";
-		argv[argc++] = "800x600";
-		argv[argc++] = "--refresh";
-		argv[argc++] = refresh;
-		ok = bench_vitrail_start(&bench->env, &parent, argv, argc, NULL,
-			parent_log, START_TIMEOUT_MS);
-		argc = 0;
-	}
-	argv[argc++] = bench->vitrail;
-	argv[argc++] = "--backend";
-	argv[argc++] = setup->nested ? "wayland" : "headless";
-	argv[argc++] = "--outputs";
-	argv[argc++] = "1";
-	argv[argc++] = "--output-size";
-	argv[argc++] = OUTPUT_SIZE;
-	if (!setup->nested) {
-		argv[argc++] = "--refresh";
-		argv[argc++] = refresh;
-	}
-	argv[argc++] = "--test";
-	argv[argc++] = "--frame-log";
-	argv[argc++] = frame_log;
-	argv[argc++] = "--pacing";
-	argv[argc++] = mode->pacing;
+	const char *extra[8];
+	int nextra = 0;
+	extra[nextra++] = "--test";
+	extra[nextra++] = "--frame-log";
+	extra[nextra++] = frame_log;
+	extra[nextra++] = "--pacing";
+	extra[nextra++] = mode->pacing;
 	if (mode->prerender != NULL) {
-		argv[argc++] = "--prerender";
-		argv[argc++] = mode->prerender;
+		extra[nextra++] = "--prerender";
+		extra[nextra++] = mode->prerender;
 	}
-	ok = ok && bench_vitrail_start(&bench->env, &vitrail, argv, argc,
-		setup->nested ? parent.socket : NULL, log, START_TIMEOUT_MS);
+	extra[nextra] = NULL;
+	struct bench_vitrail parent, vitrail;
+	bool ok = bench_vitrail_start_setup(&bench->env, setup->nested,
+		setup->hz, OUTPUT_SIZE, extra, log, parent_log, START_TIMEOUT_MS,
+		&parent, &vitrail);
 
 	struct client client = { 0 };
 	struct played played[MAX_TRACES] = { 0 };
@@ -1124,7 +1097,8 @@ int main(int argc, char *argv[]) {
 	bench.runtime_dir = runtime_template;
 	bench.config_dir = bench_asprintf("%s/config", bench.runtime_dir);
 	mkdir(bench.config_dir, 0700);
-	bench.env = (struct bench_env){ bench.runtime_dir, bench.config_dir };
+	bench.env = (struct bench_env){ bench.runtime_dir, bench.config_dir,
+		bench.vitrail };
 	/* this process is a client too */
 	setenv("XDG_RUNTIME_DIR", bench.runtime_dir, 1);
 

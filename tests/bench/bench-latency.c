@@ -115,7 +115,6 @@
 #define MAX_CONFIGS 16
 #define OUTPUT_W 640
 #define OUTPUT_H 480
-#define PARENT_SIZE "800x600"
 #define START_TIMEOUT_MS 60000
 #define READY_TIMEOUT_MS 30000
 #define WARMUP_NS 250000000u
@@ -449,8 +448,7 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 	unlink(probe_csv);
 	unlink(driver_csv);
 	struct run run = { .probe_events = -1, .max_drop_run = 0 };
-	char refresh[32], cost[32], seconds[32], rate[32], speed[32];
-	snprintf(refresh, sizeof(refresh), "%g", c->hz);
+	char cost[32], seconds[32], rate[32], speed[32];
 	snprintf(cost, sizeof(cost), "%.3f", config_cost_ms(c));
 	snprintf(seconds, sizeof(seconds), "%g", bench->seconds);
 	snprintf(rate, sizeof(rate), "%g", bench->rate);
@@ -458,42 +456,12 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 	char size[32];
 	snprintf(size, sizeof(size), "%dx%d", OUTPUT_W, OUTPUT_H);
 
-	struct bench_vitrail parent = { .pid = -1 }, vitrail = { .pid = -1 };
 	pid_t probe = -1, driver = -1;
-	const char *argv[32];
-	int argc = 0;
-	bool ok = true;
-	if (c->nested) {
-		argv[argc++] = bench->vitrail;
-		argv[argc++] = "--backend";
-		argv[argc++] = "headless";
-		argv[argc++] = "--outputs";
-		argv[argc++] = "1";
-		argv[argc++] = "--output-size";
-		argv[argc++] = PARENT_SIZE;
-		argv[argc++] = "--refresh";
-		argv[argc++] = refresh;
-		ok = bench_vitrail_start(&bench->env, &parent, argv, argc, NULL,
-			parent_log, START_TIMEOUT_MS);
-		argc = 0;
-	}
-	argv[argc++] = bench->vitrail;
-	argv[argc++] = "--backend";
-	argv[argc++] = c->nested ? "wayland" : "headless";
-	argv[argc++] = "--outputs";
-	argv[argc++] = "1";
-	argv[argc++] = "--output-size";
-	argv[argc++] = size;
-	if (!c->nested) {
-		argv[argc++] = "--refresh";
-		argv[argc++] = refresh;
-	}
-	argv[argc++] = "--mode";
-	argv[argc++] = "kiosk";
-	argv[argc++] = "--frame-log";
-	argv[argc++] = frame_log;
-	ok = ok && bench_vitrail_start(&bench->env, &vitrail, argv, argc,
-		c->nested ? parent.socket : NULL, log, START_TIMEOUT_MS);
+	const char *extra[] = { "--mode", "kiosk", "--frame-log", frame_log,
+		NULL };
+	struct bench_vitrail parent, vitrail;
+	bool ok = bench_vitrail_start_setup(&bench->env, c->nested, c->hz, size,
+		extra, log, parent_log, START_TIMEOUT_MS, &parent, &vitrail);
 
 	int fds[2] = { -1, -1 };
 	if (ok && pipe2(fds, O_CLOEXEC) < 0) {
@@ -985,7 +953,8 @@ int main(int argc, char *argv[]) {
 	bench.runtime_dir = runtime_template;
 	bench.config_dir = bench_asprintf("%s/config", bench.runtime_dir);
 	mkdir(bench.config_dir, 0700);
-	bench.env = (struct bench_env){ bench.runtime_dir, bench.config_dir };
+	bench.env = (struct bench_env){ bench.runtime_dir, bench.config_dir,
+		bench.vitrail };
 	printf("bench-latency: %s, %d configurations, %d repetitions (nested "
 		"%d)\n", bench.vitrail, bench.nconfigs, bench.reps, bench.nested_reps);
 

@@ -351,3 +351,45 @@ bool bench_vitrail_stop(struct bench_vitrail *vitrail) {
 	vitrail->pid = -1;
 	return status == 0;
 }
+
+bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
+		double hz, const char *size, const char *const *extra,
+		const char *log_path, const char *parent_log_path, int timeout_ms,
+		struct bench_vitrail *parent, struct bench_vitrail *vitrail) {
+	*parent = (struct bench_vitrail){ .pid = -1 };
+	*vitrail = (struct bench_vitrail){ .pid = -1 };
+	char refresh[32];
+	snprintf(refresh, sizeof(refresh), "%g", hz);
+	const char *argv[32];
+	int argc = 0;
+	argv[argc++] = env->vitrail;
+	argv[argc++] = "--backend";
+	argv[argc++] = "headless";
+	argv[argc++] = "--outputs";
+	argv[argc++] = "1";
+	argv[argc++] = "--output-size";
+	argv[argc++] = "800x600";
+	argv[argc++] = "--refresh";
+	argv[argc++] = refresh;
+	if (nested && !bench_vitrail_start(env, parent, argv, argc, NULL,
+			parent_log_path, timeout_ms)) {
+		return false;
+	}
+	argc = 0;
+	argv[argc++] = env->vitrail;
+	argv[argc++] = "--backend";
+	argv[argc++] = nested ? "wayland" : "headless";
+	argv[argc++] = "--outputs";
+	argv[argc++] = "1";
+	argv[argc++] = "--output-size";
+	argv[argc++] = size;
+	if (!nested) {
+		argv[argc++] = "--refresh";
+		argv[argc++] = refresh;
+	}
+	for (int i = 0; extra != NULL && extra[i] != NULL && i < 16; i++) {
+		argv[argc++] = extra[i];
+	}
+	return bench_vitrail_start(env, vitrail, argv, argc,
+		nested ? parent->socket : NULL, log_path, timeout_ms);
+}

@@ -67,6 +67,7 @@ double bench_csv_number(const struct bench_csv *csv, int column);
  * WAYLAND_SOCKET, DISPLAY or VITRAIL_FRAME_LOG. */
 struct bench_env {
 	const char *runtime_dir, *config_dir;
+	const char *vitrail; // the compositor (bench_vitrail_start_setup)
 };
 
 /* Spawn argv (argv[0] a path) in a process group of its own that dies
@@ -94,5 +95,15 @@ bool bench_vitrail_start(const struct bench_env *env,
 	const char *display, const char *log_path, int timeout_ms);
 /* SIGTERM, wait, SIGKILL; true when it exited with status 0. */
 bool bench_vitrail_stop(struct bench_vitrail *vitrail);
+
+/* The benchmarks' vitrail: one output of size ("WxH"), headless at hz,
+ * or nested (--backend wayland) in a parent vitrail, headless at hz with
+ * one 800x600 output (parent_log), plus extra arguments (at most 16,
+ * NULL-terminated); each waited for up to timeout_ms. parent's pid is -1
+ * unless nested. */
+bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
+	double hz, const char *size, const char *const *extra,
+	const char *log_path, const char *parent_log_path, int timeout_ms,
+	struct bench_vitrail *parent, struct bench_vitrail *vitrail);
 
 #endif

@@ -82,28 +82,25 @@
  * global, a presentation clock other than CLOCK_MONOTONIC or the timeout
  * (the CSV is still written).
  */
-#define _GNU_SOURCE // memfd_create
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include "presentation-time-client-protocol.h"
+#include "probe-client.h"
 #include "tearing-control-v1-client-protocol.h"
 #include "vitrail-frame-timing-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
-#define MAX_BUFFERS 4
 #define SQUARE 115
 #define DOT 5
 #define TRAIL_MAX 1024
@@ -120,15 +117,6 @@
 
 struct box {
 	int32_t x, y, w, h; // w or h 0: empty
-};
-
-struct buffer {
-	struct wl_buffer *wl_buffer;
-	uint32_t *data;
-	size_t size;
-	int32_t width, height;
-	bool busy;
-	int64_t content_seq; // the frame it holds, -1: nothing yet
 };
 
 struct point {
@@ -191,7 +179,7 @@ struct probe {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *xdg_toplevel;
 	struct wl_callback *frame_callback;
-	struct buffer *buffers[MAX_BUFFERS];
+	struct pc_pool pool;
 	int32_t width, height;
 	int32_t pending_width, pending_height;
 	bool configured;
@@ -238,112 +226,10 @@ struct probe {
 	int exit_status;
 };
 
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void fail(struct probe *probe, const char *message) {
 	fprintf(stderr, "vitrail-draw-probe: %s\n", message);
 	probe->exit_status = EXIT_FAILURE;
 	probe->running = false;
-}
-
-/* ---- buffers ------------------------------------------------------------ */
-
-static void buffer_destroy(struct buffer *buffer) {
-	if (buffer == NULL) {
-		return;
-	}
-	if (buffer->wl_buffer != NULL) {
-		wl_buffer_destroy(buffer->wl_buffer);
-	}
-	if (buffer->data != NULL) {
-		munmap(buffer->data, buffer->size);
-	}
-	free(buffer);
-}
-
-static void buffer_handle_release(void *data, struct wl_buffer *wl_buffer) {
-	struct buffer *buffer = data;
-	buffer->busy = false;
-}
-
-static const struct wl_buffer_listener buffer_listener = {
-	.release = buffer_handle_release,
-};
-
-static struct buffer *buffer_create(struct probe *probe, int32_t width,
-		int32_t height) {
-	struct buffer *buffer = calloc(1, sizeof(*buffer));
-	if (buffer == NULL) {
-		return NULL;
-	}
-	buffer->width = width;
-	buffer->height = height;
-	buffer->content_seq = -1;
-	buffer->size = (size_t)width * 4 * (size_t)height;
-
-	int fd = memfd_create("vitrail-draw-probe", MFD_CLOEXEC);
-	if (fd < 0) {
-		perror("memfd_create");
-		goto error_buffer;
-	}
-	if (ftruncate(fd, (off_t)buffer->size) < 0) {
-		perror("ftruncate");
-		goto error_fd;
-	}
-	buffer->data = mmap(NULL, buffer->size, PROT_READ | PROT_WRITE,
-		MAP_SHARED, fd, 0);
-	if (buffer->data == MAP_FAILED) {
-		perror("mmap");
-		buffer->data = NULL;
-		goto error_fd;
-	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(probe->shm, fd,
-		(int32_t)buffer->size);
-	buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
-		width * 4, WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	wl_buffer_add_listener(buffer->wl_buffer, &buffer_listener, buffer);
-	return buffer;
-
-error_fd:
-	close(fd);
-error_buffer:
-	buffer_destroy(buffer);
-	return NULL;
-}
-
-/* A released buffer of the current size, the one holding the newest
- * frame first (least to repaint); a new one while the pool has room;
- * NULL when all are busy. */
-static struct buffer *next_buffer(struct probe *probe) {
-	struct buffer *best = NULL;
-	struct buffer **slot = NULL;
-	for (int i = 0; i < MAX_BUFFERS; i++) {
-		struct buffer *buffer = probe->buffers[i];
-		if (buffer != NULL && !buffer->busy &&
-				(buffer->width != probe->width ||
-				buffer->height != probe->height)) {
-			buffer_destroy(buffer);
-			probe->buffers[i] = buffer = NULL;
-		}
-		if (buffer != NULL && !buffer->busy && (best == NULL ||
-				buffer->content_seq > best->content_seq)) {
-			best = buffer;
-		}
-		if (buffer == NULL && slot == NULL) {
-			slot = &probe->buffers[i];
-		}
-	}
-	if (best != NULL || slot == NULL) {
-		return best;
-	}
-	*slot = buffer_create(probe, probe->width, probe->height);
-	return *slot;
 }
 
 /* ---- drawing ------------------------------------------------------------ */
@@ -368,7 +254,7 @@ static struct box box_intersect(struct box a, struct box b) {
 	return (struct box){ x0, y0, x1 - x0, y1 - y0 };
 }
 
-static void fill(struct buffer *buffer, struct box box, uint32_t colour) {
+static void fill(struct pc_buffer *buffer, struct box box, uint32_t colour) {
 	for (int32_t y = box.y; y < box.y + box.h; y++) {
 		uint32_t *row = buffer->data + (size_t)y * (size_t)buffer->width;
 		for (int32_t x = box.x; x < box.x + box.w; x++) {
@@ -379,7 +265,7 @@ static void fill(struct buffer *buffer, struct box box, uint32_t colour) {
 
 /* Repaint box (clipped to the buffer) from the probe's state: background,
  * trail, square. */
-static void repaint(struct probe *probe, struct buffer *buffer,
+static void repaint(struct probe *probe, struct pc_buffer *buffer,
 		struct box box) {
 	struct box all = { 0, 0, buffer->width, buffer->height };
 	box = box_intersect(box, all);
@@ -428,7 +314,7 @@ static void move_to(struct probe *probe, struct point p,
 
 /* Bring buffer up to frame seq, whose own damage is boxes (NULL: the
  * whole frame): repaint what changed since the frame it holds. */
-static void bring_up_to_date(struct probe *probe, struct buffer *buffer,
+static void bring_up_to_date(struct probe *probe, struct pc_buffer *buffer,
 		uint64_t seq, const struct box *boxes) {
 	struct box all = { 0, 0, buffer->width, buffer->height };
 	int64_t held = buffer->content_seq;
@@ -446,20 +332,6 @@ static void bring_up_to_date(struct probe *probe, struct buffer *buffer,
 			if (probe->history[h][i].w > 0) {
 				repaint(probe, buffer, probe->history[h][i]);
 			}
-		}
-	}
-}
-
-/* Spin the CPU for ms milliseconds (a client's rendering work). */
-static void busy_work(double ms) {
-	if (ms <= 0) {
-		return;
-	}
-	uint64_t end = now_ns() + (uint64_t)(ms * 1e6);
-	volatile uint64_t sink = 0;
-	while (now_ns() < end) {
-		for (int i = 0; i < 1000; i++) {
-			sink += (uint64_t)i * 2654435761u;
 		}
 	}
 }
@@ -601,7 +473,8 @@ static void arm_frame(struct probe *probe) {
 /* Draw the frame for the latest pointer position (or the background
  * alone before any) and commit it. */
 static void draw_frame(struct probe *probe, uint64_t callback_ns) {
-	struct buffer *buffer = next_buffer(probe);
+	struct pc_buffer *buffer = pc_pool_next(&probe->pool, probe->shm,
+		probe->width, probe->height);
 	if (buffer == NULL) {
 		// every buffer is still held: try again at the next frame
 		probe->no_buffer++;
@@ -645,7 +518,7 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 	bring_up_to_date(probe, buffer, seq, full ? NULL : boxes);
 	buffer->content_seq = (int64_t)seq;
 	probe->full_redraw = false;
-	busy_work(probe->render_ms);
+	pc_busy_work(probe->render_ms);
 
 	wl_surface_attach(probe->surface, buffer->wl_buffer, 0, 0);
 	if (full) {
@@ -680,7 +553,7 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 			&commit_feedback_listener, commit_pending);
 		wl_list_insert(&probe->commit_feedbacks, &commit_pending->link);
 	}
-	record->commit_ns = now_ns();
+	record->commit_ns = pc_now_ns();
 	wl_surface_commit(probe->surface);
 	wl_display_flush(probe->display);
 	buffer->busy = true;
@@ -689,7 +562,7 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 static void frame_handle_done(void *data, struct wl_callback *callback,
 		uint32_t time) {
 	struct probe *probe = data;
-	uint64_t callback_ns = now_ns();
+	uint64_t callback_ns = pc_now_ns();
 	wl_callback_destroy(callback);
 	probe->frame_callback = NULL;
 	if (!probe->running || probe->stopping) {
@@ -708,7 +581,7 @@ static const struct wl_callback_listener frame_listener = {
 /* ---- pointer ------------------------------------------------------------ */
 
 static void pointer_event(struct probe *probe, wl_fixed_t sx, wl_fixed_t sy) {
-	uint64_t now = now_ns();
+	uint64_t now = pc_now_ns();
 	probe->events++;
 	probe->pointer_x = wl_fixed_to_double(sx);
 	probe->pointer_y = wl_fixed_to_double(sy);
@@ -1010,9 +883,7 @@ static void probe_finish(struct probe *probe) {
 	if (probe->frame_callback != NULL) {
 		wl_callback_destroy(probe->frame_callback);
 	}
-	for (int i = 0; i < MAX_BUFFERS; i++) {
-		buffer_destroy(probe->buffers[i]);
-	}
+	pc_pool_finish(&probe->pool);
 	if (probe->tearing != NULL) {
 		wp_tearing_control_v1_destroy(probe->tearing);
 	}
@@ -1072,42 +943,20 @@ static void probe_stop(struct probe *probe, uint64_t *deadline) {
 		probe->running = false;
 		return;
 	}
-	uint64_t drain = now_ns() + (uint64_t)DRAIN_MS * 1000000u;
+	uint64_t drain = pc_now_ns() + (uint64_t)DRAIN_MS * 1000000u;
 	if (*deadline == 0 || drain < *deadline) {
 		*deadline = drain;
 	}
 }
 
 static void probe_run(struct probe *probe, int signal_fd) {
-	struct pollfd fds[2] = {
-		{ .fd = wl_display_get_fd(probe->display) },
-		{ .fd = signal_fd, .events = POLLIN },
-	};
 	uint64_t deadline = probe->timeout_s > 0 ?
-		now_ns() + (uint64_t)(probe->timeout_s * 1e9) : 0;
+		pc_now_ns() + (uint64_t)(probe->timeout_s * 1e9) : 0;
 	while (probe->running) {
-		while (wl_display_prepare_read(probe->display) != 0) {
-			if (wl_display_dispatch_pending(probe->display) < 0) {
-				goto error_display;
-			}
-		}
-		if (!probe->running) {
-			wl_display_cancel_read(probe->display);
-			break;
-		}
-		fds[0].events = POLLIN;
-		if (wl_display_flush(probe->display) < 0) {
-			if (errno != EAGAIN) {
-				wl_display_cancel_read(probe->display);
-				goto error_display;
-			}
-			fds[0].events |= POLLOUT;
-		}
 		int timeout_ms = -1;
 		if (deadline != 0) {
-			uint64_t now = now_ns();
+			uint64_t now = pc_now_ns();
 			if (now >= deadline) {
-				wl_display_cancel_read(probe->display);
 				if (!probe->stopping) {
 					fail(probe, "timed out (--timeout)");
 				}
@@ -1115,48 +964,16 @@ static void probe_run(struct probe *probe, int signal_fd) {
 			}
 			timeout_ms = (int)((deadline - now) / 1000000u) + 1;
 		}
-		if (poll(fds, 2, timeout_ms) < 0) {
-			wl_display_cancel_read(probe->display);
-			if (errno == EINTR) {
-				continue;
-			}
-			perror("poll");
+		bool signalled = false;
+		if (!pc_dispatch(probe->display, signal_fd, timeout_ms,
+				&probe->running, &signalled, "vitrail-draw-probe")) {
 			probe->exit_status = EXIT_FAILURE;
 			return;
 		}
-		if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
-			if (wl_display_read_events(probe->display) < 0) {
-				goto error_display;
-			}
-		} else {
-			wl_display_cancel_read(probe->display);
-		}
-		if (wl_display_dispatch_pending(probe->display) < 0) {
-			goto error_display;
-		}
-		if (fds[1].revents & POLLIN) {
-			struct signalfd_siginfo info;
-			if (read(signal_fd, &info, sizeof(info)) > 0) {
-				probe_stop(probe, &deadline);
-			}
+		if (signalled) {
+			probe_stop(probe, &deadline);
 		}
 	}
-	return;
-
-error_display:;
-	int err = wl_display_get_error(probe->display);
-	const struct wl_interface *interface = NULL;
-	uint32_t id = 0;
-	if (err == EPROTO) {
-		uint32_t code = wl_display_get_protocol_error(probe->display,
-			&interface, &id);
-		fprintf(stderr, "vitrail-draw-probe: protocol error %u on %s@%u\n",
-			code, interface != NULL ? interface->name : "?", id);
-	} else {
-		fprintf(stderr, "vitrail-draw-probe: lost the Wayland connection: "
-			"%s\n", strerror(err));
-	}
-	probe->exit_status = EXIT_FAILURE;
 }
 
 /* Written to FILE.tmp, then renamed: a reader never sees half a file. */
@@ -1197,44 +1014,6 @@ static bool write_csv(struct probe *probe) {
 }
 
 /* ---- options ------------------------------------------------------------ */
-
-static bool parse_long(const char *s, long min, long max, long *out) {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || v < min || v > max) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-static bool parse_double(const char *s, double min, double *out) {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end != '\0' || !(v >= min) || v > 1e6) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-static bool parse_size(const char *s, int32_t *width, int32_t *height) {
-	char *end;
-	long w = strtol(s, &end, 10);
-	if (end == s || (*end != 'x' && *end != 'X')) {
-		return false;
-	}
-	const char *h_str = end + 1;
-	long h = strtol(h_str, &end, 10);
-	if (end == h_str || *end != '\0' || w <= 0 || h <= 0 ||
-			w > 8192 || h > 8192) {
-		return false;
-	}
-	*width = (int32_t)w;
-	*height = (int32_t)h;
-	return true;
-}
 
 static bool parse_path(const char *s, enum path_choice *path) {
 	if (strcmp(s, "vsync") == 0) {
@@ -1294,29 +1073,29 @@ int main(int argc, char *argv[]) {
 			probe.tear = true;
 			break;
 		case 'r':
-			ok = parse_double(optarg, 0, &probe.render_ms);
+			ok = pc_parse_double(optarg, 0, &probe.render_ms);
 			break;
 		case 'l':
-			ok = parse_long(optarg, 1, TRAIL_MAX, &value);
+			ok = pc_parse_long(optarg, 1, TRAIL_MAX, &value);
 			probe.trail_max = (int)value;
 			break;
 		case 'c':
 			probe.csv_path = optarg;
 			break;
 		case 'n':
-			ok = parse_long(optarg, 0, 100000000, &probe.max_frames);
+			ok = pc_parse_long(optarg, 0, 100000000, &probe.max_frames);
 			break;
 		case 't':
-			ok = parse_double(optarg, 0, &probe.timeout_s);
+			ok = pc_parse_double(optarg, 0, &probe.timeout_s);
 			break;
 		case 'a':
 			probe.app_id = optarg;
 			break;
 		case 's':
-			ok = parse_size(optarg, &probe.width, &probe.height);
+			ok = pc_parse_size(optarg, &probe.width, &probe.height);
 			break;
 		case 'R':
-			ok = parse_long(optarg, 0, 65535, &value);
+			ok = pc_parse_long(optarg, 0, 65535, &value);
 			probe.ready_fd = (int)value;
 			break;
 		case 'h':
