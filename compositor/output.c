@@ -600,6 +600,17 @@ struct drawn_surfaces {
 	struct timespec now;
 };
 
+/* The frame draws surface: the oldest input its commits answer, if older
+ * than what the frame has (frame log). */
+static void frame_take_input(struct output_frame *frame,
+		struct vt_surface *surface) {
+	uint64_t input_ns = vt_surface_take_input(surface);
+	if (input_ns != 0 && (frame->record.input_ns == 0 ||
+			input_ns < frame->record.input_ns)) {
+		frame->record.input_ns = input_ns;
+	}
+}
+
 static void drawn_surface_iter(struct vr_node *node, void *data) {
 	struct drawn_surfaces *drawn = data;
 	struct vt_surface *surface = vr_node_user_data(node);
@@ -611,6 +622,7 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 			vt_paths_surface_drawn(surface);
 		}
 		surface->unsampled = false;
+		frame_take_input(drawn->frame, surface);
 		vt_frame_timing_sampled(surface, &drawn->frame->timing_feedbacks);
 		struct wlr_presentation_feedback *feedback =
 			wlr_presentation_surface_sampled(

@@ -21,6 +21,8 @@
 #include "pacing/path.h"
 
 struct wlr_surface;
+struct wlr_virtual_keyboard_manager_v1;
+struct wlr_virtual_pointer_manager_v1;
 struct wlr_xdg_surface;
 
 enum vt_backend_kind {
@@ -99,6 +101,9 @@ struct vt_frame_record {
 	uint32_t cpu_copies; /* CPU copies of its pixels */
 	uint32_t in_flight; /* frames tracked when it was planned, itself too */
 	bool dropped; /* shown after its display time, or never */
+	/* the oldest input event its surfaces' commits answer, first drawn
+	 * by this frame: when vitrail received it (0: none) */
+	uint64_t input_ns;
 	struct vr_frame_timing timing;
 	/* Scene protocol (scene.c): since the previous frame's tree update */
 	uint32_t nodes_updated; /* absolute states recomputed */
@@ -150,6 +155,12 @@ struct vt_surface {
 	bool tearing;
 	bool tearing_hint, tearing_hint_pending;
 	struct wl_resource *tearing_control;
+	/* Input timestamps for the frame log (CLOCK_MONOTONIC ns, 0: none):
+	 * the oldest input event delivered to it since its last commit with
+	 * new content, and the oldest one such commits answered that no
+	 * frame has drawn yet. */
+	uint64_t input_pending_ns;
+	uint64_t input_answered_ns;
 
 	struct wl_listener commit;
 	struct wl_listener destroy;
@@ -229,6 +240,8 @@ struct vt_server {
 	struct wlr_seat *seat;
 	struct wlr_cursor *cursor;
 	struct wlr_xcursor_manager *xcursor_manager;
+	struct wlr_virtual_pointer_manager_v1 *virtual_pointer;
+	struct wlr_virtual_keyboard_manager_v1 *virtual_keyboard;
 	const char *socket;
 
 	struct vt_options opts;
@@ -283,6 +296,8 @@ struct vt_server {
 	struct wl_listener new_output;
 	struct wl_listener layout_change;
 	struct wl_listener new_input;
+	struct wl_listener new_virtual_pointer;
+	struct wl_listener new_virtual_keyboard;
 	struct wl_listener new_surface;
 	struct wl_listener new_xdg_surface;
 	struct wl_listener cursor_motion;
@@ -440,6 +455,14 @@ void vt_surface_create(struct vt_server *server,
  * subsurfaces placed above it: the surface's scene content. */
 void vt_surface_set_scene_node(struct vt_surface *surface,
 	struct vr_node *node);
+/* An input event vitrail received at received_ns (CLOCK_MONOTONIC) was
+ * delivered to wlr_surface (NULL: to none): the surface's next commit
+ * with new content answers it. */
+void vt_surface_note_input(struct wlr_surface *wlr_surface,
+	uint64_t received_ns);
+/* A frame draws the surface: the oldest input its commits answered since
+ * the last frame that drew it (0: none); the frame log records it. */
+uint64_t vt_surface_take_input(struct vt_surface *surface);
 
 /* view.c */
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);

@@ -309,6 +309,21 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 	vt_server_schedule_update(surface->server);
 }
 
+void vt_surface_note_input(struct wlr_surface *wlr_surface,
+		uint64_t received_ns) {
+	struct vt_surface *surface = wlr_surface != NULL ?
+		vt_surface_from_wlr(wlr_surface) : NULL;
+	if (surface != NULL && surface->input_pending_ns == 0) {
+		surface->input_pending_ns = received_ns;
+	}
+}
+
+uint64_t vt_surface_take_input(struct vt_surface *surface) {
+	uint64_t input_ns = surface->input_answered_ns;
+	surface->input_answered_ns = 0;
+	return input_ns;
+}
+
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
 	vt_frame_timing_surface_commit(surface);
@@ -318,6 +333,13 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	bool replaced = new_content && surface->unsampled;
 	if (new_content) {
 		surface->unsampled = true;
+		/* new content: it answers the input delivered before it */
+		if (surface->input_pending_ns != 0 &&
+				(surface->input_answered_ns == 0 ||
+				surface->input_pending_ns < surface->input_answered_ns)) {
+			surface->input_answered_ns = surface->input_pending_ns;
+		}
+		surface->input_pending_ns = 0;
 		/* A client drew a frame: not what D-VSync can render ahead,
 		 * unless it is a pre_render frame queued for this time. */
 		if (!(surface->prerender && surface->latching)) {
