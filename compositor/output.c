@@ -78,6 +78,15 @@ struct output_buffer {
 	struct wl_listener release;
 };
 
+/* A wp_presentation feedback a frame answers, and the commit it is for:
+ * its surface (NULL once destroyed) and that surface's content_commits
+ * then. */
+struct drawn_feedback {
+	struct wlr_presentation_feedback *feedback;
+	struct vt_surface *surface;
+	uint32_t content;
+};
+
 /* One frame, from the render call until it was shown or dropped. */
 struct output_frame {
 	struct vt_output *output;
@@ -94,7 +103,7 @@ struct output_frame {
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	pixman_region32_t damage; /* output pixels changed by this frame */
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
-	struct wl_array feedbacks; /* struct wlr_presentation_feedback * */
+	struct wl_array feedbacks; /* struct drawn_feedback */
 	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
 	char scene_samples[VT_SCENE_SAMPLES_LEN];
@@ -522,24 +531,49 @@ static void handle_redraw_idle(void *data) {
 	output_damage_whole(output);
 }
 
-/* Append the presentation feedbacks of `from` to `to`; false: out of
- * memory (they are then discarded). */
-static bool feedbacks_move(struct wl_array *to, struct wl_array *from) {
-	bool ok = true;
-	struct wlr_presentation_feedback **feedback;
-	wl_array_for_each(feedback, from) {
-		struct wlr_presentation_feedback **slot = wl_array_add(to,
-			sizeof(*slot));
+/* Move the presentation feedbacks of `from` to `to`, the array of a
+ * frame rendered at render_ns (0: not yet rendered). One whose surface
+ * is gone, or made a newer commit with new content before that render
+ * (the frame shows that one), is discarded instead. */
+static void feedbacks_move(struct wl_array *to, struct wl_array *from,
+		uint64_t render_ns) {
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, from) {
+		struct vt_surface *surface = entry->surface;
+		bool replaced = surface == NULL ||
+			(surface->content_commits != entry->content &&
+			(render_ns == 0 || surface->content_ns <= render_ns));
+		struct drawn_feedback *slot = replaced ? NULL :
+			wl_array_add(to, sizeof(*slot));
 		if (slot != NULL) {
-			*slot = *feedback;
+			*slot = *entry;
 		} else {
-			wlr_presentation_feedback_destroy(*feedback);
-			ok = false;
+			wlr_presentation_feedback_destroy(entry->feedback);
 		}
 	}
 	wl_array_release(from);
 	wl_array_init(from);
-	return ok;
+}
+
+void vt_outputs_surface_destroyed(struct vt_server *server,
+		struct vt_surface *surface) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		struct drawn_feedback *entry;
+		struct output_frame *frame;
+		wl_list_for_each(frame, &output->frames, link) {
+			wl_array_for_each(entry, &frame->feedbacks) {
+				if (entry->surface == surface) {
+					entry->surface = NULL;
+				}
+			}
+		}
+		wl_array_for_each(entry, &output->orphan_feedbacks) {
+			if (entry->surface == surface) {
+				entry->surface = NULL;
+			}
+		}
+	}
 }
 
 static void frame_destroy(struct output_frame *frame) {
@@ -552,30 +586,34 @@ static void frame_destroy(struct output_frame *frame) {
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
 				wl_container_of(frame->link.next, later, link);
-			feedbacks_move(&later->feedbacks, &frame->feedbacks);
+			feedbacks_move(&later->feedbacks, &frame->feedbacks,
+				later->record.render_start_ns);
 		} else {
-			feedbacks_move(&output->orphan_feedbacks, &frame->feedbacks);
+			feedbacks_move(&output->orphan_feedbacks, &frame->feedbacks, 0);
 			if (output->redraw_idle == NULL) {
 				output->redraw_idle = wl_event_loop_add_idle(
 					output->server->loop, handle_redraw_idle, output);
 			}
 		}
 	}
-	struct wlr_presentation_feedback **feedback;
-	wl_array_for_each(feedback, &frame->feedbacks) {
-		wlr_presentation_feedback_destroy(*feedback);
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, &frame->feedbacks) {
+		wlr_presentation_feedback_destroy(entry->feedback);
 	}
 	wl_array_release(&frame->feedbacks);
 	if (!wl_list_empty(&frame->timing_feedbacks)) {
 		/* never shown: a later frame (it drew the tree later) shows
 		 * those commits; without one, a new frame must */
 		struct wl_list *next = NULL;
+		uint64_t next_render_ns = 0;
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
 				wl_container_of(frame->link.next, later, link);
 			next = &later->timing_feedbacks;
+			next_render_ns = later->record.render_start_ns;
 		}
-		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next) &&
+		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next,
+				next_render_ns) &&
 				!output->destroying && output->redraw_idle == NULL) {
 			/* not now: frames are destroyed from inside the pacer */
 			output->redraw_idle = wl_event_loop_add_idle(
@@ -628,10 +666,14 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 			wlr_presentation_surface_sampled(
 				drawn->output->server->presentation, surface->wlr_surface);
 		if (feedback != NULL) {
-			struct wlr_presentation_feedback **slot = wl_array_add(
+			struct drawn_feedback *slot = wl_array_add(
 				&drawn->frame->feedbacks, sizeof(*slot));
 			if (slot != NULL) {
-				*slot = feedback;
+				*slot = (struct drawn_feedback){
+					.feedback = feedback,
+					.surface = surface,
+					.content = surface->content_commits,
+				};
 			} else {
 				wlr_presentation_feedback_destroy(feedback);
 			}
@@ -934,7 +976,8 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	struct drawn_surfaces drawn = { .output = output, .frame = frame,
 		.only = tear ? output->tear_surface : NULL };
 	if (!tear) {
-		feedbacks_move(&frame->feedbacks, &output->orphan_feedbacks);
+		feedbacks_move(&frame->feedbacks, &output->orphan_feedbacks,
+			frame->record.render_start_ns);
 	}
 	output_for_each_drawn(output, &drawn);
 
@@ -1319,10 +1362,11 @@ static void frame_presented(struct output_frame *frame,
 	if (event->presented) {
 		struct wlr_presentation_event pevent;
 		wlr_presentation_event_from_output(&pevent, event);
-		struct wlr_presentation_feedback **feedback;
-		wl_array_for_each(feedback, &frame->feedbacks) {
-			wlr_presentation_feedback_send_presented(*feedback, &pevent);
-			wlr_presentation_feedback_destroy(*feedback);
+		struct drawn_feedback *entry;
+		wl_array_for_each(entry, &frame->feedbacks) {
+			wlr_presentation_feedback_send_presented(entry->feedback,
+				&pevent);
+			wlr_presentation_feedback_destroy(entry->feedback);
 		}
 		wl_array_release(&frame->feedbacks);
 		wl_array_init(&frame->feedbacks);
@@ -1621,9 +1665,9 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_for_each_safe(frame, tmp, &output->frames, link) {
 		frame_destroy(frame);
 	}
-	struct wlr_presentation_feedback **feedback;
-	wl_array_for_each(feedback, &output->orphan_feedbacks) {
-		wlr_presentation_feedback_destroy(*feedback); /* discarded */
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, &output->orphan_feedbacks) {
+		wlr_presentation_feedback_destroy(entry->feedback); /* discarded */
 	}
 	wl_array_release(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {

@@ -155,6 +155,10 @@ struct vt_surface {
 	bool tearing;
 	bool tearing_hint, tearing_hint_pending;
 	struct wl_resource *tearing_control;
+	/* commits with new content so far, and when the last came: a
+	 * feedback of an older one that a frame carries over is replaced */
+	uint32_t content_commits;
+	uint64_t content_ns;
 	/* Input timestamps for the frame log (CLOCK_MONOTONIC ns, 0: none):
 	 * the oldest input event delivered to it since its last commit with
 	 * new content, and the oldest one such commits answered that no
@@ -426,17 +430,23 @@ void vt_frame_timing_surface_commit(struct vt_surface *surface);
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface);
 /* Feedbacks: a frame drew the surface (they go with the frame); the frame
  * was shown at presented_ns, rendered for display_ns; it was dropped:
- * they go to next_frame (a frame rendered after it) and true, or, without
- * one, back to their surfaces and false: a new frame must draw them. */
+ * they go to next_frame (a frame whose rendering started at
+ * next_render_ns, after it) and true, unless their surface committed new
+ * content before that (replaced), or, without one, back to their
+ * surfaces and false: a new frame must draw them. */
 void vt_frame_timing_sampled(struct vt_surface *surface,
 	struct wl_list *frame_feedbacks);
 void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 	uint64_t presented_ns, uint64_t display_ns);
 bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
-	struct wl_list *next_frame);
+	struct wl_list *next_frame, uint64_t next_render_ns);
 
 /* An input event: frames rendered ahead are stale (D-VSync). */
 void vt_outputs_input(struct vt_server *server);
+/* The surface is going: frames forget it (their feedbacks for it are
+ * discarded if they are never shown). */
+void vt_outputs_surface_destroyed(struct vt_server *server,
+	struct vt_surface *surface);
 /* The Vulkan device is lost: frames it did not finish are dropped, and
  * every output draws with pixman from now on. */
 void vt_outputs_lose_renderer(struct vt_server *server);

@@ -326,9 +326,13 @@ uint64_t vt_surface_take_input(struct vt_surface *surface) {
 
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
-	vt_frame_timing_surface_commit(surface);
 	bool new_content =
 		pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
+	if (new_content) {
+		surface->content_commits++;
+		surface->content_ns = vt_now_ns();
+	}
+	vt_frame_timing_surface_commit(surface);
 	/* its previous content was never drawn: this commit replaces it */
 	bool replaced = new_content && surface->unsampled;
 	if (new_content) {
@@ -470,6 +474,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	subsurface_detach(surface);
 	vt_frame_timing_surface_destroyed(surface);
 	vt_paths_surface_destroyed(surface);
+	vt_outputs_surface_destroyed(server, surface);
 	wl_list_remove(&surface->commit.link);
 	wl_list_remove(&surface->destroy.link);
 	wl_list_remove(&surface->new_subsurface.link);
