@@ -308,7 +308,8 @@ void vt_outputs_input(struct vt_server *server) {
 	server->last_input_ns = now;
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		if (output->pacer != NULL && vt_pacer_queued(output->pacer) > 1) {
+		if (output->pacer != NULL && output->policy == &vt_policy_dvsync &&
+				vt_pacer_queued(output->pacer) > 1) {
 			/* what was rendered ahead does not know of it */
 			output_update_predictable(output, now);
 			vt_pacer_discard_ahead(output->pacer, now);
