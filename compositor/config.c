@@ -13,7 +13,70 @@ void vt_config_defaults(struct vt_config *config) {
 		.mode = VT_MODE_DESKTOP,
 		.repeat_rate = 25,
 		.repeat_delay = 600,
+		.tearing_box = VT_TEARING_BOX_DEFAULT,
 	};
+}
+
+static bool copy_str(char dst[VT_CONFIG_STR], const char *src) {
+	if (strlen(src) >= VT_CONFIG_STR) {
+		return false;
+	}
+	strcpy(dst, src);
+	return true;
+}
+
+const struct vt_config_path_rule *vt_config_path_rule(
+		const struct vt_config *config, const char *app_id) {
+	if (app_id == NULL) {
+		return NULL;
+	}
+	for (int i = config->path_rules_len - 1; i >= 0; i--) {
+		if (strcmp(config->path_rules[i].app_id, app_id) == 0) {
+			return &config->path_rules[i];
+		}
+	}
+	return NULL;
+}
+
+/* "path <app_id> <vsync|pre-render|low-latency> [tearing]" */
+static const char *parse_path_rule(struct vt_config *c, char *value) {
+	char *save = NULL;
+	char *app_id = strtok_r(value, " \t", &save);
+	char *path = strtok_r(NULL, " \t", &save);
+	char *flag = strtok_r(NULL, " \t", &save);
+	if (app_id == NULL || path == NULL) {
+		return "expected <app_id> <vsync|pre-render|low-latency> [tearing]";
+	}
+	if (strtok_r(NULL, " \t", &save) != NULL) {
+		return "too many words: expected <app_id> <path> [tearing]";
+	}
+	struct vt_config_path_rule rule = { 0 };
+	if (!copy_str(rule.app_id, app_id)) {
+		return "app_id too long";
+	}
+	if (strcmp(path, "vsync") == 0) {
+		rule.path = VT_CONFIG_PATH_VSYNC;
+	} else if (strcmp(path, "pre-render") == 0) {
+		rule.path = VT_CONFIG_PATH_PRE_RENDER;
+	} else if (strcmp(path, "low-latency") == 0) {
+		rule.path = VT_CONFIG_PATH_LOW_LATENCY;
+	} else {
+		return "expected a path: vsync, pre-render or low-latency";
+	}
+	if (flag != NULL) {
+		if (strcmp(flag, "tearing") != 0) {
+			return "expected tearing or nothing after the path";
+		}
+		if (rule.path != VT_CONFIG_PATH_LOW_LATENCY) {
+			return "tearing goes only with low-latency";
+		}
+		rule.tearing = true;
+	}
+	if (c->path_rules_len == VT_CONFIG_PATH_RULES) {
+		return "too many path rules (at most 32)";
+	}
+	c->path_rules[c->path_rules_len++] = rule;
+	return NULL;
 }
 
 static bool parse_color(const char *s, struct vr_color *color) {
@@ -51,13 +114,6 @@ static bool parse_int(const char *s, int min, int max, int *out) {
 	return true;
 }
 
-static bool copy_str(char dst[VT_CONFIG_STR], const char *src) {
-	if (strlen(src) >= VT_CONFIG_STR) {
-		return false;
-	}
-	strcpy(dst, src);
-	return true;
-}
 
 /* One line of the grammar "key value" (see vitrail(5)). Returns NULL or
  * the reason the line is bad. */
@@ -83,6 +139,11 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 	} else if (strcmp(key, "repeat_delay") == 0) {
 		return parse_int(value, 0, 10000, &c->repeat_delay) ? NULL :
 			"expected an integer from 0 to 10000";
+	} else if (strcmp(key, "path") == 0) {
+		return parse_path_rule(c, value);
+	} else if (strcmp(key, "tearing_box") == 0) {
+		return parse_int(value, 1, 4096, &c->tearing_box) ? NULL :
+			"expected an integer from 1 to 4096";
 	}
 
 	static const struct {
@@ -160,6 +221,9 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 		return false;
 	}
 	struct vt_config next = *config;
+	/* the rules are the file's, not added to the last file's */
+	next.path_rules_len = 0;
+	next.tearing_box = VT_TEARING_BOX_DEFAULT;
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0;

@@ -11,6 +11,23 @@ enum vt_mode {
 };
 
 #define VT_CONFIG_STR 64
+/* path rules (vitrail(5)) */
+#define VT_CONFIG_PATH_RULES 32
+#define VT_TEARING_BOX_DEFAULT 200
+
+enum vt_config_path {
+	VT_CONFIG_PATH_VSYNC,
+	VT_CONFIG_PATH_PRE_RENDER,
+	VT_CONFIG_PATH_LOW_LATENCY,
+};
+
+/* "path <app_id> <path> [tearing]": the path of a client's surfaces
+ * (unless it chooses one through vitrail_frame_timing_v1). */
+struct vt_config_path_rule {
+	char app_id[VT_CONFIG_STR];
+	enum vt_config_path path;
+	bool tearing;
+};
 /* Config errors quote at most this many bytes of a line (vitrail(5)). */
 #define VT_CONFIG_QUOTE_MAX 80
 
@@ -24,7 +41,14 @@ struct vt_config {
 	char xkb_options[VT_CONFIG_STR];
 	int repeat_rate; /* keys per second */
 	int repeat_delay; /* ms */
+	struct vt_config_path_rule path_rules[VT_CONFIG_PATH_RULES];
+	int path_rules_len;
+	int tearing_box; /* PAR's box around the pointer, pixels */
 };
+
+/* The rule for app_id, NULL when none (the last matching line wins). */
+const struct vt_config_path_rule *vt_config_path_rule(
+	const struct vt_config *config, const char *app_id);
 
 void vt_config_defaults(struct vt_config *config);
 /* Parse path into *config. On the first bad line, writes

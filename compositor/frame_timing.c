@@ -44,6 +44,7 @@ struct timing_feedback {
 	struct wl_resource *resource;
 	struct vt_surface_timing *timing; /* NULL once it is gone */
 	uint32_t seq; /* the commit it reports on */
+	uint32_t content; /* its surface's content_commits once applied */
 	struct wl_list link; /* pending, applied, or a frame's list */
 	struct wl_list timing_link; /* vt_surface_timing::feedbacks, while
 		timing is set */
@@ -57,6 +58,8 @@ struct vt_surface_timing {
 	enum vitrail_surface_timing_v1_path path, pending_path;
 	uint32_t limit, pending_limit;
 	enum vitrail_surface_timing_v1_input_model model, pending_model;
+	bool path_set, pending_path_set; /* set_path was asked for */
+	bool tearing, pending_tearing;
 	bool has_target;
 	uint64_t target_ns; /* for the next commit */
 	bool locked; /* the pending state is locked for target_ns */
@@ -158,13 +161,24 @@ void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 }
 
 bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
-		struct wl_list *next_frame) {
+		struct wl_list *next_frame, uint64_t next_render_ns) {
+	struct timing_feedback *fb, *tmp;
 	if (next_frame != NULL) {
-		wl_list_insert_list(next_frame, frame_feedbacks);
-		wl_list_init(frame_feedbacks);
+		wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
+			struct vt_surface *surface = fb->timing != NULL ?
+				fb->timing->surface : NULL;
+			if (surface != NULL && surface->content_commits != fb->content &&
+					surface->content_ns <= next_render_ns) {
+				/* the later frame shows a newer commit */
+				feedback_discard(fb,
+					VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED);
+				continue;
+			}
+			feedback_unlink(fb);
+			wl_list_insert(next_frame->prev, &fb->link);
+		}
 		return true;
 	}
-	struct timing_feedback *fb, *tmp;
 	wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
 		feedback_unlink(fb);
 		if (fb->timing != NULL && fb->timing->surface != NULL) {
@@ -197,6 +211,8 @@ static void timing_applied(struct vt_surface_timing *timing, uint32_t seq) {
 			continue;
 		}
 		feedback_unlink(fb);
+		fb->content = timing->surface != NULL ?
+			timing->surface->content_commits : 0;
 		wl_list_insert(timing->applied_feedbacks.prev, &fb->link);
 	}
 	timing->applied_seq = seq;
@@ -243,13 +259,31 @@ static void timing_handle_set_path(struct wl_client *client,
 			"%u: not a path", path);
 		return;
 	}
-	if (path == VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY) {
+	if (path == VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY &&
+			wl_resource_get_version(resource) < 2) {
 		wl_resource_post_error(resource,
 			VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
-			"low_latency: not offered yet");
+			"low_latency: offered from version 2, this object is version %d",
+			wl_resource_get_version(resource));
 		return;
 	}
 	timing->pending_path = path;
+	timing->pending_path_set = true;
+}
+
+static void timing_handle_set_tearing(struct wl_client *client,
+		struct wl_resource *resource, uint32_t allowed) {
+	struct vt_surface_timing *timing = timing_from_resource(resource);
+	if (!timing_alive(resource, timing)) {
+		return;
+	}
+	if (allowed > 1) {
+		wl_resource_post_error(resource,
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TEARING,
+			"%u: must be 0 or 1", allowed);
+		return;
+	}
+	timing->pending_tearing = allowed == 1;
 }
 
 static void timing_handle_set_prerender_limit(struct wl_client *client,
@@ -410,6 +444,7 @@ static const struct vitrail_surface_timing_v1_interface timing_impl = {
 	.destroy = handle_simple_destroy,
 	.set_path = timing_handle_set_path,
 	.set_prerender_limit = timing_handle_set_prerender_limit,
+	.set_tearing = timing_handle_set_tearing,
 	.get_timeline = timing_handle_get_timeline,
 	.set_target_time = timing_handle_set_target_time,
 	.feedback = timing_handle_feedback,
@@ -523,6 +558,8 @@ void vt_frame_timing_surface_commit(struct vt_surface *surface) {
 	struct wlr_surface *wlr_surface = surface->wlr_surface;
 	timing_note_cached(timing);
 	timing->path = timing->pending_path;
+	timing->path_set = timing->pending_path_set;
+	timing->tearing = timing->pending_tearing;
 	timing->limit = timing->pending_limit;
 	timing->model = timing->pending_model;
 	surface->prerender =
@@ -568,40 +605,58 @@ bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
 	return queued;
 }
 
-uint64_t vt_frame_timing_horizon(struct vt_server *server) {
+bool vt_frame_timing_queue_state(struct vt_server *server,
+		uint64_t *horizon) {
 	struct vt_frame_timing *ft = server->frame_timing;
-	uint64_t horizon = UINT64_MAX;
+	*horizon = UINT64_MAX;
 	if (ft == NULL) {
-		return horizon;
+		return false;
 	}
+	bool queued = false;
 	struct vt_surface_timing *timing;
 	wl_list_for_each(timing, &ft->timings, link) {
+		timing_note_cached(timing);
+		queued |= timing->queue.len > 0 || timing->locked;
 		if (timing->surface == NULL ||
 				timing->path != VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER) {
 			continue;
 		}
-		timing_note_cached(timing);
 		uint64_t last = vt_latch_last_target(&timing->queue);
-		if (last < horizon) {
-			horizon = last;
+		if (last < *horizon) {
+			*horizon = last;
 		}
 	}
-	return horizon;
+	return queued;
 }
 
-bool vt_frame_timing_queued(struct vt_server *server) {
-	struct vt_frame_timing *ft = server->frame_timing;
-	if (ft == NULL) {
+bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
+		bool *tearing) {
+	struct vt_surface_timing *timing = surface->timing;
+	*tearing = timing != NULL && timing->tearing;
+	if (timing == NULL || !timing->path_set) {
 		return false;
 	}
-	struct vt_surface_timing *timing;
-	wl_list_for_each(timing, &ft->timings, link) {
-		timing_note_cached(timing);
-		if (timing->queue.len > 0 || timing->locked) {
-			return true;
-		}
+	switch (timing->path) {
+	case VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER:
+		*path = VT_PATH_PRE_RENDER;
+		break;
+	case VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY:
+		*path = VT_PATH_LOW_LATENCY;
+		break;
+	default:
+		*path = VT_PATH_VSYNC;
+		break;
 	}
-	return false;
+	return true;
+}
+
+bool vt_frame_timing_surface_queued(struct vt_surface *surface) {
+	struct vt_surface_timing *timing = surface->timing;
+	if (timing == NULL) {
+		return false;
+	}
+	timing_note_cached(timing);
+	return timing->queue.len > 0 || timing->locked;
 }
 
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface) {
@@ -683,7 +738,7 @@ bool vt_frame_timing_init(struct vt_server *server) {
 	ft->server = server;
 	wl_list_init(&ft->timings);
 	ft->global = wl_global_create(server->display,
-		&vitrail_frame_timing_manager_v1_interface, 1, ft, manager_bind);
+		&vitrail_frame_timing_manager_v1_interface, 2, ft, manager_bind);
 	if (ft->global == NULL) {
 		free(ft);
 		return false;

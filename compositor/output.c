@@ -42,6 +42,7 @@
 #include <wlr/render/pixman.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
@@ -77,6 +78,15 @@ struct output_buffer {
 	struct wl_listener release;
 };
 
+/* A wp_presentation feedback a frame answers, and the commit it is for:
+ * its surface (NULL once destroyed) and that surface's content_commits
+ * then. */
+struct drawn_feedback {
+	struct wlr_presentation_feedback *feedback;
+	struct vt_surface *surface;
+	uint32_t content;
+};
+
 /* One frame, from the render call until it was shown or dropped. */
 struct output_frame {
 	struct vt_output *output;
@@ -93,7 +103,7 @@ struct output_frame {
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	pixman_region32_t damage; /* output pixels changed by this frame */
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
-	struct wl_array feedbacks; /* struct wlr_presentation_feedback * */
+	struct wl_array feedbacks; /* struct drawn_feedback */
 	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
 	char scene_samples[VT_SCENE_SAMPLES_LEN];
@@ -119,6 +129,11 @@ struct vt_output {
 
 	struct vt_pacer *pacer;
 	const struct vt_pacing_policy *policy;
+	/* position-aware rendering: the frame being rendered by
+	 * vt_output_tear draws only this (output pixels) */
+	bool tearing;
+	pixman_region32_t tear_region;
+	struct vt_surface *tear_surface;
 	bool model_clock;
 	uint64_t period_ns;
 	int timer_fd;
@@ -128,6 +143,9 @@ struct vt_output {
 	bool sending_present; /* our own present event is being emitted */
 	bool destroying; /* in handle_destroy */
 	struct wl_event_source *redraw_idle; /* a whole redraw, once idle */
+	/* wp_presentation feedbacks of frames never shown, for the next
+	 * frame rendered */
+	struct wl_array orphan_feedbacks;
 	struct wl_event_source *trim_timer; /* free extra buffers when idle */
 	int buffers_max; /* the most output buffers at once */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
@@ -235,12 +253,13 @@ static void output_update_predictable(struct vt_output *output,
 		uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
-	bool predictable = (vt_scene_animating(server) ||
-			vt_frame_timing_queued(server)) &&
+	uint64_t horizon;
+	bool queued = vt_frame_timing_queue_state(server, &horizon);
+	bool predictable = (vt_scene_animating(server) || queued) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
-	vt_pacer_set_horizon(output->pacer, vt_frame_timing_horizon(server));
+	vt_pacer_set_horizon(output->pacer, horizon);
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {
@@ -272,8 +291,12 @@ int vt_output_display_slots(struct vt_output *output, uint64_t now,
 }
 
 struct vt_output *vt_surface_output(struct vt_surface *surface) {
+	/* bounds are those of nodes that draw: its buffer's, else its scene
+	 * content's */
 	struct vr_box box;
-	if (!vr_node_get_bounds(surface->node, &box)) {
+	if (!vr_node_get_bounds(surface->content, &box) &&
+			(surface->scene == NULL ||
+			!vr_node_get_bounds(surface->scene, &box))) {
 		return NULL;
 	}
 	return vt_output_at(surface->server, box.x + box.width / 2.0,
@@ -285,7 +308,8 @@ void vt_outputs_input(struct vt_server *server) {
 	server->last_input_ns = now;
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		if (output->pacer != NULL && vt_pacer_queued(output->pacer) > 1) {
+		if (output->pacer != NULL && output->policy == &vt_policy_dvsync &&
+				vt_pacer_queued(output->pacer) > 1) {
 			/* what was rendered ahead does not know of it */
 			output_update_predictable(output, now);
 			vt_pacer_discard_ahead(output->pacer, now);
@@ -508,23 +532,89 @@ static void handle_redraw_idle(void *data) {
 	output_damage_whole(output);
 }
 
+/* Move the presentation feedbacks of `from` to `to`, the array of a
+ * frame rendered at render_ns (0: not yet rendered). One whose surface
+ * is gone, or made a newer commit with new content before that render
+ * (the frame shows that one), is discarded instead. */
+static void feedbacks_move(struct wl_array *to, struct wl_array *from,
+		uint64_t render_ns) {
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, from) {
+		struct vt_surface *surface = entry->surface;
+		bool replaced = surface == NULL ||
+			(surface->content_commits != entry->content &&
+			(render_ns == 0 || surface->content_ns <= render_ns));
+		struct drawn_feedback *slot = replaced ? NULL :
+			wl_array_add(to, sizeof(*slot));
+		if (slot != NULL) {
+			*slot = *entry;
+		} else {
+			wlr_presentation_feedback_destroy(entry->feedback);
+		}
+	}
+	wl_array_release(from);
+	wl_array_init(from);
+}
+
+void vt_outputs_surface_destroyed(struct vt_server *server,
+		struct vt_surface *surface) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		struct drawn_feedback *entry;
+		struct output_frame *frame;
+		wl_list_for_each(frame, &output->frames, link) {
+			wl_array_for_each(entry, &frame->feedbacks) {
+				if (entry->surface == surface) {
+					entry->surface = NULL;
+				}
+			}
+		}
+		wl_array_for_each(entry, &output->orphan_feedbacks) {
+			if (entry->surface == surface) {
+				entry->surface = NULL;
+			}
+		}
+	}
+}
+
 static void frame_destroy(struct output_frame *frame) {
-	struct wlr_presentation_feedback **feedback;
-	wl_array_for_each(feedback, &frame->feedbacks) {
-		wlr_presentation_feedback_destroy(*feedback);
+	struct vt_output *output = frame->output;
+	if (frame->feedbacks.size > 0 && !output->destroying) {
+		/* Never shown (replaced, stale or failed): the commits it
+		 * drew are shown by a later frame (it drew the target later),
+		 * or by the next one rendered (a whole redraw follows below).
+		 * wp_presentation reports the frame that did show them. */
+		if (frame->link.next != &output->frames) {
+			struct output_frame *later =
+				wl_container_of(frame->link.next, later, link);
+			feedbacks_move(&later->feedbacks, &frame->feedbacks,
+				later->record.render_start_ns);
+		} else {
+			feedbacks_move(&output->orphan_feedbacks, &frame->feedbacks, 0);
+			if (output->redraw_idle == NULL) {
+				output->redraw_idle = wl_event_loop_add_idle(
+					output->server->loop, handle_redraw_idle, output);
+			}
+		}
+	}
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, &frame->feedbacks) {
+		wlr_presentation_feedback_destroy(entry->feedback);
 	}
 	wl_array_release(&frame->feedbacks);
 	if (!wl_list_empty(&frame->timing_feedbacks)) {
 		/* never shown: a later frame (it drew the tree later) shows
 		 * those commits; without one, a new frame must */
-		struct vt_output *output = frame->output;
 		struct wl_list *next = NULL;
+		uint64_t next_render_ns = 0;
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
 				wl_container_of(frame->link.next, later, link);
 			next = &later->timing_feedbacks;
+			next_render_ns = later->record.render_start_ns;
 		}
-		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next) &&
+		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next,
+				next_render_ns) &&
 				!output->destroying && output->redraw_idle == NULL) {
 			/* not now: frames are destroyed from inside the pacer */
 			output->redraw_idle = wl_event_loop_add_idle(
@@ -542,29 +632,49 @@ static void frame_destroy(struct output_frame *frame) {
 
 struct drawn_surfaces {
 	struct vt_output *output;
+	struct vt_surface *only; /* a torn frame shows this one alone */
 	struct output_frame *frame; /* sample presentation feedback into */
 	bool frame_done; /* send frame callbacks */
 	bool held; /* some callbacks wait for a frame that draws them */
 	struct timespec now;
 };
 
+/* The frame draws surface: the oldest input its commits answer, if older
+ * than what the frame has (frame log). */
+static void frame_take_input(struct output_frame *frame,
+		struct vt_surface *surface) {
+	uint64_t input_ns = vt_surface_take_input(surface);
+	if (input_ns != 0 && (frame->record.input_ns == 0 ||
+			input_ns < frame->record.input_ns)) {
+		frame->record.input_ns = input_ns;
+	}
+}
+
 static void drawn_surface_iter(struct vr_node *node, void *data) {
 	struct drawn_surfaces *drawn = data;
 	struct vt_surface *surface = vr_node_user_data(node);
-	if (surface == NULL) {
+	if (surface == NULL || (drawn->only != NULL && surface != drawn->only)) {
 		return;
 	}
 	if (drawn->frame != NULL) {
+		if (surface->unsampled) {
+			vt_paths_surface_drawn(surface);
+		}
 		surface->unsampled = false;
+		frame_take_input(drawn->frame, surface);
 		vt_frame_timing_sampled(surface, &drawn->frame->timing_feedbacks);
 		struct wlr_presentation_feedback *feedback =
 			wlr_presentation_surface_sampled(
 				drawn->output->server->presentation, surface->wlr_surface);
 		if (feedback != NULL) {
-			struct wlr_presentation_feedback **slot = wl_array_add(
+			struct drawn_feedback *slot = wl_array_add(
 				&drawn->frame->feedbacks, sizeof(*slot));
 			if (slot != NULL) {
-				*slot = feedback;
+				*slot = (struct drawn_feedback){
+					.feedback = feedback,
+					.surface = surface,
+					.content = surface->content_commits,
+				};
 			} else {
 				wlr_presentation_feedback_destroy(feedback);
 			}
@@ -576,7 +686,7 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 		 * again over a commit never shown. It gets one at the vblank
 		 * after the frame that draws it. */
 		drawn->held = true;
-	} else if (drawn->frame_done) {
+	} else if (drawn->frame_done && vt_paths_vblank_callback(surface)) {
 		wlr_surface_send_frame_done(surface->wlr_surface, &drawn->now);
 	}
 }
@@ -729,10 +839,17 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	/* Commits queued for this display time apply now, so that the
 	 * frame shows them; then animations take their values at it, right
 	 * before the tree update that turns them into damage. */
-	bool queued = vt_frame_timing_latch(server, output, display_ns,
-		output->period_ns);
+	/* A torn frame (vt_output_tear) shows one surface's new damage in
+	 * the refresh being scanned out: nothing is latched or sampled for
+	 * it, everything else waits for the next vblank's frame. */
+	bool tear = output->tearing;
+	bool queued = false;
 	char samples[VT_SCENE_SAMPLES_LEN] = "";
-	vt_scene_sample(server, display_ns, samples, sizeof(samples));
+	if (!tear) {
+		queued = vt_frame_timing_latch(server, output, display_ns,
+			output->period_ns);
+		vt_scene_sample(server, display_ns, samples, sizeof(samples));
+	}
 	vt_server_update(server);
 	uint32_t nodes_updated = server->nodes_updated;
 	uint32_t lists_recorded = server->lists_recorded;
@@ -743,8 +860,16 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		 * (and latches queued commits). */
 		output_request(output, VT_PACER_RENDER);
 	}
+	/* what this frame draws: the pending damage, or a torn frame's part
+	 * of it */
+	pixman_region32_t *draw = &output->pending_damage;
+	if (tear) {
+		pixman_region32_intersect(&output->tear_region,
+			&output->tear_region, &output->pending_damage);
+		draw = &output->tear_region;
+	}
 	if ((output->target == NULL && output->soft == NULL) ||
-			!pixman_region32_not_empty(&output->pending_damage)) {
+			!pixman_region32_not_empty(draw)) {
 		return NULL;
 	}
 	struct output_buffer *buffer = output_acquire_buffer(output);
@@ -796,7 +921,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	 * whatever it missed before. */
 	struct output_buffer *b;
 	wl_list_for_each(b, &output->buffers, link) {
-		pixman_region32_union(&b->stale, &b->stale, &output->pending_damage);
+		pixman_region32_union(&b->stale, &b->stale, draw);
 	}
 	/* pixman draws on this thread: the frame is ready on return */
 	bool soft = output->soft != NULL;
@@ -804,7 +929,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	struct vr_render_job job = {
 		.target = output->target,
 		.view = vt_output_view(output),
-		.damage = &output->pending_damage,
+		.damage = draw,
 		.clear = { 0, 0, 0, 1 },
 		.dst = buffer->dst,
 		.dst_region = &buffer->stale,
@@ -812,7 +937,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	bool ok;
 	if (soft) {
 		vr_reference_render_region(server->tree, output->soft, &job.view,
-			job.clear, &output->pending_damage);
+			job.clear, draw);
 		frame->record.timing.start_ns = start;
 		frame->record.timing.end_ns = vt_now_ns();
 		frame->record.timing.cpu_copies = 1;
@@ -838,12 +963,23 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		}
 	}
 	pixman_region32_clear(&buffer->stale);
-	pixman_region32_copy(&frame->damage, &output->pending_damage);
-	pixman_region32_clear(&output->pending_damage);
+	pixman_region32_copy(&frame->damage, draw);
+	if (tear) {
+		pixman_region32_subtract(&output->pending_damage,
+			&output->pending_damage, draw);
+		frame->record.path = "torn";
+	} else {
+		pixman_region32_clear(&output->pending_damage);
+	}
 
 	/* the surfaces this frame shows: their presentation feedback
 	 * belongs to it */
-	struct drawn_surfaces drawn = { .output = output, .frame = frame };
+	struct drawn_surfaces drawn = { .output = output, .frame = frame,
+		.only = tear ? output->tear_surface : NULL };
+	if (!tear) {
+		feedbacks_move(&frame->feedbacks, &output->orphan_feedbacks,
+			frame->record.render_start_ns);
+	}
 	output_for_each_drawn(output, &drawn);
 
 	uint64_t end = vt_now_ns();
@@ -1059,6 +1195,117 @@ static const struct vt_pacer_impl pacer_impl = {
 	.request_backend_frame = output_request_backend_frame,
 };
 
+/* ---- the low-latency path (paths.c) ------------------------------------- */
+
+bool vt_output_pacing(struct vt_output *output, uint64_t now,
+		const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest) {
+	if (output->pacer == NULL) {
+		return false;
+	}
+	*clock = vt_pacer_clock(output->pacer);
+	/* the vsync policy's lead: the composition estimate, a period at
+	 * most */
+	uint64_t period = vt_clock_period(*clock);
+	uint64_t composition = vt_pacer_composition_ns(output->pacer);
+	*out_ns = composition < period ? composition : period;
+	*earliest = vt_pacer_first_display(output->pacer, now + *out_ns);
+	return true;
+}
+
+/* The surface's damage of its latest commit, in output pixels; empty
+ * when its content is not wholly drawn where the last tree update put it
+ * (clipped: where the damage lands is not known then). */
+static void surface_output_damage(struct vt_output *output,
+		struct vt_surface *surface, pixman_region32_t *out) {
+	struct wlr_surface *wlr_surface = surface->wlr_surface;
+	struct vr_box bounds;
+	if (!vr_node_get_bounds(surface->content, &bounds) ||
+			bounds.width != wlr_surface->current.width ||
+			bounds.height != wlr_surface->current.height) {
+		return;
+	}
+	struct wlr_box box = output_box(output);
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	wlr_surface_get_effective_damage(wlr_surface, &damage);
+	/* surface-local to output pixels (scale 1, no transform: vitrail
+	 * draws surfaces at their logical size) */
+	pixman_region32_translate(&damage, (int)bounds.x - box.x,
+		(int)bounds.y - box.y);
+	pixman_region32_intersect_rect(out, &damage, 0, 0,
+		output->wlr_output->width, output->wlr_output->height);
+	pixman_region32_fini(&damage);
+}
+
+/* The scanout model of a headless output. */
+static struct vt_scanout output_scanout(struct vt_output *output) {
+	return (struct vt_scanout){
+		.period_ns = vt_clock_period(vt_pacer_clock(output->pacer)),
+		.height = output->wlr_output->height,
+	};
+}
+
+/* The pointer in output pixels. */
+static void output_pointer(struct vt_output *output, int *x, int *y) {
+	struct wlr_box box = output_box(output);
+	*x = (int)floor(output->server->cursor->x) - box.x;
+	*y = (int)floor(output->server->cursor->y) - box.y;
+}
+
+uint64_t vt_output_tear_offset(struct vt_output *output) {
+	struct vt_server *server = output->server;
+	if (output->pacer == NULL || !output->model_clock ||
+			!server->has_pointer) {
+		return 0;
+	}
+	int px, py;
+	output_pointer(output, &px, &py);
+	struct vt_scanout scanout = output_scanout(output);
+	return vt_scanout_row_ns(&scanout, 0, py - server->config.tearing_box / 2);
+}
+
+bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
+		uint64_t now, uint64_t *shown_ns) {
+	struct vt_server *server = output->server;
+	if (output->pacer == NULL || !output->model_clock ||
+			output->soft != NULL || !server->has_pointer ||
+			vt_pacer_queued(output->pacer) > 0 ||
+			server->opts.pipeline != VT_PIPELINE_ASYNC) {
+		/* only a headless output's scanout is ours to model; nested
+		 * and DRM outputs take the next refresh (vitrail-protocols(7)) */
+		return false;
+	}
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	surface_output_damage(output, surface, &damage);
+	pixman_box32_t *ext = pixman_region32_extents(&damage);
+	struct vt_par_box box = { ext->x1, ext->y1, ext->x2, ext->y2 };
+	bool empty = !pixman_region32_not_empty(&damage);
+	int px, py;
+	output_pointer(output, &px, &py);
+	const struct vt_clock *clock = vt_pacer_clock(output->pacer);
+	uint64_t period = vt_clock_period(clock);
+	struct vt_scanout scanout = output_scanout(output);
+	/* the refresh being scanned out began at the last vblank */
+	uint64_t vblank = vt_clock_next_vblank(clock, now) - period;
+	uint64_t write_ns = vt_pacer_composition_ns(output->pacer);
+	uint64_t shown = 0;
+	bool ok = !empty && vt_par_decide(&scanout, vblank, now, write_ns, &box,
+		px, py, server->config.tearing_box, &shown);
+	if (ok) {
+		pixman_region32_copy(&output->tear_region, &damage);
+		output->tearing = true;
+		output->tear_surface = surface;
+		ok = vt_pacer_tear(output->pacer, shown, now);
+		*shown_ns = shown;
+		output->tearing = false;
+		output->tear_surface = NULL;
+		pixman_region32_clear(&output->tear_region);
+	}
+	pixman_region32_fini(&damage);
+	return ok;
+}
+
 /* ---- events ------------------------------------------------------------- */
 
 static void handle_needs_frame(struct wl_listener *listener, void *data) {
@@ -1116,10 +1363,11 @@ static void frame_presented(struct output_frame *frame,
 	if (event->presented) {
 		struct wlr_presentation_event pevent;
 		wlr_presentation_event_from_output(&pevent, event);
-		struct wlr_presentation_feedback **feedback;
-		wl_array_for_each(feedback, &frame->feedbacks) {
-			wlr_presentation_feedback_send_presented(*feedback, &pevent);
-			wlr_presentation_feedback_destroy(*feedback);
+		struct drawn_feedback *entry;
+		wl_array_for_each(entry, &frame->feedbacks) {
+			wlr_presentation_feedback_send_presented(entry->feedback,
+				&pevent);
+			wlr_presentation_feedback_destroy(entry->feedback);
 		}
 		wl_array_release(&frame->feedbacks);
 		wl_array_init(&frame->feedbacks);
@@ -1418,6 +1666,11 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_for_each_safe(frame, tmp, &output->frames, link) {
 		frame_destroy(frame);
 	}
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, &output->orphan_feedbacks) {
+		wlr_presentation_feedback_destroy(entry->feedback); /* discarded */
+	}
+	wl_array_release(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_fini(&output->damage_history[i]);
 	}
@@ -1442,6 +1695,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 		pixman_image_unref(output->soft);
 	}
 	pixman_region32_fini(&output->pending_damage);
+	pixman_region32_fini(&output->tear_region);
 	free(output->stats.main_ns);
 	output->wlr_output->data = NULL;
 	struct vt_server *server = output->server;
@@ -1481,6 +1735,8 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_list_init(&output->buffers);
 	wl_list_init(&output->frames);
 	pixman_region32_init(&output->pending_damage);
+	pixman_region32_init(&output->tear_region);
+	wl_array_init(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_init(&output->damage_history[i]);
 	}

@@ -301,6 +301,10 @@ bool vt_server_init(struct vt_server *server) {
 	if (opts->test && !vt_test_init(server)) {
 		return false;
 	}
+	if (!vt_paths_init(server)) {
+		wlr_log(WLR_ERROR, "cannot create the path manager");
+		return false;
+	}
 	if (!vt_frame_timing_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the frame timing global");
 		return false;
@@ -397,6 +401,7 @@ void vt_server_finish(struct vt_server *server) {
 	vt_test_finish(server);
 	vt_scene_finish(server);
 	vt_frame_timing_finish(server);
+	vt_paths_finish(server);
 	if (server->exit_timer != NULL) {
 		wl_event_source_remove(server->exit_timer);
 	}

@@ -153,6 +153,8 @@ struct vt_surface_copy {
 	pixman_region32_t todo; /* full-width rows of image still to copy */
 	struct wl_event_source *timer; /* the next band */
 	uint32_t *rows; /* converted rows of a step (formats but 32-bit ones) */
+	/* what the commits it waits for tell the path manager (paths.c) */
+	bool new_content, replaced;
 	/* for the log */
 	uint64_t start_ns, busy_ns, longest_ns;
 	uint32_t bands;
@@ -172,8 +174,8 @@ static void surface_show_image(struct vt_surface *surface) {
 
 /* End the copy: the buffer goes back to the client (released unless it
  * is locked elsewhere), and unless the surface is going away (resume
- * false), it is sampled and gets its frame callbacks again. Returns the
- * image (the caller's reference, still counted in the budget). */
+ * false), it is sampled again. Returns the image (the caller's
+ * reference, still counted in the budget). */
 static struct vr_image *copy_finish(struct vt_surface_copy *copy,
 		bool resume) {
 	struct vt_surface *surface = copy->surface;
@@ -191,10 +193,17 @@ static struct vr_image *copy_finish(struct vt_surface_copy *copy,
 	}
 	vr_node_set_user_data(surface->content, surface);
 	vt_server_schedule_update(surface->server);
-	if (!wl_list_empty(&surface->wlr_surface->current.frame_callback_list)) {
-		vt_server_request_frame(surface->server, VT_PACER_CALLBACKS);
-	}
 	return image;
+}
+
+/* The commits that waited for the copy reach the path manager, which
+ * sends their frame callbacks (paths.c), unless the surface's commit
+ * handler runs: it tells it itself. */
+static void copy_tell_paths(struct vt_surface *surface, bool new_content,
+		bool replaced) {
+	if (!surface->committing) {
+		vt_paths_surface_commit(surface, new_content, replaced);
+	}
 }
 
 /* Give up the copy in progress, if any: the surface keeps its image.
@@ -206,6 +215,9 @@ static void surface_cancel_copy(struct vt_surface *surface, bool resume) {
 	struct vr_image *image = copy_finish(surface->copy, resume);
 	surface->budget->image_bytes -= image_bytes(image);
 	vr_image_unref(image);
+	if (resume) {
+		copy_tell_paths(surface, false, false);
+	}
 }
 
 static void copy_handle_guard_destroy(struct wl_listener *listener,
@@ -277,6 +289,7 @@ static void copy_complete(struct vt_surface_copy *copy) {
 		vr_image_width(copy->image), vr_image_height(copy->image),
 		copy->bands, (double)(vt_now_ns() - copy->start_ns) / 1e6,
 		(double)copy->busy_ns / 1e6, (double)copy->longest_ns / 1e6);
+	bool new_content = copy->new_content, replaced = copy->replaced;
 	struct vr_image *image = copy_finish(copy, true);
 	struct vr_image *old = surface->image;
 	assert(surface->spare == NULL);
@@ -294,6 +307,7 @@ static void copy_complete(struct vt_surface_copy *copy) {
 	surface_show_image(surface);
 	vr_node_damage_content(surface->content, NULL);
 	surface->unsampled = true;
+	copy_tell_paths(surface, new_content, replaced);
 }
 
 /* One band: rows until `budget` ns have passed, then back to the event
@@ -765,11 +779,42 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 	vt_server_schedule_update(surface->server);
 }
 
+void vt_surface_note_input(struct wlr_surface *wlr_surface,
+		uint64_t received_ns) {
+	struct vt_surface *surface = wlr_surface != NULL ?
+		vt_surface_from_wlr(wlr_surface) : NULL;
+	if (surface != NULL && surface->input_pending_ns == 0) {
+		surface->input_pending_ns = received_ns;
+	}
+}
+
+uint64_t vt_surface_take_input(struct vt_surface *surface) {
+	uint64_t input_ns = surface->input_answered_ns;
+	surface->input_answered_ns = 0;
+	return input_ns;
+}
+
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
+	surface->committing = true;
+	bool new_content =
+		pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
+	if (new_content) {
+		surface->content_commits++;
+		surface->content_ns = vt_now_ns();
+	}
 	vt_frame_timing_surface_commit(surface);
-	if (pixman_region32_not_empty(&surface->wlr_surface->buffer_damage)) {
+	/* its previous content was never drawn: this commit replaces it */
+	bool replaced = new_content && surface->unsampled;
+	if (new_content) {
 		surface->unsampled = true;
+		/* new content: it answers the input delivered before it */
+		if (surface->input_pending_ns != 0 &&
+				(surface->input_answered_ns == 0 ||
+				surface->input_pending_ns < surface->input_answered_ns)) {
+			surface->input_answered_ns = surface->input_pending_ns;
+		}
+		surface->input_pending_ns = 0;
 		/* A client drew a frame: not what D-VSync can render ahead,
 		 * unless it is a pre_render frame queued for this time. */
 		if (!(surface->prerender && surface->latching)) {
@@ -777,14 +822,21 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		}
 	}
 	surface_update_content(surface);
+	surface->committing = false;
 	surface_update_children(surface);
 	if (surface->subsurface != NULL) {
 		vr_node_set_enabled(surface->node, surface->subsurface->mapped);
 	}
 	vt_server_schedule_update(surface->server);
-	if (!wl_list_empty(&surface->wlr_surface->current.frame_callback_list)) {
-		vt_server_request_frame(surface->server, VT_PACER_CALLBACKS);
+	if (surface->copy != NULL) {
+		/* its content arrives when the copy is complete: the path
+		 * manager hears of the commit then (copy_complete) */
+		surface->copy->new_content |= new_content;
+		surface->copy->replaced |= replaced;
+		return;
 	}
+	/* frame callbacks: at the vblank, or just in time (paths.c) */
+	vt_paths_surface_commit(surface, new_content, replaced);
 }
 
 static void subsurface_detach(struct vt_surface *surface) {
@@ -900,6 +952,8 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_server *server = surface->server;
 	subsurface_detach(surface);
 	vt_frame_timing_surface_destroyed(surface);
+	vt_paths_surface_destroyed(surface);
+	vt_outputs_surface_destroyed(server, surface);
 	wl_list_remove(&surface->commit.link);
 	wl_list_remove(&surface->destroy.link);
 	wl_list_remove(&surface->new_subsurface.link);
@@ -938,6 +992,7 @@ void vt_surface_create(struct vt_server *server,
 	vr_node_set_parent(surface->content, surface->node);
 	vr_node_set_user_data(surface->content, surface);
 	wlr_surface->data = surface;
+	vt_paths_surface_init(surface);
 
 	surface->commit.notify = handle_commit;
 	wl_signal_add(&wlr_surface->events.commit, &surface->commit);

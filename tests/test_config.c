@@ -81,6 +81,9 @@ START_TEST(test_config_rejects_bad_values) {
 		"mode tiling\n", "repeat_delay -1\n", "repeat_rate 99999\n",
 		"xkb_layout\n",
 		"xkb_layout aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+		"path foot\n", "path foot fast\n", "path foot vsync tearing\n",
+		"path foot low-latency tear\n", "path foot low-latency tearing x\n",
+		"tearing_box 0\n", "tearing_box 200px\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_config(bad[i]);
@@ -139,6 +142,43 @@ START_TEST(test_config_error_quotes_a_short_escaped_line) {
 }
 END_TEST
 
+START_TEST(test_config_path_rules) {
+	write_config("path foot low-latency tearing\npath mpv pre-render\n"
+		"path foot low-latency\ntearing_box 120\n");
+	struct vt_config config;
+	vt_config_defaults(&config);
+	ck_assert_int_eq(config.tearing_box, 200);
+	char err[256] = "";
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.path_rules_len, 3);
+	ck_assert_int_eq(config.tearing_box, 120);
+	/* the last matching line wins */
+	const struct vt_config_path_rule *rule =
+		vt_config_path_rule(&config, "foot");
+	ck_assert_ptr_nonnull(rule);
+	ck_assert_int_eq(rule->path, VT_CONFIG_PATH_LOW_LATENCY);
+	ck_assert(!rule->tearing);
+	rule = vt_config_path_rule(&config, "mpv");
+	ck_assert_ptr_nonnull(rule);
+	ck_assert_int_eq(rule->path, VT_CONFIG_PATH_PRE_RENDER);
+	ck_assert_ptr_null(vt_config_path_rule(&config, "Foot"));
+	ck_assert_ptr_null(vt_config_path_rule(&config, NULL));
+	/* a reload replaces the rules, it does not add to them */
+	write_config("path mpv vsync\n");
+	ck_assert(load(&config, err, sizeof(err)));
+	ck_assert_int_eq(config.path_rules_len, 1);
+	ck_assert_ptr_null(vt_config_path_rule(&config, "foot"));
+	ck_assert_int_eq(config.tearing_box, 200);
+	/* a bad rule keeps the rules in force */
+	write_config("path foot low-latency\npath mpv vsync tearing\n");
+	ck_assert(!load(&config, err, sizeof(err)));
+	ck_assert(strstr(err, ":2: path: tearing goes only with low-latency") !=
+		NULL);
+	ck_assert_int_eq(config.path_rules_len, 1);
+	ck_assert_ptr_null(vt_config_path_rule(&config, "foot"));
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("parse");
@@ -148,6 +188,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_rejects_bad_values);
 	tcase_add_test(tc, test_config_missing_file_is_an_error);
 	tcase_add_test(tc, test_config_error_quotes_a_short_escaped_line);
+	tcase_add_test(tc, test_config_path_rules);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

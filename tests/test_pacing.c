@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "pacing/clock.h"
+#include "pacing/jitt.h"
 #include "pacing/latch.h"
 #include "pacing/pacer.h"
+#include "pacing/path.h"
 
 #define MS 1000000ull
 #define US 1000ull
@@ -781,6 +783,31 @@ START_TEST(test_pacing_dvsync_discard_on_input)
 	ck_assert(last_frame(&fake)->committed);
 	ck_assert_uint_eq(vt_pacer_discarded_stale(fake.pacer),
 		(uint64_t)discarded + 1);
+	/* input at T0 + 9P - 1 ms, with a frame for T0 + 9P ready (it
+	 * could not be rendered again in time) and one rendering for
+	 * T0 + 10P: only the latter goes */
+	fake.animating = true;
+	vt_pacer_set_predictable(fake.pacer, true);
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	simulate(&fake, T0 + 12 * P - 1 * MS);
+	struct fake_frame *soon = NULL, *later = NULL;
+	for (int i = 0; i < fake.nframes; i++) {
+		if (fake.frames[i].discarded || fake.frames[i].committed) {
+			continue;
+		}
+		if (fake.frames[i].display_ns == T0 + 12 * P) {
+			soon = &fake.frames[i];
+		} else if (later == NULL) {
+			later = &fake.frames[i];
+		}
+	}
+	ck_assert_ptr_nonnull(soon);
+	ck_assert_ptr_nonnull(later);
+	vt_pacer_set_predictable(fake.pacer, false);
+	vt_pacer_discard_ahead(fake.pacer, fake.now);
+	ck_assert(!soon->discarded);
+	simulate(&fake, T0 + 12 * P + 1 * MS);
+	ck_assert(soon->committed);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
@@ -974,6 +1001,379 @@ START_TEST(test_pacing_timeline_slots)
 }
 END_TEST
 
+/* ---- the low-latency path (jitt.c, path.c) ------------------------------ */
+
+/* The predictor favours over-prediction: the 90th percentile of the last
+ * 32 callback-to-commit times plus an eighth (hand-computed: samples 1 to
+ * 40 ms, the last 32 are 9..40, the 90th percentile of 32 is the 29th
+ * smallest, 9 + 28 = 37 ms; 37 + 37/8 = 41.625 ms). */
+START_TEST(test_pacing_jitt_upper_end)
+{
+	struct vt_jitt jitt;
+	vt_jitt_init(&jitt);
+	ck_assert_uint_eq(vt_jitt_app_ns(&jitt, P), P / 4);
+	for (uint64_t i = 1; i <= 40; i++) {
+		vt_jitt_sent(&jitt, T0, T0 + 100 * MS);
+		vt_jitt_commit(&jitt, T0 + i * MS, false, T0 + 100 * MS);
+	}
+	ck_assert_uint_eq(vt_jitt_app_ns(&jitt, P), 41625 * US);
+	ck_assert_uint_eq(jitt.misses, 0);
+}
+END_TEST
+
+/* A commit that misses its refresh raises the prediction to its own time
+ * (plus an eighth) for the next 32 commits, then the history decides. */
+START_TEST(test_pacing_jitt_recovers_after_miss)
+{
+	struct vt_jitt jitt;
+	vt_jitt_init(&jitt);
+	for (int i = 0; i < 40; i++) {
+		vt_jitt_sent(&jitt, T0, T0 + P);
+		vt_jitt_commit(&jitt, T0 + 2 * MS, false, T0 + P);
+	}
+	ck_assert_uint_eq(vt_jitt_app_ns(&jitt, P), 2250 * US);
+	/* 8 ms: too late for its refresh, shown one later */
+	vt_jitt_sent(&jitt, T0, T0 + P);
+	vt_jitt_commit(&jitt, T0 + 8 * MS, false, T0 + 2 * P);
+	ck_assert_uint_eq(jitt.misses, 1);
+	ck_assert_uint_eq(vt_jitt_app_ns(&jitt, P), 9 * MS);
+	for (int i = 0; i < 31; i++) {
+		vt_jitt_sent(&jitt, T0, T0 + P);
+		vt_jitt_commit(&jitt, T0 + 2 * MS, false, T0 + P);
+		ck_assert_uint_eq(vt_jitt_app_ns(&jitt, P), 9 * MS);
+	}
+	/* the floor has run out; the 8 ms sample is one of 32, under the
+	 * 90th percentile */
+	vt_jitt_sent(&jitt, T0, T0 + P);
+	vt_jitt_commit(&jitt, T0 + 2 * MS, false, T0 + P);
+	ck_assert_uint_eq(vt_jitt_app_ns(&jitt, P), 2250 * US);
+}
+END_TEST
+
+/* The trigger: T'app + Tout before the first refresh that leaves that
+ * much time, and not before the first refresh whose composition has not
+ * started. */
+START_TEST(test_pacing_jitt_trigger)
+{
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	struct vt_jitt jitt;
+	vt_jitt_init(&jitt);
+	for (int i = 0; i < 32; i++) {
+		vt_jitt_sent(&jitt, T0, T0 + P);
+		vt_jitt_commit(&jitt, T0 + 4 * MS, false, T0 + P);
+	}
+	/* T' = 4.5 + 3 + 0.5 ms */
+	uint64_t target;
+	uint64_t at = vt_jitt_trigger(&jitt, &clock, T0 + 1 * MS, 3 * MS, 0,
+		&target);
+	ck_assert_uint_eq(target, T0 + P);
+	ck_assert_uint_eq(at, T0 + P - 8 * MS);
+	/* too late for T0 + P: the next refresh */
+	at = vt_jitt_trigger(&jitt, &clock, T0 + P - 7500 * US, 3 * MS, 0,
+		&target);
+	ck_assert_uint_eq(target, T0 + 2 * P);
+	ck_assert_uint_eq(at, T0 + 2 * P - 8 * MS);
+	/* the composition for T0 + P started already */
+	at = vt_jitt_trigger(&jitt, &clock, T0 + 1 * MS, 3 * MS, T0 + 2 * P,
+		&target);
+	ck_assert_uint_eq(target, T0 + 2 * P);
+}
+END_TEST
+
+/* A model of an output and a low-latency client, independent of the
+ * glue: the output composes for refresh v at v - out (what was committed
+ * by then is in it); the client answers each callback after its render
+ * time. */
+struct jitt_sim {
+	struct vt_clock clock;
+	struct vt_path_state state;
+	uint64_t out, now;
+	uint64_t last_shows; /* the refresh the latest commit makes */
+	bool last_shown;
+	int frames, drops, run, longest, misses;
+	uint64_t latency_sum; /* callback sent -> shown */
+	uint64_t sent, sent_target;
+};
+
+static uint64_t sim_makes(struct jitt_sim *sim, uint64_t t) {
+	return vt_clock_next_vblank(&sim->clock, t + sim->out - 1);
+}
+
+static void sim_compose_until(struct jitt_sim *sim, uint64_t t) {
+	if (!sim->last_shown && sim->last_shows - sim->out <= t) {
+		sim->last_shown = true;
+		vt_path_shown(&sim->state);
+	}
+}
+
+static void sim_init(struct jitt_sim *sim, uint64_t out) {
+	*sim = (struct jitt_sim){ .out = out, .now = T0 + 1 * MS,
+		.last_shown = true };
+	vt_clock_init(&sim->clock, P, T0);
+	vt_path_init(&sim->state, VT_PATH_LOW_LATENCY);
+	vt_path_commit(&sim->state, VT_PATH_LOW_LATENCY, true, false, false,
+		sim_makes(sim, sim->now), sim->now);
+}
+
+/* One frame: wait for the callback, render for render_ns, commit. */
+static void sim_frame(struct jitt_sim *sim, uint64_t render_ns) {
+	uint64_t at;
+	enum vt_path_send send = vt_path_schedule(&sim->state, &sim->clock,
+		sim->now, sim->out, sim_makes(sim, sim->now), false,
+		!sim->last_shown, sim->last_shows, &at);
+	ck_assert_int_eq(send, VT_PATH_SEND_AT);
+	ck_assert_uint_ge(at, sim->now);
+	sim->now = at;
+	sim_compose_until(sim, sim->now);
+	vt_path_sent(&sim->state, sim->now);
+	sim->sent = sim->now;
+	sim->sent_target = sim->state.jitt.target_ns;
+	uint64_t commit = sim->now + render_ns;
+	sim_compose_until(sim, commit);
+	bool replaced = !sim->last_shown;
+	uint64_t shows = sim_makes(sim, commit);
+	sim->frames++;
+	if (replaced) {
+		sim->drops++;
+		sim->run++;
+		sim->longest = sim->run > sim->longest ? sim->run : sim->longest;
+	} else {
+		sim->run = 0;
+	}
+	if (shows > sim->sent_target) {
+		sim->misses++;
+	}
+	sim->latency_sum += shows - sim->sent;
+	vt_path_commit(&sim->state, VT_PATH_LOW_LATENCY, true, true, replaced,
+		shows, commit);
+	sim->last_shows = shows;
+	sim->last_shown = false;
+	sim->now = commit;
+}
+
+/* Steady 2 ms frames: every answer makes the refresh it was triggered
+ * for, and the callback goes well after the previous refresh (not at the
+ * vblank, as vsync would): callback to screen is T' = 2.25 + 4 + 0.5 ms,
+ * not a period. */
+START_TEST(test_pacing_jitt_steady)
+{
+	struct jitt_sim sim;
+	sim_init(&sim, 4 * MS);
+	for (int i = 0; i < 40; i++) {
+		sim_frame(&sim, 2 * MS);
+	}
+	sim.latency_sum = 0;
+	sim.misses = 0;
+	for (int i = 0; i < 60; i++) {
+		sim_frame(&sim, 2 * MS);
+		ck_assert_uint_eq(sim.last_shows, sim.sent_target);
+		ck_assert_uint_eq(sim.sent_target - sim.sent, 6750 * US);
+	}
+	ck_assert_int_eq(sim.misses, 0);
+	ck_assert_int_eq(sim.drops, 0);
+}
+END_TEST
+
+/* Render times that jump (a run of long frames, then long and short
+ * frames alternating): late commits are replaced by the next one, but
+ * never two in a row; the prediction recovers (misses stop once the
+ * floor covers the long frames). */
+START_TEST(test_pacing_jitt_drop_rule)
+{
+	struct jitt_sim sim;
+	sim_init(&sim, 4 * MS);
+	for (int i = 0; i < 40; i++) {
+		sim_frame(&sim, 2 * MS);
+	}
+	ck_assert_int_eq(sim.drops, 0);
+	/* a jump to 7 ms: the first one misses its refresh */
+	sim_frame(&sim, 7 * MS);
+	ck_assert_int_eq(sim.misses, 1);
+	ck_assert_uint_gt(sim.last_shows, sim.sent_target);
+	/* the next (fast) answer can still make the refresh the late one
+	 * makes, and replaces it: one drop */
+	sim_frame(&sim, 2 * MS);
+	ck_assert_int_eq(sim.drops, 1);
+	/* while the floor holds, 7 ms frames make their refresh */
+	int misses = sim.misses;
+	for (int i = 0; i < 20; i++) {
+		sim_frame(&sim, 7 * MS);
+	}
+	ck_assert_int_eq(sim.misses, misses);
+	/* abrupt changes, over and over (each once the floor of the last
+	 * has run out), and random render times from 1 to 15 ms: drops,
+	 * never two in a row */
+	for (int k = 0; k < 8; k++) {
+		for (int i = 0; i < 40; i++) {
+			sim_frame(&sim, 2 * MS);
+		}
+		sim_frame(&sim, (uint64_t)(6 + k % 3) * MS);
+		sim_frame(&sim, 1 * MS);
+	}
+	ck_assert_int_ge(sim.drops, 8);
+	uint32_t seed = 7;
+	for (int i = 0; i < 2000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		sim_frame(&sim, 1 * MS + (uint64_t)((seed >> 16) % 14000) * US);
+	}
+	ck_assert_int_gt(sim.drops, 1);
+	ck_assert_int_le(sim.longest, 1);
+	ck_assert_uint_le(sim.state.jitt.longest_drop_run, 1);
+	ck_assert_uint_eq(sim.state.jitt.drops, (uint64_t)sim.drops);
+}
+END_TEST
+
+/* After a drop, a late commit is kept: the callback that answers it aims
+ * at the refresh after the one it shows at. */
+START_TEST(test_pacing_jitt_no_second_drop)
+{
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	struct vt_path_state st;
+	vt_path_init(&st, VT_PATH_LOW_LATENCY);
+	/* a replaced commit, then a late one (makes T0 + 3P) */
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, true, T0 + 3 * P,
+		T0 + 2 * P - 2 * MS);
+	uint64_t at;
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 2 * P - 2 * MS,
+		4 * MS, T0 + 3 * P, false, true, T0 + 3 * P, &at),
+		VT_PATH_SEND_AT);
+	ck_assert_uint_eq(st.target_ns, T0 + 4 * P);
+	ck_assert_uint_gt(at, T0 + 3 * P - 4 * MS); /* after it is composed */
+	/* without the drop before, the next refresh is fair game */
+	vt_path_init(&st, VT_PATH_LOW_LATENCY);
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 3 * P,
+		T0 + 2 * P - 2 * MS);
+	vt_path_schedule(&st, &clock, T0 + 2 * P - 2 * MS, 4 * MS, T0 + 3 * P,
+		false, true, T0 + 3 * P, &at);
+	ck_assert_uint_eq(st.target_ns, T0 + 3 * P);
+}
+END_TEST
+
+/* Path integrity: a callback goes by the path of the commit that asked
+ * for it, even when the next commit changes the path first; commits
+ * queued under pre_render are latched before a low_latency callback
+ * goes. */
+START_TEST(test_pacing_path_integrity)
+{
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	struct vt_path_state st;
+	vt_path_init(&st, VT_PATH_VSYNC);
+	uint64_t at, now = T0 + 1 * MS;
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + P,
+		false, false, 0, &at), VT_PATH_SEND_NONE);
+	/* a vsync commit asks for a callback, then one switching to
+	 * low_latency comes before it went: the callback stays vsync's */
+	vt_path_commit(&st, VT_PATH_VSYNC, true, true, false, T0 + P, now);
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, true, T0 + P,
+		now + 1 * MS);
+	ck_assert_int_eq(st.path, VT_PATH_LOW_LATENCY);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + P,
+		false, true, T0 + P, &at), VT_PATH_SEND_VBLANK);
+	vt_path_sent(&st, T0 + P);
+	/* the next one is low_latency's, just in time */
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 2 * P,
+		T0 + P + 1 * MS);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + P + 1 * MS, 4 * MS,
+		T0 + 2 * P, false, false, 0, &at), VT_PATH_SEND_AT);
+	uint64_t scheduled = at;
+	ck_assert_uint_gt(at, T0 + P + 1 * MS);
+	/* switching back to vsync before it went: it still goes then */
+	vt_path_commit(&st, VT_PATH_VSYNC, true, false, false, T0 + 2 * P,
+		T0 + P + 2 * MS);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + P + 2 * MS, 4 * MS,
+		T0 + 2 * P, false, false, 0, &at), VT_PATH_SEND_AT);
+	ck_assert_uint_eq(at, scheduled);
+	vt_path_sent(&st, at);
+	vt_path_commit(&st, VT_PATH_VSYNC, true, true, false, T0 + 3 * P,
+		at + 2 * MS);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, at + 2 * MS, 4 * MS,
+		T0 + 3 * P, false, false, 0, &at), VT_PATH_SEND_VBLANK);
+	vt_path_sent(&st, T0 + 3 * P);
+	/* from pre_render with commits still queued: vblank until they are
+	 * latched, then just in time */
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 4 * P,
+		T0 + 3 * P + 1 * MS);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 3 * P + 1 * MS,
+		4 * MS, T0 + 4 * P, true, false, 0, &at), VT_PATH_SEND_VBLANK);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 3 * P + 1 * MS,
+		4 * MS, T0 + 4 * P, false, false, 0, &at), VT_PATH_SEND_AT);
+}
+END_TEST
+
+/* PAR against the scanout model, hand-computed: 16 ms period, 1000 rows
+ * scanned in 96% of it (15.36 us a row): row 500 at vblank + 7.68 ms. */
+START_TEST(test_pacing_par_decision)
+{
+	struct vt_scanout scanout = { .period_ns = 16 * MS, .height = 1000 };
+	uint64_t v = T0;
+	ck_assert_uint_eq(vt_scanout_row_ns(&scanout, v, 0), v);
+	ck_assert_uint_eq(vt_scanout_row_ns(&scanout, v, 500), v + 7680 * US);
+	ck_assert_uint_eq(vt_scanout_row_ns(&scanout, v, 1000), v + 15360 * US);
+	struct vt_par_box damage = { 450, 500, 550, 600 };
+	uint64_t shown = 0;
+	/* within the 200 box at (500, 550), written by v + 7 ms: tear */
+	ck_assert(vt_par_decide(&scanout, v, v + 5 * MS, 2 * MS, &damage, 500,
+		550, 200, &shown));
+	ck_assert_uint_eq(shown, v + 7680 * US);
+	/* the write would end after the scan reached row 500 */
+	ck_assert(!vt_par_decide(&scanout, v, v + 6 * MS, 2 * MS, &damage, 500,
+		550, 200, &shown));
+	/* the damage reaches out of the box (pointer moved away) */
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &damage, 500,
+		700, 200, &shown));
+	struct vt_par_box wide = { 0, 500, 1000, 510 };
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &wide, 500,
+		505, 200, &shown));
+	/* a smaller box, configurable */
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &damage, 500,
+		550, 50, &shown));
+	struct vt_par_box empty = { 10, 10, 10, 20 };
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &empty, 10,
+		10, 200, &shown));
+}
+END_TEST
+
+/* vt_pacer_tear: a frame rendered mid-refresh for the time the scan
+ * reaches its damage goes at once when ready in time, waits for the next
+ * vblank when not, and is refused while another frame is in flight. */
+START_TEST(test_pacing_tear)
+{
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
+	fake.render_sync = true;
+	uint64_t now = T0 + 3 * MS;
+	run_until(&fake, now);
+	ck_assert(vt_pacer_tear(fake.pacer, T0 + 8 * MS, now));
+	ck_assert(last_frame(&fake)->committed);
+	ck_assert_uint_eq(last_frame(&fake)->commit_vblank, T0 + 8 * MS);
+	ck_assert_int_eq(vt_pacer_queued(fake.pacer), 0);
+	/* ready after its time: shown at the next vblank instead */
+	fake.render_sync = false;
+	now = T0 + P + 3 * MS;
+	run_until(&fake, now);
+	ck_assert(vt_pacer_tear(fake.pacer, T0 + P + 5 * MS, now));
+	struct fake_frame *late = last_frame(&fake);
+	/* a second one while it renders: refused */
+	ck_assert(!vt_pacer_tear(fake.pacer, T0 + P + 9 * MS, now));
+	run_until(&fake, T0 + P + 6 * MS);
+	vt_pacer_frame_ready(fake.pacer, late, fake.now);
+	ck_assert(!late->committed);
+	uint64_t torn_late;
+	ck_assert_uint_eq(vt_pacer_torn(fake.pacer, &torn_late), 2);
+	ck_assert_uint_eq(torn_late, 1);
+	run_until(&fake, T0 + 2 * P + 1 * MS);
+	ck_assert(late->committed);
+	ck_assert_uint_eq(late->commit_vblank, T0 + 2 * P);
+	/* a frame planned after it goes to a later vblank */
+	ck_assert_uint_ge(vt_pacer_first_display(fake.pacer, fake.now),
+		T0 + 3 * P);
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
 static Suite *pacing_suite(void) {
 	Suite *s = suite_create("pacing");
 	struct {
@@ -1003,6 +1403,12 @@ static Suite *pacing_suite(void) {
 			test_pacing_dvsync_nothing_to_draw,
 			test_pacing_dvsync_rate_change,
 			test_pacing_dvsync_unpredictable_is_vsync } },
+		{ "low_latency", { test_pacing_jitt_upper_end,
+			test_pacing_jitt_recovers_after_miss,
+			test_pacing_jitt_trigger, test_pacing_jitt_steady,
+			test_pacing_jitt_drop_rule, test_pacing_jitt_no_second_drop,
+			test_pacing_path_integrity, test_pacing_par_decision,
+			test_pacing_tear } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);

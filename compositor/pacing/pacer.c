@@ -30,6 +30,7 @@ struct pacer_frame {
 	uint64_t render_ns; /* rendering started */
 	enum frame_state state;
 	bool stale; /* input came while it rendered: discard when ready */
+	bool tear; /* vt_pacer_tear: commit as soon as ready */
 };
 
 struct vt_pacer {
@@ -67,6 +68,9 @@ struct vt_pacer {
 	/* a refresh-rate change waiting for the frames queued at the old
 	 * rate to be shown (0: none) */
 	uint64_t pending_period_ns;
+	/* position-aware rendering: torn frames, and those that were ready
+	 * too late to go into their refresh */
+	uint64_t torn, torn_late;
 };
 
 static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit);
@@ -392,6 +396,18 @@ void vt_pacer_wake(struct vt_pacer *pacer, uint64_t now) {
 	pacer_run(pacer, now, true);
 }
 
+/* A torn frame ready in time goes at once, into the refresh being
+ * scanned out; too late, it waits for the next vblank like any other. */
+static void commit_torn(struct vt_pacer *pacer, int index, uint64_t now) {
+	struct pacer_frame *frame = &pacer->frames[index];
+	if (now <= frame->display_ns && !pacer->backend_busy) {
+		commit_frame(pacer, index, frame->display_ns);
+	} else {
+		frame->tear = false;
+		pacer->torn_late++;
+	}
+}
+
 void vt_pacer_frame_ready(struct vt_pacer *pacer, void *handle, uint64_t now) {
 	int i = find_frame(pacer, handle);
 	if (i < 0 || pacer->frames[i].state != FRAME_RENDERING) {
@@ -405,8 +421,53 @@ void vt_pacer_frame_ready(struct vt_pacer *pacer, void *handle, uint64_t now) {
 		pacer->impl->discard(pacer->data, handle);
 	} else {
 		pacer->frames[i].state = FRAME_READY;
+		if (pacer->frames[i].tear) {
+			pacer->running = true;
+			commit_torn(pacer, i, now);
+			pacer->running = false;
+		}
 	}
 	pacer_run(pacer, now, true);
+}
+
+bool vt_pacer_tear(struct vt_pacer *pacer, uint64_t display_ns, uint64_t now) {
+	if (pacer->kind != VT_PACER_CLOCK_MODEL || pacer->nframes > 0 ||
+			pacer->running || pacer->pending_period_ns != 0 ||
+			display_ns < now) {
+		return false;
+	}
+	pacer->running = true;
+	bool ready = false;
+	void *handle = pacer->impl->render(pacer->data, display_ns, &ready);
+	if (handle == NULL) {
+		pacer->running = false;
+		return false;
+	}
+	pacer->frames[pacer->nframes++] = (struct pacer_frame){
+		.handle = handle,
+		.display_ns = display_ns,
+		.render_ns = now,
+		.state = ready ? FRAME_READY : FRAME_RENDERING,
+		.tear = true,
+	};
+	if (display_ns > pacer->last_display_ns) {
+		pacer->last_display_ns = display_ns;
+	}
+	if (pacer->nframes > pacer->max_in_flight) {
+		pacer->max_in_flight = pacer->nframes;
+	}
+	pacer->torn++;
+	if (ready) {
+		commit_torn(pacer, pacer->nframes - 1, now);
+	}
+	pacer->running = false;
+	pacer_run(pacer, now, true);
+	return true;
+}
+
+uint64_t vt_pacer_torn(const struct vt_pacer *pacer, uint64_t *late) {
+	*late = pacer->torn_late;
+	return pacer->torn;
 }
 
 void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now) {
@@ -458,8 +519,15 @@ uint64_t vt_pacer_horizon(const struct vt_pacer *pacer) {
 
 void vt_pacer_discard_ahead(struct vt_pacer *pacer, uint64_t now) {
 	bool any = false;
+	/* A frame no new render could replace in time stays (its display
+	 * time is sooner than the composition estimate): dropping it would
+	 * only miss a refresh. */
+	uint64_t due = now + vt_pacer_composition_ns(pacer);
 	for (int i = pacer->nframes - 1; i >= 0; i--) {
 		struct pacer_frame *frame = &pacer->frames[i];
+		if (frame->display_ns < due) {
+			continue;
+		}
 		if (frame->state == FRAME_RENDERING) {
 			frame->stale = true;
 			any = true;

@@ -143,8 +143,22 @@ uint64_t vt_pacer_horizon(const struct vt_pacer *pacer);
 /* Input made the frames rendered ahead stale: ready ones are discarded
  * (impl->discard), those still rendering will be once ready, and the next
  * frame is planned for the first vblank it can make. Committed frames
- * stay. */
+ * stay, and so does a frame whose display time is sooner than the
+ * composition estimate (nothing rendered now could replace it in
+ * time). */
 void vt_pacer_discard_ahead(struct vt_pacer *pacer, uint64_t now);
+
+/* Position-aware rendering (the low-latency path with tearing, model
+ * clock only): render a frame now for display time display_ns, a time
+ * inside the refresh being scanned out (when the scan reaches the
+ * damage), and commit it as soon as it is ready if that is no later than
+ * display_ns; ready later, it waits for the next vblank like any frame.
+ * Only while no other frame is in flight (one rendered before it would
+ * undo it at its vblank). false: not done (nothing drawn, or not now). */
+bool vt_pacer_tear(struct vt_pacer *pacer, uint64_t display_ns, uint64_t now);
+/* Frames rendered by vt_pacer_tear; *late: those that missed their
+ * time. */
+uint64_t vt_pacer_torn(const struct vt_pacer *pacer, uint64_t *late);
 
 /* ---- what policies (and tests) read ----------------------------------- */
 

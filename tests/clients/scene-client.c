@@ -508,7 +508,12 @@ static void registry_global(void *data, struct wl_registry *registry,
 	} else if (strcmp(interface,
 			vitrail_frame_timing_manager_v1_interface.name) == 0) {
 		app->timing_manager = wl_registry_bind(registry, name,
-			&vitrail_frame_timing_manager_v1_interface, 1);
+			&vitrail_frame_timing_manager_v1_interface,
+			version < 2 ? version : 2);
+	} else if (strcmp(interface,
+			wp_tearing_control_manager_v1_interface.name) == 0) {
+		app->tearing_manager = wl_registry_bind(registry, name,
+			&wp_tearing_control_manager_v1_interface, 1);
 	}
 }
 
@@ -711,6 +716,9 @@ void sc_app_finish(struct sc_app *app) {
 	}
 	if (app->seat != NULL) {
 		wl_seat_destroy(app->seat);
+	}
+	if (app->tearing_manager != NULL) {
+		wp_tearing_control_manager_v1_destroy(app->tearing_manager);
 	}
 	if (app->timing_manager != NULL) {
 		vitrail_frame_timing_manager_v1_destroy(app->timing_manager);

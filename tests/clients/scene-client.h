@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <wayland-client.h>
+#include "tearing-control-v1-client-protocol.h"
 #include "vitrail-frame-timing-v1-client-protocol.h"
 #include "vitrail-scene-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -116,6 +117,7 @@ struct sc_app {
 	struct wl_touch *touch;
 	struct vitrail_scene_manager_v1 *manager;
 	struct vitrail_frame_timing_manager_v1 *timing_manager; // or NULL
+	struct wp_tearing_control_manager_v1 *tearing_manager; // or NULL
 
 	struct wl_surface *surface;
 	struct xdg_surface *xdg_surface;
