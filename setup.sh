@@ -56,6 +56,14 @@ run_suite() {
 	bad=$(grep -c '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" || true)
 	skip=$(grep -c '"result": "SKIP"' "$log" || true)
 	echo "$label: $ok passed ($xfail known failures), $bad failed, $skip skipped"
+	# the names of the failed tests, repeated in the last lines
+	names=$(grep '"result": "\(FAIL\|TIMEOUT\|ERROR\|UNEXPECTEDPASS\)"' "$log" |
+		sed -n 's/.*"name": "\([^"]*\)".*"result": "\([A-Z]*\)".*/\1 (\2)/p' |
+		tr '\n' ' ' || true)
+	if [ -n "$names" ]; then
+		failures="$failures
+$label: $names"
+	fi
 	passed=$((passed + ok))
 	failed=$((failed + bad))
 	skipped=$((skipped + skip))
@@ -75,7 +83,7 @@ demo)
 	;;
 test)
 	install_packages
-	passed=0 failed=0 skipped=0 rc=0
+	passed=0 failed=0 skipped=0 rc=0 failures=
 	# -O2 (with assertions): realistic timings for the demo and the
 	# benchmark, and the optimizer's warnings are errors too.
 	build build -Dbuildtype=debugoptimized
@@ -105,6 +113,9 @@ test)
 	# each outside the plain build.
 	run_suite build-tsan "tests (tsan)" --num-processes 1 \
 		--no-suite hostile-manual || rc=1
+	if [ -n "$failures" ]; then
+		echo "failed:$failures"
+	fi
 	echo "$passed passed, $failed failed, $skipped skipped"
 	exit $rc
 	;;
