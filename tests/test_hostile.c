@@ -903,7 +903,9 @@ HOSTILE_TEST(disconnect_in_flight)
  *    rectangle LC_DAMAGE, hashed with salt 2, with only that damage. C
  *    takes over B's copy: B is released at once, C once complete. A
  *    screenshot meanwhile shows either all of A's colour or all of C's
- *    pixels at every checked point, never a mix;
+ *    pixels at every checked point, never a mix. The frame callback
+ *    asked for with B comes after C's release, not before: the surface
+ *    gets none for content not shown yet;
  * 3. once C is released: C's pixels, exactly;
  * 4. the subsurface moved by (200, 150): texels never shown before are
  *    uploaded (the renderer uploads only the visible part of large
@@ -955,11 +957,15 @@ static uint32_t lc_pixel(char which, int32_t x, int32_t y) {
 	}
 }
 
+/* Events in the order they came (release and frame done). */
+static uint32_t lc_events;
+
 struct lc_buffer {
 	struct wl_buffer *wl_buffer;
 	uint8_t *map;
 	size_t size;
 	bool released;
+	uint32_t released_at; // lc_events then
 };
 
 /* Draw `which` into the buffer's corner. */
@@ -974,8 +980,27 @@ static void lc_fill(struct lc_buffer *b, char which) {
 }
 
 static void lc_handle_release(void *data, struct wl_buffer *buffer) {
-	((struct lc_buffer *)data)->released = true;
+	struct lc_buffer *b = data;
+	b->released = true;
+	b->released_at = ++lc_events;
 }
+
+struct lc_frame {
+	bool done;
+	uint32_t done_at; // lc_events then
+};
+
+static void lc_handle_frame_done(void *data, struct wl_callback *callback,
+		uint32_t time) {
+	struct lc_frame *frame = data;
+	frame->done = true;
+	frame->done_at = ++lc_events;
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener lc_frame_listener = {
+	.done = lc_handle_frame_done,
+};
 
 static const struct wl_buffer_listener lc_release_listener = {
 	.release = lc_handle_release,
@@ -1149,6 +1174,9 @@ START_TEST(test_hostile_shm_large_content)
 
 	// 2. B, then C over B's copy in progress
 	probe_reset(&probe);
+	struct lc_frame frame = { 0 };
+	wl_callback_add_listener(wl_surface_frame(child), &lc_frame_listener,
+		&frame);
 	child_show(&app, child, b.wl_buffer);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	ck_assert_msg(!b.released, "vitrail released the large buffer B "
@@ -1166,6 +1194,9 @@ START_TEST(test_hostile_shm_large_content)
 	probe_reset(&probe);
 	lc_wait(&probe, &app, &b.released, "the release of the superseded B");
 	lc_wait(&probe, &app, &c.released, "the release of buffer C");
+	lc_wait(&probe, &app, &frame.done, "the frame callback asked with B");
+	ck_assert_msg(frame.done_at > c.released_at, "the frame callback asked "
+		"with B came before buffer C was copied and shown");
 	probe_pump(&probe, 100);
 	probe_check(&probe, "copying buffer C");
 
