@@ -540,15 +540,18 @@ static void surface_update_content(struct vt_surface *surface) {
 		surface_clear_content(surface);
 		return;
 	}
-	/* a large buffer, still locked: ours to release */
+	/* a large buffer attached by this commit, still locked: ours to
+	 * release */
 	struct wlr_buffer *locked =
 		vt_surface_texture_take_buffer(client_buffer->texture);
 	struct wlr_buffer *source = client_buffer->source;
 	int width = client_buffer->base.width, height = client_buffer->base.height;
 
-	bool resized = surface->image == NULL ||
-		vr_image_width(surface->image) != width ||
-		vr_image_height(surface->image) != height;
+	/* the latest content committed: the copy's, while one goes on */
+	struct vr_image *latest = surface->copy != NULL ?
+		surface->copy->image : surface->image;
+	bool resized = latest == NULL || vr_image_width(latest) != width ||
+		vr_image_height(latest) != height;
 	/* A commit without buffer damage keeps the pixels we have (and a
 	 * copy in progress goes on: it shows this commit's geometry when
 	 * done). */
@@ -615,8 +618,13 @@ static void surface_update_content(struct vt_surface *surface) {
 		copy_bytes = (uint64_t)(ext->x2 - ext->x1) *
 			(uint64_t)(ext->y2 - ext->y1) * 4;
 	}
-	if (locked != NULL && pf != 0 &&
+	if (pf != 0 &&
 			(surface->copy != NULL || copy_bytes >= VT_COPY_BANDED_BYTES)) {
+		if (locked == NULL) {
+			/* new damage on the buffer attached before (no new
+			 * attach): held for the copy, released again after it */
+			locked = wlr_buffer_lock(source);
+		}
 		struct wl_resource *guard = find_shm_resource(surface, data, width,
 			height, stride);
 		wlr_buffer_end_data_ptr_access(source);

@@ -903,11 +903,16 @@ HOSTILE_TEST(disconnect_in_flight)
  *    rectangle LC_DAMAGE, hashed with salt 2, with only that damage. C
  *    takes over B's copy: B is released at once, C once complete. A
  *    screenshot meanwhile shows either all of A's colour or all of C's
- *    pixels at every checked point, never a mix;
+ *    pixels at every checked point, never a mix. The frame callback
+ *    asked for with B comes after C's release, not before: the surface
+ *    gets none for content not shown yet;
  * 3. once C is released: C's pixels, exactly;
  * 4. the subsurface moved by (200, 150): texels never shown before are
  *    uploaded (the renderer uploads only the visible part of large
- *    images): C's pixels at the new place.
+ *    images): C's pixels at the new place;
+ * 5. C, released, drawn anew (salt 3: D) and committed again with damage
+ *    over all of it but no attach: vitrail holds it again for the copy,
+ *    releases it when done, and D shows.
  *
  * The probe's frame callbacks never wait more than GAP_MAX_MS while
  * vitrail copies (the screenshots, taken by this process, are left out);
@@ -937,26 +942,65 @@ static bool lc_in_damage(int32_t x, int32_t y) {
 		y >= LC_DAMAGE_Y && y < LC_DAMAGE_Y + LC_DAMAGE_H;
 }
 
-/* The pixel of buffer `which` ('A', 'B', 'C') at (x, y) of the corner. */
+/* The pixel of content `which` ('A', 'B', 'C', 'D') at (x, y) of the
+ * corner. */
 static uint32_t lc_pixel(char which, int32_t x, int32_t y) {
 	switch (which) {
 	case 'A':
 		return LC_OLD;
 	case 'B':
 		return lc_hashed(x, y, 1);
-	default:
+	case 'C':
 		return lc_in_damage(x, y) ? lc_hashed(x, y, 2) : lc_hashed(x, y, 1);
+	default:
+		return lc_hashed(x, y, 3);
 	}
 }
 
+/* Events in the order they came (release and frame done). */
+static uint32_t lc_events;
+
 struct lc_buffer {
 	struct wl_buffer *wl_buffer;
+	uint8_t *map;
+	size_t size;
 	bool released;
+	uint32_t released_at; // lc_events then
 };
 
-static void lc_handle_release(void *data, struct wl_buffer *buffer) {
-	((struct lc_buffer *)data)->released = true;
+/* Draw `which` into the buffer's corner. */
+static void lc_fill(struct lc_buffer *b, char which) {
+	size_t stride = (size_t)LC_SIZE * 4;
+	for (int32_t y = LC_FILL; y < LC_SIZE; y++) {
+		uint32_t *row = (uint32_t *)(b->map + (size_t)y * stride);
+		for (int32_t x = LC_FILL; x < LC_SIZE; x++) {
+			row[x] = lc_pixel(which, x, y);
+		}
+	}
 }
+
+static void lc_handle_release(void *data, struct wl_buffer *buffer) {
+	struct lc_buffer *b = data;
+	b->released = true;
+	b->released_at = ++lc_events;
+}
+
+struct lc_frame {
+	bool done;
+	uint32_t done_at; // lc_events then
+};
+
+static void lc_handle_frame_done(void *data, struct wl_callback *callback,
+		uint32_t time) {
+	struct lc_frame *frame = data;
+	frame->done = true;
+	frame->done_at = ++lc_events;
+	wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener lc_frame_listener = {
+	.done = lc_handle_frame_done,
+};
 
 static const struct wl_buffer_listener lc_release_listener = {
 	.release = lc_handle_release,
@@ -972,19 +1016,15 @@ static void lc_buffer_init(struct lc_buffer *b, struct sc_app *app,
 	uint8_t *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		0);
 	ck_assert(map != MAP_FAILED);
-	for (int32_t y = LC_FILL; y < LC_SIZE; y++) {
-		uint32_t *row = (uint32_t *)(map + (size_t)y * stride);
-		for (int32_t x = LC_FILL; x < LC_SIZE; x++) {
-			row[x] = lc_pixel(which, x, y);
-		}
-	}
-	munmap(map, size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
 	close(fd);
 	*b = (struct lc_buffer){
 		.wl_buffer = wl_shm_pool_create_buffer(pool, 0, LC_SIZE, LC_SIZE,
 			(int32_t)stride, WL_SHM_FORMAT_ARGB8888),
+		.map = map,
+		.size = size,
 	};
+	lc_fill(b, which);
 	wl_shm_pool_destroy(pool);
 	wl_buffer_add_listener(b->wl_buffer, &lc_release_listener, b);
 }
@@ -1026,12 +1066,13 @@ struct lc_view {
 	int32_t x1, y1; // the visible part of the subsurface: [0, x1) x [0, y1)
 };
 
-/* Screenshot and classify the checked points: 'A' or 'C' when every one
- * shows that buffer's pixel, 0 when they disagree (the mismatch goes to
- * *bad). */
+/* Screenshot and classify the checked points: `old` or `new` (contents
+ * as lc_pixel's) when every one shows that one's pixel, 0 when they
+ * disagree (the mismatch goes to *bad). */
 static char lc_screenshot(struct harness *harness,
 		struct harness_vitrail *vitrail, const struct lc_view *view,
-		const char *name, char *bad, size_t bad_size) {
+		char old, char new, const char *name, char *bad, size_t bad_size) {
+	const char which[2] = { old, new };
 	char *path = NULL;
 	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
 	int status = harness_grim(harness, vitrail, "HEADLESS-1", path);
@@ -1039,7 +1080,7 @@ static char lc_screenshot(struct harness *harness,
 	int32_t w = 0, h = 0;
 	uint32_t *pixels = vr_png_read(path, &w, &h);
 	ck_assert_msg(pixels != NULL, "cannot read %s", path);
-	bool could_be[2] = { true, true }; // A, C
+	bool could_be[2] = { true, true }; // old, new
 	int checked = 0;
 	bad[0] = '\0';
 	// a grid over the visible corner, and the damaged rectangle's
@@ -1051,25 +1092,26 @@ static char lc_screenshot(struct harness *harness,
 			ck_assert(bx >= LC_FILL && by >= LC_FILL);
 			uint32_t actual = pixels[py * w + px];
 			for (int i = 0; i < 2; i++) {
-				uint32_t expected = lc_pixel(i == 0 ? 'A' : 'C', bx, by);
+				uint32_t expected = lc_pixel(which[i], bx, by);
 				if (could_be[i] && actual != expected) {
 					could_be[i] = false;
 					if (bad[0] == '\0' || !could_be[1 - i]) {
 						snprintf(bad, bad_size, "output (%d, %d), buffer "
 							"(%d, %d): 0x%08x, not 0x%08x (%c); screenshot "
 							"%s", px, py, bx, by, actual, expected,
-							i == 0 ? 'A' : 'C', path);
+							which[i], path);
 					}
 				}
 			}
 			checked++;
 		}
 	}
-	printf("%s: %d points, %s\n", name, checked, could_be[0] ? "all A" :
-		could_be[1] ? "all C" : "neither");
+	char seen = could_be[0] ? old : could_be[1] ? new : 0;
+	printf("%s: %d points, %s%c\n", name, checked,
+		seen != 0 ? "all " : "neither", seen != 0 ? seen : ' ');
 	free(pixels);
 	free(path);
-	return could_be[0] ? 'A' : could_be[1] ? 'C' : 0;
+	return seen;
 }
 
 START_TEST(test_hostile_shm_large_content)
@@ -1127,11 +1169,14 @@ START_TEST(test_hostile_shm_large_content)
 	probe_pump(&probe, 100);
 	probe_check(&probe, "copying buffer A");
 	harness_settle(conn);
-	ck_assert_msg(lc_screenshot(harness, vitrail, &view, "1-old", bad,
-		sizeof(bad)) == 'A', "buffer A is not shown whole: %s", bad);
+	ck_assert_msg(lc_screenshot(harness, vitrail, &view, 'A', 'B', "1-old",
+		bad, sizeof(bad)) == 'A', "buffer A is not shown whole: %s", bad);
 
 	// 2. B, then C over B's copy in progress
 	probe_reset(&probe);
+	struct lc_frame frame = { 0 };
+	wl_callback_add_listener(wl_surface_frame(child), &lc_frame_listener,
+		&frame);
 	child_show(&app, child, b.wl_buffer);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	ck_assert_msg(!b.released, "vitrail released the large buffer B "
@@ -1143,19 +1188,22 @@ START_TEST(test_hostile_shm_large_content)
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	// (a screenshot takes long enough for the copy to end meanwhile:
 	// both are fine, a mix is not)
-	char seen = lc_screenshot(harness, vitrail, &view, "2-during", bad,
-		sizeof(bad));
+	char seen = lc_screenshot(harness, vitrail, &view, 'A', 'C', "2-during",
+		bad, sizeof(bad));
 	ck_assert_msg(seen != 0, "a partly copied image was shown: %s", bad);
 	probe_reset(&probe);
 	lc_wait(&probe, &app, &b.released, "the release of the superseded B");
 	lc_wait(&probe, &app, &c.released, "the release of buffer C");
+	lc_wait(&probe, &app, &frame.done, "the frame callback asked with B");
+	ck_assert_msg(frame.done_at > c.released_at, "the frame callback asked "
+		"with B came before buffer C was copied and shown");
 	probe_pump(&probe, 100);
 	probe_check(&probe, "copying buffer C");
 
 	// 3. C whole: B's pixels but for C's damage
 	harness_settle(conn);
-	ck_assert_msg(lc_screenshot(harness, vitrail, &view, "3-new", bad,
-		sizeof(bad)) == 'C', "buffer C is not shown whole: %s", bad);
+	ck_assert_msg(lc_screenshot(harness, vitrail, &view, 'A', 'C', "3-new",
+		bad, sizeof(bad)) == 'C', "buffer C is not shown whole: %s", bad);
 
 	// 4. texels never shown before come into sight
 	wl_subsurface_set_position(sub, LC_OFFSET + LC_MOVE_X,
@@ -1167,16 +1215,35 @@ START_TEST(test_hostile_shm_large_content)
 	view.oy += LC_MOVE_Y;
 	view.x1 = view.ox + LC_SIZE < 640 ? view.ox + LC_SIZE : 640;
 	view.y1 = view.oy + LC_SIZE < 480 ? view.oy + LC_SIZE : 480;
-	ck_assert_msg(lc_screenshot(harness, vitrail, &view, "4-moved", bad,
-		sizeof(bad)) == 'C', "buffer C is not shown whole once moved: %s",
+	ck_assert_msg(lc_screenshot(harness, vitrail, &view, 'A', 'C', "4-moved",
+		bad, sizeof(bad)) == 'C', "buffer C is not shown whole once moved: %s",
 		bad);
+
+	// 5. C drawn anew and damaged whole, without an attach
+	lc_fill(&c, 'D');
+	c.released = false;
+	probe_reset(&probe);
+	wl_surface_damage_buffer(child, 0, 0, LC_SIZE, LC_SIZE);
+	wl_surface_commit(child);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(!c.released, "vitrail released buffer C within a "
+		"roundtrip of its damage: it cannot have copied it");
+	lc_wait(&probe, &app, &c.released, "the release of buffer C again");
+	probe_pump(&probe, 100);
+	probe_check(&probe, "copying buffer C again");
+	harness_settle(conn);
+	ck_assert_msg(lc_screenshot(harness, vitrail, &view, 'C', 'D',
+		"5-redrawn", bad, sizeof(bad)) == 'D', "buffer C redrawn is not "
+		"shown whole: %s", bad);
 
 	// the window gone: vitrail alive, its memory back
 	wl_subsurface_destroy(sub);
 	wl_surface_destroy(child);
-	wl_buffer_destroy(a.wl_buffer);
-	wl_buffer_destroy(b.wl_buffer);
-	wl_buffer_destroy(c.wl_buffer);
+	struct lc_buffer *buffers[] = { &a, &b, &c };
+	for (size_t i = 0; i < 3; i++) {
+		wl_buffer_destroy(buffers[i]->wl_buffer);
+		munmap(buffers[i]->map, buffers[i]->size);
+	}
 	sc_app_finish(&app);
 	harness_assert_alive(vitrail->proc);
 	harness_wait_for_window_count(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
