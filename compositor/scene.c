@@ -14,9 +14,11 @@
  * Display lists are chunks of the decoded command stream (one chunk per
  * append, immutable, reference counted); a node's set_display_list takes a
  * snapshot of the list's chunks. Only nodes whose snapshot changed are
- * recorded into a vr_display_list through the canvas API, plus, when
- * rounded clips are involved, the descendants whose clip geometry moved
- * (the canvas clips each list to its rounded ancestors' clips).
+ * recorded into a vr_display_list through the canvas API, once per
+ * snapshot, however many nodes draw it. Clips, rounded ones included, are
+ * the vr_nodes' (vr_node_set_clip_rounded): the renderer applies them at
+ * render time, so moving a node under a rounded clip (an animation, a
+ * scroll) records nothing.
  *
  * Animations run in the compositor: vt_scene_sample() evaluates them at
  * the display time of the frame output.c is preparing, right before the
@@ -212,12 +214,11 @@ struct scene_node {
 	struct scene_animation *running[PROP_COUNT];
 	uint32_t stamp, ancestor_stamp; // set_children's checks
 	bool record; // the display list must be recorded again
-	bool recorded_rounded; // the last recording applied rounded clips
-	/* A recording of its own, clipped to its rounded ancestors' clips
-	 * (otherwise the node draws list->recorded). */
-	struct vr_display_list *own;
-	uint64_t own_bytes; // charged to scene->quota->recorded_bytes
 	uint64_t drawn; // commands it draws, charged to drawn_commands
+	/* scroll.c: the compositor's scroll of this node (vitrail_scroll_v1),
+	 * subtracted after its own transform */
+	float scroll[2];
+	bool scrolled; // a vitrail_scroll_region_v1 moves it
 };
 
 struct scene {
@@ -741,66 +742,6 @@ static void replay(struct vr_canvas *canvas, const struct vt_dl_cmd *cmd) {
 	}
 }
 
-static bool rounded_clip(const struct scene_node *node) {
-	return node->current.has_clip && node->current.clip[4] > 0.0f;
-}
-
-static bool has_rounded_ancestor(const struct scene_node *node) {
-	for (const struct scene_node *a = node->parent; a != NULL; a = a->parent) {
-		if (rounded_clip(a)) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool mat_invert(struct vr_mat *out, const struct vr_mat *m) {
-	double det = (double)m->a * m->d - (double)m->b * m->c;
-	if (fabs(det) < 1e-12) {
-		return false;
-	}
-	double a = m->d / det, b = -m->b / det, c = -m->c / det, d = m->a / det;
-	*out = (struct vr_mat){
-		.a = (float)a,
-		.b = (float)b,
-		.c = (float)c,
-		.d = (float)d,
-		.tx = (float)(-(a * m->tx + c * m->ty)),
-		.ty = (float)(-(b * m->tx + d * m->ty)),
-	};
-	return true;
-}
-
-/* Clip the canvas (identity matrix) to the rounded clip of an ancestor,
- * given the matrix from its coordinates to the canvas's. */
-static void clip_to_ancestor(struct vr_canvas *canvas,
-		const struct scene_node *ancestor, const struct vr_mat *to_local) {
-	const float *c = ancestor->current.clip;
-	struct vr_rectf rect = { c[0], c[1], c[2], c[3] };
-	float r = c[4];
-	if (to_local->b == 0.0f && to_local->c == 0.0f) {
-		/* Axis-aligned: map exactly, the matrix stays the identity. */
-		float x0 = to_local->a * rect.x + to_local->tx;
-		float x1 = to_local->a * (rect.x + rect.width) + to_local->tx;
-		float y0 = to_local->d * rect.y + to_local->ty;
-		float y1 = to_local->d * (rect.y + rect.height) + to_local->ty;
-		float s = sqrtf(fabsf(to_local->a * to_local->d));
-		struct vr_rectf mapped = {
-			fminf(x0, x1), fminf(y0, y1), fabsf(x1 - x0), fabsf(y1 - y0),
-		};
-		vr_canvas_clip_rrect(canvas, mapped,
-			(struct vr_radii){ r * s, r * s, r * s, r * s });
-		return;
-	}
-	struct vr_mat back;
-	if (!mat_invert(&back, to_local)) {
-		return;
-	}
-	vr_canvas_concat(canvas, to_local);
-	vr_canvas_clip_rrect(canvas, rect, (struct vr_radii){ r, r, r, r });
-	vr_canvas_concat(canvas, &back);
-}
-
 /* The node draws count commands from now on; false (error posted on
  * the scene) when the client's nodes would draw more than the quota. */
 static bool charge_drawn(struct scene_node *node, uint64_t count) {
@@ -818,13 +759,6 @@ static bool charge_drawn(struct scene_node *node, uint64_t count) {
 	quota->drawn_commands = total;
 	node->drawn = count;
 	return true;
-}
-
-static void node_drop_own(struct scene_node *node) {
-	vr_display_list_unref(node->own);
-	node->own = NULL;
-	node->scene->quota->recorded_bytes -= node->own_bytes;
-	node->own_bytes = 0;
 }
 
 /* Charge a new recording of bytes to the client; false (error posted on
@@ -845,9 +779,8 @@ static bool charge_recording(struct scene_node *node, uint64_t bytes) {
 	return true;
 }
 
-/* Record the node's display list, clipped to its rounded clip and to
- * those of its ancestors. Without rounded clips in the way the recording
- * is the snapshot's, made once for every node that draws it. */
+/* The node's display list: its snapshot's recording, made by the first
+ * node that draws it and shared by every other one. */
 static void node_record(struct scene_node *node) {
 	node->record = false;
 	size_t count = 0;
@@ -858,30 +791,10 @@ static void node_record(struct scene_node *node) {
 	if (count == 0 || !charge_drawn(node, count)) {
 		charge_drawn(node, 0);
 		vr_node_clear_content(node->vr);
-		node_drop_own(node);
-		node->recorded_rounded = false;
 		return;
 	}
-	/* The canvas keeps one rounded clip exact and reduces the ones
-	 * before it to their rectangles: clip outermost first, so that the
-	 * nearest rounded clip is the exact one. */
-	const struct scene_node *chain[DEPTH_MAX];
-	struct vr_mat to_chain[DEPTH_MAX]; // node-local -> chain[i]-local
-	size_t n = 0;
-	bool rounded = false;
-	struct vr_mat to_ancestor;
-	vr_mat_identity(&to_ancestor);
-	for (const struct scene_node *a = node; a != NULL && n < DEPTH_MAX;
-			a = a->parent) {
-		chain[n] = a;
-		to_chain[n++] = to_ancestor;
-		vr_mat_multiply(&to_ancestor, &a->transform, &to_ancestor);
-		rounded |= rounded_clip(a);
-	}
-	if (!rounded && snapshot->recorded != NULL) {
+	if (snapshot->recorded != NULL) {
 		vr_node_set_display_list(node->vr, snapshot->recorded);
-		node_drop_own(node);
-		node->recorded_rounded = false;
 		return;
 	}
 	struct vr_canvas *canvas = vr_canvas_begin();
@@ -889,15 +802,6 @@ static void node_record(struct scene_node *node) {
 		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
 		return;
 	}
-	rounded = false;
-	while (n-- > 0) {
-		struct vr_mat to_local;
-		if (rounded_clip(chain[n]) && mat_invert(&to_local, &to_chain[n])) {
-			clip_to_ancestor(canvas, chain[n], &to_local);
-			rounded = true;
-		}
-	}
-	vr_canvas_save(canvas);
 	for (size_t i = 0; i < snapshot->nchunks; i++) {
 		const struct chunk *chunk = snapshot->chunks[i];
 		for (size_t k = 0; k < chunk->ncmds; k++) {
@@ -911,58 +815,25 @@ static void node_record(struct scene_node *node) {
 	}
 	node->scene->manager->server->lists_recorded++;
 	uint64_t bytes = vr_display_list_bytes(list);
-	node_drop_own(node);
 	if (!charge_recording(node, bytes)) {
 		vr_display_list_unref(list);
 		vr_node_clear_content(node->vr);
-		node->recorded_rounded = false;
 		return;
 	}
-	if (rounded) {
-		node->own = list;
-		node->own_bytes = bytes;
-	} else {
-		snapshot->recorded = list;
-		snapshot->recorded_bytes = bytes;
+	snapshot->recorded = list;
+	snapshot->recorded_bytes = bytes;
+	/* glyphs and shadow scratch now, not in the first frame drawing it:
+	 * at the scale it is drawn with in the scene */
+	struct vr_mat to_scene;
+	vr_mat_identity(&to_scene);
+	for (const struct scene_node *a = node; a != NULL; a = a->parent) {
+		vr_mat_multiply(&to_scene, &a->transform, &to_scene);
 	}
-	/* glyphs and shadow scratch now, not in the first frame drawing it */
 	struct vr_renderer *renderer = node->scene->manager->server->renderer;
 	if (renderer != NULL) {
-		vr_renderer_warm_display_list(renderer, list, &to_ancestor);
+		vr_renderer_warm_display_list(renderer, list, &to_scene);
 	}
 	vr_node_set_display_list(node->vr, list);
-	node->recorded_rounded = rounded;
-}
-
-static void mark_subtree_record(struct scene_node *node) {
-	node->record = true;
-	struct scene_node **child;
-	wl_array_for_each(child, &node->children) {
-		mark_subtree_record(*child);
-	}
-}
-
-static bool subtree_recorded_rounded(const struct scene_node *node) {
-	if (node->recorded_rounded) {
-		return true;
-	}
-	struct scene_node **child;
-	wl_array_for_each(child, &node->children) {
-		if (subtree_recorded_rounded(*child)) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static void record_marked(struct scene_node *node) {
-	if (node->record) {
-		node_record(node);
-	}
-	struct scene_node **child;
-	wl_array_for_each(child, &node->children) {
-		record_marked(*child);
-	}
 }
 
 /* ---- node state --------------------------------------------------------- */
@@ -975,7 +846,8 @@ static void props_init(struct node_props *props) {
 	vr_mat_identity(&props->matrix);
 }
 
-/* M = T(translation + anchor) * R(rotation) * S(scale) * T(-anchor) * matrix */
+/* M = T(translation + anchor) * R(rotation) * S(scale) * T(-anchor) * matrix,
+ * then T(-scroll) when a scroll region moves the node (scroll.c). */
 static void node_apply_transform(struct scene_node *node) {
 	const struct node_props *p = &node->current;
 	double rad = p->rotation * PI / 180.0;
@@ -991,6 +863,8 @@ static void node_apply_transform(struct scene_node *node) {
 	rs.ty = -(rs.b * p->anchor[0] + rs.d * p->anchor[1]) + p->anchor[1] +
 		p->translation[1];
 	vr_mat_multiply(&node->transform, &rs, &p->matrix);
+	node->transform.tx -= node->scroll[0];
+	node->transform.ty -= node->scroll[1];
 	vr_node_set_transform(node->vr, &node->transform);
 }
 
@@ -1001,7 +875,7 @@ static void node_apply_clip(struct scene_node *node) {
 		return;
 	}
 	struct vr_rectf clip = { p->clip[0], p->clip[1], p->clip[2], p->clip[3] };
-	vr_node_set_clip(node->vr, &clip);
+	vr_node_set_clip_rounded(node->vr, &clip, p->clip[4]);
 }
 
 static float *prop_values(struct node_props *props, enum prop prop) {
@@ -1020,18 +894,12 @@ static float *prop_values(struct node_props *props, enum prop prop) {
 static void node_show_property(struct scene_node *node, enum prop prop,
 		const float *values) {
 	float *v = prop_values(&node->current, prop);
-	bool was_rounded = rounded_clip(node);
 	memcpy(v, values, (size_t)prop_counts[prop] * sizeof(*v));
 	switch (prop) {
 	case PROP_TRANSLATION:
 	case PROP_SCALE:
 	case PROP_ROTATION:
 		node_apply_transform(node);
-		/* The chain to a rounded ancestor's clip moved. */
-		if (has_rounded_ancestor(node)) {
-			mark_subtree_record(node);
-			record_marked(node);
-		}
 		break;
 	case PROP_OPACITY:
 		v[0] = fminf(fmaxf(v[0], 0.0f), 1.0f);
@@ -1042,10 +910,6 @@ static void node_show_property(struct scene_node *node, enum prop prop,
 			v[i] = fmaxf(v[i], 0.0f);
 		}
 		node_apply_clip(node);
-		if (was_rounded || rounded_clip(node)) {
-			mark_subtree_record(node);
-			record_marked(node);
-		}
 		break;
 	case PROP_COUNT:
 		break;
@@ -1256,7 +1120,6 @@ static void node_destroy(struct scene_node *node) {
 	wl_list_remove(&node->pending_link);
 	snapshot_unref(node->pending_list);
 	snapshot_unref(node->list);
-	node_drop_own(node);
 	charge_drawn(node, 0);
 	wl_array_release(&node->pending_children);
 	wl_array_release(&node->children);
@@ -1749,7 +1612,6 @@ static const struct {
 static void node_apply_props(struct scene_node *node) {
 	uint32_t changes = node->changes;
 	struct node_props *pending = &node->pending, *current = &node->current;
-	bool was_rounded = rounded_clip(node);
 	for (size_t i = 0; i < sizeof(change_props) / sizeof(change_props[0]);
 			i++) {
 		struct scene_animation *running = node->running[change_props[i].prop];
@@ -1776,9 +1638,6 @@ static void node_apply_props(struct scene_node *node) {
 	}
 	if (changes & CHANGE_TRANSFORM) {
 		node_apply_transform(node);
-		if (has_rounded_ancestor(node)) {
-			mark_subtree_record(node);
-		}
 	}
 	if (changes & CHANGE_OPACITY) {
 		current->opacity = pending->opacity;
@@ -1788,9 +1647,6 @@ static void node_apply_props(struct scene_node *node) {
 		current->has_clip = pending->has_clip;
 		memcpy(current->clip, pending->clip, sizeof(current->clip));
 		node_apply_clip(node);
-		if (was_rounded || rounded_clip(node)) {
-			mark_subtree_record(node);
-		}
 	}
 	if (changes & CHANGE_LIST) {
 		snapshot_unref(node->list);
@@ -1851,9 +1707,6 @@ static void scene_apply(struct scene *scene) {
 				vr_node_set_parent((*child)->vr, NULL);
 			}
 			(*child)->parent = NULL;
-			if (subtree_recorded_rounded(*child)) {
-				mark_subtree_record(*child);
-			}
 		}
 	}
 
@@ -1877,12 +1730,7 @@ static void scene_apply(struct scene *scene) {
 			} else {
 				vr_node_raise_to_top((*child)->vr);
 			}
-			bool moved = (*child)->parent != node;
 			(*child)->parent = node;
-			if (moved && (subtree_recorded_rounded(*child) ||
-					has_rounded_ancestor(*child))) {
-				mark_subtree_record(*child);
-			}
 		}
 		wl_array_release(&node->children);
 		wl_array_init(&node->children);

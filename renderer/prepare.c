@@ -252,6 +252,10 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 struct node_state {
 	struct vr_mat mat; /* list-local -> target pixels */
 	struct vr_box clip; /* target ∩ ancestors' clips ∩ node bounds */
+	/* the nearest rounded clip of the node or an ancestor, target
+	 * pixels: for the commands without a rounded clip of their own */
+	bool has_rclip;
+	struct vr_rrectf rclip;
 	float opacity;
 };
 
@@ -270,10 +274,15 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 	}
 	state->has_rclip = cmd->has_rclip;
 	if (cmd->has_rclip) {
+		/* the list's own rounded clip is the nearest: it rounds, the
+		 * node's clips by their rectangles (ns->clip) */
 		state->rclip = vr_rrect_map(&ns->mat, &cmd->rclip);
 		struct vr_box box = vr_mat_map_rect_bounds(&(struct vr_mat){
 			.a = 1, .d = 1 }, &state->rclip.rect);
 		state->clip = vr_box_intersect(&state->clip, &box);
+	} else if (ns->has_rclip) {
+		state->has_rclip = true;
+		state->rclip = ns->rclip;
 	}
 	struct vr_rectf b = vr_rectf_map(&state->mat, &cmd->local_bounds);
 	b.x -= 1.0f;
@@ -412,6 +421,10 @@ static void prepare_display_list(struct prepare *prep,
 		.opacity = abs->opacity,
 	};
 	vr_mat_multiply(&ns.mat, &prep->job->view, &abs->transform);
+	if (abs->has_rclip) {
+		ns.has_rclip = true;
+		ns.rclip = vr_rrect_map(&prep->job->view, &abs->rclip);
+	}
 	/* the node's bounds (its ancestors' clips included) bound its pixels:
 	 * damage tracking relies on it */
 	struct vr_rectf bounds = { (float)abs->bounds.x, (float)abs->bounds.y,
