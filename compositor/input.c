@@ -21,6 +21,7 @@
 #include <wlr/util/log.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "scroll.h"
 #include "server.h"
 
 static const char *empty_to_null(const char *s) {
@@ -380,6 +381,10 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
 	vt_outputs_input(server);
 	struct wlr_event_pointer_axis *event = data;
+	/* over a scroll region: vitrail scrolls it (scroll.c) */
+	if (vt_scroll_pointer_axis(server, event)) {
+		return;
+	}
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
 		event->orientation, event->delta, event->delta_discrete,
 		event->source);
@@ -442,6 +447,10 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 		return;
 	}
 	vt_view_focus(view, view->xdg_surface->surface);
+	/* down in a scroll region: the finger drags it (scroll.c) */
+	if (vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
+		return;
+	}
 	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
 		event->touch_id, sx, sy);
 	/* the history follows one touch point, the first down of those held */
@@ -457,6 +466,9 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_up);
 	vt_outputs_input(server);
 	struct wlr_event_touch_up *event = data;
+	if (vt_scroll_touch_up(server, event->touch_id)) {
+		return;
+	}
 	if (wlr_seat_touch_get_point(server->seat, event->touch_id) != NULL) {
 		wlr_seat_touch_notify_up(server->seat, event->time_msec,
 			event->touch_id);
@@ -467,14 +479,17 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_motion);
 	vt_outputs_input(server);
 	struct wlr_event_touch_motion *event = data;
+	double lx, ly;
+	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
+		event->x, event->y, &lx, &ly);
+	if (vt_scroll_touch_motion(server, event->touch_id, lx, ly)) {
+		return;
+	}
 	struct wlr_touch_point *point =
 		wlr_seat_touch_get_point(server->seat, event->touch_id);
 	if (point == NULL) {
 		return;
 	}
-	double lx, ly;
-	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
-		event->x, event->y, &lx, &ly);
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	vt_view_at(server, lx, ly, &surface, &sx, &sy);
