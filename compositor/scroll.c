@@ -261,6 +261,10 @@ static void frame_release(struct scroll_region *region, struct frame *f,
 		struct wl_listener *listener, bool node_alive) {
 	if (f->kind == FRAME_BUFFER) {
 		vt_client_budget_charge(region->budget, f->bytes, 0, NULL);
+		if (f == &region->frame && region->crop != NULL) {
+			/* the crop's reference: the pixels go now */
+			vr_node_clear_content(region->crop);
+		}
 		vr_image_unref(f->image);
 	} else if (f->kind == FRAME_NODE) {
 		wl_list_remove(&listener->link);
@@ -315,6 +319,7 @@ static uint32_t region_show(struct scroll_region *region) {
 	int32_t dx = region->shown[0] - f->offset[0];
 	int32_t dy = region->shown[1] - f->offset[1];
 	if (f->kind == FRAME_NODE) {
+		vr_node_set_enabled(region->crop, false);
 		vt_scene_node_set_scroll(f->node, (float)dx, (float)dy);
 		return mask;
 	}
@@ -345,23 +350,32 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 	/* frames rendered before the new frame comes show up to that much
 	 * later than now (D-VSync renders ahead), plus a refresh */
 	uint64_t ahead = display_ns > now ? display_ns - now : 0;
-	uint64_t lead = client_ns + ahead + period_ns + LEAD_MARGIN_NS;
-	double predicted[2], to[2], velocity[2];
+	uint64_t shown_lead = ahead + period_ns + LEAD_MARGIN_NS;
+	uint64_t lead = client_ns + shown_lead;
+	/* predicted: where the window is when a frame asked for now can be
+	 * in use (the old frame must hold it until then); from: where it is
+	 * in the first output frame that a new frame could reach if it came
+	 * at once, where the new frame starts to serve (a client faster than
+	 * predicted must not get a frame that lacks the window) */
+	double predicted[2], from[2], to[2], velocity[2];
 	bool need = region->frame.kind == FRAME_NONE;
 	for (int i = 0; i < 2; i++) {
 		struct vt_scroll_span span = region_span(region, i);
 		if (!region->scrolls[i]) {
-			predicted[i] = to[i] = velocity[i] = 0.0;
+			predicted[i] = from[i] = to[i] = velocity[i] = 0.0;
 			continue;
 		}
 		if (region->fling[i].active) {
 			predicted[i] = vt_fling_position(&region->fling[i], now + lead);
+			from[i] = vt_fling_position(&region->fling[i], now + shown_lead);
 			velocity[i] = vt_fling_velocity(&region->fling[i], now + lead);
 			to[i] = region->fling[i].end_pos;
 		} else {
 			velocity[i] = vt_scroll_velocity_get(&region->velocity[i], now);
 			predicted[i] = vt_scroll_clamp(&span,
 				region->pos[i] + velocity[i] * (double)lead / 1e9);
+			from[i] = vt_scroll_clamp(&span,
+				region->pos[i] + velocity[i] * (double)shown_lead / 1e9);
 			to[i] = velocity[i] > 0.0 ? 1e12 : velocity[i] < 0.0 ? -1e12 :
 				predicted[i];
 		}
@@ -408,7 +422,7 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 		int32_t size = vt_scroll_frame_extent(r, content, n, true);
 		double margin = vt_scroll_reverse_margin(velocity[i], lead, r, size);
 		region->requested_offset[i] = vt_scroll_place_frame(r, size, content,
-			predicted[i], to[i], margin);
+			region->pos[i], from[i], to[i], margin);
 		region->requested_size[i] = size;
 	}
 	region->requested = true;

@@ -186,6 +186,14 @@ START_TEST(test_scroll_velocity)
 	got = vt_scroll_velocity_get(&v, T0 + 10 * MS);
 	ck_assert_msg(fabs(got - 500.0) < 1e-6, "velocity %f", got);
 
+	/* a burst: three wheel clicks handled within a millisecond are no
+	 * speed */
+	vt_scroll_velocity_reset(&v);
+	for (int k = 0; k < 3; k++) {
+		vt_scroll_velocity_add(&v, T0 + (uint64_t)k * 300000, 15.0 * k);
+	}
+	ck_assert(vt_scroll_velocity_get(&v, T0 + MS) == 0.0);
+
 	vt_scroll_velocity_reset(&v);
 	for (int k = 0; k < 5; k++) {
 		vt_scroll_velocity_add(&v, T0 + (uint64_t)k * 20 * MS, -2.0 * k);
@@ -252,28 +260,41 @@ START_TEST(test_scroll_place_frame)
 	/* still at 1000 with the whole room (200) as margin: centred,
 	 * (1000 + 1000 + 400) / 2 - 400 = 800 */
 	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000,
-		200), 800);
+		1000, 200), 800);
 	/* moving on (down) from 1000, 83 behind: 917 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1e9, 83),
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000, 1e9,
+		83),
 		917);
 	/* moving back (up): the frame ends 83 after the window's end,
 	 * 1000 + 400 + 83 - 800 = 683 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, -1e9, 83),
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000, -1e9,
+		83),
 		683);
 	/* a fling from 1000 to 1200 with 50 of margin: 200 + 400 + 100 =
 	 * 700 fits in 800, centred on it: (1000 + 1200 + 400) / 2 - 400 =
 	 * 900 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1200, 50),
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000, 1200,
+		50),
 		900);
 	/* the same path backwards: the same frame */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1200, 1000, 50),
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1200, 1200, 1000,
+		50),
 		900);
 	/* clamped to the content: centred at 100 would start at -100; at
 	 * 9500, (19000 + 400) / 2 - 400 = 9300 > 10000 - 800 = 9200 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 100, 100, 200),
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 100, 100, 100,
+		200),
 		0);
 	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 9500, 9500,
-		200), 9200);
+		9500, 200), 9200);
+	/* a prediction far from the window now (3000 when it is at 1000):
+	 * the frame still holds the window now, [1000, 1400), from its
+	 * start; backwards from 3000 to 1000 predicted: the frame ends with
+	 * the window, 3000 + 400 - 800 = 2600 */
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 3000, 1e9,
+		83), 1000);
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 3000, 1000,
+		-1e9, 83), 2600);
 }
 END_TEST
 
@@ -334,7 +355,7 @@ static void sim_frame(struct sim *sim, uint64_t t, double pos,
 		double margin = vt_scroll_reverse_margin(velocity, sim_lead(sim),
 			sim->s.region, sim->s.extent);
 		sim->pending_offset = vt_scroll_place_frame(sim->s.region,
-			sim->s.extent, sim->s.content, predicted, to, margin);
+			sim->s.extent, sim->s.content, pos, predicted, to, margin);
 		sim->outstanding = true;
 		sim->requested_at = t;
 		sim->answer_at = t + 40 * MS;

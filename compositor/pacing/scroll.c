@@ -122,7 +122,8 @@ double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
 		x[n] = velocity->pos[k];
 		n++;
 	}
-	if (n < 2) {
+	if (n < 2 || (uint64_t)(-t[n - 1] * 1e9 + 0.5) <
+			VT_SCROLL_VELOCITY_MIN_SPAN_NS) {
 		return 0.0;
 	}
 	double tm = 0.0, xm = 0.0;
@@ -200,7 +201,8 @@ double vt_scroll_reverse_margin(double velocity, uint64_t lead_ns,
 }
 
 int32_t vt_scroll_place_frame(int32_t region, int32_t extent,
-		int32_t content, double from, double to, double margin) {
+		int32_t content, double current, double from, double to,
+		double margin) {
 	double w = min_i32(region, content);
 	double lo = from < to ? from : to, hi = from < to ? to : from;
 	double start;
@@ -213,6 +215,10 @@ int32_t vt_scroll_place_frame(int32_t region, int32_t extent,
 		start = from + w + margin - extent;
 	}
 	int32_t offset = (int32_t)floor(start + 0.5);
+	/* the window now: [p, p + w) inside [offset, offset + extent) */
+	int32_t p = (int32_t)floor(current + 0.5);
+	offset = min_i32(offset, p);
+	offset = max_i32(offset, p + (int32_t)w - extent);
 	return max_i32(0, min_i32(offset, content - extent));
 }
 

@@ -85,6 +85,9 @@ bool vt_scroll_decide(const struct vt_scroll_span span[2],
 /* Samples older than this (at the time asked) are left out; with none
  * left, the scroll stands still. */
 #define VT_SCROLL_VELOCITY_WINDOW_NS 100000000ull
+/* Samples spanning less time than this are a burst (wheel clicks handled
+ * at once), not a speed: 0. */
+#define VT_SCROLL_VELOCITY_MIN_SPAN_NS 4000000ull
 
 /* Recent positions of one axis (a ring). */
 struct vt_scroll_velocity {
@@ -98,7 +101,8 @@ void vt_scroll_velocity_reset(struct vt_scroll_velocity *velocity);
 void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity,
 	uint64_t t_ns, double pos);
 /* Pixels per second at now: the least-squares slope of the samples no
- * older than VT_SCROLL_VELOCITY_WINDOW_NS; 0 with fewer than two. */
+ * older than VT_SCROLL_VELOCITY_WINDOW_NS; 0 with fewer than two, or
+ * when they span less than VT_SCROLL_VELOCITY_MIN_SPAN_NS. */
 double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
 	uint64_t now);
 
@@ -149,10 +153,13 @@ double vt_scroll_reverse_margin(double velocity, uint64_t lead_ns,
  * (where the motion takes it: a fling's end; for a steady scroll, far
  * ahead; `from` when it stands still), centred on that path when the path
  * and `margin` on both sides fit, else starting `margin` behind the
- * window in the direction it moves. Clamped to [0, C - extent].
+ * window in the direction it moves. The frame always holds the window at
+ * `current` (the position now: a frame that comes sooner than predicted,
+ * or a prediction gone wrong, never replaces a frame holding the window
+ * with one that lacks it). Clamped to [0, C - extent].
  */
 int32_t vt_scroll_place_frame(int32_t region, int32_t extent,
-	int32_t content, double from, double to, double margin);
+	int32_t content, double current, double from, double to, double margin);
 
 /* ---- fling -------------------------------------------------------------- */
 
