@@ -44,6 +44,7 @@ struct timing_feedback {
 	struct wl_resource *resource;
 	struct vt_surface_timing *timing; /* NULL once it is gone */
 	uint32_t seq; /* the commit it reports on */
+	uint32_t content; /* its surface's content_commits once applied */
 	struct wl_list link; /* pending, applied, or a frame's list */
 	struct wl_list timing_link; /* vt_surface_timing::feedbacks, while
 		timing is set */
@@ -160,13 +161,24 @@ void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 }
 
 bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
-		struct wl_list *next_frame) {
+		struct wl_list *next_frame, uint64_t next_render_ns) {
+	struct timing_feedback *fb, *tmp;
 	if (next_frame != NULL) {
-		wl_list_insert_list(next_frame, frame_feedbacks);
-		wl_list_init(frame_feedbacks);
+		wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
+			struct vt_surface *surface = fb->timing != NULL ?
+				fb->timing->surface : NULL;
+			if (surface != NULL && surface->content_commits != fb->content &&
+					surface->content_ns <= next_render_ns) {
+				/* the later frame shows a newer commit */
+				feedback_discard(fb,
+					VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED);
+				continue;
+			}
+			feedback_unlink(fb);
+			wl_list_insert(next_frame->prev, &fb->link);
+		}
 		return true;
 	}
-	struct timing_feedback *fb, *tmp;
 	wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
 		feedback_unlink(fb);
 		if (fb->timing != NULL && fb->timing->surface != NULL) {
@@ -199,6 +211,8 @@ static void timing_applied(struct vt_surface_timing *timing, uint32_t seq) {
 			continue;
 		}
 		feedback_unlink(fb);
+		fb->content = timing->surface != NULL ?
+			timing->surface->content_commits : 0;
 		wl_list_insert(timing->applied_feedbacks.prev, &fb->link);
 	}
 	timing->applied_seq = seq;
@@ -591,25 +605,28 @@ bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
 	return queued;
 }
 
-uint64_t vt_frame_timing_horizon(struct vt_server *server) {
+bool vt_frame_timing_queue_state(struct vt_server *server,
+		uint64_t *horizon) {
 	struct vt_frame_timing *ft = server->frame_timing;
-	uint64_t horizon = UINT64_MAX;
+	*horizon = UINT64_MAX;
 	if (ft == NULL) {
-		return horizon;
+		return false;
 	}
+	bool queued = false;
 	struct vt_surface_timing *timing;
 	wl_list_for_each(timing, &ft->timings, link) {
+		timing_note_cached(timing);
+		queued |= timing->queue.len > 0 || timing->locked;
 		if (timing->surface == NULL ||
 				timing->path != VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER) {
 			continue;
 		}
-		timing_note_cached(timing);
 		uint64_t last = vt_latch_last_target(&timing->queue);
-		if (last < horizon) {
-			horizon = last;
+		if (last < *horizon) {
+			*horizon = last;
 		}
 	}
-	return horizon;
+	return queued;
 }
 
 bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
@@ -640,21 +657,6 @@ bool vt_frame_timing_surface_queued(struct vt_surface *surface) {
 	}
 	timing_note_cached(timing);
 	return timing->queue.len > 0 || timing->locked;
-}
-
-bool vt_frame_timing_queued(struct vt_server *server) {
-	struct vt_frame_timing *ft = server->frame_timing;
-	if (ft == NULL) {
-		return false;
-	}
-	struct vt_surface_timing *timing;
-	wl_list_for_each(timing, &ft->timings, link) {
-		timing_note_cached(timing);
-		if (timing->queue.len > 0 || timing->locked) {
-			return true;
-		}
-	}
-	return false;
 }
 
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface) {

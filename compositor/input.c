@@ -2,6 +2,13 @@
  * Seat, keyboards, pointer, touch, and the cursor as a node of the render
  * tree (vitrail draws its cursor itself, so screenshots and the pixman
  * reference include it, on every backend alike).
+ *
+ * Devices come from the backend and from clients: virtual pointers
+ * (wlr-virtual-pointer-unstable-v1) and virtual keyboards
+ * (virtual-keyboard-unstable-v1) join the seat like physical devices.
+ * Every input event delivered to a surface is stamped with the time
+ * vitrail received it (vt_surface_note_input): the frame that first draws
+ * the surface's answering commit logs the oldest (input_ns).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +23,8 @@
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/types/wlr_touch.h>
+#include <wlr/types/wlr_virtual_keyboard_v1.h>
+#include <wlr/types/wlr_virtual_pointer_v1.h>
 #include <wlr/types/wlr_xcursor_manager.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
@@ -32,6 +41,11 @@ static const char *empty_to_null(const char *s) {
 
 static void keyboard_apply_config(struct vt_keyboard *keyboard) {
 	struct vt_config *config = &keyboard->server->config;
+	wlr_keyboard_set_repeat_info(keyboard->device->keyboard,
+		config->repeat_rate, config->repeat_delay);
+	if (wlr_input_device_get_virtual_keyboard(keyboard->device) != NULL) {
+		return; /* its client sets its keymap */
+	}
 	struct xkb_rule_names rules = {
 		.rules = empty_to_null(config->xkb_rules),
 		.model = empty_to_null(config->xkb_model),
@@ -52,8 +66,6 @@ static void keyboard_apply_config(struct vt_keyboard *keyboard) {
 		xkb_keymap_unref(keymap);
 	}
 	xkb_context_unref(context);
-	wlr_keyboard_set_repeat_info(keyboard->device->keyboard,
-		config->repeat_rate, config->repeat_delay);
 }
 
 void vt_input_apply_config(struct vt_server *server) {
@@ -74,12 +86,14 @@ static void keyboard_handle_modifiers(struct wl_listener *listener,
 
 static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, key);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(keyboard->server);
 	struct wlr_event_keyboard_key *event = data;
 	struct wlr_seat *seat = keyboard->server->seat;
 	wlr_seat_set_keyboard(seat, keyboard->device);
 	wlr_seat_keyboard_notify_key(seat, event->time_msec, event->keycode,
 		event->state);
+	vt_surface_note_input(seat->keyboard_state.focused_surface, received_ns);
 }
 
 static void keyboard_handle_destroy(struct wl_listener *listener, void *data) {
@@ -106,7 +120,11 @@ static void keyboard_create(struct vt_server *server,
 	wl_signal_add(&device->keyboard->events.key, &keyboard->key);
 	keyboard->destroy.notify = keyboard_handle_destroy;
 	wl_signal_add(&device->events.destroy, &keyboard->destroy);
-	wlr_seat_set_keyboard(server->seat, device);
+	/* a virtual keyboard has no keymap until its client sends one: it
+	 * becomes the seat's at its first key or modifiers */
+	if (device->keyboard->keymap != NULL) {
+		wlr_seat_set_keyboard(server->seat, device);
+	}
 	wl_list_insert(&server->keyboards, &keyboard->link);
 }
 
@@ -119,9 +137,9 @@ static void update_capabilities(struct vt_server *server) {
 	wlr_seat_set_capabilities(server->seat, caps);
 }
 
-static void handle_new_input(struct wl_listener *listener, void *data) {
-	struct vt_server *server = wl_container_of(listener, server, new_input);
-	struct wlr_input_device *device = data;
+/* A device of the backend or a virtual one joins the seat. */
+static void add_device(struct vt_server *server,
+		struct wlr_input_device *device) {
 	switch (device->type) {
 	case WLR_INPUT_DEVICE_KEYBOARD:
 		keyboard_create(server, device);
@@ -139,6 +157,34 @@ static void handle_new_input(struct wl_listener *listener, void *data) {
 		break;
 	}
 	update_capabilities(server);
+}
+
+static void handle_new_input(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, new_input);
+	add_device(server, data);
+}
+
+static void handle_new_virtual_pointer(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, new_virtual_pointer);
+	struct wlr_virtual_pointer_v1_new_pointer_event *event = data;
+	struct wlr_input_device *device = &event->new_pointer->input_device;
+	/* one seat: the suggested one is ours */
+	add_device(server, device);
+	if (event->suggested_output != NULL) {
+		/* absolute motion spans that output instead of the layout */
+		wlr_cursor_map_input_to_output(server->cursor, device,
+			event->suggested_output);
+	}
+}
+
+static void handle_new_virtual_keyboard(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, new_virtual_keyboard);
+	struct wlr_virtual_keyboard_v1 *keyboard = data;
+	add_device(server, &keyboard->input_device);
 }
 
 /* ---- input history and prediction --------------------------------------- */
@@ -318,7 +364,10 @@ static void cursor_set_theme_image(struct vt_server *server) {
 	vt_server_schedule_update(server);
 }
 
-static void process_motion(struct vt_server *server, uint32_t time) {
+/* received_ns: when the event that moved the cursor came (0: no event,
+ * the focus follows windows that moved). */
+static void process_motion(struct vt_server *server, uint32_t time,
+		uint64_t received_ns) {
 	cursor_move_node(server);
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
@@ -333,39 +382,48 @@ static void process_motion(struct vt_server *server, uint32_t time) {
 	wlr_seat_pointer_notify_enter(server->seat, surface, sx, sy);
 	wlr_seat_pointer_notify_motion(server->seat, time, sx, sy);
 	history_add(&server->pointer_history, surface, sx, sy);
+	if (received_ns != 0) {
+		vt_surface_note_input(server->seat->pointer_state.focused_surface,
+			received_ns);
+	}
 }
 
 void vt_input_update_pointer_focus(struct vt_server *server) {
 	if (server->has_pointer) {
-		process_motion(server, (uint32_t)(vt_now_ns() / 1000000u));
+		process_motion(server, (uint32_t)(vt_now_ns() / 1000000u), 0);
 	}
 }
 
 static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_pointer_motion *event = data;
 	wlr_cursor_move(server->cursor, event->device, event->delta_x,
 		event->delta_y);
-	process_motion(server, event->time_msec);
+	process_motion(server, event->time_msec, received_ns);
 }
 
 static void handle_cursor_motion_absolute(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
 		wl_container_of(listener, server, cursor_motion_absolute);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
-	process_motion(server, event->time_msec);
+	process_motion(server, event->time_msec, received_ns);
 }
 
 static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_button);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_pointer_button *event = data;
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
 		event->button, event->state);
+	vt_surface_note_input(server->seat->pointer_state.focused_surface,
+		received_ns);
 	if (event->state == WLR_BUTTON_PRESSED) {
 		double sx, sy;
 		struct wlr_surface *surface = NULL;
@@ -379,6 +437,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 
 static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_pointer_axis *event = data;
 	/* over a scroll region: vitrail scrolls it (scroll.c) */
@@ -388,6 +447,8 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
 		event->orientation, event->delta, event->delta_discrete,
 		event->source);
+	vt_surface_note_input(server->seat->pointer_state.focused_surface,
+		received_ns);
 }
 
 static void handle_cursor_frame(struct wl_listener *listener, void *data) {
@@ -435,6 +496,7 @@ static void handle_request_cursor(struct wl_listener *listener, void *data) {
 
 static void handle_touch_down(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_down);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
@@ -453,6 +515,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	}
 	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
 		event->touch_id, sx, sy);
+	vt_surface_note_input(surface, received_ns);
 	/* the history follows one touch point, the first down of those held */
 	if (wlr_seat_touch_get_point(server->seat, server->touch_history_id) ==
 			NULL || event->touch_id == server->touch_history_id) {
@@ -464,12 +527,16 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 
 static void handle_touch_up(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_up);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_touch_up *event = data;
 	if (vt_scroll_touch_up(server, event->touch_id)) {
 		return;
 	}
-	if (wlr_seat_touch_get_point(server->seat, event->touch_id) != NULL) {
+	struct wlr_touch_point *point =
+		wlr_seat_touch_get_point(server->seat, event->touch_id);
+	if (point != NULL) {
+		vt_surface_note_input(point->surface, received_ns);
 		wlr_seat_touch_notify_up(server->seat, event->time_msec,
 			event->touch_id);
 	}
@@ -477,6 +544,7 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 
 static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_motion);
+	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_touch_motion *event = data;
 	double lx, ly;
@@ -496,6 +564,7 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	if (surface == point->surface) {
 		wlr_seat_touch_notify_motion(server->seat, event->time_msec,
 			event->touch_id, sx, sy);
+		vt_surface_note_input(surface, received_ns);
 		if (event->touch_id == server->touch_history_id) {
 			history_add(&server->touch_history, surface, sx, sy);
 		}
@@ -558,7 +627,14 @@ bool vt_input_init(struct vt_server *server) {
 	wl_list_init(&server->keyboards);
 	server->seat = wlr_seat_create(server->display, "seat0");
 	server->cursor = wlr_cursor_create();
-	if (server->seat == NULL || server->cursor == NULL) {
+	/* both go with the display */
+	server->virtual_pointer =
+		wlr_virtual_pointer_manager_v1_create(server->display);
+	server->virtual_keyboard =
+		wlr_virtual_keyboard_manager_v1_create(server->display);
+	if (server->seat == NULL || server->cursor == NULL ||
+			server->virtual_pointer == NULL ||
+			server->virtual_keyboard == NULL) {
 		return false;
 	}
 	wlr_cursor_attach_output_layout(server->cursor, server->layout);
@@ -595,6 +671,12 @@ bool vt_input_init(struct vt_server *server) {
 
 	server->new_input.notify = handle_new_input;
 	wl_signal_add(&server->backend->events.new_input, &server->new_input);
+	server->new_virtual_pointer.notify = handle_new_virtual_pointer;
+	wl_signal_add(&server->virtual_pointer->events.new_virtual_pointer,
+		&server->new_virtual_pointer);
+	server->new_virtual_keyboard.notify = handle_new_virtual_keyboard;
+	wl_signal_add(&server->virtual_keyboard->events.new_virtual_keyboard,
+		&server->new_virtual_keyboard);
 	server->request_cursor.notify = handle_request_cursor;
 	wl_signal_add(&server->seat->events.request_set_cursor,
 		&server->request_cursor);
@@ -620,6 +702,8 @@ void vt_input_finish(struct vt_server *server) {
 	wl_list_remove(&server->touch_motion.link);
 	wl_list_remove(&server->touch_frame.link);
 	wl_list_remove(&server->new_input.link);
+	wl_list_remove(&server->new_virtual_pointer.link);
+	wl_list_remove(&server->new_virtual_keyboard.link);
 	wl_list_remove(&server->request_cursor.link);
 	wl_list_remove(&server->request_set_selection.link);
 	wl_list_remove(&server->request_set_primary_selection.link);

@@ -79,6 +79,15 @@ struct output_buffer {
 	struct wl_listener release;
 };
 
+/* A wp_presentation feedback a frame answers, and the commit it is for:
+ * its surface (NULL once destroyed) and that surface's content_commits
+ * then. */
+struct drawn_feedback {
+	struct wlr_presentation_feedback *feedback;
+	struct vt_surface *surface;
+	uint32_t content;
+};
+
 /* One frame, from the render call until it was shown or dropped. */
 struct output_frame {
 	struct vt_output *output;
@@ -95,7 +104,7 @@ struct output_frame {
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	pixman_region32_t damage; /* output pixels changed by this frame */
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
-	struct wl_array feedbacks; /* struct wlr_presentation_feedback * */
+	struct wl_array feedbacks; /* struct drawn_feedback */
 	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
 	char scene_samples[VT_SCENE_SAMPLES_LEN];
@@ -136,6 +145,9 @@ struct vt_output {
 	bool sending_present; /* our own present event is being emitted */
 	bool destroying; /* in handle_destroy */
 	struct wl_event_source *redraw_idle; /* a whole redraw, once idle */
+	/* wp_presentation feedbacks of frames never shown, for the next
+	 * frame rendered */
+	struct wl_array orphan_feedbacks;
 	struct wl_event_source *trim_timer; /* free extra buffers when idle */
 	int buffers_max; /* the most output buffers at once */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
@@ -243,13 +255,14 @@ static void output_update_predictable(struct vt_output *output,
 		uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
-	bool predictable = (vt_scene_animating(server) ||
-			vt_frame_timing_queued(server) ||
+	uint64_t horizon;
+	bool queued = vt_frame_timing_queue_state(server, &horizon);
+	bool predictable = (vt_scene_animating(server) || queued ||
 			vt_scroll_flinging(server)) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
-	vt_pacer_set_horizon(output->pacer, vt_frame_timing_horizon(server));
+	vt_pacer_set_horizon(output->pacer, horizon);
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {
@@ -298,7 +311,8 @@ void vt_outputs_input(struct vt_server *server) {
 	server->last_input_ns = now;
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		if (output->pacer != NULL && vt_pacer_queued(output->pacer) > 1) {
+		if (output->pacer != NULL && output->policy == &vt_policy_dvsync &&
+				vt_pacer_queued(output->pacer) > 1) {
 			/* what was rendered ahead does not know of it */
 			output_update_predictable(output, now);
 			vt_pacer_discard_ahead(output->pacer, now);
@@ -521,23 +535,89 @@ static void handle_redraw_idle(void *data) {
 	output_damage_whole(output);
 }
 
+/* Move the presentation feedbacks of `from` to `to`, the array of a
+ * frame rendered at render_ns (0: not yet rendered). One whose surface
+ * is gone, or made a newer commit with new content before that render
+ * (the frame shows that one), is discarded instead. */
+static void feedbacks_move(struct wl_array *to, struct wl_array *from,
+		uint64_t render_ns) {
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, from) {
+		struct vt_surface *surface = entry->surface;
+		bool replaced = surface == NULL ||
+			(surface->content_commits != entry->content &&
+			(render_ns == 0 || surface->content_ns <= render_ns));
+		struct drawn_feedback *slot = replaced ? NULL :
+			wl_array_add(to, sizeof(*slot));
+		if (slot != NULL) {
+			*slot = *entry;
+		} else {
+			wlr_presentation_feedback_destroy(entry->feedback);
+		}
+	}
+	wl_array_release(from);
+	wl_array_init(from);
+}
+
+void vt_outputs_surface_destroyed(struct vt_server *server,
+		struct vt_surface *surface) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		struct drawn_feedback *entry;
+		struct output_frame *frame;
+		wl_list_for_each(frame, &output->frames, link) {
+			wl_array_for_each(entry, &frame->feedbacks) {
+				if (entry->surface == surface) {
+					entry->surface = NULL;
+				}
+			}
+		}
+		wl_array_for_each(entry, &output->orphan_feedbacks) {
+			if (entry->surface == surface) {
+				entry->surface = NULL;
+			}
+		}
+	}
+}
+
 static void frame_destroy(struct output_frame *frame) {
-	struct wlr_presentation_feedback **feedback;
-	wl_array_for_each(feedback, &frame->feedbacks) {
-		wlr_presentation_feedback_destroy(*feedback);
+	struct vt_output *output = frame->output;
+	if (frame->feedbacks.size > 0 && !output->destroying) {
+		/* Never shown (replaced, stale or failed): the commits it
+		 * drew are shown by a later frame (it drew the target later),
+		 * or by the next one rendered (a whole redraw follows below).
+		 * wp_presentation reports the frame that did show them. */
+		if (frame->link.next != &output->frames) {
+			struct output_frame *later =
+				wl_container_of(frame->link.next, later, link);
+			feedbacks_move(&later->feedbacks, &frame->feedbacks,
+				later->record.render_start_ns);
+		} else {
+			feedbacks_move(&output->orphan_feedbacks, &frame->feedbacks, 0);
+			if (output->redraw_idle == NULL) {
+				output->redraw_idle = wl_event_loop_add_idle(
+					output->server->loop, handle_redraw_idle, output);
+			}
+		}
+	}
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, &frame->feedbacks) {
+		wlr_presentation_feedback_destroy(entry->feedback);
 	}
 	wl_array_release(&frame->feedbacks);
 	if (!wl_list_empty(&frame->timing_feedbacks)) {
 		/* never shown: a later frame (it drew the tree later) shows
 		 * those commits; without one, a new frame must */
-		struct vt_output *output = frame->output;
 		struct wl_list *next = NULL;
+		uint64_t next_render_ns = 0;
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
 				wl_container_of(frame->link.next, later, link);
 			next = &later->timing_feedbacks;
+			next_render_ns = later->record.render_start_ns;
 		}
-		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next) &&
+		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next,
+				next_render_ns) &&
 				!output->destroying && output->redraw_idle == NULL) {
 			/* not now: frames are destroyed from inside the pacer */
 			output->redraw_idle = wl_event_loop_add_idle(
@@ -562,6 +642,17 @@ struct drawn_surfaces {
 	struct timespec now;
 };
 
+/* The frame draws surface: the oldest input its commits answer, if older
+ * than what the frame has (frame log). */
+static void frame_take_input(struct output_frame *frame,
+		struct vt_surface *surface) {
+	uint64_t input_ns = vt_surface_take_input(surface);
+	if (input_ns != 0 && (frame->record.input_ns == 0 ||
+			input_ns < frame->record.input_ns)) {
+		frame->record.input_ns = input_ns;
+	}
+}
+
 static void drawn_surface_iter(struct vr_node *node, void *data) {
 	struct drawn_surfaces *drawn = data;
 	struct vt_surface *surface = vr_node_user_data(node);
@@ -573,15 +664,20 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 			vt_paths_surface_drawn(surface);
 		}
 		surface->unsampled = false;
+		frame_take_input(drawn->frame, surface);
 		vt_frame_timing_sampled(surface, &drawn->frame->timing_feedbacks);
 		struct wlr_presentation_feedback *feedback =
 			wlr_presentation_surface_sampled(
 				drawn->output->server->presentation, surface->wlr_surface);
 		if (feedback != NULL) {
-			struct wlr_presentation_feedback **slot = wl_array_add(
+			struct drawn_feedback *slot = wl_array_add(
 				&drawn->frame->feedbacks, sizeof(*slot));
 			if (slot != NULL) {
-				*slot = feedback;
+				*slot = (struct drawn_feedback){
+					.feedback = feedback,
+					.surface = surface,
+					.content = surface->content_commits,
+				};
 			} else {
 				wlr_presentation_feedback_destroy(feedback);
 			}
@@ -890,6 +986,10 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	 * belongs to it */
 	struct drawn_surfaces drawn = { .output = output, .frame = frame,
 		.only = tear ? output->tear_surface : NULL };
+	if (!tear) {
+		feedbacks_move(&frame->feedbacks, &output->orphan_feedbacks,
+			frame->record.render_start_ns);
+	}
 	output_for_each_drawn(output, &drawn);
 
 	uint64_t end = vt_now_ns();
@@ -1273,10 +1373,11 @@ static void frame_presented(struct output_frame *frame,
 	if (event->presented) {
 		struct wlr_presentation_event pevent;
 		wlr_presentation_event_from_output(&pevent, event);
-		struct wlr_presentation_feedback **feedback;
-		wl_array_for_each(feedback, &frame->feedbacks) {
-			wlr_presentation_feedback_send_presented(*feedback, &pevent);
-			wlr_presentation_feedback_destroy(*feedback);
+		struct drawn_feedback *entry;
+		wl_array_for_each(entry, &frame->feedbacks) {
+			wlr_presentation_feedback_send_presented(entry->feedback,
+				&pevent);
+			wlr_presentation_feedback_destroy(entry->feedback);
 		}
 		wl_array_release(&frame->feedbacks);
 		wl_array_init(&frame->feedbacks);
@@ -1581,6 +1682,11 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_for_each_safe(frame, tmp, &output->frames, link) {
 		frame_destroy(frame);
 	}
+	struct drawn_feedback *entry;
+	wl_array_for_each(entry, &output->orphan_feedbacks) {
+		wlr_presentation_feedback_destroy(entry->feedback); /* discarded */
+	}
+	wl_array_release(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_fini(&output->damage_history[i]);
 	}
@@ -1646,6 +1752,7 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_list_init(&output->frames);
 	pixman_region32_init(&output->pending_damage);
 	pixman_region32_init(&output->tear_region);
+	wl_array_init(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_init(&output->damage_history[i]);
 	}

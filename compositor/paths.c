@@ -41,9 +41,11 @@ struct vt_paths {
 /* ---- which path ------------------------------------------------------- */
 
 static const char *surface_app_id(struct vt_surface *surface) {
+	/* NULL: a subsurface whose parent is gone (its client is being
+	 * destroyed, say) */
 	struct wlr_surface *root =
 		wlr_surface_get_root_surface(surface->wlr_surface);
-	if (!wlr_surface_is_xdg_surface(root)) {
+	if (root == NULL || !wlr_surface_is_xdg_surface(root)) {
 		return NULL;
 	}
 	struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(root);

@@ -21,6 +21,8 @@
 #include "pacing/path.h"
 
 struct wlr_surface;
+struct wlr_virtual_keyboard_manager_v1;
+struct wlr_virtual_pointer_manager_v1;
 struct wlr_xdg_surface;
 
 enum vt_backend_kind {
@@ -99,6 +101,9 @@ struct vt_frame_record {
 	uint32_t cpu_copies; /* CPU copies of its pixels */
 	uint32_t in_flight; /* frames tracked when it was planned, itself too */
 	bool dropped; /* shown after its display time, or never */
+	/* the oldest input event its surfaces' commits answer, first drawn
+	 * by this frame: when vitrail received it (0: none) */
+	uint64_t input_ns;
 	struct vr_frame_timing timing;
 	/* Scene protocol (scene.c): since the previous frame's tree update */
 	uint32_t nodes_updated; /* absolute states recomputed */
@@ -154,6 +159,16 @@ struct vt_surface {
 	bool tearing;
 	bool tearing_hint, tearing_hint_pending;
 	struct wl_resource *tearing_control;
+	/* commits with new content so far, and when the last came: a
+	 * feedback of an older one that a frame carries over is replaced */
+	uint32_t content_commits;
+	uint64_t content_ns;
+	/* Input timestamps for the frame log (CLOCK_MONOTONIC ns, 0: none):
+	 * the oldest input event delivered to it since its last commit with
+	 * new content, and the oldest one such commits answered that no
+	 * frame has drawn yet. */
+	uint64_t input_pending_ns;
+	uint64_t input_answered_ns;
 
 	struct wl_listener commit;
 	struct wl_listener destroy;
@@ -234,6 +249,8 @@ struct vt_server {
 	struct wlr_seat *seat;
 	struct wlr_cursor *cursor;
 	struct wlr_xcursor_manager *xcursor_manager;
+	struct wlr_virtual_pointer_manager_v1 *virtual_pointer;
+	struct wlr_virtual_keyboard_manager_v1 *virtual_keyboard;
 	const char *socket;
 
 	struct vt_options opts;
@@ -289,6 +306,8 @@ struct vt_server {
 	struct wl_listener new_output;
 	struct wl_listener layout_change;
 	struct wl_listener new_input;
+	struct wl_listener new_virtual_pointer;
+	struct wl_listener new_virtual_keyboard;
 	struct wl_listener new_surface;
 	struct wl_listener new_xdg_surface;
 	struct wl_listener cursor_motion;
@@ -374,11 +393,11 @@ void vt_frame_timing_finish(struct vt_server *server);
  * commits stay queued anywhere (outputs keep rendering for them). */
 bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
 	uint64_t display_ns, uint64_t period_ns);
-/* The latest display time whose content every pre_render surface has
- * queued (UINT64_MAX: no such surface): D-VSync renders no further. */
-uint64_t vt_frame_timing_horizon(struct vt_server *server);
-/* Commits wait in some surface's queue. */
-bool vt_frame_timing_queued(struct vt_server *server);
+/* Whether commits wait in some surface's queue; *horizon: the latest
+ * display time whose content every pre_render surface has queued
+ * (UINT64_MAX: no such surface): D-VSync renders no further. One walk. */
+bool vt_frame_timing_queue_state(struct vt_server *server,
+	uint64_t *horizon);
 /* The path the surface's client chose (false: none chose); *tearing:
  * whether it allowed tearing. */
 bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
@@ -417,17 +436,23 @@ void vt_frame_timing_surface_commit(struct vt_surface *surface);
 void vt_frame_timing_surface_destroyed(struct vt_surface *surface);
 /* Feedbacks: a frame drew the surface (they go with the frame); the frame
  * was shown at presented_ns, rendered for display_ns; it was dropped:
- * they go to next_frame (a frame rendered after it) and true, or, without
- * one, back to their surfaces and false: a new frame must draw them. */
+ * they go to next_frame (a frame whose rendering started at
+ * next_render_ns, after it) and true, unless their surface committed new
+ * content before that (replaced), or, without one, back to their
+ * surfaces and false: a new frame must draw them. */
 void vt_frame_timing_sampled(struct vt_surface *surface,
 	struct wl_list *frame_feedbacks);
 void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 	uint64_t presented_ns, uint64_t display_ns);
 bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
-	struct wl_list *next_frame);
+	struct wl_list *next_frame, uint64_t next_render_ns);
 
 /* An input event: frames rendered ahead are stale (D-VSync). */
 void vt_outputs_input(struct vt_server *server);
+/* The surface is going: frames forget it (their feedbacks for it are
+ * discarded if they are never shown). */
+void vt_outputs_surface_destroyed(struct vt_server *server,
+	struct vt_surface *surface);
 /* The Vulkan device is lost: frames it did not finish are dropped, and
  * every output draws with pixman from now on. */
 void vt_outputs_lose_renderer(struct vt_server *server);
@@ -459,6 +484,14 @@ void vt_client_budget_unref(struct vt_client_budget *budget);
  * NULL): what it comes, or would come, to. */
 bool vt_client_budget_charge(struct vt_client_budget *budget,
 	uint64_t release, uint64_t add, uint64_t *total);
+/* An input event vitrail received at received_ns (CLOCK_MONOTONIC) was
+ * delivered to wlr_surface (NULL: to none): the surface's next commit
+ * with new content answers it. */
+void vt_surface_note_input(struct wlr_surface *wlr_surface,
+	uint64_t received_ns);
+/* A frame draws the surface: the oldest input its commits answered since
+ * the last frame that drew it (0: none); the frame log records it. */
+uint64_t vt_surface_take_input(struct vt_surface *surface);
 
 /* view.c */
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);

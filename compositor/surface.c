@@ -338,15 +338,41 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 	vt_server_schedule_update(surface->server);
 }
 
+void vt_surface_note_input(struct wlr_surface *wlr_surface,
+		uint64_t received_ns) {
+	struct vt_surface *surface = wlr_surface != NULL ?
+		vt_surface_from_wlr(wlr_surface) : NULL;
+	if (surface != NULL && surface->input_pending_ns == 0) {
+		surface->input_pending_ns = received_ns;
+	}
+}
+
+uint64_t vt_surface_take_input(struct vt_surface *surface) {
+	uint64_t input_ns = surface->input_answered_ns;
+	surface->input_answered_ns = 0;
+	return input_ns;
+}
+
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
-	vt_frame_timing_surface_commit(surface);
 	bool new_content =
 		pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
+	if (new_content) {
+		surface->content_commits++;
+		surface->content_ns = vt_now_ns();
+	}
+	vt_frame_timing_surface_commit(surface);
 	/* its previous content was never drawn: this commit replaces it */
 	bool replaced = new_content && surface->unsampled;
 	if (new_content) {
 		surface->unsampled = true;
+		/* new content: it answers the input delivered before it */
+		if (surface->input_pending_ns != 0 &&
+				(surface->input_answered_ns == 0 ||
+				surface->input_pending_ns < surface->input_answered_ns)) {
+			surface->input_answered_ns = surface->input_pending_ns;
+		}
+		surface->input_pending_ns = 0;
 		/* A client drew a frame: not what D-VSync can render ahead,
 		 * unless it is a pre_render frame queued for this time. */
 		if (!(surface->prerender && surface->latching)) {
@@ -477,6 +503,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	subsurface_detach(surface);
 	vt_frame_timing_surface_destroyed(surface);
 	vt_paths_surface_destroyed(surface);
+	vt_outputs_surface_destroyed(server, surface);
 	wl_list_remove(&surface->commit.link);
 	wl_list_remove(&surface->destroy.link);
 	wl_list_remove(&surface->new_subsurface.link);

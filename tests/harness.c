@@ -909,11 +909,12 @@ size_t harness_read_frame_log(const char *path,
 	ck_assert_msg(f != NULL, "no frame log %s: %s", path, strerror(errno));
 	char line[4096];
 	ck_assert_msg(fgets(line, sizeof(line), f) != NULL, "%s is empty", path);
-	enum { OUTPUT, FRAME, VBLANK, PRESENTED, START, END, DROPPED, NCOLS };
+	enum { OUTPUT, FRAME, VBLANK, PRESENTED, START, END, DROPPED, INPUT,
+		NCOLS };
 	static const char *const names[NCOLS] = { "output", "frame",
 		"target_vblank_ns", "presented_ns", "render_start_ns",
-		"render_end_ns", "dropped" };
-	int cols[NCOLS] = { -1, -1, -1, -1, -1, -1, -1 };
+		"render_end_ns", "dropped", "input_ns" };
+	int cols[NCOLS] = { -1, -1, -1, -1, -1, -1, -1, -1 };
 	int col = 0;
 	char *save = NULL;
 	for (char *tok = strtok_r(line, ",\n", &save); tok != NULL;
@@ -956,6 +957,8 @@ size_t harness_read_frame_log(const char *path,
 				row->render_end_ns = strtoull(tok, NULL, 10);
 			} else if (col == cols[DROPPED]) {
 				row->dropped = atoi(tok) != 0;
+			} else if (col == cols[INPUT]) {
+				row->input_ns = strtoull(tok, NULL, 10);
 			}
 		}
 	}

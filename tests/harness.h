@@ -219,6 +219,7 @@ struct harness_frame {
 	uint64_t render_start_ns;
 	uint64_t render_end_ns; // ready to be shown
 	bool dropped; // rendered, never shown
+	uint64_t input_ns; // the oldest input it answers, 0: none
 };
 /* Read a frame log (after vitrail closed it); fails the test when it is
  * missing or lacks a column. Returns the rows (malloc'd) in file order. */

@@ -292,6 +292,8 @@ START_TEST(test_integration_protocols_advertised)
 		"wp_viewporter",
 		"zxdg_output_manager_v1",
 		"zwlr_screencopy_manager_v1",
+		"zwlr_virtual_pointer_manager_v1",
+		"zwp_virtual_keyboard_manager_v1",
 		"vitrail_scene_manager_v1",
 	};
 	harness_require_program("wayland-info", "wayland-utils");

@@ -783,6 +783,31 @@ START_TEST(test_pacing_dvsync_discard_on_input)
 	ck_assert(last_frame(&fake)->committed);
 	ck_assert_uint_eq(vt_pacer_discarded_stale(fake.pacer),
 		(uint64_t)discarded + 1);
+	/* input at T0 + 9P - 1 ms, with a frame for T0 + 9P ready (it
+	 * could not be rendered again in time) and one rendering for
+	 * T0 + 10P: only the latter goes */
+	fake.animating = true;
+	vt_pacer_set_predictable(fake.pacer, true);
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	simulate(&fake, T0 + 12 * P - 1 * MS);
+	struct fake_frame *soon = NULL, *later = NULL;
+	for (int i = 0; i < fake.nframes; i++) {
+		if (fake.frames[i].discarded || fake.frames[i].committed) {
+			continue;
+		}
+		if (fake.frames[i].display_ns == T0 + 12 * P) {
+			soon = &fake.frames[i];
+		} else if (later == NULL) {
+			later = &fake.frames[i];
+		}
+	}
+	ck_assert_ptr_nonnull(soon);
+	ck_assert_ptr_nonnull(later);
+	vt_pacer_set_predictable(fake.pacer, false);
+	vt_pacer_discard_ahead(fake.pacer, fake.now);
+	ck_assert(!soon->discarded);
+	simulate(&fake, T0 + 12 * P + 1 * MS);
+	ck_assert(soon->committed);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST

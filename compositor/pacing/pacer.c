@@ -519,8 +519,15 @@ uint64_t vt_pacer_horizon(const struct vt_pacer *pacer) {
 
 void vt_pacer_discard_ahead(struct vt_pacer *pacer, uint64_t now) {
 	bool any = false;
+	/* A frame no new render could replace in time stays (its display
+	 * time is sooner than the composition estimate): dropping it would
+	 * only miss a refresh. */
+	uint64_t due = now + vt_pacer_composition_ns(pacer);
 	for (int i = pacer->nframes - 1; i >= 0; i--) {
 		struct pacer_frame *frame = &pacer->frames[i];
+		if (frame->display_ns < due) {
+			continue;
+		}
 		if (frame->state == FRAME_RENDERING) {
 			frame->stale = true;
 			any = true;

@@ -143,7 +143,9 @@ uint64_t vt_pacer_horizon(const struct vt_pacer *pacer);
 /* Input made the frames rendered ahead stale: ready ones are discarded
  * (impl->discard), those still rendering will be once ready, and the next
  * frame is planned for the first vblank it can make. Committed frames
- * stay. */
+ * stay, and so does a frame whose display time is sooner than the
+ * composition estimate (nothing rendered now could replace it in
+ * time). */
 void vt_pacer_discard_ahead(struct vt_pacer *pacer, uint64_t now);
 
 /* Position-aware rendering (the low-latency path with tearing, model

@@ -167,15 +167,10 @@ struct bench {
 	struct setup setups[MAX_SETUPS];
 	int nsetups;
 	char *runs_dir, *runtime_dir, *config_dir;
+	struct bench_env env; // runtime_dir, config_dir
 	FILE *runs_csv;
 	int nruns, failed;
 };
-
-static int64_t now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- traces --------------------------------------------------------------- */
 
@@ -260,133 +255,7 @@ static int trace_duration_ms(const struct trace *trace, double period_ns) {
 	return (int)ceil(vblanks * period_ns / 1e6);
 }
 
-/* ---- processes ------------------------------------------------------------ */
-
-/* Spawn argv with stdout and stderr in log_path and the bench's private
- * environment (plus WAYLAND_DISPLAY=display when not NULL); keep_fd is
- * inherited (-1: none). Returns the pid, -1 on failure. */
-static pid_t spawn(struct bench *bench, const char *const argv[],
-		const char *display, const char *log_path, int keep_fd) {
-	fflush(stdout);
-	fflush(stderr);
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("bench-dvsync: fork");
-		return -1;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent) {
-			_exit(127);
-		}
-		FILE *log = freopen(log_path, "w", stdout);
-		if (log == NULL || dup2(fileno(stdout), STDERR_FILENO) < 0) {
-			_exit(127);
-		}
-		if (keep_fd >= 0) {
-			fcntl(keep_fd, F_SETFD, 0);
-		}
-		setenv("XDG_RUNTIME_DIR", bench->runtime_dir, 1);
-		setenv("XDG_CONFIG_HOME", bench->config_dir, 1);
-		setenv("VITRAIL_PIPELINE_CACHE", "0", 1);
-		unsetenv("WAYLAND_SOCKET");
-		unsetenv("DISPLAY");
-		unsetenv("VITRAIL_FRAME_LOG");
-		if (display != NULL) {
-			setenv("WAYLAND_DISPLAY", display, 1);
-		} else {
-			unsetenv("WAYLAND_DISPLAY");
-		}
-		execv(argv[0], (char *const *)argv);
-		fprintf(stderr, "bench-dvsync: cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	return pid;
-}
-
-/* A vitrail started with --ready-fd: its pid and socket. */
-struct vitrail {
-	pid_t pid;
-	char socket[128];
-};
-
-/* Start vitrail (argv without --ready-fd, which is appended) and wait
- * for its WAYLAND_DISPLAY line. */
-static bool vitrail_start(struct bench *bench, struct vitrail *vitrail,
-		const char **argv, int argc, const char *display,
-		const char *log_path) {
-	*vitrail = (struct vitrail){ .pid = -1 };
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		perror("bench-dvsync: pipe");
-		return false;
-	}
-	char fd_arg[16];
-	snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
-	argv[argc++] = "--ready-fd";
-	argv[argc++] = fd_arg;
-	argv[argc] = NULL;
-	vitrail->pid = spawn(bench, argv, display, log_path, fds[1]);
-	close(fds[1]);
-	char line[128] = "";
-	size_t len = 0;
-	int64_t deadline = now_ms() + START_TIMEOUT_MS;
-	while (vitrail->pid > 0 && len < sizeof(line) - 1 &&
-			now_ms() < deadline) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		if (poll(&pfd, 1, 100) <= 0) {
-			continue;
-		}
-		ssize_t n = read(fds[0], line + len, sizeof(line) - 1 - len);
-		if (n <= 0) {
-			break;
-		}
-		len += (size_t)n;
-		line[len] = '\0';
-		if (strchr(line, '\n') != NULL) {
-			break;
-		}
-	}
-	close(fds[0]);
-	const char *prefix = "WAYLAND_DISPLAY=";
-	char *nl = strchr(line, '\n');
-	if (nl == NULL || strncmp(line, prefix, strlen(prefix)) != 0) {
-		fprintf(stderr, "bench-dvsync: vitrail did not get ready (see %s)\n",
-			log_path);
-		return false;
-	}
-	*nl = '\0';
-	snprintf(vitrail->socket, sizeof(vitrail->socket), "%s",
-		line + strlen(prefix));
-	return true;
-}
-
-/* SIGTERM, wait, SIGKILL; true when it exited with status 0. */
-static bool vitrail_stop(struct vitrail *vitrail) {
-	if (vitrail->pid <= 0) {
-		return false;
-	}
-	kill(vitrail->pid, SIGTERM);
-	int status = 0;
-	pid_t got = 0;
-	for (int i = 0; i < 500 && (got = waitpid(vitrail->pid, &status,
-			WNOHANG)) == 0; i++) {
-		bench_sleep_ms(20);
-	}
-	if (got == 0) {
-		fprintf(stderr, "bench-dvsync: vitrail %d ignored SIGTERM: killed\n",
-			(int)vitrail->pid);
-		kill(-vitrail->pid, SIGKILL);
-		waitpid(vitrail->pid, &status, 0);
-		status = -1;
-	}
-	vitrail->pid = -1;
-	return status == 0;
-}
+/* ---- vitrail's main thread ------------------------------------------------ */
 
 /* The main thread's CPU time in ns (schedstat's first field); 0 when
  * the kernel does not say. */
@@ -440,8 +309,8 @@ static const struct wl_registry_listener registry_listener = {
 /* Dispatch until *flag or ms passed; false on a connection error. */
 static bool pump(struct client *client, int ms, const bool *flag) {
 	struct wl_display *display = client->app.display;
-	int64_t deadline = now_ms() + ms;
-	while ((flag == NULL || !*flag) && now_ms() < deadline) {
+	int64_t deadline = bench_now_ms() + ms;
+	while ((flag == NULL || !*flag) && bench_now_ms() < deadline) {
 		if (wl_display_flush(display) < 0) {
 			return false;
 		}
@@ -588,38 +457,12 @@ static struct played play_trace(struct client *client, pid_t pid,
 
 /* ---- the frame log -------------------------------------------------------- */
 
-#define MAX_COLUMNS 64
-
 struct row {
 	uint64_t seq, target, presented, start;
 	double main_us;
 	int in_flight;
 	uint32_t serial; // the first animation sampled; 0: none
 };
-
-static int split(char *line, char **fields) {
-	int n = 0;
-	char *p = line;
-	while (n < MAX_COLUMNS) {
-		fields[n++] = p;
-		char *comma = strchr(p, ',');
-		if (comma == NULL) {
-			break;
-		}
-		*comma = '\0';
-		p = comma + 1;
-	}
-	return n;
-}
-
-static int column(char **names, int n, const char *name) {
-	for (int i = 0; i < n; i++) {
-		if (strcmp(names[i], name) == 0) {
-			return i;
-		}
-	}
-	return -1;
-}
 
 static int cmp_u32(const void *a, const void *b) {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -633,35 +476,29 @@ static int cmp_row(const void *a, const void *b) {
 
 /* The rows of the frame log, in frame order; -1 when unreadable. */
 static ssize_t read_frame_log(const char *path, struct row **rows_out) {
-	char *text = bench_read_file(path);
+	struct bench_csv csv;
 	*rows_out = NULL;
-	if (text == NULL) {
+	if (!bench_csv_open(&csv, path)) {
 		return -1;
 	}
-	char *save = NULL;
-	char *header = strtok_r(text, "\n", &save);
-	char *names[MAX_COLUMNS];
-	int ncolumns = header != NULL ? split(header, names) : 0;
-	int c_seq = column(names, ncolumns, "frame");
-	int c_target = column(names, ncolumns, "target_vblank_ns");
-	int c_presented = column(names, ncolumns, "presented_ns");
-	int c_start = column(names, ncolumns, "render_start_ns");
-	int c_main = column(names, ncolumns, "main_thread_us");
-	int c_in_flight = column(names, ncolumns, "in_flight");
-	int c_samples = column(names, ncolumns, "scene_samples");
+	int c_seq = bench_csv_column(&csv, "frame");
+	int c_target = bench_csv_column(&csv, "target_vblank_ns");
+	int c_presented = bench_csv_column(&csv, "presented_ns");
+	int c_start = bench_csv_column(&csv, "render_start_ns");
+	int c_main = bench_csv_column(&csv, "main_thread_us");
+	int c_in_flight = bench_csv_column(&csv, "in_flight");
+	int c_samples = bench_csv_column(&csv, "scene_samples");
 	if (c_seq < 0 || c_target < 0 || c_presented < 0 || c_start < 0 ||
 			c_samples < 0) {
 		fprintf(stderr, "bench-dvsync: %s lacks a column\n", path);
-		free(text);
+		bench_csv_close(&csv);
 		return -1;
 	}
 	size_t n = 0, cap = 0;
 	struct row *rows = NULL;
-	for (char *line = strtok_r(NULL, "\n", &save); line != NULL;
-			line = strtok_r(NULL, "\n", &save)) {
-		char *f[MAX_COLUMNS];
-		int nf = split(line, f);
-		if (nf <= c_samples) {
+	while (bench_csv_next(&csv)) {
+		const char *samples = bench_csv_field(&csv, c_samples);
+		if (samples == NULL) {
 			continue;
 		}
 		if (n == cap) {
@@ -672,20 +509,20 @@ static ssize_t read_frame_log(const char *path, struct row **rows_out) {
 			}
 			rows = bigger;
 		}
+		double in_flight = bench_csv_number(&csv, c_in_flight);
 		rows[n++] = (struct row){
-			.seq = strtoull(f[c_seq], NULL, 10),
-			.target = strtoull(f[c_target], NULL, 10),
-			.presented = strtoull(f[c_presented], NULL, 10),
-			.start = strtoull(f[c_start], NULL, 10),
-			.main_us = c_main >= 0 && c_main < nf ?
-				strtod(f[c_main], NULL) : NAN,
-			.in_flight = c_in_flight >= 0 && c_in_flight < nf ?
-				atoi(f[c_in_flight]) : 0,
-			.serial = strchr(f[c_samples], '@') != NULL ?
-				(uint32_t)strtoul(f[c_samples], NULL, 10) : 0,
+			.seq = strtoull(bench_csv_field(&csv, c_seq), NULL, 10),
+			.target = strtoull(bench_csv_field(&csv, c_target), NULL, 10),
+			.presented = strtoull(bench_csv_field(&csv, c_presented), NULL,
+				10),
+			.start = strtoull(bench_csv_field(&csv, c_start), NULL, 10),
+			.main_us = bench_csv_number(&csv, c_main),
+			.in_flight = isnan(in_flight) ? 0 : (int)in_flight,
+			.serial = strchr(samples, '@') != NULL ?
+				(uint32_t)strtoul(samples, NULL, 10) : 0,
 		};
 	}
-	free(text);
+	bench_csv_close(&csv);
 	if (rows != NULL) {
 		qsort(rows, n, sizeof(*rows), cmp_row);
 	}
@@ -817,48 +654,22 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 	char *frame_log = bench_asprintf("%s-frames.csv", base);
 	unlink(frame_log);
 	double period_ns = 1e9 / setup->hz;
-	char refresh[32];
-	snprintf(refresh, sizeof(refresh), "%g", setup->hz);
-
-	struct vitrail parent = { .pid = -1 }, vitrail = { .pid = -1 };
-	const char *argv[40];
-	int argc = 0;
-	bool ok = true;
-	if (setup->nested) {
-		argv[argc++] = bench->vitrail;
-		argv[argc++] = "--backend";
-		argv[argc++] = "headless";
-		argv[argc++] = "--outputs";
-		argv[argc++] = "1";
-		argv[argc++] = "--output-size";
-		argv[argc++] = "800x600";
-		argv[argc++] = "--refresh";
-		argv[argc++] = refresh;
-		ok = vitrail_start(bench, &parent, argv, argc, NULL, parent_log);
-		argc = 0;
-	}
-	argv[argc++] = bench->vitrail;
-	argv[argc++] = "--backend";
-	argv[argc++] = setup->nested ? "wayland" : "headless";
-	argv[argc++] = "--outputs";
-	argv[argc++] = "1";
-	argv[argc++] = "--output-size";
-	argv[argc++] = OUTPUT_SIZE;
-	if (!setup->nested) {
-		argv[argc++] = "--refresh";
-		argv[argc++] = refresh;
-	}
-	argv[argc++] = "--test";
-	argv[argc++] = "--frame-log";
-	argv[argc++] = frame_log;
-	argv[argc++] = "--pacing";
-	argv[argc++] = mode->pacing;
+	const char *extra[8];
+	int nextra = 0;
+	extra[nextra++] = "--test";
+	extra[nextra++] = "--frame-log";
+	extra[nextra++] = frame_log;
+	extra[nextra++] = "--pacing";
+	extra[nextra++] = mode->pacing;
 	if (mode->prerender != NULL) {
-		argv[argc++] = "--prerender";
-		argv[argc++] = mode->prerender;
+		extra[nextra++] = "--prerender";
+		extra[nextra++] = mode->prerender;
 	}
-	ok = ok && vitrail_start(bench, &vitrail, argv, argc,
-		setup->nested ? parent.socket : NULL, log);
+	extra[nextra] = NULL;
+	struct bench_vitrail parent, vitrail;
+	bool ok = bench_vitrail_start_setup(&bench->env, setup->nested,
+		setup->hz, OUTPUT_SIZE, extra, log, parent_log, START_TIMEOUT_MS,
+		&parent, &vitrail);
 
 	struct client client = { 0 };
 	struct played played[MAX_TRACES] = { 0 };
@@ -872,9 +683,9 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 		ok = played[t].ok;
 	}
 	client_finish(&client);
-	bool stopped = vitrail_stop(&vitrail);
+	bool stopped = bench_vitrail_stop(&vitrail);
 	if (setup->nested) {
-		vitrail_stop(&parent);
+		bench_vitrail_stop(&parent);
 	}
 	if (!ok || !stopped) {
 		fprintf(stderr, "bench-dvsync: run %d (%s %.0f Hz %s) failed%s; "
@@ -1286,6 +1097,8 @@ int main(int argc, char *argv[]) {
 	bench.runtime_dir = runtime_template;
 	bench.config_dir = bench_asprintf("%s/config", bench.runtime_dir);
 	mkdir(bench.config_dir, 0700);
+	bench.env = (struct bench_env){ bench.runtime_dir, bench.config_dir,
+		bench.vitrail };
 	/* this process is a client too */
 	setenv("XDG_RUNTIME_DIR", bench.runtime_dir, 1);
 
@@ -1307,7 +1120,7 @@ int main(int argc, char *argv[]) {
 
 	/* every repetition runs every mode of every setup; the mode order is
 	 * reversed every other repetition */
-	int64_t started = now_ms();
+	int64_t started = bench_now_ms();
 	int most_reps = bench.reps > bench.nested_reps ? bench.reps :
 		bench.nested_reps;
 	for (int rep = 0; rep < most_reps; rep++) {
@@ -1324,7 +1137,7 @@ int main(int argc, char *argv[]) {
 	}
 	fclose(bench.runs_csv);
 	printf("%d runs in %.0f s; wrote %s\n", bench.nruns,
-		(double)(now_ms() - started) / 1e3, runs_path);
+		(double)(bench_now_ms() - started) / 1e3, runs_path);
 
 	write_reports(&bench);
 	write_plots(&bench);

@@ -1,13 +1,20 @@
 /* See bench_util.h. */
-#define _GNU_SOURCE // vasprintf
+#define _GNU_SOURCE // vasprintf, pipe2, program_invocation_short_name
 #include "bench_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 void bench_values_add(struct bench_values *values, double v) {
 	if (values->len == values->cap) {
@@ -118,4 +125,271 @@ void bench_sleep_ms(int ms) {
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
 		// the rest of the time
 	}
+}
+
+int64_t bench_now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- CSV by column name --------------------------------------------------- */
+
+/* Split line (modified in place) at commas. */
+static int split(char *line, char **fields) {
+	int n = 0;
+	char *p = line;
+	while (n < BENCH_CSV_COLUMNS) {
+		fields[n++] = p;
+		char *comma = strchr(p, ',');
+		if (comma == NULL) {
+			break;
+		}
+		*comma = '\0';
+		p = comma + 1;
+	}
+	return n;
+}
+
+static char *next_line(char **cursor) {
+	char *line = *cursor;
+	if (line == NULL || *line == '\0') {
+		return NULL;
+	}
+	char *nl = strchr(line, '\n');
+	if (nl != NULL) {
+		*nl = '\0';
+		*cursor = nl + 1;
+	} else {
+		*cursor = line + strlen(line);
+	}
+	return line;
+}
+
+bool bench_csv_open(struct bench_csv *csv, const char *path) {
+	*csv = (struct bench_csv){ 0 };
+	csv->text = bench_read_file(path);
+	if (csv->text == NULL) {
+		return false;
+	}
+	csv->cursor = csv->text;
+	char *header = next_line(&csv->cursor);
+	if (header == NULL) {
+		free(csv->text);
+		csv->text = NULL;
+		return false;
+	}
+	csv->ncolumns = split(header, csv->names);
+	return true;
+}
+
+void bench_csv_close(struct bench_csv *csv) {
+	free(csv->text);
+	csv->text = NULL;
+}
+
+int bench_csv_column(const struct bench_csv *csv, const char *name) {
+	for (int i = 0; i < csv->ncolumns; i++) {
+		if (strcmp(csv->names[i], name) == 0) {
+			return i;
+		}
+	}
+	return -1;
+}
+
+bool bench_csv_next(struct bench_csv *csv) {
+	char *line;
+	while ((line = next_line(&csv->cursor)) != NULL) {
+		if (*line != '\0') {
+			csv->nfields = split(line, csv->fields);
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *bench_csv_field(const struct bench_csv *csv, int column) {
+	return column >= 0 && column < csv->nfields ? csv->fields[column] : NULL;
+}
+
+double bench_csv_number(const struct bench_csv *csv, int column) {
+	const char *s = bench_csv_field(csv, column);
+	if (s == NULL || *s == '\0') {
+		return NAN;
+	}
+	char *end;
+	double v = strtod(s, &end);
+	return end == s ? NAN : v;
+}
+
+/* ---- processes ------------------------------------------------------------ */
+
+pid_t bench_spawn(const struct bench_env *env, const char *const argv[],
+		const char *display, const char *log_path, int keep_fd) {
+	fflush(stdout);
+	fflush(stderr);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", program_invocation_short_name,
+			strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent) {
+			_exit(127);
+		}
+		FILE *log = freopen(log_path, "w", stdout);
+		if (log == NULL || dup2(fileno(stdout), STDERR_FILENO) < 0) {
+			_exit(127);
+		}
+		if (keep_fd >= 0) {
+			fcntl(keep_fd, F_SETFD, 0);
+		}
+		setenv("XDG_RUNTIME_DIR", env->runtime_dir, 1);
+		setenv("XDG_CONFIG_HOME", env->config_dir, 1);
+		setenv("VITRAIL_PIPELINE_CACHE", "0", 1);
+		unsetenv("WAYLAND_SOCKET");
+		unsetenv("DISPLAY");
+		unsetenv("VITRAIL_FRAME_LOG");
+		if (display != NULL) {
+			setenv("WAYLAND_DISPLAY", display, 1);
+		} else {
+			unsetenv("WAYLAND_DISPLAY");
+		}
+		execv(argv[0], (char *const *)argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n",
+			program_invocation_short_name, argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid); // also here: no race with the child's own call
+	return pid;
+}
+
+bool bench_reaped(pid_t pid, int *status) {
+	return pid > 0 && waitpid(pid, status, WNOHANG) == pid;
+}
+
+int bench_stop(pid_t pid, int timeout_ms) {
+	if (pid <= 0) {
+		return -1;
+	}
+	kill(pid, SIGTERM);
+	int status = 0;
+	pid_t got = 0;
+	for (int waited = 0; (got = waitpid(pid, &status, WNOHANG)) == 0 &&
+			waited < timeout_ms; waited += 20) {
+		bench_sleep_ms(20);
+	}
+	if (got == 0) {
+		fprintf(stderr, "%s: process %d ignored SIGTERM: killed\n",
+			program_invocation_short_name, (int)pid);
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return -1;
+	}
+	return status;
+}
+
+bool bench_vitrail_start(const struct bench_env *env,
+		struct bench_vitrail *vitrail, const char **argv, int argc,
+		const char *display, const char *log_path, int timeout_ms) {
+	*vitrail = (struct bench_vitrail){ .pid = -1 };
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		fprintf(stderr, "%s: pipe: %s\n", program_invocation_short_name,
+			strerror(errno));
+		return false;
+	}
+	char fd_arg[16];
+	snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
+	argv[argc++] = "--ready-fd";
+	argv[argc++] = fd_arg;
+	argv[argc] = NULL;
+	vitrail->pid = bench_spawn(env, argv, display, log_path, fds[1]);
+	close(fds[1]);
+	char line[128] = "";
+	size_t len = 0;
+	int64_t deadline = bench_now_ms() + timeout_ms;
+	while (vitrail->pid > 0 && len < sizeof(line) - 1 &&
+			bench_now_ms() < deadline) {
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		if (poll(&pfd, 1, 100) <= 0) {
+			continue;
+		}
+		ssize_t n = read(fds[0], line + len, sizeof(line) - 1 - len);
+		if (n <= 0) {
+			break;
+		}
+		len += (size_t)n;
+		line[len] = '\0';
+		if (strchr(line, '\n') != NULL) {
+			break;
+		}
+	}
+	close(fds[0]);
+	const char *prefix = "WAYLAND_DISPLAY=";
+	char *nl = strchr(line, '\n');
+	if (nl == NULL || strncmp(line, prefix, strlen(prefix)) != 0) {
+		fprintf(stderr, "%s: vitrail did not get ready (see %s)\n",
+			program_invocation_short_name, log_path);
+		return false;
+	}
+	*nl = '\0';
+	snprintf(vitrail->socket, sizeof(vitrail->socket), "%s",
+		line + strlen(prefix));
+	return true;
+}
+
+bool bench_vitrail_stop(struct bench_vitrail *vitrail) {
+	if (vitrail->pid <= 0) {
+		return false;
+	}
+	int status = bench_stop(vitrail->pid, 10000);
+	vitrail->pid = -1;
+	return status == 0;
+}
+
+bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
+		double hz, const char *size, const char *const *extra,
+		const char *log_path, const char *parent_log_path, int timeout_ms,
+		struct bench_vitrail *parent, struct bench_vitrail *vitrail) {
+	*parent = (struct bench_vitrail){ .pid = -1 };
+	*vitrail = (struct bench_vitrail){ .pid = -1 };
+	char refresh[32];
+	snprintf(refresh, sizeof(refresh), "%g", hz);
+	const char *argv[32];
+	int argc = 0;
+	argv[argc++] = env->vitrail;
+	argv[argc++] = "--backend";
+	argv[argc++] = "headless";
+	argv[argc++] = "--outputs";
+	argv[argc++] = "1";
+	argv[argc++] = "--output-size";
+	argv[argc++] = "800x600";
+	argv[argc++] = "--refresh";
+	argv[argc++] = refresh;
+	if (nested && !bench_vitrail_start(env, parent, argv, argc, NULL,
+			parent_log_path, timeout_ms)) {
+		return false;
+	}
+	argc = 0;
+	argv[argc++] = env->vitrail;
+	argv[argc++] = "--backend";
+	argv[argc++] = nested ? "wayland" : "headless";
+	argv[argc++] = "--outputs";
+	argv[argc++] = "1";
+	argv[argc++] = "--output-size";
+	argv[argc++] = size;
+	if (!nested) {
+		argv[argc++] = "--refresh";
+		argv[argc++] = refresh;
+	}
+	for (int i = 0; extra != NULL && extra[i] != NULL && i < 16; i++) {
+		argv[argc++] = extra[i];
+	}
+	return bench_vitrail_start(env, vitrail, argv, argc,
+		nested ? parent->socket : NULL, log_path, timeout_ms);
 }

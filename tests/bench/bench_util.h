@@ -1,11 +1,16 @@
 /*
- * What the pacing and D-VSync benchmarks share: a growable array of
- * samples with its statistics, formatting, files and small helpers.
+ * What the pacing, D-VSync and latency benchmarks share: a growable array
+ * of samples with its statistics, formatting, files, CSV files read by
+ * column name, starting and stopping vitrail and other processes, and
+ * small helpers.
  */
 #ifndef VITRAIL_TESTS_BENCH_UTIL_H
 #define VITRAIL_TESTS_BENCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 /* A growable array of doubles. */
 struct bench_values {
@@ -30,5 +35,75 @@ char *bench_asprintf(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 /* Sleep ms, across signals. */
 void bench_sleep_ms(int ms);
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t bench_now_ms(void);
+
+/* A CSV file read whole, its rows one after the other, fields by column
+ * name (a frame log, a client's CSV). */
+#define BENCH_CSV_COLUMNS 64
+struct bench_csv {
+	char *text;
+	char *cursor; // next row
+	char *names[BENCH_CSV_COLUMNS];
+	int ncolumns;
+	char *fields[BENCH_CSV_COLUMNS]; // the current row
+	int nfields;
+};
+
+/* Read path and its header; false when unreadable or empty. */
+bool bench_csv_open(struct bench_csv *csv, const char *path);
+void bench_csv_close(struct bench_csv *csv);
+/* The index of a column, -1 when the file has none of that name. */
+int bench_csv_column(const struct bench_csv *csv, const char *name);
+/* The next row (empty lines skipped); false at the end. */
+bool bench_csv_next(struct bench_csv *csv);
+/* A field of the current row; NULL for a missing column or field. */
+const char *bench_csv_field(const struct bench_csv *csv, int column);
+/* A numeric field; NAN when missing or not a number. */
+double bench_csv_number(const struct bench_csv *csv, int column);
+
+/* The private environment every process a benchmark starts gets:
+ * XDG_RUNTIME_DIR, an empty XDG_CONFIG_HOME, VITRAIL_PIPELINE_CACHE=0, no
+ * WAYLAND_SOCKET, DISPLAY or VITRAIL_FRAME_LOG. */
+struct bench_env {
+	const char *runtime_dir, *config_dir;
+	const char *vitrail; // the compositor (bench_vitrail_start_setup)
+};
+
+/* Spawn argv (argv[0] a path) in a process group of its own that dies
+ * with the benchmark, with stdout and stderr in log_path, the private
+ * environment and WAYLAND_DISPLAY=display (NULL: unset); keep_fd is
+ * inherited (-1: none). Returns the pid, -1 on failure. */
+pid_t bench_spawn(const struct bench_env *env, const char *const argv[],
+	const char *display, const char *log_path, int keep_fd);
+/* Reap without blocking: true once pid exited (*status set). */
+bool bench_reaped(pid_t pid, int *status);
+/* SIGTERM, wait up to timeout_ms, then SIGKILL its group; returns the
+ * wait status, -1 when it had to be killed. */
+int bench_stop(pid_t pid, int timeout_ms);
+
+/* A vitrail started with --ready-fd: its pid and socket. */
+struct bench_vitrail {
+	pid_t pid;
+	char socket[128];
+};
+
+/* Start vitrail (argv[0..argc-1], with room for three more: --ready-fd
+ * is appended) and wait up to timeout_ms for its WAYLAND_DISPLAY line. */
+bool bench_vitrail_start(const struct bench_env *env,
+	struct bench_vitrail *vitrail, const char **argv, int argc,
+	const char *display, const char *log_path, int timeout_ms);
+/* SIGTERM, wait, SIGKILL; true when it exited with status 0. */
+bool bench_vitrail_stop(struct bench_vitrail *vitrail);
+
+/* The benchmarks' vitrail: one output of size ("WxH"), headless at hz,
+ * or nested (--backend wayland) in a parent vitrail, headless at hz with
+ * one 800x600 output (parent_log), plus extra arguments (at most 16,
+ * NULL-terminated); each waited for up to timeout_ms. parent's pid is -1
+ * unless nested. */
+bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
+	double hz, const char *size, const char *const *extra,
+	const char *log_path, const char *parent_log_path, int timeout_ms,
+	struct bench_vitrail *parent, struct bench_vitrail *vitrail);
 
 #endif

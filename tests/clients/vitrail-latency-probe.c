@@ -39,33 +39,22 @@
  * presentation clock other than CLOCK_MONOTONIC, or the timeout (the line
  * and the CSV are still written with what was measured).
  */
-#define _GNU_SOURCE // memfd_create
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include "presentation-time-client-protocol.h"
+#include "probe-client.h"
 #include "xdg-shell-client-protocol.h"
-
-#define MAX_BUFFERS 4
-
-struct buffer {
-	struct wl_buffer *wl_buffer;
-	void *data;
-	size_t size;
-	int32_t width, height, stride;
-	bool busy;
-};
 
 /* One committed frame awaiting, or having got, its feedback. */
 struct frame_record {
@@ -98,7 +87,7 @@ struct probe {
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *xdg_toplevel;
 	struct wl_callback *frame_callback;
-	struct buffer *buffers[MAX_BUFFERS];
+	struct pc_pool pool;
 	int32_t width, height;
 	int32_t pending_width, pending_height;
 	bool configured;
@@ -121,115 +110,16 @@ struct probe {
 	int exit_status;
 };
 
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void fail(struct probe *probe, const char *message) {
 	fprintf(stderr, "vitrail-latency-probe: %s\n", message);
 	probe->exit_status = EXIT_FAILURE;
 	probe->running = false;
 }
 
-/* ---- buffers ------------------------------------------------------------ */
-
-static void buffer_destroy(struct buffer *buffer) {
-	if (buffer == NULL) {
-		return;
-	}
-	if (buffer->wl_buffer != NULL) {
-		wl_buffer_destroy(buffer->wl_buffer);
-	}
-	if (buffer->data != NULL) {
-		munmap(buffer->data, buffer->size);
-	}
-	free(buffer);
-}
-
-static void buffer_handle_release(void *data, struct wl_buffer *wl_buffer) {
-	struct buffer *buffer = data;
-	buffer->busy = false;
-}
-
-static const struct wl_buffer_listener buffer_listener = {
-	.release = buffer_handle_release,
-};
-
-static struct buffer *buffer_create(struct probe *probe, int32_t width,
-		int32_t height) {
-	struct buffer *buffer = calloc(1, sizeof(*buffer));
-	if (buffer == NULL) {
-		return NULL;
-	}
-	buffer->width = width;
-	buffer->height = height;
-	buffer->stride = width * 4;
-	buffer->size = (size_t)buffer->stride * (size_t)height;
-
-	int fd = memfd_create("vitrail-latency-probe", MFD_CLOEXEC);
-	if (fd < 0) {
-		perror("memfd_create");
-		goto error_buffer;
-	}
-	if (ftruncate(fd, (off_t)buffer->size) < 0) {
-		perror("ftruncate");
-		goto error_fd;
-	}
-	buffer->data = mmap(NULL, buffer->size, PROT_READ | PROT_WRITE,
-		MAP_SHARED, fd, 0);
-	if (buffer->data == MAP_FAILED) {
-		perror("mmap");
-		buffer->data = NULL;
-		goto error_fd;
-	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(probe->shm, fd,
-		(int32_t)buffer->size);
-	buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
-		buffer->stride, WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
-	wl_buffer_add_listener(buffer->wl_buffer, &buffer_listener, buffer);
-	return buffer;
-
-error_fd:
-	close(fd);
-error_buffer:
-	buffer_destroy(buffer);
-	return NULL;
-}
-
-/* A released buffer of the current size; a new one while the pool has
- * room; NULL when all MAX_BUFFERS are busy. */
-static struct buffer *next_buffer(struct probe *probe) {
-	struct buffer **slot = NULL;
-	for (int i = 0; i < MAX_BUFFERS; i++) {
-		struct buffer *buffer = probe->buffers[i];
-		if (buffer != NULL && !buffer->busy &&
-				(buffer->width != probe->width ||
-				buffer->height != probe->height)) {
-			buffer_destroy(buffer);
-			probe->buffers[i] = buffer = NULL;
-		}
-		if (buffer != NULL && !buffer->busy) {
-			return buffer;
-		}
-		if (buffer == NULL && slot == NULL) {
-			slot = &probe->buffers[i];
-		}
-	}
-	if (slot == NULL) {
-		return NULL;
-	}
-	*slot = buffer_create(probe, probe->width, probe->height);
-	return *slot;
-}
-
 /* ---- drawing and committing --------------------------------------------- */
 
 /* A solid colour per frame: consecutive frames always differ. */
-static void draw_solid(struct buffer *buffer, uint64_t seq) {
+static void draw_solid(struct pc_buffer *buffer, uint64_t seq) {
 	static const uint32_t colours[] = {
 		0x00d04040, 0x0040d040, 0x004040d0, 0x00d0d040, 0x0040d0d0,
 		0x00d040d0, 0x00808080,
@@ -239,20 +129,6 @@ static void draw_solid(struct buffer *buffer, uint64_t seq) {
 	size_t n = (size_t)buffer->width * (size_t)buffer->height;
 	for (size_t i = 0; i < n; i++) {
 		px[i] = colour;
-	}
-}
-
-/* Spin the CPU for ms milliseconds (a client's rendering work). */
-static void busy_work(double ms) {
-	if (ms <= 0) {
-		return;
-	}
-	uint64_t end = now_ns() + (uint64_t)(ms * 1e6);
-	volatile uint64_t sink = 0;
-	while (now_ns() < end) {
-		for (int i = 0; i < 1000; i++) {
-			sink += (uint64_t)i * 2654435761u;
-		}
 	}
 }
 
@@ -328,7 +204,8 @@ static void request_frame(struct probe *probe) {
 
 /* Draw, attach and commit the next frame with its feedback. */
 static void commit_frame(struct probe *probe) {
-	struct buffer *buffer = next_buffer(probe);
+	struct pc_buffer *buffer = pc_pool_next(&probe->pool, probe->shm,
+		probe->width, probe->height);
 	if (buffer == NULL) {
 		// Every buffer is still held: try again at the next frame.
 		probe->no_buffer++;
@@ -346,7 +223,7 @@ static void commit_frame(struct probe *probe) {
 	}
 	uint64_t seq = probe->next_seq++;
 	draw_solid(buffer, seq);
-	busy_work(probe->render_ms);
+	pc_busy_work(probe->render_ms);
 
 	wl_surface_attach(probe->surface, buffer->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(probe->surface, 0, 0, buffer->width,
@@ -359,7 +236,7 @@ static void commit_frame(struct probe *probe) {
 		probe->surface);
 	wp_presentation_feedback_add_listener(pending->feedback,
 		&feedback_listener, pending);
-	probe->records[index].commit_ns = now_ns();
+	probe->records[index].commit_ns = pc_now_ns();
 	wl_surface_commit(probe->surface);
 	// Send it now, not when the main loop comes round.
 	wl_display_flush(probe->display);
@@ -529,9 +406,7 @@ static void probe_finish(struct probe *probe) {
 	if (probe->frame_callback != NULL) {
 		wl_callback_destroy(probe->frame_callback);
 	}
-	for (int i = 0; i < MAX_BUFFERS; i++) {
-		buffer_destroy(probe->buffers[i]);
-	}
+	pc_pool_finish(&probe->pool);
 	if (probe->xdg_toplevel != NULL) {
 		xdg_toplevel_destroy(probe->xdg_toplevel);
 	}
@@ -564,83 +439,29 @@ static void probe_finish(struct probe *probe) {
 }
 
 static void probe_run(struct probe *probe, int signal_fd) {
-	struct pollfd fds[2] = {
-		{ .fd = wl_display_get_fd(probe->display) },
-		{ .fd = signal_fd, .events = POLLIN },
-	};
 	uint64_t deadline = probe->timeout_s > 0 ?
-		now_ns() + (uint64_t)(probe->timeout_s * 1e9) : 0;
+		pc_now_ns() + (uint64_t)(probe->timeout_s * 1e9) : 0;
 	while (probe->running) {
-		while (wl_display_prepare_read(probe->display) != 0) {
-			if (wl_display_dispatch_pending(probe->display) < 0) {
-				goto error_display;
-			}
-		}
-		if (!probe->running) {
-			wl_display_cancel_read(probe->display);
-			break;
-		}
-		fds[0].events = POLLIN;
-		if (wl_display_flush(probe->display) < 0) {
-			if (errno != EAGAIN) {
-				wl_display_cancel_read(probe->display);
-				goto error_display;
-			}
-			fds[0].events |= POLLOUT;
-		}
 		int timeout_ms = -1;
 		if (deadline != 0) {
-			uint64_t now = now_ns();
+			uint64_t now = pc_now_ns();
 			if (now >= deadline) {
-				wl_display_cancel_read(probe->display);
 				fail(probe, "timed out (--timeout) before enough frames "
 					"were presented");
 				return;
 			}
 			timeout_ms = (int)((deadline - now) / 1000000u) + 1;
 		}
-		if (poll(fds, 2, timeout_ms) < 0) {
-			wl_display_cancel_read(probe->display);
-			if (errno == EINTR) {
-				continue;
-			}
-			perror("poll");
+		bool signalled = false;
+		if (!pc_dispatch(probe->display, signal_fd, timeout_ms,
+				&probe->running, &signalled, "vitrail-latency-probe")) {
 			probe->exit_status = EXIT_FAILURE;
 			return;
 		}
-		if (fds[0].revents & (POLLIN | POLLERR | POLLHUP)) {
-			if (wl_display_read_events(probe->display) < 0) {
-				goto error_display;
-			}
-		} else {
-			wl_display_cancel_read(probe->display);
-		}
-		if (wl_display_dispatch_pending(probe->display) < 0) {
-			goto error_display;
-		}
-		if (fds[1].revents & POLLIN) {
-			struct signalfd_siginfo info;
-			if (read(signal_fd, &info, sizeof(info)) > 0) {
-				probe->running = false;
-			}
+		if (signalled) {
+			probe->running = false;
 		}
 	}
-	return;
-
-error_display:;
-	int err = wl_display_get_error(probe->display);
-	const struct wl_interface *interface = NULL;
-	uint32_t id = 0;
-	if (err == EPROTO) {
-		uint32_t code = wl_display_get_protocol_error(probe->display,
-			&interface, &id);
-		fprintf(stderr, "vitrail-latency-probe: protocol error %u on "
-			"%s@%u\n", code, interface != NULL ? interface->name : "?", id);
-	} else {
-		fprintf(stderr, "vitrail-latency-probe: lost the Wayland "
-			"connection: %s\n", strerror(err));
-	}
-	probe->exit_status = EXIT_FAILURE;
 }
 
 /* ---- statistics --------------------------------------------------------- */
@@ -771,44 +592,6 @@ static void print_summary(struct probe *probe) {
 
 /* ---- options ------------------------------------------------------------ */
 
-static bool parse_long(const char *s, long min, long *out) {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || errno != 0 || v < min) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-static bool parse_double(const char *s, double min, double *out) {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || *end != '\0' || !(v >= min) || v > 1e6) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
-static bool parse_size(const char *s, int32_t *width, int32_t *height) {
-	char *end;
-	long w = strtol(s, &end, 10);
-	if (end == s || (*end != 'x' && *end != 'X')) {
-		return false;
-	}
-	const char *h_str = end + 1;
-	long h = strtol(h_str, &end, 10);
-	if (end == h_str || *end != '\0' || w <= 0 || h <= 0 ||
-			w > 8192 || h > 8192) {
-		return false;
-	}
-	*width = (int32_t)w;
-	*height = (int32_t)h;
-	return true;
-}
-
 static void usage(FILE *f) {
 	fprintf(f, "Usage: vitrail-latency-probe [--frames N] [--skip N] "
 		"[--render-ms X] [--csv FILE] [--app-id ID] [--size WxH] "
@@ -841,13 +624,13 @@ int main(int argc, char *argv[]) {
 		bool ok = true;
 		switch (opt) {
 		case 'n':
-			ok = parse_long(optarg, 1, &probe.max_frames);
+			ok = pc_parse_long(optarg, 1, LONG_MAX, &probe.max_frames);
 			break;
 		case 'k':
-			ok = parse_long(optarg, 0, &probe.skip);
+			ok = pc_parse_long(optarg, 0, LONG_MAX, &probe.skip);
 			break;
 		case 'r':
-			ok = parse_double(optarg, 0, &probe.render_ms);
+			ok = pc_parse_double(optarg, 0, &probe.render_ms);
 			break;
 		case 'c':
 			probe.csv_path = optarg;
@@ -856,10 +639,10 @@ int main(int argc, char *argv[]) {
 			probe.app_id = optarg;
 			break;
 		case 's':
-			ok = parse_size(optarg, &probe.width, &probe.height);
+			ok = pc_parse_size(optarg, &probe.width, &probe.height);
 			break;
 		case 't':
-			ok = parse_double(optarg, 0, &probe.timeout_s);
+			ok = pc_parse_double(optarg, 0, &probe.timeout_s);
 			break;
 		case 'h':
 			usage(stdout);

@@ -1,0 +1,506 @@
+/*
+ * Virtual input end to end (input.c): clients drive vitrail's seat through
+ * wlr-virtual-pointer and virtual-keyboard, other clients receive the
+ * events, and the frame log stamps the frames that answer them.
+ *
+ * virtual_pointer: two outputs in kiosk mode, a static vitrail-demo on
+ * HEADLESS-1 and vitrail-draw-probe on HEADLESS-2 (each fills its output,
+ * so the probe's surface-local positions are HEADLESS-2's pixels);
+ * vitrail-pointer-driver moves a virtual pointer created for that output
+ * (create_virtual_pointer_with_output) along a line. The oracle is the
+ * driver's own CSV of the positions it sent, not vitrail's code: every
+ * event reaches the probe as exactly one wl_pointer event (the probe
+ * counts as many as the driver sent), and every frame the probe drew
+ * shows exactly the position of the driver event of its number. Mapped
+ * to the layout instead of the output, the positions would land 640 px
+ * to the left, on the demo. From the frame log: HEADLESS-2's frames
+ * answer the input (input_ns nonzero, no earlier than the driver's first
+ * send, no later than the frame's render start); HEADLESS-1's, where no
+ * surface got input, answer none.
+ *
+ * virtual_keyboard: a client creates a virtual keyboard with a keymap of
+ * its own (layout "de", which vitrail's default configuration does not
+ * use); a window of another client, focused when it maps, receives its
+ * key press and release (KEY_A) and that keymap (in it, KEY_Y types z).
+ *
+ * Environment as test_integration.c, plus VITRAIL_DRAW_PROBE,
+ * VITRAIL_POINTER_DRIVER and VITRAIL_DEMO.
+ */
+#define _GNU_SOURCE // asprintf, memfd_create
+#include <check.h>
+#include <errno.h>
+#include <linux/input-event-codes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include <xkbcommon/xkbcommon-keysyms.h>
+#include <xkbcommon/xkbcommon.h>
+
+#include "harness.h"
+#include "scene-client.h"
+#include "virtual-keyboard-unstable-v1-client-protocol.h"
+
+static const char *env_path(const char *name, const char *fallback) {
+	const char *path = getenv(name);
+	return path != NULL && path[0] != '\0' ? path : fallback;
+}
+
+static void sleep_ms(int ms) {
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+/* ---- CSV by column name --------------------------------------------------- */
+
+#define CSV_COLUMNS 16
+
+/* A whole CSV of numbers: rows x columns, looked up by name. */
+struct csv {
+	char *names[CSV_COLUMNS];
+	int ncolumns;
+	double *values; // row-major
+	size_t nrows;
+};
+
+static void csv_read(const char *path, struct csv *csv) {
+	*csv = (struct csv){ 0 };
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "no %s: %s", path, strerror(errno));
+	char line[1024];
+	ck_assert_msg(fgets(line, sizeof(line), f) != NULL, "%s is empty", path);
+	char *rest = line;
+	for (char *tok = strsep(&rest, ",\n"); tok != NULL && *tok != '\0' &&
+			csv->ncolumns < CSV_COLUMNS; tok = strsep(&rest, ",\n")) {
+		csv->names[csv->ncolumns++] = strdup(tok);
+	}
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (csv->nrows == cap) {
+			cap = cap > 0 ? cap * 2 : 256;
+			csv->values = realloc(csv->values,
+				cap * CSV_COLUMNS * sizeof(double));
+			ck_assert(csv->values != NULL);
+		}
+		double *row = &csv->values[csv->nrows++ * CSV_COLUMNS];
+		int col = 0;
+		rest = line;
+		for (char *tok = strsep(&rest, ",\n"); tok != NULL &&
+				col < csv->ncolumns; tok = strsep(&rest, ",\n"), col++) {
+			row[col] = strtod(tok, NULL);
+		}
+		ck_assert_msg(col == csv->ncolumns, "%s: row %zu has %d fields, "
+			"expected %d", path, csv->nrows, col, csv->ncolumns);
+	}
+	fclose(f);
+}
+
+static int csv_column(const struct csv *csv, const char *name) {
+	for (int i = 0; i < csv->ncolumns; i++) {
+		if (strcmp(csv->names[i], name) == 0) {
+			return i;
+		}
+	}
+	ck_abort_msg("no column %s", name);
+	return -1;
+}
+
+static double csv_get(const struct csv *csv, size_t row, int column) {
+	return csv->values[row * CSV_COLUMNS + (size_t)column];
+}
+
+static void csv_free(struct csv *csv) {
+	for (int i = 0; i < csv->ncolumns; i++) {
+		free(csv->names[i]);
+	}
+	free(csv->values);
+}
+
+/* ---- virtual_pointer ------------------------------------------------------ */
+
+#define VP_OUTPUT_SIZE "640x480"
+/* the line: y = 40 + 400 / 2 = 240, x from 20; 1500 px/s at 120 Hz is a
+ * step of 13 px (rounded) */
+#define VP_RECT "20,40,600,400"
+#define VP_LINE_Y 240
+#define VP_RATE "120"
+#define VP_DURATION "1.5"
+#define VP_EVENTS 180
+
+/* The probe's stdout line "draw-probe: ... events=N". */
+static long probe_events(struct harness_proc *probe) {
+	char *log = harness_proc_log(probe);
+	const char *line = strstr(log, "draw-probe: ");
+	const char *events = line != NULL ? strstr(line, " events=") : NULL;
+	ck_assert_msg(events != NULL, "the probe printed no summary:\n%s", log);
+	long n = strtol(events + strlen(" events="), NULL, 10);
+	free(log);
+	return n;
+}
+
+START_TEST(test_input_virtual_pointer_reaches_probe)
+{
+	struct harness *harness = harness_create("virtual_pointer");
+	char *frame_log = NULL, *probe_csv = NULL, *driver_csv = NULL;
+	ck_assert(asprintf(&frame_log, "%s/frames.csv", harness->out_dir) > 0);
+	ck_assert(asprintf(&probe_csv, "%s/probe.csv", harness->out_dir) > 0);
+	ck_assert(asprintf(&driver_csv, "%s/driver.csv", harness->out_dir) > 0);
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 2,
+			.output_size = VP_OUTPUT_SIZE,
+			.extra_args = (const char *const[]){ "--mode", "kiosk",
+				"--frame-log", frame_log, NULL },
+		});
+	struct harness_conn *conn = vitrail->conn;
+
+	// one window per output, in turn: the demo first, on HEADLESS-1
+	const char *demo_argv[] = { env_path("VITRAIL_DEMO", "vitrail-demo"),
+		"--static", "--app-id", "demo", NULL };
+	harness_spawn_client(harness, vitrail, demo_argv);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	char timeout[32];
+	snprintf(timeout, sizeof(timeout), "%lld",
+		(long long)harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS) / 1000);
+	const char *probe_argv[] = {
+		env_path("VITRAIL_DRAW_PROBE", "vitrail-draw-probe"),
+		"--app-id", "draw-probe", "--csv", probe_csv, "--timeout", timeout,
+		NULL };
+	struct harness_proc *probe = harness_spawn_client(harness, vitrail,
+		probe_argv);
+	harness_wait_for_windows(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_settle(conn); // the probe's first frame is on screen
+	const struct harness_window *window =
+		harness_find_window(conn, "draw-probe");
+	ck_assert_msg(window != NULL && strcmp(window->output, "HEADLESS-2") == 0
+		&& window->x == 640 && window->y == 0 && window->width == 640 &&
+		window->height == 480, "expected the probe filling HEADLESS-2 "
+		"(640,0 640x480); the windows:\n%s", harness_describe_windows(conn));
+
+	const char *driver_argv[] = {
+		env_path("VITRAIL_POINTER_DRIVER", "vitrail-pointer-driver"),
+		"--output", "HEADLESS-2", "--rect", VP_RECT, "--speed", "1500",
+		"--rate", VP_RATE, "--duration", VP_DURATION, "--csv", driver_csv,
+		NULL };
+	struct harness_proc *driver = NULL;
+	int status = harness_run_client(harness, vitrail, driver_argv,
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS), &driver);
+	ck_assert_msg(status == 0, "the driver failed (status %d), see %s",
+		status, driver->log_path);
+	// the driver's last round trip: vitrail sent every event; the probe
+	// draws the last ones within a few frames
+	sleep_ms((int)harness_scaled_ms(500));
+	harness_assert_alive(probe);
+	harness_proc_signal(probe, SIGTERM);
+	ck_assert(harness_proc_wait(probe, HARNESS_STOP_TIMEOUT_MS));
+	ck_assert_msg(WIFEXITED(probe->status) && WEXITSTATUS(probe->status) == 0,
+		"the probe failed (wait status 0x%x), see %s", probe->status,
+		probe->log_path);
+	harness_stop_vitrail(harness, vitrail);
+
+	struct csv sent, drawn;
+	csv_read(driver_csv, &sent);
+	csv_read(probe_csv, &drawn);
+	int sx = csv_column(&sent, "x"), sy = csv_column(&sent, "y");
+	int ssend = csv_column(&sent, "send_ns");
+	ck_assert_uint_eq(sent.nrows, VP_EVENTS);
+	for (size_t k = 0; k < sent.nrows; k++) {
+		ck_assert_int_eq((int)csv_get(&sent, k, sy), VP_LINE_Y);
+		if (k > 0) {
+			ck_assert_msg(csv_get(&sent, k, sx) != csv_get(&sent, k - 1, sx),
+				"the driver sent one position twice in a row (event %zu)", k);
+		}
+	}
+	// every event sent reached the probe as one pointer event
+	ck_assert_int_eq(probe_events(probe), (long)sent.nrows);
+
+	int dx = csv_column(&drawn, "x"), dy = csv_column(&drawn, "y");
+	int devent = csv_column(&drawn, "event");
+	int drecv = csv_column(&drawn, "newest_recv_ns");
+	int dpresented = csv_column(&drawn, "presented_ns");
+	size_t with_input = 0, presented = 0;
+	double last_event = 0;
+	for (size_t i = 0; i < drawn.nrows; i++) {
+		double event = csv_get(&drawn, i, devent);
+		ck_assert_msg(event >= last_event, "probe frame %zu draws event %.0f "
+			"after event %.0f", i, event, last_event);
+		last_event = event;
+		if (event == 0) {
+			continue;
+		}
+		ck_assert_msg(event <= (double)sent.nrows, "probe frame %zu draws "
+			"event %.0f of %zu", i, event, sent.nrows);
+		size_t k = (size_t)event - 1;
+		ck_assert_msg(csv_get(&drawn, i, dx) == csv_get(&sent, k, sx) &&
+			csv_get(&drawn, i, dy) == csv_get(&sent, k, sy), "probe frame %zu "
+			"draws event %.0f at (%g, %g); the driver sent it at (%g, %g)", i,
+			event, csv_get(&drawn, i, dx), csv_get(&drawn, i, dy),
+			csv_get(&sent, k, sx), csv_get(&sent, k, sy));
+		ck_assert(csv_get(&drawn, i, drecv) >= csv_get(&sent, k, ssend));
+		with_input++;
+		presented += csv_get(&drawn, i, dpresented) > 0;
+	}
+	ck_assert_msg(last_event == (double)sent.nrows, "the probe's last frame "
+		"draws event %.0f, not the last one sent (%zu)", last_event,
+		sent.nrows);
+	ck_assert_msg(with_input >= 10 && presented >= 10, "%zu probe frames "
+		"drew pointer events, %zu of them presented: expected 10 or more "
+		"in %s s", with_input, presented, VP_DURATION);
+
+	// the frame log: the probe's output answers the input, the demo's none
+	struct harness_frame *frames = NULL;
+	size_t n = harness_read_frame_log(frame_log, &frames);
+	double first_send = csv_get(&sent, 0, ssend);
+	size_t answering = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct harness_frame *f = &frames[i];
+		if (strcmp(f->output, "HEADLESS-1") == 0) {
+			ck_assert_msg(f->input_ns == 0, "HEADLESS-1 frame %llu answers "
+				"input at %llu, but no surface there got any",
+				(unsigned long long)f->seq, (unsigned long long)f->input_ns);
+			continue;
+		}
+		if (f->input_ns == 0) {
+			continue;
+		}
+		answering++;
+		ck_assert_msg((double)f->input_ns >= first_send, "HEADLESS-2 frame "
+			"%llu: input_ns %llu before the driver's first send %.0f",
+			(unsigned long long)f->seq, (unsigned long long)f->input_ns,
+			first_send);
+		ck_assert_msg(f->input_ns <= f->render_start_ns, "HEADLESS-2 frame "
+			"%llu: input_ns %llu after its render start %llu",
+			(unsigned long long)f->seq, (unsigned long long)f->input_ns,
+			(unsigned long long)f->render_start_ns);
+	}
+	ck_assert_msg(answering >= with_input / 2, "%zu HEADLESS-2 frames answer "
+		"input, for %zu probe frames that drew some", answering, with_input);
+
+	free(frames);
+	csv_free(&sent);
+	csv_free(&drawn);
+	free(frame_log);
+	free(probe_csv);
+	free(driver_csv);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- virtual_keyboard ----------------------------------------------------- */
+
+struct key_window {
+	struct sc_app app;
+	struct wl_keyboard *keyboard;
+	bool entered;
+	char *keymap; // the last keymap received
+	uint32_t keys[8]; // key << 1 | pressed, in order
+	int nkeys;
+};
+
+static void keyboard_keymap(void *data, struct wl_keyboard *keyboard,
+		uint32_t format, int32_t fd, uint32_t size) {
+	struct key_window *w = data;
+	char *map = size > 0 ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) :
+		MAP_FAILED;
+	if (map != MAP_FAILED) {
+		free(w->keymap);
+		w->keymap = strndup(map, size);
+		munmap(map, size);
+	}
+	close(fd);
+}
+
+static void keyboard_enter(void *data, struct wl_keyboard *keyboard,
+		uint32_t serial, struct wl_surface *surface, struct wl_array *keys) {
+	struct key_window *w = data;
+	w->entered = surface == w->app.surface;
+}
+
+static void keyboard_leave(void *data, struct wl_keyboard *keyboard,
+		uint32_t serial, struct wl_surface *surface) {
+	struct key_window *w = data;
+	w->entered = false;
+}
+
+static void keyboard_key(void *data, struct wl_keyboard *keyboard,
+		uint32_t serial, uint32_t time, uint32_t key, uint32_t state) {
+	struct key_window *w = data;
+	if (w->nkeys < 8) {
+		w->keys[w->nkeys++] = key << 1 | (state ==
+			WL_KEYBOARD_KEY_STATE_PRESSED);
+	}
+}
+
+static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard,
+		uint32_t serial, uint32_t depressed, uint32_t latched,
+		uint32_t locked, uint32_t group) {
+}
+
+static const struct wl_keyboard_listener keyboard_listener = {
+	.keymap = keyboard_keymap,
+	.enter = keyboard_enter,
+	.leave = keyboard_leave,
+	.key = keyboard_key,
+	.modifiers = keyboard_modifiers,
+};
+
+/* The virtual keyboard's client. */
+struct key_driver {
+	struct wl_display *display;
+	struct wl_seat *seat;
+	struct zwp_virtual_keyboard_manager_v1 *manager;
+	struct zwp_virtual_keyboard_v1 *keyboard;
+};
+
+static void driver_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct key_driver *d = data;
+	if (strcmp(interface, wl_seat_interface.name) == 0 && d->seat == NULL) {
+		d->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	} else if (strcmp(interface,
+			zwp_virtual_keyboard_manager_v1_interface.name) == 0) {
+		d->manager = wl_registry_bind(registry, name,
+			&zwp_virtual_keyboard_manager_v1_interface, 1);
+	}
+}
+
+static void driver_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener driver_registry_listener = {
+	.global = driver_global,
+	.global_remove = driver_global_remove,
+};
+
+/* A keymap of layout "de" in a file, for zwp_virtual_keyboard_v1.keymap. */
+static int keymap_fd(uint32_t *size) {
+	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+	ck_assert(context != NULL);
+	struct xkb_rule_names names = { .layout = "de" };
+	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, &names,
+		XKB_KEYMAP_COMPILE_NO_FLAGS);
+	ck_assert_msg(keymap != NULL, "cannot compile a keymap of layout de");
+	char *text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
+	ck_assert(text != NULL);
+	*size = (uint32_t)strlen(text) + 1;
+	int fd = memfd_create("keymap", MFD_CLOEXEC);
+	ck_assert(fd >= 0);
+	ck_assert(write(fd, text, *size) == (ssize_t)*size);
+	free(text);
+	xkb_keymap_unref(keymap);
+	xkb_context_unref(context);
+	return fd;
+}
+
+/* The first keysym of evdev key code key at level 1 of keymap (text). */
+static xkb_keysym_t first_keysym(const char *keymap_text, uint32_t key) {
+	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+	ck_assert(context != NULL);
+	struct xkb_keymap *keymap = xkb_keymap_new_from_string(context,
+		keymap_text, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
+	ck_assert_msg(keymap != NULL, "the keymap received does not compile");
+	const xkb_keysym_t *syms = NULL;
+	int n = xkb_keymap_key_get_syms_by_level(keymap, key + 8, 0, 0, &syms);
+	xkb_keysym_t sym = n > 0 ? syms[0] : XKB_KEY_NoSymbol;
+	xkb_keymap_unref(keymap);
+	xkb_context_unref(context);
+	return sym;
+}
+
+START_TEST(test_input_virtual_keyboard_reaches_window)
+{
+	struct harness *harness = harness_create("virtual_keyboard");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+
+	// the keyboard first: the seat offers a keyboard only once one exists
+	struct key_driver d = { 0 };
+	d.display = wl_display_connect(vitrail->socket);
+	ck_assert(d.display != NULL);
+	struct wl_registry *registry = wl_display_get_registry(d.display);
+	wl_registry_add_listener(registry, &driver_registry_listener, &d);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	ck_assert_msg(d.seat != NULL && d.manager != NULL, "no wl_seat or "
+		"zwp_virtual_keyboard_manager_v1");
+	d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
+		d.manager, d.seat);
+	uint32_t size = 0;
+	int fd = keymap_fd(&size);
+	zwp_virtual_keyboard_v1_keymap(d.keyboard, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1,
+		fd, size);
+	close(fd);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+
+	// a window, focused as it maps
+	struct key_window w = { 0 };
+	ck_assert(sc_app_init(&w.app, "virtual-keyboard"));
+	ck_assert_int_ge(wl_display_roundtrip(w.app.display), 0);
+	w.keyboard = wl_seat_get_keyboard(w.app.seat);
+	wl_keyboard_add_listener(w.keyboard, &keyboard_listener, &w);
+	ck_assert(sc_app_create_window(&w.app, "keys", "keys", 200, 100,
+		0xff808080u));
+	wl_surface_attach(w.app.surface, w.app.buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(w.app.surface, 0, 0, 200, 100);
+	wl_surface_commit(w.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(w.app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_int_ge(wl_display_roundtrip(w.app.display), 0);
+	ck_assert_msg(w.entered, "the window did not get the keyboard focus");
+
+	zwp_virtual_keyboard_v1_key(d.keyboard, 1, KEY_A,
+		WL_KEYBOARD_KEY_STATE_PRESSED);
+	zwp_virtual_keyboard_v1_key(d.keyboard, 2, KEY_A,
+		WL_KEYBOARD_KEY_STATE_RELEASED);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (w.nkeys < 2 && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(w.app.display), 0);
+	}
+	ck_assert_msg(w.nkeys == 2 && w.keys[0] == (KEY_A << 1 | 1) &&
+		w.keys[1] == (KEY_A << 1), "the window got %d key events (first "
+		"0x%x), expected KEY_A pressed then released", w.nkeys,
+		w.nkeys > 0 ? w.keys[0] : 0);
+	// the virtual keyboard's own keymap came with its keys: in layout
+	// de, the key labelled Y on a US keyboard types z
+	ck_assert_msg(w.keymap != NULL, "the window got no keymap");
+	ck_assert_msg(first_keysym(w.keymap, KEY_Y) == XKB_KEY_z, "the "
+		"window's keymap is not the virtual keyboard's (layout de): KEY_Y "
+		"gives keysym 0x%x, not z", first_keysym(w.keymap, KEY_Y));
+
+	wl_keyboard_destroy(w.keyboard);
+	free(w.keymap);
+	sc_app_finish(&w.app);
+	zwp_virtual_keyboard_v1_destroy(d.keyboard);
+	zwp_virtual_keyboard_manager_v1_destroy(d.manager);
+	wl_seat_destroy(d.seat);
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(d.display);
+	wl_display_disconnect(d.display);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- runner --------------------------------------------------------------- */
+
+static Suite *input_suite(void) {
+	Suite *suite = suite_create("input");
+	harness_add_case(suite, "virtual_pointer",
+		test_input_virtual_pointer_reaches_probe, 180);
+	harness_add_case(suite, "virtual_keyboard",
+		test_input_virtual_keyboard_reaches_window, 120);
+	return suite;
+}
+
+int main(int argc, char *argv[]) {
+	return harness_run_suite(input_suite(), argc, argv);
+}
