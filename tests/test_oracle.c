@@ -497,6 +497,80 @@ START_TEST(test_oracle_node_rounded_clip)
 }
 END_TEST
 
+/* Occlusion: within the damaged pixels, a node covered by an opaque node
+ * drawn after it (an opaque rect, an XRGB image at whole pixels) is not
+ * drawn at all; an ARGB image, a translucent one or one that does not
+ * cover the damage occludes nothing. Draws counted by the renderer. */
+static uint32_t render_draws(struct vr_target *target,
+		const pixman_region32_t *damage, uint32_t *pixels)
+{
+	vr_tree_update(tree, NULL);
+	struct vr_render_job job = { .target = target, .damage = damage };
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	vr_target_read(target, NULL, pixels, 64 * 4);
+	return job.timing.draws;
+}
+
+START_TEST(test_oracle_occlusion)
+{
+	/* red [0, 64)^2 under an image [8, 56)^2 of opaque blue pixels */
+	rect_node(root, 0, 0, 64, 64, (struct vr_color){ 1, 0, 0, 1 });
+	struct vr_image *image = vr_image_create(48, 48, VR_FORMAT_XRGB8888);
+	uint32_t *blue = malloc(48 * 48 * 4);
+	ck_assert_ptr_nonnull(blue);
+	for (int i = 0; i < 48 * 48; i++) {
+		blue[i] = 0x000000ff; /* alpha ignored: XRGB */
+	}
+	vr_image_write(image, blue, 48 * 4, NULL);
+	struct vr_node *cover = vr_node_create(tree);
+	vr_node_set_image(cover, image, NULL, 48, 48, VR_TRANSFORM_NORMAL);
+	vr_node_set_position(cover, 8, 8);
+	vr_node_set_parent(cover, root);
+	struct vr_target *target = vr_target_create(renderer, 64, 64);
+	uint32_t *px = malloc(64 * 64 * 4);
+	ck_assert_ptr_nonnull(px);
+	/* everything: the red rect shows around the image, both drawn */
+	ck_assert_uint_eq(render_draws(target, NULL, px), 2);
+	ck_assert_uint_eq(px[2 * 64 + 2], 0xffff0000);
+	ck_assert_uint_eq(px[30 * 64 + 30], 0xff0000ff);
+	/* damage inside the image: the red rect is not drawn */
+	pixman_region32_t damage;
+	pixman_region32_init_rect(&damage, 16, 16, 32, 32);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 1);
+	ck_assert_uint_eq(px[30 * 64 + 30], 0xff0000ff);
+	ck_assert_uint_eq(px[2 * 64 + 2], 0xffff0000);
+	/* half a pixel off: it no longer covers whole pixels */
+	vr_node_set_position(cover, 8.5f, 8);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	vr_node_set_position(cover, 8, 8);
+	/* translucent: no cover */
+	vr_node_set_opacity(cover, 0.5f);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	vr_node_set_opacity(cover, 1.0f);
+	/* an ARGB image may be transparent anywhere: no cover */
+	struct vr_image *argb = vr_image_create(48, 48, VR_FORMAT_ARGB8888);
+	vr_image_write(argb, blue, 48 * 4, NULL);
+	vr_node_set_image(cover, argb, NULL, 48, 48, VR_TRANSFORM_NORMAL);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	/* an opaque rect covers; damage reaching past it: both drawn */
+	vr_node_set_rect(cover, 48, 48, (struct vr_color){ 0, 1, 0, 1 });
+	ck_assert_uint_eq(render_draws(target, &damage, px), 1);
+	ck_assert_uint_eq(px[30 * 64 + 30], 0xff00ff00);
+	pixman_region32_fini(&damage);
+	pixman_region32_init_rect(&damage, 4, 16, 32, 32);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	ck_assert_uint_eq(px[30 * 64 + 5], 0xffff0000);
+	pixman_region32_fini(&damage);
+	vr_target_destroy(target);
+	vr_image_unref(image);
+	vr_image_unref(argb);
+	free(blue);
+	free(px);
+	assert_no_errors();
+}
+END_TEST
+
 /* ---- culling ------------------------------------------------------------ */
 
 START_TEST(test_oracle_culled_by_clip)
@@ -777,6 +851,7 @@ static Suite *oracle_suite(void)
 	tc = tcase_create("culling");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_oracle_culled_by_clip);
+	tcase_add_test(tc, test_oracle_occlusion);
 	tcase_add_test(tc, test_oracle_culled_by_damage);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("batching");

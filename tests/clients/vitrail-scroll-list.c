@@ -458,7 +458,10 @@ static void rerender(struct list *list) {
 	if (list->shm) {
 		int k = list->window_busy[0] ? 1 : 0;
 		if (list->window_busy[k]) {
-			list->dirty = true; /* both on screen: at the next frame */
+			/* both with vitrail: again at the next frame */
+			list->dirty = true;
+			schedule(list);
+			wl_surface_commit(app->surface);
 			return;
 		}
 		struct sc_buffer *b = list->window[k];
