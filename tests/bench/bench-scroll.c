@@ -7,30 +7,36 @@
  * vitrail runs headless at 60 Hz with one portrait output of 720x1600 (a
  * phone's shape, half a 1440x3200 screen); the list fills it (a 48-pixel
  * header, a scroll region of 720x1552). The benchmark drives the scroll
- * through vitrail_test_v1 (the emulated pointer over the list):
+ * through vitrail_test_v1 (the emulated pointer over the list), after a
+ * warm-up (600 px down and back at 2,000 px/s):
  *
- * - down1000, up1000: continuous axis events every 8 ms at 1,000 px/s for
- *   6 s (down from 0 to 6,000, then back up);
+ * - down1000, up1000: continuous axis events every 8 ms at 1,000 px/s,
+ *   4,000 px down from 0, then back up;
  * - fling: three flicks (12 finger events of 25 px 8 ms apart, about
- *   3,000 px/s, then the axis stop), down, up, down, 2 s each;
- * - down100, up100 (the paper's reading speed): 100 px/s for 20 s each way,
- *   the three N in three vitrails at once (the client frame rate this
- *   low needs the time; CPU time per frame does not depend on the others).
+ *   3,000 px/s, then the axis stop), down, up, down, 1.5 s apart;
+ * - down100, up100 (the paper's reading speed): 100 px/s, 1,500 px each
+ *   way, the three N in three vitrails at once (a client frame rate this
+ *   low needs the time; CPU time per frame does not depend on the
+ *   others); the baseline 500 px each way.
  *
  * Per run and motion, over the motion's time: the client's frames per
- * second (its "frame" lines), vitrail's CPU time per output frame (every
- * thread of the process, /proc/PID/task/N/schedstat, so lavapipe's
- * rendering too) and the median of the frame log's main_thread_us,
- * vitrail's VmRSS at the end, and, in the verification repetitions, the
- * frames that showed stale or missing content: missing when the window
- * was clamped at the frame's edge (the frame log's scroll_samples: shown
- * position != wanted), stale when the rows shown differ from the
- * re-rendering client's pixels for that position. Those come from
- * vitrail_test_v1.hash_frames (a hash of every row of the list, x 16 to
- * 272, of every frame presented) against a reference strip of content
- * rows made from the re-rendering client's frames settled at positions 0,
- * 1552, 3104, ... Hashing costs vitrail time: CPU figures come from the
- * other repetitions only (the first of each pair).
+ * second (its "frame" lines), vitrail's CPU time per output frame, of the
+ * whole process (every thread's /proc/PID/task/N/schedstat: lavapipe's
+ * rendering is CPU time here) and of its main thread, the median of the
+ * frame log's main_thread_us, vitrail's VmRSS at the end, and the frames
+ * that showed missing content (the window clamped at the frame's edge:
+ * the frame log's scroll_samples, shown position != wanted) or stale
+ * content (rows that differ from the re-rendering client's pixels for that
+ * position). The latter come from vitrail_test_v1.hash_frames (a hash of
+ * every row of the list, x 16 to 272, of every frame presented) against a
+ * reference strip of content rows made from the re-rendering client's
+ * frames settled at positions 0, 1552, 3104, ... (at the end of the
+ * baseline's run).
+ *
+ * Repetitions: even ones (the first) are timed: every mode, the 100 px/s
+ * runs, the scene variant's baseline and N = 2; odd ones verify pixels
+ * (hashing costs vitrail time, so their CPU figures are left out): N =
+ * 1.5, 2, 2.5 with wl_buffer frames (--shm), N = 2 with scene frames.
  *
  * It writes scroll-runs.csv (every run and motion), scroll.csv and
  * scroll.txt (per variant, mode and motion), scroll-fps.png and
@@ -38,12 +44,13 @@
  * ends with
  *   summary: client_fps_1000=<worst of down1000, up1000 at N = 2>
  *   client_fps_100=<worst of down100, up100 at N = 2>
- *   cpu_reuse_ratio=<vitrail CPU per frame at N = 2 / re-rendering, at
- *   1,000 px/s> stale_frames=<stale and missing frames, every N>
- * Options: --reps N (default 2: one timed, one verified), --variants
- * shm,scene (default both: scene runs the 1,000 px/s and fling motions at
- * N = 2 and the baseline only), --no-slow (skip the 100 px/s runs).
- */
+ *   cpu_reuse_ratio=<vitrail main-thread CPU per output frame at N = 2 /
+ *   re-rendering, 1,000 px/s> stale_frames=<stale and missing frames,
+ *   every N and run>
+ * (the shm variant's; the table has the whole process's ratio too).
+ * Options: --reps N (default 2), --variants shm,scene (default both),
+ * --no-slow (skip the 100 px/s runs).
+  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
