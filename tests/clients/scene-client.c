@@ -543,9 +543,10 @@ static void registry_global(void *data, struct wl_registry *registry,
 		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener, app);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			app->seat == NULL) {
-		/* 5: axis sources and stops */
+		/* a client that wants axis sources and stops asks for 5 */
+		uint32_t want = app->seat_version > 0 ? app->seat_version : 1;
 		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
-			version < 5 ? version : 5);
+			version < want ? version : want);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
 	} else if (strcmp(interface,
 			vitrail_scene_manager_v1_interface.name) == 0) {

@@ -147,6 +147,10 @@ struct sc_app {
 	void (*on_touch)(struct sc_app *app, enum sc_touch what, int32_t id,
 		double x, double y);
 	uint32_t axis_source;
+	/* Set before sc_app_init: the wl_seat version to bind (0: 1; 5 for
+	 * axis sources and stops, but then every wl_keyboard listener the
+	 * client adds must handle repeat_info). */
+	uint32_t seat_version;
 	int timer_fd; // -1 when no timer
 	sc_timer_func on_timer;
 	void *data;

@@ -682,6 +682,7 @@ int main(int argc, char *argv[]) {
 	list.content_h = list.rows * ROW_H;
 	list.row_nodes = calloc((size_t)list.rows, sizeof(*list.row_nodes));
 	struct sc_app *app = &list.app;
+	app->seat_version = 5; /* axis sources and stops (--rerender) */
 	if (list.row_nodes == NULL || !sc_app_init(app, "vitrail-scroll-list")) {
 		return EXIT_FAILURE;
 	}
