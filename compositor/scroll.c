@@ -63,6 +63,8 @@ struct vt_scroll_manager {
 	struct wl_global *global;
 	struct wl_list regions; // scroll_region::link, oldest first
 	uint32_t next_id; // numbers regions for the frame log
+	/* over every region so far, for --stats */
+	uint64_t frames, requests, overflow_frames;
 };
 
 enum frame_kind {
@@ -427,6 +429,7 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 	}
 	region->requested = true;
 	region->requested_at = now;
+	region->manager->requests++;
 	vitrail_scroll_region_v1_send_frame_needed(region->resource,
 		region->requested_offset[0], region->requested_offset[1],
 		region->requested_size[0], region->requested_size[1]);
@@ -460,6 +463,7 @@ static void region_apply(struct scroll_region *region) {
 		}
 		region->frame_pending = false;
 		region->frames++;
+		region->manager->frames++;
 		if (region->requested) {
 			uint64_t now = vt_now_ns();
 			vt_scroll_render_time_add(&region->render_time,
@@ -872,6 +876,7 @@ void vt_scroll_sample(struct vt_server *server, struct vt_output *output,
 		if (region->frame.kind != FRAME_NONE) {
 			if (region_show(region) != 0) {
 				region->overflow_frames++;
+				manager->overflow_frames++;
 			}
 			if (!region->sent_known || region->sent[0] != region->shown[0] ||
 					region->sent[1] != region->shown[1]) {
@@ -896,6 +901,17 @@ void vt_scroll_sample(struct vt_server *server, struct vt_output *output,
 		}
 		region_plan(region, now, display_ns, period_ns);
 	}
+}
+
+void vt_scroll_print_stats(struct vt_server *server, FILE *f,
+		const char *indent) {
+	struct vt_scroll_manager *manager = server->scroll;
+	if (manager == NULL || manager->next_id == 0) {
+		return;
+	}
+	fprintf(f, "%sscroll regions=%u extended_frames=%" PRIu64 " requests=%"
+		PRIu64 " overflow_frames=%" PRIu64 "\n", indent, manager->next_id,
+		manager->frames, manager->requests, manager->overflow_frames);
 }
 
 bool vt_scroll_flinging(struct vt_server *server) {

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct vt_output;
 struct vt_server;
@@ -34,6 +35,10 @@ void vt_scroll_finish(struct vt_server *server);
  */
 void vt_scroll_sample(struct vt_server *server, struct vt_output *output,
 	uint64_t display_ns, uint64_t period_ns, char *log, size_t log_size);
+/* For --stats: regions made, extended frames applied, frames asked for,
+ * output frames that clamped a window (nothing when no region was made). */
+void vt_scroll_print_stats(struct vt_server *server, FILE *f,
+	const char *indent);
 /* A fling runs: outputs keep rendering, and it is what D-VSync may render
  * ahead (its positions are a function of the display time). */
 bool vt_scroll_flinging(struct vt_server *server);
