@@ -640,6 +640,82 @@ START_TEST(test_scroll_protocol)
 }
 END_TEST
 
+/* ---- horizontal ------------------------------------------------------------ */
+
+static bool position_x_is(struct client *c, const void *arg) {
+	return c->positions > 0 && c->pos[0] == *(const int32_t *)arg;
+}
+
+/* A region scrolling x only: the frame's columns are content columns
+ * (colour row_color(x)); set_position and horizontal axis events move it,
+ * vertical ones reach the client. */
+START_TEST(test_scroll_horizontal)
+{
+	struct harness *harness = harness_create("horizontal");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "800x600" });
+	struct client c;
+	client_connect(&c, vitrail);
+	ck_assert(sc_app_create_window(&c.app, "scroll-horizontal", "h", 300,
+		200, 0xff808080));
+	wl_surface_commit(c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *win = harness_find_window(vitrail->conn,
+		"scroll-horizontal");
+	ck_assert_ptr_nonnull(win);
+	int wx = win->x, wy = win->y;
+	/* region 200 x 100 at 50, 40 in the window; content 2000 wide */
+	c.region = vitrail_scroll_manager_v1_get_scroll_region(c.manager,
+		c.app.surface, VITRAIL_SCROLL_REGION_V1_AXIS_HORIZONTAL, 50, 40, 200,
+		100);
+	vitrail_scroll_region_v1_add_listener(c.region, &region_listener, &c);
+	int zero = 0;
+	ck_assert(pump_until(&c, 5000, needed_more, &zero));
+	/* N = 2 along x, the region's height along y */
+	ck_assert_int_eq(c.need[2], 400);
+	ck_assert_int_eq(c.need[3], 100);
+	struct sc_buffer *b = sc_buffer_create(&c.app, 500, 100,
+		WL_SHM_FORMAT_XRGB8888, 0);
+	for (int y = 0; y < 100; y++) {
+		for (int x = 0; x < 500; x++) {
+			b->pixels[y * 500 + x] = row_color(x);
+		}
+	}
+	vitrail_scroll_region_v1_attach_buffer(c.region, b->wl_buffer, 0, 0,
+		2000, 100);
+	sc_buffer_destroy(b);
+	vitrail_scroll_region_v1_set_position(c.region, 130, 999);
+	wl_surface_commit(c.app.surface);
+	int32_t x = 130;
+	ck_assert(pump_until(&c, 5000, position_x_is, &x));
+	ck_assert_int_eq(c.pos[1], 0);
+	harness_pointer_move(vitrail->conn, wx + 60, wy + 40 + 98);
+	harness_pointer_axis(vitrail->conn, AXIS_HORIZONTAL, 20,
+		SOURCE_CONTINUOUS, 0);
+	x = 150;
+	ck_assert(pump_until(&c, 5000, position_x_is, &x));
+	harness_pointer_axis(vitrail->conn, AXIS_VERTICAL, 20, SOURCE_CONTINUOUS,
+		0);
+	pump_until(&c, 300, NULL, NULL);
+	ck_assert_int_eq(c.axes, 1);
+	struct shot s = screenshot(harness, vitrail, "horizontal");
+	for (int k = 0; k < 200; k++) {
+		uint32_t got = pixel(&s, wx + 50 + k, wy + 40 + 10);
+		ck_assert_msg(got == (row_color(150 + k) & 0xffffff), "region column "
+			"%d is #%06x, content column %d is #%06x (%s)", k, got, 150 + k,
+			row_color(150 + k) & 0xffffff, s.path);
+	}
+	ck_assert_uint_eq(pixel(&s, wx + 49, wy + 50), 0x808080);
+	ck_assert_uint_eq(pixel(&s, wx + 250, wy + 50), 0x808080);
+	shot_finish(&s);
+	client_finish(&c);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- errors --------------------------------------------------------------- */
 
 static char error_log[4096];
@@ -1501,6 +1577,7 @@ END_TEST
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("scroll");
 	harness_add_case(suite, "protocol", test_scroll_protocol, 120);
+	harness_add_case(suite, "horizontal", test_scroll_horizontal, 120);
 	harness_add_case(suite, "errors", test_scroll_errors, 240);
 	harness_add_case(suite, "budget", test_scroll_budget, 120);
 	harness_add_case(suite, "steps_shm", test_scroll_steps_shm, 240);
