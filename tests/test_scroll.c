@@ -1547,7 +1547,7 @@ START_TEST(test_scroll_dvsync_fling)
 		if (target < lift_ns + 50000000ull) {
 			continue;
 		}
-		ys[n] = (double)y;
+		ys[n] = (double)wyy; /* wanted: the fling itself, clamped or not */
 		ts[n] = target;
 		if (atoi(fields[col_flight]) >= 2) {
 			ahead++;
