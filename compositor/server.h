@@ -20,7 +20,9 @@
 #include "pacing/pacer.h"
 #include "pacing/path.h"
 
+struct wlr_buffer;
 struct wlr_surface;
+struct wlr_texture;
 struct wlr_virtual_keyboard_manager_v1;
 struct wlr_virtual_pointer_manager_v1;
 struct wlr_xdg_surface;
@@ -117,14 +119,29 @@ struct vt_output;
 
 /* Per wl_surface: a container node placed in its parent's coordinates,
  * holding subsurfaces below, the content node, subsurfaces above. */
-/* Bytes of surface images vitrail holds per client (vitrail(1)). */
+/* Bytes of surface images vitrail holds per client (vitrail(1)),
+ * surfaces' spares (surface.c) included. While a large buffer is being
+ * copied, the new image counts and the one it replaces does not: a client
+ * may hold up to twice this for that long. */
 #define VT_CLIENT_IMAGE_BYTES (256ull * 1024 * 1024)
+/* A commit that copies at least this many bytes of a client buffer (a
+ * 1920x1080 one copies less) copies them in bands (surface.c): the first
+ * of up to VT_COPY_FIRST_BAND_NS of main-thread time at commit, as long
+ * as a one-shot copy of nearly VT_COPY_BANDED_BYTES into fresh memory
+ * takes on the CI machine, so that a copy into memory used before (a
+ * 2560x1440 or 3840x2160 client redrawing every frame) is done at once as
+ * before; the others of VT_COPY_BAND_NS each, one per event-loop turn. */
+#define VT_COPY_BANDED_BYTES (8ull * 1024 * 1024)
+#define VT_COPY_FIRST_BAND_NS 8000000
+#define VT_COPY_BAND_NS 2000000
 /* Subsurfaces per parent surface and per client (vitrail(1)): a parent's
  * commit walks all of its subsurfaces (wlroots and surface.c). */
 #define VT_SUBSURFACES_PER_PARENT 1024
 #define VT_SUBSURFACES_PER_CLIENT 4096
 
 struct vt_client_budget;
+/* A large buffer being copied in bands (surface.c). */
+struct vt_surface_copy;
 
 struct vt_surface {
 	struct vt_server *server;
@@ -132,6 +149,15 @@ struct vt_surface {
 	struct vr_node *node; /* container */
 	struct vr_node *content; /* the buffer's image */
 	struct vr_image *image;
+	/* The copy of a large buffer in progress, or NULL: until it is
+	 * complete the content node keeps the previous image, and has no
+	 * user data (output.c then neither samples the surface nor sends
+	 * its frame callbacks). */
+	struct vt_surface_copy *copy;
+	/* The image the last banded copy replaced, kept (in the budget) for
+	 * the next one of its size: no new memory to fault in per commit. */
+	struct vr_image *spare;
+	bool committing; /* in its commit handler (surface.c) */
 	struct vt_client_budget *budget; /* its client's, referenced */
 	struct vr_node *scene; /* scene content (scene.c), above content */
 	/* scroll regions' frames (scroll.c), above the scene; made by the
@@ -289,6 +315,7 @@ struct vt_server {
 	struct vt_view *focused_view;
 
 	struct wl_event_source *update_idle;
+	int surface_copies; /* large buffers being copied (surface.c) */
 	struct wl_event_source *exit_timer;
 	bool hold_frames; /* test protocol: no frame callbacks */
 	struct vt_frame_log *frame_log;
@@ -326,9 +353,19 @@ struct vt_server {
 
 /* surface_renderer.c */
 struct wlr_renderer *vt_surface_renderer_create(void);
+/* The lock a texture of this renderer holds on a large client buffer
+ * (VT_COPY_BANDED_BYTES or more), handed to the caller, who unlocks it;
+ * NULL when it holds none (or was taken). */
+struct wlr_buffer *vt_surface_texture_take_buffer(struct wlr_texture *texture);
 
 /* util.c */
 uint64_t vt_now_ns(void);
+/* Fault the pages of [data, data + len) of a mapping in (readable) with
+ * one call (MADV_POPULATE_READ) rather than one fault per page: a hint,
+ * failure is fine (a truncated shm pool fails with EFAULT, no SIGBUS).
+ * Copying out of a sparse memfd on the CI machine: 2.75 ms per MiB
+ * without, 0.7 with (huge-page destinations). */
+void vt_prefault_read(const void *data, size_t len);
 uint64_t vt_timespec_to_ns(const struct timespec *ts);
 void vt_ns_to_timespec(uint64_t ns, struct timespec *ts);
 /* Without XDG_RUNTIME_DIR (a root shell, CI) make a private one. */

@@ -9,6 +9,13 @@
  * wlroots releases a wl_buffer as soon as the commit is applied, as a GPU
  * renderer that uploads does. Everything else is delegated to a pixman
  * renderer.
+ *
+ * Except a large buffer (at least VT_COPY_BANDED_BYTES): its texture
+ * keeps it locked, so that wlroots does not release it when it applies
+ * the commit, and surface.c takes that lock over in its commit handler
+ * (vt_surface_texture_take_buffer) for a copy spread over several
+ * event-loop turns, releasing it when the copy is complete. A lock
+ * nobody took goes with the texture.
  */
 #include <stdlib.h>
 #include <wlr/render/interface.h>
@@ -26,11 +33,20 @@ struct surface_renderer {
 
 static const struct wlr_texture_impl size_texture_impl;
 
+struct size_texture {
+	struct wlr_texture base;
+	struct wlr_buffer *locked; /* a large buffer, locked for surface.c */
+};
+
 static struct wlr_renderer *inner(struct wlr_renderer *renderer) {
 	return ((struct surface_renderer *)renderer)->inner;
 }
 
-static void size_texture_destroy(struct wlr_texture *texture) {
+static void size_texture_destroy(struct wlr_texture *wlr_texture) {
+	struct size_texture *texture = (struct size_texture *)wlr_texture;
+	if (texture->locked != NULL) {
+		wlr_buffer_unlock(texture->locked);
+	}
 	free(texture);
 }
 
@@ -40,13 +56,28 @@ static const struct wlr_texture_impl size_texture_impl = {
 
 static struct wlr_texture *texture_from_buffer(struct wlr_renderer *renderer,
 		struct wlr_buffer *buffer) {
-	struct wlr_texture *texture = calloc(1, sizeof(*texture));
+	struct size_texture *texture = calloc(1, sizeof(*texture));
 	if (texture == NULL) {
 		return NULL;
 	}
-	wlr_texture_init(texture, &size_texture_impl, buffer->width,
+	wlr_texture_init(&texture->base, &size_texture_impl, buffer->width,
 		buffer->height);
-	return texture;
+	if ((uint64_t)buffer->width * (uint64_t)buffer->height * 4 >=
+			VT_COPY_BANDED_BYTES) {
+		texture->locked = wlr_buffer_lock(buffer);
+	}
+	return &texture->base;
+}
+
+struct wlr_buffer *vt_surface_texture_take_buffer(
+		struct wlr_texture *wlr_texture) {
+	if (wlr_texture == NULL || wlr_texture->impl != &size_texture_impl) {
+		return NULL;
+	}
+	struct size_texture *texture = (struct size_texture *)wlr_texture;
+	struct wlr_buffer *buffer = texture->locked;
+	texture->locked = NULL;
+	return buffer;
 }
 
 static bool bind_buffer(struct wlr_renderer *renderer,

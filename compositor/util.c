@@ -1,6 +1,9 @@
+#define _DEFAULT_SOURCE /* madvise */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,6 +15,14 @@ uint64_t vt_now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return vt_timespec_to_ns(&ts);
+}
+
+void vt_prefault_read(const void *data, size_t len) {
+#ifdef MADV_POPULATE_READ
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t start = (uintptr_t)data & ~(page - 1);
+	madvise((void *)start, (uintptr_t)data + len - start, MADV_POPULATE_READ);
+#endif
 }
 
 uint64_t vt_timespec_to_ns(const struct timespec *ts) {

@@ -128,9 +128,12 @@ void *vr_exec_vertices(struct vr_exec_ctx *ctx, size_t size,
 /* The descriptor set sampling image's GPU copy, uploading what was written
  * since the last upload through this worker's command buffer (recorded
  * before the frame's draws). A copy being created by another worker is
- * waited for, never created twice. */
+ * waited for, never created twice. `texels` (image pixels; NULL: all) is
+ * what the caller's draws may sample: of a large image (more than
+ * 2048x2048 texels, resources.c) only what was written there is uploaded,
+ * the rest when a later draw samples it. */
 VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
-	bool linear);
+	bool linear, const struct vr_box *texels);
 /* The same for an image preparation placed in the atlas this frame
  * (vr_chain_atlas_place): the set sampling its page, nearest. */
 VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,

@@ -666,7 +666,7 @@ bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		struct vr_task_draw *draw = &out->draws[out->ndraws++];
 		struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw,
 			(end - start) * 6, sizeof(*v));
-		draw->set = vr_exec_image(ctx, image, !nearest);
+		draw->set = vr_exec_image(ctx, image, !nearest, NULL);
 		ok = v != NULL && draw->set != VK_NULL_HANDLE;
 		for (size_t i = start; ok && i < end; i++) {
 			glyph_vertices(&placed[i], &v[(i - start) * 6]);

@@ -53,6 +53,31 @@ const struct vr_pipeline_desc vr_quad_pipeline = {
 
 /* ---- execution and recording ---------------------------------------------- */
 
+/* The image pixels a quad may sample: those under its covered pixels
+ * (its AABB, mapped back through the quad into the image), two texels
+ * wider for bilinear filtering and float noise. A large image uploads
+ * only these (vr_exec_image). */
+static struct vr_box sampled_texels(const struct vr_draw_task *t)
+{
+	struct vr_box all = { 0, 0, t->image->width, t->image->height };
+	struct vr_mat inverse, to_texels;
+	if (!vr_mat_invert(&inverse, &t->mat)) {
+		return all;
+	}
+	vr_mat_multiply(&to_texels, &t->uv, &inverse);
+	struct vr_rectf covered = { (float)t->aabb.x, (float)t->aabb.y,
+		(float)t->aabb.width, (float)t->aabb.height };
+	struct vr_box box = vr_mat_map_rect_bounds(&to_texels, &covered);
+	if (vr_box_empty(&box)) {
+		return all; /* float trouble: take everything */
+	}
+	box.x -= 2;
+	box.y -= 2;
+	box.width += 4;
+	box.height += 4;
+	return vr_box_intersect(&box, &all);
+}
+
 /* A clip so large it never clips (engine_common.c's NO_RCLIP). */
 #define NO_RCLIP 1e6f
 
@@ -115,7 +140,13 @@ static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task)
 	if (first->image == NULL) {
 		set = vr_exec_white(ctx);
 	} else if (first->atlas_page == 0) {
-		set = vr_exec_image(ctx, first->image, !first->nearest);
+		/* one image: what the batch's quads sample of it */
+		struct vr_box texels = sampled_texels(first);
+		for (uint32_t i = 1; i < payload->count; i++) {
+			struct vr_box b = sampled_texels(&payload->quads[i]);
+			texels = vr_box_union(&texels, &b);
+		}
+		set = vr_exec_image(ctx, first->image, !first->nearest, &texels);
 	} else {
 		/* every image of the page: its upload, if it changed */
 		for (uint32_t i = 0; i < payload->count; i++) {
@@ -150,9 +181,13 @@ bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		return execute_vertices(ctx, task);
 	}
 	out->pipeline = vr_exec_pipeline(ctx, &vr_quad_pipeline);
-	out->set = first->image != NULL ?
-		vr_exec_image(ctx, first->image, !first->nearest) :
-		vr_exec_white(ctx);
+	if (first->image != NULL) {
+		struct vr_box texels = sampled_texels(first);
+		out->set = vr_exec_image(ctx, first->image, !first->nearest,
+			&texels);
+	} else {
+		out->set = vr_exec_white(ctx);
+	}
 	return out->pipeline != VK_NULL_HANDLE && out->set != VK_NULL_HANDLE;
 }
 

@@ -32,7 +32,9 @@
  * submission order) records each context's copies with one barrier pair
  * per page, so the page's first transition is the first in the queue.
  * A cell is free again when its texture's garbage is collected; an empty
- * page but the first is destroyed then.
+ * page but the first is destroyed then. Large textures (LARGE_TEXELS)
+ * upload only what draws sample, staged by workers and recorded by the
+ * commit thread the same way.
  *
  * Everything else a worker touches is its own: the execution context with
  * its command pool (uploads and prologues are recorded there, never into
@@ -98,12 +100,34 @@ struct vr_atlas_page {
 	uint32_t images; /* cells in use */
 };
 
-/* A worker's upload into a page (vr_exec_ctx::atlas_copies). */
-struct vr_atlas_copy {
-	struct vr_atlas_page *page;
+/*
+ * A worker's upload that the commit thread records (vr_exec_ctx::
+ * staged_copies): into an atlas page, or into a large texture (below).
+ * `layout` is the destination's, which only the commit thread changes;
+ * copies into one destination share a barrier pair.
+ */
+struct vr_staged_copy {
+	VkImage image;
+	VkImageLayout *layout; /* NULL once recorded */
 	VkBuffer buffer;
 	VkBufferImageCopy region;
 };
+
+/*
+ * Large textures: an image of its own texture with more than LARGE_TEXELS
+ * texels gets only what the frame's draws sample uploaded (the texels
+ * under their covered pixels, two texels wider for bilinear filtering
+ * and float noise); the rest stays pending until a draw samples it. An
+ * 8192x8192 surface on a 640x480 output uploads at most its visible
+ * 640x480 texels, not 256 MiB in one frame (measured on lavapipe: about
+ * 1 s of staging copies plus 1 s of the queue's copy into the image).
+ * Several workers may upload different parts of one in a frame: each
+ * takes its part out of the pending region under images_lock, stages it
+ * into the ring and notes the copy; the commit thread records the copies
+ * (vr_exec_ctx_collect) and owns the texture's layout. All uploads of a
+ * frame are submitted before its draws.
+ */
+#define LARGE_TEXELS ((int64_t)2048 * 2048)
 
 struct vr_texture {
 	struct vr_image_copy copy; /* in vr_image::copies, under images_lock */
@@ -120,11 +144,16 @@ struct vr_texture {
 	VkImageView view;
 	VkDescriptorPool pool;
 	VkDescriptorSet sets[2]; /* indexed by enum vr_sampler */
-	/* the uploader of the frame's (one thread per frame) */
+	/* the uploader of the frame's (one thread per frame); a large
+	 * texture's: the commit thread's */
 	VkImageLayout layout;
 	/* in garbage: the last frame that may sample it; protected by
 	 * images_lock */
 	uint64_t garbage_frame;
+	/* a large texture: some upload was staged (its layout leaves
+	 * UNDEFINED in the queue before any draw binds it); protected by
+	 * images_lock */
+	bool staged;
 	/* a small image in the atlas: its page (NULL: the GPU objects above
 	 * are its own), block, cell and texel (0, 0); set by preparation
 	 * before anyone sees the texture, then read-only */
@@ -799,8 +828,8 @@ static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	int32_t w = image->width, h = image->height;
 	uint32_t cw = (uint32_t)(w + 2 * ATLAS_BORDER);
 	uint32_t ch = (uint32_t)(h + 2 * ATLAS_BORDER);
-	if (!vr_array_reserve(&ctx->atlas_copies, 1,
-			sizeof(struct vr_atlas_copy))) {
+	if (!vr_array_reserve(&ctx->staged_copies, 1,
+			sizeof(struct vr_staged_copy))) {
 		return false;
 	}
 	VkBuffer buffer = VK_NULL_HANDLE;
@@ -823,10 +852,11 @@ static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 		}
 		row[cw - 1] = src[w - 1] | alpha;
 	}
-	struct vr_atlas_copy *copy = (struct vr_atlas_copy *)
-		ctx->atlas_copies.data + ctx->atlas_copies.len++;
-	*copy = (struct vr_atlas_copy){
-		.page = texture->page,
+	struct vr_staged_copy *copy = (struct vr_staged_copy *)
+		ctx->staged_copies.data + ctx->staged_copies.len++;
+	*copy = (struct vr_staged_copy){
+		.image = texture->page->vk_image,
+		.layout = &texture->page->layout,
 		.buffer = buffer,
 		.region = {
 			.bufferOffset = offset,
@@ -848,11 +878,12 @@ static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	return true;
 }
 
-/* Record this context's atlas copies, one barrier pair per page: the
- * commit thread, contexts in submission order (vr_exec_ctx_collect). */
-static bool atlas_record(struct vr_exec_ctx *ctx)
+/* Record this context's staged copies, one barrier pair per destination:
+ * the commit thread, contexts in submission order (vr_exec_ctx_collect),
+ * so a destination's first transition is the first in the queue. */
+static bool staged_record(struct vr_exec_ctx *ctx)
 {
-	struct vr_array *copies = &ctx->atlas_copies;
+	struct vr_array *copies = &ctx->staged_copies;
 	if (copies->len == 0) {
 		return true;
 	}
@@ -863,58 +894,173 @@ static bool atlas_record(struct vr_exec_ctx *ctx)
 	}
 	VkBufferImageCopy regions[64];
 	for (size_t i = 0; i < copies->len; i++) {
-		struct vr_atlas_page *page =
-			((struct vr_atlas_copy *)copies->data)[i].page;
-		if (page == NULL) {
-			continue; /* recorded with an earlier one of its page */
+		struct vr_staged_copy *head = (struct vr_staged_copy *)
+			copies->data + i;
+		VkImageLayout *layout = head->layout;
+		VkImage image = head->image;
+		if (layout == NULL) {
+			continue; /* recorded with an earlier one of its image */
 		}
-		bool first = page->layout == VK_IMAGE_LAYOUT_UNDEFINED;
-		vr_vk_image_barrier(cb, page->vk_image, page->layout,
+		bool first = *layout == VK_IMAGE_LAYOUT_UNDEFINED;
+		vr_vk_image_barrier(cb, image, *layout,
 			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 			first ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT :
 				VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
 			0, VK_PIPELINE_STAGE_TRANSFER_BIT,
 			VK_ACCESS_TRANSFER_WRITE_BIT);
-		/* this page's copies, a run of one buffer per call */
+		/* this image's copies, a run of one buffer per call */
 		VkBuffer buffer = VK_NULL_HANDLE;
 		uint32_t n = 0;
 		for (size_t j = i; j < copies->len; j++) {
-			struct vr_atlas_copy *c = (struct vr_atlas_copy *)
+			struct vr_staged_copy *c = (struct vr_staged_copy *)
 				copies->data + j;
-			if (c->page != page) {
+			if (c->layout != layout) {
 				continue;
 			}
 			if (n > 0 && (c->buffer != buffer ||
 					n == sizeof(regions) / sizeof(regions[0]))) {
-				vkCmdCopyBufferToImage(cb, buffer, page->vk_image,
+				vkCmdCopyBufferToImage(cb, buffer, image,
 					VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
 				n = 0;
 			}
 			buffer = c->buffer;
 			regions[n++] = c->region;
-			c->page = NULL;
+			c->layout = NULL;
 		}
-		vkCmdCopyBufferToImage(cb, buffer, page->vk_image,
+		vkCmdCopyBufferToImage(cb, buffer, image,
 			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
-		vr_vk_image_barrier(cb, page->vk_image,
+		vr_vk_image_barrier(cb, image,
 			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 			VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
 			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
 			VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
 			VK_ACCESS_SHADER_READ_BIT);
-		page->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+		*layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
 	}
 	copies->len = 0;
 	return true;
 }
 
+/* ---- large textures (LARGE_TEXELS) -------------------------------------- */
+
+static bool texture_is_large(const struct vr_texture *texture)
+{
+	return texture->page == NULL &&
+		(int64_t)texture->width * texture->height > LARGE_TEXELS;
+}
+
+/* Stage the pending texels inside `texels` (image pixels; NULL: all) and
+ * note their copies for the commit thread. */
+static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
+		const struct vr_box *texels)
+{
+	struct vr_resources *res = &ctx->renderer->res;
+	struct vr_box box = { 0, 0, texture->width, texture->height };
+	if (texels != NULL) {
+		box = vr_box_intersect(&box, texels);
+	}
+	pixman_region32_t take;
+	pixman_region32_init_rect(&take, box.x, box.y,
+		(unsigned)(box.width > 0 ? box.width : 0),
+		(unsigned)(box.height > 0 ? box.height : 0));
+	/* pinned by the frame: only workers change pending, under the lock */
+	pthread_rwlock_wrlock(&res->images_lock);
+	pixman_region32_intersect(&take, &take, &texture->copy.pending);
+	if (!texture->staged && !pixman_region32_not_empty(&take) &&
+			pixman_region32_not_empty(&texture->copy.pending)) {
+		/* a draw that samples nothing still binds the texture: its
+		 * first transition must come before */
+		const pixman_box32_t *e = pixman_region32_extents(
+			&texture->copy.pending);
+		pixman_region32_reset(&take, &(pixman_box32_t){ e->x1, e->y1,
+			e->x1 + 1, e->y1 + 1 });
+	}
+	texture->staged |= pixman_region32_not_empty(&take);
+	pixman_region32_subtract(&texture->copy.pending, &texture->copy.pending,
+		&take);
+	pthread_rwlock_unlock(&res->images_lock);
+	int nrects;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&take, &nrects);
+	if (nrects == 0) {
+		pixman_region32_fini(&take);
+		return true;
+	}
+	/* more rectangles: their extents (texels not pending are up to date:
+	 * copying them again changes nothing) */
+	if (nrects > MAX_UPLOAD_RECTS) {
+		boxes = pixman_region32_extents(&take);
+		nrects = 1;
+	}
+	bool ok = vr_array_reserve(&ctx->staged_copies, (size_t)nrects,
+		sizeof(struct vr_staged_copy));
+	const struct vr_image *image = texture->image;
+	for (int i = 0; ok && i < nrects; i++) {
+		uint32_t w = (uint32_t)(boxes[i].x2 - boxes[i].x1);
+		uint32_t h = (uint32_t)(boxes[i].y2 - boxes[i].y1);
+		size_t len = (size_t)w * 4;
+		VkBuffer buffer = VK_NULL_HANDLE;
+		VkDeviceSize offset = 0;
+		uint8_t *dst = ring_alloc(ctx, len * h, &buffer, &offset);
+		if (dst == NULL) {
+			ok = false;
+			break;
+		}
+		for (uint32_t y = 0; y < h; y++) {
+			const uint8_t *src = (const uint8_t *)image->data +
+				(size_t)(boxes[i].y1 + (int32_t)y) *
+					(size_t)image->stride +
+				(size_t)boxes[i].x1 * 4;
+			memcpy(dst + (size_t)y * len, src, len);
+		}
+		struct vr_staged_copy *copy = (struct vr_staged_copy *)
+			ctx->staged_copies.data + ctx->staged_copies.len++;
+		*copy = (struct vr_staged_copy){
+			.image = texture->vk_image,
+			.layout = &texture->layout,
+			.buffer = buffer,
+			.region = {
+				.bufferOffset = offset,
+				.imageSubresource = {
+					.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+					.layerCount = 1,
+				},
+				.imageOffset = { boxes[i].x1, boxes[i].y1, 0 },
+				.imageExtent = { w, h, 1 },
+			},
+		};
+	}
+	if (!ok) {
+		/* not uploaded after all: pending again */
+		pthread_rwlock_wrlock(&res->images_lock);
+		pixman_region32_union(&texture->copy.pending,
+			&texture->copy.pending, &take);
+		pthread_rwlock_unlock(&res->images_lock);
+	} else {
+		struct vr_frame *frame = &ctx->renderer->frame;
+		if (ctx->job < frame->njobs) {
+			atomic_fetch_add_explicit(&frame->jobs[ctx->job].uploads, 1,
+				memory_order_relaxed);
+		}
+	}
+	pixman_region32_fini(&take);
+	return ok;
+}
+
 VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
-		bool linear)
+		bool linear, const struct vr_box *texels)
 {
 	struct vr_texture *texture = texture_acquire(ctx->renderer, image);
 	if (texture == NULL) {
 		ctx->failed = true;
 		return VK_NULL_HANDLE;
+	}
+	if (texture_is_large(texture)) {
+		if (!large_upload(ctx, texture, texels)) {
+			ctx->failed = true;
+			return VK_NULL_HANDLE;
+		}
+		return texture->sets[linear ? VR_SAMPLER_LINEAR :
+			VR_SAMPLER_NEAREST];
 	}
 	/* One thread per frame claims the upload of what was written since
 	 * the last; its upload command buffer is submitted before any draw
@@ -974,7 +1120,7 @@ VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,
 
 VkDescriptorSet vr_exec_white(struct vr_exec_ctx *ctx)
 {
-	return vr_exec_image(ctx, ctx->renderer->white, false);
+	return vr_exec_image(ctx, ctx->renderer->white, false, NULL);
 }
 
 /* ---- pipelines ------------------------------------------------------------ */
@@ -1436,7 +1582,7 @@ void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx)
 		return;
 	}
 	free_overflow(ctx);
-	free(ctx->atlas_copies.data);
+	free(ctx->staged_copies.data);
 	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
 		if (ctx->pools[i] != VK_NULL_HANDLE) {
 			vkDestroyCommandPool(ctx->renderer->device, ctx->pools[i],
@@ -1461,7 +1607,7 @@ static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
 	ctx->chunk_map = NULL;
 	ctx->chunk_offset = ctx->chunk_size = ctx->chunk_used = 0;
 	ctx->last_buffer = VK_NULL_HANDLE;
-	ctx->atlas_copies.len = 0;
+	ctx->staged_copies.len = 0;
 	ctx->busy_ns = 0;
 	ctx->tasks = 0;
 	ctx->job = 0;
@@ -1472,7 +1618,7 @@ static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
 bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
 		struct vr_array *prologues)
 {
-	bool ok = atlas_record(ctx);
+	bool ok = staged_record(ctx);
 	uint32_t slot = ctx->renderer->frame.slot;
 	struct {
 		bool begun;

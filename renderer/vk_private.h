@@ -72,9 +72,10 @@ struct vr_exec_ctx {
 	VkBuffer last_buffer; /* of the latest vr_exec_vertices() */
 	struct vr_list overflow; /* vr_host_buffer::link; this frame's, handed
 		to its slot when the frame is submitted */
-	/* this frame's uploads into atlas pages (struct vr_atlas_copy),
-	 * recorded into the upload command buffer by vr_exec_ctx_collect */
-	struct vr_array atlas_copies;
+	/* this frame's uploads into atlas pages and large textures (struct
+	 * vr_staged_copy), recorded into the upload command buffer by
+	 * vr_exec_ctx_collect */
+	struct vr_array staged_copies;
 	/* this frame's figures */
 	uint64_t busy_ns; /* executing tasks */
 	uint32_t tasks; /* executed */

@@ -19,7 +19,9 @@
  *   the tree settled, is within RSS_SLACK of what it was before.
  *
  * One TCase per case (one meson test each, suite `hostile`); run one with
- * `test-hostile <tcase>`. Environment as for test-integration, plus
+ * `test-hostile <tcase>`. shm_large_content is a test of its own in the
+ * same suite: a large buffer's pixels on screen, while and after vitrail
+ * copies it (see there). Environment as for test-integration, plus
  * VITRAIL_SCENE_CLIENTS for the soak's example clients.
  *
  * The soak (TCase `soak`, suite `soak`) is here too: clients connecting
@@ -42,6 +44,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <vitrail/renderer.h>
 #include <wayland-client.h>
 #include "harness.h"
 #include "scene-client.h"
@@ -485,6 +488,85 @@ static void run_shm_large(struct harness_vitrail *vitrail) {
 	child_finish(&app);
 }
 
+static void child_handle_release(void *data, struct wl_buffer *buffer) {
+	*(bool *)data = true;
+}
+
+static const struct wl_buffer_listener child_release_listener = {
+	.release = child_handle_release,
+};
+
+/* The offender's window shows an 8192 x 8192 buffer (sparse zeros) that
+ * vitrail copies over many event-loop turns; returns the buffer, its
+ * pool's fd in *fd, and whether it was released so far in *released.
+ * Fails unless vitrail still holds it after a roundtrip: a copy of 256
+ * MiB takes far longer. */
+static struct wl_buffer *child_large_in_copy(struct sc_app *app,
+		struct harness_vitrail *vitrail, int *fd, bool *released) {
+	child_connect(app, vitrail);
+	if (!sc_app_create_window(app, "large", "large", 64, 64, 0)) {
+		child_fail("no window");
+	}
+	struct wl_buffer *buffer = child_buffer(app, 8192, 8192, 8192 * 4,
+		WL_SHM_FORMAT_ARGB8888, fd);
+	*released = false;
+	wl_buffer_add_listener(buffer, &child_release_listener, released);
+	child_show(app, app->surface, buffer);
+	if (wl_display_roundtrip(app->display) < 0) {
+		child_finish(app);
+	}
+	if (*released) {
+		child_fail("vitrail released the 8192x8192 buffer within a "
+			"roundtrip of its commit: it cannot have copied it");
+	}
+	sleep_ms(20); // a few bands
+	return buffer;
+}
+
+static void run_shm_large_disconnect(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	int fd;
+	bool released;
+	child_large_in_copy(&app, vitrail, &fd, &released);
+	struct report report = { .outcome = OUTCOME_CLEAN,
+		.note = "disconnected while vitrail copied its buffer" };
+	child_report(&report);
+}
+
+static void run_shm_large_truncated(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	int fd;
+	bool released;
+	child_large_in_copy(&app, vitrail, &fd, &released);
+	// vitrail's next band reads the pool past its end now (SIGBUS): its
+	// guard must catch it
+	if (ftruncate(fd, 0) != 0) {
+		child_fail("ftruncate: %s", strerror(errno));
+	}
+	sleep_ms(100); // the error comes with the next band
+	child_finish(&app);
+}
+
+static void run_shm_large_destroyed(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	int fd;
+	bool released;
+	struct wl_buffer *buffer = child_large_in_copy(&app, vitrail, &fd,
+		&released);
+	// Destroyed before vitrail finished with it: vitrail must stop
+	// reading the pool (nothing would guard the reads now), so that
+	// truncating it afterwards is harmless. The client stays.
+	wl_buffer_destroy(buffer);
+	if (wl_display_roundtrip(app.display) < 0) {
+		child_finish(&app);
+	}
+	if (ftruncate(fd, 0) != 0) {
+		child_fail("ftruncate: %s", strerror(errno));
+	}
+	sleep_ms(300);
+	child_finish(&app);
+}
+
 /* Subsurfaces with a small buffer each under parent, wide (all children
  * of parent) or deep (a chain). */
 static void run_subsurfaces(struct harness_vitrail *vitrail, int count,
@@ -693,6 +775,13 @@ static const struct hostile_case cases[] = {
 		{ OUTCOME_PROTOCOL_ERROR, "wl_shm_pool", WL_SHM_ERROR_INVALID_STRIDE,
 			false }, 10000 },
 	{ "shm_large", run_shm_large, { OUTCOME_CLEAN, NULL, 0, false }, 30000 },
+	{ "shm_large_disconnect", run_shm_large_disconnect,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 30000 },
+	{ "shm_large_truncated", run_shm_large_truncated,
+		{ OUTCOME_PROTOCOL_ERROR, "wl_buffer", WL_SHM_ERROR_INVALID_FD,
+			false }, 30000 },
+	{ "shm_large_destroyed", run_shm_large_destroyed,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 30000 },
 	{ "subsurfaces_wide", run_subsurfaces_wide,
 		{ OUTCOME_CLEAN, NULL, 0, false }, 30000 },
 	{ "subsurfaces_deep", run_subsurfaces_deep,
@@ -785,6 +874,9 @@ HOSTILE_TEST(shm_truncated)
 HOSTILE_TEST(shm_format)
 HOSTILE_TEST(shm_huge)
 HOSTILE_TEST(shm_large)
+HOSTILE_TEST(shm_large_disconnect)
+HOSTILE_TEST(shm_large_truncated)
+HOSTILE_TEST(shm_large_destroyed)
 HOSTILE_TEST(subsurfaces_wide)
 HOSTILE_TEST(subsurfaces_deep)
 HOSTILE_TEST(flood_damage)
@@ -792,6 +884,319 @@ HOSTILE_TEST(flood_frame)
 HOSTILE_TEST(disconnect_mid_commit)
 HOSTILE_TEST(disconnect_mid_animation)
 HOSTILE_TEST(disconnect_in_flight)
+
+/* ---- a large buffer's content ------------------------------------------- */
+
+/*
+ * What a large buffer shows, and when. A window (64 x 64, window geometry
+ * (0, 0, 64, 64)) has a desynchronised subsurface of LC_SIZE^2 (the
+ * largest square the client's image budget holds with the window's) at
+ * (LC_OFFSET, LC_OFFSET), so that the output shows the subsurface's
+ * bottom-right corner: the rows vitrail copies last (a partial image
+ * would show old rows there). Only the corner from LC_FILL on is drawn
+ * (the rest of each pool stays sparse zeros):
+ *
+ * 1. buffer A, one colour (LC_OLD): once vitrail released it (the copy is
+ *    complete), the corner shows LC_OLD;
+ * 2. buffer B, hashed pixels (salt 1), then, while vitrail still copies
+ *    B (it has not released it), buffer C: B's pixels but for the damaged
+ *    rectangle LC_DAMAGE, hashed with salt 2, with only that damage. C
+ *    takes over B's copy: B is released at once, C once complete. A
+ *    screenshot meanwhile shows either all of A's colour or all of C's
+ *    pixels at every checked point, never a mix;
+ * 3. once C is released: C's pixels, exactly;
+ * 4. the subsurface moved by (200, 150): texels never shown before are
+ *    uploaded (the renderer uploads only the visible part of large
+ *    images): C's pixels at the new place.
+ *
+ * The probe's frame callbacks never wait more than GAP_MAX_MS while
+ * vitrail copies (the screenshots, taken by this process, are left out);
+ * the window gone, vitrail's VmRSS is within RSS_SLACK of before (plain
+ * build).
+ */
+#define LC_SIZE 8064
+#define LC_OFFSET (-(LC_SIZE - 256))
+#define LC_FILL 6912
+#define LC_OLD 0xff2040c0u
+#define LC_DAMAGE_X 7700
+#define LC_DAMAGE_Y 7800
+#define LC_DAMAGE_W 300
+#define LC_DAMAGE_H 200
+#define LC_MOVE_X 200
+#define LC_MOVE_Y 150
+
+static uint32_t lc_hashed(int32_t x, int32_t y, uint32_t salt) {
+	uint32_t h = (uint32_t)x * 0x9e3779b1u ^ (uint32_t)y * 0x85ebca77u ^
+		salt * 0xc2b2ae3du;
+	h ^= h >> 15;
+	return 0xff000000u | (h & 0x00ffffffu);
+}
+
+static bool lc_in_damage(int32_t x, int32_t y) {
+	return x >= LC_DAMAGE_X && x < LC_DAMAGE_X + LC_DAMAGE_W &&
+		y >= LC_DAMAGE_Y && y < LC_DAMAGE_Y + LC_DAMAGE_H;
+}
+
+/* The pixel of buffer `which` ('A', 'B', 'C') at (x, y) of the corner. */
+static uint32_t lc_pixel(char which, int32_t x, int32_t y) {
+	switch (which) {
+	case 'A':
+		return LC_OLD;
+	case 'B':
+		return lc_hashed(x, y, 1);
+	default:
+		return lc_in_damage(x, y) ? lc_hashed(x, y, 2) : lc_hashed(x, y, 1);
+	}
+}
+
+struct lc_buffer {
+	struct wl_buffer *wl_buffer;
+	bool released;
+};
+
+static void lc_handle_release(void *data, struct wl_buffer *buffer) {
+	((struct lc_buffer *)data)->released = true;
+}
+
+static const struct wl_buffer_listener lc_release_listener = {
+	.release = lc_handle_release,
+};
+
+/* A buffer of LC_SIZE^2 whose corner from LC_FILL holds `which`. */
+static void lc_buffer_init(struct lc_buffer *b, struct sc_app *app,
+		char which) {
+	size_t stride = (size_t)LC_SIZE * 4, size = stride * LC_SIZE;
+	int fd = memfd_create("large", MFD_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	uint8_t *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		0);
+	ck_assert(map != MAP_FAILED);
+	for (int32_t y = LC_FILL; y < LC_SIZE; y++) {
+		uint32_t *row = (uint32_t *)(map + (size_t)y * stride);
+		for (int32_t x = LC_FILL; x < LC_SIZE; x++) {
+			row[x] = lc_pixel(which, x, y);
+		}
+	}
+	munmap(map, size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd, (int32_t)size);
+	close(fd);
+	*b = (struct lc_buffer){
+		.wl_buffer = wl_shm_pool_create_buffer(pool, 0, LC_SIZE, LC_SIZE,
+			(int32_t)stride, WL_SHM_FORMAT_ARGB8888),
+	};
+	wl_shm_pool_destroy(pool);
+	wl_buffer_add_listener(b->wl_buffer, &lc_release_listener, b);
+}
+
+/* Dispatch what came for the client, without waiting. */
+static void lc_dispatch(struct sc_app *app) {
+	struct wl_display *display = app->display;
+	ck_assert_msg(wl_display_flush(display) >= 0 || errno == EAGAIN,
+		"large client: flush: %s", strerror(errno));
+	while (wl_display_prepare_read(display) != 0) {
+		ck_assert_int_ge(wl_display_dispatch_pending(display), 0);
+	}
+	struct pollfd pfd = { .fd = wl_display_get_fd(display), .events = POLLIN };
+	if (poll(&pfd, 1, 0) > 0) {
+		ck_assert_msg(wl_display_read_events(display) >= 0,
+			"large client: lost its connection");
+	} else {
+		wl_display_cancel_read(display);
+	}
+	ck_assert_int_ge(wl_display_dispatch_pending(display), 0);
+}
+
+/* Pump the probe and the client until *flag (at most 60 s, scaled). */
+static void lc_wait(struct probe *probe, struct sc_app *app, bool *flag,
+		const char *what) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(60000);
+	while (!*flag) {
+		ck_assert_msg(harness_now_ms() < deadline, "large client: %s did "
+			"not happen in 60 s", what);
+		probe_pump(probe, 5);
+		lc_dispatch(app);
+	}
+}
+
+/* Where the subsurface's corner pixels show: output pixel (px, py) shows
+ * buffer pixel (px - ox, py - oy). */
+struct lc_view {
+	int32_t ox, oy;
+	int32_t x1, y1; // the visible part of the subsurface: [0, x1) x [0, y1)
+};
+
+/* Screenshot and classify the checked points: 'A' or 'C' when every one
+ * shows that buffer's pixel, 0 when they disagree (the mismatch goes to
+ * *bad). */
+static char lc_screenshot(struct harness *harness,
+		struct harness_vitrail *vitrail, const struct lc_view *view,
+		const char *name, char *bad, size_t bad_size) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	int status = harness_grim(harness, vitrail, "HEADLESS-1", path);
+	ck_assert_msg(status == 0, "grim failed with status %d", status);
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = vr_png_read(path, &w, &h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	bool could_be[2] = { true, true }; // A, C
+	int checked = 0;
+	bad[0] = '\0';
+	// a grid over the visible corner, and the damaged rectangle's
+	// inside and edges
+	for (int32_t py = 1; py < view->y1; py += 7) {
+		for (int32_t px = 2; px < view->x1; px += 5) {
+			ck_assert(px < w && py < h);
+			int32_t bx = px - view->ox, by = py - view->oy;
+			ck_assert(bx >= LC_FILL && by >= LC_FILL);
+			uint32_t actual = pixels[py * w + px];
+			for (int i = 0; i < 2; i++) {
+				uint32_t expected = lc_pixel(i == 0 ? 'A' : 'C', bx, by);
+				if (could_be[i] && actual != expected) {
+					could_be[i] = false;
+					if (bad[0] == '\0' || !could_be[1 - i]) {
+						snprintf(bad, bad_size, "output (%d, %d), buffer "
+							"(%d, %d): 0x%08x, not 0x%08x (%c); screenshot "
+							"%s", px, py, bx, by, actual, expected,
+							i == 0 ? 'A' : 'C', path);
+					}
+				}
+			}
+			checked++;
+		}
+	}
+	printf("%s: %d points, %s\n", name, checked, could_be[0] ? "all A" :
+		could_be[1] ? "all C" : "neither");
+	free(pixels);
+	free(path);
+	return could_be[0] ? 'A' : could_be[1] ? 'C' : 0;
+}
+
+START_TEST(test_hostile_shm_large_content)
+{
+	struct harness *harness = harness_create("shm_large_content");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+		});
+	struct harness_conn *conn = vitrail->conn;
+	struct probe probe;
+	probe_start(&probe, vitrail);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	probe_pump(&probe, 1000);
+	harness_settle(conn);
+	long rss_before = rss_kib(vitrail->proc->pid);
+
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "large-content"));
+	ck_assert(sc_app_create_window(&app, "large-content", "large", 64, 64,
+		0xff808080));
+	xdg_surface_set_window_geometry(app.xdg_surface, 0, 0, 64, 64);
+	struct wl_surface *child = wl_compositor_create_surface(app.compositor);
+	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(
+		app.subcompositor, child, app.surface);
+	wl_subsurface_set_desync(sub);
+	wl_subsurface_set_position(sub, LC_OFFSET, LC_OFFSET);
+	wl_surface_commit(app.surface);
+	struct lc_buffer a, b, c;
+	lc_buffer_init(&a, &app, 'A');
+	lc_buffer_init(&b, &app, 'B');
+	lc_buffer_init(&c, &app, 'C');
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *window = harness_find_window(conn,
+		"large-content");
+	ck_assert_msg(window != NULL, "no window: %s",
+		harness_describe_windows(conn));
+	struct lc_view view = {
+		.ox = window->x + LC_OFFSET,
+		.oy = window->y + LC_OFFSET,
+	};
+	view.x1 = view.ox + LC_SIZE < 640 ? view.ox + LC_SIZE : 640;
+	view.y1 = view.oy + LC_SIZE < 480 ? view.oy + LC_SIZE : 480;
+	ck_assert_msg(view.x1 > 100 && view.y1 > 100 &&
+		-view.ox >= LC_FILL && -view.oy >= LC_FILL - LC_MOVE_Y,
+		"unexpected window placement: %s", harness_describe_windows(conn));
+	char bad[512];
+
+	// 1. A, copied whole into a new image
+	probe_reset(&probe);
+	child_show(&app, child, a.wl_buffer);
+	lc_wait(&probe, &app, &a.released, "the release of buffer A");
+	probe_pump(&probe, 100);
+	probe_check(&probe, "copying buffer A");
+	harness_settle(conn);
+	ck_assert_msg(lc_screenshot(harness, vitrail, &view, "1-old", bad,
+		sizeof(bad)) == 'A', "buffer A is not shown whole: %s", bad);
+
+	// 2. B, then C over B's copy in progress
+	probe_reset(&probe);
+	child_show(&app, child, b.wl_buffer);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(!b.released, "vitrail released the large buffer B "
+		"within a roundtrip of its commit: it cannot have copied it");
+	wl_surface_attach(child, c.wl_buffer, 0, 0);
+	wl_surface_damage_buffer(child, LC_DAMAGE_X, LC_DAMAGE_Y, LC_DAMAGE_W,
+		LC_DAMAGE_H);
+	wl_surface_commit(child);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	// (a screenshot takes long enough for the copy to end meanwhile:
+	// both are fine, a mix is not)
+	char seen = lc_screenshot(harness, vitrail, &view, "2-during", bad,
+		sizeof(bad));
+	ck_assert_msg(seen != 0, "a partly copied image was shown: %s", bad);
+	probe_reset(&probe);
+	lc_wait(&probe, &app, &b.released, "the release of the superseded B");
+	lc_wait(&probe, &app, &c.released, "the release of buffer C");
+	probe_pump(&probe, 100);
+	probe_check(&probe, "copying buffer C");
+
+	// 3. C whole: B's pixels but for C's damage
+	harness_settle(conn);
+	ck_assert_msg(lc_screenshot(harness, vitrail, &view, "3-new", bad,
+		sizeof(bad)) == 'C', "buffer C is not shown whole: %s", bad);
+
+	// 4. texels never shown before come into sight
+	wl_subsurface_set_position(sub, LC_OFFSET + LC_MOVE_X,
+		LC_OFFSET + LC_MOVE_Y);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_settle(conn);
+	view.ox += LC_MOVE_X;
+	view.oy += LC_MOVE_Y;
+	view.x1 = view.ox + LC_SIZE < 640 ? view.ox + LC_SIZE : 640;
+	view.y1 = view.oy + LC_SIZE < 480 ? view.oy + LC_SIZE : 480;
+	ck_assert_msg(lc_screenshot(harness, vitrail, &view, "4-moved", bad,
+		sizeof(bad)) == 'C', "buffer C is not shown whole once moved: %s",
+		bad);
+
+	// the window gone: vitrail alive, its memory back
+	wl_subsurface_destroy(sub);
+	wl_surface_destroy(child);
+	wl_buffer_destroy(a.wl_buffer);
+	wl_buffer_destroy(b.wl_buffer);
+	wl_buffer_destroy(c.wl_buffer);
+	sc_app_finish(&app);
+	harness_assert_alive(vitrail->proc);
+	harness_wait_for_window_count(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_settle(conn);
+	probe_pump(&probe, 1000);
+	long rss_after = rss_kib(vitrail->proc->pid);
+	printf("shm_large_content: vitrail VmRSS %ld KiB before, %ld KiB after "
+		"(%+.1f%%)\n", rss_before, rss_after,
+		100.0 * (double)(rss_after - rss_before) / (double)rss_before);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	ck_assert_msg((double)rss_after <= (double)rss_before * (1.0 + RSS_SLACK),
+		"vitrail's VmRSS grew from %ld KiB to %ld KiB (more than %.0f%%) "
+		"and stayed there after the window was gone", rss_before,
+		rss_after, RSS_SLACK * 100);
+#endif
+	probe_finish(&probe);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
 
 /* ---- soak --------------------------------------------------------------- */
 
@@ -1138,6 +1543,10 @@ static Suite *hostile_suite(void) {
 		{ "shm_format", test_hostile_shm_format },
 		{ "shm_huge", test_hostile_shm_huge },
 		{ "shm_large", test_hostile_shm_large },
+		{ "shm_large_disconnect", test_hostile_shm_large_disconnect },
+		{ "shm_large_truncated", test_hostile_shm_large_truncated },
+		{ "shm_large_destroyed", test_hostile_shm_large_destroyed },
+		{ "shm_large_content", test_hostile_shm_large_content },
 		{ "subsurfaces_wide", test_hostile_subsurfaces_wide },
 		{ "subsurfaces_deep", test_hostile_subsurfaces_deep },
 		{ "flood_damage", test_hostile_flood_damage },

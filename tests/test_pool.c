@@ -566,11 +566,11 @@ static void ask_image(struct vr_exec_ctx *ctx, int i, void *data)
 	struct image_round *round = data;
 	/* half the threads ask linear first */
 	if (i % 2 == 0) {
-		round->nearest[i] = vr_exec_image(ctx, round->image, false);
-		round->linear[i] = vr_exec_image(ctx, round->image, true);
+		round->nearest[i] = vr_exec_image(ctx, round->image, false, NULL);
+		round->linear[i] = vr_exec_image(ctx, round->image, true, NULL);
 	} else {
-		round->linear[i] = vr_exec_image(ctx, round->image, true);
-		round->nearest[i] = vr_exec_image(ctx, round->image, false);
+		round->linear[i] = vr_exec_image(ctx, round->image, true, NULL);
+		round->nearest[i] = vr_exec_image(ctx, round->image, false, NULL);
 	}
 }
 

@@ -84,10 +84,10 @@ static struct vr_image *pattern_image(int32_t w, int32_t h,
 	return image;
 }
 
-/* A smooth image: bilinear filtering of it is well conditioned. */
-static struct vr_image *smooth_image(int32_t w, int32_t h)
+/* Smooth pixels: bilinear filtering of them is well conditioned. */
+static void write_smooth(struct vr_image *image)
 {
-	struct vr_image *image = vr_image_create(w, h, VR_FORMAT_ARGB8888);
+	int32_t w = vr_image_width(image), h = vr_image_height(image);
 	uint32_t *data = malloc((size_t)w * (size_t)h * 4);
 	for (int32_t y = 0; y < h; y++) {
 		for (int32_t x = 0; x < w; x++) {
@@ -100,6 +100,13 @@ static struct vr_image *smooth_image(int32_t w, int32_t h)
 	}
 	vr_image_write(image, data, w * 4, NULL);
 	free(data);
+}
+
+/* A smooth image: bilinear filtering of it is well conditioned. */
+static struct vr_image *smooth_image(int32_t w, int32_t h)
+{
+	struct vr_image *image = vr_image_create(w, h, VR_FORMAT_ARGB8888);
+	write_smooth(image);
 	return image;
 }
 
@@ -567,6 +574,105 @@ START_TEST(test_render_image_partial_update)
 }
 END_TEST
 
+/* A pixel per texel that tells texels apart (hashed coordinates), opaque,
+ * with `salt` for a second version of the pixels. */
+static uint32_t hashed_pixel(int32_t x, int32_t y, uint32_t salt)
+{
+	uint32_t h = (uint32_t)x * 0x9e3779b1u ^ (uint32_t)y * 0x85ebca77u ^
+		salt * 0xc2b2ae3du;
+	h ^= h >> 15;
+	return 0xff000000u | (h & 0x00ffffffu);
+}
+
+/* The texels of `box` (all: NULL) of image written as hashed_pixel. */
+static void write_hashed(struct vr_image *image, const struct vr_box *box,
+		uint32_t salt)
+{
+	int32_t w = vr_image_width(image), h = vr_image_height(image);
+	struct vr_box all = { 0, 0, w, h };
+	box = box != NULL ? box : &all;
+	uint32_t *data = malloc((size_t)box->width * (size_t)box->height * 4);
+	ck_assert_ptr_nonnull(data);
+	for (int32_t y = 0; y < box->height; y++) {
+		for (int32_t x = 0; x < box->width; x++) {
+			data[(size_t)y * box->width + x] =
+				hashed_pixel(box->x + x, box->y + y, salt);
+		}
+	}
+	ck_assert(vr_image_write_box(image, data, box->width * 4, box));
+	free(data);
+}
+
+/* Render the tree into target (all of it) and compare with the
+ * reference. */
+static void render_check(const char *name, struct vr_target *target,
+		int tolerance)
+{
+	int32_t w = vr_target_width(target), h = vr_target_height(target);
+	vr_tree_update(tree, NULL);
+	struct vr_render_job job = { .target = target };
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	uint32_t *actual = read_target(target);
+	uint32_t *expected = reference(w, h, &job.view, job.clear);
+	compare(name, actual, expected, w, h, tolerance);
+	free(actual);
+	free(expected);
+}
+
+/*
+ * An image of more than 2048x2048 texels is uploaded only where frames
+ * sample it (resources.c, LARGE_TEXELS): every frame must still show
+ * exactly the reference wherever the image moves, whatever was written
+ * while it was out of sight, scaled down whole, rotated.
+ */
+START_TEST(test_render_large_image_visible)
+{
+	const int32_t S = 2304, W = 320, H = 240;
+	struct vr_image *image = vr_image_create(S, S, VR_FORMAT_ARGB8888);
+	ck_assert_ptr_nonnull(image);
+	write_hashed(image, NULL, 1);
+	struct vr_node *n = image_node(root, -1000, -900, image, NULL, S, S,
+		VR_TRANSFORM_NORMAL);
+	struct vr_target *target = vr_target_create(renderer, W, H);
+	render_check("large_image_first", target, PIXEL_EXACT);
+
+	/* texels never shown before come into sight */
+	vr_node_set_position(n, -1500, -1200);
+	render_check("large_image_moved", target, PIXEL_EXACT);
+
+	/* written out of sight (its rows too: the old texels are pending
+	 * only there), then shown */
+	write_hashed(image, &(struct vr_box){ 100, 100, 200, 150 }, 2);
+	write_hashed(image, &(struct vr_box){ 0, 1300, S, 16 }, 3);
+	render_check("large_image_written_hidden", target, PIXEL_EXACT);
+	vr_node_set_position(n, -50, -60);
+	render_check("large_image_written_shown", target, PIXEL_EXACT);
+	vr_node_set_position(n, -1400, -1250);
+	render_check("large_image_rows_shown", target, PIXEL_EXACT);
+
+	/* written where it shows, with partial damage */
+	write_hashed(image, &(struct vr_box){ 1450, 1300, 40, 30 }, 4);
+	vr_node_damage_content(n, NULL);
+	render_check("large_image_written_visible", target, PIXEL_EXACT);
+
+	/* new smooth pixels everywhere, the whole image scaled into the
+	 * target (every texel may be sampled), then rotated */
+	write_smooth(image);
+	vr_node_set_position(n, 0, 0);
+	vr_node_set_image(n, image, NULL, W, H, VR_TRANSFORM_NORMAL);
+	render_check("large_image_scaled", target, BILINEAR);
+	vr_node_set_position(n, -600, -700);
+	vr_node_set_image(n, image, &(struct vr_rectf){ 10, 20, 1800, 2000 },
+		1800, 2000, VR_TRANSFORM_90);
+	render_check("large_image_rotated", target, PIXEL_EXACT);
+
+	vr_target_destroy(target);
+	vr_image_unref(image);
+	assert_no_errors();
+}
+END_TEST
+
 START_TEST(test_render_image_lifetime)
 {
 	/* an image dropped after drawing, a target and an image outliving
@@ -968,7 +1074,8 @@ static Suite *render_suite(void)
 		{ "images", { test_render_xrgb_argb, test_render_buffer_transforms,
 			test_render_scaled_bilinear, test_render_rotated,
 			test_render_image_partial_update,
-			test_render_image_lifetime } },
+			test_render_image_lifetime,
+			test_render_large_image_visible } },
 		{ "damage", { test_render_partial_damage,
 			test_render_two_targets } },
 		{ "timing", { test_render_timing_1080p } },

@@ -110,6 +110,16 @@ void vr_image_unref(struct vr_image *image); /* accepts NULL */
  * nothing written). */
 bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
 	const pixman_region32_t *region);
+/* The same for the pixels of box (image pixels, clipped to the image)
+ * from data that holds only those: box's top-left pixel first, rows stride
+ * bytes apart (at least box->width * 4). A caller filling an image in
+ * bands (a band of rows converted on the side) writes each with this. */
+bool vr_image_write_box(struct vr_image *image, const void *data,
+	int32_t stride, const struct vr_box *box);
+/* True while a submitted frame's CPU stage may still read the pixels
+ * (vr_render_submit): a vr_image_write now first copies the whole image
+ * (copy-on-write). A caller with time to spare writes later instead. */
+bool vr_image_in_use(const struct vr_image *image);
 int32_t vr_image_width(const struct vr_image *image);
 int32_t vr_image_height(const struct vr_image *image);
 enum vr_format vr_image_format(const struct vr_image *image);
