@@ -121,7 +121,6 @@ struct scroll_region {
 	struct vt_scroll_render_time render_time;
 
 	uint64_t frames; // frames applied
-	uint64_t overflow_frames; // output frames that clamped the window
 
 	struct wl_listener surface_commit;
 	struct wl_listener surface_destroy;
@@ -875,7 +874,6 @@ void vt_scroll_sample(struct vt_server *server, struct vt_output *output,
 		clamp_position(region);
 		if (region->frame.kind != FRAME_NONE) {
 			if (region_show(region) != 0) {
-				region->overflow_frames++;
 				manager->overflow_frames++;
 			}
 			if (!region->sent_known || region->sent[0] != region->shown[0] ||

@@ -75,9 +75,7 @@ struct list {
 	struct sc_buffer *window[2]; // --rerender: the window's buffers
 	bool window_busy[2];
 
-	/* the frame shown (rerender: the position drawn) */
-	int32_t frame_y;
-	uint64_t frames;
+	uint64_t frames; // rendered
 
 	/* --rerender: scrolling itself */
 	double pos;
@@ -401,7 +399,6 @@ static void render_frame(struct list *list, int32_t y, int32_t height) {
 			list->width, height, 0, y, list->width, list->content_h);
 	}
 	wl_surface_commit(app->surface);
-	list->frame_y = y;
 	print_frame(list, y, height);
 }
 
@@ -480,7 +477,6 @@ static void rerender(struct list *list) {
 	}
 	schedule(list);
 	wl_surface_commit(app->surface);
-	list->frame_y = y;
 	print_frame(list, y, list->region_h);
 	printf("position %d %llu\n", y, (unsigned long long)now_ns());
 	fflush(stdout);
