@@ -269,7 +269,9 @@ static void frame_release(struct scroll_region *region, struct frame *f,
 		vr_image_unref(f->image);
 	} else if (f->kind == FRAME_NODE) {
 		wl_list_remove(&listener->link);
-		if (node_alive) {
+		/* only the current frame's node was moved (a pending one may
+		 * be the same node, still the current frame's) */
+		if (node_alive && f == &region->frame) {
 			vt_scene_node_set_scroll(f->node, 0.0f, 0.0f);
 		}
 	}
