@@ -14,6 +14,8 @@ void vt_config_defaults(struct vt_config *config) {
 		.repeat_rate = 25,
 		.repeat_delay = 600,
 		.tearing_box = VT_TEARING_BOX_DEFAULT,
+		.scroll_extend = VT_SCROLL_EXTEND_DEFAULT,
+		.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT,
 	};
 }
 
@@ -114,6 +116,17 @@ static bool parse_int(const char *s, int min, int max, int *out) {
 	return true;
 }
 
+/* A decimal number in (min, max]. */
+static bool parse_double(const char *s, double min, double max, double *out) {
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || end == s || !(v > min) || !(v <= max)) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
 
 /* One line of the grammar "key value" (see vitrail(5)). Returns NULL or
  * the reason the line is bad. */
@@ -144,6 +157,12 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 	} else if (strcmp(key, "tearing_box") == 0) {
 		return parse_int(value, 1, 4096, &c->tearing_box) ? NULL :
 			"expected an integer from 1 to 4096";
+	} else if (strcmp(key, "scroll_extend") == 0) {
+		return parse_double(value, 1.0, 2.5, &c->scroll_extend) ? NULL :
+			"expected a number over 1 and at most 2.5";
+	} else if (strcmp(key, "scroll_fling") == 0) {
+		return parse_int(value, 50, 5000, &c->scroll_fling_ms) ? NULL :
+			"expected milliseconds from 50 to 5000";
 	}
 
 	static const struct {
@@ -224,6 +243,8 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	/* the rules are the file's, not added to the last file's */
 	next.path_rules_len = 0;
 	next.tearing_box = VT_TEARING_BOX_DEFAULT;
+	next.scroll_extend = VT_SCROLL_EXTEND_DEFAULT;
+	next.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT;
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0;

@@ -14,6 +14,10 @@ enum vt_mode {
 /* path rules (vitrail(5)) */
 #define VT_CONFIG_PATH_RULES 32
 #define VT_TEARING_BOX_DEFAULT 200
+/* scroll regions (vitrail(5)): the extended frame's factor N, and the
+ * fling's time constant */
+#define VT_SCROLL_EXTEND_DEFAULT 2.0
+#define VT_SCROLL_FLING_MS_DEFAULT 350
 
 enum vt_config_path {
 	VT_CONFIG_PATH_VSYNC,
@@ -44,6 +48,8 @@ struct vt_config {
 	struct vt_config_path_rule path_rules[VT_CONFIG_PATH_RULES];
 	int path_rules_len;
 	int tearing_box; /* PAR's box around the pointer, pixels */
+	double scroll_extend; /* N of extended frames, (1, 2.5] */
+	int scroll_fling_ms; /* the fling's velocity decays as exp(-t/this) */
 };
 
 /* The rule for app_id, NULL when none (the last matching line wins). */

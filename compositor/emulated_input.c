@@ -75,6 +75,21 @@ void vt_emulated_pointer_button(struct wlr_input_device *device,
 	wl_signal_emit(&device->pointer->events.frame, device->pointer);
 }
 
+void vt_emulated_pointer_axis(struct wlr_input_device *device,
+		enum wlr_axis_orientation orientation, double value, int32_t discrete,
+		enum wlr_axis_source source) {
+	struct wlr_event_pointer_axis event = {
+		.device = device,
+		.time_msec = now_msec(),
+		.source = source,
+		.orientation = orientation,
+		.delta = value,
+		.delta_discrete = discrete,
+	};
+	wl_signal_emit(&device->pointer->events.axis, &event);
+	wl_signal_emit(&device->pointer->events.frame, device->pointer);
+}
+
 bool vt_emulated_touch_down(struct vt_server *server,
 		struct wlr_input_device *device, int32_t id, double lx, double ly) {
 	struct wlr_event_touch_down event = {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wlr/types/wlr_input_device.h>
+#include <wlr/types/wlr_pointer.h>
 
 struct vt_server;
 
@@ -27,6 +28,10 @@ void vt_emulated_pointer_move_by(struct wlr_input_device *device,
 	double dx, double dy);
 void vt_emulated_pointer_button(struct wlr_input_device *device,
 	uint32_t button, bool pressed);
+/* An axis event (value 0 from the finger source: the axis stop). */
+void vt_emulated_pointer_axis(struct wlr_input_device *device,
+	enum wlr_axis_orientation orientation, double value, int32_t discrete,
+	enum wlr_axis_source source);
 
 /* Touch events, each followed by a frame; positions in layout
  * coordinates. */

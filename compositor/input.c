@@ -30,6 +30,7 @@
 #include <wlr/util/log.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "scroll.h"
 #include "server.h"
 
 static const char *empty_to_null(const char *s) {
@@ -439,6 +440,10 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_pointer_axis *event = data;
+	/* over a scroll region: vitrail scrolls it (scroll.c) */
+	if (vt_scroll_pointer_axis(server, event)) {
+		return;
+	}
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
 		event->orientation, event->delta, event->delta_discrete,
 		event->source);
@@ -504,6 +509,10 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 		return;
 	}
 	vt_view_focus(view, view->xdg_surface->surface);
+	/* down in a scroll region: the finger drags it (scroll.c) */
+	if (vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
+		return;
+	}
 	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
 		event->touch_id, sx, sy);
 	vt_surface_note_input(surface, received_ns);
@@ -521,6 +530,9 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_touch_up *event = data;
+	if (vt_scroll_touch_up(server, event->touch_id)) {
+		return;
+	}
 	struct wlr_touch_point *point =
 		wlr_seat_touch_get_point(server->seat, event->touch_id);
 	if (point != NULL) {
@@ -535,14 +547,17 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_touch_motion *event = data;
+	double lx, ly;
+	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
+		event->x, event->y, &lx, &ly);
+	if (vt_scroll_touch_motion(server, event->touch_id, lx, ly)) {
+		return;
+	}
 	struct wlr_touch_point *point =
 		wlr_seat_touch_get_point(server->seat, event->touch_id);
 	if (point == NULL) {
 		return;
 	}
-	double lx, ly;
-	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
-		event->x, event->y, &lx, &ly);
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	vt_view_at(server, lx, ly, &surface, &sx, &sy);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 
+#include "scroll.h"
 #include "server.h"
 
 #ifndef VITRAIL_VERSION
@@ -403,8 +404,10 @@ static void write_exit_reports(struct vt_server *server) {
 		(vt_now_ns() - server->start_ns) / 1e9,
 		vt_server_renderer_name(server), mode);
 	vt_outputs_print_stats(server, stdout, "  ");
+	vt_scroll_print_stats(server, stdout, "  ");
 	if (stats != NULL) {
 		vt_outputs_print_stats(server, stats, "");
+		vt_scroll_print_stats(server, stats, "");
 		fclose(stats);
 	}
 	if (opts->screenshot_dir != NULL) {

@@ -49,6 +49,7 @@
 #include <wlr/util/log.h>
 
 #include "scene.h"
+#include "scroll.h"
 #include "server.h"
 
 /* Output buffers per output: enough for the frames a pacer may hold
@@ -107,6 +108,7 @@ struct output_frame {
 	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
 	char scene_samples[VT_SCENE_SAMPLES_LEN];
+	char scroll_samples[VT_SCROLL_SAMPLES_LEN];
 };
 
 struct vt_output {
@@ -255,7 +257,8 @@ static void output_update_predictable(struct vt_output *output,
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
 	uint64_t horizon;
 	bool queued = vt_frame_timing_queue_state(server, &horizon);
-	bool predictable = (vt_scene_animating(server) || queued) &&
+	bool predictable = (vt_scene_animating(server) || queued ||
+			vt_scroll_flinging(server)) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
@@ -845,17 +848,22 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	bool tear = output->tearing;
 	bool queued = false;
 	char samples[VT_SCENE_SAMPLES_LEN] = "";
+	char scroll_samples[VT_SCROLL_SAMPLES_LEN] = "";
 	if (!tear) {
 		queued = vt_frame_timing_latch(server, output, display_ns,
 			output->period_ns);
 		vt_scene_sample(server, display_ns, samples, sizeof(samples));
+		/* scroll regions on this output: their windows at display_ns
+		 * (a fling is a function of it) */
+		vt_scroll_sample(server, output, display_ns, output->period_ns,
+			scroll_samples, sizeof(scroll_samples));
 	}
 	vt_server_update(server);
 	uint32_t nodes_updated = server->nodes_updated;
 	uint32_t lists_recorded = server->lists_recorded;
 	server->nodes_updated = 0;
 	server->lists_recorded = 0;
-	if (vt_scene_animating(server) || queued) {
+	if (vt_scene_animating(server) || queued || vt_scroll_flinging(server)) {
 		/* Animated outputs keep rendering: every frame samples them
 		 * (and latches queued commits). */
 		output_request(output, VT_PACER_RENDER);
@@ -889,6 +897,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	wl_list_init(&frame->timing_feedbacks);
 	wl_list_insert(output->frames.prev, &frame->link);
 	memcpy(frame->scene_samples, samples, sizeof(samples));
+	memcpy(frame->scroll_samples, scroll_samples, sizeof(scroll_samples));
 	int in_flight = wl_list_length(&output->frames);
 	frame->record = (struct vt_frame_record){
 		.output = output->wlr_output->name,
@@ -901,6 +910,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		.nodes_updated = nodes_updated,
 		.lists_recorded = lists_recorded,
 		.scene_samples = frame->scene_samples,
+		.scroll_samples = frame->scroll_samples,
 	};
 
 	uint32_t slow_us = vt_test_take_frame_cost_us(server);
@@ -1381,6 +1391,12 @@ static void frame_presented(struct output_frame *frame,
 	}
 	frame->record.presented_ns = event->presented ? presented_ns : 0;
 	frame->record.dropped = late;
+	if (event->presented && frame->buffer != NULL) {
+		vt_test_frame_presented(output->server, output, frame->record.seq,
+			frame->buffer->data, frame->buffer->stride,
+			frame->buffer->wlr_buffer->width,
+			frame->buffer->wlr_buffer->height);
+	}
 	stats_add(output, frame->record.main_thread_ns);
 	if (late) {
 		output->stats.dropped++;

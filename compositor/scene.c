@@ -14,9 +14,11 @@
  * Display lists are chunks of the decoded command stream (one chunk per
  * append, immutable, reference counted); a node's set_display_list takes a
  * snapshot of the list's chunks. Only nodes whose snapshot changed are
- * recorded into a vr_display_list through the canvas API, plus, when
- * rounded clips are involved, the descendants whose clip geometry moved
- * (the canvas clips each list to its rounded ancestors' clips).
+ * recorded into a vr_display_list through the canvas API, once per
+ * snapshot, however many nodes draw it. Clips, rounded ones included, are
+ * the vr_nodes' (vr_node_set_clip_rounded): the renderer applies them at
+ * render time, so moving a node under a rounded clip (an animation, a
+ * scroll) records nothing.
  *
  * Animations run in the compositor: vt_scene_sample() evaluates them at
  * the display time of the frame output.c is preparing, right before the
@@ -196,7 +198,7 @@ struct node_props {
 
 struct scene;
 
-struct scene_node {
+struct vt_scene_node {
 	struct wl_resource *resource;
 	struct scene *scene;
 	struct vr_node *vr;
@@ -205,19 +207,20 @@ struct scene_node {
 	uint32_t changes; // enum node_change, pending
 	struct node_props pending, current; // current: what is displayed
 	struct vr_mat transform; // current relative transform
-	struct scene_node *pending_parent, *parent;
-	struct wl_array pending_children, children; // struct scene_node *
+	struct vt_scene_node *pending_parent, *parent;
+	struct wl_array pending_children, children; // struct vt_scene_node *
 	struct snapshot *pending_list, *list;
 	struct wl_list pending_animations; // scene_animation::link
 	struct scene_animation *running[PROP_COUNT];
 	uint32_t stamp, ancestor_stamp; // set_children's checks
 	bool record; // the display list must be recorded again
-	bool recorded_rounded; // the last recording applied rounded clips
-	/* A recording of its own, clipped to its rounded ancestors' clips
-	 * (otherwise the node draws list->recorded). */
-	struct vr_display_list *own;
-	uint64_t own_bytes; // charged to scene->quota->recorded_bytes
 	uint64_t drawn; // commands it draws, charged to drawn_commands
+	/* scroll.c: the compositor's scroll of this node (vitrail_scroll_v1),
+	 * subtracted after its own transform */
+	float scroll[2];
+	struct {
+		struct wl_signal destroy; // struct vt_scene_node *
+	} events;
 };
 
 struct scene {
@@ -226,7 +229,7 @@ struct scene {
 	struct client_quota *quota;
 	struct wlr_surface *surface;
 	struct vr_node *anchor; // in the surface's container
-	struct scene_node *root, *pending_root;
+	struct vt_scene_node *root, *pending_root;
 	bool root_changed;
 	struct wl_list nodes; // scene_node::link
 	struct wl_list pending; // scene_node::pending_link
@@ -238,7 +241,7 @@ struct scene_animation {
 	struct wl_resource *resource;
 	struct vt_scene_manager *manager;
 	struct client_quota *quota;
-	struct scene_node *node; // NULL once ended
+	struct vt_scene_node *node; // NULL once ended
 	struct wl_list link; // scene_node::pending_animations or
 			     // vt_scene_manager::animations
 	bool running, started;
@@ -278,7 +281,7 @@ static struct scene *scene_from_resource(struct wl_resource *resource) {
 }
 
 /* NULL when inert (its scene is gone). */
-static struct scene_node *node_from_resource(struct wl_resource *resource) {
+static struct vt_scene_node *node_from_resource(struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
 		&vitrail_scene_node_v1_interface, &node_impl));
 	return wl_resource_get_user_data(resource);
@@ -741,69 +744,9 @@ static void replay(struct vr_canvas *canvas, const struct vt_dl_cmd *cmd) {
 	}
 }
 
-static bool rounded_clip(const struct scene_node *node) {
-	return node->current.has_clip && node->current.clip[4] > 0.0f;
-}
-
-static bool has_rounded_ancestor(const struct scene_node *node) {
-	for (const struct scene_node *a = node->parent; a != NULL; a = a->parent) {
-		if (rounded_clip(a)) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool mat_invert(struct vr_mat *out, const struct vr_mat *m) {
-	double det = (double)m->a * m->d - (double)m->b * m->c;
-	if (fabs(det) < 1e-12) {
-		return false;
-	}
-	double a = m->d / det, b = -m->b / det, c = -m->c / det, d = m->a / det;
-	*out = (struct vr_mat){
-		.a = (float)a,
-		.b = (float)b,
-		.c = (float)c,
-		.d = (float)d,
-		.tx = (float)(-(a * m->tx + c * m->ty)),
-		.ty = (float)(-(b * m->tx + d * m->ty)),
-	};
-	return true;
-}
-
-/* Clip the canvas (identity matrix) to the rounded clip of an ancestor,
- * given the matrix from its coordinates to the canvas's. */
-static void clip_to_ancestor(struct vr_canvas *canvas,
-		const struct scene_node *ancestor, const struct vr_mat *to_local) {
-	const float *c = ancestor->current.clip;
-	struct vr_rectf rect = { c[0], c[1], c[2], c[3] };
-	float r = c[4];
-	if (to_local->b == 0.0f && to_local->c == 0.0f) {
-		/* Axis-aligned: map exactly, the matrix stays the identity. */
-		float x0 = to_local->a * rect.x + to_local->tx;
-		float x1 = to_local->a * (rect.x + rect.width) + to_local->tx;
-		float y0 = to_local->d * rect.y + to_local->ty;
-		float y1 = to_local->d * (rect.y + rect.height) + to_local->ty;
-		float s = sqrtf(fabsf(to_local->a * to_local->d));
-		struct vr_rectf mapped = {
-			fminf(x0, x1), fminf(y0, y1), fabsf(x1 - x0), fabsf(y1 - y0),
-		};
-		vr_canvas_clip_rrect(canvas, mapped,
-			(struct vr_radii){ r * s, r * s, r * s, r * s });
-		return;
-	}
-	struct vr_mat back;
-	if (!mat_invert(&back, to_local)) {
-		return;
-	}
-	vr_canvas_concat(canvas, to_local);
-	vr_canvas_clip_rrect(canvas, rect, (struct vr_radii){ r, r, r, r });
-	vr_canvas_concat(canvas, &back);
-}
-
 /* The node draws count commands from now on; false (error posted on
  * the scene) when the client's nodes would draw more than the quota. */
-static bool charge_drawn(struct scene_node *node, uint64_t count) {
+static bool charge_drawn(struct vt_scene_node *node, uint64_t count) {
 	struct client_quota *quota = node->scene->quota;
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_DRAWN_COMMANDS;
 	uint64_t total = quota->drawn_commands - node->drawn + count;
@@ -820,16 +763,9 @@ static bool charge_drawn(struct scene_node *node, uint64_t count) {
 	return true;
 }
 
-static void node_drop_own(struct scene_node *node) {
-	vr_display_list_unref(node->own);
-	node->own = NULL;
-	node->scene->quota->recorded_bytes -= node->own_bytes;
-	node->own_bytes = 0;
-}
-
 /* Charge a new recording of bytes to the client; false (error posted on
  * the scene, the recording to be dropped) beyond its quota. */
-static bool charge_recording(struct scene_node *node, uint64_t bytes) {
+static bool charge_recording(struct vt_scene_node *node, uint64_t bytes) {
 	struct client_quota *quota = node->scene->quota;
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_RECORDED_BYTES;
 	if (quota->recorded_bytes + bytes > max) {
@@ -845,10 +781,9 @@ static bool charge_recording(struct scene_node *node, uint64_t bytes) {
 	return true;
 }
 
-/* Record the node's display list, clipped to its rounded clip and to
- * those of its ancestors. Without rounded clips in the way the recording
- * is the snapshot's, made once for every node that draws it. */
-static void node_record(struct scene_node *node) {
+/* The node's display list: its snapshot's recording, made by the first
+ * node that draws it and shared by every other one. */
+static void node_record(struct vt_scene_node *node) {
 	node->record = false;
 	size_t count = 0;
 	struct snapshot *snapshot = node->list;
@@ -858,30 +793,10 @@ static void node_record(struct scene_node *node) {
 	if (count == 0 || !charge_drawn(node, count)) {
 		charge_drawn(node, 0);
 		vr_node_clear_content(node->vr);
-		node_drop_own(node);
-		node->recorded_rounded = false;
 		return;
 	}
-	/* The canvas keeps one rounded clip exact and reduces the ones
-	 * before it to their rectangles: clip outermost first, so that the
-	 * nearest rounded clip is the exact one. */
-	const struct scene_node *chain[DEPTH_MAX];
-	struct vr_mat to_chain[DEPTH_MAX]; // node-local -> chain[i]-local
-	size_t n = 0;
-	bool rounded = false;
-	struct vr_mat to_ancestor;
-	vr_mat_identity(&to_ancestor);
-	for (const struct scene_node *a = node; a != NULL && n < DEPTH_MAX;
-			a = a->parent) {
-		chain[n] = a;
-		to_chain[n++] = to_ancestor;
-		vr_mat_multiply(&to_ancestor, &a->transform, &to_ancestor);
-		rounded |= rounded_clip(a);
-	}
-	if (!rounded && snapshot->recorded != NULL) {
+	if (snapshot->recorded != NULL) {
 		vr_node_set_display_list(node->vr, snapshot->recorded);
-		node_drop_own(node);
-		node->recorded_rounded = false;
 		return;
 	}
 	struct vr_canvas *canvas = vr_canvas_begin();
@@ -889,15 +804,6 @@ static void node_record(struct scene_node *node) {
 		wlr_log(WLR_ERROR, "cannot record a display list: out of memory");
 		return;
 	}
-	rounded = false;
-	while (n-- > 0) {
-		struct vr_mat to_local;
-		if (rounded_clip(chain[n]) && mat_invert(&to_local, &to_chain[n])) {
-			clip_to_ancestor(canvas, chain[n], &to_local);
-			rounded = true;
-		}
-	}
-	vr_canvas_save(canvas);
 	for (size_t i = 0; i < snapshot->nchunks; i++) {
 		const struct chunk *chunk = snapshot->chunks[i];
 		for (size_t k = 0; k < chunk->ncmds; k++) {
@@ -911,58 +817,25 @@ static void node_record(struct scene_node *node) {
 	}
 	node->scene->manager->server->lists_recorded++;
 	uint64_t bytes = vr_display_list_bytes(list);
-	node_drop_own(node);
 	if (!charge_recording(node, bytes)) {
 		vr_display_list_unref(list);
 		vr_node_clear_content(node->vr);
-		node->recorded_rounded = false;
 		return;
 	}
-	if (rounded) {
-		node->own = list;
-		node->own_bytes = bytes;
-	} else {
-		snapshot->recorded = list;
-		snapshot->recorded_bytes = bytes;
+	snapshot->recorded = list;
+	snapshot->recorded_bytes = bytes;
+	/* glyphs and shadow scratch now, not in the first frame drawing it:
+	 * at the scale it is drawn with in the scene */
+	struct vr_mat to_scene;
+	vr_mat_identity(&to_scene);
+	for (const struct vt_scene_node *a = node; a != NULL; a = a->parent) {
+		vr_mat_multiply(&to_scene, &a->transform, &to_scene);
 	}
-	/* glyphs and shadow scratch now, not in the first frame drawing it */
 	struct vr_renderer *renderer = node->scene->manager->server->renderer;
 	if (renderer != NULL) {
-		vr_renderer_warm_display_list(renderer, list, &to_ancestor);
+		vr_renderer_warm_display_list(renderer, list, &to_scene);
 	}
 	vr_node_set_display_list(node->vr, list);
-	node->recorded_rounded = rounded;
-}
-
-static void mark_subtree_record(struct scene_node *node) {
-	node->record = true;
-	struct scene_node **child;
-	wl_array_for_each(child, &node->children) {
-		mark_subtree_record(*child);
-	}
-}
-
-static bool subtree_recorded_rounded(const struct scene_node *node) {
-	if (node->recorded_rounded) {
-		return true;
-	}
-	struct scene_node **child;
-	wl_array_for_each(child, &node->children) {
-		if (subtree_recorded_rounded(*child)) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static void record_marked(struct scene_node *node) {
-	if (node->record) {
-		node_record(node);
-	}
-	struct scene_node **child;
-	wl_array_for_each(child, &node->children) {
-		record_marked(*child);
-	}
 }
 
 /* ---- node state --------------------------------------------------------- */
@@ -975,8 +848,9 @@ static void props_init(struct node_props *props) {
 	vr_mat_identity(&props->matrix);
 }
 
-/* M = T(translation + anchor) * R(rotation) * S(scale) * T(-anchor) * matrix */
-static void node_apply_transform(struct scene_node *node) {
+/* M = T(translation + anchor) * R(rotation) * S(scale) * T(-anchor) * matrix,
+ * then T(-scroll) when a scroll region moves the node (scroll.c). */
+static void node_apply_transform(struct vt_scene_node *node) {
 	const struct node_props *p = &node->current;
 	double rad = p->rotation * PI / 180.0;
 	double cs = cos(rad), sn = sin(rad);
@@ -991,17 +865,19 @@ static void node_apply_transform(struct scene_node *node) {
 	rs.ty = -(rs.b * p->anchor[0] + rs.d * p->anchor[1]) + p->anchor[1] +
 		p->translation[1];
 	vr_mat_multiply(&node->transform, &rs, &p->matrix);
+	node->transform.tx -= node->scroll[0];
+	node->transform.ty -= node->scroll[1];
 	vr_node_set_transform(node->vr, &node->transform);
 }
 
-static void node_apply_clip(struct scene_node *node) {
+static void node_apply_clip(struct vt_scene_node *node) {
 	const struct node_props *p = &node->current;
 	if (!p->has_clip) {
 		vr_node_set_clip(node->vr, NULL);
 		return;
 	}
 	struct vr_rectf clip = { p->clip[0], p->clip[1], p->clip[2], p->clip[3] };
-	vr_node_set_clip(node->vr, &clip);
+	vr_node_set_clip_rounded(node->vr, &clip, p->clip[4]);
 }
 
 static float *prop_values(struct node_props *props, enum prop prop) {
@@ -1017,21 +893,15 @@ static float *prop_values(struct node_props *props, enum prop prop) {
 }
 
 /* Display values of an animated property: write them through. */
-static void node_show_property(struct scene_node *node, enum prop prop,
+static void node_show_property(struct vt_scene_node *node, enum prop prop,
 		const float *values) {
 	float *v = prop_values(&node->current, prop);
-	bool was_rounded = rounded_clip(node);
 	memcpy(v, values, (size_t)prop_counts[prop] * sizeof(*v));
 	switch (prop) {
 	case PROP_TRANSLATION:
 	case PROP_SCALE:
 	case PROP_ROTATION:
 		node_apply_transform(node);
-		/* The chain to a rounded ancestor's clip moved. */
-		if (has_rounded_ancestor(node)) {
-			mark_subtree_record(node);
-			record_marked(node);
-		}
 		break;
 	case PROP_OPACITY:
 		v[0] = fminf(fmaxf(v[0], 0.0f), 1.0f);
@@ -1042,10 +912,6 @@ static void node_show_property(struct scene_node *node, enum prop prop,
 			v[i] = fmaxf(v[i], 0.0f);
 		}
 		node_apply_clip(node);
-		if (was_rounded || rounded_clip(node)) {
-			mark_subtree_record(node);
-			record_marked(node);
-		}
 		break;
 	case PROP_COUNT:
 		break;
@@ -1200,15 +1066,15 @@ bool vt_scene_animating(struct vt_server *server) {
 
 /* ---- nodes -------------------------------------------------------------- */
 
-static void node_mark_pending(struct scene_node *node, uint32_t change) {
+static void node_mark_pending(struct vt_scene_node *node, uint32_t change) {
 	node->changes |= change;
 	if (wl_list_empty(&node->pending_link)) {
 		wl_list_insert(node->scene->pending.prev, &node->pending_link);
 	}
 }
 
-static void array_remove_node(struct wl_array *array, struct scene_node *node) {
-	struct scene_node **nodes = array->data;
+static void array_remove_node(struct wl_array *array, struct vt_scene_node *node) {
+	struct vt_scene_node **nodes = array->data;
 	size_t n = array->size / sizeof(*nodes);
 	for (size_t i = 0; i < n; i++) {
 		if (nodes[i] == node) {
@@ -1221,8 +1087,9 @@ static void array_remove_node(struct wl_array *array, struct scene_node *node) {
 
 /* Free a node now (its resource's destroy, or its scene's): it leaves
  * the tree at once. */
-static void node_destroy(struct scene_node *node) {
+static void node_destroy(struct vt_scene_node *node) {
 	struct scene *scene = node->scene;
+	wl_signal_emit(&node->events.destroy, node);
 	struct scene_animation *anim, *tmp;
 	wl_list_for_each_safe(anim, tmp, &node->pending_animations, link) {
 		animation_end(anim, VITRAIL_SCENE_ANIMATION_V1_REASON_CANCELLED);
@@ -1239,7 +1106,7 @@ static void node_destroy(struct scene_node *node) {
 	if (node->parent != NULL) {
 		array_remove_node(&node->parent->children, node);
 	}
-	struct scene_node **child;
+	struct vt_scene_node **child;
 	wl_array_for_each(child, &node->pending_children) {
 		(*child)->pending_parent = NULL;
 	}
@@ -1256,7 +1123,6 @@ static void node_destroy(struct scene_node *node) {
 	wl_list_remove(&node->pending_link);
 	snapshot_unref(node->pending_list);
 	snapshot_unref(node->list);
-	node_drop_own(node);
 	charge_drawn(node, 0);
 	wl_array_release(&node->pending_children);
 	wl_array_release(&node->children);
@@ -1267,7 +1133,7 @@ static void node_destroy(struct scene_node *node) {
 }
 
 static void node_handle_resource_destroy(struct wl_resource *resource) {
-	struct scene_node *node = wl_resource_get_user_data(resource);
+	struct vt_scene_node *node = wl_resource_get_user_data(resource);
 	if (node != NULL) {
 		node_destroy(node);
 	}
@@ -1286,7 +1152,7 @@ static bool check_range(struct wl_resource *resource, const char *what,
 static void node_handle_set_matrix(struct wl_client *client,
 		struct wl_resource *resource, wl_fixed_t a, wl_fixed_t b,
 		wl_fixed_t c, wl_fixed_t d, wl_fixed_t tx, wl_fixed_t ty) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	static const char *const names[] = {
 		"set_matrix a", "set_matrix b", "set_matrix c", "set_matrix d",
 		"set_matrix tx", "set_matrix ty",
@@ -1312,7 +1178,7 @@ static void node_handle_set_matrix(struct wl_client *client,
 
 static void node_handle_set_translation(struct wl_client *client,
 		struct wl_resource *resource, wl_fixed_t x, wl_fixed_t y) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	double vx = wl_fixed_to_double(x), vy = wl_fixed_to_double(y);
 	if (!check_range(resource, "set_translation x", vx, -COORD_MAX,
 			COORD_MAX) || !check_range(resource, "set_translation y", vy,
@@ -1326,7 +1192,7 @@ static void node_handle_set_translation(struct wl_client *client,
 
 static void node_handle_set_scale(struct wl_client *client,
 		struct wl_resource *resource, wl_fixed_t sx, wl_fixed_t sy) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	double vx = wl_fixed_to_double(sx), vy = wl_fixed_to_double(sy);
 	if (!check_range(resource, "set_scale sx", vx, -SCALE_MAX, SCALE_MAX) ||
 			!check_range(resource, "set_scale sy", vy, -SCALE_MAX,
@@ -1340,7 +1206,7 @@ static void node_handle_set_scale(struct wl_client *client,
 
 static void node_handle_set_rotation(struct wl_client *client,
 		struct wl_resource *resource, wl_fixed_t degrees) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	double v = wl_fixed_to_double(degrees);
 	if (!check_range(resource, "set_rotation degrees", v, -ROTATION_MAX,
 			ROTATION_MAX) || node == NULL) {
@@ -1352,7 +1218,7 @@ static void node_handle_set_rotation(struct wl_client *client,
 
 static void node_handle_set_anchor(struct wl_client *client,
 		struct wl_resource *resource, wl_fixed_t x, wl_fixed_t y) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	double vx = wl_fixed_to_double(x), vy = wl_fixed_to_double(y);
 	if (!check_range(resource, "set_anchor x", vx, -COORD_MAX, COORD_MAX) ||
 			!check_range(resource, "set_anchor y", vy, -COORD_MAX,
@@ -1366,7 +1232,7 @@ static void node_handle_set_anchor(struct wl_client *client,
 
 static void node_handle_set_opacity(struct wl_client *client,
 		struct wl_resource *resource, wl_fixed_t opacity) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	double v = wl_fixed_to_double(opacity);
 	if (!check_range(resource, "set_opacity opacity", v, 0.0, 1.0) ||
 			node == NULL) {
@@ -1396,7 +1262,7 @@ static bool check_clip(struct wl_resource *resource, const char *request,
 static void node_handle_set_clip(struct wl_client *client,
 		struct wl_resource *resource, wl_fixed_t x, wl_fixed_t y,
 		wl_fixed_t width, wl_fixed_t height, wl_fixed_t radius) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	double v[] = {
 		wl_fixed_to_double(x), wl_fixed_to_double(y),
 		wl_fixed_to_double(width), wl_fixed_to_double(height),
@@ -1414,7 +1280,7 @@ static void node_handle_set_clip(struct wl_client *client,
 
 static void node_handle_unset_clip(struct wl_client *client,
 		struct wl_resource *resource) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	if (node == NULL) {
 		return;
 	}
@@ -1423,12 +1289,12 @@ static void node_handle_unset_clip(struct wl_client *client,
 }
 
 /* Height of node's pending subtree (1 for a leaf), counted up to limit. */
-static int pending_height(const struct scene_node *node, int limit) {
+static int pending_height(const struct vt_scene_node *node, int limit) {
 	if (limit <= 0) {
 		return 1;
 	}
 	int height = 0;
-	struct scene_node **child;
+	struct vt_scene_node **child;
 	wl_array_for_each(child, &node->pending_children) {
 		int h = pending_height(*child, limit - 1);
 		if (h > height) {
@@ -1440,7 +1306,7 @@ static int pending_height(const struct scene_node *node, int limit) {
 
 static void node_handle_set_children(struct wl_client *client,
 		struct wl_resource *resource, struct wl_array *children) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	if (children->size % sizeof(uint32_t) != 0) {
 		post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
 			"children is %zu bytes, not a list of 32-bit ids",
@@ -1455,7 +1321,7 @@ static void node_handle_set_children(struct wl_client *client,
 	struct scene *scene = node->scene;
 	uint32_t stamp = ++scene->manager->stamp;
 	int depth = 0; // nodes above this one in the pending tree
-	for (struct scene_node *a = node; a != NULL; a = a->pending_parent) {
+	for (struct vt_scene_node *a = node; a != NULL; a = a->pending_parent) {
 		a->ancestor_stamp = stamp;
 		depth++;
 	}
@@ -1471,7 +1337,7 @@ static void node_handle_set_children(struct wl_client *client,
 				"not a vitrail_scene_node_v1", i, ids[i]);
 			goto error;
 		}
-		struct scene_node *child = node_from_resource(child_resource);
+		struct vt_scene_node *child = node_from_resource(child_resource);
 		if (child == NULL || child->scene != scene) {
 			post_error(resource,
 				VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE, "children[%zu]: "
@@ -1507,7 +1373,7 @@ static void node_handle_set_children(struct wl_client *client,
 			goto error;
 		}
 		child->stamp = stamp;
-		struct scene_node **slot = wl_array_add(&list, sizeof(*slot));
+		struct vt_scene_node **slot = wl_array_add(&list, sizeof(*slot));
 		if (slot == NULL) {
 			wl_resource_post_no_memory(resource);
 			goto error;
@@ -1515,12 +1381,12 @@ static void node_handle_set_children(struct wl_client *client,
 		*slot = child;
 	}
 
-	struct scene_node **child;
+	struct vt_scene_node **child;
 	wl_array_for_each(child, &node->pending_children) {
 		(*child)->pending_parent = NULL;
 	}
 	wl_array_for_each(child, &list) {
-		struct scene_node *old = (*child)->pending_parent;
+		struct vt_scene_node *old = (*child)->pending_parent;
 		if (old != NULL) {
 			array_remove_node(&old->pending_children, *child);
 			node_mark_pending(old, CHANGE_CHILDREN);
@@ -1538,7 +1404,7 @@ error:
 
 static void node_handle_set_display_list(struct wl_client *client,
 		struct wl_resource *resource, struct wl_resource *list_resource) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	if (node == NULL) {
 		return;
 	}
@@ -1616,7 +1482,7 @@ static void node_handle_animate(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id, uint32_t property,
 		struct wl_array *target, uint32_t duration_ms, uint32_t curve,
 		struct wl_array *curve_params) {
-	struct scene_node *node = node_from_resource(resource);
+	struct vt_scene_node *node = node_from_resource(resource);
 	struct wl_resource *anim_resource = wl_resource_create(client,
 		&vitrail_scene_animation_v1_interface,
 		wl_resource_get_version(resource), id);
@@ -1746,10 +1612,9 @@ static const struct {
 };
 
 /* Copy a node's pending properties to its current state and the tree. */
-static void node_apply_props(struct scene_node *node) {
+static void node_apply_props(struct vt_scene_node *node) {
 	uint32_t changes = node->changes;
 	struct node_props *pending = &node->pending, *current = &node->current;
-	bool was_rounded = rounded_clip(node);
 	for (size_t i = 0; i < sizeof(change_props) / sizeof(change_props[0]);
 			i++) {
 		struct scene_animation *running = node->running[change_props[i].prop];
@@ -1776,9 +1641,6 @@ static void node_apply_props(struct scene_node *node) {
 	}
 	if (changes & CHANGE_TRANSFORM) {
 		node_apply_transform(node);
-		if (has_rounded_ancestor(node)) {
-			mark_subtree_record(node);
-		}
 	}
 	if (changes & CHANGE_OPACITY) {
 		current->opacity = pending->opacity;
@@ -1788,9 +1650,6 @@ static void node_apply_props(struct scene_node *node) {
 		current->has_clip = pending->has_clip;
 		memcpy(current->clip, pending->clip, sizeof(current->clip));
 		node_apply_clip(node);
-		if (was_rounded || rounded_clip(node)) {
-			mark_subtree_record(node);
-		}
 	}
 	if (changes & CHANGE_LIST) {
 		snapshot_unref(node->list);
@@ -1801,7 +1660,7 @@ static void node_apply_props(struct scene_node *node) {
 }
 
 /* New animations start from the values on screen. */
-static bool node_start_animations(struct scene_node *node) {
+static bool node_start_animations(struct vt_scene_node *node) {
 	bool started = false;
 	struct scene_animation *anim, *tmp;
 	wl_list_for_each_safe(anim, tmp, &node->pending_animations, link) {
@@ -1830,7 +1689,7 @@ static void scene_apply(struct scene *scene) {
 	if (wl_list_empty(&scene->pending) && !scene->root_changed) {
 		return;
 	}
-	struct scene_node *node, *tmp;
+	struct vt_scene_node *node, *tmp;
 
 	/* Detach: the old root, children that left their parent. */
 	if (scene->root_changed && scene->root != NULL &&
@@ -1842,7 +1701,7 @@ static void scene_apply(struct scene *scene) {
 		if (!(node->changes & CHANGE_CHILDREN)) {
 			continue;
 		}
-		struct scene_node **child;
+		struct vt_scene_node **child;
 		wl_array_for_each(child, &node->children) {
 			if ((*child)->pending_parent == node) {
 				continue;
@@ -1851,9 +1710,6 @@ static void scene_apply(struct scene *scene) {
 				vr_node_set_parent((*child)->vr, NULL);
 			}
 			(*child)->parent = NULL;
-			if (subtree_recorded_rounded(*child)) {
-				mark_subtree_record(*child);
-			}
 		}
 	}
 
@@ -1870,19 +1726,14 @@ static void scene_apply(struct scene *scene) {
 		if (!(node->changes & CHANGE_CHILDREN)) {
 			continue;
 		}
-		struct scene_node **child;
+		struct vt_scene_node **child;
 		wl_array_for_each(child, &node->pending_children) {
 			if (vr_node_parent((*child)->vr) != node->vr) {
 				vr_node_set_parent((*child)->vr, node->vr);
 			} else {
 				vr_node_raise_to_top((*child)->vr);
 			}
-			bool moved = (*child)->parent != node;
 			(*child)->parent = node;
-			if (moved && (subtree_recorded_rounded(*child) ||
-					has_rounded_ancestor(*child))) {
-				mark_subtree_record(*child);
-			}
 		}
 		wl_array_release(&node->children);
 		wl_array_init(&node->children);
@@ -1923,7 +1774,7 @@ static void scene_apply(struct scene *scene) {
 /* The scene and its nodes go (resource destroyed or surface gone); the
  * nodes' resources become inert. */
 static void scene_destroy(struct scene *scene) {
-	struct scene_node *node, *tmp;
+	struct vt_scene_node *node, *tmp;
 	wl_list_for_each_safe(node, tmp, &scene->nodes, link) {
 		wl_resource_set_user_data(node->resource, NULL);
 		node_destroy(node);
@@ -1984,7 +1835,7 @@ static void scene_handle_create_node(struct wl_client *client,
 			"its quota", id, scene->quota->nodes);
 		return;
 	}
-	struct scene_node *node = calloc(1, sizeof(*node));
+	struct vt_scene_node *node = calloc(1, sizeof(*node));
 	struct vr_node *vr = vr_node_create(scene->manager->server->tree);
 	if (node == NULL || vr == NULL) {
 		free(node);
@@ -2002,6 +1853,7 @@ static void scene_handle_create_node(struct wl_client *client,
 	wl_array_init(&node->children);
 	wl_list_init(&node->pending_link);
 	wl_list_init(&node->pending_animations);
+	wl_signal_init(&node->events.destroy);
 	wl_list_insert(scene->nodes.prev, &node->link);
 	scene->quota->nodes++;
 	wl_resource_set_user_data(node_resource, node);
@@ -2010,7 +1862,7 @@ static void scene_handle_create_node(struct wl_client *client,
 static void scene_handle_set_root(struct wl_client *client,
 		struct wl_resource *resource, struct wl_resource *node_resource) {
 	struct scene *scene = scene_from_resource(resource);
-	struct scene_node *node = node_resource != NULL ?
+	struct vt_scene_node *node = node_resource != NULL ?
 		node_from_resource(node_resource) : NULL;
 	if (scene == NULL) {
 		return;
@@ -2037,6 +1889,36 @@ static const struct vitrail_scene_v1_interface scene_impl = {
 	.create_node = scene_handle_create_node,
 	.set_root = scene_handle_set_root,
 };
+
+/* ---- what scroll.c moves ------------------------------------------------ */
+
+struct vt_scene_node *vt_scene_node_from_resource(
+		struct wl_resource *resource) {
+	if (!wl_resource_instance_of(resource, &vitrail_scene_node_v1_interface,
+			&node_impl)) {
+		return NULL;
+	}
+	return node_from_resource(resource);
+}
+
+struct wlr_surface *vt_scene_node_surface(struct vt_scene_node *node) {
+	return node->scene->surface;
+}
+
+void vt_scene_node_set_scroll(struct vt_scene_node *node, float x, float y) {
+	if (node->scroll[0] == x && node->scroll[1] == y) {
+		return;
+	}
+	node->scroll[0] = x;
+	node->scroll[1] = y;
+	node_apply_transform(node);
+	vt_server_schedule_update(node->scene->manager->server);
+}
+
+void vt_scene_node_add_destroy_listener(struct vt_scene_node *node,
+		struct wl_listener *listener) {
+	wl_signal_add(&node->events.destroy, listener);
+}
 
 /* ---- manager ------------------------------------------------------------ */
 

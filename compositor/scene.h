@@ -10,6 +10,10 @@
 #include <stdint.h>
 
 struct vt_server;
+struct vt_scene_node;
+struct wl_listener;
+struct wl_resource;
+struct wlr_surface;
 
 /* Create the vitrail_scene_manager_v1 global (server->scene). */
 bool vt_scene_init(struct vt_server *server);
@@ -29,5 +33,19 @@ void vt_scene_sample(struct vt_server *server, uint64_t display_ns,
 /* True while an animation is pending its first frame or running: outputs
  * keep rendering. */
 bool vt_scene_animating(struct vt_server *server);
+
+/*
+ * Scroll regions (scroll.c) move scene nodes (vitrail_scroll_v1
+ * attach_node): the node behind a vitrail_scene_node_v1 resource (NULL
+ * when the resource is another interface's or inert), the surface of its
+ * scene, the scroll subtracted after its own transform, and a listener
+ * for its destruction (data: the node).
+ */
+struct vt_scene_node *vt_scene_node_from_resource(
+	struct wl_resource *resource);
+struct wlr_surface *vt_scene_node_surface(struct vt_scene_node *node);
+void vt_scene_node_set_scroll(struct vt_scene_node *node, float x, float y);
+void vt_scene_node_add_destroy_listener(struct vt_scene_node *node,
+	struct wl_listener *listener);
 
 #endif

@@ -33,6 +33,7 @@
 #include <wlr/util/log.h>
 
 #include "scene.h"
+#include "scroll.h"
 #include "server.h"
 
 void vt_options_defaults(struct vt_options *opts) {
@@ -312,6 +313,9 @@ bool vt_server_init(struct vt_server *server) {
 	if (!vt_scene_init(server)) {
 		return false;
 	}
+	if (!vt_scroll_init(server)) {
+		return false;
+	}
 
 	if (opts->socket != NULL) {
 		if (wl_display_add_socket(server->display, opts->socket) != 0) {
@@ -399,6 +403,7 @@ void vt_server_finish(struct vt_server *server) {
 	stop_children(server);
 	wl_display_destroy_clients(server->display);
 	vt_test_finish(server);
+	vt_scroll_finish(server);
 	vt_scene_finish(server);
 	vt_frame_timing_finish(server);
 	vt_paths_finish(server);

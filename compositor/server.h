@@ -111,6 +111,7 @@ struct vt_frame_record {
 	uint32_t nodes_updated; /* absolute states recomputed */
 	uint32_t lists_recorded; /* display lists recorded */
 	const char *scene_samples; /* animations sampled */
+	const char *scroll_samples; /* scroll regions' positions (scroll.c) */
 };
 
 /* An output: its render target, buffers and pacing (output.c; opaque). */
@@ -159,6 +160,9 @@ struct vt_surface {
 	bool committing; /* in its commit handler (surface.c) */
 	struct vt_client_budget *budget; /* its client's, referenced */
 	struct vr_node *scene; /* scene content (scene.c), above content */
+	/* scroll regions' frames (scroll.c), above the scene; made by the
+	 * first region */
+	struct vr_node *scroll_layer;
 	int subsurfaces; /* subsurfaces whose parent it is */
 
 	struct wlr_subsurface *subsurface; /* when it is one */
@@ -238,6 +242,7 @@ struct vt_keyboard {
 
 struct vt_frame_log;
 struct vt_scene_manager;
+struct vt_scroll_manager;
 
 #define VT_INPUT_HISTORY 8
 
@@ -316,6 +321,7 @@ struct vt_server {
 	struct vt_frame_log *frame_log;
 	struct vt_test *test;
 	struct vt_scene_manager *scene; /* vitrail_scene_manager_v1 */
+	struct vt_scroll_manager *scroll; /* vitrail_scroll_manager_v1 */
 	/* Since the last frame's tree update, for the frame log: */
 	uint32_t nodes_updated; /* vr_tree_last_update_count, summed */
 	uint32_t lists_recorded; /* scene display lists recorded */
@@ -502,6 +508,19 @@ void vt_surface_create(struct vt_server *server,
  * subsurfaces placed above it: the surface's scene content. */
 void vt_surface_set_scene_node(struct vt_surface *surface,
 	struct vr_node *node);
+/* The node holding the surface's scroll regions' frames, above its scene
+ * content (made on first use; NULL when out of memory). */
+struct vr_node *vt_surface_scroll_layer(struct vt_surface *surface);
+/* A client's image budget (VT_CLIENT_IMAGE_BYTES), with a reference for
+ * the caller (NULL when out of memory); scroll regions' frames count
+ * against it too. */
+struct vt_client_budget *vt_client_budget_get(struct wl_client *client);
+void vt_client_budget_unref(struct vt_client_budget *budget);
+/* Move image bytes in the budget: release, then add; false (nothing
+ * changed) when that takes it over VT_CLIENT_IMAGE_BYTES. *total (may be
+ * NULL): what it comes, or would come, to. */
+bool vt_client_budget_charge(struct vt_client_budget *budget,
+	uint64_t release, uint64_t add, uint64_t *total);
 /* An input event vitrail received at received_ns (CLOCK_MONOTONIC) was
  * delivered to wlr_surface (NULL: to none): the surface's next commit
  * with new content answers it. */
@@ -560,5 +579,10 @@ uint32_t vt_test_take_stall_ms(struct vt_server *server);
 /* The render time the next frame must take (slow_frames), in us; 0: as it
  * comes. */
 uint32_t vt_test_take_frame_cost_us(struct vt_server *server);
+/* A frame of output was presented: its pixels (the output buffer, data
+ * NULL when not mapped) for hash_frames. */
+void vt_test_frame_presented(struct vt_server *server,
+	struct vt_output *output, uint64_t seq, const void *data, size_t stride,
+	int32_t width, int32_t height);
 
 #endif

@@ -81,6 +81,23 @@ static void budget_unref(struct vt_client_budget *budget) {
 	}
 }
 
+void vt_client_budget_unref(struct vt_client_budget *budget) {
+	budget_unref(budget);
+}
+
+bool vt_client_budget_charge(struct vt_client_budget *budget,
+		uint64_t release, uint64_t add, uint64_t *total) {
+	uint64_t next = budget->image_bytes - release + add;
+	if (total != NULL) {
+		*total = next;
+	}
+	if (add > release && next > VT_CLIENT_IMAGE_BYTES) {
+		return false;
+	}
+	budget->image_bytes = next;
+	return true;
+}
+
 static void budget_handle_client_destroy(struct wl_listener *listener,
 		void *data) {
 	struct vt_client_budget *budget =
@@ -91,7 +108,7 @@ static void budget_handle_client_destroy(struct wl_listener *listener,
 
 /* The client's budget with a reference for the caller; NULL when out of
  * memory. */
-static struct vt_client_budget *budget_get(struct wl_client *client) {
+struct vt_client_budget *vt_client_budget_get(struct wl_client *client) {
 	struct wl_listener *listener = wl_client_get_destroy_listener(client,
 		budget_handle_client_destroy);
 	struct vt_client_budget *budget;
@@ -763,6 +780,7 @@ static void surface_update_children(struct vt_surface *surface) {
 	}
 	stack_child(surface, surface->content, &below);
 	stack_child(surface, surface->scene, &below);
+	stack_child(surface, surface->scroll_layer, &below);
 	wl_list_for_each(sub, &wlr_surface->current.subsurfaces_above,
 			current.link) {
 		struct vr_node *node = subsurface_node(sub);
@@ -771,6 +789,17 @@ static void surface_update_children(struct vt_surface *surface) {
 			vr_node_set_position(node, sub->current.x, sub->current.y);
 		}
 	}
+}
+
+struct vr_node *vt_surface_scroll_layer(struct vt_surface *surface) {
+	if (surface->scroll_layer == NULL) {
+		surface->scroll_layer = vr_node_create(surface->server->tree);
+		if (surface->scroll_layer == NULL) {
+			return NULL;
+		}
+		surface_update_children(surface);
+	}
+	return surface->scroll_layer;
 }
 
 void vt_surface_set_scene_node(struct vt_surface *surface,
@@ -969,6 +998,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	surface_cancel_copy(surface, false);
 	surface_drop_spare(surface);
 	vr_node_destroy(surface->content);
+	vr_node_destroy(surface->scroll_layer);
 	vr_node_destroy(surface->node);
 	surface_set_image(surface, NULL);
 	budget_unref(surface->budget);
@@ -985,7 +1015,8 @@ void vt_surface_create(struct vt_server *server,
 	}
 	surface->server = server;
 	surface->wlr_surface = wlr_surface;
-	surface->budget = budget_get(wl_resource_get_client(wlr_surface->resource));
+	surface->budget =
+		vt_client_budget_get(wl_resource_get_client(wlr_surface->resource));
 	surface->node = vr_node_create(server->tree);
 	surface->content = vr_node_create(server->tree);
 	if (surface->node == NULL || surface->content == NULL ||

@@ -3,6 +3,8 @@
  * protocol/vitrail-test-v1.xml). Advertised only with --test.
  */
 #include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/types/wlr_output_layout.h>
@@ -25,6 +27,14 @@ struct vt_test {
 	 * backend destroyed it */
 	struct wlr_input_device *pointer;
 	struct wl_listener pointer_destroy;
+	/* touch_down, touch_move, touch_up: the same for touch */
+	struct wlr_input_device *touch;
+	struct wl_listener touch_destroy;
+	/* hash_frames: the output (compared, its name kept), the box, the
+	 * file; NULL when off */
+	FILE *hash_file;
+	char hash_output[64];
+	int32_t hash_box[4];
 };
 
 struct settle {
@@ -333,6 +343,153 @@ static void handle_pointer_button(struct wl_client *client,
 	}
 }
 
+static void handle_pointer_axis(struct wl_client *client,
+		struct wl_resource *resource, uint32_t orientation, wl_fixed_t value,
+		uint32_t source, int32_t discrete) {
+	struct test_object *obj = test_object_from_resource(resource);
+	if (orientation > WL_POINTER_AXIS_HORIZONTAL_SCROLL ||
+			source > WL_POINTER_AXIS_SOURCE_WHEEL_TILT) {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_AXIS,
+			"orientation %u, source %u: not a wl_pointer axis and source",
+			orientation, source);
+		return;
+	}
+	struct wlr_input_device *pointer = test_pointer(obj->test, resource);
+	if (pointer != NULL) {
+		/* wlroots numbers both as wl_pointer does */
+		vt_emulated_pointer_axis(pointer,
+			(enum wlr_axis_orientation)orientation,
+			wl_fixed_to_double(value), discrete,
+			(enum wlr_axis_source)source);
+	}
+}
+
+static void handle_touch_destroy(struct wl_listener *listener, void *data) {
+	struct vt_test *test = wl_container_of(listener, test, touch_destroy);
+	wl_list_remove(&test->touch_destroy.link);
+	test->touch = NULL;
+}
+
+/* The emulated touch screen, made on first use (as test_pointer). */
+static struct wlr_input_device *test_touch(struct vt_test *test,
+		struct wl_resource *resource) {
+	if (test->touch == NULL) {
+		test->touch = vt_emulated_device_create(test->server,
+			WLR_INPUT_DEVICE_TOUCH);
+		if (test->touch == NULL) {
+			wl_resource_post_error(resource,
+				VITRAIL_TEST_V1_ERROR_NO_INPUT_DEVICE,
+				"cannot emulate a touch screen on this backend");
+			return NULL;
+		}
+		test->touch_destroy.notify = handle_touch_destroy;
+		wl_signal_add(&test->touch->events.destroy, &test->touch_destroy);
+	}
+	return test->touch;
+}
+
+static void handle_touch_down(struct wl_client *client,
+		struct wl_resource *resource, int32_t id, wl_fixed_t x,
+		wl_fixed_t y) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct wlr_input_device *touch = test_touch(obj->test, resource);
+	if (touch != NULL) {
+		vt_emulated_touch_down(obj->test->server, touch, id,
+			wl_fixed_to_double(x), wl_fixed_to_double(y));
+	}
+}
+
+static void handle_touch_move(struct wl_client *client,
+		struct wl_resource *resource, int32_t id, wl_fixed_t x,
+		wl_fixed_t y) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct wlr_input_device *touch = test_touch(obj->test, resource);
+	if (touch != NULL) {
+		vt_emulated_touch_move(obj->test->server, touch, id,
+			wl_fixed_to_double(x), wl_fixed_to_double(y));
+	}
+}
+
+static void handle_touch_up(struct wl_client *client,
+		struct wl_resource *resource, int32_t id) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct wlr_input_device *touch = test_touch(obj->test, resource);
+	if (touch != NULL) {
+		vt_emulated_touch_up(touch, id);
+	}
+}
+
+static void hash_frames_stop(struct vt_test *test) {
+	if (test->hash_file != NULL) {
+		fclose(test->hash_file);
+		test->hash_file = NULL;
+	}
+}
+
+static void handle_hash_frames(struct wl_client *client,
+		struct wl_resource *resource, const char *output_name, int32_t x,
+		int32_t y, int32_t width, int32_t height, const char *path) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct vt_test *test = obj->test;
+	if (vt_output_by_name(test->server, output_name) == NULL) {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
+			"'%.40s': no such output", output_name);
+		return;
+	}
+	if (path[0] != '/') {
+		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_PATH,
+			"path '%.60s' is not absolute", path);
+		return;
+	}
+	hash_frames_stop(test);
+	if (width <= 0 || height <= 0) {
+		return;
+	}
+	test->hash_file = fopen(path, "w");
+	if (test->hash_file == NULL) {
+		wlr_log(WLR_ERROR, "test: cannot write %s", path);
+		return;
+	}
+	snprintf(test->hash_output, sizeof(test->hash_output), "%s",
+		output_name);
+	test->hash_box[0] = x;
+	test->hash_box[1] = y;
+	test->hash_box[2] = width;
+	test->hash_box[3] = height;
+}
+
+void vt_test_frame_presented(struct vt_server *server,
+		struct vt_output *output, uint64_t seq, const void *data,
+		size_t stride, int32_t width, int32_t height) {
+	struct vt_test *test = server->test;
+	if (test == NULL || test->hash_file == NULL || data == NULL ||
+			strcmp(vt_output_wlr(output)->name, test->hash_output) != 0) {
+		return;
+	}
+	int32_t x0 = test->hash_box[0] > 0 ? test->hash_box[0] : 0;
+	int32_t y0 = test->hash_box[1] > 0 ? test->hash_box[1] : 0;
+	int32_t x1 = test->hash_box[0] + test->hash_box[2];
+	int32_t y1 = test->hash_box[1] + test->hash_box[3];
+	x1 = x1 < width ? x1 : width;
+	y1 = y1 < height ? y1 : height;
+	fprintf(test->hash_file, "%" PRIu64, seq);
+	for (int32_t y = y0; y < y1; y++) {
+		const uint32_t *row = (const uint32_t *)(const void *)
+			((const char *)data + (size_t)y * stride);
+		uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+		for (int32_t x = x0; x < x1; x++) {
+			uint32_t px = row[x] & 0x00ffffff;
+			for (int b = 0; b < 4; b++) {
+				hash ^= (px >> (8 * b)) & 0xff;
+				hash *= 0x100000001b3ull;
+			}
+		}
+		fprintf(test->hash_file, " %016" PRIx64, hash);
+	}
+	fputc('\n', test->hash_file);
+	fflush(test->hash_file);
+}
+
 static const struct vitrail_test_v1_interface test_impl = {
 	.destroy = handle_destroy,
 	.hold_frames = handle_hold_frames,
@@ -344,6 +501,11 @@ static const struct vitrail_test_v1_interface test_impl = {
 	.slow_frames = handle_slow_frames,
 	.pointer_move = handle_pointer_move,
 	.pointer_button = handle_pointer_button,
+	.pointer_axis = handle_pointer_axis,
+	.touch_down = handle_touch_down,
+	.touch_move = handle_touch_move,
+	.touch_up = handle_touch_up,
+	.hash_frames = handle_hash_frames,
 };
 
 static void test_handle_resource_destroy(struct wl_resource *resource) {
@@ -376,7 +538,7 @@ bool vt_test_init(struct vt_server *server) {
 	test->server = server;
 	wl_list_init(&test->settles);
 	test->global = wl_global_create(server->display,
-		&vitrail_test_v1_interface, 5, test, test_bind);
+		&vitrail_test_v1_interface, 6, test, test_bind);
 	if (test->global == NULL) {
 		free(test);
 		return false;
@@ -400,6 +562,10 @@ void vt_test_finish(struct vt_server *server) {
 	if (test->pointer != NULL) {
 		wl_list_remove(&test->pointer_destroy.link);
 	}
+	if (test->touch != NULL) {
+		wl_list_remove(&test->touch_destroy.link);
+	}
+	hash_frames_stop(test);
 	wl_global_destroy(test->global);
 	free(test->costs);
 	free(test);

@@ -96,12 +96,6 @@ enum vr_dl_op {
 	VR_DL_SHADOW,
 };
 
-/* A rounded rectangle in some coordinates; radii already fitted to it. */
-struct vr_rrectf {
-	struct vr_rectf rect;
-	struct vr_radii radii;
-};
-
 struct vr_dl_command {
 	enum vr_dl_op op;
 	/* the canvas state, list-local */

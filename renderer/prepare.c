@@ -17,6 +17,13 @@
  * earlier than that task would change the picture. Open tasks are pushed
  * in creation order when they leave the window, so the chain order is the
  * drawing order.
+ *
+ * Occlusion: a node whose drawn pixels within the damaged extents lie
+ * inside one opaque node drawn after it (an opaque rect, or an XRGB image,
+ * mapped by a whole-pixel translation, at full opacity, without a rounded
+ * clip: it covers its bounds exactly) is not drawn at all: what it would
+ * draw is overwritten. The window under a scroll region's frame, the
+ * background under a window, are not filled again at every frame.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +42,15 @@ struct open_task {
 	bool rclip; /* quads */
 };
 
+/* Opaque nodes that cover their bounds (see the top): their drawing
+ * order and bounds in target pixels. */
+#define MAX_OCCLUDERS 16
+
+struct occluder {
+	size_t order;
+	struct vr_box box;
+};
+
 struct prepare {
 	const struct vr_task_sink *sink;
 	const struct vr_prepare_job *job;
@@ -44,6 +60,9 @@ struct prepare {
 	size_t nwindow;
 	size_t lookback;
 	bool failed;
+	struct occluder occluders[MAX_OCCLUDERS];
+	size_t noccluders;
+	size_t order; /* of the node being visited */
 };
 
 /* The primitive's kind-specific batch key. */
@@ -252,6 +271,10 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 struct node_state {
 	struct vr_mat mat; /* list-local -> target pixels */
 	struct vr_box clip; /* target ∩ ancestors' clips ∩ node bounds */
+	/* the nearest rounded clip of the node or an ancestor, target
+	 * pixels: for the commands without a rounded clip of their own */
+	bool has_rclip;
+	struct vr_rrectf rclip;
 	float opacity;
 };
 
@@ -270,10 +293,15 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 	}
 	state->has_rclip = cmd->has_rclip;
 	if (cmd->has_rclip) {
+		/* the list's own rounded clip is the nearest: it rounds, the
+		 * node's clips by their rectangles (ns->clip) */
 		state->rclip = vr_rrect_map(&ns->mat, &cmd->rclip);
 		struct vr_box box = vr_mat_map_rect_bounds(&(struct vr_mat){
 			.a = 1, .d = 1 }, &state->rclip.rect);
 		state->clip = vr_box_intersect(&state->clip, &box);
+	} else if (ns->has_rclip) {
+		state->has_rclip = true;
+		state->rclip = ns->rclip;
 	}
 	struct vr_rectf b = vr_rectf_map(&state->mat, &cmd->local_bounds);
 	b.x -= 1.0f;
@@ -412,6 +440,10 @@ static void prepare_display_list(struct prepare *prep,
 		.opacity = abs->opacity,
 	};
 	vr_mat_multiply(&ns.mat, &prep->job->view, &abs->transform);
+	if (abs->has_rclip) {
+		ns.has_rclip = true;
+		ns.rclip = vr_rrect_map(&prep->job->view, &abs->rclip);
+	}
 	/* the node's bounds (its ancestors' clips included) bound its pixels:
 	 * damage tracking relies on it */
 	struct vr_rectf bounds = { (float)abs->bounds.x, (float)abs->bounds.y,
@@ -431,10 +463,99 @@ static void prepare_display_list(struct prepare *prep,
 	}
 }
 
+/* The node's drawn pixels inside the damaged extents, target pixels. */
+static struct vr_box node_target_box(const struct prepare *prep,
+		const struct vr_node *node)
+{
+	const struct vr_box *b = &node->abs.bounds;
+	struct vr_rectf r = { (float)b->x, (float)b->y, (float)b->width,
+		(float)b->height };
+	struct vr_box box = vr_mat_map_rect_bounds(&prep->job->view, &r);
+	return vr_box_intersect(&box, &prep->extents);
+}
+
+/* Does the node cover its bounds with opaque pixels? */
+static bool node_is_opaque(const struct prepare *prep,
+		const struct vr_node *node)
+{
+	const struct vr_node_abs *abs = &node->abs;
+	if (abs->opacity < 1.0f || abs->has_rclip ||
+			(node->content.type != VR_CONTENT_RECT &&
+			node->content.type != VR_CONTENT_IMAGE)) {
+		return false;
+	}
+	if (node->content.type == VR_CONTENT_RECT &&
+			node->content.color.a < 1.0f) {
+		return false;
+	}
+	if (node->content.type == VR_CONTENT_IMAGE &&
+			node->content.image->format != VR_FORMAT_XRGB8888) {
+		return false;
+	}
+	/* whole pixels: its quad is its bounds */
+	struct vr_mat m;
+	vr_mat_multiply(&m, &prep->job->view, &abs->transform);
+	float w = node->content.width, h = node->content.height;
+	return vr_mat_is_integer_translation(&m) && w == floorf(w) &&
+		h == floorf(h);
+}
+
+static void collect_occluder(struct vr_node *node, void *data)
+{
+	struct prepare *prep = data;
+	size_t order = prep->order++;
+	if (!node_is_opaque(prep, node)) {
+		return;
+	}
+	struct vr_box box = node_target_box(prep, node);
+	if (vr_box_empty(&box)) {
+		return;
+	}
+	if (prep->noccluders == MAX_OCCLUDERS) {
+		/* keep the later ones: they cover what is under them */
+		memmove(&prep->occluders[0], &prep->occluders[1],
+			(MAX_OCCLUDERS - 1) * sizeof(prep->occluders[0]));
+		prep->noccluders--;
+	}
+	prep->occluders[prep->noccluders++] = (struct occluder){
+		.order = order,
+		.box = box,
+	};
+}
+
+static bool box_contains(const struct vr_box *outer, const struct vr_box *inner)
+{
+	return inner->x >= outer->x && inner->y >= outer->y &&
+		inner->x + inner->width <= outer->x + outer->width &&
+		inner->y + inner->height <= outer->y + outer->height;
+}
+
+/* Is everything the node draws here overwritten by an opaque node drawn
+ * after it? */
+static bool occluded(const struct prepare *prep, const struct vr_node *node,
+		size_t order)
+{
+	if (prep->noccluders == 0) {
+		return false;
+	}
+	struct vr_box box = node_target_box(prep, node);
+	if (vr_box_empty(&box)) {
+		return false; /* culled by the later stages anyway */
+	}
+	for (size_t i = 0; i < prep->noccluders; i++) {
+		if (prep->occluders[i].order > order &&
+				box_contains(&prep->occluders[i].box, &box)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static void prepare_node(struct vr_node *node, void *data)
 {
 	struct prepare *prep = data;
-	if (prep->failed) {
+	size_t order = prep->order++;
+	if (prep->failed || occluded(prep, node, order)) {
 		return;
 	}
 	switch (node->content.type) {
@@ -489,6 +610,9 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 		(float)prep.extents.y - 1.0f, (float)prep.extents.width + 2.0f,
 		(float)prep.extents.height + 2.0f };
 	struct vr_box area = vr_mat_map_rect_bounds(&inverse, &ext);
+	/* the occluders first, then the nodes in drawing order */
+	vr_tree_for_each_drawn(tree, &area, collect_occluder, &prep);
+	prep.order = 0;
 	vr_tree_for_each_drawn(tree, &area, prepare_node, &prep);
 	flush(&prep);
 	return !prep.failed;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
 
 /* ---- logging ------------------------------------------------------------ */
@@ -157,11 +158,23 @@ enum vr_node_dirty {
 	VR_DIRTY_CONTENT = 1 << 3, /* pixels changed: damage the bounds */
 };
 
+/* A rounded rectangle in some coordinates; radii already fitted to it. */
+struct vr_rrectf {
+	struct vr_rectf rect;
+	struct vr_radii radii;
+};
+
 struct vr_node_abs {
 	bool visible; /* attached to the root through enabled nodes */
 	struct vr_mat transform; /* local -> root */
 	bool has_clip;
 	struct vr_box clip; /* root coordinates */
+	/* the nearest rounded clip (the node's own or an ancestor's), root
+	 * coordinates: it rounds the corners of every draw that has no
+	 * rounded clip of its own (outer ones clip by their rectangles,
+	 * in clip) */
+	bool has_rclip;
+	struct vr_rrectf rclip;
 	float opacity;
 	bool drawn;
 	struct vr_box bounds; /* root coordinates, valid when drawn */
@@ -181,6 +194,7 @@ struct vr_node {
 	struct vr_mat transform;
 	bool has_clip;
 	struct vr_rectf clip;
+	float clip_radius; /* > 0: the clip's corners are rounded */
 	float opacity;
 	struct {
 		enum vr_content_type type;

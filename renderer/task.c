@@ -5,6 +5,8 @@
  * colour quantisation, the nearest/bilinear choice, buffer transforms).
  */
 #include <math.h>
+#include <string.h>
+#include "display_list.h"
 #include "render_private.h"
 
 static uint8_t to_u8(float v)
@@ -86,6 +88,15 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 			(float)abs->clip.width, (float)abs->clip.height };
 		struct vr_box box = vr_mat_map_rect_bounds(view, &clip);
 		task->clip = vr_box_intersect(&task->clip, &box);
+	}
+	if (abs->has_rclip) {
+		/* a rounded clip of the node or an ancestor, in target pixels */
+		struct vr_rrectf rr = vr_rrect_map(view, &abs->rclip);
+		const float rclip[8] = { rr.rect.x, rr.rect.y,
+			rr.rect.x + rr.rect.width, rr.rect.y + rr.rect.height,
+			rr.radii.tl, rr.radii.tr, rr.radii.br, rr.radii.bl };
+		task->has_rclip = true;
+		memcpy(task->rclip, rclip, sizeof(rclip));
 	}
 	const struct vr_rectf unit = { 0.0f, 0.0f, 1.0f, 1.0f };
 	task->aabb = vr_mat_map_rect_bounds(&task->mat, &unit);

@@ -12,6 +12,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "display_list.h"
 #include "render_private.h"
 
@@ -280,24 +281,36 @@ void vr_node_set_position(struct vr_node *node, float x, float y)
 	vr_node_set_transform(node, &m);
 }
 
-void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip)
+void vr_node_set_clip_rounded(struct vr_node *node,
+		const struct vr_rectf *clip, float radius)
 {
+	if (!(radius > 0.0f)) { /* NaN too */
+		radius = 0.0f;
+	}
 	if (clip == NULL) {
 		if (!node->has_clip) {
 			return;
 		}
 		node->has_clip = false;
+		node->clip_radius = 0.0f;
 	} else {
 		if (node->has_clip && node->clip.x == clip->x &&
 				node->clip.y == clip->y &&
 				node->clip.width == clip->width &&
-				node->clip.height == clip->height) {
+				node->clip.height == clip->height &&
+				node->clip_radius == radius) {
 			return;
 		}
 		node->has_clip = true;
 		node->clip = *clip;
+		node->clip_radius = radius;
 	}
 	changed(node, VR_DIRTY_SUBTREE);
+}
+
+void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip)
+{
+	vr_node_set_clip_rounded(node, clip, 0.0f);
 }
 
 void vr_node_set_opacity(struct vr_node *node, float opacity)
@@ -436,12 +449,16 @@ static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 		abs->transform = node->transform;
 		abs->has_clip = false;
 		abs->clip = (struct vr_box){ 0 };
+		abs->has_rclip = false;
+		abs->rclip = (struct vr_rrectf){ 0 };
 		abs->opacity = node->opacity;
 	} else {
 		vr_mat_multiply(&abs->transform, &parent->transform,
 			&node->transform);
 		abs->has_clip = parent->has_clip;
 		abs->clip = parent->clip;
+		abs->has_rclip = parent->has_rclip;
+		abs->rclip = parent->rclip;
 		abs->opacity = parent->opacity * node->opacity;
 	}
 	if (node->has_clip) {
@@ -450,6 +467,15 @@ static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 		abs->clip = abs->has_clip ?
 			vr_box_intersect(&abs->clip, &box) : box;
 		abs->has_clip = true;
+		if (node->clip_radius > 0.0f) {
+			/* the nearest rounded clip replaces the outer one,
+			 * which keeps clipping by its rectangle (abs->clip) */
+			float r = node->clip_radius;
+			struct vr_rrectf local = { node->clip,
+				vr_radii_fit(node->clip, (struct vr_radii){ r, r, r, r }) };
+			abs->rclip = vr_rrect_map(&abs->transform, &local);
+			abs->has_rclip = true;
+		}
 	}
 	abs->drawn = false;
 	abs->bounds = (struct vr_box){ 0 };
@@ -480,7 +506,10 @@ static bool abs_differs(const struct vr_node_abs *a,
 	return !vr_box_equal(&a->bounds, &b->bounds) ||
 		!vr_mat_equal(&a->transform, &b->transform) ||
 		a->opacity != b->opacity || a->has_clip != b->has_clip ||
-		(a->has_clip && !vr_box_equal(&a->clip, &b->clip));
+		(a->has_clip && !vr_box_equal(&a->clip, &b->clip)) ||
+		a->has_rclip != b->has_rclip ||
+		(a->has_rclip && memcmp(&a->rclip, &b->rclip,
+			sizeof(a->rclip)) != 0);
 }
 
 static void damage_content(struct vr_tree *tree, struct vr_node *node)

@@ -648,7 +648,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct harness_conn *conn = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0) {
 		conn->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, version < 5 ? version : 5);
+			&vitrail_test_v1_interface, version < 6 ? version : 6);
 		vitrail_test_v1_add_listener(conn->test, &test_listener, conn);
 	}
 }
@@ -858,6 +858,47 @@ void harness_pointer_button(struct harness_conn *conn, uint32_t button,
 	require_input(conn);
 	vitrail_test_v1_pointer_button(conn->test, button, pressed ? 1 : 0);
 	conn_sync(conn, "pointer_button");
+}
+
+static void require_version_6(struct harness_conn *conn, const char *what) {
+	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 6,
+		"vitrail_test_v1 version 6 needed for %s", what);
+}
+
+void harness_pointer_axis(struct harness_conn *conn, uint32_t orientation,
+		double value, uint32_t source, int32_t discrete) {
+	require_version_6(conn, "pointer_axis");
+	vitrail_test_v1_pointer_axis(conn->test, orientation,
+		wl_fixed_from_double(value), source, discrete);
+	conn_sync(conn, "pointer_axis");
+}
+
+void harness_touch(struct harness_conn *conn, enum harness_touch what,
+		int32_t id, double x, double y) {
+	require_version_6(conn, "touch");
+	switch (what) {
+	case HARNESS_TOUCH_DOWN:
+		vitrail_test_v1_touch_down(conn->test, id, wl_fixed_from_double(x),
+			wl_fixed_from_double(y));
+		break;
+	case HARNESS_TOUCH_MOVE:
+		vitrail_test_v1_touch_move(conn->test, id, wl_fixed_from_double(x),
+			wl_fixed_from_double(y));
+		break;
+	case HARNESS_TOUCH_UP:
+		vitrail_test_v1_touch_up(conn->test, id);
+		break;
+	}
+	conn_sync(conn, "touch");
+}
+
+void harness_hash_frames(struct harness_conn *conn, const char *output,
+		int32_t x, int32_t y, int32_t width, int32_t height,
+		const char *path) {
+	require_version_6(conn, "hash_frames");
+	vitrail_test_v1_hash_frames(conn->test, output, x, y, width, height,
+		path);
+	conn_sync(conn, "hash_frames");
 }
 
 /* ---- frame log ------------------------------------------------------------ */

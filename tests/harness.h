@@ -190,6 +190,22 @@ void harness_unplug_output(struct harness_conn *conn, const char *output);
 void harness_pointer_move(struct harness_conn *conn, double x, double y);
 void harness_pointer_button(struct harness_conn *conn, uint32_t button,
 	bool pressed);
+/* vitrail_test_v1 version 6: an axis event of the emulated pointer
+ * (orientation and source numbered as wl_pointer's; value 0 from the
+ * finger source is the axis stop); the emulated touch screen (layout
+ * coordinates); hash_frames (see the protocol: NULL-free path, width 0
+ * stops). Each returns once vitrail handled it. */
+void harness_pointer_axis(struct harness_conn *conn, uint32_t orientation,
+	double value, uint32_t source, int32_t discrete);
+enum harness_touch {
+	HARNESS_TOUCH_DOWN,
+	HARNESS_TOUCH_MOVE,
+	HARNESS_TOUCH_UP,
+};
+void harness_touch(struct harness_conn *conn, enum harness_touch what,
+	int32_t id, double x, double y);
+void harness_hash_frames(struct harness_conn *conn, const char *output,
+	int32_t x, int32_t y, int32_t width, int32_t height, const char *path);
 /* Returns the generation rendered, 0 when writing failed. */
 uint32_t harness_write_reference(struct harness_conn *conn,
 	const char *output, const char *path);

@@ -84,6 +84,8 @@ START_TEST(test_config_rejects_bad_values) {
 		"path foot\n", "path foot fast\n", "path foot vsync tearing\n",
 		"path foot low-latency tear\n", "path foot low-latency tearing x\n",
 		"tearing_box 0\n", "tearing_box 200px\n",
+		"scroll_extend 1\n", "scroll_extend 2.6\n", "scroll_extend 2x\n",
+		"scroll_extend nan\n", "scroll_fling 10\n", "scroll_fling 0.3\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_config(bad[i]);
@@ -179,6 +181,28 @@ START_TEST(test_config_path_rules) {
 }
 END_TEST
 
+/* scroll_extend (N, over 1 and at most 2.5) and scroll_fling (ms); a file
+ * without them goes back to the defaults. */
+START_TEST(test_config_scroll) {
+	struct vt_config config;
+	vt_config_defaults(&config);
+	ck_assert(config.scroll_extend == 2.0);
+	ck_assert_int_eq(config.scroll_fling_ms, 350);
+	write_config("scroll_extend 1.5\nscroll_fling 500\n");
+	char err[256] = "";
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.scroll_extend == 1.5);
+	ck_assert_int_eq(config.scroll_fling_ms, 500);
+	write_config("scroll_extend 2.5\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.scroll_extend == 2.5);
+	ck_assert_int_eq(config.scroll_fling_ms, 350);
+	write_config("mode desktop\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.scroll_extend == 2.0);
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("parse");
@@ -189,6 +213,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_missing_file_is_an_error);
 	tcase_add_test(tc, test_config_error_quotes_a_short_escaped_line);
 	tcase_add_test(tc, test_config_path_rules);
+	tcase_add_test(tc, test_config_scroll);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -415,6 +415,162 @@ START_TEST(test_oracle_clipped_rrect_corner)
 }
 END_TEST
 
+/* A rounded clip on a node (vr_node_set_clip_rounded), applied at render
+ * time to the draws of its descendants: a display list and a tree rect
+ * that know nothing of it, moved under it without new display lists. */
+START_TEST(test_oracle_node_rounded_clip)
+{
+	/* Left: a node clipped to [4, 44] x [4, 34], r 10, over a child list
+	 * of one white rect [0, 48] x [0, 40] (translated by 2, 3: it still
+	 * covers the clip). Right: a node clipped to [60, 100] x [4, 34],
+	 * r 10, over a green tree rect [52, 108] x [0, 40]. Both take the
+	 * clip's rounded corners. */
+	const struct rrect left = { 4, 4, 44, 34, 10, 10, 10, 10 };
+	const struct rrect right = { 60, 4, 100, 34, 10, 10, 10, 10 };
+	struct vr_node *lclip = vr_node_create(tree);
+	vr_node_set_clip_rounded(lclip, &(struct vr_rectf){ 4, 4, 40, 30 }, 10);
+	vr_node_set_parent(lclip, root);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ -2, -3, 48, 40 },
+		&(struct vr_paint){ .color = white });
+	struct vr_node *list = list_node(lclip, c);
+	vr_node_set_position(list, 2, 3);
+	struct vr_node *rclip = vr_node_create(tree);
+	vr_node_set_clip_rounded(rclip, &(struct vr_rectf){ 60, 4, 40, 30 }, 10);
+	vr_node_set_parent(rclip, root);
+	struct vr_node *green = rect_node(rclip, 52, 0, 56, 40,
+		(struct vr_color){ 0, 1, 0, 1 });
+	struct renders r = render_both(108, 40, transparent);
+	struct expect arcs[4];
+	/* left, top-left circle (14, 14): pixel (6, 7) on the arc */
+	corner_expects(&arcs[0], &left, 6, 7, 14, 14, 10, 0xffffffff);
+	/* right, bottom-right circle (90, 24): pixel (96, 31) */
+	corner_expects(&arcs[2], &right, 96, 31, 90, 24, 10, 0xff00ff00);
+	CHECK_BOTH("oracle_node_rounded_clip_arcs", &r, arcs);
+	const struct expect expects[] = {
+		{ 4, 4, 0, 0, "left clip's top-left corner rounded away" },
+		{ 43, 33, 0, 0, "left clip's bottom-right corner rounded away" },
+		{ 24, 20, grey(1.0), 1, "inside the left clip" },
+		{ 3, 20, 0, 0, "left of the left clip" },
+		{ 60, 4, 0, 0, "right clip's top-left corner rounded away" },
+		{ 99, 33, 0, 0, "right clip's bottom-right corner rounded away" },
+		{ 80, 20, 0xff00ff00, 1, "inside the right clip" },
+		{ 100, 20, 0, 0, "right of the right clip" },
+	};
+	CHECK_BOTH("oracle_node_rounded_clip", &r, expects);
+	renders_finish(&r);
+
+	/* Move both children by (3, -2): the clips stay where they are and
+	 * still round what the children draw (the list: [1, 49] x [-2, 38],
+	 * the rect [55, 111] x [-2, 38], both still covering their clip). */
+	vr_node_set_position(list, 5, 1);
+	vr_node_set_position(green, 55, -2);
+	r = render_both(108, 40, transparent);
+	CHECK_BOTH("oracle_node_rounded_clip_moved_arcs", &r, arcs);
+	CHECK_BOTH("oracle_node_rounded_clip_moved", &r, expects);
+	renders_finish(&r);
+
+	/* A list with a rounded clip of its own under the node's: its own,
+	 * the nearest, rounds; the node's clips by its rectangle. The
+	 * list's clip [24, 64] x [0, 40], r 10, crossed with the left
+	 * node's [4, 44] x [4, 34]: its corner at (24, 0) is rounded away
+	 * but lies outside the node's rectangle anyway; at (43, 4) the
+	 * node's corner is no longer rounded (its rectangle), the list's
+	 * clip covers it: white. */
+	vr_node_destroy(list);
+	c = vr_canvas_begin();
+	vr_canvas_clip_rrect(c, (struct vr_rectf){ 24, 0, 40, 40 },
+		(struct vr_radii){ 10, 10, 10, 10 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 48, 40 },
+		&(struct vr_paint){ .color = white });
+	list_node(lclip, c);
+	r = render_both(108, 40, transparent);
+	const struct expect nested[] = {
+		{ 43, 4, grey(1.0), 1, "the node's corner: its rectangle only" },
+		{ 43, 33, grey(1.0), 1, "the node's other corner: rectangle" },
+		{ 23, 20, 0, 0, "left of the list's own clip" },
+		{ 30, 20, grey(1.0), 1, "inside both" },
+		{ 44, 20, 0, 0, "right of the node's rectangle" },
+	};
+	CHECK_BOTH("oracle_node_rounded_clip_nested", &r, nested);
+	renders_finish(&r);
+}
+END_TEST
+
+/* Occlusion: within the damaged pixels, a node covered by an opaque node
+ * drawn after it (an opaque rect, an XRGB image at whole pixels) is not
+ * drawn at all; an ARGB image, a translucent one or one that does not
+ * cover the damage occludes nothing. Draws counted by the renderer. */
+static uint32_t render_draws(struct vr_target *target,
+		const pixman_region32_t *damage, uint32_t *pixels)
+{
+	vr_tree_update(tree, NULL);
+	struct vr_render_job job = { .target = target, .damage = damage };
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	vr_target_read(target, NULL, pixels, 64 * 4);
+	return job.timing.draws;
+}
+
+START_TEST(test_oracle_occlusion)
+{
+	/* red [0, 64)^2 under an image [8, 56)^2 of opaque blue pixels */
+	rect_node(root, 0, 0, 64, 64, (struct vr_color){ 1, 0, 0, 1 });
+	struct vr_image *image = vr_image_create(48, 48, VR_FORMAT_XRGB8888);
+	uint32_t *blue = malloc(48 * 48 * 4);
+	ck_assert_ptr_nonnull(blue);
+	for (int i = 0; i < 48 * 48; i++) {
+		blue[i] = 0x000000ff; /* alpha ignored: XRGB */
+	}
+	vr_image_write(image, blue, 48 * 4, NULL);
+	struct vr_node *cover = vr_node_create(tree);
+	vr_node_set_image(cover, image, NULL, 48, 48, VR_TRANSFORM_NORMAL);
+	vr_node_set_position(cover, 8, 8);
+	vr_node_set_parent(cover, root);
+	struct vr_target *target = vr_target_create(renderer, 64, 64);
+	uint32_t *px = malloc(64 * 64 * 4);
+	ck_assert_ptr_nonnull(px);
+	/* everything: the red rect shows around the image, both drawn */
+	ck_assert_uint_eq(render_draws(target, NULL, px), 2);
+	ck_assert_uint_eq(px[2 * 64 + 2], 0xffff0000);
+	ck_assert_uint_eq(px[30 * 64 + 30], 0xff0000ff);
+	/* damage inside the image: the red rect is not drawn */
+	pixman_region32_t damage;
+	pixman_region32_init_rect(&damage, 16, 16, 32, 32);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 1);
+	ck_assert_uint_eq(px[30 * 64 + 30], 0xff0000ff);
+	ck_assert_uint_eq(px[2 * 64 + 2], 0xffff0000);
+	/* half a pixel off: it no longer covers whole pixels */
+	vr_node_set_position(cover, 8.5f, 8);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	vr_node_set_position(cover, 8, 8);
+	/* translucent: no cover */
+	vr_node_set_opacity(cover, 0.5f);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	vr_node_set_opacity(cover, 1.0f);
+	/* an ARGB image may be transparent anywhere: no cover */
+	struct vr_image *argb = vr_image_create(48, 48, VR_FORMAT_ARGB8888);
+	vr_image_write(argb, blue, 48 * 4, NULL);
+	vr_node_set_image(cover, argb, NULL, 48, 48, VR_TRANSFORM_NORMAL);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	/* an opaque rect covers; damage reaching past it: both drawn */
+	vr_node_set_rect(cover, 48, 48, (struct vr_color){ 0, 1, 0, 1 });
+	ck_assert_uint_eq(render_draws(target, &damage, px), 1);
+	ck_assert_uint_eq(px[30 * 64 + 30], 0xff00ff00);
+	pixman_region32_fini(&damage);
+	pixman_region32_init_rect(&damage, 4, 16, 32, 32);
+	ck_assert_uint_eq(render_draws(target, &damage, px), 2);
+	ck_assert_uint_eq(px[30 * 64 + 5], 0xffff0000);
+	pixman_region32_fini(&damage);
+	vr_target_destroy(target);
+	vr_image_unref(image);
+	vr_image_unref(argb);
+	free(blue);
+	free(px);
+	assert_no_errors();
+}
+END_TEST
+
 /* ---- culling ------------------------------------------------------------ */
 
 START_TEST(test_oracle_culled_by_clip)
@@ -690,10 +846,12 @@ static Suite *oracle_suite(void)
 	tcase_add_test(tc, test_oracle_node_rect_pixel_centres);
 	tcase_add_test(tc, test_oracle_rrect_corners);
 	tcase_add_test(tc, test_oracle_clipped_rrect_corner);
+	tcase_add_test(tc, test_oracle_node_rounded_clip);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("culling");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_oracle_culled_by_clip);
+	tcase_add_test(tc, test_oracle_occlusion);
 	tcase_add_test(tc, test_oracle_culled_by_damage);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("batching");

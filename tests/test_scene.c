@@ -1940,6 +1940,86 @@ START_TEST(test_scene_dirty_only_what_changed)
 }
 END_TEST
 
+/* A card of three nodes (a rounded rect with two children) under a
+ * rounded-clip ancestor, its translation animated: the renderer clips at
+ * render time, so no frame records a display list (the compositor used to
+ * record the three lists again at every frame, each clipped to the
+ * ancestor at its new place). */
+START_TEST(test_scene_rounded_clip_animation)
+{
+	struct harness *harness = harness_create("rounded_animation");
+	char *log_path;
+	struct sc_app app;
+	struct harness_vitrail *vitrail = start_frame_logged(harness, &log_path,
+		&app);
+	ck_assert(sc_app_create_window(&app, "scene-rounded", "rounded", 400,
+		300, 0));
+	struct vitrail_scene_v1 *scene =
+		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *root = vitrail_scene_v1_create_node(scene);
+	vitrail_scene_node_v1_set_clip(root, wl_fixed_from_int(20),
+		wl_fixed_from_int(20), wl_fixed_from_int(300), wl_fixed_from_int(200),
+		wl_fixed_from_int(24));
+	struct vitrail_scene_node_v1 *card = vitrail_scene_v1_create_node(scene);
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_rrect(&dl, 0, 0, 260, 160, 12, SC_FILL(0xff3060a0));
+	sc_node_set_list(&app, card, &dl);
+	struct vitrail_scene_node_v1 *kids[2];
+	for (int i = 0; i < 2; i++) {
+		kids[i] = rect_node(&app, scene, 100, 40, i ? 0xffe0e0e0 : 0xfff0a020);
+		sc_node_set_position(kids[i], 20, 20 + 60 * i);
+	}
+	sc_node_set_children(card, kids, 2);
+	sc_node_set_position(card, 0, 0);
+	sc_node_set_children(root, &card, 1);
+	vitrail_scene_v1_set_root(scene, root);
+	show_scene(&app, vitrail);
+
+	/* the card slides across the clip's rounded corner */
+	double target[2] = { 120, 100 };
+	struct vitrail_scene_animation_v1 *anim = sc_node_animate(card,
+		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, 400,
+		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+	struct done_event done = { 0 };
+	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
+	wl_surface_commit(app.surface);
+	pump(&app, harness_scaled_ms(10000), &done.done);
+	ck_assert(done.done);
+	harness_settle(vitrail->conn);
+
+	struct frame_row *rows;
+	size_t n = read_frame_log(log_path, &rows);
+	size_t animated = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t elapsed;
+		double value;
+		if (!row_sample(&rows[i], 1, &elapsed, &value)) {
+			continue;
+		}
+		animated++;
+		ck_assert_msg(rows[i].lists_recorded == 0, "animated frame %zu "
+			"recorded %u display lists", i, rows[i].lists_recorded);
+		ck_assert_msg(rows[i].nodes_updated == 3, "animated frame %zu "
+			"re-prepared %u nodes; the card's subtree is 3", i,
+			rows[i].nodes_updated);
+	}
+	ck_assert_msg(animated >= 5, "only %zu animated frames", animated);
+	free(rows);
+	/* the pixels: the card cut by the clip's rounded corner */
+	harness_check_output(vitrail->conn, "HEADLESS-1", TOLERANCE);
+
+	vitrail_scene_animation_v1_destroy(anim);
+	for (int i = 0; i < 2; i++) {
+		vitrail_scene_node_v1_destroy(kids[i]);
+	}
+	vitrail_scene_node_v1_destroy(card);
+	vitrail_scene_node_v1_destroy(root);
+	vitrail_scene_v1_destroy(scene);
+	stop_frame_logged(harness, vitrail, log_path, &app);
+}
+END_TEST
+
 /* ---- limits ------------------------------------------------------------- */
 
 /*
@@ -2537,6 +2617,8 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "animation",
 		test_scene_animation_follows_display_time, 120);
 	harness_add_case(suite, "dirty", test_scene_dirty_only_what_changed, 120);
+	harness_add_case(suite, "rounded_animation",
+		test_scene_rounded_clip_animation, 120);
 	harness_add_case(suite, "dvsync", test_scene_dvsync_absorbs_long_frames,
 		120);
 	harness_add_case(suite, "dvsync_per_output",

@@ -397,7 +397,34 @@ static void pointer_button(void *data, struct wl_pointer *pointer,
 
 static void pointer_axis(void *data, struct wl_pointer *pointer,
 		uint32_t time, uint32_t axis, wl_fixed_t value) {
-	// Scrolling is not used.
+	struct sc_app *app = data;
+	if (app->on_axis != NULL) {
+		app->on_axis(app, axis, wl_fixed_to_double(value));
+	}
+}
+
+static void pointer_frame(void *data, struct wl_pointer *pointer) {
+	struct sc_app *app = data;
+	app->axis_source = 0;
+}
+
+static void pointer_axis_source(void *data, struct wl_pointer *pointer,
+		uint32_t source) {
+	struct sc_app *app = data;
+	app->axis_source = source;
+}
+
+static void pointer_axis_stop(void *data, struct wl_pointer *pointer,
+		uint32_t time, uint32_t axis) {
+	struct sc_app *app = data;
+	if (app->on_axis_stop != NULL) {
+		app->on_axis_stop(app, axis);
+	}
+}
+
+static void pointer_axis_discrete(void *data, struct wl_pointer *pointer,
+		uint32_t axis, int32_t discrete) {
+	// The value of the axis event is what scrolls.
 }
 
 static const struct wl_pointer_listener pointer_listener = {
@@ -406,6 +433,10 @@ static const struct wl_pointer_listener pointer_listener = {
 	.motion = pointer_motion,
 	.button = pointer_button,
 	.axis = pointer_axis,
+	.frame = pointer_frame,
+	.axis_source = pointer_axis_source,
+	.axis_stop = pointer_axis_stop,
+	.axis_discrete = pointer_axis_discrete,
 };
 
 static void touch_down(void *data, struct wl_touch *touch, uint32_t serial,
@@ -415,16 +446,29 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial,
 	if (app->on_tap != NULL) {
 		app->on_tap(app, wl_fixed_to_double(x), wl_fixed_to_double(y));
 	}
+	if (app->on_touch != NULL) {
+		app->on_touch(app, SC_TOUCH_DOWN, id, wl_fixed_to_double(x),
+			wl_fixed_to_double(y));
+	}
 }
 
 static void touch_up(void *data, struct wl_touch *touch, uint32_t serial,
 		uint32_t time, int32_t id) {
 	// A tap acts on touch down.
+	struct sc_app *app = data;
+	if (app->on_touch != NULL) {
+		app->on_touch(app, SC_TOUCH_UP, id, 0, 0);
+	}
 }
 
 static void touch_motion(void *data, struct wl_touch *touch, uint32_t time,
 		int32_t id, wl_fixed_t x, wl_fixed_t y) {
 	// A tap acts on touch down.
+	struct sc_app *app = data;
+	if (app->on_touch != NULL) {
+		app->on_touch(app, SC_TOUCH_MOTION, id, wl_fixed_to_double(x),
+			wl_fixed_to_double(y));
+	}
 }
 
 static void touch_frame(void *data, struct wl_touch *touch) {
@@ -499,7 +543,10 @@ static void registry_global(void *data, struct wl_registry *registry,
 		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener, app);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			app->seat == NULL) {
-		app->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+		/* a client that wants axis sources and stops asks for 5 */
+		uint32_t want = app->seat_version > 0 ? app->seat_version : 1;
+		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
+			version < want ? version : want);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
 	} else if (strcmp(interface,
 			vitrail_scene_manager_v1_interface.name) == 0) {

@@ -105,6 +105,12 @@ struct sc_app;
 typedef void (*sc_tap_func)(struct sc_app *app, double x, double y);
 typedef void (*sc_timer_func)(struct sc_app *app);
 
+enum sc_touch {
+	SC_TOUCH_DOWN,
+	SC_TOUCH_MOTION,
+	SC_TOUCH_UP,
+};
+
 struct sc_app {
 	struct wl_display *display;
 	struct wl_registry *registry;
@@ -132,6 +138,19 @@ struct sc_app {
 
 	double pointer_x, pointer_y;
 	sc_tap_func on_tap;
+	/* Scrolling input, for clients that scroll themselves (NULL:
+	 * ignored): wl_pointer.axis (value in surface units; axis_source is
+	 * the source of the pointer frame it is in, 0 when none came), the
+	 * axis stop, and touch points (x, y surface-local; up has none). */
+	void (*on_axis)(struct sc_app *app, uint32_t axis, double value);
+	void (*on_axis_stop)(struct sc_app *app, uint32_t axis);
+	void (*on_touch)(struct sc_app *app, enum sc_touch what, int32_t id,
+		double x, double y);
+	uint32_t axis_source;
+	/* Set before sc_app_init: the wl_seat version to bind (0: 1; 5 for
+	 * axis sources and stops, but then every wl_keyboard listener the
+	 * client adds must handle repeat_info). */
+	uint32_t seat_version;
 	int timer_fd; // -1 when no timer
 	sc_timer_func on_timer;
 	void *data;

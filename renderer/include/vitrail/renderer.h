@@ -164,6 +164,16 @@ void vr_node_set_position(struct vr_node *node, float x, float y);
  * descendants; NULL removes it. Clips are axis-aligned in output space:
  * under rotation the clip is the bounding box of the transformed rect. */
 void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip);
+/* The same clip with rounded corners (radius in local units, scaled down
+ * to fit the rectangle; 0: square corners, as vr_node_set_clip). The
+ * corners round every draw of the node and its descendants, at render
+ * time: moving the node or a descendant needs no new display list. Where
+ * rounded clips nest, the one nearest to the draw rounds it (a
+ * descendant's, or a display list's own clip_rrect) and the outer ones
+ * clip by their rectangles. Exact under translation and scale; under
+ * rotation, the bounding box of the rectangle with the radius scaled. */
+void vr_node_set_clip_rounded(struct vr_node *node,
+	const struct vr_rectf *clip, float radius);
 /* Opacity in [0, 1], multiplied down the tree (per draw, not as a group). */
 void vr_node_set_opacity(struct vr_node *node, float opacity);
 
