@@ -88,6 +88,7 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, key);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(keyboard->server);
+	vt_protocols_input_activity(keyboard->server);
 	struct wlr_event_keyboard_key *event = data;
 	struct wlr_seat *seat = keyboard->server->seat;
 	wlr_seat_set_keyboard(seat, keyboard->device);
@@ -152,6 +153,9 @@ static void add_device(struct vt_server *server,
 		break;
 	case WLR_INPUT_DEVICE_TOUCH:
 		wlr_cursor_attach_input_device(server->cursor, device);
+		break;
+	case WLR_INPUT_DEVICE_TABLET_TOOL:
+		vt_protocols_add_tablet(server, device);
 		break;
 	default:
 		break;
@@ -364,14 +368,39 @@ static void cursor_set_theme_image(struct vt_server *server) {
 	vt_server_schedule_update(server);
 }
 
+/* The surface that takes pointer and touch input at (lx, ly): while the
+ * session is locked, a lock surface's; otherwise a window's, unless
+ * another client holds the input inhibitor. The view (NULL for a lock
+ * surface) goes to *view when view is not NULL. */
+static struct wlr_surface *input_surface_at(struct vt_server *server,
+		double lx, double ly, double *sx, double *sy,
+		struct vt_view **view) {
+	if (view != NULL) {
+		*view = NULL;
+	}
+	if (vt_session_locked(server)) {
+		return vt_session_lock_surface_at(server, lx, ly, sx, sy);
+	}
+	struct wlr_surface *surface = NULL;
+	struct vt_view *v = vt_view_at(server, lx, ly, &surface, sx, sy);
+	if (v == NULL || !vt_protocols_client_allowed(server,
+			wl_resource_get_client(surface->resource))) {
+		return NULL;
+	}
+	if (view != NULL) {
+		*view = v;
+	}
+	return surface;
+}
+
 /* received_ns: when the event that moved the cursor came (0: no event,
  * the focus follows windows that moved). */
 static void process_motion(struct vt_server *server, uint32_t time,
 		uint64_t received_ns) {
 	cursor_move_node(server);
 	double sx, sy;
-	struct wlr_surface *surface = NULL;
-	vt_view_at(server, server->cursor->x, server->cursor->y, &surface, &sx, &sy);
+	struct wlr_surface *surface = input_surface_at(server, server->cursor->x,
+		server->cursor->y, &sx, &sy, NULL);
 	if (surface == NULL) {
 		if (server->seat->pointer_state.focused_surface != NULL) {
 			cursor_set_theme_image(server);
@@ -398,9 +427,13 @@ static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_motion *event = data;
-	wlr_cursor_move(server->cursor, event->device, event->delta_x,
-		event->delta_y);
+	double dx = event->delta_x, dy = event->delta_y;
+	if (vt_protocols_pointer_motion(server, event->time_msec, &dx, &dy,
+			event->unaccel_dx, event->unaccel_dy)) {
+		wlr_cursor_move(server->cursor, event->device, dx, dy);
+	}
 	process_motion(server, event->time_msec, received_ns);
 }
 
@@ -410,6 +443,7 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 		wl_container_of(listener, server, cursor_motion_absolute);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
 	process_motion(server, event->time_msec, received_ns);
@@ -419,6 +453,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_button);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_button *event = data;
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
 		event->button, event->state);
@@ -426,9 +461,9 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 		received_ns);
 	if (event->state == WLR_BUTTON_PRESSED) {
 		double sx, sy;
-		struct wlr_surface *surface = NULL;
-		struct vt_view *view = vt_view_at(server, server->cursor->x,
-			server->cursor->y, &surface, &sx, &sy);
+		struct vt_view *view;
+		input_surface_at(server, server->cursor->x, server->cursor->y,
+			&sx, &sy, &view);
 		if (view != NULL) {
 			vt_view_focus(view, view->xdg_surface->surface);
 		}
@@ -439,9 +474,11 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_axis *event = data;
 	/* over a scroll region: vitrail scrolls it (scroll.c) */
-	if (vt_scroll_pointer_axis(server, event)) {
+	if (!vt_session_locked(server) &&
+			vt_scroll_pointer_axis(server, event)) {
 		return;
 	}
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
@@ -498,19 +535,24 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_down);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
 		event->x, event->y, &lx, &ly);
 	double sx, sy;
-	struct wlr_surface *surface = NULL;
-	struct vt_view *view = vt_view_at(server, lx, ly, &surface, &sx, &sy);
-	if (view == NULL) {
+	struct vt_view *view;
+	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
+		&view);
+	if (surface == NULL) {
 		return;
 	}
-	vt_view_focus(view, view->xdg_surface->surface);
+	if (view != NULL) {
+		vt_view_focus(view, view->xdg_surface->surface);
+	}
 	/* down in a scroll region: the finger drags it (scroll.c) */
-	if (vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
+	if (view != NULL &&
+			vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
 		return;
 	}
 	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
@@ -529,6 +571,7 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_up);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_touch_up *event = data;
 	if (vt_scroll_touch_up(server, event->touch_id)) {
 		return;
@@ -546,6 +589,7 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_motion);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_touch_motion *event = data;
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
@@ -559,8 +603,8 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 		return;
 	}
 	double sx, sy;
-	struct wlr_surface *surface = NULL;
-	vt_view_at(server, lx, ly, &surface, &sx, &sy);
+	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
+		NULL);
 	if (surface == point->surface) {
 		wlr_seat_touch_notify_motion(server->seat, event->time_msec,
 			event->touch_id, sx, sy);

@@ -266,7 +266,8 @@ static void output_update_predictable(struct vt_output *output,
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {
-	if (output->pacer != NULL) {
+	/* powered off (vt_output_set_power): no frames until it is on */
+	if (output->pacer != NULL && output->wlr_output->enabled) {
 		uint64_t now = vt_now_ns();
 		output_update_predictable(output, now);
 		vt_pacer_request(output->pacer, wants, now);
@@ -1081,6 +1082,9 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 	if (frame != NULL && frame->failed) {
 		return false; /* dropped; its damage is drawn again */
 	}
+	if (!wlr_output->enabled) {
+		return false; /* powered off since it was rendered */
+	}
 	if (output->model_clock && wlr_output->frame_pending) {
 		/* We are this output's clock: this is its vblank. */
 		wlr_output_send_frame(wlr_output);
@@ -1838,4 +1842,24 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		wlr_output->height, output->period_ns / 1e6,
 		output->model_clock ? "vitrail vblank model" : "backend",
 		output->policy->name);
+}
+
+void vt_output_set_power(struct vt_server *server,
+		struct wlr_output *wlr_output, bool on) {
+	struct vt_output *output = wlr_output->data;
+	if (output == NULL || output->server != server ||
+			wlr_output->enabled == on) {
+		return;
+	}
+	wlr_output_enable(wlr_output, on);
+	if (!wlr_output_commit(wlr_output)) {
+		wlr_log(WLR_ERROR, "%s: cannot turn the output %s",
+			wlr_output->name, on ? "on" : "off");
+		return;
+	}
+	wlr_log(WLR_INFO, "%s: powered %s", wlr_output->name, on ? "on" : "off");
+	if (on) {
+		output_damage_whole(output);
+		output_request(output, VT_PACER_RENDER | VT_PACER_CALLBACKS);
+	}
 }

@@ -71,6 +71,7 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 	view->x = x;
 	view->y = y;
 	view_update_position(view);
+	vt_foreign_toplevel_update_output(view);
 	vt_input_update_pointer_focus(view->server);
 	vt_server_schedule_update(view->server);
 }
@@ -93,18 +94,25 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	struct vt_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
+	/* the lock surfaces, or the inhibitor's client, keep the focus */
+	if (vt_session_locked(server) || !vt_protocols_client_allowed(server,
+			wl_resource_get_client(surface->resource))) {
+		return;
+	}
 	struct wlr_surface *prev = seat->keyboard_state.focused_surface;
 	if (server->focused_view != NULL && server->focused_view != view &&
 			server->focused_view->xdg_surface->role ==
 			WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
 		wlr_xdg_toplevel_set_activated(server->focused_view->xdg_surface,
 			false);
+		vt_foreign_toplevel_set_activated(server->focused_view, false);
 	}
 	server->focused_view = view;
 	wl_list_remove(&view->link);
 	wl_list_insert(&server->views, &view->link);
 	vr_node_raise_to_top(view->node);
 	wlr_xdg_toplevel_set_activated(view->xdg_surface, true);
+	vt_foreign_toplevel_set_activated(view, true);
 	if (prev == surface) {
 		return;
 	}
@@ -233,6 +241,7 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	}
 	view_update_position(view);
 	vr_node_set_enabled(view->node, true);
+	vt_foreign_toplevel_map(view);
 	vt_view_focus(view, view->xdg_surface->surface);
 	vt_input_update_pointer_focus(server);
 	vt_server_schedule_update(server);
@@ -243,9 +252,12 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 	struct vt_server *server = view->server;
 	view->mapped = false;
 	vr_node_set_enabled(view->node, false);
+	vt_foreign_toplevel_unmap(view);
 	if (server->focused_view == view) {
 		server->focused_view = NULL;
-		wlr_seat_keyboard_notify_clear_focus(server->seat);
+		if (!vt_session_locked(server)) {
+			wlr_seat_keyboard_notify_clear_focus(server->seat);
+		}
 		struct vt_view *next;
 		wl_list_for_each(next, &server->views, link) {
 			if (next != view && next->mapped) {
@@ -298,6 +310,7 @@ static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
 
 static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, destroy);
+	vt_foreign_toplevel_unmap(view);
 	wl_list_remove(&view->map.link);
 	wl_list_remove(&view->unmap.link);
 	wl_list_remove(&view->destroy.link);
