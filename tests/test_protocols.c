@@ -1,0 +1,878 @@
+/*
+ * The standard protocols vitrail offers (compositor/protocols.c,
+ * session_lock.c, single_pixel.c), each checked against an oracle that
+ * shares no code with vitrail: sway's own list of globals, the bytes a
+ * client copied, the colours a client drew.
+ *
+ * globals: wayland-info inside vitrail lists every interface that sway 1.7
+ *   offers on this machine (tests/data/sway-1.7-globals.txt, captured from
+ *   sway itself) and vitrail's own (tests/data/vitrail-globals.txt), but
+ *   those NOT_OFFERED names with the reason.
+ * clipboard: wl-copy and wl-paste (wl-clipboard, through
+ *   wlr-data-control) round-trip a text through the selection and the
+ *   primary selection; exit 77 (skip) only when wl-copy is missing.
+ * session_lock: vitrail-lock-client locks two outputs: every pixel of both
+ *   shows its colour but the cursor's; a click on the window underneath
+ *   reaches the lock surface, not the window; a second locker is refused
+ *   (finished); unlocking brings back the very pixels of before. A locker
+ *   killed while locked leaves both outputs in one solid colour (the lock
+ *   colour of vitrail(1), not the window's, not the background's);
+ *   misbehaving lockers get their protocol errors (by interface and code)
+ *   and the session stays locked; a new locker takes over and unlocks.
+ * single_pixel: a window whose buffer is a wp_single_pixel_buffer_v1 scaled
+ *   by a viewport: each of its pixels is the colour sent (opaque, then a
+ *   translucent one over the background, blended by hand).
+ * foreign_toplevel: a wlr-foreign-toplevel client lists two windows with
+ *   their titles and app_ids, the focused one activated; activating the
+ *   other one raises it (vitrail's window list, front first) and close
+ *   asks its client to close.
+ * output_power: wlr-output-power-management turns HEADLESS-1 off (mode
+ *   event off; grim gets no frame of it) and on again (mode on; grim
+ *   works).
+ *
+ * Environment as test_integration.c, plus VITRAIL_LOCK_CLIENT and
+ * VITRAIL_TEST_DATA (tests/data).
+ */
+#define _GNU_SOURCE // asprintf
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include <vitrail/renderer.h>
+
+#include "harness.h"
+#include "scene-client.h"
+#include "single-pixel-buffer-v1-client-protocol.h"
+#include "viewporter-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-output-power-management-unstable-v1-client-protocol.h"
+
+static const char *env_path(const char *name, const char *fallback) {
+	const char *path = getenv(name);
+	return path != NULL && path[0] != '\0' ? path : fallback;
+}
+
+static void sleep_ms(int ms) {
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+/* Wait until the process's log contains text; false on timeout. */
+static bool wait_log(struct harness_proc *proc, const char *text,
+		int timeout_ms) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
+	while (harness_now_ms() < deadline) {
+		char *log = harness_proc_log(proc);
+		bool found = strstr(log, text) != NULL;
+		free(log);
+		if (found) {
+			return true;
+		}
+		sleep_ms(20);
+	}
+	return false;
+}
+
+/* How many times text occurs in the process's log. */
+static int count_log(struct harness_proc *proc, const char *text) {
+	char *log = harness_proc_log(proc);
+	int n = 0;
+	for (const char *p = strstr(log, text); p != NULL;
+			p = strstr(p + 1, text)) {
+		n++;
+	}
+	free(log);
+	return n;
+}
+
+/* ---- globals -------------------------------------------------------------- */
+
+/* Interfaces of sway's list that vitrail does not offer, and why. */
+static const struct {
+	const char *interface;
+	const char *reason;
+} not_offered[] = {
+	{ "zwlr_export_dmabuf_manager_v1", "offered only where the output "
+		"buffers are dmabufs (DRM); headless ones are shm" },
+};
+
+static bool is_not_offered(const char *interface) {
+	for (size_t i = 0; i < sizeof(not_offered) / sizeof(not_offered[0]);
+			i++) {
+		if (strcmp(not_offered[i].interface, interface) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Every interface of the data file is in wayland-info's log; returns how
+ * many were checked, *missing lists the missing ones. */
+static int check_listed(const char *data_file, const char *log,
+		char *missing, size_t missing_len) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s", env_path("VITRAIL_TEST_DATA",
+		"tests/data"), data_file) > 0);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char line[256];
+	int checked = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, " \t\r\n#")] = '\0';
+		if (line[0] == '\0' || is_not_offered(line)) {
+			continue;
+		}
+		char quoted[300];
+		snprintf(quoted, sizeof(quoted), "interface: '%s'", line);
+		if (strstr(log, quoted) == NULL) {
+			strncat(missing, " ", missing_len - strlen(missing) - 1);
+			strncat(missing, line, missing_len - strlen(missing) - 1);
+		}
+		checked++;
+	}
+	fclose(f);
+	free(path);
+	return checked;
+}
+
+START_TEST(test_protocols_globals_of_sway) {
+	struct harness *harness = harness_create("protocols-globals");
+	harness_require_program("wayland-info", "wayland-utils");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	const char *argv[] = { "wayland-info", NULL };
+	struct harness_proc *info = NULL;
+	int status = harness_run_client(harness, vitrail, argv,
+		HARNESS_WAIT_TIMEOUT_MS, &info);
+	ck_assert_int_eq(status, 0);
+	char *log = harness_proc_log(info);
+	char missing[4096] = "";
+	int sway = check_listed("sway-1.7-globals.txt", log, missing,
+		sizeof(missing));
+	ck_assert_msg(sway >= 30, "only %d interfaces in the sway list", sway);
+	ck_assert_msg(missing[0] == '\0', "sway 1.7 offers, vitrail does "
+		"not:%s", missing);
+	int own = check_listed("vitrail-globals.txt", log, missing,
+		sizeof(missing));
+	ck_assert_msg(own >= 8, "only %d interfaces in vitrail's list", own);
+	ck_assert_msg(missing[0] == '\0', "vitrail's own, missing:%s", missing);
+	free(log);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- clipboard ------------------------------------------------------------ */
+
+/* wl-paste (with extra, e.g. "--primary") until it prints want; its last
+ * output goes to the failure message. */
+static void paste_until(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *extra,
+		const char *want) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	char *log = NULL;
+	while (true) {
+		const char *argv[] = { "wl-paste", "--no-newline", extra, NULL };
+		struct harness_proc *proc = NULL;
+		int status = harness_run_client(harness, vitrail, argv,
+			HARNESS_WAIT_TIMEOUT_MS, &proc);
+		free(log);
+		log = harness_proc_log(proc);
+		if (status == 0 && strstr(log, want) != NULL) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "wl-paste %s printed "
+			"'%s' (status %d), not '%s'", extra != NULL ? extra : "", log,
+			status, want);
+		sleep_ms(50);
+	}
+	free(log);
+}
+
+START_TEST(test_protocols_clipboard_round_trip) {
+	struct harness *harness = harness_create("protocols-clipboard");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	char text[64], primary[64];
+	snprintf(text, sizeof(text), "vitrail-clipboard-%d-%lld", (int)getpid(),
+		(long long)harness_now_ms());
+	snprintf(primary, sizeof(primary), "vitrail-primary-%d-%lld",
+		(int)getpid(), (long long)harness_now_ms());
+	const char *copy_argv[] = { "wl-copy", "--foreground", text, NULL };
+	struct harness_proc *copy = harness_spawn_client(harness, vitrail,
+		copy_argv);
+	paste_until(harness, vitrail, NULL, text);
+	const char *primary_argv[] = { "wl-copy", "--foreground", "--primary",
+		primary, NULL };
+	struct harness_proc *copy_primary = harness_spawn_client(harness,
+		vitrail, primary_argv);
+	paste_until(harness, vitrail, "--primary", primary);
+	// the selection is still the first text: the two are apart
+	paste_until(harness, vitrail, NULL, text);
+	harness_proc_stop(copy);
+	harness_proc_stop(copy_primary);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- session lock --------------------------------------------------------- */
+
+#define LOCK_W 320
+#define LOCK_H 240
+#define WINDOW_ARGB 0xff20c040u // the window under the lock
+#define LOCK_A 0xff3366ccu
+#define LOCK_B 0xffcc6633u
+// vitrail(1): a locked session whose locker died shows #101010
+#define LOCK_DEAD 0xff101010u
+// where the pointer waits for screenshots (layout), on HEADLESS-2
+#define PARK_X 600
+#define PARK_Y 200
+
+/* Whether output pixel (x, y) of output index `output` may show the
+ * cursor (parked at PARK_X, PARK_Y). */
+static bool near_cursor(int output, int32_t x, int32_t y) {
+	int32_t lx = x + output * LOCK_W;
+	return lx >= PARK_X - 32 && lx < PARK_X + 64 && y >= PARK_Y - 32 &&
+		y < PARK_Y + 64;
+}
+
+static uint32_t *screenshot(struct harness *harness,
+		struct harness_vitrail *vitrail, int output, const char *name) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s-%d.png", harness->out_dir, name,
+		output + 1) > 0);
+	char out_name[16];
+	snprintf(out_name, sizeof(out_name), "HEADLESS-%d", output + 1);
+	int status = harness_grim(harness, vitrail, out_name, path);
+	ck_assert_msg(status == 0, "grim failed with status %d", status);
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = vr_png_read(path, &w, &h);
+	ck_assert_msg(pixels != NULL && w == LOCK_W && h == LOCK_H,
+		"cannot read %s (%dx%d)", path, w, h);
+	free(path);
+	return pixels;
+}
+
+/* Every pixel of both outputs but the cursor's is argb. */
+static void check_solid(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t argb, const char *name) {
+	harness_settle(vitrail->conn);
+	for (int o = 0; o < 2; o++) {
+		uint32_t *pixels = screenshot(harness, vitrail, o, name);
+		for (int32_t y = 0; y < LOCK_H; y++) {
+			for (int32_t x = 0; x < LOCK_W; x++) {
+				if (near_cursor(o, x, y)) {
+					continue;
+				}
+				ck_assert_msg(pixels[y * LOCK_W + x] == argb, "%s: "
+					"HEADLESS-%d pixel (%d, %d) is 0x%08x, not 0x%08x",
+					name, o + 1, x, y, pixels[y * LOCK_W + x], argb);
+			}
+		}
+		free(pixels);
+	}
+}
+
+/* Both outputs are pixel for pixel as in before[] (cursor included: it
+ * is parked at the same place). */
+static void check_same(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t *before[2],
+		const char *name) {
+	harness_settle(vitrail->conn);
+	for (int o = 0; o < 2; o++) {
+		uint32_t *pixels = screenshot(harness, vitrail, o, name);
+		for (int32_t i = 0; i < LOCK_W * LOCK_H; i++) {
+			ck_assert_msg(pixels[i] == before[o][i], "%s: HEADLESS-%d "
+				"pixel (%d, %d) is 0x%08x, 0x%08x before the lock", name,
+				o + 1, i % LOCK_W, i / LOCK_W, pixels[i], before[o][i]);
+		}
+		free(pixels);
+	}
+}
+
+static int taps;
+
+static void count_tap(struct sc_app *app, double x, double y) {
+	taps++;
+}
+
+static struct harness_proc *start_locker(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t argb,
+		const char *misbehave) {
+	char color[16];
+	snprintf(color, sizeof(color), "%08x", argb);
+	const char *argv[] = { env_path("VITRAIL_LOCK_CLIENT",
+		"vitrail-lock-client"), "--color", color,
+		misbehave != NULL ? "--misbehave" : NULL, misbehave, NULL };
+	return harness_spawn_client(harness, vitrail, argv);
+}
+
+/* A locker that locks (it takes over an abandoned lock) and draws on both
+ * outputs. */
+static struct harness_proc *lock_with(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t argb) {
+	struct harness_proc *locker = start_locker(harness, vitrail, argb, NULL);
+	ck_assert_msg(wait_log(locker, "locked", 10000), "no locked event");
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	while (count_log(locker, "drawn ") < 2) {
+		harness_assert_alive(locker);
+		ck_assert_msg(harness_now_ms() < deadline, "the locker did not "
+			"draw on both outputs");
+		sleep_ms(20);
+	}
+	return locker;
+}
+
+/* A misbehaving locker ends with that protocol error. */
+static void check_misbehaves(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *misbehave,
+		const char *error) {
+	struct harness_proc *locker = start_locker(harness, vitrail, LOCK_B,
+		misbehave);
+	ck_assert_msg(harness_proc_wait(locker, 15000), "%s: still running",
+		misbehave);
+	char *log = harness_proc_log(locker);
+	ck_assert_msg(strstr(log, error) != NULL, "%s: expected '%s', the "
+		"locker printed:\n%s", misbehave, error, log);
+	free(log);
+}
+
+START_TEST(test_protocols_session_lock) {
+	struct harness *harness = harness_create("protocols-session-lock");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "320x240" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "lock-window"));
+	app.on_tap = count_tap;
+	ck_assert(sc_app_create_window(&app, "lock-window", "under the lock",
+		120, 80, WINDOW_ARGB));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = harness_find_window(conn, "lock-window");
+	ck_assert(w != NULL);
+	int32_t wx = w->x + 60, wy = w->y + 40;
+
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+	harness_settle(conn);
+	uint32_t *before[2];
+	for (int o = 0; o < 2; o++) {
+		before[o] = screenshot(harness, vitrail, o, "before");
+	}
+
+	// locked: the locker's colour everywhere, input to it alone
+	struct harness_proc *locker = lock_with(harness, vitrail, LOCK_A);
+	check_solid(harness, vitrail, LOCK_A, "locked");
+	harness_pointer_move(conn, wx, wy);
+	harness_pointer_button(conn, 0x110, true); // BTN_LEFT
+	harness_pointer_button(conn, 0x110, false);
+	ck_assert_msg(wait_log(locker, "pointer button", 10000), "the click "
+		"did not reach the lock surface");
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 0, "the window under the lock got %d clicks",
+		taps);
+	// a second locker is refused while this one holds the lock
+	struct harness_proc *second = start_locker(harness, vitrail, LOCK_B,
+		NULL);
+	ck_assert(harness_proc_wait(second, 15000));
+	ck_assert_msg(wait_log(second, "finished", 1000), "a second lock was "
+		"not refused");
+
+	// unlocked: as before
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
+	check_same(harness, vitrail, before, "unlocked");
+	// the window takes clicks again (the check above can fail)
+	harness_pointer_move(conn, wx, wy);
+	harness_pointer_button(conn, 0x110, true);
+	harness_pointer_button(conn, 0x110, false);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 1, "the unlocked window got %d clicks", taps);
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+
+	// the locker dies while locked: locked still, in vitrail's colour
+	locker = lock_with(harness, vitrail, LOCK_B);
+	check_solid(harness, vitrail, LOCK_B, "locked-again");
+	harness_proc_signal(locker, SIGKILL);
+	ck_assert(harness_proc_wait(locker, 15000));
+	check_solid(harness, vitrail, LOCK_DEAD, "locker-died");
+	harness_pointer_move(conn, wx, wy);
+	harness_pointer_button(conn, 0x110, true);
+	harness_pointer_button(conn, 0x110, false);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 1, "the window got a click while the session "
+		"was locked without a locker");
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+
+	// lockers that break the protocol get its errors; still locked
+	check_misbehaves(harness, vitrail, "dup-output",
+		"protocol error ext_session_lock_v1 3");
+	check_misbehaves(harness, vitrail, "destroy-locked",
+		"protocol error ext_session_lock_v1 0");
+	check_misbehaves(harness, vitrail, "commit-before-ack",
+		"protocol error ext_session_lock_surface_v1 0");
+	check_misbehaves(harness, vitrail, "null-buffer",
+		"protocol error ext_session_lock_surface_v1 1");
+	check_misbehaves(harness, vitrail, "wrong-size",
+		"protocol error ext_session_lock_surface_v1 2");
+	check_solid(harness, vitrail, LOCK_DEAD, "after-errors");
+
+	// a new locker takes over, and unlocks
+	locker = lock_with(harness, vitrail, LOCK_A);
+	check_solid(harness, vitrail, LOCK_A, "taken-over");
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
+	check_same(harness, vitrail, before, "unlocked-again");
+
+	free(before[0]);
+	free(before[1]);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- single-pixel buffers ------------------------------------------------- */
+
+struct extra_globals {
+	struct wp_single_pixel_buffer_manager_v1 *single_pixel;
+	struct wp_viewporter *viewporter;
+	struct zwlr_foreign_toplevel_manager_v1 *foreign;
+	struct zwlr_output_power_manager_v1 *power;
+	struct wl_output *output; // the first
+};
+
+static void extra_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct extra_globals *g = data;
+	if (strcmp(interface,
+			wp_single_pixel_buffer_manager_v1_interface.name) == 0) {
+		g->single_pixel = wl_registry_bind(registry, name,
+			&wp_single_pixel_buffer_manager_v1_interface, 1);
+	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
+		g->viewporter = wl_registry_bind(registry, name,
+			&wp_viewporter_interface, 1);
+	} else if (strcmp(interface,
+			zwlr_foreign_toplevel_manager_v1_interface.name) == 0) {
+		g->foreign = wl_registry_bind(registry, name,
+			&zwlr_foreign_toplevel_manager_v1_interface, 3);
+	} else if (strcmp(interface,
+			zwlr_output_power_manager_v1_interface.name) == 0) {
+		g->power = wl_registry_bind(registry, name,
+			&zwlr_output_power_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
+			g->output == NULL) {
+		g->output = wl_registry_bind(registry, name,
+			&wl_output_interface, 1);
+	}
+}
+
+static void extra_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener extra_registry_listener = {
+	.global = extra_global,
+	.global_remove = extra_global_remove,
+};
+
+static struct wl_registry *bind_extra(struct sc_app *app,
+		struct extra_globals *g) {
+	*g = (struct extra_globals){ 0 };
+	struct wl_registry *registry = wl_display_get_registry(app->display);
+	wl_registry_add_listener(registry, &extra_registry_listener, g);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	return registry;
+}
+
+#define SP_W 150
+#define SP_H 90
+
+/* Every pixel of the window's place on HEADLESS-1 is argb (within
+ * tolerance), and the one left of it is not. */
+static void check_window_pixels(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *app_id, uint32_t argb,
+		int tolerance, const char *name) {
+	struct harness_conn *conn = vitrail->conn;
+	harness_settle(conn);
+	harness_list_windows(conn, NULL);
+	const struct harness_window *w = harness_find_window(conn, app_id);
+	ck_assert(w != NULL);
+	ck_assert_msg(w->width == SP_W && w->height == SP_H, "window %dx%d, "
+		"not the viewport's %dx%d", w->width, w->height, SP_W, SP_H);
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	int32_t iw = 0, ih = 0;
+	uint32_t *pixels = vr_png_read(path, &iw, &ih);
+	ck_assert(pixels != NULL);
+	for (int32_t y = w->y; y < w->y + SP_H; y++) {
+		for (int32_t x = w->x; x < w->x + SP_W; x++) {
+			ck_assert(x >= 0 && x < iw && y >= 0 && y < ih);
+			uint32_t actual = pixels[y * iw + x];
+			for (int shift = 0; shift < 32; shift += 8) {
+				int d = abs((int)((actual >> shift) & 0xff) -
+					(int)((argb >> shift) & 0xff));
+				ck_assert_msg(d <= tolerance, "%s: pixel (%d, %d) is "
+					"0x%08x, not 0x%08x; %s", name, x, y, actual, argb,
+					path);
+			}
+		}
+	}
+	free(pixels);
+	free(path);
+}
+
+START_TEST(test_protocols_single_pixel_buffer) {
+	struct harness *harness = harness_create("protocols-single-pixel");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "single-pixel"));
+	struct extra_globals g;
+	struct wl_registry *registry = bind_extra(&app, &g);
+	ck_assert_msg(g.single_pixel != NULL && g.viewporter != NULL,
+		"no wp_single_pixel_buffer_manager_v1 or wp_viewporter");
+	ck_assert(sc_app_create_window(&app, "single-pixel", "single pixel",
+		SP_W, SP_H, 0xffffffff));
+	struct wp_viewport *viewport =
+		wp_viewporter_get_viewport(g.viewporter, app.surface);
+	wp_viewport_set_destination(viewport, SP_W, SP_H);
+	// opaque: r 0x20, g 0xc0, b 0x60 (each channel c * 0x01010101)
+	struct wl_buffer *opaque =
+		wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(
+			g.single_pixel, 0x20202020u, 0xc0c0c0c0u, 0x60606060u,
+			0xffffffffu);
+	wl_surface_attach(app.surface, opaque, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, 1, 1);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	check_window_pixels(harness, vitrail, "single-pixel", 0xff20c060u, 0,
+		"opaque");
+
+	// premultiplied red 0x40 at alpha 0x80 over the default background
+	// (0x29, 0x30, 0x3a): s + b * (1 - 128 / 255) = 84, 24, 29
+	struct wl_buffer *translucent =
+		wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(
+			g.single_pixel, 0x40404040u, 0, 0, 0x80808080u);
+	wl_surface_attach(app.surface, translucent, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, 1, 1);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	check_window_pixels(harness, vitrail, "single-pixel",
+		0xff000000u | 84u << 16 | 24u << 8 | 29u, 1, "translucent");
+
+	wl_buffer_destroy(opaque);
+	wl_buffer_destroy(translucent);
+	wp_viewport_destroy(viewport);
+	wp_viewporter_destroy(g.viewporter);
+	wp_single_pixel_buffer_manager_v1_destroy(g.single_pixel);
+	wl_registry_destroy(registry);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- foreign toplevels ---------------------------------------------------- */
+
+#define MAX_HANDLES 8
+
+struct handle {
+	struct zwlr_foreign_toplevel_handle_v1 *handle;
+	char title[64], app_id[64];
+	bool activated, closed, done;
+};
+
+static struct handle handles[MAX_HANDLES];
+static int nhandles;
+
+static void handle_title(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, const char *title) {
+	struct handle *handle = data;
+	snprintf(handle->title, sizeof(handle->title), "%s", title);
+}
+
+static void handle_app_id(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, const char *app_id) {
+	struct handle *handle = data;
+	snprintf(handle->app_id, sizeof(handle->app_id), "%s", app_id);
+}
+
+static void handle_output_enter(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) {
+}
+
+static void handle_output_leave(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) {
+}
+
+static void handle_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct wl_array *state) {
+	struct handle *handle = data;
+	handle->activated = false;
+	uint32_t *s;
+	wl_array_for_each(s, state) {
+		if (*s == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED) {
+			handle->activated = true;
+		}
+	}
+}
+
+static void handle_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+	struct handle *handle = data;
+	handle->done = true;
+}
+
+static void handle_closed(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h) {
+	struct handle *handle = data;
+	handle->closed = true;
+}
+
+static void handle_parent(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct zwlr_foreign_toplevel_handle_v1 *parent) {
+}
+
+static const struct zwlr_foreign_toplevel_handle_v1_listener handle_listener = {
+	.title = handle_title,
+	.app_id = handle_app_id,
+	.output_enter = handle_output_enter,
+	.output_leave = handle_output_leave,
+	.state = handle_state,
+	.done = handle_done,
+	.closed = handle_closed,
+	.parent = handle_parent,
+};
+
+static void manager_toplevel(void *data,
+		struct zwlr_foreign_toplevel_manager_v1 *manager,
+		struct zwlr_foreign_toplevel_handle_v1 *h) {
+	ck_assert(nhandles < MAX_HANDLES);
+	struct handle *handle = &handles[nhandles++];
+	handle->handle = h;
+	zwlr_foreign_toplevel_handle_v1_add_listener(h, &handle_listener, handle);
+}
+
+static void manager_finished(void *data,
+		struct zwlr_foreign_toplevel_manager_v1 *manager) {
+}
+
+static const struct zwlr_foreign_toplevel_manager_v1_listener
+		manager_listener = {
+	.toplevel = manager_toplevel,
+	.finished = manager_finished,
+};
+
+static struct handle *find_handle(const char *app_id) {
+	for (int i = 0; i < nhandles; i++) {
+		if (!handles[i].closed && strcmp(handles[i].app_id, app_id) == 0) {
+			return &handles[i];
+		}
+	}
+	return NULL;
+}
+
+START_TEST(test_protocols_foreign_toplevel) {
+	struct harness *harness = harness_create("protocols-foreign-toplevel");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app first = { 0 }, second = { 0 }, lister = { 0 };
+	ck_assert(sc_app_init(&first, "first"));
+	ck_assert(sc_app_create_window(&first, "vitrail-first", "First window",
+		100, 80, 0xffff0000));
+	wl_surface_commit(first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert(sc_app_init(&second, "second"));
+	ck_assert(sc_app_create_window(&second, "vitrail-second",
+		"Second window", 100, 80, 0xff0000ff));
+	wl_surface_commit(second.surface);
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	harness_wait_for_window_count(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+
+	ck_assert(sc_app_init(&lister, "lister"));
+	struct extra_globals g;
+	struct wl_registry *registry = bind_extra(&lister, &g);
+	ck_assert_msg(g.foreign != NULL, "no zwlr_foreign_toplevel_manager_v1");
+	zwlr_foreign_toplevel_manager_v1_add_listener(g.foreign,
+		&manager_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_int_eq(nhandles, 2);
+	struct handle *h1 = find_handle("vitrail-first");
+	struct handle *h2 = find_handle("vitrail-second");
+	ck_assert_msg(h1 != NULL && h2 != NULL, "handles: '%s' '%s'",
+		handles[0].app_id, handles[1].app_id);
+	ck_assert_str_eq(h1->title, "First window");
+	ck_assert_str_eq(h2->title, "Second window");
+	ck_assert(h1->done && h2->done);
+	// the last mapped has the focus
+	ck_assert_msg(!h1->activated && h2->activated, "activated: first %d, "
+		"second %d", h1->activated, h2->activated);
+
+	// activate the first: it comes to the front
+	zwlr_foreign_toplevel_handle_v1_activate(h1->handle, lister.seat);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_msg(h1->activated && !h2->activated, "after activate: "
+		"first %d, second %d", h1->activated, h2->activated);
+	const struct harness_window *windows = NULL;
+	ck_assert_int_eq(harness_list_windows(conn, &windows), 2);
+	ck_assert_msg(strcmp(windows[0].app_id, "vitrail-first") == 0,
+		"front window: %s", windows[0].app_id);
+
+	// close the second: its client hears close
+	zwlr_foreign_toplevel_handle_v1_close(h2->handle);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	second.running = true;
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	ck_assert_msg(!second.running, "the second window got no close");
+	sc_app_finish(&second);
+	harness_wait_for_window_count(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_msg(h2->closed, "no closed event for the second window");
+
+	zwlr_foreign_toplevel_manager_v1_stop(g.foreign);
+	wl_registry_destroy(registry);
+	sc_app_finish(&lister);
+	sc_app_finish(&first);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- output power --------------------------------------------------------- */
+
+static int power_mode = -1;
+static bool power_failed;
+
+static void power_handle_mode(void *data, struct zwlr_output_power_v1 *power,
+		uint32_t mode) {
+	power_mode = (int)mode;
+}
+
+static void power_handle_failed(void *data,
+		struct zwlr_output_power_v1 *power) {
+	power_failed = true;
+}
+
+static const struct zwlr_output_power_v1_listener power_listener = {
+	.mode = power_handle_mode,
+	.failed = power_handle_failed,
+};
+
+START_TEST(test_protocols_output_power) {
+	struct harness *harness = harness_create("protocols-output-power");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "power"));
+	struct extra_globals g;
+	struct wl_registry *registry = bind_extra(&app, &g);
+	ck_assert_msg(g.power != NULL && g.output != NULL,
+		"no zwlr_output_power_manager_v1");
+	struct zwlr_output_power_v1 *power =
+		zwlr_output_power_manager_v1_get_output_power(g.power, g.output);
+	zwlr_output_power_v1_add_listener(power, &power_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_eq(power_mode, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+
+	zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_OFF);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert(!power_failed);
+	ck_assert_int_eq(power_mode, ZWLR_OUTPUT_POWER_V1_MODE_OFF);
+	// an output that is off gives grim no frame (screencopy fails)
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/off.png", harness->out_dir) > 0);
+	const char *grim_argv[] = { "grim", "-o", "HEADLESS-1", path, NULL };
+	ck_assert_int_ne(harness_run_client(harness, vitrail, grim_argv,
+		HARNESS_WAIT_TIMEOUT_MS, NULL), 0);
+	free(path);
+
+	zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_eq(power_mode, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+	harness_settle(vitrail->conn);
+	ck_assert(asprintf(&path, "%s/on.png", harness->out_dir) > 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = vr_png_read(path, &w, &h);
+	ck_assert(pixels != NULL && w == 320 && h == 240);
+	// the default background, drawn again
+	ck_assert_uint_eq(pixels[120 * w + 160], 0xff29303au);
+	free(pixels);
+	free(path);
+
+	zwlr_output_power_v1_destroy(power);
+	zwlr_output_power_manager_v1_destroy(g.power);
+	wl_registry_destroy(registry);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- runner --------------------------------------------------------------- */
+
+static Suite *protocols_suite(void) {
+	Suite *suite = suite_create("protocols");
+	harness_add_case(suite, "globals", test_protocols_globals_of_sway, 60);
+	harness_add_case(suite, "clipboard", test_protocols_clipboard_round_trip,
+		60);
+	harness_add_case(suite, "session_lock", test_protocols_session_lock, 120);
+	harness_add_case(suite, "single_pixel", test_protocols_single_pixel_buffer,
+		60);
+	harness_add_case(suite, "foreign_toplevel",
+		test_protocols_foreign_toplevel, 60);
+	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
+	return suite;
+}
+
+/* Whether program is in PATH. */
+static bool in_path(const char *program) {
+	const char *path = getenv("PATH");
+	char *copy = strdup(path != NULL ? path : "/usr/bin:/bin");
+	bool found = false;
+	for (char *dir = strtok(copy, ":"); dir != NULL && !found;
+			dir = strtok(NULL, ":")) {
+		char *file = NULL;
+		if (asprintf(&file, "%s/%s", dir, program) > 0) {
+			found = access(file, X_OK) == 0;
+			free(file);
+		}
+	}
+	free(copy);
+	return found;
+}
+
+int main(int argc, char *argv[]) {
+	if (argc > 1 && strcmp(argv[1], "clipboard") == 0 &&
+			(!in_path("wl-copy") || !in_path("wl-paste"))) {
+		fprintf(stderr, "wl-copy or wl-paste not found (package "
+			"wl-clipboard): skipped\n");
+		return 77;
+	}
+	return harness_run_suite(protocols_suite(), argc, argv);
+}
