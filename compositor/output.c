@@ -1851,6 +1851,8 @@ void vt_output_set_power(struct vt_server *server,
 			wlr_output->enabled == on) {
 		return;
 	}
+	/* nothing of a frame goes with it */
+	wlr_output_rollback(wlr_output);
 	wlr_output_enable(wlr_output, on);
 	if (!wlr_output_commit(wlr_output)) {
 		wlr_log(WLR_ERROR, "%s: cannot turn the output %s",

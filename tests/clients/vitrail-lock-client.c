@@ -338,7 +338,11 @@ static void misbehave(struct client *c) {
 		extra.surface = NULL;
 		create_lock_surface(c, &extra);
 	} else if (strcmp(what, "destroy-locked") == 0) {
-		ext_session_lock_v1_destroy(c->lock);
+		/* the destroy request, keeping the proxy: the error names
+		 * its interface */
+		wl_proxy_marshal_flags((struct wl_proxy *)c->lock,
+			EXT_SESSION_LOCK_V1_DESTROY, NULL,
+			wl_proxy_get_version((struct wl_proxy *)c->lock), 0);
 	}
 	/* the others misbehave in lock_surface_configure */
 }
