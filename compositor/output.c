@@ -1844,24 +1844,28 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		output->policy->name);
 }
 
-void vt_output_set_power(struct vt_server *server,
+bool vt_output_set_power(struct vt_server *server,
 		struct wlr_output *wlr_output, bool on) {
 	struct vt_output *output = wlr_output->data;
-	if (output == NULL || output->server != server ||
-			wlr_output->enabled == on) {
-		return;
+	if (output == NULL || output->server != server) {
+		return false;
+	}
+	if (wlr_output->enabled == on) {
+		return true;
 	}
 	/* nothing of a frame goes with it */
 	wlr_output_rollback(wlr_output);
 	wlr_output_enable(wlr_output, on);
 	if (!wlr_output_commit(wlr_output)) {
-		wlr_log(WLR_ERROR, "%s: cannot turn the output %s",
+		/* wlroots 0.15's headless, wayland and x11 backends cannot */
+		wlr_log(WLR_INFO, "%s: the backend cannot turn the output %s",
 			wlr_output->name, on ? "on" : "off");
-		return;
+		return false;
 	}
 	wlr_log(WLR_INFO, "%s: powered %s", wlr_output->name, on ? "on" : "off");
 	if (on) {
 		output_damage_whole(output);
 		output_request(output, VT_PACER_RENDER | VT_PACER_CALLBACKS);
 	}
+	return true;
 }

@@ -31,7 +31,7 @@
  *   go to the surface under the tool when it bound the tablet protocol, and
  *   move the cursor.
  * - wlr-output-power-management-v1: off disables the output, on enables it
- *   (output.c).
+ *   (output.c); where the backend cannot, the output is blanked (below).
  * - xdg-decoration and KDE server-decoration: the mode vitrail answers is
  *   decoration_mode() below.
  * - wlr-input-inhibitor (old screen lockers): while a client holds it,
@@ -51,6 +51,7 @@
 #include <wlr/types/wlr_input_inhibitor.h>
 #include <wlr/types/wlr_input_method_v2.h>
 #include <wlr/types/wlr_keyboard_shortcuts_inhibit_v1.h>
+#include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_output_power_management_v1.h>
 #include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
@@ -91,6 +92,7 @@ struct vt_protocols {
 	struct wlr_tablet_manager_v2 *tablet_manager;
 	struct wl_list tablets; /* tablet::link */
 	struct wlr_output_power_manager_v1 *output_power;
+	struct wl_list blanks; /* blank::link, outputs powered off by us */
 	struct wlr_xdg_decoration_manager_v1 *xdg_decoration;
 	struct wlr_server_decoration_manager *kde_decoration;
 	struct wlr_input_inhibit_manager *input_inhibit;
@@ -960,11 +962,114 @@ static void handle_tool_button(struct wl_listener *listener, void *data) {
 
 /* ---- output power ------------------------------------------------------- */
 
+/*
+ * An output the backend cannot disable (wlroots 0.15 disables DRM outputs
+ * only) is blanked instead: an opaque black node above everything, the
+ * cursor included, covers it, and vitrail tells the clients itself that
+ * its mode is off (wlroots tells them only of modes the output commits).
+ * A client that asks for the object while an output is blanked hears
+ * "on" from wlroots first, then the next change.
+ */
+struct blank {
+	struct vt_protocols *protocols;
+	struct wlr_output *output;
+	struct vr_node *node;
+	struct wl_list link; /* vt_protocols::blanks */
+	struct wl_listener output_destroy;
+};
+
+static void send_power_mode(struct vt_protocols *p, struct wlr_output *output,
+		enum zwlr_output_power_v1_mode mode) {
+	struct wlr_output_power_v1 *power;
+	wl_list_for_each(power, &p->output_power->output_powers, link) {
+		if (power->output == output) {
+			zwlr_output_power_v1_send_mode(power->resource, mode);
+		}
+	}
+}
+
+static void blank_place(struct blank *blank) {
+	struct vt_server *server = blank->protocols->server;
+	struct wlr_box *box = wlr_output_layout_get_box(server->layout,
+		blank->output);
+	vr_node_set_enabled(blank->node, box != NULL);
+	if (box != NULL) {
+		vr_node_set_position(blank->node, box->x, box->y);
+		vr_node_set_rect(blank->node, box->width, box->height,
+			(struct vr_color){ 0, 0, 0, 1 });
+	}
+	vt_server_schedule_update(server);
+}
+
+static void blank_destroy(struct blank *blank) {
+	vt_server_schedule_update(blank->protocols->server);
+	vr_node_destroy(blank->node);
+	wl_list_remove(&blank->output_destroy.link);
+	wl_list_remove(&blank->link);
+	free(blank);
+}
+
+static void blank_handle_output_destroy(struct wl_listener *listener,
+		void *data) {
+	struct blank *blank = wl_container_of(listener, blank, output_destroy);
+	blank_destroy(blank);
+}
+
+static struct blank *blank_of(struct vt_protocols *p,
+		struct wlr_output *output) {
+	struct blank *blank;
+	wl_list_for_each(blank, &p->blanks, link) {
+		if (blank->output == output) {
+			return blank;
+		}
+	}
+	return NULL;
+}
+
+void vt_protocols_outputs_changed(struct vt_server *server) {
+	struct vt_protocols *p = server->protocols;
+	if (p == NULL) {
+		return;
+	}
+	struct blank *blank;
+	wl_list_for_each(blank, &p->blanks, link) {
+		blank_place(blank);
+	}
+}
+
 static void handle_set_power_mode(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, set_power_mode);
 	struct wlr_output_power_v1_set_mode_event *event = data;
-	vt_output_set_power(p->server, event->output,
-		event->mode == ZWLR_OUTPUT_POWER_V1_MODE_ON);
+	bool on = event->mode == ZWLR_OUTPUT_POWER_V1_MODE_ON;
+	struct blank *blank = blank_of(p, event->output);
+	if (on && blank != NULL) {
+		blank_destroy(blank);
+		send_power_mode(p, event->output, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+		return;
+	}
+	if (vt_output_set_power(p->server, event->output, on) || on ||
+			blank != NULL) {
+		return;
+	}
+	blank = calloc(1, sizeof(*blank));
+	if (blank == NULL) {
+		return;
+	}
+	blank->node = vr_node_create(p->server->tree);
+	if (blank->node == NULL) {
+		free(blank);
+		return;
+	}
+	blank->protocols = p;
+	blank->output = event->output;
+	vr_node_set_parent(blank->node, vr_tree_root(p->server->tree));
+	vr_node_raise_to_top(blank->node);
+	blank->output_destroy.notify = blank_handle_output_destroy;
+	wl_signal_add(&event->output->events.destroy, &blank->output_destroy);
+	wl_list_insert(&p->blanks, &blank->link);
+	blank_place(blank);
+	wlr_log(WLR_INFO, "%s: blanked (powered off)", event->output->name);
+	send_power_mode(p, event->output, ZWLR_OUTPUT_POWER_V1_MODE_OFF);
 }
 
 /* ---- input inhibitor ---------------------------------------------------- */
@@ -1013,6 +1118,7 @@ bool vt_protocols_init(struct vt_server *server) {
 	wl_list_init(&p->idle_inhibitors);
 	wl_list_init(&p->text_inputs);
 	wl_list_init(&p->tablets);
+	wl_list_init(&p->blanks);
 	/* each goes with the display */
 	p->idle = wlr_idle_create(display);
 	p->idle_inhibit = wlr_idle_inhibit_v1_create(display);
@@ -1161,6 +1267,10 @@ void vt_protocols_finish(struct vt_server *server) {
 	struct tablet *tablet, *tmp;
 	wl_list_for_each_safe(tablet, tmp, &p->tablets, link) {
 		tablet_handle_destroy(&tablet->destroy, NULL);
+	}
+	struct blank *blank, *blank_tmp;
+	wl_list_for_each_safe(blank, blank_tmp, &p->blanks, link) {
+		blank_destroy(blank);
 	}
 	server->protocols = NULL;
 	free(p);

@@ -86,6 +86,7 @@ static void update_background(struct vt_server *server) {
 	vr_node_set_rect(server->background, box->width, box->height,
 		server->config.background);
 	vt_session_lock_outputs_changed(server);
+	vt_protocols_outputs_changed(server);
 	vt_server_schedule_update(server);
 }
 

@@ -609,6 +609,8 @@ struct wlr_surface *vt_session_lock_surface_at(struct vt_server *server,
 	double lx, double ly, double *sx, double *sy);
 /* Outputs came, went or moved: lock surfaces and colour follow. */
 void vt_session_lock_outputs_changed(struct vt_server *server);
+/* ... and so do the blanks of outputs powered off (protocols.c). */
+void vt_protocols_outputs_changed(struct vt_server *server);
 
 /* single_pixel.c, content_type.c, fractional_scale.c */
 bool vt_single_pixel_init(struct vt_server *server);
@@ -616,8 +618,9 @@ bool vt_content_type_init(struct vt_server *server);
 bool vt_fractional_scale_init(struct vt_server *server);
 
 /* output.c: output power (wlr-output-power-management): off disables the
- * output (no frames), on enables it and draws it whole. */
-void vt_output_set_power(struct vt_server *server,
+ * output (no frames), on enables it and draws it whole; false when the
+ * backend cannot (wlroots 0.15 disables DRM outputs only). */
+bool vt_output_set_power(struct vt_server *server,
 	struct wlr_output *wlr_output, bool on);
 
 /* frame_log.c */
