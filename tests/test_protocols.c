@@ -247,7 +247,7 @@ static uint32_t *screenshot(struct harness *harness,
 	char *path = NULL;
 	ck_assert(asprintf(&path, "%s/%s-%d.png", harness->out_dir, name,
 		output + 1) > 0);
-	char out_name[16];
+	char out_name[32];
 	snprintf(out_name, sizeof(out_name), "HEADLESS-%d", output + 1);
 	int status = harness_grim(harness, vitrail, out_name, path);
 	ck_assert_msg(status == 0, "grim failed with status %d", status);
@@ -454,6 +454,8 @@ struct extra_globals {
 	struct zwlr_foreign_toplevel_manager_v1 *foreign;
 	struct zwlr_output_power_manager_v1 *power;
 	struct wl_output *output; // the first
+	bool want_foreign; // bind the foreign-toplevel manager (it sends
+			   // handles at once)
 };
 
 static void extra_global(void *data, struct wl_registry *registry,
@@ -466,7 +468,7 @@ static void extra_global(void *data, struct wl_registry *registry,
 	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
 		g->viewporter = wl_registry_bind(registry, name,
 			&wp_viewporter_interface, 1);
-	} else if (strcmp(interface,
+	} else if (g->want_foreign && strcmp(interface,
 			zwlr_foreign_toplevel_manager_v1_interface.name) == 0) {
 		g->foreign = wl_registry_bind(registry, name,
 			&zwlr_foreign_toplevel_manager_v1_interface, 3);
@@ -490,9 +492,33 @@ static const struct wl_registry_listener extra_registry_listener = {
 	.global_remove = extra_global_remove,
 };
 
+/* Destroy what bind_extra bound (and the registry) after a round trip. */
+static void extra_finish(struct sc_app *app, struct extra_globals *g,
+		struct wl_registry *registry) {
+	if (g->single_pixel != NULL) {
+		wp_single_pixel_buffer_manager_v1_destroy(g->single_pixel);
+	}
+	if (g->viewporter != NULL) {
+		wp_viewporter_destroy(g->viewporter);
+	}
+	if (g->foreign != NULL) {
+		zwlr_foreign_toplevel_manager_v1_stop(g->foreign);
+		wl_display_roundtrip(app->display);
+		zwlr_foreign_toplevel_manager_v1_destroy(g->foreign);
+	}
+	if (g->power != NULL) {
+		zwlr_output_power_manager_v1_destroy(g->power);
+	}
+	if (g->output != NULL) {
+		wl_output_destroy(g->output);
+	}
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(app->display);
+}
+
 static struct wl_registry *bind_extra(struct sc_app *app,
-		struct extra_globals *g) {
-	*g = (struct extra_globals){ 0 };
+		struct extra_globals *g, bool want_foreign) {
+	*g = (struct extra_globals){ .want_foreign = want_foreign };
 	struct wl_registry *registry = wl_display_get_registry(app->display);
 	wl_registry_add_listener(registry, &extra_registry_listener, g);
 	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
@@ -545,7 +571,7 @@ START_TEST(test_protocols_single_pixel_buffer) {
 	struct sc_app app = { 0 };
 	ck_assert(sc_app_init(&app, "single-pixel"));
 	struct extra_globals g;
-	struct wl_registry *registry = bind_extra(&app, &g);
+	struct wl_registry *registry = bind_extra(&app, &g, false);
 	ck_assert_msg(g.single_pixel != NULL && g.viewporter != NULL,
 		"no wp_single_pixel_buffer_manager_v1 or wp_viewporter");
 	ck_assert(sc_app_create_window(&app, "single-pixel", "single pixel",
@@ -581,9 +607,7 @@ START_TEST(test_protocols_single_pixel_buffer) {
 	wl_buffer_destroy(opaque);
 	wl_buffer_destroy(translucent);
 	wp_viewport_destroy(viewport);
-	wp_viewporter_destroy(g.viewporter);
-	wp_single_pixel_buffer_manager_v1_destroy(g.single_pixel);
-	wl_registry_destroy(registry);
+	extra_finish(&app, &g, registry);
 	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
@@ -711,7 +735,7 @@ START_TEST(test_protocols_foreign_toplevel) {
 
 	ck_assert(sc_app_init(&lister, "lister"));
 	struct extra_globals g;
-	struct wl_registry *registry = bind_extra(&lister, &g);
+	struct wl_registry *registry = bind_extra(&lister, &g, true);
 	ck_assert_msg(g.foreign != NULL, "no zwlr_foreign_toplevel_manager_v1");
 	zwlr_foreign_toplevel_manager_v1_add_listener(g.foreign,
 		&manager_listener, NULL);
@@ -752,8 +776,10 @@ START_TEST(test_protocols_foreign_toplevel) {
 	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
 	ck_assert_msg(h2->closed, "no closed event for the second window");
 
-	zwlr_foreign_toplevel_manager_v1_stop(g.foreign);
-	wl_registry_destroy(registry);
+	for (int i = 0; i < nhandles; i++) {
+		zwlr_foreign_toplevel_handle_v1_destroy(handles[i].handle);
+	}
+	extra_finish(&lister, &g, registry);
 	sc_app_finish(&lister);
 	sc_app_finish(&first);
 	harness_stop_vitrail(harness, vitrail);
@@ -789,7 +815,7 @@ START_TEST(test_protocols_output_power) {
 	struct sc_app app = { 0 };
 	ck_assert(sc_app_init(&app, "power"));
 	struct extra_globals g;
-	struct wl_registry *registry = bind_extra(&app, &g);
+	struct wl_registry *registry = bind_extra(&app, &g, false);
 	ck_assert_msg(g.power != NULL && g.output != NULL,
 		"no zwlr_output_power_manager_v1");
 	struct zwlr_output_power_v1 *power =
@@ -834,8 +860,7 @@ START_TEST(test_protocols_output_power) {
 	free(path);
 
 	zwlr_output_power_v1_destroy(power);
-	zwlr_output_power_manager_v1_destroy(g.power);
-	wl_registry_destroy(registry);
+	extra_finish(&app, &g, registry);
 	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
