@@ -430,10 +430,13 @@ static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_motion *event = data;
 	double dx = event->delta_x, dy = event->delta_y;
-	if (vt_protocols_pointer_motion(server, event->time_msec, &dx, &dy,
+	/* relative motion goes out; a locked pointer stays (and sends no
+	 * wl_pointer.motion), a confined one may lose an axis */
+	if (!vt_protocols_pointer_motion(server, event->time_msec, &dx, &dy,
 			event->unaccel_dx, event->unaccel_dy)) {
-		wlr_cursor_move(server->cursor, event->device, dx, dy);
+		return;
 	}
+	wlr_cursor_move(server->cursor, event->device, dx, dy);
 	process_motion(server, event->time_msec, received_ns);
 }
 

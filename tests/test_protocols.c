@@ -26,6 +26,11 @@
  *   their titles and app_ids, the focused one activated; activating the
  *   other one raises it (vitrail's window list, front first) and close
  *   asks its client to close.
+ * pointer_lock: a window locks the pointer (pointer-constraints) and
+ *   listens to relative motion; a virtual pointer moves by (7, 3) while
+ *   it is locked: the window gets exactly that relative motion and no
+ *   wl_pointer.motion (the cursor stayed); unlocked, a move by (5, 0)
+ *   moves its pointer by 5 and comes as relative motion too.
  * output_power: wlr-output-power-management turns HEADLESS-1 off (mode
  *   event off; the headless backend cannot disable outputs, so vitrail
  *   blanks it: every pixel black) and on again (mode on; the background
@@ -46,11 +51,14 @@
 #include <vitrail/renderer.h>
 
 #include "harness.h"
+#include "pointer-constraints-unstable-v1-client-protocol.h"
+#include "relative-pointer-unstable-v1-client-protocol.h"
 #include "scene-client.h"
 #include "single-pixel-buffer-v1-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
+#include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 
 static const char *env_path(const char *name, const char *fallback) {
 	const char *path = getenv(name);
@@ -787,6 +795,153 @@ START_TEST(test_protocols_foreign_toplevel) {
 }
 END_TEST
 
+/* ---- pointer constraints and relative motion ------------------------------ */
+
+struct pointer_globals {
+	struct zwp_pointer_constraints_v1 *constraints;
+	struct zwp_relative_pointer_manager_v1 *relative;
+	struct zwlr_virtual_pointer_manager_v1 *virtual_pointer;
+};
+
+static void pointer_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct pointer_globals *g = data;
+	if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
+		g->constraints = wl_registry_bind(registry, name,
+			&zwp_pointer_constraints_v1_interface, 1);
+	} else if (strcmp(interface,
+			zwp_relative_pointer_manager_v1_interface.name) == 0) {
+		g->relative = wl_registry_bind(registry, name,
+			&zwp_relative_pointer_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+			zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
+		g->virtual_pointer = wl_registry_bind(registry, name,
+			&zwlr_virtual_pointer_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener pointer_registry_listener = {
+	.global = pointer_global,
+	.global_remove = extra_global_remove,
+};
+
+static bool pointer_locked;
+static double relative_dx, relative_dy;
+
+static void locked_handle_locked(void *data,
+		struct zwp_locked_pointer_v1 *locked) {
+	pointer_locked = true;
+}
+
+static void locked_handle_unlocked(void *data,
+		struct zwp_locked_pointer_v1 *locked) {
+	pointer_locked = false;
+}
+
+static const struct zwp_locked_pointer_v1_listener locked_listener = {
+	.locked = locked_handle_locked,
+	.unlocked = locked_handle_unlocked,
+};
+
+static void relative_handle_motion(void *data,
+		struct zwp_relative_pointer_v1 *relative, uint32_t utime_hi,
+		uint32_t utime_lo, wl_fixed_t dx, wl_fixed_t dy,
+		wl_fixed_t dx_unaccel, wl_fixed_t dy_unaccel) {
+	relative_dx += wl_fixed_to_double(dx);
+	relative_dy += wl_fixed_to_double(dy);
+}
+
+static const struct zwp_relative_pointer_v1_listener relative_listener = {
+	.relative_motion = relative_handle_motion,
+};
+
+START_TEST(test_protocols_pointer_lock) {
+	struct harness *harness = harness_create("protocols-pointer-lock");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "pointer-lock"));
+	struct pointer_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &pointer_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(g.constraints != NULL && g.relative != NULL &&
+		g.virtual_pointer != NULL, "missing pointer globals");
+	ck_assert(sc_app_create_window(&app, "pointer-lock", "pointer lock",
+		200, 150, 0xff808080));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = harness_find_window(vitrail->conn,
+		"pointer-lock");
+	ck_assert(w != NULL);
+	ck_assert_msg(app.pointer != NULL, "the window has no wl_pointer");
+	struct zwp_relative_pointer_v1 *relative =
+		zwp_relative_pointer_manager_v1_get_relative_pointer(g.relative,
+			app.pointer);
+	zwp_relative_pointer_v1_add_listener(relative, &relative_listener, NULL);
+	struct zwp_locked_pointer_v1 *locked =
+		zwp_pointer_constraints_v1_lock_pointer(g.constraints, app.surface,
+			app.pointer, NULL,
+			ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+	zwp_locked_pointer_v1_add_listener(locked, &locked_listener, NULL);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+
+	// a virtual pointer of another connection: onto the window
+	struct zwlr_virtual_pointer_v1 *vp =
+		zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
+			g.virtual_pointer, NULL);
+	zwlr_virtual_pointer_v1_motion_absolute(vp, 0, (uint32_t)(w->x + 100),
+		(uint32_t)(w->y + 75), 320, 240);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(pointer_locked, "the pointer over the window is not "
+		"locked");
+	double x = app.pointer_x, y = app.pointer_y;
+	double rdx = relative_dx, rdy = relative_dy;
+
+	// locked: relative motion only, the pointer stays
+	zwlr_virtual_pointer_v1_motion(vp, 1, wl_fixed_from_int(7),
+		wl_fixed_from_int(3));
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(relative_dx - rdx == 7 && relative_dy - rdy == 3,
+		"relative motion (%g, %g), sent (7, 3)", relative_dx - rdx,
+		relative_dy - rdy);
+	ck_assert_msg(app.pointer_x == x && app.pointer_y == y, "the locked "
+		"pointer moved from (%g, %g) to (%g, %g)", x, y, app.pointer_x,
+		app.pointer_y);
+
+	// unlocked: it moves again
+	zwp_locked_pointer_v1_destroy(locked);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	zwlr_virtual_pointer_v1_motion(vp, 2, wl_fixed_from_int(5), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(app.pointer_x == x + 5 && app.pointer_y == y, "the "
+		"unlocked pointer is at (%g, %g), expected (%g, %g)", app.pointer_x,
+		app.pointer_y, x + 5, y);
+	ck_assert_msg(relative_dx - rdx == 12, "relative motion %g in x, "
+		"sent 12", relative_dx - rdx);
+
+	zwlr_virtual_pointer_v1_destroy(vp);
+	zwp_relative_pointer_v1_destroy(relative);
+	zwp_relative_pointer_manager_v1_destroy(g.relative);
+	zwp_pointer_constraints_v1_destroy(g.constraints);
+	zwlr_virtual_pointer_manager_v1_destroy(g.virtual_pointer);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- output power --------------------------------------------------------- */
 
 static int power_mode = -1;
@@ -879,6 +1034,7 @@ static Suite *protocols_suite(void) {
 		60);
 	harness_add_case(suite, "foreign_toplevel",
 		test_protocols_foreign_toplevel, 60);
+	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
 	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
 	return suite;
 }
