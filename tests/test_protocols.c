@@ -14,7 +14,8 @@
  * session_lock: vitrail-lock-client locks two outputs: every pixel of both
  *   shows its colour but the cursor's; a click on the window underneath
  *   reaches the lock surface, not the window; a second locker is refused
- *   (finished); unlocking brings back the very pixels of before. A locker
+ *   (finished), and unlocking that refused lock is invalid_unlock;
+ *   unlocking brings back the very pixels of before. A locker
  *   killed while locked leaves both outputs in one solid colour (the lock
  *   colour of vitrail(1), not the window's, not the background's);
  *   misbehaving lockers get their protocol errors (by interface and code)
@@ -26,6 +27,9 @@
  *   their titles and app_ids, the focused one activated; activating the
  *   other one raises it (vitrail's window list, front first) and close
  *   asks its client to close.
+ * activation: of two windows, the one behind asks for a token and
+ *   activates itself with it: it comes to the front (vitrail's window
+ *   list, front first); a made-up token changes nothing.
  * pointer_lock: a window locks the pointer (pointer-constraints) and
  *   listens to relative motion; a virtual pointer moves by (7, 3) while
  *   it is locked: the window gets exactly that relative motion and no
@@ -59,6 +63,7 @@
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
 
 static const char *env_path(const char *name, const char *fallback) {
 	const char *path = getenv(name);
@@ -394,6 +399,9 @@ START_TEST(test_protocols_session_lock) {
 	ck_assert(harness_proc_wait(second, 15000));
 	ck_assert_msg(wait_log(second, "finished", 1000), "a second lock was "
 		"not refused");
+	// and unlocking a refused lock is an error
+	check_misbehaves(harness, vitrail, "unlock-refused",
+		"protocol error ext_session_lock_v1 1");
 
 	// unlocked: as before
 	harness_pointer_move(conn, PARK_X, PARK_Y);
@@ -795,6 +803,98 @@ START_TEST(test_protocols_foreign_toplevel) {
 }
 END_TEST
 
+/* ---- xdg-activation ------------------------------------------------------- */
+
+static struct xdg_activation_v1 *activation;
+static char *activation_token;
+
+static void activation_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
+		activation = wl_registry_bind(registry, name,
+			&xdg_activation_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener activation_registry_listener = {
+	.global = activation_global,
+	.global_remove = extra_global_remove,
+};
+
+static void token_handle_done(void *data,
+		struct xdg_activation_token_v1 *token, const char *value) {
+	free(activation_token);
+	activation_token = strdup(value);
+}
+
+static const struct xdg_activation_token_v1_listener token_listener = {
+	.done = token_handle_done,
+};
+
+static const char *front_window(struct harness_conn *conn) {
+	const struct harness_window *windows = NULL;
+	ck_assert_int_eq(harness_list_windows(conn, &windows), 2);
+	return windows[0].app_id;
+}
+
+START_TEST(test_protocols_activation) {
+	struct harness *harness = harness_create("protocols-activation");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app first = { 0 }, second = { 0 };
+	ck_assert(sc_app_init(&first, "first"));
+	ck_assert(sc_app_create_window(&first, "vitrail-first", "first", 100,
+		80, 0xffff0000));
+	wl_surface_commit(first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert(sc_app_init(&second, "second"));
+	ck_assert(sc_app_create_window(&second, "vitrail-second", "second", 100,
+		80, 0xff0000ff));
+	wl_surface_commit(second.surface);
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	harness_wait_for_window_count(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_str_eq(front_window(conn), "vitrail-second");
+
+	struct wl_registry *registry = wl_display_get_registry(first.display);
+	wl_registry_add_listener(registry, &activation_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert_msg(activation != NULL, "no xdg_activation_v1");
+
+	// a token nobody handed out: nothing happens
+	xdg_activation_v1_activate(activation, "vitrail-made-up-token",
+		first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	harness_settle(conn);
+	ck_assert_str_eq(front_window(conn), "vitrail-second");
+
+	struct xdg_activation_token_v1 *token =
+		xdg_activation_v1_get_activation_token(activation);
+	xdg_activation_token_v1_add_listener(token, &token_listener, NULL);
+	xdg_activation_token_v1_set_app_id(token, "vitrail-first");
+	xdg_activation_token_v1_commit(token);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert_msg(activation_token != NULL, "no token");
+	xdg_activation_v1_activate(activation, activation_token, first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	harness_settle(conn);
+	ck_assert_str_eq(front_window(conn), "vitrail-first");
+
+	xdg_activation_token_v1_destroy(token);
+	xdg_activation_v1_destroy(activation);
+	activation = NULL;
+	free(activation_token);
+	activation_token = NULL;
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	sc_app_finish(&second);
+	sc_app_finish(&first);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- pointer constraints and relative motion ------------------------------ */
 
 struct pointer_globals {
@@ -1034,6 +1134,7 @@ static Suite *protocols_suite(void) {
 		60);
 	harness_add_case(suite, "foreign_toplevel",
 		test_protocols_foreign_toplevel, 60);
+	harness_add_case(suite, "activation", test_protocols_activation, 60);
 	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
 	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
 	return suite;

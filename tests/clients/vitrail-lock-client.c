@@ -14,12 +14,15 @@
  * one. SIGUSR1 unlocks (unlock_and_destroy, then a round trip), prints
  * "unlocked" and exits 0; SIGTERM exits 0 without unlocking.
  *
- * --misbehave makes a protocol error on purpose, after `locked`:
+ * --misbehave makes a protocol error on purpose, after `locked` (but
+ * unlock-refused):
  *   dup-output         a second lock surface for the first output
  *   destroy-locked     destroy (not unlock_and_destroy) while locked
  *   commit-before-ack  commit a lock surface before acknowledging
  *   null-buffer        commit a lock surface with a null buffer
  *   wrong-size         commit a buffer of another size than acknowledged
+ *   unlock-refused     unlock_and_destroy a lock that got finished (run
+ *                      it while another locker holds the lock)
  * It then waits for the error (exit 3) or exits 1 after 5 s without one.
  *
  * Exit: 0 unlocked or terminated, 1 failure, 2 finished (the lock was
@@ -391,6 +394,19 @@ int main(int argc, char *argv[]) {
 	}
 	if (wl_display_roundtrip(c.display) < 0) {
 		connection_lost(&c);
+	}
+	if (c.finished && c.misbehave != NULL &&
+			strcmp(c.misbehave, "unlock-refused") == 0) {
+		/* the request, keeping the proxy: the error names its
+		 * interface */
+		wl_proxy_marshal_flags((struct wl_proxy *)c.lock,
+			EXT_SESSION_LOCK_V1_UNLOCK_AND_DESTROY, NULL,
+			wl_proxy_get_version((struct wl_proxy *)c.lock), 0);
+		if (wl_display_roundtrip(c.display) < 0) {
+			connection_lost(&c);
+		}
+		printf("no protocol error\n");
+		return 1;
 	}
 	if (c.finished) {
 		ext_session_lock_v1_destroy(c.lock);
