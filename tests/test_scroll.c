@@ -15,9 +15,10 @@
  *   a precise message, a bystander unharmed.
  * - budget: a region's frame pixels count against the client's image
  *   budget and go when the region does.
- * - steps_shm, steps_scene: scripted scrolls through the emulated pointer
- *   and touch screen (wheel, continuous, finger and fling, touch drag) of
- *   vitrail-scroll-list; at each step the screenshot of its list equals the
+ * - steps_shm, steps_scene: scripted scrolls of vitrail-scroll-list, the
+ *   wheel, continuous and finger (fling) ones through a
+ *   zwlr_virtual_pointer_v1 of this process, the touch drag (wlroots 0.15
+ *   has no virtual touch) through the test protocol's touch screen; at each step the screenshot of its list equals the
  *   same client's --rerender mode (scrolling and drawing itself) brought to
  *   the same position; frames that only moved the window recorded no
  *   display list and uploaded nothing (frame log).
@@ -47,6 +48,7 @@
 #include "scene-client.h"
 #include "vitrail-scroll-v1-client-protocol.h"
 #include "vitrail-test-v1-client-protocol.h"
+#include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 
 #define ERROR_MESSAGE_MAX 100
 /* wl_pointer numbering */
@@ -73,6 +75,76 @@ static void sleep_ms(int ms) {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
 	}
+}
+
+/* A zwlr_virtual_pointer_v1 on a connection of its own: scroll input as
+ * a client such as a remote-desktop server sends it. */
+struct vpointer {
+	struct wl_display *display;
+	struct zwlr_virtual_pointer_manager_v1 *manager;
+	struct zwlr_virtual_pointer_v1 *pointer;
+	uint32_t time_ms;
+};
+
+static void vpointer_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct vpointer *vp = data;
+	if (strcmp(interface,
+			zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
+		vp->manager = wl_registry_bind(registry, name,
+			&zwlr_virtual_pointer_manager_v1_interface, 1);
+	}
+}
+
+static void vpointer_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener vpointer_registry_listener = {
+	.global = vpointer_global,
+	.global_remove = vpointer_global_remove,
+};
+
+static void vpointer_start(struct vpointer *vp,
+		struct harness_vitrail *vitrail) {
+	memset(vp, 0, sizeof(*vp));
+	vp->display = wl_display_connect(vitrail->socket);
+	ck_assert_ptr_nonnull(vp->display);
+	struct wl_registry *registry = wl_display_get_registry(vp->display);
+	wl_registry_add_listener(registry, &vpointer_registry_listener, vp);
+	ck_assert_int_ge(wl_display_roundtrip(vp->display), 0);
+	ck_assert_msg(vp->manager != NULL, "no zwlr_virtual_pointer_manager_v1");
+	vp->pointer = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
+		vp->manager, NULL);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(vp->display), 0);
+}
+
+/* One axis frame (value 0 with SOURCE_FINGER: the finger's stop); back
+ * when vitrail has handled it. */
+static void vpointer_axis(struct vpointer *vp, uint32_t orientation,
+		double value, uint32_t source, int32_t discrete) {
+	vp->time_ms += 8;
+	zwlr_virtual_pointer_v1_axis_source(vp->pointer, source);
+	if (value == 0 && source == SOURCE_FINGER) {
+		zwlr_virtual_pointer_v1_axis_stop(vp->pointer, vp->time_ms,
+			orientation);
+	} else if (discrete != 0) {
+		zwlr_virtual_pointer_v1_axis_discrete(vp->pointer, vp->time_ms,
+			orientation, wl_fixed_from_double(value), discrete);
+	} else {
+		zwlr_virtual_pointer_v1_axis(vp->pointer, vp->time_ms, orientation,
+			wl_fixed_from_double(value));
+	}
+	zwlr_virtual_pointer_v1_frame(vp->pointer);
+	ck_assert_int_ge(wl_display_roundtrip(vp->display), 0);
+}
+
+static void vpointer_finish(struct vpointer *vp) {
+	zwlr_virtual_pointer_v1_destroy(vp->pointer);
+	zwlr_virtual_pointer_manager_v1_destroy(vp->manager);
+	wl_display_roundtrip(vp->display);
+	wl_display_disconnect(vp->display);
 }
 
 struct shot {
@@ -1229,8 +1301,8 @@ static struct harness_proc *start_list(struct harness *harness,
 
 /*
  * The steps: the pointer over the list; wheel clicks; a continuous
- * scroll; a finger scroll with its fling; a touch drag with a fling; back
- * up with the wheel. After each step (and the fling's end) the
+ * scroll; a finger scroll with its fling (those through a virtual
+ * pointer); a touch drag with a fling; back up with the wheel. After each step (and the fling's end) the
  * position and the screenshot of the list region.
  */
 static size_t run_steps(struct harness *harness,
@@ -1242,6 +1314,8 @@ static size_t run_steps(struct harness *harness,
 	harness_pointer_move(conn, wx + LIST_W - 1, wy + LIST_HEADER + 200);
 	/* the cursor's first frame (its image uploaded) before any scroll */
 	harness_settle(conn);
+	struct vpointer vp;
+	vpointer_start(&vp, vitrail);
 	size_t n = 0;
 	int32_t expect = 0;
 	struct {
@@ -1262,23 +1336,23 @@ static size_t run_steps(struct harness *harness,
 		switch (steps[i].kind) {
 		case 0:
 			for (int k = 0; k < steps[i].count; k++) {
-				harness_pointer_axis(conn, AXIS_VERTICAL, steps[i].value,
+				vpointer_axis(&vp, AXIS_VERTICAL, steps[i].value,
 					SOURCE_WHEEL, steps[i].value > 0 ? 1 : -1);
 			}
 			expect += (int32_t)(steps[i].value * steps[i].count);
 			break;
 		case 1:
-			harness_pointer_axis(conn, AXIS_VERTICAL, steps[i].value,
+			vpointer_axis(&vp, AXIS_VERTICAL, steps[i].value,
 				SOURCE_CONTINUOUS, 0);
 			expect += (int32_t)steps[i].value;
 			break;
 		case 2:
 			for (int k = 0; k < steps[i].count; k++) {
-				harness_pointer_axis(conn, AXIS_VERTICAL, steps[i].value,
+				vpointer_axis(&vp, AXIS_VERTICAL, steps[i].value,
 					SOURCE_FINGER, 0);
 				sleep_ms(8);
 			}
-			harness_pointer_axis(conn, AXIS_VERTICAL, 0, SOURCE_FINGER, 0);
+			vpointer_axis(&vp, AXIS_VERTICAL, 0, SOURCE_FINGER, 0);
 			expect = -1;
 			break;
 		case 3: {
@@ -1313,6 +1387,7 @@ static size_t run_steps(struct harness *harness,
 		n++;
 		expect = pos;
 	}
+	vpointer_finish(&vp);
 	return n;
 }
 
