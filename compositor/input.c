@@ -510,7 +510,8 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	}
 	vt_view_focus(view, view->xdg_surface->surface);
 	/* down in a scroll region: the finger drags it (scroll.c) */
-	if (vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
+	if (vt_scroll_touch_down(server, event->time_msec,
+			event->touch_id, lx, ly)) {
 		return;
 	}
 	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
@@ -530,7 +531,7 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_touch_up *event = data;
-	if (vt_scroll_touch_up(server, event->touch_id)) {
+	if (vt_scroll_touch_up(server, event->time_msec, event->touch_id)) {
 		return;
 	}
 	struct wlr_touch_point *point =
@@ -550,7 +551,8 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
 		event->x, event->y, &lx, &ly);
-	if (vt_scroll_touch_motion(server, event->touch_id, lx, ly)) {
+	if (vt_scroll_touch_motion(server, event->time_msec,
+			event->touch_id, lx, ly)) {
 		return;
 	}
 	struct wlr_touch_point *point =
