@@ -554,8 +554,8 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 		vt_view_focus(view, view->xdg_surface->surface);
 	}
 	/* down in a scroll region: the finger drags it (scroll.c) */
-	if (view != NULL &&
-			vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
+	if (view != NULL && vt_scroll_touch_down(server, event->time_msec,
+			event->touch_id, lx, ly)) {
 		return;
 	}
 	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
@@ -576,7 +576,7 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	struct wlr_event_touch_up *event = data;
-	if (vt_scroll_touch_up(server, event->touch_id)) {
+	if (vt_scroll_touch_up(server, event->time_msec, event->touch_id)) {
 		return;
 	}
 	struct wlr_touch_point *point =
@@ -597,7 +597,8 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
 		event->x, event->y, &lx, &ly);
-	if (vt_scroll_touch_motion(server, event->touch_id, lx, ly)) {
+	if (vt_scroll_touch_motion(server, event->time_msec,
+			event->touch_id, lx, ly)) {
 		return;
 	}
 	struct wlr_touch_point *point =
