@@ -30,6 +30,10 @@
  * activation: of two windows, the one behind asks for a token and
  *   activates itself with it: it comes to the front (vitrail's window
  *   list, front first); a made-up token changes nothing.
+ * scale_and_type: fractional-scale-v1 says 120 (scale 1, the output's,
+ *   in 120ths) and content-type-v1 takes a type; a second object of
+ *   either for the same surface is the protocol's error (by interface and
+ *   code), and only that client goes.
  * pointer_lock: a window locks the pointer (pointer-constraints) and
  *   listens to relative motion; a virtual pointer moves by (7, 3) while
  *   it is locked: the window gets exactly that relative motion and no
@@ -54,6 +58,8 @@
 #include <wayland-client.h>
 #include <vitrail/renderer.h>
 
+#include "content-type-v1-client-protocol.h"
+#include "fractional-scale-v1-client-protocol.h"
 #include "harness.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
@@ -899,6 +905,109 @@ START_TEST(test_protocols_activation) {
 }
 END_TEST
 
+/* ---- fractional scale and content type ------------------------------------ */
+
+struct small_globals {
+	struct wp_fractional_scale_manager_v1 *scale;
+	struct wp_content_type_manager_v1 *content_type;
+	struct wl_compositor *compositor;
+};
+
+static void small_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct small_globals *g = data;
+	if (strcmp(interface, wp_fractional_scale_manager_v1_interface.name) == 0) {
+		g->scale = wl_registry_bind(registry, name,
+			&wp_fractional_scale_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+			wp_content_type_manager_v1_interface.name) == 0) {
+		g->content_type = wl_registry_bind(registry, name,
+			&wp_content_type_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		g->compositor = wl_registry_bind(registry, name,
+			&wl_compositor_interface, 4);
+	}
+}
+
+static const struct wl_registry_listener small_registry_listener = {
+	.global = small_global,
+	.global_remove = extra_global_remove,
+};
+
+static uint32_t preferred_scale;
+
+static void scale_handle_preferred(void *data,
+		struct wp_fractional_scale_v1 *scale, uint32_t value) {
+	preferred_scale = value;
+}
+
+static const struct wp_fractional_scale_v1_listener scale_listener = {
+	.preferred_scale = scale_handle_preferred,
+};
+
+/* A connection of its own with a surface; second: make a second object
+ * of that kind for it ("scale" or "type"). Returns the protocol error
+ * code of the connection (-1: none), *interface its interface. */
+static int small_client(const char *socket, const char *second,
+		const struct wl_interface **interface) {
+	struct wl_display *display = wl_display_connect(socket);
+	ck_assert(display != NULL);
+	struct small_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &small_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_msg(g.scale != NULL && g.content_type != NULL,
+		"no wp_fractional_scale_manager_v1 or wp_content_type_manager_v1");
+	struct wl_surface *surface = wl_compositor_create_surface(g.compositor);
+	struct wp_fractional_scale_v1 *scale =
+		wp_fractional_scale_manager_v1_get_fractional_scale(g.scale,
+			surface);
+	wp_fractional_scale_v1_add_listener(scale, &scale_listener, NULL);
+	struct wp_content_type_v1 *type =
+		wp_content_type_manager_v1_get_surface_content_type(
+			g.content_type, surface);
+	wp_content_type_v1_set_content_type(type, WP_CONTENT_TYPE_V1_TYPE_VIDEO);
+	wl_surface_commit(surface);
+	preferred_scale = 0;
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_uint_eq(preferred_scale, 120);
+	if (second != NULL && strcmp(second, "scale") == 0) {
+		wp_fractional_scale_manager_v1_get_fractional_scale(g.scale,
+			surface);
+	} else if (second != NULL) {
+		wp_content_type_manager_v1_get_surface_content_type(
+			g.content_type, surface);
+	}
+	int code = -1;
+	if (wl_display_roundtrip(display) < 0) {
+		uint32_t id;
+		code = (int)wl_display_get_protocol_error(display, interface, &id);
+	}
+	wl_display_disconnect(display);
+	return code;
+}
+
+START_TEST(test_protocols_scale_and_type) {
+	struct harness *harness = harness_create("protocols-scale-and-type");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	const struct wl_interface *interface = NULL;
+	ck_assert_int_eq(small_client(vitrail->socket, NULL, &interface), -1);
+	ck_assert_int_eq(small_client(vitrail->socket, "scale", &interface),
+		WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS);
+	ck_assert_str_eq(interface->name,
+		wp_fractional_scale_manager_v1_interface.name);
+	ck_assert_int_eq(small_client(vitrail->socket, "type", &interface),
+		WP_CONTENT_TYPE_MANAGER_V1_ERROR_ALREADY_CONSTRUCTED);
+	ck_assert_str_eq(interface->name,
+		wp_content_type_manager_v1_interface.name);
+	// vitrail goes on: a well-behaved client still works
+	ck_assert_int_eq(small_client(vitrail->socket, NULL, &interface), -1);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- pointer constraints and relative motion ------------------------------ */
 
 struct pointer_globals {
@@ -1139,6 +1248,8 @@ static Suite *protocols_suite(void) {
 	harness_add_case(suite, "foreign_toplevel",
 		test_protocols_foreign_toplevel, 60);
 	harness_add_case(suite, "activation", test_protocols_activation, 60);
+	harness_add_case(suite, "scale_and_type", test_protocols_scale_and_type,
+		60);
 	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
 	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
 	return suite;
