@@ -34,6 +34,11 @@
  *   in 120ths) and content-type-v1 takes a type; a second object of
  *   either for the same surface is the protocol's error (by interface and
  *   code), and only that client goes.
+ * text_input: an input method (input-method-v2) and a focused window
+ *   with a text input (text-input-v3), two connections: enabling the text
+ *   input activates the input method with the content type the window
+ *   set; the input method's committed string reaches the window as its
+ *   commit_string, byte for byte; disabling deactivates the method.
  * pointer_lock: a window locks the pointer (pointer-constraints) and
  *   listens to relative motion; a virtual pointer moves by (7, 3) while
  *   it is locked: the window gets exactly that relative motion and no
@@ -61,10 +66,12 @@
 #include "content-type-v1-client-protocol.h"
 #include "fractional-scale-v1-client-protocol.h"
 #include "harness.h"
+#include "input-method-unstable-v2-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "scene-client.h"
 #include "single-pixel-buffer-v1-client-protocol.h"
+#include "text-input-unstable-v3-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
@@ -1008,6 +1015,224 @@ START_TEST(test_protocols_scale_and_type) {
 }
 END_TEST
 
+/* ---- text input and input method ----------------------------------------- */
+
+struct ti_globals {
+	struct zwp_text_input_manager_v3 *text_input;
+	struct zwp_input_method_manager_v2 *input_method;
+	struct wl_seat *seat;
+};
+
+static void ti_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct ti_globals *g = data;
+	if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {
+		g->text_input = wl_registry_bind(registry, name,
+			&zwp_text_input_manager_v3_interface, 1);
+	} else if (strcmp(interface,
+			zwp_input_method_manager_v2_interface.name) == 0) {
+		g->input_method = wl_registry_bind(registry, name,
+			&zwp_input_method_manager_v2_interface, 1);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
+			g->seat == NULL) {
+		g->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener ti_registry_listener = {
+	.global = ti_global,
+	.global_remove = extra_global_remove,
+};
+
+struct im_state {
+	bool active;
+	uint32_t purpose;
+	uint32_t dones;
+};
+
+static void im_activate(void *data, struct zwp_input_method_v2 *im) {
+	struct im_state *st = data;
+	st->active = true;
+}
+
+static void im_deactivate(void *data, struct zwp_input_method_v2 *im) {
+	struct im_state *st = data;
+	st->active = false;
+}
+
+static void im_surrounding_text(void *data, struct zwp_input_method_v2 *im,
+		const char *text, uint32_t cursor, uint32_t anchor) {
+}
+
+static void im_text_change_cause(void *data, struct zwp_input_method_v2 *im,
+		uint32_t cause) {
+}
+
+static void im_content_type(void *data, struct zwp_input_method_v2 *im,
+		uint32_t hint, uint32_t purpose) {
+	struct im_state *st = data;
+	st->purpose = purpose;
+}
+
+static void im_done(void *data, struct zwp_input_method_v2 *im) {
+	struct im_state *st = data;
+	st->dones++;
+}
+
+static void im_unavailable(void *data, struct zwp_input_method_v2 *im) {
+	ck_abort_msg("the input method is unavailable");
+}
+
+static const struct zwp_input_method_v2_listener im_listener = {
+	.activate = im_activate,
+	.deactivate = im_deactivate,
+	.surrounding_text = im_surrounding_text,
+	.text_change_cause = im_text_change_cause,
+	.content_type = im_content_type,
+	.done = im_done,
+	.unavailable = im_unavailable,
+};
+
+struct ti_state {
+	bool entered;
+	char committed[64];
+	uint32_t dones;
+};
+
+static void ti_enter(void *data, struct zwp_text_input_v3 *ti,
+		struct wl_surface *surface) {
+	struct ti_state *st = data;
+	st->entered = true;
+}
+
+static void ti_leave(void *data, struct zwp_text_input_v3 *ti,
+		struct wl_surface *surface) {
+	struct ti_state *st = data;
+	st->entered = false;
+}
+
+static void ti_preedit(void *data, struct zwp_text_input_v3 *ti,
+		const char *text, int32_t begin, int32_t end) {
+}
+
+static void ti_commit_string(void *data, struct zwp_text_input_v3 *ti,
+		const char *text) {
+	struct ti_state *st = data;
+	snprintf(st->committed, sizeof(st->committed), "%s",
+		text != NULL ? text : "");
+}
+
+static void ti_delete(void *data, struct zwp_text_input_v3 *ti,
+		uint32_t before, uint32_t after) {
+}
+
+static void ti_done(void *data, struct zwp_text_input_v3 *ti,
+		uint32_t serial) {
+	struct ti_state *st = data;
+	st->dones++;
+}
+
+static const struct zwp_text_input_v3_listener ti_listener = {
+	.enter = ti_enter,
+	.leave = ti_leave,
+	.preedit_string = ti_preedit,
+	.commit_string = ti_commit_string,
+	.delete_surrounding_text = ti_delete,
+	.done = ti_done,
+};
+
+static struct wl_registry *bind_ti(struct wl_display *display,
+		struct ti_globals *g) {
+	*g = (struct ti_globals){ 0 };
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &ti_registry_listener, g);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_msg(g->text_input != NULL && g->input_method != NULL &&
+		g->seat != NULL, "no text-input-v3 or input-method-v2");
+	return registry;
+}
+
+START_TEST(test_protocols_text_input) {
+	struct harness *harness = harness_create("protocols-text-input");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	// the input method, a connection of its own
+	struct wl_display *im_display = wl_display_connect(vitrail->socket);
+	ck_assert(im_display != NULL);
+	struct ti_globals img;
+	struct wl_registry *im_registry = bind_ti(im_display, &img);
+	struct im_state ims = { 0 };
+	struct zwp_input_method_v2 *im =
+		zwp_input_method_manager_v2_get_input_method(img.input_method,
+			img.seat);
+	zwp_input_method_v2_add_listener(im, &im_listener, &ims);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert(!ims.active);
+
+	// the window, focused when it maps
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "text-input"));
+	struct ti_globals g;
+	struct wl_registry *registry = bind_ti(app.display, &g);
+	struct ti_state tis = { 0 };
+	struct zwp_text_input_v3 *ti =
+		zwp_text_input_manager_v3_get_text_input(g.text_input, g.seat);
+	zwp_text_input_v3_add_listener(ti, &ti_listener, &tis);
+	ck_assert(sc_app_create_window(&app, "text-input", "text input", 100,
+		80, 0xff808080));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(tis.entered, "the focused window's text input got no "
+		"enter");
+
+	zwp_text_input_v3_enable(ti);
+	zwp_text_input_v3_set_content_type(ti,
+		ZWP_TEXT_INPUT_V3_CONTENT_HINT_NONE,
+		ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_DIGITS);
+	zwp_text_input_v3_commit(ti);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert_msg(ims.active, "enabling the text input did not activate "
+		"the input method");
+	ck_assert_uint_eq(ims.purpose, ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_DIGITS);
+
+	const char *text = "gr\xc3\xbc\xc3\x9f 42";
+	zwp_input_method_v2_commit_string(im, text);
+	zwp_input_method_v2_commit(im, ims.dones);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(strcmp(tis.committed, text) == 0, "the window got '%s', "
+		"the input method sent '%s'", tis.committed, text);
+	ck_assert_uint_ge(tis.dones, 1);
+
+	zwp_text_input_v3_disable(ti);
+	zwp_text_input_v3_commit(ti);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert_msg(!ims.active, "disabling did not deactivate the method");
+
+	zwp_text_input_v3_destroy(ti);
+	zwp_text_input_manager_v3_destroy(g.text_input);
+	zwp_input_method_manager_v2_destroy(g.input_method);
+	wl_seat_destroy(g.seat);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	zwp_input_method_v2_destroy(im);
+	zwp_input_method_manager_v2_destroy(img.input_method);
+	zwp_text_input_manager_v3_destroy(img.text_input);
+	wl_seat_destroy(img.seat);
+	wl_registry_destroy(im_registry);
+	wl_display_roundtrip(im_display);
+	wl_display_disconnect(im_display);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- pointer constraints and relative motion ------------------------------ */
 
 struct pointer_globals {
@@ -1250,6 +1475,7 @@ static Suite *protocols_suite(void) {
 	harness_add_case(suite, "activation", test_protocols_activation, 60);
 	harness_add_case(suite, "scale_and_type", test_protocols_scale_and_type,
 		60);
+	harness_add_case(suite, "text_input", test_protocols_text_input, 60);
 	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
 	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
 	return suite;
