@@ -978,11 +978,13 @@ static int small_client(const char *socket, const char *second,
 	preferred_scale = 0;
 	ck_assert_int_ge(wl_display_roundtrip(display), 0);
 	ck_assert_uint_eq(preferred_scale, 120);
+	struct wp_fractional_scale_v1 *scale2 = NULL;
+	struct wp_content_type_v1 *type2 = NULL;
 	if (second != NULL && strcmp(second, "scale") == 0) {
-		wp_fractional_scale_manager_v1_get_fractional_scale(g.scale,
-			surface);
+		scale2 = wp_fractional_scale_manager_v1_get_fractional_scale(
+			g.scale, surface);
 	} else if (second != NULL) {
-		wp_content_type_manager_v1_get_surface_content_type(
+		type2 = wp_content_type_manager_v1_get_surface_content_type(
 			g.content_type, surface);
 	}
 	int code = -1;
@@ -990,6 +992,21 @@ static int small_client(const char *socket, const char *second,
 		uint32_t id;
 		code = (int)wl_display_get_protocol_error(display, interface, &id);
 	}
+	// (after an error these only free the proxies)
+	if (scale2 != NULL) {
+		wp_fractional_scale_v1_destroy(scale2);
+	}
+	if (type2 != NULL) {
+		wp_content_type_v1_destroy(type2);
+	}
+	wp_fractional_scale_v1_destroy(scale);
+	wp_content_type_v1_destroy(type);
+	wl_surface_destroy(surface);
+	wp_fractional_scale_manager_v1_destroy(g.scale);
+	wp_content_type_manager_v1_destroy(g.content_type);
+	wl_compositor_destroy(g.compositor);
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(display);
 	wl_display_disconnect(display);
 	return code;
 }
