@@ -20,6 +20,10 @@
  *   colour of vitrail(1), not the window's, not the background's);
  *   misbehaving lockers get their protocol errors (by interface and code)
  *   and the session stays locked; a new locker takes over and unlocks.
+ * swaylock: the real locker (swaylock -c 3366cc) locks both outputs in
+ *   its colour; killed, it leaves them #101010 (unlocking needs its PAM
+ *   password, which a test cannot type). Exit 77 (skip) only without
+ *   swaylock.
  * single_pixel: a window whose buffer is a wp_single_pixel_buffer_v1 scaled
  *   by a viewport: each of its pixels is the colour sent (opaque, then a
  *   translucent one over the background, blended by hand).
@@ -474,6 +478,39 @@ START_TEST(test_protocols_session_lock) {
 	free(before[0]);
 	free(before[1]);
 	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+START_TEST(test_protocols_swaylock) {
+	struct harness *harness = harness_create("protocols-swaylock");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "320x240" });
+	harness_pointer_move(vitrail->conn, PARK_X, PARK_Y);
+	const char *argv[] = { "swaylock", "-c", "3366cc", NULL };
+	struct harness_proc *swaylock = harness_spawn_client(harness, vitrail,
+		argv);
+	// locked once both outputs show its colour
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(15000);
+	while (true) {
+		harness_assert_alive(swaylock);
+		harness_settle(vitrail->conn);
+		uint32_t *pixels = screenshot(harness, vitrail, 1, "waiting");
+		bool done = pixels[10 * LOCK_W + 10] == LOCK_A;
+		free(pixels);
+		if (done) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "swaylock did not "
+			"lock");
+		sleep_ms(100);
+	}
+	check_solid(harness, vitrail, LOCK_A, "swaylock");
+	harness_proc_signal(swaylock, SIGKILL);
+	ck_assert(harness_proc_wait(swaylock, 15000));
+	check_solid(harness, vitrail, LOCK_DEAD, "swaylock-killed");
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -1485,6 +1522,7 @@ static Suite *protocols_suite(void) {
 	harness_add_case(suite, "clipboard", test_protocols_clipboard_round_trip,
 		60);
 	harness_add_case(suite, "session_lock", test_protocols_session_lock, 120);
+	harness_add_case(suite, "swaylock", test_protocols_swaylock, 60);
 	harness_add_case(suite, "single_pixel", test_protocols_single_pixel_buffer,
 		60);
 	harness_add_case(suite, "foreign_toplevel",
@@ -1520,6 +1558,12 @@ int main(int argc, char *argv[]) {
 			(!in_path("wl-copy") || !in_path("wl-paste"))) {
 		fprintf(stderr, "wl-copy or wl-paste not found (package "
 			"wl-clipboard): skipped\n");
+		return 77;
+	}
+	if (argc > 1 && strcmp(argv[1], "swaylock") == 0 &&
+			!in_path("swaylock")) {
+		fprintf(stderr, "swaylock not found (package swaylock): "
+			"skipped\n");
 		return 77;
 	}
 	return harness_run_suite(protocols_suite(), argc, argv);
