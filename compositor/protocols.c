@@ -211,6 +211,7 @@ struct idle_inhibitor {
 	struct wlr_idle_inhibitor_v1 *wlr;
 	struct wl_list link; /* vt_protocols::idle_inhibitors */
 	struct wl_listener destroy;
+	struct wl_listener surface_commit; /* it may map or unmap */
 };
 
 /* Idle timers run unless a mapped surface inhibits them. */
@@ -219,8 +220,7 @@ static void update_idle(struct vt_protocols *p) {
 	struct idle_inhibitor *inhibitor;
 	wl_list_for_each(inhibitor, &p->idle_inhibitors, link) {
 		struct wlr_surface *surface = inhibitor->wlr->surface;
-		struct vt_surface *s = vt_surface_from_wlr(surface);
-		if (s != NULL && wlr_surface_has_buffer(surface)) {
+		if (wlr_surface_has_buffer(surface)) {
 			inhibited = true;
 			break;
 		}
@@ -234,9 +234,17 @@ static void idle_inhibitor_handle_destroy(struct wl_listener *listener,
 		wl_container_of(listener, inhibitor, destroy);
 	struct vt_protocols *p = inhibitor->protocols;
 	wl_list_remove(&inhibitor->destroy.link);
+	wl_list_remove(&inhibitor->surface_commit.link);
 	wl_list_remove(&inhibitor->link);
 	free(inhibitor);
 	update_idle(p);
+}
+
+static void idle_inhibitor_handle_surface_commit(struct wl_listener *listener,
+		void *data) {
+	struct idle_inhibitor *inhibitor =
+		wl_container_of(listener, inhibitor, surface_commit);
+	update_idle(inhibitor->protocols);
 }
 
 static void handle_new_idle_inhibitor(struct wl_listener *listener,
@@ -252,6 +260,8 @@ static void handle_new_idle_inhibitor(struct wl_listener *listener,
 	inhibitor->wlr = wlr;
 	inhibitor->destroy.notify = idle_inhibitor_handle_destroy;
 	wl_signal_add(&wlr->events.destroy, &inhibitor->destroy);
+	inhibitor->surface_commit.notify = idle_inhibitor_handle_surface_commit;
+	wl_signal_add(&wlr->surface->events.commit, &inhibitor->surface_commit);
 	wl_list_insert(&p->idle_inhibitors, &inhibitor->link);
 	update_idle(p);
 }
