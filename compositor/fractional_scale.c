@@ -2,8 +2,9 @@
  * fractional-scale-v1 (wayland-protocols 1.31, staging): the scale a
  * surface should render at, in 120ths. vitrail's preferred scale is the
  * scale of the output the surface is on (the first output while it is on
- * none yet), sent when the client asks for the object; vitrail sends no
- * wl_surface.enter, so there is no later change of output to follow.
+ * none yet), sent when the client asks for the object and again whenever
+ * the surface enters an output (view.c sends wl_surface.enter for a
+ * toplevel's surfaces as it comes to an output).
  */
 #include <assert.h>
 #include <math.h>
@@ -114,6 +115,38 @@ static void manager_handle_get(struct wl_client *client,
 	float scale = output != NULL ? vt_output_wlr(output)->scale : 1.0f;
 	wp_fractional_scale_v1_send_preferred_scale(fs_resource,
 		(uint32_t)lroundf(scale * 120.0f));
+}
+
+static void send_scale(struct wl_resource *resource,
+		struct wlr_output *output) {
+	wp_fractional_scale_v1_send_preferred_scale(resource,
+		(uint32_t)lroundf(output->scale * 120.0f));
+}
+
+struct entered {
+	struct wlr_surface *surface;
+	struct wlr_output *output;
+};
+
+static enum wl_iterator_result send_entered(struct wl_resource *resource,
+		void *data) {
+	struct entered *e = data;
+	if (wl_resource_instance_of(resource, &wp_fractional_scale_v1_interface,
+			&scale_impl)) {
+		struct fractional_scale *fs = wl_resource_get_user_data(resource);
+		if (fs != NULL && fs->surface == e->surface) {
+			send_scale(resource, e->output);
+			return WL_ITERATOR_STOP;
+		}
+	}
+	return WL_ITERATOR_CONTINUE;
+}
+
+void vt_fractional_scale_entered(struct wlr_surface *surface,
+		struct wlr_output *output) {
+	struct entered e = { surface, output };
+	wl_client_for_each_resource(wl_resource_get_client(surface->resource),
+		send_entered, &e);
 }
 
 static void manager_handle_destroy(struct wl_client *client,

@@ -234,6 +234,10 @@ struct vt_view {
 	struct wl_listener request_fullscreen;
 	/* its wlr-foreign-toplevel handle while mapped (protocols.c) */
 	struct vt_foreign_toplevel *foreign;
+	/* toplevel: the output its surfaces were sent wl_surface.enter for
+	 * (the one under its top-left corner), NULL: none */
+	struct wlr_output *entered;
+	struct wl_listener entered_destroy;
 };
 
 struct vt_keyboard {
@@ -616,6 +620,10 @@ void vt_protocols_outputs_changed(struct vt_server *server);
 bool vt_single_pixel_init(struct vt_server *server);
 bool vt_content_type_init(struct vt_server *server);
 bool vt_fractional_scale_init(struct vt_server *server);
+/* The surface entered output: its preferred fractional scale is that
+ * output's. */
+void vt_fractional_scale_entered(struct wlr_surface *surface,
+	struct wlr_output *output);
 
 /* output.c: output power (wlr-output-power-management): off disables the
  * output (no frames), on enables it and draws it whole; false when the

@@ -35,7 +35,9 @@
  *   activates itself with it: it comes to the front (vitrail's window
  *   list, front first); a made-up token changes nothing.
  * scale_and_type: fractional-scale-v1 says 120 (scale 1, the output's,
- *   in 120ths) and content-type-v1 takes a type; a second object of
+ *   in 120ths), and says it again when a window maps, with the
+ *   wl_surface.enter of its output; content-type-v1 takes a type; a
+ *   second object of
  *   either for the same surface is the protocol's error (by interface and
  *   code), and only that client goes.
  * text_input: an input method (input-method-v2) and a focused window
@@ -955,6 +957,7 @@ struct small_globals {
 	struct wp_fractional_scale_manager_v1 *scale;
 	struct wp_content_type_manager_v1 *content_type;
 	struct wl_compositor *compositor;
+	struct wl_output *output; // the first
 };
 
 static void small_global(void *data, struct wl_registry *registry,
@@ -970,6 +973,10 @@ static void small_global(void *data, struct wl_registry *registry,
 	} else if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		g->compositor = wl_registry_bind(registry, name,
 			&wl_compositor_interface, 4);
+	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
+			g->output == NULL) {
+		g->output = wl_registry_bind(registry, name, &wl_output_interface,
+			1);
 	}
 }
 
@@ -1042,10 +1049,68 @@ static int small_client(const char *socket, const char *second,
 	wp_fractional_scale_manager_v1_destroy(g.scale);
 	wp_content_type_manager_v1_destroy(g.content_type);
 	wl_compositor_destroy(g.compositor);
+	wl_output_destroy(g.output);
 	wl_registry_destroy(registry);
 	wl_display_roundtrip(display);
 	wl_display_disconnect(display);
 	return code;
+}
+
+static struct wl_output *entered_output;
+
+static void surface_enter(void *data, struct wl_surface *surface,
+		struct wl_output *output) {
+	entered_output = output;
+}
+
+static void surface_leave(void *data, struct wl_surface *surface,
+		struct wl_output *output) {
+	if (entered_output == output) {
+		entered_output = NULL;
+	}
+}
+
+static const struct wl_surface_listener surface_listener = {
+	.enter = surface_enter,
+	.leave = surface_leave,
+};
+
+/* A window gets wl_surface.enter when it maps, and its preferred scale
+ * again with it. */
+static void check_window_enter(const char *socket) {
+	struct sc_app app = { 0 };
+	setenv("WAYLAND_DISPLAY", socket, 1);
+	ck_assert(sc_app_init(&app, "scale-window"));
+	struct small_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &small_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert(sc_app_create_window(&app, "scale-window", "scale window", 64,
+		48, 0xff00ff00));
+	wl_surface_add_listener(app.surface, &surface_listener, NULL);
+	struct wp_fractional_scale_v1 *scale =
+		wp_fractional_scale_manager_v1_get_fractional_scale(g.scale,
+			app.surface);
+	wp_fractional_scale_v1_add_listener(scale, &scale_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_uint_eq(preferred_scale, 120);
+	preferred_scale = 0;
+	entered_output = NULL;
+	wl_surface_commit(app.surface); // maps
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(entered_output == g.output, "the mapped window entered "
+		"%p, not the output %p", (void *)entered_output, (void *)g.output);
+	ck_assert_msg(preferred_scale == 120, "no preferred scale (%u) with "
+		"the enter", preferred_scale);
+	wp_fractional_scale_v1_destroy(scale);
+	wp_fractional_scale_manager_v1_destroy(g.scale);
+	wp_content_type_manager_v1_destroy(g.content_type);
+	wl_compositor_destroy(g.compositor);
+	wl_output_destroy(g.output);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
 }
 
 START_TEST(test_protocols_scale_and_type) {
@@ -1064,6 +1129,7 @@ START_TEST(test_protocols_scale_and_type) {
 		wp_content_type_manager_v1_interface.name);
 	// vitrail goes on: a well-behaved client still works
 	ck_assert_int_eq(small_client(vitrail->socket, NULL, &interface), -1);
+	check_window_enter(vitrail->socket);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
