@@ -20,6 +20,8 @@
  *   colour of vitrail(1), not the window's, not the background's);
  *   misbehaving lockers get their protocol errors (by interface and code)
  *   and the session stays locked; a new locker takes over and unlocks.
+ *   An output unplugged while locked leaves the other locked and the
+ *   locker able to unlock.
  * swaylock: the real locker (swaylock -c 3366cc) locks both outputs in
  *   its colour; killed, it leaves them #101010 (unlocking needs its PAM
  *   password, which a test cannot type). Exit 77 (skip) only without
@@ -476,6 +478,29 @@ START_TEST(test_protocols_session_lock) {
 	ck_assert(harness_proc_wait(locker, 15000));
 	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
 	check_same(harness, vitrail, before, "unlocked-again");
+
+	// an output unplugged while locked: the other stays locked, the
+	// locker lives on and unlocks; then the window shows again
+	harness_pointer_move(conn, 300, 220);
+	locker = lock_with(harness, vitrail, LOCK_A);
+	harness_unplug_output(conn, "HEADLESS-2");
+	harness_settle(conn);
+	harness_assert_alive(locker);
+	uint32_t *pixels = screenshot(harness, vitrail, 0, "unplugged");
+	for (int32_t y = 0; y < 200; y++) {
+		for (int32_t x = 0; x < 280; x++) {
+			ck_assert_msg(pixels[y * LOCK_W + x] == LOCK_A, "unplugged: "
+				"pixel (%d, %d) is 0x%08x", x, y, pixels[y * LOCK_W + x]);
+		}
+	}
+	free(pixels);
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
+	harness_settle(conn);
+	pixels = screenshot(harness, vitrail, 0, "unplugged-unlocked");
+	ck_assert_uint_eq(pixels[wy * LOCK_W + wx], WINDOW_ARGB);
+	free(pixels);
 
 	free(before[0]);
 	free(before[1]);
