@@ -32,8 +32,8 @@
  *   move the cursor.
  * - wlr-output-power-management-v1: off disables the output, on enables it
  *   (output.c); where the backend cannot, the output is blanked (below).
- * - xdg-decoration and KDE server-decoration: the mode vitrail answers is
- *   decoration_mode() below.
+ * - xdg-decoration and KDE server-decoration: the mode vitrail answers, to
+ *   every request too, follows server_side_decorations() below.
  * - wlr-input-inhibitor (old screen lockers): while a client holds it,
  *   windows of other clients get no pointer, touch or keyboard focus.
  */
@@ -122,6 +122,7 @@ struct vt_protocols {
 	struct wl_listener tool_button;
 	struct wl_listener set_power_mode;
 	struct wl_listener new_toplevel_decoration;
+	struct wl_listener new_kde_decoration;
 	struct wl_listener input_inhibit_activate;
 	struct wl_listener input_inhibit_deactivate;
 };
@@ -177,6 +178,51 @@ static void handle_new_toplevel_decoration(struct wl_listener *listener,
 	decoration->destroy.notify = decoration_handle_destroy;
 	wl_signal_add(&wlr->events.destroy, &decoration->destroy);
 	wlr_xdg_toplevel_decoration_v1_set_mode(wlr, decoration_mode());
+}
+
+static enum wlr_server_decoration_manager_mode kde_decoration_mode(void) {
+	return server_side_decorations() ?
+		WLR_SERVER_DECORATION_MANAGER_MODE_SERVER :
+		WLR_SERVER_DECORATION_MANAGER_MODE_CLIENT;
+}
+
+/* KDE's protocol: wlroots answers a request_mode with the mode asked for,
+ * read back after its mode signal; the handler puts vitrail's there. */
+struct kde_decoration {
+	struct wlr_server_decoration *wlr;
+	struct wl_listener mode;
+	struct wl_listener destroy;
+};
+
+static void kde_decoration_handle_mode(struct wl_listener *listener,
+		void *data) {
+	struct kde_decoration *decoration =
+		wl_container_of(listener, decoration, mode);
+	decoration->wlr->mode = kde_decoration_mode();
+}
+
+static void kde_decoration_handle_destroy(struct wl_listener *listener,
+		void *data) {
+	struct kde_decoration *decoration =
+		wl_container_of(listener, decoration, destroy);
+	wl_list_remove(&decoration->mode.link);
+	wl_list_remove(&decoration->destroy.link);
+	free(decoration);
+}
+
+static void handle_new_kde_decoration(struct wl_listener *listener,
+		void *data) {
+	struct wlr_server_decoration *wlr = data;
+	struct kde_decoration *decoration = calloc(1, sizeof(*decoration));
+	if (decoration == NULL) {
+		wl_resource_post_no_memory(wlr->resource);
+		return;
+	}
+	decoration->wlr = wlr;
+	decoration->mode.notify = kde_decoration_handle_mode;
+	wl_signal_add(&wlr->events.mode, &decoration->mode);
+	decoration->destroy.notify = kde_decoration_handle_destroy;
+	wl_signal_add(&wlr->events.destroy, &decoration->destroy);
 }
 
 /* ---- activation --------------------------------------------------------- */
@@ -1171,9 +1217,7 @@ bool vt_protocols_init(struct vt_server *server) {
 			"wlr-export-dmabuf (screencopy serves screenshots)");
 	}
 	wlr_server_decoration_manager_set_default_mode(p->kde_decoration,
-		server_side_decorations() ?
-		WLR_SERVER_DECORATION_MANAGER_MODE_SERVER :
-		WLR_SERVER_DECORATION_MANAGER_MODE_CLIENT);
+		kde_decoration_mode());
 	server->protocols = p;
 
 	p->request_activate.notify = handle_request_activate;
@@ -1230,6 +1274,9 @@ bool vt_protocols_init(struct vt_server *server) {
 	p->new_toplevel_decoration.notify = handle_new_toplevel_decoration;
 	wl_signal_add(&p->xdg_decoration->events.new_toplevel_decoration,
 		&p->new_toplevel_decoration);
+	p->new_kde_decoration.notify = handle_new_kde_decoration;
+	wl_signal_add(&p->kde_decoration->events.new_decoration,
+		&p->new_kde_decoration);
 	p->input_inhibit_activate.notify = handle_input_inhibit_activate;
 	wl_signal_add(&p->input_inhibit->events.activate,
 		&p->input_inhibit_activate);
@@ -1272,6 +1319,7 @@ void vt_protocols_finish(struct vt_server *server) {
 	wl_list_remove(&p->tool_button.link);
 	wl_list_remove(&p->set_power_mode.link);
 	wl_list_remove(&p->new_toplevel_decoration.link);
+	wl_list_remove(&p->new_kde_decoration.link);
 	wl_list_remove(&p->input_inhibit_activate.link);
 	wl_list_remove(&p->input_inhibit_deactivate.link);
 	struct tablet *tablet, *tmp;
