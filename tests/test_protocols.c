@@ -47,6 +47,9 @@
  *   input activates the input method with the content type the window
  *   set; the input method's committed string reaches the window as its
  *   commit_string, byte for byte; disabling deactivates the method.
+ * decoration: xdg-decoration configures a window client-side, and it stays
+ *   so when the window asks for server-side decorations: vitrail draws
+ *   none, as vitrail(1) says.
  * pointer_lock: a window locks the pointer (pointer-constraints) and
  *   listens to relative motion; a virtual pointer moves by (7, 3) while
  *   it is locked: the window gets exactly that relative motion and no
@@ -85,6 +88,7 @@
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
 
 static const char *env_path(const char *name, const char *fallback) {
 	const char *path = getenv(name);
@@ -1378,6 +1382,78 @@ START_TEST(test_protocols_text_input) {
 }
 END_TEST
 
+/* ---- xdg-decoration ------------------------------------------------------- */
+
+static struct zxdg_decoration_manager_v1 *decoration_manager;
+static int decoration_mode = -1;
+
+static void decoration_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0) {
+		decoration_manager = wl_registry_bind(registry, name,
+			&zxdg_decoration_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener decoration_registry_listener = {
+	.global = decoration_global,
+	.global_remove = extra_global_remove,
+};
+
+static void decoration_configure(void *data,
+		struct zxdg_toplevel_decoration_v1 *decoration, uint32_t mode) {
+	decoration_mode = (int)mode;
+}
+
+static const struct zxdg_toplevel_decoration_v1_listener decoration_listener = {
+	.configure = decoration_configure,
+};
+
+START_TEST(test_protocols_decoration) {
+	struct harness *harness = harness_create("protocols-decoration");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "decoration"));
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &decoration_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
+	ck_assert(sc_app_create_window(&app, "decoration", "decoration", 64, 48,
+		0xff00ff00));
+	struct zxdg_toplevel_decoration_v1 *decoration =
+		zxdg_decoration_manager_v1_get_toplevel_decoration(
+			decoration_manager, app.xdg_toplevel);
+	zxdg_toplevel_decoration_v1_add_listener(decoration,
+		&decoration_listener, NULL);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_eq(decoration_mode,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	decoration_mode = -1;
+	// the mode stays client-side: no configure says otherwise (the
+	// protocol asks for an xdg_surface.configure only)
+	zxdg_toplevel_decoration_v1_set_mode(decoration,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(decoration_mode == -1 || decoration_mode ==
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE, "asked for server-side "
+		"decorations, vitrail answered mode %d", decoration_mode);
+
+	zxdg_toplevel_decoration_v1_destroy(decoration);
+	zxdg_decoration_manager_v1_destroy(decoration_manager);
+	decoration_manager = NULL;
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- pointer constraints and relative motion ------------------------------ */
 
 struct pointer_globals {
@@ -1622,6 +1698,7 @@ static Suite *protocols_suite(void) {
 	harness_add_case(suite, "scale_and_type", test_protocols_scale_and_type,
 		60);
 	harness_add_case(suite, "text_input", test_protocols_text_input, 60);
+	harness_add_case(suite, "decoration", test_protocols_decoration, 60);
 	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
 	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
 	return suite;
