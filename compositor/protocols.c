@@ -25,7 +25,8 @@
  *   input of the surface with keyboard focus is relayed to it and its
  *   commits back.
  * - keyboard-shortcuts-inhibit-v1: the focused surface's inhibitor is
- *   activated (vitrail has no compositor shortcuts yet to inhibit).
+ *   activated; while it is, vitrail's key bindings do not run (input.c)
+ *   and their keys go to the surface.
  * - xdg-foreign v1 and v2: wlroots' registry, nothing to decide.
  * - tablet-v2: a tablet per tablet-tool device of the backend; tool events
  *   go to the surface under the tool when it bound the tablet protocol, and
@@ -826,6 +827,22 @@ static void handle_new_shortcuts_inhibitor(struct wl_listener *listener,
 	if (inhibitor->surface == p->server->seat->keyboard_state.focused_surface) {
 		wlr_keyboard_shortcuts_inhibitor_v1_activate(inhibitor);
 	}
+}
+
+bool vt_protocols_shortcuts_inhibited(struct vt_server *server) {
+	struct vt_protocols *p = server->protocols;
+	if (p == NULL) {
+		return false;
+	}
+	struct wlr_surface *focus = server->seat->keyboard_state.focused_surface;
+	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor;
+	wl_list_for_each(inhibitor, &p->shortcuts_inhibit->inhibitors, link) {
+		if (inhibitor->active && inhibitor->surface == focus &&
+				focus != NULL) {
+			return true;
+		}
+	}
+	return false;
 }
 
 /* ---- tablets ------------------------------------------------------------ */
