@@ -9,7 +9,8 @@
  * colour (premultiplied ARGB8888, default ff3366cc), drawn at the size of
  * each configure. It prints one line per event the tests wait for, on
  * stdout (line-buffered): "locked", "finished", "drawn OUTPUT W H",
- * "pointer enter", "pointer button", "keyboard enter", "unlocked", and
+ * "pointer enter", "pointer button", "keyboard enter", "key CODE pressed"
+ * (or released; evdev codes), "unlocked", and
  * "protocol error INTERFACE CODE" when vitrail ends the connection with
  * one. SIGUSR1 unlocks (unlock_and_destroy, then a round trip), prints
  * "unlocked" and exits 0; SIGTERM exits 0 without unlocking.
@@ -211,6 +212,8 @@ static void keyboard_leave(void *data, struct wl_keyboard *keyboard,
 
 static void keyboard_key(void *data, struct wl_keyboard *keyboard,
 		uint32_t serial, uint32_t time, uint32_t key, uint32_t state) {
+	printf("key %u %s\n", key,
+		state == WL_KEYBOARD_KEY_STATE_PRESSED ? "pressed" : "released");
 }
 
 static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard,
