@@ -8,7 +8,8 @@
  *   activity; while a surface with an inhibitor is mapped, idle timers stop.
  * - pointer-constraints-v1 and relative-pointer-v1: the constraint of the
  *   surface with pointer focus is activated; a locked pointer stops the
- *   cursor, a confined one keeps it inside the region; relative motion is
+ *   cursor, a confined one stops at the edge of its region's rectangle it
+ *   is in; relative motion is
  *   sent for every motion event of a pointer device (input.c).
  * - pointer-gestures-v1: swipe, pinch and hold events of the backend's
  *   pointers go to the surface with pointer focus.
@@ -396,26 +397,26 @@ bool vt_protocols_pointer_motion(struct vt_server *server,
 	if (constraint->type == WLR_POINTER_CONSTRAINT_V1_LOCKED) {
 		return false;
 	}
-	/* confined: a move that leaves the region keeps the axis that
-	 * stays inside, or none */
+	/* confined: a move that would leave the region stops at the edge of
+	 * the region's rectangle the pointer is in */
 	double sx = server->seat->pointer_state.sx;
 	double sy = server->seat->pointer_state.sy;
 	pixman_region32_t *region = &constraint->region;
-	if (pixman_region32_contains_point(region, (int)(sx + *dx),
-			(int)(sy + *dy), NULL)) {
+	if (pixman_region32_contains_point(region, (int)floor(sx + *dx),
+			(int)floor(sy + *dy), NULL)) {
 		return true;
 	}
-	if (pixman_region32_contains_point(region, (int)(sx + *dx), (int)sy,
-			NULL)) {
-		*dy = 0;
-		return true;
+	pixman_box32_t box;
+	if (!pixman_region32_contains_point(region, (int)floor(sx),
+			(int)floor(sy), &box)) {
+		return false; /* outside already (the region changed) */
 	}
-	if (pixman_region32_contains_point(region, (int)sx, (int)(sy + *dy),
-			NULL)) {
-		*dx = 0;
-		return true;
-	}
-	return false;
+	double x = sx + *dx, y = sy + *dy;
+	x = x < box.x1 ? box.x1 : x > box.x2 - 1 ? box.x2 - 1 : x;
+	y = y < box.y1 ? box.y1 : y > box.y2 - 1 ? box.y2 - 1 : y;
+	*dx = x - sx;
+	*dy = y - sy;
+	return true;
 }
 
 /* ---- gestures ----------------------------------------------------------- */

@@ -595,9 +595,8 @@ void vt_protocols_finish(struct vt_server *server);
 /* Any input event: idle timers start again. */
 void vt_protocols_input_activity(struct vt_server *server);
 /* A pointer device moved by (*dx, *dy): relative motion goes to clients;
- * false when the cursor must not move (a locked pointer, or a confined
- * one that would leave its region); a confined pointer's move may lose an
- * axis (*dx or *dy set to 0). */
+ * false when the cursor must not move (a locked pointer); a confined
+ * pointer's move is shortened to stop at the edge of its region. */
 bool vt_protocols_pointer_motion(struct vt_server *server,
 	uint32_t time_msec, double *dx, double *dy, double dx_unaccel,
 	double dy_unaccel);

@@ -54,7 +54,8 @@
  *   listens to relative motion; a virtual pointer moves by (7, 3) while
  *   it is locked: the window gets exactly that relative motion and no
  *   wl_pointer.motion (the cursor stayed); unlocked, a move by (5, 0)
- *   moves its pointer by 5 and comes as relative motion too.
+ *   moves its pointer by 5 and comes as relative motion too. Confined to
+ *   a rectangle, moves past its edges stop at them.
  * output_power: wlr-output-power-management turns HEADLESS-1 off (mode
  *   event off; the headless backend cannot disable outputs, so vitrail
  *   blanks it: every pixel black) and on again (mode on; the background
@@ -1502,6 +1503,23 @@ static const struct zwp_locked_pointer_v1_listener locked_listener = {
 	.unlocked = locked_handle_unlocked,
 };
 
+static bool pointer_confined;
+
+static void confined_handle_confined(void *data,
+		struct zwp_confined_pointer_v1 *confined) {
+	pointer_confined = true;
+}
+
+static void confined_handle_unconfined(void *data,
+		struct zwp_confined_pointer_v1 *confined) {
+	pointer_confined = false;
+}
+
+static const struct zwp_confined_pointer_v1_listener confined_listener = {
+	.confined = confined_handle_confined,
+	.unconfined = confined_handle_unconfined,
+};
+
 static void relative_handle_motion(void *data,
 		struct zwp_relative_pointer_v1 *relative, uint32_t utime_hi,
 		uint32_t utime_lo, wl_fixed_t dx, wl_fixed_t dy,
@@ -1587,6 +1605,42 @@ START_TEST(test_protocols_pointer_lock) {
 		app.pointer_y, x + 5, y);
 	ck_assert_msg(relative_dx - rdx == 12, "relative motion %g in x, "
 		"sent 12", relative_dx - rdx);
+
+	// confined to 80..139 x 60..99 (the pointer inside): a move right by
+	// 100 stops at x 139, one left by 200 at x 80; the relative motion
+	// is what was sent
+	struct wl_region *region = wl_compositor_create_region(app.compositor);
+	wl_region_add(region, 80, 60, 60, 40);
+	struct zwp_confined_pointer_v1 *confined =
+		zwp_pointer_constraints_v1_confine_pointer(g.constraints,
+			app.surface, app.pointer, region,
+			ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+	wl_region_destroy(region);
+	zwp_confined_pointer_v1_add_listener(confined, &confined_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	// it activates as the pointer moves inside
+	zwlr_virtual_pointer_v1_motion(vp, 3, wl_fixed_from_int(1), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(pointer_confined, "the pointer in the region is not "
+		"confined (at %g, %g)", app.pointer_x, app.pointer_y);
+	zwlr_virtual_pointer_v1_motion(vp, 4, wl_fixed_from_int(100), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(app.pointer_x == 139 && app.pointer_y == y, "confined, "
+		"the pointer went to (%g, %g), not (139, %g)", app.pointer_x,
+		app.pointer_y, y);
+	zwlr_virtual_pointer_v1_motion(vp, 5, wl_fixed_from_int(-200), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(app.pointer_x == 80, "confined, the pointer went to "
+		"x %g, not 80", app.pointer_x);
+	ck_assert_msg(relative_dx - rdx == 12 + 1 + 100 - 200, "relative "
+		"motion %g in x, sent %d", relative_dx - rdx, 12 + 1 + 100 - 200);
+	zwp_confined_pointer_v1_destroy(confined);
 
 	zwlr_virtual_pointer_v1_destroy(vp);
 	zwp_relative_pointer_v1_destroy(relative);
