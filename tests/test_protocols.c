@@ -50,6 +50,10 @@
  * decoration: xdg-decoration configures a window client-side, and it stays
  *   so when the window asks for server-side decorations: vitrail draws
  *   none, as vitrail(1) says.
+ * idle: a 200 ms KDE idle timer reports idle without input, and resumed
+ *   at a virtual pointer's motion; while a mapped window holds an idle
+ *   inhibitor, a 100 ms timer stays quiet for a second, and reports idle
+ *   once the inhibitor is gone.
  * pointer_lock: a window locks the pointer (pointer-constraints) and
  *   listens to relative motion; a virtual pointer moves by (7, 3) while
  *   it is locked: the window gets exactly that relative motion and no
@@ -78,7 +82,9 @@
 #include "content-type-v1-client-protocol.h"
 #include "fractional-scale-v1-client-protocol.h"
 #include "harness.h"
+#include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "input-method-unstable-v2-client-protocol.h"
+#include "kde-idle-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "scene-client.h"
@@ -1455,6 +1461,123 @@ START_TEST(test_protocols_decoration) {
 }
 END_TEST
 
+/* ---- idle and idle inhibitors --------------------------------------------- */
+
+struct idle_globals {
+	struct org_kde_kwin_idle *idle;
+	struct zwp_idle_inhibit_manager_v1 *inhibit;
+	struct zwlr_virtual_pointer_manager_v1 *virtual_pointer;
+};
+
+static void idle_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct idle_globals *g = data;
+	if (strcmp(interface, org_kde_kwin_idle_interface.name) == 0) {
+		g->idle = wl_registry_bind(registry, name,
+			&org_kde_kwin_idle_interface, 1);
+	} else if (strcmp(interface,
+			zwp_idle_inhibit_manager_v1_interface.name) == 0) {
+		g->inhibit = wl_registry_bind(registry, name,
+			&zwp_idle_inhibit_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+			zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
+		g->virtual_pointer = wl_registry_bind(registry, name,
+			&zwlr_virtual_pointer_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener idle_registry_listener = {
+	.global = idle_global,
+	.global_remove = extra_global_remove,
+};
+
+static int idle_events, resumed_events;
+
+static void timeout_handle_idle(void *data,
+		struct org_kde_kwin_idle_timeout *timeout) {
+	idle_events++;
+}
+
+static void timeout_handle_resumed(void *data,
+		struct org_kde_kwin_idle_timeout *timeout) {
+	resumed_events++;
+}
+
+static const struct org_kde_kwin_idle_timeout_listener timeout_listener = {
+	.idle = timeout_handle_idle,
+	.resumed = timeout_handle_resumed,
+};
+
+/* Dispatch display for ms, or until *counter reaches want. */
+static void dispatch_until(struct wl_display *display, int *counter,
+		int want, int ms) {
+	int64_t deadline = harness_now_ms() + ms;
+	while (*counter < want && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(display), 0);
+		sleep_ms(10);
+	}
+}
+
+START_TEST(test_protocols_idle) {
+	struct harness *harness = harness_create("protocols-idle");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "idle"));
+	struct idle_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &idle_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(g.idle != NULL && g.inhibit != NULL &&
+		g.virtual_pointer != NULL, "no org_kde_kwin_idle, "
+		"zwp_idle_inhibit_manager_v1 or virtual pointer");
+
+	struct org_kde_kwin_idle_timeout *timeout =
+		org_kde_kwin_idle_get_idle_timeout(g.idle, app.seat, 200);
+	org_kde_kwin_idle_timeout_add_listener(timeout, &timeout_listener, NULL);
+	dispatch_until(app.display, &idle_events, 1, harness_scaled_ms(10000));
+	ck_assert_msg(idle_events == 1, "no idle after 200 ms without input");
+	struct zwlr_virtual_pointer_v1 *vp =
+		zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
+			g.virtual_pointer, NULL);
+	zwlr_virtual_pointer_v1_motion(vp, 1, wl_fixed_from_int(3), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	dispatch_until(app.display, &resumed_events, 1,
+		harness_scaled_ms(10000));
+	ck_assert_msg(resumed_events == 1, "no resumed at a pointer motion");
+	org_kde_kwin_idle_timeout_release(timeout);
+
+	// a mapped window inhibits idle
+	ck_assert(sc_app_create_window(&app, "idle", "idle", 64, 48,
+		0xff00ff00));
+	struct zwp_idle_inhibitor_v1 *inhibitor =
+		zwp_idle_inhibit_manager_v1_create_inhibitor(g.inhibit, app.surface);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	idle_events = 0;
+	timeout = org_kde_kwin_idle_get_idle_timeout(g.idle, app.seat, 100);
+	org_kde_kwin_idle_timeout_add_listener(timeout, &timeout_listener, NULL);
+	dispatch_until(app.display, &idle_events, 1, 1000);
+	ck_assert_msg(idle_events == 0, "idle while a window inhibits it");
+	zwp_idle_inhibitor_v1_destroy(inhibitor);
+	dispatch_until(app.display, &idle_events, 1, harness_scaled_ms(10000));
+	ck_assert_msg(idle_events == 1, "no idle once the inhibitor went");
+	org_kde_kwin_idle_timeout_release(timeout);
+
+	zwlr_virtual_pointer_v1_destroy(vp);
+	zwlr_virtual_pointer_manager_v1_destroy(g.virtual_pointer);
+	zwp_idle_inhibit_manager_v1_destroy(g.inhibit);
+	org_kde_kwin_idle_destroy(g.idle);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- pointer constraints and relative motion ------------------------------ */
 
 struct pointer_globals {
@@ -1753,6 +1876,7 @@ static Suite *protocols_suite(void) {
 		60);
 	harness_add_case(suite, "text_input", test_protocols_text_input, 60);
 	harness_add_case(suite, "decoration", test_protocols_decoration, 60);
+	harness_add_case(suite, "idle", test_protocols_idle, 60);
 	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
 	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
 	return suite;
