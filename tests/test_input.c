@@ -758,6 +758,11 @@ START_TEST(test_input_bindings)
 		free(t.w[i].keymap);
 		sc_app_finish(&t.w[i].app);
 	}
+	/* vitrail is gone: these only free the proxies (LeakSanitizer) */
+	zwp_virtual_keyboard_v1_destroy(t.d.keyboard);
+	zwp_virtual_keyboard_manager_v1_destroy(t.d.manager);
+	wl_seat_destroy(t.d.seat);
+	wl_registry_destroy(t.registry);
 	wl_display_disconnect(t.d.display);
 	free(config);
 	free(spawned);
