@@ -54,6 +54,8 @@
  *   at a virtual pointer's motion; while a mapped window holds an idle
  *   inhibitor, a 100 ms timer stays quiet for a second, and reports idle
  *   once the inhibitor is gone.
+ * input_inhibitor: while another client holds wlr-input-inhibitor, a
+ *   click on a window does not reach it; once released, one does.
  * pointer_lock: a window locks the pointer (pointer-constraints) and
  *   listens to relative motion; a virtual pointer moves by (7, 3) while
  *   it is locked: the window gets exactly that relative motion and no
@@ -92,6 +94,7 @@
 #include "text-input-unstable-v3-client-protocol.h"
 #include "viewporter-client-protocol.h"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-input-inhibitor-unstable-v1-client-protocol.h"
 #include "wlr-output-power-management-unstable-v1-client-protocol.h"
 #include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
@@ -1578,6 +1581,85 @@ START_TEST(test_protocols_idle) {
 }
 END_TEST
 
+/* ---- input inhibitor ------------------------------------------------------ */
+
+static struct zwlr_input_inhibit_manager_v1 *input_inhibit_manager;
+
+static void input_inhibit_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface,
+			zwlr_input_inhibit_manager_v1_interface.name) == 0) {
+		input_inhibit_manager = wl_registry_bind(registry, name,
+			&zwlr_input_inhibit_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener input_inhibit_registry_listener = {
+	.global = input_inhibit_global,
+	.global_remove = extra_global_remove,
+};
+
+static void click(struct harness_conn *conn, double x, double y) {
+	harness_pointer_move(conn, x, y);
+	harness_pointer_button(conn, 0x110, true); // BTN_LEFT
+	harness_pointer_button(conn, 0x110, false);
+}
+
+START_TEST(test_protocols_input_inhibitor) {
+	struct harness *harness = harness_create("protocols-input-inhibitor");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "inhibited"));
+	app.on_tap = count_tap;
+	ck_assert(sc_app_create_window(&app, "inhibited", "inhibited", 120, 80,
+		WINDOW_ARGB));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = harness_find_window(conn, "inhibited");
+	ck_assert(w != NULL);
+	double x = w->x + 60, y = w->y + 40;
+
+	struct wl_display *other = wl_display_connect(vitrail->socket);
+	ck_assert(other != NULL);
+	struct wl_registry *registry = wl_display_get_registry(other);
+	wl_registry_add_listener(registry, &input_inhibit_registry_listener,
+		NULL);
+	ck_assert_int_ge(wl_display_roundtrip(other), 0);
+	ck_assert_msg(input_inhibit_manager != NULL,
+		"no zwlr_input_inhibit_manager_v1");
+	struct zwlr_input_inhibitor_v1 *inhibitor =
+		zwlr_input_inhibit_manager_v1_get_inhibitor(input_inhibit_manager);
+	ck_assert_int_ge(wl_display_roundtrip(other), 0);
+
+	taps = 0;
+	click(conn, x, y);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 0, "the window got %d clicks while another "
+		"client held the input inhibitor", taps);
+	zwlr_input_inhibitor_v1_destroy(inhibitor);
+	ck_assert_int_ge(wl_display_roundtrip(other), 0);
+	click(conn, x + 1, y);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 1, "the window got %d clicks after the inhibitor "
+		"went", taps);
+
+	zwlr_input_inhibit_manager_v1_destroy(input_inhibit_manager);
+	input_inhibit_manager = NULL;
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(other);
+	wl_display_disconnect(other);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- pointer constraints and relative motion ------------------------------ */
 
 struct pointer_globals {
@@ -1877,6 +1959,8 @@ static Suite *protocols_suite(void) {
 	harness_add_case(suite, "text_input", test_protocols_text_input, 60);
 	harness_add_case(suite, "decoration", test_protocols_decoration, 60);
 	harness_add_case(suite, "idle", test_protocols_idle, 60);
+	harness_add_case(suite, "input_inhibitor", test_protocols_input_inhibitor,
+		60);
 	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
 	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
 	return suite;
