@@ -1067,6 +1067,7 @@ static void blank_place(struct blank *blank) {
 	struct wlr_box *box = wlr_output_layout_get_box(server->layout,
 		blank->output);
 	vr_node_set_enabled(blank->node, box != NULL);
+	vr_node_raise_to_top(blank->node);
 	if (box != NULL) {
 		vr_node_set_position(blank->node, box->x, box->y);
 		vr_node_set_rect(blank->node, box->width, box->height,

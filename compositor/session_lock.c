@@ -128,6 +128,14 @@ static void place_all(struct vt_session_lock *m) {
 		}
 	}
 	vr_node_set_enabled(server->lock_layer, m->locked);
+	if (m->locked) {
+		/* above every layer made since (layer shell's), below the
+		 * cursor */
+		vr_node_raise_to_top(server->lock_layer);
+		vr_node_raise_to_top(server->cursor_layer);
+		/* outputs powered off stay black above it all */
+		vt_protocols_outputs_changed(server);
+	}
 	vt_server_schedule_update(server);
 }
 
