@@ -30,6 +30,7 @@
 #include <wlr/util/log.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "layer_shell.h"
 #include "scroll.h"
 #include "server.h"
 
@@ -431,6 +432,9 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 			server->cursor->y, &surface, &sx, &sy);
 		if (view != NULL) {
 			vt_view_focus(view, view->xdg_surface->surface);
+		} else {
+			/* an on_demand layer surface takes the keyboard */
+			vt_layers_focus_surface(server, surface);
 		}
 	}
 }
@@ -505,10 +509,15 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	struct vt_view *view = vt_view_at(server, lx, ly, &surface, &sx, &sy);
-	if (view == NULL) {
+	if (surface == NULL) {
 		return;
 	}
-	vt_view_focus(view, view->xdg_surface->surface);
+	if (view != NULL) {
+		vt_view_focus(view, view->xdg_surface->surface);
+	} else {
+		/* a layer surface: on_demand ones take the keyboard */
+		vt_layers_focus_surface(server, surface);
+	}
 	/* down in a scroll region: the finger drags it (scroll.c) */
 	if (vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
 		return;

@@ -17,6 +17,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "layer_shell.h"
 #include "server.h"
 
 static struct wlr_box output_layout_box(struct vt_server *server,
@@ -79,7 +80,11 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	if (view->placed_on == NULL) {
 		return;
 	}
-	struct wlr_box box = output_layout_box(view->server, view->placed_on);
+	/* fullscreen covers the whole output, maximized what layer
+	 * surfaces' exclusive zones leave of it */
+	struct wlr_box box = fullscreen ?
+		output_layout_box(view->server, view->placed_on) :
+		vt_output_usable_box(view->placed_on);
 	if (fullscreen) {
 		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
 	} else {
@@ -108,6 +113,12 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	if (prev == surface) {
 		return;
 	}
+	if (vt_layers_keyboard_grabbed(server)) {
+		/* a layer surface with exclusive interactivity keeps the
+		 * keyboard; the window gets it when that one lets go */
+		vt_server_schedule_update(server);
+		return;
+	}
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
 	if (keyboard != NULL) {
 		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
@@ -120,6 +131,13 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 		struct wlr_surface **surface, double *sx, double *sy) {
+	/* layer surfaces above the windows, the windows, those below */
+	struct wlr_surface *layer = vt_layers_surface_at(server, lx, ly, true,
+		sx, sy);
+	if (layer != NULL) {
+		*surface = layer;
+		return NULL;
+	}
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (!view->mapped) {
@@ -134,6 +152,10 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 			*surface = s;
 			return view;
 		}
+	}
+	layer = vt_layers_surface_at(server, lx, ly, false, sx, sy);
+	if (layer != NULL) {
+		*surface = layer;
 	}
 	return NULL;
 }
@@ -159,7 +181,7 @@ static void view_move_to_output(struct vt_view *view,
 		vt_view_move(view, view->x, view->y);
 		return;
 	}
-	struct wlr_box to = output_layout_box(view->server, output);
+	struct wlr_box to = vt_output_usable_box(output);
 	struct wlr_box geo;
 	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
 	int x = view->x - from.x, y = view->y - from.y;
@@ -170,6 +192,36 @@ static void view_move_to_output(struct vt_view *view,
 		y = to.height - geo.height;
 	}
 	vt_view_move(view, to.x + (x > 0 ? x : 0), to.y + (y > 0 ? y : 0));
+}
+
+void vt_views_usable_changed(struct vt_server *server,
+		struct vt_output *output) {
+	struct wlr_box usable = vt_output_usable_box(output);
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->placed_on != output || !view->mapped) {
+			continue;
+		}
+		if (view_fills_output(view)) {
+			view_move_to_output(view, output, usable);
+			continue;
+		}
+		/* kept inside, as far as its size allows */
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		int x = view->x, y = view->y;
+		if (x + geo.width > usable.x + usable.width) {
+			x = usable.x + usable.width - geo.width;
+		}
+		if (y + geo.height > usable.y + usable.height) {
+			y = usable.y + usable.height - geo.height;
+		}
+		x = x < usable.x ? usable.x : x;
+		y = y < usable.y ? usable.y : y;
+		if (x != view->x || y != view->y) {
+			vt_view_move(view, x, y);
+		}
+	}
 }
 
 void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
@@ -214,7 +266,8 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
 			!view->xdg_surface->toplevel->current.maximized &&
 			!view->xdg_surface->toplevel->current.fullscreen) {
-		struct wlr_box box = output_layout_box(view->server, view->placed_on);
+		/* inside what panels leave of the output */
+		struct wlr_box box = vt_output_usable_box(view->placed_on);
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
 		/* Centred, then cascaded so windows on one output do not
@@ -243,6 +296,10 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 	struct vt_server *server = view->server;
 	view->mapped = false;
 	vr_node_set_enabled(view->node, false);
+	if (view->fullscreen) {
+		view->fullscreen = false;
+		vt_layers_fullscreen_changed(server);
+	}
 	if (server->focused_view == view) {
 		server->focused_view = NULL;
 		wlr_seat_keyboard_notify_clear_focus(server->seat);
@@ -262,6 +319,11 @@ static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, commit);
 	if (view->mapped) {
 		view_update_position(view);
+		bool fullscreen = view->xdg_surface->toplevel->current.fullscreen;
+		if (fullscreen != view->fullscreen) {
+			view->fullscreen = fullscreen;
+			vt_layers_fullscreen_changed(view->server);
+		}
 	}
 }
 
@@ -322,7 +384,8 @@ static void popup_offset(struct wlr_xdg_popup *popup, double *x, double *y) {
 	wlr_xdg_popup_get_position(popup, &px, &py);
 	*x = px;
 	*y = py;
-	struct wlr_xdg_surface *parent = popup->parent != NULL ?
+	struct wlr_xdg_surface *parent = popup->parent != NULL &&
+		wlr_surface_is_xdg_surface(popup->parent) ?
 		wlr_xdg_surface_from_wlr_surface(popup->parent) : NULL;
 	if (parent != NULL && parent->role == WLR_XDG_SURFACE_ROLE_POPUP) {
 		double ox, oy;
@@ -378,18 +441,67 @@ static struct vt_view *toplevel_of(struct wlr_xdg_surface *xdg_surface) {
 	while (xdg_surface != NULL &&
 			xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
 		struct wlr_surface *parent = xdg_surface->popup->parent;
-		xdg_surface = parent != NULL ?
+		/* a layer surface's popup has a parent of another role */
+		xdg_surface = parent != NULL && wlr_surface_is_xdg_surface(parent) ?
 			wlr_xdg_surface_from_wlr_surface(parent) : NULL;
 	}
 	return xdg_surface != NULL ? xdg_surface->data : NULL;
 }
 
+/* The surface at the root of a popup's chain of parents (NULL: one has
+ * none yet). */
+static struct wlr_surface *popup_root(struct wlr_xdg_surface *xdg_surface) {
+	while (xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
+		struct wlr_surface *parent = xdg_surface->popup->parent;
+		if (parent == NULL || !wlr_surface_is_xdg_surface(parent)) {
+			return parent;
+		}
+		xdg_surface = wlr_xdg_surface_from_wlr_surface(parent);
+	}
+	return xdg_surface->surface;
+}
+
 static void handle_new_popup(struct wl_listener *listener, void *data);
+
+static void popup_listen(struct vt_view *view,
+		struct wlr_xdg_surface *xdg_surface) {
+	view->map.notify = popup_handle_map;
+	wl_signal_add(&xdg_surface->events.map, &view->map);
+	view->unmap.notify = popup_handle_unmap;
+	wl_signal_add(&xdg_surface->events.unmap, &view->unmap);
+	view->destroy.notify = popup_handle_destroy;
+	wl_signal_add(&xdg_surface->events.destroy, &view->destroy);
+	view->commit.notify = popup_handle_commit;
+	wl_signal_add(&xdg_surface->surface->events.commit, &view->commit);
+	view->new_popup.notify = handle_new_popup;
+	wl_signal_add(&xdg_surface->events.new_popup, &view->new_popup);
+}
 
 static void popup_create(struct vt_server *server,
 		struct wlr_xdg_surface *xdg_surface) {
 	struct vt_view *toplevel = toplevel_of(xdg_surface);
 	struct vt_surface *surface = vt_surface_from_wlr(xdg_surface->surface);
+	struct vr_node *layer_node = NULL;
+	struct wlr_box layer_box;
+	if (toplevel == NULL && surface != NULL &&
+			vt_layers_popup_parent(popup_root(xdg_surface), &layer_node,
+			&layer_box)) {
+		/* a layer surface's popup: inside its container, kept on its
+		 * output */
+		struct vt_view *view = calloc(1, sizeof(*view));
+		if (view == NULL) {
+			return;
+		}
+		view->server = server;
+		view->kind = VT_VIEW_POPUP;
+		view->xdg_surface = xdg_surface;
+		view->node = surface->node;
+		vr_node_set_enabled(view->node, false);
+		vr_node_set_parent(view->node, layer_node);
+		wlr_xdg_popup_unconstrain_from_box(xdg_surface->popup, &layer_box);
+		popup_listen(view, xdg_surface);
+		return;
+	}
 	if (toplevel == NULL || surface == NULL) {
 		return;
 	}
@@ -416,16 +528,7 @@ static void popup_create(struct vt_server *server,
 		wlr_xdg_popup_unconstrain_from_box(xdg_surface->popup, &box);
 	}
 
-	view->map.notify = popup_handle_map;
-	wl_signal_add(&xdg_surface->events.map, &view->map);
-	view->unmap.notify = popup_handle_unmap;
-	wl_signal_add(&xdg_surface->events.unmap, &view->unmap);
-	view->destroy.notify = popup_handle_destroy;
-	wl_signal_add(&xdg_surface->events.destroy, &view->destroy);
-	view->commit.notify = popup_handle_commit;
-	wl_signal_add(&xdg_surface->surface->events.commit, &view->commit);
-	view->new_popup.notify = handle_new_popup;
-	wl_signal_add(&xdg_surface->events.new_popup, &view->new_popup);
+	popup_listen(view, xdg_surface);
 }
 
 static void handle_new_popup(struct wl_listener *listener, void *data) {
