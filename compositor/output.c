@@ -131,7 +131,11 @@ struct vt_output {
 	 * arrange_outputs puts it right of the others) */
 	bool manual_position;
 	int manual_x, manual_y;
-	bool enabled; /* as arrange_outputs last saw it */
+	bool enabled; /* as handle_commit last saw it */
+	/* disabled by vitrail alone: the backend cannot disable it (wlroots
+	 * 0.15's headless outputs), so it stays enabled there but is out of
+	 * the layout and draws nothing */
+	bool soft_disabled;
 	pixman_region32_t pending_damage; /* target pixels not drawn yet */
 	struct wl_list buffers; /* output_buffer::link */
 	int buffer_width, buffer_height;
@@ -214,7 +218,7 @@ struct vt_output *vt_output_next(struct vt_server *server,
 		server->outputs.next;
 	for (; next != &server->outputs; next = next->next) {
 		struct vt_output *o = wl_container_of(next, o, link);
-		if (o->wlr_output->enabled) {
+		if (vt_output_enabled(o)) {
 			return o;
 		}
 	}
@@ -308,7 +312,7 @@ static void output_update_predictable(struct vt_output *output,
 
 static void output_request(struct vt_output *output, uint32_t wants) {
 	/* a disabled output draws nothing until it is enabled again */
-	if (output->pacer != NULL && output->wlr_output->enabled) {
+	if (output->pacer != NULL && vt_output_enabled(output)) {
 		uint64_t now = vt_now_ns();
 		output_update_predictable(output, now);
 		vt_pacer_request(output->pacer, wants, now);
@@ -518,7 +522,7 @@ found:
 
 static void output_add_damage(struct vt_output *output,
 		const pixman_region32_t *layout_damage) {
-	if (!output->wlr_output->enabled) {
+	if (!vt_output_enabled(output)) {
 		return; /* out of the layout; all of it is drawn when enabled */
 	}
 	struct wlr_box box = output_box(output);
@@ -881,7 +885,7 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	struct vt_output *output = data;
 	struct vt_server *server = output->server;
-	if (!output->wlr_output->enabled) {
+	if (!vt_output_enabled(output)) {
 		return NULL; /* disabled after the pacer planned this frame */
 	}
 	uint64_t start = vt_now_ns();
@@ -1577,7 +1581,7 @@ void vt_outputs_write_screenshots(struct vt_server *server, const char *dir) {
 bool vt_outputs_settled(struct vt_server *server) {
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		if (!output->wlr_output->enabled) {
+		if (!vt_output_enabled(output)) {
 			continue;
 		}
 		/* An output that presented an older generation still shows
@@ -1695,7 +1699,7 @@ static void arrange_outputs(struct vt_server *server) {
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		struct wlr_box from = output->layout_box;
-		if (!output->wlr_output->enabled) {
+		if (!vt_output_enabled(output)) {
 			/* out of the layout; its windows went (output_disable) */
 			wlr_output_layout_remove(server->layout, output->wlr_output);
 			output->layout_box = (struct wlr_box){ 0 };
@@ -1741,19 +1745,13 @@ static void handle_mode(struct wl_listener *listener, void *data) {
 		output->wlr_output->height, output->period_ns / 1e6);
 }
 
-/* Enabled or disabled (output management), or a new scale or transform:
- * the layout changes. A disabled output leaves the layout: its windows go
- * to the others, its layer surfaces are closed, it draws nothing. */
-static void handle_commit(struct wl_listener *listener, void *data) {
-	struct vt_output *output = wl_container_of(listener, output, commit);
-	struct wlr_output_event_commit *event = data;
+/* Enabled or disabled (output management): a disabled output leaves the
+ * layout, its windows go to the others, its layer surfaces are closed, it
+ * draws nothing; enabled again, it comes back into the layout and draws
+ * all of itself. */
+static void output_enabled_changed(struct vt_output *output) {
 	struct vt_server *server = output->server;
-	const uint32_t layout_state = WLR_OUTPUT_STATE_ENABLED |
-		WLR_OUTPUT_STATE_SCALE | WLR_OUTPUT_STATE_TRANSFORM;
-	if ((event->committed & layout_state) == 0) {
-		return;
-	}
-	bool enabled = output->wlr_output->enabled;
+	bool enabled = vt_output_enabled(output);
 	if (!enabled && output->enabled) {
 		output->enabled = false;
 		struct wlr_box box = output->layout_box;
@@ -1762,13 +1760,39 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		vt_views_output_gone(server, output, box);
 		pixman_region32_clear(&output->pending_damage);
 		wlr_log(WLR_INFO, "%s: disabled", output->wlr_output->name);
-	} else if (enabled) {
+	} else if (enabled && !output->enabled) {
 		output->enabled = true;
 		output_set_period(output);
 		output_update_target(output);
 		arrange_outputs(server);
+		output_damage_whole(output);
+		wlr_log(WLR_INFO, "%s: enabled", output->wlr_output->name);
 	}
 	vt_server_schedule_update(server);
+}
+
+bool vt_output_enabled(struct vt_output *output) {
+	return output->wlr_output->enabled && !output->soft_disabled;
+}
+
+void vt_output_set_soft_disabled(struct vt_output *output, bool disabled) {
+	output->soft_disabled = disabled;
+	output_enabled_changed(output);
+}
+
+/* A new scale or transform changes the output's size in the layout;
+ * enabling or disabling it, whether it is in the layout at all. */
+static void handle_commit(struct wl_listener *listener, void *data) {
+	struct vt_output *output = wl_container_of(listener, output, commit);
+	struct wlr_output_event_commit *event = data;
+	if (event->committed & WLR_OUTPUT_STATE_ENABLED) {
+		output_enabled_changed(output);
+	}
+	if (event->committed & (WLR_OUTPUT_STATE_SCALE |
+			WLR_OUTPUT_STATE_TRANSFORM)) {
+		arrange_outputs(output->server);
+		vt_server_schedule_update(output->server);
+	}
 }
 
 static void handle_destroy(struct wl_listener *listener, void *data) {

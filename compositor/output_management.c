@@ -19,6 +19,7 @@
  * its commit event.
  */
 #include <stdlib.h>
+#include <wlr/backend/headless.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_output_management_v1.h>
@@ -57,6 +58,7 @@ static void send_state(struct vt_output_management *management) {
 			wlr_output_configuration_v1_destroy(config);
 			return;
 		}
+		head->state.enabled = vt_output_enabled(output);
 		struct wlr_box *box = wlr_output_layout_get_box(server->layout,
 			wlr_output);
 		if (box != NULL) {
@@ -84,9 +86,18 @@ void vt_output_management_update(struct vt_server *server) {
 		handle_update_idle, management);
 }
 
+/* wlroots 0.15's headless outputs cannot be disabled: vitrail disables
+ * them itself (vt_output_set_soft_disabled). */
+static bool soft_disable(struct wlr_output *wlr_output) {
+	return wlr_output_is_headless(wlr_output);
+}
+
 /* Set a head's state pending on its output. */
 static void stage_head(struct wlr_output_configuration_head_v1 *head) {
 	struct wlr_output *wlr_output = head->state.output;
+	if (!head->state.enabled && soft_disable(wlr_output)) {
+		return;
+	}
 	wlr_output_enable(wlr_output, head->state.enabled);
 	if (!head->state.enabled) {
 		return;
@@ -144,11 +155,19 @@ static bool apply_config(struct vt_output_management *management,
 			ok = false;
 		}
 	}
-	/* positions: a new one pins the output there */
+	/* enabled or disabled by vitrail alone; positions: a new one pins
+	 * the output there */
 	wl_list_for_each(head, &config->heads, link) {
 		struct wlr_output *wlr_output = head->state.output;
 		struct vt_output *output = wlr_output->data;
-		if (output == NULL || !head->state.enabled) {
+		if (output == NULL) {
+			continue;
+		}
+		if (soft_disable(wlr_output) && vt_output_enabled(output) !=
+				head->state.enabled) {
+			vt_output_set_soft_disabled(output, !head->state.enabled);
+		}
+		if (!head->state.enabled) {
 			continue;
 		}
 		struct wlr_box *box = wlr_output_layout_get_box(server->layout,

@@ -402,6 +402,11 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
 struct vt_output *vt_output_next(struct vt_server *server,
 	struct vt_output *output);
 struct wlr_output *vt_output_wlr(struct vt_output *output);
+/* Enabled, for vitrail: in the layout and drawn. */
+bool vt_output_enabled(struct vt_output *output);
+/* Disable (or enable again) an output the backend cannot disable: vitrail
+ * takes it out of the layout and stops drawing it. */
+void vt_output_set_soft_disabled(struct vt_output *output, bool disabled);
 /* Every output vitrail drives, disabled ones too, in name order. */
 struct vt_output *vt_output_next_any(struct vt_server *server,
 	struct vt_output *output);
