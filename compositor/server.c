@@ -347,7 +347,11 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_ERROR, "cannot start the backend");
 		return false;
 	}
+	/* for the clients vitrail starts (vt_server_spawn): where to
+	 * connect, and which desktop this is (xdg-desktop-portal picks its
+	 * backend by it) */
 	setenv("WAYLAND_DISPLAY", server->socket, 1);
+	setenv("XDG_CURRENT_DESKTOP", "vitrail:wlroots", 1);
 	update_background(server);
 	return true;
 }
