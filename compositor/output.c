@@ -235,6 +235,10 @@ struct vt_output *vt_output_next_any(struct vt_server *server,
 	return wl_container_of(next, output, link);
 }
 
+struct wlr_box vt_output_last_box(struct vt_output *output) {
+	return output->layout_box;
+}
+
 void vt_output_set_position(struct vt_output *output, bool manual, int x,
 		int y) {
 	output->manual_position = manual;
@@ -1701,8 +1705,9 @@ static void arrange_outputs(struct vt_server *server) {
 		struct wlr_box from = output->layout_box;
 		if (!vt_output_enabled(output)) {
 			/* out of the layout; its windows went (output_disable) */
+			/* layout_box stays where it was: output management
+			 * shows it there */
 			wlr_output_layout_remove(server->layout, output->wlr_output);
-			output->layout_box = (struct wlr_box){ 0 };
 			continue;
 		}
 		if (output->manual_position) {

@@ -59,12 +59,9 @@ static void send_state(struct vt_output_management *management) {
 			return;
 		}
 		head->state.enabled = vt_output_enabled(output);
-		struct wlr_box *box = wlr_output_layout_get_box(server->layout,
-			wlr_output);
-		if (box != NULL) {
-			head->state.x = box->x;
-			head->state.y = box->y;
-		}
+		struct wlr_box box = vt_output_last_box(output);
+		head->state.x = box.x;
+		head->state.y = box.y;
 	}
 	/* takes the configuration */
 	wlr_output_manager_v1_set_configuration(management->manager, config);
@@ -143,8 +140,22 @@ static bool apply_config(struct vt_output_management *management,
 		return false;
 	}
 	struct vt_server *server = management->server;
-	bool ok = true;
+	/* which heads ask for a new position, against where the outputs
+	 * are before any commit moves them */
+	int nheads = wl_list_length(&config->heads);
+	bool *moved = calloc((size_t)nheads + 1, sizeof(*moved));
+	if (moved == NULL) {
+		return false;
+	}
+	int i = 0;
 	struct wlr_output_configuration_head_v1 *head;
+	wl_list_for_each(head, &config->heads, link) {
+		struct vt_output *output = head->state.output->data;
+		struct wlr_box box = output != NULL ? vt_output_last_box(output) :
+			(struct wlr_box){ 0 };
+		moved[i++] = box.x != head->state.x || box.y != head->state.y;
+	}
+	bool ok = true;
 	wl_list_for_each(head, &config->heads, link) {
 		struct wlr_output *wlr_output = head->state.output;
 		stage_head(head);
@@ -156,10 +167,12 @@ static bool apply_config(struct vt_output_management *management,
 		}
 	}
 	/* enabled or disabled by vitrail alone; positions: a new one pins
-	 * the output there */
+	 * the output there (an output enabled again keeps its place) */
+	i = 0;
 	wl_list_for_each(head, &config->heads, link) {
 		struct wlr_output *wlr_output = head->state.output;
 		struct vt_output *output = wlr_output->data;
+		bool new_position = moved[i++];
 		if (output == NULL) {
 			continue;
 		}
@@ -170,14 +183,12 @@ static bool apply_config(struct vt_output_management *management,
 		if (!head->state.enabled) {
 			continue;
 		}
-		struct wlr_box *box = wlr_output_layout_get_box(server->layout,
-			wlr_output);
-		if (box == NULL || box->x != head->state.x ||
-				box->y != head->state.y) {
+		if (new_position) {
 			vt_output_set_position(output, true, head->state.x,
 				head->state.y);
 		}
 	}
+	free(moved);
 	vt_outputs_arrange(server);
 	return ok;
 }

@@ -413,6 +413,8 @@ struct vt_output *vt_output_next_any(struct vt_server *server,
 /* Place the enabled outputs in the layout again: those with a manual
  * position there, the others left to right. */
 void vt_outputs_arrange(struct vt_server *server);
+/* Its box in the layout, or where it was last when it is disabled. */
+struct wlr_box vt_output_last_box(struct vt_output *output);
 /* Where output management put it in the layout (manual), or back to
  * automatic placement (left to right in name order). */
 void vt_output_set_position(struct vt_output *output, bool manual, int x,
