@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
@@ -327,10 +328,14 @@ START_TEST(test_outputs_panel_exclusive_zone_and_keyboard)
 		"the keyboard to the window; its log:\n%s", log);
 	free(log);
 
-	// the panel goes: the window may use the whole output again and
-	// gets the keyboard back (the panel's leave is not seen: it is gone)
-	harness_proc_stop(panel);
-	harness_settle(vitrail->conn);
+	// its output goes away: the panel is closed (and exits 0)
+	harness_unplug_output(vitrail->conn, "HEADLESS-1");
+	wait_for_line(panel, "closed", 10000);
+	ck_assert_msg(harness_proc_wait(panel, HARNESS_WAIT_TIMEOUT_MS),
+		"the panel did not exit after closed");
+	ck_assert_msg(WIFEXITED(panel->status) && WEXITSTATUS(panel->status) == 0,
+		"the panel failed after its output went away (status 0x%x)",
+		panel->status);
 
 	driver_finish(&d);
 	harness_stop_vitrail(harness, vitrail);
@@ -498,6 +503,77 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 }
 END_TEST
 
+/* ---- session --------------------------------------------------------------- */
+
+/* Clients vitrail starts get WAYLAND_DISPLAY (its socket) and
+ * XDG_CURRENT_DESKTOP=vitrail:wlroots; -C validates a config as
+ * --validate does. */
+START_TEST(test_outputs_session_conventions)
+{
+	struct harness *harness = harness_create("session");
+	char *env_out = NULL, *command = NULL;
+	ck_assert(asprintf(&env_out, "%s/env.txt", harness->out_dir) > 0);
+	ck_assert(asprintf(&command, "printf '%%s %%s\\n' "
+		"\"$WAYLAND_DISPLAY\" \"$XDG_CURRENT_DESKTOP\" > %s.tmp && "
+		"mv %s.tmp %s", env_out, env_out, env_out) > 0);
+	const char *extra[] = { "-s", command, NULL };
+	// whatever the test's own environment says
+	const char *env[] = { "XDG_CURRENT_DESKTOP=elsewhere", NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "320x240", .extra_args = extra, .env = env });
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	while (access(env_out, R_OK) != 0 && harness_now_ms() < deadline) {
+		sleep_ms(50);
+	}
+	FILE *f = fopen(env_out, "r");
+	ck_assert_msg(f != NULL, "the startup command wrote no %s", env_out);
+	char line[256] = "";
+	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	fclose(f);
+	char expected[256];
+	snprintf(expected, sizeof(expected), "%s vitrail:wlroots\n",
+		vitrail->socket);
+	ck_assert_msg(strcmp(line, expected) == 0, "a client vitrail started "
+		"sees '%s', expected '%s'", line, expected);
+	harness_stop_vitrail(harness, vitrail);
+
+	// -C: a good config passes, a bad one fails with its file:line
+	const char *bin = getenv("VITRAIL_BIN");
+	ck_assert_msg(bin != NULL, "VITRAIL_BIN is not set");
+	const char *lines[] = { "mode desktop\n", "mode sideways\n" };
+	for (int bad = 0; bad <= 1; bad++) {
+		char *path = NULL;
+		ck_assert(asprintf(&path, "%s/%s.conf", harness->out_dir,
+			bad ? "bad" : "good") > 0);
+		f = fopen(path, "w");
+		ck_assert(f != NULL);
+		fputs(lines[bad], f);
+		fclose(f);
+		const char *argv[] = { bin, "-C", "-c", path, NULL };
+		struct harness_proc *proc = harness_spawn(harness, "vitrail-C",
+			argv, NULL, -1);
+		ck_assert(harness_proc_wait(proc, HARNESS_WAIT_TIMEOUT_MS));
+		char *log = harness_proc_log(proc);
+		bool ok = WIFEXITED(proc->status) && WEXITSTATUS(proc->status) == 0;
+		ck_assert_msg(ok == !bad, "vitrail -C -c %s exited with 0x%x:\n%s",
+			path, proc->status, log);
+		if (bad) {
+			char *where = NULL;
+			ck_assert(asprintf(&where, "%s:1", path) > 0);
+			ck_assert_msg(strstr(log, where) != NULL, "vitrail -C does not "
+				"name %s:\n%s", where, log);
+			free(where);
+		}
+		free(log);
+		free(path);
+	}
+	free(command);
+	free(env_out);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *outputs_suite(void) {
@@ -508,6 +584,7 @@ static Suite *outputs_suite(void) {
 		test_outputs_panel_exclusive_zone_and_keyboard, 60);
 	harness_add_case(suite, "randr",
 		test_outputs_randr_lists_and_changes_outputs, 60);
+	harness_add_case(suite, "session", test_outputs_session_conventions, 60);
 	return suite;
 }
 
