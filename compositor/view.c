@@ -378,15 +378,23 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 
 /* ---- popups ------------------------------------------------------------- */
 
-/* Where the popup's surface lies in its toplevel's surface coordinates. */
+/* Where the popup's surface lies in its root's surface coordinates (its
+ * toplevel's, or its layer surface's). */
 static void popup_offset(struct wlr_xdg_popup *popup, double *x, double *y) {
-	double px, py;
-	wlr_xdg_popup_get_position(popup, &px, &py);
-	*x = px;
-	*y = py;
 	struct wlr_xdg_surface *parent = popup->parent != NULL &&
 		wlr_surface_is_xdg_surface(popup->parent) ?
 		wlr_xdg_surface_from_wlr_surface(popup->parent) : NULL;
+	if (parent != NULL) {
+		double px, py;
+		wlr_xdg_popup_get_position(popup, &px, &py);
+		*x = px;
+		*y = py;
+	} else {
+		/* a layer surface (or no parent yet): no window geometry to
+		 * offset by (wlroots' get_position asserts an xdg parent) */
+		*x = popup->geometry.x - popup->base->current.geometry.x;
+		*y = popup->geometry.y - popup->base->current.geometry.y;
+	}
 	if (parent != NULL && parent->role == WLR_XDG_SURFACE_ROLE_POPUP) {
 		double ox, oy;
 		popup_offset(parent->popup, &ox, &oy);

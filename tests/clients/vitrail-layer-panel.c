@@ -5,10 +5,13 @@
  * edge and both sides, --height pixels tall with an exclusive zone of
  * --zone (default: its height), filled with one opaque colour (--color
  * RRGGBB, default 884422), with the keyboard interactivity of
- * --keyboard none|exclusive|on_demand (default none). It prints, one per
- * line and flushed, what the tests read:
+ * --keyboard none|exclusive|on_demand (default none). With --popup, an
+ * xdg_popup of the layer surface, POPUP_W x POPUP_H at (POPUP_X, POPUP_Y)
+ * of the panel (so reaching below it), filled with 22aa44. It prints, one
+ * per line and flushed, what the tests read:
  *   configure W H        each configure
  *   mapped               after its first buffer was committed
+ *   popup-mapped         after the popup's first buffer was committed
  *   keyboard-enter       wl_keyboard.enter on its surface
  *   keyboard-leave       wl_keyboard.leave
  *   key KEY STATE        wl_keyboard.key
@@ -30,8 +33,21 @@
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
+#define POPUP_X 10
+#define POPUP_Y 20
+#define POPUP_W 100
+#define POPUP_H 60
+#define POPUP_COLOR 0x22aa44
+
 struct panel {
 	struct wl_display *display;
+	struct xdg_wm_base *wm_base;
+	bool want_popup;
+	struct wl_surface *popup_surface;
+	struct xdg_surface *popup_xdg;
+	struct xdg_popup *popup;
+	struct wl_buffer *popup_buffer;
+	bool popup_mapped;
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct wl_seat *seat;
@@ -52,7 +68,7 @@ static void handle_signal(int sig) {
 }
 
 static struct wl_buffer *make_buffer(struct panel *p, uint32_t w,
-		uint32_t h) {
+		uint32_t h, uint32_t color) {
 	size_t stride = (size_t)w * 4, size = stride * h;
 	int fd = memfd_create("vitrail-layer-panel", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
@@ -66,7 +82,7 @@ static struct wl_buffer *make_buffer(struct panel *p, uint32_t w,
 		exit(1);
 	}
 	for (size_t i = 0; i < (size_t)w * h; i++) {
-		pixels[i] = 0xff000000u | p->color;
+		pixels[i] = 0xff000000u | color;
 	}
 	munmap(pixels, size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, (int32_t)size);
@@ -75,6 +91,61 @@ static struct wl_buffer *make_buffer(struct panel *p, uint32_t w,
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;
+}
+
+static void popup_surface_configure(void *data,
+		struct xdg_surface *xdg_surface, uint32_t serial) {
+	struct panel *p = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	if (p->popup_buffer == NULL) {
+		p->popup_buffer = make_buffer(p, POPUP_W, POPUP_H, POPUP_COLOR);
+	}
+	wl_surface_attach(p->popup_surface, p->popup_buffer, 0, 0);
+	wl_surface_damage(p->popup_surface, 0, 0, POPUP_W, POPUP_H);
+	wl_surface_commit(p->popup_surface);
+	if (!p->popup_mapped) {
+		p->popup_mapped = true;
+		printf("popup-mapped\n");
+		fflush(stdout);
+	}
+}
+
+static const struct xdg_surface_listener popup_surface_listener = {
+	.configure = popup_surface_configure,
+};
+
+static void popup_configure(void *data, struct xdg_popup *popup, int32_t x,
+		int32_t y, int32_t width, int32_t height) {
+}
+
+static void popup_done(void *data, struct xdg_popup *popup) {
+	printf("popup-done\n");
+	fflush(stdout);
+}
+
+static const struct xdg_popup_listener popup_listener = {
+	.configure = popup_configure,
+	.popup_done = popup_done,
+};
+
+/* The popup, a child of the layer surface (xdg_surface.get_popup with no
+ * parent, then zwlr_layer_surface_v1.get_popup). */
+static void create_popup(struct panel *p) {
+	struct xdg_positioner *positioner =
+		xdg_wm_base_create_positioner(p->wm_base);
+	xdg_positioner_set_size(positioner, POPUP_W, POPUP_H);
+	xdg_positioner_set_anchor_rect(positioner, POPUP_X, POPUP_Y, 1, 1);
+	xdg_positioner_set_anchor(positioner, XDG_POSITIONER_ANCHOR_TOP_LEFT);
+	xdg_positioner_set_gravity(positioner,
+		XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+	p->popup_surface = wl_compositor_create_surface(p->compositor);
+	p->popup_xdg = xdg_wm_base_get_xdg_surface(p->wm_base, p->popup_surface);
+	xdg_surface_add_listener(p->popup_xdg, &popup_surface_listener, p);
+	p->popup = xdg_surface_get_popup(p->popup_xdg, NULL, positioner);
+	xdg_popup_add_listener(p->popup, &popup_listener, p);
+	zwlr_layer_surface_v1_get_popup(p->layer_surface, p->popup);
+	xdg_positioner_destroy(positioner);
+	wl_surface_commit(p->popup_surface);
 }
 
 static void layer_configure(void *data, struct zwlr_layer_surface_v1 *ls,
@@ -89,7 +160,7 @@ static void layer_configure(void *data, struct zwlr_layer_surface_v1 *ls,
 		}
 		p->width = width;
 		p->height = height;
-		p->buffer = make_buffer(p, width, height);
+		p->buffer = make_buffer(p, width, height, p->color);
 	}
 	wl_surface_attach(p->surface, p->buffer, 0, 0);
 	wl_surface_damage(p->surface, 0, 0, (int32_t)width, (int32_t)height);
@@ -98,6 +169,9 @@ static void layer_configure(void *data, struct zwlr_layer_surface_v1 *ls,
 		p->mapped = true;
 		printf("mapped\n");
 		fflush(stdout);
+		if (p->want_popup) {
+			create_popup(p);
+		}
 	}
 }
 
@@ -176,10 +250,23 @@ static const struct wl_seat_listener seat_listener = {
 	.name = seat_name,
 };
 
+static void wm_base_ping(void *data, struct xdg_wm_base *wm_base,
+		uint32_t serial) {
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	.ping = wm_base_ping,
+};
+
 static void registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct panel *p = data;
-	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+	if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		p->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface,
+			1);
+		xdg_wm_base_add_listener(p->wm_base, &wm_base_listener, p);
+	} else if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		p->compositor = wl_registry_bind(registry, name,
 			&wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
@@ -206,7 +293,7 @@ static const struct wl_registry_listener registry_listener = {
 static void usage(void) {
 	fprintf(stderr, "usage: vitrail-layer-panel [--height H] [--zone Z] "
 		"[--color RRGGBB] [--layer background|bottom|top|overlay] "
-		"[--keyboard none|exclusive|on_demand]\n");
+		"[--keyboard none|exclusive|on_demand] [--popup]\n");
 	exit(2);
 }
 
@@ -218,6 +305,10 @@ int main(int argc, char *argv[]) {
 	uint32_t keyboard = ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(arg, "--popup") == 0) {
+			p.want_popup = true;
+			continue;
+		}
 		if (value == NULL) {
 			usage();
 		}
@@ -269,9 +360,10 @@ int main(int argc, char *argv[]) {
 	struct wl_registry *registry = wl_display_get_registry(p.display);
 	wl_registry_add_listener(registry, &registry_listener, &p);
 	wl_display_roundtrip(p.display);
-	if (p.compositor == NULL || p.shm == NULL || p.layer_shell == NULL) {
-		fprintf(stderr, "the compositor lacks wl_compositor, wl_shm or "
-			"zwlr_layer_shell_v1\n");
+	if (p.compositor == NULL || p.shm == NULL || p.layer_shell == NULL ||
+			p.wm_base == NULL) {
+		fprintf(stderr, "the compositor lacks wl_compositor, wl_shm, "
+			"xdg_wm_base or zwlr_layer_shell_v1\n");
 		return 1;
 	}
 	if (p.seat != NULL) {
