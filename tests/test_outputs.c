@@ -343,6 +343,66 @@ START_TEST(test_outputs_panel_exclusive_zone_and_keyboard)
 }
 END_TEST
 
+/* ---- layer_popup ------------------------------------------------------------ */
+
+/* vitrail-layer-panel --popup's popup: at (10, 20) of the panel, 100x60 */
+#define POPUP_GEOMETRY "10,20 100x60"
+#define POPUP_COLOUR 0xff22aa44u
+
+START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
+{
+	struct harness *harness = harness_create("layer_popup");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	struct key_driver d = { 0 };
+	driver_start(&d, vitrail->socket);
+
+	// a 40 px panel whose popup reaches below it, over the window
+	const char *argv[] = { panel_path(), "--height", "40", "--keyboard",
+		"on_demand", "--popup", NULL };
+	struct harness_proc *panel = harness_spawn_client(harness, vitrail, argv);
+	wait_for_line(panel, "popup-mapped", 10000);
+	const char *demo[] = { demo_path(), "--static", "--app-id", "window",
+		NULL };
+	harness_spawn_client(harness, vitrail, demo);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const uint32_t popup = POPUP_COLOUR;
+	wait_for_pixels(harness, vitrail, NULL, POPUP_GEOMETRY, "popup", 100, 60,
+		solid, &popup, 10000);
+
+	// on_demand: the keyboard on a click on the panel, and back to the
+	// window on a click on it
+	harness_list_windows(vitrail->conn, NULL);
+	const struct harness_window *window =
+		harness_find_window(vitrail->conn, "window");
+	ck_assert(window != NULL);
+	double wx = window->x + window->width / 2.0;
+	double wy = window->y + window->height / 2.0;
+	harness_pointer_move(vitrail->conn, 400, 20);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	wait_for_line(panel, "keyboard-enter", 10000);
+	zwp_virtual_keyboard_v1_key(d.keyboard, 1, KEY_B,
+		WL_KEYBOARD_KEY_STATE_PRESSED);
+	zwp_virtual_keyboard_v1_key(d.keyboard, 2, KEY_B,
+		WL_KEYBOARD_KEY_STATE_RELEASED);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	char key_line[32];
+	snprintf(key_line, sizeof(key_line), "key %d 1", KEY_B);
+	wait_for_line(panel, key_line, 10000);
+	harness_pointer_move(vitrail->conn, wx, wy);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	wait_for_line(panel, "keyboard-leave", 10000);
+	harness_assert_alive(panel);
+
+	driver_finish(&d);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- randr ---------------------------------------------------------------- */
 
 /* wlr-randr's listing (malloc'd); fails unless it exits 0. */
@@ -582,6 +642,8 @@ static Suite *outputs_suite(void) {
 		test_outputs_swaybg_paints_every_output, 60);
 	harness_add_case(suite, "layer_panel",
 		test_outputs_panel_exclusive_zone_and_keyboard, 60);
+	harness_add_case(suite, "layer_popup",
+		test_outputs_layer_popup_and_on_demand_keyboard, 60);
 	harness_add_case(suite, "randr",
 		test_outputs_randr_lists_and_changes_outputs, 60);
 	harness_add_case(suite, "session", test_outputs_session_conventions, 60);
