@@ -2,9 +2,9 @@
  * wlr-layer-shell: layer surfaces in the render tree.
  *
  * wlroots implements the protocol (its errors: a surface with another
- * role, an invalid layer, anchor, size or keyboard interactivity, a buffer
- * before the first configure, a wrong ack serial); vitrail places the
- * surfaces. Each layer surface gets a container node in one of four layer
+ * role, an invalid layer, anchor or keyboard interactivity, a buffer
+ * before the first configure, a wrong ack serial; vitrail's: a size of 0
+ * without both opposite anchors); vitrail places the surfaces. Each layer surface gets a container node in one of four layer
  * nodes (background, bottom: under the views; top, overlay: above them,
  * overlay above fullscreen windows too) at its box in layout coordinates;
  * its wl_surface's node and its popups' nodes hang inside.
@@ -23,6 +23,7 @@
  * keyboard focus while mapped and keeps it from windows; on_demand takes
  * it on a click or touch; none never has it.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_layer_shell_v1.h>
@@ -455,6 +456,30 @@ bool vt_layers_popup_parent(struct wlr_surface *root, struct vr_node **node,
 
 /* ---- lifetime ----------------------------------------------------------- */
 
+/* A size of 0 stretches the surface between two opposite anchors: without
+ * both, it is the protocol's invalid_size error (wlroots 0.15.1 as Debian
+ * ships it does not check). false: the error was posted. */
+static bool check_size(struct wlr_layer_surface_v1 *layer_surface) {
+	const struct wlr_layer_surface_v1_state *state = &layer_surface->current;
+	const uint32_t horiz = ANCHOR_LEFT | ANCHOR_RIGHT;
+	const uint32_t vert = ANCHOR_TOP | ANCHOR_BOTTOM;
+	if (state->desired_width == 0 && (state->anchor & horiz) != horiz) {
+		wl_resource_post_error(layer_surface->resource,
+			ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
+			"width 0 needs both the left and the right anchor "
+			"(anchor %" PRIu32 ")", state->anchor);
+		return false;
+	}
+	if (state->desired_height == 0 && (state->anchor & vert) != vert) {
+		wl_resource_post_error(layer_surface->resource,
+			ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
+			"height 0 needs both the top and the bottom anchor "
+			"(anchor %" PRIu32 ")", state->anchor);
+		return false;
+	}
+	return true;
+}
+
 static void layer_surface_handle_map(struct wl_listener *listener,
 		void *data) {
 	struct vt_layer_surface *ls = wl_container_of(listener, ls, map);
@@ -478,6 +503,9 @@ static void layer_surface_handle_commit(struct wl_listener *listener,
 	struct vt_layer_surface *ls = wl_container_of(listener, ls, commit);
 	struct wlr_layer_surface_v1 *layer_surface = ls->layer_surface;
 	uint32_t committed = layer_surface->current.committed;
+	if (!check_size(layer_surface)) {
+		return;
+	}
 	if (ls->awaiting_commit && !layer_surface->mapped) {
 		/* its first commit after an unmap: configure it again */
 		ls->awaiting_commit = false;
@@ -569,6 +597,9 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 		wl_container_of(listener, layers, new_surface);
 	struct vt_server *server = layers->server;
 	struct wlr_layer_surface_v1 *layer_surface = data;
+	if (!check_size(layer_surface)) {
+		return;
+	}
 	if (layer_surface->output == NULL) {
 		layer_surface->output = default_output(server);
 	}

@@ -31,6 +31,8 @@
 
 #include "harness.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include "wlr-layer-shell-unstable-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
 
 static const char *panel_path(void) {
 	const char *path = getenv("VITRAIL_LAYER_PANEL");
@@ -403,6 +405,160 @@ START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
 }
 END_TEST
 
+/* ---- layer_errors ------------------------------------------------------------ */
+
+struct bad_client {
+	struct wl_display *display;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+	struct zwlr_layer_shell_v1 *layer_shell;
+};
+
+static void bad_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct bad_client *c = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		c->compositor = wl_registry_bind(registry, name,
+			&wl_compositor_interface, 4);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		c->wm_base = wl_registry_bind(registry, name,
+			&xdg_wm_base_interface, 1);
+	} else if (strcmp(interface, zwlr_layer_shell_v1_interface.name) == 0) {
+		c->layer_shell = wl_registry_bind(registry, name,
+			&zwlr_layer_shell_v1_interface, 4);
+	}
+}
+
+static void bad_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener bad_registry_listener = {
+	.global = bad_global,
+	.global_remove = bad_global_remove,
+};
+
+static void bad_connect(struct bad_client *c, const char *socket) {
+	*c = (struct bad_client){ 0 };
+	c->display = wl_display_connect(socket);
+	ck_assert_msg(c->display != NULL, "cannot connect to vitrail (gone?)");
+	struct wl_registry *registry = wl_display_get_registry(c->display);
+	wl_registry_add_listener(registry, &bad_registry_listener, c);
+	ck_assert_int_ge(wl_display_roundtrip(c->display), 0);
+	ck_assert(c->compositor != NULL && c->shm != NULL &&
+		c->wm_base != NULL && c->layer_shell != NULL);
+}
+
+/* The connection must end with error `code` on an object of `interface`. */
+static void bad_expect(struct bad_client *c, const struct wl_interface *iface,
+		uint32_t code, const char *what) {
+	ck_assert_msg(wl_display_roundtrip(c->display) < 0, "%s: no protocol "
+		"error", what);
+	const struct wl_interface *got = NULL;
+	uint32_t id = 0;
+	uint32_t err = wl_display_get_protocol_error(c->display, &got, &id);
+	ck_assert_msg(got != NULL && strcmp(got->name, iface->name) == 0 &&
+		err == code, "%s: error %u on %s, expected %u on %s", what, err,
+		got != NULL ? got->name : "(none)", code, iface->name);
+	wl_display_disconnect(c->display);
+}
+
+static struct wl_buffer *bad_buffer(struct bad_client *c) {
+	int fd = memfd_create("bad", MFD_CLOEXEC);
+	ck_assert(fd >= 0 && ftruncate(fd, 16 * 16 * 4) == 0);
+	struct wl_shm_pool *pool = wl_shm_create_pool(c->shm, fd, 16 * 16 * 4);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, 16, 16,
+		64, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+/* Bad layer-shell requests are protocol errors for their client alone,
+ * with the protocol's codes; vitrail goes on (and exits cleanly). */
+START_TEST(test_outputs_layer_protocol_errors)
+{
+	struct harness *harness = harness_create("layer_errors");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "320x240" });
+	struct bad_client c;
+
+	// a layer that does not exist
+	bad_connect(&c, vitrail->socket);
+	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
+	zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL, 9,
+		"bad");
+	bad_expect(&c, &zwlr_layer_shell_v1_interface,
+		ZWLR_LAYER_SHELL_V1_ERROR_INVALID_LAYER, "layer 9");
+
+	// a surface that already has a role (xdg_toplevel)
+	bad_connect(&c, vitrail->socket);
+	surface = wl_compositor_create_surface(c.compositor);
+	xdg_surface_get_toplevel(xdg_wm_base_get_xdg_surface(c.wm_base,
+		surface));
+	zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
+		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	bad_expect(&c, &zwlr_layer_shell_v1_interface,
+		ZWLR_LAYER_SHELL_V1_ERROR_ROLE, "an xdg_toplevel's surface");
+
+	// width 0 without both side anchors
+	bad_connect(&c, vitrail->socket);
+	surface = wl_compositor_create_surface(c.compositor);
+	struct zwlr_layer_surface_v1 *ls = zwlr_layer_shell_v1_get_layer_surface(
+		c.layer_shell, surface, NULL, ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	zwlr_layer_surface_v1_set_size(ls, 0, 30);
+	zwlr_layer_surface_v1_set_anchor(ls, ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP);
+	wl_surface_commit(surface);
+	bad_expect(&c, &zwlr_layer_surface_v1_interface,
+		ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE, "width 0, one anchor");
+
+	// an anchor bit that does not exist
+	bad_connect(&c, vitrail->socket);
+	surface = wl_compositor_create_surface(c.compositor);
+	ls = zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
+		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	zwlr_layer_surface_v1_set_anchor(ls, 16);
+	bad_expect(&c, &zwlr_layer_surface_v1_interface,
+		ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_ANCHOR, "anchor 16");
+
+	// a buffer before the first configure (wlroots 0.15 posts the
+	// layer shell's already_constructed code on the layer surface)
+	bad_connect(&c, vitrail->socket);
+	surface = wl_compositor_create_surface(c.compositor);
+	ls = zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
+		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	zwlr_layer_surface_v1_set_size(ls, 16, 16);
+	wl_surface_attach(surface, bad_buffer(&c), 0, 0);
+	wl_surface_commit(surface);
+	bad_expect(&c, &zwlr_layer_surface_v1_interface,
+		ZWLR_LAYER_SHELL_V1_ERROR_ALREADY_CONSTRUCTED,
+		"a buffer before the first configure");
+
+	// an acknowledged serial that was never sent
+	bad_connect(&c, vitrail->socket);
+	surface = wl_compositor_create_surface(c.compositor);
+	ls = zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
+		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	zwlr_layer_surface_v1_set_size(ls, 16, 16);
+	wl_surface_commit(surface);
+	zwlr_layer_surface_v1_ack_configure(ls, 0xdeadbeef);
+	bad_expect(&c, &zwlr_layer_surface_v1_interface,
+		ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SURFACE_STATE,
+		"ack_configure of a serial never sent");
+
+	// still serving: a panel maps
+	const char *argv[] = { panel_path(), "--height", "20", NULL };
+	struct harness_proc *panel = harness_spawn_client(harness, vitrail, argv);
+	wait_for_line(panel, "mapped", 10000);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- randr ---------------------------------------------------------------- */
 
 /* wlr-randr's listing (malloc'd); fails unless it exits 0. */
@@ -644,6 +800,8 @@ static Suite *outputs_suite(void) {
 		test_outputs_panel_exclusive_zone_and_keyboard, 60);
 	harness_add_case(suite, "layer_popup",
 		test_outputs_layer_popup_and_on_demand_keyboard, 60);
+	harness_add_case(suite, "layer_errors",
+		test_outputs_layer_protocol_errors, 60);
 	harness_add_case(suite, "randr",
 		test_outputs_randr_lists_and_changes_outputs, 60);
 	harness_add_case(suite, "session", test_outputs_session_conventions, 60);
