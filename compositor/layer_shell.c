@@ -568,11 +568,18 @@ void vt_layers_output_disabled(struct vt_server *server,
 	if (layers == NULL) {
 		return;
 	}
+	/* no arranging between the closes: it could close the next one */
+	bool arranging = layers->arranging;
+	layers->arranging = true;
 	struct vt_layer_surface *ls, *tmp;
 	wl_list_for_each_safe(ls, tmp, &layers->surfaces, link) {
 		if (ls->layer_surface->output == wlr_output) {
 			wlr_layer_surface_v1_destroy(ls->layer_surface);
 		}
+	}
+	layers->arranging = arranging;
+	if (!arranging && layers->rearrange) {
+		vt_layers_arrange(server);
 	}
 }
 
@@ -605,7 +612,8 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 	}
 	struct vt_surface *surface = vt_surface_from_wlr(layer_surface->surface);
 	if (layer_surface->output == NULL || layer_surface->output->data == NULL ||
-			!layer_surface->output->enabled || surface == NULL) {
+			!vt_output_enabled(layer_surface->output->data) ||
+			surface == NULL) {
 		/* no output to show it on (or an output vitrail does not
 		 * drive): closed */
 		wlr_log(WLR_INFO, "layer surface '%s': no output, closing it",
