@@ -28,6 +28,14 @@
 #include "output_management.h"
 #include "server.h"
 
+/* What vitrail accepts of a custom mode: a side of at most 8192 pixels
+ * (render targets and output buffers are allocated whole: 256 MiB each at
+ * 8192x8192), and 0 (the backend picks) or, as --refresh, 1 to 1000 Hz
+ * (the vblank model of a headless output ticks at that rate). */
+#define CUSTOM_SIDE_MAX 8192
+#define CUSTOM_REFRESH_MIN_MHZ 1000
+#define CUSTOM_REFRESH_MAX_MHZ 1000000
+
 struct vt_output_management {
 	struct vt_server *server;
 	struct wlr_output_manager_v1 *manager;
@@ -120,6 +128,22 @@ static bool test_config(struct wlr_output_configuration_v1 *config) {
 		if (wlr_output->data == NULL) {
 			wlr_log(WLR_INFO, "output configuration: %s is not one of "
 				"vitrail's outputs", wlr_output->name);
+			ok = false;
+			continue;
+		}
+		if (head->state.enabled && head->state.mode == NULL &&
+				(head->state.custom_mode.width > CUSTOM_SIDE_MAX ||
+				head->state.custom_mode.height > CUSTOM_SIDE_MAX ||
+				(head->state.custom_mode.refresh != 0 &&
+				(head->state.custom_mode.refresh < CUSTOM_REFRESH_MIN_MHZ ||
+				head->state.custom_mode.refresh >
+				CUSTOM_REFRESH_MAX_MHZ)))) {
+			wlr_log(WLR_INFO, "output configuration: %s: custom mode "
+				"%dx%d@%d mHz out of vitrail's range (sides up to %d, "
+				"1 to 1000 Hz)", wlr_output->name,
+				head->state.custom_mode.width,
+				head->state.custom_mode.height,
+				head->state.custom_mode.refresh, CUSTOM_SIDE_MAX);
 			ok = false;
 			continue;
 		}

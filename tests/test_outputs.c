@@ -640,6 +640,18 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	assert_block_has(out, "HEADLESS-2", "Position: 640,0");
 	free(out);
 
+	// a mode vitrail refuses (a side over 8192): failed, nothing changed
+	const char *huge[] = { "wlr-randr", "--output", "HEADLESS-1",
+		"--custom-mode", "20000x20000", NULL };
+	struct harness_proc *refused = NULL;
+	int status = harness_run_client(harness, vitrail, huge,
+		HARNESS_WAIT_TIMEOUT_MS, &refused);
+	ck_assert_msg(status != 0, "wlr-randr --custom-mode 20000x20000 "
+		"succeeded");
+	out = randr(harness, vitrail, list);
+	assert_block_has(out, "HEADLESS-1", "640x480 px, 60.000000 Hz (current)");
+	free(out);
+
 	// a custom mode: the screenshot's size, the listing, and frames at
 	// the new rate
 	const char *mode[] = { "wlr-randr", "--output", "HEADLESS-1",
