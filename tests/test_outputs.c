@@ -409,6 +409,10 @@ END_TEST
 
 struct bad_client {
 	struct wl_display *display;
+	struct wl_registry *registry;
+	/* what each case made, freed after its error */
+	void *made[8];
+	int nmade;
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
@@ -445,8 +449,8 @@ static void bad_connect(struct bad_client *c, const char *socket) {
 	*c = (struct bad_client){ 0 };
 	c->display = wl_display_connect(socket);
 	ck_assert_msg(c->display != NULL, "cannot connect to vitrail (gone?)");
-	struct wl_registry *registry = wl_display_get_registry(c->display);
-	wl_registry_add_listener(registry, &bad_registry_listener, c);
+	c->registry = wl_display_get_registry(c->display);
+	wl_registry_add_listener(c->registry, &bad_registry_listener, c);
 	ck_assert_int_ge(wl_display_roundtrip(c->display), 0);
 	ck_assert(c->compositor != NULL && c->shm != NULL &&
 		c->wm_base != NULL && c->layer_shell != NULL);
@@ -463,7 +467,24 @@ static void bad_expect(struct bad_client *c, const struct wl_interface *iface,
 	ck_assert_msg(got != NULL && strcmp(got->name, iface->name) == 0 &&
 		err == code, "%s: error %u on %s, expected %u on %s", what, err,
 		got != NULL ? got->name : "(none)", code, iface->name);
+	/* the proxies are freed on the client side only: the connection
+	 * is dead */
+	for (int i = 0; i < c->nmade; i++) {
+		wl_proxy_destroy(c->made[i]);
+	}
+	wl_proxy_destroy((struct wl_proxy *)c->layer_shell);
+	wl_proxy_destroy((struct wl_proxy *)c->wm_base);
+	wl_proxy_destroy((struct wl_proxy *)c->shm);
+	wl_proxy_destroy((struct wl_proxy *)c->compositor);
+	wl_proxy_destroy((struct wl_proxy *)c->registry);
 	wl_display_disconnect(c->display);
+}
+
+/* Keep a proxy for freeing after the error; returns it. */
+static void *made(struct bad_client *c, void *proxy) {
+	ck_assert(c->nmade < 8);
+	c->made[c->nmade++] = proxy;
+	return proxy;
 }
 
 static struct wl_buffer *bad_buffer(struct bad_client *c) {
@@ -489,27 +510,30 @@ START_TEST(test_outputs_layer_protocol_errors)
 
 	// a layer that does not exist
 	bad_connect(&c, vitrail->socket);
-	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
-	zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL, 9,
-		"bad");
+	struct wl_surface *surface =
+		made(&c, wl_compositor_create_surface(c.compositor));
+	made(&c, zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface,
+		NULL, 9, "bad"));
 	bad_expect(&c, &zwlr_layer_shell_v1_interface,
 		ZWLR_LAYER_SHELL_V1_ERROR_INVALID_LAYER, "layer 9");
 
 	// a surface that already has a role (xdg_toplevel)
 	bad_connect(&c, vitrail->socket);
-	surface = wl_compositor_create_surface(c.compositor);
-	xdg_surface_get_toplevel(xdg_wm_base_get_xdg_surface(c.wm_base,
+	surface = made(&c, wl_compositor_create_surface(c.compositor));
+	struct xdg_surface *xdg = made(&c, xdg_wm_base_get_xdg_surface(c.wm_base,
 		surface));
-	zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
-		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	made(&c, xdg_surface_get_toplevel(xdg));
+	made(&c, zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface,
+		NULL, ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad"));
 	bad_expect(&c, &zwlr_layer_shell_v1_interface,
 		ZWLR_LAYER_SHELL_V1_ERROR_ROLE, "an xdg_toplevel's surface");
 
 	// width 0 without both side anchors
 	bad_connect(&c, vitrail->socket);
-	surface = wl_compositor_create_surface(c.compositor);
-	struct zwlr_layer_surface_v1 *ls = zwlr_layer_shell_v1_get_layer_surface(
-		c.layer_shell, surface, NULL, ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	surface = made(&c, wl_compositor_create_surface(c.compositor));
+	struct zwlr_layer_surface_v1 *ls = made(&c,
+		zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
+		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad"));
 	zwlr_layer_surface_v1_set_size(ls, 0, 30);
 	zwlr_layer_surface_v1_set_anchor(ls, ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP);
 	wl_surface_commit(surface);
@@ -518,9 +542,9 @@ START_TEST(test_outputs_layer_protocol_errors)
 
 	// an anchor bit that does not exist
 	bad_connect(&c, vitrail->socket);
-	surface = wl_compositor_create_surface(c.compositor);
-	ls = zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
-		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	surface = made(&c, wl_compositor_create_surface(c.compositor));
+	ls = made(&c, zwlr_layer_shell_v1_get_layer_surface(c.layer_shell,
+		surface, NULL, ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad"));
 	zwlr_layer_surface_v1_set_anchor(ls, 16);
 	bad_expect(&c, &zwlr_layer_surface_v1_interface,
 		ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_ANCHOR, "anchor 16");
@@ -528,11 +552,11 @@ START_TEST(test_outputs_layer_protocol_errors)
 	// a buffer before the first configure (wlroots 0.15 posts the
 	// layer shell's already_constructed code on the layer surface)
 	bad_connect(&c, vitrail->socket);
-	surface = wl_compositor_create_surface(c.compositor);
-	ls = zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
-		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	surface = made(&c, wl_compositor_create_surface(c.compositor));
+	ls = made(&c, zwlr_layer_shell_v1_get_layer_surface(c.layer_shell,
+		surface, NULL, ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad"));
 	zwlr_layer_surface_v1_set_size(ls, 16, 16);
-	wl_surface_attach(surface, bad_buffer(&c), 0, 0);
+	wl_surface_attach(surface, made(&c, bad_buffer(&c)), 0, 0);
 	wl_surface_commit(surface);
 	bad_expect(&c, &zwlr_layer_surface_v1_interface,
 		ZWLR_LAYER_SHELL_V1_ERROR_ALREADY_CONSTRUCTED,
@@ -540,9 +564,9 @@ START_TEST(test_outputs_layer_protocol_errors)
 
 	// an acknowledged serial that was never sent
 	bad_connect(&c, vitrail->socket);
-	surface = wl_compositor_create_surface(c.compositor);
-	ls = zwlr_layer_shell_v1_get_layer_surface(c.layer_shell, surface, NULL,
-		ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad");
+	surface = made(&c, wl_compositor_create_surface(c.compositor));
+	ls = made(&c, zwlr_layer_shell_v1_get_layer_surface(c.layer_shell,
+		surface, NULL, ZWLR_LAYER_SHELL_V1_LAYER_TOP, "bad"));
 	zwlr_layer_surface_v1_set_size(ls, 16, 16);
 	wl_surface_commit(surface);
 	zwlr_layer_surface_v1_ack_configure(ls, 0xdeadbeef);

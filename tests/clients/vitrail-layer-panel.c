@@ -398,6 +398,32 @@ int main(int argc, char *argv[]) {
 			return 1;
 		}
 	}
+	/* every proxy goes (a sanitizer run counts them as leaks) */
+	if (p.popup != NULL) {
+		xdg_popup_destroy(p.popup);
+		xdg_surface_destroy(p.popup_xdg);
+		wl_surface_destroy(p.popup_surface);
+	}
+	if (p.popup_buffer != NULL) {
+		wl_buffer_destroy(p.popup_buffer);
+	}
+	zwlr_layer_surface_v1_destroy(p.layer_surface);
+	wl_surface_destroy(p.surface);
+	if (p.buffer != NULL) {
+		wl_buffer_destroy(p.buffer);
+	}
+	if (p.keyboard != NULL) {
+		wl_keyboard_destroy(p.keyboard);
+	}
+	if (p.seat != NULL) {
+		wl_seat_destroy(p.seat);
+	}
+	zwlr_layer_shell_v1_destroy(p.layer_shell);
+	xdg_wm_base_destroy(p.wm_base);
+	wl_shm_destroy(p.shm);
+	wl_compositor_destroy(p.compositor);
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(p.display);
 	wl_display_disconnect(p.display);
 	return 0;
 }
