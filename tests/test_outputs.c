@@ -722,6 +722,18 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	wait_for_pixels(harness, vitrail, NULL, "0,600 640x480", "moved", 640,
 		480, solid, &orange, 10000);
 
+	// scale and transform are kept and shown (transforms are not drawn
+	// yet: vitrail(1))
+	const char *turn[] = { "wlr-randr", "--output", "HEADLESS-2",
+		"--scale", "2", "--transform", "90", NULL };
+	free(randr(harness, vitrail, turn));
+	out = randr(harness, vitrail, list);
+	assert_block_has(out, "HEADLESS-2", "Scale: 2.000000");
+	assert_block_has(out, "HEADLESS-2", "Transform: 90");
+	assert_block_has(out, "HEADLESS-2", "Position: 0,600");
+	assert_block_has(out, "HEADLESS-1", "Scale: 1.000000");
+	free(out);
+
 	harness_stop_vitrail(harness, vitrail);
 
 	// frames of HEADLESS-1 kept coming after the change, each shown at a
