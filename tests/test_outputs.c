@@ -405,6 +405,57 @@ START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
 }
 END_TEST
 
+/* ---- layer_fullscreen ---------------------------------------------------------- */
+
+/* The colour of a pixel of output (a whole screenshot). */
+static uint32_t pixel_at(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name, int32_t x,
+		int32_t y) {
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = screenshot(harness, vitrail, "HEADLESS-1", NULL, name,
+		&w, &h);
+	ck_assert(x < w && y < h);
+	uint32_t p = pixels[y * w + x];
+	free(pixels);
+	return p;
+}
+
+/* Over a fullscreen window (kiosk mode), an overlay-layer panel shows and
+ * a top-layer one does not. */
+START_TEST(test_outputs_layers_over_fullscreen)
+{
+	struct harness *harness = harness_create("layer_fullscreen");
+	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = kiosk });
+	const char *demo[] = { demo_path(), "--static", "--app-id", "full",
+		NULL };
+	harness_spawn_client(harness, vitrail, demo);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+
+	const char *top[] = { panel_path(), "--height", "40", "--zone", "0",
+		"--layer", "top", "--color", "123456", NULL };
+	struct harness_proc *panel = harness_spawn_client(harness, vitrail, top);
+	wait_for_line(panel, "mapped", 10000);
+	uint32_t p = pixel_at(harness, vitrail, "top", 320, 20);
+	ck_assert_msg(p != 0xff123456u, "a top-layer panel shows over a "
+		"fullscreen window (pixel (320, 20) is its colour)");
+	harness_proc_stop(panel);
+
+	const char *overlay[] = { panel_path(), "--height", "40", "--zone", "0",
+		"--layer", "overlay", "--color", "123456", NULL };
+	panel = harness_spawn_client(harness, vitrail, overlay);
+	wait_for_line(panel, "mapped", 10000);
+	const uint32_t colour = 0xff123456u;
+	wait_for_pixels(harness, vitrail, NULL, "0,0 640x40", "overlay", 640, 40,
+		solid, &colour, 10000);
+
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- layer_errors ------------------------------------------------------------ */
 
 struct bad_client {
@@ -848,6 +899,8 @@ static Suite *outputs_suite(void) {
 		test_outputs_panel_exclusive_zone_and_keyboard, 60);
 	harness_add_case(suite, "layer_popup",
 		test_outputs_layer_popup_and_on_demand_keyboard, 60);
+	harness_add_case(suite, "layer_fullscreen",
+		test_outputs_layers_over_fullscreen, 60);
 	harness_add_case(suite, "layer_errors",
 		test_outputs_layer_protocol_errors, 60);
 	harness_add_case(suite, "randr",
