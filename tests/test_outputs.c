@@ -818,6 +818,46 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 }
 END_TEST
 
+/* ---- randr_kiosk ---------------------------------------------------------- */
+
+/* Kiosk mode survives a mode change: the window is configured to the new
+ * size and fills the output again. */
+START_TEST(test_outputs_randr_kiosk_follows_mode)
+{
+	struct harness *harness = harness_create("randr_kiosk");
+	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = kiosk });
+	const char *demo[] = { demo_path(), "--static", "--app-id", "kiosk",
+		NULL };
+	harness_spawn_client(harness, vitrail, demo);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const char *mode[] = { "wlr-randr", "--output", "HEADLESS-1",
+		"--custom-mode", "800x600", NULL };
+	free(randr(harness, vitrail, mode));
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	const struct harness_window *window = NULL;
+	for (;;) {
+		harness_settle(vitrail->conn);
+		harness_list_windows(vitrail->conn, NULL);
+		window = harness_find_window(vitrail->conn, "kiosk");
+		ck_assert(window != NULL);
+		if ((window->width == 800 && window->height == 600) ||
+				harness_now_ms() >= deadline) {
+			break;
+		}
+		sleep_ms(100);
+	}
+	ck_assert_msg(window->x == 0 && window->y == 0 && window->width == 800 &&
+		window->height == 600, "the kiosk window is %dx%d at (%d, %d) "
+		"after the output became 800x600", window->width, window->height,
+		window->x, window->y);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- session --------------------------------------------------------------- */
 
 /* Clients vitrail starts get WAYLAND_DISPLAY (its socket) and
@@ -905,6 +945,8 @@ static Suite *outputs_suite(void) {
 		test_outputs_layer_protocol_errors, 60);
 	harness_add_case(suite, "randr",
 		test_outputs_randr_lists_and_changes_outputs, 60);
+	harness_add_case(suite, "randr_kiosk",
+		test_outputs_randr_kiosk_follows_mode, 60);
 	harness_add_case(suite, "session", test_outputs_session_conventions, 60);
 	return suite;
 }
