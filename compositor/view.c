@@ -302,7 +302,10 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 	}
 	if (server->focused_view == view) {
 		server->focused_view = NULL;
-		wlr_seat_keyboard_notify_clear_focus(server->seat);
+		/* unless a layer surface holds the keyboard */
+		if (!vt_layers_keyboard_grabbed(server)) {
+			wlr_seat_keyboard_notify_clear_focus(server->seat);
+		}
 		struct vt_view *next;
 		wl_list_for_each(next, &server->views, link) {
 			if (next != view && next->mapped) {
