@@ -19,7 +19,7 @@
  * its commit event.
  */
 #include <stdlib.h>
-#include <wlr/backend/headless.h>
+#include <wlr/backend/drm.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_output_management_v1.h>
@@ -91,10 +91,10 @@ void vt_output_management_update(struct vt_server *server) {
 		handle_update_idle, management);
 }
 
-/* wlroots 0.15's headless outputs cannot be disabled: vitrail disables
- * them itself (vt_output_set_soft_disabled). */
+/* Only DRM outputs can be disabled in wlroots 0.15: vitrail disables the
+ * others (headless, nested windows) itself (vt_output_set_soft_disabled). */
 static bool soft_disable(struct wlr_output *wlr_output) {
-	return wlr_output_is_headless(wlr_output);
+	return !wlr_output_is_drm(wlr_output);
 }
 
 /* Set a head's state pending on its output. */
@@ -177,7 +177,13 @@ static bool apply_config(struct vt_output_management *management,
 		struct vt_output *output = head->state.output->data;
 		struct wlr_box box = output != NULL ? vt_output_last_box(output) :
 			(struct wlr_box){ 0 };
-		moved[i++] = box.x != head->state.x || box.y != head->state.y;
+		/* wlroots sends no position for a disabled head, so clients
+		 * (wlr-randr) ask for 0,0 when they enable one: that means
+		 * where it was */
+		bool enabling = output != NULL && !vt_output_enabled(output) &&
+			head->state.enabled;
+		moved[i++] = (box.x != head->state.x || box.y != head->state.y) &&
+			!(enabling && head->state.x == 0 && head->state.y == 0);
 	}
 	bool ok = true;
 	wl_list_for_each(head, &config->heads, link) {

@@ -760,6 +760,8 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	out = randr(harness, vitrail, list);
 	assert_block_has(out, "HEADLESS-2", "Enabled: yes");
 	assert_block_lacks(out, "HEADLESS-2", "Enabled: no");
+	// back where it was, right of HEADLESS-1, not over it
+	assert_block_has(out, "HEADLESS-2", "Position: 800,0");
 	free(out);
 
 	// --pos: HEADLESS-2 below HEADLESS-1; that part of the layout shows
