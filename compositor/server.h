@@ -230,6 +230,27 @@ struct vt_view {
 	struct wl_listener new_popup;
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
+	struct wl_listener request_move;
+	struct wl_listener request_resize;
+};
+
+/* An interactive move or resize of a window (view.c, input.c): started by
+ * the client (xdg_toplevel.move/resize on a button press) or by the drag
+ * modifier and a button; the pointer's motion drives it until every
+ * button is up. */
+enum vt_grab_mode {
+	VT_GRAB_NONE,
+	VT_GRAB_MOVE,
+	VT_GRAB_RESIZE,
+};
+
+struct vt_grab {
+	enum vt_grab_mode mode;
+	struct vt_view *view;
+	double cursor_x, cursor_y; /* at the start, layout coords */
+	struct wlr_box box; /* the window's geometry at the start */
+	uint32_t edges; /* enum wlr_edges, resize */
+	bool swallow; /* the drag modifier's: buttons kept from the client */
 };
 
 struct vt_keyboard {
@@ -319,6 +340,7 @@ struct vt_server {
 	struct wl_list views; /* vt_view::link, front first */
 	struct wl_list keyboards; /* vt_keyboard::link */
 	struct vt_view *focused_view;
+	struct vt_grab grab;
 
 	struct wl_event_source *update_idle;
 	int surface_copies; /* large buffers being copied (surface.c) */
@@ -592,6 +614,12 @@ void vt_view_move(struct vt_view *view, int x, int y);
 void vt_view_close(struct vt_view *view);
 void vt_view_toggle_fill(struct vt_view *view, bool fullscreen);
 void vt_views_cycle_focus(struct vt_server *server, bool forward);
+/* Interactive move and resize: start one (desktop mode, a window neither
+ * maximized nor fullscreen), follow the cursor, end it. */
+void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
+	uint32_t edges, bool swallow);
+void vt_grab_motion(struct vt_server *server);
+void vt_grab_end(struct vt_server *server);
 
 /* input.c */
 bool vt_input_init(struct vt_server *server);

@@ -12,9 +12,11 @@
  */
 #include <assert.h>
 #include <stdlib.h>
+#include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/edges.h>
 #include <wlr/util/log.h>
 
 #include "layer_shell.h"
@@ -295,6 +297,9 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, unmap);
 	struct vt_server *server = view->server;
 	view->mapped = false;
+	if (server->grab.view == view) {
+		vt_grab_end(server);
+	}
 	vr_node_set_enabled(view->node, false);
 	if (view->fullscreen) {
 		view->fullscreen = false;
@@ -386,6 +391,91 @@ void vt_views_cycle_focus(struct vt_server *server, bool forward) {
 	}
 }
 
+void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
+		uint32_t edges, bool swallow) {
+	struct vt_server *server = view->server;
+	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped ||
+			server->config.mode != VT_MODE_DESKTOP ||
+			toplevel->scheduled.maximized || toplevel->scheduled.fullscreen) {
+		return;
+	}
+	struct wlr_box geo;
+	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	server->grab = (struct vt_grab){
+		.mode = mode,
+		.view = view,
+		.cursor_x = server->cursor->x,
+		.cursor_y = server->cursor->y,
+		.box = { view->x, view->y, geo.width, geo.height },
+		.edges = edges,
+		.swallow = swallow,
+	};
+	if (mode == VT_GRAB_RESIZE) {
+		wlr_xdg_toplevel_set_resizing(view->xdg_surface, true);
+	}
+}
+
+void vt_grab_motion(struct vt_server *server) {
+	struct vt_grab *grab = &server->grab;
+	struct vt_view *view = grab->view;
+	int dx = (int)(server->cursor->x - grab->cursor_x);
+	int dy = (int)(server->cursor->y - grab->cursor_y);
+	if (grab->mode == VT_GRAB_MOVE) {
+		vt_view_move(view, grab->box.x + dx, grab->box.y + dy);
+		return;
+	}
+	/* resize: the edges grabbed follow the cursor, the others stay */
+	int left = grab->box.x, top = grab->box.y;
+	int right = left + grab->box.width, bottom = top + grab->box.height;
+	if (grab->edges & WLR_EDGE_LEFT) {
+		left = left + dx < right - 1 ? left + dx : right - 1;
+	} else if (grab->edges & WLR_EDGE_RIGHT) {
+		right = right + dx > left + 1 ? right + dx : left + 1;
+	}
+	if (grab->edges & WLR_EDGE_TOP) {
+		top = top + dy < bottom - 1 ? top + dy : bottom - 1;
+	} else if (grab->edges & WLR_EDGE_BOTTOM) {
+		bottom = bottom + dy > top + 1 ? bottom + dy : top + 1;
+	}
+	vt_view_move(view, left, top);
+	wlr_xdg_toplevel_set_size(view->xdg_surface, (uint32_t)(right - left),
+		(uint32_t)(bottom - top));
+}
+
+void vt_grab_end(struct vt_server *server) {
+	struct vt_grab *grab = &server->grab;
+	if (grab->mode == VT_GRAB_RESIZE && grab->view != NULL) {
+		wlr_xdg_toplevel_set_resizing(grab->view->xdg_surface, false);
+	}
+	*grab = (struct vt_grab){ 0 };
+}
+
+/* xdg_toplevel.move and resize: honoured for a button press of the
+ * pointer focused on the window (the serial says which). */
+static bool grab_serial_valid(struct vt_view *view, uint32_t serial) {
+	return wlr_seat_validate_pointer_grab_serial(view->server->seat,
+		view->xdg_surface->surface, serial);
+}
+
+static void toplevel_handle_request_move(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_move);
+	struct wlr_xdg_toplevel_move_event *event = data;
+	if (grab_serial_valid(view, event->serial)) {
+		vt_view_begin_grab(view, VT_GRAB_MOVE, 0, false);
+	}
+}
+
+static void toplevel_handle_request_resize(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_resize);
+	struct wlr_xdg_toplevel_resize_event *event = data;
+	if (grab_serial_valid(view, event->serial)) {
+		vt_view_begin_grab(view, VT_GRAB_RESIZE, event->edges, false);
+	}
+}
+
 static void toplevel_handle_request_maximize(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_maximize);
@@ -409,6 +499,8 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->new_popup.link);
 	wl_list_remove(&view->request_maximize.link);
 	wl_list_remove(&view->request_fullscreen.link);
+	wl_list_remove(&view->request_move.link);
+	wl_list_remove(&view->request_resize.link);
 	wl_list_remove(&view->link);
 	if (view->server->focused_view == view) {
 		view->server->focused_view = NULL;
@@ -632,6 +724,10 @@ static void toplevel_create(struct vt_server *server,
 	view->request_fullscreen.notify = toplevel_handle_request_fullscreen;
 	wl_signal_add(&toplevel->events.request_fullscreen,
 		&view->request_fullscreen);
+	view->request_move.notify = toplevel_handle_request_move;
+	wl_signal_add(&toplevel->events.request_move, &view->request_move);
+	view->request_resize.notify = toplevel_handle_request_resize;
+	wl_signal_add(&toplevel->events.request_resize, &view->request_resize);
 	wl_list_insert(&server->views, &view->link);
 }
 
