@@ -147,10 +147,6 @@ static const struct {
 } not_offered[] = {
 	{ "zwlr_export_dmabuf_manager_v1", "offered only where the output "
 		"buffers are dmabufs (DRM); headless ones are shm" },
-	// Not on this branch yet: they come with branch outputs (issue #12).
-	// Whoever merges both removes these two lines.
-	{ "zwlr_layer_shell_v1", "layer-shell: branch outputs" },
-	{ "zwlr_output_manager_v1", "wlr-output-management: branch outputs" },
 };
 
 static bool is_not_offered(const char *interface) {
