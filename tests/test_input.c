@@ -561,6 +561,16 @@ static void bind_type(struct bind_test *t, const uint32_t *mods, int n,
 	bind_dispatch(t);
 }
 
+/* The driver's proxies, then its connection (after vitrail exited, too). */
+static void bind_driver_finish(struct bind_test *t) {
+	zwp_virtual_keyboard_v1_destroy(t->d.keyboard);
+	zwp_virtual_keyboard_manager_v1_destroy(t->d.manager);
+	wl_seat_destroy(t->d.seat);
+	wl_registry_destroy(t->registry);
+	wl_display_roundtrip(t->d.display);
+	wl_display_disconnect(t->d.display);
+}
+
 static bool window_got_key(const struct key_window *w, uint32_t key) {
 	for (int i = 0; i < w->nkeys; i++) {
 		if (w->keys[i] >> 1 == key) {
@@ -758,12 +768,7 @@ START_TEST(test_input_bindings)
 		free(t.w[i].keymap);
 		sc_app_finish(&t.w[i].app);
 	}
-	/* vitrail is gone: these only free the proxies (LeakSanitizer) */
-	zwp_virtual_keyboard_v1_destroy(t.d.keyboard);
-	zwp_virtual_keyboard_manager_v1_destroy(t.d.manager);
-	wl_seat_destroy(t.d.seat);
-	wl_registry_destroy(t.registry);
-	wl_display_disconnect(t.d.display);
+	bind_driver_finish(&t);
 	free(config);
 	free(spawned);
 	free(text);
@@ -910,9 +915,7 @@ START_TEST(test_input_move_resize)
 
 	free(t.w[0].keymap);
 	sc_app_finish(app);
-	zwp_virtual_keyboard_v1_destroy(t.d.keyboard);
-	wl_display_roundtrip(t.d.display);
-	wl_display_disconnect(t.d.display);
+	bind_driver_finish(&t);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -1085,12 +1088,7 @@ START_TEST(test_input_bindings_held_back)
 	wl_keyboard_destroy(w->keyboard);
 	free(w->keymap);
 	sc_app_finish(&w->app);
-	zwp_virtual_keyboard_v1_destroy(t.d.keyboard);
-	zwp_virtual_keyboard_manager_v1_destroy(t.d.manager);
-	wl_seat_destroy(t.d.seat);
-	wl_registry_destroy(t.registry);
-	wl_display_roundtrip(t.d.display);
-	wl_display_disconnect(t.d.display);
+	bind_driver_finish(&t);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 	free(config);
