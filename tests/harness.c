@@ -1064,13 +1064,21 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	}
 	argv[argc] = NULL;
 
-	char *parent_env = NULL;
+	char *parent_env = NULL, *lsan_env = NULL;
 	const char *env[4 + 16] = { "WAYLAND_SOCKET", NULL, NULL, NULL };
 	if (options->wayland_parent != NULL) {
 		parent_env = xasprintf("WAYLAND_DISPLAY=%s",
 			options->wayland_parent->socket);
 		env[1] = parent_env;
 		env[2] = "DISPLAY";
+		/* wlroots 0.15's wayland backend leaks (tests/lsan-nested.supp) */
+		const char *lsan = getenv("LSAN_OPTIONS");
+		const char *supp = lsan != NULL ? strstr(lsan, "lsan.supp") : NULL;
+		if (supp != NULL) {
+			lsan_env = xasprintf("LSAN_OPTIONS=%.*slsan-nested.supp%s",
+				(int)(supp - lsan), lsan, supp + strlen("lsan.supp"));
+			env[3] = lsan_env;
+		}
 	} else if (options->x11_parent != NULL) {
 		parent_env = xasprintf("DISPLAY=%s", options->x11_parent->display);
 		env[1] = parent_env;
@@ -1079,7 +1087,7 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 		env[1] = "WAYLAND_DISPLAY";
 		env[2] = "DISPLAY";
 	}
-	for (size_t i = 0, n = 3; options->env != NULL &&
+	for (size_t i = 0, n = lsan_env != NULL ? 4 : 3; options->env != NULL &&
 			options->env[i] != NULL && n + 1 < 4 + 16; i++) {
 		env[n++] = options->env[i];
 	}
@@ -1087,6 +1095,7 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	snprintf(name, sizeof(name), "vitrail-%d", harness->nsockets);
 	vitrail->proc = harness_spawn(harness, name, argv, env, fds[1]);
 	free(parent_env);
+	free(lsan_env);
 	close(fds[1]);
 
 	char line[256];

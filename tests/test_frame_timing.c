@@ -946,6 +946,7 @@ START_TEST(test_frame_timing_low_latency_errors)
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
 		VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
 		"unsupported_path on version 1");
+	vitrail_frame_timing_manager_v1_destroy(v1);
 	wl_registry_destroy(registry);
 	client_finish(&c);
 
@@ -993,6 +994,8 @@ START_TEST(test_frame_timing_low_latency_errors)
 		WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
 	show(&c, 1);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	/* the proxy only: vitrail's tearing control stays */
+	wl_proxy_destroy((struct wl_proxy *)t1);
 	client_finish(&c); // destroys the surface under t1
 	harness_assert_alive(vitrail->proc);
 	client_start(&c, vitrail);
