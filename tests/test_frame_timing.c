@@ -1169,10 +1169,15 @@ START_TEST(test_frame_timing_low_latency)
 		streams_run(&st, 1, STREAM_FRAMES, 20000);
 		median[p] = stream_median_latency(st, 40, STREAM_FRAMES,
 			&discarded[p]);
+		/* the rule of the low-latency path (Presto's); held exactly on
+		 * the fake clock (test_pacing); here only where timing is
+		 * realistic: a sanitizer's slow vitrail misses refreshes of
+		 * its own */
 		int run = 0;
-		for (int i = 40; i < STREAM_FRAMES; i++) {
+		for (int i = 40; i < STREAM_FRAMES && p == 1 && !sanitized(); i++) {
 			run = st->fb[i].presented ? 0 : run + 1;
-			ck_assert_msg(run < 2, "two drops in a row at frame %d", i);
+			ck_assert_msg(run < 2, "low_latency: two drops in a row at "
+				"frame %d", i);
 		}
 		stream_finish(st);
 		free(st);
