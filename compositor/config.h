@@ -63,6 +63,28 @@ struct vt_config_binding {
 	char command[VT_CONFIG_COMMAND]; /* VT_ACTION_EXEC */
 };
 
+/* Output settings (vitrail(5)): "output <name|*> <setting>...". Each
+ * line sets what it names; lines for the same name add up (the last
+ * value of a setting wins). */
+#define VT_CONFIG_OUTPUTS 32
+#define VT_CONFIG_SCALE_MAX 10.0
+#define VT_CONFIG_POSITION_MAX 65535
+
+struct vt_config_output {
+	char name[VT_CONFIG_STR]; /* "*": every output */
+	bool has_mode;
+	int width, height;
+	int refresh_mhz; /* 0: the output's own, or any */
+	bool has_scale;
+	double scale;
+	bool has_transform;
+	int transform; /* enum wl_output_transform */
+	bool has_position;
+	int x, y;
+	bool has_enabled;
+	bool enabled;
+};
+
 /* Config errors quote at most this many bytes of a line (vitrail(5)). */
 #define VT_CONFIG_QUOTE_MAX 80
 
@@ -86,7 +108,14 @@ struct vt_config {
 	/* held with the left button: move a window; with the right: resize
 	 * it (0: none) */
 	uint32_t drag_modifier;
+	struct vt_config_output outputs[VT_CONFIG_OUTPUTS];
+	int outputs_len;
 };
+
+/* The settings of output name: the "*" lines, then the name's own on top
+ * (false when neither exists). */
+bool vt_config_output(const struct vt_config *config, const char *name,
+	struct vt_config_output *out);
 
 /* The rule for app_id, NULL when none (the last matching line wins). */
 const struct vt_config_path_rule *vt_config_path_rule(

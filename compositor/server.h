@@ -455,6 +455,10 @@ struct vt_output *vt_output_next_any(struct vt_server *server,
 /* Place the enabled outputs in the layout again: those with a manual
  * position there, the others left to right. */
 void vt_outputs_arrange(struct vt_server *server);
+/* The config's output settings (vitrail(5)) once reloaded: every output
+ * the file names, or named before (previous), takes them again. */
+void vt_outputs_apply_config(struct vt_server *server,
+	const struct vt_config *previous);
 /* Its box in the layout, or where it was last when it is disabled. */
 struct wlr_box vt_output_last_box(struct vt_output *output);
 /* Where output management put it in the layout (manual), or back to
