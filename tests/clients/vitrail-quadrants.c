@@ -105,7 +105,7 @@ static void registry_global(void *data, struct wl_registry *registry,
 	struct quadrants *q = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		q->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 3);
+			&wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		q->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
