@@ -3,7 +3,9 @@
  * every output through wlr-layer-shell, a panel's exclusive zone keeps
  * windows below it and its exclusive keyboard interactivity keeps the
  * keys, wlr-randr lists and changes the outputs through
- * wlr-output-management.
+ * wlr-output-management; output transforms and scales, set through
+ * wlr-randr and the config file, are drawn (vitrail-quadrants, grim's
+ * shots and vitrail's own buffer at hand-computed places).
  *
  * The oracles are the tests' own: the colours and the tiled image passed to
  * swaybg, the panel's height, the sizes and rates vitrail was started with
@@ -782,8 +784,8 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	wait_for_pixels(harness, vitrail, NULL, "0,600 640x480", "moved", 640,
 		480, solid, &orange, 10000);
 
-	// scale and transform are kept and shown (transforms are not drawn
-	// yet: vitrail(1))
+	// scale and transform are kept and shown (drawn: outputs-transform,
+	// outputs-scale)
 	const char *turn[] = { "wlr-randr", "--output", "HEADLESS-2",
 		"--scale", "2", "--transform", "90", NULL };
 	free(randr(harness, vitrail, turn));
@@ -968,8 +970,9 @@ START_TEST(test_outputs_transform_draws_turned)
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = extra });
 	harness_require_program("grim", "grim");
+	/* wider than the turned box is: 90 must move it inside */
 	const char *quads[] = { quadrants_path(), "--app-id", "quads", "--size",
-		"200x160", NULL };
+		"400x200", NULL };
 	harness_spawn_client(harness, vitrail, quads);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	check_quadrants(harness, vitrail, "normal", 640, 480);
@@ -995,6 +998,40 @@ START_TEST(test_outputs_transform_draws_turned)
 			turned ? 480 : 640, turned ? 640 : 480);
 		free(name);
 	}
+
+	/* the pointer under 90: it reaches the bottom of the turned box
+	 * (layout y 600, past the unturned box's 480), and its cursor is
+	 * drawn there, nowhere else: grim's shot changes only near where
+	 * the cursor left and where it went */
+	const double from_x = 5, from_y = 5, to_x = 240, to_y = 600;
+	harness_pointer_move(vitrail->conn, from_x, from_y);
+	int32_t aw = 0, ah = 0, bw = 0, bh = 0;
+	uint32_t *before = screenshot(harness, vitrail, "HEADLESS-1", NULL,
+		"pointer-before", &aw, &ah);
+	harness_pointer_move(vitrail->conn, to_x, to_y);
+	uint32_t *after = screenshot(harness, vitrail, "HEADLESS-1", NULL,
+		"pointer-after", &bw, &bh);
+	ck_assert_msg(aw == bw && ah == bh && aw == 480 && ah == 640,
+		"pointer shots %dx%d and %dx%d, not 480x640", aw, ah, bw, bh);
+	int near_to = 0;
+	for (int32_t y = 0; y < ah; y++) {
+		for (int32_t x = 0; x < aw; x++) {
+			if (before[y * aw + x] == after[y * aw + x]) {
+				continue;
+			}
+			/* a cursor image is at most 32 pixels from its hotspot */
+			bool by_to = fabs(x - to_x) <= 32 && fabs(y - to_y) <= 32;
+			bool by_from = fabs(x - from_x) <= 32 && fabs(y - from_y) <= 32;
+			ck_assert_msg(by_to || by_from, "pixel %d,%d changed when the "
+				"pointer moved from %.0f,%.0f to %.0f,%.0f (shots in %s)",
+				x, y, from_x, from_y, to_x, to_y, harness->out_dir);
+			near_to += by_to;
+		}
+	}
+	ck_assert_msg(near_to > 0, "no cursor drawn near %.0f,%.0f (shots in "
+		"%s)", to_x, to_y, harness->out_dir);
+	free(before);
+	free(after);
 	harness_stop_vitrail(harness, vitrail);
 
 	int32_t w = 0, h = 0;
