@@ -251,6 +251,22 @@ struct vr_mat vt_output_view(struct vt_output *output) {
 	return view;
 }
 
+struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
+		int *height) {
+	struct wlr_output *wlr_output = output->wlr_output;
+	struct wlr_box box = output_box(output);
+	float scale = wlr_output->scale;
+	bool turned = wlr_output->transform % 2 == 1;
+	*width = turned ? wlr_output->height : wlr_output->width;
+	*height = turned ? wlr_output->width : wlr_output->height;
+	return (struct vr_mat){
+		.a = scale,
+		.d = scale,
+		.tx = -box.x * scale,
+		.ty = -box.y * scale,
+	};
+}
+
 /* A region in layout coordinates to the output buffer pixels it covers
  * (every pixel it touches, clipped to the buffer), added to out. */
 static void output_map_region(struct vt_output *output,

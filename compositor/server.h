@@ -474,6 +474,11 @@ struct vt_output *vt_output_by_name(struct vt_server *server,
 	const char *name);
 struct vt_output *vt_output_at(struct vt_server *server, double lx, double ly);
 struct vr_mat vt_output_view(struct vt_output *output);
+/* The same without the turn: the output as screenshot tools show it,
+ * upright, *width x *height pixels (its buffer's size, turned for 90 and
+ * 270). */
+struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
+	int *height);
 /* Damage in layout coordinates, on every output it touches. */
 void vt_outputs_add_damage(struct vt_server *server,
 	const pixman_region32_t *layout_damage);

@@ -998,6 +998,9 @@ START_TEST(test_outputs_transform_draws_turned)
 			turned ? 480 : 640, turned ? 640 : 480);
 		free(name);
 	}
+	/* the whole output, turned 90: grim's shot against vitrail's
+	 * pixman reference image of the tree drawn upright */
+	harness_check_output(vitrail->conn, "HEADLESS-1", 2);
 
 	/* the pointer under 90: it reaches the bottom of the turned box
 	 * (layout y 600, past the unturned box's 480), and its cursor is
@@ -1077,6 +1080,7 @@ START_TEST(test_outputs_scale_draws_scaled)
 		"scale-2", 320, 240);
 	ck_assert_int_eq(window.width, 100);
 	ck_assert_int_eq(window.height, 80);
+	harness_check_output(vitrail->conn, "HEADLESS-1", 2);
 	/* 1:1: along the row through the top quadrants' centres, exactly
 	 * 100 red then 100 green pixels, the edges sharp */
 	int32_t gw = 0, gh = 0;
