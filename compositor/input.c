@@ -570,6 +570,7 @@ static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_motion *event = data;
 	double dx = event->delta_x, dy = event->delta_y;
 	/* relative motion goes out; a locked pointer stays (and sends no
@@ -592,6 +593,7 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
 	if (grab_motion(server)) {
@@ -638,6 +640,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_button *event = data;
 	/* a drag of the drag modifier's: its buttons are vitrail's */
 	if (server->grab.swallow) {
@@ -680,6 +683,7 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_axis *event = data;
 	/* over a scroll region: vitrail scrolls it (scroll.c) */
 	if (!vt_session_locked(server) &&
@@ -741,6 +745,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_touch_activity(server);
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,

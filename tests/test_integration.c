@@ -1023,7 +1023,10 @@ START_TEST(test_integration_known_pixels_on_screen)
 	// Kiosk: the window's geometry goes to the output's origin (the
 	// client keeps its size), the surface's origin to (-12, 0); the
 	// subsurface (at x -22..-3) is off screen.
-	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	// (grim takes screenshots through screencopy: allowed)
+	char *conf = harness_write_file(harness, "kiosk.conf",
+		"mode kiosk\nallow screencopy\n");
+	const char *kiosk[] = { "--config", conf, NULL };
 	vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){
 			.outputs = 1,
@@ -1039,6 +1042,7 @@ START_TEST(test_integration_known_pixels_on_screen)
 	check_known_pixels(harness, vitrail, "kiosk", checks, n);
 	known_client_finish(&client);
 	harness_stop_vitrail(harness, vitrail);
+	free(conf);
 	harness_destroy(harness);
 }
 END_TEST
