@@ -259,13 +259,14 @@ static void keyboard_create(struct vt_server *server,
 	wl_list_insert(&server->keyboards, &keyboard->link);
 }
 
+/* The seat always has a keyboard, even with no keyboard device yet (a
+ * headless session, a kiosk with a touch screen): a client binds its
+ * wl_keyboard when its window maps, not after the capability comes with
+ * the first device, which would lose that device's first keys (wtype's
+ * first character, sent before the client's get_keyboard could arrive). */
 static void update_capabilities(struct vt_server *server) {
-	uint32_t caps = WL_SEAT_CAPABILITY_POINTER;
-	if (!wl_list_empty(&server->keyboards)) {
-		caps |= WL_SEAT_CAPABILITY_KEYBOARD;
-	}
-	caps |= WL_SEAT_CAPABILITY_TOUCH;
-	wlr_seat_set_capabilities(server->seat, caps);
+	wlr_seat_set_capabilities(server->seat, WL_SEAT_CAPABILITY_POINTER |
+		WL_SEAT_CAPABILITY_KEYBOARD | WL_SEAT_CAPABILITY_TOUCH);
 }
 
 /* A device of the backend or a virtual one joins the seat. */
