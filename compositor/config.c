@@ -21,7 +21,15 @@ void vt_config_defaults(struct vt_config *config) {
 		.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT,
 		.drag_modifier = VT_MOD_LOGO,
 		.hide_cursor_ms = -1,
+		.vt_switch = -1,
 	};
+}
+
+bool vt_config_vt_switch(const struct vt_config *config) {
+	if (config->vt_switch >= 0) {
+		return config->vt_switch == 1;
+	}
+	return config->mode == VT_MODE_DESKTOP;
 }
 
 static const struct {
@@ -414,6 +422,15 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 			return "expected never, always or seconds from 0.1 to 3600";
 		}
 		return NULL;
+	} else if (strcmp(key, "vt_switch") == 0) {
+		if (strcmp(value, "on") == 0) {
+			c->vt_switch = 1;
+		} else if (strcmp(value, "off") == 0) {
+			c->vt_switch = 0;
+		} else {
+			return "expected on or off";
+		}
+		return NULL;
 	} else if (strcmp(key, "allow") == 0) {
 		return vt_privileges_parse(value, &c->allow);
 	} else if (strcmp(key, "path") == 0) {
@@ -516,6 +533,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	next.kiosk_output_name[0] = '\0';
 	next.hide_cursor_ms = -1;
 	next.allow = 0;
+	next.vt_switch = -1;
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0;

@@ -124,7 +124,13 @@ struct vt_config {
 	 * this many ms without pointer input */
 	int hide_cursor_ms;
 	uint32_t allow; /* enum vt_privilege: allowed in kiosk mode */
+	/* Ctrl+Alt+F1..F12 switch virtual terminals: -1 by the mode (in
+	 * desktop mode, not in kiosk mode), 0 never, 1 always */
+	int vt_switch;
 };
+
+/* Whether Ctrl+Alt+Fn switch virtual terminals under this config. */
+bool vt_config_vt_switch(const struct vt_config *config);
 
 /* The class of the privileged protocol global `interface`, 0 when it is
  * none. */

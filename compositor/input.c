@@ -26,6 +26,7 @@
 #include <wlr/types/wlr_touch.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/types/wlr_virtual_pointer_v1.h>
+#include <wlr/backend/session.h>
 #include <wlr/types/wlr_xcursor_manager.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/edges.h>
@@ -177,6 +178,28 @@ static const struct vt_config_binding *find_binding(struct vt_server *server,
 	return NULL;
 }
 
+/* Ctrl+Alt+F1..F12 on a TTY: the keymap gives XF86Switch_VT_1..12; true
+ * when the key switched virtual terminals (or would, where allowed). */
+static bool keyboard_vt_switch(struct vt_server *server,
+		struct wlr_keyboard *kbd, uint32_t keycode) {
+	struct wlr_session *session = wlr_backend_get_session(server->backend);
+	if (session == NULL || kbd->xkb_state == NULL ||
+			!vt_config_vt_switch(&server->config)) {
+		return false;
+	}
+	const xkb_keysym_t *syms;
+	int n = xkb_state_key_get_syms(kbd->xkb_state, keycode + 8, &syms);
+	for (int i = 0; i < n; i++) {
+		if (syms[i] >= XKB_KEY_XF86Switch_VT_1 &&
+				syms[i] <= XKB_KEY_XF86Switch_VT_12) {
+			wlr_session_change_vt(session,
+				syms[i] - XKB_KEY_XF86Switch_VT_1 + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A bound key's press runs its action; neither it nor its release reach
  * the client. True when the key is vitrail's. */
 static bool keyboard_binding(struct vt_keyboard *keyboard,
@@ -192,6 +215,16 @@ static bool keyboard_binding(struct vt_keyboard *keyboard,
 		return false;
 	}
 	struct vt_server *server = keyboard->server;
+	/* switching terminals works while locked too (the lock stays) */
+	if (keyboard_vt_switch(server, keyboard->device->keyboard,
+			event->keycode)) {
+		size_t max = sizeof(keyboard->bound_keys) /
+			sizeof(keyboard->bound_keys[0]);
+		if ((size_t)keyboard->bound_len < max) {
+			keyboard->bound_keys[keyboard->bound_len++] = event->keycode;
+		}
+		return true;
+	}
 	/* a locked session's keys are the lock surface's; a surface that
 	 * inhibits shortcuts (keyboard-shortcuts-inhibit) gets them too */
 	if (vt_session_locked(server) ||
