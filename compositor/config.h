@@ -86,6 +86,9 @@ struct vt_config {
 	/* held with the left button: move a window; with the right: resize
 	 * it (0: none) */
 	uint32_t drag_modifier;
+	/* who draws window decorations when a client lets vitrail choose:
+	 * vitrail (server-side, the default) or the client */
+	bool server_decorations;
 };
 
 /* The rule for app_id, NULL when none (the last matching line wins). */
