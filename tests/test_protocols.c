@@ -1391,7 +1391,6 @@ END_TEST
 /* ---- xdg-decoration ------------------------------------------------------- */
 
 static struct zxdg_decoration_manager_v1 *decoration_manager;
-static int decoration_mode = -1;
 
 static void decoration_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
@@ -1406,55 +1405,240 @@ static const struct wl_registry_listener decoration_registry_listener = {
 	.global_remove = extra_global_remove,
 };
 
-static void decoration_configure(void *data,
-		struct zxdg_toplevel_decoration_v1 *decoration, uint32_t mode) {
-	decoration_mode = (int)mode;
+
+/* vitrail(5) decorations: the sizes and colours vitrail draws, written
+ * out here (not taken from vitrail's headers). */
+#define DECO_BORDER 4
+#define DECO_TITLE 24
+#define DECO_FOCUSED 0xff2f5d8au
+#define DECO_UNFOCUSED 0xff4a4f57u
+#define BACKGROUND 0xff29303au
+
+/* A screenshot of HEADLESS-1 once everything settled (malloc'd ARGB). */
+static uint32_t *deco_shot(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name, int32_t *w,
+		int32_t *h) {
+	harness_settle(vitrail->conn);
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	uint32_t *pixels = vr_png_read(path, w, h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	free(path);
+	return pixels;
 }
 
-static const struct zxdg_toplevel_decoration_v1_listener decoration_listener = {
-	.configure = decoration_configure,
+static bool pixel_near(uint32_t actual, uint32_t want, int tolerance) {
+	for (int shift = 0; shift < 32; shift += 8) {
+		if (abs((int)((actual >> shift) & 0xff) -
+				(int)((want >> shift) & 0xff)) > tolerance) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void assert_pixel(const uint32_t *pixels, int32_t w, int32_t h,
+		int x, int y, uint32_t want, const char *what) {
+	ck_assert(x >= 0 && x < w && y >= 0 && y < h);
+	uint32_t actual = pixels[y * w + x];
+	ck_assert_msg(pixel_near(actual, want, 1), "%s: pixel (%d, %d) is "
+		"0x%08x, not 0x%08x", what, x, y, actual, want);
+}
+
+/* Pixels of the box as bright as the title's text (every channel at
+ * least 0xc0: the title bars are dark). */
+static int bright_pixels(const uint32_t *pixels, int32_t w, int x0, int y0,
+		int x1, int y1) {
+	int n = 0;
+	for (int y = y0; y < y1; y++) {
+		for (int x = x0; x < x1; x++) {
+			uint32_t p = pixels[y * w + x];
+			if (((p >> 16) & 0xff) >= 0xc0 && ((p >> 8) & 0xff) >= 0xc0 &&
+					(p & 0xff) >= 0xc0) {
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* Pixels of the box that are not `want`. */
+static int other_pixels(const uint32_t *pixels, int32_t w, int x0, int y0,
+		int x1, int y1, uint32_t want) {
+	int n = 0;
+	for (int y = y0; y < y1; y++) {
+		for (int x = x0; x < x1; x++) {
+			n += !pixel_near(pixels[y * w + x], want, 1);
+		}
+	}
+	return n;
+}
+
+struct deco_window {
+	struct sc_app app;
+	struct zxdg_toplevel_decoration_v1 *decoration;
+	int mode; // the last configure, -1: none
 };
+
+static void deco_window_configure(void *data,
+		struct zxdg_toplevel_decoration_v1 *decoration, uint32_t mode) {
+	struct deco_window *dw = data;
+	dw->mode = (int)mode;
+}
+
+static const struct zxdg_toplevel_decoration_v1_listener deco_window_listener = {
+	.configure = deco_window_configure,
+};
+
+/* A window of w x h in argb with an xdg-decoration object, asking for
+ * `ask` (0: nothing), mapped. */
+static void deco_window_open(struct deco_window *dw, const char *app_id,
+		const char *title, int w, int h, uint32_t argb, uint32_t ask) {
+	*dw = (struct deco_window){ .mode = -1 };
+	ck_assert(sc_app_init(&dw->app, app_id));
+	struct wl_registry *registry = wl_display_get_registry(dw->app.display);
+	wl_registry_add_listener(registry, &decoration_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
+	ck_assert(sc_app_create_window(&dw->app, app_id, title, w, h, argb));
+	dw->decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(
+		decoration_manager, dw->app.xdg_toplevel);
+	zxdg_toplevel_decoration_v1_add_listener(dw->decoration,
+		&deco_window_listener, dw);
+	if (ask != 0) {
+		zxdg_toplevel_decoration_v1_set_mode(dw->decoration, ask);
+	}
+	wl_surface_commit(dw->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	zxdg_decoration_manager_v1_destroy(decoration_manager);
+	decoration_manager = NULL;
+	wl_registry_destroy(registry);
+}
+
+static void deco_window_close(struct deco_window *dw) {
+	zxdg_toplevel_decoration_v1_destroy(dw->decoration);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	sc_app_finish(&dw->app);
+}
+
+/* The window's current place (fails when it is not mapped). */
+static struct harness_window deco_place(struct harness_vitrail *vitrail,
+		const char *app_id) {
+	harness_list_windows(vitrail->conn, NULL);
+	const struct harness_window *w = harness_find_window(vitrail->conn,
+		app_id);
+	ck_assert_msg(w != NULL, "no window %s: %s", app_id,
+		harness_describe_windows(vitrail->conn));
+	return *w;
+}
 
 START_TEST(test_protocols_decoration) {
 	struct harness *harness = harness_create("protocols-decoration");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .output_size = "320x240" });
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
-	struct sc_app app = { 0 };
-	ck_assert(sc_app_init(&app, "decoration"));
-	struct wl_registry *registry = wl_display_get_registry(app.display);
-	wl_registry_add_listener(registry, &decoration_registry_listener, NULL);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
-	ck_assert(sc_app_create_window(&app, "decoration", "decoration", 64, 48,
-		0xff00ff00));
-	struct zxdg_toplevel_decoration_v1 *decoration =
-		zxdg_decoration_manager_v1_get_toplevel_decoration(
-			decoration_manager, app.xdg_toplevel);
-	zxdg_toplevel_decoration_v1_add_listener(decoration,
-		&decoration_listener, NULL);
-	wl_surface_commit(app.surface);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_int_eq(decoration_mode,
-		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
-	decoration_mode = -1;
-	// the mode stays client-side: no configure says otherwise (the
-	// protocol asks for an xdg_surface.configure only)
-	zxdg_toplevel_decoration_v1_set_mode(decoration,
-		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_msg(decoration_mode == -1 || decoration_mode ==
-		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE, "asked for server-side "
-		"decorations, vitrail answered mode %d", decoration_mode);
 
-	zxdg_toplevel_decoration_v1_destroy(decoration);
-	zxdg_decoration_manager_v1_destroy(decoration_manager);
-	decoration_manager = NULL;
-	wl_registry_destroy(registry);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	sc_app_finish(&app);
+	// a window that asks nothing: server-side, vitrail's preference
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "HHHH HHHH", 120, 60, 0xff00ff00u, 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	// placed with its decorations: the frame of 128x92 centred, then 150
+	// left and 90 up (view.c's cascade), kept inside: (106, 104), the
+	// window 4 right of and 28 below the frame's corner
+	struct harness_window pa = deco_place(vitrail, "deco-a");
+	ck_assert_msg(pa.x == 110 && pa.y == 132 && pa.width == 120 &&
+		pa.height == 60, "deco-a at %d,%d %dx%d, not 110,132 120x60", pa.x,
+		pa.y, pa.width, pa.height);
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "server-side", &w, &h);
+	// the title bar above it, left of the title; the border on each side
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_FOCUSED, "title bar");
+	assert_pixel(px, w, h, 110 + 119 - 24 - 1, 132 - 1, DECO_FOCUSED,
+		"title bar, its bottom-right pixel left of the close button");
+	assert_pixel(px, w, h, 106, 104, DECO_FOCUSED, "top-left corner");
+	assert_pixel(px, w, h, 170, 105, DECO_FOCUSED, "top border");
+	assert_pixel(px, w, h, 107, 160, DECO_FOCUSED, "left border");
+	assert_pixel(px, w, h, 233, 160, DECO_FOCUSED, "right border");
+	assert_pixel(px, w, h, 170, 195, DECO_FOCUSED, "bottom border");
+	assert_pixel(px, w, h, 233, 195, DECO_FOCUSED, "bottom-right corner");
+	// nothing more: the background right outside, the window inside
+	assert_pixel(px, w, h, 105, 160, BACKGROUND, "left of the frame");
+	assert_pixel(px, w, h, 234, 160, BACKGROUND, "right of the frame");
+	assert_pixel(px, w, h, 170, 103, BACKGROUND, "above the frame");
+	assert_pixel(px, w, h, 170, 196, BACKGROUND, "below the frame");
+	assert_pixel(px, w, h, 110, 132, 0xff00ff00u, "the window's corner");
+	assert_pixel(px, w, h, 229, 191, 0xff00ff00u, "the window's last pixel");
+	// the title is drawn: white pixels where it is (from x + 8, left of
+	// the close button), and the close button's cross at the right end
+	int text = bright_pixels(px, w, 110, 132 - 24, 110 + 120 - 24, 132);
+	ck_assert_msg(text >= 20, "the title drew %d white pixels", text);
+	int cross = bright_pixels(px, w, 110 + 120 - 24, 132 - 24, 230, 132);
+	ck_assert_msg(cross >= 10, "the close button drew %d white pixels",
+		cross);
+	free(px);
+
+	// the title follows set_title: empty, the bar is plain
+	xdg_toplevel_set_title(a.app.xdg_toplevel, "");
+	wl_surface_commit(a.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	px = deco_shot(harness, vitrail, "empty-title", &w, &h);
+	int left = other_pixels(px, w, 110, 132 - 24, 110 + 120 - 24, 132,
+		DECO_FOCUSED);
+	ck_assert_msg(left == 0, "an empty title left %d pixels of other "
+		"colours in the title bar", left);
+	free(px);
+	xdg_toplevel_set_title(a.app.xdg_toplevel, "HHHH");
+	wl_surface_commit(a.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+
+	// a window that insists on client-side decorations gets none; it
+	// takes the focus, and the first one's title bar turns unfocused
+	struct deco_window b;
+	deco_window_open(&b, "deco-b", "client side", 40, 30, 0xff0000ffu,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	ck_assert_int_eq(b.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	// second on the output: centred, 150 left and 90 up, one cascade
+	// step of 120 right and 60 down
+	struct harness_window pb = deco_place(vitrail, "deco-b");
+	ck_assert_msg(pb.x == 270 && pb.y == 195, "deco-b at %d,%d, not "
+		"270,195", pb.x, pb.y);
+	px = deco_shot(harness, vitrail, "client-side", &w, &h);
+	assert_pixel(px, w, h, 272, 195 - 12, BACKGROUND, "above deco-b");
+	assert_pixel(px, w, h, 269, 200, BACKGROUND, "left of deco-b");
+	assert_pixel(px, w, h, 310, 200, BACKGROUND, "right of deco-b");
+	assert_pixel(px, w, h, 280, 225, BACKGROUND, "below deco-b");
+	assert_pixel(px, w, h, 270, 195, 0xff0000ffu, "deco-b's corner");
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_UNFOCUSED,
+		"deco-a's title bar, unfocused");
+	assert_pixel(px, w, h, 107, 160, DECO_UNFOCUSED,
+		"deco-a's left border, unfocused");
+	free(px);
+
+	// asking for client-side later takes them away; asking for
+	// server-side again brings them back
+	zxdg_toplevel_decoration_v1_set_mode(a.decoration,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	wl_surface_commit(a.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	px = deco_shot(harness, vitrail, "a-client-side", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, BACKGROUND,
+		"above deco-a, client-side");
+	assert_pixel(px, w, h, 107, 160, BACKGROUND,
+		"left of deco-a, client-side");
+	free(px);
+	zxdg_toplevel_decoration_v1_set_mode(a.decoration,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+
+	deco_window_close(&b);
+	deco_window_close(&a);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
