@@ -72,6 +72,7 @@
  */
 #define _GNU_SOURCE // asprintf
 #include <check.h>
+#include <linux/input-event-codes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2120,6 +2121,202 @@ START_TEST(test_protocols_output_power) {
 }
 END_TEST
 
+/* Dispatch the client's events (a round trip). */
+static void deco_dispatch(struct deco_window *dw) {
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+}
+
+/*
+ * decoration_input: on a server-side decorated window, a drag of the
+ * title bar moves the window by the drag's distance, a drag of the right
+ * border asks the client for that much more width, the close button
+ * sends xdg_toplevel.close; none of those buttons reach the client.
+ */
+START_TEST(test_protocols_decoration_input) {
+	struct harness *harness = harness_create("protocols-decoration-input");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "drag me", 120, 60, 0xff00ff00u, 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window p = deco_place(vitrail, "deco-a");
+	ck_assert_int_eq(p.x, 110);
+	ck_assert_int_eq(p.y, 132);
+
+	// the title bar, 12 above the window: dragged by (70, 45)
+	harness_pointer_move(vitrail->conn, 130, 120);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_move(vitrail->conn, 130 + 37, 120 + 21);
+	harness_pointer_move(vitrail->conn, 130 + 70, 120 + 45);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	deco_dispatch(&a);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 180 && p.y == 177, "the title bar's drag put the "
+		"window at %d,%d, not 180,177", p.x, p.y);
+	// its decorations came along: the title bar above its new place
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "moved", &w, &h);
+	assert_pixel(px, w, h, 182, 177 - 12, DECO_FOCUSED, "moved title bar");
+	assert_pixel(px, w, h, 112, 132 - 12, BACKGROUND, "the old title bar");
+	free(px);
+
+	// the right border, half-way down: dragged 30 to the right
+	harness_pointer_move(vitrail->conn, 180 + 120 + 2, 177 + 30);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_move(vitrail->conn, 180 + 120 + 2 + 30, 177 + 30);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	deco_dispatch(&a);
+	deco_dispatch(&a);
+	ck_assert_msg(a.app.configure_width == 150 &&
+		a.app.configure_height == 60, "the border's drag asked for %dx%d, "
+		"not 150x60", a.app.configure_width, a.app.configure_height);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 180 && p.y == 177, "the right border's drag "
+		"moved the window to %d,%d", p.x, p.y);
+
+	// the close button: the 24x24 square at the title bar's right end
+	ck_assert(a.app.running);
+	harness_pointer_move(vitrail->conn, 180 + 120 - 12, 177 - 12);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (a.app.running && harness_now_ms() < deadline) {
+		deco_dispatch(&a);
+	}
+	ck_assert_msg(!a.app.running, "the close button sent no "
+		"xdg_toplevel.close");
+	ck_assert_msg(a.app.buttons_pressed == 0, "%d buttons on the "
+		"decorations reached the client", a.app.buttons_pressed);
+
+	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* The image of nominal size `size` in an Xcursor file (read here, not by
+ * wlroots' code): ARGB premultiplied, malloc'd. */
+static uint32_t *read_xcursor(const char *path, uint32_t size, int *width,
+		int *height, int *hot_x, int *hot_y) {
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	uint32_t header[4];
+	ck_assert(fread(header, 4, 4, f) == 4);
+	ck_assert_msg(memcmp(header, "Xcur", 4) == 0, "%s: no Xcursor", path);
+	uint32_t ntoc = header[3];
+	uint32_t *pixels = NULL;
+	for (uint32_t i = 0; i < ntoc && pixels == NULL; i++) {
+		uint32_t toc[3];
+		ck_assert(fseek(f, (long)(16 + 12 * i), SEEK_SET) == 0);
+		ck_assert(fread(toc, 4, 3, f) == 3);
+		if (toc[0] != 0xfffd0002u || toc[1] != size) {
+			continue;
+		}
+		uint32_t chunk[9]; // header size, type, size, version, width,
+				   // height, xhot, yhot, delay
+		ck_assert(fseek(f, (long)toc[2], SEEK_SET) == 0);
+		ck_assert(fread(chunk, 4, 9, f) == 9);
+		*width = (int)chunk[4];
+		*height = (int)chunk[5];
+		*hot_x = (int)chunk[6];
+		*hot_y = (int)chunk[7];
+		size_t n = (size_t)chunk[4] * chunk[5];
+		pixels = malloc(n * 4);
+		ck_assert(pixels != NULL);
+		ck_assert(fread(pixels, 4, n, f) == n);
+	}
+	fclose(f);
+	ck_assert_msg(pixels != NULL, "%s has no image of size %u", path, size);
+	return pixels;
+}
+
+/* The screenshot shows the theme's cursor `name` with its hotspot at
+ * (x, y) over `under` (the same screen with the pointer elsewhere):
+ * every pixel of its box is the cursor's pixel over under's, blended by
+ * hand (premultiplied "over"), within 2. */
+static void assert_cursor(const uint32_t *shot, const uint32_t *under,
+		int32_t w, int32_t h, const char *name, int x, int y) {
+	char path[256];
+	snprintf(path, sizeof(path), "/usr/share/icons/Adwaita/cursors/%s",
+		name);
+	int cw, ch, hx, hy;
+	uint32_t *cursor = read_xcursor(path, 48, &cw, &ch, &hx, &hy);
+	int opaque = 0;
+	for (int cy = 0; cy < ch; cy++) {
+		for (int cx = 0; cx < cw; cx++) {
+			int sx = x - hx + cx, sy = y - hy + cy;
+			if (sx < 0 || sx >= w || sy < 0 || sy >= h) {
+				continue;
+			}
+			uint32_t src = cursor[cy * cw + cx];
+			uint32_t dst = under[sy * w + sx];
+			uint32_t a = src >> 24;
+			opaque += a == 255;
+			uint32_t want = 0xff000000u;
+			for (int shift = 0; shift < 24; shift += 8) {
+				uint32_t c = ((src >> shift) & 0xff) +
+					(((dst >> shift) & 0xff) * (255 - a) + 127) / 255;
+				want |= (c > 255 ? 255 : c) << shift;
+			}
+			ck_assert_msg(pixel_near(shot[sy * w + sx], want, 2),
+				"cursor %s at %d,%d: pixel (%d, %d) is 0x%08x, not "
+				"0x%08x", name, x, y, sx, sy, shot[sy * w + sx], want);
+		}
+	}
+	ck_assert_msg(opaque > 20, "cursor %s: only %d opaque pixels", name,
+		opaque);
+	free(cursor);
+}
+
+/*
+ * decoration_cursor: vitrail started with XCURSOR_THEME=Adwaita and
+ * XCURSOR_SIZE=48 draws that theme's 48-pixel images (read from the
+ * theme's files here): the arrow over the title bar, right_side over the
+ * right border, bottom_right_corner at the bottom-right corner.
+ */
+START_TEST(test_protocols_decoration_cursor) {
+	struct harness *harness = harness_create("protocols-decoration-cursor");
+	const char *const env[] = { "XCURSOR_THEME=Adwaita", "XCURSOR_SIZE=48",
+		NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480",
+			.env = env });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "", 120, 60, 0xff00ff00u, 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window p = deco_place(vitrail, "deco-a");
+	ck_assert_int_eq(p.x, 110);
+	ck_assert_int_eq(p.y, 132);
+	// the pointer far from the window: what is under the cursors below
+	harness_pointer_move(vitrail->conn, 600, 440);
+	int32_t w, h;
+	uint32_t *under = deco_shot(harness, vitrail, "under", &w, &h);
+	static const struct {
+		const char *name;
+		int x, y;
+	} spots[] = {
+		{ "left_ptr", 140, 132 - 12 }, // the title bar
+		{ "right_side", 110 + 120 + 2, 132 + 30 }, // the right border
+		{ "bottom_right_corner", 110 + 120 + 2, 132 + 60 + 2 },
+	};
+	for (size_t i = 0; i < sizeof(spots) / sizeof(spots[0]); i++) {
+		harness_pointer_move(vitrail->conn, spots[i].x, spots[i].y);
+		uint32_t *shot = deco_shot(harness, vitrail, spots[i].name, &w, &h);
+		assert_cursor(shot, under, w, h, spots[i].name, spots[i].x,
+			spots[i].y);
+		free(shot);
+	}
+	free(under);
+	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *protocols_suite(void) {
@@ -2138,6 +2335,10 @@ static Suite *protocols_suite(void) {
 		60);
 	harness_add_case(suite, "text_input", test_protocols_text_input, 60);
 	harness_add_case(suite, "decoration", test_protocols_decoration, 60);
+	harness_add_case(suite, "decoration_input",
+		test_protocols_decoration_input, 60);
+	harness_add_case(suite, "decoration_cursor",
+		test_protocols_decoration_cursor, 60);
 	harness_add_case(suite, "idle", test_protocols_idle, 60);
 	harness_add_case(suite, "input_inhibitor", test_protocols_input_inhibitor,
 		60);
