@@ -47,9 +47,14 @@
  *   input activates the input method with the content type the window
  *   set; the input method's committed string reaches the window as its
  *   commit_string, byte for byte; disabling deactivates the method.
- * decoration: xdg-decoration configures a window client-side, and it stays
- *   so when the window asks for server-side decorations: vitrail draws
- *   none, as vitrail(1) says.
+ * decoration: a window that asks nothing through xdg-decoration is
+ *   configured server-side and placed with its decorations inside the
+ *   output; the screenshot shows the title bar and border (vitrail(5)'s
+ *   sizes and colours) at hand-computed pixels and the background right
+ *   outside, white text where the title is and none once it is empty; a
+ *   window that asks for client-side gets no decorations, and the first
+ *   one's turn the unfocused colour.
+ * decoration_input, decoration_cursor: see their tests below.
  * idle: a 200 ms KDE idle timer reports idle without input, and resumed
  *   at a virtual pointer's motion; while a mapped window holds an idle
  *   inhibitor, a 100 ms timer stays quiet for a second, and reports idle
