@@ -2202,6 +2202,83 @@ START_TEST(test_protocols_decoration_input) {
 }
 END_TEST
 
+/* Commit and dispatch until the last configure is acknowledged and
+ * applied. */
+static void deco_commit(struct deco_window *dw) {
+	deco_dispatch(dw);
+	wl_surface_commit(dw->app.surface);
+	deco_dispatch(dw);
+}
+
+/*
+ * decoration_fill: a decorated window maximized is asked for the output
+ * less its decorations (640x480 less 8 by 32: 632x448) and put 4 right
+ * of and 28 below the output's corner; fullscreen, it is asked for the
+ * whole output at its corner and shows no decorations; back from
+ * fullscreen, its title bar is inside the output again.
+ */
+START_TEST(test_protocols_decoration_fill) {
+	struct harness *harness = harness_create("protocols-decoration-fill");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "", 120, 60, 0xff00ff00u,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+
+	xdg_toplevel_set_maximized(a.app.xdg_toplevel);
+	deco_commit(&a);
+	ck_assert_msg(a.app.configure_maximized &&
+		a.app.configure_width == 632 && a.app.configure_height == 448,
+		"maximized: asked for %dx%d (maximized %d), not 632x448",
+		a.app.configure_width, a.app.configure_height,
+		a.app.configure_maximized);
+	struct harness_window p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 4 && p.y == 28, "maximized at %d,%d, not 4,28",
+		p.x, p.y);
+	xdg_toplevel_unset_maximized(a.app.xdg_toplevel);
+	deco_commit(&a);
+	ck_assert(!a.app.configure_maximized);
+
+	xdg_toplevel_set_fullscreen(a.app.xdg_toplevel, NULL);
+	deco_commit(&a);
+	ck_assert_msg(a.app.configure_fullscreen &&
+		a.app.configure_width == 640 && a.app.configure_height == 480,
+		"fullscreen: asked for %dx%d (fullscreen %d), not 640x480",
+		a.app.configure_width, a.app.configure_height,
+		a.app.configure_fullscreen);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 0 && p.y == 0, "fullscreen at %d,%d, not 0,0",
+		p.x, p.y);
+	// the client keeps its 120x60: no border right of or below it
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "fullscreen", &w, &h);
+	assert_pixel(px, w, h, 0, 0, 0xff00ff00u, "fullscreen window's corner");
+	assert_pixel(px, w, h, 121, 30, BACKGROUND, "right of the fullscreen "
+		"window");
+	assert_pixel(px, w, h, 60, 61, BACKGROUND, "below the fullscreen "
+		"window");
+	free(px);
+
+	xdg_toplevel_unset_fullscreen(a.app.xdg_toplevel);
+	deco_commit(&a);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 4 && p.y == 28, "back from fullscreen at %d,%d, "
+		"not 4,28", p.x, p.y);
+	px = deco_shot(harness, vitrail, "unfullscreen", &w, &h);
+	assert_pixel(px, w, h, 6, 16, DECO_FOCUSED, "title bar back");
+	assert_pixel(px, w, h, 1, 40, DECO_FOCUSED, "left border back");
+	assert_pixel(px, w, h, 4, 28, 0xff00ff00u, "window's corner");
+	free(px);
+
+	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* The image of nominal size `size` in an Xcursor file (read here, not by
  * wlroots' code): ARGB premultiplied, malloc'd. */
 static uint32_t *read_xcursor(const char *path, uint32_t size, int *width,
@@ -2344,6 +2421,8 @@ static Suite *protocols_suite(void) {
 		test_protocols_decoration_input, 60);
 	harness_add_case(suite, "decoration_cursor",
 		test_protocols_decoration_cursor, 60);
+	harness_add_case(suite, "decoration_fill",
+		test_protocols_decoration_fill, 60);
 	harness_add_case(suite, "idle", test_protocols_idle, 60);
 	harness_add_case(suite, "input_inhibitor", test_protocols_input_inhibitor,
 		60);
