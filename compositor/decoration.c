@@ -28,6 +28,9 @@
 #define TITLE_BASELINE 17
 /* How far along an edge from a corner a press resizes by both edges. */
 #define CORNER 16
+/* Bytes of a title shaped at most (a title bar shows far fewer): a
+ * client's long title costs no more. */
+#define TITLE_MAX 256
 
 struct vt_decoration {
 	struct vr_node *node;
@@ -151,8 +154,19 @@ void vt_decoration_update(struct vt_view *view) {
 	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
 	vr_node_set_position(deco->node, geo.x, geo.y);
 	vr_node_set_enabled(deco->node, true);
-	const char *title = view->xdg_surface->toplevel->title;
-	title = title != NULL ? title : "";
+	/* the title, cut at a character boundary after TITLE_MAX bytes */
+	const char *full = view->xdg_surface->toplevel->title;
+	full = full != NULL ? full : "";
+	char title[TITLE_MAX + 1];
+	size_t len = strnlen(full, TITLE_MAX + 1);
+	if (len > TITLE_MAX) {
+		len = TITLE_MAX;
+		while (len > 0 && ((unsigned char)full[len] & 0xc0) == 0x80) {
+			len--;
+		}
+	}
+	memcpy(title, full, len);
+	title[len] = '\0';
 	bool focused = view->server->focused_view == view;
 	if (deco->width != geo.width || deco->height != geo.height ||
 			deco->focused != focused || deco->title == NULL ||

@@ -93,6 +93,7 @@
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "input-method-unstable-v2-client-protocol.h"
 #include "kde-idle-client-protocol.h"
+#include "kde-server-decoration-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "scene-client.h"
@@ -2279,6 +2280,148 @@ START_TEST(test_protocols_decoration_fill) {
 }
 END_TEST
 
+/* ---- KDE server-decoration ------------------------------------------------- */
+
+struct kde_window {
+	struct sc_app app;
+	struct wl_registry *registry;
+	struct org_kde_kwin_server_decoration_manager *manager;
+	struct org_kde_kwin_server_decoration *decoration;
+	int default_mode, mode; // -1: none came
+};
+
+static void kde_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct kde_window *kw = data;
+	if (strcmp(interface,
+			org_kde_kwin_server_decoration_manager_interface.name) == 0) {
+		kw->manager = wl_registry_bind(registry, name,
+			&org_kde_kwin_server_decoration_manager_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener kde_registry_listener = {
+	.global = kde_global,
+	.global_remove = extra_global_remove,
+};
+
+static void kde_default_mode(void *data,
+		struct org_kde_kwin_server_decoration_manager *manager,
+		uint32_t mode) {
+	struct kde_window *kw = data;
+	kw->default_mode = (int)mode;
+}
+
+static const struct org_kde_kwin_server_decoration_manager_listener
+		kde_manager_listener = {
+	.default_mode = kde_default_mode,
+};
+
+static void kde_mode(void *data,
+		struct org_kde_kwin_server_decoration *decoration, uint32_t mode) {
+	struct kde_window *kw = data;
+	kw->mode = (int)mode;
+}
+
+static const struct org_kde_kwin_server_decoration_listener
+		kde_decoration_listener = {
+	.mode = kde_mode,
+};
+
+/* A window of w x h in argb whose surface has a KDE decoration object
+ * that requests `ask`, mapped; as GTK 3 does, the object comes after the
+ * toplevel role. */
+static void kde_window_open(struct kde_window *kw, const char *app_id,
+		const char *title, int w, int h, uint32_t argb, uint32_t ask) {
+	*kw = (struct kde_window){ .default_mode = -1, .mode = -1 };
+	ck_assert(sc_app_init(&kw->app, app_id));
+	kw->registry = wl_display_get_registry(kw->app.display);
+	wl_registry_add_listener(kw->registry, &kde_registry_listener, kw);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	ck_assert_msg(kw->manager != NULL,
+		"no org_kde_kwin_server_decoration_manager");
+	org_kde_kwin_server_decoration_manager_add_listener(kw->manager,
+		&kde_manager_listener, kw);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	ck_assert(sc_app_create_window(&kw->app, app_id, title, w, h, argb));
+	kw->decoration = org_kde_kwin_server_decoration_manager_create(
+		kw->manager, kw->app.surface);
+	org_kde_kwin_server_decoration_add_listener(kw->decoration,
+		&kde_decoration_listener, kw);
+	org_kde_kwin_server_decoration_request_mode(kw->decoration, ask);
+	wl_surface_commit(kw->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+}
+
+static void kde_window_close(struct kde_window *kw) {
+	org_kde_kwin_server_decoration_release(kw->decoration);
+	org_kde_kwin_server_decoration_manager_destroy(kw->manager);
+	wl_registry_destroy(kw->registry);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	sc_app_finish(&kw->app);
+}
+
+/*
+ * decoration_kde: KDE server-decoration (GTK 3's way) announces server
+ * as its default mode; a window that requests server gets it and
+ * vitrail's title bar and border (the same pixels as decoration's), one
+ * that requests client gets client and none; a window that switches to
+ * client loses them.
+ */
+START_TEST(test_protocols_decoration_kde) {
+	struct harness *harness = harness_create("protocols-decoration-kde");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct kde_window a;
+	kde_window_open(&a, "kde-a", "HHHH", 120, 60, 0xff00ff00u,
+		ORG_KDE_KWIN_SERVER_DECORATION_MODE_SERVER);
+	ck_assert_int_eq(a.default_mode,
+		ORG_KDE_KWIN_SERVER_DECORATION_MANAGER_MODE_SERVER);
+	ck_assert_int_eq(a.mode, ORG_KDE_KWIN_SERVER_DECORATION_MODE_SERVER);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window p = deco_place(vitrail, "kde-a");
+	ck_assert_msg(p.x == 110 && p.y == 132, "kde-a at %d,%d, not 110,132",
+		p.x, p.y);
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "kde-server", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_FOCUSED, "kde-a's title bar");
+	assert_pixel(px, w, h, 107, 160, DECO_FOCUSED, "kde-a's left border");
+	assert_pixel(px, w, h, 105, 160, BACKGROUND, "left of kde-a's frame");
+	free(px);
+
+	struct kde_window b;
+	kde_window_open(&b, "kde-b", "client", 40, 30, 0xff0000ffu,
+		ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	ck_assert_int_eq(b.mode, ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	p = deco_place(vitrail, "kde-b");
+	ck_assert_msg(p.x == 270 && p.y == 195, "kde-b at %d,%d, not 270,195",
+		p.x, p.y);
+	px = deco_shot(harness, vitrail, "kde-client", &w, &h);
+	assert_pixel(px, w, h, 272, 195 - 12, BACKGROUND, "above kde-b");
+	assert_pixel(px, w, h, 269, 200, BACKGROUND, "left of kde-b");
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_UNFOCUSED,
+		"kde-a's title bar, unfocused");
+	free(px);
+
+	org_kde_kwin_server_decoration_request_mode(a.decoration,
+		ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	ck_assert_int_eq(a.mode, ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	px = deco_shot(harness, vitrail, "kde-a-client", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, BACKGROUND,
+		"above kde-a, client-side");
+	free(px);
+
+	kde_window_close(&b);
+	kde_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* The image of nominal size `size` in an Xcursor file (read here, not by
  * wlroots' code): ARGB premultiplied, malloc'd. */
 static uint32_t *read_xcursor(const char *path, uint32_t size, int *width,
@@ -2423,6 +2566,8 @@ static Suite *protocols_suite(void) {
 		test_protocols_decoration_cursor, 60);
 	harness_add_case(suite, "decoration_fill",
 		test_protocols_decoration_fill, 60);
+	harness_add_case(suite, "decoration_kde",
+		test_protocols_decoration_kde, 60);
 	harness_add_case(suite, "idle", test_protocols_idle, 60);
 	harness_add_case(suite, "input_inhibitor", test_protocols_input_inhibitor,
 		60);
