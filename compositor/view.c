@@ -605,10 +605,16 @@ void vt_view_set_server_decorations(struct vt_view *view, bool on) {
 		return;
 	}
 	view->ssd = on;
+	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
 	if (!view->mapped) {
+		/* maximized before mapping: the size asked for changes */
+		if (toplevel->scheduled.maximized &&
+				!toplevel->scheduled.fullscreen &&
+				view->server->config.mode == VT_MODE_DESKTOP) {
+			view_fill_output(view, false);
+		}
 		return;
 	}
-	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
 	if (view_fills_output(view)) {
 		view_fill_output(view, toplevel->scheduled.fullscreen ||
 			view->server->config.mode == VT_MODE_KIOSK);

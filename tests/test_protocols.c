@@ -1499,9 +1499,11 @@ static const struct zxdg_toplevel_decoration_v1_listener deco_window_listener = 
 };
 
 /* A window of w x h in argb with an xdg-decoration object, asking for
- * `ask` (0: nothing), mapped. */
-static void deco_window_open(struct deco_window *dw, const char *app_id,
-		const char *title, int w, int h, uint32_t argb, uint32_t ask) {
+ * `ask` (0: nothing), mapped; with `maximized`, it asks to be maximized
+ * before it makes the decoration object. */
+static void deco_window_open_as(struct deco_window *dw, const char *app_id,
+		const char *title, int w, int h, uint32_t argb, uint32_t ask,
+		bool maximized) {
 	*dw = (struct deco_window){ .mode = -1 };
 	ck_assert(sc_app_init(&dw->app, app_id));
 	struct wl_registry *registry = wl_display_get_registry(dw->app.display);
@@ -1509,6 +1511,10 @@ static void deco_window_open(struct deco_window *dw, const char *app_id,
 	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
 	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
 	ck_assert(sc_app_create_window(&dw->app, app_id, title, w, h, argb));
+	if (maximized) {
+		xdg_toplevel_set_maximized(dw->app.xdg_toplevel);
+		ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	}
 	dw->decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(
 		decoration_manager, dw->app.xdg_toplevel);
 	zxdg_toplevel_decoration_v1_add_listener(dw->decoration,
@@ -1522,6 +1528,11 @@ static void deco_window_open(struct deco_window *dw, const char *app_id,
 	zxdg_decoration_manager_v1_destroy(decoration_manager);
 	decoration_manager = NULL;
 	wl_registry_destroy(registry);
+}
+
+static void deco_window_open(struct deco_window *dw, const char *app_id,
+		const char *title, int w, int h, uint32_t argb, uint32_t ask) {
+	deco_window_open_as(dw, app_id, title, w, h, argb, ask, false);
 }
 
 static void deco_window_close(struct deco_window *dw) {
@@ -2273,7 +2284,24 @@ START_TEST(test_protocols_decoration_fill) {
 	assert_pixel(px, w, h, 1, 40, DECO_FOCUSED, "left border back");
 	assert_pixel(px, w, h, 4, 28, 0xff00ff00u, "window's corner");
 	free(px);
+	deco_window_close(&a);
+	harness_wait_for_window_count(vitrail->conn, 0,
+		HARNESS_WINDOWS_TIMEOUT_MS);
 
+	// maximized before its decorations were negotiated: asked again for
+	// the output less the decorations
+	deco_window_open_as(&a, "deco-m", "", 120, 60, 0xff00ff00u, 0, true);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	deco_commit(&a);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_msg(a.app.configure_maximized &&
+		a.app.configure_width == 632 && a.app.configure_height == 448,
+		"maximized first: asked for %dx%d (maximized %d), not 632x448",
+		a.app.configure_width, a.app.configure_height,
+		a.app.configure_maximized);
+	p = deco_place(vitrail, "deco-m");
+	ck_assert_msg(p.x == 4 && p.y == 28, "maximized first at %d,%d, not "
+		"4,28", p.x, p.y);
 	deco_window_close(&a);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
