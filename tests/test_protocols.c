@@ -54,7 +54,9 @@
  *   outside, white text where the title is and none once it is empty; a
  *   window that asks for client-side gets no decorations, and the first
  *   one's turn the unfocused colour.
- * decoration_input, decoration_cursor: see their tests below.
+ *   A click on its title bar focuses it again and brings it to the front.
+ * decoration_input, decoration_cursor, decoration_fill, decoration_kde:
+ *   see their tests below.
  * idle: a 200 ms KDE idle timer reports idle without input, and resumed
  *   at a virtual pointer's motion; while a mapped window holds an idle
  *   inhibitor, a 100 ms timer stays quiet for a second, and reports idle
@@ -1635,6 +1637,21 @@ START_TEST(test_protocols_decoration) {
 	assert_pixel(px, w, h, 107, 160, DECO_UNFOCUSED,
 		"deco-a's left border, unfocused");
 	free(px);
+	// a click on its title bar focuses it again (the pointer then goes
+	// out of the way)
+	harness_pointer_move(vitrail->conn, 130, 120);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	harness_pointer_move(vitrail->conn, 600, 440);
+	px = deco_shot(harness, vitrail, "refocused", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_FOCUSED,
+		"deco-a's title bar, clicked");
+	free(px);
+	const struct harness_window *front = NULL;
+	ck_assert(harness_list_windows(vitrail->conn, &front) == 2);
+	ck_assert_msg(strcmp(front[0].app_id, "deco-a") == 0, "the clicked "
+		"window is not in front: %s", harness_describe_windows(
+		vitrail->conn));
 
 	// asking for client-side later takes them away; asking for
 	// server-side again brings them back
