@@ -263,13 +263,14 @@ static void keyboard_create(struct vt_server *server,
 	wl_list_insert(&server->keyboards, &keyboard->link);
 }
 
+/* The seat always has a keyboard, even with no keyboard device yet (a
+ * headless session, a kiosk with a touch screen): a client binds its
+ * wl_keyboard when its window maps, not after the capability comes with
+ * the first device, which would lose that device's first keys (wtype's
+ * first character, sent before the client's get_keyboard could arrive). */
 static void update_capabilities(struct vt_server *server) {
-	uint32_t caps = WL_SEAT_CAPABILITY_POINTER;
-	if (!wl_list_empty(&server->keyboards)) {
-		caps |= WL_SEAT_CAPABILITY_KEYBOARD;
-	}
-	caps |= WL_SEAT_CAPABILITY_TOUCH;
-	wlr_seat_set_capabilities(server->seat, caps);
+	wlr_seat_set_capabilities(server->seat, WL_SEAT_CAPABILITY_POINTER |
+		WL_SEAT_CAPABILITY_KEYBOARD | WL_SEAT_CAPABILITY_TOUCH);
 }
 
 /* A device of the backend or a virtual one joins the seat. */
@@ -645,6 +646,7 @@ static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_motion *event = data;
 	double dx = event->delta_x, dy = event->delta_y;
 	/* relative motion goes out; a locked pointer stays (and sends no
@@ -667,6 +669,7 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
 	if (grab_motion(server)) {
@@ -752,6 +755,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_button *event = data;
 	/* a drag of the drag modifier's: its buttons are vitrail's */
 	if (server->grab.swallow) {
@@ -800,6 +804,7 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_pointer_activity(server);
 	struct wlr_event_pointer_axis *event = data;
 	/* over a scroll region: vitrail scrolls it (scroll.c) */
 	if (!vt_session_locked(server) &&
@@ -861,6 +866,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
+	vt_kiosk_touch_activity(server);
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,

@@ -81,6 +81,7 @@ struct vt_options {
 	bool validate; /* check the config and exit */
 	enum vt_mode mode;
 	bool mode_set;
+	uint32_t allow; /* --allow: enum vt_privilege, beside the config's */
 	char **startup; /* commands run through /bin/sh -c */
 	int startup_len;
 };
@@ -416,6 +417,9 @@ struct vt_server {
 
 	pid_t *children;
 	int children_len;
+	struct vt_kiosk *kiosk; /* kiosk.c */
+	int exit_status; /* main's, unless 0 (kiosk.c: the application's) */
+	bool running; /* the backend started: outputs from now on are new */
 
 	struct wl_listener new_output;
 	struct wl_listener layout_change;
@@ -479,6 +483,24 @@ void vt_server_drop_renderer(struct vt_server *server);
 /* The renderer's name for messages and statistics. */
 const char *vt_server_renderer_name(struct vt_server *server);
 
+/* kiosk.c */
+bool vt_kiosk_init(struct vt_server *server);
+void vt_kiosk_finish(struct vt_server *server);
+void vt_kiosk_apply_config(struct vt_server *server);
+/* Start the command line's application (a shell command line). */
+void vt_kiosk_start_app(struct vt_server *server, const char *command);
+/* A child exited: true when it was the application (app_exit applied). */
+bool vt_kiosk_child_exited(struct vt_server *server, pid_t pid, int status);
+/* Pointer input came (hide_cursor's idle time starts again), or touch. */
+void vt_kiosk_pointer_activity(struct vt_server *server);
+void vt_kiosk_touch_activity(struct vt_server *server);
+/* The output kiosk windows go to (kiosk_output last or a name), NULL when
+ * windows are spread over the outputs. */
+struct vt_output *vt_kiosk_output(struct vt_server *server);
+/* The box a kiosk window fills when it covers every output (kiosk_output
+ * extend): true and *box set, else false. */
+bool vt_kiosk_fill_box(struct vt_server *server, struct wlr_box *box);
+
 /* output.c */
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
 /* Iterate the enabled outputs in name order: vt_output_next(server, NULL)
@@ -486,6 +508,9 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
 struct vt_output *vt_output_next(struct vt_server *server,
 	struct vt_output *output);
 struct wlr_output *vt_output_wlr(struct vt_output *output);
+/* The order the outputs came in: 0 for those there at the start, higher
+ * for later ones. */
+int vt_output_created(struct vt_output *output);
 /* Enabled, for vitrail: in the layout and drawn. */
 bool vt_output_enabled(struct vt_output *output);
 /* Disable (or enable again) an output the backend cannot disable: vitrail

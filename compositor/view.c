@@ -44,6 +44,10 @@ static int views_on(struct vt_server *server, struct vt_output *output,
 }
 
 static struct vt_output *pick_output(struct vt_server *server) {
+	struct vt_output *kiosk = vt_kiosk_output(server);
+	if (kiosk != NULL) {
+		return kiosk;
+	}
 	struct vt_output *best = NULL;
 	int best_count = 0;
 	for (struct vt_output *output = vt_output_next(server, NULL);
@@ -135,6 +139,9 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 		output_layout_box(view->server, view->placed_on) :
 		vt_output_usable_box(view->placed_on);
 	struct vt_extents e = vt_view_extents(view, fullscreen);
+	if (fullscreen) {
+		vt_kiosk_fill_box(view->server, &box);
+	}
 	if (fullscreen) {
 		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
 	} else {

@@ -57,9 +57,10 @@ static void sleep_s(double seconds) {
 	nanosleep(&ts, NULL);
 }
 
-/* foot with no user configuration and a font that is installed. */
-static struct harness_proc *spawn_foot(struct harness *harness,
-		struct harness_vitrail *vitrail) {
+/* foot with no user configuration and a font that is installed, running
+ * the shell command `command`. */
+static struct harness_proc *spawn_foot_running(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *command) {
 	harness_require_program("foot", "foot");
 	char *config = NULL;
 	ck_assert(asprintf(&config, "%s/foot.ini", harness->out_dir) > 0);
@@ -69,11 +70,16 @@ static struct harness_proc *spawn_foot(struct harness *harness,
 	const char *argv[] = { "foot", "--config", config,
 		"--override", "font=DejaVu Sans Mono:size=10",
 		"--app-id", "foot",
-		"sh", "-c", "printf 'vitrail integration test\\n'; exec sleep 3600",
-		NULL };
+		"sh", "-c", command, NULL };
 	struct harness_proc *proc = harness_spawn_client(harness, vitrail, argv);
 	free(config);
 	return proc;
+}
+
+static struct harness_proc *spawn_foot(struct harness *harness,
+		struct harness_vitrail *vitrail) {
+	return spawn_foot_running(harness, vitrail,
+		"printf 'vitrail integration test\\n'; exec sleep 3600");
 }
 
 static struct harness_proc *spawn_simple_shm(struct harness *harness,
@@ -1023,7 +1029,10 @@ START_TEST(test_integration_known_pixels_on_screen)
 	// Kiosk: the window's geometry goes to the output's origin (the
 	// client keeps its size), the surface's origin to (-12, 0); the
 	// subsurface (at x -22..-3) is off screen.
-	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	// (grim takes screenshots through screencopy: allowed)
+	char *conf = harness_write_file(harness, "kiosk.conf",
+		"mode kiosk\nallow screencopy\n");
+	const char *kiosk[] = { "--config", conf, NULL };
 	vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){
 			.outputs = 1,
@@ -1039,6 +1048,7 @@ START_TEST(test_integration_known_pixels_on_screen)
 	check_known_pixels(harness, vitrail, "kiosk", checks, n);
 	known_client_finish(&client);
 	harness_stop_vitrail(harness, vitrail);
+	free(conf);
 	harness_destroy(harness);
 }
 END_TEST
@@ -1145,6 +1155,55 @@ END_TEST
 
 /* ---- runner ------------------------------------------------------------- */
 
+/*
+ * wtype (a real virtual-keyboard client, with a keymap of its own for the
+ * characters it types) types a line into foot, focused when it maps: the
+ * shell in foot reads the line and writes it to a file, the oracle.
+ */
+START_TEST(test_integration_wtype_foot)
+{
+	harness_require_program("wtype", "wtype");
+	struct harness *harness = harness_create("wtype_foot");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	char *out = NULL, *command = NULL;
+	ck_assert(asprintf(&out, "%s/typed.txt", harness->out_dir) > 0);
+	ck_assert(asprintf(&command, "IFS= read -r line; printf '%%s' \"$line\" "
+		"> '%s.part' && mv '%s.part' '%s'; exec sleep 3600", out, out,
+		out) > 0);
+	struct harness_proc *foot = spawn_foot_running(harness, vitrail,
+		command);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_window_on(vitrail->conn, "foot", "HEADLESS-1");
+	harness_settle(vitrail->conn);
+	const char *text = "Hello, vitrail: 1+2=3 & {~ok}";
+	const char *wtype[] = { "wtype", text, "-k", "Return", NULL };
+	ck_assert_int_eq(harness_run_client(harness, vitrail, wtype,
+		HARNESS_WAIT_TIMEOUT_MS, NULL), 0);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(30000);
+	char typed[256] = { 0 };
+	for (;;) {
+		FILE *f = fopen(out, "r");
+		if (f != NULL) {
+			size_t n = fread(typed, 1, sizeof(typed) - 1, f);
+			typed[n] = '\0';
+			fclose(f);
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline,
+			"foot's shell read no line within 30 s");
+		sleep_s(0.1);
+	}
+	ck_assert_str_eq(typed, text);
+	harness_assert_alive(foot);
+	harness_stop_vitrail(harness, vitrail);
+	free(command);
+	free(out);
+	harness_destroy(harness);
+}
+END_TEST
+
 static Suite *integration_suite(void) {
 	Suite *suite = suite_create("integration");
 	harness_add_case(suite, "two_outputs",
@@ -1164,6 +1223,7 @@ static Suite *integration_suite(void) {
 		test_integration_client_death_survived, 240);
 	harness_add_case(suite, "pacing_latency",
 		test_integration_pacing_latency_next_vblank, 150);
+	harness_add_case(suite, "wtype_foot", test_integration_wtype_foot, 90);
 	harness_add_case(suite, "known_pixels",
 		test_integration_known_pixels_on_screen, 180);
 	harness_add_case(suite, "foot_decorations",

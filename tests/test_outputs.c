@@ -50,29 +50,6 @@ static void sleep_ms(int ms) {
 	nanosleep(&ts, NULL);
 }
 
-/* grim's screenshot of output (or of a layout region "X,Y WxH" when
- * geometry is set) into DIR/name.png; its pixels (malloc'd). */
-static uint32_t *screenshot(struct harness *harness,
-		struct harness_vitrail *vitrail, const char *output,
-		const char *geometry, const char *name, int32_t *w, int32_t *h) {
-	char *path = NULL;
-	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
-	harness_settle(vitrail->conn);
-	int status;
-	if (geometry != NULL) {
-		const char *argv[] = { "grim", "-g", geometry, path, NULL };
-		status = harness_run_client(harness, vitrail, argv,
-			HARNESS_WAIT_TIMEOUT_MS, NULL);
-	} else {
-		status = harness_grim(harness, vitrail, output, path);
-	}
-	ck_assert_msg(status == 0, "grim failed with status %d", status);
-	uint32_t *pixels = vr_png_read(path, w, h);
-	ck_assert_msg(pixels != NULL, "cannot read %s", path);
-	free(path);
-	return pixels;
-}
-
 /* The first pixel of the screenshot that differs from expect(x, y), or -1
  * (as y * w + x). */
 typedef uint32_t (*pixel_fn)(int32_t x, int32_t y, const void *data);
@@ -102,8 +79,8 @@ static void wait_for_pixels(struct harness *harness,
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	for (;;) {
 		int32_t w = 0, h = 0;
-		uint32_t *pixels = screenshot(harness, vitrail, output, geometry,
-			name, &w, &h);
+		uint32_t *pixels = harness_screenshot(harness, vitrail, output,
+			geometry, name, &w, &h);
 		long bad = w == want_w && h == want_h ?
 			first_mismatch(pixels, w, h, expect, data) : 0;
 		if (bad < 0) {
@@ -412,8 +389,8 @@ static uint32_t pixel_at(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *name, int32_t x,
 		int32_t y) {
 	int32_t w = 0, h = 0;
-	uint32_t *pixels = screenshot(harness, vitrail, "HEADLESS-1", NULL, name,
-		&w, &h);
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1",
+		NULL, name, &w, &h);
 	ck_assert(x < w && y < h);
 	uint32_t p = pixels[y * w + x];
 	free(pixels);
@@ -425,7 +402,8 @@ static uint32_t pixel_at(struct harness *harness,
 START_TEST(test_outputs_layers_over_fullscreen)
 {
 	struct harness *harness = harness_create("layer_fullscreen");
-	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	const char *kiosk[] = { "--mode", "kiosk", "--allow", "screencopy",
+		NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = kiosk });
@@ -741,7 +719,7 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	assert_block_has(out, "HEADLESS-2", "Position: 800,0");
 	free(out);
 	int32_t w = 0, h = 0;
-	free(screenshot(harness, vitrail, "HEADLESS-1", NULL, "mode", &w, &h));
+	free(harness_screenshot(harness, vitrail, "HEADLESS-1", NULL, "mode", &w, &h));
 	ck_assert_msg(w == 800 && h == 600, "HEADLESS-1's screenshot is %dx%d "
 		"after --custom-mode 800x600@30Hz", w, h);
 	sleep_ms(1500); // frames at 30 Hz, read from the frame log at the end
@@ -829,7 +807,10 @@ END_TEST
 START_TEST(test_outputs_randr_kiosk_follows_mode)
 {
 	struct harness *harness = harness_create("randr_kiosk");
-	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	// wlr-randr is an output manager: allowed in kiosk mode
+	char *conf = harness_write_file(harness, "kiosk.conf",
+		"mode kiosk\nallow output-management\n");
+	const char *kiosk[] = { "--config", conf, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = kiosk });
@@ -858,6 +839,7 @@ START_TEST(test_outputs_randr_kiosk_follows_mode)
 		"after the output became 800x600", window->width, window->height,
 		window->x, window->y);
 	harness_stop_vitrail(harness, vitrail);
+	free(conf);
 	harness_destroy(harness);
 }
 END_TEST
