@@ -141,8 +141,6 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	struct vt_extents e = vt_view_extents(view, fullscreen);
 	if (fullscreen) {
 		vt_kiosk_fill_box(view->server, &box);
-	}
-	if (fullscreen) {
 		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
 	} else {
 		wlr_xdg_toplevel_set_maximized(view->xdg_surface, true);
