@@ -20,6 +20,7 @@ void vt_config_defaults(struct vt_config *config) {
 		.scroll_extend = VT_SCROLL_EXTEND_DEFAULT,
 		.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT,
 		.drag_modifier = VT_MOD_LOGO,
+		.server_decorations = true,
 		.hide_cursor_ms = -1,
 		.vt_switch = -1,
 	};
@@ -384,6 +385,15 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 		}
 		return parse_modifier(value, &c->drag_modifier) ? NULL :
 			"expected Shift, Ctrl, Alt, Logo or none";
+	} else if (strcmp(key, "decorations") == 0) {
+		if (strcmp(value, "server") == 0) {
+			c->server_decorations = true;
+		} else if (strcmp(value, "client") == 0) {
+			c->server_decorations = false;
+		} else {
+			return "expected server or client";
+		}
+		return NULL;
 	} else if (strcmp(key, "app_exit") == 0) {
 		if (strcmp(value, "exit") == 0) {
 			c->app_exit = VT_APP_EXIT_EXIT;
@@ -525,6 +535,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	next.path_rules_len = 0;
 	next.bindings_len = 0;
 	next.drag_modifier = VT_MOD_LOGO;
+	next.server_decorations = true;
 	next.tearing_box = VT_TEARING_BOX_DEFAULT;
 	next.scroll_extend = VT_SCROLL_EXTEND_DEFAULT;
 	next.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT;

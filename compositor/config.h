@@ -117,6 +117,9 @@ struct vt_config {
 	/* held with the left button: move a window; with the right: resize
 	 * it (0: none) */
 	uint32_t drag_modifier;
+	/* who draws window decorations when a client lets vitrail choose:
+	 * vitrail (server-side, the default) or the client */
+	bool server_decorations;
 	enum vt_app_exit app_exit;
 	enum vt_kiosk_output kiosk_output;
 	char kiosk_output_name[VT_CONFIG_STR];

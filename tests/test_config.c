@@ -296,6 +296,29 @@ START_TEST(test_config_bindings) {
 }
 END_TEST
 
+START_TEST(test_config_decorations) {
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[512];
+	/* server-side by default, and in a file without the key */
+	ck_assert(config.server_decorations);
+	write_config("decorations client\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(!config.server_decorations);
+	write_config("decorations none\n");
+	ck_assert(!load(&config, err, sizeof(err)));
+	ck_assert_msg(strstr(err, ":1: decorations: expected server or client")
+		!= NULL, "%s", err);
+	ck_assert(!config.server_decorations);
+	write_config("repeat_rate 30\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.server_decorations);
+	write_config("decorations client\ndecorations server\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.server_decorations);
+}
+END_TEST
+
 START_TEST(test_config_kiosk) {
 	struct vt_config config;
 	vt_config_defaults(&config);
@@ -369,6 +392,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_path_rules);
 	tcase_add_test(tc, test_config_scroll);
 	tcase_add_test(tc, test_config_bindings);
+	tcase_add_test(tc, test_config_decorations);
 	tcase_add_test(tc, test_config_kiosk);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
