@@ -21,7 +21,77 @@ void vt_config_defaults(struct vt_config *config) {
 		.scroll_extend = VT_SCROLL_EXTEND_DEFAULT,
 		.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT,
 		.drag_modifier = VT_MOD_LOGO,
+		.server_decorations = true,
+		.hide_cursor_ms = -1,
+		.vt_switch = -1,
 	};
+}
+
+bool vt_config_vt_switch(const struct vt_config *config) {
+	if (config->vt_switch >= 0) {
+		return config->vt_switch == 1;
+	}
+	return config->mode == VT_MODE_DESKTOP;
+}
+
+static const struct {
+	const char *name;
+	uint32_t bit;
+	const char *interfaces[3];
+} privileges[] = {
+	{ "screencopy", VT_PRIV_SCREENCOPY,
+		{ "zwlr_screencopy_manager_v1", "zwlr_export_dmabuf_manager_v1" } },
+	{ "virtual-input", VT_PRIV_VIRTUAL_INPUT,
+		{ "zwlr_virtual_pointer_manager_v1",
+			"zwp_virtual_keyboard_manager_v1" } },
+	{ "output-management", VT_PRIV_OUTPUT_MANAGEMENT,
+		{ "zwlr_output_manager_v1" } },
+	{ "output-power", VT_PRIV_OUTPUT_POWER,
+		{ "zwlr_output_power_manager_v1" } },
+	{ "gamma", VT_PRIV_GAMMA, { "zwlr_gamma_control_manager_v1" } },
+	{ "data-control", VT_PRIV_DATA_CONTROL,
+		{ "zwlr_data_control_manager_v1" } },
+	{ "foreign-toplevel", VT_PRIV_FOREIGN_TOPLEVEL,
+		{ "zwlr_foreign_toplevel_manager_v1" } },
+	{ "input-inhibit", VT_PRIV_INPUT_INHIBIT,
+		{ "zwlr_input_inhibit_manager_v1" } },
+};
+
+uint32_t vt_privilege_of(const char *interface) {
+	for (size_t i = 0; i < sizeof(privileges) / sizeof(privileges[0]); i++) {
+		for (int j = 0; j < 3 && privileges[i].interfaces[j] != NULL; j++) {
+			if (strcmp(interface, privileges[i].interfaces[j]) == 0) {
+				return privileges[i].bit;
+			}
+		}
+	}
+	return 0;
+}
+
+const char *vt_privileges_parse(char *value, uint32_t *allow) {
+	char *save = NULL;
+	for (char *tok = strtok_r(value, " \t,", &save); tok != NULL;
+			tok = strtok_r(NULL, " \t,", &save)) {
+		if (strcmp(tok, "all") == 0) {
+			*allow = VT_PRIV_ALL;
+			continue;
+		} else if (strcmp(tok, "none") == 0) {
+			*allow = 0;
+			continue;
+		}
+		size_t i = 0;
+		while (i < sizeof(privileges) / sizeof(privileges[0]) &&
+				strcmp(tok, privileges[i].name) != 0) {
+			i++;
+		}
+		if (i == sizeof(privileges) / sizeof(privileges[0])) {
+			return "expected all, none or protocol classes: screencopy, "
+				"virtual-input, output-management, output-power, gamma, "
+				"data-control, foreign-toplevel, input-inhibit";
+		}
+		*allow |= privileges[i].bit;
+	}
+	return NULL;
 }
 
 static bool copy_str_n(char *dst, const char *src, size_t size) {
@@ -487,6 +557,64 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 			"expected Shift, Ctrl, Alt, Logo or none";
 	} else if (strcmp(key, "output") == 0) {
 		return parse_output(c, value);
+	} else if (strcmp(key, "decorations") == 0) {
+		if (strcmp(value, "server") == 0) {
+			c->server_decorations = true;
+		} else if (strcmp(value, "client") == 0) {
+			c->server_decorations = false;
+		} else {
+			return "expected server or client";
+		}
+		return NULL;
+	} else if (strcmp(key, "app_exit") == 0) {
+		if (strcmp(value, "exit") == 0) {
+			c->app_exit = VT_APP_EXIT_EXIT;
+		} else if (strcmp(value, "restart") == 0) {
+			c->app_exit = VT_APP_EXIT_RESTART;
+		} else if (strcmp(value, "stay") == 0) {
+			c->app_exit = VT_APP_EXIT_STAY;
+		} else {
+			return "expected exit, restart or stay";
+		}
+		return NULL;
+	} else if (strcmp(key, "kiosk_output") == 0) {
+		if (strcmp(value, "each") == 0) {
+			c->kiosk_output = VT_KIOSK_EACH;
+		} else if (strcmp(value, "extend") == 0) {
+			c->kiosk_output = VT_KIOSK_EXTEND;
+		} else if (strcmp(value, "last") == 0) {
+			c->kiosk_output = VT_KIOSK_LAST;
+		} else if (strpbrk(value, " \t") != NULL) {
+			return "expected each, extend, last or an output name";
+		} else if (!copy_str(c->kiosk_output_name, value)) {
+			return "output name too long";
+		} else {
+			c->kiosk_output = VT_KIOSK_NAMED;
+		}
+		return NULL;
+	} else if (strcmp(key, "hide_cursor") == 0) {
+		double seconds;
+		if (strcmp(value, "never") == 0) {
+			c->hide_cursor_ms = -1;
+		} else if (strcmp(value, "always") == 0) {
+			c->hide_cursor_ms = 0;
+		} else if (parse_double(value, 0.1, 3600, &seconds)) {
+			c->hide_cursor_ms = (int)(seconds * 1000 + 0.5);
+		} else {
+			return "expected never, always or seconds from 0.1 to 3600";
+		}
+		return NULL;
+	} else if (strcmp(key, "vt_switch") == 0) {
+		if (strcmp(value, "on") == 0) {
+			c->vt_switch = 1;
+		} else if (strcmp(value, "off") == 0) {
+			c->vt_switch = 0;
+		} else {
+			return "expected on or off";
+		}
+		return NULL;
+	} else if (strcmp(key, "allow") == 0) {
+		return vt_privileges_parse(value, &c->allow);
 	} else if (strcmp(key, "path") == 0) {
 		return parse_path_rule(c, value);
 	} else if (strcmp(key, "tearing_box") == 0) {
@@ -580,9 +708,16 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	next.bindings_len = 0;
 	next.outputs_len = 0;
 	next.drag_modifier = VT_MOD_LOGO;
+	next.server_decorations = true;
 	next.tearing_box = VT_TEARING_BOX_DEFAULT;
 	next.scroll_extend = VT_SCROLL_EXTEND_DEFAULT;
 	next.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT;
+	next.app_exit = VT_APP_EXIT_DEFAULT;
+	next.kiosk_output = VT_KIOSK_EACH;
+	next.kiosk_output_name[0] = '\0';
+	next.hide_cursor_ms = -1;
+	next.allow = 0;
+	next.vt_switch = -1;
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0;

@@ -85,6 +85,37 @@ struct vt_config_output {
 	bool enabled;
 };
 
+/* What vitrail does when the application of its command line (after
+ * "--") exits (vitrail(5), app_exit). */
+enum vt_app_exit {
+	VT_APP_EXIT_DEFAULT, /* kiosk: exit; desktop: stay */
+	VT_APP_EXIT_EXIT, /* with the application's exit status */
+	VT_APP_EXIT_RESTART, /* start it again, backing off when it crashes */
+	VT_APP_EXIT_STAY,
+};
+
+/* Where kiosk windows go (vitrail(5), kiosk_output). */
+enum vt_kiosk_output {
+	VT_KIOSK_EACH, /* each window fills the output it is placed on */
+	VT_KIOSK_EXTEND, /* every window covers all the outputs */
+	VT_KIOSK_LAST, /* the output that came last */
+	VT_KIOSK_NAMED, /* kiosk_output_name, or the last while it is absent */
+};
+
+/* Privileged protocols, by class (vitrail(5), allow): in kiosk mode a
+ * class is offered to clients only when allowed. */
+enum vt_privilege {
+	VT_PRIV_SCREENCOPY = 1 << 0, /* screencopy, export-dmabuf */
+	VT_PRIV_VIRTUAL_INPUT = 1 << 1, /* virtual pointer and keyboard */
+	VT_PRIV_OUTPUT_MANAGEMENT = 1 << 2, /* wlr-output-management */
+	VT_PRIV_OUTPUT_POWER = 1 << 3, /* wlr-output-power-management */
+	VT_PRIV_GAMMA = 1 << 4, /* wlr-gamma-control */
+	VT_PRIV_DATA_CONTROL = 1 << 5, /* wlr-data-control */
+	VT_PRIV_FOREIGN_TOPLEVEL = 1 << 6, /* wlr-foreign-toplevel-management */
+	VT_PRIV_INPUT_INHIBIT = 1 << 7, /* wlr-input-inhibitor */
+	VT_PRIV_ALL = (1 << 8) - 1,
+};
+
 /* Config errors quote at most this many bytes of a line (vitrail(5)). */
 #define VT_CONFIG_QUOTE_MAX 80
 
@@ -108,6 +139,19 @@ struct vt_config {
 	/* held with the left button: move a window; with the right: resize
 	 * it (0: none) */
 	uint32_t drag_modifier;
+	/* who draws window decorations when a client lets vitrail choose:
+	 * vitrail (server-side, the default) or the client */
+	bool server_decorations;
+	enum vt_app_exit app_exit;
+	enum vt_kiosk_output kiosk_output;
+	char kiosk_output_name[VT_CONFIG_STR];
+	/* the cursor: -1 always shown, 0 always hidden, else hidden after
+	 * this many ms without pointer input */
+	int hide_cursor_ms;
+	uint32_t allow; /* enum vt_privilege: allowed in kiosk mode */
+	/* Ctrl+Alt+F1..F12 switch virtual terminals: -1 by the mode (in
+	 * desktop mode, not in kiosk mode), 0 never, 1 always */
+	int vt_switch;
 	struct vt_config_output outputs[VT_CONFIG_OUTPUTS];
 	int outputs_len;
 };
@@ -116,6 +160,17 @@ struct vt_config {
  * (false when neither exists). */
 bool vt_config_output(const struct vt_config *config, const char *name,
 	struct vt_config_output *out);
+
+/* Whether Ctrl+Alt+Fn switch virtual terminals under this config. */
+bool vt_config_vt_switch(const struct vt_config *config);
+
+/* The class of the privileged protocol global `interface`, 0 when it is
+ * none. */
+uint32_t vt_privilege_of(const char *interface);
+/* Parse "CLASS..." (space or comma separated, "all", "none") into *allow
+ * (added to it; "none" clears it; value is modified); NULL or the reason
+ * it is bad. */
+const char *vt_privileges_parse(char *value, uint32_t *allow);
 
 /* The rule for app_id, NULL when none (the last matching line wins). */
 const struct vt_config_path_rule *vt_config_path_rule(

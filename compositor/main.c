@@ -36,6 +36,8 @@ static const char usage[] =
 	"  -c, --config FILE        config file (see vitrail(5))\n"
 	"  -C, --validate           check the config file and exit\n"
 	"  -m, --mode MODE          desktop or kiosk (overrides the config)\n"
+	"      --allow CLASSES      privileged protocols offered in kiosk mode too\n"
+	"                           (as the config's allow; comma separated)\n"
 	"      --demo               embedded default: headless, two outputs, demo clients\n"
 	"      --exit-after SEC     exit after SEC seconds\n"
 	"      --screenshot-dir DIR on exit, write DIR/<output>.png for each output\n"
@@ -64,6 +66,7 @@ enum {
 	OPT_FRAME_PIPELINE,
 	OPT_PACING,
 	OPT_PRERENDER,
+	OPT_ALLOW,
 };
 
 static bool parse_size(const char *s, int *w, int *h) {
@@ -98,6 +101,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		{ "screenshot-dir", required_argument, NULL, OPT_SCREENSHOT_DIR },
 		{ "stats", required_argument, NULL, OPT_STATS },
 		{ "frame-log", required_argument, NULL, OPT_FRAME_LOG },
+		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "ready-fd", required_argument, NULL, OPT_READY_FD },
 		{ "test", no_argument, NULL, OPT_TEST },
 		{ "renderer-threads", required_argument, NULL, OPT_RENDERER_THREADS },
@@ -241,6 +245,14 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			}
 			opts->mode_set = true;
 			break;
+		case OPT_ALLOW: {
+			const char *why = vt_privileges_parse(optarg, &opts->allow);
+			if (why != NULL) {
+				fprintf(stderr, "vitrail: --allow: %s\n", why);
+				return false;
+			}
+			break;
+		}
 		case OPT_DEMO:
 			opts->demo = true;
 			break;
@@ -325,6 +337,7 @@ static int handle_child(int signal, void *data) {
 				server->children[i] = -1;
 			}
 		}
+		vt_kiosk_child_exited(server, pid, status);
 	}
 	return 0;
 }
@@ -544,7 +557,7 @@ int main(int argc, char *argv[]) {
 				}
 				strcat(cmd, "'");
 			}
-			vt_server_spawn(&server, cmd);
+			vt_kiosk_start_app(&server, cmd);
 			free(cmd);
 		}
 	}
@@ -552,6 +565,7 @@ int main(int argc, char *argv[]) {
 		spawn_demo_clients(&server);
 	}
 
+	server.running = true;
 	wl_display_run(server.display);
 
 	write_exit_reports(&server);
@@ -561,5 +575,5 @@ int main(int argc, char *argv[]) {
 	wl_event_source_remove(sigchld);
 	vt_server_finish(&server);
 	free(opts->startup);
-	return EXIT_SUCCESS;
+	return server.exit_status;
 }

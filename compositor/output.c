@@ -134,6 +134,8 @@ struct vt_output {
 	bool manual_position;
 	int manual_x, manual_y;
 	bool enabled; /* as handle_commit last saw it */
+	/* the order outputs came in: 0 for those there at the start */
+	int created;
 	/* disabled by vitrail alone: the backend cannot disable it (wlroots
 	 * 0.15's headless outputs), so it stays enabled there but is out of
 	 * the layout and draws nothing */
@@ -329,6 +331,10 @@ void vt_output_set_position(struct vt_output *output, bool manual, int x,
 	output->manual_position = manual;
 	output->manual_x = x;
 	output->manual_y = y;
+}
+
+int vt_output_created(struct vt_output *output) {
+	return output->created;
 }
 
 struct wlr_output *vt_output_wlr(struct vt_output *output) {
@@ -2037,7 +2043,8 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	struct vt_options *opts = &server->opts;
 	/* --refresh rates go by output order: HEADLESS-1 takes the first,
 	 * whatever order the backend announces them in */
-	int index = server->outputs_created++;
+	int created = server->outputs_created++;
+	int index = created;
 	const char *number = strrchr(wlr_output->name, '-');
 	if (wlr_output_is_headless(wlr_output) && number != NULL &&
 			atoi(number + 1) > 0) {
@@ -2055,6 +2062,9 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		return;
 	}
 	output->server = server;
+	/* outputs there from the start come in the backend's order: they
+	 * are all first */
+	output->created = server->running ? created : 0;
 	output->wlr_output = wlr_output;
 	output->timer_fd = -1;
 	wlr_output->data = output;

@@ -95,6 +95,8 @@ static void update_background(struct vt_server *server) {
 void vt_server_apply_config(struct vt_server *server) {
 	update_background(server);
 	vt_input_apply_config(server);
+	vt_protocols_apply_config(server);
+	vt_kiosk_apply_config(server);
 }
 
 static int handle_renderer_fd(int fd, uint32_t mask, void *data) {
@@ -296,6 +298,10 @@ bool vt_server_init(struct vt_server *server) {
 	if (!vt_input_init(server)) {
 		return false;
 	}
+	if (!vt_kiosk_init(server)) {
+		wlr_log(WLR_ERROR, "cannot set up the kiosk policy");
+		return false;
+	}
 	if (!vt_layers_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the layer shell");
 		return false;
@@ -468,6 +474,7 @@ void vt_server_finish(struct vt_server *server) {
 		wl_event_source_remove(server->update_idle);
 		server->update_idle = NULL;
 	}
+	vt_kiosk_finish(server);
 	if (server->seat != NULL) {
 		vt_input_finish(server);
 	}

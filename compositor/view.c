@@ -44,6 +44,10 @@ static int views_on(struct vt_server *server, struct vt_output *output,
 }
 
 static struct vt_output *pick_output(struct vt_server *server) {
+	struct vt_output *kiosk = vt_kiosk_output(server);
+	if (kiosk != NULL) {
+		return kiosk;
+	}
 	struct vt_output *best = NULL;
 	int best_count = 0;
 	for (struct vt_output *output = vt_output_next(server, NULL);
@@ -130,18 +134,42 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 		return;
 	}
 	/* fullscreen covers the whole output, maximized what layer
-	 * surfaces' exclusive zones leave of it */
+	 * surfaces' exclusive zones leave of it, decorations included */
 	struct wlr_box box = fullscreen ?
 		output_layout_box(view->server, view->placed_on) :
 		vt_output_usable_box(view->placed_on);
+	struct vt_extents e = vt_view_extents(view, fullscreen);
 	if (fullscreen) {
+		vt_kiosk_fill_box(view->server, &box);
 		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
 	} else {
 		wlr_xdg_toplevel_set_maximized(view->xdg_surface, true);
 	}
-	wlr_xdg_toplevel_set_size(view->xdg_surface, box.width, box.height);
-	view->x = box.x;
-	view->y = box.y;
+	int width = box.width - e.left - e.right;
+	int height = box.height - e.top - e.bottom;
+	wlr_xdg_toplevel_set_size(view->xdg_surface, width > 1 ? width : 1,
+		height > 1 ? height : 1);
+	view->x = box.x + e.left;
+	view->y = box.y + e.top;
+}
+
+/* The (x, y) that keeps a window of geometry size w x h with decorations
+ * e inside box as far as its size allows, moved as little as can be;
+ * the top-left corner wins when it is too big. */
+static void keep_inside(struct wlr_box box, struct vt_extents e, int w,
+		int h, int *x, int *y) {
+	int fw = w + e.left + e.right, fh = h + e.top + e.bottom;
+	int fx = *x - e.left, fy = *y - e.top;
+	if (fx + fw > box.x + box.width) {
+		fx = box.x + box.width - fw;
+	}
+	if (fy + fh > box.y + box.height) {
+		fy = box.y + box.height - fh;
+	}
+	fx = fx < box.x ? box.x : fx;
+	fy = fy < box.y ? box.y : fy;
+	*x = fx + e.left;
+	*y = fy + e.top;
 }
 
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
@@ -160,7 +188,14 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 			false);
 		vt_foreign_toplevel_set_activated(server->focused_view, false);
 	}
+	struct vt_view *unfocused = server->focused_view;
 	server->focused_view = view;
+	if (unfocused != NULL && unfocused != view && unfocused->mapped) {
+		vt_decoration_update(unfocused);
+	}
+	if (view->mapped) {
+		vt_decoration_update(view);
+	}
 	wl_list_remove(&view->link);
 	wl_list_insert(&server->views, &view->link);
 	vr_node_raise_to_top(view->node);
@@ -208,6 +243,12 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 			*surface = s;
 			return view;
 		}
+		/* its decorations: the view, no surface */
+		uint32_t edges;
+		if (vt_view_decoration_at(view, lx, ly, &edges) != VT_PART_NONE) {
+			*surface = NULL;
+			return view;
+		}
 	}
 	layer = vt_layers_surface_at(server, lx, ly, false, sx, sy);
 	if (layer != NULL) {
@@ -240,14 +281,10 @@ static void view_move_to_output(struct vt_view *view,
 	struct wlr_box to = vt_output_usable_box(output);
 	struct wlr_box geo;
 	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
-	int x = view->x - from.x, y = view->y - from.y;
-	if (x + geo.width > to.width) {
-		x = to.width - geo.width;
-	}
-	if (y + geo.height > to.height) {
-		y = to.height - geo.height;
-	}
-	vt_view_move(view, to.x + (x > 0 ? x : 0), to.y + (y > 0 ? y : 0));
+	int x = to.x + view->x - from.x, y = to.y + view->y - from.y;
+	keep_inside(to, vt_view_extents(view, false), geo.width, geo.height,
+		&x, &y);
+	vt_view_move(view, x, y);
 }
 
 void vt_views_usable_changed(struct vt_server *server,
@@ -266,14 +303,8 @@ void vt_views_usable_changed(struct vt_server *server,
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
 		int x = view->x, y = view->y;
-		if (x + geo.width > usable.x + usable.width) {
-			x = usable.x + usable.width - geo.width;
-		}
-		if (y + geo.height > usable.y + usable.height) {
-			y = usable.y + usable.height - geo.height;
-		}
-		x = x < usable.x ? usable.x : x;
-		y = y < usable.y ? usable.y : y;
+		keep_inside(usable, vt_view_extents(view, false), geo.width,
+			geo.height, &x, &y);
 		if (x != view->x || y != view->y) {
 			vt_view_move(view, x, y);
 		}
@@ -322,25 +353,30 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
 			!view->xdg_surface->toplevel->current.maximized &&
 			!view->xdg_surface->toplevel->current.fullscreen) {
-		/* inside what panels leave of the output */
+		/* inside what panels leave of the output, decorations
+		 * included */
 		struct wlr_box box = vt_output_usable_box(view->placed_on);
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		struct vt_extents e = vt_view_extents(view, false);
+		int fw = geo.width + e.left + e.right;
+		int fh = geo.height + e.top + e.bottom;
 		/* Centred, then cascaded so windows on one output do not
 		 * hide each other completely. */
 		int step = 60 * (views_on(server, view->placed_on, view) % 6);
-		int x = (box.width - geo.width) / 2 - 150 + step * 2;
-		int y = (box.height - geo.height) / 2 - 90 + step;
-		if (x + geo.width > box.width) {
-			x = box.width - geo.width;
+		int x = (box.width - fw) / 2 - 150 + step * 2;
+		int y = (box.height - fh) / 2 - 90 + step;
+		if (x + fw > box.width) {
+			x = box.width - fw;
 		}
-		if (y + geo.height > box.height) {
-			y = box.height - geo.height;
+		if (y + fh > box.height) {
+			y = box.height - fh;
 		}
-		view->x = box.x + (x > 0 ? x : 0);
-		view->y = box.y + (y > 0 ? y : 0);
+		view->x = box.x + (x > 0 ? x : 0) + e.left;
+		view->y = box.y + (y > 0 ? y : 0) + e.top;
 	}
 	view_update_position(view);
+	vt_decoration_update(view);
 	vr_node_set_enabled(view->node, true);
 	view_update_entered(view);
 	vt_foreign_toplevel_map(view);
@@ -391,6 +427,7 @@ static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
 			view->fullscreen = fullscreen;
 			vt_layers_fullscreen_changed(view->server);
 		}
+		vt_decoration_update(view);
 	}
 }
 
@@ -400,12 +437,23 @@ static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
 static void view_handle_fill_request(struct vt_view *view, bool requested,
 		bool fullscreen) {
 	if (!requested && view->server->config.mode == VT_MODE_DESKTOP) {
+		struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+		/* the decorations' corner stays where it is (out of
+		 * fullscreen: the title bar comes back inside the output) */
+		struct vt_extents was = vt_view_extents(view,
+			toplevel->scheduled.fullscreen);
 		if (fullscreen) {
 			wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, false);
 		} else {
 			wlr_xdg_toplevel_set_maximized(view->xdg_surface, false);
 		}
 		wlr_xdg_toplevel_set_size(view->xdg_surface, 0, 0);
+		struct vt_extents e = vt_view_extents(view,
+			toplevel->scheduled.fullscreen);
+		if (e.left != was.left || e.top != was.top) {
+			vt_view_move(view, view->x - was.left + e.left,
+				view->y - was.top + e.top);
+		}
 		return;
 	}
 	view_fill_output(view, fullscreen);
@@ -549,6 +597,44 @@ static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
 		view->xdg_surface->toplevel->requested.fullscreen, true);
 }
 
+static void toplevel_handle_set_title(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, set_title);
+	if (view->mapped) {
+		vt_decoration_update(view);
+	}
+}
+
+void vt_view_set_server_decorations(struct vt_view *view, bool on) {
+	if (view->ssd == on) {
+		return;
+	}
+	view->ssd = on;
+	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+	if (!view->mapped) {
+		/* maximized before mapping: the size asked for changes */
+		if (toplevel->scheduled.maximized &&
+				!toplevel->scheduled.fullscreen &&
+				view->server->config.mode == VT_MODE_DESKTOP) {
+			view_fill_output(view, false);
+		}
+		return;
+	}
+	if (view_fills_output(view)) {
+		view_fill_output(view, toplevel->scheduled.fullscreen ||
+			view->server->config.mode == VT_MODE_KIOSK);
+		vt_view_move(view, view->x, view->y);
+	} else if (view->placed_on != NULL) {
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		int x = view->x, y = view->y;
+		keep_inside(vt_output_usable_box(view->placed_on),
+			vt_view_extents(view, false), geo.width, geo.height, &x, &y);
+		vt_view_move(view, x, y);
+	}
+	vt_decoration_update(view);
+}
+
 static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, destroy);
 	vt_foreign_toplevel_unmap(view);
@@ -564,10 +650,14 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->request_fullscreen.link);
 	wl_list_remove(&view->request_move.link);
 	wl_list_remove(&view->request_resize.link);
+	wl_list_remove(&view->set_title.link);
 	wl_list_remove(&view->link);
 	if (view->server->focused_view == view) {
 		view->server->focused_view = NULL;
 	}
+	/* listeners after this one (a decoration's) find no view */
+	view->xdg_surface->data = NULL;
+	vt_decoration_destroy(view);
 	vr_node_destroy(view->node);
 	vt_server_schedule_update(view->server);
 	free(view);
@@ -791,7 +881,11 @@ static void toplevel_create(struct vt_server *server,
 	wl_signal_add(&toplevel->events.request_move, &view->request_move);
 	view->request_resize.notify = toplevel_handle_request_resize;
 	wl_signal_add(&toplevel->events.request_resize, &view->request_resize);
+	view->set_title.notify = toplevel_handle_set_title;
+	wl_signal_add(&toplevel->events.set_title, &view->set_title);
 	wl_list_insert(&server->views, &view->link);
+	/* a KDE server-decoration made before the role */
+	vt_protocols_toplevel_created(view);
 }
 
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data) {

@@ -339,6 +339,17 @@ int harness_proc_stop(struct harness_proc *proc) {
 	return proc->status;
 }
 
+char *harness_write_file(struct harness *harness, const char *name,
+		const char *text) {
+	char *path = NULL;
+	ck_assert_int_gt(asprintf(&path, "%s/%s", harness->out_dir, name), 0);
+	FILE *f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "cannot write %s", path);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
 char *harness_proc_log(struct harness_proc *proc) {
 	char *log = read_file(proc->log_path, NULL);
 	ck_assert_msg(log != NULL, "cannot read %s", proc->log_path);
@@ -1207,6 +1218,27 @@ int harness_grim(struct harness *harness, struct harness_vitrail *vitrail,
 			HARNESS_WAIT_TIMEOUT_MS, NULL);
 	}
 	return status;
+}
+
+uint32_t *harness_screenshot(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *output,
+		const char *geometry, const char *name, int32_t *w, int32_t *h) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	harness_settle(vitrail->conn);
+	int status;
+	if (geometry != NULL) {
+		const char *argv[] = { "grim", "-g", geometry, path, NULL };
+		status = harness_run_client(harness, vitrail, argv,
+			HARNESS_WAIT_TIMEOUT_MS, NULL);
+	} else {
+		status = harness_grim(harness, vitrail, output, path);
+	}
+	ck_assert_msg(status == 0, "grim failed with status %d", status);
+	uint32_t *pixels = vr_png_read(path, w, h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	free(path);
+	return pixels;
 }
 
 /* Red where the pixels differ by more than tolerance, a dim grey copy of

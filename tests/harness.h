@@ -143,6 +143,9 @@ bool harness_proc_alive(struct harness_proc *proc);
 void harness_proc_signal(struct harness_proc *proc, int sig);
 /* Wait until it exits; false on timeout. */
 bool harness_proc_wait(struct harness_proc *proc, int timeout_ms);
+/* Write text to <out_dir>/<name>; returns the path (malloc'd). */
+char *harness_write_file(struct harness *harness, const char *name,
+	const char *text);
 /* SIGTERM, wait, SIGKILL, reap; returns the wait status. */
 int harness_proc_stop(struct harness_proc *proc);
 /* The log's contents (malloc'd, NUL-terminated). */
@@ -237,5 +240,11 @@ int harness_grim(struct harness *harness, struct harness_vitrail *vitrail,
 	const char *output, const char *path);
 void harness_check_output(struct harness_conn *conn, const char *output,
 	int tolerance);
+/* Settle, then grim's screenshot of output (or of a layout region
+ * "X,Y WxH" when geometry is set) into <out_dir>/<name>.png; its pixels
+ * (malloc'd, 0xAARRGGBB as vr_png_read gives them), size in *w, *h. */
+uint32_t *harness_screenshot(struct harness *harness,
+	struct harness_vitrail *vitrail, const char *output,
+	const char *geometry, const char *name, int32_t *w, int32_t *h);
 
 #endif

@@ -364,6 +364,90 @@ START_TEST(test_config_bindings) {
 }
 END_TEST
 
+START_TEST(test_config_decorations) {
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[512];
+	/* server-side by default, and in a file without the key */
+	ck_assert(config.server_decorations);
+	write_config("decorations client\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(!config.server_decorations);
+	write_config("decorations none\n");
+	ck_assert(!load(&config, err, sizeof(err)));
+	ck_assert_msg(strstr(err, ":1: decorations: expected server or client")
+		!= NULL, "%s", err);
+	ck_assert(!config.server_decorations);
+	write_config("repeat_rate 30\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.server_decorations);
+	write_config("decorations client\ndecorations server\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.server_decorations);
+}
+END_TEST
+
+START_TEST(test_config_kiosk) {
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[256];
+	ck_assert_int_eq(config.app_exit, VT_APP_EXIT_DEFAULT);
+	ck_assert_int_eq(config.hide_cursor_ms, -1);
+	ck_assert_int_eq(config.allow, 0);
+	write_config("app_exit restart\nkiosk_output HDMI-A-1\nhide_cursor 2.5\n"
+		"allow screencopy,gamma\nallow data-control\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.app_exit, VT_APP_EXIT_RESTART);
+	ck_assert_int_eq(config.kiosk_output, VT_KIOSK_NAMED);
+	ck_assert_str_eq(config.kiosk_output_name, "HDMI-A-1");
+	ck_assert_int_eq(config.hide_cursor_ms, 2500);
+	ck_assert_int_eq(config.allow,
+		VT_PRIV_SCREENCOPY | VT_PRIV_GAMMA | VT_PRIV_DATA_CONTROL);
+	/* the interfaces of a class */
+	ck_assert_int_eq(vt_privilege_of("zwp_virtual_keyboard_manager_v1"),
+		VT_PRIV_VIRTUAL_INPUT);
+	ck_assert_int_eq(vt_privilege_of("zwlr_export_dmabuf_manager_v1"),
+		VT_PRIV_SCREENCOPY);
+	ck_assert_int_eq(vt_privilege_of("xdg_wm_base"), 0);
+	/* a reload starts from the defaults of these keys */
+	write_config("kiosk_output extend\nhide_cursor always\nallow all\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.app_exit, VT_APP_EXIT_DEFAULT);
+	ck_assert_int_eq(config.kiosk_output, VT_KIOSK_EXTEND);
+	ck_assert_int_eq(config.hide_cursor_ms, 0);
+	ck_assert_int_eq(config.allow, VT_PRIV_ALL);
+	/* VT switching: by the mode, unless set */
+	config.mode = VT_MODE_KIOSK;
+	ck_assert(!vt_config_vt_switch(&config)); /* kiosk: no way out */
+	config.mode = VT_MODE_DESKTOP;
+	ck_assert(vt_config_vt_switch(&config));
+	write_config("mode kiosk\nvt_switch on\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(vt_config_vt_switch(&config));
+	write_config("mode desktop\nvt_switch off\nallow all\n"
+		"kiosk_output extend\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(!vt_config_vt_switch(&config));
+	/* bad values name the line and keep the previous config */
+	const char *bad[][2] = {
+		{ "vt_switch maybe\n", ":1: vt_switch: expected on or off" },
+		{ "app_exit sometimes\n", ":1: app_exit: expected exit, restart" },
+		{ "\nhide_cursor 0\n", ":2: hide_cursor: expected never" },
+		{ "hide_cursor soon\n", ":1: hide_cursor: expected never" },
+		{ "allow screencopy telepathy\n", ":1: allow: expected all" },
+		{ "kiosk_output two words\n", ":1: kiosk_output: expected each" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_config(bad[i][0]);
+		ck_assert(!load(&config, err, sizeof(err)));
+		ck_assert_msg(strstr(err, bad[i][1]) != NULL, "%s: %s", bad[i][0],
+			err);
+		ck_assert_int_eq(config.kiosk_output, VT_KIOSK_EXTEND);
+		ck_assert_int_eq(config.allow, VT_PRIV_ALL);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("parse");
@@ -377,6 +461,8 @@ int main(void) {
 	tcase_add_test(tc, test_config_scroll);
 	tcase_add_test(tc, test_config_bindings);
 	tcase_add_test(tc, test_config_outputs);
+	tcase_add_test(tc, test_config_decorations);
+	tcase_add_test(tc, test_config_kiosk);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

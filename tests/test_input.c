@@ -151,11 +151,14 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 	ck_assert(asprintf(&frame_log, "%s/frames.csv", harness->out_dir) > 0);
 	ck_assert(asprintf(&probe_csv, "%s/probe.csv", harness->out_dir) > 0);
 	ck_assert(asprintf(&driver_csv, "%s/driver.csv", harness->out_dir) > 0);
+	// the pointer driver is a virtual pointer: allowed in kiosk mode
+	char *conf = harness_write_file(harness, "kiosk.conf",
+		"mode kiosk\nallow virtual-input\n");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){
 			.outputs = 2,
 			.output_size = VP_OUTPUT_SIZE,
-			.extra_args = (const char *const[]){ "--mode", "kiosk",
+			.extra_args = (const char *const[]){ "--config", conf,
 				"--frame-log", frame_log, NULL },
 		});
 	struct harness_conn *conn = vitrail->conn;
@@ -288,6 +291,7 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 	free(frame_log);
 	free(probe_csv);
 	free(driver_csv);
+	free(conf);
 	harness_destroy(harness);
 }
 END_TEST

@@ -59,29 +59,6 @@ static void sleep_ms(int ms) {
 	nanosleep(&ts, NULL);
 }
 
-/* grim's screenshot of output (or of a layout region "X,Y WxH" when
- * geometry is set) into DIR/name.png; its pixels (malloc'd). */
-static uint32_t *screenshot(struct harness *harness,
-		struct harness_vitrail *vitrail, const char *output,
-		const char *geometry, const char *name, int32_t *w, int32_t *h) {
-	char *path = NULL;
-	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
-	harness_settle(vitrail->conn);
-	int status;
-	if (geometry != NULL) {
-		const char *argv[] = { "grim", "-g", geometry, path, NULL };
-		status = harness_run_client(harness, vitrail, argv,
-			HARNESS_WAIT_TIMEOUT_MS, NULL);
-	} else {
-		status = harness_grim(harness, vitrail, output, path);
-	}
-	ck_assert_msg(status == 0, "grim failed with status %d", status);
-	uint32_t *pixels = vr_png_read(path, w, h);
-	ck_assert_msg(pixels != NULL, "cannot read %s", path);
-	free(path);
-	return pixels;
-}
-
 /* The first pixel of the screenshot that differs from expect(x, y), or -1
  * (as y * w + x). */
 typedef uint32_t (*pixel_fn)(int32_t x, int32_t y, const void *data);
@@ -111,8 +88,8 @@ static void wait_for_pixels(struct harness *harness,
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	for (;;) {
 		int32_t w = 0, h = 0;
-		uint32_t *pixels = screenshot(harness, vitrail, output, geometry,
-			name, &w, &h);
+		uint32_t *pixels = harness_screenshot(harness, vitrail, output,
+			geometry, name, &w, &h);
 		long bad = w == want_w && h == want_h ?
 			first_mismatch(pixels, w, h, expect, data) : 0;
 		if (bad < 0) {
@@ -421,8 +398,8 @@ static uint32_t pixel_at(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *name, int32_t x,
 		int32_t y) {
 	int32_t w = 0, h = 0;
-	uint32_t *pixels = screenshot(harness, vitrail, "HEADLESS-1", NULL, name,
-		&w, &h);
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1",
+		NULL, name, &w, &h);
 	ck_assert(x < w && y < h);
 	uint32_t p = pixels[y * w + x];
 	free(pixels);
@@ -434,7 +411,8 @@ static uint32_t pixel_at(struct harness *harness,
 START_TEST(test_outputs_layers_over_fullscreen)
 {
 	struct harness *harness = harness_create("layer_fullscreen");
-	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	const char *kiosk[] = { "--mode", "kiosk", "--allow", "screencopy",
+		NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = kiosk });
@@ -750,7 +728,7 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	assert_block_has(out, "HEADLESS-2", "Position: 800,0");
 	free(out);
 	int32_t w = 0, h = 0;
-	free(screenshot(harness, vitrail, "HEADLESS-1", NULL, "mode", &w, &h));
+	free(harness_screenshot(harness, vitrail, "HEADLESS-1", NULL, "mode", &w, &h));
 	ck_assert_msg(w == 800 && h == 600, "HEADLESS-1's screenshot is %dx%d "
 		"after --custom-mode 800x600@30Hz", w, h);
 	sleep_ms(1500); // frames at 30 Hz, read from the frame log at the end
@@ -877,7 +855,7 @@ static struct harness_window check_quadrants(struct harness *harness,
 		bool inside = window.x >= 0 && window.y >= 0 &&
 			window.x + window.width <= lw && window.y + window.height <= lh;
 		int32_t gw = 0, gh = 0;
-		uint32_t *pixels = screenshot(harness, vitrail, "HEADLESS-1", NULL,
+		uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
 			name, &gw, &gh);
 		/* grim: the logical box times the output's scale (its pixel
 		 * size over the logical size: a fractional scale's logical box
@@ -1009,10 +987,10 @@ START_TEST(test_outputs_transform_draws_turned)
 	const double from_x = 5, from_y = 5, to_x = 240, to_y = 600;
 	harness_pointer_move(vitrail->conn, from_x, from_y);
 	int32_t aw = 0, ah = 0, bw = 0, bh = 0;
-	uint32_t *before = screenshot(harness, vitrail, "HEADLESS-1", NULL,
+	uint32_t *before = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
 		"pointer-before", &aw, &ah);
 	harness_pointer_move(vitrail->conn, to_x, to_y);
-	uint32_t *after = screenshot(harness, vitrail, "HEADLESS-1", NULL,
+	uint32_t *after = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
 		"pointer-after", &bw, &bh);
 	ck_assert_msg(aw == bw && ah == bh && aw == 480 && ah == 640,
 		"pointer shots %dx%d and %dx%d, not 480x640", aw, ah, bw, bh);
@@ -1084,7 +1062,7 @@ START_TEST(test_outputs_scale_draws_scaled)
 	/* 1:1: along the row through the top quadrants' centres, exactly
 	 * 100 red then 100 green pixels, the edges sharp */
 	int32_t gw = 0, gh = 0;
-	uint32_t *pixels = screenshot(harness, vitrail, "HEADLESS-1", NULL,
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
 		"scale-2-row", &gw, &gh);
 	ck_assert_int_eq(gw, 640);
 	ck_assert_int_eq(gh, 480);
@@ -1130,13 +1108,6 @@ START_TEST(test_outputs_scale_draws_scaled)
 }
 END_TEST
 
-static void write_file(const char *path, const char *text) {
-	FILE *f = fopen(path, "w");
-	ck_assert_msg(f != NULL, "cannot write %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* Wait until wlr-randr's block of output has text. */
 static void wait_for_randr(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *output,
@@ -1168,9 +1139,8 @@ static void wait_for_randr(struct harness *harness,
 START_TEST(test_outputs_config_sets_outputs)
 {
 	struct harness *harness = harness_create("config");
-	char *conf = NULL;
-	ck_assert(asprintf(&conf, "%s/vitrail.conf", harness->out_dir) > 0);
-	write_file(conf, "output HEADLESS-1 scale 2 transform 90\n"
+	char *conf = harness_write_file(harness, "vitrail.conf",
+		"output HEADLESS-1 scale 2 transform 90\n"
 		"output HEADLESS-2 position 0,600 transform 180\n");
 	const char *extra[] = { "--config", conf, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
@@ -1189,8 +1159,8 @@ START_TEST(test_outputs_config_sets_outputs)
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	check_quadrants(harness, vitrail, "config-start", 240, 320);
 
-	write_file(conf, "output HEADLESS-1 transform flipped\n"
-		"output HEADLESS-2 disable\n");
+	free(harness_write_file(harness, "vitrail.conf", "output HEADLESS-1 transform flipped\n"
+		"output HEADLESS-2 disable\n"));
 	harness_proc_signal(vitrail->proc, SIGHUP);
 	const char *reload1[] = { "Scale: 1.000000", "Transform: flipped\n",
 		NULL };
@@ -1199,7 +1169,7 @@ START_TEST(test_outputs_config_sets_outputs)
 	wait_for_randr(harness, vitrail, "HEADLESS-2", reload2);
 	check_quadrants(harness, vitrail, "config-reload", 640, 480);
 
-	write_file(conf, "output HEADLESS-1 transform 45\n");
+	free(harness_write_file(harness, "vitrail.conf", "output HEADLESS-1 transform 45\n"));
 	harness_proc_signal(vitrail->proc, SIGHUP);
 	char *expected = NULL;
 	ck_assert(asprintf(&expected, "%s:1: output: expected transform", conf) > 0);
@@ -1232,7 +1202,10 @@ END_TEST
 START_TEST(test_outputs_randr_kiosk_follows_mode)
 {
 	struct harness *harness = harness_create("randr_kiosk");
-	const char *kiosk[] = { "--mode", "kiosk", NULL };
+	// wlr-randr is an output manager: allowed in kiosk mode
+	char *conf = harness_write_file(harness, "kiosk.conf",
+		"mode kiosk\nallow output-management\n");
+	const char *kiosk[] = { "--config", conf, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = kiosk });
@@ -1261,6 +1234,7 @@ START_TEST(test_outputs_randr_kiosk_follows_mode)
 		"after the output became 800x600", window->width, window->height,
 		window->x, window->y);
 	harness_stop_vitrail(harness, vitrail);
+	free(conf);
 	harness_destroy(harness);
 }
 END_TEST

@@ -457,8 +457,8 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 	snprintf(size, sizeof(size), "%dx%d", OUTPUT_W, OUTPUT_H);
 
 	pid_t probe = -1, driver = -1;
-	const char *extra[] = { "--mode", "kiosk", "--frame-log", frame_log,
-		NULL };
+	const char *extra[] = { "--mode", "kiosk", "--allow", "virtual-input",
+		"--frame-log", frame_log, NULL };
 	struct bench_vitrail parent, vitrail;
 	bool ok = bench_vitrail_start_setup(&bench->env, c->nested, c->hz, size,
 		extra, log, parent_log, START_TIMEOUT_MS, &parent, &vitrail);
