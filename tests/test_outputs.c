@@ -840,7 +840,9 @@ static void quad_center(const struct harness_window *window, int q,
  * window is: grim turns and scales the output's buffer back into the
  * layout by the transform and scale wl_output announces, so this holds
  * only when vitrail drew the buffer turned and scaled as announced.
- * Retried until the screen caught up (timeout_ms). Returns the window. */
+ * Retried until the screen caught up (20 s). Returns the window (for its
+ * geometry: its strings belong to the window list, valid until the next
+ * list). */
 static struct harness_window check_quadrants(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *name, int lw, int lh) {
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(20000);
