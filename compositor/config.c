@@ -604,6 +604,12 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 			return "expected never, always or seconds from 0.1 to 3600";
 		}
 		return NULL;
+	} else if (strcmp(key, "touch_output") == 0) {
+		if (strpbrk(value, " \t") != NULL) {
+			return "expected an output name";
+		}
+		return copy_str(c->touch_output, value) ? NULL :
+			"output name too long";
 	} else if (strcmp(key, "vt_switch") == 0) {
 		if (strcmp(value, "on") == 0) {
 			c->vt_switch = 1;
@@ -718,6 +724,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	next.hide_cursor_ms = -1;
 	next.allow = 0;
 	next.vt_switch = -1;
+	next.touch_output[0] = '\0';
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0;

@@ -149,6 +149,9 @@ struct vt_config {
 	 * this many ms without pointer input */
 	int hide_cursor_ms;
 	uint32_t allow; /* enum vt_privilege: allowed in kiosk mode */
+	/* the output touch screens are mapped to ("": the one the device
+	 * names, else the whole layout) */
+	char touch_output[VT_CONFIG_STR];
 	/* Ctrl+Alt+F1..F12 switch virtual terminals: -1 by the mode (in
 	 * desktop mode, not in kiosk mode), 0 never, 1 always */
 	int vt_switch;

@@ -90,33 +90,47 @@ void vt_emulated_pointer_axis(struct wlr_input_device *device,
 	wl_signal_emit(&device->pointer->events.frame, device->pointer);
 }
 
+void vt_emulated_touch_raw(struct wlr_input_device *device, int32_t id,
+		double x, double y, bool down) {
+	if (down) {
+		struct wlr_event_touch_down event = {
+			.device = device,
+			.time_msec = now_msec(),
+			.touch_id = id,
+			.x = x,
+			.y = y,
+		};
+		wl_signal_emit(&device->touch->events.down, &event);
+	} else {
+		struct wlr_event_touch_motion event = {
+			.device = device,
+			.time_msec = now_msec(),
+			.touch_id = id,
+			.x = x,
+			.y = y,
+		};
+		wl_signal_emit(&device->touch->events.motion, &event);
+	}
+	wl_signal_emit(&device->touch->events.frame, NULL);
+}
+
 bool vt_emulated_touch_down(struct vt_server *server,
 		struct wlr_input_device *device, int32_t id, double lx, double ly) {
-	struct wlr_event_touch_down event = {
-		.device = device,
-		.time_msec = now_msec(),
-		.touch_id = id,
-	};
-	if (!to_absolute(server, lx, ly, &event.x, &event.y)) {
+	double x, y;
+	if (!to_absolute(server, lx, ly, &x, &y)) {
 		return false;
 	}
-	wl_signal_emit(&device->touch->events.down, &event);
-	wl_signal_emit(&device->touch->events.frame, NULL);
+	vt_emulated_touch_raw(device, id, x, y, true);
 	return true;
 }
 
 bool vt_emulated_touch_move(struct vt_server *server,
 		struct wlr_input_device *device, int32_t id, double lx, double ly) {
-	struct wlr_event_touch_motion event = {
-		.device = device,
-		.time_msec = now_msec(),
-		.touch_id = id,
-	};
-	if (!to_absolute(server, lx, ly, &event.x, &event.y)) {
+	double x, y;
+	if (!to_absolute(server, lx, ly, &x, &y)) {
 		return false;
 	}
-	wl_signal_emit(&device->touch->events.motion, &event);
-	wl_signal_emit(&device->touch->events.frame, NULL);
+	vt_emulated_touch_raw(device, id, x, y, false);
 	return true;
 }
 

@@ -40,5 +40,9 @@ bool vt_emulated_touch_down(struct vt_server *server,
 bool vt_emulated_touch_move(struct vt_server *server,
 	struct wlr_input_device *device, int32_t id, double lx, double ly);
 void vt_emulated_touch_up(struct wlr_input_device *device, int32_t id);
+/* A touch down (or motion) at x, y in the device's own 0..1 range, as a
+ * touch screen's controller reports it. */
+void vt_emulated_touch_raw(struct wlr_input_device *device, int32_t id,
+	double x, double y, bool down);
 
 #endif

@@ -894,6 +894,62 @@ static void handle_request_cursor(struct wl_listener *listener, void *data) {
 
 /* ---- touch -------------------------------------------------------------- */
 
+/* A touch screen's point (x, y in 0..1 across and down its panel) in
+ * layout coordinates. The panel is the output the config's touch_output
+ * names, else the one the device names (libinput's WL_OUTPUT), else the
+ * whole layout. The panel turns with its output: the point is where the
+ * output's transform puts that spot of its buffer (wlroots' convention,
+ * as wlr_box_transform: 90 turns the content counter-clockwise). */
+static void touch_to_layout(struct vt_server *server,
+		struct wlr_input_device *device, double x, double y, double *lx,
+		double *ly) {
+	const char *name = server->config.touch_output[0] != '\0' ?
+		server->config.touch_output : device->output_name;
+	struct vt_output *output = name != NULL ?
+		vt_output_by_name(server, name) : NULL;
+	struct wlr_box *box = output != NULL && vt_output_enabled(output) ?
+		wlr_output_layout_get_box(server->layout, vt_output_wlr(output)) :
+		NULL;
+	if (box == NULL) {
+		wlr_cursor_absolute_to_layout_coords(server->cursor, device, x, y,
+			lx, ly);
+		return;
+	}
+	double u = x, v = y;
+	switch (vt_output_wlr(output)->transform) {
+	case WL_OUTPUT_TRANSFORM_NORMAL:
+		break;
+	case WL_OUTPUT_TRANSFORM_90:
+		u = 1 - y;
+		v = x;
+		break;
+	case WL_OUTPUT_TRANSFORM_180:
+		u = 1 - x;
+		v = 1 - y;
+		break;
+	case WL_OUTPUT_TRANSFORM_270:
+		u = y;
+		v = 1 - x;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED:
+		u = 1 - x;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
+		u = y;
+		v = x;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
+		v = 1 - y;
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
+		u = 1 - y;
+		v = 1 - x;
+		break;
+	}
+	*lx = box->x + u * box->width;
+	*ly = box->y + v * box->height;
+}
+
 static void handle_touch_down(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_down);
 	uint64_t received_ns = vt_now_ns();
@@ -902,8 +958,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	vt_kiosk_touch_activity(server);
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
-	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
-		event->x, event->y, &lx, &ly);
+	touch_to_layout(server, event->device, event->x, event->y, &lx, &ly);
 	double sx, sy;
 	struct vt_view *view;
 	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
@@ -959,8 +1014,7 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	vt_protocols_input_activity(server);
 	struct wlr_event_touch_motion *event = data;
 	double lx, ly;
-	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
-		event->x, event->y, &lx, &ly);
+	touch_to_layout(server, event->device, event->x, event->y, &lx, &ly);
 	if (vt_scroll_touch_motion(server, event->time_msec,
 			event->touch_id, lx, ly)) {
 		return;

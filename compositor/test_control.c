@@ -410,6 +410,17 @@ static void handle_touch_move(struct wl_client *client,
 	}
 }
 
+static void handle_touch_raw(struct wl_client *client,
+		struct wl_resource *resource, int32_t id, wl_fixed_t x,
+		wl_fixed_t y, uint32_t down) {
+	struct test_object *obj = test_object_from_resource(resource);
+	struct wlr_input_device *touch = test_touch(obj->test, resource);
+	if (touch != NULL) {
+		vt_emulated_touch_raw(touch, id, wl_fixed_to_double(x),
+			wl_fixed_to_double(y), down != 0);
+	}
+}
+
 static void handle_touch_up(struct wl_client *client,
 		struct wl_resource *resource, int32_t id) {
 	struct test_object *obj = test_object_from_resource(resource);
@@ -505,6 +516,7 @@ static const struct vitrail_test_v1_interface test_impl = {
 	.touch_down = handle_touch_down,
 	.touch_move = handle_touch_move,
 	.touch_up = handle_touch_up,
+	.touch_raw = handle_touch_raw,
 	.hash_frames = handle_hash_frames,
 };
 
@@ -538,7 +550,7 @@ bool vt_test_init(struct vt_server *server) {
 	test->server = server;
 	wl_list_init(&test->settles);
 	test->global = wl_global_create(server->display,
-		&vitrail_test_v1_interface, 6, test, test_bind);
+		&vitrail_test_v1_interface, 7, test, test_bind);
 	if (test->global == NULL) {
 		free(test);
 		return false;

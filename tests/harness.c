@@ -659,7 +659,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct harness_conn *conn = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0) {
 		conn->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, version < 6 ? version : 6);
+			&vitrail_test_v1_interface, version < 7 ? version : 7);
 		vitrail_test_v1_add_listener(conn->test, &test_listener, conn);
 	}
 }
@@ -901,6 +901,15 @@ void harness_touch(struct harness_conn *conn, enum harness_touch what,
 		break;
 	}
 	conn_sync(conn, "touch");
+}
+
+void harness_touch_raw(struct harness_conn *conn, int32_t id, double x,
+		double y, bool down) {
+	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 7,
+		"vitrail_test_v1 version 7 needed for touch_raw");
+	vitrail_test_v1_touch_raw(conn->test, id, wl_fixed_from_double(x),
+		wl_fixed_from_double(y), down ? 1 : 0);
+	conn_sync(conn, "touch_raw");
 }
 
 void harness_hash_frames(struct harness_conn *conn, const char *output,

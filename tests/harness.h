@@ -207,6 +207,11 @@ enum harness_touch {
 };
 void harness_touch(struct harness_conn *conn, enum harness_touch what,
 	int32_t id, double x, double y);
+/* vitrail_test_v1 version 7: a touch down (or motion) at x, y in the
+ * emulated touch screen's own 0..1 range, which vitrail maps as any touch
+ * screen's (touch_output, the output's transform). */
+void harness_touch_raw(struct harness_conn *conn, int32_t id, double x,
+	double y, bool down);
 void harness_hash_frames(struct harness_conn *conn, const char *output,
 	int32_t x, int32_t y, int32_t width, int32_t height, const char *path);
 /* Returns the generation rendered, 0 when writing failed. */

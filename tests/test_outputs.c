@@ -935,6 +935,66 @@ static void assert_raw(const uint32_t *pixels, int32_t w, int32_t h, int u,
 		quad_colors[q]);
 }
 
+/* ---- touch_transform ------------------------------------------------------ */
+
+/*
+ * A touch screen on a turned output: its points (0..1 across and down the
+ * panel, which turns with the display) land where the output shows that
+ * spot of its buffer. Two 640x480 outputs; HEADLESS-2, turned 90, is a
+ * 480x640 box at x 640 of the layout, touch_output maps the touch screen
+ * to it, and a 200x160 kiosk window sits at its origin. Worked out from
+ * the buffer, not from vitrail's code: under 90 the buffer's (bx, by)
+ * shows the box's (480 - by, bx) (see transform); under 270, (by,
+ * 640 - bx). Raw points in 1/16ths, which wl_fixed carries exactly:
+ * (0.125, 0.75) is buffer (80, 360), so window (120, 80) under 90;
+ * (0.0625, 0.875) is (40, 420), window (60, 40); under 270 (0.875, 0.25)
+ * is (560, 120), window (120, 80), and (0.9375, 0.125) is (600, 60),
+ * window (60, 40). Mapped over the whole layout, or over the output
+ * unturned, each would miss the window.
+ */
+static void check_touches(struct harness *harness, const char *transform,
+		const double points[2][2]) {
+	char *text = NULL;
+	ck_assert(asprintf(&text, "mode kiosk\nkiosk_output HEADLESS-2\n"
+		"output HEADLESS-2 transform %s\ntouch_output HEADLESS-2\n",
+		transform) > 0);
+	char *conf = harness_write_file(harness, "touch.conf", text);
+	const char *extra[] = { "--config", conf, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "640x480", .extra_args = extra });
+	const char *quads[] = { quadrants_path(), "--app-id", "quads", "--size",
+		"200x160", NULL };
+	struct harness_proc *client = harness_spawn_client(harness, vitrail,
+		quads);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	wait_for_line(client, "mapped", 30000);
+	const struct harness_window *window = harness_find_window(vitrail->conn,
+		"quads");
+	ck_assert_msg(window != NULL && window->x == 640 && window->y == 0,
+		"the window is not at HEADLESS-2's origin");
+	harness_touch_raw(vitrail->conn, 0, points[0][0], points[0][1], true);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_UP, 0, 0, 0);
+	wait_for_line(client, "touch down 0 120.0 80.0", 30000);
+	harness_touch_raw(vitrail->conn, 1, points[1][0], points[1][1], true);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_UP, 1, 0, 0);
+	wait_for_line(client, "touch down 1 60.0 40.0", 30000);
+	harness_stop_vitrail(harness, vitrail);
+	free(conf);
+	free(text);
+}
+
+START_TEST(test_outputs_touch_follows_transform)
+{
+	struct harness *harness = harness_create("touch_transform");
+	const double turned_90[2][2] = { { 0.125, 0.75 }, { 0.0625, 0.875 } };
+	check_touches(harness, "90", turned_90);
+	const double turned_270[2][2] = { { 0.875, 0.25 }, { 0.9375, 0.125 } };
+	check_touches(harness, "270", turned_270);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* wlr-randr turns and flips HEADLESS-1 through all eight transforms; each
  * time the window stays inside the turned box and grim shows it upright.
  * The last one (90) is checked in the buffer itself against where the
@@ -1335,6 +1395,8 @@ static Suite *outputs_suite(void) {
 		100);
 	harness_add_case(suite, "scale", test_outputs_scale_draws_scaled, 100);
 	harness_add_case(suite, "config", test_outputs_config_sets_outputs, 100);
+	harness_add_case(suite, "touch_transform",
+		test_outputs_touch_follows_transform, 100);
 	return suite;
 }
 

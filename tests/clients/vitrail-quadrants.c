@@ -7,8 +7,9 @@
  * (wl_surface.set_buffer_scale N, default 1). Quadrants, in the window's
  * own orientation: top-left QUAD_TL, top-right QUAD_TR, bottom-left
  * QUAD_BL, bottom-right QUAD_BR (the colours below, XRGB8888). It prints
- * "mapped" once its first buffer is committed, and exits 0 on SIGTERM,
- * SIGINT or xdg_toplevel.close.
+ * "mapped" once its first buffer is committed, "touch down ID X Y" (surface
+ * coordinates, one decimal) for every touch point put down on it, and
+ * exits 0 on SIGTERM, SIGINT or xdg_toplevel.close.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -32,6 +33,8 @@ struct quadrants {
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
+	struct wl_seat *seat;
+	struct wl_touch *touch;
 	struct wl_surface *surface;
 	struct xdg_surface *xdg_surface;
 	struct xdg_toplevel *toplevel;
@@ -100,6 +103,53 @@ static const struct xdg_toplevel_listener toplevel_listener = {
 	.close = toplevel_close,
 };
 
+static void touch_down(void *data, struct wl_touch *touch, uint32_t serial,
+		uint32_t time, struct wl_surface *surface, int32_t id, wl_fixed_t x,
+		wl_fixed_t y) {
+	printf("touch down %d %.1f %.1f\n", id, wl_fixed_to_double(x),
+		wl_fixed_to_double(y));
+	fflush(stdout);
+}
+
+static void touch_up(void *data, struct wl_touch *touch, uint32_t serial,
+		uint32_t time, int32_t id) {
+}
+
+static void touch_motion(void *data, struct wl_touch *touch, uint32_t time,
+		int32_t id, wl_fixed_t x, wl_fixed_t y) {
+}
+
+static void touch_frame(void *data, struct wl_touch *touch) {
+}
+
+static void touch_cancel(void *data, struct wl_touch *touch) {
+}
+
+static const struct wl_touch_listener touch_listener = {
+	.down = touch_down,
+	.up = touch_up,
+	.motion = touch_motion,
+	.frame = touch_frame,
+	.cancel = touch_cancel,
+};
+
+static void seat_capabilities(void *data, struct wl_seat *seat,
+		uint32_t caps) {
+	struct quadrants *q = data;
+	if ((caps & WL_SEAT_CAPABILITY_TOUCH) && q->touch == NULL) {
+		q->touch = wl_seat_get_touch(seat);
+		wl_touch_add_listener(q->touch, &touch_listener, q);
+	}
+}
+
+static void seat_name(void *data, struct wl_seat *seat, const char *name) {
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = seat_capabilities,
+	.name = seat_name,
+};
+
 static void registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct quadrants *q = data;
@@ -112,6 +162,10 @@ static void registry_global(void *data, struct wl_registry *registry,
 		q->wm_base = wl_registry_bind(registry, name,
 			&xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(q->wm_base, &wm_base_listener, q);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
+			q->seat == NULL) {
+		q->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+		wl_seat_add_listener(q->seat, &seat_listener, q);
 	}
 }
 
@@ -195,6 +249,12 @@ int main(int argc, char *argv[]) {
 	xdg_surface_destroy(q.xdg_surface);
 	wl_surface_destroy(q.surface);
 	xdg_wm_base_destroy(q.wm_base);
+	if (q.touch != NULL) {
+		wl_touch_destroy(q.touch);
+	}
+	if (q.seat != NULL) {
+		wl_seat_destroy(q.seat);
+	}
 	wl_shm_destroy(q.shm);
 	wl_compositor_destroy(q.compositor);
 	wl_registry_destroy(registry);
