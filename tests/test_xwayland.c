@@ -1,0 +1,413 @@
+/*
+ * X11 clients through Xwayland (xwayland.c), end to end with real X
+ * clients; skipped (77) only where Xwayland is not installed.
+ *
+ * x11_window: vitrail headless (one 640x480 output) says on --ready-fd
+ * which DISPLAY it offers; xlogo (x11-apps) runs there at 200x150 (no
+ * border: an X border is drawn inside the window's surface). Its
+ * window appears in the test protocol's window list at that size, with
+ * its WM_CLASS class "XLogo" as app_id, and grim's screenshot shows
+ * xlogo's own drawing inside the window's box: both of its colours,
+ * black and white, in quantity, and vitrail's background all around
+ * the box. Killed, xlogo's window leaves the list and the screen, vitrail
+ * keeps running, and a second X client (after the first one's Xwayland
+ * connection is gone) still gets a window; vitrail exits cleanly.
+ *
+ * focus: an xdg window (a scene-client window of one colour) and an X11
+ * window of this test's own (xcb, a background pixel of another colour)
+ * side by side: the X window moves itself (ConfigureWindow, honoured for
+ * a floating window) beside the xdg one, and the screenshot shows both
+ * colours where the list says the windows are. The X window mapped last,
+ * so it has the focus, as the X server itself says (GetInputFocus).
+ * Clicking the xdg window with the emulated pointer takes the X focus
+ * away and puts the xdg window in front; clicking the X window gives it
+ * back, and the X client receives FocusIn for it.
+ *
+ * Environment as test_integration.c.
+ */
+#define _GNU_SOURCE // asprintf
+#include <check.h>
+#include <linux/input-event-codes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <vitrail/renderer.h>
+#include <wayland-client.h>
+#include <xcb/xcb.h>
+
+#include "harness.h"
+#include "scene-client.h"
+
+#define OUTPUT "HEADLESS-1"
+
+static void sleep_ms(int ms) {
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+/* Wait until the window list has one with app_id, or none when gone. */
+static const struct harness_window *wait_window(struct harness_vitrail *v,
+		const char *app_id, bool gone) {
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS);
+	for (;;) {
+		const struct harness_window *all;
+		harness_list_windows(v->conn, &all);
+		const struct harness_window *w =
+			harness_find_window(v->conn, app_id);
+		if ((w == NULL) == gone) {
+			return w;
+		}
+		if (harness_now_ms() > deadline) {
+			char *list = harness_describe_windows(v->conn);
+			ck_abort_msg("the window '%s' did not %s within %d ms; "
+				"windows:\n%s", app_id, gone ? "go" : "appear",
+				HARNESS_WINDOWS_TIMEOUT_MS, list);
+			free(list);
+		}
+		harness_assert_alive(v->proc);
+		sleep_ms(50);
+	}
+}
+
+/* grim's screenshot of the output (premultiplied ARGB, w x h). */
+static uint32_t *screenshot(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name, int32_t *w,
+		int32_t *h, char **path_out) {
+	harness_settle(vitrail->conn);
+	char *path;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	int status = harness_grim(harness, vitrail, OUTPUT, path);
+	ck_assert_msg(status == 0, "grim failed with status %d", status);
+	uint32_t *pixels = vr_png_read(path, w, h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	*path_out = path;
+	return pixels;
+}
+
+static bool is_rgb(uint32_t pixel, uint32_t rgb) {
+	return (pixel & 0xffffff) == rgb;
+}
+
+/* Pixels of the box of colour rgb. */
+static long count_rgb(const uint32_t *pixels, int32_t w, int32_t h,
+		int32_t x, int32_t y, int32_t bw, int32_t bh, uint32_t rgb) {
+	long n = 0;
+	for (int32_t py = y; py < y + bh; py++) {
+		for (int32_t px = x; px < x + bw; px++) {
+			if (px >= 0 && py >= 0 && px < w && py < h &&
+					is_rgb(pixels[py * w + px], rgb)) {
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* ---- x11_window --------------------------------------------------------- */
+
+START_TEST(test_xwayland_x11_window)
+{
+	harness_require_program("xlogo", "x11-apps");
+	struct harness *harness = harness_create("x11_window");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
+	ck_assert_msg(vitrail->x_display[0] == ':', "DISPLAY '%s'",
+		vitrail->x_display);
+
+	const char *const xlogo_argv[] = { "xlogo", "-bw", "0", "-geometry", "200x150",
+		NULL };
+	struct harness_proc *xlogo =
+		harness_spawn_x11_client(harness, vitrail, xlogo_argv);
+	const struct harness_window *w = wait_window(vitrail, "XLogo", false);
+	ck_assert_msg(w->width == 200 && w->height == 150, "xlogo's window is "
+		"%dx%d, not the 200x150 it asked for", w->width, w->height);
+	ck_assert_str_eq(w->output, OUTPUT);
+	int32_t x = w->x, y = w->y;
+	ck_assert_msg(x >= 0 && y >= 0 && x + 200 <= 640 && y + 150 <= 480,
+		"xlogo's window at %d,%d is not inside the output", x, y);
+
+	/* xlogo draws black on white: a frame may show it before the
+	 * client drew, so look until both colours are there */
+	int32_t sw, sh;
+	char *path;
+	long black = 0, white = 0;
+	uint32_t *pixels = NULL;
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (int shot = 0;; shot++) {
+		char name[32];
+		snprintf(name, sizeof(name), "xlogo-%d", shot);
+		pixels = screenshot(harness, vitrail, name, &sw, &sh, &path);
+		black = count_rgb(pixels, sw, sh, x, y, 200, 150, 0x000000);
+		white = count_rgb(pixels, sw, sh, x, y, 200, 150, 0xffffff);
+		if ((black > 200 * 150 / 20 && white > 200 * 150 / 4) ||
+				harness_now_ms() > deadline) {
+			break;
+		}
+		free(pixels);
+		free(path);
+		sleep_ms(200);
+	}
+	ck_assert_msg(black > 200 * 150 / 20 && white > 200 * 150 / 4,
+		"xlogo's box %d,%d 200x150 in %s has %ld black and %ld white "
+		"pixels: not xlogo's drawing", x, y, path, black, white);
+	/* black or white, only inside the box: the background all around */
+	uint32_t background = pixels[0];
+	ck_assert_msg(!is_rgb(background, 0) && !is_rgb(background, 0xffffff),
+		"the background of %s is black or white", path);
+	for (int32_t i = 0; i < 200; i += 10) {
+		ck_assert_msg(pixels[(y - 2) * sw + x + i] == background &&
+			pixels[(y + 151) * sw + x + i] == background,
+			"%s: xlogo's pixels above or below its box at x=%d", path,
+			x + i);
+	}
+	for (int32_t i = 0; i < 150; i += 10) {
+		ck_assert_msg(pixels[(y + i) * sw + x - 2] == background &&
+			pixels[(y + i) * sw + x + 201] == background,
+			"%s: xlogo's pixels left or right of its box at y=%d", path,
+			y + i);
+	}
+	free(pixels);
+	free(path);
+
+	/* killed: its window goes, from the list and the screen */
+	harness_proc_signal(xlogo, SIGKILL);
+	ck_assert(harness_proc_wait(xlogo, HARNESS_STOP_TIMEOUT_MS));
+	wait_window(vitrail, "XLogo", true);
+	harness_assert_alive(vitrail->proc);
+	pixels = screenshot(harness, vitrail, "gone", &sw, &sh, &path);
+	white = count_rgb(pixels, sw, sh, x, y, 200, 150, 0xffffff);
+	long bg = count_rgb(pixels, sw, sh, x, y, 200, 150,
+		background & 0xffffff);
+	ck_assert_msg(white == 0 && bg == 200 * 150, "%s: xlogo's box still "
+		"shows %ld white pixels, %ld of background", path, white, bg);
+	free(pixels);
+	free(path);
+
+	/* the X display still takes clients */
+	const char *const again_argv[] = { "xlogo", "-bw", "0", "-geometry", "120x90",
+		NULL };
+	struct harness_proc *again =
+		harness_spawn_x11_client(harness, vitrail, again_argv);
+	w = wait_window(vitrail, "XLogo", false);
+	ck_assert_int_eq(w->width, 120);
+	harness_proc_stop(again);
+	wait_window(vitrail, "XLogo", true);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- focus -------------------------------------------------------------- */
+
+#define XDG_RGB 0x2060e0u
+#define X_RGB 0x30c040u
+
+struct x_probe {
+	xcb_connection_t *conn;
+	xcb_window_t window;
+	int focus_in; // FocusIn events for window
+};
+
+static void x_probe_events(struct x_probe *p) {
+	xcb_generic_event_t *event;
+	while ((event = xcb_poll_for_event(p->conn)) != NULL) {
+		if ((event->response_type & 0x7f) == XCB_FOCUS_IN &&
+				((xcb_focus_in_event_t *)event)->event == p->window) {
+			p->focus_in++;
+		}
+		free(event);
+	}
+	ck_assert_msg(!xcb_connection_has_error(p->conn), "the X connection "
+		"broke");
+}
+
+static xcb_window_t x_focus(struct x_probe *p) {
+	xcb_get_input_focus_reply_t *reply = xcb_get_input_focus_reply(p->conn,
+		xcb_get_input_focus(p->conn), NULL);
+	ck_assert_msg(reply != NULL, "GetInputFocus failed");
+	xcb_window_t focus = reply->focus;
+	free(reply);
+	x_probe_events(p);
+	return focus;
+}
+
+/* Wait until the X focus is (has) or is not (!has) the probe's window. */
+static void wait_x_focus(struct x_probe *p, struct sc_app *app, bool has,
+		const char *when) {
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	xcb_window_t focus;
+	while (((focus = x_focus(p)) == p->window) != has) {
+		ck_assert_msg(harness_now_ms() < deadline, "%s, the X focus is "
+			"0x%x, the X window is 0x%x", when, focus, p->window);
+		wl_display_roundtrip(app->display);
+		sleep_ms(50);
+	}
+}
+
+static const struct harness_window *front_window(struct harness_vitrail *v) {
+	const struct harness_window *all;
+	size_t n = harness_list_windows(v->conn, &all);
+	ck_assert_int_eq(n, 2);
+	return &all[0];
+}
+
+static void click(struct harness_vitrail *v, struct sc_app *app, double x,
+		double y) {
+	harness_pointer_move(v->conn, x, y);
+	harness_pointer_button(v->conn, BTN_LEFT, true);
+	harness_pointer_button(v->conn, BTN_LEFT, false);
+	wl_display_roundtrip(app->display);
+}
+
+START_TEST(test_xwayland_focus)
+{
+	struct harness *harness = harness_create("focus");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
+
+	/* the xdg window */
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "xdg"));
+	ck_assert(sc_app_create_window(&app, "xdg-side", "xdg side", 200, 100,
+		0xff000000u | XDG_RGB));
+	wl_surface_attach(app.surface, app.buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, 200, 100);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	const struct harness_window *w = wait_window(vitrail, "xdg-side", false);
+	int32_t xdg_x = w->x, xdg_y = w->y;
+
+	/* the X window, this test's own client */
+	struct x_probe p = { 0 };
+	p.conn = xcb_connect(vitrail->x_display, NULL);
+	ck_assert_msg(!xcb_connection_has_error(p.conn), "cannot connect to "
+		"DISPLAY=%s", vitrail->x_display);
+	xcb_screen_t *screen =
+		xcb_setup_roots_iterator(xcb_get_setup(p.conn)).data;
+	p.window = xcb_generate_id(p.conn);
+	uint32_t values[] = { X_RGB, XCB_EVENT_MASK_FOCUS_CHANGE };
+	xcb_create_window(p.conn, XCB_COPY_FROM_PARENT, p.window, screen->root,
+		0, 0, 200, 100, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
+		screen->root_visual, XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK,
+		values);
+	static const char class[] = "xcb-side\0XcbSide";
+	xcb_change_property(p.conn, XCB_PROP_MODE_REPLACE, p.window,
+		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
+	xcb_map_window(p.conn, p.window);
+	xcb_flush(p.conn);
+	w = wait_window(vitrail, "XcbSide", false);
+	ck_assert_msg(w->width == 200 && w->height == 100, "the X window is "
+		"%dx%d, not 200x100", w->width, w->height);
+
+	/* beside the xdg window, where the X client puts itself */
+	int32_t x_x = xdg_x + 250 + 200 <= 640 ? xdg_x + 250 : 640 - 200;
+	int32_t x_y = 480 - 100 - 20;
+	uint32_t where[] = { (uint32_t)x_x, (uint32_t)x_y };
+	xcb_configure_window(p.conn, p.window,
+		XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y, where);
+	xcb_flush(p.conn);
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (;;) {
+		w = wait_window(vitrail, "XcbSide", false);
+		if (w->x == x_x && w->y == x_y) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "the X window stays "
+			"at %d,%d, not the %d,%d it asked for", w->x, w->y, x_x,
+			x_y);
+		sleep_ms(50);
+	}
+	ck_assert_msg(x_x >= xdg_x + 200 || x_y >= xdg_y + 100,
+		"the windows overlap");
+
+	/* both on screen where the list says: the colours of each */
+	int32_t sw, sh;
+	char *path;
+	uint32_t *pixels = NULL;
+	long xdg_n = 0, x_n = 0;
+	deadline = harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (int shot = 0;; shot++) {
+		char name[32];
+		snprintf(name, sizeof(name), "side-by-side-%d", shot);
+		pixels = screenshot(harness, vitrail, name, &sw, &sh, &path);
+		xdg_n = count_rgb(pixels, sw, sh, xdg_x, xdg_y, 200, 100, XDG_RGB);
+		x_n = count_rgb(pixels, sw, sh, x_x, x_y, 200, 100, X_RGB);
+		if ((xdg_n == 200 * 100 && x_n == 200 * 100) ||
+				harness_now_ms() > deadline) {
+			break;
+		}
+		free(pixels);
+		free(path);
+		sleep_ms(200);
+	}
+	ck_assert_msg(xdg_n == 200 * 100 && x_n == 200 * 100, "%s: %ld of the "
+		"xdg window's pixels at %d,%d and %ld of the X window's at %d,%d "
+		"have their colours (of 20000 each)", path, xdg_n, xdg_x, xdg_y,
+		x_n, x_x, x_y);
+	free(pixels);
+	free(path);
+
+	/* mapped last, the X window has the focus */
+	wait_x_focus(&p, &app, true, "after its map");
+	ck_assert_str_eq(front_window(vitrail)->app_id, "XcbSide");
+
+	/* a click on the xdg window takes it */
+	click(vitrail, &app, xdg_x + 100, xdg_y + 50);
+	wait_x_focus(&p, &app, false, "after a click on the xdg window");
+	ck_assert_str_eq(front_window(vitrail)->app_id, "xdg-side");
+	int focus_in = p.focus_in;
+
+	/* a click on the X window gives it back */
+	click(vitrail, &app, x_x + 100, x_y + 50);
+	wait_x_focus(&p, &app, true, "after a click on the X window");
+	ck_assert_str_eq(front_window(vitrail)->app_id, "XcbSide");
+	deadline = harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (p.focus_in == focus_in) {
+		ck_assert_msg(harness_now_ms() < deadline, "the X client got no "
+			"FocusIn for its window after the click");
+		x_probe_events(&p);
+		sleep_ms(50);
+	}
+
+	xcb_disconnect(p.conn);
+	wait_window(vitrail, "XcbSide", true);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- runner --------------------------------------------------------------- */
+
+static Suite *xwayland_suite(void) {
+	Suite *suite = suite_create("xwayland");
+	harness_add_case(suite, "x11_window", test_xwayland_x11_window, 120);
+	harness_add_case(suite, "focus", test_xwayland_focus, 120);
+	return suite;
+}
+
+int main(int argc, char *argv[]) {
+	/* vitrail's Xwayland is wlroots': $WLR_XWAYLAND or /usr/bin/Xwayland */
+	const char *xwayland = getenv("WLR_XWAYLAND");
+	if (xwayland == NULL || xwayland[0] == '\0') {
+		xwayland = "/usr/bin/Xwayland";
+	}
+	if (access(xwayland, X_OK) != 0) {
+		fprintf(stderr, "SKIP: no Xwayland at %s (Debian package "
+			"xwayland)\n", xwayland);
+		return 77;
+	}
+	return harness_run_suite(xwayland_suite(), argc, argv);
+}
