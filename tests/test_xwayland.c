@@ -389,12 +389,188 @@ START_TEST(test_xwayland_focus)
 }
 END_TEST
 
+/* ---- override_fullscreen ------------------------------------------------ */
+
+#define OR_RGB 0xc03090u
+
+static xcb_atom_t atom(xcb_connection_t *conn, const char *name) {
+	xcb_intern_atom_reply_t *reply = xcb_intern_atom_reply(conn,
+		xcb_intern_atom(conn, 0, (uint16_t)strlen(name), name), NULL);
+	ck_assert_msg(reply != NULL, "InternAtom %s failed", name);
+	xcb_atom_t a = reply->atom;
+	free(reply);
+	return a;
+}
+
+static xcb_window_t x_window(xcb_connection_t *conn, xcb_screen_t *screen,
+		int16_t x, int16_t y, uint16_t w, uint16_t h, uint32_t rgb,
+		bool override_redirect) {
+	xcb_window_t window = xcb_generate_id(conn);
+	uint32_t values[] = { rgb, override_redirect ? 1 : 0 };
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, window, screen->root,
+		x, y, w, h, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
+		XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, values);
+	return window;
+}
+
+/* The window's geometry as the X server has it. */
+static xcb_get_geometry_reply_t x_geometry(xcb_connection_t *conn,
+		xcb_window_t window) {
+	xcb_get_geometry_reply_t *reply = xcb_get_geometry_reply(conn,
+		xcb_get_geometry(conn, window), NULL);
+	ck_assert_msg(reply != NULL, "GetGeometry failed");
+	xcb_get_geometry_reply_t geometry = *reply;
+	free(reply);
+	return geometry;
+}
+
+static void net_wm_fullscreen(xcb_connection_t *conn, xcb_screen_t *screen,
+		xcb_window_t window, bool on) {
+	xcb_client_message_event_t event = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = window,
+		.type = atom(conn, "_NET_WM_STATE"),
+	};
+	event.data.data32[0] = on ? 1 : 0; // _NET_WM_STATE_ADD, _REMOVE
+	event.data.data32[1] = atom(conn, "_NET_WM_STATE_FULLSCREEN");
+	event.data.data32[3] = 1; // from an application
+	xcb_send_event(conn, 0, screen->root,
+		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&event);
+	xcb_flush(conn);
+}
+
+/* Wait until every pixel of the box has colour rgb in a screenshot; fail
+ * with how many had it in the last one at the deadline. */
+static void wait_box(struct harness *harness, struct harness_vitrail *v,
+		const char *name, int32_t x, int32_t y, int32_t bw, int32_t bh,
+		uint32_t rgb, const char *what) {
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (int shot = 0;; shot++) {
+		char shot_name[64];
+		snprintf(shot_name, sizeof(shot_name), "%s-%d", name, shot);
+		int32_t sw, sh;
+		char *path;
+		uint32_t *pixels = screenshot(harness, v, shot_name, &sw, &sh,
+			&path);
+		long n = count_rgb(pixels, sw, sh, x, y, bw, bh, rgb);
+		free(pixels);
+		if (n == (long)bw * bh) {
+			free(path);
+			return;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "%s: %ld of the %dx%d "
+			"pixels at %d,%d are #%06x (%s)", path, n, bw, bh, x, y, rgb,
+			what);
+		free(path);
+		sleep_ms(200);
+	}
+}
+
+/*
+ * override_fullscreen: an override-redirect window (a menu's kind) of
+ * 100x80 that places itself over the right part of a managed 200x100 X
+ * window shows whole in its colour at its X coordinates, above that
+ * window, and is no window of the list; unmapped, the window under it
+ * shows again. The managed window asks for fullscreen (_NET_WM_STATE):
+ * it fills the 640x480 output in the list, in the X server's own
+ * geometry and on screen; asking to leave it gives back its 200x100.
+ */
+START_TEST(test_xwayland_override_fullscreen)
+{
+	struct harness *harness = harness_create("override_fullscreen");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
+	xcb_connection_t *conn = xcb_connect(vitrail->x_display, NULL);
+	ck_assert_msg(!xcb_connection_has_error(conn), "cannot connect to "
+		"DISPLAY=%s", vitrail->x_display);
+	xcb_screen_t *screen =
+		xcb_setup_roots_iterator(xcb_get_setup(conn)).data;
+
+	xcb_window_t managed = x_window(conn, screen, 0, 0, 200, 100, X_RGB,
+		false);
+	static const char class[] = "xcb-full\0XcbFull";
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, managed,
+		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
+	xcb_map_window(conn, managed);
+	xcb_flush(conn);
+	const struct harness_window *w = wait_window(vitrail, "XcbFull", false);
+	int32_t wx = w->x, wy = w->y;
+	wait_box(harness, vitrail, "managed", wx, wy, 200, 100, X_RGB,
+		"the managed window");
+
+	/* the override-redirect window, half over the managed one */
+	int16_t ox = (int16_t)(wx + 150), oy = (int16_t)(wy + 50);
+	xcb_window_t menu = x_window(conn, screen, ox, oy, 100, 80, OR_RGB,
+		true);
+	xcb_map_window(conn, menu);
+	xcb_flush(conn);
+	wait_box(harness, vitrail, "override", ox, oy, 100, 80, OR_RGB,
+		"the override-redirect window, above the managed one");
+	const struct harness_window *all;
+	ck_assert_msg(harness_list_windows(vitrail->conn, &all) == 1,
+		"the override-redirect window is listed as a window:\n%s",
+		harness_describe_windows(vitrail->conn));
+	xcb_unmap_window(conn, menu);
+	xcb_flush(conn);
+	wait_box(harness, vitrail, "unmapped", wx, wy, 200, 100, X_RGB,
+		"the managed window, the override-redirect one unmapped");
+
+	/* fullscreen, and back */
+	net_wm_fullscreen(conn, screen, managed, true);
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (;;) {
+		w = wait_window(vitrail, "XcbFull", false);
+		if (w->x == 0 && w->y == 0 && w->width == 640 &&
+				w->height == 480) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "fullscreen, the X "
+			"window is %dx%d at %d,%d", w->width, w->height, w->x, w->y);
+		sleep_ms(50);
+	}
+	xcb_get_geometry_reply_t geo = x_geometry(conn, managed);
+	ck_assert_msg(geo.x == 0 && geo.y == 0 && geo.width == 640 &&
+		geo.height == 480, "fullscreen, the X server has the window at "
+		"%dx%d+%d+%d", geo.width, geo.height, geo.x, geo.y);
+	wait_box(harness, vitrail, "fullscreen", 0, 0, 640, 480, X_RGB,
+		"the fullscreen window");
+	net_wm_fullscreen(conn, screen, managed, false);
+	deadline = harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (;;) {
+		w = wait_window(vitrail, "XcbFull", false);
+		if (w->width == 200 && w->height == 100) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "out of fullscreen, "
+			"the X window is %dx%d", w->width, w->height);
+		sleep_ms(50);
+	}
+	geo = x_geometry(conn, managed);
+	ck_assert_msg(geo.width == 200 && geo.height == 100, "out of "
+		"fullscreen, the X server has the window at %dx%d", geo.width,
+		geo.height);
+
+	xcb_disconnect(conn);
+	wait_window(vitrail, "XcbFull", true);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *xwayland_suite(void) {
 	Suite *suite = suite_create("xwayland");
 	harness_add_case(suite, "x11_window", test_xwayland_x11_window, 120);
 	harness_add_case(suite, "focus", test_xwayland_focus, 120);
+	harness_add_case(suite, "override_fullscreen",
+		test_xwayland_override_fullscreen, 120);
 	return suite;
 }
 
