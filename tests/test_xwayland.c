@@ -23,23 +23,28 @@
  * away and puts the xdg window in front; clicking the X window gives it
  * back, and the X client receives FocusIn for it.
  *
+ * override_fullscreen and close_binding: see their tests.
+ *
  * Environment as test_integration.c.
  */
-#define _GNU_SOURCE // asprintf
+#define _GNU_SOURCE // asprintf, memfd_create
 #include <check.h>
 #include <linux/input-event-codes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <vitrail/renderer.h>
 #include <wayland-client.h>
 #include <xcb/xcb.h>
+#include <xkbcommon/xkbcommon.h>
 
 #include "harness.h"
 #include "scene-client.h"
+#include "virtual-keyboard-unstable-v1-client-protocol.h"
 
 #define OUTPUT "HEADLESS-1"
 
@@ -563,6 +568,140 @@ START_TEST(test_xwayland_override_fullscreen)
 }
 END_TEST
 
+/* ---- close_binding ------------------------------------------------------ */
+
+/* A virtual keyboard (layout us) of its own connection. */
+struct key_driver {
+	struct wl_display *display;
+	struct wl_registry *registry;
+	struct wl_seat *seat;
+	struct zwp_virtual_keyboard_manager_v1 *manager;
+	struct zwp_virtual_keyboard_v1 *keyboard;
+	uint32_t time;
+};
+
+static void driver_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct key_driver *d = data;
+	if (strcmp(interface, wl_seat_interface.name) == 0 && d->seat == NULL) {
+		d->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	} else if (strcmp(interface,
+			zwp_virtual_keyboard_manager_v1_interface.name) == 0) {
+		d->manager = wl_registry_bind(registry, name,
+			&zwp_virtual_keyboard_manager_v1_interface, 1);
+	}
+}
+
+static void driver_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener driver_registry_listener = {
+	.global = driver_global,
+	.global_remove = driver_global_remove,
+};
+
+static void driver_start(struct key_driver *d, const char *socket) {
+	d->display = wl_display_connect(socket);
+	ck_assert_msg(d->display != NULL, "cannot connect to %s", socket);
+	d->registry = wl_display_get_registry(d->display);
+	wl_registry_add_listener(d->registry, &driver_registry_listener, d);
+	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
+	ck_assert(d->seat != NULL && d->manager != NULL);
+	d->keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
+		d->manager, d->seat);
+	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+	ck_assert(context != NULL);
+	struct xkb_rule_names names = { .layout = "us" };
+	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, &names,
+		XKB_KEYMAP_COMPILE_NO_FLAGS);
+	ck_assert(keymap != NULL);
+	char *text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
+	ck_assert(text != NULL);
+	uint32_t size = (uint32_t)strlen(text) + 1;
+	int fd = memfd_create("keymap", MFD_CLOEXEC);
+	ck_assert(fd >= 0);
+	ck_assert(write(fd, text, size) == (ssize_t)size);
+	free(text);
+	xkb_keymap_unref(keymap);
+	xkb_context_unref(context);
+	zwp_virtual_keyboard_v1_keymap(d->keyboard,
+		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
+	close(fd);
+	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
+}
+
+static void driver_key(struct key_driver *d, uint32_t key, bool pressed) {
+	zwp_virtual_keyboard_v1_key(d->keyboard, ++d->time, key,
+		pressed ? WL_KEYBOARD_KEY_STATE_PRESSED :
+		WL_KEYBOARD_KEY_STATE_RELEASED);
+}
+
+/* Alt (the us keymap's Mod1, modifier 3) held while key is typed. */
+static void driver_alt_type(struct key_driver *d, uint32_t key) {
+	driver_key(d, KEY_LEFTALT, true);
+	zwp_virtual_keyboard_v1_modifiers(d->keyboard, 1u << 3, 0, 0, 0);
+	driver_key(d, key, true);
+	driver_key(d, key, false);
+	driver_key(d, KEY_LEFTALT, false);
+	zwp_virtual_keyboard_v1_modifiers(d->keyboard, 0, 0, 0, 0);
+	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
+}
+
+static void driver_finish(struct key_driver *d) {
+	zwp_virtual_keyboard_v1_destroy(d->keyboard);
+	zwp_virtual_keyboard_manager_v1_destroy(d->manager);
+	wl_seat_destroy(d->seat);
+	wl_registry_destroy(d->registry);
+	wl_display_roundtrip(d->display);
+	wl_display_disconnect(d->display);
+}
+
+/*
+ * close_binding: a key binding's exec (vitrail(5)) starts xlogo, which
+ * finds vitrail's X display in the DISPLAY vitrail exported (the test
+ * sets none for it); its window, focused on map, is closed by the close
+ * binding (WM_DELETE_WINDOW) and leaves the list; vitrail goes on, and
+ * the exec binding starts another.
+ */
+START_TEST(test_xwayland_close_binding)
+{
+	harness_require_program("xlogo", "x11-apps");
+	struct harness *harness = harness_create("close_binding");
+	char *config;
+	ck_assert(asprintf(&config, "%s/close.conf", harness->out_dir) > 0);
+	FILE *f = fopen(config, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("bind Alt+Return exec xlogo -bw 0 -geometry 160x120\n"
+		"bind Alt+q close\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	const char *const args[] = { "--config", config, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = args });
+	struct key_driver d = { 0 };
+	driver_start(&d, vitrail->socket);
+
+	driver_alt_type(&d, KEY_ENTER);
+	const struct harness_window *w = wait_window(vitrail, "XLogo", false);
+	ck_assert_msg(w->width == 160 && w->height == 120, "xlogo's window is "
+		"%dx%d, not 160x120", w->width, w->height);
+	driver_alt_type(&d, KEY_Q);
+	wait_window(vitrail, "XLogo", true);
+	harness_assert_alive(vitrail->proc);
+
+	driver_alt_type(&d, KEY_ENTER);
+	wait_window(vitrail, "XLogo", false);
+	driver_alt_type(&d, KEY_Q);
+	wait_window(vitrail, "XLogo", true);
+
+	driver_finish(&d);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+	free(config);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *xwayland_suite(void) {
@@ -571,6 +710,8 @@ static Suite *xwayland_suite(void) {
 	harness_add_case(suite, "focus", test_xwayland_focus, 120);
 	harness_add_case(suite, "override_fullscreen",
 		test_xwayland_override_fullscreen, 120);
+	harness_add_case(suite, "close_binding", test_xwayland_close_binding,
+		120);
 	return suite;
 }
 
