@@ -11,7 +11,8 @@
  * black and white, in quantity, and vitrail's background all around
  * the box. Killed, xlogo's window leaves the list and the screen, vitrail
  * keeps running, and a second X client (after the first one's Xwayland
- * connection is gone) still gets a window; vitrail exits cleanly.
+ * connection is gone) still gets a window; vitrail exits cleanly. With
+ * --no-xwayland, vitrail reports no DISPLAY.
  *
  * focus: an xdg window (a scene-client window of one colour) and an X11
  * window of this test's own (xcb, a background pixel of another colour)
@@ -205,6 +206,15 @@ START_TEST(test_xwayland_x11_window)
 	harness_proc_stop(again);
 	wait_window(vitrail, "XLogo", true);
 	harness_stop_vitrail(harness, vitrail);
+
+	/* --no-xwayland: no X display */
+	const char *const no_args[] = { "--no-xwayland", NULL };
+	struct harness_vitrail *none = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.extra_args = no_args });
+	ck_assert_msg(none->x_display == NULL, "with --no-xwayland, vitrail "
+		"offers DISPLAY=%s", none->x_display);
+	harness_stop_vitrail(harness, none);
 	harness_destroy(harness);
 }
 END_TEST
