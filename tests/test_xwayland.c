@@ -24,7 +24,7 @@
  * away and puts the xdg window in front; clicking the X window gives it
  * back, and the X client receives FocusIn for it.
  *
- * override_fullscreen and close_binding: see their tests.
+ * override_fullscreen, close_binding and move_resize: see their tests.
  *
  * Environment as test_integration.c.
  */
@@ -712,6 +712,131 @@ START_TEST(test_xwayland_close_binding)
 }
 END_TEST
 
+/* ---- move_resize -------------------------------------------------------- */
+
+/* Wait until the X server has the window at x, y, w x h. */
+static void wait_x_geometry(xcb_connection_t *conn, xcb_window_t window,
+		int32_t x, int32_t y, int32_t w, int32_t h, const char *when) {
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (;;) {
+		xcb_get_geometry_reply_t geo = x_geometry(conn, window);
+		if (geo.x == x && geo.y == y && geo.width == w && geo.height == h) {
+			return;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "%s, the X server has "
+			"the window at %dx%d+%d+%d, not %dx%d+%d+%d", when, geo.width,
+			geo.height, geo.x, geo.y, w, h, x, y);
+		sleep_ms(50);
+	}
+}
+
+/* Wait until the list has the window at x, y, w x h. */
+static void wait_listed(struct harness_vitrail *v, const char *app_id,
+		int32_t x, int32_t y, int32_t w, int32_t h, const char *when) {
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (;;) {
+		const struct harness_window *win = wait_window(v, app_id, false);
+		if (win->x == x && win->y == y && win->width == w &&
+				win->height == h) {
+			return;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "%s, the window is "
+			"listed at %dx%d+%d+%d, not %dx%d+%d+%d", when, win->width,
+			win->height, win->x, win->y, w, h, x, y);
+		sleep_ms(50);
+	}
+}
+
+/*
+ * move_resize: X's idea of a managed window's place follows vitrail's
+ * window policy. At map, the X server (GetGeometry) has the window
+ * where the list says vitrail placed it; dragged with the drag modifier
+ * (Logo, on a virtual keyboard) and the left button by (70, 45), it is
+ * there in the list and for the X server; dragged from its bottom-right
+ * quarter with the right button by (40, 25), the X server has it at
+ * 240x125 and the screenshot shows its colour on all of that box; a
+ * _NET_WM_STATE maximize request fills the 640x480 output for both.
+ */
+START_TEST(test_xwayland_move_resize)
+{
+	struct harness *harness = harness_create("move_resize");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
+	struct key_driver d = { 0 };
+	driver_start(&d, vitrail->socket);
+	xcb_connection_t *conn = xcb_connect(vitrail->x_display, NULL);
+	ck_assert_msg(!xcb_connection_has_error(conn), "cannot connect to "
+		"DISPLAY=%s", vitrail->x_display);
+	xcb_screen_t *screen =
+		xcb_setup_roots_iterator(xcb_get_setup(conn)).data;
+	xcb_window_t window = x_window(conn, screen, 0, 0, 200, 100, X_RGB,
+		false);
+	static const char class[] = "xcb-move\0XcbMove";
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, window,
+		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
+	xcb_map_window(conn, window);
+	xcb_flush(conn);
+	const struct harness_window *w = wait_window(vitrail, "XcbMove", false);
+	int32_t x0 = w->x, y0 = w->y;
+	ck_assert_msg(x0 != 0 || y0 != 0, "the window stayed at 0,0");
+	wait_x_geometry(conn, window, x0, y0, 200, 100, "mapped");
+
+	/* Logo held */
+	driver_key(&d, KEY_LEFTMETA, true);
+	zwp_virtual_keyboard_v1_modifiers(d.keyboard, 1u << 6, 0, 0, 0);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	harness_pointer_move(vitrail->conn, x0 + 50, y0 + 30);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_move(vitrail->conn, x0 + 50 + 37, y0 + 30 + 21);
+	harness_pointer_move(vitrail->conn, x0 + 50 + 70, y0 + 30 + 45);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	int32_t x1 = x0 + 70, y1 = y0 + 45;
+	wait_listed(vitrail, "XcbMove", x1, y1, 200, 100, "moved");
+	wait_x_geometry(conn, window, x1, y1, 200, 100, "moved");
+
+	harness_pointer_move(vitrail->conn, x1 + 180, y1 + 90);
+	harness_pointer_button(vitrail->conn, BTN_RIGHT, true);
+	harness_pointer_move(vitrail->conn, x1 + 180 + 40, y1 + 90 + 25);
+	harness_pointer_button(vitrail->conn, BTN_RIGHT, false);
+	driver_key(&d, KEY_LEFTMETA, false);
+	zwp_virtual_keyboard_v1_modifiers(d.keyboard, 0, 0, 0, 0);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	wait_x_geometry(conn, window, x1, y1, 240, 125, "resized");
+	wait_listed(vitrail, "XcbMove", x1, y1, 240, 125, "resized");
+	harness_pointer_move(vitrail->conn, 2, 2); // the cursor out of the way
+	wait_box(harness, vitrail, "resized", x1, y1, 240, 125, X_RGB,
+		"the resized window");
+
+	/* maximize: both directions in one request */
+	xcb_client_message_event_t event = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = window,
+		.type = atom(conn, "_NET_WM_STATE"),
+	};
+	event.data.data32[0] = 1; // _NET_WM_STATE_ADD
+	event.data.data32[1] = atom(conn, "_NET_WM_STATE_MAXIMIZED_VERT");
+	event.data.data32[2] = atom(conn, "_NET_WM_STATE_MAXIMIZED_HORZ");
+	event.data.data32[3] = 1;
+	xcb_send_event(conn, 0, screen->root,
+		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&event);
+	xcb_flush(conn);
+	wait_x_geometry(conn, window, 0, 0, 640, 480, "maximized");
+	wait_listed(vitrail, "XcbMove", 0, 0, 640, 480, "maximized");
+
+	xcb_disconnect(conn);
+	wait_window(vitrail, "XcbMove", true);
+	driver_finish(&d);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *xwayland_suite(void) {
@@ -722,6 +847,7 @@ static Suite *xwayland_suite(void) {
 		test_xwayland_override_fullscreen, 120);
 	harness_add_case(suite, "close_binding", test_xwayland_close_binding,
 		120);
+	harness_add_case(suite, "move_resize", test_xwayland_move_resize, 120);
 	return suite;
 }
 
