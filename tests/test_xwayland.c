@@ -24,7 +24,8 @@
  * away and puts the xdg window in front; clicking the X window gives it
  * back, and the X client receives FocusIn for it.
  *
- * override_fullscreen, close_binding and move_resize: see their tests.
+ * override_fullscreen, close_binding, move_resize and two_outputs: see
+ * their tests.
  *
  * Environment as test_integration.c.
  */
@@ -80,18 +81,24 @@ static const struct harness_window *wait_window(struct harness_vitrail *v,
 }
 
 /* grim's screenshot of the output (premultiplied ARGB, w x h). */
-static uint32_t *screenshot(struct harness *harness,
-		struct harness_vitrail *vitrail, const char *name, int32_t *w,
-		int32_t *h, char **path_out) {
+static uint32_t *screenshot_of(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *output,
+		const char *name, int32_t *w, int32_t *h, char **path_out) {
 	harness_settle(vitrail->conn);
 	char *path;
 	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
-	int status = harness_grim(harness, vitrail, OUTPUT, path);
+	int status = harness_grim(harness, vitrail, output, path);
 	ck_assert_msg(status == 0, "grim failed with status %d", status);
 	uint32_t *pixels = vr_png_read(path, w, h);
 	ck_assert_msg(pixels != NULL, "cannot read %s", path);
 	*path_out = path;
 	return pixels;
+}
+
+static uint32_t *screenshot(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name, int32_t *w,
+		int32_t *h, char **path_out) {
+	return screenshot_of(harness, vitrail, OUTPUT, name, w, h, path_out);
 }
 
 static bool is_rgb(uint32_t pixel, uint32_t rgb) {
@@ -458,9 +465,9 @@ static void net_wm_fullscreen(xcb_connection_t *conn, xcb_screen_t *screen,
 
 /* Wait until every pixel of the box has colour rgb in a screenshot; fail
  * with how many had it in the last one at the deadline. */
-static void wait_box(struct harness *harness, struct harness_vitrail *v,
-		const char *name, int32_t x, int32_t y, int32_t bw, int32_t bh,
-		uint32_t rgb, const char *what) {
+static void wait_box_of(struct harness *harness, struct harness_vitrail *v,
+		const char *output, const char *name, int32_t x, int32_t y,
+		int32_t bw, int32_t bh, uint32_t rgb, const char *what) {
 	int64_t deadline = harness_now_ms() +
 		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (int shot = 0;; shot++) {
@@ -468,8 +475,8 @@ static void wait_box(struct harness *harness, struct harness_vitrail *v,
 		snprintf(shot_name, sizeof(shot_name), "%s-%d", name, shot);
 		int32_t sw, sh;
 		char *path;
-		uint32_t *pixels = screenshot(harness, v, shot_name, &sw, &sh,
-			&path);
+		uint32_t *pixels = screenshot_of(harness, v, output, shot_name, &sw,
+			&sh, &path);
 		long n = count_rgb(pixels, sw, sh, x, y, bw, bh, rgb);
 		free(pixels);
 		if (n == (long)bw * bh) {
@@ -482,6 +489,12 @@ static void wait_box(struct harness *harness, struct harness_vitrail *v,
 		free(path);
 		sleep_ms(200);
 	}
+}
+
+static void wait_box(struct harness *harness, struct harness_vitrail *v,
+		const char *name, int32_t x, int32_t y, int32_t bw, int32_t bh,
+		uint32_t rgb, const char *what) {
+	wait_box_of(harness, v, OUTPUT, name, x, y, bw, bh, rgb, what);
 }
 
 /*
@@ -837,6 +850,71 @@ START_TEST(test_xwayland_move_resize)
 }
 END_TEST
 
+/* ---- two_outputs -------------------------------------------------------- */
+
+/*
+ * two_outputs: X root coordinates are layout coordinates. Two 640x480
+ * outputs side by side; an xdg window takes HEADLESS-1, so an X window
+ * goes to HEADLESS-2 (the output with fewest windows): listed there at
+ * x >= 640, where the X server's GetGeometry has it too, drawn in its
+ * colour in HEADLESS-2's screenshot at that place less 640, and a click
+ * there gives it the X focus the xdg window had.
+ */
+START_TEST(test_xwayland_two_outputs)
+{
+	struct harness *harness = harness_create("two_outputs");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "640x480" });
+	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "xdg"));
+	ck_assert(sc_app_create_window(&app, "xdg-left", "xdg left", 200, 100,
+		0xff000000u | XDG_RGB));
+	wl_surface_attach(app.surface, app.buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, 200, 100);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	const struct harness_window *w = wait_window(vitrail, "xdg-left", false);
+	ck_assert_str_eq(w->output, "HEADLESS-1");
+
+	struct x_probe p = { 0 };
+	p.conn = xcb_connect(vitrail->x_display, NULL);
+	ck_assert_msg(!xcb_connection_has_error(p.conn), "cannot connect to "
+		"DISPLAY=%s", vitrail->x_display);
+	xcb_screen_t *screen =
+		xcb_setup_roots_iterator(xcb_get_setup(p.conn)).data;
+	p.window = x_window(p.conn, screen, 0, 0, 200, 100, X_RGB, false);
+	static const char class[] = "xcb-right\0XcbRight";
+	xcb_change_property(p.conn, XCB_PROP_MODE_REPLACE, p.window,
+		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
+	xcb_map_window(p.conn, p.window);
+	xcb_flush(p.conn);
+	w = wait_window(vitrail, "XcbRight", false);
+	ck_assert_msg(strcmp(w->output, "HEADLESS-2") == 0 && w->x >= 640,
+		"the X window is on %s at %d,%d, not on HEADLESS-2", w->output,
+		w->x, w->y);
+	int32_t x = w->x, y = w->y;
+	wait_x_geometry(p.conn, p.window, x, y, 200, 100, "on HEADLESS-2");
+	wait_box_of(harness, vitrail, "HEADLESS-2", "right", x - 640, y, 200,
+		100, X_RGB, "the X window on HEADLESS-2");
+
+	/* the xdg window takes the focus, a click on the X one gets it */
+	w = wait_window(vitrail, "xdg-left", false);
+	click(vitrail, &app, w->x + 100, w->y + 50);
+	wait_x_focus(&p, &app, false, "after a click on the xdg window");
+	click(vitrail, &app, x + 100, y + 50);
+	wait_x_focus(&p, &app, true, "after a click on the X window");
+
+	xcb_disconnect(p.conn);
+	wait_window(vitrail, "XcbRight", true);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *xwayland_suite(void) {
@@ -848,6 +926,7 @@ static Suite *xwayland_suite(void) {
 	harness_add_case(suite, "close_binding", test_xwayland_close_binding,
 		120);
 	harness_add_case(suite, "move_resize", test_xwayland_move_resize, 120);
+	harness_add_case(suite, "two_outputs", test_xwayland_two_outputs, 120);
 	return suite;
 }
 
