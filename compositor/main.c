@@ -335,17 +335,20 @@ static int handle_exit_timer(void *data) {
 	return 0;
 }
 
+/* Reaps only the children vitrail started (vt_server_spawn): wlroots
+ * waits for its own, Xwayland's launcher, when Xwayland is ready, and a
+ * waitpid(-1) here could take that one first (wlroots would then give
+ * up on Xwayland). */
 static int handle_child(int signal, void *data) {
 	struct vt_server *server = data;
-	pid_t pid;
-	int status;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (int i = 0; i < server->children_len; i++) {
-			if (server->children[i] == pid) {
-				server->children[i] = -1;
-			}
+	/* children may grow meanwhile (a kiosk app restarted) */
+	for (int i = 0; i < server->children_len; i++) {
+		pid_t pid = server->children[i];
+		int status;
+		if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
+			server->children[i] = -1;
+			vt_kiosk_child_exited(server, pid, status);
 		}
-		vt_kiosk_child_exited(server, pid, status);
 	}
 	return 0;
 }
