@@ -112,6 +112,10 @@ static void x_set_size(struct vt_view *view, int width, int height) {
 	if (width <= 0 || height <= 0) {
 		width = xv->natural_width;
 		height = xv->natural_height;
+	} else if (xv->fill == 0) {
+		/* a resize: the size it goes back to after filling */
+		xv->natural_width = width;
+		xv->natural_height = height;
 	}
 	wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x,
 		(int16_t)view->y, clamp_size(width), clamp_size(height));

@@ -770,7 +770,8 @@ static void wait_listed(struct harness_vitrail *v, const char *app_id,
  * there in the list and for the X server; dragged from its bottom-right
  * quarter with the right button by (40, 25), the X server has it at
  * 240x125 and the screenshot shows its colour on all of that box; a
- * _NET_WM_STATE maximize request fills the 640x480 output for both.
+ * _NET_WM_STATE maximize request fills the 640x480 output for both, and
+ * leaving maximized gives back the 240x125 of the resize.
  */
 START_TEST(test_xwayland_move_resize)
 {
@@ -841,6 +842,14 @@ START_TEST(test_xwayland_move_resize)
 	xcb_flush(conn);
 	wait_x_geometry(conn, window, 0, 0, 640, 480, "maximized");
 	wait_listed(vitrail, "XcbMove", 0, 0, 640, 480, "maximized");
+	/* and back to the size the resize gave it, where it is */
+	event.data.data32[0] = 0; // _NET_WM_STATE_REMOVE
+	xcb_send_event(conn, 0, screen->root,
+		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&event);
+	xcb_flush(conn);
+	wait_x_geometry(conn, window, 0, 0, 240, 125, "unmaximized");
+	wait_listed(vitrail, "XcbMove", 0, 0, 240, 125, "unmaximized");
 
 	xcb_disconnect(conn);
 	wait_window(vitrail, "XcbMove", true);
