@@ -770,6 +770,8 @@ static void wait_listed(struct harness_vitrail *v, const char *app_id,
  * there in the list and for the X server; dragged from its bottom-right
  * quarter with the right button by (40, 25), the X server has it at
  * 240x125 and the screenshot shows its colour on all of that box; a
+ * move the client asks for (_NET_WM_MOVERESIZE) while the left button is
+ * held on it follows the pointer by (-30, 20); a
  * _NET_WM_STATE maximize request fills the 640x480 output for both, and
  * leaving maximized gives back the 240x125 of the resize.
  */
@@ -824,6 +826,36 @@ START_TEST(test_xwayland_move_resize)
 	harness_pointer_move(vitrail->conn, 2, 2); // the cursor out of the way
 	wait_box(harness, vitrail, "resized", x1, y1, 240, 125, X_RGB,
 		"the resized window");
+
+	/* the client's own move (_NET_WM_MOVERESIZE) while the left button
+	 * is held on it */
+	harness_pointer_move(vitrail->conn, x1 + 100, y1 + 60);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	xcb_client_message_event_t moveresize = {
+		.response_type = XCB_CLIENT_MESSAGE,
+		.format = 32,
+		.window = window,
+		.type = atom(conn, "_NET_WM_MOVERESIZE"),
+	};
+	moveresize.data.data32[0] = (uint32_t)(x1 + 100); // root x, y
+	moveresize.data.data32[1] = (uint32_t)(y1 + 60);
+	moveresize.data.data32[2] = 8; // _NET_WM_MOVERESIZE_MOVE
+	moveresize.data.data32[3] = 1; // button 1
+	moveresize.data.data32[4] = 1; // from an application
+	xcb_send_event(conn, 0, screen->root,
+		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&moveresize);
+	/* the X server passed it on to vitrail's window manager connection
+	 * before it answers this; two round trips later vitrail read it */
+	x_geometry(conn, window);
+	harness_settle(vitrail->conn);
+	harness_settle(vitrail->conn);
+	harness_pointer_move(vitrail->conn, x1 + 100 - 30, y1 + 60 + 20);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	x1 -= 30;
+	y1 += 20;
+	wait_x_geometry(conn, window, x1, y1, 240, 125, "moved by the client");
+	wait_listed(vitrail, "XcbMove", x1, y1, 240, 125, "moved by the client");
 
 	/* maximize: both directions in one request */
 	xcb_client_message_event_t event = {
