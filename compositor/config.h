@@ -124,6 +124,8 @@ struct vt_config {
 	 * this many ms without pointer input */
 	int hide_cursor_ms;
 	uint32_t allow; /* enum vt_privilege: allowed in kiosk mode */
+	/* offer X11 clients an X display (Xwayland); read at start only */
+	bool xwayland;
 };
 
 /* The class of the privileged protocol global `interface`, 0 when it is

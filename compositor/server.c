@@ -346,7 +346,8 @@ bool vt_server_init(struct vt_server *server) {
 	if (!vt_scroll_init(server)) {
 		return false;
 	}
-	if (!opts->no_xwayland && !vt_xwayland_init(server)) {
+	if (!opts->no_xwayland && server->config.xwayland &&
+			!vt_xwayland_init(server)) {
 		wlr_log(WLR_ERROR, "cannot set up Xwayland");
 		return false;
 	}
@@ -382,11 +383,16 @@ void vt_server_reload(struct vt_server *server) {
 	if (server->opts.config_path == NULL) {
 		return;
 	}
+	bool xwayland = server->config.xwayland;
 	if (vt_config_load(&server->config, server->opts.config_path, stderr)) {
 		if (server->opts.mode_set) {
 			server->config.mode = server->opts.mode;
 		}
 		wlr_log(WLR_INFO, "reloaded %s", server->opts.config_path);
+		if (server->config.xwayland != xwayland) {
+			wlr_log(WLR_INFO, "xwayland %s: from the next start on",
+				server->config.xwayland ? "on" : "off");
+		}
 		vt_server_apply_config(server);
 	} else {
 		wlr_log(WLR_ERROR, "keeping the previous configuration");

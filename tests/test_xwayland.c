@@ -12,7 +12,8 @@
  * the box. Killed, xlogo's window leaves the list and the screen, vitrail
  * keeps running, and a second X client (after the first one's Xwayland
  * connection is gone) still gets a window; vitrail exits cleanly. With
- * --no-xwayland, vitrail reports no DISPLAY.
+ * --no-xwayland, or the configuration's xwayland off, vitrail reports no
+ * DISPLAY.
  *
  * focus: an xdg window (a scene-client window of one colour) and an X11
  * window of this test's own (xcb, a background pixel of another colour)
@@ -222,6 +223,16 @@ START_TEST(test_xwayland_x11_window)
 	ck_assert_msg(none->x_display == NULL, "with --no-xwayland, vitrail "
 		"offers DISPLAY=%s", none->x_display);
 	harness_stop_vitrail(harness, none);
+	/* nor with the configuration's xwayland off */
+	char *config = harness_write_file(harness, "off.conf", "xwayland off\n");
+	const char *const off_args[] = { "--config", config, NULL };
+	none = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.extra_args = off_args });
+	ck_assert_msg(none->x_display == NULL, "with xwayland off, vitrail "
+		"offers DISPLAY=%s", none->x_display);
+	harness_stop_vitrail(harness, none);
+	free(config);
 	harness_destroy(harness);
 }
 END_TEST
