@@ -20,9 +20,18 @@ void vt_config_defaults(struct vt_config *config) {
 		.scroll_extend = VT_SCROLL_EXTEND_DEFAULT,
 		.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT,
 		.drag_modifier = VT_MOD_LOGO,
+		.server_decorations = true,
 		.hide_cursor_ms = -1,
 		.xwayland = true,
+		.vt_switch = -1,
 	};
+}
+
+bool vt_config_vt_switch(const struct vt_config *config) {
+	if (config->vt_switch >= 0) {
+		return config->vt_switch == 1;
+	}
+	return config->mode == VT_MODE_DESKTOP;
 }
 
 static const struct {
@@ -377,6 +386,15 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 		}
 		return parse_modifier(value, &c->drag_modifier) ? NULL :
 			"expected Shift, Ctrl, Alt, Logo or none";
+	} else if (strcmp(key, "decorations") == 0) {
+		if (strcmp(value, "server") == 0) {
+			c->server_decorations = true;
+		} else if (strcmp(value, "client") == 0) {
+			c->server_decorations = false;
+		} else {
+			return "expected server or client";
+		}
+		return NULL;
 	} else if (strcmp(key, "app_exit") == 0) {
 		if (strcmp(value, "exit") == 0) {
 			c->app_exit = VT_APP_EXIT_EXIT;
@@ -413,6 +431,15 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 			c->hide_cursor_ms = (int)(seconds * 1000 + 0.5);
 		} else {
 			return "expected never, always or seconds from 0.1 to 3600";
+		}
+		return NULL;
+	} else if (strcmp(key, "vt_switch") == 0) {
+		if (strcmp(value, "on") == 0) {
+			c->vt_switch = 1;
+		} else if (strcmp(value, "off") == 0) {
+			c->vt_switch = 0;
+		} else {
+			return "expected on or off";
 		}
 		return NULL;
 	} else if (strcmp(key, "allow") == 0) {
@@ -518,6 +545,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	next.path_rules_len = 0;
 	next.bindings_len = 0;
 	next.drag_modifier = VT_MOD_LOGO;
+	next.server_decorations = true;
 	next.tearing_box = VT_TEARING_BOX_DEFAULT;
 	next.scroll_extend = VT_SCROLL_EXTEND_DEFAULT;
 	next.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT;
@@ -527,6 +555,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	next.hide_cursor_ms = -1;
 	next.allow = 0;
 	next.xwayland = true;
+	next.vt_switch = -1;
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0;

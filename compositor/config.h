@@ -117,6 +117,9 @@ struct vt_config {
 	/* held with the left button: move a window; with the right: resize
 	 * it (0: none) */
 	uint32_t drag_modifier;
+	/* who draws window decorations when a client lets vitrail choose:
+	 * vitrail (server-side, the default) or the client */
+	bool server_decorations;
 	enum vt_app_exit app_exit;
 	enum vt_kiosk_output kiosk_output;
 	char kiosk_output_name[VT_CONFIG_STR];
@@ -126,7 +129,13 @@ struct vt_config {
 	uint32_t allow; /* enum vt_privilege: allowed in kiosk mode */
 	/* offer X11 clients an X display (Xwayland); read at start only */
 	bool xwayland;
+	/* Ctrl+Alt+F1..F12 switch virtual terminals: -1 by the mode (in
+	 * desktop mode, not in kiosk mode), 0 never, 1 always */
+	int vt_switch;
 };
+
+/* Whether Ctrl+Alt+Fn switch virtual terminals under this config. */
+bool vt_config_vt_switch(const struct vt_config *config);
 
 /* The class of the privileged protocol global `interface`, 0 when it is
  * none. */

@@ -10,9 +10,12 @@
  * vitrail received it (vt_surface_note_input): the frame that first draws
  * the surface's answering commit logs the oldest (input_ns).
  */
+#include <errno.h>
 #include <linux/input-event-codes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_data_device.h>
@@ -26,10 +29,12 @@
 #include <wlr/types/wlr_touch.h>
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/types/wlr_virtual_pointer_v1.h>
+#include <wlr/backend/session.h>
 #include <wlr/types/wlr_xcursor_manager.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
+#include <wlr/xcursor.h>
 #include <xkbcommon/xkbcommon.h>
 
 #include "layer_shell.h"
@@ -177,6 +182,28 @@ static const struct vt_config_binding *find_binding(struct vt_server *server,
 	return NULL;
 }
 
+/* Ctrl+Alt+F1..F12 on a TTY: the keymap gives XF86Switch_VT_1..12; true
+ * when the key switched virtual terminals (or would, where allowed). */
+static bool keyboard_vt_switch(struct vt_server *server,
+		struct wlr_keyboard *kbd, uint32_t keycode) {
+	struct wlr_session *session = wlr_backend_get_session(server->backend);
+	if (session == NULL || kbd->xkb_state == NULL ||
+			!vt_config_vt_switch(&server->config)) {
+		return false;
+	}
+	const xkb_keysym_t *syms;
+	int n = xkb_state_key_get_syms(kbd->xkb_state, keycode + 8, &syms);
+	for (int i = 0; i < n; i++) {
+		if (syms[i] >= XKB_KEY_XF86Switch_VT_1 &&
+				syms[i] <= XKB_KEY_XF86Switch_VT_12) {
+			wlr_session_change_vt(session,
+				syms[i] - XKB_KEY_XF86Switch_VT_1 + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* A bound key's press runs its action; neither it nor its release reach
  * the client. True when the key is vitrail's. */
 static bool keyboard_binding(struct vt_keyboard *keyboard,
@@ -192,6 +219,16 @@ static bool keyboard_binding(struct vt_keyboard *keyboard,
 		return false;
 	}
 	struct vt_server *server = keyboard->server;
+	/* switching terminals works while locked too (the lock stays) */
+	if (keyboard_vt_switch(server, keyboard->device->keyboard,
+			event->keycode)) {
+		size_t max = sizeof(keyboard->bound_keys) /
+			sizeof(keyboard->bound_keys[0]);
+		if ((size_t)keyboard->bound_len < max) {
+			keyboard->bound_keys[keyboard->bound_len++] = event->keycode;
+		}
+		return true;
+	}
 	/* a locked session's keys are the lock surface's; a surface that
 	 * inhibits shortcuts (keyboard-shortcuts-inhibit) gets them too */
 	if (vt_session_locked(server) ||
@@ -259,13 +296,14 @@ static void keyboard_create(struct vt_server *server,
 	wl_list_insert(&server->keyboards, &keyboard->link);
 }
 
+/* The seat always has a keyboard, even with no keyboard device yet (a
+ * headless session, a kiosk with a touch screen): a client binds its
+ * wl_keyboard when its window maps, not after the capability comes with
+ * the first device, which would lose that device's first keys (wtype's
+ * first character, sent before the client's get_keyboard could arrive). */
 static void update_capabilities(struct vt_server *server) {
-	uint32_t caps = WL_SEAT_CAPABILITY_POINTER;
-	if (!wl_list_empty(&server->keyboards)) {
-		caps |= WL_SEAT_CAPABILITY_KEYBOARD;
-	}
-	caps |= WL_SEAT_CAPABILITY_TOUCH;
-	wlr_seat_set_capabilities(server->seat, caps);
+	wlr_seat_set_capabilities(server->seat, WL_SEAT_CAPABILITY_POINTER |
+		WL_SEAT_CAPABILITY_KEYBOARD | WL_SEAT_CAPABILITY_TOUCH);
 }
 
 /* A device of the backend or a virtual one joins the seat. */
@@ -488,11 +526,62 @@ static void cursor_move_node(struct vt_server *server) {
 	vt_server_schedule_update(server);
 }
 
-static void cursor_set_theme_image(struct vt_server *server) {
+/* The theme's image of that name, loaded on first use; NULL when the
+ * theme lacks it. */
+static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
+		const char *name) {
+	for (int i = 0; i < server->cursor_images_len; i++) {
+		if (strcmp(server->cursor_images[i].name, name) == 0) {
+			return &server->cursor_images[i];
+		}
+	}
+	if (server->cursor_images_len == VT_CURSOR_IMAGES) {
+		return NULL;
+	}
+	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
+		server->xcursor_manager, name, 1);
+	if (xcursor == NULL || xcursor->image_count == 0) {
+		return NULL;
+	}
+	struct wlr_xcursor_image *xi = xcursor->images[0];
+	struct vr_image *image = vr_image_create(xi->width, xi->height,
+		VR_FORMAT_ARGB8888);
+	if (image == NULL) {
+		return NULL;
+	}
+	vr_image_write(image, xi->buffer, xi->width * 4, NULL);
+	struct vt_cursor_image *ci =
+		&server->cursor_images[server->cursor_images_len++];
+	*ci = (struct vt_cursor_image){
+		.name = name,
+		.image = image,
+		.width = xi->width,
+		.height = xi->height,
+		.hotspot_x = xi->hotspot_x,
+		.hotspot_y = xi->hotspot_y,
+	};
+	return ci;
+}
+
+/* Show the theme's image `name` (the arrow when the theme lacks it)
+ * instead of a client's cursor. */
+static void cursor_set_theme_image(struct vt_server *server,
+		const char *name) {
 	if (server->cursor_surface != NULL) {
 		vr_node_set_parent(server->cursor_surface->node, NULL);
 		wl_list_remove(&server->cursor_surface_destroy.link);
 		server->cursor_surface = NULL;
+	}
+	struct vt_cursor_image *ci = cursor_theme_image(server, name);
+	if (ci == NULL) {
+		ci = cursor_theme_image(server, "left_ptr");
+	}
+	if (ci != NULL && ci->name != server->cursor_name) {
+		vr_node_set_image(server->cursor_image_node, ci->image, NULL,
+			ci->width, ci->height, VR_TRANSFORM_NORMAL);
+		vr_node_set_position(server->cursor_image_node,
+			-(float)ci->hotspot_x, -(float)ci->hotspot_y);
+		server->cursor_name = ci->name;
 	}
 	vr_node_set_enabled(server->cursor_image_node, true);
 	vt_server_schedule_update(server);
@@ -515,10 +604,13 @@ static struct wlr_surface *input_surface_at(struct vt_server *server,
 	/* a window's surface, or a layer surface (view NULL) */
 	struct wlr_surface *surface = NULL;
 	struct vt_view *v = vt_view_at(server, lx, ly, &surface, sx, sy);
-	if (surface == NULL || !vt_protocols_client_allowed(server,
-			wl_resource_get_client(surface->resource))) {
+	struct wlr_surface *owner = surface != NULL ? surface :
+		v != NULL ? v->surface : NULL;
+	if (owner == NULL || !vt_protocols_client_allowed(server,
+			wl_resource_get_client(owner->resource))) {
 		return NULL;
 	}
+	/* on a window's decorations: its view, no surface */
 	if (view != NULL) {
 		*view = v;
 	}
@@ -531,14 +623,31 @@ static void process_motion(struct vt_server *server, uint32_t time,
 		uint64_t received_ns) {
 	cursor_move_node(server);
 	double sx, sy;
+	struct vt_view *view;
 	struct wlr_surface *surface = input_surface_at(server, server->cursor->x,
-		server->cursor->y, &sx, &sy, NULL);
+		server->cursor->y, &sx, &sy, &view);
+	struct wlr_surface *focused = server->seat->pointer_state.focused_surface;
 	if (surface == NULL) {
-		if (server->seat->pointer_state.focused_surface != NULL) {
-			cursor_set_theme_image(server);
+		/* the arrow, or on a decoration's edge its resize cursor */
+		const char *name = "left_ptr";
+		uint32_t edges;
+		if (view != NULL && vt_view_decoration_at(view, server->cursor->x,
+				server->cursor->y, &edges) == VT_PART_EDGE) {
+			name = wlr_xcursor_get_resize_name(edges);
+		}
+		if (focused != NULL || server->cursor_surface != NULL ||
+				server->cursor_name == NULL ||
+				strcmp(server->cursor_name, name) != 0) {
+			cursor_set_theme_image(server, name);
 		}
 		wlr_seat_pointer_clear_focus(server->seat);
 		return;
+	}
+	if (surface != focused && server->cursor_surface == NULL &&
+			server->cursor_name != NULL &&
+			strcmp(server->cursor_name, "left_ptr") != 0) {
+		/* from a decoration's edge: the arrow until the client says */
+		cursor_set_theme_image(server, "left_ptr");
 	}
 	wlr_seat_pointer_notify_enter(server->seat, surface, sx, sy);
 	wlr_seat_pointer_notify_motion(server->seat, time, sx, sy);
@@ -635,6 +744,45 @@ static bool drag_modifier_grab(struct vt_server *server, uint32_t button) {
 	return server->grab.mode != VT_GRAB_NONE;
 }
 
+/* A button pressed on a window's decorations (vitrail(5), decorations):
+ * the window takes the focus; with the left button the title bar moves
+ * it, the close button asks it to close, an edge resizes it. The button
+ * is vitrail's (the client never sees it). True when it was on one. */
+static bool decoration_press(struct vt_server *server, uint32_t button) {
+	double sx, sy;
+	struct vt_view *view;
+	struct wlr_surface *surface = input_surface_at(server, server->cursor->x,
+		server->cursor->y, &sx, &sy, &view);
+	uint32_t edges;
+	enum vt_decoration_part part = surface == NULL && view != NULL ?
+		vt_view_decoration_at(view, server->cursor->x, server->cursor->y,
+			&edges) : VT_PART_NONE;
+	if (part == VT_PART_NONE) {
+		return false;
+	}
+	vt_view_focus(view, view->surface);
+	if (button == BTN_LEFT) {
+		switch (part) {
+		case VT_PART_TITLE:
+			vt_view_begin_grab(view, VT_GRAB_MOVE, 0, true);
+			break;
+		case VT_PART_EDGE:
+			vt_view_begin_grab(view, VT_GRAB_RESIZE, edges, true);
+			break;
+		case VT_PART_CLOSE:
+			vt_view_close(view);
+			break;
+		case VT_PART_NONE:
+			break;
+		}
+	}
+	/* a grab ends at the release; otherwise the release is kept */
+	if (server->grab.mode == VT_GRAB_NONE) {
+		server->decoration_button = button;
+	}
+	return true;
+}
+
 static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_button);
 	uint64_t received_ns = vt_now_ns();
@@ -652,7 +800,13 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	}
 	if (event->state == WLR_BUTTON_PRESSED &&
 			server->grab.mode == VT_GRAB_NONE &&
-			drag_modifier_grab(server, event->button)) {
+			(drag_modifier_grab(server, event->button) ||
+			decoration_press(server, event->button))) {
+		return;
+	}
+	if (event->state == WLR_BUTTON_RELEASED &&
+			server->decoration_button == event->button) {
+		server->decoration_button = 0;
 		return;
 	}
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
@@ -854,30 +1008,43 @@ static void handle_request_set_primary_selection(struct wl_listener *listener,
 
 /* ---- setup -------------------------------------------------------------- */
 
+/* The cursor theme and size of XCURSOR_THEME and XCURSOR_SIZE (unset:
+ * the default theme at 24 pixels), exported to the clients vitrail
+ * starts so that their cursors match. */
 static bool cursor_init_image(struct vt_server *server) {
-	server->xcursor_manager = wlr_xcursor_manager_create(NULL, 24);
+	const char *theme = getenv("XCURSOR_THEME");
+	theme = theme != NULL && theme[0] != '\0' ? theme : NULL;
+	unsigned size = 24;
+	const char *size_env = getenv("XCURSOR_SIZE");
+	if (size_env != NULL && size_env[0] != '\0') {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(size_env, &end, 10);
+		if (errno != 0 || *end != '\0' || v < 1 || v > 512) {
+			wlr_log(WLR_ERROR, "XCURSOR_SIZE '%s' is not a size from 1 "
+				"to 512: using 24", size_env);
+		} else {
+			size = (unsigned)v;
+		}
+	}
+	char size_str[16];
+	snprintf(size_str, sizeof(size_str), "%u", size);
+	setenv("XCURSOR_SIZE", size_str, 1);
+	server->xcursor_manager = wlr_xcursor_manager_create(theme, size);
 	if (server->xcursor_manager == NULL ||
 			!wlr_xcursor_manager_load(server->xcursor_manager, 1)) {
-		wlr_log(WLR_ERROR, "cannot load a cursor theme");
+		wlr_log(WLR_ERROR, "cannot load the cursor theme %s at size %u",
+			theme != NULL ? theme : "(default)", size);
 		return false;
 	}
-	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
-		server->xcursor_manager, "left_ptr", 1);
-	if (xcursor == NULL || xcursor->image_count == 0) {
-		wlr_log(WLR_ERROR, "the cursor theme has no left_ptr");
+	cursor_set_theme_image(server, "left_ptr");
+	if (server->cursor_name == NULL) {
+		wlr_log(WLR_ERROR, "the cursor theme %s has no left_ptr",
+			theme != NULL ? theme : "(default)");
 		return false;
 	}
-	struct wlr_xcursor_image *image = xcursor->images[0];
-	server->cursor_image = vr_image_create(image->width, image->height,
-		VR_FORMAT_ARGB8888);
-	if (server->cursor_image == NULL) {
-		return false;
-	}
-	vr_image_write(server->cursor_image, image->buffer, image->width * 4, NULL);
-	vr_node_set_image(server->cursor_image_node, server->cursor_image, NULL,
-		image->width, image->height, VR_TRANSFORM_NORMAL);
-	vr_node_set_position(server->cursor_image_node, -(float)image->hotspot_x,
-		-(float)image->hotspot_y);
+	wlr_log(WLR_INFO, "cursor theme %s, size %u",
+		theme != NULL ? theme : "(default)", size);
 	return true;
 }
 
@@ -971,5 +1138,8 @@ void vt_input_finish(struct vt_server *server) {
 	}
 	wlr_xcursor_manager_destroy(server->xcursor_manager);
 	wlr_cursor_destroy(server->cursor);
-	vr_image_unref(server->cursor_image);
+	for (int i = 0; i < server->cursor_images_len; i++) {
+		vr_image_unref(server->cursor_images[i].image);
+	}
+	server->cursor_images_len = 0;
 }

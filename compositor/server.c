@@ -96,6 +96,7 @@ static void update_background(struct vt_server *server) {
 void vt_server_apply_config(struct vt_server *server) {
 	update_background(server);
 	vt_input_apply_config(server);
+	vt_protocols_apply_config(server);
 	vt_kiosk_apply_config(server);
 }
 

@@ -289,6 +289,32 @@ struct vt_view {
 	struct wl_listener request_resize;
 	struct wl_listener set_title;
 	struct wl_listener set_app_id;
+	/* Server-side decorations: negotiated (protocols.c), and what
+	 * vitrail draws of them (decoration.c; NULL until first drawn). */
+	bool ssd;
+	struct vt_decoration *decoration;
+};
+
+/* Server-side decorations (decoration.c, vitrail(5)): sizes in pixels
+ * and colours (0xRRGGBB). */
+#define VT_DECORATION_BORDER 4
+#define VT_DECORATION_TITLE 24
+#define VT_DECORATION_FOCUSED 0x2f5d8a
+#define VT_DECORATION_UNFOCUSED 0x4a4f57
+#define VT_DECORATION_TEXT_FOCUSED 0xffffff
+#define VT_DECORATION_TEXT_UNFOCUSED 0xc8ccd2
+
+/* What vitrail draws around a window geometry, per side. */
+struct vt_extents {
+	int left, top, right, bottom;
+};
+
+/* The parts of a decoration under the pointer. */
+enum vt_decoration_part {
+	VT_PART_NONE,
+	VT_PART_TITLE, /* moves the window */
+	VT_PART_CLOSE, /* closes it */
+	VT_PART_EDGE, /* resizes it by the edges said */
 };
 
 /* An interactive move or resize of a window (view.c, input.c): started by
@@ -308,6 +334,15 @@ struct vt_grab {
 	struct wlr_box box; /* the window's geometry at the start */
 	uint32_t edges; /* enum wlr_edges, resize */
 	bool swallow; /* the drag modifier's: buttons kept from the client */
+};
+
+/* A cursor image of the theme (XCURSOR_THEME, XCURSOR_SIZE): the arrow
+ * and the resize cursors of each edge and corner. */
+#define VT_CURSOR_IMAGES 12
+struct vt_cursor_image {
+	const char *name; /* a static string */
+	struct vr_image *image;
+	int width, height, hotspot_x, hotspot_y;
 };
 
 struct vt_keyboard {
@@ -376,7 +411,13 @@ struct vt_server {
 	struct vr_node *cursor_layer;
 	struct vr_node *cursor_node; /* positioned at the cursor hotspot */
 	struct vr_node *cursor_image_node; /* the theme image */
-	struct vr_image *cursor_image;
+	/* the theme's images loaded so far (input.c), by name, and the one
+	 * shown */
+	struct vt_cursor_image cursor_images[VT_CURSOR_IMAGES];
+	int cursor_images_len;
+	const char *cursor_name;
+	/* a button pressed on a decoration: its release stays vitrail's */
+	uint32_t decoration_button;
 	struct vt_surface *cursor_surface; /* a client's cursor, if any */
 	struct wl_listener cursor_surface_destroy;
 	int cursor_hotspot_x, cursor_hotspot_y;
@@ -722,6 +763,24 @@ void vt_view_request_fill(struct vt_view *view, bool requested,
 	bool fullscreen);
 void vt_view_finish(struct vt_view *view);
 
+/* Negotiated server-side decorations on (protocols.c) or off: drawn or
+ * not, and a window filling its output refills it. */
+void vt_view_set_server_decorations(struct vt_view *view, bool on);
+
+/* decoration.c */
+/* Whether the view shows server-side decorations now. */
+bool vt_view_decorated(struct vt_view *view);
+/* What the decorations take around the window geometry when the view is
+ * (fullscreen true) or is not fullscreen; zero when not decorated. */
+struct vt_extents vt_view_extents(struct vt_view *view, bool fullscreen);
+/* Size, focus, title or state changed: draw them again (or hide them). */
+void vt_decoration_update(struct vt_view *view);
+void vt_decoration_destroy(struct vt_view *view);
+/* The part at (lx, ly), layout coordinates; *edges (enum wlr_edges) for
+ * VT_PART_EDGE. */
+enum vt_decoration_part vt_view_decoration_at(struct vt_view *view,
+	double lx, double ly, uint32_t *edges);
+
 /* input.c */
 bool vt_input_init(struct vt_server *server);
 /* The position of the pointer (a button held, its focus on surface) or
@@ -739,6 +798,11 @@ void vt_input_finish(struct vt_server *server);
 /* protocols.c: the protocols wlroots implements, and vitrail's policy */
 bool vt_protocols_init(struct vt_server *server);
 void vt_protocols_finish(struct vt_server *server);
+/* The config changed: the KDE server-decoration default follows it. */
+void vt_protocols_apply_config(struct vt_server *server);
+/* A toplevel was created: a KDE server-decoration of its wl_surface,
+ * made before, applies to it. */
+void vt_protocols_toplevel_created(struct vt_view *view);
 /* Any input event: idle timers start again. */
 void vt_protocols_input_activity(struct vt_server *server);
 /* A pointer device moved by (*dx, *dy): relative motion goes to clients;

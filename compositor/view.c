@@ -141,18 +141,41 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 		return;
 	}
 	/* fullscreen covers the whole output, maximized what layer
-	 * surfaces' exclusive zones leave of it */
+	 * surfaces' exclusive zones leave of it, decorations included */
 	struct wlr_box box = fullscreen ?
 		output_layout_box(view->server, view->placed_on) :
 		vt_output_usable_box(view->placed_on);
+	struct vt_extents e = vt_view_extents(view, fullscreen);
 	if (fullscreen) {
 		vt_kiosk_fill_box(view->server, &box);
 	}
-	view->x = box.x;
-	view->y = box.y;
+	int width = box.width - e.left - e.right;
+	int height = box.height - e.top - e.bottom;
+	view->x = box.x + e.left;
+	view->y = box.y + e.top;
 	view->impl->set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
 		VT_FILL_MAXIMIZED, true);
-	view->impl->set_size(view, box.width, box.height);
+	view->impl->set_size(view, width > 1 ? width : 1,
+		height > 1 ? height : 1);
+}
+
+/* The (x, y) that keeps a window of geometry size w x h with decorations
+ * e inside box as far as its size allows, moved as little as can be;
+ * the top-left corner wins when it is too big. */
+static void keep_inside(struct wlr_box box, struct vt_extents e, int w,
+		int h, int *x, int *y) {
+	int fw = w + e.left + e.right, fh = h + e.top + e.bottom;
+	int fx = *x - e.left, fy = *y - e.top;
+	if (fx + fw > box.x + box.width) {
+		fx = box.x + box.width - fw;
+	}
+	if (fy + fh > box.y + box.height) {
+		fy = box.y + box.height - fh;
+	}
+	fx = fx < box.x ? box.x : fx;
+	fy = fy < box.y ? box.y : fy;
+	*x = fx + e.left;
+	*y = fy + e.top;
 }
 
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
@@ -170,7 +193,14 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 		old->impl->set_activated(old, false);
 		vt_foreign_toplevel_set_activated(old, false);
 	}
+	struct vt_view *unfocused = server->focused_view;
 	server->focused_view = view;
+	if (unfocused != NULL && unfocused != view && unfocused->mapped) {
+		vt_decoration_update(unfocused);
+	}
+	if (view->mapped) {
+		vt_decoration_update(view);
+	}
 	wl_list_remove(&view->link);
 	wl_list_insert(&server->views, &view->link);
 	vr_node_raise_to_top(view->node);
@@ -224,6 +254,12 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 			*surface = s;
 			return view;
 		}
+		/* its decorations: the view, no surface */
+		uint32_t edges;
+		if (vt_view_decoration_at(view, lx, ly, &edges) != VT_PART_NONE) {
+			*surface = NULL;
+			return view;
+		}
 	}
 	layer = vt_layers_surface_at(server, lx, ly, false, sx, sy);
 	if (layer != NULL) {
@@ -255,14 +291,10 @@ static void view_move_to_output(struct vt_view *view,
 	struct wlr_box to = vt_output_usable_box(output);
 	struct wlr_box geo;
 	view->impl->get_geometry(view, &geo);
-	int x = view->x - from.x, y = view->y - from.y;
-	if (x + geo.width > to.width) {
-		x = to.width - geo.width;
-	}
-	if (y + geo.height > to.height) {
-		y = to.height - geo.height;
-	}
-	vt_view_move(view, to.x + (x > 0 ? x : 0), to.y + (y > 0 ? y : 0));
+	int x = to.x + view->x - from.x, y = to.y + view->y - from.y;
+	keep_inside(to, vt_view_extents(view, false), geo.width, geo.height,
+		&x, &y);
+	vt_view_move(view, x, y);
 }
 
 void vt_views_usable_changed(struct vt_server *server,
@@ -281,14 +313,8 @@ void vt_views_usable_changed(struct vt_server *server,
 		struct wlr_box geo;
 		view->impl->get_geometry(view, &geo);
 		int x = view->x, y = view->y;
-		if (x + geo.width > usable.x + usable.width) {
-			x = usable.x + usable.width - geo.width;
-		}
-		if (y + geo.height > usable.y + usable.height) {
-			y = usable.y + usable.height - geo.height;
-		}
-		x = x < usable.x ? usable.x : x;
-		y = y < usable.y ? usable.y : y;
+		keep_inside(usable, vt_view_extents(view, false), geo.width,
+			geo.height, &x, &y);
 		if (x != view->x || y != view->y) {
 			vt_view_move(view, x, y);
 		}
@@ -335,25 +361,30 @@ void vt_view_map(struct vt_view *view) {
 	view->mapped = true;
 	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
 			view->impl->get_fill(view, false) == 0) {
-		/* inside what panels leave of the output */
+		/* inside what panels leave of the output, decorations
+		 * included */
 		struct wlr_box box = vt_output_usable_box(view->placed_on);
 		struct wlr_box geo;
 		view->impl->get_geometry(view, &geo);
+		struct vt_extents e = vt_view_extents(view, false);
+		int fw = geo.width + e.left + e.right;
+		int fh = geo.height + e.top + e.bottom;
 		/* Centred, then cascaded so windows on one output do not
 		 * hide each other completely. */
 		int step = 60 * (views_on(server, view->placed_on, view) % 6);
-		int x = (box.width - geo.width) / 2 - 150 + step * 2;
-		int y = (box.height - geo.height) / 2 - 90 + step;
-		if (x + geo.width > box.width) {
-			x = box.width - geo.width;
+		int x = (box.width - fw) / 2 - 150 + step * 2;
+		int y = (box.height - fh) / 2 - 90 + step;
+		if (x + fw > box.width) {
+			x = box.width - fw;
 		}
-		if (y + geo.height > box.height) {
-			y = box.height - geo.height;
+		if (y + fh > box.height) {
+			y = box.height - fh;
 		}
-		view->x = box.x + (x > 0 ? x : 0);
-		view->y = box.y + (y > 0 ? y : 0);
+		view->x = box.x + (x > 0 ? x : 0) + e.left;
+		view->y = box.y + (y > 0 ? y : 0) + e.top;
 	}
 	view_update_position(view);
+	vt_decoration_update(view);
 	vr_node_set_enabled(view->node, true);
 	view_update_entered(view);
 	vt_foreign_toplevel_map(view);
@@ -404,6 +435,7 @@ void vt_view_committed(struct vt_view *view) {
 		view->fullscreen = fullscreen;
 		vt_layers_fullscreen_changed(view->server);
 	}
+	vt_decoration_update(view);
 }
 
 void vt_view_finish(struct vt_view *view) {
@@ -420,6 +452,7 @@ void vt_view_finish(struct vt_view *view) {
 	if (view->server->focused_view == view) {
 		view->server->focused_view = NULL;
 	}
+	vt_decoration_destroy(view);
 	vr_node_destroy(view->node);
 	view->node = NULL;
 	vt_server_schedule_update(view->server);
@@ -431,9 +464,19 @@ void vt_view_finish(struct vt_view *view) {
 void vt_view_request_fill(struct vt_view *view, bool requested,
 		bool fullscreen) {
 	if (!requested && view->server->config.mode == VT_MODE_DESKTOP) {
+		/* the decorations' corner stays where it is (out of
+		 * fullscreen: the title bar comes back inside the output) */
+		struct vt_extents was = vt_view_extents(view,
+			view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
 		view->impl->set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
 			VT_FILL_MAXIMIZED, false);
 		view->impl->set_size(view, 0, 0);
+		struct vt_extents e = vt_view_extents(view,
+			view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
+		if (e.left != was.left || e.top != was.top) {
+			vt_view_move(view, view->x - was.left + e.left,
+				view->y - was.top + e.top);
+		}
 		return;
 	}
 	view_fill_output(view, fullscreen);
@@ -595,12 +638,44 @@ static void toplevel_handle_set_title(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_title);
 	vt_foreign_toplevel_update_names(view);
+	if (view->mapped) {
+		vt_decoration_update(view);
+	}
 }
 
 static void toplevel_handle_set_app_id(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_app_id);
 	vt_foreign_toplevel_update_names(view);
+}
+
+void vt_view_set_server_decorations(struct vt_view *view, bool on) {
+	if (view->ssd == on) {
+		return;
+	}
+	view->ssd = on;
+	uint32_t asked = view->impl->get_fill(view, true);
+	if (!view->mapped) {
+		/* maximized before mapping: the size asked for changes */
+		if ((asked & VT_FILL_MAXIMIZED) && !(asked & VT_FILL_FULLSCREEN) &&
+				view->server->config.mode == VT_MODE_DESKTOP) {
+			view_fill_output(view, false);
+		}
+		return;
+	}
+	if (view_fills_output(view)) {
+		view_fill_output(view, (asked & VT_FILL_FULLSCREEN) ||
+			view->server->config.mode == VT_MODE_KIOSK);
+		vt_view_move(view, view->x, view->y);
+	} else if (view->placed_on != NULL) {
+		struct wlr_box geo;
+		view->impl->get_geometry(view, &geo);
+		int x = view->x, y = view->y;
+		keep_inside(vt_output_usable_box(view->placed_on),
+			vt_view_extents(view, false), geo.width, geo.height, &x, &y);
+		vt_view_move(view, x, y);
+	}
+	vt_decoration_update(view);
 }
 
 static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
@@ -616,6 +691,8 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->request_resize.link);
 	wl_list_remove(&view->set_title.link);
 	wl_list_remove(&view->set_app_id.link);
+	/* listeners after this one (a decoration's) find no view */
+	view->xdg_surface->data = NULL;
 	vt_view_finish(view);
 	free(view);
 }
@@ -922,6 +999,8 @@ static void toplevel_create(struct vt_server *server,
 	view->set_app_id.notify = toplevel_handle_set_app_id;
 	wl_signal_add(&toplevel->events.set_app_id, &view->set_app_id);
 	wl_list_insert(&server->views, &view->link);
+	/* a KDE server-decoration made before the role */
+	vt_protocols_toplevel_created(view);
 }
 
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data) {

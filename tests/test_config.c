@@ -310,6 +310,29 @@ START_TEST(test_config_bindings) {
 }
 END_TEST
 
+START_TEST(test_config_decorations) {
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[512];
+	/* server-side by default, and in a file without the key */
+	ck_assert(config.server_decorations);
+	write_config("decorations client\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(!config.server_decorations);
+	write_config("decorations none\n");
+	ck_assert(!load(&config, err, sizeof(err)));
+	ck_assert_msg(strstr(err, ":1: decorations: expected server or client")
+		!= NULL, "%s", err);
+	ck_assert(!config.server_decorations);
+	write_config("repeat_rate 30\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.server_decorations);
+	write_config("decorations client\ndecorations server\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(config.server_decorations);
+}
+END_TEST
+
 START_TEST(test_config_kiosk) {
 	struct vt_config config;
 	vt_config_defaults(&config);
@@ -339,8 +362,21 @@ START_TEST(test_config_kiosk) {
 	ck_assert_int_eq(config.kiosk_output, VT_KIOSK_EXTEND);
 	ck_assert_int_eq(config.hide_cursor_ms, 0);
 	ck_assert_int_eq(config.allow, VT_PRIV_ALL);
+	/* VT switching: by the mode, unless set */
+	config.mode = VT_MODE_KIOSK;
+	ck_assert(!vt_config_vt_switch(&config)); /* kiosk: no way out */
+	config.mode = VT_MODE_DESKTOP;
+	ck_assert(vt_config_vt_switch(&config));
+	write_config("mode kiosk\nvt_switch on\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(vt_config_vt_switch(&config));
+	write_config("mode desktop\nvt_switch off\nallow all\n"
+		"kiosk_output extend\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert(!vt_config_vt_switch(&config));
 	/* bad values name the line and keep the previous config */
 	const char *bad[][2] = {
+		{ "vt_switch maybe\n", ":1: vt_switch: expected on or off" },
 		{ "app_exit sometimes\n", ":1: app_exit: expected exit, restart" },
 		{ "\nhide_cursor 0\n", ":2: hide_cursor: expected never" },
 		{ "hide_cursor soon\n", ":1: hide_cursor: expected never" },
@@ -370,6 +406,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_path_rules);
 	tcase_add_test(tc, test_config_scroll);
 	tcase_add_test(tc, test_config_bindings);
+	tcase_add_test(tc, test_config_decorations);
 	tcase_add_test(tc, test_config_kiosk);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -57,9 +57,10 @@ static void sleep_s(double seconds) {
 	nanosleep(&ts, NULL);
 }
 
-/* foot with no user configuration and a font that is installed. */
-static struct harness_proc *spawn_foot(struct harness *harness,
-		struct harness_vitrail *vitrail) {
+/* foot with no user configuration and a font that is installed, running
+ * the shell command `command`. */
+static struct harness_proc *spawn_foot_running(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *command) {
 	harness_require_program("foot", "foot");
 	char *config = NULL;
 	ck_assert(asprintf(&config, "%s/foot.ini", harness->out_dir) > 0);
@@ -69,11 +70,16 @@ static struct harness_proc *spawn_foot(struct harness *harness,
 	const char *argv[] = { "foot", "--config", config,
 		"--override", "font=DejaVu Sans Mono:size=10",
 		"--app-id", "foot",
-		"sh", "-c", "printf 'vitrail integration test\\n'; exec sleep 3600",
-		NULL };
+		"sh", "-c", command, NULL };
 	struct harness_proc *proc = harness_spawn_client(harness, vitrail, argv);
 	free(config);
 	return proc;
+}
+
+static struct harness_proc *spawn_foot(struct harness *harness,
+		struct harness_vitrail *vitrail) {
+	return spawn_foot_running(harness, vitrail,
+		"printf 'vitrail integration test\\n'; exec sleep 3600");
 }
 
 static struct harness_proc *spawn_simple_shm(struct harness *harness,
@@ -1047,7 +1053,156 @@ START_TEST(test_integration_known_pixels_on_screen)
 }
 END_TEST
 
+/* ---- foot's decorations ------------------------------------------------- */
+
+#define DECO_FOCUSED 0xff2f5d8au // vitrail(5), decorations
+
+static bool rgb_is(uint32_t pixel, uint32_t want) {
+	return (pixel & 0xffffffu) == (want & 0xffffffu);
+}
+
+/* Run foot titled "HHHH HHHH" in a vitrail with config `config` (a line
+ * of vitrail(5)); screenshot HEADLESS-1 once its window is up. The
+ * window goes to *w; returns the pixels (malloc'd). */
+static uint32_t *foot_shot(const char *config, const char *name,
+		struct harness_window *w, int32_t *iw, int32_t *ih) {
+	struct harness *harness = harness_current();
+	char *conf = NULL, *foot_ini = NULL, *path = NULL;
+	ck_assert(asprintf(&conf, "%s/%s.conf", harness->out_dir, name) > 0);
+	ck_assert(asprintf(&foot_ini, "%s/foot.ini", harness->out_dir) > 0);
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	FILE *f = fopen(conf, "w");
+	ck_assert(f != NULL);
+	fprintf(f, "%s\n", config);
+	fclose(f);
+	f = fopen(foot_ini, "w");
+	ck_assert(f != NULL);
+	fclose(f);
+	const char *const args[] = { "--config", conf, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "1024x768", .extra_args = args });
+	const char *argv[] = { "foot", "--config", foot_ini,
+		"--override", "font=DejaVu Sans Mono:size=10",
+		"--app-id", "foot", "--title", "HHHH HHHH",
+		"sh", "-c", "exec sleep 3600", NULL };
+	struct harness_proc *foot = harness_spawn_client(harness, vitrail, argv);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_assert_alive(foot);
+	// foot sets its title with its window (--title)
+	uint32_t *pixels = NULL;
+	harness_settle(vitrail->conn);
+	harness_list_windows(vitrail->conn, NULL);
+	const struct harness_window *fw = harness_find_window(vitrail->conn,
+		"foot");
+	ck_assert_msg(fw != NULL, "no foot window: %s",
+		harness_describe_windows(vitrail->conn));
+	*w = *fw;
+	w->app_id = NULL;
+	w->output = NULL;
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	pixels = vr_png_read(path, iw, ih);
+	ck_assert(pixels != NULL);
+	harness_stop_vitrail(harness, vitrail);
+	free(conf);
+	free(foot_ini);
+	free(path);
+	return pixels;
+}
+
+/*
+ * foot_decorations: foot asks for server-side decorations through
+ * xdg-decoration and gets vitrail's: its title bar right above its window
+ * in the focused colour, with white text where its title is, and the
+ * border left of it. With "decorations client" foot draws its own and
+ * vitrail none: not one pixel of the screen is vitrail's title colour.
+ */
+START_TEST(test_integration_foot_decorations) {
+	harness_require_program("foot", "foot");
+	struct harness *harness = harness_create("foot_decorations");
+	struct harness_window w;
+	int32_t iw, ih;
+	uint32_t *px = foot_shot("decorations server", "server", &w, &iw, &ih);
+	ck_assert_msg(w.x >= 4 && w.y >= 28 && w.x + w.width + 4 <= iw &&
+		w.y + w.height + 4 <= ih, "foot at %d,%d %dx%d: its decorations "
+		"are not inside the output", w.x, w.y, w.width, w.height);
+	uint32_t p = px[(w.y - 12) * iw + w.x + 2];
+	ck_assert_msg(rgb_is(p, DECO_FOCUSED), "foot's title bar at (%d, %d) "
+		"is 0x%08x", w.x + 2, w.y - 12, p);
+	p = px[(w.y + 20) * iw + w.x - 2];
+	ck_assert_msg(rgb_is(p, DECO_FOCUSED), "foot's left border at (%d, %d) "
+		"is 0x%08x", w.x - 2, w.y + 20, p);
+	int white = 0;
+	for (int y = w.y - 24; y < w.y; y++) {
+		for (int x = w.x; x < w.x + 150; x++) {
+			white += (px[y * iw + x] & 0xffffffu) == 0xffffffu;
+		}
+	}
+	ck_assert_msg(white >= 20, "foot's title drew %d white pixels", white);
+	free(px);
+
+	px = foot_shot("decorations client", "client", &w, &iw, &ih);
+	int ours = 0;
+	for (int32_t i = 0; i < iw * ih; i++) {
+		ours += rgb_is(px[i], DECO_FOCUSED);
+	}
+	ck_assert_msg(ours == 0, "with decorations client, %d pixels are "
+		"vitrail's title colour", ours);
+	free(px);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner ------------------------------------------------------------- */
+
+/*
+ * wtype (a real virtual-keyboard client, with a keymap of its own for the
+ * characters it types) types a line into foot, focused when it maps: the
+ * shell in foot reads the line and writes it to a file, the oracle.
+ */
+START_TEST(test_integration_wtype_foot)
+{
+	harness_require_program("wtype", "wtype");
+	struct harness *harness = harness_create("wtype_foot");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	char *out = NULL, *command = NULL;
+	ck_assert(asprintf(&out, "%s/typed.txt", harness->out_dir) > 0);
+	ck_assert(asprintf(&command, "IFS= read -r line; printf '%%s' \"$line\" "
+		"> '%s.part' && mv '%s.part' '%s'; exec sleep 3600", out, out,
+		out) > 0);
+	struct harness_proc *foot = spawn_foot_running(harness, vitrail,
+		command);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	assert_window_on(vitrail->conn, "foot", "HEADLESS-1");
+	harness_settle(vitrail->conn);
+	const char *text = "Hello, vitrail: 1+2=3 & {~ok}";
+	const char *wtype[] = { "wtype", text, "-k", "Return", NULL };
+	ck_assert_int_eq(harness_run_client(harness, vitrail, wtype,
+		HARNESS_WAIT_TIMEOUT_MS, NULL), 0);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(30000);
+	char typed[256] = { 0 };
+	for (;;) {
+		FILE *f = fopen(out, "r");
+		if (f != NULL) {
+			size_t n = fread(typed, 1, sizeof(typed) - 1, f);
+			typed[n] = '\0';
+			fclose(f);
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline,
+			"foot's shell read no line within 30 s");
+		sleep_s(0.1);
+	}
+	ck_assert_str_eq(typed, text);
+	harness_assert_alive(foot);
+	harness_stop_vitrail(harness, vitrail);
+	free(command);
+	free(out);
+	harness_destroy(harness);
+}
+END_TEST
 
 static Suite *integration_suite(void) {
 	Suite *suite = suite_create("integration");
@@ -1068,8 +1223,11 @@ static Suite *integration_suite(void) {
 		test_integration_client_death_survived, 240);
 	harness_add_case(suite, "pacing_latency",
 		test_integration_pacing_latency_next_vblank, 150);
+	harness_add_case(suite, "wtype_foot", test_integration_wtype_foot, 90);
 	harness_add_case(suite, "known_pixels",
 		test_integration_known_pixels_on_screen, 180);
+	harness_add_case(suite, "foot_decorations",
+		test_integration_foot_decorations, 120);
 	harness_add_case(suite, "pacing_idle_output",
 		test_integration_pacing_idle_output_drops_nothing, 120);
 	return suite;

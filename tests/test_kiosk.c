@@ -9,8 +9,9 @@
  * app_exit: in kiosk mode vitrail exits with the application's status when
  *   it exits; in desktop mode it stays; with `app_exit restart` the
  *   application is started again, backing off while it keeps crashing.
- * kiosk_output: on three outputs, a kiosk window covers all of them
- *   (extend), the last one only (last) or the named one.
+ * kiosk_output: in a nested session with three outputs, a kiosk window
+ *   covers all of them (extend), the last one only (last) or the named
+ *   one.
  * hide_cursor: `always` leaves no cursor pixel on screen, an idle time
  *   hides the cursor after that long without pointer input, and pointer
  *   motion shows it again.
@@ -229,15 +230,20 @@ END_TEST
 
 /* ---- kiosk_output -------------------------------------------------------- */
 
-static void check_kiosk_window(const char *setting, const char *output,
-		int x, int width) {
+/* A nested session: three 640x480 outputs WL-1, WL-2 and WL-3 (windows of
+ * the parent vitrail), left to right. */
+static void check_kiosk_window(struct harness_vitrail *parent,
+		const char *setting, const char *output, int x, int width) {
 	struct harness *harness = harness_current();
 	char *text = NULL;
 	ck_assert_int_gt(asprintf(&text, "mode kiosk\nkiosk_output %s\n",
 		setting), 0);
 	char *conf = harness_write_file(harness, "kiosk.conf", text);
 	const char *args[] = { "--config", conf, NULL };
-	struct harness_vitrail *vitrail = start(harness, 3, args);
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .backend = "wayland",
+			.wayland_parent = parent, .outputs = 3,
+			.output_size = "640x480", .extra_args = args });
 	const char *demo[] = { demo_path(), "--static", "--app-id", "app", NULL };
 	harness_spawn_client(harness, vitrail, demo);
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(30000);
@@ -269,15 +275,19 @@ static void check_kiosk_window(const char *setting, const char *output,
 
 START_TEST(test_kiosk_output)
 {
-	harness_create("kiosk_output");
-	// three 640x480 outputs left to right: HEADLESS-1 at 0, -2 at 640,
-	// -3 at 1280
-	check_kiosk_window("extend", "HEADLESS-1", 0, 3 * OUTPUT_W);
-	check_kiosk_window("last", "HEADLESS-3", 2 * OUTPUT_W, OUTPUT_W);
-	check_kiosk_window("HEADLESS-2", "HEADLESS-2", OUTPUT_W, OUTPUT_W);
+	struct harness *harness = harness_create("kiosk_output");
+	struct harness_vitrail *parent = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "2400x1000" });
+	// three 640x480 outputs left to right: WL-1 at 0, WL-2 at 640, WL-3
+	// at 1280
+	check_kiosk_window(parent, "extend", "WL-1", 0, 3 * OUTPUT_W);
+	check_kiosk_window(parent, "last", "WL-3", 2 * OUTPUT_W, OUTPUT_W);
+	check_kiosk_window(parent, "WL-2", "WL-2", OUTPUT_W, OUTPUT_W);
 	// a name no output has: the last one
-	check_kiosk_window("DP-9", "HEADLESS-3", 2 * OUTPUT_W, OUTPUT_W);
-	harness_destroy(harness_current());
+	check_kiosk_window(parent, "DP-9", "WL-3", 2 * OUTPUT_W, OUTPUT_W);
+	harness_stop_vitrail(harness, parent);
+	harness_destroy(harness);
 }
 END_TEST
 

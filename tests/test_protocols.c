@@ -47,9 +47,16 @@
  *   input activates the input method with the content type the window
  *   set; the input method's committed string reaches the window as its
  *   commit_string, byte for byte; disabling deactivates the method.
- * decoration: xdg-decoration configures a window client-side, and it stays
- *   so when the window asks for server-side decorations: vitrail draws
- *   none, as vitrail(1) says.
+ * decoration: a window that asks nothing through xdg-decoration is
+ *   configured server-side and placed with its decorations inside the
+ *   output; the screenshot shows the title bar and border (vitrail(5)'s
+ *   sizes and colours) at hand-computed pixels and the background right
+ *   outside, white text where the title is and none once it is empty; a
+ *   window that asks for client-side gets no decorations, and the first
+ *   one's turn the unfocused colour.
+ *   A click on its title bar focuses it again and brings it to the front.
+ * decoration_input, decoration_cursor, decoration_fill, decoration_kde:
+ *   see their tests below.
  * idle: a 200 ms KDE idle timer reports idle without input, and resumed
  *   at a virtual pointer's motion; while a mapped window holds an idle
  *   inhibitor, a 100 ms timer stays quiet for a second, and reports idle
@@ -72,6 +79,7 @@
  */
 #define _GNU_SOURCE // asprintf
 #include <check.h>
+#include <linux/input-event-codes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +95,7 @@
 #include "idle-inhibit-unstable-v1-client-protocol.h"
 #include "input-method-unstable-v2-client-protocol.h"
 #include "kde-idle-client-protocol.h"
+#include "kde-server-decoration-client-protocol.h"
 #include "pointer-constraints-unstable-v1-client-protocol.h"
 #include "relative-pointer-unstable-v1-client-protocol.h"
 #include "scene-client.h"
@@ -1391,7 +1400,6 @@ END_TEST
 /* ---- xdg-decoration ------------------------------------------------------- */
 
 static struct zxdg_decoration_manager_v1 *decoration_manager;
-static int decoration_mode = -1;
 
 static void decoration_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
@@ -1406,55 +1414,266 @@ static const struct wl_registry_listener decoration_registry_listener = {
 	.global_remove = extra_global_remove,
 };
 
-static void decoration_configure(void *data,
-		struct zxdg_toplevel_decoration_v1 *decoration, uint32_t mode) {
-	decoration_mode = (int)mode;
+
+/* vitrail(5) decorations: the sizes and colours vitrail draws, written
+ * out here (not taken from vitrail's headers). */
+#define DECO_BORDER 4
+#define DECO_TITLE 24
+#define DECO_FOCUSED 0xff2f5d8au
+#define DECO_UNFOCUSED 0xff4a4f57u
+#define BACKGROUND 0xff29303au
+
+/* A screenshot of HEADLESS-1 once everything settled (malloc'd ARGB). */
+static uint32_t *deco_shot(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name, int32_t *w,
+		int32_t *h) {
+	harness_settle(vitrail->conn);
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	uint32_t *pixels = vr_png_read(path, w, h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	free(path);
+	return pixels;
 }
 
-static const struct zxdg_toplevel_decoration_v1_listener decoration_listener = {
-	.configure = decoration_configure,
+static bool pixel_near(uint32_t actual, uint32_t want, int tolerance) {
+	for (int shift = 0; shift < 32; shift += 8) {
+		if (abs((int)((actual >> shift) & 0xff) -
+				(int)((want >> shift) & 0xff)) > tolerance) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void assert_pixel(const uint32_t *pixels, int32_t w, int32_t h,
+		int x, int y, uint32_t want, const char *what) {
+	ck_assert(x >= 0 && x < w && y >= 0 && y < h);
+	uint32_t actual = pixels[y * w + x];
+	ck_assert_msg(pixel_near(actual, want, 1), "%s: pixel (%d, %d) is "
+		"0x%08x, not 0x%08x", what, x, y, actual, want);
+}
+
+/* Pixels of the box as bright as the title's text (every channel at
+ * least 0xc0: the title bars are dark). */
+static int bright_pixels(const uint32_t *pixels, int32_t w, int x0, int y0,
+		int x1, int y1) {
+	int n = 0;
+	for (int y = y0; y < y1; y++) {
+		for (int x = x0; x < x1; x++) {
+			uint32_t p = pixels[y * w + x];
+			if (((p >> 16) & 0xff) >= 0xc0 && ((p >> 8) & 0xff) >= 0xc0 &&
+					(p & 0xff) >= 0xc0) {
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* Pixels of the box that are not `want`. */
+static int other_pixels(const uint32_t *pixels, int32_t w, int x0, int y0,
+		int x1, int y1, uint32_t want) {
+	int n = 0;
+	for (int y = y0; y < y1; y++) {
+		for (int x = x0; x < x1; x++) {
+			n += !pixel_near(pixels[y * w + x], want, 1);
+		}
+	}
+	return n;
+}
+
+struct deco_window {
+	struct sc_app app;
+	struct zxdg_toplevel_decoration_v1 *decoration;
+	int mode; // the last configure, -1: none
 };
+
+static void deco_window_configure(void *data,
+		struct zxdg_toplevel_decoration_v1 *decoration, uint32_t mode) {
+	struct deco_window *dw = data;
+	dw->mode = (int)mode;
+}
+
+static const struct zxdg_toplevel_decoration_v1_listener deco_window_listener = {
+	.configure = deco_window_configure,
+};
+
+/* A window of w x h in argb with an xdg-decoration object, asking for
+ * `ask` (0: nothing), mapped; with `maximized`, it asks to be maximized
+ * before it makes the decoration object. */
+static void deco_window_open_as(struct deco_window *dw, const char *app_id,
+		const char *title, int w, int h, uint32_t argb, uint32_t ask,
+		bool maximized) {
+	*dw = (struct deco_window){ .mode = -1 };
+	ck_assert(sc_app_init(&dw->app, app_id));
+	struct wl_registry *registry = wl_display_get_registry(dw->app.display);
+	wl_registry_add_listener(registry, &decoration_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
+	ck_assert(sc_app_create_window(&dw->app, app_id, title, w, h, argb));
+	if (maximized) {
+		xdg_toplevel_set_maximized(dw->app.xdg_toplevel);
+		ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	}
+	dw->decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(
+		decoration_manager, dw->app.xdg_toplevel);
+	zxdg_toplevel_decoration_v1_add_listener(dw->decoration,
+		&deco_window_listener, dw);
+	if (ask != 0) {
+		zxdg_toplevel_decoration_v1_set_mode(dw->decoration, ask);
+	}
+	wl_surface_commit(dw->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	zxdg_decoration_manager_v1_destroy(decoration_manager);
+	decoration_manager = NULL;
+	wl_registry_destroy(registry);
+}
+
+static void deco_window_open(struct deco_window *dw, const char *app_id,
+		const char *title, int w, int h, uint32_t argb, uint32_t ask) {
+	deco_window_open_as(dw, app_id, title, w, h, argb, ask, false);
+}
+
+static void deco_window_close(struct deco_window *dw) {
+	zxdg_toplevel_decoration_v1_destroy(dw->decoration);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	sc_app_finish(&dw->app);
+}
+
+/* The window's current place (fails when it is not mapped). */
+static struct harness_window deco_place(struct harness_vitrail *vitrail,
+		const char *app_id) {
+	harness_list_windows(vitrail->conn, NULL);
+	const struct harness_window *w = harness_find_window(vitrail->conn,
+		app_id);
+	ck_assert_msg(w != NULL, "no window %s: %s", app_id,
+		harness_describe_windows(vitrail->conn));
+	return *w;
+}
 
 START_TEST(test_protocols_decoration) {
 	struct harness *harness = harness_create("protocols-decoration");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .output_size = "320x240" });
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
-	struct sc_app app = { 0 };
-	ck_assert(sc_app_init(&app, "decoration"));
-	struct wl_registry *registry = wl_display_get_registry(app.display);
-	wl_registry_add_listener(registry, &decoration_registry_listener, NULL);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
-	ck_assert(sc_app_create_window(&app, "decoration", "decoration", 64, 48,
-		0xff00ff00));
-	struct zxdg_toplevel_decoration_v1 *decoration =
-		zxdg_decoration_manager_v1_get_toplevel_decoration(
-			decoration_manager, app.xdg_toplevel);
-	zxdg_toplevel_decoration_v1_add_listener(decoration,
-		&decoration_listener, NULL);
-	wl_surface_commit(app.surface);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_int_eq(decoration_mode,
-		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
-	decoration_mode = -1;
-	// the mode stays client-side: no configure says otherwise (the
-	// protocol asks for an xdg_surface.configure only)
-	zxdg_toplevel_decoration_v1_set_mode(decoration,
-		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	ck_assert_msg(decoration_mode == -1 || decoration_mode ==
-		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE, "asked for server-side "
-		"decorations, vitrail answered mode %d", decoration_mode);
 
-	zxdg_toplevel_decoration_v1_destroy(decoration);
-	zxdg_decoration_manager_v1_destroy(decoration_manager);
-	decoration_manager = NULL;
-	wl_registry_destroy(registry);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	sc_app_finish(&app);
+	// a window that asks nothing: server-side, vitrail's preference
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "HHHH HHHH", 120, 60, 0xff00ff00u, 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	// placed with its decorations: the frame of 128x92 centred, then 150
+	// left and 90 up (view.c's cascade), kept inside: (106, 104), the
+	// window 4 right of and 28 below the frame's corner
+	struct harness_window pa = deco_place(vitrail, "deco-a");
+	ck_assert_msg(pa.x == 110 && pa.y == 132 && pa.width == 120 &&
+		pa.height == 60, "deco-a at %d,%d %dx%d, not 110,132 120x60", pa.x,
+		pa.y, pa.width, pa.height);
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "server-side", &w, &h);
+	// the title bar above it, left of the title; the border on each side
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_FOCUSED, "title bar");
+	assert_pixel(px, w, h, 110 + 119 - 24 - 1, 132 - 1, DECO_FOCUSED,
+		"title bar, its bottom-right pixel left of the close button");
+	assert_pixel(px, w, h, 106, 104, DECO_FOCUSED, "top-left corner");
+	assert_pixel(px, w, h, 170, 105, DECO_FOCUSED, "top border");
+	assert_pixel(px, w, h, 107, 160, DECO_FOCUSED, "left border");
+	assert_pixel(px, w, h, 233, 160, DECO_FOCUSED, "right border");
+	assert_pixel(px, w, h, 170, 195, DECO_FOCUSED, "bottom border");
+	assert_pixel(px, w, h, 233, 195, DECO_FOCUSED, "bottom-right corner");
+	// nothing more: the background right outside, the window inside
+	assert_pixel(px, w, h, 105, 160, BACKGROUND, "left of the frame");
+	assert_pixel(px, w, h, 234, 160, BACKGROUND, "right of the frame");
+	assert_pixel(px, w, h, 170, 103, BACKGROUND, "above the frame");
+	assert_pixel(px, w, h, 170, 196, BACKGROUND, "below the frame");
+	assert_pixel(px, w, h, 110, 132, 0xff00ff00u, "the window's corner");
+	assert_pixel(px, w, h, 229, 191, 0xff00ff00u, "the window's last pixel");
+	// the title is drawn: white pixels where it is (from x + 8, left of
+	// the close button), and the close button's cross at the right end
+	int text = bright_pixels(px, w, 110, 132 - 24, 110 + 120 - 24, 132);
+	ck_assert_msg(text >= 20, "the title drew %d white pixels", text);
+	int cross = bright_pixels(px, w, 110 + 120 - 24, 132 - 24, 230, 132);
+	ck_assert_msg(cross >= 10, "the close button drew %d white pixels",
+		cross);
+	free(px);
+
+	// the title follows set_title: empty, the bar is plain
+	xdg_toplevel_set_title(a.app.xdg_toplevel, "");
+	wl_surface_commit(a.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	px = deco_shot(harness, vitrail, "empty-title", &w, &h);
+	int left = other_pixels(px, w, 110, 132 - 24, 110 + 120 - 24, 132,
+		DECO_FOCUSED);
+	ck_assert_msg(left == 0, "an empty title left %d pixels of other "
+		"colours in the title bar", left);
+	free(px);
+	xdg_toplevel_set_title(a.app.xdg_toplevel, "HHHH");
+	wl_surface_commit(a.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+
+	// a window that insists on client-side decorations gets none; it
+	// takes the focus, and the first one's title bar turns unfocused
+	struct deco_window b;
+	deco_window_open(&b, "deco-b", "client side", 40, 30, 0xff0000ffu,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	ck_assert_int_eq(b.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	// second on the output: centred, 150 left and 90 up, one cascade
+	// step of 120 right and 60 down
+	struct harness_window pb = deco_place(vitrail, "deco-b");
+	ck_assert_msg(pb.x == 270 && pb.y == 195, "deco-b at %d,%d, not "
+		"270,195", pb.x, pb.y);
+	px = deco_shot(harness, vitrail, "client-side", &w, &h);
+	assert_pixel(px, w, h, 272, 195 - 12, BACKGROUND, "above deco-b");
+	assert_pixel(px, w, h, 269, 200, BACKGROUND, "left of deco-b");
+	assert_pixel(px, w, h, 310, 200, BACKGROUND, "right of deco-b");
+	assert_pixel(px, w, h, 280, 225, BACKGROUND, "below deco-b");
+	assert_pixel(px, w, h, 270, 195, 0xff0000ffu, "deco-b's corner");
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_UNFOCUSED,
+		"deco-a's title bar, unfocused");
+	assert_pixel(px, w, h, 107, 160, DECO_UNFOCUSED,
+		"deco-a's left border, unfocused");
+	free(px);
+	// a click on its title bar focuses it again (the pointer then goes
+	// out of the way)
+	harness_pointer_move(vitrail->conn, 130, 120);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	harness_pointer_move(vitrail->conn, 600, 440);
+	px = deco_shot(harness, vitrail, "refocused", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_FOCUSED,
+		"deco-a's title bar, clicked");
+	free(px);
+	const struct harness_window *front = NULL;
+	ck_assert(harness_list_windows(vitrail->conn, &front) == 2);
+	ck_assert_msg(strcmp(front[0].app_id, "deco-a") == 0, "the clicked "
+		"window is not in front: %s", harness_describe_windows(
+		vitrail->conn));
+
+	// asking for client-side later takes them away; asking for
+	// server-side again brings them back
+	zxdg_toplevel_decoration_v1_set_mode(a.decoration,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	wl_surface_commit(a.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	px = deco_shot(harness, vitrail, "a-client-side", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, BACKGROUND,
+		"above deco-a, client-side");
+	assert_pixel(px, w, h, 107, 160, BACKGROUND,
+		"left of deco-a, client-side");
+	free(px);
+	zxdg_toplevel_decoration_v1_set_mode(a.decoration,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+
+	deco_window_close(&b);
+	deco_window_close(&a);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -1936,6 +2155,438 @@ START_TEST(test_protocols_output_power) {
 }
 END_TEST
 
+/* Dispatch the client's events (a round trip). */
+static void deco_dispatch(struct deco_window *dw) {
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+}
+
+/*
+ * decoration_input: on a server-side decorated window, a drag of the
+ * title bar moves the window by the drag's distance, a drag of the right
+ * border asks the client for that much more width, the close button
+ * sends xdg_toplevel.close; none of those buttons reach the client.
+ */
+START_TEST(test_protocols_decoration_input) {
+	struct harness *harness = harness_create("protocols-decoration-input");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "drag me", 120, 60, 0xff00ff00u, 0);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window p = deco_place(vitrail, "deco-a");
+	ck_assert_int_eq(p.x, 110);
+	ck_assert_int_eq(p.y, 132);
+
+	// the title bar, 12 above the window: dragged by (70, 45)
+	harness_pointer_move(vitrail->conn, 130, 120);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_move(vitrail->conn, 130 + 37, 120 + 21);
+	harness_pointer_move(vitrail->conn, 130 + 70, 120 + 45);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	deco_dispatch(&a);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 180 && p.y == 177, "the title bar's drag put the "
+		"window at %d,%d, not 180,177", p.x, p.y);
+	// its decorations came along: the title bar above its new place
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "moved", &w, &h);
+	assert_pixel(px, w, h, 182, 177 - 12, DECO_FOCUSED, "moved title bar");
+	assert_pixel(px, w, h, 112, 132 - 12, BACKGROUND, "the old title bar");
+	free(px);
+
+	// the right border, half-way down: dragged 30 to the right
+	harness_pointer_move(vitrail->conn, 180 + 120 + 2, 177 + 30);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_move(vitrail->conn, 180 + 120 + 2 + 30, 177 + 30);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	deco_dispatch(&a);
+	deco_dispatch(&a);
+	ck_assert_msg(a.app.configure_width == 150 &&
+		a.app.configure_height == 60, "the border's drag asked for %dx%d, "
+		"not 150x60", a.app.configure_width, a.app.configure_height);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 180 && p.y == 177, "the right border's drag "
+		"moved the window to %d,%d", p.x, p.y);
+
+	// the close button: the 24x24 square at the title bar's right end
+	ck_assert(a.app.running);
+	harness_pointer_move(vitrail->conn, 180 + 120 - 12, 177 - 12);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (a.app.running && harness_now_ms() < deadline) {
+		deco_dispatch(&a);
+	}
+	ck_assert_msg(!a.app.running, "the close button sent no "
+		"xdg_toplevel.close");
+	ck_assert_msg(a.app.buttons_pressed == 0, "%d buttons on the "
+		"decorations reached the client", a.app.buttons_pressed);
+
+	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* Commit and dispatch until the last configure is acknowledged and
+ * applied. */
+static void deco_commit(struct deco_window *dw) {
+	deco_dispatch(dw);
+	wl_surface_commit(dw->app.surface);
+	deco_dispatch(dw);
+}
+
+/*
+ * decoration_fill: a decorated window maximized is asked for the output
+ * less its decorations (640x480 less 8 by 32: 632x448) and put 4 right
+ * of and 28 below the output's corner; fullscreen, it is asked for the
+ * whole output at its corner and shows no decorations; back from
+ * fullscreen, its title bar is inside the output again.
+ */
+START_TEST(test_protocols_decoration_fill) {
+	struct harness *harness = harness_create("protocols-decoration-fill");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "", 120, 60, 0xff00ff00u,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+
+	xdg_toplevel_set_maximized(a.app.xdg_toplevel);
+	deco_commit(&a);
+	ck_assert_msg(a.app.configure_maximized &&
+		a.app.configure_width == 632 && a.app.configure_height == 448,
+		"maximized: asked for %dx%d (maximized %d), not 632x448",
+		a.app.configure_width, a.app.configure_height,
+		a.app.configure_maximized);
+	struct harness_window p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 4 && p.y == 28, "maximized at %d,%d, not 4,28",
+		p.x, p.y);
+	xdg_toplevel_unset_maximized(a.app.xdg_toplevel);
+	deco_commit(&a);
+	ck_assert(!a.app.configure_maximized);
+
+	xdg_toplevel_set_fullscreen(a.app.xdg_toplevel, NULL);
+	deco_commit(&a);
+	ck_assert_msg(a.app.configure_fullscreen &&
+		a.app.configure_width == 640 && a.app.configure_height == 480,
+		"fullscreen: asked for %dx%d (fullscreen %d), not 640x480",
+		a.app.configure_width, a.app.configure_height,
+		a.app.configure_fullscreen);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 0 && p.y == 0, "fullscreen at %d,%d, not 0,0",
+		p.x, p.y);
+	// the client keeps its 120x60: no border right of or below it
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "fullscreen", &w, &h);
+	assert_pixel(px, w, h, 0, 0, 0xff00ff00u, "fullscreen window's corner");
+	assert_pixel(px, w, h, 121, 30, BACKGROUND, "right of the fullscreen "
+		"window");
+	assert_pixel(px, w, h, 60, 61, BACKGROUND, "below the fullscreen "
+		"window");
+	free(px);
+
+	xdg_toplevel_unset_fullscreen(a.app.xdg_toplevel);
+	deco_commit(&a);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 4 && p.y == 28, "back from fullscreen at %d,%d, "
+		"not 4,28", p.x, p.y);
+	px = deco_shot(harness, vitrail, "unfullscreen", &w, &h);
+	assert_pixel(px, w, h, 6, 16, DECO_FOCUSED, "title bar back");
+	assert_pixel(px, w, h, 1, 40, DECO_FOCUSED, "left border back");
+	assert_pixel(px, w, h, 4, 28, 0xff00ff00u, "window's corner");
+	free(px);
+	deco_window_close(&a);
+	harness_wait_for_window_count(vitrail->conn, 0,
+		HARNESS_WINDOWS_TIMEOUT_MS);
+
+	// maximized before its decorations were negotiated: asked again for
+	// the output less the decorations
+	deco_window_open_as(&a, "deco-m", "", 120, 60, 0xff00ff00u, 0, true);
+	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	deco_commit(&a);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_msg(a.app.configure_maximized &&
+		a.app.configure_width == 632 && a.app.configure_height == 448,
+		"maximized first: asked for %dx%d (maximized %d), not 632x448",
+		a.app.configure_width, a.app.configure_height,
+		a.app.configure_maximized);
+	p = deco_place(vitrail, "deco-m");
+	ck_assert_msg(p.x == 4 && p.y == 28, "maximized first at %d,%d, not "
+		"4,28", p.x, p.y);
+	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- KDE server-decoration ------------------------------------------------- */
+
+struct kde_window {
+	struct sc_app app;
+	struct wl_registry *registry;
+	struct org_kde_kwin_server_decoration_manager *manager;
+	struct org_kde_kwin_server_decoration *decoration;
+	int default_mode, mode; // -1: none came
+};
+
+static void kde_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct kde_window *kw = data;
+	if (strcmp(interface,
+			org_kde_kwin_server_decoration_manager_interface.name) == 0) {
+		kw->manager = wl_registry_bind(registry, name,
+			&org_kde_kwin_server_decoration_manager_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener kde_registry_listener = {
+	.global = kde_global,
+	.global_remove = extra_global_remove,
+};
+
+static void kde_default_mode(void *data,
+		struct org_kde_kwin_server_decoration_manager *manager,
+		uint32_t mode) {
+	struct kde_window *kw = data;
+	kw->default_mode = (int)mode;
+}
+
+static const struct org_kde_kwin_server_decoration_manager_listener
+		kde_manager_listener = {
+	.default_mode = kde_default_mode,
+};
+
+static void kde_mode(void *data,
+		struct org_kde_kwin_server_decoration *decoration, uint32_t mode) {
+	struct kde_window *kw = data;
+	kw->mode = (int)mode;
+}
+
+static const struct org_kde_kwin_server_decoration_listener
+		kde_decoration_listener = {
+	.mode = kde_mode,
+};
+
+/* A window of w x h in argb whose surface has a KDE decoration object
+ * that requests `ask`, mapped; as GTK 3 does, the object comes after the
+ * toplevel role. */
+static void kde_window_open(struct kde_window *kw, const char *app_id,
+		const char *title, int w, int h, uint32_t argb, uint32_t ask) {
+	*kw = (struct kde_window){ .default_mode = -1, .mode = -1 };
+	ck_assert(sc_app_init(&kw->app, app_id));
+	kw->registry = wl_display_get_registry(kw->app.display);
+	wl_registry_add_listener(kw->registry, &kde_registry_listener, kw);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	ck_assert_msg(kw->manager != NULL,
+		"no org_kde_kwin_server_decoration_manager");
+	org_kde_kwin_server_decoration_manager_add_listener(kw->manager,
+		&kde_manager_listener, kw);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	ck_assert(sc_app_create_window(&kw->app, app_id, title, w, h, argb));
+	kw->decoration = org_kde_kwin_server_decoration_manager_create(
+		kw->manager, kw->app.surface);
+	org_kde_kwin_server_decoration_add_listener(kw->decoration,
+		&kde_decoration_listener, kw);
+	org_kde_kwin_server_decoration_request_mode(kw->decoration, ask);
+	wl_surface_commit(kw->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+}
+
+static void kde_window_close(struct kde_window *kw) {
+	org_kde_kwin_server_decoration_release(kw->decoration);
+	org_kde_kwin_server_decoration_manager_destroy(kw->manager);
+	wl_registry_destroy(kw->registry);
+	ck_assert_int_ge(wl_display_roundtrip(kw->app.display), 0);
+	sc_app_finish(&kw->app);
+}
+
+/*
+ * decoration_kde: KDE server-decoration (GTK 3's way) announces server
+ * as its default mode; a window that requests server gets it and
+ * vitrail's title bar and border (the same pixels as decoration's), one
+ * that requests client gets client and none; a window that switches to
+ * client loses them.
+ */
+START_TEST(test_protocols_decoration_kde) {
+	struct harness *harness = harness_create("protocols-decoration-kde");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct kde_window a;
+	kde_window_open(&a, "kde-a", "HHHH", 120, 60, 0xff00ff00u,
+		ORG_KDE_KWIN_SERVER_DECORATION_MODE_SERVER);
+	ck_assert_int_eq(a.default_mode,
+		ORG_KDE_KWIN_SERVER_DECORATION_MANAGER_MODE_SERVER);
+	ck_assert_int_eq(a.mode, ORG_KDE_KWIN_SERVER_DECORATION_MODE_SERVER);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window p = deco_place(vitrail, "kde-a");
+	ck_assert_msg(p.x == 110 && p.y == 132, "kde-a at %d,%d, not 110,132",
+		p.x, p.y);
+	int32_t w, h;
+	uint32_t *px = deco_shot(harness, vitrail, "kde-server", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_FOCUSED, "kde-a's title bar");
+	assert_pixel(px, w, h, 107, 160, DECO_FOCUSED, "kde-a's left border");
+	assert_pixel(px, w, h, 105, 160, BACKGROUND, "left of kde-a's frame");
+	free(px);
+
+	struct kde_window b;
+	kde_window_open(&b, "kde-b", "client", 40, 30, 0xff0000ffu,
+		ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	ck_assert_int_eq(b.mode, ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	p = deco_place(vitrail, "kde-b");
+	ck_assert_msg(p.x == 270 && p.y == 195, "kde-b at %d,%d, not 270,195",
+		p.x, p.y);
+	px = deco_shot(harness, vitrail, "kde-client", &w, &h);
+	assert_pixel(px, w, h, 272, 195 - 12, BACKGROUND, "above kde-b");
+	assert_pixel(px, w, h, 269, 200, BACKGROUND, "left of kde-b");
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_UNFOCUSED,
+		"kde-a's title bar, unfocused");
+	free(px);
+
+	org_kde_kwin_server_decoration_request_mode(a.decoration,
+		ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	ck_assert_int_ge(wl_display_roundtrip(a.app.display), 0);
+	ck_assert_int_eq(a.mode, ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT);
+	px = deco_shot(harness, vitrail, "kde-a-client", &w, &h);
+	assert_pixel(px, w, h, 112, 132 - 12, BACKGROUND,
+		"above kde-a, client-side");
+	free(px);
+
+	kde_window_close(&b);
+	kde_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* The image of nominal size `size` in an Xcursor file (read here, not by
+ * wlroots' code): ARGB premultiplied, malloc'd. */
+static uint32_t *read_xcursor(const char *path, uint32_t size, int *width,
+		int *height, int *hot_x, int *hot_y) {
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	uint32_t header[4];
+	ck_assert(fread(header, 4, 4, f) == 4);
+	ck_assert_msg(memcmp(header, "Xcur", 4) == 0, "%s: no Xcursor", path);
+	uint32_t ntoc = header[3];
+	uint32_t *pixels = NULL;
+	for (uint32_t i = 0; i < ntoc && pixels == NULL; i++) {
+		uint32_t toc[3];
+		ck_assert(fseek(f, (long)(16 + 12 * i), SEEK_SET) == 0);
+		ck_assert(fread(toc, 4, 3, f) == 3);
+		if (toc[0] != 0xfffd0002u || toc[1] != size) {
+			continue;
+		}
+		uint32_t chunk[9]; // header size, type, size, version, width,
+				   // height, xhot, yhot, delay
+		ck_assert(fseek(f, (long)toc[2], SEEK_SET) == 0);
+		ck_assert(fread(chunk, 4, 9, f) == 9);
+		*width = (int)chunk[4];
+		*height = (int)chunk[5];
+		*hot_x = (int)chunk[6];
+		*hot_y = (int)chunk[7];
+		size_t n = (size_t)chunk[4] * chunk[5];
+		pixels = malloc(n * 4);
+		ck_assert(pixels != NULL);
+		ck_assert(fread(pixels, 4, n, f) == n);
+	}
+	fclose(f);
+	ck_assert_msg(pixels != NULL, "%s has no image of size %u", path, size);
+	return pixels;
+}
+
+/* The screenshot shows the theme's cursor `name` with its hotspot at
+ * (x, y) over `under` (the same screen with the pointer elsewhere):
+ * every pixel of its box is the cursor's pixel over under's, blended by
+ * hand (premultiplied "over"), within 2. */
+static void assert_cursor(const uint32_t *shot, const uint32_t *under,
+		int32_t w, int32_t h, const char *name, int x, int y) {
+	char path[256];
+	snprintf(path, sizeof(path), "/usr/share/icons/Adwaita/cursors/%s",
+		name);
+	int cw, ch, hx, hy;
+	uint32_t *cursor = read_xcursor(path, 48, &cw, &ch, &hx, &hy);
+	int opaque = 0;
+	for (int cy = 0; cy < ch; cy++) {
+		for (int cx = 0; cx < cw; cx++) {
+			int sx = x - hx + cx, sy = y - hy + cy;
+			if (sx < 0 || sx >= w || sy < 0 || sy >= h) {
+				continue;
+			}
+			uint32_t src = cursor[cy * cw + cx];
+			uint32_t dst = under[sy * w + sx];
+			uint32_t a = src >> 24;
+			opaque += a == 255;
+			uint32_t want = 0xff000000u;
+			for (int shift = 0; shift < 24; shift += 8) {
+				uint32_t c = ((src >> shift) & 0xff) +
+					(((dst >> shift) & 0xff) * (255 - a) + 127) / 255;
+				want |= (c > 255 ? 255 : c) << shift;
+			}
+			ck_assert_msg(pixel_near(shot[sy * w + sx], want, 2),
+				"cursor %s at %d,%d: pixel (%d, %d) is 0x%08x, not "
+				"0x%08x", name, x, y, sx, sy, shot[sy * w + sx], want);
+		}
+	}
+	ck_assert_msg(opaque > 20, "cursor %s: only %d opaque pixels", name,
+		opaque);
+	free(cursor);
+}
+
+/*
+ * decoration_cursor: vitrail started with XCURSOR_THEME=Adwaita and
+ * XCURSOR_SIZE=48 draws that theme's 48-pixel images (read from the
+ * theme's files here): the arrow over the title bar, right_side over the
+ * right border, bottom_right_corner at the bottom-right corner.
+ */
+START_TEST(test_protocols_decoration_cursor) {
+	struct harness *harness = harness_create("protocols-decoration-cursor");
+	const char *const env[] = { "XCURSOR_THEME=Adwaita", "XCURSOR_SIZE=48",
+		NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480",
+			.env = env });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct deco_window a;
+	deco_window_open(&a, "deco-a", "", 120, 60, 0xff00ff00u, 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window p = deco_place(vitrail, "deco-a");
+	ck_assert_int_eq(p.x, 110);
+	ck_assert_int_eq(p.y, 132);
+	// the pointer far from the window: what is under the cursors below
+	harness_pointer_move(vitrail->conn, 600, 440);
+	int32_t w, h;
+	uint32_t *under = deco_shot(harness, vitrail, "under", &w, &h);
+	static const struct {
+		const char *name;
+		int x, y;
+	} spots[] = {
+		{ "left_ptr", 140, 132 - 12 }, // the title bar
+		{ "right_side", 110 + 120 + 2, 132 + 30 }, // the right border
+		{ "bottom_right_corner", 110 + 120 + 2, 132 + 60 + 2 },
+	};
+	for (size_t i = 0; i < sizeof(spots) / sizeof(spots[0]); i++) {
+		harness_pointer_move(vitrail->conn, spots[i].x, spots[i].y);
+		uint32_t *shot = deco_shot(harness, vitrail, spots[i].name, &w, &h);
+		assert_cursor(shot, under, w, h, spots[i].name, spots[i].x,
+			spots[i].y);
+		free(shot);
+	}
+	free(under);
+	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *protocols_suite(void) {
@@ -1954,6 +2605,14 @@ static Suite *protocols_suite(void) {
 		60);
 	harness_add_case(suite, "text_input", test_protocols_text_input, 60);
 	harness_add_case(suite, "decoration", test_protocols_decoration, 60);
+	harness_add_case(suite, "decoration_input",
+		test_protocols_decoration_input, 60);
+	harness_add_case(suite, "decoration_cursor",
+		test_protocols_decoration_cursor, 60);
+	harness_add_case(suite, "decoration_fill",
+		test_protocols_decoration_fill, 60);
+	harness_add_case(suite, "decoration_kde",
+		test_protocols_decoration_kde, 60);
 	harness_add_case(suite, "idle", test_protocols_idle, 60);
 	harness_add_case(suite, "input_inhibitor", test_protocols_input_inhibitor,
 		60);
