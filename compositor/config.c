@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -353,6 +354,175 @@ static bool parse_double(const char *s, double min, double max, double *out) {
 	return true;
 }
 
+/* "WxH" or "WxH@RATE[Hz]" */
+static bool parse_mode(const char *s, struct vt_config_output *o) {
+	char *end;
+	errno = 0;
+	long w = strtol(s, &end, 10);
+	if (end == s || *end != 'x' || w < 1 || w > 16384) {
+		return false;
+	}
+	const char *hs = end + 1;
+	long h = strtol(hs, &end, 10);
+	if (end == hs || h < 1 || h > 16384 || errno != 0) {
+		return false;
+	}
+	double hz = 0;
+	if (*end == '@') {
+		const char *rs = end + 1;
+		hz = strtod(rs, &end);
+		if (end == rs || !(hz > 0) || hz > 1000) {
+			return false;
+		}
+		if (strcmp(end, "Hz") == 0) {
+			end += 2;
+		}
+	}
+	if (*end != '\0') {
+		return false;
+	}
+	o->width = (int)w;
+	o->height = (int)h;
+	o->refresh_mhz = (int)lround(hz * 1000);
+	return true;
+}
+
+/* "X,Y" */
+static bool parse_position(const char *s, int *x, int *y) {
+	const char *comma = strchr(s, ',');
+	if (comma == NULL) {
+		return false;
+	}
+	char xs[16];
+	size_t len = (size_t)(comma - s);
+	if (len == 0 || len >= sizeof(xs)) {
+		return false;
+	}
+	memcpy(xs, s, len);
+	xs[len] = '\0';
+	return parse_int(xs, -VT_CONFIG_POSITION_MAX, VT_CONFIG_POSITION_MAX, x) &&
+		parse_int(comma + 1, -VT_CONFIG_POSITION_MAX,
+			VT_CONFIG_POSITION_MAX, y);
+}
+
+static const char *const transform_names[] = {
+	"normal", "90", "180", "270",
+	"flipped", "flipped-90", "flipped-180", "flipped-270",
+};
+
+/* "output <name|*> <setting>..." with the settings mode WxH[@Hz],
+ * scale S, transform T, position X,Y, disable, enable. */
+static const char *parse_output(struct vt_config *c, char *value) {
+	char *save = NULL;
+	char *name = strtok_r(value, " \t", &save);
+	char *word = strtok_r(NULL, " \t", &save);
+	if (name == NULL || word == NULL) {
+		return "expected <name> then mode, scale, transform, position, "
+			"disable or enable";
+	}
+	struct vt_config_output *o = NULL;
+	for (int i = 0; i < c->outputs_len; i++) {
+		if (strcmp(c->outputs[i].name, name) == 0) {
+			o = &c->outputs[i];
+		}
+	}
+	struct vt_config_output next = { 0 };
+	if (o != NULL) {
+		next = *o;
+	} else if (!copy_str(next.name, name)) {
+		return "output name too long";
+	}
+	for (; word != NULL; word = strtok_r(NULL, " \t", &save)) {
+		if (strcmp(word, "disable") == 0 || strcmp(word, "enable") == 0) {
+			next.has_enabled = true;
+			next.enabled = word[0] == 'e';
+			continue;
+		}
+		char *arg = strtok_r(NULL, " \t", &save);
+		if (strcmp(word, "mode") == 0) {
+			if (arg == NULL || !parse_mode(arg, &next)) {
+				return "expected mode WxH or WxH@RATEHz";
+			}
+			next.has_mode = true;
+		} else if (strcmp(word, "scale") == 0) {
+			if (arg == NULL || !parse_double(arg, 0.0,
+					VT_CONFIG_SCALE_MAX, &next.scale)) {
+				return "expected scale: a number over 0 and at most 10";
+			}
+			next.has_scale = true;
+		} else if (strcmp(word, "transform") == 0) {
+			int t = -1;
+			for (int i = 0; arg != NULL && i < 8; i++) {
+				if (strcmp(arg, transform_names[i]) == 0) {
+					t = i;
+				}
+			}
+			if (t < 0) {
+				return "expected transform normal, 90, 180, 270, flipped, "
+					"flipped-90, flipped-180 or flipped-270";
+			}
+			next.transform = t;
+			next.has_transform = true;
+		} else if (strcmp(word, "position") == 0) {
+			if (arg == NULL || !parse_position(arg, &next.x, &next.y)) {
+				return "expected position X,Y (integers)";
+			}
+			next.has_position = true;
+		} else {
+			return "expected mode, scale, transform, position, disable or "
+				"enable";
+		}
+	}
+	if (o == NULL) {
+		if (c->outputs_len == VT_CONFIG_OUTPUTS) {
+			return "too many outputs (at most 32)";
+		}
+		o = &c->outputs[c->outputs_len++];
+	}
+	*o = next;
+	return NULL;
+}
+
+bool vt_config_output(const struct vt_config *config, const char *name,
+		struct vt_config_output *out) {
+	*out = (struct vt_config_output){ 0 };
+	bool found = false;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < config->outputs_len; i++) {
+			const struct vt_config_output *o = &config->outputs[i];
+			if (strcmp(o->name, pass == 0 ? "*" : name) != 0) {
+				continue;
+			}
+			found = true;
+			if (o->has_mode) {
+				out->has_mode = true;
+				out->width = o->width;
+				out->height = o->height;
+				out->refresh_mhz = o->refresh_mhz;
+			}
+			if (o->has_scale) {
+				out->has_scale = true;
+				out->scale = o->scale;
+			}
+			if (o->has_transform) {
+				out->has_transform = true;
+				out->transform = o->transform;
+			}
+			if (o->has_position) {
+				out->has_position = true;
+				out->x = o->x;
+				out->y = o->y;
+			}
+			if (o->has_enabled) {
+				out->has_enabled = true;
+				out->enabled = o->enabled;
+			}
+		}
+	}
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	return found;
+}
+
 /* One line of the grammar "key value" (see vitrail(5)). Returns NULL or
  * the reason the line is bad. */
 static const char *parse_line(struct vt_config *c, char *key, char *value) {
@@ -386,6 +556,8 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 		}
 		return parse_modifier(value, &c->drag_modifier) ? NULL :
 			"expected Shift, Ctrl, Alt, Logo or none";
+	} else if (strcmp(key, "output") == 0) {
+		return parse_output(c, value);
 	} else if (strcmp(key, "decorations") == 0) {
 		if (strcmp(value, "server") == 0) {
 			c->server_decorations = true;
@@ -544,6 +716,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	/* the rules are the file's, not added to the last file's */
 	next.path_rules_len = 0;
 	next.bindings_len = 0;
+	next.outputs_len = 0;
 	next.drag_modifier = VT_MOD_LOGO;
 	next.server_decorations = true;
 	next.tearing_box = VT_TEARING_BOX_DEFAULT;

@@ -63,6 +63,28 @@ struct vt_config_binding {
 	char command[VT_CONFIG_COMMAND]; /* VT_ACTION_EXEC */
 };
 
+/* Output settings (vitrail(5)): "output <name|*> <setting>...". Each
+ * line sets what it names; lines for the same name add up (the last
+ * value of a setting wins). */
+#define VT_CONFIG_OUTPUTS 32
+#define VT_CONFIG_SCALE_MAX 10.0
+#define VT_CONFIG_POSITION_MAX 65535
+
+struct vt_config_output {
+	char name[VT_CONFIG_STR]; /* "*": every output */
+	bool has_mode;
+	int width, height;
+	int refresh_mhz; /* 0: the output's own, or any */
+	bool has_scale;
+	double scale;
+	bool has_transform;
+	int transform; /* enum wl_output_transform */
+	bool has_position;
+	int x, y;
+	bool has_enabled;
+	bool enabled;
+};
+
 /* What vitrail does when the application of its command line (after
  * "--") exits (vitrail(5), app_exit). */
 enum vt_app_exit {
@@ -132,7 +154,14 @@ struct vt_config {
 	/* Ctrl+Alt+F1..F12 switch virtual terminals: -1 by the mode (in
 	 * desktop mode, not in kiosk mode), 0 never, 1 always */
 	int vt_switch;
+	struct vt_config_output outputs[VT_CONFIG_OUTPUTS];
+	int outputs_len;
 };
+
+/* The settings of output name: the "*" lines, then the name's own on top
+ * (false when neither exists). */
+bool vt_config_output(const struct vt_config *config, const char *name,
+	struct vt_config_output *out);
 
 /* Whether Ctrl+Alt+Fn switch virtual terminals under this config. */
 bool vt_config_vt_switch(const struct vt_config *config);

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+#include <wlr/backend/drm.h>
 #include <wlr/backend/headless.h>
 #include <wlr/backend/x11.h>
 #include <wlr/interfaces/wlr_output.h>
@@ -49,6 +50,7 @@
 #include <wlr/util/log.h>
 
 #include "layer_shell.h"
+#include "output_management.h"
 #include "scene.h"
 #include "scroll.h"
 #include "server.h"
@@ -196,15 +198,98 @@ static struct wlr_box output_box(struct vt_output *output) {
 	return box != NULL ? *box : (struct wlr_box){ 0 };
 }
 
+/*
+ * Layout coordinates to output buffer pixels: the output's box in the
+ * layout, scaled (its logical size times scale is the buffer's size,
+ * turned for 90 and 270), then turned into the buffer as wl_output's
+ * transform says (wlroots' convention: transform 90 draws the content
+ * turned 90 degrees counter-clockwise, so the layout's top-left corner
+ * lands at the buffer's bottom-left). In the turned space, of tw x th
+ * pixels, a point (x, y) goes to (u, v) = (a x + c y + tx, b x + d y + ty).
+ */
 struct vr_mat vt_output_view(struct vt_output *output) {
+	struct wlr_output *wlr_output = output->wlr_output;
 	struct wlr_box box = output_box(output);
-	float scale = output->wlr_output->scale;
+	float scale = wlr_output->scale;
+	bool turned = wlr_output->transform % 2 == 1;
+	float tw = turned ? wlr_output->height : wlr_output->width;
+	float th = turned ? wlr_output->width : wlr_output->height;
+	struct vr_mat to_scaled = {
+		.a = scale,
+		.d = scale,
+		.tx = -box.x * scale,
+		.ty = -box.y * scale,
+	};
+	struct vr_mat turn;
+	switch (wlr_output->transform) {
+	case WL_OUTPUT_TRANSFORM_NORMAL:
+	default:
+		turn = (struct vr_mat){ .a = 1, .d = 1 };
+		break;
+	case WL_OUTPUT_TRANSFORM_90:
+		turn = (struct vr_mat){ .c = 1, .b = -1, .ty = tw };
+		break;
+	case WL_OUTPUT_TRANSFORM_180:
+		turn = (struct vr_mat){ .a = -1, .tx = tw, .d = -1, .ty = th };
+		break;
+	case WL_OUTPUT_TRANSFORM_270:
+		turn = (struct vr_mat){ .c = -1, .tx = th, .b = 1 };
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED:
+		turn = (struct vr_mat){ .a = -1, .tx = tw, .d = 1 };
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
+		turn = (struct vr_mat){ .c = 1, .b = 1 };
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
+		turn = (struct vr_mat){ .a = 1, .d = -1, .ty = th };
+		break;
+	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
+		turn = (struct vr_mat){ .c = -1, .tx = th, .b = -1, .ty = tw };
+		break;
+	}
+	struct vr_mat view;
+	vr_mat_multiply(&view, &turn, &to_scaled);
+	return view;
+}
+
+struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
+		int *height) {
+	struct wlr_output *wlr_output = output->wlr_output;
+	struct wlr_box box = output_box(output);
+	float scale = wlr_output->scale;
+	bool turned = wlr_output->transform % 2 == 1;
+	*width = turned ? wlr_output->height : wlr_output->width;
+	*height = turned ? wlr_output->width : wlr_output->height;
 	return (struct vr_mat){
 		.a = scale,
 		.d = scale,
 		.tx = -box.x * scale,
 		.ty = -box.y * scale,
 	};
+}
+
+/* A region in layout coordinates to the output buffer pixels it covers
+ * (every pixel it touches, clipped to the buffer), added to out. */
+static void output_map_region(struct vt_output *output,
+		const pixman_region32_t *layout, pixman_region32_t *out) {
+	struct vr_mat view = vt_output_view(output);
+	int w = output->wlr_output->width, h = output->wlr_output->height;
+	int nrects;
+	const pixman_box32_t *rects =
+		pixman_region32_rectangles((pixman_region32_t *)layout, &nrects);
+	for (int i = 0; i < nrects; i++) {
+		struct vr_rectf r = { rects[i].x1, rects[i].y1,
+			rects[i].x2 - rects[i].x1, rects[i].y2 - rects[i].y1 };
+		struct vr_box b = vr_mat_map_rect_bounds(&view, &r);
+		int x1 = b.x < 0 ? 0 : b.x, y1 = b.y < 0 ? 0 : b.y;
+		int x2 = b.x + b.width > w ? w : b.x + b.width;
+		int y2 = b.y + b.height > h ? h : b.y + b.height;
+		if (x1 < x2 && y1 < y2) {
+			pixman_region32_union_rect(out, out, x1, y1, x2 - x1,
+				y2 - y1);
+		}
+	}
 }
 
 struct vt_output *vt_output_at(struct vt_server *server, double lx,
@@ -536,28 +621,13 @@ static void output_add_damage(struct vt_output *output,
 	if (!vt_output_enabled(output)) {
 		return; /* out of the layout; all of it is drawn when enabled */
 	}
-	struct wlr_box box = output_box(output);
-	float scale = output->wlr_output->scale;
-	int nrects;
-	const pixman_box32_t *rects =
-		pixman_region32_rectangles((pixman_region32_t *)layout_damage, &nrects);
-	bool any = false;
-	for (int i = 0; i < nrects; i++) {
-		int x1 = (int)floorf((rects[i].x1 - box.x) * scale);
-		int y1 = (int)floorf((rects[i].y1 - box.y) * scale);
-		int x2 = (int)ceilf((rects[i].x2 - box.x) * scale);
-		int y2 = (int)ceilf((rects[i].y2 - box.y) * scale);
-		x1 = x1 < 0 ? 0 : x1;
-		y1 = y1 < 0 ? 0 : y1;
-		x2 = x2 > output->wlr_output->width ? output->wlr_output->width : x2;
-		y2 = y2 > output->wlr_output->height ? output->wlr_output->height : y2;
-		if (x1 >= x2 || y1 >= y2) {
-			continue;
-		}
-		pixman_region32_union_rect(&output->pending_damage,
-			&output->pending_damage, x1, y1, x2 - x1, y2 - y1);
-		any = true;
-	}
+	pixman_region32_t mapped;
+	pixman_region32_init(&mapped);
+	output_map_region(output, layout_damage, &mapped);
+	bool any = pixman_region32_not_empty(&mapped);
+	pixman_region32_union(&output->pending_damage, &output->pending_damage,
+		&mapped);
+	pixman_region32_fini(&mapped);
 	if (any) {
 		output_request(output, VT_PACER_RENDER);
 	}
@@ -1300,16 +1370,14 @@ static void surface_output_damage(struct vt_output *output,
 			bounds.height != wlr_surface->current.height) {
 		return;
 	}
-	struct wlr_box box = output_box(output);
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
 	wlr_surface_get_effective_damage(wlr_surface, &damage);
-	/* surface-local to output pixels (scale 1, no transform: vitrail
-	 * draws surfaces at their logical size) */
-	pixman_region32_translate(&damage, (int)bounds.x - box.x,
-		(int)bounds.y - box.y);
-	pixman_region32_intersect_rect(out, &damage, 0, 0,
-		output->wlr_output->width, output->wlr_output->height);
+	/* surface-local to the layout (vitrail draws surfaces at their
+	 * logical size), then to output pixels */
+	pixman_region32_translate(&damage, (int)bounds.x, (int)bounds.y);
+	pixman_region32_clear(out);
+	output_map_region(output, &damage, out);
 	pixman_region32_fini(&damage);
 }
 
@@ -1323,9 +1391,12 @@ static struct vt_scanout output_scanout(struct vt_output *output) {
 
 /* The pointer in output pixels. */
 static void output_pointer(struct vt_output *output, int *x, int *y) {
-	struct wlr_box box = output_box(output);
-	*x = (int)floor(output->server->cursor->x) - box.x;
-	*y = (int)floor(output->server->cursor->y) - box.y;
+	struct vr_mat view = vt_output_view(output);
+	float ox, oy;
+	vr_mat_apply(&view, (float)output->server->cursor->x,
+		(float)output->server->cursor->y, &ox, &oy);
+	*x = (int)floorf(ox);
+	*y = (int)floorf(oy);
 }
 
 uint64_t vt_output_tear_offset(struct vt_output *output) {
@@ -1868,6 +1939,106 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	vt_server_schedule_update(server);
 }
 
+/* ---- the config's output settings ------------------------------------- */
+
+/* Set the mode, scale and transform of the config (or the defaults: the
+ * mode as it is, scale 1, no transform) pending on the output, and
+ * enable it unless the config disables it and the backend can. */
+static void output_stage_config(struct wlr_output *wlr_output,
+		const struct vt_config_output *oc) {
+	if (oc->has_mode) {
+		struct wlr_output_mode *best = NULL, *mode;
+		wl_list_for_each(mode, &wlr_output->modes, link) {
+			if (mode->width != oc->width || mode->height != oc->height) {
+				continue;
+			}
+			if (oc->refresh_mhz > 0 &&
+					abs(mode->refresh - oc->refresh_mhz) > 500) {
+				continue;
+			}
+			if (best == NULL || mode->refresh > best->refresh) {
+				best = mode;
+			}
+		}
+		if (best != NULL) {
+			wlr_output_set_mode(wlr_output, best);
+		} else {
+			/* headless and nested outputs: a custom mode; their
+			 * refresh stays unless one is given */
+			int refresh = oc->refresh_mhz > 0 ? oc->refresh_mhz :
+				wlr_output->pending.committed & WLR_OUTPUT_STATE_MODE ?
+				wlr_output->pending.custom_mode.refresh :
+				wlr_output->refresh;
+			wlr_output_set_custom_mode(wlr_output, oc->width, oc->height,
+				refresh);
+		}
+	}
+	wlr_output_set_scale(wlr_output, oc->has_scale ? (float)oc->scale : 1.0f);
+	wlr_output_set_transform(wlr_output, oc->has_transform ?
+		(enum wl_output_transform)oc->transform :
+		WL_OUTPUT_TRANSFORM_NORMAL);
+	bool enabled = !oc->has_enabled || oc->enabled;
+	/* only DRM outputs can be disabled in wlroots 0.15: vitrail keeps
+	 * the others out of the layout itself */
+	wlr_output_enable(wlr_output, enabled || !wlr_output_is_drm(wlr_output));
+}
+
+/* What the config leaves to vitrail alone: a disabled output that the
+ * backend keeps enabled, and a fixed position. */
+static bool output_config_soft_disabled(struct wlr_output *wlr_output,
+		const struct vt_config_output *oc) {
+	return oc->has_enabled && !oc->enabled && !wlr_output_is_drm(wlr_output);
+}
+
+void vt_outputs_apply_config(struct vt_server *server,
+		const struct vt_config *previous) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		struct wlr_output *wlr_output = output->wlr_output;
+		struct vt_config_output oc, old;
+		bool named = vt_config_output(&server->config, wlr_output->name, &oc);
+		bool was_named = previous != NULL &&
+			vt_config_output(previous, wlr_output->name, &old);
+		if (!named && !was_named) {
+			continue; /* left as it is (wlr-randr may have changed it) */
+		}
+		output_stage_config(wlr_output, &oc);
+		if (!wlr_output_commit(wlr_output)) {
+			wlr_log(WLR_ERROR, "%s: the backend refuses the config's "
+				"settings", wlr_output->name);
+			wlr_output_rollback(wlr_output);
+		}
+		vt_output_set_position(output, oc.has_position, oc.x, oc.y);
+		bool soft = output_config_soft_disabled(wlr_output, &oc);
+		if (soft != output->soft_disabled) {
+			vt_output_set_soft_disabled(output, soft);
+		}
+	}
+	arrange_outputs(server);
+	vt_output_management_update(server);
+}
+
+/* The mode an output starts with: --size for headless and nested
+ * outputs (headless ones at their --refresh), else the preferred one. */
+static void output_stage_default_mode(struct vt_server *server,
+		struct wlr_output *wlr_output, int refresh_mhz) {
+	struct vt_options *opts = &server->opts;
+	bool is_virtual = wl_list_empty(&wlr_output->modes);
+	if (wlr_output_is_headless(wlr_output)) {
+		wlr_output_set_custom_mode(wlr_output, opts->output_width,
+			opts->output_height, refresh_mhz);
+	} else if (is_virtual) {
+		/* Nested window: the size we were asked for. */
+		wlr_output_set_custom_mode(wlr_output, opts->output_width,
+			opts->output_height, 0);
+	} else {
+		struct wlr_output_mode *mode = wlr_output_preferred_mode(wlr_output);
+		if (mode != NULL) {
+			wlr_output_set_mode(wlr_output, mode);
+		}
+	}
+}
+
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	struct vt_options *opts = &server->opts;
 	/* --refresh rates go by output order: HEADLESS-1 takes the first,
@@ -1906,24 +2077,25 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		pixman_region32_init(&output->damage_history[i]);
 	}
 
-	bool is_virtual = wl_list_empty(&wlr_output->modes);
-	if (wlr_output_is_headless(wlr_output)) {
-		wlr_output_set_custom_mode(wlr_output, opts->output_width,
-			opts->output_height, refresh_mhz);
-	} else if (is_virtual) {
-		/* Nested window: the size we were asked for. */
-		wlr_output_set_custom_mode(wlr_output, opts->output_width,
-			opts->output_height, 0);
-	} else {
-		struct wlr_output_mode *mode = wlr_output_preferred_mode(wlr_output);
-		if (mode != NULL) {
-			wlr_output_set_mode(wlr_output, mode);
+	output_stage_default_mode(server, wlr_output, refresh_mhz);
+	/* the config's settings for it, if any */
+	struct vt_config_output oc;
+	vt_config_output(&server->config, wlr_output->name, &oc);
+	output_stage_config(wlr_output, &oc);
+	if (!wlr_output_commit(wlr_output)) {
+		wlr_log(WLR_ERROR, "%s: cannot enable the output with the "
+			"config's settings; trying without them", wlr_output->name);
+		wlr_output_rollback(wlr_output);
+		oc = (struct vt_config_output){ 0 };
+		output_stage_default_mode(server, wlr_output, refresh_mhz);
+		wlr_output_enable(wlr_output, true);
+		if (!wlr_output_commit(wlr_output)) {
+			wlr_log(WLR_ERROR, "%s: cannot enable the output",
+				wlr_output->name);
 		}
 	}
-	wlr_output_enable(wlr_output, true);
-	if (!wlr_output_commit(wlr_output)) {
-		wlr_log(WLR_ERROR, "%s: cannot enable the output", wlr_output->name);
-	}
+	output->soft_disabled = output_config_soft_disabled(wlr_output, &oc);
+	vt_output_set_position(output, oc.has_position, oc.x, oc.y);
 
 	/* Keep outputs in name order: placement ties and reports follow it. */
 	struct wl_list *before = &server->outputs;
@@ -1981,7 +2153,7 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_signal_add(&wlr_output->events.mode, &output->mode);
 	output->commit.notify = handle_commit;
 	wl_signal_add(&wlr_output->events.commit, &output->commit);
-	output->enabled = wlr_output->enabled;
+	output->enabled = vt_output_enabled(output);
 
 	output_update_target(output);
 	arrange_outputs(server);

@@ -384,20 +384,27 @@ void vt_server_reload(struct vt_server *server) {
 	if (server->opts.config_path == NULL) {
 		return;
 	}
-	bool xwayland = server->config.xwayland;
+	struct vt_config *previous = malloc(sizeof(*previous));
+	if (previous == NULL) {
+		wlr_log(WLR_ERROR, "out of memory: keeping the configuration");
+		return;
+	}
+	*previous = server->config;
 	if (vt_config_load(&server->config, server->opts.config_path, stderr)) {
 		if (server->opts.mode_set) {
 			server->config.mode = server->opts.mode;
 		}
 		wlr_log(WLR_INFO, "reloaded %s", server->opts.config_path);
-		if (server->config.xwayland != xwayland) {
+		if (server->config.xwayland != previous->xwayland) {
 			wlr_log(WLR_INFO, "xwayland %s: from the next start on",
 				server->config.xwayland ? "on" : "off");
 		}
 		vt_server_apply_config(server);
+		vt_outputs_apply_config(server, previous);
 	} else {
 		wlr_log(WLR_ERROR, "keeping the previous configuration");
 	}
+	free(previous);
 }
 
 pid_t vt_server_spawn(struct vt_server *server, const char *command) {

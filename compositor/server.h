@@ -570,6 +570,10 @@ struct vt_output *vt_output_next_any(struct vt_server *server,
 /* Place the enabled outputs in the layout again: those with a manual
  * position there, the others left to right. */
 void vt_outputs_arrange(struct vt_server *server);
+/* The config's output settings (vitrail(5)) once reloaded: every output
+ * the file names, or named before (previous), takes them again. */
+void vt_outputs_apply_config(struct vt_server *server,
+	const struct vt_config *previous);
 /* Its box in the layout, or where it was last when it is disabled. */
 struct wlr_box vt_output_last_box(struct vt_output *output);
 /* Where output management put it in the layout (manual), or back to
@@ -585,6 +589,11 @@ struct vt_output *vt_output_by_name(struct vt_server *server,
 	const char *name);
 struct vt_output *vt_output_at(struct vt_server *server, double lx, double ly);
 struct vr_mat vt_output_view(struct vt_output *output);
+/* The same without the turn: the output as screenshot tools show it,
+ * upright, *width x *height pixels (its buffer's size, turned for 90 and
+ * 270). */
+struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
+	int *height);
 /* Damage in layout coordinates, on every output it touches. */
 void vt_outputs_add_damage(struct vt_server *server,
 	const pixman_region32_t *layout_damage);

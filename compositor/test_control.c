@@ -204,12 +204,12 @@ static void handle_write_reference(struct wl_client *client,
 		return;
 	}
 	vt_server_update(server);
-	int w = vt_output_wlr(output)->width, h = vt_output_wlr(output)->height;
+	int w, h;
+	struct vr_mat view = vt_output_upright_view(output, &w, &h);
 	uint32_t generation = 0;
 	pixman_image_t *image = pixman_image_create_bits(PIXMAN_x8r8g8b8, w, h,
 		NULL, 0);
 	if (image != NULL) {
-		struct vr_mat view = vt_output_view(output);
 		vr_reference_render(server->tree, image, &view,
 			(struct vr_color){ 0, 0, 0, 1 });
 		if (vr_png_write(path, pixman_image_get_data(image), w, h,

@@ -88,6 +88,74 @@ START_TEST(test_config_bad_file_keeps_previous) {
 }
 END_TEST
 
+/* Output settings: lines add up per name, "*" lies under every name, the
+ * last value of a setting wins; a reload forgets the last file's. */
+START_TEST(test_config_outputs) {
+	write_config("output * scale 1.25\n"
+		"output HDMI-A-1 mode 1920x1080@59.94Hz scale 1.5 transform 90\n"
+		"output HDMI-A-1 position -1080,200 transform flipped-270\n"
+		"output DP-2 mode 800x600 disable\n"
+		"output DP-2 enable\n");
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[256] = "";
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.outputs_len, 3);
+	struct vt_config_output o;
+	ck_assert(vt_config_output(&config, "HDMI-A-1", &o));
+	ck_assert_str_eq(o.name, "HDMI-A-1");
+	ck_assert(o.has_mode && o.width == 1920 && o.height == 1080);
+	ck_assert_int_eq(o.refresh_mhz, 59940);
+	ck_assert(o.has_scale);
+	ck_assert_double_eq_tol(o.scale, 1.5, 1e-9);
+	ck_assert(o.has_transform);
+	ck_assert_int_eq(o.transform, 7); /* WL_OUTPUT_TRANSFORM_FLIPPED_270 */
+	ck_assert(o.has_position && o.x == -1080 && o.y == 200);
+	ck_assert(!o.has_enabled);
+	ck_assert(vt_config_output(&config, "DP-2", &o));
+	ck_assert(o.has_mode && o.width == 800 && o.height == 600);
+	ck_assert_int_eq(o.refresh_mhz, 0);
+	ck_assert(o.has_enabled && o.enabled);
+	ck_assert_double_eq_tol(o.scale, 1.25, 1e-9); /* from "*" */
+	ck_assert(!o.has_transform && !o.has_position);
+	/* an output the file does not name gets "*" alone */
+	ck_assert(vt_config_output(&config, "DP-3", &o));
+	ck_assert(o.has_scale && !o.has_mode && !o.has_enabled);
+
+	write_config("output DP-2 disable\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.outputs_len, 1);
+	ck_assert(!vt_config_output(&config, "HDMI-A-1", &o));
+	ck_assert(!o.has_scale);
+	ck_assert(vt_config_output(&config, "DP-2", &o));
+	ck_assert(o.has_enabled && !o.enabled && !o.has_mode);
+
+	static const char *bad[] = {
+		"output HDMI-A-1\n", "output HDMI-A-1 scale 0\n",
+		"output HDMI-A-1 scale -2\n", "output HDMI-A-1 scale 11\n",
+		"output HDMI-A-1 scale\n", "output HDMI-A-1 transform 45\n",
+		"output HDMI-A-1 transform flipped90\n",
+		"output HDMI-A-1 mode 1920\n", "output HDMI-A-1 mode 0x1080\n",
+		"output HDMI-A-1 mode 1920x1080@\n",
+		"output HDMI-A-1 mode 1920x1080@60Hzz\n",
+		"output HDMI-A-1 position 10\n", "output HDMI-A-1 position 1,y\n",
+		"output HDMI-A-1 rotate 90\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_config(bad[i]);
+		char line_err[256] = "";
+		ck_assert_msg(!load(&config, line_err, sizeof(line_err)),
+			"accepted: %s", bad[i]);
+		char expected[128];
+		snprintf(expected, sizeof(expected), "%s:1: output: ", path);
+		ck_assert_msg(strncmp(line_err, expected, strlen(expected)) == 0,
+			"'%s' for %s", line_err, bad[i]);
+		/* the good config stays */
+		ck_assert_int_eq(config.outputs_len, 1);
+	}
+}
+END_TEST
+
 START_TEST(test_config_rejects_bad_values) {
 	static const char *bad[] = {
 		"background 102030\n", "background #1020\n", "background #10203g\n",
@@ -406,6 +474,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_path_rules);
 	tcase_add_test(tc, test_config_scroll);
 	tcase_add_test(tc, test_config_bindings);
+	tcase_add_test(tc, test_config_outputs);
 	tcase_add_test(tc, test_config_decorations);
 	tcase_add_test(tc, test_config_kiosk);
 	suite_add_tcase(s, tc);

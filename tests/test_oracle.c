@@ -99,14 +99,15 @@ static struct vr_node *list_node(struct vr_node *parent,
 }
 
 /* Render the whole tree into a fresh target of w x h with both renderers
- * (identity view). */
-static struct renders render_both(int32_t w, int32_t h, struct vr_color clear)
+ * through view. */
+static struct renders render_both_view(int32_t w, int32_t h,
+		struct vr_color clear, const struct vr_mat *view)
 {
 	vr_tree_update(tree, NULL);
 	struct vr_target *target = vr_target_create(renderer, w, h);
 	ck_assert_ptr_nonnull(target);
-	struct vr_render_job job = { .target = target, .clear = clear };
-	vr_mat_identity(&job.view);
+	struct vr_render_job job = { .target = target, .clear = clear,
+		.view = *view };
 	ck_assert(vr_render(renderer, tree, &job, 1));
 	struct renders r = {
 		.width = w,
@@ -123,6 +124,14 @@ static struct renders render_both(int32_t w, int32_t h, struct vr_color clear)
 	pixman_image_unref(dst);
 	assert_no_errors();
 	return r;
+}
+
+/* The same with the identity view. */
+static struct renders render_both(int32_t w, int32_t h, struct vr_color clear)
+{
+	struct vr_mat identity;
+	vr_mat_identity(&identity);
+	return render_both_view(w, h, clear, &identity);
 }
 
 static void renders_finish(struct renders *r)
@@ -837,6 +846,107 @@ START_TEST(test_oracle_image_exact)
 }
 END_TEST
 
+/* ---- a view that turns and scales (output transforms) -------------------- */
+
+START_TEST(test_oracle_view_turned_scaled)
+{
+	/* An 8 x 6 box of four quadrant rects (red, green / blue, yellow),
+	 * drawn through the view of an output whose layout box it is, at a
+	 * scale s and one of its transforms: scaled, the box is 8s x 6s
+	 * (tw x th); turned into the buffer as wl_output's transform says.
+	 * Every buffer pixel is checked: its centre (u + 0.5, v + 0.5) is
+	 * taken back by hand into the scaled box, divided by s, and the
+	 * quadrant holding that point gives its colour (the rects are
+	 * aliased; with these scales no centre falls on an edge). */
+	static const uint32_t colours[4] = {
+		0xffff0000u, 0xff00ff00u, 0xff0000ffu, 0xffffff00u,
+	};
+	const struct vr_color fill[4] = {
+		{ 1, 0, 0, 1 }, { 0, 1, 0, 1 }, { 0, 0, 1, 1 }, { 1, 1, 0, 1 },
+	};
+	for (int q = 0; q < 4; q++) {
+		rect_node(root, q % 2 == 0 ? 0 : 4, q / 2 == 0 ? 0 : 3, 4, 3, fill[q]);
+	}
+	static const struct {
+		const char *name;
+		float s;
+		int transform; /* wl_output's numbering */
+	} cases[] = {
+		{ "90 at 1.5", 1.5f, 1 },
+		{ "flipped at 2", 2.0f, 4 },
+		{ "180 at 1", 1.0f, 2 },
+		{ "270 at 2", 2.0f, 3 },
+		{ "flipped-90 at 1.5", 1.5f, 5 },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		float s = cases[c].s;
+		float tw = 8 * s, th = 6 * s;
+		bool turned = cases[c].transform % 2 == 1;
+		int32_t w = (int32_t)(turned ? th : tw), h = (int32_t)(turned ? tw : th);
+		/* buffer (u, v) from scaled (x, y):
+		 * 90: (y, tw - x), turned 90 degrees counter-clockwise;
+		 * 180: (tw - x, th - y); 270: (th - y, x);
+		 * flipped: (tw - x, y), mirrored left to right;
+		 * flipped-90: (y, x), mirrored then turned 90 degrees. */
+		struct vr_mat turn;
+		switch (cases[c].transform) {
+		case 1:
+			turn = (struct vr_mat){ .b = -1, .c = 1, .ty = tw };
+			break;
+		case 2:
+			turn = (struct vr_mat){ .a = -1, .d = -1, .tx = tw, .ty = th };
+			break;
+		case 3:
+			turn = (struct vr_mat){ .b = 1, .c = -1, .tx = th };
+			break;
+		case 4:
+			turn = (struct vr_mat){ .a = -1, .d = 1, .tx = tw };
+			break;
+		default:
+			turn = (struct vr_mat){ .b = 1, .c = 1 };
+			break;
+		}
+		struct vr_mat scale = { .a = s, .d = s }, view;
+		vr_mat_multiply(&view, &turn, &scale);
+		struct renders r = render_both_view(w, h, transparent, &view);
+		struct expect *expects = calloc((size_t)w * (size_t)h,
+			sizeof(*expects));
+		ck_assert_ptr_nonnull(expects);
+		size_t n = 0;
+		for (int32_t v = 0; v < h; v++) {
+			for (int32_t u = 0; u < w; u++) {
+				double cu = u + 0.5, cv = v + 0.5, x, y;
+				/* the inverse of each mapping above */
+				switch (cases[c].transform) {
+				case 1:
+					x = tw - cv, y = cu;
+					break;
+				case 2:
+					x = tw - cu, y = th - cv;
+					break;
+				case 3:
+					x = cv, y = th - cu;
+					break;
+				case 4:
+					x = tw - cu, y = cv;
+					break;
+				default:
+					x = cv, y = cu;
+					break;
+				}
+				x /= s, y /= s;
+				int q = (x < 4 ? 0 : 1) + (y < 3 ? 0 : 2);
+				expects[n++] = (struct expect){ u, v, colours[q], 0,
+					cases[c].name };
+			}
+		}
+		check_both(cases[c].name, &r, expects, n);
+		free(expects);
+		renders_finish(&r);
+	}
+}
+END_TEST
+
 static Suite *oracle_suite(void)
 {
 	Suite *s = suite_create("oracle");
@@ -863,6 +973,7 @@ static Suite *oracle_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_oracle_opacity);
 	tcase_add_test(tc, test_oracle_image_exact);
+	tcase_add_test(tc, test_oracle_view_turned_scaled);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,9 @@
  * every output through wlr-layer-shell, a panel's exclusive zone keeps
  * windows below it and its exclusive keyboard interactivity keeps the
  * keys, wlr-randr lists and changes the outputs through
- * wlr-output-management.
+ * wlr-output-management; output transforms and scales, set through
+ * wlr-randr and the config file, are drawn (vitrail-quadrants, grim's
+ * shots and vitrail's own buffer at hand-computed places).
  *
  * The oracles are the tests' own: the colours and the tiled image passed to
  * swaybg, the panel's height, the sizes and rates vitrail was started with
@@ -20,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +46,11 @@ static const char *panel_path(void) {
 static const char *demo_path(void) {
 	const char *path = getenv("VITRAIL_DEMO");
 	return path != NULL && path[0] != '\0' ? path : "vitrail-demo";
+}
+
+static const char *quadrants_path(void) {
+	const char *path = getenv("VITRAIL_QUADRANTS");
+	return path != NULL && path[0] != '\0' ? path : "vitrail-quadrants";
 }
 
 static void sleep_ms(int ms) {
@@ -753,8 +762,8 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	wait_for_pixels(harness, vitrail, NULL, "0,600 640x480", "moved", 640,
 		480, solid, &orange, 10000);
 
-	// scale and transform are kept and shown (transforms are not drawn
-	// yet: vitrail(1))
+	// scale and transform are kept and shown (drawn: outputs-transform,
+	// outputs-scale)
 	const char *turn[] = { "wlr-randr", "--output", "HEADLESS-2",
 		"--scale", "2", "--transform", "90", NULL };
 	free(randr(harness, vitrail, turn));
@@ -796,6 +805,394 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 		"the mode change", shown);
 	free(frames);
 	free(frame_log);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- transform, scale, config --------------------------------------------- */
+
+/* vitrail-quadrants' colours: top-left, top-right, bottom-left,
+ * bottom-right of its window */
+static const uint32_t quad_colors[4] = {
+	0xffff0000u, 0xff00ff00u, 0xff0000ffu, 0xffffff00u,
+};
+
+static bool near_color(uint32_t a, uint32_t b, int tolerance) {
+	for (int shift = 0; shift < 32; shift += 8) {
+		int ca = (int)((a >> shift) & 0xff), cb = (int)((b >> shift) & 0xff);
+		if (abs(ca - cb) > tolerance) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The centre of quadrant q of the window, in layout coordinates. */
+static void quad_center(const struct harness_window *window, int q,
+		double *x, double *y) {
+	*x = window->x + (q % 2 == 0 ? 0.25 : 0.75) * window->width;
+	*y = window->y + (q / 2 == 0 ? 0.25 : 0.75) * window->height;
+}
+
+/* The "quads" window, once inside HEADLESS-1's logical box (0,0 lw x lh:
+ * its pixel size over its scale, turned by 90 and 270), and grim's
+ * screenshot of HEADLESS-1 shows its four quadrants upright where the
+ * window is: grim turns and scales the output's buffer back into the
+ * layout by the transform and scale wl_output announces, so this holds
+ * only when vitrail drew the buffer turned and scaled as announced.
+ * Retried until the screen caught up (20 s). Returns the window (for its
+ * geometry: its strings belong to the window list, valid until the next
+ * list). */
+static struct harness_window check_quadrants(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name, int lw, int lh) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(20000);
+	for (;;) {
+		harness_settle(vitrail->conn);
+		const struct harness_window *windows;
+		harness_list_windows(vitrail->conn, &windows);
+		const struct harness_window *found =
+			harness_find_window(vitrail->conn, "quads");
+		ck_assert_msg(found != NULL, "%s: no quads window", name);
+		struct harness_window window = *found;
+		bool inside = window.x >= 0 && window.y >= 0 &&
+			window.x + window.width <= lw && window.y + window.height <= lh;
+		int32_t gw = 0, gh = 0;
+		uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+			name, &gw, &gh);
+		/* grim: the logical box times the output's scale (its pixel
+		 * size over the logical size: a fractional scale's logical box
+		 * is rounded to whole pixels, so within a pixel) */
+		double rx = (double)gw / lw, ry = (double)gh / lh;
+		bool size_ok = gw >= lw && fabs(rx - ry) * lw < 2.0 &&
+			fabs(rx - ry) * lh < 2.0;
+		char why[256] = "";
+		if (!inside) {
+			snprintf(why, sizeof(why), "window %d,%d %dx%d outside the "
+				"output's logical box %dx%d", window.x, window.y,
+				window.width, window.height, lw, lh);
+		} else if (!size_ok) {
+			snprintf(why, sizeof(why), "screenshot %dx%d is not the "
+				"logical box %dx%d scaled", gw, gh, lw, lh);
+		} else {
+			for (int q = 0; q < 4 && why[0] == '\0'; q++) {
+				double x, y;
+				quad_center(&window, q, &x, &y);
+				int px = (int)(x * rx), py = (int)(y * ry);
+				uint32_t got = pixels[py * gw + px];
+				if (!near_color(got, quad_colors[q], 2)) {
+					snprintf(why, sizeof(why), "quadrant %d's centre "
+						"(layout %.1f,%.1f, screenshot %d,%d) is 0x%08x, "
+						"expected 0x%08x", q, x, y, px, py, got,
+						quad_colors[q]);
+				}
+			}
+		}
+		free(pixels);
+		if (why[0] == '\0') {
+			return window;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "%s: %s (screenshot "
+			"%s/%s.png)", name, why, harness->out_dir, name);
+		sleep_ms(200);
+	}
+}
+
+static void randr_set(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *key,
+		const char *value) {
+	const char *argv[] = { "wlr-randr", "--output", "HEADLESS-1", key, value,
+		NULL };
+	free(randr(harness, vitrail, argv));
+}
+
+/* vitrail's own frame of HEADLESS-1 as it exits (--screenshot-dir): the
+ * output's buffer, untransformed. */
+static uint32_t *exit_screenshot(struct harness *harness, int32_t *w,
+		int32_t *h) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/exit/HEADLESS-1.png", harness->out_dir) > 0);
+	uint32_t *pixels = vr_png_read(path, w, h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	free(path);
+	return pixels;
+}
+
+static char *exit_dir(struct harness *harness) {
+	char *dir = NULL;
+	ck_assert(asprintf(&dir, "%s/exit", harness->out_dir) > 0);
+	ck_assert(mkdir(dir, 0755) == 0);
+	return dir;
+}
+
+/* The buffer pixel (u, v) holds quadrant q's colour. */
+static void assert_raw(const uint32_t *pixels, int32_t w, int32_t h, int u,
+		int v, int q, const char *what) {
+	ck_assert_msg(u >= 0 && v >= 0 && u < w && v < h, "%s: buffer pixel "
+		"%d,%d outside %dx%d", what, u, v, w, h);
+	uint32_t got = pixels[v * w + u];
+	ck_assert_msg(near_color(got, quad_colors[q], 2), "%s: buffer pixel "
+		"%d,%d is 0x%08x, expected quadrant %d's 0x%08x", what, u, v, got, q,
+		quad_colors[q]);
+}
+
+/* wlr-randr turns and flips HEADLESS-1 through all eight transforms; each
+ * time the window stays inside the turned box and grim shows it upright.
+ * The last one (90) is checked in the buffer itself against where the
+ * Wayland protocol says content goes: transform 90 turns it 90 degrees
+ * counter-clockwise, so the layout point (x, y) of a 480x640 box lands at
+ * (y, 480 - x) of the 640x480 buffer. */
+START_TEST(test_outputs_transform_draws_turned)
+{
+	struct harness *harness = harness_create("transform");
+	char *dir = exit_dir(harness);
+	const char *extra[] = { "--screenshot-dir", dir, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = extra });
+	harness_require_program("grim", "grim");
+	/* wider than the turned box is: 90 must move it inside */
+	const char *quads[] = { quadrants_path(), "--app-id", "quads", "--size",
+		"400x200", NULL };
+	harness_spawn_client(harness, vitrail, quads);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	check_quadrants(harness, vitrail, "normal", 640, 480);
+
+	static const char *transforms[] = { "90", "180", "270", "flipped",
+		"flipped-90", "flipped-180", "flipped-270", "normal", "90" };
+	const char *list[] = { "wlr-randr", NULL };
+	struct harness_window window = { 0 };
+	for (size_t i = 0; i < sizeof(transforms) / sizeof(transforms[0]); i++) {
+		const char *t = transforms[i];
+		randr_set(harness, vitrail, "--transform", t);
+		char *out = randr(harness, vitrail, list);
+		char *line = NULL;
+		ck_assert(asprintf(&line, "Transform: %s\n", t) > 0);
+		assert_block_has(out, "HEADLESS-1", line);
+		free(line);
+		free(out);
+		/* 90, 270 and their flips turn the box */
+		bool turned = strstr(t, "90") != NULL || strstr(t, "270") != NULL;
+		char *name = NULL;
+		ck_assert(asprintf(&name, "transform-%zu-%s", i, t) > 0);
+		window = check_quadrants(harness, vitrail, name,
+			turned ? 480 : 640, turned ? 640 : 480);
+		free(name);
+	}
+	/* the whole output, turned 90: grim's shot against vitrail's
+	 * pixman reference image of the tree drawn upright */
+	harness_check_output(vitrail->conn, "HEADLESS-1", 2);
+
+	/* the pointer under 90: it reaches the bottom of the turned box
+	 * (layout y 600, past the unturned box's 480), and its cursor is
+	 * drawn there, nowhere else: grim's shot changes only near where
+	 * the cursor left and where it went */
+	const double from_x = 5, from_y = 5, to_x = 240, to_y = 600;
+	harness_pointer_move(vitrail->conn, from_x, from_y);
+	int32_t aw = 0, ah = 0, bw = 0, bh = 0;
+	uint32_t *before = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+		"pointer-before", &aw, &ah);
+	harness_pointer_move(vitrail->conn, to_x, to_y);
+	uint32_t *after = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+		"pointer-after", &bw, &bh);
+	ck_assert_msg(aw == bw && ah == bh && aw == 480 && ah == 640,
+		"pointer shots %dx%d and %dx%d, not 480x640", aw, ah, bw, bh);
+	int near_to = 0;
+	for (int32_t y = 0; y < ah; y++) {
+		for (int32_t x = 0; x < aw; x++) {
+			if (before[y * aw + x] == after[y * aw + x]) {
+				continue;
+			}
+			/* a cursor image is at most 32 pixels from its hotspot */
+			bool by_to = fabs(x - to_x) <= 32 && fabs(y - to_y) <= 32;
+			bool by_from = fabs(x - from_x) <= 32 && fabs(y - from_y) <= 32;
+			ck_assert_msg(by_to || by_from, "pixel %d,%d changed when the "
+				"pointer moved from %.0f,%.0f to %.0f,%.0f (shots in %s)",
+				x, y, from_x, from_y, to_x, to_y, harness->out_dir);
+			near_to += by_to;
+		}
+	}
+	ck_assert_msg(near_to > 0, "no cursor drawn near %.0f,%.0f (shots in "
+		"%s)", to_x, to_y, harness->out_dir);
+	free(before);
+	free(after);
+	harness_stop_vitrail(harness, vitrail);
+
+	int32_t w = 0, h = 0;
+	uint32_t *raw = exit_screenshot(harness, &w, &h);
+	ck_assert_msg(w == 640 && h == 480, "buffer %dx%d", w, h);
+	for (int q = 0; q < 4; q++) {
+		double x, y;
+		quad_center(&window, q, &x, &y);
+		assert_raw(raw, w, h, (int)y, (int)(480 - x), q, "transform 90");
+	}
+	free(raw);
+	free(dir);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* Scale 2 with a buffer_scale 2 client: its buffer lands 1:1 (each
+ * quadrant exactly its 100 buffer pixels wide in grim's scale-2 shot);
+ * fractional 1.5, alone and turned by 90. The last (1.5, 90) is checked in
+ * the buffer: layout (x, y) of the 320x426 box lands at (1.5 y,
+ * 480 - 1.5 x) of the 640x480 buffer. */
+START_TEST(test_outputs_scale_draws_scaled)
+{
+	struct harness *harness = harness_create("scale");
+	char *dir = exit_dir(harness);
+	const char *extra[] = { "--screenshot-dir", dir, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = extra });
+	harness_require_program("grim", "grim");
+	const char *quads[] = { quadrants_path(), "--app-id", "quads", "--size",
+		"100x80", "--scale", "2", NULL };
+	harness_spawn_client(harness, vitrail, quads);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	check_quadrants(harness, vitrail, "scale-1", 640, 480);
+
+	const char *list[] = { "wlr-randr", NULL };
+	randr_set(harness, vitrail, "--scale", "2");
+	char *out = randr(harness, vitrail, list);
+	assert_block_has(out, "HEADLESS-1", "Scale: 2.000000");
+	free(out);
+	struct harness_window window = check_quadrants(harness, vitrail,
+		"scale-2", 320, 240);
+	ck_assert_int_eq(window.width, 100);
+	ck_assert_int_eq(window.height, 80);
+	harness_check_output(vitrail->conn, "HEADLESS-1", 2);
+	/* 1:1: along the row through the top quadrants' centres, exactly
+	 * 100 red then 100 green pixels, the edges sharp */
+	int32_t gw = 0, gh = 0;
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+		"scale-2-row", &gw, &gh);
+	ck_assert_int_eq(gw, 640);
+	ck_assert_int_eq(gh, 480);
+	int row = (window.y + 20) * 2;
+	int left = window.x * 2;
+	for (int i = -1; i <= 200; i++) {
+		uint32_t got = pixels[row * gw + left + i];
+		if (i >= 0 && i < 100) {
+			ck_assert_msg(got == quad_colors[0], "pixel %d of the row is "
+				"0x%08x, not red", i, got);
+		} else if (i >= 100 && i < 200) {
+			ck_assert_msg(got == quad_colors[1], "pixel %d of the row is "
+				"0x%08x, not green", i, got);
+		} else {
+			ck_assert_msg(got != quad_colors[0] && got != quad_colors[1],
+				"pixel %d of the row is 0x%08x, past the window", i, got);
+		}
+	}
+	free(pixels);
+
+	randr_set(harness, vitrail, "--scale", "1.5");
+	out = randr(harness, vitrail, list);
+	assert_block_has(out, "HEADLESS-1", "Scale: 1.500000");
+	free(out);
+	/* 640 / 1.5 and 480 / 1.5, whole pixels (wlroots truncates) */
+	check_quadrants(harness, vitrail, "scale-1.5", 426, 320);
+	randr_set(harness, vitrail, "--transform", "90");
+	window = check_quadrants(harness, vitrail, "scale-1.5-90", 320, 426);
+	harness_stop_vitrail(harness, vitrail);
+
+	int32_t w = 0, h = 0;
+	uint32_t *raw = exit_screenshot(harness, &w, &h);
+	ck_assert_msg(w == 640 && h == 480, "buffer %dx%d", w, h);
+	for (int q = 0; q < 4; q++) {
+		double x, y;
+		quad_center(&window, q, &x, &y);
+		assert_raw(raw, w, h, (int)(1.5 * y), (int)(480 - 1.5 * x), q,
+			"scale 1.5, transform 90");
+	}
+	free(raw);
+	free(dir);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* Wait until wlr-randr's block of output has text. */
+static void wait_for_randr(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *output,
+		const char *const texts[]) {
+	const char *list[] = { "wlr-randr", NULL };
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	for (;;) {
+		char *out = randr(harness, vitrail, list);
+		char *block = randr_block(out, output);
+		bool all = true;
+		for (size_t i = 0; texts[i] != NULL; i++) {
+			all = all && strstr(block, texts[i]) != NULL;
+		}
+		free(block);
+		if (all || harness_now_ms() >= deadline) {
+			for (size_t i = 0; texts[i] != NULL; i++) {
+				assert_block_has(out, output, texts[i]);
+			}
+			free(out);
+			return;
+		}
+		free(out);
+		sleep_ms(100);
+	}
+}
+
+/* The config's output lines at start, and again on reload (SIGHUP): a
+ * bad file changes nothing and says which line is wrong. */
+START_TEST(test_outputs_config_sets_outputs)
+{
+	struct harness *harness = harness_create("config");
+	char *conf = harness_write_file(harness, "vitrail.conf",
+		"output HEADLESS-1 scale 2 transform 90\n"
+		"output HEADLESS-2 position 0,600 transform 180\n");
+	const char *extra[] = { "--config", conf, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "640x480", .extra_args = extra });
+	harness_require_program("grim", "grim");
+	const char *start1[] = { "Scale: 2.000000", "Transform: 90\n",
+		"Position: 0,0", NULL };
+	wait_for_randr(harness, vitrail, "HEADLESS-1", start1);
+	const char *start2[] = { "Scale: 1.000000", "Transform: 180\n",
+		"Position: 0,600", NULL };
+	wait_for_randr(harness, vitrail, "HEADLESS-2", start2);
+	const char *quads[] = { quadrants_path(), "--app-id", "quads", "--size",
+		"200x160", NULL };
+	harness_spawn_client(harness, vitrail, quads);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	check_quadrants(harness, vitrail, "config-start", 240, 320);
+
+	free(harness_write_file(harness, "vitrail.conf", "output HEADLESS-1 transform flipped\n"
+		"output HEADLESS-2 disable\n"));
+	harness_proc_signal(vitrail->proc, SIGHUP);
+	const char *reload1[] = { "Scale: 1.000000", "Transform: flipped\n",
+		NULL };
+	wait_for_randr(harness, vitrail, "HEADLESS-1", reload1);
+	const char *reload2[] = { "Enabled: no", NULL };
+	wait_for_randr(harness, vitrail, "HEADLESS-2", reload2);
+	check_quadrants(harness, vitrail, "config-reload", 640, 480);
+
+	free(harness_write_file(harness, "vitrail.conf", "output HEADLESS-1 transform 45\n"));
+	harness_proc_signal(vitrail->proc, SIGHUP);
+	char *expected = NULL;
+	ck_assert(asprintf(&expected, "%s:1: output: expected transform", conf) > 0);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	for (;;) {
+		char *log = harness_proc_log(vitrail->proc);
+		bool found = strstr(log, expected) != NULL;
+		free(log);
+		if (found) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "vitrail never said "
+			"'%s'", expected);
+		sleep_ms(100);
+	}
+	free(expected);
+	check_quadrants(harness, vitrail, "config-bad", 640, 480);
+	const char *kept[] = { "Transform: flipped\n", NULL };
+	wait_for_randr(harness, vitrail, "HEADLESS-1", kept);
+	harness_stop_vitrail(harness, vitrail);
+	free(conf);
 	harness_destroy(harness);
 }
 END_TEST
@@ -934,6 +1331,10 @@ static Suite *outputs_suite(void) {
 	harness_add_case(suite, "randr_kiosk",
 		test_outputs_randr_kiosk_follows_mode, 60);
 	harness_add_case(suite, "session", test_outputs_session_conventions, 60);
+	harness_add_case(suite, "transform", test_outputs_transform_draws_turned,
+		100);
+	harness_add_case(suite, "scale", test_outputs_scale_draws_scaled, 100);
+	harness_add_case(suite, "config", test_outputs_config_sets_outputs, 100);
 	return suite;
 }
 

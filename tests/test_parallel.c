@@ -318,9 +318,28 @@ static void scene_build(struct scene *scene, uint64_t seed)
 			0.3f, rng_chance(&rng, 0.5f) ? 1.0f : 0.0f };
 	}
 	if (scene->njobs == 2) {
-		float s = rng_chance(&rng, 0.5f) ? 2.0f : 1.0f;
-		scene->views[1] = (struct vr_mat){ s, 0, 0, s,
+		static const float scales[] = { 1.0f, 1.5f, 2.0f };
+		float s = scales[rng_below(&rng, 3)];
+		struct vr_mat scaled = { s, 0, 0, s,
 			-rng_float(&rng, 0, 40), -rng_float(&rng, 0, 30) };
+		/* turned and flipped as an output transform turns its 64x48
+		 * buffer (the eight wl_output transforms): (a, b, c, d) of the
+		 * turn, then where it puts the origin */
+		static const float turns[8][4] = {
+			{ 1, 0, 0, 1 }, { 0, -1, 1, 0 }, { -1, 0, 0, -1 },
+			{ 0, 1, -1, 0 }, { -1, 0, 0, 1 }, { 0, 1, 1, 0 },
+			{ 1, 0, 0, -1 }, { 0, -1, -1, 0 },
+		};
+		const float *t = turns[rng_below(&rng, 8)];
+		struct vr_mat turn = { t[0], t[1], t[2], t[3], 0, 0 };
+		/* the turned 64x48 box back onto the target */
+		float ox, oy, cx, cy;
+		vr_mat_apply(&turn, 0, 0, &ox, &oy);
+		vr_mat_apply(&turn, t[1] != 0 ? 48 : 64, t[1] != 0 ? 64 : 48,
+			&cx, &cy);
+		turn.tx = -fminf(ox, cx);
+		turn.ty = -fminf(oy, cy);
+		vr_mat_multiply(&scene->views[1], &turn, &scaled);
 		scene->sizes[1][0] = 64;
 		scene->sizes[1][1] = 48;
 	}
