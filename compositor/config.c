@@ -23,6 +23,7 @@ void vt_config_defaults(struct vt_config *config) {
 		.drag_modifier = VT_MOD_LOGO,
 		.server_decorations = true,
 		.hide_cursor_ms = -1,
+		.xwayland = true,
 		.vt_switch = -1,
 	};
 }
@@ -621,6 +622,15 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 		return NULL;
 	} else if (strcmp(key, "allow") == 0) {
 		return vt_privileges_parse(value, &c->allow);
+	} else if (strcmp(key, "xwayland") == 0) {
+		if (strcmp(value, "on") == 0) {
+			c->xwayland = true;
+		} else if (strcmp(value, "off") == 0) {
+			c->xwayland = false;
+		} else {
+			return "expected on or off";
+		}
+		return NULL;
 	} else if (strcmp(key, "path") == 0) {
 		return parse_path_rule(c, value);
 	} else if (strcmp(key, "tearing_box") == 0) {
@@ -723,6 +733,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	next.kiosk_output_name[0] = '\0';
 	next.hide_cursor_ms = -1;
 	next.allow = 0;
+	next.xwayland = true;
 	next.vt_switch = -1;
 	next.touch_output[0] = '\0';
 	char *line = NULL;

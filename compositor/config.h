@@ -152,6 +152,8 @@ struct vt_config {
 	/* the output touch screens are mapped to ("": the one the device
 	 * names, else the whole layout) */
 	char touch_output[VT_CONFIG_STR];
+	/* offer X11 clients an X display (Xwayland); read at start only */
+	bool xwayland;
 	/* Ctrl+Alt+F1..F12 switch virtual terminals: -1 by the mode (in
 	 * desktop mode, not in kiosk mode), 0 never, 1 always */
 	int vt_switch;

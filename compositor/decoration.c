@@ -52,7 +52,7 @@ static struct vr_color rgb(uint32_t rgb) {
 bool vt_view_decorated(struct vt_view *view) {
 	return view->kind == VT_VIEW_TOPLEVEL && view->ssd &&
 		view->server->config.mode == VT_MODE_DESKTOP &&
-		!view->xdg_surface->toplevel->current.fullscreen;
+		!(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN);
 }
 
 struct vt_extents vt_view_extents(struct vt_view *view, bool fullscreen) {
@@ -130,8 +130,8 @@ void vt_decoration_update(struct vt_view *view) {
 		}
 		return;
 	}
-	struct vt_surface *surface = vt_surface_from_wlr(
-		view->xdg_surface->surface);
+	struct vt_surface *surface = view->surface != NULL ?
+		vt_surface_from_wlr(view->surface) : NULL;
 	if (surface == NULL) {
 		return;
 	}
@@ -151,11 +151,11 @@ void vt_decoration_update(struct vt_view *view) {
 		view->decoration = deco;
 	}
 	struct wlr_box geo;
-	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	view->impl->get_geometry(view, &geo);
 	vr_node_set_position(deco->node, geo.x, geo.y);
 	vr_node_set_enabled(deco->node, true);
 	/* the title, cut at a character boundary after TITLE_MAX bytes */
-	const char *full = view->xdg_surface->toplevel->title;
+	const char *full = view->impl->get_title(view);
 	full = full != NULL ? full : "";
 	char title[TITLE_MAX + 1];
 	size_t len = strnlen(full, TITLE_MAX + 1);
@@ -209,7 +209,7 @@ enum vt_decoration_part vt_view_decoration_at(struct vt_view *view,
 	}
 	const int b = VT_DECORATION_BORDER, t = VT_DECORATION_TITLE;
 	struct wlr_box geo;
-	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	view->impl->get_geometry(view, &geo);
 	double x = lx - view->x, y = ly - view->y;
 	int w = geo.width, h = geo.height;
 	if (x < -b || x >= w + b || y < -t - b || y >= h + b ||

@@ -605,7 +605,7 @@ static struct wlr_surface *input_surface_at(struct vt_server *server,
 	struct wlr_surface *surface = NULL;
 	struct vt_view *v = vt_view_at(server, lx, ly, &surface, sx, sy);
 	struct wlr_surface *owner = surface != NULL ? surface :
-		v != NULL ? v->xdg_surface->surface : NULL;
+		v != NULL ? v->surface : NULL;
 	if (owner == NULL || !vt_protocols_client_allowed(server,
 			wl_resource_get_client(owner->resource))) {
 		return NULL;
@@ -729,11 +729,11 @@ static bool drag_modifier_grab(struct vt_server *server, uint32_t button) {
 	if (view == NULL || view->kind != VT_VIEW_TOPLEVEL) {
 		return false;
 	}
-	vt_view_focus(view, view->xdg_surface->surface);
+	vt_view_focus(view, view->surface);
 	uint32_t edges = 0;
 	if (button == BTN_RIGHT) {
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		view->impl->get_geometry(view, &geo);
 		edges = (server->cursor->x < view->x + geo.width / 2.0 ?
 			WLR_EDGE_LEFT : WLR_EDGE_RIGHT) |
 			(server->cursor->y < view->y + geo.height / 2.0 ?
@@ -760,7 +760,7 @@ static bool decoration_press(struct vt_server *server, uint32_t button) {
 	if (part == VT_PART_NONE) {
 		return false;
 	}
-	vt_view_focus(view, view->xdg_surface->surface);
+	vt_view_focus(view, view->surface);
 	if (button == BTN_LEFT) {
 		switch (part) {
 		case VT_PART_TITLE:
@@ -824,7 +824,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 		struct wlr_surface *surface = input_surface_at(server,
 			server->cursor->x, server->cursor->y, &sx, &sy, &view);
 		if (view != NULL) {
-			vt_view_focus(view, view->xdg_surface->surface);
+			vt_view_focus(view, view->surface);
 		} else {
 			/* an on_demand layer surface takes the keyboard */
 			vt_layers_focus_surface(server, surface);
@@ -967,7 +967,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 		return;
 	}
 	if (view != NULL) {
-		vt_view_focus(view, view->xdg_surface->surface);
+		vt_view_focus(view, view->surface);
 	} else {
 		/* a layer surface: on_demand ones take the keyboard */
 		vt_layers_focus_surface(server, surface);

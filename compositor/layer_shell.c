@@ -132,7 +132,7 @@ static void layer_unfocus(struct vt_layer_surface *ls) {
 	}
 	if (server->focused_view != NULL && server->focused_view->mapped) {
 		vt_view_focus(server->focused_view,
-			server->focused_view->xdg_surface->surface);
+			server->focused_view->surface);
 	}
 }
 
@@ -297,7 +297,8 @@ static bool output_has_fullscreen(struct vt_server *server,
 	wl_list_for_each(view, &server->views, link) {
 		if (view->mapped && view->placed_on != NULL &&
 				vt_output_wlr(view->placed_on) == wlr_output &&
-				view->xdg_surface->toplevel->current.fullscreen) {
+				(view->impl->get_fill(view, false) &
+				VT_FILL_FULLSCREEN)) {
 			return true;
 		}
 	}

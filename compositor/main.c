@@ -13,6 +13,7 @@
 
 #include "scroll.h"
 #include "server.h"
+#include "xwayland.h"
 
 #ifndef VITRAIL_VERSION
 #define VITRAIL_VERSION "unknown"
@@ -43,11 +44,13 @@ static const char usage[] =
 	"      --screenshot-dir DIR on exit, write DIR/<output>.png for each output\n"
 	"      --stats FILE         on exit, write the frame statistics to FILE\n"
 	"      --frame-log FILE     per-frame timing CSV (also VITRAIL_FRAME_LOG)\n"
-	"      --ready-fd FD        write WAYLAND_DISPLAY=<name> to FD when ready\n"
+	"      --ready-fd FD        write WAYLAND_DISPLAY=<name> (and, with Xwayland,\n"
+	"                           a line DISPLAY=:N) to FD when ready\n"
 	"      --renderer-threads N worker threads of the parallel renderer\n"
 	"                           (default: cores - 1, at least 1)\n"
 	"      --sequential         render with the sequential baseline (no workers)\n"
 	"      --test               expose the test protocol vitrail_test_v1\n"
+	"      --no-xwayland        offer no X display to X11 clients\n"
 	"  -d, --debug              verbose logging\n"
 	"  -h, --help               show this help\n"
 	"  -v, --version            show the version\n";
@@ -67,6 +70,7 @@ enum {
 	OPT_PACING,
 	OPT_PRERENDER,
 	OPT_ALLOW,
+	OPT_NO_XWAYLAND,
 };
 
 static bool parse_size(const char *s, int *w, int *h) {
@@ -109,6 +113,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		{ "frame-pipeline", required_argument, NULL, OPT_FRAME_PIPELINE },
 		{ "pacing", required_argument, NULL, OPT_PACING },
 		{ "prerender", required_argument, NULL, OPT_PRERENDER },
+		{ "no-xwayland", no_argument, NULL, OPT_NO_XWAYLAND },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
@@ -282,6 +287,9 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		case OPT_TEST:
 			opts->test = true;
 			break;
+		case OPT_NO_XWAYLAND:
+			opts->no_xwayland = true;
+			break;
 		case OPT_RENDERER_THREADS:
 			opts->renderer_threads = (int)strtol(optarg, &end, 10);
 			if (*end != '\0' || opts->renderer_threads < 1 ||
@@ -327,17 +335,20 @@ static int handle_exit_timer(void *data) {
 	return 0;
 }
 
+/* Reaps only the children vitrail started (vt_server_spawn): wlroots
+ * waits for its own, Xwayland's launcher, when Xwayland is ready, and a
+ * waitpid(-1) here could take that one first (wlroots would then give
+ * up on Xwayland). */
 static int handle_child(int signal, void *data) {
 	struct vt_server *server = data;
-	pid_t pid;
-	int status;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (int i = 0; i < server->children_len; i++) {
-			if (server->children[i] == pid) {
-				server->children[i] = -1;
-			}
+	/* children may grow meanwhile (a kiosk app restarted) */
+	for (int i = 0; i < server->children_len; i++) {
+		pid_t pid = server->children[i];
+		int status;
+		if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
+			server->children[i] = -1;
+			vt_kiosk_child_exited(server, pid, status);
 		}
-		vt_kiosk_child_exited(server, pid, status);
 	}
 	return 0;
 }
@@ -530,8 +541,20 @@ int main(int argc, char *argv[]) {
 	}
 
 	wlr_log(WLR_INFO, "running on WAYLAND_DISPLAY=%s", server.socket);
+	const char *x_display = vt_xwayland_display(&server);
 	if (opts->ready_fd >= 0) {
-		dprintf(opts->ready_fd, "WAYLAND_DISPLAY=%s\n", server.socket);
+		/* one write: a reader that stops after the first line gets
+		 * both lines in the pipe, not a SIGPIPE */
+		char ready[128];
+		int len = x_display != NULL ?
+			snprintf(ready, sizeof(ready), "WAYLAND_DISPLAY=%s\n"
+				"DISPLAY=%s\n", server.socket, x_display) :
+			snprintf(ready, sizeof(ready), "WAYLAND_DISPLAY=%s\n",
+				server.socket);
+		if (len > 0 && (size_t)len < sizeof(ready) &&
+				write(opts->ready_fd, ready, (size_t)len) != len) {
+			wlr_log_errno(WLR_ERROR, "cannot write to --ready-fd");
+		}
 		close(opts->ready_fd);
 	}
 	for (int i = 0; i < opts->startup_len; i++) {

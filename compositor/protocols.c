@@ -296,7 +296,7 @@ void vt_protocols_toplevel_created(struct vt_view *view) {
 	}
 	struct wlr_server_decoration *wlr;
 	wl_list_for_each(wlr, &p->kde_decoration->decorations, link) {
-		if (wlr->surface == view->xdg_surface->surface) {
+		if (wlr->surface == view->surface) {
 			kde_decoration_apply_to(view->server, wlr, view);
 		}
 	}
@@ -329,7 +329,7 @@ static void handle_request_activate(struct wl_listener *listener,
 	if (view == NULL || !view->mapped) {
 		return;
 	}
-	vt_view_focus(view, view->xdg_surface->surface);
+	vt_view_focus(view, view->surface);
 	vt_input_update_pointer_focus(p->server);
 }
 
@@ -567,8 +567,6 @@ struct vt_foreign_toplevel {
 	struct wlr_output *output; /* the one sent, or NULL */
 	struct wl_listener request_activate;
 	struct wl_listener request_close;
-	struct wl_listener set_title;
-	struct wl_listener set_app_id;
 };
 
 static void foreign_handle_request_activate(struct wl_listener *listener,
@@ -576,7 +574,7 @@ static void foreign_handle_request_activate(struct wl_listener *listener,
 	struct vt_foreign_toplevel *foreign =
 		wl_container_of(listener, foreign, request_activate);
 	struct vt_view *view = foreign->view;
-	vt_view_focus(view, view->xdg_surface->surface);
+	vt_view_focus(view, view->surface);
 	vt_input_update_pointer_focus(view->server);
 }
 
@@ -584,23 +582,18 @@ static void foreign_handle_request_close(struct wl_listener *listener,
 		void *data) {
 	struct vt_foreign_toplevel *foreign =
 		wl_container_of(listener, foreign, request_close);
-	wlr_xdg_toplevel_send_close(foreign->view->xdg_surface);
+	vt_view_close(foreign->view);
 }
 
-static void foreign_handle_set_title(struct wl_listener *listener,
-		void *data) {
-	struct vt_foreign_toplevel *foreign =
-		wl_container_of(listener, foreign, set_title);
-	const char *title = foreign->view->xdg_surface->toplevel->title;
+void vt_foreign_toplevel_update_names(struct vt_view *view) {
+	struct vt_foreign_toplevel *foreign = view->foreign;
+	if (foreign == NULL) {
+		return;
+	}
+	const char *title = view->impl->get_title(view);
+	const char *app_id = view->impl->get_app_id(view);
 	wlr_foreign_toplevel_handle_v1_set_title(foreign->handle,
 		title != NULL ? title : "");
-}
-
-static void foreign_handle_set_app_id(struct wl_listener *listener,
-		void *data) {
-	struct vt_foreign_toplevel *foreign =
-		wl_container_of(listener, foreign, set_app_id);
-	const char *app_id = foreign->view->xdg_surface->toplevel->app_id;
 	wlr_foreign_toplevel_handle_v1_set_app_id(foreign->handle,
 		app_id != NULL ? app_id : "");
 }
@@ -644,19 +637,13 @@ void vt_foreign_toplevel_map(struct vt_view *view) {
 	}
 	foreign->view = view;
 	view->foreign = foreign;
-	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
 	foreign->request_activate.notify = foreign_handle_request_activate;
 	wl_signal_add(&foreign->handle->events.request_activate,
 		&foreign->request_activate);
 	foreign->request_close.notify = foreign_handle_request_close;
 	wl_signal_add(&foreign->handle->events.request_close,
 		&foreign->request_close);
-	foreign->set_title.notify = foreign_handle_set_title;
-	wl_signal_add(&toplevel->events.set_title, &foreign->set_title);
-	foreign->set_app_id.notify = foreign_handle_set_app_id;
-	wl_signal_add(&toplevel->events.set_app_id, &foreign->set_app_id);
-	foreign_handle_set_title(&foreign->set_title, NULL);
-	foreign_handle_set_app_id(&foreign->set_app_id, NULL);
+	vt_foreign_toplevel_update_names(view);
 	vt_foreign_toplevel_update_output(view);
 	wlr_foreign_toplevel_handle_v1_set_activated(foreign->handle,
 		view->server->focused_view == view);
@@ -669,8 +656,6 @@ void vt_foreign_toplevel_unmap(struct vt_view *view) {
 	}
 	wl_list_remove(&foreign->request_activate.link);
 	wl_list_remove(&foreign->request_close.link);
-	wl_list_remove(&foreign->set_title.link);
-	wl_list_remove(&foreign->set_app_id.link);
 	wlr_foreign_toplevel_handle_v1_destroy(foreign->handle);
 	free(foreign);
 	view->foreign = NULL;
@@ -1097,7 +1082,7 @@ static void handle_tool_tip(struct wl_listener *listener, void *data) {
 		wlr_tablet_tool_v2_start_implicit_grab(tool);
 		struct vt_view *view = toplevel_view(tool->focused_surface);
 		if (view != NULL) {
-			vt_view_focus(view, view->xdg_surface->surface);
+			vt_view_focus(view, view->surface);
 		}
 	} else {
 		wlr_tablet_v2_tablet_tool_notify_up(tool);
@@ -1250,7 +1235,7 @@ static void handle_input_inhibit_deactivate(struct wl_listener *listener,
 	struct vt_view *view = p->server->focused_view;
 	if (view != NULL && view->mapped) {
 		p->server->focused_view = NULL;
-		vt_view_focus(view, view->xdg_surface->surface);
+		vt_view_focus(view, view->surface);
 	}
 	vt_input_update_pointer_focus(p->server);
 }

@@ -37,6 +37,7 @@
 #include "scene.h"
 #include "scroll.h"
 #include "server.h"
+#include "xwayland.h"
 
 void vt_options_defaults(struct vt_options *opts) {
 	*opts = (struct vt_options){
@@ -346,6 +347,11 @@ bool vt_server_init(struct vt_server *server) {
 	if (!vt_scroll_init(server)) {
 		return false;
 	}
+	if (!opts->no_xwayland && server->config.xwayland &&
+			!vt_xwayland_init(server)) {
+		wlr_log(WLR_ERROR, "cannot set up Xwayland");
+		return false;
+	}
 
 	if (opts->socket != NULL) {
 		if (wl_display_add_socket(server->display, opts->socket) != 0) {
@@ -389,6 +395,10 @@ void vt_server_reload(struct vt_server *server) {
 			server->config.mode = server->opts.mode;
 		}
 		wlr_log(WLR_INFO, "reloaded %s", server->opts.config_path);
+		if (server->config.xwayland != previous->xwayland) {
+			wlr_log(WLR_INFO, "xwayland %s: from the next start on",
+				server->config.xwayland ? "on" : "off");
+		}
 		vt_server_apply_config(server);
 		vt_outputs_apply_config(server, previous);
 	} else {
@@ -458,6 +468,7 @@ void vt_server_finish(struct vt_server *server) {
 		return;
 	}
 	stop_children(server);
+	vt_xwayland_finish(server);
 	wl_display_destroy_clients(server->display);
 	vt_test_finish(server);
 	vt_session_lock_finish(server);

@@ -79,6 +79,7 @@ struct vt_options {
 	bool sequential; /* the renderer's sequential baseline */
 	bool demo; /* embedded default session */
 	bool validate; /* check the config and exit */
+	bool no_xwayland; /* --no-xwayland */
 	enum vt_mode mode;
 	bool mode_set;
 	uint32_t allow; /* --allow: enum vt_privilege, beside the config's */
@@ -213,11 +214,55 @@ enum vt_view_kind {
 	VT_VIEW_POPUP,
 };
 
-/* An xdg toplevel or popup. Toplevels live in server->views. */
+struct vt_view;
+
+/* Filling the output (vt_view_impl::set_fill, get_fill): bits. */
+enum vt_view_fill {
+	VT_FILL_MAXIMIZED = 1 << 0,
+	VT_FILL_FULLSCREEN = 1 << 1,
+};
+
+/* What a kind of window does its own way: xdg toplevels (view.c) and X11
+ * windows (xwayland.c). The window policy (placement, focus, stacking,
+ * grabs, filling outputs) is view.c's, for both. */
+struct vt_view_impl {
+	/* the window geometry in its main surface's coordinates */
+	void (*get_geometry)(struct vt_view *view, struct wlr_box *geo);
+	/* the surface (popups and subsurfaces included) at (sx, sy) of the
+	 * main surface's coordinates, with its own coordinates there */
+	struct wlr_surface *(*surface_at)(struct vt_view *view, double sx,
+		double sy, double *sub_x, double *sub_y);
+	void (*for_each_surface)(struct vt_view *view,
+		void (*iterator)(struct wlr_surface *surface, int sx, int sy,
+			void *data),
+		void *data);
+	void (*set_activated)(struct vt_view *view, bool activated);
+	/* ask for a window geometry of width x height (0x0: the client's
+	 * own size); it stays at view->x, view->y */
+	void (*set_size)(struct vt_view *view, int width, int height);
+	/* view->x, view->y changed (NULL: nothing to tell the client) */
+	void (*moved)(struct vt_view *view);
+	/* enter or leave a fill state (one enum vt_view_fill bit) */
+	void (*set_fill)(struct vt_view *view, uint32_t fill, bool on);
+	/* enum vt_view_fill bits: as the client last committed them
+	 * (asked false), or as vitrail last asked for them (true) */
+	uint32_t (*get_fill)(struct vt_view *view, bool asked);
+	void (*set_resizing)(struct vt_view *view, bool resizing);
+	void (*close)(struct vt_view *view);
+	/* NULL: none */
+	const char *(*get_title)(struct vt_view *view);
+	const char *(*get_app_id)(struct vt_view *view);
+};
+
+/* A window (toplevel: an xdg toplevel or an X11 window, in server->views
+ * while it can be mapped) or an xdg popup. */
 struct vt_view {
 	struct vt_server *server;
 	enum vt_view_kind kind;
-	struct wlr_xdg_surface *xdg_surface;
+	const struct vt_view_impl *impl; /* toplevels */
+	/* toplevels: the main surface (an X11 window's only while mapped) */
+	struct wlr_surface *surface;
+	struct wlr_xdg_surface *xdg_surface; /* xdg toplevels and popups */
 	struct vr_node *node; /* toplevel: at the window's top-left corner of
 			       * the surface; popup: inside its toplevel */
 	struct vt_view *parent; /* popups: the view they belong to */
@@ -243,6 +288,7 @@ struct vt_view {
 	struct wl_listener request_move;
 	struct wl_listener request_resize;
 	struct wl_listener set_title;
+	struct wl_listener set_app_id;
 	/* Server-side decorations: negotiated (protocols.c), and what
 	 * vitrail draws of them (decoration.c; NULL until first drawn). */
 	bool ssd;
@@ -313,6 +359,7 @@ struct vt_keyboard {
 
 struct vt_frame_log;
 struct vt_layer_shell;
+struct vt_xwayland;
 struct vt_output_management;
 struct vt_scene_manager;
 struct vt_scroll_manager;
@@ -408,6 +455,7 @@ struct vt_server {
 	 * and colour (session_lock.c) */
 	struct vr_node *lock_layer;
 	struct vt_layer_shell *layers; /* zwlr_layer_shell_v1 (layer_shell.c) */
+	struct vt_xwayland *xwayland; /* X11 clients (xwayland.c), or NULL */
 	/* zwlr_output_manager_v1 (output_management.c) */
 	struct vt_output_management *output_management;
 	/* Since the last frame's tree update, for the frame log: */
@@ -710,6 +758,19 @@ void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 	uint32_t edges, bool swallow);
 void vt_grab_motion(struct vt_server *server);
 void vt_grab_end(struct vt_server *server);
+/* The policy each kind of toplevel calls (xdg in view.c, X11 windows in
+ * xwayland.c), view->impl and view->node set: the output a new window
+ * goes to; its map (placed, shown, focused), unmap, commit (position,
+ * fullscreen state); a client's request to enter (requested) or leave a
+ * fill state; the end of its life (out of the lists, node destroyed:
+ * free it after). */
+struct vt_output *vt_views_pick_output(struct vt_server *server);
+void vt_view_map(struct vt_view *view);
+void vt_view_unmap(struct vt_view *view);
+void vt_view_committed(struct vt_view *view);
+void vt_view_request_fill(struct vt_view *view, bool requested,
+	bool fullscreen);
+void vt_view_finish(struct vt_view *view);
 
 /* Negotiated server-side decorations on (protocols.c) or off: drawn or
  * not, and a window filling its output refills it. */
@@ -775,6 +836,8 @@ void vt_foreign_toplevel_map(struct vt_view *view);
 void vt_foreign_toplevel_unmap(struct vt_view *view);
 void vt_foreign_toplevel_set_activated(struct vt_view *view, bool activated);
 void vt_foreign_toplevel_update_output(struct vt_view *view);
+/* The view's title or app_id changed. */
+void vt_foreign_toplevel_update_names(struct vt_view *view);
 
 /* session_lock.c: ext-session-lock-v1 */
 bool vt_session_lock_init(struct vt_server *server);

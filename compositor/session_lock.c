@@ -231,7 +231,7 @@ static void session_unlock(struct vt_session_lock *m) {
 	wlr_seat_keyboard_notify_clear_focus(server->seat);
 	struct vt_view *view = server->focused_view;
 	if (view != NULL && view->mapped) {
-		vt_view_focus(view, view->xdg_surface->surface);
+		vt_view_focus(view, view->surface);
 	}
 	vt_input_update_pointer_focus(server);
 }

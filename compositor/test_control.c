@@ -155,9 +155,9 @@ static void handle_list_windows(struct wl_client *client,
 			continue;
 		}
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		view->impl->get_geometry(view, &geo);
 		struct vt_output *output = vt_view_output(view);
-		const char *app_id = view->xdg_surface->toplevel->app_id;
+		const char *app_id = view->impl->get_app_id(view);
 		vitrail_test_v1_send_window(resource, app_id ? app_id : "",
 			output ? vt_output_wlr(output)->name : "", view->x, view->y,
 			geo.width, geo.height);

@@ -9,6 +9,10 @@
  * Tree: each toplevel owns a container node in the views layer at the
  * origin of its main surface; the surface's node and its popups' nodes
  * live inside it, popups above.
+ *
+ * The policy is the same for X11 windows (xwayland.c): what differs per
+ * kind of window goes through struct vt_view_impl, xdg's at the end of
+ * this file.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -21,6 +25,7 @@
 
 #include "layer_shell.h"
 #include "server.h"
+#include "xwayland.h"
 
 static struct wlr_box output_layout_box(struct vt_server *server,
 		struct vt_output *output) {
@@ -43,7 +48,7 @@ static int views_on(struct vt_server *server, struct vt_output *output,
 	return count;
 }
 
-static struct vt_output *pick_output(struct vt_server *server) {
+struct vt_output *vt_views_pick_output(struct vt_server *server) {
 	struct vt_output *kiosk = vt_kiosk_output(server);
 	if (kiosk != NULL) {
 		return kiosk;
@@ -92,16 +97,15 @@ static void view_set_entered(struct vt_view *view, struct wlr_output *output) {
 		return;
 	}
 	if (view->entered != NULL) {
-		wlr_xdg_surface_for_each_surface(view->xdg_surface,
-			surface_send_leave, view->entered);
+		view->impl->for_each_surface(view, surface_send_leave,
+			view->entered);
 		wl_list_remove(&view->entered_destroy.link);
 	}
 	view->entered = output;
 	if (output != NULL) {
 		view->entered_destroy.notify = view_handle_entered_destroy;
 		wl_signal_add(&output->events.destroy, &view->entered_destroy);
-		wlr_xdg_surface_for_each_surface(view->xdg_surface,
-			surface_send_enter, output);
+		view->impl->for_each_surface(view, surface_send_enter, output);
 	}
 }
 
@@ -112,8 +116,11 @@ static void view_update_entered(struct vt_view *view) {
 
 static void view_update_position(struct vt_view *view) {
 	struct wlr_box geo;
-	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	view->impl->get_geometry(view, &geo);
 	vr_node_set_position(view->node, view->x - geo.x, view->y - geo.y);
+	if (view->impl->moved != NULL) {
+		view->impl->moved(view);
+	}
 }
 
 void vt_view_move(struct vt_view *view, int x, int y) {
@@ -141,16 +148,15 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	struct vt_extents e = vt_view_extents(view, fullscreen);
 	if (fullscreen) {
 		vt_kiosk_fill_box(view->server, &box);
-		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
-	} else {
-		wlr_xdg_toplevel_set_maximized(view->xdg_surface, true);
 	}
 	int width = box.width - e.left - e.right;
 	int height = box.height - e.top - e.bottom;
-	wlr_xdg_toplevel_set_size(view->xdg_surface, width > 1 ? width : 1,
-		height > 1 ? height : 1);
 	view->x = box.x + e.left;
 	view->y = box.y + e.top;
+	view->impl->set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
+		VT_FILL_MAXIMIZED, true);
+	view->impl->set_size(view, width > 1 ? width : 1,
+		height > 1 ? height : 1);
 }
 
 /* The (x, y) that keeps a window of geometry size w x h with decorations
@@ -176,17 +182,16 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	struct vt_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
 	/* the lock surfaces, or the inhibitor's client, keep the focus */
-	if (vt_session_locked(server) || !vt_protocols_client_allowed(server,
+	if (surface == NULL || vt_session_locked(server) ||
+			!vt_protocols_client_allowed(server,
 			wl_resource_get_client(surface->resource))) {
 		return;
 	}
 	struct wlr_surface *prev = seat->keyboard_state.focused_surface;
-	if (server->focused_view != NULL && server->focused_view != view &&
-			server->focused_view->xdg_surface->role ==
-			WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
-		wlr_xdg_toplevel_set_activated(server->focused_view->xdg_surface,
-			false);
-		vt_foreign_toplevel_set_activated(server->focused_view, false);
+	if (server->focused_view != NULL && server->focused_view != view) {
+		struct vt_view *old = server->focused_view;
+		old->impl->set_activated(old, false);
+		vt_foreign_toplevel_set_activated(old, false);
 	}
 	struct vt_view *unfocused = server->focused_view;
 	server->focused_view = view;
@@ -199,7 +204,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	wl_list_remove(&view->link);
 	wl_list_insert(&server->views, &view->link);
 	vr_node_raise_to_top(view->node);
-	wlr_xdg_toplevel_set_activated(view->xdg_surface, true);
+	view->impl->set_activated(view, true);
 	vt_foreign_toplevel_set_activated(view, true);
 	if (prev == surface) {
 		return;
@@ -229,16 +234,22 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 		*surface = layer;
 		return NULL;
 	}
+	/* X11 menus and tooltips, above the windows */
+	struct wlr_surface *unmanaged = vt_xwayland_unmanaged_at(server, lx, ly,
+		sx, sy);
+	if (unmanaged != NULL) {
+		*surface = unmanaged;
+		return NULL;
+	}
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (!view->mapped) {
 			continue;
 		}
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		view->impl->get_geometry(view, &geo);
 		double vx = lx - (view->x - geo.x), vy = ly - (view->y - geo.y);
-		struct wlr_surface *s = wlr_xdg_surface_surface_at(view->xdg_surface,
-			vx, vy, sx, sy);
+		struct wlr_surface *s = view->impl->surface_at(view, vx, vy, sx, sy);
 		if (s != NULL) {
 			*surface = s;
 			return view;
@@ -261,9 +272,8 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 
 /* A window that fills its output follows the output's size. */
 static bool view_fills_output(struct vt_view *view) {
-	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
 	return view->server->config.mode == VT_MODE_KIOSK ||
-		toplevel->current.maximized || toplevel->current.fullscreen;
+		view->impl->get_fill(view, false) != 0;
 }
 
 /* Put view on output at the offset it had on the box `from`, kept inside
@@ -273,14 +283,14 @@ static void view_move_to_output(struct vt_view *view,
 	view->placed_on = output;
 	if (view_fills_output(view)) {
 		view_fill_output(view,
-			view->xdg_surface->toplevel->current.fullscreen ||
+			(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN) ||
 			view->server->config.mode == VT_MODE_KIOSK);
 		vt_view_move(view, view->x, view->y);
 		return;
 	}
 	struct wlr_box to = vt_output_usable_box(output);
 	struct wlr_box geo;
-	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	view->impl->get_geometry(view, &geo);
 	int x = to.x + view->x - from.x, y = to.y + view->y - from.y;
 	keep_inside(to, vt_view_extents(view, false), geo.width, geo.height,
 		&x, &y);
@@ -301,7 +311,7 @@ void vt_views_usable_changed(struct vt_server *server,
 		}
 		/* kept inside, as far as its size allows */
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		view->impl->get_geometry(view, &geo);
 		int x = view->x, y = view->y;
 		keep_inside(usable, vt_view_extents(view, false), geo.width,
 			geo.height, &x, &y);
@@ -322,7 +332,7 @@ void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
 		 * each to the one with the fewest; none left: placed nowhere
 		 * until an output comes (vt_views_outputs_moved) */
 		view->placed_on = NULL;
-		struct vt_output *output = pick_output(server);
+		struct vt_output *output = vt_views_pick_output(server);
 		if (output != NULL) {
 			view_move_to_output(view, output, box);
 		}
@@ -336,7 +346,7 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 		if (view->placed_on == output ||
 				(output == NULL && view->placed_on == NULL)) {
 			struct vt_output *to = output != NULL ? output :
-				pick_output(server);
+				vt_views_pick_output(server);
 			if (to != NULL) {
 				view_move_to_output(view, to, from);
 			}
@@ -344,20 +354,18 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 	}
 }
 
-/* ---- toplevels ---------------------------------------------------------- */
+/* ---- toplevels: the policy every kind shares ---------------------------- */
 
-static void toplevel_handle_map(struct wl_listener *listener, void *data) {
-	struct vt_view *view = wl_container_of(listener, view, map);
+void vt_view_map(struct vt_view *view) {
 	struct vt_server *server = view->server;
 	view->mapped = true;
 	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
-			!view->xdg_surface->toplevel->current.maximized &&
-			!view->xdg_surface->toplevel->current.fullscreen) {
+			view->impl->get_fill(view, false) == 0) {
 		/* inside what panels leave of the output, decorations
 		 * included */
 		struct wlr_box box = vt_output_usable_box(view->placed_on);
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		view->impl->get_geometry(view, &geo);
 		struct vt_extents e = vt_view_extents(view, false);
 		int fw = geo.width + e.left + e.right;
 		int fh = geo.height + e.top + e.bottom;
@@ -380,13 +388,12 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	vr_node_set_enabled(view->node, true);
 	view_update_entered(view);
 	vt_foreign_toplevel_map(view);
-	vt_view_focus(view, view->xdg_surface->surface);
+	vt_view_focus(view, view->surface);
 	vt_input_update_pointer_focus(server);
 	vt_server_schedule_update(server);
 }
 
-static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
-	struct vt_view *view = wl_container_of(listener, view, unmap);
+void vt_view_unmap(struct vt_view *view) {
 	struct vt_server *server = view->server;
 	view->mapped = false;
 	if (server->grab.view == view) {
@@ -409,7 +416,7 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 		struct vt_view *next;
 		wl_list_for_each(next, &server->views, link) {
 			if (next != view && next->mapped) {
-				vt_view_focus(next, next->xdg_surface->surface);
+				vt_view_focus(next, next->surface);
 				break;
 			}
 		}
@@ -418,38 +425,54 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 	vt_server_schedule_update(server);
 }
 
-static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
-	struct vt_view *view = wl_container_of(listener, view, commit);
-	if (view->mapped) {
-		view_update_position(view);
-		bool fullscreen = view->xdg_surface->toplevel->current.fullscreen;
-		if (fullscreen != view->fullscreen) {
-			view->fullscreen = fullscreen;
-			vt_layers_fullscreen_changed(view->server);
-		}
-		vt_decoration_update(view);
+void vt_view_committed(struct vt_view *view) {
+	if (!view->mapped) {
+		return;
 	}
+	view_update_position(view);
+	bool fullscreen = view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN;
+	if (fullscreen != view->fullscreen) {
+		view->fullscreen = fullscreen;
+		vt_layers_fullscreen_changed(view->server);
+	}
+	vt_decoration_update(view);
+}
+
+void vt_view_finish(struct vt_view *view) {
+	vt_foreign_toplevel_unmap(view);
+	if (view->entered != NULL) {
+		wl_list_remove(&view->entered_destroy.link);
+		view->entered = NULL;
+	}
+	wl_list_remove(&view->link);
+	wl_list_init(&view->link);
+	if (view->server->grab.view == view) {
+		vt_grab_end(view->server);
+	}
+	if (view->server->focused_view == view) {
+		view->server->focused_view = NULL;
+	}
+	vt_decoration_destroy(view);
+	vr_node_destroy(view->node);
+	view->node = NULL;
+	vt_server_schedule_update(view->server);
 }
 
 /* Maximize and fullscreen requests fill the output; leaving either state
  * gives the client back its own size (desktop mode; kiosk windows always
  * fill). Every request is answered with a configure. */
-static void view_handle_fill_request(struct vt_view *view, bool requested,
+void vt_view_request_fill(struct vt_view *view, bool requested,
 		bool fullscreen) {
 	if (!requested && view->server->config.mode == VT_MODE_DESKTOP) {
-		struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
 		/* the decorations' corner stays where it is (out of
 		 * fullscreen: the title bar comes back inside the output) */
 		struct vt_extents was = vt_view_extents(view,
-			toplevel->scheduled.fullscreen);
-		if (fullscreen) {
-			wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, false);
-		} else {
-			wlr_xdg_toplevel_set_maximized(view->xdg_surface, false);
-		}
-		wlr_xdg_toplevel_set_size(view->xdg_surface, 0, 0);
+			view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
+		view->impl->set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
+			VT_FILL_MAXIMIZED, false);
+		view->impl->set_size(view, 0, 0);
 		struct vt_extents e = vt_view_extents(view,
-			toplevel->scheduled.fullscreen);
+			view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
 		if (e.left != was.left || e.top != was.top) {
 			vt_view_move(view, view->x - was.left + e.left,
 				view->y - was.top + e.top);
@@ -460,15 +483,14 @@ static void view_handle_fill_request(struct vt_view *view, bool requested,
 }
 
 void vt_view_close(struct vt_view *view) {
-	wlr_xdg_toplevel_send_close(view->xdg_surface);
+	view->impl->close(view);
 }
 
 void vt_view_toggle_fill(struct vt_view *view, bool fullscreen) {
 	/* what vitrail last asked for, acknowledged or not */
-	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
-	bool filled = fullscreen ? toplevel->scheduled.fullscreen :
-		toplevel->scheduled.maximized;
-	view_handle_fill_request(view, !filled, fullscreen);
+	uint32_t bit = fullscreen ? VT_FILL_FULLSCREEN : VT_FILL_MAXIMIZED;
+	bool filled = view->impl->get_fill(view, true) & bit;
+	vt_view_request_fill(view, !filled, fullscreen);
 }
 
 void vt_views_cycle_focus(struct vt_server *server, bool forward) {
@@ -483,7 +505,7 @@ void vt_views_cycle_focus(struct vt_server *server, bool forward) {
 		return;
 	}
 	if (forward) {
-		vt_view_focus(back, back->xdg_surface->surface);
+		vt_view_focus(back, back->surface);
 		return;
 	}
 	/* the focused window to the back, under every other */
@@ -492,7 +514,7 @@ void vt_views_cycle_focus(struct vt_server *server, bool forward) {
 	wl_list_insert(server->views.prev, &front->link);
 	wl_list_for_each(view, &server->views, link) {
 		if (view->mapped) {
-			vt_view_focus(view, view->xdg_surface->surface);
+			vt_view_focus(view, view->surface);
 			break;
 		}
 	}
@@ -501,14 +523,13 @@ void vt_views_cycle_focus(struct vt_server *server, bool forward) {
 void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 		uint32_t edges, bool swallow) {
 	struct vt_server *server = view->server;
-	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
 	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped ||
 			server->config.mode != VT_MODE_DESKTOP ||
-			toplevel->scheduled.maximized || toplevel->scheduled.fullscreen) {
+			view->impl->get_fill(view, true) != 0) {
 		return;
 	}
 	struct wlr_box geo;
-	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	view->impl->get_geometry(view, &geo);
 	server->grab = (struct vt_grab){
 		.mode = mode,
 		.view = view,
@@ -519,7 +540,7 @@ void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 		.swallow = swallow,
 	};
 	if (mode == VT_GRAB_RESIZE) {
-		wlr_xdg_toplevel_set_resizing(view->xdg_surface, true);
+		view->impl->set_resizing(view, true);
 	}
 }
 
@@ -546,16 +567,32 @@ void vt_grab_motion(struct vt_server *server) {
 		bottom = bottom + dy > top + 1 ? bottom + dy : top + 1;
 	}
 	vt_view_move(view, left, top);
-	wlr_xdg_toplevel_set_size(view->xdg_surface, (uint32_t)(right - left),
-		(uint32_t)(bottom - top));
+	view->impl->set_size(view, right - left, bottom - top);
 }
 
 void vt_grab_end(struct vt_server *server) {
 	struct vt_grab *grab = &server->grab;
 	if (grab->mode == VT_GRAB_RESIZE && grab->view != NULL) {
-		wlr_xdg_toplevel_set_resizing(grab->view->xdg_surface, false);
+		grab->view->impl->set_resizing(grab->view, false);
 	}
 	*grab = (struct vt_grab){ 0 };
+}
+
+/* ---- xdg toplevels ------------------------------------------------------ */
+
+static void toplevel_handle_map(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, map);
+	vt_view_map(view);
+}
+
+static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, unmap);
+	vt_view_unmap(view);
+}
+
+static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
+	struct vt_view *view = wl_container_of(listener, view, commit);
+	vt_view_committed(view);
 }
 
 /* xdg_toplevel.move and resize: honoured for a button press of the
@@ -586,23 +623,30 @@ static void toplevel_handle_request_resize(struct wl_listener *listener,
 static void toplevel_handle_request_maximize(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_maximize);
-	view_handle_fill_request(view,
+	vt_view_request_fill(view,
 		view->xdg_surface->toplevel->requested.maximized, false);
 }
 
 static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_fullscreen);
-	view_handle_fill_request(view,
+	vt_view_request_fill(view,
 		view->xdg_surface->toplevel->requested.fullscreen, true);
 }
 
 static void toplevel_handle_set_title(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_title);
+	vt_foreign_toplevel_update_names(view);
 	if (view->mapped) {
 		vt_decoration_update(view);
 	}
+}
+
+static void toplevel_handle_set_app_id(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, set_app_id);
+	vt_foreign_toplevel_update_names(view);
 }
 
 void vt_view_set_server_decorations(struct vt_view *view, bool on) {
@@ -610,23 +654,22 @@ void vt_view_set_server_decorations(struct vt_view *view, bool on) {
 		return;
 	}
 	view->ssd = on;
-	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+	uint32_t asked = view->impl->get_fill(view, true);
 	if (!view->mapped) {
 		/* maximized before mapping: the size asked for changes */
-		if (toplevel->scheduled.maximized &&
-				!toplevel->scheduled.fullscreen &&
+		if ((asked & VT_FILL_MAXIMIZED) && !(asked & VT_FILL_FULLSCREEN) &&
 				view->server->config.mode == VT_MODE_DESKTOP) {
 			view_fill_output(view, false);
 		}
 		return;
 	}
 	if (view_fills_output(view)) {
-		view_fill_output(view, toplevel->scheduled.fullscreen ||
+		view_fill_output(view, (asked & VT_FILL_FULLSCREEN) ||
 			view->server->config.mode == VT_MODE_KIOSK);
 		vt_view_move(view, view->x, view->y);
 	} else if (view->placed_on != NULL) {
 		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		view->impl->get_geometry(view, &geo);
 		int x = view->x, y = view->y;
 		keep_inside(vt_output_usable_box(view->placed_on),
 			vt_view_extents(view, false), geo.width, geo.height, &x, &y);
@@ -637,10 +680,6 @@ void vt_view_set_server_decorations(struct vt_view *view, bool on) {
 
 static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, destroy);
-	vt_foreign_toplevel_unmap(view);
-	if (view->entered != NULL) {
-		wl_list_remove(&view->entered_destroy.link);
-	}
 	wl_list_remove(&view->map.link);
 	wl_list_remove(&view->unmap.link);
 	wl_list_remove(&view->destroy.link);
@@ -651,15 +690,10 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->request_move.link);
 	wl_list_remove(&view->request_resize.link);
 	wl_list_remove(&view->set_title.link);
-	wl_list_remove(&view->link);
-	if (view->server->focused_view == view) {
-		view->server->focused_view = NULL;
-	}
+	wl_list_remove(&view->set_app_id.link);
 	/* listeners after this one (a decoration's) find no view */
 	view->xdg_surface->data = NULL;
-	vt_decoration_destroy(view);
-	vr_node_destroy(view->node);
-	vt_server_schedule_update(view->server);
+	vt_view_finish(view);
 	free(view);
 }
 
@@ -831,6 +865,83 @@ static void handle_new_popup(struct wl_listener *listener, void *data) {
 	 * but keep the listener symmetrical for nested popups. */
 }
 
+/* ---- the xdg toplevel's vt_view_impl ----------------------------------- */
+
+static void xdg_get_geometry(struct vt_view *view, struct wlr_box *geo) {
+	wlr_xdg_surface_get_geometry(view->xdg_surface, geo);
+}
+
+static struct wlr_surface *xdg_surface_at(struct vt_view *view, double sx,
+		double sy, double *sub_x, double *sub_y) {
+	return wlr_xdg_surface_surface_at(view->xdg_surface, sx, sy, sub_x,
+		sub_y);
+}
+
+static void xdg_for_each_surface(struct vt_view *view,
+		void (*iterator)(struct wlr_surface *surface, int sx, int sy,
+			void *data),
+		void *data) {
+	wlr_xdg_surface_for_each_surface(view->xdg_surface, iterator, data);
+}
+
+static void xdg_set_activated(struct vt_view *view, bool activated) {
+	wlr_xdg_toplevel_set_activated(view->xdg_surface, activated);
+}
+
+static void xdg_set_size(struct vt_view *view, int width, int height) {
+	wlr_xdg_toplevel_set_size(view->xdg_surface, (uint32_t)width,
+		(uint32_t)height);
+}
+
+static void xdg_set_fill(struct vt_view *view, uint32_t fill, bool on) {
+	if (fill & VT_FILL_FULLSCREEN) {
+		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, on);
+	}
+	if (fill & VT_FILL_MAXIMIZED) {
+		wlr_xdg_toplevel_set_maximized(view->xdg_surface, on);
+	}
+}
+
+static uint32_t xdg_get_fill(struct vt_view *view, bool asked) {
+	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+	bool maximized = asked ? toplevel->scheduled.maximized :
+		toplevel->current.maximized;
+	bool fullscreen = asked ? toplevel->scheduled.fullscreen :
+		toplevel->current.fullscreen;
+	return (maximized ? VT_FILL_MAXIMIZED : 0) |
+		(fullscreen ? VT_FILL_FULLSCREEN : 0);
+}
+
+static void xdg_set_resizing(struct vt_view *view, bool resizing) {
+	wlr_xdg_toplevel_set_resizing(view->xdg_surface, resizing);
+}
+
+static void xdg_close(struct vt_view *view) {
+	wlr_xdg_toplevel_send_close(view->xdg_surface);
+}
+
+static const char *xdg_get_title(struct vt_view *view) {
+	return view->xdg_surface->toplevel->title;
+}
+
+static const char *xdg_get_app_id(struct vt_view *view) {
+	return view->xdg_surface->toplevel->app_id;
+}
+
+static const struct vt_view_impl xdg_impl = {
+	.get_geometry = xdg_get_geometry,
+	.surface_at = xdg_surface_at,
+	.for_each_surface = xdg_for_each_surface,
+	.set_activated = xdg_set_activated,
+	.set_size = xdg_set_size,
+	.set_fill = xdg_set_fill,
+	.get_fill = xdg_get_fill,
+	.set_resizing = xdg_set_resizing,
+	.close = xdg_close,
+	.get_title = xdg_get_title,
+	.get_app_id = xdg_get_app_id,
+};
+
 static void toplevel_create(struct vt_server *server,
 		struct wlr_xdg_surface *xdg_surface) {
 	struct vt_surface *surface = vt_surface_from_wlr(xdg_surface->surface);
@@ -843,6 +954,8 @@ static void toplevel_create(struct vt_server *server,
 	}
 	view->server = server;
 	view->kind = VT_VIEW_TOPLEVEL;
+	view->impl = &xdg_impl;
+	view->surface = xdg_surface->surface;
 	view->xdg_surface = xdg_surface;
 	view->node = vr_node_create(server->tree);
 	if (view->node == NULL) {
@@ -856,7 +969,7 @@ static void toplevel_create(struct vt_server *server,
 	vr_node_set_parent(surface->node, view->node);
 	xdg_surface->data = view;
 
-	view->placed_on = pick_output(server);
+	view->placed_on = vt_views_pick_output(server);
 	if (server->config.mode == VT_MODE_KIOSK) {
 		view_fill_output(view, true);
 	}
@@ -883,6 +996,8 @@ static void toplevel_create(struct vt_server *server,
 	wl_signal_add(&toplevel->events.request_resize, &view->request_resize);
 	view->set_title.notify = toplevel_handle_set_title;
 	wl_signal_add(&toplevel->events.set_title, &view->set_title);
+	view->set_app_id.notify = toplevel_handle_set_app_id;
+	wl_signal_add(&toplevel->events.set_app_id, &view->set_app_id);
 	wl_list_insert(&server->views, &view->link);
 	/* a KDE server-decoration made before the role */
 	vt_protocols_toplevel_created(view);

@@ -379,6 +379,20 @@ static struct harness_proc *spawn_client_env(struct harness *harness,
 	return proc;
 }
 
+struct harness_proc *harness_spawn_x11_client(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *const argv[]) {
+	ck_assert_msg(vitrail->x_display != NULL, "%s offers no X display "
+		"(no DISPLAY line on --ready-fd)", vitrail->proc->name);
+	char *display = xasprintf("DISPLAY=%s", vitrail->x_display);
+	const char *env[] = { display, "WAYLAND_DISPLAY", "WAYLAND_SOCKET",
+		NULL };
+	const char *base = strrchr(argv[0], '/');
+	base = base != NULL ? base + 1 : argv[0];
+	struct harness_proc *proc = harness_spawn(harness, base, argv, env, -1);
+	free(display);
+	return proc;
+}
+
 struct harness_proc *harness_spawn_client(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *const argv[]) {
 	return spawn_client_env(harness, vitrail, argv);
@@ -466,6 +480,7 @@ void harness_destroy(struct harness *harness) {
 		conn_destroy(vitrail->conn);
 		wl_list_remove(&vitrail->link);
 		free(vitrail->socket);
+		free(vitrail->x_display);
 		free(vitrail);
 	}
 	struct harness_xvfb *xvfb, *xvfb_tmp;
@@ -1121,14 +1136,22 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	char line[256];
 	bool got_line = read_line(fds[0], line, sizeof(line),
 		HARNESS_START_TIMEOUT_MS, vitrail->proc, "readiness on --ready-fd");
-	close(fds[0]);
 	if (!got_line) {
+		close(fds[0]);
 		fail_not_ready(vitrail->proc, "WAYLAND_DISPLAY=<name>", line);
 	}
 	char *expected = xasprintf("WAYLAND_DISPLAY=%s", vitrail->socket);
 	ck_assert_msg(strcmp(line, expected) == 0, "vitrail reported '%s' on "
 		"--ready-fd; expected '%s'", line, expected);
 	free(expected);
+	/* with Xwayland, a second line (written with the first); vitrail
+	 * closes the fd after it */
+	if (read_line(fds[0], line, sizeof(line), HARNESS_START_TIMEOUT_MS,
+			vitrail->proc, "the end of --ready-fd") &&
+			strncmp(line, "DISPLAY=", strlen("DISPLAY=")) == 0) {
+		vitrail->x_display = xasprintf("%s", line + strlen("DISPLAY="));
+	}
+	close(fds[0]);
 
 	wl_list_insert(&harness->vitrails, &vitrail->link);
 	vitrail->conn = conn_create(vitrail);

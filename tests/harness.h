@@ -52,6 +52,7 @@ struct harness_proc {
 struct harness_vitrail {
 	struct harness_proc *proc;
 	char *socket; // its WAYLAND_DISPLAY
+	char *x_display; // the DISPLAY it offers X11 clients, or NULL
 	struct harness_conn *conn;
 	struct wl_list link; // harness::vitrails
 };
@@ -131,6 +132,11 @@ struct harness_proc *harness_spawn(struct harness *harness, const char *name,
 /* Spawn a Wayland client of vitrail (WAYLAND_DISPLAY set, DISPLAY unset). */
 struct harness_proc *harness_spawn_client(struct harness *harness,
 	struct harness_vitrail *vitrail, const char *const argv[]);
+/* Spawn an X11 client of vitrail's Xwayland (DISPLAY set to its
+ * x_display, WAYLAND_DISPLAY unset); fails the test when vitrail offers
+ * no X display. */
+struct harness_proc *harness_spawn_x11_client(struct harness *harness,
+	struct harness_vitrail *vitrail, const char *const argv[]);
 /* Run a client to completion (at most timeout_ms, then it is killed and the
  * test fails); returns its exit status (-1 when killed by a signal). The
  * process (for its log) goes to *proc unless proc is NULL. */
@@ -153,8 +159,9 @@ char *harness_proc_log(struct harness_proc *proc);
 /* Fail the test, with the process's log, unless it is alive. */
 void harness_assert_alive(struct harness_proc *proc);
 
-/* Start vitrail with --test, --socket and --ready-fd and wait until ready,
- * then connect to its vitrail_test_v1 global. */
+/* Start vitrail with --test, --socket and --ready-fd and wait until ready
+ * (and for the DISPLAY line it writes there when it offers Xwayland), then
+ * connect to its vitrail_test_v1 global. */
 struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	const struct harness_vitrail_options *options);
 /* Disconnect, SIGTERM vitrail and fail the test unless it exits with

@@ -44,6 +44,19 @@ START_TEST(test_config_parses_every_key) {
 	ck_assert_float_eq_tol(config.background.g, 0x20 / 255.0f, 1e-6);
 	ck_assert_float_eq_tol(config.background.b, 0x30 / 255.0f, 1e-6);
 	ck_assert_float_eq_tol(config.background.a, 1.0f, 1e-6);
+	ck_assert(config.xwayland);
+	/* on by default, and after a file without the key */
+	write_config("xwayland off\n");
+	ck_assert(load(&config, err, sizeof(err)));
+	ck_assert(!config.xwayland);
+	write_config("xwayland on\n");
+	ck_assert(load(&config, err, sizeof(err)));
+	ck_assert(config.xwayland);
+	write_config("xwayland off\n");
+	ck_assert(load(&config, err, sizeof(err)));
+	write_config("mode desktop\n");
+	ck_assert(load(&config, err, sizeof(err)));
+	ck_assert(config.xwayland);
 }
 END_TEST
 
@@ -154,6 +167,7 @@ START_TEST(test_config_rejects_bad_values) {
 		"tearing_box 0\n", "tearing_box 200px\n",
 		"scroll_extend 1\n", "scroll_extend 2.6\n", "scroll_extend 2x\n",
 		"scroll_extend nan\n", "scroll_fling 10\n", "scroll_fling 0.3\n",
+		"xwayland yes\n", "xwayland\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_config(bad[i]);

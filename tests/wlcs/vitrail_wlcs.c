@@ -484,6 +484,9 @@ static WlcsDisplayServer *wlcs_create_server(int argc, const char **argv) {
 		WLR_ERROR, NULL);
 	vt_options_defaults(&wlcs->opts);
 	wlcs->opts.backend = VT_BACKEND_HEADLESS;
+	/* Wayland conformance only; and no setenv(DISPLAY) from vitrail's
+	 * thread while the runner's threads read the environment */
+	wlcs->opts.no_xwayland = true;
 	vt_config_defaults(&wlcs->config);
 	wlcs->base = (WlcsDisplayServer){
 		.version = 2,
