@@ -421,6 +421,15 @@ pid_t vt_server_spawn(struct vt_server *server, const char *command) {
 		execl("/bin/sh", "/bin/sh", "-c", command, (char *)NULL);
 		_exit(127);
 	}
+	/* a reaped child's slot first (a kiosk application restarted for
+	 * hours must not grow the list) */
+	for (int i = 0; i < server->children_len; i++) {
+		if (server->children[i] <= 0) {
+			server->children[i] = pid;
+			wlr_log(WLR_INFO, "started '%s' (pid %d)", command, (int)pid);
+			return pid;
+		}
+	}
 	pid_t *children = realloc(server->children,
 		(size_t)(server->children_len + 1) * sizeof(*children));
 	if (children != NULL) {
