@@ -234,6 +234,33 @@ static const char *parse_combo(char *combo, uint32_t *mods,
 	return NULL;
 }
 
+static bool parse_int(const char *s, int min, int max, int *out) {
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || end == s || v < min || v > max) {
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+static bool parse_direction(const char *s, int *dir) {
+	static const char *const names[] = {
+		[VT_DIR_NEXT] = "next",
+		[VT_DIR_PREV] = "prev",
+		[VT_DIR_LEFT] = "left",
+		[VT_DIR_RIGHT] = "right",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*dir = (int)i;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* "bind <modifiers+key> <action> [args]" */
 static const char *parse_binding(struct vt_config *c, char *value) {
 	char *save = NULL;
@@ -260,6 +287,7 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 		{ "fullscreen", VT_ACTION_FULLSCREEN },
 		{ "reload", VT_ACTION_RELOAD },
 		{ "exit", VT_ACTION_EXIT },
+		{ "minimize", VT_ACTION_MINIMIZE },
 	};
 	if (strcmp(action, "exec") == 0) {
 		if (*rest == '\0') {
@@ -274,9 +302,32 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 			b.action = VT_ACTION_FOCUS_NEXT;
 		} else if (strcmp(rest, "prev") == 0) {
 			b.action = VT_ACTION_FOCUS_PREV;
+		} else if (strncmp(rest, "output", 6) == 0 &&
+				(rest[6] == ' ' || rest[6] == '\t')) {
+			char *dir = rest + 7;
+			while (*dir == ' ' || *dir == '\t') {
+				dir++;
+			}
+			if (!parse_direction(dir, &b.arg)) {
+				return "expected focus output next, prev, left or right";
+			}
+			b.action = VT_ACTION_FOCUS_OUTPUT;
 		} else {
-			return "expected focus next or focus prev";
+			return "expected focus next, focus prev or focus output "
+				"<next|prev|left|right>";
 		}
+	} else if (strcmp(action, "move-to-output") == 0) {
+		if (!parse_direction(rest, &b.arg)) {
+			return "expected move-to-output next, prev, left or right";
+		}
+		b.action = VT_ACTION_MOVE_TO_OUTPUT;
+	} else if (strcmp(action, "workspace") == 0 ||
+			strcmp(action, "move-to-workspace") == 0) {
+		if (!parse_int(rest, 1, VT_WORKSPACES, &b.arg)) {
+			return "expected a workspace number from 1 to 10";
+		}
+		b.action = strcmp(action, "workspace") == 0 ?
+			VT_ACTION_WORKSPACE : VT_ACTION_MOVE_TO_WORKSPACE;
 	} else {
 		size_t i = 0;
 		size_t n = sizeof(actions) / sizeof(actions[0]);
@@ -285,7 +336,8 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 		}
 		if (i == n) {
 			return "unknown action: expected exec, close, focus, maximize, "
-				"fullscreen, reload or exit";
+				"fullscreen, minimize, workspace, move-to-workspace, "
+				"move-to-output, reload or exit";
 		}
 		if (*rest != '\0') {
 			return "this action takes no arguments";
@@ -328,17 +380,6 @@ static bool parse_color(const char *s, struct vr_color *color) {
 	color->g = ((v >> 16) & 0xff) / 255.0f;
 	color->b = ((v >> 8) & 0xff) / 255.0f;
 	color->a = (v & 0xff) / 255.0f;
-	return true;
-}
-
-static bool parse_int(const char *s, int min, int max, int *out) {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno != 0 || *end != '\0' || end == s || v < min || v > max) {
-		return false;
-	}
-	*out = (int)v;
 	return true;
 }
 

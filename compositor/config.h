@@ -54,12 +54,30 @@ enum vt_config_action {
 	VT_ACTION_FULLSCREEN, /* toggles */
 	VT_ACTION_RELOAD, /* the config file */
 	VT_ACTION_EXIT,
+	VT_ACTION_WORKSPACE, /* arg: show workspace arg on the current output */
+	VT_ACTION_MOVE_TO_WORKSPACE, /* arg: the focused window to it */
+	VT_ACTION_FOCUS_OUTPUT, /* arg: enum vt_config_direction */
+	VT_ACTION_MOVE_TO_OUTPUT, /* arg: enum vt_config_direction */
+	VT_ACTION_MINIMIZE, /* the focused window */
+};
+
+/* Workspaces per output, numbered 1 to this. */
+#define VT_WORKSPACES 10
+
+/* Which output, from the current one: next and prev in name order (they
+ * wrap around), left and right in the layout (they do not). */
+enum vt_config_direction {
+	VT_DIR_NEXT,
+	VT_DIR_PREV,
+	VT_DIR_LEFT,
+	VT_DIR_RIGHT,
 };
 
 struct vt_config_binding {
 	uint32_t mods; /* enum vt_config_mod */
 	uint32_t keysym; /* xkb_keysym_t, lower case where it has one */
 	enum vt_config_action action;
+	int arg; /* a workspace number or enum vt_config_direction */
 	char command[VT_CONFIG_COMMAND]; /* VT_ACTION_EXEC */
 };
 

@@ -110,6 +110,10 @@ static void run_binding(struct vt_server *server,
 	case VT_ACTION_FOCUS_NEXT:
 	case VT_ACTION_FOCUS_PREV:
 		vt_views_cycle_focus(server, binding->action == VT_ACTION_FOCUS_NEXT);
+		if (server->focused_view != NULL &&
+				server->focused_view->placed_on != NULL) {
+			server->current_output = server->focused_view->placed_on;
+		}
 		vt_input_update_pointer_focus(server);
 		break;
 	case VT_ACTION_MAXIMIZE:
@@ -117,6 +121,27 @@ static void run_binding(struct vt_server *server,
 		if (focused != NULL) {
 			vt_view_toggle_fill(focused,
 				binding->action == VT_ACTION_FULLSCREEN);
+		}
+		break;
+	case VT_ACTION_MINIMIZE:
+		if (focused != NULL) {
+			vt_view_minimize(focused);
+		}
+		break;
+	case VT_ACTION_WORKSPACE:
+		vt_views_show_workspace(server, binding->arg);
+		break;
+	case VT_ACTION_MOVE_TO_WORKSPACE:
+		if (focused != NULL) {
+			vt_view_move_to_workspace(focused, binding->arg);
+		}
+		break;
+	case VT_ACTION_FOCUS_OUTPUT:
+		vt_views_focus_output(server, binding->arg);
+		break;
+	case VT_ACTION_MOVE_TO_OUTPUT:
+		if (focused != NULL) {
+			vt_view_move_to_output(focused, binding->arg);
 		}
 		break;
 	case VT_ACTION_RELOAD:
@@ -819,6 +844,12 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	vt_surface_note_input(server->seat->pointer_state.focused_surface,
 		received_ns);
 	if (event->state == WLR_BUTTON_PRESSED) {
+		/* a click makes its output the current one */
+		struct vt_output *output = vt_output_at(server,
+			server->cursor->x, server->cursor->y);
+		if (output != NULL) {
+			server->current_output = output;
+		}
 		double sx, sy;
 		struct vt_view *view;
 		struct wlr_surface *surface = input_surface_at(server,

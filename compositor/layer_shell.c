@@ -295,7 +295,7 @@ static bool output_has_fullscreen(struct vt_server *server,
 		struct wlr_output *wlr_output) {
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
-		if (view->mapped && view->placed_on != NULL &&
+		if (vt_view_visible(view) && view->placed_on != NULL &&
 				vt_output_wlr(view->placed_on) == wlr_output &&
 				(view->impl->get_fill(view, false) &
 				VT_FILL_FULLSCREEN)) {

@@ -129,6 +129,7 @@ struct vt_output {
 	 * coordinates (layer_shell.c); until set: all of it */
 	struct wlr_box usable;
 	bool usable_set;
+	int workspace; /* the one shown (view.c), 1..VT_WORKSPACES */
 	/* a position in the layout set through output management (else
 	 * arrange_outputs puts it right of the others) */
 	bool manual_position;
@@ -343,6 +344,14 @@ struct wlr_output *vt_output_wlr(struct vt_output *output) {
 
 struct wlr_box vt_output_usable_box(struct vt_output *output) {
 	return output->usable_set ? output->usable : output_box(output);
+}
+
+int vt_output_workspace(struct vt_output *output) {
+	return output->workspace;
+}
+
+void vt_output_set_workspace(struct vt_output *output, int workspace) {
+	output->workspace = workspace;
 }
 
 void vt_output_set_usable_box(struct vt_output *output,
@@ -2065,6 +2074,7 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	/* outputs there from the start come in the backend's order: they
 	 * are all first */
 	output->created = server->running ? created : 0;
+	output->workspace = 1;
 	output->wlr_output = wlr_output;
 	output->timer_fd = -1;
 	wlr_output->data = output;

@@ -270,6 +270,11 @@ struct vt_view {
 	bool mapped;
 	int x, y; /* toplevel: window geometry position in layout coords */
 	struct vt_output *placed_on;
+	/* toplevel: the workspace of placed_on it belongs to (1 to
+	 * VT_WORKSPACES); shown when that output shows it, unless
+	 * minimized */
+	int workspace;
+	bool minimized;
 	bool fullscreen; /* its last commit's state (top layers hide) */
 
 	struct wl_listener map;
@@ -287,6 +292,7 @@ struct vt_view {
 	struct wl_listener entered_destroy;
 	struct wl_listener request_move;
 	struct wl_listener request_resize;
+	struct wl_listener request_minimize;
 	struct wl_listener set_title;
 	struct wl_listener set_app_id;
 	/* Server-side decorations: negotiated (protocols.c), and what
@@ -439,6 +445,11 @@ struct vt_server {
 	struct wl_list views; /* vt_view::link, front first */
 	struct wl_list keyboards; /* vt_keyboard::link */
 	struct vt_view *focused_view;
+	/* The output last chosen (focus output, move-to-output, a click, a
+	 * binding focusing a window there): where workspace bindings act
+	 * and, in desktop mode, new windows open; NULL: none chosen yet
+	 * (or it went away) */
+	struct vt_output *current_output;
 	struct vt_grab grab;
 
 	struct wl_event_source *update_idle;
@@ -585,6 +596,9 @@ void vt_output_set_position(struct vt_output *output, bool manual, int x,
 struct wlr_box vt_output_usable_box(struct vt_output *output);
 void vt_output_set_usable_box(struct vt_output *output,
 	const struct wlr_box *box);
+/* The workspace the output shows (view.c decides; 1 when it came). */
+int vt_output_workspace(struct vt_output *output);
+void vt_output_set_workspace(struct vt_output *output, int workspace);
 struct vt_output *vt_output_by_name(struct vt_server *server,
 	const char *name);
 struct vt_output *vt_output_at(struct vt_server *server, double lx, double ly);
@@ -752,6 +766,23 @@ void vt_view_move(struct vt_view *view, int x, int y);
 void vt_view_close(struct vt_view *view);
 void vt_view_toggle_fill(struct vt_view *view, bool fullscreen);
 void vt_views_cycle_focus(struct vt_server *server, bool forward);
+/* Whether a toplevel is drawn and can be hit: mapped, on the workspace
+ * its output shows, not minimized. */
+bool vt_view_visible(struct vt_view *view);
+/* Workspaces and outputs (vitrail(5)): the output bindings act on (the
+ * current one, else the focused window's, else the first; NULL: none);
+ * show workspace n on it; move the focused window to its workspace n;
+ * make another output current (its front window gets the keyboard);
+ * move the focused window to another output, inside it; minimize (the
+ * window goes to the back of the stack: focus next brings it back). */
+struct vt_output *vt_views_current_output(struct vt_server *server);
+void vt_views_show_workspace(struct vt_server *server, int workspace);
+void vt_view_move_to_workspace(struct vt_view *view, int workspace);
+void vt_views_focus_output(struct vt_server *server,
+	enum vt_config_direction dir);
+void vt_view_move_to_output(struct vt_view *view,
+	enum vt_config_direction dir);
+void vt_view_minimize(struct vt_view *view);
 /* Interactive move and resize: start one (desktop mode, a window neither
  * maximized nor fullscreen), follow the cursor, end it. */
 void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
@@ -765,6 +796,9 @@ void vt_grab_end(struct vt_server *server);
  * fill state; the end of its life (out of the lists, node destroyed:
  * free it after). */
 struct vt_output *vt_views_pick_output(struct vt_server *server);
+/* Where a new window goes: in desktop mode the current output once one
+ * is chosen (server->current_output), else vt_views_pick_output's. */
+struct vt_output *vt_views_placement_output(struct vt_server *server);
 void vt_view_map(struct vt_view *view);
 void vt_view_unmap(struct vt_view *view);
 void vt_view_committed(struct vt_view *view);

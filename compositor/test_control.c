@@ -151,7 +151,7 @@ static void handle_list_windows(struct wl_client *client,
 	uint32_t count = 0;
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
-		if (!view->mapped) {
+		if (!vt_view_visible(view)) {
 			continue;
 		}
 		struct wlr_box geo;

@@ -1,10 +1,18 @@
 /*
  * xdg-shell views and window policy.
  *
- * Desktop mode: a new toplevel goes to the output that has the fewest
- * toplevels (ties: the first output), near the centre and cascaded, at the
- * size the client picks; maximize and fullscreen requests fill the output. Kiosk mode:
- * every toplevel fills its output.
+ * Desktop mode: a new toplevel goes to the current output (the one last
+ * chosen: server->current_output), or before one is chosen to the output
+ * that has the fewest toplevels (ties: the first output), near the centre
+ * and cascaded, at the size the client picks; maximize and fullscreen
+ * requests fill the output. Kiosk mode: every toplevel fills its output,
+ * the one with the fewest toplevels.
+ *
+ * Workspaces: each output shows one of its numbered workspaces; a
+ * toplevel belongs to one workspace of the output it is placed on (the
+ * one shown when it mapped). A toplevel on a workspace not shown, or
+ * minimized, has its node disabled (not drawn), is not hit by the pointer
+ * and enters no output; the keyboard focus is always on a shown one.
  *
  * Tree: each toplevel owns a container node in the views layer at the
  * origin of its main surface; the surface's node and its popups' nodes
@@ -66,6 +74,25 @@ struct vt_output *vt_views_pick_output(struct vt_server *server) {
 	return best;
 }
 
+struct vt_output *vt_views_placement_output(struct vt_server *server) {
+	if (server->config.mode == VT_MODE_DESKTOP &&
+			server->current_output != NULL) {
+		return server->current_output;
+	}
+	return vt_views_pick_output(server);
+}
+
+/* Mapped and on the workspace its output shows (minimized or not). */
+static bool view_on_shown_workspace(struct vt_view *view) {
+	return view->kind == VT_VIEW_TOPLEVEL && view->mapped &&
+		(view->placed_on == NULL ||
+		view->workspace == vt_output_workspace(view->placed_on));
+}
+
+bool vt_view_visible(struct vt_view *view) {
+	return view_on_shown_workspace(view) && !view->minimized;
+}
+
 struct vt_output *vt_view_output(struct vt_view *view) {
 	return vt_output_at(view->server, view->x, view->y);
 }
@@ -110,7 +137,8 @@ static void view_set_entered(struct vt_view *view, struct wlr_output *output) {
 }
 
 static void view_update_entered(struct vt_view *view) {
-	struct vt_output *output = view->mapped ? vt_view_output(view) : NULL;
+	struct vt_output *output = vt_view_visible(view) ?
+		vt_view_output(view) : NULL;
 	view_set_entered(view, output != NULL ? vt_output_wlr(output) : NULL);
 }
 
@@ -120,6 +148,81 @@ static void view_update_position(struct vt_view *view) {
 	vr_node_set_position(view->node, view->x - geo.x, view->y - geo.y);
 	if (view->impl->moved != NULL) {
 		view->impl->moved(view);
+	}
+}
+
+/* A mapped toplevel's node is enabled while it is shown; one that stops
+ * being shown ends its grab and leaves its output. */
+static void view_update_visibility(struct vt_view *view) {
+	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped) {
+		return;
+	}
+	struct vt_server *server = view->server;
+	bool visible = vt_view_visible(view);
+	if (vr_node_enabled(view->node) == visible) {
+		return;
+	}
+	vr_node_set_enabled(view->node, visible);
+	if (!visible && server->grab.view == view) {
+		vt_grab_end(server);
+	}
+	view_update_entered(view);
+	if (view->fullscreen) {
+		vt_layers_fullscreen_changed(server);
+	}
+	vt_input_update_pointer_focus(server);
+	vt_server_schedule_update(server);
+}
+
+/* No window has the keyboard focus (unless a lock or layer surface holds
+ * it, it goes to none). */
+static void views_clear_focus(struct vt_server *server) {
+	struct vt_view *old = server->focused_view;
+	if (old == NULL) {
+		return;
+	}
+	old->impl->set_activated(old, false);
+	vt_foreign_toplevel_set_activated(old, false);
+	server->focused_view = NULL;
+	if (!vt_session_locked(server) && !vt_layers_keyboard_grabbed(server)) {
+		wlr_seat_keyboard_notify_clear_focus(server->seat);
+	}
+	vt_server_schedule_update(server);
+}
+
+/* The keyboard to the front window shown on output (NULL: on any), or to
+ * no window when none is. */
+static void focus_front(struct vt_server *server, struct vt_output *output) {
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (vt_view_visible(view) &&
+				(output == NULL || view->placed_on == output)) {
+			vt_view_focus(view, view->surface);
+			return;
+		}
+	}
+	views_clear_focus(server);
+}
+
+/* The focused window is hidden: the front one shown on output gets the
+ * keyboard instead. */
+static void keep_focus_shown(struct vt_server *server,
+		struct vt_output *output) {
+	if (server->focused_view != NULL &&
+			!vt_view_visible(server->focused_view)) {
+		focus_front(server, output);
+	}
+}
+
+/* Show workspace on output: its windows appear, the others' vanish. */
+static void output_show_workspace(struct vt_server *server,
+		struct vt_output *output, int workspace) {
+	vt_output_set_workspace(output, workspace);
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->placed_on == output) {
+			view_update_visibility(view);
+		}
 	}
 }
 
@@ -187,6 +290,17 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 			wl_resource_get_client(surface->resource))) {
 		return;
 	}
+	if (view->kind == VT_VIEW_TOPLEVEL && view->mapped &&
+			!vt_view_visible(view)) {
+		/* a minimized window comes back, a hidden workspace shows */
+		view->minimized = false;
+		if (view->placed_on != NULL && view->workspace !=
+				vt_output_workspace(view->placed_on)) {
+			output_show_workspace(server, view->placed_on,
+				view->workspace);
+		}
+		view_update_visibility(view);
+	}
 	struct wlr_surface *prev = seat->keyboard_state.focused_surface;
 	if (server->focused_view != NULL && server->focused_view != view) {
 		struct vt_view *old = server->focused_view;
@@ -243,7 +357,7 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 	}
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
-		if (!view->mapped) {
+		if (!vt_view_visible(view)) {
 			continue;
 		}
 		struct wlr_box geo;
@@ -281,6 +395,8 @@ static bool view_fills_output(struct vt_view *view) {
 static void view_move_to_output(struct vt_view *view,
 		struct vt_output *output, struct wlr_box from) {
 	view->placed_on = output;
+	/* on the workspace of its number there */
+	view_update_visibility(view);
 	if (view_fills_output(view)) {
 		view_fill_output(view,
 			(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN) ||
@@ -323,6 +439,9 @@ void vt_views_usable_changed(struct vt_server *server,
 
 void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
 		struct wlr_box box) {
+	if (server->current_output == gone) {
+		server->current_output = NULL;
+	}
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (view->placed_on != gone) {
@@ -335,8 +454,11 @@ void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
 		struct vt_output *output = vt_views_pick_output(server);
 		if (output != NULL) {
 			view_move_to_output(view, output, box);
+		} else {
+			view_update_visibility(view);
 		}
 	}
+	keep_focus_shown(server, NULL);
 }
 
 void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
@@ -352,6 +474,7 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 			}
 		}
 	}
+	keep_focus_shown(server, NULL);
 }
 
 /* ---- toplevels: the policy every kind shares ---------------------------- */
@@ -359,6 +482,11 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 void vt_view_map(struct vt_view *view) {
 	struct vt_server *server = view->server;
 	view->mapped = true;
+	view->minimized = false;
+	if (view->placed_on != NULL) {
+		/* the workspace its output shows now */
+		view->workspace = vt_output_workspace(view->placed_on);
+	}
 	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
 			view->impl->get_fill(view, false) == 0) {
 		/* inside what panels leave of the output, decorations
@@ -385,7 +513,7 @@ void vt_view_map(struct vt_view *view) {
 	}
 	view_update_position(view);
 	vt_decoration_update(view);
-	vr_node_set_enabled(view->node, true);
+	vr_node_set_enabled(view->node, vt_view_visible(view));
 	view_update_entered(view);
 	vt_foreign_toplevel_map(view);
 	vt_view_focus(view, view->surface);
@@ -415,7 +543,7 @@ void vt_view_unmap(struct vt_view *view) {
 		}
 		struct vt_view *next;
 		wl_list_for_each(next, &server->views, link) {
-			if (next != view && next->mapped) {
+			if (next != view && vt_view_visible(next)) {
 				vt_view_focus(next, next->surface);
 				break;
 			}
@@ -493,15 +621,23 @@ void vt_view_toggle_fill(struct vt_view *view, bool fullscreen) {
 	vt_view_request_fill(view, !filled, fullscreen);
 }
 
+/* The windows of the workspaces shown, minimized ones too (focusing one
+ * brings it back). */
 void vt_views_cycle_focus(struct vt_server *server, bool forward) {
 	struct vt_view *front = NULL, *back = NULL, *view;
 	wl_list_for_each(view, &server->views, link) {
-		if (view->mapped) {
+		if (view_on_shown_workspace(view)) {
 			front = front == NULL ? view : front;
 			back = view;
 		}
 	}
-	if (front == NULL || front == back) {
+	if (front == NULL) {
+		return;
+	}
+	if (front == back) {
+		if (server->focused_view != front) {
+			vt_view_focus(front, front->surface);
+		}
 		return;
 	}
 	if (forward) {
@@ -513,11 +649,120 @@ void vt_views_cycle_focus(struct vt_server *server, bool forward) {
 	wl_list_remove(&front->link);
 	wl_list_insert(server->views.prev, &front->link);
 	wl_list_for_each(view, &server->views, link) {
-		if (view->mapped) {
+		if (view_on_shown_workspace(view)) {
 			vt_view_focus(view, view->surface);
 			break;
 		}
 	}
+}
+
+struct vt_output *vt_views_current_output(struct vt_server *server) {
+	if (server->current_output != NULL) {
+		return server->current_output;
+	}
+	if (server->focused_view != NULL &&
+			server->focused_view->placed_on != NULL) {
+		return server->focused_view->placed_on;
+	}
+	struct vt_output *output = vt_output_at(server, server->cursor->x,
+		server->cursor->y);
+	return output != NULL ? output : vt_output_next(server, NULL);
+}
+
+void vt_views_show_workspace(struct vt_server *server, int workspace) {
+	struct vt_output *output = vt_views_current_output(server);
+	if (output == NULL) {
+		return;
+	}
+	server->current_output = output;
+	output_show_workspace(server, output, workspace);
+	focus_front(server, output);
+}
+
+void vt_view_move_to_workspace(struct vt_view *view, int workspace) {
+	if (view->kind != VT_VIEW_TOPLEVEL || view->workspace == workspace) {
+		return;
+	}
+	view->workspace = workspace;
+	view_update_visibility(view);
+	keep_focus_shown(view->server, view->placed_on);
+}
+
+/* The output dir of from (next and prev wrap around), or NULL. */
+static struct vt_output *output_toward(struct vt_server *server,
+		struct vt_output *from, enum vt_config_direction dir) {
+	switch (dir) {
+	case VT_DIR_NEXT: {
+		struct vt_output *next = vt_output_next(server, from);
+		return next != NULL ? next : vt_output_next(server, NULL);
+	}
+	case VT_DIR_PREV: {
+		struct vt_output *prev = NULL, *last = NULL;
+		for (struct vt_output *o = vt_output_next(server, NULL); o != NULL;
+				o = vt_output_next(server, o)) {
+			if (vt_output_next(server, o) == from) {
+				prev = o;
+			}
+			last = o;
+		}
+		return prev != NULL ? prev : last;
+	}
+	case VT_DIR_LEFT:
+	case VT_DIR_RIGHT: {
+		struct wlr_box box = output_layout_box(server, from);
+		struct wlr_output *to = wlr_output_layout_adjacent_output(
+			server->layout, dir == VT_DIR_LEFT ? WLR_DIRECTION_LEFT :
+			WLR_DIRECTION_RIGHT, vt_output_wlr(from),
+			box.x + box.width / 2.0, box.y + box.height / 2.0);
+		return to != NULL ? to->data : NULL;
+	}
+	}
+	return NULL;
+}
+
+void vt_views_focus_output(struct vt_server *server,
+		enum vt_config_direction dir) {
+	struct vt_output *from = vt_views_current_output(server);
+	struct vt_output *to = from != NULL ?
+		output_toward(server, from, dir) : NULL;
+	if (to == NULL) {
+		return;
+	}
+	server->current_output = to;
+	focus_front(server, to);
+}
+
+void vt_view_move_to_output(struct vt_view *view,
+		enum vt_config_direction dir) {
+	struct vt_server *server = view->server;
+	struct vt_output *from = view->placed_on != NULL ? view->placed_on :
+		vt_views_current_output(server);
+	struct vt_output *to = from != NULL ?
+		output_toward(server, from, dir) : NULL;
+	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped || to == NULL ||
+			to == view->placed_on) {
+		return;
+	}
+	/* onto the workspace shown there, at the same offset, inside it */
+	view->workspace = vt_output_workspace(to);
+	view_move_to_output(view, to, vt_output_usable_box(from));
+	server->current_output = to;
+	if (server->focused_view == view) {
+		vt_view_focus(view, view->surface);
+	}
+}
+
+void vt_view_minimize(struct vt_view *view) {
+	struct vt_server *server = view->server;
+	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped || view->minimized) {
+		return;
+	}
+	view->minimized = true;
+	/* the back of the stack: the next window focus next picks */
+	wl_list_remove(&view->link);
+	wl_list_insert(server->views.prev, &view->link);
+	view_update_visibility(view);
+	keep_focus_shown(server, view->placed_on);
 }
 
 void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
@@ -620,6 +865,13 @@ static void toplevel_handle_request_resize(struct wl_listener *listener,
 	}
 }
 
+/* xdg_toplevel.set_minimized: minimized as by the minimize binding. */
+static void toplevel_handle_request_minimize(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_minimize);
+	vt_view_minimize(view);
+}
+
 static void toplevel_handle_request_maximize(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_maximize);
@@ -691,6 +943,7 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->request_resize.link);
 	wl_list_remove(&view->set_title.link);
 	wl_list_remove(&view->set_app_id.link);
+	wl_list_remove(&view->request_minimize.link);
 	/* listeners after this one (a decoration's) find no view */
 	view->xdg_surface->data = NULL;
 	vt_view_finish(view);
@@ -969,7 +1222,7 @@ static void toplevel_create(struct vt_server *server,
 	vr_node_set_parent(surface->node, view->node);
 	xdg_surface->data = view;
 
-	view->placed_on = vt_views_pick_output(server);
+	view->placed_on = vt_views_placement_output(server);
 	if (server->config.mode == VT_MODE_KIOSK) {
 		view_fill_output(view, true);
 	}
@@ -998,6 +1251,9 @@ static void toplevel_create(struct vt_server *server,
 	wl_signal_add(&toplevel->events.set_title, &view->set_title);
 	view->set_app_id.notify = toplevel_handle_set_app_id;
 	wl_signal_add(&toplevel->events.set_app_id, &view->set_app_id);
+	view->request_minimize.notify = toplevel_handle_request_minimize;
+	wl_signal_add(&toplevel->events.request_minimize,
+		&view->request_minimize);
 	wl_list_insert(&server->views, &view->link);
 	/* a KDE server-decoration made before the role */
 	vt_protocols_toplevel_created(view);

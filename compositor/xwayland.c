@@ -246,7 +246,7 @@ static void handle_map(struct wl_listener *listener, void *data) {
 	xv->natural_width = xsurface->width;
 	xv->natural_height = xsurface->height;
 	vr_node_set_parent(view->node, server->views_layer);
-	view->placed_on = vt_views_pick_output(server);
+	view->placed_on = vt_views_placement_output(server);
 	wl_list_insert(&server->views, &view->link);
 	view->x = xsurface->x;
 	view->y = xsurface->y;
