@@ -744,7 +744,9 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface);
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 	struct wlr_surface **surface, double *sx, double *sy);
 /* Output `gone` (already out of server->outputs) is going away: its windows
- * move to the outputs left, at the same offset (box: where it was). */
+ * move to the outputs left, at the same offset (box: where it was); those
+ * it showed onto the workspace their new output shows, the others onto
+ * the workspace of their number there. */
 void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
 	struct wlr_box box);
 /* Output moved in the layout (from: its box before): its windows move

@@ -453,6 +453,11 @@ void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
 		view->placed_on = NULL;
 		struct vt_output *output = vt_views_pick_output(server);
 		if (output != NULL) {
+			/* shown there, it is shown here: on the workspace this
+			 * one shows; the others keep their number */
+			if (view->workspace == vt_output_workspace(gone)) {
+				view->workspace = vt_output_workspace(output);
+			}
 			view_move_to_output(view, output, box);
 		} else {
 			view_update_visibility(view);
@@ -469,6 +474,10 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 				(output == NULL && view->placed_on == NULL)) {
 			struct vt_output *to = output != NULL ? output :
 				vt_views_pick_output(server);
+			if (to != NULL && output == NULL) {
+				/* it was shown (on no output): it stays shown */
+				view->workspace = vt_output_workspace(to);
+			}
 			if (to != NULL) {
 				view_move_to_output(view, to, from);
 			}

@@ -42,10 +42,13 @@
 #include <xkbcommon/xkbcommon-keysyms.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include <vitrail/renderer.h>
+
 #include "harness.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "scene-client.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
 
 static const char *env_path(const char *name, const char *fallback) {
 	const char *path = getenv(name);
@@ -613,6 +616,83 @@ static void wait_for_file(const char *path) {
 	ck_assert_msg(access(path, F_OK) == 0, "%s did not appear", path);
 }
 
+/* Connect the virtual keyboard (layout us) of t to vitrail. */
+static void bind_driver_init(struct bind_test *t,
+		struct harness_vitrail *vitrail) {
+	t->d.display = wl_display_connect(vitrail->socket);
+	ck_assert(t->d.display != NULL);
+	t->registry = wl_display_get_registry(t->d.display);
+	wl_registry_add_listener(t->registry, &driver_registry_listener, &t->d);
+	ck_assert_int_ge(wl_display_roundtrip(t->d.display), 0);
+	ck_assert(t->d.seat != NULL && t->d.manager != NULL);
+	t->d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
+		t->d.manager, t->d.seat);
+	uint32_t size = 0;
+	int fd = keymap_fd("us", &size);
+	zwp_virtual_keyboard_v1_keymap(t->d.keyboard,
+		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
+	close(fd);
+	/* the masks of mod_mask: the keymap's own indices */
+	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context,
+		&(struct xkb_rule_names){ .layout = "us" },
+		XKB_KEYMAP_COMPILE_NO_FLAGS);
+	ck_assert(keymap != NULL);
+	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_SHIFT), 0);
+	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_ALT), 3);
+	xkb_keymap_unref(keymap);
+	xkb_context_unref(context);
+	ck_assert_int_ge(wl_display_roundtrip(t->d.display), 0);
+}
+
+/* Wait until vitrail lists a window of app_id (shown); returns it. */
+static const struct harness_window *wait_for_app(struct harness_conn *conn,
+		const char *app_id) {
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS);
+	for (;;) {
+		const struct harness_window *all;
+		harness_list_windows(conn, &all);
+		const struct harness_window *w = harness_find_window(conn, app_id);
+		if (w != NULL) {
+			return w;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "window %s did not "
+			"show", app_id);
+		usleep(10000);
+	}
+}
+
+/* Window i of t: a w x h toplevel of app_id name filled with argb, with a
+ * keyboard listener, mapped and shown. */
+static void bind_window_init(struct bind_test *t, int i,
+		struct harness_vitrail *vitrail, const char *name, uint32_t argb) {
+	struct key_window *w = &t->w[i];
+	ck_assert(sc_app_init(&w->app, name));
+	ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
+	w->keyboard = wl_seat_get_keyboard(w->app.seat);
+	wl_keyboard_add_listener(w->keyboard, &keyboard_listener, w);
+	ck_assert(sc_app_create_window(&w->app, name, name, 200, 100, argb));
+	wl_surface_attach(w->app.surface, w->app.buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(w->app.surface, 0, 0, 200, 100);
+	wl_surface_commit(w->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
+	wait_for_app(vitrail->conn, name);
+}
+
+/* The windows of t (those made), then the driver. */
+static void bind_test_finish(struct bind_test *t) {
+	for (int i = 0; i < 3; i++) {
+		if (t->w[i].app.display == NULL) {
+			continue;
+		}
+		wl_keyboard_destroy(t->w[i].keyboard);
+		free(t->w[i].keymap);
+		sc_app_finish(&t->w[i].app);
+	}
+	bind_driver_finish(t);
+}
+
 START_TEST(test_input_bindings)
 {
 	struct harness *harness = harness_create("bindings");
@@ -637,44 +717,10 @@ START_TEST(test_input_bindings)
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 
 	struct bind_test t = { 0 };
-	t.d.display = wl_display_connect(vitrail->socket);
-	ck_assert(t.d.display != NULL);
-	t.registry = wl_display_get_registry(t.d.display);
-	wl_registry_add_listener(t.registry, &driver_registry_listener, &t.d);
-	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
-	ck_assert(t.d.seat != NULL && t.d.manager != NULL);
-	t.d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		t.d.manager, t.d.seat);
-	uint32_t size = 0;
-	int fd = keymap_fd("us", &size);
-	zwp_virtual_keyboard_v1_keymap(t.d.keyboard,
-		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
-	close(fd);
-	/* the masks of mod_mask: the keymap's own indices */
-	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context,
-		&(struct xkb_rule_names){ .layout = "us" },
-		XKB_KEYMAP_COMPILE_NO_FLAGS);
-	ck_assert(keymap != NULL);
-	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_SHIFT), 0);
-	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_ALT), 3);
-	xkb_keymap_unref(keymap);
-	xkb_context_unref(context);
-	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
-
+	bind_driver_init(&t, vitrail);
 	const char *names[3] = { "one", "two", "three" };
 	for (int i = 0; i < 3; i++) {
-		struct key_window *w = &t.w[i];
-		ck_assert(sc_app_init(&w->app, names[i]));
-		ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
-		w->keyboard = wl_seat_get_keyboard(w->app.seat);
-		wl_keyboard_add_listener(w->keyboard, &keyboard_listener, w);
-		ck_assert(sc_app_create_window(&w->app, names[i], names[i], 200,
-			100, 0xff808080u));
-		wl_surface_attach(w->app.surface, w->app.buffer->wl_buffer, 0, 0);
-		wl_surface_damage_buffer(w->app.surface, 0, 0, 200, 100);
-		wl_surface_commit(w->app.surface);
-		ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
+		bind_window_init(&t, i, vitrail, names[i], 0xff808080u);
 		harness_wait_for_windows(vitrail->conn, (size_t)i + 1,
 			HARNESS_WINDOWS_TIMEOUT_MS);
 	}
@@ -767,12 +813,7 @@ START_TEST(test_input_bindings)
 		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS)), "vitrail did not "
 		"exit on its exit binding");
 
-	for (int i = 0; i < 3; i++) {
-		wl_keyboard_destroy(t.w[i].keyboard);
-		free(t.w[i].keymap);
-		sc_app_finish(&t.w[i].app);
-	}
-	bind_driver_finish(&t);
+	bind_test_finish(&t);
 	free(config);
 	free(spawned);
 	free(text);
@@ -810,19 +851,7 @@ START_TEST(test_input_move_resize)
 			.output_size = "640x480" });
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct bind_test t = { 0 };
-	t.d.display = wl_display_connect(vitrail->socket);
-	ck_assert(t.d.display != NULL);
-	t.registry = wl_display_get_registry(t.d.display);
-	wl_registry_add_listener(t.registry, &driver_registry_listener, &t.d);
-	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
-	t.d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		t.d.manager, t.d.seat);
-	uint32_t size = 0;
-	int fd = keymap_fd("us", &size);
-	zwp_virtual_keyboard_v1_keymap(t.d.keyboard,
-		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
-	close(fd);
-	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+	bind_driver_init(&t, vitrail);
 
 	struct sc_app *app = &t.w[0].app;
 	ck_assert(sc_app_init(app, "drag"));
@@ -998,20 +1027,7 @@ START_TEST(test_input_bindings_held_back)
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 
 	struct bind_test t = { 0 };
-	t.d.display = wl_display_connect(vitrail->socket);
-	ck_assert(t.d.display != NULL);
-	t.registry = wl_display_get_registry(t.d.display);
-	wl_registry_add_listener(t.registry, &driver_registry_listener, &t.d);
-	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
-	ck_assert(t.d.seat != NULL && t.d.manager != NULL);
-	t.d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		t.d.manager, t.d.seat);
-	uint32_t size = 0;
-	int fd = keymap_fd("us", &size);
-	zwp_virtual_keyboard_v1_keymap(t.d.keyboard,
-		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
-	close(fd);
-	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+	bind_driver_init(&t, vitrail);
 
 	struct key_window *w = &t.w[0];
 	ck_assert(sc_app_init(&w->app, "held"));
@@ -1101,6 +1117,376 @@ START_TEST(test_input_bindings_held_back)
 }
 END_TEST
 
+/* ---- workspaces and outputs ------------------------------------------------ */
+
+/*
+ * Workspaces, outputs and minimize (vitrail(5) bind), typed on the
+ * virtual keyboard into windows of this process on three 640x480 outputs
+ * side by side (HEADLESS-1, -2, -3 at x 0, 640, 1280), desktop mode. The
+ * oracles: the test protocol's window list (shown windows only, with the
+ * output under each and its position), grim screenshots (each window a
+ * solid colour of its own, the background vitrail's default #29303a,
+ * read at the centre of where a window is or was), and the windows' own
+ * wl_keyboard enter and leave events.
+ */
+#define WS_BACKGROUND 0xff29303au
+#define WS_OUTPUT_WIDTH 640
+
+/* A window's place, kept from a list (the list's strings do not last). */
+struct ws_place {
+	int32_t x, y, width, height;
+	char output[32];
+};
+
+static struct ws_place ws_place_of(const struct harness_window *w) {
+	struct ws_place p = { w->x, w->y, w->width, w->height, { 0 } };
+	snprintf(p.output, sizeof(p.output), "%s", w->output);
+	return p;
+}
+
+/* The window of app_id as listed now, or NULL when it is not shown. */
+static const struct harness_window *ws_listed(struct harness_vitrail *v,
+		const char *app_id) {
+	const struct harness_window *all;
+	harness_list_windows(v->conn, &all);
+	return harness_find_window(v->conn, app_id);
+}
+
+/* The colour of the pixel of the layout at the centre of place, from a
+ * screenshot of the output at that place (HEADLESS-n at x (n-1) * 640). */
+static uint32_t ws_pixel(struct harness *harness,
+		struct harness_vitrail *vitrail, const struct ws_place *place) {
+	static int shots;
+	int32_t cx = place->x + place->width / 2;
+	int32_t cy = place->y + place->height / 2;
+	int index = cx / WS_OUTPUT_WIDTH;
+	char output[32], *path = NULL;
+	snprintf(output, sizeof(output), "HEADLESS-%d", index + 1);
+	ck_assert(asprintf(&path, "%s/shot-%02d-%s.png", harness->out_dir,
+		++shots, output) > 0);
+	harness_settle(vitrail->conn);
+	int status = harness_grim(harness, vitrail, output, path);
+	ck_assert_msg(status == 0, "grim -o %s failed with status %d", output,
+		status);
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = vr_png_read(path, &w, &h);
+	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	int32_t x = cx - index * WS_OUTPUT_WIDTH;
+	ck_assert(x >= 0 && x < w && cy >= 0 && cy < h);
+	uint32_t p = pixels[cy * w + x];
+	free(pixels);
+	free(path);
+	return p;
+}
+
+static void ws_assert_pixel(struct harness *harness,
+		struct harness_vitrail *vitrail, const struct ws_place *place,
+		uint32_t expect, const char *what) {
+	uint32_t p = ws_pixel(harness, vitrail, place);
+	ck_assert_msg(p == expect, "%s: pixel at the centre of (%d, %d) "
+		"%dx%d is 0x%08x, expected 0x%08x", what, place->x, place->y,
+		place->width, place->height, p, expect);
+}
+
+static void ws_assert_listed_on(struct harness_vitrail *v,
+		const char *app_id, const char *output) {
+	const struct harness_window *w = ws_listed(v, app_id);
+	char *all = harness_describe_windows(v->conn);
+	ck_assert_msg(w != NULL && strcmp(w->output, output) == 0, "window %s "
+		"is not shown on %s; the windows:\n%s", app_id, output, all);
+	free(all);
+}
+
+static void ws_assert_hidden(struct harness_vitrail *v, const char *app_id) {
+	const struct harness_window *w = ws_listed(v, app_id);
+	char *all = harness_describe_windows(v->conn);
+	ck_assert_msg(w == NULL, "window %s is still shown; the windows:\n%s",
+		app_id, all);
+	free(all);
+}
+
+START_TEST(test_input_workspaces)
+{
+	struct harness *harness = harness_create("workspaces");
+	harness_require_program("grim", "grim");
+	char *config = NULL;
+	ck_assert(asprintf(&config, "%s/workspaces.conf", harness->out_dir) > 0);
+	write_config(config,
+		"bind Alt+1 workspace 1\n"
+		"bind Alt+2 workspace 2\n"
+		"bind Alt+Shift+2 move-to-workspace 2\n"
+		"bind Alt+Tab focus next\n"
+		"bind Alt+h minimize\n"
+		"bind Alt+Right focus output right\n"
+		"bind Alt+Left focus output left\n"
+		"bind Alt+o focus output next\n"
+		"bind Alt+p focus output prev\n"
+		"bind Alt+Shift+Right move-to-output right\n"
+		"bind Alt+Shift+Left move-to-output left\n"
+		"bind Alt+n move-to-output next\n");
+	const char *args[] = { "--config", config, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 3,
+			.output_size = "640x480", .extra_args = args });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct bind_test t = { 0 };
+	bind_driver_init(&t, vitrail);
+	const uint32_t alt[] = { KEY_LEFTALT };
+	const uint32_t alt_shift[] = { KEY_LEFTALT, KEY_LEFTSHIFT };
+	const uint32_t red = 0xffc03030u, green = 0xff30c030u,
+		blue = 0xff3030c0u;
+
+	/* one: before any output is chosen, on the one with the fewest
+	 * windows (the first), workspace 1 */
+	bind_window_init(&t, 0, vitrail, "one", red);
+	bind_dispatch(&t);
+	ws_assert_listed_on(vitrail, "one", "HEADLESS-1");
+	struct ws_place one = ws_place_of(ws_listed(vitrail, "one"));
+	ws_assert_pixel(harness, vitrail, &one, red, "one shown");
+	ck_assert_int_eq(focused_window(&t), 0);
+
+	/* workspace 2 on the focused window's output: one vanishes, from
+	 * the list, the screen and the keyboard */
+	bind_type(&t, alt, 1, KEY_2);
+	ws_assert_hidden(vitrail, "one");
+	ws_assert_pixel(harness, vitrail, &one, WS_BACKGROUND,
+		"one on workspace 1 while 2 shows");
+	ck_assert_int_eq(focused_window(&t), -1);
+
+	/* two opens on the workspace shown, on HEADLESS-1 (the current
+	 * output now, though the other two have fewer windows) */
+	bind_window_init(&t, 1, vitrail, "two", green);
+	bind_dispatch(&t);
+	ws_assert_listed_on(vitrail, "two", "HEADLESS-1");
+	struct ws_place two = ws_place_of(ws_listed(vitrail, "two"));
+	ws_assert_hidden(vitrail, "one");
+	ck_assert_int_eq(focused_window(&t), 1);
+	/* the two places do not cover each other's centres (cascaded) */
+	ck_assert_msg(two.x + two.width / 2 >= one.x + one.width ||
+		two.y + two.height / 2 >= one.y + one.height, "two at (%d, %d) "
+		"covers one's centre", two.x, two.y);
+
+	/* back to workspace 1: one shows and has the keyboard, two hides */
+	bind_type(&t, alt, 1, KEY_1);
+	ws_assert_listed_on(vitrail, "one", "HEADLESS-1");
+	ws_assert_hidden(vitrail, "two");
+	ws_assert_pixel(harness, vitrail, &one, red, "one back on workspace 1");
+	ws_assert_pixel(harness, vitrail, &two, WS_BACKGROUND,
+		"two on workspace 2 while 1 shows");
+	ck_assert_int_eq(focused_window(&t), 0);
+
+	/* move-to-workspace 2: one goes, nothing is left focused */
+	bind_type(&t, alt_shift, 2, KEY_2);
+	ws_assert_hidden(vitrail, "one");
+	ws_assert_pixel(harness, vitrail, &one, WS_BACKGROUND,
+		"one moved to workspace 2");
+	ck_assert_int_eq(focused_window(&t), -1);
+	bind_type(&t, alt, 1, KEY_2);
+	ws_assert_listed_on(vitrail, "one", "HEADLESS-1");
+	ws_assert_listed_on(vitrail, "two", "HEADLESS-1");
+	ws_assert_pixel(harness, vitrail, &one, red, "one on workspace 2");
+	ws_assert_pixel(harness, vitrail, &two, green, "two on workspace 2");
+	ck_assert(focused_window(&t) == 0 || focused_window(&t) == 1);
+
+	/* focus output right twice: HEADLESS-3 is current, and three opens
+	 * there (the fewest windows would say HEADLESS-2) */
+	bind_type(&t, alt, 1, KEY_RIGHT);
+	ck_assert_int_eq(focused_window(&t), -1);
+	bind_type(&t, alt, 1, KEY_RIGHT);
+	bind_window_init(&t, 2, vitrail, "three", blue);
+	bind_dispatch(&t);
+	ws_assert_listed_on(vitrail, "three", "HEADLESS-3");
+	struct ws_place three = ws_place_of(ws_listed(vitrail, "three"));
+	ws_assert_pixel(harness, vitrail, &three, blue, "three shown");
+	ck_assert_int_eq(focused_window(&t), 2);
+	/* right of the rightmost: nothing; left: HEADLESS-2, no window
+	 * there, so no window has the keyboard */
+	bind_type(&t, alt, 1, KEY_RIGHT);
+	ck_assert_int_eq(focused_window(&t), 2);
+	bind_type(&t, alt, 1, KEY_LEFT);
+	ck_assert_int_eq(focused_window(&t), -1);
+	/* prev: HEADLESS-1 (its front window gets the keyboard), prev
+	 * again wraps around to HEADLESS-3, next wraps back to HEADLESS-1 */
+	bind_type(&t, alt, 1, KEY_P);
+	int front = focused_window(&t);
+	ck_assert_msg(front == 0 || front == 1, "focus output prev from "
+		"HEADLESS-2: window %d focused, not one of HEADLESS-1's", front);
+	bind_type(&t, alt, 1, KEY_P);
+	ck_assert_int_eq(focused_window(&t), 2);
+	bind_type(&t, alt, 1, KEY_O);
+	ck_assert_int_eq(focused_window(&t), front);
+
+	/* move-to-output right: the focused window keeps its offset, on
+	 * HEADLESS-2, and the keyboard */
+	const char *app = front == 0 ? "one" : "two";
+	uint32_t colour = front == 0 ? red : green;
+	struct ws_place was = front == 0 ? one : two;
+	bind_type(&t, alt_shift, 2, KEY_RIGHT);
+	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	struct ws_place moved = ws_place_of(ws_listed(vitrail, app));
+	ck_assert_msg(moved.x == was.x + 640 && moved.y == was.y, "%s moved "
+		"from (%d, %d) to (%d, %d), expected (%d, %d)", app, was.x, was.y,
+		moved.x, moved.y, was.x + 640, was.y);
+	ck_assert(moved.x >= 640 && moved.x + moved.width <= 1280 &&
+		moved.y >= 0 && moved.y + moved.height <= 480);
+	ws_assert_pixel(harness, vitrail, &moved, colour, "moved to HEADLESS-2");
+	ws_assert_pixel(harness, vitrail, &was, WS_BACKGROUND,
+		"where the moved window was");
+	ck_assert_int_eq(focused_window(&t), front);
+	/* next: HEADLESS-3; right of it there is none: it stays; left:
+	 * HEADLESS-2 again */
+	bind_type(&t, alt, 1, KEY_N);
+	ws_assert_listed_on(vitrail, app, "HEADLESS-3");
+	moved = ws_place_of(ws_listed(vitrail, app));
+	ck_assert_int_eq(moved.x, was.x + 1280);
+	ck_assert_int_eq(moved.y, was.y);
+	bind_type(&t, alt_shift, 2, KEY_RIGHT);
+	ws_assert_listed_on(vitrail, app, "HEADLESS-3");
+	ck_assert_int_eq(ws_listed(vitrail, app)->x, was.x + 1280);
+	bind_type(&t, alt_shift, 2, KEY_LEFT);
+	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	moved = ws_place_of(ws_listed(vitrail, app));
+	ck_assert_int_eq(moved.x, was.x + 640);
+	ws_assert_pixel(harness, vitrail, &moved, colour, "moved back left");
+
+	/* minimize: gone from the list, the screen and the keyboard; focus
+	 * next brings it back */
+	bind_type(&t, alt, 1, KEY_H);
+	ws_assert_hidden(vitrail, app);
+	ws_assert_pixel(harness, vitrail, &moved, WS_BACKGROUND, "minimized");
+	ck_assert_int_eq(focused_window(&t), -1);
+	bind_type(&t, alt, 1, KEY_TAB);
+	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	ws_assert_pixel(harness, vitrail, &moved, colour, "focus next after "
+		"minimize");
+	ck_assert_int_eq(focused_window(&t), front);
+	/* the client asks (xdg_toplevel.set_minimized): the same */
+	xdg_toplevel_set_minimized(t.w[front].app.xdg_toplevel);
+	wl_surface_commit(t.w[front].app.surface);
+	bind_dispatch(&t);
+	ws_assert_hidden(vitrail, app);
+	ck_assert_int_eq(focused_window(&t), -1);
+	bind_type(&t, alt, 1, KEY_TAB);
+	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	ck_assert_int_eq(focused_window(&t), front);
+
+	/* HEADLESS-3 unplugged: three goes to an output left, shown */
+	harness_unplug_output(vitrail->conn, "HEADLESS-3");
+	bind_dispatch(&t);
+	const struct harness_window *w3 = ws_listed(vitrail, "three");
+	char *all = harness_describe_windows(vitrail->conn);
+	ck_assert_msg(w3 != NULL && (strcmp(w3->output, "HEADLESS-1") == 0 ||
+		strcmp(w3->output, "HEADLESS-2") == 0), "three is not shown on "
+		"an output left after HEADLESS-3 went; the windows:\n%s", all);
+	free(all);
+	for (int i = 0; i < 3; i++) {
+		ck_assert(t.w[i].app.running);
+	}
+
+	bind_test_finish(&t);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+	free(config);
+}
+END_TEST
+
+/* ---- SIGHUP ----------------------------------------------------------------- */
+
+/* How often line occurs in the log of proc. */
+static int log_count(struct harness_proc *proc, const char *line) {
+	char *log = harness_proc_log(proc);
+	int n = 0;
+	for (const char *p = log; (p = strstr(p, line)) != NULL; p++) {
+		n++;
+	}
+	free(log);
+	return n;
+}
+
+/* SIGHUP vitrail and wait until its log says it read the config again
+ * (line: what it logs then). */
+static void sighup_reload(struct harness_vitrail *vitrail, const char *line) {
+	int before = log_count(vitrail->proc, line);
+	harness_proc_signal(vitrail->proc, SIGHUP);
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (log_count(vitrail->proc, line) == before) {
+		harness_assert_alive(vitrail->proc);
+		ck_assert_msg(harness_now_ms() < deadline, "no '%s' in vitrail's "
+			"log after SIGHUP", line);
+		usleep(10000);
+	}
+}
+
+/*
+ * SIGHUP reloads the config as the reload binding does (vitrail(1)):
+ * a binding moves from Alt+q to Alt+w while the window stays connected
+ * and shown; a config with a bad line is refused with file:line: reason
+ * in the log, and Alt+w still closes.
+ */
+START_TEST(test_input_sighup_reload)
+{
+	struct harness *harness = harness_create("sighup_reload");
+	char *config = NULL;
+	ck_assert(asprintf(&config, "%s/sighup.conf", harness->out_dir) > 0);
+	write_config(config, "bind Alt+q close\n");
+	const char *args[] = { "--config", config, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = args });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct bind_test t = { 0 };
+	bind_driver_init(&t, vitrail);
+	bind_window_init(&t, 0, vitrail, "hup", 0xff808080u);
+	bind_dispatch(&t);
+	ck_assert_int_eq(focused_window(&t), 0);
+	const uint32_t alt[] = { KEY_LEFTALT };
+
+	/* the config before: Alt+q closes, Alt+w is the window's */
+	bind_type(&t, alt, 1, KEY_W);
+	ck_assert(window_got_key(&t.w[0], KEY_W));
+	bind_type(&t, alt, 1, KEY_Q);
+	ck_assert_msg(!t.w[0].app.running, "Alt+q does not close");
+	ck_assert(!window_got_key(&t.w[0], KEY_Q));
+	t.w[0].app.running = true;
+
+	write_config(config, "# moved\nbind Alt+w close\n");
+	sighup_reload(vitrail, "reloaded ");
+	bind_type(&t, alt, 1, KEY_Q);
+	ck_assert_msg(t.w[0].app.running, "Alt+q still closes after SIGHUP");
+	ck_assert_msg(window_got_key(&t.w[0], KEY_Q), "Alt+q, unbound now, "
+		"did not reach the window");
+	int w_keys = count_key(&t.w[0], KEY_W);
+	bind_type(&t, alt, 1, KEY_W);
+	ck_assert_msg(!t.w[0].app.running, "Alt+w does not close after SIGHUP");
+	ck_assert_msg(count_key(&t.w[0], KEY_W) == w_keys, "the bound Alt+w "
+		"reached the window");
+	t.w[0].app.running = true;
+	ws_assert_listed_on(vitrail, "hup", "HEADLESS-1");
+
+	/* a bad line: the old config stays */
+	write_config(config, "bind Alt+q close\nbind Alt+w frobnicate\n");
+	sighup_reload(vitrail, "keeping the previous configuration");
+	char *log = harness_proc_log(vitrail->proc);
+	ck_assert_msg(strstr(log, "sighup.conf:2: bind: unknown action") !=
+		NULL, "no file:line: reason for the bad config in the log:\n%s",
+		log);
+	free(log);
+	bind_type(&t, alt, 1, KEY_W);
+	ck_assert_msg(!t.w[0].app.running, "the bad config replaced Alt+w");
+	t.w[0].app.running = true;
+	bind_type(&t, alt, 1, KEY_Q);
+	ck_assert_msg(t.w[0].app.running, "the bad config's Alt+q closes");
+	harness_assert_alive(vitrail->proc);
+	ws_assert_listed_on(vitrail, "hup", "HEADLESS-1");
+
+	bind_test_finish(&t);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+	free(config);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *input_suite(void) {
@@ -1110,6 +1496,8 @@ static Suite *input_suite(void) {
 	harness_add_case(suite, "virtual_keyboard",
 		test_input_virtual_keyboard_reaches_window, 120);
 	harness_add_case(suite, "bindings", test_input_bindings, 120);
+	harness_add_case(suite, "workspaces", test_input_workspaces, 180);
+	harness_add_case(suite, "sighup_reload", test_input_sighup_reload, 120);
 	harness_add_case(suite, "move_resize", test_input_move_resize, 120);
 	harness_add_case(suite, "bindings_held_back",
 		test_input_bindings_held_back, 60);
