@@ -340,7 +340,8 @@ START_TEST(test_config_bindings) {
 		{ "bind Alt+x", "expected <modifiers+key> <action>" },
 		{ "bind Alt+x exec", "exec needs a command" },
 		{ "bind Alt+x launch foot", "unknown action" },
-		{ "bind Alt+x focus left", "expected focus next or focus prev" },
+		{ "bind Alt+x focus left", "expected focus next, focus prev or "
+			"focus output" },
 		{ "bind Alt+x close now", "this action takes no arguments" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -462,6 +463,80 @@ START_TEST(test_config_kiosk) {
 }
 END_TEST
 
+/* The workspace and output actions: workspace and move-to-workspace take
+ * a number from 1 to 10, focus output and move-to-output a direction
+ * (next, prev, left, right), minimize nothing; each bad form named. */
+START_TEST(test_config_workspace_bindings) {
+	write_config("bind Logo+1 workspace 1\n"
+		"bind Logo+0 workspace 10\n"
+		"bind Logo+Shift+3 move-to-workspace 3\n"
+		"bind Logo+Left focus output left\n"
+		"bind Logo+Right focus output  right\n"
+		"bind Logo+o focus output next\n"
+		"bind Logo+p focus output prev\n"
+		"bind Logo+Shift+Left move-to-output left\n"
+		"bind Logo+Shift+o move-to-output next\n"
+		"bind Logo+h minimize\n");
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[256] = "";
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.bindings_len, 10);
+	static const struct {
+		uint32_t mods, keysym; /* xkbcommon's values */
+		enum vt_config_action action;
+		int arg;
+	} want[] = {
+		{ VT_MOD_LOGO, 0x31, VT_ACTION_WORKSPACE, 1 },
+		{ VT_MOD_LOGO, 0x30, VT_ACTION_WORKSPACE, 10 },
+		{ VT_MOD_LOGO | VT_MOD_SHIFT, 0x33, VT_ACTION_MOVE_TO_WORKSPACE, 3 },
+		{ VT_MOD_LOGO, 0xff51, VT_ACTION_FOCUS_OUTPUT, VT_DIR_LEFT },
+		{ VT_MOD_LOGO, 0xff53, VT_ACTION_FOCUS_OUTPUT, VT_DIR_RIGHT },
+		{ VT_MOD_LOGO, 0x6f, VT_ACTION_FOCUS_OUTPUT, VT_DIR_NEXT },
+		{ VT_MOD_LOGO, 0x70, VT_ACTION_FOCUS_OUTPUT, VT_DIR_PREV },
+		{ VT_MOD_LOGO | VT_MOD_SHIFT, 0xff51, VT_ACTION_MOVE_TO_OUTPUT,
+			VT_DIR_LEFT },
+		{ VT_MOD_LOGO | VT_MOD_SHIFT, 0x6f, VT_ACTION_MOVE_TO_OUTPUT,
+			VT_DIR_NEXT },
+		{ VT_MOD_LOGO, 0x68, VT_ACTION_MINIMIZE, 0 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct vt_config_binding *b = vt_config_binding(&config,
+			want[i].mods, want[i].keysym);
+		ck_assert_msg(b != NULL && b->action == want[i].action &&
+			b->arg == want[i].arg, "binding %zu: action %d arg %d", i,
+			b != NULL ? (int)b->action : -1, b != NULL ? b->arg : -1);
+	}
+
+	static const struct {
+		const char *line, *reason;
+	} bad[] = {
+		{ "bind Alt+x workspace", "expected a workspace number from 1 to 10" },
+		{ "bind Alt+x workspace 0", "expected a workspace number" },
+		{ "bind Alt+x workspace 11", "expected a workspace number" },
+		{ "bind Alt+x workspace two", "expected a workspace number" },
+		{ "bind Alt+x move-to-workspace 3 4", "expected a workspace number" },
+		{ "bind Alt+x focus output", "expected focus next, focus prev" },
+		{ "bind Alt+x focus output up", "expected focus output next, prev, "
+			"left or right" },
+		{ "bind Alt+x focus outputs next", "expected focus next" },
+		{ "bind Alt+x move-to-output", "expected move-to-output next" },
+		{ "bind Alt+x move-to-output down", "expected move-to-output next" },
+		{ "bind Alt+x minimize now", "this action takes no arguments" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "bind Alt+y exit\n%s\n", bad[i].line);
+		write_config(text);
+		ck_assert(!load(&config, err, sizeof(err)));
+		ck_assert_msg(strstr(err, ":2: bind: ") != NULL &&
+			strstr(err, bad[i].reason) != NULL, "'%s': %s", bad[i].line,
+			err);
+		ck_assert_int_eq(config.bindings_len, 10);
+	}
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("parse");
@@ -477,6 +552,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_outputs);
 	tcase_add_test(tc, test_config_decorations);
 	tcase_add_test(tc, test_config_kiosk);
+	tcase_add_test(tc, test_config_workspace_bindings);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
