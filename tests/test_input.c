@@ -42,8 +42,6 @@
 #include <xkbcommon/xkbcommon-keysyms.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include <vitrail/renderer.h>
-
 #include "harness.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "scene-client.h"
@@ -1160,22 +1158,16 @@ static uint32_t ws_pixel(struct harness *harness,
 	int32_t cx = place->x + place->width / 2;
 	int32_t cy = place->y + place->height / 2;
 	int index = cx / WS_OUTPUT_WIDTH;
-	char output[32], *path = NULL;
+	char output[32], name[64];
 	snprintf(output, sizeof(output), "HEADLESS-%d", index + 1);
-	ck_assert(asprintf(&path, "%s/shot-%02d-%s.png", harness->out_dir,
-		++shots, output) > 0);
-	harness_settle(vitrail->conn);
-	int status = harness_grim(harness, vitrail, output, path);
-	ck_assert_msg(status == 0, "grim -o %s failed with status %d", output,
-		status);
+	snprintf(name, sizeof(name), "shot-%02d-%s", ++shots, output);
 	int32_t w = 0, h = 0;
-	uint32_t *pixels = vr_png_read(path, &w, &h);
-	ck_assert_msg(pixels != NULL, "cannot read %s", path);
+	uint32_t *pixels = harness_screenshot(harness, vitrail, output, NULL,
+		name, &w, &h);
 	int32_t x = cx - index * WS_OUTPUT_WIDTH;
 	ck_assert(x >= 0 && x < w && cy >= 0 && cy < h);
 	uint32_t p = pixels[cy * w + x];
 	free(pixels);
-	free(path);
 	return p;
 }
 
