@@ -152,7 +152,8 @@ static void view_update_position(struct vt_view *view) {
 }
 
 /* A mapped toplevel's node is enabled while it is shown; one that stops
- * being shown ends its grab and leaves its output. */
+ * being shown ends its grab, dismisses its popups and leaves its
+ * output. */
 static void view_update_visibility(struct vt_view *view) {
 	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped) {
 		return;
@@ -163,8 +164,16 @@ static void view_update_visibility(struct vt_view *view) {
 		return;
 	}
 	vr_node_set_enabled(view->node, visible);
-	if (!visible && server->grab.view == view) {
-		vt_grab_end(server);
+	if (!visible) {
+		if (server->grab.view == view) {
+			vt_grab_end(server);
+		}
+		/* its menus close (popup_done), grabs and all */
+		struct wlr_xdg_popup *popup, *tmp;
+		wl_list_for_each_safe(popup, tmp, &view->xdg_surface->popups,
+				link) {
+			wlr_xdg_popup_destroy(popup->base);
+		}
 	}
 	view_update_entered(view);
 	if (view->fullscreen) {
