@@ -567,6 +567,7 @@ struct vt_foreign_toplevel {
 	struct wlr_output *output; /* the one sent, or NULL */
 	struct wl_listener request_activate;
 	struct wl_listener request_close;
+	struct wl_listener request_minimize;
 };
 
 static void foreign_handle_request_activate(struct wl_listener *listener,
@@ -576,6 +577,21 @@ static void foreign_handle_request_activate(struct wl_listener *listener,
 	struct vt_view *view = foreign->view;
 	vt_view_focus(view, view->surface);
 	vt_input_update_pointer_focus(view->server);
+}
+
+/* A taskbar minimizes the window, or brings it back (focused). */
+static void foreign_handle_request_minimize(struct wl_listener *listener,
+		void *data) {
+	struct vt_foreign_toplevel *foreign =
+		wl_container_of(listener, foreign, request_minimize);
+	struct wlr_foreign_toplevel_handle_v1_minimized_event *event = data;
+	struct vt_view *view = foreign->view;
+	if (event->minimized) {
+		vt_view_minimize(view);
+	} else if (view->minimized) {
+		vt_view_focus(view, view->surface);
+		vt_input_update_pointer_focus(view->server);
+	}
 }
 
 static void foreign_handle_request_close(struct wl_listener *listener,
@@ -643,10 +659,15 @@ void vt_foreign_toplevel_map(struct vt_view *view) {
 	foreign->request_close.notify = foreign_handle_request_close;
 	wl_signal_add(&foreign->handle->events.request_close,
 		&foreign->request_close);
+	foreign->request_minimize.notify = foreign_handle_request_minimize;
+	wl_signal_add(&foreign->handle->events.request_minimize,
+		&foreign->request_minimize);
 	vt_foreign_toplevel_update_names(view);
 	vt_foreign_toplevel_update_output(view);
 	wlr_foreign_toplevel_handle_v1_set_activated(foreign->handle,
 		view->server->focused_view == view);
+	wlr_foreign_toplevel_handle_v1_set_minimized(foreign->handle,
+		view->minimized);
 }
 
 void vt_foreign_toplevel_unmap(struct vt_view *view) {
@@ -656,6 +677,7 @@ void vt_foreign_toplevel_unmap(struct vt_view *view) {
 	}
 	wl_list_remove(&foreign->request_activate.link);
 	wl_list_remove(&foreign->request_close.link);
+	wl_list_remove(&foreign->request_minimize.link);
 	wlr_foreign_toplevel_handle_v1_destroy(foreign->handle);
 	free(foreign);
 	view->foreign = NULL;
@@ -666,6 +688,14 @@ void vt_foreign_toplevel_set_activated(struct vt_view *view,
 	if (view->foreign != NULL) {
 		wlr_foreign_toplevel_handle_v1_set_activated(view->foreign->handle,
 			activated);
+	}
+}
+
+void vt_foreign_toplevel_set_minimized(struct vt_view *view,
+		bool minimized) {
+	if (view->foreign != NULL) {
+		wlr_foreign_toplevel_handle_v1_set_minimized(view->foreign->handle,
+			minimized);
 	}
 }
 

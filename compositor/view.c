@@ -170,9 +170,11 @@ static void view_update_visibility(struct vt_view *view) {
 		}
 		/* its menus close (popup_done), grabs and all */
 		struct wlr_xdg_popup *popup, *tmp;
-		wl_list_for_each_safe(popup, tmp, &view->xdg_surface->popups,
-				link) {
-			wlr_xdg_popup_destroy(popup->base);
+		if (view->xdg_surface != NULL) {
+			wl_list_for_each_safe(popup, tmp,
+					&view->xdg_surface->popups, link) {
+				wlr_xdg_popup_destroy(popup->base);
+			}
 		}
 	}
 	view_update_entered(view);
@@ -302,7 +304,10 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	if (view->kind == VT_VIEW_TOPLEVEL && view->mapped &&
 			!vt_view_visible(view)) {
 		/* a minimized window comes back, a hidden workspace shows */
-		view->minimized = false;
+		if (view->minimized) {
+			view->minimized = false;
+			vt_foreign_toplevel_set_minimized(view, false);
+		}
 		if (view->placed_on != NULL && view->workspace !=
 				vt_output_workspace(view->placed_on)) {
 			output_show_workspace(server, view->placed_on,
@@ -776,6 +781,7 @@ void vt_view_minimize(struct vt_view *view) {
 		return;
 	}
 	view->minimized = true;
+	vt_foreign_toplevel_set_minimized(view, true);
 	/* the back of the stack: the next window focus next picks */
 	wl_list_remove(&view->link);
 	wl_list_insert(server->views.prev, &view->link);

@@ -31,8 +31,9 @@
  *   translucent one over the background, blended by hand).
  * foreign_toplevel: a wlr-foreign-toplevel client lists two windows with
  *   their titles and app_ids, the focused one activated; activating the
- *   other one raises it (vitrail's window list, front first) and close
- *   asks its client to close.
+ *   other one raises it (vitrail's window list, front first); minimizing
+ *   it hides it (the list) and says minimized, unminimizing shows and
+ *   activates it; close asks its client to close.
  * activation: of two windows, the one behind asks for a token and
  *   activates itself with it: it comes to the front (vitrail's window
  *   list, front first); a made-up token changes nothing.
@@ -737,7 +738,7 @@ END_TEST
 struct handle {
 	struct zwlr_foreign_toplevel_handle_v1 *handle;
 	char title[64], app_id[64];
-	bool activated, closed, done;
+	bool activated, minimized, closed, done;
 };
 
 static struct handle handles[MAX_HANDLES];
@@ -767,10 +768,13 @@ static void handle_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
 		struct wl_array *state) {
 	struct handle *handle = data;
 	handle->activated = false;
+	handle->minimized = false;
 	uint32_t *s;
 	wl_array_for_each(s, state) {
 		if (*s == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED) {
 			handle->activated = true;
+		} else if (*s == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_MINIMIZED) {
+			handle->minimized = true;
 		}
 	}
 }
@@ -880,6 +884,26 @@ START_TEST(test_protocols_foreign_toplevel) {
 	ck_assert_int_eq(harness_list_windows(conn, &windows), 2);
 	ck_assert_msg(strcmp(windows[0].app_id, "vitrail-first") == 0,
 		"front window: %s", windows[0].app_id);
+
+	// minimize the first: it is no longer shown, its state says so and
+	// the second is activated; unminimized, it is shown, activated, in
+	// front
+	zwlr_foreign_toplevel_handle_v1_set_minimized(h1->handle);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_msg(h1->minimized && !h1->activated && h2->activated,
+		"after set_minimized: first minimized %d activated %d, second "
+		"activated %d", h1->minimized, h1->activated, h2->activated);
+	ck_assert_int_eq(harness_list_windows(conn, &windows), 1);
+	ck_assert_str_eq(windows[0].app_id, "vitrail-second");
+	zwlr_foreign_toplevel_handle_v1_unset_minimized(h1->handle);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_msg(!h1->minimized && h1->activated && !h2->activated,
+		"after unset_minimized: first minimized %d activated %d, second "
+		"activated %d", h1->minimized, h1->activated, h2->activated);
+	ck_assert_int_eq(harness_list_windows(conn, &windows), 2);
+	ck_assert_str_eq(windows[0].app_id, "vitrail-first");
 
 	// close the second: its client hears close
 	zwlr_foreign_toplevel_handle_v1_close(h2->handle);
