@@ -1125,7 +1125,7 @@ END_TEST
  * output under each and its position), grim screenshots (each window a
  * solid colour of its own, the background vitrail's default #29303a,
  * read at the centre of where a window is or was), and the windows' own
- * wl_keyboard enter and leave events.
+ * wl_keyboard enter and leave events and wl_pointer button presses.
  */
 #define WS_BACKGROUND 0xff29303au
 #define WS_OUTPUT_WIDTH 640
@@ -1197,6 +1197,14 @@ static void ws_assert_hidden(struct harness_vitrail *v, const char *app_id) {
 	free(all);
 }
 
+/* A left click of the emulated pointer at the centre of place. */
+static void ws_click(struct harness_vitrail *v, const struct ws_place *place) {
+	harness_pointer_move(v->conn, place->x + place->width / 2,
+		place->y + place->height / 2);
+	harness_pointer_button(v->conn, BTN_LEFT, true);
+	harness_pointer_button(v->conn, BTN_LEFT, false);
+}
+
 START_TEST(test_input_workspaces)
 {
 	struct harness *harness = harness_create("workspaces");
@@ -1265,6 +1273,18 @@ START_TEST(test_input_workspaces)
 	ws_assert_pixel(harness, vitrail, &one, red, "one back on workspace 1");
 	ws_assert_pixel(harness, vitrail, &two, WS_BACKGROUND,
 		"two on workspace 2 while 1 shows");
+	ck_assert_int_eq(focused_window(&t), 0);
+	/* the pointer: a click at one's centre reaches it, one at hidden
+	 * two's centre does not reach two; then the pointer (drawn in
+	 * screenshots) goes to HEADLESS-1's bottom-right corner, clear of
+	 * every window's centre */
+	ws_click(vitrail, &one);
+	ws_click(vitrail, &two);
+	harness_pointer_move(vitrail->conn, 639, 479);
+	bind_dispatch(&t);
+	ck_assert_int_eq(t.w[0].app.buttons_pressed, 1);
+	ck_assert_msg(t.w[1].app.buttons_pressed == 0, "a click reached two "
+		"on the hidden workspace");
 	ck_assert_int_eq(focused_window(&t), 0);
 
 	/* move-to-workspace 2: one goes, nothing is left focused */
