@@ -195,6 +195,9 @@ static void views_clear_focus(struct vt_server *server) {
 	old->impl->set_activated(old, false);
 	vt_foreign_toplevel_set_activated(old, false);
 	server->focused_view = NULL;
+	if (old->mapped) {
+		vt_decoration_update(old); /* unfocused colours */
+	}
 	if (!vt_session_locked(server) && !vt_layers_keyboard_grabbed(server)) {
 		wlr_seat_keyboard_notify_clear_focus(server->seat);
 	}
