@@ -691,12 +691,27 @@ static void driver_finish(struct key_driver *d) {
 	wl_display_disconnect(d->display);
 }
 
+/* Pixels of xlogo's white in its 160x120 box at w (from the list). */
+static long xlogo_white(struct harness *harness,
+		struct harness_vitrail *vitrail, const struct harness_window *w,
+		const char *name) {
+	int32_t sw, sh;
+	char *path;
+	uint32_t *pixels = screenshot(harness, vitrail, name, &sw, &sh, &path);
+	long white = count_rgb(pixels, sw, sh, w->x, w->y, 160, 120, 0xffffff);
+	free(pixels);
+	free(path);
+	return white;
+}
+
 /*
  * close_binding: a key binding's exec (vitrail(5)) starts xlogo, which
  * finds vitrail's X display in the DISPLAY vitrail exported (the test
  * sets none for it); its window, focused on map, is closed by the close
  * binding (WM_DELETE_WINDOW) and leaves the list; vitrail goes on, and
- * the exec binding starts another.
+ * the exec binding starts another. Between the two, the workspace and
+ * minimize bindings hide the X window and bring it back: the list, and
+ * xlogo's white in its box of the screenshot (none while hidden).
  */
 START_TEST(test_xwayland_close_binding)
 {
@@ -707,7 +722,9 @@ START_TEST(test_xwayland_close_binding)
 	FILE *f = fopen(config, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("bind Alt+Return exec xlogo -bw 0 -geometry 160x120\n"
-		"bind Alt+q close\n", f);
+		"bind Alt+q close\n"
+		"bind Alt+1 workspace 1\nbind Alt+2 workspace 2\n"
+		"bind Alt+h minimize\nbind Alt+Tab focus next\n", f);
 	ck_assert_int_eq(fclose(f), 0);
 	const char *const args[] = { "--config", config, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
@@ -720,6 +737,30 @@ START_TEST(test_xwayland_close_binding)
 	const struct harness_window *w = wait_window(vitrail, "XLogo", false);
 	ck_assert_msg(w->width == 160 && w->height == 120, "xlogo's window is "
 		"%dx%d, not 160x120", w->width, w->height);
+	struct harness_window place = *w;
+	/* xlogo may not have drawn yet: wait for its white */
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (xlogo_white(harness, vitrail, &place, "shown") <
+			160 * 120 / 4) {
+		ck_assert_msg(harness_now_ms() < deadline, "xlogo drew no white");
+		sleep_ms(100);
+	}
+	driver_alt_type(&d, KEY_2);
+	wait_window(vitrail, "XLogo", true);
+	ck_assert_int_eq(xlogo_white(harness, vitrail, &place, "workspace-2"),
+		0);
+	driver_alt_type(&d, KEY_1);
+	wait_window(vitrail, "XLogo", false);
+	ck_assert(xlogo_white(harness, vitrail, &place, "workspace-1") >=
+		160 * 120 / 4);
+	driver_alt_type(&d, KEY_H);
+	wait_window(vitrail, "XLogo", true);
+	ck_assert_int_eq(xlogo_white(harness, vitrail, &place, "minimized"), 0);
+	driver_alt_type(&d, KEY_TAB);
+	wait_window(vitrail, "XLogo", false);
+	ck_assert(xlogo_white(harness, vitrail, &place, "focus-next") >=
+		160 * 120 / 4);
 	driver_alt_type(&d, KEY_Q);
 	wait_window(vitrail, "XLogo", true);
 	harness_assert_alive(vitrail->proc);
