@@ -1266,7 +1266,7 @@ START_TEST(test_frame_timing_paths_side_by_side)
 	// a frame of vitrail's that misses its vblank on a loaded machine
 	// (the commit it showed is then replaced by the next) is not the
 	// low-latency client's doing: as many as the intervals allow
-	ck_assert_int_le(discarded, (STREAM_FRAMES - 30) / (sanitized() ? 5 : 20));
+	ck_assert_int_le(discarded, (STREAM_FRAMES - 30) / (sanitized() ? 5 : 10));
 	ck_assert_uint_ge(median, PERIOD - PERIOD / 10);
 	ck_assert_uint_le(median, PERIOD + PERIOD / 10);
 	int consecutive = 0, intervals = 0;
