@@ -187,8 +187,14 @@ static const struct vt_config_binding *find_binding(struct vt_server *server,
 	uint32_t consumed = wlr_mods_of(kbd, xkb_state_key_get_consumed_mods2(
 		kbd->xkb_state, xkb_code, XKB_CONSUMED_MODE_XKB));
 	for (int i = 0; i < n; i++) {
+		/* Shift that made a capital still counts: bindings name letters
+		 * in lower case, so Alt+Shift+p is not Alt+p */
+		uint32_t want = mods & ~consumed;
+		if (xkb_keysym_to_lower(syms[i]) != syms[i]) {
+			want |= mods & VT_MOD_SHIFT;
+		}
 		const struct vt_config_binding *b =
-			vt_config_binding(&server->config, mods & ~consumed, syms[i]);
+			vt_config_binding(&server->config, want, syms[i]);
 		if (b != NULL) {
 			return b;
 		}

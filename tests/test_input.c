@@ -762,6 +762,12 @@ START_TEST(test_input_bindings)
 		t.w[0].app.configure_width, t.w[0].app.configure_height);
 	bind_type(&t, alt, 1, KEY_F);
 	ck_assert(!t.w[0].app.configure_fullscreen);
+	/* Alt+Shift+m is not Alt+m (Shift makes the letter M, but the
+	 * binding has no Shift): the key reaches the window */
+	bind_type(&t, alt_shift, 2, KEY_M);
+	ck_assert_msg(!t.w[0].app.configure_maximized, "Alt+Shift+m ran "
+		"Alt+m's maximize");
+	ck_assert(window_got_key(&t.w[0], KEY_M));
 
 	/* exec */
 	bind_type(&t, alt, 1, KEY_ENTER);
