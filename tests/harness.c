@@ -61,7 +61,7 @@ int64_t harness_scaled_ms(int ms) {
 	return (int64_t)(ms * timeout_factor());
 }
 
-static void sleep_ms(int ms) {
+void harness_sleep_ms(int ms) {
 	struct timespec ts = {
 		.tv_sec = ms / 1000,
 		.tv_nsec = (long)(ms % 1000) * 1000000,
@@ -69,6 +69,15 @@ static void sleep_ms(int ms) {
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
 		// continue with the remaining time
 	}
+}
+
+const char *harness_env_path(const char *name, const char *fallback) {
+	const char *path = getenv(name);
+	return path != NULL && path[0] != '\0' ? path : fallback;
+}
+
+const char *harness_demo_path(void) {
+	return harness_env_path("VITRAIL_DEMO", "vitrail-demo");
 }
 
 /* These two abort on failure rather than fail a test: the runner also uses
@@ -322,7 +331,7 @@ bool harness_proc_wait(struct harness_proc *proc, int timeout_ms) {
 		if (harness_now_ms() >= deadline) {
 			return false;
 		}
-		sleep_ms(10);
+		harness_sleep_ms(10);
 	}
 	return true;
 }
@@ -797,7 +806,7 @@ size_t harness_wait_for_windows(struct harness_conn *conn, size_t n,
 				conn->vitrail->socket, count, timeout_ms, n, tail);
 			free(tail);
 		}
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 	return count;
 }
@@ -814,7 +823,7 @@ void harness_wait_for_window_count(struct harness_conn *conn, size_t n,
 				timeout_ms, n, windows);
 			free(windows);
 		}
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 }
 
@@ -1216,7 +1225,7 @@ struct harness_xvfb *harness_start_xvfb(struct harness *harness,
 		harness_assert_alive(xvfb->proc);
 		ck_assert_msg(harness_now_ms() < deadline, "Xvfb reported display %s but "
 			"%s did not appear", xvfb->display, socket);
-		sleep_ms(20);
+		harness_sleep_ms(20);
 	}
 	free(socket);
 	wl_list_insert(&harness->xvfbs, &xvfb->link);

@@ -38,6 +38,13 @@ struct harness_conn;
 int64_t harness_now_ms(void);
 /* A deadline of ms, stretched by $VITRAIL_TIMEOUT_MULTIPLIER. */
 int64_t harness_scaled_ms(int ms);
+/* Sleep ms milliseconds (on through signals). */
+void harness_sleep_ms(int ms);
+/* $name when set and not empty (a built program's path, from meson),
+ * else fallback (looked up in PATH). */
+const char *harness_env_path(const char *name, const char *fallback);
+/* The demo client: $VITRAIL_DEMO, else vitrail-demo. */
+const char *harness_demo_path(void);
 
 /* A child process. */
 struct harness_proc {

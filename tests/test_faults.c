@@ -38,16 +38,6 @@
  * (six vblanks missed in a row at 60 Hz). */
 #define GAP_MAX_MS 100
 
-static const char *demo_path(void) {
-	const char *path = getenv("VITRAIL_DEMO");
-	return path != NULL && path[0] != '\0' ? path : "vitrail-demo";
-}
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
-
 static uint64_t now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -63,7 +53,7 @@ static struct harness_proc *spawn_simple_shm(struct harness *harness,
 
 static struct harness_proc *spawn_demo(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *app_id) {
-	const char *argv[] = { demo_path(), "--app-id", app_id, NULL };
+	const char *argv[] = { harness_demo_path(), "--app-id", app_id, NULL };
 	return harness_spawn_client(harness, vitrail, argv);
 }
 
@@ -88,7 +78,7 @@ static void wait_for_log(struct harness_vitrail *vitrail, const char *text,
 		ck_assert_msg(harness_now_ms() < deadline, "vitrail did not log "
 			"'%s' within %d ms (see %s)", text, timeout_ms,
 			vitrail->proc->log_path);
-		sleep_ms(20);
+		harness_sleep_ms(20);
 	}
 }
 
@@ -171,9 +161,9 @@ START_TEST(test_faults_no_vulkan)
 	spawn_simple_shm(harness, vitrail);
 	spawn_demo(harness, vitrail, "demo");
 	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
-	sleep_ms(500);
+	harness_sleep_ms(500);
 	uint64_t from = now_ns();
-	sleep_ms(1000);
+	harness_sleep_ms(1000);
 	uint64_t to = now_ns();
 	harness_check_output(vitrail->conn, "HEADLESS-1", TOLERANCE);
 	harness_stop_vitrail(harness, vitrail);
@@ -208,7 +198,7 @@ START_TEST(test_faults_device_lost)
 	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
 	wait_for_log(vitrail, "the Vulkan device is lost", 30000);
 	uint64_t lost = now_ns();
-	sleep_ms(1200);
+	harness_sleep_ms(1200);
 	uint64_t to = now_ns();
 	// what is on screen now is the tree, drawn by pixman
 	harness_check_output(vitrail->conn, "HEADLESS-1", TOLERANCE);
@@ -260,13 +250,13 @@ START_TEST(test_faults_unplug)
 	}
 	ck_assert_msg(on_first == 2, "expected two windows on HEADLESS-1:\n%s",
 		harness_describe_windows(conn));
-	sleep_ms(1000);
+	harness_sleep_ms(1000);
 
 	uint64_t before = now_ns();
-	sleep_ms(500);
+	harness_sleep_ms(500);
 	harness_unplug_output(conn, "HEADLESS-1");
 	uint64_t unplugged = now_ns();
-	sleep_ms(1500);
+	harness_sleep_ms(1500);
 	uint64_t to = now_ns();
 
 	// Every window lives on the output that is left.

@@ -59,11 +59,6 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static void sleep_ms(int ms) {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
-
 static char *client_path(const char *name) {
 	const char *dir = getenv("VITRAIL_SCENE_CLIENTS");
 	char *path = NULL;
@@ -484,7 +479,7 @@ static void run_shm_large(struct harness_vitrail *vitrail) {
 	if (wl_display_roundtrip(app.display) < 0) {
 		child_finish(&app);
 	}
-	sleep_ms(500);
+	harness_sleep_ms(500);
 	child_finish(&app);
 }
 
@@ -519,7 +514,7 @@ static struct wl_buffer *child_large_in_copy(struct sc_app *app,
 		child_fail("vitrail released the 8192x8192 buffer within a "
 			"roundtrip of its commit: it cannot have copied it");
 	}
-	sleep_ms(20); // a few bands
+	harness_sleep_ms(20); // a few bands
 	return buffer;
 }
 
@@ -543,7 +538,7 @@ static void run_shm_large_truncated(struct harness_vitrail *vitrail) {
 	if (ftruncate(fd, 0) != 0) {
 		child_fail("ftruncate: %s", strerror(errno));
 	}
-	sleep_ms(100); // the error comes with the next band
+	harness_sleep_ms(100); // the error comes with the next band
 	child_finish(&app);
 }
 
@@ -563,7 +558,7 @@ static void run_shm_large_destroyed(struct harness_vitrail *vitrail) {
 	if (ftruncate(fd, 0) != 0) {
 		child_fail("ftruncate: %s", strerror(errno));
 	}
-	sleep_ms(300);
+	harness_sleep_ms(300);
 	child_finish(&app);
 }
 
@@ -602,7 +597,7 @@ static void run_subsurfaces(struct harness_vitrail *vitrail, int count,
 	if (wl_display_roundtrip(app.display) < 0) {
 		child_finish(&app);
 	}
-	sleep_ms(300); // shown for a few frames
+	harness_sleep_ms(300); // shown for a few frames
 	child_finish(&app);
 }
 
@@ -712,7 +707,7 @@ static void run_disconnect_mid_animation(struct harness_vitrail *vitrail) {
 	if (wl_display_roundtrip(app.display) < 0) {
 		child_finish(&app);
 	}
-	sleep_ms(400);
+	harness_sleep_ms(400);
 	struct report report = { .outcome = OUTCOME_CLEAN,
 		.note = "died 400 ms into a 5 s animation" };
 	child_report(&report);

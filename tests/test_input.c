@@ -43,20 +43,11 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "harness.h"
+#include "keys.h"
 #include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "scene-client.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
-
-static const char *env_path(const char *name, const char *fallback) {
-	const char *path = getenv(name);
-	return path != NULL && path[0] != '\0' ? path : fallback;
-}
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
 
 /* ---- CSV by column name --------------------------------------------------- */
 
@@ -165,7 +156,7 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 	struct harness_conn *conn = vitrail->conn;
 
 	// one window per output, in turn: the demo first, on HEADLESS-1
-	const char *demo_argv[] = { env_path("VITRAIL_DEMO", "vitrail-demo"),
+	const char *demo_argv[] = { harness_env_path("VITRAIL_DEMO", "vitrail-demo"),
 		"--static", "--app-id", "demo", NULL };
 	harness_spawn_client(harness, vitrail, demo_argv);
 	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -173,7 +164,7 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 	snprintf(timeout, sizeof(timeout), "%lld",
 		(long long)harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS) / 1000);
 	const char *probe_argv[] = {
-		env_path("VITRAIL_DRAW_PROBE", "vitrail-draw-probe"),
+		harness_env_path("VITRAIL_DRAW_PROBE", "vitrail-draw-probe"),
 		"--app-id", "draw-probe", "--csv", probe_csv, "--timeout", timeout,
 		NULL };
 	struct harness_proc *probe = harness_spawn_client(harness, vitrail,
@@ -188,7 +179,7 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 		"(640,0 640x480); the windows:\n%s", harness_describe_windows(conn));
 
 	const char *driver_argv[] = {
-		env_path("VITRAIL_POINTER_DRIVER", "vitrail-pointer-driver"),
+		harness_env_path("VITRAIL_POINTER_DRIVER", "vitrail-pointer-driver"),
 		"--output", "HEADLESS-2", "--rect", VP_RECT, "--speed", "1500",
 		"--rate", VP_RATE, "--duration", VP_DURATION, "--csv", driver_csv,
 		NULL };
@@ -199,7 +190,7 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 		status, driver->log_path);
 	// the driver's last round trip: vitrail sent every event; the probe
 	// draws the last ones within a few frames
-	sleep_ms((int)harness_scaled_ms(500));
+	harness_sleep_ms((int)harness_scaled_ms(500));
 	harness_assert_alive(probe);
 	harness_proc_signal(probe, SIGTERM);
 	ck_assert(harness_proc_wait(probe, HARNESS_STOP_TIMEOUT_MS));
@@ -355,56 +346,6 @@ static const struct wl_keyboard_listener keyboard_listener = {
 	.modifiers = keyboard_modifiers,
 };
 
-/* The virtual keyboard's client. */
-struct key_driver {
-	struct wl_display *display;
-	struct wl_seat *seat;
-	struct zwp_virtual_keyboard_manager_v1 *manager;
-	struct zwp_virtual_keyboard_v1 *keyboard;
-};
-
-static void driver_global(void *data, struct wl_registry *registry,
-		uint32_t name, const char *interface, uint32_t version) {
-	struct key_driver *d = data;
-	if (strcmp(interface, wl_seat_interface.name) == 0 && d->seat == NULL) {
-		d->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
-	} else if (strcmp(interface,
-			zwp_virtual_keyboard_manager_v1_interface.name) == 0) {
-		d->manager = wl_registry_bind(registry, name,
-			&zwp_virtual_keyboard_manager_v1_interface, 1);
-	}
-}
-
-static void driver_global_remove(void *data, struct wl_registry *registry,
-		uint32_t name) {
-}
-
-static const struct wl_registry_listener driver_registry_listener = {
-	.global = driver_global,
-	.global_remove = driver_global_remove,
-};
-
-/* A keymap of layout in a file, for zwp_virtual_keyboard_v1.keymap. */
-static int keymap_fd(const char *layout, uint32_t *size) {
-	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-	ck_assert(context != NULL);
-	struct xkb_rule_names names = { .layout = layout };
-	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, &names,
-		XKB_KEYMAP_COMPILE_NO_FLAGS);
-	ck_assert_msg(keymap != NULL, "cannot compile a keymap of layout %s",
-		layout);
-	char *text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
-	ck_assert(text != NULL);
-	*size = (uint32_t)strlen(text) + 1;
-	int fd = memfd_create("keymap", MFD_CLOEXEC);
-	ck_assert(fd >= 0);
-	ck_assert(write(fd, text, *size) == (ssize_t)*size);
-	free(text);
-	xkb_keymap_unref(keymap);
-	xkb_context_unref(context);
-	return fd;
-}
-
 /* The first keysym of evdev key code key at level 1 of keymap (text). */
 static xkb_keysym_t first_keysym(const char *keymap_text, uint32_t key) {
 	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
@@ -429,22 +370,8 @@ START_TEST(test_input_virtual_keyboard_reaches_window)
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 
 	// the keyboard first: the seat offers a keyboard only once one exists
-	struct key_driver d = { 0 };
-	d.display = wl_display_connect(vitrail->socket);
-	ck_assert(d.display != NULL);
-	struct wl_registry *registry = wl_display_get_registry(d.display);
-	wl_registry_add_listener(registry, &driver_registry_listener, &d);
-	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
-	ck_assert_msg(d.seat != NULL && d.manager != NULL, "no wl_seat or "
-		"zwp_virtual_keyboard_manager_v1");
-	d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		d.manager, d.seat);
-	uint32_t size = 0;
-	int fd = keymap_fd("de", &size);
-	zwp_virtual_keyboard_v1_keymap(d.keyboard, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1,
-		fd, size);
-	close(fd);
-	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	struct test_keys d;
+	test_keys_start(&d, vitrail->socket, "de");
 
 	// a window, focused as it maps
 	struct key_window w = { 0 };
@@ -486,12 +413,7 @@ START_TEST(test_input_virtual_keyboard_reaches_window)
 	wl_keyboard_destroy(w.keyboard);
 	free(w.keymap);
 	sc_app_finish(&w.app);
-	zwp_virtual_keyboard_v1_destroy(d.keyboard);
-	zwp_virtual_keyboard_manager_v1_destroy(d.manager);
-	wl_seat_destroy(d.seat);
-	wl_registry_destroy(registry);
-	wl_display_roundtrip(d.display);
-	wl_display_disconnect(d.display);
+	test_keys_finish(&d);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -511,10 +433,8 @@ END_TEST
  * still work; exit ends vitrail.
  */
 struct bind_test {
-	struct key_driver d;
-	struct wl_registry *registry;
+	struct test_keys d;
 	struct key_window w[3];
-	uint32_t time;
 };
 
 static void bind_dispatch(struct bind_test *t) {
@@ -526,37 +446,11 @@ static void bind_dispatch(struct bind_test *t) {
 	}
 }
 
-static void bind_key(struct bind_test *t, uint32_t key, bool pressed) {
-	zwp_virtual_keyboard_v1_key(t->d.keyboard, ++t->time, key,
-		pressed ? WL_KEYBOARD_KEY_STATE_PRESSED :
-		WL_KEYBOARD_KEY_STATE_RELEASED);
-}
-
-/* The modifier mask of modifier key key in layout us (a virtual keyboard
- * sends its modifiers' state itself, as wtype does): Shift is the
- * keymap's modifier 0, Mod1 (Alt) its modifier 3. */
-static uint32_t mod_mask(uint32_t key) {
-	return key == KEY_LEFTSHIFT ? 1u << 0 : key == KEY_LEFTALT ? 1u << 3 : 0;
-}
-
 /* Modifier keys mods[0..n) held while key is pressed and released; sent
  * only (vitrail may be gone after). */
 static void bind_send(struct bind_test *t, const uint32_t *mods, int n,
 		uint32_t key) {
-	uint32_t mask = 0;
-	for (int i = 0; i < n; i++) {
-		bind_key(t, mods[i], true);
-		mask |= mod_mask(mods[i]);
-		zwp_virtual_keyboard_v1_modifiers(t->d.keyboard, mask, 0, 0, 0);
-	}
-	bind_key(t, key, true);
-	bind_key(t, key, false);
-	for (int i = n - 1; i >= 0; i--) {
-		bind_key(t, mods[i], false);
-		mask &= ~mod_mask(mods[i]);
-		zwp_virtual_keyboard_v1_modifiers(t->d.keyboard, mask, 0, 0, 0);
-	}
-	wl_display_flush(t->d.display);
+	test_keys_send(&t->d, mods, n, key);
 }
 
 /* The same, and every window has had vitrail's answer. */
@@ -568,12 +462,7 @@ static void bind_type(struct bind_test *t, const uint32_t *mods, int n,
 
 /* The driver's proxies, then its connection (after vitrail exited, too). */
 static void bind_driver_finish(struct bind_test *t) {
-	zwp_virtual_keyboard_v1_destroy(t->d.keyboard);
-	zwp_virtual_keyboard_manager_v1_destroy(t->d.manager);
-	wl_seat_destroy(t->d.seat);
-	wl_registry_destroy(t->registry);
-	wl_display_roundtrip(t->d.display);
-	wl_display_disconnect(t->d.display);
+	test_keys_finish(&t->d);
 }
 
 static bool window_got_key(const struct key_window *w, uint32_t key) {
@@ -617,30 +506,7 @@ static void wait_for_file(const char *path) {
 /* Connect the virtual keyboard (layout us) of t to vitrail. */
 static void bind_driver_init(struct bind_test *t,
 		struct harness_vitrail *vitrail) {
-	t->d.display = wl_display_connect(vitrail->socket);
-	ck_assert(t->d.display != NULL);
-	t->registry = wl_display_get_registry(t->d.display);
-	wl_registry_add_listener(t->registry, &driver_registry_listener, &t->d);
-	ck_assert_int_ge(wl_display_roundtrip(t->d.display), 0);
-	ck_assert(t->d.seat != NULL && t->d.manager != NULL);
-	t->d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		t->d.manager, t->d.seat);
-	uint32_t size = 0;
-	int fd = keymap_fd("us", &size);
-	zwp_virtual_keyboard_v1_keymap(t->d.keyboard,
-		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
-	close(fd);
-	/* the masks of mod_mask: the keymap's own indices */
-	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context,
-		&(struct xkb_rule_names){ .layout = "us" },
-		XKB_KEYMAP_COMPILE_NO_FLAGS);
-	ck_assert(keymap != NULL);
-	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_SHIFT), 0);
-	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_ALT), 3);
-	xkb_keymap_unref(keymap);
-	xkb_context_unref(context);
-	ck_assert_int_ge(wl_display_roundtrip(t->d.display), 0);
+	test_keys_start(&t->d, vitrail->socket, "us");
 }
 
 /* Wait until vitrail lists a window of app_id (shown); returns it. */
@@ -872,9 +738,9 @@ START_TEST(test_input_move_resize)
 	ck_assert_int_eq(w->width, 200);
 
 	/* Logo held (Mod4: the us keymap's modifier 6) */
-	zwp_virtual_keyboard_v1_key(t.d.keyboard, ++t.time, KEY_LEFTMETA,
-		WL_KEYBOARD_KEY_STATE_PRESSED);
-	zwp_virtual_keyboard_v1_modifiers(t.d.keyboard, 1u << 6, 0, 0, 0);
+	test_keys_key(&t.d, KEY_LEFTMETA, true);
+	zwp_virtual_keyboard_v1_modifiers(t.d.keyboard,
+		test_keys_mod_mask(KEY_LEFTMETA), 0, 0, 0);
 	bind_dispatch(&t);
 	harness_pointer_move(vitrail->conn, x0 + 50, y0 + 30);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
@@ -900,8 +766,7 @@ START_TEST(test_input_move_resize)
 	ck_assert_msg(app->buttons_pressed == 0, "the drag modifier's buttons "
 		"reached the client");
 	zwp_virtual_keyboard_v1_modifiers(t.d.keyboard, 0, 0, 0, 0);
-	zwp_virtual_keyboard_v1_key(t.d.keyboard, ++t.time, KEY_LEFTMETA,
-		WL_KEYBOARD_KEY_STATE_RELEASED);
+	test_keys_key(&t.d, KEY_LEFTMETA, false);
 	bind_dispatch(&t);
 
 	/* the client's own move, on its button press */

@@ -38,11 +38,6 @@
 /* Largest per-channel difference between screenshot and reference. */
 #define TOLERANCE 2
 
-static const char *demo_path(void) {
-	const char *path = getenv("VITRAIL_DEMO");
-	return path != NULL && path[0] != '\0' ? path : "vitrail-demo";
-}
-
 static int soak_seconds(void) {
 	const char *s = getenv("VITRAIL_SOAK_SECONDS");
 	int seconds = s != NULL ? atoi(s) : 0;
@@ -91,7 +86,7 @@ static struct harness_proc *spawn_simple_shm(struct harness *harness,
 
 static struct harness_proc *spawn_demo(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *app_id) {
-	const char *argv[] = { demo_path(), "--static", "--app-id", app_id,
+	const char *argv[] = { harness_demo_path(), "--static", "--app-id", app_id,
 		NULL };
 	return harness_spawn_client(harness, vitrail, argv);
 }
@@ -770,7 +765,7 @@ START_TEST(test_integration_pacing_idle_output_drops_nothing)
 			.extra_args = (const char *const[]){ "--stats", stats_path,
 				NULL },
 		});
-	const char *argv[] = { demo_path(), "--app-id", "busy", NULL };
+	const char *argv[] = { harness_demo_path(), "--app-id", "busy", NULL };
 	struct harness_proc *demo = harness_spawn_client(harness, vitrail, argv);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	assert_window_on(vitrail->conn, "busy", "HEADLESS-1");

@@ -32,17 +32,6 @@
 /* vitrail's default background, #29303a, as vr_png_read gives it */
 #define BACKGROUND 0xff29303au
 
-static const char *demo_path(void) {
-	const char *path = getenv("VITRAIL_DEMO");
-	return path != NULL && path[0] != '\0' ? path : "vitrail-demo";
-}
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { .tv_sec = ms / 1000,
-		.tv_nsec = (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
 static struct harness_vitrail *start(struct harness *harness, int outputs,
 		const char *const *args) {
 	return harness_start_vitrail(harness,
@@ -189,10 +178,10 @@ START_TEST(test_kiosk_app_exit)
 	vitrail = start(harness, 1, desktop);
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(30000);
 	while (count_lines(marks) < 1 && harness_now_ms() < deadline) {
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 	ck_assert_int_eq(count_lines(marks), 1);
-	sleep_ms(1500); // the application has exited
+	harness_sleep_ms(1500); // the application has exited
 	harness_settle(vitrail->conn);
 	harness_assert_alive(vitrail->proc);
 	harness_stop_vitrail(harness, vitrail);
@@ -210,7 +199,7 @@ START_TEST(test_kiosk_app_exit)
 	int64_t started = harness_now_ms();
 	deadline = started + harness_scaled_ms(30000);
 	while (count_lines(marks) < 4 && harness_now_ms() < deadline) {
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 	int64_t took = harness_now_ms() - started;
 	ck_assert_int_ge(count_lines(marks), 4);
@@ -244,7 +233,7 @@ static void check_kiosk_window(struct harness_vitrail *parent,
 		&(struct harness_vitrail_options){ .backend = "wayland",
 			.wayland_parent = parent, .outputs = 3,
 			.output_size = "640x480", .extra_args = args });
-	const char *demo[] = { demo_path(), "--static", "--app-id", "app", NULL };
+	const char *demo[] = { harness_demo_path(), "--static", "--app-id", "app", NULL };
 	harness_spawn_client(harness, vitrail, demo);
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(30000);
 	const struct harness_window *window = NULL;
@@ -258,7 +247,7 @@ static void check_kiosk_window(struct harness_vitrail *parent,
 				harness_now_ms() >= deadline) {
 			break;
 		}
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 	ck_assert_msg(window != NULL, "kiosk_output %s: no window", setting);
 	char *windows = harness_describe_windows(vitrail->conn);
@@ -345,7 +334,7 @@ START_TEST(test_kiosk_hide_cursor)
 	}
 	while ((n = cursor_pixels(harness, vitrail, "idle-waited", 300, 200)) > 0 &&
 			harness_now_ms() < deadline) {
-		sleep_ms(250);
+		harness_sleep_ms(250);
 	}
 	ck_assert_msg(n == 0, "the cursor still shows after %lld ms idle",
 		(long long)(harness_now_ms() - moved));

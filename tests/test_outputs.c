@@ -34,6 +34,7 @@
 #include <vitrail/renderer.h>
 
 #include "harness.h"
+#include "keys.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "wlr-layer-shell-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -43,20 +44,8 @@ static const char *panel_path(void) {
 	return path != NULL && path[0] != '\0' ? path : "vitrail-layer-panel";
 }
 
-static const char *demo_path(void) {
-	const char *path = getenv("VITRAIL_DEMO");
-	return path != NULL && path[0] != '\0' ? path : "vitrail-demo";
-}
-
 static const char *quadrants_path(void) {
-	const char *path = getenv("VITRAIL_QUADRANTS");
-	return path != NULL && path[0] != '\0' ? path : "vitrail-quadrants";
-}
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { .tv_sec = ms / 1000,
-		.tv_nsec = (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
+	return harness_env_path("VITRAIL_QUADRANTS", "vitrail-quadrants");
 }
 
 /* The first pixel of the screenshot that differs from expect(x, y), or -1
@@ -109,7 +98,7 @@ static void wait_for_pixels(struct harness *harness,
 				expect(x, y, data), harness->out_dir, name);
 		}
 		free(pixels);
-		sleep_ms(200);
+		harness_sleep_ms(200);
 	}
 }
 
@@ -133,7 +122,7 @@ static void wait_for_line(struct harness_proc *proc, const char *line,
 				line, log);
 		}
 		free(log);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 }
 
@@ -192,73 +181,6 @@ END_TEST
 #define PANEL_HEIGHT 200
 #define PANEL_COLOUR 0xff884422u
 
-struct key_driver {
-	struct wl_display *display;
-	struct wl_seat *seat;
-	struct zwp_virtual_keyboard_manager_v1 *manager;
-	struct zwp_virtual_keyboard_v1 *keyboard;
-};
-
-static void driver_global(void *data, struct wl_registry *registry,
-		uint32_t name, const char *interface, uint32_t version) {
-	struct key_driver *d = data;
-	if (strcmp(interface, wl_seat_interface.name) == 0 && d->seat == NULL) {
-		d->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
-	} else if (strcmp(interface,
-			zwp_virtual_keyboard_manager_v1_interface.name) == 0) {
-		d->manager = wl_registry_bind(registry, name,
-			&zwp_virtual_keyboard_manager_v1_interface, 1);
-	}
-}
-
-static void driver_global_remove(void *data, struct wl_registry *registry,
-		uint32_t name) {
-}
-
-static const struct wl_registry_listener driver_registry_listener = {
-	.global = driver_global,
-	.global_remove = driver_global_remove,
-};
-
-/* A virtual keyboard with a US keymap: the seat offers a keyboard once
- * one exists. */
-static void driver_start(struct key_driver *d, const char *socket) {
-	d->display = wl_display_connect(socket);
-	ck_assert(d->display != NULL);
-	struct wl_registry *registry = wl_display_get_registry(d->display);
-	wl_registry_add_listener(registry, &driver_registry_listener, d);
-	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
-	ck_assert_msg(d->seat != NULL && d->manager != NULL, "no wl_seat or "
-		"zwp_virtual_keyboard_manager_v1");
-	d->keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		d->manager, d->seat);
-	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-	struct xkb_rule_names names = { .layout = "us" };
-	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, &names,
-		XKB_KEYMAP_COMPILE_NO_FLAGS);
-	ck_assert(keymap != NULL);
-	char *text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
-	uint32_t size = (uint32_t)strlen(text) + 1;
-	int fd = memfd_create("keymap", MFD_CLOEXEC);
-	ck_assert(fd >= 0 && write(fd, text, size) == (ssize_t)size);
-	zwp_virtual_keyboard_v1_keymap(d->keyboard,
-		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
-	close(fd);
-	free(text);
-	xkb_keymap_unref(keymap);
-	xkb_context_unref(context);
-	wl_registry_destroy(registry);
-	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
-}
-
-static void driver_finish(struct key_driver *d) {
-	zwp_virtual_keyboard_v1_destroy(d->keyboard);
-	zwp_virtual_keyboard_manager_v1_destroy(d->manager);
-	wl_seat_destroy(d->seat);
-	wl_display_roundtrip(d->display);
-	wl_display_disconnect(d->display);
-}
-
 static uint32_t panel_or_other(int32_t x, int32_t y, const void *data) {
 	return PANEL_COLOUR;
 }
@@ -269,8 +191,8 @@ START_TEST(test_outputs_panel_exclusive_zone_and_keyboard)
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480" });
-	struct key_driver d = { 0 };
-	driver_start(&d, vitrail->socket);
+	struct test_keys d;
+	test_keys_start(&d, vitrail->socket, "us");
 
 	// a panel along the top, PANEL_HEIGHT tall, as exclusive zone too,
 	// holding the keyboard exclusively
@@ -286,7 +208,7 @@ START_TEST(test_outputs_panel_exclusive_zone_and_keyboard)
 
 	// a window (400x300, which centred on the whole output would start
 	// at y = 90 - 90 = 0) is placed below the panel, never under it
-	const char *demo[] = { demo_path(), "--static", "--app-id", "below",
+	const char *demo[] = { harness_demo_path(), "--static", "--app-id", "below",
 		NULL };
 	harness_spawn_client(harness, vitrail, demo);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -325,7 +247,7 @@ START_TEST(test_outputs_panel_exclusive_zone_and_keyboard)
 		"the panel failed after its output went away (status 0x%x)",
 		panel->status);
 
-	driver_finish(&d);
+	test_keys_finish(&d);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -343,15 +265,15 @@ START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480" });
-	struct key_driver d = { 0 };
-	driver_start(&d, vitrail->socket);
+	struct test_keys d;
+	test_keys_start(&d, vitrail->socket, "us");
 
 	// a 40 px panel whose popup reaches below it, over the window
 	const char *argv[] = { panel_path(), "--height", "40", "--keyboard",
 		"on_demand", "--popup", NULL };
 	struct harness_proc *panel = harness_spawn_client(harness, vitrail, argv);
 	wait_for_line(panel, "popup-mapped", 10000);
-	const char *demo[] = { demo_path(), "--static", "--app-id", "window",
+	const char *demo[] = { harness_demo_path(), "--static", "--app-id", "window",
 		NULL };
 	harness_spawn_client(harness, vitrail, demo);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -385,7 +307,7 @@ START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
 	wait_for_line(panel, "keyboard-leave", 10000);
 	harness_assert_alive(panel);
 
-	driver_finish(&d);
+	test_keys_finish(&d);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -416,7 +338,7 @@ START_TEST(test_outputs_layers_over_fullscreen)
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = kiosk });
-	const char *demo[] = { demo_path(), "--static", "--app-id", "full",
+	const char *demo[] = { harness_demo_path(), "--static", "--app-id", "full",
 		NULL };
 	harness_spawn_client(harness, vitrail, demo);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -731,7 +653,7 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	free(harness_screenshot(harness, vitrail, "HEADLESS-1", NULL, "mode", &w, &h));
 	ck_assert_msg(w == 800 && h == 600, "HEADLESS-1's screenshot is %dx%d "
 		"after --custom-mode 800x600@30Hz", w, h);
-	sleep_ms(1500); // frames at 30 Hz, read from the frame log at the end
+	harness_sleep_ms(1500); // frames at 30 Hz, read from the frame log at the end
 
 	// --off: out of the listing's enabled outputs, its window (none) and
 	// its background gone; --on: back
@@ -893,7 +815,7 @@ static struct harness_window check_quadrants(struct harness *harness,
 		}
 		ck_assert_msg(harness_now_ms() < deadline, "%s: %s (screenshot "
 			"%s/%s.png)", name, why, harness->out_dir, name);
-		sleep_ms(200);
+		harness_sleep_ms(200);
 	}
 }
 
@@ -1192,7 +1114,7 @@ static void wait_for_randr(struct harness *harness,
 			return;
 		}
 		free(out);
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 }
 
@@ -1245,7 +1167,7 @@ START_TEST(test_outputs_config_sets_outputs)
 		}
 		ck_assert_msg(harness_now_ms() < deadline, "vitrail never said "
 			"'%s'", expected);
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 	free(expected);
 	check_quadrants(harness, vitrail, "config-bad", 640, 480);
@@ -1271,7 +1193,7 @@ START_TEST(test_outputs_randr_kiosk_follows_mode)
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = kiosk });
-	const char *demo[] = { demo_path(), "--static", "--app-id", "kiosk",
+	const char *demo[] = { harness_demo_path(), "--static", "--app-id", "kiosk",
 		NULL };
 	harness_spawn_client(harness, vitrail, demo);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -1289,7 +1211,7 @@ START_TEST(test_outputs_randr_kiosk_follows_mode)
 				harness_now_ms() >= deadline) {
 			break;
 		}
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 	ck_assert_msg(window->x == 0 && window->y == 0 && window->width == 800 &&
 		window->height == 600, "the kiosk window is %dx%d at (%d, %d) "
@@ -1322,7 +1244,7 @@ START_TEST(test_outputs_session_conventions)
 			.output_size = "320x240", .extra_args = extra, .env = env });
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
 	while (access(env_out, R_OK) != 0 && harness_now_ms() < deadline) {
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 	FILE *f = fopen(env_out, "r");
 	ck_assert_msg(f != NULL, "the startup command wrote no %s", env_out);

@@ -110,16 +110,6 @@
 #include "xdg-activation-v1-client-protocol.h"
 #include "xdg-decoration-unstable-v1-client-protocol.h"
 
-static const char *env_path(const char *name, const char *fallback) {
-	const char *path = getenv(name);
-	return path != NULL && path[0] != '\0' ? path : fallback;
-}
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
-
 /* Wait until the process's log contains text; false on timeout. */
 static bool wait_log(struct harness_proc *proc, const char *text,
 		int timeout_ms) {
@@ -131,7 +121,7 @@ static bool wait_log(struct harness_proc *proc, const char *text,
 		if (found) {
 			return true;
 		}
-		sleep_ms(20);
+		harness_sleep_ms(20);
 	}
 	return false;
 }
@@ -174,7 +164,7 @@ static bool is_not_offered(const char *interface) {
 static int check_listed(const char *data_file, const char *log,
 		char *missing, size_t missing_len) {
 	char *path = NULL;
-	ck_assert(asprintf(&path, "%s/%s", env_path("VITRAIL_TEST_DATA",
+	ck_assert(asprintf(&path, "%s/%s", harness_env_path("VITRAIL_TEST_DATA",
 		"tests/data"), data_file) > 0);
 	FILE *f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "cannot open %s", path);
@@ -247,7 +237,7 @@ static void paste_until(struct harness *harness,
 		ck_assert_msg(harness_now_ms() < deadline, "wl-paste %s printed "
 			"'%s' (status %d), not '%s'", extra != NULL ? extra : "", log,
 			status, want);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 	free(log);
 }
@@ -365,7 +355,7 @@ static struct harness_proc *start_locker(struct harness *harness,
 		const char *misbehave) {
 	char color[16];
 	snprintf(color, sizeof(color), "%08x", argb);
-	const char *argv[] = { env_path("VITRAIL_LOCK_CLIENT",
+	const char *argv[] = { harness_env_path("VITRAIL_LOCK_CLIENT",
 		"vitrail-lock-client"), "--color", color,
 		misbehave != NULL ? "--misbehave" : NULL, misbehave, NULL };
 	return harness_spawn_client(harness, vitrail, argv);
@@ -382,7 +372,7 @@ static struct harness_proc *lock_with(struct harness *harness,
 		harness_assert_alive(locker);
 		ck_assert_msg(harness_now_ms() < deadline, "the locker did not "
 			"draw on both outputs");
-		sleep_ms(20);
+		harness_sleep_ms(20);
 	}
 	return locker;
 }
@@ -552,7 +542,7 @@ START_TEST(test_protocols_swaylock) {
 		}
 		ck_assert_msg(harness_now_ms() < deadline, "swaylock did not "
 			"lock");
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
 	check_solid(harness, vitrail, LOCK_A, "swaylock");
 	harness_proc_signal(swaylock, SIGKILL);
@@ -1756,7 +1746,7 @@ static void dispatch_until(struct wl_display *display, int *counter,
 	int64_t deadline = harness_now_ms() + ms;
 	while (*counter < want && harness_now_ms() < deadline) {
 		ck_assert_int_ge(wl_display_roundtrip(display), 0);
-		sleep_ms(10);
+		harness_sleep_ms(10);
 	}
 }
 

@@ -71,12 +71,6 @@ static char *client_path(const char *name) {
 	return path;
 }
 
-static void sleep_ms(int ms) {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-	}
-}
-
 /* A zwlr_virtual_pointer_v1 on a connection of its own: scroll input as
  * a client such as a remote-desktop server sends it. */
 struct vpointer {
@@ -207,7 +201,7 @@ static void wait_for_log(struct harness_proc *proc, const char *line,
 		}
 		free(log);
 		harness_assert_alive(proc);
-		sleep_ms(20);
+		harness_sleep_ms(20);
 	}
 }
 
@@ -236,7 +230,7 @@ static void wait_for_log_after(struct harness_proc *proc, size_t from,
 		}
 		free(log);
 		harness_assert_alive(proc);
-		sleep_ms(20);
+		harness_sleep_ms(20);
 	}
 }
 
@@ -261,7 +255,7 @@ static int32_t wait_position_still(struct harness_proc *proc, int quiet_ms) {
 	int32_t last = last_position(proc);
 	int64_t since = harness_now_ms();
 	while (harness_now_ms() < deadline) {
-		sleep_ms(50);
+		harness_sleep_ms(50);
 		int32_t now = last_position(proc);
 		if (now != last) {
 			last = now;
@@ -583,9 +577,9 @@ START_TEST(test_scroll_protocol)
 	for (int i = 1; i <= 5; i++) {
 		harness_touch(vitrail->conn, HARNESS_TOUCH_MOVE, 1, wx + 200,
 			wy + REG_Y + 150 - 20 * i);
-		sleep_ms(30);
+		harness_sleep_ms(30);
 	}
-	sleep_ms(200);
+	harness_sleep_ms(200);
 	harness_touch(vitrail->conn, HARNESS_TOUCH_UP, 1, 0, 0);
 	wait_position(&c, 315, "touch drag of 100");
 	pump_until(&c, 300, NULL, NULL);
@@ -1349,7 +1343,7 @@ static size_t run_steps(struct harness *harness,
 			for (int k = 0; k < steps[i].count; k++) {
 				vpointer_axis(&vp, AXIS_VERTICAL, steps[i].value,
 					SOURCE_FINGER, 0);
-				sleep_ms(8);
+				harness_sleep_ms(8);
 			}
 			vpointer_axis(&vp, AXIS_VERTICAL, 0, SOURCE_FINGER, 0);
 			expect = -1;
@@ -1360,7 +1354,7 @@ static size_t run_steps(struct harness *harness,
 			for (int k = 1; k <= steps[i].count; k++) {
 				harness_touch(conn, HARNESS_TOUCH_MOVE, 7, x,
 					y - steps[i].value * k);
-				sleep_ms(8);
+				harness_sleep_ms(8);
 			}
 			harness_touch(conn, HARNESS_TOUCH_UP, 7, 0, 0);
 			expect = -1;
@@ -1566,7 +1560,7 @@ START_TEST(test_scroll_dvsync_fling)
 	for (int k = 0; k < 12; k++) {
 		harness_pointer_axis(vitrail->conn, AXIS_VERTICAL, 30, SOURCE_FINGER,
 			0);
-		sleep_ms(8);
+		harness_sleep_ms(8);
 	}
 	harness_pointer_axis(vitrail->conn, AXIS_VERTICAL, 0, SOURCE_FINGER, 0);
 	struct timespec lifted;

@@ -46,15 +46,11 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "harness.h"
+#include "keys.h"
 #include "scene-client.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 
 #define OUTPUT "HEADLESS-1"
-
-static void sleep_ms(int ms) {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
-}
 
 /* Wait until the window list has one with app_id, or none when gone. */
 static const struct harness_window *wait_window(struct harness_vitrail *v,
@@ -77,7 +73,7 @@ static const struct harness_window *wait_window(struct harness_vitrail *v,
 			free(list);
 		}
 		harness_assert_alive(v->proc);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 }
 
@@ -166,7 +162,7 @@ START_TEST(test_xwayland_x11_window)
 		}
 		free(pixels);
 		free(path);
-		sleep_ms(200);
+		harness_sleep_ms(200);
 	}
 	ck_assert_msg(black > 200 * 150 / 20 && white > 200 * 150 / 4,
 		"xlogo's box %d,%d 200x150 in %s has %ld black and %ld white "
@@ -281,7 +277,7 @@ static void wait_x_focus(struct x_probe *p, struct sc_app *app, bool has,
 		ck_assert_msg(harness_now_ms() < deadline, "%s, the X focus is "
 			"0x%x, the X window is 0x%x", when, focus, p->window);
 		wl_display_roundtrip(app->display);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 }
 
@@ -360,7 +356,7 @@ START_TEST(test_xwayland_focus)
 		ck_assert_msg(harness_now_ms() < deadline, "the X window stays "
 			"at %d,%d, not the %d,%d it asked for", w->x, w->y, x_x,
 			x_y);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 	ck_assert_msg(x_x >= xdg_x + 200 || x_y >= xdg_y + 100,
 		"the windows overlap");
@@ -383,7 +379,7 @@ START_TEST(test_xwayland_focus)
 		}
 		free(pixels);
 		free(path);
-		sleep_ms(200);
+		harness_sleep_ms(200);
 	}
 	ck_assert_msg(xdg_n == 200 * 100 && x_n == 200 * 100, "%s: %ld of the "
 		"xdg window's pixels at %d,%d and %ld of the X window's at %d,%d "
@@ -411,7 +407,7 @@ START_TEST(test_xwayland_focus)
 		ck_assert_msg(harness_now_ms() < deadline, "the X client got no "
 			"FocusIn for its window after the click");
 		x_probe_events(&p);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 
 	xcb_disconnect(p.conn);
@@ -498,7 +494,7 @@ static void wait_box_of(struct harness *harness, struct harness_vitrail *v,
 			"pixels at %d,%d are #%06x (%s)", path, n, bw, bh, x, y, rgb,
 			what);
 		free(path);
-		sleep_ms(200);
+		harness_sleep_ms(200);
 	}
 }
 
@@ -571,7 +567,7 @@ START_TEST(test_xwayland_override_fullscreen)
 		}
 		ck_assert_msg(harness_now_ms() < deadline, "fullscreen, the X "
 			"window is %dx%d at %d,%d", w->width, w->height, w->x, w->y);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 	xcb_get_geometry_reply_t geo = x_geometry(conn, managed);
 	ck_assert_msg(geo.x == 0 && geo.y == 0 && geo.width == 640 &&
@@ -588,7 +584,7 @@ START_TEST(test_xwayland_override_fullscreen)
 		}
 		ck_assert_msg(harness_now_ms() < deadline, "out of fullscreen, "
 			"the X window is %dx%d", w->width, w->height);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 	geo = x_geometry(conn, managed);
 	ck_assert_msg(geo.width == 200 && geo.height == 100, "out of "
@@ -604,91 +600,10 @@ END_TEST
 
 /* ---- close_binding ------------------------------------------------------ */
 
-/* A virtual keyboard (layout us) of its own connection. */
-struct key_driver {
-	struct wl_display *display;
-	struct wl_registry *registry;
-	struct wl_seat *seat;
-	struct zwp_virtual_keyboard_manager_v1 *manager;
-	struct zwp_virtual_keyboard_v1 *keyboard;
-	uint32_t time;
-};
-
-static void driver_global(void *data, struct wl_registry *registry,
-		uint32_t name, const char *interface, uint32_t version) {
-	struct key_driver *d = data;
-	if (strcmp(interface, wl_seat_interface.name) == 0 && d->seat == NULL) {
-		d->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
-	} else if (strcmp(interface,
-			zwp_virtual_keyboard_manager_v1_interface.name) == 0) {
-		d->manager = wl_registry_bind(registry, name,
-			&zwp_virtual_keyboard_manager_v1_interface, 1);
-	}
-}
-
-static void driver_global_remove(void *data, struct wl_registry *registry,
-		uint32_t name) {
-}
-
-static const struct wl_registry_listener driver_registry_listener = {
-	.global = driver_global,
-	.global_remove = driver_global_remove,
-};
-
-static void driver_start(struct key_driver *d, const char *socket) {
-	d->display = wl_display_connect(socket);
-	ck_assert_msg(d->display != NULL, "cannot connect to %s", socket);
-	d->registry = wl_display_get_registry(d->display);
-	wl_registry_add_listener(d->registry, &driver_registry_listener, d);
-	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
-	ck_assert(d->seat != NULL && d->manager != NULL);
-	d->keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		d->manager, d->seat);
-	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-	ck_assert(context != NULL);
-	struct xkb_rule_names names = { .layout = "us" };
-	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, &names,
-		XKB_KEYMAP_COMPILE_NO_FLAGS);
-	ck_assert(keymap != NULL);
-	char *text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
-	ck_assert(text != NULL);
-	uint32_t size = (uint32_t)strlen(text) + 1;
-	int fd = memfd_create("keymap", MFD_CLOEXEC);
-	ck_assert(fd >= 0);
-	ck_assert(write(fd, text, size) == (ssize_t)size);
-	free(text);
-	xkb_keymap_unref(keymap);
-	xkb_context_unref(context);
-	zwp_virtual_keyboard_v1_keymap(d->keyboard,
-		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
-	close(fd);
-	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
-}
-
-static void driver_key(struct key_driver *d, uint32_t key, bool pressed) {
-	zwp_virtual_keyboard_v1_key(d->keyboard, ++d->time, key,
-		pressed ? WL_KEYBOARD_KEY_STATE_PRESSED :
-		WL_KEYBOARD_KEY_STATE_RELEASED);
-}
-
-/* Alt (the us keymap's Mod1, modifier 3) held while key is typed. */
-static void driver_alt_type(struct key_driver *d, uint32_t key) {
-	driver_key(d, KEY_LEFTALT, true);
-	zwp_virtual_keyboard_v1_modifiers(d->keyboard, 1u << 3, 0, 0, 0);
-	driver_key(d, key, true);
-	driver_key(d, key, false);
-	driver_key(d, KEY_LEFTALT, false);
-	zwp_virtual_keyboard_v1_modifiers(d->keyboard, 0, 0, 0, 0);
-	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
-}
-
-static void driver_finish(struct key_driver *d) {
-	zwp_virtual_keyboard_v1_destroy(d->keyboard);
-	zwp_virtual_keyboard_manager_v1_destroy(d->manager);
-	wl_seat_destroy(d->seat);
-	wl_registry_destroy(d->registry);
-	wl_display_roundtrip(d->display);
-	wl_display_disconnect(d->display);
+/* Alt held while key is typed. */
+static void keys_alt_type(struct test_keys *k, uint32_t key) {
+	const uint32_t alt[] = { KEY_LEFTALT };
+	test_keys_type(k, alt, 1, key);
 }
 
 /* Pixels of xlogo's white in its 160x120 box at w (from the list). */
@@ -730,10 +645,10 @@ START_TEST(test_xwayland_close_binding)
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480", .extra_args = args });
-	struct key_driver d = { 0 };
-	driver_start(&d, vitrail->socket);
+	struct test_keys d;
+	test_keys_start(&d, vitrail->socket, "us");
 
-	driver_alt_type(&d, KEY_ENTER);
+	keys_alt_type(&d, KEY_ENTER);
 	const struct harness_window *w = wait_window(vitrail, "XLogo", false);
 	ck_assert_msg(w->width == 160 && w->height == 120, "xlogo's window is "
 		"%dx%d, not 160x120", w->width, w->height);
@@ -744,33 +659,33 @@ START_TEST(test_xwayland_close_binding)
 	while (xlogo_white(harness, vitrail, &place, "shown") <
 			160 * 120 / 4) {
 		ck_assert_msg(harness_now_ms() < deadline, "xlogo drew no white");
-		sleep_ms(100);
+		harness_sleep_ms(100);
 	}
-	driver_alt_type(&d, KEY_2);
+	keys_alt_type(&d, KEY_2);
 	wait_window(vitrail, "XLogo", true);
 	ck_assert_int_eq(xlogo_white(harness, vitrail, &place, "workspace-2"),
 		0);
-	driver_alt_type(&d, KEY_1);
+	keys_alt_type(&d, KEY_1);
 	wait_window(vitrail, "XLogo", false);
 	ck_assert(xlogo_white(harness, vitrail, &place, "workspace-1") >=
 		160 * 120 / 4);
-	driver_alt_type(&d, KEY_H);
+	keys_alt_type(&d, KEY_H);
 	wait_window(vitrail, "XLogo", true);
 	ck_assert_int_eq(xlogo_white(harness, vitrail, &place, "minimized"), 0);
-	driver_alt_type(&d, KEY_TAB);
+	keys_alt_type(&d, KEY_TAB);
 	wait_window(vitrail, "XLogo", false);
 	ck_assert(xlogo_white(harness, vitrail, &place, "focus-next") >=
 		160 * 120 / 4);
-	driver_alt_type(&d, KEY_Q);
+	keys_alt_type(&d, KEY_Q);
 	wait_window(vitrail, "XLogo", true);
 	harness_assert_alive(vitrail->proc);
 
-	driver_alt_type(&d, KEY_ENTER);
+	keys_alt_type(&d, KEY_ENTER);
 	wait_window(vitrail, "XLogo", false);
-	driver_alt_type(&d, KEY_Q);
+	keys_alt_type(&d, KEY_Q);
 	wait_window(vitrail, "XLogo", true);
 
-	driver_finish(&d);
+	test_keys_finish(&d);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 	free(config);
@@ -792,7 +707,7 @@ static void wait_x_geometry(xcb_connection_t *conn, xcb_window_t window,
 		ck_assert_msg(harness_now_ms() < deadline, "%s, the X server has "
 			"the window at %dx%d+%d+%d, not %dx%d+%d+%d", when, geo.width,
 			geo.height, geo.x, geo.y, w, h, x, y);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 }
 
@@ -810,7 +725,7 @@ static void wait_listed(struct harness_vitrail *v, const char *app_id,
 		ck_assert_msg(harness_now_ms() < deadline, "%s, the window is "
 			"listed at %dx%d+%d+%d, not %dx%d+%d+%d", when, win->width,
 			win->height, win->x, win->y, w, h, x, y);
-		sleep_ms(50);
+		harness_sleep_ms(50);
 	}
 }
 
@@ -834,8 +749,8 @@ START_TEST(test_xwayland_move_resize)
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
-	struct key_driver d = { 0 };
-	driver_start(&d, vitrail->socket);
+	struct test_keys d;
+	test_keys_start(&d, vitrail->socket, "us");
 	xcb_connection_t *conn = xcb_connect(vitrail->x_display, NULL);
 	ck_assert_msg(!xcb_connection_has_error(conn), "cannot connect to "
 		"DISPLAY=%s", vitrail->x_display);
@@ -854,7 +769,7 @@ START_TEST(test_xwayland_move_resize)
 	wait_x_geometry(conn, window, x0, y0, 200, 100, "mapped");
 
 	/* Logo held */
-	driver_key(&d, KEY_LEFTMETA, true);
+	test_keys_key(&d, KEY_LEFTMETA, true);
 	zwp_virtual_keyboard_v1_modifiers(d.keyboard, 1u << 6, 0, 0, 0);
 	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
 	harness_pointer_move(vitrail->conn, x0 + 50, y0 + 30);
@@ -870,7 +785,7 @@ START_TEST(test_xwayland_move_resize)
 	harness_pointer_button(vitrail->conn, BTN_RIGHT, true);
 	harness_pointer_move(vitrail->conn, x1 + 180 + 40, y1 + 90 + 25);
 	harness_pointer_button(vitrail->conn, BTN_RIGHT, false);
-	driver_key(&d, KEY_LEFTMETA, false);
+	test_keys_key(&d, KEY_LEFTMETA, false);
 	zwp_virtual_keyboard_v1_modifiers(d.keyboard, 0, 0, 0, 0);
 	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
 	wait_x_geometry(conn, window, x1, y1, 240, 125, "resized");
@@ -937,7 +852,7 @@ START_TEST(test_xwayland_move_resize)
 
 	xcb_disconnect(conn);
 	wait_window(vitrail, "XcbMove", true);
-	driver_finish(&d);
+	test_keys_finish(&d);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
