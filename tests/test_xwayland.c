@@ -296,6 +296,21 @@ static void click(struct harness_vitrail *v, struct sc_app *app, double x,
 	wl_display_roundtrip(app->display);
 }
 
+/* A 200x100 xdg window of XDG_RGB, mapped; returns it as listed. */
+static const struct harness_window *xdg_window_start(
+		struct harness_vitrail *vitrail, struct sc_app *app,
+		const char *app_id) {
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	ck_assert(sc_app_init(app, "xdg"));
+	ck_assert(sc_app_create_window(app, app_id, app_id, 200, 100,
+		0xff000000u | XDG_RGB));
+	wl_surface_attach(app->surface, app->buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, 200, 100);
+	wl_surface_commit(app->surface);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	return wait_window(vitrail, app_id, false);
+}
+
 START_TEST(test_xwayland_focus)
 {
 	struct harness *harness = harness_create("focus");
@@ -305,16 +320,9 @@ START_TEST(test_xwayland_focus)
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 
 	/* the xdg window */
-	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct sc_app app = { 0 };
-	ck_assert(sc_app_init(&app, "xdg"));
-	ck_assert(sc_app_create_window(&app, "xdg-side", "xdg side", 200, 100,
-		0xff000000u | XDG_RGB));
-	wl_surface_attach(app.surface, app.buffer->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(app.surface, 0, 0, 200, 100);
-	wl_surface_commit(app.surface);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	const struct harness_window *w = wait_window(vitrail, "xdg-side", false);
+	const struct harness_window *w = xdg_window_start(vitrail, &app,
+		"xdg-side");
 	int32_t xdg_x = w->x, xdg_y = w->y;
 
 	/* the X window, this test's own client */
@@ -875,16 +883,9 @@ START_TEST(test_xwayland_two_outputs)
 		&(struct harness_vitrail_options){ .outputs = 2,
 			.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
-	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct sc_app app = { 0 };
-	ck_assert(sc_app_init(&app, "xdg"));
-	ck_assert(sc_app_create_window(&app, "xdg-left", "xdg left", 200, 100,
-		0xff000000u | XDG_RGB));
-	wl_surface_attach(app.surface, app.buffer->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(app.surface, 0, 0, 200, 100);
-	wl_surface_commit(app.surface);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	const struct harness_window *w = wait_window(vitrail, "xdg-left", false);
+	const struct harness_window *w = xdg_window_start(vitrail, &app,
+		"xdg-left");
 	ck_assert_str_eq(w->output, "HEADLESS-1");
 
 	struct x_probe p = { 0 };
