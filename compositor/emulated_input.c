@@ -4,6 +4,7 @@
  * libinput device's would be.
  */
 #include <wlr/backend/headless.h>
+#include <wlr/backend/multi.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_touch.h>
@@ -15,12 +16,38 @@ static uint32_t now_msec(void) {
 	return (uint32_t)(vt_now_ns() / 1000000u);
 }
 
-struct wlr_input_device *vt_emulated_device_create(struct vt_server *server,
-		enum wlr_input_device_type type) {
-	if (!wlr_backend_is_headless(server->backend)) {
+/* The headless backend emulated devices belong to: vitrail's own when it
+ * is headless, else one added to the multi-backend for them (a nested
+ * session driven by the test protocol), started at once. */
+static struct wlr_backend *input_backend(struct vt_server *server) {
+	if (wlr_backend_is_headless(server->backend)) {
+		return server->backend;
+	}
+	if (server->headless != NULL) {
+		return server->headless;
+	}
+	if (!wlr_backend_is_multi(server->backend)) {
 		return NULL;
 	}
-	return wlr_headless_add_input_device(server->backend, type);
+	struct wlr_backend *headless =
+		wlr_headless_backend_create(server->display);
+	if (headless == NULL) {
+		return NULL;
+	}
+	if (!wlr_multi_backend_add(server->backend, headless) ||
+			!wlr_backend_start(headless)) {
+		wlr_backend_destroy(headless);
+		return NULL;
+	}
+	server->headless = headless;
+	return headless;
+}
+
+struct wlr_input_device *vt_emulated_device_create(struct vt_server *server,
+		enum wlr_input_device_type type) {
+	struct wlr_backend *backend = input_backend(server);
+	return backend != NULL ?
+		wlr_headless_add_input_device(backend, type) : NULL;
 }
 
 /* Layout coordinates to the device's 0..1 range (the whole layout). */

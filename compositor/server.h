@@ -390,7 +390,9 @@ struct vt_server {
 	struct wl_display *display;
 	struct wl_event_loop *loop;
 	struct wlr_backend *backend;
-	struct wlr_backend *headless; /* when headless outputs are ours */
+	/* a nested session's headless backend for emulated input devices
+	 * (emulated_input.c), part of the multi-backend; NULL until used */
+	struct wlr_backend *headless;
 	struct wlr_renderer *wlr_renderer; /* pixman: output buffers only */
 	struct wlr_renderer *surface_renderer; /* wl_shm, client buffers */
 	struct wlr_allocator *allocator;

@@ -419,11 +419,26 @@ START_TEST(test_input_virtual_keyboard_reaches_window)
 }
 END_TEST
 
+/* A nested session, as a user tries a multi-monitor set-up: a vitrail
+ * inside another (*parent), with three 640x480 outputs WL-1, WL-2, WL-3
+ * side by side, started with args. */
+static struct harness_vitrail *start_nested(struct harness *harness,
+		const char *const *args, struct harness_vitrail **parent) {
+	*parent = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "2400x1000" });
+	return harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .backend = "wayland",
+			.wayland_parent = *parent, .outputs = 3,
+			.output_size = "640x480", .extra_args = args });
+}
+
 /* ---- bindings ----------------------------------------------------------- */
 
 /*
  * Key bindings of the config (vitrail(5) bind), typed on a virtual
- * keyboard (layout us) into three windows of this process: focus next
+ * keyboard (layout us) into three windows of this process, in a nested
+ * session with three outputs (start_nested): focus next
  * and prev cycle the focus (the windows' wl_keyboard enter events say
  * which), maximize and fullscreen ask the focused window (its configure
  * says so, at the output's size), exec runs a command, close asks the
@@ -575,9 +590,8 @@ START_TEST(test_input_bindings)
 		"bind Alt+Escape exit\n", spawned) > 0);
 	write_config(config, text);
 	const char *args[] = { "--config", config, NULL };
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480", .extra_args = args });
+	struct harness_vitrail *parent;
+	struct harness_vitrail *vitrail = start_nested(harness, args, &parent);
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 
 	struct bind_test t = { 0 };
@@ -688,6 +702,7 @@ START_TEST(test_input_bindings)
 	free(spawned);
 	free(text);
 	free(text2);
+	harness_stop_vitrail(harness, parent);
 	harness_destroy(harness);
 }
 END_TEST
@@ -990,8 +1005,9 @@ END_TEST
 
 /*
  * Workspaces, outputs and minimize (vitrail(5) bind), typed on the
- * virtual keyboard into windows of this process on three 640x480 outputs
- * side by side (HEADLESS-1, -2, -3 at x 0, 640, 1280), desktop mode. The
+ * virtual keyboard into windows of this process in a nested session: a
+ * vitrail inside another, with three 640x480 outputs side by side (WL-1,
+ * -2, -3 at x 0, 640, 1280; windows of the parent), desktop mode. The
  * oracles: the test protocol's window list (shown windows only, with the
  * output under each and its position), grim screenshots (each window a
  * solid colour of its own, the background vitrail's default #29303a,
@@ -1022,7 +1038,7 @@ static const struct harness_window *ws_listed(struct harness_vitrail *v,
 }
 
 /* The colour of the pixel of the layout at the centre of place, from a
- * screenshot of the output at that place (HEADLESS-n at x (n-1) * 640). */
+ * screenshot of the output at that place (WL-n at x (n-1) * 640). */
 static uint32_t ws_pixel(struct harness *harness,
 		struct harness_vitrail *vitrail, const struct ws_place *place) {
 	static int shots;
@@ -1030,7 +1046,7 @@ static uint32_t ws_pixel(struct harness *harness,
 	int32_t cy = place->y + place->height / 2;
 	int index = cx / WS_OUTPUT_WIDTH;
 	char output[32], name[64];
-	snprintf(output, sizeof(output), "HEADLESS-%d", index + 1);
+	snprintf(output, sizeof(output), "WL-%d", index + 1);
 	snprintf(name, sizeof(name), "shot-%02d-%s", ++shots, output);
 	int32_t w = 0, h = 0;
 	uint32_t *pixels = harness_screenshot(harness, vitrail, output, NULL,
@@ -1096,9 +1112,8 @@ START_TEST(test_input_workspaces)
 		"bind Alt+Shift+Left move-to-output left\n"
 		"bind Alt+n move-to-output next\n");
 	const char *args[] = { "--config", config, NULL };
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 3,
-			.output_size = "640x480", .extra_args = args });
+	struct harness_vitrail *parent;
+	struct harness_vitrail *vitrail = start_nested(harness, args, &parent);
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct bind_test t = { 0 };
 	bind_driver_init(&t, vitrail);
@@ -1111,7 +1126,7 @@ START_TEST(test_input_workspaces)
 	 * windows (the first), workspace 1 */
 	bind_window_init(&t, 0, vitrail, "one", red);
 	bind_dispatch(&t);
-	ws_assert_listed_on(vitrail, "one", "HEADLESS-1");
+	ws_assert_listed_on(vitrail, "one", "WL-1");
 	struct ws_place one = ws_place_of(ws_listed(vitrail, "one"));
 	ws_assert_pixel(harness, vitrail, &one, red, "one shown");
 	ck_assert_int_eq(focused_window(&t), 0);
@@ -1124,11 +1139,11 @@ START_TEST(test_input_workspaces)
 		"one on workspace 1 while 2 shows");
 	ck_assert_int_eq(focused_window(&t), -1);
 
-	/* two opens on the workspace shown, on HEADLESS-1 (the current
+	/* two opens on the workspace shown, on WL-1 (the current
 	 * output now, though the other two have fewer windows) */
 	bind_window_init(&t, 1, vitrail, "two", green);
 	bind_dispatch(&t);
-	ws_assert_listed_on(vitrail, "two", "HEADLESS-1");
+	ws_assert_listed_on(vitrail, "two", "WL-1");
 	struct ws_place two = ws_place_of(ws_listed(vitrail, "two"));
 	ws_assert_hidden(vitrail, "one");
 	ck_assert_int_eq(focused_window(&t), 1);
@@ -1139,7 +1154,7 @@ START_TEST(test_input_workspaces)
 
 	/* back to workspace 1: one shows and has the keyboard, two hides */
 	bind_type(&t, alt, 1, KEY_1);
-	ws_assert_listed_on(vitrail, "one", "HEADLESS-1");
+	ws_assert_listed_on(vitrail, "one", "WL-1");
 	ws_assert_hidden(vitrail, "two");
 	ws_assert_pixel(harness, vitrail, &one, red, "one back on workspace 1");
 	ws_assert_pixel(harness, vitrail, &two, WS_BACKGROUND,
@@ -1147,7 +1162,7 @@ START_TEST(test_input_workspaces)
 	ck_assert_int_eq(focused_window(&t), 0);
 	/* the pointer: a click at one's centre reaches it, one at hidden
 	 * two's centre does not reach two; then the pointer (drawn in
-	 * screenshots) goes to HEADLESS-1's bottom-right corner, clear of
+	 * screenshots) goes to WL-1's bottom-right corner, clear of
 	 * every window's centre */
 	ws_click(vitrail, &one);
 	ws_click(vitrail, &two);
@@ -1165,69 +1180,69 @@ START_TEST(test_input_workspaces)
 		"one moved to workspace 2");
 	ck_assert_int_eq(focused_window(&t), -1);
 	bind_type(&t, alt, 1, KEY_2);
-	ws_assert_listed_on(vitrail, "one", "HEADLESS-1");
-	ws_assert_listed_on(vitrail, "two", "HEADLESS-1");
+	ws_assert_listed_on(vitrail, "one", "WL-1");
+	ws_assert_listed_on(vitrail, "two", "WL-1");
 	ws_assert_pixel(harness, vitrail, &one, red, "one on workspace 2");
 	ws_assert_pixel(harness, vitrail, &two, green, "two on workspace 2");
 	ck_assert(focused_window(&t) == 0 || focused_window(&t) == 1);
 
-	/* focus output right twice: HEADLESS-3 is current, and three opens
-	 * there (the fewest windows would say HEADLESS-2) */
+	/* focus output right twice: WL-3 is current, and three opens
+	 * there (the fewest windows would say WL-2) */
 	bind_type(&t, alt, 1, KEY_RIGHT);
 	ck_assert_int_eq(focused_window(&t), -1);
 	bind_type(&t, alt, 1, KEY_RIGHT);
 	bind_window_init(&t, 2, vitrail, "three", blue);
 	bind_dispatch(&t);
-	ws_assert_listed_on(vitrail, "three", "HEADLESS-3");
+	ws_assert_listed_on(vitrail, "three", "WL-3");
 	struct ws_place three = ws_place_of(ws_listed(vitrail, "three"));
 	ws_assert_pixel(harness, vitrail, &three, blue, "three shown");
 	ck_assert_int_eq(focused_window(&t), 2);
-	/* right of the rightmost: nothing; left: HEADLESS-2, no window
+	/* right of the rightmost: nothing; left: WL-2, no window
 	 * there, so no window has the keyboard */
 	bind_type(&t, alt, 1, KEY_RIGHT);
 	ck_assert_int_eq(focused_window(&t), 2);
 	bind_type(&t, alt, 1, KEY_LEFT);
 	ck_assert_int_eq(focused_window(&t), -1);
-	/* prev: HEADLESS-1 (its front window gets the keyboard), prev
-	 * again wraps around to HEADLESS-3, next wraps back to HEADLESS-1 */
+	/* prev: WL-1 (its front window gets the keyboard), prev
+	 * again wraps around to WL-3, next wraps back to WL-1 */
 	bind_type(&t, alt, 1, KEY_P);
 	int front = focused_window(&t);
 	ck_assert_msg(front == 0 || front == 1, "focus output prev from "
-		"HEADLESS-2: window %d focused, not one of HEADLESS-1's", front);
+		"WL-2: window %d focused, not one of WL-1's", front);
 	bind_type(&t, alt, 1, KEY_P);
 	ck_assert_int_eq(focused_window(&t), 2);
 	bind_type(&t, alt, 1, KEY_O);
 	ck_assert_int_eq(focused_window(&t), front);
 
 	/* move-to-output right: the focused window keeps its offset, on
-	 * HEADLESS-2, and the keyboard */
+	 * WL-2, and the keyboard */
 	const char *app = front == 0 ? "one" : "two";
 	uint32_t colour = front == 0 ? red : green;
 	struct ws_place was = front == 0 ? one : two;
 	bind_type(&t, alt_shift, 2, KEY_RIGHT);
-	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	ws_assert_listed_on(vitrail, app, "WL-2");
 	struct ws_place moved = ws_place_of(ws_listed(vitrail, app));
 	ck_assert_msg(moved.x == was.x + 640 && moved.y == was.y, "%s moved "
 		"from (%d, %d) to (%d, %d), expected (%d, %d)", app, was.x, was.y,
 		moved.x, moved.y, was.x + 640, was.y);
 	ck_assert(moved.x >= 640 && moved.x + moved.width <= 1280 &&
 		moved.y >= 0 && moved.y + moved.height <= 480);
-	ws_assert_pixel(harness, vitrail, &moved, colour, "moved to HEADLESS-2");
+	ws_assert_pixel(harness, vitrail, &moved, colour, "moved to WL-2");
 	ws_assert_pixel(harness, vitrail, &was, WS_BACKGROUND,
 		"where the moved window was");
 	ck_assert_int_eq(focused_window(&t), front);
-	/* next: HEADLESS-3; right of it there is none: it stays; left:
-	 * HEADLESS-2 again */
+	/* next: WL-3; right of it there is none: it stays; left:
+	 * WL-2 again */
 	bind_type(&t, alt, 1, KEY_N);
-	ws_assert_listed_on(vitrail, app, "HEADLESS-3");
+	ws_assert_listed_on(vitrail, app, "WL-3");
 	moved = ws_place_of(ws_listed(vitrail, app));
 	ck_assert_int_eq(moved.x, was.x + 1280);
 	ck_assert_int_eq(moved.y, was.y);
 	bind_type(&t, alt_shift, 2, KEY_RIGHT);
-	ws_assert_listed_on(vitrail, app, "HEADLESS-3");
+	ws_assert_listed_on(vitrail, app, "WL-3");
 	ck_assert_int_eq(ws_listed(vitrail, app)->x, was.x + 1280);
 	bind_type(&t, alt_shift, 2, KEY_LEFT);
-	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	ws_assert_listed_on(vitrail, app, "WL-2");
 	moved = ws_place_of(ws_listed(vitrail, app));
 	ck_assert_int_eq(moved.x, was.x + 640);
 	ws_assert_pixel(harness, vitrail, &moved, colour, "moved back left");
@@ -1239,7 +1254,7 @@ START_TEST(test_input_workspaces)
 	ws_assert_pixel(harness, vitrail, &moved, WS_BACKGROUND, "minimized");
 	ck_assert_int_eq(focused_window(&t), -1);
 	bind_type(&t, alt, 1, KEY_TAB);
-	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	ws_assert_listed_on(vitrail, app, "WL-2");
 	ws_assert_pixel(harness, vitrail, &moved, colour, "focus next after "
 		"minimize");
 	ck_assert_int_eq(focused_window(&t), front);
@@ -1250,17 +1265,17 @@ START_TEST(test_input_workspaces)
 	ws_assert_hidden(vitrail, app);
 	ck_assert_int_eq(focused_window(&t), -1);
 	bind_type(&t, alt, 1, KEY_TAB);
-	ws_assert_listed_on(vitrail, app, "HEADLESS-2");
+	ws_assert_listed_on(vitrail, app, "WL-2");
 	ck_assert_int_eq(focused_window(&t), front);
 
-	/* HEADLESS-3 unplugged: three goes to an output left, shown */
-	harness_unplug_output(vitrail->conn, "HEADLESS-3");
+	/* WL-3 unplugged: three goes to an output left, shown */
+	harness_unplug_output(vitrail->conn, "WL-3");
 	bind_dispatch(&t);
 	const struct harness_window *w3 = ws_listed(vitrail, "three");
 	char *all = harness_describe_windows(vitrail->conn);
-	ck_assert_msg(w3 != NULL && (strcmp(w3->output, "HEADLESS-1") == 0 ||
-		strcmp(w3->output, "HEADLESS-2") == 0), "three is not shown on "
-		"an output left after HEADLESS-3 went; the windows:\n%s", all);
+	ck_assert_msg(w3 != NULL && (strcmp(w3->output, "WL-1") == 0 ||
+		strcmp(w3->output, "WL-2") == 0), "three is not shown on "
+		"an output left after WL-3 went; the windows:\n%s", all);
 	free(all);
 	for (int i = 0; i < 3; i++) {
 		ck_assert(t.w[i].app.running);
@@ -1268,6 +1283,7 @@ START_TEST(test_input_workspaces)
 
 	bind_test_finish(&t);
 	harness_stop_vitrail(harness, vitrail);
+	harness_stop_vitrail(harness, parent);
 	harness_destroy(harness);
 	free(config);
 }
@@ -1314,9 +1330,8 @@ START_TEST(test_input_sighup_reload)
 	ck_assert(asprintf(&config, "%s/sighup.conf", harness->out_dir) > 0);
 	write_config(config, "bind Alt+q close\n");
 	const char *args[] = { "--config", config, NULL };
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480", .extra_args = args });
+	struct harness_vitrail *parent;
+	struct harness_vitrail *vitrail = start_nested(harness, args, &parent);
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct bind_test t = { 0 };
 	bind_driver_init(&t, vitrail);
@@ -1345,7 +1360,7 @@ START_TEST(test_input_sighup_reload)
 	ck_assert_msg(count_key(&t.w[0], KEY_W) == w_keys, "the bound Alt+w "
 		"reached the window");
 	t.w[0].app.running = true;
-	ws_assert_listed_on(vitrail, "hup", "HEADLESS-1");
+	ws_assert_listed_on(vitrail, "hup", "WL-1");
 
 	/* a bad line: the old config stays */
 	write_config(config, "bind Alt+q close\nbind Alt+w frobnicate\n");
@@ -1361,10 +1376,11 @@ START_TEST(test_input_sighup_reload)
 	bind_type(&t, alt, 1, KEY_Q);
 	ck_assert_msg(t.w[0].app.running, "the bad config's Alt+q closes");
 	harness_assert_alive(vitrail->proc);
-	ws_assert_listed_on(vitrail, "hup", "HEADLESS-1");
+	ws_assert_listed_on(vitrail, "hup", "WL-1");
 
 	bind_test_finish(&t);
 	harness_stop_vitrail(harness, vitrail);
+	harness_stop_vitrail(harness, parent);
 	harness_destroy(harness);
 	free(config);
 }
