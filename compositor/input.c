@@ -697,7 +697,7 @@ void vt_input_update_pointer_focus(struct vt_server *server) {
 
 /* A move or resize under way takes the pointer's motion. */
 static bool grab_motion(struct vt_server *server) {
-	if (server->grab.mode == VT_GRAB_NONE) {
+	if (server->grab.mode == VT_GRAB_NONE || server->grab.touch) {
 		return false;
 	}
 	cursor_move_node(server);
@@ -814,6 +814,34 @@ static bool decoration_press(struct vt_server *server, uint32_t button) {
 	return true;
 }
 
+/* A touch down on a window's decorations: the window takes the focus; on
+ * the title bar the finger moves it, on an edge it resizes it, on the
+ * close button the window is asked to close. */
+static void decoration_touch(struct vt_server *server, struct vt_view *view,
+		int32_t touch_id, double lx, double ly) {
+	uint32_t edges;
+	enum vt_decoration_part part = vt_view_decoration_at(view, lx, ly,
+		&edges);
+	if (part == VT_PART_NONE) {
+		return;
+	}
+	vt_view_focus(view, view->surface);
+	switch (part) {
+	case VT_PART_TITLE:
+		vt_view_begin_touch_grab(view, VT_GRAB_MOVE, 0, touch_id, lx, ly);
+		break;
+	case VT_PART_EDGE:
+		vt_view_begin_touch_grab(view, VT_GRAB_RESIZE, edges, touch_id, lx,
+			ly);
+		break;
+	case VT_PART_CLOSE:
+		vt_view_close(view);
+		break;
+	case VT_PART_NONE:
+		break;
+	}
+}
+
 static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_button);
 	uint64_t received_ns = vt_now_ns();
@@ -842,7 +870,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	}
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
 		event->button, event->state);
-	if (server->grab.mode != VT_GRAB_NONE &&
+	if (server->grab.mode != VT_GRAB_NONE && !server->grab.touch &&
 			server->seat->pointer_state.button_count == 0) {
 		vt_grab_end(server);
 		vt_input_update_pointer_focus(server);
@@ -996,11 +1024,17 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
 	touch_to_layout(server, event->device, event->x, event->y, &lx, &ly);
+	server->last_touch_id = event->touch_id;
+	server->last_touch_x = lx;
+	server->last_touch_y = ly;
 	double sx, sy;
 	struct vt_view *view;
 	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
 		&view);
 	if (surface == NULL) {
+		if (view != NULL && server->grab.mode == VT_GRAB_NONE) {
+			decoration_touch(server, view, event->touch_id, lx, ly);
+		}
 		return;
 	}
 	if (view != NULL) {
@@ -1032,6 +1066,9 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	struct wlr_event_touch_up *event = data;
+	if (server->grab.touch && server->grab.touch_id == event->touch_id) {
+		vt_grab_end(server);
+	}
 	if (vt_scroll_touch_up(server, event->time_msec, event->touch_id)) {
 		return;
 	}
@@ -1052,6 +1089,13 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	struct wlr_event_touch_motion *event = data;
 	double lx, ly;
 	touch_to_layout(server, event->device, event->x, event->y, &lx, &ly);
+	server->last_touch_id = event->touch_id;
+	server->last_touch_x = lx;
+	server->last_touch_y = ly;
+	if (server->grab.touch && server->grab.touch_id == event->touch_id) {
+		vt_grab_motion_to(server, lx, ly);
+		return;
+	}
 	if (vt_scroll_touch_motion(server, event->time_msec,
 			event->touch_id, lx, ly)) {
 		return;

@@ -340,6 +340,10 @@ struct vt_grab {
 	struct wlr_box box; /* the window's geometry at the start */
 	uint32_t edges; /* enum wlr_edges, resize */
 	bool swallow; /* the drag modifier's: buttons kept from the client */
+	/* driven by touch point touch_id (from cursor_x, cursor_y) instead
+	 * of the cursor, until that point is up */
+	bool touch;
+	int32_t touch_id;
 };
 
 /* A cursor image of the theme (XCURSOR_THEME, XCURSOR_SIZE): the arrow
@@ -434,6 +438,10 @@ struct vt_server {
 	 * and the touch point touch_history_id's */
 	struct vt_input_history pointer_history, touch_history;
 	int32_t touch_history_id;
+	/* the last touch down or motion, layout coordinates: where a
+	 * client's xdg_toplevel.move on a touch serial starts from */
+	int32_t last_touch_id;
+	double last_touch_x, last_touch_y;
 
 	struct wl_list outputs; /* vt_output::link (output.c) */
 	int outputs_created; /* index of the next output, for its options */
@@ -791,7 +799,12 @@ void vt_view_minimize(struct vt_view *view);
  * maximized nor fullscreen), follow the cursor, end it. */
 void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 	uint32_t edges, bool swallow);
+/* The same, driven by the touch point touch_id, now at lx, ly. */
+void vt_view_begin_touch_grab(struct vt_view *view, enum vt_grab_mode mode,
+	uint32_t edges, int32_t touch_id, double lx, double ly);
 void vt_grab_motion(struct vt_server *server);
+/* The grab's point (the cursor, or its touch point) is at lx, ly. */
+void vt_grab_motion_to(struct vt_server *server, double lx, double ly);
 void vt_grab_end(struct vt_server *server);
 /* The policy each kind of toplevel calls (xdg in view.c, X11 windows in
  * xwayland.c), view->impl and view->node set: the output a new window

@@ -792,35 +792,55 @@ void vt_view_minimize(struct vt_view *view) {
 	keep_focus_shown(server, view->placed_on);
 }
 
-void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
-		uint32_t edges, bool swallow) {
+static bool begin_grab(struct vt_view *view, enum vt_grab_mode mode,
+		uint32_t edges, double x, double y) {
 	struct vt_server *server = view->server;
 	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped ||
 			server->config.mode != VT_MODE_DESKTOP ||
 			view->impl->get_fill(view, true) != 0) {
-		return;
+		return false;
 	}
 	struct wlr_box geo;
 	view->impl->get_geometry(view, &geo);
 	server->grab = (struct vt_grab){
 		.mode = mode,
 		.view = view,
-		.cursor_x = server->cursor->x,
-		.cursor_y = server->cursor->y,
+		.cursor_x = x,
+		.cursor_y = y,
 		.box = { view->x, view->y, geo.width, geo.height },
 		.edges = edges,
-		.swallow = swallow,
 	};
 	if (mode == VT_GRAB_RESIZE) {
 		view->impl->set_resizing(view, true);
 	}
+	return true;
+}
+
+void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
+		uint32_t edges, bool swallow) {
+	struct vt_server *server = view->server;
+	if (begin_grab(view, mode, edges, server->cursor->x, server->cursor->y)) {
+		server->grab.swallow = swallow;
+	}
+}
+
+void vt_view_begin_touch_grab(struct vt_view *view, enum vt_grab_mode mode,
+		uint32_t edges, int32_t touch_id, double lx, double ly) {
+	if (begin_grab(view, mode, edges, lx, ly)) {
+		view->server->grab.touch = true;
+		view->server->grab.touch_id = touch_id;
+	}
 }
 
 void vt_grab_motion(struct vt_server *server) {
+	vt_grab_motion_to(server, server->cursor->x, server->cursor->y);
+}
+
+void vt_grab_motion_to(struct vt_server *server, double lx, double ly) {
 	struct vt_grab *grab = &server->grab;
 	struct vt_view *view = grab->view;
-	int dx = (int)(server->cursor->x - grab->cursor_x);
-	int dy = (int)(server->cursor->y - grab->cursor_y);
+	int dx = (int)(lx - grab->cursor_x);
+	int dy = (int)(ly - grab->cursor_y);
 	if (grab->mode == VT_GRAB_MOVE) {
 		vt_view_move(view, grab->box.x + dx, grab->box.y + dy);
 		return;
@@ -868,28 +888,35 @@ static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
 }
 
 /* xdg_toplevel.move and resize: honoured for a button press of the
- * pointer focused on the window (the serial says which). */
-static bool grab_serial_valid(struct vt_view *view, uint32_t serial) {
-	return wlr_seat_validate_pointer_grab_serial(view->server->seat,
-		view->xdg_surface->surface, serial);
+ * pointer focused on the window, or a touch point down on it (the serial
+ * says which); that point then drives the grab. */
+static void begin_client_grab(struct vt_view *view, uint32_t serial,
+		enum vt_grab_mode mode, uint32_t edges) {
+	struct vt_server *server = view->server;
+	struct wlr_touch_point *point = NULL;
+	if (wlr_seat_validate_pointer_grab_serial(server->seat,
+			view->xdg_surface->surface, serial)) {
+		vt_view_begin_grab(view, mode, edges, false);
+	} else if (wlr_seat_validate_touch_grab_serial(server->seat,
+			view->xdg_surface->surface, serial, &point) &&
+			point->touch_id == server->last_touch_id) {
+		vt_view_begin_touch_grab(view, mode, edges, point->touch_id,
+			server->last_touch_x, server->last_touch_y);
+	}
 }
 
 static void toplevel_handle_request_move(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_move);
 	struct wlr_xdg_toplevel_move_event *event = data;
-	if (grab_serial_valid(view, event->serial)) {
-		vt_view_begin_grab(view, VT_GRAB_MOVE, 0, false);
-	}
+	begin_client_grab(view, event->serial, VT_GRAB_MOVE, 0);
 }
 
 static void toplevel_handle_request_resize(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_resize);
 	struct wlr_xdg_toplevel_resize_event *event = data;
-	if (grab_serial_valid(view, event->serial)) {
-		vt_view_begin_grab(view, VT_GRAB_RESIZE, event->edges, false);
-	}
+	begin_client_grab(view, event->serial, VT_GRAB_RESIZE, event->edges);
 }
 
 /* xdg_toplevel.set_minimized: minimized as by the minimize binding. */

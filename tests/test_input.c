@@ -830,6 +830,37 @@ START_TEST(test_input_move_resize)
 		"window's corner is at %d,%d, not %d,%d", w->x, w->y, x0 + 30,
 		y0 + 10);
 
+	/* by touch: xdg_toplevel.move on a touch down's serial, the finger
+	 * drives it until it is up; the pointer's motion meanwhile does not */
+	x0 = w->x;
+	y0 = w->y;
+	harness_touch(vitrail->conn, HARNESS_TOUCH_DOWN, 4, x0 + 60, y0 + 40);
+	bind_dispatch(&t);
+	ck_assert_msg(app->touch_serial != 0, "the window got no touch down");
+	xdg_toplevel_move(app->xdg_toplevel, app->seat, app->touch_serial);
+	bind_dispatch(&t);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_MOVE, 4, x0 + 60 + 12,
+		y0 + 40 + 20);
+	harness_pointer_move(vitrail->conn, 5, 5);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_MOVE, 4, x0 + 60 + 25,
+		y0 + 40 + 35);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_UP, 4, 0, 0);
+	bind_dispatch(&t);
+	w = window_now(vitrail);
+	ck_assert_msg(w->x == x0 + 25 && w->y == y0 + 35, "the touch move "
+		"put the window at %d,%d, not %d,%d", w->x, w->y, x0 + 25,
+		y0 + 35);
+	/* that point is up: its serial starts nothing more */
+	x0 = w->x;
+	y0 = w->y;
+	xdg_toplevel_move(app->xdg_toplevel, app->seat, app->touch_serial);
+	bind_dispatch(&t);
+	harness_pointer_move(vitrail->conn, x0 + 90, y0 + 70);
+	bind_dispatch(&t);
+	w = window_now(vitrail);
+	ck_assert_msg(w->x == x0 && w->y == y0, "a stale touch serial moved "
+		"the window to %d,%d", w->x, w->y);
+
 	free(t.w[0].keymap);
 	sc_app_finish(app);
 	bind_driver_finish(&t);

@@ -2224,9 +2224,20 @@ START_TEST(test_protocols_decoration_input) {
 	ck_assert_msg(p.x == 180 && p.y == 177, "the right border's drag "
 		"moved the window to %d,%d", p.x, p.y);
 
+	// a finger on the title bar: dragged by (-40, 25); a touch on the
+	// decorations never reaches the client
+	harness_touch(vitrail->conn, HARNESS_TOUCH_DOWN, 3, 200, 177 - 12);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_MOVE, 3, 180, 177);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_MOVE, 3, 160, 177 - 12 + 25);
+	harness_touch(vitrail->conn, HARNESS_TOUCH_UP, 3, 0, 0);
+	deco_dispatch(&a);
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == 140 && p.y == 202, "the title bar's touch drag "
+		"put the window at %d,%d, not 140,202", p.x, p.y);
+
 	// the close button: the 24x24 square at the title bar's right end
 	ck_assert(a.app.running);
-	harness_pointer_move(vitrail->conn, 180 + 120 - 12, 177 - 12);
+	harness_pointer_move(vitrail->conn, p.x + 120 - 12, p.y - 12);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
 	int64_t deadline = harness_now_ms() +

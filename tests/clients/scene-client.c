@@ -447,6 +447,7 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial,
 		uint32_t time, struct wl_surface *surface, int32_t id, wl_fixed_t x,
 		wl_fixed_t y) {
 	struct sc_app *app = data;
+	app->touch_serial = serial;
 	if (app->on_tap != NULL) {
 		app->on_tap(app, wl_fixed_to_double(x), wl_fixed_to_double(y));
 	}

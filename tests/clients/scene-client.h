@@ -142,6 +142,7 @@ struct sc_app {
 
 	double pointer_x, pointer_y;
 	uint32_t button_serial; // of the last press
+	uint32_t touch_serial; // of the last touch down
 	int buttons_pressed; // presses received
 	sc_tap_func on_tap;
 	/* Scrolling input, for clients that scroll themselves (NULL:
