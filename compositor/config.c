@@ -261,6 +261,50 @@ static bool parse_direction(const char *s, int *dir) {
 	return false;
 }
 
+/* "move left|right|up|down [PIXELS]" and "resize grow|shrink width|height
+ * [PIXELS]" (20 by default, 1 to 10000) into b. */
+static const char *parse_move_resize(struct vt_config_binding *b,
+		const char *action, char *rest) {
+	char *save = NULL;
+	char *w1 = strtok_r(rest, " \t", &save);
+	char *w2 = strtok_r(NULL, " \t", &save);
+	char *w3 = strtok_r(NULL, " \t", &save);
+	char *pixels;
+	if (strcmp(action, "move") == 0) {
+		static const char *const ways[] = { "left", "right", "up", "down" };
+		b->arg = -1;
+		for (int i = 0; w1 != NULL && i < 4; i++) {
+			if (strcmp(w1, ways[i]) == 0) {
+				b->arg = i;
+			}
+		}
+		if (b->arg < 0 || w3 != NULL) {
+			return "expected move left, right, up or down [pixels]";
+		}
+		pixels = w2;
+		b->action = VT_ACTION_MOVE;
+	} else {
+		bool grow = w1 != NULL && strcmp(w1, "grow") == 0;
+		if ((!grow && (w1 == NULL || strcmp(w1, "shrink") != 0)) ||
+				w2 == NULL || (strcmp(w2, "width") != 0 &&
+				strcmp(w2, "height") != 0) ||
+				strtok_r(NULL, " \t", &save) != NULL) {
+			return "expected resize grow or shrink, width or height "
+				"[pixels]";
+		}
+		b->arg = strcmp(w2, "height") == 0;
+		pixels = w3;
+		b->action = VT_ACTION_RESIZE;
+	}
+	int px = VT_MOVE_DEFAULT_PX;
+	if (pixels != NULL && !parse_int(pixels, 1, 10000, &px)) {
+		return "expected pixels from 1 to 10000";
+	}
+	bool shrink = b->action == VT_ACTION_RESIZE && strcmp(w1, "shrink") == 0;
+	b->amount = shrink ? -px : px;
+	return NULL;
+}
+
 /* "bind <modifiers+key> <action> [args]" */
 static const char *parse_binding(struct vt_config *c, char *value) {
 	char *save = NULL;
@@ -316,6 +360,11 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 			return "expected focus next, focus prev or focus output "
 				"<next|prev|left|right>";
 		}
+	} else if (strcmp(action, "move") == 0 || strcmp(action, "resize") == 0) {
+		reason = parse_move_resize(&b, action, rest);
+		if (reason != NULL) {
+			return reason;
+		}
 	} else if (strcmp(action, "move-to-output") == 0) {
 		if (!parse_direction(rest, &b.arg)) {
 			return "expected move-to-output next, prev, left or right";
@@ -336,8 +385,8 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 		}
 		if (i == n) {
 			return "unknown action: expected exec, close, focus, maximize, "
-				"fullscreen, minimize, workspace, move-to-workspace, "
-				"move-to-output, reload or exit";
+				"fullscreen, minimize, move, resize, workspace, "
+				"move-to-workspace, move-to-output, reload or exit";
 		}
 		if (*rest != '\0') {
 			return "this action takes no arguments";

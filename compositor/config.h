@@ -59,7 +59,19 @@ enum vt_config_action {
 	VT_ACTION_FOCUS_OUTPUT, /* arg: enum vt_config_direction */
 	VT_ACTION_MOVE_TO_OUTPUT, /* arg: enum vt_config_direction */
 	VT_ACTION_MINIMIZE, /* the focused window */
+	VT_ACTION_MOVE, /* arg: enum vt_config_way; amount: pixels */
+	VT_ACTION_RESIZE, /* arg: 0 width, 1 height; amount: pixels, < 0
+			   * shrinks */
 };
+
+/* Which way a window moves (bind ... move). */
+enum vt_config_way {
+	VT_WAY_LEFT,
+	VT_WAY_RIGHT,
+	VT_WAY_UP,
+	VT_WAY_DOWN,
+};
+#define VT_MOVE_DEFAULT_PX 20
 
 /* Workspaces per output, numbered 1 to this. */
 #define VT_WORKSPACES 10
@@ -78,6 +90,7 @@ struct vt_config_binding {
 	uint32_t keysym; /* xkb_keysym_t, lower case where it has one */
 	enum vt_config_action action;
 	int arg; /* a workspace number or enum vt_config_direction */
+	int amount; /* VT_ACTION_MOVE, VT_ACTION_RESIZE: pixels */
 	char command[VT_CONFIG_COMMAND]; /* VT_ACTION_EXEC */
 };
 

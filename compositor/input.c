@@ -144,6 +144,20 @@ static void run_binding(struct vt_server *server,
 			vt_view_move_to_output(focused, binding->arg);
 		}
 		break;
+	case VT_ACTION_MOVE:
+		if (focused != NULL) {
+			static const int dx[] = { -1, 1, 0, 0 }, dy[] = { 0, 0, -1, 1 };
+			vt_view_nudge(focused, dx[binding->arg] * binding->amount,
+				dy[binding->arg] * binding->amount, 0, 0);
+		}
+		break;
+	case VT_ACTION_RESIZE:
+		if (focused != NULL) {
+			vt_view_nudge(focused, 0, 0,
+				binding->arg == 0 ? binding->amount : 0,
+				binding->arg == 1 ? binding->amount : 0);
+		}
+		break;
 	case VT_ACTION_RELOAD:
 		vt_server_reload(server); /* binding is gone after this */
 		break;

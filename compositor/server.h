@@ -799,6 +799,10 @@ void vt_view_minimize(struct vt_view *view);
  * maximized nor fullscreen), follow the cursor, end it. */
 void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 	uint32_t edges, bool swallow);
+/* Move a window by dx, dy and resize it by dw, dh (its right and bottom
+ * edges; at least 1x1), as the move and resize bindings do: desktop
+ * mode, a window neither maximized nor fullscreen. */
+void vt_view_nudge(struct vt_view *view, int dx, int dy, int dw, int dh);
 /* The same, driven by the touch point touch_id, now at lx, ly. */
 void vt_view_begin_touch_grab(struct vt_view *view, enum vt_grab_mode mode,
 	uint32_t edges, int32_t touch_id, double lx, double ly);

@@ -816,6 +816,24 @@ static bool begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 	return true;
 }
 
+void vt_view_nudge(struct vt_view *view, int dx, int dy, int dw, int dh) {
+	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped ||
+			view->server->config.mode != VT_MODE_DESKTOP ||
+			view->impl->get_fill(view, true) != 0) {
+		return;
+	}
+	if (dx != 0 || dy != 0) {
+		vt_view_move(view, view->x + dx, view->y + dy);
+	}
+	if (dw != 0 || dh != 0) {
+		struct wlr_box geo;
+		view->impl->get_geometry(view, &geo);
+		int width = geo.width + dw, height = geo.height + dh;
+		view->impl->set_size(view, width > 1 ? width : 1,
+			height > 1 ? height : 1);
+	}
+}
+
 void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 		uint32_t edges, bool swallow) {
 	struct vt_server *server = view->server;

@@ -321,6 +321,24 @@ START_TEST(test_config_bindings) {
 	ck_assert_ptr_null(vt_config_binding(&config, VT_MOD_ALT, 0x71));
 	b = vt_config_binding(&config, VT_MOD_LOGO, 0xff09);
 	ck_assert(b != NULL && b->action == VT_ACTION_FOCUS_NEXT);
+	/* move and resize: a way or an edge, and pixels (20 when none) */
+	write_config("bind Alt+h move left 15\nbind Alt+j move down\n"
+		"bind Alt+k resize shrink height\nbind Alt+l resize grow width 7\n");
+	struct vt_config moves;
+	vt_config_defaults(&moves);
+	ck_assert_msg(load(&moves, err, sizeof(err)), "%s", err);
+	b = vt_config_binding(&moves, VT_MOD_ALT, 0x68);
+	ck_assert(b != NULL && b->action == VT_ACTION_MOVE &&
+		b->arg == VT_WAY_LEFT && b->amount == 15);
+	b = vt_config_binding(&moves, VT_MOD_ALT, 0x6a);
+	ck_assert(b != NULL && b->action == VT_ACTION_MOVE &&
+		b->arg == VT_WAY_DOWN && b->amount == 20);
+	b = vt_config_binding(&moves, VT_MOD_ALT, 0x6b);
+	ck_assert(b != NULL && b->action == VT_ACTION_RESIZE && b->arg == 1 &&
+		b->amount == -20);
+	b = vt_config_binding(&moves, VT_MOD_ALT, 0x6c);
+	ck_assert(b != NULL && b->action == VT_ACTION_RESIZE && b->arg == 0 &&
+		b->amount == 7);
 	b = vt_config_binding(&config, VT_MOD_LOGO | VT_MOD_SHIFT, 0xff09);
 	ck_assert(b != NULL && b->action == VT_ACTION_FOCUS_PREV);
 	b = vt_config_binding(&config, VT_MOD_CTRL | VT_MOD_ALT, 0xffc1);
@@ -340,6 +358,10 @@ START_TEST(test_config_bindings) {
 		{ "bind Alt+x", "expected <modifiers+key> <action>" },
 		{ "bind Alt+x exec", "exec needs a command" },
 		{ "bind Alt+x launch foot", "unknown action" },
+		{ "bind Alt+x move sideways", "expected move left, right" },
+		{ "bind Alt+x move left 0", "expected pixels from 1 to 10000" },
+		{ "bind Alt+x resize grow depth", "expected resize grow or shrink" },
+		{ "bind Alt+x resize grow width 10 px", "expected resize grow" },
 		{ "bind Alt+x focus left", "expected focus next, focus prev or "
 			"focus output" },
 		{ "bind Alt+x close now", "this action takes no arguments" },

@@ -587,6 +587,10 @@ START_TEST(test_input_bindings)
 		"bind Alt+m maximize\n"
 		"bind Alt+f fullscreen\n"
 		"bind Alt+r reload\n"
+		"bind Alt+Left move left 30\n"
+		"bind Alt+Down move down\n"
+		"bind Alt+equal resize grow width 40\n"
+		"bind Alt+minus resize shrink height 10\n"
 		"bind Alt+Escape exit\n", spawned) > 0);
 	write_config(config, text);
 	const char *args[] = { "--config", config, NULL };
@@ -626,6 +630,26 @@ START_TEST(test_input_bindings)
 	bind_type(&t, NULL, 0, KEY_A);
 	ck_assert(window_got_key(&t.w[0], KEY_A));
 	ck_assert(window_got_key(&t.w[0], KEY_LEFTALT));
+
+	/* move by the pixels bound (20 when none), resize by the right and
+	 * bottom edges: the focused window, one (200x100) */
+	const struct harness_window *w = wait_for_app(vitrail->conn, "one");
+	int32_t x0 = w->x, y0 = w->y;
+	bind_type(&t, alt, 1, KEY_LEFT);
+	bind_type(&t, alt, 1, KEY_DOWN);
+	w = wait_for_app(vitrail->conn, "one");
+	ck_assert_msg(w->x == x0 - 30 && w->y == y0 + 20, "move left 30, move "
+		"down: the window is at %d,%d, not %d,%d", w->x, w->y, x0 - 30,
+		y0 + 20);
+	bind_type(&t, alt, 1, KEY_EQUAL);
+	ck_assert_msg(t.w[0].app.configure_width == 240 &&
+		t.w[0].app.configure_height == 100, "resize grow width 40 asked "
+		"for %dx%d, not 240x100", t.w[0].app.configure_width,
+		t.w[0].app.configure_height);
+	bind_type(&t, alt, 1, KEY_MINUS);
+	ck_assert_msg(t.w[0].app.configure_height == 90, "resize shrink "
+		"height 10 asked for %dx%d, not 200x90 (the client kept 200x100)",
+		t.w[0].app.configure_width, t.w[0].app.configure_height);
 
 	/* maximize, then fullscreen: configures at the output's size */
 	bind_type(&t, alt, 1, KEY_M);
