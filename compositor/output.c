@@ -1852,6 +1852,9 @@ static void output_enabled_changed(struct vt_output *output) {
 		struct wlr_box box = output->layout_box;
 		vt_layers_output_disabled(server, output->wlr_output);
 		arrange_outputs(server); /* out of the layout */
+		/* and out of clients' sight; its return to the layout makes
+		 * the global again (wlr_output_layout_add) */
+		wlr_output_destroy_global(output->wlr_output);
 		vt_views_output_gone(server, output, box);
 		pixman_region32_clear(&output->pending_damage);
 		wlr_log(WLR_INFO, "%s: disabled", output->wlr_output->name);

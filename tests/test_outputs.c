@@ -558,6 +558,23 @@ static char *randr(struct harness *harness, struct harness_vitrail *vitrail,
 	return log;
 }
 
+/* The wl_output globals wayland-info lists. */
+static int count_wl_outputs(struct harness *harness,
+		struct harness_vitrail *vitrail) {
+	harness_require_program("wayland-info", "wayland-utils");
+	const char *argv[] = { "wayland-info", NULL };
+	struct harness_proc *proc = NULL;
+	ck_assert_int_eq(harness_run_client(harness, vitrail, argv,
+		HARNESS_WAIT_TIMEOUT_MS, &proc), 0);
+	char *log = harness_proc_log(proc);
+	int n = 0;
+	for (const char *p = log; (p = strstr(p, "'wl_output'")) != NULL; p++) {
+		n++;
+	}
+	free(log);
+	return n;
+}
+
 /* The block of wlr-randr's listing about output (up to the next output's
  * name line), malloc'd; fails when it is missing. */
 static char *randr_block(const char *listing, const char *output) {
@@ -663,12 +680,17 @@ START_TEST(test_outputs_randr_lists_and_changes_outputs)
 	out = randr(harness, vitrail, list);
 	assert_block_has(out, "HEADLESS-2", "Enabled: no");
 	free(out);
+	// clients see one wl_output (wayland-info), not the disabled one's
+	ck_assert_int_eq(count_wl_outputs(harness, vitrail), 1);
 	const char *on[] = { "wlr-randr", "--output", "HEADLESS-2", "--on",
 		NULL };
 	free(randr(harness, vitrail, on));
 	out = randr(harness, vitrail, list);
 	assert_block_has(out, "HEADLESS-2", "Enabled: yes");
 	assert_block_lacks(out, "HEADLESS-2", "Enabled: no");
+	free(out);
+	ck_assert_int_eq(count_wl_outputs(harness, vitrail), 2);
+	out = randr(harness, vitrail, list);
 	// back where it was, right of HEADLESS-1, not over it
 	assert_block_has(out, "HEADLESS-2", "Position: 800,0");
 	free(out);
