@@ -755,9 +755,8 @@ static const struct harness_window *window_now(struct harness_vitrail *v) {
 START_TEST(test_input_move_resize)
 {
 	struct harness *harness = harness_create("move_resize");
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480" });
+	struct harness_vitrail *parent;
+	struct harness_vitrail *vitrail = start_nested(harness, NULL, &parent);
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct bind_test t = { 0 };
 	bind_driver_init(&t, vitrail);
@@ -889,6 +888,7 @@ START_TEST(test_input_move_resize)
 	sc_app_finish(app);
 	bind_driver_finish(&t);
 	harness_stop_vitrail(harness, vitrail);
+	harness_stop_vitrail(harness, parent);
 	harness_destroy(harness);
 }
 END_TEST
