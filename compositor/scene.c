@@ -781,17 +781,34 @@ static bool charge_recording(struct vt_scene_node *node, uint64_t bytes) {
 	return true;
 }
 
-/* The node's display list: its snapshot's recording, made by the first
- * node that draws it and shared by every other one. */
-static void node_record(struct vt_scene_node *node) {
-	node->record = false;
+static size_t snapshot_commands(const struct snapshot *snapshot) {
 	size_t count = 0;
-	struct snapshot *snapshot = node->list;
 	for (size_t i = 0; snapshot != NULL && i < snapshot->nchunks; i++) {
 		count += snapshot->chunks[i]->ncmds;
 	}
-	if (count == 0 || !charge_drawn(node, count)) {
-		charge_drawn(node, 0);
+	return count;
+}
+
+/* Charge the commands the node's new display list draws; false (error
+ * posted) over the client's quota. */
+static bool node_charge(struct vt_scene_node *node) {
+	return charge_drawn(node, snapshot_commands(node->list));
+}
+
+/* The node draws nothing (its new list was refused). */
+static void node_drop_list(struct vt_scene_node *node) {
+	node->record = false;
+	charge_drawn(node, 0);
+	vr_node_clear_content(node->vr);
+}
+
+/* The node's display list (charged by node_charge): its snapshot's
+ * recording, made by the first node that draws it and shared by every
+ * other one. */
+static void node_record(struct vt_scene_node *node) {
+	node->record = false;
+	struct snapshot *snapshot = node->list;
+	if (snapshot_commands(snapshot) == 0) {
 		vr_node_clear_content(node->vr);
 		return;
 	}
@@ -1751,10 +1768,22 @@ static void scene_apply(struct scene *scene) {
 		animating |= node_start_animations(node);
 	}
 
-	/* Record what changed, and only that. */
+	/* Charge what changed, then record it (and only that): a commit
+	 * over the client's drawn-commands quota is refused before anything
+	 * is recorded, so an amplifying client costs no recording time. */
+	bool over = false;
+	wl_list_for_each(node, &scene->nodes, link) {
+		if (node->record && !over) {
+			over = !node_charge(node);
+		}
+	}
 	wl_list_for_each(node, &scene->nodes, link) {
 		if (node->record) {
-			node_record(node);
+			if (over) {
+				node_drop_list(node);
+			} else {
+				node_record(node);
+			}
 		}
 	}
 	wl_list_for_each_safe(node, tmp, &scene->pending, pending_link) {
