@@ -1277,8 +1277,9 @@ START_TEST(test_frame_timing_paths_side_by_side)
 	}
 	fprintf(stderr, "vsync beside low_latency: %d of %d frames one refresh "
 		"after the one before\n", consecutive, intervals);
-	ck_assert_int_ge(consecutive, intervals * (sanitized() ? 8 : 19) /
-		(sanitized() ? 10 : 20));
+	// a frame of vitrail's own that misses its vblank makes one interval
+	// of two refreshes: as many as the discarded bound above allows
+	ck_assert_int_ge(consecutive, intervals * (sanitized() ? 8 : 9) / 10);
 	// a stops too (its last callback goes unanswered): nothing more
 	a->stopped = true;
 	streams_run(both, 2, 0, 400);
