@@ -92,20 +92,52 @@ static void keyboard_handle_modifiers(struct wl_listener *listener,
 		&keyboard->device->keyboard->modifiers);
 }
 
+/* An action on the focused window (a toplevel); false when the action is
+ * not a window's. */
+static bool run_window_binding(struct vt_view *focused,
+		const struct vt_config_binding *binding) {
+	static const int dx[] = { -1, 1, 0, 0 }, dy[] = { 0, 0, -1, 1 };
+	switch (binding->action) {
+	case VT_ACTION_CLOSE:
+		vt_view_close(focused);
+		return true;
+	case VT_ACTION_MAXIMIZE:
+	case VT_ACTION_FULLSCREEN:
+		vt_view_toggle_fill(focused, binding->action == VT_ACTION_FULLSCREEN);
+		return true;
+	case VT_ACTION_MINIMIZE:
+		vt_view_minimize(focused);
+		return true;
+	case VT_ACTION_MOVE_TO_WORKSPACE:
+		vt_view_move_to_workspace(focused, binding->arg);
+		return true;
+	case VT_ACTION_MOVE_TO_OUTPUT:
+		vt_view_move_to_output(focused, binding->arg);
+		return true;
+	case VT_ACTION_MOVE:
+		vt_view_nudge(focused, dx[binding->arg] * binding->amount,
+			dy[binding->arg] * binding->amount, 0, 0);
+		return true;
+	case VT_ACTION_RESIZE:
+		vt_view_nudge(focused, 0, 0, binding->arg == 0 ? binding->amount : 0,
+			binding->arg == 1 ? binding->amount : 0);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void run_binding(struct vt_server *server,
 		const struct vt_config_binding *binding) {
 	struct vt_view *focused = server->focused_view;
-	if (focused != NULL && focused->kind != VT_VIEW_TOPLEVEL) {
-		focused = NULL;
+	if (focused != NULL && focused->kind == VT_VIEW_TOPLEVEL &&
+			run_window_binding(focused, binding)) {
+		return;
 	}
+	/* the others; a window's action without a focused window: nothing */
 	switch (binding->action) {
 	case VT_ACTION_EXEC:
 		vt_server_spawn(server, binding->command);
-		break;
-	case VT_ACTION_CLOSE:
-		if (focused != NULL) {
-			vt_view_close(focused);
-		}
 		break;
 	case VT_ACTION_FOCUS_NEXT:
 	case VT_ACTION_FOCUS_PREV:
@@ -116,53 +148,19 @@ static void run_binding(struct vt_server *server,
 		}
 		vt_input_update_pointer_focus(server);
 		break;
-	case VT_ACTION_MAXIMIZE:
-	case VT_ACTION_FULLSCREEN:
-		if (focused != NULL) {
-			vt_view_toggle_fill(focused,
-				binding->action == VT_ACTION_FULLSCREEN);
-		}
-		break;
-	case VT_ACTION_MINIMIZE:
-		if (focused != NULL) {
-			vt_view_minimize(focused);
-		}
-		break;
 	case VT_ACTION_WORKSPACE:
 		vt_views_show_workspace(server, binding->arg);
 		break;
-	case VT_ACTION_MOVE_TO_WORKSPACE:
-		if (focused != NULL) {
-			vt_view_move_to_workspace(focused, binding->arg);
-		}
-		break;
 	case VT_ACTION_FOCUS_OUTPUT:
 		vt_views_focus_output(server, binding->arg);
-		break;
-	case VT_ACTION_MOVE_TO_OUTPUT:
-		if (focused != NULL) {
-			vt_view_move_to_output(focused, binding->arg);
-		}
-		break;
-	case VT_ACTION_MOVE:
-		if (focused != NULL) {
-			static const int dx[] = { -1, 1, 0, 0 }, dy[] = { 0, 0, -1, 1 };
-			vt_view_nudge(focused, dx[binding->arg] * binding->amount,
-				dy[binding->arg] * binding->amount, 0, 0);
-		}
-		break;
-	case VT_ACTION_RESIZE:
-		if (focused != NULL) {
-			vt_view_nudge(focused, 0, 0,
-				binding->arg == 0 ? binding->amount : 0,
-				binding->arg == 1 ? binding->amount : 0);
-		}
 		break;
 	case VT_ACTION_RELOAD:
 		vt_server_reload(server); /* binding is gone after this */
 		break;
 	case VT_ACTION_EXIT:
 		wl_display_terminate(server->display);
+		break;
+	default:
 		break;
 	}
 }
@@ -789,6 +787,29 @@ static bool drag_modifier_grab(struct vt_server *server, uint32_t button) {
 	return server->grab.mode != VT_GRAB_NONE;
 }
 
+/* The left button or a finger on a part of a window's decorations: the
+ * title bar moves the window, an edge resizes it (the pointer drives the
+ * grab, or the touch point *touch_id, now at lx, ly), the close button
+ * asks it to close. */
+static void decoration_act(struct vt_view *view, enum vt_decoration_part part,
+		uint32_t edges, const int32_t *touch_id, double lx, double ly) {
+	if (part == VT_PART_CLOSE) {
+		vt_view_close(view);
+		return;
+	}
+	if (part != VT_PART_TITLE && part != VT_PART_EDGE) {
+		return;
+	}
+	enum vt_grab_mode mode = part == VT_PART_TITLE ?
+		VT_GRAB_MOVE : VT_GRAB_RESIZE;
+	uint32_t grab_edges = part == VT_PART_EDGE ? edges : 0;
+	if (touch_id != NULL) {
+		vt_view_begin_touch_grab(view, mode, grab_edges, *touch_id, lx, ly);
+	} else {
+		vt_view_begin_grab(view, mode, grab_edges, true);
+	}
+}
+
 /* A button pressed on a window's decorations (vitrail(5), decorations):
  * the window takes the focus; with the left button the title bar moves
  * it, the close button asks it to close, an edge resizes it. The button
@@ -807,19 +828,7 @@ static bool decoration_press(struct vt_server *server, uint32_t button) {
 	}
 	vt_view_focus(view, view->surface);
 	if (button == BTN_LEFT) {
-		switch (part) {
-		case VT_PART_TITLE:
-			vt_view_begin_grab(view, VT_GRAB_MOVE, 0, true);
-			break;
-		case VT_PART_EDGE:
-			vt_view_begin_grab(view, VT_GRAB_RESIZE, edges, true);
-			break;
-		case VT_PART_CLOSE:
-			vt_view_close(view);
-			break;
-		case VT_PART_NONE:
-			break;
-		}
+		decoration_act(view, part, edges, NULL, 0, 0);
 	}
 	/* a grab ends at the release; otherwise the release is kept */
 	if (server->grab.mode == VT_GRAB_NONE) {
@@ -840,20 +849,7 @@ static void decoration_touch(struct vt_server *server, struct vt_view *view,
 		return;
 	}
 	vt_view_focus(view, view->surface);
-	switch (part) {
-	case VT_PART_TITLE:
-		vt_view_begin_touch_grab(view, VT_GRAB_MOVE, 0, touch_id, lx, ly);
-		break;
-	case VT_PART_EDGE:
-		vt_view_begin_touch_grab(view, VT_GRAB_RESIZE, edges, touch_id, lx,
-			ly);
-		break;
-	case VT_PART_CLOSE:
-		vt_view_close(view);
-		break;
-	case VT_PART_NONE:
-		break;
-	}
+	decoration_act(view, part, edges, &touch_id, lx, ly);
 }
 
 static void handle_cursor_button(struct wl_listener *listener, void *data) {

@@ -28,6 +28,8 @@ struct vt_kiosk {
 	int restart_delay_ms; /* the next quick restart's wait */
 	struct wl_event_source *restart_timer;
 	struct wl_event_source *cursor_timer;
+	bool cursor_timer_armed;
+	uint64_t pointer_activity_ns; /* the last pointer input */
 	bool cursor_hidden;
 };
 
@@ -130,8 +132,27 @@ static void cursor_set_hidden(struct vt_kiosk *kiosk, bool hidden) {
 	vt_server_schedule_update(kiosk->server);
 }
 
+static void cursor_timer_set(struct vt_kiosk *kiosk, int ms) {
+	/* 0 disarms; a positive time under a millisecond would too */
+	wl_event_source_timer_update(kiosk->cursor_timer, ms);
+	kiosk->cursor_timer_armed = ms > 0;
+}
+
+/* The idle time may have been restarted since the timer was set: it is
+ * set again for the rest rather than at every pointer event. */
 static int handle_cursor_idle(void *data) {
-	cursor_set_hidden(data, true);
+	struct vt_kiosk *kiosk = data;
+	kiosk->cursor_timer_armed = false;
+	int ms = kiosk->server->config.hide_cursor_ms;
+	if (ms <= 0) {
+		return 0;
+	}
+	uint64_t idle_ms = (vt_now_ns() - kiosk->pointer_activity_ns) / 1000000;
+	if (idle_ms >= (uint64_t)ms) {
+		cursor_set_hidden(kiosk, true);
+	} else {
+		cursor_timer_set(kiosk, ms - (int)idle_ms);
+	}
 	return 0;
 }
 
@@ -142,14 +163,21 @@ void vt_kiosk_pointer_activity(struct vt_server *server) {
 	}
 	int ms = server->config.hide_cursor_ms;
 	cursor_set_hidden(kiosk, ms == 0);
-	wl_event_source_timer_update(kiosk->cursor_timer, ms > 0 ? ms : 0);
+	kiosk->pointer_activity_ns = vt_now_ns();
+	if (ms > 0 && !kiosk->cursor_timer_armed) {
+		cursor_timer_set(kiosk, ms);
+	} else if (ms <= 0 && kiosk->cursor_timer_armed) {
+		cursor_timer_set(kiosk, 0);
+	}
 }
 
 void vt_kiosk_touch_activity(struct vt_server *server) {
 	struct vt_kiosk *kiosk = server->kiosk;
 	if (kiosk != NULL && server->config.hide_cursor_ms >= 0) {
 		/* a touch screen's user has no use for the pointer's cursor */
-		wl_event_source_timer_update(kiosk->cursor_timer, 0);
+		if (kiosk->cursor_timer_armed) {
+			cursor_timer_set(kiosk, 0);
+		}
 		cursor_set_hidden(kiosk, true);
 	}
 }

@@ -77,6 +77,50 @@ static const struct harness_window *wait_window(struct harness_vitrail *v,
 	}
 }
 
+/* The colours of the tests' own xdg and X windows. */
+#define XDG_RGB 0x2060e0u
+#define X_RGB 0x30c040u
+
+/* A connection to vitrail's X display; its screen in *screen. */
+static xcb_connection_t *x_connect(struct harness_vitrail *v,
+		xcb_screen_t **screen) {
+	xcb_connection_t *conn = xcb_connect(v->x_display, NULL);
+	ck_assert_msg(!xcb_connection_has_error(conn), "cannot connect to "
+		"DISPLAY=%s", v->x_display);
+	*screen = xcb_setup_roots_iterator(xcb_get_setup(conn)).data;
+	return conn;
+}
+
+/* A window of solid rgb at x, y (override-redirect: a menu's, not
+ * managed), selecting event_mask, not mapped. */
+static xcb_window_t x_window(xcb_connection_t *conn, xcb_screen_t *screen,
+		int16_t x, int16_t y, uint16_t w, uint16_t h, uint32_t rgb,
+		bool override_redirect, uint32_t event_mask) {
+	xcb_window_t window = xcb_generate_id(conn);
+	uint32_t values[] = { rgb, override_redirect ? 1 : 0, event_mask };
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, window, screen->root,
+		x, y, w, h, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
+		XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK,
+		values);
+	return window;
+}
+
+/* A managed 200x100 window of X_RGB with WM_CLASS class ("instance\0Class",
+ * size bytes), mapped; returns it once vitrail lists it (app_id Class). */
+static xcb_window_t x_managed_window(struct harness_vitrail *v,
+		xcb_connection_t *conn, xcb_screen_t *screen, const char *class,
+		size_t size, uint32_t event_mask,
+		const struct harness_window **listed) {
+	xcb_window_t window = x_window(conn, screen, 0, 0, 200, 100, X_RGB,
+		false, event_mask);
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, window,
+		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, (uint32_t)size, class);
+	xcb_map_window(conn, window);
+	xcb_flush(conn);
+	*listed = wait_window(v, class + strlen(class) + 1, false);
+	return window;
+}
+
 /* grim's screenshot of the output (premultiplied ARGB, w x h). */
 static uint32_t *screenshot_of(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *output,
@@ -235,8 +279,6 @@ END_TEST
 
 /* ---- focus -------------------------------------------------------------- */
 
-#define XDG_RGB 0x2060e0u
-#define X_RGB 0x30c040u
 
 struct x_probe {
 	xcb_connection_t *conn;
@@ -327,23 +369,11 @@ START_TEST(test_xwayland_focus)
 
 	/* the X window, this test's own client */
 	struct x_probe p = { 0 };
-	p.conn = xcb_connect(vitrail->x_display, NULL);
-	ck_assert_msg(!xcb_connection_has_error(p.conn), "cannot connect to "
-		"DISPLAY=%s", vitrail->x_display);
-	xcb_screen_t *screen =
-		xcb_setup_roots_iterator(xcb_get_setup(p.conn)).data;
-	p.window = xcb_generate_id(p.conn);
-	uint32_t values[] = { X_RGB, XCB_EVENT_MASK_FOCUS_CHANGE };
-	xcb_create_window(p.conn, XCB_COPY_FROM_PARENT, p.window, screen->root,
-		0, 0, 200, 100, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT,
-		screen->root_visual, XCB_CW_BACK_PIXEL | XCB_CW_EVENT_MASK,
-		values);
+	xcb_screen_t *screen;
+	p.conn = x_connect(vitrail, &screen);
 	static const char class[] = "xcb-side\0XcbSide";
-	xcb_change_property(p.conn, XCB_PROP_MODE_REPLACE, p.window,
-		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
-	xcb_map_window(p.conn, p.window);
-	xcb_flush(p.conn);
-	w = wait_window(vitrail, "XcbSide", false);
+	p.window = x_managed_window(vitrail, p.conn, screen, class,
+		sizeof(class), XCB_EVENT_MASK_FOCUS_CHANGE, &w);
 	ck_assert_msg(w->width == 200 && w->height == 100, "the X window is "
 		"%dx%d, not 200x100", w->width, w->height);
 
@@ -439,17 +469,6 @@ static xcb_atom_t atom(xcb_connection_t *conn, const char *name) {
 	return a;
 }
 
-static xcb_window_t x_window(xcb_connection_t *conn, xcb_screen_t *screen,
-		int16_t x, int16_t y, uint16_t w, uint16_t h, uint32_t rgb,
-		bool override_redirect) {
-	xcb_window_t window = xcb_generate_id(conn);
-	uint32_t values[] = { rgb, override_redirect ? 1 : 0 };
-	xcb_create_window(conn, XCB_COPY_FROM_PARENT, window, screen->root,
-		x, y, w, h, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
-		XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT, values);
-	return window;
-}
-
 /* The window's geometry as the X server has it. */
 static xcb_get_geometry_reply_t x_geometry(xcb_connection_t *conn,
 		xcb_window_t window) {
@@ -528,20 +547,13 @@ START_TEST(test_xwayland_override_fullscreen)
 		&(struct harness_vitrail_options){ .outputs = 1,
 			.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
-	xcb_connection_t *conn = xcb_connect(vitrail->x_display, NULL);
-	ck_assert_msg(!xcb_connection_has_error(conn), "cannot connect to "
-		"DISPLAY=%s", vitrail->x_display);
-	xcb_screen_t *screen =
-		xcb_setup_roots_iterator(xcb_get_setup(conn)).data;
+	xcb_screen_t *screen;
+	xcb_connection_t *conn = x_connect(vitrail, &screen);
 
-	xcb_window_t managed = x_window(conn, screen, 0, 0, 200, 100, X_RGB,
-		false);
 	static const char class[] = "xcb-full\0XcbFull";
-	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, managed,
-		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
-	xcb_map_window(conn, managed);
-	xcb_flush(conn);
-	const struct harness_window *w = wait_window(vitrail, "XcbFull", false);
+	const struct harness_window *w;
+	xcb_window_t managed = x_managed_window(vitrail, conn, screen, class,
+		sizeof(class), 0, &w);
 	int32_t wx = w->x, wy = w->y;
 	wait_box(harness, vitrail, "managed", wx, wy, 200, 100, X_RGB,
 		"the managed window");
@@ -549,7 +561,7 @@ START_TEST(test_xwayland_override_fullscreen)
 	/* the override-redirect window, half over the managed one */
 	int16_t ox = (int16_t)(wx + 150), oy = (int16_t)(wy + 50);
 	xcb_window_t menu = x_window(conn, screen, ox, oy, 100, 80, OR_RGB,
-		true);
+		true, 0);
 	xcb_map_window(conn, menu);
 	xcb_flush(conn);
 	wait_box(harness, vitrail, "override", ox, oy, 100, 80, OR_RGB,
@@ -759,19 +771,12 @@ START_TEST(test_xwayland_move_resize)
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 	struct test_keys d;
 	test_keys_start(&d, vitrail->socket, "us");
-	xcb_connection_t *conn = xcb_connect(vitrail->x_display, NULL);
-	ck_assert_msg(!xcb_connection_has_error(conn), "cannot connect to "
-		"DISPLAY=%s", vitrail->x_display);
-	xcb_screen_t *screen =
-		xcb_setup_roots_iterator(xcb_get_setup(conn)).data;
-	xcb_window_t window = x_window(conn, screen, 0, 0, 200, 100, X_RGB,
-		false);
+	xcb_screen_t *screen;
+	xcb_connection_t *conn = x_connect(vitrail, &screen);
 	static const char class[] = "xcb-move\0XcbMove";
-	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, window,
-		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
-	xcb_map_window(conn, window);
-	xcb_flush(conn);
-	const struct harness_window *w = wait_window(vitrail, "XcbMove", false);
+	const struct harness_window *w;
+	xcb_window_t window = x_managed_window(vitrail, conn, screen, class,
+		sizeof(class), 0, &w);
 	int32_t x0 = w->x, y0 = w->y;
 	ck_assert_msg(x0 != 0 || y0 != 0, "the window stayed at 0,0");
 	wait_x_geometry(conn, window, x0, y0, 200, 100, "mapped");
@@ -889,18 +894,11 @@ START_TEST(test_xwayland_two_outputs)
 	ck_assert_str_eq(w->output, "HEADLESS-1");
 
 	struct x_probe p = { 0 };
-	p.conn = xcb_connect(vitrail->x_display, NULL);
-	ck_assert_msg(!xcb_connection_has_error(p.conn), "cannot connect to "
-		"DISPLAY=%s", vitrail->x_display);
-	xcb_screen_t *screen =
-		xcb_setup_roots_iterator(xcb_get_setup(p.conn)).data;
-	p.window = x_window(p.conn, screen, 0, 0, 200, 100, X_RGB, false);
+	xcb_screen_t *screen;
+	p.conn = x_connect(vitrail, &screen);
 	static const char class[] = "xcb-right\0XcbRight";
-	xcb_change_property(p.conn, XCB_PROP_MODE_REPLACE, p.window,
-		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, sizeof(class), class);
-	xcb_map_window(p.conn, p.window);
-	xcb_flush(p.conn);
-	w = wait_window(vitrail, "XcbRight", false);
+	p.window = x_managed_window(vitrail, p.conn, screen, class,
+		sizeof(class), 0, &w);
 	ck_assert_msg(strcmp(w->output, "HEADLESS-2") == 0 && w->x >= 640,
 		"the X window is on %s at %d,%d, not on HEADLESS-2", w->output,
 		w->x, w->y);
