@@ -972,9 +972,8 @@ static void handle_request_cursor(struct wl_listener *listener, void *data) {
 /* A touch screen's point (x, y in 0..1 across and down its panel) in
  * layout coordinates. The panel is the output the config's touch_output
  * names, else the one the device names (libinput's WL_OUTPUT), else the
- * whole layout. The panel turns with its output: the point is where the
- * output's transform puts that spot of its buffer (wlroots' convention,
- * as wlr_box_transform: 90 turns the content counter-clockwise). */
+ * whole layout. The panel turns with its output: the point is the layout
+ * point the output shows at that spot of its buffer. */
 static void touch_to_layout(struct vt_server *server,
 		struct wlr_input_device *device, double x, double y, double *lx,
 		double *ly) {
@@ -982,47 +981,25 @@ static void touch_to_layout(struct vt_server *server,
 		server->config.touch_output : device->output_name;
 	struct vt_output *output = name != NULL ?
 		vt_output_by_name(server, name) : NULL;
-	struct wlr_box *box = output != NULL && vt_output_enabled(output) ?
-		wlr_output_layout_get_box(server->layout, vt_output_wlr(output)) :
-		NULL;
-	if (box == NULL) {
+	if (output == NULL || !vt_output_enabled(output)) {
 		wlr_cursor_absolute_to_layout_coords(server->cursor, device, x, y,
 			lx, ly);
 		return;
 	}
-	double u = x, v = y;
-	switch (vt_output_wlr(output)->transform) {
-	case WL_OUTPUT_TRANSFORM_NORMAL:
-		break;
-	case WL_OUTPUT_TRANSFORM_90:
-		u = 1 - y;
-		v = x;
-		break;
-	case WL_OUTPUT_TRANSFORM_180:
-		u = 1 - x;
-		v = 1 - y;
-		break;
-	case WL_OUTPUT_TRANSFORM_270:
-		u = y;
-		v = 1 - x;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED:
-		u = 1 - x;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
-		u = y;
-		v = x;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
-		v = 1 - y;
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
-		u = 1 - y;
-		v = 1 - x;
-		break;
+	/* the buffer's pixel there, back through the view that draws the
+	 * layout into the buffer (vt_output_view: scale and transform) */
+	struct wlr_output *wlr_output = vt_output_wlr(output);
+	struct vr_mat view = vt_output_view(output), to_layout;
+	if (!vr_mat_invert(&to_layout, &view)) {
+		wlr_cursor_absolute_to_layout_coords(server->cursor, device, x, y,
+			lx, ly);
+		return;
 	}
-	*lx = box->x + u * box->width;
-	*ly = box->y + v * box->height;
+	float fx, fy;
+	vr_mat_apply(&to_layout, (float)(x * wlr_output->width),
+		(float)(y * wlr_output->height), &fx, &fy);
+	*lx = fx;
+	*ly = fy;
 }
 
 static void handle_touch_down(struct wl_listener *listener, void *data) {

@@ -87,8 +87,6 @@ struct vr_box vr_box_intersect(const struct vr_box *a, const struct vr_box *b);
 struct vr_box vr_box_union(const struct vr_box *a, const struct vr_box *b);
 bool vr_box_equal(const struct vr_box *a, const struct vr_box *b);
 bool vr_mat_equal(const struct vr_mat *a, const struct vr_mat *b);
-/* False when m is not invertible. */
-bool vr_mat_invert(struct vr_mat *out, const struct vr_mat *m);
 
 /* ---- images ------------------------------------------------------------- */
 

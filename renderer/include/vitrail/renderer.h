@@ -68,6 +68,8 @@ void vr_mat_multiply(struct vr_mat *out, const struct vr_mat *a,
 	const struct vr_mat *b);
 void vr_mat_apply(const struct vr_mat *m, float x, float y, float *ox,
 	float *oy);
+/* out = m's inverse; false when m is not invertible. */
+bool vr_mat_invert(struct vr_mat *out, const struct vr_mat *m);
 /* Smallest integer box containing the transformed rectangle. */
 struct vr_box vr_mat_map_rect_bounds(const struct vr_mat *m,
 	const struct vr_rectf *r);
