@@ -7,8 +7,10 @@
  * vr_renderer_calibrate measures, in order:
  *   1. a handoff: a result passed to a thread through a vr_result_pool and
  *      back through another, many times (half the median round trip);
- *   2. a unit: frames of a fixed scene (copies of warm.c's list of every
- *      command kind) rendered inline (execution time / estimated cost);
+ *   2. a unit: frames of a fixed scene (cards of a UI list: rounded
+ *      rects, rects, text, small images, strokes, one blurred shadow,
+ *      twelve different display lists) rendered inline (execution time /
+ *      estimated cost);
  *   3. what a parallel frame costs and saves: the same scene at two sizes,
  *      rendered inline and handed over, rounds alternated; the difference
  *      parallel - inline is overhead - gain * cost, a line through the two
@@ -20,6 +22,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <vitrail/canvas.h>
 #include "display_list.h"
@@ -28,10 +31,13 @@
 
 #define MAX_CALIBRATED_WORKERS 64
 #define HANDOFF_ROUNDS 200
-#define FRAME_ROUNDS 9 /* measured, after 2 unmeasured */
-#define CALIB_SIZE 256
-#define SMALL_NODES 4
-#define LARGE_NODES 24
+#define FRAME_ROUNDS 7 /* measured, after 2 unmeasured */
+#define CALIB_SCALE 1 /* the cards drawn at this scale */
+#define CALIB_SIZE (512 * CALIB_SCALE)
+#define CALIB_IMAGE 128 /* a photo, scaled down into avatars */
+#define CALIB_ROWS 6
+#define SMALL_NODES 2
+#define LARGE_NODES 12
 /* a handoff at most this share of its chunk's work */
 #define CHUNK_HANDOFFS 8.0
 
@@ -169,14 +175,59 @@ static bool measure_handoff(double *handoff_ns)
 struct calib_scene {
 	struct vr_tree *tree;
 	struct vr_node *nodes[LARGE_NODES];
-	struct vr_display_list *list;
+	struct vr_display_list *lists[LARGE_NODES];
 	struct vr_image *argb;
 	struct vr_target *target;
 };
 
+/* One card of CALIB_ROWS rows, 128 x 170 units (drawn at CALIB_SCALE):
+ * what UI lists are made of (a photo scaled into a round avatar,
+ * a bubble, a line of text, a stroke). */
+static struct vr_display_list *calib_list(struct vr_image *image, int card)
+{
+	struct vr_canvas *c = vr_canvas_begin();
+	if (c == NULL) {
+		return NULL;
+	}
+	struct vr_radii radii = { 6, 6, 6, 6 };
+	struct vr_radii avatar = { 8, 8, 8, 8 };
+	struct vr_paint card_paint = { .color = { 0.95f, 0.95f, 0.97f, 1.0f } };
+	struct vr_paint row_paint = { .color = { 0.2f, 0.5f, 0.9f, 0.3f } };
+	struct vr_paint stroke = { .color = { 0.3f, 0.3f, 0.3f, 1.0f },
+		.stroke_width = 1.0f };
+	struct vr_font font = { .family = "sans-serif", .size = 9,
+		.weight = 400 };
+	if (card == 0) {
+		vr_canvas_draw_shadow(c, (struct vr_rectf){ 4, 4, 120, 160 }, radii,
+			8.0f, (struct vr_color){ 0, 0, 0, 0.3f });
+	}
+	vr_canvas_draw_rrect(c, (struct vr_rectf){ 2, 2, 124, 166 }, radii,
+		&card_paint);
+	for (int row = 0; row < CALIB_ROWS; row++) {
+		float y = 6.0f + (float)row * 27.0f;
+		vr_canvas_draw_rrect(c, (struct vr_rectf){ 6, y, 116, 24 }, radii,
+			&row_paint);
+		vr_canvas_save(c);
+		vr_canvas_clip_rrect(c, (struct vr_rectf){ 9, y + 4, 16, 16 },
+			avatar);
+		vr_canvas_draw_image(c, image, NULL,
+			(struct vr_rectf){ 9, y + 4, 16, 16 }, 1.0f);
+		vr_canvas_restore(c);
+		char text[64];
+		snprintf(text, sizeof(text), "Row %d of card %d: lorem ipsum "
+			"dolor sit amet, 12:%02d", row, card, (row * 7 + card) % 60);
+		vr_canvas_draw_text(c, 30, y + 10, text, &font,
+			(struct vr_color){ 0.1f, 0.1f, 0.1f, 1.0f });
+		vr_canvas_draw_line(c, 30, y + 21, 118, y + 21, &stroke);
+	}
+	return vr_canvas_finish(c);
+}
+
 static void calib_scene_finish(struct calib_scene *scene)
 {
-	vr_display_list_unref(scene->list);
+	for (int i = 0; i < LARGE_NODES; i++) {
+		vr_display_list_unref(scene->lists[i]);
+	}
 	vr_tree_destroy(scene->tree);
 	vr_image_unref(scene->argb);
 	vr_target_destroy(scene->target);
@@ -188,30 +239,30 @@ static bool calib_scene_init(struct calib_scene *scene,
 	*scene = (struct calib_scene){ 0 };
 	scene->tree = vr_tree_create();
 	scene->target = vr_target_create(renderer, CALIB_SIZE, CALIB_SIZE);
-	scene->argb = vr_image_create(4, 4, VR_FORMAT_ARGB8888);
+	scene->argb = vr_image_create(CALIB_IMAGE, CALIB_IMAGE,
+		VR_FORMAT_XRGB8888);
 	if (scene->tree == NULL || scene->target == NULL ||
 			scene->argb == NULL) {
 		return false;
 	}
-	uint32_t pixels[16];
-	for (int i = 0; i < 16; i++) {
-		pixels[i] = (i & 1) ? 0xff808080u : 0x80400000u;
+	static uint32_t pixels[CALIB_IMAGE * CALIB_IMAGE];
+	for (int i = 0; i < CALIB_IMAGE * CALIB_IMAGE; i++) {
+		pixels[i] = 0xff000000u | (uint32_t)i * 2654435761u >> 8;
 	}
-	vr_image_write(scene->argb, pixels, 16, NULL);
-	scene->list = vr_warm_list(scene->argb);
-	if (scene->list == NULL) {
-		return false;
-	}
+	vr_image_write(scene->argb, pixels, CALIB_IMAGE * 4, NULL);
 	for (int i = 0; i < LARGE_NODES; i++) {
+		scene->lists[i] = calib_list(scene->argb, i);
 		scene->nodes[i] = vr_node_create(scene->tree);
-		if (scene->nodes[i] == NULL) {
+		if (scene->lists[i] == NULL || scene->nodes[i] == NULL) {
 			return false;
 		}
 		vr_node_set_parent(scene->nodes[i], vr_tree_root(scene->tree));
-		vr_node_set_display_list(scene->nodes[i], scene->list);
-		/* a grid of 64x64 cells, a few pixels apart per layer */
-		vr_node_set_position(scene->nodes[i], (float)(i % 4) * 64.0f +
-			(float)(i / 16) * 3.0f, (float)((i / 4) % 4) * 64.0f);
+		vr_node_set_display_list(scene->nodes[i], scene->lists[i]);
+		/* a grid of 4 x 3 cards */
+		struct vr_mat m = { .a = CALIB_SCALE, .d = CALIB_SCALE,
+			.tx = (float)(i % 4) * 128.0f * CALIB_SCALE,
+			.ty = (float)(i / 4) * 170.0f * CALIB_SCALE };
+		vr_node_set_transform(scene->nodes[i], &m);
 	}
 	return true;
 }
@@ -268,8 +319,10 @@ bool vr_renderer_calibrate(struct vr_renderer *renderer)
 	static double units[FRAME_ROUNDS];
 	double cost[NSIZES] = { 0 };
 	bool ok = true;
-	/* 2: the unit, inline (2 unmeasured rounds: caches, glyphs) */
-	for (int r = -2; r < FRAME_ROUNDS && ok; r++) {
+	/* 2: the unit, inline, after a round per frame slot (each slot
+	 * creates the scratch images of its shadows the first time) and two
+	 * more (pipelines, glyphs, caches) */
+	for (int r = -VR_FRAMES_IN_FLIGHT - 2; r < FRAME_ROUNDS && ok; r++) {
 		double cpu, c, exec;
 		vr_renderer_set_granularity(renderer, &inline_only);
 		ok = calib_frame(renderer, &scene, LARGE_NODES, &cpu, &c, &exec);
@@ -307,6 +360,12 @@ bool vr_renderer_calibrate(struct vr_renderer *renderer)
 	for (int s = 0; s < NSIZES; s++) {
 		diff[s] = median(par[s], FRAME_ROUNDS) - median(inl[s], FRAME_ROUNDS);
 	}
+	vr_log(VR_LOG_DEBUG, "calibration: %.0f units: inline %.0f us, "
+		"parallel %.0f us; %.0f units: inline %.0f us, parallel %.0f us",
+		cost[SMALL], median(inl[SMALL], FRAME_ROUNDS) / 1e3,
+		median(par[SMALL], FRAME_ROUNDS) / 1e3, cost[LARGE],
+		median(inl[LARGE], FRAME_ROUNDS) / 1e3,
+		median(par[LARGE], FRAME_ROUNDS) / 1e3);
 	g.gain_ns_per_unit = (diff[SMALL] - diff[LARGE]) /
 		(cost[LARGE] - cost[SMALL]);
 	g.frame_overhead_ns = diff[SMALL] + g.gain_ns_per_unit * cost[SMALL];
