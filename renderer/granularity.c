@@ -20,6 +20,7 @@
  *
  * Lock order: `calibrations_lock` is a leaf.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -116,6 +117,7 @@ struct echo {
 static void *echo_main(void *data)
 {
 	struct echo *echo = data;
+	pthread_setname_np(pthread_self(), "vr-calibrate");
 	struct vr_result result;
 	do {
 		vr_result_pool_pop(&echo->there, &result);
