@@ -585,14 +585,15 @@ START_TEST(test_parallel_matches_sequential)
 		/* odd counts without delays, even ones with */
 		vr_renderer_set_test_delay(par, w % 2 == 0 ? MAX_DELAY_US : 0,
 			(uint32_t)w);
-		/* granularity (injected, as calibration would set it): w 1 a
-		 * task per handoff, w 2 chunks, w 3 and 4 chunks and the frames
-		 * cheaper than the median inline */
+		/* granularity (injected, as calibration would set it): w 1
+		 * chunks, w 2 a task per handoff, w 3 and 4 the frames cheaper
+		 * than the median inline, the others a task per handoff (w 3) or
+		 * in chunks (w 4) */
 		const struct vr_granularity grains[MAX_WORKERS] = {
-			{ .chunk_cost = 1, .parallel_cost = 0 },
 			{ .chunk_cost = 24, .parallel_cost = 0 },
+			{ .chunk_cost = 1, .parallel_cost = 0 },
 			{ .chunk_cost = 1, .parallel_cost = median_cost },
-			{ .chunk_cost = 60, .parallel_cost = median_cost },
+			{ .chunk_cost = 16, .parallel_cost = median_cost },
 		};
 		vr_renderer_set_granularity(par, &grains[w - 1]);
 		struct totals totals = { 0 };
@@ -639,8 +640,10 @@ START_TEST(test_parallel_matches_sequential)
 		} else if (w > 2) {
 			ck_assert_uint_eq(totals.uploads, steady_uploads);
 		}
-		if (w >= 2 && w % 2 == 0) {
-			/* random delays make later tasks finish first */
+		if (w == 2) {
+			/* random delays make later tasks finish first (with a task
+			 * per handoff: with chunks and inline frames there may be
+			 * too few handoffs for it to show every run) */
 			ck_assert_uint_gt(totals.ooo_commits, 0);
 		}
 	}
