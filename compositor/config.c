@@ -3,7 +3,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
+
+#include <xkbcommon/xkbcommon.h>
 
 #include "config.h"
 
@@ -19,12 +22,16 @@ void vt_config_defaults(struct vt_config *config) {
 	};
 }
 
-static bool copy_str(char dst[VT_CONFIG_STR], const char *src) {
-	if (strlen(src) >= VT_CONFIG_STR) {
+static bool copy_str_n(char *dst, const char *src, size_t size) {
+	if (strlen(src) >= size) {
 		return false;
 	}
 	strcpy(dst, src);
 	return true;
+}
+
+static bool copy_str(char dst[VT_CONFIG_STR], const char *src) {
+	return copy_str_n(dst, src, VT_CONFIG_STR);
 }
 
 const struct vt_config_path_rule *vt_config_path_rule(
@@ -78,6 +85,152 @@ static const char *parse_path_rule(struct vt_config *c, char *value) {
 		return "too many path rules (at most 32)";
 	}
 	c->path_rules[c->path_rules_len++] = rule;
+	return NULL;
+}
+
+const struct vt_config_binding *vt_config_binding(
+		const struct vt_config *config, uint32_t mods, uint32_t keysym) {
+	mods &= VT_MOD_BINDABLE;
+	keysym = xkb_keysym_to_lower(keysym);
+	for (int i = 0; i < config->bindings_len; i++) {
+		const struct vt_config_binding *b = &config->bindings[i];
+		if (b->mods == mods && b->keysym == keysym) {
+			return b;
+		}
+	}
+	return NULL;
+}
+
+static bool parse_modifier(const char *name, uint32_t *mod) {
+	static const struct {
+		const char *name;
+		uint32_t mod;
+	} names[] = {
+		{ "Shift", VT_MOD_SHIFT },
+		{ "Ctrl", VT_MOD_CTRL },
+		{ "Control", VT_MOD_CTRL },
+		{ "Alt", VT_MOD_ALT },
+		{ "Mod1", VT_MOD_ALT },
+		{ "Logo", VT_MOD_LOGO },
+		{ "Super", VT_MOD_LOGO },
+		{ "Mod4", VT_MOD_LOGO },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcasecmp(name, names[i].name) == 0) {
+			*mod = names[i].mod;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "Mod+Mod+Key": modifiers by name, then an xkb keysym name. */
+static const char *parse_combo(char *combo, uint32_t *mods,
+		uint32_t *keysym) {
+	*mods = 0;
+	char *save = NULL;
+	char *part = strtok_r(combo, "+", &save);
+	if (part == NULL) {
+		return "expected <modifiers+key>, e.g. Logo+Return";
+	}
+	for (;;) {
+		char *next = strtok_r(NULL, "+", &save);
+		if (next == NULL) {
+			break;
+		}
+		uint32_t mod;
+		if (!parse_modifier(part, &mod)) {
+			return "unknown modifier: expected Shift, Ctrl, Alt or Logo "
+				"(also Control, Mod1, Super, Mod4)";
+		}
+		if (*mods & mod) {
+			return "a modifier named twice";
+		}
+		*mods |= mod;
+		part = next;
+	}
+	xkb_keysym_t sym = xkb_keysym_from_name(part, XKB_KEYSYM_NO_FLAGS);
+	if (sym == XKB_KEY_NoSymbol) {
+		sym = xkb_keysym_from_name(part, XKB_KEYSYM_CASE_INSENSITIVE);
+	}
+	if (sym == XKB_KEY_NoSymbol) {
+		return "unknown key: expected an xkb keysym name (xev or "
+			"wev show them), e.g. Return, q, F4, XF86AudioMute";
+	}
+	*keysym = xkb_keysym_to_lower(sym);
+	return NULL;
+}
+
+/* "bind <modifiers+key> <action> [args]" */
+static const char *parse_binding(struct vt_config *c, char *value) {
+	char *save = NULL;
+	char *combo = strtok_r(value, " \t", &save);
+	char *action = strtok_r(NULL, " \t", &save);
+	if (combo == NULL || action == NULL) {
+		return "expected <modifiers+key> <action> [arguments]";
+	}
+	char *rest = save != NULL ? save : "";
+	while (*rest == ' ' || *rest == '\t') {
+		rest++;
+	}
+	struct vt_config_binding b = { 0 };
+	const char *reason = parse_combo(combo, &b.mods, &b.keysym);
+	if (reason != NULL) {
+		return reason;
+	}
+	static const struct {
+		const char *name;
+		enum vt_config_action action;
+	} actions[] = {
+		{ "close", VT_ACTION_CLOSE },
+		{ "maximize", VT_ACTION_MAXIMIZE },
+		{ "fullscreen", VT_ACTION_FULLSCREEN },
+		{ "reload", VT_ACTION_RELOAD },
+		{ "exit", VT_ACTION_EXIT },
+	};
+	if (strcmp(action, "exec") == 0) {
+		if (*rest == '\0') {
+			return "exec needs a command";
+		}
+		if (!copy_str_n(b.command, rest, sizeof(b.command))) {
+			return "command too long (at most 255 bytes)";
+		}
+		b.action = VT_ACTION_EXEC;
+	} else if (strcmp(action, "focus") == 0) {
+		if (strcmp(rest, "next") == 0) {
+			b.action = VT_ACTION_FOCUS_NEXT;
+		} else if (strcmp(rest, "prev") == 0) {
+			b.action = VT_ACTION_FOCUS_PREV;
+		} else {
+			return "expected focus next or focus prev";
+		}
+	} else {
+		size_t i = 0;
+		size_t n = sizeof(actions) / sizeof(actions[0]);
+		while (i < n && strcmp(action, actions[i].name) != 0) {
+			i++;
+		}
+		if (i == n) {
+			return "unknown action: expected exec, close, focus, maximize, "
+				"fullscreen, reload or exit";
+		}
+		if (*rest != '\0') {
+			return "this action takes no arguments";
+		}
+		b.action = actions[i].action;
+	}
+	/* the same keys bound again: the later line wins */
+	for (int i = 0; i < c->bindings_len; i++) {
+		if (c->bindings[i].mods == b.mods &&
+				c->bindings[i].keysym == b.keysym) {
+			c->bindings[i] = b;
+			return NULL;
+		}
+	}
+	if (c->bindings_len == VT_CONFIG_BINDINGS) {
+		return "too many bindings (at most 64)";
+	}
+	c->bindings[c->bindings_len++] = b;
 	return NULL;
 }
 
@@ -152,6 +305,8 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 	} else if (strcmp(key, "repeat_delay") == 0) {
 		return parse_int(value, 0, 10000, &c->repeat_delay) ? NULL :
 			"expected an integer from 0 to 10000";
+	} else if (strcmp(key, "bind") == 0) {
+		return parse_binding(c, value);
 	} else if (strcmp(key, "path") == 0) {
 		return parse_path_rule(c, value);
 	} else if (strcmp(key, "tearing_box") == 0) {
@@ -242,6 +397,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	struct vt_config next = *config;
 	/* the rules are the file's, not added to the last file's */
 	next.path_rules_len = 0;
+	next.bindings_len = 0;
 	next.tearing_box = VT_TEARING_BOX_DEFAULT;
 	next.scroll_extend = VT_SCROLL_EXTEND_DEFAULT;
 	next.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT;

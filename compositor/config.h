@@ -2,6 +2,7 @@
 #define VITRAIL_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <vitrail/renderer.h>
 
@@ -32,6 +33,36 @@ struct vt_config_path_rule {
 	enum vt_config_path path;
 	bool tearing;
 };
+/* Key bindings (vitrail(5)): "bind <modifiers+key> <action> [args]". */
+#define VT_CONFIG_BINDINGS 64
+#define VT_CONFIG_COMMAND 256
+/* Modifier bits: the values of wlroots' enum wlr_keyboard_modifier. */
+enum vt_config_mod {
+	VT_MOD_SHIFT = 1 << 0,
+	VT_MOD_CTRL = 1 << 2,
+	VT_MOD_ALT = 1 << 3,
+	VT_MOD_LOGO = 1 << 6,
+};
+#define VT_MOD_BINDABLE (VT_MOD_SHIFT | VT_MOD_CTRL | VT_MOD_ALT | VT_MOD_LOGO)
+
+enum vt_config_action {
+	VT_ACTION_EXEC, /* command: a shell command line */
+	VT_ACTION_CLOSE, /* the focused window */
+	VT_ACTION_FOCUS_NEXT,
+	VT_ACTION_FOCUS_PREV,
+	VT_ACTION_MAXIMIZE, /* toggles */
+	VT_ACTION_FULLSCREEN, /* toggles */
+	VT_ACTION_RELOAD, /* the config file */
+	VT_ACTION_EXIT,
+};
+
+struct vt_config_binding {
+	uint32_t mods; /* enum vt_config_mod */
+	uint32_t keysym; /* xkb_keysym_t, lower case where it has one */
+	enum vt_config_action action;
+	char command[VT_CONFIG_COMMAND]; /* VT_ACTION_EXEC */
+};
+
 /* Config errors quote at most this many bytes of a line (vitrail(5)). */
 #define VT_CONFIG_QUOTE_MAX 80
 
@@ -50,11 +81,18 @@ struct vt_config {
 	int tearing_box; /* PAR's box around the pointer, pixels */
 	double scroll_extend; /* N of extended frames, (1, 2.5] */
 	int scroll_fling_ms; /* the fling's velocity decays as exp(-t/this) */
+	struct vt_config_binding bindings[VT_CONFIG_BINDINGS];
+	int bindings_len;
 };
 
 /* The rule for app_id, NULL when none (the last matching line wins). */
 const struct vt_config_path_rule *vt_config_path_rule(
 	const struct vt_config *config, const char *app_id);
+
+/* The binding of keysym with modifiers mods (only VT_MOD_BINDABLE count),
+ * NULL when none. */
+const struct vt_config_binding *vt_config_binding(
+	const struct vt_config *config, uint32_t mods, uint32_t keysym);
 
 void vt_config_defaults(struct vt_config *config);
 /* Parse path into *config. On the first bad line, writes

@@ -84,11 +84,132 @@ static void keyboard_handle_modifiers(struct wl_listener *listener,
 		&keyboard->device->keyboard->modifiers);
 }
 
+static void run_binding(struct vt_server *server,
+		const struct vt_config_binding *binding) {
+	struct vt_view *focused = server->focused_view;
+	if (focused != NULL && focused->kind != VT_VIEW_TOPLEVEL) {
+		focused = NULL;
+	}
+	switch (binding->action) {
+	case VT_ACTION_EXEC:
+		vt_server_spawn(server, binding->command);
+		break;
+	case VT_ACTION_CLOSE:
+		if (focused != NULL) {
+			vt_view_close(focused);
+		}
+		break;
+	case VT_ACTION_FOCUS_NEXT:
+	case VT_ACTION_FOCUS_PREV:
+		vt_views_cycle_focus(server, binding->action == VT_ACTION_FOCUS_NEXT);
+		vt_input_update_pointer_focus(server);
+		break;
+	case VT_ACTION_MAXIMIZE:
+	case VT_ACTION_FULLSCREEN:
+		if (focused != NULL) {
+			vt_view_toggle_fill(focused,
+				binding->action == VT_ACTION_FULLSCREEN);
+		}
+		break;
+	case VT_ACTION_RELOAD:
+		vt_server_reload(server); /* binding is gone after this */
+		break;
+	case VT_ACTION_EXIT:
+		wl_display_terminate(server->display);
+		break;
+	}
+}
+
+_Static_assert((int)VT_MOD_SHIFT == (int)WLR_MODIFIER_SHIFT &&
+	(int)VT_MOD_CTRL == (int)WLR_MODIFIER_CTRL &&
+	(int)VT_MOD_ALT == (int)WLR_MODIFIER_ALT &&
+	(int)VT_MOD_LOGO == (int)WLR_MODIFIER_LOGO,
+	"config.h's modifiers are wlroots'");
+
+/* wlroots' modifier bits of an xkb modifier mask (the keymap's own mod
+ * indices). */
+static uint32_t wlr_mods_of(struct wlr_keyboard *kbd, xkb_mod_mask_t mask) {
+	uint32_t mods = 0;
+	for (int i = 0; i < WLR_MODIFIER_COUNT; i++) {
+		if (kbd->mod_indexes[i] != XKB_MOD_INVALID &&
+				(mask & (1u << kbd->mod_indexes[i]))) {
+			mods |= 1u << i;
+		}
+	}
+	return mods;
+}
+
+/* The config's binding for this press (vitrail(5) bind): the key's
+ * keysyms with the modifiers that did not make them (Shift+1 as exclam),
+ * then its unshifted keysyms with every modifier (Shift+1 as Shift+1). */
+static const struct vt_config_binding *find_binding(struct vt_server *server,
+		struct wlr_keyboard *kbd, uint32_t keycode) {
+	if (server->config.bindings_len == 0 || kbd->xkb_state == NULL) {
+		return NULL;
+	}
+	xkb_keycode_t xkb_code = keycode + 8;
+	uint32_t mods = wlr_keyboard_get_modifiers(kbd);
+	const xkb_keysym_t *syms;
+	int n = xkb_state_key_get_syms(kbd->xkb_state, xkb_code, &syms);
+	uint32_t consumed = wlr_mods_of(kbd, xkb_state_key_get_consumed_mods2(
+		kbd->xkb_state, xkb_code, XKB_CONSUMED_MODE_XKB));
+	for (int i = 0; i < n; i++) {
+		const struct vt_config_binding *b =
+			vt_config_binding(&server->config, mods & ~consumed, syms[i]);
+		if (b != NULL) {
+			return b;
+		}
+	}
+	xkb_layout_index_t layout = xkb_state_key_get_layout(kbd->xkb_state,
+		xkb_code);
+	n = xkb_keymap_key_get_syms_by_level(kbd->keymap, xkb_code, layout, 0,
+		&syms);
+	for (int i = 0; i < n; i++) {
+		const struct vt_config_binding *b =
+			vt_config_binding(&server->config, mods, syms[i]);
+		if (b != NULL) {
+			return b;
+		}
+	}
+	return NULL;
+}
+
+/* A bound key's press runs its action; neither it nor its release reach
+ * the client. True when the key is vitrail's. */
+static bool keyboard_binding(struct vt_keyboard *keyboard,
+		const struct wlr_event_keyboard_key *event) {
+	if (event->state == WL_KEYBOARD_KEY_STATE_RELEASED) {
+		for (int i = 0; i < keyboard->bound_len; i++) {
+			if (keyboard->bound_keys[i] == event->keycode) {
+				keyboard->bound_keys[i] =
+					keyboard->bound_keys[--keyboard->bound_len];
+				return true;
+			}
+		}
+		return false;
+	}
+	struct vt_server *server = keyboard->server;
+	const struct vt_config_binding *binding = find_binding(server,
+		keyboard->device->keyboard, event->keycode);
+	if (binding == NULL) {
+		return false;
+	}
+	size_t max = sizeof(keyboard->bound_keys) / sizeof(keyboard->bound_keys[0]);
+	if ((size_t)keyboard->bound_len < max) {
+		keyboard->bound_keys[keyboard->bound_len++] = event->keycode;
+	}
+	run_binding(server, binding);
+	return true;
+}
+
 static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, key);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(keyboard->server);
 	struct wlr_event_keyboard_key *event = data;
+	if (keyboard_binding(keyboard, event)) {
+		return;
+	}
 	struct wlr_seat *seat = keyboard->server->seat;
 	wlr_seat_set_keyboard(seat, keyboard->device);
 	wlr_seat_keyboard_notify_key(seat, event->time_msec, event->keycode,
@@ -510,7 +631,8 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	}
 	vt_view_focus(view, view->xdg_surface->surface);
 	/* down in a scroll region: the finger drags it (scroll.c) */
-	if (vt_scroll_touch_down(server, event->touch_id, lx, ly)) {
+	if (vt_scroll_touch_down(server, event->time_msec,
+			event->touch_id, lx, ly)) {
 		return;
 	}
 	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
@@ -530,7 +652,7 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_touch_up *event = data;
-	if (vt_scroll_touch_up(server, event->touch_id)) {
+	if (vt_scroll_touch_up(server, event->time_msec, event->touch_id)) {
 		return;
 	}
 	struct wlr_touch_point *point =
@@ -550,7 +672,8 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
 		event->x, event->y, &lx, &ly);
-	if (vt_scroll_touch_motion(server, event->touch_id, lx, ly)) {
+	if (vt_scroll_touch_motion(server, event->time_msec,
+			event->touch_id, lx, ly)) {
 		return;
 	}
 	struct wlr_touch_point *point =

@@ -306,19 +306,7 @@ static int handle_terminate(int signal, void *data) {
 }
 
 static int handle_reload(int signal, void *data) {
-	struct vt_server *server = data;
-	if (server->opts.config_path == NULL) {
-		return 0;
-	}
-	if (vt_config_load(&server->config, server->opts.config_path, stderr)) {
-		if (server->opts.mode_set) {
-			server->config.mode = server->opts.mode;
-		}
-		wlr_log(WLR_INFO, "reloaded %s", server->opts.config_path);
-		vt_server_apply_config(server);
-	} else {
-		wlr_log(WLR_ERROR, "keeping the previous configuration");
-	}
+	vt_server_reload(data);
 	return 0;
 }
 

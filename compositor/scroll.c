@@ -374,7 +374,8 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 			velocity[i] = vt_fling_velocity(&region->fling[i], now + lead);
 			to[i] = region->fling[i].end_pos;
 		} else {
-			velocity[i] = vt_scroll_velocity_get(&region->velocity[i], now);
+			velocity[i] = vt_scroll_velocity_get(&region->velocity[i],
+				vt_scroll_velocity_event_clock(&region->velocity[i], now));
 			predicted[i] = vt_scroll_clamp(&span,
 				region->pos[i] + velocity[i] * (double)lead / 1e9);
 			from[i] = vt_scroll_clamp(&span,
@@ -949,10 +950,16 @@ static struct scroll_region *region_at(struct vt_scroll_manager *manager,
 	return NULL;
 }
 
-/* The wanted position moved (input): show it at once. */
+/* The event's timestamp on a clock of nanoseconds. */
+static uint64_t event_ns(uint32_t time_msec) {
+	return (uint64_t)time_msec * 1000000;
+}
+
+/* The wanted position moved (input at event_time): show it at once. */
 static void region_moved(struct scroll_region *region, int axis,
-		uint64_t now) {
-	vt_scroll_velocity_add(&region->velocity[axis], now, region->pos[axis]);
+		uint64_t now, uint64_t event_time) {
+	vt_scroll_velocity_add(&region->velocity[axis], now, event_time,
+		region->pos[axis]);
 	region_show(region);
 	vt_server_request_frame(region->manager->server, VT_PACER_RENDER);
 }
@@ -961,10 +968,11 @@ static double fling_tau(struct scroll_region *region) {
 	return region->manager->server->config.scroll_fling_ms / 1000.0;
 }
 
-/* Fling along axis from now, at the velocity of the last 100 ms. */
+/* Fling along axis from now, at the velocity of the 100 ms of events
+ * before the one at event_time (the lift). */
 static void region_fling(struct scroll_region *region, int axis,
-		uint64_t now) {
-	double v = vt_scroll_velocity_get(&region->velocity[axis], now);
+		uint64_t now, uint64_t event_time) {
+	double v = vt_scroll_velocity_get(&region->velocity[axis], event_time);
 	struct vt_scroll_span span = region_span(region, axis);
 	if (fabs(v) >= VT_FLING_MIN_VELOCITY) {
 		vt_fling_start(&region->fling[axis], now, region->pos[axis], v,
@@ -996,7 +1004,7 @@ bool vt_scroll_pointer_axis(struct vt_server *server,
 	if (event->delta == 0.0) {
 		/* axis_stop: a finger left the touchpad */
 		if (event->source == WLR_AXIS_SOURCE_FINGER) {
-			region_fling(region, axis, now);
+			region_fling(region, axis, now, event_ns(event->time_msec));
 		}
 		return true;
 	}
@@ -1004,12 +1012,12 @@ bool vt_scroll_pointer_axis(struct vt_server *server,
 	struct vt_scroll_span span = region_span(region, axis);
 	region->pos[axis] = vt_scroll_clamp(&span,
 		region->pos[axis] + event->delta);
-	region_moved(region, axis, now);
+	region_moved(region, axis, now, event_ns(event->time_msec));
 	return true;
 }
 
-bool vt_scroll_touch_down(struct vt_server *server, int32_t id, double lx,
-		double ly) {
+bool vt_scroll_touch_down(struct vt_server *server, uint32_t time_msec,
+		int32_t id, double lx, double ly) {
 	struct vt_scroll_manager *manager = server->scroll;
 	if (manager == NULL) {
 		return false;
@@ -1033,7 +1041,8 @@ bool vt_scroll_touch_down(struct vt_server *server, int32_t id, double lx,
 		region->fling[i].active = false;
 		vt_scroll_velocity_reset(&region->velocity[i]);
 		region->drag_pos[i] = region->pos[i];
-		vt_scroll_velocity_add(&region->velocity[i], now, region->pos[i]);
+		vt_scroll_velocity_add(&region->velocity[i], now, event_ns(time_msec),
+			region->pos[i]);
 	}
 	return true;
 }
@@ -1053,8 +1062,8 @@ static struct scroll_region *dragging_region(struct vt_server *server,
 	return NULL;
 }
 
-bool vt_scroll_touch_motion(struct vt_server *server, int32_t id, double lx,
-		double ly) {
+bool vt_scroll_touch_motion(struct vt_server *server, uint32_t time_msec,
+		int32_t id, double lx, double ly) {
 	struct scroll_region *region = dragging_region(server, id);
 	if (region == NULL) {
 		return false;
@@ -1069,14 +1078,16 @@ bool vt_scroll_touch_motion(struct vt_server *server, int32_t id, double lx,
 		struct vt_scroll_span span = region_span(region, i);
 		region->pos[i] = vt_scroll_clamp(&span,
 			region->drag_pos[i] - (at[i] - region->drag_from[i]));
-		vt_scroll_velocity_add(&region->velocity[i], now, region->pos[i]);
+		vt_scroll_velocity_add(&region->velocity[i], now, event_ns(time_msec),
+			region->pos[i]);
 	}
 	region_show(region);
 	vt_server_request_frame(server, VT_PACER_RENDER);
 	return true;
 }
 
-bool vt_scroll_touch_up(struct vt_server *server, int32_t id) {
+bool vt_scroll_touch_up(struct vt_server *server, uint32_t time_msec,
+		int32_t id) {
 	struct scroll_region *region = dragging_region(server, id);
 	if (region == NULL) {
 		return false;
@@ -1085,7 +1096,7 @@ bool vt_scroll_touch_up(struct vt_server *server, int32_t id) {
 	uint64_t now = vt_now_ns();
 	for (int i = 0; i < 2; i++) {
 		if (region->scrolls[i]) {
-			region_fling(region, i, now);
+			region_fling(region, i, now, event_ns(time_msec));
 		}
 	}
 	return true;

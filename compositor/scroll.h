@@ -45,13 +45,15 @@ bool vt_scroll_flinging(struct vt_server *server);
 
 /* Input aimed at a region (input.c calls these first): true when a region
  * took it (the client does not get it). Touch positions are in layout
- * coordinates. */
+ * coordinates; time_msec is the event's timestamp (the speed of a fling
+ * is measured on the events' clock). */
 bool vt_scroll_pointer_axis(struct vt_server *server,
 	const struct wlr_event_pointer_axis *event);
-bool vt_scroll_touch_down(struct vt_server *server, int32_t id, double lx,
-	double ly);
-bool vt_scroll_touch_motion(struct vt_server *server, int32_t id, double lx,
-	double ly);
-bool vt_scroll_touch_up(struct vt_server *server, int32_t id);
+bool vt_scroll_touch_down(struct vt_server *server, uint32_t time_msec,
+	int32_t id, double lx, double ly);
+bool vt_scroll_touch_motion(struct vt_server *server, uint32_t time_msec,
+	int32_t id, double lx, double ly);
+bool vt_scroll_touch_up(struct vt_server *server, uint32_t time_msec,
+	int32_t id);
 
 #endif

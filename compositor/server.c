@@ -340,6 +340,21 @@ bool vt_server_init(struct vt_server *server) {
 	return true;
 }
 
+void vt_server_reload(struct vt_server *server) {
+	if (server->opts.config_path == NULL) {
+		return;
+	}
+	if (vt_config_load(&server->config, server->opts.config_path, stderr)) {
+		if (server->opts.mode_set) {
+			server->config.mode = server->opts.mode;
+		}
+		wlr_log(WLR_INFO, "reloaded %s", server->opts.config_path);
+		vt_server_apply_config(server);
+	} else {
+		wlr_log(WLR_ERROR, "keeping the previous configuration");
+	}
+}
+
 pid_t vt_server_spawn(struct vt_server *server, const char *command) {
 	pid_t pid = fork();
 	if (pid < 0) {

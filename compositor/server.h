@@ -238,6 +238,9 @@ struct vt_keyboard {
 	struct wl_listener modifiers;
 	struct wl_listener key;
 	struct wl_listener destroy;
+	/* keys pressed for a binding: their releases stay with vitrail */
+	uint32_t bound_keys[8];
+	int bound_len;
 };
 
 struct vt_frame_log;
@@ -383,6 +386,9 @@ void vt_server_update(struct vt_server *server);
 pid_t vt_server_spawn(struct vt_server *server, const char *command);
 /* The config changed: apply what can change at run time. */
 void vt_server_apply_config(struct vt_server *server);
+/* Load the config file again (SIGHUP, the reload binding); a bad one is
+ * reported (file:line: reason) and the previous one stays. */
+void vt_server_reload(struct vt_server *server);
 /* Stop watching and destroy the Vulkan renderer (after the outputs let go
  * of its targets and buffers); server->renderer is NULL afterwards. */
 void vt_server_drop_renderer(struct vt_server *server);
@@ -547,6 +553,13 @@ struct vt_output *vt_view_output(struct vt_view *view);
 /* Put a toplevel's window geometry's top-left corner at (x, y) in layout
  * coordinates (test harnesses: WLCS). */
 void vt_view_move(struct vt_view *view, int x, int y);
+/* Key bindings' window actions: ask the client to close; toggle
+ * maximized (fullscreen false) or fullscreen; focus the next window (the
+ * one longest unfocused, forward) or the previous one (the focused one
+ * goes to the back). */
+void vt_view_close(struct vt_view *view);
+void vt_view_toggle_fill(struct vt_view *view, bool fullscreen);
+void vt_views_cycle_focus(struct vt_server *server, bool forward);
 
 /* input.c */
 bool vt_input_init(struct vt_server *server);

@@ -282,6 +282,45 @@ static void view_handle_fill_request(struct vt_view *view, bool requested,
 	view_fill_output(view, fullscreen);
 }
 
+void vt_view_close(struct vt_view *view) {
+	wlr_xdg_toplevel_send_close(view->xdg_surface);
+}
+
+void vt_view_toggle_fill(struct vt_view *view, bool fullscreen) {
+	/* what vitrail last asked for, acknowledged or not */
+	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+	bool filled = fullscreen ? toplevel->scheduled.fullscreen :
+		toplevel->scheduled.maximized;
+	view_handle_fill_request(view, !filled, fullscreen);
+}
+
+void vt_views_cycle_focus(struct vt_server *server, bool forward) {
+	struct vt_view *front = NULL, *back = NULL, *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->mapped) {
+			front = front == NULL ? view : front;
+			back = view;
+		}
+	}
+	if (front == NULL || front == back) {
+		return;
+	}
+	if (forward) {
+		vt_view_focus(back, back->xdg_surface->surface);
+		return;
+	}
+	/* the focused window to the back, under every other */
+	vr_node_place_below(front->node, back->node);
+	wl_list_remove(&front->link);
+	wl_list_insert(server->views.prev, &front->link);
+	wl_list_for_each(view, &server->views, link) {
+		if (view->mapped) {
+			vt_view_focus(view, view->xdg_surface->surface);
+			break;
+		}
+	}
+}
+
 static void toplevel_handle_request_maximize(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_maximize);

@@ -203,6 +203,88 @@ START_TEST(test_config_scroll) {
 }
 END_TEST
 
+/* bind: modifiers by name in any case and order, keysym names (case
+ * folded where xkb knows no exact one), the actions and their arguments;
+ * the same keys bound again, the later line wins; each bad form named;
+ * a reload replaces the bindings. The keysym values are xkbcommon's
+ * (X11's keysymdef.h): q 0x71, Return 0xff0d, F4 0xffc1, Tab 0xff09. */
+START_TEST(test_config_bindings) {
+	write_config("bind Logo+Return exec foot -e sh -c 'echo hi'\n"
+		"bind alt+SHIFT+Q close\n"
+		"bind Mod4+Tab focus next\n"
+		"bind Super+Shift+Tab focus prev\n"
+		"bind Ctrl+Alt+F4 exit\n"
+		"bind Logo+m maximize\nbind Logo+f fullscreen\n"
+		"bind Control+r reload\n"
+		"bind Logo+m fullscreen\n");
+	struct vt_config config;
+	vt_config_defaults(&config);
+	char err[256] = "";
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.bindings_len, 8);
+	const struct vt_config_binding *b =
+		vt_config_binding(&config, VT_MOD_LOGO, 0xff0d);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(b->action, VT_ACTION_EXEC);
+	ck_assert_str_eq(b->command, "foot -e sh -c 'echo hi'");
+	/* Q is folded to q; the modifiers as a set */
+	b = vt_config_binding(&config, VT_MOD_SHIFT | VT_MOD_ALT, 0x71);
+	ck_assert(b != NULL && b->action == VT_ACTION_CLOSE);
+	/* a keysym of a shifted key matches its lower case (Shift+q gives Q) */
+	ck_assert_ptr_eq(vt_config_binding(&config, VT_MOD_SHIFT | VT_MOD_ALT,
+		0x51), b);
+	/* locked modifiers (Caps Lock 1 << 1, Num Lock 1 << 4) do not count */
+	ck_assert_ptr_eq(vt_config_binding(&config,
+		VT_MOD_SHIFT | VT_MOD_ALT | 1u << 1 | 1u << 4, 0x71), b);
+	ck_assert_ptr_null(vt_config_binding(&config, VT_MOD_ALT, 0x71));
+	b = vt_config_binding(&config, VT_MOD_LOGO, 0xff09);
+	ck_assert(b != NULL && b->action == VT_ACTION_FOCUS_NEXT);
+	b = vt_config_binding(&config, VT_MOD_LOGO | VT_MOD_SHIFT, 0xff09);
+	ck_assert(b != NULL && b->action == VT_ACTION_FOCUS_PREV);
+	b = vt_config_binding(&config, VT_MOD_CTRL | VT_MOD_ALT, 0xffc1);
+	ck_assert(b != NULL && b->action == VT_ACTION_EXIT);
+	b = vt_config_binding(&config, VT_MOD_LOGO, 0x6d);
+	ck_assert(b != NULL && b->action == VT_ACTION_FULLSCREEN);
+	b = vt_config_binding(&config, VT_MOD_CTRL, 0x72);
+	ck_assert(b != NULL && b->action == VT_ACTION_RELOAD);
+
+	static const struct {
+		const char *line, *reason;
+	} bad[] = {
+		{ "bind Hyper+x exit", "unknown modifier" },
+		{ "bind Alt+Alt+x exit", "a modifier named twice" },
+		{ "bind Alt+NoSuchKey exit", "unknown key" },
+		{ "bind Alt+ exit", "unknown key" },
+		{ "bind Alt+x", "expected <modifiers+key> <action>" },
+		{ "bind Alt+x exec", "exec needs a command" },
+		{ "bind Alt+x launch foot", "unknown action" },
+		{ "bind Alt+x focus left", "expected focus next or focus prev" },
+		{ "bind Alt+x close now", "this action takes no arguments" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "bind Alt+y exit\n%s\n", bad[i].line);
+		write_config(text);
+		ck_assert(!load(&config, err, sizeof(err)));
+		ck_assert_msg(strstr(err, ":2: bind: ") != NULL &&
+			strstr(err, bad[i].reason) != NULL, "'%s': %s", bad[i].line,
+			err);
+		/* the bindings in force stay */
+		ck_assert_int_eq(config.bindings_len, 8);
+	}
+	char text[400];
+	snprintf(text, sizeof(text), "bind Alt+x exec %0300d\n", 0);
+	write_config(text);
+	ck_assert(!load(&config, err, sizeof(err)));
+	ck_assert(strstr(err, "command too long") != NULL);
+	/* a reload replaces them */
+	write_config("bind Alt+x exit\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.bindings_len, 1);
+	ck_assert_ptr_null(vt_config_binding(&config, VT_MOD_LOGO, 0xff0d));
+}
+END_TEST
+
 int main(void) {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("parse");
@@ -214,6 +296,7 @@ int main(void) {
 	tcase_add_test(tc, test_config_error_quotes_a_short_escaped_line);
 	tcase_add_test(tc, test_config_path_rules);
 	tcase_add_test(tc, test_config_scroll);
+	tcase_add_test(tc, test_config_bindings);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -298,7 +298,7 @@ struct key_window {
 	struct wl_keyboard *keyboard;
 	bool entered;
 	char *keymap; // the last keymap received
-	uint32_t keys[8]; // key << 1 | pressed, in order
+	uint32_t keys[64]; // key << 1 | pressed, in order
 	int nkeys;
 };
 
@@ -330,7 +330,7 @@ static void keyboard_leave(void *data, struct wl_keyboard *keyboard,
 static void keyboard_key(void *data, struct wl_keyboard *keyboard,
 		uint32_t serial, uint32_t time, uint32_t key, uint32_t state) {
 	struct key_window *w = data;
-	if (w->nkeys < 8) {
+	if (w->nkeys < 64) {
 		w->keys[w->nkeys++] = key << 1 | (state ==
 			WL_KEYBOARD_KEY_STATE_PRESSED);
 	}
@@ -378,14 +378,15 @@ static const struct wl_registry_listener driver_registry_listener = {
 	.global_remove = driver_global_remove,
 };
 
-/* A keymap of layout "de" in a file, for zwp_virtual_keyboard_v1.keymap. */
-static int keymap_fd(uint32_t *size) {
+/* A keymap of layout in a file, for zwp_virtual_keyboard_v1.keymap. */
+static int keymap_fd(const char *layout, uint32_t *size) {
 	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
 	ck_assert(context != NULL);
-	struct xkb_rule_names names = { .layout = "de" };
+	struct xkb_rule_names names = { .layout = layout };
 	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, &names,
 		XKB_KEYMAP_COMPILE_NO_FLAGS);
-	ck_assert_msg(keymap != NULL, "cannot compile a keymap of layout de");
+	ck_assert_msg(keymap != NULL, "cannot compile a keymap of layout %s",
+		layout);
 	char *text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1);
 	ck_assert(text != NULL);
 	*size = (uint32_t)strlen(text) + 1;
@@ -433,7 +434,7 @@ START_TEST(test_input_virtual_keyboard_reaches_window)
 	d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
 		d.manager, d.seat);
 	uint32_t size = 0;
-	int fd = keymap_fd(&size);
+	int fd = keymap_fd("de", &size);
 	zwp_virtual_keyboard_v1_keymap(d.keyboard, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1,
 		fd, size);
 	close(fd);
@@ -490,6 +491,281 @@ START_TEST(test_input_virtual_keyboard_reaches_window)
 }
 END_TEST
 
+/* ---- bindings ----------------------------------------------------------- */
+
+/*
+ * Key bindings of the config (vitrail(5) bind), typed on a virtual
+ * keyboard (layout us) into three windows of this process: focus next
+ * and prev cycle the focus (the windows' wl_keyboard enter events say
+ * which), maximize and fullscreen ask the focused window (its configure
+ * says so, at the output's size), exec runs a command, close asks the
+ * window to close; a bound key never reaches a window, an unbound one
+ * does. A reload (the reload binding) changes a binding while the
+ * windows stay; a config with a bad line is refused and the old bindings
+ * still work; exit ends vitrail.
+ */
+struct bind_test {
+	struct key_driver d;
+	struct wl_registry *registry;
+	struct key_window w[3];
+	uint32_t time;
+};
+
+static void bind_dispatch(struct bind_test *t) {
+	ck_assert_int_ge(wl_display_roundtrip(t->d.display), 0);
+	for (int i = 0; i < 3; i++) {
+		if (t->w[i].app.display != NULL) {
+			ck_assert_int_ge(wl_display_roundtrip(t->w[i].app.display), 0);
+		}
+	}
+}
+
+static void bind_key(struct bind_test *t, uint32_t key, bool pressed) {
+	zwp_virtual_keyboard_v1_key(t->d.keyboard, ++t->time, key,
+		pressed ? WL_KEYBOARD_KEY_STATE_PRESSED :
+		WL_KEYBOARD_KEY_STATE_RELEASED);
+}
+
+/* The modifier mask of modifier key key in layout us (a virtual keyboard
+ * sends its modifiers' state itself, as wtype does): Shift is the
+ * keymap's modifier 0, Mod1 (Alt) its modifier 3. */
+static uint32_t mod_mask(uint32_t key) {
+	return key == KEY_LEFTSHIFT ? 1u << 0 : key == KEY_LEFTALT ? 1u << 3 : 0;
+}
+
+/* Modifier keys mods[0..n) held while key is pressed and released; sent
+ * only (vitrail may be gone after). */
+static void bind_send(struct bind_test *t, const uint32_t *mods, int n,
+		uint32_t key) {
+	uint32_t mask = 0;
+	for (int i = 0; i < n; i++) {
+		bind_key(t, mods[i], true);
+		mask |= mod_mask(mods[i]);
+		zwp_virtual_keyboard_v1_modifiers(t->d.keyboard, mask, 0, 0, 0);
+	}
+	bind_key(t, key, true);
+	bind_key(t, key, false);
+	for (int i = n - 1; i >= 0; i--) {
+		bind_key(t, mods[i], false);
+		mask &= ~mod_mask(mods[i]);
+		zwp_virtual_keyboard_v1_modifiers(t->d.keyboard, mask, 0, 0, 0);
+	}
+	wl_display_flush(t->d.display);
+}
+
+/* The same, and every window has had vitrail's answer. */
+static void bind_type(struct bind_test *t, const uint32_t *mods, int n,
+		uint32_t key) {
+	bind_send(t, mods, n, key);
+	bind_dispatch(t);
+}
+
+static bool window_got_key(const struct key_window *w, uint32_t key) {
+	for (int i = 0; i < w->nkeys; i++) {
+		if (w->keys[i] >> 1 == key) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Which window has the keyboard focus (-1: none), each checked. */
+static int focused_window(struct bind_test *t) {
+	int focused = -1;
+	for (int i = 0; i < 3; i++) {
+		if (t->w[i].entered) {
+			ck_assert_msg(focused < 0, "windows %d and %d both have the "
+				"keyboard focus", focused, i);
+			focused = i;
+		}
+	}
+	return focused;
+}
+
+static void write_config(const char *path, const char *text) {
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void wait_for_file(const char *path) {
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (access(path, F_OK) != 0 && harness_now_ms() < deadline) {
+		usleep(10000);
+	}
+	ck_assert_msg(access(path, F_OK) == 0, "%s did not appear", path);
+}
+
+START_TEST(test_input_bindings)
+{
+	struct harness *harness = harness_create("bindings");
+	char *config = NULL, *spawned = NULL, *text = NULL;
+	ck_assert(asprintf(&config, "%s/bindings.conf", harness->out_dir) > 0);
+	ck_assert(asprintf(&spawned, "%s/spawned", harness->out_dir) > 0);
+	ck_assert(asprintf(&text,
+		"# vitrail(5) bind, as a user writes it\n"
+		"bind Alt+Return exec touch '%s'\n"
+		"bind Alt+q close\n"
+		"bind Alt+Tab focus next\n"
+		"bind Alt+Shift+Tab focus prev\n"
+		"bind Alt+m maximize\n"
+		"bind Alt+f fullscreen\n"
+		"bind Alt+r reload\n"
+		"bind Alt+Escape exit\n", spawned) > 0);
+	write_config(config, text);
+	const char *args[] = { "--config", config, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = args });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+
+	struct bind_test t = { 0 };
+	t.d.display = wl_display_connect(vitrail->socket);
+	ck_assert(t.d.display != NULL);
+	t.registry = wl_display_get_registry(t.d.display);
+	wl_registry_add_listener(t.registry, &driver_registry_listener, &t.d);
+	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+	ck_assert(t.d.seat != NULL && t.d.manager != NULL);
+	t.d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
+		t.d.manager, t.d.seat);
+	uint32_t size = 0;
+	int fd = keymap_fd("us", &size);
+	zwp_virtual_keyboard_v1_keymap(t.d.keyboard,
+		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
+	close(fd);
+	/* the masks of mod_mask: the keymap's own indices */
+	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context,
+		&(struct xkb_rule_names){ .layout = "us" },
+		XKB_KEYMAP_COMPILE_NO_FLAGS);
+	ck_assert(keymap != NULL);
+	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_SHIFT), 0);
+	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_ALT), 3);
+	xkb_keymap_unref(keymap);
+	xkb_context_unref(context);
+	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+
+	const char *names[3] = { "one", "two", "three" };
+	for (int i = 0; i < 3; i++) {
+		struct key_window *w = &t.w[i];
+		ck_assert(sc_app_init(&w->app, names[i]));
+		ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
+		w->keyboard = wl_seat_get_keyboard(w->app.seat);
+		wl_keyboard_add_listener(w->keyboard, &keyboard_listener, w);
+		ck_assert(sc_app_create_window(&w->app, names[i], names[i], 200,
+			100, 0xff808080u));
+		wl_surface_attach(w->app.surface, w->app.buffer->wl_buffer, 0, 0);
+		wl_surface_damage_buffer(w->app.surface, 0, 0, 200, 100);
+		wl_surface_commit(w->app.surface);
+		ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
+		harness_wait_for_windows(vitrail->conn, (size_t)i + 1,
+			HARNESS_WINDOWS_TIMEOUT_MS);
+	}
+	bind_dispatch(&t);
+	/* the last one mapped has the focus; the stack, front first: three,
+	 * two, one */
+	ck_assert_int_eq(focused_window(&t), 2);
+
+	const uint32_t alt[] = { KEY_LEFTALT };
+	const uint32_t alt_shift[] = { KEY_LEFTALT, KEY_LEFTSHIFT };
+	/* focus next: the window longest unfocused comes to the front */
+	bind_type(&t, alt, 1, KEY_TAB);
+	ck_assert_int_eq(focused_window(&t), 0);
+	bind_type(&t, alt, 1, KEY_TAB);
+	ck_assert_int_eq(focused_window(&t), 1);
+	/* focus prev: the focused one goes to the back (two, one, three ->
+	 * one, three, two) */
+	bind_type(&t, alt_shift, 2, KEY_TAB);
+	ck_assert_int_eq(focused_window(&t), 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(!window_got_key(&t.w[i], KEY_TAB), "window %s got "
+			"the bound Tab", names[i]);
+	}
+	/* an unbound key (and Alt itself) reaches the focused window */
+	bind_type(&t, NULL, 0, KEY_A);
+	ck_assert(window_got_key(&t.w[0], KEY_A));
+	ck_assert(window_got_key(&t.w[0], KEY_LEFTALT));
+
+	/* maximize, then fullscreen: configures at the output's size */
+	bind_type(&t, alt, 1, KEY_M);
+	ck_assert_msg(t.w[0].app.configure_maximized &&
+		t.w[0].app.configure_width == 640 &&
+		t.w[0].app.configure_height == 480, "maximize: configure %dx%d "
+		"maximized %d", t.w[0].app.configure_width,
+		t.w[0].app.configure_height, t.w[0].app.configure_maximized);
+	bind_type(&t, alt, 1, KEY_M);
+	ck_assert(!t.w[0].app.configure_maximized);
+	bind_type(&t, alt, 1, KEY_F);
+	ck_assert_msg(t.w[0].app.configure_fullscreen &&
+		t.w[0].app.configure_width == 640, "fullscreen: configure %dx%d",
+		t.w[0].app.configure_width, t.w[0].app.configure_height);
+	bind_type(&t, alt, 1, KEY_F);
+	ck_assert(!t.w[0].app.configure_fullscreen);
+
+	/* exec */
+	bind_type(&t, alt, 1, KEY_ENTER);
+	wait_for_file(spawned);
+
+	/* close: the focused window is asked to, the others are not */
+	bind_type(&t, alt, 1, KEY_Q);
+	ck_assert(!t.w[0].app.running);
+	ck_assert(t.w[1].app.running && t.w[2].app.running);
+	ck_assert(!window_got_key(&t.w[0], KEY_Q));
+
+	/* reload through the binding: close moves from q to w */
+	char *text2 = NULL;
+	ck_assert(asprintf(&text2, "bind Alt+w close\nbind Alt+r reload\n"
+		"bind Alt+Escape exit\n") > 0);
+	write_config(config, text2);
+	bind_type(&t, alt, 1, KEY_R);
+	t.w[0].app.running = true;
+	bind_type(&t, alt, 1, KEY_Q);
+	ck_assert_msg(t.w[0].app.running, "Alt+q still closes after the "
+		"reload");
+	ck_assert_msg(window_got_key(&t.w[0], KEY_Q), "Alt+q, unbound now, did "
+		"not reach the window");
+	bind_type(&t, alt, 1, KEY_W);
+	ck_assert_msg(!t.w[0].app.running, "Alt+w does not close after the "
+		"reload");
+	/* a bad line: refused, the bindings stay */
+	write_config(config, "bind Alt+w close\nbind Hyper+x exit\n");
+	bind_type(&t, alt, 1, KEY_R);
+	t.w[0].app.running = true;
+	bind_type(&t, alt, 1, KEY_W);
+	ck_assert_msg(!t.w[0].app.running, "the bad config replaced the "
+		"bindings");
+	char *log = harness_proc_log(vitrail->proc);
+	ck_assert_msg(strstr(log, "bindings.conf:2: bind: unknown modifier") !=
+		NULL, "no file:line error for the bad config in the log:\n%s",
+		log);
+	free(log);
+	for (int i = 0; i < 3; i++) {
+		harness_assert_alive(vitrail->proc);
+		ck_assert_int_ge(wl_display_roundtrip(t.w[i].app.display), 0);
+	}
+
+	/* exit */
+	bind_send(&t, alt, 1, KEY_ESC);
+	ck_assert_msg(harness_proc_wait(vitrail->proc,
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS)), "vitrail did not "
+		"exit on its exit binding");
+
+	for (int i = 0; i < 3; i++) {
+		wl_keyboard_destroy(t.w[i].keyboard);
+		free(t.w[i].keymap);
+		sc_app_finish(&t.w[i].app);
+	}
+	wl_display_disconnect(t.d.display);
+	free(config);
+	free(spawned);
+	free(text);
+	free(text2);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *input_suite(void) {
@@ -498,6 +774,7 @@ static Suite *input_suite(void) {
 		test_input_virtual_pointer_reaches_probe, 180);
 	harness_add_case(suite, "virtual_keyboard",
 		test_input_virtual_keyboard_reaches_window, 120);
+	harness_add_case(suite, "bindings", test_input_bindings, 120);
 	return suite;
 }
 

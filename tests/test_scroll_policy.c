@@ -173,16 +173,17 @@ START_TEST(test_scroll_velocity)
 	vt_scroll_velocity_reset(&v);
 	ck_assert(vt_scroll_velocity_get(&v, T0) == 0.0);
 	for (int k = 0; k <= 30; k++) {
-		vt_scroll_velocity_add(&v, T0 + (uint64_t)k * 8 * MS, 8.0 * k);
+		uint64_t t = T0 + (uint64_t)k * 8 * MS;
+		vt_scroll_velocity_add(&v, t, t, 8.0 * k);
 	}
 	double got = vt_scroll_velocity_get(&v, T0 + 240 * MS);
 	ck_assert_msg(fabs(got - 1000.0) < 1e-6, "velocity %f", got);
 	ck_assert(vt_scroll_velocity_get(&v, T0 + 441 * MS) == 0.0);
 
 	vt_scroll_velocity_reset(&v);
-	vt_scroll_velocity_add(&v, T0, 100.0);
+	vt_scroll_velocity_add(&v, T0, T0, 100.0);
 	ck_assert(vt_scroll_velocity_get(&v, T0) == 0.0);
-	vt_scroll_velocity_add(&v, T0 + 10 * MS, 105.0);
+	vt_scroll_velocity_add(&v, T0 + 10 * MS, T0 + 10 * MS, 105.0);
 	got = vt_scroll_velocity_get(&v, T0 + 10 * MS);
 	ck_assert_msg(fabs(got - 500.0) < 1e-6, "velocity %f", got);
 
@@ -190,16 +191,47 @@ START_TEST(test_scroll_velocity)
 	 * speed */
 	vt_scroll_velocity_reset(&v);
 	for (int k = 0; k < 3; k++) {
-		vt_scroll_velocity_add(&v, T0 + (uint64_t)k * 300000, 15.0 * k);
+		uint64_t t = T0 + (uint64_t)k * 300000;
+		vt_scroll_velocity_add(&v, t, t, 15.0 * k);
 	}
 	ck_assert(vt_scroll_velocity_get(&v, T0 + MS) == 0.0);
 
 	vt_scroll_velocity_reset(&v);
 	for (int k = 0; k < 5; k++) {
-		vt_scroll_velocity_add(&v, T0 + (uint64_t)k * 20 * MS, -2.0 * k);
+		uint64_t t = T0 + (uint64_t)k * 20 * MS;
+		vt_scroll_velocity_add(&v, t, t, -2.0 * k);
 	}
 	got = vt_scroll_velocity_get(&v, T0 + 80 * MS);
 	ck_assert_msg(fabs(got + 100.0) < 1e-6, "velocity %f", got);
+
+	/* the events' clock: a finger at 2000 px/s, events stamped 10 ms
+	 * apart on a clock of their own (base 8 ms), handled by a busy
+	 * vitrail 40-400 ms late and in bursts: the speed is the finger's */
+	vt_scroll_velocity_reset(&v);
+	const uint64_t handled[10] = { 40, 40, 40, 130, 130, 260, 260, 260, 400,
+		400 };
+	for (int k = 0; k < 10; k++) {
+		vt_scroll_velocity_add(&v, T0 + handled[k] * MS,
+			8 * MS + (uint64_t)k * 10 * MS, 20.0 * (k + 1));
+	}
+	/* at the lift's own timestamp, 10 ms after the last event */
+	got = vt_scroll_velocity_get(&v, 8 * MS + 100 * MS);
+	ck_assert_msg(fabs(got - 2000.0) < 1e-6, "velocity %f", got);
+	/* vitrail's clock mapped by the event handled soonest after it
+	 * happened (the third: 12 ms, where the others took 22-330): 400 ms
+	 * on vitrail's clock is 388 on the events' */
+	ck_assert_uint_eq(vt_scroll_velocity_event_clock(&v, T0 + 400 * MS),
+		8 * MS + 380 * MS);
+	/* 100 ms after the last event on the events' clock: still; stands */
+	ck_assert(vt_scroll_velocity_get(&v,
+		vt_scroll_velocity_event_clock(&v, T0 + 400 * MS)) == 0.0);
+	/* an event handled sooner than any before moves the anchor */
+	vt_scroll_velocity_add(&v, T0 + 405 * MS, 8 * MS + 400 * MS, 220.0);
+	ck_assert_uint_eq(vt_scroll_velocity_event_clock(&v, T0 + 410 * MS),
+		8 * MS + 405 * MS);
+	/* a clock that went back starts over */
+	vt_scroll_velocity_add(&v, T0 + 420 * MS, 5 * MS, 230.0);
+	ck_assert_int_eq(v.n, 1);
 }
 END_TEST
 

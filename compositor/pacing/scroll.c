@@ -96,8 +96,24 @@ void vt_scroll_velocity_reset(struct vt_scroll_velocity *velocity) {
 }
 
 void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity,
-		uint64_t t_ns, double pos) {
-	velocity->t[velocity->next] = t_ns;
+		uint64_t now, uint64_t event_ns, double pos) {
+	if (velocity->n > 0) {
+		int newest = (velocity->next + VT_SCROLL_VELOCITY_SAMPLES - 1) %
+			VT_SCROLL_VELOCITY_SAMPLES;
+		if (event_ns < velocity->t[newest]) {
+			vt_scroll_velocity_reset(velocity);
+		}
+	}
+	/* the least delay so far: an event handled sooner than the anchor
+	 * says (its mapped time after now) moves it */
+	if (!velocity->anchored || event_ns < velocity->event_anchor ||
+			velocity->now_anchor + (event_ns - velocity->event_anchor) >
+			now) {
+		velocity->anchored = true;
+		velocity->event_anchor = event_ns;
+		velocity->now_anchor = now;
+	}
+	velocity->t[velocity->next] = event_ns;
 	velocity->pos[velocity->next] = pos;
 	velocity->next = (velocity->next + 1) % VT_SCROLL_VELOCITY_SAMPLES;
 	if (velocity->n < VT_SCROLL_VELOCITY_SAMPLES) {
@@ -105,8 +121,16 @@ void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity,
 	}
 }
 
+uint64_t vt_scroll_velocity_event_clock(
+		const struct vt_scroll_velocity *velocity, uint64_t now) {
+	if (!velocity->anchored || now < velocity->now_anchor) {
+		return now;
+	}
+	return velocity->event_anchor + (now - velocity->now_anchor);
+}
+
 double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
-		uint64_t now) {
+		uint64_t event_now) {
 	int newest = (velocity->next + VT_SCROLL_VELOCITY_SAMPLES - 1) %
 		VT_SCROLL_VELOCITY_SAMPLES;
 	/* times in seconds before the newest sample: well-conditioned sums */
@@ -115,7 +139,7 @@ double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
 	for (int i = 0; i < velocity->n; i++) {
 		int k = (newest + VT_SCROLL_VELOCITY_SAMPLES - i) %
 			VT_SCROLL_VELOCITY_SAMPLES;
-		if (velocity->t[k] + VT_SCROLL_VELOCITY_WINDOW_NS < now) {
+		if (velocity->t[k] + VT_SCROLL_VELOCITY_WINDOW_NS < event_now) {
 			break;
 		}
 		t[n] = -(double)(velocity->t[newest] - velocity->t[k]) / 1e9;

@@ -89,22 +89,37 @@ bool vt_scroll_decide(const struct vt_scroll_span span[2],
  * at once), not a speed: 0. */
 #define VT_SCROLL_VELOCITY_MIN_SPAN_NS 4000000ull
 
-/* Recent positions of one axis (a ring). */
+/* Recent positions of one axis (a ring), at their input events'
+ * timestamps: the device's (libinput) or the client's (virtual pointer)
+ * clock, whose base is unknown. The speed is the finger's, however late
+ * vitrail handles the events (a busy main thread handles a gesture's
+ * events in a burst). The anchor maps vitrail's clock onto the events':
+ * the event handled with the least delay so far, an event at
+ * event_anchor was handled at now_anchor. */
 struct vt_scroll_velocity {
-	uint64_t t[VT_SCROLL_VELOCITY_SAMPLES];
+	uint64_t t[VT_SCROLL_VELOCITY_SAMPLES]; /* events' clock */
 	double pos[VT_SCROLL_VELOCITY_SAMPLES];
 	int n, next;
+	bool anchored;
+	uint64_t event_anchor, now_anchor;
 };
 
 void vt_scroll_velocity_reset(struct vt_scroll_velocity *velocity);
-/* The position pos at t_ns (non-decreasing times). */
+/* The position pos after the input event stamped event_ns, handled at
+ * now (vitrail's clock). An event earlier than the newest sample (a
+ * clock that went back or wrapped) starts over. */
 void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity,
-	uint64_t t_ns, double pos);
-/* Pixels per second at now: the least-squares slope of the samples no
- * older than VT_SCROLL_VELOCITY_WINDOW_NS; 0 with fewer than two, or
- * when they span less than VT_SCROLL_VELOCITY_MIN_SPAN_NS. */
+	uint64_t now, uint64_t event_ns, double pos);
+/* now (vitrail's clock) on the events' clock; now itself before any
+ * event. */
+uint64_t vt_scroll_velocity_event_clock(
+	const struct vt_scroll_velocity *velocity, uint64_t now);
+/* Pixels per second at event_now (the events' clock: an event's own
+ * timestamp, or vt_scroll_velocity_event_clock): the least-squares slope
+ * of the samples no older than VT_SCROLL_VELOCITY_WINDOW_NS; 0 with fewer
+ * than two, or when they span less than VT_SCROLL_VELOCITY_MIN_SPAN_NS. */
 double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
-	uint64_t now);
+	uint64_t event_now);
 
 /* ---- the client's render time ------------------------------------------- */
 

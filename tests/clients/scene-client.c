@@ -613,7 +613,21 @@ static const struct xdg_surface_listener xdg_surface_listener = {
 
 static void toplevel_configure(void *data, struct xdg_toplevel *toplevel,
 		int32_t width, int32_t height, struct wl_array *states) {
-	// The window keeps its size: its content is laid out for it.
+	// The window keeps its size: its content is laid out for it. What
+	// was asked is kept for tests.
+	struct sc_app *app = data;
+	app->configure_width = width;
+	app->configure_height = height;
+	app->configure_maximized = false;
+	app->configure_fullscreen = false;
+	const uint32_t *state;
+	wl_array_for_each(state, states) {
+		if (*state == XDG_TOPLEVEL_STATE_MAXIMIZED) {
+			app->configure_maximized = true;
+		} else if (*state == XDG_TOPLEVEL_STATE_FULLSCREEN) {
+			app->configure_fullscreen = true;
+		}
+	}
 }
 
 static void toplevel_close(void *data, struct xdg_toplevel *toplevel) {

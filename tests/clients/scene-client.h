@@ -131,7 +131,11 @@ struct sc_app {
 	struct sc_buffer *buffer; // the window's (transparent unless drawn)
 	int32_t width, height;
 	bool configured;
-	bool running;
+	/* the last xdg_toplevel.configure: its size (0: the client's) and
+	 * whether it said maximized, fullscreen */
+	int32_t configure_width, configure_height;
+	bool configure_maximized, configure_fullscreen;
+	bool running; // false after xdg_toplevel.close
 	int exit_status;
 
 	bool exit_when_done; // sc_app_animation_done stops the loop

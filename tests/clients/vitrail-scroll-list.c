@@ -514,7 +514,8 @@ static void schedule(struct list *list) {
 
 /* The position moved: draw now unless a frame is on its way. */
 static void moved(struct list *list) {
-	vt_scroll_velocity_add(&list->velocity, now_ns(), list->pos);
+	uint64_t t = now_ns();
+	vt_scroll_velocity_add(&list->velocity, t, t, list->pos);
 	list->dirty = true;
 	if (list->frame_callback == NULL) {
 		rerender(list);
@@ -571,7 +572,8 @@ static void on_touch(struct sc_app *app, enum sc_touch what, int32_t id,
 			list->drag_pos = list->pos;
 			list->fling.active = false;
 			vt_scroll_velocity_reset(&list->velocity);
-			vt_scroll_velocity_add(&list->velocity, now_ns(), list->pos);
+			uint64_t t = now_ns();
+			vt_scroll_velocity_add(&list->velocity, t, t, list->pos);
 		}
 		break;
 	case SC_TOUCH_MOTION:
