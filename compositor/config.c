@@ -19,6 +19,7 @@ void vt_config_defaults(struct vt_config *config) {
 		.tearing_box = VT_TEARING_BOX_DEFAULT,
 		.scroll_extend = VT_SCROLL_EXTEND_DEFAULT,
 		.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT,
+		.drag_modifier = VT_MOD_LOGO,
 	};
 }
 
@@ -307,6 +308,13 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 			"expected an integer from 0 to 10000";
 	} else if (strcmp(key, "bind") == 0) {
 		return parse_binding(c, value);
+	} else if (strcmp(key, "drag_modifier") == 0) {
+		if (strcmp(value, "none") == 0) {
+			c->drag_modifier = 0;
+			return NULL;
+		}
+		return parse_modifier(value, &c->drag_modifier) ? NULL :
+			"expected Shift, Ctrl, Alt, Logo or none";
 	} else if (strcmp(key, "path") == 0) {
 		return parse_path_rule(c, value);
 	} else if (strcmp(key, "tearing_box") == 0) {
@@ -398,6 +406,7 @@ bool vt_config_load(struct vt_config *config, const char *path, FILE *err) {
 	/* the rules are the file's, not added to the last file's */
 	next.path_rules_len = 0;
 	next.bindings_len = 0;
+	next.drag_modifier = VT_MOD_LOGO;
 	next.tearing_box = VT_TEARING_BOX_DEFAULT;
 	next.scroll_extend = VT_SCROLL_EXTEND_DEFAULT;
 	next.scroll_fling_ms = VT_SCROLL_FLING_MS_DEFAULT;

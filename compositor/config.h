@@ -83,6 +83,9 @@ struct vt_config {
 	int scroll_fling_ms; /* the fling's velocity decays as exp(-t/this) */
 	struct vt_config_binding bindings[VT_CONFIG_BINDINGS];
 	int bindings_len;
+	/* held with the left button: move a window; with the right: resize
+	 * it (0: none) */
+	uint32_t drag_modifier;
 };
 
 /* The rule for app_id, NULL when none (the last matching line wins). */

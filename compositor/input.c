@@ -10,6 +10,7 @@
  * vitrail received it (vt_surface_note_input): the frame that first draws
  * the surface's answering commit logs the oldest (input_ns).
  */
+#include <linux/input-event-codes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <wlr/backend.h>
@@ -27,9 +28,11 @@
 #include <wlr/types/wlr_virtual_pointer_v1.h>
 #include <wlr/types/wlr_xcursor_manager.h>
 #include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/edges.h>
 #include <wlr/util/log.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "layer_shell.h"
 #include "scroll.h"
 #include "server.h"
 
@@ -515,6 +518,16 @@ void vt_input_update_pointer_focus(struct vt_server *server) {
 	}
 }
 
+/* A move or resize under way takes the pointer's motion. */
+static bool grab_motion(struct vt_server *server) {
+	if (server->grab.mode == VT_GRAB_NONE) {
+		return false;
+	}
+	cursor_move_node(server);
+	vt_grab_motion(server);
+	return true;
+}
+
 static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
 	uint64_t received_ns = vt_now_ns();
@@ -522,6 +535,9 @@ static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	struct wlr_event_pointer_motion *event = data;
 	wlr_cursor_move(server->cursor, event->device, event->delta_x,
 		event->delta_y);
+	if (grab_motion(server)) {
+		return;
+	}
 	process_motion(server, event->time_msec, received_ns);
 }
 
@@ -533,7 +549,43 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 	vt_outputs_input(server);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
+	if (grab_motion(server)) {
+		return;
+	}
 	process_motion(server, event->time_msec, received_ns);
+}
+
+/* The drag modifier held and a button pressed over a window: the left
+ * one moves it, the right one resizes it by the edges nearest the
+ * cursor. True when it started a grab. */
+static bool drag_modifier_grab(struct vt_server *server, uint32_t button) {
+	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(server->seat);
+	uint32_t want = server->config.drag_modifier;
+	if (want == 0 || keyboard == NULL ||
+			(wlr_keyboard_get_modifiers(keyboard) & VT_MOD_BINDABLE) != want ||
+			(button != BTN_LEFT && button != BTN_RIGHT)) {
+		return false;
+	}
+	double sx, sy;
+	struct wlr_surface *surface = NULL;
+	struct vt_view *view = vt_view_at(server, server->cursor->x,
+		server->cursor->y, &surface, &sx, &sy);
+	if (view == NULL || view->kind != VT_VIEW_TOPLEVEL) {
+		return false;
+	}
+	vt_view_focus(view, view->xdg_surface->surface);
+	uint32_t edges = 0;
+	if (button == BTN_RIGHT) {
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		edges = (server->cursor->x < view->x + geo.width / 2.0 ?
+			WLR_EDGE_LEFT : WLR_EDGE_RIGHT) |
+			(server->cursor->y < view->y + geo.height / 2.0 ?
+			WLR_EDGE_TOP : WLR_EDGE_BOTTOM);
+	}
+	vt_view_begin_grab(view, button == BTN_LEFT ? VT_GRAB_MOVE :
+		VT_GRAB_RESIZE, edges, true);
+	return server->grab.mode != VT_GRAB_NONE;
 }
 
 static void handle_cursor_button(struct wl_listener *listener, void *data) {
@@ -541,8 +593,26 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
 	struct wlr_event_pointer_button *event = data;
+	/* a drag of the drag modifier's: its buttons are vitrail's */
+	if (server->grab.swallow) {
+		if (event->state == WLR_BUTTON_RELEASED) {
+			vt_grab_end(server);
+			vt_input_update_pointer_focus(server);
+		}
+		return;
+	}
+	if (event->state == WLR_BUTTON_PRESSED &&
+			server->grab.mode == VT_GRAB_NONE &&
+			drag_modifier_grab(server, event->button)) {
+		return;
+	}
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
 		event->button, event->state);
+	if (server->grab.mode != VT_GRAB_NONE &&
+			server->seat->pointer_state.button_count == 0) {
+		vt_grab_end(server);
+		vt_input_update_pointer_focus(server);
+	}
 	vt_surface_note_input(server->seat->pointer_state.focused_surface,
 		received_ns);
 	if (event->state == WLR_BUTTON_PRESSED) {
@@ -552,6 +622,9 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 			server->cursor->y, &surface, &sx, &sy);
 		if (view != NULL) {
 			vt_view_focus(view, view->xdg_surface->surface);
+		} else {
+			/* an on_demand layer surface takes the keyboard */
+			vt_layers_focus_surface(server, surface);
 		}
 	}
 }
@@ -626,10 +699,15 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	struct vt_view *view = vt_view_at(server, lx, ly, &surface, &sx, &sy);
-	if (view == NULL) {
+	if (surface == NULL) {
 		return;
 	}
-	vt_view_focus(view, view->xdg_surface->surface);
+	if (view != NULL) {
+		vt_view_focus(view, view->xdg_surface->surface);
+	} else {
+		/* a layer surface: on_demand ones take the keyboard */
+		vt_layers_focus_surface(server, surface);
+	}
 	/* down in a scroll region: the finger drags it (scroll.c) */
 	if (vt_scroll_touch_down(server, event->time_msec,
 			event->touch_id, lx, ly)) {

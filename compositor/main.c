@@ -34,7 +34,7 @@ static const char usage[] =
 	"  -S, --socket NAME        Wayland socket name; default: first free wayland-N\n"
 	"  -s, --startup CMD        run CMD (through /bin/sh -c) once ready; repeatable\n"
 	"  -c, --config FILE        config file (see vitrail(5))\n"
-	"      --validate           check the config file and exit\n"
+	"  -C, --validate           check the config file and exit\n"
 	"  -m, --mode MODE          desktop or kiosk (overrides the config)\n"
 	"      --demo               embedded default: headless, two outputs, demo clients\n"
 	"      --exit-after SEC     exit after SEC seconds\n"
@@ -52,7 +52,6 @@ static const char usage[] =
 
 enum {
 	OPT_OUTPUT_SIZE = 256,
-	OPT_VALIDATE,
 	OPT_DEMO,
 	OPT_EXIT_AFTER,
 	OPT_SCREENSHOT_DIR,
@@ -92,7 +91,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		{ "socket", required_argument, NULL, 'S' },
 		{ "startup", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
-		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "validate", no_argument, NULL, 'C' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "demo", no_argument, NULL, OPT_DEMO },
 		{ "exit-after", required_argument, NULL, OPT_EXIT_AFTER },
@@ -113,7 +112,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 	};
 	int c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "b:o:r:S:s:c:m:dhv", long_options,
+	while ((c = getopt_long(argc, argv, "b:o:r:S:s:c:Cm:dhv", long_options,
 			NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -228,7 +227,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		case 'c':
 			opts->config_path = optarg;
 			break;
-		case OPT_VALIDATE:
+		case 'C':
 			opts->validate = true;
 			break;
 		case 'm':

@@ -48,6 +48,7 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
+#include "layer_shell.h"
 #include "scene.h"
 #include "scroll.h"
 #include "server.h"
@@ -122,6 +123,19 @@ struct vt_output {
 	struct vr_target *target;
 	pixman_image_t *soft;
 	struct wlr_box layout_box; /* where arrange_outputs put it */
+	/* what layer surfaces' exclusive zones leave of it, in layout
+	 * coordinates (layer_shell.c); until set: all of it */
+	struct wlr_box usable;
+	bool usable_set;
+	/* a position in the layout set through output management (else
+	 * arrange_outputs puts it right of the others) */
+	bool manual_position;
+	int manual_x, manual_y;
+	bool enabled; /* as handle_commit last saw it */
+	/* disabled by vitrail alone: the backend cannot disable it (wlroots
+	 * 0.15's headless outputs), so it stays enabled there but is out of
+	 * the layout and draws nothing */
+	bool soft_disabled;
 	pixman_region32_t pending_damage; /* target pixels not drawn yet */
 	struct wl_list buffers; /* output_buffer::link */
 	int buffer_width, buffer_height;
@@ -168,6 +182,7 @@ struct vt_output {
 	struct wl_listener present;
 	struct wl_listener destroy;
 	struct wl_listener mode;
+	struct wl_listener commit;
 	struct wl_listener needs_frame;
 };
 
@@ -201,14 +216,48 @@ struct vt_output *vt_output_next(struct vt_server *server,
 		struct vt_output *output) {
 	struct wl_list *next = output != NULL ? output->link.next :
 		server->outputs.next;
+	for (; next != &server->outputs; next = next->next) {
+		struct vt_output *o = wl_container_of(next, o, link);
+		if (vt_output_enabled(o)) {
+			return o;
+		}
+	}
+	return NULL;
+}
+
+struct vt_output *vt_output_next_any(struct vt_server *server,
+		struct vt_output *output) {
+	struct wl_list *next = output != NULL ? output->link.next :
+		server->outputs.next;
 	if (next == &server->outputs) {
 		return NULL;
 	}
 	return wl_container_of(next, output, link);
 }
 
+struct wlr_box vt_output_last_box(struct vt_output *output) {
+	return output->layout_box;
+}
+
+void vt_output_set_position(struct vt_output *output, bool manual, int x,
+		int y) {
+	output->manual_position = manual;
+	output->manual_x = x;
+	output->manual_y = y;
+}
+
 struct wlr_output *vt_output_wlr(struct vt_output *output) {
 	return output->wlr_output;
+}
+
+struct wlr_box vt_output_usable_box(struct vt_output *output) {
+	return output->usable_set ? output->usable : output_box(output);
+}
+
+void vt_output_set_usable_box(struct vt_output *output,
+		const struct wlr_box *box) {
+	output->usable = *box;
+	output->usable_set = true;
 }
 
 struct vt_output *vt_output_by_name(struct vt_server *server,
@@ -266,7 +315,8 @@ static void output_update_predictable(struct vt_output *output,
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {
-	if (output->pacer != NULL) {
+	/* a disabled output draws nothing until it is enabled again */
+	if (output->pacer != NULL && vt_output_enabled(output)) {
 		uint64_t now = vt_now_ns();
 		output_update_predictable(output, now);
 		vt_pacer_request(output->pacer, wants, now);
@@ -476,6 +526,9 @@ found:
 
 static void output_add_damage(struct vt_output *output,
 		const pixman_region32_t *layout_damage) {
+	if (!vt_output_enabled(output)) {
+		return; /* out of the layout; all of it is drawn when enabled */
+	}
 	struct wlr_box box = output_box(output);
 	float scale = output->wlr_output->scale;
 	int nrects;
@@ -836,6 +889,9 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	struct vt_output *output = data;
 	struct vt_server *server = output->server;
+	if (!vt_output_enabled(output)) {
+		return NULL; /* disabled after the pacer planned this frame */
+	}
 	uint64_t start = vt_now_ns();
 	/* Scene animations take their values at this frame's display time,
 	 * right before the tree update that turns them into damage. */
@@ -1529,6 +1585,9 @@ void vt_outputs_write_screenshots(struct vt_server *server, const char *dir) {
 bool vt_outputs_settled(struct vt_server *server) {
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
+		if (!vt_output_enabled(output)) {
+			continue;
+		}
 		/* An output that presented an older generation still shows
 		 * the current tree when the changes since damaged nothing on
 		 * it: no pending damage, no frame not yet presented. */
@@ -1633,14 +1692,33 @@ void vt_outputs_lose_renderer(struct vt_server *server) {
 
 /* Outputs side by side, left to right in name order (the order of
  * server->outputs), whatever order the backend announced them in. */
+static void arrange_outputs(struct vt_server *server);
+
+void vt_outputs_arrange(struct vt_server *server) {
+	arrange_outputs(server);
+}
+
 static void arrange_outputs(struct vt_server *server) {
 	int x = 0;
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		struct wlr_box from = output->layout_box;
-		wlr_output_layout_add(server->layout, output->wlr_output, x, 0);
-		output->layout_box = output_box(output);
-		x += output->layout_box.width;
+		if (!vt_output_enabled(output)) {
+			/* out of the layout; its windows went (output_disable) */
+			/* layout_box stays where it was: output management
+			 * shows it there */
+			wlr_output_layout_remove(server->layout, output->wlr_output);
+			continue;
+		}
+		if (output->manual_position) {
+			wlr_output_layout_add(server->layout, output->wlr_output,
+				output->manual_x, output->manual_y);
+			output->layout_box = output_box(output);
+		} else {
+			wlr_output_layout_add(server->layout, output->wlr_output, x, 0);
+			output->layout_box = output_box(output);
+			x += output->layout_box.width;
+		}
 		/* its windows go where it goes */
 		if (!wlr_box_empty(&from) && (from.x != output->layout_box.x ||
 				from.y != output->layout_box.y ||
@@ -1659,11 +1737,67 @@ static void arrange_outputs(struct vt_server *server) {
 	}
 }
 
+/* A new mode: a new refresh period for the pacer and its clock (the
+ * frame timeline and its vblank model follow at once), a render target and
+ * buffers of the new size (output_acquire_buffer), the layout. */
 static void handle_mode(struct wl_listener *listener, void *data) {
 	struct vt_output *output = wl_container_of(listener, output, mode);
 	output_set_period(output);
 	output_update_target(output);
 	arrange_outputs(output->server);
+	wlr_log(WLR_INFO, "%s: mode %dx%d, refresh period %.3f ms",
+		output->wlr_output->name, output->wlr_output->width,
+		output->wlr_output->height, output->period_ns / 1e6);
+}
+
+/* Enabled or disabled (output management): a disabled output leaves the
+ * layout, its windows go to the others, its layer surfaces are closed, it
+ * draws nothing; enabled again, it comes back into the layout and draws
+ * all of itself. */
+static void output_enabled_changed(struct vt_output *output) {
+	struct vt_server *server = output->server;
+	bool enabled = vt_output_enabled(output);
+	if (!enabled && output->enabled) {
+		output->enabled = false;
+		struct wlr_box box = output->layout_box;
+		vt_layers_output_disabled(server, output->wlr_output);
+		arrange_outputs(server); /* out of the layout */
+		vt_views_output_gone(server, output, box);
+		pixman_region32_clear(&output->pending_damage);
+		wlr_log(WLR_INFO, "%s: disabled", output->wlr_output->name);
+	} else if (enabled && !output->enabled) {
+		output->enabled = true;
+		output_set_period(output);
+		output_update_target(output);
+		arrange_outputs(server);
+		output_damage_whole(output);
+		wlr_log(WLR_INFO, "%s: enabled", output->wlr_output->name);
+	}
+	vt_server_schedule_update(server);
+}
+
+bool vt_output_enabled(struct vt_output *output) {
+	return output->wlr_output->enabled && !output->soft_disabled;
+}
+
+void vt_output_set_soft_disabled(struct vt_output *output, bool disabled) {
+	output->soft_disabled = disabled;
+	output_enabled_changed(output);
+}
+
+/* A new scale or transform changes the output's size in the layout;
+ * enabling or disabling it, whether it is in the layout at all. */
+static void handle_commit(struct wl_listener *listener, void *data) {
+	struct vt_output *output = wl_container_of(listener, output, commit);
+	struct wlr_output_event_commit *event = data;
+	if (event->committed & WLR_OUTPUT_STATE_ENABLED) {
+		output_enabled_changed(output);
+	}
+	if (event->committed & (WLR_OUTPUT_STATE_SCALE |
+			WLR_OUTPUT_STATE_TRANSFORM)) {
+		arrange_outputs(output->server);
+		vt_server_schedule_update(output->server);
+	}
 }
 
 static void handle_destroy(struct wl_listener *listener, void *data) {
@@ -1673,6 +1807,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&output->present.link);
 	wl_list_remove(&output->destroy.link);
 	wl_list_remove(&output->mode.link);
+	wl_list_remove(&output->commit.link);
 	wl_list_remove(&output->needs_frame.link);
 	wl_list_remove(&output->link);
 	/* the GPU may still write into its buffers */
@@ -1830,6 +1965,9 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_signal_add(&wlr_output->events.needs_frame, &output->needs_frame);
 	output->mode.notify = handle_mode;
 	wl_signal_add(&wlr_output->events.mode, &output->mode);
+	output->commit.notify = handle_commit;
+	wl_signal_add(&wlr_output->events.commit, &output->commit);
+	output->enabled = wlr_output->enabled;
 
 	output_update_target(output);
 	arrange_outputs(server);

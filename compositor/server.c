@@ -32,6 +32,8 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "layer_shell.h"
+#include "output_management.h"
 #include "scene.h"
 #include "scroll.h"
 #include "server.h"
@@ -124,6 +126,8 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 static void handle_layout_change(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, layout_change);
 	update_background(server);
+	vt_layers_arrange(server);
+	vt_output_management_update(server);
 }
 
 static void handle_new_surface(struct wl_listener *listener, void *data) {
@@ -287,6 +291,14 @@ bool vt_server_init(struct vt_server *server) {
 	if (!vt_input_init(server)) {
 		return false;
 	}
+	if (!vt_layers_init(server)) {
+		wlr_log(WLR_ERROR, "cannot create the layer shell");
+		return false;
+	}
+	if (!vt_output_management_init(server)) {
+		wlr_log(WLR_ERROR, "cannot create the output manager");
+		return false;
+	}
 
 	server->new_output.notify = handle_new_output;
 	wl_signal_add(&server->backend->events.new_output, &server->new_output);
@@ -335,7 +347,11 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_ERROR, "cannot start the backend");
 		return false;
 	}
+	/* for the clients vitrail starts (vt_server_spawn): where to
+	 * connect, and which desktop this is (xdg-desktop-portal picks its
+	 * backend by it) */
 	setenv("WAYLAND_DISPLAY", server->socket, 1);
+	setenv("XDG_CURRENT_DESKTOP", "vitrail:wlroots", 1);
 	update_background(server);
 	return true;
 }
@@ -418,6 +434,7 @@ void vt_server_finish(struct vt_server *server) {
 	stop_children(server);
 	wl_display_destroy_clients(server->display);
 	vt_test_finish(server);
+	vt_output_management_finish(server);
 	vt_scroll_finish(server);
 	vt_scene_finish(server);
 	vt_frame_timing_finish(server);
@@ -447,6 +464,7 @@ void vt_server_finish(struct vt_server *server) {
 	server->loop = NULL;
 	wlr_backend_destroy(server->backend);
 	wl_display_destroy(server->display);
+	vt_layers_finish(server);
 	wlr_output_layout_destroy(server->layout);
 	wlr_allocator_destroy(server->allocator);
 	if (server->wlr_renderer != NULL) {

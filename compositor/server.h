@@ -221,6 +221,7 @@ struct vt_view {
 	bool mapped;
 	int x, y; /* toplevel: window geometry position in layout coords */
 	struct vt_output *placed_on;
+	bool fullscreen; /* its last commit's state (top layers hide) */
 
 	struct wl_listener map;
 	struct wl_listener unmap;
@@ -229,6 +230,27 @@ struct vt_view {
 	struct wl_listener new_popup;
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
+	struct wl_listener request_move;
+	struct wl_listener request_resize;
+};
+
+/* An interactive move or resize of a window (view.c, input.c): started by
+ * the client (xdg_toplevel.move/resize on a button press) or by the drag
+ * modifier and a button; the pointer's motion drives it until every
+ * button is up. */
+enum vt_grab_mode {
+	VT_GRAB_NONE,
+	VT_GRAB_MOVE,
+	VT_GRAB_RESIZE,
+};
+
+struct vt_grab {
+	enum vt_grab_mode mode;
+	struct vt_view *view;
+	double cursor_x, cursor_y; /* at the start, layout coords */
+	struct wlr_box box; /* the window's geometry at the start */
+	uint32_t edges; /* enum wlr_edges, resize */
+	bool swallow; /* the drag modifier's: buttons kept from the client */
 };
 
 struct vt_keyboard {
@@ -244,6 +266,8 @@ struct vt_keyboard {
 };
 
 struct vt_frame_log;
+struct vt_layer_shell;
+struct vt_output_management;
 struct vt_scene_manager;
 struct vt_scroll_manager;
 
@@ -316,6 +340,7 @@ struct vt_server {
 	struct wl_list views; /* vt_view::link, front first */
 	struct wl_list keyboards; /* vt_keyboard::link */
 	struct vt_view *focused_view;
+	struct vt_grab grab;
 
 	struct wl_event_source *update_idle;
 	int surface_copies; /* large buffers being copied (surface.c) */
@@ -325,6 +350,9 @@ struct vt_server {
 	struct vt_test *test;
 	struct vt_scene_manager *scene; /* vitrail_scene_manager_v1 */
 	struct vt_scroll_manager *scroll; /* vitrail_scroll_manager_v1 */
+	struct vt_layer_shell *layers; /* zwlr_layer_shell_v1 (layer_shell.c) */
+	/* zwlr_output_manager_v1 (output_management.c) */
+	struct vt_output_management *output_management;
 	/* Since the last frame's tree update, for the frame log: */
 	uint32_t nodes_updated; /* vr_tree_last_update_count, summed */
 	uint32_t lists_recorded; /* scene display lists recorded */
@@ -397,11 +425,33 @@ const char *vt_server_renderer_name(struct vt_server *server);
 
 /* output.c */
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
-/* Iterate the outputs in layout order: vt_output_next(server, NULL) is the
- * first, NULL ends. */
+/* Iterate the enabled outputs in name order: vt_output_next(server, NULL)
+ * is the first, NULL ends. */
 struct vt_output *vt_output_next(struct vt_server *server,
 	struct vt_output *output);
 struct wlr_output *vt_output_wlr(struct vt_output *output);
+/* Enabled, for vitrail: in the layout and drawn. */
+bool vt_output_enabled(struct vt_output *output);
+/* Disable (or enable again) an output the backend cannot disable: vitrail
+ * takes it out of the layout and stops drawing it. */
+void vt_output_set_soft_disabled(struct vt_output *output, bool disabled);
+/* Every output vitrail drives, disabled ones too, in name order. */
+struct vt_output *vt_output_next_any(struct vt_server *server,
+	struct vt_output *output);
+/* Place the enabled outputs in the layout again: those with a manual
+ * position there, the others left to right. */
+void vt_outputs_arrange(struct vt_server *server);
+/* Its box in the layout, or where it was last when it is disabled. */
+struct wlr_box vt_output_last_box(struct vt_output *output);
+/* Where output management put it in the layout (manual), or back to
+ * automatic placement (left to right in name order). */
+void vt_output_set_position(struct vt_output *output, bool manual, int x,
+	int y);
+/* The part of the output's layout box that windows are placed in and
+ * maximized to: all of it but layer surfaces' exclusive zones. */
+struct wlr_box vt_output_usable_box(struct vt_output *output);
+void vt_output_set_usable_box(struct vt_output *output,
+	const struct wlr_box *box);
 struct vt_output *vt_output_by_name(struct vt_server *server,
 	const char *name);
 struct vt_output *vt_output_at(struct vt_server *server, double lx, double ly);
@@ -550,6 +600,10 @@ void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
 void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 	struct wlr_box from);
 struct vt_output *vt_view_output(struct vt_view *view);
+/* The output's usable box changed (layer_shell.c): maximized windows on it
+ * fill the new one, others are kept inside it as far as they fit. */
+void vt_views_usable_changed(struct vt_server *server,
+	struct vt_output *output);
 /* Put a toplevel's window geometry's top-left corner at (x, y) in layout
  * coordinates (test harnesses: WLCS). */
 void vt_view_move(struct vt_view *view, int x, int y);
@@ -560,6 +614,12 @@ void vt_view_move(struct vt_view *view, int x, int y);
 void vt_view_close(struct vt_view *view);
 void vt_view_toggle_fill(struct vt_view *view, bool fullscreen);
 void vt_views_cycle_focus(struct vt_server *server, bool forward);
+/* Interactive move and resize: start one (desktop mode, a window neither
+ * maximized nor fullscreen), follow the cursor, end it. */
+void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
+	uint32_t edges, bool swallow);
+void vt_grab_motion(struct vt_server *server);
+void vt_grab_end(struct vt_server *server);
 
 /* input.c */
 bool vt_input_init(struct vt_server *server);

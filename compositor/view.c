@@ -12,11 +12,14 @@
  */
 #include <assert.h>
 #include <stdlib.h>
+#include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_xdg_shell.h>
+#include <wlr/util/edges.h>
 #include <wlr/util/log.h>
 
+#include "layer_shell.h"
 #include "server.h"
 
 static struct wlr_box output_layout_box(struct vt_server *server,
@@ -79,7 +82,11 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	if (view->placed_on == NULL) {
 		return;
 	}
-	struct wlr_box box = output_layout_box(view->server, view->placed_on);
+	/* fullscreen covers the whole output, maximized what layer
+	 * surfaces' exclusive zones leave of it */
+	struct wlr_box box = fullscreen ?
+		output_layout_box(view->server, view->placed_on) :
+		vt_output_usable_box(view->placed_on);
 	if (fullscreen) {
 		wlr_xdg_toplevel_set_fullscreen(view->xdg_surface, true);
 	} else {
@@ -108,6 +115,12 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	if (prev == surface) {
 		return;
 	}
+	if (vt_layers_keyboard_grabbed(server)) {
+		/* a layer surface with exclusive interactivity keeps the
+		 * keyboard; the window gets it when that one lets go */
+		vt_server_schedule_update(server);
+		return;
+	}
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
 	if (keyboard != NULL) {
 		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
@@ -120,6 +133,13 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 		struct wlr_surface **surface, double *sx, double *sy) {
+	/* layer surfaces above the windows, the windows, those below */
+	struct wlr_surface *layer = vt_layers_surface_at(server, lx, ly, true,
+		sx, sy);
+	if (layer != NULL) {
+		*surface = layer;
+		return NULL;
+	}
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
 		if (!view->mapped) {
@@ -134,6 +154,10 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 			*surface = s;
 			return view;
 		}
+	}
+	layer = vt_layers_surface_at(server, lx, ly, false, sx, sy);
+	if (layer != NULL) {
+		*surface = layer;
 	}
 	return NULL;
 }
@@ -159,7 +183,7 @@ static void view_move_to_output(struct vt_view *view,
 		vt_view_move(view, view->x, view->y);
 		return;
 	}
-	struct wlr_box to = output_layout_box(view->server, output);
+	struct wlr_box to = vt_output_usable_box(output);
 	struct wlr_box geo;
 	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
 	int x = view->x - from.x, y = view->y - from.y;
@@ -170,6 +194,36 @@ static void view_move_to_output(struct vt_view *view,
 		y = to.height - geo.height;
 	}
 	vt_view_move(view, to.x + (x > 0 ? x : 0), to.y + (y > 0 ? y : 0));
+}
+
+void vt_views_usable_changed(struct vt_server *server,
+		struct vt_output *output) {
+	struct wlr_box usable = vt_output_usable_box(output);
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (view->placed_on != output || !view->mapped) {
+			continue;
+		}
+		if (view_fills_output(view)) {
+			view_move_to_output(view, output, usable);
+			continue;
+		}
+		/* kept inside, as far as its size allows */
+		struct wlr_box geo;
+		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+		int x = view->x, y = view->y;
+		if (x + geo.width > usable.x + usable.width) {
+			x = usable.x + usable.width - geo.width;
+		}
+		if (y + geo.height > usable.y + usable.height) {
+			y = usable.y + usable.height - geo.height;
+		}
+		x = x < usable.x ? usable.x : x;
+		y = y < usable.y ? usable.y : y;
+		if (x != view->x || y != view->y) {
+			vt_view_move(view, x, y);
+		}
+	}
 }
 
 void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
@@ -214,7 +268,8 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	if (server->config.mode == VT_MODE_DESKTOP && view->placed_on != NULL &&
 			!view->xdg_surface->toplevel->current.maximized &&
 			!view->xdg_surface->toplevel->current.fullscreen) {
-		struct wlr_box box = output_layout_box(view->server, view->placed_on);
+		/* inside what panels leave of the output */
+		struct wlr_box box = vt_output_usable_box(view->placed_on);
 		struct wlr_box geo;
 		wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
 		/* Centred, then cascaded so windows on one output do not
@@ -242,10 +297,20 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, unmap);
 	struct vt_server *server = view->server;
 	view->mapped = false;
+	if (server->grab.view == view) {
+		vt_grab_end(server);
+	}
 	vr_node_set_enabled(view->node, false);
+	if (view->fullscreen) {
+		view->fullscreen = false;
+		vt_layers_fullscreen_changed(server);
+	}
 	if (server->focused_view == view) {
 		server->focused_view = NULL;
-		wlr_seat_keyboard_notify_clear_focus(server->seat);
+		/* unless a layer surface holds the keyboard */
+		if (!vt_layers_keyboard_grabbed(server)) {
+			wlr_seat_keyboard_notify_clear_focus(server->seat);
+		}
 		struct vt_view *next;
 		wl_list_for_each(next, &server->views, link) {
 			if (next != view && next->mapped) {
@@ -262,6 +327,11 @@ static void toplevel_handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, commit);
 	if (view->mapped) {
 		view_update_position(view);
+		bool fullscreen = view->xdg_surface->toplevel->current.fullscreen;
+		if (fullscreen != view->fullscreen) {
+			view->fullscreen = fullscreen;
+			vt_layers_fullscreen_changed(view->server);
+		}
 	}
 }
 
@@ -321,6 +391,91 @@ void vt_views_cycle_focus(struct vt_server *server, bool forward) {
 	}
 }
 
+void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
+		uint32_t edges, bool swallow) {
+	struct vt_server *server = view->server;
+	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
+	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped ||
+			server->config.mode != VT_MODE_DESKTOP ||
+			toplevel->scheduled.maximized || toplevel->scheduled.fullscreen) {
+		return;
+	}
+	struct wlr_box geo;
+	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
+	server->grab = (struct vt_grab){
+		.mode = mode,
+		.view = view,
+		.cursor_x = server->cursor->x,
+		.cursor_y = server->cursor->y,
+		.box = { view->x, view->y, geo.width, geo.height },
+		.edges = edges,
+		.swallow = swallow,
+	};
+	if (mode == VT_GRAB_RESIZE) {
+		wlr_xdg_toplevel_set_resizing(view->xdg_surface, true);
+	}
+}
+
+void vt_grab_motion(struct vt_server *server) {
+	struct vt_grab *grab = &server->grab;
+	struct vt_view *view = grab->view;
+	int dx = (int)(server->cursor->x - grab->cursor_x);
+	int dy = (int)(server->cursor->y - grab->cursor_y);
+	if (grab->mode == VT_GRAB_MOVE) {
+		vt_view_move(view, grab->box.x + dx, grab->box.y + dy);
+		return;
+	}
+	/* resize: the edges grabbed follow the cursor, the others stay */
+	int left = grab->box.x, top = grab->box.y;
+	int right = left + grab->box.width, bottom = top + grab->box.height;
+	if (grab->edges & WLR_EDGE_LEFT) {
+		left = left + dx < right - 1 ? left + dx : right - 1;
+	} else if (grab->edges & WLR_EDGE_RIGHT) {
+		right = right + dx > left + 1 ? right + dx : left + 1;
+	}
+	if (grab->edges & WLR_EDGE_TOP) {
+		top = top + dy < bottom - 1 ? top + dy : bottom - 1;
+	} else if (grab->edges & WLR_EDGE_BOTTOM) {
+		bottom = bottom + dy > top + 1 ? bottom + dy : top + 1;
+	}
+	vt_view_move(view, left, top);
+	wlr_xdg_toplevel_set_size(view->xdg_surface, (uint32_t)(right - left),
+		(uint32_t)(bottom - top));
+}
+
+void vt_grab_end(struct vt_server *server) {
+	struct vt_grab *grab = &server->grab;
+	if (grab->mode == VT_GRAB_RESIZE && grab->view != NULL) {
+		wlr_xdg_toplevel_set_resizing(grab->view->xdg_surface, false);
+	}
+	*grab = (struct vt_grab){ 0 };
+}
+
+/* xdg_toplevel.move and resize: honoured for a button press of the
+ * pointer focused on the window (the serial says which). */
+static bool grab_serial_valid(struct vt_view *view, uint32_t serial) {
+	return wlr_seat_validate_pointer_grab_serial(view->server->seat,
+		view->xdg_surface->surface, serial);
+}
+
+static void toplevel_handle_request_move(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_move);
+	struct wlr_xdg_toplevel_move_event *event = data;
+	if (grab_serial_valid(view, event->serial)) {
+		vt_view_begin_grab(view, VT_GRAB_MOVE, 0, false);
+	}
+}
+
+static void toplevel_handle_request_resize(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, request_resize);
+	struct wlr_xdg_toplevel_resize_event *event = data;
+	if (grab_serial_valid(view, event->serial)) {
+		vt_view_begin_grab(view, VT_GRAB_RESIZE, event->edges, false);
+	}
+}
+
 static void toplevel_handle_request_maximize(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_maximize);
@@ -344,6 +499,8 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->new_popup.link);
 	wl_list_remove(&view->request_maximize.link);
 	wl_list_remove(&view->request_fullscreen.link);
+	wl_list_remove(&view->request_move.link);
+	wl_list_remove(&view->request_resize.link);
 	wl_list_remove(&view->link);
 	if (view->server->focused_view == view) {
 		view->server->focused_view = NULL;
@@ -355,14 +512,23 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 
 /* ---- popups ------------------------------------------------------------- */
 
-/* Where the popup's surface lies in its toplevel's surface coordinates. */
+/* Where the popup's surface lies in its root's surface coordinates (its
+ * toplevel's, or its layer surface's). */
 static void popup_offset(struct wlr_xdg_popup *popup, double *x, double *y) {
-	double px, py;
-	wlr_xdg_popup_get_position(popup, &px, &py);
-	*x = px;
-	*y = py;
-	struct wlr_xdg_surface *parent = popup->parent != NULL ?
+	struct wlr_xdg_surface *parent = popup->parent != NULL &&
+		wlr_surface_is_xdg_surface(popup->parent) ?
 		wlr_xdg_surface_from_wlr_surface(popup->parent) : NULL;
+	if (parent != NULL) {
+		double px, py;
+		wlr_xdg_popup_get_position(popup, &px, &py);
+		*x = px;
+		*y = py;
+	} else {
+		/* a layer surface (or no parent yet): no window geometry to
+		 * offset by (wlroots' get_position asserts an xdg parent) */
+		*x = popup->geometry.x - popup->base->current.geometry.x;
+		*y = popup->geometry.y - popup->base->current.geometry.y;
+	}
 	if (parent != NULL && parent->role == WLR_XDG_SURFACE_ROLE_POPUP) {
 		double ox, oy;
 		popup_offset(parent->popup, &ox, &oy);
@@ -417,18 +583,67 @@ static struct vt_view *toplevel_of(struct wlr_xdg_surface *xdg_surface) {
 	while (xdg_surface != NULL &&
 			xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
 		struct wlr_surface *parent = xdg_surface->popup->parent;
-		xdg_surface = parent != NULL ?
+		/* a layer surface's popup has a parent of another role */
+		xdg_surface = parent != NULL && wlr_surface_is_xdg_surface(parent) ?
 			wlr_xdg_surface_from_wlr_surface(parent) : NULL;
 	}
 	return xdg_surface != NULL ? xdg_surface->data : NULL;
 }
 
+/* The surface at the root of a popup's chain of parents (NULL: one has
+ * none yet). */
+static struct wlr_surface *popup_root(struct wlr_xdg_surface *xdg_surface) {
+	while (xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
+		struct wlr_surface *parent = xdg_surface->popup->parent;
+		if (parent == NULL || !wlr_surface_is_xdg_surface(parent)) {
+			return parent;
+		}
+		xdg_surface = wlr_xdg_surface_from_wlr_surface(parent);
+	}
+	return xdg_surface->surface;
+}
+
 static void handle_new_popup(struct wl_listener *listener, void *data);
+
+static void popup_listen(struct vt_view *view,
+		struct wlr_xdg_surface *xdg_surface) {
+	view->map.notify = popup_handle_map;
+	wl_signal_add(&xdg_surface->events.map, &view->map);
+	view->unmap.notify = popup_handle_unmap;
+	wl_signal_add(&xdg_surface->events.unmap, &view->unmap);
+	view->destroy.notify = popup_handle_destroy;
+	wl_signal_add(&xdg_surface->events.destroy, &view->destroy);
+	view->commit.notify = popup_handle_commit;
+	wl_signal_add(&xdg_surface->surface->events.commit, &view->commit);
+	view->new_popup.notify = handle_new_popup;
+	wl_signal_add(&xdg_surface->events.new_popup, &view->new_popup);
+}
 
 static void popup_create(struct vt_server *server,
 		struct wlr_xdg_surface *xdg_surface) {
 	struct vt_view *toplevel = toplevel_of(xdg_surface);
 	struct vt_surface *surface = vt_surface_from_wlr(xdg_surface->surface);
+	struct vr_node *layer_node = NULL;
+	struct wlr_box layer_box;
+	if (toplevel == NULL && surface != NULL &&
+			vt_layers_popup_parent(popup_root(xdg_surface), &layer_node,
+			&layer_box)) {
+		/* a layer surface's popup: inside its container, kept on its
+		 * output */
+		struct vt_view *view = calloc(1, sizeof(*view));
+		if (view == NULL) {
+			return;
+		}
+		view->server = server;
+		view->kind = VT_VIEW_POPUP;
+		view->xdg_surface = xdg_surface;
+		view->node = surface->node;
+		vr_node_set_enabled(view->node, false);
+		vr_node_set_parent(view->node, layer_node);
+		wlr_xdg_popup_unconstrain_from_box(xdg_surface->popup, &layer_box);
+		popup_listen(view, xdg_surface);
+		return;
+	}
 	if (toplevel == NULL || surface == NULL) {
 		return;
 	}
@@ -455,16 +670,7 @@ static void popup_create(struct vt_server *server,
 		wlr_xdg_popup_unconstrain_from_box(xdg_surface->popup, &box);
 	}
 
-	view->map.notify = popup_handle_map;
-	wl_signal_add(&xdg_surface->events.map, &view->map);
-	view->unmap.notify = popup_handle_unmap;
-	wl_signal_add(&xdg_surface->events.unmap, &view->unmap);
-	view->destroy.notify = popup_handle_destroy;
-	wl_signal_add(&xdg_surface->events.destroy, &view->destroy);
-	view->commit.notify = popup_handle_commit;
-	wl_signal_add(&xdg_surface->surface->events.commit, &view->commit);
-	view->new_popup.notify = handle_new_popup;
-	wl_signal_add(&xdg_surface->events.new_popup, &view->new_popup);
+	popup_listen(view, xdg_surface);
 }
 
 static void handle_new_popup(struct wl_listener *listener, void *data) {
@@ -518,6 +724,10 @@ static void toplevel_create(struct vt_server *server,
 	view->request_fullscreen.notify = toplevel_handle_request_fullscreen;
 	wl_signal_add(&toplevel->events.request_fullscreen,
 		&view->request_fullscreen);
+	view->request_move.notify = toplevel_handle_request_move;
+	wl_signal_add(&toplevel->events.request_move, &view->request_move);
+	view->request_resize.notify = toplevel_handle_request_resize;
+	wl_signal_add(&toplevel->events.request_resize, &view->request_resize);
 	wl_list_insert(&server->views, &view->link);
 }
 

@@ -277,6 +277,17 @@ START_TEST(test_config_bindings) {
 	write_config(text);
 	ck_assert(!load(&config, err, sizeof(err)));
 	ck_assert(strstr(err, "command too long") != NULL);
+	/* drag_modifier: a modifier or none; a file without it: Logo */
+	ck_assert_int_eq(config.drag_modifier, VT_MOD_LOGO);
+	write_config("drag_modifier alt\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.drag_modifier, VT_MOD_ALT);
+	write_config("drag_modifier none\n");
+	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
+	ck_assert_int_eq(config.drag_modifier, 0);
+	write_config("drag_modifier Hyper\n");
+	ck_assert(!load(&config, err, sizeof(err)));
+	ck_assert(strstr(err, ":1: drag_modifier: expected Shift") != NULL);
 	/* a reload replaces them */
 	write_config("bind Alt+x exit\n");
 	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);

@@ -766,6 +766,152 @@ START_TEST(test_input_bindings)
 }
 END_TEST
 
+/* ---- move and resize ---------------------------------------------------- */
+
+/*
+ * Interactive move and resize of a 200x100 window on a 640x480 output:
+ * with the drag modifier (Logo, held on a virtual keyboard) the left
+ * button drags the window by exactly the pointer's motion and the right
+ * one, from the bottom-right quarter, asks the client for its size plus
+ * that motion; neither press reaches the client. A press the client
+ * answers with xdg_toplevel.move (its serial) moves it the same way, one
+ * answered with resize (top-left edges) asks for the size less the
+ * motion and moves the window's corner; a move with a stale serial moves
+ * nothing.
+ */
+static const struct harness_window *window_now(struct harness_vitrail *v) {
+	const struct harness_window *all;
+	harness_list_windows(v->conn, &all);
+	const struct harness_window *w = harness_find_window(v->conn, "drag");
+	ck_assert_ptr_nonnull(w);
+	return w;
+}
+
+START_TEST(test_input_move_resize)
+{
+	struct harness *harness = harness_create("move_resize");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct bind_test t = { 0 };
+	t.d.display = wl_display_connect(vitrail->socket);
+	ck_assert(t.d.display != NULL);
+	t.registry = wl_display_get_registry(t.d.display);
+	wl_registry_add_listener(t.registry, &driver_registry_listener, &t.d);
+	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+	t.d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
+		t.d.manager, t.d.seat);
+	uint32_t size = 0;
+	int fd = keymap_fd("us", &size);
+	zwp_virtual_keyboard_v1_keymap(t.d.keyboard,
+		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
+	close(fd);
+	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+
+	struct sc_app *app = &t.w[0].app;
+	ck_assert(sc_app_init(app, "drag"));
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	ck_assert(sc_app_create_window(app, "drag", "drag", 200, 100,
+		0xff808080u));
+	wl_surface_attach(app->surface, app->buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, 200, 100);
+	wl_surface_commit(app->surface);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = window_now(vitrail);
+	int x0 = w->x, y0 = w->y;
+	ck_assert_int_eq(w->width, 200);
+
+	/* Logo held (Mod4: the us keymap's modifier 6) */
+	zwp_virtual_keyboard_v1_key(t.d.keyboard, ++t.time, KEY_LEFTMETA,
+		WL_KEYBOARD_KEY_STATE_PRESSED);
+	zwp_virtual_keyboard_v1_modifiers(t.d.keyboard, 1u << 6, 0, 0, 0);
+	bind_dispatch(&t);
+	harness_pointer_move(vitrail->conn, x0 + 50, y0 + 30);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_move(vitrail->conn, x0 + 50 + 37, y0 + 30 + 21);
+	harness_pointer_move(vitrail->conn, x0 + 50 + 70, y0 + 30 + 45);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	bind_dispatch(&t);
+	w = window_now(vitrail);
+	ck_assert_msg(w->x == x0 + 70 && w->y == y0 + 45, "the drag modifier's "
+		"move put the window at %d,%d, not %d,%d", w->x, w->y, x0 + 70,
+		y0 + 45);
+	x0 = w->x;
+	y0 = w->y;
+	/* resize from the bottom-right quarter */
+	harness_pointer_move(vitrail->conn, x0 + 180, y0 + 90);
+	harness_pointer_button(vitrail->conn, BTN_RIGHT, true);
+	harness_pointer_move(vitrail->conn, x0 + 180 + 40, y0 + 90 + 25);
+	harness_pointer_button(vitrail->conn, BTN_RIGHT, false);
+	bind_dispatch(&t);
+	ck_assert_msg(app->configure_width == 240 &&
+		app->configure_height == 125, "the resize asked for %dx%d, not "
+		"240x125", app->configure_width, app->configure_height);
+	ck_assert_msg(app->buttons_pressed == 0, "the drag modifier's buttons "
+		"reached the client");
+	zwp_virtual_keyboard_v1_modifiers(t.d.keyboard, 0, 0, 0, 0);
+	zwp_virtual_keyboard_v1_key(t.d.keyboard, ++t.time, KEY_LEFTMETA,
+		WL_KEYBOARD_KEY_STATE_RELEASED);
+	bind_dispatch(&t);
+
+	/* the client's own move, on its button press */
+	w = window_now(vitrail);
+	ck_assert_int_eq(w->x, x0);
+	harness_pointer_move(vitrail->conn, x0 + 20, y0 + 20);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	bind_dispatch(&t);
+	ck_assert_int_eq(app->buttons_pressed, 1);
+	xdg_toplevel_move(app->xdg_toplevel, app->seat, app->button_serial);
+	bind_dispatch(&t);
+	harness_pointer_move(vitrail->conn, x0 + 20 - 15, y0 + 20 + 33);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	bind_dispatch(&t);
+	w = window_now(vitrail);
+	ck_assert_msg(w->x == x0 - 15 && w->y == y0 + 33, "xdg_toplevel.move "
+		"put the window at %d,%d, not %d,%d", w->x, w->y, x0 - 15,
+		y0 + 33);
+	x0 = w->x;
+	y0 = w->y;
+	/* a stale serial (that press is over): nothing moves */
+	xdg_toplevel_move(app->xdg_toplevel, app->seat, app->button_serial);
+	bind_dispatch(&t);
+	harness_pointer_move(vitrail->conn, x0 + 100, y0 + 80);
+	bind_dispatch(&t);
+	w = window_now(vitrail);
+	ck_assert_msg(w->x == x0 && w->y == y0, "a stale move serial moved the "
+		"window to %d,%d", w->x, w->y);
+
+	/* the client's resize by its top-left corner */
+	harness_pointer_move(vitrail->conn, x0 + 2, y0 + 2);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	bind_dispatch(&t);
+	xdg_toplevel_resize(app->xdg_toplevel, app->seat, app->button_serial,
+		XDG_TOPLEVEL_RESIZE_EDGE_TOP_LEFT);
+	bind_dispatch(&t);
+	harness_pointer_move(vitrail->conn, x0 + 2 + 30, y0 + 2 + 10);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	bind_dispatch(&t);
+	ck_assert_msg(app->configure_width == 170 &&
+		app->configure_height == 90, "the client's resize asked for %dx%d, "
+		"not 170x90 (its 200x100 less the motion)", app->configure_width,
+		app->configure_height);
+	w = window_now(vitrail);
+	ck_assert_msg(w->x == x0 + 30 && w->y == y0 + 10, "the resized "
+		"window's corner is at %d,%d, not %d,%d", w->x, w->y, x0 + 30,
+		y0 + 10);
+
+	free(t.w[0].keymap);
+	sc_app_finish(app);
+	zwp_virtual_keyboard_v1_destroy(t.d.keyboard);
+	wl_display_roundtrip(t.d.display);
+	wl_display_disconnect(t.d.display);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner --------------------------------------------------------------- */
 
 static Suite *input_suite(void) {
@@ -775,6 +921,7 @@ static Suite *input_suite(void) {
 	harness_add_case(suite, "virtual_keyboard",
 		test_input_virtual_keyboard_reaches_window, 120);
 	harness_add_case(suite, "bindings", test_input_bindings, 120);
+	harness_add_case(suite, "move_resize", test_input_move_resize, 120);
 	return suite;
 }
 

@@ -390,6 +390,10 @@ static void pointer_motion(void *data, struct wl_pointer *pointer,
 static void pointer_button(void *data, struct wl_pointer *pointer,
 		uint32_t serial, uint32_t time, uint32_t button, uint32_t state) {
 	struct sc_app *app = data;
+	if (state == WL_POINTER_BUTTON_STATE_PRESSED) {
+		app->button_serial = serial;
+		app->buttons_pressed++;
+	}
 	if (state == WL_POINTER_BUTTON_STATE_PRESSED && app->on_tap != NULL) {
 		app->on_tap(app, app->pointer_x, app->pointer_y);
 	}

@@ -141,6 +141,8 @@ struct sc_app {
 	bool exit_when_done; // sc_app_animation_done stops the loop
 
 	double pointer_x, pointer_y;
+	uint32_t button_serial; // of the last press
+	int buttons_pressed; // presses received
 	sc_tap_func on_tap;
 	/* Scrolling input, for clients that scroll themselves (NULL:
 	 * ignored): wl_pointer.axis (value in surface units; axis_source is
