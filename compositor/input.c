@@ -192,6 +192,12 @@ static bool keyboard_binding(struct vt_keyboard *keyboard,
 		return false;
 	}
 	struct vt_server *server = keyboard->server;
+	/* a locked session's keys are the lock surface's; a surface that
+	 * inhibits shortcuts (keyboard-shortcuts-inhibit) gets them too */
+	if (vt_session_locked(server) ||
+			vt_protocols_shortcuts_inhibited(server)) {
+		return false;
+	}
 	const struct vt_config_binding *binding = find_binding(server,
 		keyboard->device->keyboard, event->keycode);
 	if (binding == NULL) {
@@ -209,6 +215,7 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, key);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(keyboard->server);
+	vt_protocols_input_activity(keyboard->server);
 	struct wlr_event_keyboard_key *event = data;
 	if (keyboard_binding(keyboard, event)) {
 		return;
@@ -276,6 +283,9 @@ static void add_device(struct vt_server *server,
 		break;
 	case WLR_INPUT_DEVICE_TOUCH:
 		wlr_cursor_attach_input_device(server->cursor, device);
+		break;
+	case WLR_INPUT_DEVICE_TABLET_TOOL:
+		vt_protocols_add_tablet(server, device);
 		break;
 	default:
 		break;
@@ -488,14 +498,41 @@ static void cursor_set_theme_image(struct vt_server *server) {
 	vt_server_schedule_update(server);
 }
 
+/* The surface that takes pointer and touch input at (lx, ly): while the
+ * session is locked, a lock surface's; otherwise a window's or a layer
+ * surface's, unless another client holds the input inhibitor. The view
+ * (NULL for a lock or layer surface) goes to *view when view is not
+ * NULL. */
+static struct wlr_surface *input_surface_at(struct vt_server *server,
+		double lx, double ly, double *sx, double *sy,
+		struct vt_view **view) {
+	if (view != NULL) {
+		*view = NULL;
+	}
+	if (vt_session_locked(server)) {
+		return vt_session_lock_surface_at(server, lx, ly, sx, sy);
+	}
+	/* a window's surface, or a layer surface (view NULL) */
+	struct wlr_surface *surface = NULL;
+	struct vt_view *v = vt_view_at(server, lx, ly, &surface, sx, sy);
+	if (surface == NULL || !vt_protocols_client_allowed(server,
+			wl_resource_get_client(surface->resource))) {
+		return NULL;
+	}
+	if (view != NULL) {
+		*view = v;
+	}
+	return surface;
+}
+
 /* received_ns: when the event that moved the cursor came (0: no event,
  * the focus follows windows that moved). */
 static void process_motion(struct vt_server *server, uint32_t time,
 		uint64_t received_ns) {
 	cursor_move_node(server);
 	double sx, sy;
-	struct wlr_surface *surface = NULL;
-	vt_view_at(server, server->cursor->x, server->cursor->y, &surface, &sx, &sy);
+	struct wlr_surface *surface = input_surface_at(server, server->cursor->x,
+		server->cursor->y, &sx, &sy, NULL);
 	if (surface == NULL) {
 		if (server->seat->pointer_state.focused_surface != NULL) {
 			cursor_set_theme_image(server);
@@ -532,9 +569,16 @@ static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_motion *event = data;
-	wlr_cursor_move(server->cursor, event->device, event->delta_x,
-		event->delta_y);
+	double dx = event->delta_x, dy = event->delta_y;
+	/* relative motion goes out; a locked pointer stays (and sends no
+	 * wl_pointer.motion), a confined one stops at its region's edge */
+	if (!vt_protocols_pointer_motion(server, event->time_msec, &dx, &dy,
+			event->unaccel_dx, event->unaccel_dy)) {
+		return;
+	}
+	wlr_cursor_move(server->cursor, event->device, dx, dy);
 	if (grab_motion(server)) {
 		return;
 	}
@@ -547,6 +591,7 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 		wl_container_of(listener, server, cursor_motion_absolute);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
 	if (grab_motion(server)) {
@@ -561,7 +606,7 @@ static void handle_cursor_motion_absolute(struct wl_listener *listener,
 static bool drag_modifier_grab(struct vt_server *server, uint32_t button) {
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(server->seat);
 	uint32_t want = server->config.drag_modifier;
-	if (want == 0 || keyboard == NULL ||
+	if (want == 0 || keyboard == NULL || vt_session_locked(server) ||
 			(wlr_keyboard_get_modifiers(keyboard) & VT_MOD_BINDABLE) != want ||
 			(button != BTN_LEFT && button != BTN_RIGHT)) {
 		return false;
@@ -592,6 +637,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_button);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_button *event = data;
 	/* a drag of the drag modifier's: its buttons are vitrail's */
 	if (server->grab.swallow) {
@@ -617,9 +663,9 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 		received_ns);
 	if (event->state == WLR_BUTTON_PRESSED) {
 		double sx, sy;
-		struct wlr_surface *surface = NULL;
-		struct vt_view *view = vt_view_at(server, server->cursor->x,
-			server->cursor->y, &surface, &sx, &sy);
+		struct vt_view *view;
+		struct wlr_surface *surface = input_surface_at(server,
+			server->cursor->x, server->cursor->y, &sx, &sy, &view);
 		if (view != NULL) {
 			vt_view_focus(view, view->xdg_surface->surface);
 		} else {
@@ -633,9 +679,11 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_pointer_axis *event = data;
 	/* over a scroll region: vitrail scrolls it (scroll.c) */
-	if (vt_scroll_pointer_axis(server, event)) {
+	if (!vt_session_locked(server) &&
+			vt_scroll_pointer_axis(server, event)) {
 		return;
 	}
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
@@ -692,13 +740,15 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_down);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_touch_down *event = data;
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
 		event->x, event->y, &lx, &ly);
 	double sx, sy;
-	struct wlr_surface *surface = NULL;
-	struct vt_view *view = vt_view_at(server, lx, ly, &surface, &sx, &sy);
+	struct vt_view *view;
+	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
+		&view);
 	if (surface == NULL) {
 		return;
 	}
@@ -709,7 +759,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 		vt_layers_focus_surface(server, surface);
 	}
 	/* down in a scroll region: the finger drags it (scroll.c) */
-	if (vt_scroll_touch_down(server, event->time_msec,
+	if (view != NULL && vt_scroll_touch_down(server, event->time_msec,
 			event->touch_id, lx, ly)) {
 		return;
 	}
@@ -729,6 +779,7 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_up);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_touch_up *event = data;
 	if (vt_scroll_touch_up(server, event->time_msec, event->touch_id)) {
 		return;
@@ -746,6 +797,7 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_motion);
 	uint64_t received_ns = vt_now_ns();
 	vt_outputs_input(server);
+	vt_protocols_input_activity(server);
 	struct wlr_event_touch_motion *event = data;
 	double lx, ly;
 	wlr_cursor_absolute_to_layout_coords(server->cursor, event->device,
@@ -760,8 +812,8 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 		return;
 	}
 	double sx, sy;
-	struct wlr_surface *surface = NULL;
-	vt_view_at(server, lx, ly, &surface, &sx, &sy);
+	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
+		NULL);
 	if (surface == point->surface) {
 		wlr_seat_touch_notify_motion(server->seat, event->time_msec,
 			event->touch_id, sx, sy);

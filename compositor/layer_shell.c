@@ -88,7 +88,9 @@ static struct wlr_box output_full_box(struct vt_server *server,
 static void keyboard_enter(struct vt_server *server,
 		struct wlr_surface *surface) {
 	struct wlr_seat *seat = server->seat;
-	if (seat->keyboard_state.focused_surface == surface) {
+	/* a locked session's keyboard stays with its lock surfaces */
+	if (seat->keyboard_state.focused_surface == surface ||
+			vt_session_locked(server)) {
 		return;
 	}
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);

@@ -315,7 +315,8 @@ static void output_update_predictable(struct vt_output *output,
 }
 
 static void output_request(struct vt_output *output, uint32_t wants) {
-	/* a disabled output draws nothing until it is enabled again */
+	/* a disabled (or powered off) output draws nothing until it is
+	 * enabled again */
 	if (output->pacer != NULL && vt_output_enabled(output)) {
 		uint64_t now = vt_now_ns();
 		output_update_predictable(output, now);
@@ -1136,6 +1137,9 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 	uint64_t start = vt_now_ns();
 	if (frame != NULL && frame->failed) {
 		return false; /* dropped; its damage is drawn again */
+	}
+	if (!wlr_output->enabled) {
+		return false; /* powered off since it was rendered */
 	}
 	if (output->model_clock && wlr_output->frame_pending) {
 		/* We are this output's clock: this is its vblank. */
@@ -1976,4 +1980,30 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		wlr_output->height, output->period_ns / 1e6,
 		output->model_clock ? "vitrail vblank model" : "backend",
 		output->policy->name);
+}
+
+bool vt_output_set_power(struct vt_server *server,
+		struct wlr_output *wlr_output, bool on) {
+	struct vt_output *output = wlr_output->data;
+	if (output == NULL || output->server != server) {
+		return false;
+	}
+	if (wlr_output->enabled == on) {
+		return true;
+	}
+	/* nothing of a frame goes with it */
+	wlr_output_rollback(wlr_output);
+	wlr_output_enable(wlr_output, on);
+	if (!wlr_output_commit(wlr_output)) {
+		/* wlroots 0.15's headless, wayland and x11 backends cannot */
+		wlr_log(WLR_INFO, "%s: the backend cannot turn the output %s",
+			wlr_output->name, on ? "on" : "off");
+		return false;
+	}
+	wlr_log(WLR_INFO, "%s: powered %s", wlr_output->name, on ? "on" : "off");
+	if (on) {
+		output_damage_whole(output);
+		output_request(output, VT_PACER_RENDER | VT_PACER_CALLBACKS);
+	}
+	return true;
 }

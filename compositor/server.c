@@ -87,6 +87,8 @@ static void update_background(struct vt_server *server) {
 	vr_node_set_position(server->background, box->x, box->y);
 	vr_node_set_rect(server->background, box->width, box->height,
 		server->config.background);
+	vt_session_lock_outputs_changed(server);
+	vt_protocols_outputs_changed(server);
 	vt_server_schedule_update(server);
 }
 
@@ -262,14 +264,17 @@ bool vt_server_init(struct vt_server *server) {
 	server->tree = vr_tree_create();
 	server->background = vr_node_create(server->tree);
 	server->views_layer = vr_node_create(server->tree);
+	server->lock_layer = vr_node_create(server->tree);
 	server->cursor_layer = vr_node_create(server->tree);
 	if (server->tree == NULL || server->background == NULL ||
-			server->views_layer == NULL || server->cursor_layer == NULL) {
+			server->views_layer == NULL || server->lock_layer == NULL ||
+			server->cursor_layer == NULL) {
 		return false;
 	}
 	struct vr_node *root = vr_tree_root(server->tree);
 	vr_node_set_parent(server->background, root);
 	vr_node_set_parent(server->views_layer, root);
+	vr_node_set_parent(server->lock_layer, root);
 	vr_node_set_parent(server->cursor_layer, root);
 
 	server->compositor = wlr_compositor_create(server->display,
@@ -297,6 +302,13 @@ bool vt_server_init(struct vt_server *server) {
 	}
 	if (!vt_output_management_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the output manager");
+		return false;
+	}
+	if (!vt_protocols_init(server) || !vt_session_lock_init(server) ||
+			!vt_single_pixel_init(server) ||
+			!vt_content_type_init(server) ||
+			!vt_fractional_scale_init(server)) {
+		wlr_log(WLR_ERROR, "cannot create the protocol globals");
 		return false;
 	}
 
@@ -434,6 +446,8 @@ void vt_server_finish(struct vt_server *server) {
 	stop_children(server);
 	wl_display_destroy_clients(server->display);
 	vt_test_finish(server);
+	vt_session_lock_finish(server);
+	vt_protocols_finish(server);
 	vt_output_management_finish(server);
 	vt_scroll_finish(server);
 	vt_scene_finish(server);

@@ -185,6 +185,9 @@ struct vt_surface {
 	bool tearing;
 	bool tearing_hint, tearing_hint_pending;
 	struct wl_resource *tearing_control;
+	/* wp_content_type_v1 (content_type.c): the committed type and the
+	 * pending one (wp_content_type_v1.type values; 0: none) */
+	uint32_t content_type, content_type_pending;
 	/* commits with new content so far, and when the last came: a
 	 * feedback of an older one that a frame carries over is replaced */
 	uint32_t content_commits;
@@ -230,6 +233,12 @@ struct vt_view {
 	struct wl_listener new_popup;
 	struct wl_listener request_maximize;
 	struct wl_listener request_fullscreen;
+	/* its wlr-foreign-toplevel handle while mapped (protocols.c) */
+	struct vt_foreign_toplevel *foreign;
+	/* toplevel: the output its surfaces were sent wl_surface.enter for
+	 * (the one under its top-left corner), NULL: none */
+	struct wlr_output *entered;
+	struct wl_listener entered_destroy;
 	struct wl_listener request_move;
 	struct wl_listener request_resize;
 };
@@ -350,6 +359,11 @@ struct vt_server {
 	struct vt_test *test;
 	struct vt_scene_manager *scene; /* vitrail_scene_manager_v1 */
 	struct vt_scroll_manager *scroll; /* vitrail_scroll_manager_v1 */
+	struct vt_protocols *protocols; /* wlroots' ready-made (protocols.c) */
+	struct vt_session_lock *session_lock; /* ext-session-lock-v1 */
+	/* above the windows, below the cursor: the session lock's surfaces
+	 * and colour (session_lock.c) */
+	struct vr_node *lock_layer;
 	struct vt_layer_shell *layers; /* zwlr_layer_shell_v1 (layer_shell.c) */
 	/* zwlr_output_manager_v1 (output_management.c) */
 	struct vt_output_management *output_management;
@@ -634,6 +648,63 @@ void vt_input_apply_config(struct vt_server *server);
  * under the cursor now, as if it had moved there. */
 void vt_input_update_pointer_focus(struct vt_server *server);
 void vt_input_finish(struct vt_server *server);
+
+/* protocols.c: the protocols wlroots implements, and vitrail's policy */
+bool vt_protocols_init(struct vt_server *server);
+void vt_protocols_finish(struct vt_server *server);
+/* Any input event: idle timers start again. */
+void vt_protocols_input_activity(struct vt_server *server);
+/* A pointer device moved by (*dx, *dy): relative motion goes to clients;
+ * false when the cursor must not move (a locked pointer); a confined
+ * pointer's move is shortened to stop at the edge of its region. */
+bool vt_protocols_pointer_motion(struct vt_server *server,
+	uint32_t time_msec, double *dx, double *dy, double dx_unaccel,
+	double dy_unaccel);
+/* Whether a client may have input focus (not while another client holds
+ * the input inhibitor). */
+bool vt_protocols_client_allowed(struct vt_server *server,
+	struct wl_client *client);
+/* Whether the surface with keyboard focus inhibits vitrail's key
+ * bindings (keyboard-shortcuts-inhibit-v1, its inhibitor active). */
+bool vt_protocols_shortcuts_inhibited(struct vt_server *server);
+/* A tablet-tool device of the backend joins the seat. */
+void vt_protocols_add_tablet(struct vt_server *server,
+	struct wlr_input_device *device);
+/* The view's wlr-foreign-toplevel handle: made at map, gone at unmap; its
+ * activated state and output follow the view. */
+void vt_foreign_toplevel_map(struct vt_view *view);
+void vt_foreign_toplevel_unmap(struct vt_view *view);
+void vt_foreign_toplevel_set_activated(struct vt_view *view, bool activated);
+void vt_foreign_toplevel_update_output(struct vt_view *view);
+
+/* session_lock.c: ext-session-lock-v1 */
+bool vt_session_lock_init(struct vt_server *server);
+void vt_session_lock_finish(struct vt_server *server);
+/* Whether the session is locked (input goes to lock surfaces only). */
+bool vt_session_locked(struct vt_server *server);
+/* Locked: the lock surface at (lx, ly), surface-local *sx, *sy; NULL
+ * where none is (or the session is not locked). */
+struct wlr_surface *vt_session_lock_surface_at(struct vt_server *server,
+	double lx, double ly, double *sx, double *sy);
+/* Outputs came, went or moved: lock surfaces and colour follow. */
+void vt_session_lock_outputs_changed(struct vt_server *server);
+/* ... and so do the blanks of outputs powered off (protocols.c). */
+void vt_protocols_outputs_changed(struct vt_server *server);
+
+/* single_pixel.c, content_type.c, fractional_scale.c */
+bool vt_single_pixel_init(struct vt_server *server);
+bool vt_content_type_init(struct vt_server *server);
+bool vt_fractional_scale_init(struct vt_server *server);
+/* The surface entered output: its preferred fractional scale is that
+ * output's. */
+void vt_fractional_scale_entered(struct wlr_surface *surface,
+	struct wlr_output *output);
+
+/* output.c: output power (wlr-output-power-management): off disables the
+ * output (no frames), on enables it and draws it whole; false when the
+ * backend cannot (wlroots 0.15 disables DRM outputs only). */
+bool vt_output_set_power(struct vt_server *server,
+	struct wlr_output *wlr_output, bool on);
 
 /* frame_log.c */
 struct vt_frame_log *vt_frame_log_open(const char *path);

@@ -834,6 +834,7 @@ uint64_t vt_surface_take_input(struct vt_surface *surface) {
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
 	surface->committing = true;
+	surface->content_type = surface->content_type_pending;
 	bool new_content =
 		pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
 	if (new_content) {

@@ -61,6 +61,51 @@ struct vt_output *vt_view_output(struct vt_view *view) {
 	return vt_output_at(view->server, view->x, view->y);
 }
 
+/* ---- wl_surface.enter and leave ----------------------------------------- */
+
+static void surface_send_enter(struct wlr_surface *surface, int sx, int sy,
+		void *data) {
+	wlr_surface_send_enter(surface, data);
+	vt_fractional_scale_entered(surface, data);
+}
+
+static void surface_send_leave(struct wlr_surface *surface, int sx, int sy,
+		void *data) {
+	wlr_surface_send_leave(surface, data);
+}
+
+static void view_handle_entered_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_view *view = wl_container_of(listener, view, entered_destroy);
+	wl_list_remove(&view->entered_destroy.link);
+	view->entered = NULL;
+}
+
+/* The toplevel's surfaces (popups and subsurfaces as they are now) enter
+ * the output it shows on (NULL: leave the one they are on). */
+static void view_set_entered(struct vt_view *view, struct wlr_output *output) {
+	if (output == view->entered) {
+		return;
+	}
+	if (view->entered != NULL) {
+		wlr_xdg_surface_for_each_surface(view->xdg_surface,
+			surface_send_leave, view->entered);
+		wl_list_remove(&view->entered_destroy.link);
+	}
+	view->entered = output;
+	if (output != NULL) {
+		view->entered_destroy.notify = view_handle_entered_destroy;
+		wl_signal_add(&output->events.destroy, &view->entered_destroy);
+		wlr_xdg_surface_for_each_surface(view->xdg_surface,
+			surface_send_enter, output);
+	}
+}
+
+static void view_update_entered(struct vt_view *view) {
+	struct vt_output *output = view->mapped ? vt_view_output(view) : NULL;
+	view_set_entered(view, output != NULL ? vt_output_wlr(output) : NULL);
+}
+
 static void view_update_position(struct vt_view *view) {
 	struct wlr_box geo;
 	wlr_xdg_surface_get_geometry(view->xdg_surface, &geo);
@@ -74,6 +119,8 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 	view->x = x;
 	view->y = y;
 	view_update_position(view);
+	view_update_entered(view);
+	vt_foreign_toplevel_update_output(view);
 	vt_input_update_pointer_focus(view->server);
 	vt_server_schedule_update(view->server);
 }
@@ -100,18 +147,25 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	struct vt_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
+	/* the lock surfaces, or the inhibitor's client, keep the focus */
+	if (vt_session_locked(server) || !vt_protocols_client_allowed(server,
+			wl_resource_get_client(surface->resource))) {
+		return;
+	}
 	struct wlr_surface *prev = seat->keyboard_state.focused_surface;
 	if (server->focused_view != NULL && server->focused_view != view &&
 			server->focused_view->xdg_surface->role ==
 			WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
 		wlr_xdg_toplevel_set_activated(server->focused_view->xdg_surface,
 			false);
+		vt_foreign_toplevel_set_activated(server->focused_view, false);
 	}
 	server->focused_view = view;
 	wl_list_remove(&view->link);
 	wl_list_insert(&server->views, &view->link);
 	vr_node_raise_to_top(view->node);
 	wlr_xdg_toplevel_set_activated(view->xdg_surface, true);
+	vt_foreign_toplevel_set_activated(view, true);
 	if (prev == surface) {
 		return;
 	}
@@ -288,6 +342,8 @@ static void toplevel_handle_map(struct wl_listener *listener, void *data) {
 	}
 	view_update_position(view);
 	vr_node_set_enabled(view->node, true);
+	view_update_entered(view);
+	vt_foreign_toplevel_map(view);
 	vt_view_focus(view, view->xdg_surface->surface);
 	vt_input_update_pointer_focus(server);
 	vt_server_schedule_update(server);
@@ -301,14 +357,17 @@ static void toplevel_handle_unmap(struct wl_listener *listener, void *data) {
 		vt_grab_end(server);
 	}
 	vr_node_set_enabled(view->node, false);
+	view_set_entered(view, NULL);
+	vt_foreign_toplevel_unmap(view);
 	if (view->fullscreen) {
 		view->fullscreen = false;
 		vt_layers_fullscreen_changed(server);
 	}
 	if (server->focused_view == view) {
 		server->focused_view = NULL;
-		/* unless a layer surface holds the keyboard */
-		if (!vt_layers_keyboard_grabbed(server)) {
+		/* unless a lock or layer surface holds the keyboard */
+		if (!vt_session_locked(server) &&
+				!vt_layers_keyboard_grabbed(server)) {
 			wlr_seat_keyboard_notify_clear_focus(server->seat);
 		}
 		struct vt_view *next;
@@ -492,6 +551,10 @@ static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
 
 static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, destroy);
+	vt_foreign_toplevel_unmap(view);
+	if (view->entered != NULL) {
+		wl_list_remove(&view->entered_destroy.link);
+	}
 	wl_list_remove(&view->map.link);
 	wl_list_remove(&view->unmap.link);
 	wl_list_remove(&view->destroy.link);

@@ -43,6 +43,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "harness.h"
+#include "keyboard-shortcuts-inhibit-unstable-v1-client-protocol.h"
 #include "scene-client.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 
@@ -560,6 +561,16 @@ static void bind_type(struct bind_test *t, const uint32_t *mods, int n,
 	bind_dispatch(t);
 }
 
+/* The driver's proxies, then its connection (after vitrail exited, too). */
+static void bind_driver_finish(struct bind_test *t) {
+	zwp_virtual_keyboard_v1_destroy(t->d.keyboard);
+	zwp_virtual_keyboard_manager_v1_destroy(t->d.manager);
+	wl_seat_destroy(t->d.seat);
+	wl_registry_destroy(t->registry);
+	wl_display_roundtrip(t->d.display);
+	wl_display_disconnect(t->d.display);
+}
+
 static bool window_got_key(const struct key_window *w, uint32_t key) {
 	for (int i = 0; i < w->nkeys; i++) {
 		if (w->keys[i] >> 1 == key) {
@@ -757,7 +768,7 @@ START_TEST(test_input_bindings)
 		free(t.w[i].keymap);
 		sc_app_finish(&t.w[i].app);
 	}
-	wl_display_disconnect(t.d.display);
+	bind_driver_finish(&t);
 	free(config);
 	free(spawned);
 	free(text);
@@ -904,11 +915,185 @@ START_TEST(test_input_move_resize)
 
 	free(t.w[0].keymap);
 	sc_app_finish(app);
-	zwp_virtual_keyboard_v1_destroy(t.d.keyboard);
-	wl_display_roundtrip(t.d.display);
-	wl_display_disconnect(t.d.display);
+	bind_driver_finish(&t);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
+}
+END_TEST
+
+/*
+ * bindings_held_back: a binding (Alt+Return exec touch FILE) does not run
+ * while the focused window inhibits shortcuts (keyboard-shortcuts-
+ * inhibit): the window gets the Return that the binding would have kept
+ * from it, and FILE is not made; with the inhibitor gone the binding runs
+ * (FILE appears, the window gets no Return). While a screen locker
+ * (vitrail-lock-client) holds the session, the keys go to its lock
+ * surface, Return included: no binding runs behind a lock.
+ */
+static struct zwp_keyboard_shortcuts_inhibit_manager_v1 *inhibit_manager;
+
+static void inhibit_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface,
+			zwp_keyboard_shortcuts_inhibit_manager_v1_interface.name) == 0) {
+		inhibit_manager = wl_registry_bind(registry, name,
+			&zwp_keyboard_shortcuts_inhibit_manager_v1_interface, 1);
+	}
+}
+
+static void inhibit_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener inhibit_registry_listener = {
+	.global = inhibit_global,
+	.global_remove = inhibit_global_remove,
+};
+
+static bool inhibitor_active;
+
+static void inhibitor_handle_active(void *data,
+		struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor) {
+	inhibitor_active = true;
+}
+
+static void inhibitor_handle_inactive(void *data,
+		struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor) {
+	inhibitor_active = false;
+}
+
+static const struct zwp_keyboard_shortcuts_inhibitor_v1_listener
+		inhibitor_listener = {
+	.active = inhibitor_handle_active,
+	.inactive = inhibitor_handle_inactive,
+};
+
+static int count_key(const struct key_window *w, uint32_t key) {
+	int n = 0;
+	for (int i = 0; i < w->nkeys; i++) {
+		if (w->keys[i] == (key << 1 | 1)) {
+			n++;
+		}
+	}
+	return n;
+}
+
+START_TEST(test_input_bindings_held_back)
+{
+	struct harness *harness = harness_create("bindings_held_back");
+	char *config = NULL, *spawned = NULL, *text = NULL;
+	ck_assert(asprintf(&config, "%s/held.conf", harness->out_dir) > 0);
+	ck_assert(asprintf(&spawned, "%s/spawned", harness->out_dir) > 0);
+	ck_assert(asprintf(&text, "bind Alt+Return exec touch '%s'\n",
+		spawned) > 0);
+	write_config(config, text);
+	const char *args[] = { "--config", config, NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480", .extra_args = args });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+
+	struct bind_test t = { 0 };
+	t.d.display = wl_display_connect(vitrail->socket);
+	ck_assert(t.d.display != NULL);
+	t.registry = wl_display_get_registry(t.d.display);
+	wl_registry_add_listener(t.registry, &driver_registry_listener, &t.d);
+	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+	ck_assert(t.d.seat != NULL && t.d.manager != NULL);
+	t.d.keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
+		t.d.manager, t.d.seat);
+	uint32_t size = 0;
+	int fd = keymap_fd("us", &size);
+	zwp_virtual_keyboard_v1_keymap(t.d.keyboard,
+		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
+	close(fd);
+	ck_assert_int_ge(wl_display_roundtrip(t.d.display), 0);
+
+	struct key_window *w = &t.w[0];
+	ck_assert(sc_app_init(&w->app, "held"));
+	struct wl_registry *registry = wl_display_get_registry(w->app.display);
+	wl_registry_add_listener(registry, &inhibit_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
+	ck_assert_msg(inhibit_manager != NULL,
+		"no zwp_keyboard_shortcuts_inhibit_manager_v1");
+	w->keyboard = wl_seat_get_keyboard(w->app.seat);
+	wl_keyboard_add_listener(w->keyboard, &keyboard_listener, w);
+	ck_assert(sc_app_create_window(&w->app, "held", "held", 200, 100,
+		0xff808080u));
+	wl_surface_commit(w->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(w->app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct zwp_keyboard_shortcuts_inhibitor_v1 *inhibitor =
+		zwp_keyboard_shortcuts_inhibit_manager_v1_inhibit_shortcuts(
+			inhibit_manager, w->app.surface, w->app.seat);
+	zwp_keyboard_shortcuts_inhibitor_v1_add_listener(inhibitor,
+		&inhibitor_listener, NULL);
+	bind_dispatch(&t);
+	ck_assert(w->entered);
+	ck_assert_msg(inhibitor_active, "the focused window's inhibitor is not "
+		"active");
+
+	const uint32_t alt[] = { KEY_LEFTALT };
+	bind_type(&t, alt, 1, KEY_ENTER);
+	ck_assert_msg(count_key(w, KEY_ENTER) == 1, "the inhibiting window got "
+		"%d Return presses, not 1", count_key(w, KEY_ENTER));
+	zwp_keyboard_shortcuts_inhibitor_v1_destroy(inhibitor);
+	bind_dispatch(&t);
+	bind_type(&t, alt, 1, KEY_ENTER);
+	wait_for_file(spawned);
+	ck_assert_msg(count_key(w, KEY_ENTER) == 1, "the bound Return reached "
+		"the window");
+	ck_assert_int_eq(unlink(spawned), 0);
+
+	/* locked: the lock surface gets the keys, the binding stays idle */
+	const char *lock_argv[] = { getenv("VITRAIL_LOCK_CLIENT") != NULL ?
+		getenv("VITRAIL_LOCK_CLIENT") : "vitrail-lock-client", NULL };
+	struct harness_proc *locker = harness_spawn_client(harness, vitrail,
+		lock_argv);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	while (true) {
+		char *log = harness_proc_log(locker);
+		bool ready = strstr(log, "keyboard enter") != NULL;
+		free(log);
+		if (ready) {
+			break;
+		}
+		harness_assert_alive(locker);
+		ck_assert_msg(harness_now_ms() < deadline, "the lock surface got "
+			"no keyboard focus");
+		usleep(20000);
+	}
+	bind_type(&t, alt, 1, KEY_ENTER);
+	harness_settle(vitrail->conn);
+	deadline = harness_now_ms() + harness_scaled_ms(10000);
+	while (true) {
+		char *log = harness_proc_log(locker);
+		bool got = strstr(log, "key 28 pressed") != NULL;
+		free(log);
+		if (got) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "the lock surface did "
+			"not get Return: a binding ran behind the lock");
+		usleep(20000);
+	}
+	ck_assert_msg(count_key(w, KEY_ENTER) == 1, "the window behind the "
+		"lock got Return");
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+
+	zwp_keyboard_shortcuts_inhibit_manager_v1_destroy(inhibit_manager);
+	inhibit_manager = NULL;
+	wl_registry_destroy(registry);
+	wl_keyboard_destroy(w->keyboard);
+	free(w->keymap);
+	sc_app_finish(&w->app);
+	bind_driver_finish(&t);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+	free(config);
+	free(spawned);
+	free(text);
 }
 END_TEST
 
@@ -922,6 +1107,8 @@ static Suite *input_suite(void) {
 		test_input_virtual_keyboard_reaches_window, 120);
 	harness_add_case(suite, "bindings", test_input_bindings, 120);
 	harness_add_case(suite, "move_resize", test_input_move_resize, 120);
+	harness_add_case(suite, "bindings_held_back",
+		test_input_bindings_held_back, 60);
 	return suite;
 }
 

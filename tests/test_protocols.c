@@ -1,0 +1,1996 @@
+/*
+ * The standard protocols vitrail offers (compositor/protocols.c,
+ * session_lock.c, single_pixel.c), each checked against an oracle that
+ * shares no code with vitrail: sway's own list of globals, the bytes a
+ * client copied, the colours a client drew.
+ *
+ * globals: wayland-info inside vitrail lists every interface that sway 1.7
+ *   offers on this machine (tests/data/sway-1.7-globals.txt, captured from
+ *   sway itself) and vitrail's own (tests/data/vitrail-globals.txt), but
+ *   those NOT_OFFERED names with the reason.
+ * clipboard: wl-copy and wl-paste (wl-clipboard, through
+ *   wlr-data-control) round-trip a text through the selection and the
+ *   primary selection; exit 77 (skip) only when wl-copy is missing.
+ * session_lock: vitrail-lock-client locks two outputs: every pixel of both
+ *   shows its colour but the cursor's; a click on the window underneath
+ *   reaches the lock surface, not the window; a second locker is refused
+ *   (finished), and unlocking that refused lock is invalid_unlock;
+ *   unlocking brings back the very pixels of before. A locker
+ *   killed while locked leaves both outputs in one solid colour (the lock
+ *   colour of vitrail(1), not the window's, not the background's);
+ *   misbehaving lockers get their protocol errors (by interface and code)
+ *   and the session stays locked; a new locker takes over and unlocks.
+ *   An output unplugged while locked leaves the other locked and the
+ *   locker able to unlock.
+ * swaylock: the real locker (swaylock -c 3366cc) locks both outputs in
+ *   its colour; killed, it leaves them #101010 (unlocking needs its PAM
+ *   password, which a test cannot type). Exit 77 (skip) only without
+ *   swaylock.
+ * single_pixel: a window whose buffer is a wp_single_pixel_buffer_v1 scaled
+ *   by a viewport: each of its pixels is the colour sent (opaque, then a
+ *   translucent one over the background, blended by hand).
+ * foreign_toplevel: a wlr-foreign-toplevel client lists two windows with
+ *   their titles and app_ids, the focused one activated; activating the
+ *   other one raises it (vitrail's window list, front first) and close
+ *   asks its client to close.
+ * activation: of two windows, the one behind asks for a token and
+ *   activates itself with it: it comes to the front (vitrail's window
+ *   list, front first); a made-up token changes nothing.
+ * scale_and_type: fractional-scale-v1 says 120 (scale 1, the output's,
+ *   in 120ths), and says it again when a window maps, with the
+ *   wl_surface.enter of its output; content-type-v1 takes a type; a
+ *   second object of
+ *   either for the same surface is the protocol's error (by interface and
+ *   code), and only that client goes.
+ * text_input: an input method (input-method-v2) and a focused window
+ *   with a text input (text-input-v3), two connections: enabling the text
+ *   input activates the input method with the content type the window
+ *   set; the input method's committed string reaches the window as its
+ *   commit_string, byte for byte; disabling deactivates the method.
+ * decoration: xdg-decoration configures a window client-side, and it stays
+ *   so when the window asks for server-side decorations: vitrail draws
+ *   none, as vitrail(1) says.
+ * idle: a 200 ms KDE idle timer reports idle without input, and resumed
+ *   at a virtual pointer's motion; while a mapped window holds an idle
+ *   inhibitor, a 100 ms timer stays quiet for a second, and reports idle
+ *   once the inhibitor is gone.
+ * input_inhibitor: while another client holds wlr-input-inhibitor, a
+ *   click on a window does not reach it; once released, one does.
+ * pointer_lock: a window locks the pointer (pointer-constraints) and
+ *   listens to relative motion; a virtual pointer moves by (7, 3) while
+ *   it is locked: the window gets exactly that relative motion and no
+ *   wl_pointer.motion (the cursor stayed); unlocked, a move by (5, 0)
+ *   moves its pointer by 5 and comes as relative motion too. Confined to
+ *   a rectangle, moves past its edges stop at them.
+ * output_power: wlr-output-power-management turns HEADLESS-1 off (mode
+ *   event off; the headless backend cannot disable outputs, so vitrail
+ *   blanks it: every pixel black) and on again (mode on; the background
+ *   shows again).
+ *
+ * Environment as test_integration.c, plus VITRAIL_LOCK_CLIENT and
+ * VITRAIL_TEST_DATA (tests/data).
+ */
+#define _GNU_SOURCE // asprintf
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include <vitrail/renderer.h>
+
+#include "content-type-v1-client-protocol.h"
+#include "fractional-scale-v1-client-protocol.h"
+#include "harness.h"
+#include "idle-inhibit-unstable-v1-client-protocol.h"
+#include "input-method-unstable-v2-client-protocol.h"
+#include "kde-idle-client-protocol.h"
+#include "pointer-constraints-unstable-v1-client-protocol.h"
+#include "relative-pointer-unstable-v1-client-protocol.h"
+#include "scene-client.h"
+#include "single-pixel-buffer-v1-client-protocol.h"
+#include "text-input-unstable-v3-client-protocol.h"
+#include "viewporter-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
+#include "wlr-input-inhibitor-unstable-v1-client-protocol.h"
+#include "wlr-output-power-management-unstable-v1-client-protocol.h"
+#include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
+#include "xdg-decoration-unstable-v1-client-protocol.h"
+
+static const char *env_path(const char *name, const char *fallback) {
+	const char *path = getenv(name);
+	return path != NULL && path[0] != '\0' ? path : fallback;
+}
+
+static void sleep_ms(int ms) {
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+/* Wait until the process's log contains text; false on timeout. */
+static bool wait_log(struct harness_proc *proc, const char *text,
+		int timeout_ms) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
+	while (harness_now_ms() < deadline) {
+		char *log = harness_proc_log(proc);
+		bool found = strstr(log, text) != NULL;
+		free(log);
+		if (found) {
+			return true;
+		}
+		sleep_ms(20);
+	}
+	return false;
+}
+
+/* How many times text occurs in the process's log. */
+static int count_log(struct harness_proc *proc, const char *text) {
+	char *log = harness_proc_log(proc);
+	int n = 0;
+	for (const char *p = strstr(log, text); p != NULL;
+			p = strstr(p + 1, text)) {
+		n++;
+	}
+	free(log);
+	return n;
+}
+
+/* ---- globals -------------------------------------------------------------- */
+
+/* Interfaces of sway's list that vitrail does not offer, and why. */
+static const struct {
+	const char *interface;
+	const char *reason;
+} not_offered[] = {
+	{ "zwlr_export_dmabuf_manager_v1", "offered only where the output "
+		"buffers are dmabufs (DRM); headless ones are shm" },
+};
+
+static bool is_not_offered(const char *interface) {
+	for (size_t i = 0; i < sizeof(not_offered) / sizeof(not_offered[0]);
+			i++) {
+		if (strcmp(not_offered[i].interface, interface) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Every interface of the data file is in wayland-info's log; returns how
+ * many were checked, *missing lists the missing ones. */
+static int check_listed(const char *data_file, const char *log,
+		char *missing, size_t missing_len) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s", env_path("VITRAIL_TEST_DATA",
+		"tests/data"), data_file) > 0);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	char line[256];
+	int checked = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, " \t\r\n#")] = '\0';
+		if (line[0] == '\0' || is_not_offered(line)) {
+			continue;
+		}
+		char quoted[300];
+		snprintf(quoted, sizeof(quoted), "interface: '%s'", line);
+		if (strstr(log, quoted) == NULL) {
+			strncat(missing, " ", missing_len - strlen(missing) - 1);
+			strncat(missing, line, missing_len - strlen(missing) - 1);
+		}
+		checked++;
+	}
+	fclose(f);
+	free(path);
+	return checked;
+}
+
+START_TEST(test_protocols_globals_of_sway) {
+	struct harness *harness = harness_create("protocols-globals");
+	harness_require_program("wayland-info", "wayland-utils");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	const char *argv[] = { "wayland-info", NULL };
+	struct harness_proc *info = NULL;
+	int status = harness_run_client(harness, vitrail, argv,
+		HARNESS_WAIT_TIMEOUT_MS, &info);
+	ck_assert_int_eq(status, 0);
+	char *log = harness_proc_log(info);
+	char missing[4096] = "";
+	int sway = check_listed("sway-1.7-globals.txt", log, missing,
+		sizeof(missing));
+	ck_assert_msg(sway >= 30, "only %d interfaces in the sway list", sway);
+	ck_assert_msg(missing[0] == '\0', "sway 1.7 offers, vitrail does "
+		"not:%s", missing);
+	int own = check_listed("vitrail-globals.txt", log, missing,
+		sizeof(missing));
+	ck_assert_msg(own >= 8, "only %d interfaces in vitrail's list", own);
+	ck_assert_msg(missing[0] == '\0', "vitrail's own, missing:%s", missing);
+	free(log);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- clipboard ------------------------------------------------------------ */
+
+/* wl-paste (with extra, e.g. "--primary") until it prints want; its last
+ * output goes to the failure message. */
+static void paste_until(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *extra,
+		const char *want) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	char *log = NULL;
+	while (true) {
+		const char *argv[] = { "wl-paste", "--no-newline", extra, NULL };
+		struct harness_proc *proc = NULL;
+		int status = harness_run_client(harness, vitrail, argv,
+			HARNESS_WAIT_TIMEOUT_MS, &proc);
+		free(log);
+		log = harness_proc_log(proc);
+		if (status == 0 && strstr(log, want) != NULL) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "wl-paste %s printed "
+			"'%s' (status %d), not '%s'", extra != NULL ? extra : "", log,
+			status, want);
+		sleep_ms(50);
+	}
+	free(log);
+}
+
+START_TEST(test_protocols_clipboard_round_trip) {
+	struct harness *harness = harness_create("protocols-clipboard");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	char text[64], primary[64];
+	snprintf(text, sizeof(text), "vitrail-clipboard-%d-%lld", (int)getpid(),
+		(long long)harness_now_ms());
+	snprintf(primary, sizeof(primary), "vitrail-primary-%d-%lld",
+		(int)getpid(), (long long)harness_now_ms());
+	const char *copy_argv[] = { "wl-copy", "--foreground", text, NULL };
+	struct harness_proc *copy = harness_spawn_client(harness, vitrail,
+		copy_argv);
+	paste_until(harness, vitrail, NULL, text);
+	const char *primary_argv[] = { "wl-copy", "--foreground", "--primary",
+		primary, NULL };
+	struct harness_proc *copy_primary = harness_spawn_client(harness,
+		vitrail, primary_argv);
+	paste_until(harness, vitrail, "--primary", primary);
+	// the selection is still the first text: the two are apart
+	paste_until(harness, vitrail, NULL, text);
+	harness_proc_stop(copy);
+	harness_proc_stop(copy_primary);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- session lock --------------------------------------------------------- */
+
+#define LOCK_W 320
+#define LOCK_H 240
+#define WINDOW_ARGB 0xff20c040u // the window under the lock
+#define LOCK_A 0xff3366ccu
+#define LOCK_B 0xffcc6633u
+// vitrail(1): a locked session whose locker died shows #101010
+#define LOCK_DEAD 0xff101010u
+// where the pointer waits for screenshots (layout), on HEADLESS-2
+#define PARK_X 600
+#define PARK_Y 200
+
+/* Whether output pixel (x, y) of output index `output` may show the
+ * cursor (parked at PARK_X, PARK_Y). */
+static bool near_cursor(int output, int32_t x, int32_t y) {
+	int32_t lx = x + output * LOCK_W;
+	return lx >= PARK_X - 32 && lx < PARK_X + 64 && y >= PARK_Y - 32 &&
+		y < PARK_Y + 64;
+}
+
+static uint32_t *screenshot(struct harness *harness,
+		struct harness_vitrail *vitrail, int output, const char *name) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s-%d.png", harness->out_dir, name,
+		output + 1) > 0);
+	char out_name[32];
+	snprintf(out_name, sizeof(out_name), "HEADLESS-%d", output + 1);
+	int status = harness_grim(harness, vitrail, out_name, path);
+	ck_assert_msg(status == 0, "grim failed with status %d", status);
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = vr_png_read(path, &w, &h);
+	ck_assert_msg(pixels != NULL && w == LOCK_W && h == LOCK_H,
+		"cannot read %s (%dx%d)", path, w, h);
+	free(path);
+	return pixels;
+}
+
+/* Every pixel of both outputs but the cursor's is argb. */
+static void check_solid(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t argb, const char *name) {
+	harness_settle(vitrail->conn);
+	for (int o = 0; o < 2; o++) {
+		uint32_t *pixels = screenshot(harness, vitrail, o, name);
+		for (int32_t y = 0; y < LOCK_H; y++) {
+			for (int32_t x = 0; x < LOCK_W; x++) {
+				if (near_cursor(o, x, y)) {
+					continue;
+				}
+				ck_assert_msg(pixels[y * LOCK_W + x] == argb, "%s: "
+					"HEADLESS-%d pixel (%d, %d) is 0x%08x, not 0x%08x",
+					name, o + 1, x, y, pixels[y * LOCK_W + x], argb);
+			}
+		}
+		free(pixels);
+	}
+}
+
+/* Both outputs are pixel for pixel as in before[] (cursor included: it
+ * is parked at the same place). */
+static void check_same(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t *before[2],
+		const char *name) {
+	harness_settle(vitrail->conn);
+	for (int o = 0; o < 2; o++) {
+		uint32_t *pixels = screenshot(harness, vitrail, o, name);
+		for (int32_t i = 0; i < LOCK_W * LOCK_H; i++) {
+			ck_assert_msg(pixels[i] == before[o][i], "%s: HEADLESS-%d "
+				"pixel (%d, %d) is 0x%08x, 0x%08x before the lock", name,
+				o + 1, i % LOCK_W, i / LOCK_W, pixels[i], before[o][i]);
+		}
+		free(pixels);
+	}
+}
+
+static int taps;
+
+static void count_tap(struct sc_app *app, double x, double y) {
+	taps++;
+}
+
+static struct harness_proc *start_locker(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t argb,
+		const char *misbehave) {
+	char color[16];
+	snprintf(color, sizeof(color), "%08x", argb);
+	const char *argv[] = { env_path("VITRAIL_LOCK_CLIENT",
+		"vitrail-lock-client"), "--color", color,
+		misbehave != NULL ? "--misbehave" : NULL, misbehave, NULL };
+	return harness_spawn_client(harness, vitrail, argv);
+}
+
+/* A locker that locks (it takes over an abandoned lock) and draws on both
+ * outputs. */
+static struct harness_proc *lock_with(struct harness *harness,
+		struct harness_vitrail *vitrail, uint32_t argb) {
+	struct harness_proc *locker = start_locker(harness, vitrail, argb, NULL);
+	ck_assert_msg(wait_log(locker, "locked", 10000), "no locked event");
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	while (count_log(locker, "drawn ") < 2) {
+		harness_assert_alive(locker);
+		ck_assert_msg(harness_now_ms() < deadline, "the locker did not "
+			"draw on both outputs");
+		sleep_ms(20);
+	}
+	return locker;
+}
+
+/* A misbehaving locker ends with that protocol error. */
+static void check_misbehaves(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *misbehave,
+		const char *error) {
+	struct harness_proc *locker = start_locker(harness, vitrail, LOCK_B,
+		misbehave);
+	ck_assert_msg(harness_proc_wait(locker, 15000), "%s: still running",
+		misbehave);
+	char *log = harness_proc_log(locker);
+	ck_assert_msg(strstr(log, error) != NULL, "%s: expected '%s', the "
+		"locker printed:\n%s", misbehave, error, log);
+	free(log);
+}
+
+START_TEST(test_protocols_session_lock) {
+	struct harness *harness = harness_create("protocols-session-lock");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "320x240" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "lock-window"));
+	app.on_tap = count_tap;
+	ck_assert(sc_app_create_window(&app, "lock-window", "under the lock",
+		120, 80, WINDOW_ARGB));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = harness_find_window(conn, "lock-window");
+	ck_assert(w != NULL);
+	int32_t wx = w->x + 60, wy = w->y + 40;
+
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+	harness_settle(conn);
+	uint32_t *before[2];
+	for (int o = 0; o < 2; o++) {
+		before[o] = screenshot(harness, vitrail, o, "before");
+	}
+
+	// locked: the locker's colour everywhere, input to it alone
+	struct harness_proc *locker = lock_with(harness, vitrail, LOCK_A);
+	check_solid(harness, vitrail, LOCK_A, "locked");
+	harness_pointer_move(conn, wx, wy);
+	harness_pointer_button(conn, 0x110, true); // BTN_LEFT
+	harness_pointer_button(conn, 0x110, false);
+	ck_assert_msg(wait_log(locker, "pointer button", 10000), "the click "
+		"did not reach the lock surface");
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 0, "the window under the lock got %d clicks",
+		taps);
+	// a second locker is refused while this one holds the lock
+	struct harness_proc *second = start_locker(harness, vitrail, LOCK_B,
+		NULL);
+	ck_assert(harness_proc_wait(second, 15000));
+	ck_assert_msg(wait_log(second, "finished", 1000), "a second lock was "
+		"not refused");
+	// and unlocking a refused lock is an error
+	check_misbehaves(harness, vitrail, "unlock-refused",
+		"protocol error ext_session_lock_v1 1");
+
+	// unlocked: as before
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
+	check_same(harness, vitrail, before, "unlocked");
+	// the window takes clicks again (the check above can fail)
+	harness_pointer_move(conn, wx, wy);
+	harness_pointer_button(conn, 0x110, true);
+	harness_pointer_button(conn, 0x110, false);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 1, "the unlocked window got %d clicks", taps);
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+
+	// the locker dies while locked: locked still, in vitrail's colour
+	locker = lock_with(harness, vitrail, LOCK_B);
+	check_solid(harness, vitrail, LOCK_B, "locked-again");
+	harness_proc_signal(locker, SIGKILL);
+	ck_assert(harness_proc_wait(locker, 15000));
+	check_solid(harness, vitrail, LOCK_DEAD, "locker-died");
+	harness_pointer_move(conn, wx, wy);
+	harness_pointer_button(conn, 0x110, true);
+	harness_pointer_button(conn, 0x110, false);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 1, "the window got a click while the session "
+		"was locked without a locker");
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+
+	// lockers that break the protocol get its errors; still locked
+	check_misbehaves(harness, vitrail, "dup-output",
+		"protocol error ext_session_lock_v1 3");
+	check_misbehaves(harness, vitrail, "destroy-locked",
+		"protocol error ext_session_lock_v1 0");
+	check_misbehaves(harness, vitrail, "commit-before-ack",
+		"protocol error ext_session_lock_surface_v1 0");
+	check_misbehaves(harness, vitrail, "null-buffer",
+		"protocol error ext_session_lock_surface_v1 1");
+	check_misbehaves(harness, vitrail, "wrong-size",
+		"protocol error ext_session_lock_surface_v1 2");
+	check_solid(harness, vitrail, LOCK_DEAD, "after-errors");
+
+	// a new locker takes over, and unlocks
+	locker = lock_with(harness, vitrail, LOCK_A);
+	check_solid(harness, vitrail, LOCK_A, "taken-over");
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
+	check_same(harness, vitrail, before, "unlocked-again");
+
+	// an output unplugged while locked: the other stays locked, the
+	// locker lives on and unlocks; then the window shows again
+	harness_pointer_move(conn, 300, 220);
+	locker = lock_with(harness, vitrail, LOCK_A);
+	harness_unplug_output(conn, "HEADLESS-2");
+	harness_settle(conn);
+	harness_assert_alive(locker);
+	uint32_t *pixels = screenshot(harness, vitrail, 0, "unplugged");
+	for (int32_t y = 0; y < 200; y++) {
+		for (int32_t x = 0; x < 280; x++) {
+			ck_assert_msg(pixels[y * LOCK_W + x] == LOCK_A, "unplugged: "
+				"pixel (%d, %d) is 0x%08x", x, y, pixels[y * LOCK_W + x]);
+		}
+	}
+	free(pixels);
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
+	harness_settle(conn);
+	pixels = screenshot(harness, vitrail, 0, "unplugged-unlocked");
+	ck_assert_uint_eq(pixels[wy * LOCK_W + wx], WINDOW_ARGB);
+	free(pixels);
+
+	free(before[0]);
+	free(before[1]);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+START_TEST(test_protocols_swaylock) {
+	struct harness *harness = harness_create("protocols-swaylock");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "320x240" });
+	harness_pointer_move(vitrail->conn, PARK_X, PARK_Y);
+	const char *argv[] = { "swaylock", "-c", "3366cc", NULL };
+	struct harness_proc *swaylock = harness_spawn_client(harness, vitrail,
+		argv);
+	// locked once both outputs show its colour
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(15000);
+	while (true) {
+		harness_assert_alive(swaylock);
+		harness_settle(vitrail->conn);
+		uint32_t *pixels = screenshot(harness, vitrail, 1, "waiting");
+		bool done = pixels[10 * LOCK_W + 10] == LOCK_A;
+		free(pixels);
+		if (done) {
+			break;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "swaylock did not "
+			"lock");
+		sleep_ms(100);
+	}
+	check_solid(harness, vitrail, LOCK_A, "swaylock");
+	harness_proc_signal(swaylock, SIGKILL);
+	ck_assert(harness_proc_wait(swaylock, 15000));
+	check_solid(harness, vitrail, LOCK_DEAD, "swaylock-killed");
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- single-pixel buffers ------------------------------------------------- */
+
+struct extra_globals {
+	struct wp_single_pixel_buffer_manager_v1 *single_pixel;
+	struct wp_viewporter *viewporter;
+	struct zwlr_foreign_toplevel_manager_v1 *foreign;
+	struct zwlr_output_power_manager_v1 *power;
+	struct wl_output *output; // the first
+	bool want_foreign; // bind the foreign-toplevel manager (it sends
+			   // handles at once)
+};
+
+static void extra_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct extra_globals *g = data;
+	if (strcmp(interface,
+			wp_single_pixel_buffer_manager_v1_interface.name) == 0) {
+		g->single_pixel = wl_registry_bind(registry, name,
+			&wp_single_pixel_buffer_manager_v1_interface, 1);
+	} else if (strcmp(interface, wp_viewporter_interface.name) == 0) {
+		g->viewporter = wl_registry_bind(registry, name,
+			&wp_viewporter_interface, 1);
+	} else if (g->want_foreign && strcmp(interface,
+			zwlr_foreign_toplevel_manager_v1_interface.name) == 0) {
+		g->foreign = wl_registry_bind(registry, name,
+			&zwlr_foreign_toplevel_manager_v1_interface, 3);
+	} else if (strcmp(interface,
+			zwlr_output_power_manager_v1_interface.name) == 0) {
+		g->power = wl_registry_bind(registry, name,
+			&zwlr_output_power_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
+			g->output == NULL) {
+		g->output = wl_registry_bind(registry, name,
+			&wl_output_interface, 1);
+	}
+}
+
+static void extra_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener extra_registry_listener = {
+	.global = extra_global,
+	.global_remove = extra_global_remove,
+};
+
+/* Destroy what bind_extra bound (and the registry) after a round trip. */
+static void extra_finish(struct sc_app *app, struct extra_globals *g,
+		struct wl_registry *registry) {
+	if (g->single_pixel != NULL) {
+		wp_single_pixel_buffer_manager_v1_destroy(g->single_pixel);
+	}
+	if (g->viewporter != NULL) {
+		wp_viewporter_destroy(g->viewporter);
+	}
+	if (g->foreign != NULL) {
+		zwlr_foreign_toplevel_manager_v1_stop(g->foreign);
+		wl_display_roundtrip(app->display);
+		zwlr_foreign_toplevel_manager_v1_destroy(g->foreign);
+	}
+	if (g->power != NULL) {
+		zwlr_output_power_manager_v1_destroy(g->power);
+	}
+	if (g->output != NULL) {
+		wl_output_destroy(g->output);
+	}
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(app->display);
+}
+
+static struct wl_registry *bind_extra(struct sc_app *app,
+		struct extra_globals *g, bool want_foreign) {
+	*g = (struct extra_globals){ .want_foreign = want_foreign };
+	struct wl_registry *registry = wl_display_get_registry(app->display);
+	wl_registry_add_listener(registry, &extra_registry_listener, g);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	return registry;
+}
+
+#define SP_W 150
+#define SP_H 90
+
+/* Every pixel of the window's place on HEADLESS-1 is argb (within
+ * tolerance), and the one left of it is not. */
+static void check_window_pixels(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *app_id, uint32_t argb,
+		int tolerance, const char *name) {
+	struct harness_conn *conn = vitrail->conn;
+	harness_settle(conn);
+	harness_list_windows(conn, NULL);
+	const struct harness_window *w = harness_find_window(conn, app_id);
+	ck_assert(w != NULL);
+	ck_assert_msg(w->width == SP_W && w->height == SP_H, "window %dx%d, "
+		"not the viewport's %dx%d", w->width, w->height, SP_W, SP_H);
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	int32_t iw = 0, ih = 0;
+	uint32_t *pixels = vr_png_read(path, &iw, &ih);
+	ck_assert(pixels != NULL);
+	for (int32_t y = w->y; y < w->y + SP_H; y++) {
+		for (int32_t x = w->x; x < w->x + SP_W; x++) {
+			ck_assert(x >= 0 && x < iw && y >= 0 && y < ih);
+			uint32_t actual = pixels[y * iw + x];
+			for (int shift = 0; shift < 32; shift += 8) {
+				int d = abs((int)((actual >> shift) & 0xff) -
+					(int)((argb >> shift) & 0xff));
+				ck_assert_msg(d <= tolerance, "%s: pixel (%d, %d) is "
+					"0x%08x, not 0x%08x; %s", name, x, y, actual, argb,
+					path);
+			}
+		}
+	}
+	free(pixels);
+	free(path);
+}
+
+START_TEST(test_protocols_single_pixel_buffer) {
+	struct harness *harness = harness_create("protocols-single-pixel");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "single-pixel"));
+	struct extra_globals g;
+	struct wl_registry *registry = bind_extra(&app, &g, false);
+	ck_assert_msg(g.single_pixel != NULL && g.viewporter != NULL,
+		"no wp_single_pixel_buffer_manager_v1 or wp_viewporter");
+	ck_assert(sc_app_create_window(&app, "single-pixel", "single pixel",
+		SP_W, SP_H, 0xffffffff));
+	struct wp_viewport *viewport =
+		wp_viewporter_get_viewport(g.viewporter, app.surface);
+	wp_viewport_set_destination(viewport, SP_W, SP_H);
+	// opaque: r 0x20, g 0xc0, b 0x60 (each channel c * 0x01010101)
+	struct wl_buffer *opaque =
+		wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(
+			g.single_pixel, 0x20202020u, 0xc0c0c0c0u, 0x60606060u,
+			0xffffffffu);
+	wl_surface_attach(app.surface, opaque, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, 1, 1);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	check_window_pixels(harness, vitrail, "single-pixel", 0xff20c060u, 0,
+		"opaque");
+
+	// premultiplied red 0x40 at alpha 0x80 over the default background
+	// (0x29, 0x30, 0x3a): s + b * (1 - 128 / 255) = 84, 24, 29
+	struct wl_buffer *translucent =
+		wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(
+			g.single_pixel, 0x40404040u, 0, 0, 0x80808080u);
+	wl_surface_attach(app.surface, translucent, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, 1, 1);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	check_window_pixels(harness, vitrail, "single-pixel",
+		0xff000000u | 84u << 16 | 24u << 8 | 29u, 1, "translucent");
+
+	wl_buffer_destroy(opaque);
+	wl_buffer_destroy(translucent);
+	wp_viewport_destroy(viewport);
+	extra_finish(&app, &g, registry);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- foreign toplevels ---------------------------------------------------- */
+
+#define MAX_HANDLES 8
+
+struct handle {
+	struct zwlr_foreign_toplevel_handle_v1 *handle;
+	char title[64], app_id[64];
+	bool activated, closed, done;
+};
+
+static struct handle handles[MAX_HANDLES];
+static int nhandles;
+
+static void handle_title(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, const char *title) {
+	struct handle *handle = data;
+	snprintf(handle->title, sizeof(handle->title), "%s", title);
+}
+
+static void handle_app_id(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, const char *app_id) {
+	struct handle *handle = data;
+	snprintf(handle->app_id, sizeof(handle->app_id), "%s", app_id);
+}
+
+static void handle_output_enter(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) {
+}
+
+static void handle_output_leave(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) {
+}
+
+static void handle_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct wl_array *state) {
+	struct handle *handle = data;
+	handle->activated = false;
+	uint32_t *s;
+	wl_array_for_each(s, state) {
+		if (*s == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED) {
+			handle->activated = true;
+		}
+	}
+}
+
+static void handle_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+	struct handle *handle = data;
+	handle->done = true;
+}
+
+static void handle_closed(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h) {
+	struct handle *handle = data;
+	handle->closed = true;
+}
+
+static void handle_parent(void *data,
+		struct zwlr_foreign_toplevel_handle_v1 *h,
+		struct zwlr_foreign_toplevel_handle_v1 *parent) {
+}
+
+static const struct zwlr_foreign_toplevel_handle_v1_listener handle_listener = {
+	.title = handle_title,
+	.app_id = handle_app_id,
+	.output_enter = handle_output_enter,
+	.output_leave = handle_output_leave,
+	.state = handle_state,
+	.done = handle_done,
+	.closed = handle_closed,
+	.parent = handle_parent,
+};
+
+static void manager_toplevel(void *data,
+		struct zwlr_foreign_toplevel_manager_v1 *manager,
+		struct zwlr_foreign_toplevel_handle_v1 *h) {
+	ck_assert(nhandles < MAX_HANDLES);
+	struct handle *handle = &handles[nhandles++];
+	handle->handle = h;
+	zwlr_foreign_toplevel_handle_v1_add_listener(h, &handle_listener, handle);
+}
+
+static void manager_finished(void *data,
+		struct zwlr_foreign_toplevel_manager_v1 *manager) {
+}
+
+static const struct zwlr_foreign_toplevel_manager_v1_listener
+		manager_listener = {
+	.toplevel = manager_toplevel,
+	.finished = manager_finished,
+};
+
+static struct handle *find_handle(const char *app_id) {
+	for (int i = 0; i < nhandles; i++) {
+		if (!handles[i].closed && strcmp(handles[i].app_id, app_id) == 0) {
+			return &handles[i];
+		}
+	}
+	return NULL;
+}
+
+START_TEST(test_protocols_foreign_toplevel) {
+	struct harness *harness = harness_create("protocols-foreign-toplevel");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app first = { 0 }, second = { 0 }, lister = { 0 };
+	ck_assert(sc_app_init(&first, "first"));
+	ck_assert(sc_app_create_window(&first, "vitrail-first", "First window",
+		100, 80, 0xffff0000));
+	wl_surface_commit(first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert(sc_app_init(&second, "second"));
+	ck_assert(sc_app_create_window(&second, "vitrail-second",
+		"Second window", 100, 80, 0xff0000ff));
+	wl_surface_commit(second.surface);
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	harness_wait_for_window_count(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+
+	ck_assert(sc_app_init(&lister, "lister"));
+	struct extra_globals g;
+	struct wl_registry *registry = bind_extra(&lister, &g, true);
+	ck_assert_msg(g.foreign != NULL, "no zwlr_foreign_toplevel_manager_v1");
+	zwlr_foreign_toplevel_manager_v1_add_listener(g.foreign,
+		&manager_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_int_eq(nhandles, 2);
+	struct handle *h1 = find_handle("vitrail-first");
+	struct handle *h2 = find_handle("vitrail-second");
+	ck_assert_msg(h1 != NULL && h2 != NULL, "handles: '%s' '%s'",
+		handles[0].app_id, handles[1].app_id);
+	ck_assert_str_eq(h1->title, "First window");
+	ck_assert_str_eq(h2->title, "Second window");
+	ck_assert(h1->done && h2->done);
+	// the last mapped has the focus
+	ck_assert_msg(!h1->activated && h2->activated, "activated: first %d, "
+		"second %d", h1->activated, h2->activated);
+
+	// activate the first: it comes to the front
+	zwlr_foreign_toplevel_handle_v1_activate(h1->handle, lister.seat);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_msg(h1->activated && !h2->activated, "after activate: "
+		"first %d, second %d", h1->activated, h2->activated);
+	const struct harness_window *windows = NULL;
+	ck_assert_int_eq(harness_list_windows(conn, &windows), 2);
+	ck_assert_msg(strcmp(windows[0].app_id, "vitrail-first") == 0,
+		"front window: %s", windows[0].app_id);
+
+	// close the second: its client hears close
+	zwlr_foreign_toplevel_handle_v1_close(h2->handle);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	second.running = true;
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	ck_assert_msg(!second.running, "the second window got no close");
+	sc_app_finish(&second);
+	harness_wait_for_window_count(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_int_ge(wl_display_roundtrip(lister.display), 0);
+	ck_assert_msg(h2->closed, "no closed event for the second window");
+
+	for (int i = 0; i < nhandles; i++) {
+		zwlr_foreign_toplevel_handle_v1_destroy(handles[i].handle);
+	}
+	extra_finish(&lister, &g, registry);
+	sc_app_finish(&lister);
+	sc_app_finish(&first);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- xdg-activation ------------------------------------------------------- */
+
+static struct xdg_activation_v1 *activation;
+static char *activation_token;
+
+static void activation_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
+		activation = wl_registry_bind(registry, name,
+			&xdg_activation_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener activation_registry_listener = {
+	.global = activation_global,
+	.global_remove = extra_global_remove,
+};
+
+static void token_handle_done(void *data,
+		struct xdg_activation_token_v1 *token, const char *value) {
+	free(activation_token);
+	activation_token = strdup(value);
+}
+
+static const struct xdg_activation_token_v1_listener token_listener = {
+	.done = token_handle_done,
+};
+
+static const char *front_window(struct harness_conn *conn) {
+	const struct harness_window *windows = NULL;
+	ck_assert_int_eq(harness_list_windows(conn, &windows), 2);
+	return windows[0].app_id;
+}
+
+START_TEST(test_protocols_activation) {
+	struct harness *harness = harness_create("protocols-activation");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app first = { 0 }, second = { 0 };
+	ck_assert(sc_app_init(&first, "first"));
+	ck_assert(sc_app_create_window(&first, "vitrail-first", "first", 100,
+		80, 0xffff0000));
+	wl_surface_commit(first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert(sc_app_init(&second, "second"));
+	ck_assert(sc_app_create_window(&second, "vitrail-second", "second", 100,
+		80, 0xff0000ff));
+	wl_surface_commit(second.surface);
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	harness_wait_for_window_count(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_str_eq(front_window(conn), "vitrail-second");
+
+	struct wl_registry *registry = wl_display_get_registry(first.display);
+	wl_registry_add_listener(registry, &activation_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert_msg(activation != NULL, "no xdg_activation_v1");
+
+	// a token nobody handed out: nothing happens
+	xdg_activation_v1_activate(activation, "vitrail-made-up-token",
+		first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	harness_settle(conn);
+	ck_assert_str_eq(front_window(conn), "vitrail-second");
+
+	struct xdg_activation_token_v1 *token =
+		xdg_activation_v1_get_activation_token(activation);
+	xdg_activation_token_v1_add_listener(token, &token_listener, NULL);
+	xdg_activation_token_v1_set_app_id(token, "vitrail-first");
+	xdg_activation_token_v1_commit(token);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	ck_assert_msg(activation_token != NULL, "no token");
+	xdg_activation_v1_activate(activation, activation_token, first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	harness_settle(conn);
+	ck_assert_str_eq(front_window(conn), "vitrail-first");
+
+	xdg_activation_token_v1_destroy(token);
+	xdg_activation_v1_destroy(activation);
+	activation = NULL;
+	free(activation_token);
+	activation_token = NULL;
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	sc_app_finish(&second);
+	sc_app_finish(&first);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- fractional scale and content type ------------------------------------ */
+
+struct small_globals {
+	struct wp_fractional_scale_manager_v1 *scale;
+	struct wp_content_type_manager_v1 *content_type;
+	struct wl_compositor *compositor;
+	struct wl_output *output; // the first
+};
+
+static void small_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct small_globals *g = data;
+	if (strcmp(interface, wp_fractional_scale_manager_v1_interface.name) == 0) {
+		g->scale = wl_registry_bind(registry, name,
+			&wp_fractional_scale_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+			wp_content_type_manager_v1_interface.name) == 0) {
+		g->content_type = wl_registry_bind(registry, name,
+			&wp_content_type_manager_v1_interface, 1);
+	} else if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		g->compositor = wl_registry_bind(registry, name,
+			&wl_compositor_interface, 4);
+	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
+			g->output == NULL) {
+		g->output = wl_registry_bind(registry, name, &wl_output_interface,
+			1);
+	}
+}
+
+static const struct wl_registry_listener small_registry_listener = {
+	.global = small_global,
+	.global_remove = extra_global_remove,
+};
+
+static uint32_t preferred_scale;
+
+static void scale_handle_preferred(void *data,
+		struct wp_fractional_scale_v1 *scale, uint32_t value) {
+	preferred_scale = value;
+}
+
+static const struct wp_fractional_scale_v1_listener scale_listener = {
+	.preferred_scale = scale_handle_preferred,
+};
+
+/* A connection of its own with a surface; second: make a second object
+ * of that kind for it ("scale" or "type"). Returns the protocol error
+ * code of the connection (-1: none), *interface its interface. */
+static int small_client(const char *socket, const char *second,
+		const struct wl_interface **interface) {
+	struct wl_display *display = wl_display_connect(socket);
+	ck_assert(display != NULL);
+	struct small_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &small_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_msg(g.scale != NULL && g.content_type != NULL,
+		"no wp_fractional_scale_manager_v1 or wp_content_type_manager_v1");
+	struct wl_surface *surface = wl_compositor_create_surface(g.compositor);
+	struct wp_fractional_scale_v1 *scale =
+		wp_fractional_scale_manager_v1_get_fractional_scale(g.scale,
+			surface);
+	wp_fractional_scale_v1_add_listener(scale, &scale_listener, NULL);
+	struct wp_content_type_v1 *type =
+		wp_content_type_manager_v1_get_surface_content_type(
+			g.content_type, surface);
+	wp_content_type_v1_set_content_type(type, WP_CONTENT_TYPE_V1_TYPE_VIDEO);
+	wl_surface_commit(surface);
+	preferred_scale = 0;
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_uint_eq(preferred_scale, 120);
+	struct wp_fractional_scale_v1 *scale2 = NULL;
+	struct wp_content_type_v1 *type2 = NULL;
+	if (second != NULL && strcmp(second, "scale") == 0) {
+		scale2 = wp_fractional_scale_manager_v1_get_fractional_scale(
+			g.scale, surface);
+	} else if (second != NULL) {
+		type2 = wp_content_type_manager_v1_get_surface_content_type(
+			g.content_type, surface);
+	}
+	int code = -1;
+	if (wl_display_roundtrip(display) < 0) {
+		uint32_t id;
+		code = (int)wl_display_get_protocol_error(display, interface, &id);
+	}
+	// (after an error these only free the proxies)
+	if (scale2 != NULL) {
+		wp_fractional_scale_v1_destroy(scale2);
+	}
+	if (type2 != NULL) {
+		wp_content_type_v1_destroy(type2);
+	}
+	wp_fractional_scale_v1_destroy(scale);
+	wp_content_type_v1_destroy(type);
+	wl_surface_destroy(surface);
+	wp_fractional_scale_manager_v1_destroy(g.scale);
+	wp_content_type_manager_v1_destroy(g.content_type);
+	wl_compositor_destroy(g.compositor);
+	wl_output_destroy(g.output);
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(display);
+	wl_display_disconnect(display);
+	return code;
+}
+
+static struct wl_output *entered_output;
+
+static void surface_enter(void *data, struct wl_surface *surface,
+		struct wl_output *output) {
+	entered_output = output;
+}
+
+static void surface_leave(void *data, struct wl_surface *surface,
+		struct wl_output *output) {
+	if (entered_output == output) {
+		entered_output = NULL;
+	}
+}
+
+static const struct wl_surface_listener surface_listener = {
+	.enter = surface_enter,
+	.leave = surface_leave,
+};
+
+/* A window gets wl_surface.enter when it maps, and its preferred scale
+ * again with it. */
+static void check_window_enter(const char *socket) {
+	struct sc_app app = { 0 };
+	setenv("WAYLAND_DISPLAY", socket, 1);
+	ck_assert(sc_app_init(&app, "scale-window"));
+	struct small_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &small_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert(sc_app_create_window(&app, "scale-window", "scale window", 64,
+		48, 0xff00ff00));
+	wl_surface_add_listener(app.surface, &surface_listener, NULL);
+	struct wp_fractional_scale_v1 *scale =
+		wp_fractional_scale_manager_v1_get_fractional_scale(g.scale,
+			app.surface);
+	wp_fractional_scale_v1_add_listener(scale, &scale_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_uint_eq(preferred_scale, 120);
+	preferred_scale = 0;
+	entered_output = NULL;
+	wl_surface_commit(app.surface); // maps
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(entered_output == g.output, "the mapped window entered "
+		"%p, not the output %p", (void *)entered_output, (void *)g.output);
+	ck_assert_msg(preferred_scale == 120, "no preferred scale (%u) with "
+		"the enter", preferred_scale);
+	wp_fractional_scale_v1_destroy(scale);
+	wp_fractional_scale_manager_v1_destroy(g.scale);
+	wp_content_type_manager_v1_destroy(g.content_type);
+	wl_compositor_destroy(g.compositor);
+	wl_output_destroy(g.output);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+}
+
+START_TEST(test_protocols_scale_and_type) {
+	struct harness *harness = harness_create("protocols-scale-and-type");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	const struct wl_interface *interface = NULL;
+	ck_assert_int_eq(small_client(vitrail->socket, NULL, &interface), -1);
+	ck_assert_int_eq(small_client(vitrail->socket, "scale", &interface),
+		WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS);
+	ck_assert_str_eq(interface->name,
+		wp_fractional_scale_manager_v1_interface.name);
+	ck_assert_int_eq(small_client(vitrail->socket, "type", &interface),
+		WP_CONTENT_TYPE_MANAGER_V1_ERROR_ALREADY_CONSTRUCTED);
+	ck_assert_str_eq(interface->name,
+		wp_content_type_manager_v1_interface.name);
+	// vitrail goes on: a well-behaved client still works
+	ck_assert_int_eq(small_client(vitrail->socket, NULL, &interface), -1);
+	check_window_enter(vitrail->socket);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- text input and input method ----------------------------------------- */
+
+struct ti_globals {
+	struct zwp_text_input_manager_v3 *text_input;
+	struct zwp_input_method_manager_v2 *input_method;
+	struct wl_seat *seat;
+};
+
+static void ti_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct ti_globals *g = data;
+	if (strcmp(interface, zwp_text_input_manager_v3_interface.name) == 0) {
+		g->text_input = wl_registry_bind(registry, name,
+			&zwp_text_input_manager_v3_interface, 1);
+	} else if (strcmp(interface,
+			zwp_input_method_manager_v2_interface.name) == 0) {
+		g->input_method = wl_registry_bind(registry, name,
+			&zwp_input_method_manager_v2_interface, 1);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
+			g->seat == NULL) {
+		g->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener ti_registry_listener = {
+	.global = ti_global,
+	.global_remove = extra_global_remove,
+};
+
+struct im_state {
+	bool active;
+	uint32_t purpose;
+	uint32_t dones;
+};
+
+static void im_activate(void *data, struct zwp_input_method_v2 *im) {
+	struct im_state *st = data;
+	st->active = true;
+}
+
+static void im_deactivate(void *data, struct zwp_input_method_v2 *im) {
+	struct im_state *st = data;
+	st->active = false;
+}
+
+static void im_surrounding_text(void *data, struct zwp_input_method_v2 *im,
+		const char *text, uint32_t cursor, uint32_t anchor) {
+}
+
+static void im_text_change_cause(void *data, struct zwp_input_method_v2 *im,
+		uint32_t cause) {
+}
+
+static void im_content_type(void *data, struct zwp_input_method_v2 *im,
+		uint32_t hint, uint32_t purpose) {
+	struct im_state *st = data;
+	st->purpose = purpose;
+}
+
+static void im_done(void *data, struct zwp_input_method_v2 *im) {
+	struct im_state *st = data;
+	st->dones++;
+}
+
+static void im_unavailable(void *data, struct zwp_input_method_v2 *im) {
+	ck_abort_msg("the input method is unavailable");
+}
+
+static const struct zwp_input_method_v2_listener im_listener = {
+	.activate = im_activate,
+	.deactivate = im_deactivate,
+	.surrounding_text = im_surrounding_text,
+	.text_change_cause = im_text_change_cause,
+	.content_type = im_content_type,
+	.done = im_done,
+	.unavailable = im_unavailable,
+};
+
+struct ti_state {
+	bool entered;
+	char committed[64];
+	uint32_t dones;
+};
+
+static void ti_enter(void *data, struct zwp_text_input_v3 *ti,
+		struct wl_surface *surface) {
+	struct ti_state *st = data;
+	st->entered = true;
+}
+
+static void ti_leave(void *data, struct zwp_text_input_v3 *ti,
+		struct wl_surface *surface) {
+	struct ti_state *st = data;
+	st->entered = false;
+}
+
+static void ti_preedit(void *data, struct zwp_text_input_v3 *ti,
+		const char *text, int32_t begin, int32_t end) {
+}
+
+static void ti_commit_string(void *data, struct zwp_text_input_v3 *ti,
+		const char *text) {
+	struct ti_state *st = data;
+	snprintf(st->committed, sizeof(st->committed), "%s",
+		text != NULL ? text : "");
+}
+
+static void ti_delete(void *data, struct zwp_text_input_v3 *ti,
+		uint32_t before, uint32_t after) {
+}
+
+static void ti_done(void *data, struct zwp_text_input_v3 *ti,
+		uint32_t serial) {
+	struct ti_state *st = data;
+	st->dones++;
+}
+
+static const struct zwp_text_input_v3_listener ti_listener = {
+	.enter = ti_enter,
+	.leave = ti_leave,
+	.preedit_string = ti_preedit,
+	.commit_string = ti_commit_string,
+	.delete_surrounding_text = ti_delete,
+	.done = ti_done,
+};
+
+static struct wl_registry *bind_ti(struct wl_display *display,
+		struct ti_globals *g) {
+	*g = (struct ti_globals){ 0 };
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &ti_registry_listener, g);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_msg(g->text_input != NULL && g->input_method != NULL &&
+		g->seat != NULL, "no text-input-v3 or input-method-v2");
+	return registry;
+}
+
+START_TEST(test_protocols_text_input) {
+	struct harness *harness = harness_create("protocols-text-input");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	// the input method, a connection of its own
+	struct wl_display *im_display = wl_display_connect(vitrail->socket);
+	ck_assert(im_display != NULL);
+	struct ti_globals img;
+	struct wl_registry *im_registry = bind_ti(im_display, &img);
+	struct im_state ims = { 0 };
+	struct zwp_input_method_v2 *im =
+		zwp_input_method_manager_v2_get_input_method(img.input_method,
+			img.seat);
+	zwp_input_method_v2_add_listener(im, &im_listener, &ims);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert(!ims.active);
+
+	// the window, focused when it maps
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "text-input"));
+	struct ti_globals g;
+	struct wl_registry *registry = bind_ti(app.display, &g);
+	struct ti_state tis = { 0 };
+	struct zwp_text_input_v3 *ti =
+		zwp_text_input_manager_v3_get_text_input(g.text_input, g.seat);
+	zwp_text_input_v3_add_listener(ti, &ti_listener, &tis);
+	ck_assert(sc_app_create_window(&app, "text-input", "text input", 100,
+		80, 0xff808080));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(tis.entered, "the focused window's text input got no "
+		"enter");
+
+	zwp_text_input_v3_enable(ti);
+	zwp_text_input_v3_set_content_type(ti,
+		ZWP_TEXT_INPUT_V3_CONTENT_HINT_NONE,
+		ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_DIGITS);
+	zwp_text_input_v3_commit(ti);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert_msg(ims.active, "enabling the text input did not activate "
+		"the input method");
+	ck_assert_uint_eq(ims.purpose, ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_DIGITS);
+
+	const char *text = "gr\xc3\xbc\xc3\x9f 42";
+	zwp_input_method_v2_commit_string(im, text);
+	zwp_input_method_v2_commit(im, ims.dones);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(strcmp(tis.committed, text) == 0, "the window got '%s', "
+		"the input method sent '%s'", tis.committed, text);
+	ck_assert_uint_ge(tis.dones, 1);
+
+	zwp_text_input_v3_disable(ti);
+	zwp_text_input_v3_commit(ti);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(im_display), 0);
+	ck_assert_msg(!ims.active, "disabling did not deactivate the method");
+
+	zwp_text_input_v3_destroy(ti);
+	zwp_text_input_manager_v3_destroy(g.text_input);
+	zwp_input_method_manager_v2_destroy(g.input_method);
+	wl_seat_destroy(g.seat);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	zwp_input_method_v2_destroy(im);
+	zwp_input_method_manager_v2_destroy(img.input_method);
+	zwp_text_input_manager_v3_destroy(img.text_input);
+	wl_seat_destroy(img.seat);
+	wl_registry_destroy(im_registry);
+	wl_display_roundtrip(im_display);
+	wl_display_disconnect(im_display);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- xdg-decoration ------------------------------------------------------- */
+
+static struct zxdg_decoration_manager_v1 *decoration_manager;
+static int decoration_mode = -1;
+
+static void decoration_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, zxdg_decoration_manager_v1_interface.name) == 0) {
+		decoration_manager = wl_registry_bind(registry, name,
+			&zxdg_decoration_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener decoration_registry_listener = {
+	.global = decoration_global,
+	.global_remove = extra_global_remove,
+};
+
+static void decoration_configure(void *data,
+		struct zxdg_toplevel_decoration_v1 *decoration, uint32_t mode) {
+	decoration_mode = (int)mode;
+}
+
+static const struct zxdg_toplevel_decoration_v1_listener decoration_listener = {
+	.configure = decoration_configure,
+};
+
+START_TEST(test_protocols_decoration) {
+	struct harness *harness = harness_create("protocols-decoration");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "decoration"));
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &decoration_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
+	ck_assert(sc_app_create_window(&app, "decoration", "decoration", 64, 48,
+		0xff00ff00));
+	struct zxdg_toplevel_decoration_v1 *decoration =
+		zxdg_decoration_manager_v1_get_toplevel_decoration(
+			decoration_manager, app.xdg_toplevel);
+	zxdg_toplevel_decoration_v1_add_listener(decoration,
+		&decoration_listener, NULL);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_eq(decoration_mode,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+	decoration_mode = -1;
+	// the mode stays client-side: no configure says otherwise (the
+	// protocol asks for an xdg_surface.configure only)
+	zxdg_toplevel_decoration_v1_set_mode(decoration,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(decoration_mode == -1 || decoration_mode ==
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE, "asked for server-side "
+		"decorations, vitrail answered mode %d", decoration_mode);
+
+	zxdg_toplevel_decoration_v1_destroy(decoration);
+	zxdg_decoration_manager_v1_destroy(decoration_manager);
+	decoration_manager = NULL;
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- idle and idle inhibitors --------------------------------------------- */
+
+struct idle_globals {
+	struct org_kde_kwin_idle *idle;
+	struct zwp_idle_inhibit_manager_v1 *inhibit;
+	struct zwlr_virtual_pointer_manager_v1 *virtual_pointer;
+};
+
+static void idle_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct idle_globals *g = data;
+	if (strcmp(interface, org_kde_kwin_idle_interface.name) == 0) {
+		g->idle = wl_registry_bind(registry, name,
+			&org_kde_kwin_idle_interface, 1);
+	} else if (strcmp(interface,
+			zwp_idle_inhibit_manager_v1_interface.name) == 0) {
+		g->inhibit = wl_registry_bind(registry, name,
+			&zwp_idle_inhibit_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+			zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
+		g->virtual_pointer = wl_registry_bind(registry, name,
+			&zwlr_virtual_pointer_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener idle_registry_listener = {
+	.global = idle_global,
+	.global_remove = extra_global_remove,
+};
+
+static int idle_events, resumed_events;
+
+static void timeout_handle_idle(void *data,
+		struct org_kde_kwin_idle_timeout *timeout) {
+	idle_events++;
+}
+
+static void timeout_handle_resumed(void *data,
+		struct org_kde_kwin_idle_timeout *timeout) {
+	resumed_events++;
+}
+
+static const struct org_kde_kwin_idle_timeout_listener timeout_listener = {
+	.idle = timeout_handle_idle,
+	.resumed = timeout_handle_resumed,
+};
+
+/* Dispatch display for ms, or until *counter reaches want. */
+static void dispatch_until(struct wl_display *display, int *counter,
+		int want, int ms) {
+	int64_t deadline = harness_now_ms() + ms;
+	while (*counter < want && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(display), 0);
+		sleep_ms(10);
+	}
+}
+
+START_TEST(test_protocols_idle) {
+	struct harness *harness = harness_create("protocols-idle");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "idle"));
+	struct idle_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &idle_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(g.idle != NULL && g.inhibit != NULL &&
+		g.virtual_pointer != NULL, "no org_kde_kwin_idle, "
+		"zwp_idle_inhibit_manager_v1 or virtual pointer");
+
+	struct org_kde_kwin_idle_timeout *timeout =
+		org_kde_kwin_idle_get_idle_timeout(g.idle, app.seat, 200);
+	org_kde_kwin_idle_timeout_add_listener(timeout, &timeout_listener, NULL);
+	dispatch_until(app.display, &idle_events, 1, harness_scaled_ms(10000));
+	ck_assert_msg(idle_events == 1, "no idle after 200 ms without input");
+	struct zwlr_virtual_pointer_v1 *vp =
+		zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
+			g.virtual_pointer, NULL);
+	zwlr_virtual_pointer_v1_motion(vp, 1, wl_fixed_from_int(3), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	dispatch_until(app.display, &resumed_events, 1,
+		harness_scaled_ms(10000));
+	ck_assert_msg(resumed_events == 1, "no resumed at a pointer motion");
+	org_kde_kwin_idle_timeout_release(timeout);
+
+	// a mapped window inhibits idle
+	ck_assert(sc_app_create_window(&app, "idle", "idle", 64, 48,
+		0xff00ff00));
+	struct zwp_idle_inhibitor_v1 *inhibitor =
+		zwp_idle_inhibit_manager_v1_create_inhibitor(g.inhibit, app.surface);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	idle_events = 0;
+	timeout = org_kde_kwin_idle_get_idle_timeout(g.idle, app.seat, 100);
+	org_kde_kwin_idle_timeout_add_listener(timeout, &timeout_listener, NULL);
+	dispatch_until(app.display, &idle_events, 1, 1000);
+	ck_assert_msg(idle_events == 0, "idle while a window inhibits it");
+	zwp_idle_inhibitor_v1_destroy(inhibitor);
+	dispatch_until(app.display, &idle_events, 1, harness_scaled_ms(10000));
+	ck_assert_msg(idle_events == 1, "no idle once the inhibitor went");
+	org_kde_kwin_idle_timeout_release(timeout);
+
+	zwlr_virtual_pointer_v1_destroy(vp);
+	zwlr_virtual_pointer_manager_v1_destroy(g.virtual_pointer);
+	zwp_idle_inhibit_manager_v1_destroy(g.inhibit);
+	org_kde_kwin_idle_destroy(g.idle);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- input inhibitor ------------------------------------------------------ */
+
+static struct zwlr_input_inhibit_manager_v1 *input_inhibit_manager;
+
+static void input_inhibit_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface,
+			zwlr_input_inhibit_manager_v1_interface.name) == 0) {
+		input_inhibit_manager = wl_registry_bind(registry, name,
+			&zwlr_input_inhibit_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener input_inhibit_registry_listener = {
+	.global = input_inhibit_global,
+	.global_remove = extra_global_remove,
+};
+
+static void click(struct harness_conn *conn, double x, double y) {
+	harness_pointer_move(conn, x, y);
+	harness_pointer_button(conn, 0x110, true); // BTN_LEFT
+	harness_pointer_button(conn, 0x110, false);
+}
+
+START_TEST(test_protocols_input_inhibitor) {
+	struct harness *harness = harness_create("protocols-input-inhibitor");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	struct harness_conn *conn = vitrail->conn;
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "inhibited"));
+	app.on_tap = count_tap;
+	ck_assert(sc_app_create_window(&app, "inhibited", "inhibited", 120, 80,
+		WINDOW_ARGB));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = harness_find_window(conn, "inhibited");
+	ck_assert(w != NULL);
+	double x = w->x + 60, y = w->y + 40;
+
+	struct wl_display *other = wl_display_connect(vitrail->socket);
+	ck_assert(other != NULL);
+	struct wl_registry *registry = wl_display_get_registry(other);
+	wl_registry_add_listener(registry, &input_inhibit_registry_listener,
+		NULL);
+	ck_assert_int_ge(wl_display_roundtrip(other), 0);
+	ck_assert_msg(input_inhibit_manager != NULL,
+		"no zwlr_input_inhibit_manager_v1");
+	struct zwlr_input_inhibitor_v1 *inhibitor =
+		zwlr_input_inhibit_manager_v1_get_inhibitor(input_inhibit_manager);
+	ck_assert_int_ge(wl_display_roundtrip(other), 0);
+
+	taps = 0;
+	click(conn, x, y);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 0, "the window got %d clicks while another "
+		"client held the input inhibitor", taps);
+	zwlr_input_inhibitor_v1_destroy(inhibitor);
+	ck_assert_int_ge(wl_display_roundtrip(other), 0);
+	click(conn, x + 1, y);
+	harness_settle(conn);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(taps == 1, "the window got %d clicks after the inhibitor "
+		"went", taps);
+
+	zwlr_input_inhibit_manager_v1_destroy(input_inhibit_manager);
+	input_inhibit_manager = NULL;
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(other);
+	wl_display_disconnect(other);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- pointer constraints and relative motion ------------------------------ */
+
+struct pointer_globals {
+	struct zwp_pointer_constraints_v1 *constraints;
+	struct zwp_relative_pointer_manager_v1 *relative;
+	struct zwlr_virtual_pointer_manager_v1 *virtual_pointer;
+};
+
+static void pointer_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct pointer_globals *g = data;
+	if (strcmp(interface, zwp_pointer_constraints_v1_interface.name) == 0) {
+		g->constraints = wl_registry_bind(registry, name,
+			&zwp_pointer_constraints_v1_interface, 1);
+	} else if (strcmp(interface,
+			zwp_relative_pointer_manager_v1_interface.name) == 0) {
+		g->relative = wl_registry_bind(registry, name,
+			&zwp_relative_pointer_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+			zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
+		g->virtual_pointer = wl_registry_bind(registry, name,
+			&zwlr_virtual_pointer_manager_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener pointer_registry_listener = {
+	.global = pointer_global,
+	.global_remove = extra_global_remove,
+};
+
+static bool pointer_locked;
+static double relative_dx, relative_dy;
+
+static void locked_handle_locked(void *data,
+		struct zwp_locked_pointer_v1 *locked) {
+	pointer_locked = true;
+}
+
+static void locked_handle_unlocked(void *data,
+		struct zwp_locked_pointer_v1 *locked) {
+	pointer_locked = false;
+}
+
+static const struct zwp_locked_pointer_v1_listener locked_listener = {
+	.locked = locked_handle_locked,
+	.unlocked = locked_handle_unlocked,
+};
+
+static bool pointer_confined;
+
+static void confined_handle_confined(void *data,
+		struct zwp_confined_pointer_v1 *confined) {
+	pointer_confined = true;
+}
+
+static void confined_handle_unconfined(void *data,
+		struct zwp_confined_pointer_v1 *confined) {
+	pointer_confined = false;
+}
+
+static const struct zwp_confined_pointer_v1_listener confined_listener = {
+	.confined = confined_handle_confined,
+	.unconfined = confined_handle_unconfined,
+};
+
+static void relative_handle_motion(void *data,
+		struct zwp_relative_pointer_v1 *relative, uint32_t utime_hi,
+		uint32_t utime_lo, wl_fixed_t dx, wl_fixed_t dy,
+		wl_fixed_t dx_unaccel, wl_fixed_t dy_unaccel) {
+	relative_dx += wl_fixed_to_double(dx);
+	relative_dy += wl_fixed_to_double(dy);
+}
+
+static const struct zwp_relative_pointer_v1_listener relative_listener = {
+	.relative_motion = relative_handle_motion,
+};
+
+START_TEST(test_protocols_pointer_lock) {
+	struct harness *harness = harness_create("protocols-pointer-lock");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "pointer-lock"));
+	struct pointer_globals g = { 0 };
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &pointer_registry_listener, &g);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(g.constraints != NULL && g.relative != NULL &&
+		g.virtual_pointer != NULL, "missing pointer globals");
+	ck_assert(sc_app_create_window(&app, "pointer-lock", "pointer lock",
+		200, 150, 0xff808080));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *w = harness_find_window(vitrail->conn,
+		"pointer-lock");
+	ck_assert(w != NULL);
+	ck_assert_msg(app.pointer != NULL, "the window has no wl_pointer");
+	struct zwp_relative_pointer_v1 *relative =
+		zwp_relative_pointer_manager_v1_get_relative_pointer(g.relative,
+			app.pointer);
+	zwp_relative_pointer_v1_add_listener(relative, &relative_listener, NULL);
+	struct zwp_locked_pointer_v1 *locked =
+		zwp_pointer_constraints_v1_lock_pointer(g.constraints, app.surface,
+			app.pointer, NULL,
+			ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+	zwp_locked_pointer_v1_add_listener(locked, &locked_listener, NULL);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+
+	// a virtual pointer of another connection: onto the window
+	struct zwlr_virtual_pointer_v1 *vp =
+		zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
+			g.virtual_pointer, NULL);
+	zwlr_virtual_pointer_v1_motion_absolute(vp, 0, (uint32_t)(w->x + 100),
+		(uint32_t)(w->y + 75), 320, 240);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(pointer_locked, "the pointer over the window is not "
+		"locked");
+	double x = app.pointer_x, y = app.pointer_y;
+	double rdx = relative_dx, rdy = relative_dy;
+
+	// locked: relative motion only, the pointer stays
+	zwlr_virtual_pointer_v1_motion(vp, 1, wl_fixed_from_int(7),
+		wl_fixed_from_int(3));
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(relative_dx - rdx == 7 && relative_dy - rdy == 3,
+		"relative motion (%g, %g), sent (7, 3)", relative_dx - rdx,
+		relative_dy - rdy);
+	ck_assert_msg(app.pointer_x == x && app.pointer_y == y, "the locked "
+		"pointer moved from (%g, %g) to (%g, %g)", x, y, app.pointer_x,
+		app.pointer_y);
+
+	// unlocked: it moves again
+	zwp_locked_pointer_v1_destroy(locked);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	zwlr_virtual_pointer_v1_motion(vp, 2, wl_fixed_from_int(5), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(app.pointer_x == x + 5 && app.pointer_y == y, "the "
+		"unlocked pointer is at (%g, %g), expected (%g, %g)", app.pointer_x,
+		app.pointer_y, x + 5, y);
+	ck_assert_msg(relative_dx - rdx == 12, "relative motion %g in x, "
+		"sent 12", relative_dx - rdx);
+
+	// confined to 80..139 x 60..99 (the pointer inside): a move right by
+	// 100 stops at x 139, one left by 200 at x 80; the relative motion
+	// is what was sent
+	struct wl_region *region = wl_compositor_create_region(app.compositor);
+	wl_region_add(region, 80, 60, 60, 40);
+	struct zwp_confined_pointer_v1 *confined =
+		zwp_pointer_constraints_v1_confine_pointer(g.constraints,
+			app.surface, app.pointer, region,
+			ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT);
+	wl_region_destroy(region);
+	zwp_confined_pointer_v1_add_listener(confined, &confined_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	// it activates as the pointer moves inside
+	zwlr_virtual_pointer_v1_motion(vp, 3, wl_fixed_from_int(1), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(pointer_confined, "the pointer in the region is not "
+		"confined (at %g, %g)", app.pointer_x, app.pointer_y);
+	zwlr_virtual_pointer_v1_motion(vp, 4, wl_fixed_from_int(100), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(app.pointer_x == 139 && app.pointer_y == y, "confined, "
+		"the pointer went to (%g, %g), not (139, %g)", app.pointer_x,
+		app.pointer_y, y);
+	zwlr_virtual_pointer_v1_motion(vp, 5, wl_fixed_from_int(-200), 0);
+	zwlr_virtual_pointer_v1_frame(vp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(app.pointer_x == 80, "confined, the pointer went to "
+		"x %g, not 80", app.pointer_x);
+	ck_assert_msg(relative_dx - rdx == 12 + 1 + 100 - 200, "relative "
+		"motion %g in x, sent %d", relative_dx - rdx, 12 + 1 + 100 - 200);
+	zwp_confined_pointer_v1_destroy(confined);
+
+	zwlr_virtual_pointer_v1_destroy(vp);
+	zwp_relative_pointer_v1_destroy(relative);
+	zwp_relative_pointer_manager_v1_destroy(g.relative);
+	zwp_pointer_constraints_v1_destroy(g.constraints);
+	zwlr_virtual_pointer_manager_v1_destroy(g.virtual_pointer);
+	wl_registry_destroy(registry);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- output power --------------------------------------------------------- */
+
+static int power_mode = -1;
+static bool power_failed;
+
+static void power_handle_mode(void *data, struct zwlr_output_power_v1 *power,
+		uint32_t mode) {
+	power_mode = (int)mode;
+}
+
+static void power_handle_failed(void *data,
+		struct zwlr_output_power_v1 *power) {
+	power_failed = true;
+}
+
+static const struct zwlr_output_power_v1_listener power_listener = {
+	.mode = power_handle_mode,
+	.failed = power_handle_failed,
+};
+
+START_TEST(test_protocols_output_power) {
+	struct harness *harness = harness_create("protocols-output-power");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "power"));
+	struct extra_globals g;
+	struct wl_registry *registry = bind_extra(&app, &g, false);
+	ck_assert_msg(g.power != NULL && g.output != NULL,
+		"no zwlr_output_power_manager_v1");
+	struct zwlr_output_power_v1 *power =
+		zwlr_output_power_manager_v1_get_output_power(g.power, g.output);
+	zwlr_output_power_v1_add_listener(power, &power_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_eq(power_mode, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+
+	zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_OFF);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert(!power_failed);
+	ck_assert_int_eq(power_mode, ZWLR_OUTPUT_POWER_V1_MODE_OFF);
+	// off: the headless backend of wlroots 0.15 cannot disable an
+	// output, so vitrail blanks it: black, every pixel
+	harness_settle(vitrail->conn);
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/off.png", harness->out_dir) > 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	int32_t w = 0, h = 0;
+	uint32_t *pixels = vr_png_read(path, &w, &h);
+	ck_assert(pixels != NULL && w == 320 && h == 240);
+	for (int32_t i = 0; i < w * h; i++) {
+		ck_assert_msg(pixels[i] == 0xff000000u, "off: pixel (%d, %d) is "
+			"0x%08x, not black", i % w, i / w, pixels[i]);
+	}
+	free(pixels);
+	free(path);
+
+	zwlr_output_power_v1_set_mode(power, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_eq(power_mode, ZWLR_OUTPUT_POWER_V1_MODE_ON);
+	harness_settle(vitrail->conn);
+	ck_assert(asprintf(&path, "%s/on.png", harness->out_dir) > 0);
+	ck_assert_int_eq(harness_grim(harness, vitrail, "HEADLESS-1", path), 0);
+	pixels = vr_png_read(path, &w, &h);
+	ck_assert(pixels != NULL && w == 320 && h == 240);
+	// the default background, drawn again
+	ck_assert_uint_eq(pixels[120 * w + 160], 0xff29303au);
+	free(pixels);
+	free(path);
+
+	zwlr_output_power_v1_destroy(power);
+	extra_finish(&app, &g, registry);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- runner --------------------------------------------------------------- */
+
+static Suite *protocols_suite(void) {
+	Suite *suite = suite_create("protocols");
+	harness_add_case(suite, "globals", test_protocols_globals_of_sway, 60);
+	harness_add_case(suite, "clipboard", test_protocols_clipboard_round_trip,
+		60);
+	harness_add_case(suite, "session_lock", test_protocols_session_lock, 120);
+	harness_add_case(suite, "swaylock", test_protocols_swaylock, 60);
+	harness_add_case(suite, "single_pixel", test_protocols_single_pixel_buffer,
+		60);
+	harness_add_case(suite, "foreign_toplevel",
+		test_protocols_foreign_toplevel, 60);
+	harness_add_case(suite, "activation", test_protocols_activation, 60);
+	harness_add_case(suite, "scale_and_type", test_protocols_scale_and_type,
+		60);
+	harness_add_case(suite, "text_input", test_protocols_text_input, 60);
+	harness_add_case(suite, "decoration", test_protocols_decoration, 60);
+	harness_add_case(suite, "idle", test_protocols_idle, 60);
+	harness_add_case(suite, "input_inhibitor", test_protocols_input_inhibitor,
+		60);
+	harness_add_case(suite, "pointer_lock", test_protocols_pointer_lock, 60);
+	harness_add_case(suite, "output_power", test_protocols_output_power, 60);
+	return suite;
+}
+
+/* Whether program is in PATH. */
+static bool in_path(const char *program) {
+	const char *path = getenv("PATH");
+	char *copy = strdup(path != NULL ? path : "/usr/bin:/bin");
+	bool found = false;
+	for (char *dir = strtok(copy, ":"); dir != NULL && !found;
+			dir = strtok(NULL, ":")) {
+		char *file = NULL;
+		if (asprintf(&file, "%s/%s", dir, program) > 0) {
+			found = access(file, X_OK) == 0;
+			free(file);
+		}
+	}
+	free(copy);
+	return found;
+}
+
+int main(int argc, char *argv[]) {
+	if (argc > 1 && strcmp(argv[1], "clipboard") == 0 &&
+			(!in_path("wl-copy") || !in_path("wl-paste"))) {
+		fprintf(stderr, "wl-copy or wl-paste not found (package "
+			"wl-clipboard): skipped\n");
+		return 77;
+	}
+	if (argc > 1 && strcmp(argv[1], "swaylock") == 0 &&
+			!in_path("swaylock")) {
+		fprintf(stderr, "swaylock not found (package swaylock): "
+			"skipped\n");
+		return 77;
+	}
+	return harness_run_suite(protocols_suite(), argc, argv);
+}
