@@ -56,6 +56,9 @@ struct vr_task {
 	uint32_t index; /* position in the chain (drawing order) */
 	uint32_t job; /* which target of the render call */
 	struct vr_box aabb; /* target pixels: everything it may touch */
+	/* estimated execution cost in units of VR_COST_* (prepare.c): what
+	 * the pipeline sizes chunks and chooses the frame's mode by */
+	uint32_t cost;
 	struct vr_task_payload *payload;
 	struct vr_task_out *out; /* filled by vr_engine_execute */
 };
@@ -80,6 +83,29 @@ struct vr_task {
  * and pushes a task when it leaves that window (or at the job's end).
  */
 #define VR_BATCH_LOOKBACK 8
+
+/*
+ * Cost estimates (prepare.c, vr_prim_cost): what executing a primitive
+ * costs a worker, in abstract units (one unit is about the vertex work of
+ * one solid quad), from what it does: per primitive, per image quad, per
+ * glyph, per path point (doubled for strokes), per blurred shadow's
+ * scratch pixels. The pipeline measures what a unit takes on this machine
+ * (vr_renderer_calibrate) and sizes chunks and picks the frame's mode
+ * from it; the estimates never change pixels.
+ *
+ * A batch stops growing at VR_TASK_MAX_COST (a fixed number, not a
+ * measured one: batching is the same in every mode and on every machine,
+ * so parallel and sequential frames stay bit-identical): heavy batches
+ * split into tasks that workers can run side by side. A single primitive
+ * heavier than that (a long path, a large blur) stays one task.
+ */
+#define VR_COST_PRIM 2
+#define VR_COST_IMAGE 1 /* more per textured quad */
+#define VR_COST_SHAPE 3
+#define VR_COST_GLYPH 1 /* per glyph of a run */
+#define VR_COST_PATH_POINT 1 /* per 4 path points (x2 stroked) */
+#define VR_COST_SHADOW 24 /* + a unit per 4096 scratch pixels */
+#define VR_TASK_MAX_COST 512
 
 struct vr_task_payload {
 	uint32_t count; /* primitives */

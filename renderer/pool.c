@@ -114,6 +114,7 @@ struct vr_task *vr_task_list_append(struct vr_task_list *list,
 	slot->index = list->len++;
 	vr_task_slot(slot)->drawn = false;
 	vr_task_slot(slot)->commit = 0; /* pending */
+	vr_task_slot(slot)->chunk = 0;
 	return slot;
 }
 

@@ -53,6 +53,10 @@ struct vr_task_slot {
 	/* the commit rule's (enum in pool.c), the commit thread's once the
 	 * task is in the pool */
 	uint8_t commit;
+	/* tasks of the chunk this one starts (it and the next chunk - 1 in
+	 * the chain, one job's) when it went into the task pool, 0 for the
+	 * chunk's other tasks; written by the producer before the push */
+	uint32_t chunk;
 };
 
 struct vr_task_list {
@@ -97,7 +101,9 @@ struct vr_queue {
 
 /*
  * Tasks: one producer (preparation) pushes in chain order, any number of
- * consumers (workers) pop in that same order.
+ * consumers (workers) pop in that same order. What goes through it is the
+ * first task of a chunk (vr_task_slot::chunk): the popping worker executes
+ * the chunk's tasks in chain order, one handoff for all of them.
  */
 struct vr_task_pool {
 	struct vr_queue queue; /* of struct vr_task * */
@@ -117,13 +123,14 @@ void vr_task_pool_restart(struct vr_task_pool *pool);
 /* ---- result pool (MPSC) -------------------------------------------------- */
 
 enum vr_result_type {
-	VR_RESULT_TASK, /* a worker executed task `index` */
+	VR_RESULT_TASK, /* a worker executed tasks index .. index + count - 1 */
 	VR_RESULT_JOB_END, /* preparation: job `job`'s tasks end at `index` */
 };
 
 struct vr_result {
 	enum vr_result_type type;
 	uint32_t index;
+	uint32_t count; /* VR_RESULT_TASK: tasks of the chunk */
 	uint32_t job;
 };
 

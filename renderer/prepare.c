@@ -68,6 +68,7 @@ struct prepare {
 /* The primitive's kind-specific batch key. */
 struct prim_key {
 	enum vr_task_kind kind;
+	uint32_t cost; /* of the primitive (engine.h, VR_COST_*) */
 	size_t size; /* of the primitive */
 	const struct vr_image *image;
 	uint32_t atlas_page;
@@ -100,8 +101,10 @@ static bool compatible(const struct open_task *open,
 		const struct prim_key *key)
 {
 	if (open->task.kind != key->kind ||
-			open->payload.count >= VR_BATCH_MAX) {
-		return false;
+			open->payload.count >= VR_BATCH_MAX ||
+			(open->payload.count > 0 &&
+			open->task.cost + key->cost > VR_TASK_MAX_COST)) {
+		return false; /* a heavy batch splits: see engine.h */
 	}
 	switch (key->kind) {
 	case VR_TASK_QUADS:
@@ -211,6 +214,7 @@ static void *add_prim(struct prepare *prep, const struct prim_key *key,
 		return NULL;
 	}
 	open->task.aabb = vr_box_union(&open->task.aabb, aabb);
+	open->task.cost += key->cost;
 	char *slot = (char *)payload_array(&open->payload) +
 		(open->payload.count - 1) * open->prim_size;
 	memset(slot, 0, open->prim_size);
@@ -234,6 +238,7 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 	}
 	struct prim_key key = {
 		.kind = VR_TASK_QUADS,
+		.cost = VR_COST_PRIM + (draw->image != NULL ? VR_COST_IMAGE : 0),
 		.size = sizeof(struct vr_draw_task),
 		.image = draw->image,
 		.clip = draw->clip,
@@ -324,6 +329,13 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 	return true;
 }
 
+/* A primitive's cost, bounded (one primitive never overflows a task's). */
+static uint32_t cost_clamp(size_t cost)
+{
+	return cost > VR_TASK_MAX_COST * 16 ? VR_TASK_MAX_COST * 16 :
+		(uint32_t)cost;
+}
+
 static float mat_scale(const struct vr_mat *m)
 {
 	return sqrtf(fabsf(m->a * m->d - m->b * m->c));
@@ -345,6 +357,7 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 	case VR_DL_RRECT:
 	case VR_DL_ELLIPSE: {
 		struct prim_key key = { .kind = VR_TASK_SHAPES,
+			.cost = VR_COST_PRIM + VR_COST_SHAPE,
 			.size = sizeof(struct vr_shape) };
 		struct vr_shape *shape = add_prim(prep, &key, &aabb);
 		if (shape != NULL) {
@@ -359,7 +372,13 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		return;
 	}
 	case VR_DL_PATH: {
+		size_t points = cmd->path != NULL ? cmd->path->npoints : 0;
+		if (cmd->paint.stroke_width > 0.0f) {
+			points *= 2; /* both sides, joins and caps */
+		}
 		struct prim_key key = { .kind = VR_TASK_TRIANGLES,
+			.cost = cost_clamp(VR_COST_PRIM +
+				VR_COST_PATH_POINT * (points + 3) / 4),
 			.size = sizeof(struct vr_geometry) };
 		struct vr_geometry *geometry = add_prim(prep, &key, &aabb);
 		if (geometry != NULL) {
@@ -400,6 +419,8 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		bool nearest = m->a > 0.0f && fabsf(m->b) < 1e-6f * m->a &&
 			fabsf(m->c) < 1e-6f * m->a && fabsf(m->a - m->d) < 1e-6f * m->a;
 		struct prim_key key = { .kind = VR_TASK_GLYPHS,
+			.cost = cost_clamp(VR_COST_PRIM + VR_COST_GLYPH *
+				(size_t)(cmd->text != NULL ? cmd->text->count : 0)),
 			.size = sizeof(struct vr_glyph_run), .nearest = nearest };
 		struct vr_glyph_run *run = add_prim(prep, &key, &aabb);
 		if (run != NULL) {
@@ -415,7 +436,11 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		if (!(mat_scale(&state.mat) > 0.0f)) {
 			return;
 		}
+		/* the blur's passes grow with its scratch image */
+		size_t pixels = (size_t)aabb.width * (size_t)aabb.height;
 		struct prim_key key = { .kind = VR_TASK_SHADOW,
+			.cost = cost_clamp(VR_COST_PRIM + VR_COST_SHADOW +
+				pixels / 4096),
 			.size = sizeof(struct vr_shadow) };
 		struct vr_shadow *shadow = add_prim(prep, &key, &aabb);
 		if (shadow != NULL) {

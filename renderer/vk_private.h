@@ -204,6 +204,19 @@ struct vr_frame {
 	struct vr_array upload_cbs, prologue_cbs; /* VkCommandBuffer, submit */
 	/* sequential mode: time spent executing and recording */
 	uint64_t seq_execute_ns, seq_record_ns;
+	/* Granularity (caller's thread): the parallel mode hands tasks over
+	 * only once the frame's estimated cost reached
+	 * vr_granularity::parallel_cost (until then they wait in the chain
+	 * from `handed`); below it at the end of preparation the frame runs
+	 * inline. Tasks go to the pool in chunks [chunk_first, +chunk_len)
+	 * of one job. */
+	enum vr_frame_mode mode;
+	bool handing; /* parallel: the workers and commit thread have it */
+	uint32_t cost; /* estimated so far */
+	uint32_t chunks; /* pushed */
+	uint32_t handed; /* tasks below it are in chunks */
+	uint32_t chunk_first, chunk_len, chunk_cost;
+	size_t jobs_ended; /* job ends pushed to the result pool */
 };
 
 /*
@@ -317,6 +330,7 @@ struct vr_renderer {
 	struct vr_resources res;
 	struct vr_exec_ctx *seq_ctx; /* the caller's thread's */
 	struct vr_workers workers;
+	struct vr_granularity granularity; /* caller's thread */
 	bool sequential;
 	int workers_wanted; /* 0: the default */
 	struct vr_frame frame;
@@ -498,6 +512,16 @@ void vr_workers_finish(struct vr_renderer *renderer);
 bool vr_workers_start(struct vr_renderer *renderer, int count);
 void vr_workers_stop(struct vr_renderer *renderer);
 int vr_workers_default_count(void);
+/* A CPU stage that runs on the caller's thread (an inline frame): counts
+ * for vr_cpu_stages_wait_idle like a parallel frame's. */
+void vr_cpu_stage_begin(void);
+/* warm.c: a display list with one command of every kind (argb: a 4x4
+ * image it draws). */
+struct vr_display_list *vr_warm_list(struct vr_image *argb);
+/* granularity.c: the figures calibrated for the renderer's worker count
+ * in this process, or the uncalibrated defaults; caller's thread. */
+void vr_granularity_refresh(struct vr_renderer *renderer);
+void vr_cpu_stage_end(void);
 /* Parallel frame: let the commit thread start the prepared frame state,
  * then feed it (tasks through vr_chain_push, job ends), then wait. */
 void vr_workers_frame_start(struct vr_renderer *renderer);

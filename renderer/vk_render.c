@@ -406,6 +406,7 @@ struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
 			!vr_workers_start(renderer, renderer->workers_wanted)) {
 		goto error;
 	}
+	vr_granularity_refresh(renderer);
 	return renderer;
 
 error:
@@ -435,6 +436,7 @@ void vr_renderer_set_workers(struct vr_renderer *renderer, int workers)
 		vr_log(VR_LOG_ERROR, "no worker threads: rendering sequentially");
 		renderer->sequential = true;
 	}
+	vr_granularity_refresh(renderer);
 }
 
 void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential)
@@ -448,6 +450,7 @@ void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential)
 		renderer->sequential = true;
 	} else if (vr_workers_start(renderer, renderer->workers_wanted)) {
 		renderer->sequential = false;
+		vr_granularity_refresh(renderer);
 	} else {
 		vr_log(VR_LOG_ERROR, "no worker threads: staying sequential");
 	}
@@ -790,6 +793,68 @@ void *vr_chain_alloc(struct vr_chain *chain, size_t size)
 	return vr_arena_alloc(&chain->arena, size);
 }
 
+/* ---- granularity (parallel mode; the caller's thread) ---------------------- */
+
+/* The pending chunk to the workers: one handoff for its tasks. */
+static void push_chunk(struct vr_renderer *renderer)
+{
+	struct vr_frame *frame = &renderer->frame;
+	if (frame->chunk_len == 0) {
+		return;
+	}
+	struct vr_task *first = vr_task_list_at(&frame->chain.tasks,
+		frame->chunk_first);
+	vr_task_slot(first)->chunk = frame->chunk_len;
+	vr_workers_push(renderer, first);
+	frame->chunks++;
+	frame->chunk_len = 0;
+	frame->chunk_cost = 0;
+}
+
+/* Chain tasks below `end` into chunks of about chunk_cost, one job's
+ * each; a chunk goes as soon as it is full. */
+static void hand_over(struct vr_renderer *renderer, uint32_t end)
+{
+	struct vr_frame *frame = &renderer->frame;
+	while (frame->handed < end) {
+		const struct vr_task *task = vr_task_list_at(&frame->chain.tasks,
+			frame->handed);
+		if (frame->chunk_len > 0 && vr_task_list_at(&frame->chain.tasks,
+				frame->chunk_first)->job != task->job) {
+			push_chunk(renderer);
+		}
+		if (frame->chunk_len == 0) {
+			frame->chunk_first = frame->handed;
+		}
+		frame->chunk_len++;
+		frame->chunk_cost += task->cost;
+		frame->handed++;
+		if (frame->chunk_cost >= renderer->granularity.chunk_cost) {
+			push_chunk(renderer);
+		}
+	}
+}
+
+/* Jobs below `job` are prepared: the commit thread learns their ends. */
+static void end_jobs(struct vr_renderer *renderer, size_t job)
+{
+	struct vr_frame *frame = &renderer->frame;
+	for (; frame->jobs_ended < job; frame->jobs_ended++) {
+		/* the commit thread closes the job's render pass at its end */
+		vr_workers_job_end(renderer, (uint32_t)frame->jobs_ended,
+			frame->jobs[frame->jobs_ended].end);
+	}
+}
+
+/* The frame is worth the handoffs: the commit thread starts on it. */
+static void start_handing(struct vr_renderer *renderer)
+{
+	struct vr_frame *frame = &renderer->frame;
+	frame->handing = true;
+	frame->mode = VR_FRAME_PARALLEL;
+	vr_workers_frame_start(renderer);
+}
+
 bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task)
 {
 	if (chain->failed) {
@@ -801,12 +866,20 @@ bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task)
 		return false;
 	}
 	struct vr_renderer *renderer = chain->renderer;
+	struct vr_frame *frame = &renderer->frame;
+	frame->cost += slot->cost;
 	if (!renderer->sequential) {
-		vr_workers_push(renderer, slot);
+		if (!frame->handing &&
+				frame->cost >= renderer->granularity.parallel_cost) {
+			start_handing(renderer);
+		}
+		if (frame->handing) {
+			hand_over(renderer, chain->tasks.len);
+			end_jobs(renderer, slot->job);
+		}
 		return true;
 	}
 	/* the classic way: execute and record it right now */
-	struct vr_frame *frame = &renderer->frame;
 	uint64_t t0 = vr_now_ns();
 	bool drawn = vr_exec_task(renderer->seq_ctx, slot);
 	uint64_t t1 = vr_now_ns();
@@ -1217,6 +1290,12 @@ static bool setup_frame(struct vr_renderer *renderer,
 	frame->commit_ns = frame->submit_ns = 0;
 	frame->seq_execute_ns = frame->seq_record_ns = 0;
 	frame->commit_failed = false;
+	frame->mode = renderer->sequential ? VR_FRAME_SEQUENTIAL :
+		VR_FRAME_PARALLEL;
+	frame->handing = false;
+	frame->cost = frame->chunks = frame->handed = 0;
+	frame->chunk_first = frame->chunk_len = frame->chunk_cost = 0;
+	frame->jobs_ended = 0;
 	vr_arena_reset(&frame->chain.arena);
 	frame->chain.tasks.len = 0;
 	frame->chain.failed = false;
@@ -1305,17 +1384,55 @@ static bool render_parallel(struct vr_renderer *renderer,
 {
 	struct vr_frame *frame = &renderer->frame;
 	uint64_t t0 = vr_now_ns();
-	vr_workers_frame_start(renderer);
+	if (renderer->granularity.parallel_cost == 0) {
+		start_handing(renderer); /* every frame, empty ones too */
+	}
 	for (size_t i = 0; i < frame->njobs; i++) {
 		prepare_job(renderer, tree, i);
-		/* the commit thread closes the job's render pass at its end */
-		vr_workers_job_end(renderer, (uint32_t)i, frame->jobs[i].end);
+		if (frame->handing) {
+			push_chunk(renderer);
+			end_jobs(renderer, i + 1);
+		}
 	}
 	*prepare_ns = vr_now_ns() - t0;
-	/* The workers and the commit thread finish on their own: they read
-	 * the frame's tasks and what preparation held for them, never the
-	 * tree; vr_frame_reap waits for them. */
+	/* Handing: the workers and the commit thread finish on their own:
+	 * they read the frame's tasks and what preparation held for them,
+	 * never the tree; vr_frame_reap waits for them. Otherwise the frame
+	 * is too small to gain from them: render_inline. */
 	return !frame->chain.failed;
+}
+
+/* A parallel-mode frame below vr_granularity::parallel_cost: its tasks,
+ * prepared, are executed and recorded on the caller's thread in chain
+ * order, as the sequential mode does, without a handoff. */
+static bool render_inline(struct vr_renderer *renderer, bool ok)
+{
+	struct vr_frame *frame = &renderer->frame;
+	frame->mode = VR_FRAME_INLINE;
+	vr_cpu_stage_begin();
+	bool recording = vr_frame_begin_commands(renderer);
+	uint32_t index = 0;
+	for (size_t i = 0; recording && i < frame->njobs; i++) {
+		vr_frame_begin_job(renderer, i);
+		for (; ok && index < frame->jobs[i].end; index++) {
+			struct vr_task *task = vr_task_list_at(&frame->chain.tasks,
+				index);
+			uint64_t t0 = vr_now_ns();
+			bool drawn = vr_exec_task(renderer->seq_ctx, task);
+			uint64_t t1 = vr_now_ns();
+			if (drawn) {
+				vr_frame_record_task(renderer, task);
+			}
+			frame->seq_execute_ns += t1 - t0;
+			frame->seq_record_ns += vr_now_ns() - t1;
+		}
+		vr_frame_end_job(renderer, i);
+	}
+	frame->commit_ns = frame->seq_record_ns;
+	ok = ok && recording && !renderer->seq_ctx->failed;
+	ok = vr_frame_submit(renderer, ok) && ok;
+	vr_cpu_stage_end();
+	return ok;
 }
 
 /* What the frame's tasks pointed into, once they are done. */
@@ -1382,7 +1499,8 @@ static void store_timings(struct vr_renderer *renderer)
 	}
 	/* execution figures: the sum over workers and the busiest one */
 	uint64_t execute_ns = 0, critical_ns = 0;
-	if (renderer->sequential) {
+	bool parallel = frame->mode == VR_FRAME_PARALLEL;
+	if (!parallel) {
 		execute_ns = frame->seq_execute_ns;
 	} else {
 		for (size_t i = 1; i < vr_exec_ctx_count(renderer); i++) {
@@ -1404,8 +1522,11 @@ static void store_timings(struct vr_renderer *renderer)
 			.dst_rects = (uint32_t)state->ndst_rects,
 			.mirror_updated = state->mirror,
 			.cpu_copies = state->dst != NULL ? 0 : 1,
+			.mode = frame->mode,
+			.chunks = frame->chunks,
+			.cost = frame->cost,
 		};
-		if (!renderer->sequential) {
+		if (parallel) {
 			timing->execute_critical_ns = critical_ns;
 			timing->tasks = frame->chain.tasks.len;
 			timing->ooo_commits = frame->commit.ooo;
@@ -1494,14 +1615,20 @@ uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
 		/* the commit thread submits; the next submit, wait or
 		 * retirement reaps the frame's CPU stage */
 		ok = render_parallel(renderer, tree, &frame->prepare_ns);
-		frame->cpu_pending = true;
-		renderer->frames = frame->number;
+		if (frame->handing) {
+			frame->cpu_pending = true;
+			renderer->frames = frame->number;
+		} else {
+			ok = render_inline(renderer, ok);
+			frame_finish_cpu(renderer, ok);
+		}
 	}
-	/* the figures known now (sequential: every CPU figure; parallel:
-	 * preparation's); vr_frame_get_timing has them all */
+	bool done = renderer->sequential || frame->mode == VR_FRAME_INLINE;
+	/* the figures known now (sequential and inline: every CPU figure;
+	 * parallel: preparation's); vr_frame_get_timing has them all */
 	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
 	for (size_t i = 0; i < njobs; i++) {
-		if (renderer->sequential && ok && i < slot->njobs) {
+		if (done && ok && i < slot->njobs) {
 			jobs[i].timing = slot->timings[i];
 		} else {
 			jobs[i].timing.prepare_ns = frame->prepare_ns;

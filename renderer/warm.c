@@ -33,7 +33,7 @@
 /* A display list with one command of every kind, and of every state a
  * pipeline's driver variant may depend on (nearest and bilinear
  * sampling, ARGB and XRGB images, rounded clips, blurred shadows). */
-static struct vr_display_list *warm_list(struct vr_image *argb)
+struct vr_display_list *vr_warm_list(struct vr_image *argb)
 {
 	struct vr_canvas *c = vr_canvas_begin();
 	if (c == NULL) {
@@ -103,7 +103,7 @@ static bool warm_frame(struct vr_renderer *renderer)
 	}
 	vr_image_write(argb, pixels, 16, NULL);
 	vr_image_write(xrgb, pixels, 16, NULL);
-	list = warm_list(argb);
+	list = vr_warm_list(argb);
 	struct vr_node *nodes[5] = { NULL };
 	for (int i = 0; i < 5; i++) {
 		nodes[i] = vr_node_create(tree);
@@ -157,6 +157,10 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer)
 	ok = warm_frame(renderer) && ok;
 	uint64_t t2 = vr_now_ns();
 	vr_pipeline_cache_save(renderer);
+	/* what the parallel mode's granularity rests on (granularity.c) */
+	if (!renderer->sequential) {
+		vr_renderer_calibrate(renderer);
+	}
 	vr_log(VR_LOG_INFO, "warmed %zu pipelines in %.1f ms (cache file: "
 		"%s), first draws in %.1f ms", vr_engine_pipeline_count,
 		(double)(t1 - t0) / 1e6,

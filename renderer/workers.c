@@ -53,6 +53,16 @@ static void stages_add(int delta)
 	pthread_mutex_unlock(&stages_lock);
 }
 
+void vr_cpu_stage_begin(void)
+{
+	stages_add(1);
+}
+
+void vr_cpu_stage_end(void)
+{
+	stages_add(-1);
+}
+
 int vr_workers_default_count(void)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -101,16 +111,24 @@ static void *worker_main(void *data)
 	char name[16];
 	snprintf(name, sizeof(name), "vr-worker-%d", worker->index);
 	pthread_setname_np(pthread_self(), name);
+	/* the chain's tasks, at stable addresses; the pool's lock orders
+	 * their appending before our reads */
+	const struct vr_task_list *list = &worker->renderer->frame.chain.tasks;
 	struct vr_task *task;
 	while ((task = vr_task_pool_pop(&workers->tasks)) != NULL) {
+		uint32_t count = vr_task_slot(task)->chunk;
+		count = count > 0 ? count : 1;
 		test_delay(worker);
 		uint64_t t0 = vr_now_ns();
-		vr_exec_task(worker->ctx, task);
+		for (uint32_t i = 0; i < count; i++) {
+			vr_exec_task(worker->ctx, vr_task_list_at(list, task->index + i));
+		}
 		worker->ctx->busy_ns += vr_now_ns() - t0;
-		worker->ctx->tasks++;
+		worker->ctx->tasks += count;
 		struct vr_result result = {
 			.type = VR_RESULT_TASK,
 			.index = task->index,
+			.count = count,
 			.job = task->job,
 		};
 		vr_result_pool_push(&workers->results, &result);
@@ -167,7 +185,9 @@ static void commit_frame(struct vr_renderer *renderer)
 		blocked_ns += vr_now_ns() - t;
 		switch (result.type) {
 		case VR_RESULT_TASK:
-			vr_commit_task_finished(commit, result.index);
+			for (uint32_t i = 0; i < result.count; i++) {
+				vr_commit_task_finished(commit, result.index + i);
+			}
 			break;
 		case VR_RESULT_JOB_END:
 			frame->job_ends[result.job] = result.index;

@@ -368,9 +368,18 @@ static size_t output_size(const struct scene *scene)
 }
 
 struct totals {
-	uint64_t tasks, ooo_commits, commit_stalls, uploads;
-	unsigned frames;
+	uint64_t tasks, ooo_commits, commit_stalls, uploads, chunks;
+	unsigned frames, inline_frames, parallel_frames;
+	/* every frame's estimated cost, when costs is not NULL */
+	uint32_t *costs;
+	size_t ncosts, costs_cap;
 };
+
+static int compare_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
 
 static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 		struct vr_target **targets, const pixman_region32_t *damage,
@@ -400,12 +409,42 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 	totals->ooo_commits += jobs[0].timing.ooo_commits;
 	totals->commit_stalls += jobs[0].timing.commit_stalls;
 	totals->frames++;
+	const struct vr_frame_timing *t = &jobs[0].timing;
+	if (totals->costs != NULL && totals->ncosts < totals->costs_cap) {
+		totals->costs[totals->ncosts++] = t->cost;
+	}
+	for (size_t j = 0; j < scene->njobs; j++) {
+		ck_assert_int_eq(jobs[j].timing.mode, t->mode);
+		ck_assert_uint_eq(jobs[j].timing.chunks, t->chunks);
+		ck_assert_uint_eq(jobs[j].timing.cost, t->cost);
+	}
 	if (vr_renderer_is_sequential(renderer)) {
-		ck_assert_uint_eq(jobs[0].timing.tasks, 0);
-		ck_assert_uint_eq(jobs[0].timing.execute_critical_ns, 0);
-	} else {
-		ck_assert_uint_le(jobs[0].timing.execute_critical_ns,
-			jobs[0].timing.execute_ns);
+		ck_assert_int_eq(t->mode, VR_FRAME_SEQUENTIAL);
+		ck_assert_uint_eq(t->tasks, 0);
+		ck_assert_uint_eq(t->chunks, 0);
+		ck_assert_uint_eq(t->execute_critical_ns, 0);
+		return;
+	}
+	/* the decision, from the injected figures: below parallel_cost the
+	 * frame runs on this thread, without a handoff */
+	struct vr_granularity g;
+	vr_renderer_get_granularity(renderer, &g);
+	if (t->cost < g.parallel_cost) {
+		ck_assert_int_eq(t->mode, VR_FRAME_INLINE);
+		ck_assert_uint_eq(t->chunks, 0);
+		ck_assert_uint_eq(t->tasks, 0);
+		totals->inline_frames++;
+		return;
+	}
+	ck_assert_int_eq(t->mode, VR_FRAME_PARALLEL);
+	totals->parallel_frames++;
+	totals->chunks += t->chunks;
+	ck_assert_uint_le(t->execute_critical_ns, t->execute_ns);
+	ck_assert_uint_le(t->chunks, t->tasks);
+	if (g.chunk_cost <= 1) {
+		ck_assert_uint_eq(t->chunks, t->tasks); /* a task a chunk */
+	} else if (t->tasks > 0) {
+		ck_assert_uint_gt(t->chunks, 0);
 	}
 }
 
@@ -532,7 +571,9 @@ START_TEST(test_parallel_matches_sequential)
 
 	uint8_t **expected = calloc(ntrees, sizeof(*expected));
 	size_t *sizes = calloc(ntrees, sizeof(*sizes));
-	struct totals seq_totals = { 0 };
+	struct totals seq_totals = { .costs_cap = 2 * ntrees };
+	seq_totals.costs = calloc(seq_totals.costs_cap, sizeof(uint32_t));
+	ck_assert_ptr_nonnull(seq_totals.costs);
 	for (size_t t = 0; t < ntrees; t++) {
 		/* Glyphs new to the (process-wide) atlas are drawn from a
 		 * temporary image in the frame that rasterises them, from an
@@ -549,6 +590,13 @@ START_TEST(test_parallel_matches_sequential)
 	ck_assert_uint_gt(seq_totals.uploads, 0);
 	ck_assert_uint_eq(seq_totals.tasks, 0); /* sequential: no pools */
 
+	/* the median estimated cost of a frame: the threshold of the
+	 * configurations below that run some frames inline */
+	qsort(seq_totals.costs, seq_totals.ncosts, sizeof(uint32_t),
+		compare_u32);
+	uint32_t median_cost = seq_totals.costs[seq_totals.ncosts / 2];
+	free(seq_totals.costs);
+	ck_assert_uint_gt(median_cost, 0);
 	uint64_t steady_uploads = 0;
 	for (int w = 1; w <= MAX_WORKERS; w++) {
 		vr_renderer_set_workers(par, w);
@@ -556,6 +604,17 @@ START_TEST(test_parallel_matches_sequential)
 		/* odd counts without delays, even ones with */
 		vr_renderer_set_test_delay(par, w % 2 == 0 ? MAX_DELAY_US : 0,
 			(uint32_t)w);
+		/* granularity (injected, as calibration would set it): w 1
+		 * chunks, w 2 a task per handoff, w 3 and 4 the frames cheaper
+		 * than the median inline, the others a task per handoff (w 3) or
+		 * in chunks (w 4) */
+		const struct vr_granularity grains[MAX_WORKERS] = {
+			{ .chunk_cost = 24, .parallel_cost = 0 },
+			{ .chunk_cost = 1, .parallel_cost = 0 },
+			{ .chunk_cost = 1, .parallel_cost = median_cost },
+			{ .chunk_cost = 16, .parallel_cost = median_cost },
+		};
+		vr_renderer_set_granularity(par, &grains[w - 1]);
 		struct totals totals = { 0 };
 		uint64_t t0 = vr_now_ns();
 		for (size_t t = 0; t < ntrees; t++) {
@@ -570,15 +629,28 @@ START_TEST(test_parallel_matches_sequential)
 			}
 			free(actual);
 		}
-		fprintf(stderr, "%d worker(s)%s: %zu trees, %u frames, %llu tasks, "
+		fprintf(stderr, "%d worker(s)%s, chunks of %u, inline below %u: "
+			"%zu trees, %u frames (%u inline), %llu tasks in %llu chunks, "
 			"%llu out-of-order commits, %llu commit stalls, %.1f s\n", w,
-			w % 2 == 0 ? " with delays" : "", ntrees, totals.frames,
-			(unsigned long long)totals.tasks,
+			w % 2 == 0 ? " with delays" : "", grains[w - 1].chunk_cost,
+			grains[w - 1].parallel_cost, ntrees, totals.frames,
+			totals.inline_frames, (unsigned long long)totals.tasks,
+			(unsigned long long)totals.chunks,
 			(unsigned long long)totals.ooo_commits,
 			(unsigned long long)totals.commit_stalls,
 			(double)(vr_now_ns() - t0) / 1e9);
 		ck_assert_uint_gt(totals.tasks, 0);
 		ck_assert_uint_gt(totals.uploads, 0);
+		if (grains[w - 1].parallel_cost > 0) {
+			/* both sides of the decision were taken */
+			ck_assert_uint_gt(totals.inline_frames, 0);
+			ck_assert_uint_gt(totals.parallel_frames, 0);
+		} else {
+			ck_assert_uint_eq(totals.inline_frames, 0);
+		}
+		if (grains[w - 1].chunk_cost > 1) {
+			ck_assert_uint_lt(totals.chunks, totals.tasks);
+		}
 		/* the same uploads happen whatever the threads doing them (from
 		 * the second round on: the first one also uploads the atlas
 		 * pages, new to this renderer) */
@@ -587,8 +659,10 @@ START_TEST(test_parallel_matches_sequential)
 		} else if (w > 2) {
 			ck_assert_uint_eq(totals.uploads, steady_uploads);
 		}
-		if (w >= 2 && w % 2 == 0) {
-			/* random delays make later tasks finish first */
+		if (w == 2) {
+			/* random delays make later tasks finish first (with a task
+			 * per handoff: with chunks and inline frames there may be
+			 * too few handoffs for it to show every run) */
 			ck_assert_uint_gt(totals.ooo_commits, 0);
 		}
 	}
@@ -1149,10 +1223,98 @@ START_TEST(test_parallel_caller_mutates_after_submit)
 }
 END_TEST
 
+/* The decision from calibrated figures (renderer.h, vr_granularity). */
+START_TEST(test_parallel_granularity_derive)
+{
+	/* a handoff of 10 us, a unit of 500 ns: a handoff is at most an
+	 * eighth of its chunk, 8 * 10000 / 500 = 160 units */
+	struct vr_granularity g = { .handoff_ns = 10000.0, .unit_ns = 500.0,
+		.frame_overhead_ns = 200000.0, .gain_ns_per_unit = 250.0 };
+	vr_granularity_derive(&g);
+	ck_assert_uint_eq(g.chunk_cost, 160);
+	/* 200 us of overhead, 250 ns saved per unit: parallel from 800 */
+	ck_assert_uint_eq(g.parallel_cost, 800);
+	/* 8 * 1000 / 3000 = 2.67: rounded up */
+	g = (struct vr_granularity){ .handoff_ns = 1000.0, .unit_ns = 3000.0,
+		.frame_overhead_ns = 1000.0, .gain_ns_per_unit = 3.0 };
+	vr_granularity_derive(&g);
+	ck_assert_uint_eq(g.chunk_cost, 3);
+	ck_assert_uint_eq(g.parallel_cost, 334);
+	/* parallel saved nothing (or lost): never parallel */
+	g.gain_ns_per_unit = 0.0;
+	vr_granularity_derive(&g);
+	ck_assert_uint_eq(g.parallel_cost, UINT32_MAX);
+	g.gain_ns_per_unit = -5.0;
+	vr_granularity_derive(&g);
+	ck_assert_uint_eq(g.parallel_cost, UINT32_MAX);
+	/* no overhead at all: always parallel */
+	g = (struct vr_granularity){ .handoff_ns = 1.0, .unit_ns = 1000.0,
+		.frame_overhead_ns = -50.0, .gain_ns_per_unit = 10.0 };
+	vr_granularity_derive(&g);
+	ck_assert_uint_eq(g.parallel_cost, 0);
+	ck_assert_uint_eq(g.chunk_cost, 1);
+	/* an absurd handoff: chunks stay bounded */
+	g = (struct vr_granularity){ .handoff_ns = 1e12, .unit_ns = 1.0,
+		.frame_overhead_ns = 1e15, .gain_ns_per_unit = 1e-3 };
+	vr_granularity_derive(&g);
+	ck_assert_uint_eq(g.chunk_cost, 16 * VR_TASK_MAX_COST);
+	ck_assert_uint_eq(g.parallel_cost, UINT32_MAX);
+}
+END_TEST
+
+/* A calibrated renderer keeps figures that make sense, and a second one
+ * with the same worker count takes them without measuring. (The figures
+ * themselves are the machine's: not asserted.) */
+START_TEST(test_parallel_calibrate)
+{
+	vr_set_log_func(test_log);
+	log_errors = 0;
+	struct vr_renderer *par = vr_renderer_create(
+		&(struct vr_renderer_options){ .workers = 2 });
+	ck_assert_ptr_nonnull(par);
+	struct vr_granularity g;
+	vr_renderer_get_granularity(par, &g);
+	if (!g.calibrated) {
+		ck_assert_uint_eq(g.chunk_cost, 1);
+		ck_assert_uint_eq(g.parallel_cost, 0);
+		ck_assert(vr_renderer_calibrate(par));
+		vr_renderer_get_granularity(par, &g);
+	}
+	ck_assert(g.calibrated);
+	ck_assert(g.handoff_ns > 0.0);
+	ck_assert(g.unit_ns > 0.0);
+	ck_assert_uint_ge(g.chunk_cost, 1);
+	struct vr_granularity derived = g;
+	vr_granularity_derive(&derived);
+	ck_assert_uint_eq(derived.chunk_cost, g.chunk_cost);
+	ck_assert_uint_eq(derived.parallel_cost, g.parallel_cost);
+	struct vr_renderer *again = vr_renderer_create(
+		&(struct vr_renderer_options){ .workers = 2 });
+	ck_assert_ptr_nonnull(again);
+	struct vr_granularity g2;
+	vr_renderer_get_granularity(again, &g2);
+	ck_assert(g2.calibrated);
+	ck_assert_uint_eq(g2.chunk_cost, g.chunk_cost);
+	ck_assert_uint_eq(g2.parallel_cost, g.parallel_cost);
+	/* a sequential renderer hands nothing over: nothing to calibrate */
+	vr_renderer_set_sequential(again, true);
+	ck_assert(!vr_renderer_calibrate(again));
+	vr_renderer_destroy(again);
+	vr_renderer_destroy(par);
+	ck_assert_int_eq(log_errors, 0);
+	vr_set_log_func(NULL);
+}
+END_TEST
+
 static Suite *parallel_suite(void)
 {
 	Suite *s = suite_create("parallel");
-	TCase *tc = tcase_create("property");
+	TCase *tc = tcase_create("granularity");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_parallel_granularity_derive);
+	tcase_add_test(tc, test_parallel_calibrate);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("property");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_parallel_matches_sequential);
 	suite_add_tcase(s, tc);

@@ -17,9 +17,18 @@
  * stalls; GPU completion time apart; full frame = the whole vr_render call.
  * Serial fraction: the share of the parallel CPU frame no worker covers,
  * max(preparation, CPU frame - busiest worker's execution) / CPU frame.
- * Speedup: sequential / parallel CPU frame (> 1: parallel is faster).
- * Heavy scenes: sequential warm median >= --heavy-ms (1 ms by default: on
- * a 2-core lavapipe machine warm frames of real UIs take 0.1 - 6 ms).
+ * Speedup: sequential / par2 CPU frame (> 1: parallel is faster; par2,
+ * or the most workers measured when fewer), per scene the ratio of the
+ * medians; min/median/max over the measured frames are in the CSV and
+ * the table. Heavy scenes: a fixed property of the scene, never a timing:
+ * at least --heavy-commands display-list commands (default 300), so the
+ * heavy set is the same in every run; the all-scene median is printed
+ * beside it, and the worst scene (min_ratio).
+ * Before any scene, each parallel worker count is calibrated once
+ * (vr_renderer_calibrate: the granularity of chunks and the inline
+ * threshold, measured on this machine, outside the timed runs); every
+ * renderer of the run uses those figures, and each frame's mode (inline or
+ * handed over) and chunk count are recorded.
  * Then the primitive budget (random primitives drawn within 8.33 ms of CPU
  * frame time, each mode's crossing interpolated on a ramp of x1.3 steps;
  * the ratio is best parallel / sequential), and the extra memory of the
@@ -59,8 +68,12 @@
 
 /* ---- options ------------------------------------------------------------ */
 
+#define MAX_SCENE_DIRS 16
+
 struct options {
-	const char *scenes_dir; /* tree dumps; textures in <dir>/textures */
+	/* tree dumps; textures in <dir>/textures */
+	const char *scenes_dirs[MAX_SCENE_DIRS];
+	size_t nscenes_dirs;
 	const char *our_dir; /* our JSON scenes */
 	const char *textures_dir; /* images named by scenes */
 	const char *out_dir;
@@ -69,7 +82,7 @@ struct options {
 	int warmup;
 	int cold; /* cold frames per mode */
 	int max_workers; /* 0: cores */
-	double heavy_ms;
+	int heavy_commands;
 	double budget_ms;
 	int ramp_frames;
 	double scene_budget_s; /* soft limit on one scene's measurement */
@@ -78,23 +91,25 @@ struct options {
 	bool memory;
 	bool verbose;
 	bool images; /* write each scene's last warm frame per mode */
+	bool calibrate; /* false: every task its own handoff, never inline */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench-render [options]\n"
-		"  --scenes DIR      tree dumps *.txt (textures in DIR/textures)\n"
+		"  --scenes DIR[:DIR...]  tree dumps *.txt (textures in DIR/textures);\n"
+		"                    may be given several times\n"
 		"  --our-scenes DIR  our JSON scenes *.json\n"
 		"  --textures DIR    images the scenes name (default: DIR/textures of\n"
-		"                    --scenes)\n"
+		"                    each --scenes directory)\n"
 		"  --out DIR         where bench-render.csv/.png go (default .)\n"
 		"  --only TEXT       only scene files whose name contains TEXT\n"
 		"  --frames N        warm frames measured per mode (default 15)\n"
 		"  --warmup N        warm-up frames per mode (default 3)\n"
 		"  --cold N          cold frames per mode (default 2)\n"
 		"  --workers N       parallel modes W = 1 .. N (default: cores)\n"
-		"  --heavy-ms X      heavy: sequential warm median >= X (default 1)\n"
+		"  --heavy-commands N  heavy: at least N commands (default 300)\n"
 		"  --budget-ms X     primitive budget (default 8.33)\n"
 		"  --ramp-frames N   frames per ramp point and mode (default 5)\n"
 		"  --scene-budget S  seconds per scene: past a third of it no more\n"
@@ -102,6 +117,8 @@ static void usage(FILE *f)
 		"                    more warm-up, past all of it no more warm frames\n"
 		"                    beyond 5 (default 15)\n"
 		"  --images          write <out>/frames/<scene>-<mode>-<output>.png\n"
+		"  --no-calibrate    no granularity: a handoff per task, never\n"
+		"                    inline (the parallel mode before it)\n"
 		"  --no-ramp, --no-cairo, --no-memory, --verbose\n");
 }
 
@@ -160,13 +177,16 @@ enum field {
 	F_SERIAL, /* percent of F_CPU */
 	F_TASKS,
 	F_DRAWS,
+	F_CHUNKS, /* handoffs to the workers */
+	F_COST, /* preparation's estimate */
+	F_INLINE, /* 100: the frame ran inline (mean = percent of frames) */
 	F_COUNT,
 };
 
 static const char *const field_names[F_COUNT] = {
 	"cpu_ms", "prepare_ms", "execute_sum_ms", "execute_crit_ms",
 	"commit_ms", "ooo_commits", "commit_stalls", "gpu_ms", "full_ms",
-	"serial_pct", "tasks", "draws",
+	"serial_pct", "tasks", "draws", "chunks", "cost", "inline_pct",
 };
 
 struct sample {
@@ -234,6 +254,15 @@ static double series_quantile(const struct series *s, enum field field,
 	double r = quantile(v, s->len, q);
 	free(v);
 	return r;
+}
+
+static double series_mean(const struct series *s, enum field field)
+{
+	double sum = 0.0;
+	for (size_t i = 0; i < s->len; i++) {
+		sum += s->samples[i].f[field];
+	}
+	return s->len > 0 ? sum / (double)s->len : NAN;
 }
 
 /* ---- one renderer per mode ---------------------------------------------- */
@@ -306,8 +335,8 @@ static bool instance_init(struct instance *inst, const struct mode *mode,
  */
 static double serial_percent(const struct sample *s, bool sequential)
 {
-	if (sequential || s->f[F_CPU] <= 0.0) {
-		return 100.0;
+	if (sequential || s->f[F_INLINE] > 0.0 || s->f[F_CPU] <= 0.0) {
+		return 100.0; /* an inline frame: all on the caller's thread */
 	}
 	double serial = s->f[F_CPU] - s->f[F_EXEC_CRIT];
 	if (serial < s->f[F_PREPARE]) {
@@ -360,6 +389,9 @@ static bool render_frame(struct instance *inst, struct bench_scene *scene,
 	out->f[F_OOO] = t->ooo_commits;
 	out->f[F_STALLS] = t->commit_stalls;
 	out->f[F_TASKS] = t->tasks;
+	out->f[F_CHUNKS] = t->chunks;
+	out->f[F_COST] = t->cost;
+	out->f[F_INLINE] = t->mode == VR_FRAME_INLINE ? 100.0 : 0.0;
 	for (size_t i = 0; i < scene->noutputs; i++) {
 		out->f[F_DRAWS] += jobs[i].timing.draws;
 	}
@@ -394,6 +426,8 @@ struct bench {
 	struct mode modes[MAX_MODES];
 	size_t nmodes;
 	size_t seq_mode, all_mode, cairo_mode; /* indices; cairo: nmodes if none */
+	size_t par_mode; /* par2 (or all_mode with fewer workers): the ratios */
+	struct vr_granularity grains[MAX_MODES]; /* calibrated, per mode */
 	struct scene_result *results[MAX_SCENES];
 	size_t nresults;
 	/* ramp */
@@ -583,8 +617,8 @@ static void measure_scene(struct bench *b, struct bench_scene *scene)
 		scene->stats.nodes, scene->stats.commands, scene->stats.images,
 		scene->stats.texts,
 		result_med(res, b->seq_mode, PHASE_WARM, F_CPU),
-		b->modes[b->all_mode].label,
-		result_med(res, b->all_mode, PHASE_WARM, F_CPU),
+		b->modes[b->par_mode].label,
+		result_med(res, b->par_mode, PHASE_WARM, F_CPU),
 		ms(now_ns() - t0) / 1000.0);
 	b->results[b->nresults++] = res;
 }
@@ -759,6 +793,7 @@ static void measure_memory(struct bench *b, struct bench_scene *scene)
 
 struct scene_file {
 	char path[1024];
+	char textures[1024]; /* rstree: where its images are */
 	bool json;
 };
 
@@ -794,18 +829,59 @@ static size_t list_scenes(const char *dir, const char *suffix, bool json,
 	return n;
 }
 
-static struct bench_scene *load_scene(const struct scene_file *file,
-		const char *texture_dir)
+static struct bench_scene *load_scene(const struct scene_file *file)
 {
 	if (file->json) {
-		return scene_json_load(file->path, texture_dir);
+		return scene_json_load(file->path, file->textures);
 	}
 	struct rstree_info info;
-	struct bench_scene *scene = rstree_load(file->path, texture_dir, &info);
-	return scene;
+	return rstree_load(file->path, file->textures, &info);
+}
+
+/* Each directory of a --scenes argument (DIR[:DIR...]), up to the max. */
+static void add_scene_dirs(struct options *opts, char *arg)
+{
+	char *save = NULL;
+	for (char *dir = strtok_r(arg, ":", &save); dir != NULL;
+			dir = strtok_r(NULL, ":", &save)) {
+		if (opts->nscenes_dirs == MAX_SCENE_DIRS) {
+			fprintf(stderr, "bench-render: more than %d scene directories\n",
+				MAX_SCENE_DIRS);
+			exit(2);
+		}
+		opts->scenes_dirs[opts->nscenes_dirs++] = dir;
+	}
+}
+
+/* Calibrate each parallel worker count once, outside the timed runs: the
+ * figures stay in the process for every renderer made afterwards. */
+static void calibrate(struct bench *b)
+{
+	for (size_t m = 0; m < b->nmodes; m++) {
+		const struct mode *mode = &b->modes[m];
+		if (mode->cairo || mode->sequential) {
+			continue;
+		}
+		struct vr_renderer *renderer = renderer_for(mode);
+		if (renderer == NULL) {
+			continue;
+		}
+		if (!vr_renderer_calibrate(renderer)) {
+			fprintf(stderr, "warning: %s: calibration failed\n", mode->label);
+		}
+		vr_renderer_get_granularity(renderer, &b->grains[m]);
+		vr_renderer_destroy(renderer);
+	}
 }
 
 /* ---- outputs ------------------------------------------------------------ */
+
+/* Heavy: a fixed property of the scene (its command count), never a
+ * timing, so the set is the same in every run. */
+static bool is_heavy(const struct bench *b, const struct scene_result *r)
+{
+	return r->stats.commands >= (size_t)b->opts.heavy_commands;
+}
 
 static bool write_csv(const struct bench *b, const char *path)
 {
@@ -815,8 +891,8 @@ static bool write_csv(const struct bench *b, const char *path)
 		return false;
 	}
 	fprintf(f, "scene,source,phase,mode,workers,samples,outputs,width,height,"
-		"nodes,commands,images,texts,build_ms,decode_ms,cpu_p95_ms,"
-		"full_p95_ms");
+		"nodes,commands,heavy,images,texts,build_ms,decode_ms,cpu_min_ms,"
+		"cpu_p95_ms,cpu_max_ms,full_min_ms,full_p95_ms,full_max_ms");
 	for (int i = 0; i < F_COUNT; i++) {
 		fprintf(f, ",%s", field_names[i]);
 	}
@@ -830,19 +906,25 @@ static bool write_csv(const struct bench *b, const char *path)
 				if (ser->len == 0) {
 					continue;
 				}
-				fprintf(f, "%s,%s,%s,%s,%d,%zu,%zu,%d,%d,%zu,%zu,%zu,%zu,"
-					"%.3f,%.3f,%.4f,%.4f", r->name, r->source,
-					phase_names[p], mode->label,
+				fprintf(f, "%s,%s,%s,%s,%d,%zu,%zu,%d,%d,%zu,%zu,%d,%zu,%zu,"
+					"%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", r->name,
+					r->source, phase_names[p], mode->label,
 					mode->cairo ? 1 : mode->sequential ? 0 : mode->workers,
 					ser->len, r->noutputs, r->width, r->height,
-					r->stats.nodes, r->stats.commands, r->stats.images,
-					r->stats.texts, r->build_ms, r->decode_ms,
+					r->stats.nodes, r->stats.commands, is_heavy(b, r) ? 1 : 0,
+					r->stats.images, r->stats.texts, r->build_ms, r->decode_ms,
+					series_quantile(ser, F_CPU, 0.0),
 					series_quantile(ser, F_CPU, 0.95),
-					series_quantile(ser, F_FULL, 0.95));
+					series_quantile(ser, F_CPU, 1.0),
+					series_quantile(ser, F_FULL, 0.0),
+					series_quantile(ser, F_FULL, 0.95),
+					series_quantile(ser, F_FULL, 1.0));
 				for (int i = 0; i < F_COUNT; i++) {
 					if (mode->cairo && i != F_CPU && i != F_FULL &&
 							i != F_SERIAL) {
 						fprintf(f, ",");
+					} else if (i == F_INLINE) {
+						fprintf(f, ",%.1f", series_mean(ser, F_INLINE));
 					} else {
 						fprintf(f, ",%.4f", series_quantile(ser,
 							(enum field)i, 0.5));
@@ -879,25 +961,36 @@ static double median_of(double *v, size_t n)
 	return quantile(v, n, 0.5);
 }
 
-static bool is_heavy(const struct bench *b, const struct scene_result *r)
-{
-	return result_med(r, b->seq_mode, PHASE_WARM, F_CPU) >= b->opts.heavy_ms;
-}
-
 struct summary {
-	double speedup_heavy;
-	double speedup_all; /* every scene, for comparison */
+	double speedup_heavy; /* median seq/par2 CPU frame, heavy scenes */
+	double speedup_all; /* every scene */
+	double min_ratio; /* the worst scene's seq/par2 */
+	char min_scene[64];
 	double serial_fraction;
 	double prim_ratio;
-	double vs_cairo;
+	double vs_cairo; /* median Cairo / par2 full frame */
+	double vs_cairo_min;
+	char vs_cairo_min_scene[64];
 	double extra_mem;
 	size_t scenes, heavy;
 	bool heavy_fallback; /* no heavy scene: all scenes used */
 };
 
+static double speedup_of(const struct bench *b, const struct scene_result *r)
+{
+	return result_med(r, b->seq_mode, PHASE_WARM, F_CPU) /
+		result_med(r, b->par_mode, PHASE_WARM, F_CPU);
+}
+
+static double cairo_ratio(const struct bench *b, const struct scene_result *r)
+{
+	return result_med(r, b->cairo_mode, PHASE_WARM, F_FULL) /
+		result_med(r, b->par_mode, PHASE_WARM, F_FULL);
+}
+
 static struct summary summarise(const struct bench *b)
 {
-	struct summary s = { 0 };
+	struct summary s = { .min_ratio = INFINITY, .vs_cairo_min = INFINITY };
 	double speedups[MAX_SCENES], serial[MAX_SCENES], cairo[MAX_SCENES];
 	double all[MAX_SCENES];
 	size_t nsp = 0, nca = 0, nall = 0;
@@ -915,23 +1008,37 @@ static struct summary summarise(const struct bench *b)
 		if (r->failed) {
 			continue;
 		}
-		double seq = result_med(r, b->seq_mode, PHASE_WARM, F_CPU);
-		double par = result_med(r, b->all_mode, PHASE_WARM, F_CPU);
-		all[nall++] = seq / par;
+		double ratio = speedup_of(b, r);
+		all[nall++] = ratio;
+		if (ratio < s.min_ratio) {
+			s.min_ratio = ratio;
+			snprintf(s.min_scene, sizeof(s.min_scene), "%s", r->name);
+		}
 		if (s.heavy_fallback || is_heavy(b, r)) {
-			speedups[nsp] = seq / par;
-			serial[nsp] = result_med(r, b->all_mode, PHASE_WARM, F_SERIAL);
+			speedups[nsp] = ratio;
+			serial[nsp] = result_med(r, b->par_mode, PHASE_WARM, F_SERIAL);
 			nsp++;
 		}
 		if (b->cairo_mode < b->nmodes) {
-			cairo[nca++] = result_med(r, b->cairo_mode, PHASE_WARM, F_FULL) /
-				result_med(r, b->all_mode, PHASE_WARM, F_FULL);
+			double c = cairo_ratio(b, r);
+			cairo[nca++] = c;
+			if (c < s.vs_cairo_min) {
+				s.vs_cairo_min = c;
+				snprintf(s.vs_cairo_min_scene, sizeof(s.vs_cairo_min_scene),
+					"%s", r->name);
+			}
 		}
 	}
 	s.speedup_heavy = nsp > 0 ? median_of(speedups, nsp) : 0.0;
 	s.speedup_all = nall > 0 ? median_of(all, nall) : 0.0;
 	s.serial_fraction = nsp > 0 ? median_of(serial, nsp) : 0.0;
 	s.vs_cairo = nca > 0 ? median_of(cairo, nca) : 0.0;
+	if (nall == 0) {
+		s.min_ratio = 0.0;
+	}
+	if (nca == 0) {
+		s.vs_cairo_min = 0.0;
+	}
 	double best = 0.0;
 	for (size_t m = 0; m < b->nmodes; m++) {
 		if (!b->modes[m].cairo && !b->modes[m].sequential &&
@@ -950,50 +1057,87 @@ static unsigned long renderer_errors(bool print);
 static void print_summary(const struct bench *b, const struct summary *s,
 		const char *device, const char *csv, const char *png)
 {
+	const char *par = b->modes[b->par_mode].label;
 	printf("\nvitrail renderer benchmark on %s, %d cores; per mode %d warm "
 		"frames after %d, %d cold (fewer, at least %d warm and 1 cold, past "
-		"%.0f s per scene); modes interleaved frame by frame\n",
+		"%.0f s per scene); modes alternated frame by frame, the order "
+		"rotated every round\n",
 		device, b->cores, b->opts.frames, b->opts.warmup, b->opts.cold,
 		MIN_WARM_FRAMES, b->opts.scene_budget_s);
-	printf("warm CPU frame median in ms (render entered -> submitted); "
-		"speedup = seq / %s; cairo = Cairo full frame / %s full frame\n",
-		b->modes[b->all_mode].label, b->modes[b->all_mode].label);
-	printf("%-22s %4s %6s", "scene", "out", "cmds");
 	for (size_t m = 0; m < b->nmodes; m++) {
-		if (!b->modes[m].cairo) {
-			printf(" %7s", b->modes[m].label);
+		const struct vr_granularity *g = &b->grains[m];
+		if (b->modes[m].cairo || b->modes[m].sequential) {
+			continue;
+		}
+		if (!g->calibrated) {
+			printf("%s: not calibrated (a task a handoff, never inline)\n",
+				b->modes[m].label);
+			continue;
+		}
+		printf("%s calibration: handoff %.1f us, unit %.0f ns, parallel "
+			"frame overhead %.0f us, gain %.0f ns/unit -> chunks of %u "
+			"units, ", b->modes[m].label, g->handoff_ns / 1e3, g->unit_ns,
+			g->frame_overhead_ns / 1e3, g->gain_ns_per_unit, g->chunk_cost);
+		if (g->parallel_cost == UINT32_MAX) {
+			printf("every frame inline\n");
+		} else {
+			printf("parallel from %u units\n", g->parallel_cost);
 		}
 	}
-	printf(" %7s %6s %5s %7s %7s\n", "speedup", "serial", "cairo",
-		"coldseq", "coldpar");
+	printf("warm medians in ms: cpu = render entered -> submitted, full = "
+		"the whole vr_render call (Cairo: its frame); speedup = seq / %s "
+		"cpu; cairo = Cairo full / %s full; inl = %% of %s frames run "
+		"inline; heavy: >= %d commands\n", par, par, par,
+		b->opts.heavy_commands);
+	printf("%-20s %5s", "scene", "cmds");
+	for (size_t m = 0; m < b->nmodes; m++) {
+		if (b->modes[m].cairo) {
+			printf(" %6s", "cairo");
+			continue;
+		}
+		char cpu[24], full[24];
+		snprintf(cpu, sizeof(cpu), "%s", b->modes[m].label);
+		snprintf(full, sizeof(full), "%.5sF", b->modes[m].label);
+		printf(" %6s %6s", cpu, full);
+	}
+	printf(" %7s %5s %4s %s\n", "speedup", "cairo", "inl",
+		"seq cpu min/med/max, par cpu min/med/max");
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
 		if (r->failed) {
-			printf("%-22.22s failed\n", r->name);
+			printf("%-20.20s failed\n", r->name);
 			continue;
 		}
-		printf("%-22.22s %4zu %6zu", r->name, r->noutputs, r->stats.commands);
+		printf("%-20.20s %5zu", r->name, r->stats.commands);
 		for (size_t m = 0; m < b->nmodes; m++) {
-			if (!b->modes[m].cairo) {
-				printf(" %7.2f", result_med(r, m, PHASE_WARM, F_CPU));
+			if (b->modes[m].cairo) {
+				printf(" %6.2f", result_med(r, m, PHASE_WARM, F_FULL));
+				continue;
 			}
+			printf(" %6.2f %6.2f", result_med(r, m, PHASE_WARM, F_CPU),
+				result_med(r, m, PHASE_WARM, F_FULL));
 		}
-		double seq = result_med(r, b->seq_mode, PHASE_WARM, F_CPU);
-		double par = result_med(r, b->all_mode, PHASE_WARM, F_CPU);
-		double cairo = b->cairo_mode < b->nmodes ?
-			result_med(r, b->cairo_mode, PHASE_WARM, F_FULL) /
-			result_med(r, b->all_mode, PHASE_WARM, F_FULL) : NAN;
-		printf(" %6.2fx %5.1f%% %5.2f %7.2f %7.2f%s\n", seq / par,
-			result_med(r, b->all_mode, PHASE_WARM, F_SERIAL), cairo,
-			result_med(r, b->seq_mode, PHASE_COLD, F_CPU),
-			result_med(r, b->all_mode, PHASE_COLD, F_CPU),
+		const struct series *seq = &r->series[b->seq_mode][PHASE_WARM];
+		const struct series *pser = &r->series[b->par_mode][PHASE_WARM];
+		printf(" %6.2fx %5.2f %4.0f %.2f/%.2f/%.2f %.2f/%.2f/%.2f%s\n",
+			speedup_of(b, r),
+			b->cairo_mode < b->nmodes ? cairo_ratio(b, r) : NAN,
+			series_mean(pser, F_INLINE),
+			series_quantile(seq, F_CPU, 0.0), series_quantile(seq, F_CPU, 0.5),
+			series_quantile(seq, F_CPU, 1.0), series_quantile(pser, F_CPU, 0.0),
+			series_quantile(pser, F_CPU, 0.5), series_quantile(pser, F_CPU, 1.0),
 			is_heavy(b, r) ? " heavy" : "");
 	}
-	printf("heavy scenes (sequential warm median >= %.1f ms): %zu of %zu%s; "
-		"median speedup %.2fx on them, %.2fx on all scenes\n",
-		b->opts.heavy_ms, s->heavy, s->scenes,
+	printf("heavy scenes (>= %d commands, fixed by the scenes): %zu of %zu%s; "
+		"median speedup %.2fx on them, %.2fx on all scenes; worst scene "
+		"%.2fx (%s)\n", b->opts.heavy_commands, s->heavy, s->scenes,
 		s->heavy_fallback ? " (none: all scenes used instead)" : "",
-		s->speedup_heavy, s->speedup_all);
+		s->speedup_heavy, s->speedup_all, s->min_ratio, s->min_scene);
+	if (b->cairo_mode < b->nmodes) {
+		printf("full frame against Cairo (Cairo / %s): median %.2f, worst "
+			"%.2f (%s)\n", par, s->vs_cairo, s->vs_cairo_min,
+			s->vs_cairo_min_scene);
+	}
 	if (b->ramp_done) {
 		printf("random primitives within %.2f ms of CPU frame time:",
 			b->opts.budget_ms);
@@ -1015,10 +1159,11 @@ static void print_summary(const struct bench *b, const struct summary *s,
 	}
 	renderer_errors(true);
 	printf("csv: %s\nplot: %s\n", csv, png != NULL ? png : "(failed)");
-	printf("summary: speedup_heavy=%.2f serial_fraction=%.1f "
-		"prim_budget_ratio=%.2f vs_cairo=%.2f extra_mem_mb=%.1f scenes=%zu\n",
-		s->speedup_heavy, s->serial_fraction, s->prim_ratio, s->vs_cairo,
-		s->extra_mem, s->scenes);
+	printf("summary: speedup_heavy=%.2f speedup_all=%.2f min_ratio=%.2f "
+		"serial_fraction=%.1f prim_budget_ratio=%.2f vs_cairo=%.2f "
+		"vs_cairo_min=%.2f extra_mem_mb=%.1f scenes=%zu\n",
+		s->speedup_heavy, s->speedup_all, s->min_ratio, s->serial_fraction,
+		s->prim_ratio, s->vs_cairo, s->vs_cairo_min, s->extra_mem, s->scenes);
 }
 
 static bool draw_plot(const struct bench *b, const char *path)
@@ -1148,25 +1293,25 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	b->opts = (struct options){
-		.scenes_dir = NULL,
 		.our_dir = NULL,
 		.out_dir = ".",
 		.frames = 15,
 		.warmup = 3,
 		.cold = 2,
-		.heavy_ms = 1.0,
+		.heavy_commands = 300,
 		.budget_ms = 8.33,
 		.ramp_frames = 5,
 		.scene_budget_s = 15.0,
 		.ramp = true,
 		.cairo = true,
 		.memory = true,
+		.calibrate = true,
 	};
 	enum {
 		OPT_SCENES = 256, OPT_OURS, OPT_TEXTURES, OPT_OUT, OPT_ONLY, OPT_FRAMES,
 		OPT_WARMUP, OPT_COLD, OPT_WORKERS, OPT_HEAVY, OPT_BUDGET,
 		OPT_RAMP_FRAMES, OPT_SCENE_BUDGET, OPT_NO_RAMP, OPT_NO_CAIRO, OPT_NO_MEMORY,
-		OPT_VERBOSE, OPT_IMAGES, OPT_HELP,
+		OPT_VERBOSE, OPT_IMAGES, OPT_NO_CALIBRATE, OPT_HELP,
 	};
 	static const struct option long_options[] = {
 		{ "scenes", required_argument, NULL, OPT_SCENES },
@@ -1178,7 +1323,7 @@ int main(int argc, char *argv[])
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "cold", required_argument, NULL, OPT_COLD },
 		{ "workers", required_argument, NULL, OPT_WORKERS },
-		{ "heavy-ms", required_argument, NULL, OPT_HEAVY },
+		{ "heavy-commands", required_argument, NULL, OPT_HEAVY },
 		{ "budget-ms", required_argument, NULL, OPT_BUDGET },
 		{ "ramp-frames", required_argument, NULL, OPT_RAMP_FRAMES },
 		{ "scene-budget", required_argument, NULL, OPT_SCENE_BUDGET },
@@ -1187,13 +1332,14 @@ int main(int argc, char *argv[])
 		{ "no-memory", no_argument, NULL, OPT_NO_MEMORY },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "images", no_argument, NULL, OPT_IMAGES },
+		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
 		switch (c) {
-		case OPT_SCENES: b->opts.scenes_dir = optarg; break;
+		case OPT_SCENES: add_scene_dirs(&b->opts, optarg); break;
 		case OPT_OURS: b->opts.our_dir = optarg; break;
 		case OPT_TEXTURES: b->opts.textures_dir = optarg; break;
 		case OPT_OUT: b->opts.out_dir = optarg; break;
@@ -1205,7 +1351,7 @@ int main(int argc, char *argv[])
 			b->opts.max_workers = parse_int(optarg, 1, "--workers");
 			break;
 		case OPT_HEAVY:
-			b->opts.heavy_ms = parse_double(optarg, "--heavy-ms");
+			b->opts.heavy_commands = parse_int(optarg, 0, "--heavy-commands");
 			break;
 		case OPT_BUDGET:
 			b->opts.budget_ms = parse_double(optarg, "--budget-ms");
@@ -1221,6 +1367,7 @@ int main(int argc, char *argv[])
 		case OPT_NO_MEMORY: b->opts.memory = false; break;
 		case OPT_VERBOSE: b->opts.verbose = true; break;
 		case OPT_IMAGES: b->opts.images = true; break;
+		case OPT_NO_CALIBRATE: b->opts.calibrate = false; break;
 		case OPT_HELP: usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1257,6 +1404,7 @@ int main(int argc, char *argv[])
 		snprintf(mode->label, sizeof(mode->label), "par%d", w);
 	}
 	b->all_mode = b->nmodes - 1;
+	b->par_mode = max_workers >= 2 ? 2 : b->all_mode; /* par2 */
 	b->cairo_mode = MAX_MODES;
 	if (b->opts.cairo && cairo_peer_available()) {
 		b->cairo_mode = b->nmodes;
@@ -1269,20 +1417,30 @@ int main(int argc, char *argv[])
 	/* scenes */
 	static struct scene_file files[2 * MAX_SCENES];
 	size_t nfiles = 0;
-	char texture_dir[1024] = ".";
-	if (b->opts.textures_dir != NULL) {
-		snprintf(texture_dir, sizeof(texture_dir), "%s", b->opts.textures_dir);
-	} else if (b->opts.scenes_dir != NULL) {
-		snprintf(texture_dir, sizeof(texture_dir), "%s/textures",
-			b->opts.scenes_dir);
-	}
-	if (b->opts.scenes_dir != NULL) {
-		nfiles += list_scenes(b->opts.scenes_dir, ".txt", false, files,
-			MAX_SCENES);
+	for (size_t d = 0; d < b->opts.nscenes_dirs; d++) {
+		const char *dir = b->opts.scenes_dirs[d];
+		size_t n = list_scenes(dir, ".txt", false, files + nfiles,
+			2 * MAX_SCENES - nfiles);
+		for (size_t i = nfiles; i < nfiles + n; i++) {
+			if (b->opts.textures_dir != NULL) {
+				snprintf(files[i].textures, sizeof(files[i].textures), "%s",
+					b->opts.textures_dir);
+			} else {
+				snprintf(files[i].textures, sizeof(files[i].textures),
+					"%s/textures", dir);
+			}
+		}
+		nfiles += n;
 	}
 	if (b->opts.our_dir != NULL) {
-		nfiles += list_scenes(b->opts.our_dir, ".json", true, files + nfiles,
-			MAX_SCENES);
+		size_t n = list_scenes(b->opts.our_dir, ".json", true, files + nfiles,
+			2 * MAX_SCENES - nfiles);
+		for (size_t i = nfiles; i < nfiles + n; i++) {
+			snprintf(files[i].textures, sizeof(files[i].textures), "%s",
+				b->opts.textures_dir != NULL ? b->opts.textures_dir :
+				b->opts.nscenes_dirs > 0 ? files[0].textures : ".");
+		}
+		nfiles += n;
 	}
 	if (nfiles == 0) {
 		fprintf(stderr, "bench-render: no scenes (give --scenes and/or "
@@ -1297,6 +1455,10 @@ int main(int argc, char *argv[])
 	fprintf(stderr, "\n");
 
 	uint64_t t_start = now_ns();
+	if (b->opts.calibrate) {
+		calibrate(b);
+	}
+	progress(b, "calibrated in %.1f s\n", ms(now_ns() - t_start) / 1000.0);
 	struct scene_file heaviest = { .path = "" };
 	double heaviest_ms = -1.0;
 	for (size_t i = 0; i < nfiles; i++) {
@@ -1305,7 +1467,7 @@ int main(int argc, char *argv[])
 		if (b->opts.only != NULL && strstr(base, b->opts.only) == NULL) {
 			continue;
 		}
-		struct bench_scene *scene = load_scene(&files[i], texture_dir);
+		struct bench_scene *scene = load_scene(&files[i]);
 		if (scene == NULL) {
 			continue;
 		}
@@ -1322,7 +1484,7 @@ int main(int argc, char *argv[])
 		measure_ramp(b);
 	}
 	if (b->opts.memory && heaviest.path[0] != '\0') {
-		struct bench_scene *scene = load_scene(&heaviest, texture_dir);
+		struct bench_scene *scene = load_scene(&heaviest);
 		if (scene != NULL) {
 			measure_memory(b, scene);
 			bench_scene_destroy(scene);

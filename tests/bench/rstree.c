@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,23 @@ static bool attr_is(const char *attr, const char *name)
 			isspace((unsigned char)attr[len]));
 }
 
+/* A malformed value repaired or dropped: warned about every time, with
+ * the node it is on. */
+static void malformed(struct loader *loader, const struct rs_node *node,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void malformed(struct loader *loader, const struct rs_node *node,
+		const char *fmt, ...)
+{
+	char msg[160];
+	va_list args;
+	va_start(args, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+	bench_warn(loader->scene, "%s[%ld]: %s", node->kind, node->id, msg);
+	loader->info->malformed++;
+}
+
 static void parse_attribute(struct loader *loader, struct rs_node *node,
 		char *attr)
 {
@@ -288,11 +306,27 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		}
 	} else if (attr_is(attr, "Bounds")) {
 		char *body = bracket_body(attr);
-		float v[4];
-		if (body != NULL && parse_floats(body, v, 4) == 4) {
-			node->has_bounds = isfinite(v[0]) && isfinite(v[1]) &&
-				isfinite(v[2]) && isfinite(v[3]);
-			node->bounds = (struct vr_rectf){ v[0], v[1], v[2], v[3] };
+		float v[5];
+		int n = body != NULL ? parse_floats(body, v, 5) : 0;
+		if (n < 4) {
+			malformed(loader, node, "Bounds with %d values: the node "
+				"has no bounds", n);
+			return;
+		}
+		if (n > 4) {
+			malformed(loader, node, "Bounds with more than 4 values: "
+				"the fifth (%g) and later dropped", (double)v[4]);
+		}
+		node->has_bounds = isfinite(v[0]) && isfinite(v[1]) &&
+			isfinite(v[2]) && isfinite(v[3]);
+		node->bounds = (struct vr_rectf){ v[0], v[1], v[2], v[3] };
+		/* RS_NODE[0]'s -inf bounds say "unbounded": not malformed */
+		if (!node->has_bounds && strcmp(node->kind, "RS_NODE") != 0) {
+			malformed(loader, node, "Bounds not finite: the node has "
+				"no bounds");
+		} else if (node->has_bounds && (v[2] < 0.0f || v[3] < 0.0f)) {
+			malformed(loader, node, "Bounds with a negative size "
+				"(%g x %g): nothing drawn", (double)v[2], (double)v[3]);
 		}
 	} else if (attr_is(attr, "Rect")) {
 		if (node->shape == SHAPE_NONE) {
@@ -302,11 +336,28 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		node->shape = SHAPE_CIRCLE;
 	} else if (attr_is(attr, "CornerRadius")) {
 		char *body = bracket_body(attr);
-		float v[4];
-		int n = body != NULL ? parse_floats(body, v, 4) : 0;
+		float v[5];
+		int n = body != NULL ? parse_floats(body, v, 5) : 0;
+		if (n == 0) {
+			malformed(loader, node, "CornerRadius without a value "
+				"dropped");
+		} else if (n < 4) {
+			malformed(loader, node, "CornerRadius with %d values: the "
+				"last repeated", n);
+		} else if (n > 4) {
+			malformed(loader, node, "CornerRadius with more than 4 "
+				"values: the fifth and later dropped");
+		}
 		if (n > 0) {
 			for (int i = n; i < 4; i++) {
 				v[i] = v[n - 1];
+			}
+			for (int i = 0; i < 4; i++) {
+				if (!(v[i] >= 0.0f) || !isfinite(v[i])) {
+					malformed(loader, node, "CornerRadius %g taken as "
+						"0", (double)v[i]);
+					v[i] = 0.0f;
+				}
 			}
 			node->radii = (struct vr_radii){ v[0], v[1], v[2], v[3] };
 			node->shape = SHAPE_RRECT;
@@ -315,29 +366,49 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		char *body = bracket_body(attr);
 		if (body != NULL && parse_color(loader, body, &node->paint)) {
 			node->has_paint = true;
+		} else {
+			malformed(loader, node, "Paint without a colour of 1 to 8 "
+				"hex digits dropped");
 		}
 	} else if (attr_is(attr, "Image")) {
 		char *p = attr;
 		char *file = quoted_string(&p);
-		if (file != NULL && node->image == NULL) {
+		if (file == NULL) {
+			malformed(loader, node, "Image without a quoted file name "
+				"dropped");
+		} else if (node->image == NULL) {
 			node->image = strdup(file);
+		} else {
+			malformed(loader, node, "a second Image (\"%s\") dropped",
+				file);
 		}
 	} else if (attr_is(attr, "Text")) {
 		char *body = bracket_body(attr);
 		char *p = body;
 		char *text = body != NULL ? quoted_string(&p) : NULL;
 		char *font = text != NULL ? quoted_string(&p) : NULL;
-		if (text != NULL) {
+		if (text == NULL) {
+			malformed(loader, node, "Text without a quoted string "
+				"dropped");
+		} else {
 			free(node->text);
 			node->text = strdup(text);
 			free(node->font);
 			node->font = strdup(font != NULL ? font : "DroidSans.ttf");
+			if (font == NULL) {
+				malformed(loader, node, "Text without a font: "
+					"DroidSans.ttf");
+			}
 			float size = 0.0f;
 			if (font != NULL && parse_floats(p, &size, 1) == 1 &&
-					size > 0.0f) {
+					size > 0.0f && isfinite(size)) {
 				node->font_size = size;
 			} else {
 				node->font_size = 16.0f;
+				if (font != NULL) {
+					malformed(loader, node, "Text without a positive "
+						"font size: 16");
+				}
 			}
 		}
 	} else {
@@ -600,6 +671,16 @@ static bool load_lines(struct loader *loader, char *data)
 			node->clip = (struct vr_rectf){ 0.0f, 0.0f,
 				rs.bounds.width, rs.bounds.height };
 		}
+		/* the clear colour: the root's background (RS_NODE, the first
+		 * DISPLAY_NODE), white (OpenHarmony's window background) when
+		 * it paints none */
+		if (rs.has_paint && rs.text == NULL && rs.image == NULL &&
+				(strcmp(rs.kind, "RS_NODE") == 0 ||
+				(strcmp(rs.kind, "DISPLAY_NODE") == 0 &&
+				!loader->have_display))) {
+			scene->clear = rs.paint;
+			scene->clear.a = 1.0f; /* nothing shows through */
+		}
 		if (strcmp(rs.kind, "DISPLAY_NODE") == 0 && rs.has_bounds &&
 				!loader->have_display) {
 			loader->have_display = true;
@@ -679,6 +760,7 @@ struct bench_scene *rstree_load(const char *path, const char *texture_dir,
 	}
 	scene->noutputs = 1;
 	scene->outputs[0] = (struct vr_box){ 0, 0, 1216, 2688 };
+	scene->clear = (struct vr_color){ 1.0f, 1.0f, 1.0f, 1.0f };
 	struct loader loader = {
 		.scene = scene,
 		.texture_dir = texture_dir,

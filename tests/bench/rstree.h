@@ -24,6 +24,17 @@
  * 6- or 7-digit colours (missing digits are taken as 'f', with a
  * warning), indentation that is not a multiple of two (depth follows the
  * column of '|').
+ *
+ * Malformed values are repaired or dropped with a warning each time (the
+ * node named): Bounds with other than 4 values (a fifth and later values
+ * dropped; fewer: no bounds), non-finite bounds (but RS_NODE's), negative
+ * sizes; CornerRadius with 1-3 values (the last repeated), more than 4,
+ * negative or non-finite radii (0); a Paint, Image or Text that cannot be
+ * read; a second Image; Text without a font or a positive size.
+ *
+ * The clear colour (scene->clear) is the root's background: the Paint of
+ * RS_NODE or of the first DISPLAY_NODE, opaque; white when neither paints
+ * (OpenHarmony windows are white unless they paint).
  */
 #ifndef BENCH_RSTREE_H
 #define BENCH_RSTREE_H
@@ -37,6 +48,7 @@ struct rstree_info {
 	size_t duplicate_ids;
 	size_t fullwidth_commas;
 	size_t missing_images; /* draws of missing/undecodable files */
+	size_t malformed; /* values repaired or dropped (each warned) */
 };
 
 /* Load a dump; texture_dir holds the images it names. NULL only when the

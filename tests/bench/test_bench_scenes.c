@@ -81,21 +81,29 @@ START_TEST(test_bench_scenes_rstree_quirks)
 	struct bench_scene *scene = rstree_load(
 		BENCH_SCENES_DIR "/rstree-quirks.txt", texture_dir, &info);
 	ck_assert_ptr_nonnull(scene);
-	ck_assert_uint_eq(info.lines, 12);
+	ck_assert_uint_eq(info.lines, 14);
 	ck_assert_uint_eq(info.comment_lines, 1);
 	ck_assert_uint_eq(info.duplicate_ids, 3);
 	ck_assert_uint_eq(info.fullwidth_commas, 1); /* the quoted one stays */
 	ck_assert_uint_eq(info.missing_images, 2);
+	/* a fifth Bounds value, two CornerRadius values */
+	ck_assert_uint_eq(info.malformed, 2);
 
 	const struct bench_stats *stats = &scene->stats;
-	ck_assert_uint_eq(stats->nodes, 13); /* the scene's root + 12 */
-	ck_assert_uint_eq(stats->commands, 10);
+	ck_assert_uint_eq(stats->nodes, 15); /* the scene's root + 14 */
+	ck_assert_uint_eq(stats->commands, 12);
 	ck_assert_uint_eq(stats->images, 3);
 	ck_assert_uint_eq(stats->texts, 2);
 	ck_assert_uint_eq(stats->placeholders, 2);
 	ck_assert_uint_eq(stats->unique_images, 2);
-	/* photo41.jpg once, the 7-digit colour, the unknown font */
-	ck_assert_uint_eq(stats->warnings, 3);
+	/* photo41.jpg once, the 7-digit colour, the unknown font, the two
+	 * malformed values */
+	ck_assert_uint_eq(stats->warnings, 5);
+	/* no background painted by the root: OpenHarmony's white */
+	ck_assert_float_eq(scene->clear.r, 1.0f);
+	ck_assert_float_eq(scene->clear.g, 1.0f);
+	ck_assert_float_eq(scene->clear.b, 1.0f);
+	ck_assert_float_eq(scene->clear.a, 1.0f);
 
 	ck_assert_uint_eq(scene->noutputs, 1);
 	ck_assert_int_eq(scene->outputs[0].width, 400);
@@ -115,7 +123,18 @@ START_TEST(test_bench_scenes_rstree_quirks)
 	const struct bench_node *surface = display->children[0];
 	ck_assert(surface->has_clip);
 	ck_assert_str_eq(surface->name, "Quirks");
-	ck_assert_uint_eq(surface->nchildren, 8);
+	ck_assert_uint_eq(surface->nchildren, 10);
+	/* the fifth Bounds value dropped, the rest kept */
+	const struct bench_node *ten = surface->children[8];
+	ck_assert_float_eq(ten->x, 300.0f);
+	ck_assert_float_eq(ten->dl.ops[0].rect.width, 50.0f);
+	/* CornerRadius[8 4]: the last value repeated */
+	const struct bench_op *rrect = &surface->children[9]->dl.ops[0];
+	ck_assert_int_eq(rrect->type, BENCH_OP_RRECT);
+	ck_assert_float_eq(rrect->radii.tl, 8.0f);
+	ck_assert_float_eq(rrect->radii.tr, 4.0f);
+	ck_assert_float_eq(rrect->radii.br, 4.0f);
+	ck_assert_float_eq(rrect->radii.bl, 4.0f);
 	/* CANVAS_NODE[6] under [5], its 0xfffffff read as opaque white */
 	const struct bench_node *five = surface->children[5];
 	ck_assert_uint_eq(five->nchildren, 1);

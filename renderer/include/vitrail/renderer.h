@@ -260,6 +260,50 @@ bool vr_renderer_is_sequential(const struct vr_renderer *renderer);
  * frame failed (logged; rendering still works, lazily).
  */
 bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
+
+/*
+ * Granularity of the parallel mode. Preparation estimates each task's
+ * execution cost (abstract units: primitives, glyphs, path points, blur
+ * area); the pipeline hands tasks to the workers in chunks of about
+ * `chunk_cost` units (one handoff per chunk), and runs a frame whose
+ * total estimate stays below `parallel_cost` on the calling thread,
+ * without any handoff (the frame's mode is VR_FRAME_INLINE). Pixels never
+ * depend on either.
+ *
+ * vr_renderer_calibrate() measures them on this machine for the
+ * renderer's worker count: the time of one handoff through the pools
+ * (`handoff_ns`), then frames of a fixed calibration scene at two sizes,
+ * inline and parallel, alternated, from which the time of a unit
+ * (`unit_ns`), the fixed cost of a parallel frame over an inline one
+ * (`frame_overhead_ns`) and what parallel saves per unit
+ * (`gain_ns_per_unit`) follow:
+ *   chunk_cost    = 8 * handoff_ns / unit_ns (a handoff is at most an
+ *                   eighth of its chunk's work), at least 1;
+ *   parallel_cost = frame_overhead_ns / gain_ns_per_unit; never (UINT32_MAX)
+ *                   when parallel saved nothing.
+ * The figures are kept per process and worker count (a later renderer
+ * with the same count takes them without measuring); warm_pipelines
+ * calibrates too. Takes 0.1-0.5 s; renders into a private target. Until
+ * calibrated a renderer hands every task over on its own and never runs
+ * a parallel frame inline (chunk_cost 1, parallel_cost 0).
+ */
+struct vr_granularity {
+	bool calibrated;
+	double handoff_ns;
+	double unit_ns;
+	double frame_overhead_ns;
+	double gain_ns_per_unit;
+	uint32_t chunk_cost; /* target units per chunk */
+	uint32_t parallel_cost; /* frames below it run inline */
+};
+bool vr_renderer_calibrate(struct vr_renderer *renderer);
+void vr_renderer_get_granularity(const struct vr_renderer *renderer,
+	struct vr_granularity *out);
+/* Use these figures (tests inject them; `calibrated` is ignored). */
+void vr_renderer_set_granularity(struct vr_renderer *renderer,
+	const struct vr_granularity *granularity);
+/* The decision rule above, from measured figures (tests check it). */
+void vr_granularity_derive(struct vr_granularity *g);
 /* vr_renderer_warm_display_list() (glyphs and shadows of a display list
  * ahead of its first frame) is in <vitrail/canvas.h>. */
 
@@ -275,6 +319,14 @@ int32_t vr_target_height(const struct vr_target *target);
 /* Frames that may be submitted and not yet retired at once (see
  * vr_render_submit). */
 #define VR_FRAMES_IN_FLIGHT 8
+
+enum vr_frame_mode {
+	VR_FRAME_SEQUENTIAL, /* the renderer is in sequential mode */
+	VR_FRAME_INLINE, /* parallel mode, too small: the caller's thread */
+	VR_FRAME_PARALLEL, /* handed to the workers in chunks */
+};
+/* "seq", "inline", "par" */
+const char *vr_frame_mode_name(enum vr_frame_mode mode);
 
 struct vr_frame_timing {
 	/* CLOCK_MONOTONIC nanoseconds */
@@ -294,6 +346,10 @@ struct vr_frame_timing {
 	uint32_t tasks; /* self-contained tasks built by preparation */
 	uint32_t ooo_commits; /* tasks committed ahead of earlier ones */
 	uint32_t commit_stalls; /* times the commit thread had to wait */
+	/* How the frame ran (every mode): */
+	enum vr_frame_mode mode;
+	uint32_t chunks; /* handoffs to the workers (0 unless PARALLEL) */
+	uint32_t cost; /* preparation's estimate, VR_COST units */
 	/* The output path: */
 	uint32_t dst_rects; /* rectangles copied into job.dst on the GPU */
 	bool mirror_updated; /* the host mirror got the redrawn pixels */
