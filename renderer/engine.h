@@ -41,6 +41,7 @@ enum vr_task_kind {
 	VR_TASK_TRIANGLES, /* tessellated strokes and paths, AA fringe */
 	VR_TASK_GLYPHS, /* glyph runs from the atlas */
 	VR_TASK_SHADOW, /* blurred shadow: needs passes of its own */
+	VR_TASK_LAYER, /* group opacity: sub-tasks drawn offscreen, composited */
 	VR_TASK_KIND_COUNT,
 };
 
@@ -105,6 +106,7 @@ struct vr_task {
 #define VR_COST_GLYPH 1 /* per glyph of a run */
 #define VR_COST_PATH_POINT 1 /* per 4 path points (x2 stroked) */
 #define VR_COST_SHADOW 24 /* + a unit per 4096 scratch pixels */
+#define VR_COST_LAYER 24 /* + its sub-tasks' + a unit per 4096 pixels */
 #define VR_TASK_MAX_COST 512
 
 struct vr_task_payload {
@@ -118,8 +120,39 @@ struct vr_task_payload {
 		struct vr_geometry *geometries; /* VR_TASK_TRIANGLES */
 		struct vr_glyph_run *runs; /* VR_TASK_GLYPHS */
 		struct vr_shadow *shadows; /* VR_TASK_SHADOW: count is 1 */
+		struct vr_layer *layers; /* VR_TASK_LAYER: count is 1 */
 	};
 };
+
+/*
+ * Group opacity (VR_TASK_LAYER): a node with opacity below 1 whose
+ * subtree's draws overlap one another (two of them with intersecting
+ * target-pixel bounds, decided by preparation over the whole target, not
+ * only the damaged pixels, so one node's decision does not change with
+ * damage) is prepared into a sub-chain: the subtree's tasks with the
+ * node's opacity taken out (1 inside, descendants' own opacities
+ * relative to it) and the view translated so that the layer's box (its
+ * draws' pixels inside the damaged extents, whole pixels) starts at
+ * (0, 0). The layer task carries them, the box and the opacity: a
+ * backend draws the sub-tasks into a transparent 8-bit premultiplied
+ * image of the box's size (in order; nested layers first), then
+ * composites that image over the target at the box, pixel for pixel,
+ * multiplied by the opacity (8 bits, as an image's). A subtree that does
+ * not overlap itself is flattened instead: the opacity multiplies every
+ * draw, exactly as before layers existed (the same pixels).
+ */
+struct vr_layer {
+	struct vr_box box; /* target pixels; the sub-tasks' (0, 0) */
+	uint8_t alpha; /* the group's opacity, 0..255 */
+	uint32_t ntasks;
+	struct vr_task *tasks; /* drawing order, job-relative to the box */
+	/* written by the worker that executes the layer task: which
+	 * sub-tasks vr_engine_execute drew (the rest is not recorded) */
+	bool *drawn;
+};
+
+/* Layers in a task: 1 per VR_TASK_LAYER, nested ones included. */
+uint32_t vr_task_layer_count(const struct vr_task *task);
 
 /* One draw of a task's vertices (vr_exec_vertices, vr_exec_vertex_buffer). */
 struct vr_task_draw {

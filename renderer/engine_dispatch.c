@@ -70,6 +70,8 @@ bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		return vr_glyphs_execute(ctx, task);
 	case VR_TASK_SHADOW:
 		return vr_shadow_execute(ctx, task);
+	case VR_TASK_LAYER:
+		return vr_layer_execute(ctx, task);
 	case VR_TASK_KIND_COUNT:
 		break;
 	}
@@ -90,6 +92,7 @@ void vr_engine_record(VkCommandBuffer cb, VkPipelineLayout layout,
 	case VR_TASK_TRIANGLES:
 	case VR_TASK_GLYPHS:
 	case VR_TASK_SHADOW:
+	case VR_TASK_LAYER:
 		vr_engine_record_draws(cb, layout, task, target_width,
 			target_height);
 		return;

@@ -35,6 +35,9 @@ bool vr_shapes_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
+/* VR_TASK_LAYER (engine_layer.c): records its sub-tasks offscreen, then
+ * draws like the four above */
+bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 
 /*
  * Every pipeline the kinds above can ask vr_exec_pipeline() for, so that

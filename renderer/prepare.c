@@ -18,6 +18,16 @@
  * in creation order when they leave the window, so the chain order is the
  * drawing order.
  *
+ * Group opacity (engine.h, VR_TASK_LAYER): a node with opacity below 1
+ * whose subtree's draws overlap one another is prepared into a layer: a
+ * nested preparation of the subtree (its own batching window, opacity 1
+ * at the node, the view translated to the layer's box) whose tasks go to
+ * a sub-chain, pushed as one task. Whether the draws overlap is probed
+ * first by a dry run of the subtree that only collects the primitives'
+ * pixel bounds over the whole target (not only the damaged pixels, so a
+ * node's decision does not change with damage). Otherwise the opacity is
+ * flattened into every draw.
+ *
  * Occlusion: a node whose drawn pixels within the damaged extents lie
  * inside one opaque node drawn after it (an opaque rect, or an XRGB image,
  * mapped by a whole-pixel translation, at full opacity, without a rounded
@@ -51,10 +61,25 @@ struct occluder {
 	struct vr_box box;
 };
 
+/* Bounds of the primitives a dry run of a subtree would emit, target
+ * pixels: do any two of them intersect? Past MAX_PROBED primitives the
+ * answer is yes (conservative, and the probe stays cheap). */
+#define MAX_PROBED 32
+
+struct probe {
+	struct vr_box boxes[MAX_PROBED];
+	size_t nboxes;
+	bool overlap;
+	struct vr_box bounds; /* of them all */
+};
+
 struct prepare {
 	const struct vr_task_sink *sink;
 	const struct vr_prepare_job *job;
 	struct vr_box extents; /* damaged pixels inside the target */
+	struct vr_box area; /* the damaged area in root coordinates */
+	struct vr_box target_area; /* the whole target in root coordinates */
+	struct probe *probe; /* non-NULL: a dry run (see the top) */
 	const struct vr_prepare_options *options;
 	struct open_task *window[VR_PREPARE_MAX_LOOKBACK];
 	size_t nwindow;
@@ -119,10 +144,11 @@ static bool compatible(const struct open_task *open,
 	case VR_TASK_TRIANGLES:
 		return true; /* everything is per vertex */
 	case VR_TASK_SHADOW:
+	case VR_TASK_LAYER:
 	case VR_TASK_KIND_COUNT:
 		break;
 	}
-	return false; /* shadows render passes of their own */
+	return false; /* shadows and layers render passes of their own */
 }
 
 static void push_oldest(struct prepare *prep)
@@ -164,11 +190,34 @@ static bool append_prim(struct prepare *prep, struct open_task *open)
  * damaged extents), zeroed, in an open task: a compatible one of the
  * window or a new one. NULL when out of memory.
  */
+static void probe_add(struct probe *probe, const struct vr_box *aabb)
+{
+	probe->bounds = vr_box_union(&probe->bounds, aabb);
+	if (probe->overlap) {
+		return;
+	}
+	if (probe->nboxes == MAX_PROBED) {
+		probe->overlap = true;
+		return;
+	}
+	for (size_t i = 0; i < probe->nboxes; i++) {
+		if (boxes_overlap(&probe->boxes[i], aabb)) {
+			probe->overlap = true;
+			return;
+		}
+	}
+	probe->boxes[probe->nboxes++] = *aabb;
+}
+
 static void *add_prim(struct prepare *prep, const struct prim_key *key,
 		const struct vr_box *aabb)
 {
 	if (prep->failed) {
 		return NULL;
+	}
+	if (prep->probe != NULL) {
+		probe_add(prep->probe, aabb);
+		return NULL; /* a dry run: nothing to fill */
 	}
 	struct open_task *open = NULL;
 	size_t searched = prep->options->no_batching ? 0 : prep->nwindow;
@@ -234,6 +283,10 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 {
 	struct vr_box aabb = vr_box_intersect(&draw->aabb, &prep->extents);
 	if (vr_box_empty(&aabb)) {
+		return;
+	}
+	if (prep->probe != NULL) {
+		probe_add(prep->probe, &aabb);
 		return;
 	}
 	struct prim_key key = {
@@ -457,12 +510,12 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 }
 
 static void prepare_display_list(struct prepare *prep,
-		const struct vr_node *node)
+		const struct vr_node *node, float opacity)
 {
 	const struct vr_node_abs *abs = &node->abs;
 	struct node_state ns = {
 		.clip = prep->job->target,
-		.opacity = abs->opacity,
+		.opacity = opacity,
 	};
 	vr_mat_multiply(&ns.mat, &prep->job->view, &abs->transform);
 	if (abs->has_rclip) {
@@ -478,7 +531,7 @@ static void prepare_display_list(struct prepare *prep,
 	struct vr_display_list *list = node->content.list;
 	/* tasks point into it (paths, shaped text): held until they are
 	 * done, whatever happens to the node */
-	if (prep->sink->hold_list != NULL &&
+	if (prep->probe == NULL && prep->sink->hold_list != NULL &&
 			!prep->sink->hold_list(prep->sink->data, list)) {
 		prep->failed = true;
 		return;
@@ -576,11 +629,15 @@ static bool occluded(const struct prepare *prep, const struct vr_node *node,
 	return false;
 }
 
-static void prepare_node(struct vr_node *node, void *data)
+/* The node's content with this opacity (its absolute one, or relative to
+ * the layer it is drawn into). */
+static void prepare_node(struct prepare *prep, struct vr_node *node,
+		float opacity)
 {
-	struct prepare *prep = data;
 	size_t order = prep->order++;
-	if (prep->failed || occluded(prep, node, order)) {
+	/* a dry run draws what the whole target shows, occluded or not */
+	if (prep->failed ||
+			(prep->probe == NULL && occluded(prep, node, order))) {
 		return;
 	}
 	switch (node->content.type) {
@@ -588,17 +645,241 @@ static void prepare_node(struct vr_node *node, void *data)
 	case VR_CONTENT_IMAGE: {
 		struct vr_draw_task draw;
 		if (vr_draw_task_init(&draw, node, &prep->job->view,
-				&prep->job->target)) {
+				&prep->job->target, opacity)) {
 			prepare_quad(prep, &draw);
 		}
 		break;
 	}
 	case VR_CONTENT_DISPLAY_LIST:
-		prepare_display_list(prep, node);
+		prepare_display_list(prep, node, opacity);
 		break;
 	case VR_CONTENT_NONE:
 		break;
 	}
+}
+
+/* ---- the walk and group opacity ------------------------------------------ */
+
+static bool node_in(const struct vr_box *box, const struct vr_box *area)
+{
+	struct vr_box i = vr_box_intersect(box, area);
+	return !vr_box_empty(&i);
+}
+
+static const struct vr_box *walk_area(const struct prepare *prep)
+{
+	return prep->probe != NULL ? &prep->target_area : &prep->area;
+}
+
+static void prepare_tree(struct prepare *prep, struct vr_node *node,
+	float parent_opacity);
+
+/* The node's content and its children's subtrees, in drawing order (as
+ * vr_tree_for_each_drawn visits them: collect_occluder's order). */
+static void prepare_subtree(struct prepare *prep, struct vr_node *node,
+		float opacity)
+{
+	if (node->abs.drawn && node_in(&node->abs.bounds, walk_area(prep))) {
+		prepare_node(prep, node, opacity);
+	}
+	vr_list_for_each(child, &node->children, struct vr_node, link) {
+		if (prep->failed) {
+			return;
+		}
+		prepare_tree(prep, child, opacity);
+	}
+}
+
+/* The damaged area (root coordinates, a pixel wider for float noise) of
+ * target pixels under view; false when the view is degenerate. */
+static bool root_area(const struct vr_mat *view, const struct vr_box *box,
+		struct vr_box *out)
+{
+	struct vr_mat inverse;
+	if (!vr_mat_invert(&inverse, view)) {
+		return false;
+	}
+	struct vr_rectf r = { (float)box->x - 1.0f, (float)box->y - 1.0f,
+		(float)box->width + 2.0f, (float)box->height + 2.0f };
+	*out = vr_mat_map_rect_bounds(&inverse, &r);
+	return true;
+}
+
+/* The layer's sub-chain: tasks copied into frame memory, the rest of the
+ * sink forwarded to the frame's. */
+struct layer_sink {
+	const struct vr_task_sink *parent;
+	struct vr_task *tasks;
+	uint32_t ntasks, capacity;
+};
+
+static void *layer_alloc(void *data, size_t size)
+{
+	struct layer_sink *ls = data;
+	return ls->parent->alloc(ls->parent->data, size);
+}
+
+static bool layer_push(void *data, const struct vr_task *task)
+{
+	struct layer_sink *ls = data;
+	if (ls->ntasks == ls->capacity) {
+		uint32_t cap = ls->capacity > 0 ? ls->capacity * 2 : 8;
+		struct vr_task *tasks = ls->parent->alloc(ls->parent->data,
+			cap * sizeof(*tasks));
+		if (tasks == NULL) {
+			return false;
+		}
+		if (ls->ntasks > 0) {
+			memcpy(tasks, ls->tasks, ls->ntasks * sizeof(*tasks));
+		}
+		ls->tasks = tasks;
+		ls->capacity = cap;
+	}
+	ls->tasks[ls->ntasks] = *task;
+	ls->tasks[ls->ntasks].index = ls->ntasks;
+	ls->ntasks++;
+	return true;
+}
+
+static bool layer_hold_image(void *data, struct vr_image *image)
+{
+	struct layer_sink *ls = data;
+	return ls->parent->hold_image(ls->parent->data, image);
+}
+
+static bool layer_hold_list(void *data, struct vr_display_list *list)
+{
+	struct layer_sink *ls = data;
+	return ls->parent->hold_list(ls->parent->data, list);
+}
+
+static bool layer_atlas_place(void *data, struct vr_image *image,
+		bool nearest, struct vr_atlas_place *out)
+{
+	struct layer_sink *ls = data;
+	return ls->parent->atlas_place(ls->parent->data, image, nearest, out);
+}
+
+/*
+ * Group opacity: true when the node's subtree went into a layer (or
+ * draws nothing), false when it is to be flattened (see the top).
+ */
+static bool prepare_layer(struct prepare *prep, struct vr_node *node,
+		float opacity)
+{
+	if (prep->probe != NULL) {
+		return false; /* a dry run sees every draw, nested ones too */
+	}
+	/* the dry run over the whole target: do the draws overlap? */
+	struct probe probe = { 0 };
+	struct vr_box extents = prep->extents;
+	size_t order = prep->order;
+	prep->probe = &probe;
+	prep->extents = prep->job->target;
+	prepare_subtree(prep, node, 1.0f);
+	prep->probe = NULL;
+	prep->extents = extents;
+	prep->order = order;
+	if (!probe.overlap || prep->failed) {
+		return false;
+	}
+	/* the layer's box: its draws' pixels inside the damaged extents */
+	struct vr_box box = vr_box_intersect(&probe.bounds, &extents);
+	if (vr_box_empty(&box)) {
+		return false; /* nothing damaged: flattened draws nothing */
+	}
+
+	struct layer_sink ls = { .parent = prep->sink };
+	const struct vr_task_sink *ps = prep->sink;
+	const struct vr_task_sink sink = {
+		.alloc = layer_alloc,
+		.push = layer_push,
+		.hold_image = ps->hold_image != NULL ? layer_hold_image : NULL,
+		.hold_list = ps->hold_list != NULL ? layer_hold_list : NULL,
+		.atlas_place = ps->atlas_place != NULL ? layer_atlas_place : NULL,
+		.data = &ls,
+	};
+	/* the job translated: the box's top-left is the layer's (0, 0); the
+	 * target (whose pixels the layer's own layers probe) moves along */
+	struct vr_prepare_job job = {
+		.index = prep->job->index,
+		.target = prep->job->target,
+		.extents = { 0, 0, box.width, box.height },
+	};
+	struct vr_mat shift = { .a = 1, .d = 1, .tx = (float)-box.x,
+		.ty = (float)-box.y };
+	vr_mat_multiply(&job.view, &shift, &prep->job->view);
+	job.target.x -= box.x;
+	job.target.y -= box.y;
+	struct prepare sub = {
+		.sink = &sink,
+		.job = &job,
+		.extents = job.extents,
+		.area = prep->area,
+		.target_area = prep->target_area,
+		.options = prep->options,
+		.lookback = prep->lookback,
+		.order = prep->order,
+	};
+	/* the occluders, in the layer's pixels */
+	for (size_t i = 0; i < prep->noccluders; i++) {
+		sub.occluders[i] = prep->occluders[i];
+		sub.occluders[i].box.x -= box.x;
+		sub.occluders[i].box.y -= box.y;
+	}
+	sub.noccluders = prep->noccluders;
+	prepare_subtree(&sub, node, 1.0f);
+	flush(&sub);
+	prep->order = sub.order;
+	if (sub.failed) {
+		prep->failed = true;
+		return true;
+	}
+	if (ls.ntasks == 0) {
+		return true; /* everything was occluded */
+	}
+
+	size_t cost = VR_COST_PRIM + VR_COST_LAYER +
+		(size_t)box.width * (size_t)box.height / 4096;
+	for (uint32_t i = 0; i < ls.ntasks; i++) {
+		cost += ls.tasks[i].cost;
+	}
+	struct prim_key key = { .kind = VR_TASK_LAYER,
+		.cost = cost_clamp(cost), .size = sizeof(struct vr_layer) };
+	bool *drawn = prep->sink->alloc(prep->sink->data,
+		ls.ntasks * sizeof(bool));
+	if (drawn == NULL) {
+		prep->failed = true;
+		return true;
+	}
+	struct vr_layer *layer = add_prim(prep, &key, &box);
+	if (layer != NULL) {
+		*layer = (struct vr_layer){
+			.box = box,
+			.alpha = (uint8_t)lroundf(vr_clampf(opacity, 0.0f, 1.0f) *
+				255.0f),
+			.ntasks = ls.ntasks,
+			.tasks = ls.tasks,
+			.drawn = drawn,
+		};
+	}
+	return true;
+}
+
+static void prepare_tree(struct prepare *prep, struct vr_node *node,
+		float parent_opacity)
+{
+	if (!node->abs.visible ||
+			!node_in(&node->abs.subtree_bounds, walk_area(prep))) {
+		return;
+	}
+	/* multiplied as vr_tree_update does: flattened opacity is the
+	 * node's absolute one, bit for bit */
+	float opacity = parent_opacity * node->opacity;
+	if (node->opacity < 1.0f && prepare_layer(prep, node, opacity)) {
+		return;
+	}
+	prepare_subtree(prep, node, opacity);
 }
 
 bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
@@ -625,20 +906,15 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 	if (vr_box_empty(&prep.extents)) {
 		return true;
 	}
-	struct vr_mat inverse;
-	if (!vr_mat_invert(&inverse, &job->view)) {
+	/* the damaged area in root coordinates */
+	if (!root_area(&job->view, &prep.extents, &prep.area) ||
+			!root_area(&job->view, &job->target, &prep.target_area)) {
 		return true; /* a degenerate view shows nothing */
 	}
-	/* the damaged area in root coordinates, a pixel wider for float
-	 * noise */
-	struct vr_rectf ext = { (float)prep.extents.x - 1.0f,
-		(float)prep.extents.y - 1.0f, (float)prep.extents.width + 2.0f,
-		(float)prep.extents.height + 2.0f };
-	struct vr_box area = vr_mat_map_rect_bounds(&inverse, &ext);
 	/* the occluders first, then the nodes in drawing order */
-	vr_tree_for_each_drawn(tree, &area, collect_occluder, &prep);
+	vr_tree_for_each_drawn(tree, &prep.area, collect_occluder, &prep);
 	prep.order = 0;
-	vr_tree_for_each_drawn(tree, &area, prepare_node, &prep);
+	prepare_tree(&prep, vr_tree_root(tree), 1.0f);
 	flush(&prep);
 	return !prep.failed;
 }

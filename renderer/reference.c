@@ -17,6 +17,8 @@
  *   bilinearly when transformed.
  * - shadows: the shape's coverage, two Gaussian passes and the composite,
  *   rounding to 8 bits between them as the scratch images do.
+ * - layers (group opacity): the sub-tasks into a transparent 8-bit image
+ *   of the layer's box, composited texel for pixel times the opacity.
  *
  * Blending is premultiplied "over" in floats, rounded once to 8 bits, as
  * the GPU's UNORM blending does.
@@ -624,6 +626,45 @@ static void *reference_alloc(void *data, size_t size)
 	return p;
 }
 
+static bool reference_push(void *data, const struct vr_task *task);
+
+/* Group opacity: the sub-tasks into a transparent 8-bit image of the
+ * layer's box (as the scratch image), then that image over the target,
+ * texel for pixel, times the opacity (as tex.frag and the blend do). */
+static void draw_layer(struct canvas_px *px, const struct vr_layer *layer)
+{
+	const struct vr_box *box = &layer->box;
+	pixman_image_t *tmp = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		box->width, box->height, NULL, 0);
+	if (tmp == NULL) {
+		vr_log(VR_LOG_ERROR, "reference: allocation failed");
+		return;
+	}
+	struct reference_ctx sub = { .dst = tmp };
+	for (uint32_t i = 0; i < layer->ntasks; i++) {
+		reference_push(&sub, &layer->tasks[i]);
+	}
+	const uint32_t *data = pixman_image_get_data(tmp);
+	int32_t stride = pixman_image_get_stride(tmp) / 4;
+	float alpha = (float)layer->alpha / 255.0f;
+	for (int32_t y = 0; y < box->height; y++) {
+		for (int32_t x = 0; x < box->width; x++) {
+			uint32_t p = data[(size_t)y * (size_t)stride + (size_t)x];
+			if (p == 0) {
+				continue;
+			}
+			const float src[4] = {
+				(float)((p >> 16) & 0xff) / 255.0f * alpha,
+				(float)((p >> 8) & 0xff) / 255.0f * alpha,
+				(float)(p & 0xff) / 255.0f * alpha,
+				(float)(p >> 24) / 255.0f * alpha,
+			};
+			blend(px, box->x + x, box->y + y, src, 1.0f);
+		}
+	}
+	pixman_image_unref(tmp);
+}
+
 /* Draws each task as it comes: the chain order is the drawing order. */
 static bool reference_push(void *data, const struct vr_task *task)
 {
@@ -650,6 +691,9 @@ static bool reference_push(void *data, const struct vr_task *task)
 			break;
 		case VR_TASK_SHADOW:
 			draw_shadow(&px, &payload->shadows[i]);
+			break;
+		case VR_TASK_LAYER:
+			draw_layer(&px, &payload->layers[i]);
 			break;
 		case VR_TASK_KIND_COUNT:
 			break;

@@ -240,9 +240,11 @@ struct vr_draw_task {
 	int32_t atlas_x, atlas_y;
 };
 
-/* False when the node draws nothing inside target (after the view). */
+/* False when the node draws nothing inside target (after the view).
+ * opacity: the node's absolute one, or the one relative to the group
+ * (layer) it is drawn into. */
 bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
-	const struct vr_mat *view, const struct vr_box *target);
+	const struct vr_mat *view, const struct vr_box *target, float opacity);
 
 /* The draw task of an image drawn into the unit square mapped by mat
  * (unit square -> target pixels), src in image pixels, with opacity and

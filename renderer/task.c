@@ -66,7 +66,8 @@ static bool maps_pixel_exactly(const struct vr_mat *final,
 }
 
 bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
-		const struct vr_mat *view, const struct vr_box *target)
+		const struct vr_mat *view, const struct vr_box *target,
+		float opacity)
 {
 	const struct vr_node_abs *abs = &node->abs;
 	if (!abs->drawn || (node->content.type != VR_CONTENT_RECT &&
@@ -106,7 +107,7 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 	}
 
 	if (node->content.type == VR_CONTENT_RECT) {
-		vr_color_premultiply8(&node->content.color, abs->opacity,
+		vr_color_premultiply8(&node->content.color, opacity,
 			&task->r, &task->g, &task->b, &task->a);
 		if (task->a == 0) {
 			return false;
@@ -117,7 +118,7 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 		return true;
 	}
 
-	uint8_t alpha = to_u8(abs->opacity);
+	uint8_t alpha = to_u8(opacity);
 	if (alpha == 0) {
 		return false;
 	}

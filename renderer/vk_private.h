@@ -213,6 +213,7 @@ struct vr_frame {
 	enum vr_frame_mode mode;
 	bool handing; /* parallel: the workers and commit thread have it */
 	uint32_t cost; /* estimated so far */
+	uint32_t layers; /* group-opacity layers pushed (nested included) */
 	uint32_t chunks; /* pushed */
 	uint32_t handed; /* tasks below it are in chunks */
 	uint32_t chunk_first, chunk_len, chunk_cost;

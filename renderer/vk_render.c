@@ -868,6 +868,7 @@ bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task)
 	struct vr_renderer *renderer = chain->renderer;
 	struct vr_frame *frame = &renderer->frame;
 	frame->cost += slot->cost;
+	frame->layers += vr_task_layer_count(slot);
 	if (!renderer->sequential) {
 		if (!frame->handing &&
 				frame->cost >= renderer->granularity.parallel_cost) {
@@ -1294,6 +1295,7 @@ static bool setup_frame(struct vr_renderer *renderer,
 		VR_FRAME_PARALLEL;
 	frame->handing = false;
 	frame->cost = frame->chunks = frame->handed = 0;
+	frame->layers = 0;
 	frame->chunk_first = frame->chunk_len = frame->chunk_cost = 0;
 	frame->jobs_ended = 0;
 	vr_arena_reset(&frame->chain.arena);
@@ -1525,6 +1527,7 @@ static void store_timings(struct vr_renderer *renderer)
 			.mode = frame->mode,
 			.chunks = frame->chunks,
 			.cost = frame->cost,
+			.layers = frame->layers,
 		};
 		if (parallel) {
 			timing->execute_critical_ns = critical_ns;

@@ -56,6 +56,7 @@ struct renders {
 	int32_t width, height;
 	uint32_t *vulkan;
 	uint32_t *reference;
+	uint32_t layers; /* group-opacity layers of the Vulkan frame */
 };
 
 /* A grey pixel of coverage c of opaque white over transparent black. */
@@ -116,6 +117,7 @@ static struct renders render_both_view(int32_t w, int32_t h,
 		.reference = calloc((size_t)w * (size_t)h, 4),
 	};
 	ck_assert(r.vulkan != NULL && r.reference != NULL);
+	r.layers = job.timing.layers;
 	vr_target_read(target, NULL, r.vulkan, w * 4);
 	vr_target_destroy(target);
 	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
@@ -775,6 +777,164 @@ START_TEST(test_oracle_opacity)
 }
 END_TEST
 
+/* ---- group opacity ------------------------------------------------------ */
+
+/* A group node at the origin with this opacity. */
+static struct vr_node *group_node(struct vr_node *parent, float opacity)
+{
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_opacity(node, opacity);
+	vr_node_set_parent(node, parent);
+	return node;
+}
+
+START_TEST(test_oracle_group_opacity_card)
+{
+	/* A card under a group of opacity 0.25 over opaque white: a black
+	 * "shadow" rect [4, 24) x [4, 16), then an opaque red card
+	 * [0, 16) x [0, 10) over it. As a group, the card hides the shadow
+	 * and the whole picture is composited at alpha 64/255 (0.25 in 8
+	 * bits, 0.25098):
+	 * - card (and card over shadow, e.g. (8, 6)): red (1, 0, 0, 1) *
+	 *   0.25098 + white * (1 - 0.25098): R = 0.25098 + 0.74902 = 1
+	 *   (255), G = B = 0.74902 * 255 = 191.0: 0xffffbfbf;
+	 * - shadow only ((20, 12)): black, 0 + 191 = 0xffbfbfbf;
+	 * - outside ((30, 20)): white.
+	 * Per-draw opacity (what flattening would do) shows the shadow
+	 * through the card at (8, 6): black 64 over white gives 191, red
+	 * (64, 0, 0, 64) over that R = 64 + 191 * 191 / 255 = 207,
+	 * G = B = 143: 0xffcf8f8f, far from the group's. */
+	struct vr_node *group = group_node(root, 0.25f);
+	rect_node(group, 4, 4, 20, 12, (struct vr_color){ 0, 0, 0, 1 });
+	rect_node(group, 0, 0, 16, 10, (struct vr_color){ 1, 0, 0, 1 });
+	struct renders r = render_both(32, 24, white);
+	const struct expect expects[] = {
+		{ 2, 2, 0xffffbfbf, 1, "card only" },
+		{ 8, 6, 0xffffbfbf, 1, "card over its shadow: shadow hidden" },
+		{ 15, 9, 0xffffbfbf, 1, "card's last pixel over the shadow" },
+		{ 20, 12, 0xffbfbfbf, 1, "shadow only: 255 * 0.75" },
+		{ 16, 10, 0xffbfbfbf, 1, "shadow's pixel next to the card" },
+		{ 30, 20, 0xffffffff, 0, "white clear colour" },
+	};
+	CHECK_BOTH("oracle_group_card", &r, expects);
+	ck_assert_uint_eq(r.layers, 1);
+	renders_finish(&r);
+}
+END_TEST
+
+START_TEST(test_oracle_group_opacity_translucent_children)
+{
+	/* Two translucent children under a group of opacity 0.5 over
+	 * transparent black: blue at alpha 0.5 on [0, 12) x [0, 8), green
+	 * at alpha 0.5 on [6, 18) x [0, 8). Colours are premultiplied to 8
+	 * bits (0.5 -> 128, i.e. a = 128 / 255 = 0.50196):
+	 * in the layer (transparent at first)
+	 * - blue only: (0, 0, 128, 128);
+	 * - both: green over blue, G = 128, B = 128 * (1 - 0.50196) = 63.75
+	 *   (64), A = 128 + 63.75 = 191.75 (192): (0, 128, 64, 192);
+	 * - green only: (0, 128, 0, 128);
+	 * composited at 0.5 (128 / 255) over transparent black: every
+	 * channel times 0.50196:
+	 * - blue only (2, 4): B = A = 128 * 0.50196 = 64.25: 0x40000040;
+	 * - both (8, 4): G = 64.25 (64), B = 64 * 0.50196 = 32.1 (32),
+	 *   A = 192 * 0.50196 = 96.4 (96): 0x60004020;
+	 * - green only (15, 4): 0x40004000.
+	 * Per draw (alpha 0.25 each, 64), the overlap would be green 64 over
+	 * blue 64: B = 64 * 191 / 255 = 47.9 (48), A = 112: 0x70004030. */
+	struct vr_node *group = group_node(root, 0.5f);
+	rect_node(group, 0, 0, 12, 8, (struct vr_color){ 0, 0, 1, 0.5f });
+	rect_node(group, 6, 0, 12, 8, (struct vr_color){ 0, 1, 0, 0.5f });
+	struct renders r = render_both(24, 10, transparent);
+	const struct expect expects[] = {
+		{ 2, 4, 0x40000040, 1, "blue only" },
+		{ 8, 4, 0x60004020, 1, "green over blue, as a group" },
+		{ 15, 4, 0x40004000, 1, "green only" },
+		{ 20, 4, 0x00000000, 0, "transparent clear colour" },
+	};
+	CHECK_BOTH("oracle_group_translucent", &r, expects);
+	ck_assert_uint_eq(r.layers, 1);
+	renders_finish(&r);
+}
+END_TEST
+
+START_TEST(test_oracle_group_opacity_nested)
+{
+	/* Over opaque white, an outer group of opacity 0.5 holding a black
+	 * rect [0, 16) x [0, 8) and an inner group of opacity 0.5 holding
+	 * an opaque blue rect [8, 24) and an opaque green one [12, 28) over
+	 * it (same rows). Alpha 0.5 is 128 / 255 = 0.50196 and
+	 * 1 - 0.50196 = 0.49804.
+	 * The inner layer: blue on x 8..11, green on x 12..27 (opaque).
+	 * Composited into the outer layer, where black (0, 0, 0, 1) lies on
+	 * x 0..15:
+	 * - x 10: blue * 0.50196 over black: B = 128, A = 0.50196 + 0.49804
+	 *   = 1: (0, 0, 128, 255);
+	 * - x 14: the same in green: (0, 128, 0, 255);
+	 * - x 20: green * 0.50196 alone: (0, 128, 0, 128).
+	 * The outer layer at 0.50196 over white (each channel c * 0.50196 +
+	 * 255 * (1 - a * 0.50196)):
+	 * - x 4, black: 0 + 255 * 0.49804 = 127.0: 0xff7f7f7f;
+	 * - x 10: R = G = 127, B = 128 * 0.50196 + 127 = 191.25:
+	 *   0xff7f7fbf;
+	 * - x 14: 0xff7fbf7f;
+	 * - x 20: a = 128 / 255 * 0.50196 = 0.25196, R = B = 255 *
+	 *   0.74804 = 190.75 (191), G = 64.25 + 190.75 = 255: 0xffbfffbf;
+	 * - x 30: white. */
+	struct vr_node *outer = group_node(root, 0.5f);
+	rect_node(outer, 0, 0, 16, 8, (struct vr_color){ 0, 0, 0, 1 });
+	struct vr_node *inner = group_node(outer, 0.5f);
+	rect_node(inner, 8, 0, 16, 8, (struct vr_color){ 0, 0, 1, 1 });
+	rect_node(inner, 12, 0, 16, 8, (struct vr_color){ 0, 1, 0, 1 });
+	struct renders r = render_both(32, 10, white);
+	const struct expect expects[] = {
+		{ 4, 4, 0xff7f7f7f, 1, "black at 0.5" },
+		{ 10, 4, 0xff7f7fbf, 1, "inner blue over black" },
+		{ 14, 4, 0xff7fbf7f, 1, "inner green over black, not blue" },
+		{ 20, 4, 0xffbfffbf, 1, "inner green at 0.25" },
+		{ 30, 4, 0xffffffff, 0, "white clear colour" },
+	};
+	CHECK_BOTH("oracle_group_nested", &r, expects);
+	ck_assert_uint_eq(r.layers, 2);
+	renders_finish(&r);
+}
+END_TEST
+
+START_TEST(test_oracle_group_opacity_flattened)
+{
+	/* A group of opacity 0.5 whose children do not overlap: red on
+	 * [0, 8) x [0, 8), blue on [10, 18): no layer, the opacity
+	 * multiplies each draw. Red at 0.5 premultiplied to 8 bits is
+	 * (128, 0, 0, 128); over white R = 128 + 255 * 127 / 255 = 255,
+	 * G = B = 127: 0xffff7f7f; blue alike 0xff7f7fff. */
+	struct vr_node *group = group_node(root, 0.5f);
+	struct vr_node *red = rect_node(group, 0, 0, 8, 8,
+		(struct vr_color){ 1, 0, 0, 1 });
+	struct vr_node *blue = rect_node(group, 10, 0, 8, 8,
+		(struct vr_color){ 0, 0, 1, 1 });
+	struct renders r = render_both(20, 10, white);
+	const struct expect expects[] = {
+		{ 4, 4, 0xffff7f7f, 1, "red at 0.5" },
+		{ 14, 4, 0xff7f7fff, 1, "blue at 0.5" },
+		{ 9, 4, 0xffffffff, 0, "between them" },
+	};
+	CHECK_BOTH("oracle_group_flattened", &r, expects);
+	ck_assert_uint_eq(r.layers, 0);
+
+	/* the same picture as the opacity on each child, bit for bit (what
+	 * per-draw opacity rendered before groups) */
+	vr_node_set_opacity(group, 1.0f);
+	vr_node_set_opacity(red, 0.5f);
+	vr_node_set_opacity(blue, 0.5f);
+	struct renders per_draw = render_both(20, 10, white);
+	ck_assert_uint_eq(per_draw.layers, 0);
+	size_t bytes = (size_t)r.width * (size_t)r.height * 4;
+	ck_assert(memcmp(r.vulkan, per_draw.vulkan, bytes) == 0);
+	ck_assert(memcmp(r.reference, per_draw.reference, bytes) == 0);
+	renders_finish(&per_draw);
+	renders_finish(&r);
+}
+END_TEST
+
 /* ---- images ------------------------------------------------------------- */
 
 /* Six distinct premultiplied pixels (3 x 2), two of them translucent. */
@@ -974,6 +1134,13 @@ static Suite *oracle_suite(void)
 	tcase_add_test(tc, test_oracle_opacity);
 	tcase_add_test(tc, test_oracle_image_exact);
 	tcase_add_test(tc, test_oracle_view_turned_scaled);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("group opacity");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_oracle_group_opacity_card);
+	tcase_add_test(tc, test_oracle_group_opacity_translucent_children);
+	tcase_add_test(tc, test_oracle_group_opacity_nested);
+	tcase_add_test(tc, test_oracle_group_opacity_flattened);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -176,7 +176,17 @@ void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip);
  * rotation, the bounding box of the rectangle with the radius scaled. */
 void vr_node_set_clip_rounded(struct vr_node *node,
 	const struct vr_rectf *clip, float radius);
-/* Opacity in [0, 1], multiplied down the tree (per draw, not as a group). */
+/*
+ * Opacity in [0, 1] of the node and its subtree as a group: the subtree is
+ * drawn as if into a transparent layer at full opacity, which is then
+ * composited with this opacity (overlapping descendants do not show
+ * through each other: a card's shadow is not seen through the card).
+ * Nested groups multiply. A layer (an offscreen image of the subtree's
+ * pixels) is used only when two draws of the subtree may touch the same
+ * pixels (decided from their bounds, conservatively); otherwise the
+ * opacity multiplies every draw, which gives the same picture
+ * (vr_frame_timing::layers counts the layers).
+ */
 void vr_node_set_opacity(struct vr_node *node, float opacity);
 
 /* Content: at most one per node, covering local (0, 0, width, height). */
@@ -350,6 +360,10 @@ struct vr_frame_timing {
 	enum vr_frame_mode mode;
 	uint32_t chunks; /* handoffs to the workers (0 unless PARALLEL) */
 	uint32_t cost; /* preparation's estimate, VR_COST units */
+	/* group opacity (vr_node_set_opacity): subtrees drawn into a layer of
+	 * their own, nested ones included; 0 when every translucent subtree
+	 * was flattened */
+	uint32_t layers;
 	/* The output path: */
 	uint32_t dst_rects; /* rectangles copied into job.dst on the GPU */
 	bool mirror_updated; /* the host mirror got the redrawn pixels */

@@ -1,0 +1,120 @@
+/*
+ * VR_TASK_LAYER: group opacity (engine.h). The sub-tasks are executed by
+ * the worker that executes the layer (nested layers among them, which
+ * record their own passes first), then recorded into a scratch image of
+ * the layer's size in the worker's prologue command buffer (run before
+ * the frame's draws; the offscreen pass clears it to transparent and
+ * leaves it SHADER_READ_ONLY). The frame draws the scratch as one
+ * textured quad over the layer's box, texel for pixel, multiplied by the
+ * opacity (tex.frag; the scratch is premultiplied, as the target is).
+ *
+ * The engine's pipelines are made for the frame's render pass; the
+ * offscreen pass is compatible with it (one B8G8R8A8_UNORM attachment,
+ * one sample, one subpass), so the sub-tasks record there unchanged.
+ */
+#include "engine_kinds.h"
+#include "engine_private.h"
+
+uint32_t vr_task_layer_count(const struct vr_task *task)
+{
+	if (task->kind != VR_TASK_LAYER) {
+		return 0;
+	}
+	const struct vr_layer *layer = &task->payload->layers[0];
+	uint32_t count = 1;
+	for (uint32_t i = 0; i < layer->ntasks; i++) {
+		count += vr_task_layer_count(&layer->tasks[i]);
+	}
+	return count;
+}
+
+/* The sub-tasks into the scratch image, each inside its AABB (quads rely
+ * on the scissor for their clip box, as in the frame). */
+static void record_layer(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
+		const struct vr_layer *layer, const struct vr_scratch *scratch)
+{
+	VkClearValue clear = { .color.float32 = { 0, 0, 0, 0 } };
+	VkRenderPassBeginInfo begin = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+		.renderPass = vr_exec_offscreen_pass(ctx),
+		.framebuffer = scratch->framebuffer,
+		.renderArea = { { 0, 0 },
+			{ (uint32_t)scratch->width, (uint32_t)scratch->height } },
+		.clearValueCount = 1,
+		.pClearValues = &clear,
+	};
+	VkPipelineLayout pipeline_layout = vr_exec_pipeline_layout(ctx);
+	vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+	VkViewport viewport = {
+		.width = (float)scratch->width,
+		.height = (float)scratch->height,
+		.maxDepth = 1.0f,
+	};
+	vkCmdSetViewport(cb, 0, 1, &viewport);
+	const struct vr_box all = { 0, 0, scratch->width, scratch->height };
+	for (uint32_t i = 0; i < layer->ntasks; i++) {
+		const struct vr_task *sub = &layer->tasks[i];
+		struct vr_box box = vr_box_intersect(&sub->aabb, &all);
+		if (!layer->drawn[i] || vr_box_empty(&box)) {
+			continue;
+		}
+		VkRect2D scissor = { { box.x, box.y },
+			{ (uint32_t)box.width, (uint32_t)box.height } };
+		vkCmdSetScissor(cb, 0, 1, &scissor);
+		vr_engine_record(cb, pipeline_layout, sub, scratch->width,
+			scratch->height);
+	}
+	vkCmdEndRenderPass(cb);
+}
+
+bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
+{
+	const struct vr_layer *layer = &task->payload->layers[0];
+	struct vr_task_out *out = task->out;
+	/* first the sub-tasks: what they record in the prologue (uploads,
+	 * shadows' and nested layers' passes) comes before this pass */
+	bool any = false;
+	for (uint32_t i = 0; i < layer->ntasks; i++) {
+		layer->drawn[i] = vr_engine_execute(ctx, &layer->tasks[i]);
+		any = any || layer->drawn[i];
+	}
+	if (!any || layer->alpha == 0) {
+		return false;
+	}
+	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+	VkCommandBuffer cb = vr_exec_prologue(ctx);
+	struct vr_scratch scratch;
+	if (out->pipeline == VK_NULL_HANDLE || cb == VK_NULL_HANDLE ||
+			!vr_exec_scratch(ctx, layer->box.width, layer->box.height,
+				&scratch)) {
+		return false;
+	}
+	record_layer(ctx, cb, layer, &scratch);
+
+	/* the composite, in the frame: texel (i, j) on pixel (x + i, y + j) */
+	struct vr_task_draw *draw = &out->draws[0];
+	struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw, 6, sizeof(*v));
+	if (v == NULL) {
+		return false;
+	}
+	draw->set = scratch.set;
+	out->ndraws = 1;
+	float alpha = (float)layer->alpha / 255.0f;
+	struct vr_prim_state state = { .clip = layer->box };
+	struct vr_tex_vertex base = {
+		.color = { alpha, alpha, alpha, alpha },
+	};
+	vr_vertex_clip_init(&base.clip, &state);
+	const struct vr_box *b = &layer->box;
+	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
+	for (int i = 0; i < 6; i++) {
+		int k = order[i];
+		float u = (k & 1) ? 1.0f : 0.0f, w = (k & 2) ? 1.0f : 0.0f;
+		v[i] = base;
+		v[i].pos[0] = (float)b->x + u * (float)b->width;
+		v[i].pos[1] = (float)b->y + w * (float)b->height;
+		v[i].uv[0] = u;
+		v[i].uv[1] = w;
+	}
+	return true;
+}
