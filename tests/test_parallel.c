@@ -369,6 +369,7 @@ static size_t output_size(const struct scene *scene)
 
 struct totals {
 	uint64_t tasks, ooo_commits, commit_stalls, uploads, chunks;
+	uint64_t layers; /* group opacity's */
 	unsigned frames, inline_frames, parallel_frames;
 	/* every frame's estimated cost, when costs is not NULL */
 	uint32_t *costs;
@@ -408,6 +409,7 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 	totals->tasks += jobs[0].timing.tasks;
 	totals->ooo_commits += jobs[0].timing.ooo_commits;
 	totals->commit_stalls += jobs[0].timing.commit_stalls;
+	totals->layers += jobs[0].timing.layers;
 	totals->frames++;
 	const struct vr_frame_timing *t = &jobs[0].timing;
 	if (totals->costs != NULL && totals->ncosts < totals->costs_cap) {
@@ -417,6 +419,7 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 		ck_assert_int_eq(jobs[j].timing.mode, t->mode);
 		ck_assert_uint_eq(jobs[j].timing.chunks, t->chunks);
 		ck_assert_uint_eq(jobs[j].timing.cost, t->cost);
+		ck_assert_uint_eq(jobs[j].timing.layers, t->layers);
 	}
 	if (vr_renderer_is_sequential(renderer)) {
 		ck_assert_int_eq(t->mode, VR_FRAME_SEQUENTIAL);
@@ -589,6 +592,11 @@ START_TEST(test_parallel_matches_sequential)
 	}
 	ck_assert_uint_gt(seq_totals.uploads, 0);
 	ck_assert_uint_eq(seq_totals.tasks, 0); /* sequential: no pools */
+	/* translucent nodes over overlapping draws: group opacity's layers
+	 * (nested ones too) are among what both modes must draw alike */
+	ck_assert_uint_gt(seq_totals.layers, 0);
+	fprintf(stderr, "sequential: %u frames, %llu group-opacity layers\n",
+		seq_totals.frames, (unsigned long long)seq_totals.layers);
 
 	/* the median estimated cost of a frame: the threshold of the
 	 * configurations below that run some frames inline */
@@ -641,6 +649,7 @@ START_TEST(test_parallel_matches_sequential)
 			(double)(vr_now_ns() - t0) / 1e9);
 		ck_assert_uint_gt(totals.tasks, 0);
 		ck_assert_uint_gt(totals.uploads, 0);
+		ck_assert_uint_eq(totals.layers, seq_totals.layers);
 		if (grains[w - 1].parallel_cost > 0) {
 			/* both sides of the decision were taken */
 			ck_assert_uint_gt(totals.inline_frames, 0);
