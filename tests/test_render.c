@@ -16,12 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
 
 #include "render_fixture.h"
 
 #define PIXEL_EXACT 1
 #define BILINEAR 3
+/* group opacity over blurred shadows: test-primitives' SHADOW tolerance */
+#define GROUP_SHADOW 2
 
 static struct vr_node *rect(struct vr_node *parent, float x, float y,
 		float w, float h, struct vr_color color)
@@ -467,6 +470,92 @@ START_TEST(test_render_partial_damage)
 	free(after);
 	free(expected);
 	pixman_region32_fini(&damage);
+	vr_target_destroy(target);
+	assert_no_errors();
+}
+END_TEST
+
+/* A card: a blurred shadow under a white rounded rect, with a
+ * translucent ellipse and a square overlapping on it in a nested group,
+ * and a flattened group of two rects side by side. */
+static void group_opacity_scene(void)
+{
+	struct vr_canvas *c = vr_canvas_begin();
+	struct vr_radii radii = { 6, 6, 6, 6 };
+	vr_canvas_draw_shadow(c, (struct vr_rectf){ 14, 16, 60, 40 }, radii, 10,
+		(struct vr_color){ 0, 0, 0, 0.7f });
+	vr_canvas_draw_rrect(c, (struct vr_rectf){ 10, 10, 60, 40 }, radii,
+		&(struct vr_paint){ .color = { 1, 1, 1, 1 } });
+	struct vr_display_list *list = vr_canvas_finish(c);
+	struct vr_node *card = vr_node_create(tree);
+	vr_node_set_display_list(card, list);
+	vr_display_list_unref(list);
+	vr_node_set_opacity(card, 0.4f);
+	vr_node_set_parent(card, root);
+	struct vr_node *inner = group(card, 20, 20);
+	vr_node_set_opacity(inner, 0.7f);
+	c = vr_canvas_begin();
+	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 0, 0, 24, 20 },
+		&(struct vr_paint){ .color = { 0.9f, 0.2f, 0.1f, 0.8f } });
+	list = vr_canvas_finish(c);
+	struct vr_node *ellipse = vr_node_create(tree);
+	vr_node_set_display_list(ellipse, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(ellipse, inner);
+	rect(inner, 12, 8, 20, 16, (struct vr_color){ 0.1f, 0.3f, 1, 0.6f });
+	struct vr_node *flat = group(root, 80, 10);
+	vr_node_set_opacity(flat, 0.5f);
+	rect(flat, 0, 0, 10, 30, (struct vr_color){ 0, 0.6f, 0.2f, 1 });
+	rect(flat, 12, 0, 10, 30, (struct vr_color){ 0.6f, 0, 0.8f, 1 });
+}
+
+START_TEST(test_render_group_opacity)
+{
+	const int32_t W = 112, H = 80;
+	group_opacity_scene();
+	const struct vr_color clear = { 0.8f, 0.85f, 0.9f, 1 };
+	render_compare("group_opacity", W, H, NULL, clear, GROUP_SHADOW);
+	/* turned and scaled as an output at 1.5 under transform 90 */
+	const struct vr_mat turned = { 0, 1.5f, -1.5f, 0, 1.5f * H, 0 };
+	render_compare("group_opacity_turned", (int32_t)(1.5f * H),
+		(int32_t)(1.5f * W), &turned, clear, GROUP_SHADOW);
+
+	/* the card and the nested group are layers, the side-by-side rects
+	 * are not */
+	vr_tree_update(tree, NULL);
+	struct vr_target *target = vr_target_create(renderer, W, H);
+	struct vr_render_job job = { .target = target, .clear = clear };
+	vr_mat_identity(&job.view);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	ck_assert_uint_eq(job.timing.layers, 2);
+	uint32_t *full = read_target(target);
+
+	/* damage cutting through the layers: a layer of the damaged part
+	 * only, the same pixels as the whole one (within float noise of the
+	 * translated view), and outside damage nothing changes */
+	pixman_region32_t damage;
+	pixman_region32_init_rect(&damage, 30, 25, 17, 40);
+	pixman_region32_union_rect(&damage, &damage, 0, 0, 15, 12);
+	job.damage = &damage;
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	ck_assert_uint_eq(job.timing.layers, 2);
+	uint32_t *partial = read_target(target);
+	compare("group_opacity_partial", partial, full, W, H, PIXEL_EXACT);
+
+	/* damage over the card's shadow's corner only, where the shadow
+	 * and the card overlap too: the card's decision does not depend on
+	 * damage (still a layer, of a few pixels: the same pixels as a
+	 * whole one); the nested group lies outside, not drawn at all */
+	pixman_region32_fini(&damage);
+	pixman_region32_init_rect(&damage, 60, 45, 30, 20);
+	ck_assert(vr_render(renderer, tree, &job, 1));
+	ck_assert_uint_eq(job.timing.layers, 1);
+	free(partial);
+	partial = read_target(target);
+	compare("group_opacity_partial_edge", partial, full, W, H, PIXEL_EXACT);
+	pixman_region32_fini(&damage);
+	free(partial);
+	free(full);
 	vr_target_destroy(target);
 	assert_no_errors();
 }
@@ -1078,6 +1167,7 @@ static Suite *render_suite(void)
 			test_render_large_image_visible } },
 		{ "damage", { test_render_partial_damage,
 			test_render_two_targets } },
+		{ "group opacity", { test_render_group_opacity } },
 		{ "timing", { test_render_timing_1080p } },
 		{ "async", { test_render_frames_in_flight,
 			test_render_dst_region } },
