@@ -822,6 +822,43 @@ START_TEST(test_oracle_group_opacity_card)
 }
 END_TEST
 
+START_TEST(test_oracle_group_opacity_shadow)
+{
+	/* The card of issue #13: one display list, a black shadow (blur 2:
+	 * sigma 1, its kernel reaches 3 pixels) of [16, 56) x [18, 48), then
+	 * an opaque white rect [10, 50) x [10, 40) over it, the node at
+	 * opacity 0.25 (64 / 255 = 0.25098, 1 - 0.25098 = 0.74902) over
+	 * grey 0.5 (128):
+	 * - in the card over the shadow ((30, 25), (48, 38): a pixel and a
+	 *   half inside the card's edges): the layer holds opaque white,
+	 *   64 + 128 * 0.74902 = 159.9 (160): 0xffa0a0a0. Per draw, the
+	 *   shadow would show through: black at 64 over 128 gives 96, white
+	 *   at 64 over that 64 + 96 * 0.74902 = 135.9 (136);
+	 * - shadow only at full coverage ((52, 44): 3.5 pixels inside the
+	 *   shadow's right and bottom edges, outside the card): opaque black
+	 *   in the layer, 128 * 0.74902 = 95.9 (96): 0xff606060;
+	 * - far from both: the grey. */
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_shadow(c, (struct vr_rectf){ 16, 18, 40, 30 },
+		(struct vr_radii){ 0 }, 2, (struct vr_color){ 0, 0, 0, 1 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 10, 10, 40, 30 },
+		&(struct vr_paint){ .color = white });
+	struct vr_node *card = list_node(root, c);
+	vr_node_set_opacity(card, 0.25f);
+	struct renders r = render_both(64, 56, (struct vr_color){ 0.5f, 0.5f,
+		0.5f, 1 });
+	const struct expect expects[] = {
+		{ 30, 25, 0xffa0a0a0, 1, "card over its shadow" },
+		{ 48, 38, 0xffa0a0a0, 1, "card's corner over its shadow" },
+		{ 52, 44, 0xff606060, 1, "shadow only" },
+		{ 60, 4, 0xff808080, 0, "grey clear colour" },
+	};
+	CHECK_BOTH("oracle_group_shadow", &r, expects);
+	ck_assert_uint_eq(r.layers, 1);
+	renders_finish(&r);
+}
+END_TEST
+
 START_TEST(test_oracle_group_opacity_translucent_children)
 {
 	/* Two translucent children under a group of opacity 0.5 over
@@ -1138,6 +1175,7 @@ static Suite *oracle_suite(void)
 	tc = tcase_create("group opacity");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_oracle_group_opacity_card);
+	tcase_add_test(tc, test_oracle_group_opacity_shadow);
 	tcase_add_test(tc, test_oracle_group_opacity_translucent_children);
 	tcase_add_test(tc, test_oracle_group_opacity_nested);
 	tcase_add_test(tc, test_oracle_group_opacity_flattened);
