@@ -131,8 +131,8 @@ struct vr_task_payload {
  * only the damaged pixels, so one node's decision does not change with
  * damage) is prepared into a sub-chain: the subtree's tasks with the
  * node's opacity taken out (1 inside, descendants' own opacities
- * relative to it) and the view translated so that the layer's box (its
- * draws' pixels inside the damaged extents, whole pixels) starts at
+ * relative to it) and the view translated so that the layer's box (the
+ * subtree's bounds inside the damaged extents, whole pixels) starts at
  * (0, 0). The layer task carries them, the box and the opacity: a
  * backend draws the sub-tasks into a transparent 8-bit premultiplied
  * image of the box's size (in order; nested layers first), then

@@ -15,6 +15,16 @@
 #include "engine_kinds.h"
 #include "engine_private.h"
 
+/* Scratch images come in sizes rounded up to this many pixels (the layer
+ * uses their top-left corner): a layer's box follows the damage, and
+ * scratch images are recycled by size. */
+#define SCRATCH_STEP 64
+
+static int32_t round_up(int32_t v)
+{
+	return (v + SCRATCH_STEP - 1) / SCRATCH_STEP * SCRATCH_STEP;
+}
+
 uint32_t vr_task_layer_count(const struct vr_task *task)
 {
 	if (task->kind != VR_TASK_LAYER) {
@@ -28,30 +38,31 @@ uint32_t vr_task_layer_count(const struct vr_task *task)
 	return count;
 }
 
-/* The sub-tasks into the scratch image, each inside its AABB (quads rely
- * on the scissor for their clip box, as in the frame). */
+/* The sub-tasks into the scratch image's top-left box of the layer's
+ * size, each inside its AABB (quads rely on the scissor for their clip
+ * box, as in the frame). */
 static void record_layer(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 		const struct vr_layer *layer, const struct vr_scratch *scratch)
 {
+	int32_t w = layer->box.width, h = layer->box.height;
 	VkClearValue clear = { .color.float32 = { 0, 0, 0, 0 } };
 	VkRenderPassBeginInfo begin = {
 		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
 		.renderPass = vr_exec_offscreen_pass(ctx),
 		.framebuffer = scratch->framebuffer,
-		.renderArea = { { 0, 0 },
-			{ (uint32_t)scratch->width, (uint32_t)scratch->height } },
+		.renderArea = { { 0, 0 }, { (uint32_t)w, (uint32_t)h } },
 		.clearValueCount = 1,
 		.pClearValues = &clear,
 	};
 	VkPipelineLayout pipeline_layout = vr_exec_pipeline_layout(ctx);
 	vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
 	VkViewport viewport = {
-		.width = (float)scratch->width,
-		.height = (float)scratch->height,
+		.width = (float)w,
+		.height = (float)h,
 		.maxDepth = 1.0f,
 	};
 	vkCmdSetViewport(cb, 0, 1, &viewport);
-	const struct vr_box all = { 0, 0, scratch->width, scratch->height };
+	const struct vr_box all = { 0, 0, w, h };
 	for (uint32_t i = 0; i < layer->ntasks; i++) {
 		const struct vr_task *sub = &layer->tasks[i];
 		struct vr_box box = vr_box_intersect(&sub->aabb, &all);
@@ -61,8 +72,7 @@ static void record_layer(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 		VkRect2D scissor = { { box.x, box.y },
 			{ (uint32_t)box.width, (uint32_t)box.height } };
 		vkCmdSetScissor(cb, 0, 1, &scissor);
-		vr_engine_record(cb, pipeline_layout, sub, scratch->width,
-			scratch->height);
+		vr_engine_record(cb, pipeline_layout, sub, w, h);
 	}
 	vkCmdEndRenderPass(cb);
 }
@@ -85,8 +95,8 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	VkCommandBuffer cb = vr_exec_prologue(ctx);
 	struct vr_scratch scratch;
 	if (out->pipeline == VK_NULL_HANDLE || cb == VK_NULL_HANDLE ||
-			!vr_exec_scratch(ctx, layer->box.width, layer->box.height,
-				&scratch)) {
+			!vr_exec_scratch(ctx, round_up(layer->box.width),
+				round_up(layer->box.height), &scratch)) {
 		return false;
 	}
 	record_layer(ctx, cb, layer, &scratch);
@@ -106,6 +116,8 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	};
 	vr_vertex_clip_init(&base.clip, &state);
 	const struct vr_box *b = &layer->box;
+	float su = (float)b->width / (float)scratch.width;
+	float sv = (float)b->height / (float)scratch.height;
 	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
 	for (int i = 0; i < 6; i++) {
 		int k = order[i];
@@ -113,8 +125,8 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		v[i] = base;
 		v[i].pos[0] = (float)b->x + u * (float)b->width;
 		v[i].pos[1] = (float)b->y + w * (float)b->height;
-		v[i].uv[0] = u;
-		v[i].uv[1] = w;
+		v[i].uv[0] = u * su;
+		v[i].uv[1] = w * sv;
 	}
 	return true;
 }

@@ -63,14 +63,14 @@ struct occluder {
 
 /* Bounds of the primitives a dry run of a subtree would emit, target
  * pixels: do any two of them intersect? Past MAX_PROBED primitives the
- * answer is yes (conservative, and the probe stays cheap). */
+ * answer is yes (conservative, and the probe stays cheap); the dry run
+ * stops at the first yes. */
 #define MAX_PROBED 32
 
 struct probe {
 	struct vr_box boxes[MAX_PROBED];
 	size_t nboxes;
 	bool overlap;
-	struct vr_box bounds; /* of them all */
 };
 
 struct prepare {
@@ -192,7 +192,6 @@ static bool append_prim(struct prepare *prep, struct open_task *open)
  */
 static void probe_add(struct probe *probe, const struct vr_box *aabb)
 {
-	probe->bounds = vr_box_union(&probe->bounds, aabb);
 	if (probe->overlap) {
 		return;
 	}
@@ -537,6 +536,9 @@ static void prepare_display_list(struct prepare *prep,
 		return;
 	}
 	for (size_t i = 0; i < list->ncommands && !prep->failed; i++) {
+		if (prep->probe != NULL && prep->probe->overlap) {
+			return; /* the dry run has its answer */
+		}
 		prepare_command(prep, &ns, &list->commands[i]);
 	}
 }
@@ -683,7 +685,8 @@ static void prepare_subtree(struct prepare *prep, struct vr_node *node,
 		prepare_node(prep, node, opacity);
 	}
 	vr_list_for_each(child, &node->children, struct vr_node, link) {
-		if (prep->failed) {
+		if (prep->failed ||
+				(prep->probe != NULL && prep->probe->overlap)) {
 			return;
 		}
 		prepare_tree(prep, child, opacity);
@@ -783,8 +786,13 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 	if (!probe.overlap || prep->failed) {
 		return false;
 	}
-	/* the layer's box: its draws' pixels inside the damaged extents */
-	struct vr_box box = vr_box_intersect(&probe.bounds, &extents);
+	/* the layer's box: the subtree's pixels (which bound its draws, as
+	 * damage tracking relies on) inside the damaged extents */
+	const struct vr_box *sb = &node->abs.subtree_bounds;
+	struct vr_rectf bounds = { (float)sb->x, (float)sb->y,
+		(float)sb->width, (float)sb->height };
+	struct vr_box box = vr_mat_map_rect_bounds(&prep->job->view, &bounds);
+	box = vr_box_intersect(&box, &extents);
 	if (vr_box_empty(&box)) {
 		return false; /* nothing damaged: flattened draws nothing */
 	}
