@@ -884,6 +884,9 @@ static void prepare_tree(struct prepare *prep, struct vr_node *node,
 	/* multiplied as vr_tree_update does: flattened opacity is the
 	 * node's absolute one, bit for bit */
 	float opacity = parent_opacity * node->opacity;
+	if (!(opacity > 0.0f)) {
+		return; /* nothing of it is drawn (nor counted as drawn) */
+	}
 	if (node->opacity < 1.0f && prepare_layer(prep, node, opacity)) {
 		return;
 	}

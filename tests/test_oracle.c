@@ -968,6 +968,14 @@ START_TEST(test_oracle_group_opacity_flattened)
 	ck_assert(memcmp(r.vulkan, per_draw.vulkan, bytes) == 0);
 	ck_assert(memcmp(r.reference, per_draw.reference, bytes) == 0);
 	renders_finish(&per_draw);
+
+	/* overlapping children at opacity 1: no layer either */
+	vr_node_set_opacity(red, 1.0f);
+	vr_node_set_opacity(blue, 1.0f);
+	vr_node_set_position(blue, 4, 0);
+	struct renders opaque = render_both(20, 10, white);
+	ck_assert_uint_eq(opaque.layers, 0);
+	renders_finish(&opaque);
 	renders_finish(&r);
 }
 END_TEST
