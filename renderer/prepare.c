@@ -185,11 +185,7 @@ static bool append_prim(struct prepare *prep, struct open_task *open)
 	return true;
 }
 
-/*
- * A slot for a primitive with this key and AABB (target pixels, inside the
- * damaged extents), zeroed, in an open task: a compatible one of the
- * window or a new one. NULL when out of memory.
- */
+/* A dry run's primitive (see struct probe). */
 static void probe_add(struct probe *probe, const struct vr_box *aabb)
 {
 	if (probe->overlap) {
@@ -208,6 +204,12 @@ static void probe_add(struct probe *probe, const struct vr_box *aabb)
 	probe->boxes[probe->nboxes++] = *aabb;
 }
 
+/*
+ * A slot for a primitive with this key and AABB (target pixels, inside the
+ * damaged extents), zeroed, in an open task: a compatible one of the
+ * window or a new one. NULL when out of memory, or in a dry run (which
+ * only takes the AABB).
+ */
 static void *add_prim(struct prepare *prep, const struct prim_key *key,
 		const struct vr_box *aabb)
 {
