@@ -25,6 +25,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <vitrail/canvas.h>
 #include "display_list.h"
 #include "pool.h"
@@ -93,6 +95,129 @@ void vr_granularity_refresh(struct vr_renderer *renderer)
 		renderer->granularity = calibrations[workers];
 	}
 	pthread_mutex_unlock(&calibrations_lock);
+}
+
+/* ---- the figures kept between runs ------------------------------------------ */
+
+#define CACHE_NAME "granularity.txt"
+#define CACHE_MAX_LINES 64
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILD_TAG "asan"
+#elif defined(__SANITIZE_THREAD__)
+#define BUILD_TAG "tsan"
+#else
+#define BUILD_TAG "plain"
+#endif
+
+/* What the figures hold for: the device and its driver (the pipeline
+ * cache's UUID), the worker count, the cores online and the build (a
+ * sanitizer's build is slower); no spaces. */
+static void cache_key(struct vr_renderer *renderer, char *key, size_t size)
+{
+	VkPhysicalDeviceProperties props;
+	vkGetPhysicalDeviceProperties(renderer->phdev, &props);
+	char uuid[2 * VK_UUID_SIZE + 1];
+	for (unsigned i = 0; i < VK_UUID_SIZE; i++) {
+		snprintf(uuid + 2 * i, 3, "%02x", props.pipelineCacheUUID[i]);
+	}
+	snprintf(key, size, "%08x:%08x:%s:w%d:c%ld:%s", props.vendorID,
+		props.deviceID, uuid, vr_renderer_workers(renderer),
+		sysconf(_SC_NPROCESSORS_ONLN), BUILD_TAG);
+}
+
+bool vr_granularity_load(struct vr_renderer *renderer)
+{
+	size_t size = 0;
+	char *data = vr_cache_read(renderer, CACHE_NAME, &size);
+	if (data == NULL) {
+		return false;
+	}
+	char *text = realloc(data, size + 1);
+	if (text == NULL) {
+		free(data);
+		return false;
+	}
+	text[size] = '\0';
+	char key[160];
+	cache_key(renderer, key, sizeof(key));
+	bool found = false;
+	struct vr_granularity g = { .calibrated = true };
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line != NULL && !found;
+			line = strtok_r(NULL, "\n", &save)) {
+		char k[160];
+		found = sscanf(line, "%159s %lf %lf %lf %lf", k, &g.handoff_ns,
+				&g.unit_ns, &g.frame_overhead_ns,
+				&g.gain_ns_per_unit) == 5 && strcmp(k, key) == 0 &&
+			g.handoff_ns > 0.0 && g.unit_ns > 0.0 &&
+			isfinite(g.frame_overhead_ns) && isfinite(g.gain_ns_per_unit);
+	}
+	free(text);
+	if (!found) {
+		return false;
+	}
+	vr_granularity_derive(&g);
+	int workers = vr_renderer_workers(renderer);
+	if (workers >= 0 && workers <= MAX_CALIBRATED_WORKERS) {
+		pthread_mutex_lock(&calibrations_lock);
+		calibrations[workers] = g;
+		pthread_mutex_unlock(&calibrations_lock);
+	}
+	renderer->granularity = g;
+	vr_log(VR_LOG_INFO, "granularity of %d workers from the cache: chunks "
+		"of %u units, parallel from %u units", workers, g.chunk_cost,
+		g.parallel_cost);
+	return true;
+}
+
+void vr_granularity_save(struct vr_renderer *renderer)
+{
+	const struct vr_granularity *g = &renderer->granularity;
+	if (!g->calibrated) {
+		return;
+	}
+	char key[160];
+	cache_key(renderer, key, sizeof(key));
+	size_t size = 0;
+	char *old = vr_cache_read(renderer, CACHE_NAME, &size);
+	char *text = old != NULL ? realloc(old, size + 1) : NULL;
+	if (text == NULL) {
+		free(old);
+		size = 0;
+	} else {
+		text[size] = '\0';
+	}
+	/* this key's line replaces the old one; other keys' well-formed
+	 * lines stay (the newest first, at most CACHE_MAX_LINES) */
+	char *out = NULL;
+	size_t out_size = 0;
+	FILE *f = open_memstream(&out, &out_size);
+	if (f == NULL) {
+		free(text);
+		return;
+	}
+	fprintf(f, "%s %.1f %.2f %.1f %.4f\n", key, g->handoff_ns, g->unit_ns,
+		g->frame_overhead_ns, g->gain_ns_per_unit);
+	int lines = 1;
+	char *save = NULL;
+	for (char *line = text != NULL ? strtok_r(text, "\n", &save) : NULL;
+			line != NULL && lines < CACHE_MAX_LINES;
+			line = strtok_r(NULL, "\n", &save)) {
+		char k[160];
+		double v[4];
+		if (sscanf(line, "%159s %lf %lf %lf %lf", k, &v[0], &v[1], &v[2],
+				&v[3]) != 5 || strcmp(k, key) == 0) {
+			continue; /* garbled, or this key's old line */
+		}
+		fprintf(f, "%s\n", line);
+		lines++;
+	}
+	free(text);
+	if (fclose(f) == 0) {
+		vr_cache_write(renderer, CACHE_NAME, out, out_size);
+	}
+	free(out);
 }
 
 void vr_renderer_get_granularity(const struct vr_renderer *renderer,
