@@ -282,8 +282,11 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
  *   parallel_cost = frame_overhead_ns / gain_ns_per_unit; never (UINT32_MAX)
  *                   when parallel saved nothing.
  * The figures are kept per process and worker count (a later renderer
- * with the same count takes them without measuring); warm_pipelines
- * calibrates too. Takes 0.1-0.5 s; renders into a private target. Until
+ * with the same count takes them without measuring). warm_pipelines
+ * takes them from granularity.txt beside the pipeline cache file (a line
+ * per device, driver, worker count, cores online and build), and only
+ * when that has no line for its key calibrates and writes one; delete
+ * the file to measure again. Takes 0.1-0.5 s; renders into a private target. Until
  * calibrated a renderer hands every task over on its own and never runs
  * a parallel frame inline (chunk_cost 1, parallel_cost 0).
  */
