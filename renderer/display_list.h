@@ -96,14 +96,20 @@ enum vr_dl_op {
 	VR_DL_SHADOW,
 };
 
+/* Rounded clips a canvas state keeps (the outermost past it clip by their
+ * bounding boxes). */
+#define VR_DL_RCLIP_MAX 2
+
 struct vr_dl_command {
 	enum vr_dl_op op;
 	/* the canvas state, list-local */
 	struct vr_mat mat; /* command coordinates -> list-local */
 	bool has_clip;
 	struct vr_rectf clip; /* axis-aligned, list-local */
-	bool has_rclip;
-	struct vr_rrectf rclip; /* list-local (see vr_rrect_map) */
+	/* rounded clips, outermost first, each mapping to list-local
+	 * coordinates (their bounding boxes are in clip) */
+	uint32_t nrclips;
+	struct vr_rclip_src rclips[VR_DL_RCLIP_MAX];
 	struct vr_paint paint; /* colour in paint.color */
 	struct vr_rectf local_bounds; /* what it draws, command coordinates,
 				       * before clipping */

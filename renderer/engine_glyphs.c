@@ -97,9 +97,12 @@ static const VkVertexInputAttributeDescription tex_attributes[] = {
 	ATTR(VR_TEX_LOC_UV, VK_FORMAT_R32G32_SFLOAT, uv),
 	ATTR(VR_TEX_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
 	ATTR(VR_TEX_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
-	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclip),
-	ATTR(VR_TEX_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclip_radii),
+	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[0].x),
+	ATTR(VR_TEX_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[0].y),
+	ATTR(VR_TEX_LOC_CLIP + 3, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[0].radii),
+	ATTR(VR_TEX_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[1].x),
+	ATTR(VR_TEX_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[1].y),
+	ATTR(VR_TEX_LOC_CLIP + 6, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[1].radii),
 };
 
 const struct vr_pipeline_desc vr_textured_pipeline = {

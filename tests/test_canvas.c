@@ -129,7 +129,7 @@ START_TEST(test_canvas_clip_intersection)
 	assert_rect(cmd[1].bounds, 0, 0, 20, 20);
 	float half = 10.0f * sqrtf(2.0f);
 	assert_rect(cmd[2].clip, 50 - half, 50 - half, 2 * half, 2 * half);
-	ck_assert(!cmd[2].has_rclip);
+	ck_assert_uint_eq(cmd[2].nrclips, 0);
 	assert_rect(list->bounds, 0, 0, 100, 100);
 	vr_display_list_unref(list);
 }
@@ -154,22 +154,32 @@ START_TEST(test_canvas_clip_rrect)
 	vr_canvas_draw_rect(c, (struct vr_rectf){ -100, 0, 100, 100 }, &red);
 	struct vr_display_list *list = vr_canvas_finish(c);
 	const struct vr_dl_command *cmd = list->commands;
-	ck_assert(cmd[0].has_rclip);
-	assert_rect(cmd[0].rclip.rect, 10, 10, 100, 40);
-	/* 15 + 5 > 20: scale 20 / 20 = 1 keeps them; doubled by the scale */
-	ck_assert_float_near(cmd[0].rclip.radii.tl, 30);
-	ck_assert_float_near(cmd[0].rclip.radii.br, 10);
+	/* each kept in its own coordinates with the transform of then */
+	ck_assert_uint_eq(cmd[0].nrclips, 1);
+	assert_rect(cmd[0].rclips[0].rrect.rect, 0, 0, 50, 20);
+	assert_mat(&cmd[0].rclips[0].mat, 2, 0, 0, 2, 10, 10);
+	/* 15 + 5 > 20: scale 20 / 20 = 1 keeps them */
+	ck_assert_float_near(cmd[0].rclips[0].rrect.radii.tl, 15);
+	ck_assert_float_near(cmd[0].rclips[0].rrect.radii.br, 5);
 	assert_rect(cmd[0].bounds, 10, 10, 100, 40);
-	/* the second keeps the newer rrect exactly, the older as its box */
-	ck_assert(cmd[1].has_rclip);
-	assert_rect(cmd[1].rclip.rect, 30, 20, 40, 40);
+	/* the second nests: both keep their corners, the box is both's */
+	ck_assert_uint_eq(cmd[1].nrclips, 2);
+	assert_rect(cmd[1].rclips[0].rrect.rect, 0, 0, 50, 20);
+	assert_rect(cmd[1].rclips[1].rrect.rect, 10, 5, 20, 20);
 	assert_rect(cmd[1].clip, 30, 20, 40, 30);
-	ck_assert_float_near(cmd[1].rclip.radii.tl, 4);
-	/* the flip swaps left and right corners */
-	ck_assert_float_near(cmd[2].rclip.radii.tl, 4);
-	ck_assert_float_near(cmd[2].rclip.radii.tr, 2);
-	ck_assert_float_near(cmd[2].rclip.radii.br, 8);
-	ck_assert_float_near(cmd[2].rclip.radii.bl, 6);
+	ck_assert_float_near(cmd[1].rclips[1].rrect.radii.tl, 2);
+	/* a third: the oldest clips by its box only */
+	ck_assert_uint_eq(cmd[2].nrclips, VR_DL_RCLIP_MAX);
+	assert_rect(cmd[2].rclips[0].rrect.rect, 10, 5, 20, 20);
+	assert_mat(&cmd[2].rclips[1].mat, -2, 0, 0, 2, 10, 10);
+	/* the flip swaps left and right corners: local tr (2, 4 pixels) is
+	 * the pixels' top-left, local tl (1, 2 pixels) their top-right */
+	struct vr_rclip rc;
+	ck_assert(vr_rclip_init(&rc, &cmd[2].rclips[1].mat,
+		&cmd[2].rclips[1].rrect));
+	ck_assert(vr_rclip_coverage(&rc, 30.5f, 20.5f) < 0.01f);
+	ck_assert(vr_rclip_coverage(&rc, 69.5f, 20.5f) > 0.3f);
+	ck_assert_float_eq(vr_rclip_coverage(&rc, 50.5f, 40.5f), 1.0f);
 	vr_display_list_unref(list);
 }
 END_TEST
@@ -569,9 +579,17 @@ START_TEST(test_canvas_absolute_state)
 	/* ... and the node's bounds: (5, 5) + 31 (the stroke, clipped) */
 	ck_assert_int_eq(s->state.clip.width, 62);
 	ck_assert_int_eq(s->state.clip.height, 62);
-	ck_assert(s->state.has_rclip);
-	assert_rect(s->state.rclip.rect, 31, 50, 80, 80);
-	ck_assert_float_near(s->state.rclip.radii.br, 8);
+	/* the rounded clip in its own coordinates (40 x 40, radius 4),
+	 * from target pixels: (31, 50, 80, 80) with radius 8 */
+	ck_assert_uint_eq(s->state.nrclips, 1);
+	const struct vr_rclip *rc = &s->state.rclips[0];
+	ck_assert_float_near(rc->x[3], 20);
+	ck_assert_float_near(rc->y[3], 20);
+	ck_assert_float_near(rc->radii[2], 4);
+	ck_assert_float_eq(vr_rclip_coverage(rc, 71, 90), 1.0f);
+	/* 10.6 pixels from the top-left corner's centre (39, 58) */
+	ck_assert_float_eq(vr_rclip_coverage(rc, 31.5f, 50.5f), 0.0f);
+	ck_assert_float_eq(vr_rclip_coverage(rc, 39.5f, 50.5f), 1.0f);
 	/* premultiplied, times the inherited opacity */
 	ck_assert_float_near(s->state.color[3], 0.4f);
 	ck_assert_float_near(s->state.color[0], 0.4f);

@@ -479,13 +479,12 @@ START_TEST(test_oracle_node_rounded_clip)
 	CHECK_BOTH("oracle_node_rounded_clip_moved", &r, expects);
 	renders_finish(&r);
 
-	/* A list with a rounded clip of its own under the node's: its own,
-	 * the nearest, rounds; the node's clips by its rectangle. The
-	 * list's clip [24, 64] x [0, 40], r 10, crossed with the left
-	 * node's [4, 44] x [4, 34]: its corner at (24, 0) is rounded away
-	 * but lies outside the node's rectangle anyway; at (43, 4) the
-	 * node's corner is no longer rounded (its rectangle), the list's
-	 * clip covers it: white. */
+	/* A list with a rounded clip of its own under the node's: both
+	 * keep their corners. The list's clip [24, 64] x [0, 40], r 10,
+	 * crossed with the left node's [4, 44] x [4, 34], r 10: at (43, 4)
+	 * and (43, 33) the node's corners (centres (34, 14), (34, 24), 13.4
+	 * pixels away) are rounded away; at (24, 4) the list's (centre
+	 * (34, 10), 11 pixels away) inside the node's rectangle. */
 	vr_node_destroy(list);
 	c = vr_canvas_begin();
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 24, 0, 40, 40 },
@@ -495,8 +494,10 @@ START_TEST(test_oracle_node_rounded_clip)
 	list_node(lclip, c);
 	r = render_both(108, 40, transparent);
 	const struct expect nested[] = {
-		{ 43, 4, grey(1.0), 1, "the node's corner: its rectangle only" },
-		{ 43, 33, grey(1.0), 1, "the node's other corner: rectangle" },
+		{ 43, 4, 0, 0, "the node's corner rounded away" },
+		{ 43, 33, 0, 0, "the node's other corner rounded away" },
+		{ 24, 4, 0, 0, "the list's own corner rounded away" },
+		{ 38, 8, grey(1.0), 1, "inside both, near the node's corner" },
 		{ 23, 20, 0, 0, "left of the list's own clip" },
 		{ 30, 20, grey(1.0), 1, "inside both" },
 		{ 44, 20, 0, 0, "right of the node's rectangle" },
