@@ -141,11 +141,6 @@ void vr_dl_commands_free(struct vr_dl_command *commands, size_t count);
 /* Radii scaled down so adjacent ones fit the side (as CSS does), negative
  * ones zeroed. */
 struct vr_radii vr_radii_fit(struct vr_rectf rect, struct vr_radii radii);
-/* The rounded rectangle mapped by m: exact under scale and translation
- * (corners follow flips) and quarter turns; otherwise the bounding box of
- * the mapped rectangle with radii scaled by sqrt(|det m|). */
-struct vr_rrectf vr_rrect_map(const struct vr_mat *m,
-	const struct vr_rrectf *rrect);
 /* Bounding box of r mapped by m, in floats. */
 struct vr_rectf vr_rectf_map(const struct vr_mat *m, const struct vr_rectf *r);
 /* Intersection; empty: width or height <= 0. */

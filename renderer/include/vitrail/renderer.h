@@ -169,11 +169,14 @@ void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip);
 /* The same clip with rounded corners (radius in local units, scaled down
  * to fit the rectangle; 0: square corners, as vr_node_set_clip). The
  * corners round every draw of the node and its descendants, at render
- * time: moving the node or a descendant needs no new display list. Where
- * rounded clips nest, the one nearest to the draw rounds it (a
- * descendant's, or a display list's own clip_rrect) and the outer ones
- * clip by their rectangles. Exact under translation and scale; under
- * rotation, the bounding box of the rectangle with the radius scaled. */
+ * time: moving the node or a descendant needs no new display list. Exact
+ * under any transform (rotations and skews included), anti-aliased over
+ * about a pixel. Rounded clips nest (ancestors', descendants' and display
+ * lists' own clip_rrect): a draw keeps every one's corners. Limits: up to
+ * VR_RCLIP_NEST_MAX (4) along a path from the root and VR_RCLIP_MAX (2)
+ * per draw, not counting those that cut nothing of the draw or contain
+ * another one; past them the outermost clip by their bounding boxes (one
+ * log line). */
 void vr_node_set_clip_rounded(struct vr_node *node,
 	const struct vr_rectf *clip, float radius);
 /* Opacity in [0, 1], multiplied down the tree (per draw, not as a group). */
