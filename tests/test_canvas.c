@@ -545,6 +545,78 @@ START_TEST(test_canvas_batch_quads)
 }
 END_TEST
 
+/* Which rounded clips a primitive carries (vr_rclips_for): none where
+ * every clip covers it fully; of three nested ones that all cut it, the
+ * inner two (the outermost clips by its box). */
+START_TEST(test_canvas_rclip_reduction)
+{
+	struct vr_tree *tree = vr_tree_create();
+	/* a [0, 100]^2, b [50, 150] x [0, 100], c [25, 125] x [50, 150],
+	 * r 20 each: their intersection is [50, 100]^2, and each one's
+	 * corner reaches into it (a's (100, 100), b's (50, 100), c's
+	 * top-left centre (45, 70) is 20.6 from (50, 50)) */
+	const struct vr_rectf rects[3] = { { 0, 0, 100, 100 },
+		{ 50, 0, 100, 100 }, { 25, 50, 100, 100 } };
+	struct vr_node *parent = vr_tree_root(tree);
+	for (int i = 0; i < 3; i++) {
+		struct vr_node *n = vr_node_create(tree);
+		vr_node_set_clip_rounded(n, &rects[i], 20);
+		vr_node_set_parent(n, parent);
+		parent = n;
+	}
+	struct vr_canvas *c = vr_canvas_begin();
+	/* deep inside all three: no clip to evaluate */
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 70, 70, 10, 10 }, &red);
+	/* everything */
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 200, 200 }, &red);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, parent);
+	struct capture *cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 1);
+	ck_assert_uint_eq(cap->tasks[0].payload->count, 2);
+	const struct vr_shape *s = cap->tasks[0].payload->shapes;
+	ck_assert_uint_eq(s[0].state.nrclips, 0);
+	ck_assert_uint_eq(s[1].state.nrclips, 2);
+	/* b and c, in that order: (local x = px - centre x) */
+	ck_assert_float_near(s[1].state.rclips[0].x[2], -100);
+	ck_assert_float_near(s[1].state.rclips[1].x[2], -75);
+	ck_assert_float_near(s[1].state.rclips[1].y[2], -100);
+	/* a clips by its box: the clip box is the boxes' intersection */
+	ck_assert_int_eq(s[1].state.clip.x, 50);
+	ck_assert_int_eq(s[1].state.clip.y, 50);
+	ck_assert_int_eq(s[1].state.clip.width, 50);
+	ck_assert_int_eq(s[1].state.clip.height, 50);
+	capture_free(cap);
+
+	/* b alone inside a's fully covered part: a is dropped */
+	vr_tree_destroy(tree);
+	tree = vr_tree_create();
+	struct vr_node *a = vr_node_create(tree);
+	vr_node_set_clip_rounded(a, &(struct vr_rectf){ 0, 0, 200, 200 }, 20);
+	vr_node_set_parent(a, vr_tree_root(tree));
+	struct vr_node *b = vr_node_create(tree);
+	vr_node_set_clip_rounded(b, &(struct vr_rectf){ 20, 20, 160, 160 }, 20);
+	vr_node_set_parent(b, a);
+	c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 200, 200 }, &red);
+	list = vr_canvas_finish(c);
+	node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, b);
+	cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 1);
+	s = cap->tasks[0].payload->shapes;
+	ck_assert_uint_eq(s[0].state.nrclips, 1);
+	ck_assert_float_near(s[0].state.rclips[0].x[3], 80);
+	capture_free(cap);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
 START_TEST(test_canvas_absolute_state)
 {
 	struct vr_tree *tree = vr_tree_create();
@@ -880,7 +952,8 @@ static Suite *canvas_suite(void)
 			test_canvas_node_content } },
 		{ "batching", { test_canvas_batch_coalesce,
 			test_canvas_batch_overlap, test_canvas_batch_lookback,
-			test_canvas_batch_quads, test_canvas_absolute_state } },
+			test_canvas_batch_quads, test_canvas_absolute_state,
+			test_canvas_rclip_reduction } },
 		{ "geometry", { test_canvas_text_shaping, test_canvas_flatten,
 			test_canvas_coverage_area, test_canvas_stroke_joins,
 			test_canvas_reference_region } },
