@@ -158,7 +158,8 @@ static bool rclip_covers(const struct vr_rclip *rc, const struct vr_box *box)
 #define RCLIP_STACK_MAX (2 * VR_RCLIP_NEST_MAX)
 
 uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
-		const struct vr_rclip_src *stack, uint32_t n, const struct vr_box *aabb)
+		const struct vr_rclip_src *stack, uint32_t n,
+		const struct vr_box *aabb)
 {
 	static atomic_flag warned = ATOMIC_FLAG_INIT;
 	struct vr_rclip all[RCLIP_STACK_MAX];
@@ -173,7 +174,8 @@ uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
 				rclip_covers(&all[count], aabb)) {
 			continue; /* clips nothing of the primitive */
 		}
-		boxes[count] = vr_mat_map_rect_bounds(&src->mat, &src->rrect.rect);
+		boxes[count] = vr_mat_map_rect_bounds(&src->mat,
+			&src->rrect.rect);
 		boxes[count].x -= 1;
 		boxes[count].y -= 1;
 		boxes[count].width += 2;
@@ -192,7 +194,8 @@ uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
 		}
 		count--;
 		memmove(&all[i], &all[i + 1], (count - i) * sizeof(all[0]));
-		memmove(&boxes[i], &boxes[i + 1], (count - i) * sizeof(boxes[0]));
+		memmove(&boxes[i], &boxes[i + 1],
+			(count - i) * sizeof(boxes[0]));
 	}
 	first = 0;
 	if (count > VR_RCLIP_MAX) {
@@ -220,7 +223,9 @@ void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
 		if (i < nrclips) {
 			clip->rclips[i] = rclips[i];
 		} else {
-			clip->rclips[i] = (struct vr_rclip){ .x = { 0, 0, 0, -1.0f } };
+			/* unused: half width < 0 */
+			clip->rclips[i] = (struct vr_rclip){
+				.x = { 0.0f, 0.0f, 0.0f, -1.0f } };
 		}
 	}
 }
