@@ -138,7 +138,7 @@ static void *pool_main(void *data)
 	}
 	pthread_mutex_unlock(&pool->lock);
 	char name[16];
-	snprintf(name, sizeof(name), "vr-cpu-%d", index);
+	snprintf(name, sizeof(name), "vr-cpu-%d", index % 1000);
 	pthread_setname_np(pthread_self(), name);
 	pthread_mutex_lock(&pool->lock);
 	while (true) {
