@@ -53,6 +53,15 @@ enum vt_pacing_kind {
 #define VT_PRERENDER_DEFAULT 3
 #define VT_PRERENDER_MAX 5
 
+/* What executes the renderer's tasks (--render-backend). */
+enum vt_render_backend {
+	VT_RENDER_AUTO, /* Vulkan on a GPU; on a CPU Vulkan device (lavapipe)
+			 * whichever renders a UI-like frame faster; the CPU
+			 * backend where Vulkan fails */
+	VT_RENDER_VULKAN, /* Vulkan, or the CPU backend where it fails */
+	VT_RENDER_CPU, /* the CPU backend */
+};
+
 struct vt_options {
 	enum vt_backend_kind backend;
 	int outputs; /* virtual outputs: headless, wayland, x11 */
@@ -77,6 +86,7 @@ struct vt_options {
 	bool test; /* expose vitrail_test_v1 */
 	int renderer_threads; /* 0: the renderer's default */
 	bool sequential; /* the renderer's sequential baseline */
+	enum vt_render_backend render_backend;
 	bool demo; /* embedded default session */
 	bool validate; /* check the config and exit */
 	bool no_xwayland; /* --no-xwayland */

@@ -518,6 +518,46 @@ void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
 	const struct vr_mat *view, struct vr_color clear,
 	const pixman_region32_t *region);
 
+/* ---- CPU execution backend (cpu_backend.c) ------------------------------ */
+
+/*
+ * The engine's prepared tasks rasterised on the CPU with pixman and span
+ * code of its own: the renderer for machines where Vulkan is absent or
+ * slow (a software rasteriser such as lavapipe). Same trees, views, clear
+ * colours and damage semantics as vr_render and vr_reference_render; the
+ * pixels stay within the render tests' tolerances of the reference
+ * renderer (tests/test_cpu.c).
+ *
+ * Threads: a renderer owns a pool of workers - 1 threads ("vr-cpu-N");
+ * vr_cpu_render runs preparation on the calling thread, then the calling
+ * thread and the pool draw horizontal bands of the damaged area in
+ * parallel, and it returns when the frame is drawn. One call at a time
+ * per renderer; the tree must not change during the call.
+ *
+ * Bit-identity: every pixel depends only on the tasks and its position,
+ * never on the band or the worker drawing it: the output is the same for
+ * any worker count.
+ *
+ * Shared state (per renderer, only between its own workers): a cache of
+ * glyph bitmaps and a cache of blurred shadow masks, kept across frames
+ * and trimmed between them.
+ */
+struct vr_cpu_renderer;
+
+/* workers: threads drawing a frame, the caller included (<= 0: one per
+ * online CPU). NULL when threads cannot be started (logged). */
+struct vr_cpu_renderer *vr_cpu_renderer_create(int workers);
+/* Accepts NULL; joins the pool. */
+void vr_cpu_renderer_destroy(struct vr_cpu_renderer *renderer);
+int vr_cpu_renderer_workers(const struct vr_cpu_renderer *renderer);
+/* Render the tree (after vr_tree_update) into dst (a8r8g8b8 or x8r8g8b8)
+ * inside damage (dst pixels; NULL: all of it; past 16 rectangles, their
+ * extents): cleared to clear, then drawn. Pixels outside are left as they
+ * are. False: out of memory or an unsupported target (logged). */
+bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
+	pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
+	const pixman_region32_t *damage);
+
 /* ---- PNG ---------------------------------------------------------------- */
 
 /* Write BGRA8 premultiplied pixels as an RGBA PNG (un-premultiplied). */
