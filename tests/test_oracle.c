@@ -526,9 +526,10 @@ static double rrect_distance(double px, double py, double x0, double y0,
 /* The signed distance of a pixel centre to what a case covers. */
 typedef double (*region_fn)(double x, double y);
 
-/* Every pixel of both renderings: `color` where the centre lies deeper
- * than margin inside the region, transparent where it lies farther than
- * margin outside; the anti-aliased band between is skipped. */
+/* Every pixel of both renderings (and of the CPU backend's, of the same
+ * tree): `color` where the centre lies deeper than margin inside the
+ * region, transparent where it lies farther than margin outside; the
+ * anti-aliased band between is skipped. */
 static void check_region(const char *name, const struct renders *r,
 		region_fn region, double margin, uint32_t color)
 {
@@ -552,6 +553,20 @@ static void check_region(const char *name, const struct renders *r,
 	}
 	ck_assert(inside > 0 && outside > 0);
 	check_both(name, r, expects, n);
+	/* the CPU backend evaluates the same primitive state */
+	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(2);
+	ck_assert_ptr_nonnull(cpu);
+	uint32_t *pixels = calloc((size_t)r->width * (size_t)r->height, 4);
+	ck_assert_ptr_nonnull(pixels);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		r->width, r->height, pixels, r->width * 4);
+	struct vr_mat identity;
+	vr_mat_identity(&identity);
+	ck_assert(vr_cpu_render(cpu, tree, dst, &identity, transparent, NULL));
+	pixman_image_unref(dst);
+	vr_cpu_renderer_destroy(cpu);
+	check_pixels(name, "cpu", pixels, r->width, r->height, expects, n);
+	free(pixels);
 	free(expects);
 }
 
