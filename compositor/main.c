@@ -420,7 +420,10 @@ static void write_exit_reports(struct vt_server *server) {
 		}
 	}
 	char mode[32];
-	if (server->renderer == NULL) {
+	if (server->renderer == NULL && server->cpu != NULL) {
+		snprintf(mode, sizeof(mode), "%d threads",
+			vr_cpu_renderer_workers(server->cpu));
+	} else if (server->renderer == NULL) {
 		snprintf(mode, sizeof(mode), "main thread");
 	} else if (vr_renderer_is_sequential(server->renderer)) {
 		snprintf(mode, sizeof(mode), "sequential");

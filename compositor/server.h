@@ -426,7 +426,8 @@ struct vt_server {
 
 	/* NULL: no usable Vulkan device (or it was lost); outputs draw with
 	 * pixman (vr_reference_render_region) on the main thread */
-	struct vr_renderer *renderer;
+	struct vr_renderer *renderer; /* NULL: the CPU backend draws */
+	struct vr_cpu_renderer *cpu; /* the CPU backend; NULL with Vulkan */
 	struct vr_tree *tree;
 	struct vr_node *background; /* solid colour under everything */
 	struct vr_node *views_layer;
@@ -561,6 +562,9 @@ void vt_server_reload(struct vt_server *server);
 void vt_server_drop_renderer(struct vt_server *server);
 /* The renderer's name for messages and statistics. */
 const char *vt_server_renderer_name(struct vt_server *server);
+/* Start the CPU backend (server->cpu) unless it runs; false when its
+ * threads cannot start (the reference renderer draws then). */
+bool vt_server_use_cpu_backend(struct vt_server *server);
 
 /* kiosk.c */
 bool vt_kiosk_init(struct vt_server *server);

@@ -512,3 +512,98 @@ bool vr_renderer_calibrate(struct vr_renderer *renderer)
 		g.parallel_cost);
 	return true;
 }
+
+/* ---- which backend (vr_backends_measure) ---------------------------------- */
+
+/* The calibration's cards tiled over width x height: lists shared, one
+ * node per card. */
+struct measure_scene {
+	struct calib_scene cards; /* its lists and image; its tree unused */
+	struct vr_tree *tree;
+};
+
+static bool measure_scene_init(struct measure_scene *scene,
+		struct vr_renderer *renderer, int32_t width, int32_t height)
+{
+	if (!calib_scene_init(&scene->cards, renderer)) {
+		return false;
+	}
+	scene->tree = vr_tree_create();
+	if (scene->tree == NULL) {
+		return false;
+	}
+	int cols = (width + 127) / 128, rows = (height + 169) / 170;
+	for (int i = 0; i < cols * rows; i++) {
+		struct vr_node *node = vr_node_create(scene->tree);
+		if (node == NULL) {
+			return false;
+		}
+		vr_node_set_parent(node, vr_tree_root(scene->tree));
+		vr_node_set_display_list(node, scene->cards.lists[i % LARGE_NODES]);
+		vr_node_set_position(node, (float)(i % cols) * 128.0f,
+			(float)(i / cols) * 170.0f);
+	}
+	vr_tree_update(scene->tree, NULL);
+	return true;
+}
+
+bool vr_backends_measure(struct vr_renderer *vulkan,
+		struct vr_cpu_renderer *cpu, int32_t width, int32_t height, int rounds,
+		double *vulkan_ns, double *cpu_ns)
+{
+	if (rounds < 1 || width < 1 || height < 1) {
+		return false;
+	}
+	struct measure_scene scene = { 0 };
+	struct vr_target *target = vr_target_create(vulkan, width, height);
+	pixman_image_t *image = pixman_image_create_bits(PIXMAN_a8r8g8b8, width,
+		height, NULL, width * 4);
+	pixman_image_t *buffer = pixman_image_create_bits(PIXMAN_x8r8g8b8,
+		width, height, NULL, width * 4);
+	double *times = calloc(2 * (size_t)rounds, sizeof(double));
+	bool ok = target != NULL && image != NULL && buffer != NULL &&
+		times != NULL && measure_scene_init(&scene, vulkan, width, height);
+	const struct vr_color clear = { 1, 1, 1, 1 };
+	struct vr_mat view;
+	vr_mat_identity(&view);
+	for (int r = -2; r < rounds && ok; r++) {
+		for (int k = 0; k < 2 && ok; k++) {
+			bool use_cpu = (k + r) % 2 != 0; /* alternate who goes first */
+			uint64_t t0 = vr_now_ns();
+			if (use_cpu) {
+				ok = vr_cpu_render(cpu, scene.tree, image, &view, clear,
+					NULL);
+				pixman_image_composite32(PIXMAN_OP_SRC, image, NULL, buffer,
+					0, 0, 0, 0, 0, 0, width, height);
+			} else {
+				struct vr_render_job job = {
+					.target = target,
+					.view = view,
+					.clear = clear,
+				};
+				ok = vr_render(vulkan, scene.tree, &job, 1);
+			}
+			if (r >= 0) {
+				times[(use_cpu ? rounds : 0) + r] =
+					(double)(vr_now_ns() - t0);
+			}
+		}
+	}
+	if (ok) {
+		*vulkan_ns = median(times, (size_t)rounds);
+		*cpu_ns = median(times + rounds, (size_t)rounds);
+	} else {
+		vr_log(VR_LOG_ERROR, "measuring the backends failed");
+	}
+	free(times);
+	vr_tree_destroy(scene.tree);
+	calib_scene_finish(&scene.cards);
+	if (image != NULL) {
+		pixman_image_unref(image);
+	}
+	if (buffer != NULL) {
+		pixman_image_unref(buffer);
+	}
+	vr_target_destroy(target);
+	return ok;
+}

@@ -297,6 +297,7 @@ struct vr_renderer {
 	VkPhysicalDeviceMemoryProperties memory_props;
 	VkDeviceSize non_coherent_atom_size;
 	char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+	bool software; /* VK_PHYSICAL_DEVICE_TYPE_CPU (lavapipe) */
 	VkDevice device;
 	uint32_t queue_family;
 	bool has_host_import; /* VK_EXT_external_memory_host enabled */

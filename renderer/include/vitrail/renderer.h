@@ -242,6 +242,8 @@ struct vr_renderer_options {
 struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts);
 void vr_renderer_destroy(struct vr_renderer *renderer); /* accepts NULL */
 const char *vr_renderer_device_name(const struct vr_renderer *renderer);
+/* Whether the device is a CPU device (a software rasteriser: lavapipe). */
+bool vr_renderer_is_software(const struct vr_renderer *renderer);
 /* Change the mode between frames (0 workers: the default count). */
 void vr_renderer_set_workers(struct vr_renderer *renderer, int workers);
 void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential);
@@ -557,6 +559,20 @@ int vr_cpu_renderer_workers(const struct vr_cpu_renderer *renderer);
 bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 	pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
 	const pixman_region32_t *damage);
+
+/*
+ * Which backend draws a UI-like frame faster on this machine: a fixed
+ * scene (the granularity calibration's cards, scaled to width x height)
+ * rendered whole, the two backends alternated, `rounds` measured frames
+ * each after two unmeasured. Vulkan: vr_render into a target of that size,
+ * pixels read back (what an output's frame costs: GPU execution and the
+ * copy into host memory). CPU: vr_cpu_render into an image, then one copy
+ * into another (the output buffer). Medians in nanoseconds; false when a
+ * frame failed (logged). The caller's thread; takes rounds * (both frames).
+ */
+bool vr_backends_measure(struct vr_renderer *vulkan,
+	struct vr_cpu_renderer *cpu, int32_t width, int32_t height, int rounds,
+	double *vulkan_ns, double *cpu_ns);
 
 /* ---- PNG ---------------------------------------------------------------- */
 
