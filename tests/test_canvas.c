@@ -547,7 +547,8 @@ END_TEST
 
 /* Which rounded clips a primitive carries (vr_rclips_for): none where
  * every clip covers it fully; of three nested ones that all cut it, the
- * inner two (the outermost clips by its box). */
+ * inner two (the outermost clips by its box); of five nested on nodes,
+ * the node keeps four; none containing another. */
 START_TEST(test_canvas_rclip_reduction)
 {
 	struct vr_tree *tree = vr_tree_create();
@@ -589,6 +590,35 @@ START_TEST(test_canvas_rclip_reduction)
 	ck_assert_int_eq(s[1].state.clip.y, 50);
 	ck_assert_int_eq(s[1].state.clip.width, 50);
 	ck_assert_int_eq(s[1].state.clip.height, 50);
+	capture_free(cap);
+
+	/* five nested on nodes, all cutting: a node keeps the inner four
+	 * (VR_RCLIP_NEST_MAX), a primitive the inner two */
+	vr_tree_destroy(tree);
+	tree = vr_tree_create();
+	parent = vr_tree_root(tree);
+	for (int i = 0; i < 5; i++) {
+		struct vr_node *n = vr_node_create(tree);
+		vr_node_set_clip_rounded(n, &(struct vr_rectf){ 0, 0,
+			100.0f + (float)i, 100 }, 10);
+		vr_node_set_parent(n, parent);
+		parent = n;
+	}
+	c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 200, 200 }, &red);
+	list = vr_canvas_finish(c);
+	node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, parent);
+	cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(node->abs.nrclips, VR_RCLIP_NEST_MAX);
+	ck_assert_float_near(node->abs.rclips[0].rrect.rect.width, 101);
+	s = cap->tasks[0].payload->shapes;
+	ck_assert_uint_eq(s[0].state.nrclips, VR_RCLIP_MAX);
+	ck_assert_float_near(s[0].state.rclips[0].x[3], 51.5f);
+	ck_assert_float_near(s[0].state.rclips[1].x[3], 52);
+	ck_assert_int_eq(s[0].state.clip.width, 100);
 	capture_free(cap);
 
 	/* b alone inside a's fully covered part: a is dropped */
