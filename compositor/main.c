@@ -49,6 +49,8 @@ static const char usage[] =
 	"      --renderer-threads N worker threads of the parallel renderer\n"
 	"                           (default: cores - 1, at least 1)\n"
 	"      --sequential         render with the sequential baseline (no workers)\n"
+	"      --render-backend B   auto (default), vulkan or cpu: what executes the\n"
+	"                           renderer's tasks (auto measures on a CPU device)\n"
 	"      --test               expose the test protocol vitrail_test_v1\n"
 	"      --no-xwayland        offer no X display to X11 clients\n"
 	"  -d, --debug              verbose logging\n"
@@ -66,6 +68,7 @@ enum {
 	OPT_TEST,
 	OPT_RENDERER_THREADS,
 	OPT_SEQUENTIAL,
+	OPT_RENDER_BACKEND,
 	OPT_FRAME_PIPELINE,
 	OPT_PACING,
 	OPT_PRERENDER,
@@ -110,6 +113,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		{ "test", no_argument, NULL, OPT_TEST },
 		{ "renderer-threads", required_argument, NULL, OPT_RENDERER_THREADS },
 		{ "sequential", no_argument, NULL, OPT_SEQUENTIAL },
+		{ "render-backend", required_argument, NULL, OPT_RENDER_BACKEND },
 		{ "frame-pipeline", required_argument, NULL, OPT_FRAME_PIPELINE },
 		{ "pacing", required_argument, NULL, OPT_PACING },
 		{ "prerender", required_argument, NULL, OPT_PRERENDER },
@@ -301,6 +305,19 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 		case OPT_SEQUENTIAL:
 			opts->sequential = true;
 			break;
+		case OPT_RENDER_BACKEND:
+			if (strcmp(optarg, "auto") == 0) {
+				opts->render_backend = VT_RENDER_AUTO;
+			} else if (strcmp(optarg, "vulkan") == 0) {
+				opts->render_backend = VT_RENDER_VULKAN;
+			} else if (strcmp(optarg, "cpu") == 0) {
+				opts->render_backend = VT_RENDER_CPU;
+			} else {
+				fprintf(stderr, "vitrail: --render-backend takes auto, "
+					"vulkan or cpu\n");
+				return false;
+			}
+			break;
 		case 'd':
 			*log_level = WLR_DEBUG;
 			break;
@@ -403,7 +420,10 @@ static void write_exit_reports(struct vt_server *server) {
 		}
 	}
 	char mode[32];
-	if (server->renderer == NULL) {
+	if (server->renderer == NULL && server->cpu != NULL) {
+		snprintf(mode, sizeof(mode), "%d threads",
+			vr_cpu_renderer_workers(server->cpu));
+	} else if (server->renderer == NULL) {
 		snprintf(mode, sizeof(mode), "main thread");
 	} else if (vr_renderer_is_sequential(server->renderer)) {
 		snprintf(mode, sizeof(mode), "sequential");

@@ -1075,7 +1075,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	wl_list_for_each(b, &output->buffers, link) {
 		pixman_region32_union(&b->stale, &b->stale, draw);
 	}
-	/* pixman draws on this thread: the frame is ready on return */
+	/* the CPU backend draws during the call: the frame is ready on return */
 	bool soft = output->soft != NULL;
 	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC || soft;
 	struct vr_render_job job = {
@@ -1088,12 +1088,18 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	};
 	bool ok;
 	if (soft) {
-		vr_reference_render_region(server->tree, output->soft, &job.view,
-			job.clear, draw);
+		/* the CPU backend, or the reference where its threads failed */
+		ok = true;
+		if (server->cpu != NULL) {
+			ok = vr_cpu_render(server->cpu, server->tree, output->soft,
+				&job.view, job.clear, draw);
+		} else {
+			vr_reference_render_region(server->tree, output->soft,
+				&job.view, job.clear, draw);
+		}
 		frame->record.timing.start_ns = start;
 		frame->record.timing.end_ns = vt_now_ns();
 		frame->record.timing.cpu_copies = 1;
-		ok = true;
 	} else if (sync) {
 		ok = vr_render(server->renderer, server->tree, &job, 1);
 		frame->record.timing = job.timing;
@@ -1736,8 +1742,8 @@ static void output_update_target(struct vt_output *output) {
 }
 
 void vt_outputs_lose_renderer(struct vt_server *server) {
-	wlr_log(WLR_ERROR, "the Vulkan device is lost: vitrail draws with "
-		"pixman on the main thread from now on");
+	wlr_log(WLR_ERROR, "the Vulkan device is lost: the CPU backend draws "
+		"from now on");
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		/* frames the device never finished: their buffers hold
@@ -1758,6 +1764,7 @@ void vt_outputs_lose_renderer(struct vt_server *server) {
 		output->target = NULL;
 	}
 	vt_server_drop_renderer(server);
+	vt_server_use_cpu_backend(server);
 	uint64_t now = vt_now_ns();
 	wl_list_for_each(output, &server->outputs, link) {
 		/* a new frame, all of it, and every buffer redrawn */

@@ -116,10 +116,53 @@ void vt_server_drop_renderer(struct vt_server *server) {
 }
 
 const char *vt_server_renderer_name(struct vt_server *server) {
-	if (server->renderer == NULL) {
-		return "pixman (no Vulkan device)";
+	if (server->renderer != NULL) {
+		return vr_renderer_device_name(server->renderer);
 	}
-	return vr_renderer_device_name(server->renderer);
+	return server->cpu != NULL ? "the CPU backend" :
+		"the pixman reference renderer";
+}
+
+bool vt_server_use_cpu_backend(struct vt_server *server) {
+	if (server->cpu == NULL) {
+		/* all cores draw bands unless --renderer-threads says how many
+		 * besides the main thread */
+		int threads = server->opts.sequential ? 1 :
+			server->opts.renderer_threads > 0 ?
+			server->opts.renderer_threads + 1 : 0;
+		server->cpu = vr_cpu_renderer_create(threads);
+	}
+	if (server->cpu == NULL) {
+		wlr_log(WLR_ERROR, "cannot start the CPU backend's threads: the "
+			"reference renderer draws on the main thread, slowly");
+		return false;
+	}
+	return true;
+}
+
+/* --render-backend auto on a software Vulkan device: the backend that
+ * draws a UI-like frame of the default output size faster. */
+static void choose_backend(struct vt_server *server) {
+	if (!vt_server_use_cpu_backend(server)) {
+		return;
+	}
+	double vulkan_ns = 0, cpu_ns = 0;
+	if (!vr_backends_measure(server->renderer, server->cpu, 1280, 720, 5,
+			&vulkan_ns, &cpu_ns)) {
+		wlr_log(WLR_ERROR, "measuring the backends failed: Vulkan draws");
+	} else {
+		wlr_log(WLR_INFO, "a 1280x720 frame takes %.2f ms with Vulkan on "
+			"%s, %.2f ms with the CPU backend (%d threads): %s draws",
+			vulkan_ns / 1e6, vr_renderer_device_name(server->renderer),
+			cpu_ns / 1e6, vr_cpu_renderer_workers(server->cpu),
+			cpu_ns < vulkan_ns ? "the CPU backend" : "Vulkan");
+	}
+	if (cpu_ns > 0 && cpu_ns < vulkan_ns) {
+		vt_server_drop_renderer(server);
+	} else {
+		vr_cpu_renderer_destroy(server->cpu);
+		server->cpu = NULL;
+	}
 }
 
 static void handle_new_output(struct wl_listener *listener, void *data) {
@@ -233,11 +276,19 @@ bool vt_server_init(struct vt_server *server) {
 		.workers = opts->renderer_threads,
 		.sequential = opts->sequential,
 	};
-	server->renderer = vr_renderer_create(&ropts);
+	if (opts->render_backend != VT_RENDER_CPU) {
+		server->renderer = vr_renderer_create(&ropts);
+		if (server->renderer == NULL) {
+			wlr_log(WLR_ERROR, "no usable Vulkan device (install a "
+				"Vulkan driver, e.g. mesa-vulkan-drivers for lavapipe): "
+				"the CPU backend draws instead");
+		}
+	}
 	if (server->renderer == NULL) {
-		wlr_log(WLR_ERROR, "no usable Vulkan device (install a Vulkan "
-			"driver, e.g. mesa-vulkan-drivers for lavapipe): vitrail "
-			"draws with pixman on the main thread instead, slower");
+		if (vt_server_use_cpu_backend(server)) {
+			wlr_log(WLR_INFO, "rendering with the CPU backend, %d "
+				"threads", vr_cpu_renderer_workers(server->cpu));
+		}
 	} else if (vr_renderer_is_sequential(server->renderer)) {
 		wlr_log(WLR_INFO, "rendering with Vulkan on %s, sequential mode",
 			vr_renderer_device_name(server->renderer));
@@ -261,6 +312,10 @@ bool vt_server_init(struct vt_server *server) {
 		if (!vr_renderer_warm_pipelines(server->renderer)) {
 			wlr_log(WLR_ERROR, "cannot create every pipeline ahead; the "
 				"first frames create the rest");
+		}
+		if (opts->render_backend == VT_RENDER_AUTO &&
+				vr_renderer_is_software(server->renderer)) {
+			choose_backend(server);
 		}
 	}
 
@@ -524,6 +579,7 @@ void vt_server_finish(struct vt_server *server) {
 	}
 	vr_tree_destroy(server->tree);
 	vr_renderer_destroy(server->renderer);
+	vr_cpu_renderer_destroy(server->cpu);
 	vt_frame_log_close(server->frame_log);
 	server->display = NULL;
 }

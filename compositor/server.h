@@ -53,6 +53,15 @@ enum vt_pacing_kind {
 #define VT_PRERENDER_DEFAULT 3
 #define VT_PRERENDER_MAX 5
 
+/* What executes the renderer's tasks (--render-backend). */
+enum vt_render_backend {
+	VT_RENDER_AUTO, /* Vulkan on a GPU; on a CPU Vulkan device (lavapipe)
+			 * whichever renders a UI-like frame faster; the CPU
+			 * backend where Vulkan fails */
+	VT_RENDER_VULKAN, /* Vulkan, or the CPU backend where it fails */
+	VT_RENDER_CPU, /* the CPU backend */
+};
+
 struct vt_options {
 	enum vt_backend_kind backend;
 	int outputs; /* virtual outputs: headless, wayland, x11 */
@@ -77,6 +86,7 @@ struct vt_options {
 	bool test; /* expose vitrail_test_v1 */
 	int renderer_threads; /* 0: the renderer's default */
 	bool sequential; /* the renderer's sequential baseline */
+	enum vt_render_backend render_backend;
 	bool demo; /* embedded default session */
 	bool validate; /* check the config and exit */
 	bool no_xwayland; /* --no-xwayland */
@@ -416,7 +426,8 @@ struct vt_server {
 
 	/* NULL: no usable Vulkan device (or it was lost); outputs draw with
 	 * pixman (vr_reference_render_region) on the main thread */
-	struct vr_renderer *renderer;
+	struct vr_renderer *renderer; /* NULL: the CPU backend draws */
+	struct vr_cpu_renderer *cpu; /* the CPU backend; NULL with Vulkan */
 	struct vr_tree *tree;
 	struct vr_node *background; /* solid colour under everything */
 	struct vr_node *views_layer;
@@ -551,6 +562,9 @@ void vt_server_reload(struct vt_server *server);
 void vt_server_drop_renderer(struct vt_server *server);
 /* The renderer's name for messages and statistics. */
 const char *vt_server_renderer_name(struct vt_server *server);
+/* Start the CPU backend (server->cpu) unless it runs; false when its
+ * threads cannot start (the reference renderer draws then). */
+bool vt_server_use_cpu_backend(struct vt_server *server);
 
 /* kiosk.c */
 bool vt_kiosk_init(struct vt_server *server);

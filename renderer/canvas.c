@@ -6,9 +6,10 @@
  * state with the node's absolute state.
  *
  * Clips are kept as one axis-aligned box (list-local; under rotation the
- * bounding box of the clip, as for the tree's clips) and at most one
- * rounded rectangle: a second clip_rrect keeps the newer rounded
- * rectangle exactly and the older one as its box.
+ * bounding box of the clip, as for the tree's clips) and the rounded
+ * rectangles, each in the coordinates it was given in with the transform
+ * of then: they nest and follow rotations, up to VR_DL_RCLIP_MAX (past it
+ * the oldest clips by its box only).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +20,8 @@ struct canvas_state {
 	struct vr_mat mat; /* current coordinates -> list-local */
 	bool has_clip;
 	struct vr_rectf clip; /* list-local */
-	bool has_rclip;
-	struct vr_rrectf rclip; /* list-local */
+	uint32_t nrclips;
+	struct vr_rclip_src rclips[VR_DL_RCLIP_MAX]; /* outermost first */
 };
 
 struct vr_canvas {
@@ -135,13 +136,18 @@ void vr_canvas_clip_rrect(struct vr_canvas *canvas, struct vr_rectf rect,
 {
 	struct canvas_state *state = &canvas->state;
 	struct vr_rrectf local = { rect, vr_radii_fit(rect, radii) };
-	struct vr_rrectf rr = vr_rrect_map(&state->mat, &local);
-	if (state->has_rclip) {
-		intersect_clip(state, &state->rclip.rect);
+	struct vr_rectf box = vr_rectf_map(&state->mat, &rect);
+	intersect_clip(state, &box);
+	if (state->nrclips == VR_DL_RCLIP_MAX) {
+		/* the oldest clips by its box (in clip) */
+		state->nrclips--;
+		memmove(&state->rclips[0], &state->rclips[1],
+			state->nrclips * sizeof(state->rclips[0]));
 	}
-	intersect_clip(state, &rr.rect);
-	state->has_rclip = true;
-	state->rclip = rr;
+	state->rclips[state->nrclips++] = (struct vr_rclip_src){
+		.mat = state->mat,
+		.rrect = local,
+	};
 }
 
 /* ---- commands ----------------------------------------------------------- */
@@ -202,12 +208,13 @@ static struct vr_dl_command *add_command(struct vr_canvas *canvas,
 		.mat = state->mat,
 		.has_clip = state->has_clip,
 		.clip = state->clip,
-		.has_rclip = state->has_rclip,
-		.rclip = state->rclip,
+		.nrclips = state->nrclips,
 		.paint = paint != NULL ? *paint : default_paint,
 		.local_bounds = local_bounds,
 		.bounds = bounds,
 	};
+	memcpy(cmd->rclips, state->rclips,
+		state->nrclips * sizeof(state->rclips[0]));
 	if (canvas->has_bounds) {
 		float x0 = fminf(canvas->bounds.x, bounds.x);
 		float y0 = fminf(canvas->bounds.y, bounds.y);

@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include "display_list.h"
 
-/* Matrix entries below this are zero when classifying a transform. */
-#define AXIS_EPSILON 1e-6f
-
 struct vr_display_list *vr_display_list_ref(struct vr_display_list *list)
 {
 	list->refs++;
@@ -152,38 +149,4 @@ struct vr_radii vr_radii_fit(struct vr_rectf rect, struct vr_radii r)
 		r.bl *= scale;
 	}
 	return r;
-}
-
-struct vr_rrectf vr_rrect_map(const struct vr_mat *m,
-		const struct vr_rrectf *rrect)
-{
-	struct vr_rrectf out = {
-		.rect = vr_rectf_map(m, &rrect->rect),
-	};
-	float scale = sqrtf(fabsf(m->a * m->d - m->b * m->c));
-	bool axis = (fabsf(m->b) < AXIS_EPSILON && fabsf(m->c) < AXIS_EPSILON) ||
-		(fabsf(m->a) < AXIS_EPSILON && fabsf(m->d) < AXIS_EPSILON);
-	const struct vr_rectf *r = &rrect->rect;
-	/* corners in order tl, tr, br, bl */
-	const float xs[4] = { r->x, r->x + r->width, r->x + r->width, r->x };
-	const float ys[4] = { r->y, r->y, r->y + r->height, r->y + r->height };
-	const float radii[4] = { rrect->radii.tl, rrect->radii.tr,
-		rrect->radii.br, rrect->radii.bl };
-	float mapped[4] = { radii[0], radii[1], radii[2], radii[3] };
-	if (axis) {
-		/* each corner lands on a corner of the mapped box */
-		float cx = out.rect.x + out.rect.width / 2.0f;
-		float cy = out.rect.y + out.rect.height / 2.0f;
-		for (int i = 0; i < 4; i++) {
-			float x, y;
-			vr_mat_apply(m, xs[i], ys[i], &x, &y);
-			bool right = x > cx, bottom = y > cy;
-			int slot = bottom ? (right ? 2 : 3) : (right ? 1 : 0);
-			mapped[slot] = radii[i];
-		}
-	}
-	out.radii = (struct vr_radii){ mapped[0] * scale, mapped[1] * scale,
-		mapped[2] * scale, mapped[3] * scale };
-	out.radii = vr_radii_fit(out.rect, out.radii);
-	return out;
 }

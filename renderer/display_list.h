@@ -96,14 +96,20 @@ enum vr_dl_op {
 	VR_DL_SHADOW,
 };
 
+/* Rounded clips a canvas state keeps (the outermost past it clip by their
+ * bounding boxes). */
+#define VR_DL_RCLIP_MAX 2
+
 struct vr_dl_command {
 	enum vr_dl_op op;
 	/* the canvas state, list-local */
 	struct vr_mat mat; /* command coordinates -> list-local */
 	bool has_clip;
 	struct vr_rectf clip; /* axis-aligned, list-local */
-	bool has_rclip;
-	struct vr_rrectf rclip; /* list-local (see vr_rrect_map) */
+	/* rounded clips, outermost first, each mapping to list-local
+	 * coordinates (their bounding boxes are in clip) */
+	uint32_t nrclips;
+	struct vr_rclip_src rclips[VR_DL_RCLIP_MAX];
 	struct vr_paint paint; /* colour in paint.color */
 	struct vr_rectf local_bounds; /* what it draws, command coordinates,
 				       * before clipping */
@@ -135,11 +141,6 @@ void vr_dl_commands_free(struct vr_dl_command *commands, size_t count);
 /* Radii scaled down so adjacent ones fit the side (as CSS does), negative
  * ones zeroed. */
 struct vr_radii vr_radii_fit(struct vr_rectf rect, struct vr_radii radii);
-/* The rounded rectangle mapped by m: exact under scale and translation
- * (corners follow flips) and quarter turns; otherwise the bounding box of
- * the mapped rectangle with radii scaled by sqrt(|det m|). */
-struct vr_rrectf vr_rrect_map(const struct vr_mat *m,
-	const struct vr_rrectf *rrect);
 /* Bounding box of r mapped by m, in floats. */
 struct vr_rectf vr_rectf_map(const struct vr_mat *m, const struct vr_rectf *r);
 /* Intersection; empty: width or height <= 0. */

@@ -5,9 +5,13 @@
  * (shaders/coverage.glsl), which the pixman reference renderer evaluates.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 #include "engine_private.h"
 #include "shader_interface.h"
+
+_Static_assert(VR_CLIP_RCLIPS == VR_RCLIP_MAX, "shader_interface.h");
+_Static_assert(sizeof(struct vr_rclip) == 48, "three vec4");
 
 float vr_clampf(float v, float lo, float hi)
 {
@@ -38,17 +42,49 @@ float vr_sdf_ellipse(float px, float py, float hx, float hy)
 	return g > 0.0f ? f / g : -fminf(hx, hy);
 }
 
+float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y)
+{
+	float hx = rclip->x[3], hy = rclip->y[3];
+	if (hx < 0.0f) {
+		return 1.0f; /* an unused slot */
+	}
+	float px = rclip->x[0] * x + rclip->x[1] * y + rclip->x[2];
+	float py = rclip->y[0] * x + rclip->y[1] * y + rclip->y[2];
+	const float *radii = rclip->radii;
+	float r = px > 0.0f ? (py > 0.0f ? radii[2] : radii[1]) :
+		(py > 0.0f ? radii[3] : radii[0]);
+	float qx = fabsf(px) - hx + r, qy = fabsf(py) - hy + r;
+	float mx = fmaxf(qx, 0.0f), my = fmaxf(qy, 0.0f);
+	float len = sqrtf(mx * mx + my * my);
+	float d = fminf(fmaxf(qx, qy), 0.0f) + len - r;
+	/* the distance's gradient n (local coordinates): pixels per local
+	 * unit along it are 1 / |A^T n| */
+	float sx = px > 0.0f ? 1.0f : -1.0f, sy = py > 0.0f ? 1.0f : -1.0f;
+	float nx = 0.0f, ny = sy;
+	if (len > 0.0f) {
+		nx = sx * mx / len;
+		ny = sy * my / len;
+	} else if (qx > qy) {
+		nx = sx;
+		ny = 0.0f;
+	}
+	float gx = rclip->x[0] * nx + rclip->y[0] * ny;
+	float gy = rclip->x[1] * nx + rclip->y[1] * ny;
+	float g = sqrtf(gx * gx + gy * gy);
+	return vr_clampf(0.5f - d / g, 0.0f, 1.0f);
+}
+
 float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y)
 {
 	if (x < clip->clip[0] || y < clip->clip[1] || x >= clip->clip[2] ||
 			y >= clip->clip[3]) {
 		return 0.0f;
 	}
-	const float *r = clip->rclip;
-	float cx = (r[0] + r[2]) * 0.5f, cy = (r[1] + r[3]) * 0.5f;
-	float d = vr_sdf_rrect(x - cx, y - cy, (r[2] - r[0]) * 0.5f,
-		(r[3] - r[1]) * 0.5f, clip->rclip_radii);
-	return vr_clampf(0.5f - d, 0.0f, 1.0f);
+	float coverage = 1.0f;
+	for (int i = 0; i < VR_RCLIP_MAX; i++) {
+		coverage *= vr_rclip_coverage(&clip->rclips[i], x, y);
+	}
+	return coverage;
 }
 
 float vr_shape_coverage(const struct vr_shape_vertex *v)
@@ -77,32 +113,127 @@ float vr_tri_coverage(const struct vr_tri_vertex *v)
 
 /* ---- vertices ----------------------------------------------------------- */
 
-/* A rounded clip so large it never clips. */
-#define NO_RCLIP 1e6f
+/* ---- rounded clips ------------------------------------------------------ */
+
+bool vr_rclip_init(struct vr_rclip *out, const struct vr_mat *to_pixels,
+		const struct vr_rrectf *rrect)
+{
+	struct vr_mat inv;
+	if (!vr_mat_invert(&inv, to_pixels)) {
+		return false;
+	}
+	const struct vr_rectf *r = &rrect->rect;
+	float hx = fmaxf(r->width, 0.0f) * 0.5f;
+	float hy = fmaxf(r->height, 0.0f) * 0.5f;
+	*out = (struct vr_rclip){
+		.x = { inv.a, inv.c, inv.tx - (r->x + hx), hx },
+		.y = { inv.b, inv.d, inv.ty - (r->y + hy), hy },
+		.radii = { rrect->radii.tl, rrect->radii.tr, rrect->radii.br,
+			rrect->radii.bl },
+	};
+	return true;
+}
+
+/* Does the rounded clip cover every pixel of box fully (coverage 1)? Its
+ * fully covered pixels are a convex set, so the box's corners tell, with
+ * a pixel of margin (|A^T n| <= |A|, Frobenius) against float noise. */
+static bool rclip_covers(const struct vr_rclip *rc, const struct vr_box *box)
+{
+	float norm = sqrtf(rc->x[0] * rc->x[0] + rc->x[1] * rc->x[1] +
+		rc->y[0] * rc->y[0] + rc->y[1] * rc->y[1]);
+	float xs[2] = { (float)box->x, (float)(box->x + box->width) };
+	float ys[2] = { (float)box->y, (float)(box->y + box->height) };
+	for (int i = 0; i < 4; i++) {
+		float x = xs[i & 1], y = ys[i >> 1];
+		float px = rc->x[0] * x + rc->x[1] * y + rc->x[2];
+		float py = rc->y[0] * x + rc->y[1] * y + rc->y[2];
+		if (vr_sdf_rrect(px, py, rc->x[3], rc->y[3], rc->radii) >
+				-norm) {
+			return false;
+		}
+	}
+	return true;
+}
+
+#define RCLIP_STACK_MAX (2 * VR_RCLIP_NEST_MAX)
+
+uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
+		const struct vr_rclip_src *stack, uint32_t n,
+		const struct vr_box *aabb)
+{
+	static atomic_flag warned = ATOMIC_FLAG_INIT;
+	struct vr_rclip all[RCLIP_STACK_MAX];
+	struct vr_box boxes[RCLIP_STACK_MAX];
+	uint32_t count = 0;
+	/* the innermost ones first when the stack is too deep */
+	uint32_t first = n > RCLIP_STACK_MAX ? n - RCLIP_STACK_MAX : 0;
+	for (uint32_t i = first; i < n; i++) {
+		const struct vr_rclip_src *src = &stack[i];
+		/* degenerate: its bounding box, in the clip box, is empty */
+		if (!vr_rclip_init(&all[count], &src->mat, &src->rrect) ||
+				rclip_covers(&all[count], aabb)) {
+			continue; /* clips nothing of the primitive */
+		}
+		boxes[count] = vr_mat_map_rect_bounds(&src->mat,
+			&src->rrect.rect);
+		boxes[count].x -= 1;
+		boxes[count].y -= 1;
+		boxes[count].width += 2;
+		boxes[count].height += 2;
+		count++;
+	}
+	/* one containing another's bounding box clips nothing more */
+	for (uint32_t i = 0; i < count;) {
+		bool redundant = false;
+		for (uint32_t j = 0; j < count && !redundant; j++) {
+			redundant = j != i && rclip_covers(&all[i], &boxes[j]);
+		}
+		if (!redundant) {
+			i++;
+			continue;
+		}
+		count--;
+		memmove(&all[i], &all[i + 1], (count - i) * sizeof(all[0]));
+		memmove(&boxes[i], &boxes[i + 1],
+			(count - i) * sizeof(boxes[0]));
+	}
+	first = 0;
+	if (count > VR_RCLIP_MAX) {
+		if (!atomic_flag_test_and_set(&warned)) {
+			vr_log(VR_LOG_INFO, "more than %d nested rounded clips "
+				"meet a primitive: the outermost clip by their "
+				"bounding boxes only", VR_RCLIP_MAX);
+		}
+		first = count - VR_RCLIP_MAX;
+	}
+	memcpy(out, &all[first], (count - first) * sizeof(all[0]));
+	return count - first;
+}
+
+/* ---- vertices ----------------------------------------------------------- */
+
+void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
+		const struct vr_rclip *rclips, uint32_t nrclips)
+{
+	clip->clip[0] = (float)box->x;
+	clip->clip[1] = (float)box->y;
+	clip->clip[2] = (float)(box->x + box->width);
+	clip->clip[3] = (float)(box->y + box->height);
+	for (uint32_t i = 0; i < VR_RCLIP_MAX; i++) {
+		if (i < nrclips) {
+			clip->rclips[i] = rclips[i];
+		} else {
+			/* unused: half width < 0 */
+			clip->rclips[i] = (struct vr_rclip){
+				.x = { 0.0f, 0.0f, 0.0f, -1.0f } };
+		}
+	}
+}
 
 void vr_vertex_clip_init(struct vr_vertex_clip *clip,
 		const struct vr_prim_state *state)
 {
-	const struct vr_box *b = &state->clip;
-	clip->clip[0] = (float)b->x;
-	clip->clip[1] = (float)b->y;
-	clip->clip[2] = (float)(b->x + b->width);
-	clip->clip[3] = (float)(b->y + b->height);
-	if (state->has_rclip) {
-		const struct vr_rrectf *rr = &state->rclip;
-		clip->rclip[0] = rr->rect.x;
-		clip->rclip[1] = rr->rect.y;
-		clip->rclip[2] = rr->rect.x + rr->rect.width;
-		clip->rclip[3] = rr->rect.y + rr->rect.height;
-		clip->rclip_radii[0] = rr->radii.tl;
-		clip->rclip_radii[1] = rr->radii.tr;
-		clip->rclip_radii[2] = rr->radii.br;
-		clip->rclip_radii[3] = rr->radii.bl;
-	} else {
-		clip->rclip[0] = clip->rclip[1] = -NO_RCLIP;
-		clip->rclip[2] = clip->rclip[3] = NO_RCLIP;
-		memset(clip->rclip_radii, 0, sizeof(clip->rclip_radii));
-	}
+	vr_vertex_clip_set(clip, &state->clip, state->rclips, state->nrclips);
 }
 
 void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,

@@ -17,6 +17,15 @@
  * complete before anyone can ask vr_exec_image for it (which uploads an
  * image at most once per frame).
  *
+ * Lookups of glyphs that are already there take no lock: a bucket's head
+ * is an atomic pointer (a glyph's key and `next` are written before it is
+ * published there, release), and a glyph's `settled` flag is set
+ * (release) once its state is READY or FAILED and its pixels' place is
+ * final for the frame; a task whose glyphs are all settled reads them
+ * without atlas.lock (glyphs_settled) — the common case of every warm
+ * frame. Only a task that meets an unknown or PREPARING glyph takes the
+ * lock.
+ *
  * The pages themselves change only between frames: the preparation of a
  * frame's first job moves the previous frames' deltas into the pages
  * (vr_glyph_atlas_begin_frame, the caller's thread, no task running), so
@@ -50,6 +59,10 @@ struct glyph {
 	int32_t size64; /* pixel size in 1/64 */
 	uint32_t id;
 	enum glyph_state state; /* protected by atlas.lock */
+	/* state is READY or FAILED and the fields below final: set with
+	 * release after them, read lock-free with acquire (shared by every
+	 * thread executing glyph tasks) */
+	atomic_bool settled;
 	/* set before READY, then changed only between frames */
 	struct vr_image *image; /* a page or a delta; NULL: no pixels */
 	int32_t x, y, width, height, left, top;
@@ -64,7 +77,8 @@ struct page {
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t ready; /* glyphs left PREPARING */
-	struct glyph *buckets[GLYPH_BUCKETS]; /* protected by lock */
+	/* written under lock (and between frames), read lock-free */
+	_Atomic(struct glyph *) buckets[GLYPH_BUCKETS];
 	struct page pages[ATLAS_MAX_PAGES]; /* changed between frames only */
 	int npages;
 	/* glyphs living in deltas; protected by lock */
@@ -97,9 +111,18 @@ static const VkVertexInputAttributeDescription tex_attributes[] = {
 	ATTR(VR_TEX_LOC_UV, VK_FORMAT_R32G32_SFLOAT, uv),
 	ATTR(VR_TEX_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
 	ATTR(VR_TEX_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
-	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclip),
+	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[0].x),
 	ATTR(VR_TEX_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclip_radii),
+		clip.rclips[0].y),
+	ATTR(VR_TEX_LOC_CLIP + 3, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[0].radii),
+	ATTR(VR_TEX_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[1].x),
+	ATTR(VR_TEX_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[1].y),
+	ATTR(VR_TEX_LOC_CLIP + 6, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[1].radii),
 };
 
 const struct vr_pipeline_desc vr_textured_pipeline = {
@@ -127,13 +150,15 @@ static void drop_deltas(void)
 static void atlas_clear(void)
 {
 	for (int i = 0; i < GLYPH_BUCKETS; i++) {
-		struct glyph *g = atlas.buckets[i];
+		struct glyph *g = atomic_load_explicit(&atlas.buckets[i],
+			memory_order_relaxed);
 		while (g != NULL) {
 			struct glyph *next = g->next;
 			free(g);
 			g = next;
 		}
-		atlas.buckets[i] = NULL;
+		atomic_store_explicit(&atlas.buckets[i], NULL,
+			memory_order_relaxed);
 	}
 	drop_deltas();
 	for (int i = 0; i < atlas.npages; i++) {
@@ -273,11 +298,13 @@ static int32_t glyph_size64(float size_px)
 	return (int32_t)lroundf(size_px * 64.0f);
 }
 
-/* The glyph, NULL when unknown; atlas.lock held. */
+/* The glyph, NULL when unknown; with or without atlas.lock (a glyph's key
+ * and next never change while it is in a bucket). */
 static struct glyph *glyph_find(const struct vr_font_face *face,
 		int32_t size64, uint32_t id)
 {
-	struct glyph *g = atlas.buckets[bucket_of(face, size64, id)];
+	struct glyph *g = atomic_load_explicit(
+		&atlas.buckets[bucket_of(face, size64, id)], memory_order_acquire);
 	while (g != NULL && (g->face != face || g->size64 != size64 ||
 			g->id != id)) {
 		g = g->next;
@@ -347,6 +374,10 @@ static void publish(struct glyph **claimed, struct vr_glyph_bitmap *bitmaps,
 		g->state = GLYPH_READY;
 		g->delta_next = atlas.deltas;
 		atlas.deltas = g;
+	}
+	for (size_t i = 0; i < n; i++) {
+		atomic_store_explicit(&claimed[i]->settled, true,
+			memory_order_release);
 	}
 	pthread_cond_broadcast(&atlas.ready);
 }
@@ -510,13 +541,14 @@ static bool claim(const struct vr_text *text, int32_t size64,
 		}
 		unsigned b = bucket_of(text->face, size64, id);
 		*g = (struct glyph){
-			.next = atlas.buckets[b],
+			.next = atomic_load_explicit(&atlas.buckets[b],
+				memory_order_relaxed),
 			.face = text->face,
 			.size64 = size64,
 			.id = id,
 			.state = GLYPH_PREPARING,
 		};
-		atlas.buckets[b] = g;
+		atomic_store_explicit(&atlas.buckets[b], g, memory_order_release);
 		claimed[(*nclaimed)++] = g;
 	}
 	return true;
@@ -568,6 +600,33 @@ size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px)
 	return n;
 }
 
+/* Every glyph of the task already settled: fill placed without a lock
+ * and return true; false as soon as one is unknown or still PREPARING
+ * (glyphs_resolve then takes the lock). */
+static bool glyphs_settled(const struct vr_task_payload *payload,
+		struct placed *placed, size_t *nplaced)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < payload->count; i++) {
+		const struct vr_glyph_run *run = &payload->runs[i];
+		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
+		for (uint32_t k = 0; k < run->text->count; k++) {
+			struct glyph *g = glyph_find(run->text->face, size64,
+				run->text->glyphs[k]);
+			if (g == NULL || !atomic_load_explicit(&g->settled,
+					memory_order_acquire)) {
+				return false;
+			}
+			if (g->state == GLYPH_READY && g->image != NULL) {
+				placed[n++] = (struct placed){ g, run, k, g->image, g->x,
+					g->y };
+			}
+		}
+	}
+	*nplaced = n;
+	return true;
+}
+
 /*
  * Every glyph of the task, READY or FAILED: claims and rasterises those
  * nobody has, publishes them, then waits for those others claimed.
@@ -579,6 +638,9 @@ static bool glyphs_resolve(const struct vr_task_payload *payload,
 	size_t total = 0;
 	for (uint32_t i = 0; i < payload->count; i++) {
 		total += payload->runs[i].text->count;
+	}
+	if (glyphs_settled(payload, placed, nplaced)) {
+		return true;
 	}
 	struct glyph **claimed = malloc((total + 1) * sizeof(*claimed));
 	struct vr_glyph_bitmap *bitmaps = calloc(total + 1, sizeof(*bitmaps));

@@ -24,8 +24,10 @@
 struct vr_prim_state {
 	struct vr_mat mat; /* primitive coordinates -> target pixels */
 	struct vr_box clip; /* target pixels */
-	bool has_rclip;
-	struct vr_rrectf rclip; /* target pixels */
+	/* rounded clips (vr_rclips_for), innermost last; their bounding
+	 * boxes are in clip */
+	uint32_t nrclips;
+	struct vr_rclip rclips[VR_RCLIP_MAX];
 	float color[4]; /* premultiplied, opacity applied */
 };
 
@@ -99,8 +101,7 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 /* The clip part every engine vertex ends with. */
 struct vr_vertex_clip {
 	float clip[4]; /* x0, y0, x1, y1: target pixels */
-	float rclip[4]; /* rounded clip x0, y0, x1, y1 */
-	float rclip_radii[4]; /* tl, tr, br, bl */
+	struct vr_rclip rclips[VR_RCLIP_MAX]; /* unused slots: half_w < 0 */
 };
 
 struct vr_shape_vertex {
@@ -151,6 +152,8 @@ enum vr_engine_pipeline {
 
 void vr_vertex_clip_init(struct vr_vertex_clip *clip,
 	const struct vr_prim_state *state);
+void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
+	const struct vr_rclip *rclips, uint32_t nrclips);
 /* Every field of a shape's vertices but pos and local. */
 void vr_shape_vertex_init(const struct vr_shape *shape,
 	struct vr_shape_vertex *v);
@@ -175,7 +178,9 @@ float vr_sdf_rrect(float px, float py, float hx, float hy,
 	const float radii[4]);
 /* Approximate signed distance to the ellipse of half axes (hx, hy). */
 float vr_sdf_ellipse(float px, float py, float hx, float hy);
-/* Coverage of the target pixel centred at (x, y) by a vertex's clip. */
+/* Coverage of the target pixel centred at (x, y) by a vertex's clip: the
+ * box times every rounded clip's vr_rclip_coverage. The one function the
+ * reference renderer and the CPU backend evaluate clips with. */
 float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y);
 /* The shapes' fragment coverage at an interpolated vertex. */
 float vr_shape_coverage(const struct vr_shape_vertex *v);

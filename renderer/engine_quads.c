@@ -78,28 +78,14 @@ static struct vr_box sampled_texels(const struct vr_draw_task *t)
 	return vr_box_intersect(&box, &all);
 }
 
-/* A clip so large it never clips (engine_common.c's NO_RCLIP). */
-#define NO_RCLIP 1e6f
-
 /* Six textured vertices (tex.vert) of a quad. */
 static void tex_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
 {
 	struct vr_tex_vertex base = {
 		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f,
 			t->a / 255.0f },
-		.clip = {
-			.clip = { (float)t->clip.x, (float)t->clip.y,
-				(float)(t->clip.x + t->clip.width),
-				(float)(t->clip.y + t->clip.height) },
-			.rclip = { -NO_RCLIP, -NO_RCLIP, NO_RCLIP, NO_RCLIP },
-		},
 	};
-	if (t->has_rclip) {
-		for (int i = 0; i < 4; i++) {
-			base.clip.rclip[i] = t->rclip[i];
-			base.clip.rclip_radii[i] = t->rclip[4 + i];
-		}
-	}
+	vr_vertex_clip_set(&base.clip, &t->clip, t->rclips, t->nrclips);
 	/* texel -> normalised coordinates of the texture sampled: the image's
 	 * own, or the atlas page at the image's place */
 	float iw = 1.0f, ih = 1.0f, ox = 0.0f, oy = 0.0f;
@@ -176,7 +162,7 @@ bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	 * rounded clip or not (prepare.c) */
 	const struct vr_draw_task *first = &task->payload->quads[0];
 	struct vr_task_out *out = task->out;
-	if (first->has_rclip || first->atlas_page != 0 ||
+	if (first->nrclips > 0 || first->atlas_page != 0 ||
 			task->payload->count > 1) {
 		return execute_vertices(ctx, task);
 	}

@@ -25,9 +25,18 @@ static const VkVertexInputAttributeDescription shape_attributes[] = {
 	ATTR(VR_SHAPE_LOC_RADII, VK_FORMAT_R32G32B32A32_SFLOAT, radii),
 	ATTR(VR_SHAPE_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
 	ATTR(VR_SHAPE_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
-	ATTR(VR_SHAPE_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclip),
+	ATTR(VR_SHAPE_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[0].x),
 	ATTR(VR_SHAPE_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclip_radii),
+		clip.rclips[0].y),
+	ATTR(VR_SHAPE_LOC_CLIP + 3, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[0].radii),
+	ATTR(VR_SHAPE_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[1].x),
+	ATTR(VR_SHAPE_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[1].y),
+	ATTR(VR_SHAPE_LOC_CLIP + 6, VK_FORMAT_R32G32B32A32_SFLOAT,
+		clip.rclips[1].radii),
 };
 
 const struct vr_pipeline_desc vr_shape_pipeline = {

@@ -25,6 +25,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <vitrail/canvas.h>
 #include "display_list.h"
 #include "pool.h"
@@ -93,6 +95,129 @@ void vr_granularity_refresh(struct vr_renderer *renderer)
 		renderer->granularity = calibrations[workers];
 	}
 	pthread_mutex_unlock(&calibrations_lock);
+}
+
+/* ---- the figures kept between runs ------------------------------------------ */
+
+#define CACHE_NAME "granularity.txt"
+#define CACHE_MAX_LINES 64
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILD_TAG "asan"
+#elif defined(__SANITIZE_THREAD__)
+#define BUILD_TAG "tsan"
+#else
+#define BUILD_TAG "plain"
+#endif
+
+/* What the figures hold for: the device and its driver (the pipeline
+ * cache's UUID), the worker count, the cores online and the build (a
+ * sanitizer's build is slower); no spaces. */
+static void cache_key(struct vr_renderer *renderer, char *key, size_t size)
+{
+	VkPhysicalDeviceProperties props;
+	vkGetPhysicalDeviceProperties(renderer->phdev, &props);
+	char uuid[2 * VK_UUID_SIZE + 1];
+	for (unsigned i = 0; i < VK_UUID_SIZE; i++) {
+		snprintf(uuid + 2 * i, 3, "%02x", props.pipelineCacheUUID[i]);
+	}
+	snprintf(key, size, "%08x:%08x:%s:w%d:c%ld:%s", props.vendorID,
+		props.deviceID, uuid, vr_renderer_workers(renderer),
+		sysconf(_SC_NPROCESSORS_ONLN), BUILD_TAG);
+}
+
+bool vr_granularity_load(struct vr_renderer *renderer)
+{
+	size_t size = 0;
+	char *data = vr_cache_read(renderer, CACHE_NAME, &size);
+	if (data == NULL) {
+		return false;
+	}
+	char *text = realloc(data, size + 1);
+	if (text == NULL) {
+		free(data);
+		return false;
+	}
+	text[size] = '\0';
+	char key[160];
+	cache_key(renderer, key, sizeof(key));
+	bool found = false;
+	struct vr_granularity g = { .calibrated = true };
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line != NULL && !found;
+			line = strtok_r(NULL, "\n", &save)) {
+		char k[160];
+		found = sscanf(line, "%159s %lf %lf %lf %lf", k, &g.handoff_ns,
+				&g.unit_ns, &g.frame_overhead_ns,
+				&g.gain_ns_per_unit) == 5 && strcmp(k, key) == 0 &&
+			g.handoff_ns > 0.0 && g.unit_ns > 0.0 &&
+			isfinite(g.frame_overhead_ns) && isfinite(g.gain_ns_per_unit);
+	}
+	free(text);
+	if (!found) {
+		return false;
+	}
+	vr_granularity_derive(&g);
+	int workers = vr_renderer_workers(renderer);
+	if (workers >= 0 && workers <= MAX_CALIBRATED_WORKERS) {
+		pthread_mutex_lock(&calibrations_lock);
+		calibrations[workers] = g;
+		pthread_mutex_unlock(&calibrations_lock);
+	}
+	renderer->granularity = g;
+	vr_log(VR_LOG_INFO, "granularity of %d workers from the cache: chunks "
+		"of %u units, parallel from %u units", workers, g.chunk_cost,
+		g.parallel_cost);
+	return true;
+}
+
+void vr_granularity_save(struct vr_renderer *renderer)
+{
+	const struct vr_granularity *g = &renderer->granularity;
+	if (!g->calibrated) {
+		return;
+	}
+	char key[160];
+	cache_key(renderer, key, sizeof(key));
+	size_t size = 0;
+	char *old = vr_cache_read(renderer, CACHE_NAME, &size);
+	char *text = old != NULL ? realloc(old, size + 1) : NULL;
+	if (text == NULL) {
+		free(old);
+		size = 0;
+	} else {
+		text[size] = '\0';
+	}
+	/* this key's line replaces the old one; other keys' well-formed
+	 * lines stay (the newest first, at most CACHE_MAX_LINES) */
+	char *out = NULL;
+	size_t out_size = 0;
+	FILE *f = open_memstream(&out, &out_size);
+	if (f == NULL) {
+		free(text);
+		return;
+	}
+	fprintf(f, "%s %.1f %.2f %.1f %.4f\n", key, g->handoff_ns, g->unit_ns,
+		g->frame_overhead_ns, g->gain_ns_per_unit);
+	int lines = 1;
+	char *save = NULL;
+	for (char *line = text != NULL ? strtok_r(text, "\n", &save) : NULL;
+			line != NULL && lines < CACHE_MAX_LINES;
+			line = strtok_r(NULL, "\n", &save)) {
+		char k[160];
+		double v[4];
+		if (sscanf(line, "%159s %lf %lf %lf %lf", k, &v[0], &v[1], &v[2],
+				&v[3]) != 5 || strcmp(k, key) == 0) {
+			continue; /* garbled, or this key's old line */
+		}
+		fprintf(f, "%s\n", line);
+		lines++;
+	}
+	free(text);
+	if (fclose(f) == 0) {
+		vr_cache_write(renderer, CACHE_NAME, out, out_size);
+	}
+	free(out);
 }
 
 void vr_renderer_get_granularity(const struct vr_renderer *renderer,
@@ -386,4 +511,99 @@ bool vr_renderer_calibrate(struct vr_renderer *renderer)
 		g.frame_overhead_ns / 1e3, g.gain_ns_per_unit, g.chunk_cost,
 		g.parallel_cost);
 	return true;
+}
+
+/* ---- which backend (vr_backends_measure) ---------------------------------- */
+
+/* The calibration's cards tiled over width x height: lists shared, one
+ * node per card. */
+struct measure_scene {
+	struct calib_scene cards; /* its lists and image; its tree unused */
+	struct vr_tree *tree;
+};
+
+static bool measure_scene_init(struct measure_scene *scene,
+		struct vr_renderer *renderer, int32_t width, int32_t height)
+{
+	if (!calib_scene_init(&scene->cards, renderer)) {
+		return false;
+	}
+	scene->tree = vr_tree_create();
+	if (scene->tree == NULL) {
+		return false;
+	}
+	int cols = (width + 127) / 128, rows = (height + 169) / 170;
+	for (int i = 0; i < cols * rows; i++) {
+		struct vr_node *node = vr_node_create(scene->tree);
+		if (node == NULL) {
+			return false;
+		}
+		vr_node_set_parent(node, vr_tree_root(scene->tree));
+		vr_node_set_display_list(node, scene->cards.lists[i % LARGE_NODES]);
+		vr_node_set_position(node, (float)(i % cols) * 128.0f,
+			(float)(i / cols) * 170.0f);
+	}
+	vr_tree_update(scene->tree, NULL);
+	return true;
+}
+
+bool vr_backends_measure(struct vr_renderer *vulkan,
+		struct vr_cpu_renderer *cpu, int32_t width, int32_t height, int rounds,
+		double *vulkan_ns, double *cpu_ns)
+{
+	if (rounds < 1 || width < 1 || height < 1) {
+		return false;
+	}
+	struct measure_scene scene = { 0 };
+	struct vr_target *target = vr_target_create(vulkan, width, height);
+	pixman_image_t *image = pixman_image_create_bits(PIXMAN_a8r8g8b8, width,
+		height, NULL, width * 4);
+	pixman_image_t *buffer = pixman_image_create_bits(PIXMAN_x8r8g8b8,
+		width, height, NULL, width * 4);
+	double *times = calloc(2 * (size_t)rounds, sizeof(double));
+	bool ok = target != NULL && image != NULL && buffer != NULL &&
+		times != NULL && measure_scene_init(&scene, vulkan, width, height);
+	const struct vr_color clear = { 1, 1, 1, 1 };
+	struct vr_mat view;
+	vr_mat_identity(&view);
+	for (int r = -2; r < rounds && ok; r++) {
+		for (int k = 0; k < 2 && ok; k++) {
+			bool use_cpu = (k + r) % 2 != 0; /* alternate who goes first */
+			uint64_t t0 = vr_now_ns();
+			if (use_cpu) {
+				ok = vr_cpu_render(cpu, scene.tree, image, &view, clear,
+					NULL);
+				pixman_image_composite32(PIXMAN_OP_SRC, image, NULL, buffer,
+					0, 0, 0, 0, 0, 0, width, height);
+			} else {
+				struct vr_render_job job = {
+					.target = target,
+					.view = view,
+					.clear = clear,
+				};
+				ok = vr_render(vulkan, scene.tree, &job, 1);
+			}
+			if (r >= 0) {
+				times[(use_cpu ? rounds : 0) + r] =
+					(double)(vr_now_ns() - t0);
+			}
+		}
+	}
+	if (ok) {
+		*vulkan_ns = median(times, (size_t)rounds);
+		*cpu_ns = median(times + rounds, (size_t)rounds);
+	} else {
+		vr_log(VR_LOG_ERROR, "measuring the backends failed");
+	}
+	free(times);
+	vr_tree_destroy(scene.tree);
+	calib_scene_finish(&scene.cards);
+	if (image != NULL) {
+		pixman_image_unref(image);
+	}
+	if (buffer != NULL) {
+		pixman_image_unref(buffer);
+	}
+	vr_target_destroy(target);
+	return ok;
 }

@@ -241,20 +241,19 @@ void vr_pipeline_cache_init(struct vr_renderer *renderer)
 	renderer->pipeline_cache_file = file;
 }
 
-/* Write data to path atomically: a temporary file in the same directory,
- * synced, then renamed over path. */
-static bool write_atomically(const struct vr_pipeline_cache_file *file,
-		const void *data, size_t size)
+/* Write data to path atomically: a temporary file next to it, synced,
+ * then renamed over it. */
+static bool write_atomically(const char *path, const void *data, size_t size)
 {
-	size_t len = strlen(file->dir) + sizeof("/" CACHE_FILE ".XXXXXX");
+	size_t len = strlen(path) + sizeof(".XXXXXX");
 	char *tmp = malloc(len);
 	if (tmp == NULL) {
 		return false;
 	}
-	snprintf(tmp, len, "%s/%s.XXXXXX", file->dir, CACHE_FILE);
+	snprintf(tmp, len, "%s.XXXXXX", path);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
-		vr_log(VR_LOG_DEBUG, "pipeline cache: cannot create %s: %s", tmp,
+		vr_log(VR_LOG_DEBUG, "cache: cannot create %s: %s", tmp,
 			strerror(errno));
 		free(tmp);
 		return false;
@@ -275,13 +274,37 @@ static bool write_atomically(const struct vr_pipeline_cache_file *file,
 	}
 	ok = ok && fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;
-	ok = ok && rename(tmp, file->path) == 0;
+	ok = ok && rename(tmp, path) == 0;
 	if (!ok) {
-		vr_log(VR_LOG_DEBUG, "pipeline cache: cannot write %s: %s",
-			file->path, strerror(errno));
+		vr_log(VR_LOG_DEBUG, "cache: cannot write %s: %s", path,
+			strerror(errno));
 		unlink(tmp);
 	}
 	free(tmp);
+	return ok;
+}
+
+char *vr_cache_path(struct vr_renderer *renderer, const char *name)
+{
+	const struct vr_pipeline_cache_file *file = renderer->pipeline_cache_file;
+	return file != NULL ? path_join(file->dir, name) : NULL;
+}
+
+void *vr_cache_read(struct vr_renderer *renderer, const char *name,
+		size_t *size)
+{
+	char *path = vr_cache_path(renderer, name);
+	void *data = path != NULL ? read_file(path, size) : NULL;
+	free(path);
+	return data;
+}
+
+bool vr_cache_write(struct vr_renderer *renderer, const char *name,
+		const void *data, size_t size)
+{
+	char *path = vr_cache_path(renderer, name);
+	bool ok = path != NULL && write_atomically(path, data, size);
+	free(path);
 	return ok;
 }
 
@@ -305,7 +328,7 @@ void vr_pipeline_cache_save(struct vr_renderer *renderer)
 	res = vkGetPipelineCacheData(renderer->device, renderer->pipeline_cache,
 		&size, data);
 	if (res == VK_SUCCESS && size > 0 &&
-			write_atomically(file, data, size)) {
+			write_atomically(file->path, data, size)) {
 		file->saved_size = size;
 		vr_log(VR_LOG_DEBUG, "pipeline cache: %zu bytes written to %s",
 			size, file->path);

@@ -297,7 +297,7 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 		.image = draw->image,
 		.clip = draw->clip,
 		.nearest = draw->nearest,
-		.rclip = draw->has_rclip,
+		.rclip = draw->nrclips > 0,
 	};
 	/* the task reads the image's pixels: held until it is done */
 	if (draw->image != NULL && prep->sink->hold_image != NULL &&
@@ -330,10 +330,10 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 struct node_state {
 	struct vr_mat mat; /* list-local -> target pixels */
 	struct vr_box clip; /* target ∩ ancestors' clips ∩ node bounds */
-	/* the nearest rounded clip of the node or an ancestor, target
-	 * pixels: for the commands without a rounded clip of their own */
-	bool has_rclip;
-	struct vr_rrectf rclip;
+	/* the rounded clips of the node and its ancestors, outermost first,
+	 * mapping to target pixels */
+	uint32_t nrclips;
+	struct vr_rclip_src rclips[VR_RCLIP_NEST_MAX];
 	float opacity;
 };
 
@@ -350,17 +350,17 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 		struct vr_box box = vr_mat_map_rect_bounds(&ns->mat, &cmd->clip);
 		state->clip = vr_box_intersect(&state->clip, &box);
 	}
-	state->has_rclip = cmd->has_rclip;
-	if (cmd->has_rclip) {
-		/* the list's own rounded clip is the nearest: it rounds, the
-		 * node's clips by their rectangles (ns->clip) */
-		state->rclip = vr_rrect_map(&ns->mat, &cmd->rclip);
-		struct vr_box box = vr_mat_map_rect_bounds(&(struct vr_mat){
-			.a = 1, .d = 1 }, &state->rclip.rect);
+	/* the rounded clips nest: the node's, then the command's own */
+	struct vr_rclip_src stack[VR_RCLIP_NEST_MAX + VR_DL_RCLIP_MAX];
+	uint32_t nstack = ns->nrclips;
+	memcpy(stack, ns->rclips, ns->nrclips * sizeof(stack[0]));
+	for (uint32_t i = 0; i < cmd->nrclips; i++) {
+		struct vr_rclip_src *src = &stack[nstack++];
+		src->rrect = cmd->rclips[i].rrect;
+		vr_mat_multiply(&src->mat, &ns->mat, &cmd->rclips[i].mat);
+		struct vr_box box = vr_mat_map_rect_bounds(&src->mat,
+			&src->rrect.rect);
 		state->clip = vr_box_intersect(&state->clip, &box);
-	} else if (ns->has_rclip) {
-		state->has_rclip = true;
-		state->rclip = ns->rclip;
 	}
 	struct vr_rectf b = vr_rectf_map(&state->mat, &cmd->local_bounds);
 	b.x -= 1.0f;
@@ -374,6 +374,8 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 	if (vr_box_empty(aabb)) {
 		return false;
 	}
+	state->nrclips = nstack > 0 ?
+		vr_rclips_for(state->rclips, stack, nstack, aabb) : 0;
 	const struct vr_color *c = &cmd->paint.color;
 	float alpha = vr_clampf(c->a, 0.0f, 1.0f) * ns->opacity;
 	state->color[0] = vr_clampf(c->r, 0.0f, 1.0f) * alpha;
@@ -454,15 +456,9 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		if (vr_draw_task_init_image(&draw, &mat, cmd->image.image,
 				&cmd->image.src, VR_TRANSFORM_NORMAL,
 				cmd->image.opacity * ns->opacity, &state.clip)) {
-			if (state.has_rclip) {
-				const struct vr_rrectf *rr = &state.rclip;
-				const float rclip[8] = { rr->rect.x, rr->rect.y,
-					rr->rect.x + rr->rect.width,
-					rr->rect.y + rr->rect.height, rr->radii.tl,
-					rr->radii.tr, rr->radii.br, rr->radii.bl };
-				draw.has_rclip = true;
-				memcpy(draw.rclip, rclip, sizeof(rclip));
-			}
+			draw.nrclips = state.nrclips;
+			memcpy(draw.rclips, state.rclips,
+				state.nrclips * sizeof(state.rclips[0]));
 			prepare_quad(prep, &draw);
 		}
 		return;
@@ -519,9 +515,11 @@ static void prepare_display_list(struct prepare *prep,
 		.opacity = opacity,
 	};
 	vr_mat_multiply(&ns.mat, &prep->job->view, &abs->transform);
-	if (abs->has_rclip) {
-		ns.has_rclip = true;
-		ns.rclip = vr_rrect_map(&prep->job->view, &abs->rclip);
+	ns.nrclips = abs->nrclips;
+	for (uint32_t i = 0; i < abs->nrclips; i++) {
+		ns.rclips[i].rrect = abs->rclips[i].rrect;
+		vr_mat_multiply(&ns.rclips[i].mat, &prep->job->view,
+			&abs->rclips[i].mat);
 	}
 	/* the node's bounds (its ancestors' clips included) bound its pixels:
 	 * damage tracking relies on it */
@@ -561,7 +559,7 @@ static bool node_is_opaque(const struct prepare *prep,
 		const struct vr_node *node)
 {
 	const struct vr_node_abs *abs = &node->abs;
-	if (abs->opacity < 1.0f || abs->has_rclip ||
+	if (abs->opacity < 1.0f || abs->nrclips > 0 ||
 			(node->content.type != VR_CONTENT_RECT &&
 			node->content.type != VR_CONTENT_IMAGE)) {
 		return false;

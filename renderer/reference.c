@@ -157,7 +157,7 @@ static pixman_image_t *task_source(const struct vr_draw_task *task)
 	return src;
 }
 
-/* The opacity times the rounded clip's coverage over task->aabb (a8). */
+/* The opacity times the rounded clips' coverage over task->aabb (a8). */
 static pixman_image_t *rclip_mask(const struct vr_draw_task *task)
 {
 	const struct vr_box *box = &task->aabb;
@@ -166,14 +166,8 @@ static pixman_image_t *rclip_mask(const struct vr_draw_task *task)
 	if (mask == NULL) {
 		return NULL;
 	}
-	struct vr_vertex_clip clip = {
-		.clip = { (float)box->x, (float)box->y,
-			(float)(box->x + box->width), (float)(box->y + box->height) },
-		.rclip = { task->rclip[0], task->rclip[1], task->rclip[2],
-			task->rclip[3] },
-		.rclip_radii = { task->rclip[4], task->rclip[5], task->rclip[6],
-			task->rclip[7] },
-	};
+	struct vr_vertex_clip clip;
+	vr_vertex_clip_set(&clip, box, task->rclips, task->nrclips);
 	uint8_t *data = (uint8_t *)pixman_image_get_data(mask);
 	int stride = pixman_image_get_stride(mask);
 	float alpha = task->image != NULL ? (float)task->a / 255.0f : 1.0f;
@@ -196,7 +190,7 @@ static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
 		return;
 	}
 	pixman_image_t *opacity = NULL;
-	if (task->has_rclip) {
+	if (task->nrclips > 0) {
 		opacity = rclip_mask(task);
 	} else if (task->image != NULL && task->a < 255) {
 		pixman_color_t color = { .alpha = (uint16_t)(task->a * 257) };
@@ -206,8 +200,8 @@ static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
 	if (task->axis_aligned) {
 		struct vr_box box = axis_aligned_cover(task);
 		/* a rounded clip's mask covers the aabb */
-		int32_t mx = task->has_rclip ? box.x - task->aabb.x : 0;
-		int32_t my = task->has_rclip ? box.y - task->aabb.y : 0;
+		int32_t mx = task->nrclips > 0 ? box.x - task->aabb.x : 0;
+		int32_t my = task->nrclips > 0 ? box.y - task->aabb.y : 0;
 		if (!vr_box_empty(&box)) {
 			pixman_image_composite32(PIXMAN_OP_OVER, src, opacity, dst,
 				box.x, box.y, mx, my, box.x, box.y,

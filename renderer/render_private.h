@@ -162,17 +162,68 @@ struct vr_rrectf {
 	struct vr_radii radii;
 };
 
+/*
+ * Rounded clips. A rounded clip is a rounded rectangle in coordinates of
+ * its own (the clipping node's, or the canvas state's when it was set)
+ * and the affine map from them to its holder's coordinates, so it follows
+ * any transform (rotations and skews included), and clips nest: every
+ * node keeps the rounded clips of its ancestors (outermost first), up to
+ * VR_RCLIP_NEST_MAX; past that the outermost ones clip by their bounding
+ * boxes only (a one-time warning).
+ */
+#define VR_RCLIP_NEST_MAX 4
+
+struct vr_rclip_src {
+	struct vr_mat mat; /* rrect's coordinates -> the holder's */
+	struct vr_rrectf rrect; /* radii fitted */
+};
+
+/*
+ * A rounded clip as primitives carry it (target pixels): the rows of the
+ * affine map from target pixels to coordinates centred on the rounded
+ * rectangle, its half size and its radii (tl, tr, br, bl). The coverage
+ * of target pixel centre p is clamp(0.5 - d(Mp) / |A^T n|) where d is the
+ * rounded rectangle's signed distance, A the linear part of M and n the
+ * distance's gradient (vr_rclip_coverage): distances in pixels, exact
+ * under similarities. Laid out as the shaders read it (three vec4).
+ * half_w < 0 marks an unused slot (coverage 1).
+ */
+struct vr_rclip {
+	float x[4]; /* a, c, tx, half_w: local x = a px + c py + tx */
+	float y[4]; /* b, d, ty, half_h: local y = b px + d py + ty */
+	float radii[4];
+};
+
+/* Most rounded clips one primitive evaluates per pixel. Preparation
+ * drops those that clip nothing of the primitive (its AABB lies where
+ * their coverage is 1) and those containing another one of the stack;
+ * past VR_RCLIP_MAX the outermost clip by their bounding boxes only (a
+ * one-time warning). */
+#define VR_RCLIP_MAX 2
+
+/* The rounded clip of rrect mapped into target pixels by to_pixels;
+ * false when the map is degenerate. */
+bool vr_rclip_init(struct vr_rclip *out, const struct vr_mat *to_pixels,
+	const struct vr_rrectf *rrect);
+/* The coverage of target pixel centre (x, y) by one rounded clip:
+ * keep in step with shaders/coverage.glsl's rclip_coverage. */
+float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y);
+/* The rounded clips (target pixels) a primitive covering aabb evaluates,
+ * from the stack (outermost first, each src->mat mapping to target
+ * pixels): how many it wrote into out (see VR_RCLIP_MAX). */
+uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
+	const struct vr_rclip_src *stack, uint32_t n, const struct vr_box *aabb);
+
 struct vr_node_abs {
 	bool visible; /* attached to the root through enabled nodes */
 	struct vr_mat transform; /* local -> root */
 	bool has_clip;
 	struct vr_box clip; /* root coordinates */
-	/* the nearest rounded clip (the node's own or an ancestor's), root
-	 * coordinates: it rounds the corners of every draw that has no
-	 * rounded clip of its own (outer ones clip by their rectangles,
-	 * in clip) */
-	bool has_rclip;
-	struct vr_rrectf rclip;
+	/* the rounded clips of the node and its ancestors, outermost first,
+	 * each mapping to root coordinates (their bounding boxes are in clip
+	 * too) */
+	uint32_t nrclips;
+	struct vr_rclip_src rclips[VR_RCLIP_NEST_MAX];
 	float opacity;
 	bool drawn;
 	struct vr_box bounds; /* root coordinates, valid when drawn */
@@ -230,10 +281,10 @@ struct vr_draw_task {
 	struct vr_image *image; /* NULL: solid colour */
 	bool nearest; /* the image maps pixel-exactly */
 	bool axis_aligned; /* mat keeps the unit square axis-aligned */
-	/* display-list images: a rounded clip, target pixels: x0, y0, x1, y1
-	 * and the radii tl, tr, br, bl (vr_draw_task_init* leave it off) */
-	bool has_rclip;
-	float rclip[8];
+	/* rounded clips, target pixels (vr_draw_task_init_image leaves them
+	 * off) */
+	uint32_t nrclips;
+	struct vr_rclip rclips[VR_RCLIP_MAX];
 	/* the image's place in the renderer's small-image atlas (preparation,
 	 * engine.h): page 0 when it has a texture of its own */
 	uint32_t atlas_page;

@@ -75,7 +75,7 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 		return false;
 	}
 	float w = node->content.width, h = node->content.height;
-	task->has_rclip = false;
+	task->nrclips = 0;
 	struct vr_mat final;
 	vr_mat_multiply(&final, view, &abs->transform);
 	struct vr_mat quad = { .a = w, .d = h };
@@ -90,20 +90,22 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 		struct vr_box box = vr_mat_map_rect_bounds(view, &clip);
 		task->clip = vr_box_intersect(&task->clip, &box);
 	}
-	if (abs->has_rclip) {
-		/* a rounded clip of the node or an ancestor, in target pixels */
-		struct vr_rrectf rr = vr_rrect_map(view, &abs->rclip);
-		const float rclip[8] = { rr.rect.x, rr.rect.y,
-			rr.rect.x + rr.rect.width, rr.rect.y + rr.rect.height,
-			rr.radii.tl, rr.radii.tr, rr.radii.br, rr.radii.bl };
-		task->has_rclip = true;
-		memcpy(task->rclip, rclip, sizeof(rclip));
-	}
 	const struct vr_rectf unit = { 0.0f, 0.0f, 1.0f, 1.0f };
 	task->aabb = vr_mat_map_rect_bounds(&task->mat, &unit);
 	task->aabb = vr_box_intersect(&task->aabb, &task->clip);
 	if (vr_box_empty(&task->aabb)) {
 		return false;
+	}
+	if (abs->nrclips > 0) {
+		/* the rounded clips of the node and its ancestors, in target
+		 * pixels */
+		struct vr_rclip_src stack[VR_RCLIP_NEST_MAX];
+		for (uint32_t i = 0; i < abs->nrclips; i++) {
+			stack[i].rrect = abs->rclips[i].rrect;
+			vr_mat_multiply(&stack[i].mat, view, &abs->rclips[i].mat);
+		}
+		task->nrclips = vr_rclips_for(task->rclips, stack, abs->nrclips,
+			&task->aabb);
 	}
 
 	if (node->content.type == VR_CONTENT_RECT) {
@@ -143,7 +145,7 @@ bool vr_draw_task_init_image(struct vr_draw_task *task,
 		transform = VR_TRANSFORM_NORMAL;
 	}
 	task->mat = *mat;
-	task->has_rclip = false;
+	task->nrclips = 0;
 	task->axis_aligned = (mat->b == 0.0f && mat->c == 0.0f) ||
 		(mat->a == 0.0f && mat->d == 0.0f);
 	task->clip = *clip;

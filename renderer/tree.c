@@ -11,6 +11,7 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "display_list.h"
@@ -441,6 +442,25 @@ void *vr_node_user_data(const struct vr_node *node)
 
 /* ---- update ------------------------------------------------------------- */
 
+static void push_rclip(struct vr_node_abs *abs, const struct vr_rrectf *local)
+{
+	static atomic_flag warned = ATOMIC_FLAG_INIT;
+	if (abs->nrclips == VR_RCLIP_NEST_MAX) {
+		if (!atomic_flag_test_and_set(&warned)) {
+			vr_log(VR_LOG_INFO, "more than %d nested rounded clips: "
+				"the outermost clip by their bounding boxes only",
+				VR_RCLIP_NEST_MAX);
+		}
+		abs->nrclips--;
+		memmove(&abs->rclips[0], &abs->rclips[1],
+			abs->nrclips * sizeof(abs->rclips[0]));
+	}
+	abs->rclips[abs->nrclips++] = (struct vr_rclip_src){
+		.mat = abs->transform,
+		.rrect = *local,
+	};
+}
+
 static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 		struct vr_node_abs *abs)
 {
@@ -449,16 +469,16 @@ static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 		abs->transform = node->transform;
 		abs->has_clip = false;
 		abs->clip = (struct vr_box){ 0 };
-		abs->has_rclip = false;
-		abs->rclip = (struct vr_rrectf){ 0 };
+		abs->nrclips = 0;
 		abs->opacity = node->opacity;
 	} else {
 		vr_mat_multiply(&abs->transform, &parent->transform,
 			&node->transform);
 		abs->has_clip = parent->has_clip;
 		abs->clip = parent->clip;
-		abs->has_rclip = parent->has_rclip;
-		abs->rclip = parent->rclip;
+		abs->nrclips = parent->nrclips;
+		memcpy(abs->rclips, parent->rclips,
+			parent->nrclips * sizeof(abs->rclips[0]));
 		abs->opacity = parent->opacity * node->opacity;
 	}
 	if (node->has_clip) {
@@ -468,13 +488,14 @@ static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 			vr_box_intersect(&abs->clip, &box) : box;
 		abs->has_clip = true;
 		if (node->clip_radius > 0.0f) {
-			/* the nearest rounded clip replaces the outer one,
-			 * which keeps clipping by its rectangle (abs->clip) */
+			/* rounded clips nest: the outer ones keep their
+			 * corners, up to VR_RCLIP_NEST_MAX (past it the
+			 * outermost clip by their bounding boxes, in
+			 * abs->clip) */
 			float r = node->clip_radius;
 			struct vr_rrectf local = { node->clip,
 				vr_radii_fit(node->clip, (struct vr_radii){ r, r, r, r }) };
-			abs->rclip = vr_rrect_map(&abs->transform, &local);
-			abs->has_rclip = true;
+			push_rclip(abs, &local);
 		}
 	}
 	abs->drawn = false;
@@ -507,9 +528,9 @@ static bool abs_differs(const struct vr_node_abs *a,
 		!vr_mat_equal(&a->transform, &b->transform) ||
 		a->opacity != b->opacity || a->has_clip != b->has_clip ||
 		(a->has_clip && !vr_box_equal(&a->clip, &b->clip)) ||
-		a->has_rclip != b->has_rclip ||
-		(a->has_rclip && memcmp(&a->rclip, &b->rclip,
-			sizeof(a->rclip)) != 0);
+		a->nrclips != b->nrclips ||
+		memcmp(a->rclips, b->rclips,
+			a->nrclips * sizeof(a->rclips[0])) != 0;
 }
 
 static void damage_content(struct vr_tree *tree, struct vr_node *node)

@@ -238,6 +238,8 @@ static bool pick_physical_device(struct vr_renderer *renderer)
 				props.limits.nonCoherentAtomSize;
 			memcpy(renderer->device_name, props.deviceName,
 				sizeof(renderer->device_name));
+			renderer->software =
+				props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 		}
 	}
 	free(phdevs);

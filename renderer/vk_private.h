@@ -298,6 +298,7 @@ struct vr_renderer {
 	VkPhysicalDeviceMemoryProperties memory_props;
 	VkDeviceSize non_coherent_atom_size;
 	char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+	bool software; /* VK_PHYSICAL_DEVICE_TYPE_CPU (lavapipe) */
 	VkDevice device;
 	uint32_t queue_family;
 	bool has_host_import; /* VK_EXT_external_memory_host enabled */
@@ -522,6 +523,11 @@ struct vr_display_list *vr_warm_list(struct vr_image *argb);
 /* granularity.c: the figures calibrated for the renderer's worker count
  * in this process, or the uncalibrated defaults; caller's thread. */
 void vr_granularity_refresh(struct vr_renderer *renderer);
+/* The figures kept in the pipeline cache's directory (granularity.txt, a
+ * line per device, driver, worker count, cores and build): load them
+ * (false: none for this key) or save the renderer's calibrated ones. */
+bool vr_granularity_load(struct vr_renderer *renderer);
+void vr_granularity_save(struct vr_renderer *renderer);
 void vr_cpu_stage_end(void);
 /* Parallel frame: let the commit thread start the prepared frame state,
  * then feed it (tasks through vr_chain_push, job ends), then wait. */
@@ -556,6 +562,15 @@ void vr_pipeline_cache_finish(struct vr_renderer *renderer);
  * complete VkPipelineCacheHeaderVersionOne header for phdev. */
 bool vr_pipeline_cache_data_valid(VkPhysicalDevice phdev, const void *data,
 	size_t size, const char *what);
+
+/* Other files in the pipeline cache's directory (none when it has no file:
+ * no directory, VITRAIL_PIPELINE_CACHE=0): its path (malloc'd), its
+ * contents (malloc'd; NULL when absent), an atomic replacement. */
+char *vr_cache_path(struct vr_renderer *renderer, const char *name);
+void *vr_cache_read(struct vr_renderer *renderer, const char *name,
+	size_t *size);
+bool vr_cache_write(struct vr_renderer *renderer, const char *name,
+	const void *data, size_t size);
 
 /* ---- test hooks ---------------------------------------------------------- */
 

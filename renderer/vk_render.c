@@ -419,6 +419,11 @@ const char *vr_renderer_device_name(const struct vr_renderer *renderer)
 	return renderer->device_name;
 }
 
+bool vr_renderer_is_software(const struct vr_renderer *renderer)
+{
+	return renderer->software;
+}
+
 void vr_renderer_set_workers(struct vr_renderer *renderer, int workers)
 {
 	renderer->workers_wanted = workers;

@@ -157,9 +157,12 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer)
 	ok = warm_frame(renderer) && ok;
 	uint64_t t2 = vr_now_ns();
 	vr_pipeline_cache_save(renderer);
-	/* what the parallel mode's granularity rests on (granularity.c) */
-	if (!renderer->sequential) {
-		vr_renderer_calibrate(renderer);
+	/* what the parallel mode's granularity rests on (granularity.c):
+	 * measured once per device, worker count and build, then kept with
+	 * the pipeline cache */
+	if (!renderer->sequential && !vr_granularity_load(renderer) &&
+			vr_renderer_calibrate(renderer)) {
+		vr_granularity_save(renderer);
 	}
 	vr_log(VR_LOG_INFO, "warmed %zu pipelines in %.1f ms (cache file: "
 		"%s), first draws in %.1f ms", vr_engine_pipeline_count,

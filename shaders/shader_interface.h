@@ -29,10 +29,15 @@
  * the frame's vertex memory as the structs of renderer/engine_private.h,
  * all floats, one location per field; pos_x, pos_y hold the rows of the
  * map from target (or scratch) pixels to NDC: (2/w, 0, -1), (0, 2/h, -1).
- * Every vertex ends with its clip: a box (x0, y0, x1, y1, target pixels),
- * a rounded rectangle and its radii (tl, tr, br, bl), evaluated per pixel
- * by coverage.glsl.
+ * Every vertex ends with its clip: a box (x0, y0, x1, y1, target pixels)
+ * and VR_CLIP_RCLIPS rounded clips of three vec4 each (struct vr_rclip:
+ * the rows of the map from target pixels to the clip's centred
+ * coordinates with its half size, and its radii tl, tr, br, bl; unused:
+ * half width < 0), evaluated per pixel by coverage.glsl: VR_CLIP_LOCS
+ * locations from the kind's VR_*_LOC_CLIP.
  */
+#define VR_CLIP_RCLIPS 2
+#define VR_CLIP_LOCS (1 + 3 * VR_CLIP_RCLIPS)
 /* struct vr_shape_vertex: shape.vert, shape.frag */
 #define VR_SHAPE_LOC_POS 0
 #define VR_SHAPE_LOC_LOCAL 1
@@ -40,7 +45,7 @@
 #define VR_SHAPE_LOC_PARAMS 3
 #define VR_SHAPE_LOC_RADII 4
 #define VR_SHAPE_LOC_COLOR 5
-#define VR_SHAPE_LOC_CLIP 6 /* 6: box, 7: rounded rect, 8: radii */
+#define VR_SHAPE_LOC_CLIP 6 /* 6: box, 7-12: rounded clips */
 /* struct vr_tri_vertex: tri.vert, tri.frag */
 #define VR_TRI_LOC_POS 0
 #define VR_TRI_LOC_AA 1

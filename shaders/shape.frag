@@ -9,8 +9,7 @@ layout(location = 2) flat in vec4 in_params; // ellipse, stroke, px/unit
 layout(location = 3) flat in vec4 in_radii;
 layout(location = 4) flat in vec4 in_color;
 layout(location = 5) flat in vec4 in_clip;
-layout(location = 6) flat in vec4 in_rclip;
-layout(location = 7) flat in vec4 in_rclip_radii;
+layout(location = 6) flat in vec4 in_rclip[3 * VR_CLIP_RCLIPS];
 
 layout(location = 0) out vec4 out_color;
 
@@ -22,7 +21,7 @@ void main()
 		d = abs(d) - in_params.y * 0.5;
 	}
 	float coverage = clamp(0.5 - d * in_params.z, 0.0, 1.0);
-	coverage *= clip_coverage(gl_FragCoord.xy, in_clip, in_rclip,
-		in_rclip_radii);
+	coverage *= clip_coverage(gl_FragCoord.xy, in_clip, in_rclip[0],
+		in_rclip[1], in_rclip[2], in_rclip[3], in_rclip[4], in_rclip[5]);
 	out_color = in_color * coverage;
 }

@@ -10,8 +10,7 @@ layout(location = VR_SHAPE_LOC_PARAMS) in vec4 in_params;
 layout(location = VR_SHAPE_LOC_RADII) in vec4 in_radii;
 layout(location = VR_SHAPE_LOC_COLOR) in vec4 in_color;
 layout(location = VR_SHAPE_LOC_CLIP + 0) in vec4 in_clip;
-layout(location = VR_SHAPE_LOC_CLIP + 1) in vec4 in_rclip;
-layout(location = VR_SHAPE_LOC_CLIP + 2) in vec4 in_rclip_radii;
+layout(location = VR_SHAPE_LOC_CLIP + 1) in vec4 in_rclip[3 * VR_CLIP_RCLIPS];
 
 layout(location = 0) out vec2 out_local;
 layout(location = 1) flat out vec2 out_half;
@@ -19,8 +18,7 @@ layout(location = 2) flat out vec4 out_params;
 layout(location = 3) flat out vec4 out_radii;
 layout(location = 4) flat out vec4 out_color;
 layout(location = 5) flat out vec4 out_clip;
-layout(location = 6) flat out vec4 out_rclip;
-layout(location = 7) flat out vec4 out_rclip_radii;
+layout(location = 6) flat out vec4 out_rclip[3 * VR_CLIP_RCLIPS];
 
 void main()
 {
@@ -32,5 +30,4 @@ void main()
 	out_color = in_color;
 	out_clip = in_clip;
 	out_rclip = in_rclip;
-	out_rclip_radii = in_rclip_radii;
 }

@@ -7,14 +7,12 @@ layout(location = VR_TEX_LOC_POS) in vec2 in_pos;
 layout(location = VR_TEX_LOC_UV) in vec2 in_uv;
 layout(location = VR_TEX_LOC_COLOR) in vec4 in_color;
 layout(location = VR_TEX_LOC_CLIP + 0) in vec4 in_clip;
-layout(location = VR_TEX_LOC_CLIP + 1) in vec4 in_rclip;
-layout(location = VR_TEX_LOC_CLIP + 2) in vec4 in_rclip_radii;
+layout(location = VR_TEX_LOC_CLIP + 1) in vec4 in_rclip[3 * VR_CLIP_RCLIPS];
 
 layout(location = 0) out vec2 out_uv;
 layout(location = 1) flat out vec4 out_color;
 layout(location = 2) flat out vec4 out_clip;
-layout(location = 3) flat out vec4 out_rclip;
-layout(location = 4) flat out vec4 out_rclip_radii;
+layout(location = 3) flat out vec4 out_rclip[3 * VR_CLIP_RCLIPS];
 
 void main()
 {
@@ -23,5 +21,4 @@ void main()
 	out_color = in_color;
 	out_clip = in_clip;
 	out_rclip = in_rclip;
-	out_rclip_radii = in_rclip_radii;
 }

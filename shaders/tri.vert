@@ -8,15 +8,13 @@ layout(location = VR_TRI_LOC_AA) in vec4 in_aa;
 layout(location = VR_TRI_LOC_SHAPE) in vec2 in_shape;
 layout(location = VR_TRI_LOC_COLOR) in vec4 in_color;
 layout(location = VR_TRI_LOC_CLIP + 0) in vec4 in_clip;
-layout(location = VR_TRI_LOC_CLIP + 1) in vec4 in_rclip;
-layout(location = VR_TRI_LOC_CLIP + 2) in vec4 in_rclip_radii;
+layout(location = VR_TRI_LOC_CLIP + 1) in vec4 in_rclip[3 * VR_CLIP_RCLIPS];
 
 layout(location = 0) out vec4 out_aa;
 layout(location = 1) flat out vec2 out_shape;
 layout(location = 2) flat out vec4 out_color;
 layout(location = 3) flat out vec4 out_clip;
-layout(location = 4) flat out vec4 out_rclip;
-layout(location = 5) flat out vec4 out_rclip_radii;
+layout(location = 4) flat out vec4 out_rclip[3 * VR_CLIP_RCLIPS];
 
 void main()
 {
@@ -26,5 +24,4 @@ void main()
 	out_color = in_color;
 	out_clip = in_clip;
 	out_rclip = in_rclip;
-	out_rclip_radii = in_rclip_radii;
 }

@@ -1102,9 +1102,22 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	argv[argc++] = "--test";
 	argv[argc++] = "--ready-fd";
 	argv[argc++] = ready_fd;
+	/* The Vulkan backend unless the test or VITRAIL_TEST_RENDER_BACKEND
+	 * asks for another: on lavapipe vitrail's auto would measure and
+	 * may pick the CPU backend, whose frames complete during the render
+	 * call (the frame-pipeline tests are about Vulkan's frames in
+	 * flight); suites run with the CPU backend set the variable. */
+	bool backend_given = false;
 	for (size_t i = 0; options->extra_args != NULL &&
 			options->extra_args[i] != NULL && argc + 1 < 64; i++) {
 		argv[argc++] = options->extra_args[i];
+		backend_given = backend_given ||
+			strcmp(options->extra_args[i], "--render-backend") == 0;
+	}
+	const char *render_backend = getenv("VITRAIL_TEST_RENDER_BACKEND");
+	if (!backend_given && argc + 2 < 64) {
+		argv[argc++] = "--render-backend";
+		argv[argc++] = render_backend != NULL ? render_backend : "vulkan";
 	}
 	argv[argc] = NULL;
 

@@ -129,7 +129,7 @@ START_TEST(test_canvas_clip_intersection)
 	assert_rect(cmd[1].bounds, 0, 0, 20, 20);
 	float half = 10.0f * sqrtf(2.0f);
 	assert_rect(cmd[2].clip, 50 - half, 50 - half, 2 * half, 2 * half);
-	ck_assert(!cmd[2].has_rclip);
+	ck_assert_uint_eq(cmd[2].nrclips, 0);
 	assert_rect(list->bounds, 0, 0, 100, 100);
 	vr_display_list_unref(list);
 }
@@ -154,22 +154,32 @@ START_TEST(test_canvas_clip_rrect)
 	vr_canvas_draw_rect(c, (struct vr_rectf){ -100, 0, 100, 100 }, &red);
 	struct vr_display_list *list = vr_canvas_finish(c);
 	const struct vr_dl_command *cmd = list->commands;
-	ck_assert(cmd[0].has_rclip);
-	assert_rect(cmd[0].rclip.rect, 10, 10, 100, 40);
-	/* 15 + 5 > 20: scale 20 / 20 = 1 keeps them; doubled by the scale */
-	ck_assert_float_near(cmd[0].rclip.radii.tl, 30);
-	ck_assert_float_near(cmd[0].rclip.radii.br, 10);
+	/* each kept in its own coordinates with the transform of then */
+	ck_assert_uint_eq(cmd[0].nrclips, 1);
+	assert_rect(cmd[0].rclips[0].rrect.rect, 0, 0, 50, 20);
+	assert_mat(&cmd[0].rclips[0].mat, 2, 0, 0, 2, 10, 10);
+	/* 15 + 5 > 20: scale 20 / 20 = 1 keeps them */
+	ck_assert_float_near(cmd[0].rclips[0].rrect.radii.tl, 15);
+	ck_assert_float_near(cmd[0].rclips[0].rrect.radii.br, 5);
 	assert_rect(cmd[0].bounds, 10, 10, 100, 40);
-	/* the second keeps the newer rrect exactly, the older as its box */
-	ck_assert(cmd[1].has_rclip);
-	assert_rect(cmd[1].rclip.rect, 30, 20, 40, 40);
+	/* the second nests: both keep their corners, the box is both's */
+	ck_assert_uint_eq(cmd[1].nrclips, 2);
+	assert_rect(cmd[1].rclips[0].rrect.rect, 0, 0, 50, 20);
+	assert_rect(cmd[1].rclips[1].rrect.rect, 10, 5, 20, 20);
 	assert_rect(cmd[1].clip, 30, 20, 40, 30);
-	ck_assert_float_near(cmd[1].rclip.radii.tl, 4);
-	/* the flip swaps left and right corners */
-	ck_assert_float_near(cmd[2].rclip.radii.tl, 4);
-	ck_assert_float_near(cmd[2].rclip.radii.tr, 2);
-	ck_assert_float_near(cmd[2].rclip.radii.br, 8);
-	ck_assert_float_near(cmd[2].rclip.radii.bl, 6);
+	ck_assert_float_near(cmd[1].rclips[1].rrect.radii.tl, 2);
+	/* a third: the oldest clips by its box only */
+	ck_assert_uint_eq(cmd[2].nrclips, VR_DL_RCLIP_MAX);
+	assert_rect(cmd[2].rclips[0].rrect.rect, 10, 5, 20, 20);
+	assert_mat(&cmd[2].rclips[1].mat, -2, 0, 0, 2, 10, 10);
+	/* the flip swaps left and right corners: local tr (2, 4 pixels) is
+	 * the pixels' top-left, local tl (1, 2 pixels) their top-right */
+	struct vr_rclip rc;
+	ck_assert(vr_rclip_init(&rc, &cmd[2].rclips[1].mat,
+		&cmd[2].rclips[1].rrect));
+	ck_assert(vr_rclip_coverage(&rc, 30.5f, 20.5f) < 0.01f);
+	ck_assert(vr_rclip_coverage(&rc, 69.5f, 20.5f) > 0.3f);
+	ck_assert_float_eq(vr_rclip_coverage(&rc, 50.5f, 40.5f), 1.0f);
 	vr_display_list_unref(list);
 }
 END_TEST
@@ -535,6 +545,108 @@ START_TEST(test_canvas_batch_quads)
 }
 END_TEST
 
+/* Which rounded clips a primitive carries (vr_rclips_for): none where
+ * every clip covers it fully; of three nested ones that all cut it, the
+ * inner two (the outermost clips by its box); of five nested on nodes,
+ * the node keeps four; none containing another. */
+START_TEST(test_canvas_rclip_reduction)
+{
+	struct vr_tree *tree = vr_tree_create();
+	/* a [0, 100]^2, b [50, 150] x [0, 100], c [25, 125] x [50, 150],
+	 * r 20 each: their intersection is [50, 100]^2, and each one's
+	 * corner reaches into it (a's (100, 100), b's (50, 100), c's
+	 * top-left centre (45, 70) is 20.6 from (50, 50)) */
+	const struct vr_rectf rects[3] = { { 0, 0, 100, 100 },
+		{ 50, 0, 100, 100 }, { 25, 50, 100, 100 } };
+	struct vr_node *parent = vr_tree_root(tree);
+	for (int i = 0; i < 3; i++) {
+		struct vr_node *n = vr_node_create(tree);
+		vr_node_set_clip_rounded(n, &rects[i], 20);
+		vr_node_set_parent(n, parent);
+		parent = n;
+	}
+	struct vr_canvas *c = vr_canvas_begin();
+	/* deep inside all three: no clip to evaluate */
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 70, 70, 10, 10 }, &red);
+	/* everything */
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 200, 200 }, &red);
+	struct vr_display_list *list = vr_canvas_finish(c);
+	struct vr_node *node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, parent);
+	struct capture *cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 1);
+	ck_assert_uint_eq(cap->tasks[0].payload->count, 2);
+	const struct vr_shape *s = cap->tasks[0].payload->shapes;
+	ck_assert_uint_eq(s[0].state.nrclips, 0);
+	ck_assert_uint_eq(s[1].state.nrclips, 2);
+	/* b and c, in that order: (local x = px - centre x) */
+	ck_assert_float_near(s[1].state.rclips[0].x[2], -100);
+	ck_assert_float_near(s[1].state.rclips[1].x[2], -75);
+	ck_assert_float_near(s[1].state.rclips[1].y[2], -100);
+	/* a clips by its box: the clip box is the boxes' intersection */
+	ck_assert_int_eq(s[1].state.clip.x, 50);
+	ck_assert_int_eq(s[1].state.clip.y, 50);
+	ck_assert_int_eq(s[1].state.clip.width, 50);
+	ck_assert_int_eq(s[1].state.clip.height, 50);
+	capture_free(cap);
+
+	/* five nested on nodes, all cutting: a node keeps the inner four
+	 * (VR_RCLIP_NEST_MAX), a primitive the inner two */
+	vr_tree_destroy(tree);
+	tree = vr_tree_create();
+	parent = vr_tree_root(tree);
+	for (int i = 0; i < 5; i++) {
+		struct vr_node *n = vr_node_create(tree);
+		vr_node_set_clip_rounded(n, &(struct vr_rectf){ 0, 0,
+			100.0f + (float)i, 100 }, 10);
+		vr_node_set_parent(n, parent);
+		parent = n;
+	}
+	c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 200, 200 }, &red);
+	list = vr_canvas_finish(c);
+	node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, parent);
+	cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(node->abs.nrclips, VR_RCLIP_NEST_MAX);
+	ck_assert_float_near(node->abs.rclips[0].rrect.rect.width, 101);
+	s = cap->tasks[0].payload->shapes;
+	ck_assert_uint_eq(s[0].state.nrclips, VR_RCLIP_MAX);
+	ck_assert_float_near(s[0].state.rclips[0].x[3], 51.5f);
+	ck_assert_float_near(s[0].state.rclips[1].x[3], 52);
+	ck_assert_int_eq(s[0].state.clip.width, 100);
+	capture_free(cap);
+
+	/* b alone inside a's fully covered part: a is dropped */
+	vr_tree_destroy(tree);
+	tree = vr_tree_create();
+	struct vr_node *a = vr_node_create(tree);
+	vr_node_set_clip_rounded(a, &(struct vr_rectf){ 0, 0, 200, 200 }, 20);
+	vr_node_set_parent(a, vr_tree_root(tree));
+	struct vr_node *b = vr_node_create(tree);
+	vr_node_set_clip_rounded(b, &(struct vr_rectf){ 20, 20, 160, 160 }, 20);
+	vr_node_set_parent(b, a);
+	c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 200, 200 }, &red);
+	list = vr_canvas_finish(c);
+	node = vr_node_create(tree);
+	vr_node_set_display_list(node, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(node, b);
+	cap = prepare(tree, NULL, NULL, NULL);
+	ck_assert_uint_eq(cap->ntasks, 1);
+	s = cap->tasks[0].payload->shapes;
+	ck_assert_uint_eq(s[0].state.nrclips, 1);
+	ck_assert_float_near(s[0].state.rclips[0].x[3], 80);
+	capture_free(cap);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
 START_TEST(test_canvas_absolute_state)
 {
 	struct vr_tree *tree = vr_tree_create();
@@ -569,9 +681,17 @@ START_TEST(test_canvas_absolute_state)
 	/* ... and the node's bounds: (5, 5) + 31 (the stroke, clipped) */
 	ck_assert_int_eq(s->state.clip.width, 62);
 	ck_assert_int_eq(s->state.clip.height, 62);
-	ck_assert(s->state.has_rclip);
-	assert_rect(s->state.rclip.rect, 31, 50, 80, 80);
-	ck_assert_float_near(s->state.rclip.radii.br, 8);
+	/* the rounded clip in its own coordinates (40 x 40, radius 4),
+	 * from target pixels: (31, 50, 80, 80) with radius 8 */
+	ck_assert_uint_eq(s->state.nrclips, 1);
+	const struct vr_rclip *rc = &s->state.rclips[0];
+	ck_assert_float_near(rc->x[3], 20);
+	ck_assert_float_near(rc->y[3], 20);
+	ck_assert_float_near(rc->radii[2], 4);
+	ck_assert_float_eq(vr_rclip_coverage(rc, 71, 90), 1.0f);
+	/* 10.6 pixels from the top-left corner's centre (39, 58) */
+	ck_assert_float_eq(vr_rclip_coverage(rc, 31.5f, 50.5f), 0.0f);
+	ck_assert_float_eq(vr_rclip_coverage(rc, 39.5f, 50.5f), 1.0f);
 	/* premultiplied, times the inherited opacity */
 	ck_assert_float_near(s->state.color[3], 0.4f);
 	ck_assert_float_near(s->state.color[0], 0.4f);
@@ -862,7 +982,8 @@ static Suite *canvas_suite(void)
 			test_canvas_node_content } },
 		{ "batching", { test_canvas_batch_coalesce,
 			test_canvas_batch_overlap, test_canvas_batch_lookback,
-			test_canvas_batch_quads, test_canvas_absolute_state } },
+			test_canvas_batch_quads, test_canvas_absolute_state,
+			test_canvas_rclip_reduction } },
 		{ "geometry", { test_canvas_text_shaping, test_canvas_flatten,
 			test_canvas_coverage_area, test_canvas_stroke_joins,
 			test_canvas_reference_region } },

@@ -481,13 +481,12 @@ START_TEST(test_oracle_node_rounded_clip)
 	CHECK_BOTH("oracle_node_rounded_clip_moved", &r, expects);
 	renders_finish(&r);
 
-	/* A list with a rounded clip of its own under the node's: its own,
-	 * the nearest, rounds; the node's clips by its rectangle. The
-	 * list's clip [24, 64] x [0, 40], r 10, crossed with the left
-	 * node's [4, 44] x [4, 34]: its corner at (24, 0) is rounded away
-	 * but lies outside the node's rectangle anyway; at (43, 4) the
-	 * node's corner is no longer rounded (its rectangle), the list's
-	 * clip covers it: white. */
+	/* A list with a rounded clip of its own under the node's: both
+	 * keep their corners. The list's clip [24, 64] x [0, 40], r 10,
+	 * crossed with the left node's [4, 44] x [4, 34], r 10: at (43, 4)
+	 * and (43, 33) the node's corners (centres (34, 14), (34, 24), 13.4
+	 * pixels away) are rounded away; at (24, 4) the list's (centre
+	 * (34, 10), 11 pixels away) inside the node's rectangle. */
 	vr_node_destroy(list);
 	c = vr_canvas_begin();
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 24, 0, 40, 40 },
@@ -497,13 +496,251 @@ START_TEST(test_oracle_node_rounded_clip)
 	list_node(lclip, c);
 	r = render_both(108, 40, transparent);
 	const struct expect nested[] = {
-		{ 43, 4, grey(1.0), 1, "the node's corner: its rectangle only" },
-		{ 43, 33, grey(1.0), 1, "the node's other corner: rectangle" },
+		{ 43, 4, 0, 0, "the node's corner rounded away" },
+		{ 43, 33, 0, 0, "the node's other corner rounded away" },
+		{ 24, 4, 0, 0, "the list's own corner rounded away" },
+		{ 38, 8, grey(1.0), 1, "inside both, near the node's corner" },
 		{ 23, 20, 0, 0, "left of the list's own clip" },
 		{ 30, 20, grey(1.0), 1, "inside both" },
 		{ 44, 20, 0, 0, "right of the node's rectangle" },
 	};
 	CHECK_BOTH("oracle_node_rounded_clip_nested", &r, nested);
+	renders_finish(&r);
+}
+END_TEST
+
+/* ---- nested and rotated rounded clips (issue #13) ------------------------ */
+
+/* Signed distance (pixels) from (px, py) to the rounded rectangle
+ * [x0, x1] x [y0, y1] with radius r: outside its core rectangle
+ * [x0 + r, x1 - r] x [y0 + r, y1 - r], the distance to the core's
+ * nearest point (a corner's centre in a corner) minus r; inside the core,
+ * -r (the true distance is at least that deep). Its sign, and its value
+ * wherever it is above -r, are exact. */
+static double rrect_distance(double px, double py, double x0, double y0,
+		double x1, double y1, double r)
+{
+	double cx = px < x0 + r ? x0 + r : px > x1 - r ? x1 - r : px;
+	double cy = py < y0 + r ? y0 + r : py > y1 - r ? y1 - r : py;
+	return hypot(px - cx, py - cy) - r;
+}
+
+/* The signed distance of a pixel centre to what a case covers. */
+typedef double (*region_fn)(double x, double y);
+
+/* Every pixel of both renderings (and of the CPU backend's, of the same
+ * tree): `color` where the centre lies deeper than margin inside the
+ * region, transparent where it lies farther than margin outside; the
+ * anti-aliased band between is skipped. */
+static void check_region(const char *name, const struct renders *r,
+		region_fn region, double margin, uint32_t color)
+{
+	struct expect *expects = calloc((size_t)r->width * (size_t)r->height,
+		sizeof(*expects));
+	ck_assert_ptr_nonnull(expects);
+	size_t n = 0, inside = 0, outside = 0;
+	for (int32_t y = 0; y < r->height; y++) {
+		for (int32_t x = 0; x < r->width; x++) {
+			double d = region(x + 0.5, y + 0.5);
+			if (d < -margin) {
+				expects[n++] = (struct expect){ x, y, color, 1,
+					"inside every clip" };
+				inside++;
+			} else if (d > margin) {
+				expects[n++] = (struct expect){ x, y, 0, 0,
+					"outside a clip" };
+				outside++;
+			}
+		}
+	}
+	ck_assert(inside > 0 && outside > 0);
+	check_both(name, r, expects, n);
+	/* the CPU backend evaluates the same primitive state */
+	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(2);
+	ck_assert_ptr_nonnull(cpu);
+	uint32_t *pixels = calloc((size_t)r->width * (size_t)r->height, 4);
+	ck_assert_ptr_nonnull(pixels);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		r->width, r->height, pixels, r->width * 4);
+	struct vr_mat identity;
+	vr_mat_identity(&identity);
+	ck_assert(vr_cpu_render(cpu, tree, dst, &identity, transparent, NULL));
+	pixman_image_unref(dst);
+	vr_cpu_renderer_destroy(cpu);
+	check_pixels(name, "cpu", pixels, r->width, r->height, expects, n);
+	free(pixels);
+	free(expects);
+}
+
+static const struct vr_color red = { 1, 0, 0, 1 };
+#define RED 0xffff0000u
+
+/* Case 1: an outer clip [0, 100]^2, r 20, and an inner one [50, 150]^2,
+ * r 20, nested: the drawn pixels are the intersection, both clips'
+ * corners rounded (the outer's bottom-right, centre (80, 80), and the
+ * inner's top-left, centre (70, 70), are the ones inside the other). */
+static double nested_region(double x, double y)
+{
+	return fmax(rrect_distance(x, y, 0, 0, 100, 100, 20),
+		rrect_distance(x, y, 50, 50, 150, 150, 20));
+}
+
+START_TEST(test_oracle_nested_rounded_clips)
+{
+	struct vr_node *outer = vr_node_create(tree);
+	vr_node_set_clip_rounded(outer, &(struct vr_rectf){ 0, 0, 100, 100 },
+		20);
+	vr_node_set_parent(outer, root);
+	struct vr_node *inner = vr_node_create(tree);
+	vr_node_set_clip_rounded(inner, &(struct vr_rectf){ 50, 50, 100, 100 },
+		20);
+	vr_node_set_parent(inner, outer);
+	/* tree content (quads) filling everything */
+	struct vr_node *fill = rect_node(inner, 0, 0, 160, 160, red);
+	struct renders r = render_both(160, 160, transparent);
+	/* a few by hand: (96, 96) is 22.6 from (80, 80): the outer's corner
+	 * rounds it away (the inner alone covers it); (54, 54) is 22.6 from
+	 * (70, 70): the inner's; (90, 60) lies inside both */
+	const struct expect corners[] = {
+		{ 96, 96, 0, 0, "the outer clip's bottom-right corner" },
+		{ 54, 54, 0, 0, "the inner clip's top-left corner" },
+		{ 90, 60, RED, 1, "inside both" },
+		{ 60, 100, 0, 0, "below the outer clip" },
+		{ 60, 99, RED, 1, "above the outer clip's bottom edge" },
+	};
+	CHECK_BOTH("oracle_nested_rclips_quads", &r, corners);
+	check_region("oracle_nested_rclips_quads", &r, nested_region, 1.5, RED);
+	renders_finish(&r);
+
+	/* the same through a display list (shapes) */
+	vr_node_destroy(fill);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 160, 160 },
+		&(struct vr_paint){ .color = red });
+	list_node(inner, c);
+	r = render_both(160, 160, transparent);
+	check_region("oracle_nested_rclips_shapes", &r, nested_region, 1.5, RED);
+	renders_finish(&r);
+}
+END_TEST
+
+/* Case 2: a circle clip (rect [0, 64]^2, radius 32) turned by 30 degrees
+ * about its centre, placed at (48, 48): the circle of radius 32 there,
+ * not the rounded bounding box of the turned square (whose corners lie
+ * 45 pixels from the centre). */
+static double circle_region(double x, double y)
+{
+	return hypot(x - 48.0, y - 48.0) - 32.0;
+}
+
+/* translate(48, 48) * rotate(30 degrees) * translate(-32, -32) */
+static struct vr_mat turned_circle_mat(void)
+{
+	double a = 3.14159265358979323846 / 6.0;
+	float c = (float)cos(a), s = (float)sin(a);
+	return (struct vr_mat){ .a = c, .b = s, .c = -s, .d = c,
+		.tx = 48.0f - 32.0f * c + 32.0f * s,
+		.ty = 48.0f - 32.0f * s - 32.0f * c };
+}
+
+START_TEST(test_oracle_rotated_rounded_clip)
+{
+	struct vr_mat m = turned_circle_mat();
+	struct vr_node *clip = vr_node_create(tree);
+	vr_node_set_transform(clip, &m);
+	vr_node_set_clip_rounded(clip, &(struct vr_rectf){ 0, 0, 64, 64 }, 32);
+	vr_node_set_parent(clip, root);
+	/* the turned square [0, 64]^2 filled: it holds the circle */
+	struct vr_node *fill = rect_node(clip, 0, 0, 64, 64, red);
+	struct renders r = render_both(96, 96, transparent);
+	/* covered closer than 30 pixels to the centre, bare past 34; the
+	 * turned square's corners, e.g. (48 - 32 cos 30 + 32 sin 30,
+	 * 48 - 32 sin 30 - 32 cos 30) = (36.3, 4.3) (43.7 from the centre),
+	 * were covered by the bounding-box approximation */
+	const struct expect corners[] = {
+		{ 36, 5, 0, 0, "the turned square's top corner" },
+		{ 48, 48, RED, 1, "the centre" },
+		{ 48, 19, RED, 1, "29 pixels above the centre" },
+	};
+	CHECK_BOTH("oracle_rotated_rclip_quads", &r, corners);
+	check_region("oracle_rotated_rclip_quads", &r, circle_region, 2.0, RED);
+	renders_finish(&r);
+
+	/* a display list under it (shapes) */
+	vr_node_destroy(fill);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 64, 64 },
+		&(struct vr_paint){ .color = red });
+	struct vr_node *list = list_node(clip, c);
+	r = render_both(96, 96, transparent);
+	check_region("oracle_rotated_rclip_shapes", &r, circle_region, 2.0, RED);
+	renders_finish(&r);
+
+	/* the canvas's own rounded clip under the canvas's rotation */
+	vr_node_destroy(list);
+	vr_node_destroy(clip);
+	c = vr_canvas_begin();
+	vr_canvas_concat(c, &m);
+	vr_canvas_clip_rrect(c, (struct vr_rectf){ 0, 0, 64, 64 },
+		(struct vr_radii){ 32, 32, 32, 32 });
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 64, 64 },
+		&(struct vr_paint){ .color = red });
+	list_node(root, c);
+	r = render_both(96, 96, transparent);
+	check_region("oracle_rotated_rclip_canvas", &r, circle_region, 2.0, RED);
+	renders_finish(&r);
+}
+END_TEST
+
+/* Case 3: the turned circle of case 2 around an axis-aligned clip
+ * [40, 100] x [20, 76], r 12 (target pixels: its node undoes the turn):
+ * the circle's arc on the right, the inner clip's rounded left corners
+ * (centres (52, 32) and (52, 64), inside the circle) both show. */
+static double nested_turned_region(double x, double y)
+{
+	return fmax(circle_region(x, y),
+		rrect_distance(x, y, 40, 20, 100, 76, 12));
+}
+
+START_TEST(test_oracle_nested_rotated_rounded_clips)
+{
+	struct vr_mat m = turned_circle_mat();
+	struct vr_node *outer = vr_node_create(tree);
+	vr_node_set_transform(outer, &m);
+	vr_node_set_clip_rounded(outer, &(struct vr_rectf){ 0, 0, 64, 64 }, 32);
+	vr_node_set_parent(outer, root);
+	struct vr_mat back;
+	ck_assert(vr_mat_invert(&back, &m));
+	struct vr_node *inner = vr_node_create(tree);
+	vr_node_set_transform(inner, &back);
+	vr_node_set_clip_rounded(inner, &(struct vr_rectf){ 40, 20, 60, 56 },
+		12);
+	vr_node_set_parent(inner, outer);
+	struct vr_node *fill = rect_node(inner, 0, 0, 96, 96, red);
+	struct renders r = render_both(96, 96, transparent);
+	/* (41, 21) is 15.6 from (52, 32) (the inner's corner rounds it
+	 * away) and 27.9 from the circle's centre; (79, 48) is 31 from the
+	 * centre (inside the circle, not deep enough: skipped) and (81, 48)
+	 * 33, bare though inside the inner clip */
+	const struct expect corners[] = {
+		{ 41, 21, 0, 0, "the inner clip's top-left corner" },
+		{ 41, 75, 0, 0, "the inner clip's bottom-left corner" },
+		{ 81, 48, 0, 0, "the circle's arc" },
+		{ 60, 48, RED, 1, "inside both" },
+	};
+	CHECK_BOTH("oracle_nested_rotated_rclips_quads", &r, corners);
+	check_region("oracle_nested_rotated_rclips_quads", &r,
+		nested_turned_region, 2.0, RED);
+	renders_finish(&r);
+
+	vr_node_destroy(fill);
+	struct vr_canvas *c = vr_canvas_begin();
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 96, 96 },
+		&(struct vr_paint){ .color = red });
+	list_node(inner, c);
+	r = render_both(96, 96, transparent);
+	check_region("oracle_nested_rotated_rclips_shapes", &r,
+		nested_turned_region, 2.0, RED);
 	renders_finish(&r);
 }
 END_TEST
@@ -944,9 +1181,9 @@ START_TEST(test_oracle_group_opacity_flattened)
 	 * (128, 0, 0, 128); over white R = 128 + 255 * 127 / 255 = 255,
 	 * G = B = 127: 0xffff7f7f; blue alike 0xff7f7fff. */
 	struct vr_node *group = group_node(root, 0.5f);
-	struct vr_node *red = rect_node(group, 0, 0, 8, 8,
+	struct vr_node *left = rect_node(group, 0, 0, 8, 8,
 		(struct vr_color){ 1, 0, 0, 1 });
-	struct vr_node *blue = rect_node(group, 10, 0, 8, 8,
+	struct vr_node *right = rect_node(group, 10, 0, 8, 8,
 		(struct vr_color){ 0, 0, 1, 1 });
 	struct renders r = render_both(20, 10, white);
 	const struct expect expects[] = {
@@ -960,8 +1197,8 @@ START_TEST(test_oracle_group_opacity_flattened)
 	/* the same picture as the opacity on each child, bit for bit (what
 	 * per-draw opacity rendered before groups) */
 	vr_node_set_opacity(group, 1.0f);
-	vr_node_set_opacity(red, 0.5f);
-	vr_node_set_opacity(blue, 0.5f);
+	vr_node_set_opacity(left, 0.5f);
+	vr_node_set_opacity(right, 0.5f);
 	struct renders per_draw = render_both(20, 10, white);
 	ck_assert_uint_eq(per_draw.layers, 0);
 	size_t bytes = (size_t)r.width * (size_t)r.height * 4;
@@ -970,9 +1207,9 @@ START_TEST(test_oracle_group_opacity_flattened)
 	renders_finish(&per_draw);
 
 	/* overlapping children at opacity 1: no layer either */
-	vr_node_set_opacity(red, 1.0f);
-	vr_node_set_opacity(blue, 1.0f);
-	vr_node_set_position(blue, 4, 0);
+	vr_node_set_opacity(left, 1.0f);
+	vr_node_set_opacity(right, 1.0f);
+	vr_node_set_position(right, 4, 0);
 	struct renders opaque = render_both(20, 10, white);
 	ck_assert_uint_eq(opaque.layers, 0);
 	renders_finish(&opaque);
@@ -1162,6 +1399,9 @@ static Suite *oracle_suite(void)
 	tcase_add_test(tc, test_oracle_rrect_corners);
 	tcase_add_test(tc, test_oracle_clipped_rrect_corner);
 	tcase_add_test(tc, test_oracle_node_rounded_clip);
+	tcase_add_test(tc, test_oracle_nested_rounded_clips);
+	tcase_add_test(tc, test_oracle_rotated_rounded_clip);
+	tcase_add_test(tc, test_oracle_nested_rotated_rounded_clips);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("culling");
 	tcase_add_checked_fixture(tc, setup, teardown);

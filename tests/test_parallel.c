@@ -1,6 +1,6 @@
 /*
  * The parallel renderer against the sequential one: random trees (rects,
- * images, display lists of every canvas command, opacity, clips,
+ * images, display lists of every canvas command, opacity, clips (rounded ones nested and turned too),
  * transforms, several outputs, partial damage) rendered with 1..4 workers
  * and random per-task delays must give the same bytes as the sequential
  * mode (DESIGN.md's first invariant).
@@ -165,7 +165,13 @@ static struct vr_display_list *random_list(struct rng *rng,
 			vr_canvas_restore(c);
 			break;
 		case 2:
-			vr_canvas_clip_rect(c, random_rect(rng));
+			if (rng_chance(rng, 0.5f)) {
+				float r = rng_float(rng, 0, 16);
+				vr_canvas_clip_rrect(c, random_rect(rng),
+					(struct vr_radii){ r, r * 0.5f, r, 0 });
+			} else {
+				vr_canvas_clip_rect(c, random_rect(rng));
+			}
 			break;
 		case 3:
 			vr_canvas_draw_rect(c, random_rect(rng), &paint);
@@ -296,7 +302,13 @@ static void scene_build(struct scene *scene, uint64_t seed)
 			struct vr_rectf clip = { rng_float(&rng, -10, 40),
 				rng_float(&rng, -10, 30), rng_float(&rng, 0, 80),
 				rng_float(&rng, 0, 60) };
-			vr_node_set_clip(node, &clip);
+			if (rng_chance(&rng, 0.5f)) {
+				/* rounded: nested ones and turned ones too */
+				vr_node_set_clip_rounded(node, &clip,
+					rng_float(&rng, 0, 24));
+			} else {
+				vr_node_set_clip(node, &clip);
+			}
 		}
 		if (rng_chance(&rng, 0.3f)) {
 			vr_node_set_opacity(node, rng_float(&rng, 0, 1));

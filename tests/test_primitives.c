@@ -76,6 +76,21 @@ static uint32_t *reference(int32_t w, int32_t h, const struct vr_mat *view)
 	return pixels;
 }
 
+static uint32_t *cpu_render(int32_t w, int32_t h, const struct vr_mat *view,
+		int workers)
+{
+	uint32_t *pixels = calloc((size_t)w * (size_t)h, 4);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+		pixels, w * 4);
+	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(workers);
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert(vr_cpu_render(cpu, tree, dst, view, (struct vr_color){ 0 },
+		NULL));
+	vr_cpu_renderer_destroy(cpu);
+	pixman_image_unref(dst);
+	return pixels;
+}
+
 static uint32_t *render(struct vr_target *target, const struct vr_mat *view,
 		const pixman_region32_t *damage)
 {
@@ -112,6 +127,13 @@ static void render_compare(const char *name, const struct vr_mat *view,
 	ck_assert_msg(drawn > 100, "%s: the reference drew %zu pixels", name,
 		drawn);
 	compare(name, actual, expected, W, H, tolerance, outliers, outlier_max);
+	/* the CPU backend (cpu_backend.c) against the same reference, with
+	 * the same tolerances */
+	uint32_t *cpu = cpu_render(W, H, view, 2);
+	char cpu_name[64];
+	snprintf(cpu_name, sizeof(cpu_name), "cpu-%s", name);
+	compare(cpu_name, cpu, expected, W, H, tolerance, outliers, outlier_max);
+	free(cpu);
 	free(actual);
 	free(expected);
 	vr_target_destroy(target);
@@ -491,6 +513,10 @@ START_TEST(test_primitives_parallel_identical)
 	uint32_t *expected = reference(W, H, &view);
 	compare("busy", parallel, expected, W, H, TRIANGLES, TRI_OUTLIERS,
 		TRI_OUTLIER_MAX);
+	uint32_t *cpu = cpu_render(W, H, &view, 3);
+	compare("cpu-busy", cpu, expected, W, H, TRIANGLES, TRI_OUTLIERS,
+		TRI_OUTLIER_MAX);
+	free(cpu);
 	free(sequential);
 	free(parallel);
 	free(expected);

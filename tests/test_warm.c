@@ -10,11 +10,15 @@
  *     with the cache file it wrote, a new renderer's first frame drawing
  *     every primitive kind creates none;
  *   - a truncated or foreign cache file is ignored and replaced;
- *     VITRAIL_PIPELINE_CACHE=0 writes none.
+ *     VITRAIL_PIPELINE_CACHE=0 writes none;
+ *   - the parallel mode's granularity is measured once and kept beside the
+ *     pipeline cache (granularity.txt): a later process takes its key's
+ *     line as it is; a garbled file is measured again and replaced.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <check.h>
+#include <math.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,6 +421,83 @@ START_TEST(test_warm_cache_rejects_bad_files)
 }
 END_TEST
 
+/* The granularity's figures are measured once and kept beside the
+ * pipeline cache: a later process takes the line of its key as it is
+ * (figures no measurement would give prove it read them), a garbled file
+ * is ignored and replaced by a measured line. */
+static void child_granularity(struct vr_granularity *out)
+{
+	struct vr_granularity *shared = mmap(NULL, sizeof(*shared),
+		PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(shared, MAP_FAILED);
+	memset(shared, 0, sizeof(*shared));
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setup();
+		bool ok = vr_renderer_warm_pipelines(rend);
+		vr_renderer_get_granularity(rend, shared);
+		teardown();
+		_exit(ok ? 0 : 1);
+	}
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	*out = *shared;
+	munmap(shared, sizeof(*shared));
+}
+
+START_TEST(test_warm_granularity_cached)
+{
+	cache_setup();
+	char path[320];
+	snprintf(path, sizeof(path), "%s/vitrail/granularity.txt", cache_home);
+	struct vr_granularity measured;
+	child_granularity(&measured);
+	ck_assert(measured.calibrated);
+	size_t size = 0;
+	char *text = read_all(path, &size);
+	ck_assert_ptr_nonnull(text);
+	char key[200];
+	double f[4];
+	ck_assert_int_eq(sscanf(text, "%199s %lf %lf %lf %lf", key, &f[0], &f[1],
+		&f[2], &f[3]), 5);
+	free(text);
+	ck_assert(fabs(f[0] - measured.handoff_ns) < 0.1);
+	ck_assert(fabs(f[1] - measured.unit_ns) < 0.01);
+
+	/* a line of our own for this key, among another key's */
+	char line[400];
+	int n = snprintf(line, sizeof(line), "other:key 1.0 1.0 1.0 1.0\n"
+		"%s 2000.0 100.00 50000.0 25.0000\n", key);
+	write_all(path, line, (size_t)n);
+	struct vr_granularity taken;
+	child_granularity(&taken);
+	ck_assert(taken.calibrated);
+	ck_assert(taken.handoff_ns == 2000.0 && taken.unit_ns == 100.0 &&
+		taken.frame_overhead_ns == 50000.0 &&
+		taken.gain_ns_per_unit == 25.0);
+	/* the rule: chunks of 8 * 2000 / 100 units, parallel from
+	 * 50000 / 25 units */
+	ck_assert_uint_eq(taken.chunk_cost, 160);
+	ck_assert_uint_eq(taken.parallel_cost, 2000);
+
+	/* garbage: measured again, and the file holds a sane line again */
+	write_all(path, "\x01garbage\n", 9);
+	struct vr_granularity again;
+	child_granularity(&again);
+	ck_assert(again.calibrated && again.unit_ns > 0.0);
+	text = read_all(path, &size);
+	ck_assert_ptr_nonnull(text);
+	char key2[200];
+	ck_assert_int_eq(sscanf(text, "%199s %lf %lf %lf %lf", key2, &f[0],
+		&f[1], &f[2], &f[3]), 5);
+	ck_assert_str_eq(key2, key);
+	free(text);
+	cache_teardown();
+}
+END_TEST
+
 static Suite *warm_suite(void)
 {
 	Suite *s = suite_create("warm");
@@ -428,6 +509,7 @@ static Suite *warm_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_warm_pipelines_cached);
 	tcase_add_test(tc, test_warm_cache_rejects_bad_files);
+	tcase_add_test(tc, test_warm_granularity_cached);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -160,6 +160,7 @@ static double heap_mb(void)
 struct mode {
 	char label[16];
 	bool cairo;
+	bool cpu; /* the CPU backend (vr_cpu_render) with `workers` threads */
 	bool sequential;
 	int workers;
 };
@@ -272,6 +273,9 @@ struct instance {
 	struct vr_renderer *renderer;
 	struct vr_target *targets[BENCH_MAX_OUTPUTS];
 	struct cairo_peer *peer;
+	/* CPU backend modes */
+	struct vr_cpu_renderer *cpu;
+	pixman_image_t *images[BENCH_MAX_OUTPUTS];
 };
 
 static struct vr_renderer *renderer_for(const struct mode *mode)
@@ -300,6 +304,14 @@ static void instance_finish(struct instance *inst)
 	}
 	vr_renderer_destroy(inst->renderer);
 	inst->renderer = NULL;
+	for (size_t i = 0; i < BENCH_MAX_OUTPUTS; i++) {
+		if (inst->images[i] != NULL) {
+			pixman_image_unref(inst->images[i]);
+			inst->images[i] = NULL;
+		}
+	}
+	vr_cpu_renderer_destroy(inst->cpu);
+	inst->cpu = NULL;
 	cairo_peer_destroy(inst->peer);
 	inst->peer = NULL;
 }
@@ -311,6 +323,21 @@ static bool instance_init(struct instance *inst, const struct mode *mode,
 	if (mode->cairo) {
 		inst->peer = cairo_peer_create(scene);
 		return inst->peer != NULL;
+	}
+	if (mode->cpu) {
+		inst->cpu = vr_cpu_renderer_create(mode->workers);
+		if (inst->cpu == NULL) {
+			return false;
+		}
+		for (size_t i = 0; i < scene->noutputs; i++) {
+			inst->images[i] = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+				scene->outputs[i].width, scene->outputs[i].height, NULL, 0);
+			if (inst->images[i] == NULL) {
+				instance_finish(inst);
+				return false;
+			}
+		}
+		return true;
 	}
 	inst->renderer = renderer_for(mode);
 	if (inst->renderer == NULL) {
@@ -352,6 +379,24 @@ static bool render_frame(struct instance *inst, struct bench_scene *scene,
 	if (inst->mode->cairo) {
 		uint64_t t0 = now_ns();
 		bool ok = cairo_peer_render(inst->peer);
+		double t = ms(now_ns() - t0);
+		out->f[F_CPU] = out->f[F_FULL] = t;
+		out->f[F_SERIAL] = 100.0;
+		return ok;
+	}
+	if (inst->mode->cpu) {
+		/* the full frame: the whole vr_cpu_render call per output
+		 * (preparation, both phases, every band) */
+		uint64_t t0 = now_ns();
+		bool ok = true;
+		for (size_t i = 0; i < scene->noutputs && ok; i++) {
+			struct vr_mat view;
+			vr_mat_identity(&view);
+			vr_mat_translate(&view, (float)-scene->outputs[i].x,
+				(float)-scene->outputs[i].y);
+			ok = vr_cpu_render(inst->cpu, tree, inst->images[i], &view,
+				scene->clear, NULL);
+		}
 		double t = ms(now_ns() - t0);
 		out->f[F_CPU] = out->f[F_FULL] = t;
 		out->f[F_SERIAL] = 100.0;
@@ -427,6 +472,9 @@ struct bench {
 	size_t nmodes;
 	size_t seq_mode, all_mode, cairo_mode; /* indices; cairo: nmodes if none */
 	size_t par_mode; /* par2 (or all_mode with fewer workers): the ratios */
+	/* the CPU backend: one worker, and one per core (at least 2);
+	 * nmodes when not measured */
+	size_t cpu1_mode, cpun_mode;
 	struct vr_granularity grains[MAX_MODES]; /* calibrated, per mode */
 	struct scene_result *results[MAX_SCENES];
 	size_t nresults;
@@ -528,6 +576,11 @@ static void write_frames(const struct bench *b, struct instance *inst,
 			vr_png_write(path, data, w, h, stride, true);
 			continue;
 		}
+		if (inst->mode->cpu) {
+			vr_png_write(path, pixman_image_get_data(inst->images[i]), w, h,
+				pixman_image_get_stride(inst->images[i]), true);
+			continue;
+		}
 		void *pixels = malloc((size_t)w * 4 * (size_t)h);
 		if (pixels != NULL) {
 			vr_target_read(inst->targets[i], NULL, pixels, w * 4);
@@ -613,12 +666,14 @@ static void measure_scene(struct bench *b, struct bench_scene *scene)
 		res->failed = true;
 	}
 	progress(b, "  %-24s %zu nodes %zu cmds %zu images %zu texts: "
-		"seq %.2f ms, %s %.2f ms (%.1f s)\n", scene->name,
+		"seq %.2f ms, %s %.2f ms, %s full %.2f ms (%.1f s)\n", scene->name,
 		scene->stats.nodes, scene->stats.commands, scene->stats.images,
 		scene->stats.texts,
 		result_med(res, b->seq_mode, PHASE_WARM, F_CPU),
 		b->modes[b->par_mode].label,
 		result_med(res, b->par_mode, PHASE_WARM, F_CPU),
+		b->modes[b->cpun_mode].label,
+		result_med(res, b->cpun_mode, PHASE_WARM, F_FULL),
 		ms(now_ns() - t0) / 1000.0);
 	b->results[b->nresults++] = res;
 }
@@ -676,10 +731,10 @@ static double crossing(const size_t *ns, const double *t, size_t count,
 
 static void measure_ramp(struct bench *b)
 {
-	size_t nv = 0; /* vitrail modes */
+	size_t nv = 0; /* vitrail's Vulkan modes */
 	size_t vmodes[MAX_MODES];
 	for (size_t m = 0; m < b->nmodes; m++) {
-		if (!b->modes[m].cairo) {
+		if (!b->modes[m].cairo && !b->modes[m].cpu) {
 			vmodes[nv++] = m;
 		}
 	}
@@ -859,7 +914,7 @@ static void calibrate(struct bench *b)
 {
 	for (size_t m = 0; m < b->nmodes; m++) {
 		const struct mode *mode = &b->modes[m];
-		if (mode->cairo || mode->sequential) {
+		if (mode->cairo || mode->cpu || mode->sequential) {
 			continue;
 		}
 		struct vr_renderer *renderer = renderer_for(mode);
@@ -920,8 +975,8 @@ static bool write_csv(const struct bench *b, const char *path)
 					series_quantile(ser, F_FULL, 0.95),
 					series_quantile(ser, F_FULL, 1.0));
 				for (int i = 0; i < F_COUNT; i++) {
-					if (mode->cairo && i != F_CPU && i != F_FULL &&
-							i != F_SERIAL) {
+					if ((mode->cairo || mode->cpu) && i != F_CPU &&
+							i != F_FULL && i != F_SERIAL) {
 						fprintf(f, ",");
 					} else if (i == F_INLINE) {
 						fprintf(f, ",%.1f", series_mean(ser, F_INLINE));
@@ -944,7 +999,7 @@ static bool write_csv(const struct bench *b, const char *path)
 				} else {
 					fprintf(f, ",");
 				}
-				if (b->ramp_done && !mode->cairo) {
+				if (b->ramp_done && !mode->cairo && !mode->cpu) {
 					fprintf(f, ",%.0f\n", b->ramp_prims[m]);
 				} else {
 					fprintf(f, ",\n");
@@ -968,9 +1023,14 @@ struct summary {
 	char min_scene[64];
 	double serial_fraction;
 	double prim_ratio;
-	double vs_cairo; /* median Cairo / par2 full frame */
+	/* median Cairo / best backend's full frame: per scene the better
+	 * median of par2 (Vulkan) and cpuN (the CPU backend) */
+	double vs_cairo;
 	double vs_cairo_min;
 	char vs_cairo_min_scene[64];
+	double vs_cairo_vulkan, vs_cairo_vulkan_min; /* par2 alone */
+	double vs_cairo_cpu, vs_cairo_cpu_min; /* cpuN alone */
+	size_t cpu_best; /* scenes where cpuN is the better backend */
 	double extra_mem;
 	size_t scenes, heavy;
 	bool heavy_fallback; /* no heavy scene: all scenes used */
@@ -982,16 +1042,39 @@ static double speedup_of(const struct bench *b, const struct scene_result *r)
 		result_med(r, b->par_mode, PHASE_WARM, F_CPU);
 }
 
-static double cairo_ratio(const struct bench *b, const struct scene_result *r)
+/* Cairo / one mode's full frame (warm medians). */
+static double cairo_over(const struct bench *b, const struct scene_result *r,
+		size_t mode)
 {
 	return result_med(r, b->cairo_mode, PHASE_WARM, F_FULL) /
-		result_med(r, b->par_mode, PHASE_WARM, F_FULL);
+		result_med(r, mode, PHASE_WARM, F_FULL);
+}
+
+/* The scene's best backend: of the two fixed ones, Vulkan par2 and the
+ * CPU backend on every core (cpuN), the one whose median full frame is
+ * shorter (medians, not per-frame minima, so one lucky frame does not
+ * choose it). */
+static size_t best_mode(const struct bench *b, const struct scene_result *r)
+{
+	if (b->cpun_mode >= b->nmodes) {
+		return b->par_mode;
+	}
+	double vk = result_med(r, b->par_mode, PHASE_WARM, F_FULL);
+	double cpu = result_med(r, b->cpun_mode, PHASE_WARM, F_FULL);
+	return !(vk <= cpu) ? b->cpun_mode : b->par_mode;
+}
+
+static double cairo_ratio(const struct bench *b, const struct scene_result *r)
+{
+	return cairo_over(b, r, best_mode(b, r));
 }
 
 static struct summary summarise(const struct bench *b)
 {
 	struct summary s = { .min_ratio = INFINITY, .vs_cairo_min = INFINITY };
 	double speedups[MAX_SCENES], serial[MAX_SCENES], cairo[MAX_SCENES];
+	double cairo_vk[MAX_SCENES], cairo_cpu[MAX_SCENES];
+	s.vs_cairo_vulkan_min = s.vs_cairo_cpu_min = INFINITY;
 	double all[MAX_SCENES];
 	size_t nsp = 0, nca = 0, nall = 0;
 	for (size_t i = 0; i < b->nresults; i++) {
@@ -1021,6 +1104,15 @@ static struct summary summarise(const struct bench *b)
 		}
 		if (b->cairo_mode < b->nmodes) {
 			double c = cairo_ratio(b, r);
+			cairo_vk[nca] = cairo_over(b, r, b->par_mode);
+			s.vs_cairo_vulkan_min = fmin(s.vs_cairo_vulkan_min,
+				cairo_vk[nca]);
+			if (b->cpun_mode < b->nmodes) {
+				cairo_cpu[nca] = cairo_over(b, r, b->cpun_mode);
+				s.vs_cairo_cpu_min = fmin(s.vs_cairo_cpu_min,
+					cairo_cpu[nca]);
+				s.cpu_best += best_mode(b, r) == b->cpun_mode;
+			}
 			cairo[nca++] = c;
 			if (c < s.vs_cairo_min) {
 				s.vs_cairo_min = c;
@@ -1033,6 +1125,15 @@ static struct summary summarise(const struct bench *b)
 	s.speedup_all = nall > 0 ? median_of(all, nall) : 0.0;
 	s.serial_fraction = nsp > 0 ? median_of(serial, nsp) : 0.0;
 	s.vs_cairo = nca > 0 ? median_of(cairo, nca) : 0.0;
+	s.vs_cairo_vulkan = nca > 0 ? median_of(cairo_vk, nca) : 0.0;
+	bool cpu = b->cpun_mode < b->nmodes;
+	s.vs_cairo_cpu = nca > 0 && cpu ? median_of(cairo_cpu, nca) : 0.0;
+	if (nca == 0) {
+		s.vs_cairo_vulkan_min = 0.0;
+	}
+	if (nca == 0 || !cpu) {
+		s.vs_cairo_cpu_min = 0.0;
+	}
 	if (nall == 0) {
 		s.min_ratio = 0.0;
 	}
@@ -1041,8 +1142,8 @@ static struct summary summarise(const struct bench *b)
 	}
 	double best = 0.0;
 	for (size_t m = 0; m < b->nmodes; m++) {
-		if (!b->modes[m].cairo && !b->modes[m].sequential &&
-				b->ramp_prims[m] > best) {
+		if (!b->modes[m].cairo && !b->modes[m].cpu &&
+				!b->modes[m].sequential && b->ramp_prims[m] > best) {
 			best = b->ramp_prims[m];
 		}
 	}
@@ -1066,7 +1167,8 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		MIN_WARM_FRAMES, b->opts.scene_budget_s);
 	for (size_t m = 0; m < b->nmodes; m++) {
 		const struct vr_granularity *g = &b->grains[m];
-		if (b->modes[m].cairo || b->modes[m].sequential) {
+		if (b->modes[m].cairo || b->modes[m].cpu ||
+				b->modes[m].sequential) {
 			continue;
 		}
 		if (!g->calibrated) {
@@ -1086,13 +1188,15 @@ static void print_summary(const struct bench *b, const struct summary *s,
 	}
 	printf("warm medians in ms: cpu = render entered -> submitted, full = "
 		"the whole vr_render call (Cairo: its frame); speedup = seq / %s "
-		"cpu; cairo = Cairo full / %s full; inl = %% of %s frames run "
-		"inline; heavy: >= %d commands\n", par, par, par,
-		b->opts.heavy_commands);
+		"cpu; cpuW = the CPU backend's full frame with W workers; cairo = "
+		"Cairo full / the best backend's full (the better median of %s "
+		"and the CPU backend on every core, marked V or C); cpuC = Cairo "
+		"full / cpuN full; inl = %% of %s frames run inline; heavy: >= %d "
+		"commands\n", par, par, par, b->opts.heavy_commands);
 	printf("%-20s %5s", "scene", "cmds");
 	for (size_t m = 0; m < b->nmodes; m++) {
-		if (b->modes[m].cairo) {
-			printf(" %6s", "cairo");
+		if (b->modes[m].cairo || b->modes[m].cpu) {
+			printf(" %6s", b->modes[m].label);
 			continue;
 		}
 		char cpu[24], full[24];
@@ -1100,7 +1204,7 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		snprintf(full, sizeof(full), "%.5sF", b->modes[m].label);
 		printf(" %6s %6s", cpu, full);
 	}
-	printf(" %7s %5s %4s %s\n", "speedup", "cairo", "inl",
+	printf(" %7s %6s %5s %4s %s\n", "speedup", "cairo", "cpuC", "inl",
 		"seq cpu min/med/max, par cpu min/med/max");
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
@@ -1110,7 +1214,7 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		}
 		printf("%-20.20s %5zu", r->name, r->stats.commands);
 		for (size_t m = 0; m < b->nmodes; m++) {
-			if (b->modes[m].cairo) {
+			if (b->modes[m].cairo || b->modes[m].cpu) {
 				printf(" %6.2f", result_med(r, m, PHASE_WARM, F_FULL));
 				continue;
 			}
@@ -1119,9 +1223,13 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		}
 		const struct series *seq = &r->series[b->seq_mode][PHASE_WARM];
 		const struct series *pser = &r->series[b->par_mode][PHASE_WARM];
-		printf(" %6.2fx %5.2f %4.0f %.2f/%.2f/%.2f %.2f/%.2f/%.2f%s\n",
-			speedup_of(b, r),
-			b->cairo_mode < b->nmodes ? cairo_ratio(b, r) : NAN,
+		bool cairo = b->cairo_mode < b->nmodes;
+		bool cpu = b->cpun_mode < b->nmodes;
+		printf(" %6.2fx %5.2f%c %5.2f %4.0f %.2f/%.2f/%.2f "
+			"%.2f/%.2f/%.2f%s\n",
+			speedup_of(b, r), cairo ? cairo_ratio(b, r) : NAN,
+			best_mode(b, r) == b->par_mode ? 'V' : 'C',
+			cairo && cpu ? cairo_over(b, r, b->cpun_mode) : NAN,
 			series_mean(pser, F_INLINE),
 			series_quantile(seq, F_CPU, 0.0), series_quantile(seq, F_CPU, 0.5),
 			series_quantile(seq, F_CPU, 1.0), series_quantile(pser, F_CPU, 0.0),
@@ -1134,9 +1242,13 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		s->heavy_fallback ? " (none: all scenes used instead)" : "",
 		s->speedup_heavy, s->speedup_all, s->min_ratio, s->min_scene);
 	if (b->cairo_mode < b->nmodes) {
-		printf("full frame against Cairo (Cairo / %s): median %.2f, worst "
-			"%.2f (%s)\n", par, s->vs_cairo, s->vs_cairo_min,
-			s->vs_cairo_min_scene);
+		printf("full frame against Cairo (Cairo / the best backend per "
+			"scene, the CPU backend in %zu of %zu): median %.2f, worst %.2f "
+			"(%s); Cairo / %s alone: median %.2f, worst %.2f; Cairo / "
+			"cpuN alone: median %.2f, worst %.2f\n", s->cpu_best, s->scenes,
+			s->vs_cairo, s->vs_cairo_min, s->vs_cairo_min_scene, par,
+			s->vs_cairo_vulkan, s->vs_cairo_vulkan_min, s->vs_cairo_cpu,
+			s->vs_cairo_cpu_min);
 	}
 	if (b->ramp_done) {
 		printf("random primitives within %.2f ms of CPU frame time:",
@@ -1161,9 +1273,13 @@ static void print_summary(const struct bench *b, const struct summary *s,
 	printf("csv: %s\nplot: %s\n", csv, png != NULL ? png : "(failed)");
 	printf("summary: speedup_heavy=%.2f speedup_all=%.2f min_ratio=%.2f "
 		"serial_fraction=%.1f prim_budget_ratio=%.2f vs_cairo=%.2f "
-		"vs_cairo_min=%.2f extra_mem_mb=%.1f scenes=%zu\n",
+		"vs_cairo_min=%.2f extra_mem_mb=%.1f scenes=%zu vs_cairo_vulkan=%.2f "
+		"vs_cairo_vulkan_min=%.2f vs_cairo_cpu=%.2f vs_cairo_cpu_min=%.2f "
+		"cpu_best_scenes=%zu\n",
 		s->speedup_heavy, s->speedup_all, s->min_ratio, s->serial_fraction,
-		s->prim_ratio, s->vs_cairo, s->vs_cairo_min, s->extra_mem, s->scenes);
+		s->prim_ratio, s->vs_cairo, s->vs_cairo_min, s->extra_mem, s->scenes,
+		s->vs_cairo_vulkan, s->vs_cairo_vulkan_min, s->vs_cairo_cpu,
+		s->vs_cairo_cpu_min, s->cpu_best);
 }
 
 static bool draw_plot(const struct bench *b, const char *path)
@@ -1181,7 +1297,7 @@ static bool draw_plot(const struct bench *b, const char *path)
 	snprintf(full_label, sizeof(full_label), "%s full",
 		b->modes[b->all_mode].label);
 	for (size_t m = 0; m < b->nmodes && plot.nseries < PLOT_MAX_SERIES; m++) {
-		if (b->modes[m].cairo) {
+		if (b->modes[m].cairo || b->modes[m].cpu) {
 			continue;
 		}
 		order[plot.nseries] = m;
@@ -1192,6 +1308,11 @@ static bool draw_plot(const struct bench *b, const char *path)
 		order[plot.nseries] = b->all_mode;
 		fields[plot.nseries] = F_FULL;
 		plot.series[plot.nseries++] = full_label;
+	}
+	if (b->cpun_mode < b->nmodes && plot.nseries < PLOT_MAX_SERIES) {
+		order[plot.nseries] = b->cpun_mode;
+		fields[plot.nseries] = F_FULL;
+		plot.series[plot.nseries++] = b->modes[b->cpun_mode].label;
 	}
 	if (b->cairo_mode < b->nmodes && plot.nseries < PLOT_MAX_SERIES) {
 		order[plot.nseries] = b->cairo_mode;
@@ -1393,8 +1514,8 @@ int main(int argc, char *argv[])
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	b->cores = cores > 0 ? (int)cores : 1;
 	int max_workers = b->opts.max_workers > 0 ? b->opts.max_workers : b->cores;
-	if (max_workers > MAX_MODES - 2) {
-		max_workers = MAX_MODES - 2;
+	if (max_workers > MAX_MODES - 4) {
+		max_workers = MAX_MODES - 4;
 	}
 	b->modes[b->nmodes++] = (struct mode){ .label = "seq", .sequential = true };
 	b->seq_mode = 0;
@@ -1405,6 +1526,15 @@ int main(int argc, char *argv[])
 	}
 	b->all_mode = b->nmodes - 1;
 	b->par_mode = max_workers >= 2 ? 2 : b->all_mode; /* par2 */
+	/* the CPU backend: one worker and one per core, at least two */
+	b->cpu1_mode = b->nmodes;
+	b->modes[b->nmodes++] = (struct mode){ .label = "cpu1", .cpu = true,
+		.workers = 1 };
+	b->cpun_mode = b->nmodes;
+	int cpu_workers = b->cores > 2 ? b->cores : 2;
+	struct mode *cpun = &b->modes[b->nmodes++];
+	*cpun = (struct mode){ .cpu = true, .workers = cpu_workers };
+	snprintf(cpun->label, sizeof(cpun->label), "cpu%d", cpu_workers);
 	b->cairo_mode = MAX_MODES;
 	if (b->opts.cairo && cairo_peer_available()) {
 		b->cairo_mode = b->nmodes;

@@ -126,7 +126,10 @@ void vr_canvas_scale(struct vr_canvas *canvas, float sx, float sy);
 void vr_canvas_rotate(struct vr_canvas *canvas, float radians);
 void vr_canvas_concat(struct vr_canvas *canvas, const struct vr_mat *m);
 /* Intersect the clip with a rectangle / rounded rectangle given in the
- * current coordinates. */
+ * current coordinates. A rectangle under rotation clips by its bounding
+ * box; a rounded rectangle is exact under the current transform, and
+ * rounded clips nest (with the nodes' too: vr_node_set_clip_rounded), up
+ * to 2 per state: past that the oldest clips by its bounding box. */
 void vr_canvas_clip_rect(struct vr_canvas *canvas, struct vr_rectf rect);
 void vr_canvas_clip_rrect(struct vr_canvas *canvas, struct vr_rectf rect,
 	struct vr_radii radii);

@@ -169,11 +169,14 @@ void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip);
 /* The same clip with rounded corners (radius in local units, scaled down
  * to fit the rectangle; 0: square corners, as vr_node_set_clip). The
  * corners round every draw of the node and its descendants, at render
- * time: moving the node or a descendant needs no new display list. Where
- * rounded clips nest, the one nearest to the draw rounds it (a
- * descendant's, or a display list's own clip_rrect) and the outer ones
- * clip by their rectangles. Exact under translation and scale; under
- * rotation, the bounding box of the rectangle with the radius scaled. */
+ * time: moving the node or a descendant needs no new display list. Exact
+ * under any transform (rotations and skews included), anti-aliased over
+ * about a pixel. Rounded clips nest (ancestors', descendants' and display
+ * lists' own clip_rrect): a draw keeps every one's corners. Limits: up to
+ * VR_RCLIP_NEST_MAX (4) along a path from the root and VR_RCLIP_MAX (2)
+ * per draw, not counting those that cut nothing of the draw or contain
+ * another one; past them the outermost clip by their bounding boxes (one
+ * log line). */
 void vr_node_set_clip_rounded(struct vr_node *node,
 	const struct vr_rectf *clip, float radius);
 /*
@@ -249,6 +252,8 @@ struct vr_renderer_options {
 struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts);
 void vr_renderer_destroy(struct vr_renderer *renderer); /* accepts NULL */
 const char *vr_renderer_device_name(const struct vr_renderer *renderer);
+/* Whether the device is a CPU device (a software rasteriser: lavapipe). */
+bool vr_renderer_is_software(const struct vr_renderer *renderer);
 /* Change the mode between frames (0 workers: the default count). */
 void vr_renderer_set_workers(struct vr_renderer *renderer, int workers);
 void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential);
@@ -292,8 +297,11 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
  *   parallel_cost = frame_overhead_ns / gain_ns_per_unit; never (UINT32_MAX)
  *                   when parallel saved nothing.
  * The figures are kept per process and worker count (a later renderer
- * with the same count takes them without measuring); warm_pipelines
- * calibrates too. Takes 0.1-0.5 s; renders into a private target. Until
+ * with the same count takes them without measuring). warm_pipelines
+ * takes them from granularity.txt beside the pipeline cache file (a line
+ * per device, driver, worker count, cores online and build), and only
+ * when that has no line for its key calibrates and writes one; delete
+ * the file to measure again. Takes 0.1-0.5 s; renders into a private target. Until
  * calibrated a renderer hands every task over on its own and never runs
  * a parallel frame inline (chunk_cost 1, parallel_cost 0).
  */
@@ -525,6 +533,60 @@ void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
 void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
 	const struct vr_mat *view, struct vr_color clear,
 	const pixman_region32_t *region);
+
+/* ---- CPU execution backend (cpu_backend.c) ------------------------------ */
+
+/*
+ * The engine's prepared tasks rasterised on the CPU with pixman and span
+ * code of its own: the renderer for machines where Vulkan is absent or
+ * slow (a software rasteriser such as lavapipe). Same trees, views, clear
+ * colours and damage semantics as vr_render and vr_reference_render; the
+ * pixels stay within the render tests' tolerances of the reference
+ * renderer (tests/test_cpu.c).
+ *
+ * Threads: a renderer owns a pool of workers - 1 threads ("vr-cpu-N");
+ * vr_cpu_render runs preparation on the calling thread, then the calling
+ * thread and the pool draw horizontal bands of the damaged area in
+ * parallel, and it returns when the frame is drawn. One call at a time
+ * per renderer; the tree must not change during the call.
+ *
+ * Bit-identity: every pixel depends only on the tasks and its position,
+ * never on the band or the worker drawing it: the output is the same for
+ * any worker count.
+ *
+ * Shared state (per renderer, only between its own workers): a cache of
+ * glyph bitmaps and a cache of blurred shadow masks, kept across frames
+ * and trimmed between them.
+ */
+struct vr_cpu_renderer;
+
+/* workers: threads drawing a frame, the caller included (<= 0: one per
+ * online CPU). NULL when threads cannot be started (logged). */
+struct vr_cpu_renderer *vr_cpu_renderer_create(int workers);
+/* Accepts NULL; joins the pool. */
+void vr_cpu_renderer_destroy(struct vr_cpu_renderer *renderer);
+int vr_cpu_renderer_workers(const struct vr_cpu_renderer *renderer);
+/* Render the tree (after vr_tree_update) into dst (a8r8g8b8 or x8r8g8b8)
+ * inside damage (dst pixels; NULL: all of it; past 16 rectangles, their
+ * extents): cleared to clear, then drawn. Pixels outside are left as they
+ * are. False: out of memory or an unsupported target (logged). */
+bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
+	pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
+	const pixman_region32_t *damage);
+
+/*
+ * Which backend draws a UI-like frame faster on this machine: a fixed
+ * scene (the granularity calibration's cards, scaled to width x height)
+ * rendered whole, the two backends alternated, `rounds` measured frames
+ * each after two unmeasured. Vulkan: vr_render into a target of that size,
+ * pixels read back (what an output's frame costs: GPU execution and the
+ * copy into host memory). CPU: vr_cpu_render into an image, then one copy
+ * into another (the output buffer). Medians in nanoseconds; false when a
+ * frame failed (logged). The caller's thread; takes rounds * (both frames).
+ */
+bool vr_backends_measure(struct vr_renderer *vulkan,
+	struct vr_cpu_renderer *cpu, int32_t width, int32_t height, int rounds,
+	double *vulkan_ns, double *cpu_ns);
 
 /* ---- PNG ---------------------------------------------------------------- */
 

@@ -1,0 +1,1605 @@
+/*
+ * The CPU execution backend (vr_cpu_render): the engine's prepared tasks
+ * (prepare.c, the same as the Vulkan engine and the reference renderer
+ * execute) rasterised into an a8r8g8b8 pixman image by a small pool of
+ * worker threads.
+ *
+ * A frame has two parallel phases, both spread over the pool by an atomic
+ * counter (the calling thread takes part):
+ *
+ *   1. per task, what every band of it would otherwise redo: the
+ *      tessellation of strokes and paths, the glyph bitmaps of runs (the
+ *      renderer's glyph cache), the blurred coverage of shadows (the
+ *      renderer's shadow cache);
+ *   2. per band of rows of the damaged area: the clear colour, then every
+ *      task whose AABB meets the band, in chain order, clipped to the band.
+ *
+ * Every pixel's value is a function of the tasks and of its own position
+ * only, never of the band it is drawn in: pixman composites with
+ * translations and transforms fixed per pixel (no rasterisation relative
+ * to an origin), the spans below evaluate coverage at pixel centres with
+ * the same functions as the reference renderer, triangles are
+ * rasterised with integer edge functions on the 1/256 pixel grid. So the
+ * output is bit-identical for any number of workers and any band split.
+ *
+ * Per primitive (see reference.c for the rules they follow):
+ * - quads: pixman_image_composite32 OVER, nearest or bilinear, opacity as
+ *   a solid mask; a rounded clip or a rotated quad through an a8 mask
+ *   whose rows are mostly constant (only edge pixels evaluate coverage);
+ * - shapes: per row, edge pixels evaluate the SDF, the fully covered
+ *   interior span of a fill is blended with a constant colour, the hole
+ *   of a stroke is skipped;
+ * - triangles: a scanline rasteriser in fixed point (each row's span from
+ *   the three edge functions), the fringe coverage interpolated per pixel;
+ * - glyphs: A8 bitmaps from the cache blended 1:1 (or sampled bilinearly
+ *   through the triangle rasteriser when transformed);
+ * - shadows: the shape's coverage, two separable Gaussian passes with the
+ *   reference's weights (8 bits between them), cached across frames;
+ * - layers (group opacity): the sub-tasks drawn whole into an 8-bit image
+ *   of the layer's box in phase 1, composited times the opacity.
+ *
+ * Shared state, per renderer: the glyph cache and the shadow cache (each
+ * under its own mutex while phase 1 fills it, read-only in phase 2,
+ * trimmed only between frames, when no worker runs).
+ */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "engine_private.h"
+
+#define CPU_MAX_WORKERS 64
+/* Past this many rectangles a damage region is drawn as its extents. */
+#define CPU_REGION_MAX_RECTS 16
+/* Caches are emptied between frames past these sizes. */
+#define CPU_GLYPH_CACHE_MAX 8192
+#define CPU_SHADOW_CACHE_MAX_BYTES (64u << 20)
+#define CPU_SHADOW_CACHE_AGE 16 /* frames an unused mask is kept */
+
+/* ---- the pool ----------------------------------------------------------- */
+
+typedef void (*cpu_item_fn)(void *data, uint32_t item);
+
+struct cpu_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t start, done;
+	pthread_t threads[CPU_MAX_WORKERS];
+	int nthreads; /* besides the caller */
+	uint64_t generation; /* bumped per parallel loop */
+	int running; /* threads still in the current loop */
+	bool quit;
+	/* the current loop */
+	cpu_item_fn fn;
+	void *data;
+	uint32_t nitems;
+	atomic_uint next;
+};
+
+struct cpu_glyph {
+	struct vr_font_face *face;
+	uint32_t glyph;
+	float size_px;
+	bool ok;
+	struct vr_glyph_bitmap bitmap;
+	struct cpu_glyph *next; /* hash chain */
+};
+
+#define CPU_GLYPH_BUCKETS 4096
+
+struct cpu_shadow_key {
+	struct vr_rectf rect;
+	struct vr_radii radii;
+	float sigma;
+	float scale, sigma_px, origin[2];
+	int32_t radius, width, height;
+};
+
+struct cpu_shadow_mask {
+	struct cpu_shadow_key key;
+	uint8_t *coverage; /* width x height, blurred */
+	uint64_t used; /* frame */
+	struct cpu_shadow_mask *next;
+};
+
+struct vr_cpu_renderer {
+	struct cpu_pool pool;
+	int workers;
+	uint64_t frame;
+	/* shared: the glyph cache */
+	pthread_mutex_t glyph_lock;
+	struct cpu_glyph *glyphs[CPU_GLYPH_BUCKETS];
+	size_t nglyphs;
+	/* shared: the shadow cache */
+	pthread_mutex_t shadow_lock;
+	struct cpu_shadow_mask *shadows;
+	size_t shadow_bytes;
+};
+
+static void pool_work(struct cpu_pool *pool)
+{
+	uint32_t i;
+	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->nitems) {
+		pool->fn(pool->data, i);
+	}
+}
+
+static void *pool_main(void *data)
+{
+	struct cpu_pool *pool = data;
+	uint64_t seen = 0;
+	pthread_mutex_lock(&pool->lock);
+	int index = 0;
+	for (int i = 0; i < pool->nthreads; i++) {
+		if (pthread_equal(pool->threads[i], pthread_self())) {
+			index = i + 1;
+		}
+	}
+	pthread_mutex_unlock(&pool->lock);
+	char name[16];
+	snprintf(name, sizeof(name), "vr-cpu-%d", index % 1000);
+	pthread_setname_np(pthread_self(), name);
+	pthread_mutex_lock(&pool->lock);
+	while (true) {
+		while (!pool->quit && pool->generation == seen) {
+			pthread_cond_wait(&pool->start, &pool->lock);
+		}
+		if (pool->quit) {
+			break;
+		}
+		seen = pool->generation;
+		pthread_mutex_unlock(&pool->lock);
+		pool_work(pool);
+		pthread_mutex_lock(&pool->lock);
+		if (--pool->running == 0) {
+			pthread_cond_signal(&pool->done);
+		}
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return NULL;
+}
+
+/* fn(data, i) for i in [0, nitems), on the pool and the calling thread;
+ * returns when all are done. */
+static void pool_run(struct cpu_pool *pool, uint32_t nitems, cpu_item_fn fn,
+		void *data)
+{
+	if (nitems == 0) {
+		return;
+	}
+	pool->fn = fn;
+	pool->data = data;
+	pool->nitems = nitems;
+	atomic_store(&pool->next, 0);
+	if (pool->nthreads > 0 && nitems > 1) {
+		pthread_mutex_lock(&pool->lock);
+		pool->running = pool->nthreads;
+		pool->generation++;
+		pthread_cond_broadcast(&pool->start);
+		pthread_mutex_unlock(&pool->lock);
+		pool_work(pool);
+		pthread_mutex_lock(&pool->lock);
+		while (pool->running > 0) {
+			pthread_cond_wait(&pool->done, &pool->lock);
+		}
+		pthread_mutex_unlock(&pool->lock);
+	} else {
+		pool_work(pool);
+	}
+}
+
+static bool pool_init(struct cpu_pool *pool, int nthreads)
+{
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->start, NULL);
+	pthread_cond_init(&pool->done, NULL);
+	/* threads read nthreads under the lock to find their index */
+	pthread_mutex_lock(&pool->lock);
+	for (int i = 0; i < nthreads; i++) {
+		int err = pthread_create(&pool->threads[i], NULL, pool_main, pool);
+		if (err != 0) {
+			vr_log(VR_LOG_ERROR, "cpu: pthread_create failed: %d", err);
+			break;
+		}
+		pool->nthreads++;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return pool->nthreads == nthreads;
+}
+
+static void pool_finish(struct cpu_pool *pool)
+{
+	pthread_mutex_lock(&pool->lock);
+	pool->quit = true;
+	pthread_cond_broadcast(&pool->start);
+	pthread_mutex_unlock(&pool->lock);
+	for (int i = 0; i < pool->nthreads; i++) {
+		pthread_join(pool->threads[i], NULL);
+	}
+	pthread_cond_destroy(&pool->start);
+	pthread_cond_destroy(&pool->done);
+	pthread_mutex_destroy(&pool->lock);
+}
+
+/* ---- pixels ------------------------------------------------------------- */
+
+/* Where a task draws: dst's pixels, and the box (band, damage rectangle,
+ * task AABB) it may touch. */
+struct cpu_px {
+	pixman_image_t *image;
+	uint32_t *data;
+	int32_t stride; /* pixels */
+	struct vr_box box;
+};
+
+static inline uint8_t unorm8(float v)
+{
+	return (uint8_t)lroundf(vr_clampf(v, 0.0f, 1.0f) * 255.0f);
+}
+
+/* reference.c's blend: src (premultiplied) times coverage over the pixel,
+ * in floats, rounded once. */
+static inline void blend_px(uint32_t *p, const float src[4], float coverage)
+{
+	if (coverage <= 0.0f) {
+		return;
+	}
+	float a = src[3] * coverage;
+	float d[4] = {
+		(float)((*p >> 16) & 0xff) / 255.0f,
+		(float)((*p >> 8) & 0xff) / 255.0f,
+		(float)(*p & 0xff) / 255.0f,
+		(float)(*p >> 24) / 255.0f,
+	};
+	uint8_t r = unorm8(src[0] * coverage + d[0] * (1.0f - a));
+	uint8_t g = unorm8(src[1] * coverage + d[1] * (1.0f - a));
+	uint8_t b = unorm8(src[2] * coverage + d[2] * (1.0f - a));
+	uint8_t al = unorm8(a + d[3] * (1.0f - a));
+	*p = (uint32_t)al << 24 | (uint32_t)r << 16 | (uint32_t)g << 8 | b;
+}
+
+static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y)
+{
+	return &px->data[(size_t)y * (size_t)px->stride + (size_t)x];
+}
+
+/* A constant colour at full coverage over pixels [x0, x1) of row y: the
+ * same values blend_px gives with coverage 1. */
+static void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
+		int32_t y, const float src[4])
+{
+	if (x0 >= x1) {
+		return;
+	}
+	uint32_t *p = px_at(px, x0, y);
+	if (src[3] >= 1.0f) {
+		uint32_t v = (uint32_t)unorm8(src[3]) << 24 |
+			(uint32_t)unorm8(src[0]) << 16 |
+			(uint32_t)unorm8(src[1]) << 8 | unorm8(src[2]);
+		for (int32_t x = x0; x < x1; x++) {
+			*p++ = v;
+		}
+		return;
+	}
+	/* per destination value: a small memo, runs of one value are common */
+	uint32_t last_in = *p, last_out = last_in;
+	blend_px(&last_out, src, 1.0f);
+	for (int32_t x = x0; x < x1; x++, p++) {
+		if (*p != last_in) {
+			last_in = *p;
+			last_out = last_in;
+			blend_px(&last_out, src, 1.0f);
+		}
+		*p = last_out;
+	}
+}
+
+/* ---- the rounded clip: the one place its coverage is evaluated ---------- */
+
+struct cpu_rclip {
+	bool on;
+	uint32_t n;
+	struct vr_rclip rclips[VR_RCLIP_MAX]; /* target pixels */
+};
+
+static void rclip_from_state(struct cpu_rclip *rc,
+		const struct vr_prim_state *state)
+{
+	rc->n = state->nrclips;
+	rc->on = rc->n > 0;
+	memcpy(rc->rclips, state->rclips, rc->n * sizeof(rc->rclips[0]));
+}
+
+static void rclip_from_quad(struct cpu_rclip *rc,
+		const struct vr_draw_task *task)
+{
+	rc->n = task->nrclips;
+	rc->on = rc->n > 0;
+	memcpy(rc->rclips, task->rclips, rc->n * sizeof(rc->rclips[0]));
+}
+
+/* Coverage of the pixel centred at (x, y) by the rounded clips, as
+ * vr_clip_coverage computes it (vr_rclip_coverage, engine_common.c; the
+ * box clip is applied by the callers' scissors). */
+static float rclip_coverage(const struct cpu_rclip *rc, float x, float y)
+{
+	float coverage = 1.0f;
+	for (uint32_t i = 0; i < rc->n; i++) {
+		coverage *= vr_rclip_coverage(&rc->rclips[i], x, y);
+	}
+	return coverage;
+}
+
+/* The box of pixels whose centre the integer clip box holds. */
+static struct vr_box scissor_clip(const struct cpu_px *px,
+		const struct vr_box *clip)
+{
+	return vr_box_intersect(&px->box, clip);
+}
+
+/* ---- quads -------------------------------------------------------------- */
+
+struct dmat {
+	double a, b, c, d, tx, ty;
+};
+
+static struct dmat dmat_from(const struct vr_mat *m)
+{
+	return (struct dmat){ m->a, m->b, m->c, m->d, m->tx, m->ty };
+}
+
+static struct dmat dmat_multiply(const struct dmat *a, const struct dmat *b)
+{
+	return (struct dmat){
+		.a = a->a * b->a + a->c * b->b,
+		.b = a->b * b->a + a->d * b->b,
+		.c = a->a * b->c + a->c * b->d,
+		.d = a->b * b->c + a->d * b->d,
+		.tx = a->a * b->tx + a->c * b->ty + a->tx,
+		.ty = a->b * b->tx + a->d * b->ty + a->ty,
+	};
+}
+
+static bool dmat_invert(struct dmat *out, const struct dmat *m)
+{
+	double det = m->a * m->d - m->b * m->c;
+	if (fabs(det) < 1e-12) {
+		return false;
+	}
+	double ia = m->d / det, ib = -m->b / det;
+	double ic = -m->c / det, id = m->a / det;
+	*out = (struct dmat){ ia, ib, ic, id,
+		-(ia * m->tx + ic * m->ty), -(ib * m->tx + id * m->ty) };
+	return true;
+}
+
+static pixman_fixed_t to_fixed(double v)
+{
+	return (pixman_fixed_t)llround(v * 65536.0);
+}
+
+static int32_t cover_start(float e)
+{
+	return (int32_t)ceilf(e - 0.5f);
+}
+
+static struct vr_box axis_aligned_cover(const struct vr_draw_task *task)
+{
+	float x0, y0, x1, y1;
+	vr_mat_apply(&task->mat, 0.0f, 0.0f, &x0, &y0);
+	vr_mat_apply(&task->mat, 1.0f, 1.0f, &x1, &y1);
+	float lx = fminf(x0, x1), hx = fmaxf(x0, x1);
+	float ly = fminf(y0, y1), hy = fmaxf(y0, y1);
+	int32_t bx0 = cover_start(lx), bx1 = cover_start(hx);
+	int32_t by0 = cover_start(ly), by1 = cover_start(hy);
+	struct vr_box box = { bx0, by0, bx1 - bx0, by1 - by0 };
+	if (vr_box_empty(&box)) {
+		return (struct vr_box){ 0 };
+	}
+	return vr_box_intersect(&box, &task->clip);
+}
+
+static pixman_image_t *quad_source(const struct vr_draw_task *task)
+{
+	if (task->image == NULL) {
+		pixman_color_t color = {
+			.red = (uint16_t)(task->r * 257),
+			.green = (uint16_t)(task->g * 257),
+			.blue = (uint16_t)(task->b * 257),
+			.alpha = (uint16_t)(task->a * 257),
+		};
+		return pixman_image_create_solid_fill(&color);
+	}
+	struct vr_image *image = task->image;
+	pixman_image_t *src = pixman_image_create_bits(
+		image->format == VR_FORMAT_XRGB8888 ?
+			PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8,
+		image->width, image->height,
+		(uint32_t *)vr_image_data(image, NULL), image->stride);
+	if (src == NULL) {
+		return NULL;
+	}
+	struct dmat mat = dmat_from(&task->mat), inv;
+	if (!dmat_invert(&inv, &mat)) {
+		pixman_image_unref(src);
+		return NULL;
+	}
+	struct dmat uv = dmat_from(&task->uv);
+	struct dmat m = dmat_multiply(&uv, &inv);
+	pixman_transform_t transform = {{
+		{ to_fixed(m.a), to_fixed(m.c), to_fixed(m.tx) },
+		{ to_fixed(m.b), to_fixed(m.d), to_fixed(m.ty) },
+		{ 0, 0, pixman_fixed_1 },
+	}};
+	pixman_image_set_transform(src, &transform);
+	pixman_image_set_filter(src, task->nearest ?
+		PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, NULL, 0);
+	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
+	return src;
+}
+
+/* Row y of a coverage mask over [x0, x1): per pixel
+ * lround(rclip coverage * alpha * 255); the pixels between the first and
+ * the last fully covered ones are taken as covered (the clips are convex,
+ * so is their intersection). */
+static void rclip_row(const struct cpu_rclip *rc, int32_t x0, int32_t x1,
+		int32_t y, float alpha, uint8_t *out)
+{
+	float fy = (float)y + 0.5f;
+	uint8_t full = (uint8_t)lroundf(alpha * 255.0f);
+	int32_t x = x0;
+	for (; x < x1; x++) {
+		float c = rclip_coverage(rc, (float)x + 0.5f, fy);
+		out[x - x0] = (uint8_t)lroundf(c * alpha * 255.0f);
+		if (c >= 1.0f) {
+			break;
+		}
+	}
+	if (x >= x1) {
+		return;
+	}
+	int32_t r = x1 - 1;
+	for (; r > x; r--) {
+		float c = rclip_coverage(rc, (float)r + 0.5f, fy);
+		out[r - x0] = (uint8_t)lroundf(c * alpha * 255.0f);
+		if (c >= 1.0f) {
+			break;
+		}
+	}
+	memset(out + (x - x0), full, (size_t)(r - x + 1));
+}
+
+/* ---- fixed-point triangles ---------------------------------------------- */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	/* b > 0 */
+	int64_t q = a / b;
+	return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static int64_t snap256(float v)
+{
+	return (int64_t)llround((double)v * 256.0);
+}
+
+typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
+	const double w[3], void *data);
+
+/*
+ * Calls fn for each pixel of px->box whose centre the triangle covers
+ * (vertices snapped to 1/256 pixel, top-left rule: reference.c's
+ * raster_triangle, exactly, in integers), with the barycentric weights of
+ * a, b, c interpolated from the unsnapped positions.
+ */
+static void raster_triangle(const struct cpu_px *px, const float *a,
+		const float *b, const float *c, cpu_pixel_fn fn, void *data)
+{
+	int64_t p[3][2] = {
+		{ snap256(a[0]), snap256(a[1]) },
+		{ snap256(b[0]), snap256(b[1]) },
+		{ snap256(c[0]), snap256(c[1]) },
+	};
+	int64_t area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) -
+		(p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+	if (area == 0) {
+		return;
+	}
+	int order[3] = { 0, 1, 2 };
+	if (area < 0) {
+		order[1] = 2;
+		order[2] = 1;
+	}
+	const float *f[3] = { a, b, c };
+	double fa = ((double)f[1][0] - f[0][0]) * ((double)f[2][1] - f[0][1]) -
+		((double)f[1][1] - f[0][1]) * ((double)f[2][0] - f[0][0]);
+	if (fa == 0.0) {
+		return;
+	}
+	int64_t minx = p[0][0], maxx = p[0][0], miny = p[0][1], maxy = p[0][1];
+	for (int i = 1; i < 3; i++) {
+		minx = p[i][0] < minx ? p[i][0] : minx;
+		maxx = p[i][0] > maxx ? p[i][0] : maxx;
+		miny = p[i][1] < miny ? p[i][1] : miny;
+		maxy = p[i][1] > maxy ? p[i][1] : maxy;
+	}
+	const struct vr_box *s = &px->box;
+	int64_t iy0 = floor_div(miny, 256), iy1 = floor_div(maxy + 255, 256);
+	int64_t ix0 = floor_div(minx, 256), ix1 = floor_div(maxx + 255, 256);
+	iy0 = iy0 > s->y ? iy0 : s->y;
+	iy1 = iy1 < s->y + s->height ? iy1 : s->y + s->height;
+	ix0 = ix0 > s->x ? ix0 : s->x;
+	ix1 = ix1 < s->x + s->width ? ix1 : s->x + s->width;
+	for (int64_t y = iy0; y < iy1; y++) {
+		int64_t cy = y * 256 + 128;
+		int64_t lo = ix0, hi = ix1 - 1; /* inclusive */
+		for (int e = 0; e < 3 && lo <= hi; e++) {
+			const int64_t *ea = p[order[e]], *eb = p[order[(e + 1) % 3]];
+			int64_t dx = eb[0] - ea[0], dy = eb[1] - ea[1];
+			bool tl = dy < 0 || (dy == 0 && dx > 0);
+			int64_t bias = tl ? 0 : 1;
+			/* ev(x) = dx * (cy - ay) - dy * (256 x + 128 - ax) >= bias */
+			int64_t k = dx * (cy - ea[1]) - dy * (128 - ea[0]) - bias;
+			/* k - 256 dy x >= 0 */
+			if (dy == 0) {
+				if (k < 0) {
+					hi = lo - 1;
+				}
+			} else if (dy > 0) {
+				int64_t m = floor_div(k, 256 * dy);
+				hi = m < hi ? m : hi;
+			} else {
+				/* x >= k / (256 dy), dy < 0: x >= ceil(-k / (-256 dy)) */
+				int64_t m = -floor_div(k, -256 * dy);
+				lo = m > lo ? m : lo;
+			}
+		}
+		double cyp = (double)y + 0.5;
+		for (int64_t x = lo; x <= hi; x++) {
+			double cxp = (double)x + 0.5;
+			double w[3];
+			for (int i = 0; i < 3; i++) {
+				const float *u = f[(i + 1) % 3], *v = f[(i + 2) % 3];
+				w[i] = (((double)v[0] - u[0]) * (cyp - u[1]) -
+					((double)v[1] - u[1]) * (cxp - u[0])) / fa;
+			}
+			fn(px, (int32_t)x, (int32_t)y, w, data);
+		}
+	}
+}
+
+/* ---- quads (continued) -------------------------------------------------- */
+
+struct quad_mask_ctx {
+	uint8_t *data;
+	int stride;
+	struct vr_box box;
+	const struct cpu_rclip *rc;
+	float alpha;
+};
+
+static void quad_mask_pixel(const struct cpu_px *px, int32_t x, int32_t y,
+		const double w[3], void *data)
+{
+	(void)px;
+	(void)w;
+	struct quad_mask_ctx *q = data;
+	float c = rclip_coverage(q->rc, (float)x + 0.5f, (float)y + 0.5f);
+	q->data[(size_t)(y - q->box.y) * (size_t)q->stride +
+		(size_t)(x - q->box.x)] = (uint8_t)lroundf(c * q->alpha * 255.0f);
+}
+
+static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
+{
+	struct vr_box box;
+	if (task->axis_aligned) {
+		struct vr_box cover = axis_aligned_cover(task);
+		box = vr_box_intersect(&cover, &px->box);
+	} else {
+		struct vr_box aabb = vr_box_intersect(&task->aabb, &task->clip);
+		box = vr_box_intersect(&aabb, &px->box);
+	}
+	if (vr_box_empty(&box)) {
+		return;
+	}
+	pixman_image_t *src = quad_source(task);
+	if (src == NULL) {
+		vr_log(VR_LOG_ERROR, "cpu: cannot build a source");
+		return;
+	}
+	struct cpu_rclip rc;
+	rclip_from_quad(&rc, task);
+	float alpha = task->image != NULL ? (float)task->a / 255.0f : 1.0f;
+	pixman_image_t *mask = NULL;
+	if (task->axis_aligned && !rc.on) {
+		if (task->image != NULL && task->a < 255) {
+			pixman_color_t color = { .alpha = (uint16_t)(task->a * 257) };
+			mask = pixman_image_create_solid_fill(&color);
+		}
+	} else {
+		mask = pixman_image_create_bits(PIXMAN_a8, box.width, box.height,
+			NULL, 0);
+		if (mask == NULL) {
+			pixman_image_unref(src);
+			return;
+		}
+		uint8_t *data = (uint8_t *)pixman_image_get_data(mask);
+		int stride = pixman_image_get_stride(mask);
+		if (task->axis_aligned) {
+			for (int32_t y = 0; y < box.height; y++) {
+				rclip_row(&rc, box.x, box.x + box.width, box.y + y, alpha,
+					data + (size_t)y * (size_t)stride);
+			}
+		} else {
+			/* pixel centres inside the quad (GPU rule) */
+			struct quad_mask_ctx q = { data, stride, box, &rc, alpha };
+			struct cpu_px sub = *px;
+			sub.box = box;
+			float c[4][2];
+			const float us[4] = { 0, 1, 0, 1 }, vs[4] = { 0, 0, 1, 1 };
+			for (int i = 0; i < 4; i++) {
+				vr_mat_apply(&task->mat, us[i], vs[i], &c[i][0], &c[i][1]);
+			}
+			raster_triangle(&sub, c[0], c[1], c[2], quad_mask_pixel, &q);
+			raster_triangle(&sub, c[1], c[3], c[2], quad_mask_pixel, &q);
+		}
+	}
+	int32_t mx = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.x;
+	int32_t my = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.y;
+	pixman_image_composite32(PIXMAN_OP_OVER, src, mask, px->image,
+		box.x, box.y, mx, my, box.x, box.y, box.width, box.height);
+	if (mask != NULL) {
+		pixman_image_unref(mask);
+	}
+	pixman_image_unref(src);
+}
+
+/* ---- shapes ------------------------------------------------------------- */
+
+struct shape_eval {
+	struct vr_mat inv;
+	struct vr_shape_vertex v;
+	float cx, cy;
+	struct cpu_rclip rc;
+};
+
+static inline float shape_cov(struct shape_eval *e, int32_t x, int32_t y)
+{
+	float fx = (float)x + 0.5f, fy = (float)y + 0.5f;
+	float lx, ly;
+	vr_mat_apply(&e->inv, fx, fy, &lx, &ly);
+	e->v.local[0] = lx - e->cx;
+	e->v.local[1] = ly - e->cy;
+	return vr_shape_coverage(&e->v) * rclip_coverage(&e->rc, fx, fy);
+}
+
+static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
+{
+	struct shape_eval e;
+	if (!vr_mat_invert(&e.inv, &shape->state.mat)) {
+		return;
+	}
+	vr_shape_vertex_init(shape, &e.v);
+	e.cx = shape->rect.x + e.v.half[0];
+	e.cy = shape->rect.y + e.v.half[1];
+	rclip_from_state(&e.rc, &shape->state);
+	struct vr_box box = scissor_clip(px, &shape->state.clip);
+	const float *color = e.v.color;
+	bool stroke = shape->stroke_width > 0.0f;
+	for (int32_t y = box.y; y < box.y + box.height; y++) {
+		int32_t x = box.x, end = box.x + box.width;
+		if (!stroke) {
+			/* convex: edge pixels from both ends, the rest covered */
+			for (; x < end; x++) {
+				float c = shape_cov(&e, x, y);
+				if (c >= 1.0f) {
+					break;
+				}
+				blend_px(px_at(px, x, y), color, c);
+			}
+			int32_t r = end - 1;
+			for (; r > x; r--) {
+				float c = shape_cov(&e, r, y);
+				if (c >= 1.0f) {
+					break;
+				}
+				blend_px(px_at(px, r, y), color, c);
+			}
+			blend_span(px, x, r + 1, y, color);
+			continue;
+		}
+		/* a ring: outside, the left part, the hole, the right part */
+		bool inside = false;
+		for (; x < end; x++) {
+			float c = shape_cov(&e, x, y);
+			if (c > 0.0f) {
+				inside = true;
+				blend_px(px_at(px, x, y), color, c);
+			} else if (inside) {
+				break;
+			}
+		}
+		if (x >= end) {
+			continue;
+		}
+		inside = false;
+		for (int32_t r = end - 1; r > x; r--) {
+			float c = shape_cov(&e, r, y);
+			if (c > 0.0f) {
+				inside = true;
+				blend_px(px_at(px, r, y), color, c);
+			} else if (inside) {
+				break;
+			}
+		}
+	}
+}
+
+/* ---- per-task data of phase 1 ------------------------------------------- */
+
+struct cpu_tess {
+	struct vr_tri_vertex *v;
+	size_t count;
+};
+
+struct cpu_task_data {
+	union {
+		struct cpu_tess *tess; /* TRIANGLES: per geometry */
+		const struct cpu_glyph ***glyphs; /* GLYPHS: per run, per glyph */
+		const struct cpu_shadow_mask *shadow; /* SHADOW */
+		pixman_image_t *layer; /* LAYER: its sub-tasks, drawn */
+	};
+	float *size_px; /* GLYPHS: per run */
+};
+
+/* ---- triangles ---------------------------------------------------------- */
+
+struct tri_ctx {
+	const struct vr_tri_vertex *v; /* 3 */
+	struct cpu_rclip rc;
+};
+
+static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
+		const double w[3], void *data)
+{
+	const struct tri_ctx *t = data;
+	const struct vr_tri_vertex *v = t->v;
+	struct vr_tri_vertex at;
+	at.shape[0] = v[0].shape[0];
+	at.shape[1] = v[0].shape[1];
+	for (int i = 0; i < 3; i++) {
+		at.aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
+			w[2] * v[2].aa[i]);
+	}
+	float c = vr_tri_coverage(&at) *
+		rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
+	blend_px(px_at(px, x, y), v[0].color, c);
+}
+
+static void draw_geometry(const struct cpu_px *px,
+		const struct vr_geometry *geometry, const struct cpu_tess *tess)
+{
+	struct cpu_px sub = *px;
+	sub.box = scissor_clip(px, &geometry->state.clip);
+	if (vr_box_empty(&sub.box)) {
+		return;
+	}
+	struct tri_ctx t;
+	rclip_from_state(&t.rc, &geometry->state);
+	for (size_t i = 0; i + 2 < tess->count; i += 3) {
+		const struct vr_tri_vertex *v = &tess->v[i];
+		t.v = v;
+		raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, tri_pixel, &t);
+	}
+}
+
+/* ---- textured quads (glyphs, shadows) ----------------------------------- */
+
+struct texture {
+	const uint8_t *data;
+	int32_t width, height, stride;
+	bool clamp;
+};
+
+static inline float texel(const struct texture *t, int32_t x, int32_t y)
+{
+	if (t->clamp) {
+		x = x < 0 ? 0 : x >= t->width ? t->width - 1 : x;
+		y = y < 0 ? 0 : y >= t->height ? t->height - 1 : y;
+	} else if (x < 0 || y < 0 || x >= t->width || y >= t->height) {
+		return 0.0f;
+	}
+	return (float)t->data[(size_t)y * (size_t)t->stride + (size_t)x] /
+		255.0f;
+}
+
+static float sample_bilinear(const struct texture *t, float u, float v)
+{
+	float x = u * (float)t->width - 0.5f, y = v * (float)t->height - 0.5f;
+	float fx = floorf(x), fy = floorf(y);
+	float ax = x - fx, ay = y - fy;
+	int32_t ix = (int32_t)fx, iy = (int32_t)fy;
+	return (texel(t, ix, iy) * (1 - ax) + texel(t, ix + 1, iy) * ax) *
+		(1 - ay) + (texel(t, ix, iy + 1) * (1 - ax) +
+		texel(t, ix + 1, iy + 1) * ax) * ay;
+}
+
+struct tex_quad {
+	const struct texture *texture;
+	const struct vr_tex_vertex *v; /* 3 */
+	const struct cpu_rclip *rc;
+};
+
+static void tex_pixel(const struct cpu_px *px, int32_t x, int32_t y,
+		const double w[3], void *data)
+{
+	const struct tex_quad *q = data;
+	const struct vr_tex_vertex *v = q->v;
+	float uv[2];
+	for (int i = 0; i < 2; i++) {
+		uv[i] = (float)(w[0] * v[0].uv[i] + w[1] * v[1].uv[i] +
+			w[2] * v[2].uv[i]);
+	}
+	float c = sample_bilinear(q->texture, uv[0], uv[1]) *
+		rclip_coverage(q->rc, (float)x + 0.5f, (float)y + 0.5f);
+	blend_px(px_at(px, x, y), v[0].color, c);
+}
+
+static void draw_tex_quad(const struct cpu_px *px,
+		const struct texture *texture, const float corners[4][2],
+		const struct vr_prim_state *state)
+{
+	struct cpu_px sub = *px;
+	sub.box = scissor_clip(px, &state->clip);
+	if (vr_box_empty(&sub.box)) {
+		return;
+	}
+	struct cpu_rclip rc;
+	rclip_from_state(&rc, state);
+	struct vr_tex_vertex v[4] = { 0 };
+	for (int i = 0; i < 4; i++) {
+		v[i].pos[0] = corners[i][0];
+		v[i].pos[1] = corners[i][1];
+		v[i].uv[0] = (i & 1) ? 1.0f : 0.0f;
+		v[i].uv[1] = (i & 2) ? 1.0f : 0.0f;
+		memcpy(v[i].color, state->color, sizeof(v[i].color));
+	}
+	struct vr_tex_vertex t0[3] = { v[0], v[1], v[2] };
+	struct vr_tex_vertex t1[3] = { v[1], v[3], v[2] };
+	struct tex_quad q0 = { texture, t0, &rc }, q1 = { texture, t1, &rc };
+	raster_triangle(&sub, t0[0].pos, t0[1].pos, t0[2].pos, tex_pixel, &q0);
+	raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, &q1);
+}
+
+/* A coverage image 1:1 with its top-left pixel at (x0, y0). */
+static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
+		int32_t x0, int32_t y0, const struct vr_prim_state *state)
+{
+	struct vr_box tbox = { x0, y0, t->width, t->height };
+	struct vr_box s = scissor_clip(px, &state->clip);
+	struct vr_box box = vr_box_intersect(&tbox, &s);
+	if (vr_box_empty(&box)) {
+		return;
+	}
+	struct cpu_rclip rc;
+	rclip_from_state(&rc, state);
+	const float *color = state->color;
+	for (int32_t y = box.y; y < box.y + box.height; y++) {
+		const uint8_t *row = t->data + (size_t)(y - y0) * (size_t)t->stride;
+		uint32_t *p = px_at(px, box.x, y);
+		float fy = (float)y + 0.5f;
+		for (int32_t x = box.x; x < box.x + box.width; x++, p++) {
+			uint8_t a = row[x - x0];
+			if (a == 0) {
+				continue;
+			}
+			float c = (float)a / 255.0f;
+			if (rc.on) {
+				c *= rclip_coverage(&rc, (float)x + 0.5f, fy);
+			}
+			blend_px(p, color, c);
+		}
+	}
+}
+
+/* ---- glyphs ------------------------------------------------------------- */
+
+static uint32_t glyph_hash(const struct vr_font_face *face, uint32_t glyph,
+		float size_px)
+{
+	uint32_t bits;
+	memcpy(&bits, &size_px, sizeof(bits));
+	uint64_t h = (uint64_t)(uintptr_t)face * 0x9e3779b97f4a7c15ull;
+	h ^= glyph * 0x85ebca6bu;
+	h ^= (uint64_t)bits * 0xc2b2ae35u;
+	h ^= h >> 29;
+	return (uint32_t)(h % CPU_GLYPH_BUCKETS);
+}
+
+/* The cached bitmap of a glyph (rasterised on first use); NULL when out of
+ * memory. Phase 1, any worker. */
+static const struct cpu_glyph *glyph_get(struct vr_cpu_renderer *r,
+		struct vr_font_face *face, uint32_t glyph, float size_px)
+{
+	uint32_t h = glyph_hash(face, glyph, size_px);
+	pthread_mutex_lock(&r->glyph_lock);
+	for (struct cpu_glyph *g = r->glyphs[h]; g != NULL; g = g->next) {
+		if (g->face == face && g->glyph == glyph && g->size_px == size_px) {
+			pthread_mutex_unlock(&r->glyph_lock);
+			return g;
+		}
+	}
+	pthread_mutex_unlock(&r->glyph_lock);
+	struct cpu_glyph *g = calloc(1, sizeof(*g));
+	if (g == NULL) {
+		return NULL;
+	}
+	g->face = face;
+	g->glyph = glyph;
+	g->size_px = size_px;
+	g->ok = vr_font_face_rasterize(face, glyph, size_px, &g->bitmap);
+	pthread_mutex_lock(&r->glyph_lock);
+	for (struct cpu_glyph *o = r->glyphs[h]; o != NULL; o = o->next) {
+		if (o->face == face && o->glyph == glyph && o->size_px == size_px) {
+			/* another worker was first */
+			pthread_mutex_unlock(&r->glyph_lock);
+			free(g->bitmap.coverage);
+			free(g);
+			return o;
+		}
+	}
+	g->next = r->glyphs[h];
+	r->glyphs[h] = g;
+	r->nglyphs++;
+	pthread_mutex_unlock(&r->glyph_lock);
+	return g;
+}
+
+static void glyph_cache_clear(struct vr_cpu_renderer *r)
+{
+	for (size_t i = 0; i < CPU_GLYPH_BUCKETS; i++) {
+		struct cpu_glyph *g = r->glyphs[i];
+		while (g != NULL) {
+			struct cpu_glyph *next = g->next;
+			free(g->bitmap.coverage);
+			free(g);
+			g = next;
+		}
+		r->glyphs[i] = NULL;
+	}
+	r->nglyphs = 0;
+}
+
+static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
+		const struct cpu_glyph **glyphs)
+{
+	for (uint32_t i = 0; i < run->text->count; i++) {
+		const struct cpu_glyph *g = glyphs[i];
+		if (g == NULL || !g->ok || g->bitmap.width == 0) {
+			continue;
+		}
+		const struct vr_glyph_bitmap *bm = &g->bitmap;
+		struct texture t = {
+			.data = bm->coverage,
+			.width = bm->width,
+			.height = bm->height,
+			.stride = bm->width,
+		};
+		float corners[4][2];
+		vr_glyph_quad(run, i, bm->left, bm->top, bm->width, bm->height,
+			corners);
+		if (run->nearest) {
+			draw_tex_exact(px, &t, (int32_t)corners[0][0],
+				(int32_t)corners[0][1], &run->state);
+		} else {
+			draw_tex_quad(px, &t, corners, &run->state);
+		}
+	}
+}
+
+/* ---- shadows ------------------------------------------------------------ */
+
+/* reference.c's blur pass with the weights computed once: the same sums
+ * in the same order. */
+static void blur_pass(const uint8_t *src, uint8_t *dst, int32_t w, int32_t h,
+		int dx, int dy, int32_t radius, const float *weights, float norm)
+{
+	for (int32_t y = 0; y < h; y++) {
+		for (int32_t x = 0; x < w; x++) {
+			float sum = 0.0f;
+			for (int32_t i = -radius; i <= radius; i++) {
+				int32_t qx = x + dx * i, qy = y + dy * i;
+				if (qx >= 0 && qy >= 0 && qx < w && qy < h) {
+					sum += weights[i + radius] * (float)src[(size_t)qy *
+						(size_t)w + (size_t)qx] / 255.0f;
+				}
+			}
+			dst[(size_t)y * (size_t)w + (size_t)x] = unorm8(sum / norm);
+		}
+	}
+}
+
+static uint8_t *shadow_compute(const struct vr_shadow *shadow,
+		const struct vr_shadow_layout *layout)
+{
+	size_t n = (size_t)layout->width * (size_t)layout->height;
+	uint8_t *a = malloc(n), *b = malloc(n);
+	if (a == NULL || b == NULL) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	for (int32_t y = 0; y < layout->height; y++) {
+		for (int32_t x = 0; x < layout->width; x++) {
+			a[(size_t)y * (size_t)layout->width + (size_t)x] =
+				unorm8(vr_shadow_shape_coverage(shadow, layout,
+					(float)x + 0.5f, (float)y + 0.5f));
+		}
+	}
+	if (layout->radius > 0) {
+		float weights[2 * VR_SHADOW_MAX_RADIUS + 1];
+		float norm = 0.0f, sigma = layout->sigma_px;
+		for (int32_t i = -layout->radius; i <= layout->radius; i++) {
+			float wi = expf(-(float)(i * i) / (2.0f * sigma * sigma));
+			weights[i + layout->radius] = wi;
+			norm += wi;
+		}
+		blur_pass(a, b, layout->width, layout->height, 1, 0,
+			layout->radius, weights, norm);
+		blur_pass(b, a, layout->width, layout->height, 0, 1,
+			layout->radius, weights, norm);
+	}
+	free(b);
+	return a;
+}
+
+static void shadow_key(struct cpu_shadow_key *key,
+		const struct vr_shadow *shadow, const struct vr_shadow_layout *l)
+{
+	memset(key, 0, sizeof(*key));
+	key->rect = shadow->rect;
+	key->radii = shadow->radii;
+	key->sigma = shadow->sigma;
+	key->scale = l->scale;
+	key->sigma_px = l->sigma_px;
+	key->origin[0] = l->origin[0];
+	key->origin[1] = l->origin[1];
+	key->radius = l->radius;
+	key->width = l->width;
+	key->height = l->height;
+}
+
+/* The blurred mask of a shadow from the cache (computed on first use).
+ * Phase 1, any worker. */
+static const struct cpu_shadow_mask *shadow_get(struct vr_cpu_renderer *r,
+		const struct vr_shadow *shadow, const struct vr_shadow_layout *l)
+{
+	struct cpu_shadow_key key;
+	shadow_key(&key, shadow, l);
+	pthread_mutex_lock(&r->shadow_lock);
+	for (struct cpu_shadow_mask *m = r->shadows; m != NULL; m = m->next) {
+		if (memcmp(&m->key, &key, sizeof(key)) == 0) {
+			m->used = r->frame;
+			pthread_mutex_unlock(&r->shadow_lock);
+			return m;
+		}
+	}
+	pthread_mutex_unlock(&r->shadow_lock);
+	struct cpu_shadow_mask *m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		return NULL;
+	}
+	m->key = key;
+	m->coverage = shadow_compute(shadow, l);
+	if (m->coverage == NULL) {
+		free(m);
+		return NULL;
+	}
+	pthread_mutex_lock(&r->shadow_lock);
+	m->used = r->frame;
+	m->next = r->shadows;
+	r->shadows = m;
+	r->shadow_bytes += (size_t)l->width * (size_t)l->height;
+	pthread_mutex_unlock(&r->shadow_lock);
+	return m;
+}
+
+/* Between frames: masks unused for a while, or all of them when the cache
+ * grew too large. */
+static void shadow_cache_trim(struct vr_cpu_renderer *r, bool all)
+{
+	bool over = r->shadow_bytes > CPU_SHADOW_CACHE_MAX_BYTES;
+	struct cpu_shadow_mask **link = &r->shadows;
+	while (*link != NULL) {
+		struct cpu_shadow_mask *m = *link;
+		if (all || over || r->frame - m->used > CPU_SHADOW_CACHE_AGE) {
+			*link = m->next;
+			r->shadow_bytes -= (size_t)m->key.width *
+				(size_t)m->key.height;
+			free(m->coverage);
+			free(m);
+		} else {
+			link = &m->next;
+		}
+	}
+}
+
+static void draw_shadow(const struct cpu_px *px, const struct vr_shadow *shadow,
+		const struct cpu_shadow_mask *mask)
+{
+	if (mask == NULL) {
+		return;
+	}
+	struct vr_shadow_layout layout;
+	if (!vr_shadow_layout(shadow, &layout)) {
+		return;
+	}
+	struct texture t = {
+		.data = mask->coverage,
+		.width = layout.width,
+		.height = layout.height,
+		.stride = layout.width,
+		.clamp = true,
+	};
+	if (layout.nearest) {
+		draw_tex_exact(px, &t, (int32_t)lroundf(layout.to_target.tx),
+			(int32_t)lroundf(layout.to_target.ty), &shadow->state);
+	} else {
+		float corners[4][2];
+		for (int i = 0; i < 4; i++) {
+			vr_mat_apply(&layout.to_target,
+				(i & 1) ? (float)layout.width : 0.0f,
+				(i & 2) ? (float)layout.height : 0.0f,
+				&corners[i][0], &corners[i][1]);
+		}
+		draw_tex_quad(px, &t, corners, &shadow->state);
+	}
+}
+
+/* ---- a frame ------------------------------------------------------------ */
+
+struct cpu_frame {
+	struct vr_cpu_renderer *renderer;
+	pixman_image_t *dst;
+	/* preparation's memory and tasks */
+	void **allocations;
+	size_t nallocations, allocations_cap;
+	struct vr_task *tasks;
+	size_t ntasks, tasks_cap;
+	struct cpu_task_data *data; /* per task */
+	uint32_t *prep; /* tasks phase 1 works on */
+	uint32_t nprep;
+	/* the damaged rectangles, and the bands */
+	const pixman_box32_t *rects;
+	int nrects;
+	int32_t band_y, band_height;
+	pixman_color_t clear;
+	atomic_bool failed;
+};
+
+static void *frame_alloc(void *data, size_t size)
+{
+	struct cpu_frame *f = data;
+	if (!vr_grow((void **)&f->allocations, &f->allocations_cap,
+			f->nallocations + 1, sizeof(void *))) {
+		return NULL;
+	}
+	void *p = calloc(1, size);
+	if (p == NULL) {
+		vr_log(VR_LOG_ERROR, "cpu: allocation failed");
+		return NULL;
+	}
+	f->allocations[f->nallocations++] = p;
+	return p;
+}
+
+static bool frame_push(void *data, const struct vr_task *task)
+{
+	struct cpu_frame *f = data;
+	if (!vr_grow((void **)&f->tasks, &f->tasks_cap, f->ntasks + 1,
+			sizeof(*f->tasks))) {
+		return false;
+	}
+	f->tasks[f->ntasks++] = *task;
+	return true;
+}
+
+static pixman_image_t *layer_render(struct cpu_frame *f,
+	const struct vr_layer *layer);
+
+/* Phase 1: one task's reusable data. */
+static void prep_task(void *data, uint32_t item)
+{
+	struct cpu_frame *f = data;
+	uint32_t index = f->prep[item];
+	const struct vr_task *task = &f->tasks[index];
+	struct cpu_task_data *d = &f->data[index];
+	const struct vr_task_payload *payload = task->payload;
+	switch (task->kind) {
+	case VR_TASK_TRIANGLES:
+		d->tess = calloc(payload->count, sizeof(*d->tess));
+		if (d->tess == NULL) {
+			atomic_store(&f->failed, true);
+			return;
+		}
+		for (uint32_t i = 0; i < payload->count; i++) {
+			if (!vr_geometry_tessellate(&payload->geometries[i],
+					&d->tess[i].v, &d->tess[i].count)) {
+				vr_log(VR_LOG_ERROR, "cpu: tessellation failed");
+				d->tess[i].v = NULL;
+				d->tess[i].count = 0;
+			}
+		}
+		break;
+	case VR_TASK_GLYPHS:
+		d->glyphs = calloc(payload->count, sizeof(*d->glyphs));
+		if (d->glyphs == NULL) {
+			atomic_store(&f->failed, true);
+			return;
+		}
+		for (uint32_t i = 0; i < payload->count; i++) {
+			const struct vr_glyph_run *run = &payload->runs[i];
+			float size_px = roundf(vr_glyph_run_pixel_size(run) * 64.0f) /
+				64.0f;
+			d->glyphs[i] = calloc(run->text->count ? run->text->count : 1,
+				sizeof(*d->glyphs[i]));
+			if (d->glyphs[i] == NULL) {
+				atomic_store(&f->failed, true);
+				return;
+			}
+			for (uint32_t k = 0; k < run->text->count; k++) {
+				d->glyphs[i][k] = glyph_get(f->renderer, run->text->face,
+					run->text->glyphs[k], size_px);
+			}
+		}
+		break;
+	case VR_TASK_SHADOW: {
+		struct vr_shadow_layout layout;
+		if (vr_shadow_layout(&payload->shadows[0], &layout)) {
+			d->shadow = shadow_get(f->renderer, &payload->shadows[0],
+				&layout);
+		}
+		break;
+	}
+	case VR_TASK_LAYER:
+		d->layer = layer_render(f, &payload->layers[0]);
+		if (d->layer == NULL) {
+			atomic_store(&f->failed, true);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Group opacity: the layer (drawn whole in phase 1, so its pixels do not
+ * depend on the bands) over the band's pixels, texel for pixel, times
+ * the opacity: reference.c's draw_layer. */
+static void draw_layer(const struct cpu_px *px, const struct vr_layer *layer,
+		pixman_image_t *image)
+{
+	const uint32_t *data = pixman_image_get_data(image);
+	int32_t stride = pixman_image_get_stride(image) / 4;
+	float alpha = (float)layer->alpha / 255.0f;
+	const struct vr_box *b = &px->box;
+	for (int32_t y = b->y; y < b->y + b->height; y++) {
+		for (int32_t x = b->x; x < b->x + b->width; x++) {
+			uint32_t p = data[(size_t)(y - layer->box.y) * (size_t)stride +
+				(size_t)(x - layer->box.x)];
+			if (p == 0) {
+				continue;
+			}
+			const float src[4] = {
+				(float)((p >> 16) & 0xff) / 255.0f * alpha,
+				(float)((p >> 8) & 0xff) / 255.0f * alpha,
+				(float)(p & 0xff) / 255.0f * alpha,
+				(float)(p >> 24) / 255.0f * alpha,
+			};
+			blend_px(px_at(px, x, y), src, 1.0f);
+		}
+	}
+}
+
+static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
+		uint32_t index)
+{
+	const struct vr_task *task = &f->tasks[index];
+	const struct cpu_task_data *d = &f->data[index];
+	const struct vr_task_payload *payload = task->payload;
+	for (uint32_t i = 0; i < payload->count; i++) {
+		switch (task->kind) {
+		case VR_TASK_QUADS:
+			draw_quad(px, &payload->quads[i]);
+			break;
+		case VR_TASK_SHAPES:
+			draw_shape(px, &payload->shapes[i]);
+			break;
+		case VR_TASK_TRIANGLES:
+			if (d->tess != NULL) {
+				draw_geometry(px, &payload->geometries[i], &d->tess[i]);
+			}
+			break;
+		case VR_TASK_GLYPHS:
+			if (d->glyphs != NULL && d->glyphs[i] != NULL) {
+				draw_run(px, &payload->runs[i], d->glyphs[i]);
+			}
+			break;
+		case VR_TASK_SHADOW:
+			draw_shadow(px, &payload->shadows[i], d->shadow);
+			break;
+		case VR_TASK_LAYER:
+			if (d->layer != NULL) {
+				draw_layer(px, &payload->layers[i], d->layer);
+			}
+			break;
+		case VR_TASK_KIND_COUNT:
+			break;
+		}
+	}
+}
+
+/* Phase 2: one band of rows, every damaged rectangle in it. */
+static void draw_band(void *data, uint32_t band)
+{
+	struct cpu_frame *f = data;
+	int32_t y0 = f->band_y + (int32_t)band * f->band_height;
+	struct cpu_px px = {
+		.image = f->dst,
+		.data = pixman_image_get_data(f->dst),
+		.stride = pixman_image_get_stride(f->dst) / 4,
+	};
+	for (int r = 0; r < f->nrects; r++) {
+		const pixman_box32_t *rect = &f->rects[r];
+		struct vr_box rbox = { rect->x1, rect->y1, rect->x2 - rect->x1,
+			rect->y2 - rect->y1 };
+		struct vr_box bbox = { rect->x1, y0, rect->x2 - rect->x1,
+			f->band_height };
+		struct vr_box area = vr_box_intersect(&rbox, &bbox);
+		if (vr_box_empty(&area)) {
+			continue;
+		}
+		pixman_box32_t fill = { area.x, area.y, area.x + area.width,
+			area.y + area.height };
+		pixman_image_fill_boxes(PIXMAN_OP_SRC, f->dst, &f->clear, 1, &fill);
+		for (size_t i = 0; i < f->ntasks; i++) {
+			px.box = vr_box_intersect(&area, &f->tasks[i].aabb);
+			if (!vr_box_empty(&px.box)) {
+				task_draw(f, &px, (uint32_t)i);
+			}
+		}
+	}
+}
+
+/* The tasks' phase 1 data. */
+static void frame_free_data(struct cpu_frame *f)
+{
+	for (size_t i = 0; i < f->ntasks && f->data != NULL; i++) {
+		const struct vr_task *task = &f->tasks[i];
+		struct cpu_task_data *d = &f->data[i];
+		if (task->kind == VR_TASK_TRIANGLES && d->tess != NULL) {
+			for (uint32_t k = 0; k < task->payload->count; k++) {
+				free(d->tess[k].v);
+			}
+			free(d->tess);
+		} else if (task->kind == VR_TASK_GLYPHS && d->glyphs != NULL) {
+			for (uint32_t k = 0; k < task->payload->count; k++) {
+				free(d->glyphs[k]);
+			}
+			free(d->glyphs);
+		} else if (task->kind == VR_TASK_LAYER && d->layer != NULL) {
+			pixman_image_unref(d->layer);
+		}
+	}
+	free(f->data);
+	free(f->prep);
+}
+
+/*
+ * A layer's sub-tasks into a transparent image of its box, on this
+ * worker: their phase 1 (nested layers drawn the same way), then each
+ * over the whole box in order. NULL when out of memory.
+ */
+static pixman_image_t *layer_render(struct cpu_frame *f,
+		const struct vr_layer *layer)
+{
+	pixman_image_t *image = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		layer->box.width, layer->box.height, NULL, 0);
+	struct cpu_frame sub = {
+		.renderer = f->renderer,
+		.tasks = layer->tasks,
+		.ntasks = layer->ntasks,
+		.data = calloc(layer->ntasks, sizeof(*sub.data)),
+		.prep = calloc(layer->ntasks, sizeof(*sub.prep)),
+	};
+	if (image == NULL || sub.data == NULL || sub.prep == NULL) {
+		goto error;
+	}
+	for (uint32_t i = 0; i < layer->ntasks; i++) {
+		sub.prep[i] = i;
+		prep_task(&sub, i);
+	}
+	if (atomic_load(&sub.failed)) {
+		goto error;
+	}
+	struct cpu_px px = {
+		.image = image,
+		.data = pixman_image_get_data(image),
+		.stride = pixman_image_get_stride(image) / 4,
+	};
+	const struct vr_box all = { 0, 0, layer->box.width, layer->box.height };
+	for (uint32_t i = 0; i < layer->ntasks; i++) {
+		px.box = vr_box_intersect(&all, &layer->tasks[i].aabb);
+		if (!vr_box_empty(&px.box)) {
+			task_draw(&sub, &px, i);
+		}
+	}
+	frame_free_data(&sub);
+	return image;
+
+error:
+	frame_free_data(&sub);
+	if (image != NULL) {
+		pixman_image_unref(image);
+	}
+	return NULL;
+}
+
+static void frame_finish(struct cpu_frame *f)
+{
+	frame_free_data(f);
+	free(f->tasks);
+	for (size_t i = 0; i < f->nallocations; i++) {
+		free(f->allocations[i]);
+	}
+	free(f->allocations);
+}
+
+/* Rows per band: a function of the damaged height and the worker count
+ * only (never of the content), so the bands are balanced by numbers
+ * (several per worker, taken by whoever is free); the pixels do not
+ * depend on it. */
+static int32_t band_height(int32_t height, int workers)
+{
+	if (workers <= 1) {
+		return height;
+	}
+	int32_t bands = workers * 4;
+	int32_t h = (height + bands - 1) / bands;
+	return h < 8 ? 8 : h;
+}
+
+bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
+		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
+		const pixman_region32_t *damage)
+{
+	pixman_format_code_t format = pixman_image_get_format(dst);
+	if (format != PIXMAN_a8r8g8b8 && format != PIXMAN_x8r8g8b8) {
+		vr_log(VR_LOG_ERROR, "cpu: unsupported target format");
+		return false;
+	}
+	struct vr_box target = { 0, 0, pixman_image_get_width(dst),
+		pixman_image_get_height(dst) };
+	pixman_region32_t region;
+	pixman_region32_init_rect(&region, 0, 0, (unsigned)target.width,
+		(unsigned)target.height);
+	if (damage != NULL) {
+		pixman_region32_intersect(&region, &region,
+			(pixman_region32_t *)damage);
+	}
+	if (!pixman_region32_not_empty(&region)) {
+		pixman_region32_fini(&region);
+		return true;
+	}
+	const pixman_box32_t *ext = pixman_region32_extents(&region);
+	struct cpu_frame f = { .renderer = renderer, .dst = dst };
+	f.rects = pixman_region32_rectangles(&region, &f.nrects);
+	if (f.nrects > CPU_REGION_MAX_RECTS) {
+		f.rects = ext;
+		f.nrects = 1;
+	}
+	uint8_t r, g, b, a;
+	vr_color_premultiply8(&clear, 1.0f, &r, &g, &b, &a);
+	f.clear = (pixman_color_t){ (uint16_t)(r * 257), (uint16_t)(g * 257),
+		(uint16_t)(b * 257), (uint16_t)(a * 257) };
+
+	/* between frames: no worker runs, the caches may shrink */
+	renderer->frame++;
+	if (renderer->nglyphs > CPU_GLYPH_CACHE_MAX) {
+		glyph_cache_clear(renderer);
+	}
+	shadow_cache_trim(renderer, false);
+
+	/* preparation may reset the shared glyph atlas: no renderer's tasks
+	 * may run */
+	vr_cpu_stages_wait_idle();
+	const struct vr_task_sink sink = {
+		.alloc = frame_alloc,
+		.push = frame_push,
+		.data = &f,
+	};
+	const struct vr_prepare_job job = {
+		.index = 0,
+		.view = *view,
+		.target = target,
+		.extents = { ext->x1, ext->y1, ext->x2 - ext->x1,
+			ext->y2 - ext->y1 },
+	};
+	bool ok = vr_prepare_tasks(&sink, tree, &job, NULL);
+	if (!ok) {
+		vr_log(VR_LOG_ERROR, "cpu: preparation failed");
+		goto out;
+	}
+	f.data = calloc(f.ntasks ? f.ntasks : 1, sizeof(*f.data));
+	f.prep = calloc(f.ntasks ? f.ntasks : 1, sizeof(*f.prep));
+	if (f.data == NULL || f.prep == NULL) {
+		ok = false;
+		goto out;
+	}
+	for (size_t i = 0; i < f.ntasks; i++) {
+		enum vr_task_kind kind = f.tasks[i].kind;
+		if (kind == VR_TASK_TRIANGLES || kind == VR_TASK_GLYPHS ||
+				kind == VR_TASK_SHADOW || kind == VR_TASK_LAYER) {
+			f.prep[f.nprep++] = (uint32_t)i;
+		}
+	}
+	pool_run(&renderer->pool, f.nprep, prep_task, &f);
+	if (atomic_load(&f.failed)) {
+		vr_log(VR_LOG_ERROR, "cpu: out of memory");
+		ok = false;
+		goto out;
+	}
+	f.band_y = ext->y1;
+	int32_t height = ext->y2 - ext->y1;
+	f.band_height = band_height(height, renderer->workers);
+	uint32_t nbands = (uint32_t)((height + f.band_height - 1) /
+		f.band_height);
+	pool_run(&renderer->pool, nbands, draw_band, &f);
+out:
+	frame_finish(&f);
+	pixman_region32_fini(&region);
+	return ok;
+}
+
+struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
+{
+	if (workers <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		workers = n > 0 ? (int)n : 1;
+	}
+	if (workers > CPU_MAX_WORKERS) {
+		workers = CPU_MAX_WORKERS;
+	}
+	struct vr_cpu_renderer *r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		return NULL;
+	}
+	r->workers = workers;
+	pthread_mutex_init(&r->glyph_lock, NULL);
+	pthread_mutex_init(&r->shadow_lock, NULL);
+	if (!pool_init(&r->pool, workers - 1)) {
+		vr_cpu_renderer_destroy(r);
+		return NULL;
+	}
+	return r;
+}
+
+void vr_cpu_renderer_destroy(struct vr_cpu_renderer *r)
+{
+	if (r == NULL) {
+		return;
+	}
+	pool_finish(&r->pool);
+	glyph_cache_clear(r);
+	shadow_cache_trim(r, true);
+	pthread_mutex_destroy(&r->glyph_lock);
+	pthread_mutex_destroy(&r->shadow_lock);
+	free(r);
+}
+
+int vr_cpu_renderer_workers(const struct vr_cpu_renderer *r)
+{
+	return r->workers;
+}

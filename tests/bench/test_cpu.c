@@ -1,0 +1,567 @@
+/*
+ * The CPU execution backend (vr_cpu_render, renderer/cpu_backend.c), no
+ * Vulkan needed:
+ * - the RenderService tree dumps (../shared/scenes/rstree, when present)
+ *   and our JSON scenes against the pixman reference renderer, at the
+ *   render tests' tolerances (test_primitives.c: TRIANGLES, 2, with at
+ *   most 12 outliers up to 24 per scene; the per-primitive comparisons
+ *   are in test-primitives);
+ * - bit-identity at 1, 2, 3 and 4 workers on random trees (every
+ *   primitive, transforms, clips, rounded clips, opacity) and on the
+ *   scenes;
+ * - damage: a damaged region is redrawn as a full frame would draw it,
+ *   and every pixel outside it is left untouched.
+ * A failing comparison writes <name>-actual.png and -expected.png into
+ * $VITRAIL_TEST_OUT.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vitrail/canvas.h>
+#include <vitrail/renderer.h>
+#include "rstree.h"
+#include "scene.h"
+#include "scene_json.h"
+
+#define TOLERANCE 2
+#define OUTLIERS 12
+#define OUTLIER_MAX 24
+
+static void write_images(const char *name, const uint32_t *actual,
+		const uint32_t *expected, int32_t w, int32_t h)
+{
+	const char *dir = getenv("VITRAIL_TEST_OUT");
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s-actual.png", dir ? dir : ".", name);
+	vr_png_write(path, actual, w, h, w * 4, false);
+	snprintf(path, sizeof(path), "%s/%s-expected.png", dir ? dir : ".", name);
+	vr_png_write(path, expected, w, h, w * 4, false);
+}
+
+static void compare(const char *name, const uint32_t *actual,
+		const uint32_t *expected, int32_t w, int32_t h, int tolerance,
+		size_t outliers, int outlier_max)
+{
+	int max_diff;
+	size_t bad = vr_pixels_compare(actual, w * 4, expected, w * 4, w, h,
+		tolerance, &max_diff);
+	bool ok = bad <= outliers && max_diff <= (bad > 0 ? outlier_max :
+		tolerance);
+	fprintf(stderr, "%s: max difference %d, %zu pixels over %d\n", name,
+		max_diff, bad, tolerance);
+	if (!ok) {
+		write_images(name, actual, expected, w, h);
+	}
+	ck_assert_msg(ok, "%s: %zu pixels differ by more than %d (max %d)",
+		name, bad, tolerance, max_diff);
+}
+
+/* A w x h frame filled with a pattern (pixels a frame must overwrite or
+ * leave alone), rendered by the CPU backend with `workers`. */
+static uint32_t *cpu_frame(struct vr_tree *tree, int32_t w, int32_t h,
+		const struct vr_mat *view, struct vr_color clear, int workers,
+		const pixman_region32_t *damage, const uint32_t *initial)
+{
+	uint32_t *pixels = malloc((size_t)w * (size_t)h * 4);
+	ck_assert_ptr_nonnull(pixels);
+	for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
+		pixels[i] = initial != NULL ? initial[i] :
+			0xff000000u | (uint32_t)(i * 2654435761u >> 8);
+	}
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+		pixels, w * 4);
+	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(workers);
+	ck_assert_ptr_nonnull(cpu);
+	ck_assert_int_eq(vr_cpu_renderer_workers(cpu), workers);
+	ck_assert(vr_cpu_render(cpu, tree, dst, view, clear, damage));
+	vr_cpu_renderer_destroy(cpu);
+	pixman_image_unref(dst);
+	return pixels;
+}
+
+static uint32_t *reference_frame(struct vr_tree *tree, int32_t w, int32_t h,
+		const struct vr_mat *view, struct vr_color clear)
+{
+	uint32_t *pixels = calloc((size_t)w * (size_t)h, 4);
+	ck_assert_ptr_nonnull(pixels);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
+		pixels, w * 4);
+	vr_reference_render(tree, dst, view, clear);
+	pixman_image_unref(dst);
+	return pixels;
+}
+
+static size_t count_different(const uint32_t *a, const uint32_t *b, size_t n)
+{
+	size_t d = 0;
+	for (size_t i = 0; i < n; i++) {
+		d += a[i] != b[i];
+	}
+	return d;
+}
+
+/* ---- random trees (after test_parallel.c's generator) -------------------- */
+
+struct rng {
+	uint64_t state;
+};
+
+static uint32_t rng_next(struct rng *rng)
+{
+	rng->state = rng->state * 6364136223846793005u + 1442695040888963407u;
+	return (uint32_t)(rng->state >> 33);
+}
+
+static uint32_t rng_below(struct rng *rng, uint32_t n)
+{
+	return rng_next(rng) % n;
+}
+
+static float rng_float(struct rng *rng, float lo, float hi)
+{
+	return lo + (hi - lo) * (float)rng_next(rng) / (float)UINT32_MAX;
+}
+
+static bool rng_chance(struct rng *rng, float p)
+{
+	return rng_float(rng, 0, 1) < p;
+}
+
+#define RANDOM_W 240
+#define RANDOM_H 180
+#define RANDOM_IMAGES 3
+
+struct random_scene {
+	struct vr_tree *tree;
+	struct vr_image *images[RANDOM_IMAGES];
+	struct vr_node *nodes[40];
+	size_t nnodes;
+	struct vr_color clear;
+};
+
+static struct vr_image *random_image(struct rng *rng)
+{
+	int32_t w = 1 + (int32_t)rng_below(rng, 40);
+	int32_t h = 1 + (int32_t)rng_below(rng, 40);
+	struct vr_image *image = vr_image_create(w, h, rng_chance(rng, 0.5f) ?
+		VR_FORMAT_ARGB8888 : VR_FORMAT_XRGB8888);
+	uint32_t *data = malloc((size_t)w * (size_t)h * 4);
+	for (int32_t i = 0; i < w * h; i++) {
+		uint32_t a = rng_chance(rng, 0.3f) ? rng_below(rng, 256) : 255;
+		uint32_t r = a == 0 ? 0 : rng_below(rng, a + 1);
+		uint32_t g = a == 0 ? 0 : rng_below(rng, a + 1);
+		uint32_t b = a == 0 ? 0 : rng_below(rng, a + 1);
+		data[i] = a << 24 | r << 16 | g << 8 | b;
+	}
+	vr_image_write(image, data, w * 4, NULL);
+	free(data);
+	return image;
+}
+
+static struct vr_color random_color(struct rng *rng)
+{
+	return (struct vr_color){ rng_float(rng, 0, 1), rng_float(rng, 0, 1),
+		rng_float(rng, 0, 1),
+		rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0.1f, 1) };
+}
+
+static struct vr_rectf random_rect(struct rng *rng)
+{
+	return (struct vr_rectf){ rng_float(rng, -10, 120),
+		rng_float(rng, -10, 90), rng_float(rng, 1, 110),
+		rng_float(rng, 1, 90) };
+}
+
+static struct vr_display_list *random_list(struct rng *rng,
+		struct random_scene *scene)
+{
+	static const char *const words[] = { "vitrail", "Åb", "n1å", "glyph" };
+	struct vr_canvas *c = vr_canvas_begin();
+	uint32_t n = 1 + rng_below(rng, 8);
+	for (uint32_t i = 0; i < n; i++) {
+		struct vr_paint paint = {
+			.color = random_color(rng),
+			.stroke_width = rng_chance(rng, 0.4f) ?
+				rng_float(rng, 0.5f, 8) : 0,
+			.join = (enum vr_line_join)rng_below(rng, 3),
+			.cap = (enum vr_line_cap)rng_below(rng, 3),
+			.fill_rule = (enum vr_fill_rule)rng_below(rng, 2),
+		};
+		switch (rng_below(rng, 13)) {
+		case 0:
+			vr_canvas_translate(c, rng_float(rng, -10, 20),
+				rng_float(rng, -10, 20));
+			vr_canvas_rotate(c, rng_float(rng, -0.5f, 0.5f));
+			break;
+		case 1: {
+			float r = rng_float(rng, 0, 30);
+			vr_canvas_clip_rrect(c, random_rect(rng),
+				(struct vr_radii){ r, r / 2, r, r / 3 });
+			break;
+		}
+		case 2:
+			vr_canvas_clip_rect(c, random_rect(rng));
+			break;
+		case 3:
+			vr_canvas_draw_rect(c, random_rect(rng), &paint);
+			break;
+		case 4: {
+			float r = rng_float(rng, 0, 24);
+			vr_canvas_draw_rrect(c, random_rect(rng),
+				(struct vr_radii){ r, r / 2, r, 0 }, &paint);
+			break;
+		}
+		case 5:
+			vr_canvas_draw_ellipse(c, random_rect(rng), &paint);
+			break;
+		case 6:
+			paint.stroke_width = rng_float(rng, 0.5f, 6);
+			vr_canvas_draw_line(c, rng_float(rng, 0, 120),
+				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
+				rng_float(rng, 0, 90), &paint);
+			break;
+		case 7: {
+			float points[8];
+			for (int k = 0; k < 8; k++) {
+				points[k] = rng_float(rng, 0, 100);
+			}
+			paint.stroke_width = rng_float(rng, 0.5f, 5);
+			vr_canvas_draw_polyline(c, points, 4, rng_chance(rng, 0.5f),
+				&paint);
+			break;
+		}
+		case 8: {
+			struct vr_path *path = vr_path_create();
+			vr_path_move_to(path, rng_float(rng, 0, 80),
+				rng_float(rng, 0, 60));
+			vr_path_quad_to(path, rng_float(rng, 0, 120),
+				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
+				rng_float(rng, 0, 90));
+			vr_path_cubic_to(path, rng_float(rng, 0, 120),
+				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
+				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
+				rng_float(rng, 0, 90));
+			vr_path_close(path);
+			vr_canvas_draw_path(c, path, &paint);
+			vr_path_destroy(path);
+			break;
+		}
+		case 9:
+			vr_canvas_draw_image(c,
+				scene->images[rng_below(rng, RANDOM_IMAGES)], NULL,
+				random_rect(rng), rng_float(rng, 0.2f, 1));
+			break;
+		case 10: {
+			struct vr_font font = { "DejaVu Sans",
+				rng_chance(rng, 0.5f) ? 12 : rng_float(rng, 8, 30),
+				rng_chance(rng, 0.8f) ? 400 : 700 };
+			vr_canvas_draw_text(c, rng_float(rng, 0, 80),
+				rng_float(rng, 10, 90), words[rng_below(rng, 4)], &font,
+				random_color(rng));
+			break;
+		}
+		default: {
+			float r = rng_float(rng, 0, 12);
+			vr_canvas_draw_shadow(c, random_rect(rng),
+				(struct vr_radii){ r, r, r, r }, rng_float(rng, 0, 16),
+				random_color(rng));
+			break;
+		}
+		}
+	}
+	return vr_canvas_finish(c);
+}
+
+static void random_transform(struct rng *rng, struct vr_node *node)
+{
+	float x = rng_float(rng, -40, 200), y = rng_float(rng, -30, 150);
+	if (rng_chance(rng, 0.5f)) {
+		x = floorf(x);
+		y = floorf(y);
+	}
+	switch (rng_below(rng, 5)) {
+	case 0: {
+		float a = rng_float(rng, -0.8f, 0.8f), s = rng_float(rng, 0.6f, 1.6f);
+		struct vr_mat m = { s * cosf(a), s * sinf(a), -s * sinf(a),
+			s * cosf(a), x, y };
+		vr_node_set_transform(node, &m);
+		break;
+	}
+	case 1: {
+		struct vr_mat m = { rng_float(rng, 0.3f, 2.5f), 0, 0,
+			rng_float(rng, 0.3f, 2.5f), x, y };
+		vr_node_set_transform(node, &m);
+		break;
+	}
+	default:
+		vr_node_set_position(node, x, y);
+		break;
+	}
+}
+
+static void random_scene_build(struct random_scene *scene, uint64_t seed)
+{
+	struct rng rng = { seed * 0x9e3779b97f4a7c15u + 11 };
+	*scene = (struct random_scene){ .tree = vr_tree_create() };
+	for (int i = 0; i < RANDOM_IMAGES; i++) {
+		scene->images[i] = random_image(&rng);
+	}
+	size_t n = 4 + rng_below(&rng, 36);
+	for (size_t i = 0; i < n; i++) {
+		struct vr_node *node = vr_node_create(scene->tree);
+		struct vr_node *parent = i == 0 || rng_chance(&rng, 0.4f) ?
+			vr_tree_root(scene->tree) :
+			scene->nodes[rng_below(&rng, (uint32_t)i)];
+		random_transform(&rng, node);
+		uint32_t kind = rng_below(&rng, 10);
+		if (kind >= 5) {
+			struct vr_display_list *list = random_list(&rng, scene);
+			vr_node_set_display_list(node, list);
+			vr_display_list_unref(list);
+		} else if (kind < 3) {
+			vr_node_set_rect(node, rng_float(&rng, 1, 140),
+				rng_float(&rng, 1, 100), random_color(&rng));
+		} else {
+			struct vr_image *image =
+				scene->images[rng_below(&rng, RANDOM_IMAGES)];
+			vr_node_set_image(node, image, NULL, rng_float(&rng, 1, 120),
+				rng_float(&rng, 1, 90),
+				(enum vr_transform)rng_below(&rng, 8));
+		}
+		if (rng_chance(&rng, 0.2f)) {
+			struct vr_rectf clip = { rng_float(&rng, -10, 80),
+				rng_float(&rng, -10, 60), rng_float(&rng, 0, 160),
+				rng_float(&rng, 0, 120) };
+			vr_node_set_clip(node, &clip);
+		}
+		if (rng_chance(&rng, 0.3f)) {
+			vr_node_set_opacity(node, rng_float(&rng, 0, 1));
+		}
+		vr_node_set_parent(node, parent);
+		scene->nodes[scene->nnodes++] = node;
+	}
+	scene->clear = (struct vr_color){ rng_float(&rng, 0, 1), 0.2f, 0.3f,
+		rng_chance(&rng, 0.5f) ? 1.0f : 0.0f };
+	vr_tree_update(scene->tree, NULL);
+}
+
+static void random_scene_destroy(struct random_scene *scene)
+{
+	vr_tree_destroy(scene->tree);
+	for (int i = 0; i < RANDOM_IMAGES; i++) {
+		vr_image_unref(scene->images[i]);
+	}
+}
+
+static int trees(void)
+{
+	const char *env = getenv("VITRAIL_TEST_TREES");
+	int n = env != NULL ? atoi(env) : 0;
+	return n > 0 ? (n < 60 ? n : 60) : 60;
+}
+
+START_TEST(test_cpu_random_workers_identical)
+{
+	const size_t n = (size_t)RANDOM_W * RANDOM_H;
+	struct vr_mat view = { .a = 1, .d = 1 };
+	for (int t = 0; t < trees(); t++) {
+		struct random_scene scene;
+		random_scene_build(&scene, (uint64_t)t);
+		uint32_t *one = cpu_frame(scene.tree, RANDOM_W, RANDOM_H, &view,
+			scene.clear, 1, NULL, NULL);
+		for (int w = 2; w <= 4; w++) {
+			uint32_t *more = cpu_frame(scene.tree, RANDOM_W, RANDOM_H, &view,
+				scene.clear, w, NULL, NULL);
+			size_t d = count_different(one, more, n);
+			if (d != 0) {
+				char name[64];
+				snprintf(name, sizeof(name), "cpu-tree%d-w%d", t, w);
+				write_images(name, more, one, RANDOM_W, RANDOM_H);
+			}
+			ck_assert_msg(d == 0, "tree %d: %d workers differ from one in "
+				"%zu pixels", t, w, d);
+			free(more);
+		}
+		/* and close to the reference (exercises every primitive) */
+		if (t % 6 == 0) {
+			uint32_t *ref = reference_frame(scene.tree, RANDOM_W, RANDOM_H,
+				&view, scene.clear);
+			char name[64];
+			snprintf(name, sizeof(name), "cpu-tree%d", t);
+			compare(name, one, ref, RANDOM_W, RANDOM_H, TOLERANCE, OUTLIERS,
+				OUTLIER_MAX);
+			free(ref);
+		}
+		free(one);
+		random_scene_destroy(&scene);
+	}
+}
+END_TEST
+
+START_TEST(test_cpu_damage)
+{
+	const size_t n = (size_t)RANDOM_W * RANDOM_H;
+	struct vr_mat view = { .a = 1, .d = 1 };
+	for (int t = 100; t < 110; t++) {
+		struct random_scene scene;
+		random_scene_build(&scene, (uint64_t)t);
+		/* a full frame, then a node moves and only its damage is drawn */
+		uint32_t *before = cpu_frame(scene.tree, RANDOM_W, RANDOM_H, &view,
+			scene.clear, 2, NULL, NULL);
+		struct vr_node *moved = scene.nodes[(size_t)t % scene.nnodes];
+		vr_node_set_position(moved, 30.5f + (float)(t % 7),
+			20.25f + (float)(t % 5));
+		pixman_region32_t damage;
+		pixman_region32_init(&damage);
+		vr_tree_update(scene.tree, &damage);
+		/* and a rectangle of our own */
+		pixman_region32_union_rect(&damage, &damage, 150, 10 + t % 7, 37, 60);
+		for (int w = 1; w <= 3; w++) {
+			uint32_t *after = cpu_frame(scene.tree, RANDOM_W, RANDOM_H,
+				&view, scene.clear, w, &damage, before);
+			/* outside the damage: untouched, bit for bit */
+			for (int32_t y = 0; y < RANDOM_H; y++) {
+				for (int32_t x = 0; x < RANDOM_W; x++) {
+					size_t i = (size_t)y * RANDOM_W + (size_t)x;
+					if (!pixman_region32_contains_point(&damage, x, y,
+							NULL)) {
+						ck_assert_msg(after[i] == before[i], "tree %d: "
+							"pixel %d,%d outside the damage changed", t, x,
+							y);
+					}
+				}
+			}
+			/* inside: what a full frame draws (every pixel depends only
+			 * on the tasks), so the whole frame equals a full one */
+			uint32_t *full = cpu_frame(scene.tree, RANDOM_W, RANDOM_H,
+				&view, scene.clear, w, NULL, NULL);
+			int32_t nrects;
+			pixman_region32_rectangles(&damage, &nrects);
+			if (nrects <= 16) {
+				size_t d = count_different(after, full, n);
+				if (d != 0) {
+					char name[64];
+					snprintf(name, sizeof(name), "cpu-damage%d-w%d", t, w);
+					write_images(name, after, full, RANDOM_W, RANDOM_H);
+				}
+				ck_assert_msg(d == 0, "tree %d: the damaged frame differs "
+					"from a full one in %zu pixels", t, d);
+			}
+			free(full);
+			free(after);
+		}
+		pixman_region32_fini(&damage);
+		free(before);
+		random_scene_destroy(&scene);
+	}
+}
+END_TEST
+
+/* ---- the benchmark's scenes --------------------------------------------- */
+
+static void scene_check(struct bench_scene *scene)
+{
+	struct vr_tree *tree = bench_scene_realise(scene);
+	ck_assert_ptr_nonnull(tree);
+	vr_tree_update(tree, NULL);
+	for (size_t o = 0; o < scene->noutputs && o < 2; o++) {
+		const struct vr_box *out = &scene->outputs[o];
+		struct vr_mat view;
+		vr_mat_identity(&view);
+		vr_mat_translate(&view, (float)-out->x, (float)-out->y);
+		uint32_t *ref = reference_frame(tree, out->width, out->height, &view,
+			scene->clear);
+		uint32_t *two = cpu_frame(tree, out->width, out->height, &view,
+			scene->clear, 2, NULL, NULL);
+		char name[128];
+		snprintf(name, sizeof(name), "cpu-scene-%s-%zu", scene->name, o);
+		compare(name, two, ref, out->width, out->height, TOLERANCE, OUTLIERS,
+			OUTLIER_MAX);
+		uint32_t *three = cpu_frame(tree, out->width, out->height, &view,
+			scene->clear, 3, NULL, NULL);
+		size_t d = count_different(two, three,
+			(size_t)out->width * (size_t)out->height);
+		ck_assert_msg(d == 0, "%s: 3 workers differ from 2 in %zu pixels",
+			name, d);
+		free(three);
+		free(two);
+		free(ref);
+	}
+	bench_scene_release(scene, tree);
+}
+
+START_TEST(test_cpu_rstree_scenes)
+{
+	DIR *dir = opendir(BENCH_RSTREE_DIR);
+	if (dir == NULL) {
+		fprintf(stderr, "no RS-tree dumps in %s: skipped\n",
+			BENCH_RSTREE_DIR);
+		return;
+	}
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(dir)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 4 || strcmp(e->d_name + len - 4, ".txt") != 0) {
+			continue;
+		}
+		char path[1200];
+		snprintf(path, sizeof(path), "%s/%s", BENCH_RSTREE_DIR, e->d_name);
+		struct rstree_info info;
+		struct bench_scene *scene = rstree_load(path,
+			BENCH_RSTREE_DIR "/textures", &info);
+		ck_assert_ptr_nonnull(scene);
+		scene_check(scene);
+		bench_scene_destroy(scene);
+		n++;
+	}
+	closedir(dir);
+	fprintf(stderr, "%d RS-tree scenes compared\n", n);
+}
+END_TEST
+
+START_TEST(test_cpu_json_scenes)
+{
+	/* a few of ours: shadows, text, images, several outputs */
+	static const char *const names[] = { "multi-window-shadows", "editor-text",
+		"chat-bubbles", "charts", "notification-centre" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[1200];
+		snprintf(path, sizeof(path), "%s/%s.json", BENCH_SCENES_DIR,
+			names[i]);
+		struct bench_scene *scene = scene_json_load(path,
+			BENCH_RSTREE_DIR "/textures");
+		ck_assert_msg(scene != NULL, "%s", path);
+		scene_check(scene);
+		bench_scene_destroy(scene);
+	}
+}
+END_TEST
+
+static Suite *cpu_suite(void)
+{
+	Suite *s = suite_create("cpu");
+	TCase *tc = tcase_create("random");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_cpu_random_workers_identical);
+	tcase_add_test(tc, test_cpu_damage);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("scenes");
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, test_cpu_rstree_scenes);
+	tcase_add_test(tc, test_cpu_json_scenes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *runner = srunner_create(cpu_suite());
+	srunner_run_all(runner, CK_NORMAL);
+	int failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
