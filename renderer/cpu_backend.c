@@ -1287,8 +1287,8 @@ static void draw_layer(const struct cpu_px *px, const struct vr_layer *layer,
 	const struct vr_box *b = &px->box;
 	for (int32_t y = b->y; y < b->y + b->height; y++) {
 		for (int32_t x = b->x; x < b->x + b->width; x++) {
-			uint32_t p = data[(size_t)(y - layer->box.y) * (size_t)stride +
-				(size_t)(x - layer->box.x)];
+			uint32_t p = data[(size_t)(y - layer->bounds.y) *
+				(size_t)stride + (size_t)(x - layer->bounds.x)];
 			if (p == 0) {
 				continue;
 			}
@@ -1398,15 +1398,15 @@ static void frame_free_data(struct cpu_frame *f)
 }
 
 /*
- * A layer's sub-tasks into a transparent image of its box, on this
+ * A layer's sub-tasks into a transparent image of its bounds, on this
  * worker: their phase 1 (nested layers drawn the same way), then each
- * over the whole box in order. NULL when out of memory.
+ * over the layer's box in order. NULL when out of memory.
  */
 static pixman_image_t *layer_render(struct cpu_frame *f,
 		const struct vr_layer *layer)
 {
 	pixman_image_t *image = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		layer->box.width, layer->box.height, NULL, 0);
+		layer->bounds.width, layer->bounds.height, NULL, 0);
 	struct cpu_frame sub = {
 		.renderer = f->renderer,
 		.tasks = layer->tasks,
@@ -1429,9 +1429,11 @@ static pixman_image_t *layer_render(struct cpu_frame *f,
 		.data = pixman_image_get_data(image),
 		.stride = pixman_image_get_stride(image) / 4,
 	};
-	const struct vr_box all = { 0, 0, layer->box.width, layer->box.height };
+	const struct vr_box area = { layer->box.x - layer->bounds.x,
+		layer->box.y - layer->bounds.y, layer->box.width,
+		layer->box.height };
 	for (uint32_t i = 0; i < layer->ntasks; i++) {
-		px.box = vr_box_intersect(&all, &layer->tasks[i].aabb);
+		px.box = vr_box_intersect(&area, &layer->tasks[i].aabb);
 		if (!vr_box_empty(&px.box)) {
 			task_draw(&sub, &px, i);
 		}

@@ -131,18 +131,23 @@ struct vr_task_payload {
  * only the damaged pixels, so one node's decision does not change with
  * damage) is prepared into a sub-chain: the subtree's tasks with the
  * node's opacity taken out (1 inside, descendants' own opacities
- * relative to it) and the view translated so that the layer's box (the
- * subtree's bounds inside the damaged extents, whole pixels) starts at
- * (0, 0). The layer task carries them, the box and the opacity: a
- * backend draws the sub-tasks into a transparent 8-bit premultiplied
- * image of the box's size (in order; nested layers first), then
- * composites that image over the target at the box, pixel for pixel,
- * multiplied by the opacity (8 bits, as an image's). A subtree that does
+ * relative to it) and the view translated so that the layer's bounds
+ * (the subtree's bounds inside the target, whole pixels, whatever the
+ * damage: a layer's pixels never depend on damage) start at (0, 0). The
+ * layer task carries them, the bounds, the box (the damaged part of the
+ * bounds: what the sub-tasks' AABBs lie in and what is drawn) and the
+ * opacity: a backend draws the sub-tasks into a transparent 8-bit
+ * premultiplied image of the bounds' size (at least the box's part; in
+ * order; nested layers first), then composites the box's part of that
+ * image over the target at the box, pixel for pixel, multiplied by the
+ * opacity (8 bits, as an image's). A subtree that does
  * not overlap itself is flattened instead: the opacity multiplies every
  * draw, exactly as before layers existed (the same pixels).
  */
 struct vr_layer {
-	struct vr_box box; /* target pixels; the sub-tasks' (0, 0) */
+	/* target pixels; bounds' top-left is the sub-tasks' (0, 0) */
+	struct vr_box bounds;
+	struct vr_box box; /* target pixels inside bounds: drawn (the AABB) */
 	uint8_t alpha; /* the group's opacity, 0..255 */
 	uint32_t ntasks;
 	struct vr_task *tasks; /* drawing order, job-relative to the box */

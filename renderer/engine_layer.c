@@ -38,19 +38,24 @@ uint32_t vr_task_layer_count(const struct vr_task *task)
 	return count;
 }
 
-/* The sub-tasks into the scratch image's top-left box of the layer's
- * size, each inside its AABB (quads rely on the scissor for their clip
- * box, as in the frame). */
+/* The sub-tasks into the scratch image, whose top-left part of the
+ * layer's bounds' size holds the layer (only its box is drawn), each
+ * inside its AABB (quads rely on the scissor for their clip box, as in
+ * the frame). */
 static void record_layer(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 		const struct vr_layer *layer, const struct vr_scratch *scratch)
 {
-	int32_t w = layer->box.width, h = layer->box.height;
+	int32_t w = layer->bounds.width, h = layer->bounds.height;
+	const struct vr_box area = { layer->box.x - layer->bounds.x,
+		layer->box.y - layer->bounds.y, layer->box.width,
+		layer->box.height };
 	VkClearValue clear = { .color.float32 = { 0, 0, 0, 0 } };
 	VkRenderPassBeginInfo begin = {
 		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
 		.renderPass = vr_exec_offscreen_pass(ctx),
 		.framebuffer = scratch->framebuffer,
-		.renderArea = { { 0, 0 }, { (uint32_t)w, (uint32_t)h } },
+		.renderArea = { { area.x, area.y },
+			{ (uint32_t)area.width, (uint32_t)area.height } },
 		.clearValueCount = 1,
 		.pClearValues = &clear,
 	};
@@ -62,10 +67,9 @@ static void record_layer(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 		.maxDepth = 1.0f,
 	};
 	vkCmdSetViewport(cb, 0, 1, &viewport);
-	const struct vr_box all = { 0, 0, w, h };
 	for (uint32_t i = 0; i < layer->ntasks; i++) {
 		const struct vr_task *sub = &layer->tasks[i];
-		struct vr_box box = vr_box_intersect(&sub->aabb, &all);
+		struct vr_box box = vr_box_intersect(&sub->aabb, &area);
 		if (!layer->drawn[i] || vr_box_empty(&box)) {
 			continue;
 		}
@@ -95,13 +99,14 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	VkCommandBuffer cb = vr_exec_prologue(ctx);
 	struct vr_scratch scratch;
 	if (out->pipeline == VK_NULL_HANDLE || cb == VK_NULL_HANDLE ||
-			!vr_exec_scratch(ctx, round_up(layer->box.width),
-				round_up(layer->box.height), &scratch)) {
+			!vr_exec_scratch(ctx, round_up(layer->bounds.width),
+				round_up(layer->bounds.height), &scratch)) {
 		return false;
 	}
 	record_layer(ctx, cb, layer, &scratch);
 
-	/* the composite, in the frame: texel (i, j) on pixel (x + i, y + j) */
+	/* the composite, in the frame: the box's part, texel (i, j) on pixel
+	 * (bounds.x + i, bounds.y + j) */
 	struct vr_task_draw *draw = &out->draws[0];
 	struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw, 6, sizeof(*v));
 	if (v == NULL) {
@@ -116,17 +121,17 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	};
 	vr_vertex_clip_init(&base.clip, &state);
 	const struct vr_box *b = &layer->box;
-	float su = (float)b->width / (float)scratch.width;
-	float sv = (float)b->height / (float)scratch.height;
+	float sw = (float)scratch.width, sh = (float)scratch.height;
 	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
 	for (int i = 0; i < 6; i++) {
 		int k = order[i];
-		float u = (k & 1) ? 1.0f : 0.0f, w = (k & 2) ? 1.0f : 0.0f;
+		int32_t x = b->x + ((k & 1) ? b->width : 0);
+		int32_t y = b->y + ((k & 2) ? b->height : 0);
 		v[i] = base;
-		v[i].pos[0] = (float)b->x + u * (float)b->width;
-		v[i].pos[1] = (float)b->y + w * (float)b->height;
-		v[i].uv[0] = u * su;
-		v[i].uv[1] = w * sv;
+		v[i].pos[0] = (float)x;
+		v[i].pos[1] = (float)y;
+		v[i].uv[0] = (float)(x - layer->bounds.x) / sw;
+		v[i].uv[1] = (float)(y - layer->bounds.y) / sh;
 	}
 	return true;
 }

@@ -21,7 +21,7 @@
  * Group opacity (engine.h, VR_TASK_LAYER): a node with opacity below 1
  * whose subtree's draws overlap one another is prepared into a layer: a
  * nested preparation of the subtree (its own batching window, opacity 1
- * at the node, the view translated to the layer's box) whose tasks go to
+ * at the node, the view translated to the layer's bounds) whose tasks go to
  * a sub-chain, pushed as one task. Whether the draws overlap is probed
  * first by a dry run of the subtree that only collects the primitives'
  * pixel bounds over the whole target (not only the damaged pixels, so a
@@ -786,13 +786,16 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 	if (!probe.overlap || prep->failed) {
 		return false;
 	}
-	/* the layer's box: the subtree's pixels (which bound its draws, as
-	 * damage tracking relies on) inside the damaged extents */
+	/* the layer's bounds: the subtree's pixels (which bound its draws, as
+	 * damage tracking relies on) in the target, whatever the damage (the
+	 * layer's coordinates, hence its pixels, do not depend on it); its
+	 * box: their damaged part */
 	const struct vr_box *sb = &node->abs.subtree_bounds;
-	struct vr_rectf bounds = { (float)sb->x, (float)sb->y,
+	struct vr_rectf rect = { (float)sb->x, (float)sb->y,
 		(float)sb->width, (float)sb->height };
-	struct vr_box box = vr_mat_map_rect_bounds(&prep->job->view, &bounds);
-	box = vr_box_intersect(&box, &extents);
+	struct vr_box bounds = vr_mat_map_rect_bounds(&prep->job->view, &rect);
+	bounds = vr_box_intersect(&bounds, &prep->job->target);
+	struct vr_box box = vr_box_intersect(&bounds, &extents);
 	if (vr_box_empty(&box)) {
 		return false; /* nothing damaged: flattened draws nothing */
 	}
@@ -807,18 +810,20 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 		.atlas_place = ps->atlas_place != NULL ? layer_atlas_place : NULL,
 		.data = &ls,
 	};
-	/* the job translated: the box's top-left is the layer's (0, 0); the
-	 * target (whose pixels the layer's own layers probe) moves along */
+	/* the job translated: the bounds' top-left is the layer's (0, 0);
+	 * the target (whose pixels the layer's own layers probe) moves
+	 * along */
 	struct vr_prepare_job job = {
 		.index = prep->job->index,
 		.target = prep->job->target,
-		.extents = { 0, 0, box.width, box.height },
+		.extents = { box.x - bounds.x, box.y - bounds.y, box.width,
+			box.height },
 	};
-	struct vr_mat shift = { .a = 1, .d = 1, .tx = (float)-box.x,
-		.ty = (float)-box.y };
+	struct vr_mat shift = { .a = 1, .d = 1, .tx = (float)-bounds.x,
+		.ty = (float)-bounds.y };
 	vr_mat_multiply(&job.view, &shift, &prep->job->view);
-	job.target.x -= box.x;
-	job.target.y -= box.y;
+	job.target.x -= bounds.x;
+	job.target.y -= bounds.y;
 	struct prepare sub = {
 		.sink = &sink,
 		.job = &job,
@@ -832,8 +837,8 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 	/* the occluders, in the layer's pixels */
 	for (size_t i = 0; i < prep->noccluders; i++) {
 		sub.occluders[i] = prep->occluders[i];
-		sub.occluders[i].box.x -= box.x;
-		sub.occluders[i].box.y -= box.y;
+		sub.occluders[i].box.x -= bounds.x;
+		sub.occluders[i].box.y -= bounds.y;
 	}
 	sub.noccluders = prep->noccluders;
 	prepare_subtree(&sub, node, 1.0f);
@@ -863,6 +868,7 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 	struct vr_layer *layer = add_prim(prep, &key, &box);
 	if (layer != NULL) {
 		*layer = (struct vr_layer){
+			.bounds = bounds,
 			.box = box,
 			.alpha = (uint8_t)lroundf(vr_clampf(opacity, 0.0f, 1.0f) *
 				255.0f),

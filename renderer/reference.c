@@ -623,13 +623,13 @@ static void *reference_alloc(void *data, size_t size)
 static bool reference_push(void *data, const struct vr_task *task);
 
 /* Group opacity: the sub-tasks into a transparent 8-bit image of the
- * layer's box (as the scratch image), then that image over the target,
+ * layer's bounds (as the scratch image), then its box over the target,
  * texel for pixel, times the opacity (as tex.frag and the blend do). */
 static void draw_layer(struct canvas_px *px, const struct vr_layer *layer)
 {
-	const struct vr_box *box = &layer->box;
+	const struct vr_box *box = &layer->box, *bounds = &layer->bounds;
 	pixman_image_t *tmp = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		box->width, box->height, NULL, 0);
+		bounds->width, bounds->height, NULL, 0);
 	if (tmp == NULL) {
 		vr_log(VR_LOG_ERROR, "reference: allocation failed");
 		return;
@@ -643,7 +643,8 @@ static void draw_layer(struct canvas_px *px, const struct vr_layer *layer)
 	float alpha = (float)layer->alpha / 255.0f;
 	for (int32_t y = 0; y < box->height; y++) {
 		for (int32_t x = 0; x < box->width; x++) {
-			uint32_t p = data[(size_t)y * (size_t)stride + (size_t)x];
+			uint32_t p = data[(size_t)(box->y - bounds->y + y) *
+				(size_t)stride + (size_t)(box->x - bounds->x + x)];
 			if (p == 0) {
 				continue;
 			}
