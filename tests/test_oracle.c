@@ -1016,6 +1016,30 @@ END_TEST
 
 /* ---- group opacity ------------------------------------------------------ */
 
+/* The same expectations on the CPU backend's rendering (2 workers) of the
+ * tree, over clear. */
+static void check_cpu(const char *name, const struct renders *r,
+		struct vr_color clear, const struct expect *expects, size_t n)
+{
+	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(2);
+	ck_assert_ptr_nonnull(cpu);
+	uint32_t *pixels = calloc((size_t)r->width * (size_t)r->height, 4);
+	ck_assert_ptr_nonnull(pixels);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		r->width, r->height, pixels, r->width * 4);
+	struct vr_mat identity;
+	vr_mat_identity(&identity);
+	ck_assert(vr_cpu_render(cpu, tree, dst, &identity, clear, NULL));
+	pixman_image_unref(dst);
+	vr_cpu_renderer_destroy(cpu);
+	check_pixels(name, "cpu", pixels, r->width, r->height, expects, n);
+	free(pixels);
+}
+
+#define CHECK_CPU(name, renders, clear, expects) \
+	check_cpu((name), (renders), (clear), (expects), \
+		sizeof(expects) / sizeof((expects)[0]))
+
 /* A group node at the origin with this opacity. */
 static struct vr_node *group_node(struct vr_node *parent, float opacity)
 {
@@ -1054,6 +1078,7 @@ START_TEST(test_oracle_group_opacity_card)
 		{ 30, 20, 0xffffffff, 0, "white clear colour" },
 	};
 	CHECK_BOTH("oracle_group_card", &r, expects);
+	CHECK_CPU("oracle_group_card", &r, white, expects);
 	ck_assert_uint_eq(r.layers, 1);
 	renders_finish(&r);
 }
@@ -1082,8 +1107,8 @@ START_TEST(test_oracle_group_opacity_shadow)
 		&(struct vr_paint){ .color = white });
 	struct vr_node *card = list_node(root, c);
 	vr_node_set_opacity(card, 0.25f);
-	struct renders r = render_both(64, 56, (struct vr_color){ 0.5f, 0.5f,
-		0.5f, 1 });
+	const struct vr_color background = { 0.5f, 0.5f, 0.5f, 1 };
+	struct renders r = render_both(64, 56, background);
 	const struct expect expects[] = {
 		{ 30, 25, 0xffa0a0a0, 1, "card over its shadow" },
 		{ 48, 38, 0xffa0a0a0, 1, "card's corner over its shadow" },
@@ -1091,6 +1116,7 @@ START_TEST(test_oracle_group_opacity_shadow)
 		{ 60, 4, 0xff808080, 0, "grey clear colour" },
 	};
 	CHECK_BOTH("oracle_group_shadow", &r, expects);
+	CHECK_CPU("oracle_group_shadow", &r, background, expects);
 	ck_assert_uint_eq(r.layers, 1);
 	renders_finish(&r);
 }
@@ -1126,6 +1152,7 @@ START_TEST(test_oracle_group_opacity_translucent_children)
 		{ 20, 4, 0x00000000, 0, "transparent clear colour" },
 	};
 	CHECK_BOTH("oracle_group_translucent", &r, expects);
+	CHECK_CPU("oracle_group_translucent", &r, transparent, expects);
 	ck_assert_uint_eq(r.layers, 1);
 	renders_finish(&r);
 }
@@ -1168,6 +1195,7 @@ START_TEST(test_oracle_group_opacity_nested)
 		{ 30, 4, 0xffffffff, 0, "white clear colour" },
 	};
 	CHECK_BOTH("oracle_group_nested", &r, expects);
+	CHECK_CPU("oracle_group_nested", &r, white, expects);
 	ck_assert_uint_eq(r.layers, 2);
 	renders_finish(&r);
 }
@@ -1192,6 +1220,7 @@ START_TEST(test_oracle_group_opacity_flattened)
 		{ 9, 4, 0xffffffff, 0, "between them" },
 	};
 	CHECK_BOTH("oracle_group_flattened", &r, expects);
+	CHECK_CPU("oracle_group_flattened", &r, white, expects);
 	ck_assert_uint_eq(r.layers, 0);
 
 	/* the same picture as the opacity on each child, bit for bit (what
