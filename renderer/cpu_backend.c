@@ -137,8 +137,8 @@ static void *pool_main(void *data)
 		}
 	}
 	pthread_mutex_unlock(&pool->lock);
-	char name[16];
-	snprintf(name, sizeof(name), "vr-cpu-%d", index);
+	char name[24]; /* pthread names: 15 characters */
+	snprintf(name, sizeof(name), "vr-cpu-%d", index % CPU_MAX_WORKERS);
 	pthread_setname_np(pthread_self(), name);
 	pthread_mutex_lock(&pool->lock);
 	while (true) {
@@ -699,6 +699,20 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	e.cy = shape->rect.y + e.v.half[1];
 	rclip_from_state(&e.rc, &shape->state);
 	struct vr_box box = scissor_clip(px, &shape->state.clip);
+	/* the pixels the shape may cover (its batch's AABB is larger):
+	 * coverage is 0 past half a pixel (1 / params[2] units) outside the
+	 * shape, or the stroke's outer edge */
+	float grow = shape->stroke_width * 0.5f +
+		(e.v.params[2] > 0.0f ? 1.0f / e.v.params[2] : 1.0f);
+	struct vr_box own = vr_mat_map_rect_bounds(&shape->state.mat,
+		&(struct vr_rectf){ shape->rect.x - grow, shape->rect.y - grow,
+			shape->rect.width + 2.0f * grow,
+			shape->rect.height + 2.0f * grow });
+	own.x -= 1;
+	own.y -= 1;
+	own.width += 2;
+	own.height += 2;
+	box = vr_box_intersect(&box, &own);
 	const float *color = e.v.color;
 	bool stroke = shape->stroke_width > 0.0f;
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
