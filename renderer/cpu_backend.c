@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <vitrail/canvas.h>
 #include "engine_private.h"
 
 #define CPU_MAX_WORKERS 64
@@ -103,6 +104,27 @@ struct cpu_shadow_mask {
 	struct cpu_shadow_mask *next;
 };
 
+/* A tessellated geometry: what tri_pixel reads of its vertices. */
+struct cpu_tri_vertex {
+	float pos[2];
+	float aa[3];
+	float shape[2];
+};
+
+struct cpu_tess_entry {
+	struct vr_geometry key; /* compared whole (memcmp) */
+	uint32_t hash;
+	struct cpu_tri_vertex *v;
+	size_t count;
+	uint64_t used; /* frame */
+	struct cpu_tess_entry *next;
+};
+
+#define CPU_TESS_BUCKETS 1024
+/* render calls an unused tessellation is kept (several outputs draw a
+ * frame in as many calls) */
+#define CPU_TESS_KEEP 4
+
 struct vr_cpu_renderer {
 	struct cpu_pool pool;
 	int workers;
@@ -115,6 +137,17 @@ struct vr_cpu_renderer {
 	pthread_mutex_t shadow_lock;
 	struct cpu_shadow_mask *shadows;
 	size_t shadow_bytes;
+	/* shared: the tessellation cache. Keys name paths by address: the
+	 * display lists of the last CPU_TESS_KEEP calls stay referenced as
+	 * long as an entry they used may be hit, so no path a key names is
+	 * freed (and its address reused) meanwhile. */
+	pthread_mutex_t tess_lock;
+	struct cpu_tess_entry *tess[CPU_TESS_BUCKETS];
+	size_t tess_bytes;
+	struct {
+		struct vr_display_list **lists;
+		size_t nlists;
+	} held[CPU_TESS_KEEP]; /* by call, frame % CPU_TESS_KEEP */
 };
 
 static void pool_work(struct cpu_pool *pool)
@@ -233,9 +266,13 @@ struct cpu_px {
 	struct vr_box box;
 };
 
+/* lroundf(vr_clampf(v, 0, 1) * 255) (reference.c's rounding), without
+ * the libm call: y - trunc(y) is exact for 0 <= y <= 255. */
 static inline uint8_t unorm8(float v)
 {
-	return (uint8_t)lroundf(vr_clampf(v, 0.0f, 1.0f) * 255.0f);
+	float y = (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v) * 255.0f;
+	int32_t r = (int32_t)y;
+	return (uint8_t)(y - (float)r >= 0.5f ? r + 1 : r);
 }
 
 /* reference.c's blend: src (premultiplied) times coverage over the pixel,
@@ -257,6 +294,34 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	uint8_t b = unorm8(src[2] * coverage + d[2] * (1.0f - a));
 	uint8_t al = unorm8(a + d[3] * (1.0f - a));
 	*p = (uint32_t)al << 24 | (uint32_t)r << 16 | (uint32_t)g << 8 | b;
+}
+
+/* blend_px remembering its last destination and coverage: along a row
+ * of a constant colour both repeat (the background, a shadow's inside). */
+struct blend_memo {
+	uint32_t in, out;
+	float coverage;
+};
+
+static inline void blend_memo_init(struct blend_memo *m)
+{
+	*m = (struct blend_memo){ .coverage = -1.0f };
+}
+
+static inline void blend_px_memo(struct blend_memo *m, uint32_t *p,
+		const float src[4], float coverage)
+{
+	if (coverage <= 0.0f) {
+		return;
+	}
+	if (*p != m->in || coverage != m->coverage) {
+		m->in = *p;
+		m->coverage = coverage;
+		blend_px(p, src, coverage);
+		m->out = *p;
+		return;
+	}
+	*p = m->out;
 }
 
 static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y)
@@ -510,6 +575,18 @@ typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
 static void raster_triangle(const struct cpu_px *px, const float *a,
 		const float *b, const float *c, cpu_pixel_fn fn, void *data)
 {
+	/* most triangles of a long path miss a band: reject them before
+	 * any set-up (a pixel of margin: the exact rule follows) */
+	const struct vr_box *s0 = &px->box;
+	float lo_y = fminf(a[1], fminf(b[1], c[1]));
+	float hi_y = fmaxf(a[1], fmaxf(b[1], c[1]));
+	float lo_x = fminf(a[0], fminf(b[0], c[0]));
+	float hi_x = fmaxf(a[0], fmaxf(b[0], c[0]));
+	if (hi_y < (float)s0->y - 1.0f || lo_y > (float)(s0->y + s0->height) +
+			1.0f || hi_x < (float)s0->x - 1.0f ||
+			lo_x > (float)(s0->x + s0->width) + 1.0f) {
+		return;
+	}
 	int64_t p[3][2] = {
 		{ snap256(a[0]), snap256(a[1]) },
 		{ snap256(b[0]), snap256(b[1]) },
@@ -767,7 +844,7 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 /* ---- per-task data of phase 1 ------------------------------------------- */
 
 struct cpu_tess {
-	struct vr_tri_vertex *v;
+	const struct cpu_tri_vertex *v;
 	size_t count;
 };
 
@@ -783,7 +860,8 @@ struct cpu_task_data {
 /* ---- triangles ---------------------------------------------------------- */
 
 struct tri_ctx {
-	const struct vr_tri_vertex *v; /* 3 */
+	const struct cpu_tri_vertex *v; /* 3 */
+	const float *color;
 	struct cpu_rclip rc;
 };
 
@@ -791,7 +869,7 @@ static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 		const double w[3], void *data)
 {
 	const struct tri_ctx *t = data;
-	const struct vr_tri_vertex *v = t->v;
+	const struct cpu_tri_vertex *v = t->v;
 	struct vr_tri_vertex at;
 	at.shape[0] = v[0].shape[0];
 	at.shape[1] = v[0].shape[1];
@@ -801,7 +879,7 @@ static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 	}
 	float c = vr_tri_coverage(&at) *
 		rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
-	blend_px(px_at(px, x, y), v[0].color, c);
+	blend_px(px_at(px, x, y), t->color, c);
 }
 
 static void draw_geometry(const struct cpu_px *px,
@@ -812,10 +890,10 @@ static void draw_geometry(const struct cpu_px *px,
 	if (vr_box_empty(&sub.box)) {
 		return;
 	}
-	struct tri_ctx t;
+	struct tri_ctx t = { .color = geometry->state.color };
 	rclip_from_state(&t.rc, &geometry->state);
 	for (size_t i = 0; i + 2 < tess->count; i += 3) {
-		const struct vr_tri_vertex *v = &tess->v[i];
+		const struct cpu_tri_vertex *v = &tess->v[i];
 		t.v = v;
 		raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, tri_pixel, &t);
 	}
@@ -873,6 +951,92 @@ static void tex_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 	blend_px(px_at(px, x, y), v[0].color, c);
 }
 
+/* First pixel whose centre lies at or past edge e (snapped to 1/256
+ * pixel, as raster_triangle snaps): the top-left rule of an axis-aligned
+ * rectangle. */
+static int32_t snapped_cover_start(float e)
+{
+	int64_t s = snap256(e);
+	/* 256 x + 128 >= s */
+	return (int32_t)-floor_div(-(s - 128), 256);
+}
+
+/*
+ * draw_tex_quad for a quad that stays axis-aligned (scale and
+ * translation: blurred shadows drawn larger than their scratch grid):
+ * the texture coordinate of a pixel centre is linear in x and in y, so
+ * the columns' texels and weights are found once per call. Clamped
+ * textures only. The same coverage rule as the triangles; texture
+ * coordinates computed directly instead of through barycentrics (a float
+ * rounding apart, within the transformed tolerances).
+ */
+static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
+		const float corners[4][2], const struct vr_box *scissor,
+		const struct cpu_rclip *rc, const float *color)
+{
+	float x0 = corners[0][0], x1 = corners[1][0];
+	float y0 = corners[0][1], y1 = corners[2][1];
+	int32_t bx0 = snapped_cover_start(fminf(x0, x1));
+	int32_t bx1 = snapped_cover_start(fmaxf(x0, x1));
+	int32_t by0 = snapped_cover_start(fminf(y0, y1));
+	int32_t by1 = snapped_cover_start(fmaxf(y0, y1));
+	struct vr_box cover = { bx0, by0, bx1 - bx0, by1 - by0 };
+	struct vr_box box = vr_box_intersect(&cover, scissor);
+	if (vr_box_empty(&box)) {
+		return;
+	}
+	int32_t *cols = malloc((size_t)box.width * 2 * sizeof(*cols));
+	float *ax = malloc((size_t)box.width * sizeof(*ax));
+	if (cols == NULL || ax == NULL) {
+		free(cols);
+		free(ax);
+		return;
+	}
+	for (int32_t i = 0; i < box.width; i++) {
+		float u = ((float)(box.x + i) + 0.5f - x0) / (x1 - x0);
+		float x = u * (float)t->width - 0.5f, fx = floorf(x);
+		int32_t ix = (int32_t)fx;
+		ax[i] = x - fx;
+		cols[2 * i] = ix < 0 ? 0 : ix >= t->width ? t->width - 1 : ix;
+		cols[2 * i + 1] = ix + 1 < 0 ? 0 : ix + 1 >= t->width ?
+			t->width - 1 : ix + 1;
+	}
+	for (int32_t y = box.y; y < box.y + box.height; y++) {
+		float v = ((float)y + 0.5f - y0) / (y1 - y0);
+		float ty = v * (float)t->height - 0.5f, fy = floorf(ty);
+		float ay = ty - fy;
+		int32_t iy = (int32_t)fy;
+		int32_t r0 = iy < 0 ? 0 : iy >= t->height ? t->height - 1 : iy;
+		int32_t r1 = iy + 1 < 0 ? 0 : iy + 1 >= t->height ?
+			t->height - 1 : iy + 1;
+		const uint8_t *row0 = t->data + (size_t)r0 * (size_t)t->stride;
+		const uint8_t *row1 = t->data + (size_t)r1 * (size_t)t->stride;
+		uint32_t *p = px_at(px, box.x, y);
+		float fyc = (float)y + 0.5f;
+		struct blend_memo memo;
+		blend_memo_init(&memo);
+		for (int32_t i = 0; i < box.width; i++, p++) {
+			int32_t c0 = cols[2 * i], c1 = cols[2 * i + 1];
+			uint32_t sum = (uint32_t)row0[c0] + row0[c1] + row1[c0] +
+				row1[c1];
+			if (sum == 0) {
+				continue;
+			}
+			float a = ax[i];
+			float c = ((float)row0[c0] * (1 - a) + (float)row0[c1] * a) *
+				(1 - ay) + ((float)row1[c0] * (1 - a) +
+				(float)row1[c1] * a) * ay;
+			c = sum == 4 * 255 ? 1.0f : c / 255.0f;
+			if (rc->on) {
+				c *= rclip_coverage(rc, (float)(box.x + i) + 0.5f, fyc);
+			}
+			blend_px_memo(&memo, p, color, c);
+		}
+	}
+	free(cols);
+	free(ax);
+}
+
 static void draw_tex_quad(const struct cpu_px *px,
 		const struct texture *texture, const float corners[4][2],
 		const struct vr_prim_state *state)
@@ -884,6 +1048,15 @@ static void draw_tex_quad(const struct cpu_px *px,
 	}
 	struct cpu_rclip rc;
 	rclip_from_state(&rc, state);
+	if (texture->clamp && corners[0][1] == corners[1][1] &&
+			corners[2][1] == corners[3][1] &&
+			corners[0][0] == corners[2][0] &&
+			corners[1][0] == corners[3][0] &&
+			corners[0][0] != corners[1][0] &&
+			corners[0][1] != corners[2][1]) {
+		draw_tex_axis(px, texture, corners, &sub.box, &rc, state->color);
+		return;
+	}
 	struct vr_tex_vertex v[4] = { 0 };
 	for (int i = 0; i < 4; i++) {
 		v[i].pos[0] = corners[i][0];
@@ -916,6 +1089,8 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		const uint8_t *row = t->data + (size_t)(y - y0) * (size_t)t->stride;
 		uint32_t *p = px_at(px, box.x, y);
 		float fy = (float)y + 0.5f;
+		struct blend_memo memo;
+		blend_memo_init(&memo);
 		for (int32_t x = box.x; x < box.x + box.width; x++, p++) {
 			uint8_t a = row[x - x0];
 			if (a == 0) {
@@ -925,7 +1100,98 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 			if (rc.on) {
 				c *= rclip_coverage(&rc, (float)x + 0.5f, fy);
 			}
-			blend_px(p, color, c);
+			blend_px_memo(&memo, p, color, c);
+		}
+	}
+}
+
+/* ---- the tessellation cache --------------------------------------------- */
+
+static uint32_t tess_hash(const struct vr_geometry *g)
+{
+	/* FNV-1a over the key's bytes */
+	const uint8_t *b = (const uint8_t *)g;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < sizeof(*g); i++) {
+		h = (h ^ b[i]) * 16777619u;
+	}
+	return h;
+}
+
+/* The geometry's triangles from the cache (tessellated on first use);
+ * NULL when tessellation fails. Phase 1, any worker. */
+static const struct cpu_tess_entry *tess_get(struct vr_cpu_renderer *r,
+		const struct vr_geometry *geometry)
+{
+	struct vr_geometry key;
+	memset(&key, 0, sizeof(key));
+	key.state = geometry->state;
+	key.path = geometry->path;
+	key.paint = geometry->paint;
+	uint32_t h = tess_hash(&key);
+	size_t bucket = h % CPU_TESS_BUCKETS;
+	pthread_mutex_lock(&r->tess_lock);
+	for (struct cpu_tess_entry *e = r->tess[bucket]; e != NULL;
+			e = e->next) {
+		if (e->hash == h && memcmp(&e->key, &key, sizeof(key)) == 0) {
+			e->used = r->frame;
+			pthread_mutex_unlock(&r->tess_lock);
+			return e;
+		}
+	}
+	pthread_mutex_unlock(&r->tess_lock);
+	struct vr_tri_vertex *v;
+	size_t count;
+	if (!vr_geometry_tessellate(geometry, &v, &count)) {
+		vr_log(VR_LOG_ERROR, "cpu: tessellation failed");
+		return NULL;
+	}
+	struct cpu_tess_entry *e = calloc(1, sizeof(*e));
+	struct cpu_tri_vertex *cv = malloc((count > 0 ? count : 1) *
+		sizeof(*cv));
+	if (e == NULL || cv == NULL) {
+		free(v);
+		free(e);
+		free(cv);
+		return NULL;
+	}
+	for (size_t i = 0; i < count; i++) {
+		memcpy(cv[i].pos, v[i].pos, sizeof(cv[i].pos));
+		memcpy(cv[i].aa, v[i].aa, sizeof(cv[i].aa));
+		memcpy(cv[i].shape, v[i].shape, sizeof(cv[i].shape));
+	}
+	free(v);
+	e->key = key;
+	e->hash = h;
+	e->v = cv;
+	e->count = count;
+	pthread_mutex_lock(&r->tess_lock);
+	e->used = r->frame;
+	/* a duplicate from another worker is harmless: both stay until
+	 * unused */
+	e->next = r->tess[bucket];
+	r->tess[bucket] = e;
+	r->tess_bytes += count * sizeof(*cv);
+	pthread_mutex_unlock(&r->tess_lock);
+	return e;
+}
+
+/* After a call (no worker runs): entries the last CPU_TESS_KEEP calls did
+ * not use. */
+static void tess_cache_trim(struct vr_cpu_renderer *r, bool all)
+{
+	for (size_t i = 0; i < CPU_TESS_BUCKETS; i++) {
+		struct cpu_tess_entry **link = &r->tess[i];
+		while (*link != NULL) {
+			struct cpu_tess_entry *e = *link;
+			if (all || r->frame - e->used >= CPU_TESS_KEEP) {
+				*link = e->next;
+				r->tess_bytes -= e->count * sizeof(*e->v);
+				free(e->v);
+				free(e);
+			} else {
+				link = &e->next;
+			}
 		}
 	}
 }
@@ -1203,6 +1469,9 @@ struct cpu_frame {
 	int32_t band_y, band_height;
 	pixman_color_t clear;
 	atomic_bool failed;
+	/* display lists the tasks point into, referenced */
+	struct vr_display_list **lists;
+	size_t nlists, lists_cap;
 };
 
 static void *frame_alloc(void *data, size_t size)
@@ -1232,6 +1501,17 @@ static bool frame_push(void *data, const struct vr_task *task)
 	return true;
 }
 
+static bool frame_hold_list(void *data, struct vr_display_list *list)
+{
+	struct cpu_frame *f = data;
+	if (!vr_grow((void **)&f->lists, &f->lists_cap, f->nlists + 1,
+			sizeof(*f->lists))) {
+		return false;
+	}
+	f->lists[f->nlists++] = vr_display_list_ref(list);
+	return true;
+}
+
 /* Phase 1: one task's reusable data. */
 static void prep_task(void *data, uint32_t item)
 {
@@ -1248,11 +1528,11 @@ static void prep_task(void *data, uint32_t item)
 			return;
 		}
 		for (uint32_t i = 0; i < payload->count; i++) {
-			if (!vr_geometry_tessellate(&payload->geometries[i],
-					&d->tess[i].v, &d->tess[i].count)) {
-				vr_log(VR_LOG_ERROR, "cpu: tessellation failed");
-				d->tess[i].v = NULL;
-				d->tess[i].count = 0;
+			const struct cpu_tess_entry *e = tess_get(f->renderer,
+				&payload->geometries[i]);
+			if (e != NULL) {
+				d->tess[i].v = e->v;
+				d->tess[i].count = e->count;
 			}
 		}
 		break;
@@ -1362,9 +1642,6 @@ static void frame_finish(struct cpu_frame *f)
 		const struct vr_task *task = &f->tasks[i];
 		struct cpu_task_data *d = &f->data[i];
 		if (task->kind == VR_TASK_TRIANGLES && d->tess != NULL) {
-			for (uint32_t k = 0; k < task->payload->count; k++) {
-				free(d->tess[k].v);
-			}
 			free(d->tess);
 		} else if (task->kind == VR_TASK_GLYPHS && d->glyphs != NULL) {
 			for (uint32_t k = 0; k < task->payload->count; k++) {
@@ -1373,6 +1650,17 @@ static void frame_finish(struct cpu_frame *f)
 			free(d->glyphs);
 		}
 	}
+	/* the tessellation cache drops what the last CPU_TESS_KEEP calls did
+	 * not use, then the lists of the call before them */
+	struct vr_cpu_renderer *r = f->renderer;
+	tess_cache_trim(r, false);
+	size_t slot = (size_t)(r->frame % CPU_TESS_KEEP);
+	for (size_t i = 0; i < r->held[slot].nlists; i++) {
+		vr_display_list_unref(r->held[slot].lists[i]);
+	}
+	free(r->held[slot].lists);
+	r->held[slot].lists = f->lists;
+	r->held[slot].nlists = f->nlists;
 	free(f->data);
 	free(f->prep);
 	free(f->tasks);
@@ -1443,6 +1731,7 @@ bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 	const struct vr_task_sink sink = {
 		.alloc = frame_alloc,
 		.push = frame_push,
+		.hold_list = frame_hold_list,
 		.data = &f,
 	};
 	const struct vr_prepare_job job = {
@@ -1504,6 +1793,7 @@ struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
 	r->workers = workers;
 	pthread_mutex_init(&r->glyph_lock, NULL);
 	pthread_mutex_init(&r->shadow_lock, NULL);
+	pthread_mutex_init(&r->tess_lock, NULL);
 	if (!pool_init(&r->pool, workers - 1)) {
 		vr_cpu_renderer_destroy(r);
 		return NULL;
@@ -1519,6 +1809,14 @@ void vr_cpu_renderer_destroy(struct vr_cpu_renderer *r)
 	pool_finish(&r->pool);
 	glyph_cache_clear(r);
 	shadow_cache_trim(r, true);
+	tess_cache_trim(r, true);
+	for (size_t k = 0; k < CPU_TESS_KEEP; k++) {
+		for (size_t i = 0; i < r->held[k].nlists; i++) {
+			vr_display_list_unref(r->held[k].lists[i]);
+		}
+		free(r->held[k].lists);
+	}
+	pthread_mutex_destroy(&r->tess_lock);
 	pthread_mutex_destroy(&r->glyph_lock);
 	pthread_mutex_destroy(&r->shadow_lock);
 	free(r);
