@@ -36,9 +36,10 @@
  * - shadows: the shape's coverage, two separable Gaussian passes with the
  *   reference's weights (8 bits between them), cached across frames.
  *
- * Shared state, per renderer: the glyph cache and the shadow cache (each
- * under its own mutex while phase 1 fills it, read-only in phase 2,
- * trimmed only between frames, when no worker runs).
+ * Shared state, per renderer: the glyph cache (keyed by face address:
+ * faces live as long as the process), the shadow cache and the
+ * tessellation cache (each under its own mutex while phase 1 fills it,
+ * read-only in phase 2, trimmed only between calls, when no worker runs).
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <math.h>
