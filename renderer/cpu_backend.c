@@ -330,12 +330,23 @@ static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y)
 	return &px->data[(size_t)y * (size_t)px->stride + (size_t)x];
 }
 
+/* Spans at least this long of a translucent colour go through pixman's
+ * OVER (SIMD, 8-bit source: within 1 of blend_px) instead of the float
+ * blend per pixel. */
+#define CPU_SPAN_PIXMAN 16
+
 /* A constant colour at full coverage over pixels [x0, x1) of row y: the
- * same values blend_px gives with coverage 1. */
+ * same values blend_px gives with coverage 1 when the colour is opaque or
+ * the span short; otherwise solid (the colour in 8 bits) OVER. */
 static void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
-		int32_t y, const float src[4])
+		int32_t y, const float src[4], pixman_image_t *solid)
 {
 	if (x0 >= x1) {
+		return;
+	}
+	if (solid != NULL && src[3] < 1.0f && x1 - x0 >= CPU_SPAN_PIXMAN) {
+		pixman_image_composite32(PIXMAN_OP_OVER, solid, NULL, px->image,
+			0, 0, 0, 0, x0, y, x1 - x0, 1);
 		return;
 	}
 	uint32_t *p = px_at(px, x0, y);
@@ -793,6 +804,16 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	box = vr_box_intersect(&box, &own);
 	const float *color = e.v.color;
 	bool stroke = shape->stroke_width > 0.0f;
+	pixman_image_t *solid = NULL;
+	if (!stroke && color[3] < 1.0f && box.width >= CPU_SPAN_PIXMAN) {
+		pixman_color_t c = {
+			.red = (uint16_t)(unorm8(color[0]) * 257),
+			.green = (uint16_t)(unorm8(color[1]) * 257),
+			.blue = (uint16_t)(unorm8(color[2]) * 257),
+			.alpha = (uint16_t)(unorm8(color[3]) * 257),
+		};
+		solid = pixman_image_create_solid_fill(&c);
+	}
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		int32_t x = box.x, end = box.x + box.width;
 		if (!stroke) {
@@ -812,7 +833,7 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 				}
 				blend_px(px_at(px, r, y), color, c);
 			}
-			blend_span(px, x, r + 1, y, color);
+			blend_span(px, x, r + 1, y, color, solid);
 			continue;
 		}
 		/* a ring: outside, the left part, the hole, the right part */
@@ -839,6 +860,9 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 				break;
 			}
 		}
+	}
+	if (solid != NULL) {
+		pixman_image_unref(solid);
 	}
 }
 
