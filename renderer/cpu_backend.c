@@ -276,6 +276,28 @@ static inline uint8_t unorm8(float v)
 	return (uint8_t)(y - (float)r >= 0.5f ? r + 1 : r);
 }
 
+/* x / 255.0f for every byte: the same floats as the division (shared,
+ * written once before any worker starts). */
+static float unit8[256];
+static pthread_once_t unit8_once = PTHREAD_ONCE_INIT;
+
+static void unit8_init(void)
+{
+	for (int i = 0; i < 256; i++) {
+		unit8[i] = (float)i / 255.0f;
+	}
+}
+
+static inline float minf(float a, float b)
+{
+	return a < b ? a : b;
+}
+
+static inline float maxf(float a, float b)
+{
+	return a > b ? a : b;
+}
+
 /* reference.c's blend: src (premultiplied) times coverage over the pixel,
  * in floats, rounded once. */
 static inline void blend_px(uint32_t *p, const float src[4], float coverage)
@@ -285,10 +307,10 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	}
 	float a = src[3] * coverage;
 	float d[4] = {
-		(float)((*p >> 16) & 0xff) / 255.0f,
-		(float)((*p >> 8) & 0xff) / 255.0f,
-		(float)(*p & 0xff) / 255.0f,
-		(float)(*p >> 24) / 255.0f,
+		unit8[(*p >> 16) & 0xff],
+		unit8[(*p >> 8) & 0xff],
+		unit8[*p & 0xff],
+		unit8[*p >> 24],
 	};
 	uint8_t r = unorm8(src[0] * coverage + d[0] * (1.0f - a));
 	uint8_t g = unorm8(src[1] * coverage + d[1] * (1.0f - a));
@@ -590,10 +612,10 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 	/* most triangles of a long path miss a band: reject them before
 	 * any set-up (a pixel of margin: the exact rule follows) */
 	const struct vr_box *s0 = &px->box;
-	float lo_y = fminf(a[1], fminf(b[1], c[1]));
-	float hi_y = fmaxf(a[1], fmaxf(b[1], c[1]));
-	float lo_x = fminf(a[0], fminf(b[0], c[0]));
-	float hi_x = fmaxf(a[0], fmaxf(b[0], c[0]));
+	float lo_y = minf(a[1], minf(b[1], c[1]));
+	float hi_y = maxf(a[1], maxf(b[1], c[1]));
+	float lo_x = minf(a[0], minf(b[0], c[0]));
+	float hi_x = maxf(a[0], maxf(b[0], c[0]));
 	if (hi_y < (float)s0->y - 1.0f || lo_y > (float)(s0->y + s0->height) +
 			1.0f || hi_x < (float)s0->x - 1.0f ||
 			lo_x > (float)(s0->x + s0->width) + 1.0f) {
@@ -940,8 +962,7 @@ static inline float texel(const struct texture *t, int32_t x, int32_t y)
 	} else if (x < 0 || y < 0 || x >= t->width || y >= t->height) {
 		return 0.0f;
 	}
-	return (float)t->data[(size_t)y * (size_t)t->stride + (size_t)x] /
-		255.0f;
+	return unit8[t->data[(size_t)y * (size_t)t->stride + (size_t)x]];
 }
 
 static float sample_bilinear(const struct texture *t, float u, float v)
@@ -1001,10 +1022,10 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 {
 	float x0 = corners[0][0], x1 = corners[1][0];
 	float y0 = corners[0][1], y1 = corners[2][1];
-	int32_t bx0 = snapped_cover_start(fminf(x0, x1));
-	int32_t bx1 = snapped_cover_start(fmaxf(x0, x1));
-	int32_t by0 = snapped_cover_start(fminf(y0, y1));
-	int32_t by1 = snapped_cover_start(fmaxf(y0, y1));
+	int32_t bx0 = snapped_cover_start(minf(x0, x1));
+	int32_t bx1 = snapped_cover_start(maxf(x0, x1));
+	int32_t by0 = snapped_cover_start(minf(y0, y1));
+	int32_t by1 = snapped_cover_start(maxf(y0, y1));
 	struct vr_box cover = { bx0, by0, bx1 - bx0, by1 - by0 };
 	struct vr_box box = vr_box_intersect(&cover, scissor);
 	if (vr_box_empty(&box)) {
@@ -1121,7 +1142,7 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 			if (a == 0) {
 				continue;
 			}
-			float c = (float)a / 255.0f;
+			float c = unit8[a];
 			if (rc.on) {
 				c *= rclip_coverage(&rc, (float)x + 0.5f, fy);
 			}
@@ -1811,6 +1832,7 @@ struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
 	if (workers > CPU_MAX_WORKERS) {
 		workers = CPU_MAX_WORKERS;
 	}
+	pthread_once(&unit8_once, unit8_init);
 	struct vr_cpu_renderer *r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		return NULL;
