@@ -347,28 +347,134 @@ static inline void blend_px_memo(struct blend_memo *m, uint32_t *p,
 	*p = m->out;
 }
 
+/*
+ * Fixed-point "over" of a constant colour at a given coverage, in 8.8
+ * fixed point per channel: channel = (S + ((d << 8) K >> 16) + 128) >> 8
+ * with S = 255 src 256 and K = (1 - alpha) 65536 (at most 65535), both
+ * rounded: within 1/128 of the float blend before its rounding, so equal
+ * to blend_px but for near-ties. SSE2 does four pixels at a time with the
+ * same arithmetic (pmulhuw, saturating adds), the scalar code the rest:
+ * a pixel's value never depends on its neighbours.
+ */
+struct blend_fx {
+	uint16_t s[4]; /* b, g, r, a: the order of a pixel's bytes */
+	uint16_t k[4]; /* the same K in every lane */
+};
+
+static void blend_fx_init(struct blend_fx *fx, const float src[4],
+		float coverage)
+{
+	static const int order[4] = { 2, 1, 0, 3 };
+	for (int i = 0; i < 4; i++) {
+		float v = src[order[i]] * coverage;
+		v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+		fx->s[i] = (uint16_t)lroundf(v * 255.0f * 256.0f);
+	}
+	float k = 1.0f - src[3] * coverage;
+	k = k < 0.0f ? 0.0f : k > 1.0f ? 1.0f : k;
+	long kk = lroundf(k * 65536.0f);
+	for (int i = 0; i < 4; i++) {
+		fx->k[i] = (uint16_t)(kk > 65535 ? 65535 : kk);
+	}
+}
+
+static inline uint32_t blend_fx_channel(uint32_t s, uint32_t d, uint32_t k)
+{
+	uint32_t v = s + (((d << 8) * k) >> 16);
+	v = v > 65535u ? 65535u : v;
+	v = v + 128u > 65535u ? 65535u : v + 128u;
+	return v >> 8;
+}
+
+static inline uint32_t blend_fx_px(const struct blend_fx *fx, uint32_t p)
+{
+	return blend_fx_channel(fx->s[3], p >> 24, fx->k[0]) << 24 |
+		blend_fx_channel(fx->s[2], (p >> 16) & 0xff, fx->k[0]) << 16 |
+		blend_fx_channel(fx->s[1], (p >> 8) & 0xff, fx->k[0]) << 8 |
+		blend_fx_channel(fx->s[0], p & 0xff, fx->k[0]);
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* Two pixels (the low 64 bits of p) with the blends in s and k. */
+static inline __m128i blend_fx_sse2(__m128i p, __m128i s, __m128i k)
+{
+	const __m128i zero = _mm_setzero_si128();
+	const __m128i half = _mm_set1_epi16(128);
+	__m128i d = _mm_slli_epi16(_mm_unpacklo_epi8(p, zero), 8);
+	__m128i v = _mm_adds_epu16(s, _mm_mulhi_epu16(d, k));
+	return _mm_srli_epi16(_mm_adds_epu16(v, half), 8);
+}
+#endif
+
+/* n pixels at q, each with the blend of its coverage m[i] (table: one
+ * per 8-bit coverage; 0 leaves the pixel). */
+static void blend_fx_cover_row(uint32_t *q, int32_t n, const uint8_t *m,
+		const struct blend_fx *table)
+{
+	int32_t i = 0;
+#ifdef __SSE2__
+	for (; i + 2 <= n; i += 2) {
+		if ((m[i] | m[i + 1]) == 0) {
+			continue;
+		}
+		const struct blend_fx *a = &table[m[i]], *b = &table[m[i + 1]];
+		__m128i s = _mm_unpacklo_epi64(
+			_mm_loadl_epi64((const __m128i *)a->s),
+			_mm_loadl_epi64((const __m128i *)b->s));
+		__m128i k = _mm_unpacklo_epi64(
+			_mm_loadl_epi64((const __m128i *)a->k),
+			_mm_loadl_epi64((const __m128i *)b->k));
+		__m128i p = _mm_loadl_epi64((const __m128i *)(q + i));
+		__m128i v = blend_fx_sse2(p, s, k);
+		_mm_storel_epi64((__m128i *)(q + i), _mm_packus_epi16(v, v));
+	}
+#endif
+	for (; i < n; i++) {
+		if (m[i] != 0) {
+			q[i] = blend_fx_px(&table[m[i]], q[i]);
+		}
+	}
+}
+
+/* n pixels at q over one constant blend. */
+static void blend_fx_row(uint32_t *q, int32_t n, const struct blend_fx *fx)
+{
+	int32_t i = 0;
+#ifdef __SSE2__
+	__m128i s = _mm_loadl_epi64((const __m128i *)fx->s);
+	s = _mm_unpacklo_epi64(s, s);
+	__m128i k = _mm_loadl_epi64((const __m128i *)fx->k);
+	k = _mm_unpacklo_epi64(k, k);
+	for (; i + 4 <= n; i += 4) {
+		__m128i p = _mm_loadu_si128((const __m128i *)(q + i));
+		__m128i lo = blend_fx_sse2(p, s, k);
+		__m128i hi = blend_fx_sse2(_mm_srli_si128(p, 8), s, k);
+		_mm_storeu_si128((__m128i *)(q + i), _mm_packus_epi16(lo, hi));
+	}
+#endif
+	for (; i < n; i++) {
+		q[i] = blend_fx_px(fx, q[i]);
+	}
+}
+
 static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y)
 {
 	return &px->data[(size_t)y * (size_t)px->stride + (size_t)x];
 }
 
-/* Spans at least this long of a translucent colour go through pixman's
- * OVER (SIMD, 8-bit source: within 1 of blend_px) instead of the float
- * blend per pixel. */
-#define CPU_SPAN_PIXMAN 16
-
 /* A constant colour at full coverage over pixels [x0, x1) of row y: the
- * same values blend_px gives with coverage 1 when the colour is opaque or
- * the span short; otherwise solid (the colour in 8 bits) OVER. */
+ * values blend_px gives with coverage 1 (fx: the colour's fixed-point
+ * blend, for translucent colours, equal but for near-ties). */
 static void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
-		int32_t y, const float src[4], pixman_image_t *solid)
+		int32_t y, const float src[4], const struct blend_fx *fx)
 {
 	if (x0 >= x1) {
 		return;
 	}
-	if (solid != NULL && src[3] < 1.0f && x1 - x0 >= CPU_SPAN_PIXMAN) {
-		pixman_image_composite32(PIXMAN_OP_OVER, solid, NULL, px->image,
-			0, 0, 0, 0, x0, y, x1 - x0, 1);
+	if (src[3] < 1.0f) {
+		blend_fx_row(px_at(px, x0, y), x1 - x0, fx);
 		return;
 	}
 	uint32_t *p = px_at(px, x0, y);
@@ -826,16 +932,8 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	box = vr_box_intersect(&box, &own);
 	const float *color = e.v.color;
 	bool stroke = shape->stroke_width > 0.0f;
-	pixman_image_t *solid = NULL;
-	if (!stroke && color[3] < 1.0f && box.width >= CPU_SPAN_PIXMAN) {
-		pixman_color_t c = {
-			.red = (uint16_t)(unorm8(color[0]) * 257),
-			.green = (uint16_t)(unorm8(color[1]) * 257),
-			.blue = (uint16_t)(unorm8(color[2]) * 257),
-			.alpha = (uint16_t)(unorm8(color[3]) * 257),
-		};
-		solid = pixman_image_create_solid_fill(&c);
-	}
+	struct blend_fx fx;
+	blend_fx_init(&fx, color, 1.0f);
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		int32_t x = box.x, end = box.x + box.width;
 		if (!stroke) {
@@ -855,7 +953,7 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 				}
 				blend_px(px_at(px, r, y), color, c);
 			}
-			blend_span(px, x, r + 1, y, color, solid);
+			blend_span(px, x, r + 1, y, color, &fx);
 			continue;
 		}
 		/* a ring: outside, the left part, the hole, the right part */
@@ -882,9 +980,6 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 				break;
 			}
 		}
-	}
-	if (solid != NULL) {
-		pixman_image_unref(solid);
 	}
 }
 
@@ -1033,31 +1128,24 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 	}
 	int32_t *cols = malloc((size_t)box.width * 2 * sizeof(*cols));
 	float *ax = malloc((size_t)box.width * sizeof(*ax));
-	/* a row of 8-bit coverage composited with the colour by pixman's
-	 * OVER (SIMD; within 1 of the float blend) */
-	int mask_stride = (box.width + 3) & ~3;
-	uint8_t *mask_row = malloc((size_t)mask_stride);
-	pixman_image_t *mask = mask_row == NULL ? NULL :
-		pixman_image_create_bits(PIXMAN_a8, box.width, 1,
-			(uint32_t *)mask_row, mask_stride);
-	pixman_color_t pc = {
-		.red = (uint16_t)(unorm8(color[0]) * 257),
-		.green = (uint16_t)(unorm8(color[1]) * 257),
-		.blue = (uint16_t)(unorm8(color[2]) * 257),
-		.alpha = (uint16_t)(unorm8(color[3]) * 257),
-	};
-	pixman_image_t *solid = pixman_image_create_solid_fill(&pc);
-	if (cols == NULL || ax == NULL || mask == NULL || solid == NULL) {
+	/* the colour's fixed-point blend per 8-bit coverage (the coverage
+	 * rounded to 1/255: within 1 of the float blend) */
+	struct blend_fx *blends = malloc(256 * sizeof(*blends));
+	uint8_t *mrow = malloc((size_t)box.width);
+	if (cols == NULL || ax == NULL || blends == NULL || mrow == NULL) {
 		free(cols);
 		free(ax);
-		if (mask != NULL) {
-			pixman_image_unref(mask);
-		}
-		free(mask_row);
-		if (solid != NULL) {
-			pixman_image_unref(solid);
-		}
+		free(blends);
+		free(mrow);
 		return;
+	}
+	/* coverage 0 must leave the pixel as it is */
+	memset(&blends[0], 0, sizeof(blends[0]));
+	for (int i = 0; i < 4; i++) {
+		blends[0].k[i] = 65535;
+	}
+	for (int m = 1; m < 256; m++) {
+		blend_fx_init(&blends[m], color, unit8[m]);
 	}
 	for (int32_t i = 0; i < box.width; i++) {
 		float u = ((float)(box.x + i) + 0.5f - x0) / (x1 - x0);
@@ -1079,13 +1167,12 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 		const uint8_t *row0 = t->data + (size_t)r0 * (size_t)t->stride;
 		const uint8_t *row1 = t->data + (size_t)r1 * (size_t)t->stride;
 		float fyc = (float)y + 0.5f;
-		bool any = false;
 		for (int32_t i = 0; i < box.width; i++) {
 			int32_t c0 = cols[2 * i], c1 = cols[2 * i + 1];
 			uint32_t sum = (uint32_t)row0[c0] + row0[c1] + row1[c0] +
 				row1[c1];
+			mrow[i] = 0;
 			if (sum == 0) {
-				mask_row[i] = 0;
 				continue;
 			}
 			float a = ax[i];
@@ -1096,17 +1183,12 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 			if (rc->on) {
 				c *= rclip_coverage(rc, (float)(box.x + i) + 0.5f, fyc);
 			}
-			mask_row[i] = unorm8(c);
-			any = any || mask_row[i] != 0;
+			mrow[i] = unorm8(c);
 		}
-		if (any) {
-			pixman_image_composite32(PIXMAN_OP_OVER, solid, mask, px->image,
-				0, 0, 0, 0, box.x, y, box.width, 1);
-		}
+		blend_fx_cover_row(px_at(px, box.x, y), box.width, mrow, blends);
 	}
-	pixman_image_unref(mask);
-	pixman_image_unref(solid);
-	free(mask_row);
+	free(mrow);
+	free(blends);
 	free(cols);
 	free(ax);
 }
