@@ -27,14 +27,18 @@
  *   a solid mask; a rounded clip or a rotated quad through an a8 mask
  *   whose rows are mostly constant (only edge pixels evaluate coverage);
  * - shapes: per row, edge pixels evaluate the SDF, the fully covered
- *   interior span of a fill is blended with a constant colour, the hole
- *   of a stroke is skipped;
+ *   interior span of a fill is stored (opaque) or blended in 8.8 fixed
+ *   point (SSE2), the hole of a stroke is skipped;
  * - triangles: a scanline rasteriser in fixed point (each row's span from
  *   the three edge functions), the fringe coverage interpolated per pixel;
  * - glyphs: A8 bitmaps from the cache blended 1:1 (or sampled bilinearly
  *   through the triangle rasteriser when transformed);
  * - shadows: the shape's coverage, two separable Gaussian passes with the
- *   reference's weights (8 bits between them), cached across frames.
+ *   reference's weights (8 bits between them), cached across frames;
+ *   composited 1:1 per pixel, or scaled with per-column texels and
+ *   weights and a fixed-point blend per 8-bit coverage.
+ * Where the reference blends in floats, so does this file, except the
+ * fixed-point blends (within 1/128 of the float value before rounding).
  *
  * Shared state, per renderer: the glyph cache (keyed by face address:
  * faces live as long as the process), the shadow cache and the
