@@ -27,20 +27,25 @@
  *   a solid mask; a rounded clip or a rotated quad through an a8 mask
  *   whose rows are mostly constant (only edge pixels evaluate coverage);
  * - shapes: per row, edge pixels evaluate the SDF, the fully covered
- *   interior span of a fill is blended with a constant colour, the hole
- *   of a stroke is skipped;
+ *   interior span of a fill is stored (opaque) or blended in 8.8 fixed
+ *   point (SSE2), the hole of a stroke is skipped;
  * - triangles: a scanline rasteriser in fixed point (each row's span from
  *   the three edge functions), the fringe coverage interpolated per pixel;
  * - glyphs: A8 bitmaps from the cache blended 1:1 (or sampled bilinearly
  *   through the triangle rasteriser when transformed);
  * - shadows: the shape's coverage, two separable Gaussian passes with the
- *   reference's weights (8 bits between them), cached across frames;
- * - layers (group opacity): the sub-tasks drawn whole into an 8-bit image
- *   of the layer's box in phase 1, composited times the opacity.
+ *   reference's weights (8 bits between them), cached across frames,
+ *   composited 1:1 per pixel, or scaled with per-column texels and
+ *   weights and a fixed-point blend per 8-bit coverage;
+ * - layers (group opacity): the sub-tasks drawn into an 8-bit image of
+ *   the layer's bounds in phase 1, composited times the opacity.
+ * Where the reference blends in floats, so does this file, except the
+ * fixed-point blends (within 1/128 of the float value before rounding).
  *
- * Shared state, per renderer: the glyph cache and the shadow cache (each
- * under its own mutex while phase 1 fills it, read-only in phase 2,
- * trimmed only between frames, when no worker runs).
+ * Shared state, per renderer: the glyph cache (keyed by face address:
+ * faces live as long as the process), the shadow cache and the
+ * tessellation cache (each under its own mutex while phase 1 fills it,
+ * read-only in phase 2, trimmed only between calls, when no worker runs).
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <math.h>
@@ -50,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <vitrail/canvas.h>
 #include "engine_private.h"
 
 #define CPU_MAX_WORKERS 64
@@ -105,6 +111,27 @@ struct cpu_shadow_mask {
 	struct cpu_shadow_mask *next;
 };
 
+/* A tessellated geometry: what tri_pixel reads of its vertices. */
+struct cpu_tri_vertex {
+	float pos[2];
+	float aa[3];
+	float shape[2];
+};
+
+struct cpu_tess_entry {
+	struct vr_geometry key; /* compared whole (memcmp) */
+	uint32_t hash;
+	struct cpu_tri_vertex *v;
+	size_t count;
+	uint64_t used; /* frame */
+	struct cpu_tess_entry *next;
+};
+
+#define CPU_TESS_BUCKETS 1024
+/* render calls an unused tessellation is kept (several outputs draw a
+ * frame in as many calls) */
+#define CPU_TESS_KEEP 4
+
 struct vr_cpu_renderer {
 	struct cpu_pool pool;
 	int workers;
@@ -117,6 +144,17 @@ struct vr_cpu_renderer {
 	pthread_mutex_t shadow_lock;
 	struct cpu_shadow_mask *shadows;
 	size_t shadow_bytes;
+	/* shared: the tessellation cache. Keys name paths by address: the
+	 * display lists of the last CPU_TESS_KEEP calls stay referenced as
+	 * long as an entry they used may be hit, so no path a key names is
+	 * freed (and its address reused) meanwhile. */
+	pthread_mutex_t tess_lock;
+	struct cpu_tess_entry *tess[CPU_TESS_BUCKETS];
+	size_t tess_bytes;
+	struct {
+		struct vr_display_list **lists;
+		size_t nlists;
+	} held[CPU_TESS_KEEP]; /* by call, frame % CPU_TESS_KEEP */
 };
 
 static void pool_work(struct cpu_pool *pool)
@@ -139,8 +177,8 @@ static void *pool_main(void *data)
 		}
 	}
 	pthread_mutex_unlock(&pool->lock);
-	char name[16];
-	snprintf(name, sizeof(name), "vr-cpu-%d", index % 1000);
+	char name[24]; /* pthread names: 15 characters */
+	snprintf(name, sizeof(name), "vr-cpu-%d", index % CPU_MAX_WORKERS);
 	pthread_setname_np(pthread_self(), name);
 	pthread_mutex_lock(&pool->lock);
 	while (true) {
@@ -235,9 +273,35 @@ struct cpu_px {
 	struct vr_box box;
 };
 
+/* lroundf(vr_clampf(v, 0, 1) * 255) (reference.c's rounding), without
+ * the libm call: y - trunc(y) is exact for 0 <= y <= 255. */
 static inline uint8_t unorm8(float v)
 {
-	return (uint8_t)lroundf(vr_clampf(v, 0.0f, 1.0f) * 255.0f);
+	float y = (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v) * 255.0f;
+	int32_t r = (int32_t)y;
+	return (uint8_t)(y - (float)r >= 0.5f ? r + 1 : r);
+}
+
+/* x / 255.0f for every byte: the same floats as the division (shared,
+ * written once before any worker starts). */
+static float unit8[256];
+static pthread_once_t unit8_once = PTHREAD_ONCE_INIT;
+
+static void unit8_init(void)
+{
+	for (int i = 0; i < 256; i++) {
+		unit8[i] = (float)i / 255.0f;
+	}
+}
+
+static inline float minf(float a, float b)
+{
+	return a < b ? a : b;
+}
+
+static inline float maxf(float a, float b)
+{
+	return a > b ? a : b;
 }
 
 /* reference.c's blend: src (premultiplied) times coverage over the pixel,
@@ -249,10 +313,10 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	}
 	float a = src[3] * coverage;
 	float d[4] = {
-		(float)((*p >> 16) & 0xff) / 255.0f,
-		(float)((*p >> 8) & 0xff) / 255.0f,
-		(float)(*p & 0xff) / 255.0f,
-		(float)(*p >> 24) / 255.0f,
+		unit8[(*p >> 16) & 0xff],
+		unit8[(*p >> 8) & 0xff],
+		unit8[*p & 0xff],
+		unit8[*p >> 24],
 	};
 	uint8_t r = unorm8(src[0] * coverage + d[0] * (1.0f - a));
 	uint8_t g = unorm8(src[1] * coverage + d[1] * (1.0f - a));
@@ -261,17 +325,162 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	*p = (uint32_t)al << 24 | (uint32_t)r << 16 | (uint32_t)g << 8 | b;
 }
 
+/* blend_px remembering its last destination and coverage: along a row
+ * of a constant colour both repeat (the background, a shadow's inside). */
+struct blend_memo {
+	uint32_t in, out;
+	float coverage;
+};
+
+static inline void blend_memo_init(struct blend_memo *m)
+{
+	*m = (struct blend_memo){ .coverage = -1.0f };
+}
+
+static inline void blend_px_memo(struct blend_memo *m, uint32_t *p,
+		const float src[4], float coverage)
+{
+	if (coverage <= 0.0f) {
+		return;
+	}
+	if (*p != m->in || coverage != m->coverage) {
+		m->in = *p;
+		m->coverage = coverage;
+		blend_px(p, src, coverage);
+		m->out = *p;
+		return;
+	}
+	*p = m->out;
+}
+
+/*
+ * Fixed-point "over" of a constant colour at a given coverage, in 8.8
+ * fixed point per channel: channel = (S + ((d << 8) K >> 16) + 128) >> 8
+ * with S = 255 src 256 and K = (1 - alpha) 65536 (at most 65535), both
+ * rounded: within 1/128 of the float blend before its rounding, so equal
+ * to blend_px but for near-ties. SSE2 does four pixels at a time with the
+ * same arithmetic (pmulhuw, saturating adds), the scalar code the rest:
+ * a pixel's value never depends on its neighbours.
+ */
+struct blend_fx {
+	uint16_t s[4]; /* b, g, r, a: the order of a pixel's bytes */
+	uint16_t k[4]; /* the same K in every lane */
+};
+
+static void blend_fx_init(struct blend_fx *fx, const float src[4],
+		float coverage)
+{
+	static const int order[4] = { 2, 1, 0, 3 };
+	for (int i = 0; i < 4; i++) {
+		float v = src[order[i]] * coverage;
+		v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+		fx->s[i] = (uint16_t)lroundf(v * 255.0f * 256.0f);
+	}
+	float k = 1.0f - src[3] * coverage;
+	k = k < 0.0f ? 0.0f : k > 1.0f ? 1.0f : k;
+	long kk = lroundf(k * 65536.0f);
+	for (int i = 0; i < 4; i++) {
+		fx->k[i] = (uint16_t)(kk > 65535 ? 65535 : kk);
+	}
+}
+
+static inline uint32_t blend_fx_channel(uint32_t s, uint32_t d, uint32_t k)
+{
+	uint32_t v = s + (((d << 8) * k) >> 16);
+	v = v > 65535u ? 65535u : v;
+	v = v + 128u > 65535u ? 65535u : v + 128u;
+	return v >> 8;
+}
+
+static inline uint32_t blend_fx_px(const struct blend_fx *fx, uint32_t p)
+{
+	return blend_fx_channel(fx->s[3], p >> 24, fx->k[0]) << 24 |
+		blend_fx_channel(fx->s[2], (p >> 16) & 0xff, fx->k[0]) << 16 |
+		blend_fx_channel(fx->s[1], (p >> 8) & 0xff, fx->k[0]) << 8 |
+		blend_fx_channel(fx->s[0], p & 0xff, fx->k[0]);
+}
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* Two pixels (the low 64 bits of p) with the blends in s and k. */
+static inline __m128i blend_fx_sse2(__m128i p, __m128i s, __m128i k)
+{
+	const __m128i zero = _mm_setzero_si128();
+	const __m128i half = _mm_set1_epi16(128);
+	__m128i d = _mm_slli_epi16(_mm_unpacklo_epi8(p, zero), 8);
+	__m128i v = _mm_adds_epu16(s, _mm_mulhi_epu16(d, k));
+	return _mm_srli_epi16(_mm_adds_epu16(v, half), 8);
+}
+#endif
+
+/* n pixels at q, each with the blend of its coverage m[i] (table: one
+ * per 8-bit coverage; 0 leaves the pixel). */
+static void blend_fx_cover_row(uint32_t *q, int32_t n, const uint8_t *m,
+		const struct blend_fx *table)
+{
+	int32_t i = 0;
+#ifdef __SSE2__
+	for (; i + 2 <= n; i += 2) {
+		if ((m[i] | m[i + 1]) == 0) {
+			continue;
+		}
+		const struct blend_fx *a = &table[m[i]], *b = &table[m[i + 1]];
+		__m128i s = _mm_unpacklo_epi64(
+			_mm_loadl_epi64((const __m128i *)a->s),
+			_mm_loadl_epi64((const __m128i *)b->s));
+		__m128i k = _mm_unpacklo_epi64(
+			_mm_loadl_epi64((const __m128i *)a->k),
+			_mm_loadl_epi64((const __m128i *)b->k));
+		__m128i p = _mm_loadl_epi64((const __m128i *)(q + i));
+		__m128i v = blend_fx_sse2(p, s, k);
+		_mm_storel_epi64((__m128i *)(q + i), _mm_packus_epi16(v, v));
+	}
+#endif
+	for (; i < n; i++) {
+		if (m[i] != 0) {
+			q[i] = blend_fx_px(&table[m[i]], q[i]);
+		}
+	}
+}
+
+/* n pixels at q over one constant blend. */
+static void blend_fx_row(uint32_t *q, int32_t n, const struct blend_fx *fx)
+{
+	int32_t i = 0;
+#ifdef __SSE2__
+	__m128i s = _mm_loadl_epi64((const __m128i *)fx->s);
+	s = _mm_unpacklo_epi64(s, s);
+	__m128i k = _mm_loadl_epi64((const __m128i *)fx->k);
+	k = _mm_unpacklo_epi64(k, k);
+	for (; i + 4 <= n; i += 4) {
+		__m128i p = _mm_loadu_si128((const __m128i *)(q + i));
+		__m128i lo = blend_fx_sse2(p, s, k);
+		__m128i hi = blend_fx_sse2(_mm_srli_si128(p, 8), s, k);
+		_mm_storeu_si128((__m128i *)(q + i), _mm_packus_epi16(lo, hi));
+	}
+#endif
+	for (; i < n; i++) {
+		q[i] = blend_fx_px(fx, q[i]);
+	}
+}
+
 static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y)
 {
 	return &px->data[(size_t)y * (size_t)px->stride + (size_t)x];
 }
 
 /* A constant colour at full coverage over pixels [x0, x1) of row y: the
- * same values blend_px gives with coverage 1. */
+ * values blend_px gives with coverage 1 (fx: the colour's fixed-point
+ * blend, for translucent colours, equal but for near-ties). */
 static void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
-		int32_t y, const float src[4])
+		int32_t y, const float src[4], const struct blend_fx *fx)
 {
 	if (x0 >= x1) {
+		return;
+	}
+	if (src[3] < 1.0f) {
+		blend_fx_row(px_at(px, x0, y), x1 - x0, fx);
 		return;
 	}
 	uint32_t *p = px_at(px, x0, y);
@@ -498,6 +707,18 @@ typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
 static void raster_triangle(const struct cpu_px *px, const float *a,
 		const float *b, const float *c, cpu_pixel_fn fn, void *data)
 {
+	/* most triangles of a long path miss a band: reject them before
+	 * any set-up (a pixel of margin: the exact rule follows) */
+	const struct vr_box *s0 = &px->box;
+	float lo_y = minf(a[1], minf(b[1], c[1]));
+	float hi_y = maxf(a[1], maxf(b[1], c[1]));
+	float lo_x = minf(a[0], minf(b[0], c[0]));
+	float hi_x = maxf(a[0], maxf(b[0], c[0]));
+	if (hi_y < (float)s0->y - 1.0f || lo_y > (float)(s0->y + s0->height) +
+			1.0f || hi_x < (float)s0->x - 1.0f ||
+			lo_x > (float)(s0->x + s0->width) + 1.0f) {
+		return;
+	}
 	int64_t p[3][2] = {
 		{ snap256(a[0]), snap256(a[1]) },
 		{ snap256(b[0]), snap256(b[1]) },
@@ -687,8 +908,24 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	e.cy = shape->rect.y + e.v.half[1];
 	rclip_from_state(&e.rc, &shape->state);
 	struct vr_box box = scissor_clip(px, &shape->state.clip);
+	/* the pixels the shape may cover (its batch's AABB is larger):
+	 * coverage is 0 past half a pixel (1 / params[2] units) outside the
+	 * shape, or the stroke's outer edge */
+	float grow = shape->stroke_width * 0.5f +
+		(e.v.params[2] > 0.0f ? 1.0f / e.v.params[2] : 1.0f);
+	struct vr_box own = vr_mat_map_rect_bounds(&shape->state.mat,
+		&(struct vr_rectf){ shape->rect.x - grow, shape->rect.y - grow,
+			shape->rect.width + 2.0f * grow,
+			shape->rect.height + 2.0f * grow });
+	own.x -= 1;
+	own.y -= 1;
+	own.width += 2;
+	own.height += 2;
+	box = vr_box_intersect(&box, &own);
 	const float *color = e.v.color;
 	bool stroke = shape->stroke_width > 0.0f;
+	struct blend_fx fx;
+	blend_fx_init(&fx, color, 1.0f);
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		int32_t x = box.x, end = box.x + box.width;
 		if (!stroke) {
@@ -708,7 +945,7 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 				}
 				blend_px(px_at(px, r, y), color, c);
 			}
-			blend_span(px, x, r + 1, y, color);
+			blend_span(px, x, r + 1, y, color, &fx);
 			continue;
 		}
 		/* a ring: outside, the left part, the hole, the right part */
@@ -741,7 +978,7 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 /* ---- per-task data of phase 1 ------------------------------------------- */
 
 struct cpu_tess {
-	struct vr_tri_vertex *v;
+	const struct cpu_tri_vertex *v;
 	size_t count;
 };
 
@@ -758,7 +995,8 @@ struct cpu_task_data {
 /* ---- triangles ---------------------------------------------------------- */
 
 struct tri_ctx {
-	const struct vr_tri_vertex *v; /* 3 */
+	const struct cpu_tri_vertex *v; /* 3 */
+	const float *color;
 	struct cpu_rclip rc;
 };
 
@@ -766,7 +1004,7 @@ static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 		const double w[3], void *data)
 {
 	const struct tri_ctx *t = data;
-	const struct vr_tri_vertex *v = t->v;
+	const struct cpu_tri_vertex *v = t->v;
 	struct vr_tri_vertex at;
 	at.shape[0] = v[0].shape[0];
 	at.shape[1] = v[0].shape[1];
@@ -776,7 +1014,7 @@ static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 	}
 	float c = vr_tri_coverage(&at) *
 		rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
-	blend_px(px_at(px, x, y), v[0].color, c);
+	blend_px(px_at(px, x, y), t->color, c);
 }
 
 static void draw_geometry(const struct cpu_px *px,
@@ -787,10 +1025,10 @@ static void draw_geometry(const struct cpu_px *px,
 	if (vr_box_empty(&sub.box)) {
 		return;
 	}
-	struct tri_ctx t;
+	struct tri_ctx t = { .color = geometry->state.color };
 	rclip_from_state(&t.rc, &geometry->state);
 	for (size_t i = 0; i + 2 < tess->count; i += 3) {
-		const struct vr_tri_vertex *v = &tess->v[i];
+		const struct cpu_tri_vertex *v = &tess->v[i];
 		t.v = v;
 		raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, tri_pixel, &t);
 	}
@@ -812,8 +1050,7 @@ static inline float texel(const struct texture *t, int32_t x, int32_t y)
 	} else if (x < 0 || y < 0 || x >= t->width || y >= t->height) {
 		return 0.0f;
 	}
-	return (float)t->data[(size_t)y * (size_t)t->stride + (size_t)x] /
-		255.0f;
+	return unit8[t->data[(size_t)y * (size_t)t->stride + (size_t)x]];
 }
 
 static float sample_bilinear(const struct texture *t, float u, float v)
@@ -848,6 +1085,107 @@ static void tex_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 	blend_px(px_at(px, x, y), v[0].color, c);
 }
 
+/* First pixel whose centre lies at or past edge e (snapped to 1/256
+ * pixel, as raster_triangle snaps): the top-left rule of an axis-aligned
+ * rectangle. */
+static int32_t snapped_cover_start(float e)
+{
+	int64_t s = snap256(e);
+	/* 256 x + 128 >= s */
+	return (int32_t)-floor_div(-(s - 128), 256);
+}
+
+/*
+ * draw_tex_quad for a quad that stays axis-aligned (scale and
+ * translation: blurred shadows drawn larger than their scratch grid):
+ * the texture coordinate of a pixel centre is linear in x and in y, so
+ * the columns' texels and weights are found once per call. Clamped
+ * textures only. The same coverage rule as the triangles; texture
+ * coordinates computed directly instead of through barycentrics (a float
+ * rounding apart, within the transformed tolerances).
+ */
+static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
+		const float corners[4][2], const struct vr_box *scissor,
+		const struct cpu_rclip *rc, const float *color)
+{
+	float x0 = corners[0][0], x1 = corners[1][0];
+	float y0 = corners[0][1], y1 = corners[2][1];
+	int32_t bx0 = snapped_cover_start(minf(x0, x1));
+	int32_t bx1 = snapped_cover_start(maxf(x0, x1));
+	int32_t by0 = snapped_cover_start(minf(y0, y1));
+	int32_t by1 = snapped_cover_start(maxf(y0, y1));
+	struct vr_box cover = { bx0, by0, bx1 - bx0, by1 - by0 };
+	struct vr_box box = vr_box_intersect(&cover, scissor);
+	if (vr_box_empty(&box)) {
+		return;
+	}
+	int32_t *cols = malloc((size_t)box.width * 2 * sizeof(*cols));
+	float *ax = malloc((size_t)box.width * sizeof(*ax));
+	/* the colour's fixed-point blend per 8-bit coverage (the coverage
+	 * rounded to 1/255: within 1 of the float blend) */
+	struct blend_fx *blends = malloc(256 * sizeof(*blends));
+	uint8_t *mrow = malloc((size_t)box.width);
+	if (cols == NULL || ax == NULL || blends == NULL || mrow == NULL) {
+		free(cols);
+		free(ax);
+		free(blends);
+		free(mrow);
+		return;
+	}
+	/* coverage 0 must leave the pixel as it is */
+	memset(&blends[0], 0, sizeof(blends[0]));
+	for (int i = 0; i < 4; i++) {
+		blends[0].k[i] = 65535;
+	}
+	for (int m = 1; m < 256; m++) {
+		blend_fx_init(&blends[m], color, unit8[m]);
+	}
+	for (int32_t i = 0; i < box.width; i++) {
+		float u = ((float)(box.x + i) + 0.5f - x0) / (x1 - x0);
+		float x = u * (float)t->width - 0.5f, fx = floorf(x);
+		int32_t ix = (int32_t)fx;
+		ax[i] = x - fx;
+		cols[2 * i] = ix < 0 ? 0 : ix >= t->width ? t->width - 1 : ix;
+		cols[2 * i + 1] = ix + 1 < 0 ? 0 : ix + 1 >= t->width ?
+			t->width - 1 : ix + 1;
+	}
+	for (int32_t y = box.y; y < box.y + box.height; y++) {
+		float v = ((float)y + 0.5f - y0) / (y1 - y0);
+		float ty = v * (float)t->height - 0.5f, fy = floorf(ty);
+		float ay = ty - fy;
+		int32_t iy = (int32_t)fy;
+		int32_t r0 = iy < 0 ? 0 : iy >= t->height ? t->height - 1 : iy;
+		int32_t r1 = iy + 1 < 0 ? 0 : iy + 1 >= t->height ?
+			t->height - 1 : iy + 1;
+		const uint8_t *row0 = t->data + (size_t)r0 * (size_t)t->stride;
+		const uint8_t *row1 = t->data + (size_t)r1 * (size_t)t->stride;
+		float fyc = (float)y + 0.5f;
+		for (int32_t i = 0; i < box.width; i++) {
+			int32_t c0 = cols[2 * i], c1 = cols[2 * i + 1];
+			uint32_t sum = (uint32_t)row0[c0] + row0[c1] + row1[c0] +
+				row1[c1];
+			mrow[i] = 0;
+			if (sum == 0) {
+				continue;
+			}
+			float a = ax[i];
+			float c = ((float)row0[c0] * (1 - a) + (float)row0[c1] * a) *
+				(1 - ay) + ((float)row1[c0] * (1 - a) +
+				(float)row1[c1] * a) * ay;
+			c = sum == 4 * 255 ? 1.0f : c / 255.0f;
+			if (rc->on) {
+				c *= rclip_coverage(rc, (float)(box.x + i) + 0.5f, fyc);
+			}
+			mrow[i] = unorm8(c);
+		}
+		blend_fx_cover_row(px_at(px, box.x, y), box.width, mrow, blends);
+	}
+	free(mrow);
+	free(blends);
+	free(cols);
+	free(ax);
+}
+
 static void draw_tex_quad(const struct cpu_px *px,
 		const struct texture *texture, const float corners[4][2],
 		const struct vr_prim_state *state)
@@ -859,6 +1197,15 @@ static void draw_tex_quad(const struct cpu_px *px,
 	}
 	struct cpu_rclip rc;
 	rclip_from_state(&rc, state);
+	if (texture->clamp && corners[0][1] == corners[1][1] &&
+			corners[2][1] == corners[3][1] &&
+			corners[0][0] == corners[2][0] &&
+			corners[1][0] == corners[3][0] &&
+			corners[0][0] != corners[1][0] &&
+			corners[0][1] != corners[2][1]) {
+		draw_tex_axis(px, texture, corners, &sub.box, &rc, state->color);
+		return;
+	}
 	struct vr_tex_vertex v[4] = { 0 };
 	for (int i = 0; i < 4; i++) {
 		v[i].pos[0] = corners[i][0];
@@ -887,20 +1234,122 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 	struct cpu_rclip rc;
 	rclip_from_state(&rc, state);
 	const float *color = state->color;
+	/* full coverage of an opaque colour: blend_px stores the colour */
+	bool opaque = color[3] >= 1.0f;
+	uint32_t solid = (uint32_t)unorm8(color[3]) << 24 |
+		(uint32_t)unorm8(color[0]) << 16 | (uint32_t)unorm8(color[1]) << 8 |
+		unorm8(color[2]);
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		const uint8_t *row = t->data + (size_t)(y - y0) * (size_t)t->stride;
 		uint32_t *p = px_at(px, box.x, y);
 		float fy = (float)y + 0.5f;
+		struct blend_memo memo;
+		blend_memo_init(&memo);
 		for (int32_t x = box.x; x < box.x + box.width; x++, p++) {
 			uint8_t a = row[x - x0];
 			if (a == 0) {
 				continue;
 			}
-			float c = (float)a / 255.0f;
+			if (a == 255 && opaque && !rc.on) {
+				*p = solid;
+				continue;
+			}
+			float c = unit8[a];
 			if (rc.on) {
 				c *= rclip_coverage(&rc, (float)x + 0.5f, fy);
 			}
-			blend_px(p, color, c);
+			blend_px_memo(&memo, p, color, c);
+		}
+	}
+}
+
+/* ---- the tessellation cache --------------------------------------------- */
+
+static uint32_t tess_hash(const struct vr_geometry *g)
+{
+	/* FNV-1a over the key's bytes */
+	const uint8_t *b = (const uint8_t *)g;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < sizeof(*g); i++) {
+		h = (h ^ b[i]) * 16777619u;
+	}
+	return h;
+}
+
+/* The geometry's triangles from the cache (tessellated on first use);
+ * NULL when tessellation fails. Phase 1, any worker. */
+static const struct cpu_tess_entry *tess_get(struct vr_cpu_renderer *r,
+		const struct vr_geometry *geometry)
+{
+	struct vr_geometry key;
+	memset(&key, 0, sizeof(key));
+	key.state = geometry->state;
+	key.path = geometry->path;
+	key.paint = geometry->paint;
+	uint32_t h = tess_hash(&key);
+	size_t bucket = h % CPU_TESS_BUCKETS;
+	pthread_mutex_lock(&r->tess_lock);
+	for (struct cpu_tess_entry *e = r->tess[bucket]; e != NULL;
+			e = e->next) {
+		if (e->hash == h && memcmp(&e->key, &key, sizeof(key)) == 0) {
+			e->used = r->frame;
+			pthread_mutex_unlock(&r->tess_lock);
+			return e;
+		}
+	}
+	pthread_mutex_unlock(&r->tess_lock);
+	struct vr_tri_vertex *v;
+	size_t count;
+	if (!vr_geometry_tessellate(geometry, &v, &count)) {
+		vr_log(VR_LOG_ERROR, "cpu: tessellation failed");
+		return NULL;
+	}
+	struct cpu_tess_entry *e = calloc(1, sizeof(*e));
+	struct cpu_tri_vertex *cv = malloc((count > 0 ? count : 1) *
+		sizeof(*cv));
+	if (e == NULL || cv == NULL) {
+		free(v);
+		free(e);
+		free(cv);
+		return NULL;
+	}
+	for (size_t i = 0; i < count; i++) {
+		memcpy(cv[i].pos, v[i].pos, sizeof(cv[i].pos));
+		memcpy(cv[i].aa, v[i].aa, sizeof(cv[i].aa));
+		memcpy(cv[i].shape, v[i].shape, sizeof(cv[i].shape));
+	}
+	free(v);
+	e->key = key;
+	e->hash = h;
+	e->v = cv;
+	e->count = count;
+	pthread_mutex_lock(&r->tess_lock);
+	e->used = r->frame;
+	/* a duplicate from another worker is harmless: both stay until
+	 * unused */
+	e->next = r->tess[bucket];
+	r->tess[bucket] = e;
+	r->tess_bytes += count * sizeof(*cv);
+	pthread_mutex_unlock(&r->tess_lock);
+	return e;
+}
+
+/* After a call (no worker runs): entries the last CPU_TESS_KEEP calls did
+ * not use. */
+static void tess_cache_trim(struct vr_cpu_renderer *r, bool all)
+{
+	for (size_t i = 0; i < CPU_TESS_BUCKETS; i++) {
+		struct cpu_tess_entry **link = &r->tess[i];
+		while (*link != NULL) {
+			struct cpu_tess_entry *e = *link;
+			if (all || r->frame - e->used >= CPU_TESS_KEEP) {
+				*link = e->next;
+				r->tess_bytes -= e->count * sizeof(*e->v);
+				free(e->v);
+				free(e);
+			} else {
+				link = &e->next;
+			}
 		}
 	}
 }
@@ -1178,6 +1627,9 @@ struct cpu_frame {
 	int32_t band_y, band_height;
 	pixman_color_t clear;
 	atomic_bool failed;
+	/* display lists the tasks point into, referenced */
+	struct vr_display_list **lists;
+	size_t nlists, lists_cap;
 };
 
 static void *frame_alloc(void *data, size_t size)
@@ -1207,6 +1659,17 @@ static bool frame_push(void *data, const struct vr_task *task)
 	return true;
 }
 
+static bool frame_hold_list(void *data, struct vr_display_list *list)
+{
+	struct cpu_frame *f = data;
+	if (!vr_grow((void **)&f->lists, &f->lists_cap, f->nlists + 1,
+			sizeof(*f->lists))) {
+		return false;
+	}
+	f->lists[f->nlists++] = vr_display_list_ref(list);
+	return true;
+}
+
 static pixman_image_t *layer_render(struct cpu_frame *f,
 	const struct vr_layer *layer);
 
@@ -1226,11 +1689,11 @@ static void prep_task(void *data, uint32_t item)
 			return;
 		}
 		for (uint32_t i = 0; i < payload->count; i++) {
-			if (!vr_geometry_tessellate(&payload->geometries[i],
-					&d->tess[i].v, &d->tess[i].count)) {
-				vr_log(VR_LOG_ERROR, "cpu: tessellation failed");
-				d->tess[i].v = NULL;
-				d->tess[i].count = 0;
+			const struct cpu_tess_entry *e = tess_get(f->renderer,
+				&payload->geometries[i]);
+			if (e != NULL) {
+				d->tess[i].v = e->v;
+				d->tess[i].count = e->count;
 			}
 		}
 		break;
@@ -1380,9 +1843,6 @@ static void frame_free_data(struct cpu_frame *f)
 		const struct vr_task *task = &f->tasks[i];
 		struct cpu_task_data *d = &f->data[i];
 		if (task->kind == VR_TASK_TRIANGLES && d->tess != NULL) {
-			for (uint32_t k = 0; k < task->payload->count; k++) {
-				free(d->tess[k].v);
-			}
 			free(d->tess);
 		} else if (task->kind == VR_TASK_GLYPHS && d->glyphs != NULL) {
 			for (uint32_t k = 0; k < task->payload->count; k++) {
@@ -1452,6 +1912,17 @@ error:
 static void frame_finish(struct cpu_frame *f)
 {
 	frame_free_data(f);
+	/* the tessellation cache drops what the last CPU_TESS_KEEP calls did
+	 * not use, then the lists of the call before them */
+	struct vr_cpu_renderer *r = f->renderer;
+	tess_cache_trim(r, false);
+	size_t slot = (size_t)(r->frame % CPU_TESS_KEEP);
+	for (size_t i = 0; i < r->held[slot].nlists; i++) {
+		vr_display_list_unref(r->held[slot].lists[i]);
+	}
+	free(r->held[slot].lists);
+	r->held[slot].lists = f->lists;
+	r->held[slot].nlists = f->nlists;
 	free(f->tasks);
 	for (size_t i = 0; i < f->nallocations; i++) {
 		free(f->allocations[i]);
@@ -1520,6 +1991,7 @@ bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 	const struct vr_task_sink sink = {
 		.alloc = frame_alloc,
 		.push = frame_push,
+		.hold_list = frame_hold_list,
 		.data = &f,
 	};
 	const struct vr_prepare_job job = {
@@ -1574,6 +2046,7 @@ struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
 	if (workers > CPU_MAX_WORKERS) {
 		workers = CPU_MAX_WORKERS;
 	}
+	pthread_once(&unit8_once, unit8_init);
 	struct vr_cpu_renderer *r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		return NULL;
@@ -1581,6 +2054,7 @@ struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
 	r->workers = workers;
 	pthread_mutex_init(&r->glyph_lock, NULL);
 	pthread_mutex_init(&r->shadow_lock, NULL);
+	pthread_mutex_init(&r->tess_lock, NULL);
 	if (!pool_init(&r->pool, workers - 1)) {
 		vr_cpu_renderer_destroy(r);
 		return NULL;
@@ -1596,6 +2070,14 @@ void vr_cpu_renderer_destroy(struct vr_cpu_renderer *r)
 	pool_finish(&r->pool);
 	glyph_cache_clear(r);
 	shadow_cache_trim(r, true);
+	tess_cache_trim(r, true);
+	for (size_t k = 0; k < CPU_TESS_KEEP; k++) {
+		for (size_t i = 0; i < r->held[k].nlists; i++) {
+			vr_display_list_unref(r->held[k].lists[i]);
+		}
+		free(r->held[k].lists);
+	}
+	pthread_mutex_destroy(&r->tess_lock);
 	pthread_mutex_destroy(&r->glyph_lock);
 	pthread_mutex_destroy(&r->shadow_lock);
 	free(r);

@@ -1254,7 +1254,7 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		printf("random primitives within %.2f ms of CPU frame time:",
 			b->opts.budget_ms);
 		for (size_t m = 0; m < b->nmodes; m++) {
-			if (!b->modes[m].cairo) {
+			if (!b->modes[m].cairo && !b->modes[m].cpu) {
 				printf(" %s %.0f", b->modes[m].label, b->ramp_prims[m]);
 			}
 		}
