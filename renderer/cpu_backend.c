@@ -372,11 +372,11 @@ static void blend_fx_init(struct blend_fx *fx, const float src[4],
 	for (int i = 0; i < 4; i++) {
 		float v = src[order[i]] * coverage;
 		v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-		fx->s[i] = (uint16_t)lroundf(v * 255.0f * 256.0f);
+		fx->s[i] = (uint16_t)(v * 255.0f * 256.0f + 0.5f);
 	}
 	float k = 1.0f - src[3] * coverage;
 	k = k < 0.0f ? 0.0f : k > 1.0f ? 1.0f : k;
-	long kk = lroundf(k * 65536.0f);
+	long kk = (long)(k * 65536.0f + 0.5f);
 	for (int i = 0; i < 4; i++) {
 		fx->k[i] = (uint16_t)(kk > 65535 ? 65535 : kk);
 	}
