@@ -374,11 +374,11 @@ static void blend_fx_init(struct blend_fx *fx, const float src[4],
 	for (int i = 0; i < 4; i++) {
 		float v = src[order[i]] * coverage;
 		v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-		fx->s[i] = (uint16_t)lroundf(v * 255.0f * 256.0f);
+		fx->s[i] = (uint16_t)(v * 255.0f * 256.0f + 0.5f);
 	}
 	float k = 1.0f - src[3] * coverage;
 	k = k < 0.0f ? 0.0f : k > 1.0f ? 1.0f : k;
-	long kk = lroundf(k * 65536.0f);
+	long kk = (long)(k * 65536.0f + 0.5f);
 	for (int i = 0; i < 4; i++) {
 		fx->k[i] = (uint16_t)(kk > 65535 ? 65535 : kk);
 	}
@@ -740,6 +740,17 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 	if (fa == 0.0) {
 		return;
 	}
+	/* the barycentric weights as planes in the pixel centre:
+	 * w_i = wa_i cy + wb_i cx + wc_i, evaluated per pixel (never
+	 * stepped), so a pixel's weights do not depend on the band */
+	double wa[3], wb[3], wc[3];
+	for (int i = 0; i < 3; i++) {
+		const float *u = f[(i + 1) % 3], *v = f[(i + 2) % 3];
+		double dx = (double)v[0] - u[0], dy = (double)v[1] - u[1];
+		wa[i] = dx / fa;
+		wb[i] = -dy / fa;
+		wc[i] = (dy * u[0] - dx * u[1]) / fa;
+	}
 	int64_t minx = p[0][0], maxx = p[0][0], miny = p[0][1], maxy = p[0][1];
 	for (int i = 1; i < 3; i++) {
 		minx = p[i][0] < minx ? p[i][0] : minx;
@@ -779,14 +790,14 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 			}
 		}
 		double cyp = (double)y + 0.5;
+		double wy[3];
+		for (int i = 0; i < 3; i++) {
+			wy[i] = wa[i] * cyp + wc[i];
+		}
 		for (int64_t x = lo; x <= hi; x++) {
 			double cxp = (double)x + 0.5;
-			double w[3];
-			for (int i = 0; i < 3; i++) {
-				const float *u = f[(i + 1) % 3], *v = f[(i + 2) % 3];
-				w[i] = (((double)v[0] - u[0]) * (cyp - u[1]) -
-					((double)v[1] - u[1]) * (cxp - u[0])) / fa;
-			}
+			double w[3] = { wy[0] + wb[0] * cxp, wy[1] + wb[1] * cxp,
+				wy[2] + wb[2] * cxp };
 			fn(px, (int32_t)x, (int32_t)y, w, data);
 		}
 	}
@@ -1221,9 +1232,29 @@ static void draw_tex_quad(const struct cpu_px *px,
 	raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, &q1);
 }
 
-/* A coverage image 1:1 with its top-left pixel at (x0, y0). */
+/* The fixed-point blends of one colour per 8-bit coverage, made on first
+ * use (a glyph run needs few of the 256). */
+struct blend_lazy {
+	struct blend_fx fx[256];
+	bool valid[256];
+};
+
+static inline const struct blend_fx *blend_lazy_get(struct blend_lazy *l,
+		const float *color, uint8_t a)
+{
+	if (!l->valid[a]) {
+		blend_fx_init(&l->fx[a], color, unit8[a]);
+		l->valid[a] = true;
+	}
+	return &l->fx[a];
+}
+
+/* A coverage image 1:1 with its top-left pixel at (x0, y0); lazy: the
+ * blends of state->color (fixed point, within 1/128 of the float blend)
+ * or NULL (float blends). */
 static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
-		int32_t x0, int32_t y0, const struct vr_prim_state *state)
+		int32_t x0, int32_t y0, const struct vr_prim_state *state,
+		struct blend_lazy *lazy)
 {
 	struct vr_box tbox = { x0, y0, t->width, t->height };
 	struct vr_box s = scissor_clip(px, &state->clip);
@@ -1252,6 +1283,10 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 			}
 			if (a == 255 && opaque && !rc.on) {
 				*p = solid;
+				continue;
+			}
+			if (lazy != NULL && !rc.on) {
+				*p = blend_fx_px(blend_lazy_get(lazy, color, a), *p);
 				continue;
 			}
 			float c = unit8[a];
@@ -1425,6 +1460,13 @@ static void glyph_cache_clear(struct vr_cpu_renderer *r)
 static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 		const struct cpu_glyph **glyphs)
 {
+	struct blend_lazy *lazy = NULL;
+	if (run->nearest && !run->state.has_rclip) {
+		lazy = malloc(sizeof(*lazy));
+		if (lazy != NULL) {
+			memset(lazy->valid, 0, sizeof(lazy->valid));
+		}
+	}
 	for (uint32_t i = 0; i < run->text->count; i++) {
 		const struct cpu_glyph *g = glyphs[i];
 		if (g == NULL || !g->ok || g->bitmap.width == 0) {
@@ -1442,11 +1484,12 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 			corners);
 		if (run->nearest) {
 			draw_tex_exact(px, &t, (int32_t)corners[0][0],
-				(int32_t)corners[0][1], &run->state);
+				(int32_t)corners[0][1], &run->state, lazy);
 		} else {
 			draw_tex_quad(px, &t, corners, &run->state);
 		}
 	}
+	free(lazy);
 }
 
 /* ---- shadows ------------------------------------------------------------ */
@@ -1595,7 +1638,7 @@ static void draw_shadow(const struct cpu_px *px, const struct vr_shadow *shadow,
 	};
 	if (layout.nearest) {
 		draw_tex_exact(px, &t, (int32_t)lroundf(layout.to_target.tx),
-			(int32_t)lroundf(layout.to_target.ty), &shadow->state);
+			(int32_t)lroundf(layout.to_target.ty), &shadow->state, NULL);
 	} else {
 		float corners[4][2];
 		for (int i = 0; i < 4; i++) {
