@@ -1461,7 +1461,7 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 		const struct cpu_glyph **glyphs)
 {
 	struct blend_lazy *lazy = NULL;
-	if (run->nearest && !run->state.has_rclip) {
+	if (run->nearest && run->state.nrclips == 0) {
 		lazy = malloc(sizeof(*lazy));
 		if (lazy != NULL) {
 			memset(lazy->valid, 0, sizeof(lazy->valid));
