@@ -126,37 +126,115 @@ static void cache_key(struct vr_renderer *renderer, char *key, size_t size)
 		sysconf(_SC_NPROCESSORS_ONLN), BUILD_TAG);
 }
 
-bool vr_granularity_load(struct vr_renderer *renderer)
+#define CACHE_MAX_VALUES 4
+
+/* The cache file's text, NUL-terminated (malloc'd); NULL: none. */
+static char *cache_text(struct vr_renderer *renderer)
 {
 	size_t size = 0;
 	char *data = vr_cache_read(renderer, CACHE_NAME, &size);
-	if (data == NULL) {
-		return false;
-	}
-	char *text = realloc(data, size + 1);
+	char *text = data != NULL ? realloc(data, size + 1) : NULL;
 	if (text == NULL) {
 		free(data);
-		return false;
+		return NULL;
 	}
 	text[size] = '\0';
-	char key[160];
-	cache_key(renderer, key, sizeof(key));
+	return text;
+}
+
+/* A line "KEY V1 .. Vn": its key and how many numbers follow (at most
+ * CACHE_MAX_VALUES); 0 when it is not one. */
+static int cache_line_parse(const char *line, char key[160],
+		double v[CACHE_MAX_VALUES])
+{
+	int consumed = 0;
+	if (sscanf(line, "%159s%n", key, &consumed) != 1) {
+		return 0;
+	}
+	const char *p = line + consumed;
+	int n = 0;
+	while (n < CACHE_MAX_VALUES && sscanf(p, "%lf%n", &v[n], &consumed) ==
+			1 && isfinite(v[n])) {
+		p += consumed;
+		n++;
+	}
+	return n;
+}
+
+/* The n figures of key's line; false when there is none. */
+static bool cache_get(struct vr_renderer *renderer, const char *key,
+		double *values, int n)
+{
+	char *text = cache_text(renderer);
 	bool found = false;
-	struct vr_granularity g = { .calibrated = true };
 	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line != NULL && !found;
-			line = strtok_r(NULL, "\n", &save)) {
+	for (char *line = text != NULL ? strtok_r(text, "\n", &save) : NULL;
+			line != NULL && !found; line = strtok_r(NULL, "\n", &save)) {
 		char k[160];
-		found = sscanf(line, "%159s %lf %lf %lf %lf", k, &g.handoff_ns,
-				&g.unit_ns, &g.frame_overhead_ns,
-				&g.gain_ns_per_unit) == 5 && strcmp(k, key) == 0 &&
-			g.handoff_ns > 0.0 && g.unit_ns > 0.0 &&
-			isfinite(g.frame_overhead_ns) && isfinite(g.gain_ns_per_unit);
+		double v[CACHE_MAX_VALUES];
+		if (cache_line_parse(line, k, v) == n && strcmp(k, key) == 0) {
+			memcpy(values, v, (size_t)n * sizeof(double));
+			found = true;
+		}
 	}
 	free(text);
-	if (!found) {
+	return found;
+}
+
+/* key's line becomes these n figures; other keys' well-formed lines stay
+ * (the newest first, at most CACHE_MAX_LINES). */
+static void cache_put(struct vr_renderer *renderer, const char *key,
+		const double *values, int n)
+{
+	char *text = cache_text(renderer);
+	char *out = NULL;
+	size_t out_size = 0;
+	FILE *f = open_memstream(&out, &out_size);
+	if (f == NULL) {
+		free(text);
+		return;
+	}
+	fprintf(f, "%s", key);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, " %.4f", values[i]);
+	}
+	fprintf(f, "\n");
+	int lines = 1;
+	char *save = NULL;
+	for (char *line = text != NULL ? strtok_r(text, "\n", &save) : NULL;
+			line != NULL && lines < CACHE_MAX_LINES;
+			line = strtok_r(NULL, "\n", &save)) {
+		char k[160];
+		double v[CACHE_MAX_VALUES];
+		if (cache_line_parse(line, k, v) == 0 || strcmp(k, key) == 0) {
+			continue; /* garbled, or this key's old line */
+		}
+		fprintf(f, "%s\n", line);
+		lines++;
+	}
+	free(text);
+	if (fclose(f) == 0) {
+		vr_cache_write(renderer, CACHE_NAME, out, out_size);
+	}
+	free(out);
+}
+
+bool vr_granularity_load(struct vr_renderer *renderer)
+{
+	char key[160];
+	cache_key(renderer, key, sizeof(key));
+	double v[4];
+	if (!cache_get(renderer, key, v, 4) || !(v[0] > 0.0) ||
+			!(v[1] > 0.0)) {
 		return false;
 	}
+	struct vr_granularity g = {
+		.calibrated = true,
+		.handoff_ns = v[0],
+		.unit_ns = v[1],
+		.frame_overhead_ns = v[2],
+		.gain_ns_per_unit = v[3],
+	};
 	vr_granularity_derive(&g);
 	int workers = vr_renderer_workers(renderer);
 	if (workers >= 0 && workers <= MAX_CALIBRATED_WORKERS) {
@@ -179,45 +257,9 @@ void vr_granularity_save(struct vr_renderer *renderer)
 	}
 	char key[160];
 	cache_key(renderer, key, sizeof(key));
-	size_t size = 0;
-	char *old = vr_cache_read(renderer, CACHE_NAME, &size);
-	char *text = old != NULL ? realloc(old, size + 1) : NULL;
-	if (text == NULL) {
-		free(old);
-		size = 0;
-	} else {
-		text[size] = '\0';
-	}
-	/* this key's line replaces the old one; other keys' well-formed
-	 * lines stay (the newest first, at most CACHE_MAX_LINES) */
-	char *out = NULL;
-	size_t out_size = 0;
-	FILE *f = open_memstream(&out, &out_size);
-	if (f == NULL) {
-		free(text);
-		return;
-	}
-	fprintf(f, "%s %.1f %.2f %.1f %.4f\n", key, g->handoff_ns, g->unit_ns,
-		g->frame_overhead_ns, g->gain_ns_per_unit);
-	int lines = 1;
-	char *save = NULL;
-	for (char *line = text != NULL ? strtok_r(text, "\n", &save) : NULL;
-			line != NULL && lines < CACHE_MAX_LINES;
-			line = strtok_r(NULL, "\n", &save)) {
-		char k[160];
-		double v[4];
-		if (sscanf(line, "%159s %lf %lf %lf %lf", k, &v[0], &v[1], &v[2],
-				&v[3]) != 5 || strcmp(k, key) == 0) {
-			continue; /* garbled, or this key's old line */
-		}
-		fprintf(f, "%s\n", line);
-		lines++;
-	}
-	free(text);
-	if (fclose(f) == 0) {
-		vr_cache_write(renderer, CACHE_NAME, out, out_size);
-	}
-	free(out);
+	const double v[4] = { g->handoff_ns, g->unit_ns, g->frame_overhead_ns,
+		g->gain_ns_per_unit };
+	cache_put(renderer, key, v, 4);
 }
 
 void vr_renderer_get_granularity(const struct vr_renderer *renderer,
@@ -554,6 +596,19 @@ bool vr_backends_measure(struct vr_renderer *vulkan,
 	if (rounds < 1 || width < 1 || height < 1) {
 		return false;
 	}
+	char key[200];
+	cache_key(vulkan, key, sizeof(key));
+	size_t len = strlen(key);
+	snprintf(key + len, sizeof(key) - len, ":backends:%dx%d:cpu%d", width,
+		height, vr_cpu_renderer_workers(cpu));
+	double cached[2];
+	if (cache_get(vulkan, key, cached, 2) && cached[0] > 0.0 &&
+			cached[1] > 0.0) {
+		*vulkan_ns = cached[0];
+		*cpu_ns = cached[1];
+		vr_log(VR_LOG_INFO, "backends' frame times from the cache");
+		return true;
+	}
 	struct measure_scene scene = { 0 };
 	struct vr_target *target = vr_target_create(vulkan, width, height);
 	pixman_image_t *image = pixman_image_create_bits(PIXMAN_a8r8g8b8, width,
@@ -566,9 +621,15 @@ bool vr_backends_measure(struct vr_renderer *vulkan,
 	const struct vr_color clear = { 1, 1, 1, 1 };
 	struct vr_mat view;
 	vr_mat_identity(&view);
-	for (int r = -2; r < rounds && ok; r++) {
+	/* unmeasured first: a Vulkan frame per frame slot (each slot makes
+	 * its shadows' scratch images at its first frame) and two more
+	 * (glyphs, caches), two CPU frames (its glyph and shadow caches) */
+	for (int r = -VR_FRAMES_IN_FLIGHT - 2; r < rounds && ok; r++) {
 		for (int k = 0; k < 2 && ok; k++) {
 			bool use_cpu = (k + r) % 2 != 0; /* alternate who goes first */
+			if (use_cpu && r < -2) {
+				continue;
+			}
 			uint64_t t0 = vr_now_ns();
 			if (use_cpu) {
 				ok = vr_cpu_render(cpu, scene.tree, image, &view, clear,
@@ -592,6 +653,8 @@ bool vr_backends_measure(struct vr_renderer *vulkan,
 	if (ok) {
 		*vulkan_ns = median(times, (size_t)rounds);
 		*cpu_ns = median(times + rounds, (size_t)rounds);
+		const double v[2] = { *vulkan_ns, *cpu_ns };
+		cache_put(vulkan, key, v, 2);
 	} else {
 		vr_log(VR_LOG_ERROR, "measuring the backends failed");
 	}

@@ -23,6 +23,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vitrail/canvas.h>
 #include "engine_kinds.h"
 #include "engine_private.h"
@@ -160,7 +161,10 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer)
 	/* what the parallel mode's granularity rests on (granularity.c):
 	 * measured once per device, worker count and build, then kept with
 	 * the pipeline cache */
-	if (!renderer->sequential && !vr_granularity_load(renderer) &&
+	const char *calibrate = getenv("VITRAIL_CALIBRATE");
+	if (!renderer->sequential &&
+			(calibrate == NULL || strcmp(calibrate, "0") != 0) &&
+			!vr_granularity_load(renderer) &&
 			vr_renderer_calibrate(renderer)) {
 		vr_granularity_save(renderer);
 	}

@@ -301,7 +301,8 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
  * takes them from granularity.txt beside the pipeline cache file (a line
  * per device, driver, worker count, cores online and build), and only
  * when that has no line for its key calibrates and writes one; delete
- * the file to measure again. Takes 0.1-0.5 s; renders into a private target. Until
+ * the file to measure again. VITRAIL_CALIBRATE=0 skips both (the test
+ * suite's compositors: uncalibrated). Takes 0.1-0.5 s; renders into a private target. Until
  * calibrated a renderer hands every task over on its own and never runs
  * a parallel frame inline (chunk_cost 1, parallel_cost 0).
  */
