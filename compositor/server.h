@@ -723,7 +723,7 @@ void vt_outputs_input(struct vt_server *server);
 void vt_outputs_surface_destroyed(struct vt_server *server,
 	struct vt_surface *surface);
 /* The Vulkan device is lost: frames it did not finish are dropped, and
- * every output draws with pixman from now on. */
+ * the CPU backend draws every output from now on. */
 void vt_outputs_lose_renderer(struct vt_server *server);
 /* No output has damage to draw or frames not yet presented. */
 bool vt_outputs_settled(struct vt_server *server);

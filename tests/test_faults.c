@@ -3,11 +3,11 @@
  * the integration harness, with real clients:
  *
  * - no_vulkan: no Vulkan driver at all (VK_ICD_FILENAMES names a file that
- *   does not exist): vitrail starts anyway, says so, and draws with pixman;
- *   screenshots equal the reference and frames keep coming.
+ *   does not exist): vitrail starts anyway, says so, and the CPU backend
+ *   draws; screenshots equal the reference and frames keep coming.
  * - device_lost: the device is lost in the middle of a run (fault
  *   injection, $VITRAIL_FAULT_DEVICE_LOST=N: frame N's fence reports
- *   VK_ERROR_DEVICE_LOST): vitrail goes on with pixman, frames keep being
+ *   VK_ERROR_DEVICE_LOST): vitrail goes on with the CPU backend, frames keep being
  *   presented at the refresh rate, the screen equals the reference, and
  *   vitrail exits cleanly (no leak under ASan).
  * - unplug: one of two outputs is unplugged while both have frames being
@@ -157,7 +157,7 @@ START_TEST(test_faults_no_vulkan)
 			.extra_args = extra,
 			.env = env,
 		});
-	wait_for_log(vitrail, "draws with pixman", 1000);
+	wait_for_log(vitrail, "the CPU backend draws instead", 1000);
 	spawn_simple_shm(harness, vitrail);
 	spawn_demo(harness, vitrail, "demo");
 	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
