@@ -27,7 +27,9 @@
 #include "engine_private.h"
 #include "shader_interface.h"
 #include "tri_frag.h" /* needs <stdint.h> */
+#include "tri_frag_rclip.h"
 #include "tri_vert.h"
+#include "tri_vert_rclip.h"
 
 /* "No limit" for the distances the shader clamps. */
 #define FAR 1e5f
@@ -61,12 +63,25 @@ static const VkVertexInputAttributeDescription tri_attributes[] = {
 		clip.rclips[1].radii),
 };
 
+/* Without rounded clips: the attributes and vertex bytes before them. */
 const struct vr_pipeline_desc vr_tri_pipeline = {
 	.key = VR_PIPELINE_TRIANGLES,
 	.vert_spv = tri_vert_spv,
 	.vert_size = sizeof(tri_vert_spv),
 	.frag_spv = tri_frag_spv,
 	.frag_size = sizeof(tri_frag_spv),
+	.vertex_stride = offsetof(struct vr_tri_vertex, clip.rclips),
+	.attributes = tri_attributes,
+	.attribute_count = VR_TRI_LOC_CLIP + 1,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+};
+
+const struct vr_pipeline_desc vr_tri_rclip_pipeline = {
+	.key = VR_PIPELINE_TRIANGLES_RCLIP,
+	.vert_spv = tri_vert_rclip_spv,
+	.vert_size = sizeof(tri_vert_rclip_spv),
+	.frag_spv = tri_frag_rclip_spv,
+	.frag_size = sizeof(tri_frag_rclip_spv),
 	.vertex_stride = sizeof(struct vr_tri_vertex),
 	.attributes = tri_attributes,
 	.attribute_count = sizeof(tri_attributes) / sizeof(tri_attributes[0]),
@@ -653,7 +668,11 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
-	out->pipeline = vr_exec_pipeline(ctx, &vr_tri_pipeline);
+	/* the batch's geometries all have rounded clips or none (prepare.c) */
+	const struct vr_pipeline_desc *desc =
+		payload->geometries[0].state.nrclips > 0 ?
+		&vr_tri_rclip_pipeline : &vr_tri_pipeline;
+	out->pipeline = vr_exec_pipeline(ctx, desc);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}
@@ -668,14 +687,12 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		total += counts[i];
 	}
 	if (ok && total > 0) {
-		struct vr_tri_vertex *v = vr_engine_vertices(ctx, &out->draws[0],
-			total, sizeof(*v));
+		void *v = vr_engine_vertices(ctx, &out->draws[0], total,
+			desc->vertex_stride);
 		ok = v != NULL;
 		for (uint32_t i = 0; ok && i < payload->count; i++) {
-			if (counts[i] > 0) {
-				memcpy(v, parts[i], counts[i] * sizeof(*v));
-				v += counts[i];
-			}
+			v = vr_engine_copy_vertices(v, desc->vertex_stride,
+				parts[i], sizeof(parts[i][0]), counts[i]);
 		}
 		out->ndraws = 1;
 	}
