@@ -210,6 +210,11 @@ float vr_tri_coverage(const struct vr_tri_vertex *v);
  * pixels; *count vertices in a malloc'd array (NULL with 0: nothing). */
 bool vr_geometry_tessellate(const struct vr_geometry *geometry,
 	struct vr_tri_vertex **vertices, size_t *count);
+/* The same, each vertex the first stride bytes of its struct (the
+ * pipeline's vertex_stride: the engine's variant without rounded clips
+ * stops before them). */
+bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
+	size_t stride, void **vertices, size_t *count);
 /* Flattening tolerance, target pixels. */
 #define VR_FLATTEN_TOLERANCE 0.2f
 

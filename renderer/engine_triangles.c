@@ -137,7 +137,8 @@ static struct vec2 normal(struct vec2 d)
 
 struct tess {
 	struct vr_tri_vertex base; /* colour and clip of every vertex */
-	struct vr_tri_vertex *v;
+	char *v; /* count vertices, stride bytes each (a prefix) */
+	size_t stride;
 	size_t count, cap;
 	bool failed;
 };
@@ -157,21 +158,21 @@ static void tri(struct tess *t, struct pt a, struct pt b, struct pt c,
 		float w, float e)
 {
 	if (t->failed || !vr_grow((void **)&t->v, &t->cap, t->count + 3,
-			sizeof(struct vr_tri_vertex))) {
+			t->stride)) {
 		t->failed = true;
 		return;
 	}
 	const struct pt *pts[3] = { &a, &b, &c };
 	for (int i = 0; i < 3; i++) {
-		struct vr_tri_vertex *v = &t->v[t->count++];
-		*v = t->base;
-		v->pos[0] = pts[i]->p.x;
-		v->pos[1] = pts[i]->p.y;
-		v->aa[0] = pts[i]->u;
-		v->aa[1] = pts[i]->v0;
-		v->aa[2] = pts[i]->v1;
-		v->shape[0] = w;
-		v->shape[1] = e;
+		struct vr_tri_vertex v = t->base;
+		v.pos[0] = pts[i]->p.x;
+		v.pos[1] = pts[i]->p.y;
+		v.aa[0] = pts[i]->u;
+		v.aa[1] = pts[i]->v0;
+		v.aa[2] = pts[i]->v1;
+		v.shape[0] = w;
+		v.shape[1] = e;
+		memcpy(t->v + t->count++ * t->stride, &v, t->stride);
 	}
 }
 
@@ -621,6 +622,16 @@ out:
 bool vr_geometry_tessellate(const struct vr_geometry *geometry,
 		struct vr_tri_vertex **vertices, size_t *count)
 {
+	void *v;
+	bool ok = vr_geometry_tessellate_prefix(geometry,
+		sizeof(struct vr_tri_vertex), &v, count);
+	*vertices = v;
+	return ok;
+}
+
+bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
+		size_t stride, void **vertices, size_t *count)
+{
 	*vertices = NULL;
 	*count = 0;
 	const struct vr_mat *m = &geometry->state.mat;
@@ -629,7 +640,7 @@ bool vr_geometry_tessellate(const struct vr_geometry *geometry,
 		vr_polylines_finish(&lines);
 		return false;
 	}
-	struct tess t = { 0 };
+	struct tess t = { .stride = stride };
 	for (int i = 0; i < 4; i++) {
 		t.base.color[i] = geometry->state.color[i];
 	}
@@ -676,14 +687,16 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}
-	/* tessellate everything first: one allocation in the ring */
-	struct vr_tri_vertex **parts = calloc(payload->count, sizeof(*parts));
+	/* tessellate everything first: one allocation in the ring; in the
+	 * pipeline's stride already, so that without rounded clips the
+	 * temporary vertices are as small as the ring's (strokes make many) */
+	void **parts = calloc(payload->count, sizeof(*parts));
 	size_t *counts = calloc(payload->count, sizeof(*counts));
 	bool ok = parts != NULL && counts != NULL;
 	size_t total = 0;
 	for (uint32_t i = 0; ok && i < payload->count; i++) {
-		ok = vr_geometry_tessellate(&payload->geometries[i], &parts[i],
-			&counts[i]);
+		ok = vr_geometry_tessellate_prefix(&payload->geometries[i],
+			desc->vertex_stride, &parts[i], &counts[i]);
 		total += counts[i];
 	}
 	if (ok && total > 0) {
@@ -692,7 +705,7 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		ok = v != NULL;
 		for (uint32_t i = 0; ok && i < payload->count; i++) {
 			v = vr_engine_copy_vertices(v, desc->vertex_stride,
-				parts[i], sizeof(parts[i][0]), counts[i]);
+				parts[i], desc->vertex_stride, counts[i]);
 		}
 		out->ndraws = 1;
 	}
