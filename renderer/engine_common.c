@@ -250,6 +250,26 @@ void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,
 	return data;
 }
 
+void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
+		size_t size, size_t count)
+{
+	char *d = dst;
+	const char *s = src;
+	if (count == 0) {
+		return d; /* src may be NULL then */
+	}
+	if (stride == size) {
+		memcpy(d, s, count * size);
+		return d + count * size;
+	}
+	for (size_t i = 0; i < count; i++) {
+		memcpy(d, s, stride);
+		d += stride;
+		s += size;
+	}
+	return d;
+}
+
 void vr_engine_push_target(VkCommandBuffer cb, VkPipelineLayout layout,
 		int32_t width, int32_t height)
 {

@@ -39,7 +39,9 @@
 #include "engine_private.h"
 #include "shader_interface.h"
 #include "tex_frag.h" /* needs <stdint.h> */
+#include "tex_frag_rclip.h"
 #include "tex_vert.h"
+#include "tex_vert_rclip.h"
 
 #define ATLAS_SIZE 1024
 /* More pages than this are all dropped at the next frame's start. */
@@ -125,18 +127,38 @@ static const VkVertexInputAttributeDescription tex_attributes[] = {
 		clip.rclips[1].radii),
 };
 
+/* Without rounded clips: the attributes and vertex bytes before them. */
 const struct vr_pipeline_desc vr_textured_pipeline = {
 	.key = VR_PIPELINE_TEXTURED,
 	.vert_spv = tex_vert_spv,
 	.vert_size = sizeof(tex_vert_spv),
 	.frag_spv = tex_frag_spv,
 	.frag_size = sizeof(tex_frag_spv),
+	.vertex_stride = offsetof(struct vr_tex_vertex, clip.rclips),
+	.attributes = tex_attributes,
+	.attribute_count = VR_TEX_LOC_CLIP + 1,
+	.uses_texture = true,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+};
+
+const struct vr_pipeline_desc vr_textured_rclip_pipeline = {
+	.key = VR_PIPELINE_TEXTURED_RCLIP,
+	.vert_spv = tex_vert_rclip_spv,
+	.vert_size = sizeof(tex_vert_rclip_spv),
+	.frag_spv = tex_frag_rclip_spv,
+	.frag_size = sizeof(tex_frag_rclip_spv),
 	.vertex_stride = sizeof(struct vr_tex_vertex),
 	.attributes = tex_attributes,
 	.attribute_count = sizeof(tex_attributes) / sizeof(tex_attributes[0]),
 	.uses_texture = true,
 	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
 };
+
+const struct vr_pipeline_desc *vr_textured_pipeline_for(uint32_t nrclips)
+{
+	return nrclips > 0 ? &vr_textured_rclip_pipeline :
+		&vr_textured_pipeline;
+}
 
 static void drop_deltas(void)
 {
@@ -695,7 +717,10 @@ bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
-	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+	/* the batch's runs all have rounded clips or none (prepare.c) */
+	const struct vr_pipeline_desc *desc =
+		vr_textured_pipeline_for(payload->runs[0].state.nrclips);
+	out->pipeline = vr_exec_pipeline(ctx, desc);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}
@@ -726,12 +751,15 @@ bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 			end++;
 		}
 		struct vr_task_draw *draw = &out->draws[out->ndraws++];
-		struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw,
-			(end - start) * 6, sizeof(*v));
+		void *v = vr_engine_vertices(ctx, draw, (end - start) * 6,
+			desc->vertex_stride);
 		draw->set = vr_exec_image(ctx, image, !nearest, NULL);
 		ok = v != NULL && draw->set != VK_NULL_HANDLE;
 		for (size_t i = start; ok && i < end; i++) {
-			glyph_vertices(&placed[i], &v[(i - start) * 6]);
+			struct vr_tex_vertex quad[6];
+			glyph_vertices(&placed[i], quad);
+			v = vr_engine_copy_vertices(v, desc->vertex_stride, quad,
+				sizeof(quad[0]), 6);
 		}
 		start = end;
 	}

@@ -46,9 +46,15 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
  * or its first use pays the compile again.
  */
 extern const struct vr_pipeline_desc vr_quad_pipeline; /* engine_quads.c */
-extern const struct vr_pipeline_desc vr_shape_pipeline; /* engine_shapes.c */
-extern const struct vr_pipeline_desc vr_tri_pipeline; /* engine_triangles.c */
-/* engine_shadow.c; vr_textured_pipeline: engine_private.h */
+/* The vertex pipelines without rounded clips, and with them (_rclip_,
+ * engine_private.h's struct vr_vertex_clip). engine_shapes.c: */
+extern const struct vr_pipeline_desc vr_shape_pipeline;
+extern const struct vr_pipeline_desc vr_shape_rclip_pipeline;
+/* engine_triangles.c */
+extern const struct vr_pipeline_desc vr_tri_pipeline;
+extern const struct vr_pipeline_desc vr_tri_rclip_pipeline;
+/* engine_shadow.c; vr_textured_pipeline and vr_textured_rclip_pipeline:
+ * engine_private.h */
 extern const struct vr_pipeline_desc vr_shadow_shape_pipeline;
 extern const struct vr_pipeline_desc vr_shadow_blur_pipeline;
 extern const struct vr_pipeline_desc *const vr_engine_pipelines[];

@@ -95,7 +95,9 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	if (!any || layer->alpha == 0) {
 		return false;
 	}
-	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+	/* the composite has no rounded clip (its sub-tasks have them) */
+	const struct vr_pipeline_desc *desc = &vr_textured_pipeline;
+	out->pipeline = vr_exec_pipeline(ctx, desc);
 	VkCommandBuffer cb = vr_exec_prologue(ctx);
 	struct vr_scratch scratch;
 	if (out->pipeline == VK_NULL_HANDLE || cb == VK_NULL_HANDLE ||
@@ -108,8 +110,8 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	/* the composite, in the frame: the box's part, texel (i, j) on pixel
 	 * (bounds.x + i, bounds.y + j) */
 	struct vr_task_draw *draw = &out->draws[0];
-	struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw, 6, sizeof(*v));
-	if (v == NULL) {
+	void *dst = vr_engine_vertices(ctx, draw, 6, desc->vertex_stride);
+	if (dst == NULL) {
 		return false;
 	}
 	draw->set = scratch.set;
@@ -123,6 +125,7 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	const struct vr_box *b = &layer->box;
 	float sw = (float)scratch.width, sh = (float)scratch.height;
 	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
+	struct vr_tex_vertex v[6];
 	for (int i = 0; i < 6; i++) {
 		int k = order[i];
 		int32_t x = b->x + ((k & 1) ? b->width : 0);
@@ -133,5 +136,6 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		v[i].uv[0] = (float)(x - layer->bounds.x) / sw;
 		v[i].uv[1] = (float)(y - layer->bounds.y) / sh;
 	}
+	vr_engine_copy_vertices(dst, desc->vertex_stride, v, sizeof(v[0]), 6);
 	return true;
 }

@@ -98,7 +98,15 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 
 /* ---- vertex formats (all floats) ---------------------------------------- */
 
-/* The clip part every engine vertex ends with. */
+/*
+ * The clip part every engine vertex ends with, its rounded clips last:
+ * each vertex pipeline has a variant without them (shader_interface.h)
+ * whose vertices are the struct's first offsetof(..., clip.rclips) bytes
+ * (its vr_pipeline_desc::vertex_stride), drawing the primitives that
+ * have no rounded clip (nrclips == 0, most of them) with 96 bytes less
+ * per vertex; preparation keeps the two apart (a task's primitives all
+ * have rounded clips or none), so a task draws with one pipeline.
+ */
 struct vr_vertex_clip {
 	float clip[4]; /* x0, y0, x1, y1: target pixels */
 	struct vr_rclip rclips[VR_RCLIP_MAX]; /* unused slots: half_w < 0 */
@@ -148,6 +156,10 @@ enum vr_engine_pipeline {
 	VR_PIPELINE_TEXTURED = 0x45000003,
 	VR_PIPELINE_SHADOW_SHAPE = 0x45000004, /* offscreen */
 	VR_PIPELINE_SHADOW_BLUR = 0x45000005, /* offscreen */
+	/* the variants with rounded clips of the first three */
+	VR_PIPELINE_SHAPES_RCLIP = 0x45000006,
+	VR_PIPELINE_TRIANGLES_RCLIP = 0x45000007,
+	VR_PIPELINE_TEXTURED_RCLIP = 0x45000008,
 };
 
 void vr_vertex_clip_init(struct vr_vertex_clip *clip,
@@ -164,6 +176,11 @@ void vr_engine_push_target(VkCommandBuffer cb, VkPipelineLayout layout,
  * drawn by draw; NULL when out of memory. */
 void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,
 	size_t count, size_t stride);
+/* Copies count vertices of size bytes from src to dst, stride bytes
+ * apart (stride <= size: the pipeline's prefix of each); returns the
+ * end of what it wrote. */
+void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
+	size_t size, size_t count);
 /* vr_engine_record for the vertex-based kinds: the task's pipeline, then
  * its draws. */
 void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
@@ -193,6 +210,11 @@ float vr_tri_coverage(const struct vr_tri_vertex *v);
  * pixels; *count vertices in a malloc'd array (NULL with 0: nothing). */
 bool vr_geometry_tessellate(const struct vr_geometry *geometry,
 	struct vr_tri_vertex **vertices, size_t *count);
+/* The same, each vertex the first stride bytes of its struct (the
+ * pipeline's vertex_stride: the engine's variant without rounded clips
+ * stops before them). */
+bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
+	size_t stride, void **vertices, size_t *count);
 /* Flattening tolerance, target pixels. */
 #define VR_FLATTEN_TOLERANCE 0.2f
 
@@ -234,8 +256,12 @@ size_t vr_glyph_atlas_warmed(void);
 void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
 	int32_t left, int32_t top, int32_t width, int32_t height,
 	float corners[4][2]);
-/* Textured quads with clips (tex.vert, tex.frag): glyphs and shadows. */
+/* Textured quads with clips (tex.vert, tex.frag): glyphs and shadows;
+ * the first without rounded clips, the second with them. */
 extern const struct vr_pipeline_desc vr_textured_pipeline;
+extern const struct vr_pipeline_desc vr_textured_rclip_pipeline;
+/* The one of the two for primitives with nrclips rounded clips. */
+const struct vr_pipeline_desc *vr_textured_pipeline_for(uint32_t nrclips);
 
 /* ---- shadows (engine_shadow.c) ------------------------------------------- */
 

@@ -116,9 +116,12 @@ static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task)
 	const struct vr_task_payload *payload = task->payload;
 	const struct vr_draw_task *first = &payload->quads[0];
 	struct vr_task_out *out = task->out;
-	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
-	struct vr_tex_vertex *v = vr_engine_vertices(ctx, &out->draws[0],
-		(size_t)payload->count * 6, sizeof(*v));
+	/* the batch's quads all have rounded clips or none (prepare.c) */
+	const struct vr_pipeline_desc *desc =
+		vr_textured_pipeline_for(first->nrclips);
+	out->pipeline = vr_exec_pipeline(ctx, desc);
+	void *v = vr_engine_vertices(ctx, &out->draws[0],
+		(size_t)payload->count * 6, desc->vertex_stride);
 	if (out->pipeline == VK_NULL_HANDLE || v == NULL) {
 		return false;
 	}
@@ -150,7 +153,10 @@ static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task)
 	}
 	out->draws[0].set = set;
 	for (uint32_t i = 0; i < payload->count; i++) {
-		tex_quad(&payload->quads[i], &v[i * 6]);
+		struct vr_tex_vertex quad[6];
+		tex_quad(&payload->quads[i], quad);
+		v = vr_engine_copy_vertices(v, desc->vertex_stride, quad,
+			sizeof(quad[0]), 6);
 	}
 	out->ndraws = 1;
 	return true;

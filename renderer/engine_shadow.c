@@ -215,7 +215,9 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	VkPipeline shape = vr_exec_pipeline(ctx, &vr_shadow_shape_pipeline);
 	VkPipeline blur = layout.radius > 0 ?
 		vr_exec_pipeline(ctx, &vr_shadow_blur_pipeline) : VK_NULL_HANDLE;
-	out->pipeline = vr_exec_pipeline(ctx, &vr_textured_pipeline);
+	const struct vr_pipeline_desc *desc =
+		vr_textured_pipeline_for(shadow->state.nrclips);
+	out->pipeline = vr_exec_pipeline(ctx, desc);
 	VkCommandBuffer cb = vr_exec_prologue(ctx);
 	if (shape == VK_NULL_HANDLE || out->pipeline == VK_NULL_HANDLE ||
 			(layout.radius > 0 && blur == VK_NULL_HANDLE) ||
@@ -268,8 +270,8 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 
 	/* the composite, in the frame */
 	struct vr_task_draw *draw = &out->draws[0];
-	struct vr_tex_vertex *v = vr_engine_vertices(ctx, draw, 6, sizeof(*v));
-	if (v == NULL) {
+	void *dst = vr_engine_vertices(ctx, draw, 6, desc->vertex_stride);
+	if (dst == NULL) {
 		return false;
 	}
 	draw->set = scratch[npasses - 1].set;
@@ -280,6 +282,7 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	}
 	vr_vertex_clip_init(&base.clip, &shadow->state);
 	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
+	struct vr_tex_vertex v[6];
 	for (int i = 0; i < 6; i++) {
 		int k = order[i];
 		float u = (k & 1) ? 1.0f : 0.0f, w = (k & 2) ? 1.0f : 0.0f;
@@ -289,5 +292,6 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		v[i].uv[0] = u;
 		v[i].uv[1] = w;
 	}
+	vr_engine_copy_vertices(dst, desc->vertex_stride, v, sizeof(v[0]), 6);
 	return true;
 }

@@ -12,7 +12,9 @@
 #include "engine_private.h"
 #include "shader_interface.h"
 #include "shape_frag.h" /* needs <stdint.h> */
+#include "shape_frag_rclip.h"
 #include "shape_vert.h"
+#include "shape_vert_rclip.h"
 
 #define ATTR(loc, format, field) \
 	{ (loc), 0, (format), offsetof(struct vr_shape_vertex, field) }
@@ -39,12 +41,25 @@ static const VkVertexInputAttributeDescription shape_attributes[] = {
 		clip.rclips[1].radii),
 };
 
+/* Without rounded clips: the attributes and vertex bytes before them. */
 const struct vr_pipeline_desc vr_shape_pipeline = {
 	.key = VR_PIPELINE_SHAPES,
 	.vert_spv = shape_vert_spv,
 	.vert_size = sizeof(shape_vert_spv),
 	.frag_spv = shape_frag_spv,
 	.frag_size = sizeof(shape_frag_spv),
+	.vertex_stride = offsetof(struct vr_shape_vertex, clip.rclips),
+	.attributes = shape_attributes,
+	.attribute_count = VR_SHAPE_LOC_CLIP + 1,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+};
+
+const struct vr_pipeline_desc vr_shape_rclip_pipeline = {
+	.key = VR_PIPELINE_SHAPES_RCLIP,
+	.vert_spv = shape_vert_rclip_spv,
+	.vert_size = sizeof(shape_vert_rclip_spv),
+	.frag_spv = shape_frag_rclip_spv,
+	.frag_size = sizeof(shape_frag_rclip_spv),
 	.vertex_stride = sizeof(struct vr_shape_vertex),
 	.attributes = shape_attributes,
 	.attribute_count = sizeof(shape_attributes) / sizeof(shape_attributes[0]),
@@ -97,17 +112,24 @@ bool vr_shapes_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
-	out->pipeline = vr_exec_pipeline(ctx, &vr_shape_pipeline);
+	/* the batch's shapes all have rounded clips or none (prepare.c) */
+	const struct vr_pipeline_desc *desc =
+		payload->shapes[0].state.nrclips > 0 ?
+		&vr_shape_rclip_pipeline : &vr_shape_pipeline;
+	out->pipeline = vr_exec_pipeline(ctx, desc);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}
-	struct vr_shape_vertex *v = vr_engine_vertices(ctx, &out->draws[0],
-		(size_t)payload->count * 6, sizeof(*v));
+	void *v = vr_engine_vertices(ctx, &out->draws[0],
+		(size_t)payload->count * 6, desc->vertex_stride);
 	if (v == NULL) {
 		return false;
 	}
 	for (uint32_t i = 0; i < payload->count; i++) {
-		shape_quad(&payload->shapes[i], &v[i * 6]);
+		struct vr_shape_vertex quad[6];
+		shape_quad(&payload->shapes[i], quad);
+		v = vr_engine_copy_vertices(v, desc->vertex_stride, quad,
+			sizeof(quad[0]), 6);
 	}
 	out->ndraws = 1;
 	return true;

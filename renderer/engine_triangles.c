@@ -27,7 +27,9 @@
 #include "engine_private.h"
 #include "shader_interface.h"
 #include "tri_frag.h" /* needs <stdint.h> */
+#include "tri_frag_rclip.h"
 #include "tri_vert.h"
+#include "tri_vert_rclip.h"
 
 /* "No limit" for the distances the shader clamps. */
 #define FAR 1e5f
@@ -61,12 +63,25 @@ static const VkVertexInputAttributeDescription tri_attributes[] = {
 		clip.rclips[1].radii),
 };
 
+/* Without rounded clips: the attributes and vertex bytes before them. */
 const struct vr_pipeline_desc vr_tri_pipeline = {
 	.key = VR_PIPELINE_TRIANGLES,
 	.vert_spv = tri_vert_spv,
 	.vert_size = sizeof(tri_vert_spv),
 	.frag_spv = tri_frag_spv,
 	.frag_size = sizeof(tri_frag_spv),
+	.vertex_stride = offsetof(struct vr_tri_vertex, clip.rclips),
+	.attributes = tri_attributes,
+	.attribute_count = VR_TRI_LOC_CLIP + 1,
+	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+};
+
+const struct vr_pipeline_desc vr_tri_rclip_pipeline = {
+	.key = VR_PIPELINE_TRIANGLES_RCLIP,
+	.vert_spv = tri_vert_rclip_spv,
+	.vert_size = sizeof(tri_vert_rclip_spv),
+	.frag_spv = tri_frag_rclip_spv,
+	.frag_size = sizeof(tri_frag_rclip_spv),
 	.vertex_stride = sizeof(struct vr_tri_vertex),
 	.attributes = tri_attributes,
 	.attribute_count = sizeof(tri_attributes) / sizeof(tri_attributes[0]),
@@ -122,7 +137,8 @@ static struct vec2 normal(struct vec2 d)
 
 struct tess {
 	struct vr_tri_vertex base; /* colour and clip of every vertex */
-	struct vr_tri_vertex *v;
+	char *v; /* count vertices, stride bytes each (a prefix) */
+	size_t stride;
 	size_t count, cap;
 	bool failed;
 };
@@ -142,21 +158,21 @@ static void tri(struct tess *t, struct pt a, struct pt b, struct pt c,
 		float w, float e)
 {
 	if (t->failed || !vr_grow((void **)&t->v, &t->cap, t->count + 3,
-			sizeof(struct vr_tri_vertex))) {
+			t->stride)) {
 		t->failed = true;
 		return;
 	}
 	const struct pt *pts[3] = { &a, &b, &c };
 	for (int i = 0; i < 3; i++) {
-		struct vr_tri_vertex *v = &t->v[t->count++];
-		*v = t->base;
-		v->pos[0] = pts[i]->p.x;
-		v->pos[1] = pts[i]->p.y;
-		v->aa[0] = pts[i]->u;
-		v->aa[1] = pts[i]->v0;
-		v->aa[2] = pts[i]->v1;
-		v->shape[0] = w;
-		v->shape[1] = e;
+		struct vr_tri_vertex v = t->base;
+		v.pos[0] = pts[i]->p.x;
+		v.pos[1] = pts[i]->p.y;
+		v.aa[0] = pts[i]->u;
+		v.aa[1] = pts[i]->v0;
+		v.aa[2] = pts[i]->v1;
+		v.shape[0] = w;
+		v.shape[1] = e;
+		memcpy(t->v + t->count++ * t->stride, &v, t->stride);
 	}
 }
 
@@ -606,6 +622,16 @@ out:
 bool vr_geometry_tessellate(const struct vr_geometry *geometry,
 		struct vr_tri_vertex **vertices, size_t *count)
 {
+	void *v;
+	bool ok = vr_geometry_tessellate_prefix(geometry,
+		sizeof(struct vr_tri_vertex), &v, count);
+	*vertices = v;
+	return ok;
+}
+
+bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
+		size_t stride, void **vertices, size_t *count)
+{
 	*vertices = NULL;
 	*count = 0;
 	const struct vr_mat *m = &geometry->state.mat;
@@ -614,7 +640,7 @@ bool vr_geometry_tessellate(const struct vr_geometry *geometry,
 		vr_polylines_finish(&lines);
 		return false;
 	}
-	struct tess t = { 0 };
+	struct tess t = { .stride = stride };
 	for (int i = 0; i < 4; i++) {
 		t.base.color[i] = geometry->state.color[i];
 	}
@@ -653,29 +679,33 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
-	out->pipeline = vr_exec_pipeline(ctx, &vr_tri_pipeline);
+	/* the batch's geometries all have rounded clips or none (prepare.c) */
+	const struct vr_pipeline_desc *desc =
+		payload->geometries[0].state.nrclips > 0 ?
+		&vr_tri_rclip_pipeline : &vr_tri_pipeline;
+	out->pipeline = vr_exec_pipeline(ctx, desc);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}
-	/* tessellate everything first: one allocation in the ring */
-	struct vr_tri_vertex **parts = calloc(payload->count, sizeof(*parts));
+	/* tessellate everything first: one allocation in the ring; in the
+	 * pipeline's stride already, so that without rounded clips the
+	 * temporary vertices are as small as the ring's (strokes make many) */
+	void **parts = calloc(payload->count, sizeof(*parts));
 	size_t *counts = calloc(payload->count, sizeof(*counts));
 	bool ok = parts != NULL && counts != NULL;
 	size_t total = 0;
 	for (uint32_t i = 0; ok && i < payload->count; i++) {
-		ok = vr_geometry_tessellate(&payload->geometries[i], &parts[i],
-			&counts[i]);
+		ok = vr_geometry_tessellate_prefix(&payload->geometries[i],
+			desc->vertex_stride, &parts[i], &counts[i]);
 		total += counts[i];
 	}
 	if (ok && total > 0) {
-		struct vr_tri_vertex *v = vr_engine_vertices(ctx, &out->draws[0],
-			total, sizeof(*v));
+		void *v = vr_engine_vertices(ctx, &out->draws[0], total,
+			desc->vertex_stride);
 		ok = v != NULL;
 		for (uint32_t i = 0; ok && i < payload->count; i++) {
-			if (counts[i] > 0) {
-				memcpy(v, parts[i], counts[i] * sizeof(*v));
-				v += counts[i];
-			}
+			v = vr_engine_copy_vertices(v, desc->vertex_stride,
+				parts[i], desc->vertex_stride, counts[i]);
 		}
 		out->ndraws = 1;
 	}

@@ -49,7 +49,9 @@ struct open_task {
 	uint32_t atlas_page; /* quads: images of one atlas page batch */
 	struct vr_box clip; /* quads */
 	bool nearest; /* quads, glyphs */
-	bool rclip; /* quads */
+	/* any rounded clip: each vertex pipeline has a variant with them
+	 * and one without (engine_private.h, struct vr_vertex_clip) */
+	bool rclip; /* quads, shapes, triangles, glyphs */
 };
 
 /* Opaque nodes that cover their bounds (see the top): their drawing
@@ -139,10 +141,12 @@ static bool compatible(const struct open_task *open,
 			open->rclip == key->rclip &&
 			vr_box_equal(&open->clip, &key->clip);
 	case VR_TASK_GLYPHS:
-		return open->nearest == key->nearest;
+		return open->nearest == key->nearest &&
+			open->rclip == key->rclip;
 	case VR_TASK_SHAPES:
 	case VR_TASK_TRIANGLES:
-		return true; /* everything is per vertex */
+		/* everything else is per vertex */
+		return open->rclip == key->rclip;
 	case VR_TASK_SHADOW:
 	case VR_TASK_LAYER:
 	case VR_TASK_KIND_COUNT:
@@ -414,7 +418,8 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 	case VR_DL_ELLIPSE: {
 		struct prim_key key = { .kind = VR_TASK_SHAPES,
 			.cost = VR_COST_PRIM + VR_COST_SHAPE,
-			.size = sizeof(struct vr_shape) };
+			.size = sizeof(struct vr_shape),
+			.rclip = state.nrclips > 0 };
 		struct vr_shape *shape = add_prim(prep, &key, &aabb);
 		if (shape != NULL) {
 			*shape = (struct vr_shape){
@@ -435,7 +440,8 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		struct prim_key key = { .kind = VR_TASK_TRIANGLES,
 			.cost = cost_clamp(VR_COST_PRIM +
 				VR_COST_PATH_POINT * (points + 3) / 4),
-			.size = sizeof(struct vr_geometry) };
+			.size = sizeof(struct vr_geometry),
+			.rclip = state.nrclips > 0 };
 		struct vr_geometry *geometry = add_prim(prep, &key, &aabb);
 		if (geometry != NULL) {
 			*geometry = (struct vr_geometry){
@@ -471,7 +477,8 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		struct prim_key key = { .kind = VR_TASK_GLYPHS,
 			.cost = cost_clamp(VR_COST_PRIM + VR_COST_GLYPH *
 				(size_t)(cmd->text != NULL ? cmd->text->count : 0)),
-			.size = sizeof(struct vr_glyph_run), .nearest = nearest };
+			.size = sizeof(struct vr_glyph_run), .nearest = nearest,
+			.rclip = state.nrclips > 0 };
 		struct vr_glyph_run *run = add_prim(prep, &key, &aabb);
 		if (run != NULL) {
 			*run = (struct vr_glyph_run){

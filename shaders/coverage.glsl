@@ -22,6 +22,7 @@ float sdf_ellipse(vec2 p, vec2 h)
 	return gl > 0.0 ? f / gl : -min(h.x, h.y);
 }
 
+#ifdef VR_RCLIPS
 // One rounded clip (renderer/render_private.h, struct vr_rclip): rx, ry
 // map target pixels to coordinates centred on the rounded rectangle
 // (rows a, c, tx and b, d, ty) with its half size in w; the distance is
@@ -62,3 +63,16 @@ float clip_coverage(vec2 frag, vec4 box, vec4 r0x, vec4 r0y, vec4 r0r,
 	return rclip_coverage(frag, r0x, r0y, r0r) *
 		rclip_coverage(frag, r1x, r1y, r1r);
 }
+#else
+// The variants without rounded clips (shader_interface.h): the clip box
+// only; 1.0 where the other one multiplies by its unused slots' 1.0, so
+// both draw the same pixels.
+float clip_coverage(vec2 frag, vec4 box)
+{
+	if (frag.x < box.x || frag.y < box.y || frag.x >= box.z ||
+			frag.y >= box.w) {
+		return 0.0;
+	}
+	return 1.0;
+}
+#endif

@@ -34,7 +34,11 @@
  * the rows of the map from target pixels to the clip's centred
  * coordinates with its half size, and its radii tl, tr, br, bl; unused:
  * half width < 0), evaluated per pixel by coverage.glsl: VR_CLIP_LOCS
- * locations from the kind's VR_*_LOC_CLIP.
+ * locations from the kind's VR_*_LOC_CLIP. Each of shape, tri and tex is
+ * compiled twice: with VR_RCLIPS defined (the *_rclip_*_spv arrays) and
+ * without, when the vertices stop before the rounded clips (the box's
+ * one location) and coverage.glsl evaluates the box only; most
+ * primitives have no rounded clip and need not carry or read them.
  */
 #define VR_CLIP_RCLIPS 2
 #define VR_CLIP_LOCS (1 + 3 * VR_CLIP_RCLIPS)

@@ -9,7 +9,9 @@ layout(location = 2) flat in vec4 in_params; // ellipse, stroke, px/unit
 layout(location = 3) flat in vec4 in_radii;
 layout(location = 4) flat in vec4 in_color;
 layout(location = 5) flat in vec4 in_clip;
+#ifdef VR_RCLIPS
 layout(location = 6) flat in vec4 in_rclip[3 * VR_CLIP_RCLIPS];
+#endif
 
 layout(location = 0) out vec4 out_color;
 
@@ -21,7 +23,11 @@ void main()
 		d = abs(d) - in_params.y * 0.5;
 	}
 	float coverage = clamp(0.5 - d * in_params.z, 0.0, 1.0);
+#ifdef VR_RCLIPS
 	coverage *= clip_coverage(gl_FragCoord.xy, in_clip, in_rclip[0],
 		in_rclip[1], in_rclip[2], in_rclip[3], in_rclip[4], in_rclip[5]);
+#else
+	coverage *= clip_coverage(gl_FragCoord.xy, in_clip);
+#endif
 	out_color = in_color * coverage;
 }

@@ -10,7 +10,9 @@ layout(location = VR_SHAPE_LOC_PARAMS) in vec4 in_params;
 layout(location = VR_SHAPE_LOC_RADII) in vec4 in_radii;
 layout(location = VR_SHAPE_LOC_COLOR) in vec4 in_color;
 layout(location = VR_SHAPE_LOC_CLIP + 0) in vec4 in_clip;
+#ifdef VR_RCLIPS
 layout(location = VR_SHAPE_LOC_CLIP + 1) in vec4 in_rclip[3 * VR_CLIP_RCLIPS];
+#endif
 
 layout(location = 0) out vec2 out_local;
 layout(location = 1) flat out vec2 out_half;
@@ -18,7 +20,9 @@ layout(location = 2) flat out vec4 out_params;
 layout(location = 3) flat out vec4 out_radii;
 layout(location = 4) flat out vec4 out_color;
 layout(location = 5) flat out vec4 out_clip;
+#ifdef VR_RCLIPS
 layout(location = 6) flat out vec4 out_rclip[3 * VR_CLIP_RCLIPS];
+#endif
 
 void main()
 {
@@ -29,5 +33,7 @@ void main()
 	out_radii = in_radii;
 	out_color = in_color;
 	out_clip = in_clip;
+#ifdef VR_RCLIPS
 	out_rclip = in_rclip;
+#endif
 }
