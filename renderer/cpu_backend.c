@@ -891,21 +891,125 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 
 /* ---- shapes ------------------------------------------------------------- */
 
+/*
+ * A row's straight section: in a rounded rectangle whose local y is the
+ * same along a pixel row (the inverse matrix has b == 0), the pixels of
+ * one half (px <= 0 or px > 0, one corner radius r) with
+ * qx = |px| - hx + r <= 0 < qy = |py| - hy + r give vr_sdf_rrect the
+ * same inputs but for mx = max(qx, 0), a zero whose square is +0: the
+ * same distance, so the same coverage. The rows above and below a shape
+ * (its antialiased fringe and the empty rows around it) are all straight
+ * section but their corners: one evaluation per half instead of one per
+ * pixel, bit for bit the same values.
+ */
+struct shape_row {
+	bool on; /* a rounded rectangle with b == 0 in its inverse */
+	float py;
+	float r[2], qy[2]; /* per half: px <= 0, px > 0 */
+	bool known[2];
+	float coverage[2]; /* the shape's, without the rounded clips */
+};
+
 struct shape_eval {
 	struct vr_mat inv;
 	struct vr_shape_vertex v;
 	float cx, cy;
 	struct cpu_rclip rc;
+	struct shape_row row;
 };
 
-static inline float shape_cov(struct shape_eval *e, int32_t x, int32_t y)
+/* A new row: its local y and, per half, whether it has a straight
+ * section. */
+static void shape_row_start(struct shape_eval *e, int32_t y)
+{
+	struct shape_row *row = &e->row;
+	row->known[0] = row->known[1] = false;
+	if (!row->on) {
+		return;
+	}
+	float fy = (float)y + 0.5f;
+	/* vr_mat_apply's ly with b == 0: b x is a zero for every x */
+	float ly = e->inv.b * 0.5f + e->inv.d * fy + e->inv.ty;
+	row->py = ly - e->cy;
+	const float *radii = e->v.radii;
+	bool below = row->py > 0.0f;
+	row->r[0] = below ? radii[3] : radii[0];
+	row->r[1] = below ? radii[2] : radii[1];
+	for (int i = 0; i < 2; i++) {
+		row->qy[i] = fabsf(row->py) - e->v.half[1] + row->r[i];
+	}
+}
+
+/* The edge pixels of the rows of a fill, reused down its sides. With
+ * c == 0 in the inverse too, a column has the same px, so the same qx, on
+ * every row. On a row with qy <= 0 and qy <= qx at each pixel of its
+ * half the left and right scans evaluated, vr_sdf_rrect's max(qx, qy) is
+ * qx and my is a zero there: the distance is a function of qx alone, so
+ * another such row with the same corner radii gets the same coverages
+ * and the same scans (where each stopped). Plain and rounded rectangles
+ * spend most rows between their corners this way. */
+#define CPU_EDGE_MAX 32 /* edge pixels kept per side */
+
+struct edge_profile {
+	bool valid;
+	float r[2]; /* the corner radii of the row it was made on */
+	float min_qx[2]; /* per half, over the pixels evaluated */
+	int32_t nl, nr; /* pixels of the left scan (to its stop), right scan */
+	float cl[CPU_EDGE_MAX], cr[CPU_EDGE_MAX];
+};
+
+static inline float shape_cov_qx(struct shape_eval *e, int32_t x, int32_t y,
+		float *qx_out, int *half_out)
 {
 	float fx = (float)x + 0.5f, fy = (float)y + 0.5f;
+	struct shape_row *row = &e->row;
+	if (row->on) {
+		/* vr_mat_apply's lx, the same operations */
+		float px = e->inv.a * fx + e->inv.c * fy + e->inv.tx - e->cx;
+		int half = px > 0.0f;
+		float qx = fabsf(px) - e->v.half[0] + row->r[half];
+		*qx_out = qx;
+		*half_out = half;
+		if (qx <= 0.0f && row->qy[half] > 0.0f) {
+			if (!row->known[half]) {
+				e->v.local[0] = px;
+				e->v.local[1] = row->py;
+				row->coverage[half] = vr_shape_coverage(&e->v);
+				row->known[half] = true;
+			}
+			return row->coverage[half] * rclip_coverage(&e->rc, fx, fy);
+		}
+	}
 	float lx, ly;
 	vr_mat_apply(&e->inv, fx, fy, &lx, &ly);
 	e->v.local[0] = lx - e->cx;
 	e->v.local[1] = ly - e->cy;
 	return vr_shape_coverage(&e->v) * rclip_coverage(&e->rc, fx, fy);
+}
+
+static inline float shape_cov(struct shape_eval *e, int32_t x, int32_t y)
+{
+	float qx = 0.0f;
+	int half = 0;
+	return shape_cov_qx(e, x, y, &qx, &half);
+}
+
+/* The profile's records of a pixel of the scans. */
+static inline void edge_note(struct edge_profile *p, float qx, int half)
+{
+	p->min_qx[half] = minf(p->min_qx[half], qx);
+}
+
+/* Whether the current row may use the profile / make one. */
+static bool edge_row_fits(const struct shape_row *row,
+		const struct edge_profile *p)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!(row->qy[i] <= 0.0f && row->qy[i] <= p->min_qx[i])) {
+			return false;
+		}
+	}
+	return true;
 }
 
 static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
@@ -937,24 +1041,78 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	bool stroke = shape->stroke_width > 0.0f;
 	struct blend_fx fx;
 	blend_fx_init(&fx, color, 1.0f);
+	e.row.on = e.v.params[0] <= 0.5f && e.inv.b == 0.0f;
+	bool profiles = e.row.on && e.inv.c == 0.0f && !e.rc.on;
+	struct edge_profile prof = { .valid = false };
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		int32_t x = box.x, end = box.x + box.width;
+		shape_row_start(&e, y);
+		if (!stroke && profiles && prof.valid &&
+				e.row.r[0] == prof.r[0] && e.row.r[1] == prof.r[1] &&
+				edge_row_fits(&e.row, &prof)) {
+			for (int32_t i = 0; i < prof.nl; i++) {
+				blend_px(px_at(px, x + i, y), color, prof.cl[i]);
+			}
+			x += prof.nl;
+			int32_t r = end - 1;
+			for (int32_t i = 0; i < prof.nr; i++, r--) {
+				blend_px(px_at(px, r, y), color, prof.cr[i]);
+			}
+			blend_span(px, x, r + 1, y, color, &fx);
+			continue;
+		}
 		if (!stroke) {
 			/* convex: edge pixels from both ends, the rest covered */
+			struct edge_profile next = {
+				.valid = profiles,
+				.r = { e.row.r[0], e.row.r[1] },
+				.min_qx = { INFINITY, INFINITY },
+			};
 			for (; x < end; x++) {
-				float c = shape_cov(&e, x, y);
+				float qx = 0.0f;
+				int half = 0;
+				float c = shape_cov_qx(&e, x, y, &qx, &half);
+				if (next.valid) {
+					edge_note(&next, qx, half);
+					if (next.nl < CPU_EDGE_MAX) {
+						next.cl[next.nl++] = c;
+					} else {
+						next.valid = false;
+					}
+				}
 				if (c >= 1.0f) {
 					break;
 				}
 				blend_px(px_at(px, x, y), color, c);
 			}
+			if (next.valid) {
+				next.nl--; /* the stop pixel, or past the row's end */
+				if (x == end) {
+					next.valid = false;
+				}
+			}
 			int32_t r = end - 1;
 			for (; r > x; r--) {
-				float c = shape_cov(&e, r, y);
+				float qx = 0.0f;
+				int half = 0;
+				float c = shape_cov_qx(&e, r, y, &qx, &half);
+				if (next.valid) {
+					edge_note(&next, qx, half);
+				}
 				if (c >= 1.0f) {
 					break;
 				}
+				if (next.valid) {
+					if (next.nr < CPU_EDGE_MAX) {
+						next.cr[next.nr++] = c;
+					} else {
+						next.valid = false;
+					}
+				}
 				blend_px(px_at(px, r, y), color, c);
+			}
+			if (next.valid && r > x && edge_row_fits(&e.row, &next)) {
+				prof = next;
 			}
 			blend_span(px, x, r + 1, y, color, &fx);
 			continue;
