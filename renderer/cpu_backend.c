@@ -1151,6 +1151,14 @@ struct cpu_tess {
 	size_t count;
 };
 
+/* Where a run's glyphs go, computed once in phase 1 rather than by every
+ * band the task meets: each glyph's quad (vr_glyph_quad) and the rows
+ * they all may touch, so a band skips the runs outside it at once. */
+struct cpu_run_place {
+	int32_t y0, y1; /* rows [y0, y1), conservative; y0 >= y1: none */
+	float (*corners)[4][2]; /* per glyph with a bitmap */
+};
+
 struct cpu_task_data {
 	union {
 		struct cpu_tess *tess; /* TRIANGLES: per geometry */
@@ -1158,7 +1166,7 @@ struct cpu_task_data {
 		const struct cpu_shadow_mask *shadow; /* SHADOW */
 		pixman_image_t *layer; /* LAYER: its sub-tasks, drawn */
 	};
-	float *size_px; /* GLYPHS: per run */
+	struct cpu_run_place *places; /* GLYPHS: per run */
 };
 
 /* ---- triangles ---------------------------------------------------------- */
@@ -1615,9 +1623,48 @@ static void glyph_cache_clear(struct vr_cpu_renderer *r)
 	r->nglyphs = 0;
 }
 
-static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
-		const struct cpu_glyph **glyphs)
+/* A run's place (phase 1): the quads of its glyphs with bitmaps and the
+ * rows they span. False: out of memory. */
+static bool run_place(struct cpu_run_place *place,
+		const struct vr_glyph_run *run, const struct cpu_glyph **glyphs)
 {
+	place->y0 = INT32_MAX;
+	place->y1 = INT32_MIN;
+	place->corners = calloc(run->text->count ? run->text->count : 1,
+		sizeof(*place->corners));
+	if (place->corners == NULL) {
+		return false;
+	}
+	for (uint32_t i = 0; i < run->text->count; i++) {
+		const struct cpu_glyph *g = glyphs[i];
+		if (g == NULL || !g->ok || g->bitmap.width == 0) {
+			continue;
+		}
+		const struct vr_glyph_bitmap *bm = &g->bitmap;
+		float (*c)[2] = place->corners[i];
+		vr_glyph_quad(run, i, bm->left, bm->top, bm->width, bm->height, c);
+		float lo = minf(minf(c[0][1], c[1][1]), minf(c[2][1], c[3][1]));
+		float hi = maxf(maxf(c[0][1], c[1][1]), maxf(c[2][1], c[3][1]));
+		/* a pixel row past these could not hold a covered centre, nor
+		 * the truncated origin of a 1:1 bitmap */
+		if (!(lo > -1e9f && hi < 1e9f)) {
+			place->y0 = INT32_MIN;
+			place->y1 = INT32_MAX;
+			continue;
+		}
+		int32_t y0 = (int32_t)floorf(lo) - 1, y1 = (int32_t)ceilf(hi) + 1;
+		place->y0 = y0 < place->y0 ? y0 : place->y0;
+		place->y1 = y1 > place->y1 ? y1 : place->y1;
+	}
+	return true;
+}
+
+static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
+		const struct cpu_glyph **glyphs, const struct cpu_run_place *place)
+{
+	if (place->y1 <= px->box.y || place->y0 >= px->box.y + px->box.height) {
+		return; /* not in this band */
+	}
 	struct blend_lazy *lazy = NULL;
 	if (run->nearest && run->state.nrclips == 0) {
 		lazy = malloc(sizeof(*lazy));
@@ -1637,9 +1684,7 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 			.height = bm->height,
 			.stride = bm->width,
 		};
-		float corners[4][2];
-		vr_glyph_quad(run, i, bm->left, bm->top, bm->width, bm->height,
-			corners);
+		float (*corners)[2] = place->corners[i];
 		if (run->nearest) {
 			draw_tex_exact(px, &t, (int32_t)corners[0][0],
 				(int32_t)corners[0][1], &run->state, lazy);
@@ -1900,7 +1945,8 @@ static void prep_task(void *data, uint32_t item)
 		break;
 	case VR_TASK_GLYPHS:
 		d->glyphs = calloc(payload->count, sizeof(*d->glyphs));
-		if (d->glyphs == NULL) {
+		d->places = calloc(payload->count, sizeof(*d->places));
+		if (d->glyphs == NULL || d->places == NULL) {
 			atomic_store(&f->failed, true);
 			return;
 		}
@@ -1917,6 +1963,10 @@ static void prep_task(void *data, uint32_t item)
 			for (uint32_t k = 0; k < run->text->count; k++) {
 				d->glyphs[i][k] = glyph_get(f->renderer, run->text->face,
 					run->text->glyphs[k], size_px);
+			}
+			if (!run_place(&d->places[i], run, d->glyphs[i])) {
+				atomic_store(&f->failed, true);
+				return;
 			}
 		}
 		break;
@@ -1987,8 +2037,10 @@ static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
 			}
 			break;
 		case VR_TASK_GLYPHS:
-			if (d->glyphs != NULL && d->glyphs[i] != NULL) {
-				draw_run(px, &payload->runs[i], d->glyphs[i]);
+			if (d->glyphs != NULL && d->glyphs[i] != NULL &&
+					d->places != NULL && d->places[i].corners != NULL) {
+				draw_run(px, &payload->runs[i], d->glyphs[i],
+					&d->places[i]);
 			}
 			break;
 		case VR_TASK_SHADOW:
@@ -2045,11 +2097,17 @@ static void frame_free_data(struct cpu_frame *f)
 		struct cpu_task_data *d = &f->data[i];
 		if (task->kind == VR_TASK_TRIANGLES && d->tess != NULL) {
 			free(d->tess);
-		} else if (task->kind == VR_TASK_GLYPHS && d->glyphs != NULL) {
+		} else if (task->kind == VR_TASK_GLYPHS) {
 			for (uint32_t k = 0; k < task->payload->count; k++) {
-				free(d->glyphs[k]);
+				if (d->glyphs != NULL) {
+					free(d->glyphs[k]);
+				}
+				if (d->places != NULL) {
+					free(d->places[k].corners);
+				}
 			}
 			free(d->glyphs);
+			free(d->places);
 		} else if (task->kind == VR_TASK_LAYER && d->layer != NULL) {
 			pixman_image_unref(d->layer);
 		}
