@@ -1415,6 +1415,26 @@ static inline const struct blend_fx *blend_lazy_get(struct blend_lazy *l,
 	return &l->fx[a];
 }
 
+/* A lazy table, made empty. For an opaque colour, full coverage stores
+ * the colour (unorm8 of each channel, as blend_px does): an entry with
+ * K = 0 and S the channel times 256, which the blend rounds to itself. */
+static void blend_lazy_init(struct blend_lazy *l, const float *color)
+{
+	memset(l->valid, 0, sizeof(l->valid));
+	/* blend_fx_cover_row blends pixel pairs with one zero coverage: the
+	 * zero's entry leaves the pixel as it is (K = 65535) */
+	blend_fx_init(&l->fx[0], color, 0.0f);
+	l->valid[0] = true;
+	if (color[3] >= 1.0f) {
+		static const int order[4] = { 2, 1, 0, 3 };
+		for (int i = 0; i < 4; i++) {
+			l->fx[255].s[i] = (uint16_t)(unorm8(color[order[i]]) << 8);
+			l->fx[255].k[i] = 0;
+		}
+		l->valid[255] = true;
+	}
+}
+
 /* A coverage image 1:1 with its top-left pixel at (x0, y0); lazy: the
  * blends of state->color (fixed point, within 1/128 of the float blend)
  * or NULL (float blends). */
@@ -1440,6 +1460,19 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		const uint8_t *row = t->data + (size_t)(y - y0) * (size_t)t->stride;
 		uint32_t *p = px_at(px, box.x, y);
 		float fy = (float)y + 0.5f;
+		if (lazy != NULL && !rc.on) {
+			/* every blend of the row made, then the row blended by
+			 * table (two pixels at a time; each pixel's value is its
+			 * own blend_fx_px) */
+			const uint8_t *m = row + (box.x - x0);
+			for (int32_t i = 0; i < box.width; i++) {
+				if (m[i] != 0) {
+					blend_lazy_get(lazy, color, m[i]);
+				}
+			}
+			blend_fx_cover_row(p, box.width, m, lazy->fx);
+			continue;
+		}
 		struct blend_memo memo;
 		blend_memo_init(&memo);
 		for (int32_t x = box.x; x < box.x + box.width; x++, p++) {
@@ -1449,10 +1482,6 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 			}
 			if (a == 255 && opaque && !rc.on) {
 				*p = solid;
-				continue;
-			}
-			if (lazy != NULL && !rc.on) {
-				*p = blend_fx_px(blend_lazy_get(lazy, color, a), *p);
 				continue;
 			}
 			float c = unit8[a];
@@ -1669,7 +1698,7 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 	if (run->nearest && run->state.nrclips == 0) {
 		lazy = malloc(sizeof(*lazy));
 		if (lazy != NULL) {
-			memset(lazy->valid, 0, sizeof(lazy->valid));
+			blend_lazy_init(lazy, run->state.color);
 		}
 	}
 	for (uint32_t i = 0; i < run->text->count; i++) {
