@@ -488,8 +488,17 @@ static void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
 		uint32_t v = (uint32_t)unorm8(src[3]) << 24 |
 			(uint32_t)unorm8(src[0]) << 16 |
 			(uint32_t)unorm8(src[1]) << 8 | unorm8(src[2]);
-		for (int32_t x = x0; x < x1; x++) {
-			*p++ = v;
+		int32_t n = x1 - x0, i = 0;
+#ifdef __SSE2__
+		/* four pixels a store: large opaque fills (backgrounds, cards)
+		 * are most of a frame's stores */
+		__m128i v4 = _mm_set1_epi32((int)v);
+		for (; i + 4 <= n; i += 4) {
+			_mm_storeu_si128((__m128i *)(p + i), v4);
+		}
+#endif
+		for (; i < n; i++) {
+			p[i] = v;
 		}
 		return;
 	}
