@@ -28,11 +28,15 @@
  *   whose rows are mostly constant (only edge pixels evaluate coverage);
  * - shapes: per row, edge pixels evaluate the SDF, the fully covered
  *   interior span of a fill is stored (opaque) or blended in 8.8 fixed
- *   point (SSE2), the hole of a stroke is skipped;
+ *   point (SSE2), the hole of a stroke is skipped; axis-aligned rounded
+ *   rectangles reuse a row's edge coverages between their corners
+ *   (struct edge_profile);
  * - triangles: a scanline rasteriser in fixed point (each row's span from
  *   the three edge functions), the fringe coverage interpolated per pixel;
- * - glyphs: A8 bitmaps from the cache blended 1:1 (or sampled bilinearly
- *   through the triangle rasteriser when transformed);
+ * - glyphs: A8 bitmaps from the cache blended 1:1, a row at a time
+ *   through the run's table of fixed-point blends (or sampled bilinearly
+ *   through the triangle rasteriser when transformed); their quads are
+ *   placed in phase 1;
  * - shadows: the shape's coverage, two separable Gaussian passes with the
  *   reference's weights (8 bits between them), cached across frames,
  *   composited 1:1 per pixel, or scaled with per-column texels and
