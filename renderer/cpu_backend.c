@@ -28,11 +28,15 @@
  *   whose rows are mostly constant (only edge pixels evaluate coverage);
  * - shapes: per row, edge pixels evaluate the SDF, the fully covered
  *   interior span of a fill is stored (opaque) or blended in 8.8 fixed
- *   point (SSE2), the hole of a stroke is skipped;
+ *   point (SSE2), the hole of a stroke is skipped; axis-aligned rounded
+ *   rectangles reuse a row's edge coverages between their corners
+ *   (struct edge_profile);
  * - triangles: a scanline rasteriser in fixed point (each row's span from
  *   the three edge functions), the fringe coverage interpolated per pixel;
- * - glyphs: A8 bitmaps from the cache blended 1:1 (or sampled bilinearly
- *   through the triangle rasteriser when transformed);
+ * - glyphs: A8 bitmaps from the cache blended 1:1, a row at a time
+ *   through the run's table of fixed-point blends (or sampled bilinearly
+ *   through the triangle rasteriser when transformed); their quads are
+ *   placed in phase 1;
  * - shadows: the shape's coverage, two separable Gaussian passes with the
  *   reference's weights (8 bits between them), cached across frames,
  *   composited 1:1 per pixel, or scaled with per-column texels and
@@ -488,8 +492,17 @@ static void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
 		uint32_t v = (uint32_t)unorm8(src[3]) << 24 |
 			(uint32_t)unorm8(src[0]) << 16 |
 			(uint32_t)unorm8(src[1]) << 8 | unorm8(src[2]);
-		for (int32_t x = x0; x < x1; x++) {
-			*p++ = v;
+		int32_t n = x1 - x0, i = 0;
+#ifdef __SSE2__
+		/* four pixels a store: large opaque fills (backgrounds, cards)
+		 * are most of a frame's stores */
+		__m128i v4 = _mm_set1_epi32((int)v);
+		for (; i + 4 <= n; i += 4) {
+			_mm_storeu_si128((__m128i *)(p + i), v4);
+		}
+#endif
+		for (; i < n; i++) {
+			p[i] = v;
 		}
 		return;
 	}
@@ -891,21 +904,125 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 
 /* ---- shapes ------------------------------------------------------------- */
 
+/*
+ * A row's straight section: in a rounded rectangle whose local y is the
+ * same along a pixel row (the inverse matrix has b == 0), the pixels of
+ * one half (px <= 0 or px > 0, one corner radius r) with
+ * qx = |px| - hx + r <= 0 < qy = |py| - hy + r give vr_sdf_rrect the
+ * same inputs but for mx = max(qx, 0), a zero whose square is +0: the
+ * same distance, so the same coverage. The rows above and below a shape
+ * (its antialiased fringe and the empty rows around it) are all straight
+ * section but their corners: one evaluation per half instead of one per
+ * pixel, bit for bit the same values.
+ */
+struct shape_row {
+	bool on; /* a rounded rectangle with b == 0 in its inverse */
+	float py;
+	float r[2], qy[2]; /* per half: px <= 0, px > 0 */
+	bool known[2];
+	float coverage[2]; /* the shape's, without the rounded clips */
+};
+
 struct shape_eval {
 	struct vr_mat inv;
 	struct vr_shape_vertex v;
 	float cx, cy;
 	struct cpu_rclip rc;
+	struct shape_row row;
 };
 
-static inline float shape_cov(struct shape_eval *e, int32_t x, int32_t y)
+/* A new row: its local y and, per half, whether it has a straight
+ * section. */
+static void shape_row_start(struct shape_eval *e, int32_t y)
+{
+	struct shape_row *row = &e->row;
+	row->known[0] = row->known[1] = false;
+	if (!row->on) {
+		return;
+	}
+	float fy = (float)y + 0.5f;
+	/* vr_mat_apply's ly with b == 0: b x is a zero for every x */
+	float ly = e->inv.b * 0.5f + e->inv.d * fy + e->inv.ty;
+	row->py = ly - e->cy;
+	const float *radii = e->v.radii;
+	bool below = row->py > 0.0f;
+	row->r[0] = below ? radii[3] : radii[0];
+	row->r[1] = below ? radii[2] : radii[1];
+	for (int i = 0; i < 2; i++) {
+		row->qy[i] = fabsf(row->py) - e->v.half[1] + row->r[i];
+	}
+}
+
+/* The edge pixels of the rows of a fill, reused down its sides. With
+ * c == 0 in the inverse too, a column has the same px, so the same qx, on
+ * every row. On a row with qy <= 0 and qy <= qx at each pixel of its
+ * half the left and right scans evaluated, vr_sdf_rrect's max(qx, qy) is
+ * qx and my is a zero there: the distance is a function of qx alone, so
+ * another such row with the same corner radii gets the same coverages
+ * and the same scans (where each stopped). Plain and rounded rectangles
+ * spend most rows between their corners this way. */
+#define CPU_EDGE_MAX 32 /* edge pixels kept per side */
+
+struct edge_profile {
+	bool valid;
+	float r[2]; /* the corner radii of the row it was made on */
+	float min_qx[2]; /* per half, over the pixels evaluated */
+	int32_t nl, nr; /* pixels of the left scan (to its stop), right scan */
+	float cl[CPU_EDGE_MAX], cr[CPU_EDGE_MAX];
+};
+
+static inline float shape_cov_qx(struct shape_eval *e, int32_t x, int32_t y,
+		float *qx_out, int *half_out)
 {
 	float fx = (float)x + 0.5f, fy = (float)y + 0.5f;
+	struct shape_row *row = &e->row;
+	if (row->on) {
+		/* vr_mat_apply's lx, the same operations */
+		float px = e->inv.a * fx + e->inv.c * fy + e->inv.tx - e->cx;
+		int half = px > 0.0f;
+		float qx = fabsf(px) - e->v.half[0] + row->r[half];
+		*qx_out = qx;
+		*half_out = half;
+		if (qx <= 0.0f && row->qy[half] > 0.0f) {
+			if (!row->known[half]) {
+				e->v.local[0] = px;
+				e->v.local[1] = row->py;
+				row->coverage[half] = vr_shape_coverage(&e->v);
+				row->known[half] = true;
+			}
+			return row->coverage[half] * rclip_coverage(&e->rc, fx, fy);
+		}
+	}
 	float lx, ly;
 	vr_mat_apply(&e->inv, fx, fy, &lx, &ly);
 	e->v.local[0] = lx - e->cx;
 	e->v.local[1] = ly - e->cy;
 	return vr_shape_coverage(&e->v) * rclip_coverage(&e->rc, fx, fy);
+}
+
+static inline float shape_cov(struct shape_eval *e, int32_t x, int32_t y)
+{
+	float qx = 0.0f;
+	int half = 0;
+	return shape_cov_qx(e, x, y, &qx, &half);
+}
+
+/* The profile's records of a pixel of the scans. */
+static inline void edge_note(struct edge_profile *p, float qx, int half)
+{
+	p->min_qx[half] = minf(p->min_qx[half], qx);
+}
+
+/* Whether the current row may use the profile / make one. */
+static bool edge_row_fits(const struct shape_row *row,
+		const struct edge_profile *p)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!(row->qy[i] <= 0.0f && row->qy[i] <= p->min_qx[i])) {
+			return false;
+		}
+	}
+	return true;
 }
 
 static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
@@ -937,24 +1054,78 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	bool stroke = shape->stroke_width > 0.0f;
 	struct blend_fx fx;
 	blend_fx_init(&fx, color, 1.0f);
+	e.row.on = e.v.params[0] <= 0.5f && e.inv.b == 0.0f;
+	bool profiles = e.row.on && e.inv.c == 0.0f && !e.rc.on;
+	struct edge_profile prof = { .valid = false };
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		int32_t x = box.x, end = box.x + box.width;
+		shape_row_start(&e, y);
+		if (!stroke && profiles && prof.valid &&
+				e.row.r[0] == prof.r[0] && e.row.r[1] == prof.r[1] &&
+				edge_row_fits(&e.row, &prof)) {
+			for (int32_t i = 0; i < prof.nl; i++) {
+				blend_px(px_at(px, x + i, y), color, prof.cl[i]);
+			}
+			x += prof.nl;
+			int32_t r = end - 1;
+			for (int32_t i = 0; i < prof.nr; i++, r--) {
+				blend_px(px_at(px, r, y), color, prof.cr[i]);
+			}
+			blend_span(px, x, r + 1, y, color, &fx);
+			continue;
+		}
 		if (!stroke) {
 			/* convex: edge pixels from both ends, the rest covered */
+			struct edge_profile next = {
+				.valid = profiles,
+				.r = { e.row.r[0], e.row.r[1] },
+				.min_qx = { INFINITY, INFINITY },
+			};
 			for (; x < end; x++) {
-				float c = shape_cov(&e, x, y);
+				float qx = 0.0f;
+				int half = 0;
+				float c = shape_cov_qx(&e, x, y, &qx, &half);
+				if (next.valid) {
+					edge_note(&next, qx, half);
+					if (next.nl < CPU_EDGE_MAX) {
+						next.cl[next.nl++] = c;
+					} else {
+						next.valid = false;
+					}
+				}
 				if (c >= 1.0f) {
 					break;
 				}
 				blend_px(px_at(px, x, y), color, c);
 			}
+			if (next.valid) {
+				next.nl--; /* the stop pixel, or past the row's end */
+				if (x == end) {
+					next.valid = false;
+				}
+			}
 			int32_t r = end - 1;
 			for (; r > x; r--) {
-				float c = shape_cov(&e, r, y);
+				float qx = 0.0f;
+				int half = 0;
+				float c = shape_cov_qx(&e, r, y, &qx, &half);
+				if (next.valid) {
+					edge_note(&next, qx, half);
+				}
 				if (c >= 1.0f) {
 					break;
 				}
+				if (next.valid) {
+					if (next.nr < CPU_EDGE_MAX) {
+						next.cr[next.nr++] = c;
+					} else {
+						next.valid = false;
+					}
+				}
 				blend_px(px_at(px, r, y), color, c);
+			}
+			if (next.valid && r > x && edge_row_fits(&e.row, &next)) {
+				prof = next;
 			}
 			blend_span(px, x, r + 1, y, color, &fx);
 			continue;
@@ -993,6 +1164,14 @@ struct cpu_tess {
 	size_t count;
 };
 
+/* Where a run's glyphs go, computed once in phase 1 rather than by every
+ * band the task meets: each glyph's quad (vr_glyph_quad) and the rows
+ * they all may touch, so a band skips the runs outside it at once. */
+struct cpu_run_place {
+	int32_t y0, y1; /* rows [y0, y1), conservative; y0 >= y1: none */
+	float (*corners)[4][2]; /* per glyph with a bitmap */
+};
+
 struct cpu_task_data {
 	union {
 		struct cpu_tess *tess; /* TRIANGLES: per geometry */
@@ -1000,7 +1179,7 @@ struct cpu_task_data {
 		const struct cpu_shadow_mask *shadow; /* SHADOW */
 		pixman_image_t *layer; /* LAYER: its sub-tasks, drawn */
 	};
-	float *size_px; /* GLYPHS: per run */
+	struct cpu_run_place *places; /* GLYPHS: per run */
 };
 
 /* ---- triangles ---------------------------------------------------------- */
@@ -1249,6 +1428,26 @@ static inline const struct blend_fx *blend_lazy_get(struct blend_lazy *l,
 	return &l->fx[a];
 }
 
+/* A lazy table, made empty. For an opaque colour, full coverage stores
+ * the colour (unorm8 of each channel, as blend_px does): an entry with
+ * K = 0 and S the channel times 256, which the blend rounds to itself. */
+static void blend_lazy_init(struct blend_lazy *l, const float *color)
+{
+	memset(l->valid, 0, sizeof(l->valid));
+	/* blend_fx_cover_row blends pixel pairs with one zero coverage: the
+	 * zero's entry leaves the pixel as it is (K = 65535) */
+	blend_fx_init(&l->fx[0], color, 0.0f);
+	l->valid[0] = true;
+	if (color[3] >= 1.0f) {
+		static const int order[4] = { 2, 1, 0, 3 };
+		for (int i = 0; i < 4; i++) {
+			l->fx[255].s[i] = (uint16_t)(unorm8(color[order[i]]) << 8);
+			l->fx[255].k[i] = 0;
+		}
+		l->valid[255] = true;
+	}
+}
+
 /* A coverage image 1:1 with its top-left pixel at (x0, y0); lazy: the
  * blends of state->color (fixed point, within 1/128 of the float blend)
  * or NULL (float blends). */
@@ -1274,6 +1473,19 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		const uint8_t *row = t->data + (size_t)(y - y0) * (size_t)t->stride;
 		uint32_t *p = px_at(px, box.x, y);
 		float fy = (float)y + 0.5f;
+		if (lazy != NULL && !rc.on) {
+			/* every blend of the row made, then the row blended by
+			 * table (two pixels at a time; each pixel's value is its
+			 * own blend_fx_px) */
+			const uint8_t *m = row + (box.x - x0);
+			for (int32_t i = 0; i < box.width; i++) {
+				if (m[i] != 0) {
+					blend_lazy_get(lazy, color, m[i]);
+				}
+			}
+			blend_fx_cover_row(p, box.width, m, lazy->fx);
+			continue;
+		}
 		struct blend_memo memo;
 		blend_memo_init(&memo);
 		for (int32_t x = box.x; x < box.x + box.width; x++, p++) {
@@ -1283,10 +1495,6 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 			}
 			if (a == 255 && opaque && !rc.on) {
 				*p = solid;
-				continue;
-			}
-			if (lazy != NULL && !rc.on) {
-				*p = blend_fx_px(blend_lazy_get(lazy, color, a), *p);
 				continue;
 			}
 			float c = unit8[a];
@@ -1457,14 +1665,53 @@ static void glyph_cache_clear(struct vr_cpu_renderer *r)
 	r->nglyphs = 0;
 }
 
-static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
-		const struct cpu_glyph **glyphs)
+/* A run's place (phase 1): the quads of its glyphs with bitmaps and the
+ * rows they span. False: out of memory. */
+static bool run_place(struct cpu_run_place *place,
+		const struct vr_glyph_run *run, const struct cpu_glyph **glyphs)
 {
+	place->y0 = INT32_MAX;
+	place->y1 = INT32_MIN;
+	place->corners = calloc(run->text->count ? run->text->count : 1,
+		sizeof(*place->corners));
+	if (place->corners == NULL) {
+		return false;
+	}
+	for (uint32_t i = 0; i < run->text->count; i++) {
+		const struct cpu_glyph *g = glyphs[i];
+		if (g == NULL || !g->ok || g->bitmap.width == 0) {
+			continue;
+		}
+		const struct vr_glyph_bitmap *bm = &g->bitmap;
+		float (*c)[2] = place->corners[i];
+		vr_glyph_quad(run, i, bm->left, bm->top, bm->width, bm->height, c);
+		float lo = minf(minf(c[0][1], c[1][1]), minf(c[2][1], c[3][1]));
+		float hi = maxf(maxf(c[0][1], c[1][1]), maxf(c[2][1], c[3][1]));
+		/* a pixel row past these could not hold a covered centre, nor
+		 * the truncated origin of a 1:1 bitmap */
+		if (!(lo > -1e9f && hi < 1e9f)) {
+			place->y0 = INT32_MIN;
+			place->y1 = INT32_MAX;
+			continue;
+		}
+		int32_t y0 = (int32_t)floorf(lo) - 1, y1 = (int32_t)ceilf(hi) + 1;
+		place->y0 = y0 < place->y0 ? y0 : place->y0;
+		place->y1 = y1 > place->y1 ? y1 : place->y1;
+	}
+	return true;
+}
+
+static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
+		const struct cpu_glyph **glyphs, const struct cpu_run_place *place)
+{
+	if (place->y1 <= px->box.y || place->y0 >= px->box.y + px->box.height) {
+		return; /* not in this band */
+	}
 	struct blend_lazy *lazy = NULL;
 	if (run->nearest && run->state.nrclips == 0) {
 		lazy = malloc(sizeof(*lazy));
 		if (lazy != NULL) {
-			memset(lazy->valid, 0, sizeof(lazy->valid));
+			blend_lazy_init(lazy, run->state.color);
 		}
 	}
 	for (uint32_t i = 0; i < run->text->count; i++) {
@@ -1479,9 +1726,7 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 			.height = bm->height,
 			.stride = bm->width,
 		};
-		float corners[4][2];
-		vr_glyph_quad(run, i, bm->left, bm->top, bm->width, bm->height,
-			corners);
+		float (*corners)[2] = place->corners[i];
 		if (run->nearest) {
 			draw_tex_exact(px, &t, (int32_t)corners[0][0],
 				(int32_t)corners[0][1], &run->state, lazy);
@@ -1742,7 +1987,8 @@ static void prep_task(void *data, uint32_t item)
 		break;
 	case VR_TASK_GLYPHS:
 		d->glyphs = calloc(payload->count, sizeof(*d->glyphs));
-		if (d->glyphs == NULL) {
+		d->places = calloc(payload->count, sizeof(*d->places));
+		if (d->glyphs == NULL || d->places == NULL) {
 			atomic_store(&f->failed, true);
 			return;
 		}
@@ -1759,6 +2005,10 @@ static void prep_task(void *data, uint32_t item)
 			for (uint32_t k = 0; k < run->text->count; k++) {
 				d->glyphs[i][k] = glyph_get(f->renderer, run->text->face,
 					run->text->glyphs[k], size_px);
+			}
+			if (!run_place(&d->places[i], run, d->glyphs[i])) {
+				atomic_store(&f->failed, true);
+				return;
 			}
 		}
 		break;
@@ -1829,8 +2079,10 @@ static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
 			}
 			break;
 		case VR_TASK_GLYPHS:
-			if (d->glyphs != NULL && d->glyphs[i] != NULL) {
-				draw_run(px, &payload->runs[i], d->glyphs[i]);
+			if (d->glyphs != NULL && d->glyphs[i] != NULL &&
+					d->places != NULL && d->places[i].corners != NULL) {
+				draw_run(px, &payload->runs[i], d->glyphs[i],
+					&d->places[i]);
 			}
 			break;
 		case VR_TASK_SHADOW:
@@ -1887,11 +2139,17 @@ static void frame_free_data(struct cpu_frame *f)
 		struct cpu_task_data *d = &f->data[i];
 		if (task->kind == VR_TASK_TRIANGLES && d->tess != NULL) {
 			free(d->tess);
-		} else if (task->kind == VR_TASK_GLYPHS && d->glyphs != NULL) {
+		} else if (task->kind == VR_TASK_GLYPHS) {
 			for (uint32_t k = 0; k < task->payload->count; k++) {
-				free(d->glyphs[k]);
+				if (d->glyphs != NULL) {
+					free(d->glyphs[k]);
+				}
+				if (d->places != NULL) {
+					free(d->places[k].corners);
+				}
 			}
 			free(d->glyphs);
+			free(d->places);
 		} else if (task->kind == VR_TASK_LAYER && d->layer != NULL) {
 			pixman_image_unref(d->layer);
 		}
