@@ -564,66 +564,6 @@ static struct vr_box scissor_clip(const struct cpu_px *px,
 
 /* ---- quads -------------------------------------------------------------- */
 
-struct dmat {
-	double a, b, c, d, tx, ty;
-};
-
-static struct dmat dmat_from(const struct vr_mat *m)
-{
-	return (struct dmat){ m->a, m->b, m->c, m->d, m->tx, m->ty };
-}
-
-static struct dmat dmat_multiply(const struct dmat *a, const struct dmat *b)
-{
-	return (struct dmat){
-		.a = a->a * b->a + a->c * b->b,
-		.b = a->b * b->a + a->d * b->b,
-		.c = a->a * b->c + a->c * b->d,
-		.d = a->b * b->c + a->d * b->d,
-		.tx = a->a * b->tx + a->c * b->ty + a->tx,
-		.ty = a->b * b->tx + a->d * b->ty + a->ty,
-	};
-}
-
-static bool dmat_invert(struct dmat *out, const struct dmat *m)
-{
-	double det = m->a * m->d - m->b * m->c;
-	if (fabs(det) < 1e-12) {
-		return false;
-	}
-	double ia = m->d / det, ib = -m->b / det;
-	double ic = -m->c / det, id = m->a / det;
-	*out = (struct dmat){ ia, ib, ic, id,
-		-(ia * m->tx + ic * m->ty), -(ib * m->tx + id * m->ty) };
-	return true;
-}
-
-static pixman_fixed_t to_fixed(double v)
-{
-	return (pixman_fixed_t)llround(v * 65536.0);
-}
-
-static int32_t cover_start(float e)
-{
-	return (int32_t)ceilf(e - 0.5f);
-}
-
-static struct vr_box axis_aligned_cover(const struct vr_draw_task *task)
-{
-	float x0, y0, x1, y1;
-	vr_mat_apply(&task->mat, 0.0f, 0.0f, &x0, &y0);
-	vr_mat_apply(&task->mat, 1.0f, 1.0f, &x1, &y1);
-	float lx = fminf(x0, x1), hx = fmaxf(x0, x1);
-	float ly = fminf(y0, y1), hy = fmaxf(y0, y1);
-	int32_t bx0 = cover_start(lx), bx1 = cover_start(hx);
-	int32_t by0 = cover_start(ly), by1 = cover_start(hy);
-	struct vr_box box = { bx0, by0, bx1 - bx0, by1 - by0 };
-	if (vr_box_empty(&box)) {
-		return (struct vr_box){ 0 };
-	}
-	return vr_box_intersect(&box, &task->clip);
-}
-
 static pixman_image_t *quad_source(const struct vr_draw_task *task)
 {
 	if (task->image == NULL) {
@@ -644,16 +584,16 @@ static pixman_image_t *quad_source(const struct vr_draw_task *task)
 	if (src == NULL) {
 		return NULL;
 	}
-	struct dmat mat = dmat_from(&task->mat), inv;
-	if (!dmat_invert(&inv, &mat)) {
+	struct vr_dmat mat = vr_dmat_from(&task->mat), inv;
+	if (!vr_dmat_invert(&inv, &mat)) {
 		pixman_image_unref(src);
 		return NULL;
 	}
-	struct dmat uv = dmat_from(&task->uv);
-	struct dmat m = dmat_multiply(&uv, &inv);
+	struct vr_dmat uv = vr_dmat_from(&task->uv);
+	struct vr_dmat m = vr_dmat_multiply(&uv, &inv);
 	pixman_transform_t transform = {{
-		{ to_fixed(m.a), to_fixed(m.c), to_fixed(m.tx) },
-		{ to_fixed(m.b), to_fixed(m.d), to_fixed(m.ty) },
+		{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
+		{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
 		{ 0, 0, pixman_fixed_1 },
 	}};
 	pixman_image_set_transform(src, &transform);
@@ -841,7 +781,7 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 {
 	struct vr_box box;
 	if (task->axis_aligned) {
-		struct vr_box cover = axis_aligned_cover(task);
+		struct vr_box cover = vr_quad_cover(task);
 		box = vr_box_intersect(&cover, &px->box);
 	} else {
 		struct vr_box aabb = vr_box_intersect(&task->aabb, &task->clip);

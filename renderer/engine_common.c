@@ -305,3 +305,62 @@ void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
 		vkCmdDraw(cb, draw->vertex_count, 1, 0, 0);
 	}
 }
+
+/* ---- quads on the CPU (the reference renderer and the CPU backend) ---- */
+
+struct vr_dmat vr_dmat_from(const struct vr_mat *m)
+{
+	return (struct vr_dmat){ m->a, m->b, m->c, m->d, m->tx, m->ty };
+}
+
+struct vr_dmat vr_dmat_multiply(const struct vr_dmat *a,
+		const struct vr_dmat *b)
+{
+	return (struct vr_dmat){
+		.a = a->a * b->a + a->c * b->b,
+		.b = a->b * b->a + a->d * b->b,
+		.c = a->a * b->c + a->c * b->d,
+		.d = a->b * b->c + a->d * b->d,
+		.tx = a->a * b->tx + a->c * b->ty + a->tx,
+		.ty = a->b * b->tx + a->d * b->ty + a->ty,
+	};
+}
+
+bool vr_dmat_invert(struct vr_dmat *out, const struct vr_dmat *m)
+{
+	double det = m->a * m->d - m->b * m->c;
+	if (fabs(det) < 1e-12) {
+		return false;
+	}
+	double ia = m->d / det, ib = -m->b / det;
+	double ic = -m->c / det, id = m->a / det;
+	*out = (struct vr_dmat){ ia, ib, ic, id,
+		-(ia * m->tx + ic * m->ty), -(ib * m->tx + id * m->ty) };
+	return true;
+}
+
+pixman_fixed_t vr_to_fixed(double v)
+{
+	return (pixman_fixed_t)llround(v * 65536.0);
+}
+
+int32_t vr_cover_start(float e)
+{
+	return (int32_t)ceilf(e - 0.5f);
+}
+
+struct vr_box vr_quad_cover(const struct vr_draw_task *task)
+{
+	float x0, y0, x1, y1;
+	vr_mat_apply(&task->mat, 0.0f, 0.0f, &x0, &y0);
+	vr_mat_apply(&task->mat, 1.0f, 1.0f, &x1, &y1);
+	float lx = fminf(x0, x1), hx = fmaxf(x0, x1);
+	float ly = fminf(y0, y1), hy = fmaxf(y0, y1);
+	int32_t bx0 = vr_cover_start(lx), bx1 = vr_cover_start(hx);
+	int32_t by0 = vr_cover_start(ly), by1 = vr_cover_start(hy);
+	struct vr_box box = { bx0, by0, bx1 - bx0, by1 - by0 };
+	if (vr_box_empty(&box)) {
+		return (struct vr_box){ 0 };
+	}
+	return vr_box_intersect(&box, &task->clip);
+}

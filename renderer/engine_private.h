@@ -204,6 +204,24 @@ float vr_shape_coverage(const struct vr_shape_vertex *v);
 /* The triangles' fragment coverage at an interpolated vertex. */
 float vr_tri_coverage(const struct vr_tri_vertex *v);
 
+/* Quads drawn on the CPU, the reference renderer's rules that the CPU
+ * backend follows (engine_common.c). An affine transform in doubles: the
+ * inverse mapping from pixels to texels wants the precision. */
+struct vr_dmat {
+	double a, b, c, d, tx, ty;
+};
+struct vr_dmat vr_dmat_from(const struct vr_mat *m);
+struct vr_dmat vr_dmat_multiply(const struct vr_dmat *a,
+	const struct vr_dmat *b);
+/* False when m is singular. */
+bool vr_dmat_invert(struct vr_dmat *out, const struct vr_dmat *m);
+pixman_fixed_t vr_to_fixed(double v);
+/* The first pixel covered by an edge at coordinate e (the GPU's rule: a
+ * pixel is covered when its centre is inside). */
+int32_t vr_cover_start(float e);
+/* The target pixels an axis-aligned quad task covers, inside its clip. */
+struct vr_box vr_quad_cover(const struct vr_draw_task *task);
+
 /* ---- tessellation (engine_triangles.c) ---------------------------------- */
 
 /* Triangles (3 vertices each) of a stroked or filled geometry in target

@@ -28,69 +28,6 @@
 #include <string.h>
 #include "engine_private.h"
 
-/* Affine transform in doubles (the inverse mapping wants precision). */
-struct dmat {
-	double a, b, c, d, tx, ty;
-};
-
-static struct dmat dmat_from(const struct vr_mat *m)
-{
-	return (struct dmat){ m->a, m->b, m->c, m->d, m->tx, m->ty };
-}
-
-static struct dmat dmat_multiply(const struct dmat *a, const struct dmat *b)
-{
-	return (struct dmat){
-		.a = a->a * b->a + a->c * b->b,
-		.b = a->b * b->a + a->d * b->b,
-		.c = a->a * b->c + a->c * b->d,
-		.d = a->b * b->c + a->d * b->d,
-		.tx = a->a * b->tx + a->c * b->ty + a->tx,
-		.ty = a->b * b->tx + a->d * b->ty + a->ty,
-	};
-}
-
-static bool dmat_invert(struct dmat *out, const struct dmat *m)
-{
-	double det = m->a * m->d - m->b * m->c;
-	if (fabs(det) < 1e-12) {
-		return false;
-	}
-	double ia = m->d / det, ib = -m->b / det;
-	double ic = -m->c / det, id = m->a / det;
-	*out = (struct dmat){ ia, ib, ic, id,
-		-(ia * m->tx + ic * m->ty), -(ib * m->tx + id * m->ty) };
-	return true;
-}
-
-static pixman_fixed_t to_fixed(double v)
-{
-	return (pixman_fixed_t)llround(v * 65536.0);
-}
-
-/* First covered pixel for an edge at coordinate e (centre rule). */
-static int32_t cover_start(float e)
-{
-	return (int32_t)ceilf(e - 0.5f);
-}
-
-/* Covered target pixels of an axis-aligned task, inside its clip. */
-static struct vr_box axis_aligned_cover(const struct vr_draw_task *task)
-{
-	float x0, y0, x1, y1;
-	vr_mat_apply(&task->mat, 0.0f, 0.0f, &x0, &y0);
-	vr_mat_apply(&task->mat, 1.0f, 1.0f, &x1, &y1);
-	float lx = fminf(x0, x1), hx = fmaxf(x0, x1);
-	float ly = fminf(y0, y1), hy = fmaxf(y0, y1);
-	int32_t bx0 = cover_start(lx), bx1 = cover_start(hx);
-	int32_t by0 = cover_start(ly), by1 = cover_start(hy);
-	struct vr_box box = { bx0, by0, bx1 - bx0, by1 - by0 };
-	if (vr_box_empty(&box)) {
-		return (struct vr_box){ 0 };
-	}
-	return vr_box_intersect(&box, &task->clip);
-}
-
 /* An a1 mask of the quad over task->aabb, or NULL on failure. */
 static pixman_image_t *quad_mask(const struct vr_draw_task *task)
 {
@@ -105,8 +42,8 @@ static pixman_image_t *quad_mask(const struct vr_draw_task *task)
 	for (int i = 0; i < 4; i++) {
 		float x, y;
 		vr_mat_apply(&task->mat, us[i], vs[i], &x, &y);
-		p[i].x = to_fixed((double)x - box->x);
-		p[i].y = to_fixed((double)y - box->y);
+		p[i].x = vr_to_fixed((double)x - box->x);
+		p[i].y = vr_to_fixed((double)y - box->y);
 	}
 	pixman_triangle_t tris[2] = {
 		{ p[0], p[1], p[2] },
@@ -137,16 +74,16 @@ static pixman_image_t *task_source(const struct vr_draw_task *task)
 		return NULL;
 	}
 	/* target pixel -> image pixel: uv o mat^-1 */
-	struct dmat mat = dmat_from(&task->mat), inv;
-	if (!dmat_invert(&inv, &mat)) {
+	struct vr_dmat mat = vr_dmat_from(&task->mat), inv;
+	if (!vr_dmat_invert(&inv, &mat)) {
 		pixman_image_unref(src);
 		return NULL;
 	}
-	struct dmat uv = dmat_from(&task->uv);
-	struct dmat m = dmat_multiply(&uv, &inv);
+	struct vr_dmat uv = vr_dmat_from(&task->uv);
+	struct vr_dmat m = vr_dmat_multiply(&uv, &inv);
 	pixman_transform_t transform = {{
-		{ to_fixed(m.a), to_fixed(m.c), to_fixed(m.tx) },
-		{ to_fixed(m.b), to_fixed(m.d), to_fixed(m.ty) },
+		{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
+		{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
 		{ 0, 0, pixman_fixed_1 },
 	}};
 	pixman_image_set_transform(src, &transform);
@@ -198,7 +135,7 @@ static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
 	}
 
 	if (task->axis_aligned) {
-		struct vr_box box = axis_aligned_cover(task);
+		struct vr_box box = vr_quad_cover(task);
 		/* a rounded clip's mask covers the aabb */
 		int32_t mx = task->nrclips > 0 ? box.x - task->aabb.x : 0;
 		int32_t my = task->nrclips > 0 ? box.y - task->aabb.y : 0;

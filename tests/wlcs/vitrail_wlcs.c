@@ -487,10 +487,10 @@ static WlcsDisplayServer *wlcs_create_server(int argc, const char **argv) {
 	/* Wayland conformance only; and no setenv(DISPLAY) from vitrail's
 	 * thread while the runner's threads read the environment */
 	wlcs->opts.no_xwayland = true;
-	/* a server per test: the CPU backend starts at once (no device, no
-	 * pipelines to warm, nothing to measure), and the protocol is the
-	 * same whichever backend draws */
-	wlcs->opts.render_backend = VT_RENDER_CPU;
+	/* Vulkan, as the frame-pipeline tests (the CPU backend's sync
+	 * frames lose about one frame callback in a hundred surfaces here,
+	 * not understood yet: see the README's open problems) */
+	wlcs->opts.render_backend = VT_RENDER_VULKAN;
 	vt_config_defaults(&wlcs->config);
 	wlcs->base = (WlcsDisplayServer){
 		.version = 2,
