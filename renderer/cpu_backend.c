@@ -564,45 +564,6 @@ static struct vr_box scissor_clip(const struct cpu_px *px,
 
 /* ---- quads -------------------------------------------------------------- */
 
-static pixman_image_t *quad_source(const struct vr_draw_task *task)
-{
-	if (task->image == NULL) {
-		pixman_color_t color = {
-			.red = (uint16_t)(task->r * 257),
-			.green = (uint16_t)(task->g * 257),
-			.blue = (uint16_t)(task->b * 257),
-			.alpha = (uint16_t)(task->a * 257),
-		};
-		return pixman_image_create_solid_fill(&color);
-	}
-	struct vr_image *image = task->image;
-	pixman_image_t *src = pixman_image_create_bits(
-		image->format == VR_FORMAT_XRGB8888 ?
-			PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8,
-		image->width, image->height,
-		(uint32_t *)vr_image_data(image, NULL), image->stride);
-	if (src == NULL) {
-		return NULL;
-	}
-	struct vr_dmat mat = vr_dmat_from(&task->mat), inv;
-	if (!vr_dmat_invert(&inv, &mat)) {
-		pixman_image_unref(src);
-		return NULL;
-	}
-	struct vr_dmat uv = vr_dmat_from(&task->uv);
-	struct vr_dmat m = vr_dmat_multiply(&uv, &inv);
-	pixman_transform_t transform = {{
-		{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
-		{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
-		{ 0, 0, pixman_fixed_1 },
-	}};
-	pixman_image_set_transform(src, &transform);
-	pixman_image_set_filter(src, task->nearest ?
-		PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, NULL, 0);
-	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-	return src;
-}
-
 /* Row y of a coverage mask over [x0, x1): per pixel
  * lround(rclip coverage * alpha * 255); the pixels between the first and
  * the last fully covered ones are taken as covered (the clips are convex,
@@ -790,7 +751,7 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 	if (vr_box_empty(&box)) {
 		return;
 	}
-	pixman_image_t *src = quad_source(task);
+	pixman_image_t *src = vr_quad_source(task);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "cpu: cannot build a source");
 		return;

@@ -221,6 +221,10 @@ pixman_fixed_t vr_to_fixed(double v);
 int32_t vr_cover_start(float e);
 /* The target pixels an axis-aligned quad task covers, inside its clip. */
 struct vr_box vr_quad_cover(const struct vr_draw_task *task);
+/* The pixman source of a quad task: its solid colour, or its image
+ * mapped from target pixels (uv o mat^-1), nearest or bilinear, clamped
+ * to the edge as the GPU sampler is; NULL on failure. */
+pixman_image_t *vr_quad_source(const struct vr_draw_task *task);
 
 /* ---- tessellation (engine_triangles.c) ---------------------------------- */
 

@@ -219,6 +219,21 @@ static void cache_put(struct vr_renderer *renderer, const char *key,
 	free(out);
 }
 
+/* Derive g's rule, keep it for the process's renderers of this worker
+ * count and use it; returns the worker count. */
+static int adopt(struct vr_renderer *renderer, struct vr_granularity *g)
+{
+	vr_granularity_derive(g);
+	int workers = vr_renderer_workers(renderer);
+	if (workers >= 0 && workers <= MAX_CALIBRATED_WORKERS) {
+		pthread_mutex_lock(&calibrations_lock);
+		calibrations[workers] = *g;
+		pthread_mutex_unlock(&calibrations_lock);
+	}
+	renderer->granularity = *g;
+	return workers;
+}
+
 bool vr_granularity_load(struct vr_renderer *renderer)
 {
 	char key[160];
@@ -235,14 +250,7 @@ bool vr_granularity_load(struct vr_renderer *renderer)
 		.frame_overhead_ns = v[2],
 		.gain_ns_per_unit = v[3],
 	};
-	vr_granularity_derive(&g);
-	int workers = vr_renderer_workers(renderer);
-	if (workers >= 0 && workers <= MAX_CALIBRATED_WORKERS) {
-		pthread_mutex_lock(&calibrations_lock);
-		calibrations[workers] = g;
-		pthread_mutex_unlock(&calibrations_lock);
-	}
-	renderer->granularity = g;
+	int workers = adopt(renderer, &g);
 	vr_log(VR_LOG_INFO, "granularity of %d workers from the cache: chunks "
 		"of %u units, parallel from %u units", workers, g.chunk_cost,
 		g.parallel_cost);
@@ -538,14 +546,7 @@ bool vr_renderer_calibrate(struct vr_renderer *renderer)
 	g.gain_ns_per_unit = (diff[SMALL] - diff[LARGE]) /
 		(cost[LARGE] - cost[SMALL]);
 	g.frame_overhead_ns = diff[SMALL] + g.gain_ns_per_unit * cost[SMALL];
-	vr_granularity_derive(&g);
-	int workers = vr_renderer_workers(renderer);
-	if (workers >= 0 && workers <= MAX_CALIBRATED_WORKERS) {
-		pthread_mutex_lock(&calibrations_lock);
-		calibrations[workers] = g;
-		pthread_mutex_unlock(&calibrations_lock);
-	}
-	renderer->granularity = g;
+	int workers = adopt(renderer, &g);
 	vr_log(VR_LOG_INFO, "calibrated %d workers in %.0f ms: handoff %.1f us, "
 		"unit %.0f ns, parallel frame overhead %.0f us, gain %.0f ns/unit: "
 		"chunks of %u units, parallel from %u units", workers,

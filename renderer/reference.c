@@ -53,47 +53,6 @@ static pixman_image_t *quad_mask(const struct vr_draw_task *task)
 	return mask;
 }
 
-static pixman_image_t *task_source(const struct vr_draw_task *task)
-{
-	if (task->image == NULL) {
-		pixman_color_t color = {
-			.red = (uint16_t)(task->r * 257),
-			.green = (uint16_t)(task->g * 257),
-			.blue = (uint16_t)(task->b * 257),
-			.alpha = (uint16_t)(task->a * 257),
-		};
-		return pixman_image_create_solid_fill(&color);
-	}
-	struct vr_image *image = task->image;
-	pixman_image_t *src = pixman_image_create_bits(
-		image->format == VR_FORMAT_XRGB8888 ?
-			PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8,
-		image->width, image->height,
-		(uint32_t *)vr_image_data(image, NULL), image->stride);
-	if (src == NULL) {
-		return NULL;
-	}
-	/* target pixel -> image pixel: uv o mat^-1 */
-	struct vr_dmat mat = vr_dmat_from(&task->mat), inv;
-	if (!vr_dmat_invert(&inv, &mat)) {
-		pixman_image_unref(src);
-		return NULL;
-	}
-	struct vr_dmat uv = vr_dmat_from(&task->uv);
-	struct vr_dmat m = vr_dmat_multiply(&uv, &inv);
-	pixman_transform_t transform = {{
-		{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
-		{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
-		{ 0, 0, pixman_fixed_1 },
-	}};
-	pixman_image_set_transform(src, &transform);
-	pixman_image_set_filter(src, task->nearest ?
-		PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, NULL, 0);
-	/* clamp to edge, like the GPU sampler */
-	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-	return src;
-}
-
 /* The opacity times the rounded clips' coverage over task->aabb (a8). */
 static pixman_image_t *rclip_mask(const struct vr_draw_task *task)
 {
@@ -121,7 +80,7 @@ static pixman_image_t *rclip_mask(const struct vr_draw_task *task)
 
 static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
 {
-	pixman_image_t *src = task_source(task);
+	pixman_image_t *src = vr_quad_source(task);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "reference: cannot build a source");
 		return;
