@@ -17,10 +17,16 @@
  * stalls; GPU completion time apart; full frame = the whole vr_render call.
  * Serial fraction: the share of the parallel CPU frame no worker covers,
  * max(preparation, CPU frame - busiest worker's execution) / CPU frame.
- * Speedup: sequential / par2 CPU frame (> 1: parallel is faster; par2,
- * or the most workers measured when fewer), per scene the ratio of the
- * medians; min/median/max over the measured frames are in the CSV and
- * the table. Heavy scenes: a fixed property of the scene, never a timing:
+ * Speedup of an engine: its sequential mode over its parallel one — for
+ * the Vulkan engine seq / par2 CPU frame (par2, or the most workers
+ * measured when fewer), for the CPU backend cpu1 / cpuN (its whole frame
+ * is CPU work) — per scene the median over rounds of the ratio of the two
+ * frames of one round (paired: they ran back to back); min/median/max over
+ * the measured frames are in the CSV and the table. Both engines' figures
+ * are printed; the summary's speedup_heavy, speedup_all, min_ratio,
+ * serial_fraction and prim_budget_ratio are those of the engine vitrail's
+ * compositor draws with on this machine (--engine auto, chosen before any
+ * timed frame: see choose_engine), the other engine's under suffixed keys. Heavy scenes: a fixed property of the scene, never a timing:
  * at least --heavy-commands display-list commands (default 300), so the
  * heavy set is the same in every run; the all-scene median is printed
  * beside it, and the worst scene (min_ratio).
@@ -92,6 +98,18 @@ struct options {
 	bool verbose;
 	bool images; /* write each scene's last warm frame per mode */
 	bool calibrate; /* false: every task its own handoff, never inline */
+	int engine; /* enum engine_choice */
+};
+
+/* Which engine's sequential/parallel figures the summary's speedups are:
+ * the one vitrail's compositor draws with on this machine (--render-backend
+ * auto: Vulkan on a GPU; on a software Vulkan device the faster of the two
+ * on a fixed UI frame, vr_backends_measure, measured outside the timed
+ * runs), or the one forced. */
+enum engine_choice {
+	ENGINE_AUTO,
+	ENGINE_VULKAN,
+	ENGINE_CPU,
 };
 
 static void usage(FILE *f)
@@ -119,6 +137,9 @@ static void usage(FILE *f)
 		"  --images          write <out>/frames/<scene>-<mode>-<output>.png\n"
 		"  --no-calibrate    no granularity: a handoff per task, never\n"
 		"                    inline (the parallel mode before it)\n"
+		"  --engine E        auto|vulkan|cpu: whose seq/parallel figures are\n"
+		"                    the summary's speedups (default auto: the engine\n"
+		"                    vitrail's compositor chooses on this machine)\n"
 		"  --no-ramp, --no-cairo, --no-memory, --verbose\n");
 }
 
@@ -485,6 +506,10 @@ struct bench {
 	bool memory_done;
 	char memory_scene[64];
 	double extra_rss_mb, extra_heap_mb;
+	/* the engine of the summary's speedups (ENGINE_VULKAN or ENGINE_CPU)
+	 * and, under auto on a software device, the measured frames */
+	int engine;
+	double engine_vk_ms, engine_cpu_ms;
 };
 
 static double result_med(const struct scene_result *r, size_t mode,
@@ -734,7 +759,7 @@ static void measure_ramp(struct bench *b)
 	size_t nv = 0; /* vitrail's Vulkan modes */
 	size_t vmodes[MAX_MODES];
 	for (size_t m = 0; m < b->nmodes; m++) {
-		if (!b->modes[m].cairo && !b->modes[m].cpu) {
+		if (!b->modes[m].cairo) {
 			vmodes[nv++] = m;
 		}
 	}
@@ -929,6 +954,36 @@ static void calibrate(struct bench *b)
 	}
 }
 
+/* The summary's engine, decided before any timed frame and never by them:
+ * under auto, what vitrail's compositor does with --render-backend auto
+ * (server.c): Vulkan on a hardware device; on a software one the faster of
+ * the two on vr_backends_measure's fixed 1280x720 UI frame (cached with
+ * the calibration, as the compositor's). */
+static void choose_engine(struct bench *b)
+{
+	b->engine = b->opts.engine == ENGINE_CPU ? ENGINE_CPU : ENGINE_VULKAN;
+	if (b->opts.engine != ENGINE_AUTO) {
+		return;
+	}
+	struct vr_renderer_options opts = { .workers = b->cores };
+	struct vr_renderer *vulkan = vr_renderer_create(&opts);
+	struct vr_cpu_renderer *cpu = NULL;
+	if (vulkan != NULL && vr_renderer_is_software(vulkan)) {
+		cpu = vr_cpu_renderer_create(0);
+		double vk_ns = 0.0, cpu_ns = 0.0;
+		if (cpu != NULL && vr_backends_measure(vulkan, cpu, 1280, 720, 5,
+				&vk_ns, &cpu_ns)) {
+			b->engine_vk_ms = vk_ns / 1e6;
+			b->engine_cpu_ms = cpu_ns / 1e6;
+			if (cpu_ns < vk_ns) {
+				b->engine = ENGINE_CPU;
+			}
+		}
+	}
+	vr_cpu_renderer_destroy(cpu);
+	vr_renderer_destroy(vulkan);
+}
+
 /* ---- outputs ------------------------------------------------------------ */
 
 /* Heavy: a fixed property of the scene (its command count), never a
@@ -985,7 +1040,9 @@ static bool write_csv(const struct bench *b, const char *path)
 							(enum field)i, 0.5));
 					}
 				}
-				double seq = result_med(r, b->seq_mode, (enum phase)p, F_CPU);
+				/* the engine's own sequential mode: seq, or cpu1 */
+				double seq = result_med(r, mode->cpu ? b->cpu1_mode :
+					b->seq_mode, (enum phase)p, F_CPU);
 				double mine = series_quantile(ser, F_CPU, 0.5);
 				if (mode->cairo) {
 					fprintf(f, ",");
@@ -999,7 +1056,7 @@ static bool write_csv(const struct bench *b, const char *path)
 				} else {
 					fprintf(f, ",");
 				}
-				if (b->ramp_done && !mode->cairo && !mode->cpu) {
+				if (b->ramp_done && !mode->cairo) {
 					fprintf(f, ",%.0f\n", b->ramp_prims[m]);
 				} else {
 					fprintf(f, ",\n");
@@ -1017,12 +1074,22 @@ static double median_of(double *v, size_t n)
 }
 
 struct summary {
-	double speedup_heavy; /* median seq/par2 CPU frame, heavy scenes */
+	/* the summary's engine (bench.engine): median seq/par2 CPU frame of
+	 * the Vulkan engine, or cpu1/cpuN of the CPU backend; per scene the
+	 * median of the paired per-round ratios */
+	double speedup_heavy; /* heavy scenes */
 	double speedup_all; /* every scene */
-	double min_ratio; /* the worst scene's seq/par2 */
+	double min_ratio; /* the worst scene */
 	char min_scene[64];
+	/* both engines, whichever the summary's is */
+	struct engine_figures {
+		double heavy, all, min;
+		char min_scene[64];
+		double serial; /* percent: measured (Vulkan), Karp-Flatt (CPU) */
+	} vk, cpu;
 	double serial_fraction;
-	double prim_ratio;
+	double prim_ratio; /* the summary's engine */
+	double prim_vk, prim_cpu; /* best par / seq; cpuN / cpu1 */
 	/* median Cairo / best backend's full frame: per scene the better
 	 * median of par2 (Vulkan) and cpuN (the CPU backend) */
 	double vs_cairo;
@@ -1036,10 +1103,57 @@ struct summary {
 	bool heavy_fallback; /* no heavy scene: all scenes used */
 };
 
-static double speedup_of(const struct bench *b, const struct scene_result *r)
+/* The median over rounds of num's frame / den's frame in the same round
+ * (a paired comparison: the two frames ran back to back, so load that
+ * shifts between rounds cancels out instead of landing in one median). */
+static double paired_ratio(const struct scene_result *r, size_t num,
+		size_t den, enum field field)
 {
-	return result_med(r, b->seq_mode, PHASE_WARM, F_CPU) /
-		result_med(r, b->par_mode, PHASE_WARM, F_CPU);
+	const struct series *a = &r->series[num][PHASE_WARM];
+	const struct series *d = &r->series[den][PHASE_WARM];
+	size_t n = a->len < d->len ? a->len : d->len;
+	double *v = malloc((n > 0 ? n : 1) * sizeof(*v));
+	if (v == NULL || n == 0) {
+		free(v);
+		return NAN;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = a->samples[i].f[field], y = d->samples[i].f[field];
+		if (x > 0.0 && y > 0.0) {
+			v[k++] = x / y;
+		}
+	}
+	double q = quantile(v, k, 0.5);
+	free(v);
+	return q;
+}
+
+/* seq / par2 CPU frame of the Vulkan engine */
+static double speedup_vulkan(const struct bench *b,
+		const struct scene_result *r)
+{
+	return paired_ratio(r, b->seq_mode, b->par_mode, F_CPU);
+}
+
+/* cpu1 / cpuN of the CPU backend (its whole frame is CPU work) */
+static double speedup_cpu(const struct bench *b, const struct scene_result *r)
+{
+	if (b->cpun_mode >= b->nmodes) {
+		return NAN;
+	}
+	return paired_ratio(r, b->cpu1_mode, b->cpun_mode, F_CPU);
+}
+
+/* Karp-Flatt: the serial fraction that explains a speedup s on p workers
+ * under Amdahl's law, (1/s - 1/p) / (1 - 1/p), in percent. */
+static double karp_flatt(double s, int p)
+{
+	if (!(s > 0.0) || p < 2) {
+		return NAN;
+	}
+	double e = (1.0 / s - 1.0 / p) / (1.0 - 1.0 / p);
+	return 100.0 * (e < 0.0 ? 0.0 : e);
 }
 
 /* Cairo / one mode's full frame (warm medians). */
@@ -1069,14 +1183,54 @@ static double cairo_ratio(const struct bench *b, const struct scene_result *r)
 	return cairo_over(b, r, best_mode(b, r));
 }
 
+/* One engine's speedups over the scenes; serial: per heavy scene. */
+static struct engine_figures figures_of(const struct bench *b, bool cpu)
+{
+	struct engine_figures e = { .min = INFINITY };
+	double heavy[MAX_SCENES], all[MAX_SCENES], serial[MAX_SCENES];
+	size_t nheavy = 0, nall = 0, nserial = 0;
+	bool fallback = true;
+	for (size_t i = 0; i < b->nresults; i++) {
+		fallback = fallback && (b->results[i]->failed ||
+			!is_heavy(b, b->results[i]));
+	}
+	for (size_t i = 0; i < b->nresults; i++) {
+		const struct scene_result *r = b->results[i];
+		if (r->failed) {
+			continue;
+		}
+		double ratio = cpu ? speedup_cpu(b, r) : speedup_vulkan(b, r);
+		if (isnan(ratio)) {
+			continue;
+		}
+		all[nall++] = ratio;
+		if (ratio < e.min) {
+			e.min = ratio;
+			snprintf(e.min_scene, sizeof(e.min_scene), "%s", r->name);
+		}
+		if (fallback || is_heavy(b, r)) {
+			heavy[nheavy++] = ratio;
+			serial[nserial++] = cpu ? karp_flatt(ratio,
+				b->modes[b->cpun_mode].workers) :
+				result_med(r, b->par_mode, PHASE_WARM, F_SERIAL);
+		}
+	}
+	e.heavy = nheavy > 0 ? median_of(heavy, nheavy) : 0.0;
+	e.all = nall > 0 ? median_of(all, nall) : 0.0;
+	e.serial = nserial > 0 ? median_of(serial, nserial) : 0.0;
+	if (nall == 0) {
+		e.min = 0.0;
+	}
+	return e;
+}
+
 static struct summary summarise(const struct bench *b)
 {
 	struct summary s = { .min_ratio = INFINITY, .vs_cairo_min = INFINITY };
-	double speedups[MAX_SCENES], serial[MAX_SCENES], cairo[MAX_SCENES];
+	double cairo[MAX_SCENES];
 	double cairo_vk[MAX_SCENES], cairo_cpu[MAX_SCENES];
 	s.vs_cairo_vulkan_min = s.vs_cairo_cpu_min = INFINITY;
-	double all[MAX_SCENES];
-	size_t nsp = 0, nca = 0, nall = 0;
+	size_t nca = 0;
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
 		if (r->failed) {
@@ -1086,21 +1240,19 @@ static struct summary summarise(const struct bench *b)
 		s.heavy += is_heavy(b, r);
 	}
 	s.heavy_fallback = s.heavy == 0;
+	s.vk = figures_of(b, false);
+	s.cpu = b->cpun_mode < b->nmodes ? figures_of(b, true) :
+		(struct engine_figures){ 0 };
+	const struct engine_figures *e = b->engine == ENGINE_CPU ? &s.cpu : &s.vk;
+	s.speedup_heavy = e->heavy;
+	s.speedup_all = e->all;
+	s.min_ratio = e->min;
+	s.serial_fraction = e->serial;
+	snprintf(s.min_scene, sizeof(s.min_scene), "%s", e->min_scene);
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
 		if (r->failed) {
 			continue;
-		}
-		double ratio = speedup_of(b, r);
-		all[nall++] = ratio;
-		if (ratio < s.min_ratio) {
-			s.min_ratio = ratio;
-			snprintf(s.min_scene, sizeof(s.min_scene), "%s", r->name);
-		}
-		if (s.heavy_fallback || is_heavy(b, r)) {
-			speedups[nsp] = ratio;
-			serial[nsp] = result_med(r, b->par_mode, PHASE_WARM, F_SERIAL);
-			nsp++;
 		}
 		if (b->cairo_mode < b->nmodes) {
 			double c = cairo_ratio(b, r);
@@ -1121,9 +1273,6 @@ static struct summary summarise(const struct bench *b)
 			}
 		}
 	}
-	s.speedup_heavy = nsp > 0 ? median_of(speedups, nsp) : 0.0;
-	s.speedup_all = nall > 0 ? median_of(all, nall) : 0.0;
-	s.serial_fraction = nsp > 0 ? median_of(serial, nsp) : 0.0;
 	s.vs_cairo = nca > 0 ? median_of(cairo, nca) : 0.0;
 	s.vs_cairo_vulkan = nca > 0 ? median_of(cairo_vk, nca) : 0.0;
 	bool cpu = b->cpun_mode < b->nmodes;
@@ -1133,9 +1282,6 @@ static struct summary summarise(const struct bench *b)
 	}
 	if (nca == 0 || !cpu) {
 		s.vs_cairo_cpu_min = 0.0;
-	}
-	if (nall == 0) {
-		s.min_ratio = 0.0;
 	}
 	if (nca == 0) {
 		s.vs_cairo_min = 0.0;
@@ -1147,8 +1293,12 @@ static struct summary summarise(const struct bench *b)
 			best = b->ramp_prims[m];
 		}
 	}
-	s.prim_ratio = b->ramp_done && b->ramp_prims[b->seq_mode] > 0.0 ?
+	s.prim_vk = b->ramp_done && b->ramp_prims[b->seq_mode] > 0.0 ?
 		best / b->ramp_prims[b->seq_mode] : 0.0;
+	s.prim_cpu = b->ramp_done && b->cpun_mode < b->nmodes &&
+		b->ramp_prims[b->cpu1_mode] > 0.0 ?
+		b->ramp_prims[b->cpun_mode] / b->ramp_prims[b->cpu1_mode] : 0.0;
+	s.prim_ratio = b->engine == ENGINE_CPU ? s.prim_cpu : s.prim_vk;
 	s.extra_mem = b->memory_done ? b->extra_rss_mb : 0.0;
 	return s;
 }
@@ -1187,8 +1337,9 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		}
 	}
 	printf("warm medians in ms: cpu = render entered -> submitted, full = "
-		"the whole vr_render call (Cairo: its frame); speedup = seq / %s "
-		"cpu; cpuW = the CPU backend's full frame with W workers; cairo = "
+		"the whole vr_render call (Cairo: its frame); vkS = seq / %s "
+		"cpu, cpuS = cpu1 / cpuN (speedups: the median over rounds of the "
+		"two frames' ratio in the same round); cpuW = the CPU backend's full frame with W workers; cairo = "
 		"Cairo full / the best backend's full (the better median of %s "
 		"and the CPU backend on every core, marked V or C); cpuC = Cairo "
 		"full / cpuN full; inl = %% of %s frames run inline; heavy: >= %d "
@@ -1204,8 +1355,8 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		snprintf(full, sizeof(full), "%.5sF", b->modes[m].label);
 		printf(" %6s %6s", cpu, full);
 	}
-	printf(" %7s %6s %5s %4s %s\n", "speedup", "cairo", "cpuC", "inl",
-		"seq cpu min/med/max, par cpu min/med/max");
+	printf(" %7s %6s %6s %5s %4s %s\n", "vkS", "cpuS", "cairo", "cpuC",
+		"inl", "seq cpu min/med/max, par cpu min/med/max");
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
 		if (r->failed) {
@@ -1225,9 +1376,10 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		const struct series *pser = &r->series[b->par_mode][PHASE_WARM];
 		bool cairo = b->cairo_mode < b->nmodes;
 		bool cpu = b->cpun_mode < b->nmodes;
-		printf(" %6.2fx %5.2f%c %5.2f %4.0f %.2f/%.2f/%.2f "
+		printf(" %6.2fx %5.2fx %5.2f%c %5.2f %4.0f %.2f/%.2f/%.2f "
 			"%.2f/%.2f/%.2f%s\n",
-			speedup_of(b, r), cairo ? cairo_ratio(b, r) : NAN,
+			speedup_vulkan(b, r), speedup_cpu(b, r),
+			cairo ? cairo_ratio(b, r) : NAN,
 			best_mode(b, r) == b->par_mode ? 'V' : 'C',
 			cairo && cpu ? cairo_over(b, r, b->cpun_mode) : NAN,
 			series_mean(pser, F_INLINE),
@@ -1236,11 +1388,29 @@ static void print_summary(const struct bench *b, const struct summary *s,
 			series_quantile(pser, F_CPU, 0.5), series_quantile(pser, F_CPU, 1.0),
 			is_heavy(b, r) ? " heavy" : "");
 	}
-	printf("heavy scenes (>= %d commands, fixed by the scenes): %zu of %zu%s; "
-		"median speedup %.2fx on them, %.2fx on all scenes; worst scene "
-		"%.2fx (%s)\n", b->opts.heavy_commands, s->heavy, s->scenes,
-		s->heavy_fallback ? " (none: all scenes used instead)" : "",
-		s->speedup_heavy, s->speedup_all, s->min_ratio, s->min_scene);
+	if (b->engine_vk_ms > 0.0) {
+		printf("engine: %s (as vitrail's compositor chooses on this "
+			"software device: a 1280x720 UI frame takes %.2f ms on Vulkan, "
+			"%.2f ms on the CPU backend)\n", b->engine == ENGINE_CPU ?
+			"the CPU backend" : "Vulkan", b->engine_vk_ms, b->engine_cpu_ms);
+	} else {
+		printf("engine: %s (%s)\n", b->engine == ENGINE_CPU ?
+			"the CPU backend" : "Vulkan", b->opts.engine != ENGINE_AUTO ?
+			"--engine" : "a hardware Vulkan device");
+	}
+	printf("heavy scenes (>= %d commands, fixed by the scenes): %zu of %zu%s\n",
+		b->opts.heavy_commands, s->heavy, s->scenes,
+		s->heavy_fallback ? " (none: all scenes used instead)" : "");
+	printf("Vulkan engine seq / %s: median %.2fx on the heavy scenes, %.2fx on "
+		"all; worst scene %.2fx (%s); serial fraction %.1f%%\n", par,
+		s->vk.heavy, s->vk.all, s->vk.min, s->vk.min_scene, s->vk.serial);
+	if (b->cpun_mode < b->nmodes) {
+		printf("CPU backend cpu1 / %s: median %.2fx on the heavy scenes, "
+			"%.2fx on all; worst scene %.2fx (%s); serial fraction "
+			"(Karp-Flatt) %.1f%%\n", b->modes[b->cpun_mode].label,
+			s->cpu.heavy, s->cpu.all, s->cpu.min, s->cpu.min_scene,
+			s->cpu.serial);
+	}
 	if (b->cairo_mode < b->nmodes) {
 		printf("full frame against Cairo (Cairo / the best backend per "
 			"scene, the CPU backend in %zu of %zu): median %.2f, worst %.2f "
@@ -1254,7 +1424,7 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		printf("random primitives within %.2f ms of CPU frame time:",
 			b->opts.budget_ms);
 		for (size_t m = 0; m < b->nmodes; m++) {
-			if (!b->modes[m].cairo && !b->modes[m].cpu) {
+			if (!b->modes[m].cairo) {
 				printf(" %s %.0f", b->modes[m].label, b->ramp_prims[m]);
 			}
 		}
@@ -1275,11 +1445,17 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		"serial_fraction=%.1f prim_budget_ratio=%.2f vs_cairo=%.2f "
 		"vs_cairo_min=%.2f extra_mem_mb=%.1f scenes=%zu vs_cairo_vulkan=%.2f "
 		"vs_cairo_vulkan_min=%.2f vs_cairo_cpu=%.2f vs_cairo_cpu_min=%.2f "
-		"cpu_best_scenes=%zu\n",
+		"cpu_best_scenes=%zu cpu_engine=%d speedup_heavy_vulkan=%.2f "
+		"speedup_all_vulkan=%.2f min_ratio_vulkan=%.2f "
+		"serial_fraction_vulkan=%.1f prim_budget_ratio_vulkan=%.2f "
+		"speedup_heavy_cpu=%.2f speedup_all_cpu=%.2f min_ratio_cpu=%.2f "
+		"serial_fraction_cpu=%.1f prim_budget_ratio_cpu=%.2f\n",
 		s->speedup_heavy, s->speedup_all, s->min_ratio, s->serial_fraction,
 		s->prim_ratio, s->vs_cairo, s->vs_cairo_min, s->extra_mem, s->scenes,
 		s->vs_cairo_vulkan, s->vs_cairo_vulkan_min, s->vs_cairo_cpu,
-		s->vs_cairo_cpu_min, s->cpu_best);
+		s->vs_cairo_cpu_min, s->cpu_best, b->engine == ENGINE_CPU,
+		s->vk.heavy, s->vk.all, s->vk.min, s->vk.serial, s->prim_vk,
+		s->cpu.heavy, s->cpu.all, s->cpu.min, s->cpu.serial, s->prim_cpu);
 }
 
 static bool draw_plot(const struct bench *b, const char *path)
@@ -1432,7 +1608,7 @@ int main(int argc, char *argv[])
 		OPT_SCENES = 256, OPT_OURS, OPT_TEXTURES, OPT_OUT, OPT_ONLY, OPT_FRAMES,
 		OPT_WARMUP, OPT_COLD, OPT_WORKERS, OPT_HEAVY, OPT_BUDGET,
 		OPT_RAMP_FRAMES, OPT_SCENE_BUDGET, OPT_NO_RAMP, OPT_NO_CAIRO, OPT_NO_MEMORY,
-		OPT_VERBOSE, OPT_IMAGES, OPT_NO_CALIBRATE, OPT_HELP,
+		OPT_VERBOSE, OPT_IMAGES, OPT_NO_CALIBRATE, OPT_ENGINE, OPT_HELP,
 	};
 	static const struct option long_options[] = {
 		{ "scenes", required_argument, NULL, OPT_SCENES },
@@ -1454,6 +1630,7 @@ int main(int argc, char *argv[])
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "images", no_argument, NULL, OPT_IMAGES },
 		{ "no-calibrate", no_argument, NULL, OPT_NO_CALIBRATE },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ 0 },
 	};
@@ -1489,6 +1666,19 @@ int main(int argc, char *argv[])
 		case OPT_VERBOSE: b->opts.verbose = true; break;
 		case OPT_IMAGES: b->opts.images = true; break;
 		case OPT_NO_CALIBRATE: b->opts.calibrate = false; break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "auto") == 0) {
+				b->opts.engine = ENGINE_AUTO;
+			} else if (strcmp(optarg, "vulkan") == 0) {
+				b->opts.engine = ENGINE_VULKAN;
+			} else if (strcmp(optarg, "cpu") == 0) {
+				b->opts.engine = ENGINE_CPU;
+			} else {
+				fprintf(stderr, "bench-render: --engine %s: expected auto, "
+					"vulkan or cpu\n", optarg);
+				return 2;
+			}
+			break;
 		case OPT_HELP: usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1588,6 +1778,7 @@ int main(int argc, char *argv[])
 	if (b->opts.calibrate) {
 		calibrate(b);
 	}
+	choose_engine(b);
 	progress(b, "calibrated in %.1f s\n", ms(now_ns() - t_start) / 1000.0);
 	struct scene_file heaviest = { .path = "" };
 	double heaviest_ms = -1.0;
