@@ -249,8 +249,9 @@ struct vr_glyph_bitmap {
 	uint8_t *coverage;
 };
 
-/* Rasterise glyph of face at size_px (thread-safe: the face is locked).
- * False when FreeType fails; an empty glyph succeeds with 0 x 0. */
+/* Rasterise glyph of face at size_px (thread-safe: threads rasterise with
+ * FreeType faces of their own, font.c). False when FreeType fails; an
+ * empty glyph succeeds with 0 x 0. */
 bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
 	float size_px, struct vr_glyph_bitmap *out);
 /* The pixel size glyphs of a run are rasterised at. */
