@@ -274,6 +274,11 @@ size_t vr_glyph_atlas_rasterized(void);
 size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px);
 /* Glyphs vr_glyph_atlas_warm rasterised since the process started. */
 size_t vr_glyph_atlas_warmed(void);
+/* The coverage of a READY glyph as the atlas holds it (tests; out's
+ * coverage is the caller's to free); false when the glyph is unknown,
+ * still being rasterised or failed. */
+bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
+	uint32_t id, struct vr_glyph_bitmap *out);
 /* The corners (top-left, top-right, bottom-left, bottom-right, target
  * pixels) of glyph `index` of a run, its bitmap placed as given. */
 void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
