@@ -8,14 +8,18 @@
  * keyed by face, pixel size (1/64) and glyph id.
  *
  * Workers rasterise the glyphs their tasks need. A worker first claims
- * every glyph of its task nobody has (inserted PREPARING under
- * atlas.lock), rasterises them with the lock dropped, packs them into a
- * small image of its own (a "delta") and publishes them all READY at once;
- * only then does it wait (on atlas.ready) for the glyphs other workers
- * claimed. So a glyph is rasterised once however many workers need it,
- * no worker waits while holding claims (no deadlock), and an image is
- * complete before anyone can ask vr_exec_image for it (which uploads an
- * image at most once per frame).
+ * every glyph of its task nobody has: it finds them missing without a
+ * lock, allocates them, then takes atlas.lock only to insert them
+ * PREPARING (a glyph another worker inserted meanwhile is left to it).
+ * With the lock dropped it rasterises them (font.c: several threads
+ * rasterise one font at once) and packs them into a small image of its
+ * own (a "delta"); it takes the lock again only to note the delta and
+ * publish them all READY at once; only then does it wait (on
+ * atlas.ready) for the glyphs other workers claimed. So atlas.lock is
+ * held for list walks only, a glyph is rasterised once however many
+ * workers need it, no worker waits while holding claims (no deadlock),
+ * and an image is complete before anyone can ask vr_exec_image for it
+ * (which uploads an image at most once per frame).
  *
  * Lookups of glyphs that are already there take no lock: a bucket's head
  * is an atomic pointer (a glyph's key and `next` are written before it is
@@ -60,12 +64,16 @@ struct glyph {
 	const struct vr_font_face *face;
 	int32_t size64; /* pixel size in 1/64 */
 	uint32_t id;
-	enum glyph_state state; /* protected by atlas.lock */
+	/* protected by atlas.lock; set once (from PREPARING, by the claimer,
+	 * under the lock), so a thread that saw it settled, or set under the
+	 * lock, reads it without the lock */
+	enum glyph_state state;
 	/* state is READY or FAILED and the fields below final: set with
 	 * release after them, read lock-free with acquire (shared by every
 	 * thread executing glyph tasks) */
 	atomic_bool settled;
-	/* set before READY, then changed only between frames */
+	/* set by the claimer before READY, then changed only between
+	 * frames */
 	struct vr_image *image; /* a page or a delta; NULL: no pixels */
 	int32_t x, y, width, height, left, top;
 	struct glyph *delta_next; /* in atlas.deltas while in a delta */
@@ -334,57 +342,53 @@ static struct glyph *glyph_find(const struct vr_font_face *face,
 	return g;
 }
 
-/* Publish claimed glyphs: READY with their pixels (in one new delta
- * image) or FAILED; atlas.lock held. */
-static void publish(struct glyph **claimed, struct vr_glyph_bitmap *bitmaps,
-		size_t n)
+/* A glyph a thread claimed and what it made of it (its own until
+ * published). */
+struct claim {
+	struct glyph *glyph;
+	struct vr_glyph_bitmap bitmap;
+	bool failed;
+};
+
+/* Pack the visible claimed glyphs into a new delta image (returned; NULL
+ * when none has pixels), setting their places; those that do not fit or
+ * find no memory fail. No lock held: the glyphs are ours. */
+static struct vr_image *pack(struct claim *claims, size_t n)
 {
-	/* pack the visible ones in a strip as wide as a page */
+	/* a strip as wide as a page */
 	struct shelves s = { ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
 	int32_t height = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claimed[i];
-		g->width = bitmaps[i].width;
-		g->height = bitmaps[i].height;
-		g->left = bitmaps[i].left;
-		g->top = bitmaps[i].top;
+		struct glyph *g = claims[i].glyph;
+		g->width = claims[i].bitmap.width;
+		g->height = claims[i].bitmap.height;
+		g->left = claims[i].bitmap.left;
+		g->top = claims[i].bitmap.top;
 		g->image = NULL;
-		if (g->state == GLYPH_FAILED || g->width == 0) {
+		if (claims[i].failed || g->width == 0) {
 			continue;
 		}
 		if (!shelf_place(&s, g->width, g->height, &g->x, &g->y)) {
 			vr_log(VR_LOG_ERROR, "glyph %u too large for the atlas", g->id);
-			g->state = GLYPH_FAILED;
+			claims[i].failed = true;
 			continue;
 		}
 		height = s.y + s.shelf_height;
 	}
-	struct vr_image *delta = NULL;
-	if (height > 0) {
-		delta = vr_image_create(ATLAS_SIZE, height, VR_FORMAT_ARGB8888);
-		if (delta != NULL && !vr_grow((void **)&atlas.delta_images,
-				&atlas.delta_images_cap, atlas.ndelta_images + 1,
-				sizeof(struct vr_image *))) {
-			vr_image_unref(delta);
-			delta = NULL;
-		}
-		if (delta != NULL) {
-			atlas.delta_images[atlas.ndelta_images++] = delta;
-		}
-	}
+	struct vr_image *delta = height > 0 ?
+		vr_image_create(ATLAS_SIZE, height, VR_FORMAT_ARGB8888) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claimed[i];
-		if (g->state == GLYPH_FAILED || g->width == 0) {
-			g->state = g->state == GLYPH_FAILED ? GLYPH_FAILED : GLYPH_READY;
+		struct glyph *g = claims[i].glyph;
+		if (claims[i].failed || g->width == 0) {
 			continue;
 		}
 		if (delta == NULL) {
-			g->state = GLYPH_FAILED;
+			claims[i].failed = true;
 			continue;
 		}
 		/* a fresh image: no GPU copy yet, nothing to mark */
 		for (int32_t y = 0; y < g->height; y++) {
-			const uint8_t *src = bitmaps[i].coverage +
+			const uint8_t *src = claims[i].bitmap.coverage +
 				(size_t)y * (size_t)g->width;
 			uint32_t *dst = delta->data + (size_t)(g->y + y) *
 				(size_t)(delta->stride / 4) + (size_t)g->x;
@@ -393,12 +397,39 @@ static void publish(struct glyph **claimed, struct vr_glyph_bitmap *bitmaps,
 			}
 		}
 		g->image = delta;
-		g->state = GLYPH_READY;
-		g->delta_next = atlas.deltas;
-		atlas.deltas = g;
+	}
+	return delta;
+}
+
+/* Publish claimed glyphs: READY with their pixels (in delta, which the
+ * atlas takes) or FAILED; atlas.lock held. */
+static void publish(struct claim *claims, size_t n, struct vr_image *delta)
+{
+	if (delta != NULL && !vr_grow((void **)&atlas.delta_images,
+			&atlas.delta_images_cap, atlas.ndelta_images + 1,
+			sizeof(struct vr_image *))) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		vr_image_unref(delta);
+		delta = NULL;
+	}
+	if (delta != NULL) {
+		atlas.delta_images[atlas.ndelta_images++] = delta;
 	}
 	for (size_t i = 0; i < n; i++) {
-		atomic_store_explicit(&claimed[i]->settled, true,
+		struct glyph *g = claims[i].glyph;
+		if (claims[i].failed || (g->image != NULL && delta == NULL)) {
+			g->image = NULL;
+			g->state = GLYPH_FAILED;
+			continue;
+		}
+		g->state = GLYPH_READY;
+		if (g->image != NULL) {
+			g->delta_next = atlas.deltas;
+			atlas.deltas = g;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		atomic_store_explicit(&claims[i].glyph->settled, true,
 			memory_order_release);
 	}
 	pthread_cond_broadcast(&atlas.ready);
@@ -545,49 +576,120 @@ static void glyph_vertices(const struct placed *p, struct vr_tex_vertex *v)
 	}
 }
 
-/* Claim (insert PREPARING) the glyphs of text at size64 that nobody has,
- * appending them to claimed; atlas.lock held. False when out of memory
- * (what was claimed stays in claimed). */
-static bool claim(const struct vr_text *text, int32_t size64,
-		struct glyph **claimed, size_t *nclaimed)
+/* Text at a pixel size (1/64). */
+struct text_at {
+	const struct vr_text *text;
+	int32_t size64;
+};
+
+/*
+ * Claim (insert PREPARING) the glyphs of texts nobody has, into claims
+ * (room for every glyph of texts): allocated without a lock, inserted
+ * under atlas.lock unless another thread inserted them meanwhile. Returns
+ * how many were claimed; false in *ok when out of memory (what was claimed
+ * is still returned, to be published).
+ */
+static size_t claim(const struct text_at *texts, size_t ntexts,
+		struct claim *claims, bool *ok)
 {
-	for (uint32_t k = 0; k < text->count; k++) {
-		uint32_t id = text->glyphs[k];
-		if (glyph_find(text->face, size64, id) != NULL) {
+	size_t n = 0;
+	*ok = true;
+	for (size_t t = 0; *ok && t < ntexts; t++) {
+		const struct vr_text *text = texts[t].text;
+		for (uint32_t k = 0; k < text->count; k++) {
+			uint32_t id = text->glyphs[k];
+			if (glyph_find(text->face, texts[t].size64, id) != NULL) {
+				continue;
+			}
+			struct glyph *g = calloc(1, sizeof(*g));
+			if (g == NULL) {
+				vr_log(VR_LOG_ERROR, "allocation failed");
+				*ok = false;
+				break;
+			}
+			*g = (struct glyph){
+				.face = text->face,
+				.size64 = texts[t].size64,
+				.id = id,
+				.state = GLYPH_PREPARING,
+			};
+			claims[n++] = (struct claim){ .glyph = g };
+		}
+	}
+	if (n == 0) {
+		return 0;
+	}
+	pthread_mutex_lock(&atlas.lock);
+	for (size_t i = 0; i < n; i++) {
+		struct glyph *g = claims[i].glyph;
+		if (glyph_find(g->face, g->size64, g->id) != NULL) {
+			/* someone else's (or ours twice): not inserted */
+			claims[i].failed = true;
 			continue;
 		}
-		struct glyph *g = calloc(1, sizeof(*g));
-		if (g == NULL) {
-			vr_log(VR_LOG_ERROR, "allocation failed");
-			return false;
-		}
-		unsigned b = bucket_of(text->face, size64, id);
-		*g = (struct glyph){
-			.next = atomic_load_explicit(&atlas.buckets[b],
-				memory_order_relaxed),
-			.face = text->face,
-			.size64 = size64,
-			.id = id,
-			.state = GLYPH_PREPARING,
-		};
+		unsigned b = bucket_of(g->face, g->size64, g->id);
+		g->next = atomic_load_explicit(&atlas.buckets[b],
+			memory_order_relaxed);
 		atomic_store_explicit(&atlas.buckets[b], g, memory_order_release);
-		claimed[(*nclaimed)++] = g;
 	}
-	return true;
+	pthread_mutex_unlock(&atlas.lock);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (claims[i].failed) {
+			free(claims[i].glyph);
+		} else {
+			claims[m++] = claims[i];
+		}
+	}
+	return m;
 }
 
 /* Rasterise claimed glyphs (no lock held: they are ours until
  * published). */
-static void rasterize(struct glyph **claimed, struct vr_glyph_bitmap *bitmaps,
-		size_t n)
+static void rasterize(struct claim *claims, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claimed[i];
-		if (!vr_font_face_rasterize((struct vr_font_face *)g->face, g->id,
-				(float)g->size64 / 64.0f, &bitmaps[i])) {
-			g->state = GLYPH_FAILED; /* still ours: nobody reads it */
-		}
+		struct glyph *g = claims[i].glyph;
+		claims[i].failed = !vr_font_face_rasterize(
+			(struct vr_font_face *)g->face, g->id,
+			(float)g->size64 / 64.0f, &claims[i].bitmap);
 	}
+}
+
+/*
+ * Claim, rasterise and publish the glyphs of texts that nobody has;
+ * *nprepared is how many, also added to the counter `prepared`. False
+ * when out of memory. Glyphs other threads claimed are not waited for.
+ */
+static bool prepare(const struct text_at *texts, size_t ntexts,
+		atomic_size_t *prepared, size_t *nprepared)
+{
+	size_t total = 0;
+	for (size_t t = 0; t < ntexts; t++) {
+		total += texts[t].text->count;
+	}
+	*nprepared = 0;
+	struct claim *claims = malloc((total + 1) * sizeof(*claims));
+	if (claims == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return false;
+	}
+	bool ok;
+	size_t n = claim(texts, ntexts, claims, &ok);
+	if (n > 0) {
+		atomic_fetch_add_explicit(prepared, n, memory_order_relaxed);
+		rasterize(claims, n);
+		struct vr_image *delta = pack(claims, n);
+		pthread_mutex_lock(&atlas.lock);
+		publish(claims, n, delta);
+		pthread_mutex_unlock(&atlas.lock);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(claims[i].bitmap.coverage);
+	}
+	free(claims);
+	*nprepared = n;
+	return ok;
 }
 
 size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px)
@@ -595,31 +697,41 @@ size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px)
 	if (text->count == 0 || !(size_px > 0.0f)) {
 		return 0;
 	}
-	struct glyph **claimed = malloc(text->count * sizeof(*claimed));
-	struct vr_glyph_bitmap *bitmaps = calloc(text->count, sizeof(*bitmaps));
-	if (claimed == NULL || bitmaps == NULL) {
-		vr_log(VR_LOG_ERROR, "allocation failed");
-		free(claimed);
-		free(bitmaps);
-		return 0;
-	}
-	size_t n = 0;
-	pthread_mutex_lock(&atlas.lock);
-	claim(text, glyph_size64(size_px), claimed, &n);
-	pthread_mutex_unlock(&atlas.lock);
-	atomic_fetch_add_explicit(&warmed, n, memory_order_relaxed);
-	rasterize(claimed, bitmaps, n);
-	/* glyphs another thread claimed are not waited for: it publishes
-	 * them itself */
-	pthread_mutex_lock(&atlas.lock);
-	publish(claimed, bitmaps, n);
-	pthread_mutex_unlock(&atlas.lock);
-	for (size_t i = 0; i < n; i++) {
-		free(bitmaps[i].coverage);
-	}
-	free(claimed);
-	free(bitmaps);
+	struct text_at at = { text, glyph_size64(size_px) };
+	size_t n;
+	prepare(&at, 1, &warmed, &n);
 	return n;
+}
+
+bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
+		uint32_t id, struct vr_glyph_bitmap *out)
+{
+	*out = (struct vr_glyph_bitmap){ 0 };
+	const struct glyph *g = glyph_find(face, glyph_size64(size_px), id);
+	if (g == NULL || !atomic_load_explicit(&g->settled,
+			memory_order_acquire) || g->state != GLYPH_READY) {
+		return false;
+	}
+	out->left = g->left;
+	out->top = g->top;
+	if (g->image == NULL) {
+		return true;
+	}
+	out->coverage = malloc((size_t)g->width * (size_t)g->height + 1);
+	if (out->coverage == NULL) {
+		return false;
+	}
+	out->width = g->width;
+	out->height = g->height;
+	for (int32_t y = 0; y < g->height; y++) {
+		const uint32_t *src = g->image->data + (size_t)(g->y + y) *
+			(size_t)(g->image->stride / 4) + (size_t)g->x;
+		for (int32_t x = 0; x < g->width; x++) {
+			out->coverage[(size_t)y * (size_t)g->width + (size_t)x] =
+				(uint8_t)(src[x] >> 24);
+		}
+	}
+	return true;
 }
 
 /* Every glyph of the task already settled: fill placed without a lock
@@ -657,36 +769,23 @@ static bool glyphs_settled(const struct vr_task_payload *payload,
 static bool glyphs_resolve(const struct vr_task_payload *payload,
 		struct placed *placed, size_t *nplaced)
 {
-	size_t total = 0;
-	for (uint32_t i = 0; i < payload->count; i++) {
-		total += payload->runs[i].text->count;
-	}
 	if (glyphs_settled(payload, placed, nplaced)) {
 		return true;
 	}
-	struct glyph **claimed = malloc((total + 1) * sizeof(*claimed));
-	struct vr_glyph_bitmap *bitmaps = calloc(total + 1, sizeof(*bitmaps));
-	if (claimed == NULL || bitmaps == NULL) {
+	struct text_at *texts = malloc(payload->count * sizeof(*texts));
+	if (texts == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
-		free(claimed);
-		free(bitmaps);
 		return false;
 	}
-	size_t nclaimed = 0;
-	bool ok = true;
-	pthread_mutex_lock(&atlas.lock);
-	for (uint32_t i = 0; ok && i < payload->count; i++) {
+	for (uint32_t i = 0; i < payload->count; i++) {
 		const struct vr_glyph_run *run = &payload->runs[i];
-		ok = claim(run->text, glyph_size64(vr_glyph_run_pixel_size(run)),
-			claimed, &nclaimed);
+		texts[i] = (struct text_at){ run->text,
+			glyph_size64(vr_glyph_run_pixel_size(run)) };
 	}
-	pthread_mutex_unlock(&atlas.lock);
+	size_t nprepared;
+	bool ok = prepare(texts, payload->count, &rasterized, &nprepared);
+	free(texts);
 
-	atomic_fetch_add_explicit(&rasterized, nclaimed, memory_order_relaxed);
-	rasterize(claimed, bitmaps, nclaimed);
-
-	pthread_mutex_lock(&atlas.lock);
-	publish(claimed, bitmaps, nclaimed);
 	size_t n = 0;
 	for (uint32_t i = 0; ok && i < payload->count; i++) {
 		const struct vr_glyph_run *run = &payload->runs[i];
@@ -694,8 +793,14 @@ static bool glyphs_resolve(const struct vr_task_payload *payload,
 		for (uint32_t k = 0; k < run->text->count; k++) {
 			struct glyph *g = glyph_find(run->text->face, size64,
 				run->text->glyphs[k]);
-			while (g != NULL && g->state == GLYPH_PREPARING) {
-				pthread_cond_wait(&atlas.ready, &atlas.lock);
+			if (g != NULL && !atomic_load_explicit(&g->settled,
+					memory_order_acquire)) {
+				/* another thread's: wait for it to publish */
+				pthread_mutex_lock(&atlas.lock);
+				while (g->state == GLYPH_PREPARING) {
+					pthread_cond_wait(&atlas.ready, &atlas.lock);
+				}
+				pthread_mutex_unlock(&atlas.lock);
 			}
 			if (g != NULL && g->state == GLYPH_READY && g->image != NULL) {
 				placed[n++] = (struct placed){ g, run, k, g->image, g->x,
@@ -703,12 +808,6 @@ static bool glyphs_resolve(const struct vr_task_payload *payload,
 			}
 		}
 	}
-	pthread_mutex_unlock(&atlas.lock);
-	for (size_t i = 0; i < nclaimed; i++) {
-		free(bitmaps[i].coverage);
-	}
-	free(claimed);
-	free(bitmaps);
 	*nplaced = n;
 	return ok;
 }

@@ -249,8 +249,9 @@ struct vr_glyph_bitmap {
 	uint8_t *coverage;
 };
 
-/* Rasterise glyph of face at size_px (thread-safe: the face is locked).
- * False when FreeType fails; an empty glyph succeeds with 0 x 0. */
+/* Rasterise glyph of face at size_px (thread-safe: threads rasterise with
+ * FreeType faces of their own, font.c). False when FreeType fails; an
+ * empty glyph succeeds with 0 x 0. */
 bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
 	float size_px, struct vr_glyph_bitmap *out);
 /* The pixel size glyphs of a run are rasterised at. */
@@ -273,6 +274,11 @@ size_t vr_glyph_atlas_rasterized(void);
 size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px);
 /* Glyphs vr_glyph_atlas_warm rasterised since the process started. */
 size_t vr_glyph_atlas_warmed(void);
+/* The coverage of a READY glyph as the atlas holds it (tests; out's
+ * coverage is the caller's to free); false when the glyph is unknown,
+ * still being rasterised or failed. */
+bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
+	uint32_t id, struct vr_glyph_bitmap *out);
 /* The corners (top-left, top-right, bottom-left, bottom-right, target
  * pixels) of glyph `index` of a run, its bitmap placed as given. */
 void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,

@@ -5,18 +5,44 @@
  *
  * The faces are process-wide, like the fonts of the system: a display
  * list is recorded before any renderer exists and may be drawn by
- * several. Lock order: faces_lock, then a face's lock; FreeType's library
- * object is used under faces_lock only (opening faces), each FT_Face
- * under its face's lock only (sizes, rasterisation).
+ * several. A face reads its file once; its bytes are immutable and shared
+ * by HarfBuzz and by FACE_SLOTS FreeType faces of their own (slots), each
+ * used by one thread at a time, so that several workers rasterise glyphs
+ * of one font at once. A thread keeps to a slot of its own (slot_hint)
+ * and takes another free one when its own is busy; a slot's FT_Face is
+ * opened when it is first needed.
+ *
+ * FreeType's rules (since 2.5.6): an FT_Library may be shared by threads
+ * as long as FT_New_Face and FT_Done_Face are serialised (library_lock
+ * here), and an FT_Face is used by one thread at a time (its slot's lock).
+ *
+ * Lock order: faces_lock, then a slot's lock, then library_lock (never two
+ * slots' locks at once).
+ *   faces_lock    the list of faces, fontconfig
+ *   slot->lock    the slot's FT_Face (sizes, rasterisation)
+ *   library_lock  ft_library: FT_Init_FreeType, FT_New_Memory_Face,
+ *                 FT_Done_Face, FT_Done_FreeType
  */
 #include <fontconfig/fontconfig.h>
 #include <ft2build.h>
 #include FT_FREETYPE_H
 #include <harfbuzz/hb.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine_private.h"
+
+/* FreeType faces per font: the most threads rasterising one font at once
+ * without waiting for each other. */
+#define FACE_SLOTS 8
+
+struct face_slot {
+	pthread_mutex_t lock;
+	FT_Face ft_face; /* protected by lock; NULL until first used */
+	FT_F26Dot6 char_size; /* set on ft_face; protected by lock */
+};
 
 struct vr_font_face {
 	struct vr_list link; /* faces */
@@ -24,8 +50,11 @@ struct vr_font_face {
 	int weight;
 	char *path; /* what fontconfig chose */
 	int index;
-	pthread_mutex_t lock;
-	FT_Face ft_face; /* protected by lock */
+	/* the file's bytes: immutable, read by every slot's FT_Face and by
+	 * HarfBuzz */
+	FT_Byte *data;
+	FT_Long size;
+	struct face_slot slots[FACE_SLOTS];
 	hb_font_t *hb_font; /* immutable: shaping only reads it */
 	float units_per_em;
 	float bbox[4]; /* x0, y0, x1, y1 in em, y up: every glyph's ink */
@@ -33,18 +62,48 @@ struct vr_font_face {
 
 static pthread_mutex_t faces_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vr_list faces = { &faces, &faces }; /* vr_font_face::link */
-static FT_Library ft_library; /* protected by faces_lock */
 static bool fc_initialized; /* protected by faces_lock */
+static pthread_mutex_t library_lock = PTHREAD_MUTEX_INITIALIZER;
+static FT_Library ft_library; /* protected by library_lock */
+
+/* The slot a thread tries first: threads take turns (atomic), so up to
+ * FACE_SLOTS threads each have one of their own. -1: not chosen yet. */
+static atomic_uint next_slot_hint;
+static _Thread_local int slot_hint = -1;
+
+/* Open a slot's FT_Face on the face's bytes; false when FreeType fails. */
+static bool slot_open(struct vr_font_face *face, struct face_slot *slot)
+{
+	pthread_mutex_lock(&library_lock);
+	bool ok = ft_library != NULL || FT_Init_FreeType(&ft_library) == 0;
+	if (!ok) {
+		vr_log(VR_LOG_ERROR, "freetype: cannot initialise");
+		ft_library = NULL;
+	} else if (FT_New_Memory_Face(ft_library, face->data, face->size,
+			face->index, &slot->ft_face) != 0) {
+		vr_log(VR_LOG_ERROR, "freetype: cannot open %s", face->path);
+		slot->ft_face = NULL;
+		ok = false;
+	}
+	pthread_mutex_unlock(&library_lock);
+	slot->char_size = 0;
+	return ok;
+}
 
 static void face_free(struct vr_font_face *face)
 {
 	if (face->hb_font != NULL) {
 		hb_font_destroy(face->hb_font);
 	}
-	if (face->ft_face != NULL) {
-		FT_Done_Face(face->ft_face);
+	pthread_mutex_lock(&library_lock);
+	for (int i = 0; i < FACE_SLOTS; i++) {
+		if (face->slots[i].ft_face != NULL) {
+			FT_Done_Face(face->slots[i].ft_face);
+		}
+		pthread_mutex_destroy(&face->slots[i].lock);
 	}
-	pthread_mutex_destroy(&face->lock);
+	pthread_mutex_unlock(&library_lock);
+	free(face->data);
 	free(face->family);
 	free(face->path);
 	free(face);
@@ -58,10 +117,12 @@ __attribute__((destructor)) static void fonts_finish(void)
 		vr_list_remove(&face->link);
 		face_free(face);
 	}
+	pthread_mutex_lock(&library_lock);
 	if (ft_library != NULL) {
 		FT_Done_FreeType(ft_library);
 		ft_library = NULL;
 	}
+	pthread_mutex_unlock(&library_lock);
 	if (fc_initialized) {
 		FcFini();
 		fc_initialized = false;
@@ -107,6 +168,29 @@ static bool match_font(const char *family, int weight, char **path,
 	return ok;
 }
 
+/* The bytes of a file; false when it cannot be read. */
+static bool read_file(const char *path, FT_Byte **data, FT_Long *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		return false;
+	}
+	long n = -1;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		n = ftell(f);
+	}
+	*data = n > 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n) : NULL;
+	bool ok = *data != NULL && fread(*data, 1, (size_t)n, f) == (size_t)n;
+	fclose(f);
+	if (!ok) {
+		free(*data);
+		*data = NULL;
+		return false;
+	}
+	*size = n;
+	return true;
+}
+
 /* Open the face; faces_lock held. */
 static struct vr_font_face *face_open(const char *family, int weight)
 {
@@ -115,25 +199,25 @@ static struct vr_font_face *face_open(const char *family, int weight)
 		vr_log(VR_LOG_ERROR, "allocation failed");
 		return NULL;
 	}
-	pthread_mutex_init(&face->lock, NULL);
+	for (int i = 0; i < FACE_SLOTS; i++) {
+		pthread_mutex_init(&face->slots[i].lock, NULL);
+	}
 	face->family = strdup(family);
 	face->weight = weight;
 	if (face->family == NULL ||
 			!match_font(family, weight, &face->path, &face->index)) {
 		goto error;
 	}
-	if (ft_library == NULL && FT_Init_FreeType(&ft_library) != 0) {
-		vr_log(VR_LOG_ERROR, "freetype: cannot initialise");
-		ft_library = NULL;
+	if (!read_file(face->path, &face->data, &face->size)) {
+		vr_log(VR_LOG_ERROR, "cannot read %s", face->path);
 		goto error;
 	}
-	if (FT_New_Face(ft_library, face->path, face->index,
-			&face->ft_face) != 0) {
-		vr_log(VR_LOG_ERROR, "freetype: cannot open %s", face->path);
-		face->ft_face = NULL;
+	/* the first slot's face now, for the metrics (nobody else sees the
+	 * face yet) */
+	if (!slot_open(face, &face->slots[0])) {
 		goto error;
 	}
-	FT_Face ft = face->ft_face;
+	FT_Face ft = face->slots[0].ft_face;
 	face->units_per_em = ft->units_per_EM > 0 ? (float)ft->units_per_EM :
 		2048.0f;
 	face->bbox[0] = (float)ft->bbox.xMin / face->units_per_em;
@@ -141,7 +225,8 @@ static struct vr_font_face *face_open(const char *family, int weight)
 	face->bbox[2] = (float)ft->bbox.xMax / face->units_per_em;
 	face->bbox[3] = (float)ft->bbox.yMax / face->units_per_em;
 
-	hb_blob_t *blob = hb_blob_create_from_file(face->path);
+	hb_blob_t *blob = hb_blob_create((const char *)face->data,
+		(unsigned)face->size, HB_MEMORY_MODE_READONLY, NULL, NULL);
 	hb_face_t *hb_face = hb_face_create(blob, (unsigned)face->index);
 	hb_blob_destroy(blob);
 	face->hb_font = hb_font_create(hb_face);
@@ -268,14 +353,39 @@ void vr_text_destroy(struct vr_text *text)
 
 /* ---- rasterisation ------------------------------------------------------ */
 
+/* A slot of face for the calling thread, locked: its own when free, else
+ * any free one, else (every slot busy) its own once free. */
+static struct face_slot *slot_acquire(struct vr_font_face *face)
+{
+	if (slot_hint < 0) {
+		slot_hint = (int)(atomic_fetch_add_explicit(&next_slot_hint, 1,
+			memory_order_relaxed) % FACE_SLOTS);
+	}
+	for (int i = 0; i < FACE_SLOTS; i++) {
+		struct face_slot *slot = &face->slots[(slot_hint + i) % FACE_SLOTS];
+		if (pthread_mutex_trylock(&slot->lock) == 0) {
+			return slot;
+		}
+	}
+	struct face_slot *slot = &face->slots[slot_hint];
+	pthread_mutex_lock(&slot->lock);
+	return slot;
+}
+
 bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
 		float size_px, struct vr_glyph_bitmap *out)
 {
 	*out = (struct vr_glyph_bitmap){ 0 };
-	pthread_mutex_lock(&face->lock);
-	FT_Face ft = face->ft_face;
-	bool ok = FT_Set_Char_Size(ft, 0, (FT_F26Dot6)lroundf(size_px * 64.0f),
-			72, 72) == 0 &&
+	struct face_slot *slot = slot_acquire(face);
+	bool ok = slot->ft_face != NULL || slot_open(face, slot);
+	FT_Face ft = slot->ft_face;
+	FT_F26Dot6 char_size = (FT_F26Dot6)lroundf(size_px * 64.0f);
+	if (ok && slot->char_size != char_size) {
+		/* setting the size the face has changes nothing: skipped */
+		ok = FT_Set_Char_Size(ft, 0, char_size, 72, 72) == 0;
+		slot->char_size = ok ? char_size : 0;
+	}
+	ok = ok &&
 		FT_Load_Glyph(ft, glyph, FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP) ==
 			0 &&
 		FT_Render_Glyph(ft->glyph, FT_RENDER_MODE_NORMAL) == 0;
@@ -299,7 +409,7 @@ bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
 			out->width = out->height = 0;
 		}
 	}
-	pthread_mutex_unlock(&face->lock);
+	pthread_mutex_unlock(&slot->lock);
 	if (!ok) {
 		vr_log(VR_LOG_ERROR, "freetype: cannot rasterise glyph %u of %s",
 			glyph, face->path);

@@ -6,15 +6,20 @@
  * Lock order: no two of the locks below are ever held at once.
  *   vr_resources::images_lock      (rwlock) vr_image::copies lists, textures
  *   vr_resources::pipelines_lock   (rwlock) the pipeline table
- *   vr_resources::ready_lock       (mutex)  preparing -> ready transitions
+ *   vr_resources::ready[i].lock    (mutex)  preparing -> ready transitions
+ *                                           of the resources of shard i
  *   vr_resources::descriptors_lock (mutex)  descriptor pools
  *   vr_resources::scratch_lock     (mutex)  scratch image lists
- * Creation (of a texture, a pipeline, a scratch image) happens with none of
- * them held: the first thread to need a resource inserts it in state
- * PREPARING under the write lock, drops the lock, creates it, and
- * publishes READY (or FAILED) under ready_lock; others find it PREPARING
- * and wait on vr_resources::ready. Readers of created resources take only
- * a read lock to look them up, then read them without locks.
+ * Creation (of a texture, an atlas page, a pipeline, a scratch image)
+ * happens with none of them held: the first thread to need a resource
+ * inserts it in state PREPARING under the write lock, drops the lock,
+ * creates it, and publishes READY (or FAILED) under the lock of its
+ * state's shard (ready_shard: VR_READY_SHARDS mutex + condition pairs,
+ * by the state's address); others find it PREPARING and wait on that
+ * shard's condition, so threads waiting for different resources rarely
+ * share a lock or a wake-up. Readers of created resources take only a
+ * read lock to look them up, then read them without locks (a settled
+ * state is read with acquire, no lock).
  *
  * Frames in flight (vk_frames.c): what the GPU may still use is freed
  * only once the frames that may use it completed: released textures wait
@@ -178,6 +183,14 @@ struct vr_scratch_image {
 
 /* ---- preparing state ----------------------------------------------------- */
 
+/* The shard of a resource's state. */
+static struct vr_ready_shard *ready_shard(struct vr_resources *res,
+		_Atomic int *state)
+{
+	uint64_t h = (uint64_t)(uintptr_t)state * 0x9e3779b97f4a7c15ull;
+	return &res->ready[(h >> 32) % VR_READY_SHARDS];
+}
+
 static int wait_ready(struct vr_resources *res, _Atomic int *state)
 {
 	int s = atomic_load_explicit(state, memory_order_acquire);
@@ -186,22 +199,24 @@ static int wait_ready(struct vr_resources *res, _Atomic int *state)
 	}
 	atomic_fetch_add_explicit(&res->waits, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&res->waiting, 1, memory_order_relaxed);
-	pthread_mutex_lock(&res->ready_lock);
+	struct vr_ready_shard *shard = ready_shard(res, state);
+	pthread_mutex_lock(&shard->lock);
 	while ((s = atomic_load_explicit(state, memory_order_acquire)) ==
 			VR_RESOURCE_PREPARING) {
-		pthread_cond_wait(&res->ready, &res->ready_lock);
+		pthread_cond_wait(&shard->cond, &shard->lock);
 	}
-	pthread_mutex_unlock(&res->ready_lock);
+	pthread_mutex_unlock(&shard->lock);
 	atomic_fetch_sub_explicit(&res->waiting, 1, memory_order_relaxed);
 	return s;
 }
 
 static void publish(struct vr_resources *res, _Atomic int *state, int value)
 {
-	pthread_mutex_lock(&res->ready_lock);
+	struct vr_ready_shard *shard = ready_shard(res, state);
+	pthread_mutex_lock(&shard->lock);
 	atomic_store_explicit(state, value, memory_order_release);
-	pthread_cond_broadcast(&res->ready);
-	pthread_mutex_unlock(&res->ready_lock);
+	pthread_cond_broadcast(&shard->cond);
+	pthread_mutex_unlock(&shard->lock);
 }
 
 /* ---- descriptor sets ----------------------------------------------------- */
@@ -1822,8 +1837,10 @@ bool vr_resources_init(struct vr_renderer *renderer)
 	struct vr_resources *res = &renderer->res;
 	pthread_rwlock_init(&res->images_lock, NULL);
 	pthread_rwlock_init(&res->pipelines_lock, NULL);
-	pthread_mutex_init(&res->ready_lock, NULL);
-	pthread_cond_init(&res->ready, NULL);
+	for (int i = 0; i < VR_READY_SHARDS; i++) {
+		pthread_mutex_init(&res->ready[i].lock, NULL);
+		pthread_cond_init(&res->ready[i].cond, NULL);
+	}
 	pthread_mutex_init(&res->descriptors_lock, NULL);
 	pthread_mutex_init(&res->scratch_lock, NULL);
 	vr_list_init(&res->textures);
@@ -1891,8 +1908,10 @@ void vr_resources_finish(struct vr_renderer *renderer)
 	vr_vk_destroy_host_buffer(renderer, &res->ring);
 	pthread_mutex_destroy(&res->scratch_lock);
 	pthread_mutex_destroy(&res->descriptors_lock);
-	pthread_cond_destroy(&res->ready);
-	pthread_mutex_destroy(&res->ready_lock);
+	for (int i = 0; i < VR_READY_SHARDS; i++) {
+		pthread_cond_destroy(&res->ready[i].cond);
+		pthread_mutex_destroy(&res->ready[i].lock);
+	}
 	pthread_rwlock_destroy(&res->pipelines_lock);
 	pthread_rwlock_destroy(&res->images_lock);
 }

@@ -98,6 +98,8 @@ struct vr_pipeline_entry;
 /* An atlas page (resources.c); at most this many, 4 MiB each. */
 struct vr_atlas_page;
 #define VR_ATLAS_MAX_PAGES 16
+/* Locks of the preparing -> ready transitions (a power of two). */
+#define VR_READY_SHARDS 16
 
 /*
  * Thread-safe resource managers (resources.c; lock order at the top of
@@ -114,9 +116,13 @@ struct vr_resources {
 	 * cells are protected by images_lock, its GPU objects are created by
 	 * the first worker that samples it (preparing state) */
 	struct vr_atlas_page *atlas_pages[VR_ATLAS_MAX_PAGES];
-	/* preparing -> ready/failed transitions of textures and pipelines */
-	pthread_mutex_t ready_lock;
-	pthread_cond_t ready; /* broadcast under ready_lock */
+	/* preparing -> ready/failed transitions of textures, atlas pages and
+	 * pipelines: a resource's state (its address) hashes to a shard, so
+	 * threads waiting for different resources rarely share a lock */
+	struct vr_ready_shard {
+		pthread_mutex_t lock;
+		pthread_cond_t cond; /* broadcast under lock */
+	} ready[VR_READY_SHARDS];
 	/* pipelines, by key */
 	pthread_rwlock_t pipelines_lock;
 	struct vr_pipeline_entry **pipelines; /* protected by pipelines_lock */

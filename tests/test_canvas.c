@@ -3,16 +3,20 @@
  * recording state (save/restore, transforms, clips), display-list bounds
  * and reference counts, display lists as tree content, the batching rules
  * of preparation, and the CPU geometry the engine and the reference share
- * (flattening, tessellation coverage, glyph shaping).
+ * (flattening, tessellation coverage, glyph shaping), and cold glyphs
+ * rasterised by several threads at once (the bitmaps and the atlas as a
+ * single thread makes them).
  */
 #include <check.h>
 
 #define M_PI 3.14159265358979323846
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <vitrail/canvas.h>
 #include "display_list.h"
 #include "engine_private.h"
@@ -973,6 +977,261 @@ START_TEST(test_canvas_reference_region)
 }
 END_TEST
 
+/* ---- glyphs from several threads ----------------------------------------- */
+
+#define GLYPH_THREADS 4
+
+/* Every printable ASCII and Latin-1 character: about 190 glyphs. */
+static struct vr_text *many_glyphs(void)
+{
+	char utf8[512];
+	size_t n = 0;
+	for (unsigned c = 0x21; c < 0x7f; c++) {
+		utf8[n++] = (char)c;
+	}
+	for (unsigned c = 0xa1; c <= 0xff; c++) {
+		utf8[n++] = (char)(0xc0 | (c >> 6));
+		utf8[n++] = (char)(0x80 | (c & 0x3f));
+	}
+	utf8[n] = '\0';
+	struct vr_font font = { "DejaVu Sans", 16, 400 };
+	struct vr_text *text = vr_text_shape(utf8, &font, 0, 0);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_uint_gt(text->count, 150);
+	return text;
+}
+
+static size_t distinct_glyphs(const struct vr_text *text)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < text->count; i++) {
+		uint32_t k = 0;
+		while (k < i && text->glyphs[k] != text->glyphs[i]) {
+			k++;
+		}
+		n += k == i;
+	}
+	return n;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct raster_job {
+	const struct vr_text *text;
+	pthread_barrier_t *start;
+	/* sizes size0 + i px (i < nsizes), glyphs from `first` on */
+	float size0;
+	int nsizes;
+	uint32_t first;
+	struct vr_glyph_bitmap *out; /* nsizes x count, or NULL: freed */
+	bool warm; /* through the atlas (vr_glyph_atlas_warm) instead */
+	size_t warmed;
+	double t0, t1; /* ms */
+	bool ok;
+};
+
+static void *raster_thread(void *data)
+{
+	struct raster_job *job = data;
+	const struct vr_text *text = job->text;
+	if (job->start != NULL) {
+		pthread_barrier_wait(job->start);
+	}
+	job->t0 = now_ms();
+	job->ok = true;
+	for (int s = 0; s < job->nsizes; s++) {
+		float size = job->size0 + (float)s;
+		if (job->warm) {
+			job->warmed += vr_glyph_atlas_warm(text, size);
+			continue;
+		}
+		for (uint32_t k = 0; k < text->count; k++) {
+			uint32_t i = (job->first + k) % text->count;
+			struct vr_glyph_bitmap b;
+			job->ok = vr_font_face_rasterize(text->face, text->glyphs[i],
+				size, &b) && job->ok;
+			if (job->out != NULL) {
+				job->out[(size_t)s * text->count + i] = b;
+			} else {
+				free(b.coverage);
+			}
+		}
+	}
+	job->t1 = now_ms();
+	return NULL;
+}
+
+/* Run jobs on threads at once; the wall time in ms (the threads' own
+ * clocks: the caller may not run again before they are done). */
+static double run_jobs(struct raster_job *jobs, int n)
+{
+	pthread_barrier_t start;
+	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
+	pthread_t threads[GLYPH_THREADS];
+	for (int i = 0; i < n; i++) {
+		jobs[i].start = &start;
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, raster_thread,
+			&jobs[i]), 0);
+	}
+	pthread_barrier_wait(&start);
+	double t0 = INFINITY, t1 = -INFINITY;
+	for (int i = 0; i < n; i++) {
+		pthread_join(threads[i], NULL);
+		ck_assert(jobs[i].ok);
+		t0 = fmin(t0, jobs[i].t0);
+		t1 = fmax(t1, jobs[i].t1);
+	}
+	double t = t1 - t0;
+	pthread_barrier_destroy(&start);
+	return t;
+}
+
+static void assert_bitmap_eq(const struct vr_glyph_bitmap *a,
+		const struct vr_glyph_bitmap *b)
+{
+	ck_assert_int_eq(a->width, b->width);
+	ck_assert_int_eq(a->height, b->height);
+	if (a->width > 0) {
+		/* the atlas keeps no place of an empty glyph */
+		ck_assert_int_eq(a->left, b->left);
+		ck_assert_int_eq(a->top, b->top);
+		ck_assert_mem_eq(a->coverage, b->coverage,
+			(size_t)a->width * (size_t)a->height);
+	}
+}
+
+static void free_bitmaps(struct vr_glyph_bitmap *bitmaps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(bitmaps[i].coverage);
+	}
+	free(bitmaps);
+}
+
+/*
+ * The same cold text rasterised by GLYPH_THREADS threads at once, each
+ * starting at another glyph: bitmaps bit-identical to one thread's; then
+ * warmed into the atlas by GLYPH_THREADS threads at once: each glyph
+ * rasterised once, the atlas's pixels those of one thread, in its deltas
+ * and once moved to its pages.
+ */
+START_TEST(test_canvas_glyphs_threads)
+{
+	struct vr_text *text = many_glyphs();
+	enum { NSIZES = 3 };
+	const float size0 = 11.5f;
+	size_t n = (size_t)NSIZES * text->count;
+	struct vr_glyph_bitmap *ref = calloc(n, sizeof(*ref));
+	ck_assert_ptr_nonnull(ref);
+	struct raster_job single = { .text = text, .size0 = size0,
+		.nsizes = NSIZES, .out = ref };
+	raster_thread(&single);
+	ck_assert(single.ok);
+
+	struct raster_job jobs[GLYPH_THREADS];
+	for (int t = 0; t < GLYPH_THREADS; t++) {
+		jobs[t] = (struct raster_job){ .text = text, .size0 = size0,
+			.nsizes = NSIZES,
+			.first = (uint32_t)t * text->count / GLYPH_THREADS,
+			.out = calloc(n, sizeof(struct vr_glyph_bitmap)) };
+		ck_assert_ptr_nonnull(jobs[t].out);
+	}
+	run_jobs(jobs, GLYPH_THREADS);
+	for (int t = 0; t < GLYPH_THREADS; t++) {
+		for (size_t i = 0; i < n; i++) {
+			assert_bitmap_eq(&jobs[t].out[i], &ref[i]);
+		}
+		free_bitmaps(jobs[t].out, n);
+	}
+
+	for (int t = 0; t < GLYPH_THREADS; t++) {
+		jobs[t] = (struct raster_job){ .text = text, .size0 = size0,
+			.nsizes = NSIZES, .warm = true };
+	}
+	run_jobs(jobs, GLYPH_THREADS);
+	size_t warmed = 0;
+	for (int t = 0; t < GLYPH_THREADS; t++) {
+		warmed += jobs[t].warmed;
+	}
+	ck_assert_uint_eq(warmed, NSIZES * distinct_glyphs(text));
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			struct vr_glyph_bitmap b;
+			ck_assert(vr_glyph_atlas_lookup(text->face,
+				size0 + (float)(i / text->count),
+				text->glyphs[i % text->count], &b));
+			assert_bitmap_eq(&b, &ref[i]);
+			free(b.coverage);
+		}
+		/* into the pages */
+		vr_glyph_atlas_begin_frame();
+	}
+	free_bitmaps(ref, n);
+	vr_text_destroy(text);
+}
+END_TEST
+
+/* The fastest of ROUNDS runs, ms: 1 thread rasterising SIZES sizes of
+ * text, or 2 threads half of them each; through the atlas or not. Round r
+ * offsets the sizes by r/64 px: distinct glyphs for the atlas (cold), as
+ * costly as the others. */
+#define ROUNDS 5
+#define SIZES 8
+
+static double best_time(const struct vr_text *text, int threads, bool warm,
+		float offset, size_t *warmed)
+{
+	double best = INFINITY;
+	for (int r = 0; r < ROUNDS; r++) {
+		float size0 = 12.0f + offset + (float)r / 64.0f;
+		struct raster_job jobs[2];
+		for (int i = 0; i < threads; i++) {
+			jobs[i] = (struct raster_job){ .text = text,
+				.size0 = size0 + (float)(i * SIZES / threads),
+				.nsizes = SIZES / threads, .warm = warm };
+		}
+		best = fmin(best, run_jobs(jobs, threads));
+		for (int i = 0; i < threads; i++) {
+			*warmed += jobs[i].warmed;
+		}
+	}
+	return best;
+}
+
+/*
+ * Cold text rasterised by 1 and 2 threads: the times are printed (meson
+ * test -v), not asserted; with 2 cores free, 2 threads should take about
+ * half the time of 1.
+ */
+START_TEST(test_canvas_glyphs_timing)
+{
+	struct vr_text *text = many_glyphs();
+	/* warm-up: FreeType's first use of the face */
+	struct raster_job warmup = { .text = text, .size0 = 10, .nsizes = 1 };
+	raster_thread(&warmup);
+
+	size_t warmed = 0;
+	double t1 = best_time(text, 1, false, 0, &warmed);
+	double t2 = best_time(text, 2, false, 0, &warmed);
+	double a1 = best_time(text, 1, true, 0, &warmed);
+	double a2 = best_time(text, 2, true, (float)ROUNDS / 64.0f, &warmed);
+	/* every glyph of every size rasterised once */
+	ck_assert_uint_eq(warmed, 2 * ROUNDS * SIZES * distinct_glyphs(text));
+	printf("cold text, %u glyphs x %d sizes (best of %d): "
+		"vr_font_face_rasterize 1 thread %.1f ms, 2 threads %.1f ms "
+		"(x%.2f); vr_glyph_atlas_warm 1 thread %.1f ms, 2 threads %.1f ms "
+		"(x%.2f)\n", text->count, SIZES, ROUNDS, t1, t2, t1 / t2, a1, a2,
+		a1 / a2);
+	fflush(stdout);
+	vr_text_destroy(text);
+}
+END_TEST
+
 static Suite *canvas_suite(void)
 {
 	Suite *s = suite_create("canvas");
@@ -991,6 +1250,8 @@ static Suite *canvas_suite(void)
 		{ "geometry", { test_canvas_text_shaping, test_canvas_flatten,
 			test_canvas_coverage_area, test_canvas_stroke_joins,
 			test_canvas_reference_region } },
+		{ "glyphs", { test_canvas_glyphs_threads,
+			test_canvas_glyphs_timing } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
