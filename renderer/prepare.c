@@ -318,12 +318,12 @@ static void *capture_prim(struct prepare *prep, const struct prim_key *key,
 
 /*
  * A slot for a primitive with this key and AABB (target pixels, inside the
- * damaged extents), zeroed, in an open task: a compatible one of the
- * window or a new one. NULL when out of memory, or in a dry run (which
- * only takes the AABB).
+ * damaged extents), zeroed unless the caller fills all of it (replay_prim),
+ * in an open task: a compatible one of the window or a new one. NULL when
+ * out of memory, or in a dry run (which only takes the AABB).
  */
-static void *add_prim(struct prepare *prep, const struct prim_key *key,
-		const struct vr_box *aabb)
+static void *place_prim(struct prepare *prep, const struct prim_key *key,
+		const struct vr_box *aabb, bool zeroed)
 {
 	if (prep->failed) {
 		return NULL;
@@ -382,8 +382,16 @@ static void *add_prim(struct prepare *prep, const struct prim_key *key,
 	open->task.cost += key->cost;
 	char *slot = (char *)payload_array(&open->payload) +
 		(open->payload.count - 1) * open->prim_size;
-	memset(slot, 0, open->prim_size);
+	if (zeroed) {
+		memset(slot, 0, open->prim_size);
+	}
 	return slot;
+}
+
+static void *add_prim(struct prepare *prep, const struct prim_key *key,
+		const struct vr_box *aabb)
+{
+	return place_prim(prep, key, aabb, true);
 }
 
 static void flush(struct prepare *prep)
@@ -863,7 +871,7 @@ static void replay_prim(struct prepare *prep, const struct cached_prim *cp)
 	if (key.kind == VR_TASK_SHADOW) {
 		key.cost = shadow_cost(&aabb);
 	}
-	void *slot = add_prim(prep, &key, &aabb);
+	void *slot = place_prim(prep, &key, &aabb, false);
 	if (slot != NULL) {
 		memcpy(slot, &cp->prim, key.size);
 	}

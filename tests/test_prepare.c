@@ -12,7 +12,8 @@
  *
  * test_prepare_reuse_timing prints (no assertion on time) the preparation
  * time of a large scene where one small node moves at every frame, with
- * and without reuse.
+ * and without reuse, with the whole target damaged, the node's window, or
+ * the tree's damage (the node's old and new bounds).
  *
  * VITRAIL_TEST_TREES overrides the number of trees (default 200).
  */
@@ -892,10 +893,19 @@ static struct vr_node *build_big(struct vr_tree *tree, struct rng *rng)
 	return moving;
 }
 
+enum damage_mode {
+	DAMAGE_FULL, /* no buffer age, a new output's first frames */
+	DAMAGE_WINDOW, /* the moving node's window (its client's damage) */
+	DAMAGE_TREE, /* the tree's: the node's old and new bounds */
+	DAMAGE_MODES,
+};
+
+static const char *const damage_names[DAMAGE_MODES] = { "full", "window",
+	"the tree's" };
+
 /* Mean preparation time per frame, nanoseconds, with one small node moving
- * at every frame; full: the whole target damaged (no buffer age, another
- * output's frame), otherwise the tree's damage. */
-static double time_frames(bool reuse, bool full, int frames,
+ * at every frame. */
+static double time_frames(bool reuse, enum damage_mode mode, int frames,
 		struct vr_prepare_stats *stats)
 {
 	struct rng rng = { 99 };
@@ -925,8 +935,10 @@ static double time_frames(bool reuse, bool full, int frames,
 			.target = { 0, 0, BIG_W, BIG_H },
 			.extents = { e->x1, e->y1, e->x2 - e->x1, e->y2 - e->y1 },
 		};
-		if (full || frame < 0) {
+		if (mode == DAMAGE_FULL || frame < 0) {
 			job.extents = job.target;
+		} else if (mode == DAMAGE_WINDOW) {
+			job.extents = (struct vr_box){ 0, 0, 220, 160 };
 		}
 		arena.used = 0;
 		arena.tasks = 0;
@@ -949,26 +961,26 @@ static double time_frames(bool reuse, bool full, int frames,
 START_TEST(test_prepare_reuse_timing)
 {
 	const int frames = 100, runs = 5;
-	for (int full = 1; full >= 0; full--) {
+	for (int mode = 0; mode < DAMAGE_MODES; mode++) {
 		/* the best of a few runs each, alternated (the machine is
 		 * shared) */
 		double fresh_ns = INFINITY, reuse_ns = INFINITY;
 		struct vr_prepare_stats with = { 0 }, without = { 0 };
 		for (int run = 0; run < runs; run++) {
 			with = without = (struct vr_prepare_stats){ 0 };
-			double t = time_frames(false, full, frames, &without);
+			double t = time_frames(false, mode, frames, &without);
 			fresh_ns = t < fresh_ns ? t : fresh_ns;
-			t = time_frames(true, full, frames, &with);
+			t = time_frames(true, mode, frames, &with);
 			reuse_ns = t < reuse_ns ? t : reuse_ns;
 		}
 		printf("prepare, %d windows x %d commands, one node moving, %s "
 			"damage: %.1f us/frame fresh, %.1f us/frame with reuse "
 			"(%.2fx; %u nodes, %u primitives reused per frame)\n",
-			BIG_WINDOWS, BIG_COMMANDS, full ? "full" : "the tree's",
+			BIG_WINDOWS, BIG_COMMANDS, damage_names[mode],
 			fresh_ns / 1e3, reuse_ns / 1e3, fresh_ns / reuse_ns,
 			with.reused_nodes / frames, with.reused_prims / frames);
 		ck_assert_uint_eq(without.reused_nodes, 0);
-		if (full) {
+		if (mode != DAMAGE_TREE) {
 			ck_assert_uint_gt(with.reused_nodes, 0);
 		}
 	}
