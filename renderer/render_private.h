@@ -230,6 +230,8 @@ struct vr_node_abs {
 	struct vr_box subtree_bounds; /* drawn bounds of the subtree */
 };
 
+struct vr_prep_cache; /* prepare.c */
+
 struct vr_node {
 	struct vr_tree *tree;
 	struct vr_node *parent;
@@ -268,8 +270,6 @@ struct vr_node {
 	uint64_t prep_stamp;
 	struct vr_prep_cache *prep_cache;
 };
-
-struct vr_prep_cache;
 
 /* Frees a node's preparation cache (prepare.c); accepts NULL. */
 void vr_prep_cache_destroy(struct vr_prep_cache *cache);
