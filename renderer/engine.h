@@ -260,6 +260,12 @@ struct vr_prepare_job {
 	struct vr_box extents; /* of the damaged pixels: cull outside it */
 };
 
+/* What preparation replayed from the nodes' caches (prepare.c's top). */
+struct vr_prepare_stats {
+	uint32_t reused_nodes; /* nodes whose cached primitives were kept */
+	uint32_t reused_prims; /* the primitives they held */
+};
+
 /* Where preparation puts its tasks, in drawing order (pipeline-owned). */
 struct vr_chain;
 

@@ -50,7 +50,7 @@ static bool chain_atlas_place(void *data, struct vr_image *image,
 }
 
 bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
-		const struct vr_prepare_job *job)
+		const struct vr_prepare_job *job, struct vr_prepare_stats *stats)
 {
 	const struct vr_task_sink sink = {
 		.alloc = chain_alloc,
@@ -60,7 +60,12 @@ bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
 		.atlas_place = chain_atlas_place,
 		.data = chain,
 	};
-	return vr_prepare_tasks(&sink, tree, job, NULL);
+	const struct vr_prepare_options options = {
+		.lookback = VR_BATCH_LOOKBACK,
+		.no_reuse = !vr_prepare_reuse_default(),
+		.stats = stats,
+	};
+	return vr_prepare_tasks(&sink, tree, job, &options);
 }
 
 bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task)

@@ -18,9 +18,10 @@ enum vr_pipeline_key {
  * Stage 1 for one job: the depth-first dry run over the (updated) tree,
  * appending the job's tasks with vr_chain_push() in drawing order. Runs on
  * the caller's thread; never calls Vulkan. False when the frame failed.
+ * stats (optional) is added to.
  */
 bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
-	const struct vr_prepare_job *job);
+	const struct vr_prepare_job *job, struct vr_prepare_stats *stats);
 
 /* VR_TASK_QUADS (engine_quads.c) */
 bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task);

@@ -88,7 +88,15 @@ struct vr_task_sink {
 struct vr_prepare_options {
 	uint32_t lookback; /* 0: VR_BATCH_LOOKBACK; <= VR_PREPARE_MAX_LOOKBACK */
 	bool no_batching; /* one task per primitive */
+	/* every node's content replayed afresh, its cache left alone (also
+	 * the default when VITRAIL_PREPARE_REUSE=0) */
+	bool no_reuse;
+	struct vr_prepare_stats *stats; /* optional, added to */
 };
+
+/* Reuse unless the environment has VITRAIL_PREPARE_REUSE=0 (read at each
+ * call). */
+bool vr_prepare_reuse_default(void);
 
 /* vr_engine_prepare with a sink of one's own and options (NULL: the
  * defaults). */

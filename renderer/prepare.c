@@ -2,7 +2,8 @@
  * In-order preparation (stage 1, the caller's thread): the depth-first dry
  * run of one job over the updated tree. It replays every drawn node's
  * content with the node's cached absolute state composed with the job's
- * view — rects and images as quads, display lists command by command —
+ * view — rects and images as quads, display lists command by command; or
+ * the primitives kept from an earlier frame, see "Reuse across frames" —
  * into primitives with complete absolute state in target pixels, culls
  * them against the target, their clips and the damaged extents, batches
  * them, and pushes self-contained tasks into the pipeline's chain with
@@ -34,6 +35,41 @@
  * clip: it covers its bounds exactly) is not drawn at all: what it would
  * draw is overwritten. The window under a scroll region's frame, the
  * background under a window, are not filled again at every frame.
+ *
+ * Reuse across frames: replaying a node's content (composing its state
+ * with the view, every display-list command's matrices, clips and rounded
+ * clips) is most of the dry run's work, and for a node that did not change
+ * it gives the same primitives frame after frame: only the culling against
+ * the damage differs. So a drawn node keeps (vr_node::prep_cache, up to
+ * PREP_ENTRIES keys: one per output showing it) its primitives as its
+ * content makes them with the whole target damaged, keyed by what they
+ * depend on besides the damage: the node's prep_stamp (tree.c bumps it
+ * with any change to the node's relative state or content, and whenever
+ * vr_tree_update recomputes its absolute state), the job's view and
+ * target (a layer's view is the one translated to the layer) and the
+ * opacity it is drawn with, all bit for bit. A node whose key matches is
+ * replayed from its cache: each primitive cut to the damaged extents
+ * (dropped when nothing of it is left), a shadow's cost recomputed from
+ * its damaged part, then batched, held and placed in the atlas (quads go
+ * through prepare_quad again) exactly as a fresh one would be; a stale
+ * key captures the content first (a miss costs a capture and a replay).
+ * The walk, the occluders, the occlusion of each node, the layers and
+ * batching are done at every frame as before: they depend on the damage
+ * and on the other nodes, not only on the node. Two exceptions keep the
+ * result bit-identical: a display-list primitive's rounded clips are
+ * chosen by its AABB after the damage (vr_rclips_for), so a node with such
+ * primitives is replayed only when the damaged extents hold all of them
+ * (rclip_box), and is prepared afresh otherwise; and a layer's dry run
+ * (the probe) never uses the caches (it is bounded by MAX_PROBED and
+ * would evict the layer's own entry). What a task points to (images,
+ * paths, shaped text) is the node's content's, held by the sink at every
+ * frame as before. The caches belong to the preparation's thread (the
+ * tree's owner, which also frees them with the node); tasks get copies
+ * of the cached primitives in frame memory, so workers never read them.
+ * VITRAIL_PREPARE_REUSE=0 (or vr_prepare_options::no_reuse) prepares
+ * every node afresh and leaves the caches alone: tests/test_prepare.c
+ * checks the two give the same tasks and pixels over random trees and
+ * changes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -90,6 +126,11 @@ struct prepare {
 	struct occluder occluders[MAX_OCCLUDERS];
 	size_t noccluders;
 	size_t order; /* of the node being visited */
+	/* reuse (see the top) */
+	bool reuse;
+	struct prep_entry *capture; /* non-NULL: a node's content captured */
+	bool capture_failed;
+	struct vr_prepare_stats *stats; /* non-NULL: counted */
 };
 
 /* The primitive's kind-specific batch key. */
@@ -102,6 +143,46 @@ struct prim_key {
 	struct vr_box clip;
 	bool nearest;
 	bool rclip;
+};
+
+/* A node's primitive as its content made it, with the target for the
+ * damaged extents (see the top). */
+struct cached_prim {
+	struct prim_key key; /* shadows: their cost is the damaged part's */
+	struct vr_box aabb; /* target pixels; quads: in quad.aabb */
+	union {
+		struct vr_draw_task quad;
+		struct vr_shape shape;
+		struct vr_geometry geometry;
+		struct vr_glyph_run run;
+		struct vr_shadow shadow;
+	} prim;
+};
+
+/* A node's primitives for one key. */
+struct prep_entry {
+	bool valid;
+	uint64_t used; /* vr_prep_cache::clock when last replayed */
+	/* the key: what the primitives depend on besides the damage */
+	uint64_t stamp; /* vr_node::prep_stamp */
+	struct vr_mat view;
+	struct vr_box target;
+	float opacity;
+	/* the union of the primitives whose rounded clips were chosen by
+	 * their AABBs (vr_rclips_for): replayed only when the damaged
+	 * extents hold it whole */
+	struct vr_box rclip_box;
+	struct cached_prim *prims;
+	size_t nprims, capacity;
+};
+
+/* Keys a node is prepared with at every frame: an output each (a node
+ * shown on two of them), the least recently used one replaced. */
+#define PREP_ENTRIES 2
+
+struct vr_prep_cache {
+	struct prep_entry entries[PREP_ENTRIES];
+	uint64_t clock;
 };
 
 static const struct vr_prepare_options default_options = {
@@ -208,17 +289,47 @@ static void probe_add(struct probe *probe, const struct vr_box *aabb)
 	probe->boxes[probe->nboxes++] = *aabb;
 }
 
+/* A zeroed slot for a captured primitive (see the top); NULL when out of
+ * memory (the node is prepared afresh). */
+static void *capture_prim(struct prepare *prep, const struct prim_key *key,
+		const struct vr_box *aabb)
+{
+	struct prep_entry *cache = prep->capture;
+	if (prep->capture_failed) {
+		return NULL;
+	}
+	if (cache->nprims == cache->capacity) {
+		size_t cap = cache->capacity > 0 ? cache->capacity * 2 : 4;
+		struct cached_prim *prims = realloc(cache->prims,
+			cap * sizeof(*prims));
+		if (prims == NULL) {
+			prep->capture_failed = true;
+			return NULL;
+		}
+		cache->prims = prims;
+		cache->capacity = cap;
+	}
+	struct cached_prim *cp = &cache->prims[cache->nprims++];
+	memset(cp, 0, sizeof(*cp));
+	cp->key = *key;
+	cp->aabb = *aabb;
+	return &cp->prim;
+}
+
 /*
  * A slot for a primitive with this key and AABB (target pixels, inside the
- * damaged extents), zeroed, in an open task: a compatible one of the
- * window or a new one. NULL when out of memory, or in a dry run (which
- * only takes the AABB).
+ * damaged extents), zeroed unless the caller fills all of it (replay_prim),
+ * in an open task: a compatible one of the window or a new one. NULL when
+ * out of memory, or in a dry run (which only takes the AABB).
  */
-static void *add_prim(struct prepare *prep, const struct prim_key *key,
-		const struct vr_box *aabb)
+static void *place_prim(struct prepare *prep, const struct prim_key *key,
+		const struct vr_box *aabb, bool zeroed)
 {
 	if (prep->failed) {
 		return NULL;
+	}
+	if (prep->capture != NULL) {
+		return capture_prim(prep, key, aabb);
 	}
 	if (prep->probe != NULL) {
 		probe_add(prep->probe, aabb);
@@ -271,8 +382,16 @@ static void *add_prim(struct prepare *prep, const struct prim_key *key,
 	open->task.cost += key->cost;
 	char *slot = (char *)payload_array(&open->payload) +
 		(open->payload.count - 1) * open->prim_size;
-	memset(slot, 0, open->prim_size);
+	if (zeroed) {
+		memset(slot, 0, open->prim_size);
+	}
 	return slot;
+}
+
+static void *add_prim(struct prepare *prep, const struct prim_key *key,
+		const struct vr_box *aabb)
+{
+	return place_prim(prep, key, aabb, true);
 }
 
 static void flush(struct prepare *prep)
@@ -288,6 +407,16 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 {
 	struct vr_box aabb = vr_box_intersect(&draw->aabb, &prep->extents);
 	if (vr_box_empty(&aabb)) {
+		return;
+	}
+	if (prep->capture != NULL) {
+		/* replayed through here: the damage, the image's hold and
+		 * atlas place are the frame's */
+		struct prim_key key = { .kind = VR_TASK_QUADS };
+		struct vr_draw_task *slot = capture_prim(prep, &key, &aabb);
+		if (slot != NULL) {
+			*slot = *draw;
+		}
 		return;
 	}
 	if (prep->probe != NULL) {
@@ -380,6 +509,10 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 	}
 	state->nrclips = nstack > 0 ?
 		vr_rclips_for(state->rclips, stack, nstack, aabb) : 0;
+	if (nstack > 0 && prep->capture != NULL) {
+		prep->capture->rclip_box = vr_box_union(
+			&prep->capture->rclip_box, aabb);
+	}
 	const struct vr_color *c = &cmd->paint.color;
 	float alpha = vr_clampf(c->a, 0.0f, 1.0f) * ns->opacity;
 	state->color[0] = vr_clampf(c->r, 0.0f, 1.0f) * alpha;
@@ -394,6 +527,13 @@ static uint32_t cost_clamp(size_t cost)
 {
 	return cost > VR_TASK_MAX_COST * 16 ? VR_TASK_MAX_COST * 16 :
 		(uint32_t)cost;
+}
+
+/* A shadow's cost: the blur's passes grow with its scratch image. */
+static uint32_t shadow_cost(const struct vr_box *aabb)
+{
+	size_t pixels = (size_t)aabb->width * (size_t)aabb->height;
+	return cost_clamp(VR_COST_PRIM + VR_COST_SHADOW + pixels / 4096);
 }
 
 static float mat_scale(const struct vr_mat *m)
@@ -493,11 +633,8 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		if (!(mat_scale(&state.mat) > 0.0f)) {
 			return;
 		}
-		/* the blur's passes grow with its scratch image */
-		size_t pixels = (size_t)aabb.width * (size_t)aabb.height;
 		struct prim_key key = { .kind = VR_TASK_SHADOW,
-			.cost = cost_clamp(VR_COST_PRIM + VR_COST_SHADOW +
-				pixels / 4096),
+			.cost = shadow_cost(&aabb),
 			.size = sizeof(struct vr_shadow) };
 		struct vr_shadow *shadow = add_prim(prep, &key, &aabb);
 		if (shadow != NULL) {
@@ -537,7 +674,8 @@ static void prepare_display_list(struct prepare *prep,
 	struct vr_display_list *list = node->content.list;
 	/* tasks point into it (paths, shaped text): held until they are
 	 * done, whatever happens to the node */
-	if (prep->probe == NULL && prep->sink->hold_list != NULL &&
+	if (prep->probe == NULL && prep->capture == NULL &&
+			prep->sink->hold_list != NULL &&
 			!prep->sink->hold_list(prep->sink->data, list)) {
 		prep->failed = true;
 		return;
@@ -639,16 +777,10 @@ static bool occluded(const struct prepare *prep, const struct vr_node *node,
 }
 
 /* The node's content with this opacity (its absolute one, or relative to
- * the layer it is drawn into). */
-static void prepare_node(struct prepare *prep, struct vr_node *node,
+ * the layer it is drawn into), afresh. */
+static void node_content(struct prepare *prep, struct vr_node *node,
 		float opacity)
 {
-	size_t order = prep->order++;
-	/* a dry run draws what the whole target shows, occluded or not */
-	if (prep->failed ||
-			(prep->probe == NULL && occluded(prep, node, order))) {
-		return;
-	}
 	switch (node->content.type) {
 	case VR_CONTENT_RECT:
 	case VR_CONTENT_IMAGE: {
@@ -665,6 +797,158 @@ static void prepare_node(struct prepare *prep, struct vr_node *node,
 	case VR_CONTENT_NONE:
 		break;
 	}
+}
+
+/* ---- reuse (see the top) -------------------------------------------------- */
+
+void vr_prep_cache_destroy(struct vr_prep_cache *cache)
+{
+	if (cache == NULL) {
+		return;
+	}
+	for (size_t i = 0; i < PREP_ENTRIES; i++) {
+		free(cache->entries[i].prims);
+	}
+	free(cache);
+}
+
+bool vr_prepare_reuse_default(void)
+{
+	const char *env = getenv("VITRAIL_PREPARE_REUSE");
+	return env == NULL || strcmp(env, "0") != 0;
+}
+
+/* Bit for bit: a -0 or a NaN is a key of its own. */
+static bool entry_matches(const struct prep_entry *entry,
+		const struct prepare *prep, const struct vr_node *node,
+		float opacity)
+{
+	return entry->valid && entry->stamp == node->prep_stamp &&
+		memcmp(&entry->view, &prep->job->view, sizeof(entry->view)) == 0 &&
+		vr_box_equal(&entry->target, &prep->job->target) &&
+		memcmp(&entry->opacity, &opacity, sizeof(opacity)) == 0;
+}
+
+/* The node's content with the whole target damaged, into entry; false
+ * when out of memory. */
+static bool capture_node(struct prepare *prep, struct vr_node *node,
+		float opacity, struct prep_entry *entry)
+{
+	entry->valid = false;
+	entry->nprims = 0;
+	entry->rclip_box = (struct vr_box){ 0 };
+	struct vr_box extents = prep->extents;
+	prep->extents = prep->job->target;
+	prep->capture = entry;
+	prep->capture_failed = false;
+	node_content(prep, node, opacity);
+	prep->capture = NULL;
+	prep->extents = extents;
+	if (prep->capture_failed || prep->failed) {
+		return false;
+	}
+	entry->valid = true;
+	entry->stamp = node->prep_stamp;
+	entry->view = prep->job->view;
+	entry->target = prep->job->target;
+	entry->opacity = opacity;
+	return true;
+}
+
+/* A captured primitive cut to the damaged extents, as node_content would
+ * have made it. */
+static void replay_prim(struct prepare *prep, const struct cached_prim *cp)
+{
+	if (cp->key.kind == VR_TASK_QUADS) {
+		prepare_quad(prep, &cp->prim.quad);
+		return;
+	}
+	struct vr_box aabb = vr_box_intersect(&cp->aabb, &prep->extents);
+	if (vr_box_empty(&aabb)) {
+		return;
+	}
+	struct prim_key key = cp->key;
+	if (key.kind == VR_TASK_SHADOW) {
+		key.cost = shadow_cost(&aabb);
+	}
+	void *slot = place_prim(prep, &key, &aabb, false);
+	if (slot != NULL) {
+		memcpy(slot, &cp->prim, key.size);
+	}
+}
+
+/* The node's content from its cache (captured first if stale); false:
+ * to be prepared afresh. */
+static bool prepare_cached(struct prepare *prep, struct vr_node *node,
+		float opacity)
+{
+	struct vr_prep_cache *cache = node->prep_cache;
+	if (cache == NULL) {
+		cache = calloc(1, sizeof(*cache));
+		if (cache == NULL) {
+			return false;
+		}
+		node->prep_cache = cache;
+	}
+	struct prep_entry *entry = NULL;
+	for (size_t i = 0; i < PREP_ENTRIES && entry == NULL; i++) {
+		if (entry_matches(&cache->entries[i], prep, node, opacity)) {
+			entry = &cache->entries[i];
+		}
+	}
+	bool hit = entry != NULL;
+	if (!hit) {
+		entry = &cache->entries[0];
+		for (size_t i = 1; i < PREP_ENTRIES; i++) {
+			if (cache->entries[i].used < entry->used) {
+				entry = &cache->entries[i];
+			}
+		}
+		if (!capture_node(prep, node, opacity, entry)) {
+			return false;
+		}
+	}
+	entry->used = ++cache->clock;
+	/* rounded clips chosen by AABBs the damage would cut */
+	if (!vr_box_empty(&entry->rclip_box) &&
+			!box_contains(&prep->extents, &entry->rclip_box)) {
+		return false;
+	}
+	if (node->content.type == VR_CONTENT_DISPLAY_LIST &&
+			prep->sink->hold_list != NULL &&
+			!prep->sink->hold_list(prep->sink->data,
+				node->content.list)) {
+		prep->failed = true;
+		return true;
+	}
+	for (size_t i = 0; i < entry->nprims && !prep->failed; i++) {
+		replay_prim(prep, &entry->prims[i]);
+	}
+	if (hit && prep->stats != NULL) {
+		prep->stats->reused_nodes++;
+		prep->stats->reused_prims += (uint32_t)entry->nprims;
+	}
+	return true;
+}
+
+/* The node's content with this opacity (its absolute one, or relative to
+ * the layer it is drawn into). */
+static void prepare_node(struct prepare *prep, struct vr_node *node,
+		float opacity)
+{
+	size_t order = prep->order++;
+	/* a dry run draws what the whole target shows, occluded or not */
+	if (prep->failed ||
+			(prep->probe == NULL && occluded(prep, node, order))) {
+		return;
+	}
+	/* not for a dry run (see the top) */
+	if (node->content.type == VR_CONTENT_NONE ||
+			(prep->reuse && prep->probe == NULL &&
+			prepare_cached(prep, node, opacity))) {
+		return;
+	}
+	node_content(prep, node, opacity);
 }
 
 /* ---- the walk and group opacity ------------------------------------------ */
@@ -840,6 +1124,8 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 		.options = prep->options,
 		.lookback = prep->lookback,
 		.order = prep->order,
+		.reuse = prep->reuse,
+		.stats = prep->stats,
 	};
 	/* the occluders, in the layer's pixels */
 	for (size_t i = 0; i < prep->noccluders; i++) {
@@ -910,8 +1196,10 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 		const struct vr_prepare_job *job,
 		const struct vr_prepare_options *options)
 {
+	struct vr_prepare_options defaults = default_options;
 	if (options == NULL) {
-		options = &default_options;
+		defaults.no_reuse = !vr_prepare_reuse_default();
+		options = &defaults;
 	}
 	struct prepare prep = {
 		.sink = sink,
@@ -921,6 +1209,8 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 		.lookback = options->lookback == 0 ? VR_BATCH_LOOKBACK :
 			options->lookback > VR_PREPARE_MAX_LOOKBACK ?
 			VR_PREPARE_MAX_LOOKBACK : options->lookback,
+		.reuse = !options->no_reuse,
+		.stats = options->stats,
 	};
 	if (job->index == 0) {
 		/* no task of any frame runs: vr_render_submit waited for

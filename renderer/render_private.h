@@ -230,6 +230,8 @@ struct vr_node_abs {
 	struct vr_box subtree_bounds; /* drawn bounds of the subtree */
 };
 
+struct vr_prep_cache; /* prepare.c */
+
 struct vr_node {
 	struct vr_tree *tree;
 	struct vr_node *parent;
@@ -260,7 +262,17 @@ struct vr_node {
 	pixman_region32_t content_damage; /* local coordinates */
 
 	struct vr_node_abs abs; /* cached by vr_tree_update */
+
+	/* Preparation's reuse of the node's primitives (prepare.c): stamp
+	 * changes with anything they depend on in the node (its relative
+	 * state, content or absolute state); the cache is preparation's
+	 * thread's only (the tree's owner), freed with the node. */
+	uint64_t prep_stamp;
+	struct vr_prep_cache *prep_cache;
 };
+
+/* Frees a node's preparation cache (prepare.c); accepts NULL. */
+void vr_prep_cache_destroy(struct vr_prep_cache *cache);
 
 /* ---- draw tasks (shared by the Vulkan and the reference renderer) -------- */
 

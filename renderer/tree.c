@@ -38,6 +38,9 @@ static void damage_box(struct vr_tree *tree, const struct vr_box *box)
 static void mark_dirty(struct vr_node *node, uint32_t flags)
 {
 	node->dirty |= flags;
+	if (flags & (VR_DIRTY_SUBTREE | VR_DIRTY_CONTENT)) {
+		node->prep_stamp++; /* its primitives may change */
+	}
 	for (struct vr_node *p = node->parent;
 			p != NULL && !(p->dirty & VR_DIRTY_CHILD); p = p->parent) {
 		p->dirty |= VR_DIRTY_CHILD;
@@ -89,6 +92,7 @@ static void node_free(struct vr_node *node)
 	vr_image_unref(node->content.image);
 	vr_display_list_unref(node->content.list);
 	pixman_region32_fini(&node->content_damage);
+	vr_prep_cache_destroy(node->prep_cache);
 	free(node);
 }
 
@@ -566,6 +570,13 @@ static void update_node(struct vr_tree *tree, struct vr_node *node,
 			(dirty & VR_DIRTY_CONTENT);
 		struct vr_node_abs old = node->abs;
 		node->abs = abs;
+		/* bit for bit (a -0 is not a 0 to preparation's caches) */
+		if (differs || memcmp(&old.transform, &abs.transform,
+				sizeof(abs.transform)) != 0 ||
+				memcmp(&old.opacity, &abs.opacity,
+				sizeof(abs.opacity)) != 0) {
+			node->prep_stamp++; /* see mark_dirty */
+		}
 		if (differs) {
 			if (old.drawn) {
 				damage_box(tree, &old.bounds);

@@ -220,6 +220,9 @@ struct vr_frame {
 	bool handing; /* parallel: the workers and commit thread have it */
 	uint32_t cost; /* estimated so far */
 	uint32_t layers; /* group-opacity layers pushed (nested included) */
+	/* preparation's reuse (prepare.c): nodes and their primitives kept
+	 * from an earlier frame */
+	uint32_t reused_nodes, reused_prims;
 	uint32_t chunks; /* pushed */
 	uint32_t handed; /* tasks below it are in chunks */
 	uint32_t chunk_first, chunk_len, chunk_cost;

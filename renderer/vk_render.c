@@ -1301,6 +1301,7 @@ static bool setup_frame(struct vr_renderer *renderer,
 	frame->handing = false;
 	frame->cost = frame->chunks = frame->handed = 0;
 	frame->layers = 0;
+	frame->reused_nodes = frame->reused_prims = 0;
 	frame->chunk_first = frame->chunk_len = frame->chunk_cost = 0;
 	frame->jobs_ended = 0;
 	vr_arena_reset(&frame->chain.arena);
@@ -1359,10 +1360,13 @@ static bool prepare_job(struct vr_renderer *renderer, struct vr_tree *tree,
 {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_job *job = &frame->jobs[index];
+	struct vr_prepare_stats stats = { 0 };
 	if (job->nrects > 0 && !frame->chain.failed &&
-			!vr_engine_prepare(&frame->chain, tree, &job->prep)) {
+			!vr_engine_prepare(&frame->chain, tree, &job->prep, &stats)) {
 		frame->chain.failed = true;
 	}
+	frame->reused_nodes += stats.reused_nodes;
+	frame->reused_prims += stats.reused_prims;
 	job->end = frame->chain.tasks.len;
 	return !frame->chain.failed;
 }
@@ -1533,6 +1537,8 @@ static void store_timings(struct vr_renderer *renderer)
 			.chunks = frame->chunks,
 			.cost = frame->cost,
 			.layers = frame->layers,
+			.reused_nodes = frame->reused_nodes,
+			.reused_prims = frame->reused_prims,
 		};
 		if (parallel) {
 			timing->execute_critical_ns = critical_ns;

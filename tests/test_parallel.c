@@ -382,6 +382,7 @@ static size_t output_size(const struct scene *scene)
 struct totals {
 	uint64_t tasks, ooo_commits, commit_stalls, uploads, chunks;
 	uint64_t layers; /* group opacity's */
+	uint64_t reused_nodes; /* preparation's reuse (prepare.c) */
 	unsigned frames, inline_frames, parallel_frames;
 	/* every frame's estimated cost, when costs is not NULL */
 	uint32_t *costs;
@@ -422,6 +423,7 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 	totals->ooo_commits += jobs[0].timing.ooo_commits;
 	totals->commit_stalls += jobs[0].timing.commit_stalls;
 	totals->layers += jobs[0].timing.layers;
+	totals->reused_nodes += jobs[0].timing.reused_nodes;
 	totals->frames++;
 	const struct vr_frame_timing *t = &jobs[0].timing;
 	if (totals->costs != NULL && totals->ncosts < totals->costs_cap) {
@@ -432,6 +434,7 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 		ck_assert_uint_eq(jobs[j].timing.chunks, t->chunks);
 		ck_assert_uint_eq(jobs[j].timing.cost, t->cost);
 		ck_assert_uint_eq(jobs[j].timing.layers, t->layers);
+		ck_assert_uint_eq(jobs[j].timing.reused_nodes, t->reused_nodes);
 	}
 	if (vr_renderer_is_sequential(renderer)) {
 		ck_assert_int_eq(t->mode, VR_FRAME_SEQUENTIAL);
@@ -607,8 +610,16 @@ START_TEST(test_parallel_matches_sequential)
 	/* translucent nodes over overlapping draws: group opacity's layers
 	 * (nested ones too) are among what both modes must draw alike */
 	ck_assert_uint_gt(seq_totals.layers, 0);
-	fprintf(stderr, "sequential: %u frames, %llu group-opacity layers\n",
-		seq_totals.frames, (unsigned long long)seq_totals.layers);
+	/* the damage passes replay the unchanged nodes' primitives (unless
+	 * VITRAIL_PREPARE_REUSE=0) */
+	const char *reuse = getenv("VITRAIL_PREPARE_REUSE");
+	if (reuse == NULL || strcmp(reuse, "0") != 0) {
+		ck_assert_uint_gt(seq_totals.reused_nodes, 0);
+	}
+	fprintf(stderr, "sequential: %u frames, %llu group-opacity layers, "
+		"%llu nodes reused\n", seq_totals.frames,
+		(unsigned long long)seq_totals.layers,
+		(unsigned long long)seq_totals.reused_nodes);
 
 	/* the median estimated cost of a frame: the threshold of the
 	 * configurations below that run some frames inline */

@@ -373,6 +373,12 @@ struct vr_frame_timing {
 	 * their own, nested ones included; 0 when every translucent subtree
 	 * was flattened */
 	uint32_t layers;
+	/* preparation's reuse (every mode; every job of the frame together):
+	 * drawn nodes whose primitives were kept from an earlier frame
+	 * rather than built again from their content, and those
+	 * primitives (VITRAIL_PREPARE_REUSE=0: none) */
+	uint32_t reused_nodes;
+	uint32_t reused_prims;
 	/* The output path: */
 	uint32_t dst_rects; /* rectangles copied into job.dst on the GPU */
 	bool mirror_updated; /* the host mirror got the redrawn pixels */
