@@ -11,7 +11,8 @@
  * `test-integration <tcase>` or CK_RUN_CASE=<tcase>.
  *
  * Environment: VITRAIL_BIN (the compositor), VITRAIL_DEMO (vitrail-demo),
- * VITRAIL_LATENCY_PROBE (vitrail-latency-probe), VITRAIL_TEST_OUT,
+ * VITRAIL_LATENCY_PROBE (vitrail-latency-probe), VITRAIL_CALLBACK_PROBE
+ * (vitrail-callback-probe), VITRAIL_TEST_OUT,
  * VITRAIL_SOAK_SECONDS (simple_shm_minute, default 60),
  * VITRAIL_TIMEOUT_MULTIPLIER (stretches every deadline; setup.sh sets it
  * for the sanitizer run), VITRAIL_TEST_SANITIZER (meson sets it to the
@@ -401,6 +402,57 @@ START_TEST(test_integration_buffer_release_after_commit)
 	wl_compositor_destroy(c.compositor);
 	wl_registry_destroy(registry);
 	wl_display_disconnect(display);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- first_frame_callback ------------------------------------------------ */
+
+/* Every new window gets the frame callback of its first buffer
+ * (vitrail-callback-probe). A vblank timer read in the same event-loop
+ * turn as the commit that maps a window, after it, once sent the
+ * callbacks from the tree before that commit: the window was in no stale
+ * tree, its callback never came and no later vblank sent it (WLCS lost
+ * about one window in a hundred to it with the CPU backend). The probe
+ * makes that turn certain by stopping vitrail around the commit
+ * (--pause-pid), then maps windows as fast as it can without it. */
+START_TEST(test_integration_first_frame_callback_never_lost)
+{
+	struct harness *harness = harness_create("first_frame_callback");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+		});
+	const char *probe = harness_env_path("VITRAIL_CALLBACK_PROBE",
+		"vitrail-callback-probe");
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", (int)vitrail->proc->pid);
+	/* 40 ms stopped and up to two periods a window: about 3 s; 25 s
+	 * when every callback is lost */
+	const char *paused[] = { probe, "--iterations", "50",
+		"--timeout-ms", "500", "--pause-pid", pid, NULL };
+	struct harness_proc *proc = NULL;
+	int status = harness_run_client(harness, vitrail, paused,
+		harness_scaled_ms(60000), &proc);
+	if (status != 0) {
+		char *log = harness_proc_log(proc);
+		ck_abort_msg("windows mapped while vitrail was stopped lost their "
+			"first frame callback (exit status %d):\n%s", status, log);
+		free(log);
+	}
+	harness_assert_alive(vitrail->proc);
+	const char *plain[] = { probe, "--iterations", "300",
+		"--timeout-ms", "500", NULL };
+	status = harness_run_client(harness, vitrail, plain,
+		harness_scaled_ms(60000), &proc);
+	if (status != 0) {
+		char *log = harness_proc_log(proc);
+		ck_abort_msg("windows lost their first frame callback (exit "
+			"status %d):\n%s", status, log);
+		free(log);
+	}
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -1228,6 +1280,8 @@ static Suite *integration_suite(void) {
 		test_integration_protocols_advertised, 120);
 	harness_add_case(suite, "client_death",
 		test_integration_client_death_survived, 240);
+	harness_add_case(suite, "first_frame_callback",
+		test_integration_first_frame_callback_never_lost, 90);
 	harness_add_case(suite, "pacing_latency",
 		test_integration_pacing_latency_next_vblank, 150);
 	harness_add_case(suite, "wtype_foot", test_integration_wtype_foot, 90);

@@ -1,0 +1,468 @@
+/*
+ * vitrail-callback-probe: does every new surface get its first frame
+ * callback?
+ *
+ * Over and over, as WLCS's tests do with each new window: an xdg_toplevel
+ * is created, its first configure acknowledged, then one commit attaches a
+ * buffer and asks for a wl_surface.frame callback; the probe waits for that
+ * callback (at most --timeout-ms), then destroys the window. A callback that
+ * never comes is counted as lost (the window is destroyed all the same and
+ * the next one begins).
+ *
+ * --pause-pid makes the race that lost such callbacks certain instead of
+ * rare: the compositor's vblank timer expires while the commit waits in its
+ * socket, so that one event-loop turn reads both, the commit first. A
+ * second window (the helper) asks for a frame callback with a commit of
+ * no new content, so that the output's next vblank has callbacks to send;
+ * once the compositor has read that, it is stopped (SIGSTOP), the new
+ * window commits its buffer and asks for its callback, and the compositor
+ * continues (SIGCONT) after that vblank has passed.
+ *
+ * Options:
+ *   --iterations N   windows (default 100)
+ *   --timeout-ms MS  how long a callback may take (default 1000)
+ *   --reconnect      a new connection for every window (default: one)
+ *   --size WxH       the buffer's size (default 64x48)
+ *   --pause-pid PID  the compositor to stop around each window's commit
+ *                    (not with --reconnect)
+ *
+ * Prints "callbacks=N lost=N max_ms=F" on its last line and exits 0 when
+ * none was lost, 1 otherwise (2: a connection or protocol error).
+ */
+#define _GNU_SOURCE // memfd_create
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include "xdg-shell-client-protocol.h"
+
+struct probe {
+	struct wl_display *display;
+	struct wl_registry *registry;
+	struct wl_compositor *compositor;
+	struct wl_shm *shm;
+	struct xdg_wm_base *wm_base;
+};
+
+struct window {
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *xdg_toplevel;
+	bool configured;
+	bool done; /* its frame callback came */
+};
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void wm_base_ping(void *data, struct xdg_wm_base *wm_base,
+		uint32_t serial) {
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	.ping = wm_base_ping,
+};
+
+static void registry_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct probe *p = data;
+	if (strcmp(interface, wl_compositor_interface.name) == 0) {
+		p->compositor = wl_registry_bind(registry, name,
+			&wl_compositor_interface, 4);
+	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
+		p->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
+		p->wm_base = wl_registry_bind(registry, name,
+			&xdg_wm_base_interface, 1);
+		xdg_wm_base_add_listener(p->wm_base, &wm_base_listener, p);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+static bool probe_connect(struct probe *p) {
+	*p = (struct probe){ 0 };
+	p->display = wl_display_connect(NULL);
+	if (p->display == NULL) {
+		fprintf(stderr, "callback-probe: cannot connect\n");
+		return false;
+	}
+	p->registry = wl_display_get_registry(p->display);
+	wl_registry_add_listener(p->registry, &registry_listener, p);
+	if (wl_display_roundtrip(p->display) < 0 || p->compositor == NULL ||
+			p->shm == NULL || p->wm_base == NULL) {
+		fprintf(stderr, "callback-probe: wl_compositor, wl_shm or "
+			"xdg_wm_base missing\n");
+		return false;
+	}
+	return true;
+}
+
+static void probe_disconnect(struct probe *p) {
+	if (p->wm_base != NULL) {
+		xdg_wm_base_destroy(p->wm_base);
+	}
+	if (p->shm != NULL) {
+		wl_shm_destroy(p->shm);
+	}
+	if (p->compositor != NULL) {
+		wl_compositor_destroy(p->compositor);
+	}
+	if (p->registry != NULL) {
+		wl_registry_destroy(p->registry);
+	}
+	if (p->display != NULL) {
+		wl_display_disconnect(p->display);
+	}
+	*p = (struct probe){ 0 };
+}
+
+static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface,
+		uint32_t serial) {
+	struct window *w = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	w->configured = true;
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_configure,
+};
+
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel,
+		int32_t width, int32_t height, struct wl_array *states) {
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel) {
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_configure,
+	.close = toplevel_close,
+};
+
+static void frame_done(void *data, struct wl_callback *callback,
+		uint32_t time) {
+	struct window *w = data;
+	w->done = true;
+}
+
+static const struct wl_callback_listener frame_listener = {
+	.done = frame_done,
+};
+
+/* Wait until the process is stopped (its /proc stat says T); false when
+ * it is gone or does not stop within a second. */
+static bool wait_stopped(pid_t pid) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	uint64_t deadline = now_ns() + 1000000000u;
+	while (now_ns() < deadline) {
+		FILE *f = fopen(path, "r");
+		if (f == NULL) {
+			return false;
+		}
+		char line[512];
+		char *ok = fgets(line, sizeof(line), f);
+		fclose(f);
+		/* "pid (comm) S ...": the state follows the last ')' */
+		char *paren = ok != NULL ? strrchr(line, ')') : NULL;
+		if (paren != NULL && paren[1] == ' ' && paren[2] == 'T') {
+			return true;
+		}
+		struct timespec ts = { .tv_nsec = 100000 };
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+static void sleep_ms(int ms) {
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000,
+	};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+	}
+}
+
+/* Dispatch until *flag or the deadline; false on timeout or error. */
+static bool dispatch_until(struct wl_display *display, bool *flag,
+		uint64_t deadline) {
+	while (!*flag) {
+		if (wl_display_dispatch_pending(display) < 0) {
+			return false;
+		}
+		if (*flag) {
+			break;
+		}
+		uint64_t now = now_ns();
+		if (now >= deadline) {
+			return false;
+		}
+		while (wl_display_prepare_read(display) != 0) {
+			if (wl_display_dispatch_pending(display) < 0) {
+				return false;
+			}
+		}
+		if (wl_display_flush(display) < 0 && errno != EAGAIN) {
+			wl_display_cancel_read(display);
+			return false;
+		}
+		struct pollfd pfd = { wl_display_get_fd(display), POLLIN, 0 };
+		int ms = (int)((deadline - now + 999999) / 1000000);
+		int n = poll(&pfd, 1, ms);
+		if (n <= 0) {
+			wl_display_cancel_read(display);
+			continue;
+		}
+		if (wl_display_read_events(display) < 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static struct wl_buffer *create_buffer(struct probe *p, int width,
+		int height, uint32_t colour) {
+	int stride = width * 4, size = stride * height;
+	int fd = memfd_create("vitrail-callback-probe", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, size) != 0) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		return NULL;
+	}
+	uint32_t *pixels = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+		MAP_SHARED, fd, 0);
+	if (pixels == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	for (int i = 0; i < width * height; i++) {
+		pixels[i] = colour;
+	}
+	munmap(pixels, (size_t)size);
+	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, size);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width,
+		height, stride, WL_SHM_FORMAT_XRGB8888);
+	wl_shm_pool_destroy(pool);
+	close(fd);
+	return buffer;
+}
+
+/* A new xdg_toplevel, its first configure acknowledged; false on error. */
+static bool window_create(struct probe *p, struct window *w, int timeout_ms) {
+	*w = (struct window){ 0 };
+	w->surface = wl_compositor_create_surface(p->compositor);
+	w->xdg_surface = xdg_wm_base_get_xdg_surface(p->wm_base, w->surface);
+	xdg_surface_add_listener(w->xdg_surface, &xdg_surface_listener, w);
+	w->xdg_toplevel = xdg_surface_get_toplevel(w->xdg_surface);
+	xdg_toplevel_add_listener(w->xdg_toplevel, &toplevel_listener, w);
+	xdg_toplevel_set_app_id(w->xdg_toplevel, "callback-probe");
+	wl_surface_commit(w->surface);
+	return dispatch_until(p->display, &w->configured,
+		now_ns() + (uint64_t)timeout_ms * 1000000);
+}
+
+static void window_destroy(struct window *w) {
+	xdg_toplevel_destroy(w->xdg_toplevel);
+	xdg_surface_destroy(w->xdg_surface);
+	wl_surface_destroy(w->surface);
+}
+
+/* Ask for the window's next frame callback (w->done once it came). */
+static struct wl_callback *window_frame(struct window *w) {
+	w->done = false;
+	struct wl_callback *callback = wl_surface_frame(w->surface);
+	wl_callback_add_listener(callback, &frame_listener, w);
+	return callback;
+}
+
+int main(int argc, char *argv[]) {
+	int iterations = 100, timeout_ms = 1000, width = 64, height = 48;
+	bool reconnect = false;
+	pid_t pause_pid = 0;
+	static const struct option options[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "reconnect", no_argument, NULL, 'r' },
+		{ "size", required_argument, NULL, 's' },
+		{ "pause-pid", required_argument, NULL, 'p' },
+		{ 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			iterations = atoi(optarg);
+			break;
+		case 't':
+			timeout_ms = atoi(optarg);
+			break;
+		case 'r':
+			reconnect = true;
+			break;
+		case 's':
+			if (sscanf(optarg, "%dx%d", &width, &height) != 2 ||
+					width <= 0 || height <= 0) {
+				fprintf(stderr, "callback-probe: bad --size %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			pause_pid = (pid_t)atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [--iterations N] [--timeout-ms MS] "
+				"[--reconnect] [--size WxH] [--pause-pid PID]\n", argv[0]);
+			return 2;
+		}
+	}
+
+	if (pause_pid > 0 && reconnect) {
+		fprintf(stderr, "callback-probe: --pause-pid needs one connection\n");
+		return 2;
+	}
+	struct probe p = { 0 };
+	if (!reconnect && !probe_connect(&p)) {
+		return 2;
+	}
+	/* --pause-pid: the helper window, mapped, its first callback come */
+	struct window helper = { 0 };
+	struct wl_buffer *helper_buffer = NULL;
+	if (pause_pid > 0) {
+		helper_buffer = create_buffer(&p, width, height, 0xff808080u);
+		if (helper_buffer == NULL || !window_create(&p, &helper, timeout_ms)) {
+			fprintf(stderr, "callback-probe: no helper window\n");
+			return 2;
+		}
+		wl_surface_attach(helper.surface, helper_buffer, 0, 0);
+		wl_surface_damage_buffer(helper.surface, 0, 0, width, height);
+		struct wl_callback *callback = window_frame(&helper);
+		wl_surface_commit(helper.surface);
+		bool ok = dispatch_until(p.display, &helper.done,
+			now_ns() + (uint64_t)timeout_ms * 1000000);
+		wl_callback_destroy(callback);
+		if (!ok) {
+			fprintf(stderr, "callback-probe: the helper window got no frame "
+				"callback\n");
+			return 2;
+		}
+	}
+	int callbacks = 0, lost = 0;
+	double max_ms = 0;
+	for (int i = 0; i < iterations; i++) {
+		if (reconnect && !probe_connect(&p)) {
+			return 2;
+		}
+		struct window w;
+		if (!window_create(&p, &w, timeout_ms)) {
+			fprintf(stderr, "callback-probe: window %d: no configure\n", i);
+			return 2;
+		}
+		struct wl_buffer *buffer = create_buffer(&p, width, height,
+			0xff000000u | (uint32_t)(i * 2654435761u >> 8));
+		if (buffer == NULL) {
+			fprintf(stderr, "callback-probe: cannot make a buffer\n");
+			return 2;
+		}
+		struct wl_callback *helper_callback = NULL;
+		if (pause_pid > 0) {
+			/* a vblank with nothing else to do: whatever the last
+			 * window's destruction drew is shown, and the next vblank
+			 * is most of a period away */
+			helper_callback = window_frame(&helper);
+			wl_surface_commit(helper.surface);
+			bool settled = dispatch_until(p.display, &helper.done,
+				now_ns() + (uint64_t)timeout_ms * 1000000);
+			wl_callback_destroy(helper_callback);
+			if (!settled) {
+				fprintf(stderr, "callback-probe: the helper window got "
+					"no frame callback\n");
+				return 2;
+			}
+			/* the next vblank has a callback to send; read by the
+			 * compositor before it stops */
+			helper_callback = window_frame(&helper);
+			wl_surface_commit(helper.surface);
+			if (wl_display_roundtrip(p.display) < 0) {
+				return 2;
+			}
+			if (kill(pause_pid, SIGSTOP) != 0 || !wait_stopped(pause_pid)) {
+				fprintf(stderr, "callback-probe: cannot stop %d\n",
+					(int)pause_pid);
+				kill(pause_pid, SIGCONT);
+				return 2;
+			}
+		}
+		wl_surface_attach(w.surface, buffer, 0, 0);
+		wl_surface_damage_buffer(w.surface, 0, 0, width, height);
+		struct wl_callback *callback = window_frame(&w);
+		uint64_t start = now_ns();
+		wl_surface_commit(w.surface);
+		if (pause_pid > 0) {
+			wl_display_flush(p.display);
+			/* past the vblank the helper's callback waits for (two
+			 * periods at 60 Hz, and some) */
+			sleep_ms(40);
+			kill(pause_pid, SIGCONT);
+		}
+		bool ok = dispatch_until(p.display, &w.done,
+			start + (uint64_t)timeout_ms * 1000000);
+		double ms = (double)(now_ns() - start) / 1e6;
+		if (ok) {
+			callbacks++;
+			max_ms = ms > max_ms ? ms : max_ms;
+		} else {
+			lost++;
+			fprintf(stderr, "callback-probe: window %d: no frame callback "
+				"in %d ms\n", i, timeout_ms);
+		}
+		if (helper_callback != NULL) {
+			dispatch_until(p.display, &helper.done,
+				now_ns() + (uint64_t)timeout_ms * 1000000);
+			wl_callback_destroy(helper_callback);
+		}
+		if (wl_display_get_error(p.display) != 0) {
+			fprintf(stderr, "callback-probe: protocol error %d\n",
+				wl_display_get_error(p.display));
+			return 2;
+		}
+		wl_callback_destroy(callback);
+		window_destroy(&w);
+		wl_buffer_destroy(buffer);
+		if (reconnect) {
+			probe_disconnect(&p);
+		} else if (wl_display_roundtrip(p.display) < 0) {
+			return 2;
+		}
+	}
+	if (pause_pid > 0) {
+		window_destroy(&helper);
+		wl_buffer_destroy(helper_buffer);
+	}
+	if (!reconnect) {
+		probe_disconnect(&p);
+	}
+	printf("callbacks=%d lost=%d max_ms=%.1f\n", callbacks, lost, max_ms);
+	return lost == 0 ? 0 : 1;
+}
