@@ -666,11 +666,13 @@ static void check_probe(struct harness_proc *probe, const char *output,
 		"ms; sanitizer: %s)", probe->name, output, r.median_periods,
 		r.median_ms, median_bound, lead_median_ms, sanitizer());
 	double p95_bound = 1.0 + lead_p95_ms / expect_refresh_ms;
-	/* sanitizer builds: a composition longer than a period shows at a
-	 * whole number of periods later (frames land on vblanks), so the
-	 * bound rounds the composition up to whole periods there */
+	/* sanitizer builds: the composition (presented - render start) is
+	 * measured, but the wait from a commit to the render start is not:
+	 * several times slower, the main thread misses that start by up to a
+	 * period of its own (CI TSan runs: 3.79 periods against 1 + 2.60 at
+	 * 144 Hz, 3.21 against 1 + 1.99 at 60 Hz), so one more period there */
 	if (strcmp(sanitizer(), "none") != 0) {
-		p95_bound = 1.0 + ceil(lead_p95_ms / expect_refresh_ms);
+		p95_bound = 2.0 + lead_p95_ms / expect_refresh_ms;
 	}
 	p95_bound = p95_bound > PACING_P95_PERIODS ? p95_bound :
 		PACING_P95_PERIODS;
