@@ -308,13 +308,44 @@ static inline float maxf(float a, float b)
 	return a > b ? a : b;
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* reference.c's blend: src (premultiplied) times coverage over the pixel,
- * in floats, rounded once. */
+ * in floats, rounded once. With SSE2 the four channels go in one vector
+ * through the same IEEE operations in the same order (the destination's
+ * x / 255.0f a division, as unit8's; unorm8's clamp, truncation and
+ * half-up test), so the same bits as the scalar code. */
 static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 {
 	if (coverage <= 0.0f) {
 		return;
 	}
+#ifdef __SSE2__
+	/* lanes in the pixel's byte order: b, g, r, a */
+	__m128 s = _mm_loadu_ps(src);
+	s = _mm_shuffle_ps(s, s, _MM_SHUFFLE(3, 0, 1, 2));
+	__m128 cov = _mm_set1_ps(coverage);
+	__m128 sc = _mm_mul_ps(s, cov); /* lane 3: a = src[3] * coverage */
+	__m128 one = _mm_set1_ps(1.0f);
+	__m128 inv = _mm_sub_ps(one,
+		_mm_shuffle_ps(sc, sc, _MM_SHUFFLE(3, 3, 3, 3)));
+	__m128i zero = _mm_setzero_si128();
+	__m128i di = _mm_unpacklo_epi16(_mm_unpacklo_epi8(
+		_mm_cvtsi32_si128((int)*p), zero), zero);
+	__m128 d = _mm_div_ps(_mm_cvtepi32_ps(di), _mm_set1_ps(255.0f));
+	__m128 v = _mm_add_ps(sc, _mm_mul_ps(d, inv));
+	v = _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), one);
+	__m128 y = _mm_mul_ps(v, _mm_set1_ps(255.0f));
+	__m128i r = _mm_cvttps_epi32(y);
+	__m128 frac = _mm_sub_ps(y, _mm_cvtepi32_ps(r));
+	/* + 1 where frac >= 0.5: the mask is -1 */
+	r = _mm_sub_epi32(r, _mm_castps_si128(_mm_cmpge_ps(frac,
+		_mm_set1_ps(0.5f))));
+	r = _mm_packs_epi32(r, r);
+	*p = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(r, r));
+#else
 	float a = src[3] * coverage;
 	float d[4] = {
 		unit8[(*p >> 16) & 0xff],
@@ -327,6 +358,7 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	uint8_t b = unorm8(src[2] * coverage + d[2] * (1.0f - a));
 	uint8_t al = unorm8(a + d[3] * (1.0f - a));
 	*p = (uint32_t)al << 24 | (uint32_t)r << 16 | (uint32_t)g << 8 | b;
+#endif
 }
 
 /* blend_px remembering its last destination and coverage: along a row
@@ -405,8 +437,6 @@ static inline uint32_t blend_fx_px(const struct blend_fx *fx, uint32_t p)
 }
 
 #ifdef __SSE2__
-#include <emmintrin.h>
-
 /* Two pixels (the low 64 bits of p) with the blends in s and k. */
 static inline __m128i blend_fx_sse2(__m128i p, __m128i s, __m128i k)
 {
@@ -679,27 +709,66 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 	iy1 = iy1 < s->y + s->height ? iy1 : s->y + s->height;
 	ix0 = ix0 > s->x ? ix0 : s->x;
 	ix1 = ix1 < s->x + s->width ? ix1 : s->x + s->width;
+	if (iy0 >= iy1 || ix0 >= ix1) {
+		return;
+	}
+	/*
+	 * Per edge, ev(x) = dx * (cy - ay) - dy * (256 x + 128 - ax) >= bias
+	 * is k - 256 dy x >= 0 with k = dx * (cy - ay) - dy * (128 - ax) -
+	 * bias, which grows by 256 dx a row. With dy != 0 the bound is
+	 * floor(k / D), D = 256 |dy| (dy > 0: x <= it; dy < 0: x >= minus
+	 * it), kept per row as a quotient and a remainder in [0, D) stepped
+	 * without a division: the same integers as dividing on every row.
+	 */
+	struct {
+		int64_t dy, k, sk; /* k: the row's, stepped by sk, for dy == 0 */
+		int64_t q, r, d, sq, sr; /* dy != 0: floor(k / d) = q */
+	} edge[3];
+	for (int e = 0; e < 3; e++) {
+		const int64_t *ea = p[order[e]], *eb = p[order[(e + 1) % 3]];
+		int64_t dx = eb[0] - ea[0], dy = eb[1] - ea[1];
+		bool tl = dy < 0 || (dy == 0 && dx > 0);
+		int64_t bias = tl ? 0 : 1;
+		int64_t cy = iy0 * 256 + 128;
+		int64_t k = dx * (cy - ea[1]) - dy * (128 - ea[0]) - bias;
+		edge[e].dy = dy;
+		edge[e].k = k;
+		edge[e].sk = 256 * dx;
+		if (dy != 0) {
+			int64_t d = 256 * (dy > 0 ? dy : -dy);
+			int64_t step = 256 * dx;
+			edge[e].d = d;
+			edge[e].q = floor_div(k, d);
+			edge[e].r = k - edge[e].q * d;
+			edge[e].sq = floor_div(step, d);
+			edge[e].sr = step - edge[e].sq * d;
+		}
+	}
 	for (int64_t y = iy0; y < iy1; y++) {
-		int64_t cy = y * 256 + 128;
 		int64_t lo = ix0, hi = ix1 - 1; /* inclusive */
-		for (int e = 0; e < 3 && lo <= hi; e++) {
-			const int64_t *ea = p[order[e]], *eb = p[order[(e + 1) % 3]];
-			int64_t dx = eb[0] - ea[0], dy = eb[1] - ea[1];
-			bool tl = dy < 0 || (dy == 0 && dx > 0);
-			int64_t bias = tl ? 0 : 1;
-			/* ev(x) = dx * (cy - ay) - dy * (256 x + 128 - ax) >= bias */
-			int64_t k = dx * (cy - ea[1]) - dy * (128 - ea[0]) - bias;
-			/* k - 256 dy x >= 0 */
-			if (dy == 0) {
-				if (k < 0) {
+		for (int e = 0; e < 3; e++) {
+			if (y > iy0) {
+				if (edge[e].dy == 0) {
+					edge[e].k += edge[e].sk;
+				} else {
+					edge[e].q += edge[e].sq;
+					edge[e].r += edge[e].sr;
+					if (edge[e].r >= edge[e].d) {
+						edge[e].r -= edge[e].d;
+						edge[e].q++;
+					}
+				}
+			}
+			if (edge[e].dy == 0) {
+				if (edge[e].k < 0) {
 					hi = lo - 1;
 				}
-			} else if (dy > 0) {
-				int64_t m = floor_div(k, 256 * dy);
-				hi = m < hi ? m : hi;
+			} else if (edge[e].dy > 0) {
+				/* x <= floor(k / (256 dy)) */
+				hi = edge[e].q < hi ? edge[e].q : hi;
 			} else {
-				/* x >= k / (256 dy), dy < 0: x >= ceil(-k / (-256 dy)) */
-				int64_t m = -floor_div(k, -256 * dy);
+				/* x >= ceil(k / (256 dy)), dy < 0: -floor(k / d) */
+				int64_t m = -edge[e].q;
 				lo = m > lo ? m : lo;
 			}
 		}
@@ -1089,6 +1158,9 @@ struct tri_ctx {
 	const struct cpu_tri_vertex *v; /* 3 */
 	const float *color;
 	struct cpu_rclip rc;
+	/* an opaque colour: blend_px at coverage 1 stores it (src + d 0) */
+	bool opaque;
+	uint32_t solid;
 };
 
 static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
@@ -1103,8 +1175,14 @@ static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 		at.aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
 			w[2] * v[2].aa[i]);
 	}
-	float c = vr_tri_coverage(&at) *
-		rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
+	float c = vr_tri_coverage(&at);
+	if (t->rc.on) {
+		c *= rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
+	}
+	if (c >= 1.0f && t->opaque) {
+		*px_at(px, x, y) = t->solid; /* the interior: no load */
+		return;
+	}
 	blend_px(px_at(px, x, y), t->color, c);
 }
 
@@ -1116,8 +1194,13 @@ static void draw_geometry(const struct cpu_px *px,
 	if (vr_box_empty(&sub.box)) {
 		return;
 	}
-	struct tri_ctx t = { .color = geometry->state.color };
+	const float *color = geometry->state.color;
+	struct tri_ctx t = { .color = color };
 	rclip_from_state(&t.rc, &geometry->state);
+	t.opaque = color[3] == 1.0f;
+	t.solid = (uint32_t)unorm8(color[3]) << 24 |
+		(uint32_t)unorm8(color[0]) << 16 |
+		(uint32_t)unorm8(color[1]) << 8 | unorm8(color[2]);
 	for (size_t i = 0; i + 2 < tess->count; i += 3) {
 		const struct cpu_tri_vertex *v = &tess->v[i];
 		t.v = v;
