@@ -1432,6 +1432,37 @@ static void blend_lazy_init(struct blend_lazy *l, const float *color)
 	}
 }
 
+/*
+ * The lazy tables of the last colours a thread's runs used: a blend is a
+ * function of the colour and the coverage alone, so a table stays valid
+ * across runs, bands and frames. Text in a few colours (an editor's
+ * syntax highlighting: many short runs) makes each blend once per thread
+ * instead of once per run and band. Per thread: no lock.
+ */
+#define CPU_BLEND_COLOURS 8
+
+static _Thread_local struct {
+	float color[CPU_BLEND_COLOURS][4];
+	bool used[CPU_BLEND_COLOURS];
+	struct blend_lazy tables[CPU_BLEND_COLOURS];
+	unsigned next; /* the slot replaced next, round robin */
+} blend_colours;
+
+static struct blend_lazy *blend_lazy_for(const float *color)
+{
+	for (int i = 0; i < CPU_BLEND_COLOURS; i++) {
+		if (blend_colours.used[i] && memcmp(blend_colours.color[i], color,
+				sizeof(blend_colours.color[i])) == 0) {
+			return &blend_colours.tables[i];
+		}
+	}
+	unsigned slot = blend_colours.next++ % CPU_BLEND_COLOURS;
+	memcpy(blend_colours.color[slot], color, sizeof(blend_colours.color[slot]));
+	blend_colours.used[slot] = true;
+	blend_lazy_init(&blend_colours.tables[slot], color);
+	return &blend_colours.tables[slot];
+}
+
 /* A coverage image 1:1 with its top-left pixel at (x0, y0); lazy: the
  * blends of state->color (fixed point, within 1/128 of the float blend)
  * or NULL (float blends). */
@@ -1693,10 +1724,7 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 	}
 	struct blend_lazy *lazy = NULL;
 	if (run->nearest && run->state.nrclips == 0) {
-		lazy = malloc(sizeof(*lazy));
-		if (lazy != NULL) {
-			blend_lazy_init(lazy, run->state.color);
-		}
+		lazy = blend_lazy_for(run->state.color);
 	}
 	for (uint32_t i = 0; i < run->text->count; i++) {
 		const struct cpu_glyph *g = glyphs[i];
@@ -1718,7 +1746,6 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 			draw_tex_quad(px, &t, corners, &run->state);
 		}
 	}
-	free(lazy);
 }
 
 /* ---- shadows ------------------------------------------------------------ */
