@@ -641,6 +641,11 @@ static int64_t snap256(float v)
 
 typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
 	const double w[3], void *data);
+/* A row's pixels [lo, hi] (inclusive) at once: the weights of the pixel
+ * centred at x + 0.5 are wy[i] + wb[i] (x + 0.5), as raster_triangle
+ * gives fn. */
+typedef void (*cpu_row_fn)(const struct cpu_px *px, int32_t lo, int32_t hi,
+	int32_t y, const double wy[3], const double wb[3], void *data);
 
 /*
  * Calls fn for each pixel of px->box whose centre the triangle covers
@@ -649,7 +654,8 @@ typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
  * a, b, c interpolated from the unsnapped positions.
  */
 static void raster_triangle(const struct cpu_px *px, const float *a,
-		const float *b, const float *c, cpu_pixel_fn fn, void *data)
+		const float *b, const float *c, cpu_pixel_fn fn, cpu_row_fn row_fn,
+		void *data)
 {
 	/* most triangles of a long path miss a band: reject them before
 	 * any set-up (a pixel of margin: the exact rule follows) */
@@ -777,6 +783,12 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 		for (int i = 0; i < 3; i++) {
 			wy[i] = wa[i] * cyp + wc[i];
 		}
+		if (row_fn != NULL) {
+			if (lo <= hi) {
+				row_fn(px, (int32_t)lo, (int32_t)hi, (int32_t)y, wy, wb, data);
+			}
+			continue;
+		}
 		for (int64_t x = lo; x <= hi; x++) {
 			double cxp = (double)x + 0.5;
 			double w[3] = { wy[0] + wb[0] * cxp, wy[1] + wb[1] * cxp,
@@ -858,8 +870,8 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 			for (int i = 0; i < 4; i++) {
 				vr_mat_apply(&task->mat, us[i], vs[i], &c[i][0], &c[i][1]);
 			}
-			raster_triangle(&sub, c[0], c[1], c[2], quad_mask_pixel, &q);
-			raster_triangle(&sub, c[1], c[3], c[2], quad_mask_pixel, &q);
+			raster_triangle(&sub, c[0], c[1], c[2], quad_mask_pixel, NULL, &q);
+			raster_triangle(&sub, c[1], c[3], c[2], quad_mask_pixel, NULL, &q);
 		}
 	}
 	int32_t mx = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.x;
@@ -1161,21 +1173,36 @@ struct tri_ctx {
 	/* an opaque colour: blend_px at coverage 1 stores it (src + d 0) */
 	bool opaque;
 	uint32_t solid;
+	struct blend_fx fx; /* the colour at coverage 1 (blend_span) */
 };
 
-static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
-		const double w[3], void *data)
+/* vr_tri_coverage's three arguments before their clamps at the pixel
+ * centred at x + 0.5 of a row (raster_triangle's weights), and the
+ * interpolated aa[0] (the first is w + 0.5 - |aa[0]|). */
+static inline void tri_args(const struct tri_ctx *t, const double wy[3],
+		const double wb[3], int32_t x, float f[3], float *aa0)
 {
-	const struct tri_ctx *t = data;
 	const struct cpu_tri_vertex *v = t->v;
-	struct vr_tri_vertex at;
-	at.shape[0] = v[0].shape[0];
-	at.shape[1] = v[0].shape[1];
+	double cxp = (double)x + 0.5;
+	double w[3] = { wy[0] + wb[0] * cxp, wy[1] + wb[1] * cxp,
+		wy[2] + wb[2] * cxp };
+	float aa[3];
 	for (int i = 0; i < 3; i++) {
-		at.aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
+		aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
 			w[2] * v[2].aa[i]);
 	}
-	float c = vr_tri_coverage(&at);
+	float sw = v[0].shape[0], e = v[0].shape[1];
+	f[0] = sw + 0.5f - fabsf(aa[0]);
+	f[1] = e + 0.5f - aa[1];
+	f[2] = e + 0.5f - aa[2];
+	*aa0 = aa[0];
+}
+
+static inline void tri_pixel(const struct tri_ctx *t, const struct cpu_px *px,
+		int32_t x, int32_t y, const float f[3])
+{
+	float c = vr_clampf(f[0], 0.0f, 1.0f) * vr_clampf(f[1], 0.0f, 1.0f) *
+		vr_clampf(f[2], 0.0f, 1.0f);
 	if (t->rc.on) {
 		c *= rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
 	}
@@ -1184,6 +1211,57 @@ static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
 		return;
 	}
 	blend_px(px_at(px, x, y), t->color, c);
+}
+
+/*
+ * A row of a triangle in chunks of pixels aligned to CPU_TRI_CHUNK
+ * columns. Along a row the three arguments of vr_tri_coverage are linear
+ * in x (the weights are), but for the |aa[0]| of the first, which keeps
+ * it concave: where every argument is at least 1 at both ends of a chunk
+ * the coverage is 1 in between, a span (blend_span); where the second or
+ * third is at most 0 at both ends, or the first with aa[0] of one sign,
+ * it is 0: nothing to draw. Other chunks evaluate every pixel. In floats
+ * the arguments are linear but for their roundings: a pixel between the
+ * ends may come out a rounding below 1 (a blend of coverage 1 - 2^-24,
+ * the same 8 bits but for ties) or above 0; within the tolerances against
+ * the reference. Chunks fall on fixed columns, so a pixel's value does
+ * not depend on the band.
+ */
+#define CPU_TRI_CHUNK 16
+
+static void tri_row(const struct cpu_px *px, int32_t lo, int32_t hi,
+		int32_t y, const double wy[3], const double wb[3], void *data)
+{
+	const struct tri_ctx *t = data;
+	float f[3], aa0;
+	int32_t x = lo;
+	while (x <= hi) {
+		int32_t end = (x & ~(CPU_TRI_CHUNK - 1)) + CPU_TRI_CHUNK - 1;
+		end = end < hi ? end : hi;
+		if (end > x + 1 && !t->rc.on) {
+			float g[3], ga0;
+			tri_args(t, wy, wb, x, f, &aa0);
+			tri_args(t, wy, wb, end, g, &ga0);
+			if (f[0] >= 1.0f && f[1] >= 1.0f && f[2] >= 1.0f &&
+					g[0] >= 1.0f && g[1] >= 1.0f && g[2] >= 1.0f) {
+				blend_span(px, x, end + 1, y, t->color, &t->fx);
+				x = end + 1;
+				continue;
+			}
+			if ((f[1] <= 0.0f && g[1] <= 0.0f) ||
+					(f[2] <= 0.0f && g[2] <= 0.0f) ||
+					(f[0] <= 0.0f && g[0] <= 0.0f &&
+					((aa0 >= 0.0f && ga0 >= 0.0f) ||
+					(aa0 <= 0.0f && ga0 <= 0.0f)))) {
+				x = end + 1;
+				continue;
+			}
+		}
+		for (; x <= end; x++) {
+			tri_args(t, wy, wb, x, f, &aa0);
+			tri_pixel(t, px, x, y, f);
+		}
+	}
 }
 
 static void draw_geometry(const struct cpu_px *px,
@@ -1198,13 +1276,14 @@ static void draw_geometry(const struct cpu_px *px,
 	struct tri_ctx t = { .color = color };
 	rclip_from_state(&t.rc, &geometry->state);
 	t.opaque = color[3] == 1.0f;
+	blend_fx_init(&t.fx, color, 1.0f);
 	t.solid = (uint32_t)unorm8(color[3]) << 24 |
 		(uint32_t)unorm8(color[0]) << 16 |
 		(uint32_t)unorm8(color[1]) << 8 | unorm8(color[2]);
 	for (size_t i = 0; i + 2 < tess->count; i += 3) {
 		const struct cpu_tri_vertex *v = &tess->v[i];
 		t.v = v;
-		raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, tri_pixel, &t);
+		raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, NULL, tri_row, &t);
 	}
 }
 
@@ -1391,8 +1470,8 @@ static void draw_tex_quad(const struct cpu_px *px,
 	struct vr_tex_vertex t0[3] = { v[0], v[1], v[2] };
 	struct vr_tex_vertex t1[3] = { v[1], v[3], v[2] };
 	struct tex_quad q0 = { texture, t0, &rc }, q1 = { texture, t1, &rc };
-	raster_triangle(&sub, t0[0].pos, t0[1].pos, t0[2].pos, tex_pixel, &q0);
-	raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, &q1);
+	raster_triangle(&sub, t0[0].pos, t0[1].pos, t0[2].pos, tex_pixel, NULL, &q0);
+	raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, NULL, &q1);
 }
 
 /* The fixed-point blends of one colour per 8-bit coverage, made on first
