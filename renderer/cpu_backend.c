@@ -1007,6 +1007,119 @@ static bool edge_row_fits(const struct shape_row *row,
 	return true;
 }
 
+/*
+ * A row of a fill above or below its straight sides (qy > 0 in both
+ * halves: the antialiased fringe, the empty rows around the shape, the
+ * rows of its corners) where no pixel is fully covered: the convex scan of
+ * draw_shape would evaluate and blend every pixel from the left. With
+ * inv.a > 0, px (the same operations as shape_cov_qx) is monotone in x,
+ * so each half's straight section (qx <= 0: one coverage, the row's) is a
+ * run of columns found by bisection on those same values; the pixels
+ * outside it (the corners, at most CPU_EDGE_MAX a side) are evaluated,
+ * the straight runs blended with their one coverage (blend_px, memoised)
+ * or skipped at 0. The same values as the scan. Returns false, having
+ * drawn nothing, where the scan would meet full coverage (it then stops,
+ * and draws its middle as a span) or the corners are wider.
+ */
+static inline float fringe_px(const struct shape_eval *e, int32_t x, float fy)
+{
+	float fx = (float)x + 0.5f;
+	return e->inv.a * fx + e->inv.c * fy + e->inv.tx - e->cx;
+}
+
+static inline float fringe_qx(const struct shape_eval *e, float px, int half)
+{
+	return fabsf(px) - e->v.half[0] + e->row.r[half];
+}
+
+static bool shape_fringe_row(const struct cpu_px *px, struct shape_eval *e,
+		int32_t x0, int32_t end, int32_t y, const float *color)
+{
+	float fy = (float)y + 0.5f;
+	/* xm: the first column with px > 0 */
+	int32_t lo = x0, hi = end;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (fringe_px(e, mid, fy) > 0.0f) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int32_t xm = lo;
+	/* s0: the first column of [x0, xm) with qx <= 0 (|px| falls) */
+	lo = x0;
+	hi = xm;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (fringe_qx(e, fringe_px(e, mid, fy), 0) <= 0.0f) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int32_t s0 = lo;
+	/* e1: the first column of [xm, end) with qx > 0 (|px| grows) */
+	lo = xm;
+	hi = end;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (fringe_qx(e, fringe_px(e, mid, fy), 1) > 0.0f) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int32_t e1 = lo;
+	int32_t nl = s0 - x0, nr = end - e1;
+	if (nl > CPU_EDGE_MAX || nr > CPU_EDGE_MAX) {
+		return false;
+	}
+	float straight[2] = { 0.0f, 0.0f };
+	int32_t from[2] = { s0, xm }, to[2] = { xm, e1 };
+	for (int h = 0; h < 2; h++) {
+		if (from[h] < to[h]) {
+			e->v.local[0] = fringe_px(e, from[h], fy);
+			e->v.local[1] = e->row.py;
+			straight[h] = vr_shape_coverage(&e->v);
+			if (straight[h] >= 1.0f) {
+				return false;
+			}
+		}
+	}
+	float cl[CPU_EDGE_MAX], cr[CPU_EDGE_MAX];
+	for (int32_t i = 0; i < nl; i++) {
+		cl[i] = shape_cov(e, x0 + i, y);
+		if (cl[i] >= 1.0f) {
+			return false;
+		}
+	}
+	for (int32_t i = 0; i < nr; i++) {
+		cr[i] = shape_cov(e, e1 + i, y);
+		if (cr[i] >= 1.0f) {
+			return false;
+		}
+	}
+	for (int32_t i = 0; i < nl; i++) {
+		blend_px(px_at(px, x0 + i, y), color, cl[i]);
+	}
+	for (int h = 0; h < 2; h++) {
+		if (straight[h] <= 0.0f) {
+			continue;
+		}
+		struct blend_memo memo;
+		blend_memo_init(&memo);
+		uint32_t *p = px_at(px, from[h], y);
+		for (int32_t x = from[h]; x < to[h]; x++, p++) {
+			blend_px_memo(&memo, p, color, straight[h]);
+		}
+	}
+	for (int32_t i = 0; i < nr; i++) {
+		blend_px(px_at(px, e1 + i, y), color, cr[i]);
+	}
+	return true;
+}
+
 static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 {
 	struct shape_eval e;
@@ -1054,6 +1167,11 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 				blend_px(px_at(px, r, y), color, prof.cr[i]);
 			}
 			blend_span(px, x, r + 1, y, color, &fx);
+			continue;
+		}
+		if (!stroke && profiles && e.inv.a > 0.0f &&
+				e.row.qy[0] > 0.0f && e.row.qy[1] > 0.0f &&
+				shape_fringe_row(px, &e, x, end, y, color)) {
 			continue;
 		}
 		if (!stroke) {
@@ -2321,17 +2439,24 @@ static void frame_finish(struct cpu_frame *f)
 	free(f->allocations);
 }
 
-/* Rows per band: a function of the damaged height and the worker count
+/* A band's pixels at most (bytes): the clear and every task of a band
+ * then stay in a core's L2 cache until the band is done, instead of each
+ * full-frame fill going to memory and back. */
+#define CPU_BAND_BYTES (1024 << 10)
+
+/* Rows per band: a function of the damaged size and the worker count
  * only (never of the content), so the bands are balanced by numbers
- * (several per worker, taken by whoever is free); the pixels do not
- * depend on it. */
-static int32_t band_height(int32_t height, int workers)
+ * (several per worker, taken by whoever is free) and small enough for the
+ * cache; the pixels do not depend on it. */
+static int32_t band_height(int32_t width, int32_t height, int workers)
 {
-	if (workers <= 1) {
-		return height;
+	int32_t h = height;
+	if (workers > 1) {
+		int32_t bands = workers * 4;
+		h = (height + bands - 1) / bands;
 	}
-	int32_t bands = workers * 4;
-	int32_t h = (height + bands - 1) / bands;
+	int32_t fit = CPU_BAND_BYTES / (4 * (width > 1 ? width : 1));
+	h = h < fit ? h : fit;
 	return h < 8 ? 8 : h;
 }
 
@@ -2418,7 +2543,8 @@ bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 	}
 	f.band_y = ext->y1;
 	int32_t height = ext->y2 - ext->y1;
-	f.band_height = band_height(height, renderer->workers);
+	f.band_height = band_height(ext->x2 - ext->x1, height,
+		renderer->workers);
 	uint32_t nbands = (uint32_t)((height + f.band_height - 1) /
 		f.band_height);
 	pool_run(&renderer->pool, nbands, draw_band, &f);
