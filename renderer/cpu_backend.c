@@ -456,6 +456,14 @@ static void blend_fx_cover_row(uint32_t *q, int32_t n, const uint8_t *m,
 	int32_t i = 0;
 #ifdef __SSE2__
 	for (; i + 2 <= n; i += 2) {
+		if (i + 4 <= n) {
+			uint32_t m4;
+			memcpy(&m4, m + i, sizeof(m4));
+			if (m4 == 0) {
+				i += 2; /* four pixels of coverage 0 */
+				continue;
+			}
+		}
 		if ((m[i] | m[i + 1]) == 0) {
 			continue;
 		}
@@ -1636,7 +1644,7 @@ static void blend_lazy_init(struct blend_lazy *l, const float *color)
  * syntax highlighting: many short runs) makes each blend once per thread
  * instead of once per run and band. Per thread: no lock.
  */
-#define CPU_BLEND_COLOURS 8
+#define CPU_BLEND_COLOURS 16
 
 static _Thread_local struct {
 	float color[CPU_BLEND_COLOURS][4];
@@ -1656,12 +1664,18 @@ static struct blend_lazy *blend_lazy_for(const float *color)
 	unsigned slot = blend_colours.next++ % CPU_BLEND_COLOURS;
 	memcpy(blend_colours.color[slot], color, sizeof(blend_colours.color[slot]));
 	blend_colours.used[slot] = true;
-	blend_lazy_init(&blend_colours.tables[slot], color);
-	return &blend_colours.tables[slot];
+	struct blend_lazy *l = &blend_colours.tables[slot];
+	blend_lazy_init(l, color);
+	/* complete: made once per colour and thread, so the rows need not
+	 * look for the coverages they lack */
+	for (int a = 1; a < 256; a++) {
+		blend_lazy_get(l, color, (uint8_t)a);
+	}
+	return l;
 }
 
 /* A coverage image 1:1 with its top-left pixel at (x0, y0); lazy: the
- * blends of state->color (fixed point, within 1/128 of the float blend)
+ * (complete) blends of state->color (fixed point, within 1/128 of the float blend)
  * or NULL (float blends). */
 static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		int32_t x0, int32_t y0, const struct vr_prim_state *state,
@@ -1686,15 +1700,10 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		uint32_t *p = px_at(px, box.x, y);
 		float fy = (float)y + 0.5f;
 		if (lazy != NULL && !rc.on) {
-			/* every blend of the row made, then the row blended by
-			 * table (two pixels at a time; each pixel's value is its
-			 * own blend_fx_px) */
+			/* the row blended by the table, complete (blend_lazy_for;
+			 * two pixels at a time, each pixel's value its own
+			 * blend_fx_px) */
 			const uint8_t *m = row + (box.x - x0);
-			for (int32_t i = 0; i < box.width; i++) {
-				if (m[i] != 0) {
-					blend_lazy_get(lazy, color, m[i]);
-				}
-			}
 			blend_fx_cover_row(p, box.width, m, lazy->fx);
 			continue;
 		}
