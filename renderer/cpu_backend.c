@@ -2316,6 +2316,94 @@ static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
 	}
 }
 
+/*
+ * The pixels of area that an opaque axis-aligned fill covers fully: each
+ * is stored (blend_span's opaque store: the convex scan and the edge
+ * profiles draw every pixel of coverage 1 that way), whatever was there,
+ * so the clear under them is wasted. A pixel centre inside the rectangle
+ * by its largest radius and a pixel (1 / scale in its units) has qx, qy
+ * <= -1 / scale, so a distance of at most -1 / scale and a coverage of 1
+ * (0.5 - d scale >= 1.5); one pixel more on each side absorbs the
+ * roundings of the mapping. Only large ones count (a band's clear is a
+ * region with few rectangles). Returns whether *out is one.
+ */
+#define CPU_COVER_MIN_PIXELS 4096
+
+static bool shape_cover(const struct vr_shape *shape, const struct vr_box *area,
+		struct vr_box *out)
+{
+	const struct vr_mat *m = &shape->state.mat;
+	const float *color = shape->state.color;
+	if (shape->ellipse || shape->stroke_width > 0.0f ||
+			shape->state.nrclips > 0 || color[3] < 1.0f || m->b != 0.0f ||
+			m->c != 0.0f || !(m->a > 0.0f) || !(m->d > 0.0f)) {
+		return false;
+	}
+	const struct vr_radii *r = &shape->radii;
+	float rmax = maxf(maxf(r->tl, r->tr), maxf(r->br, r->bl));
+	float scale = sqrtf(fabsf(m->a * m->d));
+	float inset = rmax + 1.0f / scale;
+	const struct vr_rectf *rect = &shape->rect;
+	float x0 = m->a * (rect->x + inset) + m->tx;
+	float x1 = m->a * (rect->x + rect->width - inset) + m->tx;
+	float y0 = m->d * (rect->y + inset) + m->ty;
+	float y1 = m->d * (rect->y + rect->height - inset) + m->ty;
+	if (!(x1 - x0 > 4.0f && y1 - y0 > 4.0f) || x0 < -1e6f || y0 < -1e6f ||
+			x1 > 1e6f || y1 > 1e6f) {
+		return false;
+	}
+	/* columns whose centre lies in [x0 + 1, x1 - 1] */
+	int32_t ix0 = (int32_t)ceilf(x0) + 1, ix1 = (int32_t)floorf(x1) - 1;
+	int32_t iy0 = (int32_t)ceilf(y0) + 1, iy1 = (int32_t)floorf(y1) - 1;
+	if (ix1 <= ix0 || iy1 <= iy0) {
+		return false;
+	}
+	struct vr_box cover = { ix0, iy0, ix1 - ix0, iy1 - iy0 };
+	cover = vr_box_intersect(&cover, &shape->state.clip);
+	cover = vr_box_intersect(&cover, area);
+	if (vr_box_empty(&cover) ||
+			(int64_t)cover.width * cover.height < CPU_COVER_MIN_PIXELS) {
+		return false;
+	}
+	*out = cover;
+	return true;
+}
+
+/* Clears area but for the pixels fully covered by opaque fills. */
+static void clear_area(const struct cpu_frame *f, const struct vr_box *area)
+{
+	pixman_region32_t region;
+	pixman_region32_init_rect(&region, area->x, area->y,
+		(unsigned)area->width, (unsigned)area->height);
+	for (size_t i = 0; i < f->ntasks; i++) {
+		const struct vr_task *task = &f->tasks[i];
+		if (task->kind != VR_TASK_SHAPES) {
+			continue;
+		}
+		struct vr_box in = vr_box_intersect(area, &task->aabb);
+		if (vr_box_empty(&in) ||
+				(int64_t)in.width * in.height < CPU_COVER_MIN_PIXELS) {
+			continue;
+		}
+		for (uint32_t k = 0; k < task->payload->count; k++) {
+			struct vr_box cover;
+			if (shape_cover(&task->payload->shapes[k], &in, &cover)) {
+				pixman_region32_t c;
+				pixman_region32_init_rect(&c, cover.x, cover.y,
+					(unsigned)cover.width, (unsigned)cover.height);
+				pixman_region32_subtract(&region, &region, &c);
+				pixman_region32_fini(&c);
+			}
+		}
+	}
+	int n = 0;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&region, &n);
+	if (n > 0) {
+		pixman_image_fill_boxes(PIXMAN_OP_SRC, f->dst, &f->clear, n, boxes);
+	}
+	pixman_region32_fini(&region);
+}
+
 /* Phase 2: one band of rows, every damaged rectangle in it. */
 static void draw_band(void *data, uint32_t band)
 {
@@ -2336,9 +2424,7 @@ static void draw_band(void *data, uint32_t band)
 		if (vr_box_empty(&area)) {
 			continue;
 		}
-		pixman_box32_t fill = { area.x, area.y, area.x + area.width,
-			area.y + area.height };
-		pixman_image_fill_boxes(PIXMAN_OP_SRC, f->dst, &f->clear, 1, &fill);
+		clear_area(f, &area);
 		for (size_t i = 0; i < f->ntasks; i++) {
 			px.box = vr_box_intersect(&area, &f->tasks[i].aabb);
 			if (!vr_box_empty(&px.box)) {
