@@ -402,6 +402,7 @@ struct blend_fx {
 	uint16_t s[4]; /* b, g, r, a: the order of a pixel's bytes */
 	uint16_t k[4]; /* the same K in every lane */
 };
+_Static_assert(sizeof(struct blend_fx) == 16, "s then k, one SSE2 load");
 
 static void blend_fx_init(struct blend_fx *fx, const float src[4],
 		float coverage)
@@ -467,13 +468,11 @@ static void blend_fx_cover_row(uint32_t *q, int32_t n, const uint8_t *m,
 		if ((m[i] | m[i + 1]) == 0) {
 			continue;
 		}
-		const struct blend_fx *a = &table[m[i]], *b = &table[m[i + 1]];
-		__m128i s = _mm_unpacklo_epi64(
-			_mm_loadl_epi64((const __m128i *)a->s),
-			_mm_loadl_epi64((const __m128i *)b->s));
-		__m128i k = _mm_unpacklo_epi64(
-			_mm_loadl_epi64((const __m128i *)a->k),
-			_mm_loadl_epi64((const __m128i *)b->k));
+		/* an entry is 16 bytes, s then k: one load each */
+		__m128i a = _mm_loadu_si128((const __m128i *)&table[m[i]]);
+		__m128i b = _mm_loadu_si128((const __m128i *)&table[m[i + 1]]);
+		__m128i s = _mm_unpacklo_epi64(a, b);
+		__m128i k = _mm_unpackhi_epi64(a, b);
 		__m128i p = _mm_loadl_epi64((const __m128i *)(q + i));
 		__m128i v = blend_fx_sse2(p, s, k);
 		_mm_storel_epi64((__m128i *)(q + i), _mm_packus_epi16(v, v));
