@@ -935,11 +935,16 @@ static void shape_row_start(struct shape_eval *e, int32_t y)
 	row->py = ly - e->cy;
 	const float *radii = e->v.radii;
 	bool below = row->py > 0.0f;
-	row->r[0] = below ? radii[3] : radii[0];
-	row->r[1] = below ? radii[2] : radii[1];
-	for (int i = 0; i < 2; i++) {
-		row->qy[i] = fabsf(row->py) - e->v.half[1] + row->r[i];
-	}
+	/* stored as pairs: draw_shape reads r[0..1] back at once, and a
+	 * store of r[1] with qy[0] would not forward to that load */
+	float r0 = below ? radii[3] : radii[0];
+	float r1 = below ? radii[2] : radii[1];
+	float qy0 = fabsf(row->py) - e->v.half[1] + r0;
+	float qy1 = fabsf(row->py) - e->v.half[1] + r1;
+	row->r[0] = r0;
+	row->r[1] = r1;
+	row->qy[0] = qy0;
+	row->qy[1] = qy1;
 }
 
 /* The edge pixels of the rows of a fill, reused down its sides. With
