@@ -764,12 +764,12 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 				if (edge[e].dy == 0) {
 					edge[e].k += edge[e].sk;
 				} else {
-					edge[e].q += edge[e].sq;
-					edge[e].r += edge[e].sr;
-					if (edge[e].r >= edge[e].d) {
-						edge[e].r -= edge[e].d;
-						edge[e].q++;
-					}
+					/* the carry without a branch: it is taken about
+					 * as often as not on a slanted edge */
+					int64_t r = edge[e].r + edge[e].sr;
+					int64_t over = r >= edge[e].d;
+					edge[e].q += edge[e].sq + over;
+					edge[e].r = r - (-over & edge[e].d);
 				}
 			}
 			if (edge[e].dy == 0) {
