@@ -11,8 +11,10 @@
  *      tessellation of strokes and paths, the glyph bitmaps of runs (the
  *      renderer's glyph cache), the blurred coverage of shadows (the
  *      renderer's shadow cache);
- *   2. per band of rows of the damaged area: the clear colour, then every
- *      task whose AABB meets the band, in chain order, clipped to the band.
+ *   2. per band of rows of the damaged area (at most CPU_BAND_BYTES, to
+ *      stay in cache): the clear colour (clear_area: not under large
+ *      opaque fills), then every task whose AABB meets the band, in chain
+ *      order, clipped to the band.
  *
  * Every pixel's value is a function of the tasks and of its own position
  * only, never of the band it is drawn in: pixman composites with
@@ -30,13 +32,15 @@
  *   interior span of a fill is stored (opaque) or blended in 8.8 fixed
  *   point (SSE2), the hole of a stroke is skipped; axis-aligned rounded
  *   rectangles reuse a row's edge coverages between their corners
- *   (struct edge_profile);
+ *   (struct edge_profile) and take the rows above and below them by runs
+ *   of one coverage (shape_fringe_row);
  * - triangles: a scanline rasteriser in fixed point (each row's span from
- *   the three edge functions), the fringe coverage interpolated per pixel;
+ *   the three edge functions), a row in chunks whose ends tell a covered
+ *   span or nothing (tri_row), the fringe coverage interpolated per pixel;
  * - glyphs: A8 bitmaps from the cache blended 1:1, a row at a time
- *   through the run's table of fixed-point blends (or sampled bilinearly
- *   through the triangle rasteriser when transformed); their quads are
- *   placed in phase 1;
+ *   through the colour's table of fixed-point blends (blend_lazy_for;
+ *   or sampled bilinearly through the triangle rasteriser when
+ *   transformed); their quads are placed in phase 1;
  * - shadows: the shape's coverage, two separable Gaussian passes with the
  *   reference's weights (8 bits between them), cached across frames,
  *   composited 1:1 per pixel, or scaled with per-column texels and
