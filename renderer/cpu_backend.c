@@ -11,8 +11,10 @@
  *      tessellation of strokes and paths, the glyph bitmaps of runs (the
  *      renderer's glyph cache), the blurred coverage of shadows (the
  *      renderer's shadow cache);
- *   2. per band of rows of the damaged area: the clear colour, then every
- *      task whose AABB meets the band, in chain order, clipped to the band.
+ *   2. per band of rows of the damaged area (at most CPU_BAND_BYTES, to
+ *      stay in cache): the clear colour (clear_area: not under large
+ *      opaque fills), then every task whose AABB meets the band, in chain
+ *      order, clipped to the band.
  *
  * Every pixel's value is a function of the tasks and of its own position
  * only, never of the band it is drawn in: pixman composites with
@@ -30,13 +32,15 @@
  *   interior span of a fill is stored (opaque) or blended in 8.8 fixed
  *   point (SSE2), the hole of a stroke is skipped; axis-aligned rounded
  *   rectangles reuse a row's edge coverages between their corners
- *   (struct edge_profile);
+ *   (struct edge_profile) and take the rows above and below them by runs
+ *   of one coverage (shape_fringe_row);
  * - triangles: a scanline rasteriser in fixed point (each row's span from
- *   the three edge functions), the fringe coverage interpolated per pixel;
+ *   the three edge functions), a row in chunks whose ends tell a covered
+ *   span or nothing (tri_row), the fringe coverage interpolated per pixel;
  * - glyphs: A8 bitmaps from the cache blended 1:1, a row at a time
- *   through the run's table of fixed-point blends (or sampled bilinearly
- *   through the triangle rasteriser when transformed); their quads are
- *   placed in phase 1;
+ *   through the colour's table of fixed-point blends (blend_lazy_for;
+ *   or sampled bilinearly through the triangle rasteriser when
+ *   transformed); their quads are placed in phase 1;
  * - shadows: the shape's coverage, two separable Gaussian passes with the
  *   reference's weights (8 bits between them), cached across frames,
  *   composited 1:1 per pixel, or scaled with per-column texels and
@@ -308,13 +312,44 @@ static inline float maxf(float a, float b)
 	return a > b ? a : b;
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* reference.c's blend: src (premultiplied) times coverage over the pixel,
- * in floats, rounded once. */
+ * in floats, rounded once. With SSE2 the four channels go in one vector
+ * through the same IEEE operations in the same order (the destination's
+ * x / 255.0f a division, as unit8's; unorm8's clamp, truncation and
+ * half-up test), so the same bits as the scalar code. */
 static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 {
 	if (coverage <= 0.0f) {
 		return;
 	}
+#ifdef __SSE2__
+	/* lanes in the pixel's byte order: b, g, r, a */
+	__m128 s = _mm_loadu_ps(src);
+	s = _mm_shuffle_ps(s, s, _MM_SHUFFLE(3, 0, 1, 2));
+	__m128 cov = _mm_set1_ps(coverage);
+	__m128 sc = _mm_mul_ps(s, cov); /* lane 3: a = src[3] * coverage */
+	__m128 one = _mm_set1_ps(1.0f);
+	__m128 inv = _mm_sub_ps(one,
+		_mm_shuffle_ps(sc, sc, _MM_SHUFFLE(3, 3, 3, 3)));
+	__m128i zero = _mm_setzero_si128();
+	__m128i di = _mm_unpacklo_epi16(_mm_unpacklo_epi8(
+		_mm_cvtsi32_si128((int)*p), zero), zero);
+	__m128 d = _mm_div_ps(_mm_cvtepi32_ps(di), _mm_set1_ps(255.0f));
+	__m128 v = _mm_add_ps(sc, _mm_mul_ps(d, inv));
+	v = _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), one);
+	__m128 y = _mm_mul_ps(v, _mm_set1_ps(255.0f));
+	__m128i r = _mm_cvttps_epi32(y);
+	__m128 frac = _mm_sub_ps(y, _mm_cvtepi32_ps(r));
+	/* + 1 where frac >= 0.5: the mask is -1 */
+	r = _mm_sub_epi32(r, _mm_castps_si128(_mm_cmpge_ps(frac,
+		_mm_set1_ps(0.5f))));
+	r = _mm_packs_epi32(r, r);
+	*p = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(r, r));
+#else
 	float a = src[3] * coverage;
 	float d[4] = {
 		unit8[(*p >> 16) & 0xff],
@@ -327,6 +362,7 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	uint8_t b = unorm8(src[2] * coverage + d[2] * (1.0f - a));
 	uint8_t al = unorm8(a + d[3] * (1.0f - a));
 	*p = (uint32_t)al << 24 | (uint32_t)r << 16 | (uint32_t)g << 8 | b;
+#endif
 }
 
 /* blend_px remembering its last destination and coverage: along a row
@@ -370,6 +406,7 @@ struct blend_fx {
 	uint16_t s[4]; /* b, g, r, a: the order of a pixel's bytes */
 	uint16_t k[4]; /* the same K in every lane */
 };
+_Static_assert(sizeof(struct blend_fx) == 16, "s then k, one SSE2 load");
 
 static void blend_fx_init(struct blend_fx *fx, const float src[4],
 		float coverage)
@@ -405,8 +442,6 @@ static inline uint32_t blend_fx_px(const struct blend_fx *fx, uint32_t p)
 }
 
 #ifdef __SSE2__
-#include <emmintrin.h>
-
 /* Two pixels (the low 64 bits of p) with the blends in s and k. */
 static inline __m128i blend_fx_sse2(__m128i p, __m128i s, __m128i k)
 {
@@ -426,16 +461,22 @@ static void blend_fx_cover_row(uint32_t *q, int32_t n, const uint8_t *m,
 	int32_t i = 0;
 #ifdef __SSE2__
 	for (; i + 2 <= n; i += 2) {
+		if (i + 4 <= n) {
+			uint32_t m4;
+			memcpy(&m4, m + i, sizeof(m4));
+			if (m4 == 0) {
+				i += 2; /* four pixels of coverage 0 */
+				continue;
+			}
+		}
 		if ((m[i] | m[i + 1]) == 0) {
 			continue;
 		}
-		const struct blend_fx *a = &table[m[i]], *b = &table[m[i + 1]];
-		__m128i s = _mm_unpacklo_epi64(
-			_mm_loadl_epi64((const __m128i *)a->s),
-			_mm_loadl_epi64((const __m128i *)b->s));
-		__m128i k = _mm_unpacklo_epi64(
-			_mm_loadl_epi64((const __m128i *)a->k),
-			_mm_loadl_epi64((const __m128i *)b->k));
+		/* an entry is 16 bytes, s then k: one load each */
+		__m128i a = _mm_loadu_si128((const __m128i *)&table[m[i]]);
+		__m128i b = _mm_loadu_si128((const __m128i *)&table[m[i + 1]]);
+		__m128i s = _mm_unpacklo_epi64(a, b);
+		__m128i k = _mm_unpackhi_epi64(a, b);
 		__m128i p = _mm_loadl_epi64((const __m128i *)(q + i));
 		__m128i v = blend_fx_sse2(p, s, k);
 		_mm_storel_epi64((__m128i *)(q + i), _mm_packus_epi16(v, v));
@@ -611,6 +652,11 @@ static int64_t snap256(float v)
 
 typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
 	const double w[3], void *data);
+/* A row's pixels [lo, hi] (inclusive) at once: the weights of the pixel
+ * centred at x + 0.5 are wy[i] + wb[i] (x + 0.5), as raster_triangle
+ * gives fn. */
+typedef void (*cpu_row_fn)(const struct cpu_px *px, int32_t lo, int32_t hi,
+	int32_t y, const double wy[3], const double wb[3], void *data);
 
 /*
  * Calls fn for each pixel of px->box whose centre the triangle covers
@@ -619,7 +665,8 @@ typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
  * a, b, c interpolated from the unsnapped positions.
  */
 static void raster_triangle(const struct cpu_px *px, const float *a,
-		const float *b, const float *c, cpu_pixel_fn fn, void *data)
+		const float *b, const float *c, cpu_pixel_fn fn, cpu_row_fn row_fn,
+		void *data)
 {
 	/* most triangles of a long path miss a band: reject them before
 	 * any set-up (a pixel of margin: the exact rule follows) */
@@ -679,27 +726,66 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 	iy1 = iy1 < s->y + s->height ? iy1 : s->y + s->height;
 	ix0 = ix0 > s->x ? ix0 : s->x;
 	ix1 = ix1 < s->x + s->width ? ix1 : s->x + s->width;
+	if (iy0 >= iy1 || ix0 >= ix1) {
+		return;
+	}
+	/*
+	 * Per edge, ev(x) = dx * (cy - ay) - dy * (256 x + 128 - ax) >= bias
+	 * is k - 256 dy x >= 0 with k = dx * (cy - ay) - dy * (128 - ax) -
+	 * bias, which grows by 256 dx a row. With dy != 0 the bound is
+	 * floor(k / D), D = 256 |dy| (dy > 0: x <= it; dy < 0: x >= minus
+	 * it), kept per row as a quotient and a remainder in [0, D) stepped
+	 * without a division: the same integers as dividing on every row.
+	 */
+	struct {
+		int64_t dy, k, sk; /* k: the row's, stepped by sk, for dy == 0 */
+		int64_t q, r, d, sq, sr; /* dy != 0: floor(k / d) = q */
+	} edge[3];
+	for (int e = 0; e < 3; e++) {
+		const int64_t *ea = p[order[e]], *eb = p[order[(e + 1) % 3]];
+		int64_t dx = eb[0] - ea[0], dy = eb[1] - ea[1];
+		bool tl = dy < 0 || (dy == 0 && dx > 0);
+		int64_t bias = tl ? 0 : 1;
+		int64_t cy = iy0 * 256 + 128;
+		int64_t k = dx * (cy - ea[1]) - dy * (128 - ea[0]) - bias;
+		edge[e].dy = dy;
+		edge[e].k = k;
+		edge[e].sk = 256 * dx;
+		if (dy != 0) {
+			int64_t d = 256 * (dy > 0 ? dy : -dy);
+			int64_t step = 256 * dx;
+			edge[e].d = d;
+			edge[e].q = floor_div(k, d);
+			edge[e].r = k - edge[e].q * d;
+			edge[e].sq = floor_div(step, d);
+			edge[e].sr = step - edge[e].sq * d;
+		}
+	}
 	for (int64_t y = iy0; y < iy1; y++) {
-		int64_t cy = y * 256 + 128;
 		int64_t lo = ix0, hi = ix1 - 1; /* inclusive */
-		for (int e = 0; e < 3 && lo <= hi; e++) {
-			const int64_t *ea = p[order[e]], *eb = p[order[(e + 1) % 3]];
-			int64_t dx = eb[0] - ea[0], dy = eb[1] - ea[1];
-			bool tl = dy < 0 || (dy == 0 && dx > 0);
-			int64_t bias = tl ? 0 : 1;
-			/* ev(x) = dx * (cy - ay) - dy * (256 x + 128 - ax) >= bias */
-			int64_t k = dx * (cy - ea[1]) - dy * (128 - ea[0]) - bias;
-			/* k - 256 dy x >= 0 */
-			if (dy == 0) {
-				if (k < 0) {
+		for (int e = 0; e < 3; e++) {
+			if (y > iy0) {
+				if (edge[e].dy == 0) {
+					edge[e].k += edge[e].sk;
+				} else {
+					/* the carry without a branch: it is taken about
+					 * as often as not on a slanted edge */
+					int64_t r = edge[e].r + edge[e].sr;
+					int64_t over = r >= edge[e].d;
+					edge[e].q += edge[e].sq + over;
+					edge[e].r = r - (-over & edge[e].d);
+				}
+			}
+			if (edge[e].dy == 0) {
+				if (edge[e].k < 0) {
 					hi = lo - 1;
 				}
-			} else if (dy > 0) {
-				int64_t m = floor_div(k, 256 * dy);
-				hi = m < hi ? m : hi;
+			} else if (edge[e].dy > 0) {
+				/* x <= floor(k / (256 dy)) */
+				hi = edge[e].q < hi ? edge[e].q : hi;
 			} else {
-				/* x >= k / (256 dy), dy < 0: x >= ceil(-k / (-256 dy)) */
-				int64_t m = -floor_div(k, -256 * dy);
+				/* x >= ceil(k / (256 dy)), dy < 0: -floor(k / d) */
+				int64_t m = -edge[e].q;
 				lo = m > lo ? m : lo;
 			}
 		}
@@ -707,6 +793,12 @@ static void raster_triangle(const struct cpu_px *px, const float *a,
 		double wy[3];
 		for (int i = 0; i < 3; i++) {
 			wy[i] = wa[i] * cyp + wc[i];
+		}
+		if (row_fn != NULL) {
+			if (lo <= hi) {
+				row_fn(px, (int32_t)lo, (int32_t)hi, (int32_t)y, wy, wb, data);
+			}
+			continue;
 		}
 		for (int64_t x = lo; x <= hi; x++) {
 			double cxp = (double)x + 0.5;
@@ -789,8 +881,8 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 			for (int i = 0; i < 4; i++) {
 				vr_mat_apply(&task->mat, us[i], vs[i], &c[i][0], &c[i][1]);
 			}
-			raster_triangle(&sub, c[0], c[1], c[2], quad_mask_pixel, &q);
-			raster_triangle(&sub, c[1], c[3], c[2], quad_mask_pixel, &q);
+			raster_triangle(&sub, c[0], c[1], c[2], quad_mask_pixel, NULL, &q);
+			raster_triangle(&sub, c[1], c[3], c[2], quad_mask_pixel, NULL, &q);
 		}
 	}
 	int32_t mx = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.x;
@@ -847,11 +939,16 @@ static void shape_row_start(struct shape_eval *e, int32_t y)
 	row->py = ly - e->cy;
 	const float *radii = e->v.radii;
 	bool below = row->py > 0.0f;
-	row->r[0] = below ? radii[3] : radii[0];
-	row->r[1] = below ? radii[2] : radii[1];
-	for (int i = 0; i < 2; i++) {
-		row->qy[i] = fabsf(row->py) - e->v.half[1] + row->r[i];
-	}
+	/* stored as pairs: draw_shape reads r[0..1] back at once, and a
+	 * store of r[1] with qy[0] would not forward to that load */
+	float r0 = below ? radii[3] : radii[0];
+	float r1 = below ? radii[2] : radii[1];
+	float qy0 = fabsf(row->py) - e->v.half[1] + r0;
+	float qy1 = fabsf(row->py) - e->v.half[1] + r1;
+	row->r[0] = r0;
+	row->r[1] = r1;
+	row->qy[0] = qy0;
+	row->qy[1] = qy1;
 }
 
 /* The edge pixels of the rows of a fill, reused down its sides. With
@@ -926,6 +1023,119 @@ static bool edge_row_fits(const struct shape_row *row,
 	return true;
 }
 
+/*
+ * A row of a fill above or below its straight sides (qy > 0 in both
+ * halves: the antialiased fringe, the empty rows around the shape, the
+ * rows of its corners) where no pixel is fully covered: the convex scan of
+ * draw_shape would evaluate and blend every pixel from the left. With
+ * inv.a > 0, px (the same operations as shape_cov_qx) is monotone in x,
+ * so each half's straight section (qx <= 0: one coverage, the row's) is a
+ * run of columns found by bisection on those same values; the pixels
+ * outside it (the corners, at most CPU_EDGE_MAX a side) are evaluated,
+ * the straight runs blended with their one coverage (blend_px, memoised)
+ * or skipped at 0. The same values as the scan. Returns false, having
+ * drawn nothing, where the scan would meet full coverage (it then stops,
+ * and draws its middle as a span) or the corners are wider.
+ */
+static inline float fringe_px(const struct shape_eval *e, int32_t x, float fy)
+{
+	float fx = (float)x + 0.5f;
+	return e->inv.a * fx + e->inv.c * fy + e->inv.tx - e->cx;
+}
+
+static inline float fringe_qx(const struct shape_eval *e, float px, int half)
+{
+	return fabsf(px) - e->v.half[0] + e->row.r[half];
+}
+
+static bool shape_fringe_row(const struct cpu_px *px, struct shape_eval *e,
+		int32_t x0, int32_t end, int32_t y, const float *color)
+{
+	float fy = (float)y + 0.5f;
+	/* xm: the first column with px > 0 */
+	int32_t lo = x0, hi = end;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (fringe_px(e, mid, fy) > 0.0f) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int32_t xm = lo;
+	/* s0: the first column of [x0, xm) with qx <= 0 (|px| falls) */
+	lo = x0;
+	hi = xm;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (fringe_qx(e, fringe_px(e, mid, fy), 0) <= 0.0f) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int32_t s0 = lo;
+	/* e1: the first column of [xm, end) with qx > 0 (|px| grows) */
+	lo = xm;
+	hi = end;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (fringe_qx(e, fringe_px(e, mid, fy), 1) > 0.0f) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int32_t e1 = lo;
+	int32_t nl = s0 - x0, nr = end - e1;
+	if (nl > CPU_EDGE_MAX || nr > CPU_EDGE_MAX) {
+		return false;
+	}
+	float straight[2] = { 0.0f, 0.0f };
+	int32_t from[2] = { s0, xm }, to[2] = { xm, e1 };
+	for (int h = 0; h < 2; h++) {
+		if (from[h] < to[h]) {
+			e->v.local[0] = fringe_px(e, from[h], fy);
+			e->v.local[1] = e->row.py;
+			straight[h] = vr_shape_coverage(&e->v);
+			if (straight[h] >= 1.0f) {
+				return false;
+			}
+		}
+	}
+	float cl[CPU_EDGE_MAX], cr[CPU_EDGE_MAX];
+	for (int32_t i = 0; i < nl; i++) {
+		cl[i] = shape_cov(e, x0 + i, y);
+		if (cl[i] >= 1.0f) {
+			return false;
+		}
+	}
+	for (int32_t i = 0; i < nr; i++) {
+		cr[i] = shape_cov(e, e1 + i, y);
+		if (cr[i] >= 1.0f) {
+			return false;
+		}
+	}
+	for (int32_t i = 0; i < nl; i++) {
+		blend_px(px_at(px, x0 + i, y), color, cl[i]);
+	}
+	for (int h = 0; h < 2; h++) {
+		if (straight[h] <= 0.0f) {
+			continue;
+		}
+		struct blend_memo memo;
+		blend_memo_init(&memo);
+		uint32_t *p = px_at(px, from[h], y);
+		for (int32_t x = from[h]; x < to[h]; x++, p++) {
+			blend_px_memo(&memo, p, color, straight[h]);
+		}
+	}
+	for (int32_t i = 0; i < nr; i++) {
+		blend_px(px_at(px, e1 + i, y), color, cr[i]);
+	}
+	return true;
+}
+
 static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 {
 	struct shape_eval e;
@@ -973,6 +1183,11 @@ static void draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 				blend_px(px_at(px, r, y), color, prof.cr[i]);
 			}
 			blend_span(px, x, r + 1, y, color, &fx);
+			continue;
+		}
+		if (!stroke && profiles && e.inv.a > 0.0f &&
+				e.row.qy[0] > 0.0f && e.row.qy[1] > 0.0f &&
+				shape_fringe_row(px, &e, x, end, y, color)) {
 			continue;
 		}
 		if (!stroke) {
@@ -1089,23 +1304,98 @@ struct tri_ctx {
 	const struct cpu_tri_vertex *v; /* 3 */
 	const float *color;
 	struct cpu_rclip rc;
+	/* an opaque colour: blend_px at coverage 1 stores it (src + d 0) */
+	bool opaque;
+	uint32_t solid;
+	struct blend_fx fx; /* the colour at coverage 1 (blend_span) */
 };
 
-static void tri_pixel(const struct cpu_px *px, int32_t x, int32_t y,
-		const double w[3], void *data)
+/* vr_tri_coverage's three arguments before their clamps at the pixel
+ * centred at x + 0.5 of a row (raster_triangle's weights), and the
+ * interpolated aa[0] (the first is w + 0.5 - |aa[0]|). */
+static inline void tri_args(const struct tri_ctx *t, const double wy[3],
+		const double wb[3], int32_t x, float f[3], float *aa0)
 {
-	const struct tri_ctx *t = data;
 	const struct cpu_tri_vertex *v = t->v;
-	struct vr_tri_vertex at;
-	at.shape[0] = v[0].shape[0];
-	at.shape[1] = v[0].shape[1];
+	double cxp = (double)x + 0.5;
+	double w[3] = { wy[0] + wb[0] * cxp, wy[1] + wb[1] * cxp,
+		wy[2] + wb[2] * cxp };
+	float aa[3];
 	for (int i = 0; i < 3; i++) {
-		at.aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
+		aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
 			w[2] * v[2].aa[i]);
 	}
-	float c = vr_tri_coverage(&at) *
-		rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
+	float sw = v[0].shape[0], e = v[0].shape[1];
+	f[0] = sw + 0.5f - fabsf(aa[0]);
+	f[1] = e + 0.5f - aa[1];
+	f[2] = e + 0.5f - aa[2];
+	*aa0 = aa[0];
+}
+
+static inline void tri_pixel(const struct tri_ctx *t, const struct cpu_px *px,
+		int32_t x, int32_t y, const float f[3])
+{
+	float c = vr_clampf(f[0], 0.0f, 1.0f) * vr_clampf(f[1], 0.0f, 1.0f) *
+		vr_clampf(f[2], 0.0f, 1.0f);
+	if (t->rc.on) {
+		c *= rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
+	}
+	if (c >= 1.0f && t->opaque) {
+		*px_at(px, x, y) = t->solid; /* the interior: no load */
+		return;
+	}
 	blend_px(px_at(px, x, y), t->color, c);
+}
+
+/*
+ * A row of a triangle in chunks of pixels aligned to CPU_TRI_CHUNK
+ * columns. Along a row the three arguments of vr_tri_coverage are linear
+ * in x (the weights are), but for the |aa[0]| of the first, which keeps
+ * it concave: where every argument is at least 1 at both ends of a chunk
+ * the coverage is 1 in between, a span (blend_span); where the second or
+ * third is at most 0 at both ends, or the first with aa[0] of one sign,
+ * it is 0: nothing to draw. Other chunks evaluate every pixel. In floats
+ * the arguments are linear but for their roundings: a pixel between the
+ * ends may come out a rounding below 1 (a blend of coverage 1 - 2^-24,
+ * the same 8 bits but for ties) or above 0; within the tolerances against
+ * the reference. Chunks fall on fixed columns, so a pixel's value does
+ * not depend on the band.
+ */
+#define CPU_TRI_CHUNK 16
+
+static void tri_row(const struct cpu_px *px, int32_t lo, int32_t hi,
+		int32_t y, const double wy[3], const double wb[3], void *data)
+{
+	const struct tri_ctx *t = data;
+	float f[3], aa0;
+	int32_t x = lo;
+	while (x <= hi) {
+		int32_t end = (x & ~(CPU_TRI_CHUNK - 1)) + CPU_TRI_CHUNK - 1;
+		end = end < hi ? end : hi;
+		if (end > x + 1 && !t->rc.on) {
+			float g[3], ga0;
+			tri_args(t, wy, wb, x, f, &aa0);
+			tri_args(t, wy, wb, end, g, &ga0);
+			if (f[0] >= 1.0f && f[1] >= 1.0f && f[2] >= 1.0f &&
+					g[0] >= 1.0f && g[1] >= 1.0f && g[2] >= 1.0f) {
+				blend_span(px, x, end + 1, y, t->color, &t->fx);
+				x = end + 1;
+				continue;
+			}
+			if ((f[1] <= 0.0f && g[1] <= 0.0f) ||
+					(f[2] <= 0.0f && g[2] <= 0.0f) ||
+					(f[0] <= 0.0f && g[0] <= 0.0f &&
+					((aa0 >= 0.0f && ga0 >= 0.0f) ||
+					(aa0 <= 0.0f && ga0 <= 0.0f)))) {
+				x = end + 1;
+				continue;
+			}
+		}
+		for (; x <= end; x++) {
+			tri_args(t, wy, wb, x, f, &aa0);
+			tri_pixel(t, px, x, y, f);
+		}
+	}
 }
 
 static void draw_geometry(const struct cpu_px *px,
@@ -1116,12 +1406,18 @@ static void draw_geometry(const struct cpu_px *px,
 	if (vr_box_empty(&sub.box)) {
 		return;
 	}
-	struct tri_ctx t = { .color = geometry->state.color };
+	const float *color = geometry->state.color;
+	struct tri_ctx t = { .color = color };
 	rclip_from_state(&t.rc, &geometry->state);
+	t.opaque = color[3] == 1.0f;
+	blend_fx_init(&t.fx, color, 1.0f);
+	t.solid = (uint32_t)unorm8(color[3]) << 24 |
+		(uint32_t)unorm8(color[0]) << 16 |
+		(uint32_t)unorm8(color[1]) << 8 | unorm8(color[2]);
 	for (size_t i = 0; i + 2 < tess->count; i += 3) {
 		const struct cpu_tri_vertex *v = &tess->v[i];
 		t.v = v;
-		raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, tri_pixel, &t);
+		raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, NULL, tri_row, &t);
 	}
 }
 
@@ -1308,8 +1604,8 @@ static void draw_tex_quad(const struct cpu_px *px,
 	struct vr_tex_vertex t0[3] = { v[0], v[1], v[2] };
 	struct vr_tex_vertex t1[3] = { v[1], v[3], v[2] };
 	struct tex_quad q0 = { texture, t0, &rc }, q1 = { texture, t1, &rc };
-	raster_triangle(&sub, t0[0].pos, t0[1].pos, t0[2].pos, tex_pixel, &q0);
-	raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, &q1);
+	raster_triangle(&sub, t0[0].pos, t0[1].pos, t0[2].pos, tex_pixel, NULL, &q0);
+	raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, NULL, &q1);
 }
 
 /* The fixed-point blends of one colour per 8-bit coverage, made on first
@@ -1349,8 +1645,45 @@ static void blend_lazy_init(struct blend_lazy *l, const float *color)
 	}
 }
 
+/*
+ * The lazy tables of the last colours a thread's runs used: a blend is a
+ * function of the colour and the coverage alone, so a table stays valid
+ * across runs, bands and frames. Text in a few colours (an editor's
+ * syntax highlighting: many short runs) makes each blend once per thread
+ * instead of once per run and band. Per thread: no lock.
+ */
+#define CPU_BLEND_COLOURS 16
+
+static _Thread_local struct {
+	float color[CPU_BLEND_COLOURS][4];
+	bool used[CPU_BLEND_COLOURS];
+	struct blend_lazy tables[CPU_BLEND_COLOURS];
+	unsigned next; /* the slot replaced next, round robin */
+} blend_colours;
+
+static struct blend_lazy *blend_lazy_for(const float *color)
+{
+	for (int i = 0; i < CPU_BLEND_COLOURS; i++) {
+		if (blend_colours.used[i] && memcmp(blend_colours.color[i], color,
+				sizeof(blend_colours.color[i])) == 0) {
+			return &blend_colours.tables[i];
+		}
+	}
+	unsigned slot = blend_colours.next++ % CPU_BLEND_COLOURS;
+	memcpy(blend_colours.color[slot], color, sizeof(blend_colours.color[slot]));
+	blend_colours.used[slot] = true;
+	struct blend_lazy *l = &blend_colours.tables[slot];
+	blend_lazy_init(l, color);
+	/* complete: made once per colour and thread, so the rows need not
+	 * look for the coverages they lack */
+	for (int a = 1; a < 256; a++) {
+		blend_lazy_get(l, color, (uint8_t)a);
+	}
+	return l;
+}
+
 /* A coverage image 1:1 with its top-left pixel at (x0, y0); lazy: the
- * blends of state->color (fixed point, within 1/128 of the float blend)
+ * (complete) blends of state->color (fixed point, within 1/128 of the float blend)
  * or NULL (float blends). */
 static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		int32_t x0, int32_t y0, const struct vr_prim_state *state,
@@ -1375,15 +1708,10 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		uint32_t *p = px_at(px, box.x, y);
 		float fy = (float)y + 0.5f;
 		if (lazy != NULL && !rc.on) {
-			/* every blend of the row made, then the row blended by
-			 * table (two pixels at a time; each pixel's value is its
-			 * own blend_fx_px) */
+			/* the row blended by the table, complete (blend_lazy_for;
+			 * two pixels at a time, each pixel's value its own
+			 * blend_fx_px) */
 			const uint8_t *m = row + (box.x - x0);
-			for (int32_t i = 0; i < box.width; i++) {
-				if (m[i] != 0) {
-					blend_lazy_get(lazy, color, m[i]);
-				}
-			}
 			blend_fx_cover_row(p, box.width, m, lazy->fx);
 			continue;
 		}
@@ -1610,10 +1938,7 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 	}
 	struct blend_lazy *lazy = NULL;
 	if (run->nearest && run->state.nrclips == 0) {
-		lazy = malloc(sizeof(*lazy));
-		if (lazy != NULL) {
-			blend_lazy_init(lazy, run->state.color);
-		}
+		lazy = blend_lazy_for(run->state.color);
 	}
 	for (uint32_t i = 0; i < run->text->count; i++) {
 		const struct cpu_glyph *g = glyphs[i];
@@ -1635,7 +1960,6 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 			draw_tex_quad(px, &t, corners, &run->state);
 		}
 	}
-	free(lazy);
 }
 
 /* ---- shadows ------------------------------------------------------------ */
@@ -2000,6 +2324,94 @@ static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
 	}
 }
 
+/*
+ * The pixels of area that an opaque axis-aligned fill covers fully: each
+ * is stored (blend_span's opaque store: the convex scan and the edge
+ * profiles draw every pixel of coverage 1 that way), whatever was there,
+ * so the clear under them is wasted. A pixel centre inside the rectangle
+ * by its largest radius and a pixel (1 / scale in its units) has qx, qy
+ * <= -1 / scale, so a distance of at most -1 / scale and a coverage of 1
+ * (0.5 - d scale >= 1.5); one pixel more on each side absorbs the
+ * roundings of the mapping. Only large ones count (a band's clear is a
+ * region with few rectangles). Returns whether *out is one.
+ */
+#define CPU_COVER_MIN_PIXELS 4096
+
+static bool shape_cover(const struct vr_shape *shape, const struct vr_box *area,
+		struct vr_box *out)
+{
+	const struct vr_mat *m = &shape->state.mat;
+	const float *color = shape->state.color;
+	if (shape->ellipse || shape->stroke_width > 0.0f ||
+			shape->state.nrclips > 0 || color[3] < 1.0f || m->b != 0.0f ||
+			m->c != 0.0f || !(m->a > 0.0f) || !(m->d > 0.0f)) {
+		return false;
+	}
+	const struct vr_radii *r = &shape->radii;
+	float rmax = maxf(maxf(r->tl, r->tr), maxf(r->br, r->bl));
+	float scale = sqrtf(fabsf(m->a * m->d));
+	float inset = rmax + 1.0f / scale;
+	const struct vr_rectf *rect = &shape->rect;
+	float x0 = m->a * (rect->x + inset) + m->tx;
+	float x1 = m->a * (rect->x + rect->width - inset) + m->tx;
+	float y0 = m->d * (rect->y + inset) + m->ty;
+	float y1 = m->d * (rect->y + rect->height - inset) + m->ty;
+	if (!(x1 - x0 > 4.0f && y1 - y0 > 4.0f) || x0 < -1e6f || y0 < -1e6f ||
+			x1 > 1e6f || y1 > 1e6f) {
+		return false;
+	}
+	/* columns whose centre lies in [x0 + 1, x1 - 1] */
+	int32_t ix0 = (int32_t)ceilf(x0) + 1, ix1 = (int32_t)floorf(x1) - 1;
+	int32_t iy0 = (int32_t)ceilf(y0) + 1, iy1 = (int32_t)floorf(y1) - 1;
+	if (ix1 <= ix0 || iy1 <= iy0) {
+		return false;
+	}
+	struct vr_box cover = { ix0, iy0, ix1 - ix0, iy1 - iy0 };
+	cover = vr_box_intersect(&cover, &shape->state.clip);
+	cover = vr_box_intersect(&cover, area);
+	if (vr_box_empty(&cover) ||
+			(int64_t)cover.width * cover.height < CPU_COVER_MIN_PIXELS) {
+		return false;
+	}
+	*out = cover;
+	return true;
+}
+
+/* Clears area but for the pixels fully covered by opaque fills. */
+static void clear_area(const struct cpu_frame *f, const struct vr_box *area)
+{
+	pixman_region32_t region;
+	pixman_region32_init_rect(&region, area->x, area->y,
+		(unsigned)area->width, (unsigned)area->height);
+	for (size_t i = 0; i < f->ntasks; i++) {
+		const struct vr_task *task = &f->tasks[i];
+		if (task->kind != VR_TASK_SHAPES) {
+			continue;
+		}
+		struct vr_box in = vr_box_intersect(area, &task->aabb);
+		if (vr_box_empty(&in) ||
+				(int64_t)in.width * in.height < CPU_COVER_MIN_PIXELS) {
+			continue;
+		}
+		for (uint32_t k = 0; k < task->payload->count; k++) {
+			struct vr_box cover;
+			if (shape_cover(&task->payload->shapes[k], &in, &cover)) {
+				pixman_region32_t c;
+				pixman_region32_init_rect(&c, cover.x, cover.y,
+					(unsigned)cover.width, (unsigned)cover.height);
+				pixman_region32_subtract(&region, &region, &c);
+				pixman_region32_fini(&c);
+			}
+		}
+	}
+	int n = 0;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&region, &n);
+	if (n > 0) {
+		pixman_image_fill_boxes(PIXMAN_OP_SRC, f->dst, &f->clear, n, boxes);
+	}
+	pixman_region32_fini(&region);
+}
+
 /* Phase 2: one band of rows, every damaged rectangle in it. */
 static void draw_band(void *data, uint32_t band)
 {
@@ -2020,9 +2432,7 @@ static void draw_band(void *data, uint32_t band)
 		if (vr_box_empty(&area)) {
 			continue;
 		}
-		pixman_box32_t fill = { area.x, area.y, area.x + area.width,
-			area.y + area.height };
-		pixman_image_fill_boxes(PIXMAN_OP_SRC, f->dst, &f->clear, 1, &fill);
+		clear_area(f, &area);
 		for (size_t i = 0; i < f->ntasks; i++) {
 			px.box = vr_box_intersect(&area, &f->tasks[i].aabb);
 			if (!vr_box_empty(&px.box)) {
@@ -2132,17 +2542,24 @@ static void frame_finish(struct cpu_frame *f)
 	free(f->allocations);
 }
 
-/* Rows per band: a function of the damaged height and the worker count
+/* A band's pixels at most (bytes): the clear and every task of a band
+ * then stay in a core's L2 cache until the band is done, instead of each
+ * full-frame fill going to memory and back. */
+#define CPU_BAND_BYTES (1024 << 10)
+
+/* Rows per band: a function of the damaged size and the worker count
  * only (never of the content), so the bands are balanced by numbers
- * (several per worker, taken by whoever is free); the pixels do not
- * depend on it. */
-static int32_t band_height(int32_t height, int workers)
+ * (several per worker, taken by whoever is free) and small enough for the
+ * cache; the pixels do not depend on it. */
+static int32_t band_height(int32_t width, int32_t height, int workers)
 {
-	if (workers <= 1) {
-		return height;
+	int32_t h = height;
+	if (workers > 1) {
+		int32_t bands = workers * 4;
+		h = (height + bands - 1) / bands;
 	}
-	int32_t bands = workers * 4;
-	int32_t h = (height + bands - 1) / bands;
+	int32_t fit = CPU_BAND_BYTES / (4 * (width > 1 ? width : 1));
+	h = h < fit ? h : fit;
 	return h < 8 ? 8 : h;
 }
 
@@ -2229,7 +2646,8 @@ bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 	}
 	f.band_y = ext->y1;
 	int32_t height = ext->y2 - ext->y1;
-	f.band_height = band_height(height, renderer->workers);
+	f.band_height = band_height(ext->x2 - ext->x1, height,
+		renderer->workers);
 	uint32_t nbands = (uint32_t)((height + f.band_height - 1) /
 		f.band_height);
 	pool_run(&renderer->pool, nbands, draw_band, &f);

@@ -13,11 +13,6 @@
 _Static_assert(VR_CLIP_RCLIPS == VR_RCLIP_MAX, "shader_interface.h");
 _Static_assert(sizeof(struct vr_rclip) == 48, "three vec4");
 
-float vr_clampf(float v, float lo, float hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
 /* ---- coverage: keep in step with shaders/coverage.glsl ------------------ */
 
 float vr_sdf_rrect(float px, float py, float hx, float hy,
@@ -101,14 +96,6 @@ float vr_shape_coverage(const struct vr_shape_vertex *v)
 		d = fabsf(d) - v->params[1] * 0.5f;
 	}
 	return vr_clampf(0.5f - d * v->params[2], 0.0f, 1.0f);
-}
-
-float vr_tri_coverage(const struct vr_tri_vertex *v)
-{
-	float w = v->shape[0], e = v->shape[1];
-	return vr_clampf(w + 0.5f - fabsf(v->aa[0]), 0.0f, 1.0f) *
-		vr_clampf(e + 0.5f - v->aa[1], 0.0f, 1.0f) *
-		vr_clampf(e + 0.5f - v->aa[2], 0.0f, 1.0f);
 }
 
 /* ---- vertices ----------------------------------------------------------- */

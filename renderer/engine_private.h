@@ -11,6 +11,7 @@
 #ifndef RENDERER_ENGINE_PRIVATE_H
 #define RENDERER_ENGINE_PRIVATE_H
 
+#include <math.h>
 #include <pthread.h>
 #include "display_list.h"
 #include "engine.h"
@@ -196,7 +197,12 @@ void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
 
 /* ---- coverage (the shaders' functions, for the reference) ---------------- */
 
-float vr_clampf(float v, float lo, float hi);
+/* Inline: the CPU backend calls these per pixel. */
+static inline float vr_clampf(float v, float lo, float hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 /* Signed distance to a rounded box of half size (hx, hy) centred at the
  * origin, radii tl, tr, br, bl (y down). */
 float vr_sdf_rrect(float px, float py, float hx, float hy,
@@ -210,7 +216,13 @@ float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y);
 /* The shapes' fragment coverage at an interpolated vertex. */
 float vr_shape_coverage(const struct vr_shape_vertex *v);
 /* The triangles' fragment coverage at an interpolated vertex. */
-float vr_tri_coverage(const struct vr_tri_vertex *v);
+static inline float vr_tri_coverage(const struct vr_tri_vertex *v)
+{
+	float w = v->shape[0], e = v->shape[1];
+	return vr_clampf(w + 0.5f - fabsf(v->aa[0]), 0.0f, 1.0f) *
+		vr_clampf(e + 0.5f - v->aa[1], 0.0f, 1.0f) *
+		vr_clampf(e + 0.5f - v->aa[2], 0.0f, 1.0f);
+}
 
 /* Quads drawn on the CPU, the reference renderer's rules that the CPU
  * backend follows (engine_common.c). An affine transform in doubles: the
