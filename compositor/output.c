@@ -1321,19 +1321,19 @@ static void output_frame_done(void *data, uint64_t now_ns) {
 	if (output->server->hold_frames) {
 		return;
 	}
-	/* The callbacks are decided on the tree as committed. Its update
-	 * waits for the event loop to idle (vt_server_schedule_update), and
-	 * the vblank timer can be read in the same turn as a commit, after
-	 * it: the main thread was busy or preempted past the vblank. A
-	 * surface that commit mapped would be in no stale tree: neither sent
-	 * its callback nor held, while this vblank took the pacer's wish for
-	 * callbacks, so no later one would send it. Up to date, it is drawn
-	 * here, unsampled and held for the frame that draws it. */
-	vt_server_update(output->server);
 	struct drawn_surfaces drawn = { .output = output, .frame_done = true };
 	vt_ns_to_timespec(now_ns, &drawn.now);
 	output_for_each_drawn(output, &drawn);
-	if (drawn.held) {
+	/* The tree's update waits for the event loop to idle
+	 * (vt_server_schedule_update), and the vblank can be read in the same
+	 * turn as a commit, after it (the main thread was busy or preempted
+	 * past the vblank). A surface that commit mapped is in no tree yet:
+	 * neither sent its callback above nor held, while this vblank took
+	 * the pacer's wish for callbacks. So callbacks are asked for again:
+	 * by the next vblank the tree is up to date, and the surface is drawn
+	 * or held for the frame that draws it. (Updating the tree here, inside
+	 * the pacer's vblank, instead hung nested sessions' settles.) */
+	if (drawn.held || output->server->update_idle != NULL) {
 		output_request(output, VT_PACER_CALLBACKS);
 	}
 }
