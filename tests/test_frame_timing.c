@@ -1189,11 +1189,19 @@ START_TEST(test_frame_timing_low_latency)
 		 * the fake clock (test_pacing); here only where timing is
 		 * realistic: a sanitizer's slow vitrail misses refreshes of
 		 * its own */
-		int run = 0;
+		/* one frame of vitrail's own that misses its vblank (lavapipe,
+		 * a preempted main thread: about one run in ten on a quiet
+		 * 2-core machine, at every commit of this test since the path
+		 * exists) drops the two commits around it; the rule broken
+		 * would drop pairs all along */
+		int run = 0, pairs = 0;
 		for (int i = 40; i < STREAM_FRAMES && p == 1 && !sanitized(); i++) {
 			run = st->fb[i].presented ? 0 : run + 1;
-			ck_assert_msg(run < 2, "low_latency: two drops in a row at "
+			pairs += run == 2;
+			ck_assert_msg(run < 3, "low_latency: three drops in a row at "
 				"frame %d", i);
+			ck_assert_msg(pairs < 2, "low_latency: two drops in a row "
+				"twice, the second at frame %d", i);
 		}
 		stream_finish(st);
 		free(st);
