@@ -29,21 +29,20 @@
  * Prints "callbacks=N lost=N max_ms=F" on its last line and exits 0 when
  * none was lost, 1 otherwise (2: a connection or protocol error).
  */
-#define _GNU_SOURCE // memfd_create
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 #include <wayland-client.h>
+#include "probe-client.h"
 #include "xdg-shell-client-protocol.h"
+
+#define NAME "callback-probe"
 
 struct probe {
 	struct wl_display *display;
@@ -60,12 +59,6 @@ struct window {
 	bool configured;
 	bool done; /* its frame callback came */
 };
-
-static uint64_t now_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void wm_base_ping(void *data, struct xdg_wm_base *wm_base,
 		uint32_t serial) {
@@ -104,14 +97,14 @@ static bool probe_connect(struct probe *p) {
 	*p = (struct probe){ 0 };
 	p->display = wl_display_connect(NULL);
 	if (p->display == NULL) {
-		fprintf(stderr, "callback-probe: cannot connect\n");
+		fprintf(stderr, NAME ": cannot connect\n");
 		return false;
 	}
 	p->registry = wl_display_get_registry(p->display);
 	wl_registry_add_listener(p->registry, &registry_listener, p);
 	if (wl_display_roundtrip(p->display) < 0 || p->compositor == NULL ||
 			p->shm == NULL || p->wm_base == NULL) {
-		fprintf(stderr, "callback-probe: wl_compositor, wl_shm or "
+		fprintf(stderr, NAME ": wl_compositor, wl_shm or "
 			"xdg_wm_base missing\n");
 		return false;
 	}
@@ -175,8 +168,8 @@ static const struct wl_callback_listener frame_listener = {
 static bool wait_stopped(pid_t pid) {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	uint64_t deadline = now_ns() + 1000000000u;
-	while (now_ns() < deadline) {
+	uint64_t deadline = pc_now_ns() + 1000000000u;
+	while (pc_now_ns() < deadline) {
 		FILE *f = fopen(path, "r");
 		if (f == NULL) {
 			return false;
@@ -207,70 +200,45 @@ static void sleep_ms(int ms) {
 /* Dispatch until *flag or the deadline; false on timeout or error. */
 static bool dispatch_until(struct wl_display *display, bool *flag,
 		uint64_t deadline) {
+	static const bool running = true;
 	while (!*flag) {
-		if (wl_display_dispatch_pending(display) < 0) {
-			return false;
-		}
-		if (*flag) {
-			break;
-		}
-		uint64_t now = now_ns();
+		uint64_t now = pc_now_ns();
 		if (now >= deadline) {
 			return false;
 		}
-		while (wl_display_prepare_read(display) != 0) {
-			if (wl_display_dispatch_pending(display) < 0) {
-				return false;
-			}
-		}
-		if (wl_display_flush(display) < 0 && errno != EAGAIN) {
-			wl_display_cancel_read(display);
-			return false;
-		}
-		struct pollfd pfd = { wl_display_get_fd(display), POLLIN, 0 };
 		int ms = (int)((deadline - now + 999999) / 1000000);
-		int n = poll(&pfd, 1, ms);
-		if (n <= 0) {
-			wl_display_cancel_read(display);
-			continue;
-		}
-		if (wl_display_read_events(display) < 0) {
+		if (!pc_dispatch(display, -1, ms, &running, NULL, NAME)) {
 			return false;
 		}
 	}
 	return true;
 }
 
-static struct wl_buffer *create_buffer(struct probe *p, int width,
-		int height, uint32_t colour) {
-	int stride = width * 4, size = stride * height;
-	int fd = memfd_create("vitrail-callback-probe", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, size) != 0) {
-		if (fd >= 0) {
-			close(fd);
+/* A released buffer of the pool filled with colour; waits (up to the
+ * deadline) for the compositor to release one; NULL on timeout or
+ * error. */
+static struct pc_buffer *fill_buffer(struct probe *p, struct pc_pool *pool,
+		int32_t width, int32_t height, uint32_t colour, uint64_t deadline) {
+	static const bool running = true;
+	struct pc_buffer *buffer;
+	while ((buffer = pc_pool_next(pool, p->shm, width, height)) == NULL) {
+		uint64_t now = pc_now_ns();
+		if (now >= deadline || !pc_dispatch(p->display, -1,
+				(int)((deadline - now + 999999) / 1000000), &running,
+				NULL, NAME)) {
+			return NULL;
 		}
-		return NULL;
 	}
-	uint32_t *pixels = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
-		MAP_SHARED, fd, 0);
-	if (pixels == MAP_FAILED) {
-		close(fd);
-		return NULL;
+	for (int32_t i = 0; i < width * height; i++) {
+		buffer->data[i] = colour;
 	}
-	for (int i = 0; i < width * height; i++) {
-		pixels[i] = colour;
-	}
-	munmap(pixels, (size_t)size);
-	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width,
-		height, stride, WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
-	close(fd);
+	buffer->busy = true;
 	return buffer;
 }
 
 /* A new xdg_toplevel, its first configure acknowledged; false on error. */
-static bool window_create(struct probe *p, struct window *w, int timeout_ms) {
+static bool window_create(struct probe *p, struct window *w,
+		uint64_t timeout_ns) {
 	*w = (struct window){ 0 };
 	w->surface = wl_compositor_create_surface(p->compositor);
 	w->xdg_surface = xdg_wm_base_get_xdg_surface(p->wm_base, w->surface);
@@ -280,7 +248,7 @@ static bool window_create(struct probe *p, struct window *w, int timeout_ms) {
 	xdg_toplevel_set_app_id(w->xdg_toplevel, "callback-probe");
 	wl_surface_commit(w->surface);
 	return dispatch_until(p->display, &w->configured,
-		now_ns() + (uint64_t)timeout_ms * 1000000);
+		pc_now_ns() + timeout_ns);
 }
 
 static void window_destroy(struct window *w) {
@@ -297,10 +265,15 @@ static struct wl_callback *window_frame(struct window *w) {
 	return callback;
 }
 
+static void usage(const char *argv0) {
+	fprintf(stderr, "usage: %s [--iterations N] [--timeout-ms MS] "
+		"[--reconnect] [--size WxH] [--pause-pid PID]\n", argv0);
+}
+
 int main(int argc, char *argv[]) {
-	int iterations = 100, timeout_ms = 1000, width = 64, height = 48;
+	long iterations = 100, timeout_ms = 1000, pause_pid = 0;
+	int32_t width = 64, height = 48;
 	bool reconnect = false;
-	pid_t pause_pid = 0;
 	static const struct option options[] = {
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "timeout-ms", required_argument, NULL, 't' },
@@ -309,80 +282,93 @@ int main(int argc, char *argv[]) {
 		{ "pause-pid", required_argument, NULL, 'p' },
 		{ 0 },
 	};
-	int opt;
-	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+	int opt, index = 0;
+	while ((opt = getopt_long(argc, argv, "", options, &index)) != -1) {
+		bool ok = true;
 		switch (opt) {
 		case 'n':
-			iterations = atoi(optarg);
+			ok = pc_parse_long(optarg, 1, 1000000, &iterations);
 			break;
 		case 't':
-			timeout_ms = atoi(optarg);
+			ok = pc_parse_long(optarg, 1, 600000, &timeout_ms);
 			break;
 		case 'r':
 			reconnect = true;
 			break;
 		case 's':
-			if (sscanf(optarg, "%dx%d", &width, &height) != 2 ||
-					width <= 0 || height <= 0) {
-				fprintf(stderr, "callback-probe: bad --size %s\n", optarg);
-				return 2;
-			}
+			ok = pc_parse_size(optarg, &width, &height);
 			break;
 		case 'p':
-			pause_pid = (pid_t)atoi(optarg);
+			ok = pc_parse_long(optarg, 1, INT32_MAX, &pause_pid);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [--iterations N] [--timeout-ms MS] "
-				"[--reconnect] [--size WxH] [--pause-pid PID]\n", argv[0]);
+			usage(argv[0]);
+			return 2;
+		}
+		if (!ok) {
+			fprintf(stderr, NAME ": bad --%s %s\n", options[index].name,
+				optarg);
+			usage(argv[0]);
 			return 2;
 		}
 	}
+	if (optind < argc) {
+		usage(argv[0]);
+		return 2;
+	}
+	uint64_t timeout_ns = (uint64_t)timeout_ms * 1000000;
 
 	if (pause_pid > 0 && reconnect) {
-		fprintf(stderr, "callback-probe: --pause-pid needs one connection\n");
+		fprintf(stderr, NAME ": --pause-pid needs one connection\n");
 		return 2;
 	}
 	struct probe p = { 0 };
+	/* the buffers of the connection: a window's is released once the
+	 * compositor no longer reads it, the helper's stays attached */
+	struct pc_pool pool = { 0 };
 	if (!reconnect && !probe_connect(&p)) {
 		return 2;
 	}
 	/* --pause-pid: the helper window, mapped, its first callback come */
 	struct window helper = { 0 };
-	struct wl_buffer *helper_buffer = NULL;
 	if (pause_pid > 0) {
-		helper_buffer = create_buffer(&p, width, height, 0xff808080u);
-		if (helper_buffer == NULL || !window_create(&p, &helper, timeout_ms)) {
-			fprintf(stderr, "callback-probe: no helper window\n");
+		struct pc_buffer *helper_buffer = fill_buffer(&p, &pool, width,
+			height, 0xff808080u, pc_now_ns() + timeout_ns);
+		if (helper_buffer == NULL ||
+				!window_create(&p, &helper, timeout_ns)) {
+			fprintf(stderr, NAME ": no helper window\n");
 			return 2;
 		}
-		wl_surface_attach(helper.surface, helper_buffer, 0, 0);
+		wl_surface_attach(helper.surface, helper_buffer->wl_buffer, 0, 0);
 		wl_surface_damage_buffer(helper.surface, 0, 0, width, height);
 		struct wl_callback *callback = window_frame(&helper);
 		wl_surface_commit(helper.surface);
 		bool ok = dispatch_until(p.display, &helper.done,
-			now_ns() + (uint64_t)timeout_ms * 1000000);
+			pc_now_ns() + timeout_ns);
 		wl_callback_destroy(callback);
 		if (!ok) {
-			fprintf(stderr, "callback-probe: the helper window got no frame "
+			fprintf(stderr, NAME ": the helper window got no frame "
 				"callback\n");
 			return 2;
 		}
 	}
 	int callbacks = 0, lost = 0;
 	double max_ms = 0;
-	for (int i = 0; i < iterations; i++) {
+	for (long i = 0; i < iterations; i++) {
 		if (reconnect && !probe_connect(&p)) {
 			return 2;
 		}
 		struct window w;
-		if (!window_create(&p, &w, timeout_ms)) {
-			fprintf(stderr, "callback-probe: window %d: no configure\n", i);
+		if (!window_create(&p, &w, timeout_ns)) {
+			fprintf(stderr, NAME ": window %ld: no configure\n", i);
 			return 2;
 		}
-		struct wl_buffer *buffer = create_buffer(&p, width, height,
-			0xff000000u | (uint32_t)(i * 2654435761u >> 8));
+		struct pc_buffer *buffer = fill_buffer(&p, &pool, width, height,
+			0xff000000u | (uint32_t)((uint32_t)i * 2654435761u >> 8),
+			pc_now_ns() + timeout_ns);
 		if (buffer == NULL) {
-			fprintf(stderr, "callback-probe: cannot make a buffer\n");
+			fprintf(stderr, NAME ": no buffer released in %ld ms\n",
+				timeout_ms);
 			return 2;
 		}
 		struct wl_callback *helper_callback = NULL;
@@ -393,10 +379,10 @@ int main(int argc, char *argv[]) {
 			helper_callback = window_frame(&helper);
 			wl_surface_commit(helper.surface);
 			bool settled = dispatch_until(p.display, &helper.done,
-				now_ns() + (uint64_t)timeout_ms * 1000000);
+				pc_now_ns() + timeout_ns);
 			wl_callback_destroy(helper_callback);
 			if (!settled) {
-				fprintf(stderr, "callback-probe: the helper window got "
+				fprintf(stderr, NAME ": the helper window got "
 					"no frame callback\n");
 				return 2;
 			}
@@ -407,50 +393,51 @@ int main(int argc, char *argv[]) {
 			if (wl_display_roundtrip(p.display) < 0) {
 				return 2;
 			}
-			if (kill(pause_pid, SIGSTOP) != 0 || !wait_stopped(pause_pid)) {
-				fprintf(stderr, "callback-probe: cannot stop %d\n",
-					(int)pause_pid);
-				kill(pause_pid, SIGCONT);
+			if (kill((pid_t)pause_pid, SIGSTOP) != 0 ||
+					!wait_stopped((pid_t)pause_pid)) {
+				fprintf(stderr, NAME ": cannot stop %ld\n",
+					pause_pid);
+				kill((pid_t)pause_pid, SIGCONT);
 				return 2;
 			}
 		}
-		wl_surface_attach(w.surface, buffer, 0, 0);
+		wl_surface_attach(w.surface, buffer->wl_buffer, 0, 0);
 		wl_surface_damage_buffer(w.surface, 0, 0, width, height);
 		struct wl_callback *callback = window_frame(&w);
-		uint64_t start = now_ns();
+		uint64_t start = pc_now_ns();
 		wl_surface_commit(w.surface);
 		if (pause_pid > 0) {
 			wl_display_flush(p.display);
 			/* past the vblank the helper's callback waits for (two
 			 * periods at 60 Hz, and some) */
 			sleep_ms(40);
-			kill(pause_pid, SIGCONT);
+			kill((pid_t)pause_pid, SIGCONT);
 		}
 		bool ok = dispatch_until(p.display, &w.done,
-			start + (uint64_t)timeout_ms * 1000000);
-		double ms = (double)(now_ns() - start) / 1e6;
+			start + timeout_ns);
+		double ms = (double)(pc_now_ns() - start) / 1e6;
 		if (ok) {
 			callbacks++;
 			max_ms = ms > max_ms ? ms : max_ms;
 		} else {
 			lost++;
-			fprintf(stderr, "callback-probe: window %d: no frame callback "
-				"in %d ms\n", i, timeout_ms);
+			fprintf(stderr, NAME ": window %ld: no frame callback "
+				"in %ld ms\n", i, timeout_ms);
 		}
 		if (helper_callback != NULL) {
 			dispatch_until(p.display, &helper.done,
-				now_ns() + (uint64_t)timeout_ms * 1000000);
+				pc_now_ns() + timeout_ns);
 			wl_callback_destroy(helper_callback);
 		}
 		if (wl_display_get_error(p.display) != 0) {
-			fprintf(stderr, "callback-probe: protocol error %d\n",
+			fprintf(stderr, NAME ": protocol error %d\n",
 				wl_display_get_error(p.display));
 			return 2;
 		}
 		wl_callback_destroy(callback);
 		window_destroy(&w);
-		wl_buffer_destroy(buffer);
 		if (reconnect) {
+			pc_pool_finish(&pool);
 			probe_disconnect(&p);
 		} else if (wl_display_roundtrip(p.display) < 0) {
 			return 2;
@@ -458,9 +445,9 @@ int main(int argc, char *argv[]) {
 	}
 	if (pause_pid > 0) {
 		window_destroy(&helper);
-		wl_buffer_destroy(helper_buffer);
 	}
 	if (!reconnect) {
+		pc_pool_finish(&pool);
 		probe_disconnect(&p);
 	}
 	printf("callbacks=%d lost=%d max_ms=%.1f\n", callbacks, lost, max_ms);
