@@ -1048,45 +1048,54 @@ static inline float fringe_qx(const struct shape_eval *e, float px, int half)
 	return fabsf(px) - e->v.half[0] + e->row.r[half];
 }
 
+/* What a column of a fringe row is tested for; each holds from some
+ * column of a range on (px grows with x). */
+enum fringe_test {
+	FRINGE_RIGHT, /* px > 0: the right half */
+	FRINGE_LEFT_STRAIGHT, /* left half, qx <= 0 (|px| falls) */
+	FRINGE_RIGHT_CORNER, /* right half, qx > 0 (|px| grows) */
+};
+
+static inline bool fringe_holds(const struct shape_eval *e, int32_t x,
+		float fy, enum fringe_test test)
+{
+	float v = fringe_px(e, x, fy);
+	switch (test) {
+	case FRINGE_RIGHT:
+		return v > 0.0f;
+	case FRINGE_LEFT_STRAIGHT:
+		return fringe_qx(e, v, 0) <= 0.0f;
+	case FRINGE_RIGHT_CORNER:
+		return fringe_qx(e, v, 1) > 0.0f;
+	}
+	return false;
+}
+
+/* The first column of [lo, hi) where test holds (hi: none), by
+ * bisection. */
+static int32_t fringe_first(const struct shape_eval *e, int32_t lo,
+		int32_t hi, float fy, enum fringe_test test)
+{
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (fringe_holds(e, mid, fy, test)) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	return lo;
+}
+
 static bool shape_fringe_row(const struct cpu_px *px, struct shape_eval *e,
 		int32_t x0, int32_t end, int32_t y, const float *color)
 {
 	float fy = (float)y + 0.5f;
-	/* xm: the first column with px > 0 */
-	int32_t lo = x0, hi = end;
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (fringe_px(e, mid, fy) > 0.0f) {
-			hi = mid;
-		} else {
-			lo = mid + 1;
-		}
-	}
-	int32_t xm = lo;
-	/* s0: the first column of [x0, xm) with qx <= 0 (|px| falls) */
-	lo = x0;
-	hi = xm;
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (fringe_qx(e, fringe_px(e, mid, fy), 0) <= 0.0f) {
-			hi = mid;
-		} else {
-			lo = mid + 1;
-		}
-	}
-	int32_t s0 = lo;
-	/* e1: the first column of [xm, end) with qx > 0 (|px| grows) */
-	lo = xm;
-	hi = end;
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (fringe_qx(e, fringe_px(e, mid, fy), 1) > 0.0f) {
-			hi = mid;
-		} else {
-			lo = mid + 1;
-		}
-	}
-	int32_t e1 = lo;
+	/* xm: where the right half begins; [s0, xm) and [xm, e1): the
+	 * straight sections */
+	int32_t xm = fringe_first(e, x0, end, fy, FRINGE_RIGHT);
+	int32_t s0 = fringe_first(e, x0, xm, fy, FRINGE_LEFT_STRAIGHT);
+	int32_t e1 = fringe_first(e, xm, end, fy, FRINGE_RIGHT_CORNER);
 	int32_t nl = s0 - x0, nr = end - e1;
 	if (nl > CPU_EDGE_MAX || nr > CPU_EDGE_MAX) {
 		return false;
