@@ -1183,17 +1183,14 @@ static double cairo_ratio(const struct bench *b, const struct scene_result *r)
 	return cairo_over(b, r, best_mode(b, r));
 }
 
-/* One engine's speedups over the scenes; serial: per heavy scene. */
-static struct engine_figures figures_of(const struct bench *b, bool cpu)
+/* One engine's speedups over the scenes; serial: per heavy scene (every
+ * scene with fallback, when none is heavy). */
+static struct engine_figures figures_of(const struct bench *b, bool cpu,
+		bool fallback)
 {
 	struct engine_figures e = { .min = INFINITY };
 	double heavy[MAX_SCENES], all[MAX_SCENES], serial[MAX_SCENES];
 	size_t nheavy = 0, nall = 0, nserial = 0;
-	bool fallback = true;
-	for (size_t i = 0; i < b->nresults; i++) {
-		fallback = fallback && (b->results[i]->failed ||
-			!is_heavy(b, b->results[i]));
-	}
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
 		if (r->failed) {
@@ -1240,8 +1237,9 @@ static struct summary summarise(const struct bench *b)
 		s.heavy += is_heavy(b, r);
 	}
 	s.heavy_fallback = s.heavy == 0;
-	s.vk = figures_of(b, false);
-	s.cpu = b->cpun_mode < b->nmodes ? figures_of(b, true) :
+	s.vk = figures_of(b, false, s.heavy_fallback);
+	s.cpu = b->cpun_mode < b->nmodes ?
+		figures_of(b, true, s.heavy_fallback) :
 		(struct engine_figures){ 0 };
 	const struct engine_figures *e = b->engine == ENGINE_CPU ? &s.cpu : &s.vk;
 	s.speedup_heavy = e->heavy;
