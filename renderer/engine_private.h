@@ -95,6 +95,12 @@ struct vr_prepare_options {
 	struct vr_prepare_stats *stats; /* optional, added to */
 };
 
+/* A node's preparation cache is freed once this many preparations (a
+ * frame of an output each, about 5 s of two outputs at 60 Hz) passed
+ * without using it: the node is hidden, or off every output, or damaged so
+ * seldom that capturing it again costs little (prepare.c). */
+#define VR_PREPARE_KEEP 600
+
 /* Reuse unless the environment has VITRAIL_PREPARE_REUSE=0 (read at each
  * call). */
 bool vr_prepare_reuse_default(void);

@@ -64,8 +64,10 @@
  * would evict the layer's own entry). What a task points to (images,
  * paths, shaped text) is the node's content's, held by the sink at every
  * frame as before. The caches belong to the preparation's thread (the
- * tree's owner, which also frees them with the node); tasks get copies
- * of the cached primitives in frame memory, so workers never read them.
+ * tree's owner, which also frees them with the node, or once
+ * VR_PREPARE_KEEP preparations passed without using them); tasks get
+ * copies of the cached primitives in frame memory, so workers never read
+ * them.
  * VITRAIL_PREPARE_REUSE=0 (or vr_prepare_options::no_reuse) prepares
  * every node afresh and leaves the caches alone: tests/test_prepare.c
  * checks the two give the same tasks and pixels over random trees and
@@ -890,6 +892,7 @@ static bool prepare_cached(struct prepare *prep, struct vr_node *node,
 		}
 		node->prep_cache = cache;
 	}
+	vr_tree_prep_touch(node);
 	struct prep_entry *entry = NULL;
 	for (size_t i = 0; i < PREP_ENTRIES && entry == NULL; i++) {
 		if (entry_matches(&cache->entries[i], prep, node, opacity)) {
@@ -1212,6 +1215,7 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 		.reuse = !options->no_reuse,
 		.stats = options->stats,
 	};
+	vr_tree_prep_begin(tree, VR_PREPARE_KEEP);
 	if (job->index == 0) {
 		/* no task of any frame runs: vr_render_submit waited for
 		 * every renderer's CPU stage (vr_cpu_stages_wait_idle) */

@@ -266,13 +266,22 @@ struct vr_node {
 	/* Preparation's reuse of the node's primitives (prepare.c): stamp
 	 * changes with anything they depend on in the node (its relative
 	 * state, content or absolute state); the cache is preparation's
-	 * thread's only (the tree's owner), freed with the node. */
+	 * thread's only (the tree's owner), freed with the node or once the
+	 * node has not been prepared for a while (vr_tree_prep_begin). */
 	uint64_t prep_stamp;
 	struct vr_prep_cache *prep_cache;
+	uint64_t prep_used; /* the tree's preparation count when last used */
+	struct vr_list prep_link; /* the tree's cached nodes, oldest use first */
 };
 
 /* Frees a node's preparation cache (prepare.c); accepts NULL. */
 void vr_prep_cache_destroy(struct vr_prep_cache *cache);
+/* The node's cache (set) was used by the current preparation. */
+void vr_tree_prep_touch(struct vr_node *node);
+/* A preparation of the tree begins: the caches of the nodes no
+ * preparation used in the last `keep` ones are freed (a node on no output,
+ * hidden, or never damaged again keeps none). */
+void vr_tree_prep_begin(struct vr_tree *tree, uint64_t keep);
 
 /* ---- draw tasks (shared by the Vulkan and the reference renderer) -------- */
 

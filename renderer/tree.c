@@ -23,6 +23,10 @@ struct vr_tree {
 	uint64_t generation;
 	pixman_region32_t damage; /* root coordinates, since the last update */
 	size_t last_update_count;
+	/* preparation's caches: vr_node::prep_link, least recently used
+	 * first; prep_count counts preparations (vr_tree_prep_begin) */
+	struct vr_list prep_lru;
+	uint64_t prep_count;
 };
 
 static void damage_box(struct vr_tree *tree, const struct vr_box *box)
@@ -78,6 +82,7 @@ static struct vr_node *node_alloc(struct vr_tree *tree)
 	node->tree = tree;
 	vr_list_init(&node->link);
 	vr_list_init(&node->children);
+	vr_list_init(&node->prep_link);
 	node->enabled = true;
 	vr_mat_identity(&node->transform);
 	node->opacity = 1.0f;
@@ -92,8 +97,31 @@ static void node_free(struct vr_node *node)
 	vr_image_unref(node->content.image);
 	vr_display_list_unref(node->content.list);
 	pixman_region32_fini(&node->content_damage);
+	vr_list_remove(&node->prep_link);
 	vr_prep_cache_destroy(node->prep_cache);
 	free(node);
+}
+
+void vr_tree_prep_touch(struct vr_node *node)
+{
+	struct vr_tree *tree = node->tree;
+	node->prep_used = tree->prep_count;
+	vr_list_remove(&node->prep_link);
+	vr_list_insert(tree->prep_lru.prev, &node->prep_link);
+}
+
+void vr_tree_prep_begin(struct vr_tree *tree, uint64_t keep)
+{
+	tree->prep_count++;
+	vr_list_for_each_safe(node, &tree->prep_lru, struct vr_node,
+			prep_link) {
+		if (tree->prep_count - node->prep_used <= keep) {
+			break; /* the others were used later */
+		}
+		vr_list_remove(&node->prep_link);
+		vr_prep_cache_destroy(node->prep_cache);
+		node->prep_cache = NULL;
+	}
 }
 
 struct vr_tree *vr_tree_create(void)
@@ -104,6 +132,7 @@ struct vr_tree *vr_tree_create(void)
 		return NULL;
 	}
 	vr_list_init(&tree->nodes);
+	vr_list_init(&tree->prep_lru);
 	pixman_region32_init(&tree->damage);
 	tree->root = node_alloc(tree);
 	if (tree->root == NULL) {

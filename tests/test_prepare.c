@@ -987,6 +987,78 @@ START_TEST(test_prepare_reuse_timing)
 }
 END_TEST
 
+/* ---- caches of nodes no longer prepared --------------------------------- */
+
+static void prepare_extents(struct recorder *rec, struct vr_tree *tree,
+		struct vr_box extents, bool reuse)
+{
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	vr_tree_update(tree, &damage);
+	pixman_region32_fini(&damage);
+	const struct vr_prepare_job job = {
+		.view = { .a = 1, .d = 1 },
+		.target = { 0, 0, TARGET_W, TARGET_H },
+		.extents = extents,
+	};
+	prepare_into(rec, tree, &job, reuse, NULL);
+}
+
+/*
+ * A node that no preparation uses for VR_PREPARE_KEEP preparations (here:
+ * never damaged again) loses its cache; one prepared at every frame keeps
+ * it; the node damaged again is captured afresh and gives what a
+ * preparation without reuse gives. Preparations without reuse neither make
+ * nor free caches.
+ */
+START_TEST(test_prepare_caches_trimmed)
+{
+	struct vr_tree *tree = vr_tree_create();
+	struct vr_node *a = vr_node_create(tree);
+	struct vr_node *b = vr_node_create(tree);
+	vr_node_set_parent(a, vr_tree_root(tree));
+	vr_node_set_parent(b, vr_tree_root(tree));
+	vr_node_set_rect(a, 20, 20, (struct vr_color){ 1, 0, 0, 1 });
+	vr_node_set_rect(b, 20, 20, (struct vr_color){ 0, 0, 1, 0.5f });
+	vr_node_set_position(b, 60, 30);
+	const struct vr_box whole = { 0, 0, TARGET_W, TARGET_H };
+	const struct vr_box only_a = { 0, 0, 30, 30 };
+	struct recorder reused = { 0 }, fresh = { 0 };
+
+	prepare_extents(&reused, tree, whole, false);
+	ck_assert_ptr_null(a->prep_cache);
+	ck_assert_ptr_null(b->prep_cache);
+	prepare_extents(&reused, tree, whole, true);
+	ck_assert_ptr_nonnull(a->prep_cache);
+	ck_assert_ptr_nonnull(b->prep_cache);
+	/* b unused for VR_PREPARE_KEEP preparations: kept until then */
+	for (int i = 0; i < VR_PREPARE_KEEP; i++) {
+		prepare_extents(&reused, tree, only_a, i % 2 == 0);
+	}
+	ck_assert_ptr_nonnull(b->prep_cache);
+	/* the one after: freed; a, used at every other one, kept */
+	prepare_extents(&reused, tree, only_a, false);
+	ck_assert_ptr_null(b->prep_cache);
+	ck_assert_ptr_nonnull(a->prep_cache);
+
+	/* b damaged again: captured again, the same tasks as afresh */
+	prepare_extents(&reused, tree, whole, true);
+	ck_assert_ptr_nonnull(b->prep_cache);
+	prepare_extents(&fresh, tree, whole, false);
+	ck_assert_uint_gt(reused.len, 0);
+	ck_assert_uint_eq(reused.len, fresh.len);
+	ck_assert_uint_eq(first_difference(&reused, &fresh), reused.len);
+
+	/* a destroyed with its cache, b's kept (ASan checks the list) */
+	vr_node_destroy(a);
+	prepare_extents(&reused, tree, whole, true);
+	ck_assert_ptr_nonnull(b->prep_cache);
+	recorder_finish(&reused);
+	recorder_finish(&fresh);
+	vr_tree_destroy(tree);
+}
+END_TEST
+
 static Suite *prepare_suite(void)
 {
 	Suite *s = suite_create("prepare");
@@ -994,6 +1066,7 @@ static Suite *prepare_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_prepare_reuse_matches_fresh);
 	tcase_add_test(tc, test_prepare_reuse_timing);
+	tcase_add_test(tc, test_prepare_caches_trimmed);
 	suite_add_tcase(s, tc);
 	return s;
 }
