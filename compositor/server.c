@@ -17,6 +17,12 @@
 #include <unistd.h>
 #include <wlr/backend.h>
 #include <wlr/backend/headless.h>
+#include <wlr/backend/multi.h>
+#include <wlr/backend/wayland.h>
+#include <wlr/config.h>
+#if WLR_HAS_X11_BACKEND
+#include <wlr/backend/x11.h>
+#endif
 #include <wlr/render/allocator.h>
 #include <wlr/render/wlr_renderer.h>
 #include <wlr/types/wlr_compositor.h>
@@ -183,6 +189,56 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 	vt_surface_create(server, data);
 }
 
+/* A nested session: a window of the parent Wayland compositor (or X
+ * server) per output, in a multi-backend (emulated input adds a headless
+ * one to it). wlroots 0.15's wlr_backend_autocreate aborts on an
+ * assertion when the requested nested backend cannot connect; this says
+ * why and returns NULL instead. */
+static struct wlr_backend *create_nested(struct vt_server *server,
+		bool wayland) {
+	struct wlr_backend *nested = NULL;
+	if (wayland) {
+		nested = wlr_wl_backend_create(server->display, NULL);
+	} else {
+#if WLR_HAS_X11_BACKEND
+		nested = wlr_x11_backend_create(server->display, NULL);
+#else
+		wlr_log(WLR_ERROR, "this wlroots has no X11 backend");
+		return NULL;
+#endif
+	}
+	if (nested == NULL) {
+		const char *name = wayland ? "WAYLAND_DISPLAY" : "DISPLAY";
+		const char *value = getenv(name);
+		wlr_log(WLR_ERROR, "--backend %s: cannot connect to the %s "
+			"(%s=%s)", wayland ? "wayland" : "x11", wayland ?
+			"parent Wayland compositor" : "X server", name,
+			value != NULL ? value : "unset");
+		return NULL;
+	}
+	struct wlr_backend *multi = wlr_multi_backend_create(server->display);
+	if (multi == NULL || !wlr_multi_backend_add(multi, nested)) {
+		wlr_backend_destroy(nested);
+		if (multi != NULL) {
+			wlr_backend_destroy(multi);
+		}
+		return NULL;
+	}
+	/* Before the backend starts these only count the outputs (and
+	 * return NULL): it creates them when it starts. */
+	for (int i = 0; i < server->opts.outputs; i++) {
+		if (wayland) {
+			wlr_wl_output_create(nested);
+		}
+#if WLR_HAS_X11_BACKEND
+		else {
+			wlr_x11_output_create(nested);
+		}
+#endif
+	}
+	return multi;
+}
+
 static struct wlr_backend *create_backend(struct vt_server *server) {
 	struct vt_options *opts = &server->opts;
 	char outputs[16];
@@ -191,13 +247,9 @@ static struct wlr_backend *create_backend(struct vt_server *server) {
 	case VT_BACKEND_HEADLESS:
 		return NULL;
 	case VT_BACKEND_WAYLAND:
-		setenv("WLR_BACKENDS", "wayland", 1);
-		setenv("WLR_WL_OUTPUTS", outputs, 1);
-		break;
+		return create_nested(server, true);
 	case VT_BACKEND_X11:
-		setenv("WLR_BACKENDS", "x11", 1);
-		setenv("WLR_X11_OUTPUTS", outputs, 1);
-		break;
+		return create_nested(server, false);
 	case VT_BACKEND_DRM:
 		setenv("WLR_BACKENDS", "drm,libinput", 1);
 		break;

@@ -15,6 +15,11 @@
  *   nothing is shown twice or lost (every frame it rendered is presented,
  *   once, in display-time order, with no missed vblank beyond the bound).
  *
+ * - no_parent: a nested session (--backend wayland or x11) whose parent
+ *   display cannot be reached (a socket or X display that does not exist)
+ *   ends at once with exit status 1 and says which display it tried, not
+ *   with wlroots' assertion (an abort).
+ *
  * One TCase per case (one meson test each, suite `faults`); run one with
  * `test-faults <tcase>`. Environment as for test-integration.
  */
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -293,10 +299,48 @@ START_TEST(test_faults_unplug)
 }
 END_TEST
 
+/* ---- no_parent ------------------------------------------------------------ */
+
+static void check_no_parent(struct harness *harness, const char *backend,
+		const char *const env[], const char *expect) {
+	const char *bin = getenv("VITRAIL_BIN");
+	ck_assert_msg(bin != NULL, "VITRAIL_BIN is not set");
+	const char *argv[] = { bin, "--backend", backend, "--outputs", "2",
+		NULL };
+	struct harness_proc *proc = harness_spawn(harness, backend, argv, env,
+		-1);
+	ck_assert_msg(harness_proc_wait(proc, 10000), "vitrail --backend %s "
+		"without a parent did not exit (see %s)", backend, proc->log_path);
+	char *log = harness_proc_log(proc);
+	ck_assert_msg(WIFEXITED(proc->status) && WEXITSTATUS(proc->status) == 1,
+		"vitrail --backend %s without a parent: wait status 0x%x, not "
+		"exit status 1; its log:\n%s", backend, proc->status, log);
+	ck_assert_msg(strstr(log, expect) != NULL, "vitrail --backend %s "
+		"without a parent did not log '%s'; its log:\n%s", backend, expect,
+		log);
+	free(log);
+}
+
+START_TEST(test_faults_no_parent)
+{
+	struct harness *harness = harness_create("no_parent");
+	const char *wayland_env[] = { "WAYLAND_DISPLAY=vitrail-no-such-socket",
+		"WAYLAND_SOCKET", "DISPLAY", NULL };
+	check_no_parent(harness, "wayland", wayland_env,
+		"cannot connect to the parent Wayland compositor "
+		"(WAYLAND_DISPLAY=vitrail-no-such-socket)");
+	const char *x11_env[] = { "DISPLAY=:4242", "WAYLAND_DISPLAY", NULL };
+	check_no_parent(harness, "x11", x11_env,
+		"cannot connect to the X server (DISPLAY=:4242)");
+	harness_destroy(harness);
+}
+END_TEST
+
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("faults");
 	harness_add_case(suite, "no_vulkan", test_faults_no_vulkan, 120);
 	harness_add_case(suite, "device_lost", test_faults_device_lost, 120);
 	harness_add_case(suite, "unplug", test_faults_unplug, 120);
+	harness_add_case(suite, "no_parent", test_faults_no_parent, 60);
 	return harness_run_suite(suite, argc, argv);
 }
