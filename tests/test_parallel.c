@@ -19,48 +19,28 @@
 #include <vitrail/renderer.h>
 #include "vulkan_test.h"
 #include "vk_private.h"
+#include "random_tree.h"
 
 #define DEFAULT_TREES 500
 #define MAX_WORKERS 4
 #define TARGET_W 96
 #define TARGET_H 64
-#define TREE_IMAGES 3
 /* per-task delay in parallel runs, microseconds */
 #define MAX_DELAY_US 300
 
-/* ---- random trees ---------------------------------------------------------- */
+/* ---- random trees (random_tree.c) ------------------------------------------ */
 
-struct rng {
-	uint64_t state;
+/* Trees for the 96x64 target, every canvas command kind. */
+static const struct random_tree_options tree_options = {
+	.scale = 1,
+	.lists = 0.25f,
+	.max_commands = 6,
+	.cubic = true,
+	.bold = true,
 };
 
-static uint32_t rng_next(struct rng *rng)
-{
-	rng->state = rng->state * 6364136223846793005u + 1442695040888963407u;
-	return (uint32_t)(rng->state >> 33);
-}
-
-/* uniform in [0, n) */
-static uint32_t rng_below(struct rng *rng, uint32_t n)
-{
-	return rng_next(rng) % n;
-}
-
-static float rng_float(struct rng *rng, float lo, float hi)
-{
-	return lo + (hi - lo) * (float)rng_next(rng) / (float)UINT32_MAX;
-}
-
-static bool rng_chance(struct rng *rng, float p)
-{
-	return rng_float(rng, 0, 1) < p;
-}
-
 struct scene {
-	struct vr_tree *tree;
-	struct vr_image *images[TREE_IMAGES];
-	struct vr_node *nodes[48];
-	size_t nnodes;
+	struct random_tree rt;
 	size_t njobs;
 	struct vr_mat views[2];
 	int32_t sizes[2][2];
@@ -70,255 +50,12 @@ struct scene {
 	struct rng pass_rng;
 };
 
-static struct vr_image *random_image(struct rng *rng)
-{
-	int32_t w = 1 + (int32_t)rng_below(rng, 24);
-	int32_t h = 1 + (int32_t)rng_below(rng, 24);
-	enum vr_format format = rng_chance(rng, 0.5f) ? VR_FORMAT_ARGB8888 :
-		VR_FORMAT_XRGB8888;
-	struct vr_image *image = vr_image_create(w, h, format);
-	uint32_t *data = malloc((size_t)w * (size_t)h * 4);
-	for (int32_t i = 0; i < w * h; i++) {
-		/* premultiplied: colour channels never above alpha */
-		uint32_t a = rng_chance(rng, 0.3f) ? rng_below(rng, 256) : 255;
-		uint32_t r = a == 0 ? 0 : rng_below(rng, a + 1);
-		uint32_t g = a == 0 ? 0 : rng_below(rng, a + 1);
-		uint32_t b = a == 0 ? 0 : rng_below(rng, a + 1);
-		data[i] = a << 24 | r << 16 | g << 8 | b;
-	}
-	vr_image_write(image, data, w * 4, NULL);
-	free(data);
-	return image;
-}
-
-static void random_transform(struct rng *rng, struct vr_node *node)
-{
-	float x = rng_float(rng, -30, 100), y = rng_float(rng, -20, 70);
-	if (rng_chance(rng, 0.5f)) {
-		/* whole pixels: the nearest-sampling path */
-		x = floorf(x);
-		y = floorf(y);
-	}
-	switch (rng_below(rng, 5)) {
-	case 0: {
-		float angle = rng_float(rng, -0.8f, 0.8f);
-		float s = rng_float(rng, 0.6f, 1.6f);
-		struct vr_mat m = { s * cosf(angle), s * sinf(angle),
-			-s * sinf(angle), s * cosf(angle), x, y };
-		vr_node_set_transform(node, &m);
-		break;
-	}
-	case 1: {
-		struct vr_mat m = { rng_float(rng, 0.3f, 2.5f), 0, 0,
-			rng_float(rng, 0.3f, 2.5f), x, y };
-		vr_node_set_transform(node, &m);
-		break;
-	}
-	default:
-		vr_node_set_position(node, x, y);
-		break;
-	}
-}
-
-static struct vr_color random_color(struct rng *rng)
-{
-	return (struct vr_color){ rng_float(rng, 0, 1), rng_float(rng, 0, 1),
-		rng_float(rng, 0, 1),
-		rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0.1f, 1) };
-}
-
-static struct vr_rectf random_rect(struct rng *rng)
-{
-	return (struct vr_rectf){ rng_float(rng, -10, 60),
-		rng_float(rng, -10, 40), rng_float(rng, 1, 50),
-		rng_float(rng, 1, 40) };
-}
-
-static struct vr_paint random_paint(struct rng *rng)
-{
-	return (struct vr_paint){
-		.color = random_color(rng),
-		.stroke_width = rng_chance(rng, 0.4f) ? rng_float(rng, 0.5f, 6) : 0,
-		.join = (enum vr_line_join)rng_below(rng, 3),
-		.cap = (enum vr_line_cap)rng_below(rng, 3),
-		.fill_rule = (enum vr_fill_rule)rng_below(rng, 2),
-	};
-}
-
-/* A display list of a few random canvas commands. */
-static struct vr_display_list *random_list(struct rng *rng,
-		struct scene *scene)
-{
-	static const char *const words[] = { "vitrail", "Åb", "n1å", "glyph" };
-	struct vr_canvas *c = vr_canvas_begin();
-	uint32_t n = 1 + rng_below(rng, 6);
-	for (uint32_t i = 0; i < n; i++) {
-		struct vr_paint paint = random_paint(rng);
-		switch (rng_below(rng, 12)) {
-		case 0:
-			vr_canvas_save(c);
-			vr_canvas_translate(c, rng_float(rng, -10, 20),
-				rng_float(rng, -10, 20));
-			vr_canvas_rotate(c, rng_float(rng, -0.5f, 0.5f));
-			break;
-		case 1:
-			vr_canvas_restore(c);
-			break;
-		case 2:
-			if (rng_chance(rng, 0.5f)) {
-				float r = rng_float(rng, 0, 16);
-				vr_canvas_clip_rrect(c, random_rect(rng),
-					(struct vr_radii){ r, r * 0.5f, r, 0 });
-			} else {
-				vr_canvas_clip_rect(c, random_rect(rng));
-			}
-			break;
-		case 3:
-			vr_canvas_draw_rect(c, random_rect(rng), &paint);
-			break;
-		case 4: {
-			float r = rng_float(rng, 0, 12);
-			vr_canvas_draw_rrect(c, random_rect(rng),
-				(struct vr_radii){ r, r / 2, r, 0 }, &paint);
-			break;
-		}
-		case 5:
-			vr_canvas_draw_ellipse(c, random_rect(rng), &paint);
-			break;
-		case 6:
-			paint.stroke_width = rng_float(rng, 0.5f, 5);
-			vr_canvas_draw_line(c, rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), &paint);
-			break;
-		case 7: {
-			float points[8];
-			for (int k = 0; k < 8; k++) {
-				points[k] = rng_float(rng, 0, 50);
-			}
-			paint.stroke_width = rng_float(rng, 0.5f, 4);
-			vr_canvas_draw_polyline(c, points, 4, rng_chance(rng, 0.5f),
-				&paint);
-			break;
-		}
-		case 8: {
-			struct vr_path *path = vr_path_create();
-			vr_path_move_to(path, rng_float(rng, 0, 40),
-				rng_float(rng, 0, 30));
-			vr_path_quad_to(path, rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40));
-			vr_path_cubic_to(path, rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40));
-			vr_path_close(path);
-			vr_canvas_draw_path(c, path, &paint);
-			vr_path_destroy(path);
-			break;
-		}
-		case 9:
-			vr_canvas_draw_image(c,
-				scene->images[rng_below(rng, TREE_IMAGES)], NULL,
-				random_rect(rng), rng_float(rng, 0.2f, 1));
-			break;
-		case 10: {
-			struct vr_font font = { "DejaVu Sans",
-				rng_chance(rng, 0.5f) ? 12 : rng_float(rng, 8, 20),
-				rng_chance(rng, 0.8f) ? 400 : 700 };
-			vr_canvas_draw_text(c, rng_float(rng, 0, 40),
-				rng_float(rng, 10, 50), words[rng_below(rng, 4)], &font,
-				random_color(rng));
-			break;
-		}
-		default: {
-			float r = rng_float(rng, 0, 8);
-			vr_canvas_draw_shadow(c, random_rect(rng),
-				(struct vr_radii){ r, r, r, r }, rng_float(rng, 1, 8),
-				random_color(rng));
-			break;
-		}
-		}
-	}
-	return vr_canvas_finish(c);
-}
-
-static void random_content(struct rng *rng, struct scene *scene,
-		struct vr_node *node)
-{
-	uint32_t kind = rng_below(rng, 13);
-	if (kind >= 10) {
-		struct vr_display_list *list = random_list(rng, scene);
-		ck_assert_ptr_nonnull(list);
-		vr_node_set_display_list(node, list);
-		vr_display_list_unref(list);
-	} else if (kind < 5) {
-		struct vr_color color = { rng_float(rng, 0, 1),
-			rng_float(rng, 0, 1), rng_float(rng, 0, 1),
-			rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0, 1) };
-		vr_node_set_rect(node, rng_float(rng, 1, 70), rng_float(rng, 1, 50),
-			color);
-	} else if (kind < 9) {
-		struct vr_image *image = scene->images[rng_below(rng, TREE_IMAGES)];
-		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
-		enum vr_transform transform = (enum vr_transform)rng_below(rng, 8);
-		struct vr_rectf src = { 0, 0, (float)iw, (float)ih };
-		if (rng_chance(rng, 0.3f)) {
-			src.x = (float)rng_below(rng, (uint32_t)iw);
-			src.y = (float)rng_below(rng, (uint32_t)ih);
-			src.width = (float)iw - src.x;
-			src.height = (float)ih - src.y;
-		}
-		bool swap = transform & 1;
-		float w = swap ? src.height : src.width;
-		float h = swap ? src.width : src.height;
-		if (rng_chance(rng, 0.4f)) {
-			w = rng_float(rng, 1, 60);
-			h = rng_float(rng, 1, 60);
-		}
-		vr_node_set_image(node, image, rng_chance(rng, 0.7f) ? &src : NULL,
-			w, h, transform);
-	}
-	/* else: a group without content */
-}
-
 /* The same seed builds the same scene. */
 static void scene_build(struct scene *scene, uint64_t seed)
 {
 	struct rng rng = { seed * 0x9e3779b97f4a7c15u + 7 };
-	*scene = (struct scene){ .tree = vr_tree_create() };
-	for (int i = 0; i < TREE_IMAGES; i++) {
-		scene->images[i] = random_image(&rng);
-	}
-	size_t n = 4 + rng_below(&rng, 40);
-	for (size_t i = 0; i < n; i++) {
-		struct vr_node *node = vr_node_create(scene->tree);
-		struct vr_node *parent = i == 0 || rng_chance(&rng, 0.4f) ?
-			vr_tree_root(scene->tree) :
-			scene->nodes[rng_below(&rng, (uint32_t)i)];
-		random_transform(&rng, node);
-		random_content(&rng, scene, node);
-		if (rng_chance(&rng, 0.2f)) {
-			struct vr_rectf clip = { rng_float(&rng, -10, 40),
-				rng_float(&rng, -10, 30), rng_float(&rng, 0, 80),
-				rng_float(&rng, 0, 60) };
-			if (rng_chance(&rng, 0.5f)) {
-				/* rounded: nested ones and turned ones too */
-				vr_node_set_clip_rounded(node, &clip,
-					rng_float(&rng, 0, 24));
-			} else {
-				vr_node_set_clip(node, &clip);
-			}
-		}
-		if (rng_chance(&rng, 0.3f)) {
-			vr_node_set_opacity(node, rng_float(&rng, 0, 1));
-		}
-		if (rng_chance(&rng, 0.05f)) {
-			vr_node_set_enabled(node, false);
-		}
-		vr_node_set_parent(node, parent);
-		scene->nodes[scene->nnodes++] = node;
-	}
+	*scene = (struct scene){ 0 };
+	random_tree_build(&scene->rt, &tree_options, &rng);
 	/* one or two outputs; the second shows part of the root, maybe
 	 * scaled (HiDPI) */
 	scene->njobs = rng_chance(&rng, 0.3f) ? 2 : 1;
@@ -361,10 +98,7 @@ static void scene_build(struct scene *scene, uint64_t seed)
 
 static void scene_destroy(struct scene *scene)
 {
-	vr_tree_destroy(scene->tree);
-	for (int i = 0; i < TREE_IMAGES; i++) {
-		vr_image_unref(scene->images[i]);
-	}
+	random_tree_destroy(&scene->rt);
 }
 
 /* ---- rendering --------------------------------------------------------------- */
@@ -408,7 +142,7 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 			.clear = scene->clears[j],
 		};
 	}
-	ck_assert(vr_render(renderer, scene->tree, jobs, scene->njobs));
+	ck_assert(vr_render(renderer, scene->rt.tree, jobs, scene->njobs));
 	for (size_t j = 0; j < scene->njobs; j++) {
 		int32_t w = scene->sizes[j][0], h = scene->sizes[j][1];
 		vr_target_read(targets[j], NULL, *out, w * 4);
@@ -482,17 +216,17 @@ static void render_scene(struct vr_renderer *renderer, uint64_t seed,
 			scene.sizes[j][1]);
 		ck_assert_ptr_nonnull(targets[j]);
 	}
-	vr_tree_update(scene.tree, NULL);
+	vr_tree_update(scene.rt.tree, NULL);
 	render_pass(renderer, &scene, targets, NULL, &cursor, totals);
 
 	if (scene.damage_pass) {
 		struct rng *rng = &scene.pass_rng;
 		/* move a node, recolour another, write into an image: the
 		 * damage of the change, plus a random rectangle */
-		struct vr_node *moved = scene.nodes[rng_below(rng,
-			(uint32_t)scene.nnodes)];
-		random_transform(rng, moved);
-		struct vr_image *image = scene.images[0];
+		struct vr_node *moved = scene.rt.nodes[rng_below(rng,
+			(uint32_t)scene.rt.nnodes)];
+		random_transform(&scene.rt, rng, moved);
+		struct vr_image *image = scene.rt.images[0];
 		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
 		uint32_t *fresh = malloc((size_t)iw * (size_t)ih * 4);
 		for (int32_t i = 0; i < iw * ih; i++) {
@@ -506,7 +240,7 @@ static void render_scene(struct vr_renderer *renderer, uint64_t seed,
 		pixman_region32_fini(&written);
 		pixman_region32_t damage;
 		pixman_region32_init(&damage);
-		vr_tree_update(scene.tree, &damage);
+		vr_tree_update(scene.rt.tree, &damage);
 		pixman_region32_union_rect(&damage, &damage,
 			(int)rng_below(rng, TARGET_W), (int)rng_below(rng, TARGET_H),
 			1 + rng_below(rng, 40), 1 + rng_below(rng, 30));
@@ -755,8 +489,9 @@ static void flight_batch(struct vr_renderer *renderer, uint64_t first_seed,
 				.dst = dsts[b][j],
 			};
 		}
-		vr_tree_update(scene.tree, NULL);
-		ids[b] = vr_render_submit(renderer, scene.tree, jobs, scene.njobs);
+		vr_tree_update(scene.rt.tree, NULL);
+		ids[b] = vr_render_submit(renderer, scene.rt.tree, jobs,
+			scene.njobs);
 		ck_assert_uint_ne(ids[b], 0);
 		ck_assert(b == 0 || ids[b] == ids[b - 1] + 1);
 		scene_destroy(&scene);
@@ -878,7 +613,7 @@ START_TEST(test_parallel_resources_recycled)
 	pixman_region32_init(&damage);
 	for (int f = 0; f < RECYCLE_FRAMES; f++) {
 		/* a new image each frame (an upload; the previous one released) */
-		struct vr_image *image = random_image(&rng);
+		struct vr_image *image = random_image(&rng, 24);
 		vr_node_set_image(picture, image, NULL, 24, 24, VR_TRANSFORM_NORMAL);
 		vr_image_unref(image);
 		vr_node_set_position(moving, (float)(f % 70), (float)(f % 50));
@@ -985,7 +720,7 @@ static struct vr_tree *heavy_tree(bool shapes, struct vr_image **images)
 	struct rng rng = { shapes ? 7 : 42 };
 	struct vr_tree *tree = vr_tree_create();
 	for (int i = 0; i < 4; i++) {
-		images[i] = random_image(&rng);
+		images[i] = random_image(&rng, 24);
 	}
 	for (int i = 0; i < (shapes ? HEAVY_QUADS / 4 : HEAVY_QUADS); i++) {
 		struct vr_node *node = vr_node_create(tree);
@@ -1103,7 +838,7 @@ static uint64_t submit_full(struct vr_renderer *renderer, struct scene *scene,
 			.clear = scene->clears[j],
 		};
 	}
-	uint64_t id = vr_render_submit(renderer, scene->tree, jobs,
+	uint64_t id = vr_render_submit(renderer, scene->rt.tree, jobs,
 		scene->njobs);
 	ck_assert_uint_ne(id, 0);
 	/* the caller reuses its job descriptions at once */
@@ -1138,8 +873,8 @@ static uint8_t *render_full(struct vr_renderer *renderer, struct scene *scene,
  * a pinned image keeps the rest) or all of it. */
 static void rewrite_images(struct scene *scene, struct rng *rng)
 {
-	for (int i = 0; i < TREE_IMAGES; i++) {
-		struct vr_image *image = scene->images[i];
+	for (int i = 0; i < RANDOM_TREE_IMAGES; i++) {
+		struct vr_image *image = scene->rt.images[i];
 		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
 		uint32_t *fresh = malloc((size_t)iw * (size_t)ih * 4);
 		for (int32_t p = 0; p < iw * ih; p++) {
@@ -1205,7 +940,7 @@ START_TEST(test_parallel_caller_mutates_after_submit)
 		struct scene scene;
 		scene_build(&scene, seed);
 		struct rng rng = { seed };
-		vr_tree_update(scene.tree, NULL);
+		vr_tree_update(scene.rt.tree, NULL);
 		size_t size = output_size(&scene) /
 			(scene.damage_pass ? 2 : 1);
 		/* glyphs into the atlas pages first (see above), then the
@@ -1217,8 +952,8 @@ START_TEST(test_parallel_caller_mutates_after_submit)
 		rewrite_images(&scene, &rng);
 		if (t % 2 == 0) {
 			/* everything the frame was made of goes away */
-			for (size_t i = 0; i < scene.nnodes; i++) {
-				vr_node_destroy(scene.nodes[i]);
+			for (size_t i = 0; i < scene.rt.nnodes; i++) {
+				vr_node_destroy(scene.rt.nodes[i]);
 			}
 			scene_destroy(&scene);
 			ck_assert(vr_frame_wait(par, id, UINT64_MAX));
@@ -1232,9 +967,10 @@ START_TEST(test_parallel_caller_mutates_after_submit)
 			check_same(expected, actual, size, seed, "submitted frame");
 			free(actual);
 			free(expected);
-			random_transform(&rng, scene.nodes[rng_below(&rng,
-				(uint32_t)scene.nnodes)]);
-			vr_tree_update(scene.tree, NULL);
+			struct vr_node *moved = scene.rt.nodes[rng_below(&rng,
+				(uint32_t)scene.rt.nnodes)];
+			random_transform(&scene.rt, &rng, moved);
+			vr_tree_update(scene.rt.tree, NULL);
 			free(render_full(seq, &scene, seq_targets));
 			expected = render_full(seq, &scene, seq_targets);
 			actual = render_full(par, &scene, par_targets);

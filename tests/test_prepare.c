@@ -26,6 +26,7 @@
 #include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
 #include "engine_private.h"
+#include "random_tree.h"
 
 #define DEFAULT_TREES 200
 #define FRAMES 12
@@ -34,300 +35,31 @@
 #define TARGET_W 96
 #define TARGET_H 64
 #define BIG_TARGET 3
-#define TREE_IMAGES 3
-#define MAX_NODES 64
 
-/* ---- random trees (as test_parallel.c's) ---------------------------------- */
+/* ---- random trees (random_tree.c) ---------------------------------------- */
 
-struct rng {
-	uint64_t state;
+/* Trees for the first output. No cubic segments nor bold faces, as this
+ * test's own copy of the generator drew: preparation reuses a node's
+ * primitives whatever a path's segments or a run's face, and what these
+ * trees are for is the changes between frames. */
+static const struct random_tree_options tree_options = {
+	.scale = 1,
+	.lists = 0.25f,
+	.max_commands = 8,
+	.cubic = false,
+	.bold = false,
 };
 
-static uint32_t rng_next(struct rng *rng)
-{
-	rng->state = rng->state * 6364136223846793005u + 1442695040888963407u;
-	return (uint32_t)(rng->state >> 33);
-}
-
-static uint32_t rng_below(struct rng *rng, uint32_t n)
-{
-	return rng_next(rng) % n;
-}
-
-static float rng_float(struct rng *rng, float lo, float hi)
-{
-	return lo + (hi - lo) * (float)rng_next(rng) / (float)UINT32_MAX;
-}
-
-static bool rng_chance(struct rng *rng, float p)
-{
-	return rng_float(rng, 0, 1) < p;
-}
-
 struct scene {
-	struct vr_tree *tree;
-	struct vr_image *images[TREE_IMAGES];
-	struct vr_node *nodes[MAX_NODES];
-	size_t nnodes;
+	struct random_tree rt;
 	size_t njobs;
 	struct vr_mat views[2];
 };
 
-static void write_random_pixels(struct rng *rng, struct vr_image *image,
-		const pixman_region32_t *region)
-{
-	int32_t w = vr_image_width(image), h = vr_image_height(image);
-	uint32_t *data = malloc((size_t)w * (size_t)h * 4);
-	for (int32_t i = 0; i < w * h; i++) {
-		/* premultiplied: colour channels never above alpha */
-		uint32_t a = rng_chance(rng, 0.3f) ? rng_below(rng, 256) : 255;
-		uint32_t r = a == 0 ? 0 : rng_below(rng, a + 1);
-		uint32_t g = a == 0 ? 0 : rng_below(rng, a + 1);
-		uint32_t b = a == 0 ? 0 : rng_below(rng, a + 1);
-		data[i] = a << 24 | r << 16 | g << 8 | b;
-	}
-	vr_image_write(image, data, w * 4, region);
-	free(data);
-}
-
-static struct vr_image *random_image(struct rng *rng)
-{
-	int32_t w = 1 + (int32_t)rng_below(rng, 24);
-	int32_t h = 1 + (int32_t)rng_below(rng, 24);
-	enum vr_format format = rng_chance(rng, 0.5f) ? VR_FORMAT_ARGB8888 :
-		VR_FORMAT_XRGB8888;
-	struct vr_image *image = vr_image_create(w, h, format);
-	write_random_pixels(rng, image, NULL);
-	return image;
-}
-
-static void random_transform(struct rng *rng, struct vr_node *node)
-{
-	float x = rng_float(rng, -30, 100), y = rng_float(rng, -20, 70);
-	if (rng_chance(rng, 0.5f)) {
-		x = floorf(x);
-		y = floorf(y);
-	}
-	switch (rng_below(rng, 5)) {
-	case 0: {
-		float angle = rng_float(rng, -0.8f, 0.8f);
-		float s = rng_float(rng, 0.6f, 1.6f);
-		struct vr_mat m = { s * cosf(angle), s * sinf(angle),
-			-s * sinf(angle), s * cosf(angle), x, y };
-		vr_node_set_transform(node, &m);
-		break;
-	}
-	case 1: {
-		struct vr_mat m = { rng_float(rng, 0.3f, 2.5f), 0, 0,
-			rng_float(rng, 0.3f, 2.5f), x, y };
-		vr_node_set_transform(node, &m);
-		break;
-	}
-	default:
-		vr_node_set_position(node, x, y);
-		break;
-	}
-}
-
-static struct vr_color random_color(struct rng *rng)
-{
-	return (struct vr_color){ rng_float(rng, 0, 1), rng_float(rng, 0, 1),
-		rng_float(rng, 0, 1),
-		rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0.1f, 1) };
-}
-
-static struct vr_rectf random_rect(struct rng *rng)
-{
-	return (struct vr_rectf){ rng_float(rng, -10, 60),
-		rng_float(rng, -10, 40), rng_float(rng, 1, 50),
-		rng_float(rng, 1, 40) };
-}
-
-static struct vr_paint random_paint(struct rng *rng)
-{
-	return (struct vr_paint){
-		.color = random_color(rng),
-		.stroke_width = rng_chance(rng, 0.4f) ? rng_float(rng, 0.5f, 6) : 0,
-		.join = (enum vr_line_join)rng_below(rng, 3),
-		.cap = (enum vr_line_cap)rng_below(rng, 3),
-		.fill_rule = (enum vr_fill_rule)rng_below(rng, 2),
-	};
-}
-
-/* A display list of a few random canvas commands. */
-static struct vr_display_list *random_list(struct rng *rng,
-		struct scene *scene)
-{
-	static const char *const words[] = { "vitrail", "Åb", "n1å", "glyph" };
-	struct vr_canvas *c = vr_canvas_begin();
-	uint32_t n = 1 + rng_below(rng, 8);
-	for (uint32_t i = 0; i < n; i++) {
-		struct vr_paint paint = random_paint(rng);
-		switch (rng_below(rng, 12)) {
-		case 0:
-			vr_canvas_save(c);
-			vr_canvas_translate(c, rng_float(rng, -10, 20),
-				rng_float(rng, -10, 20));
-			vr_canvas_rotate(c, rng_float(rng, -0.5f, 0.5f));
-			break;
-		case 1:
-			vr_canvas_restore(c);
-			break;
-		case 2:
-			if (rng_chance(rng, 0.5f)) {
-				float r = rng_float(rng, 0, 16);
-				vr_canvas_clip_rrect(c, random_rect(rng),
-					(struct vr_radii){ r, r * 0.5f, r, 0 });
-			} else {
-				vr_canvas_clip_rect(c, random_rect(rng));
-			}
-			break;
-		case 3:
-			vr_canvas_draw_rect(c, random_rect(rng), &paint);
-			break;
-		case 4: {
-			float r = rng_float(rng, 0, 12);
-			vr_canvas_draw_rrect(c, random_rect(rng),
-				(struct vr_radii){ r, r / 2, r, 0 }, &paint);
-			break;
-		}
-		case 5:
-			vr_canvas_draw_ellipse(c, random_rect(rng), &paint);
-			break;
-		case 6:
-			paint.stroke_width = rng_float(rng, 0.5f, 5);
-			vr_canvas_draw_line(c, rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), &paint);
-			break;
-		case 7: {
-			float points[8];
-			for (int k = 0; k < 8; k++) {
-				points[k] = rng_float(rng, 0, 50);
-			}
-			paint.stroke_width = rng_float(rng, 0.5f, 4);
-			vr_canvas_draw_polyline(c, points, 4, rng_chance(rng, 0.5f),
-				&paint);
-			break;
-		}
-		case 8: {
-			struct vr_path *path = vr_path_create();
-			vr_path_move_to(path, rng_float(rng, 0, 40),
-				rng_float(rng, 0, 30));
-			vr_path_quad_to(path, rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40), rng_float(rng, 0, 60),
-				rng_float(rng, 0, 40));
-			vr_path_close(path);
-			vr_canvas_draw_path(c, path, &paint);
-			vr_path_destroy(path);
-			break;
-		}
-		case 9:
-			vr_canvas_draw_image(c,
-				scene->images[rng_below(rng, TREE_IMAGES)], NULL,
-				random_rect(rng), rng_float(rng, 0.2f, 1));
-			break;
-		case 10: {
-			struct vr_font font = { "DejaVu Sans",
-				rng_chance(rng, 0.5f) ? 12 : rng_float(rng, 8, 20),
-				400 };
-			vr_canvas_draw_text(c, rng_float(rng, 0, 40),
-				rng_float(rng, 10, 50), words[rng_below(rng, 4)], &font,
-				random_color(rng));
-			break;
-		}
-		default: {
-			float r = rng_float(rng, 0, 8);
-			vr_canvas_draw_shadow(c, random_rect(rng),
-				(struct vr_radii){ r, r, r, r }, rng_float(rng, 1, 8),
-				random_color(rng));
-			break;
-		}
-		}
-	}
-	return vr_canvas_finish(c);
-}
-
-static void random_content(struct rng *rng, struct scene *scene,
-		struct vr_node *node)
-{
-	uint32_t kind = rng_below(rng, 13);
-	if (kind >= 10) {
-		struct vr_display_list *list = random_list(rng, scene);
-		ck_assert_ptr_nonnull(list);
-		vr_node_set_display_list(node, list);
-		vr_display_list_unref(list);
-	} else if (kind < 5) {
-		/* opaque ones occlude */
-		struct vr_color color = { rng_float(rng, 0, 1),
-			rng_float(rng, 0, 1), rng_float(rng, 0, 1),
-			rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0, 1) };
-		vr_node_set_rect(node, rng_chance(rng, 0.5f) ?
-			floorf(rng_float(rng, 1, 70)) : rng_float(rng, 1, 70),
-			rng_float(rng, 1, 50), color);
-	} else if (kind < 9) {
-		struct vr_image *image = scene->images[rng_below(rng, TREE_IMAGES)];
-		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
-		enum vr_transform transform = rng_chance(rng, 0.6f) ?
-			VR_TRANSFORM_NORMAL : (enum vr_transform)rng_below(rng, 8);
-		bool swap = transform & 1;
-		float w = (float)(swap ? ih : iw), h = (float)(swap ? iw : ih);
-		if (rng_chance(rng, 0.4f)) {
-			w = rng_float(rng, 1, 60);
-			h = rng_float(rng, 1, 60);
-		}
-		vr_node_set_image(node, image, NULL, w, h, transform);
-	} else {
-		vr_node_clear_content(node); /* a group */
-	}
-}
-
-static void random_clip(struct rng *rng, struct vr_node *node)
-{
-	struct vr_rectf clip = { rng_float(rng, -10, 40), rng_float(rng, -10, 30),
-		rng_float(rng, 0, 80), rng_float(rng, 0, 60) };
-	switch (rng_below(rng, 3)) {
-	case 0:
-		vr_node_set_clip_rounded(node, &clip, rng_float(rng, 0, 24));
-		break;
-	case 1:
-		vr_node_set_clip(node, &clip);
-		break;
-	default:
-		vr_node_set_clip(node, NULL);
-		break;
-	}
-}
-
-static struct vr_node *add_node(struct rng *rng, struct scene *scene)
-{
-	struct vr_node *node = vr_node_create(scene->tree);
-	struct vr_node *parent = scene->nnodes == 0 || rng_chance(rng, 0.4f) ?
-		vr_tree_root(scene->tree) :
-		scene->nodes[rng_below(rng, (uint32_t)scene->nnodes)];
-	random_transform(rng, node);
-	random_content(rng, scene, node);
-	if (rng_chance(rng, 0.2f)) {
-		random_clip(rng, node);
-	}
-	if (rng_chance(rng, 0.3f)) {
-		vr_node_set_opacity(node, rng_float(rng, 0, 1));
-	}
-	vr_node_set_parent(node, parent);
-	scene->nodes[scene->nnodes++] = node;
-	return node;
-}
-
 static void scene_build(struct scene *scene, struct rng *rng)
 {
-	*scene = (struct scene){ .tree = vr_tree_create() };
-	for (int i = 0; i < TREE_IMAGES; i++) {
-		scene->images[i] = random_image(rng);
-	}
-	size_t n = 4 + rng_below(rng, 36);
-	for (size_t i = 0; i < n; i++) {
-		add_node(rng, scene);
-	}
+	*scene = (struct scene){ 0 };
+	random_tree_build(&scene->rt, &tree_options, rng);
 	scene->njobs = rng_chance(rng, 0.5f) ? 2 : 1;
 	for (size_t j = 0; j < 2; j++) {
 		vr_mat_identity(&scene->views[j]);
@@ -338,10 +70,7 @@ static void scene_build(struct scene *scene, struct rng *rng)
 
 static void scene_destroy(struct scene *scene)
 {
-	vr_tree_destroy(scene->tree);
-	for (int i = 0; i < TREE_IMAGES; i++) {
-		vr_image_unref(scene->images[i]);
-	}
+	random_tree_destroy(&scene->rt);
 }
 
 static bool is_ancestor_or_self(struct vr_node *ancestor, struct vr_node *node)
@@ -357,44 +86,45 @@ static bool is_ancestor_or_self(struct vr_node *ancestor, struct vr_node *node)
 /* One random change of the tree (or of a view). */
 static void mutate(struct rng *rng, struct scene *scene)
 {
-	if (scene->nnodes == 0) {
-		add_node(rng, scene);
+	if (scene->rt.nnodes == 0) {
+		random_tree_add_node(&scene->rt, rng);
 		return;
 	}
-	uint32_t pick = rng_below(rng, (uint32_t)scene->nnodes);
-	struct vr_node *node = scene->nodes[pick];
+	uint32_t pick = rng_below(rng, (uint32_t)scene->rt.nnodes);
+	struct vr_node *node = scene->rt.nodes[pick];
 	switch (rng_below(rng, 12)) {
 	case 0:
 	case 1:
-		random_transform(rng, node);
+		random_transform(&scene->rt, rng, node);
 		break;
 	case 2:
-		random_content(rng, scene, node);
+		random_content(&scene->rt, rng, node);
 		break;
 	case 3:
-		if (scene->nnodes < MAX_NODES) {
-			add_node(rng, scene);
+		if (scene->rt.nnodes < RANDOM_TREE_MAX_NODES) {
+			random_tree_add_node(&scene->rt, rng);
 		}
 		break;
 	case 4:
 		/* its children stay, detached, until reparented */
 		vr_node_destroy(node);
-		scene->nodes[pick] = scene->nodes[--scene->nnodes];
+		scene->rt.nodes[pick] = scene->rt.nodes[--scene->rt.nnodes];
 		break;
 	case 5:
 		vr_node_set_opacity(node, rng_chance(rng, 0.3f) ? 1.0f :
 			rng_float(rng, 0, 1));
 		break;
 	case 6:
-		random_clip(rng, node);
+		random_clip(&scene->rt, rng, node);
 		break;
 	case 7:
 		vr_node_set_enabled(node, !vr_node_enabled(node));
 		break;
 	case 8: {
+		struct random_tree *rt = &scene->rt;
 		struct vr_node *parent = rng_chance(rng, 0.3f) ?
-			vr_tree_root(scene->tree) :
-			scene->nodes[rng_below(rng, (uint32_t)scene->nnodes)];
+			vr_tree_root(rt->tree) :
+			rt->nodes[rng_below(rng, (uint32_t)rt->nnodes)];
 		if (!is_ancestor_or_self(node, parent)) {
 			vr_node_set_parent(node, parent);
 		}
@@ -404,15 +134,16 @@ static void mutate(struct rng *rng, struct scene *scene)
 		vr_node_raise_to_top(node);
 		break;
 	case 10: {
-		struct vr_image *image = scene->images[rng_below(rng, TREE_IMAGES)];
+		struct vr_image *image =
+			scene->rt.images[rng_below(rng, RANDOM_TREE_IMAGES)];
 		pixman_region32_t region;
 		pixman_region32_init_rect(&region, 0, 0,
 			1 + rng_below(rng, (uint32_t)vr_image_width(image)),
 			1 + rng_below(rng, (uint32_t)vr_image_height(image)));
 		write_random_pixels(rng, image, &region);
 		/* the nodes showing it are told by their owner */
-		for (size_t i = 0; i < scene->nnodes; i++) {
-			vr_node_damage_content(scene->nodes[i], &region);
+		for (size_t i = 0; i < scene->rt.nnodes; i++) {
+			vr_node_damage_content(scene->rt.nodes[i], &region);
 		}
 		pixman_region32_fini(&region);
 		break;
@@ -719,7 +450,7 @@ START_TEST(test_prepare_reuse_matches_fresh)
 			bool new_view = memcmp(views, scene.views, sizeof(views)) != 0;
 			pixman_region32_t damage;
 			pixman_region32_init(&damage);
-			vr_tree_update(scene.tree, &damage);
+			vr_tree_update(scene.rt.tree, &damage);
 			/* root coordinates as target pixels (the identity view),
 			 * plus a random rectangle; at times all of it */
 			pixman_region32_union_rect(&damage, &damage,
@@ -746,8 +477,10 @@ START_TEST(test_prepare_reuse_matches_fresh)
 					.extents = { e->x1, e->y1, e->x2 - e->x1,
 						e->y2 - e->y1 },
 				};
-				prepare_into(&reused, scene.tree, &job, true, &stats);
-				prepare_into(&fresh, scene.tree, &job, false, NULL);
+				prepare_into(&reused, scene.rt.tree, &job, true,
+					&stats);
+				prepare_into(&fresh, scene.rt.tree, &job, false,
+					NULL);
 				if (reused.len != fresh.len ||
 						memcmp(reused.bytes, fresh.bytes,
 							fresh.len) != 0) {
@@ -760,9 +493,9 @@ START_TEST(test_prepare_reuse_matches_fresh)
 				}
 				jobs++;
 				/* the same pixels, frame after frame */
-				render_reference(scene.tree, images[j][0],
+				render_reference(scene.rt.tree, images[j][0],
 					&scene.views[j], &job_damage, true);
-				render_reference(scene.tree, images[j][1],
+				render_reference(scene.rt.tree, images[j][1],
 					&scene.views[j], &job_damage, false);
 				pixman_region32_fini(&job_damage);
 				ck_assert_msg(memcmp(pixman_image_get_data(images[j][0]),

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
+#include "random_tree.h"
 #include "rstree.h"
 #include "scene.h"
 #include "scene_json.h"
@@ -103,257 +104,41 @@ static size_t count_different(const uint32_t *a, const uint32_t *b, size_t n)
 	return d;
 }
 
-/* ---- random trees (after test_parallel.c's generator) -------------------- */
-
-struct rng {
-	uint64_t state;
-};
-
-static uint32_t rng_next(struct rng *rng)
-{
-	rng->state = rng->state * 6364136223846793005u + 1442695040888963407u;
-	return (uint32_t)(rng->state >> 33);
-}
-
-static uint32_t rng_below(struct rng *rng, uint32_t n)
-{
-	return rng_next(rng) % n;
-}
-
-static float rng_float(struct rng *rng, float lo, float hi)
-{
-	return lo + (hi - lo) * (float)rng_next(rng) / (float)UINT32_MAX;
-}
-
-static bool rng_chance(struct rng *rng, float p)
-{
-	return rng_float(rng, 0, 1) < p;
-}
+/* ---- random trees (random_tree.c) ---------------------------------------- */
 
 #define RANDOM_W 240
 #define RANDOM_H 180
-#define RANDOM_IMAGES 3
 
-struct random_scene {
-	struct vr_tree *tree;
-	struct vr_image *images[RANDOM_IMAGES];
-	struct vr_node *nodes[40];
-	size_t nnodes;
-	struct vr_color clear;
+/* Trees twice the GPU tests' size for a target two to three times
+ * theirs: the CPU backend's bands and workers each get a part of most
+ * primitives. Half the nodes show a display list (the others rects,
+ * images or nothing), of every canvas command kind. */
+static const struct random_tree_options tree_options = {
+	.scale = 2,
+	.lists = 0.5f,
+	.max_commands = 8,
+	.cubic = true,
+	.bold = true,
 };
 
-static struct vr_image *random_image(struct rng *rng)
-{
-	int32_t w = 1 + (int32_t)rng_below(rng, 40);
-	int32_t h = 1 + (int32_t)rng_below(rng, 40);
-	struct vr_image *image = vr_image_create(w, h, rng_chance(rng, 0.5f) ?
-		VR_FORMAT_ARGB8888 : VR_FORMAT_XRGB8888);
-	uint32_t *data = malloc((size_t)w * (size_t)h * 4);
-	for (int32_t i = 0; i < w * h; i++) {
-		uint32_t a = rng_chance(rng, 0.3f) ? rng_below(rng, 256) : 255;
-		uint32_t r = a == 0 ? 0 : rng_below(rng, a + 1);
-		uint32_t g = a == 0 ? 0 : rng_below(rng, a + 1);
-		uint32_t b = a == 0 ? 0 : rng_below(rng, a + 1);
-		data[i] = a << 24 | r << 16 | g << 8 | b;
-	}
-	vr_image_write(image, data, w * 4, NULL);
-	free(data);
-	return image;
-}
-
-static struct vr_color random_color(struct rng *rng)
-{
-	return (struct vr_color){ rng_float(rng, 0, 1), rng_float(rng, 0, 1),
-		rng_float(rng, 0, 1),
-		rng_chance(rng, 0.5f) ? 1.0f : rng_float(rng, 0.1f, 1) };
-}
-
-static struct vr_rectf random_rect(struct rng *rng)
-{
-	return (struct vr_rectf){ rng_float(rng, -10, 120),
-		rng_float(rng, -10, 90), rng_float(rng, 1, 110),
-		rng_float(rng, 1, 90) };
-}
-
-static struct vr_display_list *random_list(struct rng *rng,
-		struct random_scene *scene)
-{
-	static const char *const words[] = { "vitrail", "Åb", "n1å", "glyph" };
-	struct vr_canvas *c = vr_canvas_begin();
-	uint32_t n = 1 + rng_below(rng, 8);
-	for (uint32_t i = 0; i < n; i++) {
-		struct vr_paint paint = {
-			.color = random_color(rng),
-			.stroke_width = rng_chance(rng, 0.4f) ?
-				rng_float(rng, 0.5f, 8) : 0,
-			.join = (enum vr_line_join)rng_below(rng, 3),
-			.cap = (enum vr_line_cap)rng_below(rng, 3),
-			.fill_rule = (enum vr_fill_rule)rng_below(rng, 2),
-		};
-		switch (rng_below(rng, 13)) {
-		case 0:
-			vr_canvas_translate(c, rng_float(rng, -10, 20),
-				rng_float(rng, -10, 20));
-			vr_canvas_rotate(c, rng_float(rng, -0.5f, 0.5f));
-			break;
-		case 1: {
-			float r = rng_float(rng, 0, 30);
-			vr_canvas_clip_rrect(c, random_rect(rng),
-				(struct vr_radii){ r, r / 2, r, r / 3 });
-			break;
-		}
-		case 2:
-			vr_canvas_clip_rect(c, random_rect(rng));
-			break;
-		case 3:
-			vr_canvas_draw_rect(c, random_rect(rng), &paint);
-			break;
-		case 4: {
-			float r = rng_float(rng, 0, 24);
-			vr_canvas_draw_rrect(c, random_rect(rng),
-				(struct vr_radii){ r, r / 2, r, 0 }, &paint);
-			break;
-		}
-		case 5:
-			vr_canvas_draw_ellipse(c, random_rect(rng), &paint);
-			break;
-		case 6:
-			paint.stroke_width = rng_float(rng, 0.5f, 6);
-			vr_canvas_draw_line(c, rng_float(rng, 0, 120),
-				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
-				rng_float(rng, 0, 90), &paint);
-			break;
-		case 7: {
-			float points[8];
-			for (int k = 0; k < 8; k++) {
-				points[k] = rng_float(rng, 0, 100);
-			}
-			paint.stroke_width = rng_float(rng, 0.5f, 5);
-			vr_canvas_draw_polyline(c, points, 4, rng_chance(rng, 0.5f),
-				&paint);
-			break;
-		}
-		case 8: {
-			struct vr_path *path = vr_path_create();
-			vr_path_move_to(path, rng_float(rng, 0, 80),
-				rng_float(rng, 0, 60));
-			vr_path_quad_to(path, rng_float(rng, 0, 120),
-				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
-				rng_float(rng, 0, 90));
-			vr_path_cubic_to(path, rng_float(rng, 0, 120),
-				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
-				rng_float(rng, 0, 90), rng_float(rng, 0, 120),
-				rng_float(rng, 0, 90));
-			vr_path_close(path);
-			vr_canvas_draw_path(c, path, &paint);
-			vr_path_destroy(path);
-			break;
-		}
-		case 9:
-			vr_canvas_draw_image(c,
-				scene->images[rng_below(rng, RANDOM_IMAGES)], NULL,
-				random_rect(rng), rng_float(rng, 0.2f, 1));
-			break;
-		case 10: {
-			struct vr_font font = { "DejaVu Sans",
-				rng_chance(rng, 0.5f) ? 12 : rng_float(rng, 8, 30),
-				rng_chance(rng, 0.8f) ? 400 : 700 };
-			vr_canvas_draw_text(c, rng_float(rng, 0, 80),
-				rng_float(rng, 10, 90), words[rng_below(rng, 4)], &font,
-				random_color(rng));
-			break;
-		}
-		default: {
-			float r = rng_float(rng, 0, 12);
-			vr_canvas_draw_shadow(c, random_rect(rng),
-				(struct vr_radii){ r, r, r, r }, rng_float(rng, 0, 16),
-				random_color(rng));
-			break;
-		}
-		}
-	}
-	return vr_canvas_finish(c);
-}
-
-static void random_transform(struct rng *rng, struct vr_node *node)
-{
-	float x = rng_float(rng, -40, 200), y = rng_float(rng, -30, 150);
-	if (rng_chance(rng, 0.5f)) {
-		x = floorf(x);
-		y = floorf(y);
-	}
-	switch (rng_below(rng, 5)) {
-	case 0: {
-		float a = rng_float(rng, -0.8f, 0.8f), s = rng_float(rng, 0.6f, 1.6f);
-		struct vr_mat m = { s * cosf(a), s * sinf(a), -s * sinf(a),
-			s * cosf(a), x, y };
-		vr_node_set_transform(node, &m);
-		break;
-	}
-	case 1: {
-		struct vr_mat m = { rng_float(rng, 0.3f, 2.5f), 0, 0,
-			rng_float(rng, 0.3f, 2.5f), x, y };
-		vr_node_set_transform(node, &m);
-		break;
-	}
-	default:
-		vr_node_set_position(node, x, y);
-		break;
-	}
-}
+struct random_scene {
+	struct random_tree rt;
+	struct vr_color clear;
+};
 
 static void random_scene_build(struct random_scene *scene, uint64_t seed)
 {
 	struct rng rng = { seed * 0x9e3779b97f4a7c15u + 11 };
-	*scene = (struct random_scene){ .tree = vr_tree_create() };
-	for (int i = 0; i < RANDOM_IMAGES; i++) {
-		scene->images[i] = random_image(&rng);
-	}
-	size_t n = 4 + rng_below(&rng, 36);
-	for (size_t i = 0; i < n; i++) {
-		struct vr_node *node = vr_node_create(scene->tree);
-		struct vr_node *parent = i == 0 || rng_chance(&rng, 0.4f) ?
-			vr_tree_root(scene->tree) :
-			scene->nodes[rng_below(&rng, (uint32_t)i)];
-		random_transform(&rng, node);
-		uint32_t kind = rng_below(&rng, 10);
-		if (kind >= 5) {
-			struct vr_display_list *list = random_list(&rng, scene);
-			vr_node_set_display_list(node, list);
-			vr_display_list_unref(list);
-		} else if (kind < 3) {
-			vr_node_set_rect(node, rng_float(&rng, 1, 140),
-				rng_float(&rng, 1, 100), random_color(&rng));
-		} else {
-			struct vr_image *image =
-				scene->images[rng_below(&rng, RANDOM_IMAGES)];
-			vr_node_set_image(node, image, NULL, rng_float(&rng, 1, 120),
-				rng_float(&rng, 1, 90),
-				(enum vr_transform)rng_below(&rng, 8));
-		}
-		if (rng_chance(&rng, 0.2f)) {
-			struct vr_rectf clip = { rng_float(&rng, -10, 80),
-				rng_float(&rng, -10, 60), rng_float(&rng, 0, 160),
-				rng_float(&rng, 0, 120) };
-			vr_node_set_clip(node, &clip);
-		}
-		if (rng_chance(&rng, 0.3f)) {
-			vr_node_set_opacity(node, rng_float(&rng, 0, 1));
-		}
-		vr_node_set_parent(node, parent);
-		scene->nodes[scene->nnodes++] = node;
-	}
+	*scene = (struct random_scene){ 0 };
+	random_tree_build(&scene->rt, &tree_options, &rng);
 	scene->clear = (struct vr_color){ rng_float(&rng, 0, 1), 0.2f, 0.3f,
 		rng_chance(&rng, 0.5f) ? 1.0f : 0.0f };
-	vr_tree_update(scene->tree, NULL);
+	vr_tree_update(scene->rt.tree, NULL);
 }
 
 static void random_scene_destroy(struct random_scene *scene)
 {
-	vr_tree_destroy(scene->tree);
-	for (int i = 0; i < RANDOM_IMAGES; i++) {
-		vr_image_unref(scene->images[i]);
-	}
+	random_tree_destroy(&scene->rt);
 }
 
 static int trees(void)
@@ -370,11 +155,12 @@ START_TEST(test_cpu_random_workers_identical)
 	for (int t = 0; t < trees(); t++) {
 		struct random_scene scene;
 		random_scene_build(&scene, (uint64_t)t);
-		uint32_t *one = cpu_frame(scene.tree, RANDOM_W, RANDOM_H, &view,
+		struct vr_tree *tree = scene.rt.tree;
+		uint32_t *one = cpu_frame(tree, RANDOM_W, RANDOM_H, &view,
 			scene.clear, 1, NULL, NULL);
 		for (int w = 2; w <= 4; w++) {
-			uint32_t *more = cpu_frame(scene.tree, RANDOM_W, RANDOM_H, &view,
-				scene.clear, w, NULL, NULL);
+			uint32_t *more = cpu_frame(tree, RANDOM_W, RANDOM_H,
+				&view, scene.clear, w, NULL, NULL);
 			size_t d = count_different(one, more, n);
 			if (d != 0) {
 				char name[64];
@@ -387,7 +173,7 @@ START_TEST(test_cpu_random_workers_identical)
 		}
 		/* and close to the reference (exercises every primitive) */
 		if (t % 6 == 0) {
-			uint32_t *ref = reference_frame(scene.tree, RANDOM_W, RANDOM_H,
+			uint32_t *ref = reference_frame(tree, RANDOM_W, RANDOM_H,
 				&view, scene.clear);
 			char name[64];
 			snprintf(name, sizeof(name), "cpu-tree%d", t);
@@ -408,19 +194,21 @@ START_TEST(test_cpu_damage)
 	for (int t = 100; t < 110; t++) {
 		struct random_scene scene;
 		random_scene_build(&scene, (uint64_t)t);
+		struct vr_tree *tree = scene.rt.tree;
 		/* a full frame, then a node moves and only its damage is drawn */
-		uint32_t *before = cpu_frame(scene.tree, RANDOM_W, RANDOM_H, &view,
+		uint32_t *before = cpu_frame(tree, RANDOM_W, RANDOM_H, &view,
 			scene.clear, 2, NULL, NULL);
-		struct vr_node *moved = scene.nodes[(size_t)t % scene.nnodes];
+		struct vr_node *moved =
+			scene.rt.nodes[(size_t)t % scene.rt.nnodes];
 		vr_node_set_position(moved, 30.5f + (float)(t % 7),
 			20.25f + (float)(t % 5));
 		pixman_region32_t damage;
 		pixman_region32_init(&damage);
-		vr_tree_update(scene.tree, &damage);
+		vr_tree_update(tree, &damage);
 		/* and a rectangle of our own */
 		pixman_region32_union_rect(&damage, &damage, 150, 10 + t % 7, 37, 60);
 		for (int w = 1; w <= 3; w++) {
-			uint32_t *after = cpu_frame(scene.tree, RANDOM_W, RANDOM_H,
+			uint32_t *after = cpu_frame(tree, RANDOM_W, RANDOM_H,
 				&view, scene.clear, w, &damage, before);
 			/* outside the damage: untouched, bit for bit */
 			for (int32_t y = 0; y < RANDOM_H; y++) {
@@ -436,7 +224,7 @@ START_TEST(test_cpu_damage)
 			}
 			/* inside: what a full frame draws (every pixel depends only
 			 * on the tasks), so the whole frame equals a full one */
-			uint32_t *full = cpu_frame(scene.tree, RANDOM_W, RANDOM_H,
+			uint32_t *full = cpu_frame(tree, RANDOM_W, RANDOM_H,
 				&view, scene.clear, w, NULL, NULL);
 			int32_t nrects;
 			pixman_region32_rectangles(&damage, &nrects);
