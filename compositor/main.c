@@ -346,6 +346,11 @@ static int handle_reload(int signal, void *data) {
 	return 0;
 }
 
+static int handle_log_state(int signal, void *data) {
+	vt_outputs_log_state(data);
+	return 0;
+}
+
 static int handle_exit_timer(void *data) {
 	struct vt_server *server = data;
 	wl_display_terminate(server->display);
@@ -475,6 +480,7 @@ int main(int argc, char *argv[]) {
 	sigaddset(&handled, SIGINT);
 	sigaddset(&handled, SIGTERM);
 	sigaddset(&handled, SIGHUP);
+	sigaddset(&handled, SIGUSR1);
 	sigaddset(&handled, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &handled, NULL);
 	keep_vulkan_driver_loaded();
@@ -553,6 +559,8 @@ int main(int argc, char *argv[]) {
 		SIGHUP, handle_reload, &server);
 	struct wl_event_source *sigchld = wl_event_loop_add_signal(server.loop,
 		SIGCHLD, handle_child, &server);
+	struct wl_event_source *sigusr1 = wl_event_loop_add_signal(server.loop,
+		SIGUSR1, handle_log_state, &server);
 	if (opts->exit_after > 0) {
 		server.exit_timer = wl_event_loop_add_timer(server.loop,
 			handle_exit_timer, &server);
@@ -616,6 +624,7 @@ int main(int argc, char *argv[]) {
 	wl_event_source_remove(sigterm);
 	wl_event_source_remove(sighup);
 	wl_event_source_remove(sigchld);
+	wl_event_source_remove(sigusr1);
 	vt_server_finish(&server);
 	free(opts->startup);
 	return server.exit_status;

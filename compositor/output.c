@@ -1704,6 +1704,58 @@ bool vt_outputs_settled(struct vt_server *server) {
 	return true;
 }
 
+static void log_surface_iter(struct vr_node *node, void *data) {
+	struct vt_output *output = data;
+	struct vt_surface *surface = vr_node_user_data(node);
+	if (surface == NULL) {
+		return;
+	}
+	wlr_log(WLR_INFO, "%s   surface %p: unsampled %d, %u content "
+		"commits, %d frame callbacks waiting, path %s, copying %d",
+		output->wlr_output->name, (void *)surface, surface->unsampled,
+		surface->content_commits, wl_list_length(
+			&surface->wlr_surface->current.frame_callback_list),
+		surface->path_scheduled ? "scheduled" : "vblank",
+		surface->copy != NULL);
+}
+
+void vt_outputs_log_state(struct vt_server *server) {
+	wlr_log(WLR_INFO, "state: tree generation %" PRIu64 ", update %s, "
+		"%d surface copies, frames %s", vr_tree_generation(server->tree),
+		server->update_idle != NULL ? "pending" : "done",
+		server->surface_copies, server->hold_frames ? "held" : "not held");
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		const pixman_box32_t *e =
+			pixman_region32_extents(&output->pending_damage);
+		wlr_log(WLR_INFO, "%s: %s, pending damage (%d,%d)-(%d,%d), "
+			"%d frames, commit_seq %u, frame_pending %d, pacer "
+			"rendering %d ready %d committed %d queued %d, %d orphan "
+			"feedbacks", output->wlr_output->name,
+			vt_output_enabled(output) ? "enabled" : "disabled",
+			e->x1, e->y1, e->x2, e->y2, wl_list_length(&output->frames),
+			output->wlr_output->commit_seq,
+			output->wlr_output->frame_pending,
+			vt_pacer_rendering(output->pacer), vt_pacer_ready(output->pacer),
+			vt_pacer_committed(output->pacer), vt_pacer_queued(output->pacer),
+			(int)(output->orphan_feedbacks.size /
+			sizeof(struct drawn_feedback)));
+		struct output_frame *frame;
+		wl_list_for_each(frame, &output->frames, link) {
+			wlr_log(WLR_INFO, "%s   frame %" PRIu64 ": render_id %" PRIu64
+				" ready %d finished %d committed %d (seq %u) failed %d, "
+				"%d feedbacks", output->wlr_output->name, frame->record.seq,
+				frame->render_id, frame->ready, frame->finished,
+				frame->committed, frame->commit_seq, frame->failed,
+				(int)(frame->feedbacks.size / sizeof(struct drawn_feedback)));
+		}
+		struct wlr_box box = output_box(output);
+		struct vr_box area = { box.x, box.y, box.width, box.height };
+		vr_tree_for_each_drawn(server->tree, &area, log_surface_iter,
+			output);
+	}
+}
+
 /* ---- lifetime ----------------------------------------------------------- */
 
 static void output_set_period(struct vt_output *output) {

@@ -727,6 +727,11 @@ void vt_outputs_surface_destroyed(struct vt_server *server,
 void vt_outputs_lose_renderer(struct vt_server *server);
 /* No output has damage to draw or frames not yet presented. */
 bool vt_outputs_settled(struct vt_server *server);
+/* Log (WLR_INFO) each output's frame state: its pending damage, its
+ * frames' states, its pacer's, and the surfaces it draws (whether their
+ * newest content was drawn, their frame callbacks waiting). SIGUSR1 and
+ * a settle of the test protocol unanswered for long log it. */
+void vt_outputs_log_state(struct vt_server *server);
 void vt_outputs_print_stats(struct vt_server *server, FILE *f,
 	const char *indent);
 /* One PNG per output, DIR/NAME.png. */

@@ -19,6 +19,8 @@ struct vt_test {
 	struct vt_server *server;
 	struct wl_global *global;
 	struct wl_list settles; /* settle::link */
+	/* a settle unanswered for long says why in the log */
+	struct wl_event_source *settle_timer;
 	int holds; /* objects holding frame callbacks */
 	uint32_t stall_ms; /* stall_next_frame: sleep of the next frame */
 	uint32_t *costs; /* slow_frames: render times (us) of the next frames */
@@ -118,6 +120,21 @@ static void settle_handle_resource_destroy(struct wl_resource *resource) {
 	}
 }
 
+/* A settle unanswered this long: what it waits for goes to the log. */
+#define SETTLE_REPORT_MS 5000
+
+static int handle_settle_timer(void *data) {
+	struct vt_test *test = data;
+	if (wl_list_empty(&test->settles)) {
+		return 0;
+	}
+	wlr_log(WLR_INFO, "a settle is unanswered after %d ms",
+		SETTLE_REPORT_MS);
+	vt_outputs_log_state(test->server);
+	wl_event_source_timer_update(test->settle_timer, SETTLE_REPORT_MS);
+	return 0;
+}
+
 static void handle_settle(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct test_object *obj = test_object_from_resource(resource);
@@ -132,6 +149,10 @@ static void handle_settle(struct wl_client *client,
 	settle->callback = callback;
 	wl_resource_set_implementation(callback, NULL, settle,
 		settle_handle_resource_destroy);
+	if (wl_list_empty(&obj->test->settles)) {
+		wl_event_source_timer_update(obj->test->settle_timer,
+			SETTLE_REPORT_MS);
+	}
 	wl_list_insert(&obj->test->settles, &settle->link);
 	/* Make sure something will present if anything is pending. */
 	vt_server_update(obj->test->server);
@@ -549,9 +570,17 @@ bool vt_test_init(struct vt_server *server) {
 	}
 	test->server = server;
 	wl_list_init(&test->settles);
+	test->settle_timer = wl_event_loop_add_timer(server->loop,
+		handle_settle_timer, test);
 	test->global = wl_global_create(server->display,
 		&vitrail_test_v1_interface, 7, test, test_bind);
-	if (test->global == NULL) {
+	if (test->global == NULL || test->settle_timer == NULL) {
+		if (test->settle_timer != NULL) {
+			wl_event_source_remove(test->settle_timer);
+		}
+		if (test->global != NULL) {
+			wl_global_destroy(test->global);
+		}
 		free(test);
 		return false;
 	}
@@ -578,6 +607,7 @@ void vt_test_finish(struct vt_server *server) {
 		wl_list_remove(&test->touch_destroy.link);
 	}
 	hash_frames_stop(test);
+	wl_event_source_remove(test->settle_timer);
 	wl_global_destroy(test->global);
 	free(test->costs);
 	free(test);

@@ -22,7 +22,9 @@
 #include "vitrail-test-v1-client-protocol.h"
 
 /* How much of a log a failure message quotes. */
-#define LOG_TAIL 6000
+/* A log's end in a failure message: Check refuses messages over 4 KiB
+ * ("Message string too long"; the whole logs follow the test anyway). */
+#define LOG_TAIL 3000
 /* Attempts to get a screenshot and a reference of one tree generation. */
 #define CHECK_ATTEMPTS 5
 
@@ -583,6 +585,15 @@ static void conn_fail(struct harness_conn *conn, const char *what,
 	harness_proc_wait(proc, 1000);
 	if (!harness_proc_alive(proc)) {
 		harness_assert_alive(proc); // fails with vitrail's log
+	}
+	// Every vitrail of the test (a nested one's parent too) logs its
+	// outputs' frame state on SIGUSR1: what the wait was stuck on.
+	if (current != NULL) {
+		struct harness_vitrail *v;
+		wl_list_for_each(v, &current->vitrails, link) {
+			harness_proc_signal(v->proc, SIGUSR1);
+		}
+		harness_sleep_ms(300);
 	}
 	int err = wl_display_get_error(conn->display);
 	const struct wl_interface *interface = NULL;
