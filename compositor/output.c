@@ -163,6 +163,7 @@ struct vt_output {
 		protocol: when the next one is due */
 	bool sending_present; /* our own present event is being emitted */
 	bool destroying; /* in handle_destroy */
+	bool pacer_run_pending; /* asked for something: run at the idle */
 	struct wl_event_source *redraw_idle; /* a whole redraw, once idle */
 	/* wp_presentation feedbacks of frames never shown, for the next
 	 * frame rendered */
@@ -414,14 +415,52 @@ static void output_update_predictable(struct vt_output *output,
 	vt_pacer_set_horizon(output->pacer, horizon);
 }
 
+static void handle_pacer_idle(void *data) {
+	struct vt_server *server = data;
+	server->pacer_idle = NULL;
+	server->pacers_deferred = false;
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		if (!output->pacer_run_pending) {
+			continue;
+		}
+		output->pacer_run_pending = false;
+		if (output->pacer != NULL && vt_output_enabled(output)) {
+			uint64_t now = vt_now_ns();
+			output_update_predictable(output, now);
+			vt_pacer_request(output->pacer, 0, now);
+		}
+	}
+}
+
+void vt_outputs_defer_pacers(struct vt_server *server) {
+	if (server->loop == NULL) {
+		return;
+	}
+	server->pacers_deferred = true;
+	if (server->pacer_idle == NULL) {
+		server->pacer_idle = wl_event_loop_add_idle(server->loop,
+			handle_pacer_idle, server);
+	}
+}
+
+/* The output wants something: the pacer runs now (and may render), or,
+ * while pacers are deferred (vt_outputs_defer_pacers), hears of it now
+ * and runs once the event loop is idle. */
 static void output_request(struct vt_output *output, uint32_t wants) {
 	/* a disabled (or powered off) output draws nothing until it is
 	 * enabled again */
-	if (output->pacer != NULL && vt_output_enabled(output)) {
-		uint64_t now = vt_now_ns();
-		output_update_predictable(output, now);
-		vt_pacer_request(output->pacer, wants, now);
+	if (output->pacer == NULL || !vt_output_enabled(output)) {
+		return;
 	}
+	uint64_t now = vt_now_ns();
+	output_update_predictable(output, now);
+	if (output->server->pacers_deferred && !output->destroying) {
+		vt_pacer_want(output->pacer, wants);
+		output->pacer_run_pending = true;
+		return;
+	}
+	vt_pacer_request(output->pacer, wants, now);
 }
 
 int vt_output_display_slots(struct vt_output *output, uint64_t now,

@@ -616,8 +616,12 @@ void vt_server_finish(struct vt_server *server) {
 		server->renderer_source = NULL;
 	}
 	/* Destroys the outputs (their handlers free vt_output); no more
-	 * idle updates from here on. */
+	 * idle updates or pacer runs from here on. */
 	server->loop = NULL;
+	if (server->pacer_idle != NULL) {
+		wl_event_source_remove(server->pacer_idle);
+		server->pacer_idle = NULL;
+	}
 	wlr_backend_destroy(server->backend);
 	wl_display_destroy(server->display);
 	vt_layers_finish(server);

@@ -474,6 +474,10 @@ struct vt_server {
 	struct vt_grab grab;
 
 	struct wl_event_source *update_idle;
+	/* while set, outputs' pacers hear of requests but run only at
+	 * pacer_idle (vt_outputs_defer_pacers) */
+	bool pacers_deferred;
+	struct wl_event_source *pacer_idle;
 	int surface_copies; /* large buffers being copied (surface.c) */
 	struct wl_event_source *exit_timer;
 	bool hold_frames; /* test protocol: no frame callbacks */
@@ -727,6 +731,17 @@ void vt_outputs_surface_destroyed(struct vt_server *server,
 void vt_outputs_lose_renderer(struct vt_server *server);
 /* No output has damage to draw or frames not yet presented. */
 bool vt_outputs_settled(struct vt_server *server);
+/*
+ * Until the event loop is idle, no output starts a frame: requests are
+ * kept and the pacers run then. Called at a surface's commit: a frame
+ * started inside a commit signal would sample the commit's
+ * wp_presentation feedback before wlroots' own commit listener (added
+ * after vitrail's, at the client's first feedback request) made it
+ * current. The frame draws the new content, the feedback is never
+ * sampled and never answered, and a client waiting for it (a nested
+ * vitrail's output) waits for ever.
+ */
+void vt_outputs_defer_pacers(struct vt_server *server);
 /* Log (WLR_INFO) each output's frame state: its pending damage, its
  * frames' states, its pacer's, and the surfaces it draws (whether their
  * newest content was drawn, their frame callbacks waiting). SIGUSR1 and

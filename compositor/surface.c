@@ -833,6 +833,8 @@ uint64_t vt_surface_take_input(struct vt_surface *surface) {
 
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, commit);
+	/* no frame starts before every commit listener ran */
+	vt_outputs_defer_pacers(surface->server);
 	surface->committing = true;
 	surface->content_type = surface->content_type_pending;
 	bool new_content =

@@ -391,6 +391,10 @@ void vt_pacer_request(struct vt_pacer *pacer, uint32_t wants, uint64_t now) {
 	pacer_run(pacer, now, false);
 }
 
+void vt_pacer_want(struct vt_pacer *pacer, uint32_t wants) {
+	pacer->wants |= wants;
+}
+
 void vt_pacer_wake(struct vt_pacer *pacer, uint64_t now) {
 	pacer->armed_ns = 0; /* a timer fires once */
 	pacer_run(pacer, now, true);

@@ -107,8 +107,11 @@ struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
 void vt_pacer_destroy(struct vt_pacer *pacer);
 
 /* The output wants something (enum vt_pacer_want flags). May render, but
- * never commits: it can be called from inside any wlroots signal. */
+ * never commits. */
 void vt_pacer_request(struct vt_pacer *pacer, uint32_t wants, uint64_t now);
+/* The same wants, without running the pacer: nothing renders until the
+ * next vt_pacer_request (wants 0: just run) or timer. */
+void vt_pacer_want(struct vt_pacer *pacer, uint32_t wants);
 /* The timer armed through impl->arm fired. */
 void vt_pacer_wake(struct vt_pacer *pacer, uint64_t now);
 /* A frame returned by impl->render finished rendering. */
