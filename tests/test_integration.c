@@ -458,6 +458,48 @@ START_TEST(test_integration_first_frame_callback_never_lost)
 }
 END_TEST
 
+/* ---- presentation_feedback ---------------------------------------------- */
+
+/*
+ * The same pause (vitrail-callback-probe --pause-pid --feedback), with a
+ * frame planned when vitrail resumes (the helper window drew new content
+ * just before it stopped) and the new window's commit asking for
+ * wp_presentation feedback as well: the commit, read before the pacer's
+ * timer, must not start that frame before wlroots made the commit's
+ * feedback current. Every feedback is answered (presented or discarded)
+ * and every first frame callback comes. Before the fix a frame started
+ * inside the commit drew the window and its feedback was never answered:
+ * 12 of 30 windows (Vulkan), 30 of 30 (the CPU backend).
+ */
+START_TEST(test_integration_presentation_feedback_answered)
+{
+	struct harness *harness = harness_create("presentation_feedback");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+		});
+	const char *probe = harness_env_path("VITRAIL_CALLBACK_PROBE",
+		"vitrail-callback-probe");
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", (int)vitrail->proc->pid);
+	const char *argv[] = { probe, "--iterations", "50", "--timeout-ms",
+		"500", "--pause-pid", pid, "--feedback", NULL };
+	struct harness_proc *proc = NULL;
+	int status = harness_run_client(harness, vitrail, argv,
+		harness_scaled_ms(60000), &proc);
+	if (status != 0) {
+		char *log = harness_proc_log(proc);
+		ck_abort_msg("windows committed while vitrail was stopped, with a "
+			"frame due, lost their presentation feedback or first frame "
+			"callback (exit status %d):\n%s", status, log);
+		free(log);
+	}
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- client_death ------------------------------------------------------- */
 
 START_TEST(test_integration_client_death_survived)
@@ -1284,6 +1326,8 @@ static Suite *integration_suite(void) {
 		test_integration_client_death_survived, 240);
 	harness_add_case(suite, "first_frame_callback",
 		test_integration_first_frame_callback_never_lost, 90);
+	harness_add_case(suite, "presentation_feedback",
+		test_integration_presentation_feedback_answered, 90);
 	harness_add_case(suite, "pacing_latency",
 		test_integration_pacing_latency_next_vblank, 150);
 	harness_add_case(suite, "wtype_foot", test_integration_wtype_foot, 90);

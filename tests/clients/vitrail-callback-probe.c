@@ -18,6 +18,14 @@
  * window commits its buffer and asks for its callback, and the compositor
  * continues (SIGCONT) after that vblank has passed.
  *
+ * --feedback (with --pause-pid) checks the same race for wp_presentation:
+ * each window's commit also asks for presentation feedback, which must be
+ * answered (presented or discarded). Before vitrail stops, the helper
+ * commits new content, so that vitrail has a frame planned when it
+ * resumes; the window's commit, read first, must not start that frame
+ * before wlroots made the commit's feedback current (a frame started
+ * inside the commit drew the window and never answered its feedback).
+ *
  * Options:
  *   --iterations N   windows (default 100)
  *   --timeout-ms MS  how long a callback may take (default 1000)
@@ -25,9 +33,11 @@
  *   --size WxH       the buffer's size (default 64x48)
  *   --pause-pid PID  the compositor to stop around each window's commit
  *                    (not with --reconnect)
+ *   --feedback       presentation feedback too (with --pause-pid)
  *
- * Prints "callbacks=N lost=N max_ms=F" on its last line and exits 0 when
- * none was lost, 1 otherwise (2: a connection or protocol error).
+ * Prints "callbacks=N lost=N max_ms=F" (with --feedback also
+ * "feedbacks=N feedbacks_lost=N") on its last line and exits 0 when none
+ * was lost, 1 otherwise (2: a connection or protocol error).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +49,7 @@
 #include <string.h>
 #include <time.h>
 #include <wayland-client.h>
+#include "presentation-time-client-protocol.h"
 #include "probe-client.h"
 #include "xdg-shell-client-protocol.h"
 
@@ -50,6 +61,7 @@ struct probe {
 	struct wl_compositor *compositor;
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
+	struct wp_presentation *presentation;
 };
 
 struct window {
@@ -77,6 +89,9 @@ static void registry_global(void *data, struct wl_registry *registry,
 			&wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		p->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
+	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		p->presentation = wl_registry_bind(registry, name,
+			&wp_presentation_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		p->wm_base = wl_registry_bind(registry, name,
 			&xdg_wm_base_interface, 1);
@@ -112,6 +127,9 @@ static bool probe_connect(struct probe *p) {
 }
 
 static void probe_disconnect(struct probe *p) {
+	if (p->presentation != NULL) {
+		wp_presentation_destroy(p->presentation);
+	}
 	if (p->wm_base != NULL) {
 		xdg_wm_base_destroy(p->wm_base);
 	}
@@ -161,6 +179,31 @@ static void frame_done(void *data, struct wl_callback *callback,
 
 static const struct wl_callback_listener frame_listener = {
 	.done = frame_done,
+};
+
+/* A presentation feedback's answer: presented or discarded. */
+static void feedback_sync_output(void *data,
+		struct wp_presentation_feedback *feedback, struct wl_output *output) {
+}
+
+static void feedback_presented(void *data,
+		struct wp_presentation_feedback *feedback, uint32_t tv_sec_hi,
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
+		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+	bool *answered = data;
+	*answered = true;
+}
+
+static void feedback_discarded(void *data,
+		struct wp_presentation_feedback *feedback) {
+	bool *answered = data;
+	*answered = true;
+}
+
+static const struct wp_presentation_feedback_listener feedback_listener = {
+	.sync_output = feedback_sync_output,
+	.presented = feedback_presented,
+	.discarded = feedback_discarded,
 };
 
 /* Wait until the process is stopped (its /proc stat says T); false when
@@ -267,19 +310,21 @@ static struct wl_callback *window_frame(struct window *w) {
 
 static void usage(const char *argv0) {
 	fprintf(stderr, "usage: %s [--iterations N] [--timeout-ms MS] "
-		"[--reconnect] [--size WxH] [--pause-pid PID]\n", argv0);
+		"[--reconnect] [--size WxH] [--pause-pid PID [--feedback]]\n",
+		argv0);
 }
 
 int main(int argc, char *argv[]) {
 	long iterations = 100, timeout_ms = 1000, pause_pid = 0;
 	int32_t width = 64, height = 48;
-	bool reconnect = false;
+	bool reconnect = false, feedback = false;
 	static const struct option options[] = {
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "reconnect", no_argument, NULL, 'r' },
 		{ "size", required_argument, NULL, 's' },
 		{ "pause-pid", required_argument, NULL, 'p' },
+		{ "feedback", no_argument, NULL, 'f' },
 		{ 0 },
 	};
 	int opt, index = 0;
@@ -294,6 +339,9 @@ int main(int argc, char *argv[]) {
 			break;
 		case 'r':
 			reconnect = true;
+			break;
+		case 'f':
+			feedback = true;
 			break;
 		case 's':
 			ok = pc_parse_size(optarg, &width, &height);
@@ -322,11 +370,19 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, NAME ": --pause-pid needs one connection\n");
 		return 2;
 	}
+	if (feedback && pause_pid == 0) {
+		fprintf(stderr, NAME ": --feedback needs --pause-pid\n");
+		return 2;
+	}
 	struct probe p = { 0 };
 	/* the buffers of the connection: a window's is released once the
 	 * compositor no longer reads it, the helper's stays attached */
 	struct pc_pool pool = { 0 };
 	if (!reconnect && !probe_connect(&p)) {
+		return 2;
+	}
+	if (feedback && p.presentation == NULL) {
+		fprintf(stderr, NAME ": no wp_presentation\n");
 		return 2;
 	}
 	/* --pause-pid: the helper window, mapped, its first callback come */
@@ -352,7 +408,7 @@ int main(int argc, char *argv[]) {
 			return 2;
 		}
 	}
-	int callbacks = 0, lost = 0;
+	int callbacks = 0, lost = 0, feedbacks = 0, feedbacks_lost = 0;
 	double max_ms = 0;
 	for (long i = 0; i < iterations; i++) {
 		if (reconnect && !probe_connect(&p)) {
@@ -389,8 +445,24 @@ int main(int argc, char *argv[]) {
 			/* the next vblank has a callback to send; read by the
 			 * compositor before it stops */
 			helper_callback = window_frame(&helper);
+			if (feedback) {
+				/* and a frame to draw, planned (the tree's update
+				 * waits for vitrail's idle, which runs before the
+				 * second round trip is read) */
+				struct pc_buffer *next = fill_buffer(&p, &pool, width,
+					height, 0xff000000u | (uint32_t)(i * 40503u),
+					pc_now_ns() + timeout_ns);
+				if (next == NULL) {
+					fprintf(stderr, NAME ": no buffer for the helper\n");
+					return 2;
+				}
+				wl_surface_attach(helper.surface, next->wl_buffer, 0, 0);
+				wl_surface_damage_buffer(helper.surface, 0, 0, width,
+					height);
+			}
 			wl_surface_commit(helper.surface);
-			if (wl_display_roundtrip(p.display) < 0) {
+			if (wl_display_roundtrip(p.display) < 0 || (feedback &&
+					wl_display_roundtrip(p.display) < 0)) {
 				return 2;
 			}
 			if (kill((pid_t)pause_pid, SIGSTOP) != 0 ||
@@ -404,6 +476,13 @@ int main(int argc, char *argv[]) {
 		wl_surface_attach(w.surface, buffer->wl_buffer, 0, 0);
 		wl_surface_damage_buffer(w.surface, 0, 0, width, height);
 		struct wl_callback *callback = window_frame(&w);
+		bool answered = false;
+		struct wp_presentation_feedback *fb = NULL;
+		if (feedback) {
+			fb = wp_presentation_feedback(p.presentation, w.surface);
+			wp_presentation_feedback_add_listener(fb, &feedback_listener,
+				&answered);
+		}
 		uint64_t start = pc_now_ns();
 		wl_surface_commit(w.surface);
 		if (pause_pid > 0) {
@@ -423,6 +502,18 @@ int main(int argc, char *argv[]) {
 			lost++;
 			fprintf(stderr, NAME ": window %ld: no frame callback "
 				"in %ld ms\n", i, timeout_ms);
+		}
+		if (fb != NULL) {
+			if (dispatch_until(p.display, &answered,
+					start + timeout_ns)) {
+				feedbacks++;
+			} else {
+				feedbacks_lost++;
+				fprintf(stderr, NAME ": window %ld: presentation feedback "
+					"neither presented nor discarded in %ld ms\n", i,
+					timeout_ms);
+			}
+			wp_presentation_feedback_destroy(fb);
 		}
 		if (helper_callback != NULL) {
 			dispatch_until(p.display, &helper.done,
@@ -450,6 +541,11 @@ int main(int argc, char *argv[]) {
 		pc_pool_finish(&pool);
 		probe_disconnect(&p);
 	}
-	printf("callbacks=%d lost=%d max_ms=%.1f\n", callbacks, lost, max_ms);
-	return lost == 0 ? 0 : 1;
+	printf("callbacks=%d lost=%d max_ms=%.1f", callbacks, lost, max_ms);
+	if (feedback) {
+		printf(" feedbacks=%d feedbacks_lost=%d", feedbacks,
+			feedbacks_lost);
+	}
+	printf("\n");
+	return lost == 0 && feedbacks_lost == 0 ? 0 : 1;
 }
