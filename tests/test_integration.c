@@ -417,42 +417,59 @@ END_TEST
  * about one window in a hundred to it with the CPU backend). The probe
  * makes that turn certain by stopping vitrail around the commit
  * (--pause-pid), then maps windows as fast as it can without it. */
-START_TEST(test_integration_first_frame_callback_never_lost)
-{
-	struct harness *harness = harness_create("first_frame_callback");
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+/* Run vitrail-callback-probe with args against vitrail; with pause, it
+ * stops vitrail (--pause-pid) around each window's commit. Fails the
+ * test with the probe's log, saying what was lost, unless it exits 0. */
+static void run_callback_probe(struct harness *harness,
+		struct harness_vitrail *vitrail, bool pause,
+		const char *const *args, const char *what) {
+	const char *argv[16];
+	size_t n = 0;
+	argv[n++] = harness_env_path("VITRAIL_CALLBACK_PROBE",
+		"vitrail-callback-probe");
+	char pid[32];
+	if (pause) {
+		snprintf(pid, sizeof(pid), "%d", (int)vitrail->proc->pid);
+		argv[n++] = "--pause-pid";
+		argv[n++] = pid;
+	}
+	for (size_t i = 0; args[i] != NULL && n + 1 < 16; i++) {
+		argv[n++] = args[i];
+	}
+	argv[n] = NULL;
+	struct harness_proc *proc = NULL;
+	int status = harness_run_client(harness, vitrail, argv,
+		harness_scaled_ms(60000), &proc);
+	if (status != 0) {
+		char *log = harness_proc_log(proc);
+		ck_abort_msg("%s (exit status %d):\n%s", what, status, log);
+		free(log);
+	}
+}
+
+static struct harness_vitrail *start_one_output(struct harness *harness) {
+	return harness_start_vitrail(harness,
 		&(struct harness_vitrail_options){
 			.outputs = 1,
 			.output_size = "640x480",
 		});
-	const char *probe = harness_env_path("VITRAIL_CALLBACK_PROBE",
-		"vitrail-callback-probe");
-	char pid[32];
-	snprintf(pid, sizeof(pid), "%d", (int)vitrail->proc->pid);
+}
+
+START_TEST(test_integration_first_frame_callback_never_lost)
+{
+	struct harness *harness = harness_create("first_frame_callback");
+	struct harness_vitrail *vitrail = start_one_output(harness);
 	/* 40 ms stopped and up to two periods a window: about 3 s; 25 s
 	 * when every callback is lost */
-	const char *paused[] = { probe, "--iterations", "50",
-		"--timeout-ms", "500", "--pause-pid", pid, NULL };
-	struct harness_proc *proc = NULL;
-	int status = harness_run_client(harness, vitrail, paused,
-		harness_scaled_ms(60000), &proc);
-	if (status != 0) {
-		char *log = harness_proc_log(proc);
-		ck_abort_msg("windows mapped while vitrail was stopped lost their "
-			"first frame callback (exit status %d):\n%s", status, log);
-		free(log);
-	}
+	const char *paused[] = { "--iterations", "50", "--timeout-ms", "500",
+		NULL };
+	run_callback_probe(harness, vitrail, true, paused, "windows mapped "
+		"while vitrail was stopped lost their first frame callback");
 	harness_assert_alive(vitrail->proc);
-	const char *plain[] = { probe, "--iterations", "300",
-		"--timeout-ms", "500", NULL };
-	status = harness_run_client(harness, vitrail, plain,
-		harness_scaled_ms(60000), &proc);
-	if (status != 0) {
-		char *log = harness_proc_log(proc);
-		ck_abort_msg("windows lost their first frame callback (exit "
-			"status %d):\n%s", status, log);
-		free(log);
-	}
+	const char *plain[] = { "--iterations", "300", "--timeout-ms", "500",
+		NULL };
+	run_callback_probe(harness, vitrail, false, plain,
+		"windows lost their first frame callback");
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -474,27 +491,12 @@ END_TEST
 START_TEST(test_integration_presentation_feedback_answered)
 {
 	struct harness *harness = harness_create("presentation_feedback");
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-		});
-	const char *probe = harness_env_path("VITRAIL_CALLBACK_PROBE",
-		"vitrail-callback-probe");
-	char pid[32];
-	snprintf(pid, sizeof(pid), "%d", (int)vitrail->proc->pid);
-	const char *argv[] = { probe, "--iterations", "50", "--timeout-ms",
-		"500", "--pause-pid", pid, "--feedback", NULL };
-	struct harness_proc *proc = NULL;
-	int status = harness_run_client(harness, vitrail, argv,
-		harness_scaled_ms(60000), &proc);
-	if (status != 0) {
-		char *log = harness_proc_log(proc);
-		ck_abort_msg("windows committed while vitrail was stopped, with a "
-			"frame due, lost their presentation feedback or first frame "
-			"callback (exit status %d):\n%s", status, log);
-		free(log);
-	}
+	struct harness_vitrail *vitrail = start_one_output(harness);
+	const char *args[] = { "--iterations", "50", "--timeout-ms", "500",
+		"--feedback", NULL };
+	run_callback_probe(harness, vitrail, true, args, "windows committed "
+		"while vitrail was stopped, with a frame due, lost their "
+		"presentation feedback or first frame callback");
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
