@@ -407,16 +407,8 @@ START_TEST(test_integration_buffer_release_after_commit)
 }
 END_TEST
 
-/* ---- first_frame_callback ------------------------------------------------ */
+/* ---- the callback probe ------------------------------------------------- */
 
-/* Every new window gets the frame callback of its first buffer
- * (vitrail-callback-probe). A vblank timer read in the same event-loop
- * turn as the commit that maps a window, after it, once sent the
- * callbacks from the tree before that commit: the window was in no stale
- * tree, its callback never came and no later vblank sent it (WLCS lost
- * about one window in a hundred to it with the CPU backend). The probe
- * makes that turn certain by stopping vitrail around the commit
- * (--pause-pid), then maps windows as fast as it can without it. */
 /* Run vitrail-callback-probe with args against vitrail; with pause, it
  * stops vitrail (--pause-pid) around each window's commit. Fails the
  * test with the probe's log, saying what was lost, unless it exits 0. */
@@ -455,6 +447,16 @@ static struct harness_vitrail *start_one_output(struct harness *harness) {
 		});
 }
 
+/* ---- first_frame_callback ------------------------------------------------ */
+
+/* Every new window gets the frame callback of its first buffer
+ * (vitrail-callback-probe). A vblank timer read in the same event-loop
+ * turn as the commit that maps a window, after it, once sent the
+ * callbacks from the tree before that commit: the window was in no stale
+ * tree, its callback never came and no later vblank sent it (WLCS lost
+ * about one window in a hundred to it with the CPU backend). The probe
+ * makes that turn certain by stopping vitrail around the commit
+ * (--pause-pid), then maps windows as fast as it can without it. */
 START_TEST(test_integration_first_frame_callback_never_lost)
 {
 	struct harness *harness = harness_create("first_frame_callback");
