@@ -30,6 +30,8 @@
 #include <wlr/types/wlr_virtual_keyboard_v1.h>
 #include <wlr/types/wlr_virtual_pointer_v1.h>
 #include <wlr/backend/session.h>
+#include <wlr/interfaces/wlr_input_device.h>
+#include <wlr/interfaces/wlr_keyboard.h>
 #include <wlr/types/wlr_xcursor_manager.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/edges.h>
@@ -307,8 +309,30 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	vt_surface_note_input(seat->keyboard_state.focused_surface, received_ns);
 }
 
+/* The keyboard the seat falls back to when the one it had goes: the
+ * newest other keyboard with a keymap, else vitrail's own (which always
+ * has one). */
+static void seat_keyboard_fallback(struct vt_server *server,
+		struct wlr_input_device *going) {
+	struct wlr_keyboard *current = server->seat->keyboard_state.keyboard;
+	if (current != NULL && current != going->keyboard) {
+		return;
+	}
+	struct vt_keyboard *other;
+	wl_list_for_each(other, &server->keyboards, link) {
+		if (other->device != going && other->device != server->own_keyboard &&
+				other->device->keyboard->keymap != NULL) {
+			wlr_seat_set_keyboard(server->seat, other->device);
+			return;
+		}
+	}
+	wlr_seat_set_keyboard(server->seat, server->own_keyboard != going ?
+		server->own_keyboard : NULL);
+}
+
 static void keyboard_handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_keyboard *keyboard = wl_container_of(listener, keyboard, destroy);
+	seat_keyboard_fallback(keyboard->server, keyboard->device);
 	wl_list_remove(&keyboard->modifiers.link);
 	wl_list_remove(&keyboard->key.link);
 	wl_list_remove(&keyboard->destroy.link);
@@ -343,7 +367,65 @@ static void keyboard_create(struct vt_server *server,
  * headless session, a kiosk with a touch screen): a client binds its
  * wl_keyboard when its window maps, not after the capability comes with
  * the first device, which would lose that device's first keys (wtype's
- * first character, sent before the client's get_keyboard could arrive). */
+ * first character, sent before the client's get_keyboard could arrive).
+ * Since the capability is announced, a keymap must come with every
+ * wl_keyboard (clients such as chromium and fuzzel crash on keyboard
+ * events without one): until a device with a keymap exists, the seat's
+ * keyboard is vitrail's own, which has the configured keymap and never
+ * sends a key. */
+static void own_keyboard_destroy(struct wlr_keyboard *keyboard) {
+	free(keyboard);
+}
+
+static const struct wlr_keyboard_impl own_keyboard_impl = {
+	.destroy = own_keyboard_destroy,
+};
+
+static void own_device_destroy(struct wlr_input_device *device) {
+	free(device);
+}
+
+static const struct wlr_input_device_impl own_device_impl = {
+	.destroy = own_device_destroy,
+};
+
+static bool own_keyboard_create(struct vt_server *server) {
+	struct wlr_input_device *device = calloc(1, sizeof(*device));
+	struct wlr_keyboard *keyboard = calloc(1, sizeof(*keyboard));
+	if (device == NULL || keyboard == NULL) {
+		free(device);
+		free(keyboard);
+		return false;
+	}
+	wlr_input_device_init(device, WLR_INPUT_DEVICE_KEYBOARD,
+		&own_device_impl, "vitrail-keyboard", 0, 0);
+	wlr_keyboard_init(keyboard, &own_keyboard_impl);
+	device->keyboard = keyboard;
+	server->own_keyboard = device;
+	keyboard_create(server, device);
+	if (keyboard->keymap == NULL) {
+		/* the configured layout did not compile: the default's */
+		struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+		struct xkb_keymap *keymap = context == NULL ? NULL :
+			xkb_keymap_new_from_names(context, NULL,
+				XKB_KEYMAP_COMPILE_NO_FLAGS);
+		if (keymap != NULL) {
+			wlr_keyboard_set_keymap(keyboard, keymap);
+		}
+		xkb_keymap_unref(keymap);
+		xkb_context_unref(context);
+	}
+	if (keyboard->keymap == NULL) {
+		wlr_log(WLR_ERROR, "no keymap compiles: clients' keyboards "
+			"get none");
+		return true;
+	}
+	if (server->seat->keyboard_state.keyboard == NULL) {
+		wlr_seat_set_keyboard(server->seat, device);
+	}
+	return true;
+}
+
 static void update_capabilities(struct vt_server *server) {
 	wlr_seat_set_capabilities(server->seat, WL_SEAT_CAPABILITY_POINTER |
 		WL_SEAT_CAPABILITY_KEYBOARD | WL_SEAT_CAPABILITY_TOUCH);
@@ -1234,6 +1316,9 @@ bool vt_input_init(struct vt_server *server) {
 		handle_request_set_primary_selection;
 	wl_signal_add(&server->seat->events.request_set_primary_selection,
 		&server->request_set_primary_selection);
+	if (!own_keyboard_create(server)) {
+		return false;
+	}
 	update_capabilities(server);
 	return true;
 }
@@ -1254,6 +1339,10 @@ void vt_input_finish(struct vt_server *server) {
 	wl_list_remove(&server->request_cursor.link);
 	wl_list_remove(&server->request_set_selection.link);
 	wl_list_remove(&server->request_set_primary_selection.link);
+	if (server->own_keyboard != NULL) {
+		wlr_input_device_destroy(server->own_keyboard);
+		server->own_keyboard = NULL;
+	}
 	if (server->cursor_surface != NULL) {
 		wl_list_remove(&server->cursor_surface_destroy.link);
 		server->cursor_surface = NULL;

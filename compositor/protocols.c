@@ -199,7 +199,7 @@ static void decoration_handle_destroy(struct wl_listener *listener,
 	 * destroy); NULL when the window itself is going */
 	struct vt_view *view = decoration->wlr->surface->data;
 	if (view != NULL) {
-		vt_view_set_server_decorations(view, false);
+		vt_view_decorations_gone(view);
 	}
 	wl_list_remove(&decoration->request_mode.link);
 	wl_list_remove(&decoration->destroy.link);
@@ -263,7 +263,7 @@ static void kde_decoration_handle_destroy(struct wl_listener *listener,
 		wl_container_of(listener, decoration, destroy);
 	struct vt_view *view = toplevel_view(decoration->wlr->surface);
 	if (view != NULL) {
-		vt_view_set_server_decorations(view, false);
+		vt_view_decorations_gone(view);
 	}
 	wl_list_remove(&decoration->mode.link);
 	wl_list_remove(&decoration->destroy.link);

@@ -309,6 +309,12 @@ struct vt_view {
 	 * vitrail draws of them (decoration.c; NULL until first drawn). */
 	bool ssd;
 	struct vt_decoration *decoration;
+	/* an unmapped maximized view's new size, sent from the idle */
+	struct wl_event_source *refill_idle;
+	/* toplevel: its window geometry before it last filled an output
+	 * (width 0: none), given back when it leaves that state there */
+	struct wlr_box restore;
+	struct vt_output *restore_output;
 };
 
 /* Server-side decorations (decoration.c, vitrail(5)): sizes in pixels
@@ -465,6 +471,9 @@ struct vt_server {
 	uint64_t last_client_frame_ns;
 	struct wl_list views; /* vt_view::link, front first */
 	struct wl_list keyboards; /* vt_keyboard::link */
+	/* vitrail's own keyboard: the seat's while no device with a keymap
+	 * is (input.c) */
+	struct wlr_input_device *own_keyboard;
 	struct vt_view *focused_view;
 	/* The output last chosen (focus output, move-to-output, a click, a
 	 * binding focusing a window there): where workspace bindings act
@@ -864,6 +873,9 @@ void vt_view_finish(struct vt_view *view);
 /* Negotiated server-side decorations on (protocols.c) or off: drawn or
  * not, and a window filling its output refills it. */
 void vt_view_set_server_decorations(struct vt_view *view, bool on);
+/* Its decoration object went (the client draws its own): as
+ * set_server_decorations(false), safe inside the toplevel's destruction. */
+void vt_view_decorations_gone(struct vt_view *view);
 
 /* decoration.c */
 /* Whether the view shows server-side decorations now. */

@@ -268,6 +268,16 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	}
 	int width = box.width - e.left - e.right;
 	int height = box.height - e.top - e.bottom;
+	if (view->impl->get_fill(view, true) == 0 && view->mapped) {
+		/* leaving its own size: where to put it back */
+		struct wlr_box geo;
+		view->impl->get_geometry(view, &geo);
+		view->restore = (struct wlr_box){
+			.x = view->x, .y = view->y,
+			.width = geo.width, .height = geo.height,
+		};
+		view->restore_output = view->placed_on;
+	}
 	view->x = box.x + e.left;
 	view->y = box.y + e.top;
 	view->impl->set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
@@ -461,6 +471,10 @@ void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
 	}
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
+		if (view->restore_output == gone) {
+			view->restore_output = NULL;
+			view->restore.width = 0;
+		}
 		if (view->placed_on != gone) {
 			continue;
 		}
@@ -593,6 +607,10 @@ void vt_view_committed(struct vt_view *view) {
 }
 
 void vt_view_finish(struct vt_view *view) {
+	if (view->refill_idle != NULL) {
+		wl_event_source_remove(view->refill_idle);
+		view->refill_idle = NULL;
+	}
 	vt_foreign_toplevel_unmap(view);
 	if (view->entered != NULL) {
 		wl_list_remove(&view->entered_destroy.link);
@@ -627,7 +645,18 @@ void vt_view_request_fill(struct vt_view *view, bool requested,
 		view->impl->set_size(view, 0, 0);
 		struct vt_extents e = vt_view_extents(view,
 			view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
-		if (e.left != was.left || e.top != was.top) {
+		if (view->impl->get_fill(view, true) == 0 &&
+				view->restore.width > 0 &&
+				view->restore_output == view->placed_on &&
+				view->placed_on != NULL) {
+			/* back where it was before it filled the output, kept
+			 * inside the output's usable box as it is now */
+			int x = view->restore.x, y = view->restore.y;
+			keep_inside(vt_output_usable_box(view->placed_on), e,
+				view->restore.width, view->restore.height, &x, &y);
+			view->restore.width = 0;
+			vt_view_move(view, x, y);
+		} else if (e.left != was.left || e.top != was.top) {
 			vt_view_move(view, view->x - was.left + e.left,
 				view->y - was.top + e.top);
 		}
@@ -971,6 +1000,37 @@ static void toplevel_handle_set_app_id(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_app_id);
 	vt_foreign_toplevel_update_names(view);
+}
+
+static void view_refill_idle(void *data) {
+	struct vt_view *view = data;
+	view->refill_idle = NULL;
+	uint32_t asked = view->impl->get_fill(view, true);
+	if (!view->mapped && (asked & VT_FILL_MAXIMIZED) &&
+			!(asked & VT_FILL_FULLSCREEN)) {
+		view_fill_output(view, false);
+	}
+}
+
+void vt_view_decorations_gone(struct vt_view *view) {
+	if (view->mapped || !view->ssd) {
+		vt_view_set_server_decorations(view, false);
+		return;
+	}
+	/* Unmapped: its decoration object may be going inside the toplevel's
+	 * own destruction (wlroots unmaps, destroys the decoration, then the
+	 * view), where a configure would reach a surface with no role (an
+	 * assertion in wlroots 0.15). The new size, if any, goes from the
+	 * idle, once the destruction is over, or never: the view's end
+	 * removes it. */
+	view->ssd = false;
+	uint32_t asked = view->impl->get_fill(view, true);
+	if ((asked & VT_FILL_MAXIMIZED) && !(asked & VT_FILL_FULLSCREEN) &&
+			view->server->config.mode == VT_MODE_DESKTOP &&
+			view->refill_idle == NULL) {
+		view->refill_idle = wl_event_loop_add_idle(view->server->loop,
+			view_refill_idle, view);
+	}
 }
 
 void vt_view_set_server_decorations(struct vt_view *view, bool on) {
@@ -1329,6 +1389,13 @@ static void toplevel_create(struct vt_server *server,
 	wl_list_insert(&server->views, &view->link);
 	/* a KDE server-decoration made before the role */
 	vt_protocols_toplevel_created(view);
+	/* maximized or fullscreen asked for before the first commit (mpv
+	 * --window-maximized): wlroots' signal came before the view */
+	if (server->config.mode == VT_MODE_DESKTOP &&
+			(toplevel->requested.maximized ||
+			toplevel->requested.fullscreen)) {
+		vt_view_request_fill(view, true, toplevel->requested.fullscreen);
+	}
 }
 
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data) {

@@ -82,6 +82,8 @@
 #include <check.h>
 #include <linux/input-event-codes.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 #include <vitrail/renderer.h>
+#include <xkbcommon/xkbcommon.h>
 
 #include "content-type-v1-client-protocol.h"
 #include "fractional-scale-v1-client-protocol.h"
@@ -2281,6 +2284,9 @@ START_TEST(test_protocols_decoration_fill) {
 		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
 	ck_assert_int_eq(a.mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window before = deco_place(vitrail, "deco-a");
+	ck_assert_msg(before.x == 110 && before.y == 132, "placed at %d,%d, "
+		"not 110,132", before.x, before.y);
 
 	xdg_toplevel_set_maximized(a.app.xdg_toplevel);
 	deco_commit(&a);
@@ -2295,6 +2301,10 @@ START_TEST(test_protocols_decoration_fill) {
 	xdg_toplevel_unset_maximized(a.app.xdg_toplevel);
 	deco_commit(&a);
 	ck_assert(!a.app.configure_maximized);
+	// restored: back where it was before, not at the output's corner
+	p = deco_place(vitrail, "deco-a");
+	ck_assert_msg(p.x == before.x && p.y == before.y, "restored at %d,%d, "
+		"not where it was (%d,%d)", p.x, p.y, before.x, before.y);
 
 	xdg_toplevel_set_fullscreen(a.app.xdg_toplevel, NULL);
 	deco_commit(&a);
@@ -2319,12 +2329,13 @@ START_TEST(test_protocols_decoration_fill) {
 	xdg_toplevel_unset_fullscreen(a.app.xdg_toplevel);
 	deco_commit(&a);
 	p = deco_place(vitrail, "deco-a");
-	ck_assert_msg(p.x == 4 && p.y == 28, "back from fullscreen at %d,%d, "
-		"not 4,28", p.x, p.y);
+	ck_assert_msg(p.x == before.x && p.y == before.y, "back from fullscreen "
+		"at %d,%d, not where it was (%d,%d)", p.x, p.y, before.x,
+		before.y);
 	px = deco_shot(harness, vitrail, "unfullscreen", &w, &h);
-	assert_pixel(px, w, h, 6, 16, DECO_FOCUSED, "title bar back");
-	assert_pixel(px, w, h, 1, 40, DECO_FOCUSED, "left border back");
-	assert_pixel(px, w, h, 4, 28, 0xff00ff00u, "window's corner");
+	assert_pixel(px, w, h, 112, 132 - 12, DECO_FOCUSED, "title bar back");
+	assert_pixel(px, w, h, 107, 160, DECO_FOCUSED, "left border back");
+	assert_pixel(px, w, h, 110, 132, 0xff00ff00u, "window's corner");
 	free(px);
 	deco_window_close(&a);
 	harness_wait_for_window_count(vitrail->conn, 0,
@@ -2345,6 +2356,202 @@ START_TEST(test_protocols_decoration_fill) {
 	ck_assert_msg(p.x == 4 && p.y == 28, "maximized first at %d,%d, not "
 		"4,28", p.x, p.y);
 	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/*
+ * decoration_gone: a maximized window with server-side decorations whose
+ * client destroys its xdg_toplevel before the decoration object (mpv at
+ * its end), and one whose client dies (kill -9: its objects go in the
+ * order they were made, the toplevel first): vitrail carries on, answers,
+ * and shows neither window.
+ */
+/* As mpv and foot do: the decoration object and the maximize request
+ * before the first commit, mapped at the size the configure asks. */
+static void deco_maximized_open(struct deco_window *dw, const char *app_id) {
+	*dw = (struct deco_window){ .mode = -1 };
+	ck_assert(sc_app_init(&dw->app, app_id));
+	struct wl_registry *registry = wl_display_get_registry(dw->app.display);
+	wl_registry_add_listener(registry, &decoration_registry_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	ck_assert_msg(decoration_manager != NULL, "no zxdg_decoration_manager_v1");
+	sc_app_create_toplevel(&dw->app, app_id, "max");
+	dw->decoration = zxdg_decoration_manager_v1_get_toplevel_decoration(
+		decoration_manager, dw->app.xdg_toplevel);
+	zxdg_toplevel_decoration_v1_add_listener(dw->decoration,
+		&deco_window_listener, dw);
+	zxdg_toplevel_decoration_v1_set_mode(dw->decoration,
+		ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	xdg_toplevel_set_maximized(dw->app.xdg_toplevel);
+	ck_assert(sc_app_configure_window(&dw->app, 120, 60, 0xff00ff00u));
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	ck_assert_msg(dw->app.configure_maximized &&
+		dw->app.configure_width > 0, "%s not maximized (configured "
+		"%dx%d, maximized %d)", app_id, dw->app.configure_width,
+		dw->app.configure_height, dw->app.configure_maximized);
+	sc_buffer_destroy(dw->app.buffer);
+	dw->app.buffer = sc_buffer_create(&dw->app, dw->app.configure_width,
+		dw->app.configure_height, WL_SHM_FORMAT_ARGB8888, 0xff00ff00u);
+	xdg_surface_set_window_geometry(dw->app.xdg_surface, 0, 0,
+		dw->app.configure_width, dw->app.configure_height);
+	wl_surface_attach(dw->app.surface, dw->app.buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(dw->app.surface, 0, 0, INT32_MAX, INT32_MAX);
+	wl_surface_commit(dw->app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(dw->app.display), 0);
+	ck_assert_int_eq(dw->mode, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE);
+	zxdg_decoration_manager_v1_destroy(decoration_manager);
+	decoration_manager = NULL;
+	wl_registry_destroy(registry);
+}
+
+START_TEST(test_protocols_decoration_gone) {
+	struct harness *harness = harness_create("protocols-decoration-gone");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+
+	// the toplevel first, then (after a round trip) its decoration
+	struct deco_window a;
+	deco_maximized_open(&a, "deco-max");
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	xdg_toplevel_destroy(a.app.xdg_toplevel);
+	a.app.xdg_toplevel = NULL;
+	wl_display_roundtrip(a.app.display);
+	harness_assert_alive(vitrail->proc);
+	harness_settle(vitrail->conn);
+	zxdg_toplevel_decoration_v1_destroy(a.decoration);
+	wl_display_roundtrip(a.app.display);
+	harness_settle(vitrail->conn);
+	harness_assert_alive(vitrail->proc);
+	harness_wait_for_window_count(vitrail->conn, 0,
+		HARNESS_WINDOWS_TIMEOUT_MS);
+	sc_app_finish(&a.app);
+
+	// a client that dies with its maximized decorated window
+	fflush(NULL);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct deco_window b;
+		deco_maximized_open(&b, "deco-killed");
+		ck_assert_int_ge(wl_display_roundtrip(b.app.display), 0);
+		raise(SIGKILL);
+	}
+	int status = 0;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		"the client did not get as far as its maximized window (status "
+		"0x%x)", status);
+	harness_settle(vitrail->conn);
+	harness_assert_alive(vitrail->proc);
+	harness_wait_for_window_count(vitrail->conn, 0,
+		HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/*
+ * keyboard_keymap: a headless vitrail has no keyboard device, yet its
+ * seat announces the keyboard capability (a client binds its wl_keyboard
+ * before the first device comes). Every wl_keyboard then gets a keymap
+ * (xkb v1, a text xkbcommon compiles) before anything else, and before
+ * the enter of a window that takes the focus.
+ */
+struct keymap_probe {
+	struct wl_keyboard *keyboard;
+	int keymaps; // keymap events
+	bool keymap_compiles;
+	int events_before_keymap; // enter, modifiers, key before any keymap
+	bool entered;
+};
+
+static void kp_keymap(void *data, struct wl_keyboard *keyboard,
+		uint32_t format, int32_t fd, uint32_t size) {
+	struct keymap_probe *kp = data;
+	kp->keymaps++;
+	if (format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1 && size > 0) {
+		char *text = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (text != MAP_FAILED) {
+			struct xkb_context *context =
+				xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+			struct xkb_keymap *keymap = xkb_keymap_new_from_buffer(
+				context, text, strnlen(text, size),
+				XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS);
+			kp->keymap_compiles = keymap != NULL;
+			xkb_keymap_unref(keymap);
+			xkb_context_unref(context);
+			munmap(text, size);
+		}
+	}
+	close(fd);
+}
+
+static void kp_enter(void *data, struct wl_keyboard *keyboard,
+		uint32_t serial, struct wl_surface *surface, struct wl_array *keys) {
+	struct keymap_probe *kp = data;
+	kp->entered = true;
+	kp->events_before_keymap += kp->keymaps == 0;
+}
+
+static void kp_leave(void *data, struct wl_keyboard *keyboard,
+		uint32_t serial, struct wl_surface *surface) {
+}
+
+static void kp_key(void *data, struct wl_keyboard *keyboard, uint32_t serial,
+		uint32_t time, uint32_t key, uint32_t state) {
+	struct keymap_probe *kp = data;
+	kp->events_before_keymap += kp->keymaps == 0;
+}
+
+static void kp_modifiers(void *data, struct wl_keyboard *keyboard,
+		uint32_t serial, uint32_t depressed, uint32_t latched,
+		uint32_t locked, uint32_t group) {
+	struct keymap_probe *kp = data;
+	kp->events_before_keymap += kp->keymaps == 0;
+}
+
+static const struct wl_keyboard_listener kp_listener = {
+	.keymap = kp_keymap,
+	.enter = kp_enter,
+	.leave = kp_leave,
+	.key = kp_key,
+	.modifiers = kp_modifiers,
+};
+
+START_TEST(test_protocols_keyboard_keymap) {
+	struct harness *harness = harness_create("protocols-keyboard-keymap");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .output_size = "640x480" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app;
+	memset(&app, 0, sizeof(app));
+	ck_assert(sc_app_init(&app, "keymap"));
+	ck_assert_msg(app.seat != NULL, "no wl_seat");
+	struct keymap_probe kp = { 0 };
+	kp.keyboard = wl_seat_get_keyboard(app.seat);
+	wl_keyboard_add_listener(kp.keyboard, &kp_listener, &kp);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(kp.keymaps == 1, "%d keymaps after get_keyboard, not 1",
+		kp.keymaps);
+	ck_assert_msg(kp.keymap_compiles, "the keymap sent does not compile");
+	ck_assert(sc_app_create_window(&app, "keymap", "keymap", 64, 64,
+		0xff808080u));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	int64_t deadline = harness_now_ms() +
+		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (!kp.entered && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	}
+	ck_assert_msg(kp.entered, "the focused window got no keyboard enter");
+	ck_assert_msg(kp.events_before_keymap == 0, "%d keyboard events came "
+		"before any keymap", kp.events_before_keymap);
+	wl_keyboard_release(kp.keyboard);
+	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -2638,6 +2845,10 @@ static Suite *protocols_suite(void) {
 		test_protocols_decoration_fill, 60);
 	harness_add_case(suite, "decoration_kde",
 		test_protocols_decoration_kde, 60);
+	harness_add_case(suite, "decoration_gone",
+		test_protocols_decoration_gone, 60);
+	harness_add_case(suite, "keyboard_keymap",
+		test_protocols_keyboard_keymap, 60);
 	harness_add_case(suite, "idle", test_protocols_idle, 60);
 	harness_add_case(suite, "input_inhibitor", test_protocols_input_inhibitor,
 		60);

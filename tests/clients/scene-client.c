@@ -645,10 +645,8 @@ static const struct xdg_toplevel_listener toplevel_listener = {
 	.close = toplevel_close,
 };
 
-bool sc_app_create_window(struct sc_app *app, const char *app_id,
-		const char *title, int32_t width, int32_t height, uint32_t argb) {
-	app->width = width;
-	app->height = height;
+void sc_app_create_toplevel(struct sc_app *app, const char *app_id,
+		const char *title) {
 	app->surface = wl_compositor_create_surface(app->compositor);
 	app->xdg_surface = xdg_wm_base_get_xdg_surface(app->wm_base,
 		app->surface);
@@ -657,10 +655,23 @@ bool sc_app_create_window(struct sc_app *app, const char *app_id,
 	xdg_toplevel_add_listener(app->xdg_toplevel, &toplevel_listener, app);
 	xdg_toplevel_set_app_id(app->xdg_toplevel, app_id);
 	xdg_toplevel_set_title(app->xdg_toplevel, title);
+}
+
+bool sc_app_create_window(struct sc_app *app, const char *app_id,
+		const char *title, int32_t width, int32_t height, uint32_t argb) {
+	sc_app_create_toplevel(app, app_id, title);
+	return sc_app_configure_window(app, width, height, argb);
+}
+
+bool sc_app_configure_window(struct sc_app *app, int32_t width,
+		int32_t height, uint32_t argb) {
+	app->width = width;
+	app->height = height;
 	wl_surface_commit(app->surface);
 	while (!app->configured) {
 		if (wl_display_dispatch(app->display) < 0) {
-			fprintf(stderr, "%s: lost the connection\n", app_id);
+			fprintf(stderr, "lost the connection before the first "
+				"configure\n");
 			return false;
 		}
 	}

@@ -166,6 +166,14 @@ struct sc_app {
 /* Connect and bind the globals; false (printed) when something lacks. */
 bool sc_app_init(struct sc_app *app, const char *name);
 void sc_app_finish(struct sc_app *app);
+/* The two halves of sc_app_create_window, for a client that makes more
+ * objects of its toplevel before the first commit: the surface and its
+ * toplevel (nothing committed); then the first commit, the wait for its
+ * configure, and the buffer (attached, not committed). */
+void sc_app_create_toplevel(struct sc_app *app, const char *app_id,
+	const char *title);
+bool sc_app_configure_window(struct sc_app *app, int32_t width,
+	int32_t height, uint32_t argb);
 /* Create the toplevel of width x height with a buffer filled with argb
  * (0: transparent) and wait for its first configure. */
 bool sc_app_create_window(struct sc_app *app, const char *app_id,
