@@ -72,6 +72,8 @@ struct output_buffer {
 	struct vt_output *output;
 	struct wlr_buffer *wlr_buffer;
 	struct vr_dst_buffer *dst; /* its memory, imported; NULL: CPU copy */
+	/* its memory as the CPU engine's destination (NULL: not mapped) */
+	pixman_image_t *image;
 	void *data;
 	size_t stride;
 	struct wl_list link; /* vt_output::buffers */
@@ -107,6 +109,7 @@ struct output_frame {
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	pixman_region32_t damage; /* output pixels changed by this frame */
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
+	bool cpu; /* render_id is the CPU engine's */
 	struct wl_array feedbacks; /* struct drawn_feedback */
 	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
@@ -119,11 +122,14 @@ struct vt_output {
 	struct wlr_output *wlr_output;
 	struct wl_list link; /* vt_server::outputs */
 
-	/* The output's current frame: the Vulkan renderer's target, or,
-	 * without one (no usable device, or the device was lost), an image
-	 * pixman draws into on the main thread. */
+	/* The output's current frame: the Vulkan renderer's target; without
+	 * one (the CPU engine, or the reference renderer on the main thread)
+	 * every frame is drawn into its output buffer itself, and `latest`
+	 * is the buffer of the newest frame drawn (soft_w x soft_h). */
 	struct vr_target *target;
-	pixman_image_t *soft;
+	bool soft;
+	int soft_w, soft_h;
+	struct output_buffer *latest;
 	struct wlr_box layout_box; /* where arrange_outputs put it */
 	/* what layer surfaces' exclusive zones leave of it, in layout
 	 * coordinates (layer_shell.c); until set: all of it */
@@ -378,6 +384,12 @@ static void buffer_destroy(struct output_buffer *buffer) {
 	if (buffer->output->front == buffer) {
 		buffer->output->front = NULL;
 	}
+	if (buffer->output->latest == buffer) {
+		buffer->output->latest = NULL;
+	}
+	if (buffer->image != NULL) {
+		pixman_image_unref(buffer->image);
+	}
 	wl_list_remove(&buffer->link);
 	wl_list_remove(&buffer->release.link);
 	pixman_region32_fini(&buffer->stale);
@@ -535,14 +547,16 @@ static const struct wlr_drm_format *output_buffer_format(void) {
 /* The renderer's frames still writing into buffers: wait for them (only
  * before buffers go away, never on the frame path). */
 static void output_wait_renderer(struct vt_output *output) {
-	if (output->server->renderer == NULL) {
-		return;
-	}
+	struct vt_server *server = output->server;
 	struct output_frame *frame;
 	wl_list_for_each(frame, &output->frames, link) {
-		if (frame->render_id != 0) {
-			vr_frame_wait(output->server->renderer, frame->render_id,
-				UINT64_MAX);
+		if (frame->render_id == 0) {
+			continue;
+		}
+		if (frame->cpu && server->cpu != NULL) {
+			vr_cpu_frame_wait(server->cpu, frame->render_id, UINT64_MAX);
+		} else if (!frame->cpu && server->renderer != NULL) {
+			vr_frame_wait(server->renderer, frame->render_id, UINT64_MAX);
 		}
 	}
 }
@@ -588,6 +602,9 @@ static struct output_buffer *buffer_create(struct vt_output *output,
 			output->wlr_output->name);
 		return buffer;
 	}
+	/* the CPU engine draws into the buffer itself */
+	buffer->image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8,
+		width, height, buffer->data, (int)buffer->stride);
 	if (output->server->opts.pipeline == VT_PIPELINE_ASYNC &&
 			output->server->renderer != NULL) {
 		buffer->dst = vr_dst_buffer_import(output->server->renderer,
@@ -889,11 +906,22 @@ static void output_read(struct vt_output *output,
 		vr_target_read(output->target, region, data, stride);
 		return;
 	}
-	if (output->soft == NULL) {
+	/* the newest frame drawn, complete (frames in flight waited for) */
+	output_wait_renderer(output);
+	struct output_buffer *latest = output->latest;
+	if (!wl_list_empty(&output->frames)) {
+		/* drawn, though not yet seen completed by the event loop */
+		struct output_frame *newest =
+			wl_container_of(output->frames.prev, newest, link);
+		if (!newest->failed) {
+			latest = newest->buffer;
+		}
+	}
+	if (!output->soft || latest == NULL || latest->image == NULL) {
 		return;
 	}
-	int w = pixman_image_get_width(output->soft);
-	int h = pixman_image_get_height(output->soft);
+	int w = pixman_image_get_width(latest->image);
+	int h = pixman_image_get_height(latest->image);
 	pixman_image_t *dst = pixman_image_create_bits_no_clear(
 		PIXMAN_a8r8g8b8, w, h, data, stride);
 	if (dst == NULL) {
@@ -902,7 +930,8 @@ static void output_read(struct vt_output *output,
 	if (region != NULL) {
 		pixman_image_set_clip_region32(dst, (pixman_region32_t *)region);
 	}
-	pixman_image_composite32(PIXMAN_OP_SRC, output->soft, NULL, dst,
+	/* x8r8g8b8 read as opaque */
+	pixman_image_composite32(PIXMAN_OP_SRC, latest->image, NULL, dst,
 		0, 0, 0, 0, 0, 0, w, h);
 	pixman_image_unref(dst);
 }
@@ -924,10 +953,17 @@ static void frame_cpu_copy(struct output_frame *frame) {
 static void frame_ready(struct output_frame *frame, uint64_t now) {
 	struct vt_output *output = frame->output;
 	frame->ready = true;
-	if (frame->render_id != 0) {
+	if (frame->render_id != 0 && frame->cpu) {
+		vr_cpu_frame_get_timing(output->server->cpu, frame->render_id,
+			&frame->record.timing);
+		frame->render_id = 0;
+	} else if (frame->render_id != 0) {
 		vr_frame_get_timing(output->server->renderer, frame->render_id, 0,
 			&frame->record.timing);
 		frame->render_id = 0;
+	}
+	if (output->soft && !frame->failed) {
+		output->latest = frame->buffer;
 	}
 	uint64_t start = vt_now_ns();
 	frame_cpu_copy(frame);
@@ -988,12 +1024,17 @@ static int handle_slow_timer(void *data) {
 }
 
 void vt_outputs_frames_completed(struct vt_server *server) {
-	if (server->renderer == NULL) {
-		return;
-	}
-	uint64_t done = vr_renderer_dispatch(server->renderer);
-	if (vr_renderer_is_lost(server->renderer)) {
-		vt_outputs_lose_renderer(server);
+	uint64_t done = 0;
+	bool cpu = server->renderer == NULL;
+	if (cpu && server->cpu != NULL) {
+		done = vr_cpu_renderer_dispatch(server->cpu);
+	} else if (!cpu) {
+		done = vr_renderer_dispatch(server->renderer);
+		if (vr_renderer_is_lost(server->renderer)) {
+			vt_outputs_lose_renderer(server);
+			return;
+		}
+	} else {
 		return;
 	}
 	uint64_t now = vt_now_ns();
@@ -1002,7 +1043,8 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 		struct output_frame *frame, *tmp;
 		wl_list_for_each_safe(frame, tmp, &output->frames, link) {
 			if (!frame->ready && !frame->finished &&
-					frame->render_id != 0 && frame->render_id <= done) {
+					frame->render_id != 0 && frame->cpu == cpu &&
+					frame->render_id <= done) {
 				frame_finished(frame, now);
 			}
 		}
@@ -1057,7 +1099,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 			&output->tear_region, &output->pending_damage);
 		draw = &output->tear_region;
 	}
-	if ((output->target == NULL && output->soft == NULL) ||
+	if ((output->target == NULL && !output->soft) ||
 			!pixman_region32_not_empty(draw)) {
 		return NULL;
 	}
@@ -1114,9 +1156,12 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 	wl_list_for_each(b, &output->buffers, link) {
 		pixman_region32_union(&b->stale, &b->stale, draw);
 	}
-	/* the CPU backend draws during the call: the frame is ready on return */
-	bool soft = output->soft != NULL;
-	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC || soft;
+	/* the CPU engine draws into the buffer itself, off the main thread;
+	 * the reference renderer (the CPU engine's threads failed) during
+	 * the call */
+	bool soft = output->soft;
+	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC ||
+		(soft && server->cpu == NULL);
 	struct vr_render_job job = {
 		.target = output->target,
 		.view = vt_output_view(output),
@@ -1126,19 +1171,27 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		.dst_region = &buffer->stale,
 	};
 	bool ok;
-	if (soft) {
-		/* the CPU backend, or the reference where its threads failed */
-		ok = true;
-		if (server->cpu != NULL) {
-			ok = vr_cpu_render(server->cpu, server->tree, output->soft,
-				&job.view, job.clear, draw);
-		} else {
-			vr_reference_render_region(server->tree, output->soft,
-				&job.view, job.clear, draw);
+	if (soft && buffer->image == NULL) {
+		ok = false; /* not CPU-accessible (logged at its creation) */
+	} else if (soft && server->cpu != NULL) {
+		/* what this buffer lacks: this frame's damage and what it
+		 * missed while others were drawn (buffer age) */
+		frame->cpu = true;
+		frame->render_id = vr_cpu_render_submit(server->cpu, server->tree,
+			buffer->image, &job.view, job.clear, &buffer->stale);
+		ok = frame->render_id != 0;
+		if (ok && server->opts.pipeline == VT_PIPELINE_SYNC) {
+			ok = vr_cpu_frame_wait(server->cpu, frame->render_id,
+				UINT64_MAX) && vr_cpu_frame_get_timing(server->cpu,
+				frame->render_id, &frame->record.timing);
+			frame->render_id = 0;
 		}
+	} else if (soft) {
+		ok = true;
+		vr_reference_render_region(server->tree, buffer->image, &job.view,
+			job.clear, &buffer->stale);
 		frame->record.timing.start_ns = start;
 		frame->record.timing.end_ns = vt_now_ns();
-		frame->record.timing.cpu_copies = 1;
 	} else if (sync) {
 		ok = vr_render(server->renderer, server->tree, &job, 1);
 		frame->record.timing = job.timing;
@@ -1152,12 +1205,9 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		frame_destroy(frame);
 		return NULL;
 	}
-	if (buffer->dst == NULL) {
+	if (!soft && buffer->dst == NULL) {
 		/* no import: copy out of the renderer's mirror once ready */
 		pixman_region32_copy(&frame->cpu_copy, &buffer->stale);
-		if (soft) {
-			frame_cpu_copy(frame);
-		}
 	}
 	pixman_region32_clear(&buffer->stale);
 	pixman_region32_copy(&frame->damage, draw);
@@ -1478,7 +1528,8 @@ bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
 		uint64_t now, uint64_t *shown_ns) {
 	struct vt_server *server = output->server;
 	if (output->pacer == NULL || !output->model_clock ||
-			output->soft != NULL || !server->has_pointer ||
+			(output->soft && server->cpu == NULL) ||
+			!server->has_pointer ||
 			vt_pacer_queued(output->pacer) > 0 ||
 			server->opts.pipeline != VT_PIPELINE_ASYNC) {
 		/* only a headless output's scanout is ours to model; nested
@@ -1702,9 +1753,9 @@ void vt_outputs_write_screenshots(struct vt_server *server, const char *dir) {
 		if (output->target != NULL) {
 			w = vr_target_width(output->target);
 			h = vr_target_height(output->target);
-		} else if (output->soft != NULL) {
-			w = pixman_image_get_width(output->soft);
-			h = pixman_image_get_height(output->soft);
+		} else if (output->soft && output->latest != NULL) {
+			w = output->soft_w;
+			h = output->soft_h;
 		} else {
 			continue;
 		}
@@ -1811,20 +1862,13 @@ static void output_set_period(struct vt_output *output) {
 static void output_update_target(struct vt_output *output) {
 	int w = output->wlr_output->width, h = output->wlr_output->height;
 	if (output->server->renderer == NULL) {
-		if (output->soft != NULL &&
-				pixman_image_get_width(output->soft) == w &&
-				pixman_image_get_height(output->soft) == h) {
+		if (output->soft && output->soft_w == w && output->soft_h == h) {
 			return;
 		}
-		if (output->soft != NULL) {
-			pixman_image_unref(output->soft);
-		}
-		output->soft = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-			NULL, w * 4);
-		if (output->soft == NULL) {
-			wlr_log(WLR_ERROR, "%s: cannot create a %dx%d image",
-				output->wlr_output->name, w, h);
-		}
+		output->soft = true;
+		output->soft_w = w;
+		output->soft_h = h;
+		output->latest = NULL;
 		output_damage_whole(output);
 		return;
 	}
@@ -2042,9 +2086,6 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 		close(output->timer_fd);
 	}
 	vr_target_destroy(output->target);
-	if (output->soft != NULL) {
-		pixman_image_unref(output->soft);
-	}
 	pixman_region32_fini(&output->pending_damage);
 	pixman_region32_fini(&output->tear_region);
 	free(output->stats.main_ns);

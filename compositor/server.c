@@ -143,7 +143,30 @@ bool vt_server_use_cpu_backend(struct vt_server *server) {
 			"reference renderer draws on the main thread, slowly");
 		return false;
 	}
+	if (server->cpu_source == NULL && server->loop != NULL) {
+		/* frames the CPU engine completes reach the outputs through
+		 * its fd, as the Vulkan renderer's do */
+		server->cpu_source = wl_event_loop_add_fd(server->loop,
+			vr_cpu_renderer_get_fd(server->cpu), WL_EVENT_READABLE,
+			handle_renderer_fd, server);
+		if (server->cpu_source == NULL) {
+			wlr_log(WLR_ERROR, "cannot watch the CPU engine's "
+				"completions");
+			vr_cpu_renderer_destroy(server->cpu);
+			server->cpu = NULL;
+			return false;
+		}
+	}
 	return true;
+}
+
+static void drop_cpu_backend(struct vt_server *server) {
+	if (server->cpu_source != NULL) {
+		wl_event_source_remove(server->cpu_source);
+		server->cpu_source = NULL;
+	}
+	vr_cpu_renderer_destroy(server->cpu);
+	server->cpu = NULL;
 }
 
 /* --render-backend auto on a software Vulkan device: the backend that
@@ -166,8 +189,7 @@ static void choose_backend(struct vt_server *server) {
 	if (cpu_ns > 0 && cpu_ns < vulkan_ns) {
 		vt_server_drop_renderer(server);
 	} else {
-		vr_cpu_renderer_destroy(server->cpu);
-		server->cpu = NULL;
+		drop_cpu_backend(server);
 	}
 }
 
@@ -614,6 +636,10 @@ void vt_server_finish(struct vt_server *server) {
 	if (server->renderer_source != NULL) {
 		wl_event_source_remove(server->renderer_source);
 		server->renderer_source = NULL;
+	}
+	if (server->cpu_source != NULL) {
+		wl_event_source_remove(server->cpu_source);
+		server->cpu_source = NULL;
 	}
 	/* Destroys the outputs (their handlers free vt_output); no more
 	 * idle updates or pacer runs from here on. */

@@ -463,6 +463,7 @@ struct vt_server {
 	struct wl_list outputs; /* vt_output::link (output.c) */
 	int outputs_created; /* index of the next output, for its options */
 	struct wl_event_source *renderer_source; /* frames completed */
+	struct wl_event_source *cpu_source; /* the CPU engine's, completed */
 	struct vt_frame_timing *frame_timing; /* frame_timing.c */
 	struct vt_paths *paths; /* paths.c */
 	/* D-VSync's predictability (output.c): the last input event, the

@@ -62,6 +62,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <vitrail/canvas.h>
 #include "engine_private.h"
@@ -162,7 +164,34 @@ struct vr_cpu_renderer {
 	struct {
 		struct vr_display_list **lists;
 		size_t nlists;
-	} held[CPU_TESS_KEEP]; /* by call, frame % CPU_TESS_KEEP */
+	} held[CPU_TESS_KEEP]; /* by frame, seq % CPU_TESS_KEEP; the
+				* caller's thread (retirement) */
+
+	/* Asynchronous frames (vr_cpu_render_submit). The caller's thread
+	 * prepares and queues them; the frame thread ("vr-cpu-frame")
+	 * executes them in order with the pool, and moves them to `done`;
+	 * the caller's thread retires them (unpins images, releases lists)
+	 * in vr_cpu_renderer_dispatch or a wait. Shared between the two,
+	 * under queue_lock: queue, done, completed, quit. */
+	pthread_t thread;
+	bool thread_started;
+	pthread_mutex_t queue_lock;
+	pthread_cond_t queue_cond; /* work for the frame thread */
+	pthread_cond_t done_cond; /* a frame completed */
+	struct cpu_job *queue, *queue_tail; /* submitted, not executed */
+	struct cpu_job *done, *done_tail; /* executed, not retired */
+	uint64_t completed; /* the last executed frame's id */
+	bool quit;
+	int fd; /* eventfd: written at every completion */
+	/* the caller's thread */
+	uint64_t submitted; /* the last submitted frame's id */
+	uint64_t retired; /* the last retired frame's id */
+	uint64_t seq; /* frames executed (the caches' clock): frame thread */
+	struct {
+		uint64_t id;
+		bool ok;
+		struct vr_frame_timing timing;
+	} timings[VR_FRAMES_IN_FLIGHT]; /* by id % VR_FRAMES_IN_FLIGHT */
 };
 
 static void pool_work(struct cpu_pool *pool)
@@ -2149,9 +2178,24 @@ struct cpu_frame {
 	int32_t band_y, band_height;
 	pixman_color_t clear;
 	atomic_bool failed;
-	/* display lists the tasks point into, referenced */
+	/* display lists the tasks point into, referenced, and images they
+	 * read, pinned: released when the frame retires */
 	struct vr_display_list **lists;
 	size_t nlists, lists_cap;
+	struct vr_image **images;
+	size_t nimages, images_cap;
+	uint64_t hold_epoch;
+};
+
+/* A submitted frame, from vr_cpu_render_submit until retired. */
+struct cpu_job {
+	uint64_t id;
+	uint64_t seq; /* vr_cpu_renderer::seq when executed */
+	struct cpu_frame f;
+	pixman_region32_t region; /* what it draws (f.rects point here) */
+	bool ok;
+	struct vr_frame_timing timing;
+	struct cpu_job *next;
 };
 
 static void *frame_alloc(void *data, size_t size)
@@ -2184,11 +2228,40 @@ static bool frame_push(void *data, const struct vr_task *task)
 static bool frame_hold_list(void *data, struct vr_display_list *list)
 {
 	struct cpu_frame *f = data;
+	if (list->hold_epoch == f->hold_epoch) {
+		return true;
+	}
 	if (!vr_grow((void **)&f->lists, &f->lists_cap, f->nlists + 1,
 			sizeof(*f->lists))) {
 		return false;
 	}
+	list->hold_epoch = f->hold_epoch;
 	f->lists[f->nlists++] = vr_display_list_ref(list);
+	return true;
+}
+
+static void cpu_drain(struct vr_cpu_renderer *r);
+
+/* The frame reads the image's pixels while it executes: pinned until it
+ * retires (a write meanwhile goes to a copy). A write made while earlier
+ * frames pinned it reaches data only when they retire: this frame, which
+ * must show it, waits for them first. */
+static bool frame_hold_image(void *data, struct vr_image *image)
+{
+	struct cpu_frame *f = data;
+	if (image->hold_epoch == f->hold_epoch) {
+		return true;
+	}
+	if (!vr_grow((void **)&f->images, &f->images_cap, f->nimages + 1,
+			sizeof(*f->images))) {
+		return false;
+	}
+	if (vr_image_write_pending(image)) {
+		cpu_drain(f->renderer);
+	}
+	image->hold_epoch = f->hold_epoch;
+	vr_image_pin(image);
+	f->images[f->nimages++] = image;
 	return true;
 }
 
@@ -2530,25 +2603,25 @@ error:
 	return NULL;
 }
 
+/* The frame thread, once the frame is drawn: what only execution used.
+ * The tessellation cache drops what the last CPU_TESS_KEEP frames did not
+ * use; the lists of the frame before them go when this one retires
+ * (frame_retire), after this trim, so no key names a freed path. */
 static void frame_finish(struct cpu_frame *f)
 {
 	frame_free_data(f);
-	/* the tessellation cache drops what the last CPU_TESS_KEEP calls did
-	 * not use, then the lists of the call before them */
-	struct vr_cpu_renderer *r = f->renderer;
-	tess_cache_trim(r, false);
-	size_t slot = (size_t)(r->frame % CPU_TESS_KEEP);
-	for (size_t i = 0; i < r->held[slot].nlists; i++) {
-		vr_display_list_unref(r->held[slot].lists[i]);
-	}
-	free(r->held[slot].lists);
-	r->held[slot].lists = f->lists;
-	r->held[slot].nlists = f->nlists;
+	f->data = NULL;
+	f->prep = NULL;
+	tess_cache_trim(f->renderer, false);
 	free(f->tasks);
+	f->tasks = NULL;
+	f->ntasks = 0;
 	for (size_t i = 0; i < f->nallocations; i++) {
 		free(f->allocations[i]);
 	}
 	free(f->allocations);
+	f->allocations = NULL;
+	f->nallocations = 0;
 }
 
 /* A band's pixels at most (bytes): the clear and every task of a band
@@ -2572,98 +2645,314 @@ static int32_t band_height(int32_t width, int32_t height, int workers)
 	return h < 8 ? 8 : h;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The frame thread: one frame's two phases over the pool. */
+static void job_execute(struct vr_cpu_renderer *r, struct cpu_job *job)
+{
+	struct cpu_frame *f = &job->f;
+	uint64_t start = now_ns();
+	job->seq = ++r->seq;
+	r->frame = job->seq;
+	/* between frames: no worker runs, the caches may shrink */
+	if (r->nglyphs > CPU_GLYPH_CACHE_MAX) {
+		glyph_cache_clear(r);
+	}
+	shadow_cache_trim(r, false);
+	if (f->nrects == 0) {
+		goto out;
+	}
+	f->data = calloc(f->ntasks ? f->ntasks : 1, sizeof(*f->data));
+	f->prep = calloc(f->ntasks ? f->ntasks : 1, sizeof(*f->prep));
+	if (f->data == NULL || f->prep == NULL) {
+		job->ok = false;
+		goto out;
+	}
+	for (size_t i = 0; i < f->ntasks; i++) {
+		enum vr_task_kind kind = f->tasks[i].kind;
+		if (kind == VR_TASK_TRIANGLES || kind == VR_TASK_GLYPHS ||
+				kind == VR_TASK_SHADOW || kind == VR_TASK_LAYER) {
+			f->prep[f->nprep++] = (uint32_t)i;
+		}
+	}
+	pool_run(&r->pool, f->nprep, prep_task, f);
+	if (atomic_load(&f->failed)) {
+		vr_log(VR_LOG_ERROR, "cpu: out of memory");
+		job->ok = false;
+		goto out;
+	}
+	const pixman_box32_t *ext = pixman_region32_extents(&job->region);
+	f->band_y = ext->y1;
+	int32_t height = ext->y2 - ext->y1;
+	f->band_height = band_height(ext->x2 - ext->x1, height, r->workers);
+	uint32_t nbands = (uint32_t)((height + f->band_height - 1) /
+		f->band_height);
+	pool_run(&r->pool, nbands, draw_band, f);
+out:
+	frame_finish(f);
+	job->timing.execute_ns = now_ns() - start;
+	job->timing.execute_critical_ns = job->timing.execute_ns;
+	job->timing.end_ns = now_ns();
+}
+
+static void *frame_thread_main(void *data)
+{
+	struct vr_cpu_renderer *r = data;
+	pthread_setname_np(pthread_self(), "vr-cpu-frame");
+	pthread_mutex_lock(&r->queue_lock);
+	while (true) {
+		while (!r->quit && r->queue == NULL) {
+			pthread_cond_wait(&r->queue_cond, &r->queue_lock);
+		}
+		if (r->queue == NULL) {
+			break; /* quit, and everything queued executed */
+		}
+		struct cpu_job *job = r->queue;
+		pthread_mutex_unlock(&r->queue_lock);
+		job_execute(r, job);
+		pthread_mutex_lock(&r->queue_lock);
+		r->queue = job->next;
+		if (r->queue == NULL) {
+			r->queue_tail = NULL;
+		}
+		job->next = NULL;
+		if (r->done_tail != NULL) {
+			r->done_tail->next = job;
+		} else {
+			r->done = job;
+		}
+		r->done_tail = job;
+		r->completed = job->id;
+		pthread_cond_broadcast(&r->done_cond);
+		uint64_t one = 1;
+		if (write(r->fd, &one, sizeof(one)) != sizeof(one)) {
+			/* the counter is full: the caller is reading anyway */
+		}
+	}
+	pthread_mutex_unlock(&r->queue_lock);
+	return NULL;
+}
+
+/* The caller's thread: what the frame held, released in frame order. */
+static void job_retire(struct vr_cpu_renderer *r, struct cpu_job *job)
+{
+	struct cpu_frame *f = &job->f;
+	for (size_t i = 0; i < f->nimages; i++) {
+		vr_image_unpin(f->images[i]);
+	}
+	free(f->images);
+	/* the lists of CPU_TESS_KEEP frames before go; this frame's stay
+	 * as long as the tessellation cache may name their paths */
+	size_t slot = (size_t)(job->seq % CPU_TESS_KEEP);
+	for (size_t i = 0; i < r->held[slot].nlists; i++) {
+		vr_display_list_unref(r->held[slot].lists[i]);
+	}
+	free(r->held[slot].lists);
+	r->held[slot].lists = f->lists;
+	r->held[slot].nlists = f->nlists;
+	pixman_image_unref(f->dst);
+	pixman_region32_fini(&job->region);
+	size_t t = (size_t)(job->id % VR_FRAMES_IN_FLIGHT);
+	r->timings[t].id = job->id;
+	r->timings[t].ok = job->ok;
+	r->timings[t].timing = job->timing;
+	r->retired = job->id;
+	free(job);
+}
+
+/* Retire every executed frame; with `until`, first wait until frame
+ * `until` executed (at most timeout_ns). */
+static void cpu_retire(struct vr_cpu_renderer *r, uint64_t until,
+		uint64_t timeout_ns)
+{
+	pthread_mutex_lock(&r->queue_lock);
+	if (until > 0 && r->completed < until) {
+		struct timespec deadline;
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		bool forever = timeout_ns == UINT64_MAX;
+		if (!forever) {
+			uint64_t ns = (uint64_t)deadline.tv_nsec + timeout_ns;
+			deadline.tv_sec += (time_t)(ns / 1000000000u);
+			deadline.tv_nsec = (long)(ns % 1000000000u);
+		}
+		while (r->completed < until) {
+			if (forever) {
+				pthread_cond_wait(&r->done_cond, &r->queue_lock);
+			} else if (pthread_cond_timedwait(&r->done_cond,
+					&r->queue_lock, &deadline) != 0) {
+				break;
+			}
+		}
+	}
+	struct cpu_job *done = r->done;
+	r->done = r->done_tail = NULL;
+	pthread_mutex_unlock(&r->queue_lock);
+	while (done != NULL) {
+		struct cpu_job *next = done->next;
+		job_retire(r, done);
+		done = next;
+	}
+}
+
+/* Every submitted frame executed and retired. */
+static void cpu_drain(struct vr_cpu_renderer *r)
+{
+	if (r->retired < r->submitted) {
+		cpu_retire(r, r->submitted, UINT64_MAX);
+	}
+}
+
+uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *r, struct vr_tree *tree,
+		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
+		const pixman_region32_t *damage)
+{
+	uint64_t start = now_ns();
+	pixman_format_code_t format = pixman_image_get_format(dst);
+	if (format != PIXMAN_a8r8g8b8 && format != PIXMAN_x8r8g8b8) {
+		vr_log(VR_LOG_ERROR, "cpu: unsupported target format");
+		return 0;
+	}
+	if (!r->thread_started) {
+		vr_log(VR_LOG_ERROR, "cpu: no frame thread");
+		return 0;
+	}
+	/* a free slot: the oldest frame retired */
+	if (r->submitted - r->retired >= VR_FRAMES_IN_FLIGHT) {
+		cpu_retire(r, r->retired + 1, UINT64_MAX);
+	}
+	struct cpu_job *job = calloc(1, sizeof(*job));
+	if (job == NULL) {
+		return 0;
+	}
+	job->ok = true;
+	struct cpu_frame *f = &job->f;
+	f->renderer = r;
+	f->dst = pixman_image_ref(dst);
+	f->hold_epoch = vr_hold_epoch_next();
+	struct vr_box target = { 0, 0, pixman_image_get_width(dst),
+		pixman_image_get_height(dst) };
+	pixman_region32_init_rect(&job->region, 0, 0, (unsigned)target.width,
+		(unsigned)target.height);
+	if (damage != NULL) {
+		pixman_region32_intersect(&job->region, &job->region,
+			(pixman_region32_t *)damage);
+	}
+	if (pixman_region32_n_rects(&job->region) > CPU_REGION_MAX_RECTS) {
+		pixman_box32_t ext = *pixman_region32_extents(&job->region);
+		pixman_region32_fini(&job->region);
+		pixman_region32_init_rect(&job->region, ext.x1, ext.y1,
+			(unsigned)(ext.x2 - ext.x1), (unsigned)(ext.y2 - ext.y1));
+	}
+	f->rects = pixman_region32_rectangles(&job->region, &f->nrects);
+	uint8_t cr, cg, cb, ca;
+	vr_color_premultiply8(&clear, 1.0f, &cr, &cg, &cb, &ca);
+	f->clear = (pixman_color_t){ (uint16_t)(cr * 257), (uint16_t)(cg * 257),
+		(uint16_t)(cb * 257), (uint16_t)(ca * 257) };
+
+	if (f->nrects > 0) {
+		/* preparation may reset the shared glyph atlas: no Vulkan
+		 * renderer's tasks may run (this engine's do not read it) */
+		vr_cpu_stages_wait_idle();
+		const pixman_box32_t *ext = pixman_region32_extents(&job->region);
+		const struct vr_task_sink sink = {
+			.alloc = frame_alloc,
+			.push = frame_push,
+			.hold_image = frame_hold_image,
+			.hold_list = frame_hold_list,
+			.data = f,
+		};
+		const struct vr_prepare_job pjob = {
+			.index = 0,
+			.view = *view,
+			.target = target,
+			.extents = { ext->x1, ext->y1, ext->x2 - ext->x1,
+				ext->y2 - ext->y1 },
+		};
+		if (!vr_prepare_tasks(&sink, tree, &pjob, NULL)) {
+			vr_log(VR_LOG_ERROR, "cpu: preparation failed");
+			/* queued all the same: it releases what it holds when it
+			 * retires, drawing nothing */
+			job->ok = false;
+			f->nrects = 0;
+		}
+	}
+	job->id = ++r->submitted;
+	job->timing = (struct vr_frame_timing){
+		.start_ns = start,
+		.prepare_ns = now_ns() - start,
+		.tasks = (uint32_t)f->ntasks,
+		.mode = r->workers > 1 ? VR_FRAME_PARALLEL : VR_FRAME_INLINE,
+	};
+	pthread_mutex_lock(&r->queue_lock);
+	if (r->queue_tail != NULL) {
+		r->queue_tail->next = job;
+	} else {
+		r->queue = job;
+	}
+	r->queue_tail = job;
+	pthread_cond_signal(&r->queue_cond);
+	pthread_mutex_unlock(&r->queue_lock);
+	return job->id;
+}
+
+int vr_cpu_renderer_get_fd(struct vr_cpu_renderer *r)
+{
+	return r->fd;
+}
+
+uint64_t vr_cpu_renderer_dispatch(struct vr_cpu_renderer *r)
+{
+	uint64_t count;
+	while (read(r->fd, &count, sizeof(count)) == sizeof(count)) {
+	}
+	cpu_retire(r, 0, 0);
+	return r->retired;
+}
+
+bool vr_cpu_frame_poll(struct vr_cpu_renderer *r, uint64_t id)
+{
+	cpu_retire(r, 0, 0);
+	return id > 0 && id <= r->retired;
+}
+
+bool vr_cpu_frame_wait(struct vr_cpu_renderer *r, uint64_t id,
+		uint64_t timeout_ns)
+{
+	if (id == 0 || id > r->submitted) {
+		return false;
+	}
+	cpu_retire(r, id, timeout_ns);
+	return id <= r->retired;
+}
+
+bool vr_cpu_frame_get_timing(struct vr_cpu_renderer *r, uint64_t id,
+		struct vr_frame_timing *out)
+{
+	size_t t = (size_t)(id % VR_FRAMES_IN_FLIGHT);
+	if (id == 0 || id > r->retired || r->timings[t].id != id ||
+			!r->timings[t].ok) {
+		return false;
+	}
+	*out = r->timings[t].timing;
+	return true;
+}
+
 bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
 		const pixman_region32_t *damage)
 {
-	pixman_format_code_t format = pixman_image_get_format(dst);
-	if (format != PIXMAN_a8r8g8b8 && format != PIXMAN_x8r8g8b8) {
-		vr_log(VR_LOG_ERROR, "cpu: unsupported target format");
+	uint64_t id = vr_cpu_render_submit(renderer, tree, dst, view, clear,
+		damage);
+	if (id == 0 || !vr_cpu_frame_wait(renderer, id, UINT64_MAX)) {
 		return false;
 	}
-	struct vr_box target = { 0, 0, pixman_image_get_width(dst),
-		pixman_image_get_height(dst) };
-	pixman_region32_t region;
-	pixman_region32_init_rect(&region, 0, 0, (unsigned)target.width,
-		(unsigned)target.height);
-	if (damage != NULL) {
-		pixman_region32_intersect(&region, &region,
-			(pixman_region32_t *)damage);
-	}
-	if (!pixman_region32_not_empty(&region)) {
-		pixman_region32_fini(&region);
-		return true;
-	}
-	const pixman_box32_t *ext = pixman_region32_extents(&region);
-	struct cpu_frame f = { .renderer = renderer, .dst = dst };
-	f.rects = pixman_region32_rectangles(&region, &f.nrects);
-	if (f.nrects > CPU_REGION_MAX_RECTS) {
-		f.rects = ext;
-		f.nrects = 1;
-	}
-	uint8_t r, g, b, a;
-	vr_color_premultiply8(&clear, 1.0f, &r, &g, &b, &a);
-	f.clear = (pixman_color_t){ (uint16_t)(r * 257), (uint16_t)(g * 257),
-		(uint16_t)(b * 257), (uint16_t)(a * 257) };
-
-	/* between frames: no worker runs, the caches may shrink */
-	renderer->frame++;
-	if (renderer->nglyphs > CPU_GLYPH_CACHE_MAX) {
-		glyph_cache_clear(renderer);
-	}
-	shadow_cache_trim(renderer, false);
-
-	/* preparation may reset the shared glyph atlas: no renderer's tasks
-	 * may run */
-	vr_cpu_stages_wait_idle();
-	const struct vr_task_sink sink = {
-		.alloc = frame_alloc,
-		.push = frame_push,
-		.hold_list = frame_hold_list,
-		.data = &f,
-	};
-	const struct vr_prepare_job job = {
-		.index = 0,
-		.view = *view,
-		.target = target,
-		.extents = { ext->x1, ext->y1, ext->x2 - ext->x1,
-			ext->y2 - ext->y1 },
-	};
-	bool ok = vr_prepare_tasks(&sink, tree, &job, NULL);
-	if (!ok) {
-		vr_log(VR_LOG_ERROR, "cpu: preparation failed");
-		goto out;
-	}
-	f.data = calloc(f.ntasks ? f.ntasks : 1, sizeof(*f.data));
-	f.prep = calloc(f.ntasks ? f.ntasks : 1, sizeof(*f.prep));
-	if (f.data == NULL || f.prep == NULL) {
-		ok = false;
-		goto out;
-	}
-	for (size_t i = 0; i < f.ntasks; i++) {
-		enum vr_task_kind kind = f.tasks[i].kind;
-		if (kind == VR_TASK_TRIANGLES || kind == VR_TASK_GLYPHS ||
-				kind == VR_TASK_SHADOW || kind == VR_TASK_LAYER) {
-			f.prep[f.nprep++] = (uint32_t)i;
-		}
-	}
-	pool_run(&renderer->pool, f.nprep, prep_task, &f);
-	if (atomic_load(&f.failed)) {
-		vr_log(VR_LOG_ERROR, "cpu: out of memory");
-		ok = false;
-		goto out;
-	}
-	f.band_y = ext->y1;
-	int32_t height = ext->y2 - ext->y1;
-	f.band_height = band_height(ext->x2 - ext->x1, height,
-		renderer->workers);
-	uint32_t nbands = (uint32_t)((height + f.band_height - 1) /
-		f.band_height);
-	pool_run(&renderer->pool, nbands, draw_band, &f);
-out:
-	frame_finish(&f);
-	pixman_region32_fini(&region);
-	return ok;
+	size_t t = (size_t)(id % VR_FRAMES_IN_FLIGHT);
+	return renderer->timings[t].id == id && renderer->timings[t].ok;
 }
 
 struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
@@ -2684,10 +2973,27 @@ struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
 	pthread_mutex_init(&r->glyph_lock, NULL);
 	pthread_mutex_init(&r->shadow_lock, NULL);
 	pthread_mutex_init(&r->tess_lock, NULL);
+	pthread_mutex_init(&r->queue_lock, NULL);
+	pthread_cond_init(&r->queue_cond, NULL);
+	pthread_cond_init(&r->done_cond, NULL);
+	r->fd = -1;
 	if (!pool_init(&r->pool, workers - 1)) {
 		vr_cpu_renderer_destroy(r);
 		return NULL;
 	}
+	r->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->fd < 0) {
+		vr_log(VR_LOG_ERROR, "cpu: eventfd failed");
+		vr_cpu_renderer_destroy(r);
+		return NULL;
+	}
+	int err = pthread_create(&r->thread, NULL, frame_thread_main, r);
+	if (err != 0) {
+		vr_log(VR_LOG_ERROR, "cpu: pthread_create failed: %d", err);
+		vr_cpu_renderer_destroy(r);
+		return NULL;
+	}
+	r->thread_started = true;
 	return r;
 }
 
@@ -2696,6 +3002,20 @@ void vr_cpu_renderer_destroy(struct vr_cpu_renderer *r)
 	if (r == NULL) {
 		return;
 	}
+	if (r->thread_started) {
+		cpu_drain(r);
+		pthread_mutex_lock(&r->queue_lock);
+		r->quit = true;
+		pthread_cond_signal(&r->queue_cond);
+		pthread_mutex_unlock(&r->queue_lock);
+		pthread_join(r->thread, NULL);
+	}
+	if (r->fd >= 0) {
+		close(r->fd);
+	}
+	pthread_cond_destroy(&r->queue_cond);
+	pthread_cond_destroy(&r->done_cond);
+	pthread_mutex_destroy(&r->queue_lock);
 	pool_finish(&r->pool);
 	glyph_cache_clear(r);
 	shadow_cache_trim(r, true);

@@ -1,4 +1,5 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -273,4 +274,18 @@ struct vr_image_copy *vr_image_find_copy(struct vr_image *image,
 		}
 	}
 	return NULL;
+}
+
+/* Tells frames apart in vr_image::hold_epoch and vr_display_list::hold_epoch
+ * (every renderer's, of either engine) */
+static _Atomic uint64_t hold_epochs;
+
+uint64_t vr_hold_epoch_next(void)
+{
+	return atomic_fetch_add(&hold_epochs, 1) + 1;
+}
+
+bool vr_image_write_pending(const struct vr_image *image)
+{
+	return image->next != NULL;
 }

@@ -134,6 +134,12 @@ struct vr_image {
  * publishes what was written while pinned. */
 void vr_image_pin(struct vr_image *image);
 void vr_image_unpin(struct vr_image *image);
+/* Caller's thread: a write made while pinned waits for the last unpin to
+ * reach data (a frame prepared now would read the older pixels). */
+bool vr_image_write_pending(const struct vr_image *image);
+/* A new epoch for vr_image::hold_epoch and vr_display_list::hold_epoch:
+ * one per frame of any renderer, any engine (atomic). */
+uint64_t vr_hold_epoch_next(void);
 
 /* Link a new copy, its pending region covering the whole image. */
 void vr_image_add_copy(struct vr_image *image, struct vr_image_copy *copy);

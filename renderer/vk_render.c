@@ -746,10 +746,6 @@ void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 
 /* ---- preparation's output -------------------------------------------------- */
 
-/* Tells frames apart in vr_image::hold_epoch and vr_display_list::hold_epoch
- * (every renderer's); atomic */
-static _Atomic uint64_t hold_epochs;
-
 static bool hold(struct vr_chain *chain, struct vr_array *array, void *ptr)
 {
 	if (!vr_array_reserve(array, 1, sizeof(void *))) {
@@ -1307,7 +1303,7 @@ static bool setup_frame(struct vr_renderer *renderer,
 	vr_arena_reset(&frame->chain.arena);
 	frame->chain.tasks.len = 0;
 	frame->chain.failed = false;
-	frame->chain.hold_epoch = atomic_fetch_add(&hold_epochs, 1) + 1;
+	frame->chain.hold_epoch = vr_hold_epoch_next();
 	if (njobs > frame->jobs_cap) {
 		struct vr_frame_job *states = realloc(frame->jobs,
 			njobs * sizeof(*states));

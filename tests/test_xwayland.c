@@ -854,14 +854,14 @@ START_TEST(test_xwayland_move_resize)
 	xcb_flush(conn);
 	wait_x_geometry(conn, window, 0, 0, 640, 480, "maximized");
 	wait_listed(vitrail, "XcbMove", 0, 0, 640, 480, "maximized");
-	/* and back to the size the resize gave it, where it is */
+	/* and back to the size the resize gave it, where it was before */
 	event.data.data32[0] = 0; // _NET_WM_STATE_REMOVE
 	xcb_send_event(conn, 0, screen->root,
 		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
 		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&event);
 	xcb_flush(conn);
-	wait_x_geometry(conn, window, 0, 0, 240, 125, "unmaximized");
-	wait_listed(vitrail, "XcbMove", 0, 0, 240, 125, "unmaximized");
+	wait_x_geometry(conn, window, x1, y1, 240, 125, "unmaximized");
+	wait_listed(vitrail, "XcbMove", x1, y1, 240, 125, "unmaximized");
 
 	xcb_disconnect(conn);
 	wait_window(vitrail, "XcbMove", true);

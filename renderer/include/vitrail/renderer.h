@@ -551,11 +551,12 @@ void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
  * pixels stay within the render tests' tolerances of the reference
  * renderer (tests/test_cpu.c).
  *
- * Threads: a renderer owns a pool of workers - 1 threads ("vr-cpu-N");
- * vr_cpu_render runs preparation on the calling thread, then the calling
- * thread and the pool draw horizontal bands of the damaged area in
- * parallel, and it returns when the frame is drawn. One call at a time
- * per renderer; the tree must not change during the call.
+ * Threads: a renderer owns a frame thread ("vr-cpu-frame") and a pool of
+ * workers - 1 threads ("vr-cpu-N"); preparation runs on the calling
+ * thread, then the frame thread and the pool draw horizontal bands of the
+ * damaged area in parallel (vr_cpu_render_submit returns before that,
+ * vr_cpu_render after). One caller thread per renderer; the tree must not
+ * change during a call.
  *
  * Bit-identity: every pixel depends only on the tasks and its position,
  * never on the band or the worker drawing it: the output is the same for
@@ -576,10 +577,43 @@ int vr_cpu_renderer_workers(const struct vr_cpu_renderer *renderer);
 /* Render the tree (after vr_tree_update) into dst (a8r8g8b8 or x8r8g8b8)
  * inside damage (dst pixels; NULL: all of it; past 16 rectangles, their
  * extents): cleared to clear, then drawn. Pixels outside are left as they
- * are. False: out of memory or an unsupported target (logged). */
+ * are. False: out of memory or an unsupported target (logged). The same
+ * as vr_cpu_render_submit then vr_cpu_frame_wait. */
 bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 	pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
 	const pixman_region32_t *damage);
+
+/*
+ * The same frame without waiting for it: the CPU engine's side of the
+ * asynchronous interface vr_render_submit describes, with the same rules.
+ * Preparation runs on the calling thread (the tree as it is during the
+ * call); the frame thread ("vr-cpu-frame") and the pool then draw it into
+ * dst while the caller goes on: it may change the tree, write images (an
+ * image the frame reads is pinned: the write goes to a copy, published
+ * when the frame retires; a frame prepared while such a write waits
+ * first lets the earlier frames finish), release images and lists.
+ * dst is referenced until the frame retires; its pixels must not be read
+ * or written meanwhile. Frames execute and complete in submission order;
+ * up to VR_FRAMES_IN_FLIGHT are in flight (the call then first waits for
+ * the oldest). Returns the frame's id (> 0, one more than the previous)
+ * or 0 on failure (logged). Every call of this group is the caller's
+ * thread's (the one that owns the tree).
+ */
+uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *renderer,
+	struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
+	struct vr_color clear, const pixman_region32_t *damage);
+/* Readable when frames complete; vr_cpu_renderer_dispatch drains it and
+ * retires them, returning the latest completed id (0: none yet). */
+int vr_cpu_renderer_get_fd(struct vr_cpu_renderer *renderer);
+uint64_t vr_cpu_renderer_dispatch(struct vr_cpu_renderer *renderer);
+/* As vr_frame_poll, vr_frame_wait and vr_frame_get_timing (start_ns,
+ * prepare_ns on the caller's thread; execute_ns and end_ns on the frame
+ * thread; cpu_copies 0: the pixels are written into dst itself). */
+bool vr_cpu_frame_poll(struct vr_cpu_renderer *renderer, uint64_t id);
+bool vr_cpu_frame_wait(struct vr_cpu_renderer *renderer, uint64_t id,
+	uint64_t timeout_ns);
+bool vr_cpu_frame_get_timing(struct vr_cpu_renderer *renderer, uint64_t id,
+	struct vr_frame_timing *out);
 
 /*
  * Which backend draws a UI-like frame faster on this machine: a fixed
