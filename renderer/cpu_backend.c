@@ -872,7 +872,7 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 	if (vr_box_empty(&box)) {
 		return;
 	}
-	pixman_image_t *src = vr_quad_source(task);
+	pixman_image_t *src = vr_quad_source(task, true);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "cpu: cannot build a source");
 		return;

@@ -352,7 +352,7 @@ struct vr_box vr_quad_cover(const struct vr_draw_task *task)
 	return vr_box_intersect(&box, &task->clip);
 }
 
-pixman_image_t *vr_quad_source(const struct vr_draw_task *task)
+pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned)
 {
 	if (task->image == NULL) {
 		pixman_color_t color = {
@@ -368,7 +368,8 @@ pixman_image_t *vr_quad_source(const struct vr_draw_task *task)
 		image->format == VR_FORMAT_XRGB8888 ?
 			PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8,
 		image->width, image->height,
-		(uint32_t *)vr_image_data(image, NULL), image->stride);
+		pinned ? image->data : (uint32_t *)vr_image_data(image, NULL),
+		image->stride);
 	if (src == NULL) {
 		return NULL;
 	}

@@ -250,7 +250,9 @@ struct vr_box vr_quad_cover(const struct vr_draw_task *task);
 /* The pixman source of a quad task: its solid colour, or its image
  * mapped from target pixels (uv o mat^-1), nearest or bilinear, clamped
  * to the edge as the GPU sampler is; NULL on failure. */
-pixman_image_t *vr_quad_source(const struct vr_draw_task *task);
+/* pinned: the task runs in a frame that pinned the image (the pixels it
+ * had when the frame was prepared, not a newer write's) */
+pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned);
 
 /* ---- tessellation (engine_triangles.c) ---------------------------------- */
 

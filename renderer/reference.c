@@ -80,7 +80,7 @@ static pixman_image_t *rclip_mask(const struct vr_draw_task *task)
 
 static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
 {
-	pixman_image_t *src = vr_quad_source(task);
+	pixman_image_t *src = vr_quad_source(task, false);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "reference: cannot build a source");
 		return;

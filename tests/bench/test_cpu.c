@@ -17,6 +17,8 @@
 #include <check.h>
 #include <dirent.h>
 #include <math.h>
+#include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +250,132 @@ START_TEST(test_cpu_damage)
 }
 END_TEST
 
+/* ---- asynchronous frames ------------------------------------------------ */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void fill_image(struct vr_image *image, uint32_t argb)
+{
+	int32_t w = vr_image_width(image), h = vr_image_height(image);
+	uint32_t *px = malloc((size_t)w * (size_t)h * 4);
+	ck_assert_ptr_nonnull(px);
+	for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
+		px[i] = argb;
+	}
+	ck_assert(vr_image_write(image, px, w * 4, NULL));
+	free(px);
+}
+
+/*
+ * vr_cpu_render_submit: the call returns before the frame is drawn (a
+ * large frame ends after the call returned, on the renderer's threads);
+ * a second frame is submitted while the first is in flight; each frame
+ * shows the tree and the image pixels as they were during its call,
+ * whatever the caller changes, writes or destroys afterwards (pixels
+ * against the reference renderer, which shares no code with the
+ * backend's execution); completions come through the fd, in order.
+ */
+START_TEST(test_cpu_async)
+{
+	struct random_scene scene;
+	random_scene_build(&scene, 4242);
+	struct vr_tree *tree = scene.rt.tree;
+	struct vr_mat view = { .a = 1, .d = 1 };
+	struct vr_image *image = vr_image_create(64, 48, VR_FORMAT_ARGB8888);
+	ck_assert_ptr_nonnull(image);
+	fill_image(image, 0xff20c040u);
+	struct vr_node *shown = vr_node_create(tree);
+	vr_node_set_parent(shown, vr_tree_root(tree));
+	vr_node_set_position(shown, 100, 60);
+	vr_node_set_image(shown, image, NULL, 64, 48, VR_TRANSFORM_NORMAL);
+	vr_tree_update(tree, NULL);
+	uint32_t *expected1 = reference_frame(tree, RANDOM_W, RANDOM_H, &view,
+		scene.clear);
+
+	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(2);
+	ck_assert_ptr_nonnull(cpu);
+	/* a large frame: the same tree scaled 16 times, 3840 x 2880 */
+	const int32_t bw = RANDOM_W * 16, bh = RANDOM_H * 16;
+	pixman_image_t *big = pixman_image_create_bits(PIXMAN_a8r8g8b8, bw, bh,
+		NULL, 0);
+	ck_assert_ptr_nonnull(big);
+	struct vr_mat big_view = { .a = 16, .d = 16 };
+	uint64_t id1 = vr_cpu_render_submit(cpu, tree, big, &big_view,
+		scene.clear, NULL);
+	uint64_t returned1 = mono_ns();
+	ck_assert(id1 > 0);
+
+	/* the second frame, while the first is in flight */
+	uint32_t *pixels2 = calloc((size_t)RANDOM_W * RANDOM_H, 4);
+	pixman_image_t *dst2 = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		RANDOM_W, RANDOM_H, pixels2, RANDOM_W * 4);
+	uint64_t id2 = vr_cpu_render_submit(cpu, tree, dst2, &view, scene.clear,
+		NULL);
+	ck_assert_uint_eq(id2, id1 + 1);
+
+	/* the caller changes everything the frames read */
+	fill_image(image, 0xffc02040u);
+	vr_node_set_position(shown, 20, 30);
+	struct vr_node *gone = scene.rt.nodes[0];
+	vr_node_destroy(gone);
+	scene.rt.nodes[0] = NULL;
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	vr_tree_update(tree, &damage);
+	pixman_region32_fini(&damage);
+	uint32_t *expected3 = reference_frame(tree, RANDOM_W, RANDOM_H, &view,
+		scene.clear);
+	uint32_t *pixels3 = calloc((size_t)RANDOM_W * RANDOM_H, 4);
+	pixman_image_t *dst3 = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		RANDOM_W, RANDOM_H, pixels3, RANDOM_W * 4);
+	uint64_t id3 = vr_cpu_render_submit(cpu, tree, dst3, &view, scene.clear,
+		NULL);
+	ck_assert_uint_eq(id3, id2 + 1);
+
+	/* completions through the fd, in order */
+	struct pollfd pfd = { vr_cpu_renderer_get_fd(cpu), POLLIN, 0 };
+	uint64_t done = 0;
+	for (int i = 0; i < 600 && done < id3; i++) {
+		poll(&pfd, 1, 100);
+		done = vr_cpu_renderer_dispatch(cpu);
+	}
+	ck_assert_uint_eq(done, id3);
+	struct vr_frame_timing t1, t2;
+	ck_assert(vr_cpu_frame_get_timing(cpu, id1, &t1));
+	ck_assert(vr_cpu_frame_get_timing(cpu, id2, &t2));
+	ck_assert_msg(t1.end_ns > returned1, "the large frame was drawn before "
+		"its submit returned (%.2f ms before)",
+		(double)(returned1 - t1.end_ns) / 1e6);
+	ck_assert_msg(t2.start_ns < t1.end_ns, "the second frame was submitted "
+		"only once the first was drawn: one frame in flight");
+	ck_assert_uint_eq(t2.cpu_copies, 0);
+
+	compare("cpu-async-before", pixels2, expected1, RANDOM_W, RANDOM_H,
+		TOLERANCE, OUTLIERS, OUTLIER_MAX);
+	compare("cpu-async-after", pixels3, expected3, RANDOM_W, RANDOM_H,
+		TOLERANCE, OUTLIERS, OUTLIER_MAX);
+	ck_assert_msg(count_different(pixels2, pixels3,
+		(size_t)RANDOM_W * RANDOM_H) > 64 * 48 / 2,
+		"the changes made no difference: the test shows nothing");
+
+	vr_cpu_renderer_destroy(cpu);
+	pixman_image_unref(big);
+	pixman_image_unref(dst2);
+	pixman_image_unref(dst3);
+	free(pixels2);
+	free(pixels3);
+	free(expected1);
+	free(expected3);
+	vr_image_unref(image);
+	random_scene_destroy(&scene);
+}
+END_TEST
+
 /* ---- the benchmark's scenes --------------------------------------------- */
 
 static void scene_check(struct bench_scene *scene)
@@ -336,6 +464,7 @@ static Suite *cpu_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_cpu_random_workers_identical);
 	tcase_add_test(tc, test_cpu_damage);
+	tcase_add_test(tc, test_cpu_async);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("scenes");
 	tcase_set_timeout(tc, 900);
