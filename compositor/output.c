@@ -1053,7 +1053,8 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 
 /* pacer_impl.render: draw the pending damage for display time display_ns
  * into a free output buffer. */
-static void *output_render(void *data, uint64_t display_ns, bool *ready) {
+static void *output_render(void *data, uint64_t display_ns, bool *ready,
+		uint64_t *ready_ns) {
 	struct vt_output *output = data;
 	struct vt_server *server = output->server;
 	if (!vt_output_enabled(output)) {
@@ -1239,6 +1240,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready) {
 		frame_ready(frame, end);
 	}
 	*ready = sync;
+	*ready_ns = end;
 	return frame;
 }
 
@@ -1649,9 +1651,6 @@ static void frame_presented(struct output_frame *frame,
 			frame->buffer->wlr_buffer->height);
 	}
 	stats_add(output, frame->record.main_thread_ns);
-	if (late) {
-		output->stats.dropped++;
-	}
 	vt_frame_log_write(output->server->frame_log, &frame->record);
 	frame_destroy(frame);
 }
@@ -1732,7 +1731,8 @@ static void output_print_stats(struct vt_output *output, FILE *f) {
 		" buffers_max=%d\n",
 		output->wlr_output->name, output->wlr_output->width,
 		output->wlr_output->height, 1e9 / output->period_ns,
-		output->stats.frames, output->stats.dropped, output->stats.replaced,
+		output->stats.frames, vt_pacer_missed(output->pacer),
+		output->stats.replaced,
 		vt_pacer_max_in_flight(output->pacer), mean, p50, p95,
 		wl_list_length(&output->buffers), output->buffers_max);
 }

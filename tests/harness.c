@@ -770,6 +770,18 @@ void harness_hold_frames(struct harness_conn *conn, bool hold) {
 	conn_sync(conn, hold ? "hold_frames(1)" : "hold_frames(0)");
 }
 
+void harness_slow_frames(struct harness_conn *conn, const uint32_t *costs_us,
+		size_t n) {
+	struct wl_array costs;
+	wl_array_init(&costs);
+	uint32_t *c = wl_array_add(&costs, n * sizeof(*c));
+	ck_assert_ptr_nonnull(c);
+	memcpy(c, costs_us, n * sizeof(*c));
+	vitrail_test_v1_slow_frames(conn->test, &costs);
+	wl_array_release(&costs);
+	conn_sync(conn, "slow_frames");
+}
+
 uint32_t harness_settle(struct harness_conn *conn) {
 	struct callback_result result = { 0 };
 	struct wl_callback *callback = vitrail_test_v1_settle(conn->test);

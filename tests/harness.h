@@ -182,6 +182,10 @@ struct harness_xvfb *harness_start_xvfb(struct harness *harness,
 /* vitrail_test_v1 requests; each waits for its answer. */
 void harness_hold_frames(struct harness_conn *conn, bool hold);
 uint32_t harness_settle(struct harness_conn *conn);
+/* vitrail_test_v1.slow_frames: the next n frames any output renders are
+ * ready no earlier than costs_us[i] after their rendering started. */
+void harness_slow_frames(struct harness_conn *conn, const uint32_t *costs_us,
+	size_t n);
 /* Settle with frames held, so that animated clients stop committing and
  * the screen can catch up; frames are released afterwards. */
 uint32_t harness_settle_held(struct harness_conn *conn);

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE // strcasestr
 #include <check.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -907,6 +908,150 @@ START_TEST(test_integration_pacing_idle_output_drops_nothing)
 }
 END_TEST
 
+/*
+ * frame_log_honest: what the frame log and the statistics say of late
+ * frames, checked against the log's own timeline. An animated client on
+ * one 640x480 output at 60 Hz; the next 90 frames take 25 ms each
+ * (vitrail_test_v1.slow_frames: 1.5 refresh periods, the main thread
+ * free meanwhile). Then:
+ * - no frame is logged presented before it was ready (presented_ns >=
+ *   render_end_ns on every presented row);
+ * - the statistics' dropped count is the refreshes that showed nothing
+ *   new: from the log's presentations, a gap of k periods between two
+ *   shown frames is k - 1 refreshes without a new frame (the client
+ *   animates without pause, so every refresh wanted one); the two agree
+ *   within 3, and the slow frames made at least 20.
+ */
+struct log_row {
+	uint64_t presented_ns, render_end_ns;
+	bool dropped;
+};
+
+static int cmp_u64_asc(const void *a, const void *b) {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The rows of output's frames in a frame log, by column name. */
+static size_t read_frame_log(const char *path, const char *output,
+		struct log_row *rows, size_t max) {
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "no frame log %s", path);
+	char line[4096];
+	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	int col_output = -1, col_presented = -1, col_end = -1, col_dropped = -1;
+	int col = 0;
+	for (char *tok = strtok(line, ",\n"); tok != NULL;
+			tok = strtok(NULL, ",\n"), col++) {
+		if (strcmp(tok, "output") == 0) {
+			col_output = col;
+		} else if (strcmp(tok, "presented_ns") == 0) {
+			col_presented = col;
+		} else if (strcmp(tok, "render_end_ns") == 0) {
+			col_end = col;
+		} else if (strcmp(tok, "dropped") == 0) {
+			col_dropped = col;
+		}
+	}
+	ck_assert_msg(col_output >= 0 && col_presented >= 0 && col_end >= 0 &&
+		col_dropped >= 0, "the frame log lacks a column");
+	size_t n = 0;
+	while (n < max && fgets(line, sizeof(line), f) != NULL) {
+		struct log_row row = { 0 };
+		bool mine = false;
+		col = 0;
+		char *save = NULL;
+		for (char *tok = strtok_r(line, ",\n", &save); tok != NULL;
+				tok = strtok_r(NULL, ",\n", &save), col++) {
+			if (col == col_output) {
+				mine = strcmp(tok, output) == 0;
+			} else if (col == col_presented) {
+				row.presented_ns = strtoull(tok, NULL, 10);
+			} else if (col == col_end) {
+				row.render_end_ns = strtoull(tok, NULL, 10);
+			} else if (col == col_dropped) {
+				row.dropped = atoi(tok) != 0;
+			}
+		}
+		if (mine) {
+			rows[n++] = row;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+START_TEST(test_integration_frame_log_honest)
+{
+	struct harness *harness = harness_create("frame_log_honest");
+	char *stats_path = NULL, *log_path = NULL;
+	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
+	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){
+			.outputs = 1,
+			.output_size = "640x480",
+			.extra_args = (const char *const[]){ "--stats", stats_path,
+				"--frame-log", log_path, NULL },
+		});
+	const char *argv[] = { harness_demo_path(), "--app-id", "busy", NULL };
+	struct harness_proc *demo = harness_spawn_client(harness, vitrail, argv);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	sleep_s(0.5);
+	uint32_t costs[90];
+	for (size_t i = 0; i < 90; i++) {
+		costs[i] = 25000;
+	}
+	harness_slow_frames(vitrail->conn, costs, 90);
+	sleep_s(2.5);
+	harness_assert_alive(demo);
+	harness_stop_vitrail(harness, vitrail);
+
+	FILE *f = fopen(stats_path, "r");
+	ck_assert_msg(f != NULL, "vitrail wrote no statistics");
+	char stats[4096];
+	size_t len = fread(stats, 1, sizeof(stats) - 1, f);
+	stats[len] = '\0';
+	fclose(f);
+	long frames = 0, dropped = 0;
+	ck_assert_msg(stats_for(stats, "HEADLESS-1", &frames, &dropped),
+		"no HEADLESS-1 line:\n%s", stats);
+
+	static struct log_row rows[4096];
+	size_t n = read_frame_log(log_path, "HEADLESS-1", rows, 4096);
+	static uint64_t shown[4096];
+	size_t nshown = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].presented_ns == 0) {
+			continue;
+		}
+		ck_assert_msg(rows[i].presented_ns >= rows[i].render_end_ns,
+			"frame log row %zu: presented at %" PRIu64 ", %.2f ms before "
+			"it was ready", i, rows[i].presented_ns,
+			(double)(rows[i].render_end_ns - rows[i].presented_ns) / 1e6);
+		shown[nshown++] = rows[i].presented_ns;
+	}
+	qsort(shown, nshown, sizeof(shown[0]), cmp_u64_asc);
+	const double period = 1e9 / 60.0;
+	long missed = 0;
+	for (size_t i = 1; i < nshown; i++) {
+		long gap = lround((double)(shown[i] - shown[i - 1]) / period);
+		missed += gap > 1 ? gap - 1 : 0;
+	}
+	printf("frame_log_honest: %zu frames logged, %zu shown; refreshes "
+		"without a new frame: %ld from the log, %ld in the statistics\n",
+		n, nshown, missed, dropped);
+	ck_assert_msg(missed >= 20, "the slow frames left only %ld refreshes "
+		"without a new frame: the test shows nothing", missed);
+	ck_assert_msg(labs(dropped - missed) <= 3, "the statistics say %ld "
+		"dropped, the log's presentations %ld refreshes without a new "
+		"frame:\n%s", dropped, missed, stats);
+	free(stats_path);
+	free(log_path);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- known_pixels ------------------------------------------------------- */
 
 /*
@@ -1341,6 +1486,8 @@ static Suite *integration_suite(void) {
 		test_integration_foot_decorations, 120);
 	harness_add_case(suite, "pacing_idle_output",
 		test_integration_pacing_idle_output_drops_nothing, 120);
+	harness_add_case(suite, "frame_log_honest",
+		test_integration_frame_log_honest, 120);
 	return suite;
 }
 

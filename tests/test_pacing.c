@@ -149,7 +149,8 @@ struct fake {
 	uint64_t ready_at[256]; /* 0: ready already, or not simulated */
 };
 
-static void *fake_render(void *data, uint64_t display_ns, bool *ready) {
+static void *fake_render(void *data, uint64_t display_ns, bool *ready,
+		uint64_t *ready_ns) {
 	struct fake *fake = data;
 	if (fake->render_nothing) {
 		if (fake->animating) {

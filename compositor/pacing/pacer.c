@@ -29,6 +29,7 @@ struct pacer_frame {
 	uint64_t display_ns; /* the D-Timestamp */
 	uint64_t render_ns; /* rendering started */
 	enum frame_state state;
+	uint64_t ready_ns; /* rendering finished (READY and COMMITTED) */
 	bool stale; /* input came while it rendered: discard when ready */
 	bool tear; /* vt_pacer_tear: commit as soon as ready */
 };
@@ -71,6 +72,13 @@ struct vt_pacer {
 	/* position-aware rendering: torn frames, and those that were ready
 	 * too late to go into their refresh */
 	uint64_t torn, torn_late;
+	/* Refreshes that showed nothing new while a frame was wanted for
+	 * them: from the earliest display time still waiting (0: none) to
+	 * the presentation that ends the wait, late and discarded frames
+	 * alike. Nothing counts before the first frame is shown. */
+	uint64_t want_since_ns;
+	uint64_t missed;
+	bool shown_any;
 };
 
 static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit);
@@ -208,8 +216,13 @@ static int pick_ready(struct vt_pacer *pacer, uint64_t vblank) {
 	int pick = -1;
 	for (int i = 0; i < pacer->nframes; i++) {
 		struct pacer_frame *frame = &pacer->frames[i];
+		/* the model clock is the display: it scans out at vblank what
+		 * was ready by then, never a frame that finished after it (the
+		 * main thread may report a vblank late) */
 		if (frame->state == FRAME_READY &&
-				frame->display_ns <= vblank + slack) {
+				frame->display_ns <= vblank + slack &&
+				(pacer->kind != VT_PACER_CLOCK_MODEL ||
+				frame->ready_ns <= vblank)) {
 			pick = i;
 		}
 	}
@@ -272,12 +285,18 @@ static void render_planned(struct vt_pacer *pacer, uint64_t now) {
 		now - pacer->plan_render_ns);
 	uint64_t display = pacer->plan_display_ns;
 	bool ready = false;
-	void *handle = pacer->impl->render(pacer->data, display, &ready);
+	uint64_t ready_ns = 0;
+	void *handle = pacer->impl->render(pacer->data, display, &ready,
+		&ready_ns);
 	if (handle == NULL) {
 		/* Nothing to draw for that display time (an animation sampled
 		 * there had not moved yet): it is done with, and a frame that
-		 * is wanted again goes to a later one. */
+		 * is wanted again goes to a later one. Nothing new was wanted
+		 * unless a frame is on its way. */
 		pacer->last_display_ns = display;
+		if (pacer->nframes == 0 && !(pacer->wants & VT_PACER_RENDER)) {
+			pacer->want_since_ns = 0;
+		}
 		return;
 	}
 	assert(pacer->nframes < VT_PACER_FRAMES_MAX);
@@ -286,7 +305,11 @@ static void render_planned(struct vt_pacer *pacer, uint64_t now) {
 		.display_ns = display,
 		.render_ns = now,
 		.state = ready ? FRAME_READY : FRAME_RENDERING,
+		.ready_ns = ready ? (ready_ns > now ? ready_ns : now) : 0,
 	};
+	if (pacer->want_since_ns == 0 || display < pacer->want_since_ns) {
+		pacer->want_since_ns = display;
+	}
 	pacer->last_display_ns = display;
 	if (pacer->nframes > pacer->max_in_flight) {
 		pacer->max_in_flight = pacer->nframes;
@@ -386,7 +409,18 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 	pacer->running = false;
 }
 
+/* The output wants a new frame from the first vblank after now (its
+ * damage came), unless it already waits for an earlier one. */
+static void want_from(struct vt_pacer *pacer, uint64_t now) {
+	if (pacer->want_since_ns == 0) {
+		pacer->want_since_ns = vt_clock_next_vblank(&pacer->clock, now);
+	}
+}
+
 void vt_pacer_request(struct vt_pacer *pacer, uint32_t wants, uint64_t now) {
+	if (wants & VT_PACER_RENDER) {
+		want_from(pacer, now);
+	}
 	pacer->wants |= wants;
 	pacer_run(pacer, now, false);
 }
@@ -418,6 +452,7 @@ void vt_pacer_frame_ready(struct vt_pacer *pacer, void *handle, uint64_t now) {
 		return;
 	}
 	add_composition(pacer, now - pacer->frames[i].render_ns);
+	pacer->frames[i].ready_ns = now;
 	if (pacer->frames[i].stale) {
 		remove_frame(pacer, i);
 		pacer->discarded_stale++;
@@ -442,7 +477,9 @@ bool vt_pacer_tear(struct vt_pacer *pacer, uint64_t display_ns, uint64_t now) {
 	}
 	pacer->running = true;
 	bool ready = false;
-	void *handle = pacer->impl->render(pacer->data, display_ns, &ready);
+	uint64_t ready_ns = 0;
+	void *handle = pacer->impl->render(pacer->data, display_ns, &ready,
+		&ready_ns);
 	if (handle == NULL) {
 		pacer->running = false;
 		return false;
@@ -452,6 +489,7 @@ bool vt_pacer_tear(struct vt_pacer *pacer, uint64_t display_ns, uint64_t now) {
 		.display_ns = display_ns,
 		.render_ns = now,
 		.state = ready ? FRAME_READY : FRAME_RENDERING,
+		.ready_ns = ready ? (ready_ns > now ? ready_ns : now) : 0,
 		.tear = true,
 	};
 	if (display_ns > pacer->last_display_ns) {
@@ -573,7 +611,34 @@ bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
 	if (!presented) {
 		return true;
 	}
-	return presented_ns > display + pacer->clock.period_ns / 2;
+	uint64_t period = pacer->clock.period_ns;
+	if (pacer->shown_any && pacer->want_since_ns != 0 && period > 0 &&
+			presented_ns > pacer->want_since_ns + period / 2) {
+		pacer->missed += (presented_ns - pacer->want_since_ns + period / 2) /
+			period;
+	}
+	pacer->shown_any = true;
+	/* what is still wanted: frames for later refreshes, or damage not
+	 * drawn yet, from the next refresh */
+	pacer->want_since_ns = 0;
+	for (int k = 0; k < pacer->nframes; k++) {
+		uint64_t d = pacer->frames[k].display_ns;
+		if (d > presented_ns + period / 2 &&
+				(pacer->want_since_ns == 0 || d < pacer->want_since_ns)) {
+			pacer->want_since_ns = d;
+		}
+	}
+	if ((pacer->wants & VT_PACER_RENDER) || pacer->planned) {
+		uint64_t next = presented_ns + period;
+		if (pacer->want_since_ns == 0 || next < pacer->want_since_ns) {
+			pacer->want_since_ns = next;
+		}
+	}
+	return presented_ns > display + period / 2;
+}
+
+uint64_t vt_pacer_missed(const struct vt_pacer *pacer) {
+	return pacer->missed;
 }
 
 static void apply_period(struct vt_pacer *pacer, uint64_t period_ns,

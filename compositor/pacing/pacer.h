@@ -51,8 +51,10 @@ enum vt_pacer_want {
 struct vt_pacer_impl {
 	/* Render a frame for display time display_ns. Returns its handle, or
 	 * NULL when there was nothing to draw. *ready: the frame finished
-	 * during the call (else vt_pacer_frame_ready reports it later). */
-	void *(*render)(void *data, uint64_t display_ns, bool *ready);
+	 * during the call, at *ready_ns (0: at the call's now); else
+	 * vt_pacer_frame_ready reports it later. */
+	void *(*render)(void *data, uint64_t display_ns, bool *ready,
+		uint64_t *ready_ns);
 	/* Commit a ready frame to the output at vblank_ns (the vblank it is
 	 * expected to show at); handle NULL re-commits the current content.
 	 * false: the commit failed; the pacer then drops the frame. */
@@ -124,6 +126,10 @@ void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now);
  * forgets the frame; the caller still owns what handle points to. */
 bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
 	uint64_t presented_ns, uint64_t refresh_ns);
+/* Refreshes that showed nothing new while a frame was wanted for them
+ * (late frames, and those discarded in favour of a later one, alike),
+ * since the first frame shown. */
+uint64_t vt_pacer_missed(const struct vt_pacer *pacer);
 /* The refresh rate changed. Backend clock: re-phase the clock at now.
  * Model clock: frames queued (rendered for the old rate) are shown at the
  * old rate first; the new rate applies, re-phased, once they are, and no
