@@ -1006,6 +1006,10 @@ static void remove_runtime_dir(struct bench *bench) {
 }
 
 int main(int argc, char *argv[]) {
+	int engines_rc = bench_engines_main(&argc, argv);
+	if (engines_rc >= 0) {
+		return engines_rc;
+	}
 	struct bench bench = { .reps = 2, .nested_reps = -1 };
 	parse_rates(&bench, "60,90,120");
 	static const struct option long_options[] = {

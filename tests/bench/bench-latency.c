@@ -849,6 +849,10 @@ static void remove_runtime_dir(struct bench *bench) {
 }
 
 int main(int argc, char *argv[]) {
+	int engines_rc = bench_engines_main(&argc, argv);
+	if (engines_rc >= 0) {
+		return engines_rc;
+	}
 	struct bench bench = { .reps = 5, .nested_reps = -1, .sweep = true,
 		.seconds = 2, .rate = 240, .speed = 960 };
 	static const struct option long_options[] = {

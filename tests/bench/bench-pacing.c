@@ -383,6 +383,10 @@ static bool run_config(struct bench *bench, struct config *config, int rep) {
 		argv[argc++] = "--frame-pipeline";
 		argv[argc++] = config->pipeline;
 	}
+	if (bench_engine != NULL) {
+		argv[argc++] = "--render-backend";
+		argv[argc++] = bench_engine;
+	}
 	argv[argc++] = "--socket";
 	argv[argc++] = socket;
 	argv[argc++] = "--exit-after";
@@ -598,6 +602,10 @@ static void remove_tree(const char *dir) {
 }
 
 int main(int argc, char *argv[]) {
+	int engines_rc = bench_engines_main(&argc, argv);
+	if (engines_rc >= 0) {
+		return engines_rc;
+	}
 	struct bench bench = { .reps = 5, .seconds = 3.2 };
 	static const struct option long_options[] = {
 		{ "vitrail", required_argument, NULL, 'v' },

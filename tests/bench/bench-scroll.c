@@ -1193,6 +1193,10 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char *argv[]) {
+	int engines_rc = bench_engines_main(&argc, argv);
+	if (engines_rc >= 0) {
+		return engines_rc;
+	}
 	struct bench bench = { .reps = 2, .slow = true,
 		.variants = { true, true } };
 	static const struct option long_options[] = {

@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <vitrail/renderer.h>
 
 void bench_values_add(struct bench_values *values, double v) {
 	if (values->len == values->cap) {
@@ -307,6 +309,10 @@ bool bench_vitrail_start(const struct bench_env *env,
 	snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
 	argv[argc++] = "--ready-fd";
 	argv[argc++] = fd_arg;
+	if (bench_engine != NULL) {
+		argv[argc++] = "--render-backend";
+		argv[argc++] = bench_engine;
+	}
 	argv[argc] = NULL;
 	vitrail->pid = bench_spawn(env, argv, display, log_path, fds[1]);
 	close(fds[1]);
@@ -392,4 +398,151 @@ bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
 	}
 	return bench_vitrail_start(env, vitrail, argv, argc,
 		nested ? parent->socket : NULL, log_path, timeout_ms);
+}
+
+/* ---- both engines --------------------------------------------------------- */
+
+const char *bench_engine;
+
+const char *bench_default_engine(void) {
+	struct vr_renderer_options opts = { 0 };
+	struct vr_renderer *vulkan = vr_renderer_create(&opts);
+	const char *engine = vulkan != NULL ? "vulkan" : "cpu";
+	if (vulkan != NULL && vr_renderer_is_software(vulkan)) {
+		struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(0);
+		double vk_ns = 0.0, cpu_ns = 0.0;
+		if (cpu != NULL && vr_backends_measure(vulkan, cpu, 1280, 720, 5,
+				&vk_ns, &cpu_ns) && cpu_ns < vk_ns) {
+			engine = "cpu";
+		}
+		vr_cpu_renderer_destroy(cpu);
+	}
+	vr_renderer_destroy(vulkan);
+	return engine;
+}
+
+/* Run argv (this program again) with its stdout through a pipe: each line
+ * echoed with a prefix, and its "baseline:" and "summary:" lines kept. */
+static int run_engine_child(char *const argv[], const char *engine,
+		char **baseline, char **summary) {
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		return -1;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *in = fdopen(fds[0], "r");
+	char *line = NULL;
+	size_t cap = 0;
+	while (in != NULL && getline(&line, &cap, in) > 0) {
+		printf("[%s] %s", engine, line);
+		if (strncmp(line, "baseline: ", 10) == 0) {
+			free(*baseline);
+			*baseline = strdup(line + 10);
+		} else if (strncmp(line, "summary: ", 9) == 0) {
+			free(*summary);
+			*summary = strdup(line + 9);
+		}
+	}
+	free(line);
+	if (in != NULL) {
+		fclose(in);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* "k=v k=v\n" with each key suffixed (suffix NULL: as it is). */
+static void print_keys(const char *kvs, const char *suffix) {
+	if (kvs == NULL) {
+		return;
+	}
+	char *copy = strdup(kvs);
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, " \n", &save); tok != NULL;
+			tok = strtok_r(NULL, " \n", &save)) {
+		char *eq = strchr(tok, '=');
+		if (eq == NULL) {
+			continue;
+		}
+		*eq = '\0';
+		printf(" %s%s=%s", tok, suffix != NULL ? suffix : "", eq + 1);
+	}
+	free(copy);
+}
+
+int bench_engines_main(int *argc, char *argv[]) {
+	for (int i = 1; i + 1 < *argc; i++) {
+		if (strcmp(argv[i], "--engine") == 0) {
+			bench_engine = argv[i + 1];
+			if (strcmp(bench_engine, "cpu") != 0 &&
+					strcmp(bench_engine, "vulkan") != 0) {
+				fprintf(stderr, "%s: --engine cpu or vulkan\n",
+					program_invocation_short_name);
+				return 2;
+			}
+			memmove(&argv[i], &argv[i + 2],
+				(size_t)(*argc - i - 1) * sizeof(argv[0]));
+			*argc -= 2;
+			return -1; /* one engine: the benchmark itself */
+		}
+	}
+	const char *engine = bench_default_engine();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("%s: both engines, one after the other (vitrail's default "
+		"here: %s; its figures are the unsuffixed keys)\n",
+		program_invocation_short_name, engine);
+	static const char *const engines[] = { "cpu", "vulkan" };
+	char *baselines[2] = { NULL, NULL }, *summaries[2] = { NULL, NULL };
+	int rc = 0;
+	for (int e = 0; e < 2; e++) {
+		char **child = calloc((size_t)*argc + 3, sizeof(*child));
+		char *out = NULL;
+		int n = 0;
+		for (int i = 0; i < *argc; i++) {
+			child[n++] = argv[i];
+			if (strcmp(argv[i], "--out") == 0 && i + 1 < *argc) {
+				/* each engine's reports in a folder of their own */
+				out = bench_asprintf("%s/%s", argv[i + 1], engines[e]);
+				mkdir(argv[i + 1], 0755);
+				mkdir(out, 0755);
+				child[n++] = out;
+				i++;
+			}
+		}
+		child[n++] = "--engine";
+		child[n++] = (char *)engines[e];
+		child[n] = NULL;
+		int status = run_engine_child(child, engines[e], &baselines[e],
+			&summaries[e]);
+		rc = rc != 0 ? rc : status;
+		free(out);
+		free(child);
+	}
+	int def = strcmp(engine, "cpu") == 0 ? 0 : 1;
+	const char *prefixes[] = { "baseline:", "summary:" };
+	char **lines[] = { baselines, summaries };
+	for (int p = 0; p < 2; p++) {
+		if (lines[p][0] == NULL && lines[p][1] == NULL) {
+			continue;
+		}
+		printf("%s", prefixes[p]);
+		print_keys(lines[p][def], NULL);
+		print_keys(lines[p][0], "_cpu");
+		print_keys(lines[p][1], "_vulkan");
+		printf(" default_engine=%s\n", engine);
+		free(lines[p][0]);
+		free(lines[p][1]);
+	}
+	return rc;
 }

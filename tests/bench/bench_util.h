@@ -106,4 +106,20 @@ bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
 	const char *log_path, const char *parent_log_path, int timeout_ms,
 	struct bench_vitrail *parent, struct bench_vitrail *vitrail);
 
+/*
+ * Every pacing benchmark runs on both engines: bench_engines_main, first
+ * in main, runs the benchmark again for --engine cpu, then --engine vulkan
+ * (its reports in <out>/cpu and <out>/vulkan), echoes their output with
+ * the engine as a prefix, and ends with their baseline: and summary:
+ * lines merged: the keys of the engine vitrail picks here under auto
+ * (bench_default_engine: Vulkan on a hardware device, else the faster on
+ * vr_backends_measure's UI frame, the compositor's own rule), then every
+ * key again with _cpu and with _vulkan. Returns the exit status to end
+ * with, or -1 when argv named --engine (removed from argv; bench_engine
+ * is set and every vitrail the benchmark starts gets --render-backend).
+ */
+extern const char *bench_engine;
+int bench_engines_main(int *argc, char *argv[]);
+const char *bench_default_engine(void);
+
 #endif
