@@ -31,6 +31,7 @@ struct pacer_frame {
 	enum frame_state state;
 	uint64_t ready_ns; /* rendering finished (READY and COMMITTED) */
 	bool stale; /* input came while it rendered: discard when ready */
+	int delay; /* pacer::delay_periods when it was planned */
 	bool tear; /* vt_pacer_tear: commit as soon as ready */
 };
 
@@ -79,9 +80,58 @@ struct vt_pacer {
 	uint64_t want_since_ns;
 	uint64_t missed;
 	bool shown_any;
+	/* Backend clock: refreshes between the vblank after a commit and the
+	 * one that shows it (a nested output's parent composites our buffer
+	 * for its next refresh: one), learned from presentations: the least
+	 * of the last DELAY_SAMPLES, each counted from the frame's display
+	 * time less the delay it was planned with. Display times include
+	 * it, so what frames sample is what shows when they do. */
+	int delay_samples[8];
+	int ndelay, next_delay;
+	int delay_periods;
 };
 
 static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit);
+
+#define DELAY_SAMPLES 8
+#define DELAY_MAX 3
+
+static void learn_delay(struct vt_pacer *pacer, uint64_t display_ns,
+		int planned_delay, uint64_t presented_ns) {
+	uint64_t period = pacer->clock.period_ns;
+	if (pacer->kind != VT_PACER_CLOCK_BACKEND || period == 0) {
+		return;
+	}
+	uint64_t base = display_ns - (uint64_t)planned_delay * period;
+	int k = presented_ns > base ?
+		(int)((presented_ns - base + period / 2) / period) : 0;
+	k = k > DELAY_MAX ? DELAY_MAX : k;
+	pacer->delay_samples[pacer->next_delay] = k;
+	pacer->next_delay = (pacer->next_delay + 1) % DELAY_SAMPLES;
+	if (pacer->ndelay < DELAY_SAMPLES) {
+		pacer->ndelay++;
+	}
+	int least = DELAY_MAX;
+	for (int i = 0; i < pacer->ndelay; i++) {
+		least = pacer->delay_samples[i] < least ? pacer->delay_samples[i] :
+			least;
+	}
+	/* from three samples on: a single late frame teaches nothing */
+	if (pacer->ndelay >= 3) {
+		pacer->delay_periods = least;
+	}
+}
+
+/* The first vblank at or after t whose refresh a commit made at t can
+ * show in (the backend's delay included). */
+static uint64_t shown_vblank(const struct vt_pacer *pacer, uint64_t t) {
+	return vt_clock_next_vblank(&pacer->clock, t) +
+		(uint64_t)pacer->delay_periods * pacer->clock.period_ns;
+}
+
+int vt_pacer_delay_periods(const struct vt_pacer *pacer) {
+	return pacer->delay_periods;
+}
 static void apply_period(struct vt_pacer *pacer, uint64_t period_ns,
 	uint64_t now);
 
@@ -261,7 +311,7 @@ static uint64_t backend_horizon(const struct vt_pacer *pacer, uint64_t now) {
 	if (pacer->prerender_limit == 0) {
 		return UINT64_MAX / 2;
 	}
-	return vt_clock_next_vblank(&pacer->clock, now);
+	return shown_vblank(pacer, now);
 }
 
 /* Backend clock: commit the newest ready frame if the backend is free. */
@@ -306,6 +356,7 @@ static void render_planned(struct vt_pacer *pacer, uint64_t now) {
 		.render_ns = now,
 		.state = ready ? FRAME_READY : FRAME_RENDERING,
 		.ready_ns = ready ? (ready_ns > now ? ready_ns : now) : 0,
+		.delay = pacer->delay_periods,
 	};
 	if (pacer->want_since_ns == 0 || display < pacer->want_since_ns) {
 		pacer->want_since_ns = display;
@@ -413,7 +464,7 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
  * damage came), unless it already waits for an earlier one. */
 static void want_from(struct vt_pacer *pacer, uint64_t now) {
 	if (pacer->want_since_ns == 0) {
-		pacer->want_since_ns = vt_clock_next_vblank(&pacer->clock, now);
+		pacer->want_since_ns = shown_vblank(pacer, now);
 	}
 }
 
@@ -607,10 +658,12 @@ bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
 		return false;
 	}
 	uint64_t display = pacer->frames[i].display_ns;
+	int planned_delay = pacer->frames[i].delay;
 	remove_frame(pacer, i);
 	if (!presented) {
 		return true;
 	}
+	learn_delay(pacer, display, planned_delay, presented_ns);
 	uint64_t period = pacer->clock.period_ns;
 	if (pacer->shown_any && pacer->want_since_ns != 0 && period > 0 &&
 			presented_ns > pacer->want_since_ns + period / 2) {
@@ -728,8 +781,7 @@ int vt_pacer_display_slots(const struct vt_pacer *pacer, uint64_t now,
 		uint64_t after, uint64_t *display_ns, uint64_t *deadline_ns, int n) {
 	uint64_t period = pacer->clock.period_ns;
 	uint64_t composition = vt_pacer_composition_ns(pacer);
-	uint64_t display = vt_clock_next_vblank(&pacer->clock,
-		now + composition - 1);
+	uint64_t display = shown_vblank(pacer, now + composition - 1);
 	if (after != 0 && display <= after) {
 		display = vt_clock_next_vblank(&pacer->clock, after);
 	}
@@ -743,7 +795,7 @@ int vt_pacer_display_slots(const struct vt_pacer *pacer, uint64_t now,
 
 uint64_t vt_pacer_first_display(const struct vt_pacer *pacer,
 		uint64_t earliest) {
-	uint64_t display = vt_clock_next_vblank(&pacer->clock, earliest - 1);
+	uint64_t display = shown_vblank(pacer, earliest - 1);
 	if (pacer->last_display_ns != 0 && display <= pacer->last_display_ns) {
 		display = vt_clock_next_vblank(&pacer->clock,
 			pacer->last_display_ns);

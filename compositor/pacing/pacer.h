@@ -130,6 +130,10 @@ bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
  * (late frames, and those discarded in favour of a later one, alike),
  * since the first frame shown. */
 uint64_t vt_pacer_missed(const struct vt_pacer *pacer);
+/* Backend clock: refreshes a commit made right after a vblank waits
+ * before it shows, beyond the next one (a nested output: the parent's
+ * composition), learned from presentations; display times include it. */
+int vt_pacer_delay_periods(const struct vt_pacer *pacer);
 /* The refresh rate changed. Backend clock: re-phase the clock at now.
  * Model clock: frames queued (rendered for the old rate) are shown at the
  * old rate first; the new rate applies, re-phased, once they are, and no
