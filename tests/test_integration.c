@@ -46,6 +46,14 @@ static int soak_seconds(void) {
 	return seconds > 0 ? seconds : 60;
 }
 
+/* Built with a sanitizer (vitrail and the clients run several times
+ * slower: timing bounds widen). */
+static bool sanitized(void) {
+	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
+	return sanitizer != NULL && sanitizer[0] != '\0' &&
+		strcmp(sanitizer, "none") != 0;
+}
+
 static bool stats_for(const char *stats, const char *output, long *frames,
 	long *dropped);
 
@@ -370,7 +378,8 @@ START_TEST(test_integration_nested_steady)
 		stats);
 	ck_assert_msg(on_time * 3 >= shown * 2, "only %zu of %zu nested "
 		"frames were shown at their display time", on_time, shown);
-	ck_assert_msg(dropped <= 10 + frames / 5, "the nested output dropped "
+	ck_assert_msg(dropped <= 10 + frames / (sanitized() ? 2 : 5),
+		"the nested output dropped "
 		"%ld of %ld frames with a steady client:\n%s", dropped, frames,
 		stats);
 	harness_stop_vitrail(harness, outer);
@@ -1079,7 +1088,8 @@ END_TEST
  *   new: from the log's presentations, a gap of k periods between two
  *   shown frames is k - 1 refreshes without a new frame (the client
  *   animates without pause, so every refresh wanted one); the two agree
- *   within 3, and the slow frames made at least 20.
+ *   within 3 + an eighth (before the fix: 73 against 93 on Vulkan), and
+ *   the slow frames made at least 20.
  */
 START_TEST(test_integration_frame_log_honest)
 {
@@ -1144,7 +1154,11 @@ START_TEST(test_integration_frame_log_honest)
 		n, nshown, missed, dropped);
 	ck_assert_msg(missed >= 20, "the slow frames left only %ld refreshes "
 		"without a new frame: the test shows nothing", missed);
-	ck_assert_msg(labs(dropped - missed) <= 3, "the statistics say %ld "
+	// the client is slower than vitrail in sanitizer builds: a few gaps
+	// then wanted nothing new, which the statistics rightly leave out
+	ck_assert_msg(labs(dropped - missed) <= 3 + missed / (sanitized() ? 4 :
+		8), "the statistics "
+		"say %ld "
 		"dropped, the log's presentations %ld refreshes without a new "
 		"frame:\n%s", dropped, missed, stats);
 	free(stats_path);
