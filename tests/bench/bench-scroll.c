@@ -172,36 +172,6 @@ static uint64_t now_ns(void) {
 
 /* ---- vitrail's process ---------------------------------------------------- */
 
-/* CPU time of every thread of pid, ns (schedstat's first fields). */
-static uint64_t process_cpu_ns(pid_t pid) {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *dir = opendir(path);
-	if (dir == NULL) {
-		return 0;
-	}
-	uint64_t total = 0;
-	struct dirent *e;
-	while ((e = readdir(dir)) != NULL) {
-		if (e->d_name[0] == '.') {
-			continue;
-		}
-		char stat[320];
-		snprintf(stat, sizeof(stat), "/proc/%d/task/%s/schedstat", (int)pid,
-			e->d_name);
-		FILE *f = fopen(stat, "r");
-		unsigned long long ns;
-		if (f != NULL) {
-			if (fscanf(f, "%llu", &ns) == 1) {
-				total += ns;
-			}
-			fclose(f);
-		}
-	}
-	closedir(dir);
-	return total;
-}
-
 /* The main thread's CPU time, ns. */
 static uint64_t main_cpu_ns(pid_t pid) {
 	char path[64];
@@ -612,7 +582,7 @@ static bool run_motion(struct run *run, enum motion motion) {
 	struct measure *m = &run->m[motion];
 	pid_t pid = run->vitrail.pid;
 	m->t0 = now_ns();
-	m->cpu0 = process_cpu_ns(pid);
+	m->cpu0 = bench_process_cpu_ns(pid);
 	m->main0 = main_cpu_ns(pid);
 	bool ok;
 	switch (motion) {
@@ -637,7 +607,7 @@ static bool run_motion(struct run *run, enum motion motion) {
 	/* the last frames of the motion */
 	bench_sleep_ms(100);
 	m->t1 = now_ns();
-	m->cpu1 = process_cpu_ns(pid);
+	m->cpu1 = bench_process_cpu_ns(pid);
 	m->main1 = main_cpu_ns(pid);
 	m->rss_kib = vm_rss_kib(pid);
 	m->done = ok;
@@ -877,7 +847,7 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 		uint64_t cpu0[NMODES], main0[NMODES];
 		for (int mode = 1; mode < NMODES; mode++) {
 			runs[mode].m[k].t0 = t0;
-			cpu0[mode] = ok[mode] ? process_cpu_ns(runs[mode].vitrail.pid) : 0;
+			cpu0[mode] = ok[mode] ? bench_process_cpu_ns(runs[mode].vitrail.pid) : 0;
 			main0[mode] = ok[mode] ? main_cpu_ns(runs[mode].vitrail.pid) : 0;
 		}
 		double speed = k == DOWN_100 ? 100 : -100, sent = 0;
@@ -917,7 +887,7 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 			struct measure *m = &runs[mode].m[k];
 			m->t1 = t1;
 			m->cpu0 = cpu0[mode];
-			m->cpu1 = ok[mode] ? process_cpu_ns(runs[mode].vitrail.pid) : 0;
+			m->cpu1 = ok[mode] ? bench_process_cpu_ns(runs[mode].vitrail.pid) : 0;
 			m->main0 = main0[mode];
 			m->main1 = ok[mode] ? main_cpu_ns(runs[mode].vitrail.pid) : 0;
 			m->rss_kib = ok[mode] ? vm_rss_kib(runs[mode].vitrail.pid) : -1;
@@ -943,12 +913,12 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 	for (int k = DOWN_100; k <= UP_100 && ok[0]; k++) {
 		struct measure *m = &base->m[k];
 		m->t0 = now_ns();
-		m->cpu0 = process_cpu_ns(base->vitrail.pid);
+		m->cpu0 = bench_process_cpu_ns(base->vitrail.pid);
 		m->main0 = main_cpu_ns(base->vitrail.pid);
 		ok[0] = drive_steady(&base->conn, k == DOWN_100 ? 100 : -100, 500);
 		bench_sleep_ms(100);
 		m->t1 = now_ns();
-		m->cpu1 = process_cpu_ns(base->vitrail.pid);
+		m->cpu1 = bench_process_cpu_ns(base->vitrail.pid);
 		m->main1 = main_cpu_ns(base->vitrail.pid);
 		m->rss_kib = vm_rss_kib(base->vitrail.pid);
 		m->done = ok[0];

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE // vasprintf, pipe2, program_invocation_short_name
 #include "bench_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -398,6 +399,36 @@ bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
 	}
 	return bench_vitrail_start(env, vitrail, argv, argc,
 		nested ? parent->socket : NULL, log_path, timeout_ms);
+}
+
+/* CPU time of every thread of pid, ns (schedstat's first fields). */
+uint64_t bench_process_cpu_ns(pid_t pid) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *dir = opendir(path);
+	if (dir == NULL) {
+		return 0;
+	}
+	uint64_t total = 0;
+	struct dirent *e;
+	while ((e = readdir(dir)) != NULL) {
+		if (e->d_name[0] == '.') {
+			continue;
+		}
+		char stat[320];
+		snprintf(stat, sizeof(stat), "/proc/%d/task/%s/schedstat", (int)pid,
+			e->d_name);
+		FILE *f = fopen(stat, "r");
+		unsigned long long ns;
+		if (f != NULL) {
+			if (fscanf(f, "%llu", &ns) == 1) {
+				total += ns;
+			}
+			fclose(f);
+		}
+	}
+	closedir(dir);
+	return total;
 }
 
 /* ---- both engines --------------------------------------------------------- */

@@ -118,6 +118,9 @@ bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
  * with, or -1 when argv named --engine (removed from argv; bench_engine
  * is set and every vitrail the benchmark starts gets --render-backend).
  */
+/* CPU time of every thread of pid, ns (each thread's schedstat). */
+uint64_t bench_process_cpu_ns(pid_t pid);
+
 extern const char *bench_engine;
 int bench_engines_main(int *argc, char *argv[]);
 const char *bench_default_engine(void);

@@ -5,11 +5,14 @@
  * the probe at once draws the next frame (a solid colour that changes with
  * every frame, after optional busy work of --render-ms), attaches it,
  * damages it, asks for the next frame callback and a wp_presentation
- * feedback, and commits, noting the CLOCK_MONOTONIC time of the commit.
+ * feedback, and commits, noting the time of the commit on the
+ * presentation clock.
  * When the feedback says `presented`, the frame's latency is the
  * presentation time minus the commit time, in milliseconds and in refresh
- * periods (the feedback's own refresh). The compositor's presentation clock
- * must be CLOCK_MONOTONIC (checked), so both times are on one clock.
+ * periods (the feedback's own refresh). Commit times are read from the
+ * compositor's presentation clock (wp_presentation.clock_id: vitrail's is
+ * CLOCK_MONOTONIC, weston's CLOCK_MONOTONIC_RAW), so both times are on one
+ * clock.
  *
  * Frames are numbered from 0 (the first commit after the first configure).
  * The first --skip frames are warm-up: they count towards --frames but are
@@ -36,7 +39,7 @@
  * the nearest-rank 95th percentile, refresh_ms the median of the refresh
  * periods the feedback reported; "n/a" where nothing was presented). Exit
  * status 0, or 1 on a protocol or connection error, a missing global, a
- * presentation clock other than CLOCK_MONOTONIC, or the timeout (the line
+ * presentation clock this process cannot read, or the timeout (the line
  * and the CSV are still written with what was measured).
  */
 #include <errno.h>
@@ -236,7 +239,10 @@ static void commit_frame(struct probe *probe) {
 		probe->surface);
 	wp_presentation_feedback_add_listener(pending->feedback,
 		&feedback_listener, pending);
-	probe->records[index].commit_ns = pc_now_ns();
+	struct timespec ts;
+	clock_gettime((clockid_t)probe->clock_id, &ts);
+	probe->records[index].commit_ns = (uint64_t)ts.tv_sec * 1000000000u +
+		(uint64_t)ts.tv_nsec;
 	wl_surface_commit(probe->surface);
 	// Send it now, not when the main loop comes round.
 	wl_display_flush(probe->display);
@@ -374,11 +380,13 @@ static bool probe_init(struct probe *probe) {
 			"wl_compositor, wl_shm, xdg_wm_base or wp_presentation\n");
 		return false;
 	}
-	if (!probe->clock_known || probe->clock_id != CLOCK_MONOTONIC) {
+	struct timespec ts;
+	if (!probe->clock_known ||
+			clock_gettime((clockid_t)probe->clock_id, &ts) != 0) {
 		fprintf(stderr, "vitrail-latency-probe: the presentation clock is "
-			"%s%u, not CLOCK_MONOTONIC (%d): commit and presentation times "
-			"would not be comparable\n", probe->clock_known ? "" :
-			"unknown, ", probe->clock_id, CLOCK_MONOTONIC);
+			"%s%u, which this process cannot read: commit and "
+			"presentation times would not be comparable\n",
+			probe->clock_known ? "" : "unknown, ", probe->clock_id);
 		return false;
 	}
 

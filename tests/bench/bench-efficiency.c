@@ -1,0 +1,457 @@
+/*
+ * bench-efficiency: what vitrail costs per client frame against weston, and
+ * whether rendering ever holds its main thread.
+ *
+ *   meson test -C build --benchmark --suite efficiency --verbose
+ *
+ * 1. CPU per client frame. One client (vitrail-latency-probe: a frame at
+ *    every frame callback, full damage, a new solid colour each time) with
+ *    a window of 90% of the output, on a headless output of 1280x720,
+ *    1920x1080 and 3840x2160 at 60 Hz, in vitrail (desktop, the engine of
+ *    --engine) and in weston (its headless backend drawing with pixman,
+ *    the desktop shell). The compositor's CPU time over the probe's run
+ *    (every thread's schedstat: the CPU engine's and lavapipe's threads
+ *    count) divided by the frames the probe saw presented. Runs
+ *    interleaved: every repetition runs every size in vitrail then weston,
+ *    the order reversed every other one; the figure is the median of the
+ *    per-repetition ratios (vitrail / weston), each pair measured back to
+ *    back.
+ * 2. The main thread during a heavy animation: vitrail at 2560x1440 with
+ *    the probe at 90% of it and vitrail-scene-chat animating, for 4 s:
+ *    the longest main-thread time of one frame (the frame log's
+ *    main_thread_us, the render call and the commit) and the 99th
+ *    percentile of a client's wl_display.sync round trip (one every 4 ms,
+ *    from this process): what a client waits while vitrail renders.
+ *
+ * Ends with
+ *   summary: ratio_720=<vitrail/weston> ratio_1080=.. ratio_2160=..
+ *            vitrail_ms_720=.. weston_ms_720=.. (and 1080, 2160)
+ *            main_thread_max_ms=.. roundtrip_p99_ms=..
+ * Like the other pacing benchmarks it runs for both engines
+ * (bench_engines_main) and merges the two summaries. Without weston
+ * (package weston) the ratios are n/a.
+ *
+ * Options: --vitrail PATH --probe PATH --chat PATH --out DIR (required),
+ * --weston PATH (default: weston in PATH), --reps N (default 3), --frames N
+ * (probe frames per run, default 240).
+ */
+#define _GNU_SOURCE // asprintf
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include "bench_util.h"
+
+#define NSIZES 3
+
+struct size_result {
+	int width, height;
+	struct bench_values vitrail_ms, weston_ms, ratio;
+};
+
+struct bench {
+	const char *vitrail, *probe, *chat, *weston, *out;
+	int reps, frames;
+	struct bench_env env;
+	char *runs_dir;
+	int nruns;
+	struct size_result sizes[NSIZES];
+};
+
+static char *which(const char *program) {
+	const char *path = getenv("PATH");
+	char *copy = strdup(path != NULL ? path : "/usr/bin:/bin");
+	char *found = NULL;
+	for (char *dir = strtok(copy, ":"); dir != NULL && found == NULL;
+			dir = strtok(NULL, ":")) {
+		char *file = bench_asprintf("%s/%s", dir, program);
+		if (access(file, X_OK) == 0) {
+			found = file;
+		} else {
+			free(file);
+		}
+	}
+	free(copy);
+	return found;
+}
+
+/* The probe's presented frames, from its "latency: frames=N" line. */
+static long probe_frames(const char *log_path) {
+	char *text = bench_read_file(log_path);
+	if (text == NULL) {
+		return -1;
+	}
+	const char *p = strstr(text, "latency: frames=");
+	long n = p != NULL ? strtol(p + strlen("latency: frames="), NULL, 10) :
+		-1;
+	free(text);
+	return n;
+}
+
+/* Wait for the probe to exit by itself (at most timeout_ms): bench_stop
+ * would TERM it at once. */
+static bool wait_exit(pid_t pid, int timeout_ms) {
+	int status;
+	for (int waited = 0; waited < timeout_ms; waited += 20) {
+		if (bench_reaped(pid, &status)) {
+			return WIFEXITED(status);
+		}
+		bench_sleep_ms(20);
+	}
+	bench_stop(pid, 2000);
+	return false;
+}
+
+/* Run the probe with a window of w x h against the compositor pid on
+ * socket until it exits; the compositor's CPU ms per presented frame, NAN
+ * on failure. */
+static double run_probe_to_end(struct bench *bench, pid_t compositor,
+		const char *socket, int w, int h, const char *base) {
+	char size[32], frames[16];
+	snprintf(size, sizeof(size), "%dx%d", w, h);
+	snprintf(frames, sizeof(frames), "%d", bench->frames);
+	char *log = bench_asprintf("%s-probe.log", base);
+	const char *argv[] = { bench->probe, "--frames", frames, "--skip", "0",
+		"--size", size, "--timeout", "60", "--app-id", "efficiency",
+		NULL };
+	uint64_t cpu0 = bench_process_cpu_ns(compositor);
+	pid_t pid = bench_spawn(&bench->env, argv, socket, log, -1);
+	bool exited = pid > 0 && wait_exit(pid, 90000);
+	uint64_t cpu1 = bench_process_cpu_ns(compositor);
+	long n = probe_frames(log);
+	free(log);
+	if (!exited || n <= 0 || cpu1 <= cpu0) {
+		fprintf(stderr, "bench-efficiency: %s: the probe failed or "
+			"presented no frame\n", base);
+		return NAN;
+	}
+	return (double)(cpu1 - cpu0) / 1e6 / (double)n;
+}
+
+static double run_vitrail(struct bench *bench, struct size_result *s,
+		const char *base) {
+	char size[32];
+	snprintf(size, sizeof(size), "%dx%d", s->width, s->height);
+	char *log = bench_asprintf("%s-vitrail.log", base);
+	struct bench_vitrail parent, vitrail;
+	const char *extra[] = { NULL };
+	if (!bench_vitrail_start_setup(&bench->env, false, 60, size, extra, log,
+			NULL, 30000, &parent, &vitrail)) {
+		free(log);
+		return NAN;
+	}
+	free(log);
+	double ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket,
+		s->width * 9 / 10, s->height * 9 / 10, base);
+	bench_vitrail_stop(&vitrail);
+	return ms;
+}
+
+static double run_weston(struct bench *bench, struct size_result *s,
+		const char *base) {
+	if (bench->weston == NULL) {
+		return NAN;
+	}
+	char width[32], height[32], socket[64];
+	snprintf(width, sizeof(width), "--width=%d", s->width);
+	snprintf(height, sizeof(height), "--height=%d", s->height);
+	snprintf(socket, sizeof(socket), "weston-bench-%d-%d", (int)getpid(),
+		++bench->nruns);
+	char *socket_arg = bench_asprintf("--socket=%s", socket);
+	char *log = bench_asprintf("%s-weston.log", base);
+	const char *argv[] = { bench->weston, "--backend=headless-backend.so",
+		"--use-pixman", width, height, socket_arg, "--idle-time=0",
+		NULL };
+	pid_t pid = bench_spawn(&bench->env, argv, NULL, log, -1);
+	char *path = bench_asprintf("%s/%s", bench->env.runtime_dir, socket);
+	bool ready = false;
+	for (int i = 0; i < 500 && pid > 0 && !ready; i++) {
+		struct stat st;
+		ready = stat(path, &st) == 0;
+		bench_sleep_ms(20);
+	}
+	double ms = NAN;
+	if (ready) {
+		/* the desktop shell's background and panel first */
+		bench_sleep_ms(1000);
+		ms = run_probe_to_end(bench, pid, socket, s->width * 9 / 10,
+			s->height * 9 / 10, base);
+	} else {
+		fprintf(stderr, "bench-efficiency: weston did not start (see %s)\n",
+			log);
+	}
+	if (pid > 0) {
+		bench_stop(pid, 5000);
+	}
+	free(path);
+	free(log);
+	free(socket_arg);
+	return ms;
+}
+
+/* ---- the main thread during a heavy animation ---------------------------- */
+
+static void heavy_animation(struct bench *bench, double *main_max_ms,
+		double *rtt_p99_ms) {
+	*main_max_ms = NAN;
+	*rtt_p99_ms = NAN;
+	char *base = bench_asprintf("%s/heavy", bench->runs_dir);
+	char *log = bench_asprintf("%s-vitrail.log", base);
+	char *frame_log = bench_asprintf("%s-frames.csv", base);
+	unlink(frame_log);
+	struct bench_vitrail parent, vitrail;
+	const char *extra[] = { "--frame-log", frame_log, NULL };
+	if (!bench_vitrail_start_setup(&bench->env, false, 60, "2560x1440",
+			extra, log, NULL, 30000, &parent, &vitrail)) {
+		goto out;
+	}
+	char *chat_log = bench_asprintf("%s-chat.log", base);
+	const char *chat_argv[] = { bench->chat, "--animate-after", "0",
+		"--app-id", "chat", NULL };
+	pid_t chat = bench_spawn(&bench->env, chat_argv, vitrail.socket,
+		chat_log, -1);
+	char *probe_log = bench_asprintf("%s-probe.log", base);
+	const char *probe_argv[] = { bench->probe, "--frames", "100000",
+		"--size", "2304x1296", "--timeout", "30", "--app-id", "heavy", NULL };
+	pid_t probe = bench_spawn(&bench->env, probe_argv, vitrail.socket,
+		probe_log, -1);
+	bench_sleep_ms(1000);
+
+	/* a client's round trips, one every 4 ms for 3 s */
+	struct bench_values rtt = { 0 };
+	setenv("XDG_RUNTIME_DIR", bench->env.runtime_dir, 1);
+	struct wl_display *display = wl_display_connect(vitrail.socket);
+	if (display != NULL) {
+		int64_t end = bench_now_ms() + 3000;
+		while (bench_now_ms() < end) {
+			struct timespec a, b;
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			if (wl_display_roundtrip(display) < 0) {
+				break;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			bench_values_add(&rtt, (double)(b.tv_sec - a.tv_sec) * 1e3 +
+				(double)(b.tv_nsec - a.tv_nsec) / 1e6);
+			bench_sleep_ms(4);
+		}
+		wl_display_disconnect(display);
+	}
+	bench_stop(probe, 2000);
+	bench_stop(chat, 2000);
+	bench_vitrail_stop(&vitrail);
+	if (rtt.len > 0) {
+		*rtt_p99_ms = bench_values_rank(&rtt, 99);
+	}
+	bench_values_finish(&rtt);
+
+	struct bench_csv csv;
+	if (bench_csv_open(&csv, frame_log)) {
+		int col = bench_csv_column(&csv, "main_thread_us");
+		double most = 0;
+		int rows = 0;
+		while (bench_csv_next(&csv)) {
+			double us = bench_csv_number(&csv, col);
+			if (!isnan(us)) {
+				most = us > most ? us : most;
+				rows++;
+			}
+		}
+		bench_csv_close(&csv);
+		/* the first frames (pipelines, first uploads) are left in: a
+		 * stall is a stall */
+		if (rows > 0) {
+			*main_max_ms = most / 1e3;
+		}
+		printf("heavy animation: %d frames, longest main-thread frame "
+			"%.2f ms, round trip p99 %.2f ms\n", rows, *main_max_ms,
+			*rtt_p99_ms);
+	}
+	free(chat_log);
+	free(probe_log);
+out:
+	free(base);
+	free(log);
+	free(frame_log);
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static void usage(FILE *f) {
+	fprintf(f, "Usage: bench-efficiency --vitrail PATH --probe PATH --chat "
+		"PATH --out DIR [--weston PATH] [--reps N] [--frames N]\n");
+}
+
+int main(int argc, char *argv[]) {
+	int engines_rc = bench_engines_main(&argc, argv);
+	if (engines_rc >= 0) {
+		return engines_rc;
+	}
+	struct bench bench = { .reps = 3, .frames = 240 };
+	static const struct option long_options[] = {
+		{ "vitrail", required_argument, NULL, 'v' },
+		{ "probe", required_argument, NULL, 'p' },
+		{ "chat", required_argument, NULL, 'c' },
+		{ "weston", required_argument, NULL, 'w' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "frames", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'v':
+			bench.vitrail = optarg;
+			break;
+		case 'p':
+			bench.probe = optarg;
+			break;
+		case 'c':
+			bench.chat = optarg;
+			break;
+		case 'w':
+			bench.weston = optarg;
+			break;
+		case 'o':
+			bench.out = optarg;
+			break;
+		case 'r':
+			bench.reps = atoi(optarg);
+			break;
+		case 'f':
+			bench.frames = atoi(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (bench.vitrail == NULL || bench.probe == NULL || bench.chat == NULL ||
+			bench.out == NULL || bench.reps < 1 || bench.frames < 30) {
+		usage(stderr);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	char *weston = bench.weston == NULL ? which("weston") : NULL;
+	if (bench.weston == NULL) {
+		bench.weston = weston;
+	}
+	mkdir(bench.out, 0755);
+	bench.runs_dir = bench_asprintf("%s/efficiency", bench.out);
+	mkdir(bench.runs_dir, 0755);
+	char runtime_template[] = "/tmp/vitrail-efficiency-XXXXXX";
+	if (mkdtemp(runtime_template) == NULL) {
+		perror("bench-efficiency: mkdtemp");
+		return EXIT_FAILURE;
+	}
+	char *config_dir = bench_asprintf("%s/config", runtime_template);
+	mkdir(config_dir, 0700);
+	bench.env = (struct bench_env){
+		.runtime_dir = runtime_template,
+		.config_dir = config_dir,
+		.vitrail = bench.vitrail,
+	};
+	static const int sizes[NSIZES][2] = {
+		{ 1280, 720 }, { 1920, 1080 }, { 3840, 2160 },
+	};
+	for (int i = 0; i < NSIZES; i++) {
+		bench.sizes[i] = (struct size_result){ .width = sizes[i][0],
+			.height = sizes[i][1] };
+	}
+	printf("bench-efficiency: %s (engine %s) against %s, %d repetitions of "
+		"%d frames\n", bench.vitrail, bench_engine != NULL ? bench_engine :
+		"auto", bench.weston != NULL ? bench.weston : "no weston (n/a)",
+		bench.reps, bench.frames);
+	for (int rep = 0; rep < bench.reps; rep++) {
+		for (int i = 0; i < NSIZES; i++) {
+			struct size_result *s = &bench.sizes[i];
+			char *base = bench_asprintf("%s/rep%d-%d", bench.runs_dir, rep,
+				s->height);
+			double v, w;
+			if (rep % 2 == 0) {
+				v = run_vitrail(&bench, s, base);
+				w = run_weston(&bench, s, base);
+			} else {
+				w = run_weston(&bench, s, base);
+				v = run_vitrail(&bench, s, base);
+			}
+			printf("rep %d %dx%d: vitrail %s ms, weston %s ms per client "
+				"frame\n", rep, s->width, s->height, bench_fmt(v, 3),
+				bench_fmt(w, 3));
+			if (!isnan(v)) {
+				bench_values_add(&s->vitrail_ms, v);
+			}
+			if (!isnan(w)) {
+				bench_values_add(&s->weston_ms, w);
+			}
+			if (!isnan(v) && !isnan(w) && w > 0) {
+				bench_values_add(&s->ratio, v / w);
+			}
+			free(base);
+		}
+	}
+	double main_max = NAN, rtt_p99 = NAN;
+	heavy_animation(&bench, &main_max, &rtt_p99);
+
+	char *txt_path = bench_asprintf("%s/efficiency.txt", bench.out);
+	FILE *txt = fopen(txt_path, "w");
+	FILE *outs[] = { stdout, txt };
+	for (int o = 0; o < 2; o++) {
+		if (outs[o] == NULL) {
+			continue;
+		}
+		fprintf(outs[o], "\ncompositor CPU per client frame (ms, median of "
+			"%d), window 90%% of the output, full damage\n", bench.reps);
+		fprintf(outs[o], "%-10s %10s %10s %10s\n", "output", "vitrail",
+			"weston", "ratio");
+		for (int i = 0; i < NSIZES; i++) {
+			struct size_result *s = &bench.sizes[i];
+			fprintf(outs[o], "%4dx%-5d %10s %10s %10s\n", s->width,
+				s->height, bench_fmt(bench_values_median(&s->vitrail_ms), 3),
+				bench_fmt(bench_values_median(&s->weston_ms), 3),
+				bench_fmt(bench_values_median(&s->ratio), 2));
+		}
+	}
+	if (txt != NULL) {
+		fclose(txt);
+	}
+	printf("summary:");
+	static const char *const names[NSIZES] = { "720", "1080", "2160" };
+	for (int i = 0; i < NSIZES; i++) {
+		printf(" ratio_%s=%s", names[i],
+			bench_fmt(bench_values_median(&bench.sizes[i].ratio), 2));
+	}
+	for (int i = 0; i < NSIZES; i++) {
+		printf(" vitrail_ms_%s=%s weston_ms_%s=%s", names[i],
+			bench_fmt(bench_values_median(&bench.sizes[i].vitrail_ms), 3),
+			names[i],
+			bench_fmt(bench_values_median(&bench.sizes[i].weston_ms), 3));
+	}
+	printf(" main_thread_max_ms=%s roundtrip_p99_ms=%s\n",
+		bench_fmt(main_max, 2), bench_fmt(rtt_p99, 2));
+	for (int i = 0; i < NSIZES; i++) {
+		bench_values_finish(&bench.sizes[i].vitrail_ms);
+		bench_values_finish(&bench.sizes[i].weston_ms);
+		bench_values_finish(&bench.sizes[i].ratio);
+	}
+	free(txt_path);
+	free(weston);
+	free(config_dir);
+	free(bench.runs_dir);
+	return EXIT_SUCCESS;
+}
