@@ -108,6 +108,7 @@ void vr_image_unref(struct vr_image *image)
 	pixman_region32_fini(&image->deferred);
 	/* next is NULL: pins hold references */
 	pixels_free(image->next, image_size(image));
+	pixels_free(image->spare, image_size(image));
 	pixels_free(image->data, image_size(image));
 	free(image);
 }
@@ -121,8 +122,15 @@ void vr_image_pin(struct vr_image *image)
 void vr_image_unpin(struct vr_image *image)
 {
 	if (--image->pins == 0 && image->next != NULL) {
-		/* no CPU stage reads the old pixels any more */
-		pixels_free(image->data, image_size(image));
+		/* no CPU stage reads the old pixels any more: kept for the
+		 * next copy-on-write (a client redrawing at every frame while
+		 * frames are in flight writes into pages already there, not
+		 * into a fresh mapping's page faults) */
+		if (image->spare == NULL) {
+			image->spare = image->data;
+		} else {
+			pixels_free(image->data, image_size(image));
+		}
 		image->data = image->next;
 		image->next = NULL;
 		vr_list_for_each(copy, &image->copies, struct vr_image_copy,
@@ -146,7 +154,9 @@ static bool image_write(struct vr_image *image, const void *data,
 	if (image->pins > 0) {
 		if (image->next == NULL) {
 			size_t size = image_size(image);
-			image->next = pixels_alloc(size, false);
+			image->next = image->spare != NULL ? image->spare :
+				pixels_alloc(size, false);
+			image->spare = NULL;
 			if (image->next == NULL) {
 				vr_log(VR_LOG_ERROR, "allocation of %dx%d pixels failed",
 					image->width, image->height);

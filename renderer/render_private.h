@@ -123,6 +123,8 @@ struct vr_image {
 	int pins; /* caller's thread: frames whose CPU stage may read data */
 	uint32_t *next; /* caller's thread: newer pixels written while
 		pinned (copy-on-write), NULL otherwise */
+	uint32_t *spare; /* caller's thread: the store next was last
+		published over, reused by the next copy-on-write (or NULL) */
 	pixman_region32_t deferred; /* caller's thread: written while pinned */
 	uint64_t hold_epoch; /* caller's thread: the last frame that pinned it */
 	struct vr_list copies; /* vr_image_copy::link; changed by the caller's

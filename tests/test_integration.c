@@ -46,16 +46,29 @@ static int soak_seconds(void) {
 	return seconds > 0 ? seconds : 60;
 }
 
+/* The build's sanitizers, or "none" (for failure messages). */
+static const char *sanitizer(void) {
+	const char *s = getenv("VITRAIL_TEST_SANITIZER");
+	return s != NULL && s[0] != '\0' ? s : "none";
+}
+
 /* Built with a sanitizer (vitrail and the clients run several times
  * slower: timing bounds widen). */
 static bool sanitized(void) {
-	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
-	return sanitizer != NULL && sanitizer[0] != '\0' &&
-		strcmp(sanitizer, "none") != 0;
+	return strcmp(sanitizer(), "none") != 0;
 }
 
 static bool stats_for(const char *stats, const char *output, long *frames,
 	long *dropped);
+
+/* The statistics vitrail wrote to path on exit, into text (len bytes). */
+static void read_stats_file(const char *path, char *text, size_t len) {
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "vitrail wrote no statistics to %s", path);
+	size_t n = fread(text, 1, len - 1, f);
+	text[n] = '\0';
+	fclose(f);
+}
 
 static void sleep_s(double seconds) {
 	struct timespec ts = {
@@ -349,12 +362,8 @@ START_TEST(test_integration_nested_steady)
 	harness_stop_vitrail(harness, inner);
 	harness_assert_alive(outer->proc);
 
-	FILE *f = fopen(stats_path, "r");
-	ck_assert_msg(f != NULL, "the nested vitrail wrote no statistics");
 	char stats[4096];
-	size_t len = fread(stats, 1, sizeof(stats) - 1, f);
-	stats[len] = '\0';
-	fclose(f);
+	read_stats_file(stats_path, stats, sizeof(stats));
 	long frames = 0, dropped = 0;
 	ck_assert_msg(stats_for(stats, "WL-1", &frames, &dropped),
 		"no WL-1 line:\n%s", stats);
@@ -753,11 +762,6 @@ static const char *probe_path(void) {
 	return path != NULL && path[0] != '\0' ? path : "vitrail-latency-probe";
 }
 
-/* For failure messages: the build's sanitizers, or "none". */
-static const char *sanitizer(void) {
-	const char *s = getenv("VITRAIL_TEST_SANITIZER");
-	return s != NULL && s[0] != '\0' ? s : "none";
-}
 
 /* Fail with `why` unless vitrail accepts these options (checked with
  * --validate, which parses the command line and exits). */
@@ -1048,13 +1052,8 @@ START_TEST(test_integration_pacing_idle_output_drops_nothing)
 	harness_assert_alive(demo);
 	harness_stop_vitrail(harness, vitrail); // writes the statistics
 
-	FILE *f = fopen(stats_path, "r");
-	ck_assert_msg(f != NULL, "vitrail wrote no statistics to %s",
-		stats_path);
 	char stats[4096];
-	size_t n = fread(stats, 1, sizeof(stats) - 1, f);
-	stats[n] = '\0';
-	fclose(f);
+	read_stats_file(stats_path, stats, sizeof(stats));
 	long busy_frames = 0, busy_dropped = 0, idle_frames = 0, idle_dropped = 0;
 	ck_assert_msg(stats_for(stats, "HEADLESS-1", &busy_frames, &busy_dropped),
 		"no HEADLESS-1 line in %s:\n%s", stats_path, stats);
@@ -1064,10 +1063,7 @@ START_TEST(test_integration_pacing_idle_output_drops_nothing)
 		"only %ld frames in 2 s:\n%s", busy_frames, stats);
 	// under a sanitizer the first frame (pipelines warming) may miss its
 	// vblank on a loaded machine and be drawn again: that one only
-	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
-	bool sanitized = sanitizer != NULL && sanitizer[0] != '\0' &&
-		strcmp(sanitizer, "none") != 0;
-	ck_assert_msg(idle_dropped == 0 || (sanitized && idle_dropped == 1 &&
+	ck_assert_msg(idle_dropped == 0 || (sanitized() && idle_dropped == 1 &&
 		idle_frames <= 2), "the idle output HEADLESS-2 reports %ld dropped "
 		"of %ld frames, expected none:\n%s", idle_dropped, idle_frames,
 		stats);
@@ -1117,12 +1113,8 @@ START_TEST(test_integration_frame_log_honest)
 	harness_assert_alive(demo);
 	harness_stop_vitrail(harness, vitrail);
 
-	FILE *f = fopen(stats_path, "r");
-	ck_assert_msg(f != NULL, "vitrail wrote no statistics");
 	char stats[4096];
-	size_t len = fread(stats, 1, sizeof(stats) - 1, f);
-	stats[len] = '\0';
-	fclose(f);
+	read_stats_file(stats_path, stats, sizeof(stats));
 	long frames = 0, dropped = 0;
 	ck_assert_msg(stats_for(stats, "HEADLESS-1", &frames, &dropped),
 		"no HEADLESS-1 line:\n%s", stats);
