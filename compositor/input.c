@@ -10,12 +10,16 @@
  * vitrail received it (vt_surface_note_input): the frame that first draws
  * the surface's answering commit logs the oldest (input_ns).
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <linux/input-event-codes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_data_device.h>
@@ -473,6 +477,70 @@ static void handle_new_virtual_pointer(struct wl_listener *listener,
 		/* absolute motion spans that output instead of the layout */
 		wlr_cursor_map_input_to_output(server->cursor, device,
 			event->suggested_output);
+	}
+}
+
+/*
+ * zwp_virtual_keyboard_v1.keymap, checked before wlroots 0.15 reads it:
+ * its handler maps `size` bytes of the fd and hands them to xkbcommon as
+ * a string, so a size past the file's end (SIGBUS) or a keymap without a
+ * NUL in it (read past the mapping) kills vitrail. A protocol logger sees
+ * every request before it is dispatched: a bad keymap gets a protocol
+ * error naming what is wrong, and the fd number wlroots is about to map
+ * is made to refer to a harmless empty file of that size (its handler
+ * then fails cleanly; the client is gone with our error already).
+ */
+static bool keymap_problem(int fd, uint32_t size, char *why, size_t len) {
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		snprintf(why, len, "the keymap fd cannot be read");
+		return true;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		return false; /* mmap fails on it: wlroots refuses it */
+	}
+	if (size == 0 || (uint64_t)size > (uint64_t)st.st_size) {
+		snprintf(why, len, "keymap size %u is not within the file's %lld "
+			"bytes", size, (long long)st.st_size);
+		return true;
+	}
+	void *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (data == MAP_FAILED) {
+		return false;
+	}
+	bool nul = memchr(data, '\0', size) != NULL;
+	munmap(data, size);
+	if (!nul) {
+		snprintf(why, len, "the keymap's %u bytes hold no NUL: it is not "
+			"a string", size);
+		return true;
+	}
+	return false;
+}
+
+static void keymap_guard(void *data, enum wl_protocol_logger_type type,
+		const struct wl_protocol_logger_message *message) {
+	if (type != WL_PROTOCOL_LOGGER_REQUEST ||
+			strcmp(message->message->name, "keymap") != 0 ||
+			strcmp(wl_resource_get_class(message->resource),
+				"zwp_virtual_keyboard_v1") != 0 ||
+			message->arguments_count != 3) {
+		return;
+	}
+	int fd = message->arguments[1].h;
+	uint32_t size = message->arguments[2].u;
+	char why[160];
+	if (!keymap_problem(fd, size, why, sizeof(why))) {
+		return;
+	}
+	wl_resource_post_error(message->resource,
+		0 /* zwp_virtual_keyboard_v1.error.no_keymap */, "%s", why);
+	int safe = memfd_create("vitrail-no-keymap", MFD_CLOEXEC);
+	if (safe >= 0 && ftruncate(safe, (off_t)(size > 0 ? size : 1)) == 0) {
+		dup2(safe, fd);
+	}
+	if (safe >= 0) {
+		close(safe);
 	}
 }
 
@@ -1303,6 +1371,8 @@ bool vt_input_init(struct vt_server *server) {
 	server->new_virtual_pointer.notify = handle_new_virtual_pointer;
 	wl_signal_add(&server->virtual_pointer->events.new_virtual_pointer,
 		&server->new_virtual_pointer);
+	server->keymap_guard = wl_display_add_protocol_logger(server->display,
+		keymap_guard, server);
 	server->new_virtual_keyboard.notify = handle_new_virtual_keyboard;
 	wl_signal_add(&server->virtual_keyboard->events.new_virtual_keyboard,
 		&server->new_virtual_keyboard);
@@ -1336,6 +1406,10 @@ void vt_input_finish(struct vt_server *server) {
 	wl_list_remove(&server->new_input.link);
 	wl_list_remove(&server->new_virtual_pointer.link);
 	wl_list_remove(&server->new_virtual_keyboard.link);
+	if (server->keymap_guard != NULL) {
+		wl_protocol_logger_destroy(server->keymap_guard);
+		server->keymap_guard = NULL;
+	}
 	wl_list_remove(&server->request_cursor.link);
 	wl_list_remove(&server->request_set_selection.link);
 	wl_list_remove(&server->request_set_primary_selection.link);

@@ -475,6 +475,8 @@ struct vt_server {
 	/* vitrail's own keyboard: the seat's while no device with a keymap
 	 * is (input.c) */
 	struct wlr_input_device *own_keyboard;
+	/* checks virtual keyboards' keymaps before wlroots maps them */
+	struct wl_protocol_logger *keymap_guard;
 	struct vt_view *focused_view;
 	/* The output last chosen (focus output, move-to-output, a click, a
 	 * binding focusing a window there): where workspace bindings act

@@ -48,6 +48,7 @@
 #include <wayland-client.h>
 #include "harness.h"
 #include "scene-client.h"
+#include "virtual-keyboard-unstable-v1-client-protocol.h"
 
 /* The longest the probe may wait for a frame callback (at 60 Hz one comes
  * every 16.7 ms: 100 ms is six periods missed in a row). */
@@ -466,6 +467,65 @@ static void run_shm_huge(struct harness_vitrail *vitrail) {
 	child_finish(&app);
 }
 
+/* A virtual keyboard (any desktop client may make one) whose keymap is
+ * `file` bytes of 'x' (no NUL) announced as `size` bytes: wlroots 0.15
+ * maps `size` bytes and reads them as a string. */
+static struct zwp_virtual_keyboard_manager_v1 *vk_manager;
+
+static void vk_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, zwp_virtual_keyboard_manager_v1_interface.name) ==
+			0) {
+		vk_manager = wl_registry_bind(registry, name,
+			&zwp_virtual_keyboard_manager_v1_interface, 1);
+	}
+}
+
+static void vk_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener vk_registry_listener = {
+	.global = vk_global,
+	.global_remove = vk_global_remove,
+};
+
+static void run_keymap(struct harness_vitrail *vitrail, size_t file,
+		uint32_t size) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &vk_registry_listener, NULL);
+	if (wl_display_roundtrip(app.display) < 0 || vk_manager == NULL ||
+			app.seat == NULL) {
+		child_fail("no zwp_virtual_keyboard_manager_v1 or wl_seat");
+	}
+	struct zwp_virtual_keyboard_v1 *keyboard =
+		zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(vk_manager,
+			app.seat);
+	int fd = child_memfd(file);
+	char *text = malloc(file);
+	memset(text, 'x', file);
+	if (pwrite(fd, text, file, 0) != (ssize_t)file) {
+		child_fail("cannot write the keymap file");
+	}
+	free(text);
+	zwp_virtual_keyboard_v1_keymap(keyboard,
+		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
+	close(fd);
+	child_finish(&app);
+}
+
+/* the size runs a page past the file's end: SIGBUS in wlroots */
+static void run_keymap_past_end(struct harness_vitrail *vitrail) {
+	run_keymap(vitrail, 4096, 8192);
+}
+
+/* exactly the file, a page with no NUL: read past the mapping */
+static void run_keymap_no_nul(struct harness_vitrail *vitrail) {
+	run_keymap(vitrail, 4096, 4096);
+}
+
 static void run_shm_large(struct harness_vitrail *vitrail) {
 	struct sc_app app;
 	child_connect(&app, vitrail);
@@ -791,6 +851,12 @@ static const struct hostile_case cases[] = {
 		{ OUTCOME_CLEAN, NULL, 0, false }, 10000 },
 	{ "disconnect_in_flight", run_disconnect_in_flight,
 		{ OUTCOME_CLEAN, NULL, 0, false }, 20000 },
+	{ "keymap_past_end", run_keymap_past_end,
+		{ OUTCOME_PROTOCOL_ERROR, "zwp_virtual_keyboard_v1", 0, false },
+		10000 },
+	{ "keymap_no_nul", run_keymap_no_nul,
+		{ OUTCOME_PROTOCOL_ERROR, "zwp_virtual_keyboard_v1", 0, false },
+		10000 },
 };
 
 static const struct hostile_case *find_case(const char *name) {
@@ -879,6 +945,8 @@ HOSTILE_TEST(flood_frame)
 HOSTILE_TEST(disconnect_mid_commit)
 HOSTILE_TEST(disconnect_mid_animation)
 HOSTILE_TEST(disconnect_in_flight)
+HOSTILE_TEST(keymap_past_end)
+HOSTILE_TEST(keymap_no_nul)
 
 /* ---- a large buffer's content ------------------------------------------- */
 
@@ -1624,6 +1692,8 @@ static Suite *hostile_suite(void) {
 		{ "disconnect_mid_commit", test_hostile_disconnect_mid_commit },
 		{ "disconnect_mid_animation", test_hostile_disconnect_mid_animation },
 		{ "disconnect_in_flight", test_hostile_disconnect_in_flight },
+		{ "keymap_past_end", test_hostile_keymap_past_end },
+		{ "keymap_no_nul", test_hostile_keymap_no_nul },
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		harness_add_case(suite, tests[i].name, tests[i].test, 120);
