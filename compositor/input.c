@@ -1270,6 +1270,38 @@ static void handle_request_set_selection(struct wl_listener *listener,
 	wlr_seat_set_selection(server->seat, event->source, event->serial);
 }
 
+/* wl_data_device.start_drag: a drag whose serial is that of the button
+ * press or touch down still held on its origin starts (wlroots' grab
+ * carries the drag and drop); any other is refused and freed. wlroots
+ * 0.15 frees a drag that never started only through its data source: one
+ * without a source is started as a keyboard-only drag and at once
+ * cancelled, which frees it (left alone, every refused request kept its
+ * drag for the rest of the session). */
+static void handle_request_start_drag(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, request_start_drag);
+	struct wlr_seat_request_start_drag_event *event = data;
+	struct wlr_seat *seat = server->seat;
+	if (event->origin != NULL && wlr_seat_validate_pointer_grab_serial(seat,
+			event->origin, event->serial)) {
+		wlr_seat_start_pointer_drag(seat, event->drag, event->serial);
+		return;
+	}
+	struct wlr_touch_point *point;
+	if (event->origin != NULL && wlr_seat_validate_touch_grab_serial(seat,
+			event->origin, event->serial, &point)) {
+		wlr_seat_start_touch_drag(seat, event->drag, event->serial, point);
+		return;
+	}
+	if (event->drag->source != NULL) {
+		wlr_data_source_destroy(event->drag->source); /* and its drag */
+		return;
+	}
+	wlr_seat_start_drag(seat, event->drag, event->serial);
+	wlr_seat_keyboard_end_grab(seat);
+}
+
 static void handle_request_set_primary_selection(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
@@ -1379,6 +1411,9 @@ bool vt_input_init(struct vt_server *server) {
 	server->request_cursor.notify = handle_request_cursor;
 	wl_signal_add(&server->seat->events.request_set_cursor,
 		&server->request_cursor);
+	server->request_start_drag.notify = handle_request_start_drag;
+	wl_signal_add(&server->seat->events.request_start_drag,
+		&server->request_start_drag);
 	server->request_set_selection.notify = handle_request_set_selection;
 	wl_signal_add(&server->seat->events.request_set_selection,
 		&server->request_set_selection);
@@ -1413,6 +1448,7 @@ void vt_input_finish(struct vt_server *server) {
 	wl_list_remove(&server->request_cursor.link);
 	wl_list_remove(&server->request_set_selection.link);
 	wl_list_remove(&server->request_set_primary_selection.link);
+	wl_list_remove(&server->request_start_drag.link);
 	if (server->own_keyboard != NULL) {
 		wlr_input_device_destroy(server->own_keyboard);
 		server->own_keyboard = NULL;

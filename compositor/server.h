@@ -536,6 +536,7 @@ struct vt_server {
 	struct wl_listener request_cursor;
 	struct wl_listener request_set_selection;
 	struct wl_listener request_set_primary_selection;
+	struct wl_listener request_start_drag;
 };
 
 /* surface_renderer.c */

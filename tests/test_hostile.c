@@ -526,6 +526,45 @@ static void run_keymap_no_nul(struct harness_vitrail *vitrail) {
 	run_keymap(vitrail, 4096, 4096);
 }
 
+/* 100,000 wl_data_device.start_drag with no source and a serial of no
+ * grab: each is refused; wlroots 0.15 kept every such drag (about 290
+ * bytes) for the rest of the session. */
+static struct wl_data_device_manager *dnd_manager;
+
+static void dnd_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, wl_data_device_manager_interface.name) == 0) {
+		dnd_manager = wl_registry_bind(registry, name,
+			&wl_data_device_manager_interface, 3);
+	}
+}
+
+static const struct wl_registry_listener dnd_registry_listener = {
+	.global = dnd_global,
+	.global_remove = vk_global_remove,
+};
+
+static void run_drag_no_source(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &dnd_registry_listener, NULL);
+	if (wl_display_roundtrip(app.display) < 0 || dnd_manager == NULL ||
+			app.seat == NULL) {
+		child_fail("no wl_data_device_manager or wl_seat");
+	}
+	struct wl_data_device *device =
+		wl_data_device_manager_get_data_device(dnd_manager, app.seat);
+	struct wl_surface *origin = wl_compositor_create_surface(app.compositor);
+	for (int i = 0; i < 100000; i++) {
+		wl_data_device_start_drag(device, NULL, origin, NULL, 12345);
+		if (i % 64 == 63 && !child_flush(app.display)) {
+			break;
+		}
+	}
+	child_finish(&app);
+}
+
 static void run_shm_large(struct harness_vitrail *vitrail) {
 	struct sc_app app;
 	child_connect(&app, vitrail);
@@ -857,6 +896,8 @@ static const struct hostile_case cases[] = {
 	{ "keymap_no_nul", run_keymap_no_nul,
 		{ OUTCOME_PROTOCOL_ERROR, "zwp_virtual_keyboard_v1", 0, false },
 		10000 },
+	{ "drag_no_source", run_drag_no_source,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
 };
 
 static const struct hostile_case *find_case(const char *name) {
@@ -947,6 +988,7 @@ HOSTILE_TEST(disconnect_mid_animation)
 HOSTILE_TEST(disconnect_in_flight)
 HOSTILE_TEST(keymap_past_end)
 HOSTILE_TEST(keymap_no_nul)
+HOSTILE_TEST(drag_no_source)
 
 /* ---- a large buffer's content ------------------------------------------- */
 
@@ -1694,6 +1736,7 @@ static Suite *hostile_suite(void) {
 		{ "disconnect_in_flight", test_hostile_disconnect_in_flight },
 		{ "keymap_past_end", test_hostile_keymap_past_end },
 		{ "keymap_no_nul", test_hostile_keymap_no_nul },
+		{ "drag_no_source", test_hostile_drag_no_source },
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		harness_add_case(suite, tests[i].name, tests[i].test, 120);
