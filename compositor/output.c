@@ -546,18 +546,24 @@ static const struct wlr_drm_format *output_buffer_format(void) {
 
 /* The renderer's frames still writing into buffers: wait for them (only
  * before buffers go away, never on the frame path). */
-static void output_wait_renderer(struct vt_output *output) {
+/* Until the engine that draws the frame is done with it. */
+static void output_wait_frame(struct vt_output *output,
+		struct output_frame *frame) {
 	struct vt_server *server = output->server;
+	if (frame->render_id == 0) {
+		return;
+	}
+	if (frame->cpu && server->cpu != NULL) {
+		vr_cpu_frame_wait(server->cpu, frame->render_id, UINT64_MAX);
+	} else if (!frame->cpu && server->renderer != NULL) {
+		vr_frame_wait(server->renderer, frame->render_id, UINT64_MAX);
+	}
+}
+
+static void output_wait_renderer(struct vt_output *output) {
 	struct output_frame *frame;
 	wl_list_for_each(frame, &output->frames, link) {
-		if (frame->render_id == 0) {
-			continue;
-		}
-		if (frame->cpu && server->cpu != NULL) {
-			vr_cpu_frame_wait(server->cpu, frame->render_id, UINT64_MAX);
-		} else if (!frame->cpu && server->renderer != NULL) {
-			vr_frame_wait(server->renderer, frame->render_id, UINT64_MAX);
-		}
+		output_wait_frame(output, frame);
 	}
 }
 
@@ -1393,11 +1399,9 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 static void output_discard(void *data, void *handle) {
 	struct vt_output *output = data;
 	struct output_frame *frame = handle;
-	if (frame->render_id != 0 && output->server->renderer != NULL) {
-		/* still on the GPU: its buffer must outlive the writes */
-		vr_frame_wait(output->server->renderer, frame->render_id,
-			UINT64_MAX);
-	}
+	/* still being drawn (on the GPU, or by the CPU engine's threads):
+	 * its buffer must outlive the writes */
+	output_wait_frame(output, frame);
 	output->stats.replaced++;
 	frame->record.dropped = true;
 	vt_frame_log_write(output->server->frame_log, &frame->record);
