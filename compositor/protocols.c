@@ -2,7 +2,8 @@
  * The protocols wlroots 0.15 implements ready-made, and vitrail's policy
  * for each: what a request does to the windows, the pointer and the seat.
  *
- * - xdg-activation-v1: a valid token activates (focuses and raises) the
+ * - xdg-activation-v1: a valid token made by the focused client with an
+ *   input serial of its own activates (focuses and raises) the
  *   toplevel of the surface named.
  * - KDE idle (org_kde_kwin_idle) and idle-inhibit-v1: every input event is
  *   activity; while a surface with an inhibitor is mapped, idle timers stop.
@@ -321,12 +322,45 @@ void vt_protocols_apply_config(struct vt_server *server) {
 /* ---- activation --------------------------------------------------------- */
 
 
+/*
+ * Whether a token may move the keyboard focus: it was made by the client
+ * that has the focus now (its surface set), with the serial of an input
+ * event that client received on this seat (its seat and serial set): a
+ * launcher handing the focus to what it launched. A token made without
+ * them, or by a client in the background, activates nothing (no focus
+ * stealing: vitrail(1), PROTOCOLS).
+ */
+static bool activation_allowed(struct vt_server *server,
+		const struct wlr_xdg_activation_token_v1 *token) {
+	struct wlr_surface *focused =
+		server->seat->keyboard_state.focused_surface;
+	if (token->seat != server->seat || token->surface == NULL ||
+			focused == NULL) {
+		return false;
+	}
+	struct wl_client *maker = wl_resource_get_client(token->surface->resource);
+	if (wl_resource_get_client(focused->resource) != maker) {
+		return false;
+	}
+	struct wlr_seat_client *seat_client =
+		wlr_seat_client_for_wl_client(server->seat, maker);
+	return seat_client != NULL &&
+		wlr_seat_client_validate_event_serial(seat_client, token->serial);
+}
+
 static void handle_request_activate(struct wl_listener *listener,
 		void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, request_activate);
 	struct wlr_xdg_activation_v1_request_activate_event *event = data;
 	struct vt_view *view = toplevel_view(event->surface);
 	if (view == NULL || !view->mapped) {
+		return;
+	}
+	if (!activation_allowed(p->server, event->token)) {
+		wlr_log(WLR_DEBUG, "xdg-activation: a token without the focused "
+			"client's surface and input serial: %s stays where it is",
+			view->impl->get_app_id(view) != NULL ?
+			view->impl->get_app_id(view) : "the window");
 		return;
 	}
 	vt_view_focus(view, view->surface);

@@ -34,9 +34,12 @@
  *   other one raises it (vitrail's window list, front first); minimizing
  *   it hides it (the list) and says minimized, unminimizing shows and
  *   activates it; close asks its client to close.
- * activation: of two windows, the one behind asks for a token and
- *   activates itself with it: it comes to the front (vitrail's window
- *   list, front first); a made-up token changes nothing.
+ * activation: of two windows, the one behind activates itself with a
+ *   made-up token, then with a token it made itself without an input
+ *   serial: neither changes the front window (no focus stealing); the
+ *   front one, clicked, makes a token with that click's serial and its
+ *   surface, and the one behind activates itself with it: it comes to
+ *   the front (vitrail's window list, front first).
  * scale_and_type: fractional-scale-v1 says 120 (scale 1, the output's,
  *   in 120ths), and says it again when a window maps, with the
  *   wl_surface.enter of its output; content-type-v1 takes a type; a
@@ -986,6 +989,8 @@ START_TEST(test_protocols_activation) {
 	harness_settle(conn);
 	ck_assert_str_eq(front_window(conn), "vitrail-second");
 
+	// a real token, but made by the client behind with no input serial
+	// (focus stealing): nothing happens
 	struct xdg_activation_token_v1 *token =
 		xdg_activation_v1_get_activation_token(activation);
 	xdg_activation_token_v1_add_listener(token, &token_listener, NULL);
@@ -996,13 +1001,52 @@ START_TEST(test_protocols_activation) {
 	xdg_activation_v1_activate(activation, activation_token, first.surface);
 	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
 	harness_settle(conn);
+	ck_assert_msg(strcmp(front_window(conn), "vitrail-second") == 0, "a "
+		"token without the focused client's serial raised %s",
+		front_window(conn));
+	xdg_activation_token_v1_destroy(token);
+	free(activation_token);
+	activation_token = NULL;
+
+	// the focused client (second) clicked, makes a token with that
+	// click's serial and its surface, and hands it to first (a launcher
+	// starting an application): first comes to the front
+	harness_list_windows(conn, NULL);
+	const struct harness_window *w = harness_find_window(conn,
+		"vitrail-second");
+	ck_assert_ptr_nonnull(w);
+	harness_pointer_move(conn, w->x + 10, w->y + 10);
+	harness_pointer_button(conn, BTN_LEFT, true);
+	harness_pointer_button(conn, BTN_LEFT, false);
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	ck_assert_msg(second.buttons_pressed > 0, "second saw no click");
+	struct wl_registry *registry2 = wl_display_get_registry(second.display);
+	wl_registry_add_listener(registry2, &activation_registry_listener, NULL);
+	struct xdg_activation_v1 *first_activation = activation;
+	activation = NULL;
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	ck_assert_msg(activation != NULL, "no xdg_activation_v1 for second");
+	token = xdg_activation_v1_get_activation_token(activation);
+	xdg_activation_token_v1_add_listener(token, &token_listener, NULL);
+	xdg_activation_token_v1_set_serial(token, second.button_serial,
+		second.seat);
+	xdg_activation_token_v1_set_surface(token, second.surface);
+	xdg_activation_token_v1_commit(token);
+	ck_assert_int_ge(wl_display_roundtrip(second.display), 0);
+	ck_assert_msg(activation_token != NULL, "no token for second");
+	xdg_activation_token_v1_destroy(token);
+	xdg_activation_v1_destroy(activation);
+	activation = first_activation;
+	xdg_activation_v1_activate(activation, activation_token, first.surface);
+	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
+	harness_settle(conn);
 	ck_assert_str_eq(front_window(conn), "vitrail-first");
 
-	xdg_activation_token_v1_destroy(token);
 	xdg_activation_v1_destroy(activation);
 	activation = NULL;
 	free(activation_token);
 	activation_token = NULL;
+	wl_registry_destroy(registry2);
 	wl_registry_destroy(registry);
 	ck_assert_int_ge(wl_display_roundtrip(first.display), 0);
 	sc_app_finish(&second);
