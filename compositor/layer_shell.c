@@ -219,9 +219,26 @@ static void place_axis(int start, int len, uint32_t want, bool low,
 	}
 }
 
+/* The zone a surface takes from an edge: its exclusive zone and margin,
+ * but never so much that less than half of the output's size (full_len)
+ * is left for windows (vitrail(1), LAYER SHELL): a panel with a zone of
+ * INT32_MAX, larger than the output, or the thousandth panel, cannot
+ * push the windows off the output. */
+static int zone_taken(int32_t exclusive, uint32_t margin, int usable_len,
+		int full_len) {
+	/* margins come as the protocol's int32, stored unsigned */
+	int64_t m = (int32_t)margin;
+	int64_t zone = (int64_t)exclusive + (m > 0 ? m : 0);
+	int64_t room = (int64_t)usable_len - (full_len + 1) / 2;
+	if (room < 0) {
+		room = 0;
+	}
+	return (int)(zone < room ? zone : room);
+}
+
 /* Shrink *usable by the exclusive zone of a surface, on the edge it is
  * anchored to (one edge, or one edge and both perpendicular ones). */
-static void apply_exclusive(struct wlr_box *usable,
+static void apply_exclusive(struct wlr_box *usable, const struct wlr_box *full,
 		const struct wlr_layer_surface_v1_state *state) {
 	if (state->exclusive_zone <= 0) {
 		return;
@@ -231,25 +248,23 @@ static void apply_exclusive(struct wlr_box *usable,
 	const uint32_t vert = ANCHOR_TOP | ANCHOR_BOTTOM;
 	int zone;
 	if (a == ANCHOR_TOP || a == (ANCHOR_TOP | horiz)) {
-		zone = state->exclusive_zone + (int)state->margin.top;
+		zone = zone_taken(state->exclusive_zone, state->margin.top,
+			usable->height, full->height);
 		usable->y += zone;
 		usable->height -= zone;
 	} else if (a == ANCHOR_BOTTOM || a == (ANCHOR_BOTTOM | horiz)) {
-		zone = state->exclusive_zone + (int)state->margin.bottom;
+		zone = zone_taken(state->exclusive_zone, state->margin.bottom,
+			usable->height, full->height);
 		usable->height -= zone;
 	} else if (a == ANCHOR_LEFT || a == (ANCHOR_LEFT | vert)) {
-		zone = state->exclusive_zone + (int)state->margin.left;
+		zone = zone_taken(state->exclusive_zone, state->margin.left,
+			usable->width, full->width);
 		usable->x += zone;
 		usable->width -= zone;
 	} else if (a == ANCHOR_RIGHT || a == (ANCHOR_RIGHT | vert)) {
-		zone = state->exclusive_zone + (int)state->margin.right;
+		zone = zone_taken(state->exclusive_zone, state->margin.right,
+			usable->width, full->width);
 		usable->width -= zone;
-	}
-	if (usable->width < 0) {
-		usable->width = 0;
-	}
-	if (usable->height < 0) {
-		usable->height = 0;
 	}
 }
 
@@ -357,7 +372,7 @@ static struct wlr_box arrange_output(struct vt_layer_shell *layers,
 					state->exclusive_zone < 0 ? full : usable;
 				if (place_surface(ls, &bounds) && exclusive &&
 						layer_surface->mapped) {
-					apply_exclusive(&usable, state);
+					apply_exclusive(&usable, &full, state);
 				}
 			}
 		}

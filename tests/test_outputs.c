@@ -253,6 +253,59 @@ START_TEST(test_outputs_panel_exclusive_zone_and_keyboard)
 }
 END_TEST
 
+/*
+ * panel_huge_zone: a panel whose exclusive zone (INT32_MAX, then 1000)
+ * is larger than the 640x480 output takes at most half of it (vitrail(1),
+ * LAYER SHELL): a window mapped meanwhile is on the output, below the
+ * zone; when the panel goes, the window is still on the output, inside
+ * it. Before, the window went to y >= 480, on no output, and stayed
+ * there after the panel was gone.
+ */
+START_TEST(test_outputs_panel_huge_zone)
+{
+	struct harness *harness = harness_create("panel_huge_zone");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	const char *zones[] = { "2147483647", "1000" };
+	for (size_t i = 0; i < 2; i++) {
+		const char *argv[] = { panel_path(), "--height", "20", "--zone",
+			zones[i], NULL };
+		struct harness_proc *panel = harness_spawn_client(harness, vitrail,
+			argv);
+		wait_for_line(panel, "mapped", 10000);
+		char app_id[32];
+		snprintf(app_id, sizeof(app_id), "under-%zu", i);
+		const char *demo[] = { harness_demo_path(), "--static", "--app-id",
+			app_id, NULL };
+		harness_spawn_client(harness, vitrail, demo);
+		harness_wait_for_windows(vitrail->conn, i + 1,
+			HARNESS_WINDOWS_TIMEOUT_MS);
+		harness_settle(vitrail->conn);
+		harness_list_windows(vitrail->conn, NULL);
+		const struct harness_window *w = harness_find_window(vitrail->conn,
+			app_id);
+		ck_assert_msg(w != NULL, "no window %s", app_id);
+		ck_assert_msg(w->y >= 240 && w->y < 480 && w->output != NULL &&
+			strcmp(w->output, "HEADLESS-1") == 0, "zone %s: the window is "
+			"at %d,%d on %s, not on HEADLESS-1 below half of it", zones[i],
+			w->x, w->y, w->output != NULL ? w->output : "no output");
+		harness_proc_signal(panel, SIGTERM);
+		ck_assert(harness_proc_wait(panel, HARNESS_WAIT_TIMEOUT_MS));
+		harness_settle(vitrail->conn);
+		harness_list_windows(vitrail->conn, NULL);
+		w = harness_find_window(vitrail->conn, app_id);
+		ck_assert_msg(w != NULL && w->y >= 0 && w->y < 480 &&
+			w->output != NULL && strcmp(w->output, "HEADLESS-1") == 0,
+			"zone %s, panel gone: the window is at %d on %s", zones[i],
+			w != NULL ? w->y : -1, w != NULL && w->output != NULL ?
+			w->output : "no output");
+	}
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- layer_popup ------------------------------------------------------------ */
 
 /* vitrail-layer-panel --popup's popup: at (10, 20) of the panel, 100x60 */
@@ -1324,6 +1377,8 @@ static Suite *outputs_suite(void) {
 		test_outputs_swaybg_paints_every_output, 60);
 	harness_add_case(suite, "layer_panel",
 		test_outputs_panel_exclusive_zone_and_keyboard, 60);
+	harness_add_case(suite, "panel_huge_zone", test_outputs_panel_huge_zone,
+		60);
 	harness_add_case(suite, "layer_popup",
 		test_outputs_layer_popup_and_on_demand_keyboard, 60);
 	harness_add_case(suite, "layer_fullscreen",
