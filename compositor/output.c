@@ -544,9 +544,8 @@ static const struct wlr_drm_format *output_buffer_format(void) {
 	return &storage.format;
 }
 
-/* The renderer's frames still writing into buffers: wait for them (only
- * before buffers go away, never on the frame path). */
-/* Until the engine that draws the frame is done with it. */
+/* Until the engine that draws the frame is done with it (before its
+ * buffer goes back or away, and before a screenshot reads it). */
 static void output_wait_frame(struct vt_output *output,
 		struct output_frame *frame) {
 	struct vt_server *server = output->server;
@@ -560,6 +559,8 @@ static void output_wait_frame(struct vt_output *output,
 	}
 }
 
+/* Every frame of the output still being drawn (buffers going away,
+ * screenshots; never on the frame path). */
 static void output_wait_renderer(struct vt_output *output) {
 	struct output_frame *frame;
 	wl_list_for_each(frame, &output->frames, link) {
