@@ -184,7 +184,7 @@ struct vt_output {
 	bool swapchain_history;
 
 	struct {
-		uint64_t frames, dropped, replaced;
+		uint64_t frames, replaced; /* dropped: vt_pacer_missed */
 		uint64_t main_ns_total;
 		uint64_t *main_ns; /* per frame, for percentiles */
 		size_t main_ns_len, main_ns_cap;
