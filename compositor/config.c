@@ -56,6 +56,7 @@ static const struct {
 		{ "zwlr_foreign_toplevel_manager_v1" } },
 	{ "input-inhibit", VT_PRIV_INPUT_INHIBIT,
 		{ "zwlr_input_inhibit_manager_v1" } },
+	{ "lock", VT_PRIV_LOCK, { "ext_session_lock_manager_v1" } },
 };
 
 uint32_t vt_privilege_of(const char *interface) {
@@ -88,7 +89,7 @@ const char *vt_privileges_parse(char *value, uint32_t *allow) {
 		if (i == sizeof(privileges) / sizeof(privileges[0])) {
 			return "expected all, none or protocol classes: screencopy, "
 				"virtual-input, output-management, output-power, gamma, "
-				"data-control, foreign-toplevel, input-inhibit";
+				"data-control, foreign-toplevel, input-inhibit, lock";
 		}
 		*allow |= privileges[i].bit;
 	}

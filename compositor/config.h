@@ -144,7 +144,8 @@ enum vt_privilege {
 	VT_PRIV_DATA_CONTROL = 1 << 5, /* wlr-data-control */
 	VT_PRIV_FOREIGN_TOPLEVEL = 1 << 6, /* wlr-foreign-toplevel-management */
 	VT_PRIV_INPUT_INHIBIT = 1 << 7, /* wlr-input-inhibitor */
-	VT_PRIV_ALL = (1 << 8) - 1,
+	VT_PRIV_LOCK = 1 << 8, /* ext-session-lock */
+	VT_PRIV_ALL = (1 << 9) - 1,
 };
 
 /* Config errors quote at most this many bytes of a line (vitrail(5)). */

@@ -110,6 +110,8 @@ struct output_frame {
 	pixman_region32_t damage; /* output pixels changed by this frame */
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
 	bool cpu; /* render_id is the CPU engine's */
+	/* the session lock's epoch its tree showed (0: unlocked) */
+	uint64_t lock_epoch;
 	struct wl_array feedbacks; /* struct drawn_feedback */
 	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
@@ -141,6 +143,8 @@ struct vt_output {
 	bool manual_position;
 	int manual_x, manual_y;
 	bool enabled; /* as handle_commit last saw it */
+	/* the newest session lock epoch a presented frame of it showed */
+	uint64_t lock_epoch_shown;
 	/* the order outputs came in: 0 for those there at the start */
 	int created;
 	/* disabled by vitrail alone: the backend cannot disable it (wlroots
@@ -1122,6 +1126,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	}
 	frame->output = output;
 	frame->buffer = buffer;
+	frame->lock_epoch = vt_session_lock_epoch(output->server);
 	pixman_region32_init(&frame->damage);
 	pixman_region32_init(&frame->cpu_copy);
 	wl_array_init(&frame->feedbacks);
@@ -1641,6 +1646,10 @@ static void frame_presented(struct output_frame *frame,
 		wl_array_init(&frame->feedbacks);
 		vt_frame_timing_presented(&frame->timing_feedbacks, presented_ns,
 			frame->record.display_ns);
+		if (frame->lock_epoch > output->lock_epoch_shown) {
+			output->lock_epoch_shown = frame->lock_epoch;
+			vt_session_lock_shown(output->server);
+		}
 	}
 	/* An output's first frame has nothing on screen to repeat: it is not
 	 * a dropped refresh however long it took. */
@@ -2027,6 +2036,10 @@ static void output_enabled_changed(struct vt_output *output) {
 
 bool vt_output_enabled(struct vt_output *output) {
 	return output->wlr_output->enabled && !output->soft_disabled;
+}
+
+uint64_t vt_output_lock_epoch_shown(struct vt_output *output) {
+	return output->lock_epoch_shown;
 }
 
 void vt_output_set_soft_disabled(struct vt_output *output, bool disabled) {

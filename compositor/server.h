@@ -613,6 +613,8 @@ struct wlr_output *vt_output_wlr(struct vt_output *output);
 int vt_output_created(struct vt_output *output);
 /* Enabled, for vitrail: in the layout and drawn. */
 bool vt_output_enabled(struct vt_output *output);
+/* The newest session lock epoch a presented frame of the output showed. */
+uint64_t vt_output_lock_epoch_shown(struct vt_output *output);
 /* Disable (or enable again) an output the backend cannot disable: vitrail
  * takes it out of the layout and stops drawing it. */
 void vt_output_set_soft_disabled(struct vt_output *output, bool disabled);
@@ -957,6 +959,12 @@ struct wlr_surface *vt_session_lock_surface_at(struct vt_server *server,
 	double lx, double ly, double *sx, double *sy);
 /* Outputs came, went or moved: lock surfaces and colour follow. */
 void vt_session_lock_outputs_changed(struct vt_server *server);
+/* The lock's epoch (a new one each time the session locks), 0 when
+ * unlocked: a frame records the one its tree showed (output.c). */
+uint64_t vt_session_lock_epoch(struct vt_server *server);
+/* An output presented a frame of a newer epoch: once every enabled output
+ * has shown the lock, the locker gets `locked`. */
+void vt_session_lock_shown(struct vt_server *server);
 /* ... and so do the blanks of outputs powered off (protocols.c). */
 void vt_protocols_outputs_changed(struct vt_server *server);
 

@@ -4,18 +4,23 @@
  *
  * One lock at a time. Locking blanks every output at once with an opaque
  * colour (VT_LOCK_COLOR, the lock layer of the tree: above every window,
- * below the cursor) and sends `locked`; the lock client's surfaces, one
- * per output, are drawn on that colour at their output's place. While
- * locked, pointer, touch and keyboard input go to lock surfaces only
- * (input.c asks vt_session_lock_surface_at; view.c gives no window the
- * keyboard focus). unlock_and_destroy unlocks: the windows show and get
- * input again.
+ * below the cursor); the lock client's surfaces, one per output, are drawn
+ * on that colour at their output's place. While locked, pointer, touch
+ * and keyboard input go to lock surfaces only (input.c asks
+ * vt_session_lock_surface_at; view.c gives no window the keyboard focus).
+ * `locked` is sent once every enabled output has presented a frame whose
+ * tree showed the lock (each lock has an epoch; output.c records the one
+ * each presented frame showed), as the protocol asks: until then a screen
+ * may still show the desktop. unlock_and_destroy unlocks: the windows show
+ * and get input again.
  *
  * A lock client that dies (or destroys its lock without unlocking, a
  * protocol error) leaves the session locked, as the protocol demands: its
- * surfaces go, the colour stays. A new lock client may then take over:
- * its lock gets `locked` at once and may unlock. While a live client holds
- * the lock, a second lock gets `finished`.
+ * surfaces go, the colour stays. Only a client running the same program
+ * as the one that locked (the same /proc/PID/exe: swaylock started again)
+ * may then take over: its lock gets `locked` and may unlock; any other
+ * gets `finished`. While a live client holds the lock, a second lock gets
+ * `finished`.
  *
  * Errors are the protocol's: a surface with a role or a buffer already
  * (role, already_constructed), two lock surfaces for one output
@@ -24,7 +29,12 @@
  * null buffer, a size other than the one acknowledged, an unknown serial.
  */
 #include <assert.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_seat.h>
@@ -47,7 +57,11 @@ struct vt_session_lock {
 	struct vt_server *server;
 	struct wl_global *global;
 	bool locked;
+	uint64_t epoch; /* of the lock in force; the last one once unlocked */
 	struct lock *owner; /* the lock that locked, NULL once abandoned */
+	/* the program of the client that locked (/proc/PID/exe), the only
+	 * one that may take over an abandoned lock; NULL: unknown */
+	char *locker_exe;
 	struct wl_list locks; /* lock::link, every live ext_session_lock_v1 */
 	struct vr_node *color; /* the blank, covering the layout */
 };
@@ -77,6 +91,7 @@ struct lock_surface {
 static const struct ext_session_lock_v1_interface lock_impl;
 static const struct ext_session_lock_surface_v1_interface lock_surface_impl;
 static const struct ext_session_lock_manager_v1_interface manager_impl;
+static void send_locked_when_shown(struct vt_session_lock *m);
 
 static struct lock *lock_from_resource(struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
@@ -142,6 +157,8 @@ static void place_all(struct vt_session_lock *m) {
 void vt_session_lock_outputs_changed(struct vt_server *server) {
 	if (server->session_lock != NULL) {
 		place_all(server->session_lock);
+		/* an output that went away or was disabled waits no more */
+		send_locked_when_shown(server->session_lock);
 	}
 }
 
@@ -209,17 +226,73 @@ static void focus_lock_surface(struct vt_session_lock *m,
 
 /* ---- locking and unlocking ---------------------------------------------- */
 
-static void session_lock(struct vt_session_lock *m, struct lock *lock) {
-	struct vt_server *server = m->server;
-	m->locked = true;
-	m->owner = lock;
+/* Whether every enabled output has presented a frame showing the lock. */
+static bool lock_shown_everywhere(struct vt_session_lock *m) {
+	for (struct vt_output *o = vt_output_next(m->server, NULL); o != NULL;
+			o = vt_output_next(m->server, o)) {
+		if (vt_output_lock_epoch_shown(o) < m->epoch) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static void send_locked_when_shown(struct vt_session_lock *m) {
+	struct lock *lock = m->owner;
+	if (!m->locked || lock == NULL || lock->locked_sent ||
+			!lock_shown_everywhere(m)) {
+		return;
+	}
 	lock->locked_sent = true;
 	ext_session_lock_v1_send_locked(lock->resource);
-	wlr_log(WLR_INFO, "session locked");
+	wlr_log(WLR_INFO, "session locked: every output shows the lock");
+}
+
+uint64_t vt_session_lock_epoch(struct vt_server *server) {
+	struct vt_session_lock *m = server->session_lock;
+	return m != NULL && m->locked ? m->epoch : 0;
+}
+
+void vt_session_lock_shown(struct vt_server *server) {
+	if (server->session_lock != NULL) {
+		send_locked_when_shown(server->session_lock);
+	}
+}
+
+/* The program a client runs (/proc/PID/exe), NULL when unknown. */
+static char *client_exe(struct wl_client *client) {
+	pid_t pid;
+	wl_client_get_credentials(client, &pid, NULL, NULL);
+	char path[64], exe[PATH_MAX];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t len = readlink(path, exe, sizeof(exe) - 1);
+	if (len <= 0) {
+		return NULL;
+	}
+	exe[len] = '\0';
+	return strdup(exe);
+}
+
+static void session_lock(struct vt_session_lock *m, struct lock *lock,
+		char *exe) {
+	struct vt_server *server = m->server;
+	if (!m->locked) {
+		/* a new lock: every output must show it before `locked`; a
+		 * takeover keeps the epoch the outputs show already */
+		m->epoch++;
+		free(m->locker_exe);
+		m->locker_exe = exe;
+	} else {
+		free(exe);
+	}
+	m->locked = true;
+	m->owner = lock;
+	wlr_log(WLR_INFO, "session locking (epoch %" PRIu64 ")", m->epoch);
 	place_all(m);
 	focus_lock_surface(m, NULL);
 	wlr_seat_pointer_clear_focus(server->seat);
 	vt_input_update_pointer_focus(server);
+	send_locked_when_shown(m);
 }
 
 static void session_unlock(struct vt_session_lock *m) {
@@ -539,9 +612,20 @@ static void manager_handle_lock(struct wl_client *client,
 		ext_session_lock_v1_send_finished(lock_resource);
 		return;
 	}
-	/* unlocked, or locked by a client that died: this one locks, or
-	 * takes over */
-	session_lock(m, lock);
+	char *exe = client_exe(client);
+	if (m->locked && (exe == NULL || m->locker_exe == NULL ||
+			strcmp(exe, m->locker_exe) != 0)) {
+		/* abandoned: only the program that locked may take over */
+		wlr_log(WLR_INFO, "a lock from %s refused: the session was "
+			"locked by %s", exe != NULL ? exe : "an unknown program",
+			m->locker_exe != NULL ? m->locker_exe : "an unknown program");
+		free(exe);
+		ext_session_lock_v1_send_finished(lock_resource);
+		return;
+	}
+	/* unlocked, or locked by the same program that died: this one
+	 * locks, or takes over */
+	session_lock(m, lock, exe);
 }
 
 static void manager_handle_destroy(struct wl_client *client,
@@ -604,5 +688,6 @@ void vt_session_lock_finish(struct vt_server *server) {
 	wl_global_destroy(m->global);
 	vr_node_destroy(m->color);
 	server->session_lock = NULL;
+	free(m->locker_exe);
 	free(m);
 }

@@ -97,6 +97,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "content-type-v1-client-protocol.h"
+#include "ext-session-lock-v1-client-protocol.h"
 #include "fractional-scale-v1-client-protocol.h"
 #include "harness.h"
 #include "idle-inhibit-unstable-v1-client-protocol.h"
@@ -521,6 +522,131 @@ START_TEST(test_protocols_session_lock) {
 	free(before[0]);
 	free(before[1]);
 	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- a lock from another program -------------------------------------- */
+
+static void other_locked(void *data, struct ext_session_lock_v1 *lock) {
+	*(int *)data = 1;
+}
+
+static void other_finished(void *data, struct ext_session_lock_v1 *lock) {
+	*(int *)data = 2;
+}
+
+static const struct ext_session_lock_v1_listener other_lock_listener = {
+	.locked = other_locked,
+	.finished = other_finished,
+};
+
+static void other_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, ext_session_lock_manager_v1_interface.name) == 0) {
+		*(struct ext_session_lock_manager_v1 **)data = wl_registry_bind(
+			registry, name, &ext_session_lock_manager_v1_interface, 1);
+	}
+}
+
+static void other_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener other_registry_listener = {
+	.global = other_global,
+	.global_remove = other_global_remove,
+};
+
+/* This program (not the locker's) asks for a lock: 1 locked, 2 finished,
+ * 0 neither after two round trips. */
+static int lock_from_this_program(struct harness_vitrail *vitrail) {
+	struct wl_display *display = wl_display_connect(vitrail->socket);
+	ck_assert_ptr_nonnull(display);
+	struct ext_session_lock_manager_v1 *manager = NULL;
+	struct wl_registry *registry = wl_display_get_registry(display);
+	wl_registry_add_listener(registry, &other_registry_listener, &manager);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_ptr_nonnull(manager);
+	int state = 0;
+	struct ext_session_lock_v1 *lock =
+		ext_session_lock_manager_v1_lock(manager);
+	ext_session_lock_v1_add_listener(lock, &other_lock_listener, &state);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(display), 0);
+	if (state == 1) {
+		ext_session_lock_v1_unlock_and_destroy(lock);
+	} else {
+		ext_session_lock_v1_destroy(lock);
+	}
+	ext_session_lock_manager_v1_destroy(manager);
+	wl_registry_destroy(registry);
+	wl_display_roundtrip(display);
+	wl_display_disconnect(display);
+	return state;
+}
+
+/* The milliseconds a locker waited for `locked` (its "locked N ms after
+ * the request" line). */
+static long locked_after_ms(struct harness_proc *locker) {
+	char *log = harness_proc_log(locker);
+	const char *line = strstr(log, "locked ");
+	long ms = -1;
+	ck_assert_msg(line != NULL && sscanf(line, "locked %ld ms", &ms) == 1,
+		"no locked line in:\n%s", log);
+	free(log);
+	return ms;
+}
+
+/*
+ * `locked` comes only once every output has presented a frame that shows
+ * the lock (the protocol's rule; before, it came inside the lock request
+ * and a client capturing the screen at that moment saw the desktop): the
+ * frames after the lock take 800 ms to render (vitrail_test_v1.slow_frames,
+ * the main thread free), so `locked` waits at least that long. And once
+ * the locker died, only the same program may take over: a lock from this
+ * test program gets `finished`, vitrail-lock-client's gets `locked`.
+ */
+START_TEST(test_protocols_lock_presented) {
+	struct harness *harness = harness_create("protocols-lock-presented");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 2,
+			.output_size = "320x240" });
+	struct harness_conn *conn = vitrail->conn;
+	harness_pointer_move(conn, PARK_X, PARK_Y);
+	harness_settle(conn);
+	uint32_t costs[8];
+	for (size_t i = 0; i < 8; i++) {
+		costs[i] = 800000;
+	}
+	harness_slow_frames(conn, costs, 8);
+	struct harness_proc *locker = start_locker(harness, vitrail, LOCK_A,
+		NULL);
+	ck_assert_msg(wait_log(locker, "locked ", 15000), "no locked event");
+	long ms = locked_after_ms(locker);
+	fprintf(stderr, "locked %ld ms after the request (frames of 800 ms)\n",
+		ms);
+	ck_assert_msg(ms >= 750, "locked %ld ms after the request, before a "
+		"frame showing the lock (800 ms to render) was presented", ms);
+	harness_slow_frames(conn, (uint32_t[]){ 0 }, 1);
+	check_solid(harness, vitrail, LOCK_A, "locked");
+
+	// the locker dies: another program may not take over, it may
+	harness_proc_signal(locker, SIGKILL);
+	ck_assert(harness_proc_wait(locker, 15000));
+	check_solid(harness, vitrail, LOCK_DEAD, "locker-died");
+	ck_assert_msg(lock_from_this_program(vitrail) == 2, "another program "
+		"was not refused the abandoned lock");
+	check_solid(harness, vitrail, LOCK_DEAD, "other-refused");
+	locker = lock_with(harness, vitrail, LOCK_B);
+	check_solid(harness, vitrail, LOCK_B, "taken-over");
+	harness_proc_signal(locker, SIGUSR1);
+	ck_assert(harness_proc_wait(locker, 15000));
+	ck_assert_msg(wait_log(locker, "unlocked", 1000), "no unlock");
+	// unlocked, any program may lock
+	ck_assert_msg(lock_from_this_program(vitrail) != 2, "a lock of an "
+		"unlocked session was refused");
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -2872,6 +2998,8 @@ static Suite *protocols_suite(void) {
 		60);
 	harness_add_case(suite, "session_lock", test_protocols_session_lock, 120);
 	harness_add_case(suite, "swaylock", test_protocols_swaylock, 60);
+	harness_add_case(suite, "lock_presented", test_protocols_lock_presented,
+		90);
 	harness_add_case(suite, "single_pixel", test_protocols_single_pixel_buffer,
 		60);
 	harness_add_case(suite, "foreign_toplevel",

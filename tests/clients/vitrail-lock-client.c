@@ -8,7 +8,8 @@
  * It locks the session and gives every wl_output a lock surface of the
  * colour (premultiplied ARGB8888, default ff3366cc), drawn at the size of
  * each configure. It prints one line per event the tests wait for, on
- * stdout (line-buffered): "locked", "finished", "drawn OUTPUT W H",
+ * stdout (line-buffered): "locked N ms after the request" (vitrail sends
+ * it once every output shows the lock), "finished", "drawn OUTPUT W H",
  * "pointer enter", "pointer button", "keyboard enter", "key CODE pressed"
  * (or released; evdev codes), "unlocked", and
  * "protocol error INTERFACE CODE" when vitrail ends the connection with
@@ -34,11 +35,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
 
@@ -67,6 +70,7 @@ struct client {
 	uint32_t color;
 	const char *misbehave;
 	bool locked, finished;
+	int64_t lock_ms; /* when the lock was asked for (CLOCK_MONOTONIC) */
 };
 
 static struct wl_buffer *solid_buffer(struct client *c, int32_t width,
@@ -144,10 +148,17 @@ static void create_lock_surface(struct client *c, struct output *o) {
 
 /* ---- the lock ----------------------------------------------------------- */
 
+static int64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void lock_locked(void *data, struct ext_session_lock_v1 *lock) {
 	struct client *c = data;
 	c->locked = true;
-	printf("locked\n");
+	printf("locked %lld ms after the request\n",
+		(long long)(now_ms() - c->lock_ms));
 }
 
 static void lock_finished(void *data, struct ext_session_lock_v1 *lock) {
@@ -390,6 +401,7 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, "missing globals (ext_session_lock_manager_v1?)\n");
 		return 1;
 	}
+	c.lock_ms = now_ms();
 	c.lock = ext_session_lock_manager_v1_lock(c.manager);
 	ext_session_lock_v1_add_listener(c.lock, &lock_listener, &c);
 	for (int i = 0; i < c.noutputs; i++) {
@@ -417,6 +429,13 @@ int main(int argc, char *argv[]) {
 		return 2;
 	}
 	if (c.misbehave != NULL) {
+		/* dup-output and destroy-locked misbehave once locked */
+		while (!c.locked && (strcmp(c.misbehave, "dup-output") == 0 ||
+				strcmp(c.misbehave, "destroy-locked") == 0)) {
+			if (wl_display_dispatch(c.display) < 0) {
+				connection_lost(&c);
+			}
+		}
 		misbehave(&c);
 	}
 	int waited_ms = 0;
