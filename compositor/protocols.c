@@ -41,9 +41,19 @@
  *   drawn by decoration.c.
  * - wlr-input-inhibitor (old screen lockers): while a client holds it,
  *   windows of other clients get no pointer, touch or keyboard focus.
+ *
+ * Limits on what a client may keep in vitrail's memory (a protocol logger
+ * sees each request before wlroots does): at most FEEDBACK_MAX
+ * wp_presentation_feedback requests for one surface between two commits
+ * (wlroots 0.15 keeps them all for that commit; a client asks for one; more
+ * is an implementation error and the client is cut off),
+ * and at most ACTIVATION_TOKENS_MAX activation tokens alive (wlroots
+ * keeps a committed token 30 s, past its client: a launcher exits once it
+ * handed its token over); past it the oldest expire at once.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wlr/render/allocator.h>
 #include <wlr/types/wlr_compositor.h>
 #include <wlr/types/wlr_cursor.h>
@@ -61,6 +71,7 @@
 #include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_pointer_gestures_v1.h>
+#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_server_decoration.h>
@@ -101,6 +112,8 @@ struct vt_protocols {
 	struct wlr_xdg_decoration_manager_v1 *xdg_decoration;
 	struct wlr_server_decoration_manager *kde_decoration;
 	struct wlr_input_inhibit_manager *input_inhibit;
+	struct wl_protocol_logger *limits; /* see limits_check */
+	struct wl_event_source *trim_tokens; /* idle, or NULL */
 
 	struct wl_listener request_activate;
 	struct wl_listener new_idle_inhibitor;
@@ -1311,6 +1324,62 @@ bool vt_protocols_client_allowed(struct vt_server *server,
 		p->input_inhibit->active_client == client;
 }
 
+/* ---- limits ------------------------------------------------------------- */
+
+#define FEEDBACK_MAX 1024
+#define ACTIVATION_TOKENS_MAX 256
+
+/* The oldest tokens past ACTIVATION_TOKENS_MAX expire now: wlroots 0.15
+ * has no call to destroy a token, so their expiry timer (wlroots' own
+ * path) fires at once. */
+static void trim_tokens(void *data) {
+	struct vt_protocols *p = data;
+	p->trim_tokens = NULL;
+	size_t n = (size_t)wl_list_length(&p->activation->tokens);
+	struct wlr_xdg_activation_token_v1 *token;
+	/* newest first in the list: the oldest are at its end */
+	wl_list_for_each_reverse(token, &p->activation->tokens, link) {
+		if (n <= ACTIVATION_TOKENS_MAX) {
+			break;
+		}
+		if (token->timeout != NULL) {
+			wl_event_source_timer_update(token->timeout, 1);
+		}
+		n--;
+	}
+}
+
+static void limits_check(void *data, enum wl_protocol_logger_type type,
+		const struct wl_protocol_logger_message *message) {
+	struct vt_protocols *p = data;
+	if (type != WL_PROTOCOL_LOGGER_REQUEST) {
+		return;
+	}
+	const char *class = wl_resource_get_class(message->resource);
+	const char *name = message->message->name;
+	if (strcmp(class, "wp_presentation") == 0 &&
+			strcmp(name, "feedback") == 0) {
+		struct vt_surface *surface = message->arguments_count == 2 &&
+			message->arguments[0].o != NULL ?
+			vt_surface_from_wlr(wlr_surface_from_resource(
+				(struct wl_resource *)message->arguments[0].o)) : NULL;
+		if (surface != NULL &&
+				++surface->feedback_requests > FEEDBACK_MAX) {
+			wl_client_post_implementation_error(
+				wl_resource_get_client(message->resource), "more than %d "
+				"wp_presentation.feedback requests for wl_surface@%u "
+				"before its commit", FEEDBACK_MAX,
+				wl_resource_get_id(surface->wlr_surface->resource));
+		}
+	} else if (strcmp(class, "xdg_activation_token_v1") == 0 &&
+			strcmp(name, "commit") == 0 && p->trim_tokens == NULL) {
+		/* after wlroots made the token */
+		p->trim_tokens = wl_event_loop_add_idle(
+			wl_display_get_event_loop(p->server->display),
+			trim_tokens, p);
+	}
+}
+
 /* ---- setup -------------------------------------------------------------- */
 
 bool vt_protocols_init(struct vt_server *server) {
@@ -1367,6 +1436,7 @@ bool vt_protocols_init(struct vt_server *server) {
 	}
 	kde_decoration_set_default(p);
 	server->protocols = p;
+	p->limits = wl_display_add_protocol_logger(display, limits_check, p);
 
 	p->request_activate.notify = handle_request_activate;
 	wl_signal_add(&p->activation->events.request_activate,
@@ -1441,6 +1511,12 @@ void vt_protocols_finish(struct vt_server *server) {
 		return;
 	}
 	constraint_deactivate(p);
+	if (p->limits != NULL) {
+		wl_protocol_logger_destroy(p->limits);
+	}
+	if (p->trim_tokens != NULL) {
+		wl_event_source_remove(p->trim_tokens);
+	}
 	wl_list_remove(&p->request_activate.link);
 	wl_list_remove(&p->new_idle_inhibitor.link);
 	wl_list_remove(&p->new_constraint.link);

@@ -186,6 +186,9 @@ struct vt_surface {
 	struct vt_surface_timing *timing;
 	bool prerender;
 	bool latching;
+	/* wp_presentation.feedback requests since its last commit (the
+	 * limit is protocols.c's) */
+	uint32_t feedback_requests;
 	/* The path manager (paths.c): its path and callback timing; on the
 	 * low-latency path with tearing allowed, tearing; the
 	 * wp_tearing_control_v1 hint (pending, applied at commit). */

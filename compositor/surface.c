@@ -836,6 +836,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	/* no frame starts before every commit listener ran */
 	vt_outputs_defer_pacers(surface->server);
 	surface->committing = true;
+	surface->feedback_requests = 0;
 	surface->content_type = surface->content_type_pending;
 	bool new_content =
 		pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);

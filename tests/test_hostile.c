@@ -48,7 +48,9 @@
 #include <wayland-client.h>
 #include "harness.h"
 #include "scene-client.h"
+#include "presentation-time-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include "xdg-activation-v1-client-protocol.h"
 
 /* The longest the probe may wait for a frame callback (at 60 Hz one comes
  * every 16.7 ms: 100 ms is six periods missed in a row). */
@@ -565,6 +567,78 @@ static void run_drag_no_source(struct harness_vitrail *vitrail) {
 	child_finish(&app);
 }
 
+/* 200,000 wp_presentation.feedback requests for one surface before its
+ * commit: wlroots 0.15 keeps every one for that commit (about 200 bytes
+ * each, +404 MB for 2 million, not given back); past 1,024 the client is
+ * cut off with an implementation error. */
+static struct wp_presentation *feedback_presentation;
+static struct xdg_activation_v1 *token_activation;
+
+static void limits_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		feedback_presentation = wl_registry_bind(registry, name,
+			&wp_presentation_interface, 1);
+	} else if (strcmp(interface, xdg_activation_v1_interface.name) == 0) {
+		token_activation = wl_registry_bind(registry, name,
+			&xdg_activation_v1_interface, 1);
+	}
+}
+
+static const struct wl_registry_listener limits_registry_listener = {
+	.global = limits_global,
+	.global_remove = vk_global_remove,
+};
+
+static void run_feedback_flood(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &limits_registry_listener, NULL);
+	if (wl_display_roundtrip(app.display) < 0 ||
+			feedback_presentation == NULL) {
+		child_fail("no wp_presentation");
+	}
+	struct wl_surface *surface = wl_compositor_create_surface(app.compositor);
+	for (int i = 0; i < 200000; i++) {
+		wp_presentation_feedback(feedback_presentation, surface);
+		/* a round trip every 100 (1.6 KB, one write with its sync):
+		 * an error is read before a write could meet the closed
+		 * connection */
+		if (i % 100 == 99 && wl_display_roundtrip(app.display) < 0) {
+			break;
+		}
+	}
+	wl_surface_commit(surface);
+	child_finish(&app);
+}
+
+/* 100,000 xdg-activation tokens committed and never used: wlroots 0.15
+ * keeps each (about 400 bytes) for 30 s after its client left; vitrail
+ * keeps the newest 256. */
+static void run_activation_tokens(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &limits_registry_listener, NULL);
+	if (wl_display_roundtrip(app.display) < 0 || token_activation == NULL) {
+		child_fail("no xdg_activation_v1");
+	}
+	for (int i = 0; i < 100000; i++) {
+		struct xdg_activation_token_v1 *token =
+			xdg_activation_v1_get_activation_token(token_activation);
+		xdg_activation_token_v1_set_app_id(token,
+			"a-rather-long-application-id-for-a-token-kept-in-vitrail");
+		xdg_activation_token_v1_commit(token);
+		xdg_activation_token_v1_destroy(token);
+		/* 32 tokens' requests fill 3.2 KB; their done events are read */
+		if (i % 32 == 31 && wl_display_roundtrip(app.display) < 0) {
+			break;
+		}
+	}
+	child_finish(&app);
+}
+
 static void run_shm_large(struct harness_vitrail *vitrail) {
 	struct sc_app app;
 	child_connect(&app, vitrail);
@@ -898,6 +972,11 @@ static const struct hostile_case cases[] = {
 		10000 },
 	{ "drag_no_source", run_drag_no_source,
 		{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
+	{ "feedback_flood", run_feedback_flood,
+		{ OUTCOME_PROTOCOL_ERROR, "wl_display",
+			WL_DISPLAY_ERROR_IMPLEMENTATION, false }, 60000 },
+	{ "activation_tokens", run_activation_tokens,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
 };
 
 static const struct hostile_case *find_case(const char *name) {
@@ -989,6 +1068,8 @@ HOSTILE_TEST(disconnect_in_flight)
 HOSTILE_TEST(keymap_past_end)
 HOSTILE_TEST(keymap_no_nul)
 HOSTILE_TEST(drag_no_source)
+HOSTILE_TEST(feedback_flood)
+HOSTILE_TEST(activation_tokens)
 
 /* ---- a large buffer's content ------------------------------------------- */
 
@@ -1737,6 +1818,8 @@ static Suite *hostile_suite(void) {
 		{ "keymap_past_end", test_hostile_keymap_past_end },
 		{ "keymap_no_nul", test_hostile_keymap_no_nul },
 		{ "drag_no_source", test_hostile_drag_no_source },
+		{ "feedback_flood", test_hostile_feedback_flood },
+		{ "activation_tokens", test_hostile_activation_tokens },
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		harness_add_case(suite, tests[i].name, tests[i].test, 120);
