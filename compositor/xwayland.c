@@ -21,6 +21,13 @@
  *   (wlr_xwayland_or_surface_wants_focus) gets the keyboard until it
  *   unmaps.
  *
+ * Configures are coalesced: what vitrail tells an X window (its place and
+ * size) is sent once per event-loop turn, the last one, at the turn's
+ * idle (x_configure). wlroots 0.15 flushes the X connection with every
+ * configure, blocking while Xwayland is itself blocked writing to
+ * vitrail: 3,000 ConfigureWindow requests of one client, each answered,
+ * froze every client for seconds.
+ *
  * Tree: each X window owns a container node (in the views layer or the
  * override-redirect layer) at the origin of its surface; the surface's
  * node (surface.c) lives inside it while the window is mapped.
@@ -55,6 +62,10 @@ struct xwayland_view {
 	uint32_t fill; /* enum vt_view_fill: what vitrail last set */
 	/* the client's own size, for leaving a fill state */
 	int natural_width, natural_height;
+	/* the configure to send at the idle (x_configure), or NULL */
+	struct wl_event_source *configure_idle;
+	int16_t cfg_x, cfg_y;
+	uint16_t cfg_width, cfg_height;
 
 	struct wl_listener request_configure;
 	struct wl_listener request_activate;
@@ -103,6 +114,47 @@ static void x_set_activated(struct vt_view *view, bool activated) {
 	}
 }
 
+static void configure_send(void *data) {
+	struct xwayland_view *xv = data;
+	xv->configure_idle = NULL;
+	wlr_xwayland_surface_configure(xv->xsurface, xv->cfg_x, xv->cfg_y,
+		xv->cfg_width, xv->cfg_height);
+}
+
+/* Tell the X window its place and size: the last of this turn goes at
+ * its idle. */
+static void x_configure(struct xwayland_view *xv, int16_t x, int16_t y,
+		uint16_t width, uint16_t height) {
+	xv->cfg_x = x;
+	xv->cfg_y = y;
+	xv->cfg_width = width;
+	xv->cfg_height = height;
+	if (xv->configure_idle == NULL) {
+		xv->configure_idle = wl_event_loop_add_idle(
+			wl_display_get_event_loop(xv->view.server->display),
+			configure_send, xv);
+		if (xv->configure_idle == NULL) {
+			configure_send(xv);
+		}
+	}
+}
+
+/* Send the coalesced configure now, if any. */
+static void configure_flush(struct xwayland_view *xv) {
+	if (xv->configure_idle != NULL) {
+		wl_event_source_remove(xv->configure_idle);
+		configure_send(xv);
+	}
+}
+
+/* The size the X window has been told last (sent or to send). */
+static void x_told_size(struct xwayland_view *xv, uint16_t *width,
+		uint16_t *height) {
+	*width = xv->configure_idle != NULL ? xv->cfg_width : xv->xsurface->width;
+	*height = xv->configure_idle != NULL ? xv->cfg_height :
+		xv->xsurface->height;
+}
+
 static uint16_t clamp_size(int size) {
 	return size < 1 ? 1 : size > UINT16_MAX ? UINT16_MAX : (uint16_t)size;
 }
@@ -117,15 +169,18 @@ static void x_set_size(struct vt_view *view, int width, int height) {
 		xv->natural_width = width;
 		xv->natural_height = height;
 	}
-	wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x,
-		(int16_t)view->y, clamp_size(width), clamp_size(height));
+	x_configure(xv, (int16_t)view->x, (int16_t)view->y, clamp_size(width),
+		clamp_size(height));
 }
 
 static void x_moved(struct vt_view *view) {
-	struct wlr_xwayland_surface *xsurface = xwayland_view(view)->xsurface;
-	if (xsurface->x != view->x || xsurface->y != view->y) {
-		wlr_xwayland_surface_configure(xsurface, (int16_t)view->x,
-			(int16_t)view->y, xsurface->width, xsurface->height);
+	struct xwayland_view *xv = xwayland_view(view);
+	int16_t x = xv->configure_idle != NULL ? xv->cfg_x : xv->xsurface->x;
+	int16_t y = xv->configure_idle != NULL ? xv->cfg_y : xv->xsurface->y;
+	if (x != view->x || y != view->y) {
+		uint16_t width, height;
+		x_told_size(xv, &width, &height);
+		x_configure(xv, (int16_t)view->x, (int16_t)view->y, width, height);
 	}
 }
 
@@ -234,6 +289,8 @@ static void handle_map(struct wl_listener *listener, void *data) {
 	if (surface == NULL) {
 		return;
 	}
+	/* placed from what it was told last */
+	configure_flush(xv);
 	view->surface = xsurface->surface;
 	vr_node_set_parent(surface->node, view->node);
 	view->commit.notify = handle_commit;
@@ -307,16 +364,16 @@ static void handle_request_configure(struct wl_listener *listener,
 	struct wlr_xwayland_surface_configure_event *event = data;
 	if (!view->mapped || xv->unmanaged) {
 		/* not placed yet: as asked (the map places it) */
-		wlr_xwayland_surface_configure(xv->xsurface, event->x, event->y,
-			event->width, event->height);
+		x_configure(xv, event->x, event->y, event->width, event->height);
 		xv->natural_width = event->width;
 		xv->natural_height = event->height;
 		return;
 	}
 	if (view->server->config.mode == VT_MODE_KIOSK || xv->fill != 0) {
 		/* it fills its output: told so again */
-		wlr_xwayland_surface_configure(xv->xsurface, (int16_t)view->x,
-			(int16_t)view->y, xv->xsurface->width, xv->xsurface->height);
+		uint16_t width, height;
+		x_told_size(xv, &width, &height);
+		x_configure(xv, (int16_t)view->x, (int16_t)view->y, width, height);
 		return;
 	}
 	/* a floating window moves and sizes itself */
@@ -417,6 +474,9 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->map.link);
 	wl_list_remove(&view->unmap.link);
 	wl_list_remove(&view->destroy.link);
+	if (xv->configure_idle != NULL) {
+		wl_event_source_remove(xv->configure_idle);
+	}
 	wl_list_remove(&xv->request_configure.link);
 	wl_list_remove(&xv->request_activate.link);
 	wl_list_remove(&xv->set_geometry.link);

@@ -881,6 +881,70 @@ END_TEST
  * colour in HEADLESS-2's screenshot at that place less 640, and a click
  * there gives it the X focus the xdg window had.
  */
+/* ---- configure_flood ---------------------------------------------------- */
+
+/*
+ * 3,000 ConfigureWindow requests on one mapped X window, a round trip to
+ * the X server every 100: vitrail answered each with a configure, and
+ * wlroots 0.15 flushes the X connection with every one, blocking while
+ * Xwayland was itself blocked writing to vitrail: every Wayland client
+ * froze for seconds (8.3 s, measured on another machine; here the round
+ * trips stayed short, but the X window ended at a size it never asked
+ * for last: 152x112 where the last request said 199x119). Configures are
+ * now coalesced: an xdg window's wl_display round trips, one after each
+ * hundred, never take over 500 ms, and the X window ends where its last
+ * request put it, as X itself says.
+ */
+START_TEST(test_xwayland_configure_flood)
+{
+	struct harness *harness = harness_create("configure_flood");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+		&(struct harness_vitrail_options){ .outputs = 1,
+			.output_size = "640x480" });
+	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
+	struct sc_app app = { 0 };
+	xdg_window_start(vitrail, &app, "xdg-bystander");
+	xcb_screen_t *screen;
+	xcb_connection_t *conn = x_connect(vitrail, &screen);
+	static const char class[] = "xcb-flood\0XcbFlood";
+	const struct harness_window *w;
+	xcb_window_t window = x_managed_window(vitrail, conn, screen, class,
+		sizeof(class), 0, &w);
+	int64_t longest = 0;
+	uint32_t last[4] = { 0 };
+	for (int i = 0; i < 3000; i++) {
+		last[0] = (uint32_t)(10 + i % 97);
+		last[1] = (uint32_t)(20 + i % 89);
+		last[2] = (uint32_t)(150 + i % 50);
+		last[3] = (uint32_t)(80 + i % 40);
+		xcb_configure_window(conn, window, XCB_CONFIG_WINDOW_X |
+			XCB_CONFIG_WINDOW_Y | XCB_CONFIG_WINDOW_WIDTH |
+			XCB_CONFIG_WINDOW_HEIGHT, last);
+		if (i % 100 == 99) {
+			free(xcb_get_input_focus_reply(conn,
+				xcb_get_input_focus(conn), NULL));
+			int64_t t0 = harness_now_ms();
+			ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+			int64_t took = harness_now_ms() - t0;
+			longest = took > longest ? took : longest;
+		}
+	}
+	xcb_flush(conn);
+	fprintf(stderr, "longest wl_display round trip of the bystander: "
+		"%lld ms\n", (long long)longest);
+	ck_assert_msg(longest <= harness_scaled_ms(500), "a bystander's round "
+		"trip took %lld ms during the X client's configures",
+		(long long)longest);
+	wait_x_geometry(conn, window, (int32_t)last[0], (int32_t)last[1],
+		(int32_t)last[2], (int32_t)last[3], "after the flood");
+	xcb_disconnect(conn);
+	wait_window(vitrail, "XcbFlood", true);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 START_TEST(test_xwayland_two_outputs)
 {
 	struct harness *harness = harness_create("two_outputs");
@@ -934,6 +998,8 @@ static Suite *xwayland_suite(void) {
 		120);
 	harness_add_case(suite, "move_resize", test_xwayland_move_resize, 120);
 	harness_add_case(suite, "two_outputs", test_xwayland_two_outputs, 120);
+	harness_add_case(suite, "configure_flood", test_xwayland_configure_flood,
+		120);
 	return suite;
 }
 
