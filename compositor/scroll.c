@@ -5,7 +5,12 @@
  * render time, where and when to ask for frames, the fling).
  *
  * A region's frame is either an image (attach_buffer: the buffer's pixels
- * copied at once into a vr_image charged to the client's image budget)
+ * copied into a vr_image charged to the client's image budget: at once
+ * in version 1; in version 2 a frame of VT_COPY_BANDED_BYTES or more is
+ * copied in bands, VT_COPY_BAND_NS of the main thread per event-loop
+ * turn, as large surface buffers are (surface.c), the wl_buffer held
+ * until then and released after; a commit that applies it waits for the
+ * last band)
  * drawn by one node, `crop`, under the surface's scroll layer at the
  * region's place, whose source rectangle is the window; or a scene node
  * (attach_node), which the scene moves by the window's offset
@@ -39,7 +44,7 @@
 #include "server.h"
 #include "vitrail-scroll-v1-protocol.h"
 
-#define SCROLL_VERSION 1
+#define SCROLL_VERSION 2
 
 /* Limits (documented in the protocol). */
 #define REGIONS_PER_SURFACE 16
@@ -52,6 +57,8 @@
 #define LEAD_MARGIN_NS 2000000ull
 /* A request not answered for this long may be made again. */
 #define REQUEST_TIMEOUT_NS 1000000000ull
+/* Rows copied between two looks at the clock in a band. */
+#define COPY_STEP_BYTES (256u << 10)
 /* libwayland cuts error messages at 127 bytes (see scene.c). */
 #define ERROR_MESSAGE_MAX 100
 
@@ -73,9 +80,21 @@ enum frame_kind {
 	FRAME_NODE,
 };
 
+/* A frame's pixels being copied in bands (version 2). */
+struct frame_copy {
+	struct scroll_region *region; // its frame is region->pending
+	struct wl_resource *buffer; // the client's, released once copied
+	struct wl_listener buffer_destroy;
+	struct wl_event_source *timer; // the next band
+	int32_t next_row, rows;
+	uint64_t start_ns, busy_ns;
+	uint32_t bands;
+};
+
 struct frame {
 	enum frame_kind kind;
 	struct vr_image *image; // FRAME_BUFFER, referenced
+	struct frame_copy *copy; // FRAME_BUFFER: rows still to copy, or NULL
 	uint64_t bytes; // FRAME_BUFFER: charged to the region's budget
 	struct vt_scene_node *node; // FRAME_NODE
 	int32_t size[2]; // the frame's extent
@@ -95,6 +114,8 @@ struct scroll_region {
 	bool rect_pending;
 	struct frame frame, pending;
 	bool frame_pending;
+	/* a commit waits for the pending frame's last band */
+	bool commit_waiting;
 	int32_t pending_pos[2];
 	bool pos_pending;
 	struct wl_listener node_destroy; // frame.node's, when listening
@@ -258,8 +279,23 @@ static void handle_pending_node_destroy(struct wl_listener *listener,
 
 /* Let go of a frame: its pixels leave the budget, a node goes back to
  * where its client put it (unless it is being destroyed: gone). */
+static void copy_stop(struct frame_copy *copy) {
+	struct vt_server *server = copy->region->manager->server;
+	wl_event_source_remove(copy->timer);
+	if (copy->buffer != NULL) {
+		wl_list_remove(&copy->buffer_destroy.link);
+		/* vitrail reads it no more */
+		wl_buffer_send_release(copy->buffer);
+	}
+	free(copy);
+	server->surface_copies--;
+}
+
 static void frame_release(struct scroll_region *region, struct frame *f,
 		struct wl_listener *listener, bool node_alive) {
+	if (f->copy != NULL) {
+		copy_stop(f->copy);
+	}
 	if (f->kind == FRAME_BUFFER) {
 		vt_client_budget_charge(region->budget, f->bytes, 0, NULL);
 		if (f == &region->frame && region->crop != NULL) {
@@ -444,6 +480,12 @@ static void region_apply(struct scroll_region *region) {
 			!region->pos_pending) {
 		return;
 	}
+	if (region->frame_pending && region->pending.copy != NULL) {
+		/* applied with the copy's last band (copy_handle_timer) */
+		region->commit_waiting = true;
+		return;
+	}
+	region->commit_waiting = false;
 	int32_t rect[4];
 	memcpy(rect, region->rect_pending ? region->pending_rect : region->rect,
 		sizeof(rect));
@@ -502,6 +544,7 @@ static void region_finish(struct scroll_region *region) {
 	frame_release(region, &region->frame, &region->node_destroy, true);
 	frame_release(region, &region->pending, &region->pending_node_destroy,
 		true);
+	region->commit_waiting = false;
 	vr_node_destroy(region->crop);
 	region->crop = NULL;
 	wl_list_remove(&region->surface_commit.link);
@@ -551,6 +594,114 @@ static void region_handle_set_region(struct wl_client *client,
 	region->pending_rect[2] = width;
 	region->pending_rect[3] = height;
 	region->rect_pending = true;
+}
+
+/* The pending frame's copy is over (complete, or given up: the frame
+ * goes): a commit that waited for it applies now. */
+static void copy_over(struct scroll_region *region, bool complete) {
+	struct frame_copy *copy = region->pending.copy;
+	if (complete) {
+		wlr_log(WLR_DEBUG, "scroll region %u: a %dx%d frame copied in %u "
+			"bands over %.1f ms (main thread %.1f ms)", region->id,
+			vr_image_width(region->pending.image), copy->rows, copy->bands,
+			(double)(vt_now_ns() - copy->start_ns) / 1e6,
+			(double)copy->busy_ns / 1e6);
+		region->pending.copy = NULL;
+		copy_stop(copy);
+	} else {
+		frame_release(region, &region->pending,
+			&region->pending_node_destroy, true);
+		region->frame_pending = false;
+	}
+	if (region->commit_waiting) {
+		region_apply(region);
+	}
+}
+
+static int copy_handle_timer(void *data) {
+	struct frame_copy *copy = data;
+	struct scroll_region *region = copy->region;
+	struct vt_server *server = region->manager->server;
+	struct vr_image *image = region->pending.image;
+	assert(region->pending.copy == copy);
+	if (vr_image_in_use(image)) {
+		wl_event_source_timer_update(copy->timer, 1);
+		return 0;
+	}
+	uint64_t start = vt_now_ns();
+	struct wl_shm_buffer *shm = wl_shm_buffer_get(copy->buffer);
+	wl_shm_buffer_begin_access(shm);
+	/* a pool can be resized (remapped) between bands */
+	const uint8_t *pixels = wl_shm_buffer_get_data(shm);
+	int32_t stride = wl_shm_buffer_get_stride(shm);
+	int32_t width = vr_image_width(image);
+	int32_t step = (int32_t)(COPY_STEP_BYTES / ((size_t)width * 4));
+	step = step > 0 ? step : 1;
+	bool ok = true;
+	while (ok && copy->next_row < copy->rows) {
+		int32_t y = copy->next_row;
+		int32_t n = copy->rows - y < step ? copy->rows - y : step;
+		struct vr_box box = { 0, y, width, n };
+		ok = vr_image_write_box(image, pixels + (size_t)y * (size_t)stride,
+			stride, &box);
+		copy->next_row += n;
+		if (vt_now_ns() - start >= VT_COPY_BAND_NS) {
+			break;
+		}
+	}
+	/* a truncated pool: wl_shm.invalid_fd, the client is cut off and
+	 * its region with it */
+	wl_shm_buffer_end_access(shm);
+	copy->busy_ns += vt_now_ns() - start;
+	copy->bands++;
+	if (!ok || copy->next_row >= copy->rows) {
+		if (!ok) {
+			wlr_log(WLR_ERROR, "copying a scroll frame failed");
+		}
+		copy_over(region, ok);
+	} else {
+		wl_event_source_timer_update(copy->timer, 1);
+	}
+	vt_test_check_settled(server);
+	return 0;
+}
+
+static void copy_handle_buffer_destroy(struct wl_listener *listener,
+		void *data) {
+	struct frame_copy *copy =
+		wl_container_of(listener, copy, buffer_destroy);
+	struct scroll_region *region = copy->region;
+	wlr_log(WLR_DEBUG, "scroll region %u: wl_buffer destroyed while vitrail "
+		"copied it: the frame is dropped", region->id);
+	wl_list_remove(&copy->buffer_destroy.link);
+	copy->buffer = NULL;
+	copy_over(region, false);
+	vt_test_check_settled(region->manager->server);
+}
+
+/* Start copying the buffer into the image in bands. */
+static struct frame_copy *copy_start(struct scroll_region *region,
+		struct wl_resource *buffer, int32_t rows) {
+	struct vt_server *server = region->manager->server;
+	struct frame_copy *copy = calloc(1, sizeof(*copy));
+	if (copy == NULL) {
+		return NULL;
+	}
+	copy->timer = wl_event_loop_add_timer(
+		wl_display_get_event_loop(server->display), copy_handle_timer, copy);
+	if (copy->timer == NULL) {
+		free(copy);
+		return NULL;
+	}
+	copy->region = region;
+	copy->buffer = buffer;
+	copy->rows = rows;
+	copy->start_ns = vt_now_ns();
+	copy->buffer_destroy.notify = copy_handle_buffer_destroy;
+	wl_resource_add_destroy_listener(buffer, &copy->buffer_destroy);
+	wl_event_source_timer_update(copy->timer, 1);
+	server->surface_copies++;
+	return copy;
 }
 
 /* The pending frame becomes f (its old one let go). */
@@ -631,12 +782,28 @@ static void region_handle_attach_buffer(struct wl_client *client,
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_shm_buffer_begin_access(shm);
-	vr_image_write(image, wl_shm_buffer_get_data(shm), stride, NULL);
-	wl_shm_buffer_end_access(shm);
+	struct frame_copy *copy = NULL;
+	bool v2 = wl_resource_get_version(resource) >= 2;
+	if (v2 && bytes >= VT_COPY_BANDED_BYTES) {
+		copy = copy_start(region, buffer, height);
+		if (copy == NULL) {
+			vr_image_unref(image);
+			vt_client_budget_charge(region->budget, bytes, 0, NULL);
+			wl_client_post_no_memory(client);
+			return;
+		}
+	} else {
+		wl_shm_buffer_begin_access(shm);
+		vr_image_write(image, wl_shm_buffer_get_data(shm), stride, NULL);
+		wl_shm_buffer_end_access(shm);
+		if (v2) {
+			wl_buffer_send_release(buffer);
+		}
+	}
 	struct frame f = {
 		.kind = FRAME_BUFFER,
 		.image = image,
+		.copy = copy,
 		.bytes = bytes,
 		.size = { width, height },
 		.offset = { content_x, content_y },

@@ -50,6 +50,7 @@
 #include "scene-client.h"
 #include "presentation-time-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include "vitrail-scroll-v1-client-protocol.h"
 #include "xdg-activation-v1-client-protocol.h"
 
 /* The longest the probe may wait for a frame callback (at 60 Hz one comes
@@ -639,6 +640,96 @@ static void run_activation_tokens(struct harness_vitrail *vitrail) {
 	child_finish(&app);
 }
 
+/* 60 vitrail_scroll_region_v1.attach_buffer of one 4096 x 7000 frame
+ * (112 MiB, sparse zeros) before one commit, version 2: vitrail copied
+ * each at once on its main thread (a bystander waited 337 ms for one,
+ * 1,206 ms for such a burst); it now copies the frame that stays in
+ * bands and releases the buffer once done (each replaced one at once). */
+static struct vitrail_scroll_manager_v1 *scroll_manager;
+
+static void scroll_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, vitrail_scroll_manager_v1_interface.name) == 0 &&
+			version >= 2) {
+		scroll_manager = wl_registry_bind(registry, name,
+			&vitrail_scroll_manager_v1_interface, 2);
+	}
+}
+
+static const struct wl_registry_listener scroll_registry_listener = {
+	.global = scroll_global,
+	.global_remove = vk_global_remove,
+};
+
+static void scroll_frame_needed(void *data,
+		struct vitrail_scroll_region_v1 *region, int32_t x, int32_t y,
+		int32_t width, int32_t height) {
+}
+
+static void scroll_position(void *data,
+		struct vitrail_scroll_region_v1 *region, int32_t x, int32_t y,
+		uint32_t display_hi, uint32_t display_lo) {
+}
+
+static const struct vitrail_scroll_region_v1_listener scroll_region_listener = {
+	.frame_needed = scroll_frame_needed,
+	.position = scroll_position,
+};
+
+static void count_release(void *data, struct wl_buffer *buffer) {
+	(*(int *)data)++;
+}
+
+static const struct wl_buffer_listener count_release_listener = {
+	.release = count_release,
+};
+
+static void run_scroll_large_frame(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &scroll_registry_listener, NULL);
+	if (wl_display_roundtrip(app.display) < 0 || scroll_manager == NULL) {
+		child_fail("no vitrail_scroll_manager_v1 version 2");
+	}
+	if (!sc_app_create_window(&app, "scroll-large", "scroll-large", 64, 64,
+			0xff808080)) {
+		child_fail("no window");
+	}
+	struct vitrail_scroll_region_v1 *region =
+		vitrail_scroll_manager_v1_get_scroll_region(scroll_manager,
+			app.surface, VITRAIL_SCROLL_REGION_V1_AXIS_VERTICAL, 0, 0, 4096,
+			2800);
+	vitrail_scroll_region_v1_add_listener(region, &scroll_region_listener,
+		NULL);
+	struct wl_buffer *frame = child_buffer(&app, 4096, 7000, 4096 * 4,
+		WL_SHM_FORMAT_XRGB8888, NULL);
+	int releases = 0;
+	wl_buffer_add_listener(frame, &count_release_listener, &releases);
+	for (int i = 0; i < 60; i++) {
+		vitrail_scroll_region_v1_attach_buffer(region, frame, 0, 0, 4096,
+			7000);
+	}
+	wl_surface_commit(app.surface);
+	/* every attach but the last is released when the next replaces it,
+	 * the last once copied */
+	int64_t deadline = harness_now_ms() + 20000;
+	while (releases < 60 && harness_now_ms() < deadline) {
+		if (!child_flush(app.display)) {
+			break;
+		}
+		struct pollfd pfd = { .fd = wl_display_get_fd(app.display),
+			.events = POLLIN };
+		if (poll(&pfd, 1, 100) > 0 && wl_display_dispatch(app.display) < 0) {
+			break;
+		}
+	}
+	if (releases != 60) {
+		child_fail("%d of 60 attaches released", releases);
+	}
+	child_finish(&app);
+}
+
 static void run_shm_large(struct harness_vitrail *vitrail) {
 	struct sc_app app;
 	child_connect(&app, vitrail);
@@ -977,6 +1068,8 @@ static const struct hostile_case cases[] = {
 			WL_DISPLAY_ERROR_IMPLEMENTATION, false }, 60000 },
 	{ "activation_tokens", run_activation_tokens,
 		{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
+	{ "scroll_large_frame", run_scroll_large_frame,
+		{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
 };
 
 static const struct hostile_case *find_case(const char *name) {
@@ -1070,6 +1163,7 @@ HOSTILE_TEST(keymap_no_nul)
 HOSTILE_TEST(drag_no_source)
 HOSTILE_TEST(feedback_flood)
 HOSTILE_TEST(activation_tokens)
+HOSTILE_TEST(scroll_large_frame)
 
 /* ---- a large buffer's content ------------------------------------------- */
 
@@ -1820,6 +1914,7 @@ static Suite *hostile_suite(void) {
 		{ "drag_no_source", test_hostile_drag_no_source },
 		{ "feedback_flood", test_hostile_feedback_flood },
 		{ "activation_tokens", test_hostile_activation_tokens },
+		{ "scroll_large_frame", test_hostile_scroll_large_frame },
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		harness_add_case(suite, tests[i].name, tests[i].test, 120);
