@@ -39,8 +39,9 @@
  *   span or nothing (tri_row), the fringe coverage interpolated per pixel;
  * - glyphs: A8 bitmaps from the cache blended 1:1, a row at a time
  *   through the colour's table of fixed-point blends (blend_lazy_for;
- *   or sampled bilinearly through the triangle rasteriser when
- *   transformed); their quads are placed in phase 1;
+ *   under a rounded clip the same blends, in floats only where the clip
+ *   covers a pixel in part; or sampled bilinearly through the triangle
+ *   rasteriser when transformed); their quads are placed in phase 1;
  * - shadows: the shape's coverage, two separable Gaussian passes with the
  *   reference's weights (8 bits between them), cached across frames,
  *   composited 1:1 per pixel, or scaled with per-column texels and
@@ -1721,8 +1722,13 @@ static struct blend_lazy *blend_lazy_for(const float *color)
 }
 
 /* A coverage image 1:1 with its top-left pixel at (x0, y0); lazy: the
- * (complete) blends of state->color (fixed point, within 1/128 of the float blend)
- * or NULL (float blends). */
+ * (complete) blends of state->color (fixed point, within 1/128 of the float
+ * blend) or NULL (float blends). With lazy, a pixel the rounded clips cover
+ * fully gets the table's blend, as it would without them: whether a clip's
+ * edge meets the draw (vr_rclips_for attaches the clip by the draw's AABB)
+ * must not change the pixels it leaves whole, or text scrolled under a
+ * rounded clip changes by a near-tie near the edges. Only the pixels the
+ * clips cover in part blend in floats. */
 static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		int32_t x0, int32_t y0, const struct vr_prim_state *state,
 		struct blend_lazy *lazy)
@@ -1766,7 +1772,12 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 			}
 			float c = unit8[a];
 			if (rc.on) {
-				c *= rclip_coverage(&rc, (float)x + 0.5f, fy);
+				float clip = rclip_coverage(&rc, (float)x + 0.5f, fy);
+				if (clip >= 1.0f && lazy != NULL) {
+					*p = blend_fx_px(&lazy->fx[a], *p);
+					continue;
+				}
+				c *= clip;
 			}
 			blend_px_memo(&memo, p, color, c);
 		}
@@ -1975,7 +1986,7 @@ static void draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 		return; /* not in this band */
 	}
 	struct blend_lazy *lazy = NULL;
-	if (run->nearest && run->state.nrclips == 0) {
+	if (run->nearest) {
 		lazy = blend_lazy_for(run->state.color);
 	}
 	for (uint32_t i = 0; i < run->text->count; i++) {

@@ -17,7 +17,9 @@
  *   SHADOW (2) texel-aligned: three 8-bit passes, exp() on both sides;
  *     SHADOW_TRANSFORMED (3): the bilinear composite.
  *   IMAGES: the quads' own rules (test_render.c): 1 pixel-exact, 3 scaled.
- * Parallel and sequential renderings are compared bit for bit.
+ * Parallel and sequential renderings are compared bit for bit, and so is
+ * the CPU backend's text scrolled under a rounded clip with the same text
+ * inside it.
  * A failing comparison writes <name>-actual.png, -expected.png and
  * -diff.png into $VITRAIL_TEST_OUT.
  */
@@ -424,6 +426,101 @@ START_TEST(test_primitives_text_transformed)
 }
 END_TEST
 
+/*
+ * A list scrolled under a rounded clip, as vitrail_scroll_v1 moves a
+ * node frame: the viewport clips (radius 12), its content node is
+ * translated by the scroll. A row's pixels are a function of the row,
+ * wherever it is: on the CPU backend, text a rounded clip's edge meets
+ * (the clip attached to its runs) must give the pixels the clip covers
+ * fully the same values as text inside the viewport (no clip attached).
+ * The oracle is the row drawn in the middle of the viewport; at every
+ * position from half out of the top edge to half out of the bottom one,
+ * each pixel of the row away from the corners (the clip's coverage 1)
+ * equals it bit for bit. The colours are vitrail-scroll-list's (its odd
+ * rows), whose glyph blends have near-ties.
+ */
+#define ROW_H 64
+
+static struct vr_color rgb(uint32_t c)
+{
+	return (struct vr_color){ (float)((c >> 16) & 0xff) / 255.0f,
+		(float)((c >> 8) & 0xff) / 255.0f, (float)(c & 0xff) / 255.0f,
+		1.0f };
+}
+
+static uint32_t *cpu_render_scrolled(struct vr_cpu_renderer *cpu,
+		struct vr_node *content, int32_t top)
+{
+	struct vr_mat m = { .a = 1, .d = 1, .ty = (float)top };
+	vr_node_set_transform(content, &m);
+	vr_tree_update(tree, NULL);
+	uint32_t *pixels = calloc((size_t)W * H, 4);
+	ck_assert_ptr_nonnull(pixels);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, W, H,
+		pixels, W * 4);
+	struct vr_mat view = { .a = 1, .d = 1 };
+	ck_assert(vr_cpu_render(cpu, tree, dst, &view, (struct vr_color){ 0 },
+		NULL));
+	pixman_image_unref(dst);
+	return pixels;
+}
+
+START_TEST(test_primitives_text_scrolled_clip)
+{
+	struct vr_node *viewport = vr_node_create(tree);
+	vr_node_set_clip_rounded(viewport, &(struct vr_rectf){ 0, 0, W, H },
+		12.0f);
+	vr_node_set_rect(viewport, W, H, rgb(0xe8e8ee));
+	vr_node_set_parent(viewport, root);
+	struct vr_node *content = vr_node_create(tree);
+	vr_node_set_parent(content, viewport);
+	struct vr_canvas *c = vr_canvas_begin();
+	struct vr_paint bg = { .color = rgb(0xeef0f4) };
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, W, ROW_H - 1 }, &bg);
+	vr_canvas_draw_text(c, 76, 30, "Row 1", &(struct vr_font){
+		"DejaVu Sans", 22, 700 }, rgb(0x202028));
+	vr_canvas_draw_text(c, 76, 52, "Item 2 of 1000", &(struct vr_font){
+		"DejaVu Sans", 14, 400 }, rgb(0x606070));
+	struct vr_display_list *list = vr_canvas_finish(c);
+	struct vr_node *row = vr_node_create(tree);
+	vr_node_set_display_list(row, list);
+	vr_display_list_unref(list);
+	vr_node_set_parent(row, content);
+	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(2);
+	ck_assert_ptr_nonnull(cpu);
+	const int32_t middle = (H - ROW_H) / 2;
+	uint32_t *expected = cpu_render_scrolled(cpu, content, middle);
+	uint32_t *want = malloc((size_t)W * H * 4);
+	ck_assert_ptr_nonnull(want);
+	for (int32_t top = -ROW_H / 2; top <= H - ROW_H / 2; top++) {
+		uint32_t *actual = cpu_render_scrolled(cpu, content, top);
+		/* the oracle's row moved to top, over this rendering's other
+		 * pixels (the clip's edges and corners) */
+		memcpy(want, actual, (size_t)W * H * 4);
+		for (int32_t y = top > 1 ? top : 1; y < top + ROW_H && y < H - 1;
+				y++) {
+			memcpy(&want[y * W + 12], &expected[(y - top + middle) * W + 12],
+				(W - 24) * 4);
+		}
+		int max_diff;
+		size_t bad = vr_pixels_compare(actual, W * 4, want, W * 4, W, H, 0,
+			&max_diff);
+		if (bad > 0) {
+			write_failure_images("cpu-text-scrolled-clip", actual, want, W,
+				H);
+		}
+		ck_assert_msg(bad == 0, "text scrolled to %d: %zu pixels differ "
+			"from the same text inside the clip (by up to %d)", top, bad,
+			max_diff);
+		free(actual);
+	}
+	free(want);
+	free(expected);
+	vr_cpu_renderer_destroy(cpu);
+	ck_assert_int_eq(log_errors, 0);
+}
+END_TEST
+
 /* ---- shadows ------------------------------------------------------------ */
 
 START_TEST(test_primitives_shadow)
@@ -600,7 +697,8 @@ static Suite *primitives_suite(void)
 		{ "triangles", { test_primitives_strokes, test_primitives_paths } },
 		{ "images", { test_primitives_images } },
 		{ "text", { test_primitives_text,
-			test_primitives_text_transformed } },
+			test_primitives_text_transformed,
+			test_primitives_text_scrolled_clip } },
 		{ "shadow", { test_primitives_shadow,
 			test_primitives_shadow_transformed } },
 		{ "frames", { test_primitives_parallel_identical,
