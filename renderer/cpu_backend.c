@@ -304,12 +304,34 @@ static void pool_finish(struct cpu_pool *pool)
 
 /* Where a task draws: dst's pixels, and the box (band, damage rectangle,
  * task AABB) it may touch. */
+/* An image whose newest pixels a frame reads from a store of their own
+ * (vr_image_hold_next): written while older frames read it in place. */
+struct cpu_hold {
+	const struct vr_image *image;
+	struct vr_pixels_hold *hold;
+};
+
 struct cpu_px {
 	pixman_image_t *image;
 	uint32_t *data;
 	int32_t stride; /* pixels */
 	struct vr_box box;
+	/* the frame's held stores (read-only for its workers) */
+	const struct cpu_hold *holds;
+	size_t nholds;
 };
+
+/* The pixels the frame reads for a pinned image. */
+static uint32_t *frame_pixels(const struct cpu_px *px,
+		const struct vr_image *image)
+{
+	for (size_t i = 0; i < px->nholds; i++) {
+		if (px->holds[i].image == image) {
+			return px->holds[i].hold->px;
+		}
+	}
+	return image->data;
+}
 
 /* lroundf(vr_clampf(v, 0, 1) * 255) (reference.c's rounding), without
  * the libm call: y - trunc(y) is exact for 0 <= y <= 255. */
@@ -873,7 +895,8 @@ static void draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 	if (vr_box_empty(&box)) {
 		return;
 	}
-	pixman_image_t *src = vr_quad_source(task, true);
+	pixman_image_t *src = vr_quad_source_from(task, task->image != NULL ?
+		frame_pixels(px, task->image) : NULL);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "cpu: cannot build a source");
 		return;
@@ -2195,6 +2218,9 @@ struct cpu_frame {
 	size_t nlists, lists_cap;
 	struct vr_image **images;
 	size_t nimages, images_cap;
+	/* images it reads from a held store of their newest pixels */
+	struct cpu_hold *holds;
+	size_t nholds, holds_cap;
 	uint64_t hold_epoch;
 };
 
@@ -2251,12 +2277,11 @@ static bool frame_hold_list(void *data, struct vr_display_list *list)
 	return true;
 }
 
-static void cpu_drain(struct vr_cpu_renderer *r);
-
 /* The frame reads the image's pixels while it executes: pinned until it
  * retires (a write meanwhile goes to a copy). A write made while earlier
  * frames pinned it reaches data only when they retire: this frame, which
- * must show it, waits for them first. */
+ * must show it, reads those newest pixels from a store it holds (no write
+ * changes it meanwhile) instead of waiting for them. */
 static bool frame_hold_image(void *data, struct vr_image *image)
 {
 	struct cpu_frame *f = data;
@@ -2268,7 +2293,15 @@ static bool frame_hold_image(void *data, struct vr_image *image)
 		return false;
 	}
 	if (vr_image_write_pending(image)) {
-		cpu_drain(f->renderer);
+		if (!vr_grow((void **)&f->holds, &f->holds_cap, f->nholds + 1,
+				sizeof(*f->holds))) {
+			return false;
+		}
+		struct vr_pixels_hold *hold = vr_image_hold_next(image);
+		if (hold == NULL) {
+			return false;
+		}
+		f->holds[f->nholds++] = (struct cpu_hold){ image, hold };
 	}
 	image->hold_epoch = f->hold_epoch;
 	vr_image_pin(image);
@@ -2514,6 +2547,8 @@ static void draw_band(void *data, uint32_t band)
 		.image = f->dst,
 		.data = pixman_image_get_data(f->dst),
 		.stride = pixman_image_get_stride(f->dst) / 4,
+		.holds = f->holds,
+		.nholds = f->nholds,
 	};
 	for (int r = 0; r < f->nrects; r++) {
 		const pixman_box32_t *rect = &f->rects[r];
@@ -2574,6 +2609,8 @@ static pixman_image_t *layer_render(struct cpu_frame *f,
 		layer->bounds.width, layer->bounds.height, NULL, 0);
 	struct cpu_frame sub = {
 		.renderer = f->renderer,
+		.holds = f->holds,
+		.nholds = f->nholds,
 		.tasks = layer->tasks,
 		.ntasks = layer->ntasks,
 		.data = calloc(layer->ntasks, sizeof(*sub.data)),
@@ -2593,6 +2630,8 @@ static pixman_image_t *layer_render(struct cpu_frame *f,
 		.image = image,
 		.data = pixman_image_get_data(image),
 		.stride = pixman_image_get_stride(image) / 4,
+		.holds = f->holds,
+		.nholds = f->nholds,
 	};
 	const struct vr_box area = { layer->box.x - layer->bounds.x,
 		layer->box.y - layer->bounds.y, layer->box.width,
@@ -2753,6 +2792,11 @@ static void *frame_thread_main(void *data)
 static void job_retire(struct vr_cpu_renderer *r, struct cpu_job *job)
 {
 	struct cpu_frame *f = &job->f;
+	/* holds first: the last unpin publishes the newest pixels */
+	for (size_t i = 0; i < f->nholds; i++) {
+		vr_pixels_hold_release(f->holds[i].hold);
+	}
+	free(f->holds);
 	for (size_t i = 0; i < f->nimages; i++) {
 		vr_image_unpin(f->images[i]);
 	}

@@ -354,6 +354,17 @@ struct vr_box vr_quad_cover(const struct vr_draw_task *task)
 
 pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned)
 {
+	uint32_t *pixels = NULL;
+	if (task->image != NULL) {
+		pixels = pinned ? task->image->data :
+			(uint32_t *)vr_image_data(task->image, NULL);
+	}
+	return vr_quad_source_from(task, pixels);
+}
+
+pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
+		uint32_t *pixels)
+{
 	if (task->image == NULL) {
 		pixman_color_t color = {
 			.red = (uint16_t)(task->r * 257),
@@ -367,9 +378,7 @@ pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned)
 	pixman_image_t *src = pixman_image_create_bits(
 		image->format == VR_FORMAT_XRGB8888 ?
 			PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8,
-		image->width, image->height,
-		pinned ? image->data : (uint32_t *)vr_image_data(image, NULL),
-		image->stride);
+		image->width, image->height, pixels, image->stride);
 	if (src == NULL) {
 		return NULL;
 	}

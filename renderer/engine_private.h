@@ -253,6 +253,10 @@ struct vr_box vr_quad_cover(const struct vr_draw_task *task);
 /* pinned: the task runs in a frame that pinned the image (the pixels it
  * had when the frame was prepared, not a newer write's) */
 pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned);
+/* The same with the image's pixels read from `pixels` (a store the
+ * caller picked: the frame's; NULL for a colour). */
+pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
+	uint32_t *pixels);
 
 /* ---- tessellation (engine_triangles.c) ---------------------------------- */
 

@@ -152,12 +152,16 @@ static bool image_write(struct vr_image *image, const void *data,
 	 * a copy, published when the last pin goes. */
 	uint32_t *pixels = image->data;
 	if (image->pins > 0) {
-		if (image->next == NULL) {
+		if (image->next == NULL || image->next_hold != NULL) {
+			/* a new store: data, or next that frames hold, stays as
+			 * their frames read it */
 			size_t size = image_size(image);
-			image->next = image->spare != NULL ? image->spare :
+			const uint32_t *newest = image->next != NULL ? image->next :
+				image->data;
+			uint32_t *store = image->spare != NULL ? image->spare :
 				pixels_alloc(size, false);
 			image->spare = NULL;
-			if (image->next == NULL) {
+			if (store == NULL) {
 				vr_log(VR_LOG_ERROR, "allocation of %dx%d pixels failed",
 					image->width, image->height);
 				pixman_region32_fini(clipped);
@@ -168,8 +172,14 @@ static bool image_write(struct vr_image *image, const void *data,
 				ext->x1 == 0 && ext->y1 == 0 && ext->x2 == image->width &&
 				ext->y2 == image->height;
 			if (!whole) {
-				memcpy(image->next, image->data, size);
+				memcpy(store, newest, size);
 			}
+			if (image->next_hold != NULL) {
+				/* the held store is the hold's now */
+				image->next_hold->image = NULL;
+				image->next_hold = NULL;
+			}
+			image->next = store;
 		}
 		pixels = image->next;
 	}
@@ -298,4 +308,34 @@ uint64_t vr_hold_epoch_next(void)
 bool vr_image_write_pending(const struct vr_image *image)
 {
 	return image->next != NULL;
+}
+
+struct vr_pixels_hold *vr_image_hold_next(struct vr_image *image)
+{
+	if (image->next_hold == NULL) {
+		struct vr_pixels_hold *hold = calloc(1, sizeof(*hold));
+		if (hold == NULL) {
+			return NULL;
+		}
+		hold->px = image->next;
+		hold->size = image_size(image);
+		hold->image = image;
+		image->next_hold = hold;
+	}
+	image->next_hold->refs++;
+	return image->next_hold;
+}
+
+void vr_pixels_hold_release(struct vr_pixels_hold *hold)
+{
+	if (--hold->refs > 0) {
+		return;
+	}
+	if (hold->image != NULL) {
+		/* still the image's next: it stays there */
+		hold->image->next_hold = NULL;
+	} else {
+		pixels_free(hold->px, hold->size);
+	}
+	free(hold);
 }

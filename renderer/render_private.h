@@ -125,6 +125,9 @@ struct vr_image {
 		pinned (copy-on-write), NULL otherwise */
 	uint32_t *spare; /* caller's thread: the store next was last
 		published over, reused by the next copy-on-write (or NULL) */
+	/* caller's thread: CPU-engine frames reading next (vr_image_hold_next);
+		while there are, a write goes to a newer store */
+	struct vr_pixels_hold *next_hold;
 	pixman_region32_t deferred; /* caller's thread: written while pinned */
 	uint64_t hold_epoch; /* caller's thread: the last frame that pinned it */
 	struct vr_list copies; /* vr_image_copy::link; changed by the caller's
@@ -139,6 +142,20 @@ void vr_image_unpin(struct vr_image *image);
 /* Caller's thread: a write made while pinned waits for the last unpin to
  * reach data (a frame prepared now would read the older pixels). */
 bool vr_image_write_pending(const struct vr_image *image);
+/* The pixels of `next` held for frames that must show them while older
+ * frames still read `data` (the CPU engine reads images in place): no
+ * write changes them while held (it goes to a newer store), and they live
+ * until the last release. Caller's thread; px is read by workers. */
+struct vr_pixels_hold {
+	int refs;
+	uint32_t *px;
+	size_t size; /* of px, in bytes */
+	struct vr_image *image; /* NULL once detached: px is the hold's */
+};
+/* Caller's thread, the image pinned with a write pending: a reference to
+ * the hold of its newest pixels (NULL when out of memory). */
+struct vr_pixels_hold *vr_image_hold_next(struct vr_image *image);
+void vr_pixels_hold_release(struct vr_pixels_hold *hold);
 /* A new epoch for vr_image::hold_epoch and vr_display_list::hold_epoch:
  * one per frame of any renderer, any engine (atomic). */
 uint64_t vr_hold_epoch_next(void);

@@ -278,7 +278,12 @@ static void fill_image(struct vr_image *image, uint32_t argb)
  * shows the tree and the image pixels as they were during its call,
  * whatever the caller changes, writes or destroys afterwards (pixels
  * against the reference renderer, which shares no code with the
- * backend's execution); completions come through the fd, in order.
+ * backend's execution); completions come through the fd, in order. A
+ * frame submitted after an image was written while earlier frames read
+ * it shows the new pixels without waiting for them (its submit returns
+ * while the large frame is still drawn; it used to drain every frame in
+ * flight on the caller's thread), and a fourth frame after a second such
+ * write shows that one while the third keeps the first write's.
  */
 START_TEST(test_cpu_async)
 {
@@ -335,16 +340,29 @@ START_TEST(test_cpu_async)
 		RANDOM_W, RANDOM_H, pixels3, RANDOM_W * 4);
 	uint64_t id3 = vr_cpu_render_submit(cpu, tree, dst3, &view, scene.clear,
 		NULL);
+	uint64_t returned3 = mono_ns();
 	ck_assert_uint_eq(id3, id2 + 1);
+
+	/* a second write while the third frame holds the first one's pixels */
+	fill_image(image, 0xff4020c0u);
+	vr_tree_update(tree, NULL);
+	uint32_t *expected4 = reference_frame(tree, RANDOM_W, RANDOM_H, &view,
+		scene.clear);
+	uint32_t *pixels4 = calloc((size_t)RANDOM_W * RANDOM_H, 4);
+	pixman_image_t *dst4 = pixman_image_create_bits(PIXMAN_a8r8g8b8,
+		RANDOM_W, RANDOM_H, pixels4, RANDOM_W * 4);
+	uint64_t id4 = vr_cpu_render_submit(cpu, tree, dst4, &view, scene.clear,
+		NULL);
+	ck_assert_uint_eq(id4, id3 + 1);
 
 	/* completions through the fd, in order */
 	struct pollfd pfd = { vr_cpu_renderer_get_fd(cpu), POLLIN, 0 };
 	uint64_t done = 0;
-	for (int i = 0; i < 600 && done < id3; i++) {
+	for (int i = 0; i < 600 && done < id4; i++) {
 		poll(&pfd, 1, 100);
 		done = vr_cpu_renderer_dispatch(cpu);
 	}
-	ck_assert_uint_eq(done, id3);
+	ck_assert_uint_eq(done, id4);
 	struct vr_frame_timing t1, t2;
 	ck_assert(vr_cpu_frame_get_timing(cpu, id1, &t1));
 	ck_assert(vr_cpu_frame_get_timing(cpu, id2, &t2));
@@ -354,6 +372,9 @@ START_TEST(test_cpu_async)
 	ck_assert_msg(t2.start_ns < t1.end_ns, "the second frame was submitted "
 		"only once the first was drawn: one frame in flight");
 	ck_assert_uint_eq(t2.cpu_copies, 0);
+	ck_assert_msg(t1.end_ns > returned3, "the frame after a write waited "
+		"for the frames in flight (the large one ended %.2f ms before its "
+		"submit returned)", (double)(returned3 - t1.end_ns) / 1e6);
 
 	compare("cpu-async-before", pixels2, expected1, RANDOM_W, RANDOM_H,
 		TOLERANCE, OUTLIERS, OUTLIER_MAX);
@@ -362,15 +383,23 @@ START_TEST(test_cpu_async)
 	ck_assert_msg(count_different(pixels2, pixels3,
 		(size_t)RANDOM_W * RANDOM_H) > 64 * 48 / 2,
 		"the changes made no difference: the test shows nothing");
+	compare("cpu-async-second-write", pixels4, expected4, RANDOM_W,
+		RANDOM_H, TOLERANCE, OUTLIERS, OUTLIER_MAX);
+	ck_assert_msg(count_different(pixels3, pixels4,
+		(size_t)RANDOM_W * RANDOM_H) >= 64 * 48 / 2,
+		"the second write made no difference");
 
 	vr_cpu_renderer_destroy(cpu);
 	pixman_image_unref(big);
 	pixman_image_unref(dst2);
 	pixman_image_unref(dst3);
+	pixman_image_unref(dst4);
 	free(pixels2);
 	free(pixels3);
+	free(pixels4);
 	free(expected1);
 	free(expected3);
+	free(expected4);
 	vr_image_unref(image);
 	random_scene_destroy(&scene);
 }
