@@ -174,10 +174,15 @@ static void mkdir_p(const char *path) {
 	free(copy);
 }
 
+/* meson sets VITRAIL_TEST_OUT; run by hand without it, the output goes to
+ * /tmp, never into the working tree. */
+#define DEFAULT_OUT "/tmp/vitrail-test-out"
+
 static char *out_dir_for(const char *name) {
 	const char *base = getenv("VITRAIL_TEST_OUT");
 	if (base == NULL || base[0] == '\0') {
-		base = ".";
+		base = DEFAULT_OUT;
+		mkdir(base, 0755);
 	}
 	return xasprintf("%s/%s", base, name);
 }

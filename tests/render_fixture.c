@@ -52,9 +52,13 @@ void assert_no_errors(void)
 void out_path(char *buf, size_t size, const char *name,
 		const char *suffix)
 {
+	/* meson sets VITRAIL_TEST_OUT; by hand without it, /tmp (never the
+	 * working tree) */
 	const char *dir = getenv("VITRAIL_TEST_OUT");
-	snprintf(buf, size, "%s/%s-%s.png", dir != NULL ? dir : ".", name,
-		suffix);
+	if (dir == NULL || dir[0] == '\0') {
+		dir = "/tmp";
+	}
+	snprintf(buf, size, "%s/%s-%s.png", dir, name, suffix);
 }
 
 void write_failure_images(const char *name, const uint32_t *actual,

@@ -276,11 +276,11 @@ static void report_failure(uint64_t seed, const uint8_t *expected,
 					(unsigned long long)seed, workers, pass, j, bad, max);
 				char path[512];
 				snprintf(path, sizeof(path), "%s/parallel-%llu-%d-%zu-"
-					"sequential.png", dir != NULL ? dir : ".",
+					"sequential.png", dir != NULL ? dir : "/tmp",
 					(unsigned long long)seed, pass, j);
 				vr_png_write(path, expected + offset, w, h, w * 4, false);
 				snprintf(path, sizeof(path), "%s/parallel-%llu-%d-%zu-w%d.png",
-					dir != NULL ? dir : ".", (unsigned long long)seed, pass,
+					dir != NULL ? dir : "/tmp", (unsigned long long)seed, pass,
 					j, workers);
 				vr_png_write(path, actual + offset, w, h, w * 4, false);
 			}

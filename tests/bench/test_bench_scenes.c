@@ -21,7 +21,7 @@ static void write_textures(void)
 {
 	const char *out = getenv("VITRAIL_TEST_OUT");
 	snprintf(texture_dir, sizeof(texture_dir), "%s/bench-textures",
-		out != NULL ? out : ".");
+		out != NULL && out[0] != '\0' ? out : "/tmp");
 	mkdir(texture_dir, 0755);
 	uint32_t pixels[64];
 	for (size_t i = 0; i < 64; i++) {
