@@ -22,8 +22,8 @@
  *   unmaps.
  *
  * Configures are coalesced: what vitrail tells an X window (its place and
- * size) is sent once per event-loop turn, the last one, at the turn's
- * idle (x_configure). wlroots 0.15 flushes the X connection with every
+ * size) is sent once per event-loop turn, the last one, at a 1 ms timer
+ * (x_configure). wlroots 0.15 flushes the X connection with every
  * configure, blocking while Xwayland is itself blocked writing to
  * vitrail: 3,000 ConfigureWindow requests of one client, each answered,
  * froze every client for seconds.
@@ -62,8 +62,9 @@ struct xwayland_view {
 	uint32_t fill; /* enum vt_view_fill: what vitrail last set */
 	/* the client's own size, for leaving a fill state */
 	int natural_width, natural_height;
-	/* the configure to send at the idle (x_configure), or NULL */
-	struct wl_event_source *configure_idle;
+	/* the configure to send at the timer (x_configure) */
+	struct wl_event_source *configure_timer; /* made by the first */
+	bool configure_pending;
 	int16_t cfg_x, cfg_y;
 	uint16_t cfg_width, cfg_height;
 
@@ -114,35 +115,48 @@ static void x_set_activated(struct vt_view *view, bool activated) {
 	}
 }
 
-static void configure_send(void *data) {
-	struct xwayland_view *xv = data;
-	xv->configure_idle = NULL;
+static void configure_send(struct xwayland_view *xv) {
+	xv->configure_pending = false;
 	wlr_xwayland_surface_configure(xv->xsurface, xv->cfg_x, xv->cfg_y,
 		xv->cfg_width, xv->cfg_height);
 }
 
-/* Tell the X window its place and size: the last of this turn goes at
- * its idle. */
+static int configure_handle_timer(void *data) {
+	configure_send(data);
+	return 0;
+}
+
+/* Tell the X window its place and size: the last of this event-loop turn
+ * goes at a timer of 1 ms. A timer, not an idle: the flush inside the
+ * configure may read X events into xcb's queue (while Xwayland's socket is
+ * full), and the loop's check of wlroots' X connection, which takes them,
+ * runs after its sources are dispatched, never after its idles. */
 static void x_configure(struct xwayland_view *xv, int16_t x, int16_t y,
 		uint16_t width, uint16_t height) {
 	xv->cfg_x = x;
 	xv->cfg_y = y;
 	xv->cfg_width = width;
 	xv->cfg_height = height;
-	if (xv->configure_idle == NULL) {
-		xv->configure_idle = wl_event_loop_add_idle(
-			wl_display_get_event_loop(xv->view.server->display),
-			configure_send, xv);
-		if (xv->configure_idle == NULL) {
-			configure_send(xv);
-		}
+	if (xv->configure_pending) {
+		return;
 	}
+	if (xv->configure_timer == NULL) {
+		xv->configure_timer = wl_event_loop_add_timer(
+			wl_display_get_event_loop(xv->view.server->display),
+			configure_handle_timer, xv);
+	}
+	if (xv->configure_timer == NULL) {
+		configure_send(xv);
+		return;
+	}
+	xv->configure_pending = true;
+	wl_event_source_timer_update(xv->configure_timer, 1);
 }
 
 /* Send the coalesced configure now, if any. */
 static void configure_flush(struct xwayland_view *xv) {
-	if (xv->configure_idle != NULL) {
-		wl_event_source_remove(xv->configure_idle);
+	if (xv->configure_pending) {
+		wl_event_source_timer_update(xv->configure_timer, 0);
 		configure_send(xv);
 	}
 }
@@ -150,9 +164,8 @@ static void configure_flush(struct xwayland_view *xv) {
 /* The size the X window has been told last (sent or to send). */
 static void x_told_size(struct xwayland_view *xv, uint16_t *width,
 		uint16_t *height) {
-	*width = xv->configure_idle != NULL ? xv->cfg_width : xv->xsurface->width;
-	*height = xv->configure_idle != NULL ? xv->cfg_height :
-		xv->xsurface->height;
+	*width = xv->configure_pending ? xv->cfg_width : xv->xsurface->width;
+	*height = xv->configure_pending ? xv->cfg_height : xv->xsurface->height;
 }
 
 static uint16_t clamp_size(int size) {
@@ -175,8 +188,8 @@ static void x_set_size(struct vt_view *view, int width, int height) {
 
 static void x_moved(struct vt_view *view) {
 	struct xwayland_view *xv = xwayland_view(view);
-	int16_t x = xv->configure_idle != NULL ? xv->cfg_x : xv->xsurface->x;
-	int16_t y = xv->configure_idle != NULL ? xv->cfg_y : xv->xsurface->y;
+	int16_t x = xv->configure_pending ? xv->cfg_x : xv->xsurface->x;
+	int16_t y = xv->configure_pending ? xv->cfg_y : xv->xsurface->y;
 	if (x != view->x || y != view->y) {
 		uint16_t width, height;
 		x_told_size(xv, &width, &height);
@@ -474,8 +487,8 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->map.link);
 	wl_list_remove(&view->unmap.link);
 	wl_list_remove(&view->destroy.link);
-	if (xv->configure_idle != NULL) {
-		wl_event_source_remove(xv->configure_idle);
+	if (xv->configure_timer != NULL) {
+		wl_event_source_remove(xv->configure_timer);
 	}
 	wl_list_remove(&xv->request_configure.link);
 	wl_list_remove(&xv->request_activate.link);
