@@ -810,6 +810,76 @@ static struct wlr_surface *input_surface_at(struct vt_server *server,
 	return surface;
 }
 
+struct surface_find {
+	struct wlr_surface *surface;
+	bool found;
+	int sx, sy;
+};
+
+static void surface_find_iterator(struct wlr_surface *surface, int sx,
+		int sy, void *data) {
+	struct surface_find *find = data;
+	if (surface == find->surface && !find->found) {
+		find->found = true;
+		find->sx = sx;
+		find->sy = sy;
+	}
+}
+
+/* The layout position of the top-left corner of a shown window's
+ * surface (its main surface, a subsurface or a popup); false when it is
+ * none (a layer or lock surface, or a hidden window's). */
+static bool window_surface_origin(struct vt_server *server,
+		struct wlr_surface *surface, double *lx, double *ly) {
+	struct vt_view *view;
+	wl_list_for_each(view, &server->views, link) {
+		if (!vt_view_visible(view)) {
+			continue;
+		}
+		struct surface_find find = { .surface = surface };
+		view->impl->for_each_surface(view, surface_find_iterator, &find);
+		if (find.found) {
+			struct wlr_box geo;
+			view->impl->get_geometry(view, &geo);
+			*lx = view->x - geo.x + find.sx;
+			*ly = view->y - geo.y + find.sy;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The pointer's implicit grab (wl_pointer): while a button the client was
+ * sent is held, the surface it went down on keeps the pointer, wherever
+ * the pointer goes, and gets its motion relative to itself. True when the
+ * motion went there. A drag and drop (a grab of wlroots') moves the focus
+ * itself.
+ */
+static bool pointer_grab_motion(struct vt_server *server, uint32_t time,
+		struct wlr_surface *surface, uint64_t received_ns) {
+	struct wlr_seat *seat = server->seat;
+	struct wlr_surface *focused = seat->pointer_state.focused_surface;
+	double ox, oy;
+	if (focused == NULL || focused == surface ||
+			seat->pointer_state.button_count == 0 ||
+			wlr_seat_pointer_has_grab(seat) ||
+			!window_surface_origin(server, focused, &ox, &oy)) {
+		return false;
+	}
+	double sx = server->cursor->x - ox, sy = server->cursor->y - oy;
+	if (received_ns == 0 && sx == seat->pointer_state.sx &&
+			sy == seat->pointer_state.sy) {
+		return true; /* nothing moved */
+	}
+	wlr_seat_pointer_notify_motion(seat, time, sx, sy);
+	history_add(&server->pointer_history, focused, sx, sy);
+	if (received_ns != 0) {
+		vt_surface_note_input(focused, received_ns);
+	}
+	return true;
+}
+
 /* received_ns: when the event that moved the cursor came (0: no event,
  * the focus follows windows that moved). */
 static void process_motion(struct vt_server *server, uint32_t time,
@@ -820,6 +890,14 @@ static void process_motion(struct vt_server *server, uint32_t time,
 	struct wlr_surface *surface = input_surface_at(server, server->cursor->x,
 		server->cursor->y, &sx, &sy, &view);
 	struct wlr_surface *focused = server->seat->pointer_state.focused_surface;
+	if (received_ns == 0 && surface != NULL && surface == focused &&
+			sx == server->seat->pointer_state.sx &&
+			sy == server->seat->pointer_state.sy) {
+		return; /* nothing moved under the pointer */
+	}
+	if (pointer_grab_motion(server, time, surface, received_ns)) {
+		return;
+	}
 	if (surface == NULL) {
 		/* the arrow, or on a decoration's edge its resize cursor */
 		const char *name = "left_ptr";
@@ -852,8 +930,20 @@ static void process_motion(struct vt_server *server, uint32_t time,
 }
 
 void vt_input_update_pointer_focus(struct vt_server *server) {
-	if (server->has_pointer) {
-		process_motion(server, (uint32_t)(vt_now_ns() / 1000000u), 0);
+	/* a move or resize the pointer drives keeps it (grab_motion) */
+	if (!server->has_pointer || (server->grab.mode != VT_GRAB_NONE &&
+			!server->grab.touch)) {
+		return;
+	}
+	struct wlr_seat_pointer_state *state = &server->seat->pointer_state;
+	struct wlr_surface *was = state->focused_surface;
+	double was_x = state->sx, was_y = state->sy;
+	process_motion(server, (uint32_t)(vt_now_ns() / 1000000u), 0);
+	/* no device frame follows: close what was sent (enter, leave,
+	 * motion) with one of vitrail's */
+	if (state->focused_surface != was || state->sx != was_x ||
+			state->sy != was_y) {
+		wlr_seat_pointer_notify_frame(server->seat);
 	}
 }
 
@@ -1034,6 +1124,16 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 			server->seat->pointer_state.button_count == 0) {
 		vt_grab_end(server);
 		vt_input_update_pointer_focus(server);
+	} else if (event->state == WLR_BUTTON_RELEASED &&
+			server->seat->pointer_state.button_count == 0) {
+		/* the implicit grab's end: the pointer goes to what it is
+		 * over, if it left the surface */
+		double sx, sy;
+		struct wlr_surface *under = input_surface_at(server,
+			server->cursor->x, server->cursor->y, &sx, &sy, NULL);
+		if (under != server->seat->pointer_state.focused_surface) {
+			process_motion(server, event->time_msec, 0);
+		}
 	}
 	vt_surface_note_input(server->seat->pointer_state.focused_surface,
 		received_ns);
@@ -1152,6 +1252,77 @@ static void touch_to_layout(struct vt_server *server,
 	*ly = fy;
 }
 
+/*
+ * A touch point's implicit grab (wl_touch): the surface a finger came
+ * down on gets all of its motion until it lifts, wherever it goes, at
+ * positions relative to that surface; and when the surface goes away
+ * before the finger lifts, its client gets the point's wl_touch.up then.
+ * One for each point of the seat's, found through its listener on the
+ * point's destroy signal and freed with the point.
+ */
+struct touch_grab {
+	struct wlr_seat *seat;
+	int32_t touch_id;
+	/* the point's surface's top-left, layout coordinates, as of the last
+	 * event over it */
+	double origin_x, origin_y;
+	struct wl_listener point_destroy;
+	struct wl_listener surface_destroy;
+};
+
+static void touch_grab_handle_point_destroy(struct wl_listener *listener,
+		void *data) {
+	struct touch_grab *grab = wl_container_of(listener, grab, point_destroy);
+	wl_list_remove(&grab->point_destroy.link);
+	wl_list_remove(&grab->surface_destroy.link);
+	free(grab);
+}
+
+static void touch_grab_handle_surface_destroy(struct wl_listener *listener,
+		void *data) {
+	struct touch_grab *grab = wl_container_of(listener, grab, surface_destroy);
+	wl_list_remove(&grab->surface_destroy.link);
+	wl_list_init(&grab->surface_destroy.link);
+	/* the point's up (and its end: this frees grab) and a frame */
+	struct wlr_seat *seat = grab->seat;
+	wlr_seat_touch_notify_up(seat, (uint32_t)(vt_now_ns() / 1000000u),
+		grab->touch_id);
+	wlr_seat_touch_notify_frame(seat);
+}
+
+static struct touch_grab *touch_grab_of(struct wlr_touch_point *point) {
+	struct wl_listener *listener = wl_signal_get(&point->events.destroy,
+		touch_grab_handle_point_destroy);
+	if (listener == NULL) {
+		return NULL;
+	}
+	struct touch_grab *grab = wl_container_of(listener, grab, point_destroy);
+	return grab;
+}
+
+/* The grab of the point just down at (lx, ly), (sx, sy) on its surface. */
+static void touch_grab_start(struct wlr_seat *seat, int32_t touch_id,
+		double lx, double ly, double sx, double sy) {
+	struct wlr_touch_point *point = wlr_seat_touch_get_point(seat, touch_id);
+	if (point == NULL || point->surface == NULL) {
+		return;
+	}
+	struct touch_grab *grab = calloc(1, sizeof(*grab));
+	if (grab == NULL) {
+		wlr_log(WLR_ERROR, "out of memory: touch point %d not grabbed",
+			touch_id);
+		return;
+	}
+	grab->seat = seat;
+	grab->touch_id = touch_id;
+	grab->origin_x = lx - sx;
+	grab->origin_y = ly - sy;
+	grab->point_destroy.notify = touch_grab_handle_point_destroy;
+	wl_signal_add(&point->events.destroy, &grab->point_destroy);
+	grab->surface_destroy.notify = touch_grab_handle_surface_destroy;
+	wl_signal_add(&point->surface->events.destroy, &grab->surface_destroy);
+}
+
 static void handle_touch_down(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, touch_down);
 	uint64_t received_ns = vt_now_ns();
@@ -1185,8 +1356,10 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 			event->touch_id, lx, ly)) {
 		return;
 	}
-	wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
-		event->touch_id, sx, sy);
+	if (wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
+			event->touch_id, sx, sy) != 0) {
+		touch_grab_start(server->seat, event->touch_id, lx, ly, sx, sy);
+	}
 	vt_surface_note_input(surface, received_ns);
 	/* the history follows one touch point, the first down of those held */
 	if (wlr_seat_touch_get_point(server->seat, server->touch_history_id) ==
@@ -1239,19 +1412,31 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	}
 	struct wlr_touch_point *point =
 		wlr_seat_touch_get_point(server->seat, event->touch_id);
-	if (point == NULL) {
+	if (point == NULL || point->surface == NULL) {
 		return;
 	}
+	/* the implicit grab: the point's surface gets the motion, over it
+	 * or not, relative to where it was last seen under the finger */
+	struct touch_grab *grab = touch_grab_of(point);
 	double sx, sy;
 	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
 		NULL);
 	if (surface == point->surface) {
-		wlr_seat_touch_notify_motion(server->seat, event->time_msec,
-			event->touch_id, sx, sy);
-		vt_surface_note_input(surface, received_ns);
-		if (event->touch_id == server->touch_history_id) {
-			history_add(&server->touch_history, surface, sx, sy);
+		if (grab != NULL) {
+			grab->origin_x = lx - sx;
+			grab->origin_y = ly - sy;
 		}
+	} else if (grab != NULL) {
+		sx = lx - grab->origin_x;
+		sy = ly - grab->origin_y;
+	} else {
+		return;
+	}
+	wlr_seat_touch_notify_motion(server->seat, event->time_msec,
+		event->touch_id, sx, sy);
+	vt_surface_note_input(point->surface, received_ns);
+	if (event->touch_id == server->touch_history_id) {
+		history_add(&server->touch_history, point->surface, sx, sy);
 	}
 }
 

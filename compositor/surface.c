@@ -869,6 +869,10 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		vr_node_set_enabled(surface->node, surface->subsurface->mapped);
 	}
 	vt_server_schedule_update(surface->server);
+	/* what is under the pointer may have changed: a surface grew,
+	 * shrank, unmapped or mapped, or its subsurfaces restacked
+	 * (wl_pointer follows without the pointer moving) */
+	vt_input_update_pointer_focus(surface->server);
 	if (surface->copy != NULL) {
 		/* its content arrives when the copy is complete: the path
 		 * manager hears of the commit then (copy_complete) */

@@ -868,6 +868,9 @@ void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
 	struct vt_server *server = view->server;
 	if (begin_grab(view, mode, edges, server->cursor->x, server->cursor->y)) {
 		server->grab.swallow = swallow;
+		/* the pointer is vitrail's until the grab ends: the window's
+		 * client sees it leave (and enter again at the end) */
+		wlr_seat_pointer_notify_clear_focus(server->seat);
 	}
 }
 
