@@ -26,6 +26,29 @@
  * the wayland backend in a headless vitrail parent at 60 Hz (its vblanks
  * are the parent's presentation feedback).
  *
+ * The real trace: the traces above are costs vitrail is told to wait out;
+ * this one is content whose composition really costs that much. vitrail
+ * headless at 60 Hz with one 2560x1440 output, a 2400x1320 window whose
+ * scene-protocol content is 28 overlapping translucent cards with blurred
+ * shadows, antialiased shapes and text, a 96 px headline and large
+ * translucent discs (build_real), zoomed by a compositor-side scale
+ * animation about the window's centre: a 1 s warm-up zoom out to 0.6, then
+ * the measured 4 s zoom back to 1, every frame fully damaged; no
+ * slow_frames. Calibrated on this 2-core machine's CPU engine (47-55 ms
+ * of CPU per frame over vitrail's threads) to a median frame cost
+ * (render_end_ns - render_start_ns) of about 1.7-2.3 periods (28-38 ms;
+ * from about 1.4 periods at 0.6 to 2.5-3 near 1), up to about 3.5 while
+ * other jobs load the machine; on lavapipe it costs 5-10 periods. Its
+ * drops are counted by when frames finish, not by vitrail's presentation
+ * times: a frame can be shown at the first vblank at or after both its
+ * target (target_vblank_ns) and its render end (render_end_ns); over the
+ * vblanks from the first at which a frame of the zoom could be shown to
+ * the last, each at which none could is a drop (missed), and "late" are
+ * the drops that a frame meant for that vblank or an earlier one was
+ * still rendering at (at the others no frame was aimed).
+ * presented_mismatch counts the frames vitrail showed at another vblank
+ * than that (headless: about none).
+ *
  * One run: a fresh vitrail with --test and --frame-log; this program is
  * its client: a window whose scene-protocol content is one rectangle, a
  * warm-up animation, then per trace: vitrail_test_v1.slow_frames with the
@@ -69,20 +92,35 @@
  * alone (those are not timed separately in vitrail); main_us shows the
  * same difference for the render call only.
  *
- * Output in <out>: dvsync.csv (one row per setup, mode and trace),
- * dvsync-runs.csv (one per run and trace), dvsync.txt (the table),
- * dvsync-fdps.png and dvsync-latency.png, every run's logs and frame
- * logs in dvsync/. stdout ends with
+ * For the real trace, per mode: fdps as above but by when frames
+ * finished, its late share, the median and 90th percentile frame cost,
+ * the CPU time of all of vitrail's threads over the zoom per frame
+ * rendered, and the latencies; a table of its own below the main one.
+ *
+ * Output in <out>: dvsync.csv (one row per setup, mode and trace, the
+ * real trace's last), dvsync-runs.csv (one per run and trace), dvsync.txt
+ * (the tables), dvsync-fdps.png and dvsync-latency.png, every run's logs
+ * and frame logs in dvsync/. stdout ends with
  *   summary: fdps_reduction_4buf=<%> fdps_reduction_5buf=<%>
  *            latency_reduction=<%> overhead_us=<n>
- * for the 60 Hz headless power-law trace: FDPS reductions against vsync,
- * the reduction of lat_paper (mean) with 4 buffers, and the overhead with
- * 4 buffers (cpu_us difference, rounded).
+ *            fdps_reduction_real_4buf=<%> fdps_reduction_real_5buf=<%>
+ *            fdps_real_vsync=<n> fdps_real_4buf=<n> fdps_real_5buf=<n>
+ *            real_worse_than_vsync=<0|1> real_worse_reps=<k>/<n>
+ *            real_cost_ms=<ms>
+ * the first four for the 60 Hz headless power-law trace: FDPS reductions
+ * against vsync, the reduction of lat_paper (mean) with 4 buffers, and
+ * the overhead with 4 buffers (cpu_us difference, rounded); then the real
+ * trace: the FDPS reductions and the FDPS of each mode (pooled over the
+ * repetitions), whether a dvsync mode dropped more than vsync (pooled),
+ * in how many of the repetitions one did, and vsync's median frame cost.
+ * bench_engines_main runs all of it once per engine and merges the keys.
  *
  * Options: --vitrail PATH --traces DIR --out DIR (required), --reps N
  * (default 2), --rates LIST (default 60,90,120), --nested-reps N (default
  * --reps; 0: no nested runs), --nested-traces all|power-law (default
- * power-law). Exit status 1 when a run failed, 0 otherwise.
+ * power-law), --real-reps N (default --reps; 0: no real trace),
+ * --real-only (only the real trace). Exit status 1 when a run failed, 0
+ * otherwise.
  */
 #define _GNU_SOURCE // asprintf, pipe2
 #include <errno.h>
@@ -111,6 +149,7 @@
 #define MAX_TRACES 4
 #define MAX_RATES 4
 #define MAX_SETUPS (MAX_RATES + 1)
+#define MAX_REPS 50
 #define NMODES 3
 #define OUTPUT_SIZE "640x480"
 #define WINDOW_W 480
@@ -119,6 +158,19 @@
 #define SETTLE_TIMEOUT_MS 20000
 #define WARMUP_MS 400
 #define SUMMARY_TRACE "power-law"
+/* The real trace: its own vitrail, headless at 60 Hz on a large output,
+ * a window of heavy scene content zoomed by one compositor-side
+ * animation. */
+#define REAL_NAME "real"
+#define REAL_HZ 60
+#define REAL_OUTPUT_SIZE "2560x1440"
+#define REAL_WINDOW_W 2400
+#define REAL_WINDOW_H 1320
+#define REAL_COLS 7
+#define REAL_ROWS 4
+#define REAL_WARMUP_MS 1000
+#define REAL_MS 4000
+#define REAL_ZOOM 0.6 // the warm-up zooms out to it, the measured zoom back in
 
 static const struct mode {
 	const char *label;
@@ -156,9 +208,19 @@ struct setup {
 	struct cell cells[NMODES][MAX_TRACES];
 };
 
+/* The real trace in one mode, pooled over repetitions. */
+struct real_cell {
+	int runs;
+	double vblanks, missed, missed_late, seconds;
+	size_t frames, shown, late, replaced, mismatch;
+	struct bench_values cost_ms, lat_exec, lat_dts;
+	double cpu_ns, cpu_frames; // all of vitrail's threads
+};
+
 struct bench {
 	const char *vitrail, *traces_dir, *out;
-	int reps, nested_reps;
+	int reps, nested_reps, real_reps;
+	bool real_only; // no trace of costs, only the real trace
 	bool nested_all_traces;
 	double rates[MAX_RATES];
 	int nrates;
@@ -166,6 +228,9 @@ struct bench {
 	int ntraces;
 	struct setup setups[MAX_SETUPS];
 	int nsetups;
+	struct real_cell real[NMODES];
+	/* each repetition's real-trace FDPS per mode (NAN: failed) */
+	double real_rep_fdps[MAX_REPS][NMODES];
 	char *runs_dir, *runtime_dir, *config_dir;
 	struct bench_env env; // runtime_dir, config_dir
 	FILE *runs_csv;
@@ -282,7 +347,9 @@ struct client {
 	struct vitrail_test_v1 *test;
 	struct vitrail_scene_v1 *scene;
 	struct vitrail_scene_node_v1 *node;
+	bool real; // the real trace's content, zoomed; else the rectangle
 	bool right; // where the rectangle goes next
+	bool zoomed; // where the real content's zoom goes next
 	bool failed;
 };
 
@@ -365,13 +432,27 @@ static const struct vitrail_scene_animation_v1_listener anim_listener = {
 	.done = anim_done,
 };
 
-/* Move the rectangle across the window, linearly, in duration_ms. */
+/* Move the rectangle across the window, linearly, in duration_ms; or zoom
+ * the real trace's content out to REAL_ZOOM or back (about the window's
+ * centre: every pixel of the window changes in every frame). */
 static bool animate(struct client *client, int duration_ms) {
-	double target[2] = { client->right ? WINDOW_W - 120 : 0, 20 };
-	client->right = !client->right;
-	struct vitrail_scene_animation_v1 *anim = sc_node_animate(client->node,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2,
-		(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+	struct vitrail_scene_animation_v1 *anim;
+	if (client->real) {
+		double zoom = client->zoomed ? 1.0 : REAL_ZOOM;
+		double target[2] = { zoom, zoom };
+		client->zoomed = !client->zoomed;
+		anim = sc_node_animate(client->node,
+			VITRAIL_SCENE_NODE_V1_PROPERTY_SCALE, target, 2,
+			(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL,
+			0);
+	} else {
+		double target[2] = { client->right ? WINDOW_W - 120 : 0, 20 };
+		client->right = !client->right;
+		anim = sc_node_animate(client->node,
+			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2,
+			(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL,
+			0);
+	}
 	bool done = false;
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
 	wl_surface_commit(client->app.surface);
@@ -380,8 +461,72 @@ static bool animate(struct client *client, int duration_ms) {
 	return ok;
 }
 
-static bool client_connect(struct client *client, const char *socket) {
-	*client = (struct client){ 0 };
+/*
+ * The real trace's content, in the root's display list, drawn over an
+ * opaque window buffer: a headline, a grid of REAL_COLS x REAL_ROWS
+ * translucent cards that overlap their neighbours, each with a blurred
+ * shadow, an antialiased avatar and ring, a title, two lines of text and a
+ * rule, and four large translucent discs over everything. Under the zoom
+ * every pixel of the window changes in every frame and the shadows'
+ * blurred masks (cached per scale) are computed again; nothing is made
+ * slow artificially. The blurs are most of the cost on the CPU engine.
+ */
+static void build_real(struct client *client) {
+	static const uint32_t colors[] = { 0xe0f4f6fa, 0xe0e3f2fd, 0xe0fce4ec,
+		0xe0e8f5e9, 0xe0fff8e1, 0xe0ede7f6 };
+	static const uint32_t accents[] = { 0xff1a73e8, 0xffd93025, 0xff188038,
+		0xfff9ab00, 0xff9334e6, 0xff12b5cb };
+	const size_t ncolors = sizeof(colors) / sizeof(colors[0]);
+	const float top = 170, gap = 20;
+	const float cw = (REAL_WINDOW_W - gap) / (float)REAL_COLS;
+	const float ch = (REAL_WINDOW_H - top - gap) / (float)REAL_ROWS;
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_text(&dl, 40, 120, 0xfff0f0f0, 96, 700, "DejaVu Sans",
+		"Real frames: nothing here is slow on purpose");
+	for (int r = 0; r < REAL_ROWS; r++) {
+		for (int c = 0; c < REAL_COLS; c++) {
+			size_t k = (size_t)(r * REAL_COLS + c);
+			/* a fifth wider and taller than the cell: neighbours overlap */
+			float x = gap + c * cw, y = top + r * ch;
+			float w = cw * 1.2f - gap, h = ch * 1.2f - gap;
+			char title[32], line[64];
+			snprintf(title, sizeof(title), "Card %zu", k + 1);
+			sc_dl_shadow(&dl, x, y + 16, w, h, 28, 56, 0x90000000);
+			sc_dl_rrect(&dl, x, y, w, h, 28, SC_FILL(colors[k % ncolors]));
+			sc_dl_rrect(&dl, x + 3, y + 3, w - 6, h - 6, 25,
+				SC_STROKE(accents[k % ncolors], 3));
+			sc_dl_ellipse(&dl, x + 28, y + 28, 88, 88,
+				SC_FILL(accents[(k + 2) % ncolors]));
+			sc_dl_ellipse(&dl, x + 20, y + 20, 104, 104,
+				SC_STROKE(accents[k % ncolors], 5));
+			sc_dl_text(&dl, x + 140, y + 76, 0xff202124, 40, 700,
+				"DejaVu Sans", title);
+			snprintf(line, sizeof(line), "%d of %d, drawn for real", (int)k + 1,
+				REAL_COLS * REAL_ROWS);
+			sc_dl_text(&dl, x + 28, y + 170, 0xff3c4043, 26, 400,
+				"DejaVu Sans", line);
+			sc_dl_text(&dl, x + 28, y + 210, 0xff5f6368, 26, 400,
+				"DejaVu Sans", "shadows, edges, glyphs");
+			sc_dl_line(&dl, x + 28, y + 232, x + w - 28, y + 232,
+				SC_STROKE(accents[(k + 1) % ncolors], 4));
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		float d = 700;
+		sc_dl_ellipse(&dl, 100 + i * 560, i % 2 ? 500 : 100, d, d,
+			SC_FILL(accents[i] & 0x30ffffff));
+	}
+	sc_node_set_list(&client->app, client->node, &dl);
+	vitrail_scene_node_v1_set_anchor(client->node,
+		wl_fixed_from_int(REAL_WINDOW_W / 2),
+		wl_fixed_from_int(REAL_WINDOW_H / 2));
+}
+
+/* Connect, and show the window: the rectangle, or the real content. */
+static bool client_connect(struct client *client, const char *socket,
+		bool real) {
+	*client = (struct client){ .real = real };
 	setenv("WAYLAND_DISPLAY", socket, 1);
 	if (!sc_app_init(&client->app, "bench-dvsync")) {
 		return false;
@@ -394,17 +539,22 @@ static bool client_connect(struct client *client, const char *socket) {
 		return false;
 	}
 	if (!sc_app_create_window(&client->app, "bench-dvsync", "bench-dvsync",
-			WINDOW_W, WINDOW_H, 0)) {
+			real ? REAL_WINDOW_W : WINDOW_W, real ? REAL_WINDOW_H : WINDOW_H,
+			real ? 0xff263040 : 0)) {
 		return false;
 	}
 	client->scene = vitrail_scene_manager_v1_get_scene(client->app.manager,
 		client->app.surface);
 	client->node = vitrail_scene_v1_create_node(client->scene);
-	struct sc_dl dl;
-	sc_dl_init(&dl);
-	sc_dl_rect(&dl, 0, 0, 120, 120, SC_FILL(0xff40a0e0));
-	sc_dl_rrect(&dl, 20, 20, 80, 80, 16, SC_FILL(0xfff0f0f0));
-	sc_node_set_list(&client->app, client->node, &dl);
+	if (real) {
+		build_real(client);
+	} else {
+		struct sc_dl dl;
+		sc_dl_init(&dl);
+		sc_dl_rect(&dl, 0, 0, 120, 120, SC_FILL(0xff40a0e0));
+		sc_dl_rrect(&dl, 20, 20, 80, 80, 16, SC_FILL(0xfff0f0f0));
+		sc_node_set_list(&client->app, client->node, &dl);
+	}
 	vitrail_scene_v1_set_root(client->scene, client->node);
 	wl_surface_commit(client->app.surface);
 	return pump(client, 200, NULL) && settle(client);
@@ -458,7 +608,7 @@ static struct played play_trace(struct client *client, pid_t pid,
 /* ---- the frame log -------------------------------------------------------- */
 
 struct row {
-	uint64_t seq, target, presented, start;
+	uint64_t seq, target, presented, start, end;
 	double main_us;
 	int in_flight;
 	uint32_t serial; // the first animation sampled; 0: none
@@ -485,11 +635,12 @@ static ssize_t read_frame_log(const char *path, struct row **rows_out) {
 	int c_target = bench_csv_column(&csv, "target_vblank_ns");
 	int c_presented = bench_csv_column(&csv, "presented_ns");
 	int c_start = bench_csv_column(&csv, "render_start_ns");
+	int c_end = bench_csv_column(&csv, "render_end_ns");
 	int c_main = bench_csv_column(&csv, "main_thread_us");
 	int c_in_flight = bench_csv_column(&csv, "in_flight");
 	int c_samples = bench_csv_column(&csv, "scene_samples");
 	if (c_seq < 0 || c_target < 0 || c_presented < 0 || c_start < 0 ||
-			c_samples < 0) {
+			c_end < 0 || c_samples < 0) {
 		fprintf(stderr, "bench-dvsync: %s lacks a column\n", path);
 		bench_csv_close(&csv);
 		return -1;
@@ -516,6 +667,7 @@ static ssize_t read_frame_log(const char *path, struct row **rows_out) {
 			.presented = strtoull(bench_csv_field(&csv, c_presented), NULL,
 				10),
 			.start = strtoull(bench_csv_field(&csv, c_start), NULL, 10),
+			.end = strtoull(bench_csv_field(&csv, c_end), NULL, 10),
 			.main_us = bench_csv_number(&csv, c_main),
 			.in_flight = isnan(in_flight) ? 0 : (int)in_flight,
 			.serial = strchr(samples, '@') != NULL ?
@@ -610,6 +762,113 @@ static void analyse(const struct row *rows, size_t n, uint32_t serial,
 	r->seconds = (double)nslots * period_ns / 1e9;
 }
 
+/* What the real trace of one run showed, counted by when its frames
+ * finished (render_end_ns), not by when vitrail says they were shown. */
+struct real_result {
+	size_t frames, shown, late, replaced, mismatch;
+	double vblanks, missed, missed_late, seconds;
+	struct bench_values cost_ms, lat_exec, lat_dts;
+};
+
+/* The animation `serial`'s rows (the measured zoom): a frame can be shown
+ * at the first vblank at or after both its target (target_vblank_ns) and
+ * the end of its rendering (render_end_ns); over the vblanks from the
+ * first at which a frame could be shown to the last, each at which none
+ * could is a drop (missed), and of those, missed_late the ones that a
+ * frame meant for that vblank or an earlier one was still rendering at.
+ * late: frames that finished after their target; mismatch: frames shown
+ * at another vblank than that (presented_ns; 0 on the headless vblank
+ * model, which shows a frame at a vblank only once it is ready). */
+static void analyse_real(const struct row *rows, size_t n, uint32_t serial,
+		double period_ns, struct real_result *r) {
+	*r = (struct real_result){ 0 };
+	uint64_t origin = 0; // the earliest target: slot 0
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].serial != serial || rows[i].target == 0) {
+			continue;
+		}
+		count++;
+		if (origin == 0 || rows[i].target < origin) {
+			origin = rows[i].target;
+		}
+	}
+	if (count == 0) {
+		return;
+	}
+	long *target_slot = calloc(count, sizeof(long));
+	long *ready_slot = calloc(count, sizeof(long));
+	if (target_slot == NULL || ready_slot == NULL) {
+		abort();
+	}
+	long first = -1, last = -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct row *row = &rows[i];
+		if (row->serial != serial || row->target == 0) {
+			continue;
+		}
+		r->frames++;
+		long ts = lround((double)(row->target - origin) / period_ns);
+		long rs = -1; // never finished
+		if (row->end > 0) {
+			double end = ((double)row->end - (double)origin) / period_ns;
+			rs = (long)ceil(end - 1e-3);
+			rs = rs > ts ? rs : ts;
+			r->late += row->end > row->target;
+			if (row->start > 0 && row->end >= row->start) {
+				bench_values_add(&r->cost_ms,
+					(double)(row->end - row->start) / 1e6);
+			}
+			first = first < 0 || rs < first ? rs : first;
+			last = rs > last ? rs : last;
+		}
+		target_slot[k] = ts;
+		ready_slot[k++] = rs;
+		if (row->presented == 0) {
+			r->replaced++;
+			continue;
+		}
+		r->shown++;
+		bench_values_add(&r->lat_exec,
+			(double)(row->presented - row->start) / 1e6);
+		bench_values_add(&r->lat_dts,
+			((double)row->presented - (double)row->target) / 1e6);
+		r->mismatch += lround(((double)row->presented - (double)origin) /
+			period_ns) != rs;
+	}
+	if (first >= 0) {
+		long nslots = last - first + 1;
+		bool *hit = calloc((size_t)nslots, sizeof(bool));
+		if (hit == NULL) {
+			abort();
+		}
+		for (size_t j = 0; j < k; j++) {
+			if (ready_slot[j] >= 0) {
+				hit[ready_slot[j] - first] = true;
+			}
+		}
+		for (long v = first; v <= last; v++) {
+			if (hit[v - first]) {
+				continue;
+			}
+			r->missed++;
+			for (size_t j = 0; j < k; j++) {
+				if (target_slot[j] <= v && (ready_slot[j] < 0 ||
+						ready_slot[j] > v)) {
+					r->missed_late++;
+					break;
+				}
+			}
+		}
+		free(hit);
+		r->vblanks = (double)nslots;
+		r->seconds = (double)nslots * period_ns / 1e9;
+	}
+	free(target_slot);
+	free(ready_slot);
+}
+
 /* ---- one run -------------------------------------------------------------- */
 
 static void cell_add(struct cell *cell, struct trace_result *r,
@@ -674,7 +933,7 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 	struct client client = { 0 };
 	struct played played[MAX_TRACES] = { 0 };
 	int ntraces = setup->all_traces ? bench->ntraces : 1;
-	ok = ok && client_connect(&client, vitrail.socket);
+	ok = ok && client_connect(&client, vitrail.socket, false);
 	/* warm-up: pipelines, glyphs, the pacer's composition estimate */
 	ok = ok && animate(&client, WARMUP_MS) && settle(&client);
 	for (int t = 0; t < ntraces && ok; t++) {
@@ -735,8 +994,8 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 			bench_fmt(bench_values_mean(paper), 2), bench_fmt(cpu_us, 0),
 			r.unfinished ? "  (animation ended before the trace)" : "");
 		fprintf(bench->runs_csv, "%d,%d,%s,%g,%s,%s,%zu,%d,%.0f,%.0f,%s,"
-			"%zu,%zu,%zu,%s,%s,%s,%s,%s,%d\n", n, rep + 1, setup_name(setup),
-			setup->hz, mode->label, trace->name, r.frames,
+			"%zu,%zu,%zu,%s,%s,%s,%s,%s,%d,,,,\n", n, rep + 1,
+			setup_name(setup), setup->hz, mode->label, trace->name, r.frames,
 			r.unfinished ? 0 : 1, r.vblanks, r.missed, bench_fmt(fdps, 3), r.shown,
 			r.late, r.replaced, bench_fmt(bench_values_mean(&r.lat_exec), 3),
 			bench_fmt(bench_values_mean(&r.lat_dts), 3), bench_fmt(bench_values_mean(paper), 3),
@@ -751,6 +1010,124 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 	free(base);
 	free(log);
 	free(parent_log);
+	free(frame_log);
+	return ok && stopped;
+}
+
+static void real_cell_add(struct real_cell *cell, struct real_result *r) {
+	cell->runs++;
+	cell->vblanks += r->vblanks;
+	cell->missed += r->missed;
+	cell->missed_late += r->missed_late;
+	cell->seconds += r->seconds;
+	cell->frames += r->frames;
+	cell->shown += r->shown;
+	cell->late += r->late;
+	cell->replaced += r->replaced;
+	cell->mismatch += r->mismatch;
+	for (size_t i = 0; i < r->cost_ms.len; i++) {
+		bench_values_add(&cell->cost_ms, r->cost_ms.v[i]);
+	}
+	for (size_t i = 0; i < r->lat_exec.len; i++) {
+		bench_values_add(&cell->lat_exec, r->lat_exec.v[i]);
+		bench_values_add(&cell->lat_dts, r->lat_dts.v[i]);
+	}
+}
+
+/* One run of the real trace: its own vitrail, headless at REAL_HZ with one
+ * REAL_OUTPUT_SIZE output; the heavy window, a warm-up zoom, then the
+ * measured zoom of REAL_MS. No slow_frames: the costs are the
+ * composition's own. */
+static bool run_real(struct bench *bench, int m, int rep) {
+	const struct mode *mode = &modes[m];
+	int n = ++bench->nruns;
+	char *base = bench_asprintf("%s/run%03d-real-%dhz-%s", bench->runs_dir,
+		n, REAL_HZ, mode->label);
+	char *log = bench_asprintf("%s.log", base);
+	char *frame_log = bench_asprintf("%s-frames.csv", base);
+	unlink(frame_log);
+	double period_ns = 1e9 / REAL_HZ;
+	const char *extra[8];
+	int nextra = 0;
+	extra[nextra++] = "--test";
+	extra[nextra++] = "--frame-log";
+	extra[nextra++] = frame_log;
+	extra[nextra++] = "--pacing";
+	extra[nextra++] = mode->pacing;
+	if (mode->prerender != NULL) {
+		extra[nextra++] = "--prerender";
+		extra[nextra++] = mode->prerender;
+	}
+	extra[nextra] = NULL;
+	struct bench_vitrail parent, vitrail;
+	bool ok = bench_vitrail_start_setup(&bench->env, false, REAL_HZ,
+		REAL_OUTPUT_SIZE, extra, log, NULL, START_TIMEOUT_MS, &parent,
+		&vitrail);
+	struct client client = { 0 };
+	ok = ok && client_connect(&client, vitrail.socket, true);
+	/* warm-up: glyphs, pipelines, the pacer's composition estimate */
+	ok = ok && animate(&client, REAL_WARMUP_MS) && settle(&client);
+	uint64_t cpu0 = ok ? bench_process_cpu_ns(vitrail.pid) : 0;
+	ok = ok && animate(&client, REAL_MS) && settle(&client);
+	uint64_t cpu_ns = ok ? bench_process_cpu_ns(vitrail.pid) - cpu0 : 0;
+	client_finish(&client);
+	bool stopped = bench_vitrail_stop(&vitrail);
+	if (!ok || !stopped) {
+		fprintf(stderr, "bench-dvsync: run %d (real %d Hz %s) failed%s; "
+			"see %s\n", n, REAL_HZ, mode->label,
+			ok ? " (vitrail's exit)" : "", log);
+		bench->failed++;
+	}
+
+	struct row *rows = NULL;
+	ssize_t nrows = ok ? read_frame_log(frame_log, &rows) : -1;
+	/* the measured zoom started last: the highest serial */
+	uint32_t serial = 0;
+	for (ssize_t i = 0; i < nrows; i++) {
+		serial = rows[i].serial > serial ? rows[i].serial : serial;
+	}
+	struct real_result r = { 0 };
+	if (ok && serial != 0) {
+		analyse_real(rows, (size_t)nrows, serial, period_ns, &r);
+		real_cell_add(&bench->real[m], &r);
+		if (cpu0 > 0 && r.frames > 0) {
+			bench->real[m].cpu_ns += (double)cpu_ns;
+			bench->real[m].cpu_frames += (double)r.frames;
+		}
+	} else if (ok) {
+		fprintf(stderr, "bench-dvsync: run %d: no frames of %s\n", n,
+			REAL_NAME);
+	}
+	double fdps = r.seconds > 0 ? r.missed / r.seconds : NAN;
+	double cpu_ms = cpu0 > 0 && r.frames > 0 ?
+		(double)cpu_ns / 1e6 / (double)r.frames : NAN;
+	bench->real_rep_fdps[rep][m] = fdps;
+	struct bench_values *paper = m == 0 ? &r.lat_exec : &r.lat_dts;
+	printf("  run %3d rep %d %-8s %3d Hz %-11s %-9s frames %3zu "
+		"vblanks %3.0f missed %3.0f (late %3.0f) fdps %6s  cost median %6s "
+		"ms cpu %6s ms/frame  lat exec %6s dts %6s paper %6s ms\n", n,
+		rep + 1, "headless", REAL_HZ, mode->label, REAL_NAME, r.frames,
+		r.vblanks, r.missed, r.missed_late, bench_fmt(fdps, 2),
+		bench_fmt(bench_values_median(&r.cost_ms), 1), bench_fmt(cpu_ms, 1),
+		bench_fmt(bench_values_mean(&r.lat_exec), 2),
+		bench_fmt(bench_values_mean(&r.lat_dts), 2),
+		bench_fmt(bench_values_mean(paper), 2));
+	fprintf(bench->runs_csv, "%d,%d,%s,%d,%s,%s,%zu,%d,%.0f,%.0f,%s,"
+		"%zu,%zu,%zu,%s,%s,%s,,,,%.0f,%s,%zu,%s\n", n, rep + 1, "headless",
+		REAL_HZ, mode->label, REAL_NAME, r.frames, r.frames > 0 ? 1 : 0,
+		r.vblanks, r.missed, bench_fmt(fdps, 3), r.shown, r.late, r.replaced,
+		bench_fmt(bench_values_mean(&r.lat_exec), 3),
+		bench_fmt(bench_values_mean(&r.lat_dts), 3),
+		bench_fmt(bench_values_mean(paper), 3), r.missed_late,
+		bench_fmt(bench_values_median(&r.cost_ms), 3), r.mismatch,
+		bench_fmt(cpu_ms, 3));
+	fflush(bench->runs_csv);
+	bench_values_finish(&r.cost_ms);
+	bench_values_finish(&r.lat_exec);
+	bench_values_finish(&r.lat_dts);
+	free(rows);
+	free(base);
+	free(log);
 	free(frame_log);
 	return ok && stopped;
 }
@@ -785,6 +1162,93 @@ static double reduction(double base, double x) {
 	return base > 0 ? 100.0 * (1.0 - x / base) : NAN;
 }
 
+static double real_fdps(const struct real_cell *c) {
+	return c->seconds > 0 ? c->missed / c->seconds : NAN;
+}
+
+/* The real trace's table (stdout and dvsync.txt) and its rows of
+ * dvsync.csv. */
+static void write_real_report(struct bench *bench, FILE *outs[2],
+		FILE *csv) {
+	if (bench->real_reps < 1) {
+		return;
+	}
+	double period_ms = 1e3 / REAL_HZ;
+	for (int o = 0; o < 2; o++) {
+		if (outs[o] == NULL) {
+			continue;
+		}
+		fprintf(outs[o], "\nReal trace (no slow_frames: the composition's "
+			"own cost), vitrail headless %s output at %d Hz, window %dx%d "
+			"of %d cards zoomed from %.2f to 1 in %d ms; drops counted by when "
+			"frames finished (render_end_ns); %d repetitions interleaved\n",
+			REAL_OUTPUT_SIZE, REAL_HZ, REAL_WINDOW_W, REAL_WINDOW_H,
+			REAL_COLS * REAL_ROWS, REAL_ZOOM, REAL_MS, bench->real_reps);
+		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
+			"%6s %6s %6s %6s | %6s %6s %7s %7s\n", "backend", "Hz", "mode",
+			"trace", "frames", "vblank", "missed", "late", "fdps", "fdps",
+			"cost", "cost", "cost", "cpu", "exec", "dts", "paper", "paper");
+		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
+			"%6s %6s %6s %6s | %6s %6s %7s %7s\n", "", "", "", "", "", "",
+			"", "", "", "-%", "med", "p90", "period", "ms/fr", "mean", "mean",
+			"mean", "-%");
+	}
+	struct real_cell *base = &bench->real[0];
+	for (int m = 0; m < NMODES; m++) {
+		struct real_cell *c = &bench->real[m];
+		double fdps = real_fdps(c);
+		double fdps_red = m == 0 ? NAN : reduction(real_fdps(base), fdps);
+		double cost = bench_values_rank(&c->cost_ms, 50);
+		double cost_p90 = bench_values_rank(&c->cost_ms, 90);
+		double cpu_ms = c->cpu_frames > 0 ? c->cpu_ns / 1e6 / c->cpu_frames :
+			NAN;
+		double exec = bench_values_mean(&c->lat_exec);
+		double dts = bench_values_mean(&c->lat_dts);
+		double paper = m == 0 ? exec : dts;
+		double base_paper = bench_values_mean(&base->lat_exec);
+		double lat_red = m == 0 ? NAN : reduction(base_paper, paper);
+		for (int o = 0; o < 2; o++) {
+			if (outs[o] == NULL) {
+				continue;
+			}
+			fprintf(outs[o], "%-8s %4d %-11s %-9s %5zu %6.0f %6.0f %6.0f "
+				"%6s %7s | %6s %6s %6s %6s | %6s %6s %7s %7s%s\n",
+				"headless", REAL_HZ, modes[m].label, REAL_NAME, c->frames,
+				c->vblanks, c->missed, c->missed_late, bench_fmt(fdps, 2),
+				bench_fmt(fdps_red, 1), bench_fmt(cost, 1),
+				bench_fmt(cost_p90, 1), bench_fmt(cost / period_ms, 2),
+				bench_fmt(cpu_ms, 1), bench_fmt(exec, 2), bench_fmt(dts, 2),
+				bench_fmt(paper, 2), bench_fmt(lat_red, 1),
+				c->runs < bench->real_reps ? "  (runs failed)" : "");
+		}
+		if (csv != NULL) {
+			fprintf(csv, "%s,%d,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,%s,"
+				"%zu,%zu,%zu,%s,%s,%s,%s,,%s,%s,,,,,%.0f,%s,%s,%zu,%s\n",
+				"headless", REAL_HZ, modes[m].label, modes[m].buffers,
+				REAL_NAME, c->runs, 0, c->frames, c->vblanks, c->missed,
+				c->seconds, bench_fmt(fdps, 3), bench_fmt(fdps_red, 1),
+				c->shown, c->late, c->replaced, bench_fmt(exec, 3),
+				bench_fmt(bench_values_rank(&c->lat_exec, 95), 3),
+				bench_fmt(dts, 3), bench_fmt(bench_values_rank(&c->lat_dts,
+				95), 3), bench_fmt(paper, 3), bench_fmt(lat_red, 1),
+				c->missed_late, bench_fmt(cost, 3), bench_fmt(cost_p90, 3),
+				c->mismatch, bench_fmt(cpu_ms, 3));
+		}
+	}
+	for (int o = 0; o < 2; o++) {
+		if (outs[o] == NULL) {
+			continue;
+		}
+		fprintf(outs[o], "real: a frame counts as shown at the first vblank "
+			"at or after both its target and its render end; missed: "
+			"vblanks at which none was, late: those a frame meant for them "
+			"(or earlier) was still rendering at; cost: render_end_ns - "
+			"render_start_ns (ms; period: in refresh periods); cpu: the CPU "
+			"time of all of vitrail's threads over the zoom per frame "
+			"rendered\n");
+	}
+}
+
 static void write_reports(struct bench *bench) {
 	char *csv_path = bench_asprintf("%s/dvsync.csv", bench->out);
 	char *txt_path = bench_asprintf("%s/dvsync.txt", bench->out);
@@ -797,7 +1261,8 @@ static void write_reports(struct bench *bench) {
 			"lat_exec_p95_ms,lat_dts_mean_ms,lat_dts_p95_ms,"
 			"lat_dts_reduction_pct,lat_paper_mean_ms,"
 			"lat_paper_reduction_pct,main_thread_us_median,main_cpu_us_per_frame,overhead_us,"
-			"in_flight_max\n");
+			"in_flight_max,missed_late,cost_median_ms,cost_p90_ms,"
+			"presented_mismatch,vitrail_cpu_ms_per_frame\n");
 	}
 	FILE *outs[] = { stdout, txt };
 	for (int o = 0; o < 2; o++) {
@@ -848,7 +1313,7 @@ static void write_reports(struct bench *bench) {
 				}
 				if (csv != NULL) {
 					fprintf(csv, "%s,%g,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,"
-						"%s,%zu,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d\n",
+						"%s,%zu,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d",
 						setup_name(setup), setup->hz, modes[m].label,
 						modes[m].buffers, bench->traces[t].name, c->runs,
 						c->unfinished, c->frames, c->vblanks, c->missed,
@@ -859,6 +1324,7 @@ static void write_reports(struct bench *bench) {
 						bench_fmt(f.lat_paper, 3), bench_fmt(lat_red, 1),
 						bench_fmt(f.main_us, 1), bench_fmt(f.cpu_us, 1),
 						bench_fmt(over, 1), c->in_flight_max);
+					fprintf(csv, ",,,,,\n");
 				}
 			}
 		}
@@ -874,6 +1340,7 @@ static void write_reports(struct bench *bench) {
 			"main: median main_thread_us; cpu: vitrail's main-thread CPU "
 			"per frame rendered; over: cpu minus vsync's\n");
 	}
+	write_real_report(bench, outs, csv);
 	if (csv != NULL) {
 		fclose(csv);
 		printf("wrote %s\n", csv_path);
@@ -886,11 +1353,11 @@ static void write_reports(struct bench *bench) {
 	free(txt_path);
 }
 
-/* FDPS per setup and trace; and the latencies. */
+/* FDPS per setup and trace, the real trace last; and the latencies. */
 static void write_plots(struct bench *bench) {
-	struct plot_row rows[MAX_SETUPS * MAX_TRACES];
+	struct plot_row rows[MAX_SETUPS * MAX_TRACES + 1];
 	size_t nrows = 0;
-	struct plot_row lat_rows[MAX_SETUPS * MAX_TRACES];
+	struct plot_row lat_rows[MAX_SETUPS * MAX_TRACES + 1];
 	for (int s = 0; s < bench->nsetups; s++) {
 		struct setup *setup = &bench->setups[s];
 		int ntraces = setup->all_traces ? bench->ntraces : 1;
@@ -909,6 +1376,21 @@ static void write_plots(struct bench *bench) {
 				lat->values[2 * m] = f.lat_exec;
 				lat->values[2 * m + 1] = f.lat_dts;
 			}
+		}
+	}
+	if (bench->real_reps > 0) {
+		struct plot_row *row = &rows[nrows];
+		struct plot_row *lat = &lat_rows[nrows++];
+		*row = (struct plot_row){ 0 };
+		*lat = (struct plot_row){ 0 };
+		snprintf(row->label, sizeof(row->label), "%s %d Hz", REAL_NAME,
+			REAL_HZ);
+		memcpy(lat->label, row->label, sizeof(lat->label));
+		for (int m = 0; m < NMODES; m++) {
+			struct real_cell *c = &bench->real[m];
+			row->values[m] = real_fdps(c);
+			lat->values[2 * m] = bench_values_mean(&c->lat_exec);
+			lat->values[2 * m + 1] = bench_values_mean(&c->lat_dts);
 		}
 	}
 	struct plot fdps = {
@@ -946,7 +1428,8 @@ static void write_plots(struct bench *bench) {
 	free(lat_path);
 }
 
-/* The 60 Hz (or first) headless setup's power-law trace. */
+/* The 60 Hz (or first) headless setup's power-law trace; then the real
+ * trace. */
 static void print_summary(struct bench *bench) {
 	struct setup *setup = NULL;
 	for (int s = 0; s < bench->nsetups; s++) {
@@ -957,18 +1440,45 @@ static void print_summary(struct bench *bench) {
 	}
 	if (setup == NULL) {
 		printf("summary: fdps_reduction_4buf=n/a fdps_reduction_5buf=n/a "
-			"latency_reduction=n/a overhead_us=n/a\n");
-		return;
+			"latency_reduction=n/a overhead_us=n/a");
+	} else {
+		struct figures vsync = cell_figures(&setup->cells[0][0], 0);
+		struct figures dv4 = cell_figures(&setup->cells[1][0], 1);
+		struct figures dv5 = cell_figures(&setup->cells[2][0], 2);
+		printf("summary: fdps_reduction_4buf=%s fdps_reduction_5buf=%s "
+			"latency_reduction=%s overhead_us=%s",
+			bench_fmt(reduction(vsync.fdps, dv4.fdps), 1),
+			bench_fmt(reduction(vsync.fdps, dv5.fdps), 1),
+			bench_fmt(reduction(vsync.lat_paper, dv4.lat_paper), 1),
+			bench_fmt(dv4.cpu_us - vsync.cpu_us, 0));
 	}
-	struct figures vsync = cell_figures(&setup->cells[0][0], 0);
-	struct figures dv4 = cell_figures(&setup->cells[1][0], 1);
-	struct figures dv5 = cell_figures(&setup->cells[2][0], 2);
-	printf("summary: fdps_reduction_4buf=%s fdps_reduction_5buf=%s "
-		"latency_reduction=%s overhead_us=%s\n",
-		bench_fmt(reduction(vsync.fdps, dv4.fdps), 1),
-		bench_fmt(reduction(vsync.fdps, dv5.fdps), 1),
-		bench_fmt(reduction(vsync.lat_paper, dv4.lat_paper), 1),
-		bench_fmt(dv4.cpu_us - vsync.cpu_us, 0));
+	/* the real trace: FDPS per mode, their reductions, whether rendering
+	 * ahead dropped more than vsync, vsync's median frame cost (ms) */
+	double fdps[NMODES];
+	for (int m = 0; m < NMODES; m++) {
+		fdps[m] = bench->real_reps > 0 && bench->real[m].runs > 0 ?
+			real_fdps(&bench->real[m]) : NAN;
+	}
+	bool known = !isnan(fdps[0]) && !isnan(fdps[1]) && !isnan(fdps[2]);
+	/* repetitions in which a dvsync mode dropped more than vsync */
+	int worse = 0, compared = 0;
+	for (int rep = 0; rep < bench->real_reps; rep++) {
+		const double *f = bench->real_rep_fdps[rep];
+		if (!isnan(f[0]) && !isnan(f[1]) && !isnan(f[2])) {
+			compared++;
+			worse += f[1] > f[0] || f[2] > f[0];
+		}
+	}
+	printf(" fdps_reduction_real_4buf=%s fdps_reduction_real_5buf=%s "
+		"fdps_real_vsync=%s fdps_real_4buf=%s fdps_real_5buf=%s "
+		"real_worse_than_vsync=%s real_worse_reps=%d/%d real_cost_ms=%s\n",
+		bench_fmt(reduction(fdps[0], fdps[1]), 1),
+		bench_fmt(reduction(fdps[0], fdps[2]), 1), bench_fmt(fdps[0], 2),
+		bench_fmt(fdps[1], 2), bench_fmt(fdps[2], 2),
+		!known ? "n/a" : fdps[1] > fdps[0] || fdps[2] > fdps[0] ? "1" : "0",
+		worse, compared,
+		bench_fmt(bench->real_reps > 0 ?
+			bench_values_rank(&bench->real[0].cost_ms, 50) : NAN, 1));
 }
 
 /* ---- main ----------------------------------------------------------------- */
@@ -976,7 +1486,7 @@ static void print_summary(struct bench *bench) {
 static void usage(FILE *f) {
 	fprintf(f, "Usage: bench-dvsync --vitrail PATH --traces DIR --out DIR "
 		"[--reps N] [--rates HZ,HZ,...] [--nested-reps N] "
-		"[--nested-traces all|power-law]\n");
+		"[--nested-traces all|power-law] [--real-reps N] [--real-only]\n");
 }
 
 static int parse_rates(struct bench *bench, const char *list) {
@@ -1010,7 +1520,7 @@ int main(int argc, char *argv[]) {
 	if (engines_rc >= 0) {
 		return engines_rc;
 	}
-	struct bench bench = { .reps = 2, .nested_reps = -1 };
+	struct bench bench = { .reps = 2, .nested_reps = -1, .real_reps = -1 };
 	parse_rates(&bench, "60,90,120");
 	static const struct option long_options[] = {
 		{ "vitrail", required_argument, NULL, 'v' },
@@ -1020,6 +1530,8 @@ int main(int argc, char *argv[]) {
 		{ "rates", required_argument, NULL, 'R' },
 		{ "nested-reps", required_argument, NULL, 'n' },
 		{ "nested-traces", required_argument, NULL, 'N' },
+		{ "real-reps", required_argument, NULL, 'e' },
+		{ "real-only", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -1051,6 +1563,12 @@ int main(int argc, char *argv[]) {
 		case 'N':
 			bench.nested_all_traces = strcmp(optarg, "all") == 0;
 			break;
+		case 'e':
+			bench.real_reps = atoi(optarg);
+			break;
+		case 'E':
+			bench.real_only = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -1062,9 +1580,21 @@ int main(int argc, char *argv[]) {
 	if (bench.nested_reps < 0) {
 		bench.nested_reps = bench.reps;
 	}
+	if (bench.real_reps < 0) {
+		bench.real_reps = bench.reps;
+	}
+	for (int rep = 0; rep < MAX_REPS; rep++) {
+		for (int m = 0; m < NMODES; m++) {
+			bench.real_rep_fdps[rep][m] = NAN;
+		}
+	}
+	if (bench.real_only) {
+		bench.nested_reps = 0;
+	}
 	if (bench.vitrail == NULL || bench.traces_dir == NULL ||
 			bench.out == NULL || bench.reps < 1 || bench.reps > 50 ||
-			bench.nested_reps > 50) {
+			bench.nested_reps > 50 || bench.real_reps > MAX_REPS ||
+			(bench.real_only && bench.real_reps < 1)) {
 		usage(stderr);
 		return 2;
 	}
@@ -1080,7 +1610,7 @@ int main(int argc, char *argv[]) {
 		}
 		bench.ntraces++;
 	}
-	for (int r = 0; r < bench.nrates; r++) {
+	for (int r = 0; r < bench.nrates && !bench.real_only; r++) {
 		bench.setups[bench.nsetups++] = (struct setup){ .hz = bench.rates[r],
 			.reps = bench.reps, .all_traces = true };
 	}
@@ -1115,10 +1645,16 @@ int main(int argc, char *argv[]) {
 	fprintf(bench.runs_csv, "run,rep,backend,refresh_hz,mode,trace,frames,"
 		"trace_finished,vblanks,missed,fdps,shown,late,replaced,"
 		"lat_exec_mean_ms,lat_dts_mean_ms,lat_paper_mean_ms,"
-		"main_thread_us_median,main_cpu_us_per_frame,in_flight_max\n");
+		"main_thread_us_median,main_cpu_us_per_frame,in_flight_max,"
+		"missed_late,cost_median_ms,presented_mismatch,"
+		"vitrail_cpu_ms_per_frame\n");
 	printf("bench-dvsync: %s; traces:", bench.vitrail);
-	for (int t = 0; t < bench.ntraces; t++) {
+	for (int t = 0; t < bench.ntraces && !bench.real_only; t++) {
 		printf(" %s (%zu frames)", bench.traces[t].name, bench.traces[t].n);
+	}
+	if (bench.real_reps > 0) {
+		printf(" %s (%d ms at %d Hz, %s output)", REAL_NAME, REAL_MS,
+			REAL_HZ, REAL_OUTPUT_SIZE);
 	}
 	printf("\n");
 
@@ -1127,6 +1663,7 @@ int main(int argc, char *argv[]) {
 	int64_t started = bench_now_ms();
 	int most_reps = bench.reps > bench.nested_reps ? bench.reps :
 		bench.nested_reps;
+	most_reps = bench.real_reps > most_reps ? bench.real_reps : most_reps;
 	for (int rep = 0; rep < most_reps; rep++) {
 		for (int s = 0; s < bench.nsetups; s++) {
 			struct setup *setup = &bench.setups[s];
@@ -1137,6 +1674,10 @@ int main(int argc, char *argv[]) {
 				int m = rep % 2 == 0 ? k : NMODES - 1 - k;
 				run_once(&bench, setup, m, rep);
 			}
+		}
+		for (int k = 0; rep < bench.real_reps && k < NMODES; k++) {
+			int m = rep % 2 == 0 ? k : NMODES - 1 - k;
+			run_real(&bench, m, rep);
 		}
 	}
 	fclose(bench.runs_csv);
@@ -1159,6 +1700,11 @@ int main(int argc, char *argv[]) {
 				free(c->main_us.v);
 			}
 		}
+	}
+	for (int m = 0; m < NMODES; m++) {
+		bench_values_finish(&bench.real[m].cost_ms);
+		bench_values_finish(&bench.real[m].lat_exec);
+		bench_values_finish(&bench.real[m].lat_dts);
 	}
 	for (int t = 0; t < bench.ntraces; t++) {
 		free(bench.traces[t].cost);
