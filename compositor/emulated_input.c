@@ -3,6 +3,7 @@
  * headless device's signals with the current CLOCK_MONOTONIC time, as a
  * libinput device's would be.
  */
+#include <math.h>
 #include <wlr/backend/headless.h>
 #include <wlr/backend/multi.h>
 #include <wlr/types/wlr_output_layout.h>
@@ -51,14 +52,29 @@ struct wlr_input_device *vt_emulated_device_create(struct vt_server *server,
 }
 
 /* Layout coordinates to the device's 0..1 range (the whole layout). */
+/* The fraction f of [origin, origin + size) that wlroots turns back into
+ * exactly l (origin + size * f): (l - origin) / size alone may come back
+ * a hair short (49 over 100 as 48.99999999999999), and input aimed at a
+ * surface's first row or column would land outside it. */
+static double exact_fraction(double l, int origin, int size) {
+	double f = (l - origin) / size;
+	while (size * f + origin > l) {
+		f = nextafter(f, -INFINITY);
+	}
+	while (size * f + origin < l) {
+		f = nextafter(f, INFINITY);
+	}
+	return f;
+}
+
 static bool to_absolute(struct vt_server *server, double lx, double ly,
 		double *x, double *y) {
 	struct wlr_box *box = wlr_output_layout_get_box(server->layout, NULL);
 	if (box == NULL || box->width <= 0 || box->height <= 0) {
 		return false;
 	}
-	*x = (lx - box->x) / box->width;
-	*y = (ly - box->y) / box->height;
+	*x = exact_fraction(lx, box->x, box->width);
+	*y = exact_fraction(ly, box->y, box->height);
 	return true;
 }
 

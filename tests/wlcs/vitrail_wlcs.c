@@ -309,63 +309,6 @@ static void do_destroy_device(struct vt_server *server, void *data) {
 	}
 }
 
-/*
- * The fraction of the layout's extent [origin, origin + size) that brings
- * a device's absolute position back to exactly l: wlroots turns an
- * absolute position f into layout coordinates as size * f + origin
- * (wlr_cursor_absolute_to_layout_coords), and (l - origin) / size does
- * not always survive that, e.g. 49 / 720 * 720 is 48.99999999999999, a
- * pixel row above the one WLCS aims at (the top row of a surface at y 49
- * missed). The nearest fraction whose image is not below l.
- */
-static double exact_fraction(double l, int origin, int size) {
-	double f = (l - origin) / size;
-	while (size * f + origin > l) {
-		f = nextafter(f, -INFINITY);
-	}
-	while (size * f + origin < l) {
-		f = nextafter(f, INFINITY);
-	}
-	return f;
-}
-
-/* Layout coordinates (lx, ly) as a device's absolute position that comes
- * back as exactly (lx, ly); false when the layout is empty. */
-static bool layout_to_absolute(struct vt_server *server, double lx,
-		double ly, double *x, double *y) {
-	struct wlr_box *box = wlr_output_layout_get_box(server->layout, NULL);
-	if (box == NULL || box->width <= 0 || box->height <= 0) {
-		return false;
-	}
-	*x = exact_fraction(lx, box->x, box->width);
-	*y = exact_fraction(ly, box->y, box->height);
-	return true;
-}
-
-static void pointer_warp(struct vt_server *server,
-		struct wlr_input_device *device, double lx, double ly) {
-	struct wlr_event_pointer_motion_absolute event = {
-		.device = device,
-		.time_msec = (uint32_t)(vt_now_ns() / 1000000u),
-	};
-	if (!layout_to_absolute(server, lx, ly, &event.x, &event.y)) {
-		return;
-	}
-	wl_signal_emit(&device->pointer->events.motion_absolute, &event);
-	wl_signal_emit(&device->pointer->events.frame, device->pointer);
-}
-
-static bool touch_at(struct vt_server *server,
-		struct wlr_input_device *device, int32_t id, double lx, double ly,
-		bool down) {
-	double x, y;
-	if (!layout_to_absolute(server, lx, ly, &x, &y)) {
-		return false;
-	}
-	vt_emulated_touch_raw(device, id, x, y, down);
-	return true;
-}
-
 static void do_device_event(struct vt_server *server, void *data) {
 	struct device_call *call = data;
 	struct wlr_input_device *device = call->device->device;
@@ -374,7 +317,7 @@ static void do_device_event(struct vt_server *server, void *data) {
 	}
 	switch (call->what) {
 	case MOVE_ABSOLUTE:
-		pointer_warp(server, device, call->x, call->y);
+		vt_emulated_pointer_move_to(server, device, call->x, call->y);
 		break;
 	case MOVE_RELATIVE:
 		vt_emulated_pointer_move_by(device, call->x, call->y);
@@ -385,15 +328,15 @@ static void do_device_event(struct vt_server *server, void *data) {
 	case TOUCH_DOWN: {
 		struct vt_wlcs *wlcs = call->device->wlcs;
 		int32_t id = wlcs->next_touch_id;
-		if (touch_at(server, device, id, call->x, call->y, true)) {
+		if (vt_emulated_touch_down(server, device, id, call->x, call->y)) {
 			call->device->touch_id = id;
 			wlcs->next_touch_id++;
 		}
 		break;
 	}
 	case TOUCH_MOVE:
-		touch_at(server, device, call->device->touch_id, call->x,
-			call->y, false);
+		vt_emulated_touch_move(server, device, call->device->touch_id,
+			call->x, call->y);
 		break;
 	case TOUCH_UP:
 		vt_emulated_touch_up(device, call->device->touch_id);
