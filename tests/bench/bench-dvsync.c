@@ -902,6 +902,22 @@ static const char *setup_name(const struct setup *setup) {
 	return setup->nested ? "nested" : "headless";
 }
 
+/* vitrail's arguments for a mode's run (NULL-terminated, at most 8). */
+static void mode_args(const struct mode *mode, const char *frame_log,
+		const char *extra[8]) {
+	int n = 0;
+	extra[n++] = "--test";
+	extra[n++] = "--frame-log";
+	extra[n++] = frame_log;
+	extra[n++] = "--pacing";
+	extra[n++] = mode->pacing;
+	if (mode->prerender != NULL) {
+		extra[n++] = "--prerender";
+		extra[n++] = mode->prerender;
+	}
+	extra[n] = NULL;
+}
+
 static bool run_once(struct bench *bench, struct setup *setup, int m,
 		int rep) {
 	const struct mode *mode = &modes[m];
@@ -914,17 +930,7 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 	unlink(frame_log);
 	double period_ns = 1e9 / setup->hz;
 	const char *extra[8];
-	int nextra = 0;
-	extra[nextra++] = "--test";
-	extra[nextra++] = "--frame-log";
-	extra[nextra++] = frame_log;
-	extra[nextra++] = "--pacing";
-	extra[nextra++] = mode->pacing;
-	if (mode->prerender != NULL) {
-		extra[nextra++] = "--prerender";
-		extra[nextra++] = mode->prerender;
-	}
-	extra[nextra] = NULL;
+	mode_args(mode, frame_log, extra);
 	struct bench_vitrail parent, vitrail;
 	bool ok = bench_vitrail_start_setup(&bench->env, setup->nested,
 		setup->hz, OUTPUT_SIZE, extra, log, parent_log, START_TIMEOUT_MS,
@@ -1048,17 +1054,7 @@ static bool run_real(struct bench *bench, int m, int rep) {
 	unlink(frame_log);
 	double period_ns = 1e9 / REAL_HZ;
 	const char *extra[8];
-	int nextra = 0;
-	extra[nextra++] = "--test";
-	extra[nextra++] = "--frame-log";
-	extra[nextra++] = frame_log;
-	extra[nextra++] = "--pacing";
-	extra[nextra++] = mode->pacing;
-	if (mode->prerender != NULL) {
-		extra[nextra++] = "--prerender";
-		extra[nextra++] = mode->prerender;
-	}
-	extra[nextra] = NULL;
+	mode_args(mode, frame_log, extra);
 	struct bench_vitrail parent, vitrail;
 	bool ok = bench_vitrail_start_setup(&bench->env, false, REAL_HZ,
 		REAL_OUTPUT_SIZE, extra, log, NULL, START_TIMEOUT_MS, &parent,
