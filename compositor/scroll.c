@@ -57,8 +57,6 @@
 #define LEAD_MARGIN_NS 2000000ull
 /* A request not answered for this long may be made again. */
 #define REQUEST_TIMEOUT_NS 1000000000ull
-/* Rows copied between two looks at the clock in a band. */
-#define COPY_STEP_BYTES (256u << 10)
 /* libwayland cuts error messages at 127 bytes (see scene.c). */
 #define ERROR_MESSAGE_MAX 100
 
@@ -635,7 +633,7 @@ static int copy_handle_timer(void *data) {
 	const uint8_t *pixels = wl_shm_buffer_get_data(shm);
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	int32_t width = vr_image_width(image);
-	int32_t step = (int32_t)(COPY_STEP_BYTES / ((size_t)width * 4));
+	int32_t step = (int32_t)(VT_COPY_STEP_BYTES / ((size_t)width * 4));
 	step = step > 0 ? step : 1;
 	bool ok = true;
 	while (ok && copy->next_row < copy->rows) {

@@ -146,6 +146,8 @@ struct vt_output;
 #define VT_COPY_BANDED_BYTES (8ull * 1024 * 1024)
 #define VT_COPY_FIRST_BAND_NS 8000000
 #define VT_COPY_BAND_NS 2000000
+/* Rows copied between two looks at the clock in a band. */
+#define VT_COPY_STEP_BYTES (256u << 10)
 /* Subsurfaces per parent surface and per client (vitrail(1)): a parent's
  * commit walks all of its subsurfaces (wlroots and surface.c). */
 #define VT_SUBSURFACES_PER_PARENT 1024

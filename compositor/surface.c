@@ -154,9 +154,6 @@ static void surface_clear_content(struct vt_surface *surface) {
 
 /* ---- large buffers, copied in bands ------------------------------------- */
 
-/* Rows per step of a band: about 256 KiB of pixels, at least one row. */
-#define COPY_STEP_BYTES (256u << 10)
-
 struct vt_surface_copy {
 	struct vt_surface *surface;
 	struct wlr_buffer *buffer; /* locked until the copy ends */
@@ -344,7 +341,7 @@ static void copy_band(struct vt_surface_copy *copy, uint64_t budget) {
 	const uint8_t *pixels = wl_shm_buffer_get_data(shm);
 	size_t stride = (size_t)wl_shm_buffer_get_stride(shm);
 	int32_t width = vr_image_width(copy->image);
-	int32_t step = (int32_t)(COPY_STEP_BYTES / ((size_t)width * 4));
+	int32_t step = (int32_t)(VT_COPY_STEP_BYTES / ((size_t)width * 4));
 	step = step > 0 ? step : 1;
 	bool ok = true;
 	while (ok && pixman_region32_not_empty(&copy->todo)) {
@@ -504,7 +501,7 @@ static bool surface_start_copy(struct vt_surface *surface,
 		format != DRM_FORMAT_XRGB8888;
 	/* a step's converted rows, then room for its rows realigned (at
 	 * most 4 bytes a pixel, plus 3) */
-	size_t step_rows = COPY_STEP_BYTES / ((size_t)width * 4);
+	size_t step_rows = VT_COPY_STEP_BYTES / ((size_t)width * 4);
 	step_rows = step_rows > 0 ? step_rows : 1;
 	uint32_t *rows = convert ?
 		malloc(step_rows * ((size_t)width * 8 + 4)) : NULL;
