@@ -64,6 +64,23 @@ run_suite() {
 	if [ -n "$names" ]; then
 		failures="$failures
 $label: $names"
+		# why each failed, for the summary's last lines (the full logs
+		# scroll far above them)
+		reasons="$reasons$(python3 - "$log" "$label" <<'PY'
+import json, sys
+bad = ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS")
+keys = (":F:", ":E:", "Assertion", "ERROR:", "error:", "Error:", "timed out")
+for line in open(sys.argv[1]):
+    test = json.loads(line)
+    if test["result"] not in bad:
+        continue
+    out = (test.get("stdout") or "") + (test.get("stderr") or "")
+    lines = [l for l in out.splitlines() if any(k in l for k in keys)]
+    print("\n%s: %s (%s):" % (sys.argv[2], test["name"], test["result"]))
+    for l in (lines or out.splitlines())[-8:]:
+        print("  " + l[:300])
+PY
+)"
 	fi
 	passed=$((passed + ok))
 	failed=$((failed + bad))
@@ -84,7 +101,7 @@ demo)
 	;;
 test)
 	install_packages
-	passed=0 failed=0 skipped=0 rc=0 failures=
+	passed=0 failed=0 skipped=0 rc=0 failures= reasons=
 	# -O2 (with assertions): realistic timings for the demo and the
 	# benchmark, and the optimizer's warnings are errors too.
 	build build -Dbuildtype=debugoptimized
@@ -115,6 +132,8 @@ test)
 	run_suite build-tsan "tests (tsan)" --num-processes 1 \
 		--no-suite hostile-manual || rc=1
 	if [ -n "$failures" ]; then
+		echo "why:$reasons"
+		echo
 		echo "failed:$failures"
 	fi
 	echo "$passed passed, $failed failed, $skipped skipped"
