@@ -873,6 +873,7 @@ static bool pointer_grab_motion(struct vt_server *server, uint32_t time,
 		return true; /* nothing moved */
 	}
 	wlr_seat_pointer_notify_motion(seat, time, sx, sy);
+	server->pointer_frame_owed = true;
 	history_add(&server->pointer_history, focused, sx, sy);
 	if (received_ns != 0) {
 		vt_surface_note_input(focused, received_ns);
@@ -912,6 +913,7 @@ static void process_motion(struct vt_server *server, uint32_t time,
 			cursor_set_theme_image(server, name);
 		}
 		wlr_seat_pointer_clear_focus(server->seat);
+		server->pointer_frame_owed = true;
 		return;
 	}
 	if (surface != focused && server->cursor_surface == NULL &&
@@ -922,6 +924,7 @@ static void process_motion(struct vt_server *server, uint32_t time,
 	}
 	wlr_seat_pointer_notify_enter(server->seat, surface, sx, sy);
 	wlr_seat_pointer_notify_motion(server->seat, time, sx, sy);
+	server->pointer_frame_owed = true;
 	history_add(&server->pointer_history, surface, sx, sy);
 	if (received_ns != 0) {
 		vt_surface_note_input(server->seat->pointer_state.focused_surface,
@@ -944,6 +947,7 @@ void vt_input_update_pointer_focus(struct vt_server *server) {
 	if (state->focused_surface != was || state->sx != was_x ||
 			state->sy != was_y) {
 		wlr_seat_pointer_notify_frame(server->seat);
+		server->pointer_frame_owed = false;
 	}
 }
 
@@ -1120,6 +1124,7 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	}
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
 		event->button, event->state);
+	server->pointer_frame_owed = true;
 	if (server->grab.mode != VT_GRAB_NONE && !server->grab.touch &&
 			server->seat->pointer_state.button_count == 0) {
 		vt_grab_end(server);
@@ -1172,13 +1177,17 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
 		event->orientation, event->delta, event->delta_discrete,
 		event->source);
+	server->pointer_frame_owed = true;
 	vt_surface_note_input(server->seat->pointer_state.focused_surface,
 		received_ns);
 }
 
 static void handle_cursor_frame(struct wl_listener *listener, void *data) {
 	struct vt_server *server = wl_container_of(listener, server, cursor_frame);
-	wlr_seat_pointer_notify_frame(server->seat);
+	if (server->pointer_frame_owed) {
+		wlr_seat_pointer_notify_frame(server->seat);
+		server->pointer_frame_owed = false;
+	}
 }
 
 static void handle_cursor_surface_destroy(struct wl_listener *listener,

@@ -515,6 +515,7 @@ bool vt_protocols_pointer_motion(struct vt_server *server,
 	wlr_relative_pointer_manager_v1_send_relative_motion(p->relative_pointer,
 		server->seat, (uint64_t)time_msec * 1000, *dx, *dy, dx_unaccel,
 		dy_unaccel);
+	server->pointer_frame_owed = true; /* wl_pointer.frame closes it */
 	if (p->constraint == NULL) {
 		constraint_update(p);
 	}

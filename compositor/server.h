@@ -456,6 +456,10 @@ struct vt_server {
 	struct wl_listener cursor_surface_destroy;
 	int cursor_hotspot_x, cursor_hotspot_y;
 	bool has_pointer;
+	/* a pointer event went to a client since the last wl_pointer.frame:
+	 * the device's frame closes it (a device frame whose events vitrail
+	 * kept, such as an axis that scrolled a region, sends none) */
+	bool pointer_frame_owed;
 	/* recent positions for input prediction (input.c): the pointer's,
 	 * and the touch point touch_history_id's */
 	struct vt_input_history pointer_history, touch_history;

@@ -322,6 +322,7 @@ static void on_axis(struct sc_app *app, uint32_t axis, double value) {
 static void client_connect(struct client *c, struct harness_vitrail *vitrail) {
 	memset(c, 0, sizeof(*c));
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	c->app.seat_version = 5; /* wl_pointer.frame */
 	ck_assert(sc_app_init(&c->app, "test-scroll"));
 	struct wl_registry *registry = wl_display_get_registry(c->app.display);
 	wl_registry_add_listener(registry, &registry_listener, c);
@@ -538,7 +539,10 @@ START_TEST(test_scroll_protocol)
 	shot_finish(&s);
 
 	/* a wheel click of 15 and a continuous scroll of -100 over the
-	 * region: vitrail scrolls, the client gets no axis event */
+	 * region: vitrail scrolls, the client gets no axis event, nor a
+	 * wl_pointer.frame with nothing in it (a wakeup per event) */
+	pump_until(&c, 100, NULL, NULL);
+	int frames_before = c.app.pointer_frames;
 	harness_pointer_axis(vitrail->conn, AXIS_VERTICAL, 15, SOURCE_WHEEL, 1);
 	wait_position(&c, 315, "wheel 15");
 	harness_pointer_axis(vitrail->conn, AXIS_VERTICAL, -100,
@@ -549,6 +553,7 @@ START_TEST(test_scroll_protocol)
 	shot_finish(&s);
 	pump_until(&c, 100, NULL, NULL);
 	ck_assert_int_eq(c.axes, 0);
+	ck_assert_int_eq(c.app.pointer_frames, frames_before);
 	/* a horizontal scroll there, and a vertical one over the header:
 	 * the client's */
 	harness_pointer_axis(vitrail->conn, AXIS_HORIZONTAL, 30,
@@ -559,6 +564,8 @@ START_TEST(test_scroll_protocol)
 	pump_until(&c, 300, NULL, NULL);
 	ck_assert_int_eq(c.axes, 2);
 	ck_assert(c.axis_value == 40.0);
+	/* the axes the client got came in frames */
+	ck_assert_int_ge(c.app.pointer_frames, frames_before + 2);
 	ck_assert_int_eq(c.pos[1], 215);
 
 	/* set_region: 10 pixels lower, 20 shorter */

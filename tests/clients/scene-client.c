@@ -410,6 +410,7 @@ static void pointer_axis(void *data, struct wl_pointer *pointer,
 static void pointer_frame(void *data, struct wl_pointer *pointer) {
 	struct sc_app *app = data;
 	app->axis_source = 0;
+	app->pointer_frames++;
 }
 
 static void pointer_axis_source(void *data, struct wl_pointer *pointer,

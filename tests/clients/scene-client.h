@@ -154,6 +154,7 @@ struct sc_app {
 	void (*on_touch)(struct sc_app *app, enum sc_touch what, int32_t id,
 		double x, double y);
 	uint32_t axis_source;
+	int pointer_frames; // wl_pointer.frame events received (seat v5)
 	/* Set before sc_app_init: the wl_seat version to bind (0: 1; 5 for
 	 * axis sources and stops, but then every wl_keyboard listener the
 	 * client adds must handle repeat_info). */
