@@ -120,6 +120,12 @@ struct scroll_region {
 	struct wl_listener pending_node_destroy; // pending.node's
 	/* FRAME_BUFFER: the image's node, at the region's place */
 	struct vr_node *crop;
+	/* the image of the last frame replaced, reused by the next frame of
+	 * its size once nothing else holds it (a fresh image's page faults
+	 * cost the main thread more than the copy itself), and what it is
+	 * charged to the budget */
+	struct vr_image *spare;
+	uint64_t spare_bytes;
 
 	double pos[2]; // the position wanted (content pixels)
 	int32_t shown[2]; // the position the frame shows
@@ -289,18 +295,45 @@ static void copy_stop(struct frame_copy *copy) {
 	server->surface_copies--;
 }
 
+static void spare_drop(struct scroll_region *region) {
+	vt_client_budget_charge(region->budget, region->spare_bytes, 0, NULL);
+	vr_image_unref(region->spare);
+	region->spare = NULL;
+	region->spare_bytes = 0;
+}
+
+/* The spare image when it fits a new frame and is the region's alone (its
+ * charge given back), or NULL. The frame's copy writes every pixel before
+ * it is shown. */
+static struct vr_image *spare_take(struct scroll_region *region,
+		int32_t width, int32_t height, enum vr_format format) {
+	struct vr_image *image = region->spare;
+	if (image == NULL || vr_image_shared(image) ||
+			vr_image_width(image) != width ||
+			vr_image_height(image) != height ||
+			vr_image_format(image) != format) {
+		return NULL;
+	}
+	vt_client_budget_charge(region->budget, region->spare_bytes, 0, NULL);
+	region->spare = NULL;
+	region->spare_bytes = 0;
+	return image;
+}
+
 static void frame_release(struct scroll_region *region, struct frame *f,
 		struct wl_listener *listener, bool node_alive) {
 	if (f->copy != NULL) {
 		copy_stop(f->copy);
 	}
 	if (f->kind == FRAME_BUFFER) {
-		vt_client_budget_charge(region->budget, f->bytes, 0, NULL);
 		if (f == &region->frame && region->crop != NULL) {
 			/* the crop's reference: the pixels go now */
 			vr_node_clear_content(region->crop);
 		}
-		vr_image_unref(f->image);
+		/* kept for the next frame (region_finish drops it) */
+		spare_drop(region);
+		region->spare = f->image;
+		region->spare_bytes = f->bytes;
 	} else if (f->kind == FRAME_NODE) {
 		wl_list_remove(&listener->link);
 		/* only the current frame's node was moved (a pending one may
@@ -542,6 +575,7 @@ static void region_finish(struct scroll_region *region) {
 	frame_release(region, &region->frame, &region->node_destroy, true);
 	frame_release(region, &region->pending, &region->pending_node_destroy,
 		true);
+	spare_drop(region);
 	region->commit_waiting = false;
 	vr_node_destroy(region->crop);
 	region->crop = NULL;
@@ -755,12 +789,23 @@ static void region_handle_attach_buffer(struct wl_client *client,
 	if (region == NULL) {
 		return; /* inert */
 	}
+	enum vr_format vr_format = format == WL_SHM_FORMAT_XRGB8888 ?
+		VR_FORMAT_XRGB8888 : VR_FORMAT_ARGB8888;
+	struct vr_image *image = spare_take(region, width, height, vr_format);
 	/* the pending frame this one replaces gives its bytes back */
 	uint64_t bytes = (uint64_t)width * (uint64_t)height * 4;
 	uint64_t release = region->pending.kind == FRAME_BUFFER ?
 		region->pending.bytes : 0;
 	uint64_t total;
-	if (!vt_client_budget_charge(region->budget, release, bytes, &total)) {
+	bool charged = vt_client_budget_charge(region->budget, release, bytes,
+		&total);
+	if (!charged && region->spare != NULL) {
+		spare_drop(region);
+		charged = vt_client_budget_charge(region->budget, release, bytes,
+			&total);
+	}
+	if (!charged) {
+		vr_image_unref(image);
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_QUOTA_EXCEEDED,
 			"wl_buffer@%u %dx%d: images of %" PRIu64 " bytes, over the "
 			"budget %llu", buffer_id, width, height, total,
@@ -772,9 +817,9 @@ static void region_handle_attach_buffer(struct wl_client *client,
 	if (region->pending.kind == FRAME_BUFFER) {
 		region->pending.bytes = 0;
 	}
-	struct vr_image *image = vr_image_create(width, height,
-		format == WL_SHM_FORMAT_XRGB8888 ?
-		VR_FORMAT_XRGB8888 : VR_FORMAT_ARGB8888);
+	if (image == NULL) {
+		image = vr_image_create(width, height, vr_format);
+	}
 	if (image == NULL) {
 		vt_client_budget_charge(region->budget, bytes, 0, NULL);
 		wl_client_post_no_memory(client);

@@ -255,6 +255,11 @@ bool vr_image_in_use(const struct vr_image *image)
 	return image->pins > 0;
 }
 
+bool vr_image_shared(const struct vr_image *image)
+{
+	return image->refs > 1;
+}
+
 int32_t vr_image_width(const struct vr_image *image)
 {
 	return image->width;

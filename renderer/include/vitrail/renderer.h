@@ -122,6 +122,10 @@ bool vr_image_write_box(struct vr_image *image, const void *data,
  * (vr_render_submit): a vr_image_write now first copies the whole image
  * (copy-on-write). A caller with time to spare writes later instead. */
 bool vr_image_in_use(const struct vr_image *image);
+/* True while anyone but the caller holds a reference (a node, a frame in
+ * flight). An image held by its caller alone can be written whole and
+ * reused in place of a new one of its size: no fresh pages to fault in. */
+bool vr_image_shared(const struct vr_image *image);
 int32_t vr_image_width(const struct vr_image *image);
 int32_t vr_image_height(const struct vr_image *image);
 enum vr_format vr_image_format(const struct vr_image *image);
