@@ -109,7 +109,6 @@ struct output_frame {
 	uint32_t commit_seq; /* wlr_output commit_seq once committed */
 	pixman_region32_t damage; /* output pixels changed by this frame */
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
-	bool cpu; /* render_id is the CPU engine's */
 	/* the session lock's epoch its tree showed (0: unlocked) */
 	uint64_t lock_epoch;
 	struct wl_array feedbacks; /* struct drawn_feedback */
@@ -556,10 +555,8 @@ static void output_wait_frame(struct vt_output *output,
 	if (frame->render_id == 0) {
 		return;
 	}
-	if (frame->cpu && server->cpu != NULL) {
-		vr_cpu_frame_wait(server->cpu, frame->render_id, UINT64_MAX);
-	} else if (!frame->cpu && server->renderer != NULL) {
-		vr_frame_wait(server->renderer, frame->render_id, UINT64_MAX);
+	if (server->engine != NULL) {
+		vr_engine_wait(server->engine, frame->render_id, UINT64_MAX);
 	}
 }
 
@@ -964,12 +961,8 @@ static void frame_cpu_copy(struct output_frame *frame) {
 static void frame_ready(struct output_frame *frame, uint64_t now) {
 	struct vt_output *output = frame->output;
 	frame->ready = true;
-	if (frame->render_id != 0 && frame->cpu) {
-		vr_cpu_frame_get_timing(output->server->cpu, frame->render_id,
-			&frame->record.timing);
-		frame->render_id = 0;
-	} else if (frame->render_id != 0) {
-		vr_frame_get_timing(output->server->renderer, frame->render_id, 0,
+	if (frame->render_id != 0) {
+		vr_engine_get_timing(output->server->engine, frame->render_id,
 			&frame->record.timing);
 		frame->render_id = 0;
 	}
@@ -1035,17 +1028,12 @@ static int handle_slow_timer(void *data) {
 }
 
 void vt_outputs_frames_completed(struct vt_server *server) {
-	uint64_t done = 0;
-	bool cpu = server->renderer == NULL;
-	if (cpu && server->cpu != NULL) {
-		done = vr_cpu_renderer_dispatch(server->cpu);
-	} else if (!cpu) {
-		done = vr_renderer_dispatch(server->renderer);
-		if (vr_renderer_is_lost(server->renderer)) {
-			vt_outputs_lose_renderer(server);
-			return;
-		}
-	} else {
+	if (server->engine == NULL) {
+		return;
+	}
+	uint64_t done = vr_engine_dispatch(server->engine);
+	if (vr_engine_is_lost(server->engine)) {
+		vt_outputs_lose_renderer(server);
 		return;
 	}
 	uint64_t now = vt_now_ns();
@@ -1054,7 +1042,7 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 		struct output_frame *frame, *tmp;
 		wl_list_for_each_safe(frame, tmp, &output->frames, link) {
 			if (!frame->ready && !frame->finished &&
-					frame->render_id != 0 && frame->cpu == cpu &&
+					frame->render_id != 0 &&
 					frame->render_id <= done) {
 				frame_finished(frame, now);
 			}
@@ -1169,48 +1157,32 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	wl_list_for_each(b, &output->buffers, link) {
 		pixman_region32_union(&b->stale, &b->stale, draw);
 	}
-	/* the CPU engine draws into the buffer itself, off the main thread;
-	 * the reference renderer (the CPU engine's threads failed) during
-	 * the call */
+	/* One engine, whichever draws: the CPU engine and the reference
+	 * renderer (the CPU engine's threads failed) write into the buffer
+	 * itself, Vulkan into the output's target and from there into the
+	 * buffer (dst) or its mirror. What this buffer lacks: this frame's
+	 * damage and what it missed while others were drawn (buffer age). */
+	struct vr_engine *engine = server->engine;
 	bool soft = output->soft;
-	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC ||
-		(soft && server->cpu == NULL);
-	struct vr_render_job job = {
+	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC;
+	struct vr_engine_frame job = {
 		.target = output->target,
-		.view = vt_output_view(output),
-		.damage = draw,
-		.clear = { 0, 0, 0, 1 },
 		.dst = buffer->dst,
-		.dst_region = &buffer->stale,
+		.image = buffer->image,
+		.view = vt_output_view(output),
+		.clear = { 0, 0, 0, 1 },
+		.damage = draw,
+		.region = &buffer->stale,
 	};
 	bool ok;
-	if (soft && buffer->image == NULL) {
-		ok = false; /* not CPU-accessible (logged at its creation) */
-	} else if (soft && server->cpu != NULL) {
-		/* what this buffer lacks: this frame's damage and what it
-		 * missed while others were drawn (buffer age) */
-		frame->cpu = true;
-		frame->render_id = vr_cpu_render_submit(server->cpu, server->tree,
-			buffer->image, &job.view, job.clear, &buffer->stale);
-		ok = frame->render_id != 0;
-		if (ok && server->opts.pipeline == VT_PIPELINE_SYNC) {
-			ok = vr_cpu_frame_wait(server->cpu, frame->render_id,
-				UINT64_MAX) && vr_cpu_frame_get_timing(server->cpu,
-				frame->render_id, &frame->record.timing);
-			frame->render_id = 0;
-		}
-	} else if (soft) {
-		ok = true;
-		vr_reference_render_region(server->tree, buffer->image, &job.view,
-			job.clear, &buffer->stale);
-		frame->record.timing.start_ns = start;
-		frame->record.timing.end_ns = vt_now_ns();
+	if (engine == NULL || (soft ? buffer->image == NULL :
+			output->target == NULL)) {
+		ok = false; /* nothing to draw with or into (logged before) */
 	} else if (sync) {
-		ok = vr_render(server->renderer, server->tree, &job, 1);
-		frame->record.timing = job.timing;
+		ok = vr_engine_render(engine, server->tree, &job,
+			&frame->record.timing);
 	} else {
-		frame->render_id = vr_render_submit(server->renderer, server->tree,
-			&job, 1);
+		frame->render_id = vr_engine_submit(engine, server->tree, &job);
 		ok = frame->render_id != 0;
 	}
 	if (!ok) {
@@ -1540,7 +1512,7 @@ bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
 		uint64_t now, uint64_t *shown_ns) {
 	struct vt_server *server = output->server;
 	if (output->pacer == NULL || !output->model_clock ||
-			(output->soft && server->cpu == NULL) ||
+			server->engine == NULL ||
 			!server->has_pointer ||
 			vt_pacer_queued(output->pacer) > 0 ||
 			server->opts.pipeline != VT_PIPELINE_ASYNC) {
@@ -1875,7 +1847,8 @@ static void output_set_period(struct vt_output *output) {
 
 static void output_update_target(struct vt_output *output) {
 	int w = output->wlr_output->width, h = output->wlr_output->height;
-	if (output->server->renderer == NULL) {
+	struct vr_engine *engine = output->server->engine;
+	if (engine == NULL || vr_engine_host_images(engine)) {
 		if (output->soft && output->soft_w == w && output->soft_h == h) {
 			return;
 		}
@@ -1923,6 +1896,9 @@ void vt_outputs_lose_renderer(struct vt_server *server) {
 	}
 	vt_server_drop_renderer(server);
 	vt_server_use_cpu_backend(server);
+	if (!vt_server_set_engine(server)) {
+		wlr_log(WLR_ERROR, "no engine left to draw with");
+	}
 	uint64_t now = vt_now_ns();
 	wl_list_for_each(output, &server->outputs, link) {
 		/* a new frame, all of it, and every buffer redrawn */

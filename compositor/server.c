@@ -112,10 +112,45 @@ static int handle_renderer_fd(int fd, uint32_t mask, void *data) {
 	return 0;
 }
 
+static void drop_engine(struct vt_server *server) {
+	if (server->engine_source != NULL) {
+		wl_event_source_remove(server->engine_source);
+		server->engine_source = NULL;
+	}
+	vr_engine_destroy(server->engine);
+	server->engine = NULL;
+}
+
+bool vt_server_set_engine(struct vt_server *server) {
+	drop_engine(server);
+	if (server->renderer != NULL) {
+		server->engine = vr_engine_create_vulkan(server->renderer);
+	} else if (server->cpu != NULL) {
+		server->engine = vr_engine_create_cpu(server->cpu);
+	} else {
+		server->engine = vr_engine_create_reference();
+	}
+	if (server->engine == NULL) {
+		wlr_log(WLR_ERROR, "cannot create the rendering engine");
+		return false;
+	}
+	/* frames the engine completes reach the outputs through its fd,
+	 * whichever engine it is */
+	server->engine_source = wl_event_loop_add_fd(server->loop,
+		vr_engine_get_fd(server->engine), WL_EVENT_READABLE,
+		handle_renderer_fd, server);
+	if (server->engine_source == NULL) {
+		wlr_log(WLR_ERROR, "cannot watch the engine's completions");
+		vr_engine_destroy(server->engine);
+		server->engine = NULL;
+		return false;
+	}
+	return true;
+}
+
 void vt_server_drop_renderer(struct vt_server *server) {
-	if (server->renderer_source != NULL) {
-		wl_event_source_remove(server->renderer_source);
-		server->renderer_source = NULL;
+	if (server->engine != NULL && !vr_engine_host_images(server->engine)) {
+		drop_engine(server); /* it wraps the renderer */
 	}
 	vr_renderer_destroy(server->renderer);
 	server->renderer = NULL;
@@ -143,28 +178,10 @@ bool vt_server_use_cpu_backend(struct vt_server *server) {
 			"reference renderer draws on the main thread, slowly");
 		return false;
 	}
-	if (server->cpu_source == NULL && server->loop != NULL) {
-		/* frames the CPU engine completes reach the outputs through
-		 * its fd, as the Vulkan renderer's do */
-		server->cpu_source = wl_event_loop_add_fd(server->loop,
-			vr_cpu_renderer_get_fd(server->cpu), WL_EVENT_READABLE,
-			handle_renderer_fd, server);
-		if (server->cpu_source == NULL) {
-			wlr_log(WLR_ERROR, "cannot watch the CPU engine's "
-				"completions");
-			vr_cpu_renderer_destroy(server->cpu);
-			server->cpu = NULL;
-			return false;
-		}
-	}
 	return true;
 }
 
 static void drop_cpu_backend(struct vt_server *server) {
-	if (server->cpu_source != NULL) {
-		wl_event_source_remove(server->cpu_source);
-		server->cpu_source = NULL;
-	}
 	vr_cpu_renderer_destroy(server->cpu);
 	server->cpu = NULL;
 }
@@ -373,15 +390,6 @@ bool vt_server_init(struct vt_server *server) {
 	}
 
 	if (server->renderer != NULL) {
-		/* Frames the renderer completes reach the outputs through its
-		 * fd. */
-		server->renderer_source = wl_event_loop_add_fd(server->loop,
-			vr_renderer_get_fd(server->renderer), WL_EVENT_READABLE,
-			handle_renderer_fd, server);
-		if (server->renderer_source == NULL) {
-			wlr_log(WLR_ERROR, "cannot watch the renderer's completions");
-			return false;
-		}
 		/* every pipeline now, not in the first frame that needs it */
 		if (!vr_renderer_warm_pipelines(server->renderer)) {
 			wlr_log(WLR_ERROR, "cannot create every pipeline ahead; the "
@@ -391,6 +399,10 @@ bool vt_server_init(struct vt_server *server) {
 				vr_renderer_is_software(server->renderer)) {
 			choose_backend(server);
 		}
+	}
+
+	if (!vt_server_set_engine(server)) {
+		return false;
 	}
 
 	server->tree = vr_tree_create();
@@ -633,13 +645,9 @@ void vt_server_finish(struct vt_server *server) {
 		wl_list_remove(&server->new_surface.link);
 		wl_list_remove(&server->new_xdg_surface.link);
 	}
-	if (server->renderer_source != NULL) {
-		wl_event_source_remove(server->renderer_source);
-		server->renderer_source = NULL;
-	}
-	if (server->cpu_source != NULL) {
-		wl_event_source_remove(server->cpu_source);
-		server->cpu_source = NULL;
+	if (server->engine_source != NULL) {
+		wl_event_source_remove(server->engine_source);
+		server->engine_source = NULL;
 	}
 	/* Destroys the outputs (their handlers free vt_output); no more
 	 * idle updates or pacer runs from here on. */
@@ -660,6 +668,7 @@ void vt_server_finish(struct vt_server *server) {
 		wlr_renderer_destroy(server->surface_renderer);
 	}
 	vr_tree_destroy(server->tree);
+	vr_engine_destroy(server->engine);
 	vr_renderer_destroy(server->renderer);
 	vr_cpu_renderer_destroy(server->cpu);
 	vt_frame_log_close(server->frame_log);

@@ -471,8 +471,11 @@ struct vt_server {
 
 	struct wl_list outputs; /* vt_output::link (output.c) */
 	int outputs_created; /* index of the next output, for its options */
-	struct wl_event_source *renderer_source; /* frames completed */
-	struct wl_event_source *cpu_source; /* the CPU engine's, completed */
+	/* the engine every output frame goes through (vt_server_set_engine:
+	 * renderer's, cpu's, or the reference renderer), and its fd's
+	 * source: frames completed */
+	struct vr_engine *engine;
+	struct wl_event_source *engine_source;
 	struct vt_frame_timing *frame_timing; /* frame_timing.c */
 	struct vt_paths *paths; /* paths.c */
 	/* D-VSync's predictability (output.c): the last input event, the
@@ -586,6 +589,9 @@ void vt_server_reload(struct vt_server *server);
 /* Stop watching and destroy the Vulkan renderer (after the outputs let go
  * of its targets and buffers); server->renderer is NULL afterwards. */
 void vt_server_drop_renderer(struct vt_server *server);
+/* The engine that draws outputs from now on: the Vulkan renderer's, else
+ * the CPU engine's, else the reference renderer's. */
+bool vt_server_set_engine(struct vt_server *server);
 /* The renderer's name for messages and statistics. */
 const char *vt_server_renderer_name(struct vt_server *server);
 /* Start the CPU backend (server->cpu) unless it runs; false when its

@@ -619,6 +619,68 @@ bool vr_cpu_frame_wait(struct vr_cpu_renderer *renderer, uint64_t id,
 bool vr_cpu_frame_get_timing(struct vr_cpu_renderer *renderer, uint64_t id,
 	struct vr_frame_timing *out);
 
+/* ---- one engine (seam.c) ------------------------------------------------ */
+
+/*
+ * The one asynchronous interface every output frame goes through, whatever
+ * draws it: the Vulkan renderer, the CPU engine, or the reference renderer
+ * (the last resort when the CPU engine's threads cannot start: it draws
+ * during the submit). Submit returns a frame id; completion comes through
+ * the engine's fd, readable when frames complete, and
+ * vr_engine_dispatch, which returns the latest completed id (frames
+ * complete in submission order); wait and timing as vr_frame_wait and
+ * vr_frame_get_timing. The rules on what the caller may do while a frame
+ * is in flight are vr_render_submit's. One caller thread (the tree's).
+ *
+ * An engine wraps a renderer it does not own (destroy the engine first).
+ * Where the pixels go, per frame (struct vr_engine_frame): a vr_target
+ * (and optionally a dst buffer) for Vulkan, a host image for the others:
+ * vr_engine_host_images says which the engine wants.
+ */
+struct vr_engine;
+
+struct vr_engine *vr_engine_create_vulkan(struct vr_renderer *renderer);
+struct vr_engine *vr_engine_create_cpu(struct vr_cpu_renderer *renderer);
+struct vr_engine *vr_engine_create_reference(void);
+/* Accepts NULL. The wrapped renderer keeps its frames (destroying it
+ * waits for them). */
+void vr_engine_destroy(struct vr_engine *engine);
+/* "vulkan", "cpu" or "reference" */
+const char *vr_engine_name(const struct vr_engine *engine);
+/* True: frames are drawn into host images (vr_engine_frame.image);
+ * false: into targets (vr_engine_frame.target). */
+bool vr_engine_host_images(const struct vr_engine *engine);
+
+struct vr_engine_frame {
+	struct vr_target *target; /* !host_images */
+	struct vr_dst_buffer *dst; /* !host_images, optional: see vr_render_job */
+	bool update_mirror; /* !host_images: see vr_render_job */
+	pixman_image_t *image; /* host_images: a8r8g8b8 or x8r8g8b8 */
+	struct vr_mat view;
+	struct vr_color clear;
+	/* !host_images: the target's pixels that changed since its last
+	 * frame (vr_render_job.damage) */
+	const pixman_region32_t *damage;
+	/* the destination's pixels to write: the host image's, or what the
+	 * frame copies into dst (vr_render_job.dst_region); NULL: all */
+	const pixman_region32_t *region;
+};
+
+/* 0 on failure (logged). */
+uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
+	const struct vr_engine_frame *frame);
+/* Submit and wait: the frame's timing in *timing (NULL: not wanted). */
+bool vr_engine_render(struct vr_engine *engine, struct vr_tree *tree,
+	const struct vr_engine_frame *frame, struct vr_frame_timing *timing);
+int vr_engine_get_fd(struct vr_engine *engine);
+uint64_t vr_engine_dispatch(struct vr_engine *engine);
+bool vr_engine_wait(struct vr_engine *engine, uint64_t id,
+	uint64_t timeout_ns);
+bool vr_engine_get_timing(struct vr_engine *engine, uint64_t id,
+	struct vr_frame_timing *out);
+/* Vulkan's device was lost (vr_renderer_is_lost); never for the others. */
+bool vr_engine_is_lost(struct vr_engine *engine);
+
 /*
  * Which backend draws a UI-like frame faster on this machine: a fixed
  * scene (the granularity calibration's cards, scaled to width x height)
