@@ -16,8 +16,11 @@
  *   pointers go to the surface with pointer focus.
  * - wlr-data-control-v1, primary selection: wlroots' own (wl-clipboard).
  * - wlr-foreign-toplevel-management-v1: one handle per mapped toplevel
- *   with its title, app_id, output and activated state; activate and close
- *   requests are honoured (view.c calls in at map, unmap and focus).
+ *   with its title, app_id, output and activated, minimized, maximized
+ *   and fullscreen states; activate, close, (un)minimize, (un)maximize and
+ *   (un)fullscreen requests are honoured, the last two as the client's own
+ *   xdg_toplevel requests (view.c calls in at map, unmap, focus and every
+ *   change of what it asks the client to fill).
  * - wlr-gamma-control-v1: wlroots applies ramps with the output's next
  *   commit (outputs without gamma, like headless ones, refuse them).
  * - wlr-export-dmabuf-v1: only when the output buffers are dmabufs (the
@@ -616,6 +619,8 @@ struct vt_foreign_toplevel {
 	struct wl_listener request_activate;
 	struct wl_listener request_close;
 	struct wl_listener request_minimize;
+	struct wl_listener request_maximize;
+	struct wl_listener request_fullscreen;
 };
 
 static void foreign_handle_request_activate(struct wl_listener *listener,
@@ -640,6 +645,36 @@ static void foreign_handle_request_minimize(struct wl_listener *listener,
 		vt_view_focus(view, view->surface);
 		vt_input_update_pointer_focus(view->server);
 	}
+}
+
+/* A taskbar's maximize or fullscreen request goes the way the client's own
+ * xdg_toplevel request goes (vt_view_request_fill: kiosk windows stay
+ * filling their output); a minimized window it fills comes back, focused,
+ * as a taskbar shows the window it acts on. The fullscreen request's
+ * output is not honoured, as for xdg_toplevel.set_fullscreen. */
+static void foreign_request_fill(struct vt_view *view, bool requested,
+		bool fullscreen) {
+	if (requested && view->minimized) {
+		vt_view_focus(view, view->surface);
+		vt_input_update_pointer_focus(view->server);
+	}
+	vt_view_request_fill(view, requested, fullscreen);
+}
+
+static void foreign_handle_request_maximize(struct wl_listener *listener,
+		void *data) {
+	struct vt_foreign_toplevel *foreign =
+		wl_container_of(listener, foreign, request_maximize);
+	struct wlr_foreign_toplevel_handle_v1_maximized_event *event = data;
+	foreign_request_fill(foreign->view, event->maximized, false);
+}
+
+static void foreign_handle_request_fullscreen(struct wl_listener *listener,
+		void *data) {
+	struct vt_foreign_toplevel *foreign =
+		wl_container_of(listener, foreign, request_fullscreen);
+	struct wlr_foreign_toplevel_handle_v1_fullscreen_event *event = data;
+	foreign_request_fill(foreign->view, event->fullscreen, true);
 }
 
 static void foreign_handle_request_close(struct wl_listener *listener,
@@ -710,12 +745,19 @@ void vt_foreign_toplevel_map(struct vt_view *view) {
 	foreign->request_minimize.notify = foreign_handle_request_minimize;
 	wl_signal_add(&foreign->handle->events.request_minimize,
 		&foreign->request_minimize);
+	foreign->request_maximize.notify = foreign_handle_request_maximize;
+	wl_signal_add(&foreign->handle->events.request_maximize,
+		&foreign->request_maximize);
+	foreign->request_fullscreen.notify = foreign_handle_request_fullscreen;
+	wl_signal_add(&foreign->handle->events.request_fullscreen,
+		&foreign->request_fullscreen);
 	vt_foreign_toplevel_update_names(view);
 	vt_foreign_toplevel_update_output(view);
 	wlr_foreign_toplevel_handle_v1_set_activated(foreign->handle,
 		view->server->focused_view == view);
 	wlr_foreign_toplevel_handle_v1_set_minimized(foreign->handle,
 		view->minimized);
+	vt_foreign_toplevel_update_fill(view);
 }
 
 void vt_foreign_toplevel_unmap(struct vt_view *view) {
@@ -726,6 +768,8 @@ void vt_foreign_toplevel_unmap(struct vt_view *view) {
 	wl_list_remove(&foreign->request_activate.link);
 	wl_list_remove(&foreign->request_close.link);
 	wl_list_remove(&foreign->request_minimize.link);
+	wl_list_remove(&foreign->request_maximize.link);
+	wl_list_remove(&foreign->request_fullscreen.link);
 	wlr_foreign_toplevel_handle_v1_destroy(foreign->handle);
 	free(foreign);
 	view->foreign = NULL;
@@ -745,6 +789,20 @@ void vt_foreign_toplevel_set_minimized(struct vt_view *view,
 		wlr_foreign_toplevel_handle_v1_set_minimized(view->foreign->handle,
 			minimized);
 	}
+}
+
+/* The states vitrail last asked of the client (acknowledged or not): a
+ * taskbar learns of a maximize at once, not only once the client commits
+ * its new size, which it may never do (a client that does not redraw). */
+void vt_foreign_toplevel_update_fill(struct vt_view *view) {
+	if (view->foreign == NULL) {
+		return;
+	}
+	uint32_t fill = view->impl->get_fill(view, true);
+	wlr_foreign_toplevel_handle_v1_set_maximized(view->foreign->handle,
+		fill & VT_FILL_MAXIMIZED);
+	wlr_foreign_toplevel_handle_v1_set_fullscreen(view->foreign->handle,
+		fill & VT_FILL_FULLSCREEN);
 }
 
 /* ---- input method and text input ---------------------------------------- */

@@ -953,13 +953,17 @@ bool vt_protocols_shortcuts_inhibited(struct vt_server *server);
 void vt_protocols_add_tablet(struct vt_server *server,
 	struct wlr_input_device *device);
 /* The view's wlr-foreign-toplevel handle: made at map, gone at unmap; its
- * activated and minimized states and output follow the view; a taskbar's
- * minimize request minimizes it, unminimize brings it back focused. */
+ * activated, minimized, maximized and fullscreen states and output follow
+ * the view; a taskbar's minimize request minimizes it, unminimize brings it
+ * back focused; maximize and fullscreen requests are the client's own
+ * (vt_view_request_fill). */
 void vt_foreign_toplevel_map(struct vt_view *view);
 void vt_foreign_toplevel_unmap(struct vt_view *view);
 void vt_foreign_toplevel_set_activated(struct vt_view *view, bool activated);
 void vt_foreign_toplevel_set_minimized(struct vt_view *view, bool minimized);
 void vt_foreign_toplevel_update_output(struct vt_view *view);
+/* What vitrail asks the view to fill (maximized, fullscreen) changed. */
+void vt_foreign_toplevel_update_fill(struct vt_view *view);
 /* The view's title or app_id changed. */
 void vt_foreign_toplevel_update_names(struct vt_view *view);
 

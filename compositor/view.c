@@ -253,6 +253,13 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 	vt_server_schedule_update(view->server);
 }
 
+/* Ask the client to fill (on) or stop filling (off) its output as fill
+ * says; a taskbar's handle tells what was asked at once. */
+static void view_set_fill(struct vt_view *view, uint32_t fill, bool on) {
+	view->impl->set_fill(view, fill, on);
+	vt_foreign_toplevel_update_fill(view);
+}
+
 static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	if (view->placed_on == NULL) {
 		return;
@@ -280,7 +287,7 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	}
 	view->x = box.x + e.left;
 	view->y = box.y + e.top;
-	view->impl->set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
+	view_set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
 		VT_FILL_MAXIMIZED, true);
 	view->impl->set_size(view, width > 1 ? width : 1,
 		height > 1 ? height : 1);
@@ -631,16 +638,37 @@ void vt_view_finish(struct vt_view *view) {
 }
 
 /* Maximize and fullscreen requests fill the output; leaving either state
- * gives the client back its own size (desktop mode; kiosk windows always
- * fill). Every request is answered with a configure. */
+ * gives the client back its own size (desktop mode), or the other state's
+ * (out of fullscreen, still maximized). Kiosk windows always fill their
+ * output, fullscreen, whatever is asked. Every request is answered with a
+ * configure. */
 void vt_view_request_fill(struct vt_view *view, bool requested,
 		bool fullscreen) {
-	if (!requested && view->server->config.mode == VT_MODE_DESKTOP) {
+	if (view->server->config.mode == VT_MODE_KIOSK) {
+		view_fill_output(view, true);
+		return;
+	}
+	uint32_t asked = view->impl->get_fill(view, true);
+	if (!fullscreen && (asked & VT_FILL_FULLSCREEN)) {
+		/* (un)maximized while fullscreen: it keeps the output's
+		 * size; the state counts once it leaves fullscreen */
+		view_set_fill(view, VT_FILL_MAXIMIZED, requested);
+		return;
+	}
+	if (!requested && fullscreen && (asked & VT_FILL_MAXIMIZED) &&
+			(asked & VT_FILL_FULLSCREEN)) {
+		/* out of fullscreen into the maximized state kept under it:
+		 * what the output's usable box leaves, not its own size */
+		view_set_fill(view, VT_FILL_FULLSCREEN, false);
+		view_fill_output(view, false);
+		return;
+	}
+	if (!requested) {
 		/* the decorations' corner stays where it is (out of
 		 * fullscreen: the title bar comes back inside the output) */
 		struct vt_extents was = vt_view_extents(view,
-			view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
-		view->impl->set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
+			asked & VT_FILL_FULLSCREEN);
+		view_set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
 			VT_FILL_MAXIMIZED, false);
 		view->impl->set_size(view, 0, 0);
 		struct vt_extents e = vt_view_extents(view,
