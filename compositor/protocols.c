@@ -8,7 +8,9 @@
  * - KDE idle (org_kde_kwin_idle) and idle-inhibit-v1: every input event is
  *   activity; while a surface with an inhibitor is mapped, idle timers stop.
  * - pointer-constraints-v1 and relative-pointer-v1: the constraint of the
- *   surface with pointer focus is activated; a locked pointer stops the
+ *   surface with pointer focus is activated while its window has the
+ *   keyboard focus (deactivated when it loses it, a persistent one
+ *   activated again when it gets it back); a locked pointer stops the
  *   cursor, a confined one stops at the edge of its region's rectangle it
  *   is in; relative motion is
  *   sent for every motion event of a pointer device (input.c).
@@ -470,13 +472,37 @@ static void handle_constraint_destroy(struct wl_listener *listener,
 	p->constraint = NULL;
 }
 
-/* Activate the constraint of the surface with pointer focus, if any. */
+/* The surface of the window (toplevel, layer surface) surface belongs to:
+ * its root through subsurfaces and xdg popups. */
+static struct wlr_surface *window_surface(struct wlr_surface *surface) {
+	surface = wlr_surface_get_root_surface(surface);
+	while (wlr_surface_is_xdg_surface(surface)) {
+		struct wlr_xdg_surface *xdg =
+			wlr_xdg_surface_from_wlr_surface(surface);
+		if (xdg == NULL || xdg->role != WLR_XDG_SURFACE_ROLE_POPUP ||
+				xdg->popup->parent == NULL) {
+			break;
+		}
+		surface = wlr_surface_get_root_surface(xdg->popup->parent);
+	}
+	return surface;
+}
+
+/* Activate the constraint of the surface with pointer focus, if any, while
+ * its window has the keyboard focus: the protocol leaves which surfaces
+ * may constrain the pointer to the compositor, and a window the user
+ * left (for another one, a layer surface or the lock screen) must give
+ * the pointer back. A persistent constraint comes back with the focus. */
 static void constraint_update(struct vt_protocols *p) {
 	struct wlr_seat *seat = p->server->seat;
 	struct wlr_surface *focus = seat->pointer_state.focused_surface;
-	struct wlr_pointer_constraint_v1 *constraint = focus == NULL ? NULL :
-		wlr_pointer_constraints_v1_constraint_for_surface(p->constraints,
-			focus, seat);
+	struct wlr_surface *keyboard = seat->keyboard_state.focused_surface;
+	struct wlr_pointer_constraint_v1 *constraint = NULL;
+	if (focus != NULL && keyboard != NULL &&
+			window_surface(focus) == window_surface(keyboard)) {
+		constraint = wlr_pointer_constraints_v1_constraint_for_surface(
+			p->constraints, focus, seat);
+	}
 	if (constraint == p->constraint) {
 		return;
 	}
@@ -1020,6 +1046,8 @@ static void handle_keyboard_focus_change(struct wl_listener *listener,
 			wlr_keyboard_shortcuts_inhibitor_v1_deactivate(inhibitor);
 		}
 	}
+	/* a window that loses the keyboard loses its pointer constraint */
+	constraint_update(p);
 }
 
 static void handle_new_shortcuts_inhibitor(struct wl_listener *listener,
