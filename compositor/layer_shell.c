@@ -21,7 +21,9 @@
  *
  * Keyboard: exclusive interactivity (top and overlay layers) takes the
  * keyboard focus while mapped and keeps it from windows; on_demand takes
- * it on a click or touch; none never has it.
+ * it when it maps in the top or overlay layer (unless an exclusive
+ * surface holds it) and on a click or touch, and loses it to a window
+ * focused after; none never has it.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -151,7 +153,9 @@ static void layer_update_focus(struct vt_layer_surface *ls) {
 		}
 		break;
 	case ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_ON_DEMAND:
-		break; /* on a click (vt_layers_focus_surface) */
+		/* at its map (top and overlay layers) and on a click
+		 * (vt_layers_focus_surface), not at every commit */
+		break;
 	default:
 		layer_unfocus(ls);
 		break;
@@ -505,6 +509,19 @@ static void layer_surface_handle_map(struct wl_listener *listener,
 	/* an exclusive zone counts from now on */
 	vt_layers_arrange(ls->layers->server);
 	layer_update_focus(ls);
+	/* on_demand above the windows gets the keyboard as it maps, as a
+	 * new window does (a launcher or a panel's menu opens to be typed
+	 * into); a click on a window, or a new window, takes it back.
+	 * Under the windows (a desktop) it waits for a click, and it never
+	 * takes the keyboard from an exclusive surface. */
+	struct wlr_layer_surface_v1 *layer_surface = ls->layer_surface;
+	if (layer_surface->current.keyboard_interactive ==
+			ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_ON_DEMAND &&
+			layer_surface->current.layer >= ZWLR_LAYER_SHELL_V1_LAYER_TOP &&
+			!ls->hidden &&
+			!vt_layers_keyboard_grabbed(ls->layers->server)) {
+		layer_focus(ls);
+	}
 }
 
 static void layer_surface_handle_unmap(struct wl_listener *listener,

@@ -102,28 +102,45 @@ static void wait_for_pixels(struct harness *harness,
 	}
 }
 
-/* Wait until the process's log has line (a whole line). */
-static void wait_for_line(struct harness_proc *proc, const char *line,
-		int timeout_ms) {
+/* How many times log has line (a whole line, needle with its newline). */
+static int count_lines(const char *log, const char *needle) {
+	int count = 0;
+	size_t len = strlen(needle);
+	for (const char *at = log; (at = strstr(at, needle)) != NULL;
+			at += len) {
+		if (at == log || at[-1] == '\n') {
+			count++;
+		}
+	}
+	return count;
+}
+
+/* Wait until the process's log has line (a whole line) `times` times. */
+static void wait_for_line_times(struct harness_proc *proc, const char *line,
+		int times, int timeout_ms) {
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
 	char *needle = NULL;
 	ck_assert(asprintf(&needle, "%s\n", line) > 0);
 	for (;;) {
 		char *log = harness_proc_log(proc);
-		bool found = strncmp(log, needle, strlen(needle)) == 0 ||
-			(strstr(log, needle) != NULL && strstr(log, needle)[-1] == '\n');
-		if (found) {
+		if (count_lines(log, needle) >= times) {
 			free(log);
 			free(needle);
 			return;
 		}
 		if (harness_now_ms() >= deadline || !harness_proc_alive(proc)) {
-			ck_abort_msg("%s never printed '%s'; its log:\n%s", proc->name,
-				line, log);
+			ck_abort_msg("%s never printed '%s' %d times; its log:\n%s",
+				proc->name, line, times, log);
 		}
 		free(log);
 		harness_sleep_ms(50);
 	}
+}
+
+/* Wait until the process's log has line (a whole line). */
+static void wait_for_line(struct harness_proc *proc, const char *line,
+		int timeout_ms) {
+	wait_for_line_times(proc, line, 1, timeout_ms);
 }
 
 /* ---- layer_swaybg --------------------------------------------------------- */
@@ -334,6 +351,11 @@ START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
 	wait_for_pixels(harness, vitrail, NULL, POPUP_GEOMETRY, "popup", 100, 60,
 		solid, &popup, 10000);
 
+	// on_demand in the top layer: the keyboard as the panel maps, then
+	// to the window as it maps
+	wait_for_line(panel, "keyboard-enter", 10000);
+	wait_for_line(panel, "keyboard-leave", 10000);
+
 	// on_demand: the keyboard on a click on the panel, and back to the
 	// window on a click on it
 	harness_list_windows(vitrail->conn, NULL);
@@ -345,7 +367,7 @@ START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
 	harness_pointer_move(vitrail->conn, 400, 20);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
-	wait_for_line(panel, "keyboard-enter", 10000);
+	wait_for_line_times(panel, "keyboard-enter", 2, 10000);
 	zwp_virtual_keyboard_v1_key(d.keyboard, 1, KEY_B,
 		WL_KEYBOARD_KEY_STATE_PRESSED);
 	zwp_virtual_keyboard_v1_key(d.keyboard, 2, KEY_B,
@@ -357,7 +379,7 @@ START_TEST(test_outputs_layer_popup_and_on_demand_keyboard)
 	harness_pointer_move(vitrail->conn, wx, wy);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
-	wait_for_line(panel, "keyboard-leave", 10000);
+	wait_for_line_times(panel, "keyboard-leave", 2, 10000);
 	harness_assert_alive(panel);
 
 	test_keys_finish(&d);
