@@ -839,10 +839,10 @@ static bool window_surface_origin(struct vt_server *server,
 		struct surface_find find = { .surface = surface };
 		view->impl->for_each_surface(view, surface_find_iterator, &find);
 		if (find.found) {
-			struct wlr_box geo;
-			view->impl->get_geometry(view, &geo);
-			*lx = view->x - geo.x + find.sx;
-			*ly = view->y - geo.y + find.sy;
+			int ox, oy;
+			vt_view_surface_origin(view, &ox, &oy);
+			*lx = ox + find.sx;
+			*ly = oy + find.sy;
 			return true;
 		}
 	}

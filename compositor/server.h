@@ -243,6 +243,10 @@ enum vt_view_fill {
 struct vt_view_impl {
 	/* the window geometry in its main surface's coordinates */
 	void (*get_geometry)(struct vt_view *view, struct wlr_box *geo);
+	/* true while the client set no window geometry of its own, so that
+	 * get_geometry gives the extents of the main surface and its
+	 * subsurfaces (xdg-shell's default); NULL: never */
+	bool (*geometry_implicit)(struct vt_view *view);
 	/* the surface (popups and subsurfaces included) at (sx, sy) of the
 	 * main surface's coordinates, with its own coordinates there */
 	struct wlr_surface *(*surface_at)(struct vt_view *view, double sx,
@@ -284,6 +288,11 @@ struct vt_view {
 	struct wl_list link; /* vt_server::views, front first (toplevels) */
 	bool mapped;
 	int x, y; /* toplevel: window geometry position in layout coords */
+	/* toplevel: the window geometry's origin in the main surface when
+	 * the view was last placed (view_update_position): the main surface
+	 * is at (x - geo_x, y - geo_y), for drawing and for input alike,
+	 * until the toplevel's next commit places it again */
+	int geo_x, geo_y;
 	struct vt_output *placed_on;
 	/* toplevel: the workspace of placed_on it belongs to (1 to
 	 * VT_WORKSPACES); shown when that output shows it, unless
@@ -835,6 +844,9 @@ void vt_views_usable_changed(struct vt_server *server,
 /* Put a toplevel's window geometry's top-left corner at (x, y) in layout
  * coordinates (test harnesses: WLCS). */
 void vt_view_move(struct vt_view *view, int x, int y);
+/* Where a toplevel's main surface's top-left corner is in layout
+ * coordinates, as drawn. */
+void vt_view_surface_origin(struct vt_view *view, int *x, int *y);
 /* Key bindings' window actions: ask the client to close; toggle
  * maximized (fullscreen false) or fullscreen; focus the next window (the
  * one longest unfocused, forward) or the previous one (the focused one

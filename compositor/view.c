@@ -142,9 +142,14 @@ static void view_update_entered(struct vt_view *view) {
 	view_set_entered(view, output != NULL ? vt_output_wlr(output) : NULL);
 }
 
+/* Place the view's node (its main surface) by the window geometry it has
+ * now; input finds the surfaces there too (vt_view_surface_origin), not
+ * by a geometry a subsurface's own commit changed since. */
 static void view_update_position(struct vt_view *view) {
 	struct wlr_box geo;
 	view->impl->get_geometry(view, &geo);
+	view->geo_x = geo.x;
+	view->geo_y = geo.y;
 	vr_node_set_position(view->node, view->x - geo.x, view->y - geo.y);
 	if (view->impl->moved != NULL) {
 		view->impl->moved(view);
@@ -258,6 +263,11 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 static void view_set_fill(struct vt_view *view, uint32_t fill, bool on) {
 	view->impl->set_fill(view, fill, on);
 	vt_foreign_toplevel_update_fill(view);
+}
+
+void vt_view_surface_origin(struct vt_view *view, int *x, int *y) {
+	*x = view->x - view->geo_x;
+	*y = view->y - view->geo_y;
 }
 
 static void view_fill_output(struct vt_view *view, bool fullscreen) {
@@ -394,9 +404,9 @@ struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 		if (!vt_view_visible(view)) {
 			continue;
 		}
-		struct wlr_box geo;
-		view->impl->get_geometry(view, &geo);
-		double vx = lx - (view->x - geo.x), vy = ly - (view->y - geo.y);
+		int ox, oy;
+		vt_view_surface_origin(view, &ox, &oy);
+		double vx = lx - ox, vy = ly - oy;
 		struct wlr_surface *s = view->impl->surface_at(view, vx, vy, sx, sy);
 		if (s != NULL) {
 			*surface = s;
@@ -604,7 +614,38 @@ void vt_view_committed(struct vt_view *view) {
 	if (!view->mapped) {
 		return;
 	}
+	/*
+	 * A window whose client set no geometry has the extents of its
+	 * surface and subsurfaces as its geometry: a subsurface moved (or
+	 * mapped) past the main surface's left or top edge moves the
+	 * geometry's origin in the surface. The main surface stays where it
+	 * is on the screen, the geometry's corner moves: otherwise the whole
+	 * window would jump by the subsurface's move, and out from under
+	 * the pointer. A geometry the client set is the window's own: its
+	 * corner stays at view->x, view->y.
+	 */
+	struct wlr_box geo;
+	view->impl->get_geometry(view, &geo);
+	bool moved = view->impl->geometry_implicit != NULL &&
+		view->impl->geometry_implicit(view) &&
+		(geo.x != view->geo_x || geo.y != view->geo_y);
+	if (moved) {
+		view->x += geo.x - view->geo_x;
+		view->y += geo.y - view->geo_y;
+	}
+	int was_x, was_y, now_x, now_y;
+	vt_view_surface_origin(view, &was_x, &was_y);
 	view_update_position(view);
+	vt_view_surface_origin(view, &now_x, &now_y);
+	if (moved) {
+		view_update_entered(view);
+		vt_foreign_toplevel_update_output(view);
+	}
+	if (now_x != was_x || now_y != was_y) {
+		/* the surfaces moved under the pointer (surface.c's commit
+		 * handler looked before they did) */
+		vt_input_update_pointer_focus(view->server);
+	}
 	bool fullscreen = view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN;
 	if (fullscreen != view->fullscreen) {
 		view->fullscreen = fullscreen;
@@ -1266,10 +1307,10 @@ static void popup_create(struct vt_server *server,
 	struct vt_output *output = toplevel->placed_on;
 	if (output != NULL) {
 		struct wlr_box box = output_layout_box(toplevel->server, output);
-		struct wlr_box geo;
-		wlr_xdg_surface_get_geometry(toplevel->xdg_surface, &geo);
-		box.x -= toplevel->x - geo.x;
-		box.y -= toplevel->y - geo.y;
+		int ox, oy;
+		vt_view_surface_origin(toplevel, &ox, &oy);
+		box.x -= ox;
+		box.y -= oy;
 		wlr_xdg_popup_unconstrain_from_box(xdg_surface->popup, &box);
 	}
 
@@ -1285,6 +1326,10 @@ static void handle_new_popup(struct wl_listener *listener, void *data) {
 
 static void xdg_get_geometry(struct vt_view *view, struct wlr_box *geo) {
 	wlr_xdg_surface_get_geometry(view->xdg_surface, geo);
+}
+
+static bool xdg_geometry_implicit(struct vt_view *view) {
+	return wlr_box_empty(&view->xdg_surface->current.geometry);
 }
 
 static struct wlr_surface *xdg_surface_at(struct vt_view *view, double sx,
@@ -1346,6 +1391,7 @@ static const char *xdg_get_app_id(struct vt_view *view) {
 
 static const struct vt_view_impl xdg_impl = {
 	.get_geometry = xdg_get_geometry,
+	.geometry_implicit = xdg_geometry_implicit,
 	.surface_at = xdg_surface_at,
 	.for_each_surface = xdg_for_each_surface,
 	.set_activated = xdg_set_activated,
