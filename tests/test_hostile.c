@@ -14,7 +14,8 @@
  *   probe's window is left;
  * - the probe keeps receiving frame callbacks: no gap between two longer
  *   than GAP_MAX_MS (times $VITRAIL_TIMEOUT_MULTIPLIER), measured from
- *   the offender's start until 300 ms after it is gone;
+ *   the offender's start until 300 ms after it is gone (a case whose
+ *   legal work is that heavy names its own bound, with why);
  * - vitrail's VmRSS (/proc/<pid>/status), once the offender is gone and
  *   the tree settled, is within RSS_SLACK of what it was before.
  *
@@ -191,17 +192,22 @@ static void probe_pump(struct probe *probe, int ms) {
 
 /* Fail unless the probe saw frames at the refresh rate since probe_reset:
  * no gap over GAP_MAX_MS (scaled), the one still open included. */
-static void probe_check(struct probe *probe, const char *what) {
+static void probe_check_bound(struct probe *probe, const char *what,
+		int64_t bound_ms) {
 	int64_t open_gap = harness_now_ms() - probe->last_ms;
 	int64_t gap = open_gap > probe->max_gap_ms ? open_gap :
 		probe->max_gap_ms;
-	int64_t max = harness_scaled_ms(GAP_MAX_MS);
+	int64_t max = harness_scaled_ms(bound_ms);
 	printf("%s: probe frames %u, longest gap %" PRId64 " ms (bound %"
 		PRId64 " ms)%s\n", what, probe->frames, gap, max,
 		gap == open_gap ? " (still open)" : "");
 	ck_assert_msg(gap <= max, "%s: the probe waited %" PRId64 " ms for a "
 		"frame callback (%u frames; bound %" PRId64 " ms)", what, gap,
 		probe->frames, max);
+}
+
+static void probe_check(struct probe *probe, const char *what) {
+	probe_check_bound(probe, what, GAP_MAX_MS);
 }
 
 /* ---- offenders ---------------------------------------------------------- */
@@ -329,6 +335,9 @@ struct hostile_case {
 	void (*run)(struct harness_vitrail *vitrail); // in the child
 	struct expect expect;
 	int timeout_ms; // for the offender, scaled
+	/* the probe's longest gap while the offender runs (0: GAP_MAX_MS),
+	 * scaled; before and after it, GAP_MAX_MS */
+	int gap_ms;
 };
 
 /* Run the offender in a child while pumping the probe; returns the
@@ -1068,8 +1077,15 @@ static const struct hostile_case cases[] = {
 			WL_DISPLAY_ERROR_IMPLEMENTATION, false }, 60000 },
 	{ "activation_tokens", run_activation_tokens,
 		{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
+	/* 60 frames of 114 MB, the last copied from a sparse pool: the
+	 * kernel allocates and zeroes 28,000 pages under the banded copy
+	 * (about 0.8 s, the main thread two thirds busy). The probe's
+	 * longest wait: 30-40 ms on an idle machine, 299 ms once beside
+	 * other tests on a loaded 2-core one (Vulkan on lavapipe shares
+	 * those cores); a copy in one go, what version 2 exists to avoid,
+	 * held the main thread 1,206 ms. */
 	{ "scroll_large_frame", run_scroll_large_frame,
-		{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
+		{ OUTCOME_CLEAN, NULL, 0, false }, 60000, 600 },
 };
 
 static const struct hostile_case *find_case(const char *name) {
@@ -1106,7 +1122,8 @@ static void hostile_run(const char *name) {
 	probe_reset(&probe);
 	struct report report = run_offender(vitrail, &probe, c);
 	probe_pump(&probe, 300);
-	probe_check(&probe, c->name);
+	probe_check_bound(&probe, c->name, c->gap_ms > 0 ? c->gap_ms :
+		GAP_MAX_MS);
 	check_outcome(c, &report);
 
 	// The offender is gone: vitrail answers, only the probe is left.
