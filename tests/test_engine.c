@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vitrail/renderer.h>
+#include "vulkan_test.h"
 
 #define W 64
 #define H 48
@@ -26,16 +27,6 @@
 enum kind { KIND_VULKAN, KIND_CPU, KIND_REFERENCE };
 
 static const char *const kind_names[] = { "vulkan", "cpu", "reference" };
-
-static int log_errors;
-
-static void log_func(enum vr_log_level level, const char *fmt, va_list args) {
-	if (level == VR_LOG_ERROR) {
-		log_errors++;
-		vfprintf(stderr, fmt, args);
-		fputc('\n', stderr);
-	}
-}
 
 struct fixture {
 	struct vr_renderer *vulkan;
@@ -223,7 +214,8 @@ START_TEST(test_engine_reference)
 END_TEST
 
 int main(void) {
-	vr_set_log_func(log_func);
+	pin_vulkan_driver(); /* LeakSanitizer names its module */
+	vr_set_log_func(test_log);
 	Suite *suite = suite_create("engine");
 	TCase *tc = tcase_create("engine");
 	tcase_set_timeout(tc, 120);
