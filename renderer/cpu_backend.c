@@ -2695,18 +2695,11 @@ static int32_t band_height(int32_t width, int32_t height, int workers)
 	return h < 8 ? 8 : h;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The frame thread: one frame's two phases over the pool. */
 static void job_execute(struct vr_cpu_renderer *r, struct cpu_job *job)
 {
 	struct cpu_frame *f = &job->f;
-	uint64_t start = now_ns();
+	uint64_t start = vr_now_ns();
 	job->seq = ++r->seq;
 	r->frame = job->seq;
 	/* between frames: no worker runs, the caches may shrink */
@@ -2745,9 +2738,9 @@ static void job_execute(struct vr_cpu_renderer *r, struct cpu_job *job)
 	pool_run(&r->pool, nbands, draw_band, f);
 out:
 	frame_finish(f);
-	job->timing.execute_ns = now_ns() - start;
+	job->timing.execute_ns = vr_now_ns() - start;
 	job->timing.execute_critical_ns = job->timing.execute_ns;
-	job->timing.end_ns = now_ns();
+	job->timing.end_ns = vr_now_ns();
 }
 
 static void *frame_thread_main(void *data)
@@ -2866,7 +2859,7 @@ uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *r, struct vr_tree *tree,
 		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
 		const pixman_region32_t *damage)
 {
-	uint64_t start = now_ns();
+	uint64_t start = vr_now_ns();
 	pixman_format_code_t format = pixman_image_get_format(dst);
 	if (format != PIXMAN_a8r8g8b8 && format != PIXMAN_x8r8g8b8) {
 		vr_log(VR_LOG_ERROR, "cpu: unsupported target format");
@@ -2939,7 +2932,7 @@ uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *r, struct vr_tree *tree,
 	job->id = ++r->submitted;
 	job->timing = (struct vr_frame_timing){
 		.start_ns = start,
-		.prepare_ns = now_ns() - start,
+		.prepare_ns = vr_now_ns() - start,
 		.tasks = (uint32_t)f->ntasks,
 		.mode = r->workers > 1 ? VR_FRAME_PARALLEL : VR_FRAME_INLINE,
 	};

@@ -2,6 +2,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "render_private.h"
 
 static void log_stderr(enum vr_log_level level, const char *fmt,
@@ -56,4 +57,11 @@ void vr_log_(enum vr_log_level level, const char *file, int line,
 	va_end(args);
 	call_log_func(atomic_load(&log_func), level, "[%s:%d] %s",
 		relative_path(file), line, msg);
+}
+
+uint64_t vr_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

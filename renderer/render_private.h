@@ -19,6 +19,8 @@
 #define VR_ATTRIB_PRINTF(start, end)
 #endif
 
+/* CLOCK_MONOTONIC nanoseconds (log.c): the clock of every figure. */
+uint64_t vr_now_ns(void);
 void vr_log_(enum vr_log_level level, const char *file, int line,
 	const char *fmt, ...) VR_ATTRIB_PRINTF(4, 5);
 

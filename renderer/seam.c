@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 #include "render_private.h"
 
@@ -28,13 +27,6 @@ struct vr_engine {
 	struct vr_frame_timing timings[VR_FRAMES_IN_FLIGHT];
 	bool timing_ok[VR_FRAMES_IN_FLIGHT];
 };
-
-static uint64_t seam_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static struct vr_engine *seam_create(enum seam_kind kind)
 {
@@ -112,10 +104,10 @@ static uint64_t reference_submit(struct vr_engine *engine,
 	size_t slot = id % VR_FRAMES_IN_FLIGHT;
 	struct vr_frame_timing *t = &engine->timings[slot];
 	memset(t, 0, sizeof(*t));
-	t->start_ns = seam_now_ns();
+	t->start_ns = vr_now_ns();
 	vr_reference_render_region(tree, frame->image, &frame->view,
 		frame->clear, frame->region);
-	t->end_ns = seam_now_ns();
+	t->end_ns = vr_now_ns();
 	t->execute_ns = t->end_ns - t->start_ns;
 	t->mode = VR_FRAME_SEQUENTIAL;
 	engine->timing_ok[slot] = true;

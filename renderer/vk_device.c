@@ -410,13 +410,6 @@ bool vr_array_reserve(struct vr_array *array, size_t n, size_t elem_size)
 	return true;
 }
 
-uint64_t vr_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 bool vr_vk_allocate_memory(struct vr_renderer *renderer,
 		const VkMemoryRequirements *reqs, VkMemoryPropertyFlags required,
 		VkMemoryPropertyFlags preferred, VkDeviceMemory *memory,

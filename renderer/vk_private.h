@@ -418,7 +418,6 @@ void vr_vk_image_barrier(VkCommandBuffer cb, VkImage image,
 	VkImageLayout old_layout, VkImageLayout new_layout,
 	VkPipelineStageFlags src_stage, VkAccessFlags src_access,
 	VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
-uint64_t vr_now_ns(void);
 
 /* resources.c */
 bool vr_resources_init(struct vr_renderer *renderer);
