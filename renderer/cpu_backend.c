@@ -2230,6 +2230,8 @@ struct cpu_job {
 	uint64_t seq; /* vr_cpu_renderer::seq when executed */
 	struct cpu_frame f;
 	pixman_region32_t region; /* what it draws (f.rects point here) */
+	struct vr_move moves[VR_MOVES_MAX]; /* applied to dst first */
+	size_t nmoves;
 	bool ok;
 	struct vr_frame_timing timing;
 	struct cpu_job *next;
@@ -2707,6 +2709,11 @@ static void job_execute(struct vr_cpu_renderer *r, struct cpu_job *job)
 		glyph_cache_clear(r);
 	}
 	shadow_cache_trim(r, false);
+	/* shift-and-expose: the pixels that only moved, before any band
+	 * draws (one thread: rows overlap across bands) */
+	for (size_t i = 0; i < job->nmoves; i++) {
+		vr_move_pixels(f->dst, &job->moves[i]);
+	}
 	if (f->nrects == 0) {
 		goto out;
 	}
@@ -2859,6 +2866,15 @@ uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *r, struct vr_tree *tree,
 		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
 		const pixman_region32_t *damage)
 {
+	return vr_cpu_render_submit_moved(r, tree, dst, view, clear, damage,
+		NULL, 0);
+}
+
+uint64_t vr_cpu_render_submit_moved(struct vr_cpu_renderer *r,
+		struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
+		struct vr_color clear, const pixman_region32_t *damage,
+		const struct vr_move *moves, size_t nmoves)
+{
 	uint64_t start = vr_now_ns();
 	pixman_format_code_t format = pixman_image_get_format(dst);
 	if (format != PIXMAN_a8r8g8b8 && format != PIXMAN_x8r8g8b8) {
@@ -2878,6 +2894,10 @@ uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *r, struct vr_tree *tree,
 		return 0;
 	}
 	job->ok = true;
+	job->nmoves = nmoves < VR_MOVES_MAX ? nmoves : VR_MOVES_MAX;
+	if (job->nmoves > 0) {
+		memcpy(job->moves, moves, job->nmoves * sizeof(*moves));
+	}
 	struct cpu_frame *f = &job->f;
 	f->renderer = r;
 	f->dst = pixman_image_ref(dst);

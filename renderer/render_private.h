@@ -285,6 +285,11 @@ struct vr_node {
 	} content;
 
 	uint32_t dirty; /* enum vr_node_dirty */
+	/* Since the last update, every change was a move (see
+	 * vr_tree_update_moves): src_moved, the image's source rectangle only
+	 * (from src_from); translated, the transform's translation only. */
+	bool src_moved, translated;
+	float src_from[2];
 	bool has_content_damage;
 	pixman_region32_t content_damage; /* local coordinates */
 

@@ -105,6 +105,9 @@ static uint64_t reference_submit(struct vr_engine *engine,
 	struct vr_frame_timing *t = &engine->timings[slot];
 	memset(t, 0, sizeof(*t));
 	t->start_ns = vr_now_ns();
+	for (size_t i = 0; i < frame->nmoves && i < VR_MOVES_MAX; i++) {
+		vr_move_pixels(frame->image, &frame->moves[i]);
+	}
 	vr_reference_render_region(tree, frame->image, &frame->view,
 		frame->clear, frame->region);
 	t->end_ns = vr_now_ns();
@@ -128,6 +131,8 @@ uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
 		struct vr_render_job job = {
 			.target = frame->target,
 			.view = frame->view,
+			.moves = frame->moves,
+			.nmoves = frame->nmoves,
 			.damage = frame->damage,
 			.clear = frame->clear,
 			.dst = frame->dst,
@@ -138,8 +143,9 @@ uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
 		break;
 	}
 	case SEAM_CPU:
-		id = vr_cpu_render_submit(engine->cpu, tree, frame->image,
-			&frame->view, frame->clear, frame->region);
+		id = vr_cpu_render_submit_moved(engine->cpu, tree, frame->image,
+			&frame->view, frame->clear, frame->region, frame->moves,
+			frame->nmoves);
 		break;
 	case SEAM_REFERENCE:
 		if (frame->image == NULL) {

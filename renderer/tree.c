@@ -27,11 +27,21 @@ struct vr_tree {
 	 * first; prep_count counts preparations (vr_tree_prep_begin) */
 	struct vr_list prep_lru;
 	uint64_t prep_count;
+	/* vr_tree_update_moves: the moves found by this update (cands_max
+	 * wanted), checked once every node is up to date; while quiet, a
+	 * moved subtree is updated without damage */
+	struct tree_move {
+		struct vr_node *node;
+		struct vr_move move;
+		bool subtree; /* a translated subtree, not a source rectangle */
+	} cands[VR_MOVES_MAX];
+	size_t ncands, cands_max;
+	int quiet;
 };
 
 static void damage_box(struct vr_tree *tree, const struct vr_box *box)
 {
-	if (vr_box_empty(box)) {
+	if (vr_box_empty(box) || tree->quiet > 0) {
 		return;
 	}
 	pixman_region32_union_rect(&tree->damage, &tree->damage, box->x, box->y,
@@ -55,6 +65,17 @@ static void changed(struct vr_node *node, uint32_t flags)
 {
 	mark_dirty(node, flags);
 	node->tree->generation++;
+	/* a change of any other kind: not a move (the setters of a move
+	 * set their flag again after this) */
+	node->src_moved = false;
+	node->translated = false;
+}
+
+/* No change to the node's own state since the last update yet. */
+static bool first_change(const struct vr_node *node)
+{
+	return !(node->dirty & (VR_DIRTY_SELF | VR_DIRTY_SUBTREE |
+		VR_DIRTY_CONTENT));
 }
 
 /* The subtree stops being drawn now (detach/destroy): damage what it
@@ -304,8 +325,13 @@ void vr_node_set_transform(struct vr_node *node, const struct vr_mat *m)
 	if (vr_mat_equal(&node->transform, m)) {
 		return;
 	}
+	/* the same linear part: a translation, which may move pixels */
+	bool translated = (first_change(node) || node->translated) &&
+		node->transform.a == m->a && node->transform.b == m->b &&
+		node->transform.c == m->c && node->transform.d == m->d;
 	node->transform = *m;
 	changed(node, VR_DIRTY_SUBTREE);
+	node->translated = translated;
 }
 
 void vr_node_set_position(struct vr_node *node, float x, float y)
@@ -409,6 +435,21 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 		/* same mapping; new pixels come with vr_node_damage_content */
 		return;
 	}
+	/* the same image drawn the same way from elsewhere in it: a scroll
+	 * of its pixels (from the source rectangle of the last update) */
+	bool src_moved = node->content.type == VR_CONTENT_IMAGE &&
+		node->content.image == image &&
+		node->content.src.width == src->width &&
+		node->content.src.height == src->height &&
+		node->content.width == width &&
+		node->content.height == height &&
+		node->content.transform == transform &&
+		(first_change(node) || node->src_moved);
+	float from[2] = { node->content.src.x, node->content.src.y };
+	if (node->src_moved) {
+		from[0] = node->src_from[0];
+		from[1] = node->src_from[1];
+	}
 	vr_image_ref(image); /* before the unref: image may be the same */
 	clear_content(node);
 	node->content.type = VR_CONTENT_IMAGE;
@@ -418,6 +459,9 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 	node->content.height = height;
 	node->content.transform = transform;
 	changed(node, VR_DIRTY_CONTENT);
+	node->src_moved = src_moved;
+	node->src_from[0] = from[0];
+	node->src_from[1] = from[1];
 }
 
 void vr_node_set_display_list(struct vr_node *node,
@@ -584,11 +628,69 @@ static void damage_content(struct vr_tree *tree, struct vr_node *node)
 	}
 }
 
+static bool whole(float v, int32_t *out)
+{
+	float r = roundf(v);
+	if (!(fabsf(v - r) < 1e-3f) || fabsf(r) > 65536.0f) {
+		return false;
+	}
+	*out = (int32_t)r;
+	return true;
+}
+
+/* An image node whose source rectangle moved (node->src_moved), its
+ * absolute state otherwise the same: the move of its pixels, when it is
+ * drawn 1:1 at a whole-pixel position. */
+static bool src_move(const struct vr_node *node, const struct vr_node_abs *abs,
+		struct vr_move *move)
+{
+	if (!abs->drawn || abs->nrclips > 0 ||
+			!vr_mat_is_integer_translation(&abs->transform) ||
+			node->content.transform != VR_TRANSFORM_NORMAL ||
+			node->content.width != node->content.src.width ||
+			node->content.height != node->content.src.height) {
+		return false;
+	}
+	int32_t x, y;
+	if (!whole(node->content.width, &x) || !whole(node->content.height, &y) ||
+			!whole(node->src_from[0] - node->content.src.x, &move->dx) ||
+			!whole(node->src_from[1] - node->content.src.y, &move->dy)) {
+		return false;
+	}
+	move->box = abs->bounds;
+	return true;
+}
+
+/* A node translated by whole pixels (node->translated), nothing else of
+ * its subtree changed: the move of its parent's clip. */
+static bool subtree_move(uint32_t dirty, const struct vr_node_abs *parent,
+		const struct vr_node_abs *old, const struct vr_node_abs *abs,
+		struct vr_move *move)
+{
+	if ((dirty & (VR_DIRTY_CHILD | VR_DIRTY_CONTENT)) || parent == NULL ||
+			!parent->has_clip || parent->nrclips > 0 ||
+			!old->visible || !abs->visible ||
+			old->opacity != abs->opacity ||
+			old->transform.a != abs->transform.a ||
+			old->transform.b != abs->transform.b ||
+			old->transform.c != abs->transform.c ||
+			old->transform.d != abs->transform.d) {
+		return false;
+	}
+	if (!whole(abs->transform.tx - old->transform.tx, &move->dx) ||
+			!whole(abs->transform.ty - old->transform.ty, &move->dy)) {
+		return false;
+	}
+	move->box = parent->clip;
+	return true;
+}
+
 static void update_node(struct vr_tree *tree, struct vr_node *node,
 		const struct vr_node_abs *parent, bool force)
 {
 	uint32_t dirty = node->dirty;
 	node->dirty = 0;
+	bool quiet = false;
 	if (force || (dirty & (VR_DIRTY_SELF | VR_DIRTY_SUBTREE |
 			VR_DIRTY_CONTENT))) {
 		struct vr_node_abs abs;
@@ -599,6 +701,27 @@ static void update_node(struct vr_tree *tree, struct vr_node *node,
 			(dirty & VR_DIRTY_CONTENT);
 		struct vr_node_abs old = node->abs;
 		node->abs = abs;
+		/* a move instead of damage (checked against the rest of the
+		 * tree once it is up to date: vr_tree_update_moves) */
+		struct tree_move cand = { .node = node };
+		if (!force && tree->ncands < tree->cands_max &&
+				tree->quiet == 0) {
+			bool found = false;
+			if (node->src_moved && !abs_differs(&old, &abs)) {
+				found = src_move(node, &abs, &cand.move);
+			} else if (node->translated) {
+				found = subtree_move(dirty, parent, &old, &abs,
+					&cand.move);
+				cand.subtree = true;
+			}
+			if (found && (cand.move.dx != 0 || cand.move.dy != 0)) {
+				tree->cands[tree->ncands++] = cand;
+				differs = false;
+				quiet = cand.subtree;
+			}
+		}
+		node->src_moved = false;
+		node->translated = false;
 		/* bit for bit (a -0 is not a 0 to preparation's caches) */
 		if (differs || memcmp(&old.transform, &abs.transform,
 				sizeof(abs.transform)) != 0 ||
@@ -625,25 +748,154 @@ static void update_node(struct vr_tree *tree, struct vr_node *node,
 	bool force_children = force || (dirty & VR_DIRTY_SUBTREE);
 	struct vr_box subtree = node->abs.drawn ?
 		node->abs.bounds : (struct vr_box){ 0 };
+	tree->quiet += quiet; /* a moved subtree: its pixels move along */
 	vr_list_for_each(child, &node->children, struct vr_node, link) {
 		if (force_children || child->dirty != 0) {
 			update_node(tree, child, &node->abs, force_children);
 		}
 		subtree = vr_box_union(&subtree, &child->abs.subtree_bounds);
 	}
+	tree->quiet -= quiet;
 	node->abs.subtree_bounds = subtree;
 }
 
-void vr_tree_update(struct vr_tree *tree, pixman_region32_t *damage)
+/* What vr_tree_update_moves checks of a move against the tree. */
+struct move_scan {
+	const struct tree_move *cand;
+	bool found; /* the moved node was passed (painter's order) */
+	bool uniform; /* the pixels under it so far are uniform */
+	pixman_region32_t above; /* what is drawn above it in the box */
+};
+
+static bool box_covers(const struct vr_box *outer, const struct vr_box *inner)
+{
+	return outer->x <= inner->x && outer->y <= inner->y &&
+		outer->x + outer->width >= inner->x + inner->width &&
+		outer->y + outer->height >= inner->y + inner->height;
+}
+
+/* The node draws one opaque colour over all of box. */
+static bool solid_cover(const struct vr_node *node, const struct vr_box *box)
+{
+	int32_t w, h;
+	return node->content.type == VR_CONTENT_RECT &&
+		node->content.color.a >= 1.0f && node->abs.opacity >= 1.0f &&
+		node->abs.nrclips == 0 &&
+		vr_mat_is_integer_translation(&node->abs.transform) &&
+		whole(node->content.width, &w) &&
+		whole(node->content.height, &h) &&
+		box_covers(&node->abs.bounds, box);
+}
+
+static bool boxes_meet(const struct vr_box *a, const struct vr_box *b)
+{
+	struct vr_box i = vr_box_intersect(a, b);
+	return !vr_box_empty(&i);
+}
+
+static void move_scan(struct vr_node *node, struct move_scan *scan)
+{
+	const struct vr_box *box = &scan->cand->move.box;
+	if (!node->abs.visible || !boxes_meet(&node->abs.subtree_bounds, box)) {
+		return;
+	}
+	if (node == scan->cand->node) {
+		scan->found = true;
+		if (scan->cand->subtree) {
+			return; /* all of it moves */
+		}
+	} else if (node->abs.drawn && boxes_meet(&node->abs.bounds, box)) {
+		if (!scan->found) {
+			scan->uniform = solid_cover(node, box);
+		} else {
+			struct vr_box in = vr_box_intersect(&node->abs.bounds, box);
+			pixman_region32_union_rect(&scan->above, &scan->above,
+				in.x, in.y, (unsigned)in.width, (unsigned)in.height);
+		}
+	}
+	vr_list_for_each(child, &node->children, struct vr_node, link) {
+		move_scan(child, scan);
+	}
+}
+
+/* The moved image covers its box with opaque pixels of its own. */
+static bool opaque_image(const struct vr_node *node)
+{
+	return node->content.type == VR_CONTENT_IMAGE &&
+		node->content.image->format == VR_FORMAT_XRGB8888 &&
+		node->abs.opacity >= 1.0f && node->abs.nrclips == 0;
+}
+
+size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
+		struct vr_move *moves, size_t max)
 {
 	tree->last_update_count = 0;
+	tree->ncands = 0;
+	tree->cands_max = max < VR_MOVES_MAX ? max : VR_MOVES_MAX;
 	if (tree->root->dirty != 0) {
 		update_node(tree, tree->root, NULL, false);
 	}
+	tree->cands_max = 0;
+	/* each move checked against the tree as it is now: what is under
+	 * it uniform, what is above it noted, no two boxes overlapping;
+	 * those that fail damage their box (first: the accepted ones move
+	 * every damage of this update inside their box along) */
+	pixman_region32_t above[VR_MOVES_MAX];
+	size_t n = 0;
+	for (size_t i = 0; i < tree->ncands; i++) {
+		const struct tree_move *cand = &tree->cands[i];
+		const struct vr_move *m = &cand->move;
+		bool ok = abs(m->dx) < m->box.width && abs(m->dy) < m->box.height;
+		for (size_t j = 0; ok && j < n; j++) {
+			ok = !boxes_meet(&moves[j].box, &m->box);
+		}
+		struct move_scan scan = { .cand = cand };
+		pixman_region32_init(&scan.above);
+		if (ok) {
+			move_scan(tree->root, &scan);
+			ok = scan.found && (scan.uniform ||
+				(!cand->subtree && opaque_image(cand->node)));
+		}
+		if (!ok) {
+			damage_box(tree, &m->box);
+			pixman_region32_fini(&scan.above);
+			continue;
+		}
+		above[n] = scan.above; /* pixman regions move by value */
+		moves[n++] = *m;
+	}
+	/* what lies above a move moves along: damaged where it was moved
+	 * to and where it is; the rest of this update's damage inside the
+	 * box likewise */
+	for (size_t i = 0; i < n; i++) {
+		const struct vr_move *m = &moves[i];
+		pixman_region32_t box;
+		pixman_region32_init_rect(&box, m->box.x, m->box.y,
+			(unsigned)m->box.width, (unsigned)m->box.height);
+		pixman_region32_t redo;
+		pixman_region32_init(&redo);
+		pixman_region32_union(&redo, &above[i], &tree->damage);
+		pixman_region32_intersect(&redo, &redo, &box);
+		pixman_region32_union(&tree->damage, &tree->damage, &above[i]);
+		pixman_region32_translate(&redo, m->dx, m->dy);
+		pixman_region32_intersect(&redo, &redo, &box);
+		pixman_region32_union(&tree->damage, &tree->damage, &redo);
+		vr_move_exposed(m, &tree->damage);
+		pixman_region32_fini(&redo);
+		pixman_region32_fini(&box);
+		pixman_region32_fini(&above[i]);
+	}
+	tree->ncands = 0;
 	if (damage != NULL) {
 		pixman_region32_union(damage, damage, &tree->damage);
 	}
 	pixman_region32_clear(&tree->damage);
+	return n;
+}
+
+void vr_tree_update(struct vr_tree *tree, pixman_region32_t *damage)
+{
+	vr_tree_update_moves(tree, damage, NULL, 0);
 }
 
 bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box)

@@ -168,6 +168,10 @@ struct vr_frame_job {
 	struct vr_dst_buffer *dst;
 	size_t first_dst_rect, ndst_rects; /* in vr_frame::rects */
 	size_t first_mirror_rect, nmirror_rects; /* in vr_frame::rects */
+	/* shift-and-expose: moved inside the target first (through its
+	 * scratch image), clipped to it */
+	struct vr_move moves[VR_MOVES_MAX];
+	size_t nmoves;
 };
 
 struct vr_chain {
@@ -385,6 +389,11 @@ struct vr_target {
 	VkDeviceMemory mirror_memory;
 	bool mirror_coherent;
 	void *mirror_map; /* width * height * 4 bytes, stride width * 4 */
+	/* what moved pixels pass through (moves of one image may overlap),
+	 * made at the first move */
+	VkImage scratch;
+	VkDeviceMemory scratch_memory;
+	VkImageView scratch_view;
 	/* caller's thread: */
 	pixman_region32_t mirror_stale; /* redrawn pixels not in the mirror */
 	uint64_t last_frame; /* latest frame drawing into it */

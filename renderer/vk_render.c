@@ -492,6 +492,12 @@ static void target_release_gpu(struct vr_target *target)
 		vkDestroyBuffer(dev, target->mirror, NULL);
 		vkFreeMemory(dev, target->mirror_memory, NULL);
 	}
+	if (target->scratch != VK_NULL_HANDLE) {
+		vkDestroyImageView(dev, target->scratch_view, NULL);
+		vkDestroyImage(dev, target->scratch, NULL);
+		vkFreeMemory(dev, target->scratch_memory, NULL);
+		target->scratch = VK_NULL_HANDLE;
+	}
 	target->mirror_map = NULL;
 	vr_list_remove(&target->link);
 	target->renderer = NULL;
@@ -946,10 +952,71 @@ bool vr_frame_begin_commands(struct vr_renderer *renderer)
 	return true;
 }
 
+/* Shift-and-expose: each move's source pixels into the scratch image,
+ * then back into the target moved (a copy within one image must not
+ * overlap itself). Between passes: the target is a colour attachment. */
+static void record_moves(VkCommandBuffer cb, const struct vr_frame_job *job)
+{
+	struct vr_target *target = job->target;
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	/* the scratch image's earlier contents are not needed */
+	vr_vk_image_barrier(cb, target->scratch, VK_IMAGE_LAYOUT_UNDEFINED,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	VkImageCopy regions[VR_MOVES_MAX];
+	for (size_t i = 0; i < job->nmoves; i++) {
+		const struct vr_move *m = &job->moves[i];
+		/* the source pixels that stay inside the box */
+		int32_t x = m->box.x + (m->dx < 0 ? -m->dx : 0);
+		int32_t y = m->box.y + (m->dy < 0 ? -m->dy : 0);
+		regions[i] = (VkImageCopy){
+			.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+			.srcOffset = { x, y, 0 },
+			.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+			.dstOffset = { x, y, 0 },
+			.extent = { (uint32_t)(m->box.width - abs(m->dx)),
+				(uint32_t)(m->box.height - abs(m->dy)), 1 },
+		};
+	}
+	vkCmdCopyImage(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		target->scratch, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		(uint32_t)job->nmoves, regions);
+	vr_vk_image_barrier(cb, target->scratch,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	for (size_t i = 0; i < job->nmoves; i++) {
+		regions[i].dstOffset.x += job->moves[i].dx;
+		regions[i].dstOffset.y += job->moves[i].dy;
+	}
+	vkCmdCopyImage(cb, target->scratch, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		target->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		(uint32_t)job->nmoves, regions);
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+}
+
 void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 {
 	struct vr_frame_job *job = &renderer->frame.jobs[index];
-	if (job->nrects == 0) {
+	if (job->nrects == 0 && job->nmoves == 0) {
 		return;
 	}
 	VkCommandBuffer cb = frame_cb(renderer);
@@ -958,6 +1025,12 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 		job->first_rect);
 	if (!target->initialized) {
 		record_target_init(cb, target);
+	}
+	if (job->nmoves > 0) {
+		record_moves(cb, job);
+	}
+	if (job->nrects == 0) {
+		return;
 	}
 	VkRenderPassBeginInfo begin = {
 		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
@@ -1217,6 +1290,31 @@ static bool job_updates_mirror(const struct vr_render_job *job)
 
 /* The job's damage, dst and mirror rectangles and what preparation needs
  * to know. */
+/* The job's moves, clipped to the target (those left with nothing to
+ * move dropped: their box is damaged too); its scratch image made. */
+static bool setup_moves(struct vr_renderer *renderer,
+		const struct vr_render_job *job, struct vr_frame_job *state)
+{
+	struct vr_target *target = job->target;
+	struct vr_box all = { 0, 0, target->width, target->height };
+	for (size_t i = 0; i < job->nmoves && i < VR_MOVES_MAX; i++) {
+		struct vr_move m = job->moves[i];
+		m.box = vr_box_intersect(&m.box, &all);
+		if (abs(m.dx) < m.box.width && abs(m.dy) < m.box.height &&
+				(m.dx != 0 || m.dy != 0)) {
+			state->moves[state->nmoves++] = m;
+		}
+	}
+	if (state->nmoves == 0 || target->scratch != VK_NULL_HANDLE) {
+		return true;
+	}
+	VkComponentMapping identity = { 0 };
+	return vr_vk_create_image(renderer, target->width, target->height,
+		VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+		identity, &target->scratch, &target->scratch_memory,
+		&target->scratch_view);
+}
+
 static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 		size_t index)
 {
@@ -1235,6 +1333,9 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 		},
 	};
 	atomic_init(&state->uploads, 0);
+	if (!setup_moves(renderer, job, state)) {
+		return false;
+	}
 	pixman_region32_t region;
 	pixman_region32_init_rect(&region, 0, 0, (unsigned)target->width,
 		(unsigned)target->height);
@@ -1258,6 +1359,11 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 		pixman_region32_t mirror;
 		pixman_region32_init(&mirror);
 		pixman_region32_union(&mirror, &region, &target->mirror_stale);
+		for (size_t i = 0; i < state->nmoves; i++) {
+			const struct vr_box *b = &state->moves[i].box;
+			pixman_region32_union_rect(&mirror, &mirror, b->x, b->y,
+				(unsigned)b->width, (unsigned)b->height);
+		}
 		ok = append_rects(frame, &mirror, MAX_DAMAGE_RECTS,
 			&state->first_mirror_rect, &state->nmirror_rects);
 		pixman_region32_fini(&mirror);
@@ -1335,6 +1441,12 @@ static bool setup_frame(struct vr_renderer *renderer,
 		if (job_updates_mirror(&jobs[i])) {
 			pixman_region32_clear(&target->mirror_stale);
 		} else {
+			for (size_t m = 0; m < state->nmoves; m++) {
+				const struct vr_box *b = &state->moves[m].box;
+				pixman_region32_union_rect(&target->mirror_stale,
+					&target->mirror_stale, b->x, b->y,
+					(unsigned)b->width, (unsigned)b->height);
+			}
 			const VkRect2D *rects = ARRAY_AT(&frame->rects, VkRect2D,
 				state->first_rect);
 			for (size_t r = 0; r < state->nrects; r++) {

@@ -221,6 +221,77 @@ void *vr_node_user_data(const struct vr_node *node);
  */
 void vr_tree_update(struct vr_tree *tree, pixman_region32_t *damage);
 
+/*
+ * Shift-and-expose. A move says that the pixels inside box (root or
+ * target coordinates, whole pixels) are those of the previous frame moved
+ * by (dx, dy): for p and p - (dx, dy) both in box, new(p) = old(p - d).
+ * Whoever draws a frame applies its moves to the previous frame's pixels
+ * first, then redraws the damage, which holds the rest: the strip the
+ * move exposed, what lies above the moved content, and what changed.
+ */
+struct vr_move {
+	struct vr_box box;
+	int32_t dx, dy;
+};
+#define VR_MOVES_MAX 4
+
+/*
+ * vr_tree_update, with up to max (<= VR_MOVES_MAX) moves in moves: a
+ * change that only moved pixels comes back as a move instead of damage.
+ * Two changes qualify, each with nothing else in its subtree changed:
+ * - an image node whose source rectangle moved by whole pixels, drawn
+ *   1:1 at a whole-pixel position (a scroll region's crop window); the
+ *   box is its bounds;
+ * - a node translated by whole pixels inside its parent's rectangular
+ *   clip (a scrolled subtree); the box is that clip.
+ * The pixels under the moved content inside the box must be uniform: an
+ * opaque image (XRGB, opacity 1), or a solid opaque rectangle covering
+ * the box with nothing else between. What lies above the moved content
+ * inside the box is damaged where it was (moved along) and where it is.
+ * Moves whose boxes overlap, and moves past max, come back as damage of
+ * their box. Returns the number of moves (the rest is in damage).
+ */
+size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
+	struct vr_move *moves, size_t max);
+
+/* The strip of move->box that a move exposes (box minus box + d), added
+ * to region. */
+void vr_move_exposed(const struct vr_move *move, pixman_region32_t *region);
+/* Damage that was pending before a move, made to hold after it: inside
+ * the box it moves with the pixels (clipped to the box), and the strip
+ * the move exposes is added. Outside the box it stays. */
+void vr_move_region(const struct vr_move *move, pixman_region32_t *region);
+/* Move the pixels of a host image (a8r8g8b8 or x8r8g8b8) inside
+ * move->box, clipped to the image. Pixels of the exposed strip keep their
+ * old values (they are to be redrawn). */
+void vr_move_pixels(pixman_image_t *image, const struct vr_move *move);
+
+/*
+ * Pending changes of one destination (a target or a buffer, whose pixels
+ * hold some earlier frame): at most one move, then damage. Compose adds
+ * a later frame's changes; a move of another box than the pending one
+ * turns the pending one into damage of its box.
+ */
+struct vr_changes {
+	bool has_move;
+	struct vr_move move;
+	pixman_region32_t damage;
+};
+void vr_changes_init(struct vr_changes *changes);
+void vr_changes_fini(struct vr_changes *changes);
+/* Nothing pending (the destination holds the latest frame). */
+void vr_changes_clear(struct vr_changes *changes);
+/* Everything pending (the destination holds nothing usable). */
+void vr_changes_damage_all(struct vr_changes *changes,
+	const struct vr_box *box);
+void vr_changes_add_damage(struct vr_changes *changes,
+	const pixman_region32_t *damage);
+/* Add one frame's move (NULL: none) and damage (NULL: none). */
+void vr_changes_compose(struct vr_changes *changes,
+	const struct vr_move *move, const pixman_region32_t *damage);
+/* Drop the move, damaging its box instead. */
+void vr_changes_flatten(struct vr_changes *changes);
+
 /* After vr_tree_update: the node's drawn bounds in root coordinates
  * (content clipped by its ancestors' clips); false when it draws nothing
  * (no content, disabled or detached ancestor, fully clipped, opacity 0). */
@@ -405,6 +476,10 @@ struct vr_dst_buffer;
 struct vr_render_job {
 	struct vr_target *target;
 	struct vr_mat view;
+	/* applied to the target's pixels first (target pixels), in order;
+	 * the damage must hold what they expose (vr_tree_update_moves) */
+	const struct vr_move *moves;
+	size_t nmoves; /* <= VR_MOVES_MAX */
 	const pixman_region32_t *damage;
 	struct vr_color clear; /* drawn under everything in damaged pixels */
 	/* After the job's pass, the frame copies dst_region (target pixels,
@@ -606,6 +681,12 @@ bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *renderer,
 	struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
 	struct vr_color clear, const pixman_region32_t *damage);
+/* The same, dst's pixels first moved (nmoves <= VR_MOVES_MAX, dst
+ * pixels) on the frame thread, before the damage is drawn. */
+uint64_t vr_cpu_render_submit_moved(struct vr_cpu_renderer *renderer,
+	struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
+	struct vr_color clear, const pixman_region32_t *damage,
+	const struct vr_move *moves, size_t nmoves);
 /* Readable when frames complete; vr_cpu_renderer_dispatch drains it and
  * retires them, returning the latest completed id (0: none yet). */
 int vr_cpu_renderer_get_fd(struct vr_cpu_renderer *renderer);
@@ -658,6 +739,11 @@ struct vr_engine_frame {
 	pixman_image_t *image; /* host_images: a8r8g8b8 or x8r8g8b8 */
 	struct vr_mat view;
 	struct vr_color clear;
+	/* shift-and-expose: the moves of the destination's pixels, applied
+	 * before anything is drawn: the host image's (then region is what
+	 * they leave to redraw) or the target's (then damage is) */
+	const struct vr_move *moves;
+	size_t nmoves; /* <= VR_MOVES_MAX */
 	/* !host_images: the target's pixels that changed since its last
 	 * frame (vr_render_job.damage) */
 	const pixman_region32_t *damage;
