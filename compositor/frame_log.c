@@ -28,7 +28,7 @@ struct vt_frame_log *vt_frame_log_open(const char *path) {
 		"gpu_us,readback_us,copy_us,draws,uploads,dropped,nodes_updated,"
 		"lists_recorded,main_thread_us,cpu_copies,in_flight,"
 		"scene_samples,input_ns,scroll_samples,mode,chunks,cost,"
-		"reused_nodes,reused_prims\n");
+		"reused_nodes,reused_prims,moved_px,drawn_px\n");
 	return log;
 }
 
@@ -48,7 +48,8 @@ void vt_frame_log_write(struct vt_frame_log *log,
 	const struct vr_frame_timing *t = &frame->timing;
 	fprintf(log->f, "%s,%" PRIu64 ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%u,%u,%d,"
-		"%u,%u,%.1f,%u,%u,%s,%" PRIu64 ",%s,%s,%u,%u,%u,%u\n",
+		"%u,%u,%.1f,%u,%u,%s,%" PRIu64 ",%s,%s,%u,%u,%u,%u,%" PRIu64
+		",%" PRIu64 "\n",
 		frame->output, frame->seq, frame->path, frame->generation,
 		frame->display_ns, frame->presented_ns, frame->render_start_ns,
 		frame->render_end_ns, t->prepare_ns / 1e3, t->execute_ns / 1e3,
@@ -60,6 +61,6 @@ void vt_frame_log_write(struct vt_frame_log *log,
 		frame->input_ns,
 		frame->scroll_samples != NULL ? frame->scroll_samples : "",
 		vr_frame_mode_name(t->mode), t->chunks, t->cost, t->reused_nodes,
-		t->reused_prims);
+		t->reused_prims, frame->moved_px, frame->drawn_px);
 	fflush(log->f);
 }

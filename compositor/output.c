@@ -77,8 +77,9 @@ struct output_buffer {
 	void *data;
 	size_t stride;
 	struct wl_list link; /* vt_output::buffers */
-	/* Pixels that changed since this buffer was last written. */
-	pixman_region32_t stale;
+	/* What this buffer lacks of the latest frame: pixels moved and
+	 * changed since it was last written (shift-and-expose) */
+	struct vr_changes changes;
 	bool busy; /* locked by a frame, or held by the backend */
 	uint64_t last_used; /* vt_output::frame_seq when last written */
 	struct wl_listener release;
@@ -150,7 +151,9 @@ struct vt_output {
 	 * 0.15's headless outputs), so it stays enabled there but is out of
 	 * the layout and draws nothing */
 	bool soft_disabled;
-	pixman_region32_t pending_damage; /* target pixels not drawn yet */
+	/* what the target lacks of the tree: target pixels moved and not
+	 * drawn yet */
+	struct vr_changes pending;
 	struct wl_list buffers; /* output_buffer::link */
 	int buffer_width, buffer_height;
 	struct output_buffer *front; /* last committed */
@@ -395,7 +398,7 @@ static void buffer_destroy(struct output_buffer *buffer) {
 	}
 	wl_list_remove(&buffer->link);
 	wl_list_remove(&buffer->release.link);
-	pixman_region32_fini(&buffer->stale);
+	vr_changes_fini(&buffer->changes);
 	/* the renderer keeps its Vulkan objects until the frames that write
 	 * into it complete; the memory stays mapped as long as the
 	 * wlr_buffer lives, and frames are waited for before that */
@@ -529,7 +532,7 @@ static void buffer_handle_release(struct wl_listener *listener, void *data) {
 	struct output_buffer *buffer = wl_container_of(listener, buffer, release);
 	buffer->busy = false;
 	/* a frame may have waited for a free buffer */
-	if (pixman_region32_not_empty(&buffer->output->pending_damage)) {
+	if (pixman_region32_not_empty(&buffer->output->pending.damage)) {
 		output_request(buffer->output, VT_PACER_RENDER);
 	}
 }
@@ -594,7 +597,9 @@ static struct output_buffer *buffer_create(struct vt_output *output,
 	}
 	buffer->output = output;
 	buffer->wlr_buffer = wlr_buffer;
-	pixman_region32_init_rect(&buffer->stale, 0, 0, width, height);
+	vr_changes_init(&buffer->changes);
+	vr_changes_damage_all(&buffer->changes,
+		&(struct vr_box){ 0, 0, width, height });
 	buffer->release.notify = buffer_handle_release;
 	wl_signal_add(&wlr_buffer->events.release, &buffer->release);
 	wl_list_insert(output->buffers.prev, &buffer->link);
@@ -689,6 +694,17 @@ found:
 
 /* ---- damage and requests ------------------------------------------------ */
 
+static uint64_t region_area(const pixman_region32_t *region) {
+	int n;
+	const pixman_box32_t *b = pixman_region32_rectangles(
+		(pixman_region32_t *)region, &n);
+	uint64_t area = 0;
+	for (int i = 0; i < n; i++) {
+		area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
+	}
+	return area;
+}
+
 static void output_add_damage(struct vt_output *output,
 		const pixman_region32_t *layout_damage) {
 	if (!vt_output_enabled(output)) {
@@ -698,7 +714,7 @@ static void output_add_damage(struct vt_output *output,
 	pixman_region32_init(&mapped);
 	output_map_region(output, layout_damage, &mapped);
 	bool any = pixman_region32_not_empty(&mapped);
-	pixman_region32_union(&output->pending_damage, &output->pending_damage,
+	pixman_region32_union(&output->pending.damage, &output->pending.damage,
 		&mapped);
 	pixman_region32_fini(&mapped);
 	if (any) {
@@ -714,10 +730,76 @@ void vt_outputs_add_damage(struct vt_server *server,
 	}
 }
 
+/* A move of layout pixels as one of the output's target pixels: where
+ * the view only translates by whole pixels (a scaled or turned output
+ * redraws the box instead), clipped to the output. False: nothing of it
+ * to move here. */
+static bool output_map_move(struct vt_output *output,
+		const struct vr_move *layout, struct vr_move *out) {
+	struct vr_mat view = vt_output_view(output);
+	if (!vr_mat_is_integer_translation(&view)) {
+		return false;
+	}
+	struct vr_box box = {
+		layout->box.x + (int32_t)lroundf(view.tx),
+		layout->box.y + (int32_t)lroundf(view.ty),
+		layout->box.width, layout->box.height,
+	};
+	int32_t x1 = box.x < 0 ? 0 : box.x;
+	int32_t y1 = box.y < 0 ? 0 : box.y;
+	int32_t x2 = box.x + box.width;
+	int32_t y2 = box.y + box.height;
+	x2 = x2 > output->wlr_output->width ? output->wlr_output->width : x2;
+	y2 = y2 > output->wlr_output->height ? output->wlr_output->height : y2;
+	*out = (struct vr_move){
+		.box = { x1, y1, x2 - x1, y2 - y1 },
+		.dx = layout->dx,
+		.dy = layout->dy,
+	};
+	return abs(out->dx) < out->box.width && abs(out->dy) < out->box.height;
+}
+
+void vt_outputs_add_changes(struct vt_server *server,
+		const pixman_region32_t *layout_damage, const struct vr_move *moves,
+		size_t nmoves) {
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		if (!vt_output_enabled(output)) {
+			continue; /* all of it is drawn when enabled */
+		}
+		/* one move per output's pending changes (the first that lands
+		 * on it); the others' boxes are redrawn */
+		pixman_region32_t mapped, boxes;
+		pixman_region32_init(&mapped);
+		pixman_region32_init(&boxes);
+		output_map_region(output, layout_damage, &mapped);
+		struct vr_move move;
+		bool moved = false;
+		for (size_t i = 0; i < nmoves; i++) {
+			struct vr_move m;
+			if (!moved && output_map_move(output, &moves[i], &m)) {
+				move = m;
+				moved = true;
+			} else {
+				const struct vr_box *b = &moves[i].box;
+				pixman_region32_union_rect(&boxes, &boxes, b->x, b->y,
+					(unsigned)b->width, (unsigned)b->height);
+			}
+		}
+		output_map_region(output, &boxes, &mapped);
+		if (moved || pixman_region32_not_empty(&mapped)) {
+			vr_changes_compose(&output->pending, moved ? &move : NULL,
+				&mapped);
+			output_request(output, VT_PACER_RENDER);
+		}
+		pixman_region32_fini(&boxes);
+		pixman_region32_fini(&mapped);
+	}
+}
+
 static void output_damage_whole(struct vt_output *output) {
-	pixman_region32_union_rect(&output->pending_damage,
-		&output->pending_damage, 0, 0, output->wlr_output->width,
-		output->wlr_output->height);
+	vr_changes_damage_all(&output->pending, &(struct vr_box){ 0, 0,
+		output->wlr_output->width, output->wlr_output->height });
 	output_request(output, VT_PACER_RENDER);
 }
 
@@ -1093,10 +1175,13 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	}
 	/* what this frame draws: the pending damage, or a torn frame's part
 	 * of it */
-	pixman_region32_t *draw = &output->pending_damage;
+	pixman_region32_t *draw = &output->pending.damage;
 	if (tear) {
+		/* a torn frame draws its part in place: pixels still to move
+		 * are redrawn instead (by this frame or the next) */
+		vr_changes_flatten(&output->pending);
 		pixman_region32_intersect(&output->tear_region,
-			&output->tear_region, &output->pending_damage);
+			&output->tear_region, &output->pending.damage);
 		draw = &output->tear_region;
 	}
 	if ((output->target == NULL && !output->soft) ||
@@ -1151,11 +1236,14 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		nanosleep(&stall, NULL);
 	}
 
-	/* Every buffer now lacks this frame's damage; this one gets it and
-	 * whatever it missed before. */
+	/* Every buffer now lacks this frame's changes; this one gets them
+	 * and whatever it missed before (buffer age), its pixels moved first
+	 * where the frames since only moved them (shift-and-expose). */
+	const struct vr_move *move = output->pending.has_move ?
+		&output->pending.move : NULL;
 	struct output_buffer *b;
 	wl_list_for_each(b, &output->buffers, link) {
-		pixman_region32_union(&b->stale, &b->stale, draw);
+		vr_changes_compose(&b->changes, move, draw);
 	}
 	/* One engine, whichever draws: the CPU engine and the reference
 	 * renderer (the CPU engine's threads failed) write into the buffer
@@ -1172,8 +1260,25 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		.view = vt_output_view(output),
 		.clear = { 0, 0, 0, 1 },
 		.damage = draw,
-		.region = &buffer->stale,
+		.region = &buffer->changes.damage,
 	};
+	if (soft && buffer->changes.has_move) {
+		/* the buffer's pixels move */
+		job.moves = &buffer->changes.move;
+		job.nmoves = 1;
+	} else if (!soft) {
+		/* the target's pixels move (it holds the last frame); the
+		 * buffer gets the moved box from it */
+		job.moves = move;
+		job.nmoves = move != NULL ? 1 : 0;
+		vr_changes_flatten(&buffer->changes);
+	}
+	/* what this buffer gets: moved, then drawn */
+	for (size_t i = 0; i < job.nmoves; i++) {
+		frame->record.moved_px += (uint64_t)job.moves[i].box.width *
+			(uint64_t)job.moves[i].box.height;
+	}
+	frame->record.drawn_px = region_area(soft ? job.region : job.damage);
 	bool ok;
 	if (engine == NULL || (soft ? buffer->image == NULL :
 			output->target == NULL)) {
@@ -1187,21 +1292,33 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	}
 	if (!ok) {
 		wlr_log(WLR_ERROR, "%s: rendering failed", output->wlr_output->name);
+		/* the changes stay pending, composed into the buffers once
+		 * already: nothing is left to move, all of it to redraw */
+		wl_list_for_each(b, &output->buffers, link) {
+			vr_changes_flatten(&b->changes);
+		}
+		vr_changes_flatten(&output->pending);
 		frame_destroy(frame);
 		return NULL;
 	}
 	if (!soft && buffer->dst == NULL) {
 		/* no import: copy out of the renderer's mirror once ready */
-		pixman_region32_copy(&frame->cpu_copy, &buffer->stale);
+		pixman_region32_copy(&frame->cpu_copy, &buffer->changes.damage);
 	}
-	pixman_region32_clear(&buffer->stale);
+	vr_changes_clear(&buffer->changes);
 	pixman_region32_copy(&frame->damage, draw);
+	if (move != NULL) {
+		/* what changed on screen: the moved pixels too */
+		pixman_region32_union_rect(&frame->damage, &frame->damage,
+			move->box.x, move->box.y, (unsigned)move->box.width,
+			(unsigned)move->box.height);
+	}
 	if (tear) {
-		pixman_region32_subtract(&output->pending_damage,
-			&output->pending_damage, draw);
+		pixman_region32_subtract(&output->pending.damage,
+			&output->pending.damage, draw);
 		frame->record.path = "torn";
 	} else {
-		pixman_region32_clear(&output->pending_damage);
+		vr_changes_clear(&output->pending);
 	}
 
 	/* the surfaces this frame shows: their presentation feedback
@@ -1772,7 +1889,7 @@ bool vt_outputs_settled(struct vt_server *server) {
 		/* An output that presented an older generation still shows
 		 * the current tree when the changes since damaged nothing on
 		 * it: no pending damage, no frame not yet presented. */
-		if (pixman_region32_not_empty(&output->pending_damage) ||
+		if (pixman_region32_not_empty(&output->pending.damage) ||
 				!wl_list_empty(&output->frames)) {
 			return false;
 		}
@@ -1803,7 +1920,7 @@ void vt_outputs_log_state(struct vt_server *server) {
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		const pixman_box32_t *e =
-			pixman_region32_extents(&output->pending_damage);
+			pixman_region32_extents(&output->pending.damage);
 		wlr_log(WLR_INFO, "%s: %s, pending damage (%d,%d)-(%d,%d), "
 			"%d frames, commit_seq %u, frame_pending %d, pacer "
 			"rendering %d ready %d committed %d queued %d, %d orphan "
@@ -1997,7 +2114,7 @@ static void output_enabled_changed(struct vt_output *output) {
 		 * the global again (wlr_output_layout_add) */
 		wlr_output_destroy_global(output->wlr_output);
 		vt_views_output_gone(server, output, box);
-		pixman_region32_clear(&output->pending_damage);
+		vr_changes_clear(&output->pending);
 		wlr_log(WLR_INFO, "%s: disabled", output->wlr_output->name);
 	} else if (enabled && !output->enabled) {
 		output->enabled = true;
@@ -2080,7 +2197,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 		close(output->timer_fd);
 	}
 	vr_target_destroy(output->target);
-	pixman_region32_fini(&output->pending_damage);
+	vr_changes_fini(&output->pending);
 	pixman_region32_fini(&output->tear_region);
 	free(output->stats.main_ns);
 	output->wlr_output->data = NULL;
@@ -2225,7 +2342,7 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wlr_output->data = output;
 	wl_list_init(&output->buffers);
 	wl_list_init(&output->frames);
-	pixman_region32_init(&output->pending_damage);
+	vr_changes_init(&output->pending);
 	pixman_region32_init(&output->tear_region);
 	wl_array_init(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {

@@ -77,10 +77,13 @@ void vt_server_update(struct vt_server *server) {
 	}
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
-	vr_tree_update(server->tree, &damage);
+	/* pixels that only moved come back as moves (shift-and-expose) */
+	struct vr_move moves[VR_MOVES_MAX];
+	size_t nmoves = vr_tree_update_moves(server->tree, &damage, moves,
+		VR_MOVES_MAX);
 	server->nodes_updated += (uint32_t)vr_tree_last_update_count(server->tree);
-	if (pixman_region32_not_empty(&damage)) {
-		vt_outputs_add_damage(server, &damage);
+	if (pixman_region32_not_empty(&damage) || nmoves > 0) {
+		vt_outputs_add_changes(server, &damage, moves, nmoves);
 	}
 	pixman_region32_fini(&damage);
 }

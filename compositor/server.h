@@ -124,6 +124,9 @@ struct vt_frame_record {
 	uint32_t lists_recorded; /* display lists recorded */
 	const char *scene_samples; /* animations sampled */
 	const char *scroll_samples; /* scroll regions' positions (scroll.c) */
+	/* shift-and-expose: pixels of the buffer moved instead of redrawn,
+	 * and pixels drawn (what the buffer lacked) */
+	uint64_t moved_px, drawn_px;
 };
 
 /* An output: its render target, buffers and pacing (output.c; opaque). */
@@ -676,6 +679,11 @@ struct vr_mat vt_output_view(struct vt_output *output);
 struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
 	int *height);
 /* Damage in layout coordinates, on every output it touches. */
+/* A tree update's changes (vr_tree_update_moves): layout damage and
+ * moves of layout pixels. */
+void vt_outputs_add_changes(struct vt_server *server,
+	const pixman_region32_t *layout_damage, const struct vr_move *moves,
+	size_t nmoves);
 void vt_outputs_add_damage(struct vt_server *server,
 	const pixman_region32_t *layout_damage);
 /* Ask every output for a frame: VT_PACER_RENDER (something may have

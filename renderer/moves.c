@@ -150,4 +150,13 @@ void vr_changes_compose(struct vr_changes *changes,
 	if (damage != NULL) {
 		vr_changes_add_damage(changes, damage);
 	}
+	if (changes->has_move) {
+		const struct vr_box *b = &changes->move.box;
+		pixman_box32_t box = { b->x, b->y, b->x + b->width,
+			b->y + b->height };
+		if (pixman_region32_contains_rectangle(&changes->damage, &box) ==
+				PIXMAN_REGION_IN) {
+			changes->has_move = false; /* all of it redrawn anyway */
+		}
+	}
 }

@@ -33,6 +33,9 @@ struct vr_tree {
 	struct tree_move {
 		struct vr_node *node;
 		struct vr_move move;
+		/* the pixels it changed; its box may be less (rounded corners
+		 * cut out), the rest redrawn */
+		struct vr_box full;
 		bool subtree; /* a translated subtree, not a source rectangle */
 	} cands[VR_MOVES_MAX];
 	size_t ncands, cands_max;
@@ -661,14 +664,57 @@ static bool src_move(const struct vr_node *node, const struct vr_node_abs *abs,
 	return true;
 }
 
+/* The largest radius of a rounded clip, in whole pixels; false unless
+ * its rectangle maps by a whole-pixel translation (into *rect). */
+static bool rclip_rect(const struct vr_rclip_src *rc, struct vr_box *rect,
+		int32_t *radius)
+{
+	if (!vr_mat_is_integer_translation(&rc->mat)) {
+		return false;
+	}
+	const struct vr_radii *r = &rc->rrect.radii;
+	float max = fmaxf(fmaxf(r->tl, r->tr), fmaxf(r->br, r->bl));
+	struct vr_rectf f = vr_rectf_map(&rc->mat, &rc->rrect.rect);
+	*rect = (struct vr_box){ (int32_t)floorf(f.x), (int32_t)floorf(f.y),
+		(int32_t)ceilf(f.x + f.width) - (int32_t)floorf(f.x),
+		(int32_t)ceilf(f.y + f.height) - (int32_t)floorf(f.y) };
+	*radius = (int32_t)ceilf(max);
+	return true;
+}
+
+/* The part of box that abs's rounded clips leave whole, for a move along
+ * (dx, dy): cut by the radius at the ends of the axes it moves on. */
+static bool rclips_inset(const struct vr_node_abs *abs, int32_t dx,
+		int32_t dy, struct vr_box *box)
+{
+	for (uint32_t i = 0; i < abs->nrclips; i++) {
+		struct vr_box rect;
+		int32_t r;
+		if (!rclip_rect(&abs->rclips[i], &rect, &r)) {
+			return false;
+		}
+		if (dy != 0) {
+			rect.y += r;
+			rect.height -= 2 * r;
+		}
+		if (dx != 0) {
+			rect.x += r;
+			rect.width -= 2 * r;
+		}
+		*box = vr_box_intersect(box, &rect);
+	}
+	return !vr_box_empty(box);
+}
+
 /* A node translated by whole pixels (node->translated), nothing else of
  * its subtree changed: the move of its parent's clip. */
 static bool subtree_move(uint32_t dirty, const struct vr_node_abs *parent,
 		const struct vr_node_abs *old, const struct vr_node_abs *abs,
-		struct vr_move *move)
+		struct tree_move *cand)
 {
+	struct vr_move *move = &cand->move;
 	if ((dirty & (VR_DIRTY_CHILD | VR_DIRTY_CONTENT)) || parent == NULL ||
-			!parent->has_clip || parent->nrclips > 0 ||
+			!parent->has_clip ||
 			!old->visible || !abs->visible ||
 			old->opacity != abs->opacity ||
 			old->transform.a != abs->transform.a ||
@@ -681,8 +727,8 @@ static bool subtree_move(uint32_t dirty, const struct vr_node_abs *parent,
 			!whole(abs->transform.ty - old->transform.ty, &move->dy)) {
 		return false;
 	}
-	move->box = parent->clip;
-	return true;
+	cand->full = move->box = parent->clip;
+	return rclips_inset(parent, move->dx, move->dy, &move->box);
 }
 
 static void update_node(struct vr_tree *tree, struct vr_node *node,
@@ -709,9 +755,9 @@ static void update_node(struct vr_tree *tree, struct vr_node *node,
 			bool found = false;
 			if (node->src_moved && !abs_differs(&old, &abs)) {
 				found = src_move(node, &abs, &cand.move);
+				cand.full = cand.move.box;
 			} else if (node->translated) {
-				found = subtree_move(dirty, parent, &old, &abs,
-					&cand.move);
+				found = subtree_move(dirty, parent, &old, &abs, &cand);
 				cand.subtree = true;
 			}
 			if (found && (cand.move.dx != 0 || cand.move.dy != 0)) {
@@ -774,24 +820,97 @@ static bool box_covers(const struct vr_box *outer, const struct vr_box *inner)
 		outer->y + outer->height >= inner->y + inner->height;
 }
 
-/* The node draws one opaque colour over all of box. */
-static bool solid_cover(const struct vr_node *node, const struct vr_box *box)
-{
-	int32_t w, h;
-	return node->content.type == VR_CONTENT_RECT &&
-		node->content.color.a >= 1.0f && node->abs.opacity >= 1.0f &&
-		node->abs.nrclips == 0 &&
-		vr_mat_is_integer_translation(&node->abs.transform) &&
-		whole(node->content.width, &w) &&
-		whole(node->content.height, &h) &&
-		box_covers(&node->abs.bounds, box);
-}
-
 static bool boxes_meet(const struct vr_box *a, const struct vr_box *b)
 {
 	struct vr_box i = vr_box_intersect(a, b);
 	return !vr_box_empty(&i);
 }
+
+/* Rounded clips that leave box whole. */
+static bool rclips_spare(const struct vr_rclip_src *rclips, uint32_t n,
+		const struct vr_mat *to_root, const struct vr_box *box)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct vr_rclip_src rc = rclips[i];
+		vr_mat_multiply(&rc.mat, to_root, &rclips[i].mat);
+		struct vr_box rect;
+		int32_t r;
+		if (!rclip_rect(&rc, &rect, &r)) {
+			return false;
+		}
+		struct vr_box tall = { rect.x + r, rect.y, rect.width - 2 * r,
+			rect.height };
+		struct vr_box wide = { rect.x, rect.y + r, rect.width,
+			rect.height - 2 * r };
+		if (!box_covers(&tall, box) && !box_covers(&wide, box)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A display list whose first command fills a rectangle over all of box
+ * with one opaque colour, and whose others draw outside box. */
+static bool list_covers(const struct vr_node *node, const struct vr_box *box)
+{
+	const struct vr_display_list *list = node->content.list;
+	if (list->ncommands == 0) {
+		return false;
+	}
+	const struct vr_dl_command *first = &list->commands[0];
+	const struct vr_radii *r = &first->shape.radii;
+	struct vr_mat to_root;
+	vr_mat_multiply(&to_root, &node->abs.transform, &first->mat);
+	if (first->op != VR_DL_RECT || first->paint.stroke_width != 0.0f ||
+			first->paint.color.a < 1.0f ||
+			r->tl != 0.0f || r->tr != 0.0f || r->br != 0.0f ||
+			r->bl != 0.0f ||
+			!vr_mat_is_integer_translation(&to_root) ||
+			!rclips_spare(first->rclips, first->nrclips,
+				&node->abs.transform, box)) {
+		return false;
+	}
+	/* inner bounds: the rectangle's pixels, and its clip's */
+	struct vr_box cover = vr_mat_map_rect_bounds(&to_root, &first->shape.rect);
+	if (!box_covers(&cover, box)) {
+		return false;
+	}
+	if (first->has_clip) {
+		struct vr_box clip = vr_mat_map_rect_bounds(&node->abs.transform,
+			&first->clip);
+		if (!box_covers(&clip, box)) {
+			return false;
+		}
+	}
+	for (size_t i = 1; i < list->ncommands; i++) {
+		struct vr_box b = vr_mat_map_rect_bounds(&node->abs.transform,
+			&list->commands[i].bounds);
+		if (boxes_meet(&b, box)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The node draws one opaque colour over all of box. */
+static bool solid_cover(const struct vr_node *node, const struct vr_box *box)
+{
+	int32_t w, h;
+	if (node->abs.opacity < 1.0f || !box_covers(&node->abs.bounds, box) ||
+			!rclips_spare(node->abs.rclips, node->abs.nrclips,
+				&(struct vr_mat){ .a = 1, .d = 1 }, box)) {
+		return false;
+	}
+	if (node->content.type == VR_CONTENT_DISPLAY_LIST) {
+		return list_covers(node, box);
+	}
+	return node->content.type == VR_CONTENT_RECT &&
+		node->content.color.a >= 1.0f &&
+		vr_mat_is_integer_translation(&node->abs.transform) &&
+		whole(node->content.width, &w) &&
+		whole(node->content.height, &h);
+}
+
 
 static void move_scan(struct vr_node *node, struct move_scan *scan)
 {
@@ -846,8 +965,8 @@ size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
 		const struct tree_move *cand = &tree->cands[i];
 		const struct vr_move *m = &cand->move;
 		bool ok = abs(m->dx) < m->box.width && abs(m->dy) < m->box.height;
-		for (size_t j = 0; ok && j < n; j++) {
-			ok = !boxes_meet(&moves[j].box, &m->box);
+		for (size_t j = 0; ok && j < i; j++) {
+			ok = !boxes_meet(&tree->cands[j].full, &cand->full);
 		}
 		struct move_scan scan = { .cand = cand };
 		pixman_region32_init(&scan.above);
@@ -857,9 +976,23 @@ size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
 				(!cand->subtree && opaque_image(cand->node)));
 		}
 		if (!ok) {
-			damage_box(tree, &m->box);
+			damage_box(tree, &cand->full);
 			pixman_region32_fini(&scan.above);
 			continue;
+		}
+		if (!vr_box_equal(&cand->full, &m->box)) {
+			/* the rounded corners' rows: redrawn */
+			pixman_region32_t rest;
+			pixman_region32_init_rect(&rest, cand->full.x, cand->full.y,
+				(unsigned)cand->full.width,
+				(unsigned)cand->full.height);
+			pixman_region32_t kept;
+			pixman_region32_init_rect(&kept, m->box.x, m->box.y,
+				(unsigned)m->box.width, (unsigned)m->box.height);
+			pixman_region32_subtract(&rest, &rest, &kept);
+			pixman_region32_union(&tree->damage, &tree->damage, &rest);
+			pixman_region32_fini(&kept);
+			pixman_region32_fini(&rest);
 		}
 		above[n] = scan.above; /* pixman regions move by value */
 		moves[n++] = *m;

@@ -1407,15 +1407,18 @@ static size_t run_steps(struct harness *harness,
 }
 
 /* The frame log's rows that only moved the window (the region's frame
- * count unchanged, the position changed): no list recorded, no upload.
- * And while the position wanted stays, the one shown never moves away
- * from it (a new frame never lacks a window its old one held). */
+ * count unchanged, the position changed): no list recorded, no upload,
+ * and (shift-and-expose) most of them moved the buffer's pixels and drew
+ * less than a third of what they moved. And while the position wanted
+ * stays, the one shown never moves away from it (a new frame never lacks
+ * a window its old one held). */
 static void check_frame_log(const char *log_path) {
 	FILE *f = fopen(log_path, "r");
 	ck_assert_ptr_nonnull(f);
 	char line[4096];
 	ck_assert(fgets(line, sizeof(line), f) != NULL);
 	int col_uploads = -1, col_lists = -1, col_scroll = -1, col = 0;
+	int col_moved = -1, col_drawn = -1;
 	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save);
 			tok != NULL; tok = strtok_r(NULL, ",\n", &save), col++) {
 		if (strcmp(tok, "uploads") == 0) {
@@ -1424,13 +1427,19 @@ static void check_frame_log(const char *log_path) {
 			col_lists = col;
 		} else if (strcmp(tok, "scroll_samples") == 0) {
 			col_scroll = col;
+		} else if (strcmp(tok, "moved_px") == 0) {
+			col_moved = col;
+		} else if (strcmp(tok, "drawn_px") == 0) {
+			col_drawn = col;
 		}
 	}
-	ck_assert(col_uploads >= 0 && col_lists >= 0 && col_scroll >= 0);
+	ck_assert(col_uploads >= 0 && col_lists >= 0 && col_scroll >= 0 &&
+		col_moved >= 0 && col_drawn >= 0);
+	int shifted = 0;
 	long last_frames = -1, last_y = -1, last_wy = -1;
 	int moved = 0;
 	while (fgets(line, sizeof(line), f) != NULL) {
-		char *fields[64];
+		char *fields[64] = { 0 };
 		int nf = 0;
 		for (char *p = line; p != NULL && nf < 64;) {
 			fields[nf++] = p;
@@ -1460,12 +1469,19 @@ static void check_frame_log(const char *log_path) {
 				atoi(fields[col_lists]) == 0, "a frame that only moved the "
 				"window to %ld uploaded %s images and recorded %s lists", y,
 				fields[col_uploads], fields[col_lists]);
+			if (nf > col_drawn) {
+				long long px = atoll(fields[col_moved]);
+				long long drawn = atoll(fields[col_drawn]);
+				shifted += px > 0 && drawn * 3 < px;
+			}
 		}
 		last_frames = frames;
 		last_y = y;
 	}
 	fclose(f);
 	ck_assert_msg(moved >= 10, "only %d frames moved the window", moved);
+	ck_assert_msg(shifted * 4 >= moved * 3, "only %d of the %d frames that "
+		"moved the window moved its pixels", shifted, moved);
 }
 
 static void steps_test(const char *name, bool shm) {
