@@ -473,6 +473,9 @@ bool vt_server_init(struct vt_server *server) {
 	server->new_xdg_surface.notify = vt_view_handle_new_xdg_surface;
 	wl_signal_add(&server->xdg_shell->events.new_surface,
 		&server->new_xdg_surface);
+	server->keyboard_grab_end.notify = vt_view_handle_keyboard_grab_end;
+	wl_signal_add(&server->seat->events.keyboard_grab_end,
+		&server->keyboard_grab_end);
 
 	if (opts->test && !vt_test_init(server)) {
 		return false;
@@ -647,6 +650,7 @@ void vt_server_finish(struct vt_server *server) {
 		wl_list_remove(&server->layout_change.link);
 		wl_list_remove(&server->new_surface.link);
 		wl_list_remove(&server->new_xdg_surface.link);
+		wl_list_remove(&server->keyboard_grab_end.link);
 	}
 	if (server->engine_source != NULL) {
 		wl_event_source_remove(server->engine_source);

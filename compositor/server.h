@@ -548,6 +548,7 @@ struct vt_server {
 	struct wl_listener new_virtual_keyboard;
 	struct wl_listener new_surface;
 	struct wl_listener new_xdg_surface;
+	struct wl_listener keyboard_grab_end; /* the seat's (view.c) */
 	struct wl_listener cursor_motion;
 	struct wl_listener cursor_motion_absolute;
 	struct wl_listener cursor_button;
@@ -831,6 +832,10 @@ uint64_t vt_surface_take_input(struct vt_surface *surface);
 
 /* view.c */
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);
+/* The seat's keyboard_grab_end (payload: the wlr_seat_keyboard_grab that
+ * ended): an xdg popup grab's end gives the keyboard back. */
+void vt_view_handle_keyboard_grab_end(struct wl_listener *listener,
+	void *data);
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface);
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 	struct wlr_surface **surface, double *sx, double *sy);

@@ -322,6 +322,28 @@ static void keep_inside(struct wlr_box box, struct vt_extents e, int w,
 	*y = fy + e.top;
 }
 
+/* surface gets the keyboard, past any seat grab (past_grab) or through
+ * it. */
+static void keyboard_enter(struct vt_server *server,
+		struct wlr_surface *surface, bool past_grab) {
+	struct wlr_seat *seat = server->seat;
+	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
+	uint32_t *keycodes = keyboard != NULL ? keyboard->keycodes : NULL;
+	size_t num_keycodes = keyboard != NULL ? keyboard->num_keycodes : 0;
+	struct wlr_keyboard_modifiers *modifiers =
+		keyboard != NULL ? &keyboard->modifiers : NULL;
+	if (past_grab) {
+		wlr_seat_keyboard_enter(seat, surface, keycodes, num_keycodes,
+			modifiers);
+	} else {
+		wlr_seat_keyboard_notify_enter(seat, surface, keycodes,
+			num_keycodes, modifiers);
+	}
+}
+
+static void popup_grab_end_unless(struct vt_server *server,
+		struct vt_view *view);
+
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	struct vt_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
@@ -353,6 +375,10 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	}
 	struct vt_view *unfocused = server->focused_view;
 	server->focused_view = view;
+	/* another window takes the focus: the menus open elsewhere close
+	 * (popup_done); the grab's end gives view the keyboard
+	 * (vt_view_handle_keyboard_grab_end) */
+	popup_grab_end_unless(server, view);
 	if (unfocused != NULL && unfocused != view && unfocused->mapped) {
 		vt_decoration_update(unfocused);
 	}
@@ -373,13 +399,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 		vt_server_schedule_update(server);
 		return;
 	}
-	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
-	if (keyboard != NULL) {
-		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
-			keyboard->num_keycodes, &keyboard->modifiers);
-	} else {
-		wlr_seat_keyboard_notify_enter(seat, surface, NULL, 0, NULL);
-	}
+	keyboard_enter(server, surface, false);
 	vt_server_schedule_update(server);
 }
 
@@ -1156,6 +1176,171 @@ static void toplevel_handle_destroy(struct wl_listener *listener, void *data) {
 
 /* ---- popups ------------------------------------------------------------- */
 
+static struct vt_view *toplevel_of(struct wlr_xdg_surface *xdg_surface) {
+	while (xdg_surface != NULL &&
+			xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
+		struct wlr_surface *parent = xdg_surface->popup->parent;
+		/* a layer surface's popup has a parent of another role */
+		xdg_surface = parent != NULL && wlr_surface_is_xdg_surface(parent) ?
+			wlr_xdg_surface_from_wlr_surface(parent) : NULL;
+	}
+	return xdg_surface != NULL ? xdg_surface->data : NULL;
+}
+
+/* The surface at the root of a popup's chain of parents (NULL: one has
+ * none yet). */
+static struct wlr_surface *popup_root(struct wlr_xdg_surface *xdg_surface) {
+	while (xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
+		struct wlr_surface *parent = xdg_surface->popup->parent;
+		if (parent == NULL || !wlr_surface_is_xdg_surface(parent)) {
+			return parent;
+		}
+		xdg_surface = wlr_xdg_surface_from_wlr_surface(parent);
+	}
+	return xdg_surface->surface;
+}
+
+/* ---- popup grabs (xdg_popup.grab) ---------------------------------------- */
+
+/*
+ * wlroots 0.15 carries a popup grab: the seat's pointer, keyboard and
+ * touch grabs, which send the keys to the focused surface and end the
+ * grab (popup_done to its popups) on a click outside the client. Where
+ * the keyboard is focused is vitrail's: a grabbing popup takes it when
+ * it maps, the next grabbing popup (the one it was opened from) when it
+ * unmaps, and the window (or layer surface) that had it when the grab
+ * ends. The grab's keyboard grab ignores notify_enter, so while it holds
+ * the keyboard the focus moves past it (wlr_seat_keyboard_enter).
+ */
+
+/* The popup grab whose keyboard grab is grab (NULL: another kind). */
+static struct wlr_xdg_popup_grab *popup_grab_of(struct vt_server *server,
+		struct wlr_seat_keyboard_grab *grab) {
+	struct wlr_xdg_popup_grab *popup_grab;
+	wl_list_for_each(popup_grab, &server->xdg_shell->popup_grabs, link) {
+		if (&popup_grab->keyboard_grab == grab) {
+			return popup_grab;
+		}
+	}
+	return NULL;
+}
+
+/* The popup grab holding the seat's keyboard now, NULL: none. */
+static struct wlr_xdg_popup_grab *popup_grab_active(struct vt_server *server) {
+	return popup_grab_of(server, server->seat->keyboard_state.grab);
+}
+
+/* End the popup grab holding the keyboard unless its popups are view's:
+ * its popups get popup_done (the client closes them) and the seat's
+ * grabs end. wlroots ends it so on a click outside: through the
+ * pointer grab's cancel, which ends the keyboard and touch grabs too. */
+static void popup_grab_end_unless(struct vt_server *server,
+		struct vt_view *view) {
+	struct wlr_xdg_popup_grab *grab = popup_grab_active(server);
+	if (grab == NULL) {
+		return;
+	}
+	if (!wl_list_empty(&grab->popups)) {
+		struct wlr_xdg_popup *popup =
+			wl_container_of(grab->popups.next, popup, grab_link);
+		if (toplevel_of(popup->base) == view) {
+			return;
+		}
+	}
+	struct wlr_seat *seat = server->seat;
+	if (seat->pointer_state.grab == &grab->pointer_grab) {
+		wlr_seat_pointer_end_grab(seat);
+	} else {
+		/* the pointer's grab went to another (none of wlroots' or
+		 * vitrail's leaves a popup grab the keyboard alone): the
+		 * keyboard is freed at least */
+		wlr_seat_keyboard_end_grab(seat);
+	}
+}
+
+/* A popup that took a grab maps: it gets the keyboard while the grab
+ * lasts (unless the session is locked, the client is not the one an
+ * input inhibitor lets through, or a layer surface with exclusive
+ * interactivity holds the keyboard away from windows). */
+static void popup_grab_focus(struct vt_view *view) {
+	struct vt_server *server = view->server;
+	struct wlr_xdg_popup *popup = view->xdg_surface->popup;
+	struct wlr_xdg_popup_grab *grab = popup_grab_active(server);
+	struct wlr_surface *surface = view->xdg_surface->surface;
+	if (popup->seat != server->seat || grab == NULL ||
+			vt_session_locked(server) ||
+			!vt_protocols_client_allowed(server,
+			wl_resource_get_client(surface->resource)) ||
+			(view->parent != NULL && vt_layers_keyboard_grabbed(server))) {
+		return;
+	}
+	struct wlr_xdg_popup *p;
+	wl_list_for_each(p, &grab->popups, grab_link) {
+		if (p == popup) {
+			keyboard_enter(server, surface, true);
+			return;
+		}
+	}
+}
+
+/* A popup that has the keyboard unmaps: the popup of the grab opened
+ * last that is still mapped gets it. None: wlroots ends the grab just
+ * after this (its last popup gone), and the grab's end gives the
+ * keyboard back. */
+static void popup_grab_unfocus(struct vt_view *view) {
+	struct vt_server *server = view->server;
+	struct wlr_xdg_popup_grab *grab = popup_grab_active(server);
+	if (grab == NULL || server->seat->keyboard_state.focused_surface !=
+			view->xdg_surface->surface) {
+		return;
+	}
+	struct wlr_xdg_popup *p;
+	wl_list_for_each(p, &grab->popups, grab_link) {
+		if (p != view->xdg_surface->popup && p->base->mapped) {
+			keyboard_enter(server, p->base->surface, true);
+			return;
+		}
+	}
+}
+
+void vt_view_handle_keyboard_grab_end(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, keyboard_grab_end);
+	if (popup_grab_of(server, data) == NULL) {
+		return;
+	}
+	/* Still on a popup of the grab (dismissed, or the last one
+	 * unmapping), or on none (its surface went first): the keyboard
+	 * goes back. A window that took the focus meanwhile keeps it. */
+	struct wlr_surface *focused =
+		server->seat->keyboard_state.focused_surface;
+	struct wlr_xdg_surface *xdg_surface = focused != NULL &&
+		wlr_surface_is_xdg_surface(focused) ?
+		wlr_xdg_surface_from_wlr_surface(focused) : NULL;
+	if ((focused != NULL && (xdg_surface == NULL ||
+			xdg_surface->role != WLR_XDG_SURFACE_ROLE_POPUP)) ||
+			vt_session_locked(server)) {
+		return;
+	}
+	/* a layer surface's menu: back to that layer surface, if it takes
+	 * the keyboard at all */
+	struct wlr_surface *root = xdg_surface != NULL ?
+		popup_root(xdg_surface) : NULL;
+	if (root != NULL && vt_layers_focus_surface(server, root)) {
+		return;
+	}
+	if (vt_layers_keyboard_grabbed(server)) {
+		return; /* the exclusive layer surface keeps it */
+	}
+	if (server->focused_view != NULL && server->focused_view->mapped &&
+			server->focused_view->surface != NULL) {
+		keyboard_enter(server, server->focused_view->surface, false);
+	} else if (focused != NULL) {
+		wlr_seat_keyboard_notify_clear_focus(server->seat);
+	}
+}
+
 /* Where the popup's surface lies in its root's surface coordinates (its
  * toplevel's, or its layer surface's). */
 static void popup_offset(struct wlr_xdg_popup *popup, double *x, double *y) {
@@ -1192,6 +1377,7 @@ static void popup_handle_map(struct wl_listener *listener, void *data) {
 	view->mapped = true;
 	popup_update(view);
 	vr_node_set_enabled(view->node, true);
+	popup_grab_focus(view);
 	vt_server_schedule_update(view->server);
 }
 
@@ -1199,6 +1385,7 @@ static void popup_handle_unmap(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, unmap);
 	view->mapped = false;
 	vr_node_set_enabled(view->node, false);
+	popup_grab_unfocus(view);
 	vt_server_schedule_update(view->server);
 }
 
@@ -1221,30 +1408,6 @@ static void popup_handle_destroy(struct wl_listener *listener, void *data) {
 	}
 	vt_server_schedule_update(view->server);
 	free(view);
-}
-
-static struct vt_view *toplevel_of(struct wlr_xdg_surface *xdg_surface) {
-	while (xdg_surface != NULL &&
-			xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
-		struct wlr_surface *parent = xdg_surface->popup->parent;
-		/* a layer surface's popup has a parent of another role */
-		xdg_surface = parent != NULL && wlr_surface_is_xdg_surface(parent) ?
-			wlr_xdg_surface_from_wlr_surface(parent) : NULL;
-	}
-	return xdg_surface != NULL ? xdg_surface->data : NULL;
-}
-
-/* The surface at the root of a popup's chain of parents (NULL: one has
- * none yet). */
-static struct wlr_surface *popup_root(struct wlr_xdg_surface *xdg_surface) {
-	while (xdg_surface->role == WLR_XDG_SURFACE_ROLE_POPUP) {
-		struct wlr_surface *parent = xdg_surface->popup->parent;
-		if (parent == NULL || !wlr_surface_is_xdg_surface(parent)) {
-			return parent;
-		}
-		xdg_surface = wlr_xdg_surface_from_wlr_surface(parent);
-	}
-	return xdg_surface->surface;
 }
 
 static void handle_new_popup(struct wl_listener *listener, void *data);
