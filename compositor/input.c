@@ -465,21 +465,6 @@ static void handle_new_input(struct wl_listener *listener, void *data) {
 	add_device(server, data);
 }
 
-static void handle_new_virtual_pointer(struct wl_listener *listener,
-		void *data) {
-	struct vt_server *server =
-		wl_container_of(listener, server, new_virtual_pointer);
-	struct wlr_virtual_pointer_v1_new_pointer_event *event = data;
-	struct wlr_input_device *device = &event->new_pointer->input_device;
-	/* one seat: the suggested one is ours */
-	add_device(server, device);
-	if (event->suggested_output != NULL) {
-		/* absolute motion spans that output instead of the layout */
-		wlr_cursor_map_input_to_output(server->cursor, device,
-			event->suggested_output);
-	}
-}
-
 /*
  * zwp_virtual_keyboard_v1.keymap, checked before wlroots 0.15 reads it:
  * its handler maps `size` bytes of the fd and hands them to xkbcommon as
@@ -961,13 +946,11 @@ static bool grab_motion(struct vt_server *server) {
 	return true;
 }
 
-static void handle_cursor_motion(struct wl_listener *listener, void *data) {
-	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
-	uint64_t received_ns = vt_now_ns();
+static void pointer_motion(struct vt_server *server,
+		struct wlr_event_pointer_motion *event, uint64_t received_ns) {
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	vt_kiosk_pointer_activity(server);
-	struct wlr_event_pointer_motion *event = data;
 	double dx = event->delta_x, dy = event->delta_y;
 	/* relative motion goes out; a locked pointer stays (and sends no
 	 * wl_pointer.motion), a confined one stops at its region's edge */
@@ -982,15 +965,12 @@ static void handle_cursor_motion(struct wl_listener *listener, void *data) {
 	process_motion(server, event->time_msec, received_ns);
 }
 
-static void handle_cursor_motion_absolute(struct wl_listener *listener,
-		void *data) {
-	struct vt_server *server =
-		wl_container_of(listener, server, cursor_motion_absolute);
-	uint64_t received_ns = vt_now_ns();
+static void pointer_motion_absolute(struct vt_server *server,
+		struct wlr_event_pointer_motion_absolute *event,
+		uint64_t received_ns) {
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	vt_kiosk_pointer_activity(server);
-	struct wlr_event_pointer_motion_absolute *event = data;
 	wlr_cursor_warp_absolute(server->cursor, event->device, event->x, event->y);
 	if (grab_motion(server)) {
 		return;
@@ -1096,13 +1076,11 @@ static void decoration_touch(struct vt_server *server, struct vt_view *view,
 	decoration_act(view, part, edges, &touch_id, lx, ly);
 }
 
-static void handle_cursor_button(struct wl_listener *listener, void *data) {
-	struct vt_server *server = wl_container_of(listener, server, cursor_button);
-	uint64_t received_ns = vt_now_ns();
+static void pointer_button(struct vt_server *server,
+		struct wlr_event_pointer_button *event, uint64_t received_ns) {
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	vt_kiosk_pointer_activity(server);
-	struct wlr_event_pointer_button *event = data;
 	/* a drag of the drag modifier's: its buttons are vitrail's */
 	if (server->grab.swallow) {
 		if (event->state == WLR_BUTTON_RELEASED) {
@@ -1162,13 +1140,11 @@ static void handle_cursor_button(struct wl_listener *listener, void *data) {
 	}
 }
 
-static void handle_cursor_axis(struct wl_listener *listener, void *data) {
-	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
-	uint64_t received_ns = vt_now_ns();
+static void pointer_axis(struct vt_server *server,
+		struct wlr_event_pointer_axis *event, uint64_t received_ns) {
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	vt_kiosk_pointer_activity(server);
-	struct wlr_event_pointer_axis *event = data;
 	/* over a scroll region: vitrail scrolls it (scroll.c) */
 	if (!vt_session_locked(server) &&
 			vt_scroll_pointer_axis(server, event)) {
@@ -1182,12 +1158,217 @@ static void handle_cursor_axis(struct wl_listener *listener, void *data) {
 		received_ns);
 }
 
-static void handle_cursor_frame(struct wl_listener *listener, void *data) {
-	struct vt_server *server = wl_container_of(listener, server, cursor_frame);
+/* A device's frame: wl_pointer.frame closes what went out since the last
+ * one, if anything did. */
+static void pointer_frame(struct vt_server *server) {
 	if (server->pointer_frame_owed) {
 		wlr_seat_pointer_notify_frame(server->seat);
 		server->pointer_frame_owed = false;
 	}
+}
+
+/*
+ * A client's virtual pointer (wlr-virtual-pointer-unstable-v1) groups its
+ * events with zwlr_virtual_pointer_v1.frame, as a physical device does
+ * with its frame: they take effect together, at the frame. wlroots 0.15
+ * holds its axis events until then but passes motion and buttons on at
+ * once; vitrail holds those too, in order, so that clients see none of a
+ * group before its frame, then all of it closed by wl_pointer.frame. A
+ * group past VIRTUAL_POINTER_HELD_MAX events (a client that never sends
+ * a frame) goes out as if its frame had come, rather than grow without
+ * bound.
+ */
+#define VIRTUAL_POINTER_HELD_MAX 256
+
+enum held_kind {
+	HELD_MOTION,
+	HELD_MOTION_ABSOLUTE,
+	HELD_BUTTON,
+	HELD_AXIS,
+};
+
+/* A virtual pointer's event, held until its frame. */
+struct held_event {
+	enum held_kind kind;
+	uint64_t received_ns; /* when vitrail received it */
+	union {
+		struct wlr_event_pointer_motion motion;
+		struct wlr_event_pointer_motion_absolute motion_absolute;
+		struct wlr_event_pointer_button button;
+		struct wlr_event_pointer_axis axis;
+	};
+};
+
+struct vt_virtual_pointer {
+	struct vt_server *server;
+	struct wlr_input_device *device;
+	struct wl_array held; /* struct held_event, oldest first */
+	struct wl_list link; /* vt_server::virtual_pointers */
+	struct wl_listener frame;
+	struct wl_listener destroy;
+};
+
+static struct vt_virtual_pointer *virtual_pointer_of(struct vt_server *server,
+		struct wlr_input_device *device) {
+	struct vt_virtual_pointer *vp;
+	wl_list_for_each(vp, &server->virtual_pointers, link) {
+		if (vp->device == device) {
+			return vp;
+		}
+	}
+	return NULL;
+}
+
+/* The events held so far go out, in order, then wl_pointer.frame if any
+ * reached a client. */
+static void virtual_pointer_release(struct vt_virtual_pointer *vp) {
+	struct vt_server *server = vp->server;
+	/* taken out first: what the events set off cannot add to it while
+	 * it is read */
+	struct wl_array held = vp->held;
+	wl_array_init(&vp->held);
+	struct held_event *e;
+	wl_array_for_each(e, &held) {
+		switch (e->kind) {
+		case HELD_MOTION:
+			pointer_motion(server, &e->motion, e->received_ns);
+			break;
+		case HELD_MOTION_ABSOLUTE:
+			pointer_motion_absolute(server, &e->motion_absolute,
+				e->received_ns);
+			break;
+		case HELD_BUTTON:
+			pointer_button(server, &e->button, e->received_ns);
+			break;
+		case HELD_AXIS:
+			pointer_axis(server, &e->axis, e->received_ns);
+			break;
+		}
+	}
+	wl_array_release(&held);
+	pointer_frame(server);
+}
+
+/* True when event (of device) is a virtual pointer's and is held until
+ * its frame; event->received_ns is set here. */
+static bool virtual_pointer_hold(struct vt_server *server,
+		struct wlr_input_device *device, struct held_event *event) {
+	struct vt_virtual_pointer *vp = virtual_pointer_of(server, device);
+	if (vp == NULL) {
+		return false;
+	}
+	event->received_ns = vt_now_ns();
+	struct held_event *slot = wl_array_add(&vp->held, sizeof(*slot));
+	if (slot == NULL) {
+		wlr_log(WLR_ERROR, "out of memory: a virtual pointer's event "
+			"goes out before its frame");
+		return false;
+	}
+	*slot = *event;
+	if (vp->held.size / sizeof(*slot) >= VIRTUAL_POINTER_HELD_MAX) {
+		virtual_pointer_release(vp);
+	}
+	return true;
+}
+
+static void virtual_pointer_handle_frame(struct wl_listener *listener,
+		void *data) {
+	struct vt_virtual_pointer *vp = wl_container_of(listener, vp, frame);
+	virtual_pointer_release(vp);
+}
+
+static void virtual_pointer_destroy(struct vt_virtual_pointer *vp) {
+	wl_list_remove(&vp->frame.link);
+	wl_list_remove(&vp->destroy.link);
+	wl_list_remove(&vp->link);
+	/* a group its frame never closed never happened */
+	wl_array_release(&vp->held);
+	free(vp);
+}
+
+static void virtual_pointer_handle_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_virtual_pointer *vp = wl_container_of(listener, vp, destroy);
+	virtual_pointer_destroy(vp);
+}
+
+static void handle_new_virtual_pointer(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, new_virtual_pointer);
+	struct wlr_virtual_pointer_v1_new_pointer_event *event = data;
+	struct wlr_input_device *device = &event->new_pointer->input_device;
+	struct vt_virtual_pointer *vp = calloc(1, sizeof(*vp));
+	if (vp == NULL) {
+		wlr_log(WLR_ERROR, "out of memory: a virtual pointer's events "
+			"go out before its frames");
+	} else {
+		vp->server = server;
+		vp->device = device;
+		wl_array_init(&vp->held);
+		wl_list_insert(&server->virtual_pointers, &vp->link);
+		/* ahead of wlr_cursor's frame listener (add_device) */
+		vp->frame.notify = virtual_pointer_handle_frame;
+		wl_signal_add(&device->pointer->events.frame, &vp->frame);
+		vp->destroy.notify = virtual_pointer_handle_destroy;
+		wl_signal_add(&device->events.destroy, &vp->destroy);
+	}
+	/* one seat: the suggested one is ours */
+	add_device(server, device);
+	if (event->suggested_output != NULL) {
+		/* absolute motion spans that output instead of the layout */
+		wlr_cursor_map_input_to_output(server->cursor, device,
+			event->suggested_output);
+	}
+}
+
+static void handle_cursor_motion(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_motion);
+	struct wlr_event_pointer_motion *event = data;
+	struct held_event held = { .kind = HELD_MOTION, .motion = *event };
+	if (!virtual_pointer_hold(server, event->device, &held)) {
+		pointer_motion(server, event, vt_now_ns());
+	}
+}
+
+static void handle_cursor_motion_absolute(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, cursor_motion_absolute);
+	struct wlr_event_pointer_motion_absolute *event = data;
+	struct held_event held = {
+		.kind = HELD_MOTION_ABSOLUTE,
+		.motion_absolute = *event,
+	};
+	if (!virtual_pointer_hold(server, event->device, &held)) {
+		pointer_motion_absolute(server, event, vt_now_ns());
+	}
+}
+
+static void handle_cursor_button(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_button);
+	struct wlr_event_pointer_button *event = data;
+	struct held_event held = { .kind = HELD_BUTTON, .button = *event };
+	if (!virtual_pointer_hold(server, event->device, &held)) {
+		pointer_button(server, event, vt_now_ns());
+	}
+}
+
+static void handle_cursor_axis(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_axis);
+	struct wlr_event_pointer_axis *event = data;
+	struct held_event held = { .kind = HELD_AXIS, .axis = *event };
+	if (!virtual_pointer_hold(server, event->device, &held)) {
+		pointer_axis(server, event, vt_now_ns());
+	}
+}
+
+/* wlr_cursor's frame, of any of its devices (it does not say which): a
+ * virtual pointer's own frame listener released its events just before
+ * (it listens ahead of the cursor). */
+static void handle_cursor_frame(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, cursor_frame);
+	pointer_frame(server);
 }
 
 static void handle_cursor_surface_destroy(struct wl_listener *listener,
@@ -1548,6 +1729,7 @@ static bool cursor_init_image(struct vt_server *server) {
 
 bool vt_input_init(struct vt_server *server) {
 	wl_list_init(&server->keyboards);
+	wl_list_init(&server->virtual_pointers);
 	server->seat = wlr_seat_create(server->display, "seat0");
 	server->cursor = wlr_cursor_create();
 	/* both go with the display */
@@ -1635,6 +1817,10 @@ void vt_input_finish(struct vt_server *server) {
 	wl_list_remove(&server->new_input.link);
 	wl_list_remove(&server->new_virtual_pointer.link);
 	wl_list_remove(&server->new_virtual_keyboard.link);
+	struct vt_virtual_pointer *vp, *vp_tmp;
+	wl_list_for_each_safe(vp, vp_tmp, &server->virtual_pointers, link) {
+		virtual_pointer_destroy(vp);
+	}
 	if (server->keymap_guard != NULL) {
 		wl_protocol_logger_destroy(server->keymap_guard);
 		server->keymap_guard = NULL;

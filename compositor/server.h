@@ -496,6 +496,9 @@ struct vt_server {
 	uint64_t last_client_frame_ns;
 	struct wl_list views; /* vt_view::link, front first */
 	struct wl_list keyboards; /* vt_keyboard::link */
+	/* vt_virtual_pointer::link (input.c): their events held until
+	 * their frames */
+	struct wl_list virtual_pointers;
 	/* vitrail's own keyboard: the seat's while no device with a keymap
 	 * is (input.c) */
 	struct wlr_input_device *own_keyboard;
