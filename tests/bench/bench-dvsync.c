@@ -105,13 +105,18 @@
  *            latency_reduction=<%> overhead_us=<n>
  *            fdps_reduction_real_4buf=<%> fdps_reduction_real_5buf=<%>
  *            fdps_real_vsync=<n> fdps_real_4buf=<n> fdps_real_5buf=<n>
+ *            fdps_real_floor=<n> real_avoidable_avoided_4buf=<%>
  *            real_worse_than_vsync=<0|1> real_worse_reps=<k>/<n>
  *            real_cost_ms=<ms>
  * the first four for the 60 Hz headless power-law trace: FDPS reductions
  * against vsync, the reduction of lat_paper (mean) with 4 buffers, and
  * the overhead with 4 buffers (cpu_us difference, rounded); then the real
  * trace: the FDPS reductions and the FDPS of each mode (pooled over the
- * repetitions), whether a dvsync mode dropped more than vsync (pooled),
+ * repetitions), the floor no pacing can go below on this machine (the
+ * rate minus what all its cores can render per second at the CPU time
+ * per frame dvsync-4buf measured) and the share of vsync's drops above
+ * that floor that 4 buffers avoided, whether a dvsync mode dropped more
+ * than vsync (pooled),
  * in how many of the repetitions one did, and vsync's median frame cost.
  * bench_engines_main runs all of it once per engine and merges the keys.
  *
@@ -1465,12 +1470,33 @@ static void print_summary(struct bench *bench) {
 			worse += f[1] > f[0] || f[2] > f[0];
 		}
 	}
+	/* The drops no pacing avoids: content that costs more CPU per frame
+	 * than the machine's cores give per period cannot be drawn at the
+	 * refresh rate however frames are scheduled (rendering ahead hides
+	 * peaks, not a mean cost over a period). The floor: the rate minus
+	 * the frames per second all cores could render at the CPU time per
+	 * frame that dvsync-4buf measured; and the share of vsync's drops
+	 * above that floor that dvsync-4buf avoided. */
+	const struct real_cell *c4 = &bench->real[1];
+	double cpu_ms = bench->real_reps > 0 && c4->cpu_frames > 0 ?
+		c4->cpu_ns / 1e6 / c4->cpu_frames : NAN;
+	double cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
+	double floor_fdps = NAN, avoided = NAN;
+	if (!isnan(cpu_ms) && cpu_ms > 0 && cores >= 1) {
+		double can = cores * 1000.0 / cpu_ms;
+		floor_fdps = can >= REAL_HZ ? 0.0 : REAL_HZ - can;
+		if (known && fdps[0] > floor_fdps) {
+			avoided = 100.0 * (fdps[0] - fdps[1]) / (fdps[0] - floor_fdps);
+		}
+	}
 	printf(" fdps_reduction_real_4buf=%s fdps_reduction_real_5buf=%s "
 		"fdps_real_vsync=%s fdps_real_4buf=%s fdps_real_5buf=%s "
+		"fdps_real_floor=%s real_avoidable_avoided_4buf=%s "
 		"real_worse_than_vsync=%s real_worse_reps=%d/%d real_cost_ms=%s\n",
 		bench_fmt(reduction(fdps[0], fdps[1]), 1),
 		bench_fmt(reduction(fdps[0], fdps[2]), 1), bench_fmt(fdps[0], 2),
 		bench_fmt(fdps[1], 2), bench_fmt(fdps[2], 2),
+		bench_fmt(floor_fdps, 2), bench_fmt(avoided, 1),
 		!known ? "n/a" : fdps[1] > fdps[0] || fdps[2] > fdps[0] ? "1" : "0",
 		worse, compared,
 		bench_fmt(bench->real_reps > 0 ?
