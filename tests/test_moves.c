@@ -8,7 +8,10 @@
  *   moved over an opaque image (a move, damage = the exposed strip); an
  *   image with alpha over a uniform rectangle (a move) and over two
  *   rectangles (no move: its box is damaged); a subtree translated inside
- *   its parent's clip (a move of the clip); something drawn above the
+ *   its parent's clip (a move of the clip); the same under a rounded clip
+ *   whose own display list fills it (a move of the rows the corners leave
+ *   whole, the corner rows redrawn: a scroll list's viewport); something
+ *   drawn above the
  *   moved pixels (damaged where it is and where it was moved to);
  * - pixels, per engine (Vulkan where a device exists, the CPU engine, the
  *   reference renderer): a random walk of scrolls, with a rectangle above
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
 #include "vulkan_test.h"
 
@@ -72,7 +76,12 @@ struct scene {
 	float sub_offset;
 };
 
-static void scene_init(struct scene *s, enum vr_format format) {
+/* The clip's corners rounded (radius ROUND), its background the clipped
+ * node's own display list rather than a rectangle under it. */
+#define ROUND 6
+
+static void scene_init_rounded(struct scene *s, enum vr_format format,
+		bool rounded) {
 	memset(s, 0, sizeof(*s));
 	s->tree = vr_tree_create();
 	struct vr_node *root = vr_tree_root(s->tree);
@@ -108,12 +117,23 @@ static void scene_init(struct scene *s, enum vr_format format) {
 	/* right of the window: a clip (x 60..92, y 8..72) over a solid
 	 * rectangle, a subtree of rectangles inside, one at a fractional
 	 * position (antialiased edges move too) */
-	struct vr_node *clip_bg = vr_node_create(s->tree);
-	vr_node_set_rect(clip_bg, 32, 64, WHITE);
-	vr_node_set_position(clip_bg, 60, 8);
-	vr_node_set_parent(clip_bg, root);
+	struct vr_rectf clip = { 60, 8, 32, 64 };
 	s->clipper = vr_node_create(s->tree);
-	vr_node_set_clip(s->clipper, &(struct vr_rectf){ 60, 8, 32, 64 });
+	if (rounded) {
+		vr_node_set_clip_rounded(s->clipper, &clip, ROUND);
+		struct vr_canvas *canvas = vr_canvas_begin();
+		vr_canvas_draw_rect(canvas, clip,
+			&(struct vr_paint){ .color = WHITE });
+		struct vr_display_list *list = vr_canvas_finish(canvas);
+		vr_node_set_display_list(s->clipper, list);
+		vr_display_list_unref(list);
+	} else {
+		struct vr_node *clip_bg = vr_node_create(s->tree);
+		vr_node_set_rect(clip_bg, 32, 64, WHITE);
+		vr_node_set_position(clip_bg, 60, 8);
+		vr_node_set_parent(clip_bg, root);
+		vr_node_set_clip(s->clipper, &clip);
+	}
 	vr_node_set_parent(s->clipper, root);
 	s->sub = vr_node_create(s->tree);
 	vr_node_set_parent(s->sub, s->clipper);
@@ -125,6 +145,10 @@ static void scene_init(struct scene *s, enum vr_format format) {
 		vr_node_set_position(r, 64 + (float)(i % 3), 10 + 17.5f * (float)i);
 		vr_node_set_parent(r, s->sub);
 	}
+}
+
+static void scene_init(struct scene *s, enum vr_format format) {
+	scene_init_rounded(s, format, false);
 }
 
 static void scene_show(struct scene *s) {
@@ -251,6 +275,45 @@ START_TEST(test_moves_found)
 }
 END_TEST
 
+START_TEST(test_moves_rounded)
+{
+	struct scene s;
+	scene_init_rounded(&s, VR_FORMAT_XRGB8888, true);
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	struct vr_move moves[VR_MOVES_MAX];
+	scene_show(&s);
+	update(&s, &damage, moves);
+	s.sub_offset = 5;
+	scene_show(&s);
+	ck_assert_uint_eq(update(&s, &damage, moves), 1);
+	ck_assert_int_eq(moves[0].box.x, 60);
+	ck_assert_int_eq(moves[0].box.y, 8 + ROUND);
+	ck_assert_int_eq(moves[0].box.width, 32);
+	ck_assert_int_eq(moves[0].box.height, 64 - 2 * ROUND);
+	/* the corner rows and the strip */
+	ck_assert_int_eq(region_area(&damage), 32 * (2 * ROUND + 5));
+	ck_assert(pixman_region32_contains_point(&damage, 61, 9, NULL));
+	ck_assert(pixman_region32_contains_point(&damage, 61, 70, NULL));
+	ck_assert(!pixman_region32_contains_point(&damage, 61, 40, NULL));
+	/* the list also draws across the box: no move */
+	struct vr_canvas *canvas = vr_canvas_begin();
+	vr_canvas_draw_rect(canvas, (struct vr_rectf){ 60, 8, 32, 64 },
+		&(struct vr_paint){ .color = WHITE });
+	vr_canvas_draw_rect(canvas, (struct vr_rectf){ 70, 30, 4, 4 },
+		&(struct vr_paint){ .color = TEAL });
+	struct vr_display_list *list = vr_canvas_finish(canvas);
+	vr_node_set_display_list(s.clipper, list);
+	vr_display_list_unref(list);
+	update(&s, &damage, moves);
+	s.sub_offset = 9;
+	scene_show(&s);
+	ck_assert_uint_eq(update(&s, &damage, moves), 0);
+	pixman_region32_fini(&damage);
+	scene_finish(&s);
+}
+END_TEST
+
 START_TEST(test_moves_backdrop)
 {
 	/* an image with alpha shows what is under it */
@@ -317,7 +380,8 @@ static uint32_t lcg(uint32_t *state) {
 	return *state >> 8;
 }
 
-static void check_pixels(enum kind kind, enum vr_format format) {
+static void check_pixels(enum kind kind, enum vr_format format,
+		bool rounded) {
 	struct vr_renderer *vulkan = NULL;
 	struct vr_cpu_renderer *cpu = NULL;
 	struct vr_engine *engine = NULL;
@@ -359,7 +423,7 @@ static void check_pixels(enum kind kind, enum vr_format format) {
 	vr_changes_damage_all(&target_changes, &(struct vr_box){ 0, 0, W, H });
 
 	struct scene s;
-	scene_init(&s, format);
+	scene_init_rounded(&s, format, rounded);
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
 	struct vr_mat view;
@@ -466,22 +530,25 @@ static void check_pixels(enum kind kind, enum vr_format format) {
 
 START_TEST(test_moves_vulkan)
 {
-	check_pixels(KIND_VULKAN, VR_FORMAT_XRGB8888);
-	check_pixels(KIND_VULKAN, VR_FORMAT_ARGB8888);
+	check_pixels(KIND_VULKAN, VR_FORMAT_XRGB8888, false);
+	check_pixels(KIND_VULKAN, VR_FORMAT_ARGB8888, false);
+	check_pixels(KIND_VULKAN, VR_FORMAT_XRGB8888, true);
 }
 END_TEST
 
 START_TEST(test_moves_cpu)
 {
-	check_pixels(KIND_CPU, VR_FORMAT_XRGB8888);
-	check_pixels(KIND_CPU, VR_FORMAT_ARGB8888);
+	check_pixels(KIND_CPU, VR_FORMAT_XRGB8888, false);
+	check_pixels(KIND_CPU, VR_FORMAT_ARGB8888, false);
+	check_pixels(KIND_CPU, VR_FORMAT_XRGB8888, true);
 }
 END_TEST
 
 START_TEST(test_moves_reference)
 {
-	check_pixels(KIND_REFERENCE, VR_FORMAT_XRGB8888);
-	check_pixels(KIND_REFERENCE, VR_FORMAT_ARGB8888);
+	check_pixels(KIND_REFERENCE, VR_FORMAT_XRGB8888, false);
+	check_pixels(KIND_REFERENCE, VR_FORMAT_ARGB8888, false);
+	check_pixels(KIND_REFERENCE, VR_FORMAT_XRGB8888, true);
 }
 END_TEST
 
@@ -492,6 +559,7 @@ int main(void) {
 	TCase *tc = tcase_create("moves");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_moves_found);
+	tcase_add_test(tc, test_moves_rounded);
 	tcase_add_test(tc, test_moves_backdrop);
 	tcase_add_test(tc, test_moves_vulkan);
 	tcase_add_test(tc, test_moves_cpu);
