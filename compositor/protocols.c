@@ -1436,6 +1436,22 @@ static void trim_tokens(void *data) {
 	}
 }
 
+/* Bytes per pixel of the wl_shm formats vitrail reads (0: another one,
+ * which the commit refuses). */
+static uint32_t shm_format_bytes(uint32_t format) {
+	switch (format) {
+	case WL_SHM_FORMAT_ARGB8888:
+	case WL_SHM_FORMAT_XRGB8888:
+	case WL_SHM_FORMAT_ABGR8888:
+	case WL_SHM_FORMAT_XBGR8888:
+		return 4;
+	case WL_SHM_FORMAT_RGB565:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
 static void limits_check(void *data, enum wl_protocol_logger_type type,
 		const struct wl_protocol_logger_message *message) {
 	struct vt_protocols *p = data;
@@ -1457,6 +1473,21 @@ static void limits_check(void *data, enum wl_protocol_logger_type type,
 				"wp_presentation.feedback requests for wl_surface@%u "
 				"before its commit", FEEDBACK_MAX,
 				wl_resource_get_id(surface->wlr_surface->resource));
+		}
+	} else if (strcmp(class, "wl_shm_pool") == 0 &&
+			strcmp(name, "create_buffer") == 0 &&
+			message->arguments_count == 6) {
+		/* libwayland 1.21 checks the stride against the width in
+		 * pixels; a row is width * bytes per pixel (the request still
+		 * runs: the client is cut off once it returns) */
+		int32_t width = message->arguments[2].i;
+		int32_t stride = message->arguments[4].i;
+		uint32_t bpp = shm_format_bytes(message->arguments[5].u);
+		if (bpp > 0 && width > 0 && width <= INT32_MAX / (int32_t)bpp &&
+				stride < width * (int32_t)bpp) {
+			wl_resource_post_error(message->resource,
+				WL_SHM_ERROR_INVALID_STRIDE, "stride %d under %d pixels "
+				"of %u bytes", stride, width, bpp);
 		}
 	} else if (strcmp(class, "xdg_activation_token_v1") == 0 &&
 			strcmp(name, "commit") == 0 && p->trim_tokens == NULL) {
