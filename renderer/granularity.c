@@ -74,11 +74,16 @@ void vr_granularity_derive(struct vr_granularity *g)
 	chunk = ceil(chunk);
 	g->chunk_cost = chunk < 1.0 ? 1 : chunk > 16.0 * VR_TASK_MAX_COST ?
 		16 * VR_TASK_MAX_COST : (uint32_t)chunk;
-	if (!(g->gain_ns_per_unit > 0.0)) {
-		g->parallel_cost = UINT32_MAX; /* parallel saved nothing */
-		return;
+	double cost = (double)UINT32_MAX; /* parallel saved nothing */
+	if (g->gain_ns_per_unit > 0.0) {
+		cost = ceil(g->frame_overhead_ns / g->gain_ns_per_unit);
 	}
-	double cost = ceil(g->frame_overhead_ns / g->gain_ns_per_unit);
+	/* whatever the workers save: a frame that would hold the caller's
+	 * thread longer than VR_INLINE_BUDGET_NS goes to them */
+	if (g->unit_ns > 0.0) {
+		double budget = ceil(VR_INLINE_BUDGET_NS / g->unit_ns);
+		cost = budget < cost ? budget : cost;
+	}
 	g->parallel_cost = !(cost > 0.0) ? 0 : cost >= (double)UINT32_MAX ?
 		UINT32_MAX : (uint32_t)cost;
 }

@@ -405,6 +405,30 @@ static void flush(struct prepare *prep)
 
 /* ---- tree content ------------------------------------------------------- */
 
+/* What drawing the image first uploads (Vulkan): the pixels a GPU copy
+ * of it lacks, all of them before its first copy, a unit per 128 (half a
+ * KiB copied: about a unit's time; a large client buffer's upload is what
+ * makes such a frame too long for the caller's thread, where its cost
+ * otherwise counts one textured quad). */
+static uint32_t upload_cost(const struct vr_image *image)
+{
+	uint64_t pixels = 0;
+	bool copied = false;
+	vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
+		copied = true;
+		const pixman_box32_t *ext = pixman_region32_extents(
+			(pixman_region32_t *)&copy->pending);
+		uint64_t area = (uint64_t)(ext->x2 - ext->x1) *
+			(uint64_t)(ext->y2 - ext->y1);
+		pixels = area > pixels ? area : pixels;
+	}
+	if (!copied) {
+		pixels = (uint64_t)image->width * (uint64_t)image->height;
+	}
+	uint64_t units = pixels / 128;
+	return units > (1u << 20) ? (1u << 20) : (uint32_t)units;
+}
+
 static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 {
 	struct vr_box aabb = vr_box_intersect(&draw->aabb, &prep->extents);
@@ -427,7 +451,8 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 	}
 	struct prim_key key = {
 		.kind = VR_TASK_QUADS,
-		.cost = VR_COST_PRIM + (draw->image != NULL ? VR_COST_IMAGE : 0),
+		.cost = VR_COST_PRIM + (draw->image != NULL ?
+			VR_COST_IMAGE + upload_cost(draw->image) : 0),
 		.size = sizeof(struct vr_draw_task),
 		.image = draw->image,
 		.clip = draw->clip,

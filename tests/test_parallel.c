@@ -1000,7 +1000,8 @@ START_TEST(test_parallel_granularity_derive)
 		.frame_overhead_ns = 200000.0, .gain_ns_per_unit = 250.0 };
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.chunk_cost, 160);
-	/* 200 us of overhead, 250 ns saved per unit: parallel from 800 */
+	/* 200 us of overhead, 250 ns saved per unit: parallel from 800
+	 * (the inline budget, 1 ms / 500 ns = 2000 units, is further) */
 	ck_assert_uint_eq(g.parallel_cost, 800);
 	/* 8 * 1000 / 3000 = 2.67: rounded up */
 	g = (struct vr_granularity){ .handoff_ns = 1000.0, .unit_ns = 3000.0,
@@ -1008,11 +1009,17 @@ START_TEST(test_parallel_granularity_derive)
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.chunk_cost, 3);
 	ck_assert_uint_eq(g.parallel_cost, 334);
-	/* parallel saved nothing (or lost): never parallel */
+	/* parallel saved nothing (or lost): only frames over the inline
+	 * budget, 1 ms / 3000 ns = 334 units */
 	g.gain_ns_per_unit = 0.0;
 	vr_granularity_derive(&g);
-	ck_assert_uint_eq(g.parallel_cost, UINT32_MAX);
+	ck_assert_uint_eq(g.parallel_cost, 334);
 	g.gain_ns_per_unit = -5.0;
+	g.unit_ns = 10.0;
+	vr_granularity_derive(&g);
+	ck_assert_uint_eq(g.parallel_cost, 100000);
+	/* no unit time known: never */
+	g.unit_ns = 0.0;
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.parallel_cost, UINT32_MAX);
 	/* no overhead at all: always parallel */
@@ -1026,7 +1033,8 @@ START_TEST(test_parallel_granularity_derive)
 		.frame_overhead_ns = 1e15, .gain_ns_per_unit = 1e-3 };
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.chunk_cost, 16 * VR_TASK_MAX_COST);
-	ck_assert_uint_eq(g.parallel_cost, UINT32_MAX);
+	/* (the budget: 1 ms / 1 ns) */
+	ck_assert_uint_eq(g.parallel_cost, 1000000);
 }
 END_TEST
 

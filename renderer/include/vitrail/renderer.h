@@ -370,7 +370,12 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
  *   chunk_cost    = 8 * handoff_ns / unit_ns (a handoff is at most an
  *                   eighth of its chunk's work), at least 1;
  *   parallel_cost = frame_overhead_ns / gain_ns_per_unit; never (UINT32_MAX)
- *                   when parallel saved nothing.
+ *                   when parallel saved nothing; but at most
+ *                   VR_INLINE_BUDGET_NS / unit_ns: a frame that would
+ *                   hold the caller's thread longer goes to the workers
+ *                   even where they save nothing (a compositor's main
+ *                   loop must not stall: a client buffer's upload counts
+ *                   in a frame's cost).
  * The figures are kept per process and worker count (a later renderer
  * with the same count takes them without measuring). warm_pipelines
  * takes them from granularity.txt beside the pipeline cache file (a line
@@ -381,6 +386,7 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
  * calibrated a renderer hands every task over on its own and never runs
  * a parallel frame inline (chunk_cost 1, parallel_cost 0).
  */
+#define VR_INLINE_BUDGET_NS 1000000.0
 struct vr_granularity {
 	bool calibrated;
 	double handoff_ns;
