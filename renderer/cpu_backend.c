@@ -218,6 +218,7 @@ static void *pool_main(void *data)
 	char name[24]; /* pthread names: 15 characters */
 	snprintf(name, sizeof(name), "vr-cpu-%d", index % CPU_MAX_WORKERS);
 	pthread_setname_np(pthread_self(), name);
+	vr_thread_yield_to_caller();
 	pthread_mutex_lock(&pool->lock);
 	while (true) {
 		while (!pool->quit && pool->generation == seen) {
@@ -2754,6 +2755,7 @@ static void *frame_thread_main(void *data)
 {
 	struct vr_cpu_renderer *r = data;
 	pthread_setname_np(pthread_self(), "vr-cpu-frame");
+	vr_thread_yield_to_caller();
 	pthread_mutex_lock(&r->queue_lock);
 	while (true) {
 		while (!r->quit && r->queue == NULL) {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <vitrail/canvas.h>
 #include <vitrail/renderer.h>
 
@@ -21,6 +22,19 @@
 
 /* CLOCK_MONOTONIC nanoseconds (log.c): the clock of every figure. */
 uint64_t vr_now_ns(void);
+
+/* threads.c: the renderer's threads yield to the caller's (its event
+ * loop): the calling thread runs nicer. */
+void vr_thread_yield_to_caller(void);
+/* The threads of the process, to make those a driver starts (between
+ * two snapshots) yield as well. */
+#define VR_TASKS_MAX 512
+struct vr_tasks {
+	pid_t ids[VR_TASKS_MAX];
+	size_t n;
+};
+bool vr_tasks_snapshot(struct vr_tasks *tasks);
+void vr_tasks_yield_new(const struct vr_tasks *before);
 void vr_log_(enum vr_log_level level, const char *file, int line,
 	const char *fmt, ...) VR_ATTRIB_PRINTF(4, 5);
 

@@ -301,7 +301,7 @@ static uint32_t host_import_extensions(struct vr_renderer *renderer,
 	return 1;
 }
 
-bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
+static bool init_device(struct vr_renderer *renderer, bool validation)
 {
 	if (!create_instance(renderer, validation)) {
 		return false;
@@ -352,6 +352,23 @@ error_instance:
 	vkDestroyInstance(renderer->instance, NULL);
 	renderer->instance = VK_NULL_HANDLE;
 	return false;
+}
+
+bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
+{
+	/* a software driver's threads (lavapipe's rasterisers) start with
+	 * the instance or the device: they yield to the caller too */
+	struct vr_tasks *before = malloc(sizeof(*before));
+	if (before != NULL && !vr_tasks_snapshot(before)) {
+		free(before);
+		before = NULL;
+	}
+	bool ok = init_device(renderer, validation);
+	if (ok && before != NULL) {
+		vr_tasks_yield_new(before);
+	}
+	free(before);
+	return ok;
 }
 
 void vr_vk_finish_device(struct vr_renderer *renderer)

@@ -111,6 +111,7 @@ static void *worker_main(void *data)
 	char name[16];
 	snprintf(name, sizeof(name), "vr-worker-%d", worker->index);
 	pthread_setname_np(pthread_self(), name);
+	vr_thread_yield_to_caller();
 	/* the chain's tasks, at stable addresses; the pool's lock orders
 	 * their appending before our reads */
 	const struct vr_task_list *list = &worker->renderer->frame.chain.tasks;
@@ -210,6 +211,7 @@ static void *commit_main(void *data)
 	struct vr_renderer *renderer = data;
 	struct vr_workers *workers = &renderer->workers;
 	pthread_setname_np(pthread_self(), "vr-commit");
+	vr_thread_yield_to_caller();
 	uint64_t handled = 0;
 	pthread_mutex_lock(&workers->lock);
 	while (true) {
