@@ -705,31 +705,6 @@ static uint64_t region_area(const pixman_region32_t *region) {
 	return area;
 }
 
-static void output_add_damage(struct vt_output *output,
-		const pixman_region32_t *layout_damage) {
-	if (!vt_output_enabled(output)) {
-		return; /* out of the layout; all of it is drawn when enabled */
-	}
-	pixman_region32_t mapped;
-	pixman_region32_init(&mapped);
-	output_map_region(output, layout_damage, &mapped);
-	bool any = pixman_region32_not_empty(&mapped);
-	pixman_region32_union(&output->pending.damage, &output->pending.damage,
-		&mapped);
-	pixman_region32_fini(&mapped);
-	if (any) {
-		output_request(output, VT_PACER_RENDER);
-	}
-}
-
-void vt_outputs_add_damage(struct vt_server *server,
-		const pixman_region32_t *layout_damage) {
-	struct vt_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
-		output_add_damage(output, layout_damage);
-	}
-}
-
 /* A move of layout pixels as one of the output's target pixels: where
  * the view only translates by whole pixels (a scaled or turned output
  * redraws the box instead), clipped to the output. False: nothing of it

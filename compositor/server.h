@@ -682,14 +682,11 @@ struct vr_mat vt_output_view(struct vt_output *output);
  * 270). */
 struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
 	int *height);
-/* Damage in layout coordinates, on every output it touches. */
-/* A tree update's changes (vr_tree_update_moves): layout damage and
- * moves of layout pixels. */
+/* A tree update's changes (vr_tree_update_moves), on every output they
+ * touch: layout damage and moves of layout pixels. */
 void vt_outputs_add_changes(struct vt_server *server,
 	const pixman_region32_t *layout_damage, const struct vr_move *moves,
 	size_t nmoves);
-void vt_outputs_add_damage(struct vt_server *server,
-	const pixman_region32_t *layout_damage);
 /* Ask every output for a frame: VT_PACER_RENDER (something may have
  * changed: animations) and/or VT_PACER_CALLBACKS (clients wait for frame
  * callbacks). The outputs' pacing decides when. */
