@@ -977,66 +977,49 @@ void harness_hash_frames(struct harness_conn *conn, const char *output,
 
 size_t harness_read_frame_log(const char *path,
 		struct harness_frame **frames) {
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "no frame log %s: %s", path, strerror(errno));
-	char line[4096];
-	ck_assert_msg(fgets(line, sizeof(line), f) != NULL, "%s is empty", path);
+	struct csv csv;
+	ck_assert_msg(csv_open(&csv, path), "no frame log %s, or it is empty",
+		path);
 	enum { OUTPUT, FRAME, VBLANK, PRESENTED, START, END, DROPPED, INPUT,
 		NCOLS };
 	static const char *const names[NCOLS] = { "output", "frame",
 		"target_vblank_ns", "presented_ns", "render_start_ns",
 		"render_end_ns", "dropped", "input_ns" };
-	int cols[NCOLS] = { -1, -1, -1, -1, -1, -1, -1, -1 };
-	int col = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(line, ",\n", &save); tok != NULL;
-			tok = strtok_r(NULL, ",\n", &save), col++) {
-		for (int i = 0; i < NCOLS; i++) {
-			if (strcmp(tok, names[i]) == 0) {
-				cols[i] = col;
-			}
-		}
-	}
+	int cols[NCOLS];
 	for (int i = 0; i < NCOLS; i++) {
-		ck_assert_msg(cols[i] >= 0, "%s: no column %s", path, names[i]);
+		cols[i] = harness_csv_column(&csv, path, names[i]);
 	}
 	struct harness_frame *rows = NULL;
 	size_t n = 0, cap = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
+	while (csv_next(&csv)) {
 		if (n == cap) {
 			cap = cap > 0 ? cap * 2 : 256;
 			rows = realloc(rows, cap * sizeof(*rows));
 			ck_assert(rows != NULL);
 		}
-		struct harness_frame *row = &rows[n++];
-		*row = (struct harness_frame){ 0 };
-		col = 0;
-		// empty fields (the last column) need strsep, not strtok
-		char *rest = line;
-		for (char *tok = strsep(&rest, ",\n"); tok != NULL;
-				tok = strsep(&rest, ",\n"), col++) {
-			if (col == cols[OUTPUT]) {
-				snprintf(row->output, sizeof(row->output), "%s", tok);
-			} else if (col == cols[FRAME]) {
-				row->seq = strtoull(tok, NULL, 10);
-			} else if (col == cols[VBLANK]) {
-				row->target_vblank_ns = strtoull(tok, NULL, 10);
-			} else if (col == cols[PRESENTED]) {
-				row->presented_ns = strtoull(tok, NULL, 10);
-			} else if (col == cols[START]) {
-				row->render_start_ns = strtoull(tok, NULL, 10);
-			} else if (col == cols[END]) {
-				row->render_end_ns = strtoull(tok, NULL, 10);
-			} else if (col == cols[DROPPED]) {
-				row->dropped = atoi(tok) != 0;
-			} else if (col == cols[INPUT]) {
-				row->input_ns = strtoull(tok, NULL, 10);
-			}
-		}
+		const char *output = csv_field(&csv, cols[OUTPUT]);
+		rows[n++] = (struct harness_frame){
+			.seq = csv_u64(&csv, cols[FRAME]),
+			.target_vblank_ns = csv_u64(&csv, cols[VBLANK]),
+			.presented_ns = csv_u64(&csv, cols[PRESENTED]),
+			.render_start_ns = csv_u64(&csv, cols[START]),
+			.render_end_ns = csv_u64(&csv, cols[END]),
+			.dropped = csv_u64(&csv, cols[DROPPED]) != 0,
+			.input_ns = csv_u64(&csv, cols[INPUT]),
+		};
+		snprintf(rows[n - 1].output, sizeof(rows[n - 1].output), "%s",
+			output != NULL ? output : "");
 	}
-	fclose(f);
+	csv_close(&csv);
 	*frames = rows;
 	return n;
+}
+
+int harness_csv_column(const struct csv *csv, const char *path,
+		const char *name) {
+	int column = csv_column(csv, name);
+	ck_assert_msg(column >= 0, "%s: no column %s", path, name);
+	return column;
 }
 
 /* ---- starting things ---------------------------------------------------- */

@@ -24,6 +24,8 @@
 #include <sys/types.h>
 #include <wayland-util.h>
 
+#include "csv.h"
+
 /* Deadlines, in milliseconds; every wait stretches them by
  * $VITRAIL_TIMEOUT_MULTIPLIER when set (>= 1), as setup.sh does for the
  * sanitizer run. */
@@ -248,9 +250,13 @@ struct harness_frame {
 	uint64_t input_ns; // the oldest input it answers, 0: none
 };
 /* Read a frame log (after vitrail closed it); fails the test when it is
- * missing or lacks a column. Returns the rows (malloc'd) in file order. */
+ * missing or lacks a column. Returns the rows (malloc'd) in file order.
+ * Other columns: csv.h, with harness_csv_column. */
 size_t harness_read_frame_log(const char *path,
 	struct harness_frame **frames);
+/* csv_column, failing the test when the file (path) has no such column. */
+int harness_csv_column(const struct csv *csv, const char *path,
+	const char *name);
 
 /*
  * Hold frames, screenshot `output` with grim and write vitrail's reference

@@ -630,30 +630,15 @@ static struct demo_result run_demo(struct harness *harness,
 /* Fraction of frames vitrail rendered with more than one frame of the
  * output queued (rendered ahead of the display). */
 static double frames_ahead(const char *frame_log) {
-	FILE *f = fopen(frame_log, "r");
-	ck_assert(f != NULL);
-	char line[4096];
-	ck_assert(fgets(line, sizeof(line), f) != NULL);
-	int col = -1, i = 0;
-	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save);
-			tok != NULL; tok = strtok_r(NULL, ",\n", &save), i++) {
-		if (strcmp(tok, "in_flight") == 0) {
-			col = i;
-		}
-	}
-	ck_assert_int_ge(col, 0);
+	struct csv csv;
+	ck_assert(csv_open(&csv, frame_log));
+	int col = harness_csv_column(&csv, frame_log, "in_flight");
 	size_t ahead = 0, rows = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *save = NULL, *tok = strtok_r(line, ",", &save);
-		for (i = 0; tok != NULL && i < col; i++) {
-			tok = strtok_r(NULL, ",", &save);
-		}
-		if (tok != NULL) {
-			rows++;
-			ahead += atoi(tok) > 1;
-		}
+	while (csv_next(&csv)) {
+		rows++;
+		ahead += csv_u64(&csv, col) > 1;
 	}
-	fclose(f);
+	csv_close(&csv);
 	return rows > 0 ? (double)ahead / (double)rows : 0;
 }
 
@@ -1229,29 +1214,15 @@ END_TEST
 /* frames whose rendering started in (from, to] */
 static int count_frames_between(const char *frame_log, uint64_t from,
 		uint64_t to) {
-	FILE *f = fopen(frame_log, "r");
-	ck_assert_ptr_nonnull(f);
-	char line[4096];
-	int col = -1, n = 0;
-	if (fgets(line, sizeof(line), f) != NULL) {
-		int i = 0;
-		for (char *tok = strtok(line, ",\n"); tok != NULL;
-				tok = strtok(NULL, ",\n"), i++) {
-			if (strcmp(tok, "render_start_ns") == 0) {
-				col = i;
-			}
-		}
-	}
-	ck_assert_int_ge(col, 0);
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *tok = strtok(line, ",\n");
-		for (int i = 0; i < col && tok != NULL; i++) {
-			tok = strtok(NULL, ",\n");
-		}
-		uint64_t start = tok != NULL ? strtoull(tok, NULL, 10) : 0;
+	struct csv csv;
+	ck_assert(csv_open(&csv, frame_log));
+	int col = harness_csv_column(&csv, frame_log, "render_start_ns");
+	int n = 0;
+	while (csv_next(&csv)) {
+		uint64_t start = csv_u64(&csv, col);
 		n += start > from && start <= to;
 	}
-	fclose(f);
+	csv_close(&csv);
 	return n;
 }
 
@@ -1400,14 +1371,15 @@ START_TEST(test_frame_timing_tearing)
 	fprintf(stderr, "tearing: %d of %d frames torn (at row %d, %.2f ms into "
 		"the refresh), %d at a vblank\n", torn, presented, damage_row, row / 1e6,
 		on_vblank);
-	FILE *f = fopen(log, "r");
-	ck_assert_ptr_nonnull(f);
-	char line[4096];
+	struct csv csv;
+	ck_assert(csv_open(&csv, log));
+	int path_col = harness_csv_column(&csv, log, "path");
 	int logged = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		logged += strstr(line, ",torn,") != NULL;
+	while (csv_next(&csv)) {
+		const char *path = csv_field(&csv, path_col);
+		logged += path != NULL && strcmp(path, "torn") == 0;
 	}
-	fclose(f);
+	csv_close(&csv);
 	ck_assert_int_ge(logged, torn);
 	if (!sanitized()) {
 		ck_assert_int_ge(torn, presented / 4);

@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -2376,29 +2377,16 @@ START_TEST(test_hostile_soak)
 	harness_stop_vitrail(harness, vitrail);
 
 	// Frame intervals from the frame log.
-	FILE *f = fopen(frame_log, "r");
-	ck_assert_msg(f != NULL, "no frame log %s", frame_log);
-	char line[4096];
-	ck_assert(fgets(line, sizeof(line), f) != NULL);
+	struct csv csv;
+	ck_assert_msg(csv_open(&csv, frame_log), "no frame log %s", frame_log);
 	// The columns this check reads, by name.
 	enum { C_PRESENTED, C_START, C_END, C_GPU, C_MAIN, C_LATE, C_COUNT };
 	static const char *const names[C_COUNT] = { "presented_ns",
 		"render_start_ns", "render_end_ns", "gpu_us", "main_thread_us",
 		"dropped" };
-	int cols[C_COUNT], col = 0;
+	int cols[C_COUNT];
 	for (int i = 0; i < C_COUNT; i++) {
-		cols[i] = -1;
-	}
-	for (char *tok = strtok(line, ",\n"); tok != NULL;
-			tok = strtok(NULL, ",\n"), col++) {
-		for (int i = 0; i < C_COUNT; i++) {
-			if (strcmp(tok, names[i]) == 0) {
-				cols[i] = col;
-			}
-		}
-	}
-	for (int i = 0; i < C_COUNT; i++) {
-		ck_assert_msg(cols[i] >= 0, "no column %s in %s", names[i], frame_log);
+		cols[i] = harness_csv_column(&csv, frame_log, names[i]);
 	}
 	// CLOCK_MONOTONIC in both: the frame log's ns and harness_now_ms
 	uint64_t last = 0;
@@ -2407,19 +2395,13 @@ START_TEST(test_hostile_soak)
 	int worst_late = 0;
 	double main_worst = 0, main_worst_at = 0;
 	size_t frames = 0, over = 0, over_total = 0, late_frames = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
+	while (csv_next(&csv)) {
 		double v[C_COUNT] = { 0 };
 		uint64_t ns[C_COUNT] = { 0 };
-		col = 0;
-		char *save = NULL;
-		for (char *tok = strtok_r(line, ",", &save); tok != NULL;
-				tok = strtok_r(NULL, ",", &save), col++) {
-			for (int i = 0; i < C_COUNT; i++) {
-				if (col == cols[i]) {
-					ns[i] = strtoull(tok, NULL, 10);
-					v[i] = strtod(tok, NULL);
-				}
-			}
+		for (int i = 0; i < C_COUNT; i++) {
+			ns[i] = csv_u64(&csv, cols[i]);
+			double d = csv_number(&csv, cols[i]);
+			v[i] = isnan(d) ? 0 : d; // an empty field reads 0
 		}
 		// a frame's main-thread time, outside start-ups
 		int64_t start_ms = (int64_t)(ns[C_START] / 1000000);
@@ -2476,7 +2458,7 @@ START_TEST(test_hostile_soak)
 		}
 		last = presented;
 	}
-	fclose(f);
+	csv_close(&csv);
 	int64_t main_max = harness_scaled_ms(SOAK_MAIN_MS);
 	printf("soak: %zu presented frames outside start-ups (%zu late), "
 		"longest interval %" PRId64 " ms at %.1f s (its frame: render "

@@ -30,6 +30,7 @@
 #include <check.h>
 #include <errno.h>
 #include <linux/input-event-codes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,69 +50,50 @@
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
-/* ---- CSV by column name --------------------------------------------------- */
+/* ---- a CSV of numbers, whole ----------------------------------------------- */
 
-#define CSV_COLUMNS 16
-
-/* A whole CSV of numbers: rows x columns, looked up by name. */
-struct csv {
-	char *names[CSV_COLUMNS];
-	int ncolumns;
-	double *values; // row-major
+/* rows x columns of numbers (csv.h's reader), columns by name */
+struct table {
+	struct csv csv; // its header: the column names
+	const char *path;
+	double *values; // row-major, csv.ncolumns per row
 	size_t nrows;
 };
 
-static void csv_read(const char *path, struct csv *csv) {
-	*csv = (struct csv){ 0 };
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "no %s: %s", path, strerror(errno));
-	char line[1024];
-	ck_assert_msg(fgets(line, sizeof(line), f) != NULL, "%s is empty", path);
-	char *rest = line;
-	for (char *tok = strsep(&rest, ",\n"); tok != NULL && *tok != '\0' &&
-			csv->ncolumns < CSV_COLUMNS; tok = strsep(&rest, ",\n")) {
-		csv->names[csv->ncolumns++] = strdup(tok);
-	}
+static void table_read(const char *path, struct table *t) {
+	*t = (struct table){ .path = path };
+	ck_assert_msg(csv_open(&t->csv, path), "no %s, or it is empty", path);
+	int ncolumns = t->csv.ncolumns;
 	size_t cap = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (csv->nrows == cap) {
+	while (csv_next(&t->csv)) {
+		ck_assert_msg(t->csv.nfields == ncolumns, "%s: row %zu has %d "
+			"fields, expected %d", path, t->nrows + 1, t->csv.nfields,
+			ncolumns);
+		if (t->nrows == cap) {
 			cap = cap > 0 ? cap * 2 : 256;
-			csv->values = realloc(csv->values,
-				cap * CSV_COLUMNS * sizeof(double));
-			ck_assert(csv->values != NULL);
+			t->values = realloc(t->values,
+				cap * (size_t)ncolumns * sizeof(double));
+			ck_assert(t->values != NULL);
 		}
-		double *row = &csv->values[csv->nrows++ * CSV_COLUMNS];
-		int col = 0;
-		rest = line;
-		for (char *tok = strsep(&rest, ",\n"); tok != NULL &&
-				col < csv->ncolumns; tok = strsep(&rest, ",\n"), col++) {
-			row[col] = strtod(tok, NULL);
-		}
-		ck_assert_msg(col == csv->ncolumns, "%s: row %zu has %d fields, "
-			"expected %d", path, csv->nrows, col, csv->ncolumns);
-	}
-	fclose(f);
-}
-
-static int csv_column(const struct csv *csv, const char *name) {
-	for (int i = 0; i < csv->ncolumns; i++) {
-		if (strcmp(csv->names[i], name) == 0) {
-			return i;
+		double *row = &t->values[t->nrows++ * (size_t)ncolumns];
+		for (int col = 0; col < ncolumns; col++) {
+			double v = csv_number(&t->csv, col);
+			row[col] = isnan(v) ? 0 : v; // an empty field reads 0
 		}
 	}
-	ck_abort_msg("no column %s", name);
-	return -1;
 }
 
-static double csv_get(const struct csv *csv, size_t row, int column) {
-	return csv->values[row * CSV_COLUMNS + (size_t)column];
+static int table_column(const struct table *t, const char *name) {
+	return harness_csv_column(&t->csv, t->path, name);
 }
 
-static void csv_free(struct csv *csv) {
-	for (int i = 0; i < csv->ncolumns; i++) {
-		free(csv->names[i]);
-	}
-	free(csv->values);
+static double table_get(const struct table *t, size_t row, int column) {
+	return t->values[row * (size_t)t->csv.ncolumns + (size_t)column];
+}
+
+static void table_free(struct table *t) {
+	csv_close(&t->csv);
+	free(t->values);
 }
 
 /* ---- virtual_pointer ------------------------------------------------------ */
@@ -199,30 +181,30 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 		probe->log_path);
 	harness_stop_vitrail(harness, vitrail);
 
-	struct csv sent, drawn;
-	csv_read(driver_csv, &sent);
-	csv_read(probe_csv, &drawn);
-	int sx = csv_column(&sent, "x"), sy = csv_column(&sent, "y");
-	int ssend = csv_column(&sent, "send_ns");
+	struct table sent, drawn;
+	table_read(driver_csv, &sent);
+	table_read(probe_csv, &drawn);
+	int sx = table_column(&sent, "x"), sy = table_column(&sent, "y");
+	int ssend = table_column(&sent, "send_ns");
 	ck_assert_uint_eq(sent.nrows, VP_EVENTS);
 	for (size_t k = 0; k < sent.nrows; k++) {
-		ck_assert_int_eq((int)csv_get(&sent, k, sy), VP_LINE_Y);
+		ck_assert_int_eq((int)table_get(&sent, k, sy), VP_LINE_Y);
 		if (k > 0) {
-			ck_assert_msg(csv_get(&sent, k, sx) != csv_get(&sent, k - 1, sx),
+			ck_assert_msg(table_get(&sent, k, sx) != table_get(&sent, k - 1, sx),
 				"the driver sent one position twice in a row (event %zu)", k);
 		}
 	}
 	// every event sent reached the probe as one pointer event
 	ck_assert_int_eq(probe_events(probe), (long)sent.nrows);
 
-	int dx = csv_column(&drawn, "x"), dy = csv_column(&drawn, "y");
-	int devent = csv_column(&drawn, "event");
-	int drecv = csv_column(&drawn, "newest_recv_ns");
-	int dpresented = csv_column(&drawn, "presented_ns");
+	int dx = table_column(&drawn, "x"), dy = table_column(&drawn, "y");
+	int devent = table_column(&drawn, "event");
+	int drecv = table_column(&drawn, "newest_recv_ns");
+	int dpresented = table_column(&drawn, "presented_ns");
 	size_t with_input = 0, presented = 0;
 	double last_event = 0;
 	for (size_t i = 0; i < drawn.nrows; i++) {
-		double event = csv_get(&drawn, i, devent);
+		double event = table_get(&drawn, i, devent);
 		ck_assert_msg(event >= last_event, "probe frame %zu draws event %.0f "
 			"after event %.0f", i, event, last_event);
 		last_event = event;
@@ -232,14 +214,14 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 		ck_assert_msg(event <= (double)sent.nrows, "probe frame %zu draws "
 			"event %.0f of %zu", i, event, sent.nrows);
 		size_t k = (size_t)event - 1;
-		ck_assert_msg(csv_get(&drawn, i, dx) == csv_get(&sent, k, sx) &&
-			csv_get(&drawn, i, dy) == csv_get(&sent, k, sy), "probe frame %zu "
+		ck_assert_msg(table_get(&drawn, i, dx) == table_get(&sent, k, sx) &&
+			table_get(&drawn, i, dy) == table_get(&sent, k, sy), "probe frame %zu "
 			"draws event %.0f at (%g, %g); the driver sent it at (%g, %g)", i,
-			event, csv_get(&drawn, i, dx), csv_get(&drawn, i, dy),
-			csv_get(&sent, k, sx), csv_get(&sent, k, sy));
-		ck_assert(csv_get(&drawn, i, drecv) >= csv_get(&sent, k, ssend));
+			event, table_get(&drawn, i, dx), table_get(&drawn, i, dy),
+			table_get(&sent, k, sx), table_get(&sent, k, sy));
+		ck_assert(table_get(&drawn, i, drecv) >= table_get(&sent, k, ssend));
 		with_input++;
-		presented += csv_get(&drawn, i, dpresented) > 0;
+		presented += table_get(&drawn, i, dpresented) > 0;
 	}
 	ck_assert_msg(last_event == (double)sent.nrows, "the probe's last frame "
 		"draws event %.0f, not the last one sent (%zu)", last_event,
@@ -251,7 +233,7 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 	// the frame log: the probe's output answers the input, the demo's none
 	struct harness_frame *frames = NULL;
 	size_t n = harness_read_frame_log(frame_log, &frames);
-	double first_send = csv_get(&sent, 0, ssend);
+	double first_send = table_get(&sent, 0, ssend);
 	size_t answering = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct harness_frame *f = &frames[i];
@@ -278,8 +260,8 @@ START_TEST(test_input_virtual_pointer_reaches_probe)
 		"input, for %zu probe frames that drew some", answering, with_input);
 
 	free(frames);
-	csv_free(&sent);
-	csv_free(&drawn);
+	table_free(&sent);
+	table_free(&drawn);
 	free(frame_log);
 	free(probe_csv);
 	free(driver_csv);

@@ -228,58 +228,29 @@ static int cmp_u64_asc(const void *a, const void *b) {
  * their target_vblank_ns into targets unless NULL). */
 static size_t read_frame_log_targets(const char *path, const char *output,
 		struct log_row *rows, uint64_t *targets, size_t max) {
-	FILE *f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "no frame log %s", path);
-	char line[4096];
-	ck_assert(fgets(line, sizeof(line), f) != NULL);
-	int col_output = -1, col_presented = -1, col_end = -1, col_dropped = -1;
-	int col_target = -1;
-	int col = 0;
-	for (char *tok = strtok(line, ",\n"); tok != NULL;
-			tok = strtok(NULL, ",\n"), col++) {
-		if (strcmp(tok, "output") == 0) {
-			col_output = col;
-		} else if (strcmp(tok, "presented_ns") == 0) {
-			col_presented = col;
-		} else if (strcmp(tok, "render_end_ns") == 0) {
-			col_end = col;
-		} else if (strcmp(tok, "dropped") == 0) {
-			col_dropped = col;
-		} else if (strcmp(tok, "target_vblank_ns") == 0) {
-			col_target = col;
-		}
-	}
-	ck_assert_msg(col_output >= 0 && col_presented >= 0 && col_end >= 0 &&
-		col_dropped >= 0, "the frame log lacks a column");
+	struct csv csv;
+	ck_assert_msg(csv_open(&csv, path), "no frame log %s", path);
+	int col_output = harness_csv_column(&csv, path, "output");
+	int col_presented = harness_csv_column(&csv, path, "presented_ns");
+	int col_end = harness_csv_column(&csv, path, "render_end_ns");
+	int col_dropped = harness_csv_column(&csv, path, "dropped");
+	int col_target = harness_csv_column(&csv, path, "target_vblank_ns");
 	size_t n = 0;
-	while (n < max && fgets(line, sizeof(line), f) != NULL) {
-		struct log_row row = { 0 };
-		uint64_t target = 0;
-		bool mine = false;
-		col = 0;
-		char *save = NULL;
-		for (char *tok = strtok_r(line, ",\n", &save); tok != NULL;
-				tok = strtok_r(NULL, ",\n", &save), col++) {
-			if (col == col_output) {
-				mine = strcmp(tok, output) == 0;
-			} else if (col == col_presented) {
-				row.presented_ns = strtoull(tok, NULL, 10);
-			} else if (col == col_end) {
-				row.render_end_ns = strtoull(tok, NULL, 10);
-			} else if (col == col_dropped) {
-				row.dropped = atoi(tok) != 0;
-			} else if (col == col_target) {
-				target = strtoull(tok, NULL, 10);
-			}
+	while (n < max && csv_next(&csv)) {
+		const char *name = csv_field(&csv, col_output);
+		if (name == NULL || strcmp(name, output) != 0) {
+			continue;
 		}
-		if (mine) {
-			if (targets != NULL) {
-				targets[n] = target;
-			}
-			rows[n++] = row;
+		if (targets != NULL) {
+			targets[n] = csv_u64(&csv, col_target);
 		}
+		rows[n++] = (struct log_row){
+			.presented_ns = csv_u64(&csv, col_presented),
+			.render_end_ns = csv_u64(&csv, col_end),
+			.dropped = csv_u64(&csv, col_dropped) != 0,
+		};
 	}
-	fclose(f);
+	csv_close(&csv);
 	return n;
 }
 
@@ -922,43 +893,25 @@ static int cmp_double(const void *a, const void *b) {
  * rows of one output that were presented. */
 static double lead_ms(const char *log_path, const char *output,
 		int percentile) {
-	FILE *f = fopen(log_path, "r");
-	ck_assert_msg(f != NULL, "no frame log %s", log_path);
-	char line[4096];
-	ck_assert(fgets(line, sizeof(line), f) != NULL);
-	int start_col = -1, end_col = -1, index = 0;
-	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save); tok != NULL;
-			tok = strtok_r(NULL, ",\n", &save), index++) {
-		if (strcmp(tok, "render_start_ns") == 0) {
-			start_col = index;
-		} else if (strcmp(tok, "presented_ns") == 0) {
-			end_col = index;
-		}
-	}
-	ck_assert(start_col >= 0 && end_col >= 0);
+	struct csv csv;
+	ck_assert_msg(csv_open(&csv, log_path), "no frame log %s", log_path);
+	int col_output = harness_csv_column(&csv, log_path, "output");
+	int start_col = harness_csv_column(&csv, log_path, "render_start_ns");
+	int end_col = harness_csv_column(&csv, log_path, "presented_ns");
 	double values[8192];
 	size_t n = 0;
-	while (fgets(line, sizeof(line), f) != NULL && n < 8192) {
-		if (strncmp(line, output, strlen(output)) != 0 ||
-				line[strlen(output)] != ',') {
+	while (n < 8192 && csv_next(&csv)) {
+		const char *name = csv_field(&csv, col_output);
+		if (name == NULL || strcmp(name, output) != 0) {
 			continue;
 		}
-		double start = 0, end = 0;
-		index = 0;
-		for (char *p = line; p != NULL; index++) {
-			if (index == start_col) {
-				start = strtod(p, NULL);
-			} else if (index == end_col) {
-				end = strtod(p, NULL);
-			}
-			p = strchr(p, ',');
-			p = p != NULL ? p + 1 : NULL;
-		}
+		double start = (double)csv_u64(&csv, start_col);
+		double end = (double)csv_u64(&csv, end_col);
 		if (end > start) {
 			values[n++] = (end - start) / 1e6;
 		}
 	}
-	fclose(f);
+	csv_close(&csv);
 	ck_assert_msg(n > 0, "no frame of %s in %s", output, log_path);
 	qsort(values, n, sizeof(values[0]), cmp_double);
 	return values[(n * (size_t)percentile) / 100];

@@ -1414,51 +1414,24 @@ static size_t run_steps(struct harness *harness,
  * stays, the one shown never moves away from it (a new frame never lacks
  * a window its old one held). */
 static void check_frame_log(const char *log_path) {
-	FILE *f = fopen(log_path, "r");
-	ck_assert_ptr_nonnull(f);
-	char line[4096];
-	ck_assert(fgets(line, sizeof(line), f) != NULL);
-	int col_uploads = -1, col_lists = -1, col_scroll = -1, col = 0;
-	int col_moved = -1, col_drawn = -1;
-	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save);
-			tok != NULL; tok = strtok_r(NULL, ",\n", &save), col++) {
-		if (strcmp(tok, "uploads") == 0) {
-			col_uploads = col;
-		} else if (strcmp(tok, "lists_recorded") == 0) {
-			col_lists = col;
-		} else if (strcmp(tok, "scroll_samples") == 0) {
-			col_scroll = col;
-		} else if (strcmp(tok, "moved_px") == 0) {
-			col_moved = col;
-		} else if (strcmp(tok, "drawn_px") == 0) {
-			col_drawn = col;
-		}
-	}
-	ck_assert(col_uploads >= 0 && col_lists >= 0 && col_scroll >= 0 &&
-		col_moved >= 0 && col_drawn >= 0);
+	struct csv csv;
+	ck_assert(csv_open(&csv, log_path));
+	int col_uploads = harness_csv_column(&csv, log_path, "uploads");
+	int col_lists = harness_csv_column(&csv, log_path, "lists_recorded");
+	int col_scroll = harness_csv_column(&csv, log_path, "scroll_samples");
+	int col_moved = harness_csv_column(&csv, log_path, "moved_px");
+	int col_drawn = harness_csv_column(&csv, log_path, "drawn_px");
 	int shifted = 0;
 	long last_frames = -1, last_y = -1, last_wy = -1;
 	int moved = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *fields[64] = { 0 };
-		int nf = 0;
-		for (char *p = line; p != NULL && nf < 64;) {
-			fields[nf++] = p;
-			char *comma = strchr(p, ',');
-			if (comma != NULL) {
-				*comma = '\0';
-				p = comma + 1;
-			} else {
-				p[strcspn(p, "\n")] = '\0';
-				p = NULL;
-			}
-		}
-		if (nf <= col_scroll || fields[col_scroll][0] == '\0') {
+	while (csv_next(&csv)) {
+		const char *scroll = csv_field(&csv, col_scroll);
+		if (scroll == NULL || scroll[0] == '\0') {
 			continue;
 		}
 		long id, x, y, wx, wy, frames;
-		ck_assert(sscanf(fields[col_scroll], "%ld@%ld/%ld/%ld/%ld/%ld", &id,
-			&x, &y, &wx, &wy, &frames) == 6);
+		ck_assert(sscanf(scroll, "%ld@%ld/%ld/%ld/%ld/%ld", &id, &x, &y, &wx,
+			&wy, &frames) == 6);
 		if (wy == last_wy && labs(y - wy) > labs(last_y - wy)) {
 			ck_assert_msg(false, "the position shown went from %ld to %ld "
 				"while %ld was wanted", last_y, y, wy);
@@ -1466,20 +1439,19 @@ static void check_frame_log(const char *log_path) {
 		last_wy = wy;
 		if (frames == last_frames && y != last_y) {
 			moved++;
-			ck_assert_msg(atoi(fields[col_uploads]) == 0 &&
-				atoi(fields[col_lists]) == 0, "a frame that only moved the "
-				"window to %ld uploaded %s images and recorded %s lists", y,
-				fields[col_uploads], fields[col_lists]);
-			if (nf > col_drawn) {
-				long long px = atoll(fields[col_moved]);
-				long long drawn = atoll(fields[col_drawn]);
-				shifted += px > 0 && drawn * 3 < px;
-			}
+			unsigned long long uploads = csv_u64(&csv, col_uploads);
+			unsigned long long lists = csv_u64(&csv, col_lists);
+			ck_assert_msg(uploads == 0 && lists == 0, "a frame that only "
+				"moved the window to %ld uploaded %llu images and recorded "
+				"%llu lists", y, uploads, lists);
+			unsigned long long px = csv_u64(&csv, col_moved);
+			unsigned long long drawn = csv_u64(&csv, col_drawn);
+			shifted += px > 0 && drawn * 3 < px;
 		}
 		last_frames = frames;
 		last_y = y;
 	}
-	fclose(f);
+	csv_close(&csv);
 	ck_assert_msg(moved >= 10, "only %d frames moved the window", moved);
 	ck_assert_msg(shifted * 4 >= moved * 3, "only %d of the %d frames that "
 		"moved the window moved its pixels", shifted, moved);
@@ -1610,58 +1582,35 @@ START_TEST(test_scroll_dvsync_fling)
 	harness_proc_stop(list);
 	harness_stop_vitrail(harness, vitrail);
 
-	FILE *f = fopen(log_path, "r");
-	ck_assert_ptr_nonnull(f);
-	char line[4096];
-	ck_assert(fgets(line, sizeof(line), f) != NULL);
-	int col_target = -1, col_flight = -1, col_scroll = -1, col = 0;
-	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save);
-			tok != NULL; tok = strtok_r(NULL, ",\n", &save), col++) {
-		if (strcmp(tok, "target_vblank_ns") == 0) {
-			col_target = col;
-		} else if (strcmp(tok, "in_flight") == 0) {
-			col_flight = col;
-		} else if (strcmp(tok, "scroll_samples") == 0) {
-			col_scroll = col;
-		}
-	}
-	ck_assert(col_target >= 0 && col_flight >= 0 && col_scroll >= 0);
+	struct csv csv;
+	ck_assert(csv_open(&csv, log_path));
+	int col_target = harness_csv_column(&csv, log_path, "target_vblank_ns");
+	int col_flight = harness_csv_column(&csv, log_path, "in_flight");
+	int col_scroll = harness_csv_column(&csv, log_path, "scroll_samples");
 	double ys[2048];
 	uint64_t ts[2048];
 	int n = 0, ahead = 0;
-	while (fgets(line, sizeof(line), f) != NULL && n < 2048) {
-		char *fields[64];
-		int nf = 0;
-		for (char *p = line; p != NULL && nf < 64;) {
-			fields[nf++] = p;
-			char *comma = strchr(p, ',');
-			if (comma != NULL) {
-				*comma = '\0';
-				p = comma + 1;
-			} else {
-				p[strcspn(p, "\n")] = '\0';
-				p = NULL;
-			}
-		}
-		if (nf <= col_scroll || fields[col_scroll][0] == '\0') {
+	while (n < 2048 && csv_next(&csv)) {
+		const char *scroll = csv_field(&csv, col_scroll);
+		if (scroll == NULL || scroll[0] == '\0') {
 			continue;
 		}
 		long id, x, y, wxx, wyy, frames;
-		ck_assert(sscanf(fields[col_scroll], "%ld@%ld/%ld/%ld/%ld/%ld", &id,
-			&x, &y, &wxx, &wyy, &frames) == 6);
+		ck_assert(sscanf(scroll, "%ld@%ld/%ld/%ld/%ld/%ld", &id, &x, &y,
+			&wxx, &wyy, &frames) == 6);
 		/* the fling: frames for 50 ms after the lift on */
-		uint64_t target = strtoull(fields[col_target], NULL, 10);
+		uint64_t target = csv_u64(&csv, col_target);
 		if (target < lift_ns + 50000000ull) {
 			continue;
 		}
 		ys[n] = (double)wyy; /* wanted: the fling itself, clamped or not */
 		ts[n] = target;
-		if (atoi(fields[col_flight]) >= 2) {
+		if (csv_u64(&csv, col_flight) >= 2) {
 			ahead++;
 		}
 		n++;
 	}
-	fclose(f);
+	csv_close(&csv);
 	ck_assert_msg(ahead >= 5, "only %d scrolled frames were rendered with "
 		"another in flight", ahead);
 	/* the fling's frames: their steps against their display times decay

@@ -631,29 +631,29 @@ static int cmp_row(const void *a, const void *b) {
 
 /* The rows of the frame log, in frame order; -1 when unreadable. */
 static ssize_t read_frame_log(const char *path, struct row **rows_out) {
-	struct bench_csv csv;
+	struct csv csv;
 	*rows_out = NULL;
-	if (!bench_csv_open(&csv, path)) {
+	if (!csv_open(&csv, path)) {
 		return -1;
 	}
-	int c_seq = bench_csv_column(&csv, "frame");
-	int c_target = bench_csv_column(&csv, "target_vblank_ns");
-	int c_presented = bench_csv_column(&csv, "presented_ns");
-	int c_start = bench_csv_column(&csv, "render_start_ns");
-	int c_end = bench_csv_column(&csv, "render_end_ns");
-	int c_main = bench_csv_column(&csv, "main_thread_us");
-	int c_in_flight = bench_csv_column(&csv, "in_flight");
-	int c_samples = bench_csv_column(&csv, "scene_samples");
+	int c_seq = csv_column(&csv, "frame");
+	int c_target = csv_column(&csv, "target_vblank_ns");
+	int c_presented = csv_column(&csv, "presented_ns");
+	int c_start = csv_column(&csv, "render_start_ns");
+	int c_end = csv_column(&csv, "render_end_ns");
+	int c_main = csv_column(&csv, "main_thread_us");
+	int c_in_flight = csv_column(&csv, "in_flight");
+	int c_samples = csv_column(&csv, "scene_samples");
 	if (c_seq < 0 || c_target < 0 || c_presented < 0 || c_start < 0 ||
 			c_end < 0 || c_samples < 0) {
 		fprintf(stderr, "bench-dvsync: %s lacks a column\n", path);
-		bench_csv_close(&csv);
+		csv_close(&csv);
 		return -1;
 	}
 	size_t n = 0, cap = 0;
 	struct row *rows = NULL;
-	while (bench_csv_next(&csv)) {
-		const char *samples = bench_csv_field(&csv, c_samples);
+	while (csv_next(&csv)) {
+		const char *samples = csv_field(&csv, c_samples);
 		if (samples == NULL) {
 			continue;
 		}
@@ -665,21 +665,21 @@ static ssize_t read_frame_log(const char *path, struct row **rows_out) {
 			}
 			rows = bigger;
 		}
-		double in_flight = bench_csv_number(&csv, c_in_flight);
+		double in_flight = csv_number(&csv, c_in_flight);
 		rows[n++] = (struct row){
-			.seq = strtoull(bench_csv_field(&csv, c_seq), NULL, 10),
-			.target = strtoull(bench_csv_field(&csv, c_target), NULL, 10),
-			.presented = strtoull(bench_csv_field(&csv, c_presented), NULL,
+			.seq = strtoull(csv_field(&csv, c_seq), NULL, 10),
+			.target = strtoull(csv_field(&csv, c_target), NULL, 10),
+			.presented = strtoull(csv_field(&csv, c_presented), NULL,
 				10),
-			.start = strtoull(bench_csv_field(&csv, c_start), NULL, 10),
-			.end = strtoull(bench_csv_field(&csv, c_end), NULL, 10),
-			.main_us = bench_csv_number(&csv, c_main),
+			.start = strtoull(csv_field(&csv, c_start), NULL, 10),
+			.end = strtoull(csv_field(&csv, c_end), NULL, 10),
+			.main_us = csv_number(&csv, c_main),
 			.in_flight = isnan(in_flight) ? 0 : (int)in_flight,
 			.serial = strchr(samples, '@') != NULL ?
 				(uint32_t)strtoul(samples, NULL, 10) : 0,
 		};
 	}
-	bench_csv_close(&csv);
+	csv_close(&csv);
 	if (rows != NULL) {
 		qsort(rows, n, sizeof(*rows), cmp_row);
 	}

@@ -255,19 +255,19 @@ static void heavy_animation(struct bench *bench, double *main_max_ms,
 	}
 	bench_values_finish(&rtt);
 
-	struct bench_csv csv;
-	if (bench_csv_open(&csv, frame_log)) {
-		int col = bench_csv_column(&csv, "main_thread_us");
+	struct csv csv;
+	if (csv_open(&csv, frame_log)) {
+		int col = csv_column(&csv, "main_thread_us");
 		double most = 0;
 		int rows = 0;
-		while (bench_csv_next(&csv)) {
-			double us = bench_csv_number(&csv, col);
+		while (csv_next(&csv)) {
+			double us = csv_number(&csv, col);
 			if (!isnan(us)) {
 				most = us > most ? us : most;
 				rows++;
 			}
 		}
-		bench_csv_close(&csv);
+		csv_close(&csv);
 		/* the first frames (pipelines, first uploads) are left in: a
 		 * stall is a stall */
 		if (rows > 0) {

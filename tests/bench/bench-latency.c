@@ -277,16 +277,16 @@ struct probe_frame {
 };
 
 static size_t read_driver(const char *path, struct driver_event **out) {
-	struct bench_csv csv;
+	struct csv csv;
 	*out = NULL;
-	if (!bench_csv_open(&csv, path)) {
+	if (!csv_open(&csv, path)) {
 		return 0;
 	}
-	int cx = bench_csv_column(&csv, "x"), cy = bench_csv_column(&csv, "y");
-	int cs = bench_csv_column(&csv, "send_ns");
+	int cx = csv_column(&csv, "x"), cy = csv_column(&csv, "y");
+	int cs = csv_column(&csv, "send_ns");
 	size_t n = 0, cap = 0;
 	struct driver_event *events = NULL;
-	while (bench_csv_next(&csv)) {
+	while (csv_next(&csv)) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			events = realloc(events, cap * sizeof(*events));
@@ -294,31 +294,31 @@ static size_t read_driver(const char *path, struct driver_event **out) {
 				abort();
 			}
 		}
-		events[n++] = (struct driver_event){ bench_csv_number(&csv, cx),
-			bench_csv_number(&csv, cy), bench_csv_number(&csv, cs) };
+		events[n++] = (struct driver_event){ csv_number(&csv, cx),
+			csv_number(&csv, cy), csv_number(&csv, cs) };
 	}
-	bench_csv_close(&csv);
+	csv_close(&csv);
 	*out = events;
 	return n;
 }
 
 /* The probe's frames in its order (seq). */
 static size_t read_probe(const char *path, struct probe_frame **out) {
-	struct bench_csv csv;
+	struct csv csv;
 	*out = NULL;
-	if (!bench_csv_open(&csv, path)) {
+	if (!csv_open(&csv, path)) {
 		return 0;
 	}
-	int cx = bench_csv_column(&csv, "x"), cy = bench_csv_column(&csv, "y");
-	int ce = bench_csv_column(&csv, "event");
-	int cc = bench_csv_column(&csv, "commit_ns");
-	int cp = bench_csv_column(&csv, "presented_ns");
-	int cd = bench_csv_column(&csv, "discarded");
-	int cfp = bench_csv_column(&csv, "ft_presented_ns");
-	int cfd = bench_csv_column(&csv, "ft_discarded");
+	int cx = csv_column(&csv, "x"), cy = csv_column(&csv, "y");
+	int ce = csv_column(&csv, "event");
+	int cc = csv_column(&csv, "commit_ns");
+	int cp = csv_column(&csv, "presented_ns");
+	int cd = csv_column(&csv, "discarded");
+	int cfp = csv_column(&csv, "ft_presented_ns");
+	int cfd = csv_column(&csv, "ft_discarded");
 	size_t n = 0, cap = 0;
 	struct probe_frame *frames = NULL;
-	while (bench_csv_next(&csv)) {
+	while (csv_next(&csv)) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			frames = realloc(frames, cap * sizeof(*frames));
@@ -326,20 +326,20 @@ static size_t read_probe(const char *path, struct probe_frame **out) {
 				abort();
 			}
 		}
-		double presented = bench_csv_number(&csv, cp);
-		double ft_presented = bench_csv_number(&csv, cfp);
+		double presented = csv_number(&csv, cp);
+		double ft_presented = csv_number(&csv, cfp);
 		frames[n++] = (struct probe_frame){
-			.x = bench_csv_number(&csv, cx),
-			.y = bench_csv_number(&csv, cy),
-			.event = bench_csv_number(&csv, ce),
-			.commit_ns = bench_csv_number(&csv, cc),
+			.x = csv_number(&csv, cx),
+			.y = csv_number(&csv, cy),
+			.event = csv_number(&csv, ce),
+			.commit_ns = csv_number(&csv, cc),
 			.shown_ns = presented > 0 ? presented :
 				ft_presented > 0 ? ft_presented : 0,
-			.discarded = bench_csv_number(&csv, cd) == 1,
-			.ft_discarded = bench_csv_number(&csv, cfd) > 0,
+			.discarded = csv_number(&csv, cd) == 1,
+			.ft_discarded = csv_number(&csv, cfd) > 0,
 		};
 	}
-	bench_csv_close(&csv);
+	csv_close(&csv);
 	*out = frames;
 	return n;
 }
@@ -416,20 +416,20 @@ static void analyse(struct run *run, const struct driver_event *events,
 
 /* presented_ns - input_ns of the frame log's presented answering frames. */
 static void read_frame_log(const char *path, struct run *run) {
-	struct bench_csv csv;
-	if (!bench_csv_open(&csv, path)) {
+	struct csv csv;
+	if (!csv_open(&csv, path)) {
 		return;
 	}
-	int cp = bench_csv_column(&csv, "presented_ns");
-	int ci = bench_csv_column(&csv, "input_ns");
-	while (ci >= 0 && bench_csv_next(&csv)) {
-		double p = bench_csv_number(&csv, cp);
-		double in = bench_csv_number(&csv, ci);
+	int cp = csv_column(&csv, "presented_ns");
+	int ci = csv_column(&csv, "input_ns");
+	while (ci >= 0 && csv_next(&csv)) {
+		double p = csv_number(&csv, cp);
+		double in = csv_number(&csv, ci);
 		if (p > 0 && in > 0) {
 			bench_values_add(&run->vitrail_ms, (p - in) / 1e6);
 		}
 	}
-	bench_csv_close(&csv);
+	csv_close(&csv);
 }
 
 static void run_config(struct bench *bench, struct config *c, int rep) {

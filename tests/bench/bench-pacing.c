@@ -233,29 +233,29 @@ struct run {
 /* The probe's CSV: presented frames' latency in periods. */
 static bool read_probe_csv(const char *path, struct bench_values *pooled,
 		struct run *run) {
-	struct bench_csv csv;
+	struct csv csv;
 	// The probe renames its CSV into place as it exits, which can be just
 	// after vitrail has gone.
 	for (int i = 0; i < 100 && access(path, F_OK) != 0; i++) {
 		bench_sleep_ms(20);
 	}
-	if (!bench_csv_open(&csv, path)) {
+	if (!csv_open(&csv, path)) {
 		return false;
 	}
-	int latency = bench_csv_column(&csv, "latency_ns");
-	int refresh = bench_csv_column(&csv, "refresh_ns");
-	int discarded = bench_csv_column(&csv, "discarded");
+	int latency = csv_column(&csv, "latency_ns");
+	int refresh = csv_column(&csv, "refresh_ns");
+	int discarded = csv_column(&csv, "discarded");
 	struct bench_values mine = { 0 };
-	while (bench_csv_next(&csv)) {
-		double l = bench_csv_number(&csv, latency);
-		double r = bench_csv_number(&csv, refresh);
-		if (bench_csv_number(&csv, discarded) == 1 || isnan(l) || !(r > 0)) {
+	while (csv_next(&csv)) {
+		double l = csv_number(&csv, latency);
+		double r = csv_number(&csv, refresh);
+		if (csv_number(&csv, discarded) == 1 || isnan(l) || !(r > 0)) {
 			continue;
 		}
 		bench_values_add(pooled, l / r);
 		bench_values_add(&mine, l / r);
 	}
-	bench_csv_close(&csv);
+	csv_close(&csv);
 	run->latency_median = bench_values_median(&mine);
 	run->latency_p95 = bench_values_rank(&mine, 95);
 	free(mine.v);
@@ -264,31 +264,31 @@ static bool read_probe_csv(const char *path, struct bench_values *pooled,
 
 static void read_frame_log(const char *path, struct config *config,
 		struct run *run) {
-	struct bench_csv csv;
-	if (!bench_csv_open(&csv, path)) {
+	struct csv csv;
+	if (!csv_open(&csv, path)) {
 		fprintf(stderr, "bench-pacing: no frame log %s\n", path);
 		return;
 	}
-	int main_us = bench_csv_column(&csv, "main_thread_us");
-	int start = bench_csv_column(&csv, "render_start_ns");
-	int end = bench_csv_column(&csv, "render_end_ns");
-	int copies = bench_csv_column(&csv, "cpu_copies");
-	int in_flight = bench_csv_column(&csv, "in_flight");
-	int target = bench_csv_column(&csv, "target_vblank_ns");
-	int presented = bench_csv_column(&csv, "presented_ns");
-	int samples = bench_csv_column(&csv, "scene_samples");
+	int main_us = csv_column(&csv, "main_thread_us");
+	int start = csv_column(&csv, "render_start_ns");
+	int end = csv_column(&csv, "render_end_ns");
+	int copies = csv_column(&csv, "cpu_copies");
+	int in_flight = csv_column(&csv, "in_flight");
+	int target = csv_column(&csv, "target_vblank_ns");
+	int presented = csv_column(&csv, "presented_ns");
+	int samples = csv_column(&csv, "scene_samples");
 	if (main_us < 0) {
 		config->main_thread_fallback = true;
 	}
 	struct bench_values main_ms = { 0 }, copies_v = { 0 };
 	bool found_animation = false;
-	while (bench_csv_next(&csv)) {
+	while (csv_next(&csv)) {
 		run->frames++;
 		double ms = NAN;
 		if (main_us >= 0) {
-			ms = bench_csv_number(&csv, main_us) / 1e3;
+			ms = csv_number(&csv, main_us) / 1e3;
 		} else {
-			double s = bench_csv_number(&csv, start), e = bench_csv_number(&csv, end);
+			double s = csv_number(&csv, start), e = csv_number(&csv, end);
 			if (s > 0 && e >= s) {
 				ms = (e - s) / 1e6;
 			}
@@ -297,31 +297,31 @@ static void read_frame_log(const char *path, struct config *config,
 			bench_values_add(&main_ms, ms);
 			bench_values_add(&config->main_thread_ms, ms);
 		}
-		double c = bench_csv_number(&csv, copies);
+		double c = csv_number(&csv, copies);
 		if (!isnan(c)) {
 			bench_values_add(&copies_v, c);
 			bench_values_add(&config->cpu_copies, c);
 		}
-		double f = bench_csv_number(&csv, in_flight);
+		double f = csv_number(&csv, in_flight);
 		if (!isnan(f) && (isnan(run->in_flight_max) ||
 				f > run->in_flight_max)) {
 			run->in_flight_max = f;
 		}
-		const char *sample = bench_csv_field(&csv, samples);
+		const char *sample = csv_field(&csv, samples);
 		if (!found_animation && sample != NULL && *sample != '\0') {
 			found_animation = true;
-			double t = bench_csv_number(&csv, target);
-			double p = bench_csv_number(&csv, presented);
+			double t = csv_number(&csv, target);
+			double p = csv_number(&csv, presented);
 			if (t > 0 && p > 0) {
 				run->first_late_ms = (p - t) / 1e6;
 			}
-			double s = bench_csv_number(&csv, start), e = bench_csv_number(&csv, end);
+			double s = csv_number(&csv, start), e = csv_number(&csv, end);
 			if (s > 0 && e >= s) {
 				run->first_render_ms = (e - s) / 1e6;
 			}
 		}
 	}
-	bench_csv_close(&csv);
+	csv_close(&csv);
 	run->main_thread_median_ms = bench_values_median(&main_ms);
 	run->cpu_copies_median = bench_values_median(&copies_v);
 	if (!isnan(run->in_flight_max) && (isnan(config->in_flight_max) ||

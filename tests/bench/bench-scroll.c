@@ -670,23 +670,23 @@ static bool run_reference(struct bench *bench, struct run *run) {
 
 /* The frame log and hashes of the motions. */
 static void run_analyse(struct bench *bench, struct run *run) {
-	struct bench_csv csv;
-	if (!bench_csv_open(&csv, run->frame_log)) {
+	struct csv csv;
+	if (!csv_open(&csv, run->frame_log)) {
 		fprintf(stderr, "bench-scroll: no frame log %s\n", run->frame_log);
 		return;
 	}
-	int c_seq = bench_csv_column(&csv, "frame");
-	int c_target = bench_csv_column(&csv, "target_vblank_ns");
-	int c_presented = bench_csv_column(&csv, "presented_ns");
-	int c_main = bench_csv_column(&csv, "main_thread_us");
-	int c_scroll = bench_csv_column(&csv, "scroll_samples");
+	int c_seq = csv_column(&csv, "frame");
+	int c_target = csv_column(&csv, "target_vblank_ns");
+	int c_presented = csv_column(&csv, "presented_ns");
+	int c_main = csv_column(&csv, "main_thread_us");
+	int c_scroll = csv_column(&csv, "scroll_samples");
 	char *hashes = run->verify ? bench_read_file(run->hash_log) : NULL;
 	const uint64_t *ref = bench->ref[run->variant];
 	size_t nref = bench->nref[run->variant];
 	struct bench_values main_us[NMOTIONS] = { 0 };
-	while (bench_csv_next(&csv)) {
-		double target = bench_csv_number(&csv, c_target);
-		double presented = bench_csv_number(&csv, c_presented);
+	while (csv_next(&csv)) {
+		double target = csv_number(&csv, c_target);
+		double presented = csv_number(&csv, c_presented);
 		for (int k = 0; k < NMOTIONS; k++) {
 			struct measure *m = &run->m[k];
 			if (!m->done || !(target >= m->t0 && target <= m->t1) ||
@@ -694,8 +694,8 @@ static void run_analyse(struct bench *bench, struct run *run) {
 				continue;
 			}
 			m->output_frames++;
-			bench_values_add(&main_us[k], bench_csv_number(&csv, c_main));
-			const char *s = bench_csv_field(&csv, c_scroll);
+			bench_values_add(&main_us[k], csv_number(&csv, c_main));
+			const char *s = csv_field(&csv, c_scroll);
 			long id, x, y, wx, wy, frames;
 			if (modes[run->mode].n == 0 || s == NULL || sscanf(s,
 					"%ld@%ld/%ld/%ld/%ld/%ld", &id, &x, &y, &wx, &wy,
@@ -710,7 +710,7 @@ static void run_analyse(struct bench *bench, struct run *run) {
 			}
 			size_t n = 0;
 			uint64_t *rows = frame_hashes(hashes,
-				(uint64_t)bench_csv_number(&csv, c_seq), false, &n);
+				(uint64_t)csv_number(&csv, c_seq), false, &n);
 			if (rows == NULL || n != REGION_H || ref == NULL ||
 					(size_t)y + REGION_H > nref) {
 				m->unchecked++;
@@ -733,7 +733,7 @@ static void run_analyse(struct bench *bench, struct run *run) {
 		bench_values_finish(&main_us[k]);
 	}
 	free(hashes);
-	bench_csv_close(&csv);
+	csv_close(&csv);
 }
 
 static void run_record(struct bench *bench, struct run *run, int rep) {

@@ -1,7 +1,7 @@
 /*
  * What the pacing, D-VSync and latency benchmarks share: a growable array
- * of samples with its statistics, formatting, files, CSV files read by
- * column name, starting and stopping vitrail and other processes, and
+ * of samples with its statistics, formatting, files (CSV files through
+ * tests/csv.h), starting and stopping vitrail and other processes, and
  * small helpers.
  */
 #ifndef VITRAIL_TESTS_BENCH_UTIL_H
@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "csv.h" // CSV files by column name (tests/csv.h)
 
 /* A growable array of doubles. */
 struct bench_values {
@@ -37,30 +39,6 @@ char *bench_asprintf(const char *fmt, ...)
 void bench_sleep_ms(int ms);
 /* CLOCK_MONOTONIC in milliseconds. */
 int64_t bench_now_ms(void);
-
-/* A CSV file read whole, its rows one after the other, fields by column
- * name (a frame log, a client's CSV). */
-#define BENCH_CSV_COLUMNS 64
-struct bench_csv {
-	char *text;
-	char *cursor; // next row
-	char *names[BENCH_CSV_COLUMNS];
-	int ncolumns;
-	char *fields[BENCH_CSV_COLUMNS]; // the current row
-	int nfields;
-};
-
-/* Read path and its header; false when unreadable or empty. */
-bool bench_csv_open(struct bench_csv *csv, const char *path);
-void bench_csv_close(struct bench_csv *csv);
-/* The index of a column, -1 when the file has none of that name. */
-int bench_csv_column(const struct bench_csv *csv, const char *name);
-/* The next row (empty lines skipped); false at the end. */
-bool bench_csv_next(struct bench_csv *csv);
-/* A field of the current row; NULL for a missing column or field. */
-const char *bench_csv_field(const struct bench_csv *csv, int column);
-/* A numeric field; NAN when missing or not a number. */
-double bench_csv_number(const struct bench_csv *csv, int column);
 
 /* The private environment every process a benchmark starts gets:
  * XDG_RUNTIME_DIR, an empty XDG_CONFIG_HOME, VITRAIL_PIPELINE_CACHE=0, no
