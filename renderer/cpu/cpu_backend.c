@@ -59,18 +59,6 @@
 #include "cpu_private.h"
 #include "cpu_pixels.h"
 
-/* x / 255.0f for every byte: the same floats as the division (shared,
- * written once before any worker starts). */
-float cpu_unit8[256];
-static pthread_once_t unit8_once = PTHREAD_ONCE_INIT;
-
-static void unit8_init(void)
-{
-	for (int i = 0; i < 256; i++) {
-		cpu_unit8[i] = (float)i / 255.0f;
-	}
-}
-
 /* ---- a frame ------------------------------------------------------------ */
 
 struct cpu_frame {
@@ -911,7 +899,7 @@ struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
 	if (workers > CPU_MAX_WORKERS) {
 		workers = CPU_MAX_WORKERS;
 	}
-	pthread_once(&unit8_once, unit8_init);
+	cpu_unit8_init();
 	struct vr_cpu_renderer *r = calloc(1, sizeof(*r));
 	if (r == NULL) {
 		return NULL;

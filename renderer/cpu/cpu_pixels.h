@@ -32,7 +32,9 @@ static inline uint8_t unorm8(float v)
 
 /* x / 255.0f for every byte: the same floats as the division (shared,
  * written once before any worker starts). */
-extern float cpu_unit8[256]; /* cpu_backend.c */
+extern float cpu_unit8[256]; /* cpu_pixels.c */
+/* Fills cpu_unit8 (once per process; before any worker starts). */
+void cpu_unit8_init(void);
 
 static inline float minf(float a, float b)
 {
