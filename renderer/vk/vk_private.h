@@ -619,15 +619,4 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
 	void (*fn)(struct vr_exec_ctx *ctx, int i, void *data), void *data);
 
-/* Element i of a vr_array of type (vk_render.c and vk_record.c). */
-#define ARRAY_AT(array, type, i) (&((type *)(array)->data)[i])
-
-/* ---- what vk_render.c, vk_targets.c and vk_record.c call in each other ---- */
-/* vk_targets.c */
-void vr_render_target_release_gpu(struct vr_target *target);
-/* vk_record.c */
-void vr_render_push_chunk(struct vr_renderer *renderer);
-void vr_render_end_jobs(struct vr_renderer *renderer, size_t job);
-void vr_render_start_handing(struct vr_renderer *renderer);
-
 #endif

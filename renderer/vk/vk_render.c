@@ -1,7 +1,7 @@
 /*
  * The Vulkan renderer: device-wide objects, targets, and frames.
  *
- * A frame runs the three stages of engine.h (vk_engine.h):
+ * A frame runs the three stages of engine.h:
  *   1. preparation (the caller's thread): vr_engine_prepare() walks the
  *      tree per job and appends self-contained tasks to the chain
  *      (vr_chain_push); in parallel mode each task goes to the task pool
@@ -41,6 +41,7 @@
 
 _Static_assert(VR_PC_SIZE <= PUSH_CONSTANT_RANGE, "push constant range");
 
+#define ARRAY_AT(array, type, i) (&((type *)(array)->data)[i])
 
 /* ---- device-wide objects -------------------------------------------------- */
 
@@ -267,6 +268,8 @@ static bool create_commands(struct vr_renderer *renderer)
 
 /* ---- renderer ------------------------------------------------------------- */
 
+static void target_release_gpu(struct vr_target *target);
+
 void vr_renderer_destroy(struct vr_renderer *renderer)
 {
 	if (renderer == NULL) {
@@ -287,7 +290,7 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 		vr_list_for_each_safe(target, &renderer->targets,
 				struct vr_target, link) {
 			vr_log(VR_LOG_ERROR, "renderer destroyed before a target");
-			vr_render_target_release_gpu(target);
+			target_release_gpu(target);
 		}
 		vr_list_for_each_safe(buffer, &renderer->dst_buffers,
 				struct vr_dst_buffer, link) {
@@ -470,6 +473,784 @@ int vr_renderer_workers(const struct vr_renderer *renderer)
 bool vr_renderer_is_sequential(const struct vr_renderer *renderer)
 {
 	return renderer->sequential;
+}
+
+/* ---- targets ------------------------------------------------------------ */
+
+static void target_release_gpu(struct vr_target *target)
+{
+	struct vr_renderer *renderer = target->renderer;
+	if (renderer == NULL) {
+		return;
+	}
+	VkDevice dev = renderer->device;
+	vkDestroyFramebuffer(dev, target->framebuffer, NULL);
+	vkDestroyImageView(dev, target->view, NULL);
+	vkDestroyImage(dev, target->image, NULL);
+	vkFreeMemory(dev, target->memory, NULL);
+	if (target->mirror != VK_NULL_HANDLE) {
+		vkDestroyBuffer(dev, target->mirror, NULL);
+		vkFreeMemory(dev, target->mirror_memory, NULL);
+	}
+	if (target->scratch != VK_NULL_HANDLE) {
+		vkDestroyImageView(dev, target->scratch_view, NULL);
+		vkDestroyImage(dev, target->scratch, NULL);
+		vkFreeMemory(dev, target->scratch_memory, NULL);
+		target->scratch = VK_NULL_HANDLE;
+	}
+	target->mirror_map = NULL;
+	vr_list_remove(&target->link);
+	target->renderer = NULL;
+}
+
+struct vr_target *vr_target_create(struct vr_renderer *renderer,
+		int32_t width, int32_t height)
+{
+	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
+		vr_log(VR_LOG_ERROR, "invalid target size %dx%d", width, height);
+		return NULL;
+	}
+	struct vr_target *target = calloc(1, sizeof(*target));
+	if (target == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return NULL;
+	}
+	target->width = width;
+	target->height = height;
+	VkComponentMapping identity = { 0 };
+	if (!vr_vk_create_image(renderer, width, height,
+			VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+			VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+			VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+			identity, &target->image, &target->memory, &target->view)) {
+		goto error_target;
+	}
+	VkFramebufferCreateInfo finfo = {
+		.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+		.renderPass = renderer->render_pass,
+		.attachmentCount = 1,
+		.pAttachments = &target->view,
+		.width = (uint32_t)width,
+		.height = (uint32_t)height,
+		.layers = 1,
+	};
+	VkResult res = vkCreateFramebuffer(renderer->device, &finfo, NULL,
+		&target->framebuffer);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateFramebuffer failed: %s",
+			vr_vk_result_str(res));
+		goto error_image;
+	}
+	struct vr_host_buffer mirror;
+	if (!vr_vk_create_host_buffer(renderer, (VkDeviceSize)width * height * 4,
+			VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+			VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+			VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &mirror)) {
+		goto error_framebuffer;
+	}
+	target->mirror = mirror.buffer;
+	target->mirror_memory = mirror.memory;
+	target->mirror_map = mirror.map;
+	target->mirror_coherent = mirror.coherent;
+	memset(target->mirror_map, 0, (size_t)width * (size_t)height * 4);
+	pixman_region32_init(&target->mirror_stale);
+	target->renderer = renderer;
+	vr_list_insert(&renderer->targets, &target->link);
+	return target;
+
+error_framebuffer:
+	vkDestroyFramebuffer(renderer->device, target->framebuffer, NULL);
+error_image:
+	vkDestroyImageView(renderer->device, target->view, NULL);
+	vkDestroyImage(renderer->device, target->image, NULL);
+	vkFreeMemory(renderer->device, target->memory, NULL);
+error_target:
+	free(target);
+	return NULL;
+}
+
+void vr_target_destroy(struct vr_target *target)
+{
+	if (target == NULL) {
+		return;
+	}
+	if (target->renderer != NULL && target->last_frame != 0) {
+		/* not the hot path: wait for the frames drawing into it */
+		vr_frame_wait(target->renderer, target->last_frame, UINT64_MAX);
+	}
+	target_release_gpu(target);
+	pixman_region32_fini(&target->mirror_stale);
+	free(target);
+}
+
+int32_t vr_target_width(const struct vr_target *target)
+{
+	return target->width;
+}
+
+int32_t vr_target_height(const struct vr_target *target)
+{
+	return target->height;
+}
+
+/* Copy the rects of region (inside the target) from the image into the
+ * mirror now: one submission of its own, waited for. Caller's thread,
+ * with the target's frames completed. */
+static bool target_readback(struct vr_target *target,
+		pixman_region32_t *region)
+{
+	struct vr_renderer *renderer = target->renderer;
+	int nrects;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(region,
+		&nrects);
+	if (nrects == 0 || !target->initialized) {
+		return true;
+	}
+	VkBufferImageCopy *copies = calloc((size_t)nrects, sizeof(*copies));
+	if (copies == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return false;
+	}
+	for (int i = 0; i < nrects; i++) {
+		copies[i] = (VkBufferImageCopy){
+			.bufferOffset = ((VkDeviceSize)boxes[i].y1 *
+				(VkDeviceSize)target->width +
+				(VkDeviceSize)boxes[i].x1) * 4,
+			.bufferRowLength = (uint32_t)target->width,
+			.imageSubresource = {
+				.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+				.layerCount = 1,
+			},
+			.imageOffset = { boxes[i].x1, boxes[i].y1, 0 },
+			.imageExtent = { (uint32_t)(boxes[i].x2 - boxes[i].x1),
+				(uint32_t)(boxes[i].y2 - boxes[i].y1), 1 },
+		};
+	}
+	VkCommandBuffer cb = renderer->readback_cb;
+	VkCommandBufferBeginInfo begin = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkResult res = vkResetCommandBuffer(cb, 0);
+	if (res == VK_SUCCESS) {
+		res = vkBeginCommandBuffer(cb, &begin);
+	}
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "readback command buffer: %s",
+			vr_vk_result_str(res));
+		free(copies);
+		return false;
+	}
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+		VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	vkCmdCopyImageToBuffer(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target->mirror,
+		(uint32_t)nrects, copies);
+	free(copies);
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+	VkMemoryBarrier host = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+	};
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0, NULL);
+	res = vkEndCommandBuffer(cb);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	VkSubmitInfo submit = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = 1,
+		.pCommandBuffers = &cb,
+	};
+	pthread_mutex_lock(&renderer->queue_lock);
+	res = vkQueueSubmit(renderer->queue, 1, &submit,
+		renderer->readback_fence);
+	pthread_mutex_unlock(&renderer->queue_lock);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	res = vkWaitForFences(renderer->device, 1, &renderer->readback_fence,
+		VK_TRUE, UINT64_MAX);
+	vkResetFences(renderer->device, 1, &renderer->readback_fence);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkWaitForFences failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	return true;
+}
+
+void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
+		void *dst, int32_t dst_stride)
+{
+	struct vr_renderer *renderer = target->renderer;
+	if (target->mirror_map == NULL || renderer == NULL) {
+		vr_log(VR_LOG_ERROR, "target has no mirror (renderer gone)");
+		return;
+	}
+	if (target->last_frame != 0) {
+		vr_frame_wait(renderer, target->last_frame, UINT64_MAX);
+	}
+	pixman_region32_t clipped;
+	pixman_region32_init_rect(&clipped, 0, 0, (unsigned)target->width,
+		(unsigned)target->height);
+	if (region != NULL) {
+		pixman_region32_intersect(&clipped, &clipped,
+			(pixman_region32_t *)region);
+	}
+	/* the mirror lacks what frames copied only into dst buffers */
+	pixman_region32_t stale;
+	pixman_region32_init(&stale);
+	pixman_region32_intersect(&stale, &target->mirror_stale, &clipped);
+	if (pixman_region32_not_empty(&stale) &&
+			target_readback(target, &stale)) {
+		pixman_region32_subtract(&target->mirror_stale,
+			&target->mirror_stale, &stale);
+	}
+	pixman_region32_fini(&stale);
+	if (!target->mirror_coherent) {
+		VkMappedMemoryRange range = {
+			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+			.memory = target->mirror_memory,
+			.size = VK_WHOLE_SIZE,
+		};
+		vkInvalidateMappedMemoryRanges(renderer->device, 1, &range);
+	}
+	int nrects;
+	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped,
+		&nrects);
+	size_t stride = (size_t)target->width * 4;
+	for (int i = 0; i < nrects; i++) {
+		size_t len = (size_t)(rects[i].x2 - rects[i].x1) * 4;
+		for (int32_t y = rects[i].y1; y < rects[i].y2; y++) {
+			memcpy((uint8_t *)dst + (size_t)y * (size_t)dst_stride +
+					(size_t)rects[i].x1 * 4,
+				(const uint8_t *)target->mirror_map + (size_t)y * stride +
+					(size_t)rects[i].x1 * 4,
+				len);
+		}
+	}
+	pixman_region32_fini(&clipped);
+}
+
+/* ---- preparation's output -------------------------------------------------- */
+
+static bool hold(struct vr_chain *chain, struct vr_array *array, void *ptr)
+{
+	if (!vr_array_reserve(array, 1, sizeof(void *))) {
+		chain->failed = true;
+		return false;
+	}
+	((void **)array->data)[array->len++] = ptr;
+	return true;
+}
+
+bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image)
+{
+	/* sequential frames are done before submit returns */
+	if (chain->renderer->sequential || image->hold_epoch == chain->hold_epoch) {
+		return true;
+	}
+	if (!hold(chain, &chain->held_images, image)) {
+		return false;
+	}
+	image->hold_epoch = chain->hold_epoch;
+	vr_image_pin(image);
+	return true;
+}
+
+bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list)
+{
+	if (chain->renderer->sequential || list->hold_epoch == chain->hold_epoch) {
+		return true;
+	}
+	if (!hold(chain, &chain->held_lists, list)) {
+		return false;
+	}
+	list->hold_epoch = chain->hold_epoch;
+	vr_display_list_ref(list);
+	return true;
+}
+
+bool vr_chain_atlas_place(struct vr_chain *chain, struct vr_image *image,
+		bool nearest, struct vr_atlas_place *out)
+{
+	return vr_resources_atlas_place(chain->renderer, image, nearest, out);
+}
+
+void *vr_chain_alloc(struct vr_chain *chain, size_t size)
+{
+	return vr_arena_alloc(&chain->arena, size);
+}
+
+/* ---- granularity (parallel mode; the caller's thread) ---------------------- */
+
+/* The pending chunk to the workers: one handoff for its tasks. */
+static void push_chunk(struct vr_renderer *renderer)
+{
+	struct vr_frame *frame = &renderer->frame;
+	if (frame->chunk_len == 0) {
+		return;
+	}
+	struct vr_task *first = vr_task_list_at(&frame->chain.tasks,
+		frame->chunk_first);
+	vr_task_slot(first)->chunk = frame->chunk_len;
+	vr_workers_push(renderer, first);
+	frame->chunks++;
+	frame->chunk_len = 0;
+	frame->chunk_cost = 0;
+}
+
+/* Chain tasks below `end` into chunks of about chunk_cost, one job's
+ * each; a chunk goes as soon as it is full. */
+static void hand_over(struct vr_renderer *renderer, uint32_t end)
+{
+	struct vr_frame *frame = &renderer->frame;
+	while (frame->handed < end) {
+		const struct vr_task *task = vr_task_list_at(&frame->chain.tasks,
+			frame->handed);
+		if (frame->chunk_len > 0 && vr_task_list_at(&frame->chain.tasks,
+				frame->chunk_first)->job != task->job) {
+			push_chunk(renderer);
+		}
+		if (frame->chunk_len == 0) {
+			frame->chunk_first = frame->handed;
+		}
+		frame->chunk_len++;
+		frame->chunk_cost += task->cost;
+		frame->handed++;
+		if (frame->chunk_cost >= renderer->granularity.chunk_cost) {
+			push_chunk(renderer);
+		}
+	}
+}
+
+/* Jobs below `job` are prepared: the commit thread learns their ends. */
+static void end_jobs(struct vr_renderer *renderer, size_t job)
+{
+	struct vr_frame *frame = &renderer->frame;
+	for (; frame->jobs_ended < job; frame->jobs_ended++) {
+		/* the commit thread closes the job's render pass at its end */
+		vr_workers_job_end(renderer, (uint32_t)frame->jobs_ended,
+			frame->jobs[frame->jobs_ended].end);
+	}
+}
+
+/* The frame is worth the handoffs: the commit thread starts on it. */
+static void start_handing(struct vr_renderer *renderer)
+{
+	struct vr_frame *frame = &renderer->frame;
+	frame->handing = true;
+	frame->mode = VR_FRAME_PARALLEL;
+	vr_workers_frame_start(renderer);
+}
+
+bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task)
+{
+	if (chain->failed) {
+		return false;
+	}
+	struct vr_task *slot = vr_task_list_append(&chain->tasks, task);
+	if (slot == NULL) {
+		chain->failed = true;
+		return false;
+	}
+	struct vr_renderer *renderer = chain->renderer;
+	struct vr_frame *frame = &renderer->frame;
+	frame->cost += slot->cost;
+	frame->layers += vr_task_layer_count(slot);
+	if (!renderer->sequential) {
+		if (!frame->handing &&
+				frame->cost >= renderer->granularity.parallel_cost) {
+			start_handing(renderer);
+		}
+		if (frame->handing) {
+			hand_over(renderer, chain->tasks.len);
+			end_jobs(renderer, slot->job);
+		}
+		return true;
+	}
+	/* the classic way: execute and record it right now */
+	uint64_t t0 = vr_now_ns();
+	bool drawn = vr_exec_task(renderer->seq_ctx, slot);
+	uint64_t t1 = vr_now_ns();
+	if (drawn) {
+		vr_frame_record_task(renderer, slot);
+	}
+	frame->seq_execute_ns += t1 - t0;
+	frame->seq_record_ns += vr_now_ns() - t1;
+	return true;
+}
+
+/* ---- recording (the commit thread, or the caller's when sequential) -------- */
+
+static void record_target_init(VkCommandBuffer cb, struct vr_target *target)
+{
+	vr_vk_image_barrier(cb, target->image, VK_IMAGE_LAYOUT_UNDEFINED,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	VkClearColorValue zero = { .float32 = { 0, 0, 0, 0 } };
+	VkImageSubresourceRange range = {
+		.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+		.levelCount = 1,
+		.layerCount = 1,
+	};
+	vkCmdClearColorImage(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &range);
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+	target->initialized = true;
+}
+
+static VkCommandBuffer frame_cb(struct vr_renderer *renderer)
+{
+	return vr_frame_slot_of(renderer, renderer->frame.number)->cb;
+}
+
+bool vr_frame_begin_commands(struct vr_renderer *renderer)
+{
+	VkCommandBuffer cb = frame_cb(renderer);
+	VkResult res = vkResetCommandBuffer(cb, 0);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkResetCommandBuffer failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	VkCommandBufferBeginInfo begin = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	res = vkBeginCommandBuffer(cb, &begin);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkBeginCommandBuffer failed: %s",
+			vr_vk_result_str(res));
+		return false;
+	}
+	return true;
+}
+
+/* Shift-and-expose: each move's source pixels into the scratch image,
+ * then back into the target moved (a copy within one image must not
+ * overlap itself). Between passes: the target is a colour attachment. */
+static void record_moves(VkCommandBuffer cb, const struct vr_frame_job *job)
+{
+	struct vr_target *target = job->target;
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	/* the scratch image's earlier contents are not needed */
+	vr_vk_image_barrier(cb, target->scratch, VK_IMAGE_LAYOUT_UNDEFINED,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	VkImageCopy regions[VR_MOVES_MAX];
+	for (size_t i = 0; i < job->nmoves; i++) {
+		const struct vr_move *m = &job->moves[i];
+		/* the source pixels that stay inside the box */
+		int32_t x = m->box.x + (m->dx < 0 ? -m->dx : 0);
+		int32_t y = m->box.y + (m->dy < 0 ? -m->dy : 0);
+		regions[i] = (VkImageCopy){
+			.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+			.srcOffset = { x, y, 0 },
+			.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+			.dstOffset = { x, y, 0 },
+			.extent = { (uint32_t)(m->box.width - abs(m->dx)),
+				(uint32_t)(m->box.height - abs(m->dy)), 1 },
+		};
+	}
+	vkCmdCopyImage(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		target->scratch, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		(uint32_t)job->nmoves, regions);
+	vr_vk_image_barrier(cb, target->scratch,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	for (size_t i = 0; i < job->nmoves; i++) {
+		regions[i].dstOffset.x += job->moves[i].dx;
+		regions[i].dstOffset.y += job->moves[i].dy;
+	}
+	vkCmdCopyImage(cb, target->scratch, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		target->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		(uint32_t)job->nmoves, regions);
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+}
+
+void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
+{
+	struct vr_frame_job *job = &renderer->frame.jobs[index];
+	if (job->nrects == 0 && job->nmoves == 0) {
+		return;
+	}
+	VkCommandBuffer cb = frame_cb(renderer);
+	struct vr_target *target = job->target;
+	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
+		job->first_rect);
+	if (!target->initialized) {
+		record_target_init(cb, target);
+	}
+	if (job->nmoves > 0) {
+		record_moves(cb, job);
+	}
+	if (job->nrects == 0) {
+		return;
+	}
+	VkRenderPassBeginInfo begin = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+		.renderPass = renderer->render_pass,
+		.framebuffer = target->framebuffer,
+		.renderArea = { { 0, 0 },
+			{ (uint32_t)target->width, (uint32_t)target->height } },
+	};
+	vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
+	VkViewport viewport = {
+		.width = (float)target->width,
+		.height = (float)target->height,
+		.maxDepth = 1.0f,
+	};
+	vkCmdSetViewport(cb, 0, 1, &viewport);
+
+	/* the clear colour under everything, in the damaged pixels only */
+	uint8_t r, g, b, a;
+	vr_color_premultiply8(&job->clear, 1.0f, &r, &g, &b, &a);
+	VkClearAttachment clear = {
+		.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+		.colorAttachment = 0,
+		.clearValue.color.float32 = { r / 255.0f, g / 255.0f,
+			b / 255.0f, a / 255.0f },
+	};
+	for (size_t i = 0; i < job->nrects; i++) {
+		VkClearRect clear_rect = { .rect = rects[i], .layerCount = 1 };
+		vkCmdClearAttachments(cb, 1, &clear, 1, &clear_rect);
+	}
+}
+
+void vr_frame_record_task(struct vr_renderer *renderer,
+		const struct vr_task *task)
+{
+	struct vr_frame_job *job = &renderer->frame.jobs[task->job];
+	const struct vr_target *target = job->target;
+	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
+		job->first_rect);
+	/* Damage rectangles are disjoint: drawing task by task, rectangle by
+	 * rectangle keeps every pixel's drawing order. */
+	for (size_t i = 0; i < job->nrects; i++) {
+		struct vr_box rect = { rects[i].offset.x, rects[i].offset.y,
+			(int32_t)rects[i].extent.width,
+			(int32_t)rects[i].extent.height };
+		struct vr_box box = vr_box_intersect(&rect, &task->aabb);
+		if (vr_box_empty(&box)) {
+			continue;
+		}
+		VkRect2D scissor = { { box.x, box.y },
+			{ (uint32_t)box.width, (uint32_t)box.height } };
+		VkCommandBuffer cb = frame_cb(renderer);
+		vkCmdSetScissor(cb, 0, 1, &scissor);
+		vr_engine_record(cb, renderer->pipeline_layout, task,
+			target->width, target->height);
+		/* the figure counts primitives, batched or not */
+		job->draws += task->payload != NULL ? task->payload->count : 1;
+	}
+}
+
+static void copy_rects(VkCommandBuffer cb, VkImage image, VkBuffer buffer,
+		const VkRect2D *rects, size_t nrects, uint32_t row_pixels)
+{
+	for (size_t i = 0; i < nrects; i++) {
+		VkBufferImageCopy copy = {
+			.bufferOffset = ((VkDeviceSize)rects[i].offset.y *
+				(VkDeviceSize)row_pixels +
+				(VkDeviceSize)rects[i].offset.x) * 4,
+			.bufferRowLength = row_pixels,
+			.imageSubresource = {
+				.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+				.layerCount = 1,
+			},
+			.imageOffset = { rects[i].offset.x, rects[i].offset.y, 0 },
+			.imageExtent = { rects[i].extent.width,
+				rects[i].extent.height, 1 },
+		};
+		vkCmdCopyImageToBuffer(cb, image,
+			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &copy);
+	}
+}
+
+void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
+{
+	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_job *job = &frame->jobs[index];
+	VkCommandBuffer cb = frame_cb(renderer);
+	struct vr_target *target = job->target;
+	if (job->nrects > 0) {
+		vkCmdEndRenderPass(cb);
+	}
+	if (job->ndst_rects == 0 && job->nmirror_rects == 0) {
+		return;
+	}
+	if (!target->initialized) {
+		record_target_init(cb, target);
+	}
+	/* The pass's writes (or an earlier frame's) before the copies; the
+	 * copies of earlier frames into the same buffers before these (WAW
+	 * across submissions of one queue). */
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	VkMemoryBarrier waw = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+	};
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &waw, 0, NULL, 0, NULL);
+
+	VkBufferMemoryBarrier host[2];
+	uint32_t nhost = 0;
+	if (job->ndst_rects > 0) {
+		/* the output buffer, written once: bufferRowLength in pixels */
+		struct vr_dst_buffer *dst = job->dst;
+		copy_rects(cb, target->image, dst->buffer,
+			ARRAY_AT(&frame->rects, VkRect2D, job->first_dst_rect),
+			job->ndst_rects, (uint32_t)dst->stride / 4);
+		host[nhost++] = (VkBufferMemoryBarrier){
+			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.buffer = dst->buffer,
+			.size = VK_WHOLE_SIZE,
+		};
+	}
+	if (job->nmirror_rects > 0) {
+		copy_rects(cb, target->image, target->mirror,
+			ARRAY_AT(&frame->rects, VkRect2D, job->first_mirror_rect),
+			job->nmirror_rects, (uint32_t)target->width);
+		host[nhost++] = (VkBufferMemoryBarrier){
+			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.buffer = target->mirror,
+			.size = VK_WHOLE_SIZE,
+		};
+	}
+	vr_vk_image_barrier(cb, target->image,
+		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+		VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, nhost, host, 0, NULL);
+}
+
+bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
+{
+	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
+	uint64_t t0 = vr_now_ns();
+	VkCommandBuffer cb = slot->cb;
+	if (ok) {
+		VkResult res = vkEndCommandBuffer(cb);
+		if (res != VK_SUCCESS) {
+			vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
+				vr_vk_result_str(res));
+			ok = false;
+		}
+	}
+	/* uploads of every context, then effect passes, then the frame */
+	frame->upload_cbs.len = 0;
+	frame->prologue_cbs.len = 0;
+	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
+		ok &= vr_exec_ctx_collect(vr_exec_ctx_at(renderer, i),
+			&frame->upload_cbs, &frame->prologue_cbs);
+	}
+	struct vr_array *cbs = &frame->upload_cbs;
+	if (ok && !vr_array_reserve(cbs, frame->prologue_cbs.len + 1,
+			sizeof(VkCommandBuffer))) {
+		ok = false;
+	}
+	VkSubmitInfo submit = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	};
+	if (ok) {
+		if (frame->prologue_cbs.len > 0) {
+			memcpy(ARRAY_AT(cbs, VkCommandBuffer, cbs->len),
+				frame->prologue_cbs.data,
+				frame->prologue_cbs.len * sizeof(VkCommandBuffer));
+			cbs->len += frame->prologue_cbs.len;
+		}
+		*ARRAY_AT(cbs, VkCommandBuffer, cbs->len++) = cb;
+		vr_resources_frame_flush(renderer);
+		submit.commandBufferCount = (uint32_t)cbs->len;
+		submit.pCommandBuffers = cbs->data;
+	}
+	pthread_mutex_lock(&renderer->queue_lock);
+	VkResult res = vkQueueSubmit(renderer->queue, 1, &submit, slot->fence);
+	if (res != VK_SUCCESS && ok) {
+		/* frame numbers stay consecutive: the fence still signals */
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
+			vr_vk_result_str(res));
+		ok = false;
+		res = vkQueueSubmit(renderer->queue, 0, NULL, slot->fence);
+	}
+	pthread_mutex_unlock(&renderer->queue_lock);
+	if (res != VK_SUCCESS) {
+		/* the device is gone; the fence thread gives up on it */
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
+			vr_vk_result_str(res));
+		if (res == VK_ERROR_DEVICE_LOST) {
+			vr_frames_set_lost(renderer);
+		}
+	}
+	uint64_t t1 = vr_now_ns();
+	frame->commit_ns += t1 - t0;
+	frame->submit_ns = t1;
+	vr_frames_submitted(renderer, frame->number);
+	return ok;
 }
 
 /* ---- frame -------------------------------------------------------------------- */
@@ -723,13 +1504,13 @@ static bool render_parallel(struct vr_renderer *renderer,
 	struct vr_frame *frame = &renderer->frame;
 	uint64_t t0 = vr_now_ns();
 	if (renderer->granularity.parallel_cost == 0) {
-		vr_render_start_handing(renderer); /* every frame, empty ones too */
+		start_handing(renderer); /* every frame, empty ones too */
 	}
 	for (size_t i = 0; i < frame->njobs; i++) {
 		prepare_job(renderer, tree, i);
 		if (frame->handing) {
-			vr_render_push_chunk(renderer);
-			vr_render_end_jobs(renderer, i + 1);
+			push_chunk(renderer);
+			end_jobs(renderer, i + 1);
 		}
 	}
 	*prepare_ns = vr_now_ns() - t0;
