@@ -7,7 +7,8 @@
 #ifndef RENDERER_ENGINE_KINDS_H
 #define RENDERER_ENGINE_KINDS_H
 
-#include "engine.h"
+#include "engine_private.h"
+#include "vk_engine.h"
 
 /* Pipeline keys (vr_pipeline_desc::key), one per distinct description. */
 enum vr_pipeline_key {
@@ -60,5 +61,40 @@ extern const struct vr_pipeline_desc vr_shadow_shape_pipeline;
 extern const struct vr_pipeline_desc vr_shadow_blur_pipeline;
 extern const struct vr_pipeline_desc *const vr_engine_pipelines[];
 extern const size_t vr_engine_pipeline_count;
+
+/* ---- what the Vulkan engine's kinds share ------------------------------ */
+
+/* Pipeline keys of the engine (vr_pipeline_desc::key): 'E' in the top
+ * byte, the rest distinct per description. */
+enum vr_engine_pipeline {
+	VR_PIPELINE_SHAPES = 0x45000001,
+	VR_PIPELINE_TRIANGLES = 0x45000002,
+	VR_PIPELINE_TEXTURED = 0x45000003,
+	VR_PIPELINE_SHADOW_SHAPE = 0x45000004, /* offscreen */
+	VR_PIPELINE_SHADOW_BLUR = 0x45000005, /* offscreen */
+	/* the variants with rounded clips of the first three */
+	VR_PIPELINE_SHAPES_RCLIP = 0x45000006,
+	VR_PIPELINE_TRIANGLES_RCLIP = 0x45000007,
+	VR_PIPELINE_TEXTURED_RCLIP = 0x45000008,
+};
+
+/* The pixel -> NDC push constants of a target (or scratch image). */
+void vr_engine_push_target(VkCommandBuffer cb, VkPipelineLayout layout,
+	int32_t width, int32_t height);
+/* Room for count vertices of stride bytes in the frame's vertex memory,
+ * drawn by draw; NULL when out of memory. */
+void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,
+	size_t count, size_t stride);
+/* vr_engine_record for the vertex-based kinds: the task's pipeline, then
+ * its draws. */
+void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
+	const struct vr_task *task, int32_t target_width, int32_t target_height);
+
+/* Textured quads with clips (tex.vert, tex.frag): glyphs and shadows;
+ * the first without rounded clips, the second with them. */
+extern const struct vr_pipeline_desc vr_textured_pipeline;
+extern const struct vr_pipeline_desc vr_textured_rclip_pipeline;
+/* The one of the two for primitives with nrclips rounded clips. */
+const struct vr_pipeline_desc *vr_textured_pipeline_for(uint32_t nrclips);
 
 #endif

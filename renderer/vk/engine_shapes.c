@@ -66,23 +66,6 @@ const struct vr_pipeline_desc vr_shape_rclip_pipeline = {
 	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
 };
 
-void vr_shape_vertex_init(const struct vr_shape *shape,
-		struct vr_shape_vertex *v)
-{
-	const struct vr_mat *m = &shape->state.mat;
-	*v = (struct vr_shape_vertex){
-		.half = { shape->rect.width / 2.0f, shape->rect.height / 2.0f },
-		.params = { shape->ellipse ? 1.0f : 0.0f, shape->stroke_width,
-			sqrtf(fabsf(m->a * m->d - m->b * m->c)), 0.0f },
-		.radii = { shape->radii.tl, shape->radii.tr, shape->radii.br,
-			shape->radii.bl },
-	};
-	for (int i = 0; i < 4; i++) {
-		v->color[i] = shape->state.color[i];
-	}
-	vr_vertex_clip_init(&v->clip, &shape->state);
-}
-
 /* Six vertices: the shape's rectangle grown by half the stroke and one
  * pixel (in the shape's coordinates), mapped to target pixels. */
 static void shape_quad(const struct vr_shape *shape, struct vr_shape_vertex *out)

@@ -163,20 +163,6 @@ struct vr_blit_vertex {
 	float uv[2];
 };
 
-/* Pipeline keys of the engine (vr_pipeline_desc::key): 'E' in the top
- * byte, the rest distinct per description. */
-enum vr_engine_pipeline {
-	VR_PIPELINE_SHAPES = 0x45000001,
-	VR_PIPELINE_TRIANGLES = 0x45000002,
-	VR_PIPELINE_TEXTURED = 0x45000003,
-	VR_PIPELINE_SHADOW_SHAPE = 0x45000004, /* offscreen */
-	VR_PIPELINE_SHADOW_BLUR = 0x45000005, /* offscreen */
-	/* the variants with rounded clips of the first three */
-	VR_PIPELINE_SHAPES_RCLIP = 0x45000006,
-	VR_PIPELINE_TRIANGLES_RCLIP = 0x45000007,
-	VR_PIPELINE_TEXTURED_RCLIP = 0x45000008,
-};
-
 void vr_vertex_clip_init(struct vr_vertex_clip *clip,
 	const struct vr_prim_state *state);
 void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
@@ -184,23 +170,11 @@ void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
 /* Every field of a shape's vertices but pos and local. */
 void vr_shape_vertex_init(const struct vr_shape *shape,
 	struct vr_shape_vertex *v);
-/* The pixel -> NDC push constants of a target (or scratch image). */
-void vr_engine_push_target(VkCommandBuffer cb, VkPipelineLayout layout,
-	int32_t width, int32_t height);
-/* Room for count vertices of stride bytes in the frame's vertex memory,
- * drawn by draw; NULL when out of memory. */
-void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,
-	size_t count, size_t stride);
 /* Copies count vertices of size bytes from src to dst, stride bytes
  * apart (stride <= size: the pipeline's prefix of each); returns the
  * end of what it wrote. */
 void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
 	size_t size, size_t count);
-/* vr_engine_record for the vertex-based kinds: the task's pipeline, then
- * its draws. */
-void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
-	const struct vr_task *task, int32_t target_width, int32_t target_height);
-
 /* ---- coverage (the shaders' functions, for the reference) ---------------- */
 
 /* Inline: the CPU backend calls these per pixel. */
@@ -258,7 +232,7 @@ pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned);
 pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 	uint32_t *pixels);
 
-/* ---- tessellation (engine_triangles.c) ---------------------------------- */
+/* ---- tessellation (tessellate.c) ---------------------------------------- */
 
 /* Triangles (3 vertices each) of a stroked or filled geometry in target
  * pixels; *count vertices in a malloc'd array (NULL with 0: nothing). */
@@ -272,7 +246,7 @@ bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
 /* Flattening tolerance, target pixels. */
 #define VR_FLATTEN_TOLERANCE 0.2f
 
-/* ---- glyphs (font.c, engine_glyphs.c) ------------------------------------ */
+/* ---- glyphs (font.c, glyph_atlas.c) -------------------------------------- */
 
 /* A rasterised glyph: coverage, w x h bytes, its top-left at
  * (origin.x + left, origin.y - top) in pixels. */
@@ -316,14 +290,32 @@ bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
 void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
 	int32_t left, int32_t top, int32_t width, int32_t height,
 	float corners[4][2]);
-/* Textured quads with clips (tex.vert, tex.frag): glyphs and shadows;
- * the first without rounded clips, the second with them. */
-extern const struct vr_pipeline_desc vr_textured_pipeline;
-extern const struct vr_pipeline_desc vr_textured_rclip_pipeline;
-/* The one of the two for primitives with nrclips rounded clips. */
-const struct vr_pipeline_desc *vr_textured_pipeline_for(uint32_t nrclips);
+/* A glyph of a glyph task, resolved in the atlas: where its pixels are
+ * (glyph_atlas.c; the Vulkan engine's glyph tasks draw them). */
+struct vr_atlas_glyph; /* glyph_atlas.c's */
+struct vr_placed_glyph {
+	const struct vr_atlas_glyph *glyph;
+	const struct vr_glyph_run *run;
+	uint32_t index; /* in the run */
+	/* where its pixels are: the glyph's, or a copy (see vr_glyphs_gather) */
+	struct vr_image *image;
+	int32_t x, y;
+};
+/* Every glyph of a glyph task's runs, READY or FAILED: claims and
+ * rasterises those nobody has, waits for those others claimed; fills
+ * placed (room for every glyph of the runs) with the READY ones that have
+ * pixels. False when out of memory. */
+bool vr_glyphs_resolve(const struct vr_task_payload *payload,
+	struct vr_placed_glyph *placed, size_t *nplaced);
+/* Sorts placed by image, copying glyphs into an image of the task's own
+ * so that they lie in at most VR_TASK_MAX_DRAWS images. False when out of
+ * memory. */
+bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n);
+/* The six textured vertices (two triangles) of a placed glyph. */
+void vr_glyph_vertices(const struct vr_placed_glyph *p,
+	struct vr_tex_vertex *v);
 
-/* ---- shadows (engine_shadow.c) ------------------------------------------- */
+/* ---- shadows (shadow.c) ------------------------------------------------- */
 
 /*
  * The pixel grid of a shadow: its shape is rendered into a
@@ -347,6 +339,10 @@ bool vr_shadow_layout(const struct vr_shadow *shadow,
 /* The shape's coverage at frame pixel centre (x, y). */
 float vr_shadow_shape_coverage(const struct vr_shadow *shadow,
 	const struct vr_shadow_layout *layout, float x, float y);
+/* The rounded rectangle in the layout's pixels: centre, half size, radii. */
+void vr_shadow_shape_in_scratch(const struct vr_shadow *shadow,
+	const struct vr_shadow_layout *layout, float c[2], float h[2],
+	float radii[4]);
 #define VR_SHADOW_MAX_RADIUS 64
 
 #endif

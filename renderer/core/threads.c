@@ -10,12 +10,14 @@
  */
 #define _GNU_SOURCE /* syscall */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "engine.h"
 #include "render_private.h"
 
 #define VR_THREAD_NICE 5
@@ -75,4 +77,36 @@ void vr_tasks_yield_new(const struct vr_tasks *before)
 			nice_task(now.ids[i]);
 		}
 	}
+}
+
+/* CPU stages of every renderer in the process (vr_cpu_stages_wait_idle) */
+static pthread_mutex_t stages_lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf */
+static pthread_cond_t stages_cond = PTHREAD_COND_INITIALIZER;
+static unsigned stages_running; /* protected by stages_lock */
+
+void vr_cpu_stages_wait_idle(void)
+{
+	pthread_mutex_lock(&stages_lock);
+	while (stages_running > 0) {
+		pthread_cond_wait(&stages_cond, &stages_lock);
+	}
+	pthread_mutex_unlock(&stages_lock);
+}
+
+static void stages_add(int delta)
+{
+	pthread_mutex_lock(&stages_lock);
+	stages_running = (unsigned)((int)stages_running + delta);
+	pthread_cond_broadcast(&stages_cond);
+	pthread_mutex_unlock(&stages_lock);
+}
+
+void vr_cpu_stage_begin(void)
+{
+	stages_add(1);
+}
+
+void vr_cpu_stage_end(void)
+{
+	stages_add(-1);
 }

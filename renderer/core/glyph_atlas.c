@@ -1,6 +1,6 @@
 /*
- * VR_TASK_GLYPHS: shaped runs drawn as textured quads from the glyph
- * atlas, tinted by their colour (tex.vert, tex.frag).
+ * The glyph atlas, backend-neutral: what VR_TASK_GLYPHS draws from
+ * (engine_glyphs.c draws the runs as textured quads).
  *
  * The atlas: pages of ATLAS_SIZE^2 premultiplied white (coverage in every
  * channel) vr_images, shelf-packed, shared by every renderer (each keeps
@@ -39,13 +39,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine_kinds.h"
 #include "engine_private.h"
-#include "shader_interface.h"
-#include "tex_frag.h" /* needs <stdint.h> */
-#include "tex_frag_rclip.h"
-#include "tex_vert.h"
-#include "tex_vert_rclip.h"
 
 #define ATLAS_SIZE 1024
 /* More pages than this are all dropped at the next frame's start. */
@@ -59,8 +53,8 @@ enum glyph_state {
 	GLYPH_FAILED,
 };
 
-struct glyph {
-	struct glyph *next; /* in its bucket */
+struct vr_atlas_glyph {
+	struct vr_atlas_glyph *next; /* in its bucket */
 	const struct vr_font_face *face;
 	int32_t size64; /* pixel size in 1/64 */
 	uint32_t id;
@@ -76,7 +70,7 @@ struct glyph {
 	 * frames */
 	struct vr_image *image; /* a page or a delta; NULL: no pixels */
 	int32_t x, y, width, height, left, top;
-	struct glyph *delta_next; /* in atlas.deltas while in a delta */
+	struct vr_atlas_glyph *delta_next; /* in atlas.deltas while in a delta */
 };
 
 struct page {
@@ -88,11 +82,11 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t ready; /* glyphs left PREPARING */
 	/* written under lock (and between frames), read lock-free */
-	_Atomic(struct glyph *) buckets[GLYPH_BUCKETS];
+	_Atomic(struct vr_atlas_glyph *) buckets[GLYPH_BUCKETS];
 	struct page pages[ATLAS_MAX_PAGES]; /* changed between frames only */
 	int npages;
 	/* glyphs living in deltas; protected by lock */
-	struct glyph *deltas;
+	struct vr_atlas_glyph *deltas;
 	struct vr_image **delta_images; /* referenced; protected by lock */
 	size_t ndelta_images, delta_images_cap;
 } atlas = {
@@ -112,62 +106,6 @@ size_t vr_glyph_atlas_warmed(void)
 {
 	return atomic_load_explicit(&warmed, memory_order_relaxed);
 }
-
-#define ATTR(loc, format, field) \
-	{ (loc), 0, (format), offsetof(struct vr_tex_vertex, field) }
-
-static const VkVertexInputAttributeDescription tex_attributes[] = {
-	ATTR(VR_TEX_LOC_POS, VK_FORMAT_R32G32_SFLOAT, pos),
-	ATTR(VR_TEX_LOC_UV, VK_FORMAT_R32G32_SFLOAT, uv),
-	ATTR(VR_TEX_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
-	ATTR(VR_TEX_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
-	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].x),
-	ATTR(VR_TEX_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].y),
-	ATTR(VR_TEX_LOC_CLIP + 3, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].radii),
-	ATTR(VR_TEX_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].x),
-	ATTR(VR_TEX_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].y),
-	ATTR(VR_TEX_LOC_CLIP + 6, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].radii),
-};
-
-/* Without rounded clips: the attributes and vertex bytes before them. */
-const struct vr_pipeline_desc vr_textured_pipeline = {
-	.key = VR_PIPELINE_TEXTURED,
-	.vert_spv = tex_vert_spv,
-	.vert_size = sizeof(tex_vert_spv),
-	.frag_spv = tex_frag_spv,
-	.frag_size = sizeof(tex_frag_spv),
-	.vertex_stride = offsetof(struct vr_tex_vertex, clip.rclips),
-	.attributes = tex_attributes,
-	.attribute_count = VR_TEX_LOC_CLIP + 1,
-	.uses_texture = true,
-	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-};
-
-const struct vr_pipeline_desc vr_textured_rclip_pipeline = {
-	.key = VR_PIPELINE_TEXTURED_RCLIP,
-	.vert_spv = tex_vert_rclip_spv,
-	.vert_size = sizeof(tex_vert_rclip_spv),
-	.frag_spv = tex_frag_rclip_spv,
-	.frag_size = sizeof(tex_frag_rclip_spv),
-	.vertex_stride = sizeof(struct vr_tex_vertex),
-	.attributes = tex_attributes,
-	.attribute_count = sizeof(tex_attributes) / sizeof(tex_attributes[0]),
-	.uses_texture = true,
-	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-};
-
-const struct vr_pipeline_desc *vr_textured_pipeline_for(uint32_t nrclips)
-{
-	return nrclips > 0 ? &vr_textured_rclip_pipeline :
-		&vr_textured_pipeline;
-}
-
 static void drop_deltas(void)
 {
 	for (size_t i = 0; i < atlas.ndelta_images; i++) {
@@ -180,10 +118,10 @@ static void drop_deltas(void)
 static void atlas_clear(void)
 {
 	for (int i = 0; i < GLYPH_BUCKETS; i++) {
-		struct glyph *g = atomic_load_explicit(&atlas.buckets[i],
+		struct vr_atlas_glyph *g = atomic_load_explicit(&atlas.buckets[i],
 			memory_order_relaxed);
 		while (g != NULL) {
-			struct glyph *next = g->next;
+			struct vr_atlas_glyph *next = g->next;
 			free(g);
 			g = next;
 		}
@@ -263,7 +201,7 @@ static void copy_box(struct vr_image *dst, int32_t dx, int32_t dy,
 }
 
 /* Move a delta's glyph into the pages; false when they are full. */
-static bool page_glyph(struct glyph *g)
+static bool page_glyph(struct vr_atlas_glyph *g)
 {
 	struct shelves s;
 	for (int i = 0; i <= atlas.npages; i++) {
@@ -302,7 +240,7 @@ void vr_glyph_atlas_begin_frame(void)
 {
 	pthread_mutex_lock(&atlas.lock);
 	bool full = false;
-	for (struct glyph *g = atlas.deltas; g != NULL && !full;
+	for (struct vr_atlas_glyph *g = atlas.deltas; g != NULL && !full;
 			g = g->delta_next) {
 		full = !page_glyph(g);
 	}
@@ -330,10 +268,10 @@ static int32_t glyph_size64(float size_px)
 
 /* The glyph, NULL when unknown; with or without atlas.lock (a glyph's key
  * and next never change while it is in a bucket). */
-static struct glyph *glyph_find(const struct vr_font_face *face,
+static struct vr_atlas_glyph *glyph_find(const struct vr_font_face *face,
 		int32_t size64, uint32_t id)
 {
-	struct glyph *g = atomic_load_explicit(
+	struct vr_atlas_glyph *g = atomic_load_explicit(
 		&atlas.buckets[bucket_of(face, size64, id)], memory_order_acquire);
 	while (g != NULL && (g->face != face || g->size64 != size64 ||
 			g->id != id)) {
@@ -345,7 +283,7 @@ static struct glyph *glyph_find(const struct vr_font_face *face,
 /* A glyph a thread claimed and what it made of it (its own until
  * published). */
 struct claim {
-	struct glyph *glyph;
+	struct vr_atlas_glyph *glyph;
 	struct vr_glyph_bitmap bitmap;
 	bool failed;
 };
@@ -359,7 +297,7 @@ static struct vr_image *pack(struct claim *claims, size_t n)
 	struct shelves s = { ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
 	int32_t height = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claims[i].glyph;
+		struct vr_atlas_glyph *g = claims[i].glyph;
 		g->width = claims[i].bitmap.width;
 		g->height = claims[i].bitmap.height;
 		g->left = claims[i].bitmap.left;
@@ -378,7 +316,7 @@ static struct vr_image *pack(struct claim *claims, size_t n)
 	struct vr_image *delta = height > 0 ?
 		vr_image_create(ATLAS_SIZE, height, VR_FORMAT_ARGB8888) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claims[i].glyph;
+		struct vr_atlas_glyph *g = claims[i].glyph;
 		if (claims[i].failed || g->width == 0) {
 			continue;
 		}
@@ -416,7 +354,7 @@ static void publish(struct claim *claims, size_t n, struct vr_image *delta)
 		atlas.delta_images[atlas.ndelta_images++] = delta;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claims[i].glyph;
+		struct vr_atlas_glyph *g = claims[i].glyph;
 		if (claims[i].failed || (g->image != NULL && delta == NULL)) {
 			g->image = NULL;
 			g->state = GLYPH_FAILED;
@@ -437,19 +375,10 @@ static void publish(struct claim *claims, size_t n, struct vr_image *delta)
 
 /* ---- tasks -------------------------------------------------------------- */
 
-struct placed {
-	const struct glyph *glyph;
-	const struct vr_glyph_run *run;
-	uint32_t index; /* in the run */
-	/* where its pixels are: the glyph's, or a copy (see gather) */
-	struct vr_image *image;
-	int32_t x, y;
-};
-
 static int compare_image(const void *a, const void *b)
 {
-	uintptr_t ia = (uintptr_t)((const struct placed *)a)->image;
-	uintptr_t ib = (uintptr_t)((const struct placed *)b)->image;
+	uintptr_t ia = (uintptr_t)((const struct vr_placed_glyph *)a)->image;
+	uintptr_t ib = (uintptr_t)((const struct vr_placed_glyph *)b)->image;
 	return (ia > ib) - (ia < ib);
 }
 
@@ -459,7 +388,7 @@ static int compare_image(const void *a, const void *b)
  * (deltas of several workers); the glyphs of the images past the last
  * draw but one are then copied into one image of the task's own.
  */
-static bool gather(struct placed *placed, size_t n)
+bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n)
 {
 	qsort(placed, n, sizeof(*placed), compare_image);
 	size_t groups = 0, first_extra = n;
@@ -476,7 +405,7 @@ static bool gather(struct placed *placed, size_t n)
 	struct shelves s = { ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
 	int32_t height = 0;
 	for (size_t i = first_extra; i < n; i++) {
-		const struct glyph *g = placed[i].glyph;
+		const struct vr_atlas_glyph *g = placed[i].glyph;
 		int32_t x = 0, y = 0;
 		if (!shelf_place(&s, g->width, g->height, &x, &y)) {
 			return false;
@@ -490,7 +419,7 @@ static bool gather(struct placed *placed, size_t n)
 	}
 	s = (struct shelves){ ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
 	for (size_t i = first_extra; i < n; i++) {
-		const struct glyph *g = placed[i].glyph;
+		const struct vr_atlas_glyph *g = placed[i].glyph;
 		int32_t x = 0, y = 0;
 		/* fits: the same shelves were measured above */
 		shelf_place(&s, g->width, g->height, &x, &y);
@@ -548,9 +477,9 @@ void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
 	}
 }
 
-static void glyph_vertices(const struct placed *p, struct vr_tex_vertex *v)
+void vr_glyph_vertices(const struct vr_placed_glyph *p, struct vr_tex_vertex *v)
 {
-	const struct glyph *g = p->glyph;
+	const struct vr_atlas_glyph *g = p->glyph;
 	const struct vr_glyph_run *run = p->run;
 	float corners[4][2];
 	vr_glyph_quad(run, p->index, g->left, g->top, g->width, g->height,
@@ -601,13 +530,13 @@ static size_t claim(const struct text_at *texts, size_t ntexts,
 			if (glyph_find(text->face, texts[t].size64, id) != NULL) {
 				continue;
 			}
-			struct glyph *g = calloc(1, sizeof(*g));
+			struct vr_atlas_glyph *g = calloc(1, sizeof(*g));
 			if (g == NULL) {
 				vr_log(VR_LOG_ERROR, "allocation failed");
 				*ok = false;
 				break;
 			}
-			*g = (struct glyph){
+			*g = (struct vr_atlas_glyph){
 				.face = text->face,
 				.size64 = texts[t].size64,
 				.id = id,
@@ -621,7 +550,7 @@ static size_t claim(const struct text_at *texts, size_t ntexts,
 	}
 	pthread_mutex_lock(&atlas.lock);
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claims[i].glyph;
+		struct vr_atlas_glyph *g = claims[i].glyph;
 		if (glyph_find(g->face, g->size64, g->id) != NULL) {
 			/* someone else's (or ours twice): not inserted */
 			claims[i].failed = true;
@@ -649,7 +578,7 @@ static size_t claim(const struct text_at *texts, size_t ntexts,
 static void rasterize(struct claim *claims, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct glyph *g = claims[i].glyph;
+		struct vr_atlas_glyph *g = claims[i].glyph;
 		claims[i].failed = !vr_font_face_rasterize(
 			(struct vr_font_face *)g->face, g->id,
 			(float)g->size64 / 64.0f, &claims[i].bitmap);
@@ -707,7 +636,7 @@ bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
 		uint32_t id, struct vr_glyph_bitmap *out)
 {
 	*out = (struct vr_glyph_bitmap){ 0 };
-	const struct glyph *g = glyph_find(face, glyph_size64(size_px), id);
+	const struct vr_atlas_glyph *g = glyph_find(face, glyph_size64(size_px), id);
 	if (g == NULL || !atomic_load_explicit(&g->settled,
 			memory_order_acquire) || g->state != GLYPH_READY) {
 		return false;
@@ -738,21 +667,21 @@ bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
  * and return true; false as soon as one is unknown or still PREPARING
  * (glyphs_resolve then takes the lock). */
 static bool glyphs_settled(const struct vr_task_payload *payload,
-		struct placed *placed, size_t *nplaced)
+		struct vr_placed_glyph *placed, size_t *nplaced)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < payload->count; i++) {
 		const struct vr_glyph_run *run = &payload->runs[i];
 		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
 		for (uint32_t k = 0; k < run->text->count; k++) {
-			struct glyph *g = glyph_find(run->text->face, size64,
+			struct vr_atlas_glyph *g = glyph_find(run->text->face, size64,
 				run->text->glyphs[k]);
 			if (g == NULL || !atomic_load_explicit(&g->settled,
 					memory_order_acquire)) {
 				return false;
 			}
 			if (g->state == GLYPH_READY && g->image != NULL) {
-				placed[n++] = (struct placed){ g, run, k, g->image, g->x,
+				placed[n++] = (struct vr_placed_glyph){ g, run, k, g->image, g->x,
 					g->y };
 			}
 		}
@@ -766,8 +695,8 @@ static bool glyphs_settled(const struct vr_task_payload *payload,
  * nobody has, publishes them, then waits for those others claimed.
  * Fills placed (READY glyphs with pixels); false when out of memory.
  */
-static bool glyphs_resolve(const struct vr_task_payload *payload,
-		struct placed *placed, size_t *nplaced)
+bool vr_glyphs_resolve(const struct vr_task_payload *payload,
+		struct vr_placed_glyph *placed, size_t *nplaced)
 {
 	if (glyphs_settled(payload, placed, nplaced)) {
 		return true;
@@ -791,7 +720,7 @@ static bool glyphs_resolve(const struct vr_task_payload *payload,
 		const struct vr_glyph_run *run = &payload->runs[i];
 		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
 		for (uint32_t k = 0; k < run->text->count; k++) {
-			struct glyph *g = glyph_find(run->text->face, size64,
+			struct vr_atlas_glyph *g = glyph_find(run->text->face, size64,
 				run->text->glyphs[k]);
 			if (g != NULL && !atomic_load_explicit(&g->settled,
 					memory_order_acquire)) {
@@ -803,65 +732,11 @@ static bool glyphs_resolve(const struct vr_task_payload *payload,
 				pthread_mutex_unlock(&atlas.lock);
 			}
 			if (g != NULL && g->state == GLYPH_READY && g->image != NULL) {
-				placed[n++] = (struct placed){ g, run, k, g->image, g->x,
+				placed[n++] = (struct vr_placed_glyph){ g, run, k, g->image, g->x,
 					g->y };
 			}
 		}
 	}
 	*nplaced = n;
-	return ok;
-}
-
-bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
-	const struct vr_task_payload *payload = task->payload;
-	struct vr_task_out *out = task->out;
-	/* the batch's runs all have rounded clips or none (prepare.c) */
-	const struct vr_pipeline_desc *desc =
-		vr_textured_pipeline_for(payload->runs[0].state.nrclips);
-	out->pipeline = vr_exec_pipeline(ctx, desc);
-	if (out->pipeline == VK_NULL_HANDLE) {
-		return false;
-	}
-	size_t total = 0;
-	for (uint32_t i = 0; i < payload->count; i++) {
-		total += payload->runs[i].text->count;
-	}
-	struct placed *placed = malloc((total + 1) * sizeof(*placed));
-	size_t n = 0;
-	if (placed == NULL || !glyphs_resolve(payload, placed, &n)) {
-		free(placed);
-		return false;
-	}
-	/* one draw per image (page or delta); images are read-only now */
-	if (!gather(placed, n)) {
-		vr_log(VR_LOG_ERROR, "allocation failed");
-		free(placed);
-		return false;
-	}
-	bool nearest = payload->runs[0].nearest; /* the batch shares it */
-	bool ok = true;
-	size_t start = 0;
-	out->ndraws = 0;
-	while (ok && start < n) {
-		struct vr_image *image = placed[start].image;
-		size_t end = start;
-		while (end < n && placed[end].image == image) {
-			end++;
-		}
-		struct vr_task_draw *draw = &out->draws[out->ndraws++];
-		void *v = vr_engine_vertices(ctx, draw, (end - start) * 6,
-			desc->vertex_stride);
-		draw->set = vr_exec_image(ctx, image, !nearest, NULL);
-		ok = v != NULL && draw->set != VK_NULL_HANDLE;
-		for (size_t i = start; ok && i < end; i++) {
-			struct vr_tex_vertex quad[6];
-			glyph_vertices(&placed[i], quad);
-			v = vr_engine_copy_vertices(v, desc->vertex_stride, quad,
-				sizeof(quad[0]), 6);
-		}
-		start = end;
-	}
-	free(placed);
 	return ok;
 }

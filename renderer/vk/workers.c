@@ -5,7 +5,7 @@
  * chain order (or ahead, as vr_commit_pick allows) and owns the queue.
  *
  * Lock order: vr_workers::lock is a leaf (nothing else is locked while it
- * is held); so is the process-wide `stages_lock` below; the pools' locks
+ * is held); so is the process-wide `stages_lock` (threads.c); the pools' locks
  * (pool.c) and the resource managers' locks (resources.c) are leaves too.
  *
  * A frame: the caller's thread fills vr_frame, bumps `requested` (the
@@ -30,38 +30,6 @@
 
 #define TASK_POOL_SIZE 1024
 #define RESULT_POOL_SIZE 1024
-
-/* CPU stages of every renderer in the process (vr_cpu_stages_wait_idle) */
-static pthread_mutex_t stages_lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf */
-static pthread_cond_t stages_cond = PTHREAD_COND_INITIALIZER;
-static unsigned stages_running; /* protected by stages_lock */
-
-void vr_cpu_stages_wait_idle(void)
-{
-	pthread_mutex_lock(&stages_lock);
-	while (stages_running > 0) {
-		pthread_cond_wait(&stages_cond, &stages_lock);
-	}
-	pthread_mutex_unlock(&stages_lock);
-}
-
-static void stages_add(int delta)
-{
-	pthread_mutex_lock(&stages_lock);
-	stages_running = (unsigned)((int)stages_running + delta);
-	pthread_cond_broadcast(&stages_cond);
-	pthread_mutex_unlock(&stages_lock);
-}
-
-void vr_cpu_stage_begin(void)
-{
-	stages_add(1);
-}
-
-void vr_cpu_stage_end(void)
-{
-	stages_add(-1);
-}
 
 int vr_workers_default_count(void)
 {
@@ -227,7 +195,7 @@ static void *commit_main(void *data)
 		workers->done = ++handled;
 		pthread_cond_broadcast(&workers->cond);
 		pthread_mutex_unlock(&workers->lock);
-		stages_add(-1); /* nothing of this frame is read any more */
+		vr_cpu_stage_end(); /* nothing of this frame is read any more */
 		pthread_mutex_lock(&workers->lock);
 	}
 	pthread_mutex_unlock(&workers->lock);
@@ -239,7 +207,7 @@ static void *commit_main(void *data)
 void vr_workers_frame_start(struct vr_renderer *renderer)
 {
 	struct vr_workers *workers = &renderer->workers;
-	stages_add(1);
+	vr_cpu_stage_begin();
 	pthread_mutex_lock(&workers->lock);
 	workers->requested++;
 	pthread_cond_broadcast(&workers->cond);

@@ -359,7 +359,7 @@ static void *place_prim(struct prepare *prep, const struct prim_key *key,
 			.kind = key->kind,
 			.job = prep->job->index,
 			.payload = &open->payload,
-			.out = prep->sink->alloc(prep->sink->data, sizeof(struct vr_task_out)),
+			.out = prep->sink->alloc(prep->sink->data, VR_TASK_OUT_SIZE),
 		};
 		if (open->task.out == NULL) {
 			prep->failed = true;

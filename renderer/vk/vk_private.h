@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <vulkan/vulkan.h>
 #include "engine.h"
+#include "vk_engine.h"
 #include "pool.h"
 #include "render_private.h"
 
@@ -531,9 +532,6 @@ void vr_workers_finish(struct vr_renderer *renderer);
 bool vr_workers_start(struct vr_renderer *renderer, int count);
 void vr_workers_stop(struct vr_renderer *renderer);
 int vr_workers_default_count(void);
-/* A CPU stage that runs on the caller's thread (an inline frame): counts
- * for vr_cpu_stages_wait_idle like a parallel frame's. */
-void vr_cpu_stage_begin(void);
 /* warm.c: a display list with one command of every kind (argb: a 4x4
  * image it draws). */
 struct vr_display_list *vr_warm_list(struct vr_image *argb);
@@ -545,7 +543,6 @@ void vr_granularity_refresh(struct vr_renderer *renderer);
  * (false: none for this key) or save the renderer's calibrated ones. */
 bool vr_granularity_load(struct vr_renderer *renderer);
 void vr_granularity_save(struct vr_renderer *renderer);
-void vr_cpu_stage_end(void);
 /* Parallel frame: let the commit thread start the prepared frame state,
  * then feed it (tasks through vr_chain_push, job ends), then wait. */
 void vr_workers_frame_start(struct vr_renderer *renderer);

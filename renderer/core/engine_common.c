@@ -1,8 +1,9 @@
 /*
- * What the engine's vertex-based kinds share: the clip part of their
- * vertices, the pixel -> NDC push constants, vertex allocation and
- * recording, and the C twins of the shaders' coverage functions
- * (shaders/coverage.glsl), which the pixman reference renderer evaluates.
+ * What the engine's vertex-based kinds share with the CPU renderers: the
+ * clip part of their vertices, the shapes' vertices, and the C twins of
+ * the shaders' coverage functions (shaders/coverage.glsl), which the
+ * pixman reference renderer evaluates. The Vulkan side (vertex allocation,
+ * push constants, recording) is vk/engine_record.c.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -223,18 +224,21 @@ void vr_vertex_clip_init(struct vr_vertex_clip *clip,
 	vr_vertex_clip_set(clip, &state->clip, state->rclips, state->nrclips);
 }
 
-void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,
-		size_t count, size_t stride)
+void vr_shape_vertex_init(const struct vr_shape *shape,
+		struct vr_shape_vertex *v)
 {
-	VkDeviceSize offset;
-	void *data = vr_exec_vertices(ctx, count * stride, &offset);
-	if (data == NULL) {
-		return NULL;
+	const struct vr_mat *m = &shape->state.mat;
+	*v = (struct vr_shape_vertex){
+		.half = { shape->rect.width / 2.0f, shape->rect.height / 2.0f },
+		.params = { shape->ellipse ? 1.0f : 0.0f, shape->stroke_width,
+			sqrtf(fabsf(m->a * m->d - m->b * m->c)), 0.0f },
+		.radii = { shape->radii.tl, shape->radii.tr, shape->radii.br,
+			shape->radii.bl },
+	};
+	for (int i = 0; i < 4; i++) {
+		v->color[i] = shape->state.color[i];
 	}
-	draw->vertex_buffer = vr_exec_vertex_buffer(ctx);
-	draw->vertex_offset = offset;
-	draw->vertex_count = (uint32_t)count;
-	return data;
+	vr_vertex_clip_init(&v->clip, &shape->state);
 }
 
 void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
@@ -255,42 +259,6 @@ void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
 		s += size;
 	}
 	return d;
-}
-
-void vr_engine_push_target(VkCommandBuffer cb, VkPipelineLayout layout,
-		int32_t width, int32_t height)
-{
-	/* pos_x, pos_y: the rows of pixels -> NDC */
-	float pc[VR_PC_SIZE / sizeof(float)] = { 0 };
-	pc[VR_PC_POS_X_OFFSET / sizeof(float) + 0] = 2.0f / (float)width;
-	pc[VR_PC_POS_X_OFFSET / sizeof(float) + 2] = -1.0f;
-	pc[VR_PC_POS_Y_OFFSET / sizeof(float) + 1] = 2.0f / (float)height;
-	pc[VR_PC_POS_Y_OFFSET / sizeof(float) + 2] = -1.0f;
-	vkCmdPushConstants(cb, layout,
-		VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-		sizeof(pc), pc);
-}
-
-void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
-		const struct vr_task *task, int32_t target_width,
-		int32_t target_height)
-{
-	const struct vr_task_out *out = task->out;
-	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, out->pipeline);
-	vr_engine_push_target(cb, layout, target_width, target_height);
-	for (uint32_t i = 0; i < out->ndraws; i++) {
-		const struct vr_task_draw *draw = &out->draws[i];
-		if (draw->vertex_count == 0) {
-			continue;
-		}
-		if (draw->set != VK_NULL_HANDLE) {
-			vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS,
-				layout, VR_TEXTURE_SET, 1, &draw->set, 0, NULL);
-		}
-		vkCmdBindVertexBuffers(cb, 0, 1, &draw->vertex_buffer,
-			&draw->vertex_offset);
-		vkCmdDraw(cb, draw->vertex_count, 1, 0, 0);
-	}
 }
 
 /* ---- quads on the CPU (the reference renderer and the CPU backend) ---- */
