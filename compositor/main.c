@@ -11,9 +11,9 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 
-#include "scroll.h"
+#include "protocols/scroll_region.h"
 #include "server.h"
-#include "xwayland.h"
+#include "desktop/xwayland.h"
 
 #ifndef VITRAIL_VERSION
 #define VITRAIL_VERSION "unknown"

@@ -123,7 +123,7 @@ struct vt_frame_record {
 	uint32_t nodes_updated; /* absolute states recomputed */
 	uint32_t lists_recorded; /* display lists recorded */
 	const char *scene_samples; /* animations sampled */
-	const char *scroll_samples; /* scroll regions' positions (scroll.c) */
+	const char *scroll_samples; /* scroll regions' positions (scroll_region.c) */
 	/* shift-and-expose: pixels of the buffer moved instead of redrawn,
 	 * and pixels drawn (what the buffer lacked) */
 	uint64_t moved_px, drawn_px;
@@ -177,7 +177,7 @@ struct vt_surface {
 	bool committing; /* in its commit handler (surface.c) */
 	struct vt_client_budget *budget; /* its client's, referenced */
 	struct vr_node *scene; /* scene content (scene.c), above content */
-	/* scroll regions' frames (scroll.c), above the scene; made by the
+	/* scroll regions' frames (scroll_region.c), above the scene; made by the
 	 * first region */
 	struct vr_node *scroll_layer;
 	int subsurfaces; /* subsurfaces whose parent it is */
@@ -194,7 +194,7 @@ struct vt_surface {
 	/* wp_presentation.feedback requests since its last commit (the
 	 * limit is protocols.c's) */
 	uint32_t feedback_requests;
-	/* The path manager (paths.c): its path and callback timing; on the
+	/* The path manager (presentation_paths.c): its path and callback timing; on the
 	 * low-latency path with tearing allowed, tearing; the
 	 * wp_tearing_control_v1 hint (pending, applied at commit). */
 	struct vt_path_state path;
@@ -489,7 +489,7 @@ struct vt_server {
 	struct vr_engine *engine;
 	struct wl_event_source *engine_source;
 	struct vt_frame_timing *frame_timing; /* frame_timing.c */
-	struct vt_paths *paths; /* paths.c */
+	struct vt_paths *paths; /* presentation_paths.c */
 	/* D-VSync's predictability (output.c): the last input event, the
 	 * last client commit with new content (CLOCK_MONOTONIC ns) */
 	uint64_t last_input_ns;
@@ -567,7 +567,7 @@ struct vt_server {
 	struct wl_listener request_start_drag;
 };
 
-/* surface_renderer.c */
+/* client_buffer_renderer.c */
 struct wlr_renderer *vt_surface_renderer_create(void);
 /* The lock a texture of this renderer holds on a large client buffer
  * (VT_COPY_BANDED_BYTES or more), handed to the caller, who unlocks it;
@@ -726,7 +726,7 @@ bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
 /* Commits of the surface wait for their display time. */
 bool vt_frame_timing_surface_queued(struct vt_surface *surface);
 
-/* paths.c: the path manager's glue */
+/* presentation_paths.c: the path manager's glue */
 bool vt_paths_init(struct vt_server *server);
 void vt_paths_finish(struct vt_server *server);
 void vt_paths_surface_init(struct vt_surface *surface);
@@ -744,7 +744,7 @@ void vt_paths_surface_destroyed(struct vt_surface *surface);
  * whose composition has not started. false: no pacer. */
 bool vt_output_pacing(struct vt_output *output, uint64_t now,
 	const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest);
-/* Position-aware rendering of the surface's damage (paths.c decides the
+/* Position-aware rendering of the surface's damage (presentation_paths.c decides the
  * surface may tear): written at once into the refresh being scanned out
  * when the scanout model allows. */
 bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,

@@ -33,7 +33,7 @@
 #include <wlr/util/log.h>
 
 #include "embed.h"
-#include "emulated_input.h"
+#include "input/emulated_input.h"
 #include "server.h"
 
 #define WLCS_EXPORT __attribute__((visibility("default")))

@@ -25,7 +25,7 @@
 #include <wlr/types/wlr_output_management_v1.h>
 #include <wlr/util/log.h>
 
-#include "output_management.h"
+#include "output/output_management.h"
 #include "server.h"
 
 /* What vitrail accepts of a custom mode: a side of at most 8192 pixels

@@ -10,7 +10,7 @@
 #include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_touch.h>
 
-#include "emulated_input.h"
+#include "input/emulated_input.h"
 #include "server.h"
 
 static uint32_t now_msec(void) {

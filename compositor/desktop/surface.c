@@ -167,7 +167,7 @@ struct vt_surface_copy {
 	pixman_region32_t todo; /* full-width rows of image still to copy */
 	struct wl_event_source *timer; /* the next band */
 	uint32_t *rows; /* converted rows of a step (formats but 32-bit ones) */
-	/* what the commits it waits for tell the path manager (paths.c) */
+	/* what the commits it waits for tell the path manager (presentation_paths.c) */
 	bool new_content, replaced;
 	/* for the log */
 	uint64_t start_ns, busy_ns, longest_ns;
@@ -211,7 +211,7 @@ static struct vr_image *copy_finish(struct vt_surface_copy *copy,
 }
 
 /* The commits that waited for the copy reach the path manager, which
- * sends their frame callbacks (paths.c), unless the surface's commit
+ * sends their frame callbacks (presentation_paths.c), unless the surface's commit
  * handler runs: it tells it itself. */
 static void copy_tell_paths(struct vt_surface *surface, bool new_content,
 		bool replaced) {
@@ -877,7 +877,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		surface->copy->replaced |= replaced;
 		return;
 	}
-	/* frame callbacks: at the vblank, or just in time (paths.c) */
+	/* frame callbacks: at the vblank, or just in time (presentation_paths.c) */
 	vt_paths_surface_commit(surface, new_content, replaced);
 }
 

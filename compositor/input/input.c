@@ -43,8 +43,8 @@
 #include <wlr/xcursor.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "layer_shell.h"
-#include "scroll.h"
+#include "desktop/layer_shell.h"
+#include "protocols/scroll_region.h"
 #include "server.h"
 
 static const char *empty_to_null(const char *s) {
@@ -1145,7 +1145,7 @@ static void pointer_axis(struct vt_server *server,
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	vt_kiosk_pointer_activity(server);
-	/* over a scroll region: vitrail scrolls it (scroll.c) */
+	/* over a scroll region: vitrail scrolls it (scroll_region.c) */
 	if (!vt_session_locked(server) &&
 			vt_scroll_pointer_axis(server, event)) {
 		return;
@@ -1541,7 +1541,7 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 		/* a layer surface: on_demand ones take the keyboard */
 		vt_layers_focus_surface(server, surface);
 	}
-	/* down in a scroll region: the finger drags it (scroll.c) */
+	/* down in a scroll region: the finger drags it (scroll_region.c) */
 	if (view != NULL && vt_scroll_touch_down(server, event->time_msec,
 			event->touch_id, lx, ly)) {
 		return;

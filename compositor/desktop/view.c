@@ -31,9 +31,9 @@
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
 
-#include "layer_shell.h"
+#include "desktop/layer_shell.h"
 #include "server.h"
-#include "xwayland.h"
+#include "desktop/xwayland.h"
 
 static struct wlr_box output_layout_box(struct vt_server *server,
 		struct vt_output *output) {

@@ -35,7 +35,7 @@ void vt_scene_sample(struct vt_server *server, uint64_t display_ns,
 bool vt_scene_animating(struct vt_server *server);
 
 /*
- * Scroll regions (scroll.c) move scene nodes (vitrail_scroll_v1
+ * Scroll regions (scroll_region.c) move scene nodes (vitrail_scroll_v1
  * attach_node): the node behind a vitrail_scene_node_v1 resource (NULL
  * when the resource is another interface's or inert), the surface of its
  * scene, the scroll subtracted after its own transform, and a listener

@@ -34,7 +34,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
-#include "layer_shell.h"
+#include "desktop/layer_shell.h"
 #include "server.h"
 
 #define LAYERS 4

@@ -39,8 +39,8 @@
 #include <wlr/util/log.h>
 
 #include "pacing/scroll.h"
-#include "scene.h"
-#include "scroll.h"
+#include "scene/scene.h"
+#include "protocols/scroll_region.h"
 #include "server.h"
 #include "vitrail-scroll-v1-protocol.h"
 

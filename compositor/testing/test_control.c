@@ -11,7 +11,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
-#include "emulated_input.h"
+#include "input/emulated_input.h"
 #include "server.h"
 #include "vitrail-test-v1-protocol.h"
 

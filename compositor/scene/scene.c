@@ -48,7 +48,7 @@
 #include <wlr/util/log.h>
 #include <vitrail/canvas.h>
 
-#include "scene.h"
+#include "scene/scene.h"
 #include "scene/decoder.h"
 #include "server.h"
 #include "vitrail-scene-v1-protocol.h"
@@ -215,7 +215,7 @@ struct vt_scene_node {
 	uint32_t stamp, ancestor_stamp; // set_children's checks
 	bool record; // the display list must be recorded again
 	uint64_t drawn; // commands it draws, charged to drawn_commands
-	/* scroll.c: the compositor's scroll of this node (vitrail_scroll_v1),
+	/* scroll_region.c: the compositor's scroll of this node (vitrail_scroll_v1),
 	 * subtracted after its own transform */
 	float scroll[2];
 	struct {
@@ -866,7 +866,7 @@ static void props_init(struct node_props *props) {
 }
 
 /* M = T(translation + anchor) * R(rotation) * S(scale) * T(-anchor) * matrix,
- * then T(-scroll) when a scroll region moves the node (scroll.c). */
+ * then T(-scroll) when a scroll region moves the node (scroll_region.c). */
 static void node_apply_transform(struct vt_scene_node *node) {
 	const struct node_props *p = &node->current;
 	double rad = p->rotation * PI / 180.0;
@@ -1919,7 +1919,7 @@ static const struct vitrail_scene_v1_interface scene_impl = {
 	.set_root = scene_handle_set_root,
 };
 
-/* ---- what scroll.c moves ------------------------------------------------ */
+/* ---- what scroll_region.c moves ----------------------------------------- */
 
 struct vt_scene_node *vt_scene_node_from_resource(
 		struct wl_resource *resource) {

@@ -40,7 +40,7 @@
 #include <xcb/xproto.h>
 
 #include "server.h"
-#include "xwayland.h"
+#include "desktop/xwayland.h"
 
 struct vt_xwayland {
 	struct vt_server *server;

@@ -49,10 +49,10 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
-#include "layer_shell.h"
-#include "output_management.h"
-#include "scene.h"
-#include "scroll.h"
+#include "desktop/layer_shell.h"
+#include "output/output_management.h"
+#include "scene/scene.h"
+#include "protocols/scroll_region.h"
 #include "server.h"
 
 /* Output buffers per output: enough for the frames a pacer may hold
@@ -1530,7 +1530,7 @@ static const struct vt_pacer_impl pacer_impl = {
 	.request_backend_frame = output_request_backend_frame,
 };
 
-/* ---- the low-latency path (paths.c) ------------------------------------- */
+/* ---- the low-latency path (presentation_paths.c) ------------------------ */
 
 bool vt_output_pacing(struct vt_output *output, uint64_t now,
 		const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest) {

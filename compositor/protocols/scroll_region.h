@@ -1,5 +1,5 @@
 /*
- * vitrail_scroll_v1 (scroll.c): scroll regions of surfaces whose extended
+ * vitrail_scroll_v1 (scroll_region.c): scroll regions of surfaces whose extended
  * frames vitrail scrolls itself (scroll-aware rendering; the policy is
  * pacing/scroll.c). Main thread only.
  */
