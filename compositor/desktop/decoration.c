@@ -18,6 +18,9 @@
 #include <wlr/util/edges.h>
 #include <vitrail/canvas.h>
 
+#include "desktop/decoration.h"
+#include "desktop/surface.h"
+#include "desktop/view.h"
 #include "server.h"
 
 /* The close button: a square at the title bar's right end, its cross

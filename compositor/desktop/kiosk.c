@@ -12,7 +12,10 @@
 #include <wlr/types/wlr_output_layout.h>
 #include <wlr/util/log.h>
 
+#include "desktop/kiosk.h"
+#include "output/output.h"
 #include "server.h"
+#include "util.h"
 
 /* A restart after the application ran less than this is a crash loop:
  * the next waits twice as long as the last, up to RESTART_MAX_MS. */

@@ -35,6 +35,11 @@
 #include <wlr/util/log.h>
 
 #include "desktop/layer_shell.h"
+#include "desktop/session_lock.h"
+#include "desktop/surface.h"
+#include "desktop/view.h"
+#include "input/input.h"
+#include "output/output.h"
 #include "server.h"
 
 #define LAYERS 4

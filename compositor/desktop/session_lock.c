@@ -42,7 +42,13 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "desktop/session_lock.h"
+#include "desktop/surface.h"
+#include "desktop/view.h"
 #include "ext-session-lock-v1-protocol.h"
+#include "input/input.h"
+#include "output/output.h"
+#include "protocols/protocols.h"
 #include "server.h"
 
 #define LOCK_VERSION 1

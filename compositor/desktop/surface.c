@@ -36,7 +36,15 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
+#include "desktop/surface.h"
+#include "input/input.h"
+#include "output/client_buffer_renderer.h"
+#include "output/output.h"
+#include "protocols/frame_timing.h"
+#include "protocols/presentation_paths.h"
 #include "server.h"
+#include "testing/test_control.h"
+#include "util.h"
 
 struct vt_surface *vt_surface_from_wlr(struct wlr_surface *wlr_surface) {
 	return wlr_surface->data;

@@ -31,9 +31,18 @@
 #include <wlr/util/edges.h>
 #include <wlr/util/log.h>
 
+#include "desktop/decoration.h"
+#include "desktop/kiosk.h"
 #include "desktop/layer_shell.h"
-#include "server.h"
+#include "desktop/session_lock.h"
+#include "desktop/surface.h"
+#include "desktop/view.h"
 #include "desktop/xwayland.h"
+#include "input/input.h"
+#include "output/output.h"
+#include "protocols/fractional_scale.h"
+#include "protocols/protocols.h"
+#include "server.h"
 
 static struct wlr_box output_layout_box(struct vt_server *server,
 		struct vt_output *output) {

@@ -39,8 +39,13 @@
 #include <wlr/xwayland.h>
 #include <xcb/xproto.h>
 
-#include "server.h"
+#include "desktop/session_lock.h"
+#include "desktop/surface.h"
+#include "desktop/view.h"
 #include "desktop/xwayland.h"
+#include "input/input.h"
+#include "protocols/protocols.h"
+#include "server.h"
 
 struct vt_xwayland {
 	struct vt_server *server;

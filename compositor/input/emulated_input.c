@@ -12,6 +12,7 @@
 
 #include "input/emulated_input.h"
 #include "server.h"
+#include "util.h"
 
 static uint32_t now_msec(void) {
 	return (uint32_t)(vt_now_ns() / 1000000u);

@@ -24,7 +24,8 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/util/log.h>
 
-#include "server.h"
+#include "desktop/surface.h"
+#include "output/client_buffer_renderer.h"
 
 struct surface_renderer {
 	struct wlr_renderer base;

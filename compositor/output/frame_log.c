@@ -4,9 +4,10 @@
  * same columns (see vitrail(1), FRAME LOG).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#include "server.h"
+#include "output/frame_log.h"
 
 struct vt_frame_log {
 	FILE *f;

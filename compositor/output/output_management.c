@@ -25,6 +25,7 @@
 #include <wlr/types/wlr_output_management_v1.h>
 #include <wlr/util/log.h>
 
+#include "output/output.h"
 #include "output/output_management.h"
 #include "server.h"
 

@@ -10,6 +10,8 @@
 #include <wlr/types/wlr_surface.h>
 
 #include "content-type-v1-protocol.h"
+#include "desktop/surface.h"
+#include "protocols/content_type.h"
 #include "server.h"
 
 #define CONTENT_TYPE_VERSION 1

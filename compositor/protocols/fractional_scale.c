@@ -12,7 +12,10 @@
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_surface.h>
 
+#include "desktop/surface.h"
 #include "fractional-scale-v1-protocol.h"
+#include "output/output.h"
+#include "protocols/fractional_scale.h"
 #include "server.h"
 
 #define FRACTIONAL_SCALE_VERSION 1

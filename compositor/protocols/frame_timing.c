@@ -32,8 +32,14 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
+#include "pacing/pacer.h"
+#include "desktop/surface.h"
+#include "input/input.h"
+#include "output/output.h"
 #include "pacing/latch.h"
+#include "protocols/frame_timing.h"
 #include "server.h"
+#include "util.h"
 #include "vitrail-frame-timing-v1-protocol.h"
 
 #define LIMIT_DEFAULT 3

@@ -26,8 +26,14 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "pacing/pacer.h"
+#include "desktop/surface.h"
+#include "output/output.h"
+#include "protocols/frame_timing.h"
+#include "protocols/presentation_paths.h"
 #include "server.h"
 #include "tearing-control-v1-protocol.h"
+#include "util.h"
 
 struct vt_paths {
 	struct vt_server *server;

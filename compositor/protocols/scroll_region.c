@@ -38,10 +38,16 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
+#include "pacing/pacer.h"
+#include "desktop/surface.h"
+#include "desktop/view.h"
+#include "output/output.h"
 #include "pacing/scroll.h"
-#include "scene/scene.h"
 #include "protocols/scroll_region.h"
+#include "scene/scene.h"
 #include "server.h"
+#include "testing/test_control.h"
+#include "util.h"
 #include "vitrail-scroll-v1-protocol.h"
 
 #define SCROLL_VERSION 2

@@ -16,6 +16,7 @@
 #include <wayland-server-protocol.h>
 #include <wlr/types/wlr_buffer.h>
 
+#include "protocols/single_pixel.h"
 #include "server.h"
 #include "single-pixel-buffer-v1-protocol.h"
 

@@ -48,9 +48,13 @@
 #include <wlr/util/log.h>
 #include <vitrail/canvas.h>
 
-#include "scene/scene.h"
+#include "pacing/pacer.h"
+#include "desktop/surface.h"
+#include "output/output.h"
 #include "scene/decoder.h"
+#include "scene/scene.h"
 #include "server.h"
+#include "util.h"
 #include "vitrail-scene-v1-protocol.h"
 
 #define SCENE_VERSION 1

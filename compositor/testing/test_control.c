@@ -11,8 +11,12 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "pacing/pacer.h"
+#include "desktop/view.h"
 #include "input/emulated_input.h"
+#include "output/output.h"
 #include "server.h"
+#include "testing/test_control.h"
 #include "vitrail-test-v1-protocol.h"
 
 struct vt_test {

@@ -32,6 +32,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "desktop/view.h"
 #include "embed.h"
 #include "input/emulated_input.h"
 #include "server.h"
