@@ -43,10 +43,8 @@
 #include <wlr/xcursor.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "desktop/decoration.h"
 #include "desktop/kiosk.h"
 #include "desktop/layer_shell.h"
-#include "desktop/session_lock.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "input/input.h"

@@ -38,18 +38,8 @@
 #include <wlr/xcursor.h>
 #include <xkbcommon/xkbcommon.h>
 
-#include "desktop/decoration.h"
-#include "desktop/kiosk.h"
-#include "desktop/layer_shell.h"
-#include "desktop/session_lock.h"
-#include "desktop/surface.h"
 #include "desktop/view.h"
-#include "input/input.h"
-#include "output/output.h"
-#include "protocols/protocols.h"
-#include "protocols/scroll_region.h"
 #include "server.h"
-#include "util.h"
 
 /* A virtual pointer (pointer.c): its events held until its frame. */
 struct vt_virtual_pointer {

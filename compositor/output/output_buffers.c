@@ -27,20 +27,13 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
-#include "desktop/layer_shell.h"
-#include "desktop/session_lock.h"
 #include "desktop/surface.h"
-#include "desktop/view.h"
-#include "output/frame_log.h"
 #include "output/output.h"
-#include "output/output_management.h"
 #include "pacing/pacer.h"
 #include "protocols/frame_timing.h"
-#include "protocols/presentation_paths.h"
 #include "protocols/scroll_region.h"
 #include "scene/scene.h"
 #include "server.h"
-#include "testing/test_control.h"
 #include "util.h"
 
 #include "output/output_internal.h"

@@ -27,13 +27,10 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
-#include "desktop/layer_shell.h"
 #include "desktop/session_lock.h"
 #include "desktop/surface.h"
-#include "desktop/view.h"
 #include "output/frame_log.h"
 #include "output/output.h"
-#include "output/output_management.h"
 #include "pacing/pacer.h"
 #include "protocols/frame_timing.h"
 #include "protocols/presentation_paths.h"

@@ -93,8 +93,6 @@
 
 #include "desktop/surface.h"
 #include "desktop/view.h"
-#include "input/input.h"
-#include "output/output.h"
 #include "protocols/protocols.h"
 #include "server.h"
 

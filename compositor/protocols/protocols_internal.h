@@ -41,11 +41,7 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
-#include "desktop/surface.h"
 #include "desktop/view.h"
-#include "input/input.h"
-#include "output/output.h"
-#include "protocols/protocols.h"
 #include "server.h"
 
 struct vt_protocols {

@@ -20,12 +20,8 @@
 #include <vitrail/canvas.h>
 
 #include "pacing/pacer.h"
-#include "desktop/surface.h"
-#include "output/output.h"
 #include "scene/decoder.h"
-#include "scene/scene.h"
 #include "server.h"
-#include "util.h"
 #include "vitrail-scene-v1-protocol.h"
 
 #include "scene/scene_internal.h"

@@ -50,8 +50,6 @@
 
 #include "pacing/pacer.h"
 #include "desktop/surface.h"
-#include "output/output.h"
-#include "scene/decoder.h"
 #include "scene/scene.h"
 #include "server.h"
 #include "util.h"

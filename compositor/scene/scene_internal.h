@@ -24,12 +24,8 @@
 #include <vitrail/canvas.h>
 
 #include "pacing/pacer.h"
-#include "desktop/surface.h"
-#include "output/output.h"
 #include "scene/decoder.h"
-#include "scene/scene.h"
 #include "server.h"
-#include "util.h"
 #include "vitrail-scene-v1-protocol.h"
 
 #define SCENE_VERSION 1
@@ -233,7 +229,7 @@ struct scene_image *scene_image_from_resource(struct wl_resource *resource);
 void scene_handle_destroy(struct wl_client *client,
 		struct wl_resource *resource);
 void scene_post_error(struct wl_resource *resource, uint32_t code,
-		const char *fmt, ...);
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void scene_quota_unref(struct client_quota *quota);
 struct client_quota *scene_quota_ref(struct client_quota *quota);
 struct image_data *scene_image_data_ref(struct image_data *data);
