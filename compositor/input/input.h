@@ -1,6 +1,6 @@
 /*
- * Input (input.c): keyboards and key bindings, the pointer and cursor,
- * touch, the seat's requests, and input prediction.
+ * Input: the seat, touch and input prediction (input.c), keyboards and key
+ * bindings (keyboard.c), the pointer and cursor (pointer.c).
  */
 #ifndef VITRAIL_INPUT_H
 #define VITRAIL_INPUT_H

@@ -1,6 +1,6 @@
 /*
- * Keyboards (input.c): devices and virtual keyboards, keymaps, key
- * bindings, and vitrail's own keyboard.
+ * Keyboards: devices and virtual keyboards, keymaps, key bindings, and
+ * vitrail's own keyboard.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>

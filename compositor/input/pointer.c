@@ -1,6 +1,6 @@
 /*
- * The pointer and the cursor (input.c): motion, buttons, axes, virtual
- * pointers, the cursor's image and its node in the render tree.
+ * The pointer and the cursor: motion, buttons, axes, virtual pointers, the
+ * cursor's image and its node in the render tree.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>

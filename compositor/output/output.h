@@ -1,7 +1,8 @@
 /*
- * Outputs (output.c): the frame pipeline of each output: its place in the
- * layout and workspaces, its buffers and damage, its frames (pacing,
- * render, commit, present), tearing, statistics and screenshots.
+ * Outputs: the frame pipeline of each output: its place in the layout and
+ * workspaces (output.c), its buffers and damage (output_buffers.c), its
+ * frames: pacing, render, commit, present, tearing (output_frame.c),
+ * statistics and screenshots (output_stats.c).
  */
 #ifndef VITRAIL_OUTPUT_H
 #define VITRAIL_OUTPUT_H

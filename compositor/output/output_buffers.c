@@ -1,6 +1,6 @@
 /*
- * Outputs' buffers (output.c): the swapchain of output buffers, their
- * damage history, and the damage and frame requests of each output.
+ * Outputs' buffers: the swapchain of output buffers, their damage history,
+ * and the damage and frame requests of each output.
  */
 #include <assert.h>
 #include <drm_fourcc.h>

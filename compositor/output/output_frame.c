@@ -1,6 +1,6 @@
 /*
- * An output's frames (output.c): render, commit and present as the pacer
- * asks, the low-latency path's tearing, and the backend's events.
+ * An output's frames: render, commit and present as the pacer asks, the
+ * low-latency path's tearing, and the backend's events.
  */
 #include <assert.h>
 #include <drm_fourcc.h>

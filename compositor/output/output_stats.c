@@ -1,5 +1,5 @@
 /*
- * Outputs' statistics and screenshots (output.c).
+ * Outputs' statistics and screenshots.
  */
 #include <assert.h>
 #include <drm_fourcc.h>

@@ -1,5 +1,6 @@
 /*
- * xdg-activation-v1 (protocols.c): tokens that activate toplevels.
+ * xdg-activation-v1 (set up by protocols.c): tokens that activate
+ * toplevels.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
- * wlr-foreign-toplevel-management (protocols.c): taskbars' handles on
- * windows.
+ * wlr-foreign-toplevel-management (set up by protocols.c): taskbars'
+ * handles on windows.
  */
 #include <math.h>
 #include <stdlib.h>

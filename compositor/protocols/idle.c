@@ -1,6 +1,6 @@
 /*
- * KDE idle and idle-inhibit-v1 (protocols.c): idle timers, stopped while
- * a surface with an inhibitor is mapped.
+ * KDE idle and idle-inhibit-v1 (set up by protocols.c): idle timers,
+ * stopped while a surface with an inhibitor is mapped.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /*
- * wlr-input-inhibitor (protocols.c): a client holding all input (lockers).
+ * wlr-input-inhibitor (set up by protocols.c): a client holding all input
+ * (lockers).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /*
- * wlr-output-power-management (protocols.c): outputs powered off and on.
+ * wlr-output-power-management (set up by protocols.c): outputs powered off
+ * and on.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * pointer-constraints-v1 and relative-pointer-v1 (protocols.c).
+ * pointer-constraints-v1 and relative-pointer-v1 (set up by protocols.c).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
- * pointer-gestures-v1 (protocols.c): swipe, pinch and hold to the client
- * with pointer focus.
+ * pointer-gestures-v1 (set up by protocols.c): swipe, pinch and hold to
+ * the client with pointer focus.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
  * The protocols wlroots implements, configured with vitrail's policy
- * (protocols.c): decorations, activation, idle, pointer constraints,
- * gestures, foreign toplevels, text input, tablets, output power, the
- * input inhibitor and the limits on clients.
+ * (protocols.c sets them up, one file each): decorations, activation,
+ * idle, pointer constraints, gestures, foreign toplevels, text input,
+ * tablets, output power, the input inhibitor, and the limits on clients.
  */
 #ifndef VITRAIL_PROTOCOLS_H
 #define VITRAIL_PROTOCOLS_H

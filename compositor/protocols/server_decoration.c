@@ -1,6 +1,6 @@
 /*
- * xdg-decoration-unstable-v1 and KDE's server-decoration (protocols.c):
- * which side draws a window's decorations.
+ * xdg-decoration-unstable-v1 and KDE's server-decoration (set up by
+ * protocols.c): which side draws a window's decorations.
  */
 #include <math.h>
 #include <stdlib.h>

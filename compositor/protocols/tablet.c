@@ -1,5 +1,5 @@
 /*
- * tablet-v2 (protocols.c): tablet tools join the seat.
+ * tablet-v2 (set up by protocols.c): tablet tools join the seat.
  */
 #include <math.h>
 #include <stdlib.h>

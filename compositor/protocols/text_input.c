@@ -1,6 +1,6 @@
 /*
  * input-method-v2 and text-input-v3, and keyboard-shortcuts-inhibit-v1
- * (protocols.c): the keyboard focus they follow.
+ * (set up by protocols.c): the keyboard focus they follow.
  */
 #include <math.h>
 #include <stdlib.h>

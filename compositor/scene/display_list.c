@@ -1,6 +1,6 @@
 /*
- * The scene protocol's display lists (scene.c): the command stream,
- * display list objects, and their recording into render tree nodes.
+ * The scene protocol's display lists: the command stream, display list
+ * objects, and their recording into render tree nodes.
  */
 #include <assert.h>
 #include <errno.h>

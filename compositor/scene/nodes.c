@@ -1,6 +1,6 @@
 /*
- * The scene protocol's nodes (scene.c): their state, animations, the
- * node objects and the commit of a scene's pending state.
+ * The scene protocol's nodes: their state, animations, the node objects
+ * and the commit of a scene's pending state.
  */
 #include <assert.h>
 #include <errno.h>
