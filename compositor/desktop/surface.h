@@ -19,8 +19,6 @@ struct wlr_subsurface;
 struct wlr_surface;
 struct vt_surface_timing;
 
-/* Per wl_surface: a container node placed in its parent's coordinates,
- * holding subsurfaces below, the content node, subsurfaces above. */
 /* Bytes of surface images vitrail holds per client (vitrail(1)),
  * surfaces' spares (surface.c) included. While a large buffer is being
  * copied, the new image counts and the one it replaces does not: a client
@@ -47,6 +45,8 @@ struct vt_client_budget;
 /* A large buffer being copied in bands (surface.c). */
 struct vt_surface_copy;
 
+/* Per wl_surface: a container node placed in its parent's coordinates,
+ * holding subsurfaces below, the content node, subsurfaces above. */
 struct vt_surface {
 	struct vt_server *server;
 	struct wlr_surface *wlr_surface;
