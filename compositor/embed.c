@@ -20,6 +20,7 @@
 
 #include "embed.h"
 #include "server.h"
+#include "util.h"
 
 struct vt_embedded {
 	struct vt_server server;

@@ -11,9 +11,13 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 
-#include "scroll.h"
+#include "desktop/kiosk.h"
+#include "desktop/xwayland.h"
+#include "output/frame_log.h"
+#include "output/output.h"
+#include "protocols/scroll_region.h"
 #include "server.h"
-#include "xwayland.h"
+#include "util.h"
 
 #ifndef VITRAIL_VERSION
 #define VITRAIL_VERSION "unknown"

@@ -38,12 +38,28 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
-#include "layer_shell.h"
-#include "output_management.h"
-#include "scene.h"
-#include "scroll.h"
+#include "desktop/kiosk.h"
+#include "desktop/layer_shell.h"
+#include "desktop/session_lock.h"
+#include "desktop/surface.h"
+#include "desktop/view.h"
+#include "desktop/xwayland.h"
+#include "input/input.h"
+#include "output/client_buffer_renderer.h"
+#include "output/frame_log.h"
+#include "output/output.h"
+#include "output/output_management.h"
+#include "protocols/content_type.h"
+#include "protocols/fractional_scale.h"
+#include "protocols/frame_timing.h"
+#include "protocols/presentation_paths.h"
+#include "protocols/protocols.h"
+#include "protocols/scroll_region.h"
+#include "protocols/single_pixel.h"
+#include "scene/scene.h"
 #include "server.h"
-#include "xwayland.h"
+#include "testing/test_control.h"
+#include "util.h"
 
 void vt_options_defaults(struct vt_options *opts) {
 	*opts = (struct vt_options){
@@ -350,7 +366,7 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_ERROR, "cannot create wlroots' pixman renderer");
 		return false;
 	}
-	/* Surfaces get textures that hold no buffer (surface_renderer.c):
+	/* Surfaces get textures that hold no buffer (client_buffer_renderer.c):
 	 * client buffers go back as soon as their pixels are copied. */
 	server->surface_renderer = vt_surface_renderer_create();
 	if (server->surface_renderer == NULL) {

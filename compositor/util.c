@@ -1,6 +1,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -9,7 +10,7 @@
 #include <unistd.h>
 #include <wlr/util/log.h>
 
-#include "server.h"
+#include "util.h"
 
 uint64_t vt_now_ns(void) {
 	struct timespec ts;

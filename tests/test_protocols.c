@@ -1,5 +1,5 @@
 /*
- * The standard protocols vitrail offers (compositor/protocols.c,
+ * The standard protocols vitrail offers (compositor/protocols/protocols.c,
  * session_lock.c, single_pixel.c), each checked against an oracle that
  * shares no code with vitrail: sway's own list of globals, the bytes a
  * client copied, the colours a client drew.

@@ -32,8 +32,9 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "desktop/view.h"
 #include "embed.h"
-#include "emulated_input.h"
+#include "input/emulated_input.h"
 #include "server.h"
 
 #define WLCS_EXPORT __attribute__((visibility("default")))
