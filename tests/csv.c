@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *read_file(const char *path) {
+char *csv_read_file(const char *path) {
 	FILE *f = fopen(path, "r");
 	if (f == NULL) {
 		return NULL;
@@ -65,7 +65,7 @@ static char *next_line(char **cursor) {
 
 bool csv_open(struct csv *csv, const char *path) {
 	*csv = (struct csv){ 0 };
-	csv->text = read_file(path);
+	csv->text = csv_read_file(path);
 	if (csv->text == NULL) {
 		return false;
 	}

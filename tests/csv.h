@@ -21,6 +21,9 @@ struct csv {
 	int nfields;
 };
 
+/* A whole file as a string (malloc'd); NULL when unreadable. */
+char *csv_read_file(const char *path);
+
 /* Read path and its header; false when unreadable or empty. */
 bool csv_open(struct csv *csv, const char *path);
 void csv_close(struct csv *csv);

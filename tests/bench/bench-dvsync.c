@@ -248,7 +248,7 @@ struct bench {
 static bool trace_load(struct trace *trace, const char *dir,
 		const char *name) {
 	char *path = bench_asprintf("%s/%s.txt", dir, name);
-	char *text = bench_read_file(path);
+	char *text = csv_read_file(path);
 	bool ok = false;
 	*trace = (struct trace){ 0 };
 	snprintf(trace->name, sizeof(trace->name), "%s", name);

@@ -88,7 +88,7 @@ static char *which(const char *program) {
 
 /* The probe's presented frames, from its "latency: frames=N" line. */
 static long probe_frames(const char *log_path) {
-	char *text = bench_read_file(log_path);
+	char *text = csv_read_file(log_path);
 	if (text == NULL) {
 		return -1;
 	}

@@ -236,7 +236,7 @@ static bool exited_ok(int status) {
 /* The probe's log says the compositor refused its path (a protocol
  * error) or does not offer tearing (version 1): the line. */
 static bool probe_refused(const char *log_path, char *why, size_t size) {
-	char *log = bench_read_file(log_path);
+	char *log = csv_read_file(log_path);
 	const char *line = log != NULL ? strstr(log, "protocol error") : NULL;
 	if (line == NULL && log != NULL) {
 		line = strstr(log, "--tearing needs");
@@ -256,7 +256,7 @@ static bool probe_refused(const char *log_path, char *why, size_t size) {
 
 /* The probe's "events=" of its summary line; -1 when absent. */
 static long probe_event_count(const char *log_path) {
-	char *log = bench_read_file(log_path);
+	char *log = csv_read_file(log_path);
 	const char *line = log != NULL ? strstr(log, "draw-probe: ") : NULL;
 	const char *events = line != NULL ? strstr(line, " events=") : NULL;
 	long n = events != NULL ? strtol(events + strlen(" events="), NULL, 10) :

@@ -191,7 +191,7 @@ static uint64_t main_cpu_ns(pid_t pid) {
 static long vm_rss_kib(pid_t pid) {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	char *status = bench_read_file(path);
+	char *status = csv_read_file(path);
 	long kib = -1;
 	char *p = status != NULL ? strstr(status, "VmRSS:") : NULL;
 	if (p != NULL) {
@@ -409,7 +409,7 @@ static bool drive_flings(struct conn *conn) {
 
 /* Has the client's log a line starting with prefix after byte from? */
 static bool log_has(const char *path, size_t from, const char *prefix) {
-	char *log = bench_read_file(path);
+	char *log = csv_read_file(path);
 	bool found = false;
 	if (log != NULL && strlen(log) > from) {
 		for (char *p = log + from; p != NULL && *p != '\0';) {
@@ -445,7 +445,7 @@ static bool wait_log(const char *path, size_t from, const char *prefix,
 
 /* The client's frames within [t0, t1]. */
 static int client_frames(const char *path, uint64_t t0, uint64_t t1) {
-	char *log = bench_read_file(path);
+	char *log = csv_read_file(path);
 	int n = 0;
 	for (char *p = log; p != NULL && *p != '\0';) {
 		unsigned long long t;
@@ -646,7 +646,7 @@ static bool run_reference(struct bench *bench, struct run *run) {
 			at = target;
 		}
 		ok = ok && conn_settle(conn);
-		char *text = ok ? bench_read_file(run->hash_log) : NULL;
+		char *text = ok ? csv_read_file(run->hash_log) : NULL;
 		size_t n = 0;
 		uint64_t *rows = text != NULL ? frame_hashes(text, 0, true, &n) :
 			NULL;
@@ -680,7 +680,7 @@ static void run_analyse(struct bench *bench, struct run *run) {
 	int c_presented = csv_column(&csv, "presented_ns");
 	int c_main = csv_column(&csv, "main_thread_us");
 	int c_scroll = csv_column(&csv, "scroll_samples");
-	char *hashes = run->verify ? bench_read_file(run->hash_log) : NULL;
+	char *hashes = run->verify ? csv_read_file(run->hash_log) : NULL;
 	const uint64_t *ref = bench->ref[run->variant];
 	size_t nref = bench->nref[run->variant];
 	struct bench_values main_us[NMOTIONS] = { 0 };

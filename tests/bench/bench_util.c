@@ -84,32 +84,6 @@ const char *bench_fmt(double v, int decimals) {
 	return buf;
 }
 
-char *bench_read_file(const char *path) {
-	FILE *f = fopen(path, "r");
-	if (f == NULL) {
-		return NULL;
-	}
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	size_t got;
-	while (buf != NULL && (got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += got;
-		if (len + 1 == cap) {
-			cap *= 2;
-			char *bigger = realloc(buf, cap);
-			if (bigger == NULL) {
-				free(buf);
-			}
-			buf = bigger;
-		}
-	}
-	fclose(f);
-	if (buf != NULL) {
-		buf[len] = '\0';
-	}
-	return buf;
-}
-
 char *bench_asprintf(const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);

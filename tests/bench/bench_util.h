@@ -30,8 +30,6 @@ double bench_values_rank(struct bench_values *values, int percent);
 
 /* A figure, or "n/a" (NAN, infinities); in one of 32 rotating buffers. */
 const char *bench_fmt(double v, int decimals);
-/* The whole file, NUL-terminated (malloc'd), or NULL. */
-char *bench_read_file(const char *path);
 /* asprintf that aborts on failure. */
 char *bench_asprintf(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
