@@ -8,12 +8,14 @@ one of the two trees (compositor/, renderer/); arrows between the trees
 and to the libraries outside do not count.
 
 Usage: layout_deps.py BUILD_DIR [--max-circle-files compositor=N,renderer=M]
-       [--verbose]
+       [--verbose] [--symbols]
 
 Prints one line per tree:
   <tree>: files=<sources> folders=<n> arrows=<n> circles=<n>
           in_circles=<files> longest=<file>:<lines> [server.h=<lines>]
-and, with --verbose, the members of each circle and each file's arrows.
+and, with --verbose, the members of each circle and each file's arrows;
+with --symbols, the symbols behind each arrow inside a circle (what to
+move or invert to break it).
 With --max-circle-files it exits 1 when a tree has more files in circles
 than allowed: a ratchet that lets the count fall, never grow.
 """
@@ -117,6 +119,7 @@ def main():
     parser.add_argument("build_dir")
     parser.add_argument("--max-circle-files", default="")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--symbols", action="store_true")
     args = parser.parse_args()
     root, objs = objects(args.build_dir)
     defs, needs = {}, {}
@@ -132,12 +135,13 @@ def main():
     failed = False
     for tree in TREES:
         nodes = {rel for rel in objs if rel.split(os.sep)[0] == tree}
-        edges = {}
+        edges, carried = {}, {}
         for rel in nodes:
             for name in needs[rel]:
                 target = defs.get(name)
                 if target in nodes and target != rel:
                     edges.setdefault(rel, set()).add(target)
+                    carried.setdefault((rel, target), set()).add(name)
         circles = strongly_connected(nodes, edges)
         in_circles = sum(len(c) for c in circles)
         sources = []
@@ -161,6 +165,12 @@ def main():
                 print(f"  circle of {len(circle)}: {' '.join(circle)}")
             for rel in sorted(edges):
                 print(f"  {rel} -> {' '.join(sorted(edges[rel]))}")
+        if args.symbols:
+            for circle in circles:
+                members = set(circle)
+                for (src, dst), names in sorted(carried.items()):
+                    if src in members and dst in members:
+                        print(f"  {src} -> {dst}: {' '.join(sorted(names))}")
         if tree in limits and in_circles > limits[tree]:
             print(f"{tree}: {in_circles} files in circles, more than the "
                   f"{limits[tree]} allowed", file=sys.stderr)
