@@ -1337,8 +1337,83 @@ static bool write_diff(const char *path, const uint8_t *a, const uint8_t *b,
 	return ok;
 }
 
+/* The stored image's path: $VITRAIL_REFERENCES/<stored>.png. */
+static char *stored_path(const char *stored) {
+	const char *dir = getenv("VITRAIL_REFERENCES");
+	ck_assert_msg(dir != NULL && dir[0] != '\0', "VITRAIL_REFERENCES is not "
+		"set: the folder of the stored reference images");
+	return xasprintf("%s/%s.png", dir, stored);
+}
+
+static bool copy_file(const char *from, const char *to) {
+	FILE *in = fopen(from, "rb");
+	FILE *out = in != NULL ? fopen(to, "wb") : NULL;
+	bool ok = out != NULL;
+	char buf[65536];
+	size_t n;
+	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+		ok = fwrite(buf, 1, n, out) == n;
+	}
+	ok = ok && !ferror(in);
+	if (out != NULL && fclose(out) != 0) {
+		ok = false;
+	}
+	if (in != NULL) {
+		fclose(in);
+	}
+	return ok;
+}
+
+/* The screenshot against the image stored in the source tree: written by
+ * an earlier vitrail, looked at by a person, and changed only on purpose
+ * (VITRAIL_UPDATE_REFERENCES=1), so a change to code that both the engine
+ * and vitrail's own reference renderer share cannot move both sides. */
+static void check_stored(struct harness *harness, const char *output,
+		const char *shot, const uint8_t *shot_px, int32_t shot_w,
+		int32_t shot_h, const char *stored, int tolerance) {
+	char *path = stored_path(stored);
+	const char *update = getenv("VITRAIL_UPDATE_REFERENCES");
+	if (update != NULL && strcmp(update, "1") == 0) {
+		ck_assert_msg(copy_file(shot, path), "cannot write %s: %s", path,
+			strerror(errno));
+		fprintf(stderr, "%s: stored %s as the reference %s\n", output,
+			shot, path);
+		free(path);
+		return;
+	}
+	int32_t w = 0, h = 0;
+	uint8_t *px = vr_png_read(path, &w, &h);
+	ck_assert_msg(px != NULL, "cannot read the stored reference %s (write "
+		"it with VITRAIL_UPDATE_REFERENCES=1, see tests/data/references/"
+		"README)", path);
+	ck_assert_msg(w == shot_w && h == shot_h, "%s: the screenshot %s is "
+		"%dx%d but the stored reference %s is %dx%d", output, shot, shot_w,
+		shot_h, path, w, h);
+	make_opaque(px, w, h);
+	int max_diff = 0;
+	size_t bad = vr_pixels_compare(shot_px, shot_w * 4, px, w * 4, w, h,
+		tolerance, &max_diff);
+	if (bad > 0) {
+		char *diff = xasprintf("%s/%02d-%s-stored-diff.png", harness->out_dir,
+			harness->nchecks, output);
+		bool wrote = write_diff(diff, shot_px, px, w, h, tolerance);
+		ck_abort_msg("%s: %zu of %d pixels differ from the stored reference "
+			"by more than %d (largest difference %d); screenshot %s, "
+			"stored reference %s, diff %s%s", output, bad, w * h, tolerance,
+			max_diff, shot, path, diff, wrote ? "" : " (could not write)");
+	}
+	free(px);
+	free(path);
+}
+
 void harness_check_output(struct harness_conn *conn, const char *output,
 		int tolerance) {
+	harness_check_output_stored(conn, output, tolerance, NULL, 0);
+}
+
+void harness_check_output_stored(struct harness_conn *conn,
+		const char *output, int tolerance, const char *stored,
+		int stored_tolerance) {
 	struct harness *harness = current;
 	ck_assert_msg(harness != NULL, "harness_check_output without a harness");
 	harness_require_program("grim", "grim");
@@ -1391,6 +1466,10 @@ void harness_check_output(struct harness_conn *conn, const char *output,
 			"than %d (largest difference %d); screenshot %s, reference %s, "
 			"diff %s%s", output, gen_ref, bad, shot_w * shot_h, tolerance,
 			max_diff, shot, ref, diff, wrote ? "" : " (could not write)");
+	}
+	if (stored != NULL) {
+		check_stored(harness, output, shot, shot_px, shot_w, shot_h, stored,
+			stored_tolerance);
 	}
 	free(shot_px);
 	free(ref_px);

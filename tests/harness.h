@@ -269,6 +269,14 @@ int harness_grim(struct harness *harness, struct harness_vitrail *vitrail,
 	const char *output, const char *path);
 void harness_check_output(struct harness_conn *conn, const char *output,
 	int tolerance);
+/* The same, and then the screenshot against the image stored as
+ * $VITRAIL_REFERENCES/<stored>.png (tests/data/references/), within
+ * stored_tolerance: an oracle that no code under test renders. With
+ * VITRAIL_UPDATE_REFERENCES=1 the screenshot replaces the stored image
+ * instead (tests/data/references/README says when). */
+void harness_check_output_stored(struct harness_conn *conn,
+	const char *output, int tolerance, const char *stored,
+	int stored_tolerance);
 /* Settle, then grim's screenshot of output (or of a layout region
  * "X,Y WxH" when geometry is set) into <out_dir>/<name>.png; its pixels
  * (malloc'd, 0xAARRGGBB as vr_png_read gives them), size in *w, *h. */
