@@ -12,6 +12,117 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xdg-shell-client-protocol.h"
+
+/* ---- xdg_toplevel ------------------------------------------------------- */
+
+static void wm_base_handle_ping(void *data, struct xdg_wm_base *wm_base,
+		uint32_t serial) {
+	xdg_wm_base_pong(wm_base, serial);
+}
+
+static const struct xdg_wm_base_listener wm_base_listener = {
+	.ping = wm_base_handle_ping,
+};
+
+void pc_wm_base_listen(struct xdg_wm_base *wm_base) {
+	xdg_wm_base_add_listener(wm_base, &wm_base_listener, NULL);
+}
+
+static void xdg_surface_handle_configure(void *data,
+		struct xdg_surface *xdg_surface, uint32_t serial) {
+	struct pc_toplevel *toplevel = data;
+	xdg_surface_ack_configure(xdg_surface, serial);
+	int32_t width = toplevel->pending_width > 0 ? toplevel->pending_width :
+		toplevel->width;
+	int32_t height = toplevel->pending_height > 0 ?
+		toplevel->pending_height : toplevel->height;
+	bool resized = width != toplevel->width || height != toplevel->height;
+	toplevel->width = width;
+	toplevel->height = height;
+	bool first = !toplevel->configured;
+	toplevel->configured = true;
+	if (toplevel->configure != NULL) {
+		toplevel->configure(toplevel->data, first, resized);
+	}
+}
+
+static const struct xdg_surface_listener xdg_surface_listener = {
+	.configure = xdg_surface_handle_configure,
+};
+
+static void toplevel_handle_configure(void *data,
+		struct xdg_toplevel *xdg_toplevel, int32_t width, int32_t height,
+		struct wl_array *states) {
+	struct pc_toplevel *toplevel = data;
+	toplevel->pending_width = width;
+	toplevel->pending_height = height;
+}
+
+static void toplevel_handle_close(void *data,
+		struct xdg_toplevel *xdg_toplevel) {
+	struct pc_toplevel *toplevel = data;
+	if (toplevel->running != NULL) {
+		*toplevel->running = false;
+	}
+}
+
+static const struct xdg_toplevel_listener toplevel_listener = {
+	.configure = toplevel_handle_configure,
+	.close = toplevel_handle_close,
+};
+
+bool pc_toplevel_init(struct pc_toplevel *toplevel,
+		struct wl_compositor *compositor, struct xdg_wm_base *wm_base,
+		const char *app_id, const char *title, int32_t width, int32_t height,
+		bool *running, void (*configure)(void *data, bool first, bool resized),
+		void *data) {
+	*toplevel = (struct pc_toplevel){
+		.width = width,
+		.height = height,
+		.running = running,
+		.configure = configure,
+		.data = data,
+	};
+	toplevel->surface = wl_compositor_create_surface(compositor);
+	if (toplevel->surface == NULL) {
+		return false;
+	}
+	toplevel->xdg_surface = xdg_wm_base_get_xdg_surface(wm_base,
+		toplevel->surface);
+	if (toplevel->xdg_surface == NULL) {
+		return false;
+	}
+	xdg_surface_add_listener(toplevel->xdg_surface, &xdg_surface_listener,
+		toplevel);
+	toplevel->xdg_toplevel = xdg_surface_get_toplevel(toplevel->xdg_surface);
+	if (toplevel->xdg_toplevel == NULL) {
+		return false;
+	}
+	xdg_toplevel_add_listener(toplevel->xdg_toplevel, &toplevel_listener,
+		toplevel);
+	if (app_id != NULL) {
+		xdg_toplevel_set_app_id(toplevel->xdg_toplevel, app_id);
+	}
+	if (title != NULL) {
+		xdg_toplevel_set_title(toplevel->xdg_toplevel, title);
+	}
+	return true;
+}
+
+void pc_toplevel_finish(struct pc_toplevel *toplevel) {
+	if (toplevel->xdg_toplevel != NULL) {
+		xdg_toplevel_destroy(toplevel->xdg_toplevel);
+	}
+	if (toplevel->xdg_surface != NULL) {
+		xdg_surface_destroy(toplevel->xdg_surface);
+	}
+	if (toplevel->surface != NULL) {
+		wl_surface_destroy(toplevel->surface);
+	}
+	*toplevel = (struct pc_toplevel){ 0 };
+}
+
 /* ---- buffers ------------------------------------------------------------ */
 
 static void buffer_destroy(struct pc_buffer *buffer) {

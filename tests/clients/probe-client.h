@@ -1,7 +1,7 @@
 /*
- * What the probe clients (vitrail-latency-probe, vitrail-draw-probe)
- * share: a small pool of wl_shm buffers, busy work standing for a
- * client's rendering, option parsing and one turn of the main loop.
+ * What the probe and example clients share: an xdg_toplevel with the
+ * configure dance, a small pool of wl_shm buffers, busy work standing for
+ * a client's rendering, option parsing and one turn of the main loop.
  */
 #ifndef VITRAIL_TESTS_PROBE_CLIENT_H
 #define VITRAIL_TESTS_PROBE_CLIENT_H
@@ -12,6 +12,40 @@
 #include <wayland-client.h>
 
 #define PC_POOL_MAX 4
+
+struct xdg_wm_base;
+
+/*
+ * One xdg_toplevel on its own wl_surface. Each xdg_surface.configure is
+ * acknowledged, the size of the toplevel's last configure applied (0 keeps
+ * the client's own), and then configure(data, first, resized) runs: first
+ * on the first configure (the client may attach and commit), resized when
+ * width or height changed. xdg_toplevel.close sets *running to false.
+ */
+struct pc_toplevel {
+	struct wl_surface *surface;
+	struct xdg_surface *xdg_surface;
+	struct xdg_toplevel *xdg_toplevel;
+	int32_t width, height; // the client's size, changed by configures
+	int32_t pending_width, pending_height; // the last toplevel configure's
+	bool configured; // the first configure came
+	bool *running;
+	void (*configure)(void *data, bool first, bool resized);
+	void *data;
+};
+
+/* Answers the compositor's pings; call once on a bound xdg_wm_base. */
+void pc_wm_base_listen(struct xdg_wm_base *wm_base);
+/* Creates the surface and the toplevel (width x height until a configure
+ * says otherwise) with app_id and title (NULL: none); commits nothing.
+ * configure may be NULL. false when out of memory. */
+bool pc_toplevel_init(struct pc_toplevel *toplevel,
+	struct wl_compositor *compositor, struct xdg_wm_base *wm_base,
+	const char *app_id, const char *title, int32_t width, int32_t height,
+	bool *running, void (*configure)(void *data, bool first, bool resized),
+	void *data);
+/* Destroys what init created (also after a failed init). */
+void pc_toplevel_finish(struct pc_toplevel *toplevel);
 
 /* An XRGB8888 wl_shm buffer (stride 4 * width) with its pixels mapped. */
 struct pc_buffer {

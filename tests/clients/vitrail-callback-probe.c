@@ -65,20 +65,8 @@ struct probe {
 };
 
 struct window {
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *xdg_toplevel;
-	bool configured;
+	struct pc_toplevel toplevel;
 	bool done; /* its frame callback came */
-};
-
-static void wm_base_ping(void *data, struct xdg_wm_base *wm_base,
-		uint32_t serial) {
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	.ping = wm_base_ping,
 };
 
 static void registry_global(void *data, struct wl_registry *registry,
@@ -95,7 +83,7 @@ static void registry_global(void *data, struct wl_registry *registry,
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		p->wm_base = wl_registry_bind(registry, name,
 			&xdg_wm_base_interface, 1);
-		xdg_wm_base_add_listener(p->wm_base, &wm_base_listener, p);
+		pc_wm_base_listen(p->wm_base);
 	}
 }
 
@@ -147,29 +135,6 @@ static void probe_disconnect(struct probe *p) {
 	}
 	*p = (struct probe){ 0 };
 }
-
-static void xdg_surface_configure(void *data, struct xdg_surface *xdg_surface,
-		uint32_t serial) {
-	struct window *w = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
-	w->configured = true;
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
-
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel,
-		int32_t width, int32_t height, struct wl_array *states) {
-}
-
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel) {
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
 
 static void frame_done(void *data, struct wl_callback *callback,
 		uint32_t time) {
@@ -283,27 +248,24 @@ static struct pc_buffer *fill_buffer(struct probe *p, struct pc_pool *pool,
 static bool window_create(struct probe *p, struct window *w,
 		uint64_t timeout_ns) {
 	*w = (struct window){ 0 };
-	w->surface = wl_compositor_create_surface(p->compositor);
-	w->xdg_surface = xdg_wm_base_get_xdg_surface(p->wm_base, w->surface);
-	xdg_surface_add_listener(w->xdg_surface, &xdg_surface_listener, w);
-	w->xdg_toplevel = xdg_surface_get_toplevel(w->xdg_surface);
-	xdg_toplevel_add_listener(w->xdg_toplevel, &toplevel_listener, w);
-	xdg_toplevel_set_app_id(w->xdg_toplevel, "callback-probe");
-	wl_surface_commit(w->surface);
-	return dispatch_until(p->display, &w->configured,
+	if (!pc_toplevel_init(&w->toplevel, p->compositor, p->wm_base,
+			"callback-probe", NULL, 0, 0, NULL, NULL, NULL)) {
+		fprintf(stderr, NAME ": out of memory\n");
+		return false;
+	}
+	wl_surface_commit(w->toplevel.surface);
+	return dispatch_until(p->display, &w->toplevel.configured,
 		pc_now_ns() + timeout_ns);
 }
 
 static void window_destroy(struct window *w) {
-	xdg_toplevel_destroy(w->xdg_toplevel);
-	xdg_surface_destroy(w->xdg_surface);
-	wl_surface_destroy(w->surface);
+	pc_toplevel_finish(&w->toplevel);
 }
 
 /* Ask for the window's next frame callback (w->done once it came). */
 static struct wl_callback *window_frame(struct window *w) {
 	w->done = false;
-	struct wl_callback *callback = wl_surface_frame(w->surface);
+	struct wl_callback *callback = wl_surface_frame(w->toplevel.surface);
 	wl_callback_add_listener(callback, &frame_listener, w);
 	return callback;
 }
@@ -395,10 +357,10 @@ int main(int argc, char *argv[]) {
 			fprintf(stderr, NAME ": no helper window\n");
 			return 2;
 		}
-		wl_surface_attach(helper.surface, helper_buffer->wl_buffer, 0, 0);
-		wl_surface_damage_buffer(helper.surface, 0, 0, width, height);
+		wl_surface_attach(helper.toplevel.surface, helper_buffer->wl_buffer, 0, 0);
+		wl_surface_damage_buffer(helper.toplevel.surface, 0, 0, width, height);
 		struct wl_callback *callback = window_frame(&helper);
-		wl_surface_commit(helper.surface);
+		wl_surface_commit(helper.toplevel.surface);
 		bool ok = dispatch_until(p.display, &helper.done,
 			pc_now_ns() + timeout_ns);
 		wl_callback_destroy(callback);
@@ -433,7 +395,7 @@ int main(int argc, char *argv[]) {
 			 * window's destruction drew is shown, and the next vblank
 			 * is most of a period away */
 			helper_callback = window_frame(&helper);
-			wl_surface_commit(helper.surface);
+			wl_surface_commit(helper.toplevel.surface);
 			bool settled = dispatch_until(p.display, &helper.done,
 				pc_now_ns() + timeout_ns);
 			wl_callback_destroy(helper_callback);
@@ -456,11 +418,11 @@ int main(int argc, char *argv[]) {
 					fprintf(stderr, NAME ": no buffer for the helper\n");
 					return 2;
 				}
-				wl_surface_attach(helper.surface, next->wl_buffer, 0, 0);
-				wl_surface_damage_buffer(helper.surface, 0, 0, width,
+				wl_surface_attach(helper.toplevel.surface, next->wl_buffer, 0, 0);
+				wl_surface_damage_buffer(helper.toplevel.surface, 0, 0, width,
 					height);
 			}
-			wl_surface_commit(helper.surface);
+			wl_surface_commit(helper.toplevel.surface);
 			if (wl_display_roundtrip(p.display) < 0 || (feedback &&
 					wl_display_roundtrip(p.display) < 0)) {
 				return 2;
@@ -473,18 +435,18 @@ int main(int argc, char *argv[]) {
 				return 2;
 			}
 		}
-		wl_surface_attach(w.surface, buffer->wl_buffer, 0, 0);
-		wl_surface_damage_buffer(w.surface, 0, 0, width, height);
+		wl_surface_attach(w.toplevel.surface, buffer->wl_buffer, 0, 0);
+		wl_surface_damage_buffer(w.toplevel.surface, 0, 0, width, height);
 		struct wl_callback *callback = window_frame(&w);
 		bool answered = false;
 		struct wp_presentation_feedback *fb = NULL;
 		if (feedback) {
-			fb = wp_presentation_feedback(p.presentation, w.surface);
+			fb = wp_presentation_feedback(p.presentation, w.toplevel.surface);
 			wp_presentation_feedback_add_listener(fb, &feedback_listener,
 				&answered);
 		}
 		uint64_t start = pc_now_ns();
-		wl_surface_commit(w.surface);
+		wl_surface_commit(w.toplevel.surface);
 		if (pause_pid > 0) {
 			wl_display_flush(p.display);
 			/* past the vblank the helper's callback waits for (two

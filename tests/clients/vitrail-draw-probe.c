@@ -175,14 +175,10 @@ struct probe {
 	uint32_t clock_id;
 	bool clock_known;
 
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *xdg_toplevel;
+	struct pc_toplevel window;
 	struct wl_callback *frame_callback;
 	struct pc_pool pool;
-	int32_t width, height;
-	int32_t pending_width, pending_height;
-	bool configured;
+	int32_t width, height; // --size: the window's until a configure
 	bool full_redraw; // the size changed: repaint and damage everything
 
 	/* what is drawn: the trail (a ring of trail_len of the last
@@ -454,19 +450,19 @@ static void request_frame(struct probe *probe) {
 	if (probe->frame_callback != NULL) {
 		wl_callback_destroy(probe->frame_callback);
 	}
-	probe->frame_callback = wl_surface_frame(probe->surface);
+	probe->frame_callback = wl_surface_frame(probe->window.surface);
 	wl_callback_add_listener(probe->frame_callback, &frame_listener, probe);
 }
 
 /* A frame callback when none is pending: a commit that only asks for
  * one. */
 static void arm_frame(struct probe *probe) {
-	if (probe->frame_callback != NULL || !probe->configured ||
+	if (probe->frame_callback != NULL || !probe->window.configured ||
 			probe->stopping) {
 		return;
 	}
 	request_frame(probe);
-	wl_surface_commit(probe->surface);
+	wl_surface_commit(probe->window.surface);
 	wl_display_flush(probe->display);
 }
 
@@ -474,7 +470,7 @@ static void arm_frame(struct probe *probe) {
  * alone before any) and commit it. */
 static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 	struct pc_buffer *buffer = pc_pool_next(&probe->pool, probe->shm,
-		probe->width, probe->height);
+		probe->window.width, probe->window.height);
 	if (buffer == NULL) {
 		// every buffer is still held: try again at the next frame
 		probe->no_buffer++;
@@ -520,16 +516,16 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 	probe->full_redraw = false;
 	pc_busy_work(probe->render_ms);
 
-	wl_surface_attach(probe->surface, buffer->wl_buffer, 0, 0);
+	wl_surface_attach(probe->window.surface, buffer->wl_buffer, 0, 0);
 	if (full) {
-		wl_surface_damage_buffer(probe->surface, 0, 0, buffer->width,
+		wl_surface_damage_buffer(probe->window.surface, 0, 0, buffer->width,
 			buffer->height);
 	} else {
 		struct box all = { 0, 0, buffer->width, buffer->height };
 		for (int i = 0; i < FRAME_BOXES; i++) {
 			struct box b = box_intersect(boxes[i], all);
 			if (b.w > 0) {
-				wl_surface_damage_buffer(probe->surface, b.x, b.y, b.w,
+				wl_surface_damage_buffer(probe->window.surface, b.x, b.y, b.w,
 					b.h);
 			}
 		}
@@ -539,7 +535,7 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 	pending->record = index;
 	wl_list_insert(&probe->feedbacks, &pending->link);
 	pending->feedback = wp_presentation_feedback(probe->presentation,
-		probe->surface);
+		probe->window.surface);
 	wp_presentation_feedback_add_listener(pending->feedback,
 		&feedback_listener, pending);
 	struct pending_commit_feedback *commit_pending = probe->timing == NULL ?
@@ -554,7 +550,7 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 		wl_list_insert(&probe->commit_feedbacks, &commit_pending->link);
 	}
 	record->commit_ns = pc_now_ns();
-	wl_surface_commit(probe->surface);
+	wl_surface_commit(probe->window.surface);
 	wl_display_flush(probe->display);
 	buffer->busy = true;
 }
@@ -596,7 +592,7 @@ static void pointer_handle_enter(void *data, struct wl_pointer *pointer,
 		uint32_t serial, struct wl_surface *surface, wl_fixed_t sx,
 		wl_fixed_t sy) {
 	struct probe *probe = data;
-	if (surface == probe->surface) {
+	if (surface == probe->window.surface) {
 		pointer_event(probe, sx, sy);
 	}
 }
@@ -669,58 +665,18 @@ static const struct wl_seat_listener seat_listener = {
 
 /* ---- xdg-shell ---------------------------------------------------------- */
 
-static void wm_base_handle_ping(void *data, struct xdg_wm_base *wm_base,
-		uint32_t serial) {
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	.ping = wm_base_handle_ping,
-};
-
-static void xdg_surface_handle_configure(void *data,
-		struct xdg_surface *xdg_surface, uint32_t serial) {
+static void window_configured(void *data, bool first, bool resized) {
 	struct probe *probe = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
-	int32_t width = probe->pending_width > 0 ? probe->pending_width :
-		probe->width;
-	int32_t height = probe->pending_height > 0 ? probe->pending_height :
-		probe->height;
-	if (width != probe->width || height != probe->height) {
-		probe->width = width;
-		probe->height = height;
+	if (resized) {
 		probe->full_redraw = true;
 	}
-	if (!probe->configured) {
+	if (first) {
 		// The first frame; every later one starts at a frame callback.
-		probe->configured = true;
 		draw_frame(probe, 0);
 	} else if (probe->full_redraw) {
 		arm_frame(probe);
 	}
 }
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_handle_configure,
-};
-
-static void toplevel_handle_configure(void *data,
-		struct xdg_toplevel *toplevel, int32_t width, int32_t height,
-		struct wl_array *states) {
-	struct probe *probe = data;
-	probe->pending_width = width;
-	probe->pending_height = height;
-}
-
-static void toplevel_handle_close(void *data, struct xdg_toplevel *toplevel) {
-	struct probe *probe = data;
-	probe->running = false;
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_handle_configure,
-	.close = toplevel_handle_close,
-};
 
 /* ---- globals ------------------------------------------------------------ */
 
@@ -755,7 +711,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		probe->wm_base = wl_registry_bind(registry, name,
 			&xdg_wm_base_interface, 1);
-		xdg_wm_base_add_listener(probe->wm_base, &wm_base_listener, probe);
+		pc_wm_base_listen(probe->wm_base);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
 		probe->presentation = wl_registry_bind(registry, name,
 			&wp_presentation_interface, 1);
@@ -796,7 +752,7 @@ static bool setup_timing(struct probe *probe) {
 		return false;
 	}
 	probe->timing = vitrail_frame_timing_manager_v1_get_surface_timing(
-		probe->timing_manager, probe->surface);
+		probe->timing_manager, probe->window.surface);
 	if (probe->path != PATH_NONE) {
 		vitrail_surface_timing_v1_set_path(probe->timing,
 			(uint32_t)probe->path);
@@ -813,7 +769,7 @@ static bool setup_timing(struct probe *probe) {
 		vitrail_surface_timing_v1_set_tearing(probe->timing, 1);
 		if (probe->tearing_manager != NULL) {
 			probe->tearing = wp_tearing_control_manager_v1_get_tearing_control(
-				probe->tearing_manager, probe->surface);
+				probe->tearing_manager, probe->window.surface);
 			wp_tearing_control_v1_set_presentation_hint(probe->tearing,
 				WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
 		}
@@ -851,20 +807,16 @@ static bool probe_init(struct probe *probe) {
 		return false;
 	}
 
-	probe->surface = wl_compositor_create_surface(probe->compositor);
+	if (!pc_toplevel_init(&probe->window, probe->compositor, probe->wm_base,
+			probe->app_id, "vitrail draw probe", probe->width, probe->height,
+			&probe->running, window_configured, probe)) {
+		fprintf(stderr, "vitrail-draw-probe: out of memory\n");
+		return false;
+	}
 	if (!setup_timing(probe)) {
 		return false;
 	}
-	probe->xdg_surface = xdg_wm_base_get_xdg_surface(probe->wm_base,
-		probe->surface);
-	xdg_surface_add_listener(probe->xdg_surface, &xdg_surface_listener,
-		probe);
-	probe->xdg_toplevel = xdg_surface_get_toplevel(probe->xdg_surface);
-	xdg_toplevel_add_listener(probe->xdg_toplevel, &toplevel_listener,
-		probe);
-	xdg_toplevel_set_app_id(probe->xdg_toplevel, probe->app_id);
-	xdg_toplevel_set_title(probe->xdg_toplevel, "vitrail draw probe");
-	wl_surface_commit(probe->surface);
+	wl_surface_commit(probe->window.surface);
 	return true;
 }
 
@@ -890,15 +842,7 @@ static void probe_finish(struct probe *probe) {
 	if (probe->timing != NULL) {
 		vitrail_surface_timing_v1_destroy(probe->timing);
 	}
-	if (probe->xdg_toplevel != NULL) {
-		xdg_toplevel_destroy(probe->xdg_toplevel);
-	}
-	if (probe->xdg_surface != NULL) {
-		xdg_surface_destroy(probe->xdg_surface);
-	}
-	if (probe->surface != NULL) {
-		wl_surface_destroy(probe->surface);
-	}
+	pc_toplevel_finish(&probe->window);
 	if (probe->pointer != NULL) {
 		wl_pointer_release(probe->pointer);
 	}

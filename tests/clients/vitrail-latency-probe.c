@@ -86,14 +86,10 @@ struct probe {
 	uint32_t clock_id;
 	bool clock_known;
 
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *xdg_toplevel;
+	struct pc_toplevel window;
 	struct wl_callback *frame_callback;
 	struct pc_pool pool;
-	int32_t width, height;
-	int32_t pending_width, pending_height;
-	bool configured;
+	int32_t width, height; // --size: the window's until a configure
 
 	const char *app_id;
 	const char *csv_path;
@@ -201,19 +197,19 @@ static void request_frame(struct probe *probe) {
 	if (probe->frame_callback != NULL) {
 		wl_callback_destroy(probe->frame_callback);
 	}
-	probe->frame_callback = wl_surface_frame(probe->surface);
+	probe->frame_callback = wl_surface_frame(probe->window.surface);
 	wl_callback_add_listener(probe->frame_callback, &frame_listener, probe);
 }
 
 /* Draw, attach and commit the next frame with its feedback. */
 static void commit_frame(struct probe *probe) {
 	struct pc_buffer *buffer = pc_pool_next(&probe->pool, probe->shm,
-		probe->width, probe->height);
+		probe->window.width, probe->window.height);
 	if (buffer == NULL) {
 		// Every buffer is still held: try again at the next frame.
 		probe->no_buffer++;
 		request_frame(probe);
-		wl_surface_commit(probe->surface);
+		wl_surface_commit(probe->window.surface);
 		wl_display_flush(probe->display);
 		return;
 	}
@@ -228,22 +224,22 @@ static void commit_frame(struct probe *probe) {
 	draw_solid(buffer, seq);
 	pc_busy_work(probe->render_ms);
 
-	wl_surface_attach(probe->surface, buffer->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(probe->surface, 0, 0, buffer->width,
+	wl_surface_attach(probe->window.surface, buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(probe->window.surface, 0, 0, buffer->width,
 		buffer->height);
 	request_frame(probe);
 	pending->probe = probe;
 	pending->record = index;
 	wl_list_insert(&probe->feedbacks, &pending->link);
 	pending->feedback = wp_presentation_feedback(probe->presentation,
-		probe->surface);
+		probe->window.surface);
 	wp_presentation_feedback_add_listener(pending->feedback,
 		&feedback_listener, pending);
 	struct timespec ts;
 	clock_gettime((clockid_t)probe->clock_id, &ts);
 	probe->records[index].commit_ns = (uint64_t)ts.tv_sec * 1000000000u +
 		(uint64_t)ts.tv_nsec;
-	wl_surface_commit(probe->surface);
+	wl_surface_commit(probe->window.surface);
 	// Send it now, not when the main loop comes round.
 	wl_display_flush(probe->display);
 	buffer->busy = true;
@@ -266,53 +262,13 @@ static const struct wl_callback_listener frame_listener = {
 
 /* ---- xdg-shell ---------------------------------------------------------- */
 
-static void wm_base_handle_ping(void *data, struct xdg_wm_base *wm_base,
-		uint32_t serial) {
-	xdg_wm_base_pong(wm_base, serial);
-}
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	.ping = wm_base_handle_ping,
-};
-
-static void xdg_surface_handle_configure(void *data,
-		struct xdg_surface *xdg_surface, uint32_t serial) {
+static void window_configured(void *data, bool first, bool resized) {
 	struct probe *probe = data;
-	xdg_surface_ack_configure(xdg_surface, serial);
-	if (probe->pending_width > 0) {
-		probe->width = probe->pending_width;
-	}
-	if (probe->pending_height > 0) {
-		probe->height = probe->pending_height;
-	}
-	if (!probe->configured) {
+	if (first) {
 		// The first frame; every later one starts at a frame callback.
-		probe->configured = true;
 		commit_frame(probe);
 	}
 }
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_handle_configure,
-};
-
-static void toplevel_handle_configure(void *data,
-		struct xdg_toplevel *toplevel, int32_t width, int32_t height,
-		struct wl_array *states) {
-	struct probe *probe = data;
-	probe->pending_width = width;
-	probe->pending_height = height;
-}
-
-static void toplevel_handle_close(void *data, struct xdg_toplevel *toplevel) {
-	struct probe *probe = data;
-	probe->running = false;
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_handle_configure,
-	.close = toplevel_handle_close,
-};
 
 /* ---- globals ------------------------------------------------------------ */
 
@@ -338,7 +294,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		probe->wm_base = wl_registry_bind(registry, name,
 			&xdg_wm_base_interface, 1);
-		xdg_wm_base_add_listener(probe->wm_base, &wm_base_listener, probe);
+		pc_wm_base_listen(probe->wm_base);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
 		probe->presentation = wl_registry_bind(registry, name,
 			&wp_presentation_interface, 1);
@@ -390,17 +346,13 @@ static bool probe_init(struct probe *probe) {
 		return false;
 	}
 
-	probe->surface = wl_compositor_create_surface(probe->compositor);
-	probe->xdg_surface = xdg_wm_base_get_xdg_surface(probe->wm_base,
-		probe->surface);
-	xdg_surface_add_listener(probe->xdg_surface, &xdg_surface_listener,
-		probe);
-	probe->xdg_toplevel = xdg_surface_get_toplevel(probe->xdg_surface);
-	xdg_toplevel_add_listener(probe->xdg_toplevel, &toplevel_listener,
-		probe);
-	xdg_toplevel_set_app_id(probe->xdg_toplevel, probe->app_id);
-	xdg_toplevel_set_title(probe->xdg_toplevel, "vitrail latency probe");
-	wl_surface_commit(probe->surface);
+	if (!pc_toplevel_init(&probe->window, probe->compositor, probe->wm_base,
+			probe->app_id, "vitrail latency probe", probe->width,
+			probe->height, &probe->running, window_configured, probe)) {
+		fprintf(stderr, "vitrail-latency-probe: out of memory\n");
+		return false;
+	}
+	wl_surface_commit(probe->window.surface);
 	return true;
 }
 
@@ -415,15 +367,7 @@ static void probe_finish(struct probe *probe) {
 		wl_callback_destroy(probe->frame_callback);
 	}
 	pc_pool_finish(&probe->pool);
-	if (probe->xdg_toplevel != NULL) {
-		xdg_toplevel_destroy(probe->xdg_toplevel);
-	}
-	if (probe->xdg_surface != NULL) {
-		xdg_surface_destroy(probe->xdg_surface);
-	}
-	if (probe->surface != NULL) {
-		wl_surface_destroy(probe->surface);
-	}
+	pc_toplevel_finish(&probe->window);
 	if (probe->presentation != NULL) {
 		wp_presentation_destroy(probe->presentation);
 	}

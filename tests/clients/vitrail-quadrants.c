@@ -35,12 +35,10 @@ struct quadrants {
 	struct xdg_wm_base *wm_base;
 	struct wl_seat *seat;
 	struct wl_touch *touch;
-	struct wl_surface *surface;
-	struct xdg_surface *xdg_surface;
-	struct xdg_toplevel *toplevel;
+	struct pc_toplevel window;
 	struct pc_pool pool;
-	int32_t width, height, scale;
-	bool configured, mapped, running;
+	int32_t width, height, scale; // ours: configured sizes are ignored
+	bool mapped, running;
 };
 
 static void draw(struct quadrants *q) {
@@ -57,10 +55,10 @@ static void draw(struct quadrants *q) {
 		}
 	}
 	buffer->busy = true;
-	wl_surface_set_buffer_scale(q->surface, q->scale);
-	wl_surface_attach(q->surface, buffer->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(q->surface, 0, 0, bw, bh);
-	wl_surface_commit(q->surface);
+	wl_surface_set_buffer_scale(q->window.surface, q->scale);
+	wl_surface_attach(q->window.surface, buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(q->window.surface, 0, 0, bw, bh);
+	wl_surface_commit(q->window.surface);
 	if (!q->mapped) {
 		q->mapped = true;
 		printf("mapped\n");
@@ -68,40 +66,10 @@ static void draw(struct quadrants *q) {
 	}
 }
 
-static void wm_base_ping(void *data, struct xdg_wm_base *wm_base,
-		uint32_t serial) {
-	xdg_wm_base_pong(wm_base, serial);
+/* The same content at every configure: the size is ours. */
+static void window_configured(void *data, bool first, bool resized) {
+	draw(data);
 }
-
-static const struct xdg_wm_base_listener wm_base_listener = {
-	.ping = wm_base_ping,
-};
-
-static void xdg_surface_configure(void *data, struct xdg_surface *surface,
-		uint32_t serial) {
-	struct quadrants *q = data;
-	xdg_surface_ack_configure(surface, serial);
-	/* the same content at every configure: the size is ours */
-	draw(q);
-}
-
-static const struct xdg_surface_listener xdg_surface_listener = {
-	.configure = xdg_surface_configure,
-};
-
-static void toplevel_configure(void *data, struct xdg_toplevel *toplevel,
-		int32_t width, int32_t height, struct wl_array *states) {
-}
-
-static void toplevel_close(void *data, struct xdg_toplevel *toplevel) {
-	struct quadrants *q = data;
-	q->running = false;
-}
-
-static const struct xdg_toplevel_listener toplevel_listener = {
-	.configure = toplevel_configure,
-	.close = toplevel_close,
-};
 
 static void touch_down(void *data, struct wl_touch *touch, uint32_t serial,
 		uint32_t time, struct wl_surface *surface, int32_t id, wl_fixed_t x,
@@ -161,7 +129,7 @@ static void registry_global(void *data, struct wl_registry *registry,
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
 		q->wm_base = wl_registry_bind(registry, name,
 			&xdg_wm_base_interface, 1);
-		xdg_wm_base_add_listener(q->wm_base, &wm_base_listener, q);
+		pc_wm_base_listen(q->wm_base);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			q->seat == NULL) {
 		q->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
@@ -226,14 +194,13 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, "vitrail-quadrants: missing globals\n");
 		return 1;
 	}
-	q.surface = wl_compositor_create_surface(q.compositor);
-	q.xdg_surface = xdg_wm_base_get_xdg_surface(q.wm_base, q.surface);
-	xdg_surface_add_listener(q.xdg_surface, &xdg_surface_listener, &q);
-	q.toplevel = xdg_surface_get_toplevel(q.xdg_surface);
-	xdg_toplevel_add_listener(q.toplevel, &toplevel_listener, &q);
-	xdg_toplevel_set_app_id(q.toplevel, app_id);
-	xdg_toplevel_set_title(q.toplevel, "quadrants");
-	wl_surface_commit(q.surface);
+	if (!pc_toplevel_init(&q.window, q.compositor, q.wm_base, app_id,
+			"quadrants", q.width, q.height, &q.running, window_configured,
+			&q)) {
+		fprintf(stderr, "vitrail-quadrants: out of memory\n");
+		return 1;
+	}
+	wl_surface_commit(q.window.surface);
 
 	bool signalled = false;
 	int status = 0;
@@ -245,9 +212,7 @@ int main(int argc, char *argv[]) {
 		}
 	}
 	pc_pool_finish(&q.pool);
-	xdg_toplevel_destroy(q.toplevel);
-	xdg_surface_destroy(q.xdg_surface);
-	wl_surface_destroy(q.surface);
+	pc_toplevel_finish(&q.window);
 	xdg_wm_base_destroy(q.wm_base);
 	if (q.touch != NULL) {
 		wl_touch_destroy(q.touch);
