@@ -51,6 +51,7 @@
 
 #include "desktop/layer_shell.h"
 #include "desktop/view.h"
+#include "output/engine.h"
 #include "output/output.h"
 #include "output/output_management.h"
 #include "pacing/pacer.h"

@@ -73,6 +73,13 @@ struct vr_mat vt_output_view(struct vt_output *output);
  * 270). */
 struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
 	int *height);
+/* The outputs take the loop's signals (server->events.update,
+ * run_pacers): called first in vt_server_init; finish undoes it. */
+void vt_outputs_init(struct vt_server *server);
+void vt_outputs_finish(struct vt_server *server);
+/* Run the pending tree update now (damage to outputs); the idle one
+ * (vt_server_schedule_update) is cancelled. */
+void vt_server_update(struct vt_server *server);
 /* A tree update's changes (vr_tree_update_moves), on every output they
  * touch: layout damage and moves of layout pixels. */
 void vt_outputs_add_changes(struct vt_server *server,
@@ -122,17 +129,6 @@ void vt_outputs_surface_destroyed(struct vt_server *server,
 void vt_outputs_lose_renderer(struct vt_server *server);
 /* No output has damage to draw or frames not yet presented. */
 bool vt_outputs_settled(struct vt_server *server);
-/*
- * Until the event loop is idle, no output starts a frame: requests are
- * kept and the pacers run then. Called at a surface's commit: a frame
- * started inside a commit signal would sample the commit's
- * wp_presentation feedback before wlroots' own commit listener (added
- * after vitrail's, at the client's first feedback request) made it
- * current. The frame draws the new content, the feedback is never
- * sampled and never answered, and a client waiting for it (a nested
- * vitrail's output) waits for ever.
- */
-void vt_outputs_defer_pacers(struct vt_server *server);
 /* Log (WLR_INFO) each output's frame state: its pending damage, its
  * frames' states, its pacer's, and the surfaces it draws (whether their
  * newest content was drawn, their frame callbacks waiting). SIGUSR1 and

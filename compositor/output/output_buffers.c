@@ -87,10 +87,9 @@ void output_update_predictable(struct vt_output *output,
 	vt_pacer_set_horizon(output->pacer, horizon);
 }
 
-static void handle_pacer_idle(void *data) {
-	struct vt_server *server = data;
-	server->pacer_idle = NULL;
-	server->pacers_deferred = false;
+static void handle_run_pacers(struct wl_listener *listener, void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, outputs_run_pacers);
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		if (!output->pacer_run_pending) {
@@ -105,14 +104,41 @@ static void handle_pacer_idle(void *data) {
 	}
 }
 
-void vt_outputs_defer_pacers(struct vt_server *server) {
-	if (server->loop == NULL) {
-		return;
+void vt_server_update(struct vt_server *server) {
+	if (server->update_idle != NULL) {
+		wl_event_source_remove(server->update_idle);
+		server->update_idle = NULL;
 	}
-	server->pacers_deferred = true;
-	if (server->pacer_idle == NULL) {
-		server->pacer_idle = wl_event_loop_add_idle(server->loop,
-			handle_pacer_idle, server);
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	/* pixels that only moved come back as moves (shift-and-expose) */
+	struct vr_move moves[VR_MOVES_MAX];
+	size_t nmoves = vr_tree_update_moves(server->tree, &damage, moves,
+		VR_MOVES_MAX);
+	server->nodes_updated += (uint32_t)vr_tree_last_update_count(server->tree);
+	if (pixman_region32_not_empty(&damage) || nmoves > 0) {
+		vt_outputs_add_changes(server, &damage, moves, nmoves);
+	}
+	pixman_region32_fini(&damage);
+}
+
+static void handle_update(struct wl_listener *listener, void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, outputs_update);
+	vt_server_update(server);
+}
+
+void vt_outputs_init(struct vt_server *server) {
+	server->outputs_update.notify = handle_update;
+	wl_signal_add(&server->events.update, &server->outputs_update);
+	server->outputs_run_pacers.notify = handle_run_pacers;
+	wl_signal_add(&server->events.run_pacers, &server->outputs_run_pacers);
+}
+
+void vt_outputs_finish(struct vt_server *server) {
+	if (server->outputs_update.link.next != NULL) {
+		wl_list_remove(&server->outputs_update.link);
+		wl_list_remove(&server->outputs_run_pacers.link);
 	}
 }
 
