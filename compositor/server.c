@@ -191,6 +191,7 @@ bool vt_server_init(struct vt_server *server) {
 	wl_list_init(&server->views);
 	wl_signal_init(&server->events.update);
 	wl_signal_init(&server->events.run_pacers);
+	wl_signal_init(&server->events.engine_completed);
 	wl_signal_init(&server->events.pointer_focus);
 	wl_signal_init(&server->events.check_settled);
 	wl_signal_init(&server->events.new_surface);
@@ -205,6 +206,7 @@ bool vt_server_init(struct vt_server *server) {
 	wl_signal_init(&server->frame_events.presented);
 	wl_signal_init(&server->frame_events.dropped);
 	wl_signal_init(&server->frame_events.lock_shown);
+	wl_signal_init(&server->frame_events.shown);
 	vt_outputs_init(server);
 	server->start_ns = vt_now_ns();
 
@@ -372,6 +374,11 @@ bool vt_server_init(struct vt_server *server) {
 	server->new_xdg_surface.notify = vt_view_handle_new_xdg_surface;
 	wl_signal_add(&server->xdg_shell->events.new_surface,
 		&server->new_xdg_surface);
+	server->views_output_gone.notify = vt_views_handle_output_gone;
+	wl_signal_add(&server->events.output_gone, &server->views_output_gone);
+	server->views_output_moved.notify = vt_views_handle_output_moved;
+	wl_signal_add(&server->events.output_moved,
+		&server->views_output_moved);
 	server->keyboard_grab_end.notify = vt_view_handle_keyboard_grab_end;
 	wl_signal_add(&server->seat->events.keyboard_grab_end,
 		&server->keyboard_grab_end);
@@ -447,6 +454,7 @@ void vt_server_reload(struct vt_server *server) {
 		}
 		vt_server_apply_config(server);
 		vt_outputs_apply_config(server, previous);
+		vt_output_management_update(server);
 	} else {
 		wlr_log(WLR_ERROR, "keeping the previous configuration");
 	}
@@ -564,6 +572,11 @@ void vt_server_finish(struct vt_server *server) {
 		server->pacer_idle = NULL;
 	}
 	wlr_backend_destroy(server->backend);
+	if (server->views_output_gone.link.next != NULL) {
+		/* the backend's outputs went through them */
+		wl_list_remove(&server->views_output_gone.link);
+		wl_list_remove(&server->views_output_moved.link);
+	}
 	wl_display_destroy(server->display);
 	vt_layers_finish(server);
 	wlr_output_layout_destroy(server->layout);

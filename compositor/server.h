@@ -302,6 +302,11 @@ struct vt_server {
 	/* the outputs' (output/): server->events.update, run_pacers */
 	struct wl_listener outputs_update;
 	struct wl_listener outputs_run_pacers;
+	struct wl_listener outputs_new_surface;
+	struct wl_listener outputs_engine_completed;
+	/* view.c's: server->events.output_gone, output_moved */
+	struct wl_listener views_output_gone;
+	struct wl_listener views_output_moved;
 
 	/*
 	 * What lower layers tell the ones above, emitted synchronously where
@@ -314,6 +319,9 @@ struct vt_server {
 		struct wl_signal update;
 		/* loop.c: deferred pacers may run (the outputs run them) */
 		struct wl_signal run_pacers;
+		/* output/engine.c: the engine's fd is readable: frames
+		 * completed (the outputs collect them) */
+		struct wl_signal engine_completed;
 		/* what is under the pointer may have changed (input follows) */
 		struct wl_signal pointer_focus;
 		/* a frame, a copy or a fling ended: a waiting test may be
@@ -351,6 +359,8 @@ struct vt_server {
 		struct wl_signal dropped; /* struct vt_frame_dropped_event */
 		/* a frame newer than the lock's last shown one was presented */
 		struct wl_signal lock_shown; /* data: server */
+		/* a presented frame's pixels */
+		struct wl_signal shown; /* struct vt_frame_shown_event */
 	} frame_events;
 };
 

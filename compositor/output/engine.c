@@ -8,12 +8,11 @@
 #include <wlr/util/log.h>
 
 #include "output/engine.h"
-#include "output/output.h"
 #include "server.h"
 
 static int handle_renderer_fd(int fd, uint32_t mask, void *data) {
 	struct vt_server *server = data;
-	vt_outputs_frames_completed(server);
+	wl_signal_emit(&server->events.engine_completed, server);
 	return 0;
 }
 

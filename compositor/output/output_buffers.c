@@ -30,9 +30,6 @@
 #include "desktop/surface.h"
 #include "output/output.h"
 #include "pacing/pacer.h"
-#include "protocols/frame_timing.h"
-#include "protocols/scroll_region.h"
-#include "scene/scene.h"
 #include "server.h"
 #include "util.h"
 
@@ -77,17 +74,21 @@ void output_update_predictable(struct vt_output *output,
 		uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
-	uint64_t horizon;
-	bool queued = vt_frame_timing_queue_state(server, &horizon);
-	bool predictable = (vt_scene_animating(server) || queued ||
-			vt_scroll_flinging(server)) &&
+	/* frame timing (queued commits, the horizon), the scene, the scroll
+	 * regions answer, in that order */
+	struct vt_frame_busy_event busy = {
+		.server = server,
+		.horizon = UINT64_MAX,
+	};
+	wl_signal_emit(&server->frame_events.busy, &busy);
+	bool predictable = (busy.animating || busy.queued) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
-	vt_pacer_set_horizon(output->pacer, horizon);
+	vt_pacer_set_horizon(output->pacer, busy.horizon);
 }
 
-static void handle_run_pacers(struct wl_listener *listener, void *data) {
+void output_handle_run_pacers(struct wl_listener *listener, void *data) {
 	struct vt_server *server =
 		wl_container_of(listener, server, outputs_run_pacers);
 	struct vt_output *output;
@@ -122,24 +123,37 @@ void vt_server_update(struct vt_server *server) {
 	pixman_region32_fini(&damage);
 }
 
-static void handle_update(struct wl_listener *listener, void *data) {
+void output_handle_update(struct wl_listener *listener, void *data) {
 	struct vt_server *server =
 		wl_container_of(listener, server, outputs_update);
 	vt_server_update(server);
 }
 
-void vt_outputs_init(struct vt_server *server) {
-	server->outputs_update.notify = handle_update;
-	wl_signal_add(&server->events.update, &server->outputs_update);
-	server->outputs_run_pacers.notify = handle_run_pacers;
-	wl_signal_add(&server->events.run_pacers, &server->outputs_run_pacers);
-}
-
-void vt_outputs_finish(struct vt_server *server) {
-	if (server->outputs_update.link.next != NULL) {
-		wl_list_remove(&server->outputs_update.link);
-		wl_list_remove(&server->outputs_run_pacers.link);
+void output_update_target(struct vt_output *output) {
+	int w = output->wlr_output->width, h = output->wlr_output->height;
+	struct vr_engine *engine = output->server->engine;
+	if (engine == NULL || vr_engine_host_images(engine)) {
+		if (output->soft && output->soft_w == w && output->soft_h == h) {
+			return;
+		}
+		output->soft = true;
+		output->soft_w = w;
+		output->soft_h = h;
+		output->latest = NULL;
+		output_damage_whole(output);
+		return;
 	}
+	if (output->target != NULL && vr_target_width(output->target) == w &&
+			vr_target_height(output->target) == h) {
+		return;
+	}
+	vr_target_destroy(output->target);
+	output->target = vr_target_create(output->server->renderer, w, h);
+	if (output->target == NULL) {
+		wlr_log(WLR_ERROR, "%s: cannot create a %dx%d render target",
+			output->wlr_output->name, w, h);
+	}
+	output_damage_whole(output);
 }
 
 /* The output wants something: the pacer runs now (and may render), or,
