@@ -46,6 +46,7 @@
 #include "desktop/xwayland.h"
 #include "input/input.h"
 #include "output/client_buffer_renderer.h"
+#include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
 #include "output/output_management.h"
@@ -73,37 +74,6 @@ void vt_options_defaults(struct vt_options *opts) {
 	};
 }
 
-static void handle_update_idle(void *data) {
-	struct vt_server *server = data;
-	server->update_idle = NULL;
-	vt_server_update(server);
-}
-
-void vt_server_schedule_update(struct vt_server *server) {
-	if (server->update_idle == NULL && server->loop != NULL) {
-		server->update_idle = wl_event_loop_add_idle(server->loop,
-			handle_update_idle, server);
-	}
-}
-
-void vt_server_update(struct vt_server *server) {
-	if (server->update_idle != NULL) {
-		wl_event_source_remove(server->update_idle);
-		server->update_idle = NULL;
-	}
-	pixman_region32_t damage;
-	pixman_region32_init(&damage);
-	/* pixels that only moved come back as moves (shift-and-expose) */
-	struct vr_move moves[VR_MOVES_MAX];
-	size_t nmoves = vr_tree_update_moves(server->tree, &damage, moves,
-		VR_MOVES_MAX);
-	server->nodes_updated += (uint32_t)vr_tree_last_update_count(server->tree);
-	if (pixman_region32_not_empty(&damage) || nmoves > 0) {
-		vt_outputs_add_changes(server, &damage, moves, nmoves);
-	}
-	pixman_region32_fini(&damage);
-}
-
 /* The background covers the whole layout. */
 static void update_background(struct vt_server *server) {
 	struct wlr_box *box = wlr_output_layout_get_box(server->layout, NULL);
@@ -123,110 +93,6 @@ void vt_server_apply_config(struct vt_server *server) {
 	vt_input_apply_config(server);
 	vt_protocols_apply_config(server);
 	vt_kiosk_apply_config(server);
-}
-
-static int handle_renderer_fd(int fd, uint32_t mask, void *data) {
-	struct vt_server *server = data;
-	vt_outputs_frames_completed(server);
-	return 0;
-}
-
-static void drop_engine(struct vt_server *server) {
-	if (server->engine_source != NULL) {
-		wl_event_source_remove(server->engine_source);
-		server->engine_source = NULL;
-	}
-	vr_engine_destroy(server->engine);
-	server->engine = NULL;
-}
-
-bool vt_server_set_engine(struct vt_server *server) {
-	drop_engine(server);
-	if (server->renderer != NULL) {
-		server->engine = vr_engine_create_vulkan(server->renderer);
-	} else if (server->cpu != NULL) {
-		server->engine = vr_engine_create_cpu(server->cpu);
-	} else {
-		server->engine = vr_engine_create_reference();
-	}
-	if (server->engine == NULL) {
-		wlr_log(WLR_ERROR, "cannot create the rendering engine");
-		return false;
-	}
-	/* frames the engine completes reach the outputs through its fd,
-	 * whichever engine it is */
-	server->engine_source = wl_event_loop_add_fd(server->loop,
-		vr_engine_get_fd(server->engine), WL_EVENT_READABLE,
-		handle_renderer_fd, server);
-	if (server->engine_source == NULL) {
-		wlr_log(WLR_ERROR, "cannot watch the engine's completions");
-		vr_engine_destroy(server->engine);
-		server->engine = NULL;
-		return false;
-	}
-	return true;
-}
-
-void vt_server_drop_renderer(struct vt_server *server) {
-	if (server->engine != NULL && !vr_engine_host_images(server->engine)) {
-		drop_engine(server); /* it wraps the renderer */
-	}
-	vr_renderer_destroy(server->renderer);
-	server->renderer = NULL;
-}
-
-const char *vt_server_renderer_name(struct vt_server *server) {
-	if (server->renderer != NULL) {
-		return vr_renderer_device_name(server->renderer);
-	}
-	return server->cpu != NULL ? "the CPU backend" :
-		"the pixman reference renderer";
-}
-
-bool vt_server_use_cpu_backend(struct vt_server *server) {
-	if (server->cpu == NULL) {
-		/* all cores draw bands unless --renderer-threads says how many
-		 * besides the main thread */
-		int threads = server->opts.sequential ? 1 :
-			server->opts.renderer_threads > 0 ?
-			server->opts.renderer_threads + 1 : 0;
-		server->cpu = vr_cpu_renderer_create(threads);
-	}
-	if (server->cpu == NULL) {
-		wlr_log(WLR_ERROR, "cannot start the CPU backend's threads: the "
-			"reference renderer draws on the main thread, slowly");
-		return false;
-	}
-	return true;
-}
-
-static void drop_cpu_backend(struct vt_server *server) {
-	vr_cpu_renderer_destroy(server->cpu);
-	server->cpu = NULL;
-}
-
-/* --render-backend auto on a software Vulkan device: the backend that
- * draws a UI-like frame of the default output size faster. */
-static void choose_backend(struct vt_server *server) {
-	if (!vt_server_use_cpu_backend(server)) {
-		return;
-	}
-	double vulkan_ns = 0, cpu_ns = 0;
-	if (!vr_backends_measure(server->renderer, server->cpu, 1280, 720, 5,
-			&vulkan_ns, &cpu_ns)) {
-		wlr_log(WLR_ERROR, "measuring the backends failed: Vulkan draws");
-	} else {
-		wlr_log(WLR_INFO, "a 1280x720 frame takes %.2f ms with Vulkan on "
-			"%s, %.2f ms with the CPU backend (%d threads): %s draws",
-			vulkan_ns / 1e6, vr_renderer_device_name(server->renderer),
-			cpu_ns / 1e6, vr_cpu_renderer_workers(server->cpu),
-			cpu_ns < vulkan_ns ? "the CPU backend" : "Vulkan");
-	}
-	if (cpu_ns > 0 && cpu_ns < vulkan_ns) {
-		vt_server_drop_renderer(server);
-	} else {
-		drop_cpu_backend(server);
-	}
 }
 
 static void handle_new_output(struct wl_listener *listener, void *data) {
@@ -323,6 +189,25 @@ bool vt_server_init(struct vt_server *server) {
 	struct vt_options *opts = &server->opts;
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->views);
+	wl_signal_init(&server->events.update);
+	wl_signal_init(&server->events.run_pacers);
+	wl_signal_init(&server->events.engine_completed);
+	wl_signal_init(&server->events.pointer_focus);
+	wl_signal_init(&server->events.check_settled);
+	wl_signal_init(&server->events.new_surface);
+	wl_signal_init(&server->events.output_disabled);
+	wl_signal_init(&server->events.output_gone);
+	wl_signal_init(&server->events.output_moved);
+	wl_signal_init(&server->frame_events.busy);
+	wl_signal_init(&server->frame_events.sample);
+	wl_signal_init(&server->frame_events.begin);
+	wl_signal_init(&server->frame_events.surface_sampled);
+	wl_signal_init(&server->frame_events.vblank_callback);
+	wl_signal_init(&server->frame_events.presented);
+	wl_signal_init(&server->frame_events.dropped);
+	wl_signal_init(&server->frame_events.lock_shown);
+	wl_signal_init(&server->frame_events.shown);
+	vt_outputs_init(server);
 	server->start_ns = vt_now_ns();
 
 	server->display = wl_display_create();
@@ -416,7 +301,7 @@ bool vt_server_init(struct vt_server *server) {
 		}
 		if (opts->render_backend == VT_RENDER_AUTO &&
 				vr_renderer_is_software(server->renderer)) {
-			choose_backend(server);
+			vt_server_choose_backend(server);
 		}
 	}
 
@@ -489,6 +374,11 @@ bool vt_server_init(struct vt_server *server) {
 	server->new_xdg_surface.notify = vt_view_handle_new_xdg_surface;
 	wl_signal_add(&server->xdg_shell->events.new_surface,
 		&server->new_xdg_surface);
+	server->views_output_gone.notify = vt_views_handle_output_gone;
+	wl_signal_add(&server->events.output_gone, &server->views_output_gone);
+	server->views_output_moved.notify = vt_views_handle_output_moved;
+	wl_signal_add(&server->events.output_moved,
+		&server->views_output_moved);
 	server->keyboard_grab_end.notify = vt_view_handle_keyboard_grab_end;
 	wl_signal_add(&server->seat->events.keyboard_grab_end,
 		&server->keyboard_grab_end);
@@ -564,6 +454,7 @@ void vt_server_reload(struct vt_server *server) {
 		}
 		vt_server_apply_config(server);
 		vt_outputs_apply_config(server, previous);
+		vt_output_management_update(server);
 	} else {
 		wlr_log(WLR_ERROR, "keeping the previous configuration");
 	}
@@ -657,6 +548,7 @@ void vt_server_finish(struct vt_server *server) {
 		wl_event_source_remove(server->update_idle);
 		server->update_idle = NULL;
 	}
+	vt_outputs_finish(server);
 	vt_kiosk_finish(server);
 	if (server->seat != NULL) {
 		vt_input_finish(server);
@@ -680,6 +572,11 @@ void vt_server_finish(struct vt_server *server) {
 		server->pacer_idle = NULL;
 	}
 	wlr_backend_destroy(server->backend);
+	if (server->views_output_gone.link.next != NULL) {
+		/* the backend's outputs went through them */
+		wl_list_remove(&server->views_output_gone.link);
+		wl_list_remove(&server->views_output_moved.link);
+	}
 	wl_display_destroy(server->display);
 	vt_layers_finish(server);
 	wlr_output_layout_destroy(server->layout);

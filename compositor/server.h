@@ -22,6 +22,7 @@
 #include <vitrail/renderer.h>
 
 #include "config.h"
+#include "loop.h"
 
 struct vt_output;
 struct vt_surface;
@@ -298,6 +299,69 @@ struct vt_server {
 	struct wl_listener request_set_selection;
 	struct wl_listener request_set_primary_selection;
 	struct wl_listener request_start_drag;
+	/* the outputs' (output/): server->events.update, run_pacers */
+	struct wl_listener outputs_update;
+	struct wl_listener outputs_run_pacers;
+	struct wl_listener outputs_new_surface;
+	struct wl_listener outputs_engine_completed;
+	/* view.c's: server->events.output_gone, output_moved */
+	struct wl_listener views_output_gone;
+	struct wl_listener views_output_moved;
+
+	/*
+	 * What lower layers tell the ones above, emitted synchronously where
+	 * they used to call up (listeners run in the order added: where that
+	 * order matters, the init order in server.c makes it). Event structs
+	 * are in the emitter's header.
+	 */
+	struct {
+		/* loop.c: the tree update is due (the outputs run it) */
+		struct wl_signal update;
+		/* loop.c: deferred pacers may run (the outputs run them) */
+		struct wl_signal run_pacers;
+		/* output/engine.c: the engine's fd is readable: frames
+		 * completed (the outputs collect them) */
+		struct wl_signal engine_completed;
+		/* what is under the pointer may have changed (input follows) */
+		struct wl_signal pointer_focus;
+		/* a frame, a copy or a fling ended: a waiting test may be
+		 * settled now (test_control.c) */
+		struct wl_signal check_settled;
+		/* surface.c: a vt_surface was created (data: it); its own
+		 * events say what it does next */
+		struct wl_signal new_surface;
+		/* output.c, data: struct vt_output_change_event */
+		struct wl_signal output_disabled; /* before it leaves the layout */
+		struct wl_signal output_gone; /* disabled or destroyed */
+		struct wl_signal output_moved;
+	} events;
+
+	/*
+	 * The outputs' frame clock (output/): what each frame does, for the
+	 * modules that take part (frame timing, presentation paths, scene,
+	 * scroll regions, the session lock, the test protocol). Data: the
+	 * event structs of output/output.h, which listeners fill in where
+	 * the output needs an answer.
+	 */
+	struct {
+		/* is anything animating (predictability, keep rendering)? */
+		struct wl_signal busy; /* struct vt_frame_busy_event */
+		/* a frame starts: latch queued commits, sample animations */
+		struct wl_signal sample; /* struct vt_frame_sample_event */
+		/* a frame was created: its lock epoch, test slowdowns */
+		struct wl_signal begin; /* struct vt_frame_begin_event */
+		/* a frame draws a surface */
+		struct wl_signal surface_sampled; /* vt_frame_surface_event */
+		/* a vblank: may the surface have its frame callbacks? */
+		struct wl_signal vblank_callback; /* vt_frame_surface_event */
+		/* a frame was presented / never shown */
+		struct wl_signal presented; /* struct vt_frame_presented_event */
+		struct wl_signal dropped; /* struct vt_frame_dropped_event */
+		/* a frame newer than the lock's last shown one was presented */
+		struct wl_signal lock_shown; /* data: server */
+		/* a presented frame's pixels */
+		struct wl_signal shown; /* struct vt_frame_shown_event */
+	} frame_events;
 };
 
 /* server.c */
@@ -305,26 +369,10 @@ struct vt_server {
 void vt_options_defaults(struct vt_options *opts);
 bool vt_server_init(struct vt_server *server);
 void vt_server_finish(struct vt_server *server);
-/* Something in the tree changed: update damage once the loop is idle. */
-void vt_server_schedule_update(struct vt_server *server);
-/* Run the pending tree update now (damage to outputs). */
-void vt_server_update(struct vt_server *server);
 pid_t vt_server_spawn(struct vt_server *server, const char *command);
 /* The config changed: apply what can change at run time. */
 void vt_server_apply_config(struct vt_server *server);
 /* Load the config file again (SIGHUP, the reload binding); a bad one is
  * reported (file:line: reason) and the previous one stays. */
 void vt_server_reload(struct vt_server *server);
-/* Stop watching and destroy the Vulkan renderer (after the outputs let go
- * of its targets and buffers); server->renderer is NULL afterwards. */
-void vt_server_drop_renderer(struct vt_server *server);
-/* The engine that draws outputs from now on: the Vulkan renderer's, else
- * the CPU engine's, else the reference renderer's. */
-bool vt_server_set_engine(struct vt_server *server);
-/* The renderer's name for messages and statistics. */
-const char *vt_server_renderer_name(struct vt_server *server);
-/* Start the CPU backend (server->cpu) unless it runs; false when its
- * threads cannot start (the reference renderer draws then). */
-bool vt_server_use_cpu_backend(struct vt_server *server);
-
 #endif

@@ -56,6 +56,8 @@ struct vt_layer_shell {
 	bool arranging, rearrange;
 	struct wl_listener new_surface;
 	struct wl_listener destroy;
+	/* server->events.output_disabled */
+	struct wl_listener output_disabled;
 };
 
 struct vt_layer_surface {
@@ -703,6 +705,14 @@ static void handle_shell_destroy(struct wl_listener *listener, void *data) {
 	layers->shell = NULL;
 }
 
+static void handle_output_disabled(struct wl_listener *listener,
+		void *data) {
+	struct vt_layer_shell *layers =
+		wl_container_of(listener, layers, output_disabled);
+	struct vt_output_change_event *event = data;
+	vt_layers_output_disabled(layers->server, event->wlr_output);
+}
+
 bool vt_layers_init(struct vt_server *server) {
 	struct vt_layer_shell *layers = calloc(1, sizeof(*layers));
 	if (layers == NULL) {
@@ -741,6 +751,8 @@ bool vt_layers_init(struct vt_server *server) {
 	wl_signal_add(&layers->shell->events.new_surface, &layers->new_surface);
 	layers->destroy.notify = handle_shell_destroy;
 	wl_signal_add(&layers->shell->events.destroy, &layers->destroy);
+	layers->output_disabled.notify = handle_output_disabled;
+	wl_signal_add(&server->events.output_disabled, &layers->output_disabled);
 	server->layers = layers;
 	return true;
 
@@ -760,6 +772,7 @@ void vt_layers_finish(struct vt_server *server) {
 	/* the display's destruction destroyed the surfaces and the global */
 	wl_list_remove(&layers->new_surface.link);
 	wl_list_remove(&layers->destroy.link);
+	wl_list_remove(&layers->output_disabled.link);
 	server->layers = NULL;
 	free(layers); /* its nodes go with the tree */
 }

@@ -70,6 +70,10 @@ struct vt_session_lock {
 	char *locker_exe;
 	struct wl_list locks; /* lock::link, every live ext_session_lock_v1 */
 	struct vr_node *color; /* the blank, covering the layout */
+	/* the outputs' frames (server->frame_events): begin takes the
+	 * epoch, lock_shown sends locked */
+	struct wl_listener frame_begin;
+	struct wl_listener lock_shown;
 };
 
 struct lock {
@@ -655,6 +659,17 @@ static void manager_bind(struct wl_client *client, void *data,
 	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
 }
 
+static void handle_frame_begin(struct wl_listener *listener, void *data) {
+	struct vt_session_lock *m = wl_container_of(listener, m, frame_begin);
+	struct vt_frame_begin_event *event = data;
+	event->lock_epoch = vt_session_lock_epoch(m->server);
+}
+
+static void handle_lock_shown(struct wl_listener *listener, void *data) {
+	struct vt_session_lock *m = wl_container_of(listener, m, lock_shown);
+	vt_session_lock_shown(m->server);
+}
+
 bool vt_session_lock_init(struct vt_server *server) {
 	struct vt_session_lock *m = calloc(1, sizeof(*m));
 	if (m == NULL) {
@@ -677,6 +692,10 @@ bool vt_session_lock_init(struct vt_server *server) {
 	vr_node_set_parent(m->color, server->lock_layer);
 	vr_node_set_enabled(server->lock_layer, false);
 	server->session_lock = m;
+	m->frame_begin.notify = handle_frame_begin;
+	wl_signal_add(&server->frame_events.begin, &m->frame_begin);
+	m->lock_shown.notify = handle_lock_shown;
+	wl_signal_add(&server->frame_events.lock_shown, &m->lock_shown);
 	place_all(m);
 	return true;
 }
@@ -691,6 +710,8 @@ void vt_session_lock_finish(struct vt_server *server) {
 	wl_list_for_each_safe(lock, tmp, &m->locks, link) {
 		lock_destroy(lock);
 	}
+	wl_list_remove(&m->frame_begin.link);
+	wl_list_remove(&m->lock_shown.link);
 	wl_global_destroy(m->global);
 	vr_node_destroy(m->color);
 	server->session_lock = NULL;

@@ -37,13 +37,9 @@
 #include <wlr/util/log.h>
 
 #include "desktop/surface.h"
-#include "input/input.h"
+#include "loop.h"
 #include "output/client_buffer_renderer.h"
-#include "output/output.h"
-#include "protocols/frame_timing.h"
-#include "protocols/presentation_paths.h"
 #include "server.h"
-#include "testing/test_control.h"
 #include "util.h"
 
 struct vt_surface *vt_surface_from_wlr(struct wlr_surface *wlr_surface) {
@@ -218,13 +214,25 @@ static struct vr_image *copy_finish(struct vt_surface_copy *copy,
 	return image;
 }
 
+/* The commit's content is in the tree: events.content (the path manager
+ * sends frame callbacks from it, presentation_paths.c). */
+static void surface_content(struct vt_surface *surface, bool new_content,
+		bool replaced) {
+	struct vt_surface_content_event event = {
+		.surface = surface,
+		.new_content = new_content,
+		.replaced = replaced,
+	};
+	wl_signal_emit(&surface->events.content, &event);
+}
+
 /* The commits that waited for the copy reach the path manager, which
  * sends their frame callbacks (presentation_paths.c), unless the surface's commit
  * handler runs: it tells it itself. */
 static void copy_tell_paths(struct vt_surface *surface, bool new_content,
 		bool replaced) {
 	if (!surface->committing) {
-		vt_paths_surface_commit(surface, new_content, replaced);
+		surface_content(surface, new_content, replaced);
 	}
 }
 
@@ -250,7 +258,7 @@ static void copy_handle_guard_destroy(struct wl_listener *listener,
 	wlr_log(WLR_DEBUG, "wl_buffer destroyed while vitrail copied it: the "
 		"surface keeps its previous content");
 	surface_cancel_copy(copy->surface, true);
-	vt_test_check_settled(server);
+	wl_signal_emit(&server->events.check_settled, server);
 }
 
 /* Copy rows [y, y + n) of the buffer (data, stride: the pool's mapping
@@ -389,7 +397,7 @@ static int copy_handle_timer(void *data) {
 	struct vt_surface_copy *copy = data;
 	struct vt_server *server = copy->surface->server;
 	copy_band(copy, VT_COPY_BAND_NS);
-	vt_test_check_settled(server);
+	wl_signal_emit(&server->events.check_settled, server);
 	return 0;
 }
 
@@ -849,7 +857,9 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		surface->content_commits++;
 		surface->content_ns = vt_now_ns();
 	}
-	vt_frame_timing_surface_commit(surface);
+	/* the commit's own state applies first (frame_timing.c: the
+	 * pre_render path read below) */
+	wl_signal_emit(&surface->events.commit, surface);
 	/* its previous content was never drawn: this commit replaces it */
 	bool replaced = new_content && surface->unsampled;
 	if (new_content) {
@@ -877,7 +887,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	/* what is under the pointer may have changed: a surface grew,
 	 * shrank, unmapped or mapped, or its subsurfaces restacked
 	 * (wl_pointer follows without the pointer moving) */
-	vt_input_update_pointer_focus(surface->server);
+	wl_signal_emit(&surface->server->events.pointer_focus, surface->server);
 	if (surface->copy != NULL) {
 		/* its content arrives when the copy is complete: the path
 		 * manager hears of the commit then (copy_complete) */
@@ -886,7 +896,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 	/* frame callbacks: at the vblank, or just in time (presentation_paths.c) */
-	vt_paths_surface_commit(surface, new_content, replaced);
+	surface_content(surface, new_content, replaced);
 }
 
 static void subsurface_detach(struct vt_surface *surface) {
@@ -1001,9 +1011,9 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = wl_container_of(listener, surface, destroy);
 	struct vt_server *server = surface->server;
 	subsurface_detach(surface);
-	vt_frame_timing_surface_destroyed(surface);
-	vt_paths_surface_destroyed(surface);
-	vt_outputs_surface_destroyed(server, surface);
+	/* frame timing, the path manager, the outputs' frames let go of it
+	 * (they touch nothing of each other's: their order is free) */
+	wl_signal_emit(&surface->events.destroy, surface);
 	wl_list_remove(&surface->commit.link);
 	wl_list_remove(&surface->destroy.link);
 	wl_list_remove(&surface->new_subsurface.link);
@@ -1044,7 +1054,11 @@ void vt_surface_create(struct vt_server *server,
 	vr_node_set_parent(surface->content, surface->node);
 	vr_node_set_user_data(surface->content, surface);
 	wlr_surface->data = surface;
-	vt_paths_surface_init(surface);
+	wl_signal_init(&surface->events.commit);
+	wl_signal_init(&surface->events.content);
+	wl_signal_init(&surface->events.destroy);
+	/* the path manager and the outputs subscribe */
+	wl_signal_emit(&server->events.new_surface, surface);
 
 	surface->commit.notify = handle_commit;
 	wl_signal_add(&wlr_surface->events.commit, &surface->commit);

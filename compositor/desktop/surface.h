@@ -106,12 +106,32 @@ struct vt_surface {
 	uint64_t input_pending_ns;
 	uint64_t input_answered_ns;
 
+	/* presentation_paths.c's and the outputs' (output_frame.c) */
+	struct wl_listener paths_content;
+	struct wl_listener paths_destroy;
+	struct wl_listener outputs_destroy;
+	struct {
+		/* its commit's state applies (data: the surface), before
+		 * its content is copied */
+		struct wl_signal commit;
+		/* the commit's content is in the tree (at the commit, or
+		 * when a banded copy is done): struct
+		 * vt_surface_content_event */
+		struct wl_signal content;
+		struct wl_signal destroy; /* data: the surface */
+	} events;
 	struct wl_listener commit;
 	struct wl_listener destroy;
 	struct wl_listener new_subsurface;
 	struct wl_listener subsurface_map;
 	struct wl_listener subsurface_unmap;
 	struct wl_listener subsurface_destroy;
+};
+
+struct vt_surface_content_event {
+	struct vt_surface *surface;
+	bool new_content; /* its buffer damage is not empty */
+	bool replaced; /* it replaces content no frame has drawn */
 };
 
 struct vt_surface *vt_surface_from_wlr(struct wlr_surface *wlr_surface);

@@ -563,6 +563,21 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 	keep_focus_shown(server, NULL);
 }
 
+void vt_views_handle_output_gone(struct wl_listener *listener, void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, views_output_gone);
+	struct vt_output_change_event *event = data;
+	vt_views_output_gone(server, event->output, event->box);
+}
+
+void vt_views_handle_output_moved(struct wl_listener *listener,
+		void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, views_output_moved);
+	struct vt_output_change_event *event = data;
+	vt_views_output_moved(server, event->output, event->box);
+}
+
 /* ---- toplevels: the policy every kind shares ---------------------------- */
 
 void vt_view_map(struct vt_view *view) {

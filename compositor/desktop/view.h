@@ -147,6 +147,11 @@ void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
  * along. NULL: windows placed on no output go to one (an output came). */
 void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 	struct wlr_box from);
+/* server->events.output_gone, output_moved (struct
+ * vt_output_change_event): the two above (server.c adds them). */
+void vt_views_handle_output_gone(struct wl_listener *listener, void *data);
+void vt_views_handle_output_moved(struct wl_listener *listener,
+	void *data);
 struct vt_output *vt_view_output(struct vt_view *view);
 /* The output's usable box changed (layer_shell.c): maximized windows on it
  * fill the new one, others are kept inside it as far as they fit. */

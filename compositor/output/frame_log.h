@@ -13,6 +13,8 @@ struct vt_frame_log;
 
 /* Room for the animation values sampled for one frame (frame log). */
 #define VT_SCENE_SAMPLES_LEN 256
+/* Room for one frame's scroll samples in the frame log. */
+#define VT_SCROLL_SAMPLES_LEN 256
 
 /* What the frame log records of a frame once it was shown (or not). */
 struct vt_frame_record {

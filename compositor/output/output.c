@@ -49,10 +49,8 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
-#include "desktop/layer_shell.h"
-#include "desktop/view.h"
+#include "output/engine.h"
 #include "output/output.h"
-#include "output/output_management.h"
 #include "pacing/pacer.h"
 #include "server.h"
 #include "util.h"
@@ -60,113 +58,6 @@
 #include "output/output_internal.h"
 
 static void arrange_outputs(struct vt_server *server);
-
-struct wlr_box output_box(struct vt_output *output) {
-	struct wlr_box *box = wlr_output_layout_get_box(output->server->layout,
-		output->wlr_output);
-	return box != NULL ? *box : (struct wlr_box){ 0 };
-}
-
-/*
- * Layout coordinates to output buffer pixels: the output's box in the
- * layout, scaled (its logical size times scale is the buffer's size,
- * turned for 90 and 270), then turned into the buffer as wl_output's
- * transform says (wlroots' convention: transform 90 draws the content
- * turned 90 degrees counter-clockwise, so the layout's top-left corner
- * lands at the buffer's bottom-left). In the turned space, of tw x th
- * pixels, a point (x, y) goes to (u, v) = (a x + c y + tx, b x + d y + ty).
- */
-struct vr_mat vt_output_view(struct vt_output *output) {
-	struct wlr_output *wlr_output = output->wlr_output;
-	struct wlr_box box = output_box(output);
-	float scale = wlr_output->scale;
-	bool turned = wlr_output->transform % 2 == 1;
-	float tw = turned ? wlr_output->height : wlr_output->width;
-	float th = turned ? wlr_output->width : wlr_output->height;
-	struct vr_mat to_scaled = {
-		.a = scale,
-		.d = scale,
-		.tx = -box.x * scale,
-		.ty = -box.y * scale,
-	};
-	struct vr_mat turn;
-	switch (wlr_output->transform) {
-	case WL_OUTPUT_TRANSFORM_NORMAL:
-	default:
-		turn = (struct vr_mat){ .a = 1, .d = 1 };
-		break;
-	case WL_OUTPUT_TRANSFORM_90:
-		turn = (struct vr_mat){ .c = 1, .b = -1, .ty = tw };
-		break;
-	case WL_OUTPUT_TRANSFORM_180:
-		turn = (struct vr_mat){ .a = -1, .tx = tw, .d = -1, .ty = th };
-		break;
-	case WL_OUTPUT_TRANSFORM_270:
-		turn = (struct vr_mat){ .c = -1, .tx = th, .b = 1 };
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED:
-		turn = (struct vr_mat){ .a = -1, .tx = tw, .d = 1 };
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_90:
-		turn = (struct vr_mat){ .c = 1, .b = 1 };
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_180:
-		turn = (struct vr_mat){ .a = 1, .d = -1, .ty = th };
-		break;
-	case WL_OUTPUT_TRANSFORM_FLIPPED_270:
-		turn = (struct vr_mat){ .c = -1, .tx = th, .b = -1, .ty = tw };
-		break;
-	}
-	struct vr_mat view;
-	vr_mat_multiply(&view, &turn, &to_scaled);
-	return view;
-}
-
-struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
-		int *height) {
-	struct wlr_output *wlr_output = output->wlr_output;
-	struct wlr_box box = output_box(output);
-	float scale = wlr_output->scale;
-	bool turned = wlr_output->transform % 2 == 1;
-	*width = turned ? wlr_output->height : wlr_output->width;
-	*height = turned ? wlr_output->width : wlr_output->height;
-	return (struct vr_mat){
-		.a = scale,
-		.d = scale,
-		.tx = -box.x * scale,
-		.ty = -box.y * scale,
-	};
-}
-
-/* A region in layout coordinates to the output buffer pixels it covers
- * (every pixel it touches, clipped to the buffer), added to out. */
-void output_map_region(struct vt_output *output,
-		const pixman_region32_t *layout, pixman_region32_t *out) {
-	struct vr_mat view = vt_output_view(output);
-	int w = output->wlr_output->width, h = output->wlr_output->height;
-	int nrects;
-	const pixman_box32_t *rects =
-		pixman_region32_rectangles((pixman_region32_t *)layout, &nrects);
-	for (int i = 0; i < nrects; i++) {
-		struct vr_rectf r = { rects[i].x1, rects[i].y1,
-			rects[i].x2 - rects[i].x1, rects[i].y2 - rects[i].y1 };
-		struct vr_box b = vr_mat_map_rect_bounds(&view, &r);
-		int x1 = b.x < 0 ? 0 : b.x, y1 = b.y < 0 ? 0 : b.y;
-		int x2 = b.x + b.width > w ? w : b.x + b.width;
-		int y2 = b.y + b.height > h ? h : b.y + b.height;
-		if (x1 < x2 && y1 < y2) {
-			pixman_region32_union_rect(out, out, x1, y1, x2 - x1,
-				y2 - y1);
-		}
-	}
-}
-
-struct vt_output *vt_output_at(struct vt_server *server, double lx,
-		double ly) {
-	struct wlr_output *wlr_output =
-		wlr_output_layout_output_at(server->layout, lx, ly);
-	return wlr_output != NULL ? wlr_output->data : NULL;
-}
 
 struct vt_output *vt_output_next(struct vt_server *server,
 		struct vt_output *output) {
@@ -252,82 +143,6 @@ static void output_set_period(struct vt_output *output) {
 	}
 }
 
-static void output_update_target(struct vt_output *output) {
-	int w = output->wlr_output->width, h = output->wlr_output->height;
-	struct vr_engine *engine = output->server->engine;
-	if (engine == NULL || vr_engine_host_images(engine)) {
-		if (output->soft && output->soft_w == w && output->soft_h == h) {
-			return;
-		}
-		output->soft = true;
-		output->soft_w = w;
-		output->soft_h = h;
-		output->latest = NULL;
-		output_damage_whole(output);
-		return;
-	}
-	if (output->target != NULL && vr_target_width(output->target) == w &&
-			vr_target_height(output->target) == h) {
-		return;
-	}
-	vr_target_destroy(output->target);
-	output->target = vr_target_create(output->server->renderer, w, h);
-	if (output->target == NULL) {
-		wlr_log(WLR_ERROR, "%s: cannot create a %dx%d render target",
-			output->wlr_output->name, w, h);
-	}
-	output_damage_whole(output);
-}
-
-void vt_outputs_lose_renderer(struct vt_server *server) {
-	wlr_log(WLR_ERROR, "the Vulkan device is lost: the CPU backend draws "
-		"from now on");
-	struct vt_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
-		/* frames the device never finished: their buffers hold
-		 * nothing worth showing */
-		struct output_frame *frame;
-		wl_list_for_each(frame, &output->frames, link) {
-			if (frame->render_id != 0) {
-				frame->failed = true;
-				frame->render_id = 0;
-			}
-		}
-		struct output_buffer *buffer;
-		wl_list_for_each(buffer, &output->buffers, link) {
-			vr_dst_buffer_destroy(buffer->dst);
-			buffer->dst = NULL;
-		}
-		vr_target_destroy(output->target);
-		output->target = NULL;
-	}
-	vt_server_drop_renderer(server);
-	vt_server_use_cpu_backend(server);
-	if (!vt_server_set_engine(server)) {
-		wlr_log(WLR_ERROR, "no engine left to draw with");
-	}
-	uint64_t now = vt_now_ns();
-	wl_list_for_each(output, &server->outputs, link) {
-		/* a new frame, all of it, and every buffer redrawn */
-		output_update_target(output);
-		/* the pacer drops them at their commit; it may drop others on
-		 * the way, so look again after each */
-		bool again = true;
-		while (again) {
-			again = false;
-			struct output_frame *frame;
-			wl_list_for_each(frame, &output->frames, link) {
-				if (frame->failed && !frame->ready) {
-					frame->ready = true;
-					vt_pacer_frame_ready(output->pacer, frame, now);
-					again = true;
-					break;
-				}
-			}
-		}
-	}
-}
-
 /* Outputs side by side, left to right in name order (the order of
  * server->outputs), whatever order the backend announced them in. */
 
@@ -361,12 +176,18 @@ static void arrange_outputs(struct vt_server *server) {
 				from.y != output->layout_box.y ||
 				from.width != output->layout_box.width ||
 				from.height != output->layout_box.height)) {
-			vt_views_output_moved(server, output, from);
+			struct vt_output_change_event moved = {
+				.output = output,
+				.wlr_output = output->wlr_output,
+				.box = from,
+			};
+			wl_signal_emit(&server->events.output_moved, &moved);
 		}
 	}
 	if (!wl_list_empty(&server->outputs)) {
 		/* windows left without an output get one */
-		vt_views_output_moved(server, NULL, (struct wlr_box){ 0 });
+		struct vt_output_change_event moved = { 0 };
+		wl_signal_emit(&server->events.output_moved, &moved);
 	}
 	/* Everything may be somewhere else now. */
 	wl_list_for_each(output, &server->outputs, link) {
@@ -397,12 +218,19 @@ static void output_enabled_changed(struct vt_output *output) {
 	if (!enabled && output->enabled) {
 		output->enabled = false;
 		struct wlr_box box = output->layout_box;
-		vt_layers_output_disabled(server, output->wlr_output);
+		struct vt_output_change_event change = {
+			.output = output,
+			.wlr_output = output->wlr_output,
+			.box = box,
+		};
+		/* its layer surfaces are closed (layer_shell.c) */
+		wl_signal_emit(&server->events.output_disabled, &change);
 		arrange_outputs(server); /* out of the layout */
 		/* and out of clients' sight; its return to the layout makes
 		 * the global again (wlr_output_layout_add) */
 		wlr_output_destroy_global(output->wlr_output);
-		vt_views_output_gone(server, output, box);
+		/* its windows go to the others (view.c) */
+		wl_signal_emit(&server->events.output_gone, &change);
 		vr_changes_clear(&output->pending);
 		wlr_log(WLR_INFO, "%s: disabled", output->wlr_output->name);
 	} else if (enabled && !output->enabled) {
@@ -416,8 +244,26 @@ static void output_enabled_changed(struct vt_output *output) {
 	vt_server_schedule_update(server);
 }
 
-bool vt_output_enabled(struct vt_output *output) {
-	return output->wlr_output->enabled && !output->soft_disabled;
+void vt_outputs_init(struct vt_server *server) {
+	server->outputs_update.notify = output_handle_update;
+	wl_signal_add(&server->events.update, &server->outputs_update);
+	server->outputs_run_pacers.notify = output_handle_run_pacers;
+	wl_signal_add(&server->events.run_pacers, &server->outputs_run_pacers);
+	server->outputs_new_surface.notify = output_handle_new_surface;
+	wl_signal_add(&server->events.new_surface, &server->outputs_new_surface);
+	server->outputs_engine_completed.notify =
+		output_handle_engine_completed;
+	wl_signal_add(&server->events.engine_completed,
+		&server->outputs_engine_completed);
+}
+
+void vt_outputs_finish(struct vt_server *server) {
+	if (server->outputs_update.link.next != NULL) {
+		wl_list_remove(&server->outputs_update.link);
+		wl_list_remove(&server->outputs_run_pacers.link);
+		wl_list_remove(&server->outputs_new_surface.link);
+		wl_list_remove(&server->outputs_engine_completed.link);
+	}
 }
 
 uint64_t vt_output_lock_epoch_shown(struct vt_output *output) {
@@ -492,7 +338,12 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	output->wlr_output->data = NULL;
 	struct vt_server *server = output->server;
 	/* its windows go to the outputs left (it is out of the list) */
-	vt_views_output_gone(server, output, output->layout_box);
+	struct vt_output_change_event gone = {
+		.output = output,
+		.wlr_output = output->wlr_output,
+		.box = output->layout_box,
+	};
+	wl_signal_emit(&server->events.output_gone, &gone);
 	free(output);
 	/* wlroots takes it out of the layout; close the gap. */
 	arrange_outputs(server);
@@ -575,7 +426,7 @@ void vt_outputs_apply_config(struct vt_server *server,
 		}
 	}
 	arrange_outputs(server);
-	vt_output_management_update(server);
+	/* the caller tells output management (vt_output_management_update) */
 }
 
 /* The mode an output starts with: --size for headless and nested

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <pixman.h>
+#include <wayland-server-core.h>
 #include <wlr/util/box.h>
 #include <vitrail/renderer.h>
 
@@ -23,6 +24,85 @@ struct wlr_output;
 
 /* An output: its render target, buffers and pacing (output.c; opaque). */
 struct vt_output;
+
+/*
+ * The outputs' signals (server->events.output_*, server->frame_events in
+ * server.h): the data they carry. Fields marked "answer" are filled in by
+ * listeners; the emitter sets them to the answer of no listener first.
+ */
+
+/* output_disabled (output: the wlr_output's), output_gone (box: where
+ * it was), output_moved (from: where it was; output NULL: windows left
+ * without an output get one) */
+struct vt_output_change_event {
+	struct vt_output *output;
+	struct wlr_output *wlr_output;
+	struct wlr_box box;
+};
+
+/* frame_events.busy: do frames have to go on? */
+struct vt_frame_busy_event {
+	struct vt_server *server;
+	/* queued is known (a frame's latch said it): nobody asks again */
+	bool queued_known;
+	bool queued; /* answer: commits queued for a display time */
+	uint64_t horizon; /* answer: the pre_render queues' last target */
+	/* answer: an animation or fling runs; once it is true, later
+	 * listeners need not look (they did not either before) */
+	bool animating;
+};
+
+/* frame_events.sample: a frame (not a torn one) starts for display_ns */
+struct vt_frame_sample_event {
+	struct vt_output *output;
+	uint64_t display_ns, period_ns;
+	bool queued; /* answer: commits stay queued (frame_timing.c) */
+	char *scene_samples; /* answer: for the frame log */
+	size_t scene_samples_len;
+	char *scroll_samples;
+	size_t scroll_samples_len;
+};
+
+/* frame_events.begin: a frame was made (test hooks, the lock epoch) */
+struct vt_frame_begin_event {
+	struct vt_output *output;
+	uint64_t lock_epoch; /* answer: the lock in force, 0: none */
+	uint32_t slow_us; /* answer: the frame is ready no sooner */
+	uint32_t stall_ms; /* answer: the frame renders this late */
+};
+
+/* frame_events.surface_sampled, vblank_callback */
+struct vt_frame_surface_event {
+	struct vt_surface *surface;
+	/* the frame's commit feedbacks (frame_timing.c's), sampled */
+	struct wl_list *timing_feedbacks;
+	bool unsampled; /* its latest commit was in no frame before */
+	bool send; /* answer, vblank_callback: its frame callbacks go now */
+};
+
+/* frame_events.presented */
+struct vt_frame_presented_event {
+	struct vt_output *output;
+	struct wl_list *timing_feedbacks;
+	uint64_t presented_ns, display_ns;
+};
+
+/* frame_events.shown: a presented frame's pixels (test protocol) */
+struct vt_frame_shown_event {
+	struct vt_output *output;
+	uint64_t seq;
+	const void *data;
+	size_t stride;
+	int32_t width, height;
+};
+
+/* frame_events.dropped: a frame never shown; its feedbacks go to next
+ * (NULL: no later frame) */
+struct vt_frame_dropped_event {
+	struct wl_list *timing_feedbacks, *next;
+	uint64_t next_render_ns;
+	bool handled; /* answer: a later frame shows them */
+};
 
 void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
 /* Iterate the enabled outputs in name order: vt_output_next(server, NULL)
@@ -73,6 +153,13 @@ struct vr_mat vt_output_view(struct vt_output *output);
  * 270). */
 struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
 	int *height);
+/* The outputs take the loop's signals (server->events.update,
+ * run_pacers): called first in vt_server_init; finish undoes it. */
+void vt_outputs_init(struct vt_server *server);
+void vt_outputs_finish(struct vt_server *server);
+/* Run the pending tree update now (damage to outputs); the idle one
+ * (vt_server_schedule_update) is cancelled. */
+void vt_server_update(struct vt_server *server);
 /* A tree update's changes (vr_tree_update_moves), on every output they
  * touch: layout damage and moves of layout pixels. */
 void vt_outputs_add_changes(struct vt_server *server,
@@ -113,26 +200,11 @@ uint64_t vt_output_tear_offset(struct vt_output *output);
 
 /* An input event: frames rendered ahead are stale (D-VSync). */
 void vt_outputs_input(struct vt_server *server);
-/* The surface is going: frames forget it (their feedbacks for it are
- * discarded if they are never shown). */
-void vt_outputs_surface_destroyed(struct vt_server *server,
-	struct vt_surface *surface);
 /* The Vulkan device is lost: frames it did not finish are dropped, and
  * the CPU backend draws every output from now on. */
 void vt_outputs_lose_renderer(struct vt_server *server);
 /* No output has damage to draw or frames not yet presented. */
 bool vt_outputs_settled(struct vt_server *server);
-/*
- * Until the event loop is idle, no output starts a frame: requests are
- * kept and the pacers run then. Called at a surface's commit: a frame
- * started inside a commit signal would sample the commit's
- * wp_presentation feedback before wlroots' own commit listener (added
- * after vitrail's, at the client's first feedback request) made it
- * current. The frame draws the new content, the feedback is never
- * sampled and never answered, and a client waiting for it (a nested
- * vitrail's output) waits for ever.
- */
-void vt_outputs_defer_pacers(struct vt_server *server);
 /* Log (WLR_INFO) each output's frame state: its pending damage, its
  * frames' states, its pacer's, and the surfaces it draws (whether their
  * newest content was drawn, their frame callbacks waiting). SIGUSR1 and

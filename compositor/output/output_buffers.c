@@ -30,9 +30,6 @@
 #include "desktop/surface.h"
 #include "output/output.h"
 #include "pacing/pacer.h"
-#include "protocols/frame_timing.h"
-#include "protocols/scroll_region.h"
-#include "scene/scene.h"
 #include "server.h"
 #include "util.h"
 
@@ -77,20 +74,23 @@ void output_update_predictable(struct vt_output *output,
 		uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
-	uint64_t horizon;
-	bool queued = vt_frame_timing_queue_state(server, &horizon);
-	bool predictable = (vt_scene_animating(server) || queued ||
-			vt_scroll_flinging(server)) &&
+	/* frame timing (queued commits, the horizon), the scene, the scroll
+	 * regions answer, in that order */
+	struct vt_frame_busy_event busy = {
+		.server = server,
+		.horizon = UINT64_MAX,
+	};
+	wl_signal_emit(&server->frame_events.busy, &busy);
+	bool predictable = (busy.animating || busy.queued) &&
 		now - server->last_input_ns > quiet &&
 		now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
-	vt_pacer_set_horizon(output->pacer, horizon);
+	vt_pacer_set_horizon(output->pacer, busy.horizon);
 }
 
-static void handle_pacer_idle(void *data) {
-	struct vt_server *server = data;
-	server->pacer_idle = NULL;
-	server->pacers_deferred = false;
+void output_handle_run_pacers(struct wl_listener *listener, void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, outputs_run_pacers);
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		if (!output->pacer_run_pending) {
@@ -105,15 +105,55 @@ static void handle_pacer_idle(void *data) {
 	}
 }
 
-void vt_outputs_defer_pacers(struct vt_server *server) {
-	if (server->loop == NULL) {
+void vt_server_update(struct vt_server *server) {
+	if (server->update_idle != NULL) {
+		wl_event_source_remove(server->update_idle);
+		server->update_idle = NULL;
+	}
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	/* pixels that only moved come back as moves (shift-and-expose) */
+	struct vr_move moves[VR_MOVES_MAX];
+	size_t nmoves = vr_tree_update_moves(server->tree, &damage, moves,
+		VR_MOVES_MAX);
+	server->nodes_updated += (uint32_t)vr_tree_last_update_count(server->tree);
+	if (pixman_region32_not_empty(&damage) || nmoves > 0) {
+		vt_outputs_add_changes(server, &damage, moves, nmoves);
+	}
+	pixman_region32_fini(&damage);
+}
+
+void output_handle_update(struct wl_listener *listener, void *data) {
+	struct vt_server *server =
+		wl_container_of(listener, server, outputs_update);
+	vt_server_update(server);
+}
+
+void output_update_target(struct vt_output *output) {
+	int w = output->wlr_output->width, h = output->wlr_output->height;
+	struct vr_engine *engine = output->server->engine;
+	if (engine == NULL || vr_engine_host_images(engine)) {
+		if (output->soft && output->soft_w == w && output->soft_h == h) {
+			return;
+		}
+		output->soft = true;
+		output->soft_w = w;
+		output->soft_h = h;
+		output->latest = NULL;
+		output_damage_whole(output);
 		return;
 	}
-	server->pacers_deferred = true;
-	if (server->pacer_idle == NULL) {
-		server->pacer_idle = wl_event_loop_add_idle(server->loop,
-			handle_pacer_idle, server);
+	if (output->target != NULL && vr_target_width(output->target) == w &&
+			vr_target_height(output->target) == h) {
+		return;
 	}
+	vr_target_destroy(output->target);
+	output->target = vr_target_create(output->server->renderer, w, h);
+	if (output->target == NULL) {
+		wlr_log(WLR_ERROR, "%s: cannot create a %dx%d render target",
+			output->wlr_output->name, w, h);
+	}
+	output_damage_whole(output);
 }
 
 /* The output wants something: the pacer runs now (and may render), or,

@@ -27,17 +27,12 @@
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
-#include "desktop/session_lock.h"
 #include "desktop/surface.h"
+#include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
 #include "pacing/pacer.h"
-#include "protocols/frame_timing.h"
-#include "protocols/presentation_paths.h"
-#include "protocols/scroll_region.h"
-#include "scene/scene.h"
 #include "server.h"
-#include "testing/test_control.h"
 #include "util.h"
 
 #include "output/output_internal.h"
@@ -76,8 +71,13 @@ static void feedbacks_move(struct wl_array *to, struct wl_array *from,
 	wl_array_init(from);
 }
 
-void vt_outputs_surface_destroyed(struct vt_server *server,
-		struct vt_surface *surface) {
+/* The surface is going: frames forget it (their feedbacks for it are
+ * discarded if they are never shown). */
+static void handle_surface_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_surface *surface = data;
+	struct vt_server *server = surface->server;
+	wl_list_remove(&surface->outputs_destroy.link);
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		struct drawn_feedback *entry;
@@ -95,6 +95,12 @@ void vt_outputs_surface_destroyed(struct vt_server *server,
 			}
 		}
 	}
+}
+
+void output_handle_new_surface(struct wl_listener *listener, void *data) {
+	struct vt_surface *surface = data;
+	surface->outputs_destroy.notify = handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &surface->outputs_destroy);
 }
 
 void output_frame_destroy(struct output_frame *frame) {
@@ -133,8 +139,13 @@ void output_frame_destroy(struct output_frame *frame) {
 			next = &later->timing_feedbacks;
 			next_render_ns = later->record.render_start_ns;
 		}
-		if (!vt_frame_timing_frame_dropped(&frame->timing_feedbacks, next,
-				next_render_ns) &&
+		struct vt_frame_dropped_event dropped = {
+			.timing_feedbacks = &frame->timing_feedbacks,
+			.next = next,
+			.next_render_ns = next_render_ns,
+		};
+		wl_signal_emit(&output->server->frame_events.dropped, &dropped);
+		if (!dropped.handled &&
 				!output->destroying && output->redraw_idle == NULL) {
 			/* not now: frames are destroyed from inside the pacer */
 			output->redraw_idle = wl_event_loop_add_idle(
@@ -176,13 +187,19 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 	if (surface == NULL || (drawn->only != NULL && surface != drawn->only)) {
 		return;
 	}
+	struct vt_server *server = drawn->output->server;
 	if (drawn->frame != NULL) {
-		if (surface->unsampled) {
-			vt_paths_surface_drawn(surface);
-		}
+		/* the path manager (its latest commit is shown, if it was
+		 * unsampled), then frame timing (its feedbacks go with the
+		 * frame); neither looks at what this does in between */
+		struct vt_frame_surface_event sampled = {
+			.surface = surface,
+			.timing_feedbacks = &drawn->frame->timing_feedbacks,
+			.unsampled = surface->unsampled,
+		};
 		surface->unsampled = false;
 		frame_take_input(drawn->frame, surface);
-		vt_frame_timing_sampled(surface, &drawn->frame->timing_feedbacks);
+		wl_signal_emit(&server->frame_events.surface_sampled, &sampled);
 		struct wlr_presentation_feedback *feedback =
 			wlr_presentation_surface_sampled(
 				drawn->output->server->presentation, surface->wlr_surface);
@@ -206,8 +223,16 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 		 * again over a commit never shown. It gets one at the vblank
 		 * after the frame that draws it. */
 		drawn->held = true;
-	} else if (drawn->frame_done && vt_paths_vblank_callback(surface)) {
-		wlr_surface_send_frame_done(surface->wlr_surface, &drawn->now);
+	} else if (drawn->frame_done) {
+		/* the path manager says whether it goes now */
+		struct vt_frame_surface_event vblank = {
+			.surface = surface,
+			.send = true,
+		};
+		wl_signal_emit(&server->frame_events.vblank_callback, &vblank);
+		if (vblank.send) {
+			wlr_surface_send_frame_done(surface->wlr_surface, &drawn->now);
+		}
 	}
 }
 
@@ -341,6 +366,60 @@ int output_handle_slow_timer(void *data) {
 	return 0;
 }
 
+void vt_outputs_lose_renderer(struct vt_server *server) {
+	wlr_log(WLR_ERROR, "the Vulkan device is lost: the CPU backend draws "
+		"from now on");
+	struct vt_output *output;
+	wl_list_for_each(output, &server->outputs, link) {
+		/* frames the device never finished: their buffers hold
+		 * nothing worth showing */
+		struct output_frame *frame;
+		wl_list_for_each(frame, &output->frames, link) {
+			if (frame->render_id != 0) {
+				frame->failed = true;
+				frame->render_id = 0;
+			}
+		}
+		struct output_buffer *buffer;
+		wl_list_for_each(buffer, &output->buffers, link) {
+			vr_dst_buffer_destroy(buffer->dst);
+			buffer->dst = NULL;
+		}
+		vr_target_destroy(output->target);
+		output->target = NULL;
+	}
+	vt_server_drop_renderer(server);
+	vt_server_use_cpu_backend(server);
+	if (!vt_server_set_engine(server)) {
+		wlr_log(WLR_ERROR, "no engine left to draw with");
+	}
+	uint64_t now = vt_now_ns();
+	wl_list_for_each(output, &server->outputs, link) {
+		/* a new frame, all of it, and every buffer redrawn */
+		output_update_target(output);
+		/* the pacer drops them at their commit; it may drop others on
+		 * the way, so look again after each */
+		bool again = true;
+		while (again) {
+			again = false;
+			struct output_frame *frame;
+			wl_list_for_each(frame, &output->frames, link) {
+				if (frame->failed && !frame->ready) {
+					frame->ready = true;
+					vt_pacer_frame_ready(output->pacer, frame, now);
+					again = true;
+					break;
+				}
+			}
+		}
+	}
+}
+
+void output_handle_engine_completed(struct wl_listener *listener,
+		void *data) {
+	vt_outputs_frames_completed(data);
+}
+
 void vt_outputs_frames_completed(struct vt_server *server) {
 	if (server->engine == NULL) {
 		return;
@@ -387,20 +466,34 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	char samples[VT_SCENE_SAMPLES_LEN] = "";
 	char scroll_samples[VT_SCROLL_SAMPLES_LEN] = "";
 	if (!tear) {
-		queued = vt_frame_timing_latch(server, output, display_ns,
-			output->period_ns);
-		vt_scene_sample(server, display_ns, samples, sizeof(samples));
-		/* scroll regions on this output: their windows at display_ns
-		 * (a fling is a function of it) */
-		vt_scroll_sample(server, output, display_ns, output->period_ns,
-			scroll_samples, sizeof(scroll_samples));
+		/* frame timing latches, the scene samples, then the scroll
+		 * regions on this output take their windows at display_ns (a
+		 * fling is a function of it): listeners in that order */
+		struct vt_frame_sample_event sample = {
+			.output = output,
+			.display_ns = display_ns,
+			.period_ns = output->period_ns,
+			.scene_samples = samples,
+			.scene_samples_len = sizeof(samples),
+			.scroll_samples = scroll_samples,
+			.scroll_samples_len = sizeof(scroll_samples),
+		};
+		wl_signal_emit(&server->frame_events.sample, &sample);
+		queued = sample.queued;
 	}
 	vt_server_update(server);
 	uint32_t nodes_updated = server->nodes_updated;
 	uint32_t lists_recorded = server->lists_recorded;
 	server->nodes_updated = 0;
 	server->lists_recorded = 0;
-	if (vt_scene_animating(server) || queued || vt_scroll_flinging(server)) {
+	struct vt_frame_busy_event busy = {
+		.server = server,
+		.queued_known = true,
+		.queued = queued,
+		.horizon = UINT64_MAX,
+	};
+	wl_signal_emit(&server->frame_events.busy, &busy);
+	if (busy.animating || busy.queued) {
 		/* Animated outputs keep rendering: every frame samples them
 		 * (and latches queued commits). */
 		output_request(output, VT_PACER_RENDER);
@@ -431,7 +524,11 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	}
 	frame->output = output;
 	frame->buffer = buffer;
-	frame->lock_epoch = vt_session_lock_epoch(output->server);
+	/* the session lock (lock_epoch), the test protocol (slow_us,
+	 * stall_ms) answer */
+	struct vt_frame_begin_event begin = { .output = output };
+	wl_signal_emit(&server->frame_events.begin, &begin);
+	frame->lock_epoch = begin.lock_epoch;
 	pixman_region32_init(&frame->damage);
 	pixman_region32_init(&frame->cpu_copy);
 	wl_array_init(&frame->feedbacks);
@@ -454,11 +551,11 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		.scroll_samples = frame->scroll_samples,
 	};
 
-	uint32_t slow_us = vt_test_take_frame_cost_us(server);
+	uint32_t slow_us = begin.slow_us;
 	if (slow_us > 0) {
 		frame->ready_not_before_ns = start + (uint64_t)slow_us * 1000;
 	}
-	uint32_t stall_ms = vt_test_take_stall_ms(server);
+	uint32_t stall_ms = begin.stall_ms;
 	if (stall_ms > 0) {
 		/* Test protocol: this frame renders late. */
 		struct timespec stall = {
@@ -965,11 +1062,18 @@ static void frame_presented(struct output_frame *frame,
 		}
 		wl_array_release(&frame->feedbacks);
 		wl_array_init(&frame->feedbacks);
-		vt_frame_timing_presented(&frame->timing_feedbacks, presented_ns,
-			frame->record.display_ns);
+		struct vt_frame_presented_event presented = {
+			.output = output,
+			.timing_feedbacks = &frame->timing_feedbacks,
+			.presented_ns = presented_ns,
+			.display_ns = frame->record.display_ns,
+		};
+		wl_signal_emit(&output->server->frame_events.presented,
+			&presented);
 		if (frame->lock_epoch > output->lock_epoch_shown) {
 			output->lock_epoch_shown = frame->lock_epoch;
-			vt_session_lock_shown(output->server);
+			wl_signal_emit(&output->server->frame_events.lock_shown,
+				output->server);
 		}
 	}
 	/* An output's first frame has nothing on screen to repeat: it is not
@@ -980,10 +1084,15 @@ static void frame_presented(struct output_frame *frame,
 	frame->record.presented_ns = event->presented ? presented_ns : 0;
 	frame->record.dropped = late;
 	if (event->presented && frame->buffer != NULL) {
-		vt_test_frame_presented(output->server, output, frame->record.seq,
-			frame->buffer->data, frame->buffer->stride,
-			frame->buffer->wlr_buffer->width,
-			frame->buffer->wlr_buffer->height);
+		struct vt_frame_shown_event shown = {
+			.output = output,
+			.seq = frame->record.seq,
+			.data = frame->buffer->data,
+			.stride = frame->buffer->stride,
+			.width = frame->buffer->wlr_buffer->width,
+			.height = frame->buffer->wlr_buffer->height,
+		};
+		wl_signal_emit(&output->server->frame_events.shown, &shown);
 	}
 	stats_add(output, frame->record.main_thread_ns);
 	vt_frame_log_write(output->server->frame_log, &frame->record);
@@ -1040,5 +1149,5 @@ void output_handle_present(struct wl_listener *listener, void *data) {
 		vt_pacer_presented(output->pacer, NULL, true, t,
 			event->refresh > 0 ? (uint64_t)event->refresh : 0);
 	}
-	vt_test_check_settled(output->server);
+	wl_signal_emit(&output->server->events.check_settled, output->server);
 }

@@ -34,7 +34,6 @@
 #include "desktop/surface.h"
 #include "output/frame_log.h"
 #include "pacing/pacer.h"
-#include "protocols/scroll_region.h"
 #include "server.h"
 
 
@@ -190,6 +189,9 @@ struct vt_output {
 struct wlr_box output_box(struct vt_output *output);
 void output_map_region(struct vt_output *output,
 		const pixman_region32_t *layout, pixman_region32_t *out);
+/* A render target (or CPU frames) of the output's size for the engine in
+ * use, damaging all of it when that changes (output_buffers.c). */
+void output_update_target(struct vt_output *output);
 void output_update_predictable(struct vt_output *output,
 		uint64_t now);
 void output_request(struct vt_output *output, uint32_t wants);
@@ -202,6 +204,15 @@ struct output_buffer *output_acquire_buffer(struct vt_output *output);
 uint64_t output_region_area(const pixman_region32_t *region);
 void output_damage_whole(struct vt_output *output);
 void output_frame_destroy(struct output_frame *frame);
+/* The outputs' listeners of the server's signals (vt_outputs_init):
+ * events.update (output_buffers.c), run_pacers (output_buffers.c),
+ * new_surface (output_frame.c: frames forget a destroyed surface),
+ * engine_completed (output_frame.c) */
+void output_handle_update(struct wl_listener *listener, void *data);
+void output_handle_run_pacers(struct wl_listener *listener, void *data);
+void output_handle_new_surface(struct wl_listener *listener, void *data);
+void output_handle_engine_completed(struct wl_listener *listener,
+	void *data);
 void output_read(struct vt_output *output,
 		const pixman_region32_t *region, void *data, int32_t stride);
 int output_handle_slow_timer(void *data);

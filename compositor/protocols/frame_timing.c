@@ -60,6 +60,9 @@ struct vt_surface_timing {
 	struct wl_resource *resource;
 	struct vt_server *server;
 	struct vt_surface *surface; /* NULL once destroyed */
+	/* the surface's events.commit, events.destroy, while it lives */
+	struct wl_listener surface_commit;
+	struct wl_listener surface_destroy;
 	struct wl_list link; /* vt_frame_timing::timings */
 	enum vitrail_surface_timing_v1_path path, pending_path;
 	uint32_t limit, pending_limit;
@@ -85,6 +88,12 @@ struct vt_frame_timing {
 	struct vt_server *server;
 	struct wl_global *global;
 	struct wl_list timings; /* vt_surface_timing::link */
+	/* the outputs' frame clock (server->frame_events) */
+	struct wl_listener busy;
+	struct wl_listener sample;
+	struct wl_listener surface_sampled;
+	struct wl_listener presented;
+	struct wl_listener dropped;
 };
 
 static const struct vitrail_surface_timing_v1_interface timing_impl;
@@ -143,7 +152,7 @@ static const struct vitrail_commit_feedback_v1_interface feedback_impl = {
 	.destroy = handle_simple_destroy,
 };
 
-void vt_frame_timing_sampled(struct vt_surface *surface,
+static void frame_timing_sampled(struct vt_surface *surface,
 		struct wl_list *frame_feedbacks) {
 	struct vt_surface_timing *timing = surface->timing;
 	if (timing == NULL || wl_list_empty(&timing->applied_feedbacks)) {
@@ -153,7 +162,7 @@ void vt_frame_timing_sampled(struct vt_surface *surface,
 	wl_list_init(&timing->applied_feedbacks);
 }
 
-void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
+static void frame_timing_presented(struct wl_list *frame_feedbacks,
 		uint64_t presented_ns, uint64_t display_ns) {
 	uint32_t hi, lo, nsec, thi, tlo, tnsec;
 	split_ns(presented_ns, &hi, &lo, &nsec);
@@ -166,7 +175,7 @@ void vt_frame_timing_presented(struct wl_list *frame_feedbacks,
 	}
 }
 
-bool vt_frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
+static bool frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
 		struct wl_list *next_frame, uint64_t next_render_ns) {
 	struct timing_feedback *fb, *tmp;
 	if (next_frame != NULL) {
@@ -495,6 +504,10 @@ static void timing_handle_resource_destroy(struct wl_resource *resource) {
 	struct vt_latch_queue queue = timing->queue;
 	bool locked = timing->locked;
 	uint32_t locked_seq = timing->locked_seq;
+	if (surface != NULL) {
+		wl_list_remove(&timing->surface_commit.link);
+		wl_list_remove(&timing->surface_destroy.link);
+	}
 	timing->surface = NULL;
 	timing->locked = false;
 	timing_free_queue(timing);
@@ -556,7 +569,9 @@ static void timing_note_cached(struct vt_surface_timing *timing) {
 	}
 }
 
-void vt_frame_timing_surface_commit(struct vt_surface *surface) {
+static void handle_surface_commit(struct wl_listener *listener,
+		void *data) {
+	struct vt_surface *surface = data;
 	struct vt_surface_timing *timing = surface->timing;
 	if (timing == NULL) {
 		return;
@@ -573,7 +588,8 @@ void vt_frame_timing_surface_commit(struct vt_surface *surface) {
 	timing_applied(timing, wlr_surface->current.seq);
 }
 
-bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
+static bool frame_timing_latch(struct vt_server *server,
+		struct vt_output *output,
 		uint64_t display_ns, uint64_t period_ns) {
 	struct vt_frame_timing *ft = server->frame_timing;
 	if (ft == NULL) {
@@ -611,7 +627,7 @@ bool vt_frame_timing_latch(struct vt_server *server, struct vt_output *output,
 	return queued;
 }
 
-bool vt_frame_timing_queue_state(struct vt_server *server,
+static bool frame_timing_queue_state(struct vt_server *server,
 		uint64_t *horizon) {
 	struct vt_frame_timing *ft = server->frame_timing;
 	*horizon = UINT64_MAX;
@@ -665,11 +681,15 @@ bool vt_frame_timing_surface_queued(struct vt_surface *surface) {
 	return timing->queue.len > 0 || timing->locked;
 }
 
-void vt_frame_timing_surface_destroyed(struct vt_surface *surface) {
+static void handle_surface_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_surface *surface = data;
 	struct vt_surface_timing *timing = surface->timing;
 	if (timing == NULL) {
 		return;
 	}
+	wl_list_remove(&timing->surface_commit.link);
+	wl_list_remove(&timing->surface_destroy.link);
 	/* wlroots frees the cached states with the surface */
 	timing_discard_all(timing,
 		VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
@@ -677,6 +697,41 @@ void vt_frame_timing_surface_destroyed(struct vt_surface *surface) {
 	timing->locked = false;
 	timing->surface = NULL;
 	surface->timing = NULL;
+}
+
+/* ---- the outputs' frame clock ------------------------------------------- */
+
+static void handle_busy(struct wl_listener *listener, void *data) {
+	struct vt_frame_busy_event *event = data;
+	if (!event->queued_known) {
+		event->queued = frame_timing_queue_state(event->server,
+			&event->horizon);
+	}
+}
+
+static void handle_sample(struct wl_listener *listener, void *data) {
+	struct vt_frame_timing *ft = wl_container_of(listener, ft, sample);
+	struct vt_frame_sample_event *event = data;
+	event->queued = frame_timing_latch(ft->server, event->output,
+		event->display_ns, event->period_ns);
+}
+
+static void handle_surface_sampled(struct wl_listener *listener,
+		void *data) {
+	struct vt_frame_surface_event *event = data;
+	frame_timing_sampled(event->surface, event->timing_feedbacks);
+}
+
+static void handle_presented(struct wl_listener *listener, void *data) {
+	struct vt_frame_presented_event *event = data;
+	frame_timing_presented(event->timing_feedbacks, event->presented_ns,
+		event->display_ns);
+}
+
+static void handle_dropped(struct wl_listener *listener, void *data) {
+	struct vt_frame_dropped_event *event = data;
+	event->handled = frame_timing_frame_dropped(event->timing_feedbacks,
+		event->next, event->next_render_ns);
 }
 
 /* ---- the global ------------------------------------------------------------ */
@@ -716,6 +771,10 @@ static void manager_handle_get_surface_timing(struct wl_client *client,
 	wl_list_init(&timing->feedbacks);
 	wl_list_insert(&ft->timings, &timing->link);
 	surface->timing = timing;
+	timing->surface_commit.notify = handle_surface_commit;
+	wl_signal_add(&surface->events.commit, &timing->surface_commit);
+	timing->surface_destroy.notify = handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &timing->surface_destroy);
 	wl_resource_set_implementation(timing_resource, &timing_impl, timing,
 		timing_handle_resource_destroy);
 }
@@ -749,6 +808,21 @@ bool vt_frame_timing_init(struct vt_server *server) {
 		free(ft);
 		return false;
 	}
+	/* Order: busy before the scene's and the scroll regions' (queued
+	 * commits were asked first); sample before theirs (commits latch,
+	 * then animations sample); surface_sampled after the path
+	 * manager's. server.c's init order makes it. */
+	ft->busy.notify = handle_busy;
+	wl_signal_add(&server->frame_events.busy, &ft->busy);
+	ft->sample.notify = handle_sample;
+	wl_signal_add(&server->frame_events.sample, &ft->sample);
+	ft->surface_sampled.notify = handle_surface_sampled;
+	wl_signal_add(&server->frame_events.surface_sampled,
+		&ft->surface_sampled);
+	ft->presented.notify = handle_presented;
+	wl_signal_add(&server->frame_events.presented, &ft->presented);
+	ft->dropped.notify = handle_dropped;
+	wl_signal_add(&server->frame_events.dropped, &ft->dropped);
 	server->frame_timing = ft;
 	return true;
 }
@@ -758,6 +832,11 @@ void vt_frame_timing_finish(struct vt_server *server) {
 	if (ft == NULL) {
 		return;
 	}
+	wl_list_remove(&ft->busy.link);
+	wl_list_remove(&ft->sample.link);
+	wl_list_remove(&ft->surface_sampled.link);
+	wl_list_remove(&ft->presented.link);
+	wl_list_remove(&ft->dropped.link);
 	wl_global_destroy(ft->global);
 	/* surface timings die with their clients (before this, at display
 	 * destruction they are gone already) */

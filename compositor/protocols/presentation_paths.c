@@ -42,6 +42,10 @@ struct vt_paths {
 	uint64_t armed_ns;
 	struct wl_list scheduled; /* vt_surface::path_link */
 	struct wl_global *tearing_global;
+	struct wl_listener new_surface; /* server->events.new_surface */
+	/* the outputs' frame clock (server->frame_events) */
+	struct wl_listener surface_sampled;
+	struct wl_listener vblank_callback;
 };
 
 /* ---- which path ------------------------------------------------------- */
@@ -190,8 +194,8 @@ static int handle_timer(int fd, uint32_t mask, void *data) {
 
 /* ---- what surfaces and outputs call ------------------------------------- */
 
-void vt_paths_surface_commit(struct vt_surface *surface, bool new_content,
-		bool replaced) {
+static void paths_surface_commit(struct vt_surface *surface,
+		bool new_content, bool replaced) {
 	struct vt_server *server = surface->server;
 	uint64_t now = vt_now_ns();
 	surface->tearing_hint = surface->tearing_hint_pending;
@@ -225,19 +229,42 @@ void vt_paths_surface_commit(struct vt_surface *surface, bool new_content,
 	}
 }
 
-void vt_paths_surface_drawn(struct vt_surface *surface) {
-	vt_path_shown(&surface->path);
+static void handle_surface_content(struct wl_listener *listener,
+		void *data) {
+	struct vt_surface_content_event *event = data;
+	paths_surface_commit(event->surface, event->new_content,
+		event->replaced);
 }
 
-bool vt_paths_vblank_callback(struct vt_surface *surface) {
+/* A frame draws the surface: its latest commit, if no frame drew it
+ * before, is shown. */
+static void handle_surface_sampled(struct wl_listener *listener,
+		void *data) {
+	struct vt_frame_surface_event *event = data;
+	if (event->unsampled) {
+		vt_path_shown(&event->surface->path);
+	}
+}
+
+/* At an output's vblank: the surface's callback goes now unless the
+ * low-latency trigger sends it. */
+static void handle_vblank_callback(struct wl_listener *listener,
+		void *data) {
+	struct vt_frame_surface_event *event = data;
+	struct vt_surface *surface = event->surface;
 	if (surface->path_scheduled) {
-		return false; /* the trigger sends it */
+		event->send = false; /* the trigger sends it */
+		return;
 	}
 	vt_path_sent(&surface->path, vt_now_ns());
-	return true;
+	event->send = true;
 }
 
-void vt_paths_surface_destroyed(struct vt_surface *surface) {
+static void handle_surface_destroy(struct wl_listener *listener,
+		void *data) {
+	struct vt_surface *surface = data;
+	wl_list_remove(&surface->paths_content.link);
+	wl_list_remove(&surface->paths_destroy.link);
 	unschedule(surface);
 	if (surface->tearing_control != NULL) {
 		wl_resource_set_user_data(surface->tearing_control, NULL);
@@ -248,9 +275,14 @@ void vt_paths_surface_destroyed(struct vt_surface *surface) {
 	}
 }
 
-void vt_paths_surface_init(struct vt_surface *surface) {
+static void handle_new_surface(struct wl_listener *listener, void *data) {
+	struct vt_surface *surface = data;
 	vt_path_init(&surface->path, VT_PATH_VSYNC);
 	wl_list_init(&surface->path_link);
+	surface->paths_content.notify = handle_surface_content;
+	wl_signal_add(&surface->events.content, &surface->paths_content);
+	surface->paths_destroy.notify = handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &surface->paths_destroy);
 }
 
 /* ---- wp_tearing_control_v1 ---------------------------------------------- */
@@ -368,6 +400,16 @@ bool vt_paths_init(struct vt_server *server) {
 		return false;
 	}
 	server->paths = paths;
+	paths->new_surface.notify = handle_new_surface;
+	wl_signal_add(&server->events.new_surface, &paths->new_surface);
+	/* before frame_timing.c's (vt_paths_init runs first): a drawn
+	 * surface's commit is shown, then its timing feedback sampled */
+	paths->surface_sampled.notify = handle_surface_sampled;
+	wl_signal_add(&server->frame_events.surface_sampled,
+		&paths->surface_sampled);
+	paths->vblank_callback.notify = handle_vblank_callback;
+	wl_signal_add(&server->frame_events.vblank_callback,
+		&paths->vblank_callback);
 	return true;
 }
 
@@ -380,6 +422,9 @@ void vt_paths_finish(struct vt_server *server) {
 	wl_list_for_each_safe(surface, tmp, &paths->scheduled, path_link) {
 		unschedule(surface);
 	}
+	wl_list_remove(&paths->new_surface.link);
+	wl_list_remove(&paths->surface_sampled.link);
+	wl_list_remove(&paths->vblank_callback.link);
 	wl_global_destroy(paths->tearing_global);
 	wl_event_source_remove(paths->timer_source);
 	close(paths->timer_fd);

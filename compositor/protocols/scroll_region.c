@@ -46,7 +46,6 @@
 #include "protocols/scroll_region.h"
 #include "scene/scene.h"
 #include "server.h"
-#include "testing/test_control.h"
 #include "util.h"
 #include "vitrail-scroll-v1-protocol.h"
 
@@ -76,6 +75,9 @@ struct vt_scroll_manager {
 	uint32_t next_id; // numbers regions for the frame log
 	/* over every region so far, for --stats */
 	uint64_t frames, requests, overflow_frames;
+	/* the outputs' frame clock (server->frame_events) */
+	struct wl_listener busy;
+	struct wl_listener sample;
 };
 
 enum frame_kind {
@@ -700,7 +702,7 @@ static int copy_handle_timer(void *data) {
 	} else {
 		wl_event_source_timer_update(copy->timer, 1);
 	}
-	vt_test_check_settled(server);
+	wl_signal_emit(&server->events.check_settled, server);
 	return 0;
 }
 
@@ -714,7 +716,8 @@ static void copy_handle_buffer_destroy(struct wl_listener *listener,
 	wl_list_remove(&copy->buffer_destroy.link);
 	copy->buffer = NULL;
 	copy_over(region, false);
-	vt_test_check_settled(region->manager->server);
+	wl_signal_emit(&region->manager->server->events.check_settled,
+		region->manager->server);
 }
 
 /* Start copying the buffer into the image in bands. */
@@ -1024,6 +1027,26 @@ static void manager_bind(struct wl_client *client, void *data,
 	wl_resource_set_implementation(resource, &manager_impl, manager, NULL);
 }
 
+/* Frames go on while a region flings; asked last, and only when neither
+ * queued commits nor animations already keep them going. */
+static void handle_busy(struct wl_listener *listener, void *data) {
+	struct vt_frame_busy_event *event = data;
+	if (!event->animating && !event->queued) {
+		event->animating = vt_scroll_flinging(event->server);
+	}
+}
+
+/* A frame starts: regions on its output take their windows at its
+ * display time (a fling is a function of it), after the scene sampled. */
+static void handle_sample(struct wl_listener *listener, void *data) {
+	struct vt_scroll_manager *manager =
+		wl_container_of(listener, manager, sample);
+	struct vt_frame_sample_event *event = data;
+	vt_scroll_sample(manager->server, event->output, event->display_ns,
+		event->period_ns, event->scroll_samples,
+		event->scroll_samples_len);
+}
+
 bool vt_scroll_init(struct vt_server *server) {
 	struct vt_scroll_manager *manager = calloc(1, sizeof(*manager));
 	if (manager == NULL) {
@@ -1039,6 +1062,10 @@ bool vt_scroll_init(struct vt_server *server) {
 		return false;
 	}
 	server->scroll = manager;
+	manager->busy.notify = handle_busy;
+	wl_signal_add(&server->frame_events.busy, &manager->busy);
+	manager->sample.notify = handle_sample;
+	wl_signal_add(&server->frame_events.sample, &manager->sample);
 	return true;
 }
 
@@ -1049,6 +1076,8 @@ void vt_scroll_finish(struct vt_server *server) {
 	}
 	/* every client is gone, and with them every region */
 	assert(wl_list_empty(&manager->regions));
+	wl_list_remove(&manager->busy.link);
+	wl_list_remove(&manager->sample.link);
 	wl_global_destroy(manager->global);
 	free(manager);
 	server->scroll = NULL;

@@ -12,11 +12,11 @@
 #include <stdio.h>
 
 struct vt_output;
+#include "output/frame_log.h" /* VT_SCROLL_SAMPLES_LEN */
+
 struct vt_server;
 struct wlr_event_pointer_axis;
 
-/* Room for one frame's scroll samples in the frame log. */
-#define VT_SCROLL_SAMPLES_LEN 256
 
 /* Create the vitrail_scroll_manager_v1 global (server->scroll). */
 bool vt_scroll_init(struct vt_server *server);

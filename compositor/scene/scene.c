@@ -50,6 +50,7 @@
 
 #include "pacing/pacer.h"
 #include "desktop/surface.h"
+#include "output/output.h"
 #include "scene/scene.h"
 #include "server.h"
 #include "util.h"
@@ -549,6 +550,23 @@ static void manager_bind(struct wl_client *client, void *data,
 	wl_resource_set_implementation(resource, &manager_impl, manager, NULL);
 }
 
+/* Frames go on while animations run (after frame timing's answer,
+ * before the scroll regions'). */
+static void handle_busy(struct wl_listener *listener, void *data) {
+	struct vt_frame_busy_event *event = data;
+	event->animating = vt_scene_animating(event->server);
+}
+
+/* A frame starts: animations take their values at its display time
+ * (after frame timing latched queued commits). */
+static void handle_sample(struct wl_listener *listener, void *data) {
+	struct vt_scene_manager *manager =
+		wl_container_of(listener, manager, sample);
+	struct vt_frame_sample_event *event = data;
+	vt_scene_sample(manager->server, event->display_ns,
+		event->scene_samples, event->scene_samples_len);
+}
+
 bool vt_scene_init(struct vt_server *server) {
 	struct vt_scene_manager *manager = calloc(1, sizeof(*manager));
 	if (manager == NULL) {
@@ -564,6 +582,10 @@ bool vt_scene_init(struct vt_server *server) {
 		return false;
 	}
 	server->scene = manager;
+	manager->busy.notify = handle_busy;
+	wl_signal_add(&server->frame_events.busy, &manager->busy);
+	manager->sample.notify = handle_sample;
+	wl_signal_add(&server->frame_events.sample, &manager->sample);
 	return true;
 }
 
@@ -574,6 +596,8 @@ void vt_scene_finish(struct vt_server *server) {
 	}
 	/* Every client is gone, and with them every animation. */
 	assert(wl_list_empty(&manager->animations));
+	wl_list_remove(&manager->busy.link);
+	wl_list_remove(&manager->sample.link);
 	wl_global_destroy(manager->global);
 	free(manager);
 	server->scene = NULL;

@@ -96,6 +96,9 @@ struct vt_scene_manager {
 	struct wl_list animations; // scene_animation::link, running ones
 	uint32_t next_serial; // numbers animations for the frame log
 	uint32_t stamp; // marks for set_children's checks
+	/* the outputs' frame clock (server->frame_events) */
+	struct wl_listener busy;
+	struct wl_listener sample;
 };
 
 struct client_quota {

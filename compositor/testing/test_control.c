@@ -23,6 +23,10 @@ struct vt_test {
 	struct vt_server *server;
 	struct wl_global *global;
 	struct wl_list settles; /* settle::link */
+	/* server->events.check_settled, frame_events.begin, shown */
+	struct wl_listener check_settled;
+	struct wl_listener frame_begin;
+	struct wl_listener frame_shown;
 	/* a settle unanswered for long says why in the log */
 	struct wl_event_source *settle_timer;
 	int holds; /* objects holding frame callbacks */
@@ -567,6 +571,27 @@ static void test_bind(struct wl_client *client, void *data, uint32_t version,
 		test_handle_resource_destroy);
 }
 
+static void handle_check_settled(struct wl_listener *listener,
+		void *data) {
+	struct vt_test *test = wl_container_of(listener, test, check_settled);
+	vt_test_check_settled(test->server);
+}
+
+/* A frame starts: slow_frames' cost, then stall_next_frame's sleep. */
+static void handle_frame_begin(struct wl_listener *listener, void *data) {
+	struct vt_test *test = wl_container_of(listener, test, frame_begin);
+	struct vt_frame_begin_event *event = data;
+	event->slow_us = vt_test_take_frame_cost_us(test->server);
+	event->stall_ms = vt_test_take_stall_ms(test->server);
+}
+
+static void handle_frame_shown(struct wl_listener *listener, void *data) {
+	struct vt_test *test = wl_container_of(listener, test, frame_shown);
+	struct vt_frame_shown_event *event = data;
+	vt_test_frame_presented(test->server, event->output, event->seq,
+		event->data, event->stride, event->width, event->height);
+}
+
 bool vt_test_init(struct vt_server *server) {
 	struct vt_test *test = calloc(1, sizeof(*test));
 	if (test == NULL) {
@@ -589,6 +614,12 @@ bool vt_test_init(struct vt_server *server) {
 		return false;
 	}
 	server->test = test;
+	test->check_settled.notify = handle_check_settled;
+	wl_signal_add(&server->events.check_settled, &test->check_settled);
+	test->frame_begin.notify = handle_frame_begin;
+	wl_signal_add(&server->frame_events.begin, &test->frame_begin);
+	test->frame_shown.notify = handle_frame_shown;
+	wl_signal_add(&server->frame_events.shown, &test->frame_shown);
 	wlr_log(WLR_INFO, "test protocol vitrail_test_v1 enabled");
 	return true;
 }
@@ -611,6 +642,9 @@ void vt_test_finish(struct vt_server *server) {
 		wl_list_remove(&test->touch_destroy.link);
 	}
 	hash_frames_stop(test);
+	wl_list_remove(&test->check_settled.link);
+	wl_list_remove(&test->frame_begin.link);
+	wl_list_remove(&test->frame_shown.link);
 	wl_event_source_remove(test->settle_timer);
 	wl_global_destroy(test->global);
 	free(test->costs);
