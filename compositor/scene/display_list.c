@@ -249,6 +249,12 @@ const struct vitrail_scene_display_list_v1_interface scene_list_impl = {
 	.append_shm = list_handle_append_shm,
 };
 
+struct scene_list *scene_list_from_resource(struct wl_resource *resource) {
+	assert(wl_resource_instance_of(resource,
+		&vitrail_scene_display_list_v1_interface, &scene_list_impl));
+	return wl_resource_get_user_data(resource);
+}
+
 void scene_list_handle_resource_destroy(struct wl_resource *resource) {
 	struct scene_list *list = wl_resource_get_user_data(resource);
 	if (list == NULL) {

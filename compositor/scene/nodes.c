@@ -787,6 +787,13 @@ const struct vitrail_scene_node_v1_interface scene_node_impl = {
 	.animate = node_handle_animate,
 };
 
+/* NULL when inert (its scene is gone). */
+struct vt_scene_node *scene_node_from_resource(struct wl_resource *resource) {
+	assert(wl_resource_instance_of(resource,
+		&vitrail_scene_node_v1_interface, &scene_node_impl));
+	return wl_resource_get_user_data(resource);
+}
+
 /* ---- commit ------------------------------------------------------------- */
 
 static const struct {

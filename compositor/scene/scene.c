@@ -63,16 +63,6 @@ static const struct vitrail_scene_v1_interface scene_impl;
 static void scene_handle_surface_destroy(struct wl_listener *listener,
 	void *data);
 
-const char *const scene_prop_names[PROP_COUNT] = {
-	"translation", "scale", "rotation", "opacity", "clip",
-};
-const int scene_prop_counts[PROP_COUNT] = { 2, 2, 1, 1, 5 };
-
-const char *const scene_curve_names[CURVE_COUNT] = {
-	"linear", "cubic_bezier", "spring",
-};
-const int scene_curve_counts[CURVE_COUNT] = { 0, 4, 3 };
-
 /* ---- resources ---------------------------------------------------------- */
 
 static struct vt_scene_manager *manager_from_resource(
@@ -88,129 +78,6 @@ static struct scene *scene_from_resource(struct wl_resource *resource) {
 		&scene_impl));
 	return wl_resource_get_user_data(resource);
 }
-
-/* NULL when inert (its scene is gone). */
-struct vt_scene_node *scene_node_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource,
-		&vitrail_scene_node_v1_interface, &scene_node_impl));
-	return wl_resource_get_user_data(resource);
-}
-
-struct scene_list *scene_list_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource,
-		&vitrail_scene_display_list_v1_interface, &scene_list_impl));
-	return wl_resource_get_user_data(resource);
-}
-
-struct scene_image *scene_image_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource,
-		&vitrail_scene_image_v1_interface, &scene_image_impl));
-	return wl_resource_get_user_data(resource);
-}
-
-void scene_handle_destroy(struct wl_client *client,
-		struct wl_resource *resource) {
-	wl_resource_destroy(resource);
-}
-
-/* libwayland formats a protocol error into a 128-byte buffer and cuts
- * what does not fit: messages put the offending value first and stay
- * under ERROR_MESSAGE_MAX bytes; a longer one is logged whole. */
-#define ERROR_MESSAGE_MAX 100
-
-void scene_post_error(struct wl_resource *resource, uint32_t code,
-		const char *fmt, ...) {
-	char message[512];
-	va_list args;
-	va_start(args, fmt);
-	int n = vsnprintf(message, sizeof(message), fmt, args);
-	va_end(args);
-	if (n > ERROR_MESSAGE_MAX) {
-		wlr_log(WLR_ERROR, "scene protocol error message of %d bytes, "
-			"cut by libwayland: %s", n, message);
-	}
-	wl_resource_post_error(resource, code, "%s", message);
-}
-
-/* ---- quotas ------------------------------------------------------------- */
-
-void scene_quota_unref(struct client_quota *quota) {
-	if (quota == NULL || --quota->refs > 0) {
-		return;
-	}
-	assert(quota->client == NULL);
-	free(quota);
-	/* The client's last object is gone: give glibc's free pages back,
-	 * so that its display lists and images do not stay in vitrail's
-	 * resident memory. */
-	malloc_trim(0);
-}
-
-struct client_quota *scene_quota_ref(struct client_quota *quota) {
-	quota->refs++;
-	return quota;
-}
-
-static void quota_handle_client_destroy(struct wl_listener *listener,
-		void *data) {
-	struct client_quota *quota =
-		wl_container_of(listener, quota, client_destroy);
-	wl_list_remove(&quota->client_destroy.link);
-	quota->client = NULL;
-	scene_quota_unref(quota);
-}
-
-/* The client's quota, with a reference for the caller; NULL when out of
- * memory. */
-static struct client_quota *quota_get(struct wl_client *client) {
-	struct wl_listener *listener = wl_client_get_destroy_listener(client,
-		quota_handle_client_destroy);
-	if (listener != NULL) {
-		struct client_quota *quota =
-			wl_container_of(listener, quota, client_destroy);
-		return scene_quota_ref(quota);
-	}
-	struct client_quota *quota = calloc(1, sizeof(*quota));
-	if (quota == NULL) {
-		return NULL;
-	}
-	quota->refs = 2;
-	quota->client = client;
-	quota->client_destroy.notify = quota_handle_client_destroy;
-	wl_client_add_destroy_listener(client, &quota->client_destroy);
-	return quota;
-}
-
-/* ---- images ------------------------------------------------------------- */
-
-struct image_data *scene_image_data_ref(struct image_data *data) {
-	data->refs++;
-	return data;
-}
-
-void scene_image_data_unref(struct image_data *data) {
-	if (data == NULL || --data->refs > 0) {
-		return;
-	}
-	data->quota->images--;
-	data->quota->image_bytes -= data->bytes;
-	scene_quota_unref(data->quota);
-	vr_image_unref(data->image);
-	free(data);
-}
-
-static void image_handle_resource_destroy(struct wl_resource *resource) {
-	struct scene_image *image = wl_resource_get_user_data(resource);
-	if (image == NULL) {
-		return;
-	}
-	scene_image_data_unref(image->data);
-	free(image);
-}
-
-const struct vitrail_scene_image_v1_interface scene_image_impl = {
-	.destroy = scene_handle_destroy,
-};
 
 /* ---- scenes ------------------------------------------------------------- */
 
@@ -383,7 +250,7 @@ static void manager_handle_get_scene(struct wl_client *client,
 	struct wl_resource *scene_resource = wl_resource_create(client,
 		&vitrail_scene_v1_interface, wl_resource_get_version(resource), id);
 	struct scene *scene = calloc(1, sizeof(*scene));
-	struct client_quota *quota = quota_get(client);
+	struct client_quota *quota = scene_quota_get(client);
 	struct vr_node *anchor = vr_node_create(manager->server->tree);
 	if (surface == NULL || scene_resource == NULL || scene == NULL ||
 			quota == NULL || anchor == NULL) {
@@ -423,7 +290,7 @@ static void manager_handle_create_image(struct wl_client *client,
 		return;
 	}
 	wl_resource_set_implementation(image_resource, &scene_image_impl, NULL,
-		image_handle_resource_destroy);
+		scene_image_handle_resource_destroy);
 
 	uint32_t buffer_id = wl_resource_get_id(buffer_resource);
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer_resource);
@@ -460,7 +327,7 @@ static void manager_handle_create_image(struct wl_client *client,
 			buffer_id, stride, width);
 		return;
 	}
-	struct client_quota *quota = quota_get(client);
+	struct client_quota *quota = scene_quota_get(client);
 	if (quota == NULL) {
 		wl_client_post_no_memory(client);
 		return;
@@ -516,7 +383,7 @@ static void manager_handle_create_display_list(struct wl_client *client,
 		&vitrail_scene_display_list_v1_interface,
 		wl_resource_get_version(resource), id);
 	struct scene_list *list = calloc(1, sizeof(*list));
-	struct client_quota *quota = quota_get(client);
+	struct client_quota *quota = scene_quota_get(client);
 	if (list_resource == NULL || list == NULL || quota == NULL) {
 		if (list_resource != NULL) {
 			wl_resource_destroy(list_resource);

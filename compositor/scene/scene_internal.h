@@ -1,7 +1,8 @@
 /*
- * The scene protocol's internals, shared by the files of scene.c's split
- * (scene.c, display_list.c, nodes.c): its objects and limits, and the
- * helpers one file calls in another.
+ * The scene protocol's internals, shared by its files, which call one way:
+ * objects.c (errors, quotas, images) <- display_list.c <- nodes.c (nodes
+ * and animations) <- scene.c (the manager and scenes): its objects and
+ * limits, and the helpers a file calls in a file below it.
  */
 #ifndef VITRAIL_SCENE_SCENE_INTERNAL_H
 #define VITRAIL_SCENE_SCENE_INTERNAL_H
@@ -229,6 +230,10 @@ extern const int scene_curve_counts[CURVE_COUNT];
 struct vt_scene_node *scene_node_from_resource(struct wl_resource *resource);
 struct scene_list *scene_list_from_resource(struct wl_resource *resource);
 struct scene_image *scene_image_from_resource(struct wl_resource *resource);
+/* The client's quota, with a reference for the caller; NULL when out of
+ * memory. */
+struct client_quota *scene_quota_get(struct wl_client *client);
+void scene_image_handle_resource_destroy(struct wl_resource *resource);
 void scene_handle_destroy(struct wl_client *client,
 		struct wl_resource *resource);
 void scene_post_error(struct wl_resource *resource, uint32_t code,
