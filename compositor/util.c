@@ -58,3 +58,16 @@ bool vt_ensure_runtime_dir(void) {
 	wlr_log(WLR_INFO, "XDG_RUNTIME_DIR was unset; using %s", path);
 	return true;
 }
+
+struct wl_resource *vt_resource_create(struct wl_client *client,
+		const struct wl_interface *interface, uint32_t version, uint32_t id,
+		const void *impl, void *data, wl_resource_destroy_func_t destroy) {
+	struct wl_resource *resource = wl_resource_create(client, interface,
+		(int)version, id);
+	if (resource == NULL) {
+		wl_client_post_no_memory(client);
+		return NULL;
+	}
+	wl_resource_set_implementation(resource, impl, data, destroy);
+	return resource;
+}

@@ -1,5 +1,6 @@
 /*
- * Small helpers (util.c): clocks, prefaulting, the runtime directory.
+ * Small helpers (util.c): clocks, prefaulting, the runtime directory, and
+ * the resource a global's bind makes.
  */
 #ifndef VITRAIL_UTIL_H
 #define VITRAIL_UTIL_H
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <wayland-server-core.h>
 
 uint64_t vt_now_ns(void);
 /* Fault the pages of [data, data + len) of a mapping in (readable) with
@@ -20,5 +22,11 @@ uint64_t vt_timespec_to_ns(const struct timespec *ts);
 void vt_ns_to_timespec(uint64_t ns, struct timespec *ts);
 /* Without XDG_RUNTIME_DIR (a root shell, CI) make a private one. */
 bool vt_ensure_runtime_dir(void);
+/* What every global's bind (and a request's new_id) does: the resource
+ * with impl, data and destroy (NULL: none); NULL after telling the client
+ * it is out of memory. */
+struct wl_resource *vt_resource_create(struct wl_client *client,
+	const struct wl_interface *interface, uint32_t version, uint32_t id,
+	const void *impl, void *data, wl_resource_destroy_func_t destroy);
 
 #endif

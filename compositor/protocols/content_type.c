@@ -13,6 +13,7 @@
 #include "desktop/surface.h"
 #include "protocols/content_type.h"
 #include "server.h"
+#include "util.h"
 
 #define CONTENT_TYPE_VERSION 1
 
@@ -144,13 +145,8 @@ static const struct wp_content_type_manager_v1_interface manager_impl = {
 
 static void manager_bind(struct wl_client *client, void *data,
 		uint32_t version, uint32_t id) {
-	struct wl_resource *resource = wl_resource_create(client,
-		&wp_content_type_manager_v1_interface, (int)version, id);
-	if (resource == NULL) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &manager_impl, NULL, NULL);
+	vt_resource_create(client, &wp_content_type_manager_v1_interface, version, id,
+		&manager_impl, NULL, NULL);
 }
 
 bool vt_content_type_init(struct vt_server *server) {

@@ -17,6 +17,7 @@
 #include "output/output.h"
 #include "protocols/fractional_scale.h"
 #include "server.h"
+#include "util.h"
 
 #define FRACTIONAL_SCALE_VERSION 1
 
@@ -164,13 +165,8 @@ static const struct wp_fractional_scale_manager_v1_interface manager_impl = {
 
 static void manager_bind(struct wl_client *client, void *data,
 		uint32_t version, uint32_t id) {
-	struct wl_resource *resource = wl_resource_create(client,
-		&wp_fractional_scale_manager_v1_interface, (int)version, id);
-	if (resource == NULL) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &manager_impl, data, NULL);
+	vt_resource_create(client, &wp_fractional_scale_manager_v1_interface, version, id,
+		&manager_impl, data, NULL);
 }
 
 bool vt_fractional_scale_init(struct vt_server *server) {

@@ -360,14 +360,8 @@ static const struct wp_tearing_control_manager_v1_interface
 
 static void tearing_manager_bind(struct wl_client *client, void *data,
 		uint32_t version, uint32_t id) {
-	struct wl_resource *resource = wl_resource_create(client,
-		&wp_tearing_control_manager_v1_interface, (int)version, id);
-	if (resource == NULL) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &tearing_manager_impl, data,
-		NULL);
+	vt_resource_create(client, &wp_tearing_control_manager_v1_interface, version, id,
+		&tearing_manager_impl, data, NULL);
 }
 
 /* ---- set-up ------------------------------------------------------------- */

@@ -19,6 +19,7 @@
 #include "protocols/single_pixel.h"
 #include "server.h"
 #include "single-pixel-buffer-v1-protocol.h"
+#include "util.h"
 
 #define SINGLE_PIXEL_VERSION 1
 
@@ -142,13 +143,8 @@ static const struct wp_single_pixel_buffer_manager_v1_interface manager_impl = {
 
 static void manager_bind(struct wl_client *client, void *data,
 		uint32_t version, uint32_t id) {
-	struct wl_resource *resource = wl_resource_create(client,
-		&wp_single_pixel_buffer_manager_v1_interface, (int)version, id);
-	if (resource == NULL) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &manager_impl, NULL, NULL);
+	vt_resource_create(client, &wp_single_pixel_buffer_manager_v1_interface, version, id,
+		&manager_impl, NULL, NULL);
 }
 
 bool vt_single_pixel_init(struct vt_server *server) {

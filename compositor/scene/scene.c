@@ -407,14 +407,8 @@ static const struct vitrail_scene_manager_v1_interface manager_impl = {
 
 static void manager_bind(struct wl_client *client, void *data,
 		uint32_t version, uint32_t id) {
-	struct vt_scene_manager *manager = data;
-	struct wl_resource *resource = wl_resource_create(client,
-		&vitrail_scene_manager_v1_interface, (int)version, id);
-	if (resource == NULL) {
-		wl_client_post_no_memory(client);
-		return;
-	}
-	wl_resource_set_implementation(resource, &manager_impl, manager, NULL);
+	vt_resource_create(client, &vitrail_scene_manager_v1_interface, version, id,
+		&manager_impl, data, NULL);
 }
 
 /* Frames go on while animations run (after frame timing's answer,
