@@ -350,7 +350,7 @@ void vt_layers_fullscreen_changed(struct vt_server *server) {
 		}
 	}
 	if (changed) {
-		vt_input_update_pointer_focus(server);
+		wl_signal_emit(&server->events.pointer_focus, NULL);
 		vt_server_schedule_update(server);
 	}
 }
@@ -417,7 +417,7 @@ void vt_layers_arrange(struct vt_server *server) {
 	} while (layers->rearrange);
 	layers->arranging = false;
 	vt_layers_fullscreen_changed(server);
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
 

@@ -297,7 +297,7 @@ static void session_lock(struct vt_session_lock *m, struct lock *lock,
 	place_all(m);
 	focus_lock_surface(m, NULL);
 	wlr_seat_pointer_clear_focus(server->seat);
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	send_locked_when_shown(m);
 }
 
@@ -312,7 +312,7 @@ static void session_unlock(struct vt_session_lock *m) {
 	if (view != NULL && view->mapped) {
 		vt_view_focus(view, view->surface);
 	}
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 }
 
 /* ---- lock surfaces ------------------------------------------------------ */
@@ -430,7 +430,7 @@ static void role_commit(struct wlr_surface *surface) {
 	lock_surface_place(ls);
 	if (m->locked && m->owner == ls->lock) {
 		focus_lock_surface(m, NULL);
-		vt_input_update_pointer_focus(m->server);
+		wl_signal_emit(&m->server->events.pointer_focus, NULL);
 	}
 }
 

@@ -195,7 +195,7 @@ static void view_update_visibility(struct vt_view *view) {
 	if (view->fullscreen) {
 		vt_layers_fullscreen_changed(server);
 	}
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
 
@@ -263,7 +263,7 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 	view_update_position(view);
 	view_update_entered(view);
 	vt_foreign_toplevel_update_output(view);
-	vt_input_update_pointer_focus(view->server);
+	wl_signal_emit(&view->server->events.pointer_focus, NULL);
 	vt_server_schedule_update(view->server);
 }
 
@@ -603,7 +603,7 @@ void vt_view_map(struct vt_view *view) {
 	view_update_entered(view);
 	vt_foreign_toplevel_map(view);
 	vt_view_focus(view, view->surface);
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
 
@@ -635,7 +635,7 @@ void vt_view_unmap(struct vt_view *view) {
 			}
 		}
 	}
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
 
@@ -673,7 +673,7 @@ void vt_view_committed(struct vt_view *view) {
 	if (now_x != was_x || now_y != was_y) {
 		/* the surfaces moved under the pointer (surface.c's commit
 		 * handler looked before they did) */
-		vt_input_update_pointer_focus(view->server);
+		wl_signal_emit(&view->server->events.pointer_focus, NULL);
 	}
 	bool fullscreen = view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN;
 	if (fullscreen != view->fullscreen) {

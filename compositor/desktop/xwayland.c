@@ -294,7 +294,7 @@ static void map_unmanaged(struct xwayland_view *xv) {
 				wl_resource_get_client(view->surface->resource))) {
 		keyboard_enter(server, view->surface);
 	}
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
 
@@ -355,7 +355,7 @@ static void handle_unmap(struct wl_listener *listener, void *data) {
 				wlr_seat_keyboard_notify_clear_focus(server->seat);
 			}
 		}
-		vt_input_update_pointer_focus(server);
+		wl_signal_emit(&server->events.pointer_focus, NULL);
 		vt_server_schedule_update(server);
 	} else {
 		vt_view_unmap(view);
@@ -409,7 +409,7 @@ static void handle_set_geometry(struct wl_listener *listener, void *data) {
 		/* an override-redirect window moved itself */
 		vr_node_set_position(xv->view.node, xv->xsurface->x,
 			xv->xsurface->y);
-		vt_input_update_pointer_focus(xv->view.server);
+		wl_signal_emit(&xv->view.server->events.pointer_focus, NULL);
 		vt_server_schedule_update(xv->view.server);
 	}
 }
@@ -445,7 +445,7 @@ static void handle_request_activate(struct wl_listener *listener,
 		wl_container_of(listener, xv, request_activate);
 	if (managed_mapped(&xv->view)) {
 		vt_view_focus(&xv->view, xv->view.surface);
-		vt_input_update_pointer_focus(xv->view.server);
+		wl_signal_emit(&xv->view.server->events.pointer_focus, NULL);
 	}
 }
 

@@ -535,6 +535,14 @@ static bool cursor_init_image(struct vt_server *server) {
 	return true;
 }
 
+/* Lower modules announce what moved under the pointer (windows, layer
+ * and lock surfaces, X11 windows, a taskbar's or a tablet's focus). */
+static void handle_pointer_focus(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server,
+		pointer_focus);
+	vt_input_update_pointer_focus(server);
+}
+
 bool vt_input_init(struct vt_server *server) {
 	wl_list_init(&server->keyboards);
 	wl_list_init(&server->virtual_pointers);
@@ -605,6 +613,8 @@ bool vt_input_init(struct vt_server *server) {
 		handle_request_set_primary_selection;
 	wl_signal_add(&server->seat->events.request_set_primary_selection,
 		&server->request_set_primary_selection);
+	server->pointer_focus.notify = handle_pointer_focus;
+	wl_signal_add(&server->events.pointer_focus, &server->pointer_focus);
 	if (!input_own_keyboard_create(server)) {
 		return false;
 	}
@@ -613,6 +623,7 @@ bool vt_input_init(struct vt_server *server) {
 }
 
 void vt_input_finish(struct vt_server *server) {
+	wl_list_remove(&server->pointer_focus.link);
 	wl_list_remove(&server->cursor_motion.link);
 	wl_list_remove(&server->cursor_motion_absolute.link);
 	wl_list_remove(&server->cursor_button.link);

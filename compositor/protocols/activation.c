@@ -87,5 +87,5 @@ void protocols_handle_request_activate(struct wl_listener *listener,
 		return;
 	}
 	vt_view_focus(view, view->surface);
-	vt_input_update_pointer_focus(p->server);
+	wl_signal_emit(&p->server->events.pointer_focus, NULL);
 }

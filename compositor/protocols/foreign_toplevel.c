@@ -64,7 +64,7 @@ static void foreign_handle_request_activate(struct wl_listener *listener,
 		wl_container_of(listener, foreign, request_activate);
 	struct vt_view *view = foreign->view;
 	vt_view_focus(view, view->surface);
-	vt_input_update_pointer_focus(view->server);
+	wl_signal_emit(&view->server->events.pointer_focus, NULL);
 }
 
 /* A taskbar minimizes the window, or brings it back (focused). */
@@ -78,7 +78,7 @@ static void foreign_handle_request_minimize(struct wl_listener *listener,
 		vt_view_minimize(view);
 	} else if (view->minimized) {
 		vt_view_focus(view, view->surface);
-		vt_input_update_pointer_focus(view->server);
+		wl_signal_emit(&view->server->events.pointer_focus, NULL);
 	}
 }
 
@@ -91,7 +91,7 @@ static void foreign_request_fill(struct vt_view *view, bool requested,
 		bool fullscreen) {
 	if (requested && view->minimized) {
 		vt_view_focus(view, view->surface);
-		vt_input_update_pointer_focus(view->server);
+		wl_signal_emit(&view->server->events.pointer_focus, NULL);
 	}
 	vt_view_request_fill(view, requested, fullscreen);
 }

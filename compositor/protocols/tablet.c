@@ -136,7 +136,7 @@ static void tool_move(struct vt_protocols *p, struct wlr_input_device *device,
 	if (surface == NULL || !wlr_surface_accepts_tablet_v2(tablet->wlr,
 			surface)) {
 		wlr_tablet_v2_tablet_tool_notify_proximity_out(tool);
-		vt_input_update_pointer_focus(server);
+		wl_signal_emit(&server->events.pointer_focus, NULL);
 		return;
 	}
 	wlr_tablet_v2_tablet_tool_notify_proximity_in(tool, tablet->wlr, surface);
