@@ -111,6 +111,7 @@ static void keyboard_enter(struct vt_server *server,
 
 static void layer_focus(struct vt_layer_surface *ls) {
 	ls->layers->focused = ls;
+	ls->layers->server->focused_layer = ls->layer_surface;
 	keyboard_enter(ls->layers->server, ls->layer_surface->surface);
 }
 
@@ -123,6 +124,7 @@ static void layer_unfocus(struct vt_layer_surface *ls) {
 	}
 	layers->focused = NULL;
 	struct vt_server *server = layers->server;
+	server->focused_layer = NULL;
 	struct vt_layer_surface *other;
 	wl_list_for_each(other, &layers->surfaces, link) {
 		if (other != ls && other->layer_surface->mapped &&
@@ -165,13 +167,6 @@ static void layer_update_focus(struct vt_layer_surface *ls) {
 		layer_unfocus(ls);
 		break;
 	}
-}
-
-bool vt_layers_keyboard_grabbed(struct vt_server *server) {
-	struct vt_layer_shell *layers = layers_of(server);
-	return layers != NULL && layers->focused != NULL &&
-		layers->focused->layer_surface->current.keyboard_interactive ==
-		ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE;
 }
 
 bool vt_layers_focus_surface(struct vt_server *server,
@@ -761,5 +756,6 @@ void vt_layers_finish(struct vt_server *server) {
 	wl_list_remove(&layers->new_surface.link);
 	wl_list_remove(&layers->destroy.link);
 	server->layers = NULL;
+	server->focused_layer = NULL;
 	free(layers); /* its nodes go with the tree */
 }

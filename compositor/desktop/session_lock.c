@@ -112,10 +112,6 @@ static struct lock_surface *lock_surface_from_resource(
 	return wl_resource_get_user_data(resource);
 }
 
-bool vt_session_locked(struct vt_server *server) {
-	return server->session_lock != NULL && server->session_lock->locked;
-}
-
 /* ---- placement ---------------------------------------------------------- */
 
 static void lock_surface_place(struct lock_surface *ls) {
@@ -292,6 +288,7 @@ static void session_lock(struct vt_session_lock *m, struct lock *lock,
 		free(exe);
 	}
 	m->locked = true;
+	server->locked = true;
 	m->owner = lock;
 	wlr_log(WLR_INFO, "session locking (epoch %" PRIu64 ")", m->epoch);
 	place_all(m);
@@ -304,6 +301,7 @@ static void session_lock(struct vt_session_lock *m, struct lock *lock,
 static void session_unlock(struct vt_session_lock *m) {
 	struct vt_server *server = m->server;
 	m->locked = false;
+	server->locked = false;
 	m->owner = NULL;
 	wlr_log(WLR_INFO, "session unlocked");
 	place_all(m);
@@ -694,6 +692,7 @@ void vt_session_lock_finish(struct vt_server *server) {
 	wl_global_destroy(m->global);
 	vr_node_destroy(m->color);
 	server->session_lock = NULL;
+	server->locked = false;
 	free(m->locker_exe);
 	free(m);
 }

@@ -71,9 +71,3 @@ void protocols_handle_input_inhibit_deactivate(struct wl_listener *listener,
 	wl_signal_emit(&p->server->events.pointer_focus, NULL);
 }
 
-bool vt_protocols_client_allowed(struct vt_server *server,
-		struct wl_client *client) {
-	struct vt_protocols *p = server->protocols;
-	return p == NULL || p->input_inhibit->active_client == NULL ||
-		p->input_inhibit->active_client == client;
-}

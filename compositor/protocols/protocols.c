@@ -252,6 +252,7 @@ bool vt_protocols_init(struct vt_server *server) {
 	}
 	protocols_kde_decoration_set_default(p);
 	server->protocols = p;
+	server->input_inhibit = p->input_inhibit;
 	p->limits = wl_display_add_protocol_logger(display, limits_check, p);
 
 	p->request_activate.notify = protocols_handle_request_activate;
@@ -371,5 +372,6 @@ void vt_protocols_finish(struct vt_server *server) {
 		protocols_blank_destroy(blank);
 	}
 	server->protocols = NULL;
+	server->input_inhibit = NULL;
 	free(p);
 }
