@@ -56,6 +56,7 @@ struct vt_layer_shell {
 	bool arranging, rearrange;
 	struct wl_listener new_surface;
 	struct wl_listener destroy;
+	struct wl_listener fullscreen_changed; /* server->events' (view.c) */
 };
 
 struct vt_layer_surface {
@@ -328,7 +329,9 @@ static void update_enabled(struct vt_layer_surface *ls) {
 	vr_node_set_enabled(ls->node, ls->layer_surface->mapped && !ls->hidden);
 }
 
-void vt_layers_fullscreen_changed(struct vt_server *server) {
+/* Fullscreen windows may have come or gone: top-layer surfaces hide on
+ * outputs with one (overlay stays above). */
+static void fullscreen_changed(struct vt_server *server) {
 	struct vt_layer_shell *layers = layers_of(server);
 	if (layers == NULL) {
 		return;
@@ -348,6 +351,13 @@ void vt_layers_fullscreen_changed(struct vt_server *server) {
 		wl_signal_emit(&server->events.pointer_focus, NULL);
 		vt_server_schedule_update(server);
 	}
+}
+
+static void handle_fullscreen_changed(struct wl_listener *listener,
+		void *data) {
+	struct vt_layer_shell *layers =
+		wl_container_of(listener, layers, fullscreen_changed);
+	fullscreen_changed(layers->server);
 }
 
 /* Place the layer surfaces of one output; returns its usable box. */
@@ -411,7 +421,7 @@ void vt_layers_arrange(struct vt_server *server) {
 		}
 	} while (layers->rearrange);
 	layers->arranging = false;
-	vt_layers_fullscreen_changed(server);
+	fullscreen_changed(server);
 	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
@@ -736,6 +746,9 @@ bool vt_layers_init(struct vt_server *server) {
 	wl_signal_add(&layers->shell->events.new_surface, &layers->new_surface);
 	layers->destroy.notify = handle_shell_destroy;
 	wl_signal_add(&layers->shell->events.destroy, &layers->destroy);
+	layers->fullscreen_changed.notify = handle_fullscreen_changed;
+	wl_signal_add(&server->events.fullscreen_changed,
+		&layers->fullscreen_changed);
 	server->layers = layers;
 	return true;
 
@@ -755,6 +768,7 @@ void vt_layers_finish(struct vt_server *server) {
 	/* the display's destruction destroyed the surfaces and the global */
 	wl_list_remove(&layers->new_surface.link);
 	wl_list_remove(&layers->destroy.link);
+	wl_list_remove(&layers->fullscreen_changed.link);
 	server->layers = NULL;
 	server->focused_layer = NULL;
 	free(layers); /* its nodes go with the tree */

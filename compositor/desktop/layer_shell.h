@@ -49,8 +49,5 @@ bool vt_layers_focus_surface(struct vt_server *server,
  * layer surface. */
 bool vt_layers_popup_parent(struct wlr_surface *root, struct vr_node **node,
 	struct wlr_box *constraint);
-/* Fullscreen windows may have come or gone: top-layer surfaces hide on
- * outputs with one (overlay stays above). */
-void vt_layers_fullscreen_changed(struct vt_server *server);
 
 #endif

@@ -150,8 +150,9 @@ static void place_all(struct vt_session_lock *m) {
 		 * cursor */
 		vr_node_raise_to_top(server->lock_layer);
 		vr_node_raise_to_top(server->cursor_layer);
-		/* outputs powered off stay black above it all */
-		vt_protocols_outputs_changed(server);
+		/* outputs powered off stay black above it all
+		 * (output_power.c places its blanks again) */
+		wl_signal_emit(&server->events.lock_raised, NULL);
 	}
 	vt_server_schedule_update(server);
 }

@@ -193,10 +193,19 @@ static void view_update_visibility(struct vt_view *view) {
 	}
 	view_update_entered(view);
 	if (view->fullscreen) {
-		vt_layers_fullscreen_changed(server);
+		wl_signal_emit(&server->events.fullscreen_changed, NULL);
 	}
 	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
+}
+
+/* A taskbar's handle follows (foreign_toplevel.c). */
+static void view_emit_activated(struct vt_view *view, bool activated) {
+	struct vt_view_activated_event event = {
+		.view = view,
+		.activated = activated,
+	};
+	wl_signal_emit(&view->server->events.view_activated, &event);
 }
 
 /* No window has the keyboard focus (unless a lock or layer surface holds
@@ -207,7 +216,7 @@ static void views_clear_focus(struct vt_server *server) {
 		return;
 	}
 	old->impl->set_activated(old, false);
-	vt_foreign_toplevel_set_activated(old, false);
+	view_emit_activated(old, false);
 	server->focused_view = NULL;
 	if (old->mapped) {
 		vt_decoration_update(old); /* unfocused colours */
@@ -262,7 +271,7 @@ void vt_view_move(struct vt_view *view, int x, int y) {
 	view->y = y;
 	view_update_position(view);
 	view_update_entered(view);
-	vt_foreign_toplevel_update_output(view);
+	wl_signal_emit(&view->server->events.view_output, view);
 	wl_signal_emit(&view->server->events.pointer_focus, NULL);
 	vt_server_schedule_update(view->server);
 }
@@ -271,7 +280,7 @@ void vt_view_move(struct vt_view *view, int x, int y) {
  * says; a taskbar's handle tells what was asked at once. */
 static void view_set_fill(struct vt_view *view, uint32_t fill, bool on) {
 	view->impl->set_fill(view, fill, on);
-	vt_foreign_toplevel_update_fill(view);
+	wl_signal_emit(&view->server->events.view_fill, view);
 }
 
 void vt_view_surface_origin(struct vt_view *view, int *x, int *y) {
@@ -367,7 +376,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 		/* a minimized window comes back, a hidden workspace shows */
 		if (view->minimized) {
 			view->minimized = false;
-			vt_foreign_toplevel_set_minimized(view, false);
+			wl_signal_emit(&server->events.view_minimized, view);
 		}
 		if (view->placed_on != NULL && view->workspace !=
 				vt_output_workspace(view->placed_on)) {
@@ -380,7 +389,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	if (server->focused_view != NULL && server->focused_view != view) {
 		struct vt_view *old = server->focused_view;
 		old->impl->set_activated(old, false);
-		vt_foreign_toplevel_set_activated(old, false);
+		view_emit_activated(old, false);
 	}
 	struct vt_view *unfocused = server->focused_view;
 	server->focused_view = view;
@@ -398,7 +407,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	wl_list_insert(&server->views, &view->link);
 	vr_node_raise_to_top(view->node);
 	view->impl->set_activated(view, true);
-	vt_foreign_toplevel_set_activated(view, true);
+	view_emit_activated(view, true);
 	if (prev == surface) {
 		return;
 	}
@@ -601,7 +610,7 @@ void vt_view_map(struct vt_view *view) {
 	vt_decoration_update(view);
 	vr_node_set_enabled(view->node, vt_view_visible(view));
 	view_update_entered(view);
-	vt_foreign_toplevel_map(view);
+	wl_signal_emit(&server->events.view_map, view);
 	vt_view_focus(view, view->surface);
 	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
@@ -615,10 +624,10 @@ void vt_view_unmap(struct vt_view *view) {
 	}
 	vr_node_set_enabled(view->node, false);
 	view_set_entered(view, NULL);
-	vt_foreign_toplevel_unmap(view);
+	wl_signal_emit(&view->server->events.view_unmap, view);
 	if (view->fullscreen) {
 		view->fullscreen = false;
-		vt_layers_fullscreen_changed(server);
+		wl_signal_emit(&server->events.fullscreen_changed, NULL);
 	}
 	if (server->focused_view == view) {
 		server->focused_view = NULL;
@@ -668,7 +677,7 @@ void vt_view_committed(struct vt_view *view) {
 	vt_view_surface_origin(view, &now_x, &now_y);
 	if (moved) {
 		view_update_entered(view);
-		vt_foreign_toplevel_update_output(view);
+		wl_signal_emit(&view->server->events.view_output, view);
 	}
 	if (now_x != was_x || now_y != was_y) {
 		/* the surfaces moved under the pointer (surface.c's commit
@@ -678,7 +687,7 @@ void vt_view_committed(struct vt_view *view) {
 	bool fullscreen = view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN;
 	if (fullscreen != view->fullscreen) {
 		view->fullscreen = fullscreen;
-		vt_layers_fullscreen_changed(view->server);
+		wl_signal_emit(&view->server->events.fullscreen_changed, NULL);
 	}
 	vt_decoration_update(view);
 }
@@ -688,7 +697,7 @@ void vt_view_finish(struct vt_view *view) {
 		wl_event_source_remove(view->refill_idle);
 		view->refill_idle = NULL;
 	}
-	vt_foreign_toplevel_unmap(view);
+	wl_signal_emit(&view->server->events.view_unmap, view);
 	if (view->entered != NULL) {
 		wl_list_remove(&view->entered_destroy.link);
 		view->entered = NULL;
@@ -911,7 +920,7 @@ void vt_view_minimize(struct vt_view *view) {
 		return;
 	}
 	view->minimized = true;
-	vt_foreign_toplevel_set_minimized(view, true);
+	wl_signal_emit(&server->events.view_minimized, view);
 	/* the back of the stack: the next window focus next picks */
 	wl_list_remove(&view->link);
 	wl_list_insert(server->views.prev, &view->link);
@@ -1091,7 +1100,7 @@ static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
 static void toplevel_handle_set_title(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_title);
-	vt_foreign_toplevel_update_names(view);
+	wl_signal_emit(&view->server->events.view_names, view);
 	if (view->mapped) {
 		vt_decoration_update(view);
 	}
@@ -1100,7 +1109,7 @@ static void toplevel_handle_set_title(struct wl_listener *listener,
 static void toplevel_handle_set_app_id(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_app_id);
-	vt_foreign_toplevel_update_names(view);
+	wl_signal_emit(&view->server->events.view_names, view);
 }
 
 static void view_refill_idle(void *data) {
@@ -1637,7 +1646,7 @@ static void toplevel_create(struct vt_server *server,
 		&view->request_minimize);
 	wl_list_insert(&server->views, &view->link);
 	/* a KDE server-decoration made before the role */
-	vt_protocols_toplevel_created(view);
+	wl_signal_emit(&server->events.new_xdg_toplevel, view);
 	/* maximized or fullscreen asked for before the first commit (mpv
 	 * --window-maximized): wlroots' signal came before the view */
 	if (server->config.mode == VT_MODE_DESKTOP &&

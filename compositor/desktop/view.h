@@ -129,6 +129,13 @@ struct vt_view {
 	struct vt_output *restore_output;
 };
 
+/* server->events.view_activated's payload: the view's activated state
+ * changed to activated. */
+struct vt_view_activated_event {
+	struct vt_view *view;
+	bool activated;
+};
+
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);
 /* The seat's keyboard_grab_end (payload: the wlr_seat_keyboard_grab that
  * ended): an xdg popup grab's end gives the keyboard back. */

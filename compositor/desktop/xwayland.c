@@ -474,12 +474,12 @@ static void handle_request_resize(struct wl_listener *listener, void *data) {
 
 static void handle_set_title(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_title);
-	vt_foreign_toplevel_update_names(view);
+	wl_signal_emit(&view->server->events.view_names, view);
 }
 
 static void handle_set_class(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_app_id);
-	vt_foreign_toplevel_update_names(view);
+	wl_signal_emit(&view->server->events.view_names, view);
 }
 
 static void handle_destroy(struct wl_listener *listener, void *data) {

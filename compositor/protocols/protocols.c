@@ -318,6 +318,11 @@ bool vt_protocols_init(struct vt_server *server) {
 	p->input_inhibit_deactivate.notify = protocols_handle_input_inhibit_deactivate;
 	wl_signal_add(&p->input_inhibit->events.deactivate,
 		&p->input_inhibit_deactivate);
+	protocols_foreign_toplevel_listen(p);
+	p->new_xdg_toplevel.notify = protocols_handle_new_xdg_toplevel;
+	wl_signal_add(&server->events.new_xdg_toplevel, &p->new_xdg_toplevel);
+	p->lock_raised.notify = protocols_handle_lock_raised;
+	wl_signal_add(&server->events.lock_raised, &p->lock_raised);
 	return true;
 }
 
@@ -363,6 +368,9 @@ void vt_protocols_finish(struct vt_server *server) {
 	wl_list_remove(&p->new_kde_decoration.link);
 	wl_list_remove(&p->input_inhibit_activate.link);
 	wl_list_remove(&p->input_inhibit_deactivate.link);
+	protocols_foreign_toplevel_unlisten(p);
+	wl_list_remove(&p->new_xdg_toplevel.link);
+	wl_list_remove(&p->lock_raised.link);
 	struct tablet *tablet, *tmp;
 	wl_list_for_each_safe(tablet, tmp, &p->tablets, link) {
 		protocols_tablet_handle_destroy(&tablet->destroy, NULL);
