@@ -43,6 +43,7 @@
 #include "desktop/session_lock.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
+#include "desktop/xdg_shell.h"
 #include "desktop/xwayland.h"
 #include "input/input.h"
 #include "loop.h"

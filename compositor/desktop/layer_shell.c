@@ -38,7 +38,6 @@
 #include "desktop/session_lock.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
-#include "input/input.h"
 #include "output/output.h"
 #include "server.h"
 

@@ -46,7 +46,6 @@
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "ext-session-lock-v1-protocol.h"
-#include "input/input.h"
 #include "output/output.h"
 #include "protocols/protocols.h"
 #include "server.h"

@@ -43,7 +43,6 @@
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "desktop/xwayland.h"
-#include "input/input.h"
 #include "protocols/protocols.h"
 #include "server.h"
 

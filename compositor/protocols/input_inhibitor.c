@@ -38,7 +38,6 @@
 #include <wlr/util/log.h>
 
 #include "desktop/view.h"
-#include "input/input.h"
 #include "protocols/protocols.h"
 #include "server.h"
 

@@ -98,17 +98,6 @@
 
 #include "protocols/protocols_internal.h"
 
-struct vt_view *protocols_toplevel_view(struct wlr_surface *surface) {
-	if (surface == NULL || !wlr_surface_is_xdg_surface(surface)) {
-		return NULL;
-	}
-	struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(surface);
-	if (xdg == NULL || xdg->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
-		return NULL;
-	}
-	return xdg->data;
-}
-
 /* ---- limits ------------------------------------------------------------- */
 
 #define FEEDBACK_MAX 1024

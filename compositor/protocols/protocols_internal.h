@@ -130,7 +130,6 @@ struct blank {
 	struct wl_listener output_destroy;
 };
 
-struct vt_view *protocols_toplevel_view(struct wlr_surface *surface);
 void protocols_handle_new_toplevel_decoration(struct wl_listener *listener,
 		void *data);
 /* The view's wlr-foreign-toplevel handle (foreign_toplevel.c): made at
