@@ -13,6 +13,7 @@
 
 #include "desktop/kiosk.h"
 #include "desktop/xwayland.h"
+#include "loop.h"
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"

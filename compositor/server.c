@@ -43,8 +43,10 @@
 #include "desktop/session_lock.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
+#include "desktop/xdg_shell.h"
 #include "desktop/xwayland.h"
 #include "input/input.h"
+#include "loop.h"
 #include "output/client_buffer_renderer.h"
 #include "output/engine.h"
 #include "output/frame_log.h"
@@ -185,14 +187,30 @@ static struct wlr_backend *create_backend(struct vt_server *server) {
 	return wlr_backend_autocreate(server->display);
 }
 
+static void handle_reload(struct wl_listener *listener, void *data) {
+	struct vt_server *server = wl_container_of(listener, server, reload);
+	vt_server_reload(server);
+}
+
 bool vt_server_init(struct vt_server *server) {
 	struct vt_options *opts = &server->opts;
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->views);
+	wl_signal_init(&server->events.pointer_focus);
+	wl_signal_init(&server->events.reload);
+	wl_signal_init(&server->events.view_map);
+	wl_signal_init(&server->events.view_unmap);
+	wl_signal_init(&server->events.view_names);
+	wl_signal_init(&server->events.view_output);
+	wl_signal_init(&server->events.view_fill);
+	wl_signal_init(&server->events.view_minimized);
+	wl_signal_init(&server->events.view_activated);
+	wl_signal_init(&server->events.new_xdg_toplevel);
+	wl_signal_init(&server->events.fullscreen_changed);
+	wl_signal_init(&server->events.lock_raised);
 	wl_signal_init(&server->events.update);
 	wl_signal_init(&server->events.run_pacers);
 	wl_signal_init(&server->events.engine_completed);
-	wl_signal_init(&server->events.pointer_focus);
 	wl_signal_init(&server->events.check_settled);
 	wl_signal_init(&server->events.new_surface);
 	wl_signal_init(&server->events.output_disabled);
@@ -207,6 +225,8 @@ bool vt_server_init(struct vt_server *server) {
 	wl_signal_init(&server->frame_events.dropped);
 	wl_signal_init(&server->frame_events.lock_shown);
 	wl_signal_init(&server->frame_events.shown);
+	server->reload.notify = handle_reload;
+	wl_signal_add(&server->events.reload, &server->reload);
 	vt_outputs_init(server);
 	server->start_ns = vt_now_ns();
 
@@ -461,39 +481,6 @@ void vt_server_reload(struct vt_server *server) {
 	free(previous);
 }
 
-pid_t vt_server_spawn(struct vt_server *server, const char *command) {
-	pid_t pid = fork();
-	if (pid < 0) {
-		wlr_log_errno(WLR_ERROR, "fork");
-		return -1;
-	}
-	if (pid == 0) {
-		sigset_t set;
-		sigemptyset(&set);
-		sigprocmask(SIG_SETMASK, &set, NULL);
-		setsid();
-		execl("/bin/sh", "/bin/sh", "-c", command, (char *)NULL);
-		_exit(127);
-	}
-	/* a reaped child's slot first (a kiosk application restarted for
-	 * hours must not grow the list) */
-	for (int i = 0; i < server->children_len; i++) {
-		if (server->children[i] <= 0) {
-			server->children[i] = pid;
-			wlr_log(WLR_INFO, "started '%s' (pid %d)", command, (int)pid);
-			return pid;
-		}
-	}
-	pid_t *children = realloc(server->children,
-		(size_t)(server->children_len + 1) * sizeof(*children));
-	if (children != NULL) {
-		server->children = children;
-		server->children[server->children_len++] = pid;
-	}
-	wlr_log(WLR_INFO, "started '%s' (pid %d)", command, (int)pid);
-	return pid;
-}
-
 static void stop_children(struct vt_server *server) {
 	for (int i = 0; i < server->children_len; i++) {
 		if (server->children[i] > 0) {
@@ -531,6 +518,7 @@ void vt_server_finish(struct vt_server *server) {
 		return;
 	}
 	stop_children(server);
+	wl_list_remove(&server->reload.link);
 	vt_xwayland_finish(server);
 	wl_display_destroy_clients(server->display);
 	vt_test_finish(server);

@@ -27,6 +27,8 @@
 struct vt_output;
 struct vt_surface;
 struct vt_view;
+struct wlr_input_inhibit_manager;
+struct wlr_layer_surface_v1;
 struct wlr_surface;
 struct wlr_virtual_keyboard_manager_v1;
 struct wlr_virtual_pointer_manager_v1;
@@ -158,6 +160,59 @@ struct vt_input_history {
 };
 
 struct vt_server {
+	/*
+	 * What modules below announce to those above, synchronously (the
+	 * listeners run inside the emit, at the point of the old call, in
+	 * the order added: where that order matters, the init order in
+	 * server.c makes it). Event structs are in the emitter's header.
+	 */
+	struct {
+		/* windows moved, appeared or went away: input gives the
+		 * pointer focus to what is under the cursor now
+		 * (vt_input_update_pointer_focus) */
+		struct wl_signal pointer_focus;
+		/* the reload binding: server.c loads the config again */
+		struct wl_signal reload;
+		/* a toplevel (struct vt_view) was mapped, unmapped (or
+		 * finished), its title or app_id changed, the output under it,
+		 * what vitrail asked it to fill, its minimized state
+		 * (view->minimized): foreign_toplevel.c follows */
+		struct wl_signal view_map;
+		struct wl_signal view_unmap;
+		struct wl_signal view_names;
+		struct wl_signal view_output;
+		struct wl_signal view_fill;
+		struct wl_signal view_minimized;
+		/* struct vt_view_activated_event */
+		struct wl_signal view_activated;
+		/* an xdg toplevel (struct vt_view) was made: a KDE
+		 * server-decoration made before applies to it */
+		struct wl_signal new_xdg_toplevel;
+		/* fullscreen windows may have come or gone (layer_shell.c) */
+		struct wl_signal fullscreen_changed;
+		/* the session lock raised its layer above everything: what
+		 * must stay above it (output_power.c's blanks) is placed
+		 * again */
+		struct wl_signal lock_raised;
+		/* loop.c: the tree update is due (the outputs run it) */
+		struct wl_signal update;
+		/* loop.c: deferred pacers may run (the outputs run them) */
+		struct wl_signal run_pacers;
+		/* output/engine.c: the engine's fd is readable: frames
+		 * completed (the outputs collect them) */
+		struct wl_signal engine_completed;
+		/* a frame, a copy or a fling ended: a waiting test may be
+		 * settled now (test_control.c) */
+		struct wl_signal check_settled;
+		/* surface.c: a vt_surface was created (data: it); its own
+		 * events say what it does next */
+		struct wl_signal new_surface;
+		/* output.c, data: struct vt_output_change_event */
+		struct wl_signal output_disabled; /* before it leaves the layout */
+		struct wl_signal output_gone; /* disabled or destroyed */
+		struct wl_signal output_moved;
+	} events;
+
 	struct wl_display *display;
 	struct wl_event_loop *loop;
 	struct wlr_backend *backend;
@@ -260,10 +315,19 @@ struct vt_server {
 	struct vt_scroll_manager *scroll; /* vitrail_scroll_manager_v1 */
 	struct vt_protocols *protocols; /* wlroots' ready-made (protocols.c) */
 	struct vt_session_lock *session_lock; /* ext-session-lock-v1 */
+	/* the session is locked: input goes to lock surfaces only
+	 * (session_lock.c sets it; vt_session_locked reads it) */
+	bool locked;
 	/* above the windows, below the cursor: the session lock's surfaces
 	 * and colour (session_lock.c) */
 	struct vr_node *lock_layer;
 	struct vt_layer_shell *layers; /* zwlr_layer_shell_v1 (layer_shell.c) */
+	/* the layer surface with the keyboard focus, or NULL (layer_shell.c
+	 * sets it; vt_layers_keyboard_grabbed reads it) */
+	struct wlr_layer_surface_v1 *focused_layer;
+	/* the input inhibitor (protocols.c), NULL before and after it
+	 * (vt_protocols_client_allowed reads it) */
+	struct wlr_input_inhibit_manager *input_inhibit;
 	struct vt_xwayland *xwayland; /* X11 clients (xwayland.c), or NULL */
 	/* zwlr_output_manager_v1 (output_management.c) */
 	struct vt_output_management *output_management;
@@ -308,33 +372,8 @@ struct vt_server {
 	struct wl_listener views_output_gone;
 	struct wl_listener views_output_moved;
 
-	/*
-	 * What lower layers tell the ones above, emitted synchronously where
-	 * they used to call up (listeners run in the order added: where that
-	 * order matters, the init order in server.c makes it). Event structs
-	 * are in the emitter's header.
-	 */
-	struct {
-		/* loop.c: the tree update is due (the outputs run it) */
-		struct wl_signal update;
-		/* loop.c: deferred pacers may run (the outputs run them) */
-		struct wl_signal run_pacers;
-		/* output/engine.c: the engine's fd is readable: frames
-		 * completed (the outputs collect them) */
-		struct wl_signal engine_completed;
-		/* what is under the pointer may have changed (input follows) */
-		struct wl_signal pointer_focus;
-		/* a frame, a copy or a fling ended: a waiting test may be
-		 * settled now (test_control.c) */
-		struct wl_signal check_settled;
-		/* surface.c: a vt_surface was created (data: it); its own
-		 * events say what it does next */
-		struct wl_signal new_surface;
-		/* output.c, data: struct vt_output_change_event */
-		struct wl_signal output_disabled; /* before it leaves the layout */
-		struct wl_signal output_gone; /* disabled or destroyed */
-		struct wl_signal output_moved;
-	} events;
+	struct wl_listener pointer_focus; /* events.pointer_focus (input.c) */
+	struct wl_listener reload; /* events.reload (server.c) */
 
 	/*
 	 * The outputs' frame clock (output/): what each frame does, for the
@@ -369,7 +408,6 @@ struct vt_server {
 void vt_options_defaults(struct vt_options *opts);
 bool vt_server_init(struct vt_server *server);
 void vt_server_finish(struct vt_server *server);
-pid_t vt_server_spawn(struct vt_server *server, const char *command);
 /* The config changed: apply what can change at run time. */
 void vt_server_apply_config(struct vt_server *server);
 /* Load the config file again (SIGHUP, the reload binding); a bad one is

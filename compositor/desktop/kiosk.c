@@ -13,6 +13,7 @@
 #include <wlr/util/log.h>
 
 #include "desktop/kiosk.h"
+#include "loop.h"
 #include "output/output.h"
 #include "server.h"
 #include "util.h"

@@ -38,7 +38,6 @@
 #include "desktop/session_lock.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
-#include "input/input.h"
 #include "output/output.h"
 #include "server.h"
 
@@ -58,6 +57,7 @@ struct vt_layer_shell {
 	struct wl_listener destroy;
 	/* server->events.output_disabled */
 	struct wl_listener output_disabled;
+	struct wl_listener fullscreen_changed; /* server->events' (view.c) */
 };
 
 struct vt_layer_surface {
@@ -113,6 +113,7 @@ static void keyboard_enter(struct vt_server *server,
 
 static void layer_focus(struct vt_layer_surface *ls) {
 	ls->layers->focused = ls;
+	ls->layers->server->focused_layer = ls->layer_surface;
 	keyboard_enter(ls->layers->server, ls->layer_surface->surface);
 }
 
@@ -125,6 +126,7 @@ static void layer_unfocus(struct vt_layer_surface *ls) {
 	}
 	layers->focused = NULL;
 	struct vt_server *server = layers->server;
+	server->focused_layer = NULL;
 	struct vt_layer_surface *other;
 	wl_list_for_each(other, &layers->surfaces, link) {
 		if (other != ls && other->layer_surface->mapped &&
@@ -167,13 +169,6 @@ static void layer_update_focus(struct vt_layer_surface *ls) {
 		layer_unfocus(ls);
 		break;
 	}
-}
-
-bool vt_layers_keyboard_grabbed(struct vt_server *server) {
-	struct vt_layer_shell *layers = layers_of(server);
-	return layers != NULL && layers->focused != NULL &&
-		layers->focused->layer_surface->current.keyboard_interactive ==
-		ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE;
 }
 
 bool vt_layers_focus_surface(struct vt_server *server,
@@ -335,7 +330,9 @@ static void update_enabled(struct vt_layer_surface *ls) {
 	vr_node_set_enabled(ls->node, ls->layer_surface->mapped && !ls->hidden);
 }
 
-void vt_layers_fullscreen_changed(struct vt_server *server) {
+/* Fullscreen windows may have come or gone: top-layer surfaces hide on
+ * outputs with one (overlay stays above). */
+static void fullscreen_changed(struct vt_server *server) {
 	struct vt_layer_shell *layers = layers_of(server);
 	if (layers == NULL) {
 		return;
@@ -352,9 +349,16 @@ void vt_layers_fullscreen_changed(struct vt_server *server) {
 		}
 	}
 	if (changed) {
-		vt_input_update_pointer_focus(server);
+		wl_signal_emit(&server->events.pointer_focus, NULL);
 		vt_server_schedule_update(server);
 	}
+}
+
+static void handle_fullscreen_changed(struct wl_listener *listener,
+		void *data) {
+	struct vt_layer_shell *layers =
+		wl_container_of(listener, layers, fullscreen_changed);
+	fullscreen_changed(layers->server);
 }
 
 /* Place the layer surfaces of one output; returns its usable box. */
@@ -418,8 +422,8 @@ void vt_layers_arrange(struct vt_server *server) {
 		}
 	} while (layers->rearrange);
 	layers->arranging = false;
-	vt_layers_fullscreen_changed(server);
-	vt_input_update_pointer_focus(server);
+	fullscreen_changed(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
 
@@ -753,6 +757,9 @@ bool vt_layers_init(struct vt_server *server) {
 	wl_signal_add(&layers->shell->events.destroy, &layers->destroy);
 	layers->output_disabled.notify = handle_output_disabled;
 	wl_signal_add(&server->events.output_disabled, &layers->output_disabled);
+	layers->fullscreen_changed.notify = handle_fullscreen_changed;
+	wl_signal_add(&server->events.fullscreen_changed,
+		&layers->fullscreen_changed);
 	server->layers = layers;
 	return true;
 
@@ -773,6 +780,8 @@ void vt_layers_finish(struct vt_server *server) {
 	wl_list_remove(&layers->new_surface.link);
 	wl_list_remove(&layers->destroy.link);
 	wl_list_remove(&layers->output_disabled.link);
+	wl_list_remove(&layers->fullscreen_changed.link);
 	server->layers = NULL;
+	server->focused_layer = NULL;
 	free(layers); /* its nodes go with the tree */
 }

@@ -7,9 +7,10 @@
 #define VITRAIL_LAYER_SHELL_H
 
 #include <stdbool.h>
+#include <wlr/types/wlr_layer_shell_v1.h>
 #include <wlr/util/box.h>
 
-struct vt_server;
+#include "server.h"
 struct vt_output;
 struct vr_node;
 struct wlr_output;
@@ -32,8 +33,13 @@ void vt_layers_output_disabled(struct vt_server *server,
 struct wlr_surface *vt_layers_surface_at(struct vt_server *server,
 	double lx, double ly, bool above, double *sx, double *sy);
 /* A layer surface with exclusive keyboard interactivity holds the
- * keyboard: windows may be raised but get no keyboard focus. */
-bool vt_layers_keyboard_grabbed(struct vt_server *server);
+ * keyboard: windows may be raised but get no keyboard focus. Read from
+ * the field layer_shell.c keeps, so that windows (below it) can ask. */
+static inline bool vt_layers_keyboard_grabbed(struct vt_server *server) {
+	return server->focused_layer != NULL &&
+		server->focused_layer->current.keyboard_interactive ==
+		ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE;
+}
 /* A pointer button or touch went down on surface (any surface): an
  * on_demand layer surface takes the keyboard focus. true: it did. */
 bool vt_layers_focus_surface(struct vt_server *server,
@@ -43,8 +49,5 @@ bool vt_layers_focus_surface(struct vt_server *server,
  * layer surface. */
 bool vt_layers_popup_parent(struct wlr_surface *root, struct vr_node **node,
 	struct wlr_box *constraint);
-/* Fullscreen windows may have come or gone: top-layer surfaces hide on
- * outputs with one (overlay stays above). */
-void vt_layers_fullscreen_changed(struct vt_server *server);
 
 #endif

@@ -46,7 +46,6 @@
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "ext-session-lock-v1-protocol.h"
-#include "input/input.h"
 #include "output/output.h"
 #include "protocols/protocols.h"
 #include "server.h"
@@ -116,10 +115,6 @@ static struct lock_surface *lock_surface_from_resource(
 	return wl_resource_get_user_data(resource);
 }
 
-bool vt_session_locked(struct vt_server *server) {
-	return server->session_lock != NULL && server->session_lock->locked;
-}
-
 /* ---- placement ---------------------------------------------------------- */
 
 static void lock_surface_place(struct lock_surface *ls) {
@@ -158,8 +153,9 @@ static void place_all(struct vt_session_lock *m) {
 		 * cursor */
 		vr_node_raise_to_top(server->lock_layer);
 		vr_node_raise_to_top(server->cursor_layer);
-		/* outputs powered off stay black above it all */
-		vt_protocols_outputs_changed(server);
+		/* outputs powered off stay black above it all
+		 * (output_power.c places its blanks again) */
+		wl_signal_emit(&server->events.lock_raised, NULL);
 	}
 	vt_server_schedule_update(server);
 }
@@ -296,18 +292,20 @@ static void session_lock(struct vt_session_lock *m, struct lock *lock,
 		free(exe);
 	}
 	m->locked = true;
+	server->locked = true;
 	m->owner = lock;
 	wlr_log(WLR_INFO, "session locking (epoch %" PRIu64 ")", m->epoch);
 	place_all(m);
 	focus_lock_surface(m, NULL);
 	wlr_seat_pointer_clear_focus(server->seat);
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	send_locked_when_shown(m);
 }
 
 static void session_unlock(struct vt_session_lock *m) {
 	struct vt_server *server = m->server;
 	m->locked = false;
+	server->locked = false;
 	m->owner = NULL;
 	wlr_log(WLR_INFO, "session unlocked");
 	place_all(m);
@@ -316,7 +314,7 @@ static void session_unlock(struct vt_session_lock *m) {
 	if (view != NULL && view->mapped) {
 		vt_view_focus(view, view->surface);
 	}
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 }
 
 /* ---- lock surfaces ------------------------------------------------------ */
@@ -434,7 +432,7 @@ static void role_commit(struct wlr_surface *surface) {
 	lock_surface_place(ls);
 	if (m->locked && m->owner == ls->lock) {
 		focus_lock_surface(m, NULL);
-		vt_input_update_pointer_focus(m->server);
+		wl_signal_emit(&m->server->events.pointer_focus, NULL);
 	}
 }
 
@@ -715,6 +713,7 @@ void vt_session_lock_finish(struct vt_server *server) {
 	wl_global_destroy(m->global);
 	vr_node_destroy(m->color);
 	server->session_lock = NULL;
+	server->locked = false;
 	free(m->locker_exe);
 	free(m);
 }

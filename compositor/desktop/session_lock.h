@@ -7,14 +7,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct vt_server;
+#include "server.h"
 struct wlr_surface;
 
 /* session_lock.c: ext-session-lock-v1 */
 bool vt_session_lock_init(struct vt_server *server);
 void vt_session_lock_finish(struct vt_server *server);
-/* Whether the session is locked (input goes to lock surfaces only). */
-bool vt_session_locked(struct vt_server *server);
+/* Whether the session is locked (input goes to lock surfaces only): a
+ * field session_lock.c keeps, read by the modules below it too. */
+static inline bool vt_session_locked(struct vt_server *server) {
+	return server->locked;
+}
 /* Locked: the lock surface at (lx, ly), surface-local *sx, *sy; NULL
  * where none is (or the session is not locked). */
 struct wlr_surface *vt_session_lock_surface_at(struct vt_server *server,

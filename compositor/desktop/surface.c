@@ -887,7 +887,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	/* what is under the pointer may have changed: a surface grew,
 	 * shrank, unmapped or mapped, or its subsurfaces restacked
 	 * (wl_pointer follows without the pointer moving) */
-	wl_signal_emit(&surface->server->events.pointer_focus, surface->server);
+	wl_signal_emit(&surface->server->events.pointer_focus, NULL);
 	if (surface->copy != NULL) {
 		/* its content arrives when the copy is complete: the path
 		 * manager hears of the commit then (copy_complete) */

@@ -1,7 +1,7 @@
 /*
- * Windows (view.c): xdg toplevels and popups, and the window policy
- * (placement, focus, stacking, grabs, workspaces, filling outputs) that
- * X11 windows (xwayland.c) share.
+ * Windows (view.c): the window policy (placement, focus, stacking, grabs,
+ * workspaces, filling outputs) that xdg toplevels (xdg_shell.c) and X11
+ * windows (xwayland.c) share.
  */
 #ifndef VITRAIL_VIEW_H
 #define VITRAIL_VIEW_H
@@ -20,6 +20,8 @@ struct vt_foreign_toplevel;
 struct vt_output;
 struct wlr_output;
 struct wlr_surface;
+struct wlr_seat_keyboard_grab;
+struct wlr_xdg_popup_grab;
 struct wlr_xdg_surface;
 
 enum vt_view_kind {
@@ -129,14 +131,28 @@ struct vt_view {
 	struct vt_output *restore_output;
 };
 
-void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);
-/* The seat's keyboard_grab_end (payload: the wlr_seat_keyboard_grab that
- * ended): an xdg popup grab's end gives the keyboard back. */
-void vt_view_handle_keyboard_grab_end(struct wl_listener *listener,
-	void *data);
+/* server->events.view_activated's payload: the view's activated state
+ * changed to activated. */
+struct vt_view_activated_event {
+	struct vt_view *view;
+	bool activated;
+};
+
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface);
-struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
-	struct wlr_surface **surface, double *sx, double *sy);
+/* surface gets the keyboard, past any seat grab (past_grab) or through
+ * it (the window focus, and xdg_shell.c's popups). */
+void vt_views_keyboard_enter(struct vt_server *server,
+	struct wlr_surface *surface, bool past_grab);
+/* The toplevel view an xdg surface belongs to (a popup: its chain's
+ * root's), NULL: none (a layer surface's popup, or no view yet). */
+struct vt_view *vt_view_toplevel_of(struct wlr_xdg_surface *xdg_surface);
+/* The view whose xdg toplevel surface is surface, or NULL. */
+struct vt_view *vt_view_from_toplevel_surface(struct wlr_surface *surface);
+/* xdg popup grabs: the one whose keyboard grab is grab (NULL: another
+ * kind), the one holding the seat's keyboard now (NULL: none). */
+struct wlr_xdg_popup_grab *vt_popup_grab_of(struct vt_server *server,
+	struct wlr_seat_keyboard_grab *grab);
+struct wlr_xdg_popup_grab *vt_popup_grab_active(struct vt_server *server);
 /* Output `gone` (already out of server->outputs) is going away: its windows
  * move to the outputs left, at the same offset (box: where it was); those
  * it showed onto the workspace their new output shows, the others onto

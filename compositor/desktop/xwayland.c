@@ -43,7 +43,6 @@
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "desktop/xwayland.h"
-#include "input/input.h"
 #include "protocols/protocols.h"
 #include "server.h"
 
@@ -294,7 +293,7 @@ static void map_unmanaged(struct xwayland_view *xv) {
 				wl_resource_get_client(view->surface->resource))) {
 		keyboard_enter(server, view->surface);
 	}
-	vt_input_update_pointer_focus(server);
+	wl_signal_emit(&server->events.pointer_focus, NULL);
 	vt_server_schedule_update(server);
 }
 
@@ -355,7 +354,7 @@ static void handle_unmap(struct wl_listener *listener, void *data) {
 				wlr_seat_keyboard_notify_clear_focus(server->seat);
 			}
 		}
-		vt_input_update_pointer_focus(server);
+		wl_signal_emit(&server->events.pointer_focus, NULL);
 		vt_server_schedule_update(server);
 	} else {
 		vt_view_unmap(view);
@@ -409,7 +408,7 @@ static void handle_set_geometry(struct wl_listener *listener, void *data) {
 		/* an override-redirect window moved itself */
 		vr_node_set_position(xv->view.node, xv->xsurface->x,
 			xv->xsurface->y);
-		vt_input_update_pointer_focus(xv->view.server);
+		wl_signal_emit(&xv->view.server->events.pointer_focus, NULL);
 		vt_server_schedule_update(xv->view.server);
 	}
 }
@@ -445,7 +444,7 @@ static void handle_request_activate(struct wl_listener *listener,
 		wl_container_of(listener, xv, request_activate);
 	if (managed_mapped(&xv->view)) {
 		vt_view_focus(&xv->view, xv->view.surface);
-		vt_input_update_pointer_focus(xv->view.server);
+		wl_signal_emit(&xv->view.server->events.pointer_focus, NULL);
 	}
 }
 
@@ -474,12 +473,12 @@ static void handle_request_resize(struct wl_listener *listener, void *data) {
 
 static void handle_set_title(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_title);
-	vt_foreign_toplevel_update_names(view);
+	wl_signal_emit(&view->server->events.view_names, view);
 }
 
 static void handle_set_class(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_app_id);
-	vt_foreign_toplevel_update_names(view);
+	wl_signal_emit(&view->server->events.view_names, view);
 }
 
 static void handle_destroy(struct wl_listener *listener, void *data) {

@@ -1,6 +1,7 @@
 /*
- * Input: the seat, touch and input prediction (input.c), keyboards and key
- * bindings (keyboard.c), the pointer and cursor (pointer.c).
+ * Input: the seat and touch (input.c), input prediction (prediction.c),
+ * keyboards and key bindings (keyboard.c), the pointer and cursor
+ * (pointer.c).
  */
 #ifndef VITRAIL_INPUT_H
 #define VITRAIL_INPUT_H

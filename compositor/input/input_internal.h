@@ -51,6 +51,9 @@ struct vt_virtual_pointer {
 	struct wl_listener destroy;
 };
 
+/* prediction.c: forget the history; a position over surface, now (a new
+ * surface starts a new history). */
+void input_history_reset(struct vt_input_history *history);
 void input_history_add(struct vt_input_history *history,
 		struct wlr_surface *surface, double x, double y);
 bool input_own_keyboard_create(struct vt_server *server);

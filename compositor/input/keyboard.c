@@ -39,6 +39,7 @@
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "input/input.h"
+#include "loop.h"
 #include "output/output.h"
 #include "protocols/protocols.h"
 #include "server.h"
@@ -151,7 +152,7 @@ static void run_binding(struct vt_server *server,
 				server->focused_view->placed_on != NULL) {
 			server->current_output = server->focused_view->placed_on;
 		}
-		vt_input_update_pointer_focus(server);
+		wl_signal_emit(&server->events.pointer_focus, NULL);
 		break;
 	case VT_ACTION_WORKSPACE:
 		vt_views_show_workspace(server, binding->arg);
@@ -160,7 +161,9 @@ static void run_binding(struct vt_server *server,
 		vt_views_focus_output(server, binding->arg);
 		break;
 	case VT_ACTION_RELOAD:
-		vt_server_reload(server); /* binding is gone after this */
+		/* server.c loads the config again: binding is gone after
+		 * this */
+		wl_signal_emit(&server->events.reload, NULL);
 		break;
 	case VT_ACTION_EXIT:
 		wl_display_terminate(server->display);

@@ -36,6 +36,7 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "desktop/decoration.h"
+#include "desktop/hit_test.h"
 #include "desktop/kiosk.h"
 #include "desktop/layer_shell.h"
 #include "desktop/session_lock.h"

@@ -38,7 +38,6 @@
 #include <wlr/util/log.h>
 
 #include "desktop/view.h"
-#include "input/input.h"
 #include "server.h"
 
 #include "protocols/protocols_internal.h"
@@ -75,7 +74,7 @@ void protocols_handle_request_activate(struct wl_listener *listener,
 		void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, request_activate);
 	struct wlr_xdg_activation_v1_request_activate_event *event = data;
-	struct vt_view *view = protocols_toplevel_view(event->surface);
+	struct vt_view *view = vt_view_from_toplevel_surface(event->surface);
 	if (view == NULL || !view->mapped) {
 		return;
 	}
@@ -87,5 +86,5 @@ void protocols_handle_request_activate(struct wl_listener *listener,
 		return;
 	}
 	vt_view_focus(view, view->surface);
-	vt_input_update_pointer_focus(p->server);
+	wl_signal_emit(&p->server->events.pointer_focus, NULL);
 }

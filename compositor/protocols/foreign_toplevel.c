@@ -38,7 +38,6 @@
 #include <wlr/util/log.h>
 
 #include "desktop/view.h"
-#include "input/input.h"
 #include "output/output.h"
 #include "protocols/protocols.h"
 #include "server.h"
@@ -64,7 +63,7 @@ static void foreign_handle_request_activate(struct wl_listener *listener,
 		wl_container_of(listener, foreign, request_activate);
 	struct vt_view *view = foreign->view;
 	vt_view_focus(view, view->surface);
-	vt_input_update_pointer_focus(view->server);
+	wl_signal_emit(&view->server->events.pointer_focus, NULL);
 }
 
 /* A taskbar minimizes the window, or brings it back (focused). */
@@ -78,7 +77,7 @@ static void foreign_handle_request_minimize(struct wl_listener *listener,
 		vt_view_minimize(view);
 	} else if (view->minimized) {
 		vt_view_focus(view, view->surface);
-		vt_input_update_pointer_focus(view->server);
+		wl_signal_emit(&view->server->events.pointer_focus, NULL);
 	}
 }
 
@@ -91,7 +90,7 @@ static void foreign_request_fill(struct vt_view *view, bool requested,
 		bool fullscreen) {
 	if (requested && view->minimized) {
 		vt_view_focus(view, view->surface);
-		vt_input_update_pointer_focus(view->server);
+		wl_signal_emit(&view->server->events.pointer_focus, NULL);
 	}
 	vt_view_request_fill(view, requested, fullscreen);
 }
@@ -119,7 +118,7 @@ static void foreign_handle_request_close(struct wl_listener *listener,
 	vt_view_close(foreign->view);
 }
 
-void vt_foreign_toplevel_update_names(struct vt_view *view) {
+static void foreign_update_names(struct vt_view *view) {
 	struct vt_foreign_toplevel *foreign = view->foreign;
 	if (foreign == NULL) {
 		return;
@@ -132,7 +131,7 @@ void vt_foreign_toplevel_update_names(struct vt_view *view) {
 		app_id != NULL ? app_id : "");
 }
 
-void vt_foreign_toplevel_update_output(struct vt_view *view) {
+static void foreign_update_output(struct vt_view *view) {
 	struct vt_foreign_toplevel *foreign = view->foreign;
 	if (foreign == NULL) {
 		return;
@@ -154,7 +153,9 @@ void vt_foreign_toplevel_update_output(struct vt_view *view) {
 	}
 }
 
-void vt_foreign_toplevel_map(struct vt_view *view) {
+static void foreign_update_fill(struct vt_view *view);
+
+static void foreign_map(struct vt_view *view) {
 	struct vt_protocols *p = view->server->protocols;
 	if (p == NULL || view->foreign != NULL) {
 		return;
@@ -186,16 +187,16 @@ void vt_foreign_toplevel_map(struct vt_view *view) {
 	foreign->request_fullscreen.notify = foreign_handle_request_fullscreen;
 	wl_signal_add(&foreign->handle->events.request_fullscreen,
 		&foreign->request_fullscreen);
-	vt_foreign_toplevel_update_names(view);
-	vt_foreign_toplevel_update_output(view);
+	foreign_update_names(view);
+	foreign_update_output(view);
 	wlr_foreign_toplevel_handle_v1_set_activated(foreign->handle,
 		view->server->focused_view == view);
 	wlr_foreign_toplevel_handle_v1_set_minimized(foreign->handle,
 		view->minimized);
-	vt_foreign_toplevel_update_fill(view);
+	foreign_update_fill(view);
 }
 
-void vt_foreign_toplevel_unmap(struct vt_view *view) {
+static void foreign_unmap(struct vt_view *view) {
 	struct vt_foreign_toplevel *foreign = view->foreign;
 	if (foreign == NULL) {
 		return;
@@ -210,7 +211,7 @@ void vt_foreign_toplevel_unmap(struct vt_view *view) {
 	view->foreign = NULL;
 }
 
-void vt_foreign_toplevel_set_activated(struct vt_view *view,
+static void foreign_set_activated(struct vt_view *view,
 		bool activated) {
 	if (view->foreign != NULL) {
 		wlr_foreign_toplevel_handle_v1_set_activated(view->foreign->handle,
@@ -218,7 +219,7 @@ void vt_foreign_toplevel_set_activated(struct vt_view *view,
 	}
 }
 
-void vt_foreign_toplevel_set_minimized(struct vt_view *view,
+static void foreign_set_minimized(struct vt_view *view,
 		bool minimized) {
 	if (view->foreign != NULL) {
 		wlr_foreign_toplevel_handle_v1_set_minimized(view->foreign->handle,
@@ -229,7 +230,7 @@ void vt_foreign_toplevel_set_minimized(struct vt_view *view,
 /* The states vitrail last asked of the client (acknowledged or not): a
  * taskbar learns of a maximize at once, not only once the client commits
  * its new size, which it may never do (a client that does not redraw). */
-void vt_foreign_toplevel_update_fill(struct vt_view *view) {
+static void foreign_update_fill(struct vt_view *view) {
 	if (view->foreign == NULL) {
 		return;
 	}
@@ -238,4 +239,64 @@ void vt_foreign_toplevel_update_fill(struct vt_view *view) {
 		fill & VT_FILL_MAXIMIZED);
 	wlr_foreign_toplevel_handle_v1_set_fullscreen(view->foreign->handle,
 		fill & VT_FILL_FULLSCREEN);
+}
+
+/* ---- the views' events (server->events) ---------------------------------- */
+
+static void handle_view_map(struct wl_listener *listener, void *data) {
+	foreign_map(data);
+}
+
+static void handle_view_unmap(struct wl_listener *listener, void *data) {
+	foreign_unmap(data);
+}
+
+static void handle_view_names(struct wl_listener *listener, void *data) {
+	foreign_update_names(data);
+}
+
+static void handle_view_output(struct wl_listener *listener, void *data) {
+	foreign_update_output(data);
+}
+
+static void handle_view_fill(struct wl_listener *listener, void *data) {
+	foreign_update_fill(data);
+}
+
+static void handle_view_minimized(struct wl_listener *listener, void *data) {
+	struct vt_view *view = data;
+	foreign_set_minimized(view, view->minimized);
+}
+
+static void handle_view_activated(struct wl_listener *listener, void *data) {
+	struct vt_view_activated_event *event = data;
+	foreign_set_activated(event->view, event->activated);
+}
+
+void protocols_foreign_toplevel_listen(struct vt_protocols *p) {
+	struct vt_server *server = p->server;
+	p->view_map.notify = handle_view_map;
+	wl_signal_add(&server->events.view_map, &p->view_map);
+	p->view_unmap.notify = handle_view_unmap;
+	wl_signal_add(&server->events.view_unmap, &p->view_unmap);
+	p->view_names.notify = handle_view_names;
+	wl_signal_add(&server->events.view_names, &p->view_names);
+	p->view_output.notify = handle_view_output;
+	wl_signal_add(&server->events.view_output, &p->view_output);
+	p->view_fill.notify = handle_view_fill;
+	wl_signal_add(&server->events.view_fill, &p->view_fill);
+	p->view_minimized.notify = handle_view_minimized;
+	wl_signal_add(&server->events.view_minimized, &p->view_minimized);
+	p->view_activated.notify = handle_view_activated;
+	wl_signal_add(&server->events.view_activated, &p->view_activated);
+}
+
+void protocols_foreign_toplevel_unlisten(struct vt_protocols *p) {
+	wl_list_remove(&p->view_map.link);
+	wl_list_remove(&p->view_unmap.link);
+	wl_list_remove(&p->view_names.link);
+	wl_list_remove(&p->view_output.link);
+	wl_list_remove(&p->view_fill.link);
+	wl_list_remove(&p->view_minimized.link);
+	wl_list_remove(&p->view_activated.link);
 }

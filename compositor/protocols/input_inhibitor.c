@@ -38,7 +38,6 @@
 #include <wlr/util/log.h>
 
 #include "desktop/view.h"
-#include "input/input.h"
 #include "protocols/protocols.h"
 #include "server.h"
 
@@ -56,7 +55,7 @@ void protocols_handle_input_inhibit_activate(struct wl_listener *listener,
 	if (focus != NULL && wl_resource_get_client(focus->resource) != client) {
 		wlr_seat_keyboard_notify_clear_focus(seat);
 	}
-	vt_input_update_pointer_focus(p->server);
+	wl_signal_emit(&p->server->events.pointer_focus, NULL);
 }
 
 void protocols_handle_input_inhibit_deactivate(struct wl_listener *listener,
@@ -68,12 +67,6 @@ void protocols_handle_input_inhibit_deactivate(struct wl_listener *listener,
 		p->server->focused_view = NULL;
 		vt_view_focus(view, view->surface);
 	}
-	vt_input_update_pointer_focus(p->server);
+	wl_signal_emit(&p->server->events.pointer_focus, NULL);
 }
 
-bool vt_protocols_client_allowed(struct vt_server *server,
-		struct wl_client *client) {
-	struct vt_protocols *p = server->protocols;
-	return p == NULL || p->input_inhibit->active_client == NULL ||
-		p->input_inhibit->active_client == client;
-}

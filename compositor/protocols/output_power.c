@@ -115,6 +115,12 @@ void vt_protocols_outputs_changed(struct vt_server *server) {
 	}
 }
 
+/* The session lock raised its layer: the blanks go above it again. */
+void protocols_handle_lock_raised(struct wl_listener *listener, void *data) {
+	struct vt_protocols *p = wl_container_of(listener, p, lock_raised);
+	vt_protocols_outputs_changed(p->server);
+}
+
 void protocols_handle_set_power_mode(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, set_power_mode);
 	struct wlr_output_power_v1_set_mode_event *event = data;

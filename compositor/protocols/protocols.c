@@ -98,17 +98,6 @@
 
 #include "protocols/protocols_internal.h"
 
-struct vt_view *protocols_toplevel_view(struct wlr_surface *surface) {
-	if (surface == NULL || !wlr_surface_is_xdg_surface(surface)) {
-		return NULL;
-	}
-	struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(surface);
-	if (xdg == NULL || xdg->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
-		return NULL;
-	}
-	return xdg->data;
-}
-
 /* ---- limits ------------------------------------------------------------- */
 
 #define FEEDBACK_MAX 1024
@@ -252,6 +241,7 @@ bool vt_protocols_init(struct vt_server *server) {
 	}
 	protocols_kde_decoration_set_default(p);
 	server->protocols = p;
+	server->input_inhibit = p->input_inhibit;
 	p->limits = wl_display_add_protocol_logger(display, limits_check, p);
 
 	p->request_activate.notify = protocols_handle_request_activate;
@@ -317,6 +307,11 @@ bool vt_protocols_init(struct vt_server *server) {
 	p->input_inhibit_deactivate.notify = protocols_handle_input_inhibit_deactivate;
 	wl_signal_add(&p->input_inhibit->events.deactivate,
 		&p->input_inhibit_deactivate);
+	protocols_foreign_toplevel_listen(p);
+	p->new_xdg_toplevel.notify = protocols_handle_new_xdg_toplevel;
+	wl_signal_add(&server->events.new_xdg_toplevel, &p->new_xdg_toplevel);
+	p->lock_raised.notify = protocols_handle_lock_raised;
+	wl_signal_add(&server->events.lock_raised, &p->lock_raised);
 	return true;
 }
 
@@ -362,6 +357,9 @@ void vt_protocols_finish(struct vt_server *server) {
 	wl_list_remove(&p->new_kde_decoration.link);
 	wl_list_remove(&p->input_inhibit_activate.link);
 	wl_list_remove(&p->input_inhibit_deactivate.link);
+	protocols_foreign_toplevel_unlisten(p);
+	wl_list_remove(&p->new_xdg_toplevel.link);
+	wl_list_remove(&p->lock_raised.link);
 	struct tablet *tablet, *tmp;
 	wl_list_for_each_safe(tablet, tmp, &p->tablets, link) {
 		protocols_tablet_handle_destroy(&tablet->destroy, NULL);
@@ -371,5 +369,6 @@ void vt_protocols_finish(struct vt_server *server) {
 		protocols_blank_destroy(blank);
 	}
 	server->protocols = NULL;
+	server->input_inhibit = NULL;
 	free(p);
 }

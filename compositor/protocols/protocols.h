@@ -9,8 +9,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <wlr/types/wlr_input_inhibitor.h>
 
-struct vt_server;
+#include "server.h"
+
 struct vt_view;
 struct wl_client;
 struct wlr_input_device;
@@ -20,9 +22,6 @@ bool vt_protocols_init(struct vt_server *server);
 void vt_protocols_finish(struct vt_server *server);
 /* The config changed: the KDE server-decoration default follows it. */
 void vt_protocols_apply_config(struct vt_server *server);
-/* A toplevel was created: a KDE server-decoration of its wl_surface,
- * made before, applies to it. */
-void vt_protocols_toplevel_created(struct vt_view *view);
 /* Any input event: idle timers start again. */
 void vt_protocols_input_activity(struct vt_server *server);
 /* A pointer device moved by (*dx, *dy): relative motion goes to clients;
@@ -32,29 +31,20 @@ bool vt_protocols_pointer_motion(struct vt_server *server,
 	uint32_t time_msec, double *dx, double *dy, double dx_unaccel,
 	double dy_unaccel);
 /* Whether a client may have input focus (not while another client holds
- * the input inhibitor). */
-bool vt_protocols_client_allowed(struct vt_server *server,
-	struct wl_client *client);
+ * the input inhibitor): read from the manager protocols.c leaves on the
+ * server, so that the windows below ask without calling up. */
+static inline bool vt_protocols_client_allowed(struct vt_server *server,
+		struct wl_client *client) {
+	struct wlr_input_inhibit_manager *inhibit = server->input_inhibit;
+	return inhibit == NULL || inhibit->active_client == NULL ||
+		inhibit->active_client == client;
+}
 /* Whether the surface with keyboard focus inhibits vitrail's key
  * bindings (keyboard-shortcuts-inhibit-v1, its inhibitor active). */
 bool vt_protocols_shortcuts_inhibited(struct vt_server *server);
 /* A tablet-tool device of the backend joins the seat. */
 void vt_protocols_add_tablet(struct vt_server *server,
 	struct wlr_input_device *device);
-/* The view's wlr-foreign-toplevel handle: made at map, gone at unmap; its
- * activated, minimized, maximized and fullscreen states and output follow
- * the view; a taskbar's minimize request minimizes it, unminimize brings it
- * back focused; maximize and fullscreen requests are the client's own
- * (vt_view_request_fill). */
-void vt_foreign_toplevel_map(struct vt_view *view);
-void vt_foreign_toplevel_unmap(struct vt_view *view);
-void vt_foreign_toplevel_set_activated(struct vt_view *view, bool activated);
-void vt_foreign_toplevel_set_minimized(struct vt_view *view, bool minimized);
-void vt_foreign_toplevel_update_output(struct vt_view *view);
-/* What vitrail asks the view to fill (maximized, fullscreen) changed. */
-void vt_foreign_toplevel_update_fill(struct vt_view *view);
-/* The view's title or app_id changed. */
-void vt_foreign_toplevel_update_names(struct vt_view *view);
 
 /* ... and so do the blanks of outputs powered off (protocols.c). */
 void vt_protocols_outputs_changed(struct vt_server *server);

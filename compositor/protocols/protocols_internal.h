@@ -99,6 +99,18 @@ struct vt_protocols {
 	struct wl_listener new_kde_decoration;
 	struct wl_listener input_inhibit_activate;
 	struct wl_listener input_inhibit_deactivate;
+	/* server->events: the views' (foreign_toplevel.c,
+	 * server_decoration.c) */
+	struct wl_listener view_map;
+	struct wl_listener view_unmap;
+	struct wl_listener view_names;
+	struct wl_listener view_output;
+	struct wl_listener view_fill;
+	struct wl_listener view_minimized;
+	struct wl_listener view_activated;
+	struct wl_listener new_xdg_toplevel;
+	/* server->events.lock_raised (output_power.c) */
+	struct wl_listener lock_raised;
 };
 
 /* A tablet of the seat (tablet.c). */
@@ -118,9 +130,19 @@ struct blank {
 	struct wl_listener output_destroy;
 };
 
-struct vt_view *protocols_toplevel_view(struct wlr_surface *surface);
 void protocols_handle_new_toplevel_decoration(struct wl_listener *listener,
 		void *data);
+/* The view's wlr-foreign-toplevel handle (foreign_toplevel.c): made at
+ * map, gone at unmap; its activated, minimized, maximized and fullscreen
+ * states and output follow the view (server->events' view_*); a
+ * taskbar's minimize request minimizes it, unminimize brings it back
+ * focused; maximize and fullscreen requests are the client's own
+ * (vt_view_request_fill). */
+void protocols_foreign_toplevel_listen(struct vt_protocols *p);
+void protocols_foreign_toplevel_unlisten(struct vt_protocols *p);
+void protocols_handle_new_xdg_toplevel(struct wl_listener *listener,
+		void *data);
+void protocols_handle_lock_raised(struct wl_listener *listener, void *data);
 void protocols_handle_new_kde_decoration(struct wl_listener *listener,
 		void *data);
 void protocols_kde_decoration_set_default(struct vt_protocols *p);

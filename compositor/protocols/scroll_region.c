@@ -39,6 +39,7 @@
 #include <wlr/util/log.h>
 
 #include "pacing/pacer.h"
+#include "desktop/hit_test.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "output/output.h"

@@ -129,7 +129,7 @@ void protocols_handle_new_toplevel_decoration(struct wl_listener *listener,
 /* KDE's protocol: wlroots answers a request_mode with the mode asked for,
  * read back after its mode signal; the handler puts vitrail's there. The
  * object belongs to a wl_surface, which may get its toplevel role later
- * (vt_protocols_toplevel_created). */
+ * (server->events.new_xdg_toplevel). */
 struct kde_decoration {
 	struct vt_server *server;
 	struct wlr_server_decoration *wlr;
@@ -155,14 +155,14 @@ static void kde_decoration_handle_mode(struct wl_listener *listener,
 	wlr->mode = server_side ? WLR_SERVER_DECORATION_MANAGER_MODE_SERVER :
 		WLR_SERVER_DECORATION_MANAGER_MODE_CLIENT;
 	kde_decoration_apply_to(decoration->server, wlr,
-		protocols_toplevel_view(wlr->surface));
+		vt_view_from_toplevel_surface(wlr->surface));
 }
 
 static void kde_decoration_handle_destroy(struct wl_listener *listener,
 		void *data) {
 	struct kde_decoration *decoration =
 		wl_container_of(listener, decoration, destroy);
-	struct vt_view *view = protocols_toplevel_view(decoration->wlr->surface);
+	struct vt_view *view = vt_view_from_toplevel_surface(decoration->wlr->surface);
 	if (view != NULL) {
 		vt_view_decorations_gone(view);
 	}
@@ -187,14 +187,15 @@ void protocols_handle_new_kde_decoration(struct wl_listener *listener,
 	decoration->destroy.notify = kde_decoration_handle_destroy;
 	wl_signal_add(&wlr->events.destroy, &decoration->destroy);
 	/* wlroots sent the default mode: the config's */
-	kde_decoration_apply_to(p->server, wlr, protocols_toplevel_view(wlr->surface));
+	kde_decoration_apply_to(p->server, wlr, vt_view_from_toplevel_surface(wlr->surface));
 }
 
-void vt_protocols_toplevel_created(struct vt_view *view) {
-	struct vt_protocols *p = view->server->protocols;
-	if (p == NULL) {
-		return;
-	}
+/* server->events.new_xdg_toplevel: a KDE server-decoration of its
+ * wl_surface, made before the role, applies to it. */
+void protocols_handle_new_xdg_toplevel(struct wl_listener *listener,
+		void *data) {
+	struct vt_protocols *p = wl_container_of(listener, p, new_xdg_toplevel);
+	struct vt_view *view = data;
 	struct wlr_server_decoration *wlr;
 	wl_list_for_each(wlr, &p->kde_decoration->decorations, link) {
 		if (wlr->surface == view->surface) {

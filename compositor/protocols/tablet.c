@@ -36,8 +36,8 @@
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 
+#include "desktop/hit_test.h"
 #include "desktop/view.h"
-#include "input/input.h"
 #include "protocols/protocols.h"
 #include "server.h"
 
@@ -136,7 +136,7 @@ static void tool_move(struct vt_protocols *p, struct wlr_input_device *device,
 	if (surface == NULL || !wlr_surface_accepts_tablet_v2(tablet->wlr,
 			surface)) {
 		wlr_tablet_v2_tablet_tool_notify_proximity_out(tool);
-		vt_input_update_pointer_focus(server);
+		wl_signal_emit(&server->events.pointer_focus, NULL);
 		return;
 	}
 	wlr_tablet_v2_tablet_tool_notify_proximity_in(tool, tablet->wlr, surface);
@@ -204,7 +204,7 @@ void protocols_handle_tool_tip(struct wl_listener *listener, void *data) {
 	if (event->state == WLR_TABLET_TOOL_TIP_DOWN) {
 		wlr_tablet_v2_tablet_tool_notify_down(tool);
 		wlr_tablet_tool_v2_start_implicit_grab(tool);
-		struct vt_view *view = protocols_toplevel_view(tool->focused_surface);
+		struct vt_view *view = vt_view_from_toplevel_surface(tool->focused_surface);
 		if (view != NULL) {
 			vt_view_focus(view, view->surface);
 		}
