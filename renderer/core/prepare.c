@@ -8,7 +8,7 @@
  * them against the target, their clips and the damaged extents, batches
  * them, and pushes self-contained tasks into the pipeline's chain with
  * their AABBs through a sink (the pipeline's chain: vr_engine_prepare in
- * engine_dispatch.c; the reference renderer's list). It never calls
+ * vk_chain.c; the reference renderer's list). It never calls
  * Vulkan.
  *
  * Batching: a primitive joins the newest compatible task among the last
@@ -76,7 +76,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine_private.h"
+#include "prep_cache.h"
 
 struct open_task {
 	struct vr_task task;
@@ -133,58 +133,6 @@ struct prepare {
 	struct prep_entry *capture; /* non-NULL: a node's content captured */
 	bool capture_failed;
 	struct vr_prepare_stats *stats; /* non-NULL: counted */
-};
-
-/* The primitive's kind-specific batch key. */
-struct prim_key {
-	enum vr_task_kind kind;
-	uint32_t cost; /* of the primitive (engine.h, VR_COST_*) */
-	size_t size; /* of the primitive */
-	const struct vr_image *image;
-	uint32_t atlas_page;
-	struct vr_box clip;
-	bool nearest;
-	bool rclip;
-};
-
-/* A node's primitive as its content made it, with the target for the
- * damaged extents (see the top). */
-struct cached_prim {
-	struct prim_key key; /* shadows: their cost is the damaged part's */
-	struct vr_box aabb; /* target pixels; quads: in quad.aabb */
-	union {
-		struct vr_draw_task quad;
-		struct vr_shape shape;
-		struct vr_geometry geometry;
-		struct vr_glyph_run run;
-		struct vr_shadow shadow;
-	} prim;
-};
-
-/* A node's primitives for one key. */
-struct prep_entry {
-	bool valid;
-	uint64_t used; /* vr_prep_cache::clock when last replayed */
-	/* the key: what the primitives depend on besides the damage */
-	uint64_t stamp; /* vr_node::prep_stamp */
-	struct vr_mat view;
-	struct vr_box target;
-	float opacity;
-	/* the union of the primitives whose rounded clips were chosen by
-	 * their AABBs (vr_rclips_for): replayed only when the damaged
-	 * extents hold it whole */
-	struct vr_box rclip_box;
-	struct cached_prim *prims;
-	size_t nprims, capacity;
-};
-
-/* Keys a node is prepared with at every frame: an output each (a node
- * shown on two of them), the least recently used one replaced. */
-#define PREP_ENTRIES 2
-
-struct vr_prep_cache {
-	struct prep_entry entries[PREP_ENTRIES];
-	uint64_t clock;
 };
 
 static const struct vr_prepare_options default_options = {
@@ -827,17 +775,6 @@ static void node_content(struct prepare *prep, struct vr_node *node,
 }
 
 /* ---- reuse (see the top) -------------------------------------------------- */
-
-void vr_prep_cache_destroy(struct vr_prep_cache *cache)
-{
-	if (cache == NULL) {
-		return;
-	}
-	for (size_t i = 0; i < PREP_ENTRIES; i++) {
-		free(cache->entries[i].prims);
-	}
-	free(cache);
-}
 
 bool vr_prepare_reuse_default(void)
 {

@@ -320,7 +320,7 @@ struct vr_node {
 	struct vr_list prep_link; /* the tree's cached nodes, oldest use first */
 };
 
-/* Frees a node's preparation cache (prepare.c); accepts NULL. */
+/* Frees a node's preparation cache (prep_cache.c); accepts NULL. */
 void vr_prep_cache_destroy(struct vr_prep_cache *cache);
 /* The node's cache (set) was used by the current preparation. */
 void vr_tree_prep_touch(struct vr_node *node);

@@ -1,8 +1,8 @@
 /*
  * The stateless engine's entry points per task kind, dispatched by
- * vr_engine_execute() and vr_engine_record() (engine_dispatch.c), and the
- * preparation entry point the pipeline calls. Engine side: each kind
- * lives in its own engine_<kind>.c.
+ * vr_engine_execute() and vr_engine_record() (engine_layer.c), and the
+ * preparation entry point the pipeline calls (vk_chain.c). Engine side:
+ * each kind lives in its own engine_<kind>.c.
  */
 #ifndef RENDERER_ENGINE_KINDS_H
 #define RENDERER_ENGINE_KINDS_H

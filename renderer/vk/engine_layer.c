@@ -10,7 +10,12 @@
  *
  * The engine's pipelines are made for the frame's render pass; the
  * offscreen pass is compatible with it (one B8G8R8A8_UNORM attachment,
- * one sample, one subpass), so the sub-tasks record there unchanged.
+ * one sample, one subpass), so the sub-tasks record there unchanged. *
+ * The dispatch lives here too, vr_engine_execute / vr_engine_record: one
+ * switch on the task kind, each kind's functions in its own
+ * engine_<kind>.c (engine_kinds.h). A layer's sub-tasks, nested layers
+ * among them, go through the same switch: the layer sits above every
+ * other kind, and the recursion stays inside this file.
  */
 #include "engine_kinds.h"
 #include "engine_private.h"
@@ -138,4 +143,51 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	}
 	vr_engine_copy_vertices(dst, desc->vertex_stride, v, sizeof(v[0]), 6);
 	return true;
+}
+
+/* ---- dispatch ----------------------------------------------------------------- */
+
+bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
+{
+	switch (task->kind) {
+	case VR_TASK_QUADS:
+		return vr_quads_execute(ctx, task);
+	case VR_TASK_SHAPES:
+		return vr_shapes_execute(ctx, task);
+	case VR_TASK_TRIANGLES:
+		return vr_triangles_execute(ctx, task);
+	case VR_TASK_GLYPHS:
+		return vr_glyphs_execute(ctx, task);
+	case VR_TASK_SHADOW:
+		return vr_shadow_execute(ctx, task);
+	case VR_TASK_LAYER:
+		return vr_layer_execute(ctx, task);
+	case VR_TASK_KIND_COUNT:
+		break;
+	}
+	vr_log(VR_LOG_ERROR, "task %u: kind %d has no engine", task->index,
+		(int)task->kind);
+	return false;
+}
+
+void vr_engine_record(VkCommandBuffer cb, VkPipelineLayout layout,
+		const struct vr_task *task, int32_t target_width,
+		int32_t target_height)
+{
+	switch (task->kind) {
+	case VR_TASK_QUADS:
+		vr_quads_record(cb, layout, task, target_width, target_height);
+		return;
+	case VR_TASK_SHAPES:
+	case VR_TASK_TRIANGLES:
+	case VR_TASK_GLYPHS:
+	case VR_TASK_SHADOW:
+	case VR_TASK_LAYER:
+		vr_engine_record_draws(cb, layout, task, target_width,
+			target_height);
+		return;
+	case VR_TASK_KIND_COUNT:
+		break;
+	}
+	/* vr_engine_execute refused it: never recorded */
 }

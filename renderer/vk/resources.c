@@ -182,19 +182,6 @@ void vr_res_write_image_set(struct vr_renderer *renderer, VkDescriptorSet set,
 
 /* ---- vertex ring ---------------------------------------------------------- */
 
-static bool ring_create(struct vr_renderer *renderer, VkDeviceSize region)
-{
-	struct vr_resources *res = &renderer->res;
-	vr_vk_destroy_host_buffer(renderer, &res->ring);
-	res->region_size = 0;
-	if (!vr_vk_create_host_buffer(renderer, region * VR_FRAMES_IN_FLIGHT,
-			RING_USAGE, VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &res->ring)) {
-		return false;
-	}
-	res->region_size = region;
-	return true;
-}
-
 /* A new chunk of at least `want` bytes for this context: from the frame's
  * ring region (an atomic add, no lock), else an overflow buffer of its
  * own, freed when the frame retires. */
@@ -373,97 +360,7 @@ void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx)
 	free(ctx);
 }
 
-static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
-{
-	VkResult res = vkResetCommandPool(ctx->renderer->device,
-		ctx->pools[slot], 0);
-	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkResetCommandPool failed: %s",
-			vr_vk_result_str(res));
-		return false;
-	}
-	ctx->upload_begun = false;
-	ctx->prologue_begun = false;
-	ctx->chunk_buffer = VK_NULL_HANDLE;
-	ctx->chunk_map = NULL;
-	ctx->chunk_offset = ctx->chunk_size = ctx->chunk_used = 0;
-	ctx->last_buffer = VK_NULL_HANDLE;
-	ctx->staged_copies.len = 0;
-	ctx->busy_ns = 0;
-	ctx->tasks = 0;
-	ctx->job = 0;
-	ctx->failed = false;
-	return true;
-}
-
-bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
-		struct vr_array *prologues)
-{
-	bool ok = vr_res_staged_record(ctx);
-	uint32_t slot = ctx->renderer->frame.slot;
-	struct {
-		bool begun;
-		VkCommandBuffer cb;
-		struct vr_array *out;
-	} lists[2] = {
-		{ ctx->upload_begun, ctx->upload_cbs[slot], uploads },
-		{ ctx->prologue_begun, ctx->prologue_cbs[slot], prologues },
-	};
-	for (int i = 0; i < 2; i++) {
-		if (!lists[i].begun) {
-			continue;
-		}
-		VkResult res = vkEndCommandBuffer(lists[i].cb);
-		if (res != VK_SUCCESS) {
-			vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
-				vr_vk_result_str(res));
-			ok = false;
-			continue;
-		}
-		if (!vr_array_reserve(lists[i].out, 1, sizeof(VkCommandBuffer))) {
-			ok = false;
-			continue;
-		}
-		((VkCommandBuffer *)lists[i].out->data)[lists[i].out->len++] =
-			lists[i].cb;
-	}
-	ctx->upload_begun = ctx->prologue_begun = false;
-	return ok;
-}
-
 /* ---- frames ------------------------------------------------------------------ */
-
-bool vr_resources_frame_begin(struct vr_renderer *renderer)
-{
-	struct vr_resources *res = &renderer->res;
-	/* The slot's region is free (its frame retired); the others may be
-	 * in use: a grown ring is a new buffer, the old one is freed with
-	 * the latest pending frame. */
-	uint64_t demand = atomic_load_explicit(&res->ring_head,
-		memory_order_relaxed);
-	VkDeviceSize region = RING_MIN_REGION;
-	while (region < demand && region < RING_MAX_REGION) {
-		region *= 2;
-	}
-	if (region > res->region_size || res->ring.buffer == VK_NULL_HANDLE) {
-		if (res->ring.buffer != VK_NULL_HANDLE) {
-			vr_resources_defer_buffer(renderer, &res->ring);
-			res->ring = (struct vr_host_buffer){ 0 };
-			vr_list_init(&res->ring.link);
-		}
-		if (!ring_create(renderer, region)) {
-			return false;
-		}
-	}
-	atomic_store_explicit(&res->ring_head, 0, memory_order_relaxed);
-	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
-		if (!exec_ctx_frame_begin(vr_exec_ctx_at(renderer, i),
-				renderer->frame.slot)) {
-			return false;
-		}
-	}
-	return true;
-}
 
 static void flush_buffer(struct vr_renderer *renderer,
 		const struct vr_host_buffer *buffer)
@@ -491,25 +388,6 @@ void vr_resources_frame_flush(struct vr_renderer *renderer)
 	}
 }
 
-void vr_resources_defer_buffer(struct vr_renderer *renderer,
-		struct vr_host_buffer *buffer)
-{
-	uint64_t pending = vr_frames_latest_pending(renderer);
-	struct vr_host_buffer *copy = pending != 0 ?
-		malloc(sizeof(*copy)) : NULL;
-	if (copy == NULL) {
-		/* nothing in flight (or no memory: wait for the GPU) */
-		if (pending != 0) {
-			vr_frames_wait_idle(renderer);
-		}
-		vr_vk_destroy_host_buffer(renderer, buffer);
-		return;
-	}
-	*copy = *buffer;
-	vr_list_insert(&vr_frame_slot_of(renderer, pending)->overflow,
-		&copy->link);
-}
-
 void vr_resources_frame_end(struct vr_renderer *renderer,
 		struct vr_frame_slot *slot)
 {
@@ -529,71 +407,6 @@ void vr_resources_frame_end(struct vr_renderer *renderer,
 		vr_list_insert(&slot->scratch, &scratch->link);
 	}
 	pthread_mutex_unlock(&res->scratch_lock);
-}
-
-void vr_resources_slot_retire(struct vr_renderer *renderer,
-		struct vr_frame_slot *slot)
-{
-	struct vr_resources *res = &renderer->res;
-	vr_list_for_each_safe(buffer, &slot->overflow, struct vr_host_buffer,
-			link) {
-		vr_list_remove(&buffer->link);
-		vr_vk_destroy_host_buffer(renderer, buffer);
-		free(buffer);
-	}
-	/* scratch images: the frame's go back to the free list; long idle
-	 * ones are destroyed */
-	struct vr_list idle;
-	vr_list_init(&idle);
-	uint64_t frame = slot->number;
-	pthread_mutex_lock(&res->scratch_lock);
-	vr_list_for_each_safe(scratch, &slot->scratch, struct vr_scratch_image,
-			link) {
-		scratch->last_frame = frame;
-		vr_list_remove(&scratch->link);
-		vr_list_insert(&res->scratch_free, &scratch->link);
-	}
-	vr_list_for_each_safe(scratch, &res->scratch_free,
-			struct vr_scratch_image, link) {
-		if (frame > scratch->last_frame &&
-				frame - scratch->last_frame > SCRATCH_MAX_IDLE_FRAMES) {
-			vr_list_remove(&scratch->link);
-			vr_list_insert(&idle, &scratch->link);
-		}
-	}
-	pthread_mutex_unlock(&res->scratch_lock);
-	vr_list_for_each_safe(scratch, &idle, struct vr_scratch_image, link) {
-		vr_res_scratch_free(renderer, scratch);
-	}
-}
-
-void vr_resources_collect_garbage(struct vr_renderer *renderer,
-		uint64_t completed)
-{
-	struct vr_resources *res = &renderer->res;
-	struct vr_list done;
-	vr_list_init(&done);
-	struct vr_atlas_page *empty[VR_ATLAS_MAX_PAGES];
-	size_t nempty = 0;
-	pthread_rwlock_wrlock(&res->images_lock);
-	vr_list_for_each_safe(texture, &res->garbage, struct vr_texture, link) {
-		if (texture->garbage_frame <= completed) {
-			vr_list_remove(&texture->link);
-			vr_list_insert(&done, &texture->link);
-			struct vr_atlas_page *page = texture->page != NULL ?
-				vr_res_atlas_cell_free(res, texture) : NULL;
-			if (page != NULL) {
-				empty[nempty++] = page;
-			}
-		}
-	}
-	pthread_rwlock_unlock(&res->images_lock);
-	vr_list_for_each_safe(texture, &done, struct vr_texture, link) {
-		vr_res_texture_free(texture);
-	}
-	for (size_t i = 0; i < nempty; i++) {
-		vr_res_atlas_page_free(renderer, empty[i]);
-	}
 }
 
 /* ---- managers ------------------------------------------------------------- */
@@ -626,107 +439,4 @@ bool vr_resources_init(struct vr_renderer *renderer)
 	atomic_init(&res->test_hold_creation, 0);
 	/* the ring is created by the first frame (it needs the device) */
 	return true;
-}
-
-void vr_resources_finish(struct vr_renderer *renderer)
-{
-	struct vr_resources *res = &renderer->res;
-	VkDevice dev = renderer->device;
-	vr_list_for_each_safe(texture, &res->garbage, struct vr_texture, link) {
-		vr_res_texture_free(texture);
-	}
-	vr_list_for_each_safe(texture, &res->textures, struct vr_texture,
-			link) {
-		/* the image outlives us: forget its copy */
-		vr_list_remove(&texture->copy.link);
-		pixman_region32_fini(&texture->copy.pending);
-		vr_res_texture_free(texture);
-	}
-	for (size_t i = 0; i < VR_ATLAS_MAX_PAGES; i++) {
-		if (res->atlas_pages[i] != NULL) {
-			vr_res_atlas_page_free(renderer, res->atlas_pages[i]);
-			res->atlas_pages[i] = NULL;
-		}
-	}
-	for (size_t i = 0; i < res->npipelines; i++) {
-		if (res->pipelines[i]->pipeline != VK_NULL_HANDLE) {
-			vkDestroyPipeline(dev, res->pipelines[i]->pipeline, NULL);
-		}
-		free(res->pipelines[i]);
-	}
-	free(res->pipelines);
-	res->pipelines = NULL;
-	res->npipelines = res->pipelines_cap = 0;
-	struct vr_list *lists[2] = { &res->scratch_free, &res->scratch_used };
-	for (int i = 0; i < 2; i++) {
-		vr_list_for_each_safe(scratch, lists[i], struct vr_scratch_image,
-				link) {
-			vr_list_remove(&scratch->link);
-			vr_res_scratch_free(renderer, scratch);
-		}
-	}
-	vr_list_for_each_safe(pool, &res->descriptor_pools,
-			struct descriptor_pool, link) {
-		vkDestroyDescriptorPool(dev, pool->pool, NULL);
-		vr_list_remove(&pool->link);
-		free(pool);
-	}
-	vr_vk_destroy_host_buffer(renderer, &res->ring);
-	pthread_mutex_destroy(&res->scratch_lock);
-	pthread_mutex_destroy(&res->descriptors_lock);
-	for (int i = 0; i < VR_READY_SHARDS; i++) {
-		pthread_cond_destroy(&res->ready[i].cond);
-		pthread_mutex_destroy(&res->ready[i].lock);
-	}
-	pthread_rwlock_destroy(&res->pipelines_lock);
-	pthread_rwlock_destroy(&res->images_lock);
-}
-
-void vr_renderer_resource_stats(struct vr_renderer *renderer,
-		struct vr_resource_stats *stats)
-{
-	vr_frame_reap(renderer, true); /* the figures of a finished frame */
-	struct vr_resources *res = &renderer->res;
-	*stats = (struct vr_resource_stats){
-		.textures_created = atomic_load(&res->textures_created),
-		.pipelines_created = atomic_load(&res->pipelines_created),
-		.scratch_created = atomic_load(&res->scratch_created),
-		.scratch_warmed = atomic_load(&res->scratch_warmed),
-		.atlas_placed = atomic_load(&res->atlas_placed),
-		.waits = atomic_load(&res->waits),
-	};
-	pthread_rwlock_rdlock(&res->images_lock);
-	vr_list_for_each(texture, &res->textures, struct vr_texture, link) {
-		stats->textures++;
-	}
-	vr_list_for_each(texture, &res->garbage, struct vr_texture, link) {
-		stats->garbage++;
-	}
-	for (size_t i = 0; i < VR_ATLAS_MAX_PAGES; i++) {
-		if (res->atlas_pages[i] != NULL) {
-			stats->atlas_pages++;
-			stats->atlas_images += res->atlas_pages[i]->images;
-		}
-	}
-	pthread_rwlock_unlock(&res->images_lock);
-	pthread_mutex_lock(&res->scratch_lock);
-	struct vr_list *lists[2] = { &res->scratch_free, &res->scratch_used };
-	for (int i = 0; i < 2; i++) {
-		vr_list_for_each(scratch, lists[i], struct vr_scratch_image, link) {
-			stats->scratch++;
-		}
-	}
-	pthread_mutex_unlock(&res->scratch_lock);
-	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
-		const struct vr_frame_slot *slot = &renderer->slots[i];
-		vr_list_for_each(scratch, &slot->scratch, struct vr_scratch_image,
-				link) {
-			stats->scratch++;
-		}
-		vr_list_for_each(buffer, &slot->overflow, struct vr_host_buffer,
-				link) {
-			stats->held_buffers++;
-		}
-		stats->pending_slots += !slot->retired;
-	}
 }

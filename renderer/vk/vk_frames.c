@@ -1,6 +1,9 @@
 /*
- * Frames in flight: the VR_FRAMES_IN_FLIGHT slots, the fence thread and
- * the retirement of what a frame kept alive.
+ * Frames in flight: the VR_FRAMES_IN_FLIGHT slots, the retirement of what
+ * a frame kept alive, and the frame's CPU stage (opened, reaped, closed)
+ * that comes before a slot retires. Above the workers and the resources'
+ * retirement (resources_slots.c); below a frame's begin
+ * (resources_frame.c) and the renderer (vk_render.c).
  *
  * Frame n uses slot n % VR_FRAMES_IN_FLIGHT: its frame command buffer,
  * every execution context's upload and prologue command buffers of that
@@ -10,12 +13,12 @@
  *
  * A parallel frame's slot is taken when vr_render_submit opens it, but
  * its CPU stage may still run after submit returned; it is reaped
- * (vr_frame_reap, vk_render.c) before anything here retires it.
+ * (vr_frame_reap, below) before anything here retires it.
  *
- * Completion: one thread ("vr-fence") waits for the fences of submitted
- * frames in submission order (one queue completes in order) and is the
- * only one to advance `completed`; each time it does, it writes to an
- * eventfd the caller's event loop watches. The caller's thread retires
+ * Completion (vk_fences.c): one thread ("vr-fence") waits for the fences
+ * of submitted frames in submission order (one queue completes in order)
+ * and is the only one to advance `completed`; each time it does, it
+ * writes to an eventfd the caller's event loop watches. The caller's thread retires
  * completed frames (vr_frame_poll, vr_frame_wait, vr_renderer_dispatch,
  * vr_render_submit): overflow buffers and old vertex rings freed, scratch
  * images recycled, released textures and destroyed dst buffers freed.
@@ -26,132 +29,14 @@
  * thread finished waiting for it (`completed` is advanced under the lock
  * after the wait returns), so the two never use one fence at once.
  */
-#define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "display_list.h"
 #include "vk_private.h"
-
-/* The fence thread checks for quit at least this often. */
-#define FENCE_WAIT_NS (100u * 1000u * 1000u)
-
-static void *fence_main(void *data)
-{
-	struct vr_renderer *renderer = data;
-	struct vr_fences *fences = &renderer->fences;
-	pthread_setname_np(pthread_self(), "vr-fence");
-	pthread_mutex_lock(&fences->lock);
-	while (!fences->quit) {
-		if (fences->completed >= fences->submitted) {
-			pthread_cond_wait(&fences->cond, &fences->lock);
-			continue;
-		}
-		uint64_t next = fences->completed + 1;
-		/* slots' fences are immutable handles after vr_frames_init */
-		VkFence fence = vr_frame_slot_of(renderer, next)->fence;
-		pthread_mutex_unlock(&fences->lock);
-		VkResult res = vkWaitForFences(renderer->device, 1, &fence, VK_TRUE,
-			FENCE_WAIT_NS);
-		uint64_t now = vr_now_ns();
-		pthread_mutex_lock(&fences->lock);
-		if (res == VK_TIMEOUT) {
-			continue;
-		}
-		if (res == VK_SUCCESS && renderer->fault_lost_frame != 0 &&
-				next >= renderer->fault_lost_frame) {
-			res = VK_ERROR_DEVICE_LOST; /* fault injection */
-		}
-		if (res == VK_SUCCESS) {
-			fences->done_ns[next % VR_FRAMES_IN_FLIGHT] = now;
-			fences->completed = next;
-		} else {
-			/* nothing more will complete: let nobody wait forever */
-			vr_log(VR_LOG_ERROR, "vkWaitForFences failed: %s",
-				vr_vk_result_str(res));
-			fences->lost = true;
-			for (uint64_t n = next; n <= fences->submitted; n++) {
-				fences->done_ns[n % VR_FRAMES_IN_FLIGHT] = now;
-			}
-			fences->completed = fences->submitted;
-		}
-		pthread_cond_broadcast(&fences->cond);
-		uint64_t one = 1;
-		if (write(fences->event_fd, &one, sizeof(one)) < 0 &&
-				errno != EAGAIN) {
-			vr_log(VR_LOG_ERROR, "eventfd write failed: %s",
-				strerror(errno));
-		}
-	}
-	pthread_mutex_unlock(&fences->lock);
-	return NULL;
-}
-
-void vr_frames_setup(struct vr_renderer *renderer)
-{
-	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
-		struct vr_frame_slot *slot = &renderer->slots[i];
-		slot->retired = true;
-		vr_list_init(&slot->overflow);
-		vr_list_init(&slot->scratch);
-		vr_list_init(&slot->dst_garbage);
-	}
-	renderer->fences.event_fd = -1;
-}
-
-bool vr_frames_init(struct vr_renderer *renderer)
-{
-	struct vr_fences *fences = &renderer->fences;
-	VkCommandBuffer cbs[VR_FRAMES_IN_FLIGHT];
-	VkCommandBufferAllocateInfo cinfo = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = renderer->command_pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = VR_FRAMES_IN_FLIGHT,
-	};
-	VkResult res = vkAllocateCommandBuffers(renderer->device, &cinfo, cbs);
-	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkAllocateCommandBuffers failed: %s",
-			vr_vk_result_str(res));
-		return false;
-	}
-	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
-		renderer->slots[i].cb = cbs[i];
-		VkFenceCreateInfo finfo = {
-			.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
-		};
-		res = vkCreateFence(renderer->device, &finfo, NULL,
-			&renderer->slots[i].fence);
-		if (res != VK_SUCCESS) {
-			vr_log(VR_LOG_ERROR, "vkCreateFence failed: %s",
-				vr_vk_result_str(res));
-			return false;
-		}
-	}
-	fences->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (fences->event_fd < 0) {
-		vr_log(VR_LOG_ERROR, "eventfd failed: %s", strerror(errno));
-		return false;
-	}
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&fences->cond, &attr);
-	pthread_condattr_destroy(&attr);
-	pthread_mutex_init(&fences->lock, NULL);
-	int err = pthread_create(&fences->thread, NULL, fence_main, renderer);
-	if (err != 0) {
-		vr_log(VR_LOG_ERROR, "pthread_create failed: %d", err);
-		pthread_cond_destroy(&fences->cond);
-		pthread_mutex_destroy(&fences->lock);
-		return false;
-	}
-	fences->running = true;
-	return true;
-}
 
 static void slot_retire(struct vr_renderer *renderer,
 		struct vr_frame_slot *slot, uint64_t done_ns)
@@ -205,68 +90,12 @@ uint64_t vr_frames_retire(struct vr_renderer *renderer)
 	return completed;
 }
 
-void vr_frames_set_lost(struct vr_renderer *renderer)
-{
-	pthread_mutex_lock(&renderer->fences.lock);
-	renderer->fences.lost = true;
-	pthread_cond_broadcast(&renderer->fences.cond);
-	pthread_mutex_unlock(&renderer->fences.lock);
-}
-
-bool vr_renderer_is_lost(struct vr_renderer *renderer)
-{
-	if (!renderer->fences.running) {
-		return false;
-	}
-	pthread_mutex_lock(&renderer->fences.lock);
-	bool lost = renderer->fences.lost;
-	pthread_mutex_unlock(&renderer->fences.lock);
-	return lost;
-}
-
-void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number)
-{
-	struct vr_fences *fences = &renderer->fences;
-	pthread_mutex_lock(&fences->lock);
-	if (number > fences->submitted) {
-		fences->submitted = number;
-	}
-	pthread_cond_broadcast(&fences->cond);
-	pthread_mutex_unlock(&fences->lock);
-}
-
-/* Wait (on the fence thread's word) until frame `number` completed or
- * the deadline (CLOCK_MONOTONIC ns; UINT64_MAX: none) passed. */
-static bool wait_completed(struct vr_renderer *renderer, uint64_t number,
-		uint64_t deadline_ns)
-{
-	struct vr_fences *fences = &renderer->fences;
-	pthread_mutex_lock(&fences->lock);
-	while (fences->completed < number) {
-		if (deadline_ns == UINT64_MAX) {
-			pthread_cond_wait(&fences->cond, &fences->lock);
-			continue;
-		}
-		struct timespec ts = {
-			.tv_sec = (time_t)(deadline_ns / 1000000000u),
-			.tv_nsec = (long)(deadline_ns % 1000000000u),
-		};
-		if (pthread_cond_timedwait(&fences->cond, &fences->lock,
-				&ts) == ETIMEDOUT) {
-			break;
-		}
-	}
-	bool done = fences->completed >= number;
-	pthread_mutex_unlock(&fences->lock);
-	return done;
-}
-
 bool vr_frames_acquire_slot(struct vr_renderer *renderer, uint64_t number)
 {
 	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, number);
 	if (!slot->retired) {
 		/* every slot is busy: wait for the oldest frame */
-		wait_completed(renderer, slot->number, UINT64_MAX);
+		vr_frames_wait_completed(renderer, slot->number, UINT64_MAX);
 		vr_frames_retire(renderer);
 	}
 	if (slot->number != 0) {
@@ -289,18 +118,8 @@ void vr_frames_wait_idle(struct vr_renderer *renderer)
 	pthread_mutex_lock(&renderer->fences.lock);
 	uint64_t submitted = renderer->fences.submitted;
 	pthread_mutex_unlock(&renderer->fences.lock);
-	wait_completed(renderer, submitted, UINT64_MAX);
+	vr_frames_wait_completed(renderer, submitted, UINT64_MAX);
 	vr_frames_retire(renderer);
-}
-
-uint64_t vr_frames_latest_pending(struct vr_renderer *renderer)
-{
-	uint64_t latest = renderer->frames;
-	if (latest == 0) {
-		return 0;
-	}
-	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, latest);
-	return slot->number == latest && !slot->retired ? latest : 0;
 }
 
 void vr_frames_finish(struct vr_renderer *renderer)
@@ -358,13 +177,8 @@ bool vr_frame_wait(struct vr_renderer *renderer, uint64_t id,
 		deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns :
 			UINT64_MAX - 1;
 	}
-	wait_completed(renderer, id, deadline);
+	vr_frames_wait_completed(renderer, id, deadline);
 	return vr_frames_retire(renderer) >= id;
-}
-
-int vr_renderer_get_fd(struct vr_renderer *renderer)
-{
-	return renderer->fences.event_fd;
 }
 
 uint64_t vr_renderer_dispatch(struct vr_renderer *renderer)
@@ -391,5 +205,145 @@ bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id,
 		return false;
 	}
 	*out = slot->timings[job];
+	return true;
+}
+
+/* ---- a frame's CPU stage (caller's thread) -------------------------------- */
+
+/* What the frame's tasks pointed into, once they are done. */
+static void release_holds(struct vr_chain *chain)
+{
+	struct vr_image **images = chain->held_images.data;
+	for (size_t i = 0; i < chain->held_images.len; i++) {
+		vr_image_unpin(images[i]);
+	}
+	chain->held_images.len = 0;
+	struct vr_display_list **lists = chain->held_lists.data;
+	for (size_t i = 0; i < chain->held_lists.len; i++) {
+		vr_display_list_unref(lists[i]);
+	}
+	chain->held_lists.len = 0;
+}
+
+bool vr_frame_open(struct vr_renderer *renderer)
+{
+	struct vr_frame *frame = &renderer->frame;
+	/* the previous frame's CPU stage first: vr_frame is one */
+	vr_frame_reap(renderer, true);
+	uint64_t number = renderer->frames + 1;
+	if (!vr_frames_acquire_slot(renderer, number)) {
+		return false;
+	}
+	frame->number = number;
+	frame->slot = (uint32_t)(number % VR_FRAMES_IN_FLIGHT);
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, number);
+	slot->number = number;
+	slot->retired = false;
+	slot->failed = false;
+	slot->njobs = 0;
+	return true;
+}
+
+void vr_frame_close(struct vr_renderer *renderer, bool ok)
+{
+	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
+	slot->submit_ns = frame->submit_ns;
+	slot->failed = !ok;
+	renderer->frames = frame->number;
+	vr_resources_frame_end(renderer, slot);
+}
+
+/* The frame's figures per job, kept in its slot until it retires (which
+ * adds the GPU's); caller's thread, once the frame's CPU stage ended. */
+static void store_timings(struct vr_renderer *renderer)
+{
+	struct vr_frame *frame = &renderer->frame;
+	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
+	size_t njobs = frame->njobs;
+	if (njobs > slot->timings_cap) {
+		struct vr_frame_timing *timings = realloc(slot->timings,
+			njobs * sizeof(*timings));
+		if (timings == NULL) {
+			vr_log(VR_LOG_ERROR, "allocation failed");
+			slot->njobs = 0;
+			return;
+		}
+		slot->timings = timings;
+		slot->timings_cap = njobs;
+	}
+	/* execution figures: the sum over workers and the busiest one */
+	uint64_t execute_ns = 0, critical_ns = 0;
+	bool parallel = frame->mode == VR_FRAME_PARALLEL;
+	if (!parallel) {
+		execute_ns = frame->seq_execute_ns;
+	} else {
+		for (size_t i = 1; i < vr_exec_ctx_count(renderer); i++) {
+			uint64_t busy = vr_exec_ctx_at(renderer, i)->busy_ns;
+			execute_ns += busy;
+			critical_ns = busy > critical_ns ? busy : critical_ns;
+		}
+	}
+	for (size_t i = 0; i < njobs; i++) {
+		const struct vr_frame_job *state = &frame->jobs[i];
+		struct vr_frame_timing *timing = &slot->timings[i];
+		*timing = (struct vr_frame_timing){
+			.start_ns = frame->start_ns,
+			.prepare_ns = frame->prepare_ns,
+			.execute_ns = execute_ns,
+			.commit_ns = frame->commit_ns,
+			.draws = state->draws,
+			.uploads = atomic_load(&state->uploads),
+			.dst_rects = (uint32_t)state->ndst_rects,
+			.mirror_updated = state->mirror,
+			.cpu_copies = state->dst != NULL ? 0 : 1,
+			.mode = frame->mode,
+			.chunks = frame->chunks,
+			.cost = frame->cost,
+			.layers = frame->layers,
+			.reused_nodes = frame->reused_nodes,
+			.reused_prims = frame->reused_prims,
+		};
+		if (parallel) {
+			timing->execute_critical_ns = critical_ns;
+			timing->tasks = frame->chain.tasks.len;
+			timing->ooo_commits = frame->commit.ooo;
+			timing->commit_stalls = frame->stalls;
+		}
+	}
+	slot->njobs = njobs;
+}
+
+/* The frame's CPU stage ended (ok: nothing failed): its resources and
+ * figures go to its slot, what its tasks held is released. */
+void vr_frame_finish_cpu(struct vr_renderer *renderer, bool ok)
+{
+	struct vr_frame *frame = &renderer->frame;
+	vr_frame_close(renderer, ok);
+	if (ok) {
+		store_timings(renderer);
+	}
+	release_holds(&frame->chain);
+}
+
+bool vr_frame_reap(struct vr_renderer *renderer, bool block)
+{
+	struct vr_frame *frame = &renderer->frame;
+	if (!frame->cpu_pending) {
+		return true;
+	}
+	if (!vr_workers_frame_done(renderer, block)) {
+		return false;
+	}
+	frame->cpu_pending = false;
+	bool ok = !frame->chain.failed && !frame->commit_failed;
+	for (size_t i = 1; i < vr_exec_ctx_count(renderer); i++) {
+		ok = ok && !vr_exec_ctx_at(renderer, i)->failed;
+	}
+	if (!ok) {
+		vr_log(VR_LOG_ERROR, "frame %llu failed",
+			(unsigned long long)frame->number);
+	}
+	vr_frame_finish_cpu(renderer, ok);
 	return true;
 }

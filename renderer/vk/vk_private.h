@@ -1,8 +1,11 @@
 /*
  * Vulkan internals of the renderer, shared by vk_device.c (instance,
- * device, queue, memory types), vk_render.c (renderer, targets, frames,
- * recording), resources.c (thread-safe resource managers, execution
- * contexts) and workers.c (worker and commit threads).
+ * device, queue, memory types), vk_render.c (renderer, targets, frames),
+ * vk_chain.c (preparation's output, handoffs), vk_record.c (recording),
+ * vk_fences.c and vk_frames.c (frames in flight), resources*.c
+ * (thread-safe resource managers, execution contexts), workers.c (worker
+ * and commit threads) and the rest of this folder; README "Layout" has
+ * their order, bottom to top.
  *
  * Threads (see DESIGN.md): the caller's thread prepares; W workers execute
  * tasks (resources.c's vr_exec_* functions are their only way to the GPU
@@ -400,7 +403,7 @@ struct vr_target {
 	uint64_t last_frame; /* latest frame drawing into it */
 };
 
-/* vk_frames.c: the device is lost (any thread; takes vr_fences::lock) */
+/* vk_fences.c: the device is lost (any thread; takes vr_fences::lock) */
 void vr_frames_set_lost(struct vr_renderer *renderer);
 
 /* vk_device.c */
@@ -429,7 +432,8 @@ void vr_vk_image_barrier(VkCommandBuffer cb, VkImage image,
 	VkPipelineStageFlags src_stage, VkAccessFlags src_access,
 	VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
 
-/* resources.c */
+/* resources.c; resources_slots.c (finish, slot_retire, collect_garbage,
+ * vr_exec_ctx_collect); resources_frame.c (frame_begin, defer_buffer) */
 bool vr_resources_init(struct vr_renderer *renderer);
 /* After vkDeviceWaitIdle. */
 void vr_resources_finish(struct vr_renderer *renderer);
@@ -476,8 +480,16 @@ static inline struct vr_exec_ctx *vr_exec_ctx_at(
 bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
 	struct vr_array *prologues);
 
-/* vk_render.c: recording, used by the commit thread (or the caller's
- * thread in sequential mode) */
+/* vk_chain.c: the parallel mode's handoffs (caller's thread): the frame
+ * is handed over from now on (the commit thread starts on it); the
+ * pending chunk goes to the workers; jobs below `job` are prepared (the
+ * commit thread learns their ends). */
+void vr_chain_start_handing(struct vr_renderer *renderer);
+void vr_chain_push_chunk(struct vr_renderer *renderer);
+void vr_chain_end_jobs(struct vr_renderer *renderer, size_t job);
+
+/* vk_record.c: recording, used by the commit thread (or the caller's
+ * thread in sequential mode); vk_frames.c: open, reap, close */
 bool vr_frame_begin_commands(struct vr_renderer *renderer);
 void vr_frame_begin_job(struct vr_renderer *renderer, size_t job);
 void vr_frame_record_task(struct vr_renderer *renderer,
@@ -497,22 +509,33 @@ bool vr_frame_reap(struct vr_renderer *renderer, bool block);
 /* Caller's thread, after the submission: the frame's resources go to its
  * slot. */
 void vr_frame_close(struct vr_renderer *renderer, bool ok);
+/* Caller's thread: the frame's CPU stage ended (ok: nothing failed): it is
+ * closed, its figures go to its slot, what its tasks held is released. */
+void vr_frame_finish_cpu(struct vr_renderer *renderer, bool ok);
 /* End the frame's command buffer, submit it with every upload and
  * prologue and the slot's fence (an empty submission that only signals
  * the fence when anything failed, so frame numbers stay consecutive).
  * Does not wait. False: the frame failed. */
 bool vr_frame_submit(struct vr_renderer *renderer, bool ok);
 
-/* vk_frames.c: slots, completion, retirement (caller's thread unless
- * said otherwise) */
+/* vk_fences.c: slots and completion, below the recording of a frame
+ * (caller's thread unless said otherwise) */
 /* Before anything can fail in vr_renderer_create: empty slots. */
 void vr_frames_setup(struct vr_renderer *renderer);
 /* With the device: command buffers, fences, the eventfd, the thread. */
 bool vr_frames_init(struct vr_renderer *renderer);
-/* After every frame completed (vr_frames_wait_idle). */
-void vr_frames_finish(struct vr_renderer *renderer);
 /* Any thread that submitted frame `number` (fence thread wakes up). */
 void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number);
+/* Wait (on the fence thread's word) until frame `number` completed or
+ * the deadline (CLOCK_MONOTONIC ns; UINT64_MAX: none) passed. */
+bool vr_frames_wait_completed(struct vr_renderer *renderer, uint64_t number,
+	uint64_t deadline_ns);
+/* The newest frame submitted and not yet retired, or 0. */
+uint64_t vr_frames_latest_pending(struct vr_renderer *renderer);
+
+/* vk_frames.c: retirement, above the frame's CPU stage (caller's thread) */
+/* After every frame completed (vr_frames_wait_idle). */
+void vr_frames_finish(struct vr_renderer *renderer);
 /* The slot of the frame about to be numbered `number`: waits for its
  * previous frame when it is still pending, retires it, resets the fence.
  * False on failure. */
@@ -521,8 +544,6 @@ bool vr_frames_acquire_slot(struct vr_renderer *renderer, uint64_t number);
 uint64_t vr_frames_retire(struct vr_renderer *renderer);
 /* Wait for every submitted frame (destroy, mode changes). */
 void vr_frames_wait_idle(struct vr_renderer *renderer);
-/* The newest frame submitted and not yet retired, or 0. */
-uint64_t vr_frames_latest_pending(struct vr_renderer *renderer);
 
 /* workers.c */
 bool vr_workers_init(struct vr_renderer *renderer);
@@ -532,6 +553,9 @@ void vr_workers_finish(struct vr_renderer *renderer);
 bool vr_workers_start(struct vr_renderer *renderer, int count);
 void vr_workers_stop(struct vr_renderer *renderer);
 int vr_workers_default_count(void);
+/* The worker's random test delays start over from the renderer's seed
+ * (vr_renderer_set_test_delay, workers_test.c). */
+void vr_worker_seed(struct vr_worker *worker);
 /* warm.c: a display list with one command of every kind (argb: a 4x4
  * image it draws). */
 struct vr_display_list *vr_warm_list(struct vr_image *argb);
@@ -543,6 +567,21 @@ void vr_granularity_refresh(struct vr_renderer *renderer);
  * (false: none for this key) or save the renderer's calibrated ones. */
 bool vr_granularity_load(struct vr_renderer *renderer);
 void vr_granularity_save(struct vr_renderer *renderer);
+/* Before any calibration: one chunk per task, every frame handed over. */
+extern const struct vr_granularity vr_granularity_uncalibrated;
+/* Derive g's rule, keep it for the process's renderers of this worker
+ * count and use it; returns the worker count (calibrate.c's figures). */
+int vr_granularity_adopt(struct vr_renderer *renderer,
+	struct vr_granularity *g);
+/* The figures file's lines (granularity.txt), also the backends'
+ * measurements' (calibrate.c): the key of this renderer's figures, and a
+ * key's values read (false: none, or not n of them) or written. */
+void vr_granularity_cache_key(struct vr_renderer *renderer, char *key,
+	size_t size);
+bool vr_granularity_cache_get(struct vr_renderer *renderer, const char *key,
+	double *values, int n);
+void vr_granularity_cache_put(struct vr_renderer *renderer, const char *key,
+	const double *values, int n);
 /* Parallel frame: let the commit thread start the prepared frame state,
  * then feed it (tasks through vr_chain_push, job ends), then wait. */
 void vr_workers_frame_start(struct vr_renderer *renderer);
