@@ -66,9 +66,11 @@ struct xwayland_view {
 	uint32_t fill; /* enum vt_view_fill: what vitrail last set */
 	/* the client's own size, for leaving a fill state */
 	int natural_width, natural_height;
-	/* the configure to send at the timer (x_configure) */
+	/* the configure to send at the timer (x_configure), or the last
+	 * one sent (told): X's own geometry lags behind what vitrail sent
+	 * until its ConfigureNotify comes back */
 	struct wl_event_source *configure_timer; /* made by the first */
-	bool configure_pending;
+	bool configure_pending, told;
 	int16_t cfg_x, cfg_y;
 	uint16_t cfg_width, cfg_height;
 
@@ -141,6 +143,7 @@ static void x_configure(struct xwayland_view *xv, int16_t x, int16_t y,
 	xv->cfg_y = y;
 	xv->cfg_width = width;
 	xv->cfg_height = height;
+	xv->told = true;
 	if (xv->configure_pending) {
 		return;
 	}
@@ -165,11 +168,14 @@ static void configure_flush(struct xwayland_view *xv) {
 	}
 }
 
-/* The size the X window has been told last (sent or to send). */
+/* The size the X window has been told last (sent or to send), its own
+ * until vitrail told it one. Not X's current size: under a flood of
+ * ConfigureRequests that lags behind, and a move told with it would undo
+ * the last resize (the window ends at an old size). */
 static void x_told_size(struct xwayland_view *xv, uint16_t *width,
 		uint16_t *height) {
-	*width = xv->configure_pending ? xv->cfg_width : xv->xsurface->width;
-	*height = xv->configure_pending ? xv->cfg_height : xv->xsurface->height;
+	*width = xv->told ? xv->cfg_width : xv->xsurface->width;
+	*height = xv->told ? xv->cfg_height : xv->xsurface->height;
 }
 
 static uint16_t clamp_size(int size) {
@@ -192,8 +198,8 @@ static void x_set_size(struct vt_view *view, int width, int height) {
 
 static void x_moved(struct vt_view *view) {
 	struct xwayland_view *xv = xwayland_view(view);
-	int16_t x = xv->configure_pending ? xv->cfg_x : xv->xsurface->x;
-	int16_t y = xv->configure_pending ? xv->cfg_y : xv->xsurface->y;
+	int16_t x = xv->told ? xv->cfg_x : xv->xsurface->x;
+	int16_t y = xv->told ? xv->cfg_y : xv->xsurface->y;
 	if (x != view->x || y != view->y) {
 		uint16_t width, height;
 		x_told_size(xv, &width, &height);
@@ -371,6 +377,9 @@ static void handle_unmap(struct wl_listener *listener, void *data) {
 	view->surface = NULL;
 	xv->unmanaged = false;
 	xv->fill = 0;
+	/* mapped again, it starts from its own geometry */
+	configure_flush(xv);
+	xv->told = false;
 }
 
 static void handle_request_configure(struct wl_listener *listener,
