@@ -408,25 +408,6 @@ int vr_vk_find_memory_type(struct vr_renderer *renderer, uint32_t type_bits,
 	return fallback;
 }
 
-bool vr_array_reserve(struct vr_array *array, size_t n, size_t elem_size)
-{
-	if (array->len + n <= array->cap) {
-		return true;
-	}
-	size_t cap = array->cap != 0 ? array->cap * 2 : 16;
-	while (cap < array->len + n) {
-		cap *= 2;
-	}
-	void *data = realloc(array->data, cap * elem_size);
-	if (data == NULL) {
-		vr_log(VR_LOG_ERROR, "allocation failed");
-		return false;
-	}
-	array->data = data;
-	array->cap = cap;
-	return true;
-}
-
 bool vr_vk_allocate_memory(struct vr_renderer *renderer,
 		const VkMemoryRequirements *reqs, VkMemoryPropertyFlags required,
 		VkMemoryPropertyFlags preferred, VkDeviceMemory *memory,

@@ -22,6 +22,7 @@
 #include "vk_engine.h"
 #include "pool.h"
 #include "render_private.h"
+#include "display_list.h" /* vr_grow */
 
 /* VR_FRAMES_IN_FLIGHT (renderer.h) frame slots: each has its frame
  * command buffer, every context's upload and prologue command buffers,
@@ -29,14 +30,19 @@
  * its previous frame retired. */
 _Static_assert(VR_FRAMES_IN_FLIGHT >= 6, "frames in flight");
 
-/* A growable array of fixed-size elements. */
+/* A growable array of fixed-size elements: vr_grow's (the renderer's one
+ * way to grow an array) with its length beside it. */
 struct vr_array {
 	void *data;
 	size_t len, cap; /* in elements */
 };
 
 /* Room for n more elements; false (logged) on allocation failure. */
-bool vr_array_reserve(struct vr_array *array, size_t n, size_t elem_size);
+static inline bool vr_array_reserve(struct vr_array *array, size_t n,
+		size_t elem_size)
+{
+	return vr_grow(&array->data, &array->cap, array->len + n, elem_size);
+}
 
 enum vr_sampler {
 	VR_SAMPLER_NEAREST,

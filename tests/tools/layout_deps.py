@@ -8,14 +8,16 @@ one of the two trees (compositor/, renderer/); arrows between the trees
 and to the libraries outside do not count.
 
 Usage: layout_deps.py BUILD_DIR [--max-circle-files compositor=N,renderer=M]
-       [--verbose] [--symbols]
+       [--verbose] [--symbols] [--layers]
 
 Prints one line per tree:
   <tree>: files=<sources> folders=<n> arrows=<n> circles=<n>
           in_circles=<files> longest=<file>:<lines> [server.h=<lines>]
 and, with --verbose, the members of each circle and each file's arrows;
 with --symbols, the symbols behind each arrow inside a circle (what to
-move or invert to break it).
+move or invert to break it); with --layers (when there is no circle),
+each file's layer: 0 needs no other file of its tree, n needs files of
+layers below n only (the longest chain of arrows under it).
 With --max-circle-files it exits 1 when a tree has more files in circles
 than allowed: a ratchet that lets the count fall, never grow.
 """
@@ -120,6 +122,7 @@ def main():
     parser.add_argument("--max-circle-files", default="")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--symbols", action="store_true")
+    parser.add_argument("--layers", action="store_true")
     args = parser.parse_args()
     root, objs = objects(args.build_dir)
     defs, needs = {}, {}
@@ -171,6 +174,20 @@ def main():
                 for (src, dst), names in sorted(carried.items()):
                     if src in members and dst in members:
                         print(f"  {src} -> {dst}: {' '.join(sorted(names))}")
+        if args.layers and not circles:
+            level = {}
+
+            def depth(node):
+                if node not in level:
+                    level[node] = 1 + max((depth(n) for n in
+                                           edges.get(node, ())), default=-1)
+                return level[node]
+
+            for rel in nodes:
+                depth(rel)
+            for n in range(max(level.values(), default=-1) + 1):
+                files = sorted(r for r in level if level[r] == n)
+                print(f"  layer {n}: {' '.join(files)}")
         if tree in limits and in_circles > limits[tree]:
             print(f"{tree}: {in_circles} files in circles, more than the "
                   f"{limits[tree]} allowed", file=sys.stderr)
