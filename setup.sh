@@ -9,8 +9,8 @@ libwayland-dev wayland-protocols libinput-dev libxkbcommon-dev libvulkan-dev
 mesa-vulkan-drivers libpixman-1-dev libfreetype-dev libpng-dev libdrm-dev
 libharfbuzz-dev libfontconfig-dev libjson-c-dev libjpeg-dev libcairo2-dev
 check glslang-tools scdoc weston foot grim wayland-utils wl-clipboard swaylock
-xvfb xauth fonts-dejavu-core clang libclang-rt-14-dev wlcs swaybg wlr-randr
-adwaita-icon-theme wtype xwayland x11-apps libxcb1-dev"
+xvfb xauth fonts-dejavu-core clang clang-format libclang-rt-14-dev wlcs swaybg
+wlr-randr adwaita-icon-theme wtype xwayland x11-apps libxcb1-dev"
 
 install_packages() {
 	missing=""

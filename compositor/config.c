@@ -41,21 +41,21 @@ static const struct {
 	const char *interfaces[3];
 } privileges[] = {
 	{ "screencopy", VT_PRIV_SCREENCOPY,
-		{ "zwlr_screencopy_manager_v1", "zwlr_export_dmabuf_manager_v1" } },
+			{ "zwlr_screencopy_manager_v1", "zwlr_export_dmabuf_manager_v1" } },
 	{ "virtual-input", VT_PRIV_VIRTUAL_INPUT,
-		{ "zwlr_virtual_pointer_manager_v1",
-			"zwp_virtual_keyboard_manager_v1" } },
+			{ "zwlr_virtual_pointer_manager_v1",
+					"zwp_virtual_keyboard_manager_v1" } },
 	{ "output-management", VT_PRIV_OUTPUT_MANAGEMENT,
-		{ "zwlr_output_manager_v1" } },
+			{ "zwlr_output_manager_v1" } },
 	{ "output-power", VT_PRIV_OUTPUT_POWER,
-		{ "zwlr_output_power_manager_v1" } },
+			{ "zwlr_output_power_manager_v1" } },
 	{ "gamma", VT_PRIV_GAMMA, { "zwlr_gamma_control_manager_v1" } },
 	{ "data-control", VT_PRIV_DATA_CONTROL,
-		{ "zwlr_data_control_manager_v1" } },
+			{ "zwlr_data_control_manager_v1" } },
 	{ "foreign-toplevel", VT_PRIV_FOREIGN_TOPLEVEL,
-		{ "zwlr_foreign_toplevel_manager_v1" } },
+			{ "zwlr_foreign_toplevel_manager_v1" } },
 	{ "input-inhibit", VT_PRIV_INPUT_INHIBIT,
-		{ "zwlr_input_inhibit_manager_v1" } },
+			{ "zwlr_input_inhibit_manager_v1" } },
 	{ "lock", VT_PRIV_LOCK, { "ext_session_lock_manager_v1" } },
 };
 
@@ -88,8 +88,8 @@ const char *vt_privileges_parse(char *value, uint32_t *allow) {
 		}
 		if (i == sizeof(privileges) / sizeof(privileges[0])) {
 			return "expected all, none or protocol classes: screencopy, "
-				"virtual-input, output-management, output-power, gamma, "
-				"data-control, foreign-toplevel, input-inhibit, lock";
+				   "virtual-input, output-management, output-power, gamma, "
+				   "data-control, foreign-toplevel, input-inhibit, lock";
 		}
 		*allow |= privileges[i].bit;
 	}
@@ -199,8 +199,7 @@ static bool parse_modifier(const char *name, uint32_t *mod) {
 }
 
 /* "Mod+Mod+Key": modifiers by name, then an xkb keysym name. */
-static const char *parse_combo(char *combo, uint32_t *mods,
-		uint32_t *keysym) {
+static const char *parse_combo(char *combo, uint32_t *mods, uint32_t *keysym) {
 	*mods = 0;
 	char *save = NULL;
 	char *part = strtok_r(combo, "+", &save);
@@ -215,7 +214,7 @@ static const char *parse_combo(char *combo, uint32_t *mods,
 		uint32_t mod;
 		if (!parse_modifier(part, &mod)) {
 			return "unknown modifier: expected Shift, Ctrl, Alt or Logo "
-				"(also Control, Mod1, Super, Mod4)";
+				   "(also Control, Mod1, Super, Mod4)";
 		}
 		if (*mods & mod) {
 			return "a modifier named twice";
@@ -229,7 +228,7 @@ static const char *parse_combo(char *combo, uint32_t *mods,
 	}
 	if (sym == XKB_KEY_NoSymbol) {
 		return "unknown key: expected an xkb keysym name (xev or "
-			"wev show them), e.g. Return, q, F4, XF86AudioMute";
+			   "wev show them), e.g. Return, q, F4, XF86AudioMute";
 	}
 	*keysym = xkb_keysym_to_lower(sym);
 	return NULL;
@@ -287,11 +286,11 @@ static const char *parse_move_resize(struct vt_config_binding *b,
 	} else {
 		bool grow = w1 != NULL && strcmp(w1, "grow") == 0;
 		if ((!grow && (w1 == NULL || strcmp(w1, "shrink") != 0)) ||
-				w2 == NULL || (strcmp(w2, "width") != 0 &&
-				strcmp(w2, "height") != 0) ||
+				w2 == NULL ||
+				(strcmp(w2, "width") != 0 && strcmp(w2, "height") != 0) ||
 				strtok_r(NULL, " \t", &save) != NULL) {
 			return "expected resize grow or shrink, width or height "
-				"[pixels]";
+				   "[pixels]";
 		}
 		b->arg = strcmp(w2, "height") == 0;
 		pixels = w3;
@@ -359,7 +358,7 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 			b.action = VT_ACTION_FOCUS_OUTPUT;
 		} else {
 			return "expected focus next, focus prev or focus output "
-				"<next|prev|left|right>";
+				   "<next|prev|left|right>";
 		}
 	} else if (strcmp(action, "move") == 0 || strcmp(action, "resize") == 0) {
 		reason = parse_move_resize(&b, action, rest);
@@ -377,7 +376,8 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 			return "expected a workspace number from 1 to 10";
 		}
 		b.action = strcmp(action, "workspace") == 0 ?
-			VT_ACTION_WORKSPACE : VT_ACTION_MOVE_TO_WORKSPACE;
+				VT_ACTION_WORKSPACE :
+				VT_ACTION_MOVE_TO_WORKSPACE;
 	} else {
 		size_t i = 0;
 		size_t n = sizeof(actions) / sizeof(actions[0]);
@@ -386,8 +386,8 @@ static const char *parse_binding(struct vt_config *c, char *value) {
 		}
 		if (i == n) {
 			return "unknown action: expected exec, close, focus, maximize, "
-				"fullscreen, minimize, move, resize, workspace, "
-				"move-to-workspace, move-to-output, reload or exit";
+				   "fullscreen, minimize, move, resize, workspace, "
+				   "move-to-workspace, move-to-output, reload or exit";
 		}
 		if (*rest != '\0') {
 			return "this action takes no arguments";
@@ -492,13 +492,19 @@ static bool parse_position(const char *s, int *x, int *y) {
 	memcpy(xs, s, len);
 	xs[len] = '\0';
 	return parse_int(xs, -VT_CONFIG_POSITION_MAX, VT_CONFIG_POSITION_MAX, x) &&
-		parse_int(comma + 1, -VT_CONFIG_POSITION_MAX,
-			VT_CONFIG_POSITION_MAX, y);
+			parse_int(comma + 1, -VT_CONFIG_POSITION_MAX,
+					VT_CONFIG_POSITION_MAX, y);
 }
 
 static const char *const transform_names[] = {
-	"normal", "90", "180", "270",
-	"flipped", "flipped-90", "flipped-180", "flipped-270",
+	"normal",
+	"90",
+	"180",
+	"270",
+	"flipped",
+	"flipped-90",
+	"flipped-180",
+	"flipped-270",
 };
 
 /* "output <name|*> <setting>..." with the settings mode WxH[@Hz],
@@ -509,7 +515,7 @@ static const char *parse_output(struct vt_config *c, char *value) {
 	char *word = strtok_r(NULL, " \t", &save);
 	if (name == NULL || word == NULL) {
 		return "expected <name> then mode, scale, transform, position, "
-			"disable or enable";
+			   "disable or enable";
 	}
 	struct vt_config_output *o = NULL;
 	for (int i = 0; i < c->outputs_len; i++) {
@@ -536,8 +542,8 @@ static const char *parse_output(struct vt_config *c, char *value) {
 			}
 			next.has_mode = true;
 		} else if (strcmp(word, "scale") == 0) {
-			if (arg == NULL || !parse_double(arg, 0.0,
-					VT_CONFIG_SCALE_MAX, &next.scale)) {
+			if (arg == NULL ||
+					!parse_double(arg, 0.0, VT_CONFIG_SCALE_MAX, &next.scale)) {
 				return "expected scale: a number over 0 and at most 10";
 			}
 			next.has_scale = true;
@@ -550,7 +556,7 @@ static const char *parse_output(struct vt_config *c, char *value) {
 			}
 			if (t < 0) {
 				return "expected transform normal, 90, 180, 270, flipped, "
-					"flipped-90, flipped-180 or flipped-270";
+					   "flipped-90, flipped-180 or flipped-270";
 			}
 			next.transform = t;
 			next.has_transform = true;
@@ -561,7 +567,7 @@ static const char *parse_output(struct vt_config *c, char *value) {
 			next.has_position = true;
 		} else {
 			return "expected mode, scale, transform, position, disable or "
-				"enable";
+				   "enable";
 		}
 	}
 	if (o == NULL) {
@@ -621,8 +627,9 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 		return "missing value";
 	}
 	if (strcmp(key, "background") == 0) {
-		return parse_color(value, &c->background) ? NULL :
-			"expected a colour #RRGGBB or #RRGGBBAA";
+		return parse_color(value, &c->background) ?
+				NULL :
+				"expected a colour #RRGGBB or #RRGGBBAA";
 	} else if (strcmp(key, "mode") == 0) {
 		if (strcmp(value, "desktop") == 0) {
 			c->mode = VT_MODE_DESKTOP;
@@ -633,11 +640,13 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 		}
 		return NULL;
 	} else if (strcmp(key, "repeat_rate") == 0) {
-		return parse_int(value, 0, 1000, &c->repeat_rate) ? NULL :
-			"expected an integer from 0 to 1000";
+		return parse_int(value, 0, 1000, &c->repeat_rate) ?
+				NULL :
+				"expected an integer from 0 to 1000";
 	} else if (strcmp(key, "repeat_delay") == 0) {
-		return parse_int(value, 0, 10000, &c->repeat_delay) ? NULL :
-			"expected an integer from 0 to 10000";
+		return parse_int(value, 0, 10000, &c->repeat_delay) ?
+				NULL :
+				"expected an integer from 0 to 10000";
 	} else if (strcmp(key, "bind") == 0) {
 		return parse_binding(c, value);
 	} else if (strcmp(key, "drag_modifier") == 0) {
@@ -645,8 +654,9 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 			c->drag_modifier = 0;
 			return NULL;
 		}
-		return parse_modifier(value, &c->drag_modifier) ? NULL :
-			"expected Shift, Ctrl, Alt, Logo or none";
+		return parse_modifier(value, &c->drag_modifier) ?
+				NULL :
+				"expected Shift, Ctrl, Alt, Logo or none";
 	} else if (strcmp(key, "output") == 0) {
 		return parse_output(c, value);
 	} else if (strcmp(key, "decorations") == 0) {
@@ -700,8 +710,7 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 		if (strpbrk(value, " \t") != NULL) {
 			return "expected an output name";
 		}
-		return copy_str(c->touch_output, value) ? NULL :
-			"output name too long";
+		return copy_str(c->touch_output, value) ? NULL : "output name too long";
 	} else if (strcmp(key, "vt_switch") == 0) {
 		if (strcmp(value, "on") == 0) {
 			c->vt_switch = 1;
@@ -725,14 +734,17 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 	} else if (strcmp(key, "path") == 0) {
 		return parse_path_rule(c, value);
 	} else if (strcmp(key, "tearing_box") == 0) {
-		return parse_int(value, 1, 4096, &c->tearing_box) ? NULL :
-			"expected an integer from 1 to 4096";
+		return parse_int(value, 1, 4096, &c->tearing_box) ?
+				NULL :
+				"expected an integer from 1 to 4096";
 	} else if (strcmp(key, "scroll_extend") == 0) {
-		return parse_double(value, 1.0, 2.5, &c->scroll_extend) ? NULL :
-			"expected a number over 1 and at most 2.5";
+		return parse_double(value, 1.0, 2.5, &c->scroll_extend) ?
+				NULL :
+				"expected a number over 1 and at most 2.5";
 	} else if (strcmp(key, "scroll_fling") == 0) {
-		return parse_int(value, 50, 5000, &c->scroll_fling_ms) ? NULL :
-			"expected milliseconds from 50 to 5000";
+		return parse_int(value, 50, 5000, &c->scroll_fling_ms) ?
+				NULL :
+				"expected milliseconds from 50 to 5000";
 	}
 
 	static const struct {
@@ -748,7 +760,8 @@ static const char *parse_line(struct vt_config *c, char *key, char *value) {
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
 		if (strcmp(key, strings[i].key) == 0) {
 			return copy_str((char *)c + strings[i].offset, value) ?
-				NULL : "value too long";
+					NULL :
+					"value too long";
 		}
 	}
 	return "unknown key";
@@ -777,8 +790,7 @@ static void strip_comment(char *line) {
 			*p = '\0';
 			return;
 		}
-		if (isspace((unsigned char)p[-1]) &&
-				!isxdigit((unsigned char)p[1])) {
+		if (isspace((unsigned char)p[-1]) && !isxdigit((unsigned char)p[1])) {
 			*p = '\0';
 			return;
 		}

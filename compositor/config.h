@@ -61,7 +61,7 @@ enum vt_config_action {
 	VT_ACTION_MINIMIZE, /* the focused window */
 	VT_ACTION_MOVE, /* arg: enum vt_config_way; amount: pixels */
 	VT_ACTION_RESIZE, /* arg: 0 width, 1 height; amount: pixels, < 0
-			   * shrinks */
+					   * shrinks */
 };
 
 /* Which way a window moves (bind ... move). */
@@ -196,7 +196,7 @@ struct vt_config {
 /* The settings of output name: the "*" lines, then the name's own on top
  * (false when neither exists). */
 bool vt_config_output(const struct vt_config *config, const char *name,
-	struct vt_config_output *out);
+		struct vt_config_output *out);
 
 /* Whether Ctrl+Alt+Fn switch virtual terminals under this config. */
 bool vt_config_vt_switch(const struct vt_config *config);
@@ -211,12 +211,12 @@ const char *vt_privileges_parse(char *value, uint32_t *allow);
 
 /* The rule for app_id, NULL when none (the last matching line wins). */
 const struct vt_config_path_rule *vt_config_path_rule(
-	const struct vt_config *config, const char *app_id);
+		const struct vt_config *config, const char *app_id);
 
 /* The binding of keysym with modifiers mods (only VT_MOD_BINDABLE count),
  * NULL when none. */
 const struct vt_config_binding *vt_config_binding(
-	const struct vt_config *config, uint32_t mods, uint32_t keysym);
+		const struct vt_config *config, uint32_t mods, uint32_t keysym);
 
 void vt_config_defaults(struct vt_config *config);
 /* Parse path into *config. On the first bad line, writes

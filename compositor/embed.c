@@ -75,7 +75,7 @@ static void *compositor_thread(void *data) {
 		return NULL;
 	}
 	embedded->call_source = wl_event_loop_add_fd(server->loop,
-		embedded->call_fd, WL_EVENT_READABLE, handle_call, embedded);
+			embedded->call_fd, WL_EVENT_READABLE, handle_call, embedded);
 	if (embedded->call_source == NULL) {
 		vt_server_finish(server);
 		set_state(embedded, FAILED);
@@ -115,15 +115,14 @@ struct vt_embedded *vt_embedded_start(const struct vt_options *opts,
 	 * truncates its wl_shm pool) must run on this thread. */
 	sigset_t all, old;
 	sigfillset(&all);
-	int synchronous[] = { SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP,
-		SIGABRT, SIGSYS };
-	for (size_t i = 0; i < sizeof(synchronous) / sizeof(synchronous[0]);
-			i++) {
+	int synchronous[] = { SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP, SIGABRT,
+		SIGSYS };
+	for (size_t i = 0; i < sizeof(synchronous) / sizeof(synchronous[0]); i++) {
 		sigdelset(&all, synchronous[i]);
 	}
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int err = pthread_create(&embedded->thread, NULL, compositor_thread,
-		embedded);
+			embedded);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err != 0) {
 		wlr_log(WLR_ERROR, "embed: cannot start the compositor thread");

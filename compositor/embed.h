@@ -16,10 +16,10 @@ typedef void (*vt_embedded_fn)(struct vt_server *server, void *data);
  * until it runs (NULL: it could not start). The thread handles no
  * asynchronous signals. */
 struct vt_embedded *vt_embedded_start(const struct vt_options *opts,
-	const struct vt_config *config);
+		const struct vt_config *config);
 /* Run fn(server, data) on the compositor thread and wait for it. */
 void vt_embedded_call(struct vt_embedded *embedded, vt_embedded_fn fn,
-	void *data);
+		void *data);
 /* Stop the event loop, tear the server down, join the thread and free
  * everything. NULL is allowed. */
 void vt_embedded_stop(struct vt_embedded *embedded);

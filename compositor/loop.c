@@ -26,7 +26,7 @@ static void handle_update_idle(void *data) {
 void vt_server_schedule_update(struct vt_server *server) {
 	if (server->update_idle == NULL && server->loop != NULL) {
 		server->update_idle = wl_event_loop_add_idle(server->loop,
-			handle_update_idle, server);
+				handle_update_idle, server);
 	}
 }
 
@@ -43,8 +43,8 @@ void vt_outputs_defer_pacers(struct vt_server *server) {
 	}
 	server->pacers_deferred = true;
 	if (server->pacer_idle == NULL) {
-		server->pacer_idle = wl_event_loop_add_idle(server->loop,
-			handle_pacer_idle, server);
+		server->pacer_idle =
+				wl_event_loop_add_idle(server->loop, handle_pacer_idle, server);
 	}
 }
 
@@ -72,7 +72,7 @@ pid_t vt_server_spawn(struct vt_server *server, const char *command) {
 		}
 	}
 	pid_t *children = realloc(server->children,
-		(size_t)(server->children_len + 1) * sizeof(*children));
+			(size_t)(server->children_len + 1) * sizeof(*children));
 	if (children != NULL) {
 		server->children = children;
 		server->children[server->children_len++] = pid;

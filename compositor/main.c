@@ -26,42 +26,59 @@
 #endif
 
 static const char usage[] =
-	"Usage: vitrail [options] [-- command [args...]]\n"
-	"\n"
-	"  -b, --backend NAME       auto (default), headless, wayland, x11, drm\n"
-	"  -o, --outputs N          virtual outputs (headless, wayland, x11); default 1\n"
-	"      --output-size WxH    size of virtual outputs; default 1280x720\n"
-	"  -r, --refresh HZ[,HZ..]  refresh of headless outputs, one for all or one\n"
-	"                           per output in order; default 60\n"
-	"      --frame-pipeline P   async (default) or sync, the old synchronous path\n"
-	"      --pacing P           vsync (default) or dvsync: render animations\n"
-	"                           ahead of the display (D-VSync)\n"
-	"      --prerender N[,N..]  dvsync: frames queued ahead, 1 to 5, for all\n"
-	"                           outputs or per output in order; default 3\n"
-	"  -S, --socket NAME        Wayland socket name; default: first free wayland-N\n"
-	"  -s, --startup CMD        run CMD (through /bin/sh -c) once ready; repeatable\n"
-	"  -c, --config FILE        config file (see vitrail(5))\n"
-	"  -C, --validate           check the config file and exit\n"
-	"  -m, --mode MODE          desktop or kiosk (overrides the config)\n"
-	"      --allow CLASSES      privileged protocols offered in kiosk mode too\n"
-	"                           (as the config's allow; comma separated)\n"
-	"      --demo               embedded default: headless, two outputs, demo clients\n"
-	"      --exit-after SEC     exit after SEC seconds\n"
-	"      --screenshot-dir DIR on exit, write DIR/<output>.png for each output\n"
-	"      --stats FILE         on exit, write the frame statistics to FILE\n"
-	"      --frame-log FILE     per-frame timing CSV (also VITRAIL_FRAME_LOG)\n"
-	"      --ready-fd FD        write WAYLAND_DISPLAY=<name> (and, with Xwayland,\n"
-	"                           a line DISPLAY=:N) to FD when ready\n"
-	"      --renderer-threads N worker threads of the parallel renderer\n"
-	"                           (default: cores - 1, at least 1)\n"
-	"      --sequential         render with the sequential baseline (no workers)\n"
-	"      --render-backend B   auto (default), vulkan or cpu: what executes the\n"
-	"                           renderer's tasks (auto measures on a CPU device)\n"
-	"      --test               expose the test protocol vitrail_test_v1\n"
-	"      --no-xwayland        offer no X display to X11 clients\n"
-	"  -d, --debug              verbose logging\n"
-	"  -h, --help               show this help\n"
-	"  -v, --version            show the version\n";
+		"Usage: vitrail [options] [-- command [args...]]\n"
+		"\n"
+		"  -b, --backend NAME       auto (default), headless, wayland, x11, "
+		"drm\n"
+		"  -o, --outputs N          virtual outputs (headless, wayland, x11); "
+		"default 1\n"
+		"      --output-size WxH    size of virtual outputs; default 1280x720\n"
+		"  -r, --refresh HZ[,HZ..]  refresh of headless outputs, one for all "
+		"or one\n"
+		"                           per output in order; default 60\n"
+		"      --frame-pipeline P   async (default) or sync, the old "
+		"synchronous path\n"
+		"      --pacing P           vsync (default) or dvsync: render "
+		"animations\n"
+		"                           ahead of the display (D-VSync)\n"
+		"      --prerender N[,N..]  dvsync: frames queued ahead, 1 to 5, for "
+		"all\n"
+		"                           outputs or per output in order; default 3\n"
+		"  -S, --socket NAME        Wayland socket name; default: first free "
+		"wayland-N\n"
+		"  -s, --startup CMD        run CMD (through /bin/sh -c) once ready; "
+		"repeatable\n"
+		"  -c, --config FILE        config file (see vitrail(5))\n"
+		"  -C, --validate           check the config file and exit\n"
+		"  -m, --mode MODE          desktop or kiosk (overrides the config)\n"
+		"      --allow CLASSES      privileged protocols offered in kiosk mode "
+		"too\n"
+		"                           (as the config's allow; comma separated)\n"
+		"      --demo               embedded default: headless, two outputs, "
+		"demo clients\n"
+		"      --exit-after SEC     exit after SEC seconds\n"
+		"      --screenshot-dir DIR on exit, write DIR/<output>.png for each "
+		"output\n"
+		"      --stats FILE         on exit, write the frame statistics to "
+		"FILE\n"
+		"      --frame-log FILE     per-frame timing CSV (also "
+		"VITRAIL_FRAME_LOG)\n"
+		"      --ready-fd FD        write WAYLAND_DISPLAY=<name> (and, with "
+		"Xwayland,\n"
+		"                           a line DISPLAY=:N) to FD when ready\n"
+		"      --renderer-threads N worker threads of the parallel renderer\n"
+		"                           (default: cores - 1, at least 1)\n"
+		"      --sequential         render with the sequential baseline (no "
+		"workers)\n"
+		"      --render-backend B   auto (default), vulkan or cpu: what "
+		"executes the\n"
+		"                           renderer's tasks (auto measures on a CPU "
+		"device)\n"
+		"      --test               expose the test protocol vitrail_test_v1\n"
+		"      --no-xwayland        offer no X display to X11 clients\n"
+		"  -d, --debug              verbose logging\n"
+		"  -h, --help               show this help\n"
+		"  -v, --version            show the version\n";
 
 enum {
 	OPT_OUTPUT_SIZE = 256,
@@ -132,7 +149,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "b:o:r:S:s:c:Cm:dhv", long_options,
-			NULL)) != -1) {
+					NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (strcmp(optarg, "auto") == 0) {
@@ -159,9 +176,10 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			break;
 		case OPT_OUTPUT_SIZE:
 			if (!parse_size(optarg, &opts->output_width,
-					&opts->output_height)) {
-				fprintf(stderr, "vitrail: --output-size takes WxH, "
-					"e.g. 1920x1080\n");
+						&opts->output_height)) {
+				fprintf(stderr,
+						"vitrail: --output-size takes WxH, "
+						"e.g. 1920x1080\n");
 				return false;
 			}
 			break;
@@ -172,13 +190,14 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 				double hz = strtod(p, &end);
 				if (end == p || (*end != '\0' && *end != ',') || hz < 1 ||
 						hz > 1000 || opts->refresh_count == VT_OUTPUTS_MAX) {
-					fprintf(stderr, "vitrail: --refresh takes 1 to 1000 Hz, "
-						"or up to %d of them separated by commas: '%s'\n",
-						VT_OUTPUTS_MAX, optarg);
+					fprintf(stderr,
+							"vitrail: --refresh takes 1 to 1000 Hz, "
+							"or up to %d of them separated by commas: '%s'\n",
+							VT_OUTPUTS_MAX, optarg);
 					return false;
 				}
 				opts->refresh_mhz[opts->refresh_count++] =
-					(int)(hz * 1000 + 0.5);
+						(int)(hz * 1000 + 0.5);
 				if (*end == '\0') {
 					break;
 				}
@@ -192,8 +211,10 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			} else if (strcmp(optarg, "sync") == 0) {
 				opts->pipeline = VT_PIPELINE_SYNC;
 			} else {
-				fprintf(stderr, "vitrail: --frame-pipeline takes async or "
-					"sync, not '%s'\n", optarg);
+				fprintf(stderr,
+						"vitrail: --frame-pipeline takes async or "
+						"sync, not '%s'\n",
+						optarg);
 				return false;
 			}
 			break;
@@ -203,8 +224,10 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			} else if (strcmp(optarg, "dvsync") == 0) {
 				opts->pacing = VT_PACING_DVSYNC;
 			} else {
-				fprintf(stderr, "vitrail: --pacing takes vsync or dvsync, "
-					"not '%s'\n", optarg);
+				fprintf(stderr,
+						"vitrail: --pacing takes vsync or dvsync, "
+						"not '%s'\n",
+						optarg);
 				return false;
 			}
 			break;
@@ -217,9 +240,10 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 				if (end == p || n < 1 || n > VT_PRERENDER_MAX ||
 						(*end != '\0' && *end != ',') ||
 						opts->prerender_count >= VT_OUTPUTS_MAX) {
-					fprintf(stderr, "vitrail: --prerender takes 1 to %d, "
-						"or a comma-separated list of them\n",
-						VT_PRERENDER_MAX);
+					fprintf(stderr,
+							"vitrail: --prerender takes 1 to %d, "
+							"or a comma-separated list of them\n",
+							VT_PRERENDER_MAX);
 					return false;
 				}
 				opts->prerender[opts->prerender_count++] = (int)n;
@@ -230,12 +254,10 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			}
 			break;
 		}
-		case 'S':
-			opts->socket = optarg;
-			break;
+		case 'S': opts->socket = optarg; break;
 		case 's': {
 			char **startup = realloc(opts->startup,
-				(size_t)(opts->startup_len + 1) * sizeof(char *));
+					(size_t)(opts->startup_len + 1) * sizeof(char *));
 			if (startup == NULL) {
 				return false;
 			}
@@ -243,12 +265,8 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			opts->startup[opts->startup_len++] = optarg;
 			break;
 		}
-		case 'c':
-			opts->config_path = optarg;
-			break;
-		case 'C':
-			opts->validate = true;
-			break;
+		case 'c': opts->config_path = optarg; break;
+		case 'C': opts->validate = true; break;
 		case 'm':
 			if (strcmp(optarg, "desktop") == 0) {
 				opts->mode = VT_MODE_DESKTOP;
@@ -268,9 +286,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			}
 			break;
 		}
-		case OPT_DEMO:
-			opts->demo = true;
-			break;
+		case OPT_DEMO: opts->demo = true; break;
 		case OPT_EXIT_AFTER:
 			opts->exit_after = strtod(optarg, &end);
 			if (*end != '\0' || opts->exit_after <= 0) {
@@ -278,28 +294,19 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 				return false;
 			}
 			break;
-		case OPT_SCREENSHOT_DIR:
-			opts->screenshot_dir = optarg;
-			break;
-		case OPT_STATS:
-			opts->stats_path = optarg;
-			break;
-		case OPT_FRAME_LOG:
-			opts->frame_log_path = optarg;
-			break;
+		case OPT_SCREENSHOT_DIR: opts->screenshot_dir = optarg; break;
+		case OPT_STATS: opts->stats_path = optarg; break;
+		case OPT_FRAME_LOG: opts->frame_log_path = optarg; break;
 		case OPT_READY_FD:
 			opts->ready_fd = (int)strtol(optarg, &end, 10);
 			if (*end != '\0' || opts->ready_fd < 0) {
-				fprintf(stderr, "vitrail: --ready-fd takes a file descriptor\n");
+				fprintf(stderr,
+						"vitrail: --ready-fd takes a file descriptor\n");
 				return false;
 			}
 			break;
-		case OPT_TEST:
-			opts->test = true;
-			break;
-		case OPT_NO_XWAYLAND:
-			opts->no_xwayland = true;
-			break;
+		case OPT_TEST: opts->test = true; break;
+		case OPT_NO_XWAYLAND: opts->no_xwayland = true; break;
 		case OPT_RENDERER_THREADS:
 			opts->renderer_threads = (int)strtol(optarg, &end, 10);
 			if (*end != '\0' || opts->renderer_threads < 1 ||
@@ -308,9 +315,7 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 				return false;
 			}
 			break;
-		case OPT_SEQUENTIAL:
-			opts->sequential = true;
-			break;
+		case OPT_SEQUENTIAL: opts->sequential = true; break;
 		case OPT_RENDER_BACKEND:
 			if (strcmp(optarg, "auto") == 0) {
 				opts->render_backend = VT_RENDER_AUTO;
@@ -319,23 +324,16 @@ static bool parse_args(int argc, char *argv[], struct vt_options *opts,
 			} else if (strcmp(optarg, "cpu") == 0) {
 				opts->render_backend = VT_RENDER_CPU;
 			} else {
-				fprintf(stderr, "vitrail: --render-backend takes auto, "
-					"vulkan or cpu\n");
+				fprintf(stderr,
+						"vitrail: --render-backend takes auto, "
+						"vulkan or cpu\n");
 				return false;
 			}
 			break;
-		case 'd':
-			*log_level = WLR_DEBUG;
-			break;
-		case 'h':
-			printf("%s", usage);
-			exit(EXIT_SUCCESS);
-		case 'v':
-			printf("vitrail %s\n", VITRAIL_VERSION);
-			exit(EXIT_SUCCESS);
-		default:
-			fprintf(stderr, "%s", usage);
-			return false;
+		case 'd': *log_level = WLR_DEBUG; break;
+		case 'h': printf("%s", usage); exit(EXIT_SUCCESS);
+		case 'v': printf("vitrail %s\n", VITRAIL_VERSION); exit(EXIT_SUCCESS);
+		default: fprintf(stderr, "%s", usage); return false;
 		}
 	}
 	return true;
@@ -396,7 +394,7 @@ static void spawn_demo_clients(struct vt_server *server) {
 		snprintf(demo, sizeof(demo), "%s/../tests/clients/vitrail-demo", exe);
 		if (access(demo, X_OK) != 0) {
 			snprintf(demo, sizeof(demo), "%s/vitrail/vitrail-demo",
-				VITRAIL_LIBEXECDIR);
+					VITRAIL_LIBEXECDIR);
 		}
 	}
 	if (access(demo, X_OK) == 0) {
@@ -412,8 +410,10 @@ static void spawn_demo_clients(struct vt_server *server) {
 		vt_server_spawn(server, "exec weston-simple-shm");
 	}
 	if (access("/usr/bin/foot", X_OK) == 0) {
-		vt_server_spawn(server, "exec foot -o 'main.font=monospace:size=11' "
-			"sh -c 'echo vitrail demo; uname -a; while :; do date; sleep 1; done'");
+		vt_server_spawn(server,
+				"exec foot -o 'main.font=monospace:size=11' "
+				"sh -c 'echo vitrail demo; uname -a; while :; do date; sleep "
+				"1; done'");
 	}
 }
 
@@ -427,24 +427,24 @@ static void write_exit_reports(struct vt_server *server) {
 		stats = fopen(opts->stats_path, "w");
 		if (stats == NULL) {
 			wlr_log(WLR_ERROR, "cannot write %s: %s", opts->stats_path,
-				strerror(errno));
+					strerror(errno));
 		}
 	}
 	char mode[32];
 	if (server->renderer == NULL && server->cpu != NULL) {
 		snprintf(mode, sizeof(mode), "%d threads",
-			vr_cpu_renderer_workers(server->cpu));
+				vr_cpu_renderer_workers(server->cpu));
 	} else if (server->renderer == NULL) {
 		snprintf(mode, sizeof(mode), "main thread");
 	} else if (vr_renderer_is_sequential(server->renderer)) {
 		snprintf(mode, sizeof(mode), "sequential");
 	} else {
 		snprintf(mode, sizeof(mode), "%d workers",
-			vr_renderer_workers(server->renderer));
+				vr_renderer_workers(server->renderer));
 	}
 	printf("frame statistics (%.1f s, renderer: %s, %s):\n",
-		(vt_now_ns() - server->start_ns) / 1e9,
-		vt_server_renderer_name(server), mode);
+			(vt_now_ns() - server->start_ns) / 1e9,
+			vt_server_renderer_name(server), mode);
 	vt_outputs_print_stats(server, stdout, "  ");
 	vt_scroll_print_stats(server, stdout, "  ");
 	if (stats != NULL) {
@@ -513,8 +513,9 @@ int main(int argc, char *argv[]) {
 		wlr_log(WLR_ERROR, "using the default configuration");
 	}
 	if (opts->validate) {
-		printf("%s: ok\n", opts->config_path ? opts->config_path :
-			"(no config file: defaults)");
+		printf("%s: ok\n",
+				opts->config_path ? opts->config_path :
+									"(no config file: defaults)");
 		free(opts->startup);
 		return EXIT_SUCCESS;
 	}
@@ -532,8 +533,9 @@ int main(int argc, char *argv[]) {
 	}
 
 	if (geteuid() == 0) {
-		wlr_log(WLR_ERROR, "running as root: clients will run as root too; "
-			"this is meant for CI and containers, not for a desktop");
+		wlr_log(WLR_ERROR,
+				"running as root: clients will run as root too; "
+				"this is meant for CI and containers, not for a desktop");
 	}
 	if (!vt_ensure_runtime_dir()) {
 		free(opts->startup);
@@ -553,25 +555,25 @@ int main(int argc, char *argv[]) {
 	if (log_path != NULL) {
 		server.frame_log = vt_frame_log_open(log_path);
 		if (server.frame_log == NULL) {
-			wlr_log(WLR_ERROR, "cannot write the frame log %s: %s",
-				log_path, strerror(errno));
+			wlr_log(WLR_ERROR, "cannot write the frame log %s: %s", log_path,
+					strerror(errno));
 		}
 	}
 	struct wl_event_source *sigint = wl_event_loop_add_signal(server.loop,
-		SIGINT, handle_terminate, &server);
+			SIGINT, handle_terminate, &server);
 	struct wl_event_source *sigterm = wl_event_loop_add_signal(server.loop,
-		SIGTERM, handle_terminate, &server);
+			SIGTERM, handle_terminate, &server);
 	struct wl_event_source *sighup = wl_event_loop_add_signal(server.loop,
-		SIGHUP, handle_reload, &server);
+			SIGHUP, handle_reload, &server);
 	struct wl_event_source *sigchld = wl_event_loop_add_signal(server.loop,
-		SIGCHLD, handle_child, &server);
+			SIGCHLD, handle_child, &server);
 	struct wl_event_source *sigusr1 = wl_event_loop_add_signal(server.loop,
-		SIGUSR1, handle_log_state, &server);
+			SIGUSR1, handle_log_state, &server);
 	if (opts->exit_after > 0) {
 		server.exit_timer = wl_event_loop_add_timer(server.loop,
-			handle_exit_timer, &server);
+				handle_exit_timer, &server);
 		wl_event_source_timer_update(server.exit_timer,
-			(int)(opts->exit_after * 1000));
+				(int)(opts->exit_after * 1000));
 	}
 
 	wlr_log(WLR_INFO, "running on WAYLAND_DISPLAY=%s", server.socket);
@@ -581,10 +583,12 @@ int main(int argc, char *argv[]) {
 		 * both lines in the pipe, not a SIGPIPE */
 		char ready[128];
 		int len = x_display != NULL ?
-			snprintf(ready, sizeof(ready), "WAYLAND_DISPLAY=%s\n"
-				"DISPLAY=%s\n", server.socket, x_display) :
-			snprintf(ready, sizeof(ready), "WAYLAND_DISPLAY=%s\n",
-				server.socket);
+				snprintf(ready, sizeof(ready),
+						"WAYLAND_DISPLAY=%s\n"
+						"DISPLAY=%s\n",
+						server.socket, x_display) :
+				snprintf(ready, sizeof(ready), "WAYLAND_DISPLAY=%s\n",
+						server.socket);
 		if (len > 0 && (size_t)len < sizeof(ready) &&
 				write(opts->ready_fd, ready, (size_t)len) != len) {
 			wlr_log_errno(WLR_ERROR, "cannot write to --ready-fd");

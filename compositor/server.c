@@ -84,7 +84,7 @@ static void update_background(struct vt_server *server) {
 	}
 	vr_node_set_position(server->background, box->x, box->y);
 	vr_node_set_rect(server->background, box->width, box->height,
-		server->config.background);
+			server->config.background);
 	vt_session_lock_outputs_changed(server);
 	vt_protocols_outputs_changed(server);
 	vt_server_schedule_update(server);
@@ -136,10 +136,12 @@ static struct wlr_backend *create_nested(struct vt_server *server,
 	if (nested == NULL) {
 		const char *name = wayland ? "WAYLAND_DISPLAY" : "DISPLAY";
 		const char *value = getenv(name);
-		wlr_log(WLR_ERROR, "--backend %s: cannot connect to the %s "
-			"(%s=%s)", wayland ? "wayland" : "x11", wayland ?
-			"parent Wayland compositor" : "X server", name,
-			value != NULL ? value : "unset");
+		wlr_log(WLR_ERROR,
+				"--backend %s: cannot connect to the %s "
+				"(%s=%s)",
+				wayland ? "wayland" : "x11",
+				wayland ? "parent Wayland compositor" : "X server", name,
+				value != NULL ? value : "unset");
 		return NULL;
 	}
 	struct wlr_backend *multi = wlr_multi_backend_create(server->display);
@@ -170,15 +172,10 @@ static struct wlr_backend *create_backend(struct vt_server *server) {
 	char outputs[16];
 	snprintf(outputs, sizeof(outputs), "%d", opts->outputs);
 	switch (opts->backend) {
-	case VT_BACKEND_HEADLESS:
-		return NULL;
-	case VT_BACKEND_WAYLAND:
-		return create_nested(server, true);
-	case VT_BACKEND_X11:
-		return create_nested(server, false);
-	case VT_BACKEND_DRM:
-		setenv("WLR_BACKENDS", "drm,libinput", 1);
-		break;
+	case VT_BACKEND_HEADLESS: return NULL;
+	case VT_BACKEND_WAYLAND: return create_nested(server, true);
+	case VT_BACKEND_X11: return create_nested(server, false);
+	case VT_BACKEND_DRM: setenv("WLR_BACKENDS", "drm,libinput", 1); break;
 	case VT_BACKEND_AUTO:
 		setenv("WLR_WL_OUTPUTS", outputs, 0);
 		setenv("WLR_X11_OUTPUTS", outputs, 0);
@@ -239,8 +236,10 @@ bool vt_server_init(struct vt_server *server) {
 	/* Output buffers must be CPU-mapped (see the top of this file). */
 	const char *wlr_renderer = getenv("WLR_RENDERER");
 	if (wlr_renderer != NULL && strcmp(wlr_renderer, "pixman") != 0) {
-		wlr_log(WLR_INFO, "ignoring WLR_RENDERER=%s: vitrail composes "
-			"with its own renderer", wlr_renderer);
+		wlr_log(WLR_INFO,
+				"ignoring WLR_RENDERER=%s: vitrail composes "
+				"with its own renderer",
+				wlr_renderer);
 	}
 	setenv("WLR_RENDERER", "pixman", 1);
 
@@ -252,8 +251,9 @@ bool vt_server_init(struct vt_server *server) {
 			return false;
 		}
 		if (opts->backend == VT_BACKEND_AUTO) {
-			wlr_log(WLR_INFO, "no display or seat available: "
-				"falling back to the headless backend");
+			wlr_log(WLR_INFO,
+					"no display or seat available: "
+					"falling back to the headless backend");
 		}
 		server->backend = wlr_headless_backend_create(server->display);
 		if (server->backend == NULL) {
@@ -262,7 +262,7 @@ bool vt_server_init(struct vt_server *server) {
 		}
 		for (int i = 0; i < opts->outputs; i++) {
 			wlr_headless_add_output(server->backend, opts->output_width,
-				opts->output_height);
+					opts->output_height);
 		}
 	}
 
@@ -279,8 +279,8 @@ bool vt_server_init(struct vt_server *server) {
 		return false;
 	}
 	wlr_renderer_init_wl_display(server->surface_renderer, server->display);
-	server->allocator = wlr_allocator_autocreate(server->backend,
-		server->wlr_renderer);
+	server->allocator =
+			wlr_allocator_autocreate(server->backend, server->wlr_renderer);
 	if (server->allocator == NULL) {
 		wlr_log(WLR_ERROR, "cannot create an output buffer allocator");
 		return false;
@@ -294,30 +294,34 @@ bool vt_server_init(struct vt_server *server) {
 	if (opts->render_backend != VT_RENDER_CPU) {
 		server->renderer = vr_renderer_create(&ropts);
 		if (server->renderer == NULL) {
-			wlr_log(WLR_ERROR, "no usable Vulkan device (install a "
-				"Vulkan driver, e.g. mesa-vulkan-drivers for lavapipe): "
-				"the CPU backend draws instead");
+			wlr_log(WLR_ERROR,
+					"no usable Vulkan device (install a "
+					"Vulkan driver, e.g. mesa-vulkan-drivers for lavapipe): "
+					"the CPU backend draws instead");
 		}
 	}
 	if (server->renderer == NULL) {
 		if (vt_server_use_cpu_backend(server)) {
-			wlr_log(WLR_INFO, "rendering with the CPU backend, %d "
-				"threads", vr_cpu_renderer_workers(server->cpu));
+			wlr_log(WLR_INFO,
+					"rendering with the CPU backend, %d "
+					"threads",
+					vr_cpu_renderer_workers(server->cpu));
 		}
 	} else if (vr_renderer_is_sequential(server->renderer)) {
 		wlr_log(WLR_INFO, "rendering with Vulkan on %s, sequential mode",
-			vr_renderer_device_name(server->renderer));
+				vr_renderer_device_name(server->renderer));
 	} else {
 		wlr_log(WLR_INFO, "rendering with Vulkan on %s, %d worker threads",
-			vr_renderer_device_name(server->renderer),
-			vr_renderer_workers(server->renderer));
+				vr_renderer_device_name(server->renderer),
+				vr_renderer_workers(server->renderer));
 	}
 
 	if (server->renderer != NULL) {
 		/* every pipeline now, not in the first frame that needs it */
 		if (!vr_renderer_warm_pipelines(server->renderer)) {
-			wlr_log(WLR_ERROR, "cannot create every pipeline ahead; the "
-				"first frames create the rest");
+			wlr_log(WLR_ERROR,
+					"cannot create every pipeline ahead; the "
+					"first frames create the rest");
 		}
 		if (opts->render_backend == VT_RENDER_AUTO &&
 				vr_renderer_is_software(server->renderer)) {
@@ -345,12 +349,12 @@ bool vt_server_init(struct vt_server *server) {
 	vr_node_set_parent(server->lock_layer, root);
 	vr_node_set_parent(server->cursor_layer, root);
 
-	server->compositor = wlr_compositor_create(server->display,
-		server->surface_renderer);
+	server->compositor =
+			wlr_compositor_create(server->display, server->surface_renderer);
 	server->layout = wlr_output_layout_create();
 	server->xdg_shell = wlr_xdg_shell_create(server->display);
-	server->presentation = wlr_presentation_create(server->display,
-		server->backend);
+	server->presentation =
+			wlr_presentation_create(server->display, server->backend);
 	if (server->compositor == NULL || server->layout == NULL ||
 			server->xdg_shell == NULL || server->presentation == NULL) {
 		return false;
@@ -377,8 +381,7 @@ bool vt_server_init(struct vt_server *server) {
 		return false;
 	}
 	if (!vt_protocols_init(server) || !vt_session_lock_init(server) ||
-			!vt_single_pixel_init(server) ||
-			!vt_content_type_init(server) ||
+			!vt_single_pixel_init(server) || !vt_content_type_init(server) ||
 			!vt_fractional_scale_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the protocol globals");
 		return false;
@@ -390,18 +393,17 @@ bool vt_server_init(struct vt_server *server) {
 	wl_signal_add(&server->layout->events.change, &server->layout_change);
 	server->new_surface.notify = handle_new_surface;
 	wl_signal_add(&server->compositor->events.new_surface,
-		&server->new_surface);
+			&server->new_surface);
 	server->new_xdg_surface.notify = vt_view_handle_new_xdg_surface;
 	wl_signal_add(&server->xdg_shell->events.new_surface,
-		&server->new_xdg_surface);
+			&server->new_xdg_surface);
 	server->views_output_gone.notify = vt_views_handle_output_gone;
 	wl_signal_add(&server->events.output_gone, &server->views_output_gone);
 	server->views_output_moved.notify = vt_views_handle_output_moved;
-	wl_signal_add(&server->events.output_moved,
-		&server->views_output_moved);
+	wl_signal_add(&server->events.output_moved, &server->views_output_moved);
 	server->keyboard_grab_end.notify = vt_view_handle_keyboard_grab_end;
 	wl_signal_add(&server->seat->events.keyboard_grab_end,
-		&server->keyboard_grab_end);
+			&server->keyboard_grab_end);
 
 	if (opts->test && !vt_test_init(server)) {
 		return false;
@@ -470,7 +472,7 @@ void vt_server_reload(struct vt_server *server) {
 		wlr_log(WLR_INFO, "reloaded %s", server->opts.config_path);
 		if (server->config.xwayland != previous->xwayland) {
 			wlr_log(WLR_INFO, "xwayland %s: from the next start on",
-				server->config.xwayland ? "on" : "off");
+					server->config.xwayland ? "on" : "off");
 		}
 		vt_server_apply_config(server);
 		vt_outputs_apply_config(server, previous);

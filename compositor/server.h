@@ -63,8 +63,8 @@ enum vt_pacing_kind {
 /* What executes the renderer's tasks (--render-backend). */
 enum vt_render_backend {
 	VT_RENDER_AUTO, /* Vulkan on a GPU; on a CPU Vulkan device (lavapipe)
-			 * whichever renders a UI-like frame faster; the CPU
-			 * backend where Vulkan fails */
+					 * whichever renders a UI-like frame faster; the CPU
+					 * backend where Vulkan fails */
 	VT_RENDER_VULKAN, /* Vulkan, or the CPU backend where it fails */
 	VT_RENDER_CPU, /* the CPU backend */
 };

@@ -45,7 +45,7 @@ bool vt_ensure_runtime_dir(void) {
 	snprintf(path, sizeof(path), "/tmp/vitrail-runtime-%d", (int)getuid());
 	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
 		fprintf(stderr, "vitrail: cannot create %s: %s\n", path,
-			strerror(errno));
+				strerror(errno));
 		return false;
 	}
 	struct stat st;
@@ -62,8 +62,8 @@ bool vt_ensure_runtime_dir(void) {
 struct wl_resource *vt_resource_create(struct wl_client *client,
 		const struct wl_interface *interface, uint32_t version, uint32_t id,
 		const void *impl, void *data, wl_resource_destroy_func_t destroy) {
-	struct wl_resource *resource = wl_resource_create(client, interface,
-		(int)version, id);
+	struct wl_resource *resource =
+			wl_resource_create(client, interface, (int)version, id);
 	if (resource == NULL) {
 		wl_client_post_no_memory(client);
 		return NULL;

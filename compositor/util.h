@@ -26,7 +26,7 @@ bool vt_ensure_runtime_dir(void);
  * with impl, data and destroy (NULL: none); NULL after telling the client
  * it is out of memory. */
 struct wl_resource *vt_resource_create(struct wl_client *client,
-	const struct wl_interface *interface, uint32_t version, uint32_t id,
-	const void *impl, void *data, wl_resource_destroy_func_t destroy);
+		const struct wl_interface *interface, uint32_t version, uint32_t id,
+		const void *impl, void *data, wl_resource_destroy_func_t destroy);
 
 #endif

@@ -145,7 +145,7 @@ static int remove_entry(const char *path, const struct stat *st, int type,
 	}
 	if (remove(path) < 0) {
 		fprintf(stderr, "harness: cannot remove %s: %s\n", path,
-			strerror(errno));
+				strerror(errno));
 	}
 	return 0;
 }
@@ -155,7 +155,7 @@ static void remove_tree(const char *dir, bool remove_top) {
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (remove_top && rmdir(dir) < 0 && errno != ENOENT) {
 		fprintf(stderr, "harness: cannot remove %s: %s\n", dir,
-			strerror(errno));
+				strerror(errno));
 	}
 }
 
@@ -170,7 +170,7 @@ static void mkdir_p(const char *path) {
 	}
 	int ret = mkdir(copy, 0755);
 	ck_assert_msg(ret == 0 || errno == EEXIST, "cannot create %s: %s", copy,
-		strerror(errno));
+			strerror(errno));
 	free(copy);
 }
 
@@ -194,7 +194,7 @@ static void describe_status(int status, char *buf, size_t size) {
 		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
 	} else if (WIFSIGNALED(status)) {
 		snprintf(buf, size, "killed by signal %d (%s)", WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
+				strsignal(WTERMSIG(status)));
 	} else {
 		snprintf(buf, size, "wait status 0x%x", status);
 	}
@@ -230,9 +230,10 @@ void harness_require_program(const char *program, const char *package) {
 		free(full);
 	}
 	free(dirs);
-	ck_assert_msg(found, "%s is not installed (not found in PATH); the "
-		"integration tests need it: install the Debian package '%s'",
-		program, package);
+	ck_assert_msg(found,
+			"%s is not installed (not found in PATH); the "
+			"integration tests need it: install the Debian package '%s'",
+			program, package);
 }
 
 struct harness_proc *harness_spawn(struct harness *harness, const char *name,
@@ -242,12 +243,12 @@ struct harness_proc *harness_spawn(struct harness *harness, const char *name,
 	harness->nprocs++;
 	proc->name = xstrdup(name);
 	proc->log_path = xasprintf("%s/%02d-%s.log", harness->out_dir,
-		harness->nprocs, name);
+			harness->nprocs, name);
 
 	int log_fd = open(proc->log_path,
-		O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+			O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	ck_assert_msg(log_fd >= 0, "cannot create %s: %s", proc->log_path,
-		strerror(errno));
+			strerror(errno));
 	// The command line heads the log.
 	dprintf(log_fd, "$");
 	for (size_t i = 0; argv[i] != NULL; i++) {
@@ -303,7 +304,7 @@ struct harness_proc *harness_spawn(struct harness *harness, const char *name,
 		}
 		execvp(argv[0], (char *const *)argv);
 		fprintf(stderr, "harness: cannot execute %s: %s\n", argv[0],
-			strerror(errno));
+				strerror(errno));
 		_exit(127);
 	}
 	close(log_fd);
@@ -346,9 +347,10 @@ bool harness_proc_wait(struct harness_proc *proc, int timeout_ms) {
 int harness_proc_stop(struct harness_proc *proc) {
 	harness_proc_signal(proc, SIGTERM);
 	if (!harness_proc_wait(proc, HARNESS_STOP_TIMEOUT_MS)) {
-		fprintf(stderr, "harness: %s (pid %d) ignored SIGTERM for %d ms; "
-			"sending SIGKILL\n", proc->name, (int)proc->pid,
-			HARNESS_STOP_TIMEOUT_MS);
+		fprintf(stderr,
+				"harness: %s (pid %d) ignored SIGTERM for %d ms; "
+				"sending SIGKILL\n",
+				proc->name, (int)proc->pid, HARNESS_STOP_TIMEOUT_MS);
 		harness_proc_signal(proc, SIGKILL);
 		harness_proc_wait(proc, HARNESS_STOP_TIMEOUT_MS);
 	}
@@ -380,7 +382,7 @@ void harness_assert_alive(struct harness_proc *proc) {
 	describe_status(proc->status, how, sizeof(how));
 	char *tail = proc_log_tail(proc);
 	ck_abort_msg("%s died (%s); its log %s ends:\n%s", proc->name, how,
-		proc->log_path, tail);
+			proc->log_path, tail);
 	free(tail);
 }
 
@@ -397,11 +399,12 @@ static struct harness_proc *spawn_client_env(struct harness *harness,
 
 struct harness_proc *harness_spawn_x11_client(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *const argv[]) {
-	ck_assert_msg(vitrail->x_display != NULL, "%s offers no X display "
-		"(no DISPLAY line on --ready-fd)", vitrail->proc->name);
+	ck_assert_msg(vitrail->x_display != NULL,
+			"%s offers no X display "
+			"(no DISPLAY line on --ready-fd)",
+			vitrail->proc->name);
 	char *display = xasprintf("DISPLAY=%s", vitrail->x_display);
-	const char *env[] = { display, "WAYLAND_DISPLAY", "WAYLAND_SOCKET",
-		NULL };
+	const char *env[] = { display, "WAYLAND_DISPLAY", "WAYLAND_SOCKET", NULL };
 	const char *base = strrchr(argv[0], '/');
 	base = base != NULL ? base + 1 : argv[0];
 	struct harness_proc *proc = harness_spawn(harness, base, argv, env, -1);
@@ -414,9 +417,9 @@ struct harness_proc *harness_spawn_client(struct harness *harness,
 	return spawn_client_env(harness, vitrail, argv);
 }
 
-int harness_run_client(struct harness *harness,
-		struct harness_vitrail *vitrail, const char *const argv[],
-		int timeout_ms, struct harness_proc **proc_out) {
+int harness_run_client(struct harness *harness, struct harness_vitrail *vitrail,
+		const char *const argv[], int timeout_ms,
+		struct harness_proc **proc_out) {
 	struct harness_proc *proc = spawn_client_env(harness, vitrail, argv);
 	if (proc_out != NULL) {
 		*proc_out = proc;
@@ -426,7 +429,7 @@ int harness_run_client(struct harness *harness,
 		harness_proc_wait(proc, HARNESS_STOP_TIMEOUT_MS);
 		char *tail = proc_log_tail(proc);
 		ck_abort_msg("%s did not finish within %d ms; its log %s:\n%s",
-			proc->name, timeout_ms, proc->log_path, tail);
+				proc->name, timeout_ms, proc->log_path, tail);
 		free(tail);
 	}
 	if (WIFEXITED(proc->status)) {
@@ -450,15 +453,15 @@ struct harness *harness_create(const char *name) {
 	mkdir_p(out_dir);
 	remove_tree(out_dir, false);
 	char abs[PATH_MAX];
-	ck_assert_msg(realpath(out_dir, abs) != NULL, "realpath %s: %s",
-		out_dir, strerror(errno));
+	ck_assert_msg(realpath(out_dir, abs) != NULL, "realpath %s: %s", out_dir,
+			strerror(errno));
 	harness->out_dir = xstrdup(abs);
 	free(out_dir);
 
 	char template[] = "/tmp/vitrail-test-XXXXXX";
 	ck_assert_msg(mkdtemp(template) != NULL, "mkdtemp: %s", strerror(errno));
 	ck_assert_msg(chmod(template, 0700) == 0, "chmod %s: %s", template,
-		strerror(errno));
+			strerror(errno));
 	harness->runtime_dir = xstrdup(template);
 	// Recorded so that the runner removes it should this process die.
 	char *record = xasprintf("%s/runtime-dir", harness->out_dir);
@@ -545,7 +548,7 @@ void harness_after_test(const char *name, bool failed) {
 			char *path = xasprintf("%s/%s", out_dir, entries[i]->d_name);
 			char *log = read_file(path, NULL);
 			fprintf(stderr, "\n---- %s ----\n%s", path,
-				log != NULL ? log : "(unreadable)\n");
+					log != NULL ? log : "(unreadable)\n");
 			free(log);
 			free(path);
 			free(entries[i]);
@@ -605,20 +608,20 @@ static void conn_fail(struct harness_conn *conn, const char *what,
 	uint32_t id = 0;
 	uint32_t code = 0;
 	if (err == EPROTO) {
-		code = wl_display_get_protocol_error(conn->display, &interface,
-			&id);
+		code = wl_display_get_protocol_error(conn->display, &interface, &id);
 	}
 	char *tail = proc_log_tail(proc);
 	if (interface != NULL) {
 		ck_abort_msg("%s while waiting for %s from vitrail on %s: protocol "
-			"error %u on %s@%u; vitrail's log %s ends:\n%s", why, what,
-			conn->vitrail->socket, code, interface->name, id,
-			proc->log_path, tail);
+					 "error %u on %s@%u; vitrail's log %s ends:\n%s",
+				why, what, conn->vitrail->socket, code, interface->name, id,
+				proc->log_path, tail);
 	}
 	ck_abort_msg("%s while waiting for %s from vitrail on %s (%s); "
-		"vitrail's log %s ends:\n%s", why, what, conn->vitrail->socket,
-		err != 0 ? strerror(err) : "no connection error", proc->log_path,
-		tail);
+				 "vitrail's log %s ends:\n%s",
+			why, what, conn->vitrail->socket,
+			err != 0 ? strerror(err) : "no connection error", proc->log_path,
+			tail);
 	free(tail);
 }
 
@@ -641,7 +644,7 @@ static void conn_wait(struct harness_conn *conn, const bool *done,
 		if (remaining <= 0) {
 			char why[64];
 			snprintf(why, sizeof(why), "timed out after %lld ms",
-				(long long)harness_scaled_ms(timeout_ms));
+					(long long)harness_scaled_ms(timeout_ms));
 			conn_fail(conn, what, why);
 		}
 		while (wl_display_prepare_read(display) != 0) {
@@ -676,9 +679,9 @@ static void test_handle_window(void *data, struct vitrail_test_v1 *test,
 		int32_t width, int32_t height) {
 	struct harness_conn *conn = data;
 	ck_assert_msg(conn->listing,
-		"vitrail sent a window event outside of list_windows");
-	struct harness_window *window = wl_array_add(&conn->windows,
-		sizeof(*window));
+			"vitrail sent a window event outside of list_windows");
+	struct harness_window *window =
+			wl_array_add(&conn->windows, sizeof(*window));
 	ck_assert_msg(window != NULL, "out of memory");
 	*window = (struct harness_window){
 		.app_id = xstrdup(app_id != NULL ? app_id : ""),
@@ -699,7 +702,7 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct harness_conn *conn = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0) {
 		conn->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, version < 7 ? version : 7);
+				&vitrail_test_v1_interface, version < 7 ? version : 7);
 		vitrail_test_v1_add_listener(conn->test, &test_listener, conn);
 	}
 }
@@ -739,17 +742,18 @@ static struct harness_conn *conn_create(struct harness_vitrail *vitrail) {
 	if (conn->display == NULL) {
 		char *tail = proc_log_tail(vitrail->proc);
 		ck_abort_msg("cannot connect to vitrail's socket %s in %s: %s; "
-			"vitrail's log %s ends:\n%s", vitrail->socket,
-			getenv("XDG_RUNTIME_DIR"), strerror(errno),
-			vitrail->proc->log_path, tail);
+					 "vitrail's log %s ends:\n%s",
+				vitrail->socket, getenv("XDG_RUNTIME_DIR"), strerror(errno),
+				vitrail->proc->log_path, tail);
 		free(tail);
 	}
 	conn->registry = wl_display_get_registry(conn->display);
 	wl_registry_add_listener(conn->registry, &registry_listener, conn);
 	conn_sync(conn, "the globals");
-	ck_assert_msg(conn->test != NULL, "vitrail on %s does not advertise "
-		"vitrail_test_v1 although it was started with --test",
-		vitrail->socket);
+	ck_assert_msg(conn->test != NULL,
+			"vitrail on %s does not advertise "
+			"vitrail_test_v1 although it was started with --test",
+			vitrail->socket);
 	return conn;
 }
 
@@ -793,7 +797,7 @@ uint32_t harness_settle(struct harness_conn *conn) {
 	wl_callback_add_listener(callback, &callback_listener, &result);
 	conn_wait(conn, &result.done, HARNESS_WAIT_TIMEOUT_MS, "settle");
 	ck_assert_msg(result.data != 0,
-		"settle answered generation 0, which the protocol forbids");
+			"settle answered generation 0, which the protocol forbids");
 	return result.data;
 }
 
@@ -814,8 +818,10 @@ size_t harness_list_windows(struct harness_conn *conn,
 	conn_wait(conn, &result.done, HARNESS_WAIT_TIMEOUT_MS, "list_windows");
 	conn->listing = false;
 	size_t n = conn->windows.size / sizeof(struct harness_window);
-	ck_assert_msg(result.data == n, "list_windows sent %zu window events "
-		"but its callback counts %u", n, result.data);
+	ck_assert_msg(result.data == n,
+			"list_windows sent %zu window events "
+			"but its callback counts %u",
+			n, result.data);
 	if (windows != NULL) {
 		*windows = conn->windows.data;
 	}
@@ -830,8 +836,8 @@ size_t harness_wait_for_windows(struct harness_conn *conn, size_t n,
 		if (harness_now_ms() >= deadline) {
 			char *tail = proc_log_tail(conn->vitrail->proc);
 			ck_abort_msg("vitrail on %s maps %zu windows after %d ms; "
-				"expected %zu. vitrail's log ends:\n%s",
-				conn->vitrail->socket, count, timeout_ms, n, tail);
+						 "expected %zu. vitrail's log ends:\n%s",
+					conn->vitrail->socket, count, timeout_ms, n, tail);
 			free(tail);
 		}
 		harness_sleep_ms(100);
@@ -847,8 +853,8 @@ void harness_wait_for_window_count(struct harness_conn *conn, size_t n,
 		if (harness_now_ms() >= deadline) {
 			char *windows = harness_describe_windows(conn);
 			ck_abort_msg("vitrail on %s maps %zu windows after %d ms; "
-				"expected exactly %zu:\n%s", conn->vitrail->socket, count,
-				timeout_ms, n, windows);
+						 "expected exactly %zu:\n%s",
+					conn->vitrail->socket, count, timeout_ms, n, windows);
 			free(windows);
 		}
 		harness_sleep_ms(100);
@@ -859,9 +865,9 @@ char *harness_describe_windows(struct harness_conn *conn) {
 	char *text = xstrdup("");
 	struct harness_window *window;
 	wl_array_for_each(window, &conn->windows) {
-		char *line = xasprintf("%s  '%s' on '%s' at %d,%d size %dx%d\n",
-			text, window->app_id, window->output, window->x, window->y,
-			window->width, window->height);
+		char *line = xasprintf("%s  '%s' on '%s' at %d,%d size %dx%d\n", text,
+				window->app_id, window->output, window->x, window->y,
+				window->width, window->height);
 		free(text);
 		text = line;
 	}
@@ -883,36 +889,35 @@ const struct harness_window *harness_find_window(struct harness_conn *conn,
 	return NULL;
 }
 
-uint32_t harness_write_reference(struct harness_conn *conn,
-		const char *output, const char *path) {
+uint32_t harness_write_reference(struct harness_conn *conn, const char *output,
+		const char *path) {
 	struct callback_result result = { 0 };
-	struct wl_callback *callback = vitrail_test_v1_write_reference(
-		conn->test, output, path);
+	struct wl_callback *callback =
+			vitrail_test_v1_write_reference(conn->test, output, path);
 	wl_callback_add_listener(callback, &callback_listener, &result);
-	conn_wait(conn, &result.done, HARNESS_WAIT_TIMEOUT_MS,
-		"write_reference");
+	conn_wait(conn, &result.done, HARNESS_WAIT_TIMEOUT_MS, "write_reference");
 	return result.data;
 }
 
 void harness_unplug_output(struct harness_conn *conn, const char *output) {
 	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 3,
-		"vitrail_test_v1 version 3 needed to unplug %s", output);
+			"vitrail_test_v1 version 3 needed to unplug %s", output);
 	struct callback_result result = { 0 };
-	struct wl_callback *callback = vitrail_test_v1_unplug_output(
-		conn->test, output);
+	struct wl_callback *callback =
+			vitrail_test_v1_unplug_output(conn->test, output);
 	wl_callback_add_listener(callback, &callback_listener, &result);
 	conn_wait(conn, &result.done, HARNESS_WAIT_TIMEOUT_MS, "unplug_output");
 }
 
 static void require_input(struct harness_conn *conn) {
 	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 5,
-		"vitrail_test_v1 version 5 needed to emulate a pointer");
+			"vitrail_test_v1 version 5 needed to emulate a pointer");
 }
 
 void harness_pointer_move(struct harness_conn *conn, double x, double y) {
 	require_input(conn);
 	vitrail_test_v1_pointer_move(conn->test, wl_fixed_from_double(x),
-		wl_fixed_from_double(y));
+			wl_fixed_from_double(y));
 	conn_sync(conn, "pointer_move");
 }
 
@@ -925,14 +930,14 @@ void harness_pointer_button(struct harness_conn *conn, uint32_t button,
 
 static void require_version_6(struct harness_conn *conn, const char *what) {
 	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 6,
-		"vitrail_test_v1 version 6 needed for %s", what);
+			"vitrail_test_v1 version 6 needed for %s", what);
 }
 
 void harness_pointer_axis(struct harness_conn *conn, uint32_t orientation,
 		double value, uint32_t source, int32_t discrete) {
 	require_version_6(conn, "pointer_axis");
 	vitrail_test_v1_pointer_axis(conn->test, orientation,
-		wl_fixed_from_double(value), source, discrete);
+			wl_fixed_from_double(value), source, discrete);
 	conn_sync(conn, "pointer_axis");
 }
 
@@ -942,15 +947,13 @@ void harness_touch(struct harness_conn *conn, enum harness_touch what,
 	switch (what) {
 	case HARNESS_TOUCH_DOWN:
 		vitrail_test_v1_touch_down(conn->test, id, wl_fixed_from_double(x),
-			wl_fixed_from_double(y));
+				wl_fixed_from_double(y));
 		break;
 	case HARNESS_TOUCH_MOVE:
 		vitrail_test_v1_touch_move(conn->test, id, wl_fixed_from_double(x),
-			wl_fixed_from_double(y));
+				wl_fixed_from_double(y));
 		break;
-	case HARNESS_TOUCH_UP:
-		vitrail_test_v1_touch_up(conn->test, id);
-		break;
+	case HARNESS_TOUCH_UP: vitrail_test_v1_touch_up(conn->test, id); break;
 	}
 	conn_sync(conn, "touch");
 }
@@ -958,33 +961,40 @@ void harness_touch(struct harness_conn *conn, enum harness_touch what,
 void harness_touch_raw(struct harness_conn *conn, int32_t id, double x,
 		double y, bool down) {
 	ck_assert_msg(vitrail_test_v1_get_version(conn->test) >= 7,
-		"vitrail_test_v1 version 7 needed for touch_raw");
+			"vitrail_test_v1 version 7 needed for touch_raw");
 	vitrail_test_v1_touch_raw(conn->test, id, wl_fixed_from_double(x),
-		wl_fixed_from_double(y), down ? 1 : 0);
+			wl_fixed_from_double(y), down ? 1 : 0);
 	conn_sync(conn, "touch_raw");
 }
 
 void harness_hash_frames(struct harness_conn *conn, const char *output,
-		int32_t x, int32_t y, int32_t width, int32_t height,
-		const char *path) {
+		int32_t x, int32_t y, int32_t width, int32_t height, const char *path) {
 	require_version_6(conn, "hash_frames");
-	vitrail_test_v1_hash_frames(conn->test, output, x, y, width, height,
-		path);
+	vitrail_test_v1_hash_frames(conn->test, output, x, y, width, height, path);
 	conn_sync(conn, "hash_frames");
 }
 
-/* ---- frame log ------------------------------------------------------------ */
+/* ---- frame log ------------------------------------------------------------
+ */
 
-size_t harness_read_frame_log(const char *path,
-		struct harness_frame **frames) {
+size_t harness_read_frame_log(const char *path, struct harness_frame **frames) {
 	struct csv csv;
 	ck_assert_msg(csv_open(&csv, path), "no frame log %s, or it is empty",
-		path);
-	enum { OUTPUT, FRAME, VBLANK, PRESENTED, START, END, DROPPED, INPUT,
-		NCOLS };
+			path);
+	enum {
+		OUTPUT,
+		FRAME,
+		VBLANK,
+		PRESENTED,
+		START,
+		END,
+		DROPPED,
+		INPUT,
+		NCOLS
+	};
 	static const char *const names[NCOLS] = { "output", "frame",
-		"target_vblank_ns", "presented_ns", "render_start_ns",
-		"render_end_ns", "dropped", "input_ns" };
+		"target_vblank_ns", "presented_ns", "render_start_ns", "render_end_ns",
+		"dropped", "input_ns" };
 	int cols[NCOLS];
 	for (int i = 0; i < NCOLS; i++) {
 		cols[i] = harness_csv_column(&csv, path, names[i]);
@@ -1008,7 +1018,7 @@ size_t harness_read_frame_log(const char *path,
 			.input_ns = csv_u64(&csv, cols[INPUT]),
 		};
 		snprintf(rows[n - 1].output, sizeof(rows[n - 1].output), "%s",
-			output != NULL ? output : "");
+				output != NULL ? output : "");
 	}
 	csv_close(&csv);
 	*frames = rows;
@@ -1035,8 +1045,8 @@ static bool read_line(int fd, char *buf, size_t size, int timeout_ms,
 		if (remaining <= 0) {
 			char *tail = proc_log_tail(proc);
 			ck_abort_msg("%s did not report %s within %d ms; its log %s "
-				"ends:\n%s", proc->name, what, timeout_ms, proc->log_path,
-				tail);
+						 "ends:\n%s",
+					proc->name, what, timeout_ms, proc->log_path, tail);
 			free(tail);
 		}
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -1073,8 +1083,8 @@ static void fail_not_ready(struct harness_proc *proc, const char *what,
 	}
 	char *tail = proc_log_tail(proc);
 	ck_abort_msg("%s closed its ready fd without reporting %s (got '%s'; "
-		"%s); its log %s ends:\n%s", proc->name, what, got, how,
-		proc->log_path, tail);
+				 "%s); its log %s ends:\n%s",
+			proc->name, what, got, how, proc->log_path, tail);
 	free(tail);
 }
 
@@ -1082,7 +1092,7 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 		const struct harness_vitrail_options *options) {
 	const char *bin = getenv("VITRAIL_BIN");
 	ck_assert_msg(bin != NULL && bin[0] != '\0',
-		"VITRAIL_BIN is not set (meson sets it to the built compositor)");
+			"VITRAIL_BIN is not set (meson sets it to the built compositor)");
 	struct harness_vitrail *vitrail = calloc(1, sizeof(*vitrail));
 	ck_assert_msg(vitrail != NULL, "out of memory");
 	harness->nsockets++;
@@ -1120,10 +1130,11 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	 * flight); suites run with the CPU backend set the variable. */
 	bool backend_given = false;
 	for (size_t i = 0; options->extra_args != NULL &&
-			options->extra_args[i] != NULL && argc + 1 < 64; i++) {
+			options->extra_args[i] != NULL && argc + 1 < 64;
+			i++) {
 		argv[argc++] = options->extra_args[i];
 		backend_given = backend_given ||
-			strcmp(options->extra_args[i], "--render-backend") == 0;
+				strcmp(options->extra_args[i], "--render-backend") == 0;
 	}
 	const char *render_backend = getenv("VITRAIL_TEST_RENDER_BACKEND");
 	if (!backend_given && argc + 2 < 64) {
@@ -1136,7 +1147,7 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 	const char *env[4 + 16] = { "WAYLAND_SOCKET", NULL, NULL, NULL };
 	if (options->wayland_parent != NULL) {
 		parent_env = xasprintf("WAYLAND_DISPLAY=%s",
-			options->wayland_parent->socket);
+				options->wayland_parent->socket);
 		env[1] = parent_env;
 		env[2] = "DISPLAY";
 		/* wlroots 0.15's wayland backend leaks (tests/lsan-nested.supp) */
@@ -1144,7 +1155,7 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 		const char *supp = lsan != NULL ? strstr(lsan, "lsan.supp") : NULL;
 		if (supp != NULL) {
 			lsan_env = xasprintf("LSAN_OPTIONS=%.*slsan-nested.supp%s",
-				(int)(supp - lsan), lsan, supp + strlen("lsan.supp"));
+					(int)(supp - lsan), lsan, supp + strlen("lsan.supp"));
 			env[3] = lsan_env;
 		}
 	} else if (options->x11_parent != NULL) {
@@ -1155,8 +1166,9 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 		env[1] = "WAYLAND_DISPLAY";
 		env[2] = "DISPLAY";
 	}
-	for (size_t i = 0, n = lsan_env != NULL ? 4 : 3; options->env != NULL &&
-			options->env[i] != NULL && n + 1 < 4 + 16; i++) {
+	for (size_t i = 0, n = lsan_env != NULL ? 4 : 3;
+			options->env != NULL && options->env[i] != NULL && n + 1 < 4 + 16;
+			i++) {
 		env[n++] = options->env[i];
 	}
 	char name[32];
@@ -1168,19 +1180,21 @@ struct harness_vitrail *harness_start_vitrail(struct harness *harness,
 
 	char line[256];
 	bool got_line = read_line(fds[0], line, sizeof(line),
-		HARNESS_START_TIMEOUT_MS, vitrail->proc, "readiness on --ready-fd");
+			HARNESS_START_TIMEOUT_MS, vitrail->proc, "readiness on --ready-fd");
 	if (!got_line) {
 		close(fds[0]);
 		fail_not_ready(vitrail->proc, "WAYLAND_DISPLAY=<name>", line);
 	}
 	char *expected = xasprintf("WAYLAND_DISPLAY=%s", vitrail->socket);
-	ck_assert_msg(strcmp(line, expected) == 0, "vitrail reported '%s' on "
-		"--ready-fd; expected '%s'", line, expected);
+	ck_assert_msg(strcmp(line, expected) == 0,
+			"vitrail reported '%s' on "
+			"--ready-fd; expected '%s'",
+			line, expected);
 	free(expected);
 	/* with Xwayland, a second line (written with the first); vitrail
 	 * closes the fd after it */
 	if (read_line(fds[0], line, sizeof(line), HARNESS_START_TIMEOUT_MS,
-			vitrail->proc, "the end of --ready-fd") &&
+				vitrail->proc, "the end of --ready-fd") &&
 			strncmp(line, "DISPLAY=", strlen("DISPLAY=")) == 0) {
 		vitrail->x_display = xasprintf("%s", line + strlen("DISPLAY="));
 	}
@@ -1207,9 +1221,9 @@ void harness_stop_vitrail(struct harness *harness,
 			WEXITSTATUS(vitrail->proc->status) != 0) {
 		char *tail = proc_log_tail(vitrail->proc);
 		ck_abort_msg("%s did not exit cleanly on SIGTERM within %d ms (%s); "
-			"its log %s ends:\n%s", vitrail->proc->name,
-			HARNESS_STOP_TIMEOUT_MS, exited ? how : "hung",
-			vitrail->proc->log_path, tail);
+					 "its log %s ends:\n%s",
+				vitrail->proc->name, HARNESS_STOP_TIMEOUT_MS,
+				exited ? how : "hung", vitrail->proc->log_path, tail);
 		free(tail);
 	}
 }
@@ -1235,7 +1249,7 @@ struct harness_xvfb *harness_start_xvfb(struct harness *harness,
 
 	char line[64];
 	bool got_line = read_line(fds[0], line, sizeof(line),
-		HARNESS_START_TIMEOUT_MS, xvfb->proc, "its display number");
+			HARNESS_START_TIMEOUT_MS, xvfb->proc, "its display number");
 	close(fds[0]);
 	char *end = NULL;
 	long number = got_line ? strtol(line, &end, 10) : -1;
@@ -1244,11 +1258,14 @@ struct harness_xvfb *harness_start_xvfb(struct harness *harness,
 	}
 	xvfb->display = xasprintf(":%ld", number);
 	char *socket = xasprintf("/tmp/.X11-unix/X%ld", number);
-	int64_t deadline = harness_now_ms() + harness_scaled_ms(HARNESS_START_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_START_TIMEOUT_MS);
 	while (access(socket, F_OK) != 0) {
 		harness_assert_alive(xvfb->proc);
-		ck_assert_msg(harness_now_ms() < deadline, "Xvfb reported display %s but "
-			"%s did not appear", xvfb->display, socket);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"Xvfb reported display %s but "
+				"%s did not appear",
+				xvfb->display, socket);
 		harness_sleep_ms(20);
 	}
 	free(socket);
@@ -1267,7 +1284,6 @@ static void make_opaque(uint8_t *pixels, int32_t width, int32_t height) {
 	}
 }
 
-
 /* grim, once more if it fails: rarely (2 runs in about 30 of the whole
  * suite, under load) its wl_display_dispatch returns -1 before the frame
  * is ready with no protocol error on either side; not understood yet. */
@@ -1275,12 +1291,12 @@ int harness_grim(struct harness *harness, struct harness_vitrail *vitrail,
 		const char *output, const char *path) {
 	const char *argv[] = { "grim", "-o", output, path, NULL };
 	int status = harness_run_client(harness, vitrail, argv,
-		HARNESS_WAIT_TIMEOUT_MS, NULL);
-	if (status != 0) {
-		fprintf(stderr, "grim -o %s failed with status %d: once more\n",
-			output, status);
-		status = harness_run_client(harness, vitrail, argv,
 			HARNESS_WAIT_TIMEOUT_MS, NULL);
+	if (status != 0) {
+		fprintf(stderr, "grim -o %s failed with status %d: once more\n", output,
+				status);
+		status = harness_run_client(harness, vitrail, argv,
+				HARNESS_WAIT_TIMEOUT_MS, NULL);
 	}
 	return status;
 }
@@ -1295,7 +1311,7 @@ uint32_t *harness_screenshot(struct harness *harness,
 	if (geometry != NULL) {
 		const char *argv[] = { "grim", "-g", geometry, path, NULL };
 		status = harness_run_client(harness, vitrail, argv,
-			HARNESS_WAIT_TIMEOUT_MS, NULL);
+				HARNESS_WAIT_TIMEOUT_MS, NULL);
 	} else {
 		status = harness_grim(harness, vitrail, output, path);
 	}
@@ -1327,8 +1343,7 @@ static bool write_diff(const char *path, const uint8_t *a, const uint8_t *b,
 			diff[4 * i + 2] = 0xff;
 		} else {
 			int grey = (a[4 * i + 0] + a[4 * i + 1] + a[4 * i + 2]) / 12;
-			diff[4 * i + 0] = diff[4 * i + 1] = diff[4 * i + 2] =
-				(uint8_t)grey;
+			diff[4 * i + 0] = diff[4 * i + 1] = diff[4 * i + 2] = (uint8_t)grey;
 		}
 		diff[4 * i + 3] = 0xff;
 	}
@@ -1340,8 +1355,9 @@ static bool write_diff(const char *path, const uint8_t *a, const uint8_t *b,
 /* The stored image's path: $VITRAIL_REFERENCES/<stored>.png. */
 static char *stored_path(const char *stored) {
 	const char *dir = getenv("VITRAIL_REFERENCES");
-	ck_assert_msg(dir != NULL && dir[0] != '\0', "VITRAIL_REFERENCES is not "
-		"set: the folder of the stored reference images");
+	ck_assert_msg(dir != NULL && dir[0] != '\0',
+			"VITRAIL_REFERENCES is not "
+			"set: the folder of the stored reference images");
 	return xasprintf("%s/%s.png", dir, stored);
 }
 
@@ -1375,32 +1391,36 @@ static void check_stored(struct harness *harness, const char *output,
 	const char *update = getenv("VITRAIL_UPDATE_REFERENCES");
 	if (update != NULL && strcmp(update, "1") == 0) {
 		ck_assert_msg(copy_file(shot, path), "cannot write %s: %s", path,
-			strerror(errno));
-		fprintf(stderr, "%s: stored %s as the reference %s\n", output,
-			shot, path);
+				strerror(errno));
+		fprintf(stderr, "%s: stored %s as the reference %s\n", output, shot,
+				path);
 		free(path);
 		return;
 	}
 	int32_t w = 0, h = 0;
 	uint8_t *px = vr_png_read(path, &w, &h);
-	ck_assert_msg(px != NULL, "cannot read the stored reference %s (write "
-		"it with VITRAIL_UPDATE_REFERENCES=1, see tests/data/references/"
-		"README)", path);
-	ck_assert_msg(w == shot_w && h == shot_h, "%s: the screenshot %s is "
-		"%dx%d but the stored reference %s is %dx%d", output, shot, shot_w,
-		shot_h, path, w, h);
+	ck_assert_msg(px != NULL,
+			"cannot read the stored reference %s (write "
+			"it with VITRAIL_UPDATE_REFERENCES=1, see tests/data/references/"
+			"README)",
+			path);
+	ck_assert_msg(w == shot_w && h == shot_h,
+			"%s: the screenshot %s is "
+			"%dx%d but the stored reference %s is %dx%d",
+			output, shot, shot_w, shot_h, path, w, h);
 	make_opaque(px, w, h);
 	int max_diff = 0;
 	size_t bad = vr_pixels_compare(shot_px, shot_w * 4, px, w * 4, w, h,
-		tolerance, &max_diff);
+			tolerance, &max_diff);
 	if (bad > 0) {
 		char *diff = xasprintf("%s/%02d-%s-stored-diff.png", harness->out_dir,
-			harness->nchecks, output);
+				harness->nchecks, output);
 		bool wrote = write_diff(diff, shot_px, px, w, h, tolerance);
 		ck_abort_msg("%s: %zu of %d pixels differ from the stored reference "
-			"by more than %d (largest difference %d); screenshot %s, "
-			"stored reference %s, diff %s%s", output, bad, w * h, tolerance,
-			max_diff, shot, path, diff, wrote ? "" : " (could not write)");
+					 "by more than %d (largest difference %d); screenshot %s, "
+					 "stored reference %s, diff %s%s",
+				output, bad, w * h, tolerance, max_diff, shot, path, diff,
+				wrote ? "" : " (could not write)");
 	}
 	free(px);
 	free(path);
@@ -1411,19 +1431,18 @@ void harness_check_output(struct harness_conn *conn, const char *output,
 	harness_check_output_stored(conn, output, tolerance, NULL, 0);
 }
 
-void harness_check_output_stored(struct harness_conn *conn,
-		const char *output, int tolerance, const char *stored,
-		int stored_tolerance) {
+void harness_check_output_stored(struct harness_conn *conn, const char *output,
+		int tolerance, const char *stored, int stored_tolerance) {
 	struct harness *harness = current;
 	ck_assert_msg(harness != NULL, "harness_check_output without a harness");
 	harness_require_program("grim", "grim");
 	harness->nchecks++;
 	char *shot = xasprintf("%s/%02d-%s-screenshot.png", harness->out_dir,
-		harness->nchecks, output);
+			harness->nchecks, output);
 	char *ref = xasprintf("%s/%02d-%s-reference.png", harness->out_dir,
-		harness->nchecks, output);
+			harness->nchecks, output);
 	char *diff = xasprintf("%s/%02d-%s-diff.png", harness->out_dir,
-		harness->nchecks, output);
+			harness->nchecks, output);
 
 	harness_hold_frames(conn, true);
 	uint32_t gen_before = 0, gen_ref = 0, gen_after = 0;
@@ -1431,45 +1450,53 @@ void harness_check_output_stored(struct harness_conn *conn,
 	for (attempt = 1; attempt <= CHECK_ATTEMPTS; attempt++) {
 		gen_before = harness_settle(conn);
 		int status = harness_grim(harness, conn->vitrail, output, shot);
-		ck_assert_msg(status == 0, "grim -o %s failed with status %d "
-			"(see its log in %s)", output, status, harness->out_dir);
+		ck_assert_msg(status == 0,
+				"grim -o %s failed with status %d "
+				"(see its log in %s)",
+				output, status, harness->out_dir);
 		gen_ref = harness_write_reference(conn, output, ref);
-		ck_assert_msg(gen_ref != 0, "vitrail could not write the reference "
-			"image of %s to %s", output, ref);
+		ck_assert_msg(gen_ref != 0,
+				"vitrail could not write the reference "
+				"image of %s to %s",
+				output, ref);
 		gen_after = harness_settle(conn);
 		if (gen_before == gen_ref && gen_ref == gen_after) {
 			break;
 		}
 	}
-	ck_assert_msg(attempt <= CHECK_ATTEMPTS, "the render tree kept changing "
-		"while frames were held: %d attempts to screenshot %s, last "
-		"generations %u (settle) / %u (reference) / %u (settle after)",
-		CHECK_ATTEMPTS, output, gen_before, gen_ref, gen_after);
+	ck_assert_msg(attempt <= CHECK_ATTEMPTS,
+			"the render tree kept changing "
+			"while frames were held: %d attempts to screenshot %s, last "
+			"generations %u (settle) / %u (reference) / %u (settle after)",
+			CHECK_ATTEMPTS, output, gen_before, gen_ref, gen_after);
 
 	int32_t shot_w = 0, shot_h = 0, ref_w = 0, ref_h = 0;
 	uint8_t *shot_px = vr_png_read(shot, &shot_w, &shot_h);
 	ck_assert_msg(shot_px != NULL, "cannot read the screenshot %s", shot);
 	uint8_t *ref_px = vr_png_read(ref, &ref_w, &ref_h);
 	ck_assert_msg(ref_px != NULL, "cannot read the reference %s", ref);
-	ck_assert_msg(shot_w == ref_w && shot_h == ref_h, "%s: the screenshot "
-		"%s is %dx%d but the reference %s is %dx%d", output, shot, shot_w,
-		shot_h, ref, ref_w, ref_h);
+	ck_assert_msg(shot_w == ref_w && shot_h == ref_h,
+			"%s: the screenshot "
+			"%s is %dx%d but the reference %s is %dx%d",
+			output, shot, shot_w, shot_h, ref, ref_w, ref_h);
 	make_opaque(shot_px, shot_w, shot_h);
 	make_opaque(ref_px, ref_w, ref_h);
 	int max_diff = 0;
 	size_t bad = vr_pixels_compare(shot_px, shot_w * 4, ref_px, ref_w * 4,
-		shot_w, shot_h, tolerance, &max_diff);
+			shot_w, shot_h, tolerance, &max_diff);
 	if (bad > 0) {
-		bool wrote = write_diff(diff, shot_px, ref_px, shot_w, shot_h,
-			tolerance);
-		ck_abort_msg("%s (generation %u): %zu of %d pixels differ by more "
-			"than %d (largest difference %d); screenshot %s, reference %s, "
-			"diff %s%s", output, gen_ref, bad, shot_w * shot_h, tolerance,
-			max_diff, shot, ref, diff, wrote ? "" : " (could not write)");
+		bool wrote =
+				write_diff(diff, shot_px, ref_px, shot_w, shot_h, tolerance);
+		ck_abort_msg(
+				"%s (generation %u): %zu of %d pixels differ by more "
+				"than %d (largest difference %d); screenshot %s, reference %s, "
+				"diff %s%s",
+				output, gen_ref, bad, shot_w * shot_h, tolerance, max_diff,
+				shot, ref, diff, wrote ? "" : " (could not write)");
 	}
 	if (stored != NULL) {
 		check_stored(harness, output, shot, shot_px, shot_w, shot_h, stored,
-			stored_tolerance);
+				stored_tolerance);
 	}
 	free(shot_px);
 	free(ref_px);
@@ -1508,7 +1535,7 @@ int harness_run_suite(Suite *suite, int argc, char *argv[]) {
 	TestResult **results = srunner_results(runner);
 	for (int i = 0; i < run; i++) {
 		harness_after_test(tr_tcname(results[i]),
-			tr_rtype(results[i]) != CK_PASS);
+				tr_rtype(results[i]) != CK_PASS);
 	}
 	free(results);
 	int failed = srunner_ntests_failed(runner);

@@ -124,7 +124,7 @@ void harness_after_test(const char *name, bool failed);
  * $VITRAIL_TIMEOUT_MULTIPLIER) and a teardown that destroys the current
  * harness. */
 void harness_add_case(Suite *suite, const char *name, const TTest *test,
-	double timeout);
+		double timeout);
 /* The test programs' main: run the suite, or only the case argv[1], and
  * call harness_after_test for each; returns the exit status. */
 int harness_run_suite(Suite *suite, int argc, char *argv[]);
@@ -137,21 +137,20 @@ void harness_require_program(const char *program, const char *package);
  * the child, or NULL. keep_fd: a descriptor the child inherits (-1: none).
  */
 struct harness_proc *harness_spawn(struct harness *harness, const char *name,
-	const char *const argv[], const char *const env[], int keep_fd);
+		const char *const argv[], const char *const env[], int keep_fd);
 /* Spawn a Wayland client of vitrail (WAYLAND_DISPLAY set, DISPLAY unset). */
 struct harness_proc *harness_spawn_client(struct harness *harness,
-	struct harness_vitrail *vitrail, const char *const argv[]);
+		struct harness_vitrail *vitrail, const char *const argv[]);
 /* Spawn an X11 client of vitrail's Xwayland (DISPLAY set to its
  * x_display, WAYLAND_DISPLAY unset); fails the test when vitrail offers
  * no X display. */
 struct harness_proc *harness_spawn_x11_client(struct harness *harness,
-	struct harness_vitrail *vitrail, const char *const argv[]);
+		struct harness_vitrail *vitrail, const char *const argv[]);
 /* Run a client to completion (at most timeout_ms, then it is killed and the
  * test fails); returns its exit status (-1 when killed by a signal). The
  * process (for its log) goes to *proc unless proc is NULL. */
-int harness_run_client(struct harness *harness,
-	struct harness_vitrail *vitrail, const char *const argv[],
-	int timeout_ms, struct harness_proc **proc);
+int harness_run_client(struct harness *harness, struct harness_vitrail *vitrail,
+		const char *const argv[], int timeout_ms, struct harness_proc **proc);
 /* Reap without blocking; true while the process runs. */
 bool harness_proc_alive(struct harness_proc *proc);
 /* Send a signal (ignored once reaped). */
@@ -160,7 +159,7 @@ void harness_proc_signal(struct harness_proc *proc, int sig);
 bool harness_proc_wait(struct harness_proc *proc, int timeout_ms);
 /* Write text to <out_dir>/<name>; returns the path (malloc'd). */
 char *harness_write_file(struct harness *harness, const char *name,
-	const char *text);
+		const char *text);
 /* SIGTERM, wait, SIGKILL, reap; returns the wait status. */
 int harness_proc_stop(struct harness_proc *proc);
 /* The log's contents (malloc'd, NUL-terminated). */
@@ -172,14 +171,14 @@ void harness_assert_alive(struct harness_proc *proc);
  * (and for the DISPLAY line it writes there when it offers Xwayland), then
  * connect to its vitrail_test_v1 global. */
 struct harness_vitrail *harness_start_vitrail(struct harness *harness,
-	const struct harness_vitrail_options *options);
+		const struct harness_vitrail_options *options);
 /* Disconnect, SIGTERM vitrail and fail the test unless it exits with
  * status 0 in time (a crash or sanitizer report at shutdown fails). */
 void harness_stop_vitrail(struct harness *harness,
-	struct harness_vitrail *vitrail);
+		struct harness_vitrail *vitrail);
 /* Start Xvfb on a free display with one screen of `screen` ("WxHxD"). */
 struct harness_xvfb *harness_start_xvfb(struct harness *harness,
-	const char *screen);
+		const char *screen);
 
 /* vitrail_test_v1 requests; each waits for its answer. */
 void harness_hold_frames(struct harness_conn *conn, bool hold);
@@ -187,24 +186,24 @@ uint32_t harness_settle(struct harness_conn *conn);
 /* vitrail_test_v1.slow_frames: the next n frames any output renders are
  * ready no earlier than costs_us[i] after their rendering started. */
 void harness_slow_frames(struct harness_conn *conn, const uint32_t *costs_us,
-	size_t n);
+		size_t n);
 /* Settle with frames held, so that animated clients stop committing and
  * the screen can catch up; frames are released afterwards. */
 uint32_t harness_settle_held(struct harness_conn *conn);
 /* The windows, front to back; the array stays valid until the next call. */
 size_t harness_list_windows(struct harness_conn *conn,
-	const struct harness_window **windows);
+		const struct harness_window **windows);
 /* Wait until at least n windows are mapped; returns the count. */
 size_t harness_wait_for_windows(struct harness_conn *conn, size_t n,
-	int timeout_ms);
+		int timeout_ms);
 /* Wait until exactly n windows are mapped. */
 void harness_wait_for_window_count(struct harness_conn *conn, size_t n,
-	int timeout_ms);
+		int timeout_ms);
 /* The last list, one window per line (malloc'd), for failure messages. */
 char *harness_describe_windows(struct harness_conn *conn);
 /* The window with this app_id, or NULL (from the last list). */
 const struct harness_window *harness_find_window(struct harness_conn *conn,
-	const char *app_id);
+		const char *app_id);
 /* Destroy an output as if unplugged; returns once it is gone. */
 void harness_unplug_output(struct harness_conn *conn, const char *output);
 /* Emulated pointer (vitrail_test_v1 version 5): move to x, y (layout
@@ -212,31 +211,31 @@ void harness_unplug_output(struct harness_conn *conn, const char *output);
  * handled it. */
 void harness_pointer_move(struct harness_conn *conn, double x, double y);
 void harness_pointer_button(struct harness_conn *conn, uint32_t button,
-	bool pressed);
+		bool pressed);
 /* vitrail_test_v1 version 6: an axis event of the emulated pointer
  * (orientation and source numbered as wl_pointer's; value 0 from the
  * finger source is the axis stop); the emulated touch screen (layout
  * coordinates); hash_frames (see the protocol: NULL-free path, width 0
  * stops). Each returns once vitrail handled it. */
 void harness_pointer_axis(struct harness_conn *conn, uint32_t orientation,
-	double value, uint32_t source, int32_t discrete);
+		double value, uint32_t source, int32_t discrete);
 enum harness_touch {
 	HARNESS_TOUCH_DOWN,
 	HARNESS_TOUCH_MOVE,
 	HARNESS_TOUCH_UP,
 };
 void harness_touch(struct harness_conn *conn, enum harness_touch what,
-	int32_t id, double x, double y);
+		int32_t id, double x, double y);
 /* vitrail_test_v1 version 7: a touch down (or motion) at x, y in the
  * emulated touch screen's own 0..1 range, which vitrail maps as any touch
  * screen's (touch_output, the output's transform). */
 void harness_touch_raw(struct harness_conn *conn, int32_t id, double x,
-	double y, bool down);
+		double y, bool down);
 void harness_hash_frames(struct harness_conn *conn, const char *output,
-	int32_t x, int32_t y, int32_t width, int32_t height, const char *path);
+		int32_t x, int32_t y, int32_t width, int32_t height, const char *path);
 /* Returns the generation rendered, 0 when writing failed. */
-uint32_t harness_write_reference(struct harness_conn *conn,
-	const char *output, const char *path);
+uint32_t harness_write_reference(struct harness_conn *conn, const char *output,
+		const char *path);
 
 /* One row of vitrail's --frame-log (CLOCK_MONOTONIC ns). */
 struct harness_frame {
@@ -252,11 +251,10 @@ struct harness_frame {
 /* Read a frame log (after vitrail closed it); fails the test when it is
  * missing or lacks a column. Returns the rows (malloc'd) in file order.
  * Other columns: csv.h, with harness_csv_column. */
-size_t harness_read_frame_log(const char *path,
-	struct harness_frame **frames);
+size_t harness_read_frame_log(const char *path, struct harness_frame **frames);
 /* csv_column, failing the test when the file (path) has no such column. */
 int harness_csv_column(const struct csv *csv, const char *path,
-	const char *name);
+		const char *name);
 
 /*
  * Hold frames, screenshot `output` with grim and write vitrail's reference
@@ -266,22 +264,21 @@ int harness_csv_column(const struct csv *csv, const char *path,
  */
 /* grim -o output path (retried once); its exit status. */
 int harness_grim(struct harness *harness, struct harness_vitrail *vitrail,
-	const char *output, const char *path);
+		const char *output, const char *path);
 void harness_check_output(struct harness_conn *conn, const char *output,
-	int tolerance);
+		int tolerance);
 /* The same, and then the screenshot against the image stored as
  * $VITRAIL_REFERENCES/<stored>.png (tests/data/references/), within
  * stored_tolerance: an oracle that no code under test renders. With
  * VITRAIL_UPDATE_REFERENCES=1 the screenshot replaces the stored image
  * instead (tests/data/references/README says when). */
-void harness_check_output_stored(struct harness_conn *conn,
-	const char *output, int tolerance, const char *stored,
-	int stored_tolerance);
+void harness_check_output_stored(struct harness_conn *conn, const char *output,
+		int tolerance, const char *stored, int stored_tolerance);
 /* Settle, then grim's screenshot of output (or of a layout region
  * "X,Y WxH" when geometry is set) into <out_dir>/<name>.png; its pixels
  * (malloc'd, 0xAARRGGBB as vr_png_read gives them), size in *w, *h. */
 uint32_t *harness_screenshot(struct harness *harness,
-	struct harness_vitrail *vitrail, const char *output,
-	const char *geometry, const char *name, int32_t *w, int32_t *h);
+		struct harness_vitrail *vitrail, const char *output,
+		const char *geometry, const char *name, int32_t *w, int32_t *h);
 
 #endif

@@ -13,15 +13,15 @@
 
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 
-static void keys_global(void *data, struct wl_registry *registry,
-		uint32_t name, const char *interface, uint32_t version) {
+static void keys_global(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version) {
 	struct test_keys *k = data;
 	if (strcmp(interface, wl_seat_interface.name) == 0 && k->seat == NULL) {
 		k->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	} else if (strcmp(interface,
-			zwp_virtual_keyboard_manager_v1_interface.name) == 0) {
+					   zwp_virtual_keyboard_manager_v1_interface.name) == 0) {
 		k->manager = wl_registry_bind(registry, name,
-			&zwp_virtual_keyboard_manager_v1_interface, 1);
+				&zwp_virtual_keyboard_manager_v1_interface, 1);
 	}
 }
 
@@ -39,9 +39,9 @@ int test_keymap_fd(const char *layout, uint32_t *size) {
 	ck_assert(context != NULL);
 	struct xkb_rule_names names = { .layout = layout };
 	struct xkb_keymap *keymap = xkb_keymap_new_from_names(context, &names,
-		XKB_KEYMAP_COMPILE_NO_FLAGS);
+			XKB_KEYMAP_COMPILE_NO_FLAGS);
 	ck_assert_msg(keymap != NULL, "cannot compile a keymap of layout %s",
-		layout);
+			layout);
 	/* the masks of test_keys_mod_mask are the keymap's own indices */
 	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_SHIFT), 0);
 	ck_assert_int_eq(xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_CTRL), 2);
@@ -67,39 +67,35 @@ void test_keys_start(struct test_keys *k, const char *socket,
 	k->registry = wl_display_get_registry(k->display);
 	wl_registry_add_listener(k->registry, &keys_registry_listener, k);
 	ck_assert_int_ge(wl_display_roundtrip(k->display), 0);
-	ck_assert_msg(k->seat != NULL && k->manager != NULL, "no wl_seat or "
-		"zwp_virtual_keyboard_manager_v1");
+	ck_assert_msg(k->seat != NULL && k->manager != NULL,
+			"no wl_seat or "
+			"zwp_virtual_keyboard_manager_v1");
 	k->keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(
-		k->manager, k->seat);
+			k->manager, k->seat);
 	uint32_t size = 0;
 	int fd = test_keymap_fd(layout, &size);
 	zwp_virtual_keyboard_v1_keymap(k->keyboard,
-		WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
+			WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, size);
 	close(fd);
 	ck_assert_int_ge(wl_display_roundtrip(k->display), 0);
 }
 
 void test_keys_key(struct test_keys *k, uint32_t key, bool pressed) {
 	zwp_virtual_keyboard_v1_key(k->keyboard, ++k->time, key,
-		pressed ? WL_KEYBOARD_KEY_STATE_PRESSED :
-		WL_KEYBOARD_KEY_STATE_RELEASED);
+			pressed ? WL_KEYBOARD_KEY_STATE_PRESSED :
+					  WL_KEYBOARD_KEY_STATE_RELEASED);
 }
 
 uint32_t test_keys_mod_mask(uint32_t key) {
 	switch (key) {
 	case KEY_LEFTSHIFT:
-	case KEY_RIGHTSHIFT:
-		return 1u << 0;
+	case KEY_RIGHTSHIFT: return 1u << 0;
 	case KEY_LEFTCTRL:
-	case KEY_RIGHTCTRL:
-		return 1u << 2;
-	case KEY_LEFTALT:
-		return 1u << 3;
+	case KEY_RIGHTCTRL: return 1u << 2;
+	case KEY_LEFTALT: return 1u << 3;
 	case KEY_LEFTMETA:
-	case KEY_RIGHTMETA:
-		return 1u << 6;
-	default:
-		return 0;
+	case KEY_RIGHTMETA: return 1u << 6;
+	default: return 0;
 	}
 }
 

@@ -65,7 +65,7 @@ struct random_tree {
 /* A new tree of 4 to 43 nodes under the root; options must outlive it.
  * vr_tree_update is the caller's. */
 void random_tree_build(struct random_tree *rt,
-	const struct random_tree_options *options, struct rng *rng);
+		const struct random_tree_options *options, struct rng *rng);
 /* The tree (and the nodes still in it) and the images. */
 void random_tree_destroy(struct random_tree *rt);
 
@@ -76,21 +76,20 @@ struct vr_node *random_tree_add_node(struct random_tree *rt, struct rng *rng);
 
 /* A position, or a turn and scale, or a stretch, at a random place. */
 void random_transform(struct random_tree *rt, struct rng *rng,
-	struct vr_node *node);
+		struct vr_node *node);
 /* New content: a rect, one of the tree's images, a display list or none
  * (a group). */
 void random_content(struct random_tree *rt, struct rng *rng,
-	struct vr_node *node);
+		struct vr_node *node);
 /* A rounded clip, a clip, or none. */
-void random_clip(struct random_tree *rt, struct rng *rng,
-	struct vr_node *node);
+void random_clip(struct random_tree *rt, struct rng *rng, struct vr_node *node);
 
 /* An image of 1 to max_side pixels a side, ARGB or XRGB, random
  * premultiplied pixels. */
 struct vr_image *random_image(struct rng *rng, int32_t max_side);
 /* Random premultiplied pixels into region (NULL: all) of image. */
 void write_random_pixels(struct rng *rng, struct vr_image *image,
-	const pixman_region32_t *region);
+		const pixman_region32_t *region);
 /* straight alpha, opaque half of the time */
 struct vr_color random_color(struct rng *rng);
 

@@ -10,8 +10,7 @@ struct vr_tree *tree;
 struct vr_node *root;
 int log_errors;
 
-void test_log(enum vr_log_level level, const char *fmt, va_list args)
-{
+void test_log(enum vr_log_level level, const char *fmt, va_list args) {
 	if (level == VR_LOG_ERROR) {
 		log_errors++;
 	}
@@ -22,8 +21,7 @@ void test_log(enum vr_log_level level, const char *fmt, va_list args)
 	}
 }
 
-void setup(void)
-{
+void setup(void) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
 	/* validation is on whenever the layer is installed */
@@ -36,22 +34,18 @@ void setup(void)
 	root = vr_tree_root(tree);
 }
 
-void teardown(void)
-{
+void teardown(void) {
 	vr_tree_destroy(tree);
 	vr_renderer_destroy(renderer);
 	vr_set_log_func(NULL);
 }
 
-void assert_no_errors(void)
-{
+void assert_no_errors(void) {
 	ck_assert_msg(log_errors == 0, "%d renderer/validation errors logged",
-		log_errors);
+			log_errors);
 }
 
-void out_path(char *buf, size_t size, const char *name,
-		const char *suffix)
-{
+void out_path(char *buf, size_t size, const char *name, const char *suffix) {
 	/* meson sets VITRAIL_TEST_OUT; by hand without it, /tmp (never the
 	 * working tree) */
 	const char *dir = getenv("VITRAIL_TEST_OUT");
@@ -62,19 +56,19 @@ void out_path(char *buf, size_t size, const char *name,
 }
 
 void write_failure_images(const char *name, const uint32_t *actual,
-		const uint32_t *expected, int32_t w, int32_t h)
-{
+		const uint32_t *expected, int32_t w, int32_t h) {
 	char path[512];
 	uint32_t *diff = malloc((size_t)w * (size_t)h * 4);
 	for (int32_t i = 0; i < w * h; i++) {
 		int worst = 0;
 		for (int c = 0; c < 32; c += 8) {
 			int d = abs((int)((actual[i] >> c) & 0xff) -
-				(int)((expected[i] >> c) & 0xff));
+					(int)((expected[i] >> c) & 0xff));
 			worst = d > worst ? d : worst;
 		}
-		uint32_t v = worst == 0 ? 0 : (uint32_t)(worst * 4 + 64 > 255 ?
-			255 : worst * 4 + 64);
+		uint32_t v = worst == 0 ?
+				0 :
+				(uint32_t)(worst * 4 + 64 > 255 ? 255 : worst * 4 + 64);
 		diff[i] = 0xff000000u | v << 16;
 	}
 	out_path(path, sizeof(path), name, "actual");
@@ -87,13 +81,11 @@ void write_failure_images(const char *name, const uint32_t *actual,
 	free(diff);
 }
 
-void pin_vulkan_driver(void)
-{
+void pin_vulkan_driver(void) {
 	(void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
 }
 
-int run_vulkan_suite(Suite *suite)
-{
+int run_vulkan_suite(Suite *suite) {
 	pin_vulkan_driver();
 	vr_set_log_func(test_log);
 	struct vr_renderer *probe = vr_renderer_create(NULL);

@@ -23,8 +23,7 @@
 
 static int log_errors;
 
-static void test_log(enum vr_log_level level, const char *fmt, va_list args)
-{
+static void test_log(enum vr_log_level level, const char *fmt, va_list args) {
 	if (level == VR_LOG_ERROR) {
 		log_errors++;
 		vfprintf(stderr, fmt, args);
@@ -32,14 +31,12 @@ static void test_log(enum vr_log_level level, const char *fmt, va_list args)
 	}
 }
 
-static void setup(void)
-{
+static void setup(void) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
 }
 
-static void teardown(void)
-{
+static void teardown(void) {
 	ck_assert_int_eq(log_errors, 0);
 	vr_set_log_func(NULL);
 }
@@ -49,8 +46,7 @@ static const struct vr_paint red = { .color = { 1, 0, 0, 1 } };
 #define ck_assert_float_near(a, b) ck_assert_float_eq_tol((a), (b), 1e-4f)
 
 static void assert_mat(const struct vr_mat *m, float a, float b, float c,
-		float d, float tx, float ty)
-{
+		float d, float tx, float ty) {
 	ck_assert_float_near(m->a, a);
 	ck_assert_float_near(m->b, b);
 	ck_assert_float_near(m->c, c);
@@ -59,8 +55,7 @@ static void assert_mat(const struct vr_mat *m, float a, float b, float c,
 	ck_assert_float_near(m->ty, ty);
 }
 
-static void assert_rect(struct vr_rectf r, float x, float y, float w, float h)
-{
+static void assert_rect(struct vr_rectf r, float x, float y, float w, float h) {
 	ck_assert_float_near(r.x, x);
 	ck_assert_float_near(r.y, y);
 	ck_assert_float_near(r.width, w);
@@ -69,8 +64,7 @@ static void assert_rect(struct vr_rectf r, float x, float y, float w, float h)
 
 /* ---- state -------------------------------------------------------------- */
 
-START_TEST(test_canvas_save_restore)
-{
+START_TEST(test_canvas_save_restore) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_translate(c, 10, 20);
 	vr_canvas_save(c);
@@ -104,8 +98,7 @@ START_TEST(test_canvas_save_restore)
 }
 END_TEST
 
-START_TEST(test_canvas_clip_intersection)
-{
+START_TEST(test_canvas_clip_intersection) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 100, 100 });
 	vr_canvas_save(c);
@@ -139,22 +132,21 @@ START_TEST(test_canvas_clip_intersection)
 }
 END_TEST
 
-START_TEST(test_canvas_clip_rrect)
-{
+START_TEST(test_canvas_clip_rrect) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_translate(c, 10, 10);
 	vr_canvas_scale(c, 2, 2);
 	/* radii too big for the rect: scaled down to fit */
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 0, 0, 50, 20 },
-		(struct vr_radii){ 15, 15, 5, 5 });
+			(struct vr_radii){ 15, 15, 5, 5 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 100, 100 }, &red);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 10, 5, 20, 20 },
-		(struct vr_radii){ 2, 2, 2, 2 });
+			(struct vr_radii){ 2, 2, 2, 2 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 100, 100 }, &red);
 	/* flipped: the corners follow */
 	vr_canvas_scale(c, -1, 1);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ -30, 5, 20, 20 },
-		(struct vr_radii){ 1, 2, 3, 4 });
+			(struct vr_radii){ 1, 2, 3, 4 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ -100, 0, 100, 100 }, &red);
 	struct vr_display_list *list = vr_canvas_finish(c);
 	const struct vr_dl_command *cmd = list->commands;
@@ -179,8 +171,8 @@ START_TEST(test_canvas_clip_rrect)
 	/* the flip swaps left and right corners: local tr (2, 4 pixels) is
 	 * the pixels' top-left, local tl (1, 2 pixels) their top-right */
 	struct vr_rclip rc;
-	ck_assert(vr_rclip_init(&rc, &cmd[2].rclips[1].mat,
-		&cmd[2].rclips[1].rrect));
+	ck_assert(
+			vr_rclip_init(&rc, &cmd[2].rclips[1].mat, &cmd[2].rclips[1].rrect));
 	ck_assert(vr_rclip_coverage(&rc, 30.5f, 20.5f) < 0.01f);
 	ck_assert(vr_rclip_coverage(&rc, 69.5f, 20.5f) > 0.3f);
 	ck_assert_float_eq(vr_rclip_coverage(&rc, 50.5f, 40.5f), 1.0f);
@@ -188,8 +180,7 @@ START_TEST(test_canvas_clip_rrect)
 }
 END_TEST
 
-START_TEST(test_canvas_bounds)
-{
+START_TEST(test_canvas_bounds) {
 	struct vr_canvas *c = vr_canvas_begin();
 	struct vr_display_list *empty = vr_canvas_finish(c);
 	ck_assert_uint_eq(vr_display_list_command_count(empty), 0);
@@ -205,7 +196,7 @@ START_TEST(test_canvas_bounds)
 	stroke.join = VR_JOIN_BEVEL;
 	vr_canvas_draw_line(c, 0, 50, 10, 50, &stroke);
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 0, 0, 10, 10 },
-		(struct vr_radii){ 0 }, 4, (struct vr_color){ 0, 0, 0, 1 });
+			(struct vr_radii){ 0 }, 4, (struct vr_color){ 0, 0, 0, 1 });
 	/* no paint or nothing to draw: ignored */
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 0, 10 }, &red);
 	vr_canvas_draw_line(c, 0, 0, 10, 10, &red); /* width 0 */
@@ -223,12 +214,10 @@ START_TEST(test_canvas_bounds)
 }
 END_TEST
 
-START_TEST(test_canvas_refcounts)
-{
+START_TEST(test_canvas_refcounts) {
 	struct vr_image *image = vr_image_create(4, 4, VR_FORMAT_ARGB8888);
 	struct vr_canvas *c = vr_canvas_begin();
-	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 0, 0, 8, 8 },
-		1.0f);
+	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 0, 0, 8, 8 }, 1.0f);
 	struct vr_display_list *list = vr_canvas_finish(c);
 	ck_assert_int_eq(image->refs, 2); /* the command holds one */
 	ck_assert_int_eq(list->refs, 1);
@@ -255,8 +244,7 @@ START_TEST(test_canvas_refcounts)
 }
 END_TEST
 
-START_TEST(test_canvas_node_content)
-{
+START_TEST(test_canvas_node_content) {
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_node *root = vr_tree_root(tree);
 	struct vr_node *node = vr_node_create(tree);
@@ -316,8 +304,7 @@ struct capture {
 	size_t nallocations;
 };
 
-static void *capture_alloc(void *data, size_t size)
-{
+static void *capture_alloc(void *data, size_t size) {
 	struct capture *cap = data;
 	ck_assert_uint_lt(cap->nallocations, 4096);
 	void *p = calloc(1, size);
@@ -325,8 +312,7 @@ static void *capture_alloc(void *data, size_t size)
 	return p;
 }
 
-static bool capture_push(void *data, const struct vr_task *task)
-{
+static bool capture_push(void *data, const struct vr_task *task) {
 	struct capture *cap = data;
 	ck_assert_uint_lt(cap->ntasks, MAX_PUSHED);
 	cap->counts_at_push[cap->ntasks] = task->payload->count;
@@ -336,8 +322,7 @@ static bool capture_push(void *data, const struct vr_task *task)
 	return true;
 }
 
-static void capture_free(struct capture *cap)
-{
+static void capture_free(struct capture *cap) {
 	for (size_t i = 0; i < cap->nallocations; i++) {
 		free(cap->allocations[i]);
 	}
@@ -347,10 +332,10 @@ static void capture_free(struct capture *cap)
 /* Prepare tree into a 400x300 target (identity view unless given). */
 static struct capture *prepare(struct vr_tree *tree,
 		const struct vr_prepare_options *options, const struct vr_mat *view,
-		const struct vr_box *extents)
-{
+		const struct vr_box *extents) {
 	struct capture *cap = calloc(1, sizeof(*cap));
-	struct vr_task_sink sink = { .alloc = capture_alloc, .push = capture_push,
+	struct vr_task_sink sink = { .alloc = capture_alloc,
+		.push = capture_push,
 		.data = cap };
 	struct vr_prepare_job job = {
 		.view = { .a = 1, .d = 1 },
@@ -367,8 +352,7 @@ static struct capture *prepare(struct vr_tree *tree,
 	ck_assert(vr_prepare_tasks(&sink, tree, &job, options));
 	/* pushed tasks are final; the chain is in drawing order */
 	for (size_t i = 0; i < cap->ntasks; i++) {
-		ck_assert_uint_eq(cap->tasks[i].payload->count,
-			cap->counts_at_push[i]);
+		ck_assert_uint_eq(cap->tasks[i].payload->count, cap->counts_at_push[i]);
 		ck_assert_uint_gt(cap->tasks[i].payload->count, 0);
 		ck_assert_ptr_nonnull(cap->tasks[i].out);
 		const struct vr_box *a = &cap->tasks[i].aabb;
@@ -376,15 +360,13 @@ static struct capture *prepare(struct vr_tree *tree,
 		ck_assert_int_ge(a->x, job.extents.x);
 		ck_assert_int_ge(a->y, job.extents.y);
 		ck_assert_int_le(a->x + a->width, job.extents.x + job.extents.width);
-		ck_assert_int_le(a->y + a->height,
-			job.extents.y + job.extents.height);
+		ck_assert_int_le(a->y + a->height, job.extents.y + job.extents.height);
 	}
 	return cap;
 }
 
 static struct vr_node *list_node(struct vr_tree *tree,
-		struct vr_display_list *list)
-{
+		struct vr_display_list *list) {
 	struct vr_node *node = vr_node_create(tree);
 	vr_node_set_display_list(node, list);
 	vr_node_set_parent(node, vr_tree_root(tree));
@@ -392,20 +374,17 @@ static struct vr_node *list_node(struct vr_tree *tree,
 	return node;
 }
 
-static void add_path(struct vr_canvas *c, float x, float y)
-{
+static void add_path(struct vr_canvas *c, float x, float y) {
 	struct vr_paint p = red;
 	p.stroke_width = 2;
 	vr_canvas_draw_line(c, x, y, x + 20, y + 20, &p);
 }
 
-START_TEST(test_canvas_batch_coalesce)
-{
+START_TEST(test_canvas_batch_coalesce) {
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_canvas *c = vr_canvas_begin();
 	for (int i = 0; i < 10; i++) {
-		vr_canvas_draw_rect(c, (struct vr_rectf){ 30.0f * i, 0, 20, 20 },
-			&red);
+		vr_canvas_draw_rect(c, (struct vr_rectf){ 30.0f * i, 0, 20, 20 }, &red);
 	}
 	/* a second node: batching crosses node boundaries */
 	list_node(tree, vr_canvas_finish(c));
@@ -434,8 +413,7 @@ START_TEST(test_canvas_batch_coalesce)
 }
 END_TEST
 
-START_TEST(test_canvas_batch_overlap)
-{
+START_TEST(test_canvas_batch_overlap) {
 	/* rect, an overlapping path, a rect overlapping the path: the second
 	 * rect must not join the first (it would be drawn under the path) */
 	struct vr_tree *tree = vr_tree_create();
@@ -469,8 +447,7 @@ START_TEST(test_canvas_batch_overlap)
 }
 END_TEST
 
-START_TEST(test_canvas_batch_lookback)
-{
+START_TEST(test_canvas_batch_lookback) {
 	for (int shadows = 2; shadows <= 3; shadows++) {
 		struct vr_tree *tree = vr_tree_create();
 		struct vr_canvas *c = vr_canvas_begin();
@@ -478,8 +455,8 @@ START_TEST(test_canvas_batch_lookback)
 		for (int i = 0; i < shadows; i++) {
 			/* shadows never batch: each is an open task */
 			vr_canvas_draw_shadow(c,
-				(struct vr_rectf){ 50.0f + 40.0f * i, 0, 10, 10 },
-				(struct vr_radii){ 0 }, 2, (struct vr_color){ 0, 0, 0, 1 });
+					(struct vr_rectf){ 50.0f + 40.0f * i, 0, 10, 10 },
+					(struct vr_radii){ 0 }, 2, (struct vr_color){ 0, 0, 0, 1 });
 		}
 		vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 200, 10, 10 }, &red);
 		list_node(tree, vr_canvas_finish(c));
@@ -501,8 +478,7 @@ START_TEST(test_canvas_batch_lookback)
 }
 END_TEST
 
-START_TEST(test_canvas_batch_quads)
-{
+START_TEST(test_canvas_batch_quads) {
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_node *root = vr_tree_root(tree);
 	struct vr_image *image = vr_image_create(8, 8, VR_FORMAT_ARGB8888);
@@ -553,15 +529,14 @@ END_TEST
  * every clip covers it fully; of three nested ones that all cut it, the
  * inner two (the outermost clips by its box); of five nested on nodes,
  * the node keeps four; none containing another. */
-START_TEST(test_canvas_rclip_reduction)
-{
+START_TEST(test_canvas_rclip_reduction) {
 	struct vr_tree *tree = vr_tree_create();
 	/* a [0, 100]^2, b [50, 150] x [0, 100], c [25, 125] x [50, 150],
 	 * r 20 each: their intersection is [50, 100]^2, and each one's
 	 * corner reaches into it (a's (100, 100), b's (50, 100), c's
 	 * top-left centre (45, 70) is 20.6 from (50, 50)) */
-	const struct vr_rectf rects[3] = { { 0, 0, 100, 100 },
-		{ 50, 0, 100, 100 }, { 25, 50, 100, 100 } };
+	const struct vr_rectf rects[3] = { { 0, 0, 100, 100 }, { 50, 0, 100, 100 },
+		{ 25, 50, 100, 100 } };
 	struct vr_node *parent = vr_tree_root(tree);
 	for (int i = 0; i < 3; i++) {
 		struct vr_node *n = vr_node_create(tree);
@@ -607,8 +582,8 @@ START_TEST(test_canvas_rclip_reduction)
 	parent = vr_tree_root(tree);
 	for (int i = 0; i < 5; i++) {
 		struct vr_node *n = vr_node_create(tree);
-		vr_node_set_clip_rounded(n, &(struct vr_rectf){ 0, 0,
-			100.0f + (float)i, 100 }, 10);
+		vr_node_set_clip_rounded(n,
+				&(struct vr_rectf){ 0, 0, 100.0f + (float)i, 100 }, 10);
 		vr_node_set_parent(n, parent);
 		parent = n;
 	}
@@ -655,8 +630,7 @@ START_TEST(test_canvas_rclip_reduction)
 }
 END_TEST
 
-START_TEST(test_canvas_absolute_state)
-{
+START_TEST(test_canvas_absolute_state) {
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_node *parent = vr_node_create(tree);
 	vr_node_set_position(parent, 10, 20);
@@ -666,11 +640,11 @@ START_TEST(test_canvas_absolute_state)
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_translate(c, 5, 5);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 0, 0, 40, 40 },
-		(struct vr_radii){ 4, 4, 4, 4 });
+			(struct vr_radii){ 4, 4, 4, 4 });
 	struct vr_paint paint = { .color = { 1, 0.5f, 0, 0.8f },
 		.stroke_width = 2 };
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 0, 0, 30, 30 },
-		(struct vr_radii){ 3, 3, 3, 3 }, &paint);
+			(struct vr_radii){ 3, 3, 3, 3 }, &paint);
 	struct vr_display_list *list = vr_canvas_finish(c);
 	struct vr_node *node = vr_node_create(tree);
 	vr_node_set_display_list(node, list);
@@ -710,8 +684,7 @@ START_TEST(test_canvas_absolute_state)
 }
 END_TEST
 
-START_TEST(test_canvas_text_shaping)
-{
+START_TEST(test_canvas_text_shaping) {
 	struct vr_font font = { "DejaVu Sans", 20, 400 };
 	struct vr_text *text = vr_text_shape("AVA fi", &font, 10, 30);
 	ck_assert_ptr_nonnull(text);
@@ -722,13 +695,13 @@ START_TEST(test_canvas_text_shaping)
 	/* advances grow; kerning pulls "AV" closer than "A " + "V" */
 	for (uint32_t i = 1; i < text->count; i++) {
 		ck_assert_float_gt(text->positions[2 * i],
-			text->positions[2 * (i - 1)]);
+				text->positions[2 * (i - 1)]);
 	}
 	ck_assert_float_lt(text->bounds.y, 30 - 14);
 	ck_assert_float_gt(text->bounds.y + text->bounds.height, 30);
 	struct vr_glyph_bitmap bitmap;
 	ck_assert(vr_font_face_rasterize(text->face, text->glyphs[0], 20.0f,
-		&bitmap));
+			&bitmap));
 	ck_assert_int_gt(bitmap.width, 5);
 	ck_assert_int_gt(bitmap.top, 10); /* 'A' stands on the baseline */
 	int full = 0;
@@ -749,8 +722,7 @@ END_TEST
 
 /* ---- geometry ----------------------------------------------------------- */
 
-START_TEST(test_canvas_flatten)
-{
+START_TEST(test_canvas_flatten) {
 	/* a circle of radius 100 from four cubics */
 	const float k = 0.5522847f * 100;
 	struct vr_path *path = vr_path_create();
@@ -785,13 +757,12 @@ START_TEST(test_canvas_flatten)
 END_TEST
 
 /* Render one display list with the reference renderer. */
-static uint32_t *reference(struct vr_display_list *list, int32_t w, int32_t h)
-{
+static uint32_t *reference(struct vr_display_list *list, int32_t w, int32_t h) {
 	struct vr_tree *tree = vr_tree_create();
 	list_node(tree, list);
 	vr_tree_update(tree, NULL);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		NULL, w * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, NULL, w * 4);
 	struct vr_mat view = { .a = 1, .d = 1 };
 	vr_reference_render(tree, dst, &view, (struct vr_color){ 0 });
 	uint32_t *pixels = malloc((size_t)w * (size_t)h * 4);
@@ -801,8 +772,7 @@ static uint32_t *reference(struct vr_display_list *list, int32_t w, int32_t h)
 	return pixels;
 }
 
-static double alpha_sum(const uint32_t *pixels, int32_t n)
-{
+static double alpha_sum(const uint32_t *pixels, int32_t n) {
 	double sum = 0;
 	for (int32_t i = 0; i < n; i++) {
 		sum += (double)(pixels[i] >> 24) / 255.0;
@@ -810,8 +780,7 @@ static double alpha_sum(const uint32_t *pixels, int32_t n)
 	return sum;
 }
 
-START_TEST(test_canvas_coverage_area)
-{
+START_TEST(test_canvas_coverage_area) {
 	/* The shared geometry covers the right area: anti-aliasing moves
 	 * coverage between edge pixels but keeps the total. */
 	struct {
@@ -836,22 +805,22 @@ START_TEST(test_canvas_coverage_area)
 		switch (i) {
 		case 0:
 			vr_canvas_draw_ellipse(c,
-				(struct vr_rectf){ 20.3f, 20.7f, 40.6f, 40.6f }, &p);
+					(struct vr_rectf){ 20.3f, 20.7f, 40.6f, 40.6f }, &p);
 			break;
 		case 1:
 			p.stroke_width = 3;
 			vr_canvas_draw_rrect(c, (struct vr_rectf){ 10, 10, 60, 40 },
-				(struct vr_radii){ 8, 8, 8, 8 }, &p);
+					(struct vr_radii){ 8, 8, 8, 8 }, &p);
 			/* the path of the stroke's centre line times its width */
-			expect[i].area = 3 * (2 * (60 - 16) + 2 * (40 - 16) +
-				2 * M_PI * 8);
+			expect[i].area = 3 * (2 * (60 - 16) + 2 * (40 - 16) + 2 * M_PI * 8);
 			break;
 		case 2:
 		case 3:
 		case 4:
 			p.stroke_width = 4;
-			p.cap = i == 2 ? VR_CAP_BUTT : i == 3 ? VR_CAP_SQUARE :
-				VR_CAP_ROUND;
+			p.cap = i == 2 ? VR_CAP_BUTT :
+					i == 3 ? VR_CAP_SQUARE :
+							 VR_CAP_ROUND;
 			vr_canvas_draw_line(c, 20.25f, 50.5f, 70.25f, 50.5f, &p);
 			break;
 		case 5:
@@ -885,15 +854,14 @@ START_TEST(test_canvas_coverage_area)
 		uint32_t *pixels = reference(vr_canvas_finish(c), w, h);
 		double area = alpha_sum(pixels, w * h);
 		ck_assert_msg(fabs(area - expect[i].area) <= expect[i].tolerance,
-			"%s: area %.2f, expected %.2f", expect[i].what, area,
-			expect[i].area);
+				"%s: area %.2f, expected %.2f", expect[i].what, area,
+				expect[i].area);
 		free(pixels);
 	}
 }
 END_TEST
 
-START_TEST(test_canvas_stroke_joins)
-{
+START_TEST(test_canvas_stroke_joins) {
 	/* A translucent polyline with sharp joins: the inside of each join
 	 * is drawn once (no pixel darker than the colour), and miter, round
 	 * and bevel cover decreasing areas at the corner. */
@@ -901,20 +869,24 @@ START_TEST(test_canvas_stroke_joins)
 	double areas[3];
 	for (int j = 0; j < 3; j++) {
 		struct vr_canvas *c = vr_canvas_begin();
-		struct vr_paint p = { .color = { 1, 1, 1, 0.5f }, .stroke_width = 8,
-			.join = j == 0 ? VR_JOIN_MITER : j == 1 ? VR_JOIN_ROUND :
-				VR_JOIN_BEVEL };
+		struct vr_paint p = { .color = { 1, 1, 1, 0.5f },
+			.stroke_width = 8,
+			.join = j == 0 ? VR_JOIN_MITER :
+					j == 1 ? VR_JOIN_ROUND :
+							 VR_JOIN_BEVEL };
 		vr_canvas_draw_polyline(c, pts, 3, false, &p);
 		uint32_t *pixels = reference(vr_canvas_finish(c), 100, 100);
 		for (int32_t i = 0; i < 100 * 100; i++) {
-			ck_assert_msg(pixels[i] >> 24 <= 128, "join %d: alpha %u at "
-				"(%d, %d)", j, pixels[i] >> 24, i % 100, i / 100);
+			ck_assert_msg(pixels[i] >> 24 <= 128,
+					"join %d: alpha %u at "
+					"(%d, %d)",
+					j, pixels[i] >> 24, i % 100, i / 100);
 		}
 		areas[j] = alpha_sum(pixels, 100 * 100) * 2;
 		free(pixels);
 	}
 	ck_assert_msg(areas[0] > areas[1] && areas[1] > areas[2],
-		"miter %.1f, round %.1f, bevel %.1f", areas[0], areas[1], areas[2]);
+			"miter %.1f, round %.1f, bevel %.1f", areas[0], areas[1], areas[2]);
 	/* two segments of length ~67 and width 8, plus the corner */
 	double body = 2 * hypot(30, 60) * 8;
 	ck_assert_double_gt(areas[2], body - 40);
@@ -922,8 +894,7 @@ START_TEST(test_canvas_stroke_joins)
 }
 END_TEST
 
-START_TEST(test_canvas_reference_region)
-{
+START_TEST(test_canvas_reference_region) {
 	/* The pixman path of last resort redraws only the damage: the result
 	 * must equal a full redraw. A translucent rect wider than the damage
 	 * would blend twice outside it if drawing leaked out of the region. */
@@ -931,27 +902,27 @@ START_TEST(test_canvas_reference_region)
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_node *bg = vr_node_create(tree);
 	vr_node_set_parent(bg, vr_tree_root(tree));
-	vr_node_set_rect(bg, (float)w, (float)h, (struct vr_color){ 0.1f, 0.2f,
-		0.3f, 1 });
+	vr_node_set_rect(bg, (float)w, (float)h,
+			(struct vr_color){ 0.1f, 0.2f, 0.3f, 1 });
 	struct vr_node *veil = vr_node_create(tree);
 	vr_node_set_parent(veil, vr_tree_root(tree));
 	vr_node_set_rect(veil, 140, 30, (struct vr_color){ 1, 1, 1, 0.5f });
 	vr_node_set_position(veil, 10.5f, 40.25f);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 10, 10, 40, 30 },
-		(struct vr_radii){ 6, 6, 6, 6 }, 8, (struct vr_color){ 0, 0, 0,
-		0.6f });
+			(struct vr_radii){ 6, 6, 6, 6 }, 8,
+			(struct vr_color){ 0, 0, 0, 0.6f });
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 10, 10, 40, 30 },
-		(struct vr_radii){ 6, 6, 6, 6 }, &red);
+			(struct vr_radii){ 6, 6, 6, 6 }, &red);
 	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 30.5f, 20.25f, 35, 25 },
-		&(struct vr_paint){ .color = { 0, 1, 0, 0.7f } });
+			&(struct vr_paint){ .color = { 0, 1, 0, 0.7f } });
 	struct vr_node *shapes = list_node(tree, vr_canvas_finish(c));
 	vr_tree_update(tree, NULL);
 
-	pixman_image_t *a = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		NULL, w * 4);
-	pixman_image_t *b = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		NULL, w * 4);
+	pixman_image_t *a =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, NULL, w * 4);
+	pixman_image_t *b =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, NULL, w * 4);
 	struct vr_mat view = { .a = 1, .d = 1 };
 	struct vr_color clear = { 0, 0, 0, 1 };
 	vr_reference_render_region(tree, a, &view, clear, NULL);
@@ -966,10 +937,11 @@ START_TEST(test_canvas_reference_region)
 		vr_reference_render(tree, b, &view, clear);
 		int max_diff = 0;
 		size_t bad = vr_pixels_compare(pixman_image_get_data(a), w * 4,
-			pixman_image_get_data(b), w * 4, w, h, 0, &max_diff);
-		ck_assert_msg(bad == 0, "step %d: %zu pixels differ (by up to %d) "
-			"between the damage redraw and a full one", step, bad,
-			max_diff);
+				pixman_image_get_data(b), w * 4, w, h, 0, &max_diff);
+		ck_assert_msg(bad == 0,
+				"step %d: %zu pixels differ (by up to %d) "
+				"between the damage redraw and a full one",
+				step, bad, max_diff);
 	}
 	pixman_image_unref(a);
 	pixman_image_unref(b);
@@ -982,8 +954,7 @@ END_TEST
 #define GLYPH_THREADS 4
 
 /* Every printable ASCII and Latin-1 character: about 190 glyphs. */
-static struct vr_text *many_glyphs(void)
-{
+static struct vr_text *many_glyphs(void) {
 	char utf8[512];
 	size_t n = 0;
 	for (unsigned c = 0x21; c < 0x7f; c++) {
@@ -1001,8 +972,7 @@ static struct vr_text *many_glyphs(void)
 	return text;
 }
 
-static size_t distinct_glyphs(const struct vr_text *text)
-{
+static size_t distinct_glyphs(const struct vr_text *text) {
 	size_t n = 0;
 	for (uint32_t i = 0; i < text->count; i++) {
 		uint32_t k = 0;
@@ -1014,8 +984,7 @@ static size_t distinct_glyphs(const struct vr_text *text)
 	return n;
 }
 
-static double now_ms(void)
-{
+static double now_ms(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -1035,8 +1004,7 @@ struct raster_job {
 	bool ok;
 };
 
-static void *raster_thread(void *data)
-{
+static void *raster_thread(void *data) {
 	struct raster_job *job = data;
 	const struct vr_text *text = job->text;
 	if (job->start != NULL) {
@@ -1053,8 +1021,9 @@ static void *raster_thread(void *data)
 		for (uint32_t k = 0; k < text->count; k++) {
 			uint32_t i = (job->first + k) % text->count;
 			struct vr_glyph_bitmap b;
-			job->ok = vr_font_face_rasterize(text->face, text->glyphs[i],
-				size, &b) && job->ok;
+			job->ok = vr_font_face_rasterize(text->face, text->glyphs[i], size,
+							  &b) &&
+					job->ok;
 			if (job->out != NULL) {
 				job->out[(size_t)s * text->count + i] = b;
 			} else {
@@ -1068,15 +1037,14 @@ static void *raster_thread(void *data)
 
 /* Run jobs on threads at once; the wall time in ms (the threads' own
  * clocks: the caller may not run again before they are done). */
-static double run_jobs(struct raster_job *jobs, int n)
-{
+static double run_jobs(struct raster_job *jobs, int n) {
 	pthread_barrier_t start;
 	pthread_barrier_init(&start, NULL, (unsigned)n + 1);
 	pthread_t threads[GLYPH_THREADS];
 	for (int i = 0; i < n; i++) {
 		jobs[i].start = &start;
-		ck_assert_int_eq(pthread_create(&threads[i], NULL, raster_thread,
-			&jobs[i]), 0);
+		ck_assert_int_eq(
+				pthread_create(&threads[i], NULL, raster_thread, &jobs[i]), 0);
 	}
 	pthread_barrier_wait(&start);
 	double t0 = INFINITY, t1 = -INFINITY;
@@ -1092,8 +1060,7 @@ static double run_jobs(struct raster_job *jobs, int n)
 }
 
 static void assert_bitmap_eq(const struct vr_glyph_bitmap *a,
-		const struct vr_glyph_bitmap *b)
-{
+		const struct vr_glyph_bitmap *b) {
 	ck_assert_int_eq(a->width, b->width);
 	ck_assert_int_eq(a->height, b->height);
 	if (a->width > 0) {
@@ -1101,12 +1068,11 @@ static void assert_bitmap_eq(const struct vr_glyph_bitmap *a,
 		ck_assert_int_eq(a->left, b->left);
 		ck_assert_int_eq(a->top, b->top);
 		ck_assert_mem_eq(a->coverage, b->coverage,
-			(size_t)a->width * (size_t)a->height);
+				(size_t)a->width * (size_t)a->height);
 	}
 }
 
-static void free_bitmaps(struct vr_glyph_bitmap *bitmaps, size_t n)
-{
+static void free_bitmaps(struct vr_glyph_bitmap *bitmaps, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		free(bitmaps[i].coverage);
 	}
@@ -1120,22 +1086,24 @@ static void free_bitmaps(struct vr_glyph_bitmap *bitmaps, size_t n)
  * rasterised once, the atlas's pixels those of one thread, in its deltas
  * and once moved to its pages.
  */
-START_TEST(test_canvas_glyphs_threads)
-{
+START_TEST(test_canvas_glyphs_threads) {
 	struct vr_text *text = many_glyphs();
 	enum { NSIZES = 3 };
 	const float size0 = 11.5f;
 	size_t n = (size_t)NSIZES * text->count;
 	struct vr_glyph_bitmap *ref = calloc(n, sizeof(*ref));
 	ck_assert_ptr_nonnull(ref);
-	struct raster_job single = { .text = text, .size0 = size0,
-		.nsizes = NSIZES, .out = ref };
+	struct raster_job single = { .text = text,
+		.size0 = size0,
+		.nsizes = NSIZES,
+		.out = ref };
 	raster_thread(&single);
 	ck_assert(single.ok);
 
 	struct raster_job jobs[GLYPH_THREADS];
 	for (int t = 0; t < GLYPH_THREADS; t++) {
-		jobs[t] = (struct raster_job){ .text = text, .size0 = size0,
+		jobs[t] = (struct raster_job){ .text = text,
+			.size0 = size0,
 			.nsizes = NSIZES,
 			.first = (uint32_t)t * text->count / GLYPH_THREADS,
 			.out = calloc(n, sizeof(struct vr_glyph_bitmap)) };
@@ -1150,8 +1118,10 @@ START_TEST(test_canvas_glyphs_threads)
 	}
 
 	for (int t = 0; t < GLYPH_THREADS; t++) {
-		jobs[t] = (struct raster_job){ .text = text, .size0 = size0,
-			.nsizes = NSIZES, .warm = true };
+		jobs[t] = (struct raster_job){ .text = text,
+			.size0 = size0,
+			.nsizes = NSIZES,
+			.warm = true };
 	}
 	run_jobs(jobs, GLYPH_THREADS);
 	size_t warmed = 0;
@@ -1163,8 +1133,8 @@ START_TEST(test_canvas_glyphs_threads)
 		for (size_t i = 0; i < n; i++) {
 			struct vr_glyph_bitmap b;
 			ck_assert(vr_glyph_atlas_lookup(text->face,
-				size0 + (float)(i / text->count),
-				text->glyphs[i % text->count], &b));
+					size0 + (float)(i / text->count),
+					text->glyphs[i % text->count], &b));
 			assert_bitmap_eq(&b, &ref[i]);
 			free(b.coverage);
 		}
@@ -1184,8 +1154,7 @@ END_TEST
 #define SIZES 8
 
 static double best_time(const struct vr_text *text, int threads, bool warm,
-		float offset, size_t *warmed)
-{
+		float offset, size_t *warmed) {
 	double best = INFINITY;
 	for (int r = 0; r < ROUNDS; r++) {
 		float size0 = 12.0f + offset + (float)r / 64.0f;
@@ -1193,7 +1162,8 @@ static double best_time(const struct vr_text *text, int threads, bool warm,
 		for (int i = 0; i < threads; i++) {
 			jobs[i] = (struct raster_job){ .text = text,
 				.size0 = size0 + (float)(i * SIZES / threads),
-				.nsizes = SIZES / threads, .warm = warm };
+				.nsizes = SIZES / threads,
+				.warm = warm };
 		}
 		best = fmin(best, run_jobs(jobs, threads));
 		for (int i = 0; i < threads; i++) {
@@ -1208,8 +1178,7 @@ static double best_time(const struct vr_text *text, int threads, bool warm,
  * test -v), not asserted; with 2 cores free, 2 threads should take about
  * half the time of 1.
  */
-START_TEST(test_canvas_glyphs_timing)
-{
+START_TEST(test_canvas_glyphs_timing) {
 	struct vr_text *text = many_glyphs();
 	/* warm-up: FreeType's first use of the face */
 	struct raster_job warmup = { .text = text, .size0 = 10, .nsizes = 1 };
@@ -1223,35 +1192,35 @@ START_TEST(test_canvas_glyphs_timing)
 	/* every glyph of every size rasterised once */
 	ck_assert_uint_eq(warmed, 2 * ROUNDS * SIZES * distinct_glyphs(text));
 	printf("cold text, %u glyphs x %d sizes (best of %d): "
-		"vr_font_face_rasterize 1 thread %.1f ms, 2 threads %.1f ms "
-		"(x%.2f); vr_glyph_atlas_warm 1 thread %.1f ms, 2 threads %.1f ms "
-		"(x%.2f)\n", text->count, SIZES, ROUNDS, t1, t2, t1 / t2, a1, a2,
-		a1 / a2);
+		   "vr_font_face_rasterize 1 thread %.1f ms, 2 threads %.1f ms "
+		   "(x%.2f); vr_glyph_atlas_warm 1 thread %.1f ms, 2 threads %.1f ms "
+		   "(x%.2f)\n",
+			text->count, SIZES, ROUNDS, t1, t2, t1 / t2, a1, a2, a1 / a2);
 	fflush(stdout);
 	vr_text_destroy(text);
 }
 END_TEST
 
-static Suite *canvas_suite(void)
-{
+static Suite *canvas_suite(void) {
 	Suite *s = suite_create("canvas");
 	struct {
 		const char *name;
 		const TTest *tests[8];
 	} cases[] = {
-		{ "state", { test_canvas_save_restore,
-			test_canvas_clip_intersection, test_canvas_clip_rrect,
-			test_canvas_bounds, test_canvas_refcounts,
-			test_canvas_node_content } },
-		{ "batching", { test_canvas_batch_coalesce,
-			test_canvas_batch_overlap, test_canvas_batch_lookback,
-			test_canvas_batch_quads, test_canvas_absolute_state,
-			test_canvas_rclip_reduction } },
-		{ "geometry", { test_canvas_text_shaping, test_canvas_flatten,
-			test_canvas_coverage_area, test_canvas_stroke_joins,
-			test_canvas_reference_region } },
-		{ "glyphs", { test_canvas_glyphs_threads,
-			test_canvas_glyphs_timing } },
+		{ "state",
+				{ test_canvas_save_restore, test_canvas_clip_intersection,
+						test_canvas_clip_rrect, test_canvas_bounds,
+						test_canvas_refcounts, test_canvas_node_content } },
+		{ "batching",
+				{ test_canvas_batch_coalesce, test_canvas_batch_overlap,
+						test_canvas_batch_lookback, test_canvas_batch_quads,
+						test_canvas_absolute_state,
+						test_canvas_rclip_reduction } },
+		{ "geometry",
+				{ test_canvas_text_shaping, test_canvas_flatten,
+						test_canvas_coverage_area, test_canvas_stroke_joins,
+						test_canvas_reference_region } },
+		{ "glyphs", { test_canvas_glyphs_threads, test_canvas_glyphs_timing } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
@@ -1264,8 +1233,7 @@ static Suite *canvas_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	SRunner *sr = srunner_create(canvas_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -27,8 +27,8 @@ static bool load(struct vt_config *config, char *err, size_t len) {
 
 START_TEST(test_config_parses_every_key) {
 	write_config("# comment\n\nbackground #102030 # trailing comment\n"
-		"mode kiosk\nxkb_layout de\nxkb_variant nodeadkeys\n"
-		"xkb_options caps:escape\nrepeat_rate 40\nrepeat_delay 300\n");
+				 "mode kiosk\nxkb_layout de\nxkb_variant nodeadkeys\n"
+				 "xkb_options caps:escape\nrepeat_rate 40\nrepeat_delay 300\n");
 	struct vt_config config;
 	vt_config_defaults(&config);
 	char err[256] = "";
@@ -69,7 +69,7 @@ START_TEST(test_config_bad_line_names_file_line_reason) {
 	char expected[128];
 	snprintf(expected, sizeof(expected), "%s:2: repeat_rate:", path);
 	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0,
-		"error '%s' does not start with '%s'", err, expected);
+			"error '%s' does not start with '%s'", err, expected);
 }
 END_TEST
 
@@ -91,11 +91,12 @@ END_TEST
 /* Output settings: lines add up per name, "*" lies under every name, the
  * last value of a setting wins; a reload forgets the last file's. */
 START_TEST(test_config_outputs) {
-	write_config("output * scale 1.25\n"
-		"output HDMI-A-1 mode 1920x1080@59.94Hz scale 1.5 transform 90\n"
-		"output HDMI-A-1 position -1080,200 transform flipped-270\n"
-		"output DP-2 mode 800x600 disable\n"
-		"output DP-2 enable\n");
+	write_config(
+			"output * scale 1.25\n"
+			"output HDMI-A-1 mode 1920x1080@59.94Hz scale 1.5 transform 90\n"
+			"output HDMI-A-1 position -1080,200 transform flipped-270\n"
+			"output DP-2 mode 800x600 disable\n"
+			"output DP-2 enable\n");
 	struct vt_config config;
 	vt_config_defaults(&config);
 	char err[256] = "";
@@ -131,25 +132,30 @@ START_TEST(test_config_outputs) {
 	ck_assert(o.has_enabled && !o.enabled && !o.has_mode);
 
 	static const char *bad[] = {
-		"output HDMI-A-1\n", "output HDMI-A-1 scale 0\n",
-		"output HDMI-A-1 scale -2\n", "output HDMI-A-1 scale 11\n",
-		"output HDMI-A-1 scale\n", "output HDMI-A-1 transform 45\n",
+		"output HDMI-A-1\n",
+		"output HDMI-A-1 scale 0\n",
+		"output HDMI-A-1 scale -2\n",
+		"output HDMI-A-1 scale 11\n",
+		"output HDMI-A-1 scale\n",
+		"output HDMI-A-1 transform 45\n",
 		"output HDMI-A-1 transform flipped90\n",
-		"output HDMI-A-1 mode 1920\n", "output HDMI-A-1 mode 0x1080\n",
+		"output HDMI-A-1 mode 1920\n",
+		"output HDMI-A-1 mode 0x1080\n",
 		"output HDMI-A-1 mode 1920x1080@\n",
 		"output HDMI-A-1 mode 1920x1080@60Hzz\n",
-		"output HDMI-A-1 position 10\n", "output HDMI-A-1 position 1,y\n",
+		"output HDMI-A-1 position 10\n",
+		"output HDMI-A-1 position 1,y\n",
 		"output HDMI-A-1 rotate 90\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_config(bad[i]);
 		char line_err[256] = "";
 		ck_assert_msg(!load(&config, line_err, sizeof(line_err)),
-			"accepted: %s", bad[i]);
+				"accepted: %s", bad[i]);
 		char expected[128];
 		snprintf(expected, sizeof(expected), "%s:1: output: ", path);
 		ck_assert_msg(strncmp(line_err, expected, strlen(expected)) == 0,
-			"'%s' for %s", line_err, bad[i]);
+				"'%s' for %s", line_err, bad[i]);
 		/* the good config stays */
 		ck_assert_int_eq(config.outputs_len, 1);
 	}
@@ -158,16 +164,31 @@ END_TEST
 
 START_TEST(test_config_rejects_bad_values) {
 	static const char *bad[] = {
-		"background 102030\n", "background #1020\n", "background #10203g\n",
-		"mode tiling\n", "repeat_delay -1\n", "repeat_rate 99999\n",
+		"background 102030\n",
+		"background #1020\n",
+		"background #10203g\n",
+		"mode tiling\n",
+		"repeat_delay -1\n",
+		"repeat_rate 99999\n",
 		"xkb_layout\n",
-		"xkb_layout aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
-		"path foot\n", "path foot fast\n", "path foot vsync tearing\n",
-		"path foot low-latency tear\n", "path foot low-latency tearing x\n",
-		"tearing_box 0\n", "tearing_box 200px\n",
-		"scroll_extend 1\n", "scroll_extend 2.6\n", "scroll_extend 2x\n",
-		"scroll_extend nan\n", "scroll_fling 10\n", "scroll_fling 0.3\n",
-		"xwayland yes\n", "xwayland\n",
+		"xkb_layout "
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		"\n",
+		"path foot\n",
+		"path foot fast\n",
+		"path foot vsync tearing\n",
+		"path foot low-latency tear\n",
+		"path foot low-latency tearing x\n",
+		"tearing_box 0\n",
+		"tearing_box 200px\n",
+		"scroll_extend 1\n",
+		"scroll_extend 2.6\n",
+		"scroll_extend 2x\n",
+		"scroll_extend nan\n",
+		"scroll_fling 10\n",
+		"scroll_fling 0.3\n",
+		"xwayland yes\n",
+		"xwayland\n",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_config(bad[i]);
@@ -208,27 +229,28 @@ START_TEST(test_config_error_quotes_a_short_escaped_line) {
 	ck_assert(!load(&config, err, sizeof(err)));
 	char expected[256];
 	snprintf(expected, sizeof(expected), "%s:1: %.80s\u2026: missing value\n",
-		path, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+			path,
+			"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
 	ck_assert_str_eq(err, expected);
 
 	write_config("\x01\x1b[31mred\x7f\xc2\x9b value\n");
 	err[0] = '\0';
 	ck_assert(!load(&config, err, sizeof(err)));
 	snprintf(expected, sizeof(expected),
-		"%s:1: \\x01\\x1b[31mred\\x7f\\xc2\\x9b: unknown key\n", path);
+			"%s:1: \\x01\\x1b[31mred\\x7f\\xc2\\x9b: unknown key\n", path);
 	ck_assert_str_eq(err, expected);
 	for (const char *p = err; *p != '\0'; p++) {
 		ck_assert_msg(*p == '\n' || (*p >= 0x20 && *p < 0x7f) ||
-			(unsigned char)*p >= 0x80, "raw byte 0x%02x in '%s'",
-			(unsigned char)*p, err);
+						(unsigned char)*p >= 0x80,
+				"raw byte 0x%02x in '%s'", (unsigned char)*p, err);
 	}
 }
 END_TEST
 
 START_TEST(test_config_path_rules) {
 	write_config("path foot low-latency tearing\npath mpv pre-render\n"
-		"path foot low-latency\ntearing_box 120\n");
+				 "path foot low-latency\ntearing_box 120\n");
 	struct vt_config config;
 	vt_config_defaults(&config);
 	ck_assert_int_eq(config.tearing_box, 200);
@@ -238,7 +260,7 @@ START_TEST(test_config_path_rules) {
 	ck_assert_int_eq(config.tearing_box, 120);
 	/* the last matching line wins */
 	const struct vt_config_path_rule *rule =
-		vt_config_path_rule(&config, "foot");
+			vt_config_path_rule(&config, "foot");
 	ck_assert_ptr_nonnull(rule);
 	ck_assert_int_eq(rule->path, VT_CONFIG_PATH_LOW_LATENCY);
 	ck_assert(!rule->tearing);
@@ -257,7 +279,7 @@ START_TEST(test_config_path_rules) {
 	write_config("path foot low-latency\npath mpv vsync tearing\n");
 	ck_assert(!load(&config, err, sizeof(err)));
 	ck_assert(strstr(err, ":2: path: tearing goes only with low-latency") !=
-		NULL);
+			NULL);
 	ck_assert_int_eq(config.path_rules_len, 1);
 	ck_assert_ptr_null(vt_config_path_rule(&config, "foot"));
 }
@@ -292,20 +314,20 @@ END_TEST
  * (X11's keysymdef.h): q 0x71, Return 0xff0d, F4 0xffc1, Tab 0xff09. */
 START_TEST(test_config_bindings) {
 	write_config("bind Logo+Return exec foot -e sh -c 'echo hi'\n"
-		"bind alt+SHIFT+Q close\n"
-		"bind Mod4+Tab focus next\n"
-		"bind Super+Shift+Tab focus prev\n"
-		"bind Ctrl+Alt+F4 exit\n"
-		"bind Logo+m maximize\nbind Logo+f fullscreen\n"
-		"bind Control+r reload\n"
-		"bind Logo+m fullscreen\n");
+				 "bind alt+SHIFT+Q close\n"
+				 "bind Mod4+Tab focus next\n"
+				 "bind Super+Shift+Tab focus prev\n"
+				 "bind Ctrl+Alt+F4 exit\n"
+				 "bind Logo+m maximize\nbind Logo+f fullscreen\n"
+				 "bind Control+r reload\n"
+				 "bind Logo+m fullscreen\n");
 	struct vt_config config;
 	vt_config_defaults(&config);
 	char err[256] = "";
 	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
 	ck_assert_int_eq(config.bindings_len, 8);
 	const struct vt_config_binding *b =
-		vt_config_binding(&config, VT_MOD_LOGO, 0xff0d);
+			vt_config_binding(&config, VT_MOD_LOGO, 0xff0d);
 	ck_assert_ptr_nonnull(b);
 	ck_assert_int_eq(b->action, VT_ACTION_EXEC);
 	ck_assert_str_eq(b->command, "foot -e sh -c 'echo hi'");
@@ -313,32 +335,35 @@ START_TEST(test_config_bindings) {
 	b = vt_config_binding(&config, VT_MOD_SHIFT | VT_MOD_ALT, 0x71);
 	ck_assert(b != NULL && b->action == VT_ACTION_CLOSE);
 	/* a keysym of a shifted key matches its lower case (Shift+q gives Q) */
-	ck_assert_ptr_eq(vt_config_binding(&config, VT_MOD_SHIFT | VT_MOD_ALT,
-		0x51), b);
+	ck_assert_ptr_eq(
+			vt_config_binding(&config, VT_MOD_SHIFT | VT_MOD_ALT, 0x51), b);
 	/* locked modifiers (Caps Lock 1 << 1, Num Lock 1 << 4) do not count */
 	ck_assert_ptr_eq(vt_config_binding(&config,
-		VT_MOD_SHIFT | VT_MOD_ALT | 1u << 1 | 1u << 4, 0x71), b);
+							 VT_MOD_SHIFT | VT_MOD_ALT | 1u << 1 | 1u << 4,
+							 0x71),
+			b);
 	ck_assert_ptr_null(vt_config_binding(&config, VT_MOD_ALT, 0x71));
 	b = vt_config_binding(&config, VT_MOD_LOGO, 0xff09);
 	ck_assert(b != NULL && b->action == VT_ACTION_FOCUS_NEXT);
 	/* move and resize: a way or an edge, and pixels (20 when none) */
 	write_config("bind Alt+h move left 15\nbind Alt+j move down\n"
-		"bind Alt+k resize shrink height\nbind Alt+l resize grow width 7\n");
+				 "bind Alt+k resize shrink height\nbind Alt+l resize grow "
+				 "width 7\n");
 	struct vt_config moves;
 	vt_config_defaults(&moves);
 	ck_assert_msg(load(&moves, err, sizeof(err)), "%s", err);
 	b = vt_config_binding(&moves, VT_MOD_ALT, 0x68);
 	ck_assert(b != NULL && b->action == VT_ACTION_MOVE &&
-		b->arg == VT_WAY_LEFT && b->amount == 15);
+			b->arg == VT_WAY_LEFT && b->amount == 15);
 	b = vt_config_binding(&moves, VT_MOD_ALT, 0x6a);
 	ck_assert(b != NULL && b->action == VT_ACTION_MOVE &&
-		b->arg == VT_WAY_DOWN && b->amount == 20);
+			b->arg == VT_WAY_DOWN && b->amount == 20);
 	b = vt_config_binding(&moves, VT_MOD_ALT, 0x6b);
 	ck_assert(b != NULL && b->action == VT_ACTION_RESIZE && b->arg == 1 &&
-		b->amount == -20);
+			b->amount == -20);
 	b = vt_config_binding(&moves, VT_MOD_ALT, 0x6c);
 	ck_assert(b != NULL && b->action == VT_ACTION_RESIZE && b->arg == 0 &&
-		b->amount == 7);
+			b->amount == 7);
 	b = vt_config_binding(&config, VT_MOD_LOGO | VT_MOD_SHIFT, 0xff09);
 	ck_assert(b != NULL && b->action == VT_ACTION_FOCUS_PREV);
 	b = vt_config_binding(&config, VT_MOD_CTRL | VT_MOD_ALT, 0xffc1);
@@ -362,8 +387,9 @@ START_TEST(test_config_bindings) {
 		{ "bind Alt+x move left 0", "expected pixels from 1 to 10000" },
 		{ "bind Alt+x resize grow depth", "expected resize grow or shrink" },
 		{ "bind Alt+x resize grow width 10 px", "expected resize grow" },
-		{ "bind Alt+x focus left", "expected focus next, focus prev or "
-			"focus output" },
+		{ "bind Alt+x focus left",
+				"expected focus next, focus prev or "
+				"focus output" },
 		{ "bind Alt+x close now", "this action takes no arguments" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -372,8 +398,8 @@ START_TEST(test_config_bindings) {
 		write_config(text);
 		ck_assert(!load(&config, err, sizeof(err)));
 		ck_assert_msg(strstr(err, ":2: bind: ") != NULL &&
-			strstr(err, bad[i].reason) != NULL, "'%s': %s", bad[i].line,
-			err);
+						strstr(err, bad[i].reason) != NULL,
+				"'%s': %s", bad[i].line, err);
 		/* the bindings in force stay */
 		ck_assert_int_eq(config.bindings_len, 8);
 	}
@@ -412,8 +438,9 @@ START_TEST(test_config_decorations) {
 	ck_assert(!config.server_decorations);
 	write_config("decorations none\n");
 	ck_assert(!load(&config, err, sizeof(err)));
-	ck_assert_msg(strstr(err, ":1: decorations: expected server or client")
-		!= NULL, "%s", err);
+	ck_assert_msg(strstr(err, ":1: decorations: expected server or client") !=
+					NULL,
+			"%s", err);
 	ck_assert(!config.server_decorations);
 	write_config("repeat_rate 30\n");
 	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
@@ -432,19 +459,19 @@ START_TEST(test_config_kiosk) {
 	ck_assert_int_eq(config.hide_cursor_ms, -1);
 	ck_assert_int_eq(config.allow, 0);
 	write_config("app_exit restart\nkiosk_output HDMI-A-1\nhide_cursor 2.5\n"
-		"allow screencopy,gamma\nallow data-control\n");
+				 "allow screencopy,gamma\nallow data-control\n");
 	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
 	ck_assert_int_eq(config.app_exit, VT_APP_EXIT_RESTART);
 	ck_assert_int_eq(config.kiosk_output, VT_KIOSK_NAMED);
 	ck_assert_str_eq(config.kiosk_output_name, "HDMI-A-1");
 	ck_assert_int_eq(config.hide_cursor_ms, 2500);
 	ck_assert_int_eq(config.allow,
-		VT_PRIV_SCREENCOPY | VT_PRIV_GAMMA | VT_PRIV_DATA_CONTROL);
+			VT_PRIV_SCREENCOPY | VT_PRIV_GAMMA | VT_PRIV_DATA_CONTROL);
 	/* the interfaces of a class */
 	ck_assert_int_eq(vt_privilege_of("zwp_virtual_keyboard_manager_v1"),
-		VT_PRIV_VIRTUAL_INPUT);
+			VT_PRIV_VIRTUAL_INPUT);
 	ck_assert_int_eq(vt_privilege_of("zwlr_export_dmabuf_manager_v1"),
-		VT_PRIV_SCREENCOPY);
+			VT_PRIV_SCREENCOPY);
 	ck_assert_int_eq(vt_privilege_of("xdg_wm_base"), 0);
 	/* a reload starts from the defaults of these keys */
 	write_config("kiosk_output extend\nhide_cursor always\nallow all\n");
@@ -462,7 +489,7 @@ START_TEST(test_config_kiosk) {
 	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
 	ck_assert(vt_config_vt_switch(&config));
 	write_config("mode desktop\nvt_switch off\nallow all\n"
-		"kiosk_output extend\n");
+				 "kiosk_output extend\n");
 	ck_assert_msg(load(&config, err, sizeof(err)), "%s", err);
 	ck_assert(!vt_config_vt_switch(&config));
 	/* bad values name the line and keep the previous config */
@@ -477,8 +504,7 @@ START_TEST(test_config_kiosk) {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_config(bad[i][0]);
 		ck_assert(!load(&config, err, sizeof(err)));
-		ck_assert_msg(strstr(err, bad[i][1]) != NULL, "%s: %s", bad[i][0],
-			err);
+		ck_assert_msg(strstr(err, bad[i][1]) != NULL, "%s: %s", bad[i][0], err);
 		ck_assert_int_eq(config.kiosk_output, VT_KIOSK_EXTEND);
 		ck_assert_int_eq(config.allow, VT_PRIV_ALL);
 	}
@@ -490,15 +516,15 @@ END_TEST
  * (next, prev, left, right), minimize nothing; each bad form named. */
 START_TEST(test_config_workspace_bindings) {
 	write_config("bind Logo+1 workspace 1\n"
-		"bind Logo+0 workspace 10\n"
-		"bind Logo+Shift+3 move-to-workspace 3\n"
-		"bind Logo+Left focus output left\n"
-		"bind Logo+Right focus output  right\n"
-		"bind Logo+o focus output next\n"
-		"bind Logo+p focus output prev\n"
-		"bind Logo+Shift+Left move-to-output left\n"
-		"bind Logo+Shift+o move-to-output next\n"
-		"bind Logo+h minimize\n");
+				 "bind Logo+0 workspace 10\n"
+				 "bind Logo+Shift+3 move-to-workspace 3\n"
+				 "bind Logo+Left focus output left\n"
+				 "bind Logo+Right focus output  right\n"
+				 "bind Logo+o focus output next\n"
+				 "bind Logo+p focus output prev\n"
+				 "bind Logo+Shift+Left move-to-output left\n"
+				 "bind Logo+Shift+o move-to-output next\n"
+				 "bind Logo+h minimize\n");
 	struct vt_config config;
 	vt_config_defaults(&config);
 	char err[256] = "";
@@ -517,17 +543,18 @@ START_TEST(test_config_workspace_bindings) {
 		{ VT_MOD_LOGO, 0x6f, VT_ACTION_FOCUS_OUTPUT, VT_DIR_NEXT },
 		{ VT_MOD_LOGO, 0x70, VT_ACTION_FOCUS_OUTPUT, VT_DIR_PREV },
 		{ VT_MOD_LOGO | VT_MOD_SHIFT, 0xff51, VT_ACTION_MOVE_TO_OUTPUT,
-			VT_DIR_LEFT },
+				VT_DIR_LEFT },
 		{ VT_MOD_LOGO | VT_MOD_SHIFT, 0x6f, VT_ACTION_MOVE_TO_OUTPUT,
-			VT_DIR_NEXT },
+				VT_DIR_NEXT },
 		{ VT_MOD_LOGO, 0x68, VT_ACTION_MINIMIZE, 0 },
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		const struct vt_config_binding *b = vt_config_binding(&config,
-			want[i].mods, want[i].keysym);
+		const struct vt_config_binding *b =
+				vt_config_binding(&config, want[i].mods, want[i].keysym);
 		ck_assert_msg(b != NULL && b->action == want[i].action &&
-			b->arg == want[i].arg, "binding %zu: action %d arg %d", i,
-			b != NULL ? (int)b->action : -1, b != NULL ? b->arg : -1);
+						b->arg == want[i].arg,
+				"binding %zu: action %d arg %d", i,
+				b != NULL ? (int)b->action : -1, b != NULL ? b->arg : -1);
 	}
 
 	static const struct {
@@ -539,8 +566,9 @@ START_TEST(test_config_workspace_bindings) {
 		{ "bind Alt+x workspace two", "expected a workspace number" },
 		{ "bind Alt+x move-to-workspace 3 4", "expected a workspace number" },
 		{ "bind Alt+x focus output", "expected focus next, focus prev" },
-		{ "bind Alt+x focus output up", "expected focus output next, prev, "
-			"left or right" },
+		{ "bind Alt+x focus output up",
+				"expected focus output next, prev, "
+				"left or right" },
 		{ "bind Alt+x focus outputs next", "expected focus next" },
 		{ "bind Alt+x move-to-output", "expected move-to-output next" },
 		{ "bind Alt+x move-to-output down", "expected move-to-output next" },
@@ -552,8 +580,8 @@ START_TEST(test_config_workspace_bindings) {
 		write_config(text);
 		ck_assert(!load(&config, err, sizeof(err)));
 		ck_assert_msg(strstr(err, ":2: bind: ") != NULL &&
-			strstr(err, bad[i].reason) != NULL, "'%s': %s", bad[i].line,
-			err);
+						strstr(err, bad[i].reason) != NULL,
+				"'%s': %s", bad[i].line, err);
 		ck_assert_int_eq(config.bindings_len, 10);
 	}
 }

@@ -62,15 +62,13 @@ static bool fixture_init(struct fixture *f, enum kind kind) {
 		ck_assert_ptr_nonnull(f->cpu);
 		f->engine = vr_engine_create_cpu(f->cpu);
 		break;
-	case KIND_REFERENCE:
-		f->engine = vr_engine_create_reference();
-		break;
+	case KIND_REFERENCE: f->engine = vr_engine_create_reference(); break;
 	}
 	ck_assert_ptr_nonnull(f->engine);
 	ck_assert_str_eq(vr_engine_name(f->engine), kind_names[kind]);
 	ck_assert(vr_engine_host_images(f->engine) == (kind != KIND_VULKAN));
 	f->image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, W, H,
-		f->pixels, W * 4);
+			f->pixels, W * 4);
 	f->tree = vr_tree_create();
 	struct vr_node *root = vr_tree_root(f->tree);
 	struct vr_node *background = vr_node_create(f->tree);
@@ -195,20 +193,17 @@ static void check_engine(enum kind kind) {
 	fixture_finish(&f);
 }
 
-START_TEST(test_engine_vulkan)
-{
+START_TEST(test_engine_vulkan) {
 	check_engine(KIND_VULKAN);
 }
 END_TEST
 
-START_TEST(test_engine_cpu)
-{
+START_TEST(test_engine_cpu) {
 	check_engine(KIND_CPU);
 }
 END_TEST
 
-START_TEST(test_engine_reference)
-{
+START_TEST(test_engine_reference) {
 	check_engine(KIND_REFERENCE);
 }
 END_TEST

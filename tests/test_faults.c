@@ -7,8 +7,8 @@
  *   draws; screenshots equal the reference and frames keep coming.
  * - device_lost: the device is lost in the middle of a run (fault
  *   injection, $VITRAIL_FAULT_DEVICE_LOST=N: frame N's fence reports
- *   VK_ERROR_DEVICE_LOST): vitrail goes on with the CPU backend, frames keep being
- *   presented at the refresh rate, the screen equals the reference, and
+ *   VK_ERROR_DEVICE_LOST): vitrail goes on with the CPU backend, frames keep
+ * being presented at the refresh rate, the screen equals the reference, and
  *   vitrail exits cleanly (no leak under ASan).
  * - unplug: one of two outputs is unplugged while both have frames being
  *   rendered and queued: its windows move to the other, and on the other
@@ -81,9 +81,10 @@ static void wait_for_log(struct harness_vitrail *vitrail, const char *text,
 			return;
 		}
 		harness_assert_alive(vitrail->proc);
-		ck_assert_msg(harness_now_ms() < deadline, "vitrail did not log "
-			"'%s' within %d ms (see %s)", text, timeout_ms,
-			vitrail->proc->log_path);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"vitrail did not log "
+				"'%s' within %d ms (see %s)",
+				text, timeout_ms, vitrail->proc->log_path);
 		harness_sleep_ms(20);
 	}
 }
@@ -113,17 +114,20 @@ static size_t check_presented(const struct harness_frame *frames, size_t n,
 		}
 		if (f->presented_ns == 0) {
 			ck_assert_msg(f->render_end_ns > f->target_vblank_ns,
-				"%s: frame %" PRIu64 " was ready %.1f ms before its vblank "
-				"and never shown", output, f->seq,
-				(double)(f->target_vblank_ns - f->render_end_ns) / 1e6);
+					"%s: frame %" PRIu64 " was ready %.1f ms before its vblank "
+					"and never shown",
+					output, f->seq,
+					(double)(f->target_vblank_ns - f->render_end_ns) / 1e6);
 			replaced++;
 			continue;
 		}
 		presented++;
 		if (last != 0) {
-			ck_assert_msg(f->presented_ns > last, "%s: frame %" PRIu64
-				" presented at %" PRIu64 ", not after the one before "
-				"(%" PRIu64 ")", output, f->seq, f->presented_ns, last);
+			ck_assert_msg(f->presented_ns > last,
+					"%s: frame %" PRIu64 " presented at %" PRIu64
+					", not after the one before "
+					"(%" PRIu64 ")",
+					output, f->seq, f->presented_ns, last);
 			uint64_t gap = f->presented_ns - last;
 			if (gap > worst) {
 				worst = gap;
@@ -133,23 +137,24 @@ static size_t check_presented(const struct harness_frame *frames, size_t n,
 	}
 	uint64_t vblanks = (to_ns - from_ns) / PERIOD_NS;
 	printf("%s: %zu frames presented, %zu late and replaced, in %" PRIu64
-		" vblanks; longest interval %.1f ms (bound %.1f ms)\n", output,
-		presented, replaced, vblanks, (double)worst / 1e6,
-		(double)gap_max / 1e6);
-	ck_assert_msg(worst <= gap_max, "%s: %.1f ms between two presented "
-		"frames (bound %.1f ms)", output, (double)worst / 1e6,
-		(double)gap_max / 1e6);
+		   " vblanks; longest interval %.1f ms (bound %.1f ms)\n",
+			output, presented, replaced, vblanks, (double)worst / 1e6,
+			(double)gap_max / 1e6);
+	ck_assert_msg(worst <= gap_max,
+			"%s: %.1f ms between two presented "
+			"frames (bound %.1f ms)",
+			output, (double)worst / 1e6, (double)gap_max / 1e6);
 	// and frames at all: at least one per bound
 	ck_assert_msg(presented >= (to_ns - from_ns) / gap_max,
-		"%s: %zu frames presented in %" PRIu64 " vblanks", output,
-		presented, vblanks);
+			"%s: %zu frames presented in %" PRIu64 " vblanks", output,
+			presented, vblanks);
 	return presented;
 }
 
-/* ---- no_vulkan ------------------------------------------------------------ */
+/* ---- no_vulkan ------------------------------------------------------------
+ */
 
-START_TEST(test_faults_no_vulkan)
-{
+START_TEST(test_faults_no_vulkan) {
 	struct harness *harness = harness_create("no_vulkan");
 	char *frame_log = out_file(harness, "frames.csv");
 	const char *extra[] = { "--frame-log", frame_log, NULL };
@@ -157,12 +162,12 @@ START_TEST(test_faults_no_vulkan)
 	const char *env[] = { "VK_ICD_FILENAMES=/nonexistent/vitrail-no-icd.json",
 		NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-			.extra_args = extra,
-			.env = env,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+					.extra_args = extra,
+					.env = env,
+			});
 	wait_for_log(vitrail, "the CPU backend draws instead", 1000);
 	spawn_simple_shm(harness, vitrail);
 	spawn_demo(harness, vitrail, "demo");
@@ -183,22 +188,22 @@ START_TEST(test_faults_no_vulkan)
 }
 END_TEST
 
-/* ---- device_lost ---------------------------------------------------------- */
+/* ---- device_lost ----------------------------------------------------------
+ */
 
-START_TEST(test_faults_device_lost)
-{
+START_TEST(test_faults_device_lost) {
 	struct harness *harness = harness_create("device_lost");
 	char *frame_log = out_file(harness, "frames.csv");
 	const char *extra[] = { "--frame-log", frame_log, NULL };
 	// About two seconds in: the clients are up and drawing by then.
 	const char *env[] = { "VITRAIL_FAULT_DEVICE_LOST=120", NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-			.extra_args = extra,
-			.env = env,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+					.extra_args = extra,
+					.env = env,
+			});
 	spawn_simple_shm(harness, vitrail);
 	spawn_demo(harness, vitrail, "demo");
 	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -214,8 +219,8 @@ START_TEST(test_faults_device_lost)
 	size_t n = harness_read_frame_log(frame_log, &frames);
 	// Frames the device never finished were dropped at the loss; from
 	// 200 ms after it, the pixman path keeps the pace.
-	size_t presented = check_presented(frames, n, "HEADLESS-1",
-		lost + 200000000ull, to);
+	size_t presented =
+			check_presented(frames, n, "HEADLESS-1", lost + 200000000ull, to);
 	ck_assert_uint_gt(presented, 0);
 	free(frames);
 	free(frame_log);
@@ -223,19 +228,19 @@ START_TEST(test_faults_device_lost)
 }
 END_TEST
 
-/* ---- unplug ---------------------------------------------------------------- */
+/* ---- unplug ----------------------------------------------------------------
+ */
 
-START_TEST(test_faults_unplug)
-{
+START_TEST(test_faults_unplug) {
 	struct harness *harness = harness_create("unplug");
 	char *frame_log = out_file(harness, "frames.csv");
 	const char *extra[] = { "--frame-log", frame_log, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 2,
-			.output_size = "640x480",
-			.extra_args = extra,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 2,
+					.output_size = "640x480",
+					.extra_args = extra,
+			});
 	struct harness_conn *conn = vitrail->conn;
 	// New windows go to the output with the fewest: two per output, each
 	// drawing at every frame, so both outputs always have frames being
@@ -255,7 +260,7 @@ START_TEST(test_faults_unplug)
 		on_first += strcmp(windows[i].output, "HEADLESS-1") == 0;
 	}
 	ck_assert_msg(on_first == 2, "expected two windows on HEADLESS-1:\n%s",
-		harness_describe_windows(conn));
+			harness_describe_windows(conn));
 	harness_sleep_ms(1000);
 
 	uint64_t before = now_ns();
@@ -270,8 +275,8 @@ START_TEST(test_faults_unplug)
 	ck_assert_uint_eq(count, 4);
 	for (size_t i = 0; i < count; i++) {
 		ck_assert_msg(strcmp(windows[i].output, "HEADLESS-2") == 0,
-			"a window stayed on the unplugged output:\n%s",
-			harness_describe_windows(conn));
+				"a window stayed on the unplugged output:\n%s",
+				harness_describe_windows(conn));
 	}
 	harness_check_output(conn, "HEADLESS-2", TOLERANCE);
 	harness_stop_vitrail(harness, vitrail);
@@ -286,11 +291,13 @@ START_TEST(test_faults_unplug)
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(frames[i].output, "HEADLESS-1") == 0) {
 			ck_assert_msg(frames[i].render_start_ns < unplugged,
-				"HEADLESS-1 rendered frame %" PRIu64 " after it was "
-				"unplugged", frames[i].seq);
+					"HEADLESS-1 rendered frame %" PRIu64 " after it was "
+					"unplugged",
+					frames[i].seq);
 			ck_assert_msg(frames[i].presented_ns < unplugged,
-				"HEADLESS-1 presented frame %" PRIu64 " after it was "
-				"unplugged", frames[i].seq);
+					"HEADLESS-1 presented frame %" PRIu64 " after it was "
+					"unplugged",
+					frames[i].seq);
 		}
 	}
 	free(frames);
@@ -299,39 +306,41 @@ START_TEST(test_faults_unplug)
 }
 END_TEST
 
-/* ---- no_parent ------------------------------------------------------------ */
+/* ---- no_parent ------------------------------------------------------------
+ */
 
 static void check_no_parent(struct harness *harness, const char *backend,
 		const char *const env[], const char *expect) {
 	const char *bin = getenv("VITRAIL_BIN");
 	ck_assert_msg(bin != NULL, "VITRAIL_BIN is not set");
-	const char *argv[] = { bin, "--backend", backend, "--outputs", "2",
-		NULL };
-	struct harness_proc *proc = harness_spawn(harness, backend, argv, env,
-		-1);
-	ck_assert_msg(harness_proc_wait(proc, 10000), "vitrail --backend %s "
-		"without a parent did not exit (see %s)", backend, proc->log_path);
+	const char *argv[] = { bin, "--backend", backend, "--outputs", "2", NULL };
+	struct harness_proc *proc = harness_spawn(harness, backend, argv, env, -1);
+	ck_assert_msg(harness_proc_wait(proc, 10000),
+			"vitrail --backend %s "
+			"without a parent did not exit (see %s)",
+			backend, proc->log_path);
 	char *log = harness_proc_log(proc);
 	ck_assert_msg(WIFEXITED(proc->status) && WEXITSTATUS(proc->status) == 1,
-		"vitrail --backend %s without a parent: wait status 0x%x, not "
-		"exit status 1; its log:\n%s", backend, proc->status, log);
-	ck_assert_msg(strstr(log, expect) != NULL, "vitrail --backend %s "
-		"without a parent did not log '%s'; its log:\n%s", backend, expect,
-		log);
+			"vitrail --backend %s without a parent: wait status 0x%x, not "
+			"exit status 1; its log:\n%s",
+			backend, proc->status, log);
+	ck_assert_msg(strstr(log, expect) != NULL,
+			"vitrail --backend %s "
+			"without a parent did not log '%s'; its log:\n%s",
+			backend, expect, log);
 	free(log);
 }
 
-START_TEST(test_faults_no_parent)
-{
+START_TEST(test_faults_no_parent) {
 	struct harness *harness = harness_create("no_parent");
 	const char *wayland_env[] = { "WAYLAND_DISPLAY=vitrail-no-such-socket",
 		"WAYLAND_SOCKET", "DISPLAY", NULL };
 	check_no_parent(harness, "wayland", wayland_env,
-		"cannot connect to the parent Wayland compositor "
-		"(WAYLAND_DISPLAY=vitrail-no-such-socket)");
+			"cannot connect to the parent Wayland compositor "
+			"(WAYLAND_DISPLAY=vitrail-no-such-socket)");
 	const char *x11_env[] = { "DISPLAY=:4242", "WAYLAND_DISPLAY", NULL };
 	check_no_parent(harness, "x11", x11_env,
-		"cannot connect to the X server (DISPLAY=:4242)");
+			"cannot connect to the X server (DISPLAY=:4242)");
 	harness_destroy(harness);
 }
 END_TEST

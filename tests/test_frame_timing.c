@@ -52,11 +52,11 @@ static void split(uint64_t ns, uint32_t *hi, uint32_t *lo, uint32_t *nsec) {
 static struct harness_vitrail *start(struct harness *harness,
 		const char *const *extra) {
 	return harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-			.extra_args = extra,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+					.extra_args = extra,
+			});
 }
 
 /* A client with a 64x64 window and a timing object for its surface. */
@@ -71,15 +71,15 @@ static void client_start(struct client *c, struct harness_vitrail *vitrail) {
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	ck_assert(sc_app_init(&c->app, "test-frame-timing"));
 	ck_assert_msg(c->app.timing_manager != NULL,
-		"no vitrail_frame_timing_manager_v1");
+			"no vitrail_frame_timing_manager_v1");
 	ck_assert(sc_app_create_window(&c->app, "timing", "timing", 64, 64,
-		0xff404040));
+			0xff404040));
 	for (int i = 0; i < 8; i++) {
 		c->buffers[i] = sc_buffer_create(&c->app, 64, 64,
-			WL_SHM_FORMAT_XRGB8888, 0xff000000 | (uint32_t)(i * 0x203040));
+				WL_SHM_FORMAT_XRGB8888, 0xff000000 | (uint32_t)(i * 0x203040));
 	}
 	c->timing = vitrail_frame_timing_manager_v1_get_surface_timing(
-		c->app.timing_manager, c->app.surface);
+			c->app.timing_manager, c->app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(c->app.display), 0);
 }
 
@@ -99,11 +99,12 @@ static void assert_error(struct client *c, const struct wl_interface *iface,
 	int ret = wl_display_roundtrip(c->app.display);
 	ck_assert_msg(ret < 0, "%s: no protocol error", what);
 	const struct wl_interface *got = NULL;
-	uint32_t got_code = wl_display_get_protocol_error(c->app.display, &got,
-		NULL);
-	ck_assert_msg(got == iface && got_code == code, "%s: error %u on %s, "
-		"expected %u on %s", what, got_code, got != NULL ? got->name : "?",
-		code, iface->name);
+	uint32_t got_code =
+			wl_display_get_protocol_error(c->app.display, &got, NULL);
+	ck_assert_msg(got == iface && got_code == code,
+			"%s: error %u on %s, "
+			"expected %u on %s",
+			what, got_code, got != NULL ? got->name : "?", code, iface->name);
 }
 
 /* Dispatch for ms, or until *flag. */
@@ -145,9 +146,8 @@ static void tl_slot(void *data, struct vitrail_frame_timeline_v1 *tl,
 	t->n++;
 }
 
-static void tl_predicted_input(void *data,
-		struct vitrail_frame_timeline_v1 *tl, uint32_t hi, uint32_t lo,
-		uint32_t ns, wl_fixed_t x, wl_fixed_t y) {
+static void tl_predicted_input(void *data, struct vitrail_frame_timeline_v1 *tl,
+		uint32_t hi, uint32_t lo, uint32_t ns, wl_fixed_t x, wl_fixed_t y) {
 	struct timeline *t = data;
 	ck_assert_int_lt(t->npred, 8);
 	ck_assert_msg(t->n > 0, "predicted_input before any slot");
@@ -172,7 +172,7 @@ static const struct vitrail_frame_timeline_v1_listener tl_listener = {
 static struct timeline get_timeline(struct client *c) {
 	struct timeline t = { 0 };
 	struct vitrail_frame_timeline_v1 *tl =
-		vitrail_surface_timing_v1_get_timeline(c->timing);
+			vitrail_surface_timing_v1_get_timeline(c->timing);
 	vitrail_frame_timeline_v1_add_listener(tl, &tl_listener, &t);
 	pump(c, 5000, &t.done);
 	ck_assert_msg(t.done, "no timeline done event");
@@ -247,8 +247,7 @@ static void wait_feedback(struct client *c, struct feedback *f, int n) {
  * limit applies at commit; with commits queued, the slots come after the
  * last queued target.
  */
-START_TEST(test_frame_timing_timeline)
-{
+START_TEST(test_frame_timing_timeline) {
 	struct harness *harness = harness_create("timeline");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	struct client c;
@@ -306,8 +305,7 @@ END_TEST
  * is shown a refresh or more after the last targeted one. On time (shown
  * exactly at its target) is printed; the demo case checks that most are.
  */
-START_TEST(test_frame_timing_queued)
-{
+START_TEST(test_frame_timing_queued) {
 	struct harness *harness = harness_create("queued");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	struct client c;
@@ -330,9 +328,10 @@ START_TEST(test_frame_timing_queued)
 	uint64_t last_shown = 0;
 	for (int i = 0; i < 4; i++) {
 		if (!f[i].presented) {
-			ck_assert_msg(f[i].reason ==
-				VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED && i < 3,
-				"commit %d discarded (%u)", i, f[i].reason);
+			ck_assert_msg(
+					f[i].reason == VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED &&
+							i < 3,
+					"commit %d discarded (%u)", i, f[i].reason);
 			// replaced: the frame that showed a later one came after
 			// this one's slot
 			int j = i + 1;
@@ -340,30 +339,35 @@ START_TEST(test_frame_timing_queued)
 				j++;
 			}
 			ck_assert_msg(j < 4 && f[j].shown_ns > want[i] + PERIOD / 2,
-				"commit %d replaced though its slot was not missed", i);
+					"commit %d replaced though its slot was not missed", i);
 			continue;
 		}
 		if (i < 3) {
-			ck_assert_msg(f[i].shown_ns + SLACK_NS >= want[i], "commit %d "
-				"shown %.3f ms before its target", i,
-				((double)want[i] - (double)f[i].shown_ns) / 1e6);
+			ck_assert_msg(f[i].shown_ns + SLACK_NS >= want[i],
+					"commit %d "
+					"shown %.3f ms before its target",
+					i, ((double)want[i] - (double)f[i].shown_ns) / 1e6);
 			uint64_t late = f[i].shown_ns + SLACK_NS - want[i];
-			ck_assert_msg(late % PERIOD <= 2 * SLACK_NS, "commit %d shown "
-				"off the vblank grid (%.3f ms late)", i, late / 1e6);
+			ck_assert_msg(late % PERIOD <= 2 * SLACK_NS,
+					"commit %d shown "
+					"off the vblank grid (%.3f ms late)",
+					i, late / 1e6);
 			on_time += late <= 2 * SLACK_NS;
 		}
-		ck_assert_msg(f[i].shown_ns > last_shown, "commit %d shown before "
-			"the one ahead of it", i);
+		ck_assert_msg(f[i].shown_ns > last_shown,
+				"commit %d shown before "
+				"the one ahead of it",
+				i);
 		ck_assert_uint_le(f[i].target_ns, f[i].shown_ns + SLACK_NS);
 		last_shown = f[i].shown_ns;
 	}
 	ck_assert_msg(f[3].presented, "the untargeted commit was discarded");
 	uint64_t last_targeted = f[2].presented ? f[2].shown_ns : 0;
 	ck_assert_msg(f[3].shown_ns + SLACK_NS >= last_targeted + PERIOD,
-		"the untargeted commit was shown %+.3f ms after the last targeted "
-		"one", ((double)f[3].shown_ns - (double)last_targeted) / 1e6);
-	printf("queued: %d of 3 commits shown exactly at their target\n",
-		on_time);
+			"the untargeted commit was shown %+.3f ms after the last targeted "
+			"one",
+			((double)f[3].shown_ns - (double)last_targeted) / 1e6);
+	printf("queued: %d of 3 commits shown exactly at their target\n", on_time);
 
 	client_finish(&c);
 	harness_stop_vitrail(harness, vitrail);
@@ -378,8 +382,7 @@ END_TEST
  * replaced. A commit far ahead whose surface is destroyed:
  * surface_destroyed.
  */
-START_TEST(test_frame_timing_discarded)
-{
+START_TEST(test_frame_timing_discarded) {
 	struct harness *harness = harness_create("discarded");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	struct client c;
@@ -391,10 +394,10 @@ START_TEST(test_frame_timing_discarded)
 	ask_feedback(&c, &f[1]);
 	show(&c, 2);
 	wait_feedback(&c, f, 2);
-	ck_assert_msg(!f[0].presented && f[0].reason ==
-		VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED,
-		"the overtaken commit: presented %d reason %u", f[0].presented,
-		f[0].reason);
+	ck_assert_msg(!f[0].presented &&
+					f[0].reason == VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED,
+			"the overtaken commit: presented %d reason %u", f[0].presented,
+			f[0].reason);
 	ck_assert(f[1].presented);
 
 	uint64_t past = now_ns() - 10 * PERIOD;
@@ -405,10 +408,10 @@ START_TEST(test_frame_timing_discarded)
 	target(&c, past + PERIOD);
 	show(&c, 4);
 	wait_feedback(&c, f, 2);
-	ck_assert_msg(!f[0].presented && f[0].reason ==
-		VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED,
-		"the earlier due commit: presented %d reason %u", f[0].presented,
-		f[0].reason);
+	ck_assert_msg(!f[0].presented &&
+					f[0].reason == VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED,
+			"the earlier due commit: presented %d reason %u", f[0].presented,
+			f[0].reason);
 	ck_assert(f[1].presented);
 
 	ask_feedback(&c, &f[0]);
@@ -423,13 +426,14 @@ START_TEST(test_frame_timing_discarded)
 	wl_surface_destroy(c.app.surface);
 	c.app.surface = NULL;
 	wait_feedback(&c, f, 1);
-	ck_assert_msg(!f[0].presented && f[0].reason ==
-		VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED,
-		"presented %d reason %u", f[0].presented, f[0].reason);
+	ck_assert_msg(!f[0].presented &&
+					f[0].reason ==
+							VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED,
+			"presented %d reason %u", f[0].presented, f[0].reason);
 	// and its requests are the surface_gone error
 	vitrail_surface_timing_v1_set_prerender_limit(c.timing, 2);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
-		VITRAIL_SURFACE_TIMING_V1_ERROR_SURFACE_GONE, "surface_gone");
+			VITRAIL_SURFACE_TIMING_V1_ERROR_SURFACE_GONE, "surface_gone");
 
 	client_finish(&c);
 	harness_assert_alive(vitrail->proc);
@@ -439,46 +443,45 @@ START_TEST(test_frame_timing_discarded)
 END_TEST
 
 /* Every error, each on a connection of its own; vitrail carries on. */
-START_TEST(test_frame_timing_errors)
-{
+START_TEST(test_frame_timing_errors) {
 	struct harness *harness = harness_create("errors");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	struct client c;
 
 	client_start(&c, vitrail);
 	struct vitrail_surface_timing_v1 *second =
-		vitrail_frame_timing_manager_v1_get_surface_timing(
-			c.app.timing_manager, c.app.surface);
+			vitrail_frame_timing_manager_v1_get_surface_timing(
+					c.app.timing_manager, c.app.surface);
 	assert_error(&c, &vitrail_frame_timing_manager_v1_interface,
-		VITRAIL_FRAME_TIMING_MANAGER_V1_ERROR_ALREADY_EXISTS,
-		"already_exists");
+			VITRAIL_FRAME_TIMING_MANAGER_V1_ERROR_ALREADY_EXISTS,
+			"already_exists");
 	vitrail_surface_timing_v1_destroy(second);
 	client_finish(&c);
 
 	client_start(&c, vitrail);
 	vitrail_surface_timing_v1_set_path(c.timing, 7);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
-		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_PATH, "invalid_path");
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_PATH, "invalid_path");
 	client_finish(&c);
 
 	for (uint32_t limit = 0; limit <= 6; limit += 6) {
 		client_start(&c, vitrail);
 		vitrail_surface_timing_v1_set_prerender_limit(c.timing, limit);
 		assert_error(&c, &vitrail_surface_timing_v1_interface,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_LIMIT, "invalid_limit");
+				VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_LIMIT, "invalid_limit");
 		client_finish(&c);
 	}
 
 	client_start(&c, vitrail);
 	vitrail_surface_timing_v1_set_input_prediction(c.timing, 3);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
-		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_MODEL, "invalid_model");
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_MODEL, "invalid_model");
 	client_finish(&c);
 
 	client_start(&c, vitrail);
 	vitrail_surface_timing_v1_set_target_time(c.timing, 0, 1, 1000000000);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
-		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME, "invalid_time");
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME, "invalid_time");
 	client_finish(&c);
 
 	// 64 commits wait a minute ahead; a 65th target is one too many
@@ -491,7 +494,7 @@ START_TEST(test_frame_timing_errors)
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	target(&c, far + 64 * PERIOD);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
-		VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL, "queue_full");
+			VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL, "queue_full");
 	client_finish(&c);
 
 	// vitrail and a well-behaved client are fine afterwards
@@ -508,8 +511,7 @@ END_TEST
 
 /* A client that leaves (killed) with commits queued a second ahead:
  * vitrail releases them with the surface and goes on. */
-START_TEST(test_frame_timing_disconnect_queued)
-{
+START_TEST(test_frame_timing_disconnect_queued) {
 	struct harness *harness = harness_create("disconnect_queued");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	fflush(NULL);
@@ -529,9 +531,8 @@ START_TEST(test_frame_timing_disconnect_queued)
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"the client failed: 0x%x", status);
-	harness_wait_for_window_count(vitrail->conn, 0,
-		HARNESS_WINDOWS_TIMEOUT_MS);
+			"the client failed: 0x%x", status);
+	harness_wait_for_window_count(vitrail->conn, 0, HARNESS_WINDOWS_TIMEOUT_MS);
 	harness_assert_alive(vitrail->proc);
 	struct client d;
 	client_start(&d, vitrail);
@@ -560,8 +561,7 @@ static const struct wl_callback_listener callback_listener = {
  * (its frame callback comes), its feedback is not_shown, and a new
  * timing object on the surface works.
  */
-START_TEST(test_frame_timing_destroy_queued)
-{
+START_TEST(test_frame_timing_destroy_queued) {
 	struct harness *harness = harness_create("destroy_queued");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	struct client c;
@@ -571,7 +571,7 @@ START_TEST(test_frame_timing_destroy_queued)
 	target(&c, now_ns() + 60 * NSEC);
 	bool done = false;
 	wl_callback_add_listener(wl_surface_frame(c.app.surface),
-		&callback_listener, &done);
+			&callback_listener, &done);
 	show(&c, 1);
 	ask_feedback(&c, &f[1]);
 	show(&c, 2); // behind it, no target
@@ -580,12 +580,12 @@ START_TEST(test_frame_timing_destroy_queued)
 	pump(&c, 5000, &done);
 	ck_assert_msg(done, "the held commit did not apply");
 	wait_feedback(&c, f, 2);
-	ck_assert_msg(!f[0].presented && f[0].reason ==
-		VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN,
-		"presented %d reason %u", f[0].presented, f[0].reason);
+	ck_assert_msg(!f[0].presented &&
+					f[0].reason == VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN,
+			"presented %d reason %u", f[0].presented, f[0].reason);
 	harness_assert_alive(vitrail->proc);
 	c.timing = vitrail_frame_timing_manager_v1_get_surface_timing(
-		c.app.timing_manager, c.app.surface);
+			c.app.timing_manager, c.app.surface);
 	struct timeline t = get_timeline(&c);
 	ck_assert_int_eq(t.n, 3);
 	client_finish(&c);
@@ -618,10 +618,14 @@ static struct demo_result run_demo(struct harness *harness,
 	ck_assert_msg(status == 0, "the demo failed (%d):\n%s", status, log);
 	struct demo_result r = { 0 };
 	const char *line = strstr(log, "prerender-demo: shown");
-	ck_assert_msg(line != NULL && sscanf(line, "prerender-demo: shown %d "
-		"(pre_render %d, vsync %d) discarded %d on_time %d worst_ms %lf",
-		&r.shown, &r.pre, &r.vsync, &r.discarded, &r.on_time,
-		&r.worst_ms) == 6, "no result line:\n%s", log);
+	ck_assert_msg(line != NULL &&
+					sscanf(line,
+							"prerender-demo: shown %d "
+							"(pre_render %d, vsync %d) discarded %d on_time %d "
+							"worst_ms %lf",
+							&r.shown, &r.pre, &r.vsync, &r.discarded,
+							&r.on_time, &r.worst_ms) == 6,
+			"no result line:\n%s", log);
 	printf("%s", line);
 	free(log);
 	return r;
@@ -649,42 +653,45 @@ static double frames_ahead(const char *frame_log) {
  * frames ahead with the client's queued ones (frames queued > 1), which
  * under vsync it never does.
  */
-START_TEST(test_frame_timing_demo)
-{
+START_TEST(test_frame_timing_demo) {
 	const char *pacing[2] = { "vsync", "dvsync" };
 	double ahead[2];
 	for (int p = 0; p < 2; p++) {
 		struct harness *harness = harness_create(pacing[p]);
 		char *frame_log = NULL;
 		ck_assert(asprintf(&frame_log, "%s/frames.csv", harness->out_dir) > 0);
-		const char *extra[] = { "--pacing", pacing[p], "--frame-log",
-			frame_log, NULL };
+		const char *extra[] = { "--pacing", pacing[p], "--frame-log", frame_log,
+			NULL };
 		struct harness_vitrail *vitrail = start(harness, extra);
 		struct demo_result r = run_demo(harness, vitrail);
 		ck_assert_int_ge(r.shown + r.discarded, 180);
 		ck_assert_int_ge(r.pre, 60);
 		ck_assert_int_ge(r.vsync, 60);
 		if (!sanitized()) {
-			ck_assert_msg(r.on_time * 10 >= r.shown * 7, "%s: %d of %d "
-				"frames on time", pacing[p], r.on_time, r.shown);
+			ck_assert_msg(r.on_time * 10 >= r.shown * 7,
+					"%s: %d of %d "
+					"frames on time",
+					pacing[p], r.on_time, r.shown);
 		}
 		harness_stop_vitrail(harness, vitrail);
 		ahead[p] = frames_ahead(frame_log);
 		printf("%s: %.0f%% of vitrail's frames rendered ahead\n", pacing[p],
-			ahead[p] * 100);
+				ahead[p] * 100);
 		free(frame_log);
 		harness_destroy(harness);
 	}
 	if (sanitized()) {
 		// several times slower renders: timing is not what is tested
 		printf("demo: timing not checked under %s\n",
-			getenv("VITRAIL_TEST_SANITIZER"));
+				getenv("VITRAIL_TEST_SANITIZER"));
 		return;
 	}
 	ck_assert_msg(ahead[0] < 0.05, "vsync rendered %.0f%% ahead",
-		ahead[0] * 100);
-	ck_assert_msg(ahead[1] > 0.2, "dvsync rendered only %.0f%% of its frames "
-		"ahead with the pre_render client", ahead[1] * 100);
+			ahead[0] * 100);
+	ck_assert_msg(ahead[1] > 0.2,
+			"dvsync rendered only %.0f%% of its frames "
+			"ahead with the pre_render client",
+			ahead[1] * 100);
 }
 END_TEST
 
@@ -729,8 +736,8 @@ static bool drag_samples(struct harness_conn *conn, struct drag *d, int n) {
 		uint64_t t = now_ns();
 		d->last_x = drag_x(d, t);
 		harness_pointer_move(conn, d->last_x, d->y);
-		on_time &= t - due <= SAMPLE_SLACK_NS &&
-			now_ns() - t <= SAMPLE_SLACK_NS;
+		on_time &=
+				t - due <= SAMPLE_SLACK_NS && now_ns() - t <= SAMPLE_SLACK_NS;
 	}
 	return on_time;
 }
@@ -746,8 +753,7 @@ static void drag_pressed(struct harness_conn *conn, struct drag *d, int n) {
 		d->t0 = now_ns();
 		harness_pointer_move(conn, d->x0, d->y);
 		harness_pointer_button(conn, BTN_LEFT, true);
-		if (now_ns() - d->t0 <= SAMPLE_SLACK_NS &&
-				drag_samples(conn, d, n)) {
+		if (now_ns() - d->t0 <= SAMPLE_SLACK_NS && drag_samples(conn, d, n)) {
 			return;
 		}
 		printf("drag %d late, again\n", try);
@@ -762,24 +768,24 @@ static void drag_pressed(struct harness_conn *conn, struct drag *d, int n) {
 static void assert_predicted(const struct timeline *t, const struct drag *d,
 		double wx, double wy, double tolerance_px, double rel,
 		const char *what) {
-	ck_assert_msg(t->npred == t->n, "%s: %d predicted_input for %d slots",
-		what, t->npred, t->n);
+	ck_assert_msg(t->npred == t->n, "%s: %d predicted_input for %d slots", what,
+			t->npred, t->n);
 	for (int i = 0; i < t->npred; i++) {
 		ck_assert_int_eq(t->pred_slot[i], i);
 		ck_assert_uint_eq(t->pred_display[i], t->display[i]);
 		double x = drag_x(d, t->display[i]) - wx;
 		double y = d->y - wy;
-		double tolerance = tolerance_px +
-			rel * fabs(drag_x(d, t->display[i]) - d->last_x);
+		double tolerance =
+				tolerance_px + rel * fabs(drag_x(d, t->display[i]) - d->last_x);
 		printf("%s: slot %d, %.1f ms ahead: predicted %.2f, %.2f; "
-			"expected %.2f, %.2f\n", what, i,
-			((double)t->display[i] - (double)now_ns()) / 1e6,
-			t->pred_x[i], t->pred_y[i], x, y);
+			   "expected %.2f, %.2f\n",
+				what, i, ((double)t->display[i] - (double)now_ns()) / 1e6,
+				t->pred_x[i], t->pred_y[i], x, y);
 		ck_assert_msg(fabs(t->pred_x[i] - x) <= tolerance &&
-			fabs(t->pred_y[i] - y) <= tolerance,
-			"%s: slot %d: predicted %.2f, %.2f, expected %.2f, %.2f "
-			"(+-%.1f)", what, i, t->pred_x[i], t->pred_y[i], x, y,
-			tolerance);
+						fabs(t->pred_y[i] - y) <= tolerance,
+				"%s: slot %d: predicted %.2f, %.2f, expected %.2f, %.2f "
+				"(+-%.1f)",
+				what, i, t->pred_x[i], t->pred_y[i], x, y, tolerance);
 	}
 }
 
@@ -790,8 +796,7 @@ static void assert_predicted(const struct timeline *t, const struct drag *d,
  * velocity, quadratic at constant acceleration. None once the button is
  * released, nor with the model none, nor on the vsync path.
  */
-START_TEST(test_frame_timing_prediction)
-{
+START_TEST(test_frame_timing_prediction) {
 	struct harness *harness = harness_create("prediction");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	struct client c;
@@ -799,15 +804,15 @@ START_TEST(test_frame_timing_prediction)
 	wl_surface_commit(c.app.surface); // maps the window
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	const struct harness_window *win = harness_find_window(vitrail->conn,
-		"timing");
+	const struct harness_window *win =
+			harness_find_window(vitrail->conn, "timing");
 	ck_assert_msg(win != NULL, "no window timing");
 	double wx = win->x, wy = win->y;
 
 	vitrail_surface_timing_v1_set_path(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+			VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
 	vitrail_surface_timing_v1_set_input_prediction(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_LINEAR);
+			VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_LINEAR);
 	wl_surface_commit(c.app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 
@@ -831,7 +836,7 @@ START_TEST(test_frame_timing_prediction)
 	// ahead)
 	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
 	vitrail_surface_timing_v1_set_input_prediction(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC);
+			VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC);
 	wl_surface_commit(c.app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	struct drag quad = { .x0 = wx + 4, .y = wy + 32, .v = 0.1, .acc = 0.015 };
@@ -847,7 +852,7 @@ START_TEST(test_frame_timing_prediction)
 
 	// held again, model none: nothing
 	vitrail_surface_timing_v1_set_input_prediction(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_NONE);
+			VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_NONE);
 	wl_surface_commit(c.app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	drag_pressed(vitrail->conn, &lin, 4);
@@ -857,9 +862,9 @@ START_TEST(test_frame_timing_prediction)
 
 	// linear on the vsync path: nothing
 	vitrail_surface_timing_v1_set_input_prediction(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_LINEAR);
+			VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_LINEAR);
 	vitrail_surface_timing_v1_set_path(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
+			VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
 	wl_surface_commit(c.app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	t = get_timeline(&c);
@@ -869,7 +874,7 @@ START_TEST(test_frame_timing_prediction)
 	// back on pre_render, the pointer still, button held: the position
 	// it rests at (its samples aged past 100 ms)
 	vitrail_surface_timing_v1_set_path(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+			VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
 	wl_surface_commit(c.app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	usleep(150000);
@@ -878,7 +883,7 @@ START_TEST(test_frame_timing_prediction)
 	ck_assert_int_eq(t.npred, t.n);
 	for (int i = 0; i < t.npred; i++) {
 		ck_assert_msg(fabs(t.pred_x[i] - rest) <= 0.5,
-			"still: predicted %.2f, resting at %.2f", t.pred_x[i], rest);
+				"still: predicted %.2f, resting at %.2f", t.pred_x[i], rest);
 	}
 	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
 
@@ -892,12 +897,12 @@ END_TEST
 
 /* Bind vitrail_frame_timing_manager_v1 at version 1 on the client's own
  * connection. */
-static void registry_v1(void *data, struct wl_registry *registry,
-		uint32_t name, const char *interface, uint32_t version) {
+static void registry_v1(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version) {
 	if (strcmp(interface, vitrail_frame_timing_manager_v1_interface.name) ==
 			0) {
 		*(struct vitrail_frame_timing_manager_v1 **)data = wl_registry_bind(
-			registry, name, &vitrail_frame_timing_manager_v1_interface, 1);
+				registry, name, &vitrail_frame_timing_manager_v1_interface, 1);
 	}
 }
 
@@ -916,15 +921,15 @@ static const struct wl_registry_listener registry_v1_listener = {
  * control, a presentation hint that is not one; then vitrail and a
  * well-behaved client carry on.
  */
-START_TEST(test_frame_timing_low_latency_errors)
-{
+START_TEST(test_frame_timing_low_latency_errors) {
 	struct harness *harness = harness_create("low_latency_errors");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	struct client c;
 
 	client_start(&c, vitrail);
-	ck_assert_uint_eq(vitrail_frame_timing_manager_v1_get_version(
-		c.app.timing_manager), 2);
+	ck_assert_uint_eq(
+			vitrail_frame_timing_manager_v1_get_version(c.app.timing_manager),
+			2);
 	struct vitrail_frame_timing_manager_v1 *v1 = NULL;
 	struct wl_registry *registry = wl_display_get_registry(c.app.display);
 	wl_registry_add_listener(registry, &registry_v1_listener, &v1);
@@ -932,12 +937,12 @@ START_TEST(test_frame_timing_low_latency_errors)
 	ck_assert_ptr_nonnull(v1);
 	vitrail_surface_timing_v1_destroy(c.timing);
 	c.timing = vitrail_frame_timing_manager_v1_get_surface_timing(v1,
-		c.app.surface);
+			c.app.surface);
 	vitrail_surface_timing_v1_set_path(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
+			VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
-		VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
-		"unsupported_path on version 1");
+			VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
+			"unsupported_path on version 1");
 	vitrail_frame_timing_manager_v1_destroy(v1);
 	wl_registry_destroy(registry);
 	client_finish(&c);
@@ -945,31 +950,31 @@ START_TEST(test_frame_timing_low_latency_errors)
 	client_start(&c, vitrail);
 	vitrail_surface_timing_v1_set_tearing(c.timing, 2);
 	assert_error(&c, &vitrail_surface_timing_v1_interface,
-		VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TEARING, "invalid_tearing");
+			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TEARING, "invalid_tearing");
 	client_finish(&c);
 
 	client_start(&c, vitrail);
 	ck_assert_ptr_nonnull(c.app.tearing_manager);
 	struct wp_tearing_control_v1 *t1 =
-		wp_tearing_control_manager_v1_get_tearing_control(
-			c.app.tearing_manager, c.app.surface);
+			wp_tearing_control_manager_v1_get_tearing_control(
+					c.app.tearing_manager, c.app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	struct wp_tearing_control_v1 *t2 =
-		wp_tearing_control_manager_v1_get_tearing_control(
-			c.app.tearing_manager, c.app.surface);
+			wp_tearing_control_manager_v1_get_tearing_control(
+					c.app.tearing_manager, c.app.surface);
 	assert_error(&c, &wp_tearing_control_manager_v1_interface,
-		WP_TEARING_CONTROL_MANAGER_V1_ERROR_TEARING_CONTROL_EXISTS,
-		"tearing_control_exists");
+			WP_TEARING_CONTROL_MANAGER_V1_ERROR_TEARING_CONTROL_EXISTS,
+			"tearing_control_exists");
 	wp_tearing_control_v1_destroy(t2);
 	wp_tearing_control_v1_destroy(t1);
 	client_finish(&c);
 
 	client_start(&c, vitrail);
 	t1 = wp_tearing_control_manager_v1_get_tearing_control(
-		c.app.tearing_manager, c.app.surface);
+			c.app.tearing_manager, c.app.surface);
 	wp_tearing_control_v1_set_presentation_hint(t1, 9);
 	assert_error(&c, &wl_display_interface, WL_DISPLAY_ERROR_IMPLEMENTATION,
-		"presentation hint 9");
+			"presentation hint 9");
 	wp_tearing_control_v1_destroy(t1);
 	client_finish(&c);
 
@@ -977,13 +982,13 @@ START_TEST(test_frame_timing_low_latency_errors)
 	// its surface, and one left on a destroyed surface, are fine
 	client_start(&c, vitrail);
 	vitrail_surface_timing_v1_set_path(c.timing,
-		VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
+			VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
 	vitrail_surface_timing_v1_set_tearing(c.timing, 1);
 	vitrail_surface_timing_v1_set_tearing(c.timing, 0);
 	t1 = wp_tearing_control_manager_v1_get_tearing_control(
-		c.app.tearing_manager, c.app.surface);
+			c.app.tearing_manager, c.app.surface);
 	wp_tearing_control_v1_set_presentation_hint(t1,
-		WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
+			WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
 	show(&c, 1);
 	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
 	/* the proxy only: vitrail's tearing control stays */
@@ -1045,9 +1050,9 @@ static void stream_commit(struct stream *st) {
 	wl_callback_add_listener(st->callback, &stream_callback_listener, st);
 	st->waiting = true;
 	wl_surface_attach(st->c.app.surface,
-		st->c.buffers[st->frames % 8]->wl_buffer, 0, 0);
+			st->c.buffers[st->frames % 8]->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(st->c.app.surface, 0, st->damage_y, 64,
-		64 - st->damage_y);
+			64 - st->damage_y);
 	wl_surface_commit(st->c.app.surface);
 	st->frames++;
 }
@@ -1079,24 +1084,23 @@ static void streams_run(struct stream **sts, int n, int frames, int ms) {
 		struct pollfd pfd[4];
 		for (int i = 0; i < n; i++) {
 			ck_assert_int_ge(wl_display_flush(sts[i]->c.app.display), 0);
-			pfd[i] = (struct pollfd){
-				wl_display_get_fd(sts[i]->c.app.display), POLLIN, 0 };
+			pfd[i] = (struct pollfd){ wl_display_get_fd(sts[i]->c.app.display),
+				POLLIN, 0 };
 		}
 		poll(pfd, (nfds_t)n, 5);
 		for (int i = 0; i < n; i++) {
 			if (pfd[i].revents & POLLIN) {
-				ck_assert_int_ge(wl_display_dispatch(sts[i]->c.app.display),
-					0);
+				ck_assert_int_ge(wl_display_dispatch(sts[i]->c.app.display), 0);
 			} else {
-				ck_assert_int_ge(wl_display_dispatch_pending(
-					sts[i]->c.app.display), 0);
+				ck_assert_int_ge(
+						wl_display_dispatch_pending(sts[i]->c.app.display), 0);
 			}
 		}
 	}
 	if (frames > 0) {
 		for (int i = 0; i < n; i++) {
 			ck_assert_msg(sts[i]->stopped || sts[i]->frames >= frames,
-				"stream %d: %d frames of %d", i, sts[i]->frames, frames);
+					"stream %d: %d frames of %d", i, sts[i]->frames, frames);
 		}
 	}
 }
@@ -1166,8 +1170,7 @@ static uint64_t low_latency_most(uint64_t vsync_median) {
  * comes just before the composition, and the commit is shown at the
  * vblank after it, well under a period. Drops are never two in a row.
  */
-START_TEST(test_frame_timing_low_latency)
-{
+START_TEST(test_frame_timing_low_latency) {
 	struct harness *harness = harness_create("low_latency");
 	struct harness_vitrail *vitrail = start(harness, NULL);
 	uint64_t median[2];
@@ -1178,8 +1181,7 @@ START_TEST(test_frame_timing_low_latency)
 		struct stream *st = calloc(1, sizeof(*st));
 		stream_start(st, vitrail, paths[p]);
 		streams_run(&st, 1, STREAM_FRAMES, 20000);
-		median[p] = stream_median_latency(st, 40, STREAM_FRAMES,
-			&discarded[p]);
+		median[p] = stream_median_latency(st, 40, STREAM_FRAMES, &discarded[p]);
 		/* the rule of the low-latency path (Presto's); held exactly on
 		 * the fake clock (test_pacing); here only where timing is
 		 * realistic: a sanitizer's slow vitrail misses refreshes of
@@ -1193,17 +1195,22 @@ START_TEST(test_frame_timing_low_latency)
 		for (int i = 40; i < STREAM_FRAMES && p == 1 && !sanitized(); i++) {
 			run = st->fb[i].presented ? 0 : run + 1;
 			pairs += run == 2;
-			ck_assert_msg(run < 3, "low_latency: three drops in a row at "
-				"frame %d", i);
-			ck_assert_msg(pairs < 2, "low_latency: two drops in a row "
-				"twice, the second at frame %d", i);
+			ck_assert_msg(run < 3,
+					"low_latency: three drops in a row at "
+					"frame %d",
+					i);
+			ck_assert_msg(pairs < 2,
+					"low_latency: two drops in a row "
+					"twice, the second at frame %d",
+					i);
 		}
 		stream_finish(st);
 		free(st);
 	}
-	fprintf(stderr, "callback to screen, median: vsync %.2f ms (%d "
-		"discarded), low_latency %.2f ms (%d discarded)\n", median[0] / 1e6,
-		discarded[0], median[1] / 1e6, discarded[1]);
+	fprintf(stderr,
+			"callback to screen, median: vsync %.2f ms (%d "
+			"discarded), low_latency %.2f ms (%d discarded)\n",
+			median[0] / 1e6, discarded[0], median[1] / 1e6, discarded[1]);
 	ck_assert_uint_ge(median[0], PERIOD - PERIOD / 10);
 	ck_assert_uint_le(median[1], low_latency_most(median[0]));
 	harness_stop_vitrail(harness, vitrail);
@@ -1233,8 +1240,7 @@ static int count_frames_between(const char *frame_log, uint64_t from,
  * answers its last commit, then none, and once the vsync client stops
  * too, vitrail renders no frame.
  */
-START_TEST(test_frame_timing_paths_side_by_side)
-{
+START_TEST(test_frame_timing_paths_side_by_side) {
 	struct harness *harness = harness_create("paths_side_by_side");
 	char *log = NULL;
 	ck_assert_int_gt(asprintf(&log, "%s/frames.csv", harness->out_dir), 0);
@@ -1250,8 +1256,7 @@ START_TEST(test_frame_timing_paths_side_by_side)
 	b->stopped = true;
 	streams_run(both, 2, STREAM_FRAMES, 20000);
 	int discarded;
-	uint64_t median = stream_median_latency(a, 30, STREAM_FRAMES,
-		&discarded);
+	uint64_t median = stream_median_latency(a, 30, STREAM_FRAMES, &discarded);
 	// a frame of vitrail's that misses its vblank on a loaded machine
 	// (the commit it showed is then replaced by the next) is not the
 	// low-latency client's doing: as many as the intervals allow
@@ -1264,8 +1269,10 @@ START_TEST(test_frame_timing_paths_side_by_side)
 		intervals++;
 		consecutive += gap + SLACK_NS >= PERIOD && gap <= PERIOD + SLACK_NS;
 	}
-	fprintf(stderr, "vsync beside low_latency: %d of %d frames one refresh "
-		"after the one before\n", consecutive, intervals);
+	fprintf(stderr,
+			"vsync beside low_latency: %d of %d frames one refresh "
+			"after the one before\n",
+			consecutive, intervals);
 	// a frame of vitrail's own that misses its vblank makes one interval
 	// of two refreshes: as many as the discarded bound above allows
 	ck_assert_int_ge(consecutive, intervals * (sanitized() ? 8 : 9) / 10);
@@ -1307,8 +1314,7 @@ END_TEST
  * too late for that, at a vblank; never anywhere else. The frame log
  * marks torn frames.
  */
-START_TEST(test_frame_timing_tearing)
-{
+START_TEST(test_frame_timing_tearing) {
 	struct harness *harness = harness_create("tearing");
 	char *log = NULL;
 	ck_assert_int_gt(asprintf(&log, "%s/frames.csv", harness->out_dir), 0);
@@ -1318,8 +1324,8 @@ START_TEST(test_frame_timing_tearing)
 	ck_assert_ptr_nonnull(cf);
 	fputs("tearing_box 64\n", cf);
 	fclose(cf);
-	const char *extra[] = { "--frame-log", log, "--refresh", "10",
-		"--config", conf, NULL };
+	const char *extra[] = { "--frame-log", log, "--refresh", "10", "--config",
+		conf, NULL };
 	struct harness_vitrail *vitrail = start(harness, extra);
 	struct stream *st = calloc(1, sizeof(*st));
 	st->damage_y = 32;
@@ -1327,8 +1333,8 @@ START_TEST(test_frame_timing_tearing)
 	wl_surface_commit(st->c.app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(st->c.app.display), 0);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	const struct harness_window *win = harness_find_window(vitrail->conn,
-		"timing");
+	const struct harness_window *win =
+			harness_find_window(vitrail->conn, "timing");
 	ck_assert_msg(win != NULL, "no window timing");
 	int wy = win->y;
 	ck_assert_int_gt(wy, 0);
@@ -1342,7 +1348,7 @@ START_TEST(test_frame_timing_tearing)
 	uint64_t row = period * 96 / 100 * (uint64_t)damage_row / 480;
 
 	vitrail_surface_timing_v1_set_path(st->c.timing,
-		VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
+			VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
 	vitrail_surface_timing_v1_set_tearing(st->c.timing, 1);
 	st->callback_ns[0] = now_ns();
 	stream_commit(st);
@@ -1362,15 +1368,17 @@ START_TEST(test_frame_timing_tearing)
 		} else {
 			int64_t off = (int64_t)phase - (int64_t)row;
 			ck_assert_msg(off > -(int64_t)(period / 480) - SLACK_NS &&
-				off < (int64_t)(period / 480) + SLACK_NS,
-				"frame %d shown %" PRIu64 " ns into its refresh; the scan "
-				"reaches row %d at %" PRIu64, i, phase, damage_row, row);
+							off < (int64_t)(period / 480) + SLACK_NS,
+					"frame %d shown %" PRIu64 " ns into its refresh; the scan "
+					"reaches row %d at %" PRIu64,
+					i, phase, damage_row, row);
 			torn++;
 		}
 	}
-	fprintf(stderr, "tearing: %d of %d frames torn (at row %d, %.2f ms into "
-		"the refresh), %d at a vblank\n", torn, presented, damage_row, row / 1e6,
-		on_vblank);
+	fprintf(stderr,
+			"tearing: %d of %d frames torn (at row %d, %.2f ms into "
+			"the refresh), %d at a vblank\n",
+			torn, presented, damage_row, row / 1e6, on_vblank);
 	struct csv csv;
 	ck_assert(csv_open(&csv, log));
 	int path_col = harness_csv_column(&csv, log, "path");
@@ -1398,8 +1406,7 @@ END_TEST
  * chooses nothing is on low_latency (callback to screen well under a
  * period), one that asks for vsync is on vsync (its choice wins).
  */
-START_TEST(test_frame_timing_config_rule)
-{
+START_TEST(test_frame_timing_config_rule) {
 	struct harness *harness = harness_create("config_rule");
 	char *conf = NULL;
 	ck_assert_int_gt(asprintf(&conf, "%s/vitrail.conf", harness->out_dir), 0);
@@ -1416,13 +1423,14 @@ START_TEST(test_frame_timing_config_rule)
 		stream_start(st, vitrail, paths[p]);
 		streams_run(&st, 1, STREAM_FRAMES, 20000);
 		int discarded;
-		median[p] = stream_median_latency(st, 40, STREAM_FRAMES,
-			&discarded);
+		median[p] = stream_median_latency(st, 40, STREAM_FRAMES, &discarded);
 		stream_finish(st);
 		free(st);
 	}
-	fprintf(stderr, "callback to screen, median: by rule %.2f ms, asking "
-		"for vsync %.2f ms\n", median[0] / 1e6, median[1] / 1e6);
+	fprintf(stderr,
+			"callback to screen, median: by rule %.2f ms, asking "
+			"for vsync %.2f ms\n",
+			median[0] / 1e6, median[1] / 1e6);
 	ck_assert_uint_ge(median[1], PERIOD - PERIOD / 10);
 	ck_assert_uint_le(median[0], low_latency_most(median[1]));
 	harness_stop_vitrail(harness, vitrail);
@@ -1438,19 +1446,17 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "discarded", test_frame_timing_discarded, 60);
 	harness_add_case(suite, "errors", test_frame_timing_errors, 90);
 	harness_add_case(suite, "disconnect_queued",
-		test_frame_timing_disconnect_queued, 60);
-	harness_add_case(suite, "destroy_queued",
-		test_frame_timing_destroy_queued, 60);
+			test_frame_timing_disconnect_queued, 60);
+	harness_add_case(suite, "destroy_queued", test_frame_timing_destroy_queued,
+			60);
 	harness_add_case(suite, "demo", test_frame_timing_demo, 120);
 	harness_add_case(suite, "prediction", test_frame_timing_prediction, 60);
 	harness_add_case(suite, "low_latency_errors",
-		test_frame_timing_low_latency_errors, 60);
-	harness_add_case(suite, "low_latency", test_frame_timing_low_latency,
-		90);
+			test_frame_timing_low_latency_errors, 60);
+	harness_add_case(suite, "low_latency", test_frame_timing_low_latency, 90);
 	harness_add_case(suite, "paths_side_by_side",
-		test_frame_timing_paths_side_by_side, 90);
+			test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
-	harness_add_case(suite, "config_rule", test_frame_timing_config_rule,
-		90);
+	harness_add_case(suite, "config_rule", test_frame_timing_config_rule, 90);
 	return harness_run_suite(suite, argc, argv);
 }

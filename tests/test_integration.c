@@ -63,7 +63,7 @@ static bool sanitized(void) {
 }
 
 static bool stats_for(const char *stats, const char *output, long *frames,
-	long *dropped);
+		long *dropped);
 
 /* The statistics vitrail wrote to path on exit, into text (len bytes). */
 static void read_stats_file(const char *path, char *text, size_t len) {
@@ -92,10 +92,9 @@ static struct harness_proc *spawn_foot_running(struct harness *harness,
 	FILE *f = fopen(config, "w");
 	ck_assert_msg(f != NULL, "cannot write %s", config);
 	fclose(f);
-	const char *argv[] = { "foot", "--config", config,
-		"--override", "font=DejaVu Sans Mono:size=10",
-		"--app-id", "foot",
-		"sh", "-c", command, NULL };
+	const char *argv[] = { "foot", "--config", config, "--override",
+		"font=DejaVu Sans Mono:size=10", "--app-id", "foot", "sh", "-c",
+		command, NULL };
 	struct harness_proc *proc = harness_spawn_client(harness, vitrail, argv);
 	free(config);
 	return proc;
@@ -104,7 +103,7 @@ static struct harness_proc *spawn_foot_running(struct harness *harness,
 static struct harness_proc *spawn_foot(struct harness *harness,
 		struct harness_vitrail *vitrail) {
 	return spawn_foot_running(harness, vitrail,
-		"printf 'vitrail integration test\\n'; exec sleep 3600");
+			"printf 'vitrail integration test\\n'; exec sleep 3600");
 }
 
 static struct harness_proc *spawn_simple_shm(struct harness *harness,
@@ -134,21 +133,21 @@ static void assert_windows_on(struct harness_conn *conn, const char *output,
 	}
 	if (count != n) {
 		char *list = harness_describe_windows(conn);
-		ck_abort_msg("%zu windows on %s, expected %zu; the windows:\n%s",
-			count, output, n, list);
+		ck_abort_msg("%zu windows on %s, expected %zu; the windows:\n%s", count,
+				output, n, list);
 		free(list);
 	}
 }
 
 /* Fail unless the window with app_id is mapped on output. */
-static const struct harness_window *assert_window_on(
-		struct harness_conn *conn, const char *app_id, const char *output) {
+static const struct harness_window *assert_window_on(struct harness_conn *conn,
+		const char *app_id, const char *output) {
 	harness_list_windows(conn, NULL);
 	const struct harness_window *window = harness_find_window(conn, app_id);
 	if (window == NULL || strcmp(window->output, output) != 0) {
 		char *list = harness_describe_windows(conn);
-		ck_abort_msg("expected the window '%s' on %s; the windows:\n%s",
-			app_id, output, list);
+		ck_abort_msg("expected the window '%s' on %s; the windows:\n%s", app_id,
+				output, list);
 		free(list);
 	}
 	return window;
@@ -156,14 +155,13 @@ static const struct harness_window *assert_window_on(
 
 /* ---- two_outputs -------------------------------------------------------- */
 
-START_TEST(test_integration_two_outputs_match_reference)
-{
+START_TEST(test_integration_two_outputs_match_reference) {
 	struct harness *harness = harness_create("two_outputs");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 2,
-			.output_size = "800x600",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 2,
+					.output_size = "800x600",
+			});
 	struct harness_conn *conn = vitrail->conn;
 
 	// One after another: each new toplevel goes to the output with the
@@ -183,8 +181,8 @@ START_TEST(test_integration_two_outputs_match_reference)
 	harness_wait_for_windows(conn, 3, HARNESS_WINDOWS_TIMEOUT_MS);
 	assert_windows_on(conn, "HEADLESS-1", 2);
 	assert_windows_on(conn, "HEADLESS-2", 1);
-	const struct harness_window *demo = assert_window_on(conn,
-		"vitrail-demo", "HEADLESS-1");
+	const struct harness_window *demo =
+			assert_window_on(conn, "vitrail-demo", "HEADLESS-1");
 	ck_assert_int_eq(demo->width, 400);
 	ck_assert_int_eq(demo->height, 300);
 
@@ -199,25 +197,24 @@ END_TEST
 /* ---- nested ------------------------------------------------------------- */
 
 /* One static demo per inner output, each on its own output. */
-static void check_nested(struct harness *harness,
-		struct harness_vitrail *inner, const char *prefix) {
+static void check_nested(struct harness *harness, struct harness_vitrail *inner,
+		const char *prefix) {
 	struct harness_conn *conn = inner->conn;
 	for (int i = 1; i <= 3; i++) {
 		char app_id[32], output[32];
 		snprintf(app_id, sizeof(app_id), "demo-%d", i);
 		snprintf(output, sizeof(output), "%s-%d", prefix, i);
 		spawn_demo(harness, inner, app_id);
-		harness_wait_for_windows(conn, (size_t)i,
-			HARNESS_WINDOWS_TIMEOUT_MS);
+		harness_wait_for_windows(conn, (size_t)i, HARNESS_WINDOWS_TIMEOUT_MS);
 		assert_window_on(conn, app_id, output);
 	}
 	for (int i = 1; i <= 3; i++) {
 		char output[32], stored[32];
 		snprintf(output, sizeof(output), "%s-%d", prefix, i);
 		snprintf(stored, sizeof(stored), "nested_%s-%d",
-			strcmp(prefix, "WL") == 0 ? "wayland" : "x11", i);
+				strcmp(prefix, "WL") == 0 ? "wayland" : "x11", i);
 		harness_check_output_stored(conn, output, TOLERANCE, stored,
-			STORED_TOLERANCE);
+				STORED_TOLERANCE);
 	}
 }
 
@@ -261,33 +258,31 @@ static size_t read_frame_log_targets(const char *path, const char *output,
 	return n;
 }
 
-START_TEST(test_integration_nested_wayland_match_reference)
-{
+START_TEST(test_integration_nested_wayland_match_reference) {
 	struct harness *harness = harness_create("nested_wayland");
 	struct harness_vitrail *outer = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "2400x1000",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "2400x1000",
+			});
 	struct harness_vitrail *inner = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.backend = "wayland",
-			.outputs = 3,
-			.output_size = "640x480",
-			.wayland_parent = outer,
-		});
+			&(struct harness_vitrail_options){
+					.backend = "wayland",
+					.outputs = 3,
+					.output_size = "640x480",
+					.wayland_parent = outer,
+			});
 	// The inner outputs are toplevels of the outer vitrail.
 	harness_wait_for_windows(outer->conn, 3, HARNESS_WINDOWS_TIMEOUT_MS);
 	assert_windows_on(outer->conn, "HEADLESS-1", 3);
 
 	check_nested(harness, inner, "WL");
 	harness_check_output_stored(outer->conn, "HEADLESS-1", TOLERANCE,
-		"nested_wayland-outer", STORED_TOLERANCE);
+			"nested_wayland-outer", STORED_TOLERANCE);
 
 	harness_stop_vitrail(harness, inner);
 	harness_assert_alive(outer->proc);
-	harness_wait_for_window_count(outer->conn, 0,
-		HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_wait_for_window_count(outer->conn, 0, HARNESS_WINDOWS_TIMEOUT_MS);
 	harness_stop_vitrail(harness, outer);
 	harness_destroy(harness);
 }
@@ -309,8 +304,7 @@ END_TEST
  * some; alone, 13 of 171, all in the first 0.3 s). Before the
  * delay was learned every frame was one refresh late, and counted so.
  */
-START_TEST(test_integration_nested_steady)
-{
+START_TEST(test_integration_nested_steady) {
 	struct harness *harness = harness_create("nested_steady");
 	char *stats_path = NULL, *log_path = NULL;
 	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
@@ -319,21 +313,21 @@ START_TEST(test_integration_nested_steady)
 	// Vulkan on lavapipe cannot keep its 60 Hz on two cores beside the
 	// inner vitrail, and the inner one's pacing is what is measured
 	struct harness_vitrail *outer = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-			.extra_args = (const char *const[]){ "--render-backend", "cpu",
-				NULL },
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "800x600",
+					.extra_args = (const char *const[]){ "--render-backend",
+							"cpu", NULL },
+			});
 	struct harness_vitrail *inner = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.backend = "wayland",
-			.outputs = 1,
-			.output_size = "640x480",
-			.wayland_parent = outer,
-			.extra_args = (const char *const[]){ "--stats", stats_path,
-				"--frame-log", log_path, NULL },
-		});
+			&(struct harness_vitrail_options){
+					.backend = "wayland",
+					.outputs = 1,
+					.output_size = "640x480",
+					.wayland_parent = outer,
+					.extra_args = (const char *const[]){ "--stats", stats_path,
+							"--frame-log", log_path, NULL },
+			});
 	harness_wait_for_windows(outer->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	const char *argv[] = { harness_demo_path(), "--app-id", "steady", NULL };
 	struct harness_proc *demo = harness_spawn_client(harness, inner, argv);
@@ -347,7 +341,7 @@ START_TEST(test_integration_nested_steady)
 	read_stats_file(stats_path, stats, sizeof(stats));
 	long frames = 0, dropped = 0;
 	ck_assert_msg(stats_for(stats, "WL-1", &frames, &dropped),
-		"no WL-1 line:\n%s", stats);
+			"no WL-1 line:\n%s", stats);
 
 	static struct log_row rows[4096];
 	static uint64_t targets[4096];
@@ -363,22 +357,25 @@ START_TEST(test_integration_nested_steady)
 		on_time += fabs(off) < period / 2;
 	}
 	printf("nested_steady: %ld frames, %ld dropped; %zu of %zu shown at "
-		"their display time\n", frames, dropped, on_time, shown);
+		   "their display time\n",
+			frames, dropped, on_time, shown);
 	ck_assert_msg(frames >= 60, "only %ld nested frames in 3 s:\n%s", frames,
-		stats);
+			stats);
 	// in sanitizer builds the two compositors miss many of their
 	// refreshes (57, 45 of 95 and 27 of 110 on time in TSan runs): an
 	// eighth (before the delay was learned: none)
-	ck_assert_msg(on_time * (sanitized() ? 8 : 3) >= shown *
-		(sanitized() ? 1 : 2), "only %zu of %zu nested frames were shown "
-		"at their display time", on_time, shown);
+	ck_assert_msg(on_time * (sanitized() ? 8 : 3) >=
+					shown * (sanitized() ? 1 : 2),
+			"only %zu of %zu nested frames were shown "
+			"at their display time",
+			on_time, shown);
 	// sanitizer builds: the on-time share above says it (Vulkan on
 	// lavapipe under TSan drops about half of its refreshes: 46-54 of
 	// 100 in three runs, so no bound on drops there)
 	ck_assert_msg(sanitized() || dropped <= 10 + frames / 5,
-		"the nested output dropped "
-		"%ld of %ld frames with a steady client:\n%s", dropped, frames,
-		stats);
+			"the nested output dropped "
+			"%ld of %ld frames with a steady client:\n%s",
+			dropped, frames, stats);
 	harness_stop_vitrail(harness, outer);
 	free(stats_path);
 	free(log_path);
@@ -386,17 +383,16 @@ START_TEST(test_integration_nested_steady)
 }
 END_TEST
 
-START_TEST(test_integration_nested_x11_match_reference)
-{
+START_TEST(test_integration_nested_x11_match_reference) {
 	struct harness *harness = harness_create("nested_x11");
 	struct harness_xvfb *xvfb = harness_start_xvfb(harness, "2400x1000x24");
 	struct harness_vitrail *inner = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.backend = "x11",
-			.outputs = 3,
-			.output_size = "640x480",
-			.x11_parent = xvfb,
-		});
+			&(struct harness_vitrail_options){
+					.backend = "x11",
+					.outputs = 3,
+					.output_size = "640x480",
+					.x11_parent = xvfb,
+			});
 	check_nested(harness, inner, "X11");
 	harness_stop_vitrail(harness, inner);
 	harness_assert_alive(xvfb->proc);
@@ -406,11 +402,10 @@ END_TEST
 
 /* ---- simple_shm_minute -------------------------------------------------- */
 
-START_TEST(test_integration_simple_shm_minute_keeps_buffers_free)
-{
+START_TEST(test_integration_simple_shm_minute_keeps_buffers_free) {
 	struct harness *harness = harness_create("simple_shm_minute");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1 });
+			&(struct harness_vitrail_options){ .outputs = 1 });
 	struct harness_proc *shm = spawn_simple_shm(harness, vitrail);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 
@@ -424,18 +419,21 @@ START_TEST(test_integration_simple_shm_minute_keeps_buffers_free)
 		if ((i + 1) % 10 == 0 || i + 1 == seconds) {
 			// simple-shm redraws every frame: the tree must keep moving.
 			uint32_t generation = harness_settle_held(vitrail->conn);
-			ck_assert_msg(generation > last, "no new frame in 10 s: "
-				"generation %u after %d s, %u before", generation, i + 1,
-				last);
+			ck_assert_msg(generation > last,
+					"no new frame in 10 s: "
+					"generation %u after %d s, %u before",
+					generation, i + 1, last);
 			last = generation;
 		}
 	}
-	ck_assert_msg(last - first >= (uint32_t)seconds, "only %u generations "
-		"in %d s", last - first, seconds);
+	ck_assert_msg(last - first >= (uint32_t)seconds,
+			"only %u generations "
+			"in %d s",
+			last - first, seconds);
 
 	char *log = harness_proc_log(shm);
 	ck_assert_msg(strcasestr(log, "busy") == NULL,
-		"weston-simple-shm complained about busy buffers:\n%s", log);
+			"weston-simple-shm complained about busy buffers:\n%s", log);
 	free(log);
 	ck_assert_uint_eq(harness_list_windows(vitrail->conn, NULL), 1);
 
@@ -446,8 +444,7 @@ END_TEST
 
 /* ---- protocols ---------------------------------------------------------- */
 
-START_TEST(test_integration_protocols_advertised)
-{
+START_TEST(test_integration_protocols_advertised) {
 	static const char *const globals[] = {
 		"wl_compositor",
 		"wl_subcompositor",
@@ -467,19 +464,19 @@ START_TEST(test_integration_protocols_advertised)
 	harness_require_program("wayland-info", "wayland-utils");
 	struct harness *harness = harness_create("protocols");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1 });
+			&(struct harness_vitrail_options){ .outputs = 1 });
 
 	const char *argv[] = { "wayland-info", NULL };
 	struct harness_proc *info = NULL;
 	int status = harness_run_client(harness, vitrail, argv,
-		HARNESS_WAIT_TIMEOUT_MS, &info);
+			HARNESS_WAIT_TIMEOUT_MS, &info);
 	ck_assert_int_eq(status, 0);
 	char *log = harness_proc_log(info);
 	for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++) {
 		char quoted[64];
 		snprintf(quoted, sizeof(quoted), "'%s'", globals[i]);
 		ck_assert_msg(strstr(log, quoted) != NULL,
-			"wayland-info does not list %s:\n%s", globals[i], log);
+				"wayland-info does not list %s:\n%s", globals[i], log);
 	}
 	free(log);
 
@@ -500,8 +497,8 @@ static void release_registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct release_client *c = data;
 	if (strcmp(interface, "wl_compositor") == 0) {
-		c->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 4);
+		c->compositor =
+				wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, "wl_shm") == 0) {
 		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	}
@@ -529,11 +526,10 @@ static const struct wl_buffer_listener release_buffer_listener = {
  * back to the client right after the commit, before any other commit (a
  * compositor that keeps it until the next one makes clients with two
  * buffers stall, and foot warns about it). */
-START_TEST(test_integration_buffer_release_after_commit)
-{
+START_TEST(test_integration_buffer_release_after_commit) {
 	struct harness *harness = harness_create("buffer_release");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1 });
+			&(struct harness_vitrail_options){ .outputs = 1 });
 	struct wl_display *display = wl_display_connect(vitrail->socket);
 	ck_assert_ptr_nonnull(display);
 	struct release_client c = { 0 };
@@ -548,8 +544,8 @@ START_TEST(test_integration_buffer_release_after_commit)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, size), 0);
 	struct wl_shm_pool *pool = wl_shm_create_pool(c.shm, fd, size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h,
-		stride, WL_SHM_FORMAT_XRGB8888);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h, stride,
+			WL_SHM_FORMAT_XRGB8888);
 	wl_buffer_add_listener(buffer, &release_buffer_listener, &c);
 	struct wl_surface *surface = wl_compositor_create_surface(c.compositor);
 	wl_surface_attach(surface, buffer, 0, 0);
@@ -557,8 +553,9 @@ START_TEST(test_integration_buffer_release_after_commit)
 	wl_surface_commit(surface);
 	/* one round trip: the commit is applied, nothing else happens */
 	ck_assert_int_ge(wl_display_roundtrip(display), 0);
-	ck_assert_msg(c.released, "the buffer was not released after its "
-		"commit was applied");
+	ck_assert_msg(c.released,
+			"the buffer was not released after its "
+			"commit was applied");
 
 	wl_surface_destroy(surface);
 	wl_buffer_destroy(buffer);
@@ -579,12 +576,12 @@ END_TEST
  * stops vitrail (--pause-pid) around each window's commit. Fails the
  * test with the probe's log, saying what was lost, unless it exits 0. */
 static void run_callback_probe(struct harness *harness,
-		struct harness_vitrail *vitrail, bool pause,
-		const char *const *args, const char *what) {
+		struct harness_vitrail *vitrail, bool pause, const char *const *args,
+		const char *what) {
 	const char *argv[16];
 	size_t n = 0;
 	argv[n++] = harness_env_path("VITRAIL_CALLBACK_PROBE",
-		"vitrail-callback-probe");
+			"vitrail-callback-probe");
 	char pid[32];
 	if (pause) {
 		snprintf(pid, sizeof(pid), "%d", (int)vitrail->proc->pid);
@@ -597,7 +594,7 @@ static void run_callback_probe(struct harness *harness,
 	argv[n] = NULL;
 	struct harness_proc *proc = NULL;
 	int status = harness_run_client(harness, vitrail, argv,
-		harness_scaled_ms(60000), &proc);
+			harness_scaled_ms(60000), &proc);
 	if (status != 0) {
 		char *log = harness_proc_log(proc);
 		ck_abort_msg("%s (exit status %d):\n%s", what, status, log);
@@ -607,10 +604,10 @@ static void run_callback_probe(struct harness *harness,
 
 static struct harness_vitrail *start_one_output(struct harness *harness) {
 	return harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+			});
 }
 
 /* ---- first_frame_callback ------------------------------------------------ */
@@ -623,21 +620,21 @@ static struct harness_vitrail *start_one_output(struct harness *harness) {
  * about one window in a hundred to it with the CPU backend). The probe
  * makes that turn certain by stopping vitrail around the commit
  * (--pause-pid), then maps windows as fast as it can without it. */
-START_TEST(test_integration_first_frame_callback_never_lost)
-{
+START_TEST(test_integration_first_frame_callback_never_lost) {
 	struct harness *harness = harness_create("first_frame_callback");
 	struct harness_vitrail *vitrail = start_one_output(harness);
 	/* 40 ms stopped and up to two periods a window: about 3 s; 25 s
 	 * when every callback is lost */
 	const char *paused[] = { "--iterations", "50", "--timeout-ms", "500",
 		NULL };
-	run_callback_probe(harness, vitrail, true, paused, "windows mapped "
-		"while vitrail was stopped lost their first frame callback");
+	run_callback_probe(harness, vitrail, true, paused,
+			"windows mapped "
+			"while vitrail was stopped lost their first frame callback");
 	harness_assert_alive(vitrail->proc);
 	const char *plain[] = { "--iterations", "300", "--timeout-ms", "500",
 		NULL };
 	run_callback_probe(harness, vitrail, false, plain,
-		"windows lost their first frame callback");
+			"windows lost their first frame callback");
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -656,15 +653,15 @@ END_TEST
  * inside the commit drew the window and its feedback was never answered:
  * 12 of 30 windows (Vulkan), 30 of 30 (the CPU backend).
  */
-START_TEST(test_integration_presentation_feedback_answered)
-{
+START_TEST(test_integration_presentation_feedback_answered) {
 	struct harness *harness = harness_create("presentation_feedback");
 	struct harness_vitrail *vitrail = start_one_output(harness);
 	const char *args[] = { "--iterations", "50", "--timeout-ms", "500",
 		"--feedback", NULL };
-	run_callback_probe(harness, vitrail, true, args, "windows committed "
-		"while vitrail was stopped, with a frame due, lost their "
-		"presentation feedback or first frame callback");
+	run_callback_probe(harness, vitrail, true, args,
+			"windows committed "
+			"while vitrail was stopped, with a frame due, lost their "
+			"presentation feedback or first frame callback");
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -672,14 +669,13 @@ END_TEST
 
 /* ---- client_death ------------------------------------------------------- */
 
-START_TEST(test_integration_client_death_survived)
-{
+START_TEST(test_integration_client_death_survived) {
 	struct harness *harness = harness_create("client_death");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 2,
-			.output_size = "800x600",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 2,
+					.output_size = "800x600",
+			});
 	struct harness_conn *conn = vitrail->conn;
 
 	struct harness_proc *shm = spawn_simple_shm(harness, vitrail);
@@ -706,8 +702,8 @@ START_TEST(test_integration_client_death_survived)
 	harness_proc_signal(demo, SIGTERM);
 	ck_assert(harness_proc_wait(demo, HARNESS_STOP_TIMEOUT_MS));
 	ck_assert_msg(WIFEXITED(demo->status) && WEXITSTATUS(demo->status) == 0,
-		"vitrail-demo did not exit cleanly on SIGTERM (status 0x%x)",
-		demo->status);
+			"vitrail-demo did not exit cleanly on SIGTERM (status 0x%x)",
+			demo->status);
 	harness_wait_for_window_count(conn, 0, HARNESS_WINDOWS_TIMEOUT_MS);
 	harness_assert_alive(vitrail->proc);
 	harness_settle(conn);
@@ -750,7 +746,6 @@ static const char *probe_path(void) {
 	return path != NULL && path[0] != '\0' ? path : "vitrail-latency-probe";
 }
 
-
 /* Fail with `why` unless vitrail accepts these options (checked with
  * --validate, which parses the command line and exits). */
 static void require_vitrail_options(struct harness *harness,
@@ -764,8 +759,8 @@ static void require_vitrail_options(struct harness *harness,
 	}
 	argv[argc++] = "--validate";
 	argv[argc] = NULL;
-	struct harness_proc *proc = harness_spawn(harness, "vitrail-validate",
-		argv, NULL, -1);
+	struct harness_proc *proc =
+			harness_spawn(harness, "vitrail-validate", argv, NULL, -1);
 	ck_assert(harness_proc_wait(proc, HARNESS_WAIT_TIMEOUT_MS));
 	if (!WIFEXITED(proc->status) || WEXITSTATUS(proc->status) != 0) {
 		char *log = harness_proc_log(proc);
@@ -801,7 +796,7 @@ static struct probe_result parse_probe(struct harness_proc *probe) {
 	char *log = harness_proc_log(probe);
 	const char *line = strstr(log, "\nlatency: ");
 	ck_assert_msg(line != NULL, "%s printed no 'latency:' line; its log:\n%s",
-		probe->name, log);
+			probe->name, log);
 	line++;
 	char *copy = strndup(line, strcspn(line, "\n"));
 	ck_assert(copy != NULL);
@@ -825,10 +820,10 @@ static struct harness_proc *spawn_probe(struct harness *harness,
 	ck_assert(asprintf(&csv, "%s/%s.csv", harness->out_dir, app_id) > 0);
 	char timeout[32];
 	snprintf(timeout, sizeof(timeout), "%lld",
-		(long long)harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS) / 1000);
-	const char *argv[] = { probe_path(), "--app-id", app_id,
-		"--frames", PACING_PROBE_FRAMES, "--skip", PACING_PROBE_SKIP,
-		"--csv", csv, "--timeout", timeout, NULL };
+			(long long)harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS) / 1000);
+	const char *argv[] = { probe_path(), "--app-id", app_id, "--frames",
+		PACING_PROBE_FRAMES, "--skip", PACING_PROBE_SKIP, "--csv", csv,
+		"--timeout", timeout, NULL };
 	struct harness_proc *proc = harness_spawn_client(harness, vitrail, argv);
 	free(csv);
 	return proc;
@@ -839,39 +834,49 @@ static struct harness_proc *spawn_probe(struct harness *harness,
 static void check_probe(struct harness_proc *probe, const char *output,
 		double expect_refresh_ms, double lead_median_ms, double lead_p95_ms) {
 	ck_assert_msg(harness_proc_wait(probe, HARNESS_WINDOWS_TIMEOUT_MS),
-		"%s did not finish its %s frames", probe->name, PACING_PROBE_FRAMES);
+			"%s did not finish its %s frames", probe->name,
+			PACING_PROBE_FRAMES);
 	char *log = harness_proc_log(probe);
 	ck_assert_msg(WIFEXITED(probe->status) && WEXITSTATUS(probe->status) == 0,
-		"%s failed (wait status 0x%x); its log:\n%s", probe->name,
-		probe->status, log);
+			"%s failed (wait status 0x%x); its log:\n%s", probe->name,
+			probe->status, log);
 	struct probe_result r = parse_probe(probe);
 	/* sanitizer builds run several times slower: twice the share */
 	long discarded_percent = strcmp(sanitizer(), "none") == 0 ?
-		PACING_DISCARDED_PERCENT : 2 * PACING_DISCARDED_PERCENT;
-	ck_assert_msg(r.discarded * 100 <= PACING_COUNTED_FRAMES *
-		discarded_percent, "%s on %s: %ld frames discarded, more than "
-		"%ld%% (sanitizer: %s); its log:\n%s", probe->name, output,
-		r.discarded, discarded_percent, sanitizer(), log);
+			PACING_DISCARDED_PERCENT :
+			2 * PACING_DISCARDED_PERCENT;
+	ck_assert_msg(r.discarded * 100 <=
+					PACING_COUNTED_FRAMES * discarded_percent,
+			"%s on %s: %ld frames discarded, more than "
+			"%ld%% (sanitizer: %s); its log:\n%s",
+			probe->name, output, r.discarded, discarded_percent, sanitizer(),
+			log);
 	/* feedback of frames still in flight may arrive with the last one */
-	ck_assert_msg(r.frames + r.discarded >= PACING_COUNTED_FRAMES, "%s on "
-		"%s: %ld frames presented and %ld discarded, expected %d in all; "
-		"its log:\n%s", probe->name, output, r.frames, r.discarded,
-		PACING_COUNTED_FRAMES, log);
+	ck_assert_msg(r.frames + r.discarded >= PACING_COUNTED_FRAMES,
+			"%s on "
+			"%s: %ld frames presented and %ld discarded, expected %d in all; "
+			"its log:\n%s",
+			probe->name, output, r.frames, r.discarded, PACING_COUNTED_FRAMES,
+			log);
 	ck_assert_msg(fabs(r.refresh_ms - expect_refresh_ms) <=
-		PACING_REFRESH_TOLERANCE_MS, "%s on %s: the presentation feedback "
-		"reports a refresh of %.3f ms, expected %.3f ms (--refresh 60,144)",
-		probe->name, output, r.refresh_ms, expect_refresh_ms);
+					PACING_REFRESH_TOLERANCE_MS,
+			"%s on %s: the presentation feedback "
+			"reports a refresh of %.3f ms, expected %.3f ms (--refresh 60,144)",
+			probe->name, output, r.refresh_ms, expect_refresh_ms);
 	double median_bound = PACING_MEDIAN_PERIODS;
 	if (strcmp(sanitizer(), "none") != 0 &&
 			1.0 + lead_median_ms / expect_refresh_ms > median_bound) {
 		median_bound = 1.0 + lead_median_ms / expect_refresh_ms;
 	}
 	ck_assert_msg(r.median_periods <= median_bound,
-		"%s on %s: median commit-to-present latency %.3f periods (%.2f ms), "
-		"more than %.2f: a frame committed at its frame callback misses the "
-		"next vblank it could make (composition: median %.2f "
-		"ms; sanitizer: %s)", probe->name, output, r.median_periods,
-		r.median_ms, median_bound, lead_median_ms, sanitizer());
+			"%s on %s: median commit-to-present latency %.3f periods (%.2f "
+			"ms), "
+			"more than %.2f: a frame committed at its frame callback misses "
+			"the "
+			"next vblank it could make (composition: median %.2f "
+			"ms; sanitizer: %s)",
+			probe->name, output, r.median_periods, r.median_ms, median_bound,
+			lead_median_ms, sanitizer());
 	double p95_bound = 1.0 + lead_p95_ms / expect_refresh_ms;
 	/* sanitizer builds: the composition (presented - render start) is
 	 * measured, but the wait from a commit to the render start is not:
@@ -881,13 +886,13 @@ static void check_probe(struct harness_proc *probe, const char *output,
 	if (strcmp(sanitizer(), "none") != 0) {
 		p95_bound = 2.0 + lead_p95_ms / expect_refresh_ms;
 	}
-	p95_bound = p95_bound > PACING_P95_PERIODS ? p95_bound :
-		PACING_P95_PERIODS;
+	p95_bound = p95_bound > PACING_P95_PERIODS ? p95_bound : PACING_P95_PERIODS;
 	ck_assert_msg(r.p95_periods <= p95_bound,
-		"%s on %s: p95 commit-to-present latency %.3f periods (%.2f ms), "
-		"more than %.2f (composition: p95 %.2f ms; sanitizer: "
-		"%s)", probe->name, output, r.p95_periods, r.p95_ms, p95_bound,
-		lead_p95_ms, sanitizer());
+			"%s on %s: p95 commit-to-present latency %.3f periods (%.2f ms), "
+			"more than %.2f (composition: p95 %.2f ms; sanitizer: "
+			"%s)",
+			probe->name, output, r.p95_periods, r.p95_ms, p95_bound,
+			lead_p95_ms, sanitizer());
 	free(log);
 }
 
@@ -928,23 +933,23 @@ static double lead_ms(const char *log_path, const char *output,
 /* Two outputs at different rates, a latency probe on each: a frame
  * committed right after its frame callback shows at the next vblank its
  * output can make. */
-START_TEST(test_integration_pacing_latency_next_vblank)
-{
+START_TEST(test_integration_pacing_latency_next_vblank) {
 	struct harness *harness = harness_create("pacing_latency");
-	static const char *const rates[] = { "--outputs", "2",
-		"--refresh", "60,144", NULL };
-	require_vitrail_options(harness, rates, "pacing_latency needs per-output "
-		"refresh rates (--refresh 60,144), which come with the new frame "
-		"pipeline");
+	static const char *const rates[] = { "--outputs", "2", "--refresh",
+		"60,144", NULL };
+	require_vitrail_options(harness, rates,
+			"pacing_latency needs per-output "
+			"refresh rates (--refresh 60,144), which come with the new frame "
+			"pipeline");
 	char *log_path = NULL;
 	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 2,
-			.output_size = "640x480",
-			.extra_args = (const char *const[]){ "--refresh", "60,144",
-				"--frame-log", log_path, NULL },
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 2,
+					.output_size = "640x480",
+					.extra_args = (const char *const[]){ "--refresh", "60,144",
+							"--frame-log", log_path, NULL },
+			});
 	struct harness_conn *conn = vitrail->conn;
 
 	// One after another, so that each goes to the output with the fewest
@@ -952,8 +957,7 @@ START_TEST(test_integration_pacing_latency_next_vblank)
 	struct harness_proc *probe60 = spawn_probe(harness, vitrail, "probe-60");
 	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	assert_window_on(conn, "probe-60", "HEADLESS-1");
-	struct harness_proc *probe144 = spawn_probe(harness, vitrail,
-		"probe-144");
+	struct harness_proc *probe144 = spawn_probe(harness, vitrail, "probe-144");
 	harness_wait_for_windows(conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
 	assert_window_on(conn, "probe-144", "HEADLESS-2");
 	assert_window_on(conn, "probe-60", "HEADLESS-1");
@@ -961,11 +965,11 @@ START_TEST(test_integration_pacing_latency_next_vblank)
 	ck_assert(harness_proc_wait(probe60, HARNESS_WINDOWS_TIMEOUT_MS));
 	ck_assert(harness_proc_wait(probe144, HARNESS_WINDOWS_TIMEOUT_MS));
 	check_probe(probe60, "HEADLESS-1", 1000.0 / 60.0,
-		lead_ms(log_path, "HEADLESS-1", 50),
-		lead_ms(log_path, "HEADLESS-1", 95));
+			lead_ms(log_path, "HEADLESS-1", 50),
+			lead_ms(log_path, "HEADLESS-1", 95));
 	check_probe(probe144, "HEADLESS-2", 1000.0 / 144.0,
-		lead_ms(log_path, "HEADLESS-2", 50),
-		lead_ms(log_path, "HEADLESS-2", 95));
+			lead_ms(log_path, "HEADLESS-2", 50),
+			lead_ms(log_path, "HEADLESS-2", 95));
 
 	harness_stop_vitrail(harness, vitrail);
 	free(log_path);
@@ -983,8 +987,8 @@ static bool stats_for(const char *stats, const char *output, long *frames,
 			const char *f = strstr(line, " frames=");
 			const char *d = strstr(line, " dropped=");
 			const char *eol = strchr(line, '\n');
-			if (f == NULL || d == NULL || (eol != NULL && (f > eol ||
-					d > eol))) {
+			if (f == NULL || d == NULL ||
+					(eol != NULL && (f > eol || d > eol))) {
 				return false;
 			}
 			*frames = strtol(f + strlen(" frames="), NULL, 10);
@@ -1002,18 +1006,17 @@ static bool stats_for(const char *stats, const char *output, long *frames,
 /* An output that shows nothing new drops nothing: with one animated client
  * on HEADLESS-1, HEADLESS-2 stays idle and its statistics must count no
  * dropped frame. */
-START_TEST(test_integration_pacing_idle_output_drops_nothing)
-{
+START_TEST(test_integration_pacing_idle_output_drops_nothing) {
 	struct harness *harness = harness_create("pacing_idle_output");
 	char *stats_path = NULL;
 	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 2,
-			.output_size = "640x480",
-			.extra_args = (const char *const[]){ "--stats", stats_path,
-				NULL },
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 2,
+					.output_size = "640x480",
+					.extra_args = (const char *const[]){ "--stats", stats_path,
+							NULL },
+			});
 	const char *argv[] = { harness_demo_path(), "--app-id", "busy", NULL };
 	struct harness_proc *demo = harness_spawn_client(harness, vitrail, argv);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -1026,17 +1029,20 @@ START_TEST(test_integration_pacing_idle_output_drops_nothing)
 	read_stats_file(stats_path, stats, sizeof(stats));
 	long busy_frames = 0, busy_dropped = 0, idle_frames = 0, idle_dropped = 0;
 	ck_assert_msg(stats_for(stats, "HEADLESS-1", &busy_frames, &busy_dropped),
-		"no HEADLESS-1 line in %s:\n%s", stats_path, stats);
+			"no HEADLESS-1 line in %s:\n%s", stats_path, stats);
 	ck_assert_msg(stats_for(stats, "HEADLESS-2", &idle_frames, &idle_dropped),
-		"no HEADLESS-2 line in %s:\n%s", stats_path, stats);
-	ck_assert_msg(busy_frames > 10, "the busy output HEADLESS-1 presented "
-		"only %ld frames in 2 s:\n%s", busy_frames, stats);
+			"no HEADLESS-2 line in %s:\n%s", stats_path, stats);
+	ck_assert_msg(busy_frames > 10,
+			"the busy output HEADLESS-1 presented "
+			"only %ld frames in 2 s:\n%s",
+			busy_frames, stats);
 	// under a sanitizer the first frame (pipelines warming) may miss its
 	// vblank on a loaded machine and be drawn again: that one only
-	ck_assert_msg(idle_dropped == 0 || (sanitized() && idle_dropped == 1 &&
-		idle_frames <= 2), "the idle output HEADLESS-2 reports %ld dropped "
-		"of %ld frames, expected none:\n%s", idle_dropped, idle_frames,
-		stats);
+	ck_assert_msg(idle_dropped == 0 ||
+					(sanitized() && idle_dropped == 1 && idle_frames <= 2),
+			"the idle output HEADLESS-2 reports %ld dropped "
+			"of %ld frames, expected none:\n%s",
+			idle_dropped, idle_frames, stats);
 	free(stats_path);
 	harness_destroy(harness);
 }
@@ -1057,19 +1063,18 @@ END_TEST
  *   within 3 + an eighth (before the fix: 73 against 93 on Vulkan), and
  *   the slow frames made at least 20.
  */
-START_TEST(test_integration_frame_log_honest)
-{
+START_TEST(test_integration_frame_log_honest) {
 	struct harness *harness = harness_create("frame_log_honest");
 	char *stats_path = NULL, *log_path = NULL;
 	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
 	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-			.extra_args = (const char *const[]){ "--stats", stats_path,
-				"--frame-log", log_path, NULL },
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+					.extra_args = (const char *const[]){ "--stats", stats_path,
+							"--frame-log", log_path, NULL },
+			});
 	const char *argv[] = { harness_demo_path(), "--app-id", "busy", NULL };
 	struct harness_proc *demo = harness_spawn_client(harness, vitrail, argv);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -1087,11 +1092,10 @@ START_TEST(test_integration_frame_log_honest)
 	read_stats_file(stats_path, stats, sizeof(stats));
 	long frames = 0, dropped = 0;
 	ck_assert_msg(stats_for(stats, "HEADLESS-1", &frames, &dropped),
-		"no HEADLESS-1 line:\n%s", stats);
+			"no HEADLESS-1 line:\n%s", stats);
 
 	static struct log_row rows[4096];
-	size_t n = read_frame_log_targets(log_path, "HEADLESS-1", rows, NULL,
-		4096);
+	size_t n = read_frame_log_targets(log_path, "HEADLESS-1", rows, NULL, 4096);
 	static uint64_t shown[4096];
 	size_t nshown = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -1099,9 +1103,10 @@ START_TEST(test_integration_frame_log_honest)
 			continue;
 		}
 		ck_assert_msg(rows[i].presented_ns >= rows[i].render_end_ns,
-			"frame log row %zu: presented at %" PRIu64 ", %.2f ms before "
-			"it was ready", i, rows[i].presented_ns,
-			(double)(rows[i].render_end_ns - rows[i].presented_ns) / 1e6);
+				"frame log row %zu: presented at %" PRIu64 ", %.2f ms before "
+				"it was ready",
+				i, rows[i].presented_ns,
+				(double)(rows[i].render_end_ns - rows[i].presented_ns) / 1e6);
 		shown[nshown++] = rows[i].presented_ns;
 	}
 	qsort(shown, nshown, sizeof(shown[0]), cmp_u64_asc);
@@ -1112,17 +1117,20 @@ START_TEST(test_integration_frame_log_honest)
 		missed += gap > 1 ? gap - 1 : 0;
 	}
 	printf("frame_log_honest: %zu frames logged, %zu shown; refreshes "
-		"without a new frame: %ld from the log, %ld in the statistics\n",
-		n, nshown, missed, dropped);
-	ck_assert_msg(missed >= 20, "the slow frames left only %ld refreshes "
-		"without a new frame: the test shows nothing", missed);
+		   "without a new frame: %ld from the log, %ld in the statistics\n",
+			n, nshown, missed, dropped);
+	ck_assert_msg(missed >= 20,
+			"the slow frames left only %ld refreshes "
+			"without a new frame: the test shows nothing",
+			missed);
 	// the client is slower than vitrail in sanitizer builds: a few gaps
 	// then wanted nothing new, which the statistics rightly leave out
-	ck_assert_msg(labs(dropped - missed) <= 3 + missed / (sanitized() ? 4 :
-		8), "the statistics "
-		"say %ld "
-		"dropped, the log's presentations %ld refreshes without a new "
-		"frame:\n%s", dropped, missed, stats);
+	ck_assert_msg(labs(dropped - missed) <= 3 + missed / (sanitized() ? 4 : 8),
+			"the statistics "
+			"say %ld "
+			"dropped, the log's presentations %ld refreshes without a new "
+			"frame:\n%s",
+			dropped, missed, stats);
 	free(stats_path);
 	free(log_path);
 	harness_destroy(harness);
@@ -1190,24 +1198,24 @@ static void known_client_start(struct known_client *c,
 		struct harness_vitrail *vitrail) {
 	*c = (struct known_client){ 0 };
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
-	ck_assert_msg(sc_app_init(&c->app, "known-pixels"),
-		"cannot connect to %s", vitrail->socket);
+	ck_assert_msg(sc_app_init(&c->app, "known-pixels"), "cannot connect to %s",
+			vitrail->socket);
 	struct sc_app *app = &c->app;
-	ck_assert(sc_app_create_window(app, "known-pixels", "known pixels",
-		KP_W, KP_H, 0));
+	ck_assert(sc_app_create_window(app, "known-pixels", "known pixels", KP_W,
+			KP_H, 0));
 	for (int32_t y = 0; y < KP_H; y++) {
 		for (int32_t x = 0; x < KP_W; x++) {
 			app->buffer->pixels[y * KP_W + x] = known_pixel(x, y);
 		}
 	}
 	xdg_surface_set_window_geometry(app->xdg_surface, KP_GEO_X, 0,
-		KP_W - KP_GEO_X, KP_H);
+			KP_W - KP_GEO_X, KP_H);
 	c->child = wl_compositor_create_surface(app->compositor);
 	c->subsurface = wl_subcompositor_get_subsurface(app->subcompositor,
-		c->child, app->surface);
+			c->child, app->surface);
 	wl_subsurface_set_position(c->subsurface, KP_SUB_X, KP_SUB_Y);
 	c->child_buffer = sc_buffer_create(app, KP_SUB_W, KP_SUB_H,
-		WL_SHM_FORMAT_ARGB8888, KP_ORANGE);
+			WL_SHM_FORMAT_ARGB8888, KP_ORANGE);
 	wl_surface_attach(c->child, c->child_buffer->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(c->child, 0, 0, KP_SUB_W, KP_SUB_H);
 	// synchronised: the child's state comes with the parent's commit
@@ -1251,12 +1259,13 @@ static void check_known_pixels(struct harness *harness,
 		int worst = 0;
 		for (int shift = 0; shift < 32; shift += 8) {
 			int d = abs((int)((actual >> shift) & 0xff) -
-				(int)((k->pixel >> shift) & 0xff));
+					(int)((k->pixel >> shift) & 0xff));
 			worst = d > worst ? d : worst;
 		}
-		ck_assert_msg(worst <= k->tolerance, "%s: pixel (%d, %d) is "
-			"0x%08x, expected 0x%08x (%s); screenshot %s", name, k->x,
-			k->y, actual, k->pixel, k->what, path);
+		ck_assert_msg(worst <= k->tolerance,
+				"%s: pixel (%d, %d) is "
+				"0x%08x, expected 0x%08x (%s); screenshot %s",
+				name, k->x, k->y, actual, k->pixel, k->what, path);
 	}
 	free(pixels);
 	free(path);
@@ -1307,14 +1316,14 @@ static size_t known_checks(struct known_check *out, int32_t ox, int32_t oy,
 	if (subsurface_visible) {
 		const struct known_check sub[] = {
 			{ KP_SUB_X, KP_SUB_Y, KP_ORANGE, 0,
-				"subsurface's top-left, outside the parent" },
-			{ KP_SUB_X + KP_SUB_W - 1, KP_SUB_Y + KP_SUB_H - 1, KP_ORANGE,
-				0, "subsurface's bottom-right, over the parent" },
+					"subsurface's top-left, outside the parent" },
+			{ KP_SUB_X + KP_SUB_W - 1, KP_SUB_Y + KP_SUB_H - 1, KP_ORANGE, 0,
+					"subsurface's bottom-right, over the parent" },
 			{ 0, KP_SUB_Y, KP_ORANGE, 0, "subsurface over the parent" },
 			{ KP_SUB_X - 1, KP_SUB_Y, KP_BACKGROUND, 0,
-				"left of the subsurface" },
+					"left of the subsurface" },
 			{ KP_SUB_X, KP_SUB_Y - 1, KP_BACKGROUND, 0,
-				"above the subsurface" },
+					"above the subsurface" },
 			{ -1, 0, KP_BACKGROUND, 0, "left of the surface" },
 		};
 		for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
@@ -1327,8 +1336,7 @@ static size_t known_checks(struct known_check *out, int32_t ox, int32_t oy,
 	return n;
 }
 
-START_TEST(test_integration_known_pixels_on_screen)
-{
+START_TEST(test_integration_known_pixels_on_screen) {
 	struct harness *harness = harness_create("known_pixels");
 	struct known_check checks[64];
 
@@ -1337,15 +1345,15 @@ START_TEST(test_integration_known_pixels_on_screen)
 	// x = (640 - 188) / 2 - 150 = 76, y = (480 - 120) / 2 - 90 = 90, and
 	// the surface's origin to (76 - 12, 90) = (64, 90).
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+			});
 	struct known_client client;
 	known_client_start(&client, vitrail);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	const struct harness_window *window = assert_window_on(vitrail->conn,
-		"known-pixels", "HEADLESS-1");
+	const struct harness_window *window =
+			assert_window_on(vitrail->conn, "known-pixels", "HEADLESS-1");
 	ck_assert_int_eq(window->x, 76);
 	ck_assert_int_eq(window->y, 90);
 	ck_assert_int_eq(window->width, KP_W - KP_GEO_X);
@@ -1360,14 +1368,14 @@ START_TEST(test_integration_known_pixels_on_screen)
 	// subsurface (at x -22..-3) is off screen.
 	// (grim takes screenshots through screencopy: allowed)
 	char *conf = harness_write_file(harness, "kiosk.conf",
-		"mode kiosk\nallow screencopy\n");
+			"mode kiosk\nallow screencopy\n");
 	const char *kiosk[] = { "--config", conf, NULL };
 	vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-			.extra_args = kiosk,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+					.extra_args = kiosk,
+			});
 	known_client_start(&client, vitrail);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	window = assert_window_on(vitrail->conn, "known-pixels", "HEADLESS-1");
@@ -1409,12 +1417,12 @@ static uint32_t *foot_shot(const char *config, const char *name,
 	fclose(f);
 	const char *const args[] = { "--config", conf, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "1024x768", .extra_args = args });
-	const char *argv[] = { "foot", "--config", foot_ini,
-		"--override", "font=DejaVu Sans Mono:size=10",
-		"--app-id", "foot", "--title", "HHHH HHHH",
-		"sh", "-c", "exec sleep 3600", NULL };
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "1024x768",
+					.extra_args = args });
+	const char *argv[] = { "foot", "--config", foot_ini, "--override",
+		"font=DejaVu Sans Mono:size=10", "--app-id", "foot", "--title",
+		"HHHH HHHH", "sh", "-c", "exec sleep 3600", NULL };
 	struct harness_proc *foot = harness_spawn_client(harness, vitrail, argv);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	harness_assert_alive(foot);
@@ -1422,10 +1430,10 @@ static uint32_t *foot_shot(const char *config, const char *name,
 	uint32_t *pixels = NULL;
 	harness_settle(vitrail->conn);
 	harness_list_windows(vitrail->conn, NULL);
-	const struct harness_window *fw = harness_find_window(vitrail->conn,
-		"foot");
+	const struct harness_window *fw =
+			harness_find_window(vitrail->conn, "foot");
 	ck_assert_msg(fw != NULL, "no foot window: %s",
-		harness_describe_windows(vitrail->conn));
+			harness_describe_windows(vitrail->conn));
 	*w = *fw;
 	w->app_id = NULL;
 	w->output = NULL;
@@ -1453,14 +1461,20 @@ START_TEST(test_integration_foot_decorations) {
 	int32_t iw, ih;
 	uint32_t *px = foot_shot("decorations server", "server", &w, &iw, &ih);
 	ck_assert_msg(w.x >= 4 && w.y >= 28 && w.x + w.width + 4 <= iw &&
-		w.y + w.height + 4 <= ih, "foot at %d,%d %dx%d: its decorations "
-		"are not inside the output", w.x, w.y, w.width, w.height);
+					w.y + w.height + 4 <= ih,
+			"foot at %d,%d %dx%d: its decorations "
+			"are not inside the output",
+			w.x, w.y, w.width, w.height);
 	uint32_t p = px[(w.y - 12) * iw + w.x + 2];
-	ck_assert_msg(rgb_is(p, DECO_FOCUSED), "foot's title bar at (%d, %d) "
-		"is 0x%08x", w.x + 2, w.y - 12, p);
+	ck_assert_msg(rgb_is(p, DECO_FOCUSED),
+			"foot's title bar at (%d, %d) "
+			"is 0x%08x",
+			w.x + 2, w.y - 12, p);
 	p = px[(w.y + 20) * iw + w.x - 2];
-	ck_assert_msg(rgb_is(p, DECO_FOCUSED), "foot's left border at (%d, %d) "
-		"is 0x%08x", w.x - 2, w.y + 20, p);
+	ck_assert_msg(rgb_is(p, DECO_FOCUSED),
+			"foot's left border at (%d, %d) "
+			"is 0x%08x",
+			w.x - 2, w.y + 20, p);
 	int white = 0;
 	for (int y = w.y - 24; y < w.y; y++) {
 		for (int x = w.x; x < w.x + 150; x++) {
@@ -1475,8 +1489,10 @@ START_TEST(test_integration_foot_decorations) {
 	for (int32_t i = 0; i < iw * ih; i++) {
 		ours += rgb_is(px[i], DECO_FOCUSED);
 	}
-	ck_assert_msg(ours == 0, "with decorations client, %d pixels are "
-		"vitrail's title colour", ours);
+	ck_assert_msg(ours == 0,
+			"with decorations client, %d pixels are "
+			"vitrail's title colour",
+			ours);
 	free(px);
 	harness_destroy(harness);
 }
@@ -1489,27 +1505,27 @@ END_TEST
  * characters it types) types a line into foot, focused when it maps: the
  * shell in foot reads the line and writes it to a file, the oracle.
  */
-START_TEST(test_integration_wtype_foot)
-{
+START_TEST(test_integration_wtype_foot) {
 	harness_require_program("wtype", "wtype");
 	struct harness *harness = harness_create("wtype_foot");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480" });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
 	char *out = NULL, *command = NULL;
 	ck_assert(asprintf(&out, "%s/typed.txt", harness->out_dir) > 0);
-	ck_assert(asprintf(&command, "IFS= read -r line; printf '%%s' \"$line\" "
-		"> '%s.part' && mv '%s.part' '%s'; exec sleep 3600", out, out,
-		out) > 0);
-	struct harness_proc *foot = spawn_foot_running(harness, vitrail,
-		command);
+	ck_assert(asprintf(&command,
+					  "IFS= read -r line; printf '%%s' \"$line\" "
+					  "> '%s.part' && mv '%s.part' '%s'; exec sleep 3600",
+					  out, out, out) > 0);
+	struct harness_proc *foot = spawn_foot_running(harness, vitrail, command);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	assert_window_on(vitrail->conn, "foot", "HEADLESS-1");
 	harness_settle(vitrail->conn);
 	const char *text = "Hello, vitrail: 1+2=3 & {~ok}";
 	const char *wtype[] = { "wtype", text, "-k", "Return", NULL };
 	ck_assert_int_eq(harness_run_client(harness, vitrail, wtype,
-		HARNESS_WAIT_TIMEOUT_MS, NULL), 0);
+							 HARNESS_WAIT_TIMEOUT_MS, NULL),
+			0);
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(30000);
 	char typed[256] = { 0 };
 	for (;;) {
@@ -1521,7 +1537,7 @@ START_TEST(test_integration_wtype_foot)
 			break;
 		}
 		ck_assert_msg(harness_now_ms() < deadline,
-			"foot's shell read no line within 30 s");
+				"foot's shell read no line within 30 s");
 		sleep_s(0.1);
 	}
 	ck_assert_str_eq(typed, text);
@@ -1536,37 +1552,37 @@ END_TEST
 static Suite *integration_suite(void) {
 	Suite *suite = suite_create("integration");
 	harness_add_case(suite, "two_outputs",
-		test_integration_two_outputs_match_reference, 240);
+			test_integration_two_outputs_match_reference, 240);
 	harness_add_case(suite, "nested_wayland",
-		test_integration_nested_wayland_match_reference, 300);
-	harness_add_case(suite, "nested_steady",
-		test_integration_nested_steady, 120);
+			test_integration_nested_wayland_match_reference, 300);
+	harness_add_case(suite, "nested_steady", test_integration_nested_steady,
+			120);
 	harness_add_case(suite, "nested_x11",
-		test_integration_nested_x11_match_reference, 300);
+			test_integration_nested_x11_match_reference, 300);
 	harness_add_case(suite, "simple_shm_minute",
-		test_integration_simple_shm_minute_keeps_buffers_free,
-		soak_seconds() + 180);
+			test_integration_simple_shm_minute_keeps_buffers_free,
+			soak_seconds() + 180);
 	harness_add_case(suite, "buffer_release",
-		test_integration_buffer_release_after_commit, 120);
-	harness_add_case(suite, "protocols",
-		test_integration_protocols_advertised, 120);
+			test_integration_buffer_release_after_commit, 120);
+	harness_add_case(suite, "protocols", test_integration_protocols_advertised,
+			120);
 	harness_add_case(suite, "client_death",
-		test_integration_client_death_survived, 240);
+			test_integration_client_death_survived, 240);
 	harness_add_case(suite, "first_frame_callback",
-		test_integration_first_frame_callback_never_lost, 90);
+			test_integration_first_frame_callback_never_lost, 90);
 	harness_add_case(suite, "presentation_feedback",
-		test_integration_presentation_feedback_answered, 90);
+			test_integration_presentation_feedback_answered, 90);
 	harness_add_case(suite, "pacing_latency",
-		test_integration_pacing_latency_next_vblank, 150);
+			test_integration_pacing_latency_next_vblank, 150);
 	harness_add_case(suite, "wtype_foot", test_integration_wtype_foot, 90);
 	harness_add_case(suite, "known_pixels",
-		test_integration_known_pixels_on_screen, 180);
+			test_integration_known_pixels_on_screen, 180);
 	harness_add_case(suite, "foot_decorations",
-		test_integration_foot_decorations, 120);
+			test_integration_foot_decorations, 120);
 	harness_add_case(suite, "pacing_idle_output",
-		test_integration_pacing_idle_output_drops_nothing, 120);
+			test_integration_pacing_idle_output_drops_nothing, 120);
 	harness_add_case(suite, "frame_log_honest",
-		test_integration_frame_log_honest, 120);
+			test_integration_frame_log_honest, 120);
 	return suite;
 }
 

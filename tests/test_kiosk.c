@@ -35,8 +35,9 @@
 static struct harness_vitrail *start(struct harness *harness, int outputs,
 		const char *const *args) {
 	return harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = outputs,
-			.output_size = "640x480", .extra_args = args });
+			&(struct harness_vitrail_options){ .outputs = outputs,
+					.output_size = "640x480",
+					.extra_args = args });
 }
 
 /* ---- privileged ---------------------------------------------------------- */
@@ -61,7 +62,7 @@ static char *wayland_info(struct harness *harness,
 	const char *argv[] = { "wayland-info", NULL };
 	struct harness_proc *proc = NULL;
 	int status = harness_run_client(harness, vitrail, argv,
-		HARNESS_WAIT_TIMEOUT_MS, &proc);
+			HARNESS_WAIT_TIMEOUT_MS, &proc);
 	ck_assert_msg(status == 0, "wayland-info exited with %d", status);
 	return harness_proc_log(proc);
 }
@@ -81,21 +82,20 @@ static void check_globals(struct harness *harness,
 		const char *const *allowed) {
 	char *info = wayland_info(harness, vitrail);
 	ck_assert_msg(lists(info, "xdg_wm_base") && lists(info, "wl_seat") &&
-		lists(info, "zwlr_layer_shell_v1"), "%s: everyday globals missing",
-		what);
+					lists(info, "zwlr_layer_shell_v1"),
+			"%s: everyday globals missing", what);
 	for (size_t i = 0; i < NPRIVILEGED; i++) {
 		bool want = false;
 		for (size_t j = 0; allowed != NULL && allowed[j] != NULL; j++) {
 			want = want || strcmp(allowed[j], privileged[i]) == 0;
 		}
-		ck_assert_msg(lists(info, privileged[i]) == want, "%s: %s is %s",
-			what, privileged[i], want ? "missing" : "offered");
+		ck_assert_msg(lists(info, privileged[i]) == want, "%s: %s is %s", what,
+				privileged[i], want ? "missing" : "offered");
 	}
 	free(info);
 }
 
-START_TEST(test_kiosk_privileged)
-{
+START_TEST(test_kiosk_privileged) {
 	harness_require_program("wayland-info", "wayland-utils");
 	harness_require_program("wlr-randr", "wlr-randr");
 	struct harness *harness = harness_create("kiosk_privileged");
@@ -106,15 +106,16 @@ START_TEST(test_kiosk_privileged)
 	check_globals(harness, vitrail, "kiosk", NULL);
 	struct harness_proc *proc = NULL;
 	ck_assert_int_ne(harness_run_client(harness, vitrail, randr,
-		HARNESS_WAIT_TIMEOUT_MS, &proc), 0);
+							 HARNESS_WAIT_TIMEOUT_MS, &proc),
+			0);
 	char *log = harness_proc_log(proc);
 	ck_assert_msg(strstr(log, "wlr-output-management") != NULL,
-		"wlr-randr said: %s", log);
+			"wlr-randr said: %s", log);
 	free(log);
 	harness_stop_vitrail(harness, vitrail);
 
 	char *conf = harness_write_file(harness, "allow.conf",
-		"mode kiosk\nallow screencopy, virtual-input\n");
+			"mode kiosk\nallow screencopy, virtual-input\n");
 	const char *configured[] = { "--config", conf, "--allow",
 		"output-management", NULL };
 	vitrail = start(harness, 1, configured);
@@ -123,7 +124,8 @@ START_TEST(test_kiosk_privileged)
 		"zwlr_output_manager_v1", NULL };
 	check_globals(harness, vitrail, "kiosk, allowed", some);
 	ck_assert_int_eq(harness_run_client(harness, vitrail, randr,
-		HARNESS_WAIT_TIMEOUT_MS, NULL), 0);
+							 HARNESS_WAIT_TIMEOUT_MS, NULL),
+			0);
 	harness_stop_vitrail(harness, vitrail);
 
 	vitrail = start(harness, 1, NULL);
@@ -153,24 +155,23 @@ static int count_lines(const char *path) {
 	return n;
 }
 
-START_TEST(test_kiosk_app_exit)
-{
+START_TEST(test_kiosk_app_exit) {
 	struct harness *harness = harness_create("kiosk_app_exit");
 	char *marks = NULL;
 	ck_assert_int_gt(asprintf(&marks, "%s/starts", harness->out_dir), 0);
 	char *app = NULL;
-	ck_assert_int_gt(asprintf(&app, "echo started >> '%s'; sleep 1; exit 3",
-		marks), 0);
+	ck_assert_int_gt(
+			asprintf(&app, "echo started >> '%s'; sleep 1; exit 3", marks), 0);
 
 	// kiosk: vitrail goes with the application, with its status
 	const char *kiosk[] = { "--mode", "kiosk", "--", "sh", "-c", app, NULL };
 	struct harness_vitrail *vitrail = start(harness, 1, kiosk);
 	ck_assert_msg(harness_proc_wait(vitrail->proc, 30000),
-		"vitrail still runs after its kiosk application exited");
+			"vitrail still runs after its kiosk application exited");
 	ck_assert_msg(WIFEXITED(vitrail->proc->status) &&
-		WEXITSTATUS(vitrail->proc->status) == 3,
-		"vitrail's wait status is 0x%x, expected exit status 3",
-		vitrail->proc->status);
+					WEXITSTATUS(vitrail->proc->status) == 3,
+			"vitrail's wait status is 0x%x, expected exit status 3",
+			vitrail->proc->status);
 	ck_assert_int_eq(count_lines(marks), 1);
 	unlink(marks);
 
@@ -191,10 +192,9 @@ START_TEST(test_kiosk_app_exit)
 	// restart: started again and again, ever more slowly (250 ms, then
 	// twice as long each time it ran under 3 s); vitrail stays
 	free(app);
-	ck_assert_int_gt(asprintf(&app, "echo started >> '%s'; exit 1", marks),
-		0);
+	ck_assert_int_gt(asprintf(&app, "echo started >> '%s'; exit 1", marks), 0);
 	char *conf = harness_write_file(harness, "restart.conf",
-		"mode kiosk\napp_exit restart\n");
+			"mode kiosk\napp_exit restart\n");
 	const char *restart[] = { "--config", conf, "--", "sh", "-c", app, NULL };
 	vitrail = start(harness, 1, restart);
 	int64_t started = harness_now_ms();
@@ -226,25 +226,27 @@ static void check_kiosk_window(struct harness_vitrail *parent,
 		const char *setting, const char *output, int x, int width) {
 	struct harness *harness = harness_current();
 	char *text = NULL;
-	ck_assert_int_gt(asprintf(&text, "mode kiosk\nkiosk_output %s\n",
-		setting), 0);
+	ck_assert_int_gt(asprintf(&text, "mode kiosk\nkiosk_output %s\n", setting),
+			0);
 	char *conf = harness_write_file(harness, "kiosk.conf", text);
 	const char *args[] = { "--config", conf, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .backend = "wayland",
-			.wayland_parent = parent, .outputs = 3,
-			.output_size = "640x480", .extra_args = args });
-	const char *demo[] = { harness_demo_path(), "--static", "--app-id", "app", NULL };
+			&(struct harness_vitrail_options){ .backend = "wayland",
+					.wayland_parent = parent,
+					.outputs = 3,
+					.output_size = "640x480",
+					.extra_args = args });
+	const char *demo[] = { harness_demo_path(), "--static", "--app-id", "app",
+		NULL };
 	harness_spawn_client(harness, vitrail, demo);
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(30000);
 	const struct harness_window *window = NULL;
 	for (;;) {
-		harness_wait_for_windows(vitrail->conn, 1,
-			HARNESS_WINDOWS_TIMEOUT_MS);
+		harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 		window = harness_find_window(vitrail->conn, "app");
 		// the client answers the configure with its size
 		if ((window != NULL && window->width == width &&
-				window->height == OUTPUT_H) ||
+					window->height == OUTPUT_H) ||
 				harness_now_ms() >= deadline) {
 			break;
 		}
@@ -252,23 +254,22 @@ static void check_kiosk_window(struct harness_vitrail *parent,
 	}
 	ck_assert_msg(window != NULL, "kiosk_output %s: no window", setting);
 	char *windows = harness_describe_windows(vitrail->conn);
-	ck_assert_msg(window->x == x && window->y == 0 &&
-		window->width == width && window->height == OUTPUT_H &&
-		strcmp(window->output, output) == 0,
-		"kiosk_output %s: expected %dx%d at (%d, 0) on %s; windows:\n%s",
-		setting, width, OUTPUT_H, x, output, windows);
+	ck_assert_msg(window->x == x && window->y == 0 && window->width == width &&
+					window->height == OUTPUT_H &&
+					strcmp(window->output, output) == 0,
+			"kiosk_output %s: expected %dx%d at (%d, 0) on %s; windows:\n%s",
+			setting, width, OUTPUT_H, x, output, windows);
 	free(windows);
 	harness_stop_vitrail(harness, vitrail);
 	free(conf);
 	free(text);
 }
 
-START_TEST(test_kiosk_output)
-{
+START_TEST(test_kiosk_output) {
 	struct harness *harness = harness_create("kiosk_output");
 	struct harness_vitrail *parent = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "2400x1000" });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "2400x1000" });
 	// three 640x480 outputs left to right: WL-1 at 0, WL-2 at 640, WL-3
 	// at 1280
 	check_kiosk_window(parent, "extend", "WL-1", 0, 3 * OUTPUT_W);
@@ -288,8 +289,8 @@ END_TEST
 static int cursor_pixels(struct harness *harness,
 		struct harness_vitrail *vitrail, const char *name, int px, int py) {
 	int32_t w = 0, h = 0;
-	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1",
-		NULL, name, &w, &h);
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+			name, &w, &h);
 	ck_assert_int_eq(w, OUTPUT_W);
 	ck_assert_int_eq(h, OUTPUT_H);
 	int n = 0;
@@ -302,8 +303,7 @@ static int cursor_pixels(struct harness *harness,
 	return n;
 }
 
-START_TEST(test_kiosk_hide_cursor)
-{
+START_TEST(test_kiosk_hide_cursor) {
 	struct harness *harness = harness_create("kiosk_hide_cursor");
 	// shown by default: the theme's arrow at the pointer
 	struct harness_vitrail *vitrail = start(harness, 1, NULL);
@@ -312,8 +312,8 @@ START_TEST(test_kiosk_hide_cursor)
 	ck_assert_msg(shown > 20, "%d cursor pixels at the pointer", shown);
 	harness_stop_vitrail(harness, vitrail);
 
-	char *conf = harness_write_file(harness, "always.conf",
-		"hide_cursor always\n");
+	char *conf =
+			harness_write_file(harness, "always.conf", "hide_cursor always\n");
 	const char *always[] = { "--config", conf, NULL };
 	vitrail = start(harness, 1, always);
 	harness_pointer_move(vitrail->conn, 300, 200);
@@ -331,16 +331,17 @@ START_TEST(test_kiosk_hide_cursor)
 	int n = cursor_pixels(harness, vitrail, "idle-moved", 300, 200);
 	if (harness_now_ms() - moved < 2500) {
 		ck_assert_msg(n > 20, "hidden %lld ms after the motion",
-			(long long)(harness_now_ms() - moved));
+				(long long)(harness_now_ms() - moved));
 	}
 	while ((n = cursor_pixels(harness, vitrail, "idle-waited", 300, 200)) > 0 &&
 			harness_now_ms() < deadline) {
 		harness_sleep_ms(250);
 	}
 	ck_assert_msg(n == 0, "the cursor still shows after %lld ms idle",
-		(long long)(harness_now_ms() - moved));
+			(long long)(harness_now_ms() - moved));
 	ck_assert_msg(harness_now_ms() - moved >= 2900,
-		"hidden %lld ms after the motion", (long long)(harness_now_ms() - moved));
+			"hidden %lld ms after the motion",
+			(long long)(harness_now_ms() - moved));
 	harness_pointer_move(vitrail->conn, 200, 100);
 	moved = harness_now_ms();
 	n = cursor_pixels(harness, vitrail, "idle-again", 200, 100);

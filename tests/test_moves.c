@@ -122,8 +122,7 @@ static void scene_init_rounded(struct scene *s, enum vr_format format,
 	if (rounded) {
 		vr_node_set_clip_rounded(s->clipper, &clip, ROUND);
 		struct vr_canvas *canvas = vr_canvas_begin();
-		vr_canvas_draw_rect(canvas, clip,
-			&(struct vr_paint){ .color = WHITE });
+		vr_canvas_draw_rect(canvas, clip, &(struct vr_paint){ .color = WHITE });
 		struct vr_display_list *list = vr_canvas_finish(canvas);
 		vr_node_set_display_list(s->clipper, list);
 		vr_display_list_unref(list);
@@ -153,8 +152,8 @@ static void scene_init(struct scene *s, enum vr_format format) {
 
 static void scene_show(struct scene *s) {
 	vr_node_set_image(s->crop, s->content,
-		&(struct vr_rectf){ s->scroll[0], s->scroll[1], 40, 36 }, 40, 36,
-		VR_TRANSFORM_NORMAL);
+			&(struct vr_rectf){ s->scroll[0], s->scroll[1], 40, 36 }, 40, 36,
+			VR_TRANSFORM_NORMAL);
 	vr_node_set_position(s->sub, 0, -s->sub_offset);
 }
 
@@ -180,8 +179,7 @@ static size_t update(struct scene *s, pixman_region32_t *damage,
 
 /* ---- what the tree reports ---------------------------------------------- */
 
-START_TEST(test_moves_found)
-{
+START_TEST(test_moves_found) {
 	struct scene s;
 	scene_init(&s, VR_FORMAT_XRGB8888);
 	pixman_region32_t damage;
@@ -275,8 +273,7 @@ START_TEST(test_moves_found)
 }
 END_TEST
 
-START_TEST(test_moves_rounded)
-{
+START_TEST(test_moves_rounded) {
 	struct scene s;
 	scene_init_rounded(&s, VR_FORMAT_XRGB8888, true);
 	pixman_region32_t damage;
@@ -299,9 +296,9 @@ START_TEST(test_moves_rounded)
 	/* the list also draws across the box: no move */
 	struct vr_canvas *canvas = vr_canvas_begin();
 	vr_canvas_draw_rect(canvas, (struct vr_rectf){ 60, 8, 32, 64 },
-		&(struct vr_paint){ .color = WHITE });
+			&(struct vr_paint){ .color = WHITE });
 	vr_canvas_draw_rect(canvas, (struct vr_rectf){ 70, 30, 4, 4 },
-		&(struct vr_paint){ .color = TEAL });
+			&(struct vr_paint){ .color = TEAL });
 	struct vr_display_list *list = vr_canvas_finish(canvas);
 	vr_node_set_display_list(s.clipper, list);
 	vr_display_list_unref(list);
@@ -314,8 +311,7 @@ START_TEST(test_moves_rounded)
 }
 END_TEST
 
-START_TEST(test_moves_backdrop)
-{
+START_TEST(test_moves_backdrop) {
 	/* an image with alpha shows what is under it */
 	struct scene s;
 	scene_init(&s, VR_FORMAT_ARGB8888);
@@ -380,8 +376,7 @@ static uint32_t lcg(uint32_t *state) {
 	return *state >> 8;
 }
 
-static void check_pixels(enum kind kind, enum vr_format format,
-		bool rounded) {
+static void check_pixels(enum kind kind, enum vr_format format, bool rounded) {
 	struct vr_renderer *vulkan = NULL;
 	struct vr_cpu_renderer *cpu = NULL;
 	struct vr_engine *engine = NULL;
@@ -402,22 +397,20 @@ static void check_pixels(enum kind kind, enum vr_format format,
 		ck_assert_ptr_nonnull(cpu);
 		engine = vr_engine_create_cpu(cpu);
 		break;
-	case KIND_REFERENCE:
-		engine = vr_engine_create_reference();
-		break;
+	case KIND_REFERENCE: engine = vr_engine_create_reference(); break;
 	}
 	ck_assert_ptr_nonnull(engine);
 	struct dest *dests = calloc(BUFFERS, sizeof(*dests));
 	for (int i = 0; i < BUFFERS; i++) {
-		dests[i].image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8,
-			W, H, dests[i].pixels, W * 4);
+		dests[i].image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, W,
+				H, dests[i].pixels, W * 4);
 		vr_changes_init(&dests[i].changes);
 		vr_changes_damage_all(&dests[i].changes,
-			&(struct vr_box){ 0, 0, W, H });
+				&(struct vr_box){ 0, 0, W, H });
 	}
 	uint32_t *expected = malloc(W * H * 4);
 	pixman_image_t *expected_image = pixman_image_create_bits_no_clear(
-		PIXMAN_x8r8g8b8, W, H, expected, W * 4);
+			PIXMAN_x8r8g8b8, W, H, expected, W * 4);
 	struct vr_changes target_changes;
 	vr_changes_init(&target_changes);
 	vr_changes_damage_all(&target_changes, &(struct vr_box){ 0, 0, W, H });
@@ -448,20 +441,19 @@ static void check_pixels(enum kind kind, enum vr_format format,
 			}
 			if (lcg(&rng) % 7 == 0) {
 				vr_node_set_position(s.above, (float)(lcg(&rng) % 40),
-					(float)(lcg(&rng) % 40));
+						(float)(lcg(&rng) % 40));
 			}
 		}
 		scene_show(&s);
 		struct vr_move moves[VR_MOVES_MAX];
 		pixman_region32_clear(&damage);
-		size_t n = vr_tree_update_moves(s.tree, &damage, moves,
-			VR_MOVES_MAX);
+		size_t n = vr_tree_update_moves(s.tree, &damage, moves, VR_MOVES_MAX);
 		total_moves += n;
 		/* one move per destination, the others as damage */
 		for (size_t i = 1; i < n; i++) {
 			pixman_region32_union_rect(&damage, &damage, moves[i].box.x,
-				moves[i].box.y, (unsigned)moves[i].box.width,
-				(unsigned)moves[i].box.height);
+					moves[i].box.y, (unsigned)moves[i].box.width,
+					(unsigned)moves[i].box.height);
 		}
 		const struct vr_move *move = n > 0 ? &moves[0] : NULL;
 		struct dest *d = &dests[frame % BUFFERS];
@@ -476,8 +468,7 @@ static void check_pixels(enum kind kind, enum vr_format format,
 			.clear = { 0, 0, 0, 1 },
 		};
 		if (kind == KIND_VULKAN) {
-			ef.moves = target_changes.has_move ?
-				&target_changes.move : NULL;
+			ef.moves = target_changes.has_move ? &target_changes.move : NULL;
 			ef.nmoves = target_changes.has_move ? 1 : 0;
 			ef.damage = &target_changes.damage;
 		} else {
@@ -488,25 +479,24 @@ static void check_pixels(enum kind kind, enum vr_format format,
 		uint64_t id = vr_engine_submit(engine, s.tree, &ef);
 		ck_assert_uint_ne(id, 0);
 		ck_assert(vr_engine_wait(engine, id, UINT64_MAX));
-		vr_changes_clear(kind == KIND_VULKAN ? &target_changes :
-			&d->changes);
+		vr_changes_clear(kind == KIND_VULKAN ? &target_changes : &d->changes);
 		if (kind == KIND_VULKAN) {
 			vr_target_read(target, NULL, d->pixels, W * 4);
 		}
 
 		vr_reference_render(s.tree, expected_image, &view,
-			(struct vr_color){ 0, 0, 0, 1 });
+				(struct vr_color){ 0, 0, 0, 1 });
 		int max_diff = 0;
-		size_t bad = vr_pixels_compare(d->pixels, W * 4, expected, W * 4,
-			W, H, 2, &max_diff);
+		size_t bad = vr_pixels_compare(d->pixels, W * 4, expected, W * 4, W, H,
+				2, &max_diff);
 		if (bad > 0) {
 			char name[64];
-			snprintf(name, sizeof(name), "moves-%s-%d",
-				kind_names[kind], frame);
+			snprintf(name, sizeof(name), "moves-%s-%d", kind_names[kind],
+					frame);
 			write_failure_images(name, d->pixels, expected, W, H);
 		}
 		ck_assert_msg(bad == 0, "%s frame %d: %zu pixels off (max %d)",
-			kind_names[kind], frame, bad, max_diff);
+				kind_names[kind], frame, bad, max_diff);
 	}
 	/* the walk did move pixels (not only redraw them) */
 	ck_assert_uint_gt(total_moves, 40);
@@ -528,24 +518,21 @@ static void check_pixels(enum kind kind, enum vr_format format,
 	ck_assert_int_eq(log_errors, 0);
 }
 
-START_TEST(test_moves_vulkan)
-{
+START_TEST(test_moves_vulkan) {
 	check_pixels(KIND_VULKAN, VR_FORMAT_XRGB8888, false);
 	check_pixels(KIND_VULKAN, VR_FORMAT_ARGB8888, false);
 	check_pixels(KIND_VULKAN, VR_FORMAT_XRGB8888, true);
 }
 END_TEST
 
-START_TEST(test_moves_cpu)
-{
+START_TEST(test_moves_cpu) {
 	check_pixels(KIND_CPU, VR_FORMAT_XRGB8888, false);
 	check_pixels(KIND_CPU, VR_FORMAT_ARGB8888, false);
 	check_pixels(KIND_CPU, VR_FORMAT_XRGB8888, true);
 }
 END_TEST
 
-START_TEST(test_moves_reference)
-{
+START_TEST(test_moves_reference) {
 	check_pixels(KIND_REFERENCE, VR_FORMAT_XRGB8888, false);
 	check_pixels(KIND_REFERENCE, VR_FORMAT_ARGB8888, false);
 	check_pixels(KIND_REFERENCE, VR_FORMAT_XRGB8888, true);

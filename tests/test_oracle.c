@@ -60,14 +60,12 @@ struct renders {
 };
 
 /* A grey pixel of coverage c of opaque white over transparent black. */
-static uint32_t grey(double c)
-{
+static uint32_t grey(double c) {
 	uint32_t v = (uint32_t)lround(255.0 * c);
 	return v << 24 | v << 16 | v << 8 | v;
 }
 
-static int channel_diff(uint32_t a, uint32_t b)
-{
+static int channel_diff(uint32_t a, uint32_t b) {
 	int worst = 0;
 	for (int shift = 0; shift < 32; shift += 8) {
 		int d = abs((int)((a >> shift) & 0xff) - (int)((b >> shift) & 0xff));
@@ -77,8 +75,7 @@ static int channel_diff(uint32_t a, uint32_t b)
 }
 
 static struct vr_node *rect_node(struct vr_node *parent, float x, float y,
-		float w, float h, struct vr_color color)
-{
+		float w, float h, struct vr_color color) {
 	struct vr_node *node = vr_node_create(tree);
 	vr_node_set_position(node, x, y);
 	vr_node_set_rect(node, w, h, color);
@@ -88,8 +85,7 @@ static struct vr_node *rect_node(struct vr_node *parent, float x, float y,
 
 /* A node at the origin showing the canvas's display list. */
 static struct vr_node *list_node(struct vr_node *parent,
-		struct vr_canvas *canvas)
-{
+		struct vr_canvas *canvas) {
 	struct vr_display_list *list = vr_canvas_finish(canvas);
 	ck_assert_ptr_nonnull(list);
 	struct vr_node *node = vr_node_create(tree);
@@ -102,12 +98,12 @@ static struct vr_node *list_node(struct vr_node *parent,
 /* Render the whole tree into a fresh target of w x h with both renderers
  * through view. */
 static struct renders render_both_view(int32_t w, int32_t h,
-		struct vr_color clear, const struct vr_mat *view)
-{
+		struct vr_color clear, const struct vr_mat *view) {
 	vr_tree_update(tree, NULL);
 	struct vr_target *target = vr_target_create(renderer, w, h);
 	ck_assert_ptr_nonnull(target);
-	struct vr_render_job job = { .target = target, .clear = clear,
+	struct vr_render_job job = { .target = target,
+		.clear = clear,
 		.view = *view };
 	ck_assert(vr_render(renderer, tree, &job, 1));
 	struct renders r = {
@@ -120,8 +116,8 @@ static struct renders render_both_view(int32_t w, int32_t h,
 	r.layers = job.timing.layers;
 	vr_target_read(target, NULL, r.vulkan, w * 4);
 	vr_target_destroy(target);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		r.reference, w * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, r.reference, w * 4);
 	vr_reference_render(tree, dst, &job.view, clear);
 	pixman_image_unref(dst);
 	assert_no_errors();
@@ -129,15 +125,13 @@ static struct renders render_both_view(int32_t w, int32_t h,
 }
 
 /* The same with the identity view. */
-static struct renders render_both(int32_t w, int32_t h, struct vr_color clear)
-{
+static struct renders render_both(int32_t w, int32_t h, struct vr_color clear) {
 	struct vr_mat identity;
 	vr_mat_identity(&identity);
 	return render_both_view(w, h, clear, &identity);
 }
 
-static void renders_finish(struct renders *r)
-{
+static void renders_finish(struct renders *r) {
 	free(r->vulkan);
 	free(r->reference);
 }
@@ -146,8 +140,7 @@ static void renders_finish(struct renders *r)
  * <name>-<which>.png and fail naming the first pixel that is off. */
 static void check_pixels(const char *name, const char *which,
 		const uint32_t *pixels, int32_t w, int32_t h,
-		const struct expect *expects, size_t n)
-{
+		const struct expect *expects, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		const struct expect *e = &expects[i];
 		ck_assert(e->x >= 0 && e->x < w && e->y >= 0 && e->y < h);
@@ -159,22 +152,22 @@ static void check_pixels(const char *name, const char *which,
 		out_path(path, sizeof(path), name, which);
 		vr_png_write(path, pixels, w, h, w * 4, false);
 		ck_abort_msg("%s (%s): pixel (%d, %d) is 0x%08x, expected "
-			"0x%08x within %d: %s (image: %s)", name, which, e->x, e->y,
-			actual, e->pixel, e->tolerance, e->why, path);
+					 "0x%08x within %d: %s (image: %s)",
+				name, which, e->x, e->y, actual, e->pixel, e->tolerance, e->why,
+				path);
 	}
 }
 
 static void check_both(const char *name, const struct renders *r,
-		const struct expect *expects, size_t n)
-{
+		const struct expect *expects, size_t n) {
 	check_pixels(name, "vulkan", r->vulkan, r->width, r->height, expects, n);
-	check_pixels(name, "reference", r->reference, r->width, r->height,
-		expects, n);
+	check_pixels(name, "reference", r->reference, r->width, r->height, expects,
+			n);
 }
 
 #define CHECK_BOTH(name, renders, expects) \
 	check_both((name), (renders), (expects), \
-		sizeof(expects) / sizeof((expects)[0]))
+			sizeof(expects) / sizeof((expects)[0]))
 
 /* ---- plain geometry, independent of the renderer ------------------------ */
 
@@ -185,8 +178,7 @@ struct rrect {
 	double tl, tr, br, bl;
 };
 
-static bool rrect_contains(const struct rrect *rr, double x, double y)
-{
+static bool rrect_contains(const struct rrect *rr, double x, double y) {
 	if (x < rr->x0 || x > rr->x1 || y < rr->y0 || y > rr->y1) {
 		return false;
 	}
@@ -208,14 +200,13 @@ static bool rrect_contains(const struct rrect *rr, double x, double y)
 
 /* The exact area of pixel (px, py) inside rr, by 64 x 64 samples (an
  * error under 1/64 of the boundary's length in the pixel, 0.5 of 255). */
-static double rrect_area(const struct rrect *rr, int32_t px, int32_t py)
-{
+static double rrect_area(const struct rrect *rr, int32_t px, int32_t py) {
 	const int n = 64;
 	int inside = 0;
 	for (int j = 0; j < n; j++) {
 		for (int i = 0; i < n; i++) {
-			inside += rrect_contains(rr, px + (i + 0.5) / n,
-				py + (j + 0.5) / n);
+			inside +=
+					rrect_contains(rr, px + (i + 0.5) / n, py + (j + 0.5) / n);
 		}
 	}
 	return (double)inside / (n * n);
@@ -223,9 +214,8 @@ static double rrect_area(const struct rrect *rr, int32_t px, int32_t py)
 
 /* The distance rule at a pixel whose centre lies in the corner square of
  * the circle (cx, cy, r): 0.5 - (|centre - c| - r), clamped to [0, 1]. */
-static double corner_distance_rule(int32_t px, int32_t py, double cx,
-		double cy, double r)
-{
+static double corner_distance_rule(int32_t px, int32_t py, double cx, double cy,
+		double r) {
 	double dx = px + 0.5 - cx, dy = py + 0.5 - cy;
 	double c = 0.5 - (sqrt(dx * dx + dy * dy) - r);
 	return c < 0.0 ? 0.0 : c > 1.0 ? 1.0 : c;
@@ -235,8 +225,7 @@ static double corner_distance_rule(int32_t px, int32_t py, double cx,
  * the distance approximation's error, and the distance rule itself. */
 static void corner_expects(struct expect out[2], const struct rrect *rr,
 		int32_t px, int32_t py, double cx, double cy, double r,
-		uint32_t opaque)
-{
+		uint32_t opaque) {
 	double area = rrect_area(rr, px, py);
 	double rule = corner_distance_rule(px, py, cx, cy, r);
 	/* opaque colour scaled by coverage, per channel */
@@ -256,8 +245,7 @@ static void corner_expects(struct expect out[2], const struct rrect *rr,
 
 /* ---- coverage of a rect at a fractional position ------------------------ */
 
-START_TEST(test_oracle_rect_fractional_coverage)
-{
+START_TEST(test_oracle_rect_fractional_coverage) {
 	/* A display-list rect from x = 10.25 to 20.75 and y = 4.75 to 8.5,
 	 * opaque white over transparent black: a pixel's value is 255 times
 	 * its coverage in every channel. Per column, the fraction of the
@@ -267,7 +255,7 @@ START_TEST(test_oracle_rect_fractional_coverage)
 	 * 8 -> 8.5 - 8 = 0.5, 9 -> 0. */
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 10.25f, 4.75f, 10.5f, 3.75f },
-		&(struct vr_paint){ .color = white });
+			&(struct vr_paint){ .color = white });
 	list_node(root, c);
 	struct renders r = render_both(32, 14, transparent);
 	const struct expect expects[] = {
@@ -294,8 +282,7 @@ START_TEST(test_oracle_rect_fractional_coverage)
 }
 END_TEST
 
-START_TEST(test_oracle_node_rect_pixel_centres)
-{
+START_TEST(test_oracle_node_rect_pixel_centres) {
 	/* Tree rects are aliased: a pixel is drawn when its centre lies in
 	 * the rect. Rect A spans x in [3.25, 13.75), y in [2.75, 7.25):
 	 * centres i + 0.5 inside give columns 3..13 (3.5 >= 3.25,
@@ -328,8 +315,7 @@ END_TEST
 
 /* ---- rounded corners ---------------------------------------------------- */
 
-START_TEST(test_oracle_rrect_corners)
-{
+START_TEST(test_oracle_rrect_corners) {
 	/* A rounded rect [8, 48] x [8, 38] with radii top-left 12,
 	 * top-right 0, bottom-right 4, bottom-left 0, opaque white. Each
 	 * corner has its own radius, so a radius applied at the wrong
@@ -337,8 +323,8 @@ START_TEST(test_oracle_rrect_corners)
 	const struct rrect rr = { 8, 8, 48, 38, 12, 0, 4, 0 };
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 8, 8, 40, 30 },
-		(struct vr_radii){ .tl = 12, .tr = 0, .br = 4, .bl = 0 },
-		&(struct vr_paint){ .color = white });
+			(struct vr_radii){ .tl = 12, .tr = 0, .br = 4, .bl = 0 },
+			&(struct vr_paint){ .color = white });
 	list_node(root, c);
 	struct renders r = render_both(56, 44, transparent);
 
@@ -374,8 +360,7 @@ START_TEST(test_oracle_rrect_corners)
 }
 END_TEST
 
-START_TEST(test_oracle_clipped_rrect_corner)
-{
+START_TEST(test_oracle_clipped_rrect_corner) {
 	/* Left: a rounded rect [4, 44] x [4, 34], r 10, opaque white, under
 	 * a clip rect [0, 24] x [0, 40] (integer edges: the pixels with
 	 * centres inside, columns 0..23). Its right half with both right
@@ -389,14 +374,14 @@ START_TEST(test_oracle_clipped_rrect_corner)
 	vr_canvas_save(c);
 	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 24, 40 });
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 4, 4, 40, 30 },
-		(struct vr_radii){ 10, 10, 10, 10 },
-		&(struct vr_paint){ .color = white });
+			(struct vr_radii){ 10, 10, 10, 10 },
+			&(struct vr_paint){ .color = white });
 	vr_canvas_restore(c);
 	vr_canvas_save(c);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 60, 4, 40, 30 },
-		(struct vr_radii){ 10, 10, 10, 10 });
+			(struct vr_radii){ 10, 10, 10, 10 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 52, 0, 56, 40 },
-		&(struct vr_paint){ .color = { 0, 1, 0, 1 } });
+			&(struct vr_paint){ .color = { 0, 1, 0, 1 } });
 	vr_canvas_restore(c);
 	list_node(root, c);
 	struct renders r = render_both(108, 40, transparent);
@@ -429,8 +414,7 @@ END_TEST
 /* A rounded clip on a node (vr_node_set_clip_rounded), applied at render
  * time to the draws of its descendants: a display list and a tree rect
  * that know nothing of it, moved under it without new display lists. */
-START_TEST(test_oracle_node_rounded_clip)
-{
+START_TEST(test_oracle_node_rounded_clip) {
 	/* Left: a node clipped to [4, 44] x [4, 34], r 10, over a child list
 	 * of one white rect [0, 48] x [0, 40] (translated by 2, 3: it still
 	 * covers the clip). Right: a node clipped to [60, 100] x [4, 34],
@@ -443,14 +427,14 @@ START_TEST(test_oracle_node_rounded_clip)
 	vr_node_set_parent(lclip, root);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rect(c, (struct vr_rectf){ -2, -3, 48, 40 },
-		&(struct vr_paint){ .color = white });
+			&(struct vr_paint){ .color = white });
 	struct vr_node *list = list_node(lclip, c);
 	vr_node_set_position(list, 2, 3);
 	struct vr_node *rclip = vr_node_create(tree);
 	vr_node_set_clip_rounded(rclip, &(struct vr_rectf){ 60, 4, 40, 30 }, 10);
 	vr_node_set_parent(rclip, root);
-	struct vr_node *green = rect_node(rclip, 52, 0, 56, 40,
-		(struct vr_color){ 0, 1, 0, 1 });
+	struct vr_node *green =
+			rect_node(rclip, 52, 0, 56, 40, (struct vr_color){ 0, 1, 0, 1 });
 	struct renders r = render_both(108, 40, transparent);
 	struct expect arcs[4];
 	/* left, top-left circle (14, 14): pixel (6, 7) on the arc */
@@ -490,9 +474,9 @@ START_TEST(test_oracle_node_rounded_clip)
 	vr_node_destroy(list);
 	c = vr_canvas_begin();
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 24, 0, 40, 40 },
-		(struct vr_radii){ 10, 10, 10, 10 });
+			(struct vr_radii){ 10, 10, 10, 10 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 48, 40 },
-		&(struct vr_paint){ .color = white });
+			&(struct vr_paint){ .color = white });
 	list_node(lclip, c);
 	r = render_both(108, 40, transparent);
 	const struct expect nested[] = {
@@ -518,8 +502,7 @@ END_TEST
  * -r (the true distance is at least that deep). Its sign, and its value
  * wherever it is above -r, are exact. */
 static double rrect_distance(double px, double py, double x0, double y0,
-		double x1, double y1, double r)
-{
+		double x1, double y1, double r) {
 	double cx = px < x0 + r ? x0 + r : px > x1 - r ? x1 - r : px;
 	double cy = py < y0 + r ? y0 + r : py > y1 - r ? y1 - r : py;
 	return hypot(px - cx, py - cy) - r;
@@ -533,22 +516,20 @@ typedef double (*region_fn)(double x, double y);
  * region, transparent where it lies farther than margin outside; the
  * anti-aliased band between is skipped. */
 static void check_region(const char *name, const struct renders *r,
-		region_fn region, double margin, uint32_t color)
-{
-	struct expect *expects = calloc((size_t)r->width * (size_t)r->height,
-		sizeof(*expects));
+		region_fn region, double margin, uint32_t color) {
+	struct expect *expects =
+			calloc((size_t)r->width * (size_t)r->height, sizeof(*expects));
 	ck_assert_ptr_nonnull(expects);
 	size_t n = 0, inside = 0, outside = 0;
 	for (int32_t y = 0; y < r->height; y++) {
 		for (int32_t x = 0; x < r->width; x++) {
 			double d = region(x + 0.5, y + 0.5);
 			if (d < -margin) {
-				expects[n++] = (struct expect){ x, y, color, 1,
-					"inside every clip" };
+				expects[n++] =
+						(struct expect){ x, y, color, 1, "inside every clip" };
 				inside++;
 			} else if (d > margin) {
-				expects[n++] = (struct expect){ x, y, 0, 0,
-					"outside a clip" };
+				expects[n++] = (struct expect){ x, y, 0, 0, "outside a clip" };
 				outside++;
 			}
 		}
@@ -560,8 +541,8 @@ static void check_region(const char *name, const struct renders *r,
 	ck_assert_ptr_nonnull(cpu);
 	uint32_t *pixels = calloc((size_t)r->width * (size_t)r->height, 4);
 	ck_assert_ptr_nonnull(pixels);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		r->width, r->height, pixels, r->width * 4);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, r->width,
+			r->height, pixels, r->width * 4);
 	struct vr_mat identity;
 	vr_mat_identity(&identity);
 	ck_assert(vr_cpu_render(cpu, tree, dst, &identity, transparent, NULL));
@@ -579,21 +560,17 @@ static const struct vr_color red = { 1, 0, 0, 1 };
  * r 20, nested: the drawn pixels are the intersection, both clips'
  * corners rounded (the outer's bottom-right, centre (80, 80), and the
  * inner's top-left, centre (70, 70), are the ones inside the other). */
-static double nested_region(double x, double y)
-{
+static double nested_region(double x, double y) {
 	return fmax(rrect_distance(x, y, 0, 0, 100, 100, 20),
-		rrect_distance(x, y, 50, 50, 150, 150, 20));
+			rrect_distance(x, y, 50, 50, 150, 150, 20));
 }
 
-START_TEST(test_oracle_nested_rounded_clips)
-{
+START_TEST(test_oracle_nested_rounded_clips) {
 	struct vr_node *outer = vr_node_create(tree);
-	vr_node_set_clip_rounded(outer, &(struct vr_rectf){ 0, 0, 100, 100 },
-		20);
+	vr_node_set_clip_rounded(outer, &(struct vr_rectf){ 0, 0, 100, 100 }, 20);
 	vr_node_set_parent(outer, root);
 	struct vr_node *inner = vr_node_create(tree);
-	vr_node_set_clip_rounded(inner, &(struct vr_rectf){ 50, 50, 100, 100 },
-		20);
+	vr_node_set_clip_rounded(inner, &(struct vr_rectf){ 50, 50, 100, 100 }, 20);
 	vr_node_set_parent(inner, outer);
 	/* tree content (quads) filling everything */
 	struct vr_node *fill = rect_node(inner, 0, 0, 160, 160, red);
@@ -616,7 +593,7 @@ START_TEST(test_oracle_nested_rounded_clips)
 	vr_node_destroy(fill);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 160, 160 },
-		&(struct vr_paint){ .color = red });
+			&(struct vr_paint){ .color = red });
 	list_node(inner, c);
 	r = render_both(160, 160, transparent);
 	check_region("oracle_nested_rclips_shapes", &r, nested_region, 1.5, RED);
@@ -628,23 +605,23 @@ END_TEST
  * about its centre, placed at (48, 48): the circle of radius 32 there,
  * not the rounded bounding box of the turned square (whose corners lie
  * 45 pixels from the centre). */
-static double circle_region(double x, double y)
-{
+static double circle_region(double x, double y) {
 	return hypot(x - 48.0, y - 48.0) - 32.0;
 }
 
 /* translate(48, 48) * rotate(30 degrees) * translate(-32, -32) */
-static struct vr_mat turned_circle_mat(void)
-{
+static struct vr_mat turned_circle_mat(void) {
 	double a = 3.14159265358979323846 / 6.0;
 	float c = (float)cos(a), s = (float)sin(a);
-	return (struct vr_mat){ .a = c, .b = s, .c = -s, .d = c,
+	return (struct vr_mat){ .a = c,
+		.b = s,
+		.c = -s,
+		.d = c,
 		.tx = 48.0f - 32.0f * c + 32.0f * s,
 		.ty = 48.0f - 32.0f * s - 32.0f * c };
 }
 
-START_TEST(test_oracle_rotated_rounded_clip)
-{
+START_TEST(test_oracle_rotated_rounded_clip) {
 	struct vr_mat m = turned_circle_mat();
 	struct vr_node *clip = vr_node_create(tree);
 	vr_node_set_transform(clip, &m);
@@ -670,7 +647,7 @@ START_TEST(test_oracle_rotated_rounded_clip)
 	vr_node_destroy(fill);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 64, 64 },
-		&(struct vr_paint){ .color = red });
+			&(struct vr_paint){ .color = red });
 	struct vr_node *list = list_node(clip, c);
 	r = render_both(96, 96, transparent);
 	check_region("oracle_rotated_rclip_shapes", &r, circle_region, 2.0, RED);
@@ -682,9 +659,9 @@ START_TEST(test_oracle_rotated_rounded_clip)
 	c = vr_canvas_begin();
 	vr_canvas_concat(c, &m);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 0, 0, 64, 64 },
-		(struct vr_radii){ 32, 32, 32, 32 });
+			(struct vr_radii){ 32, 32, 32, 32 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 64, 64 },
-		&(struct vr_paint){ .color = red });
+			&(struct vr_paint){ .color = red });
 	list_node(root, c);
 	r = render_both(96, 96, transparent);
 	check_region("oracle_rotated_rclip_canvas", &r, circle_region, 2.0, RED);
@@ -696,14 +673,11 @@ END_TEST
  * [40, 100] x [20, 76], r 12 (target pixels: its node undoes the turn):
  * the circle's arc on the right, the inner clip's rounded left corners
  * (centres (52, 32) and (52, 64), inside the circle) both show. */
-static double nested_turned_region(double x, double y)
-{
-	return fmax(circle_region(x, y),
-		rrect_distance(x, y, 40, 20, 100, 76, 12));
+static double nested_turned_region(double x, double y) {
+	return fmax(circle_region(x, y), rrect_distance(x, y, 40, 20, 100, 76, 12));
 }
 
-START_TEST(test_oracle_nested_rotated_rounded_clips)
-{
+START_TEST(test_oracle_nested_rotated_rounded_clips) {
 	struct vr_mat m = turned_circle_mat();
 	struct vr_node *outer = vr_node_create(tree);
 	vr_node_set_transform(outer, &m);
@@ -713,8 +687,7 @@ START_TEST(test_oracle_nested_rotated_rounded_clips)
 	ck_assert(vr_mat_invert(&back, &m));
 	struct vr_node *inner = vr_node_create(tree);
 	vr_node_set_transform(inner, &back);
-	vr_node_set_clip_rounded(inner, &(struct vr_rectf){ 40, 20, 60, 56 },
-		12);
+	vr_node_set_clip_rounded(inner, &(struct vr_rectf){ 40, 20, 60, 56 }, 12);
 	vr_node_set_parent(inner, outer);
 	struct vr_node *fill = rect_node(inner, 0, 0, 96, 96, red);
 	struct renders r = render_both(96, 96, transparent);
@@ -729,18 +702,18 @@ START_TEST(test_oracle_nested_rotated_rounded_clips)
 		{ 60, 48, RED, 1, "inside both" },
 	};
 	CHECK_BOTH("oracle_nested_rotated_rclips_quads", &r, corners);
-	check_region("oracle_nested_rotated_rclips_quads", &r,
-		nested_turned_region, 2.0, RED);
+	check_region("oracle_nested_rotated_rclips_quads", &r, nested_turned_region,
+			2.0, RED);
 	renders_finish(&r);
 
 	vr_node_destroy(fill);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 96, 96 },
-		&(struct vr_paint){ .color = red });
+			&(struct vr_paint){ .color = red });
 	list_node(inner, c);
 	r = render_both(96, 96, transparent);
 	check_region("oracle_nested_rotated_rclips_shapes", &r,
-		nested_turned_region, 2.0, RED);
+			nested_turned_region, 2.0, RED);
 	renders_finish(&r);
 }
 END_TEST
@@ -750,8 +723,7 @@ END_TEST
  * drawn at all; an ARGB image, a translucent one or one that does not
  * cover the damage occludes nothing. Draws counted by the renderer. */
 static uint32_t render_draws(struct vr_target *target,
-		const pixman_region32_t *damage, uint32_t *pixels)
-{
+		const pixman_region32_t *damage, uint32_t *pixels) {
 	vr_tree_update(tree, NULL);
 	struct vr_render_job job = { .target = target, .damage = damage };
 	vr_mat_identity(&job.view);
@@ -760,8 +732,7 @@ static uint32_t render_draws(struct vr_target *target,
 	return job.timing.draws;
 }
 
-START_TEST(test_oracle_occlusion)
-{
+START_TEST(test_oracle_occlusion) {
 	/* red [0, 64)^2 under an image [8, 56)^2 of opaque blue pixels */
 	rect_node(root, 0, 0, 64, 64, (struct vr_color){ 1, 0, 0, 1 });
 	struct vr_image *image = vr_image_create(48, 48, VR_FORMAT_XRGB8888);
@@ -821,21 +792,22 @@ END_TEST
 
 /* ---- culling ------------------------------------------------------------ */
 
-START_TEST(test_oracle_culled_by_clip)
-{
+START_TEST(test_oracle_culled_by_clip) {
 	/* A group clipped to [0, 20) x [0, 20) holds a red rect at (30, 30)
 	 * entirely outside the clip, and a green one straddling the clip's
 	 * right edge at (15, 5), 10 x 4: its columns 20..24 are clipped. */
 	struct vr_node *group = vr_node_create(tree);
 	vr_node_set_clip(group, &(struct vr_rectf){ 0, 0, 20, 20 });
 	vr_node_set_parent(group, root);
-	struct vr_node *culled = rect_node(group, 30, 30, 10, 10,
-		(struct vr_color){ 1, 0, 0, 1 });
+	struct vr_node *culled =
+			rect_node(group, 30, 30, 10, 10, (struct vr_color){ 1, 0, 0, 1 });
 	rect_node(group, 15, 5, 10, 4, (struct vr_color){ 0, 1, 0, 1 });
 	struct renders r = render_both(48, 48, transparent);
 	struct vr_box box;
-	ck_assert_msg(!vr_node_get_bounds(culled, &box), "the culled node "
-		"has bounds (%d, %d, %d, %d)", box.x, box.y, box.width, box.height);
+	ck_assert_msg(!vr_node_get_bounds(culled, &box),
+			"the culled node "
+			"has bounds (%d, %d, %d, %d)",
+			box.x, box.y, box.width, box.height);
 	const struct expect expects[] = {
 		{ 30, 30, 0, 0, "culled node's first pixel" },
 		{ 35, 35, 0, 0, "culled node's middle" },
@@ -850,8 +822,7 @@ START_TEST(test_oracle_culled_by_clip)
 }
 END_TEST
 
-START_TEST(test_oracle_culled_by_damage)
-{
+START_TEST(test_oracle_culled_by_damage) {
 	/* Frame 1 draws red A = [0, 20)^2 over opaque black. Then A turns
 	 * green and blue B = [40, 48) x [4, 12) appears, but frame 2
 	 * redraws only the damage [0, 10)^2: there A is green, the rest of
@@ -859,13 +830,12 @@ START_TEST(test_oracle_culled_by_damage)
 	 * not drawn (black). Frame 3 redraws everything. Vulkan only: the
 	 * reference renderer always draws every pixel. */
 	const int32_t w = 56, h = 24;
-	struct vr_node *a = rect_node(root, 0, 0, 20, 20,
-		(struct vr_color){ 1, 0, 0, 1 });
+	struct vr_node *a =
+			rect_node(root, 0, 0, 20, 20, (struct vr_color){ 1, 0, 0, 1 });
 	vr_tree_update(tree, NULL);
 	struct vr_target *target = vr_target_create(renderer, w, h);
 	ck_assert_ptr_nonnull(target);
-	struct vr_render_job job = { .target = target,
-		.clear = { 0, 0, 0, 1 } };
+	struct vr_render_job job = { .target = target, .clear = { 0, 0, 0, 1 } };
 	vr_mat_identity(&job.view);
 	ck_assert(vr_render(renderer, tree, &job, 1));
 
@@ -889,7 +859,7 @@ START_TEST(test_oracle_culled_by_damage)
 		{ 47, 11, 0xff000000, 0, "B outside the damage: not drawn" },
 	};
 	check_pixels("oracle_damage_partial", "vulkan", pixels, w, h, partial,
-		sizeof(partial) / sizeof(partial[0]));
+			sizeof(partial) / sizeof(partial[0]));
 
 	job.damage = NULL;
 	ck_assert(vr_render(renderer, tree, &job, 1));
@@ -901,7 +871,7 @@ START_TEST(test_oracle_culled_by_damage)
 		{ 48, 11, 0xff000000, 0, "right of B" },
 	};
 	check_pixels("oracle_damage_full", "vulkan", pixels, w, h, full,
-		sizeof(full) / sizeof(full[0]));
+			sizeof(full) / sizeof(full[0]));
 	free(pixels);
 	vr_target_destroy(target);
 	assert_no_errors();
@@ -910,8 +880,7 @@ END_TEST
 
 /* ---- batches ------------------------------------------------------------ */
 
-START_TEST(test_oracle_batch_across_clip)
-{
+START_TEST(test_oracle_batch_across_clip) {
 	/* Shapes of one display list batch into one draw whatever their
 	 * clips: red [4, 28) x [4, 12) under the clip [0, 16) x [0, 32)
 	 * shows columns 4..15 only; blue [4, 28) x [16, 24) after the
@@ -923,10 +892,10 @@ START_TEST(test_oracle_batch_across_clip)
 	vr_canvas_save(c);
 	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 16, 32 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 4, 4, 24, 8 },
-		&(struct vr_paint){ .color = { 1, 0, 0, 1 } });
+			&(struct vr_paint){ .color = { 1, 0, 0, 1 } });
 	vr_canvas_restore(c);
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 4, 16, 24, 8 },
-		&(struct vr_paint){ .color = { 0, 0, 1, 1 } });
+			&(struct vr_paint){ .color = { 0, 0, 1, 1 } });
 	list_node(root, c);
 	const struct vr_color yellow = { 1, 1, 0, 1 };
 	struct vr_node *clipped = vr_node_create(tree);
@@ -955,8 +924,7 @@ START_TEST(test_oracle_batch_across_clip)
 }
 END_TEST
 
-START_TEST(test_oracle_batch_keeps_order)
-{
+START_TEST(test_oracle_batch_keeps_order) {
 	/* Back to front: red quad [0, 20) x [0, 10), a green display-list
 	 * rect [10, 30) x [0, 10), a blue quad [20, 40) x [0, 10). The two
 	 * quads could share a batch, but the green shape between them
@@ -964,7 +932,7 @@ START_TEST(test_oracle_batch_keeps_order)
 	rect_node(root, 0, 0, 20, 10, (struct vr_color){ 1, 0, 0, 1 });
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 10, 0, 20, 10 },
-		&(struct vr_paint){ .color = { 0, 1, 0, 1 } });
+			&(struct vr_paint){ .color = { 0, 1, 0, 1 } });
 	list_node(root, c);
 	rect_node(root, 20, 0, 20, 10, (struct vr_color){ 0, 0, 1, 1 });
 	struct renders r = render_both(44, 12, transparent);
@@ -983,8 +951,7 @@ END_TEST
 
 /* ---- opacity ------------------------------------------------------------ */
 
-START_TEST(test_oracle_opacity)
-{
+START_TEST(test_oracle_opacity) {
 	/* Orange (1, 0.5, 0) under a group of opacity 0.5 with opacity 0.5
 	 * itself: alpha 0.25. Premultiplied source (0.25, 0.125, 0, 0.25)
 	 * over opaque white: each channel s + 1 * (1 - 0.25), i.e.
@@ -996,12 +963,12 @@ START_TEST(test_oracle_opacity)
 	struct vr_node *group = vr_node_create(tree);
 	vr_node_set_opacity(group, 0.5f);
 	vr_node_set_parent(group, root);
-	struct vr_node *quad = rect_node(group, 0, 0, 10, 8,
-		(struct vr_color){ 1, 0.5f, 0, 1 });
+	struct vr_node *quad =
+			rect_node(group, 0, 0, 10, 8, (struct vr_color){ 1, 0.5f, 0, 1 });
 	vr_node_set_opacity(quad, 0.5f);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 10, 0, 10, 8 },
-		&(struct vr_paint){ .color = { 1, 0.5f, 0, 0.5f } });
+			&(struct vr_paint){ .color = { 1, 0.5f, 0, 0.5f } });
 	list_node(group, c);
 	struct renders r = render_both(24, 10, white);
 	const struct expect expects[] = {
@@ -1019,14 +986,13 @@ END_TEST
 /* The same expectations on the CPU backend's rendering (2 workers) of the
  * tree, over clear. */
 static void check_cpu(const char *name, const struct renders *r,
-		struct vr_color clear, const struct expect *expects, size_t n)
-{
+		struct vr_color clear, const struct expect *expects, size_t n) {
 	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(2);
 	ck_assert_ptr_nonnull(cpu);
 	uint32_t *pixels = calloc((size_t)r->width * (size_t)r->height, 4);
 	ck_assert_ptr_nonnull(pixels);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		r->width, r->height, pixels, r->width * 4);
+	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, r->width,
+			r->height, pixels, r->width * 4);
 	struct vr_mat identity;
 	vr_mat_identity(&identity);
 	ck_assert(vr_cpu_render(cpu, tree, dst, &identity, clear, NULL));
@@ -1038,19 +1004,17 @@ static void check_cpu(const char *name, const struct renders *r,
 
 #define CHECK_CPU(name, renders, clear, expects) \
 	check_cpu((name), (renders), (clear), (expects), \
-		sizeof(expects) / sizeof((expects)[0]))
+			sizeof(expects) / sizeof((expects)[0]))
 
 /* A group node at the origin with this opacity. */
-static struct vr_node *group_node(struct vr_node *parent, float opacity)
-{
+static struct vr_node *group_node(struct vr_node *parent, float opacity) {
 	struct vr_node *node = vr_node_create(tree);
 	vr_node_set_opacity(node, opacity);
 	vr_node_set_parent(node, parent);
 	return node;
 }
 
-START_TEST(test_oracle_group_opacity_card)
-{
+START_TEST(test_oracle_group_opacity_card) {
 	/* A card under a group of opacity 0.25 over opaque white: a black
 	 * "shadow" rect [4, 24) x [4, 16), then an opaque red card
 	 * [0, 16) x [0, 10) over it. As a group, the card hides the shadow
@@ -1084,8 +1048,7 @@ START_TEST(test_oracle_group_opacity_card)
 }
 END_TEST
 
-START_TEST(test_oracle_group_opacity_shadow)
-{
+START_TEST(test_oracle_group_opacity_shadow) {
 	/* The card of issue #13: one display list, a black shadow (blur 2:
 	 * sigma 1, its kernel reaches 3 pixels) of [16, 56) x [18, 48), then
 	 * an opaque white rect [10, 50) x [10, 40) over it, the node at
@@ -1102,9 +1065,9 @@ START_TEST(test_oracle_group_opacity_shadow)
 	 * - far from both: the grey. */
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 16, 18, 40, 30 },
-		(struct vr_radii){ 0 }, 2, (struct vr_color){ 0, 0, 0, 1 });
+			(struct vr_radii){ 0 }, 2, (struct vr_color){ 0, 0, 0, 1 });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 10, 10, 40, 30 },
-		&(struct vr_paint){ .color = white });
+			&(struct vr_paint){ .color = white });
 	struct vr_node *card = list_node(root, c);
 	vr_node_set_opacity(card, 0.25f);
 	const struct vr_color background = { 0.5f, 0.5f, 0.5f, 1 };
@@ -1122,8 +1085,7 @@ START_TEST(test_oracle_group_opacity_shadow)
 }
 END_TEST
 
-START_TEST(test_oracle_group_opacity_translucent_children)
-{
+START_TEST(test_oracle_group_opacity_translucent_children) {
 	/* Two translucent children under a group of opacity 0.5 over
 	 * transparent black: blue at alpha 0.5 on [0, 12) x [0, 8), green
 	 * at alpha 0.5 on [6, 18) x [0, 8). Colours are premultiplied to 8
@@ -1158,8 +1120,7 @@ START_TEST(test_oracle_group_opacity_translucent_children)
 }
 END_TEST
 
-START_TEST(test_oracle_group_opacity_nested)
-{
+START_TEST(test_oracle_group_opacity_nested) {
 	/* Over opaque white, an outer group of opacity 0.5 holding a black
 	 * rect [0, 16) x [0, 8) and an inner group of opacity 0.5 holding
 	 * an opaque blue rect [8, 24) and an opaque green one [12, 28) over
@@ -1201,18 +1162,17 @@ START_TEST(test_oracle_group_opacity_nested)
 }
 END_TEST
 
-START_TEST(test_oracle_group_opacity_flattened)
-{
+START_TEST(test_oracle_group_opacity_flattened) {
 	/* A group of opacity 0.5 whose children do not overlap: red on
 	 * [0, 8) x [0, 8), blue on [10, 18): no layer, the opacity
 	 * multiplies each draw. Red at 0.5 premultiplied to 8 bits is
 	 * (128, 0, 0, 128); over white R = 128 + 255 * 127 / 255 = 255,
 	 * G = B = 127: 0xffff7f7f; blue alike 0xff7f7fff. */
 	struct vr_node *group = group_node(root, 0.5f);
-	struct vr_node *left = rect_node(group, 0, 0, 8, 8,
-		(struct vr_color){ 1, 0, 0, 1 });
-	struct vr_node *right = rect_node(group, 10, 0, 8, 8,
-		(struct vr_color){ 0, 0, 1, 1 });
+	struct vr_node *left =
+			rect_node(group, 0, 0, 8, 8, (struct vr_color){ 1, 0, 0, 1 });
+	struct vr_node *right =
+			rect_node(group, 10, 0, 8, 8, (struct vr_color){ 0, 0, 1, 1 });
 	struct renders r = render_both(20, 10, white);
 	const struct expect expects[] = {
 		{ 4, 4, 0xffff7f7f, 1, "red at 0.5" },
@@ -1250,12 +1210,15 @@ END_TEST
 
 /* Six distinct premultiplied pixels (3 x 2), two of them translucent. */
 static const uint32_t image_pixels[6] = {
-	0xffff0000, 0xff00ff00, 0xff0000ff,
-	0x80402010, 0xffffffff, 0x40000040,
+	0xffff0000,
+	0xff00ff00,
+	0xff0000ff,
+	0x80402010,
+	0xffffffff,
+	0x40000040,
 };
 
-START_TEST(test_oracle_image_exact)
-{
+START_TEST(test_oracle_image_exact) {
 	/* The 3 x 2 image at the integer offset (5, 4) as a tree node, and
 	 * as a display-list image at (5, 10), both 1:1: target pixel
 	 * (5 + x, 4 + y) (or 10 + y) is source pixel (x, y) exactly, over
@@ -1277,7 +1240,7 @@ START_TEST(test_oracle_image_exact)
 	vr_node_set_parent(rotated, root);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 5, 10, 3, 2 },
-		1.0f);
+			1.0f);
 	list_node(root, c);
 	vr_image_unref(image);
 	struct renders r = render_both(20, 14, transparent);
@@ -1319,8 +1282,7 @@ END_TEST
 
 /* ---- a view that turns and scales (output transforms) -------------------- */
 
-START_TEST(test_oracle_view_turned_scaled)
-{
+START_TEST(test_oracle_view_turned_scaled) {
 	/* An 8 x 6 box of four quadrant rects (red, green / blue, yellow),
 	 * drawn through the view of an output whose layout box it is, at a
 	 * scale s and one of its transforms: scaled, the box is 8s x 6s
@@ -1330,10 +1292,16 @@ START_TEST(test_oracle_view_turned_scaled)
 	 * quadrant holding that point gives its colour (the rects are
 	 * aliased; with these scales no centre falls on an edge). */
 	static const uint32_t colours[4] = {
-		0xffff0000u, 0xff00ff00u, 0xff0000ffu, 0xffffff00u,
+		0xffff0000u,
+		0xff00ff00u,
+		0xff0000ffu,
+		0xffffff00u,
 	};
 	const struct vr_color fill[4] = {
-		{ 1, 0, 0, 1 }, { 0, 1, 0, 1 }, { 0, 0, 1, 1 }, { 1, 1, 0, 1 },
+		{ 1, 0, 0, 1 },
+		{ 0, 1, 0, 1 },
+		{ 0, 0, 1, 1 },
+		{ 1, 1, 0, 1 },
 	};
 	for (int q = 0; q < 4; q++) {
 		rect_node(root, q % 2 == 0 ? 0 : 4, q / 2 == 0 ? 0 : 3, 4, 3, fill[q]);
@@ -1353,7 +1321,8 @@ START_TEST(test_oracle_view_turned_scaled)
 		float s = cases[c].s;
 		float tw = 8 * s, th = 6 * s;
 		bool turned = cases[c].transform % 2 == 1;
-		int32_t w = (int32_t)(turned ? th : tw), h = (int32_t)(turned ? tw : th);
+		int32_t w = (int32_t)(turned ? th : tw),
+				h = (int32_t)(turned ? tw : th);
 		/* buffer (u, v) from scaled (x, y):
 		 * 90: (y, tw - x), turned 90 degrees counter-clockwise;
 		 * 180: (tw - x, th - y); 270: (th - y, x);
@@ -1361,27 +1330,19 @@ START_TEST(test_oracle_view_turned_scaled)
 		 * flipped-90: (y, x), mirrored then turned 90 degrees. */
 		struct vr_mat turn;
 		switch (cases[c].transform) {
-		case 1:
-			turn = (struct vr_mat){ .b = -1, .c = 1, .ty = tw };
-			break;
+		case 1: turn = (struct vr_mat){ .b = -1, .c = 1, .ty = tw }; break;
 		case 2:
 			turn = (struct vr_mat){ .a = -1, .d = -1, .tx = tw, .ty = th };
 			break;
-		case 3:
-			turn = (struct vr_mat){ .b = 1, .c = -1, .tx = th };
-			break;
-		case 4:
-			turn = (struct vr_mat){ .a = -1, .d = 1, .tx = tw };
-			break;
-		default:
-			turn = (struct vr_mat){ .b = 1, .c = 1 };
-			break;
+		case 3: turn = (struct vr_mat){ .b = 1, .c = -1, .tx = th }; break;
+		case 4: turn = (struct vr_mat){ .a = -1, .d = 1, .tx = tw }; break;
+		default: turn = (struct vr_mat){ .b = 1, .c = 1 }; break;
 		}
 		struct vr_mat scale = { .a = s, .d = s }, view;
 		vr_mat_multiply(&view, &turn, &scale);
 		struct renders r = render_both_view(w, h, transparent, &view);
-		struct expect *expects = calloc((size_t)w * (size_t)h,
-			sizeof(*expects));
+		struct expect *expects =
+				calloc((size_t)w * (size_t)h, sizeof(*expects));
 		ck_assert_ptr_nonnull(expects);
 		size_t n = 0;
 		for (int32_t v = 0; v < h; v++) {
@@ -1389,26 +1350,16 @@ START_TEST(test_oracle_view_turned_scaled)
 				double cu = u + 0.5, cv = v + 0.5, x, y;
 				/* the inverse of each mapping above */
 				switch (cases[c].transform) {
-				case 1:
-					x = tw - cv, y = cu;
-					break;
-				case 2:
-					x = tw - cu, y = th - cv;
-					break;
-				case 3:
-					x = cv, y = th - cu;
-					break;
-				case 4:
-					x = tw - cu, y = cv;
-					break;
-				default:
-					x = cv, y = cu;
-					break;
+				case 1: x = tw - cv, y = cu; break;
+				case 2: x = tw - cu, y = th - cv; break;
+				case 3: x = cv, y = th - cu; break;
+				case 4: x = tw - cu, y = cv; break;
+				default: x = cv, y = cu; break;
 				}
 				x /= s, y /= s;
 				int q = (x < 4 ? 0 : 1) + (y < 3 ? 0 : 2);
-				expects[n++] = (struct expect){ u, v, colours[q], 0,
-					cases[c].name };
+				expects[n++] =
+						(struct expect){ u, v, colours[q], 0, cases[c].name };
 			}
 		}
 		check_both(cases[c].name, &r, expects, n);
@@ -1418,8 +1369,7 @@ START_TEST(test_oracle_view_turned_scaled)
 }
 END_TEST
 
-static Suite *oracle_suite(void)
-{
+static Suite *oracle_suite(void) {
 	Suite *s = suite_create("oracle");
 	TCase *tc = tcase_create("coverage");
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -1460,7 +1410,6 @@ static Suite *oracle_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	return run_vulkan_suite(oracle_suite());
 }

@@ -27,21 +27,18 @@
 
 /* ---- frame clock -------------------------------------------------------- */
 
-START_TEST(test_pacing_clock_grid)
-{
+START_TEST(test_pacing_clock_grid) {
 	struct vt_clock clock;
 	vt_clock_init(&clock, P, T0);
 	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0), T0 + P);
 	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 - 1), T0);
-	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 + 5 * P + 1),
-		T0 + 6 * P);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 + 5 * P + 1), T0 + 6 * P);
 	/* before the phase too */
-	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 - 3 * P - 1),
-		T0 - 3 * P);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, T0 - 3 * P - 1), T0 - 3 * P);
 	ck_assert_uint_eq(vt_clock_nearest_vblank(&clock, T0 + 2 * P + P / 3),
-		T0 + 2 * P);
+			T0 + 2 * P);
 	ck_assert_uint_eq(vt_clock_nearest_vblank(&clock, T0 + 2 * P - P / 3),
-		T0 + 2 * P);
+			T0 + 2 * P);
 	ck_assert_uint_eq(vt_clock_periods(&clock, T0, T0 + 3 * P + 100), 3);
 }
 END_TEST
@@ -49,8 +46,7 @@ END_TEST
 /* Present times with +-1.5 ms of jitter around a true grid that is
  * 2 ms off the initial guess: predictions converge to the true grid
  * within 0.5 ms and never re-phase on jitter. */
-START_TEST(test_pacing_clock_jitter)
-{
+START_TEST(test_pacing_clock_jitter) {
 	const uint64_t truth = T0 + 2 * MS;
 	struct vt_clock clock;
 	vt_clock_init(&clock, P, T0);
@@ -66,17 +62,16 @@ START_TEST(test_pacing_clock_jitter)
 	ck_assert_uint_eq(clock.rephases, 0);
 	uint64_t predicted = vt_clock_nearest_vblank(&clock, truth + 300 * P);
 	uint64_t expected = truth + 300 * P;
-	uint64_t error = predicted > expected ? predicted - expected :
-		expected - predicted;
+	uint64_t error =
+			predicted > expected ? predicted - expected : expected - predicted;
 	ck_assert_msg(error < 500 * US, "prediction off by %llu ns",
-		(unsigned long long)error);
+			(unsigned long long)error);
 }
 END_TEST
 
 /* Missed vblanks (a present three periods after the last) stay on the
  * grid; a real jump re-phases; a new refresh rate is adopted at once. */
-START_TEST(test_pacing_clock_missed_jump_rate)
-{
+START_TEST(test_pacing_clock_missed_jump_rate) {
 	struct vt_clock clock;
 	vt_clock_init(&clock, P, T0);
 	vt_clock_present(&clock, T0 + P, P);
@@ -95,15 +90,13 @@ START_TEST(test_pacing_clock_missed_jump_rate)
 	const uint64_t p144 = 6944444;
 	vt_clock_present(&clock, jump + P, p144);
 	ck_assert_uint_eq(vt_clock_period(&clock), p144);
-	ck_assert_uint_eq(vt_clock_next_vblank(&clock, jump + P),
-		jump + P + p144);
+	ck_assert_uint_eq(vt_clock_next_vblank(&clock, jump + P), jump + P + p144);
 }
 END_TEST
 
 /* Without a reported refresh the period is fitted from presents, also
  * across missed vblanks. */
-START_TEST(test_pacing_clock_fits_period)
-{
+START_TEST(test_pacing_clock_fits_period) {
 	const uint64_t truth = 16000000; /* 62.5 Hz, vs a 60 Hz guess */
 	struct vt_clock clock;
 	vt_clock_init(&clock, P, T0);
@@ -114,7 +107,7 @@ START_TEST(test_pacing_clock_fits_period)
 	}
 	uint64_t period = vt_clock_period(&clock);
 	ck_assert_msg(period > truth - 20 * US && period < truth + 20 * US,
-		"fitted period %llu", (unsigned long long)period);
+			"fitted period %llu", (unsigned long long)period);
 }
 END_TEST
 
@@ -187,8 +180,8 @@ static bool fake_commit(void *data, void *handle, uint64_t vblank_ns) {
 	frame->committed = true;
 	frame->commit_vblank = vblank_ns;
 	if (fake->present_on_commit) {
-		fake->late += vt_pacer_presented(fake->pacer, frame, true, vblank_ns,
-			P);
+		fake->late +=
+				vt_pacer_presented(fake->pacer, frame, true, vblank_ns, P);
 	}
 	return true;
 }
@@ -253,8 +246,8 @@ static void simulate(struct fake *fake, uint64_t t) {
 	for (;;) {
 		int next = -1;
 		for (int i = 0; i < fake->nframes; i++) {
-			if (fake->ready_at[i] != 0 && (next < 0 ||
-					fake->ready_at[i] < fake->ready_at[next])) {
+			if (fake->ready_at[i] != 0 &&
+					(next < 0 || fake->ready_at[i] < fake->ready_at[next])) {
 				next = i;
 			}
 		}
@@ -286,8 +279,7 @@ static struct fake_frame *last_frame(struct fake *fake) {
 /* Damage after a vblank is rendered just in time for the next one: the
  * frame is planned for that vblank, rendering starts the predicted
  * composition time before it, and the commit happens at it. */
-START_TEST(test_pacing_vsync_just_in_time)
-{
+START_TEST(test_pacing_vsync_just_in_time) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	fake.now = T0 + 1 * MS;
@@ -317,8 +309,7 @@ END_TEST
 /* A client that commits 0.5 ms after each frame callback (sent at each
  * vblank) is shown at the next vblank, every time, once the composition
  * time is learned: one period from commit to screen. */
-START_TEST(test_pacing_vsync_commit_to_present_one_period)
-{
+START_TEST(test_pacing_vsync_commit_to_present_one_period) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	const uint64_t render_cost = 3 * MS;
@@ -333,7 +324,7 @@ START_TEST(test_pacing_vsync_commit_to_present_one_period)
 		fake.now = vblank + 500 * US;
 		int before = fake.nframes;
 		vt_pacer_request(fake.pacer, VT_PACER_RENDER | VT_PACER_CALLBACKS,
-			fake.now);
+				fake.now);
 		/* rendering starts at the planned time; it takes render_cost */
 		ck_assert_uint_gt(fake.armed, fake.now);
 		run_until(&fake, fake.armed);
@@ -351,14 +342,14 @@ START_TEST(test_pacing_vsync_commit_to_present_one_period)
 	for (int i = 0; i < fake.nframes; i++) {
 		ck_assert(fake.frames[i].committed);
 		ck_assert_uint_eq(fake.frames[i].commit_vblank,
-			fake.frames[i].display_ns);
+				fake.frames[i].display_ns);
 	}
 	ck_assert_int_eq(fake.late, 0);
 	ck_assert_int_eq(shown, 120);
 	/* learned: 3 ms at the 90th percentile of the last 16 frames, plus a
 	 * quarter and 1 ms */
 	ck_assert_uint_eq(vt_pacer_composition_ns(fake.pacer),
-		render_cost + render_cost / 4 + 1 * MS);
+			render_cost + render_cost / 4 + 1 * MS);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
@@ -367,8 +358,7 @@ END_TEST
  * late timer does not skip that vblank (nor commit: requests come from
  * inside wlroots signals); the timer, armed to fire at once, commits the
  * frame meant for it at it, not replaced by the next one. */
-START_TEST(test_pacing_vsync_busy_past_vblank)
-{
+START_TEST(test_pacing_vsync_busy_past_vblank) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	fake.now = T0 + 1 * MS;
@@ -394,8 +384,7 @@ END_TEST
 
 /* Renders that start late (the timer fires 2 ms after the planned time:
  * a busy main thread) make the pacer plan that much earlier. */
-START_TEST(test_pacing_vsync_learns_lateness)
-{
+START_TEST(test_pacing_vsync_learns_lateness) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	for (int k = 1; k <= 20; k++) {
@@ -411,15 +400,14 @@ START_TEST(test_pacing_vsync_learns_lateness)
 	}
 	/* 3 ms + a quarter, 2 ms late, 1 ms */
 	ck_assert_uint_eq(vt_pacer_composition_ns(fake.pacer),
-		3 * MS + 750 * US + 2 * MS + 1 * MS);
+			3 * MS + 750 * US + 2 * MS + 1 * MS);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
 
 /* A frame that finishes after its vblank is shown at the next one and
  * reported late; nothing else is planned while it renders. */
-START_TEST(test_pacing_vsync_late_frame)
-{
+START_TEST(test_pacing_vsync_late_frame) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	fake.now = T0 + 1 * MS;
@@ -449,15 +437,14 @@ END_TEST
 /* Frame callbacks alone render nothing and go out at the next vblank;
  * a commit wanted by the backend re-commits at a vblank; an output with
  * nothing to do arms no timer and renders nothing. */
-START_TEST(test_pacing_callbacks_and_idle)
-{
+START_TEST(test_pacing_callbacks_and_idle) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	fake.now = T0 + 3 * MS;
 	vt_pacer_request(fake.pacer, 0, fake.now);
 	ck_assert_uint_eq(fake.armed, 0);
 	vt_pacer_request(fake.pacer, VT_PACER_CALLBACKS | VT_PACER_COMMIT,
-		fake.now);
+			fake.now);
 	ck_assert_uint_eq(fake.armed, T0 + P);
 	run_until(&fake, T0 + 10 * P);
 	ck_assert_int_eq(fake.frame_dones, 1);
@@ -479,8 +466,7 @@ END_TEST
 
 /* The legacy policy renders at the vblank after the damage for the one
  * after that (two periods), synchronously. */
-START_TEST(test_pacing_legacy_two_periods)
-{
+START_TEST(test_pacing_legacy_two_periods) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_legacy);
 	fake.render_sync = true;
@@ -499,8 +485,7 @@ START_TEST(test_pacing_legacy_two_periods)
 END_TEST
 
 /* A refresh-rate change re-phases: the next frame is on the new grid. */
-START_TEST(test_pacing_rate_change)
-{
+START_TEST(test_pacing_rate_change) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_legacy);
 	fake.render_sync = true;
@@ -510,10 +495,8 @@ START_TEST(test_pacing_rate_change)
 	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
 	run_until(&fake, fake.now + 10 * p144);
 	ck_assert_int_eq(fake.nframes, 1);
-	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + 5 * MS +
-		2 * p144);
-	ck_assert_uint_eq(last_frame(&fake)->commit_vblank,
-		T0 + 5 * MS + 2 * p144);
+	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + 5 * MS + 2 * p144);
+	ck_assert_uint_eq(last_frame(&fake)->commit_vblank, T0 + 5 * MS + 2 * p144);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
@@ -524,8 +507,7 @@ END_TEST
  * commit waits for its frame event, newer ready frames queue and only the
  * newest is committed (the older one is replaced, never shown). Present
  * events calibrate the clock. */
-START_TEST(test_pacing_backend_latest_wins)
-{
+START_TEST(test_pacing_backend_latest_wins) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_BACKEND, &vt_policy_vsync);
 	fake.render_sync = true;
@@ -556,14 +538,13 @@ START_TEST(test_pacing_backend_latest_wins)
 	ck_assert_uint_eq(vt_pacer_replaced(fake.pacer), 1);
 	/* shown a period after its display time: late */
 	ck_assert(vt_pacer_presented(fake.pacer, &fake.frames[2], true,
-		fake.frames[2].display_ns + P, P));
+			fake.frames[2].display_ns + P, P));
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
 
 /* Callbacks with the backend clock wait for the backend's frame event. */
-START_TEST(test_pacing_backend_callbacks)
-{
+START_TEST(test_pacing_backend_callbacks) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_BACKEND, &vt_policy_vsync);
 	vt_pacer_request(fake.pacer, VT_PACER_CALLBACKS, fake.now);
@@ -579,8 +560,7 @@ END_TEST
  * their vblanks, and while they wait the pacer asks the backend for frame
  * events (a request never commits; without a frame event nothing would
  * wake the pacer for them). Each frame event commits the frame due. */
-START_TEST(test_pacing_backend_dvsync_waits_for_its_vblank)
-{
+START_TEST(test_pacing_backend_dvsync_waits_for_its_vblank) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_BACKEND, &vt_policy_dvsync);
 	vt_pacer_set_prerender(fake.pacer, 3);
@@ -595,7 +575,7 @@ START_TEST(test_pacing_backend_dvsync_waits_for_its_vblank)
 	ck_assert_int_eq(fake.nframes, 3);
 	for (int i = 0; i < 3; i++) {
 		ck_assert_uint_eq(fake.frames[i].display_ns,
-			T0 + (uint64_t)(i + 1) * P);
+				T0 + (uint64_t)(i + 1) * P);
 		ck_assert(!fake.frames[i].committed);
 	}
 	ck_assert_int_gt(fake.backend_requests, 0);
@@ -604,8 +584,8 @@ START_TEST(test_pacing_backend_dvsync_waits_for_its_vblank)
 	ck_assert(fake.frames[0].committed && !fake.frames[1].committed);
 	ck_assert_uint_eq(fake.frames[0].commit_vblank, T0 + P);
 	/* presented; the next frame event commits the second for its vblank */
-	ck_assert(!vt_pacer_presented(fake.pacer, &fake.frames[0], true,
-		T0 + P, P));
+	ck_assert(
+			!vt_pacer_presented(fake.pacer, &fake.frames[0], true, T0 + P, P));
 	vt_pacer_backend_frame(fake.pacer, T0 + P + 100 * US);
 	ck_assert(fake.frames[1].committed && !fake.frames[2].committed);
 	ck_assert_uint_eq(fake.frames[1].commit_vblank, T0 + 2 * P);
@@ -614,8 +594,7 @@ START_TEST(test_pacing_backend_dvsync_waits_for_its_vblank)
 END_TEST
 
 /* Destroying a pacer drops the frames it still tracks. */
-START_TEST(test_pacing_destroy_discards)
-{
+START_TEST(test_pacing_destroy_discards) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	fake.now = T0 + 1 * MS;
@@ -651,8 +630,7 @@ static void dvsync_init(struct fake *fake, uint64_t (*cost)(int id)) {
 /* Accumulation: frames render back to back, each for the vblank after the
  * one before, until three are queued; then the sync stage: one new frame
  * per vblank, the queue full, every frame shown at its display time. */
-START_TEST(test_pacing_dvsync_stages)
-{
+START_TEST(test_pacing_dvsync_stages) {
 	struct fake fake;
 	dvsync_init(&fake, cost_2ms);
 	fake.now = T0 + 1 * MS;
@@ -666,7 +644,7 @@ START_TEST(test_pacing_dvsync_stages)
 	ck_assert_int_eq(fake.nframes, 3);
 	for (int i = 0; i < 3; i++) {
 		ck_assert_uint_eq(fake.frames[i].display_ns,
-			T0 + (uint64_t)(i + 1) * P);
+				T0 + (uint64_t)(i + 1) * P);
 	}
 	ck_assert_int_eq(vt_pacer_queued(fake.pacer), 3);
 	/* sync stage: the queue stays full, one frame per vblank */
@@ -675,12 +653,12 @@ START_TEST(test_pacing_dvsync_stages)
 		ck_assert_int_eq(fake.nframes, 3 + k);
 		ck_assert_int_eq(vt_pacer_queued(fake.pacer), 3);
 		ck_assert_uint_eq(last_frame(&fake)->display_ns,
-			T0 + (uint64_t)(k + 3) * P);
+				T0 + (uint64_t)(k + 3) * P);
 	}
 	for (int i = 0; i < 30; i++) {
 		ck_assert(fake.frames[i].committed);
 		ck_assert_uint_eq(fake.frames[i].commit_vblank,
-			fake.frames[i].display_ns);
+				fake.frames[i].display_ns);
 	}
 	ck_assert_int_eq(fake.late, 0);
 	ck_assert_uint_eq(vt_pacer_replaced(fake.pacer), 0);
@@ -690,14 +668,13 @@ START_TEST(test_pacing_dvsync_stages)
 END_TEST
 
 /* Count the vblanks in [from, to] that committed no frame. */
-static int vblanks_missed(const struct fake *fake, uint64_t from,
-		uint64_t to) {
+static int vblanks_missed(const struct fake *fake, uint64_t from, uint64_t to) {
 	int missed = 0;
 	for (uint64_t v = from; v <= to; v += P) {
 		bool shown = false;
 		for (int i = 0; i < fake->nframes; i++) {
 			shown |= fake->frames[i].committed &&
-				fake->frames[i].commit_vblank == v;
+					fake->frames[i].commit_vblank == v;
 		}
 		missed += !shown;
 	}
@@ -707,8 +684,7 @@ static int vblanks_missed(const struct fake *fake, uint64_t from,
 /* One frame of 2.5 periods: under VSync the animation misses vblanks;
  * with three frames queued ahead, D-VSync shows a frame at every vblank,
  * each at its own display time. */
-START_TEST(test_pacing_dvsync_absorbs_long_frame)
-{
+START_TEST(test_pacing_dvsync_absorbs_long_frame) {
 	struct fake vsync, dvsync;
 	fake_init(&vsync, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	vsync.animating = true;
@@ -724,13 +700,13 @@ START_TEST(test_pacing_dvsync_absorbs_long_frame)
 	int missed_dvsync = vblanks_missed(&dvsync, T0 + 2 * P, T0 + 40 * P);
 	ck_assert_msg(missed_vsync >= 2, "vsync missed %d vblanks", missed_vsync);
 	ck_assert_msg(missed_dvsync == 0, "dvsync missed %d vblanks",
-		missed_dvsync);
+			missed_dvsync);
 	ck_assert_int_eq(dvsync.late, 0);
 	/* every frame was shown at the display time it was rendered for */
 	for (int i = 0; i < dvsync.nframes; i++) {
 		if (dvsync.frames[i].committed) {
 			ck_assert_uint_eq(dvsync.frames[i].commit_vblank,
-				dvsync.frames[i].display_ns);
+					dvsync.frames[i].display_ns);
 		}
 	}
 	vt_pacer_destroy(vsync.pacer);
@@ -741,8 +717,7 @@ END_TEST
 /* Input: ready frames rendered ahead are discarded, the one rendering is
  * discarded once ready, committed ones stay, and the next frame goes to
  * the first vblank it can make. */
-START_TEST(test_pacing_dvsync_discard_on_input)
-{
+START_TEST(test_pacing_dvsync_discard_on_input) {
 	struct fake fake;
 	dvsync_init(&fake, cost_2ms);
 	fake.now = T0 + 1 * MS;
@@ -783,7 +758,7 @@ START_TEST(test_pacing_dvsync_discard_on_input)
 	ck_assert_uint_eq(last_frame(&fake)->display_ns, T0 + 6 * P);
 	ck_assert(last_frame(&fake)->committed);
 	ck_assert_uint_eq(vt_pacer_discarded_stale(fake.pacer),
-		(uint64_t)discarded + 1);
+			(uint64_t)discarded + 1);
 	/* input at T0 + 9P - 1 ms, with a frame for T0 + 9P ready (it
 	 * could not be rendered again in time) and one rendering for
 	 * T0 + 10P: only the latter goes */
@@ -816,8 +791,7 @@ END_TEST
 /* An animation whose first display time shows no change (the render
  * draws nothing) still gets its frames: the next one goes to a later
  * display time, at once or at the next vblank, never stalls. */
-START_TEST(test_pacing_dvsync_nothing_to_draw)
-{
+START_TEST(test_pacing_dvsync_nothing_to_draw) {
 	struct fake fake;
 	dvsync_init(&fake, cost_2ms);
 	fake.render_nothing = true;
@@ -837,8 +811,7 @@ END_TEST
 /* A refresh-rate change with frames rendered ahead: the frames queued
  * for 60 Hz are shown at their 60 Hz display times, then the clock
  * re-phases at 120 Hz and frames follow on the new grid. */
-START_TEST(test_pacing_dvsync_rate_change)
-{
+START_TEST(test_pacing_dvsync_rate_change) {
 	struct fake fake;
 	dvsync_init(&fake, cost_2ms);
 	fake.now = T0 + 1 * MS;
@@ -852,7 +825,7 @@ START_TEST(test_pacing_dvsync_rate_change)
 	for (int i = 0; i < 3; i++) {
 		ck_assert(fake.frames[i].committed);
 		ck_assert_uint_eq(fake.frames[i].commit_vblank,
-			T0 + (uint64_t)(i + 1) * P);
+				T0 + (uint64_t)(i + 1) * P);
 	}
 	simulate(&fake, T0 + 3 * P + 40 * p120);
 	ck_assert_int_gt(fake.nframes, 10);
@@ -862,7 +835,8 @@ START_TEST(test_pacing_dvsync_rate_change)
 		if (fake.frames[i].committed && fake.frames[i - 1].committed &&
 				fake.frames[i - 1].display_ns > T0 + 3 * P) {
 			ck_assert_uint_eq(fake.frames[i].display_ns -
-				fake.frames[i - 1].display_ns, p120);
+							fake.frames[i - 1].display_ns,
+					p120);
 			after++;
 		}
 	}
@@ -874,13 +848,12 @@ END_TEST
 
 /* Not predictable: D-VSync is the vsync policy (just in time, one frame);
  * the limit is capped to what the pacer tracks. */
-START_TEST(test_pacing_dvsync_unpredictable_is_vsync)
-{
+START_TEST(test_pacing_dvsync_unpredictable_is_vsync) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_dvsync);
 	vt_pacer_set_prerender(fake.pacer, 99);
 	ck_assert_int_eq(vt_pacer_prerender_limit(fake.pacer),
-		VT_PACER_FRAMES_MAX - 1);
+			VT_PACER_FRAMES_MAX - 1);
 	vt_pacer_set_predictable(fake.pacer, false);
 	fake.now = T0 + 1 * MS;
 	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
@@ -907,12 +880,10 @@ static int latch_frame(struct vt_latch_queue *q, uint64_t d, uint32_t *out) {
 /* Commits for consecutive vblanks are latched one per frame, each by the
  * frame for its display time (half a period of slack either way), in
  * order; a fifo commit behind them goes one refresh after the last. */
-START_TEST(test_pacing_latch_in_order)
-{
+START_TEST(test_pacing_latch_in_order) {
 	struct vt_latch_queue q = { 0 };
 	for (uint32_t i = 0; i < 3; i++) {
-		ck_assert(vt_latch_push(&q, 10 + i, T0 + (uint64_t)(i + 2) * P,
-			false));
+		ck_assert(vt_latch_push(&q, 10 + i, T0 + (uint64_t)(i + 2) * P, false));
 	}
 	ck_assert(vt_latch_push(&q, 20, 0, true));
 	ck_assert_uint_eq(vt_latch_last_target(&q), T0 + 4 * P);
@@ -935,8 +906,7 @@ END_TEST
 /* A frame that comes late (the main thread was busy for three periods)
  * latches every commit due by its display time, in order: the last is
  * what it shows; the next one still goes at its own time. */
-START_TEST(test_pacing_latch_late_frame)
-{
+START_TEST(test_pacing_latch_late_frame) {
 	struct vt_latch_queue q = { 0 };
 	for (uint32_t i = 0; i < 5; i++) {
 		ck_assert(vt_latch_push(&q, i, T0 + (uint64_t)(i + 1) * P, false));
@@ -960,8 +930,7 @@ START_TEST(test_pacing_latch_late_frame)
 END_TEST
 
 /* The queue holds VT_LATCH_QUEUE_MAX commits, no more. */
-START_TEST(test_pacing_latch_full)
-{
+START_TEST(test_pacing_latch_full) {
 	struct vt_latch_queue q = { 0 };
 	for (uint32_t i = 0; i < VT_LATCH_QUEUE_MAX; i++) {
 		ck_assert(vt_latch_push(&q, i, T0 + (uint64_t)i * P, false));
@@ -974,14 +943,14 @@ END_TEST
 /* Timeline slots: on the vblank grid, the first the composition estimate
  * can make, one period apart, deadlines the estimate before; after queued
  * frames, they start after the last one. */
-START_TEST(test_pacing_timeline_slots)
-{
+START_TEST(test_pacing_timeline_slots) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	uint64_t display[4], deadline[4];
 	uint64_t composition = vt_pacer_composition_ns(fake.pacer);
-	ck_assert_int_eq(vt_pacer_display_slots(fake.pacer, T0 + 1 * MS, 0,
-		display, deadline, 4), 4);
+	ck_assert_int_eq(vt_pacer_display_slots(fake.pacer, T0 + 1 * MS, 0, display,
+							 deadline, 4),
+			4);
 	/* nothing measured: the estimate is half a period */
 	ck_assert_uint_eq(composition, P / 2);
 	ck_assert_uint_eq(display[0], T0 + P);
@@ -990,12 +959,11 @@ START_TEST(test_pacing_timeline_slots)
 		ck_assert_uint_eq(deadline[i], display[i] - composition);
 	}
 	/* too late for T0 + P: the first slot is the next one */
-	vt_pacer_display_slots(fake.pacer, T0 + P - P / 4, 0, display, deadline,
-		1);
+	vt_pacer_display_slots(fake.pacer, T0 + P - P / 4, 0, display, deadline, 1);
 	ck_assert_uint_eq(display[0], T0 + 2 * P);
 	/* after frames queued up to T0 + 6P */
 	vt_pacer_display_slots(fake.pacer, T0 + 1 * MS, T0 + 6 * P, display,
-		deadline, 2);
+			deadline, 2);
 	ck_assert_uint_eq(display[0], T0 + 7 * P);
 	ck_assert_uint_eq(display[1], T0 + 8 * P);
 	vt_pacer_destroy(fake.pacer);
@@ -1008,8 +976,7 @@ END_TEST
  * 32 callback-to-commit times plus an eighth (hand-computed: samples 1 to
  * 40 ms, the last 32 are 9..40, the 90th percentile of 32 is the 29th
  * smallest, 9 + 28 = 37 ms; 37 + 37/8 = 41.625 ms). */
-START_TEST(test_pacing_jitt_upper_end)
-{
+START_TEST(test_pacing_jitt_upper_end) {
 	struct vt_jitt jitt;
 	vt_jitt_init(&jitt);
 	ck_assert_uint_eq(vt_jitt_app_ns(&jitt, P), P / 4);
@@ -1024,8 +991,7 @@ END_TEST
 
 /* A commit that misses its refresh raises the prediction to its own time
  * (plus an eighth) for the next 32 commits, then the history decides. */
-START_TEST(test_pacing_jitt_recovers_after_miss)
-{
+START_TEST(test_pacing_jitt_recovers_after_miss) {
 	struct vt_jitt jitt;
 	vt_jitt_init(&jitt);
 	for (int i = 0; i < 40; i++) {
@@ -1054,8 +1020,7 @@ END_TEST
 /* The trigger: T'app + Tout before the first refresh that leaves that
  * much time, and not before the first refresh whose composition has not
  * started. */
-START_TEST(test_pacing_jitt_trigger)
-{
+START_TEST(test_pacing_jitt_trigger) {
 	struct vt_clock clock;
 	vt_clock_init(&clock, P, T0);
 	struct vt_jitt jitt;
@@ -1066,18 +1031,17 @@ START_TEST(test_pacing_jitt_trigger)
 	}
 	/* T' = 4.5 + 3 + 0.5 ms */
 	uint64_t target;
-	uint64_t at = vt_jitt_trigger(&jitt, &clock, T0 + 1 * MS, 3 * MS, 0,
-		&target);
+	uint64_t at =
+			vt_jitt_trigger(&jitt, &clock, T0 + 1 * MS, 3 * MS, 0, &target);
 	ck_assert_uint_eq(target, T0 + P);
 	ck_assert_uint_eq(at, T0 + P - 8 * MS);
 	/* too late for T0 + P: the next refresh */
-	at = vt_jitt_trigger(&jitt, &clock, T0 + P - 7500 * US, 3 * MS, 0,
-		&target);
+	at = vt_jitt_trigger(&jitt, &clock, T0 + P - 7500 * US, 3 * MS, 0, &target);
 	ck_assert_uint_eq(target, T0 + 2 * P);
 	ck_assert_uint_eq(at, T0 + 2 * P - 8 * MS);
 	/* the composition for T0 + P started already */
 	at = vt_jitt_trigger(&jitt, &clock, T0 + 1 * MS, 3 * MS, T0 + 2 * P,
-		&target);
+			&target);
 	ck_assert_uint_eq(target, T0 + 2 * P);
 }
 END_TEST
@@ -1109,20 +1073,21 @@ static void sim_compose_until(struct jitt_sim *sim, uint64_t t) {
 }
 
 static void sim_init(struct jitt_sim *sim, uint64_t out) {
-	*sim = (struct jitt_sim){ .out = out, .now = T0 + 1 * MS,
+	*sim = (struct jitt_sim){ .out = out,
+		.now = T0 + 1 * MS,
 		.last_shown = true };
 	vt_clock_init(&sim->clock, P, T0);
 	vt_path_init(&sim->state, VT_PATH_LOW_LATENCY);
 	vt_path_commit(&sim->state, VT_PATH_LOW_LATENCY, true, false, false,
-		sim_makes(sim, sim->now), sim->now);
+			sim_makes(sim, sim->now), sim->now);
 }
 
 /* One frame: wait for the callback, render for render_ns, commit. */
 static void sim_frame(struct jitt_sim *sim, uint64_t render_ns) {
 	uint64_t at;
 	enum vt_path_send send = vt_path_schedule(&sim->state, &sim->clock,
-		sim->now, sim->out, sim_makes(sim, sim->now), false,
-		!sim->last_shown, sim->last_shows, &at);
+			sim->now, sim->out, sim_makes(sim, sim->now), false,
+			!sim->last_shown, sim->last_shows, &at);
 	ck_assert_int_eq(send, VT_PATH_SEND_AT);
 	ck_assert_uint_ge(at, sim->now);
 	sim->now = at;
@@ -1147,7 +1112,7 @@ static void sim_frame(struct jitt_sim *sim, uint64_t render_ns) {
 	}
 	sim->latency_sum += shows - sim->sent;
 	vt_path_commit(&sim->state, VT_PATH_LOW_LATENCY, true, true, replaced,
-		shows, commit);
+			shows, commit);
 	sim->last_shows = shows;
 	sim->last_shown = false;
 	sim->now = commit;
@@ -1157,8 +1122,7 @@ static void sim_frame(struct jitt_sim *sim, uint64_t render_ns) {
  * for, and the callback goes well after the previous refresh (not at the
  * vblank, as vsync would): callback to screen is T' = 2.25 + 4 + 0.5 ms,
  * not a period. */
-START_TEST(test_pacing_jitt_steady)
-{
+START_TEST(test_pacing_jitt_steady) {
 	struct jitt_sim sim;
 	sim_init(&sim, 4 * MS);
 	for (int i = 0; i < 40; i++) {
@@ -1180,8 +1144,7 @@ END_TEST
  * frames alternating): late commits are replaced by the next one, but
  * never two in a row; the prediction recovers (misses stop once the
  * floor covers the long frames). */
-START_TEST(test_pacing_jitt_drop_rule)
-{
+START_TEST(test_pacing_jitt_drop_rule) {
 	struct jitt_sim sim;
 	sim_init(&sim, 4 * MS);
 	for (int i = 0; i < 40; i++) {
@@ -1227,27 +1190,26 @@ END_TEST
 
 /* After a drop, a late commit is kept: the callback that answers it aims
  * at the refresh after the one it shows at. */
-START_TEST(test_pacing_jitt_no_second_drop)
-{
+START_TEST(test_pacing_jitt_no_second_drop) {
 	struct vt_clock clock;
 	vt_clock_init(&clock, P, T0);
 	struct vt_path_state st;
 	vt_path_init(&st, VT_PATH_LOW_LATENCY);
 	/* a replaced commit, then a late one (makes T0 + 3P) */
 	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, true, T0 + 3 * P,
-		T0 + 2 * P - 2 * MS);
+			T0 + 2 * P - 2 * MS);
 	uint64_t at;
-	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 2 * P - 2 * MS,
-		4 * MS, T0 + 3 * P, false, true, T0 + 3 * P, &at),
-		VT_PATH_SEND_AT);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 2 * P - 2 * MS, 4 * MS,
+							 T0 + 3 * P, false, true, T0 + 3 * P, &at),
+			VT_PATH_SEND_AT);
 	ck_assert_uint_eq(st.target_ns, T0 + 4 * P);
 	ck_assert_uint_gt(at, T0 + 3 * P - 4 * MS); /* after it is composed */
 	/* without the drop before, the next refresh is fair game */
 	vt_path_init(&st, VT_PATH_LOW_LATENCY);
 	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 3 * P,
-		T0 + 2 * P - 2 * MS);
+			T0 + 2 * P - 2 * MS);
 	vt_path_schedule(&st, &clock, T0 + 2 * P - 2 * MS, 4 * MS, T0 + 3 * P,
-		false, true, T0 + 3 * P, &at);
+			false, true, T0 + 3 * P, &at);
 	ck_assert_uint_eq(st.target_ns, T0 + 3 * P);
 }
 END_TEST
@@ -1256,58 +1218,63 @@ END_TEST
  * for it, even when the next commit changes the path first; commits
  * queued under pre_render are latched before a low_latency callback
  * goes. */
-START_TEST(test_pacing_path_integrity)
-{
+START_TEST(test_pacing_path_integrity) {
 	struct vt_clock clock;
 	vt_clock_init(&clock, P, T0);
 	struct vt_path_state st;
 	vt_path_init(&st, VT_PATH_VSYNC);
 	uint64_t at, now = T0 + 1 * MS;
-	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + P,
-		false, false, 0, &at), VT_PATH_SEND_NONE);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + P, false,
+							 false, 0, &at),
+			VT_PATH_SEND_NONE);
 	/* a vsync commit asks for a callback, then one switching to
 	 * low_latency comes before it went: the callback stays vsync's */
 	vt_path_commit(&st, VT_PATH_VSYNC, true, true, false, T0 + P, now);
 	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, true, T0 + P,
-		now + 1 * MS);
+			now + 1 * MS);
 	ck_assert_int_eq(st.path, VT_PATH_LOW_LATENCY);
-	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + P,
-		false, true, T0 + P, &at), VT_PATH_SEND_VBLANK);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + P, false,
+							 true, T0 + P, &at),
+			VT_PATH_SEND_VBLANK);
 	vt_path_sent(&st, T0 + P);
 	/* the next one is low_latency's, just in time */
 	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 2 * P,
-		T0 + P + 1 * MS);
+			T0 + P + 1 * MS);
 	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + P + 1 * MS, 4 * MS,
-		T0 + 2 * P, false, false, 0, &at), VT_PATH_SEND_AT);
+							 T0 + 2 * P, false, false, 0, &at),
+			VT_PATH_SEND_AT);
 	uint64_t scheduled = at;
 	ck_assert_uint_gt(at, T0 + P + 1 * MS);
 	/* switching back to vsync before it went: it still goes then */
 	vt_path_commit(&st, VT_PATH_VSYNC, true, false, false, T0 + 2 * P,
-		T0 + P + 2 * MS);
+			T0 + P + 2 * MS);
 	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + P + 2 * MS, 4 * MS,
-		T0 + 2 * P, false, false, 0, &at), VT_PATH_SEND_AT);
+							 T0 + 2 * P, false, false, 0, &at),
+			VT_PATH_SEND_AT);
 	ck_assert_uint_eq(at, scheduled);
 	vt_path_sent(&st, at);
 	vt_path_commit(&st, VT_PATH_VSYNC, true, true, false, T0 + 3 * P,
-		at + 2 * MS);
+			at + 2 * MS);
 	ck_assert_int_eq(vt_path_schedule(&st, &clock, at + 2 * MS, 4 * MS,
-		T0 + 3 * P, false, false, 0, &at), VT_PATH_SEND_VBLANK);
+							 T0 + 3 * P, false, false, 0, &at),
+			VT_PATH_SEND_VBLANK);
 	vt_path_sent(&st, T0 + 3 * P);
 	/* from pre_render with commits still queued: vblank until they are
 	 * latched, then just in time */
 	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 4 * P,
-		T0 + 3 * P + 1 * MS);
-	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 3 * P + 1 * MS,
-		4 * MS, T0 + 4 * P, true, false, 0, &at), VT_PATH_SEND_VBLANK);
-	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 3 * P + 1 * MS,
-		4 * MS, T0 + 4 * P, false, false, 0, &at), VT_PATH_SEND_AT);
+			T0 + 3 * P + 1 * MS);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 3 * P + 1 * MS, 4 * MS,
+							 T0 + 4 * P, true, false, 0, &at),
+			VT_PATH_SEND_VBLANK);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, T0 + 3 * P + 1 * MS, 4 * MS,
+							 T0 + 4 * P, false, false, 0, &at),
+			VT_PATH_SEND_AT);
 }
 END_TEST
 
 /* PAR against the scanout model, hand-computed: 16 ms period, 1000 rows
  * scanned in 96% of it (15.36 us a row): row 500 at vblank + 7.68 ms. */
-START_TEST(test_pacing_par_decision)
-{
+START_TEST(test_pacing_par_decision) {
 	struct vt_scanout scanout = { .period_ns = 16 * MS, .height = 1000 };
 	uint64_t v = T0;
 	ck_assert_uint_eq(vt_scanout_row_ns(&scanout, v, 0), v);
@@ -1316,32 +1283,31 @@ START_TEST(test_pacing_par_decision)
 	struct vt_par_box damage = { 450, 500, 550, 600 };
 	uint64_t shown = 0;
 	/* within the 200 box at (500, 550), written by v + 7 ms: tear */
-	ck_assert(vt_par_decide(&scanout, v, v + 5 * MS, 2 * MS, &damage, 500,
-		550, 200, &shown));
+	ck_assert(vt_par_decide(&scanout, v, v + 5 * MS, 2 * MS, &damage, 500, 550,
+			200, &shown));
 	ck_assert_uint_eq(shown, v + 7680 * US);
 	/* the write would end after the scan reached row 500 */
-	ck_assert(!vt_par_decide(&scanout, v, v + 6 * MS, 2 * MS, &damage, 500,
-		550, 200, &shown));
+	ck_assert(!vt_par_decide(&scanout, v, v + 6 * MS, 2 * MS, &damage, 500, 550,
+			200, &shown));
 	/* the damage reaches out of the box (pointer moved away) */
-	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &damage, 500,
-		700, 200, &shown));
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &damage, 500, 700,
+			200, &shown));
 	struct vt_par_box wide = { 0, 500, 1000, 510 };
-	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &wide, 500,
-		505, 200, &shown));
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &wide, 500, 505,
+			200, &shown));
 	/* a smaller box, configurable */
-	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &damage, 500,
-		550, 50, &shown));
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &damage, 500, 550,
+			50, &shown));
 	struct vt_par_box empty = { 10, 10, 10, 20 };
-	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &empty, 10,
-		10, 200, &shown));
+	ck_assert(!vt_par_decide(&scanout, v, v + 1 * MS, 2 * MS, &empty, 10, 10,
+			200, &shown));
 }
 END_TEST
 
 /* vt_pacer_tear: a frame rendered mid-refresh for the time the scan
  * reaches its damage goes at once when ready in time, waits for the next
  * vblank when not, and is refused while another frame is in flight. */
-START_TEST(test_pacing_tear)
-{
+START_TEST(test_pacing_tear) {
 	struct fake fake;
 	fake_init(&fake, VT_PACER_CLOCK_MODEL, &vt_policy_vsync);
 	fake.render_sync = true;
@@ -1369,8 +1335,7 @@ START_TEST(test_pacing_tear)
 	ck_assert(late->committed);
 	ck_assert_uint_eq(late->commit_vblank, T0 + 2 * P);
 	/* a frame planned after it goes to a later vblank */
-	ck_assert_uint_ge(vt_pacer_first_display(fake.pacer, fake.now),
-		T0 + 3 * P);
+	ck_assert_uint_ge(vt_pacer_first_display(fake.pacer, fake.now), T0 + 3 * P);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
@@ -1381,35 +1346,41 @@ static Suite *pacing_suite(void) {
 		const char *name;
 		const TTest *tests[12];
 	} cases[] = {
-		{ "clock", { test_pacing_clock_grid, test_pacing_clock_jitter,
-			test_pacing_clock_missed_jump_rate,
-			test_pacing_clock_fits_period } },
-		{ "vsync", { test_pacing_vsync_just_in_time,
-			test_pacing_vsync_commit_to_present_one_period,
-			test_pacing_vsync_late_frame,
-			test_pacing_vsync_busy_past_vblank,
-			test_pacing_vsync_learns_lateness,
-			test_pacing_callbacks_and_idle,
-			test_pacing_legacy_two_periods, test_pacing_rate_change,
-			test_pacing_destroy_discards } },
-		{ "backend", { test_pacing_backend_latest_wins,
-			test_pacing_backend_callbacks,
-			test_pacing_backend_dvsync_waits_for_its_vblank } },
-		{ "latch", { test_pacing_latch_in_order,
-			test_pacing_latch_late_frame, test_pacing_latch_full,
-			test_pacing_timeline_slots } },
-		{ "dvsync", { test_pacing_dvsync_stages,
-			test_pacing_dvsync_absorbs_long_frame,
-			test_pacing_dvsync_discard_on_input,
-			test_pacing_dvsync_nothing_to_draw,
-			test_pacing_dvsync_rate_change,
-			test_pacing_dvsync_unpredictable_is_vsync } },
-		{ "low_latency", { test_pacing_jitt_upper_end,
-			test_pacing_jitt_recovers_after_miss,
-			test_pacing_jitt_trigger, test_pacing_jitt_steady,
-			test_pacing_jitt_drop_rule, test_pacing_jitt_no_second_drop,
-			test_pacing_path_integrity, test_pacing_par_decision,
-			test_pacing_tear } },
+		{ "clock",
+				{ test_pacing_clock_grid, test_pacing_clock_jitter,
+						test_pacing_clock_missed_jump_rate,
+						test_pacing_clock_fits_period } },
+		{ "vsync",
+				{ test_pacing_vsync_just_in_time,
+						test_pacing_vsync_commit_to_present_one_period,
+						test_pacing_vsync_late_frame,
+						test_pacing_vsync_busy_past_vblank,
+						test_pacing_vsync_learns_lateness,
+						test_pacing_callbacks_and_idle,
+						test_pacing_legacy_two_periods, test_pacing_rate_change,
+						test_pacing_destroy_discards } },
+		{ "backend",
+				{ test_pacing_backend_latest_wins,
+						test_pacing_backend_callbacks,
+						test_pacing_backend_dvsync_waits_for_its_vblank } },
+		{ "latch",
+				{ test_pacing_latch_in_order, test_pacing_latch_late_frame,
+						test_pacing_latch_full, test_pacing_timeline_slots } },
+		{ "dvsync",
+				{ test_pacing_dvsync_stages,
+						test_pacing_dvsync_absorbs_long_frame,
+						test_pacing_dvsync_discard_on_input,
+						test_pacing_dvsync_nothing_to_draw,
+						test_pacing_dvsync_rate_change,
+						test_pacing_dvsync_unpredictable_is_vsync } },
+		{ "low_latency",
+				{ test_pacing_jitt_upper_end,
+						test_pacing_jitt_recovers_after_miss,
+						test_pacing_jitt_trigger, test_pacing_jitt_steady,
+						test_pacing_jitt_drop_rule,
+						test_pacing_jitt_no_second_drop,
+						test_pacing_path_integrity, test_pacing_par_decision,
+						test_pacing_tear } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);

@@ -1,9 +1,9 @@
 /*
  * The parallel renderer against the sequential one: random trees (rects,
- * images, display lists of every canvas command, opacity, clips (rounded ones nested and turned too),
- * transforms, several outputs, partial damage) rendered with 1..4 workers
- * and random per-task delays must give the same bytes as the sequential
- * mode (DESIGN.md's first invariant).
+ * images, display lists of every canvas command, opacity, clips (rounded ones
+ * nested and turned too), transforms, several outputs, partial damage) rendered
+ * with 1..4 workers and random per-task delays must give the same bytes as the
+ * sequential mode (DESIGN.md's first invariant).
  *
  * VITRAIL_TEST_TREES overrides the number of trees (default 500); a
  * failing tree writes <name>-{sequential,parallel}.png into
@@ -28,7 +28,8 @@
 /* per-task delay in parallel runs, microseconds */
 #define MAX_DELAY_US 300
 
-/* ---- random trees (random_tree.c) ------------------------------------------ */
+/* ---- random trees (random_tree.c) ------------------------------------------
+ */
 
 /* Trees for the 96x64 target, every canvas command kind. */
 static const struct random_tree_options tree_options = {
@@ -51,8 +52,7 @@ struct scene {
 };
 
 /* The same seed builds the same scene. */
-static void scene_build(struct scene *scene, uint64_t seed)
-{
+static void scene_build(struct scene *scene, uint64_t seed) {
 	struct rng rng = { seed * 0x9e3779b97f4a7c15u + 7 };
 	*scene = (struct scene){ 0 };
 	random_tree_build(&scene->rt, &tree_options, &rng);
@@ -63,29 +63,33 @@ static void scene_build(struct scene *scene, uint64_t seed)
 		vr_mat_identity(&scene->views[j]);
 		scene->sizes[j][0] = TARGET_W;
 		scene->sizes[j][1] = TARGET_H;
-		scene->clears[j] = (struct vr_color){ rng_float(&rng, 0, 1), 0.2f,
-			0.3f, rng_chance(&rng, 0.5f) ? 1.0f : 0.0f };
+		scene->clears[j] = (struct vr_color){ rng_float(&rng, 0, 1), 0.2f, 0.3f,
+			rng_chance(&rng, 0.5f) ? 1.0f : 0.0f };
 	}
 	if (scene->njobs == 2) {
 		static const float scales[] = { 1.0f, 1.5f, 2.0f };
 		float s = scales[rng_below(&rng, 3)];
-		struct vr_mat scaled = { s, 0, 0, s,
-			-rng_float(&rng, 0, 40), -rng_float(&rng, 0, 30) };
+		struct vr_mat scaled = { s, 0, 0, s, -rng_float(&rng, 0, 40),
+			-rng_float(&rng, 0, 30) };
 		/* turned and flipped as an output transform turns its 64x48
 		 * buffer (the eight wl_output transforms): (a, b, c, d) of the
 		 * turn, then where it puts the origin */
 		static const float turns[8][4] = {
-			{ 1, 0, 0, 1 }, { 0, -1, 1, 0 }, { -1, 0, 0, -1 },
-			{ 0, 1, -1, 0 }, { -1, 0, 0, 1 }, { 0, 1, 1, 0 },
-			{ 1, 0, 0, -1 }, { 0, -1, -1, 0 },
+			{ 1, 0, 0, 1 },
+			{ 0, -1, 1, 0 },
+			{ -1, 0, 0, -1 },
+			{ 0, 1, -1, 0 },
+			{ -1, 0, 0, 1 },
+			{ 0, 1, 1, 0 },
+			{ 1, 0, 0, -1 },
+			{ 0, -1, -1, 0 },
 		};
 		const float *t = turns[rng_below(&rng, 8)];
 		struct vr_mat turn = { t[0], t[1], t[2], t[3], 0, 0 };
 		/* the turned 64x48 box back onto the target */
 		float ox, oy, cx, cy;
 		vr_mat_apply(&turn, 0, 0, &ox, &oy);
-		vr_mat_apply(&turn, t[1] != 0 ? 48 : 64, t[1] != 0 ? 64 : 48,
-			&cx, &cy);
+		vr_mat_apply(&turn, t[1] != 0 ? 48 : 64, t[1] != 0 ? 64 : 48, &cx, &cy);
 		turn.tx = -fminf(ox, cx);
 		turn.ty = -fminf(oy, cy);
 		vr_mat_multiply(&scene->views[1], &turn, &scaled);
@@ -96,16 +100,15 @@ static void scene_build(struct scene *scene, uint64_t seed)
 	scene->pass_rng = rng;
 }
 
-static void scene_destroy(struct scene *scene)
-{
+static void scene_destroy(struct scene *scene) {
 	random_tree_destroy(&scene->rt);
 }
 
-/* ---- rendering --------------------------------------------------------------- */
+/* ---- rendering
+ * --------------------------------------------------------------- */
 
 /* Bytes of all passes' pixels of one scene. */
-static size_t output_size(const struct scene *scene)
-{
+static size_t output_size(const struct scene *scene) {
 	size_t size = 0;
 	for (size_t j = 0; j < scene->njobs; j++) {
 		size += (size_t)scene->sizes[j][0] * (size_t)scene->sizes[j][1] * 4;
@@ -123,16 +126,14 @@ struct totals {
 	size_t ncosts, costs_cap;
 };
 
-static int compare_u32(const void *a, const void *b)
-{
+static int compare_u32(const void *a, const void *b) {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
 }
 
 static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 		struct vr_target **targets, const pixman_region32_t *damage,
-		uint8_t **out, struct totals *totals)
-{
+		uint8_t **out, struct totals *totals) {
 	struct vr_render_job jobs[2];
 	for (size_t j = 0; j < scene->njobs; j++) {
 		jobs[j] = (struct vr_render_job){
@@ -150,7 +151,7 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 		/* every job carries the frame's figures */
 		ck_assert_uint_eq(jobs[j].timing.tasks, jobs[0].timing.tasks);
 		ck_assert_uint_eq(jobs[j].timing.ooo_commits,
-			jobs[0].timing.ooo_commits);
+				jobs[0].timing.ooo_commits);
 		totals->uploads += jobs[j].timing.uploads;
 	}
 	totals->tasks += jobs[0].timing.tasks;
@@ -203,8 +204,7 @@ static void render_pass(struct vr_renderer *renderer, struct scene *scene,
 /* Render a scene (fresh targets, full redraw, then maybe a change and
  * a partial redraw) into out. */
 static void render_scene(struct vr_renderer *renderer, uint64_t seed,
-		uint8_t **out, size_t *size, struct totals *totals)
-{
+		uint8_t **out, size_t *size, struct totals *totals) {
 	struct scene scene;
 	scene_build(&scene, seed);
 	*size = output_size(&scene);
@@ -213,7 +213,7 @@ static void render_scene(struct vr_renderer *renderer, uint64_t seed,
 	struct vr_target *targets[2] = { NULL, NULL };
 	for (size_t j = 0; j < scene.njobs; j++) {
 		targets[j] = vr_target_create(renderer, scene.sizes[j][0],
-			scene.sizes[j][1]);
+				scene.sizes[j][1]);
 		ck_assert_ptr_nonnull(targets[j]);
 	}
 	vr_tree_update(scene.rt.tree, NULL);
@@ -223,8 +223,8 @@ static void render_scene(struct vr_renderer *renderer, uint64_t seed,
 		struct rng *rng = &scene.pass_rng;
 		/* move a node, recolour another, write into an image: the
 		 * damage of the change, plus a random rectangle */
-		struct vr_node *moved = scene.rt.nodes[rng_below(rng,
-			(uint32_t)scene.rt.nnodes)];
+		struct vr_node *moved =
+				scene.rt.nodes[rng_below(rng, (uint32_t)scene.rt.nnodes)];
 		random_transform(&scene.rt, rng, moved);
 		struct vr_image *image = scene.rt.images[0];
 		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
@@ -234,7 +234,8 @@ static void render_scene(struct vr_renderer *renderer, uint64_t seed,
 		}
 		pixman_region32_t written;
 		pixman_region32_init_rect(&written, 0, 0,
-			1 + rng_below(rng, (uint32_t)iw), 1 + rng_below(rng, (uint32_t)ih));
+				1 + rng_below(rng, (uint32_t)iw),
+				1 + rng_below(rng, (uint32_t)ih));
 		vr_image_write(image, fresh, iw * 4, &written);
 		free(fresh);
 		pixman_region32_fini(&written);
@@ -242,8 +243,8 @@ static void render_scene(struct vr_renderer *renderer, uint64_t seed,
 		pixman_region32_init(&damage);
 		vr_tree_update(scene.rt.tree, &damage);
 		pixman_region32_union_rect(&damage, &damage,
-			(int)rng_below(rng, TARGET_W), (int)rng_below(rng, TARGET_H),
-			1 + rng_below(rng, 40), 1 + rng_below(rng, 30));
+				(int)rng_below(rng, TARGET_W), (int)rng_below(rng, TARGET_H),
+				1 + rng_below(rng, 40), 1 + rng_below(rng, 30));
 		render_pass(renderer, &scene, targets, &damage, &cursor, totals);
 		pixman_region32_fini(&damage);
 	}
@@ -257,8 +258,7 @@ static void render_scene(struct vr_renderer *renderer, uint64_t seed,
 /* Name the first target (pass, job) that differs, how much, and write
  * both renderings of it. */
 static void report_failure(uint64_t seed, const uint8_t *expected,
-		const uint8_t *actual, int workers)
-{
+		const uint8_t *actual, int workers) {
 	struct scene scene;
 	scene_build(&scene, seed);
 	const char *dir = getenv("VITRAIL_TEST_OUT");
@@ -269,19 +269,22 @@ static void report_failure(uint64_t seed, const uint8_t *expected,
 			size_t size = (size_t)w * (size_t)h * 4;
 			int max;
 			size_t bad = vr_pixels_compare(expected + offset, w * 4,
-				actual + offset, w * 4, w, h, 0, &max);
+					actual + offset, w * 4, w, h, 0, &max);
 			if (bad > 0) {
-				fprintf(stderr, "tree %llu, %d workers: pass %d, job %zu: "
-					"%zu pixels differ (max %d)\n",
-					(unsigned long long)seed, workers, pass, j, bad, max);
+				fprintf(stderr,
+						"tree %llu, %d workers: pass %d, job %zu: "
+						"%zu pixels differ (max %d)\n",
+						(unsigned long long)seed, workers, pass, j, bad, max);
 				char path[512];
-				snprintf(path, sizeof(path), "%s/parallel-%llu-%d-%zu-"
-					"sequential.png", dir != NULL ? dir : "/tmp",
-					(unsigned long long)seed, pass, j);
+				snprintf(path, sizeof(path),
+						"%s/parallel-%llu-%d-%zu-"
+						"sequential.png",
+						dir != NULL ? dir : "/tmp", (unsigned long long)seed,
+						pass, j);
 				vr_png_write(path, expected + offset, w, h, w * 4, false);
 				snprintf(path, sizeof(path), "%s/parallel-%llu-%d-%zu-w%d.png",
-					dir != NULL ? dir : "/tmp", (unsigned long long)seed, pass,
-					j, workers);
+						dir != NULL ? dir : "/tmp", (unsigned long long)seed,
+						pass, j, workers);
 				vr_png_write(path, actual + offset, w, h, w * 4, false);
 			}
 			offset += size;
@@ -290,8 +293,7 @@ static void report_failure(uint64_t seed, const uint8_t *expected,
 	scene_destroy(&scene);
 }
 
-START_TEST(test_parallel_matches_sequential)
-{
+START_TEST(test_parallel_matches_sequential) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
 	const char *env = getenv("VITRAIL_TEST_TREES");
@@ -301,11 +303,11 @@ START_TEST(test_parallel_matches_sequential)
 	 * object needing external synchronisation is used by two threads */
 	bool validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL;
 	struct vr_renderer *seq = vr_renderer_create(
-		&(struct vr_renderer_options){ .sequential = true,
-			.validation = validation });
-	struct vr_renderer *par = vr_renderer_create(
-		&(struct vr_renderer_options){ .workers = 1,
-			.validation = validation });
+			&(struct vr_renderer_options){ .sequential = true,
+					.validation = validation });
+	struct vr_renderer *par =
+			vr_renderer_create(&(struct vr_renderer_options){ .workers = 1,
+					.validation = validation });
 	ck_assert_ptr_nonnull(seq);
 	ck_assert_ptr_nonnull(par);
 	ck_assert(vr_renderer_is_sequential(seq));
@@ -350,15 +352,15 @@ START_TEST(test_parallel_matches_sequential)
 	if (reuse == NULL || strcmp(reuse, "0") != 0) {
 		ck_assert_uint_gt(seq_totals.reused_nodes, 0);
 	}
-	fprintf(stderr, "sequential: %u frames, %llu group-opacity layers, "
-		"%llu nodes reused\n", seq_totals.frames,
-		(unsigned long long)seq_totals.layers,
-		(unsigned long long)seq_totals.reused_nodes);
+	fprintf(stderr,
+			"sequential: %u frames, %llu group-opacity layers, "
+			"%llu nodes reused\n",
+			seq_totals.frames, (unsigned long long)seq_totals.layers,
+			(unsigned long long)seq_totals.reused_nodes);
 
 	/* the median estimated cost of a frame: the threshold of the
 	 * configurations below that run some frames inline */
-	qsort(seq_totals.costs, seq_totals.ncosts, sizeof(uint32_t),
-		compare_u32);
+	qsort(seq_totals.costs, seq_totals.ncosts, sizeof(uint32_t), compare_u32);
 	uint32_t median_cost = seq_totals.costs[seq_totals.ncosts / 2];
 	free(seq_totals.costs);
 	ck_assert_uint_gt(median_cost, 0);
@@ -368,7 +370,7 @@ START_TEST(test_parallel_matches_sequential)
 		ck_assert_int_eq(vr_renderer_workers(par), w);
 		/* odd counts without delays, even ones with */
 		vr_renderer_set_test_delay(par, w % 2 == 0 ? MAX_DELAY_US : 0,
-			(uint32_t)w);
+				(uint32_t)w);
 		/* granularity (injected, as calibration would set it): w 1
 		 * chunks, w 2 a task per handoff, w 3 and 4 the frames cheaper
 		 * than the median inline, the others a task per handoff (w 3) or
@@ -390,20 +392,22 @@ START_TEST(test_parallel_matches_sequential)
 			if (memcmp(actual, expected[t], size) != 0) {
 				report_failure(t, expected[t], actual, w);
 				ck_abort_msg("tree %zu (seed %zu) with %d workers differs "
-					"from the sequential rendering", t, t, w);
+							 "from the sequential rendering",
+						t, t, w);
 			}
 			free(actual);
 		}
-		fprintf(stderr, "%d worker(s)%s, chunks of %u, inline below %u: "
-			"%zu trees, %u frames (%u inline), %llu tasks in %llu chunks, "
-			"%llu out-of-order commits, %llu commit stalls, %.1f s\n", w,
-			w % 2 == 0 ? " with delays" : "", grains[w - 1].chunk_cost,
-			grains[w - 1].parallel_cost, ntrees, totals.frames,
-			totals.inline_frames, (unsigned long long)totals.tasks,
-			(unsigned long long)totals.chunks,
-			(unsigned long long)totals.ooo_commits,
-			(unsigned long long)totals.commit_stalls,
-			(double)(vr_now_ns() - t0) / 1e9);
+		fprintf(stderr,
+				"%d worker(s)%s, chunks of %u, inline below %u: "
+				"%zu trees, %u frames (%u inline), %llu tasks in %llu chunks, "
+				"%llu out-of-order commits, %llu commit stalls, %.1f s\n",
+				w, w % 2 == 0 ? " with delays" : "", grains[w - 1].chunk_cost,
+				grains[w - 1].parallel_cost, ntrees, totals.frames,
+				totals.inline_frames, (unsigned long long)totals.tasks,
+				(unsigned long long)totals.chunks,
+				(unsigned long long)totals.ooo_commits,
+				(unsigned long long)totals.commit_stalls,
+				(double)(vr_now_ns() - t0) / 1e9);
 		ck_assert_uint_gt(totals.tasks, 0);
 		ck_assert_uint_gt(totals.uploads, 0);
 		ck_assert_uint_eq(totals.layers, seq_totals.layers);
@@ -444,7 +448,8 @@ START_TEST(test_parallel_matches_sequential)
 }
 END_TEST
 
-/* ---- frames in flight ----------------------------------------------------------- */
+/* ---- frames in flight
+ * ----------------------------------------------------------- */
 
 #define FLIGHT_BATCH 6
 #define FLIGHT_TREES 24
@@ -457,8 +462,7 @@ END_TEST
  * every scene's pixels into outs[b] (malloc'd).
  */
 static void flight_batch(struct vr_renderer *renderer, uint64_t first_seed,
-		uint8_t **outs)
-{
+		uint8_t **outs) {
 	struct vr_target *targets[FLIGHT_BATCH][2] = { { NULL } };
 	uint32_t *memory[FLIGHT_BATCH][2] = { { NULL } };
 	struct vr_dst_buffer *dsts[FLIGHT_BATCH][2] = { { NULL } };
@@ -480,8 +484,8 @@ static void flight_batch(struct vr_renderer *renderer, uint64_t first_seed,
 			memory[b][j] = aligned_alloc(4096, size);
 			ck_assert_ptr_nonnull(memory[b][j]);
 			memset(memory[b][j], 0xee, size);
-			dsts[b][j] = vr_dst_buffer_import(renderer, memory[b][j], size,
-				w, h, w * 4);
+			dsts[b][j] = vr_dst_buffer_import(renderer, memory[b][j], size, w,
+					h, w * 4);
 			jobs[j] = (struct vr_render_job){
 				.target = targets[b][j],
 				.view = scene.views[j],
@@ -490,8 +494,7 @@ static void flight_batch(struct vr_renderer *renderer, uint64_t first_seed,
 			};
 		}
 		vr_tree_update(scene.rt.tree, NULL);
-		ids[b] = vr_render_submit(renderer, scene.rt.tree, jobs,
-			scene.njobs);
+		ids[b] = vr_render_submit(renderer, scene.rt.tree, jobs, scene.njobs);
 		ck_assert_uint_ne(ids[b], 0);
 		ck_assert(b == 0 || ids[b] == ids[b - 1] + 1);
 		scene_destroy(&scene);
@@ -520,17 +523,16 @@ static void flight_batch(struct vr_renderer *renderer, uint64_t first_seed,
 	}
 }
 
-START_TEST(test_parallel_frames_in_flight)
-{
+START_TEST(test_parallel_frames_in_flight) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
 	bool validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL;
 	struct vr_renderer *seq = vr_renderer_create(
-		&(struct vr_renderer_options){ .sequential = true,
-			.validation = validation });
-	struct vr_renderer *par = vr_renderer_create(
-		&(struct vr_renderer_options){ .workers = 2,
-			.validation = validation });
+			&(struct vr_renderer_options){ .sequential = true,
+					.validation = validation });
+	struct vr_renderer *par =
+			vr_renderer_create(&(struct vr_renderer_options){ .workers = 2,
+					.validation = validation });
 	ck_assert_ptr_nonnull(seq);
 	ck_assert_ptr_nonnull(par);
 	vr_renderer_set_test_delay(par, MAX_DELAY_US, 3);
@@ -554,13 +556,13 @@ START_TEST(test_parallel_frames_in_flight)
 			scene_build(&scene, t + (uint64_t)b);
 			size_t size = 0;
 			for (size_t j = 0; j < scene.njobs; j++) {
-				size += (size_t)scene.sizes[j][0] *
-					(size_t)scene.sizes[j][1] * 4;
+				size += (size_t)scene.sizes[j][0] * (size_t)scene.sizes[j][1] *
+						4;
 			}
 			scene_destroy(&scene);
 			ck_assert_msg(memcmp(expected[b], actual[b], size) == 0,
-				"tree %llu in flight: parallel differs from sequential",
-				(unsigned long long)(t + (uint64_t)b));
+					"tree %llu in flight: parallel differs from sequential",
+					(unsigned long long)(t + (uint64_t)b));
 			free(expected[b]);
 			free(actual[b]);
 		}
@@ -577,12 +579,11 @@ END_TEST
 /* Many frames with uploads, released images and shadows, never waited
  * for: what they hold is released as the GPU passes them, so memory
  * stays bounded. */
-START_TEST(test_parallel_resources_recycled)
-{
+START_TEST(test_parallel_resources_recycled) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
-	struct vr_renderer *renderer = vr_renderer_create(
-		&(struct vr_renderer_options){ .workers = 2,
+	struct vr_renderer *renderer = vr_renderer_create(&(
+			struct vr_renderer_options){ .workers = 2,
 			.sequential = _i == 1,
 			.validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL });
 	ck_assert_ptr_nonnull(renderer);
@@ -598,7 +599,8 @@ START_TEST(test_parallel_resources_recycled)
 	vr_node_set_position(shadow, 4, 20);
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 4, 4, 30, 16 },
-		(struct vr_radii){ 3, 3, 3, 3 }, 8, (struct vr_color){ 0, 0, 0, 0.5f });
+			(struct vr_radii){ 3, 3, 3, 3 }, 8,
+			(struct vr_color){ 0, 0, 0, 0.5f });
 	struct vr_display_list *list = vr_canvas_finish(c);
 	vr_node_set_display_list(shadow, list);
 	vr_display_list_unref(list);
@@ -633,7 +635,7 @@ START_TEST(test_parallel_resources_recycled)
 	pixman_region32_fini(&damage);
 	/* images of their own or in the atlas (24x24 ones, drawn 1:1) */
 	ck_assert_uint_ge(stats.textures_created + stats.atlas_placed,
-		RECYCLE_FRAMES);
+			RECYCLE_FRAMES);
 	ck_assert(vr_frame_wait(renderer, last, UINT64_MAX));
 	vr_renderer_resource_stats(renderer, &stats);
 	ck_assert_uint_eq(stats.pending_slots, 0);
@@ -642,13 +644,14 @@ START_TEST(test_parallel_resources_recycled)
 	/* a frame sampled at its own time: the last one shows the tree */
 	uint32_t *actual = malloc(96 * 64 * 4), *expected = calloc(96 * 64, 4);
 	vr_target_read(target, NULL, actual, 96 * 4);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, 96, 64,
-		expected, 96 * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, 96, 64, expected, 96 * 4);
 	vr_reference_render(tree, dst, &job.view, job.clear);
 	pixman_image_unref(dst);
 	int max;
-	ck_assert_uint_eq(vr_pixels_compare(actual, 96 * 4, expected, 96 * 4,
-		96, 64, 4, &max), 0);
+	ck_assert_uint_eq(vr_pixels_compare(actual, 96 * 4, expected, 96 * 4, 96,
+							  64, 4, &max),
+			0);
 	free(actual);
 	free(expected);
 	vr_target_destroy(target);
@@ -659,13 +662,13 @@ START_TEST(test_parallel_resources_recycled)
 }
 END_TEST
 
-/* ---- a heavy frame --------------------------------------------------------------- */
+/* ---- a heavy frame
+ * --------------------------------------------------------------- */
 
 #define HEAVY_QUADS 2000
 #define HEAVY_FRAMES 8
 
-static int compare_u64(const void *a, const void *b)
-{
+static int compare_u64(const void *a, const void *b) {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
@@ -677,8 +680,7 @@ struct heavy_result {
 
 /* Median figures over a few frames of the whole 1920x1080 frame. */
 static void heavy_run(struct vr_renderer *renderer, struct vr_tree *tree,
-		uint32_t *pixels, struct heavy_result *result)
-{
+		uint32_t *pixels, struct heavy_result *result) {
 	struct vr_target *target = vr_target_create(renderer, 1920, 1080);
 	ck_assert_ptr_nonnull(target);
 	struct vr_render_job job = { .target = target };
@@ -715,8 +717,7 @@ static void heavy_run(struct vr_renderer *renderer, struct vr_tree *tree,
 
 /* 2000 quads (rects and images), or 2000 display-list primitives whose
  * execution costs more (strokes, paths, rounded rectangles, text). */
-static struct vr_tree *heavy_tree(bool shapes, struct vr_image **images)
-{
+static struct vr_tree *heavy_tree(bool shapes, struct vr_image **images) {
 	struct rng rng = { shapes ? 7 : 42 };
 	struct vr_tree *tree = vr_tree_create();
 	for (int i = 0; i < 4; i++) {
@@ -725,38 +726,39 @@ static struct vr_tree *heavy_tree(bool shapes, struct vr_image **images)
 	for (int i = 0; i < (shapes ? HEAVY_QUADS / 4 : HEAVY_QUADS); i++) {
 		struct vr_node *node = vr_node_create(tree);
 		vr_node_set_position(node, floorf(rng_float(&rng, -50, 1900)),
-			floorf(rng_float(&rng, -50, 1060)));
+				floorf(rng_float(&rng, -50, 1060)));
 		if (shapes) {
 			/* four primitives per node */
 			struct vr_canvas *c = vr_canvas_begin();
 			struct vr_paint stroke = { .color = random_color(&rng),
 				.stroke_width = rng_float(&rng, 1, 4),
-				.join = VR_JOIN_ROUND, .cap = VR_CAP_ROUND };
+				.join = VR_JOIN_ROUND,
+				.cap = VR_CAP_ROUND };
 			struct vr_paint fill = { .color = random_color(&rng) };
 			vr_canvas_draw_rrect(c, (struct vr_rectf){ 0, 0, 90, 40 },
-				(struct vr_radii){ 8, 8, 8, 8 }, &fill);
+					(struct vr_radii){ 8, 8, 8, 8 }, &fill);
 			struct vr_path *path = vr_path_create();
 			vr_path_move_to(path, 5, 35);
 			vr_path_cubic_to(path, rng_float(&rng, 0, 90),
-				rng_float(&rng, -30, 70), rng_float(&rng, 0, 90),
-				rng_float(&rng, -30, 70), 85, 5);
+					rng_float(&rng, -30, 70), rng_float(&rng, 0, 90),
+					rng_float(&rng, -30, 70), 85, 5);
 			vr_canvas_draw_path(c, path, &stroke);
 			vr_path_destroy(path);
 			vr_canvas_draw_ellipse(c, (struct vr_rectf){ 60, 5, 25, 25 },
-				&stroke);
+					&stroke);
 			struct vr_font font = { "DejaVu Sans", 12, 400 };
 			vr_canvas_draw_text(c, 6, 18, "vitrail", &font,
-				(struct vr_color){ 0, 0, 0, 1 });
+					(struct vr_color){ 0, 0, 0, 1 });
 			struct vr_display_list *list = vr_canvas_finish(c);
 			vr_node_set_display_list(node, list);
 			vr_display_list_unref(list);
 		} else if (i % 4 == 3) {
 			vr_node_set_image(node, images[rng_below(&rng, 4)], NULL,
-				rng_float(&rng, 8, 120), rng_float(&rng, 8, 120),
-				VR_TRANSFORM_NORMAL);
+					rng_float(&rng, 8, 120), rng_float(&rng, 8, 120),
+					VR_TRANSFORM_NORMAL);
 		} else {
 			vr_node_set_rect(node, rng_float(&rng, 4, 160),
-				rng_float(&rng, 4, 120), random_color(&rng));
+					rng_float(&rng, 4, 120), random_color(&rng));
 		}
 		vr_node_set_parent(node, vr_tree_root(tree));
 	}
@@ -764,8 +766,7 @@ static struct vr_tree *heavy_tree(bool shapes, struct vr_image **images)
 	return tree;
 }
 
-START_TEST(test_parallel_heavy_frame)
-{
+START_TEST(test_parallel_heavy_frame) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
 	bool shapes = _i == 1;
@@ -774,7 +775,7 @@ START_TEST(test_parallel_heavy_frame)
 	size_t size = (size_t)1920 * 1080 * 4;
 	uint32_t *expected = malloc(size), *actual = malloc(size);
 	struct vr_renderer *renderer = vr_renderer_create(
-		&(struct vr_renderer_options){ .sequential = true });
+			&(struct vr_renderer_options){ .sequential = true });
 	ck_assert_ptr_nonnull(renderer);
 	struct heavy_result seq, par[2];
 	heavy_run(renderer, tree, expected, &seq);
@@ -783,14 +784,17 @@ START_TEST(test_parallel_heavy_frame)
 		vr_renderer_set_workers(renderer, w);
 		heavy_run(renderer, tree, actual, &par[w - 1]);
 		ck_assert_msg(memcmp(actual, expected, size) == 0,
-			"%d workers: the heavy frame differs", w);
+				"%d workers: the heavy frame differs", w);
 		ck_assert_uint_gt(par[w - 1].tasks, 0);
 	}
-	fprintf(stderr, "heavy frame, %d %s at 1920x1080, medians of %d "
-		"frames (ms):\n", HEAVY_QUADS, shapes ? "display-list primitives" :
-		"quads", HEAVY_FRAMES);
-	fprintf(stderr, "  mode          cpu  prepare  execute  critical  commit"
-		"     gpu  tasks  ooo\n");
+	fprintf(stderr,
+			"heavy frame, %d %s at 1920x1080, medians of %d "
+			"frames (ms):\n",
+			HEAVY_QUADS, shapes ? "display-list primitives" : "quads",
+			HEAVY_FRAMES);
+	fprintf(stderr,
+			"  mode          cpu  prepare  execute  critical  commit"
+			"     gpu  tasks  ooo\n");
 	const struct {
 		const char *name;
 		const struct heavy_result *r;
@@ -801,14 +805,16 @@ START_TEST(test_parallel_heavy_frame)
 	};
 	for (size_t i = 0; i < 3; i++) {
 		const struct heavy_result *r = rows[i].r;
-		fprintf(stderr, "  %-12s %6.2f  %7.2f  %7.2f  %8.2f  %6.2f  %6.2f"
-			"  %5u  %3u\n", rows[i].name, r->cpu_ns / 1e6,
-			r->prepare_ns / 1e6, r->execute_ns / 1e6, r->critical_ns / 1e6,
-			r->commit_ns / 1e6, r->gpu_ns / 1e6, r->tasks, r->ooo);
+		fprintf(stderr,
+				"  %-12s %6.2f  %7.2f  %7.2f  %8.2f  %6.2f  %6.2f"
+				"  %5u  %3u\n",
+				rows[i].name, r->cpu_ns / 1e6, r->prepare_ns / 1e6,
+				r->execute_ns / 1e6, r->critical_ns / 1e6, r->commit_ns / 1e6,
+				r->gpu_ns / 1e6, r->tasks, r->ooo);
 	}
 	fprintf(stderr, "  cpu ratio sequential / W=1: %.2f, / W=2: %.2f\n",
-		(double)seq.cpu_ns / (double)par[0].cpu_ns,
-		(double)seq.cpu_ns / (double)par[1].cpu_ns);
+			(double)seq.cpu_ns / (double)par[0].cpu_ns,
+			(double)seq.cpu_ns / (double)par[1].cpu_ns);
 	free(expected);
 	free(actual);
 	vr_renderer_destroy(renderer);
@@ -821,15 +827,15 @@ START_TEST(test_parallel_heavy_frame)
 }
 END_TEST
 
-/* ---- the caller changes everything right after submit ---------------------- */
+/* ---- the caller changes everything right after submit ----------------------
+ */
 
 #define MUTATE_TREES 200
 
 /* A full redraw of every job of the scene: submitted (its id), and when
  * `out` is given, waited for and read into *out (malloc'd). */
 static uint64_t submit_full(struct vr_renderer *renderer, struct scene *scene,
-		struct vr_target **targets, uint8_t **out)
-{
+		struct vr_target **targets, uint8_t **out) {
 	struct vr_render_job jobs[2];
 	for (size_t j = 0; j < scene->njobs; j++) {
 		jobs[j] = (struct vr_render_job){
@@ -838,8 +844,8 @@ static uint64_t submit_full(struct vr_renderer *renderer, struct scene *scene,
 			.clear = scene->clears[j],
 		};
 	}
-	uint64_t id = vr_render_submit(renderer, scene->rt.tree, jobs,
-		scene->njobs);
+	uint64_t id =
+			vr_render_submit(renderer, scene->rt.tree, jobs, scene->njobs);
 	ck_assert_uint_ne(id, 0);
 	/* the caller reuses its job descriptions at once */
 	memset(jobs, 0xa5, sizeof(jobs));
@@ -850,8 +856,7 @@ static uint64_t submit_full(struct vr_renderer *renderer, struct scene *scene,
 	return id;
 }
 
-static uint8_t *read_targets(struct scene *scene, struct vr_target **targets)
-{
+static uint8_t *read_targets(struct scene *scene, struct vr_target **targets) {
 	uint8_t *pixels = malloc(output_size(scene)), *cursor = pixels;
 	for (size_t j = 0; j < scene->njobs; j++) {
 		int32_t w = scene->sizes[j][0], h = scene->sizes[j][1];
@@ -862,8 +867,7 @@ static uint8_t *read_targets(struct scene *scene, struct vr_target **targets)
 }
 
 static uint8_t *render_full(struct vr_renderer *renderer, struct scene *scene,
-		struct vr_target **targets)
-{
+		struct vr_target **targets) {
 	uint8_t *done = NULL;
 	submit_full(renderer, scene, targets, &done);
 	return read_targets(scene, targets);
@@ -871,8 +875,7 @@ static uint8_t *render_full(struct vr_renderer *renderer, struct scene *scene,
 
 /* New pixels in every image: a random part of it (the copy-on-write of
  * a pinned image keeps the rest) or all of it. */
-static void rewrite_images(struct scene *scene, struct rng *rng)
-{
+static void rewrite_images(struct scene *scene, struct rng *rng) {
 	for (int i = 0; i < RANDOM_TREE_IMAGES; i++) {
 		struct vr_image *image = scene->rt.images[i];
 		int32_t iw = vr_image_width(image), ih = vr_image_height(image);
@@ -881,12 +884,12 @@ static void rewrite_images(struct scene *scene, struct rng *rng)
 			fresh[p] = 0xff000000u | rng_next(rng);
 		}
 		pixman_region32_t region;
-		pixman_region32_init_rect(&region,
-			(int)rng_below(rng, (uint32_t)iw),
-			(int)rng_below(rng, (uint32_t)ih),
-			1 + rng_below(rng, (uint32_t)iw), 1 + rng_below(rng, (uint32_t)ih));
+		pixman_region32_init_rect(&region, (int)rng_below(rng, (uint32_t)iw),
+				(int)rng_below(rng, (uint32_t)ih),
+				1 + rng_below(rng, (uint32_t)iw),
+				1 + rng_below(rng, (uint32_t)ih));
 		ck_assert(vr_image_write(image, fresh, iw * 4,
-			rng_chance(rng, 0.3f) ? NULL : &region));
+				rng_chance(rng, 0.3f) ? NULL : &region));
 		if (rng_chance(rng, 0.3f)) {
 			/* a second write into the same copy */
 			ck_assert(vr_image_write(image, fresh, iw * 4, &region));
@@ -897,11 +900,10 @@ static void rewrite_images(struct scene *scene, struct rng *rng)
 }
 
 static void check_same(const uint8_t *expected, const uint8_t *actual,
-		size_t size, uint64_t seed, const char *what)
-{
+		size_t size, uint64_t seed, const char *what) {
 	ck_assert_msg(memcmp(expected, actual, size) == 0,
-		"tree %llu: %s differs from the sequential rendering",
-		(unsigned long long)seed, what);
+			"tree %llu: %s differs from the sequential rendering",
+			(unsigned long long)seed, what);
 }
 
 /* vr_render_submit returns once the tasks are handed over; the caller
@@ -910,19 +912,18 @@ static void check_same(const uint8_t *expected, const uint8_t *actual,
  * submitted frame shows the tree as it was at submit, the next one the
  * changes (the sequential renderer is the oracle, bit for bit), with
  * random worker delays. */
-START_TEST(test_parallel_caller_mutates_after_submit)
-{
+START_TEST(test_parallel_caller_mutates_after_submit) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
 	const char *env = getenv("VITRAIL_TEST_TREES");
 	size_t ntrees = env != NULL ? strtoul(env, NULL, 10) : MUTATE_TREES;
 	bool validation = getenv("VITRAIL_TEST_NO_VALIDATION") == NULL;
 	struct vr_renderer *seq = vr_renderer_create(
-		&(struct vr_renderer_options){ .sequential = true,
-			.validation = validation });
-	struct vr_renderer *par = vr_renderer_create(
-		&(struct vr_renderer_options){ .workers = 2,
-			.validation = validation });
+			&(struct vr_renderer_options){ .sequential = true,
+					.validation = validation });
+	struct vr_renderer *par =
+			vr_renderer_create(&(struct vr_renderer_options){ .workers = 2,
+					.validation = validation });
 	ck_assert_ptr_nonnull(seq);
 	ck_assert_ptr_nonnull(par);
 	struct vr_target *seq_targets[2], *par_targets[2];
@@ -936,13 +937,12 @@ START_TEST(test_parallel_caller_mutates_after_submit)
 	for (size_t t = 0; t < ntrees; t++) {
 		uint64_t seed = 7000 + t;
 		vr_renderer_set_test_delay(par, t % 3 == 0 ? 0 : MAX_DELAY_US,
-			(uint32_t)seed);
+				(uint32_t)seed);
 		struct scene scene;
 		scene_build(&scene, seed);
 		struct rng rng = { seed };
 		vr_tree_update(scene.rt.tree, NULL);
-		size_t size = output_size(&scene) /
-			(scene.damage_pass ? 2 : 1);
+		size_t size = output_size(&scene) / (scene.damage_pass ? 2 : 1);
 		/* glyphs into the atlas pages first (see above), then the
 		 * oracle of the tree as it is now */
 		free(render_full(seq, &scene, seq_targets));
@@ -967,8 +967,8 @@ START_TEST(test_parallel_caller_mutates_after_submit)
 			check_same(expected, actual, size, seed, "submitted frame");
 			free(actual);
 			free(expected);
-			struct vr_node *moved = scene.rt.nodes[rng_below(&rng,
-				(uint32_t)scene.rt.nnodes)];
+			struct vr_node *moved =
+					scene.rt.nodes[rng_below(&rng, (uint32_t)scene.rt.nnodes)];
 			random_transform(&scene.rt, &rng, moved);
 			vr_tree_update(scene.rt.tree, NULL);
 			free(render_full(seq, &scene, seq_targets));
@@ -992,20 +992,23 @@ START_TEST(test_parallel_caller_mutates_after_submit)
 END_TEST
 
 /* The decision from calibrated figures (renderer.h, vr_granularity). */
-START_TEST(test_parallel_granularity_derive)
-{
+START_TEST(test_parallel_granularity_derive) {
 	/* a handoff of 10 us, a unit of 500 ns: a handoff is at most an
 	 * eighth of its chunk, 8 * 10000 / 500 = 160 units */
-	struct vr_granularity g = { .handoff_ns = 10000.0, .unit_ns = 500.0,
-		.frame_overhead_ns = 200000.0, .gain_ns_per_unit = 250.0 };
+	struct vr_granularity g = { .handoff_ns = 10000.0,
+		.unit_ns = 500.0,
+		.frame_overhead_ns = 200000.0,
+		.gain_ns_per_unit = 250.0 };
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.chunk_cost, 160);
 	/* 200 us of overhead, 250 ns saved per unit: parallel from 800
 	 * (the inline budget, 1 ms / 500 ns = 2000 units, is further) */
 	ck_assert_uint_eq(g.parallel_cost, 800);
 	/* 8 * 1000 / 3000 = 2.67: rounded up */
-	g = (struct vr_granularity){ .handoff_ns = 1000.0, .unit_ns = 3000.0,
-		.frame_overhead_ns = 1000.0, .gain_ns_per_unit = 3.0 };
+	g = (struct vr_granularity){ .handoff_ns = 1000.0,
+		.unit_ns = 3000.0,
+		.frame_overhead_ns = 1000.0,
+		.gain_ns_per_unit = 3.0 };
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.chunk_cost, 3);
 	ck_assert_uint_eq(g.parallel_cost, 334);
@@ -1023,14 +1026,18 @@ START_TEST(test_parallel_granularity_derive)
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.parallel_cost, UINT32_MAX);
 	/* no overhead at all: always parallel */
-	g = (struct vr_granularity){ .handoff_ns = 1.0, .unit_ns = 1000.0,
-		.frame_overhead_ns = -50.0, .gain_ns_per_unit = 10.0 };
+	g = (struct vr_granularity){ .handoff_ns = 1.0,
+		.unit_ns = 1000.0,
+		.frame_overhead_ns = -50.0,
+		.gain_ns_per_unit = 10.0 };
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.parallel_cost, 0);
 	ck_assert_uint_eq(g.chunk_cost, 1);
 	/* an absurd handoff: chunks stay bounded */
-	g = (struct vr_granularity){ .handoff_ns = 1e12, .unit_ns = 1.0,
-		.frame_overhead_ns = 1e15, .gain_ns_per_unit = 1e-3 };
+	g = (struct vr_granularity){ .handoff_ns = 1e12,
+		.unit_ns = 1.0,
+		.frame_overhead_ns = 1e15,
+		.gain_ns_per_unit = 1e-3 };
 	vr_granularity_derive(&g);
 	ck_assert_uint_eq(g.chunk_cost, 16 * VR_TASK_MAX_COST);
 	/* (the budget: 1 ms / 1 ns) */
@@ -1041,12 +1048,11 @@ END_TEST
 /* A calibrated renderer keeps figures that make sense, and a second one
  * with the same worker count takes them without measuring. (The figures
  * themselves are the machine's: not asserted.) */
-START_TEST(test_parallel_calibrate)
-{
+START_TEST(test_parallel_calibrate) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
-	struct vr_renderer *par = vr_renderer_create(
-		&(struct vr_renderer_options){ .workers = 2 });
+	struct vr_renderer *par =
+			vr_renderer_create(&(struct vr_renderer_options){ .workers = 2 });
 	ck_assert_ptr_nonnull(par);
 	struct vr_granularity g;
 	vr_renderer_get_granularity(par, &g);
@@ -1064,8 +1070,8 @@ START_TEST(test_parallel_calibrate)
 	vr_granularity_derive(&derived);
 	ck_assert_uint_eq(derived.chunk_cost, g.chunk_cost);
 	ck_assert_uint_eq(derived.parallel_cost, g.parallel_cost);
-	struct vr_renderer *again = vr_renderer_create(
-		&(struct vr_renderer_options){ .workers = 2 });
+	struct vr_renderer *again =
+			vr_renderer_create(&(struct vr_renderer_options){ .workers = 2 });
 	ck_assert_ptr_nonnull(again);
 	struct vr_granularity g2;
 	vr_renderer_get_granularity(again, &g2);
@@ -1082,8 +1088,7 @@ START_TEST(test_parallel_calibrate)
 }
 END_TEST
 
-static Suite *parallel_suite(void)
-{
+static Suite *parallel_suite(void) {
 	Suite *s = suite_create("parallel");
 	TCase *tc = tcase_create("granularity");
 	tcase_set_timeout(tc, 120);
@@ -1112,7 +1117,6 @@ static Suite *parallel_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	return run_vulkan_suite(parallel_suite());
 }

@@ -17,7 +17,8 @@
 #include "test_quad_vert.h"
 #include "vk_private.h"
 
-/* ---- task pool (SPMC) ------------------------------------------------------ */
+/* ---- task pool (SPMC) ------------------------------------------------------
+ */
 
 #define SPMC_TASKS 100000
 #define SPMC_CONSUMERS 4
@@ -30,8 +31,7 @@ struct spmc {
 	atomic_bool out_of_order;
 };
 
-static void *spmc_consumer(void *data)
-{
+static void *spmc_consumer(void *data) {
 	struct spmc *t = data;
 	long last = -1;
 	struct vr_task *task;
@@ -47,8 +47,7 @@ static void *spmc_consumer(void *data)
 	return NULL;
 }
 
-START_TEST(test_pool_spmc_stress)
-{
+START_TEST(test_pool_spmc_stress) {
 	struct spmc *t = calloc(1, sizeof(*t));
 	ck_assert_ptr_nonnull(t);
 	/* a tiny pool: the producer and the consumers block often */
@@ -56,8 +55,8 @@ START_TEST(test_pool_spmc_stress)
 	t->tasks = calloc(SPMC_TASKS, sizeof(*t->tasks));
 	pthread_t threads[SPMC_CONSUMERS];
 	for (int i = 0; i < SPMC_CONSUMERS; i++) {
-		ck_assert_int_eq(pthread_create(&threads[i], NULL, spmc_consumer,
-			t), 0);
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, spmc_consumer, t),
+				0);
 	}
 	for (uint32_t i = 0; i < SPMC_TASKS; i++) {
 		t->tasks[i].index = i;
@@ -74,7 +73,7 @@ START_TEST(test_pool_spmc_stress)
 	ck_assert_uint_eq(atomic_load(&t->total), SPMC_TASKS);
 	for (uint32_t i = 0; i < SPMC_TASKS; i++) {
 		ck_assert_msg(atomic_load(&t->popped[i]) == 1,
-			"task %u popped %u times", i, atomic_load(&t->popped[i]));
+				"task %u popped %u times", i, atomic_load(&t->popped[i]));
 	}
 	ck_assert(!atomic_load(&t->out_of_order));
 
@@ -94,7 +93,8 @@ START_TEST(test_pool_spmc_stress)
 }
 END_TEST
 
-/* ---- result pool (MPSC) ------------------------------------------------------ */
+/* ---- result pool (MPSC)
+ * ------------------------------------------------------ */
 
 #define MPSC_PRODUCERS 4
 #define MPSC_PER_PRODUCER 30000
@@ -104,8 +104,7 @@ struct mpsc_producer {
 	uint32_t id;
 };
 
-static void *mpsc_producer(void *data)
-{
+static void *mpsc_producer(void *data) {
 	struct mpsc_producer *p = data;
 	for (uint32_t i = 0; i < MPSC_PER_PRODUCER; i++) {
 		struct vr_result result = {
@@ -118,8 +117,7 @@ static void *mpsc_producer(void *data)
 	return NULL;
 }
 
-START_TEST(test_pool_mpsc_stress)
-{
+START_TEST(test_pool_mpsc_stress) {
 	struct vr_result_pool pool;
 	ck_assert(vr_result_pool_init(&pool, 4));
 	struct vr_result result;
@@ -128,8 +126,9 @@ START_TEST(test_pool_mpsc_stress)
 	struct mpsc_producer producers[MPSC_PRODUCERS];
 	for (uint32_t i = 0; i < MPSC_PRODUCERS; i++) {
 		producers[i] = (struct mpsc_producer){ &pool, i };
-		ck_assert_int_eq(pthread_create(&threads[i], NULL, mpsc_producer,
-			&producers[i]), 0);
+		ck_assert_int_eq(
+				pthread_create(&threads[i], NULL, mpsc_producer, &producers[i]),
+				0);
 	}
 	uint32_t next[MPSC_PRODUCERS] = { 0 };
 	for (uint32_t n = 0; n < MPSC_PRODUCERS * MPSC_PER_PRODUCER; n++) {
@@ -150,10 +149,10 @@ START_TEST(test_pool_mpsc_stress)
 }
 END_TEST
 
-/* ---- arena and chain ----------------------------------------------------------- */
+/* ---- arena and chain
+ * ----------------------------------------------------------- */
 
-START_TEST(test_pool_arena_and_chain)
-{
+START_TEST(test_pool_arena_and_chain) {
 	struct vr_arena arena;
 	vr_arena_init(&arena);
 	unsigned char *small = vr_arena_alloc(&arena, 3);
@@ -174,11 +173,11 @@ START_TEST(test_pool_arena_and_chain)
 
 	/* tasks keep their address while the chain grows past a block */
 	struct vr_task_list *list = calloc(1, sizeof(*list));
-	struct vr_task *first = vr_task_list_append(list,
-		&(struct vr_task){ .job = 3 });
+	struct vr_task *first =
+			vr_task_list_append(list, &(struct vr_task){ .job = 3 });
 	for (uint32_t i = 1; i < 3 * VR_TASK_BLOCK_SIZE; i++) {
-		struct vr_task *task = vr_task_list_append(list,
-			&(struct vr_task){ .job = i });
+		struct vr_task *task =
+				vr_task_list_append(list, &(struct vr_task){ .job = i });
 		ck_assert_ptr_nonnull(task);
 		ck_assert_uint_eq(task->index, i);
 	}
@@ -190,11 +189,12 @@ START_TEST(test_pool_arena_and_chain)
 }
 END_TEST
 
-/* ---- the commit rule ----------------------------------------------------------- */
+/* ---- the commit rule
+ * ----------------------------------------------------------- */
 
 #define MAX_CASE_TASKS 16
 #define MAX_CASE_EVENTS 24
-#define END(job, index) (-1000 - (job) * 100 - (index)) /* a job-end event */
+#define END(job, index) (-1000 - (job)*100 - (index)) /* a job-end event */
 
 struct commit_case {
 	const char *name;
@@ -211,112 +211,123 @@ struct commit_case {
 	uint32_t ooo, stalls;
 };
 
-#define BOX(x, y, w, h) { (x), (y), (w), (h) }
+#define BOX(x, y, w, h) \
+	{ (x), (y), (w), (h) }
 #define SPREAD(i) BOX(20 * (i), 0, 10, 10) /* disjoint from each other */
 
 static const struct commit_case commit_cases[] = {
 	{
-		.name = "in order",
-		.ntasks = 4,
-		.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 0, SPREAD(2) },
-			{ 0, SPREAD(3) } },
-		.events = { END(0, 4), 0, 1, 2, 3 }, .nevents = 5,
-		.expected = { 0, 1, 2, 3 },
+			.name = "in order",
+			.ntasks = 4,
+			.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 0, SPREAD(2) },
+					{ 0, SPREAD(3) } },
+			.events = { END(0, 4), 0, 1, 2, 3 },
+			.nevents = 5,
+			.expected = { 0, 1, 2, 3 },
 	},
 	{
-		.name = "reverse, disjoint: everything overtakes",
-		.ntasks = 4,
-		.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 0, SPREAD(2) },
-			{ 0, SPREAD(3) } },
-		.events = { END(0, 4), 3, 2, 1, 0 }, .nevents = 5,
-		.expected = { 3, 2, 1, 0 },
-		.ooo = 3,
+			.name = "reverse, disjoint: everything overtakes",
+			.ntasks = 4,
+			.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 0, SPREAD(2) },
+					{ 0, SPREAD(3) } },
+			.events = { END(0, 4), 3, 2, 1, 0 },
+			.nevents = 5,
+			.expected = { 3, 2, 1, 0 },
+			.ooo = 3,
 	},
 	{
-		.name = "reverse, overlapping: strict order, stalls",
-		.ntasks = 4,
-		.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(5, 5, 10, 10) },
-			{ 0, BOX(8, 8, 10, 10) }, { 0, BOX(0, 9, 10, 10) } },
-		.events = { END(0, 4), 3, 2, 1, 0 }, .nevents = 5,
-		.expected = { 0, 1, 2, 3 },
-		.stalls = 3,
+			.name = "reverse, overlapping: strict order, stalls",
+			.ntasks = 4,
+			.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(5, 5, 10, 10) },
+					{ 0, BOX(8, 8, 10, 10) }, { 0, BOX(0, 9, 10, 10) } },
+			.events = { END(0, 4), 3, 2, 1, 0 },
+			.nevents = 5,
+			.expected = { 0, 1, 2, 3 },
+			.stalls = 3,
 	},
 	{
-		.name = "touching edges do not overlap",
-		.ntasks = 2,
-		.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(10, 0, 10, 10) } },
-		.events = { END(0, 2), 1, 0 }, .nevents = 3,
-		.expected = { 1, 0 },
-		.ooo = 1,
+			.name = "touching edges do not overlap",
+			.ntasks = 2,
+			.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(10, 0, 10, 10) } },
+			.events = { END(0, 2), 1, 0 },
+			.nevents = 3,
+			.expected = { 1, 0 },
+			.ooo = 1,
 	},
 	{
-		.name = "look-back bound",
-		.ntasks = 7,
-		.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 0, SPREAD(2) },
-			{ 0, SPREAD(3) }, { 0, SPREAD(4) }, { 0, SPREAD(5) },
-			{ 0, SPREAD(6) } },
-		.events = { END(0, 7), 6, 5, 4, 3, 2, 1, 0 }, .nevents = 8,
-		/* 6 and 5 are further than VR_COMMIT_LOOKBACK from the head */
-		.expected = { 4, 3, 2, 1, 0, 5, 6 },
-		.ooo = 4,
-		.stalls = 6,
+			.name = "look-back bound",
+			.ntasks = 7,
+			.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 0, SPREAD(2) },
+					{ 0, SPREAD(3) }, { 0, SPREAD(4) }, { 0, SPREAD(5) },
+					{ 0, SPREAD(6) } },
+			.events = { END(0, 7), 6, 5, 4, 3, 2, 1, 0 },
+			.nevents = 8,
+			/* 6 and 5 are further than VR_COMMIT_LOOKBACK from the head */
+			.expected = { 4, 3, 2, 1, 0, 5, 6 },
+			.ooo = 4,
+			.stalls = 6,
 	},
 	{
-		.name = "only the overlapping one waits",
-		.ntasks = 4,
-		.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(20, 0, 10, 10) },
-			{ 0, BOX(0, 0, 5, 5) }, { 0, BOX(40, 0, 10, 10) } },
-		.events = { END(0, 4), 3, 2, 1, 0 }, .nevents = 5,
-		.expected = { 3, 1, 0, 2 },
-		.ooo = 2,
-		.stalls = 2,
+			.name = "only the overlapping one waits",
+			.ntasks = 4,
+			.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(20, 0, 10, 10) },
+					{ 0, BOX(0, 0, 5, 5) }, { 0, BOX(40, 0, 10, 10) } },
+			.events = { END(0, 4), 3, 2, 1, 0 },
+			.nevents = 5,
+			.expected = { 3, 1, 0, 2 },
+			.ooo = 2,
+			.stalls = 2,
 	},
 	{
-		.name = "an unfinished overlapping task in the middle blocks",
-		.ntasks = 3,
-		.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(50, 0, 10, 10) },
-			{ 0, BOX(55, 0, 10, 10) } },
-		.events = { END(0, 3), 2, 0, 1 }, .nevents = 4,
-		.expected = { 0, 1, 2 },
-		.stalls = 2,
+			.name = "an unfinished overlapping task in the middle blocks",
+			.ntasks = 3,
+			.tasks = { { 0, BOX(0, 0, 10, 10) }, { 0, BOX(50, 0, 10, 10) },
+					{ 0, BOX(55, 0, 10, 10) } },
+			.events = { END(0, 3), 2, 0, 1 },
+			.nevents = 4,
+			.expected = { 0, 1, 2 },
+			.stalls = 2,
 	},
 	{
-		.name = "never across jobs (render passes)",
-		.ntasks = 4,
-		.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 1, SPREAD(2) },
-			{ 1, SPREAD(3) } },
-		.events = { END(0, 2), END(1, 4), 3, 2, 1, 0 }, .nevents = 6,
-		.expected = { 1, 0, 2, 3 },
-		.ooo = 1,
-		.stalls = 3,
+			.name = "never across jobs (render passes)",
+			.ntasks = 4,
+			.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 1, SPREAD(2) },
+					{ 1, SPREAD(3) } },
+			.events = { END(0, 2), END(1, 4), 3, 2, 1, 0 },
+			.nevents = 6,
+			.expected = { 1, 0, 2, 3 },
+			.ooo = 1,
+			.stalls = 3,
 	},
 	{
-		.name = "a job's end known late",
-		.ntasks = 3,
-		.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 1, SPREAD(2) } },
-		.events = { 0, 1, 2, END(0, 2), END(1, 3) }, .nevents = 5,
-		/* 2 belongs to the next pass: it waits for job 0's end */
-		.expected = { 0, 1, 2 },
-		.stalls = 1,
+			.name = "a job's end known late",
+			.ntasks = 3,
+			.tasks = { { 0, SPREAD(0) }, { 0, SPREAD(1) }, { 1, SPREAD(2) } },
+			.events = { 0, 1, 2, END(0, 2), END(1, 3) },
+			.nevents = 5,
+			/* 2 belongs to the next pass: it waits for job 0's end */
+			.expected = { 0, 1, 2 },
+			.stalls = 1,
 	},
 	{
-		.name = "an empty job between two",
-		.ntasks = 2,
-		.tasks = { { 0, SPREAD(0) }, { 2, SPREAD(1) } },
-		.events = { 1, 0, END(0, 1), END(1, 1), END(2, 2) }, .nevents = 5,
-		.expected = { 0, 1 },
-		/* 1 waits through job 0 and the empty job 1 */
-		.stalls = 3,
+			.name = "an empty job between two",
+			.ntasks = 2,
+			.tasks = { { 0, SPREAD(0) }, { 2, SPREAD(1) } },
+			.events = { 1, 0, END(0, 1), END(1, 1), END(2, 2) },
+			.nevents = 5,
+			.expected = { 0, 1 },
+			/* 1 waits through job 0 and the empty job 1 */
+			.stalls = 3,
 	},
 };
 
 /* Drive the rule the way the commit thread does (workers.c). */
-static void run_commit_case(const struct commit_case *c)
-{
+static void run_commit_case(const struct commit_case *c) {
 	struct vr_task_list *list = calloc(1, sizeof(*list));
 	for (int i = 0; i < c->ntasks; i++) {
-		ck_assert_ptr_nonnull(vr_task_list_append(list, &(struct vr_task){
-			.job = c->tasks[i].job, .aabb = c->tasks[i].aabb }));
+		ck_assert_ptr_nonnull(vr_task_list_append(list,
+				&(struct vr_task){ .job = c->tasks[i].job,
+						.aabb = c->tasks[i].aabb }));
 	}
 	struct vr_commit commit;
 	vr_commit_init(&commit, list);
@@ -349,7 +360,7 @@ static void run_commit_case(const struct commit_case *c)
 			stalls++;
 		}
 		ck_assert_msg(next_event < c->nevents, "%s: stuck after %d commits",
-			c->name, ncommitted);
+				c->name, ncommitted);
 		int event = c->events[next_event++];
 		if (event >= 0) {
 			vr_commit_task_finished(&commit, (uint32_t)event);
@@ -361,45 +372,48 @@ static void run_commit_case(const struct commit_case *c)
 			}
 		}
 	}
-	ck_assert_msg(ncommitted == c->ntasks, "%s: %d of %d committed",
-		c->name, ncommitted, c->ntasks);
+	ck_assert_msg(ncommitted == c->ntasks, "%s: %d of %d committed", c->name,
+			ncommitted, c->ntasks);
 	for (int i = 0; i < c->ntasks; i++) {
 		ck_assert_msg(order[i] == c->expected[i],
-			"%s: commit %d is task %d, expected %d", c->name, i, order[i],
-			c->expected[i]);
+				"%s: commit %d is task %d, expected %d", c->name, i, order[i],
+				c->expected[i]);
 	}
-	ck_assert_msg(commit.ooo == c->ooo, "%s: %u out-of-order commits, "
-		"expected %u", c->name, commit.ooo, c->ooo);
-	ck_assert_msg(stalls == c->stalls, "%s: %u stalls, expected %u",
-		c->name, stalls, c->stalls);
+	ck_assert_msg(commit.ooo == c->ooo,
+			"%s: %u out-of-order commits, "
+			"expected %u",
+			c->name, commit.ooo, c->ooo);
+	ck_assert_msg(stalls == c->stalls, "%s: %u stalls, expected %u", c->name,
+			stalls, c->stalls);
 	ck_assert_uint_eq(commit.waiting, 0);
 	vr_task_list_finish(list);
 	free(list);
 }
 
-START_TEST(test_pool_commit_rule)
-{
+START_TEST(test_pool_commit_rule) {
 	run_commit_case(&commit_cases[_i]);
 }
 END_TEST
 
 /* Random chains and finish orders: every task committed once, and never
  * before an earlier task of its job that overlaps it. */
-START_TEST(test_pool_commit_rule_random)
-{
+START_TEST(test_pool_commit_rule_random) {
 	uint64_t seed = 0x1234567u;
 	for (int round = 0; round < 300; round++) {
 		struct vr_task_list *list = calloc(1, sizeof(*list));
-		uint32_t n = 1 + (uint32_t)((seed = seed * 6364136223846793005u +
-			1442695040888963407u) >> 58);
+		uint32_t n = 1 +
+				(uint32_t)((seed = seed * 6364136223846793005u +
+										   1442695040888963407u) >>
+						58);
 		uint32_t njobs = 1 + (uint32_t)((seed >> 40) % 3);
 		for (uint32_t i = 0; i < n; i++) {
 			seed = seed * 6364136223846793005u + 1442695040888963407u;
 			struct vr_task task = {
 				.job = (uint32_t)((uint64_t)i * njobs / n),
 				.aabb = { (int32_t)(seed >> 60) * 8,
-					(int32_t)((seed >> 56) & 15) * 8, 8 + (int32_t)((seed >> 50) & 15),
-					8 + (int32_t)((seed >> 44) & 15) },
+						(int32_t)((seed >> 56) & 15) * 8,
+						8 + (int32_t)((seed >> 50) & 15),
+						8 + (int32_t)((seed >> 44) & 15) },
 			};
 			vr_task_list_append(list, &task);
 		}
@@ -436,8 +450,8 @@ START_TEST(test_pool_commit_rule_random)
 					const struct vr_task *e = vr_task_list_at(list, j);
 					struct vr_box i = vr_box_intersect(&e->aabb, &t->aabb);
 					ck_assert_msg(committed[j] || e->job != job ||
-						vr_box_empty(&i), "round %d: %u before %u", round,
-						index, j);
+									vr_box_empty(&i),
+							"round %d: %u before %u", round, index, j);
 				}
 				committed[index] = true;
 				done++;
@@ -457,15 +471,15 @@ START_TEST(test_pool_commit_rule_random)
 }
 END_TEST
 
-/* ---- the preparing state --------------------------------------------------------- */
+/* ---- the preparing state
+ * --------------------------------------------------------- */
 
 #define PREPARING_THREADS 8
 
 static struct vr_renderer *renderer;
 static int log_errors;
 
-static void test_log(enum vr_log_level level, const char *fmt, va_list args)
-{
+static void test_log(enum vr_log_level level, const char *fmt, va_list args) {
 	if (level == VR_LOG_ERROR) {
 		log_errors++;
 		fprintf(stderr, "[renderer] ");
@@ -474,18 +488,16 @@ static void test_log(enum vr_log_level level, const char *fmt, va_list args)
 	}
 }
 
-static void gpu_setup(void)
-{
+static void gpu_setup(void) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
-	renderer = vr_renderer_create(&(struct vr_renderer_options){
-		.workers = PREPARING_THREADS });
+	renderer = vr_renderer_create(
+			&(struct vr_renderer_options){ .workers = PREPARING_THREADS });
 	ck_assert_ptr_nonnull(renderer);
 	ck_assert_int_eq(vr_renderer_workers(renderer), PREPARING_THREADS);
 }
 
-static void gpu_teardown(void)
-{
+static void gpu_teardown(void) {
 	vr_renderer_destroy(renderer);
 	renderer = NULL;
 	vr_set_log_func(NULL);
@@ -496,14 +508,12 @@ struct pipeline_round {
 	VkPipeline got[PREPARING_THREADS];
 };
 
-static void ask_pipeline(struct vr_exec_ctx *ctx, int i, void *data)
-{
+static void ask_pipeline(struct vr_exec_ctx *ctx, int i, void *data) {
 	struct pipeline_round *round = data;
 	round->got[i] = vr_exec_pipeline(ctx, &round->desc);
 }
 
-START_TEST(test_pool_preparing_pipeline)
-{
+START_TEST(test_pool_preparing_pipeline) {
 	const int rounds = 12;
 	struct vr_resource_stats before, after;
 	vr_renderer_resource_stats(renderer, &before);
@@ -523,7 +533,7 @@ START_TEST(test_pool_preparing_pipeline)
 			},
 		};
 		ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS,
-			ask_pipeline, &round));
+				ask_pipeline, &round));
 		for (int i = 0; i < PREPARING_THREADS; i++) {
 			ck_assert_ptr_nonnull(round.got[i]);
 			ck_assert_ptr_eq(round.got[i], round.got[0]);
@@ -536,19 +546,20 @@ START_TEST(test_pool_preparing_pipeline)
 	vr_renderer_resource_stats(renderer, &after);
 	/* created exactly once per key, whoever asked first */
 	ck_assert_uint_eq(after.pipelines_created - before.pipelines_created,
-		(unsigned)rounds);
+			(unsigned)rounds);
 	vr_renderer_set_test_hold_creation(renderer, 0);
 	/* the others waited for the one creating it, none created it again */
 	ck_assert_uint_eq(after.waits - before.waits,
-		(unsigned)(rounds * (PREPARING_THREADS - 1)));
-	fprintf(stderr, "preparing pipelines: %u waits in %d rounds of %d "
-		"threads\n", after.waits - before.waits, rounds,
-		PREPARING_THREADS);
+			(unsigned)(rounds * (PREPARING_THREADS - 1)));
+	fprintf(stderr,
+			"preparing pipelines: %u waits in %d rounds of %d "
+			"threads\n",
+			after.waits - before.waits, rounds, PREPARING_THREADS);
 
 	/* a known key is a plain read afterwards: nothing created */
 	struct pipeline_round again = { .desc = { .key = 0x7e570000u } };
-	ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS,
-		ask_pipeline, &again));
+	ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS, ask_pipeline,
+			&again));
 	ck_assert_ptr_eq(again.got[0], seen[0]);
 	vr_renderer_resource_stats(renderer, &before);
 	ck_assert_uint_eq(before.pipelines_created, after.pipelines_created);
@@ -561,8 +572,7 @@ struct image_round {
 	VkDescriptorSet nearest[PREPARING_THREADS], linear[PREPARING_THREADS];
 };
 
-static void ask_image(struct vr_exec_ctx *ctx, int i, void *data)
-{
+static void ask_image(struct vr_exec_ctx *ctx, int i, void *data) {
 	struct image_round *round = data;
 	/* half the threads ask linear first */
 	if (i % 2 == 0) {
@@ -574,8 +584,7 @@ static void ask_image(struct vr_exec_ctx *ctx, int i, void *data)
 	}
 }
 
-START_TEST(test_pool_preparing_image)
-{
+START_TEST(test_pool_preparing_image) {
 	const int32_t W = 40, H = 30;
 	struct vr_image *image = vr_image_create(W, H, VR_FORMAT_ARGB8888);
 	uint32_t *pixels = malloc((size_t)W * H * 4);
@@ -588,7 +597,7 @@ START_TEST(test_pool_preparing_image)
 	vr_renderer_resource_stats(renderer, &before);
 	struct image_round round = { .image = image };
 	ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS, ask_image,
-		&round));
+			&round));
 	vr_renderer_resource_stats(renderer, &after);
 	ck_assert_uint_eq(after.textures_created - before.textures_created, 1);
 	for (int i = 0; i < PREPARING_THREADS; i++) {
@@ -603,7 +612,7 @@ START_TEST(test_pool_preparing_image)
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_node *node = vr_node_create(tree);
 	vr_node_set_image(node, image, NULL, (float)W, (float)H,
-		VR_TRANSFORM_NORMAL);
+			VR_TRANSFORM_NORMAL);
 	vr_node_set_parent(node, vr_tree_root(tree));
 	vr_tree_update(tree, NULL);
 	struct vr_target *target = vr_target_create(renderer, W, H);
@@ -640,13 +649,13 @@ struct vertex_round {
 	bool intact[PREPARING_THREADS];
 };
 
-static void ask_vertices(struct vr_exec_ctx *ctx, int i, void *data)
-{
+static void ask_vertices(struct vr_exec_ctx *ctx, int i, void *data) {
 	struct vertex_round *round = data;
 	for (int c = 0; c <= VERTEX_CALLS; c++) {
 		/* the last one is larger than the ring region: overflow */
-		size_t size = c == VERTEX_CALLS ? (3u << 20) :
-			(size_t)(1 + (c * 7919 + i * 104729) % 4000);
+		size_t size = c == VERTEX_CALLS ?
+				(3u << 20) :
+				(size_t)(1 + (c * 7919 + i * 104729) % 4000);
 		VkDeviceSize offset;
 		uint8_t *ptr = vr_exec_vertices(ctx, size, &offset);
 		round->got[i][c].ptr = ptr;
@@ -666,21 +675,19 @@ static void ask_vertices(struct vr_exec_ctx *ctx, int i, void *data)
 	round->intact[i] = true;
 	for (int c = 0; c <= VERTEX_CALLS; c++) {
 		const uint8_t *ptr = round->got[i][c].ptr;
-		for (size_t b = 0; ptr != NULL && b < round->got[i][c].size;
-				b += 61) {
+		for (size_t b = 0; ptr != NULL && b < round->got[i][c].size; b += 61) {
 			round->intact[i] &= ptr[b] == i + 1;
 		}
 	}
 	round->scratch_ok[i] = vr_exec_scratch(ctx, 32, 16, &round->scratch[i]);
 }
 
-START_TEST(test_pool_vertices_and_scratch)
-{
+START_TEST(test_pool_vertices_and_scratch) {
 	struct vertex_round *round = calloc(1, sizeof(*round));
 	struct vr_resource_stats before, after;
 	vr_renderer_resource_stats(renderer, &before);
-	ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS,
-		ask_vertices, round));
+	ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS, ask_vertices,
+			round));
 	/* every slice is intact (no other thread wrote into it), aligned,
 	 * and no two slices of one buffer overlap */
 	for (int i = 0; i < PREPARING_THREADS; i++) {
@@ -694,8 +701,9 @@ START_TEST(test_pool_vertices_and_scratch)
 		for (int c = 0; c <= VERTEX_CALLS; c += 7) {
 			for (int j = 0; j < PREPARING_THREADS; j++) {
 				for (int d = 0; d <= VERTEX_CALLS; d++) {
-					if ((i == j && c == d) || round->got[i][c].buffer !=
-							round->got[j][d].buffer) {
+					if ((i == j && c == d) ||
+							round->got[i][c].buffer !=
+									round->got[j][d].buffer) {
 						continue;
 					}
 					VkDeviceSize a0 = round->got[i][c].offset;
@@ -703,31 +711,30 @@ START_TEST(test_pool_vertices_and_scratch)
 					VkDeviceSize b0 = round->got[j][d].offset;
 					VkDeviceSize b1 = b0 + round->got[j][d].size;
 					ck_assert_msg(a1 <= b0 || b1 <= a0,
-						"slices (%d,%d) and (%d,%d) overlap", i, c, j, d);
+							"slices (%d,%d) and (%d,%d) overlap", i, c, j, d);
 				}
 			}
 		}
 		/* the oversized one has a buffer of its own */
 		ck_assert_ptr_ne(round->got[i][VERTEX_CALLS].buffer,
-			round->got[i][0].buffer);
+				round->got[i][0].buffer);
 	}
 	/* scratch images: one each, all distinct within the frame */
 	vr_renderer_resource_stats(renderer, &after);
 	ck_assert_uint_eq(after.scratch_created - before.scratch_created,
-		PREPARING_THREADS);
+			PREPARING_THREADS);
 	for (int i = 0; i < PREPARING_THREADS; i++) {
 		ck_assert(round->scratch_ok[i]);
 		ck_assert_int_eq(round->scratch[i].width, 32);
 		ck_assert_ptr_nonnull(round->scratch[i].framebuffer);
 		for (int j = 0; j < i; j++) {
-			ck_assert_ptr_ne(round->scratch[i].image,
-				round->scratch[j].image);
+			ck_assert_ptr_ne(round->scratch[i].image, round->scratch[j].image);
 		}
 	}
 	/* the next frame recycles them instead of creating more */
 	memset(round, 0, sizeof(*round));
-	ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS,
-		ask_vertices, round));
+	ck_assert(vr_renderer_test_exec(renderer, PREPARING_THREADS, ask_vertices,
+			round));
 	vr_renderer_resource_stats(renderer, &before);
 	ck_assert_uint_eq(before.scratch_created, after.scratch_created);
 	free(round);
@@ -736,8 +743,7 @@ START_TEST(test_pool_vertices_and_scratch)
 END_TEST
 
 /* Workers can be changed between frames; the counts are honoured. */
-START_TEST(test_pool_worker_changes)
-{
+START_TEST(test_pool_worker_changes) {
 	ck_assert(!vr_renderer_is_sequential(renderer));
 	vr_renderer_set_workers(renderer, 2);
 	ck_assert_int_eq(vr_renderer_workers(renderer), 2);
@@ -755,8 +761,7 @@ START_TEST(test_pool_worker_changes)
 }
 END_TEST
 
-static Suite *pool_suite(void)
-{
+static Suite *pool_suite(void) {
 	Suite *s = suite_create("pool");
 	TCase *tc = tcase_create("pools");
 	tcase_set_timeout(tc, 120);
@@ -767,7 +772,7 @@ static Suite *pool_suite(void)
 
 	tc = tcase_create("commit");
 	tcase_add_loop_test(tc, test_pool_commit_rule, 0,
-		(int)(sizeof(commit_cases) / sizeof(commit_cases[0])));
+			(int)(sizeof(commit_cases) / sizeof(commit_cases[0])));
 	tcase_add_test(tc, test_pool_commit_rule_random);
 	suite_add_tcase(s, tc);
 
@@ -782,8 +787,7 @@ static Suite *pool_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	/* see test_render.c: keeps lavapipe's state reachable for LSan */
 	(void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
 	SRunner *sr = srunner_create(pool_suite());

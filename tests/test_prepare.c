@@ -56,8 +56,7 @@ struct scene {
 	struct vr_mat views[2];
 };
 
-static void scene_build(struct scene *scene, struct rng *rng)
-{
+static void scene_build(struct scene *scene, struct rng *rng) {
 	*scene = (struct scene){ 0 };
 	random_tree_build(&scene->rt, &tree_options, rng);
 	scene->njobs = rng_chance(rng, 0.5f) ? 2 : 1;
@@ -68,13 +67,12 @@ static void scene_build(struct scene *scene, struct rng *rng)
 	scene->views[1] = (struct vr_mat){ 2.5f, 0, 0, 2.5f, -20, -10 };
 }
 
-static void scene_destroy(struct scene *scene)
-{
+static void scene_destroy(struct scene *scene) {
 	random_tree_destroy(&scene->rt);
 }
 
-static bool is_ancestor_or_self(struct vr_node *ancestor, struct vr_node *node)
-{
+static bool is_ancestor_or_self(struct vr_node *ancestor,
+		struct vr_node *node) {
 	for (; node != NULL; node = vr_node_parent(node)) {
 		if (node == ancestor) {
 			return true;
@@ -84,8 +82,7 @@ static bool is_ancestor_or_self(struct vr_node *ancestor, struct vr_node *node)
 }
 
 /* One random change of the tree (or of a view). */
-static void mutate(struct rng *rng, struct scene *scene)
-{
+static void mutate(struct rng *rng, struct scene *scene) {
 	if (scene->rt.nnodes == 0) {
 		random_tree_add_node(&scene->rt, rng);
 		return;
@@ -94,12 +91,8 @@ static void mutate(struct rng *rng, struct scene *scene)
 	struct vr_node *node = scene->rt.nodes[pick];
 	switch (rng_below(rng, 12)) {
 	case 0:
-	case 1:
-		random_transform(&scene->rt, rng, node);
-		break;
-	case 2:
-		random_content(&scene->rt, rng, node);
-		break;
+	case 1: random_transform(&scene->rt, rng, node); break;
+	case 2: random_content(&scene->rt, rng, node); break;
 	case 3:
 		if (scene->rt.nnodes < RANDOM_TREE_MAX_NODES) {
 			random_tree_add_node(&scene->rt, rng);
@@ -111,35 +104,29 @@ static void mutate(struct rng *rng, struct scene *scene)
 		scene->rt.nodes[pick] = scene->rt.nodes[--scene->rt.nnodes];
 		break;
 	case 5:
-		vr_node_set_opacity(node, rng_chance(rng, 0.3f) ? 1.0f :
-			rng_float(rng, 0, 1));
+		vr_node_set_opacity(node,
+				rng_chance(rng, 0.3f) ? 1.0f : rng_float(rng, 0, 1));
 		break;
-	case 6:
-		random_clip(&scene->rt, rng, node);
-		break;
-	case 7:
-		vr_node_set_enabled(node, !vr_node_enabled(node));
-		break;
+	case 6: random_clip(&scene->rt, rng, node); break;
+	case 7: vr_node_set_enabled(node, !vr_node_enabled(node)); break;
 	case 8: {
 		struct random_tree *rt = &scene->rt;
 		struct vr_node *parent = rng_chance(rng, 0.3f) ?
-			vr_tree_root(rt->tree) :
-			rt->nodes[rng_below(rng, (uint32_t)rt->nnodes)];
+				vr_tree_root(rt->tree) :
+				rt->nodes[rng_below(rng, (uint32_t)rt->nnodes)];
 		if (!is_ancestor_or_self(node, parent)) {
 			vr_node_set_parent(node, parent);
 		}
 		break;
 	}
-	case 9:
-		vr_node_raise_to_top(node);
-		break;
+	case 9: vr_node_raise_to_top(node); break;
 	case 10: {
 		struct vr_image *image =
-			scene->rt.images[rng_below(rng, RANDOM_TREE_IMAGES)];
+				scene->rt.images[rng_below(rng, RANDOM_TREE_IMAGES)];
 		pixman_region32_t region;
 		pixman_region32_init_rect(&region, 0, 0,
-			1 + rng_below(rng, (uint32_t)vr_image_width(image)),
-			1 + rng_below(rng, (uint32_t)vr_image_height(image)));
+				1 + rng_below(rng, (uint32_t)vr_image_width(image)),
+				1 + rng_below(rng, (uint32_t)vr_image_height(image)));
 		write_random_pixels(rng, image, &region);
 		/* the nodes showing it are told by their owner */
 		for (size_t i = 0; i < scene->rt.nnodes; i++) {
@@ -172,8 +159,7 @@ struct recorder {
 	uint32_t places;
 };
 
-static void record(struct recorder *rec, const void *data, size_t size)
-{
+static void record(struct recorder *rec, const void *data, size_t size) {
 	if (rec->len + size > rec->cap) {
 		size_t cap = rec->cap > 0 ? rec->cap : 4096;
 		while (cap < rec->len + size) {
@@ -187,20 +173,18 @@ static void record(struct recorder *rec, const void *data, size_t size)
 	rec->len += size;
 }
 
-static void record_tag(struct recorder *rec, char tag, const void *pointer)
-{
+static void record_tag(struct recorder *rec, char tag, const void *pointer) {
 	record(rec, &tag, 1);
 	record(rec, &pointer, sizeof(pointer));
 }
 
-static void *rec_alloc(void *data, size_t size)
-{
+static void *rec_alloc(void *data, size_t size) {
 	struct recorder *rec = data;
 	if (rec->nallocations == rec->allocations_cap) {
-		rec->allocations_cap = rec->allocations_cap > 0 ?
-			rec->allocations_cap * 2 : 64;
+		rec->allocations_cap =
+				rec->allocations_cap > 0 ? rec->allocations_cap * 2 : 64;
 		rec->allocations = realloc(rec->allocations,
-			rec->allocations_cap * sizeof(void *));
+				rec->allocations_cap * sizeof(void *));
 		ck_assert_ptr_nonnull(rec->allocations);
 	}
 	void *p = calloc(1, size > 0 ? size : 1); /* 16-byte aligned (glibc) */
@@ -213,15 +197,13 @@ static void *rec_alloc(void *data, size_t size)
  * padding, and the rounded clips past nrclips, are never read and hold
  * what the stack held). */
 static void canonical_state(struct vr_prim_state *out,
-		const struct vr_prim_state *in)
-{
+		const struct vr_prim_state *in) {
 	*out = *in; /* 4-byte fields only: no padding */
 	memset(&out->rclips[in->nrclips], 0,
-		(VR_RCLIP_MAX - in->nrclips) * sizeof(out->rclips[0]));
+			(VR_RCLIP_MAX - in->nrclips) * sizeof(out->rclips[0]));
 }
 
-static void record_prims(struct recorder *rec, const struct vr_task *task)
-{
+static void record_prims(struct recorder *rec, const struct vr_task *task) {
 	const struct vr_task_payload *p = task->payload;
 	for (uint32_t i = 0; i < p->count; i++) {
 		switch (task->kind) {
@@ -242,8 +224,7 @@ static void record_prims(struct recorder *rec, const struct vr_task *task)
 			out.axis_aligned = in->axis_aligned;
 			ck_assert_uint_le(in->nrclips, VR_RCLIP_MAX);
 			out.nrclips = in->nrclips;
-			memcpy(out.rclips, in->rclips,
-				in->nrclips * sizeof(in->rclips[0]));
+			memcpy(out.rclips, in->rclips, in->nrclips * sizeof(in->rclips[0]));
 			out.atlas_page = in->atlas_page;
 			out.atlas_x = in->atlas_x;
 			out.atlas_y = in->atlas_y;
@@ -294,14 +275,12 @@ static void record_prims(struct recorder *rec, const struct vr_task *task)
 			break;
 		}
 		case VR_TASK_LAYER:
-		case VR_TASK_KIND_COUNT:
-			ck_abort_msg("not a primitive kind");
+		case VR_TASK_KIND_COUNT: ck_abort_msg("not a primitive kind");
 		}
 	}
 }
 
-static void record_task(struct recorder *rec, const struct vr_task *task)
-{
+static void record_task(struct recorder *rec, const struct vr_task *task) {
 	record(rec, "T", 1);
 	record(rec, &task->kind, sizeof(task->kind));
 	record(rec, &task->index, sizeof(task->index));
@@ -323,20 +302,17 @@ static void record_task(struct recorder *rec, const struct vr_task *task)
 	}
 }
 
-static bool rec_push(void *data, const struct vr_task *task)
-{
+static bool rec_push(void *data, const struct vr_task *task) {
 	record_task(data, task);
 	return true;
 }
 
-static bool rec_hold_image(void *data, struct vr_image *image)
-{
+static bool rec_hold_image(void *data, struct vr_image *image) {
 	record_tag(data, 'I', image);
 	return true;
 }
 
-static bool rec_hold_list(void *data, struct vr_display_list *list)
-{
+static bool rec_hold_list(void *data, struct vr_display_list *list) {
 	record_tag(data, 'L', list);
 	return true;
 }
@@ -344,8 +320,7 @@ static bool rec_hold_list(void *data, struct vr_display_list *list)
 /* A made-up atlas: small images drawn pixel-exactly get places that
  * depend on the order of the calls (as a real one's may). */
 static bool rec_atlas_place(void *data, struct vr_image *image, bool nearest,
-		struct vr_atlas_place *out)
-{
+		struct vr_atlas_place *out) {
 	struct recorder *rec = data;
 	record_tag(rec, 'A', image);
 	if (!nearest || vr_image_width(image) > 16) {
@@ -353,12 +328,12 @@ static bool rec_atlas_place(void *data, struct vr_image *image, bool nearest,
 	}
 	uint32_t n = rec->places++;
 	*out = (struct vr_atlas_place){ .page = 1 + n % 2,
-		.x = (int32_t)(n * 17 % 256), .y = (int32_t)(n * 5 % 256) };
+		.x = (int32_t)(n * 17 % 256),
+		.y = (int32_t)(n * 5 % 256) };
 	return true;
 }
 
-static void recorder_reset(struct recorder *rec)
-{
+static void recorder_reset(struct recorder *rec) {
 	for (size_t i = 0; i < rec->nallocations; i++) {
 		free(rec->allocations[i]);
 	}
@@ -367,8 +342,7 @@ static void recorder_reset(struct recorder *rec)
 	rec->places = 0;
 }
 
-static void recorder_finish(struct recorder *rec)
-{
+static void recorder_finish(struct recorder *rec) {
 	recorder_reset(rec);
 	free(rec->allocations);
 	free(rec->bytes);
@@ -376,8 +350,7 @@ static void recorder_finish(struct recorder *rec)
 
 static void prepare_into(struct recorder *rec, struct vr_tree *tree,
 		const struct vr_prepare_job *job, bool reuse,
-		struct vr_prepare_stats *stats)
-{
+		struct vr_prepare_stats *stats) {
 	const struct vr_task_sink sink = {
 		.alloc = rec_alloc,
 		.push = rec_push,
@@ -397,8 +370,7 @@ static void prepare_into(struct recorder *rec, struct vr_tree *tree,
 /* ---- the property -------------------------------------------------------- */
 
 static size_t first_difference(const struct recorder *a,
-		const struct recorder *b)
-{
+		const struct recorder *b) {
 	size_t n = a->len < b->len ? a->len : b->len;
 	for (size_t i = 0; i < n; i++) {
 		if (a->bytes[i] != b->bytes[i]) {
@@ -410,20 +382,18 @@ static size_t first_difference(const struct recorder *a,
 
 static void render_reference(struct vr_tree *tree, pixman_image_t *dst,
 		const struct vr_mat *view, const pixman_region32_t *damage,
-		bool reuse)
-{
+		bool reuse) {
 	if (reuse) {
 		unsetenv("VITRAIL_PREPARE_REUSE");
 	} else {
 		setenv("VITRAIL_PREPARE_REUSE", "0", 1);
 	}
 	vr_reference_render_region(tree, dst, view,
-		(struct vr_color){ 0.1f, 0.2f, 0.3f, 1.0f }, damage);
+			(struct vr_color){ 0.1f, 0.2f, 0.3f, 1.0f }, damage);
 	unsetenv("VITRAIL_PREPARE_REUSE");
 }
 
-START_TEST(test_prepare_reuse_matches_fresh)
-{
+START_TEST(test_prepare_reuse_matches_fresh) {
 	const char *env = getenv("VITRAIL_TEST_TREES");
 	uint64_t trees = env != NULL ? strtoull(env, NULL, 10) : DEFAULT_TREES;
 	struct recorder reused = { 0 }, fresh = { 0 };
@@ -438,7 +408,7 @@ START_TEST(test_prepare_reuse_matches_fresh)
 			for (int r = 0; r < 2; r++) {
 				int scale = j == 0 ? 1 : BIG_TARGET;
 				images[j][r] = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-					TARGET_W * scale, TARGET_H * scale, NULL, 0);
+						TARGET_W * scale, TARGET_H * scale, NULL, 0);
 			}
 		}
 		for (int frame = 0; frame < FRAMES; frame++) {
@@ -454,12 +424,12 @@ START_TEST(test_prepare_reuse_matches_fresh)
 			/* root coordinates as target pixels (the identity view),
 			 * plus a random rectangle; at times all of it */
 			pixman_region32_union_rect(&damage, &damage,
-				(int)rng_below(&rng, TARGET_W * BIG_TARGET),
-				(int)rng_below(&rng, TARGET_H * BIG_TARGET),
-				1 + rng_below(&rng, 80), 1 + rng_below(&rng, 60));
+					(int)rng_below(&rng, TARGET_W * BIG_TARGET),
+					(int)rng_below(&rng, TARGET_H * BIG_TARGET),
+					1 + rng_below(&rng, 80), 1 + rng_below(&rng, 60));
 			if (frame == 0 || new_view || rng_chance(&rng, 0.15f)) {
 				pixman_region32_union_rect(&damage, &damage, 0, 0,
-					TARGET_W * BIG_TARGET, TARGET_H * BIG_TARGET);
+						TARGET_W * BIG_TARGET, TARGET_H * BIG_TARGET);
 			}
 			for (size_t j = 0; j < scene.njobs; j++) {
 				int32_t w = pixman_image_get_width(images[j][0]);
@@ -467,43 +437,38 @@ START_TEST(test_prepare_reuse_matches_fresh)
 				pixman_region32_t job_damage;
 				pixman_region32_init(&job_damage);
 				pixman_region32_intersect_rect(&job_damage, &damage, 0, 0,
-					(unsigned)w, (unsigned)h);
-				const pixman_box32_t *e =
-					pixman_region32_extents(&job_damage);
+						(unsigned)w, (unsigned)h);
+				const pixman_box32_t *e = pixman_region32_extents(&job_damage);
 				const struct vr_prepare_job job = {
 					.index = (uint32_t)j,
 					.view = scene.views[j],
 					.target = { 0, 0, w, h },
-					.extents = { e->x1, e->y1, e->x2 - e->x1,
-						e->y2 - e->y1 },
+					.extents = { e->x1, e->y1, e->x2 - e->x1, e->y2 - e->y1 },
 				};
-				prepare_into(&reused, scene.rt.tree, &job, true,
-					&stats);
-				prepare_into(&fresh, scene.rt.tree, &job, false,
-					NULL);
+				prepare_into(&reused, scene.rt.tree, &job, true, &stats);
+				prepare_into(&fresh, scene.rt.tree, &job, false, NULL);
 				if (reused.len != fresh.len ||
-						memcmp(reused.bytes, fresh.bytes,
-							fresh.len) != 0) {
+						memcmp(reused.bytes, fresh.bytes, fresh.len) != 0) {
 					ck_abort_msg("tree %llu, frame %d, job %zu: the "
-						"reused preparation differs from the fresh "
-						"one at byte %zu of %zu (%zu)",
-						(unsigned long long)seed, frame, j,
-						first_difference(&reused, &fresh), fresh.len,
-						reused.len);
+								 "reused preparation differs from the fresh "
+								 "one at byte %zu of %zu (%zu)",
+							(unsigned long long)seed, frame, j,
+							first_difference(&reused, &fresh), fresh.len,
+							reused.len);
 				}
 				jobs++;
 				/* the same pixels, frame after frame */
-				render_reference(scene.rt.tree, images[j][0],
-					&scene.views[j], &job_damage, true);
-				render_reference(scene.rt.tree, images[j][1],
-					&scene.views[j], &job_damage, false);
+				render_reference(scene.rt.tree, images[j][0], &scene.views[j],
+						&job_damage, true);
+				render_reference(scene.rt.tree, images[j][1], &scene.views[j],
+						&job_damage, false);
 				pixman_region32_fini(&job_damage);
 				ck_assert_msg(memcmp(pixman_image_get_data(images[j][0]),
-					pixman_image_get_data(images[j][1]),
-					(size_t)w * (size_t)h * 4) == 0,
-					"tree %llu, frame %d, job %zu: the reference "
-					"renderer's pixels differ with reuse",
-					(unsigned long long)seed, frame, j);
+									  pixman_image_get_data(images[j][1]),
+									  (size_t)w * (size_t)h * 4) == 0,
+						"tree %llu, frame %d, job %zu: the reference "
+						"renderer's pixels differ with reuse",
+						(unsigned long long)seed, frame, j);
 			}
 			pixman_region32_fini(&damage);
 		}
@@ -515,8 +480,8 @@ START_TEST(test_prepare_reuse_matches_fresh)
 		scene_destroy(&scene);
 	}
 	printf("prepare reuse: %llu jobs identical; %u nodes, %u primitives "
-		"reused\n", (unsigned long long)jobs, stats.reused_nodes,
-		stats.reused_prims);
+		   "reused\n",
+			(unsigned long long)jobs, stats.reused_nodes, stats.reused_prims);
 	/* reuse did happen */
 	ck_assert_uint_gt(stats.reused_nodes, 0);
 	recorder_finish(&reused);
@@ -533,8 +498,7 @@ struct arena_sink {
 	uint32_t tasks;
 };
 
-static void *arena_alloc(void *data, size_t size)
-{
+static void *arena_alloc(void *data, size_t size) {
 	struct arena_sink *arena = data;
 	size = (size + 15) & ~(size_t)15;
 	if (arena->used + size > arena->size) {
@@ -546,16 +510,14 @@ static void *arena_alloc(void *data, size_t size)
 	return p;
 }
 
-static bool arena_push(void *data, const struct vr_task *task)
-{
+static bool arena_push(void *data, const struct vr_task *task) {
 	(void)task;
 	struct arena_sink *arena = data;
 	arena->tasks++;
 	return true;
 }
 
-static uint64_t now_ns(void)
-{
+static uint64_t now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -568,15 +530,14 @@ static uint64_t now_ns(void)
 
 /* Windows of a desktop: a frame rect, a display list of BIG_COMMANDS
  * shapes, paths and text, and a few child rects each. */
-static struct vr_node *build_big(struct vr_tree *tree, struct rng *rng)
-{
+static struct vr_node *build_big(struct vr_tree *tree, struct rng *rng) {
 	struct vr_node *moving = NULL;
 	for (int w = 0; w < BIG_WINDOWS; w++) {
 		struct vr_node *window = vr_node_create(tree);
 		vr_node_set_position(window, (float)(w % 8) * 230.0f,
-			(float)(w / 8) * 170.0f);
-		vr_node_set_rect(window, 220, 160, (struct vr_color){ 0.9f,
-			0.9f, 0.9f, 1 });
+				(float)(w / 8) * 170.0f);
+		vr_node_set_rect(window, 220, 160,
+				(struct vr_color){ 0.9f, 0.9f, 0.9f, 1 });
 		vr_node_set_parent(window, vr_tree_root(tree));
 		struct vr_node *content = vr_node_create(tree);
 		struct vr_canvas *c = vr_canvas_begin();
@@ -586,25 +547,21 @@ static struct vr_node *build_big(struct vr_tree *tree, struct rng *rng)
 				rng_float(rng, 0, 140), rng_float(rng, 4, 20),
 				rng_float(rng, 4, 20) };
 			switch (i % 5) {
-			case 0:
-				vr_canvas_draw_rect(c, r, &paint);
-				break;
+			case 0: vr_canvas_draw_rect(c, r, &paint); break;
 			case 1:
-				vr_canvas_draw_rrect(c, r,
-					(struct vr_radii){ 3, 3, 3, 3 }, &paint);
+				vr_canvas_draw_rrect(c, r, (struct vr_radii){ 3, 3, 3, 3 },
+						&paint);
 				break;
-			case 2:
-				vr_canvas_draw_ellipse(c, r, &paint);
-				break;
+			case 2: vr_canvas_draw_ellipse(c, r, &paint); break;
 			case 3:
 				paint.stroke_width = 1.5f;
-				vr_canvas_draw_line(c, r.x, r.y, r.x + r.width,
-					r.y + r.height, &paint);
+				vr_canvas_draw_line(c, r.x, r.y, r.x + r.width, r.y + r.height,
+						&paint);
 				break;
 			default: {
 				struct vr_font font = { "DejaVu Sans", 11, 400 };
 				vr_canvas_draw_text(c, r.x, r.y + 10, "vitrail", &font,
-					paint.color);
+						paint.color);
 				break;
 			}
 			}
@@ -639,8 +596,7 @@ static const char *const damage_names[DAMAGE_MODES] = { "full", "window",
 /* Mean preparation time per frame, nanoseconds, with one small node moving
  * at every frame. */
 static double time_frames(bool reuse, enum damage_mode mode, int frames,
-		struct vr_prepare_stats *stats)
-{
+		struct vr_prepare_stats *stats) {
 	struct rng rng = { 99 };
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_node *moving = build_big(tree, &rng);
@@ -691,8 +647,7 @@ static double time_frames(bool reuse, enum damage_mode mode, int frames,
 	return (double)total / frames;
 }
 
-START_TEST(test_prepare_reuse_timing)
-{
+START_TEST(test_prepare_reuse_timing) {
 	const int frames = 100, runs = 5;
 	for (int mode = 0; mode < DAMAGE_MODES; mode++) {
 		/* the best of a few runs each, alternated (the machine is
@@ -707,11 +662,11 @@ START_TEST(test_prepare_reuse_timing)
 			reuse_ns = t < reuse_ns ? t : reuse_ns;
 		}
 		printf("prepare, %d windows x %d commands, one node moving, %s "
-			"damage: %.1f us/frame fresh, %.1f us/frame with reuse "
-			"(%.2fx; %u nodes, %u primitives reused per frame)\n",
-			BIG_WINDOWS, BIG_COMMANDS, damage_names[mode],
-			fresh_ns / 1e3, reuse_ns / 1e3, fresh_ns / reuse_ns,
-			with.reused_nodes / frames, with.reused_prims / frames);
+			   "damage: %.1f us/frame fresh, %.1f us/frame with reuse "
+			   "(%.2fx; %u nodes, %u primitives reused per frame)\n",
+				BIG_WINDOWS, BIG_COMMANDS, damage_names[mode], fresh_ns / 1e3,
+				reuse_ns / 1e3, fresh_ns / reuse_ns, with.reused_nodes / frames,
+				with.reused_prims / frames);
 		ck_assert_uint_eq(without.reused_nodes, 0);
 		if (mode != DAMAGE_TREE) {
 			ck_assert_uint_gt(with.reused_nodes, 0);
@@ -723,8 +678,7 @@ END_TEST
 /* ---- caches of nodes no longer prepared --------------------------------- */
 
 static void prepare_extents(struct recorder *rec, struct vr_tree *tree,
-		struct vr_box extents, bool reuse)
-{
+		struct vr_box extents, bool reuse) {
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
 	vr_tree_update(tree, &damage);
@@ -744,8 +698,7 @@ static void prepare_extents(struct recorder *rec, struct vr_tree *tree,
  * preparation without reuse gives. Preparations without reuse neither make
  * nor free caches.
  */
-START_TEST(test_prepare_caches_trimmed)
-{
+START_TEST(test_prepare_caches_trimmed) {
 	struct vr_tree *tree = vr_tree_create();
 	struct vr_node *a = vr_node_create(tree);
 	struct vr_node *b = vr_node_create(tree);
@@ -792,8 +745,7 @@ START_TEST(test_prepare_caches_trimmed)
 }
 END_TEST
 
-static Suite *prepare_suite(void)
-{
+static Suite *prepare_suite(void) {
 	Suite *s = suite_create("prepare");
 	TCase *tc = tcase_create("reuse");
 	tcase_set_timeout(tc, 600);
@@ -804,8 +756,7 @@ static Suite *prepare_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	SRunner *runner = srunner_create(prepare_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	int failed = srunner_ntests_failed(runner);

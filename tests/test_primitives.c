@@ -52,50 +52,46 @@
  * outlier_max. */
 static void compare(const char *name, const uint32_t *actual,
 		const uint32_t *expected, int32_t w, int32_t h, int tolerance,
-		size_t outliers, int outlier_max)
-{
+		size_t outliers, int outlier_max) {
 	int max_diff;
 	size_t bad = vr_pixels_compare(actual, w * 4, expected, w * 4, w, h,
-		tolerance, &max_diff);
-	bool ok = bad <= outliers && max_diff <= (bad > 0 ? outlier_max :
-		tolerance);
+			tolerance, &max_diff);
+	bool ok =
+			bad <= outliers && max_diff <= (bad > 0 ? outlier_max : tolerance);
 	fprintf(stderr, "%s: max difference %d, %zu pixels over %d\n", name,
-		max_diff, bad, tolerance);
+			max_diff, bad, tolerance);
 	if (!ok) {
 		write_failure_images(name, actual, expected, w, h);
 	}
-	ck_assert_msg(ok, "%s: %zu pixels differ by more than %d (max %d)",
-		name, bad, tolerance, max_diff);
+	ck_assert_msg(ok, "%s: %zu pixels differ by more than %d (max %d)", name,
+			bad, tolerance, max_diff);
 }
 
-static uint32_t *reference(int32_t w, int32_t h, const struct vr_mat *view)
-{
+static uint32_t *reference(int32_t w, int32_t h, const struct vr_mat *view) {
 	uint32_t *pixels = calloc((size_t)w * (size_t)h, 4);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		pixels, w * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, pixels, w * 4);
 	vr_reference_render(tree, dst, view, (struct vr_color){ 0 });
 	pixman_image_unref(dst);
 	return pixels;
 }
 
 static uint32_t *cpu_render(int32_t w, int32_t h, const struct vr_mat *view,
-		int workers)
-{
+		int workers) {
 	uint32_t *pixels = calloc((size_t)w * (size_t)h, 4);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		pixels, w * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, pixels, w * 4);
 	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(workers);
 	ck_assert_ptr_nonnull(cpu);
-	ck_assert(vr_cpu_render(cpu, tree, dst, view, (struct vr_color){ 0 },
-		NULL));
+	ck_assert(
+			vr_cpu_render(cpu, tree, dst, view, (struct vr_color){ 0 }, NULL));
 	vr_cpu_renderer_destroy(cpu);
 	pixman_image_unref(dst);
 	return pixels;
 }
 
 static uint32_t *render(struct vr_target *target, const struct vr_mat *view,
-		const pixman_region32_t *damage)
-{
+		const pixman_region32_t *damage) {
 	struct vr_render_job job = { .target = target, .damage = damage };
 	job.view = *view;
 	ck_assert(vr_render(renderer, tree, &job, 1));
@@ -110,8 +106,7 @@ static uint32_t *render(struct vr_target *target, const struct vr_mat *view,
 
 /* Render the tree with both renderers and compare. */
 static void render_compare(const char *name, const struct vr_mat *view,
-		int tolerance, size_t outliers, int outlier_max)
-{
+		int tolerance, size_t outliers, int outlier_max) {
 	struct vr_mat identity = { .a = 1, .d = 1 };
 	if (view == NULL) {
 		view = &identity;
@@ -127,7 +122,7 @@ static void render_compare(const char *name, const struct vr_mat *view,
 		drawn += expected[i] != 0;
 	}
 	ck_assert_msg(drawn > 100, "%s: the reference drew %zu pixels", name,
-		drawn);
+			drawn);
 	compare(name, actual, expected, W, H, tolerance, outliers, outlier_max);
 	/* the CPU backend (cpu_backend.c) against the same reference, with
 	 * the same tolerances */
@@ -140,13 +135,12 @@ static void render_compare(const char *name, const struct vr_mat *view,
 	free(expected);
 	vr_target_destroy(target);
 	ck_assert_msg(log_errors == 0, "%d renderer/validation errors logged",
-		log_errors);
+			log_errors);
 }
 
 /* A node showing list at (x, y) (the list's reference is taken over). */
 static struct vr_node *list_node(struct vr_display_list *list, float x,
-		float y)
-{
+		float y) {
 	struct vr_node *node = vr_node_create(tree);
 	vr_node_set_position(node, x, y);
 	vr_node_set_display_list(node, list);
@@ -155,38 +149,33 @@ static struct vr_node *list_node(struct vr_display_list *list, float x,
 	return node;
 }
 
-static struct vr_paint paint(float r, float g, float b, float a)
-{
+static struct vr_paint paint(float r, float g, float b, float a) {
 	return (struct vr_paint){ .color = { r, g, b, a } };
 }
 
 /* ---- shapes ------------------------------------------------------------- */
 
-static void draw_shapes(struct vr_canvas *c)
-{
+static void draw_shapes(struct vr_canvas *c) {
 	struct vr_paint p = paint(0.9f, 0.2f, 0.1f, 1);
-	vr_canvas_draw_rect(c, (struct vr_rectf){ 10.3f, 10.6f, 40.5f, 30.2f },
-		&p);
+	vr_canvas_draw_rect(c, (struct vr_rectf){ 10.3f, 10.6f, 40.5f, 30.2f }, &p);
 	p = paint(0.1f, 0.5f, 0.9f, 0.7f);
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 30.5f, 20.25f, 70, 50 },
-		(struct vr_radii){ 4, 12, 20.5f, 0 }, &p);
+			(struct vr_radii){ 4, 12, 20.5f, 0 }, &p);
 	p = paint(0.2f, 0.8f, 0.3f, 0.6f);
-	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 110.2f, 10.7f, 41, 41 },
-		&p);
+	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 110.2f, 10.7f, 41, 41 }, &p);
 	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 160, 15, 80, 30.5f }, &p);
 	p = paint(1, 1, 0.2f, 0.9f);
 	p.stroke_width = 3.5f;
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 20, 90, 60, 40 }, &p);
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 100.5f, 90.5f, 60, 40 },
-		(struct vr_radii){ 10, 10, 10, 10 }, &p);
+			(struct vr_radii){ 10, 10, 10, 10 }, &p);
 	p.stroke_width = 1.0f;
 	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 180, 80, 60, 60 }, &p);
 	p.stroke_width = 6.0f;
 	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 190, 120, 50, 30 }, &p);
 }
 
-START_TEST(test_primitives_shapes)
-{
+START_TEST(test_primitives_shapes) {
 	struct vr_canvas *c = vr_canvas_begin();
 	draw_shapes(c);
 	list_node(vr_canvas_finish(c), 0, 0);
@@ -194,8 +183,7 @@ START_TEST(test_primitives_shapes)
 }
 END_TEST
 
-START_TEST(test_primitives_shapes_transformed)
-{
+START_TEST(test_primitives_shapes_transformed) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_translate(c, 128, 96);
 	vr_canvas_rotate(c, 0.3f);
@@ -210,19 +198,18 @@ START_TEST(test_primitives_shapes_transformed)
 }
 END_TEST
 
-START_TEST(test_primitives_clips)
-{
+START_TEST(test_primitives_clips) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_save(c);
 	vr_canvas_clip_rect(c, (struct vr_rectf){ 20, 20, 100, 60 });
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 10.5f, 10.5f, 90, 90 },
-		(struct vr_radii){ 30, 5, 30, 5 });
+			(struct vr_radii){ 30, 5, 30, 5 });
 	draw_shapes(c);
 	vr_canvas_restore(c);
 	vr_canvas_translate(c, 130, 60);
 	vr_canvas_rotate(c, PI / 2);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 0, 0, 100, 80 },
-		(struct vr_radii){ 25, 0, 10, 0 });
+			(struct vr_radii){ 25, 0, 10, 0 });
 	struct vr_paint p = paint(0.3f, 0.3f, 1, 1);
 	vr_canvas_draw_rect(c, (struct vr_rectf){ -10, -10, 200, 200 }, &p);
 	struct vr_node *node = list_node(vr_canvas_finish(c), 0, 0);
@@ -234,8 +221,7 @@ END_TEST
 
 /* ---- strokes and paths -------------------------------------------------- */
 
-START_TEST(test_primitives_strokes)
-{
+START_TEST(test_primitives_strokes) {
 	struct vr_canvas *c = vr_canvas_begin();
 	const enum vr_line_cap caps[3] = { VR_CAP_BUTT, VR_CAP_ROUND,
 		VR_CAP_SQUARE };
@@ -246,7 +232,7 @@ START_TEST(test_primitives_strokes)
 		p.stroke_width = 6.0f;
 		p.cap = caps[i];
 		vr_canvas_draw_line(c, 15.5f, 15.0f + 20.0f * (float)i, 110.25f,
-			25.0f + 20.0f * (float)i, &p);
+				25.0f + 20.0f * (float)i, &p);
 		const float zigzag[] = { 130, 20, 150, 70, 170, 25, 200, 60, 240, 20 };
 		struct vr_paint q = paint(0.1f, 0.6f, 0.9f, 0.6f);
 		q.stroke_width = 8.0f;
@@ -271,8 +257,7 @@ START_TEST(test_primitives_strokes)
 }
 END_TEST
 
-static struct vr_path *star(float cx, float cy, float r)
-{
+static struct vr_path *star(float cx, float cy, float r) {
 	struct vr_path *path = vr_path_create();
 	for (int i = 0; i < 5; i++) {
 		float a = -PI / 2 + (float)i * 4 * PI / 5;
@@ -286,8 +271,7 @@ static struct vr_path *star(float cx, float cy, float r)
 	return path;
 }
 
-START_TEST(test_primitives_paths)
-{
+START_TEST(test_primitives_paths) {
 	struct vr_canvas *c = vr_canvas_begin();
 	struct vr_paint p = paint(0.8f, 0.1f, 0.5f, 0.8f);
 	struct vr_path *s = star(50, 50, 40);
@@ -331,19 +315,21 @@ START_TEST(test_primitives_paths)
 	vr_canvas_draw_path(c2, s, &p);
 	vr_path_destroy(s);
 	struct vr_node *node = list_node(vr_canvas_finish(c2), 0, 0);
-	struct vr_mat m = { .a = 1.5f * cosf(0.4f), .b = 1.5f * sinf(0.4f),
-		.c = -1.5f * sinf(0.4f), .d = 1.5f * cosf(0.4f), .tx = 200,
+	struct vr_mat m = { .a = 1.5f * cosf(0.4f),
+		.b = 1.5f * sinf(0.4f),
+		.c = -1.5f * sinf(0.4f),
+		.d = 1.5f * cosf(0.4f),
+		.tx = 200,
 		.ty = 120 };
 	vr_node_set_transform(node, &m);
 	render_compare("paths-transformed", NULL, TRIANGLES, TRI_OUTLIERS,
-		TRI_OUTLIER_MAX);
+			TRI_OUTLIER_MAX);
 }
 END_TEST
 
 /* ---- images ------------------------------------------------------------- */
 
-START_TEST(test_primitives_images)
-{
+START_TEST(test_primitives_images) {
 	/* a PNG written, then loaded */
 	enum { IW = 24, IH = 16 };
 	uint32_t data[IW * IH];
@@ -367,21 +353,21 @@ START_TEST(test_primitives_images)
 
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 10, 10, IW, IH },
-		1.0f);
+			1.0f);
 	vr_canvas_draw_image(c, image, &(struct vr_rectf){ 4, 4, 8, 8 },
-		(struct vr_rectf){ 60, 10, 8, 8 }, 0.5f);
+			(struct vr_rectf){ 60, 10, 8, 8 }, 0.5f);
 	vr_canvas_clip_rect(c, (struct vr_rectf){ 0, 0, 200, 100 });
 	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 100, 40, 96, 64 },
-		1.0f);
+			1.0f);
 	/* under a rounded clip, translucent, rotated */
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 10, 40, 80, 60 },
-		(struct vr_radii){ 20, 4, 20, 4 });
+			(struct vr_radii){ 20, 4, 20, 4 });
 	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 10, 40, 80, 60 },
-		0.8f);
+			0.8f);
 	vr_canvas_translate(c, 50, 70);
 	vr_canvas_rotate(c, 0.4f);
 	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 0, 0, IW, IH },
-		1.0f);
+			1.0f);
 	vr_image_unref(image); /* the list keeps it */
 	list_node(vr_canvas_finish(c), 0, 0);
 	render_compare("images", NULL, IMAGE_SCALED, 0, 0);
@@ -392,35 +378,33 @@ END_TEST
 
 static const struct vr_font sans = { "DejaVu Sans", 16, 400 };
 
-START_TEST(test_primitives_text)
-{
+START_TEST(test_primitives_text) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_text(c, 10, 30, "Hello, vitrail! fi AV", &sans,
-		(struct vr_color){ 0, 0, 0, 1 });
+			(struct vr_color){ 0, 0, 0, 1 });
 	struct vr_font bold = { "DejaVu Sans", 24, 700 };
 	vr_canvas_draw_text(c, 10.4f, 70.6f, "Bold \xc3\xa9t\xc3\xa9", &bold,
-		(struct vr_color){ 0.8f, 0.1f, 0.1f, 0.7f });
+			(struct vr_color){ 0.8f, 0.1f, 0.1f, 0.7f });
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 10, 80, 120, 40 },
-		(struct vr_radii){ 12, 12, 12, 12 });
+			(struct vr_radii){ 12, 12, 12, 12 });
 	vr_canvas_draw_text(c, 5, 110, "CLIPPED TEXT HERE", &bold,
-		(struct vr_color){ 0.1f, 0.3f, 0.9f, 1 });
+			(struct vr_color){ 0.1f, 0.3f, 0.9f, 1 });
 	list_node(vr_canvas_finish(c), 0.5f, 0.25f);
 	render_compare("text", NULL, TEXT, 0, 0);
 }
 END_TEST
 
-START_TEST(test_primitives_text_transformed)
-{
+START_TEST(test_primitives_text_transformed) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_translate(c, 40, 40);
 	vr_canvas_rotate(c, 0.35f);
 	vr_canvas_draw_text(c, 0, 0, "Rotated text", &sans,
-		(struct vr_color){ 0, 0, 0, 1 });
+			(struct vr_color){ 0, 0, 0, 1 });
 	vr_canvas_rotate(c, -0.35f);
 	vr_canvas_scale(c, 2.5f, 2.5f);
 	/* a uniform scale stays on whole pixels, rasterised at 40 px */
 	vr_canvas_draw_text(c, 0, 40, "Big", &sans,
-		(struct vr_color){ 0.2f, 0.5f, 0.2f, 1 });
+			(struct vr_color){ 0.2f, 0.5f, 0.2f, 1 });
 	list_node(vr_canvas_finish(c), 0, 0);
 	render_compare("text-transformed", NULL, TEXT_TRANSFORMED, 0, 0);
 }
@@ -441,35 +425,30 @@ END_TEST
  */
 #define ROW_H 64
 
-static struct vr_color rgb(uint32_t c)
-{
+static struct vr_color rgb(uint32_t c) {
 	return (struct vr_color){ (float)((c >> 16) & 0xff) / 255.0f,
-		(float)((c >> 8) & 0xff) / 255.0f, (float)(c & 0xff) / 255.0f,
-		1.0f };
+		(float)((c >> 8) & 0xff) / 255.0f, (float)(c & 0xff) / 255.0f, 1.0f };
 }
 
 static uint32_t *cpu_render_scrolled(struct vr_cpu_renderer *cpu,
-		struct vr_node *content, int32_t top)
-{
+		struct vr_node *content, int32_t top) {
 	struct vr_mat m = { .a = 1, .d = 1, .ty = (float)top };
 	vr_node_set_transform(content, &m);
 	vr_tree_update(tree, NULL);
 	uint32_t *pixels = calloc((size_t)W * H, 4);
 	ck_assert_ptr_nonnull(pixels);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, W, H,
-		pixels, W * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, W, H, pixels, W * 4);
 	struct vr_mat view = { .a = 1, .d = 1 };
-	ck_assert(vr_cpu_render(cpu, tree, dst, &view, (struct vr_color){ 0 },
-		NULL));
+	ck_assert(
+			vr_cpu_render(cpu, tree, dst, &view, (struct vr_color){ 0 }, NULL));
 	pixman_image_unref(dst);
 	return pixels;
 }
 
-START_TEST(test_primitives_text_scrolled_clip)
-{
+START_TEST(test_primitives_text_scrolled_clip) {
 	struct vr_node *viewport = vr_node_create(tree);
-	vr_node_set_clip_rounded(viewport, &(struct vr_rectf){ 0, 0, W, H },
-		12.0f);
+	vr_node_set_clip_rounded(viewport, &(struct vr_rectf){ 0, 0, W, H }, 12.0f);
 	vr_node_set_rect(viewport, W, H, rgb(0xe8e8ee));
 	vr_node_set_parent(viewport, root);
 	struct vr_node *content = vr_node_create(tree);
@@ -477,10 +456,10 @@ START_TEST(test_primitives_text_scrolled_clip)
 	struct vr_canvas *c = vr_canvas_begin();
 	struct vr_paint bg = { .color = rgb(0xeef0f4) };
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, W, ROW_H - 1 }, &bg);
-	vr_canvas_draw_text(c, 76, 30, "Row 1", &(struct vr_font){
-		"DejaVu Sans", 22, 700 }, rgb(0x202028));
-	vr_canvas_draw_text(c, 76, 52, "Item 2 of 1000", &(struct vr_font){
-		"DejaVu Sans", 14, 400 }, rgb(0x606070));
+	vr_canvas_draw_text(c, 76, 30, "Row 1",
+			&(struct vr_font){ "DejaVu Sans", 22, 700 }, rgb(0x202028));
+	vr_canvas_draw_text(c, 76, 52, "Item 2 of 1000",
+			&(struct vr_font){ "DejaVu Sans", 14, 400 }, rgb(0x606070));
 	struct vr_display_list *list = vr_canvas_finish(c);
 	struct vr_node *row = vr_node_create(tree);
 	vr_node_set_display_list(row, list);
@@ -497,21 +476,20 @@ START_TEST(test_primitives_text_scrolled_clip)
 		/* the oracle's row moved to top, over this rendering's other
 		 * pixels (the clip's edges and corners) */
 		memcpy(want, actual, (size_t)W * H * 4);
-		for (int32_t y = top > 1 ? top : 1; y < top + ROW_H && y < H - 1;
-				y++) {
+		for (int32_t y = top > 1 ? top : 1; y < top + ROW_H && y < H - 1; y++) {
 			memcpy(&want[y * W + 12], &expected[(y - top + middle) * W + 12],
-				(W - 24) * 4);
+					(W - 24) * 4);
 		}
 		int max_diff;
 		size_t bad = vr_pixels_compare(actual, W * 4, want, W * 4, W, H, 0,
-			&max_diff);
+				&max_diff);
 		if (bad > 0) {
-			write_failure_images("cpu-text-scrolled-clip", actual, want, W,
-				H);
+			write_failure_images("cpu-text-scrolled-clip", actual, want, W, H);
 		}
-		ck_assert_msg(bad == 0, "text scrolled to %d: %zu pixels differ "
-			"from the same text inside the clip (by up to %d)", top, bad,
-			max_diff);
+		ck_assert_msg(bad == 0,
+				"text scrolled to %d: %zu pixels differ "
+				"from the same text inside the clip (by up to %d)",
+				top, bad, max_diff);
 		free(actual);
 	}
 	free(want);
@@ -523,42 +501,40 @@ END_TEST
 
 /* ---- shadows ------------------------------------------------------------ */
 
-START_TEST(test_primitives_shadow)
-{
+START_TEST(test_primitives_shadow) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 30, 30, 80, 50 },
-		(struct vr_radii){ 10, 10, 10, 10 }, 12,
-		(struct vr_color){ 0, 0, 0, 0.6f });
+			(struct vr_radii){ 10, 10, 10, 10 }, 12,
+			(struct vr_color){ 0, 0, 0, 0.6f });
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 30, 30, 80, 50 },
-		(struct vr_radii){ 10, 10, 10, 10 }, &(struct vr_paint){
-			.color = { 1, 1, 1, 1 } });
+			(struct vr_radii){ 10, 10, 10, 10 },
+			&(struct vr_paint){ .color = { 1, 1, 1, 1 } });
 	/* no blur: just the shape, through the same passes */
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 150.5f, 20, 40, 40 },
-		(struct vr_radii){ 20, 20, 20, 20 }, 0,
-		(struct vr_color){ 0.5f, 0, 0, 1 });
+			(struct vr_radii){ 20, 20, 20, 20 }, 0,
+			(struct vr_color){ 0.5f, 0, 0, 1 });
 	/* under a rounded clip */
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 140, 90, 100, 90 },
-		(struct vr_radii){ 30, 30, 30, 30 });
+			(struct vr_radii){ 30, 30, 30, 30 });
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 160, 110, 60, 50 },
-		(struct vr_radii){ 0 }, 30, (struct vr_color){ 0, 0, 0.6f, 1 });
+			(struct vr_radii){ 0 }, 30, (struct vr_color){ 0, 0, 0.6f, 1 });
 	list_node(vr_canvas_finish(c), 0, 0);
 	render_compare("shadow", NULL, SHADOW, 0, 0);
 }
 END_TEST
 
-START_TEST(test_primitives_shadow_transformed)
-{
+START_TEST(test_primitives_shadow_transformed) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_translate(c, 120, 90);
 	vr_canvas_rotate(c, 0.5f);
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ -50, -30, 100, 60 },
-		(struct vr_radii){ 8, 8, 8, 8 }, 10,
-		(struct vr_color){ 0, 0, 0, 0.8f });
+			(struct vr_radii){ 8, 8, 8, 8 }, 10,
+			(struct vr_color){ 0, 0, 0, 0.8f });
 	list_node(vr_canvas_finish(c), 0, 0);
 	/* a huge blur: the frame is blurred smaller, then scaled */
 	c = vr_canvas_begin();
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 20, 20, 40, 40 },
-		(struct vr_radii){ 0 }, 60, (struct vr_color){ 0.4f, 0, 0, 1 });
+			(struct vr_radii){ 0 }, 60, (struct vr_color){ 0.4f, 0, 0, 1 });
 	list_node(vr_canvas_finish(c), 0, 0);
 	render_compare("shadow-transformed", NULL, SHADOW_TRANSFORMED, 0, 0);
 }
@@ -567,24 +543,23 @@ END_TEST
 /* ---- frames ------------------------------------------------------------- */
 
 /* Everything at once, many nodes (the workers share the glyph atlas). */
-static void busy_scene(void)
-{
+static void busy_scene(void) {
 	for (int i = 0; i < 24; i++) {
 		struct vr_canvas *c = vr_canvas_begin();
 		float x = (float)(i % 6) * 42.0f, y = (float)(i / 6) * 46.0f;
 		if (i % 4 == 0) {
 			vr_canvas_draw_shadow(c, (struct vr_rectf){ 4, 4, 30, 30 },
-				(struct vr_radii){ 6, 6, 6, 6 }, 6,
-				(struct vr_color){ 0, 0, 0, 0.5f });
+					(struct vr_radii){ 6, 6, 6, 6 }, 6,
+					(struct vr_color){ 0, 0, 0, 0.5f });
 		}
 		struct vr_paint p = paint(0.1f * (float)(i % 10), 0.5f, 0.7f, 0.9f);
 		vr_canvas_draw_rrect(c, (struct vr_rectf){ 2, 2, 36, 36 },
-			(struct vr_radii){ 6, 6, 6, 6 }, &p);
+				(struct vr_radii){ 6, 6, 6, 6 }, &p);
 		char label[16];
 		snprintf(label, sizeof(label), "n%d\xc3\xa5", i * 7);
 		struct vr_font font = { "DejaVu Sans", 11.0f + (float)(i % 3), 400 };
 		vr_canvas_draw_text(c, 5, 24, label, &font,
-			(struct vr_color){ 0, 0, 0, 1 });
+				(struct vr_color){ 0, 0, 0, 1 });
 		struct vr_paint l = paint(1, 1, 1, 0.8f);
 		l.stroke_width = 2;
 		vr_canvas_draw_line(c, 4, 32, 34, 30, &l);
@@ -592,8 +567,7 @@ static void busy_scene(void)
 	}
 }
 
-START_TEST(test_primitives_parallel_identical)
-{
+START_TEST(test_primitives_parallel_identical) {
 	busy_scene();
 	vr_tree_update(tree, NULL);
 	struct vr_mat view = { .a = 1, .d = 1 };
@@ -609,10 +583,10 @@ START_TEST(test_primitives_parallel_identical)
 	/* and both match the reference */
 	uint32_t *expected = reference(W, H, &view);
 	compare("busy", parallel, expected, W, H, TRIANGLES, TRI_OUTLIERS,
-		TRI_OUTLIER_MAX);
+			TRI_OUTLIER_MAX);
 	uint32_t *cpu = cpu_render(W, H, &view, 3);
 	compare("cpu-busy", cpu, expected, W, H, TRIANGLES, TRI_OUTLIERS,
-		TRI_OUTLIER_MAX);
+			TRI_OUTLIER_MAX);
 	free(cpu);
 	free(sequential);
 	free(parallel);
@@ -622,14 +596,13 @@ START_TEST(test_primitives_parallel_identical)
 }
 END_TEST
 
-START_TEST(test_primitives_damage)
-{
+START_TEST(test_primitives_damage) {
 	/* redraw only a damaged region after a change: still equal to a full
 	 * reference rendering */
 	busy_scene();
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 0, 0, 30, 30 },
-		&(struct vr_paint){ .color = { 1, 0, 0, 0.5f } });
+			&(struct vr_paint){ .color = { 1, 0, 0, 0.5f } });
 	struct vr_node *moving = list_node(vr_canvas_finish(c), 100, 60);
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
@@ -643,7 +616,7 @@ START_TEST(test_primitives_damage)
 	uint32_t *actual = render(target, &view, &damage);
 	uint32_t *expected = reference(W, H, &view);
 	compare("damage", actual, expected, W, H, TRIANGLES, TRI_OUTLIERS,
-		TRI_OUTLIER_MAX);
+			TRI_OUTLIER_MAX);
 	free(actual);
 	free(expected);
 	pixman_region32_fini(&damage);
@@ -652,8 +625,7 @@ START_TEST(test_primitives_damage)
 }
 END_TEST
 
-START_TEST(test_primitives_glyphs_once)
-{
+START_TEST(test_primitives_glyphs_once) {
 	/* Many tasks need the same new glyphs at once on several workers:
 	 * each glyph is rasterised once (the others wait for it), and not
 	 * again in the next frame. Each text lies over the previous node's
@@ -662,10 +634,10 @@ START_TEST(test_primitives_glyphs_once)
 		struct vr_canvas *c = vr_canvas_begin();
 		struct vr_paint p = paint(0.9f, 0.9f, 0.8f, 1);
 		vr_canvas_draw_rect(c, (struct vr_rectf){ 0, 0, 60, 14 }, &p);
-		vr_canvas_draw_text(c, 2, 11, "WWWWWW", &(struct vr_font){
-			"DejaVu Sans", 9.5f, 400 }, (struct vr_color){ 0, 0, 0, 1 });
-		list_node(vr_canvas_finish(c), (float)(i % 4) * 8.0f,
-			(float)i * 10.0f);
+		vr_canvas_draw_text(c, 2, 11, "WWWWWW",
+				&(struct vr_font){ "DejaVu Sans", 9.5f, 400 },
+				(struct vr_color){ 0, 0, 0, 1 });
+		list_node(vr_canvas_finish(c), (float)(i % 4) * 8.0f, (float)i * 10.0f);
 	}
 	vr_tree_update(tree, NULL);
 	vr_renderer_set_workers(renderer, 4);
@@ -685,24 +657,26 @@ START_TEST(test_primitives_glyphs_once)
 }
 END_TEST
 
-static Suite *primitives_suite(void)
-{
+static Suite *primitives_suite(void) {
 	Suite *s = suite_create("primitives");
 	struct {
 		const char *name;
 		const TTest *tests[4];
 	} cases[] = {
-		{ "shapes", { test_primitives_shapes,
-			test_primitives_shapes_transformed, test_primitives_clips } },
+		{ "shapes",
+				{ test_primitives_shapes, test_primitives_shapes_transformed,
+						test_primitives_clips } },
 		{ "triangles", { test_primitives_strokes, test_primitives_paths } },
 		{ "images", { test_primitives_images } },
-		{ "text", { test_primitives_text,
-			test_primitives_text_transformed,
-			test_primitives_text_scrolled_clip } },
-		{ "shadow", { test_primitives_shadow,
-			test_primitives_shadow_transformed } },
-		{ "frames", { test_primitives_parallel_identical,
-			test_primitives_damage, test_primitives_glyphs_once } },
+		{ "text",
+				{ test_primitives_text, test_primitives_text_transformed,
+						test_primitives_text_scrolled_clip } },
+		{ "shadow",
+				{ test_primitives_shadow,
+						test_primitives_shadow_transformed } },
+		{ "frames",
+				{ test_primitives_parallel_identical, test_primitives_damage,
+						test_primitives_glyphs_once } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
@@ -716,7 +690,6 @@ static Suite *primitives_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	return run_vulkan_suite(primitives_suite());
 }

@@ -68,7 +68,7 @@ static void app_connect(struct sc_app *app, struct harness_vitrail *vitrail) {
 	*app = (struct sc_app){ 0 };
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	ck_assert_msg(sc_app_init(app, "test-scene"),
-		"cannot connect a scene client to %s", vitrail->socket);
+			"cannot connect a scene client to %s", vitrail->socket);
 }
 
 /* Dispatch the app's events for ms, or until *flag (when not NULL). */
@@ -116,7 +116,7 @@ static struct shot screenshot(struct harness *harness,
 	static int n;
 	char *path = NULL;
 	ck_assert(asprintf(&path, "%s/probe-%02d-%s.png", harness->out_dir, ++n,
-		output) > 0);
+					  output) > 0);
 	ck_assert_int_eq(harness_grim(harness, vitrail, output, path), 0);
 	struct shot shot = { 0 };
 	shot.px = vr_png_read(path, &shot.width, &shot.height);
@@ -128,8 +128,8 @@ static struct shot screenshot(struct harness *harness,
 /* 0xRRGGBB at (x, y). */
 static uint32_t pixel(const struct shot *shot, int x, int y) {
 	ck_assert_msg(x >= 0 && y >= 0 && x < shot->width && y < shot->height,
-		"probe %d,%d outside the %dx%d screenshot", x, y, shot->width,
-		shot->height);
+			"probe %d,%d outside the %dx%d screenshot", x, y, shot->width,
+			shot->height);
 	const uint8_t *p = shot->px + ((size_t)y * shot->width + x) * 4;
 	return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
@@ -139,8 +139,10 @@ static void assert_pixel(const struct shot *shot, int x, int y,
 	uint32_t got = pixel(shot, x, y);
 	for (int shift = 0; shift < 24; shift += 8) {
 		int a = (got >> shift) & 0xff, b = (expected >> shift) & 0xff;
-		ck_assert_msg(abs(a - b) <= PROBE_TOLERANCE, "%s: pixel %d,%d is "
-			"#%06x, expected #%06x", what, x, y, got, expected & 0xffffff);
+		ck_assert_msg(abs(a - b) <= PROBE_TOLERANCE,
+				"%s: pixel %d,%d is "
+				"#%06x, expected #%06x",
+				what, x, y, got, expected & 0xffffff);
 	}
 }
 
@@ -153,15 +155,16 @@ static const struct harness_window *find_window(struct harness_conn *conn,
 }
 
 /* Wait until a client's log has line (it prints one per event). */
-static void wait_for_log(struct harness_proc *proc, const char *line,
-		int ms) {
+static void wait_for_log(struct harness_proc *proc, const char *line, int ms) {
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(ms);
 	for (;;) {
 		char *log = harness_proc_log(proc);
 		bool found = strstr(log, line) != NULL;
 		if (found || harness_now_ms() >= deadline) {
-			ck_assert_msg(found, "%s did not print '%s' within %d ms; its "
-				"log:\n%s", proc->name, line, ms, log);
+			ck_assert_msg(found,
+					"%s did not print '%s' within %d ms; its "
+					"log:\n%s",
+					proc->name, line, ms, log);
 			free(log);
 			return;
 		}
@@ -180,31 +183,32 @@ static struct harness_proc *spawn_example(struct harness *harness,
 	char *path = client_path(name);
 	const char *argv[] = { path, "--animate-after", animate_after, NULL };
 	struct harness_proc *proc = harness_spawn_client(harness, vitrail,
-		animate_after != NULL ? argv : (const char *[]){ path, NULL });
+			animate_after != NULL ? argv : (const char *[]){ path, NULL });
 	free(path);
 	return proc;
 }
 
-START_TEST(test_scene_examples_match_reference)
-{
+START_TEST(test_scene_examples_match_reference) {
 	struct harness *harness = harness_create("examples");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 3,
-			.output_size = "800x600",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 3,
+					.output_size = "800x600",
+			});
 	struct harness_conn *conn = vitrail->conn;
 
 	// One window per output; each animates 4 s after it starts, long
 	// after the first check.
 	static const char *const names[] = {
-		"vitrail-scene-settings", "vitrail-scene-chat", "vitrail-scene-mixed",
+		"vitrail-scene-settings",
+		"vitrail-scene-chat",
+		"vitrail-scene-mixed",
 	};
 	struct harness_proc *procs[3];
 	for (int i = 0; i < 3; i++) {
 		procs[i] = spawn_example(harness, vitrail, names[i], "4000");
 		harness_wait_for_windows(conn, (size_t)i + 1,
-			HARNESS_WINDOWS_TIMEOUT_MS);
+				HARNESS_WINDOWS_TIMEOUT_MS);
 	}
 	for (int i = 1; i <= 3; i++) {
 		char output[32];
@@ -221,24 +225,24 @@ START_TEST(test_scene_examples_match_reference)
 	struct shot shot = screenshot(harness, vitrail, "HEADLESS-3");
 	// card under the stripes: (250, 60) is stripe ((30 + 40) / 12) % 2 = 1
 	assert_pixel(&shot, ox + 250, oy + 60, MIXED_ABOVE_LIGHT,
-		"stripes subsurface above the scene card");
+			"stripes subsurface above the scene card");
 	// card over the checkerboard and the buffer
 	assert_pixel(&shot, ox + 100, oy + 150, MIXED_CARD_COLOR,
-		"scene card above the buffer and the checkerboard");
+			"scene card above the buffer and the checkerboard");
 	// checkerboard (light square at its 140, 105) under the translucent
 	// buffer: blue (premultiplied, alpha 0.6) over it
 	uint32_t light = MIXED_BELOW_LIGHT, main = MIXED_MAIN_COLOR;
 	uint32_t blended = 0;
 	for (int shift = 0; shift < 24; shift += 8) {
 		double c = ((main >> shift) & 0xff) +
-			((light >> shift) & 0xff) * (1.0 - 0x99 / 255.0);
+				((light >> shift) & 0xff) * (1.0 - 0x99 / 255.0);
 		blended |= (uint32_t)lround(c) << shift;
 	}
 	assert_pixel(&shot, ox + 100, oy + 225, blended,
-		"checkerboard under the translucent buffer");
+			"checkerboard under the translucent buffer");
 	// checkerboard outside the toplevel: its 20, 80 is light
 	assert_pixel(&shot, ox - 20, oy + 200, MIXED_BELOW_LIGHT,
-		"checkerboard subsurface beyond the toplevel");
+			"checkerboard subsurface beyond the toplevel");
 	free(shot.px);
 
 	// The tap-to-animate transitions (a toggle, a message, a spin) run
@@ -261,20 +265,19 @@ END_TEST
 
 /* ---- atomic ------------------------------------------------------------- */
 
-START_TEST(test_scene_atomic_commit)
-{
+START_TEST(test_scene_atomic_commit) {
 	struct harness *harness = harness_create("atomic");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "640x480",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "640x480",
+			});
 	struct sc_app app;
 	app_connect(&app, vitrail);
-	ck_assert(sc_app_create_window(&app, "scene-atomic", "atomic", 200, 200,
-		0));
+	ck_assert(
+			sc_app_create_window(&app, "scene-atomic", "atomic", 200, 200, 0));
 	struct vitrail_scene_v1 *scene =
-		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
 	struct vitrail_scene_node_v1 *root = vitrail_scene_v1_create_node(scene);
 	struct vitrail_scene_node_v1 *node = vitrail_scene_v1_create_node(scene);
 	struct sc_dl dl;
@@ -288,8 +291,7 @@ START_TEST(test_scene_atomic_commit)
 	wl_surface_commit(app.surface);
 	pump(&app, 100, NULL);
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	const struct harness_window *w = find_window(vitrail->conn,
-		"scene-atomic");
+	const struct harness_window *w = find_window(vitrail->conn, "scene-atomic");
 	int x = w->x, y = w->y;
 
 	struct shot before = screenshot(harness, vitrail, "HEADLESS-1");
@@ -308,16 +310,17 @@ START_TEST(test_scene_atomic_commit)
 	vitrail_scene_display_list_v1_reset(red);
 	sc_dl_init(&dl);
 	sc_dl_rect(&dl, 0, 0, 80, 80, SC_FILL(0xff00ff00));
-	struct wl_array array = { .size = dl.size, .alloc = dl.size,
+	struct wl_array array = { .size = dl.size,
+		.alloc = dl.size,
 		.data = dl.data };
 	vitrail_scene_display_list_v1_append(red, &array);
 	sc_dl_finish(&dl);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	struct shot pending = screenshot(harness, vitrail, "HEADLESS-1");
 	assert_pixel(&pending, x + 40, y + 40, 0xff0000,
-		"uncommitted changes must not show");
+			"uncommitted changes must not show");
 	assert_pixel(&pending, x + 140, y + 40, background,
-		"uncommitted position must not show");
+			"uncommitted position must not show");
 
 	wl_surface_commit(app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
@@ -377,15 +380,16 @@ static void case_fail(const char *fmt, ...) {
 	_exit(1);
 }
 
-#define CASE_REQUIRE(cond, ...) do { \
-	if (!(cond)) { \
-		case_fail(__VA_ARGS__); \
-	} \
-} while (0)
+#define CASE_REQUIRE(cond, ...) \
+	do { \
+		if (!(cond)) { \
+			case_fail(__VA_ARGS__); \
+		} \
+	} while (0)
 
 static void case_roundtrip(struct wl_display *display, const char *when) {
-	CASE_REQUIRE(wl_display_roundtrip(display) >= 0,
-		"unexpected error %s (%s)", when, error_log);
+	CASE_REQUIRE(wl_display_roundtrip(display) >= 0, "unexpected error %s (%s)",
+			when, error_log);
 }
 
 /* What one error case needs: a window-less surface with a scene. */
@@ -414,14 +418,16 @@ static struct vitrail_scene_display_list_v1 *new_list(struct error_env *env) {
 
 static void append(struct vitrail_scene_display_list_v1 *list,
 		const struct sc_dl *dl) {
-	struct wl_array array = { .size = dl->size, .alloc = dl->size,
+	struct wl_array array = { .size = dl->size,
+		.alloc = dl->size,
 		.data = dl->data };
 	vitrail_scene_display_list_v1_append(list, &array);
 }
 
 static void set_ids(struct vitrail_scene_node_v1 *node, const uint32_t *ids,
 		size_t bytes) {
-	struct wl_array array = { .size = bytes, .alloc = bytes,
+	struct wl_array array = { .size = bytes,
+		.alloc = bytes,
 		.data = (void *)ids };
 	vitrail_scene_node_v1_set_children(node, &array);
 }
@@ -440,17 +446,16 @@ static void run_invalid_buffer(struct error_env *env) {
 }
 
 static void run_image_too_large(struct error_env *env) {
-	struct sc_buffer *b = sc_buffer_create(env->app, 4097, 1,
-		WL_SHM_FORMAT_ARGB8888, 0);
+	struct sc_buffer *b =
+			sc_buffer_create(env->app, 4097, 1, WL_SHM_FORMAT_ARGB8888, 0);
 	vitrail_scene_manager_v1_create_image(env->app->manager, b->wl_buffer);
 }
 
 static void run_image_quota(struct error_env *env) {
 	struct sc_buffer *b = sc_buffer_create(env->app, 1, 1,
-		WL_SHM_FORMAT_ARGB8888, 0xff00ff00);
+			WL_SHM_FORMAT_ARGB8888, 0xff00ff00);
 	for (int i = 0; i <= VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES; i++) {
-		vitrail_scene_manager_v1_create_image(env->app->manager,
-			b->wl_buffer);
+		vitrail_scene_manager_v1_create_image(env->app->manager, b->wl_buffer);
 		if (i % 128 == 127) {
 			case_roundtrip(env->app->display, "before the quota");
 		}
@@ -465,24 +470,24 @@ static struct wl_buffer *narrow_stride_buffer(struct error_env *env) {
 	size_t size = (size_t)stride * height;
 	int fd = memfd_create("narrow-stride", MFD_CLOEXEC);
 	CASE_REQUIRE(fd >= 0 && ftruncate(fd, (off_t)size) == 0,
-		"cannot make a memfd");
-	struct wl_shm_pool *pool = wl_shm_create_pool(env->app->shm, fd,
-		(int32_t)size);
+			"cannot make a memfd");
+	struct wl_shm_pool *pool =
+			wl_shm_create_pool(env->app->shm, fd, (int32_t)size);
 	/* the pool stays: vitrail names it in its error */
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width,
-		height, stride, WL_SHM_FORMAT_ARGB8888);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
+			stride, WL_SHM_FORMAT_ARGB8888);
 	close(fd);
 	return buffer;
 }
 
 static void run_image_narrow_stride(struct error_env *env) {
 	vitrail_scene_manager_v1_create_image(env->app->manager,
-		narrow_stride_buffer(env));
+			narrow_stride_buffer(env));
 }
 
 static void run_surface_narrow_stride(struct error_env *env) {
 	struct wl_surface *surface =
-		wl_compositor_create_surface(env->app->compositor);
+			wl_compositor_create_surface(env->app->compositor);
 	wl_surface_attach(surface, narrow_stride_buffer(env), 0, 0);
 	wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
 	wl_surface_commit(surface);
@@ -491,8 +496,8 @@ static void run_surface_narrow_stride(struct error_env *env) {
 /* One buffer of 16384x4097: 268 MB of image, over the 256 MiB a client's
  * surfaces may hold (it took 1.2 GB and stayed before the budget). */
 static void run_surface_over_budget(struct error_env *env) {
-	struct sc_buffer *b = sc_buffer_create(env->app, 16384, 4097,
-		WL_SHM_FORMAT_ARGB8888, 0);
+	struct sc_buffer *b =
+			sc_buffer_create(env->app, 16384, 4097, WL_SHM_FORMAT_ARGB8888, 0);
 	CASE_REQUIRE(b != NULL, "cannot make a 268 MB buffer");
 	wl_surface_attach(env->surface, b->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(env->surface, 0, 0, 16384, 4097);
@@ -501,9 +506,9 @@ static void run_surface_over_budget(struct error_env *env) {
 
 static void run_root_foreign(struct error_env *env) {
 	struct wl_surface *other =
-		wl_compositor_create_surface(env->app->compositor);
+			wl_compositor_create_surface(env->app->compositor);
 	struct vitrail_scene_v1 *scene2 =
-		vitrail_scene_manager_v1_get_scene(env->app->manager, other);
+			vitrail_scene_manager_v1_get_scene(env->app->manager, other);
 	struct vitrail_scene_node_v1 *node = vitrail_scene_v1_create_node(scene2);
 	vitrail_scene_v1_set_root(env->scene, node);
 }
@@ -529,12 +534,12 @@ static void run_opacity_range(struct error_env *env) {
 
 static void run_scale_range(struct error_env *env) {
 	vitrail_scene_node_v1_set_scale(new_node(env), wl_fixed_from_int(2000),
-		wl_fixed_from_int(1));
+			wl_fixed_from_int(1));
 }
 
 static void run_clip_range(struct error_env *env) {
-	vitrail_scene_node_v1_set_clip(new_node(env), 0, 0,
-		wl_fixed_from_int(-10), wl_fixed_from_int(10), 0);
+	vitrail_scene_node_v1_set_clip(new_node(env), 0, 0, wl_fixed_from_int(-10),
+			wl_fixed_from_int(10), 0);
 }
 
 static void run_children_unknown_id(struct error_env *env) {
@@ -555,17 +560,17 @@ static void run_children_bad_size(struct error_env *env) {
 
 static void run_children_foreign(struct error_env *env) {
 	struct wl_surface *other =
-		wl_compositor_create_surface(env->app->compositor);
+			wl_compositor_create_surface(env->app->compositor);
 	struct vitrail_scene_v1 *scene2 =
-		vitrail_scene_manager_v1_get_scene(env->app->manager, other);
+			vitrail_scene_manager_v1_get_scene(env->app->manager, other);
 	struct vitrail_scene_node_v1 *foreign =
-		vitrail_scene_v1_create_node(scene2);
+			vitrail_scene_v1_create_node(scene2);
 	sc_node_set_children(new_node(env), &foreign, 1);
 }
 
 static void run_cycle(struct error_env *env) {
 	struct vitrail_scene_node_v1 *a = new_node(env), *b = new_node(env),
-		*c = new_node(env);
+								 *c = new_node(env);
 	sc_node_set_children(a, &b, 1);
 	sc_node_set_children(b, &c, 1);
 	sc_node_set_children(c, &a, 1);
@@ -605,32 +610,32 @@ static void animate(struct vitrail_scene_node_v1 *node, uint32_t property,
 
 static void run_anim_property(struct error_env *env) {
 	double v[2] = { 1, 1 };
-	animate(new_node(env), 7, v, 2, 100,
-		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+	animate(new_node(env), 7, v, 2, 100, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR,
+			NULL, 0);
 }
 
 static void run_anim_count(struct error_env *env) {
 	double v[3] = { 1, 1, 1 };
 	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, v, 3,
-		100, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+			100, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 }
 
 static void run_anim_clip_without_clip(struct error_env *env) {
 	double v[5] = { 0, 0, 10, 10, 0 };
 	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_CLIP, v, 5, 100,
-		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+			VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 }
 
 static void run_anim_duration(struct error_env *env) {
 	double v = 0.5;
 	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY, &v, 1, 0,
-		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+			VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 }
 
 static void run_anim_bezier(struct error_env *env) {
 	double v = 0.5, p[4] = { 1.5, 0, 0.5, 1 };
-	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY, &v, 1,
-		100, VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, p, 4);
+	animate(new_node(env), VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY, &v, 1, 100,
+			VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, p, 4);
 }
 
 static void run_anim_quota(struct error_env *env) {
@@ -638,7 +643,7 @@ static void run_anim_quota(struct error_env *env) {
 	double v = 0.5;
 	for (int i = 0; i <= VITRAIL_SCENE_MANAGER_V1_QUOTA_ANIMATIONS; i++) {
 		animate(node, VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY, &v, 1, 1000,
-			VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+				VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 	}
 }
 
@@ -679,8 +684,7 @@ static void run_dl_shm_cut(struct error_env *env) {
 	sc_dl_rect(&dl, 0, 0, 1, 1, SC_FILL(0xff000000));
 	sc_dl_rect(&dl, 2, 2, 1, 1, SC_FILL(0xff000000));
 	int fd = memfd_create("test-scene", MFD_CLOEXEC);
-	CASE_REQUIRE(pwrite(fd, dl.data, dl.size, 0) == (ssize_t)dl.size,
-		"pwrite");
+	CASE_REQUIRE(pwrite(fd, dl.data, dl.size, 0) == (ssize_t)dl.size, "pwrite");
 	// A size that ends inside the second record.
 	vitrail_scene_display_list_v1_append_shm(new_list(env), fd, 0, 60);
 	close(fd);
@@ -803,120 +807,122 @@ static void run_dl_nan(struct error_env *env) {
 
 static const struct error_case error_cases[] = {
 	{ "get_scene twice", run_already_bound, MANAGER,
-		VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
-		"already has a vitrail_scene_v1" },
+			VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
+			"already has a vitrail_scene_v1" },
 	{ "image of another format", run_invalid_buffer, MANAGER,
-		VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
-		"not ARGB8888 or XRGB8888" },
+			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+			"not ARGB8888 or XRGB8888" },
 	{ "image too large", run_image_too_large, MANAGER,
-		VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
-		"is 4097x1, larger than 4096x4096" },
+			VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
+			"is 4097x1, larger than 4096x4096" },
 	/* (refused as the buffer is made, before any use of it) */
 	{ "image with a stride under width x 4", run_image_narrow_stride,
-		&wl_shm_pool_interface, WL_SHM_ERROR_INVALID_STRIDE,
-		"stride 4096 under 4096 pixels of 4 bytes" },
-	{ "surface buffer with a stride under width x 4",
-		run_surface_narrow_stride, &wl_shm_pool_interface,
-		WL_SHM_ERROR_INVALID_STRIDE,
-		"stride 4096 under 4096 pixels of 4 bytes" },
+			&wl_shm_pool_interface, WL_SHM_ERROR_INVALID_STRIDE,
+			"stride 4096 under 4096 pixels of 4 bytes" },
+	{ "surface buffer with a stride under width x 4", run_surface_narrow_stride,
+			&wl_shm_pool_interface, WL_SHM_ERROR_INVALID_STRIDE,
+			"stride 4096 under 4096 pixels of 4 bytes" },
 	{ "surface images over the client's budget", run_surface_over_budget,
-		&wl_surface_interface, WL_SURFACE_ERROR_INVALID_SIZE,
-		"wl_buffer 16384x4097: surface images of 268500992 bytes, over "
-		"the client's budget 268435456" },
+			&wl_surface_interface, WL_SURFACE_ERROR_INVALID_SIZE,
+			"wl_buffer 16384x4097: surface images of 268500992 bytes, over "
+			"the client's budget 268435456" },
 	{ "image quota", run_image_quota, MANAGER,
-		VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
-		"holds 512 images" },
+			VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED, "holds 512 images" },
 	{ "set_root of another scene's node", run_root_foreign, SCENE,
-		VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE, "belongs to another scene" },
+			VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE, "belongs to another scene" },
 	{ "set_root of a child", run_root_has_parent, SCENE,
-		VITRAIL_SCENE_V1_ERROR_HAS_PARENT, "is a child of" },
+			VITRAIL_SCENE_V1_ERROR_HAS_PARENT, "is a child of" },
 	{ "node quota", run_node_quota, SCENE,
-		VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED, "already has 10000 nodes" },
+			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED, "already has 10000 nodes" },
 	{ "opacity 1.5", run_opacity_range, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
-		"set_opacity opacity = 1.5 is not in [0, 1]" },
+			VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+			"set_opacity opacity = 1.5 is not in [0, 1]" },
 	{ "scale 2000", run_scale_range, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
-		"set_scale sx = 2000 is not in" },
+			VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+			"set_scale sx = 2000 is not in" },
 	{ "negative clip width", run_clip_range, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
-		"set_clip width = -10 is not in" },
+			VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+			"set_clip width = -10 is not in" },
 	{ "child id unknown", run_children_unknown_id, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
-		"children[0] = 9999 is not a vitrail_scene_node_v1" },
+			VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
+			"children[0] = 9999 is not a vitrail_scene_node_v1" },
 	{ "child id of a wl_surface", run_children_wrong_interface, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID, "is not a vitrail_scene_node_v1" },
+			VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
+			"is not a vitrail_scene_node_v1" },
 	{ "children array of 6 bytes", run_children_bad_size, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID, "children is 6 bytes" },
+			VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID, "children is 6 bytes" },
 	{ "child of another scene", run_children_foreign, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE, "belongs to another scene" },
+			VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE,
+			"belongs to another scene" },
 	{ "cycle of three", run_cycle, NODE, VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
-		"is this node or one of its ancestors" },
+			"is this node or one of its ancestors" },
 	{ "node its own child", run_cycle_self, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
-		"is this node or one of its ancestors" },
+			VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
+			"is this node or one of its ancestors" },
 	{ "child named twice", run_duplicate, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE, "children[1]" },
+			VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE, "children[1]" },
 	{ "root as a child", run_is_root, NODE, VITRAIL_SCENE_NODE_V1_ERROR_IS_ROOT,
-		"is the scene's root" },
+			"is the scene's root" },
 	{ "chain of 129 nodes", run_too_deep, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP, "more than 128 nodes" },
+			VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP, "more than 128 nodes" },
 	{ "unknown property", run_anim_property, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION, "unknown property 7" },
+			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+			"unknown property 7" },
 	{ "three translation values", run_anim_count, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
-		"a translation target is 2 values, got 12 bytes" },
+			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+			"a translation target is 2 values, got 12 bytes" },
 	{ "clip animation without clip", run_anim_clip_without_clip, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION, "without a clip" },
+			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION, "without a clip" },
 	{ "duration 0", run_anim_duration, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
-		"duration_ms = 0 is not in [1, 60000]" },
+			VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+			"duration_ms = 0 is not in [1, 60000]" },
 	{ "bezier x1 1.5", run_anim_bezier, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE, "cubic_bezier x1 = 1.5" },
+			VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE, "cubic_bezier x1 = 1.5" },
 	{ "animation quota", run_anim_quota, NODE,
-		VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED, "256 animations" },
+			VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED, "256 animations" },
 	{ "unknown op", run_dl_unknown_op, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
-		"record at byte 40 (op 99): unknown op" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
+			"record at byte 40 (op 99): unknown op" },
 	{ "record flags", run_dl_flags, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND, "flags 1" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND, "flags 1" },
 	{ "inline list cut short", run_dl_truncated_inline, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
-		"the record is 40 bytes but the stream has 32 left" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+			"the record is 40 bytes but the stream has 32 left" },
 	{ "shm range beyond the file", run_dl_shm_beyond, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
-		"offset 64 + size 40 is beyond the end of the file (100 bytes)" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+			"offset 64 + size 40 is beyond the end of the file (100 bytes)" },
 	{ "shm list cut inside a record", run_dl_shm_cut, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
-		"record at byte 40 (op 1): the record is 40 bytes" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+			"record at byte 40 (op 1): the record is 40 bytes" },
 	{ "shm list over display_list_size", run_dl_too_large, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
-		"over display_list_size 1048576" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
+			"over display_list_size 1048576" },
 	{ "display-list byte quota", run_dl_quota, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
-		"over its quota 16777216" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
+			"over its quota 16777216" },
 	{ "image op naming a scene", run_dl_bad_image, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_IMAGE,
-		"is not a vitrail_scene_image_v1" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_IMAGE,
+			"is not a vitrail_scene_image_v1" },
 	{ "image src outside the image", run_dl_image_src, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
-		"src 1,1 2x2 is not inside image" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+			"src 1,1 2x2 is not inside image" },
 	{ "text not UTF-8", run_dl_bad_utf8, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND, "is not UTF-8" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND, "is not UTF-8" },
 	{ "text weight 1000", run_dl_text_weight, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
-		"(op 7): weight = 1000 is not in [100, 900]" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+			"(op 7): weight = 1000 is not in [100, 900]" },
 	{ "text family of 300 bytes", run_dl_text_family, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
-		"(op 7): family_length = 300 is not in [1, 256]" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+			"(op 7): family_length = 300 is not in [1, 256]" },
 	{ "unbalanced restore", run_dl_restore, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
-		"(op 9): restore without a matching save" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
+			"(op 9): restore without a matching save" },
 	{ "path starting with line_to", run_dl_path_verb, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
-		"the first must be 0, move_to" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
+			"the first must be 0, move_to" },
 	{ "NaN coordinate", run_dl_nan, LIST,
-		VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE, "y = nan is not in" },
+			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+			"y = nan is not in" },
 };
 
 static void shm_format(void *data, struct wl_shm *shm, uint32_t format) {
@@ -934,14 +940,14 @@ static const struct wl_shm_listener shm_listener = {
 static void shm_registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	if (strcmp(interface, wl_shm_interface.name) == 0) {
-		struct wl_shm *shm = wl_registry_bind(registry, name,
-			&wl_shm_interface, 1);
+		struct wl_shm *shm =
+				wl_registry_bind(registry, name, &wl_shm_interface, 1);
 		wl_shm_add_listener(shm, &shm_listener, data);
 	}
 }
 
-static void shm_registry_global_remove(void *data,
-		struct wl_registry *registry, uint32_t name) {
+static void shm_registry_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
 	// wl_shm lives as long as vitrail
 }
 
@@ -967,8 +973,9 @@ static void run_error_case(struct harness_vitrail *vitrail,
 		.surface = wl_compositor_create_surface(app.compositor),
 		.odd_format = odd_format,
 	};
-	CASE_REQUIRE(odd_format != 0, "vitrail advertises no wl_shm format "
-		"besides ARGB8888 and XRGB8888");
+	CASE_REQUIRE(odd_format != 0,
+			"vitrail advertises no wl_shm format "
+			"besides ARGB8888 and XRGB8888");
 	env.scene = vitrail_scene_manager_v1_get_scene(app.manager, env.surface);
 	case_roundtrip(app.display, "getting a scene");
 
@@ -977,28 +984,29 @@ static void run_error_case(struct harness_vitrail *vitrail,
 	int ret = wl_display_roundtrip(app.display);
 	CASE_REQUIRE(ret < 0, "no protocol error");
 	CASE_REQUIRE(wl_display_get_error(app.display) == EPROTO,
-		"the connection failed with %s, not a protocol error",
-		strerror(wl_display_get_error(app.display)));
+			"the connection failed with %s, not a protocol error",
+			strerror(wl_display_get_error(app.display)));
 	const struct wl_interface *interface = NULL;
 	uint32_t id = 0;
-	uint32_t code = wl_display_get_protocol_error(app.display, &interface,
-		&id);
-	CASE_REQUIRE(interface != NULL && strcmp(interface->name,
-		c->interface->name) == 0 && code == c->code,
-		"error %u on %s@%u, expected error %u on %s (%s)", code,
-		interface != NULL ? interface->name : "?", id, c->code,
-		c->interface->name, error_log);
+	uint32_t code = wl_display_get_protocol_error(app.display, &interface, &id);
+	CASE_REQUIRE(interface != NULL &&
+					strcmp(interface->name, c->interface->name) == 0 &&
+					code == c->code,
+			"error %u on %s@%u, expected error %u on %s (%s)", code,
+			interface != NULL ? interface->name : "?", id, c->code,
+			c->interface->name, error_log);
 	CASE_REQUIRE(strstr(error_log, c->message) != NULL,
-		"the error message '%s' lacks '%s'", error_log, c->message);
+			"the error message '%s' lacks '%s'", error_log, c->message);
 	/* libwayland-client logs "interface@id: error code: message\n";
 	 * libwayland-server cuts a message at 127 bytes: stay well under. */
 	const char *message = strstr(error_log, ": error ");
 	message = message != NULL ? strstr(message + 8, ": ") : NULL;
 	CASE_REQUIRE(message != NULL, "no message in '%s'", error_log);
 	size_t len = strcspn(message + 2, "\n");
-	CASE_REQUIRE(len <= ERROR_MESSAGE_MAX, "the error message '%s' is %zu "
-		"bytes, more than %d (libwayland cuts at 127)", message + 2, len,
-		ERROR_MESSAGE_MAX);
+	CASE_REQUIRE(len <= ERROR_MESSAGE_MAX,
+			"the error message '%s' is %zu "
+			"bytes, more than %d (libwayland cuts at 127)",
+			message + 2, len, ERROR_MESSAGE_MAX);
 }
 
 static void check_error_case(struct harness_vitrail *vitrail,
@@ -1031,8 +1039,8 @@ static void check_error_case(struct harness_vitrail *vitrail,
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"error case '%s': %s (child status 0x%x)", c->name,
-		len > 0 ? msg : "the child died", status);
+			"error case '%s': %s (child status 0x%x)", c->name,
+			len > 0 ? msg : "the child died", status);
 }
 
 /* A client that dies (its process ends, nothing destroyed) in the middle
@@ -1046,17 +1054,17 @@ static void die_mid_animation(struct harness_vitrail *vitrail) {
 		setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 		if (!sc_app_init(&app, "test-scene") ||
 				!sc_app_create_window(&app, "scene-dies", "dies", 100, 100,
-				0)) {
+						0)) {
 			_exit(1);
 		}
 		struct vitrail_scene_v1 *scene =
-			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
-		struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 50, 50,
-			0xff00ff00);
+				vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+		struct vitrail_scene_node_v1 *node =
+				rect_node(&app, scene, 50, 50, 0xff00ff00);
 		vitrail_scene_v1_set_root(scene, node);
 		double target[2] = { 300, 300 };
 		sc_node_animate(node, VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION,
-			target, 2, 5000, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+				target, 2, 5000, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 		wl_surface_commit(app.surface);
 		if (wl_display_roundtrip(app.display) < 0) {
 			_exit(1);
@@ -1068,28 +1076,26 @@ static void die_mid_animation(struct harness_vitrail *vitrail) {
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"the dying client failed before dying (status 0x%x)", status);
+			"the dying client failed before dying (status 0x%x)", status);
 }
 
-START_TEST(test_scene_errors_disconnect_only_the_offender)
-{
+START_TEST(test_scene_errors_disconnect_only_the_offender) {
 	struct harness *harness = harness_create("errors");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "800x600",
+			});
 	struct harness_conn *conn = vitrail->conn;
 	// A bystander: an example client that keeps its window.
-	struct harness_proc *bystander = spawn_example(harness, vitrail,
-		"vitrail-scene-chat", NULL);
+	struct harness_proc *bystander =
+			spawn_example(harness, vitrail, "vitrail-scene-chat", NULL);
 	harness_wait_for_windows(conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	harness_check_output(conn, "HEADLESS-1", TOLERANCE);
 
 	wl_log_set_handler_client(log_handler);
 	uint32_t generation = harness_settle(conn);
-	for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]);
-			i++) {
+	for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
 		check_error_case(vitrail, &error_cases[i]);
 		harness_assert_alive(vitrail->proc);
 		harness_assert_alive(bystander);
@@ -1108,12 +1114,11 @@ START_TEST(test_scene_errors_disconnect_only_the_offender)
 	harness_check_output(conn, "HEADLESS-1", TOLERANCE);
 	struct sc_app app;
 	app_connect(&app, vitrail);
-	ck_assert(sc_app_create_window(&app, "scene-fresh", "fresh", 100, 100,
-		0));
+	ck_assert(sc_app_create_window(&app, "scene-fresh", "fresh", 100, 100, 0));
 	struct vitrail_scene_v1 *scene =
-		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
-	struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 60, 40,
-		0xff3060c0);
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *node =
+			rect_node(&app, scene, 60, 40, 0xff3060c0);
 	vitrail_scene_v1_set_root(scene, node);
 	wl_surface_commit(app.surface);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
@@ -1141,8 +1146,8 @@ struct frame_row {
 
 static int column(char *header, const char *name) {
 	int index = 0;
-	for (char *save = NULL, *tok = strtok_r(header, ",\n", &save);
-			tok != NULL; tok = strtok_r(NULL, ",\n", &save), index++) {
+	for (char *save = NULL, *tok = strtok_r(header, ",\n", &save); tok != NULL;
+			tok = strtok_r(NULL, ",\n", &save), index++) {
 		if (strcmp(tok, name) == 0) {
 			return index;
 		}
@@ -1158,8 +1163,12 @@ static size_t read_frame_log(const char *path, struct frame_row **rows) {
 	char line[2048], header[2048];
 	ck_assert(fgets(header, sizeof(header), f) != NULL);
 	static const char *const names[] = {
-		"target_vblank_ns", "presented_ns", "dropped", "nodes_updated",
-		"lists_recorded", "scene_samples",
+		"target_vblank_ns",
+		"presented_ns",
+		"dropped",
+		"nodes_updated",
+		"lists_recorded",
+		"scene_samples",
 	};
 	int cols[6];
 	for (int i = 0; i < 6; i++) {
@@ -1239,11 +1248,11 @@ static struct harness_vitrail *start_frame_logged(struct harness *harness,
 	ck_assert(asprintf(log_path, "%s/frames.csv", harness->out_dir) > 0);
 	const char *args[] = { "--frame-log", *log_path, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-			.extra_args = args,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "800x600",
+					.extra_args = args,
+			});
 	app_connect(app, vitrail);
 	return vitrail;
 }
@@ -1274,8 +1283,8 @@ static double bezier(double x1, double y1, double x2, double y2, double p) {
 	for (int i = 0; i < 30; i++) {
 		double u = 1 - s;
 		double x = 3 * u * u * s * x1 + 3 * u * s * s * x2 + s * s * s - p;
-		double dx = 3 * u * u * x1 + 6 * u * s * (x2 - x1) +
-			3 * s * s * (1 - x2);
+		double dx =
+				3 * u * u * x1 + 6 * u * s * (x2 - x1) + 3 * s * s * (1 - x2);
 		if (fabs(x) < 1e-12 || dx == 0) {
 			break;
 		}
@@ -1322,12 +1331,12 @@ static void test_registry_global(void *data, struct wl_registry *registry,
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0 &&
 			version >= 2) {
 		bound_test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, version < 5 ? version : 5);
+				&vitrail_test_v1_interface, version < 5 ? version : 5);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
-		bound_presentation = wl_registry_bind(registry, name,
-			&wp_presentation_interface, 1);
-		wp_presentation_add_listener(bound_presentation,
-			&presentation_listener, NULL);
+		bound_presentation =
+				wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+		wp_presentation_add_listener(bound_presentation, &presentation_listener,
+				NULL);
 	}
 }
 
@@ -1345,12 +1354,11 @@ static void feedback_sync_output(void *data,
 
 static void feedback_presented(void *data,
 		struct wp_presentation_feedback *feedback, uint32_t tv_sec_hi,
-		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
-		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t seq_hi,
+		uint32_t seq_lo, uint32_t flags) {
 	struct presented *p = data;
 	p->done = true;
-	p->ns = ((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000ull +
-		tv_nsec;
+	p->ns = ((uint64_t)tv_sec_hi << 32 | tv_sec_lo) * 1000000000ull + tv_nsec;
 	p->refresh_ns = refresh;
 	wp_presentation_feedback_destroy(feedback);
 }
@@ -1387,27 +1395,28 @@ static const struct wl_registry_listener test_registry_listener = {
  * drifts by under 100 ns from the grid it spans. */
 #define GRID_SLACK_NS 2000
 
-START_TEST(test_scene_animation_follows_display_time)
-{
+START_TEST(test_scene_animation_follows_display_time) {
 	struct harness *harness = harness_create("animation");
 	char *log_path;
 	struct sc_app app;
-	struct harness_vitrail *vitrail = start_frame_logged(harness, &log_path,
-		&app);
+	struct harness_vitrail *vitrail =
+			start_frame_logged(harness, &log_path, &app);
 	struct wl_registry *registry = wl_display_get_registry(app.display);
 	wl_registry_add_listener(registry, &test_registry_listener, NULL);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	ck_assert_msg(bound_test != NULL, "no vitrail_test_v1 version 2");
 	ck_assert_msg(bound_presentation != NULL, "no wp_presentation");
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0); // clock_id
-	ck_assert_msg(presentation_clock == CLOCK_MONOTONIC, "the presentation "
-		"clock is %u, not CLOCK_MONOTONIC", presentation_clock);
+	ck_assert_msg(presentation_clock == CLOCK_MONOTONIC,
+			"the presentation "
+			"clock is %u, not CLOCK_MONOTONIC",
+			presentation_clock);
 
 	ck_assert(sc_app_create_window(&app, "scene-anim", "anim", 600, 200, 0));
 	struct vitrail_scene_v1 *scene =
-		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
-	struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 100, 100,
-		0xffe04040);
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *node =
+			rect_node(&app, scene, 100, 100, 0xffe04040);
 	vitrail_scene_v1_set_root(scene, node);
 	show_scene(&app, vitrail);
 
@@ -1419,16 +1428,16 @@ START_TEST(test_scene_animation_follows_display_time)
 		ease[i] = wl_fixed_to_double(wl_fixed_from_double(ease[i]));
 	}
 	struct vitrail_scene_animation_v1 *anim = sc_node_animate(node,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, ANIM_MS,
-		VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
+			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, ANIM_MS,
+			VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
 	struct done_event done = { 0 };
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
 	// When the commit that starts the animation is shown, as the client
 	// sees it.
 	struct presented presented = { 0 };
 	wp_presentation_feedback_add_listener(
-		wp_presentation_feedback(bound_presentation, app.surface),
-		&feedback_listener, &presented);
+			wp_presentation_feedback(bound_presentation, app.surface),
+			&feedback_listener, &presented);
 	wl_surface_commit(app.surface);
 	pump(&app, 350, &done.done);
 	// One frame in the middle of the animation renders 120 ms late.
@@ -1438,8 +1447,9 @@ START_TEST(test_scene_animation_follows_display_time)
 	ck_assert_uint_eq(done.reason, VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED);
 	harness_settle(vitrail->conn);
 
-	ck_assert_msg(presented.done && !presented.discarded, "no presentation "
-		"feedback for the commit that started the animation");
+	ck_assert_msg(presented.done && !presented.discarded,
+			"no presentation "
+			"feedback for the commit that started the animation");
 	ck_assert_msg(presented.refresh_ns > 0, "the feedback has no refresh");
 	const int64_t period = presented.refresh_ns;
 
@@ -1459,11 +1469,12 @@ START_TEST(test_scene_animation_follows_display_time)
 		}
 	}
 	ck_assert_msg(first < n, "no animated frame logged");
-	ck_assert_msg(rows[first].presented_ns == presented.ns, "the first "
-		"animated frame was presented at %llu, but the client saw the "
-		"commit that started the animation presented at %llu",
-		(unsigned long long)rows[first].presented_ns,
-		(unsigned long long)presented.ns);
+	ck_assert_msg(rows[first].presented_ns == presented.ns,
+			"the first "
+			"animated frame was presented at %llu, but the client saw the "
+			"commit that started the animation presented at %llu",
+			(unsigned long long)rows[first].presented_ns,
+			(unsigned long long)presented.ns);
 	const uint64_t client_start = presented.ns - first_elapsed;
 	uint64_t start_ns = 0, prev_target = 0, last_target = 0;
 	double prev_value = -1, last_value = -1;
@@ -1483,9 +1494,11 @@ START_TEST(test_scene_animation_follows_display_time)
 		uint64_t start = rows[i].target_ns - elapsed;
 		if (start_ns == 0) {
 			start_ns = start;
-			ck_assert_msg(start_ns + 5000000 >= commit_ns, "the animation "
-				"started at %llu, before it was committed (%llu)",
-				(unsigned long long)start_ns, (unsigned long long)commit_ns);
+			ck_assert_msg(start_ns + 5000000 >= commit_ns,
+					"the animation "
+					"started at %llu, before it was committed (%llu)",
+					(unsigned long long)start_ns,
+					(unsigned long long)commit_ns);
 		}
 		// Every sample is taken for a display time: a vblank. Where it
 		// claims to be shown, client_start + elapsed, lies on the grid
@@ -1493,35 +1506,41 @@ START_TEST(test_scene_animation_follows_display_time)
 		// presented.ns, spaced by its refresh).
 		int64_t from_anchor = (int64_t)(elapsed - first_elapsed);
 		int64_t periods = llround((double)from_anchor / (double)period);
-		ck_assert_msg(llabs(from_anchor - periods * period) <=
-			GRID_SLACK_NS, "frame %zu sampled the animation at elapsed "
-			"%llu: %.3f ms off the vblank grid the client saw (period "
-			"%lld ns, start %llu)", i, (unsigned long long)elapsed,
-			(double)(from_anchor - periods * period) / 1e6,
-			(long long)period, (unsigned long long)client_start);
+		ck_assert_msg(llabs(from_anchor - periods * period) <= GRID_SLACK_NS,
+				"frame %zu sampled the animation at elapsed "
+				"%llu: %.3f ms off the vblank grid the client saw (period "
+				"%lld ns, start %llu)",
+				i, (unsigned long long)elapsed,
+				(double)(from_anchor - periods * period) / 1e6,
+				(long long)period, (unsigned long long)client_start);
 		// A frame that was shown (not replaced by a later one) was
 		// shown there or whole periods later (late), never earlier
 		// (unless the first frame itself was late, moving client_start
 		// later).
 		if (rows[i].presented_ns != 0) {
-			int64_t late = (int64_t)(rows[i].presented_ns -
-				(client_start + elapsed));
+			int64_t late =
+					(int64_t)(rows[i].presented_ns - (client_start + elapsed));
 			int64_t late_periods = llround((double)late / (double)period);
 			ck_assert_msg(llabs(late - late_periods * period) <=
-				GRID_SLACK_NS && (late_periods >= 0 ||
-				rows[first].dropped), "frame %zu, sampled for %llu, was "
-				"presented at %llu: %.3f ms later", i,
-				(unsigned long long)(client_start + elapsed),
-				(unsigned long long)rows[i].presented_ns, late / 1e6);
+									GRID_SLACK_NS &&
+							(late_periods >= 0 || rows[first].dropped),
+					"frame %zu, sampled for %llu, was "
+					"presented at %llu: %.3f ms later",
+					i, (unsigned long long)(client_start + elapsed),
+					(unsigned long long)rows[i].presented_ns, late / 1e6);
 		}
 		double p = elapsed / (ANIM_MS * 1e6);
-		double expected = p >= 1 ? ANIM_DISTANCE :
-			ANIM_DISTANCE * bezier(ease[0], ease[1], ease[2], ease[3], p);
-		ck_assert_msg(fabs(value - expected) < 0.02, "frame %zu at %.1f ms: "
-			"x = %.4f, the curve gives %.4f", i, elapsed / 1e6, value,
-			expected);
-		ck_assert_msg(value >= prev_value, "the motion went back at frame "
-			"%zu: %.4f after %.4f", i, value, prev_value);
+		double expected = p >= 1 ?
+				ANIM_DISTANCE :
+				ANIM_DISTANCE * bezier(ease[0], ease[1], ease[2], ease[3], p);
+		ck_assert_msg(fabs(value - expected) < 0.02,
+				"frame %zu at %.1f ms: "
+				"x = %.4f, the curve gives %.4f",
+				i, elapsed / 1e6, value, expected);
+		ck_assert_msg(value >= prev_value,
+				"the motion went back at frame "
+				"%zu: %.4f after %.4f",
+				i, value, prev_value);
 		if (prev_target != 0 && rows[i].target_ns - prev_target > longest_gap) {
 			longest_gap = rows[i].target_ns - prev_target;
 		}
@@ -1541,22 +1560,29 @@ START_TEST(test_scene_animation_follows_display_time)
 	// the frames after it skipped the vblanks it missed instead of
 	// slowing the animation down.
 	ck_assert_msg(stall_lateness >= (STALL_MS - 34) * 1000000ull ||
-		replaced > 0, "no frame was presented late (at most %.1f ms) or "
-		"replaced: the stall did not happen during the animation",
-		stall_lateness / 1e6);
+					replaced > 0,
+			"no frame was presented late (at most %.1f ms) or "
+			"replaced: the stall did not happen during the animation",
+			stall_lateness / 1e6);
 	ck_assert_msg(longest_gap >= (STALL_MS - 34) * 1000000ull,
-		"display times advance by at most %.1f ms per frame around the "
-		"stall", longest_gap / 1e6);
+			"display times advance by at most %.1f ms per frame around the "
+			"stall",
+			longest_gap / 1e6);
 	// The last frame drawn shows the target (the frame that finishes may
 	// draw nothing new); done comes with the first display time at or
 	// after the end.
-	ck_assert_msg(fabs(last_value - ANIM_DISTANCE) < 0.01, "it ended at "
-		"%.4f", last_value);
+	ck_assert_msg(fabs(last_value - ANIM_DISTANCE) < 0.01,
+			"it ended at "
+			"%.4f",
+			last_value);
 	ck_assert_uint_ge(done.display_ns, last_target);
 	int64_t done_off = (int64_t)(done.display_ns - client_start);
-	ck_assert_msg(llabs(done_off - llround((double)done_off / (double)period) *
-		period) <= GRID_SLACK_NS, "done's display time %llu is off the "
-		"vblank grid", (unsigned long long)done.display_ns);
+	ck_assert_msg(llabs(done_off -
+						  llround((double)done_off / (double)period) *
+								  period) <= GRID_SLACK_NS,
+			"done's display time %llu is off the "
+			"vblank grid",
+			(unsigned long long)done.display_ns);
 	ck_assert_uint_ge(done.display_ns - start_ns, ANIM_MS * 1000000ull);
 	ck_assert_uint_lt(done.display_ns - start_ns, (ANIM_MS + 17) * 1000000ull);
 	free(rows);
@@ -1573,7 +1599,8 @@ START_TEST(test_scene_animation_follows_display_time)
 }
 END_TEST
 
-/* ---- D-VSync --------------------------------------------------------------- */
+/* ---- D-VSync ---------------------------------------------------------------
+ */
 
 #define DV_ANIM_MS 1000
 #define DV_FRAMES 120
@@ -1600,28 +1627,27 @@ static struct dv_run dvsync_run(const char *pacing) {
 	struct harness *harness = harness_create(pacing);
 	char *log_path = NULL;
 	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
-	const char *args[] = { "--frame-log", log_path, "--pacing", pacing,
-		NULL };
+	const char *args[] = { "--frame-log", log_path, "--pacing", pacing, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-			.extra_args = args,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "800x600",
+					.extra_args = args,
+			});
 	struct sc_app app;
 	app_connect(&app, vitrail);
 	struct wl_registry *registry = wl_display_get_registry(app.display);
 	wl_registry_add_listener(registry, &test_registry_listener, NULL);
 	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 	ck_assert_msg(bound_test != NULL &&
-		vitrail_test_v1_get_version(bound_test) >= 4,
-		"no vitrail_test_v1 version 4");
-	ck_assert(sc_app_create_window(&app, "scene-dvsync", "dvsync", 600, 200,
-		0));
+					vitrail_test_v1_get_version(bound_test) >= 4,
+			"no vitrail_test_v1 version 4");
+	ck_assert(
+			sc_app_create_window(&app, "scene-dvsync", "dvsync", 600, 200, 0));
 	struct vitrail_scene_v1 *scene =
-		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
-	struct vitrail_scene_node_v1 *node = rect_node(&app, scene, 100, 100,
-		0xff40a0e0);
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+	struct vitrail_scene_node_v1 *node =
+			rect_node(&app, scene, 100, 100, 0xff40a0e0);
 	vitrail_scene_v1_set_root(scene, node);
 	show_scene(&app, vitrail);
 
@@ -1635,8 +1661,8 @@ static struct dv_run dvsync_run(const char *pacing) {
 	wl_array_release(&costs);
 	double target[2] = { ANIM_DISTANCE, 0 };
 	struct vitrail_scene_animation_v1 *anim = sc_node_animate(node,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, DV_ANIM_MS,
-		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, DV_ANIM_MS,
+			VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 	struct done_event done = { 0 };
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
 	wl_surface_commit(app.surface);
@@ -1675,14 +1701,15 @@ static struct dv_run dvsync_run(const char *pacing) {
 		first = first == 0 ? shown_at : first;
 		last = shown_at;
 		uint64_t off = shown_at > rows[i].target_ns ?
-			shown_at - rows[i].target_ns : rows[i].target_ns - shown_at;
+				shown_at - rows[i].target_ns :
+				rows[i].target_ns - shown_at;
 		run.off_time += off > slack;
 		// linear: the value is the curve at the frame's display time
 		double p = (double)elapsed / (DV_ANIM_MS * 1e6);
 		double expected = ANIM_DISTANCE * (p < 1 ? p : 1);
 		double error = fabs(value - expected);
-		run.worst_value_error = error > run.worst_value_error ? error :
-			run.worst_value_error;
+		run.worst_value_error =
+				error > run.worst_value_error ? error : run.worst_value_error;
 	}
 	ck_assert_msg(run.shown > 0, "%s: no animated frame shown", pacing);
 	for (uint64_t v = first; v <= last + slack; v += period) {
@@ -1690,15 +1717,15 @@ static struct dv_run dvsync_run(const char *pacing) {
 		for (size_t i = 0; i < n && !shown; i++) {
 			uint64_t at = rows[i].presented_ns;
 			shown = at != 0 && at + slack > v && at < v + slack &&
-				row_sample(&rows[i], 1, &(uint64_t){ 0 }, &(double){ 0 });
+					row_sample(&rows[i], 1, &(uint64_t){ 0 }, &(double){ 0 });
 		}
 		run.vblanks++;
 		run.missed += !shown;
 	}
 	printf("%s: %zu vblanks, %zu without a new frame; %zu frames shown, %zu "
-		"away from their display time; worst value error %.4f\n", pacing,
-		run.vblanks, run.missed, run.shown, run.off_time,
-		run.worst_value_error);
+		   "away from their display time; worst value error %.4f\n",
+			pacing, run.vblanks, run.missed, run.shown, run.off_time,
+			run.worst_value_error);
 	fflush(stdout);
 	free(rows);
 	free(log_path);
@@ -1715,25 +1742,31 @@ static struct dv_run dvsync_run(const char *pacing) {
  * this test able to fail. In sanitizer builds (renders several times
  * slower) only the positions are checked.
  */
-START_TEST(test_scene_dvsync_absorbs_long_frames)
-{
+START_TEST(test_scene_dvsync_absorbs_long_frames) {
 	struct dv_run dvsync = dvsync_run("dvsync");
 	struct dv_run vsync = dvsync_run("vsync");
 	ck_assert_msg(dvsync.worst_value_error < 0.02 &&
-		vsync.worst_value_error < 0.02, "a frame showed the animation "
-		"away from its curve at its display time");
+					vsync.worst_value_error < 0.02,
+			"a frame showed the animation "
+			"away from its curve at its display time");
 	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
 	if (sanitizer != NULL && strcmp(sanitizer, "none") != 0 &&
 			sanitizer[0] != '\0') {
 		printf("dvsync: frame drops not checked under %s\n", sanitizer);
 		return;
 	}
-	ck_assert_msg(vsync.missed >= 3, "vsync missed only %zu vblanks: the "
-		"trace's long frames did not bite", vsync.missed);
-	ck_assert_msg(dvsync.missed == 0, "dvsync: %zu of %zu vblanks showed no "
-		"new frame", dvsync.missed, dvsync.vblanks);
-	ck_assert_msg(dvsync.off_time == 0, "dvsync: %zu frames shown away from "
-		"their display time", dvsync.off_time);
+	ck_assert_msg(vsync.missed >= 3,
+			"vsync missed only %zu vblanks: the "
+			"trace's long frames did not bite",
+			vsync.missed);
+	ck_assert_msg(dvsync.missed == 0,
+			"dvsync: %zu of %zu vblanks showed no "
+			"new frame",
+			dvsync.missed, dvsync.vblanks);
+	ck_assert_msg(dvsync.off_time == 0,
+			"dvsync: %zu frames shown away from "
+			"their display time",
+			dvsync.off_time);
 }
 END_TEST
 
@@ -1744,8 +1777,7 @@ END_TEST
  * accumulation fills the queue). Then both idle for over two seconds:
  * the buffers the queue grew are freed, three per output stay (--stats).
  */
-START_TEST(test_scene_dvsync_per_output_limit)
-{
+START_TEST(test_scene_dvsync_per_output_limit) {
 	struct harness *harness = harness_create("dvsync_per_output");
 	char *log_path = NULL;
 	ck_assert(asprintf(&log_path, "%s/frames.csv", harness->out_dir) > 0);
@@ -1754,11 +1786,11 @@ START_TEST(test_scene_dvsync_per_output_limit)
 	const char *args[] = { "--frame-log", log_path, "--pacing", "dvsync",
 		"--prerender", "2,4", "--stats", stats_path, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 2,
-			.output_size = "640x480",
-			.extra_args = args,
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 2,
+					.output_size = "640x480",
+					.extra_args = args,
+			});
 	// one window per output (the one with the fewest windows)
 	spawn_example(harness, vitrail, "vitrail-scene-chat", "500");
 	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -1775,7 +1807,8 @@ START_TEST(test_scene_dvsync_per_output_limit)
 	int buffers[2] = { -1, -1 }, buffers_max[2] = { -1, -1 };
 	while (fgets(sline, sizeof(sline), sf) != NULL) {
 		int o = strncmp(sline, "HEADLESS-1:", 11) == 0 ? 0 :
-			strncmp(sline, "HEADLESS-2:", 11) == 0 ? 1 : -1;
+				strncmp(sline, "HEADLESS-2:", 11) == 0 ? 1 :
+														 -1;
 		const char *b = strstr(sline, " buffers=");
 		const char *m = strstr(sline, " buffers_max=");
 		if (o >= 0 && b != NULL && m != NULL) {
@@ -1785,11 +1818,13 @@ START_TEST(test_scene_dvsync_per_output_limit)
 	}
 	fclose(sf);
 	printf("dvsync_per_output: output buffers at the end %d and %d, at most "
-		"%d and %d\n", buffers[0], buffers[1], buffers_max[0],
-		buffers_max[1]);
+		   "%d and %d\n",
+			buffers[0], buffers[1], buffers_max[0], buffers_max[1]);
 	for (int o = 0; o < 2; o++) {
-		ck_assert_msg(buffers[o] >= 1 && buffers[o] <= 3, "HEADLESS-%d kept "
-			"%d output buffers after idling", o + 1, buffers[o]);
+		ck_assert_msg(buffers[o] >= 1 && buffers[o] <= 3,
+				"HEADLESS-%d kept "
+				"%d output buffers after idling",
+				o + 1, buffers[o]);
 	}
 	free(stats_path);
 
@@ -1802,8 +1837,8 @@ START_TEST(test_scene_dvsync_per_output_limit)
 	char line[4096];
 	ck_assert(fgets(line, sizeof(line), f) != NULL);
 	int col_output = -1, col_in_flight = -1, i = 0;
-	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save);
-			tok != NULL; tok = strtok_r(NULL, ",\n", &save), i++) {
+	for (char *save = NULL, *tok = strtok_r(line, ",\n", &save); tok != NULL;
+			tok = strtok_r(NULL, ",\n", &save), i++) {
 		col_output = strcmp(tok, "output") == 0 ? i : col_output;
 		col_in_flight = strcmp(tok, "in_flight") == 0 ? i : col_in_flight;
 	}
@@ -1812,11 +1847,12 @@ START_TEST(test_scene_dvsync_per_output_limit)
 	while (fgets(line, sizeof(line), f) != NULL) {
 		int output = -1, in_flight = 0;
 		i = 0;
-		for (char *save = NULL, *tok = strtok_r(line, ",", &save);
-				tok != NULL; tok = strtok_r(NULL, ",", &save), i++) {
+		for (char *save = NULL, *tok = strtok_r(line, ",", &save); tok != NULL;
+				tok = strtok_r(NULL, ",", &save), i++) {
 			if (i == col_output) {
 				output = strcmp(tok, "HEADLESS-1") == 0 ? 0 :
-					strcmp(tok, "HEADLESS-2") == 0 ? 1 : -1;
+						strcmp(tok, "HEADLESS-2") == 0  ? 1 :
+														  -1;
 			} else if (i == col_in_flight) {
 				in_flight = atoi(tok);
 			}
@@ -1827,7 +1863,8 @@ START_TEST(test_scene_dvsync_per_output_limit)
 	}
 	fclose(f);
 	printf("dvsync_per_output: %zu frames; most queued: HEADLESS-1 %d "
-		"(limit 2), HEADLESS-2 %d (limit 4)\n", n, most[0], most[1]);
+		   "(limit 2), HEADLESS-2 %d (limit 4)\n",
+			n, most[0], most[1]);
 	ck_assert_int_le(most[0], 2);
 	ck_assert_int_le(most[1], 4);
 	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
@@ -1845,22 +1882,21 @@ END_TEST
 
 /* ---- dirty -------------------------------------------------------------- */
 
-START_TEST(test_scene_dirty_only_what_changed)
-{
+START_TEST(test_scene_dirty_only_what_changed) {
 	struct harness *harness = harness_create("dirty");
 	char *log_path;
 	struct sc_app app;
-	struct harness_vitrail *vitrail = start_frame_logged(harness, &log_path,
-		&app);
+	struct harness_vitrail *vitrail =
+			start_frame_logged(harness, &log_path, &app);
 	ck_assert(sc_app_create_window(&app, "scene-dirty", "dirty", 500, 300, 0));
 	struct vitrail_scene_v1 *scene =
-		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
 	// root (no clip) -> A (4 nodes: A and 3 leaves), B (6 nodes)
 	struct vitrail_scene_node_v1 *root = vitrail_scene_v1_create_node(scene);
-	struct vitrail_scene_node_v1 *a = rect_node(&app, scene, 150, 150,
-		0xff404080);
-	struct vitrail_scene_node_v1 *b = rect_node(&app, scene, 150, 150,
-		0xff408040);
+	struct vitrail_scene_node_v1 *a =
+			rect_node(&app, scene, 150, 150, 0xff404080);
+	struct vitrail_scene_node_v1 *b =
+			rect_node(&app, scene, 150, 150, 0xff408040);
 	struct vitrail_scene_node_v1 *a_kids[3], *b_kids[5];
 	for (int i = 0; i < 3; i++) {
 		a_kids[i] = rect_node(&app, scene, 20, 20, 0xffffffff);
@@ -1881,8 +1917,8 @@ START_TEST(test_scene_dirty_only_what_changed)
 	// Animate A's transform: each frame re-prepares A's subtree only.
 	double target[2] = { 0, 120 };
 	struct vitrail_scene_animation_v1 *anim = sc_node_animate(a,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, 400,
-		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, 400,
+			VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 	struct done_event done = { 0 };
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
 	wl_surface_commit(app.surface);
@@ -1910,19 +1946,26 @@ START_TEST(test_scene_dirty_only_what_changed)
 		}
 		animated++;
 		last = i;
-		ck_assert_msg(rows[i].nodes_updated == 4, "animated frame %zu "
-			"re-prepared %u nodes; A's subtree is 4", i,
-			rows[i].nodes_updated);
-		ck_assert_msg(rows[i].lists_recorded == 0, "animated frame %zu "
-			"recorded %u display lists", i, rows[i].lists_recorded);
+		ck_assert_msg(rows[i].nodes_updated == 4,
+				"animated frame %zu "
+				"re-prepared %u nodes; A's subtree is 4",
+				i, rows[i].nodes_updated);
+		ck_assert_msg(rows[i].lists_recorded == 0,
+				"animated frame %zu "
+				"recorded %u display lists",
+				i, rows[i].lists_recorded);
 	}
 	ck_assert_msg(animated >= 5, "only %zu animated frames", animated);
 	ck_assert_msg(last + 1 < n, "no frame after the animation");
 	const struct frame_row *update = &rows[n - 1];
-	ck_assert_msg(update->lists_recorded == 1, "the list update recorded %u "
-		"display lists", update->lists_recorded);
-	ck_assert_msg(update->nodes_updated == 1, "the list update re-prepared "
-		"%u nodes", update->nodes_updated);
+	ck_assert_msg(update->lists_recorded == 1,
+			"the list update recorded %u "
+			"display lists",
+			update->lists_recorded);
+	ck_assert_msg(update->nodes_updated == 1,
+			"the list update re-prepared "
+			"%u nodes",
+			update->nodes_updated);
 	free(rows);
 	harness_check_output(vitrail->conn, "HEADLESS-1", TOLERANCE);
 
@@ -1946,21 +1989,20 @@ END_TEST
  * render time, so no frame records a display list (the compositor used to
  * record the three lists again at every frame, each clipped to the
  * ancestor at its new place). */
-START_TEST(test_scene_rounded_clip_animation)
-{
+START_TEST(test_scene_rounded_clip_animation) {
 	struct harness *harness = harness_create("rounded_animation");
 	char *log_path;
 	struct sc_app app;
-	struct harness_vitrail *vitrail = start_frame_logged(harness, &log_path,
-		&app);
-	ck_assert(sc_app_create_window(&app, "scene-rounded", "rounded", 400,
-		300, 0));
+	struct harness_vitrail *vitrail =
+			start_frame_logged(harness, &log_path, &app);
+	ck_assert(sc_app_create_window(&app, "scene-rounded", "rounded", 400, 300,
+			0));
 	struct vitrail_scene_v1 *scene =
-		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
 	struct vitrail_scene_node_v1 *root = vitrail_scene_v1_create_node(scene);
 	vitrail_scene_node_v1_set_clip(root, wl_fixed_from_int(20),
-		wl_fixed_from_int(20), wl_fixed_from_int(300), wl_fixed_from_int(200),
-		wl_fixed_from_int(24));
+			wl_fixed_from_int(20), wl_fixed_from_int(300),
+			wl_fixed_from_int(200), wl_fixed_from_int(24));
 	struct vitrail_scene_node_v1 *card = vitrail_scene_v1_create_node(scene);
 	struct sc_dl dl;
 	sc_dl_init(&dl);
@@ -1980,8 +2022,8 @@ START_TEST(test_scene_rounded_clip_animation)
 	/* the card slides across the clip's rounded corner */
 	double target[2] = { 120, 100 };
 	struct vitrail_scene_animation_v1 *anim = sc_node_animate(card,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, 400,
-		VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
+			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, 400,
+			VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL, 0);
 	struct done_event done = { 0 };
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
 	wl_surface_commit(app.surface);
@@ -1999,11 +2041,14 @@ START_TEST(test_scene_rounded_clip_animation)
 			continue;
 		}
 		animated++;
-		ck_assert_msg(rows[i].lists_recorded == 0, "animated frame %zu "
-			"recorded %u display lists", i, rows[i].lists_recorded);
-		ck_assert_msg(rows[i].nodes_updated == 3, "animated frame %zu "
-			"re-prepared %u nodes; the card's subtree is 3", i,
-			rows[i].nodes_updated);
+		ck_assert_msg(rows[i].lists_recorded == 0,
+				"animated frame %zu "
+				"recorded %u display lists",
+				i, rows[i].lists_recorded);
+		ck_assert_msg(rows[i].nodes_updated == 3,
+				"animated frame %zu "
+				"re-prepared %u nodes; the card's subtree is 3",
+				i, rows[i].nodes_updated);
 	}
 	ck_assert_msg(animated >= 5, "only %zu animated frames", animated);
 	free(rows);
@@ -2107,8 +2152,8 @@ static void *bystander_run(void *data) {
 static void bystander_start(struct bystander *b,
 		struct harness_vitrail *vitrail) {
 	app_connect(&b->app, vitrail);
-	ck_assert(sc_app_create_window(&b->app, "bystander", "bystander", 64,
-		64, 0xff2080c0));
+	ck_assert(sc_app_create_window(&b->app, "bystander", "bystander", 64, 64,
+			0xff2080c0));
 	atomic_init(&b->stop, false);
 	pthread_mutex_init(&b->lock, NULL);
 	ck_assert_int_eq(pthread_create(&b->thread, NULL, bystander_run, b), 0);
@@ -2143,7 +2188,7 @@ static void bystander_stop(struct bystander *b) {
 		b->cb = NULL;
 	}
 	ck_assert_msg(wl_display_get_error(b->app.display) == 0,
-		"the bystander's connection failed");
+			"the bystander's connection failed");
 	sc_app_finish(&b->app);
 }
 
@@ -2187,24 +2232,25 @@ static void wait_bystander_frames(struct bystander *b, int n) {
 #define AMP_GAP_MS 100
 #define AMP_GAP_TSAN_MS 250
 
-/* In a child: one list of display_list_size bytes of rectangles on AMP_NODES nodes, one
- * commit; the nodes would draw more than drawn_commands, so the scene
- * gets quota_exceeded. Exits 0 when it did. */
+/* In a child: one list of display_list_size bytes of rectangles on AMP_NODES
+ * nodes, one commit; the nodes would draw more than drawn_commands, so the
+ * scene gets quota_exceeded. Exits 0 when it did. */
 static void amplify(struct harness_vitrail *vitrail) {
 	struct sc_app app = { 0 };
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
-	if (!sc_app_init(&app, "amplifier") || !sc_app_create_window(&app,
-			"amplifier", "amplifier", 400, 300, 0)) {
+	if (!sc_app_init(&app, "amplifier") ||
+			!sc_app_create_window(&app, "amplifier", "amplifier", 400, 300,
+					0)) {
 		_exit(2);
 	}
 	struct vitrail_scene_v1 *scene =
-		vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
+			vitrail_scene_manager_v1_get_scene(app.manager, app.surface);
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	size_t rects = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_SIZE / 40;
 	for (size_t i = 0; i < rects; i++) {
 		sc_dl_rect(&dl, (float)(i % 400), (float)(i / 400 % 300), 1, 1,
-			SC_FILL(0xff000000 | (uint32_t)i));
+				SC_FILL(0xff000000 | (uint32_t)i));
 	}
 	struct vitrail_scene_display_list_v1 *list = sc_list_create(&app, &dl);
 	sc_dl_finish(&dl);
@@ -2224,12 +2270,15 @@ static void amplify(struct harness_vitrail *vitrail) {
 		_exit(1);
 	}
 	const struct wl_interface *interface = NULL;
-	uint32_t code = wl_display_get_protocol_error(app.display, &interface,
-		NULL);
+	uint32_t code =
+			wl_display_get_protocol_error(app.display, &interface, NULL);
 	fprintf(stderr, "amplifier: %s", error_log);
 	_exit(interface == &vitrail_scene_v1_interface &&
-		code == VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED &&
-		strstr(error_log, "over drawn_commands 65536") != NULL ? 0 : 1);
+							code == VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED &&
+							strstr(error_log, "over drawn_commands 65536") !=
+									NULL ?
+					0 :
+					1);
 }
 
 /*
@@ -2242,14 +2291,13 @@ static void amplify(struct harness_vitrail *vitrail) {
  * client is gone. Before, every node recorded its own copy and drew it:
  * 3 GB and a 20 s stall.
  */
-START_TEST(test_scene_shared_list_amplification)
-{
+START_TEST(test_scene_shared_list_amplification) {
 	struct harness *harness = harness_create("amplification");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "800x600",
+			});
 	struct bystander bystander = { 0 };
 	bystander_start(&bystander, vitrail);
 	wait_bystander_frames(&bystander, 30);
@@ -2271,35 +2319,45 @@ START_TEST(test_scene_shared_list_amplification)
 	harness_settle(vitrail->conn);
 	int frames;
 	int64_t gap = bystander_max_gap(&bystander, &frames);
-	fprintf(stderr, "amplification: %d nodes: client done in %" PRId64
-		" ms, bystander: %d frames, longest gap %" PRId64 " ms; VmRSS "
-		"before %ld KiB, at the client's end %ld KiB (+%ld)\n", AMP_NODES,
-		client_ms, frames, gap, before, during, during - before);
+	fprintf(stderr,
+			"amplification: %d nodes: client done in %" PRId64
+			" ms, bystander: %d frames, longest gap %" PRId64 " ms; VmRSS "
+			"before %ld KiB, at the client's end %ld KiB (+%ld)\n",
+			AMP_NODES, client_ms, frames, gap, before, during, during - before);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"the amplifying client: exit status 0x%x (see the log)", status);
-	ck_assert_msg(during - before < 128 * 1024, "vitrail grew by %ld KiB "
-		"for one 1 MiB list on %d nodes", during - before, AMP_NODES);
+			"the amplifying client: exit status 0x%x (see the log)", status);
+	ck_assert_msg(during - before < 128 * 1024,
+			"vitrail grew by %ld KiB "
+			"for one 1 MiB list on %d nodes",
+			during - before, AMP_NODES);
 	// ThreadSanitizer makes this main-thread work 5-7 times slower (450 ms
 	// measured), more than its timeout multiplier covers.
 	const char *sanitizer = getenv("VITRAIL_TEST_SANITIZER");
 	int bound = sanitizer != NULL && strcmp(sanitizer, "thread") == 0 ?
-		AMP_GAP_TSAN_MS : AMP_GAP_MS;
-	ck_assert_msg(gap <= harness_scaled_ms(bound), "the bystander "
-		"waited %" PRId64 " ms for a frame callback (bound %" PRId64
-		" ms)", gap, harness_scaled_ms(bound));
+			AMP_GAP_TSAN_MS :
+			AMP_GAP_MS;
+	ck_assert_msg(gap <= harness_scaled_ms(bound),
+			"the bystander "
+			"waited %" PRId64 " ms for a frame callback (bound %" PRId64 " ms)",
+			gap, harness_scaled_ms(bound));
 
 	wait_bystander_frames(&bystander, frames + 30);
 	harness_settle(vitrail->conn);
 	long after = vm_rss_kib(vitrail->proc);
-	fprintf(stderr, "amplification: VmRSS after the client left %ld KiB "
-		"(%+.1f%% of before)\n", after, 100.0 * (after - before) / before);
+	fprintf(stderr,
+			"amplification: VmRSS after the client left %ld KiB "
+			"(%+.1f%% of before)\n",
+			after, 100.0 * (after - before) / before);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	// The sanitizers keep freed memory (quarantine, their allocators).
-	fprintf(stderr, "amplification: VmRSS not checked under "
-		"a sanitizer\n");
+	fprintf(stderr,
+			"amplification: VmRSS not checked under "
+			"a sanitizer\n");
 #else
-	ck_assert_msg(after <= before + before / 10, "vitrail kept %ld KiB "
-		"after the client left (%ld before)", after, before);
+	ck_assert_msg(after <= before + before / 10,
+			"vitrail kept %ld KiB "
+			"after the client left (%ld before)",
+			after, before);
 #endif
 
 	bystander_stop(&bystander);
@@ -2337,11 +2395,11 @@ static void flood_init(struct flood *f, struct harness_vitrail *vitrail,
 		const char *app_id) {
 	*f = (struct flood){ 0 };
 	app_connect(&f->app, vitrail);
-	ck_assert(sc_app_create_window(&f->app, app_id, app_id, 32, 32,
-		0xff808080));
+	ck_assert(
+			sc_app_create_window(&f->app, app_id, app_id, 32, 32, 0xff808080));
 	wl_surface_commit(f->app.surface);
-	f->pixel = sc_buffer_create(&f->app, 1, 1, WL_SHM_FORMAT_ARGB8888,
-		0xffc04020);
+	f->pixel =
+			sc_buffer_create(&f->app, 1, 1, WL_SHM_FORMAT_ARGB8888, 0xffc04020);
 	ck_assert_ptr_nonnull(f->pixel);
 	ck_assert_int_ge(wl_display_roundtrip(f->app.display), 0);
 }
@@ -2354,19 +2412,19 @@ static void flood_sync(struct flood *f) {
 
 /* A desynchronised subsurface of parent at (x, y) showing the pixel,
  * committed; its parent's commit places it. */
-static struct wl_surface *flood_add(struct flood *f,
-		struct wl_surface *parent, int32_t x, int32_t y) {
+static struct wl_surface *flood_add(struct flood *f, struct wl_surface *parent,
+		int32_t x, int32_t y) {
 	if (f->len == f->cap) {
 		f->cap = f->cap == 0 ? 256 : f->cap * 2;
 		f->surfaces = realloc(f->surfaces, f->cap * sizeof(*f->surfaces));
-		f->subsurfaces = realloc(f->subsurfaces,
-			f->cap * sizeof(*f->subsurfaces));
+		f->subsurfaces =
+				realloc(f->subsurfaces, f->cap * sizeof(*f->subsurfaces));
 		ck_assert(f->surfaces != NULL && f->subsurfaces != NULL);
 	}
 	struct wl_surface *surface =
-		wl_compositor_create_surface(f->app.compositor);
+			wl_compositor_create_surface(f->app.compositor);
 	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(
-		f->app.subcompositor, surface, parent);
+			f->app.subcompositor, surface, parent);
 	wl_subsurface_set_position(sub, x, y);
 	wl_subsurface_set_desync(sub);
 	wl_surface_attach(surface, f->pixel->wl_buffer, 0, 0);
@@ -2415,7 +2473,7 @@ static void flood_finish(struct flood *f) {
 static int64_t main_thread_cpu_ms(struct harness_proc *proc) {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)proc->pid,
-		(int)proc->pid);
+			(int)proc->pid);
 	FILE *f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -2425,19 +2483,22 @@ static int64_t main_thread_cpu_ms(struct harness_proc *proc) {
 	char *p = strrchr(buf, ')');
 	ck_assert_ptr_nonnull(p);
 	unsigned long long utime = 0, stime = 0;
-	ck_assert_int_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
-		"%*u %*u %llu %llu", &utime, &stime), 2);
-	return (int64_t)((utime + stime) * 1000 / (unsigned long long)
-		sysconf(_SC_CLK_TCK));
+	ck_assert_int_eq(sscanf(p + 2,
+							 "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+							 "%*u %*u %llu %llu",
+							 &utime, &stime),
+			2);
+	return (int64_t)((utime + stime) * 1000 /
+			(unsigned long long)sysconf(_SC_CLK_TCK));
 }
 
 static struct harness_vitrail *start_with_bystander(struct harness *harness,
 		struct bystander *bystander) {
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){
-			.outputs = 1,
-			.output_size = "800x600",
-		});
+			&(struct harness_vitrail_options){
+					.outputs = 1,
+					.output_size = "800x600",
+			});
 	bystander_start(bystander, vitrail);
 	wait_bystander_frames(bystander, 30);
 	harness_settle(vitrail->conn);
@@ -2455,12 +2516,10 @@ static struct harness_vitrail *start_with_bystander(struct harness *harness,
  * of N children, over the limits unless vitrail is built with others)
  * it only reports.
  */
-START_TEST(test_scene_subsurfaces_linear)
-{
+START_TEST(test_scene_subsurfaces_linear) {
 	struct harness *harness = harness_create("subsurfaces");
 	struct bystander bystander = { 0 };
-	struct harness_vitrail *vitrail = start_with_bystander(harness,
-		&bystander);
+	struct harness_vitrail *vitrail = start_with_bystander(harness, &bystander);
 	const char *measure = getenv("VITRAIL_SUBSURFACE_MEASURE");
 	int parents = SUB_PARENTS, children = SUB_CHILDREN;
 	if (measure != NULL) {
@@ -2478,14 +2537,17 @@ START_TEST(test_scene_subsurfaces_linear)
 	cpu = main_thread_cpu_ms(vitrail->proc) - cpu;
 	int frames;
 	int64_t gap = bystander_max_gap(&bystander, &frames);
-	fprintf(stderr, "subsurfaces: %d x %d made and committed: vitrail's "
-		"main thread %" PRId64 " ms, client done in %" PRId64 " ms, "
-		"bystander: %d frames, longest gap %" PRId64 " ms\n", parents,
-		children, cpu, client_ms, frames, gap);
+	fprintf(stderr,
+			"subsurfaces: %d x %d made and committed: vitrail's "
+			"main thread %" PRId64 " ms, client done in %" PRId64 " ms, "
+			"bystander: %d frames, longest gap %" PRId64 " ms\n",
+			parents, children, cpu, client_ms, frames, gap);
 	ck_assert_msg(ok, "the flooding client got a protocol error");
 	if (measure == NULL) {
-		ck_assert_msg(gap <= harness_scaled_ms(SUB_GAP_MS), "the "
-			"bystander waited %" PRId64 " ms for a frame callback", gap);
+		ck_assert_msg(gap <= harness_scaled_ms(SUB_GAP_MS),
+				"the "
+				"bystander waited %" PRId64 " ms for a frame callback",
+				gap);
 	}
 
 	bystander_measure(&bystander);
@@ -2495,8 +2557,10 @@ START_TEST(test_scene_subsurfaces_linear)
 	harness_settle(vitrail->conn);
 	cpu = main_thread_cpu_ms(vitrail->proc) - cpu;
 	gap = bystander_max_gap(&bystander, &frames);
-	fprintf(stderr, "subsurfaces: shown: main thread %" PRId64 " ms, "
-		"longest gap %" PRId64 " ms (not checked)\n", cpu, gap);
+	fprintf(stderr,
+			"subsurfaces: shown: main thread %" PRId64 " ms, "
+			"longest gap %" PRId64 " ms (not checked)\n",
+			cpu, gap);
 
 	bystander_measure(&bystander);
 	cpu = main_thread_cpu_ms(vitrail->proc);
@@ -2504,15 +2568,18 @@ START_TEST(test_scene_subsurfaces_linear)
 	harness_settle(vitrail->conn);
 	cpu = main_thread_cpu_ms(vitrail->proc) - cpu;
 	gap = bystander_max_gap(&bystander, &frames);
-	fprintf(stderr, "subsurfaces: destroyed: main thread %" PRId64 " ms, "
-		"longest gap %" PRId64 " ms (the redraw of what they covered: "
-		"not checked)\n", cpu, gap);
+	fprintf(stderr,
+			"subsurfaces: destroyed: main thread %" PRId64 " ms, "
+			"longest gap %" PRId64 " ms (the redraw of what they covered: "
+			"not checked)\n",
+			cpu, gap);
 	if (measure == NULL) {
 		/* the main thread's share is what must stay linear; the gap
 		 * also waits for the renderer (over a second under TSan) */
-		ck_assert_msg(cpu <= harness_scaled_ms(SUB_GAP_MS), "destroying "
-			"the subsurfaces took %" PRId64 " ms of vitrail's main thread",
-			cpu);
+		ck_assert_msg(cpu <= harness_scaled_ms(SUB_GAP_MS),
+				"destroying "
+				"the subsurfaces took %" PRId64 " ms of vitrail's main thread",
+				cpu);
 	}
 
 	bystander_stop(&bystander);
@@ -2531,10 +2598,9 @@ static void flood_over(struct harness_vitrail *vitrail, int parents,
 	error_log[0] = '\0';
 	wl_log_set_handler_client(log_handler);
 	ck_assert_msg(!flood_run(&flood, parents, children),
-		"%d x %d subsurfaces: no protocol error", parents, children);
+			"%d x %d subsurfaces: no protocol error", parents, children);
 	const struct wl_interface *interface = NULL;
-	*code = wl_display_get_protocol_error(flood.app.display, &interface,
-		NULL);
+	*code = wl_display_get_protocol_error(flood.app.display, &interface, NULL);
 	ck_assert_ptr_eq(interface, &wl_subcompositor_interface);
 	// libwayland logs "<object>: error <code>: <message>\n"
 	const char *text = strstr(error_log, "error ");
@@ -2550,36 +2616,36 @@ static void flood_over(struct harness_vitrail *vitrail, int parents,
  * bystander keeps drawing, and vitrail's memory goes back to within 10%
  * once the client is gone.
  */
-START_TEST(test_scene_subsurfaces_limit)
-{
+START_TEST(test_scene_subsurfaces_limit) {
 	struct harness *harness = harness_create("subsurfaces-limit");
 	struct bystander bystander = { 0 };
-	struct harness_vitrail *vitrail = start_with_bystander(harness,
-		&bystander);
+	struct harness_vitrail *vitrail = start_with_bystander(harness, &bystander);
 	long before = vm_rss_kib(vitrail->proc);
 
 	uint32_t code;
 	char message[256];
 	// The window's one parent, then SUB_PER_PARENT + 1 children of it.
-	flood_over(vitrail, 1, SUB_PER_PARENT + 1, &code, message,
-		sizeof(message));
+	flood_over(vitrail, 1, SUB_PER_PARENT + 1, &code, message, sizeof(message));
 	fprintf(stderr, "subsurfaces-limit: per parent: %u \"%s\"\n", code,
-		message);
+			message);
 	ck_assert_uint_eq(code, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
-	ck_assert_msg(strncmp(message, "1025 subsurfaces of wl_surface@", 31)
-		== 0 && strstr(message, "over the limit 1024 per parent") != NULL,
-		"message: %s", message);
+	ck_assert_msg(strncmp(message, "1025 subsurfaces of wl_surface@", 31) ==
+							0 &&
+					strstr(message, "over the limit 1024 per parent") != NULL,
+			"message: %s", message);
 	ck_assert_uint_lt(strlen(message), ERROR_MESSAGE_MAX);
 
 	// 4 parents of 1023 children: 4,096; the next parent's first child
 	// is one too many for the client.
 	flood_over(vitrail, 5, SUB_PER_CLIENT / 4 - 1, &code, message,
-		sizeof(message));
+			sizeof(message));
 	fprintf(stderr, "subsurfaces-limit: per client: %u \"%s\"\n", code,
-		message);
+			message);
 	ck_assert_uint_eq(code, WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE);
-	ck_assert_msg(strcmp(message, "4097 subsurfaces, over the limit 4096 "
-		"per client") == 0, "message: %s", message);
+	ck_assert_msg(strcmp(message,
+						  "4097 subsurfaces, over the limit 4096 "
+						  "per client") == 0,
+			"message: %s", message);
 
 	harness_assert_alive(vitrail->proc);
 	harness_settle(vitrail->conn);
@@ -2588,16 +2654,20 @@ START_TEST(test_scene_subsurfaces_limit)
 	wait_bystander_frames(&bystander, frames + 30);
 	harness_settle(vitrail->conn);
 	long after = vm_rss_kib(vitrail->proc);
-	fprintf(stderr, "subsurfaces-limit: VmRSS before %ld KiB, after the "
-		"clients left %ld KiB (%+.1f%%)\n", before, after,
-		100.0 * (after - before) / before);
+	fprintf(stderr,
+			"subsurfaces-limit: VmRSS before %ld KiB, after the "
+			"clients left %ld KiB (%+.1f%%)\n",
+			before, after, 100.0 * (after - before) / before);
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	// The sanitizers keep freed memory (quarantine, their allocators).
-	fprintf(stderr, "subsurfaces-limit: VmRSS not checked under "
-		"a sanitizer\n");
+	fprintf(stderr,
+			"subsurfaces-limit: VmRSS not checked under "
+			"a sanitizer\n");
 #else
-	ck_assert_msg(after <= before + before / 10, "vitrail kept %ld KiB "
-		"after the clients left (%ld before)", after, before);
+	ck_assert_msg(after <= before + before / 10,
+			"vitrail kept %ld KiB "
+			"after the clients left (%ld before)",
+			after, before);
 #endif
 
 	bystander_stop(&bystander);
@@ -2611,24 +2681,23 @@ END_TEST
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("scene");
 	harness_add_case(suite, "examples", test_scene_examples_match_reference,
-		240);
+			240);
 	harness_add_case(suite, "atomic", test_scene_atomic_commit, 120);
 	harness_add_case(suite, "errors",
-		test_scene_errors_disconnect_only_the_offender, 300);
+			test_scene_errors_disconnect_only_the_offender, 300);
 	harness_add_case(suite, "animation",
-		test_scene_animation_follows_display_time, 120);
+			test_scene_animation_follows_display_time, 120);
 	harness_add_case(suite, "dirty", test_scene_dirty_only_what_changed, 120);
 	harness_add_case(suite, "rounded_animation",
-		test_scene_rounded_clip_animation, 120);
+			test_scene_rounded_clip_animation, 120);
 	harness_add_case(suite, "dvsync", test_scene_dvsync_absorbs_long_frames,
-		120);
+			120);
 	harness_add_case(suite, "dvsync_per_output",
-		test_scene_dvsync_per_output_limit, 120);
+			test_scene_dvsync_per_output_limit, 120);
 	harness_add_case(suite, "amplification",
-		test_scene_shared_list_amplification, 120);
-	harness_add_case(suite, "subsurfaces", test_scene_subsurfaces_linear,
-		240);
-	harness_add_case(suite, "subsurfaces_limit",
-		test_scene_subsurfaces_limit, 240);
+			test_scene_shared_list_amplification, 120);
+	harness_add_case(suite, "subsurfaces", test_scene_subsurfaces_linear, 240);
+	harness_add_case(suite, "subsurfaces_limit", test_scene_subsurfaces_limit,
+			240);
 	return harness_run_suite(suite, argc, argv);
 }

@@ -28,27 +28,27 @@ static struct vt_scroll_span span(int32_t region, int32_t offset,
 	};
 }
 
-/* ---- Algorithm 1 ---------------------------------------------------------- */
+/* ---- Algorithm 1 ----------------------------------------------------------
+ */
 
 /* The paper's figure 5a-c: a screen of H = 400, N = 2 (an 800-pixel
  * frame from 0); up-scrolls of 100, 150 reuse (250 + 400 <= 800), 200
  * more overflows: 450 + 400 = 850 > 800, shown clamped at 400, 50 pixels
  * missing. */
-START_TEST(test_scroll_fit_paper_up)
-{
+START_TEST(test_scroll_fit_paper_up) {
 	struct vt_scroll_span s = span(400, 0, 800, 100000);
 	int32_t shown, overflow;
 	ck_assert_int_eq(vt_scroll_fit(&s, 100, &shown, &overflow),
-		VT_SCROLL_REUSE);
+			VT_SCROLL_REUSE);
 	ck_assert_int_eq(shown, 100);
 	ck_assert_int_eq(overflow, 0);
 	ck_assert_int_eq(vt_scroll_fit(&s, 250, &shown, &overflow),
-		VT_SCROLL_REUSE);
+			VT_SCROLL_REUSE);
 	ck_assert_int_eq(shown, 250);
 	/* the window's end at the frame's end still fits: 400 + 400 = 800 */
 	ck_assert_int_eq(vt_scroll_fit(&s, 400, &shown, NULL), VT_SCROLL_REUSE);
 	ck_assert_int_eq(vt_scroll_fit(&s, 450, &shown, &overflow),
-		VT_SCROLL_OVERFLOW_AFTER);
+			VT_SCROLL_OVERFLOW_AFTER);
 	ck_assert_int_eq(shown, 400);
 	ck_assert_int_eq(overflow, 50);
 }
@@ -57,31 +57,30 @@ END_TEST
 /* Both directions (figure 5d, which the paper answers by rendering without
  * pre-rendered content): a frame [1000, 1800) holds windows from 1000 to
  * 1400; 950 is 50 before it, 1401 one after. */
-START_TEST(test_scroll_fit_both_directions)
-{
+START_TEST(test_scroll_fit_both_directions) {
 	struct vt_scroll_span s = span(400, 1000, 800, 100000);
 	int32_t shown, overflow;
 	ck_assert_int_eq(vt_scroll_fit(&s, 950, &shown, &overflow),
-		VT_SCROLL_OVERFLOW_BEFORE);
+			VT_SCROLL_OVERFLOW_BEFORE);
 	ck_assert_int_eq(shown, 1000);
 	ck_assert_int_eq(overflow, 50);
 	ck_assert_int_eq(vt_scroll_fit(&s, 1000, &shown, &overflow),
-		VT_SCROLL_REUSE);
+			VT_SCROLL_REUSE);
 	ck_assert_int_eq(overflow, 0);
 	ck_assert_int_eq(vt_scroll_fit(&s, 1400, &shown, NULL), VT_SCROLL_REUSE);
 	ck_assert_int_eq(shown, 1400);
 	ck_assert_int_eq(vt_scroll_fit(&s, 1401, &shown, &overflow),
-		VT_SCROLL_OVERFLOW_AFTER);
+			VT_SCROLL_OVERFLOW_AFTER);
 	ck_assert_int_eq(shown, 1400);
 	ck_assert_int_eq(overflow, 1);
 	/* whole pixels: 999.5 rounds to 1000, 999.49 to 999 */
 	ck_assert_int_eq(vt_scroll_fit(&s, 999.5, &shown, NULL), VT_SCROLL_REUSE);
 	ck_assert_int_eq(vt_scroll_fit(&s, 999.49, &shown, &overflow),
-		VT_SCROLL_OVERFLOW_BEFORE);
+			VT_SCROLL_OVERFLOW_BEFORE);
 	ck_assert_int_eq(overflow, 1);
 	/* a frame far away: clamped to its nearest window */
 	ck_assert_int_eq(vt_scroll_fit(&s, 5000, &shown, &overflow),
-		VT_SCROLL_OVERFLOW_AFTER);
+			VT_SCROLL_OVERFLOW_AFTER);
 	ck_assert_int_eq(shown, 1400);
 	ck_assert_int_eq(overflow, 3600);
 }
@@ -90,8 +89,7 @@ END_TEST
 /* The scroll range: content 1000, region 400: positions 0 to 600. A
  * content shorter than the region (300) scrolls nowhere; a frame shorter
  * than the window shows its start. */
-START_TEST(test_scroll_fit_content_edges)
-{
+START_TEST(test_scroll_fit_content_edges) {
 	struct vt_scroll_span s = span(400, 200, 800, 1000);
 	int32_t shown, overflow;
 	ck_assert_int_eq(vt_scroll_max(&s), 600);
@@ -103,21 +101,21 @@ START_TEST(test_scroll_fit_content_edges)
 	ck_assert_int_eq(shown, 600);
 	/* -50 is 0, 200 before the frame */
 	ck_assert_int_eq(vt_scroll_fit(&s, -50, &shown, &overflow),
-		VT_SCROLL_OVERFLOW_BEFORE);
+			VT_SCROLL_OVERFLOW_BEFORE);
 	ck_assert_int_eq(shown, 200);
 	ck_assert_int_eq(overflow, 200);
 
 	struct vt_scroll_span shorter = span(400, 0, 300, 300);
 	ck_assert_int_eq(vt_scroll_max(&shorter), 0);
 	ck_assert_int_eq(vt_scroll_fit(&shorter, 80, &shown, NULL),
-		VT_SCROLL_REUSE);
+			VT_SCROLL_REUSE);
 	ck_assert_int_eq(shown, 0);
 
 	/* window 400 over a frame [100, 400): it shows 100, and the window
 	 * [100, 500) lacks 100 pixels */
 	struct vt_scroll_span small = span(400, 100, 300, 100000);
 	ck_assert_int_eq(vt_scroll_fit(&small, 100, &shown, &overflow),
-		VT_SCROLL_OVERFLOW_AFTER);
+			VT_SCROLL_OVERFLOW_AFTER);
 	ck_assert_int_eq(shown, 100);
 	ck_assert_int_eq(overflow, 100);
 }
@@ -125,8 +123,7 @@ END_TEST
 
 /* Both axes: x [0, 500) region 200 frame [100, 400); y region 300 frame
  * [1000, 1600). */
-START_TEST(test_scroll_decide_two_axes)
-{
+START_TEST(test_scroll_decide_two_axes) {
 	struct vt_scroll_span s[2] = {
 		span(200, 100, 300, 5000),
 		span(300, 1000, 600, 100000),
@@ -163,12 +160,12 @@ START_TEST(test_scroll_decide_two_axes)
 }
 END_TEST
 
-/* ---- estimates ------------------------------------------------------------ */
+/* ---- estimates ------------------------------------------------------------
+ */
 
 /* Samples every 8 ms at 1000 px/s: 1000; two samples 10 ms and 5 px
  * apart: 500; nothing in the last 100 ms: 0; backwards: negative. */
-START_TEST(test_scroll_velocity)
-{
+START_TEST(test_scroll_velocity) {
 	struct vt_scroll_velocity v;
 	vt_scroll_velocity_reset(&v);
 	ck_assert(vt_scroll_velocity_get(&v, T0) == 0.0);
@@ -212,7 +209,7 @@ START_TEST(test_scroll_velocity)
 		400 };
 	for (int k = 0; k < 10; k++) {
 		vt_scroll_velocity_add(&v, T0 + handled[k] * MS,
-			8 * MS + (uint64_t)k * 10 * MS, 20.0 * (k + 1));
+				8 * MS + (uint64_t)k * 10 * MS, 20.0 * (k + 1));
 	}
 	/* at the lift's own timestamp, 10 ms after the last event */
 	got = vt_scroll_velocity_get(&v, 8 * MS + 100 * MS);
@@ -221,14 +218,15 @@ START_TEST(test_scroll_velocity)
 	 * happened (the third: 12 ms, where the others took 22-330): 400 ms
 	 * on vitrail's clock is 388 on the events' */
 	ck_assert_uint_eq(vt_scroll_velocity_event_clock(&v, T0 + 400 * MS),
-		8 * MS + 380 * MS);
+			8 * MS + 380 * MS);
 	/* 100 ms after the last event on the events' clock: still; stands */
-	ck_assert(vt_scroll_velocity_get(&v,
-		vt_scroll_velocity_event_clock(&v, T0 + 400 * MS)) == 0.0);
+	ck_assert(
+			vt_scroll_velocity_get(&v,
+					vt_scroll_velocity_event_clock(&v, T0 + 400 * MS)) == 0.0);
 	/* an event handled sooner than any before moves the anchor */
 	vt_scroll_velocity_add(&v, T0 + 405 * MS, 8 * MS + 400 * MS, 220.0);
 	ck_assert_uint_eq(vt_scroll_velocity_event_clock(&v, T0 + 410 * MS),
-		8 * MS + 405 * MS);
+			8 * MS + 405 * MS);
 	/* a clock that went back starts over */
 	vt_scroll_velocity_add(&v, T0 + 420 * MS, 5 * MS, 230.0);
 	ck_assert_int_eq(v.n, 1);
@@ -237,28 +235,26 @@ END_TEST
 
 /* Ten answers of 10 .. 19 ms: the 90th percentile is the 10th of them
  * sorted (index 10 * 9 / 10 = 9): 19 ms, plus an eighth: 21.375 ms. */
-START_TEST(test_scroll_render_time)
-{
+START_TEST(test_scroll_render_time) {
 	struct vt_scroll_render_time rt = { 0 };
 	ck_assert_uint_eq(vt_scroll_render_time_get(&rt, 50 * MS), 50 * MS);
 	for (int i = 9; i >= 0; i--) {
 		vt_scroll_render_time_add(&rt, (10 + (uint64_t)i) * MS);
 	}
 	ck_assert_uint_eq(vt_scroll_render_time_get(&rt, 50 * MS),
-		19 * MS + 19 * MS / 8);
+			19 * MS + 19 * MS / 8);
 	/* the ring keeps the last 16: twenty more of 2 ms push them out */
 	for (int i = 0; i < 20; i++) {
 		vt_scroll_render_time_add(&rt, 2 * MS);
 	}
 	ck_assert_uint_eq(vt_scroll_render_time_get(&rt, 50 * MS),
-		2 * MS + 2 * MS / 8);
+			2 * MS + 2 * MS / 8);
 }
 END_TEST
 
 /* ---- requests and placement ---------------------------------------------- */
 
-START_TEST(test_scroll_frame_extent)
-{
+START_TEST(test_scroll_frame_extent) {
 	ck_assert_int_eq(vt_scroll_frame_extent(400, 100000, 2.0, true), 800);
 	ck_assert_int_eq(vt_scroll_frame_extent(400, 100000, 1.5, true), 600);
 	ck_assert_int_eq(vt_scroll_frame_extent(400, 100000, 2.5, true), 1000);
@@ -275,8 +271,7 @@ END_TEST
 
 /* The margin behind the window: 1000 px/s over a 50 ms lead is 1.5 * 50 +
  * 8 = 83 pixels; at 5000 px/s 383, more than the room (800 - 400) / 2. */
-START_TEST(test_scroll_reverse_margin)
-{
+START_TEST(test_scroll_reverse_margin) {
 	double m = vt_scroll_reverse_margin(1000.0, 50 * MS, 400, 800);
 	ck_assert_msg(fabs(m - 83.0) < 1e-9, "margin %f", m);
 	m = vt_scroll_reverse_margin(-1000.0, 50 * MS, 400, 800);
@@ -287,53 +282,47 @@ START_TEST(test_scroll_reverse_margin)
 END_TEST
 
 /* Region 400, frame 800, content 10000. */
-START_TEST(test_scroll_place_frame)
-{
+START_TEST(test_scroll_place_frame) {
 	/* still at 1000 with the whole room (200) as margin: centred,
 	 * (1000 + 1000 + 400) / 2 - 400 = 800 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000,
-		1000, 200), 800);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 1000, 1000, 1000, 200), 800);
 	/* moving on (down) from 1000, 83 behind: 917 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000, 1e9,
-		83),
-		917);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 1000, 1000, 1e9, 83), 917);
 	/* moving back (up): the frame ends 83 after the window's end,
 	 * 1000 + 400 + 83 - 800 = 683 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000, -1e9,
-		83),
-		683);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 1000, 1000, -1e9, 83), 683);
 	/* a fling from 1000 to 1200 with 50 of margin: 200 + 400 + 100 =
 	 * 700 fits in 800, centred on it: (1000 + 1200 + 400) / 2 - 400 =
 	 * 900 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 1000, 1200,
-		50),
-		900);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 1000, 1000, 1200, 50), 900);
 	/* the same path backwards: the same frame */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1200, 1200, 1000,
-		50),
-		900);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 1200, 1200, 1000, 50), 900);
 	/* clamped to the content: centred at 100 would start at -100; at
 	 * 9500, (19000 + 400) / 2 - 400 = 9300 > 10000 - 800 = 9200 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 100, 100, 100,
-		200),
-		0);
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 9500, 9500,
-		9500, 200), 9200);
+	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 100, 100, 100, 200),
+			0);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 9500, 9500, 9500, 200),
+			9200);
 	/* a prediction far from the window now (3000 when it is at 1000):
 	 * the frame still holds the window now, [1000, 1400), from its
 	 * start; backwards from 3000 to 1000 predicted: the frame ends with
 	 * the window, 3000 + 400 - 800 = 2600 */
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 1000, 3000, 1e9,
-		83), 1000);
-	ck_assert_int_eq(vt_scroll_place_frame(400, 800, 10000, 3000, 1000,
-		-1e9, 83), 2600);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 1000, 3000, 1e9, 83), 1000);
+	ck_assert_int_eq(
+			vt_scroll_place_frame(400, 800, 10000, 3000, 1000, -1e9, 83), 2600);
 }
 END_TEST
 
 /* A window predicted 61 ms ahead at 1000 px/s: 61 px further. Frame
  * [917, 1717): windows up to 1317 fit. */
-START_TEST(test_scroll_need_frame)
-{
+START_TEST(test_scroll_need_frame) {
 	struct vt_scroll_span s = span(400, 917, 800, 10000);
 	ck_assert(!vt_scroll_need_frame(&s, 1200 + 61));
 	ck_assert(!vt_scroll_need_frame(&s, 1317));
@@ -372,22 +361,21 @@ static uint64_t sim_lead(const struct sim *sim) {
 /* One frame at display time t: the answer lands, the window is judged,
  * and maybe a new frame is asked for. pos_at gives the position at a
  * time, to the end of the motion. */
-static void sim_frame(struct sim *sim, uint64_t t, double pos,
-		double predicted, double to, double velocity) {
+static void sim_frame(struct sim *sim, uint64_t t, double pos, double predicted,
+		double to, double velocity) {
 	if (sim->outstanding && t >= sim->answer_at) {
 		sim->outstanding = false;
 		sim->s.offset = sim->pending_offset;
-		vt_scroll_render_time_add(&sim->rt, sim->answer_at -
-			sim->requested_at);
+		vt_scroll_render_time_add(&sim->rt, sim->answer_at - sim->requested_at);
 	}
 	if (vt_scroll_fit(&sim->s, pos, NULL, NULL) != VT_SCROLL_REUSE) {
 		sim->overflows++;
 	}
 	if (!sim->outstanding && vt_scroll_need_frame(&sim->s, predicted)) {
 		double margin = vt_scroll_reverse_margin(velocity, sim_lead(sim),
-			sim->s.region, sim->s.extent);
+				sim->s.region, sim->s.extent);
 		sim->pending_offset = vt_scroll_place_frame(sim->s.region,
-			sim->s.extent, sim->s.content, pos, predicted, to, margin);
+				sim->s.extent, sim->s.content, pos, predicted, to, margin);
 		sim->outstanding = true;
 		sim->requested_at = t;
 		sim->answer_at = t + 40 * MS;
@@ -395,8 +383,7 @@ static void sim_frame(struct sim *sim, uint64_t t, double pos,
 	}
 }
 
-START_TEST(test_scroll_steady_scroll)
-{
+START_TEST(test_scroll_steady_scroll) {
 	struct sim sim = { .s = span(400, 0, 800, 100000) };
 	const double v = 1000.0;
 	for (uint64_t k = 0; k <= 600; k++) {
@@ -407,8 +394,8 @@ START_TEST(test_scroll_steady_scroll)
 		sim_frame(&sim, t, pos, predicted, predicted + 1e6, v);
 	}
 	ck_assert_int_eq(sim.overflows, 0);
-	ck_assert_msg(sim.requests >= 32 && sim.requests <= 36,
-		"%d requests", sim.requests);
+	ck_assert_msg(sim.requests >= 32 && sim.requests <= 36, "%d requests",
+			sim.requests);
 
 	/* down for 2 s, then back up at the same speed: the margin behind
 	 * the window covers the turn */
@@ -430,7 +417,8 @@ START_TEST(test_scroll_steady_scroll)
 }
 END_TEST
 
-/* ---- fling ---------------------------------------------------------------- */
+/* ---- fling ----------------------------------------------------------------
+ */
 
 /* v0 = 1000 px/s, tau = 0.5 s, stop 20 px/s from 100:
  *   x(t) = 100 + 500 (1 - e^(-2t)), v(t) = 1000 e^(-2t)
@@ -439,8 +427,7 @@ END_TEST
  *   v(0.5) = 367.8794
  *   ends when v = 20: t = 0.5 ln 50 = 1.9560115 s, at 100 + 0.5 (1000 -
  *   20) = 590. */
-START_TEST(test_scroll_fling)
-{
+START_TEST(test_scroll_fling) {
 	struct vt_fling f;
 	ck_assert(vt_fling_start(&f, T0, 100.0, 1000.0, 0.5, 20.0, 0.0, 1e6));
 	ck_assert(fabs(vt_fling_position(&f, T0) - 100.0) < 1e-9);
@@ -451,27 +438,28 @@ START_TEST(test_scroll_fling)
 	ck_assert_msg(fabs(x - 532.3324) < 1e-3, "x(1.0) = %f", x);
 	double v = vt_fling_velocity(&f, T0 + 500 * MS);
 	ck_assert_msg(fabs(v - 367.8794) < 1e-3, "v(0.5) = %f", v);
-	ck_assert_msg(llabs((long long)f.end_ns - (long long)(T0 + 1956011500ull))
-		< 1000, "end at %llu", (unsigned long long)(f.end_ns - T0));
+	ck_assert_msg(llabs((long long)f.end_ns - (long long)(T0 + 1956011500ull)) <
+					1000,
+			"end at %llu", (unsigned long long)(f.end_ns - T0));
 	ck_assert(fabs(f.end_pos - 590.0) < 1e-9);
 	ck_assert(!vt_fling_done(&f, f.end_ns - 1));
 	ck_assert(vt_fling_done(&f, f.end_ns));
-	ck_assert(fabs(vt_fling_position(&f, f.end_ns + 5000 * MS) - 590.0) <
-		1e-9);
+	ck_assert(fabs(vt_fling_position(&f, f.end_ns + 5000 * MS) - 590.0) < 1e-9);
 	ck_assert(vt_fling_velocity(&f, f.end_ns) == 0.0);
 	/* sampled at display times: the 60 Hz grid's 30th vblank after the
 	 * lift (0.5 s): the same x(0.5) */
 	x = vt_fling_position(&f, T0 + 30 * P);
-	ck_assert_msg(fabs(x - (100.0 + 500.0 * (1.0 - exp(-2.0 *
-		(30.0 * P / 1e9))))) < 1e-6, "x(30 P) = %f", x);
+	ck_assert_msg(
+			fabs(x - (100.0 + 500.0 * (1.0 - exp(-2.0 * (30.0 * P / 1e9))))) <
+					1e-6,
+			"x(30 P) = %f", x);
 }
 END_TEST
 
 /* Upwards (-1000 px/s from 1000): ends at 1000 - 490 = 510. Against the
  * range's end 400 (from 100): stops at 400 when 500 (1 - e^(-2t)) = 300,
  * t = -0.5 ln 0.4 = 0.4581454 s. Too slow, or at the edge: no fling. */
-START_TEST(test_scroll_fling_edges)
-{
+START_TEST(test_scroll_fling_edges) {
 	struct vt_fling f;
 	ck_assert(vt_fling_start(&f, T0, 1000.0, -1000.0, 0.5, 20.0, 0.0, 1e6));
 	ck_assert(fabs(f.end_pos - 510.0) < 1e-9);
@@ -480,8 +468,9 @@ START_TEST(test_scroll_fling_edges)
 
 	ck_assert(vt_fling_start(&f, T0, 100.0, 1000.0, 0.5, 20.0, 0.0, 400.0));
 	ck_assert(fabs(f.end_pos - 400.0) < 1e-9);
-	ck_assert_msg(llabs((long long)f.end_ns - (long long)(T0 + 458145400ull))
-		< 1000, "end at %llu", (unsigned long long)(f.end_ns - T0));
+	ck_assert_msg(llabs((long long)f.end_ns - (long long)(T0 + 458145400ull)) <
+					1000,
+			"end at %llu", (unsigned long long)(f.end_ns - T0));
 	ck_assert(fabs(vt_fling_position(&f, T0 + 458 * MS) - 400.0) < 0.1);
 	ck_assert(vt_fling_position(&f, T0 + 459 * MS) == 400.0);
 
@@ -496,24 +485,23 @@ END_TEST
 /* A fling of 3000 px/s (tau 0.35: 0.35 * 2980 = 1043 px over 0.35 ln 150 =
  * 1.75 s) planned with the fling's own prediction: frames requested one
  * lead ahead around the rest of its path never show a clamped window. */
-START_TEST(test_scroll_fling_planned)
-{
+START_TEST(test_scroll_fling_planned) {
 	struct vt_fling f;
 	ck_assert(vt_fling_start(&f, T0, 2000.0, 3000.0, VT_FLING_TAU_DEFAULT,
-		VT_FLING_STOP_VELOCITY, 0.0, 99600.0));
+			VT_FLING_STOP_VELOCITY, 0.0, 99600.0));
 	ck_assert(fabs(f.end_pos - (2000.0 + 0.35 * 2980.0)) < 1e-6);
 	struct sim sim = { .s = span(400, 1800, 800, 100000) };
 	for (uint64_t k = 0; k <= 150; k++) {
 		uint64_t t = T0 + k * P;
 		double pos = vt_fling_position(&f, t);
 		uint64_t lead = sim_lead(&sim);
-		sim_frame(&sim, t, pos, vt_fling_position(&f, t + lead),
-			f.end_pos, vt_fling_velocity(&f, t + lead));
+		sim_frame(&sim, t, pos, vt_fling_position(&f, t + lead), f.end_pos,
+				vt_fling_velocity(&f, t + lead));
 	}
 	ck_assert_int_eq(sim.overflows, 0);
 	/* 1043 px with 300-400 px per frame: a handful */
 	ck_assert_msg(sim.requests >= 2 && sim.requests <= 5, "%d requests",
-		sim.requests);
+			sim.requests);
 }
 END_TEST
 

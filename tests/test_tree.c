@@ -16,29 +16,25 @@ static struct vr_node *root;
 static int log_errors;
 
 static void count_errors(enum vr_log_level level, const char *fmt,
-		va_list args)
-{
+		va_list args) {
 	if (level == VR_LOG_ERROR) {
 		log_errors++;
 	}
 }
 
-static void setup(void)
-{
+static void setup(void) {
 	tree = vr_tree_create();
 	ck_assert_ptr_nonnull(tree);
 	root = vr_tree_root(tree);
 }
 
-static void teardown(void)
-{
+static void teardown(void) {
 	vr_tree_destroy(tree);
 	tree = NULL;
 }
 
 static struct vr_node *rect_node(struct vr_node *parent, float x, float y,
-		float w, float h)
-{
+		float w, float h) {
 	struct vr_node *node = vr_node_create(tree);
 	ck_assert_ptr_nonnull(node);
 	vr_node_set_position(node, x, y);
@@ -51,36 +47,33 @@ static struct vr_node *rect_node(struct vr_node *parent, float x, float y,
 	return node;
 }
 
-#define ck_assert_box(box, bx, by, bw, bh) do { \
-	ck_assert_int_eq((box).x, (bx)); \
-	ck_assert_int_eq((box).y, (by)); \
-	ck_assert_int_eq((box).width, (bw)); \
-	ck_assert_int_eq((box).height, (bh)); \
-} while (0)
+#define ck_assert_box(box, bx, by, bw, bh) \
+	do { \
+		ck_assert_int_eq((box).x, (bx)); \
+		ck_assert_int_eq((box).y, (by)); \
+		ck_assert_int_eq((box).width, (bw)); \
+		ck_assert_int_eq((box).height, (bh)); \
+	} while (0)
 
-static struct vr_box bounds_of(struct vr_node *node)
-{
+static struct vr_box bounds_of(struct vr_node *node) {
 	struct vr_box box;
 	ck_assert_msg(vr_node_get_bounds(node, &box), "node not drawn");
 	return box;
 }
 
 /* Update and return the damage as one region (caller finishes it). */
-static void update_damage(pixman_region32_t *damage)
-{
+static void update_damage(pixman_region32_t *damage) {
 	pixman_region32_init(damage);
 	vr_tree_update(tree, damage);
 }
 
 static bool region_equals_boxes(pixman_region32_t *region,
-		const struct vr_box *boxes, int n)
-{
+		const struct vr_box *boxes, int n) {
 	pixman_region32_t expected;
 	pixman_region32_init(&expected);
 	for (int i = 0; i < n; i++) {
-		pixman_region32_union_rect(&expected, &expected, boxes[i].x,
-			boxes[i].y, (unsigned)boxes[i].width,
-			(unsigned)boxes[i].height);
+		pixman_region32_union_rect(&expected, &expected, boxes[i].x, boxes[i].y,
+				(unsigned)boxes[i].width, (unsigned)boxes[i].height);
 	}
 	bool equal = pixman_region32_equal(region, &expected);
 	pixman_region32_fini(&expected);
@@ -89,8 +82,7 @@ static bool region_equals_boxes(pixman_region32_t *region,
 
 /* ---- transforms --------------------------------------------------------- */
 
-START_TEST(test_tree_nested_translation)
-{
+START_TEST(test_tree_nested_translation) {
 	struct vr_node *a = rect_node(root, 10, 20, 0, 0);
 	struct vr_node *b = rect_node(a, 5, 7, 0, 0);
 	struct vr_node *c = rect_node(b, 1, 1, 30, 40);
@@ -104,8 +96,7 @@ START_TEST(test_tree_nested_translation)
 }
 END_TEST
 
-START_TEST(test_tree_scale)
-{
+START_TEST(test_tree_scale) {
 	struct vr_node *a = rect_node(root, 0, 0, 0, 0);
 	struct vr_mat m = { .a = 2, .d = 3, .tx = 10, .ty = 5 };
 	vr_node_set_transform(a, &m);
@@ -116,11 +107,14 @@ START_TEST(test_tree_scale)
 }
 END_TEST
 
-START_TEST(test_tree_rotation_bounds)
-{
+START_TEST(test_tree_rotation_bounds) {
 	struct vr_node *a = rect_node(root, 100, 100, 0, 0);
-	struct vr_mat rot90 = { .a = 0, .b = 1, .c = -1, .d = 0,
-		.tx = 100, .ty = 100 };
+	struct vr_mat rot90 = { .a = 0,
+		.b = 1,
+		.c = -1,
+		.d = 0,
+		.tx = 100,
+		.ty = 100 };
 	vr_node_set_transform(a, &rot90);
 	struct vr_node *c = rect_node(a, 0, 0, 10, 20);
 	vr_tree_update(tree, NULL);
@@ -130,7 +124,11 @@ START_TEST(test_tree_rotation_bounds)
 	/* 45 degrees: corners (0,0) (10,0) (0,20) (10,20) spread over
 	 * x in [50 - 20s, 50 + 10s], y in [50, 50 + 30s] */
 	float s = sqrtf(0.5f);
-	struct vr_mat rot45 = { .a = s, .b = s, .c = -s, .d = s, .tx = 50,
+	struct vr_mat rot45 = { .a = s,
+		.b = s,
+		.c = -s,
+		.d = s,
+		.tx = 50,
 		.ty = 50 };
 	vr_node_set_transform(a, &rot45);
 	vr_tree_update(tree, NULL);
@@ -142,8 +140,7 @@ START_TEST(test_tree_rotation_bounds)
 }
 END_TEST
 
-START_TEST(test_tree_mat_helpers)
-{
+START_TEST(test_tree_mat_helpers) {
 	struct vr_mat t, s = { .a = 2, .d = 2 }, out;
 	vr_mat_translate(&t, 3, 4);
 	vr_mat_multiply(&out, &t, &s); /* scale first, then translate */
@@ -166,8 +163,7 @@ END_TEST
 
 /* ---- clips -------------------------------------------------------------- */
 
-START_TEST(test_tree_clip_nested)
-{
+START_TEST(test_tree_clip_nested) {
 	struct vr_node *a = rect_node(root, 10, 10, 0, 0);
 	vr_node_set_clip(a, &(struct vr_rectf){ 0, 0, 50, 50 }); /* 10..60 */
 	struct vr_node *b = rect_node(a, 5, 5, 0, 0);
@@ -191,8 +187,7 @@ START_TEST(test_tree_clip_nested)
 }
 END_TEST
 
-START_TEST(test_tree_clip_rotated)
-{
+START_TEST(test_tree_clip_rotated) {
 	struct vr_node *a = rect_node(root, 0, 0, 0, 0);
 	struct vr_mat rot90 = { .a = 0, .b = 1, .c = -1, .d = 0, .tx = 100 };
 	vr_node_set_transform(a, &rot90);
@@ -206,8 +201,7 @@ END_TEST
 
 /* ---- z-order ------------------------------------------------------------ */
 
-static void collect(struct vr_node *node, void *data)
-{
+static void collect(struct vr_node *node, void *data) {
 	struct vr_node **out = data;
 	while (*out != NULL) {
 		out++;
@@ -216,8 +210,7 @@ static void collect(struct vr_node *node, void *data)
 }
 
 static void check_order(struct vr_node *const *expected, int n,
-		const struct vr_box *area)
-{
+		const struct vr_box *area) {
 	struct vr_node *got[16] = { 0 };
 	vr_tree_for_each_drawn(tree, area, collect, got);
 	for (int i = 0; i < n; i++) {
@@ -226,8 +219,7 @@ static void check_order(struct vr_node *const *expected, int n,
 	ck_assert_ptr_null(got[n]);
 }
 
-START_TEST(test_tree_zorder_restack)
-{
+START_TEST(test_tree_zorder_restack) {
 	struct vr_node *a = rect_node(root, 0, 0, 10, 10);
 	struct vr_node *b = rect_node(root, 5, 5, 10, 10);
 	struct vr_node *c = rect_node(root, 100, 100, 10, 10);
@@ -241,7 +233,7 @@ START_TEST(test_tree_zorder_restack)
 	check_order((struct vr_node *[]){ b, g, c, a }, 4, NULL);
 	/* restacking damages the node's bounds */
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 0, 0, 10, 10 } }, 1));
+			(struct vr_box[]){ { 0, 0, 10, 10 } }, 1));
 	pixman_region32_fini(&damage);
 
 	vr_node_place_below(a, b);
@@ -256,16 +248,15 @@ START_TEST(test_tree_zorder_restack)
 
 	/* the area culls: only what intersects (0,0)-(8,8) */
 	check_order((struct vr_node *[]){ a, b, g }, 3,
-		&(struct vr_box){ 0, 0, 8, 8 });
+			&(struct vr_box){ 0, 0, 8, 8 });
 	check_order((struct vr_node *[]){ c }, 1,
-		&(struct vr_box){ 105, 105, 1, 1 });
+			&(struct vr_box){ 105, 105, 1, 1 });
 }
 END_TEST
 
 /* ---- enable/disable ----------------------------------------------------- */
 
-START_TEST(test_tree_enable_disable)
-{
+START_TEST(test_tree_enable_disable) {
 	struct vr_node *a = rect_node(root, 10, 10, 20, 20);
 	struct vr_node *c = rect_node(a, 5, 5, 5, 5);
 	vr_tree_update(tree, NULL);
@@ -278,7 +269,7 @@ START_TEST(test_tree_enable_disable)
 	ck_assert(!vr_node_get_bounds(a, NULL));
 	ck_assert(!vr_node_get_bounds(c, NULL));
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 10, 10, 20, 20 } }, 1));
+			(struct vr_box[]){ { 10, 10, 20, 20 } }, 1));
 	pixman_region32_fini(&damage);
 	check_order(NULL, 0, NULL);
 
@@ -286,7 +277,7 @@ START_TEST(test_tree_enable_disable)
 	update_damage(&damage);
 	ck_assert_box(bounds_of(c), 15, 15, 5, 5);
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 10, 10, 20, 20 } }, 1));
+			(struct vr_box[]){ { 10, 10, 20, 20 } }, 1));
 	pixman_region32_fini(&damage);
 
 	/* opacity 0 draws nothing */
@@ -298,8 +289,7 @@ END_TEST
 
 /* ---- detach/destroy ----------------------------------------------------- */
 
-START_TEST(test_tree_destroy_with_live_children)
-{
+START_TEST(test_tree_destroy_with_live_children) {
 	struct vr_node *a = rect_node(root, 10, 10, 20, 20);
 	struct vr_node *c = rect_node(a, 100, 0, 5, 5);
 	struct vr_node *gc = rect_node(c, 0, 100, 5, 5);
@@ -315,8 +305,10 @@ START_TEST(test_tree_destroy_with_live_children)
 	ck_assert_ptr_eq(vr_node_user_data(c), &data);
 	ck_assert(!vr_node_get_bounds(c, NULL));
 	ck_assert(!vr_node_get_bounds(gc, NULL));
-	ck_assert(region_equals_boxes(&damage, (struct vr_box[]){
-		{ 10, 10, 20, 20 }, { 110, 10, 5, 5 }, { 110, 110, 5, 5 } }, 3));
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 10, 10, 20, 20 }, { 110, 10, 5, 5 },
+					{ 110, 110, 5, 5 } },
+			3));
 	pixman_region32_fini(&damage);
 	check_order(NULL, 0, NULL);
 
@@ -324,8 +316,8 @@ START_TEST(test_tree_destroy_with_live_children)
 	vr_node_set_parent(c, root);
 	update_damage(&damage);
 	ck_assert_box(bounds_of(gc), 100, 100, 5, 5);
-	ck_assert(region_equals_boxes(&damage, (struct vr_box[]){
-		{ 100, 0, 5, 5 }, { 100, 100, 5, 5 } }, 2));
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 100, 0, 5, 5 }, { 100, 100, 5, 5 } }, 2));
 	pixman_region32_fini(&damage);
 
 	/* detached nodes are freed by vr_tree_destroy (ASan checks) */
@@ -335,8 +327,7 @@ START_TEST(test_tree_destroy_with_live_children)
 }
 END_TEST
 
-START_TEST(test_tree_detach_reparent)
-{
+START_TEST(test_tree_detach_reparent) {
 	struct vr_node *p1 = rect_node(root, 0, 0, 0, 0);
 	struct vr_node *p2 = rect_node(root, 50, 0, 0, 0);
 	struct vr_node *c = rect_node(p1, 0, 0, 10, 10);
@@ -347,7 +338,7 @@ START_TEST(test_tree_detach_reparent)
 	update_damage(&damage);
 	ck_assert(!vr_node_get_bounds(c, NULL));
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 0, 0, 10, 10 } }, 1));
+			(struct vr_box[]){ { 0, 0, 10, 10 } }, 1));
 	pixman_region32_fini(&damage);
 
 	/* changes while detached are drawn once attached */
@@ -370,26 +361,25 @@ END_TEST
 
 /* ---- damage ------------------------------------------------------------- */
 
-START_TEST(test_tree_damage_move)
-{
+START_TEST(test_tree_damage_move) {
 	struct vr_node *a = rect_node(root, 0, 0, 10, 10);
 	pixman_region32_t damage;
 	update_damage(&damage);
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 0, 0, 10, 10 } }, 1));
+			(struct vr_box[]){ { 0, 0, 10, 10 } }, 1));
 	pixman_region32_fini(&damage);
 
 	vr_node_set_position(a, 100, 50);
 	update_damage(&damage);
-	ck_assert(region_equals_boxes(&damage, (struct vr_box[]){
-		{ 0, 0, 10, 10 }, { 100, 50, 10, 10 } }, 2));
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 0, 0, 10, 10 }, { 100, 50, 10, 10 } }, 2));
 	pixman_region32_fini(&damage);
 
 	/* resize damages old and new */
 	vr_node_set_rect(a, 20, 5, red);
 	update_damage(&damage);
-	ck_assert(region_equals_boxes(&damage, (struct vr_box[]){
-		{ 100, 50, 10, 10 }, { 100, 50, 20, 5 } }, 2));
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 100, 50, 10, 10 }, { 100, 50, 20, 5 } }, 2));
 	pixman_region32_fini(&damage);
 
 	/* a parent's move damages the children */
@@ -398,14 +388,13 @@ START_TEST(test_tree_damage_move)
 	vr_tree_update(tree, NULL);
 	vr_node_set_position(p, 0, 10);
 	update_damage(&damage);
-	ck_assert(region_equals_boxes(&damage, (struct vr_box[]){
-		{ 100, 50, 20, 5 }, { 100, 60, 20, 5 } }, 2));
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 100, 50, 20, 5 }, { 100, 60, 20, 5 } }, 2));
 	pixman_region32_fini(&damage);
 }
 END_TEST
 
-START_TEST(test_tree_damage_content)
-{
+START_TEST(test_tree_damage_content) {
 	struct vr_node *p = rect_node(root, 10, 10, 0, 0);
 	struct vr_mat m = { .a = 2, .d = 2, .tx = 10, .ty = 10 };
 	vr_node_set_transform(p, &m);
@@ -425,7 +414,7 @@ START_TEST(test_tree_damage_content)
 	ck_assert_uint_gt(vr_tree_generation(tree), gen);
 	update_damage(&damage);
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 12, 12, 4, 4 } }, 1));
+			(struct vr_box[]){ { 12, 12, 4, 4 } }, 1));
 	pixman_region32_fini(&damage);
 
 	/* clipped by the ancestors' clip */
@@ -433,7 +422,7 @@ START_TEST(test_tree_damage_content)
 	vr_node_damage_content(n, &local);
 	update_damage(&damage);
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 10, 14, 2, 2 } }, 1));
+			(struct vr_box[]){ { 10, 14, 2, 2 } }, 1));
 	pixman_region32_fini(&damage);
 	pixman_region32_fini(&local);
 
@@ -441,13 +430,12 @@ START_TEST(test_tree_damage_content)
 	vr_node_damage_content(n, NULL);
 	update_damage(&damage);
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 10, 10, 40, 6 } }, 1));
+			(struct vr_box[]){ { 10, 10, 40, 6 } }, 1));
 	pixman_region32_fini(&damage);
 }
 END_TEST
 
-START_TEST(test_tree_damage_unchanged)
-{
+START_TEST(test_tree_damage_unchanged) {
 	struct vr_node *a = rect_node(root, 3, 4, 10, 10);
 	vr_tree_update(tree, NULL);
 	pixman_region32_t damage;
@@ -482,23 +470,21 @@ START_TEST(test_tree_damage_unchanged)
 	vr_node_set_opacity(a, 0.5f);
 	update_damage(&damage);
 	ck_assert(region_equals_boxes(&damage,
-		(struct vr_box[]){ { 3, 4, 10, 10 } }, 1));
+			(struct vr_box[]){ { 3, 4, 10, 10 } }, 1));
 	pixman_region32_fini(&damage);
 }
 END_TEST
 
 /* ---- cache and generation ----------------------------------------------- */
 
-START_TEST(test_tree_cache_dirty_subtrees_only)
-{
+START_TEST(test_tree_cache_dirty_subtrees_only) {
 	enum { GROUPS = 10, LEAVES = 100 };
 	struct vr_node *groups[GROUPS];
 	struct vr_node *leaf = NULL;
 	for (int g = 0; g < GROUPS; g++) {
 		groups[g] = rect_node(root, (float)g * 100, 0, 0, 0);
 		for (int i = 0; i < LEAVES; i++) {
-			struct vr_node *n = rect_node(groups[g], (float)i, (float)i,
-				5, 5);
+			struct vr_node *n = rect_node(groups[g], (float)i, (float)i, 5, 5);
 			if (g == 3 && i == 42) {
 				leaf = n;
 			}
@@ -516,8 +502,8 @@ START_TEST(test_tree_cache_dirty_subtrees_only)
 	update_damage(&damage);
 	ck_assert_uint_eq(vr_tree_last_update_count(tree), 1);
 	ck_assert_box(bounds_of(leaf), 1300, 1000, 5, 5);
-	ck_assert(region_equals_boxes(&damage, (struct vr_box[]){
-		{ 342, 42, 5, 5 }, { 1300, 1000, 5, 5 } }, 2));
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 342, 42, 5, 5 }, { 1300, 1000, 5, 5 } }, 2));
 	pixman_region32_fini(&damage);
 
 	/* a group's move recomputes the group and its leaves only */
@@ -527,12 +513,11 @@ START_TEST(test_tree_cache_dirty_subtrees_only)
 
 	/* culling still sees the moved leaf through the cached bounds */
 	check_order((struct vr_node *[]){ leaf }, 1,
-		&(struct vr_box){ 1300, 1000, 1, 1 });
+			&(struct vr_box){ 1300, 1000, 1, 1 });
 }
 END_TEST
 
-START_TEST(test_tree_generation)
-{
+START_TEST(test_tree_generation) {
 	uint64_t g0 = vr_tree_generation(tree);
 	struct vr_node *a = rect_node(root, 0, 0, 10, 10);
 	uint64_t g1 = vr_tree_generation(tree);
@@ -559,8 +544,7 @@ END_TEST
 
 /* A stride under width * 4 would make rows overlap or read past the
  * caller's memory: refused, nothing written. */
-START_TEST(test_tree_image_write_stride)
-{
+START_TEST(test_tree_image_write_stride) {
 	struct vr_image *image = vr_image_create(4, 2, VR_FORMAT_ARGB8888);
 	ck_assert_ptr_nonnull(image);
 	uint32_t pixels[8];
@@ -580,25 +564,27 @@ START_TEST(test_tree_image_write_stride)
 }
 END_TEST
 
-static Suite *tree_suite(void)
-{
+static Suite *tree_suite(void) {
 	Suite *s = suite_create("tree");
 	struct {
 		const char *name;
 		const TTest *tests[8];
 	} cases[] = {
-		{ "transforms", { test_tree_nested_translation, test_tree_scale,
-			test_tree_rotation_bounds, test_tree_mat_helpers } },
+		{ "transforms",
+				{ test_tree_nested_translation, test_tree_scale,
+						test_tree_rotation_bounds, test_tree_mat_helpers } },
 		{ "clips", { test_tree_clip_nested, test_tree_clip_rotated } },
 		{ "zorder", { test_tree_zorder_restack } },
 		{ "images", { test_tree_image_write_stride } },
-		{ "visibility", { test_tree_enable_disable,
-			test_tree_destroy_with_live_children,
-			test_tree_detach_reparent } },
-		{ "damage", { test_tree_damage_move, test_tree_damage_content,
-			test_tree_damage_unchanged } },
-		{ "cache", { test_tree_cache_dirty_subtrees_only,
-			test_tree_generation } },
+		{ "visibility",
+				{ test_tree_enable_disable,
+						test_tree_destroy_with_live_children,
+						test_tree_detach_reparent } },
+		{ "damage",
+				{ test_tree_damage_move, test_tree_damage_content,
+						test_tree_damage_unchanged } },
+		{ "cache",
+				{ test_tree_cache_dirty_subtrees_only, test_tree_generation } },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TCase *tc = tcase_create(cases[i].name);
@@ -611,8 +597,7 @@ static Suite *tree_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	SRunner *sr = srunner_create(tree_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);

@@ -45,8 +45,7 @@ static struct vr_tree *tr;
 static struct vr_node *troot;
 
 /* A renderer as the other render tests make it, and an empty tree. */
-static void setup(void)
-{
+static void setup(void) {
 	vr_set_log_func(test_log);
 	log_errors = 0;
 	struct vr_renderer_options opts = {
@@ -58,76 +57,68 @@ static void setup(void)
 	troot = vr_tree_root(tr);
 }
 
-static void teardown(void)
-{
+static void teardown(void) {
 	vr_tree_destroy(tr);
 	vr_renderer_destroy(rend);
 	vr_set_log_func(NULL);
 }
 
-static void assert_no_errors(void)
-{
+static void assert_no_errors(void) {
 	ck_assert_msg(log_errors == 0, "%d renderer/validation errors logged",
-		log_errors);
+			log_errors);
 }
 
-static uint32_t *reference(int32_t w, int32_t h)
-{
+static uint32_t *reference(int32_t w, int32_t h) {
 	uint32_t *pixels = calloc((size_t)w * (size_t)h, 4);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		pixels, w * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, pixels, w * 4);
 	struct vr_mat view = { .a = 1, .d = 1 };
 	vr_reference_render(tr, dst, &view, (struct vr_color){ 0 });
 	pixman_image_unref(dst);
 	return pixels;
 }
 
-static void render_into(struct vr_target *target, uint32_t *pixels)
-{
-	struct vr_render_job job = { .target = target, .view = { .a = 1,
-		.d = 1 } };
+static void render_into(struct vr_target *target, uint32_t *pixels) {
+	struct vr_render_job job = { .target = target, .view = { .a = 1, .d = 1 } };
 	ck_assert(vr_render(rend, tr, &job, 1));
 	vr_target_read(target, NULL, pixels, W * 4);
 }
 
 static void compare(const char *name, const uint32_t *actual,
-		const uint32_t *expected, int tolerance)
-{
+		const uint32_t *expected, int tolerance) {
 	int max_diff;
 	size_t bad = vr_pixels_compare(actual, W * 4, expected, W * 4, W, H,
-		tolerance, &max_diff);
+			tolerance, &max_diff);
 	fprintf(stderr, "%s: max difference %d, %zu pixels over %d\n", name,
-		max_diff, bad, tolerance);
+			max_diff, bad, tolerance);
 	if (bad > 0) {
 		write_failure_images(name, actual, expected, W, H);
 	}
 	ck_assert_msg(bad == 0, "%s: %zu pixels differ by more than %d (max %d)",
-		name, bad, tolerance, max_diff);
+			name, bad, tolerance, max_diff);
 }
 
 /* Text no other test draws at this size (so its glyphs are new to the
  * atlas), over a card with a blurred shadow, at a whole-pixel position. */
-static struct vr_display_list *text_list(void)
-{
+static struct vr_display_list *text_list(void) {
 	struct vr_canvas *c = vr_canvas_begin();
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 10, 10, 150, 60 },
-		(struct vr_radii){ 8, 8, 8, 8 }, 12.0f,
-		(struct vr_color){ 0, 0, 0, 0.4f });
+			(struct vr_radii){ 8, 8, 8, 8 }, 12.0f,
+			(struct vr_color){ 0, 0, 0, 0.4f });
 	struct vr_paint card = { .color = { 1, 1, 1, 1 } };
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 10, 10, 150, 60 },
-		(struct vr_radii){ 8, 8, 8, 8 }, &card);
+			(struct vr_radii){ 8, 8, 8, 8 }, &card);
 	struct vr_font font = { "DejaVu Sans", 13.25f, 400 };
 	vr_canvas_draw_text(c, 20, 35, "Warm glyphs: Qzx 0123 fi", &font,
-		(struct vr_color){ 0.1f, 0.1f, 0.2f, 1 });
+			(struct vr_color){ 0.1f, 0.1f, 0.2f, 1 });
 	struct vr_font bold = { "DejaVu Sans", 15.75f, 700 };
 	vr_canvas_draw_text(c, 20, 60, "Ahead of time", &bold,
-		(struct vr_color){ 0.7f, 0.1f, 0.1f, 0.8f });
+			(struct vr_color){ 0.7f, 0.1f, 0.1f, 0.8f });
 	return vr_canvas_finish(c);
 }
 
 static struct vr_node *list_node(struct vr_display_list *list, float x,
-		float y)
-{
+		float y) {
 	struct vr_node *node = vr_node_create(tr);
 	vr_node_set_position(node, x, y);
 	vr_node_set_display_list(node, list);
@@ -137,8 +128,7 @@ static struct vr_node *list_node(struct vr_display_list *list, float x,
 
 /* The list rendered cold (no warming), as a fresh process would: in a
  * child with a renderer of its own. */
-static void render_cold_in_child(uint32_t *shared)
-{
+static void render_cold_in_child(uint32_t *shared) {
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -150,8 +140,8 @@ static void render_cold_in_child(uint32_t *shared)
 		size_t before = vr_glyph_atlas_rasterized();
 		render_into(target, shared);
 		/* cold: the frame rasterised them */
-		int status = vr_glyph_atlas_rasterized() > before &&
-			log_errors == 0 ? 0 : 1;
+		int status =
+				vr_glyph_atlas_rasterized() > before && log_errors == 0 ? 0 : 1;
 		vr_target_destroy(target);
 		vr_display_list_unref(list);
 		teardown();
@@ -160,14 +150,13 @@ static void render_cold_in_child(uint32_t *shared)
 	int status;
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"the cold render failed");
+			"the cold render failed");
 }
 
-START_TEST(test_warm_display_list)
-{
+START_TEST(test_warm_display_list) {
 	size_t bytes = (size_t)W * H * 4;
 	uint32_t *cold = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(cold, MAP_FAILED);
 	render_cold_in_child(cold);
 
@@ -211,38 +200,34 @@ START_TEST(test_warm_display_list)
 }
 END_TEST
 
-/* ---- pipelines ------------------------------------------------------------ */
+/* ---- pipelines ------------------------------------------------------------
+ */
 
 static char cache_home[256];
 
-static void cache_setup(void)
-{
+static void cache_setup(void) {
 	snprintf(cache_home, sizeof(cache_home), "/tmp/vitrail-test-warm-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(cache_home));
 	setenv("XDG_CACHE_HOME", cache_home, 1);
 	unsetenv("VITRAIL_PIPELINE_CACHE");
 }
 
-static void cache_path(char *buf, size_t size)
-{
+static void cache_path(char *buf, size_t size) {
 	snprintf(buf, size, "%s/vitrail/pipeline-cache.bin", cache_home);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type,
-		struct FTW *ftw)
-{
+		struct FTW *ftw) {
 	return remove(path);
 }
 
 /* The directory and everything in it (Mesa keeps its shader cache in
  * XDG_CACHE_HOME too). */
-static void cache_teardown(void)
-{
+static void cache_teardown(void) {
 	nftw(cache_home, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void *read_all(const char *path, size_t *size)
-{
+static void *read_all(const char *path, size_t *size) {
 	FILE *f = fopen(path, "rb");
 	if (f == NULL) {
 		return NULL;
@@ -256,8 +241,7 @@ static void *read_all(const char *path, size_t *size)
 	return data;
 }
 
-static void write_all(const char *path, const void *data, size_t size)
-{
+static void write_all(const char *path, const void *data, size_t size) {
 	FILE *f = fopen(path, "wb");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(data, 1, size, f), size);
@@ -267,8 +251,7 @@ static void write_all(const char *path, const void *data, size_t size)
 /* A tr drawing every primitive kind: solid and image quads (ARGB,
  * XRGB, scaled), shapes, strokes and paths, text (1:1 and rotated),
  * shadows, images under a rounded clip. */
-static void every_kind(struct vr_image *image)
-{
+static void every_kind(struct vr_image *image) {
 	struct vr_node *rect = vr_node_create(tr);
 	vr_node_set_rect(rect, 20, 20, (struct vr_color){ 0, 0.5f, 0, 1 });
 	vr_node_set_parent(rect, troot);
@@ -282,34 +265,34 @@ static void every_kind(struct vr_image *image)
 	struct vr_paint stroke = fill;
 	stroke.stroke_width = 3;
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 30, 10, 50, 30 },
-		(struct vr_radii){ 4, 4, 4, 4 }, 8, (struct vr_color){ 0, 0, 0, 1 });
+			(struct vr_radii){ 4, 4, 4, 4 }, 8,
+			(struct vr_color){ 0, 0, 0, 1 });
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 30, 10, 50, 30 },
-		(struct vr_radii){ 4, 4, 4, 4 }, &fill);
+			(struct vr_radii){ 4, 4, 4, 4 }, &fill);
 	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 90, 10, 30, 20 }, &stroke);
 	vr_canvas_draw_line(c, 10, 60, 80, 70, &stroke);
 	const float tri[6] = { 100, 50, 140, 60, 110, 90 };
 	vr_canvas_draw_polyline(c, tri, 3, true, &fill);
 	struct vr_font font = { "DejaVu Sans", 12, 400 };
 	vr_canvas_draw_text(c, 10, 100, "Every kind", &font,
-		(struct vr_color){ 0, 0, 0, 1 });
+			(struct vr_color){ 0, 0, 0, 1 });
 	vr_canvas_save(c);
 	vr_canvas_translate(c, 120, 100);
 	vr_canvas_rotate(c, 0.4f);
 	vr_canvas_draw_text(c, 0, 0, "turned", &font,
-		(struct vr_color){ 0, 0, 0, 1 });
+			(struct vr_color){ 0, 0, 0, 1 });
 	vr_canvas_restore(c);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 150, 10, 40, 40 },
-		(struct vr_radii){ 10, 10, 10, 10 });
-	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 150, 10, 40,
-		40 }, 0.8f);
+			(struct vr_radii){ 10, 10, 10, 10 });
+	vr_canvas_draw_image(c, image, NULL, (struct vr_rectf){ 150, 10, 40, 40 },
+			0.8f);
 	struct vr_display_list *list = vr_canvas_finish(c);
 	list_node(list, 0, 0);
 	vr_display_list_unref(list);
 	vr_tree_update(tr, NULL);
 }
 
-START_TEST(test_warm_pipelines_cached)
-{
+START_TEST(test_warm_pipelines_cached) {
 	cache_setup();
 	/* cold: no file yet */
 	setup();
@@ -333,9 +316,10 @@ START_TEST(test_warm_pipelines_cached)
 	t0 = vr_now_ns();
 	ck_assert(vr_renderer_warm_pipelines(rend));
 	uint64_t warm_ns = vr_now_ns() - t0;
-	fprintf(stderr, "warm_pipelines: %.1f ms cold, %.1f ms with the cache "
-		"file (%zu bytes)\n", (double)cold_ns / 1e6, (double)warm_ns / 1e6,
-		size);
+	fprintf(stderr,
+			"warm_pipelines: %.1f ms cold, %.1f ms with the cache "
+			"file (%zu bytes)\n",
+			(double)cold_ns / 1e6, (double)warm_ns / 1e6, size);
 	struct vr_image *image = vr_image_create(8, 8, VR_FORMAT_XRGB8888);
 	uint32_t pixels[64];
 	for (int i = 0; i < 64; i++) {
@@ -360,8 +344,7 @@ START_TEST(test_warm_pipelines_cached)
 }
 END_TEST
 
-START_TEST(test_warm_cache_rejects_bad_files)
-{
+START_TEST(test_warm_cache_rejects_bad_files) {
 	cache_setup();
 	char path[320], dir[300];
 	snprintf(dir, sizeof(dir), "%s/vitrail", cache_home);
@@ -388,7 +371,7 @@ START_TEST(test_warm_cache_rejects_bad_files)
 	memcpy(bad, data, sizeof(bad));
 	bad[0] = 0xff;
 	ck_assert(!vr_pipeline_cache_data_valid(phdev, bad, sizeof(bad),
-		"header size"));
+			"header size"));
 	/* another device's: the vendor changed */
 	data[8] ^= 0xff;
 	ck_assert(!vr_pipeline_cache_data_valid(phdev, data, size, "foreign"));
@@ -404,8 +387,8 @@ START_TEST(test_warm_cache_rejects_bad_files)
 	setup();
 	data = read_all(path, &size);
 	ck_assert_ptr_nonnull(data);
-	ck_assert(vr_pipeline_cache_data_valid(rend->phdev, data, size,
-		"rewritten"));
+	ck_assert(
+			vr_pipeline_cache_data_valid(rend->phdev, data, size, "rewritten"));
 	free(data);
 	teardown();
 
@@ -425,10 +408,9 @@ END_TEST
  * pipeline cache: a later process takes the line of its key as it is
  * (figures no measurement would give prove it read them), a garbled file
  * is ignored and replaced by a measured line. */
-static void child_granularity(struct vr_granularity *out)
-{
+static void child_granularity(struct vr_granularity *out) {
 	struct vr_granularity *shared = mmap(NULL, sizeof(*shared),
-		PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(shared, MAP_FAILED);
 	memset(shared, 0, sizeof(*shared));
 	pid_t pid = fork();
@@ -447,8 +429,7 @@ static void child_granularity(struct vr_granularity *out)
 	munmap(shared, sizeof(*shared));
 }
 
-START_TEST(test_warm_granularity_cached)
-{
+START_TEST(test_warm_granularity_cached) {
 	cache_setup();
 	char path[320];
 	snprintf(path, sizeof(path), "%s/vitrail/granularity.txt", cache_home);
@@ -461,22 +442,25 @@ START_TEST(test_warm_granularity_cached)
 	char key[200];
 	double f[4];
 	ck_assert_int_eq(sscanf(text, "%199s %lf %lf %lf %lf", key, &f[0], &f[1],
-		&f[2], &f[3]), 5);
+							 &f[2], &f[3]),
+			5);
 	free(text);
 	ck_assert(fabs(f[0] - measured.handoff_ns) < 0.1);
 	ck_assert(fabs(f[1] - measured.unit_ns) < 0.01);
 
 	/* a line of our own for this key, among another key's */
 	char line[400];
-	int n = snprintf(line, sizeof(line), "other:key 1.0 1.0 1.0 1.0\n"
-		"%s 2000.0 100.00 50000.0 25.0000\n", key);
+	int n = snprintf(line, sizeof(line),
+			"other:key 1.0 1.0 1.0 1.0\n"
+			"%s 2000.0 100.00 50000.0 25.0000\n",
+			key);
 	write_all(path, line, (size_t)n);
 	struct vr_granularity taken;
 	child_granularity(&taken);
 	ck_assert(taken.calibrated);
 	ck_assert(taken.handoff_ns == 2000.0 && taken.unit_ns == 100.0 &&
-		taken.frame_overhead_ns == 50000.0 &&
-		taken.gain_ns_per_unit == 25.0);
+			taken.frame_overhead_ns == 50000.0 &&
+			taken.gain_ns_per_unit == 25.0);
 	/* the rule: chunks of 8 * 2000 / 100 units, parallel from
 	 * 50000 / 25 units */
 	ck_assert_uint_eq(taken.chunk_cost, 160);
@@ -490,16 +474,16 @@ START_TEST(test_warm_granularity_cached)
 	text = read_all(path, &size);
 	ck_assert_ptr_nonnull(text);
 	char key2[200];
-	ck_assert_int_eq(sscanf(text, "%199s %lf %lf %lf %lf", key2, &f[0],
-		&f[1], &f[2], &f[3]), 5);
+	ck_assert_int_eq(sscanf(text, "%199s %lf %lf %lf %lf", key2, &f[0], &f[1],
+							 &f[2], &f[3]),
+			5);
 	ck_assert_str_eq(key2, key);
 	free(text);
 	cache_teardown();
 }
 END_TEST
 
-static Suite *warm_suite(void)
-{
+static Suite *warm_suite(void) {
 	Suite *s = suite_create("warm");
 	TCase *tc = tcase_create("display_list");
 	tcase_set_timeout(tc, 120);
@@ -514,7 +498,6 @@ static Suite *warm_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	return run_vulkan_suite(warm_suite());
 }

@@ -55,21 +55,21 @@
 /* Wait until the window list has one with app_id, or none when gone. */
 static const struct harness_window *wait_window(struct harness_vitrail *v,
 		const char *app_id, bool gone) {
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WINDOWS_TIMEOUT_MS);
 	for (;;) {
 		const struct harness_window *all;
 		harness_list_windows(v->conn, &all);
-		const struct harness_window *w =
-			harness_find_window(v->conn, app_id);
+		const struct harness_window *w = harness_find_window(v->conn, app_id);
 		if ((w == NULL) == gone) {
 			return w;
 		}
 		if (harness_now_ms() > deadline) {
 			char *list = harness_describe_windows(v->conn);
 			ck_abort_msg("the window '%s' did not %s within %d ms; "
-				"windows:\n%s", app_id, gone ? "go" : "appear",
-				HARNESS_WINDOWS_TIMEOUT_MS, list);
+						 "windows:\n%s",
+					app_id, gone ? "go" : "appear", HARNESS_WINDOWS_TIMEOUT_MS,
+					list);
 			free(list);
 		}
 		harness_assert_alive(v->proc);
@@ -85,8 +85,10 @@ static const struct harness_window *wait_window(struct harness_vitrail *v,
 static xcb_connection_t *x_connect(struct harness_vitrail *v,
 		xcb_screen_t **screen) {
 	xcb_connection_t *conn = xcb_connect(v->x_display, NULL);
-	ck_assert_msg(!xcb_connection_has_error(conn), "cannot connect to "
-		"DISPLAY=%s", v->x_display);
+	ck_assert_msg(!xcb_connection_has_error(conn),
+			"cannot connect to "
+			"DISPLAY=%s",
+			v->x_display);
 	*screen = xcb_setup_roots_iterator(xcb_get_setup(conn)).data;
 	return conn;
 }
@@ -98,10 +100,10 @@ static xcb_window_t x_window(xcb_connection_t *conn, xcb_screen_t *screen,
 		bool override_redirect, uint32_t event_mask) {
 	xcb_window_t window = xcb_generate_id(conn);
 	uint32_t values[] = { rgb, override_redirect ? 1 : 0, event_mask };
-	xcb_create_window(conn, XCB_COPY_FROM_PARENT, window, screen->root,
-		x, y, w, h, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
-		XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK,
-		values);
+	xcb_create_window(conn, XCB_COPY_FROM_PARENT, window, screen->root, x, y, w,
+			h, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, screen->root_visual,
+			XCB_CW_BACK_PIXEL | XCB_CW_OVERRIDE_REDIRECT | XCB_CW_EVENT_MASK,
+			values);
 	return window;
 }
 
@@ -111,10 +113,10 @@ static xcb_window_t x_managed_window(struct harness_vitrail *v,
 		xcb_connection_t *conn, xcb_screen_t *screen, const char *class,
 		size_t size, uint32_t event_mask,
 		const struct harness_window **listed) {
-	xcb_window_t window = x_window(conn, screen, 0, 0, 200, 100, X_RGB,
-		false, event_mask);
-	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, window,
-		XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, 8, (uint32_t)size, class);
+	xcb_window_t window =
+			x_window(conn, screen, 0, 0, 200, 100, X_RGB, false, event_mask);
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, window, XCB_ATOM_WM_CLASS,
+			XCB_ATOM_STRING, 8, (uint32_t)size, class);
 	xcb_map_window(conn, window);
 	xcb_flush(conn);
 	*listed = wait_window(v, class + strlen(class) + 1, false);
@@ -123,8 +125,8 @@ static xcb_window_t x_managed_window(struct harness_vitrail *v,
 
 /* grim's screenshot of the output (premultiplied ARGB, w x h). */
 static uint32_t *screenshot_of(struct harness *harness,
-		struct harness_vitrail *vitrail, const char *output,
-		const char *name, int32_t *w, int32_t *h, char **path_out) {
+		struct harness_vitrail *vitrail, const char *output, const char *name,
+		int32_t *w, int32_t *h, char **path_out) {
 	harness_settle(vitrail->conn);
 	char *path;
 	ck_assert(asprintf(&path, "%s/%s.png", harness->out_dir, name) > 0);
@@ -147,8 +149,8 @@ static bool is_rgb(uint32_t pixel, uint32_t rgb) {
 }
 
 /* Pixels of the box of colour rgb. */
-static long count_rgb(const uint32_t *pixels, int32_t w, int32_t h,
-		int32_t x, int32_t y, int32_t bw, int32_t bh, uint32_t rgb) {
+static long count_rgb(const uint32_t *pixels, int32_t w, int32_t h, int32_t x,
+		int32_t y, int32_t bw, int32_t bh, uint32_t rgb) {
 	long n = 0;
 	for (int32_t py = y; py < y + bh; py++) {
 		for (int32_t px = x; px < x + bw; px++) {
@@ -163,28 +165,29 @@ static long count_rgb(const uint32_t *pixels, int32_t w, int32_t h,
 
 /* ---- x11_window --------------------------------------------------------- */
 
-START_TEST(test_xwayland_x11_window)
-{
+START_TEST(test_xwayland_x11_window) {
 	harness_require_program("xlogo", "x11-apps");
 	struct harness *harness = harness_create("x11_window");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480" });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 	ck_assert_msg(vitrail->x_display[0] == ':', "DISPLAY '%s'",
-		vitrail->x_display);
+			vitrail->x_display);
 
-	const char *const xlogo_argv[] = { "xlogo", "-bw", "0", "-geometry", "200x150",
-		NULL };
+	const char *const xlogo_argv[] = { "xlogo", "-bw", "0", "-geometry",
+		"200x150", NULL };
 	struct harness_proc *xlogo =
-		harness_spawn_x11_client(harness, vitrail, xlogo_argv);
+			harness_spawn_x11_client(harness, vitrail, xlogo_argv);
 	const struct harness_window *w = wait_window(vitrail, "XLogo", false);
-	ck_assert_msg(w->width == 200 && w->height == 150, "xlogo's window is "
-		"%dx%d, not the 200x150 it asked for", w->width, w->height);
+	ck_assert_msg(w->width == 200 && w->height == 150,
+			"xlogo's window is "
+			"%dx%d, not the 200x150 it asked for",
+			w->width, w->height);
 	ck_assert_str_eq(w->output, OUTPUT);
 	int32_t x = w->x, y = w->y;
 	ck_assert_msg(x >= 0 && y >= 0 && x + 200 <= 640 && y + 150 <= 480,
-		"xlogo's window at %d,%d is not inside the output", x, y);
+			"xlogo's window at %d,%d is not inside the output", x, y);
 
 	/* xlogo draws black on white: a frame may show it before the
 	 * client drew, so look until both colours are there */
@@ -192,8 +195,8 @@ START_TEST(test_xwayland_x11_window)
 	char *path;
 	long black = 0, white = 0;
 	uint32_t *pixels = NULL;
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (int shot = 0;; shot++) {
 		char name[32];
 		snprintf(name, sizeof(name), "xlogo-%d", shot);
@@ -209,23 +212,24 @@ START_TEST(test_xwayland_x11_window)
 		harness_sleep_ms(200);
 	}
 	ck_assert_msg(black > 200 * 150 / 20 && white > 200 * 150 / 4,
-		"xlogo's box %d,%d 200x150 in %s has %ld black and %ld white "
-		"pixels: not xlogo's drawing", x, y, path, black, white);
+			"xlogo's box %d,%d 200x150 in %s has %ld black and %ld white "
+			"pixels: not xlogo's drawing",
+			x, y, path, black, white);
 	/* black or white, only inside the box: the background all around */
 	uint32_t background = pixels[0];
 	ck_assert_msg(!is_rgb(background, 0) && !is_rgb(background, 0xffffff),
-		"the background of %s is black or white", path);
+			"the background of %s is black or white", path);
 	for (int32_t i = 0; i < 200; i += 10) {
 		ck_assert_msg(pixels[(y - 2) * sw + x + i] == background &&
-			pixels[(y + 151) * sw + x + i] == background,
-			"%s: xlogo's pixels above or below its box at x=%d", path,
-			x + i);
+						pixels[(y + 151) * sw + x + i] == background,
+				"%s: xlogo's pixels above or below its box at x=%d", path,
+				x + i);
 	}
 	for (int32_t i = 0; i < 150; i += 10) {
 		ck_assert_msg(pixels[(y + i) * sw + x - 2] == background &&
-			pixels[(y + i) * sw + x + 201] == background,
-			"%s: xlogo's pixels left or right of its box at y=%d", path,
-			y + i);
+						pixels[(y + i) * sw + x + 201] == background,
+				"%s: xlogo's pixels left or right of its box at y=%d", path,
+				y + i);
 	}
 	free(pixels);
 	free(path);
@@ -237,18 +241,19 @@ START_TEST(test_xwayland_x11_window)
 	harness_assert_alive(vitrail->proc);
 	pixels = screenshot(harness, vitrail, "gone", &sw, &sh, &path);
 	white = count_rgb(pixels, sw, sh, x, y, 200, 150, 0xffffff);
-	long bg = count_rgb(pixels, sw, sh, x, y, 200, 150,
-		background & 0xffffff);
-	ck_assert_msg(white == 0 && bg == 200 * 150, "%s: xlogo's box still "
-		"shows %ld white pixels, %ld of background", path, white, bg);
+	long bg = count_rgb(pixels, sw, sh, x, y, 200, 150, background & 0xffffff);
+	ck_assert_msg(white == 0 && bg == 200 * 150,
+			"%s: xlogo's box still "
+			"shows %ld white pixels, %ld of background",
+			path, white, bg);
 	free(pixels);
 	free(path);
 
 	/* the X display still takes clients */
-	const char *const again_argv[] = { "xlogo", "-bw", "0", "-geometry", "120x90",
-		NULL };
+	const char *const again_argv[] = { "xlogo", "-bw", "0", "-geometry",
+		"120x90", NULL };
 	struct harness_proc *again =
-		harness_spawn_x11_client(harness, vitrail, again_argv);
+			harness_spawn_x11_client(harness, vitrail, again_argv);
 	w = wait_window(vitrail, "XLogo", false);
 	ck_assert_int_eq(w->width, 120);
 	harness_proc_stop(again);
@@ -258,19 +263,23 @@ START_TEST(test_xwayland_x11_window)
 	/* --no-xwayland: no X display */
 	const char *const no_args[] = { "--no-xwayland", NULL };
 	struct harness_vitrail *none = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.extra_args = no_args });
-	ck_assert_msg(none->x_display == NULL, "with --no-xwayland, vitrail "
-		"offers DISPLAY=%s", none->x_display);
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.extra_args = no_args });
+	ck_assert_msg(none->x_display == NULL,
+			"with --no-xwayland, vitrail "
+			"offers DISPLAY=%s",
+			none->x_display);
 	harness_stop_vitrail(harness, none);
 	/* nor with the configuration's xwayland off */
 	char *config = harness_write_file(harness, "off.conf", "xwayland off\n");
 	const char *const off_args[] = { "--config", config, NULL };
 	none = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.extra_args = off_args });
-	ck_assert_msg(none->x_display == NULL, "with xwayland off, vitrail "
-		"offers DISPLAY=%s", none->x_display);
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.extra_args = off_args });
+	ck_assert_msg(none->x_display == NULL,
+			"with xwayland off, vitrail "
+			"offers DISPLAY=%s",
+			none->x_display);
 	harness_stop_vitrail(harness, none);
 	free(config);
 	harness_destroy(harness);
@@ -278,7 +287,6 @@ START_TEST(test_xwayland_x11_window)
 END_TEST
 
 /* ---- focus -------------------------------------------------------------- */
-
 
 struct x_probe {
 	xcb_connection_t *conn;
@@ -295,13 +303,14 @@ static void x_probe_events(struct x_probe *p) {
 		}
 		free(event);
 	}
-	ck_assert_msg(!xcb_connection_has_error(p->conn), "the X connection "
-		"broke");
+	ck_assert_msg(!xcb_connection_has_error(p->conn),
+			"the X connection "
+			"broke");
 }
 
 static xcb_window_t x_focus(struct x_probe *p) {
 	xcb_get_input_focus_reply_t *reply = xcb_get_input_focus_reply(p->conn,
-		xcb_get_input_focus(p->conn), NULL);
+			xcb_get_input_focus(p->conn), NULL);
 	ck_assert_msg(reply != NULL, "GetInputFocus failed");
 	xcb_window_t focus = reply->focus;
 	free(reply);
@@ -312,12 +321,14 @@ static xcb_window_t x_focus(struct x_probe *p) {
 /* Wait until the X focus is (has) or is not (!has) the probe's window. */
 static void wait_x_focus(struct x_probe *p, struct sc_app *app, bool has,
 		const char *when) {
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	xcb_window_t focus;
 	while (((focus = x_focus(p)) == p->window) != has) {
-		ck_assert_msg(harness_now_ms() < deadline, "%s, the X focus is "
-			"0x%x, the X window is 0x%x", when, focus, p->window);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"%s, the X focus is "
+				"0x%x, the X window is 0x%x",
+				when, focus, p->window);
 		wl_display_roundtrip(app->display);
 		harness_sleep_ms(50);
 	}
@@ -345,7 +356,7 @@ static const struct harness_window *xdg_window_start(
 	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	ck_assert(sc_app_init(app, "xdg"));
 	ck_assert(sc_app_create_window(app, app_id, app_id, 200, 100,
-		0xff000000u | XDG_RGB));
+			0xff000000u | XDG_RGB));
 	wl_surface_attach(app->surface, app->buffer->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(app->surface, 0, 0, 200, 100);
 	wl_surface_commit(app->surface);
@@ -353,18 +364,17 @@ static const struct harness_window *xdg_window_start(
 	return wait_window(vitrail, app_id, false);
 }
 
-START_TEST(test_xwayland_focus)
-{
+START_TEST(test_xwayland_focus) {
 	struct harness *harness = harness_create("focus");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480" });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 
 	/* the xdg window */
 	struct sc_app app = { 0 };
-	const struct harness_window *w = xdg_window_start(vitrail, &app,
-		"xdg-side");
+	const struct harness_window *w =
+			xdg_window_start(vitrail, &app, "xdg-side");
 	int32_t xdg_x = w->x, xdg_y = w->y;
 
 	/* the X window, this test's own client */
@@ -372,32 +382,35 @@ START_TEST(test_xwayland_focus)
 	xcb_screen_t *screen;
 	p.conn = x_connect(vitrail, &screen);
 	static const char class[] = "xcb-side\0XcbSide";
-	p.window = x_managed_window(vitrail, p.conn, screen, class,
-		sizeof(class), XCB_EVENT_MASK_FOCUS_CHANGE, &w);
-	ck_assert_msg(w->width == 200 && w->height == 100, "the X window is "
-		"%dx%d, not 200x100", w->width, w->height);
+	p.window = x_managed_window(vitrail, p.conn, screen, class, sizeof(class),
+			XCB_EVENT_MASK_FOCUS_CHANGE, &w);
+	ck_assert_msg(w->width == 200 && w->height == 100,
+			"the X window is "
+			"%dx%d, not 200x100",
+			w->width, w->height);
 
 	/* beside the xdg window, where the X client puts itself */
 	int32_t x_x = xdg_x + 250 + 200 <= 640 ? xdg_x + 250 : 640 - 200;
 	int32_t x_y = 480 - 100 - 20;
 	uint32_t where[] = { (uint32_t)x_x, (uint32_t)x_y };
 	xcb_configure_window(p.conn, p.window,
-		XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y, where);
+			XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y, where);
 	xcb_flush(p.conn);
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (;;) {
 		w = wait_window(vitrail, "XcbSide", false);
 		if (w->x == x_x && w->y == x_y) {
 			break;
 		}
-		ck_assert_msg(harness_now_ms() < deadline, "the X window stays "
-			"at %d,%d, not the %d,%d it asked for", w->x, w->y, x_x,
-			x_y);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"the X window stays "
+				"at %d,%d, not the %d,%d it asked for",
+				w->x, w->y, x_x, x_y);
 		harness_sleep_ms(50);
 	}
 	ck_assert_msg(x_x >= xdg_x + 200 || x_y >= xdg_y + 100,
-		"the windows overlap");
+			"the windows overlap");
 
 	/* both on screen where the list says: the colours of each */
 	int32_t sw, sh;
@@ -419,10 +432,11 @@ START_TEST(test_xwayland_focus)
 		free(path);
 		harness_sleep_ms(200);
 	}
-	ck_assert_msg(xdg_n == 200 * 100 && x_n == 200 * 100, "%s: %ld of the "
-		"xdg window's pixels at %d,%d and %ld of the X window's at %d,%d "
-		"have their colours (of 20000 each)", path, xdg_n, xdg_x, xdg_y,
-		x_n, x_x, x_y);
+	ck_assert_msg(xdg_n == 200 * 100 && x_n == 200 * 100,
+			"%s: %ld of the "
+			"xdg window's pixels at %d,%d and %ld of the X window's at %d,%d "
+			"have their colours (of 20000 each)",
+			path, xdg_n, xdg_x, xdg_y, x_n, x_x, x_y);
 	free(pixels);
 	free(path);
 
@@ -442,8 +456,9 @@ START_TEST(test_xwayland_focus)
 	ck_assert_str_eq(front_window(vitrail)->app_id, "XcbSide");
 	deadline = harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	while (p.focus_in == focus_in) {
-		ck_assert_msg(harness_now_ms() < deadline, "the X client got no "
-			"FocusIn for its window after the click");
+		ck_assert_msg(harness_now_ms() < deadline,
+				"the X client got no "
+				"FocusIn for its window after the click");
 		x_probe_events(&p);
 		harness_sleep_ms(50);
 	}
@@ -462,7 +477,7 @@ END_TEST
 
 static xcb_atom_t atom(xcb_connection_t *conn, const char *name) {
 	xcb_intern_atom_reply_t *reply = xcb_intern_atom_reply(conn,
-		xcb_intern_atom(conn, 0, (uint16_t)strlen(name), name), NULL);
+			xcb_intern_atom(conn, 0, (uint16_t)strlen(name), name), NULL);
 	ck_assert_msg(reply != NULL, "InternAtom %s failed", name);
 	xcb_atom_t a = reply->atom;
 	free(reply);
@@ -472,8 +487,8 @@ static xcb_atom_t atom(xcb_connection_t *conn, const char *name) {
 /* The window's geometry as the X server has it. */
 static xcb_get_geometry_reply_t x_geometry(xcb_connection_t *conn,
 		xcb_window_t window) {
-	xcb_get_geometry_reply_t *reply = xcb_get_geometry_reply(conn,
-		xcb_get_geometry(conn, window), NULL);
+	xcb_get_geometry_reply_t *reply =
+			xcb_get_geometry_reply(conn, xcb_get_geometry(conn, window), NULL);
 	ck_assert_msg(reply != NULL, "GetGeometry failed");
 	xcb_get_geometry_reply_t geometry = *reply;
 	free(reply);
@@ -492,34 +507,36 @@ static void net_wm_fullscreen(xcb_connection_t *conn, xcb_screen_t *screen,
 	event.data.data32[1] = atom(conn, "_NET_WM_STATE_FULLSCREEN");
 	event.data.data32[3] = 1; // from an application
 	xcb_send_event(conn, 0, screen->root,
-		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
-		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&event);
+			XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+					XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+			(const char *)&event);
 	xcb_flush(conn);
 }
 
 /* Wait until every pixel of the box has colour rgb in a screenshot; fail
  * with how many had it in the last one at the deadline. */
 static void wait_box_of(struct harness *harness, struct harness_vitrail *v,
-		const char *output, const char *name, int32_t x, int32_t y,
-		int32_t bw, int32_t bh, uint32_t rgb, const char *what) {
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+		const char *output, const char *name, int32_t x, int32_t y, int32_t bw,
+		int32_t bh, uint32_t rgb, const char *what) {
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (int shot = 0;; shot++) {
 		char shot_name[64];
 		snprintf(shot_name, sizeof(shot_name), "%s-%d", name, shot);
 		int32_t sw, sh;
 		char *path;
-		uint32_t *pixels = screenshot_of(harness, v, output, shot_name, &sw,
-			&sh, &path);
+		uint32_t *pixels =
+				screenshot_of(harness, v, output, shot_name, &sw, &sh, &path);
 		long n = count_rgb(pixels, sw, sh, x, y, bw, bh, rgb);
 		free(pixels);
 		if (n == (long)bw * bh) {
 			free(path);
 			return;
 		}
-		ck_assert_msg(harness_now_ms() < deadline, "%s: %ld of the %dx%d "
-			"pixels at %d,%d are #%06x (%s)", path, n, bw, bh, x, y, rgb,
-			what);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"%s: %ld of the %dx%d "
+				"pixels at %d,%d are #%06x (%s)",
+				path, n, bw, bh, x, y, rgb, what);
 		free(path);
 		harness_sleep_ms(200);
 	}
@@ -540,12 +557,11 @@ static void wait_box(struct harness *harness, struct harness_vitrail *v,
  * it fills the 640x480 output in the list, in the X server's own
  * geometry and on screen; asking to leave it gives back its 200x100.
  */
-START_TEST(test_xwayland_override_fullscreen)
-{
+START_TEST(test_xwayland_override_fullscreen) {
 	struct harness *harness = harness_create("override_fullscreen");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480" });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 	xcb_screen_t *screen;
 	xcb_connection_t *conn = x_connect(vitrail, &screen);
@@ -553,48 +569,51 @@ START_TEST(test_xwayland_override_fullscreen)
 	static const char class[] = "xcb-full\0XcbFull";
 	const struct harness_window *w;
 	xcb_window_t managed = x_managed_window(vitrail, conn, screen, class,
-		sizeof(class), 0, &w);
+			sizeof(class), 0, &w);
 	int32_t wx = w->x, wy = w->y;
 	wait_box(harness, vitrail, "managed", wx, wy, 200, 100, X_RGB,
-		"the managed window");
+			"the managed window");
 
 	/* the override-redirect window, half over the managed one */
 	int16_t ox = (int16_t)(wx + 150), oy = (int16_t)(wy + 50);
-	xcb_window_t menu = x_window(conn, screen, ox, oy, 100, 80, OR_RGB,
-		true, 0);
+	xcb_window_t menu =
+			x_window(conn, screen, ox, oy, 100, 80, OR_RGB, true, 0);
 	xcb_map_window(conn, menu);
 	xcb_flush(conn);
 	wait_box(harness, vitrail, "override", ox, oy, 100, 80, OR_RGB,
-		"the override-redirect window, above the managed one");
+			"the override-redirect window, above the managed one");
 	const struct harness_window *all;
 	ck_assert_msg(harness_list_windows(vitrail->conn, &all) == 1,
-		"the override-redirect window is listed as a window:\n%s",
-		harness_describe_windows(vitrail->conn));
+			"the override-redirect window is listed as a window:\n%s",
+			harness_describe_windows(vitrail->conn));
 	xcb_unmap_window(conn, menu);
 	xcb_flush(conn);
 	wait_box(harness, vitrail, "unmapped", wx, wy, 200, 100, X_RGB,
-		"the managed window, the override-redirect one unmapped");
+			"the managed window, the override-redirect one unmapped");
 
 	/* fullscreen, and back */
 	net_wm_fullscreen(conn, screen, managed, true);
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (;;) {
 		w = wait_window(vitrail, "XcbFull", false);
-		if (w->x == 0 && w->y == 0 && w->width == 640 &&
-				w->height == 480) {
+		if (w->x == 0 && w->y == 0 && w->width == 640 && w->height == 480) {
 			break;
 		}
-		ck_assert_msg(harness_now_ms() < deadline, "fullscreen, the X "
-			"window is %dx%d at %d,%d", w->width, w->height, w->x, w->y);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"fullscreen, the X "
+				"window is %dx%d at %d,%d",
+				w->width, w->height, w->x, w->y);
 		harness_sleep_ms(50);
 	}
 	xcb_get_geometry_reply_t geo = x_geometry(conn, managed);
 	ck_assert_msg(geo.x == 0 && geo.y == 0 && geo.width == 640 &&
-		geo.height == 480, "fullscreen, the X server has the window at "
-		"%dx%d+%d+%d", geo.width, geo.height, geo.x, geo.y);
+					geo.height == 480,
+			"fullscreen, the X server has the window at "
+			"%dx%d+%d+%d",
+			geo.width, geo.height, geo.x, geo.y);
 	wait_box(harness, vitrail, "fullscreen", 0, 0, 640, 480, X_RGB,
-		"the fullscreen window");
+			"the fullscreen window");
 	net_wm_fullscreen(conn, screen, managed, false);
 	deadline = harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (;;) {
@@ -602,14 +621,17 @@ START_TEST(test_xwayland_override_fullscreen)
 		if (w->width == 200 && w->height == 100) {
 			break;
 		}
-		ck_assert_msg(harness_now_ms() < deadline, "out of fullscreen, "
-			"the X window is %dx%d", w->width, w->height);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"out of fullscreen, "
+				"the X window is %dx%d",
+				w->width, w->height);
 		harness_sleep_ms(50);
 	}
 	geo = x_geometry(conn, managed);
-	ck_assert_msg(geo.width == 200 && geo.height == 100, "out of "
-		"fullscreen, the X server has the window at %dx%d", geo.width,
-		geo.height);
+	ck_assert_msg(geo.width == 200 && geo.height == 100,
+			"out of "
+			"fullscreen, the X server has the window at %dx%d",
+			geo.width, geo.height);
 
 	xcb_disconnect(conn);
 	wait_window(vitrail, "XcbFull", true);
@@ -648,8 +670,7 @@ static long xlogo_white(struct harness *harness,
  * minimize bindings hide the X window and bring it back: the list, and
  * xlogo's white in its box of the screenshot (none while hidden).
  */
-START_TEST(test_xwayland_close_binding)
-{
+START_TEST(test_xwayland_close_binding) {
 	harness_require_program("xlogo", "x11-apps");
 	struct harness *harness = harness_create("close_binding");
 	char *config;
@@ -657,45 +678,47 @@ START_TEST(test_xwayland_close_binding)
 	FILE *f = fopen(config, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("bind Alt+Return exec xlogo -bw 0 -geometry 160x120\n"
-		"bind Alt+q close\n"
-		"bind Alt+1 workspace 1\nbind Alt+2 workspace 2\n"
-		"bind Alt+h minimize\nbind Alt+Tab focus next\n", f);
+		  "bind Alt+q close\n"
+		  "bind Alt+1 workspace 1\nbind Alt+2 workspace 2\n"
+		  "bind Alt+h minimize\nbind Alt+Tab focus next\n",
+			f);
 	ck_assert_int_eq(fclose(f), 0);
 	const char *const args[] = { "--config", config, NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480", .extra_args = args });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480",
+					.extra_args = args });
 	struct test_keys d;
 	test_keys_start(&d, vitrail->socket, "us");
 
 	keys_alt_type(&d, KEY_ENTER);
 	const struct harness_window *w = wait_window(vitrail, "XLogo", false);
-	ck_assert_msg(w->width == 160 && w->height == 120, "xlogo's window is "
-		"%dx%d, not 160x120", w->width, w->height);
+	ck_assert_msg(w->width == 160 && w->height == 120,
+			"xlogo's window is "
+			"%dx%d, not 160x120",
+			w->width, w->height);
 	struct harness_window place = *w;
 	/* xlogo may not have drawn yet: wait for its white */
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
-	while (xlogo_white(harness, vitrail, &place, "shown") <
-			160 * 120 / 4) {
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	while (xlogo_white(harness, vitrail, &place, "shown") < 160 * 120 / 4) {
 		ck_assert_msg(harness_now_ms() < deadline, "xlogo drew no white");
 		harness_sleep_ms(100);
 	}
 	keys_alt_type(&d, KEY_2);
 	wait_window(vitrail, "XLogo", true);
-	ck_assert_int_eq(xlogo_white(harness, vitrail, &place, "workspace-2"),
-		0);
+	ck_assert_int_eq(xlogo_white(harness, vitrail, &place, "workspace-2"), 0);
 	keys_alt_type(&d, KEY_1);
 	wait_window(vitrail, "XLogo", false);
 	ck_assert(xlogo_white(harness, vitrail, &place, "workspace-1") >=
-		160 * 120 / 4);
+			160 * 120 / 4);
 	keys_alt_type(&d, KEY_H);
 	wait_window(vitrail, "XLogo", true);
 	ck_assert_int_eq(xlogo_white(harness, vitrail, &place, "minimized"), 0);
 	keys_alt_type(&d, KEY_TAB);
 	wait_window(vitrail, "XLogo", false);
 	ck_assert(xlogo_white(harness, vitrail, &place, "focus-next") >=
-		160 * 120 / 4);
+			160 * 120 / 4);
 	keys_alt_type(&d, KEY_Q);
 	wait_window(vitrail, "XLogo", true);
 	harness_assert_alive(vitrail->proc);
@@ -717,16 +740,17 @@ END_TEST
 /* Wait until the X server has the window at x, y, w x h. */
 static void wait_x_geometry(xcb_connection_t *conn, xcb_window_t window,
 		int32_t x, int32_t y, int32_t w, int32_t h, const char *when) {
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (;;) {
 		xcb_get_geometry_reply_t geo = x_geometry(conn, window);
 		if (geo.x == x && geo.y == y && geo.width == w && geo.height == h) {
 			return;
 		}
-		ck_assert_msg(harness_now_ms() < deadline, "%s, the X server has "
-			"the window at %dx%d+%d+%d, not %dx%d+%d+%d", when, geo.width,
-			geo.height, geo.x, geo.y, w, h, x, y);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"%s, the X server has "
+				"the window at %dx%d+%d+%d, not %dx%d+%d+%d",
+				when, geo.width, geo.height, geo.x, geo.y, w, h, x, y);
 		harness_sleep_ms(50);
 	}
 }
@@ -734,17 +758,17 @@ static void wait_x_geometry(xcb_connection_t *conn, xcb_window_t window,
 /* Wait until the list has the window at x, y, w x h. */
 static void wait_listed(struct harness_vitrail *v, const char *app_id,
 		int32_t x, int32_t y, int32_t w, int32_t h, const char *when) {
-	int64_t deadline = harness_now_ms() +
-		harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
 	for (;;) {
 		const struct harness_window *win = wait_window(v, app_id, false);
-		if (win->x == x && win->y == y && win->width == w &&
-				win->height == h) {
+		if (win->x == x && win->y == y && win->width == w && win->height == h) {
 			return;
 		}
-		ck_assert_msg(harness_now_ms() < deadline, "%s, the window is "
-			"listed at %dx%d+%d+%d, not %dx%d+%d+%d", when, win->width,
-			win->height, win->x, win->y, w, h, x, y);
+		ck_assert_msg(harness_now_ms() < deadline,
+				"%s, the window is "
+				"listed at %dx%d+%d+%d, not %dx%d+%d+%d",
+				when, win->width, win->height, win->x, win->y, w, h, x, y);
 		harness_sleep_ms(50);
 	}
 }
@@ -762,12 +786,11 @@ static void wait_listed(struct harness_vitrail *v, const char *app_id,
  * _NET_WM_STATE maximize request fills the 640x480 output for both, and
  * leaving maximized gives back the 240x125 of the resize.
  */
-START_TEST(test_xwayland_move_resize)
-{
+START_TEST(test_xwayland_move_resize) {
 	struct harness *harness = harness_create("move_resize");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480" });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 	struct test_keys d;
 	test_keys_start(&d, vitrail->socket, "us");
@@ -776,7 +799,7 @@ START_TEST(test_xwayland_move_resize)
 	static const char class[] = "xcb-move\0XcbMove";
 	const struct harness_window *w;
 	xcb_window_t window = x_managed_window(vitrail, conn, screen, class,
-		sizeof(class), 0, &w);
+			sizeof(class), 0, &w);
 	int32_t x0 = w->x, y0 = w->y;
 	ck_assert_msg(x0 != 0 || y0 != 0, "the window stayed at 0,0");
 	wait_x_geometry(conn, window, x0, y0, 200, 100, "mapped");
@@ -805,7 +828,7 @@ START_TEST(test_xwayland_move_resize)
 	wait_listed(vitrail, "XcbMove", x1, y1, 240, 125, "resized");
 	harness_pointer_move(vitrail->conn, 2, 2); // the cursor out of the way
 	wait_box(harness, vitrail, "resized", x1, y1, 240, 125, X_RGB,
-		"the resized window");
+			"the resized window");
 
 	/* the client's own move (_NET_WM_MOVERESIZE) while the left button
 	 * is held on it */
@@ -823,8 +846,9 @@ START_TEST(test_xwayland_move_resize)
 	moveresize.data.data32[3] = 1; // button 1
 	moveresize.data.data32[4] = 1; // from an application
 	xcb_send_event(conn, 0, screen->root,
-		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
-		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&moveresize);
+			XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+					XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+			(const char *)&moveresize);
 	/* the X server passed it on to vitrail's window manager connection
 	 * before it answers this; two round trips later vitrail read it */
 	x_geometry(conn, window);
@@ -849,16 +873,18 @@ START_TEST(test_xwayland_move_resize)
 	event.data.data32[2] = atom(conn, "_NET_WM_STATE_MAXIMIZED_HORZ");
 	event.data.data32[3] = 1;
 	xcb_send_event(conn, 0, screen->root,
-		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
-		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&event);
+			XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+					XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+			(const char *)&event);
 	xcb_flush(conn);
 	wait_x_geometry(conn, window, 0, 0, 640, 480, "maximized");
 	wait_listed(vitrail, "XcbMove", 0, 0, 640, 480, "maximized");
 	/* and back to the size the resize gave it, where it was before */
 	event.data.data32[0] = 0; // _NET_WM_STATE_REMOVE
 	xcb_send_event(conn, 0, screen->root,
-		XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
-		XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT, (const char *)&event);
+			XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY |
+					XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
+			(const char *)&event);
 	xcb_flush(conn);
 	wait_x_geometry(conn, window, x1, y1, 240, 125, "unmaximized");
 	wait_listed(vitrail, "XcbMove", x1, y1, 240, 125, "unmaximized");
@@ -895,12 +921,11 @@ END_TEST
  * hundred, never take over 500 ms, and the X window ends where its last
  * request put it, as X itself says.
  */
-START_TEST(test_xwayland_configure_flood)
-{
+START_TEST(test_xwayland_configure_flood) {
 	struct harness *harness = harness_create("configure_flood");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 1,
-			.output_size = "640x480" });
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 	struct sc_app app = { 0 };
 	xdg_window_start(vitrail, &app, "xdg-bystander");
@@ -909,7 +934,7 @@ START_TEST(test_xwayland_configure_flood)
 	static const char class[] = "xcb-flood\0XcbFlood";
 	const struct harness_window *w;
 	xcb_window_t window = x_managed_window(vitrail, conn, screen, class,
-		sizeof(class), 0, &w);
+			sizeof(class), 0, &w);
 	int64_t longest = 0;
 	uint32_t last[4] = { 0 };
 	for (int i = 0; i < 3000; i++) {
@@ -917,12 +942,13 @@ START_TEST(test_xwayland_configure_flood)
 		last[1] = (uint32_t)(20 + i % 89);
 		last[2] = (uint32_t)(150 + i % 50);
 		last[3] = (uint32_t)(80 + i % 40);
-		xcb_configure_window(conn, window, XCB_CONFIG_WINDOW_X |
-			XCB_CONFIG_WINDOW_Y | XCB_CONFIG_WINDOW_WIDTH |
-			XCB_CONFIG_WINDOW_HEIGHT, last);
+		xcb_configure_window(conn, window,
+				XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y |
+						XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT,
+				last);
 		if (i % 100 == 99) {
-			free(xcb_get_input_focus_reply(conn,
-				xcb_get_input_focus(conn), NULL));
+			free(xcb_get_input_focus_reply(conn, xcb_get_input_focus(conn),
+					NULL));
 			int64_t t0 = harness_now_ms();
 			ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
 			int64_t took = harness_now_ms() - t0;
@@ -930,13 +956,16 @@ START_TEST(test_xwayland_configure_flood)
 		}
 	}
 	xcb_flush(conn);
-	fprintf(stderr, "longest wl_display round trip of the bystander: "
-		"%lld ms\n", (long long)longest);
-	ck_assert_msg(longest <= harness_scaled_ms(500), "a bystander's round "
-		"trip took %lld ms during the X client's configures",
-		(long long)longest);
+	fprintf(stderr,
+			"longest wl_display round trip of the bystander: "
+			"%lld ms\n",
+			(long long)longest);
+	ck_assert_msg(longest <= harness_scaled_ms(500),
+			"a bystander's round "
+			"trip took %lld ms during the X client's configures",
+			(long long)longest);
 	wait_x_geometry(conn, window, (int32_t)last[0], (int32_t)last[1],
-		(int32_t)last[2], (int32_t)last[3], "after the flood");
+			(int32_t)last[2], (int32_t)last[3], "after the flood");
 	xcb_disconnect(conn);
 	wait_window(vitrail, "XcbFlood", true);
 	sc_app_finish(&app);
@@ -945,31 +974,30 @@ START_TEST(test_xwayland_configure_flood)
 }
 END_TEST
 
-START_TEST(test_xwayland_two_outputs)
-{
+START_TEST(test_xwayland_two_outputs) {
 	struct harness *harness = harness_create("two_outputs");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-		&(struct harness_vitrail_options){ .outputs = 2,
-			.output_size = "640x480" });
+			&(struct harness_vitrail_options){ .outputs = 2,
+					.output_size = "640x480" });
 	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
 	struct sc_app app = { 0 };
-	const struct harness_window *w = xdg_window_start(vitrail, &app,
-		"xdg-left");
+	const struct harness_window *w =
+			xdg_window_start(vitrail, &app, "xdg-left");
 	ck_assert_str_eq(w->output, "HEADLESS-1");
 
 	struct x_probe p = { 0 };
 	xcb_screen_t *screen;
 	p.conn = x_connect(vitrail, &screen);
 	static const char class[] = "xcb-right\0XcbRight";
-	p.window = x_managed_window(vitrail, p.conn, screen, class,
-		sizeof(class), 0, &w);
+	p.window = x_managed_window(vitrail, p.conn, screen, class, sizeof(class),
+			0, &w);
 	ck_assert_msg(strcmp(w->output, "HEADLESS-2") == 0 && w->x >= 640,
-		"the X window is on %s at %d,%d, not on HEADLESS-2", w->output,
-		w->x, w->y);
+			"the X window is on %s at %d,%d, not on HEADLESS-2", w->output,
+			w->x, w->y);
 	int32_t x = w->x, y = w->y;
 	wait_x_geometry(p.conn, p.window, x, y, 200, 100, "on HEADLESS-2");
-	wait_box_of(harness, vitrail, "HEADLESS-2", "right", x - 640, y, 200,
-		100, X_RGB, "the X window on HEADLESS-2");
+	wait_box_of(harness, vitrail, "HEADLESS-2", "right", x - 640, y, 200, 100,
+			X_RGB, "the X window on HEADLESS-2");
 
 	/* the xdg window takes the focus, a click on the X one gets it */
 	w = wait_window(vitrail, "xdg-left", false);
@@ -986,20 +1014,20 @@ START_TEST(test_xwayland_two_outputs)
 }
 END_TEST
 
-/* ---- runner --------------------------------------------------------------- */
+/* ---- runner ---------------------------------------------------------------
+ */
 
 static Suite *xwayland_suite(void) {
 	Suite *suite = suite_create("xwayland");
 	harness_add_case(suite, "x11_window", test_xwayland_x11_window, 120);
 	harness_add_case(suite, "focus", test_xwayland_focus, 120);
 	harness_add_case(suite, "override_fullscreen",
-		test_xwayland_override_fullscreen, 120);
-	harness_add_case(suite, "close_binding", test_xwayland_close_binding,
-		120);
+			test_xwayland_override_fullscreen, 120);
+	harness_add_case(suite, "close_binding", test_xwayland_close_binding, 120);
 	harness_add_case(suite, "move_resize", test_xwayland_move_resize, 120);
 	harness_add_case(suite, "two_outputs", test_xwayland_two_outputs, 120);
 	harness_add_case(suite, "configure_flood", test_xwayland_configure_flood,
-		120);
+			120);
 	return suite;
 }
 
@@ -1010,8 +1038,10 @@ int main(int argc, char *argv[]) {
 		xwayland = "/usr/bin/Xwayland";
 	}
 	if (access(xwayland, X_OK) != 0) {
-		fprintf(stderr, "SKIP: no Xwayland at %s (Debian package "
-			"xwayland)\n", xwayland);
+		fprintf(stderr,
+				"SKIP: no Xwayland at %s (Debian package "
+				"xwayland)\n",
+				xwayland);
 		return 77;
 	}
 	return harness_run_suite(xwayland_suite(), argc, argv);

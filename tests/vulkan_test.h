@@ -19,7 +19,7 @@ void test_log(enum vr_log_level level, const char *fmt, va_list args);
 void out_path(char *buf, size_t size, const char *name, const char *suffix);
 /* Write <name>-{actual,expected,diff}.png into $VITRAIL_TEST_OUT. */
 void write_failure_images(const char *name, const uint32_t *actual,
-	const uint32_t *expected, int32_t w, int32_t h);
+		const uint32_t *expected, int32_t w, int32_t h);
 /* Keep lavapipe loaded so LeakSanitizer can name its module. */
 void pin_vulkan_driver(void);
 /* A test program's main: exit 77 (skip) without a Vulkan device, else run

@@ -54,8 +54,8 @@ static struct vr_color rgb(uint32_t rgb) {
 
 bool vt_view_decorated(struct vt_view *view) {
 	return view->kind == VT_VIEW_TOPLEVEL && view->ssd &&
-		view->server->config.mode == VT_MODE_DESKTOP &&
-		!(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN);
+			view->server->config.mode == VT_MODE_DESKTOP &&
+			!(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN);
 }
 
 struct vt_extents vt_view_extents(struct vt_view *view, bool fullscreen) {
@@ -79,31 +79,29 @@ static struct vr_display_list *record(int w, int h, bool focused,
 		return NULL;
 	}
 	struct vr_paint frame = {
-		.color = rgb(focused ? VT_DECORATION_FOCUSED :
-			VT_DECORATION_UNFOCUSED),
+		.color = rgb(focused ? VT_DECORATION_FOCUSED : VT_DECORATION_UNFOCUSED),
 	};
 	struct vr_color text = rgb(focused ? VT_DECORATION_TEXT_FOCUSED :
-		VT_DECORATION_TEXT_UNFOCUSED);
+										 VT_DECORATION_TEXT_UNFOCUSED);
 	/* the border and the title bar, around the window, never under it
 	 * (a translucent window shows what is behind it) */
-	vr_canvas_draw_rect(canvas, (struct vr_rectf){ -b, -t - b, w + 2 * b,
-		t + b }, &frame);
+	vr_canvas_draw_rect(canvas,
+			(struct vr_rectf){ -b, -t - b, w + 2 * b, t + b }, &frame);
 	vr_canvas_draw_rect(canvas, (struct vr_rectf){ -b, 0, b, h }, &frame);
 	vr_canvas_draw_rect(canvas, (struct vr_rectf){ w, 0, b, h }, &frame);
 	vr_canvas_draw_rect(canvas, (struct vr_rectf){ -b, h, w + 2 * b, b },
-		&frame);
+			&frame);
 	/* the title, cut where the close button starts */
 	if (title[0] != '\0' && w - t - TITLE_LEFT > 0) {
 		vr_canvas_save(canvas);
-		vr_canvas_clip_rect(canvas, (struct vr_rectf){ 0, -t,
-			w - t, t });
+		vr_canvas_clip_rect(canvas, (struct vr_rectf){ 0, -t, w - t, t });
 		struct vr_font font = {
 			.family = "sans-serif",
 			.size = TITLE_FONT_SIZE,
 			.weight = 700,
 		};
-		vr_canvas_draw_text(canvas, TITLE_LEFT, -t + TITLE_BASELINE,
-			title, &font, text);
+		vr_canvas_draw_text(canvas, TITLE_LEFT, -t + TITLE_BASELINE, title,
+				&font, text);
 		vr_canvas_restore(canvas);
 	}
 	/* the close button: a cross */
@@ -133,8 +131,8 @@ void vt_decoration_update(struct vt_view *view) {
 		}
 		return;
 	}
-	struct vt_surface *surface = view->surface != NULL ?
-		vt_surface_from_wlr(view->surface) : NULL;
+	struct vt_surface *surface =
+			view->surface != NULL ? vt_surface_from_wlr(view->surface) : NULL;
 	if (surface == NULL) {
 		return;
 	}
@@ -174,8 +172,8 @@ void vt_decoration_update(struct vt_view *view) {
 	if (deco->width != geo.width || deco->height != geo.height ||
 			deco->focused != focused || deco->title == NULL ||
 			strcmp(deco->title, title) != 0) {
-		struct vr_display_list *list = record(geo.width, geo.height,
-			focused, title);
+		struct vr_display_list *list =
+				record(geo.width, geo.height, focused, title);
 		char *copy = strdup(title);
 		if (list == NULL || copy == NULL) {
 			vr_display_list_unref(list);
@@ -204,8 +202,8 @@ void vt_decoration_destroy(struct vt_view *view) {
 	view->decoration = NULL;
 }
 
-enum vt_decoration_part vt_view_decoration_at(struct vt_view *view,
-		double lx, double ly, uint32_t *edges) {
+enum vt_decoration_part vt_view_decoration_at(struct vt_view *view, double lx,
+		double ly, uint32_t *edges) {
 	*edges = 0;
 	if (!view->mapped || !vt_view_decorated(view)) {
 		return VT_PART_NONE;
@@ -227,12 +225,14 @@ enum vt_decoration_part vt_view_decoration_at(struct vt_view *view,
 	e |= y < -t ? WLR_EDGE_TOP : y >= h ? WLR_EDGE_BOTTOM : 0;
 	/* near a corner, both edges */
 	if (!(e & (WLR_EDGE_TOP | WLR_EDGE_BOTTOM))) {
-		e |= y < -t - b + CORNER ? WLR_EDGE_TOP :
-			y >= h + b - CORNER ? WLR_EDGE_BOTTOM : 0;
+		e |= y < -t - b + CORNER    ? WLR_EDGE_TOP :
+				y >= h + b - CORNER ? WLR_EDGE_BOTTOM :
+									  0;
 	}
 	if (!(e & (WLR_EDGE_LEFT | WLR_EDGE_RIGHT))) {
-		e |= x < -b + CORNER ? WLR_EDGE_LEFT :
-			x >= w + b - CORNER ? WLR_EDGE_RIGHT : 0;
+		e |= x < -b + CORNER        ? WLR_EDGE_LEFT :
+				x >= w + b - CORNER ? WLR_EDGE_RIGHT :
+									  0;
 	}
 	*edges = e;
 	return VT_PART_EDGE;

@@ -42,7 +42,7 @@ void vt_decoration_update(struct vt_view *view);
 void vt_decoration_destroy(struct vt_view *view);
 /* The part at (lx, ly), layout coordinates; *edges (enum wlr_edges) for
  * VT_PART_EDGE. */
-enum vt_decoration_part vt_view_decoration_at(struct vt_view *view,
-	double lx, double ly, uint32_t *edges);
+enum vt_decoration_part vt_view_decoration_at(struct vt_view *view, double lx,
+		double ly, uint32_t *edges);
 
 #endif

@@ -16,15 +16,15 @@
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
 		struct wlr_surface **surface, double *sx, double *sy) {
 	/* layer surfaces above the windows, the windows, those below */
-	struct wlr_surface *layer = vt_layers_surface_at(server, lx, ly, true,
-		sx, sy);
+	struct wlr_surface *layer =
+			vt_layers_surface_at(server, lx, ly, true, sx, sy);
 	if (layer != NULL) {
 		*surface = layer;
 		return NULL;
 	}
 	/* X11 menus and tooltips, above the windows */
-	struct wlr_surface *unmanaged = vt_xwayland_unmanaged_at(server, lx, ly,
-		sx, sy);
+	struct wlr_surface *unmanaged =
+			vt_xwayland_unmanaged_at(server, lx, ly, sx, sy);
 	if (unmanaged != NULL) {
 		*surface = unmanaged;
 		return NULL;

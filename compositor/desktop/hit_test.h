@@ -15,6 +15,6 @@ struct wlr_surface;
  * The view, or NULL for a layer or X11 surface (*surface set) or for
  * nothing (*surface untouched); *sx, *sy surface-local. */
 struct vt_view *vt_view_at(struct vt_server *server, double lx, double ly,
-	struct wlr_surface **surface, double *sx, double *sy);
+		struct wlr_surface **surface, double *sx, double *sy);
 
 #endif

@@ -47,7 +47,7 @@ static bool filter_global(const struct wl_client *client,
 	}
 	uint32_t class = vt_privilege_of(wl_global_get_interface(global)->name);
 	return class == 0 ||
-		((server->config.allow | server->opts.allow) & class) != 0;
+			((server->config.allow | server->opts.allow) & class) != 0;
 }
 
 /* ---- the application ---------------------------------------------------- */
@@ -56,8 +56,8 @@ static enum vt_app_exit app_exit_policy(struct vt_server *server) {
 	if (server->config.app_exit != VT_APP_EXIT_DEFAULT) {
 		return server->config.app_exit;
 	}
-	return server->config.mode == VT_MODE_KIOSK ?
-		VT_APP_EXIT_EXIT : VT_APP_EXIT_STAY;
+	return server->config.mode == VT_MODE_KIOSK ? VT_APP_EXIT_EXIT :
+												  VT_APP_EXIT_STAY;
 }
 
 static void app_start(struct vt_kiosk *kiosk) {
@@ -90,12 +90,13 @@ bool vt_kiosk_child_exited(struct vt_server *server, pid_t pid, int status) {
 		return false;
 	}
 	kiosk->app_pid = -1;
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) :
-		128 + WTERMSIG(status);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	switch (app_exit_policy(server)) {
 	case VT_APP_EXIT_EXIT:
-		wlr_log(WLR_INFO, "the application exited with status %d: "
-			"exiting (app_exit exit)", code);
+		wlr_log(WLR_INFO,
+				"the application exited with status %d: "
+				"exiting (app_exit exit)",
+				code);
 		server->exit_status = code;
 		wl_display_terminate(server->display);
 		break;
@@ -104,17 +105,18 @@ bool vt_kiosk_child_exited(struct vt_server *server, pid_t pid, int status) {
 		int delay = 0;
 		if (ran < RESTART_QUICK_NS) {
 			delay = kiosk->restart_delay_ms;
-			kiosk->restart_delay_ms = delay * 2 < RESTART_MAX_MS ?
-				delay * 2 : RESTART_MAX_MS;
+			kiosk->restart_delay_ms =
+					delay * 2 < RESTART_MAX_MS ? delay * 2 : RESTART_MAX_MS;
 		} else {
 			kiosk->restart_delay_ms = RESTART_FIRST_MS;
 		}
-		wlr_log(WLR_INFO, "the application exited with status %d after "
-			"%.1f s: restarting it in %d ms (app_exit restart)", code,
-			ran / 1e9, delay);
+		wlr_log(WLR_INFO,
+				"the application exited with status %d after "
+				"%.1f s: restarting it in %d ms (app_exit restart)",
+				code, ran / 1e9, delay);
 		/* 0 would disarm the timer: 1 ms is at once */
 		wl_event_source_timer_update(kiosk->restart_timer,
-			delay > 0 ? delay : 1);
+				delay > 0 ? delay : 1);
 		break;
 	}
 	case VT_APP_EXIT_STAY:
@@ -190,13 +192,14 @@ void vt_kiosk_touch_activity(struct vt_server *server) {
 
 struct vt_output *vt_kiosk_output(struct vt_server *server) {
 	struct vt_config *config = &server->config;
-	if (config->mode != VT_MODE_KIOSK || config->kiosk_output == VT_KIOSK_EACH ||
+	if (config->mode != VT_MODE_KIOSK ||
+			config->kiosk_output == VT_KIOSK_EACH ||
 			config->kiosk_output == VT_KIOSK_EXTEND) {
 		return NULL;
 	}
 	if (config->kiosk_output == VT_KIOSK_NAMED) {
-		struct vt_output *named = vt_output_by_name(server,
-			config->kiosk_output_name);
+		struct vt_output *named =
+				vt_output_by_name(server, config->kiosk_output_name);
 		if (named != NULL && vt_output_enabled(named)) {
 			return named;
 		}
@@ -247,10 +250,10 @@ bool vt_kiosk_init(struct vt_server *server) {
 	kiosk->server = server;
 	kiosk->app_pid = -1;
 	kiosk->restart_delay_ms = RESTART_FIRST_MS;
-	kiosk->restart_timer = wl_event_loop_add_timer(server->loop,
-		handle_restart, kiosk);
-	kiosk->cursor_timer = wl_event_loop_add_timer(server->loop,
-		handle_cursor_idle, kiosk);
+	kiosk->restart_timer =
+			wl_event_loop_add_timer(server->loop, handle_restart, kiosk);
+	kiosk->cursor_timer =
+			wl_event_loop_add_timer(server->loop, handle_cursor_idle, kiosk);
 	if (kiosk->restart_timer == NULL || kiosk->cursor_timer == NULL) {
 		if (kiosk->restart_timer != NULL) {
 			wl_event_source_remove(kiosk->restart_timer);

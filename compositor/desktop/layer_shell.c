@@ -4,10 +4,11 @@
  * wlroots implements the protocol (its errors: a surface with another
  * role, an invalid layer, anchor or keyboard interactivity, a buffer
  * before the first configure, a wrong ack serial; vitrail's: a size of 0
- * without both opposite anchors); vitrail places the surfaces. Each layer surface gets a container node in one of four layer
- * nodes (background, bottom: under the views; top, overlay: above them,
- * overlay above fullscreen windows too) at its box in layout coordinates;
- * its wl_surface's node and its popups' nodes hang inside.
+ * without both opposite anchors); vitrail places the surfaces. Each layer
+ * surface gets a container node in one of four layer nodes (background, bottom:
+ * under the views; top, overlay: above them, overlay above fullscreen windows
+ * too) at its box in layout coordinates; its wl_surface's node and its popups'
+ * nodes hang inside.
  *
  * Placement, per output, in the order of the layers from overlay down:
  * first the surfaces with an exclusive zone, each against the area left
@@ -87,8 +88,7 @@ static struct vt_layer_shell *layers_of(struct vt_server *server) {
 
 static struct wlr_box output_full_box(struct vt_server *server,
 		struct wlr_output *wlr_output) {
-	struct wlr_box *box = wlr_output_layout_get_box(server->layout,
-		wlr_output);
+	struct wlr_box *box = wlr_output_layout_get_box(server->layout, wlr_output);
 	return box != NULL ? *box : (struct wlr_box){ 0 };
 }
 
@@ -105,7 +105,7 @@ static void keyboard_enter(struct vt_server *server,
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
 	if (keyboard != NULL) {
 		wlr_seat_keyboard_notify_enter(seat, surface, keyboard->keycodes,
-			keyboard->num_keycodes, &keyboard->modifiers);
+				keyboard->num_keycodes, &keyboard->modifiers);
 	} else {
 		wlr_seat_keyboard_notify_enter(seat, surface, NULL, 0, NULL);
 	}
@@ -131,7 +131,7 @@ static void layer_unfocus(struct vt_layer_surface *ls) {
 	wl_list_for_each(other, &layers->surfaces, link) {
 		if (other != ls && other->layer_surface->mapped &&
 				other->layer_surface->current.keyboard_interactive ==
-				ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE &&
+						ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE &&
 				other->layer >= ZWLR_LAYER_SHELL_V1_LAYER_TOP) {
 			layer_focus(other);
 			return;
@@ -142,8 +142,7 @@ static void layer_unfocus(struct vt_layer_surface *ls) {
 		wlr_seat_keyboard_notify_clear_focus(server->seat);
 	}
 	if (server->focused_view != NULL && server->focused_view->mapped) {
-		vt_view_focus(server->focused_view,
-			server->focused_view->surface);
+		vt_view_focus(server->focused_view, server->focused_view->surface);
 	}
 }
 
@@ -165,9 +164,7 @@ static void layer_update_focus(struct vt_layer_surface *ls) {
 		/* at its map (top and overlay layers) and on a click
 		 * (vt_layers_focus_surface), not at every commit */
 		break;
-	default:
-		layer_unfocus(ls);
-		break;
+	default: layer_unfocus(ls); break;
 	}
 }
 
@@ -182,11 +179,11 @@ bool vt_layers_focus_surface(struct vt_server *server,
 		return false;
 	}
 	struct wlr_layer_surface_v1 *layer_surface =
-		wlr_layer_surface_v1_from_wlr_surface(root);
+			wlr_layer_surface_v1_from_wlr_surface(root);
 	struct vt_layer_surface *ls = layer_surface->data;
 	if (ls == NULL || !layer_surface->mapped ||
 			layer_surface->current.keyboard_interactive ==
-			ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE) {
+					ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE) {
 		return false;
 	}
 	layer_focus(ls);
@@ -202,17 +199,16 @@ bool vt_layers_focus_surface(struct vt_server *server,
 
 /* Along one axis: the position and size in bounds [start, start + len)
  * of a surface of `want` (0: stretched between both anchors). */
-static void place_axis(int start, int len, uint32_t want, bool low,
-		bool high, int32_t margin_low, int32_t margin_high, int *pos,
-		int *size) {
+static void place_axis(int start, int len, uint32_t want, bool low, bool high,
+		int32_t margin_low, int32_t margin_high, int *pos, int *size) {
 	if (low && high && want == 0) {
 		*pos = start + margin_low;
 		*size = len - margin_low - margin_high;
 	} else if (low && high) {
 		/* centred between the margins */
 		*size = (int)want;
-		*pos = start + margin_low + (len - margin_low - margin_high -
-			*size) / 2;
+		*pos = start + margin_low +
+				(len - margin_low - margin_high - *size) / 2;
 	} else if (low) {
 		*size = (int)want;
 		*pos = start + margin_low;
@@ -255,21 +251,21 @@ static void apply_exclusive(struct wlr_box *usable, const struct wlr_box *full,
 	int zone;
 	if (a == ANCHOR_TOP || a == (ANCHOR_TOP | horiz)) {
 		zone = zone_taken(state->exclusive_zone, state->margin.top,
-			usable->height, full->height);
+				usable->height, full->height);
 		usable->y += zone;
 		usable->height -= zone;
 	} else if (a == ANCHOR_BOTTOM || a == (ANCHOR_BOTTOM | horiz)) {
 		zone = zone_taken(state->exclusive_zone, state->margin.bottom,
-			usable->height, full->height);
+				usable->height, full->height);
 		usable->height -= zone;
 	} else if (a == ANCHOR_LEFT || a == (ANCHOR_LEFT | vert)) {
 		zone = zone_taken(state->exclusive_zone, state->margin.left,
-			usable->width, full->width);
+				usable->width, full->width);
 		usable->x += zone;
 		usable->width -= zone;
 	} else if (a == ANCHOR_RIGHT || a == (ANCHOR_RIGHT | vert)) {
 		zone = zone_taken(state->exclusive_zone, state->margin.right,
-			usable->width, full->width);
+				usable->width, full->width);
 		usable->width -= zone;
 	}
 }
@@ -282,17 +278,19 @@ static bool place_surface(struct vt_layer_surface *ls,
 	uint32_t a = state->anchor;
 	struct wlr_box box;
 	place_axis(bounds->x, bounds->width, state->desired_width,
-		(a & ANCHOR_LEFT) != 0, (a & ANCHOR_RIGHT) != 0,
-		(int32_t)state->margin.left, (int32_t)state->margin.right,
-		&box.x, &box.width);
+			(a & ANCHOR_LEFT) != 0, (a & ANCHOR_RIGHT) != 0,
+			(int32_t)state->margin.left, (int32_t)state->margin.right, &box.x,
+			&box.width);
 	place_axis(bounds->y, bounds->height, state->desired_height,
-		(a & ANCHOR_TOP) != 0, (a & ANCHOR_BOTTOM) != 0,
-		(int32_t)state->margin.top, (int32_t)state->margin.bottom,
-		&box.y, &box.height);
+			(a & ANCHOR_TOP) != 0, (a & ANCHOR_BOTTOM) != 0,
+			(int32_t)state->margin.top, (int32_t)state->margin.bottom, &box.y,
+			&box.height);
 	if (box.width <= 0 || box.height <= 0) {
-		wlr_log(WLR_INFO, "layer surface '%s': no room on %s (%dx%d), "
-			"closing it", layer_surface->namespace,
-			layer_surface->output->name, box.width, box.height);
+		wlr_log(WLR_INFO,
+				"layer surface '%s': no room on %s (%dx%d), "
+				"closing it",
+				layer_surface->namespace, layer_surface->output->name,
+				box.width, box.height);
 		wlr_layer_surface_v1_destroy(layer_surface);
 		return false;
 	}
@@ -306,8 +304,8 @@ static bool place_surface(struct vt_layer_surface *ls,
 		ls->configured = true;
 		ls->configured_width = (uint32_t)box.width;
 		ls->configured_height = (uint32_t)box.height;
-		wlr_layer_surface_v1_configure(layer_surface,
-			(uint32_t)box.width, (uint32_t)box.height);
+		wlr_layer_surface_v1_configure(layer_surface, (uint32_t)box.width,
+				(uint32_t)box.height);
 	}
 	return true;
 }
@@ -318,8 +316,7 @@ static bool output_has_fullscreen(struct vt_server *server,
 	wl_list_for_each(view, &server->views, link) {
 		if (vt_view_visible(view) && view->placed_on != NULL &&
 				vt_output_wlr(view->placed_on) == wlr_output &&
-				(view->impl->get_fill(view, false) &
-				VT_FILL_FULLSCREEN)) {
+				(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN)) {
 			return true;
 		}
 	}
@@ -341,7 +338,7 @@ static void fullscreen_changed(struct vt_server *server) {
 	struct vt_layer_surface *ls;
 	wl_list_for_each(ls, &layers->surfaces, link) {
 		bool hidden = ls->layer == ZWLR_LAYER_SHELL_V1_LAYER_TOP &&
-			output_has_fullscreen(server, ls->layer_surface->output);
+				output_has_fullscreen(server, ls->layer_surface->output);
 		if (hidden != ls->hidden) {
 			ls->hidden = hidden;
 			update_enabled(ls);
@@ -357,7 +354,7 @@ static void fullscreen_changed(struct vt_server *server) {
 static void handle_fullscreen_changed(struct wl_listener *listener,
 		void *data) {
 	struct vt_layer_shell *layers =
-		wl_container_of(listener, layers, fullscreen_changed);
+			wl_container_of(listener, layers, fullscreen_changed);
 	fullscreen_changed(layers->server);
 }
 
@@ -371,20 +368,17 @@ static struct wlr_box arrange_output(struct vt_layer_shell *layers,
 		for (int layer = LAYERS - 1; layer >= 0; layer--) {
 			struct vt_layer_surface *ls, *tmp;
 			/* oldest first: the first panel keeps the edge */
-			wl_list_for_each_reverse_safe(ls, tmp, &layers->surfaces,
-					link) {
-				struct wlr_layer_surface_v1 *layer_surface =
-					ls->layer_surface;
+			wl_list_for_each_reverse_safe(ls, tmp, &layers->surfaces, link) {
+				struct wlr_layer_surface_v1 *layer_surface = ls->layer_surface;
 				const struct wlr_layer_surface_v1_state *state =
-					&layer_surface->current;
+						&layer_surface->current;
 				if (layer_surface->output != wlr_output ||
-						!layer_surface->added ||
-						(int)ls->layer != layer ||
+						!layer_surface->added || (int)ls->layer != layer ||
 						(state->exclusive_zone > 0) != exclusive) {
 					continue;
 				}
 				struct wlr_box bounds =
-					state->exclusive_zone < 0 ? full : usable;
+						state->exclusive_zone < 0 ? full : usable;
 				if (place_surface(ls, &bounds) && exclusive &&
 						layer_surface->mapped) {
 					apply_exclusive(&usable, &full, state);
@@ -408,10 +402,9 @@ void vt_layers_arrange(struct vt_server *server) {
 	do {
 		layers->rearrange = false;
 		for (struct vt_output *output = vt_output_next(server, NULL);
-				output != NULL;
-				output = vt_output_next(server, output)) {
-			struct wlr_box usable = arrange_output(layers,
-				vt_output_wlr(output));
+				output != NULL; output = vt_output_next(server, output)) {
+			struct wlr_box usable =
+					arrange_output(layers, vt_output_wlr(output));
 			struct wlr_box before = vt_output_usable_box(output);
 			vt_output_set_usable_box(output, &usable);
 			if (before.x != usable.x || before.y != usable.y ||
@@ -429,16 +422,16 @@ void vt_layers_arrange(struct vt_server *server) {
 
 /* ---- hit testing -------------------------------------------------------- */
 
-struct wlr_surface *vt_layers_surface_at(struct vt_server *server,
-		double lx, double ly, bool above, double *sx, double *sy) {
+struct wlr_surface *vt_layers_surface_at(struct vt_server *server, double lx,
+		double ly, bool above, double *sx, double *sy) {
 	struct vt_layer_shell *layers = layers_of(server);
 	if (layers == NULL) {
 		return NULL;
 	}
 	int top = above ? ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY :
-		ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM;
+					  ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM;
 	int bottom = above ? ZWLR_LAYER_SHELL_V1_LAYER_TOP :
-		ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND;
+						 ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND;
 	for (int layer = top; layer >= bottom; layer--) {
 		struct vt_layer_surface *ls;
 		wl_list_for_each(ls, &layers->surfaces, link) {
@@ -448,12 +441,11 @@ struct wlr_surface *vt_layers_surface_at(struct vt_server *server,
 			}
 			double x = lx - ls->box.x, y = ly - ls->box.y;
 			/* popups first: they are above their parent */
-			struct wlr_surface *surface =
-				wlr_layer_surface_v1_popup_surface_at(
+			struct wlr_surface *surface = wlr_layer_surface_v1_popup_surface_at(
 					ls->layer_surface, x, y, sx, sy);
 			if (surface == NULL) {
-				surface = wlr_layer_surface_v1_surface_at(
-					ls->layer_surface, x, y, sx, sy);
+				surface = wlr_layer_surface_v1_surface_at(ls->layer_surface, x,
+						y, sx, sy);
 			}
 			if (surface != NULL) {
 				return surface;
@@ -469,15 +461,15 @@ bool vt_layers_popup_parent(struct wlr_surface *root, struct vr_node **node,
 		return false;
 	}
 	struct wlr_layer_surface_v1 *layer_surface =
-		wlr_layer_surface_v1_from_wlr_surface(root);
+			wlr_layer_surface_v1_from_wlr_surface(root);
 	struct vt_layer_surface *ls = layer_surface->data;
 	if (ls == NULL || layer_surface->output == NULL) {
 		return false;
 	}
 	*node = ls->node;
 	/* the output, in the layer surface's coordinates */
-	struct wlr_box full = output_full_box(ls->layers->server,
-		layer_surface->output);
+	struct wlr_box full =
+			output_full_box(ls->layers->server, layer_surface->output);
 	*constraint = (struct wlr_box){
 		.x = full.x - ls->box.x,
 		.y = full.y - ls->box.y,
@@ -498,23 +490,24 @@ static bool check_size(struct wlr_layer_surface_v1 *layer_surface) {
 	const uint32_t vert = ANCHOR_TOP | ANCHOR_BOTTOM;
 	if (state->desired_width == 0 && (state->anchor & horiz) != horiz) {
 		wl_resource_post_error(layer_surface->resource,
-			ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
-			"width 0 needs both the left and the right anchor "
-			"(anchor %" PRIu32 ")", state->anchor);
+				ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
+				"width 0 needs both the left and the right anchor "
+				"(anchor %" PRIu32 ")",
+				state->anchor);
 		return false;
 	}
 	if (state->desired_height == 0 && (state->anchor & vert) != vert) {
 		wl_resource_post_error(layer_surface->resource,
-			ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
-			"height 0 needs both the top and the bottom anchor "
-			"(anchor %" PRIu32 ")", state->anchor);
+				ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE,
+				"height 0 needs both the top and the bottom anchor "
+				"(anchor %" PRIu32 ")",
+				state->anchor);
 		return false;
 	}
 	return true;
 }
 
-static void layer_surface_handle_map(struct wl_listener *listener,
-		void *data) {
+static void layer_surface_handle_map(struct wl_listener *listener, void *data) {
 	struct vt_layer_surface *ls = wl_container_of(listener, ls, map);
 	update_enabled(ls);
 	/* an exclusive zone counts from now on */
@@ -527,10 +520,9 @@ static void layer_surface_handle_map(struct wl_listener *listener,
 	 * takes the keyboard from an exclusive surface. */
 	struct wlr_layer_surface_v1 *layer_surface = ls->layer_surface;
 	if (layer_surface->current.keyboard_interactive ==
-			ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_ON_DEMAND &&
+					ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_ON_DEMAND &&
 			layer_surface->current.layer >= ZWLR_LAYER_SHELL_V1_LAYER_TOP &&
-			!ls->hidden &&
-			!vt_layers_keyboard_grabbed(ls->layers->server)) {
+			!ls->hidden && !vt_layers_keyboard_grabbed(ls->layers->server)) {
 		layer_focus(ls);
 	}
 }
@@ -588,7 +580,7 @@ static void layer_surface_handle_destroy(struct wl_listener *listener,
 	ls->layer_surface->data = NULL;
 	/* the wl_surface's node is the surface's own (surface.c) */
 	struct vt_surface *surface =
-		vt_surface_from_wlr(ls->layer_surface->surface);
+			vt_surface_from_wlr(ls->layer_surface->surface);
 	if (surface != NULL && vr_node_parent(surface->node) == ls->node) {
 		vr_node_set_parent(surface->node, NULL);
 	}
@@ -599,8 +591,7 @@ static void layer_surface_handle_destroy(struct wl_listener *listener,
 
 static void layer_surface_handle_output_destroy(struct wl_listener *listener,
 		void *data) {
-	struct vt_layer_surface *ls =
-		wl_container_of(listener, ls, output_destroy);
+	struct vt_layer_surface *ls = wl_container_of(listener, ls, output_destroy);
 	/* closed: the client may ask again for another output */
 	wl_list_remove(&ls->output_destroy.link);
 	wl_list_init(&ls->output_destroy.link);
@@ -647,7 +638,7 @@ static struct wlr_output *default_output(struct vt_server *server) {
 
 static void handle_new_surface(struct wl_listener *listener, void *data) {
 	struct vt_layer_shell *layers =
-		wl_container_of(listener, layers, new_surface);
+			wl_container_of(listener, layers, new_surface);
 	struct vt_server *server = layers->server;
 	struct wlr_layer_surface_v1 *layer_surface = data;
 	if (!check_size(layer_surface)) {
@@ -663,7 +654,7 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 		/* no output to show it on (or an output vitrail does not
 		 * drive): closed */
 		wlr_log(WLR_INFO, "layer surface '%s': no output, closing it",
-			layer_surface->namespace);
+				layer_surface->namespace);
 		wlr_layer_surface_v1_destroy(layer_surface);
 		return;
 	}
@@ -692,16 +683,14 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 	ls->commit.notify = layer_surface_handle_commit;
 	wl_signal_add(&layer_surface->surface->events.commit, &ls->commit);
 	ls->output_destroy.notify = layer_surface_handle_output_destroy;
-	wl_signal_add(&layer_surface->output->events.destroy,
-		&ls->output_destroy);
+	wl_signal_add(&layer_surface->output->events.destroy, &ls->output_destroy);
 
 	/* the first configure: its size on its output */
 	vt_layers_arrange(server);
 }
 
 static void handle_shell_destroy(struct wl_listener *listener, void *data) {
-	struct vt_layer_shell *layers =
-		wl_container_of(listener, layers, destroy);
+	struct vt_layer_shell *layers = wl_container_of(listener, layers, destroy);
 	wl_list_remove(&layers->new_surface.link);
 	wl_list_remove(&layers->destroy.link);
 	wl_list_init(&layers->new_surface.link);
@@ -709,10 +698,9 @@ static void handle_shell_destroy(struct wl_listener *listener, void *data) {
 	layers->shell = NULL;
 }
 
-static void handle_output_disabled(struct wl_listener *listener,
-		void *data) {
+static void handle_output_disabled(struct wl_listener *listener, void *data) {
 	struct vt_layer_shell *layers =
-		wl_container_of(listener, layers, output_disabled);
+			wl_container_of(listener, layers, output_disabled);
 	struct vt_output_change_event *event = data;
 	vt_layers_output_disabled(layers->server, event->wlr_output);
 }
@@ -736,15 +724,15 @@ bool vt_layers_init(struct vt_server *server) {
 		vr_node_set_parent(layers->layers[i], root);
 	}
 	vr_node_place_above(layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND],
-		server->background);
+			server->background);
 	vr_node_place_above(layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM],
-		layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND]);
+			layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND]);
 	vr_node_place_above(server->views_layer,
-		layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM]);
+			layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM]);
 	vr_node_place_above(layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_TOP],
-		server->views_layer);
+			server->views_layer);
 	vr_node_place_above(layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_OVERLAY],
-		layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_TOP]);
+			layers->layers[ZWLR_LAYER_SHELL_V1_LAYER_TOP]);
 	vr_node_raise_to_top(server->cursor_layer);
 
 	layers->shell = wlr_layer_shell_v1_create(server->display);
@@ -759,7 +747,7 @@ bool vt_layers_init(struct vt_server *server) {
 	wl_signal_add(&server->events.output_disabled, &layers->output_disabled);
 	layers->fullscreen_changed.notify = handle_fullscreen_changed;
 	wl_signal_add(&server->events.fullscreen_changed,
-		&layers->fullscreen_changed);
+			&layers->fullscreen_changed);
 	server->layers = layers;
 	return true;
 

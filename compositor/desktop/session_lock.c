@@ -55,7 +55,10 @@
 /* The colour of a locked screen where no lock surface is (documented in
  * vitrail(1)). */
 static const struct vr_color lock_color = {
-	0x10 / 255.0f, 0x10 / 255.0f, 0x10 / 255.0f, 1.0f,
+	0x10 / 255.0f,
+	0x10 / 255.0f,
+	0x10 / 255.0f,
+	1.0f,
 };
 
 struct vt_session_lock {
@@ -103,15 +106,15 @@ static const struct ext_session_lock_manager_v1_interface manager_impl;
 static void send_locked_when_shown(struct vt_session_lock *m);
 
 static struct lock *lock_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource,
-		&ext_session_lock_v1_interface, &lock_impl));
+	assert(wl_resource_instance_of(resource, &ext_session_lock_v1_interface,
+			&lock_impl));
 	return wl_resource_get_user_data(resource);
 }
 
 static struct lock_surface *lock_surface_from_resource(
 		struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
-		&ext_session_lock_surface_v1_interface, &lock_surface_impl));
+			&ext_session_lock_surface_v1_interface, &lock_surface_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -124,7 +127,8 @@ static void lock_surface_place(struct lock_surface *ls) {
 		return;
 	}
 	struct wlr_box *box = m != NULL && ls->output != NULL ?
-		wlr_output_layout_get_box(m->server->layout, ls->output) : NULL;
+			wlr_output_layout_get_box(m->server->layout, ls->output) :
+			NULL;
 	if (box == NULL || !m->locked || m->owner != ls->lock) {
 		vr_node_set_parent(s->node, NULL);
 		return;
@@ -180,13 +184,13 @@ struct wlr_surface *vt_session_lock_surface_at(struct vt_server *server,
 			continue;
 		}
 		struct wlr_box *box =
-			wlr_output_layout_get_box(server->layout, ls->output);
+				wlr_output_layout_get_box(server->layout, ls->output);
 		if (box == NULL) {
 			continue;
 		}
 		double x = lx - box->x, y = ly - box->y;
-		struct wlr_surface *found = wlr_surface_surface_at(ls->surface,
-			x, y, sx, sy);
+		struct wlr_surface *found =
+				wlr_surface_surface_at(ls->surface, x, y, sx, sy);
 		if (found != NULL) {
 			return found;
 		}
@@ -222,11 +226,10 @@ static void focus_lock_surface(struct vt_session_lock *m,
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(seat);
 	if (keyboard != NULL) {
 		wlr_seat_keyboard_notify_enter(seat, target->surface,
-			keyboard->keycodes, keyboard->num_keycodes,
-			&keyboard->modifiers);
+				keyboard->keycodes, keyboard->num_keycodes,
+				&keyboard->modifiers);
 	} else {
-		wlr_seat_keyboard_notify_enter(seat, target->surface, NULL, 0,
-			NULL);
+		wlr_seat_keyboard_notify_enter(seat, target->surface, NULL, 0, NULL);
 	}
 }
 
@@ -334,8 +337,7 @@ static void lock_surface_destroy(struct lock_surface *ls) {
 	wl_resource_set_user_data(ls->resource, NULL);
 	ls->surface->role_data = NULL;
 	if (m != NULL && m->locked &&
-			m->server->seat->keyboard_state.focused_surface ==
-			ls->surface) {
+			m->server->seat->keyboard_state.focused_surface == ls->surface) {
 		focus_lock_surface(m, ls);
 	}
 	if (m != NULL) {
@@ -346,8 +348,7 @@ static void lock_surface_destroy(struct lock_surface *ls) {
 
 static void lock_surface_handle_surface_destroy(struct wl_listener *listener,
 		void *data) {
-	struct lock_surface *ls =
-		wl_container_of(listener, ls, surface_destroy);
+	struct lock_surface *ls = wl_container_of(listener, ls, surface_destroy);
 	lock_surface_destroy(ls);
 }
 
@@ -379,9 +380,9 @@ static void lock_surface_handle_ack_configure(struct wl_client *client,
 	 * acknowledged with it */
 	if (serial == 0 || serial > ls->serial) {
 		wl_resource_post_error(resource,
-			EXT_SESSION_LOCK_SURFACE_V1_ERROR_INVALID_SERIAL,
-			"ack_configure serial %u was never sent (last %u)", serial,
-			ls->serial);
+				EXT_SESSION_LOCK_SURFACE_V1_ERROR_INVALID_SERIAL,
+				"ack_configure serial %u was never sent (last %u)", serial,
+				ls->serial);
 		return;
 	}
 	ls->acked = true;
@@ -401,25 +402,25 @@ static void role_precommit(struct wlr_surface *surface) {
 	}
 	if (!ls->acked) {
 		wl_resource_post_error(ls->resource,
-			EXT_SESSION_LOCK_SURFACE_V1_ERROR_COMMIT_BEFORE_FIRST_ACK,
-			"lock surface committed before its first ack_configure");
+				EXT_SESSION_LOCK_SURFACE_V1_ERROR_COMMIT_BEFORE_FIRST_ACK,
+				"lock surface committed before its first ack_configure");
 		return;
 	}
 	if ((surface->pending.committed & WLR_SURFACE_STATE_BUFFER) &&
 			surface->pending.buffer == NULL) {
 		wl_resource_post_error(ls->resource,
-			EXT_SESSION_LOCK_SURFACE_V1_ERROR_NULL_BUFFER,
-			"lock surface committed with a null buffer");
+				EXT_SESSION_LOCK_SURFACE_V1_ERROR_NULL_BUFFER,
+				"lock surface committed with a null buffer");
 		return;
 	}
 	if (surface->pending.buffer != NULL &&
 			((uint32_t)surface->pending.width != ls->acked_width ||
-			(uint32_t)surface->pending.height != ls->acked_height)) {
+					(uint32_t)surface->pending.height != ls->acked_height)) {
 		wl_resource_post_error(ls->resource,
-			EXT_SESSION_LOCK_SURFACE_V1_ERROR_DIMENSIONS_MISMATCH,
-			"lock surface of %dx%d, %ux%u acknowledged",
-			surface->pending.width, surface->pending.height,
-			ls->acked_width, ls->acked_height);
+				EXT_SESSION_LOCK_SURFACE_V1_ERROR_DIMENSIONS_MISMATCH,
+				"lock surface of %dx%d, %ux%u acknowledged",
+				surface->pending.width, surface->pending.height,
+				ls->acked_width, ls->acked_height);
 	}
 }
 
@@ -448,12 +449,12 @@ static void lock_surface_configure(struct lock_surface *ls) {
 		wlr_output_effective_resolution(ls->output, &width, &height);
 	}
 	struct wl_display *display =
-		wl_client_get_display(wl_resource_get_client(ls->resource));
+			wl_client_get_display(wl_resource_get_client(ls->resource));
 	ls->serial = wl_display_next_serial(display);
 	ls->width = (uint32_t)width;
 	ls->height = (uint32_t)height;
 	ext_session_lock_surface_v1_send_configure(ls->resource, ls->serial,
-		ls->width, ls->height);
+			ls->width, ls->height);
 }
 
 static void lock_handle_get_lock_surface(struct wl_client *client,
@@ -463,34 +464,33 @@ static void lock_handle_get_lock_surface(struct wl_client *client,
 	struct lock *lock = lock_from_resource(resource);
 	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
 	struct wlr_output *output = wlr_output_from_resource(output_resource);
-	struct wl_resource *ls_resource = wl_resource_create(client,
-		&ext_session_lock_surface_v1_interface,
-		wl_resource_get_version(resource), id);
+	struct wl_resource *ls_resource =
+			wl_resource_create(client, &ext_session_lock_surface_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (ls_resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
 	wl_resource_set_implementation(ls_resource, &lock_surface_impl, NULL,
-		lock_surface_handle_resource_destroy);
+			lock_surface_handle_resource_destroy);
 	if (lock == NULL) {
 		return; /* inert: the lock is gone */
 	}
 	if (wlr_surface_has_buffer(surface) ||
 			(surface->pending.committed & WLR_SURFACE_STATE_BUFFER &&
-			surface->pending.buffer != NULL)) {
+					surface->pending.buffer != NULL)) {
 		wl_resource_post_error(resource,
-			EXT_SESSION_LOCK_V1_ERROR_ALREADY_CONSTRUCTED,
-			"wl_surface@%u has a buffer attached or committed",
-			wl_resource_get_id(surface_resource));
+				EXT_SESSION_LOCK_V1_ERROR_ALREADY_CONSTRUCTED,
+				"wl_surface@%u has a buffer attached or committed",
+				wl_resource_get_id(surface_resource));
 		return;
 	}
 	struct lock_surface *other;
 	wl_list_for_each(other, &lock->surfaces, link) {
 		if (output != NULL && other->output == output) {
 			wl_resource_post_error(resource,
-				EXT_SESSION_LOCK_V1_ERROR_DUPLICATE_OUTPUT,
-				"output %s has a lock surface already",
-				output->name);
+					EXT_SESSION_LOCK_V1_ERROR_DUPLICATE_OUTPUT,
+					"output %s has a lock surface already", output->name);
 			return;
 		}
 	}
@@ -500,7 +500,7 @@ static void lock_handle_get_lock_surface(struct wl_client *client,
 		return;
 	}
 	if (!wlr_surface_set_role(surface, &lock_surface_role, ls, resource,
-			EXT_SESSION_LOCK_V1_ERROR_ROLE)) {
+				EXT_SESSION_LOCK_V1_ERROR_ROLE)) {
 		free(ls);
 		return;
 	}
@@ -544,8 +544,9 @@ static void lock_destroy(struct lock *lock) {
 	if (m->owner == lock) {
 		/* gone while locked: the session stays locked, in colour */
 		m->owner = NULL;
-		wlr_log(WLR_INFO, "the lock client went away: the session stays "
-			"locked");
+		wlr_log(WLR_INFO,
+				"the lock client went away: the session stays "
+				"locked");
 		wlr_seat_keyboard_notify_clear_focus(m->server->seat);
 		wlr_seat_pointer_clear_focus(m->server->seat);
 		vt_server_schedule_update(m->server);
@@ -564,8 +565,8 @@ static void lock_handle_destroy(struct wl_client *client,
 	struct lock *lock = lock_from_resource(resource);
 	if (lock != NULL && lock->locked_sent && lock->manager->owner == lock) {
 		wl_resource_post_error(resource,
-			EXT_SESSION_LOCK_V1_ERROR_INVALID_DESTROY,
-			"destroy while locked: unlock_and_destroy unlocks");
+				EXT_SESSION_LOCK_V1_ERROR_INVALID_DESTROY,
+				"destroy while locked: unlock_and_destroy unlocks");
 		return;
 	}
 	wl_resource_destroy(resource);
@@ -576,8 +577,8 @@ static void lock_handle_unlock_and_destroy(struct wl_client *client,
 	struct lock *lock = lock_from_resource(resource);
 	if (lock == NULL || !lock->locked_sent) {
 		wl_resource_post_error(resource,
-			EXT_SESSION_LOCK_V1_ERROR_INVALID_UNLOCK,
-			"unlock_and_destroy before the locked event");
+				EXT_SESSION_LOCK_V1_ERROR_INVALID_UNLOCK,
+				"unlock_and_destroy before the locked event");
 		return;
 	}
 	struct vt_session_lock *m = lock->manager;
@@ -597,9 +598,9 @@ static const struct ext_session_lock_v1_interface lock_impl = {
 static void manager_handle_lock(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct vt_session_lock *m = wl_resource_get_user_data(resource);
-	struct wl_resource *lock_resource = wl_resource_create(client,
-		&ext_session_lock_v1_interface, wl_resource_get_version(resource),
-		id);
+	struct wl_resource *lock_resource =
+			wl_resource_create(client, &ext_session_lock_v1_interface,
+					wl_resource_get_version(resource), id);
 	struct lock *lock = calloc(1, sizeof(*lock));
 	if (lock_resource == NULL || lock == NULL) {
 		free(lock);
@@ -614,19 +615,22 @@ static void manager_handle_lock(struct wl_client *client,
 	wl_list_init(&lock->surfaces);
 	wl_list_insert(&m->locks, &lock->link);
 	wl_resource_set_implementation(lock_resource, &lock_impl, lock,
-		lock_handle_resource_destroy);
+			lock_handle_resource_destroy);
 	if (m->owner != NULL) {
 		/* a live client holds the lock */
 		ext_session_lock_v1_send_finished(lock_resource);
 		return;
 	}
 	char *exe = client_exe(client);
-	if (m->locked && (exe == NULL || m->locker_exe == NULL ||
-			strcmp(exe, m->locker_exe) != 0)) {
+	if (m->locked &&
+			(exe == NULL || m->locker_exe == NULL ||
+					strcmp(exe, m->locker_exe) != 0)) {
 		/* abandoned: only the program that locked may take over */
-		wlr_log(WLR_INFO, "a lock from %s refused: the session was "
-			"locked by %s", exe != NULL ? exe : "an unknown program",
-			m->locker_exe != NULL ? m->locker_exe : "an unknown program");
+		wlr_log(WLR_INFO,
+				"a lock from %s refused: the session was "
+				"locked by %s",
+				exe != NULL ? exe : "an unknown program",
+				m->locker_exe != NULL ? m->locker_exe : "an unknown program");
 		free(exe);
 		ext_session_lock_v1_send_finished(lock_resource);
 		return;
@@ -646,10 +650,10 @@ static const struct ext_session_lock_manager_v1_interface manager_impl = {
 	.lock = manager_handle_lock,
 };
 
-static void manager_bind(struct wl_client *client, void *data,
-		uint32_t version, uint32_t id) {
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
 	struct wl_resource *resource = wl_resource_create(client,
-		&ext_session_lock_manager_v1_interface, (int)version, id);
+			&ext_session_lock_manager_v1_interface, (int)version, id);
 	if (resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
@@ -677,8 +681,8 @@ bool vt_session_lock_init(struct vt_server *server) {
 	wl_list_init(&m->locks);
 	m->color = vr_node_create(server->tree);
 	m->global = wl_global_create(server->display,
-		&ext_session_lock_manager_v1_interface, LOCK_VERSION, m,
-		manager_bind);
+			&ext_session_lock_manager_v1_interface, LOCK_VERSION, m,
+			manager_bind);
 	if (m->color == NULL || m->global == NULL) {
 		vr_node_destroy(m->color);
 		if (m->global != NULL) {

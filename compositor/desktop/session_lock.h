@@ -21,7 +21,7 @@ static inline bool vt_session_locked(struct vt_server *server) {
 /* Locked: the lock surface at (lx, ly), surface-local *sx, *sy; NULL
  * where none is (or the session is not locked). */
 struct wlr_surface *vt_session_lock_surface_at(struct vt_server *server,
-	double lx, double ly, double *sx, double *sy);
+		double lx, double ly, double *sx, double *sy);
 /* Outputs came, went or moved: lock surfaces and colour follow. */
 void vt_session_lock_outputs_changed(struct vt_server *server);
 /* The lock's epoch (a new one each time the session locks), 0 when

@@ -89,8 +89,8 @@ void vt_client_budget_unref(struct vt_client_budget *budget) {
 	budget_unref(budget);
 }
 
-bool vt_client_budget_charge(struct vt_client_budget *budget,
-		uint64_t release, uint64_t add, uint64_t *total) {
+bool vt_client_budget_charge(struct vt_client_budget *budget, uint64_t release,
+		uint64_t add, uint64_t *total) {
 	uint64_t next = budget->image_bytes - release + add;
 	if (total != NULL) {
 		*total = next;
@@ -105,7 +105,7 @@ bool vt_client_budget_charge(struct vt_client_budget *budget,
 static void budget_handle_client_destroy(struct wl_listener *listener,
 		void *data) {
 	struct vt_client_budget *budget =
-		wl_container_of(listener, budget, client_destroy);
+			wl_container_of(listener, budget, client_destroy);
 	wl_list_remove(&budget->client_destroy.link);
 	budget_unref(budget);
 }
@@ -114,7 +114,7 @@ static void budget_handle_client_destroy(struct wl_listener *listener,
  * memory. */
 struct vt_client_budget *vt_client_budget_get(struct wl_client *client) {
 	struct wl_listener *listener = wl_client_get_destroy_listener(client,
-		budget_handle_client_destroy);
+			budget_handle_client_destroy);
 	struct vt_client_budget *budget;
 	if (listener != NULL) {
 		budget = wl_container_of(listener, budget, client_destroy);
@@ -132,8 +132,9 @@ struct vt_client_budget *vt_client_budget_get(struct wl_client *client) {
 }
 
 static uint64_t image_bytes(const struct vr_image *image) {
-	return image == NULL ? 0 :
-		(uint64_t)vr_image_width(image) * vr_image_height(image) * 4;
+	return image == NULL ?
+			0 :
+			(uint64_t)vr_image_width(image) * vr_image_height(image) * 4;
 }
 
 static void surface_set_image(struct vt_surface *surface,
@@ -171,7 +172,8 @@ struct vt_surface_copy {
 	pixman_region32_t todo; /* full-width rows of image still to copy */
 	struct wl_event_source *timer; /* the next band */
 	uint32_t *rows; /* converted rows of a step (formats but 32-bit ones) */
-	/* what the commits it waits for tell the path manager (presentation_paths.c) */
+	/* what the commits it waits for tell the path manager
+	 * (presentation_paths.c) */
 	bool new_content, replaced;
 	/* for the log */
 	uint64_t start_ns, busy_ns, longest_ns;
@@ -186,16 +188,15 @@ static void surface_show_image(struct vt_surface *surface) {
 	wlr_surface_get_buffer_source_box(wlr_surface, &src);
 	struct vr_rectf vr_src = { src.x, src.y, src.width, src.height };
 	vr_node_set_image(surface->content, surface->image, &vr_src,
-		wlr_surface->current.width, wlr_surface->current.height,
-		(enum vr_transform)wlr_surface->current.transform);
+			wlr_surface->current.width, wlr_surface->current.height,
+			(enum vr_transform)wlr_surface->current.transform);
 }
 
 /* End the copy: the buffer goes back to the client (released unless it
  * is locked elsewhere), and unless the surface is going away (resume
  * false), it is sampled again. Returns the image (the caller's
  * reference, still counted in the budget). */
-static struct vr_image *copy_finish(struct vt_surface_copy *copy,
-		bool resume) {
+static struct vr_image *copy_finish(struct vt_surface_copy *copy, bool resume) {
 	struct vt_surface *surface = copy->surface;
 	struct vr_image *image = copy->image;
 	wl_list_remove(&copy->guard_destroy.link);
@@ -227,8 +228,8 @@ static void surface_content(struct vt_surface *surface, bool new_content,
 }
 
 /* The commits that waited for the copy reach the path manager, which
- * sends their frame callbacks (presentation_paths.c), unless the surface's commit
- * handler runs: it tells it itself. */
+ * sends their frame callbacks (presentation_paths.c), unless the surface's
+ * commit handler runs: it tells it itself. */
 static void copy_tell_paths(struct vt_surface *surface, bool new_content,
 		bool replaced) {
 	if (!surface->committing) {
@@ -253,10 +254,11 @@ static void surface_cancel_copy(struct vt_surface *surface, bool resume) {
 static void copy_handle_guard_destroy(struct wl_listener *listener,
 		void *data) {
 	struct vt_surface_copy *copy =
-		wl_container_of(listener, copy, guard_destroy);
+			wl_container_of(listener, copy, guard_destroy);
 	struct vt_server *server = copy->surface->server;
-	wlr_log(WLR_DEBUG, "wl_buffer destroyed while vitrail copied it: the "
-		"surface keeps its previous content");
+	wlr_log(WLR_DEBUG,
+			"wl_buffer destroyed while vitrail copied it: the "
+			"surface keeps its previous content");
 	surface_cancel_copy(copy->surface, true);
 	wl_signal_emit(&server->events.check_settled, server);
 }
@@ -285,19 +287,19 @@ static bool copy_rows(struct vt_surface_copy *copy, const uint8_t *data,
 	if (stride % 4 != 0) {
 		for (int32_t i = 0; i < n; i++) {
 			memcpy(in + (size_t)i * aligned, src + (size_t)i * stride,
-				row_bytes);
+					row_bytes);
 		}
 		rows = in;
 		rows_stride = aligned;
 	}
 	pixman_image_t *from = pixman_image_create_bits_no_clear(pf, width, n,
-		(uint32_t *)rows, (int)rows_stride);
+			(uint32_t *)rows, (int)rows_stride);
 	pixman_image_t *to = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8,
-		width, n, copy->rows, width * 4);
+			width, n, copy->rows, width * 4);
 	bool ok = from != NULL && to != NULL;
 	if (ok) {
-		pixman_image_composite32(PIXMAN_OP_SRC, from, NULL, to, 0, 0, 0, 0,
-			0, 0, width, n);
+		pixman_image_composite32(PIXMAN_OP_SRC, from, NULL, to, 0, 0, 0, 0, 0,
+				0, width, n);
 		ok = vr_image_write_box(image, copy->rows, width * 4, &box);
 	}
 	if (from != NULL) {
@@ -314,11 +316,12 @@ static bool copy_rows(struct vt_surface_copy *copy, const uint8_t *data,
  * client's budget holds both. */
 static void copy_complete(struct vt_surface_copy *copy) {
 	struct vt_surface *surface = copy->surface;
-	wlr_log(WLR_DEBUG, "copied a %dx%d buffer in %u bands over %.1f ms "
-		"(main thread %.1f ms, at most %.2f ms a band)",
-		vr_image_width(copy->image), vr_image_height(copy->image),
-		copy->bands, (double)(vt_now_ns() - copy->start_ns) / 1e6,
-		(double)copy->busy_ns / 1e6, (double)copy->longest_ns / 1e6);
+	wlr_log(WLR_DEBUG,
+			"copied a %dx%d buffer in %u bands over %.1f ms "
+			"(main thread %.1f ms, at most %.2f ms a band)",
+			vr_image_width(copy->image), vr_image_height(copy->image),
+			copy->bands, (double)(vt_now_ns() - copy->start_ns) / 1e6,
+			(double)copy->busy_ns / 1e6, (double)copy->longest_ns / 1e6);
 	bool new_content = copy->new_content, replaced = copy->replaced;
 	struct vr_image *image = copy_finish(copy, true);
 	struct vr_image *old = surface->image;
@@ -362,13 +365,12 @@ static void copy_band(struct vt_surface_copy *copy, uint64_t budget) {
 	bool ok = true;
 	while (ok && pixman_region32_not_empty(&copy->todo)) {
 		const pixman_box32_t *first =
-			pixman_region32_rectangles(&copy->todo, NULL);
+				pixman_region32_rectangles(&copy->todo, NULL);
 		int32_t y = first->y1;
 		int32_t n = first->y2 - y < step ? first->y2 - y : step;
 		ok = copy_rows(copy, pixels, stride, y, n);
 		pixman_region32_t done;
-		pixman_region32_init_rect(&done, 0, y, (unsigned)width,
-			(unsigned)n);
+		pixman_region32_init_rect(&done, 0, y, (unsigned)width, (unsigned)n);
 		pixman_region32_subtract(&copy->todo, &copy->todo, &done);
 		pixman_region32_fini(&done);
 		if (vt_now_ns() - start >= budget) {
@@ -434,8 +436,8 @@ static struct wl_resource *find_shm_resource(struct vt_surface *surface,
 		.stride = (int32_t)stride,
 	};
 	wl_client_for_each_resource(
-		wl_resource_get_client(surface->wlr_surface->resource), find_guard,
-		&search);
+			wl_resource_get_client(surface->wlr_surface->resource), find_guard,
+			&search);
 	return search.found;
 }
 
@@ -447,7 +449,7 @@ static void copy_add_rows(struct vt_surface_copy *copy, int32_t y1,
 	y2 = y2 > height ? height : y2;
 	if (y2 > y1) {
 		pixman_region32_union_rect(&copy->todo, &copy->todo, 0, y1,
-			(unsigned)vr_image_width(copy->image), (unsigned)(y2 - y1));
+				(unsigned)vr_image_width(copy->image), (unsigned)(y2 - y1));
 	}
 }
 
@@ -463,8 +465,8 @@ static void copy_add_rows(struct vt_surface_copy *copy, int32_t y1,
  * error (the buffer is unlocked).
  */
 static bool surface_start_copy(struct vt_surface *surface,
-		struct wlr_buffer *buffer, struct wl_resource *guard,
-		uint32_t format, enum vr_format vr_format) {
+		struct wlr_buffer *buffer, struct wl_resource *guard, uint32_t format,
+		enum vr_format vr_format) {
 	struct wlr_surface *wlr_surface = surface->wlr_surface;
 	int32_t width = buffer->width, height = buffer->height;
 	struct vt_surface_copy *copy = surface->copy;
@@ -479,7 +481,7 @@ static bool surface_start_copy(struct vt_surface *surface,
 		wl_resource_add_destroy_listener(guard, &copy->guard_destroy);
 		int nrects;
 		const pixman_box32_t *rects = pixman_region32_rectangles(
-			&wlr_surface->buffer_damage, &nrects);
+				&wlr_surface->buffer_damage, &nrects);
 		for (int i = 0; i < nrects; i++) {
 			copy_add_rows(copy, rects[i].y1, rects[i].y2);
 		}
@@ -496,15 +498,15 @@ static bool surface_start_copy(struct vt_surface *surface,
 	} else {
 		surface_drop_spare(surface);
 		uint64_t total = surface->budget->image_bytes -
-			image_bytes(surface->image) + bytes;
+				image_bytes(surface->image) + bytes;
 		if (total > VT_CLIENT_IMAGE_BYTES) {
 			wlr_buffer_unlock(buffer);
 			surface_clear_content(surface);
 			wl_resource_post_error(wlr_surface->resource,
-				WL_SURFACE_ERROR_INVALID_SIZE,
-				"wl_buffer %dx%d: surface images of %" PRIu64 " bytes, "
-				"over the client's budget %llu", width, height, total,
-				VT_CLIENT_IMAGE_BYTES);
+					WL_SURFACE_ERROR_INVALID_SIZE,
+					"wl_buffer %dx%d: surface images of %" PRIu64 " bytes, "
+					"over the client's budget %llu",
+					width, height, total, VT_CLIENT_IMAGE_BYTES);
 			return false;
 		}
 		image = vr_image_create(width, height, vr_format);
@@ -513,16 +515,16 @@ static bool surface_start_copy(struct vt_surface *surface,
 		}
 	}
 	copy = calloc(1, sizeof(*copy));
-	bool convert = format != DRM_FORMAT_ARGB8888 &&
-		format != DRM_FORMAT_XRGB8888;
+	bool convert =
+			format != DRM_FORMAT_ARGB8888 && format != DRM_FORMAT_XRGB8888;
 	/* a step's converted rows, then room for its rows realigned (at
 	 * most 4 bytes a pixel, plus 3) */
 	size_t step_rows = VT_COPY_STEP_BYTES / ((size_t)width * 4);
 	step_rows = step_rows > 0 ? step_rows : 1;
-	uint32_t *rows = convert ?
-		malloc(step_rows * ((size_t)width * 8 + 4)) : NULL;
+	uint32_t *rows =
+			convert ? malloc(step_rows * ((size_t)width * 8 + 4)) : NULL;
 	struct wl_event_source *timer = wl_event_loop_add_timer(
-		surface->server->loop, copy_handle_timer, copy);
+			surface->server->loop, copy_handle_timer, copy);
 	if (copy == NULL || image == NULL || (convert && rows == NULL) ||
 			timer == NULL) {
 		if (timer != NULL) {
@@ -549,7 +551,7 @@ static bool surface_start_copy(struct vt_surface *surface,
 		.start_ns = vt_now_ns(),
 	};
 	pixman_region32_init_rect(&copy->todo, 0, 0, (unsigned)width,
-		(unsigned)height);
+			(unsigned)height);
 	copy->guard_destroy.notify = copy_handle_guard_destroy;
 	wl_resource_add_destroy_listener(guard, &copy->guard_destroy);
 	surface->copy = copy;
@@ -573,20 +575,21 @@ static void surface_update_content(struct vt_surface *surface) {
 	/* a large buffer attached by this commit, still locked: ours to
 	 * release */
 	struct wlr_buffer *locked =
-		vt_surface_texture_take_buffer(client_buffer->texture);
+			vt_surface_texture_take_buffer(client_buffer->texture);
 	struct wlr_buffer *source = client_buffer->source;
 	int width = client_buffer->base.width, height = client_buffer->base.height;
 
 	/* the latest content committed: the copy's, while one goes on */
-	struct vr_image *latest = surface->copy != NULL ?
-		surface->copy->image : surface->image;
+	struct vr_image *latest =
+			surface->copy != NULL ? surface->copy->image : surface->image;
 	bool resized = latest == NULL || vr_image_width(latest) != width ||
-		vr_image_height(latest) != height;
+			vr_image_height(latest) != height;
 	/* A commit without buffer damage keeps the pixels we have (and a
 	 * copy in progress goes on: it shows this commit's geometry when
 	 * done). */
-	if (source == NULL || (!resized &&
-			!pixman_region32_not_empty(&wlr_surface->buffer_damage))) {
+	if (source == NULL ||
+			(!resized &&
+					!pixman_region32_not_empty(&wlr_surface->buffer_damage))) {
 		if (locked != NULL) {
 			wlr_buffer_unlock(locked);
 		}
@@ -599,9 +602,10 @@ static void surface_update_content(struct vt_surface *surface) {
 	uint32_t format;
 	size_t stride;
 	if (!wlr_buffer_begin_data_ptr_access(source,
-			WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride)) {
-		wlr_log(WLR_ERROR, "surface buffer is not CPU-accessible "
-			"(only wl_shm is supported by this build)");
+				WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride)) {
+		wlr_log(WLR_ERROR,
+				"surface buffer is not CPU-accessible "
+				"(only wl_shm is supported by this build)");
 		wlr_buffer_end_data_ptr_access(source);
 		if (locked != NULL) {
 			wlr_buffer_unlock(locked);
@@ -614,8 +618,8 @@ static void surface_update_content(struct vt_surface *surface) {
 	 * sizes): a smaller stride would make every row read past the
 	 * client's pool. */
 	pixman_format_code_t pf = pixman_format_from_drm(format);
-	int64_t min_stride = pf != 0 ?
-		(int64_t)width * (PIXMAN_FORMAT_BPP(pf) / 8) : 0;
+	int64_t min_stride =
+			pf != 0 ? (int64_t)width * (PIXMAN_FORMAT_BPP(pf) / 8) : 0;
 	if ((int64_t)stride < min_stride) {
 		wlr_buffer_end_data_ptr_access(source);
 		if (locked != NULL) {
@@ -624,20 +628,21 @@ static void surface_update_content(struct vt_surface *surface) {
 		surface_cancel_copy(surface, true);
 		surface_clear_content(surface);
 		wl_resource_post_error(wlr_surface->resource,
-			WL_SURFACE_ERROR_INVALID_SIZE,
-			"wl_buffer stride %zu is less than %" PRId64 " bytes, a "
-			"row of %d pixels of format 0x%08x", stride, min_stride,
-			width, format);
+				WL_SURFACE_ERROR_INVALID_SIZE,
+				"wl_buffer stride %zu is less than %" PRId64 " bytes, a "
+				"row of %d pixels of format 0x%08x",
+				stride, min_stride, width, format);
 		return;
 	}
 	enum vr_format vr_format = format == DRM_FORMAT_XRGB8888 ?
-		VR_FORMAT_XRGB8888 : VR_FORMAT_ARGB8888;
+			VR_FORMAT_XRGB8888 :
+			VR_FORMAT_ARGB8888;
 	bool reuse = surface->image != NULL &&
-		vr_image_width(surface->image) == width &&
-		vr_image_height(surface->image) == height &&
-		vr_image_format(surface->image) == vr_format;
-	const pixman_region32_t *region = reuse ?
-		&wlr_surface->buffer_damage : NULL;
+			vr_image_width(surface->image) == width &&
+			vr_image_height(surface->image) == height &&
+			vr_image_format(surface->image) == vr_format;
+	const pixman_region32_t *region =
+			reuse ? &wlr_surface->buffer_damage : NULL;
 
 	/* Large: in bands, when it is a lot to copy or a copy is going on
 	 * (this commit's pixels join it), and the pool can be read safely
@@ -646,7 +651,7 @@ static void surface_update_content(struct vt_surface *surface) {
 	if (region != NULL) {
 		const pixman_box32_t *ext = pixman_region32_extents(region);
 		copy_bytes = (uint64_t)(ext->x2 - ext->x1) *
-			(uint64_t)(ext->y2 - ext->y1) * 4;
+				(uint64_t)(ext->y2 - ext->y1) * 4;
 	}
 	if (pf != 0 &&
 			(surface->copy != NULL || copy_bytes >= VT_COPY_BANDED_BYTES)) {
@@ -655,8 +660,8 @@ static void surface_update_content(struct vt_surface *surface) {
 			 * attach): held for the copy, released again after it */
 			locked = wlr_buffer_lock(source);
 		}
-		struct wl_resource *guard = find_shm_resource(surface, data, width,
-			height, stride);
+		struct wl_resource *guard =
+				find_shm_resource(surface, data, width, height, stride);
 		wlr_buffer_end_data_ptr_access(source);
 		if (guard != NULL) {
 			surface_start_copy(surface, locked, guard, format, vr_format);
@@ -664,7 +669,7 @@ static void surface_update_content(struct vt_surface *surface) {
 		}
 		/* the wl_buffer is gone already: at once, as before */
 		if (!wlr_buffer_begin_data_ptr_access(source,
-				WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride)) {
+					WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride)) {
 			wlr_buffer_end_data_ptr_access(source);
 			wlr_buffer_unlock(locked);
 			return;
@@ -675,7 +680,7 @@ static void surface_update_content(struct vt_surface *surface) {
 		surface_drop_spare(surface);
 		uint64_t bytes = (uint64_t)width * (uint64_t)height * 4;
 		uint64_t total = surface->budget->image_bytes -
-			image_bytes(surface->image) + bytes;
+				image_bytes(surface->image) + bytes;
 		if (total > VT_CLIENT_IMAGE_BYTES) {
 			wlr_buffer_end_data_ptr_access(source);
 			if (locked != NULL) {
@@ -683,20 +688,18 @@ static void surface_update_content(struct vt_surface *surface) {
 			}
 			surface_clear_content(surface);
 			wl_resource_post_error(wlr_surface->resource,
-				WL_SURFACE_ERROR_INVALID_SIZE,
-				"wl_buffer %dx%d: surface images of %" PRIu64 " bytes, "
-				"over the client's budget %llu", width, height, total,
-				VT_CLIENT_IMAGE_BYTES);
+					WL_SURFACE_ERROR_INVALID_SIZE,
+					"wl_buffer %dx%d: surface images of %" PRIu64 " bytes, "
+					"over the client's budget %llu",
+					width, height, total, VT_CLIENT_IMAGE_BYTES);
 			return;
 		}
 		surface_set_image(surface, NULL);
-		surface_set_image(surface,
-			vr_image_create(width, height, vr_format));
+		surface_set_image(surface, vr_image_create(width, height, vr_format));
 	}
 	if (surface->image == NULL) {
 		/* out of memory: logged by the renderer */
-	} else if (format == DRM_FORMAT_ARGB8888 ||
-			format == DRM_FORMAT_XRGB8888) {
+	} else if (format == DRM_FORMAT_ARGB8888 || format == DRM_FORMAT_XRGB8888) {
 		vr_image_write(surface->image, data, (int32_t)stride, region);
 	} else {
 		/* pixman wants rows on 4-byte boundaries; wl_shm does
@@ -708,23 +711,22 @@ static void surface_update_content(struct vt_surface *surface) {
 			rows = malloc(rows_stride * (size_t)height);
 			for (int y = 0; rows != NULL && y < height; y++) {
 				memcpy((char *)rows + (size_t)y * rows_stride,
-					(char *)data + (size_t)y * stride,
-					(size_t)min_stride);
+						(char *)data + (size_t)y * stride, (size_t)min_stride);
 			}
 		}
-		pixman_image_t *src = pf == 0 || rows == NULL ? NULL :
-			pixman_image_create_bits_no_clear(pf, width, height,
-				rows, (int)rows_stride);
-		pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-			width, height, NULL, 0);
+		pixman_image_t *src = pf == 0 || rows == NULL ?
+				NULL :
+				pixman_image_create_bits_no_clear(pf, width, height, rows,
+						(int)rows_stride);
+		pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, width,
+				height, NULL, 0);
 		if (src != NULL && dst != NULL) {
-			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst,
-				0, 0, 0, 0, 0, 0, width, height);
+			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0,
+					0, 0, width, height);
 			vr_image_write(surface->image, pixman_image_get_data(dst),
-				pixman_image_get_stride(dst), region);
+					pixman_image_get_stride(dst), region);
 		} else {
-			wlr_log(WLR_ERROR, "unsupported buffer format 0x%08x",
-				format);
+			wlr_log(WLR_ERROR, "unsupported buffer format 0x%08x", format);
 		}
 		if (src != NULL) {
 			pixman_image_unref(src);
@@ -831,8 +833,8 @@ void vt_surface_set_scene_node(struct vt_surface *surface,
 
 void vt_surface_note_input(struct wlr_surface *wlr_surface,
 		uint64_t received_ns) {
-	struct vt_surface *surface = wlr_surface != NULL ?
-		vt_surface_from_wlr(wlr_surface) : NULL;
+	struct vt_surface *surface =
+			wlr_surface != NULL ? vt_surface_from_wlr(wlr_surface) : NULL;
 	if (surface != NULL && surface->input_pending_ns == 0) {
 		surface->input_pending_ns = received_ns;
 	}
@@ -852,7 +854,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	surface->feedback_requests = 0;
 	surface->content_type = surface->content_type_pending;
 	bool new_content =
-		pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
+			pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
 	if (new_content) {
 		surface->content_commits++;
 		surface->content_ns = vt_now_ns();
@@ -867,7 +869,8 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		/* new content: it answers the input delivered before it */
 		if (surface->input_pending_ns != 0 &&
 				(surface->input_answered_ns == 0 ||
-				surface->input_pending_ns < surface->input_answered_ns)) {
+						surface->input_pending_ns <
+								surface->input_answered_ns)) {
 			surface->input_answered_ns = surface->input_pending_ns;
 		}
 		surface->input_pending_ns = 0;
@@ -919,14 +922,14 @@ static void subsurface_detach(struct vt_surface *surface) {
 
 static void handle_subsurface_map(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface =
-		wl_container_of(listener, surface, subsurface_map);
+			wl_container_of(listener, surface, subsurface_map);
 	vr_node_set_enabled(surface->node, true);
 	vt_server_schedule_update(surface->server);
 }
 
 static void handle_subsurface_unmap(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface =
-		wl_container_of(listener, surface, subsurface_unmap);
+			wl_container_of(listener, surface, subsurface_unmap);
 	vr_node_set_enabled(surface->node, false);
 	vt_server_schedule_update(surface->server);
 }
@@ -934,16 +937,16 @@ static void handle_subsurface_unmap(struct wl_listener *listener, void *data) {
 static void handle_subsurface_destroy(struct wl_listener *listener,
 		void *data) {
 	struct vt_surface *surface =
-		wl_container_of(listener, surface, subsurface_destroy);
+			wl_container_of(listener, surface, subsurface_destroy);
 	subsurface_detach(surface);
 	vt_server_schedule_update(surface->server);
 }
 
-static enum wl_iterator_result find_subcompositor(
-		struct wl_resource *resource, void *data) {
+static enum wl_iterator_result find_subcompositor(struct wl_resource *resource,
+		void *data) {
 	struct wl_resource **found = data;
 	if (strcmp(wl_resource_get_class(resource),
-			wl_subcompositor_interface.name) == 0) {
+				wl_subcompositor_interface.name) == 0) {
 		*found = resource;
 		return WL_ITERATOR_STOP;
 	}
@@ -957,27 +960,29 @@ static bool subsurface_over_limits(struct vt_surface *parent,
 		struct vt_surface *surface, struct wlr_subsurface *sub) {
 	char message[100];
 	if (parent->subsurfaces >= VT_SUBSURFACES_PER_PARENT) {
-		snprintf(message, sizeof(message), "%d subsurfaces of "
-			"wl_surface@%" PRIu32 ", over the limit %d per parent",
-			parent->subsurfaces + 1,
-			wl_resource_get_id(parent->wlr_surface->resource),
-			VT_SUBSURFACES_PER_PARENT);
+		snprintf(message, sizeof(message),
+				"%d subsurfaces of "
+				"wl_surface@%" PRIu32 ", over the limit %d per parent",
+				parent->subsurfaces + 1,
+				wl_resource_get_id(parent->wlr_surface->resource),
+				VT_SUBSURFACES_PER_PARENT);
 	} else if (surface->budget->subsurfaces >= VT_SUBSURFACES_PER_CLIENT) {
-		snprintf(message, sizeof(message), "%d subsurfaces, over the "
-			"limit %d per client", surface->budget->subsurfaces + 1,
-			VT_SUBSURFACES_PER_CLIENT);
+		snprintf(message, sizeof(message),
+				"%d subsurfaces, over the "
+				"limit %d per client",
+				surface->budget->subsurfaces + 1, VT_SUBSURFACES_PER_CLIENT);
 	} else {
 		return false;
 	}
 	struct wl_resource *subcompositor = NULL;
 	wl_client_for_each_resource(wl_resource_get_client(sub->resource),
-		find_subcompositor, &subcompositor);
+			find_subcompositor, &subcompositor);
 	if (subcompositor != NULL) {
 		wl_resource_post_error(subcompositor,
-			WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE, "%s", message);
+				WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE, "%s", message);
 	} else {
-		wl_resource_post_error(sub->resource,
-			WL_SUBSURFACE_ERROR_BAD_SURFACE, "%s", message);
+		wl_resource_post_error(sub->resource, WL_SUBSURFACE_ERROR_BAD_SURFACE,
+				"%s", message);
 	}
 	return true;
 }
@@ -987,7 +992,7 @@ static bool subsurface_over_limits(struct vt_surface *parent,
  * the committed order. */
 static void handle_new_subsurface(struct wl_listener *listener, void *data) {
 	struct vt_surface *parent =
-		wl_container_of(listener, parent, new_subsurface);
+			wl_container_of(listener, parent, new_subsurface);
 	struct wlr_subsurface *sub = data;
 	struct vt_surface *surface = vt_surface_from_wlr(sub->surface);
 	if (surface == NULL || subsurface_over_limits(parent, surface, sub)) {
@@ -1039,7 +1044,7 @@ void vt_surface_create(struct vt_server *server,
 	surface->server = server;
 	surface->wlr_surface = wlr_surface;
 	surface->budget =
-		vt_client_budget_get(wl_resource_get_client(wlr_surface->resource));
+			vt_client_budget_get(wl_resource_get_client(wlr_surface->resource));
 	surface->node = vr_node_create(server->tree);
 	surface->content = vr_node_create(server->tree);
 	if (surface->node == NULL || surface->content == NULL ||
@@ -1065,5 +1070,6 @@ void vt_surface_create(struct vt_server *server,
 	surface->destroy.notify = handle_destroy;
 	wl_signal_add(&wlr_surface->events.destroy, &surface->destroy);
 	surface->new_subsurface.notify = handle_new_subsurface;
-	wl_signal_add(&wlr_surface->events.new_subsurface, &surface->new_subsurface);
+	wl_signal_add(&wlr_surface->events.new_subsurface,
+			&surface->new_subsurface);
 }

@@ -81,8 +81,8 @@ struct vt_surface {
 	/* wp_presentation.feedback requests since its last commit (the
 	 * limit is protocols.c's) */
 	uint32_t feedback_requests;
-	/* The path manager (presentation_paths.c): its path and callback timing; on the
-	 * low-latency path with tearing allowed, tearing; the
+	/* The path manager (presentation_paths.c): its path and callback timing; on
+	 * the low-latency path with tearing allowed, tearing; the
 	 * wp_tearing_control_v1 hint (pending, applied at commit). */
 	struct vt_path_state path;
 	uint64_t path_shows_at; /* the refresh its latest commit makes */
@@ -136,11 +136,11 @@ struct vt_surface_content_event {
 
 struct vt_surface *vt_surface_from_wlr(struct wlr_surface *wlr_surface);
 void vt_surface_create(struct vt_server *server,
-	struct wlr_surface *wlr_surface);
+		struct wlr_surface *wlr_surface);
 /* Place node (NULL: none) above the surface's buffer, below the
  * subsurfaces placed above it: the surface's scene content. */
 void vt_surface_set_scene_node(struct vt_surface *surface,
-	struct vr_node *node);
+		struct vr_node *node);
 /* The node holding the surface's scroll regions' frames, above its scene
  * content (made on first use; NULL when out of memory). */
 struct vr_node *vt_surface_scroll_layer(struct vt_surface *surface);
@@ -152,13 +152,13 @@ void vt_client_budget_unref(struct vt_client_budget *budget);
 /* Move image bytes in the budget: release, then add; false (nothing
  * changed) when that takes it over VT_CLIENT_IMAGE_BYTES. *total (may be
  * NULL): what it comes, or would come, to. */
-bool vt_client_budget_charge(struct vt_client_budget *budget,
-	uint64_t release, uint64_t add, uint64_t *total);
+bool vt_client_budget_charge(struct vt_client_budget *budget, uint64_t release,
+		uint64_t add, uint64_t *total);
 /* An input event vitrail received at received_ns (CLOCK_MONOTONIC) was
  * delivered to wlr_surface (NULL: to none): the surface's next commit
  * with new content answers it. */
 void vt_surface_note_input(struct wlr_surface *wlr_surface,
-	uint64_t received_ns);
+		uint64_t received_ns);
 /* A frame draws the surface: the oldest input its commits answered since
  * the last frame that drew it (0: none); the frame log records it. */
 uint64_t vt_surface_take_input(struct vt_surface *surface);

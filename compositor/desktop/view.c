@@ -45,8 +45,8 @@
 
 static struct wlr_box output_layout_box(struct vt_server *server,
 		struct vt_output *output) {
-	struct wlr_box *box = wlr_output_layout_get_box(server->layout,
-		vt_output_wlr(output));
+	struct wlr_box *box =
+			wlr_output_layout_get_box(server->layout, vt_output_wlr(output));
 	return box != NULL ? *box : (struct wlr_box){ 0 };
 }
 
@@ -93,8 +93,8 @@ struct vt_output *vt_views_placement_output(struct vt_server *server) {
 /* Mapped and on the workspace its output shows (minimized or not). */
 static bool view_on_shown_workspace(struct vt_view *view) {
 	return view->kind == VT_VIEW_TOPLEVEL && view->mapped &&
-		(view->placed_on == NULL ||
-		view->workspace == vt_output_workspace(view->placed_on));
+			(view->placed_on == NULL ||
+					view->workspace == vt_output_workspace(view->placed_on));
 }
 
 bool vt_view_visible(struct vt_view *view) {
@@ -132,8 +132,7 @@ static void view_set_entered(struct vt_view *view, struct wlr_output *output) {
 		return;
 	}
 	if (view->entered != NULL) {
-		view->impl->for_each_surface(view, surface_send_leave,
-			view->entered);
+		view->impl->for_each_surface(view, surface_send_leave, view->entered);
 		wl_list_remove(&view->entered_destroy.link);
 	}
 	view->entered = output;
@@ -145,8 +144,8 @@ static void view_set_entered(struct vt_view *view, struct wlr_output *output) {
 }
 
 static void view_update_entered(struct vt_view *view) {
-	struct vt_output *output = vt_view_visible(view) ?
-		vt_view_output(view) : NULL;
+	struct vt_output *output =
+			vt_view_visible(view) ? vt_view_output(view) : NULL;
 	view_set_entered(view, output != NULL ? vt_output_wlr(output) : NULL);
 }
 
@@ -184,8 +183,8 @@ static void view_update_visibility(struct vt_view *view) {
 		/* its menus close (popup_done), grabs and all */
 		struct wlr_xdg_popup *popup, *tmp;
 		if (view->xdg_surface != NULL) {
-			wl_list_for_each_safe(popup, tmp,
-					&view->xdg_surface->popups, link) {
+			wl_list_for_each_safe(popup, tmp, &view->xdg_surface->popups,
+					link) {
 				wlr_xdg_popup_destroy(popup->base);
 			}
 		}
@@ -294,8 +293,8 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 	/* fullscreen covers the whole output, maximized what layer
 	 * surfaces' exclusive zones leave of it, decorations included */
 	struct wlr_box box = fullscreen ?
-		output_layout_box(view->server, view->placed_on) :
-		vt_output_usable_box(view->placed_on);
+			output_layout_box(view->server, view->placed_on) :
+			vt_output_usable_box(view->placed_on);
 	struct vt_extents e = vt_view_extents(view, fullscreen);
 	if (fullscreen) {
 		vt_kiosk_fill_box(view->server, &box);
@@ -307,24 +306,25 @@ static void view_fill_output(struct vt_view *view, bool fullscreen) {
 		struct wlr_box geo;
 		view->impl->get_geometry(view, &geo);
 		view->restore = (struct wlr_box){
-			.x = view->x, .y = view->y,
-			.width = geo.width, .height = geo.height,
+			.x = view->x,
+			.y = view->y,
+			.width = geo.width,
+			.height = geo.height,
 		};
 		view->restore_output = view->placed_on;
 	}
 	view->x = box.x + e.left;
 	view->y = box.y + e.top;
-	view_set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
-		VT_FILL_MAXIMIZED, true);
-	view->impl->set_size(view, width > 1 ? width : 1,
-		height > 1 ? height : 1);
+	view_set_fill(view, fullscreen ? VT_FILL_FULLSCREEN : VT_FILL_MAXIMIZED,
+			true);
+	view->impl->set_size(view, width > 1 ? width : 1, height > 1 ? height : 1);
 }
 
 /* The (x, y) that keeps a window of geometry size w x h with decorations
  * e inside box as far as its size allows, moved as little as can be;
  * the top-left corner wins when it is too big. */
-static void keep_inside(struct wlr_box box, struct vt_extents e, int w,
-		int h, int *x, int *y) {
+static void keep_inside(struct wlr_box box, struct vt_extents e, int w, int h,
+		int *x, int *y) {
 	int fw = w + e.left + e.right, fh = h + e.top + e.bottom;
 	int fx = *x - e.left, fy = *y - e.top;
 	if (fx + fw > box.x + box.width) {
@@ -348,13 +348,13 @@ void vt_views_keyboard_enter(struct vt_server *server,
 	uint32_t *keycodes = keyboard != NULL ? keyboard->keycodes : NULL;
 	size_t num_keycodes = keyboard != NULL ? keyboard->num_keycodes : 0;
 	struct wlr_keyboard_modifiers *modifiers =
-		keyboard != NULL ? &keyboard->modifiers : NULL;
+			keyboard != NULL ? &keyboard->modifiers : NULL;
 	if (past_grab) {
 		wlr_seat_keyboard_enter(seat, surface, keycodes, num_keycodes,
-			modifiers);
+				modifiers);
 	} else {
-		wlr_seat_keyboard_notify_enter(seat, surface, keycodes,
-			num_keycodes, modifiers);
+		wlr_seat_keyboard_notify_enter(seat, surface, keycodes, num_keycodes,
+				modifiers);
 	}
 }
 
@@ -367,7 +367,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	/* the lock surfaces, or the inhibitor's client, keep the focus */
 	if (surface == NULL || vt_session_locked(server) ||
 			!vt_protocols_client_allowed(server,
-			wl_resource_get_client(surface->resource))) {
+					wl_resource_get_client(surface->resource))) {
 		return;
 	}
 	if (view->kind == VT_VIEW_TOPLEVEL && view->mapped &&
@@ -377,10 +377,9 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 			view->minimized = false;
 			wl_signal_emit(&server->events.view_minimized, view);
 		}
-		if (view->placed_on != NULL && view->workspace !=
-				vt_output_workspace(view->placed_on)) {
-			output_show_workspace(server, view->placed_on,
-				view->workspace);
+		if (view->placed_on != NULL &&
+				view->workspace != vt_output_workspace(view->placed_on)) {
+			output_show_workspace(server, view->placed_on, view->workspace);
 		}
 		view_update_visibility(view);
 	}
@@ -425,20 +424,20 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 /* A window that fills its output follows the output's size. */
 static bool view_fills_output(struct vt_view *view) {
 	return view->server->config.mode == VT_MODE_KIOSK ||
-		view->impl->get_fill(view, false) != 0;
+			view->impl->get_fill(view, false) != 0;
 }
 
 /* Put view on output at the offset it had on the box `from`, kept inside
  * the output as far as its size allows. */
-static void view_move_to_output(struct vt_view *view,
-		struct vt_output *output, struct wlr_box from) {
+static void view_move_to_output(struct vt_view *view, struct vt_output *output,
+		struct wlr_box from) {
 	view->placed_on = output;
 	/* on the workspace of its number there */
 	view_update_visibility(view);
 	if (view_fills_output(view)) {
 		view_fill_output(view,
-			(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN) ||
-			view->server->config.mode == VT_MODE_KIOSK);
+				(view->impl->get_fill(view, false) & VT_FILL_FULLSCREEN) ||
+						view->server->config.mode == VT_MODE_KIOSK);
 		vt_view_move(view, view->x, view->y);
 		return;
 	}
@@ -446,8 +445,8 @@ static void view_move_to_output(struct vt_view *view,
 	struct wlr_box geo;
 	view->impl->get_geometry(view, &geo);
 	int x = to.x + view->x - from.x, y = to.y + view->y - from.y;
-	keep_inside(to, vt_view_extents(view, false), geo.width, geo.height,
-		&x, &y);
+	keep_inside(to, vt_view_extents(view, false), geo.width, geo.height, &x,
+			&y);
 	vt_view_move(view, x, y);
 }
 
@@ -467,8 +466,8 @@ void vt_views_usable_changed(struct vt_server *server,
 		struct wlr_box geo;
 		view->impl->get_geometry(view, &geo);
 		int x = view->x, y = view->y;
-		keep_inside(usable, vt_view_extents(view, false), geo.width,
-			geo.height, &x, &y);
+		keep_inside(usable, vt_view_extents(view, false), geo.width, geo.height,
+				&x, &y);
 		if (x != view->x || y != view->y) {
 			vt_view_move(view, x, y);
 		}
@@ -514,8 +513,8 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 	wl_list_for_each(view, &server->views, link) {
 		if (view->placed_on == output ||
 				(output == NULL && view->placed_on == NULL)) {
-			struct vt_output *to = output != NULL ? output :
-				vt_views_pick_output(server);
+			struct vt_output *to =
+					output != NULL ? output : vt_views_pick_output(server);
 			if (to != NULL && output == NULL) {
 				/* it was shown (on no output): it stays shown */
 				view->workspace = vt_output_workspace(to);
@@ -530,15 +529,14 @@ void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
 
 void vt_views_handle_output_gone(struct wl_listener *listener, void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, views_output_gone);
+			wl_container_of(listener, server, views_output_gone);
 	struct vt_output_change_event *event = data;
 	vt_views_output_gone(server, event->output, event->box);
 }
 
-void vt_views_handle_output_moved(struct wl_listener *listener,
-		void *data) {
+void vt_views_handle_output_moved(struct wl_listener *listener, void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, views_output_moved);
+			wl_container_of(listener, server, views_output_moved);
 	struct vt_output_change_event *event = data;
 	vt_views_output_moved(server, event->output, event->box);
 }
@@ -603,8 +601,7 @@ void vt_view_unmap(struct vt_view *view) {
 	if (server->focused_view == view) {
 		server->focused_view = NULL;
 		/* unless a lock or layer surface holds the keyboard */
-		if (!vt_session_locked(server) &&
-				!vt_layers_keyboard_grabbed(server)) {
+		if (!vt_session_locked(server) && !vt_layers_keyboard_grabbed(server)) {
 			wlr_seat_keyboard_notify_clear_focus(server->seat);
 		}
 		struct vt_view *next;
@@ -636,8 +633,8 @@ void vt_view_committed(struct vt_view *view) {
 	struct wlr_box geo;
 	view->impl->get_geometry(view, &geo);
 	bool moved = view->impl->geometry_implicit != NULL &&
-		view->impl->geometry_implicit(view) &&
-		(geo.x != view->geo_x || geo.y != view->geo_y);
+			view->impl->geometry_implicit(view) &&
+			(geo.x != view->geo_x || geo.y != view->geo_y);
 	if (moved) {
 		view->x += geo.x - view->geo_x;
 		view->y += geo.y - view->geo_y;
@@ -716,27 +713,26 @@ void vt_view_request_fill(struct vt_view *view, bool requested,
 	if (!requested) {
 		/* the decorations' corner stays where it is (out of
 		 * fullscreen: the title bar comes back inside the output) */
-		struct vt_extents was = vt_view_extents(view,
-			asked & VT_FILL_FULLSCREEN);
-		view_set_fill(view, fullscreen ? VT_FILL_FULLSCREEN :
-			VT_FILL_MAXIMIZED, false);
+		struct vt_extents was =
+				vt_view_extents(view, asked & VT_FILL_FULLSCREEN);
+		view_set_fill(view, fullscreen ? VT_FILL_FULLSCREEN : VT_FILL_MAXIMIZED,
+				false);
 		view->impl->set_size(view, 0, 0);
 		struct vt_extents e = vt_view_extents(view,
-			view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
-		if (view->impl->get_fill(view, true) == 0 &&
-				view->restore.width > 0 &&
+				view->impl->get_fill(view, true) & VT_FILL_FULLSCREEN);
+		if (view->impl->get_fill(view, true) == 0 && view->restore.width > 0 &&
 				view->restore_output == view->placed_on &&
 				view->placed_on != NULL) {
 			/* back where it was before it filled the output, kept
 			 * inside the output's usable box as it is now */
 			int x = view->restore.x, y = view->restore.y;
 			keep_inside(vt_output_usable_box(view->placed_on), e,
-				view->restore.width, view->restore.height, &x, &y);
+					view->restore.width, view->restore.height, &x, &y);
 			view->restore.width = 0;
 			vt_view_move(view, x, y);
 		} else if (e.left != was.left || e.top != was.top) {
 			vt_view_move(view, view->x - was.left + e.left,
-				view->y - was.top + e.top);
+					view->y - was.top + e.top);
 		}
 		return;
 	}
@@ -797,8 +793,8 @@ struct vt_output *vt_views_current_output(struct vt_server *server) {
 			server->focused_view->placed_on != NULL) {
 		return server->focused_view->placed_on;
 	}
-	struct vt_output *output = vt_output_at(server, server->cursor->x,
-		server->cursor->y);
+	struct vt_output *output =
+			vt_output_at(server, server->cursor->x, server->cursor->y);
 	return output != NULL ? output : vt_output_next(server, NULL);
 }
 
@@ -844,9 +840,10 @@ static struct vt_output *output_toward(struct vt_server *server,
 	case VT_DIR_RIGHT: {
 		struct wlr_box box = output_layout_box(server, from);
 		struct wlr_output *to = wlr_output_layout_adjacent_output(
-			server->layout, dir == VT_DIR_LEFT ? WLR_DIRECTION_LEFT :
-			WLR_DIRECTION_RIGHT, vt_output_wlr(from),
-			box.x + box.width / 2.0, box.y + box.height / 2.0);
+				server->layout,
+				dir == VT_DIR_LEFT ? WLR_DIRECTION_LEFT : WLR_DIRECTION_RIGHT,
+				vt_output_wlr(from), box.x + box.width / 2.0,
+				box.y + box.height / 2.0);
 		return to != NULL ? to->data : NULL;
 	}
 	}
@@ -856,8 +853,8 @@ static struct vt_output *output_toward(struct vt_server *server,
 void vt_views_focus_output(struct vt_server *server,
 		enum vt_config_direction dir) {
 	struct vt_output *from = vt_views_current_output(server);
-	struct vt_output *to = from != NULL ?
-		output_toward(server, from, dir) : NULL;
+	struct vt_output *to =
+			from != NULL ? output_toward(server, from, dir) : NULL;
 	if (to == NULL) {
 		return;
 	}
@@ -868,10 +865,11 @@ void vt_views_focus_output(struct vt_server *server,
 void vt_view_move_to_output(struct vt_view *view,
 		enum vt_config_direction dir) {
 	struct vt_server *server = view->server;
-	struct vt_output *from = view->placed_on != NULL ? view->placed_on :
-		vt_views_current_output(server);
-	struct vt_output *to = from != NULL ?
-		output_toward(server, from, dir) : NULL;
+	struct vt_output *from = view->placed_on != NULL ?
+			view->placed_on :
+			vt_views_current_output(server);
+	struct vt_output *to =
+			from != NULL ? output_toward(server, from, dir) : NULL;
 	if (view->kind != VT_VIEW_TOPLEVEL || !view->mapped || to == NULL ||
 			to == view->placed_on) {
 		return;
@@ -937,7 +935,7 @@ void vt_view_nudge(struct vt_view *view, int dx, int dy, int dw, int dh) {
 		view->impl->get_geometry(view, &geo);
 		int width = geo.width + dw, height = geo.height + dh;
 		view->impl->set_size(view, width > 1 ? width : 1,
-			height > 1 ? height : 1);
+				height > 1 ? height : 1);
 	}
 }
 
@@ -1027,7 +1025,7 @@ void vt_view_decorations_gone(struct vt_view *view) {
 			view->server->config.mode == VT_MODE_DESKTOP &&
 			view->refill_idle == NULL) {
 		view->refill_idle = wl_event_loop_add_idle(view->server->loop,
-			view_refill_idle, view);
+				view_refill_idle, view);
 	}
 }
 
@@ -1046,15 +1044,16 @@ void vt_view_set_server_decorations(struct vt_view *view, bool on) {
 		return;
 	}
 	if (view_fills_output(view)) {
-		view_fill_output(view, (asked & VT_FILL_FULLSCREEN) ||
-			view->server->config.mode == VT_MODE_KIOSK);
+		view_fill_output(view,
+				(asked & VT_FILL_FULLSCREEN) ||
+						view->server->config.mode == VT_MODE_KIOSK);
 		vt_view_move(view, view->x, view->y);
 	} else if (view->placed_on != NULL) {
 		struct wlr_box geo;
 		view->impl->get_geometry(view, &geo);
 		int x = view->x, y = view->y;
 		keep_inside(vt_output_usable_box(view->placed_on),
-			vt_view_extents(view, false), geo.width, geo.height, &x, &y);
+				vt_view_extents(view, false), geo.width, geo.height, &x, &y);
 		vt_view_move(view, x, y);
 	}
 	vt_decoration_update(view);
@@ -1068,7 +1067,8 @@ struct vt_view *vt_view_toplevel_of(struct wlr_xdg_surface *xdg_surface) {
 		struct wlr_surface *parent = xdg_surface->popup->parent;
 		/* a layer surface's popup has a parent of another role */
 		xdg_surface = parent != NULL && wlr_surface_is_xdg_surface(parent) ?
-			wlr_xdg_surface_from_wlr_surface(parent) : NULL;
+				wlr_xdg_surface_from_wlr_surface(parent) :
+				NULL;
 	}
 	return xdg_surface != NULL ? xdg_surface->data : NULL;
 }
@@ -1115,7 +1115,7 @@ static void popup_grab_end_unless(struct vt_server *server,
 	}
 	if (!wl_list_empty(&grab->popups)) {
 		struct wlr_xdg_popup *popup =
-			wl_container_of(grab->popups.next, popup, grab_link);
+				wl_container_of(grab->popups.next, popup, grab_link);
 		if (vt_view_toplevel_of(popup->base) == view) {
 			return;
 		}

@@ -50,11 +50,11 @@ struct vt_view_impl {
 	/* the surface (popups and subsurfaces included) at (sx, sy) of the
 	 * main surface's coordinates, with its own coordinates there */
 	struct wlr_surface *(*surface_at)(struct vt_view *view, double sx,
-		double sy, double *sub_x, double *sub_y);
+			double sy, double *sub_x, double *sub_y);
 	void (*for_each_surface)(struct vt_view *view,
-		void (*iterator)(struct wlr_surface *surface, int sx, int sy,
-			void *data),
-		void *data);
+			void (*iterator)(struct wlr_surface *surface, int sx, int sy,
+					void *data),
+			void *data);
 	void (*set_activated)(struct vt_view *view, bool activated);
 	/* ask for a window geometry of width x height (0x0: the client's
 	 * own size); it stays at view->x, view->y */
@@ -83,7 +83,7 @@ struct vt_view {
 	struct wlr_surface *surface;
 	struct wlr_xdg_surface *xdg_surface; /* xdg toplevels and popups */
 	struct vr_node *node; /* toplevel: at the window's top-left corner of
-			       * the surface; popup: inside its toplevel */
+						   * the surface; popup: inside its toplevel */
 	struct vt_view *parent; /* popups: the view they belong to */
 	struct wl_list link; /* vt_server::views, front first (toplevels) */
 	bool mapped;
@@ -142,7 +142,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface);
 /* surface gets the keyboard, past any seat grab (past_grab) or through
  * it (the window focus, and xdg_shell.c's popups). */
 void vt_views_keyboard_enter(struct vt_server *server,
-	struct wlr_surface *surface, bool past_grab);
+		struct wlr_surface *surface, bool past_grab);
 /* The toplevel view an xdg surface belongs to (a popup: its chain's
  * root's), NULL: none (a layer surface's popup, or no view yet). */
 struct vt_view *vt_view_toplevel_of(struct wlr_xdg_surface *xdg_surface);
@@ -151,28 +151,27 @@ struct vt_view *vt_view_from_toplevel_surface(struct wlr_surface *surface);
 /* xdg popup grabs: the one whose keyboard grab is grab (NULL: another
  * kind), the one holding the seat's keyboard now (NULL: none). */
 struct wlr_xdg_popup_grab *vt_popup_grab_of(struct vt_server *server,
-	struct wlr_seat_keyboard_grab *grab);
+		struct wlr_seat_keyboard_grab *grab);
 struct wlr_xdg_popup_grab *vt_popup_grab_active(struct vt_server *server);
 /* Output `gone` (already out of server->outputs) is going away: its windows
  * move to the outputs left, at the same offset (box: where it was); those
  * it showed onto the workspace their new output shows, the others onto
  * the workspace of their number there. */
 void vt_views_output_gone(struct vt_server *server, struct vt_output *gone,
-	struct wlr_box box);
+		struct wlr_box box);
 /* Output moved in the layout (from: its box before): its windows move
  * along. NULL: windows placed on no output go to one (an output came). */
 void vt_views_output_moved(struct vt_server *server, struct vt_output *output,
-	struct wlr_box from);
+		struct wlr_box from);
 /* server->events.output_gone, output_moved (struct
  * vt_output_change_event): the two above (server.c adds them). */
 void vt_views_handle_output_gone(struct wl_listener *listener, void *data);
-void vt_views_handle_output_moved(struct wl_listener *listener,
-	void *data);
+void vt_views_handle_output_moved(struct wl_listener *listener, void *data);
 struct vt_output *vt_view_output(struct vt_view *view);
 /* The output's usable box changed (layer_shell.c): maximized windows on it
  * fill the new one, others are kept inside it as far as they fit. */
 void vt_views_usable_changed(struct vt_server *server,
-	struct vt_output *output);
+		struct vt_output *output);
 /* Put a toplevel's window geometry's top-left corner at (x, y) in layout
  * coordinates (test harnesses: WLCS). */
 void vt_view_move(struct vt_view *view, int x, int y);
@@ -199,21 +198,20 @@ struct vt_output *vt_views_current_output(struct vt_server *server);
 void vt_views_show_workspace(struct vt_server *server, int workspace);
 void vt_view_move_to_workspace(struct vt_view *view, int workspace);
 void vt_views_focus_output(struct vt_server *server,
-	enum vt_config_direction dir);
-void vt_view_move_to_output(struct vt_view *view,
-	enum vt_config_direction dir);
+		enum vt_config_direction dir);
+void vt_view_move_to_output(struct vt_view *view, enum vt_config_direction dir);
 void vt_view_minimize(struct vt_view *view);
 /* Interactive move and resize: start one (desktop mode, a window neither
  * maximized nor fullscreen), follow the cursor, end it. */
 void vt_view_begin_grab(struct vt_view *view, enum vt_grab_mode mode,
-	uint32_t edges, bool swallow);
+		uint32_t edges, bool swallow);
 /* Move a window by dx, dy and resize it by dw, dh (its right and bottom
  * edges; at least 1x1), as the move and resize bindings do: desktop
  * mode, a window neither maximized nor fullscreen. */
 void vt_view_nudge(struct vt_view *view, int dx, int dy, int dw, int dh);
 /* The same, driven by the touch point touch_id, now at lx, ly. */
 void vt_view_begin_touch_grab(struct vt_view *view, enum vt_grab_mode mode,
-	uint32_t edges, int32_t touch_id, double lx, double ly);
+		uint32_t edges, int32_t touch_id, double lx, double ly);
 void vt_grab_motion(struct vt_server *server);
 /* The grab's point (the cursor, or its touch point) is at lx, ly. */
 void vt_grab_motion_to(struct vt_server *server, double lx, double ly);
@@ -232,7 +230,7 @@ void vt_view_map(struct vt_view *view);
 void vt_view_unmap(struct vt_view *view);
 void vt_view_committed(struct vt_view *view);
 void vt_view_request_fill(struct vt_view *view, bool requested,
-	bool fullscreen);
+		bool fullscreen);
 void vt_view_finish(struct vt_view *view);
 
 /* Negotiated server-side decorations on (protocols.c) or off: drawn or

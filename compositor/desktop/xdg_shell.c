@@ -53,13 +53,13 @@ static void begin_client_grab(struct vt_view *view, uint32_t serial,
 	struct vt_server *server = view->server;
 	struct wlr_touch_point *point = NULL;
 	if (wlr_seat_validate_pointer_grab_serial(server->seat,
-			view->xdg_surface->surface, serial)) {
+				view->xdg_surface->surface, serial)) {
 		vt_view_begin_grab(view, mode, edges, false);
 	} else if (wlr_seat_validate_touch_grab_serial(server->seat,
-			view->xdg_surface->surface, serial, &point) &&
+					   view->xdg_surface->surface, serial, &point) &&
 			point->touch_id == server->last_touch_id) {
 		vt_view_begin_touch_grab(view, mode, edges, point->touch_id,
-			server->last_touch_x, server->last_touch_y);
+				server->last_touch_x, server->last_touch_y);
 	}
 }
 
@@ -87,15 +87,15 @@ static void toplevel_handle_request_minimize(struct wl_listener *listener,
 static void toplevel_handle_request_maximize(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_maximize);
-	vt_view_request_fill(view,
-		view->xdg_surface->toplevel->requested.maximized, false);
+	vt_view_request_fill(view, view->xdg_surface->toplevel->requested.maximized,
+			false);
 }
 
 static void toplevel_handle_request_fullscreen(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_fullscreen);
 	vt_view_request_fill(view,
-		view->xdg_surface->toplevel->requested.fullscreen, true);
+			view->xdg_surface->toplevel->requested.fullscreen, true);
 }
 
 static void toplevel_handle_set_title(struct wl_listener *listener,
@@ -160,7 +160,7 @@ static void popup_grab_focus(struct vt_view *view) {
 	if (popup->seat != server->seat || grab == NULL ||
 			vt_session_locked(server) ||
 			!vt_protocols_client_allowed(server,
-			wl_resource_get_client(surface->resource)) ||
+					wl_resource_get_client(surface->resource)) ||
 			(view->parent != NULL && vt_layers_keyboard_grabbed(server))) {
 		return;
 	}
@@ -180,8 +180,9 @@ static void popup_grab_focus(struct vt_view *view) {
 static void popup_grab_unfocus(struct vt_view *view) {
 	struct vt_server *server = view->server;
 	struct wlr_xdg_popup_grab *grab = vt_popup_grab_active(server);
-	if (grab == NULL || server->seat->keyboard_state.focused_surface !=
-			view->xdg_surface->surface) {
+	if (grab == NULL ||
+			server->seat->keyboard_state.focused_surface !=
+					view->xdg_surface->surface) {
 		return;
 	}
 	struct wlr_xdg_popup *p;
@@ -196,27 +197,28 @@ static void popup_grab_unfocus(struct vt_view *view) {
 void vt_view_handle_keyboard_grab_end(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, keyboard_grab_end);
+			wl_container_of(listener, server, keyboard_grab_end);
 	if (vt_popup_grab_of(server, data) == NULL) {
 		return;
 	}
 	/* Still on a popup of the grab (dismissed, or the last one
 	 * unmapping), or on none (its surface went first): the keyboard
 	 * goes back. A window that took the focus meanwhile keeps it. */
-	struct wlr_surface *focused =
-		server->seat->keyboard_state.focused_surface;
-	struct wlr_xdg_surface *xdg_surface = focused != NULL &&
-		wlr_surface_is_xdg_surface(focused) ?
-		wlr_xdg_surface_from_wlr_surface(focused) : NULL;
-	if ((focused != NULL && (xdg_surface == NULL ||
-			xdg_surface->role != WLR_XDG_SURFACE_ROLE_POPUP)) ||
+	struct wlr_surface *focused = server->seat->keyboard_state.focused_surface;
+	struct wlr_xdg_surface *xdg_surface =
+			focused != NULL && wlr_surface_is_xdg_surface(focused) ?
+			wlr_xdg_surface_from_wlr_surface(focused) :
+			NULL;
+	if ((focused != NULL &&
+				(xdg_surface == NULL ||
+						xdg_surface->role != WLR_XDG_SURFACE_ROLE_POPUP)) ||
 			vt_session_locked(server)) {
 		return;
 	}
 	/* a layer surface's menu: back to that layer surface, if it takes
 	 * the keyboard at all */
-	struct wlr_surface *root = xdg_surface != NULL ?
-		popup_root(xdg_surface) : NULL;
+	struct wlr_surface *root =
+			xdg_surface != NULL ? popup_root(xdg_surface) : NULL;
 	if (root != NULL && vt_layers_focus_surface(server, root)) {
 		return;
 	}
@@ -234,9 +236,10 @@ void vt_view_handle_keyboard_grab_end(struct wl_listener *listener,
 /* Where the popup's surface lies in its root's surface coordinates (its
  * toplevel's, or its layer surface's). */
 static void popup_offset(struct wlr_xdg_popup *popup, double *x, double *y) {
-	struct wlr_xdg_surface *parent = popup->parent != NULL &&
-		wlr_surface_is_xdg_surface(popup->parent) ?
-		wlr_xdg_surface_from_wlr_surface(popup->parent) : NULL;
+	struct wlr_xdg_surface *parent =
+			popup->parent != NULL && wlr_surface_is_xdg_surface(popup->parent) ?
+			wlr_xdg_surface_from_wlr_surface(popup->parent) :
+			NULL;
 	if (parent != NULL) {
 		double px, py;
 		wlr_xdg_popup_get_position(popup, &px, &py);
@@ -292,7 +295,8 @@ static void popup_handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&view->commit.link);
 	wl_list_remove(&view->new_popup.link);
 	/* The node is the surface's own; just take it out of the toplevel. */
-	struct vt_surface *surface = vt_surface_from_wlr(view->xdg_surface->surface);
+	struct vt_surface *surface =
+			vt_surface_from_wlr(view->xdg_surface->surface);
 	if (surface != NULL) {
 		vr_node_set_parent(surface->node, NULL);
 	}
@@ -324,7 +328,7 @@ static void popup_create(struct vt_server *server,
 	struct wlr_box layer_box;
 	if (toplevel == NULL && surface != NULL &&
 			vt_layers_popup_parent(popup_root(xdg_surface), &layer_node,
-			&layer_box)) {
+					&layer_box)) {
 		/* a layer surface's popup: inside its container, kept on its
 		 * output */
 		struct vt_view *view = calloc(1, sizeof(*view));
@@ -360,9 +364,9 @@ static void popup_create(struct vt_server *server,
 	struct vt_output *output = toplevel->placed_on;
 	if (output != NULL) {
 		struct wlr_box *layout_box = wlr_output_layout_get_box(
-			toplevel->server->layout, vt_output_wlr(output));
-		struct wlr_box box = layout_box != NULL ? *layout_box :
-			(struct wlr_box){ 0 };
+				toplevel->server->layout, vt_output_wlr(output));
+		struct wlr_box box =
+				layout_box != NULL ? *layout_box : (struct wlr_box){ 0 };
 		int ox, oy;
 		vt_view_surface_origin(toplevel, &ox, &oy);
 		box.x -= ox;
@@ -390,13 +394,12 @@ static bool xdg_geometry_implicit(struct vt_view *view) {
 
 static struct wlr_surface *xdg_surface_at(struct vt_view *view, double sx,
 		double sy, double *sub_x, double *sub_y) {
-	return wlr_xdg_surface_surface_at(view->xdg_surface, sx, sy, sub_x,
-		sub_y);
+	return wlr_xdg_surface_surface_at(view->xdg_surface, sx, sy, sub_x, sub_y);
 }
 
 static void xdg_for_each_surface(struct vt_view *view,
 		void (*iterator)(struct wlr_surface *surface, int sx, int sy,
-			void *data),
+				void *data),
 		void *data) {
 	wlr_xdg_surface_for_each_surface(view->xdg_surface, iterator, data);
 }
@@ -407,7 +410,7 @@ static void xdg_set_activated(struct vt_view *view, bool activated) {
 
 static void xdg_set_size(struct vt_view *view, int width, int height) {
 	wlr_xdg_toplevel_set_size(view->xdg_surface, (uint32_t)width,
-		(uint32_t)height);
+			(uint32_t)height);
 }
 
 static void xdg_set_fill(struct vt_view *view, uint32_t fill, bool on) {
@@ -421,12 +424,12 @@ static void xdg_set_fill(struct vt_view *view, uint32_t fill, bool on) {
 
 static uint32_t xdg_get_fill(struct vt_view *view, bool asked) {
 	struct wlr_xdg_toplevel *toplevel = view->xdg_surface->toplevel;
-	bool maximized = asked ? toplevel->scheduled.maximized :
-		toplevel->current.maximized;
+	bool maximized =
+			asked ? toplevel->scheduled.maximized : toplevel->current.maximized;
 	bool fullscreen = asked ? toplevel->scheduled.fullscreen :
-		toplevel->current.fullscreen;
+							  toplevel->current.fullscreen;
 	return (maximized ? VT_FILL_MAXIMIZED : 0) |
-		(fullscreen ? VT_FILL_FULLSCREEN : 0);
+			(fullscreen ? VT_FILL_FULLSCREEN : 0);
 }
 
 static void xdg_set_resizing(struct vt_view *view, bool resizing) {
@@ -466,8 +469,7 @@ static void toplevel_create(struct vt_server *server,
 	struct vt_view *view = calloc(1, sizeof(*view));
 	if (view == NULL || surface == NULL) {
 		free(view);
-		wl_client_post_no_memory(
-			wl_resource_get_client(xdg_surface->resource));
+		wl_client_post_no_memory(wl_resource_get_client(xdg_surface->resource));
 		return;
 	}
 	view->server = server;
@@ -478,8 +480,7 @@ static void toplevel_create(struct vt_server *server,
 	view->node = vr_node_create(server->tree);
 	if (view->node == NULL) {
 		free(view);
-		wl_client_post_no_memory(
-			wl_resource_get_client(xdg_surface->resource));
+		wl_client_post_no_memory(wl_resource_get_client(xdg_surface->resource));
 		return;
 	}
 	vr_node_set_enabled(view->node, false);
@@ -508,7 +509,7 @@ static void toplevel_create(struct vt_server *server,
 	wl_signal_add(&toplevel->events.request_maximize, &view->request_maximize);
 	view->request_fullscreen.notify = toplevel_handle_request_fullscreen;
 	wl_signal_add(&toplevel->events.request_fullscreen,
-		&view->request_fullscreen);
+			&view->request_fullscreen);
 	view->request_move.notify = toplevel_handle_request_move;
 	wl_signal_add(&toplevel->events.request_move, &view->request_move);
 	view->request_resize.notify = toplevel_handle_request_resize;
@@ -518,23 +519,21 @@ static void toplevel_create(struct vt_server *server,
 	view->set_app_id.notify = toplevel_handle_set_app_id;
 	wl_signal_add(&toplevel->events.set_app_id, &view->set_app_id);
 	view->request_minimize.notify = toplevel_handle_request_minimize;
-	wl_signal_add(&toplevel->events.request_minimize,
-		&view->request_minimize);
+	wl_signal_add(&toplevel->events.request_minimize, &view->request_minimize);
 	wl_list_insert(&server->views, &view->link);
 	/* a KDE server-decoration made before the role */
 	wl_signal_emit(&server->events.new_xdg_toplevel, view);
 	/* maximized or fullscreen asked for before the first commit (mpv
 	 * --window-maximized): wlroots' signal came before the view */
 	if (server->config.mode == VT_MODE_DESKTOP &&
-			(toplevel->requested.maximized ||
-			toplevel->requested.fullscreen)) {
+			(toplevel->requested.maximized || toplevel->requested.fullscreen)) {
 		vt_view_request_fill(view, true, toplevel->requested.fullscreen);
 	}
 }
 
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, new_xdg_surface);
+			wl_container_of(listener, server, new_xdg_surface);
 	struct wlr_xdg_surface *xdg_surface = data;
 	if (xdg_surface->role == WLR_XDG_SURFACE_ROLE_TOPLEVEL) {
 		toplevel_create(server, xdg_surface);

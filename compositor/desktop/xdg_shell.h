@@ -12,7 +12,6 @@ struct wl_listener;
 void vt_view_handle_new_xdg_surface(struct wl_listener *listener, void *data);
 /* The seat's keyboard_grab_end (payload: the wlr_seat_keyboard_grab that
  * ended): an xdg popup grab's end gives the keyboard back. */
-void vt_view_handle_keyboard_grab_end(struct wl_listener *listener,
-	void *data);
+void vt_view_handle_keyboard_grab_end(struct wl_listener *listener, void *data);
 
 #endif

@@ -105,7 +105,7 @@ static struct wlr_surface *x_surface_at(struct vt_view *view, double sx,
 
 static void x_for_each_surface(struct vt_view *view,
 		void (*iterator)(struct wlr_surface *surface, int sx, int sy,
-			void *data),
+				void *data),
 		void *data) {
 	if (view->surface != NULL) {
 		wlr_surface_for_each_surface(view->surface, iterator, data);
@@ -124,7 +124,7 @@ static void x_set_activated(struct vt_view *view, bool activated) {
 static void configure_send(struct xwayland_view *xv) {
 	xv->configure_pending = false;
 	wlr_xwayland_surface_configure(xv->xsurface, xv->cfg_x, xv->cfg_y,
-		xv->cfg_width, xv->cfg_height);
+			xv->cfg_width, xv->cfg_height);
 }
 
 static int configure_handle_timer(void *data) {
@@ -149,8 +149,8 @@ static void x_configure(struct xwayland_view *xv, int16_t x, int16_t y,
 	}
 	if (xv->configure_timer == NULL) {
 		xv->configure_timer = wl_event_loop_add_timer(
-			wl_display_get_event_loop(xv->view.server->display),
-			configure_handle_timer, xv);
+				wl_display_get_event_loop(xv->view.server->display),
+				configure_handle_timer, xv);
 	}
 	if (xv->configure_timer == NULL) {
 		configure_send(xv);
@@ -193,7 +193,7 @@ static void x_set_size(struct vt_view *view, int width, int height) {
 		xv->natural_height = height;
 	}
 	x_configure(xv, (int16_t)view->x, (int16_t)view->y, clamp_size(width),
-		clamp_size(height));
+			clamp_size(height));
 }
 
 static void x_moved(struct vt_view *view) {
@@ -262,11 +262,10 @@ static void keyboard_enter(struct vt_server *server,
 	struct wlr_keyboard *keyboard = wlr_seat_get_keyboard(server->seat);
 	if (keyboard != NULL) {
 		wlr_seat_keyboard_notify_enter(server->seat, surface,
-			keyboard->keycodes, keyboard->num_keycodes,
-			&keyboard->modifiers);
+				keyboard->keycodes, keyboard->num_keycodes,
+				&keyboard->modifiers);
 	} else {
-		wlr_seat_keyboard_notify_enter(server->seat, surface, NULL, 0,
-			NULL);
+		wlr_seat_keyboard_notify_enter(server->seat, surface, NULL, 0, NULL);
 	}
 }
 
@@ -276,8 +275,7 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, commit);
 	struct xwayland_view *xv = xwayland_view(view);
 	if (xv->unmanaged) {
-		vr_node_set_position(view->node, xv->xsurface->x,
-			xv->xsurface->y);
+		vr_node_set_position(view->node, xv->xsurface->x, xv->xsurface->y);
 		return;
 	}
 	vt_view_committed(view);
@@ -296,7 +294,7 @@ static void map_unmanaged(struct xwayland_view *xv) {
 	if (wlr_xwayland_or_surface_wants_focus(xsurface) &&
 			!vt_session_locked(server) &&
 			vt_protocols_client_allowed(server,
-				wl_resource_get_client(view->surface->resource))) {
+					wl_resource_get_client(view->surface->resource))) {
 		keyboard_enter(server, view->surface);
 	}
 	wl_signal_emit(&server->events.pointer_focus, NULL);
@@ -352,10 +350,9 @@ static void handle_unmap(struct wl_listener *listener, void *data) {
 		vr_node_set_enabled(view->node, false);
 		if (server->seat->keyboard_state.focused_surface == view->surface) {
 			/* the keyboard back to the focused window */
-			if (server->focused_view != NULL &&
-					server->focused_view->mapped) {
+			if (server->focused_view != NULL && server->focused_view->mapped) {
 				vt_view_focus(server->focused_view,
-					server->focused_view->surface);
+						server->focused_view->surface);
 			} else {
 				wlr_seat_keyboard_notify_clear_focus(server->seat);
 			}
@@ -382,10 +379,8 @@ static void handle_unmap(struct wl_listener *listener, void *data) {
 	xv->told = false;
 }
 
-static void handle_request_configure(struct wl_listener *listener,
-		void *data) {
-	struct xwayland_view *xv =
-		wl_container_of(listener, xv, request_configure);
+static void handle_request_configure(struct wl_listener *listener, void *data) {
+	struct xwayland_view *xv = wl_container_of(listener, xv, request_configure);
 	struct vt_view *view = &xv->view;
 	struct wlr_xwayland_surface_configure_event *event = data;
 	if (!view->mapped || xv->unmanaged) {
@@ -415,8 +410,7 @@ static void handle_set_geometry(struct wl_listener *listener, void *data) {
 	struct xwayland_view *xv = wl_container_of(listener, xv, set_geometry);
 	if (xv->unmanaged && xv->view.surface != NULL) {
 		/* an override-redirect window moved itself */
-		vr_node_set_position(xv->view.node, xv->xsurface->x,
-			xv->xsurface->y);
+		vr_node_set_position(xv->view.node, xv->xsurface->x, xv->xsurface->y);
 		wl_signal_emit(&xv->view.server->events.pointer_focus, NULL);
 		vt_server_schedule_update(xv->view.server);
 	}
@@ -428,8 +422,7 @@ static bool managed_mapped(struct vt_view *view) {
 
 static void handle_request_fullscreen(struct wl_listener *listener,
 		void *data) {
-	struct vt_view *view = wl_container_of(listener, view,
-		request_fullscreen);
+	struct vt_view *view = wl_container_of(listener, view, request_fullscreen);
 	struct wlr_xwayland_surface *xsurface = xwayland_view(view)->xsurface;
 	if (managed_mapped(view)) {
 		vt_view_request_fill(view, xsurface->fullscreen, true);
@@ -437,20 +430,17 @@ static void handle_request_fullscreen(struct wl_listener *listener,
 	/* not mapped: its map looks at the state asked for */
 }
 
-static void handle_request_maximize(struct wl_listener *listener,
-		void *data) {
+static void handle_request_maximize(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_maximize);
 	struct wlr_xwayland_surface *xsurface = xwayland_view(view)->xsurface;
 	if (managed_mapped(view)) {
 		vt_view_request_fill(view,
-			xsurface->maximized_horz && xsurface->maximized_vert, false);
+				xsurface->maximized_horz && xsurface->maximized_vert, false);
 	}
 }
 
-static void handle_request_activate(struct wl_listener *listener,
-		void *data) {
-	struct xwayland_view *xv =
-		wl_container_of(listener, xv, request_activate);
+static void handle_request_activate(struct wl_listener *listener, void *data) {
+	struct xwayland_view *xv = wl_container_of(listener, xv, request_activate);
 	if (managed_mapped(&xv->view)) {
 		vt_view_focus(&xv->view, xv->view.surface);
 		wl_signal_emit(&xv->view.server->events.pointer_focus, NULL);
@@ -462,7 +452,7 @@ static void handle_request_activate(struct wl_listener *listener,
 static bool grab_allowed(struct vt_view *view) {
 	struct wlr_seat *seat = view->server->seat;
 	return managed_mapped(view) && seat->pointer_state.button_count > 0 &&
-		seat->pointer_state.focused_surface == view->surface;
+			seat->pointer_state.focused_surface == view->surface;
 }
 
 static void handle_request_move(struct wl_listener *listener, void *data) {
@@ -519,20 +509,20 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 
 static void handle_new_surface(struct wl_listener *listener, void *data) {
 	struct vt_xwayland *xwayland =
-		wl_container_of(listener, xwayland, new_surface);
+			wl_container_of(listener, xwayland, new_surface);
 	struct vt_server *server = xwayland->server;
 	struct wlr_xwayland_surface *xsurface = data;
 	struct xwayland_view *xv = calloc(1, sizeof(*xv));
 	if (xv == NULL) {
 		wlr_log(WLR_ERROR, "out of memory for X11 window 0x%x",
-			xsurface->window_id);
+				xsurface->window_id);
 		return;
 	}
 	struct vt_view *view = &xv->view;
 	view->node = vr_node_create(server->tree);
 	if (view->node == NULL) {
 		wlr_log(WLR_ERROR, "out of memory for X11 window 0x%x",
-			xsurface->window_id);
+				xsurface->window_id);
 		free(xv);
 		return;
 	}
@@ -555,19 +545,16 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 	view->destroy.notify = handle_destroy;
 	wl_signal_add(&xsurface->events.destroy, &view->destroy);
 	xv->request_configure.notify = handle_request_configure;
-	wl_signal_add(&xsurface->events.request_configure,
-		&xv->request_configure);
+	wl_signal_add(&xsurface->events.request_configure, &xv->request_configure);
 	xv->request_activate.notify = handle_request_activate;
-	wl_signal_add(&xsurface->events.request_activate,
-		&xv->request_activate);
+	wl_signal_add(&xsurface->events.request_activate, &xv->request_activate);
 	xv->set_geometry.notify = handle_set_geometry;
 	wl_signal_add(&xsurface->events.set_geometry, &xv->set_geometry);
 	view->request_fullscreen.notify = handle_request_fullscreen;
 	wl_signal_add(&xsurface->events.request_fullscreen,
-		&view->request_fullscreen);
+			&view->request_fullscreen);
 	view->request_maximize.notify = handle_request_maximize;
-	wl_signal_add(&xsurface->events.request_maximize,
-		&view->request_maximize);
+	wl_signal_add(&xsurface->events.request_maximize, &view->request_maximize);
 	view->request_move.notify = handle_request_move;
 	wl_signal_add(&xsurface->events.request_move, &view->request_move);
 	view->request_resize.notify = handle_request_resize;
@@ -581,7 +568,7 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 static void handle_ready(struct wl_listener *listener, void *data) {
 	struct vt_xwayland *xwayland = wl_container_of(listener, xwayland, ready);
 	wlr_log(WLR_INFO, "Xwayland is ready on DISPLAY=%s",
-		xwayland->wlr->display_name);
+			xwayland->wlr->display_name);
 }
 
 /* ---- the server's part -------------------------------------------------- */
@@ -594,9 +581,8 @@ struct wlr_surface *vt_xwayland_unmanaged_at(struct vt_server *server,
 	}
 	struct xwayland_view *xv;
 	wl_list_for_each(xv, &xwayland->unmanaged, unmanaged_link) {
-		struct wlr_surface *surface = wlr_surface_surface_at(
-			xv->view.surface, lx - xv->xsurface->x,
-			ly - xv->xsurface->y, sx, sy);
+		struct wlr_surface *surface = wlr_surface_surface_at(xv->view.surface,
+				lx - xv->xsurface->x, ly - xv->xsurface->y, sx, sy);
 		if (surface != NULL) {
 			return surface;
 		}
@@ -606,7 +592,7 @@ struct wlr_surface *vt_xwayland_unmanaged_at(struct vt_server *server,
 
 const char *vt_xwayland_display(struct vt_server *server) {
 	return server->xwayland != NULL ? server->xwayland->wlr->display_name :
-		NULL;
+									  NULL;
 }
 
 bool vt_xwayland_init(struct vt_server *server) {
@@ -616,8 +602,10 @@ bool vt_xwayland_init(struct vt_server *server) {
 		path = "/usr/bin/Xwayland";
 	}
 	if (access(path, X_OK) != 0) {
-		wlr_log(WLR_INFO, "no Xwayland at %s (Debian package xwayland): "
-			"no X11 clients", path);
+		wlr_log(WLR_INFO,
+				"no Xwayland at %s (Debian package xwayland): "
+				"no X11 clients",
+				path);
 		return true;
 	}
 	struct vt_xwayland *xwayland = calloc(1, sizeof(*xwayland));
@@ -631,12 +619,11 @@ bool vt_xwayland_init(struct vt_server *server) {
 		free(xwayland);
 		return false;
 	}
-	vr_node_set_parent(xwayland->unmanaged_layer,
-		vr_tree_root(server->tree));
+	vr_node_set_parent(xwayland->unmanaged_layer, vr_tree_root(server->tree));
 	vr_node_place_above(xwayland->unmanaged_layer, server->views_layer);
 
-	xwayland->wlr = wlr_xwayland_create(server->display, server->compositor,
-		true);
+	xwayland->wlr =
+			wlr_xwayland_create(server->display, server->compositor, true);
 	if (xwayland->wlr == NULL) {
 		wlr_log(WLR_ERROR, "cannot offer an X display: no X11 clients");
 		vr_node_destroy(xwayland->unmanaged_layer);
@@ -646,14 +633,15 @@ bool vt_xwayland_init(struct vt_server *server) {
 	xwayland->ready.notify = handle_ready;
 	wl_signal_add(&xwayland->wlr->events.ready, &xwayland->ready);
 	xwayland->new_surface.notify = handle_new_surface;
-	wl_signal_add(&xwayland->wlr->events.new_surface,
-		&xwayland->new_surface);
+	wl_signal_add(&xwayland->wlr->events.new_surface, &xwayland->new_surface);
 	wlr_xwayland_set_seat(xwayland->wlr, server->seat);
 	server->xwayland = xwayland;
 
 	setenv("DISPLAY", xwayland->wlr->display_name, 1);
-	wlr_log(WLR_INFO, "X11 clients: DISPLAY=%s (Xwayland starts with the "
-		"first)", xwayland->wlr->display_name);
+	wlr_log(WLR_INFO,
+			"X11 clients: DISPLAY=%s (Xwayland starts with the "
+			"first)",
+			xwayland->wlr->display_name);
 	return true;
 }
 

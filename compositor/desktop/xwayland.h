@@ -24,7 +24,7 @@ const char *vt_xwayland_display(struct vt_server *server);
 /* The override-redirect window's surface at (lx, ly), topmost first, with
  * surface-local coordinates; NULL where none is. */
 struct wlr_surface *vt_xwayland_unmanaged_at(struct vt_server *server,
-	double lx, double ly, double *sx, double *sy);
+		double lx, double ly, double *sx, double *sy);
 #else
 static inline bool vt_xwayland_init(struct vt_server *server) {
 	return true;

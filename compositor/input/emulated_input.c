@@ -31,8 +31,7 @@ static struct wlr_backend *input_backend(struct vt_server *server) {
 	if (!wlr_backend_is_multi(server->backend)) {
 		return NULL;
 	}
-	struct wlr_backend *headless =
-		wlr_headless_backend_create(server->display);
+	struct wlr_backend *headless = wlr_headless_backend_create(server->display);
 	if (headless == NULL) {
 		return NULL;
 	}
@@ -48,8 +47,8 @@ static struct wlr_backend *input_backend(struct vt_server *server) {
 struct wlr_input_device *vt_emulated_device_create(struct vt_server *server,
 		enum wlr_input_device_type type) {
 	struct wlr_backend *backend = input_backend(server);
-	return backend != NULL ?
-		wlr_headless_add_input_device(backend, type) : NULL;
+	return backend != NULL ? wlr_headless_add_input_device(backend, type) :
+							 NULL;
 }
 
 /* Layout coordinates to the device's 0..1 range (the whole layout). */
@@ -93,8 +92,8 @@ bool vt_emulated_pointer_move_to(struct vt_server *server,
 	return true;
 }
 
-void vt_emulated_pointer_move_by(struct wlr_input_device *device,
-		double dx, double dy) {
+void vt_emulated_pointer_move_by(struct wlr_input_device *device, double dx,
+		double dy) {
 	struct wlr_event_pointer_motion event = {
 		.device = device,
 		.time_msec = now_msec(),

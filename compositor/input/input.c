@@ -67,12 +67,13 @@ static void touch_to_layout(struct vt_server *server,
 		struct wlr_input_device *device, double x, double y, double *lx,
 		double *ly) {
 	const char *name = server->config.touch_output[0] != '\0' ?
-		server->config.touch_output : device->output_name;
-	struct vt_output *output = name != NULL ?
-		vt_output_by_name(server, name) : NULL;
+			server->config.touch_output :
+			device->output_name;
+	struct vt_output *output =
+			name != NULL ? vt_output_by_name(server, name) : NULL;
 	if (output == NULL || !vt_output_enabled(output)) {
-		wlr_cursor_absolute_to_layout_coords(server->cursor, device, x, y,
-			lx, ly);
+		wlr_cursor_absolute_to_layout_coords(server->cursor, device, x, y, lx,
+				ly);
 		return;
 	}
 	/* the buffer's pixel there, back through the view that draws the
@@ -80,13 +81,13 @@ static void touch_to_layout(struct vt_server *server,
 	struct wlr_output *wlr_output = vt_output_wlr(output);
 	struct vr_mat view = vt_output_view(output), to_layout;
 	if (!vr_mat_invert(&to_layout, &view)) {
-		wlr_cursor_absolute_to_layout_coords(server->cursor, device, x, y,
-			lx, ly);
+		wlr_cursor_absolute_to_layout_coords(server->cursor, device, x, y, lx,
+				ly);
 		return;
 	}
 	float fx, fy;
 	vr_mat_apply(&to_layout, (float)(x * wlr_output->width),
-		(float)(y * wlr_output->height), &fx, &fy);
+			(float)(y * wlr_output->height), &fx, &fy);
 	*lx = fx;
 	*ly = fy;
 }
@@ -125,13 +126,13 @@ static void touch_grab_handle_surface_destroy(struct wl_listener *listener,
 	/* the point's up (and its end: this frees grab) and a frame */
 	struct wlr_seat *seat = grab->seat;
 	wlr_seat_touch_notify_up(seat, (uint32_t)(vt_now_ns() / 1000000u),
-		grab->touch_id);
+			grab->touch_id);
 	wlr_seat_touch_notify_frame(seat);
 }
 
 static struct touch_grab *touch_grab_of(struct wlr_touch_point *point) {
 	struct wl_listener *listener = wl_signal_get(&point->events.destroy,
-		touch_grab_handle_point_destroy);
+			touch_grab_handle_point_destroy);
 	if (listener == NULL) {
 		return NULL;
 	}
@@ -140,8 +141,8 @@ static struct touch_grab *touch_grab_of(struct wlr_touch_point *point) {
 }
 
 /* The grab of the point just down at (lx, ly), (sx, sy) on its surface. */
-static void touch_grab_start(struct wlr_seat *seat, int32_t touch_id,
-		double lx, double ly, double sx, double sy) {
+static void touch_grab_start(struct wlr_seat *seat, int32_t touch_id, double lx,
+		double ly, double sx, double sy) {
 	struct wlr_touch_point *point = wlr_seat_touch_get_point(seat, touch_id);
 	if (point == NULL || point->surface == NULL) {
 		return;
@@ -149,7 +150,7 @@ static void touch_grab_start(struct wlr_seat *seat, int32_t touch_id,
 	struct touch_grab *grab = calloc(1, sizeof(*grab));
 	if (grab == NULL) {
 		wlr_log(WLR_ERROR, "out of memory: touch point %d not grabbed",
-			touch_id);
+				touch_id);
 		return;
 	}
 	grab->seat = seat;
@@ -176,8 +177,8 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 	server->last_touch_y = ly;
 	double sx, sy;
 	struct vt_view *view;
-	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
-		&view);
+	struct wlr_surface *surface =
+			input_surface_at(server, lx, ly, &sx, &sy, &view);
 	if (surface == NULL) {
 		if (view != NULL && server->grab.mode == VT_GRAB_NONE) {
 			input_decoration_touch(server, view, event->touch_id, lx, ly);
@@ -191,18 +192,20 @@ static void handle_touch_down(struct wl_listener *listener, void *data) {
 		vt_layers_focus_surface(server, surface);
 	}
 	/* down in a scroll region: the finger drags it (scroll_region.c) */
-	if (view != NULL && vt_scroll_touch_down(server, event->time_msec,
-			event->touch_id, lx, ly)) {
+	if (view != NULL &&
+			vt_scroll_touch_down(server, event->time_msec, event->touch_id, lx,
+					ly)) {
 		return;
 	}
 	if (wlr_seat_touch_notify_down(server->seat, surface, event->time_msec,
-			event->touch_id, sx, sy) != 0) {
+				event->touch_id, sx, sy) != 0) {
 		touch_grab_start(server->seat, event->touch_id, lx, ly, sx, sy);
 	}
 	vt_surface_note_input(surface, received_ns);
 	/* the history follows one touch point, the first down of those held */
 	if (wlr_seat_touch_get_point(server->seat, server->touch_history_id) ==
-			NULL || event->touch_id == server->touch_history_id) {
+					NULL ||
+			event->touch_id == server->touch_history_id) {
 		server->touch_history_id = event->touch_id;
 		input_history_reset(&server->touch_history);
 		input_history_add(&server->touch_history, surface, sx, sy);
@@ -222,11 +225,11 @@ static void handle_touch_up(struct wl_listener *listener, void *data) {
 		return;
 	}
 	struct wlr_touch_point *point =
-		wlr_seat_touch_get_point(server->seat, event->touch_id);
+			wlr_seat_touch_get_point(server->seat, event->touch_id);
 	if (point != NULL) {
 		vt_surface_note_input(point->surface, received_ns);
 		wlr_seat_touch_notify_up(server->seat, event->time_msec,
-			event->touch_id);
+				event->touch_id);
 	}
 }
 
@@ -245,12 +248,12 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 		vt_grab_motion_to(server, lx, ly);
 		return;
 	}
-	if (vt_scroll_touch_motion(server, event->time_msec,
-			event->touch_id, lx, ly)) {
+	if (vt_scroll_touch_motion(server, event->time_msec, event->touch_id, lx,
+				ly)) {
 		return;
 	}
 	struct wlr_touch_point *point =
-		wlr_seat_touch_get_point(server->seat, event->touch_id);
+			wlr_seat_touch_get_point(server->seat, event->touch_id);
 	if (point == NULL || point->surface == NULL) {
 		return;
 	}
@@ -258,8 +261,8 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 	 * or not, relative to where it was last seen under the finger */
 	struct touch_grab *grab = touch_grab_of(point);
 	double sx, sy;
-	struct wlr_surface *surface = input_surface_at(server, lx, ly, &sx, &sy,
-		NULL);
+	struct wlr_surface *surface =
+			input_surface_at(server, lx, ly, &sx, &sy, NULL);
 	if (surface == point->surface) {
 		if (grab != NULL) {
 			grab->origin_x = lx - sx;
@@ -272,7 +275,7 @@ static void handle_touch_motion(struct wl_listener *listener, void *data) {
 		return;
 	}
 	wlr_seat_touch_notify_motion(server->seat, event->time_msec,
-		event->touch_id, sx, sy);
+			event->touch_id, sx, sy);
 	vt_surface_note_input(point->surface, received_ns);
 	if (event->touch_id == server->touch_history_id) {
 		input_history_add(&server->touch_history, point->surface, sx, sy);
@@ -289,7 +292,7 @@ static void handle_touch_frame(struct wl_listener *listener, void *data) {
 static void handle_request_set_selection(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, request_set_selection);
+			wl_container_of(listener, server, request_set_selection);
 	struct wlr_seat_request_set_selection_event *event = data;
 	wlr_seat_set_selection(server->seat, event->source, event->serial);
 }
@@ -304,17 +307,19 @@ static void handle_request_set_selection(struct wl_listener *listener,
 static void handle_request_start_drag(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, request_start_drag);
+			wl_container_of(listener, server, request_start_drag);
 	struct wlr_seat_request_start_drag_event *event = data;
 	struct wlr_seat *seat = server->seat;
-	if (event->origin != NULL && wlr_seat_validate_pointer_grab_serial(seat,
-			event->origin, event->serial)) {
+	if (event->origin != NULL &&
+			wlr_seat_validate_pointer_grab_serial(seat, event->origin,
+					event->serial)) {
 		wlr_seat_start_pointer_drag(seat, event->drag, event->serial);
 		return;
 	}
 	struct wlr_touch_point *point;
-	if (event->origin != NULL && wlr_seat_validate_touch_grab_serial(seat,
-			event->origin, event->serial, &point)) {
+	if (event->origin != NULL &&
+			wlr_seat_validate_touch_grab_serial(seat, event->origin,
+					event->serial, &point)) {
 		wlr_seat_start_touch_drag(seat, event->drag, event->serial, point);
 		return;
 	}
@@ -329,7 +334,7 @@ static void handle_request_start_drag(struct wl_listener *listener,
 static void handle_request_set_primary_selection(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, request_set_primary_selection);
+			wl_container_of(listener, server, request_set_primary_selection);
 	struct wlr_seat_request_set_primary_selection_event *event = data;
 	wlr_seat_set_primary_selection(server->seat, event->source, event->serial);
 }
@@ -349,8 +354,10 @@ static bool cursor_init_image(struct vt_server *server) {
 		errno = 0;
 		unsigned long v = strtoul(size_env, &end, 10);
 		if (errno != 0 || *end != '\0' || v < 1 || v > 512) {
-			wlr_log(WLR_ERROR, "XCURSOR_SIZE '%s' is not a size from 1 "
-				"to 512: using 24", size_env);
+			wlr_log(WLR_ERROR,
+					"XCURSOR_SIZE '%s' is not a size from 1 "
+					"to 512: using 24",
+					size_env);
 		} else {
 			size = (unsigned)v;
 		}
@@ -362,25 +369,24 @@ static bool cursor_init_image(struct vt_server *server) {
 	if (server->xcursor_manager == NULL ||
 			!wlr_xcursor_manager_load(server->xcursor_manager, 1)) {
 		wlr_log(WLR_ERROR, "cannot load the cursor theme %s at size %u",
-			theme != NULL ? theme : "(default)", size);
+				theme != NULL ? theme : "(default)", size);
 		return false;
 	}
 	input_cursor_set_theme_image(server, "left_ptr");
 	if (server->cursor_name == NULL) {
 		wlr_log(WLR_ERROR, "the cursor theme %s has no left_ptr",
-			theme != NULL ? theme : "(default)");
+				theme != NULL ? theme : "(default)");
 		return false;
 	}
 	wlr_log(WLR_INFO, "cursor theme %s, size %u",
-		theme != NULL ? theme : "(default)", size);
+			theme != NULL ? theme : "(default)", size);
 	return true;
 }
 
 /* Lower modules announce what moved under the pointer (windows, layer
  * and lock surfaces, X11 windows, a taskbar's or a tablet's focus). */
 static void handle_pointer_focus(struct wl_listener *listener, void *data) {
-	struct vt_server *server = wl_container_of(listener, server,
-		pointer_focus);
+	struct vt_server *server = wl_container_of(listener, server, pointer_focus);
 	vt_input_update_pointer_focus(server);
 }
 
@@ -391,9 +397,9 @@ bool vt_input_init(struct vt_server *server) {
 	server->cursor = wlr_cursor_create();
 	/* both go with the display */
 	server->virtual_pointer =
-		wlr_virtual_pointer_manager_v1_create(server->display);
+			wlr_virtual_pointer_manager_v1_create(server->display);
 	server->virtual_keyboard =
-		wlr_virtual_keyboard_manager_v1_create(server->display);
+			wlr_virtual_keyboard_manager_v1_create(server->display);
 	if (server->seat == NULL || server->cursor == NULL ||
 			server->virtual_pointer == NULL ||
 			server->virtual_keyboard == NULL) {
@@ -415,7 +421,7 @@ bool vt_input_init(struct vt_server *server) {
 	wl_signal_add(&server->cursor->events.motion, &server->cursor_motion);
 	server->cursor_motion_absolute.notify = input_handle_cursor_motion_absolute;
 	wl_signal_add(&server->cursor->events.motion_absolute,
-		&server->cursor_motion_absolute);
+			&server->cursor_motion_absolute);
 	server->cursor_button.notify = input_handle_cursor_button;
 	wl_signal_add(&server->cursor->events.button, &server->cursor_button);
 	server->cursor_axis.notify = input_handle_cursor_axis;
@@ -435,25 +441,25 @@ bool vt_input_init(struct vt_server *server) {
 	wl_signal_add(&server->backend->events.new_input, &server->new_input);
 	server->new_virtual_pointer.notify = input_handle_new_virtual_pointer;
 	wl_signal_add(&server->virtual_pointer->events.new_virtual_pointer,
-		&server->new_virtual_pointer);
+			&server->new_virtual_pointer);
 	server->keymap_guard = wl_display_add_protocol_logger(server->display,
-		input_keymap_guard, server);
+			input_keymap_guard, server);
 	server->new_virtual_keyboard.notify = input_handle_new_virtual_keyboard;
 	wl_signal_add(&server->virtual_keyboard->events.new_virtual_keyboard,
-		&server->new_virtual_keyboard);
+			&server->new_virtual_keyboard);
 	server->request_cursor.notify = input_handle_request_cursor;
 	wl_signal_add(&server->seat->events.request_set_cursor,
-		&server->request_cursor);
+			&server->request_cursor);
 	server->request_start_drag.notify = handle_request_start_drag;
 	wl_signal_add(&server->seat->events.request_start_drag,
-		&server->request_start_drag);
+			&server->request_start_drag);
 	server->request_set_selection.notify = handle_request_set_selection;
 	wl_signal_add(&server->seat->events.request_set_selection,
-		&server->request_set_selection);
+			&server->request_set_selection);
 	server->request_set_primary_selection.notify =
-		handle_request_set_primary_selection;
+			handle_request_set_primary_selection;
 	wl_signal_add(&server->seat->events.request_set_primary_selection,
-		&server->request_set_primary_selection);
+			&server->request_set_primary_selection);
 	server->pointer_focus.notify = handle_pointer_focus;
 	wl_signal_add(&server->events.pointer_focus, &server->pointer_focus);
 	if (!input_own_keyboard_create(server)) {

@@ -32,7 +32,7 @@ bool vt_input_init(struct vt_server *server);
  * by a least-squares polynomial of degree (1: linear, 2: quadratic) over
  * the recent samples, surface-local; false when neither is held on it. */
 bool vt_input_predict(struct vt_server *server, struct wlr_surface *surface,
-	uint64_t t_ns, int degree, double *x, double *y);
+		uint64_t t_ns, int degree, double *x, double *y);
 void vt_input_apply_config(struct vt_server *server);
 /* Windows moved, appeared or went away: give the pointer focus to what is
  * under the cursor now, as if it had moved there. */

@@ -65,16 +65,13 @@ void input_keymap_guard(void *data, enum wl_protocol_logger_type type,
 		const struct wl_protocol_logger_message *message);
 void input_handle_new_virtual_keyboard(struct wl_listener *listener,
 		void *data);
-void input_cursor_set_theme_image(struct vt_server *server,
-		const char *name);
-struct wlr_surface *input_surface_at(struct vt_server *server,
-		double lx, double ly, double *sx, double *sy,
-		struct vt_view **view);
+void input_cursor_set_theme_image(struct vt_server *server, const char *name);
+struct wlr_surface *input_surface_at(struct vt_server *server, double lx,
+		double ly, double *sx, double *sy, struct vt_view **view);
 void input_decoration_touch(struct vt_server *server, struct vt_view *view,
 		int32_t touch_id, double lx, double ly);
 void input_virtual_pointer_destroy(struct vt_virtual_pointer *vp);
-void input_handle_new_virtual_pointer(struct wl_listener *listener,
-		void *data);
+void input_handle_new_virtual_pointer(struct wl_listener *listener, void *data);
 void input_handle_cursor_motion(struct wl_listener *listener, void *data);
 void input_handle_cursor_motion_absolute(struct wl_listener *listener,
 		void *data);

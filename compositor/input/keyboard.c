@@ -56,7 +56,7 @@ static const char *empty_to_null(const char *s) {
 static void keyboard_apply_config(struct vt_keyboard *keyboard) {
 	struct vt_config *config = &keyboard->server->config;
 	wlr_keyboard_set_repeat_info(keyboard->device->keyboard,
-		config->repeat_rate, config->repeat_delay);
+			config->repeat_rate, config->repeat_delay);
 	if (wlr_input_device_get_virtual_keyboard(keyboard->device) != NULL) {
 		return; /* its client sets its keymap */
 	}
@@ -69,12 +69,13 @@ static void keyboard_apply_config(struct vt_keyboard *keyboard) {
 	};
 	/* NULL fields fall back to XKB_DEFAULT_* from the environment. */
 	struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-	struct xkb_keymap *keymap = context == NULL ? NULL :
-		xkb_keymap_new_from_names(context, &rules,
-			XKB_KEYMAP_COMPILE_NO_FLAGS);
+	struct xkb_keymap *keymap = context == NULL ?
+			NULL :
+			xkb_keymap_new_from_names(context, &rules,
+					XKB_KEYMAP_COMPILE_NO_FLAGS);
 	if (keymap == NULL) {
 		wlr_log(WLR_ERROR, "cannot compile the keymap (layout '%s')",
-			config->xkb_layout);
+				config->xkb_layout);
 	} else {
 		wlr_keyboard_set_keymap(keyboard->device->keyboard, keymap);
 		xkb_keymap_unref(keymap);
@@ -92,10 +93,10 @@ void vt_input_apply_config(struct vt_server *server) {
 static void keyboard_handle_modifiers(struct wl_listener *listener,
 		void *data) {
 	struct vt_keyboard *keyboard =
-		wl_container_of(listener, keyboard, modifiers);
+			wl_container_of(listener, keyboard, modifiers);
 	wlr_seat_set_keyboard(keyboard->server->seat, keyboard->device);
 	wlr_seat_keyboard_notify_modifiers(keyboard->server->seat,
-		&keyboard->device->keyboard->modifiers);
+			&keyboard->device->keyboard->modifiers);
 }
 
 /* An action on the focused window (a toplevel); false when the action is
@@ -104,16 +105,12 @@ static bool run_window_binding(struct vt_view *focused,
 		const struct vt_config_binding *binding) {
 	static const int dx[] = { -1, 1, 0, 0 }, dy[] = { 0, 0, -1, 1 };
 	switch (binding->action) {
-	case VT_ACTION_CLOSE:
-		vt_view_close(focused);
-		return true;
+	case VT_ACTION_CLOSE: vt_view_close(focused); return true;
 	case VT_ACTION_MAXIMIZE:
 	case VT_ACTION_FULLSCREEN:
 		vt_view_toggle_fill(focused, binding->action == VT_ACTION_FULLSCREEN);
 		return true;
-	case VT_ACTION_MINIMIZE:
-		vt_view_minimize(focused);
-		return true;
+	case VT_ACTION_MINIMIZE: vt_view_minimize(focused); return true;
 	case VT_ACTION_MOVE_TO_WORKSPACE:
 		vt_view_move_to_workspace(focused, binding->arg);
 		return true;
@@ -122,14 +119,13 @@ static bool run_window_binding(struct vt_view *focused,
 		return true;
 	case VT_ACTION_MOVE:
 		vt_view_nudge(focused, dx[binding->arg] * binding->amount,
-			dy[binding->arg] * binding->amount, 0, 0);
+				dy[binding->arg] * binding->amount, 0, 0);
 		return true;
 	case VT_ACTION_RESIZE:
 		vt_view_nudge(focused, 0, 0, binding->arg == 0 ? binding->amount : 0,
-			binding->arg == 1 ? binding->amount : 0);
+				binding->arg == 1 ? binding->amount : 0);
 		return true;
-	default:
-		return false;
+	default: return false;
 	}
 }
 
@@ -142,9 +138,7 @@ static void run_binding(struct vt_server *server,
 	}
 	/* the others; a window's action without a focused window: nothing */
 	switch (binding->action) {
-	case VT_ACTION_EXEC:
-		vt_server_spawn(server, binding->command);
-		break;
+	case VT_ACTION_EXEC: vt_server_spawn(server, binding->command); break;
 	case VT_ACTION_FOCUS_NEXT:
 	case VT_ACTION_FOCUS_PREV:
 		vt_views_cycle_focus(server, binding->action == VT_ACTION_FOCUS_NEXT);
@@ -165,19 +159,16 @@ static void run_binding(struct vt_server *server,
 		 * this */
 		wl_signal_emit(&server->events.reload, NULL);
 		break;
-	case VT_ACTION_EXIT:
-		wl_display_terminate(server->display);
-		break;
-	default:
-		break;
+	case VT_ACTION_EXIT: wl_display_terminate(server->display); break;
+	default: break;
 	}
 }
 
 _Static_assert((int)VT_MOD_SHIFT == (int)WLR_MODIFIER_SHIFT &&
-	(int)VT_MOD_CTRL == (int)WLR_MODIFIER_CTRL &&
-	(int)VT_MOD_ALT == (int)WLR_MODIFIER_ALT &&
-	(int)VT_MOD_LOGO == (int)WLR_MODIFIER_LOGO,
-	"config.h's modifiers are wlroots'");
+				(int)VT_MOD_CTRL == (int)WLR_MODIFIER_CTRL &&
+				(int)VT_MOD_ALT == (int)WLR_MODIFIER_ALT &&
+				(int)VT_MOD_LOGO == (int)WLR_MODIFIER_LOGO,
+		"config.h's modifiers are wlroots'");
 
 /* wlroots' modifier bits of an xkb modifier mask (the keymap's own mod
  * indices). */
@@ -204,8 +195,9 @@ static const struct vt_config_binding *find_binding(struct vt_server *server,
 	uint32_t mods = wlr_keyboard_get_modifiers(kbd);
 	const xkb_keysym_t *syms;
 	int n = xkb_state_key_get_syms(kbd->xkb_state, xkb_code, &syms);
-	uint32_t consumed = wlr_mods_of(kbd, xkb_state_key_get_consumed_mods2(
-		kbd->xkb_state, xkb_code, XKB_CONSUMED_MODE_XKB));
+	uint32_t consumed = wlr_mods_of(kbd,
+			xkb_state_key_get_consumed_mods2(kbd->xkb_state, xkb_code,
+					XKB_CONSUMED_MODE_XKB));
 	for (int i = 0; i < n; i++) {
 		/* Shift that made a capital still counts: bindings name letters
 		 * in lower case, so Alt+Shift+p is not Alt+p */
@@ -214,18 +206,18 @@ static const struct vt_config_binding *find_binding(struct vt_server *server,
 			want |= mods & VT_MOD_SHIFT;
 		}
 		const struct vt_config_binding *b =
-			vt_config_binding(&server->config, want, syms[i]);
+				vt_config_binding(&server->config, want, syms[i]);
 		if (b != NULL) {
 			return b;
 		}
 	}
-	xkb_layout_index_t layout = xkb_state_key_get_layout(kbd->xkb_state,
-		xkb_code);
+	xkb_layout_index_t layout =
+			xkb_state_key_get_layout(kbd->xkb_state, xkb_code);
 	n = xkb_keymap_key_get_syms_by_level(kbd->keymap, xkb_code, layout, 0,
-		&syms);
+			&syms);
 	for (int i = 0; i < n; i++) {
 		const struct vt_config_binding *b =
-			vt_config_binding(&server->config, mods, syms[i]);
+				vt_config_binding(&server->config, mods, syms[i]);
 		if (b != NULL) {
 			return b;
 		}
@@ -248,7 +240,7 @@ static bool keyboard_vt_switch(struct vt_server *server,
 		if (syms[i] >= XKB_KEY_XF86Switch_VT_1 &&
 				syms[i] <= XKB_KEY_XF86Switch_VT_12) {
 			wlr_session_change_vt(session,
-				syms[i] - XKB_KEY_XF86Switch_VT_1 + 1);
+					syms[i] - XKB_KEY_XF86Switch_VT_1 + 1);
 			return true;
 		}
 	}
@@ -263,7 +255,7 @@ static bool keyboard_binding(struct vt_keyboard *keyboard,
 		for (int i = 0; i < keyboard->bound_len; i++) {
 			if (keyboard->bound_keys[i] == event->keycode) {
 				keyboard->bound_keys[i] =
-					keyboard->bound_keys[--keyboard->bound_len];
+						keyboard->bound_keys[--keyboard->bound_len];
 				return true;
 			}
 		}
@@ -272,9 +264,9 @@ static bool keyboard_binding(struct vt_keyboard *keyboard,
 	struct vt_server *server = keyboard->server;
 	/* switching terminals works while locked too (the lock stays) */
 	if (keyboard_vt_switch(server, keyboard->device->keyboard,
-			event->keycode)) {
-		size_t max = sizeof(keyboard->bound_keys) /
-			sizeof(keyboard->bound_keys[0]);
+				event->keycode)) {
+		size_t max =
+				sizeof(keyboard->bound_keys) / sizeof(keyboard->bound_keys[0]);
 		if ((size_t)keyboard->bound_len < max) {
 			keyboard->bound_keys[keyboard->bound_len++] = event->keycode;
 		}
@@ -282,12 +274,11 @@ static bool keyboard_binding(struct vt_keyboard *keyboard,
 	}
 	/* a locked session's keys are the lock surface's; a surface that
 	 * inhibits shortcuts (keyboard-shortcuts-inhibit) gets them too */
-	if (vt_session_locked(server) ||
-			vt_protocols_shortcuts_inhibited(server)) {
+	if (vt_session_locked(server) || vt_protocols_shortcuts_inhibited(server)) {
 		return false;
 	}
-	const struct vt_config_binding *binding = find_binding(server,
-		keyboard->device->keyboard, event->keycode);
+	const struct vt_config_binding *binding =
+			find_binding(server, keyboard->device->keyboard, event->keycode);
 	if (binding == NULL) {
 		return false;
 	}
@@ -311,7 +302,7 @@ static void keyboard_handle_key(struct wl_listener *listener, void *data) {
 	struct wlr_seat *seat = keyboard->server->seat;
 	wlr_seat_set_keyboard(seat, keyboard->device);
 	wlr_seat_keyboard_notify_key(seat, event->time_msec, event->keycode,
-		event->state);
+			event->state);
 	vt_surface_note_input(seat->keyboard_state.focused_surface, received_ns);
 }
 
@@ -332,8 +323,8 @@ static void seat_keyboard_fallback(struct vt_server *server,
 			return;
 		}
 	}
-	wlr_seat_set_keyboard(server->seat, server->own_keyboard != going ?
-		server->own_keyboard : NULL);
+	wlr_seat_set_keyboard(server->seat,
+			server->own_keyboard != going ? server->own_keyboard : NULL);
 }
 
 static void keyboard_handle_destroy(struct wl_listener *listener, void *data) {
@@ -403,8 +394,8 @@ bool input_own_keyboard_create(struct vt_server *server) {
 		free(keyboard);
 		return false;
 	}
-	wlr_input_device_init(device, WLR_INPUT_DEVICE_KEYBOARD,
-		&own_device_impl, "vitrail-keyboard", 0, 0);
+	wlr_input_device_init(device, WLR_INPUT_DEVICE_KEYBOARD, &own_device_impl,
+			"vitrail-keyboard", 0, 0);
 	wlr_keyboard_init(keyboard, &own_keyboard_impl);
 	device->keyboard = keyboard;
 	server->own_keyboard = device;
@@ -412,9 +403,10 @@ bool input_own_keyboard_create(struct vt_server *server) {
 	if (keyboard->keymap == NULL) {
 		/* the configured layout did not compile: the default's */
 		struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
-		struct xkb_keymap *keymap = context == NULL ? NULL :
-			xkb_keymap_new_from_names(context, NULL,
-				XKB_KEYMAP_COMPILE_NO_FLAGS);
+		struct xkb_keymap *keymap = context == NULL ?
+				NULL :
+				xkb_keymap_new_from_names(context, NULL,
+						XKB_KEYMAP_COMPILE_NO_FLAGS);
 		if (keymap != NULL) {
 			wlr_keyboard_set_keymap(keyboard, keymap);
 		}
@@ -422,8 +414,9 @@ bool input_own_keyboard_create(struct vt_server *server) {
 		xkb_context_unref(context);
 	}
 	if (keyboard->keymap == NULL) {
-		wlr_log(WLR_ERROR, "no keymap compiles: clients' keyboards "
-			"get none");
+		wlr_log(WLR_ERROR,
+				"no keymap compiles: clients' keyboards "
+				"get none");
 		return true;
 	}
 	if (server->seat->keyboard_state.keyboard == NULL) {
@@ -433,17 +426,16 @@ bool input_own_keyboard_create(struct vt_server *server) {
 }
 
 void input_update_capabilities(struct vt_server *server) {
-	wlr_seat_set_capabilities(server->seat, WL_SEAT_CAPABILITY_POINTER |
-		WL_SEAT_CAPABILITY_KEYBOARD | WL_SEAT_CAPABILITY_TOUCH);
+	wlr_seat_set_capabilities(server->seat,
+			WL_SEAT_CAPABILITY_POINTER | WL_SEAT_CAPABILITY_KEYBOARD |
+					WL_SEAT_CAPABILITY_TOUCH);
 }
 
 /* A device of the backend or a virtual one joins the seat. */
 void input_add_device(struct vt_server *server,
 		struct wlr_input_device *device) {
 	switch (device->type) {
-	case WLR_INPUT_DEVICE_KEYBOARD:
-		keyboard_create(server, device);
-		break;
+	case WLR_INPUT_DEVICE_KEYBOARD: keyboard_create(server, device); break;
 	case WLR_INPUT_DEVICE_POINTER:
 		wlr_cursor_attach_input_device(server->cursor, device);
 		server->has_pointer = true;
@@ -456,8 +448,7 @@ void input_add_device(struct vt_server *server,
 	case WLR_INPUT_DEVICE_TABLET_TOOL:
 		vt_protocols_add_tablet(server, device);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	input_update_capabilities(server);
 }
@@ -487,8 +478,10 @@ static bool keymap_problem(int fd, uint32_t size, char *why, size_t len) {
 		return false; /* mmap fails on it: wlroots refuses it */
 	}
 	if (size == 0 || (uint64_t)size > (uint64_t)st.st_size) {
-		snprintf(why, len, "keymap size %u is not within the file's %lld "
-			"bytes", size, (long long)st.st_size);
+		snprintf(why, len,
+				"keymap size %u is not within the file's %lld "
+				"bytes",
+				size, (long long)st.st_size);
 		return true;
 	}
 	void *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -498,8 +491,10 @@ static bool keymap_problem(int fd, uint32_t size, char *why, size_t len) {
 	bool nul = memchr(data, '\0', size) != NULL;
 	munmap(data, size);
 	if (!nul) {
-		snprintf(why, len, "the keymap's %u bytes hold no NUL: it is not "
-			"a string", size);
+		snprintf(why, len,
+				"the keymap's %u bytes hold no NUL: it is not "
+				"a string",
+				size);
 		return true;
 	}
 	return false;
@@ -510,7 +505,7 @@ void input_keymap_guard(void *data, enum wl_protocol_logger_type type,
 	if (type != WL_PROTOCOL_LOGGER_REQUEST ||
 			strcmp(message->message->name, "keymap") != 0 ||
 			strcmp(wl_resource_get_class(message->resource),
-				"zwp_virtual_keyboard_v1") != 0 ||
+					"zwp_virtual_keyboard_v1") != 0 ||
 			message->arguments_count != 3) {
 		return;
 	}
@@ -521,7 +516,7 @@ void input_keymap_guard(void *data, enum wl_protocol_logger_type type,
 		return;
 	}
 	wl_resource_post_error(message->resource,
-		0 /* zwp_virtual_keyboard_v1.error.no_keymap */, "%s", why);
+			0 /* zwp_virtual_keyboard_v1.error.no_keymap */, "%s", why);
 	int safe = memfd_create("vitrail-no-keymap", MFD_CLOEXEC);
 	if (safe >= 0 && ftruncate(safe, (off_t)(size > 0 ? size : 1)) == 0) {
 		dup2(safe, fd);
@@ -534,7 +529,7 @@ void input_keymap_guard(void *data, enum wl_protocol_logger_type type,
 void input_handle_new_virtual_keyboard(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, new_virtual_keyboard);
+			wl_container_of(listener, server, new_virtual_keyboard);
 	struct wlr_virtual_keyboard_v1 *keyboard = data;
 	input_add_device(server, &keyboard->input_device);
 }

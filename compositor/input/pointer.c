@@ -55,7 +55,7 @@
 
 static void cursor_move_node(struct vt_server *server) {
 	vr_node_set_position(server->cursor_node, (float)server->cursor->x,
-		(float)server->cursor->y);
+			(float)server->cursor->y);
 	vt_server_schedule_update(server);
 }
 
@@ -71,20 +71,20 @@ static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
 	if (server->cursor_images_len == VT_CURSOR_IMAGES) {
 		return NULL;
 	}
-	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
-		server->xcursor_manager, name, 1);
+	struct wlr_xcursor *xcursor =
+			wlr_xcursor_manager_get_xcursor(server->xcursor_manager, name, 1);
 	if (xcursor == NULL || xcursor->image_count == 0) {
 		return NULL;
 	}
 	struct wlr_xcursor_image *xi = xcursor->images[0];
-	struct vr_image *image = vr_image_create(xi->width, xi->height,
-		VR_FORMAT_ARGB8888);
+	struct vr_image *image =
+			vr_image_create(xi->width, xi->height, VR_FORMAT_ARGB8888);
 	if (image == NULL) {
 		return NULL;
 	}
 	vr_image_write(image, xi->buffer, xi->width * 4, NULL);
 	struct vt_cursor_image *ci =
-		&server->cursor_images[server->cursor_images_len++];
+			&server->cursor_images[server->cursor_images_len++];
 	*ci = (struct vt_cursor_image){
 		.name = name,
 		.image = image,
@@ -98,8 +98,7 @@ static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
 
 /* Show the theme's image `name` (the arrow when the theme lacks it)
  * instead of a client's cursor. */
-void input_cursor_set_theme_image(struct vt_server *server,
-		const char *name) {
+void input_cursor_set_theme_image(struct vt_server *server, const char *name) {
 	if (server->cursor_surface != NULL) {
 		vr_node_set_parent(server->cursor_surface->node, NULL);
 		wl_list_remove(&server->cursor_surface_destroy.link);
@@ -110,10 +109,10 @@ void input_cursor_set_theme_image(struct vt_server *server,
 		ci = cursor_theme_image(server, "left_ptr");
 	}
 	if (ci != NULL && ci->name != server->cursor_name) {
-		vr_node_set_image(server->cursor_image_node, ci->image, NULL,
-			ci->width, ci->height, VR_TRANSFORM_NORMAL);
-		vr_node_set_position(server->cursor_image_node,
-			-(float)ci->hotspot_x, -(float)ci->hotspot_y);
+		vr_node_set_image(server->cursor_image_node, ci->image, NULL, ci->width,
+				ci->height, VR_TRANSFORM_NORMAL);
+		vr_node_set_position(server->cursor_image_node, -(float)ci->hotspot_x,
+				-(float)ci->hotspot_y);
 		server->cursor_name = ci->name;
 	}
 	vr_node_set_enabled(server->cursor_image_node, true);
@@ -125,9 +124,8 @@ void input_cursor_set_theme_image(struct vt_server *server,
  * surface's, unless another client holds the input inhibitor. The view
  * (NULL for a lock or layer surface) goes to *view when view is not
  * NULL. */
-struct wlr_surface *input_surface_at(struct vt_server *server,
-		double lx, double ly, double *sx, double *sy,
-		struct vt_view **view) {
+struct wlr_surface *input_surface_at(struct vt_server *server, double lx,
+		double ly, double *sx, double *sy, struct vt_view **view) {
 	if (view != NULL) {
 		*view = NULL;
 	}
@@ -138,9 +136,11 @@ struct wlr_surface *input_surface_at(struct vt_server *server,
 	struct wlr_surface *surface = NULL;
 	struct vt_view *v = vt_view_at(server, lx, ly, &surface, sx, sy);
 	struct wlr_surface *owner = surface != NULL ? surface :
-		v != NULL ? v->surface : NULL;
-	if (owner == NULL || !vt_protocols_client_allowed(server,
-			wl_resource_get_client(owner->resource))) {
+			v != NULL                           ? v->surface :
+												  NULL;
+	if (owner == NULL ||
+			!vt_protocols_client_allowed(server,
+					wl_resource_get_client(owner->resource))) {
 		return NULL;
 	}
 	/* on a window's decorations: its view, no surface */
@@ -156,8 +156,8 @@ struct surface_find {
 	int sx, sy;
 };
 
-static void surface_find_iterator(struct wlr_surface *surface, int sx,
-		int sy, void *data) {
+static void surface_find_iterator(struct wlr_surface *surface, int sx, int sy,
+		void *data) {
 	struct surface_find *find = data;
 	if (surface == find->surface && !find->found) {
 		find->found = true;
@@ -229,7 +229,7 @@ static void process_motion(struct vt_server *server, uint32_t time,
 	double sx, sy;
 	struct vt_view *view;
 	struct wlr_surface *surface = input_surface_at(server, server->cursor->x,
-		server->cursor->y, &sx, &sy, &view);
+			server->cursor->y, &sx, &sy, &view);
 	struct wlr_surface *focused = server->seat->pointer_state.focused_surface;
 	if (received_ns == 0 && surface != NULL && surface == focused &&
 			sx == server->seat->pointer_state.sx &&
@@ -243,8 +243,9 @@ static void process_motion(struct vt_server *server, uint32_t time,
 		/* the arrow, or on a decoration's edge its resize cursor */
 		const char *name = "left_ptr";
 		uint32_t edges;
-		if (view != NULL && vt_view_decoration_at(view, server->cursor->x,
-				server->cursor->y, &edges) == VT_PART_EDGE) {
+		if (view != NULL &&
+				vt_view_decoration_at(view, server->cursor->x,
+						server->cursor->y, &edges) == VT_PART_EDGE) {
 			name = wlr_xcursor_get_resize_name(edges);
 		}
 		if (focused != NULL || server->cursor_surface != NULL ||
@@ -268,14 +269,14 @@ static void process_motion(struct vt_server *server, uint32_t time,
 	input_history_add(&server->pointer_history, surface, sx, sy);
 	if (received_ns != 0) {
 		vt_surface_note_input(server->seat->pointer_state.focused_surface,
-			received_ns);
+				received_ns);
 	}
 }
 
 void vt_input_update_pointer_focus(struct vt_server *server) {
 	/* a move or resize the pointer drives keeps it (grab_motion) */
-	if (!server->has_pointer || (server->grab.mode != VT_GRAB_NONE &&
-			!server->grab.touch)) {
+	if (!server->has_pointer ||
+			(server->grab.mode != VT_GRAB_NONE && !server->grab.touch)) {
 		return;
 	}
 	struct wlr_seat_pointer_state *state = &server->seat->pointer_state;
@@ -310,7 +311,7 @@ static void pointer_motion(struct vt_server *server,
 	/* relative motion goes out; a locked pointer stays (and sends no
 	 * wl_pointer.motion), a confined one stops at its region's edge */
 	if (!vt_protocols_pointer_motion(server, event->time_msec, &dx, &dy,
-			event->unaccel_dx, event->unaccel_dy)) {
+				event->unaccel_dx, event->unaccel_dy)) {
 		return;
 	}
 	wlr_cursor_move(server->cursor, event->device, dx, dy);
@@ -321,8 +322,7 @@ static void pointer_motion(struct vt_server *server,
 }
 
 static void pointer_motion_absolute(struct vt_server *server,
-		struct wlr_event_pointer_motion_absolute *event,
-		uint64_t received_ns) {
+		struct wlr_event_pointer_motion_absolute *event, uint64_t received_ns) {
 	vt_outputs_input(server);
 	vt_protocols_input_activity(server);
 	vt_kiosk_pointer_activity(server);
@@ -347,7 +347,7 @@ static bool drag_modifier_grab(struct vt_server *server, uint32_t button) {
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
 	struct vt_view *view = vt_view_at(server, server->cursor->x,
-		server->cursor->y, &surface, &sx, &sy);
+			server->cursor->y, &surface, &sx, &sy);
 	if (view == NULL || view->kind != VT_VIEW_TOPLEVEL) {
 		return false;
 	}
@@ -357,12 +357,14 @@ static bool drag_modifier_grab(struct vt_server *server, uint32_t button) {
 		struct wlr_box geo;
 		view->impl->get_geometry(view, &geo);
 		edges = (server->cursor->x < view->x + geo.width / 2.0 ?
-			WLR_EDGE_LEFT : WLR_EDGE_RIGHT) |
-			(server->cursor->y < view->y + geo.height / 2.0 ?
-			WLR_EDGE_TOP : WLR_EDGE_BOTTOM);
+								WLR_EDGE_LEFT :
+								WLR_EDGE_RIGHT) |
+				(server->cursor->y < view->y + geo.height / 2.0 ?
+								WLR_EDGE_TOP :
+								WLR_EDGE_BOTTOM);
 	}
-	vt_view_begin_grab(view, button == BTN_LEFT ? VT_GRAB_MOVE :
-		VT_GRAB_RESIZE, edges, true);
+	vt_view_begin_grab(view, button == BTN_LEFT ? VT_GRAB_MOVE : VT_GRAB_RESIZE,
+			edges, true);
 	return server->grab.mode != VT_GRAB_NONE;
 }
 
@@ -379,8 +381,8 @@ static void decoration_act(struct vt_view *view, enum vt_decoration_part part,
 	if (part != VT_PART_TITLE && part != VT_PART_EDGE) {
 		return;
 	}
-	enum vt_grab_mode mode = part == VT_PART_TITLE ?
-		VT_GRAB_MOVE : VT_GRAB_RESIZE;
+	enum vt_grab_mode mode =
+			part == VT_PART_TITLE ? VT_GRAB_MOVE : VT_GRAB_RESIZE;
 	uint32_t grab_edges = part == VT_PART_EDGE ? edges : 0;
 	if (touch_id != NULL) {
 		vt_view_begin_touch_grab(view, mode, grab_edges, *touch_id, lx, ly);
@@ -397,11 +399,12 @@ static bool decoration_press(struct vt_server *server, uint32_t button) {
 	double sx, sy;
 	struct vt_view *view;
 	struct wlr_surface *surface = input_surface_at(server, server->cursor->x,
-		server->cursor->y, &sx, &sy, &view);
+			server->cursor->y, &sx, &sy, &view);
 	uint32_t edges;
 	enum vt_decoration_part part = surface == NULL && view != NULL ?
-		vt_view_decoration_at(view, server->cursor->x, server->cursor->y,
-			&edges) : VT_PART_NONE;
+			vt_view_decoration_at(view, server->cursor->x, server->cursor->y,
+					&edges) :
+			VT_PART_NONE;
 	if (part == VT_PART_NONE) {
 		return false;
 	}
@@ -422,8 +425,7 @@ static bool decoration_press(struct vt_server *server, uint32_t button) {
 void input_decoration_touch(struct vt_server *server, struct vt_view *view,
 		int32_t touch_id, double lx, double ly) {
 	uint32_t edges;
-	enum vt_decoration_part part = vt_view_decoration_at(view, lx, ly,
-		&edges);
+	enum vt_decoration_part part = vt_view_decoration_at(view, lx, ly, &edges);
 	if (part == VT_PART_NONE) {
 		return;
 	}
@@ -447,7 +449,7 @@ static void pointer_button(struct vt_server *server,
 	if (event->state == WLR_BUTTON_PRESSED &&
 			server->grab.mode == VT_GRAB_NONE &&
 			(drag_modifier_grab(server, event->button) ||
-			decoration_press(server, event->button))) {
+					decoration_press(server, event->button))) {
 		return;
 	}
 	if (event->state == WLR_BUTTON_RELEASED &&
@@ -456,7 +458,7 @@ static void pointer_button(struct vt_server *server,
 		return;
 	}
 	wlr_seat_pointer_notify_button(server->seat, event->time_msec,
-		event->button, event->state);
+			event->button, event->state);
 	server->pointer_frame_owed = true;
 	if (server->grab.mode != VT_GRAB_NONE && !server->grab.touch &&
 			server->seat->pointer_state.button_count == 0) {
@@ -467,25 +469,25 @@ static void pointer_button(struct vt_server *server,
 		/* the implicit grab's end: the pointer goes to what it is
 		 * over, if it left the surface */
 		double sx, sy;
-		struct wlr_surface *under = input_surface_at(server,
-			server->cursor->x, server->cursor->y, &sx, &sy, NULL);
+		struct wlr_surface *under = input_surface_at(server, server->cursor->x,
+				server->cursor->y, &sx, &sy, NULL);
 		if (under != server->seat->pointer_state.focused_surface) {
 			process_motion(server, event->time_msec, 0);
 		}
 	}
 	vt_surface_note_input(server->seat->pointer_state.focused_surface,
-		received_ns);
+			received_ns);
 	if (event->state == WLR_BUTTON_PRESSED) {
 		/* a click makes its output the current one */
-		struct vt_output *output = vt_output_at(server,
-			server->cursor->x, server->cursor->y);
+		struct vt_output *output =
+				vt_output_at(server, server->cursor->x, server->cursor->y);
 		if (output != NULL) {
 			server->current_output = output;
 		}
 		double sx, sy;
 		struct vt_view *view;
 		struct wlr_surface *surface = input_surface_at(server,
-			server->cursor->x, server->cursor->y, &sx, &sy, &view);
+				server->cursor->x, server->cursor->y, &sx, &sy, &view);
 		if (view != NULL) {
 			vt_view_focus(view, view->surface);
 		} else {
@@ -501,16 +503,15 @@ static void pointer_axis(struct vt_server *server,
 	vt_protocols_input_activity(server);
 	vt_kiosk_pointer_activity(server);
 	/* over a scroll region: vitrail scrolls it (scroll_region.c) */
-	if (!vt_session_locked(server) &&
-			vt_scroll_pointer_axis(server, event)) {
+	if (!vt_session_locked(server) && vt_scroll_pointer_axis(server, event)) {
 		return;
 	}
 	wlr_seat_pointer_notify_axis(server->seat, event->time_msec,
-		event->orientation, event->delta, event->delta_discrete,
-		event->source);
+			event->orientation, event->delta, event->delta_discrete,
+			event->source);
 	server->pointer_frame_owed = true;
 	vt_surface_note_input(server->seat->pointer_state.focused_surface,
-		received_ns);
+			received_ns);
 }
 
 /* A device's frame: wl_pointer.frame closes what went out since the last
@@ -581,14 +582,12 @@ static void virtual_pointer_release(struct vt_virtual_pointer *vp) {
 			break;
 		case HELD_MOTION_ABSOLUTE:
 			pointer_motion_absolute(server, &e->motion_absolute,
-				e->received_ns);
+					e->received_ns);
 			break;
 		case HELD_BUTTON:
 			pointer_button(server, &e->button, e->received_ns);
 			break;
-		case HELD_AXIS:
-			pointer_axis(server, &e->axis, e->received_ns);
-			break;
+		case HELD_AXIS: pointer_axis(server, &e->axis, e->received_ns); break;
 		}
 	}
 	wl_array_release(&held);
@@ -606,8 +605,9 @@ static bool virtual_pointer_hold(struct vt_server *server,
 	event->received_ns = vt_now_ns();
 	struct held_event *slot = wl_array_add(&vp->held, sizeof(*slot));
 	if (slot == NULL) {
-		wlr_log(WLR_ERROR, "out of memory: a virtual pointer's event "
-			"goes out before its frame");
+		wlr_log(WLR_ERROR,
+				"out of memory: a virtual pointer's event "
+				"goes out before its frame");
 		return false;
 	}
 	*slot = *event;
@@ -641,13 +641,14 @@ static void virtual_pointer_handle_destroy(struct wl_listener *listener,
 void input_handle_new_virtual_pointer(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, new_virtual_pointer);
+			wl_container_of(listener, server, new_virtual_pointer);
 	struct wlr_virtual_pointer_v1_new_pointer_event *event = data;
 	struct wlr_input_device *device = &event->new_pointer->input_device;
 	struct vt_virtual_pointer *vp = calloc(1, sizeof(*vp));
 	if (vp == NULL) {
-		wlr_log(WLR_ERROR, "out of memory: a virtual pointer's events "
-			"go out before its frames");
+		wlr_log(WLR_ERROR,
+				"out of memory: a virtual pointer's events "
+				"go out before its frames");
 	} else {
 		vp->server = server;
 		vp->device = device;
@@ -664,7 +665,7 @@ void input_handle_new_virtual_pointer(struct wl_listener *listener,
 	if (event->suggested_output != NULL) {
 		/* absolute motion spans that output instead of the layout */
 		wlr_cursor_map_input_to_output(server->cursor, device,
-			event->suggested_output);
+				event->suggested_output);
 	}
 }
 
@@ -680,7 +681,7 @@ void input_handle_cursor_motion(struct wl_listener *listener, void *data) {
 void input_handle_cursor_motion_absolute(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, cursor_motion_absolute);
+			wl_container_of(listener, server, cursor_motion_absolute);
 	struct wlr_event_pointer_motion_absolute *event = data;
 	struct held_event held = {
 		.kind = HELD_MOTION_ABSOLUTE,
@@ -720,7 +721,7 @@ void input_handle_cursor_frame(struct wl_listener *listener, void *data) {
 static void handle_cursor_surface_destroy(struct wl_listener *listener,
 		void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, cursor_surface_destroy);
+			wl_container_of(listener, server, cursor_surface_destroy);
 	wl_list_remove(&server->cursor_surface_destroy.link);
 	server->cursor_surface = NULL;
 	vr_node_set_enabled(server->cursor_image_node, true);
@@ -728,7 +729,8 @@ static void handle_cursor_surface_destroy(struct wl_listener *listener,
 }
 
 void input_handle_request_cursor(struct wl_listener *listener, void *data) {
-	struct vt_server *server = wl_container_of(listener, server, request_cursor);
+	struct vt_server *server =
+			wl_container_of(listener, server, request_cursor);
 	struct wlr_seat_pointer_request_set_cursor_event *event = data;
 	if (server->seat->pointer_state.focused_client != event->seat_client) {
 		return;
@@ -739,16 +741,16 @@ void input_handle_request_cursor(struct wl_listener *listener, void *data) {
 		server->cursor_surface = NULL;
 	}
 	vr_node_set_enabled(server->cursor_image_node, false);
-	struct vt_surface *surface = event->surface != NULL ?
-		vt_surface_from_wlr(event->surface) : NULL;
+	struct vt_surface *surface =
+			event->surface != NULL ? vt_surface_from_wlr(event->surface) : NULL;
 	if (surface != NULL) {
 		server->cursor_surface = surface;
 		server->cursor_surface_destroy.notify = handle_cursor_surface_destroy;
 		wl_signal_add(&event->surface->events.destroy,
-			&server->cursor_surface_destroy);
+				&server->cursor_surface_destroy);
 		vr_node_set_parent(surface->node, server->cursor_node);
 		vr_node_set_position(surface->node, -event->hotspot_x,
-			-event->hotspot_y);
+				-event->hotspot_y);
 	}
 	vt_server_schedule_update(server);
 }

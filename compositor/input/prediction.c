@@ -47,8 +47,8 @@ void input_history_add(struct vt_input_history *history,
 /* Solve the 3x3 system m v = r by Cramer's rule; false when singular. */
 static bool solve3(const double m[3][3], const double r[3], double v[3]) {
 	double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-		m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-		m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+			m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+			m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
 	double scale = fabs(m[0][0] * m[1][1] * m[2][2]);
 	if (scale == 0 || fabs(det) < 1e-9 * scale) {
 		return false;
@@ -61,8 +61,9 @@ static bool solve3(const double m[3][3], const double r[3], double v[3]) {
 			}
 		}
 		v[k] = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-			a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-			a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) / det;
+					   a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+					   a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) /
+				det;
 	}
 	return true;
 }
@@ -83,8 +84,9 @@ static void history_predict(const struct vt_input_history *history,
 	double t[VT_INPUT_HISTORY], px[VT_INPUT_HISTORY], py[VT_INPUT_HISTORY];
 	int n = 0;
 	for (int i = 0; i < history->n; i++) {
-		const struct vt_input_sample *s = &history->samples[
-			(newest + VT_INPUT_HISTORY - i) % VT_INPUT_HISTORY];
+		const struct vt_input_sample *s =
+				&history->samples[(newest + VT_INPUT_HISTORY - i) %
+						VT_INPUT_HISTORY];
 		if (s->t_ns + HISTORY_MAX_AGE_NS < now) {
 			break;
 		}
@@ -152,7 +154,7 @@ bool vt_input_predict(struct vt_server *server, struct wlr_surface *surface,
 		*y = seat->pointer_state.sy;
 	} else {
 		struct wlr_touch_point *point =
-			wlr_seat_touch_get_point(seat, server->touch_history_id);
+				wlr_seat_touch_get_point(seat, server->touch_history_id);
 		if (point != NULL && point->surface == surface) {
 			history = &server->touch_history;
 		} else {

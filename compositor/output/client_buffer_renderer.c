@@ -62,7 +62,7 @@ static struct wlr_texture *texture_from_buffer(struct wlr_renderer *renderer,
 		return NULL;
 	}
 	wlr_texture_init(&texture->base, &size_texture_impl, buffer->width,
-		buffer->height);
+			buffer->height);
 	if ((uint64_t)buffer->width * (uint64_t)buffer->height * 4 >=
 			VT_COPY_BANDED_BYTES) {
 		texture->locked = wlr_buffer_lock(buffer);
@@ -116,13 +116,12 @@ static bool render_subtexture_with_matrix(struct wlr_renderer *renderer,
 static void render_quad_with_matrix(struct wlr_renderer *renderer,
 		const float color[static 4], const float matrix[static 9]) {
 	inner(renderer)->impl->render_quad_with_matrix(inner(renderer), color,
-		matrix);
+			matrix);
 }
 
 static const uint32_t *get_shm_texture_formats(struct wlr_renderer *renderer,
 		size_t *len) {
-	return inner(renderer)->impl->get_shm_texture_formats(inner(renderer),
-		len);
+	return inner(renderer)->impl->get_shm_texture_formats(inner(renderer), len);
 }
 
 static const struct wlr_drm_format_set *get_render_formats(

@@ -40,9 +40,9 @@ bool vt_server_set_engine(struct vt_server *server) {
 	}
 	/* frames the engine completes reach the outputs through its fd,
 	 * whichever engine it is */
-	server->engine_source = wl_event_loop_add_fd(server->loop,
-		vr_engine_get_fd(server->engine), WL_EVENT_READABLE,
-		handle_renderer_fd, server);
+	server->engine_source =
+			wl_event_loop_add_fd(server->loop, vr_engine_get_fd(server->engine),
+					WL_EVENT_READABLE, handle_renderer_fd, server);
 	if (server->engine_source == NULL) {
 		wlr_log(WLR_ERROR, "cannot watch the engine's completions");
 		vr_engine_destroy(server->engine);
@@ -65,21 +65,24 @@ const char *vt_server_renderer_name(struct vt_server *server) {
 		return vr_renderer_device_name(server->renderer);
 	}
 	return server->cpu != NULL ? "the CPU backend" :
-		"the pixman reference renderer";
+								 "the pixman reference renderer";
 }
 
 bool vt_server_use_cpu_backend(struct vt_server *server) {
 	if (server->cpu == NULL) {
 		/* all cores draw bands unless --renderer-threads says how many
 		 * besides the main thread */
-		int threads = server->opts.sequential ? 1 :
-			server->opts.renderer_threads > 0 ?
-			server->opts.renderer_threads + 1 : 0;
+		int threads = server->opts.sequential ?
+				1 :
+				server->opts.renderer_threads > 0 ?
+				server->opts.renderer_threads + 1 :
+				0;
 		server->cpu = vr_cpu_renderer_create(threads);
 	}
 	if (server->cpu == NULL) {
-		wlr_log(WLR_ERROR, "cannot start the CPU backend's threads: the "
-			"reference renderer draws on the main thread, slowly");
+		wlr_log(WLR_ERROR,
+				"cannot start the CPU backend's threads: the "
+				"reference renderer draws on the main thread, slowly");
 		return false;
 	}
 	return true;
@@ -96,14 +99,15 @@ void vt_server_choose_backend(struct vt_server *server) {
 	}
 	double vulkan_ns = 0, cpu_ns = 0;
 	if (!vr_backends_measure(server->renderer, server->cpu, 1280, 720, 5,
-			&vulkan_ns, &cpu_ns)) {
+				&vulkan_ns, &cpu_ns)) {
 		wlr_log(WLR_ERROR, "measuring the backends failed: Vulkan draws");
 	} else {
-		wlr_log(WLR_INFO, "a 1280x720 frame takes %.2f ms with Vulkan on "
-			"%s, %.2f ms with the CPU backend (%d threads): %s draws",
-			vulkan_ns / 1e6, vr_renderer_device_name(server->renderer),
-			cpu_ns / 1e6, vr_cpu_renderer_workers(server->cpu),
-			cpu_ns < vulkan_ns ? "the CPU backend" : "Vulkan");
+		wlr_log(WLR_INFO,
+				"a 1280x720 frame takes %.2f ms with Vulkan on "
+				"%s, %.2f ms with the CPU backend (%d threads): %s draws",
+				vulkan_ns / 1e6, vr_renderer_device_name(server->renderer),
+				cpu_ns / 1e6, vr_cpu_renderer_workers(server->cpu),
+				cpu_ns < vulkan_ns ? "the CPU backend" : "Vulkan");
 	}
 	if (cpu_ns > 0 && cpu_ns < vulkan_ns) {
 		vt_server_drop_renderer(server);

@@ -39,7 +39,8 @@ struct vt_frame_record {
 	uint32_t nodes_updated; /* absolute states recomputed */
 	uint32_t lists_recorded; /* display lists recorded */
 	const char *scene_samples; /* animations sampled */
-	const char *scroll_samples; /* scroll regions' positions (scroll_region.c) */
+	const char
+			*scroll_samples; /* scroll regions' positions (scroll_region.c) */
 	/* shift-and-expose: pixels of the buffer moved instead of redrawn,
 	 * and pixels drawn (what the buffer lacked) */
 	uint64_t moved_px, drawn_px;
@@ -48,6 +49,6 @@ struct vt_frame_record {
 struct vt_frame_log *vt_frame_log_open(const char *path);
 void vt_frame_log_close(struct vt_frame_log *log);
 void vt_frame_log_write(struct vt_frame_log *log,
-	const struct vt_frame_record *frame);
+		const struct vt_frame_record *frame);
 
 #endif

@@ -61,8 +61,8 @@ static void arrange_outputs(struct vt_server *server);
 
 struct vt_output *vt_output_next(struct vt_server *server,
 		struct vt_output *output) {
-	struct wl_list *next = output != NULL ? output->link.next :
-		server->outputs.next;
+	struct wl_list *next =
+			output != NULL ? output->link.next : server->outputs.next;
 	for (; next != &server->outputs; next = next->next) {
 		struct vt_output *o = wl_container_of(next, o, link);
 		if (vt_output_enabled(o)) {
@@ -74,8 +74,8 @@ struct vt_output *vt_output_next(struct vt_server *server,
 
 struct vt_output *vt_output_next_any(struct vt_server *server,
 		struct vt_output *output) {
-	struct wl_list *next = output != NULL ? output->link.next :
-		server->outputs.next;
+	struct wl_list *next =
+			output != NULL ? output->link.next : server->outputs.next;
 	if (next == &server->outputs) {
 		return NULL;
 	}
@@ -164,7 +164,7 @@ static void arrange_outputs(struct vt_server *server) {
 		}
 		if (output->manual_position) {
 			wlr_output_layout_add(server->layout, output->wlr_output,
-				output->manual_x, output->manual_y);
+					output->manual_x, output->manual_y);
 			output->layout_box = output_box(output);
 		} else {
 			wlr_output_layout_add(server->layout, output->wlr_output, x, 0);
@@ -172,10 +172,11 @@ static void arrange_outputs(struct vt_server *server) {
 			x += output->layout_box.width;
 		}
 		/* its windows go where it goes */
-		if (!wlr_box_empty(&from) && (from.x != output->layout_box.x ||
-				from.y != output->layout_box.y ||
-				from.width != output->layout_box.width ||
-				from.height != output->layout_box.height)) {
+		if (!wlr_box_empty(&from) &&
+				(from.x != output->layout_box.x ||
+						from.y != output->layout_box.y ||
+						from.width != output->layout_box.width ||
+						from.height != output->layout_box.height)) {
 			struct vt_output_change_event moved = {
 				.output = output,
 				.wlr_output = output->wlr_output,
@@ -204,8 +205,8 @@ static void handle_mode(struct wl_listener *listener, void *data) {
 	output_update_target(output);
 	arrange_outputs(output->server);
 	wlr_log(WLR_INFO, "%s: mode %dx%d, refresh period %.3f ms",
-		output->wlr_output->name, output->wlr_output->width,
-		output->wlr_output->height, output->period_ns / 1e6);
+			output->wlr_output->name, output->wlr_output->width,
+			output->wlr_output->height, output->period_ns / 1e6);
 }
 
 /* Enabled or disabled (output management): a disabled output leaves the
@@ -251,10 +252,9 @@ void vt_outputs_init(struct vt_server *server) {
 	wl_signal_add(&server->events.run_pacers, &server->outputs_run_pacers);
 	server->outputs_new_surface.notify = output_handle_new_surface;
 	wl_signal_add(&server->events.new_surface, &server->outputs_new_surface);
-	server->outputs_engine_completed.notify =
-		output_handle_engine_completed;
+	server->outputs_engine_completed.notify = output_handle_engine_completed;
 	wl_signal_add(&server->events.engine_completed,
-		&server->outputs_engine_completed);
+			&server->outputs_engine_completed);
 }
 
 void vt_outputs_finish(struct vt_server *server) {
@@ -283,8 +283,8 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	if (event->committed & WLR_OUTPUT_STATE_ENABLED) {
 		output_enabled_changed(output);
 	}
-	if (event->committed & (WLR_OUTPUT_STATE_SCALE |
-			WLR_OUTPUT_STATE_TRANSFORM)) {
+	if (event->committed &
+			(WLR_OUTPUT_STATE_SCALE | WLR_OUTPUT_STATE_TRANSFORM)) {
 		arrange_outputs(output->server);
 		vt_server_schedule_update(output->server);
 	}
@@ -376,18 +376,19 @@ static void output_stage_config(struct wlr_output *wlr_output,
 		} else {
 			/* headless and nested outputs: a custom mode; their
 			 * refresh stays unless one is given */
-			int refresh = oc->refresh_mhz > 0 ? oc->refresh_mhz :
-				wlr_output->pending.committed & WLR_OUTPUT_STATE_MODE ?
-				wlr_output->pending.custom_mode.refresh :
-				wlr_output->refresh;
+			int refresh = oc->refresh_mhz > 0 ?
+					oc->refresh_mhz :
+					wlr_output->pending.committed & WLR_OUTPUT_STATE_MODE ?
+					wlr_output->pending.custom_mode.refresh :
+					wlr_output->refresh;
 			wlr_output_set_custom_mode(wlr_output, oc->width, oc->height,
-				refresh);
+					refresh);
 		}
 	}
 	wlr_output_set_scale(wlr_output, oc->has_scale ? (float)oc->scale : 1.0f);
-	wlr_output_set_transform(wlr_output, oc->has_transform ?
-		(enum wl_output_transform)oc->transform :
-		WL_OUTPUT_TRANSFORM_NORMAL);
+	wlr_output_set_transform(wlr_output,
+			oc->has_transform ? (enum wl_output_transform)oc->transform :
+								WL_OUTPUT_TRANSFORM_NORMAL);
 	bool enabled = !oc->has_enabled || oc->enabled;
 	/* only DRM outputs can be disabled in wlroots 0.15: vitrail keeps
 	 * the others out of the layout itself */
@@ -409,14 +410,16 @@ void vt_outputs_apply_config(struct vt_server *server,
 		struct vt_config_output oc, old;
 		bool named = vt_config_output(&server->config, wlr_output->name, &oc);
 		bool was_named = previous != NULL &&
-			vt_config_output(previous, wlr_output->name, &old);
+				vt_config_output(previous, wlr_output->name, &old);
 		if (!named && !was_named) {
 			continue; /* left as it is (wlr-randr may have changed it) */
 		}
 		output_stage_config(wlr_output, &oc);
 		if (!wlr_output_commit(wlr_output)) {
-			wlr_log(WLR_ERROR, "%s: the backend refuses the config's "
-				"settings", wlr_output->name);
+			wlr_log(WLR_ERROR,
+					"%s: the backend refuses the config's "
+					"settings",
+					wlr_output->name);
 			wlr_output_rollback(wlr_output);
 		}
 		vt_output_set_position(output, oc.has_position, oc.x, oc.y);
@@ -437,11 +440,11 @@ static void output_stage_default_mode(struct vt_server *server,
 	bool is_virtual = wl_list_empty(&wlr_output->modes);
 	if (wlr_output_is_headless(wlr_output)) {
 		wlr_output_set_custom_mode(wlr_output, opts->output_width,
-			opts->output_height, refresh_mhz);
+				opts->output_height, refresh_mhz);
 	} else if (is_virtual) {
 		/* Nested window: the size we were asked for. */
 		wlr_output_set_custom_mode(wlr_output, opts->output_width,
-			opts->output_height, 0);
+				opts->output_height, 0);
 	} else {
 		struct wlr_output_mode *mode = wlr_output_preferred_mode(wlr_output);
 		if (mode != NULL) {
@@ -461,10 +464,11 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 			atoi(number + 1) > 0) {
 		index = atoi(number + 1) - 1;
 	}
-	int refresh_mhz = opts->refresh_mhz[index < opts->refresh_count ? index :
-		opts->refresh_count - 1];
+	int refresh_mhz = opts->refresh_mhz[index < opts->refresh_count ?
+					index :
+					opts->refresh_count - 1];
 	if (!wlr_output_init_render(wlr_output, server->allocator,
-			server->wlr_renderer)) {
+				server->wlr_renderer)) {
 		wlr_log(WLR_ERROR, "%s: cannot init rendering", wlr_output->name);
 		return;
 	}
@@ -495,15 +499,17 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	vt_config_output(&server->config, wlr_output->name, &oc);
 	output_stage_config(wlr_output, &oc);
 	if (!wlr_output_commit(wlr_output)) {
-		wlr_log(WLR_ERROR, "%s: cannot enable the output with the "
-			"config's settings; trying without them", wlr_output->name);
+		wlr_log(WLR_ERROR,
+				"%s: cannot enable the output with the "
+				"config's settings; trying without them",
+				wlr_output->name);
 		wlr_output_rollback(wlr_output);
 		oc = (struct vt_config_output){ 0 };
 		output_stage_default_mode(server, wlr_output, refresh_mhz);
 		wlr_output_enable(wlr_output, true);
 		if (!wlr_output_commit(wlr_output)) {
 			wlr_log(WLR_ERROR, "%s: cannot enable the output",
-				wlr_output->name);
+					wlr_output->name);
 		}
 	}
 	output->soft_disabled = output_config_soft_disabled(wlr_output, &oc);
@@ -520,20 +526,21 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	}
 	wl_list_insert(before->prev, &output->link);
 
-	output->timer_fd = timerfd_create(CLOCK_MONOTONIC,
-		TFD_NONBLOCK | TFD_CLOEXEC);
+	output->timer_fd =
+			timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (output->timer_fd < 0) {
 		wlr_log_errno(WLR_ERROR, "timerfd_create");
 	} else {
-		output->timer_source = wl_event_loop_add_fd(server->loop,
-			output->timer_fd, WL_EVENT_READABLE, output_handle_timer, output);
+		output->timer_source =
+				wl_event_loop_add_fd(server->loop, output->timer_fd,
+						WL_EVENT_READABLE, output_handle_timer, output);
 	}
 	output->slow_timer = wl_event_loop_add_timer(server->loop,
-		output_handle_slow_timer, output);
+			output_handle_slow_timer, output);
 	output->trim_timer = wl_event_loop_add_timer(server->loop,
-		output_handle_trim_timer, output);
-	output->model_clock = wlr_output_is_headless(wlr_output) &&
-		output->timer_source != NULL;
+			output_handle_trim_timer, output);
+	output->model_clock =
+			wlr_output_is_headless(wlr_output) && output->timer_source != NULL;
 	output_set_period(output);
 	if (opts->pipeline == VT_PIPELINE_SYNC) {
 		output->policy = &vt_policy_legacy;
@@ -542,15 +549,19 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	} else {
 		output->policy = &vt_policy_vsync;
 	}
-	output->pacer = vt_pacer_create(output->model_clock ?
-		VT_PACER_CLOCK_MODEL : VT_PACER_CLOCK_BACKEND, output->period_ns,
-		vt_now_ns(), output->policy, &output_pacer_impl, output);
+	output->pacer = vt_pacer_create(
+			output->model_clock ? VT_PACER_CLOCK_MODEL : VT_PACER_CLOCK_BACKEND,
+			output->period_ns, vt_now_ns(), output->policy, &output_pacer_impl,
+			output);
 	if (output->pacer == NULL) {
 		wlr_log(WLR_ERROR, "%s: out of memory", wlr_output->name);
 	} else if (output->policy == &vt_policy_dvsync) {
-		vt_pacer_set_prerender(output->pacer, opts->prerender_count == 0 ?
-			VT_PRERENDER_DEFAULT : opts->prerender[index <
-			opts->prerender_count ? index : opts->prerender_count - 1]);
+		vt_pacer_set_prerender(output->pacer,
+				opts->prerender_count == 0 ?
+						VT_PRERENDER_DEFAULT :
+						opts->prerender[index < opts->prerender_count ?
+										index :
+										opts->prerender_count - 1]);
 	}
 
 	output->frame.notify = output_handle_frame;
@@ -569,11 +580,13 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 
 	output_update_target(output);
 	arrange_outputs(server);
-	wlr_log(WLR_INFO, "%s: %dx%d, refresh period %.3f ms, clock: %s, "
-		"pacing: %s", wlr_output->name, wlr_output->width,
-		wlr_output->height, output->period_ns / 1e6,
-		output->model_clock ? "vitrail vblank model" : "backend",
-		output->policy->name);
+	wlr_log(WLR_INFO,
+			"%s: %dx%d, refresh period %.3f ms, clock: %s, "
+			"pacing: %s",
+			wlr_output->name, wlr_output->width, wlr_output->height,
+			output->period_ns / 1e6,
+			output->model_clock ? "vitrail vblank model" : "backend",
+			output->policy->name);
 }
 
 bool vt_output_set_power(struct vt_server *server,
@@ -591,7 +604,7 @@ bool vt_output_set_power(struct vt_server *server,
 	if (!wlr_output_commit(wlr_output)) {
 		/* wlroots 0.15's headless, wayland and x11 backends cannot */
 		wlr_log(WLR_INFO, "%s: the backend cannot turn the output %s",
-			wlr_output->name, on ? "on" : "off");
+				wlr_output->name, on ? "on" : "off");
 		return false;
 	}
 	wlr_log(WLR_INFO, "%s: powered %s", wlr_output->name, on ? "on" : "off");

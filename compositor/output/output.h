@@ -108,7 +108,7 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output);
 /* Iterate the enabled outputs in name order: vt_output_next(server, NULL)
  * is the first, NULL ends. */
 struct vt_output *vt_output_next(struct vt_server *server,
-	struct vt_output *output);
+		struct vt_output *output);
 struct wlr_output *vt_output_wlr(struct vt_output *output);
 /* The order the outputs came in: 0 for those there at the start, higher
  * for later ones. */
@@ -122,37 +122,36 @@ uint64_t vt_output_lock_epoch_shown(struct vt_output *output);
 void vt_output_set_soft_disabled(struct vt_output *output, bool disabled);
 /* Every output vitrail drives, disabled ones too, in name order. */
 struct vt_output *vt_output_next_any(struct vt_server *server,
-	struct vt_output *output);
+		struct vt_output *output);
 /* Place the enabled outputs in the layout again: those with a manual
  * position there, the others left to right. */
 void vt_outputs_arrange(struct vt_server *server);
 /* The config's output settings (vitrail(5)) once reloaded: every output
  * the file names, or named before (previous), takes them again. */
 void vt_outputs_apply_config(struct vt_server *server,
-	const struct vt_config *previous);
+		const struct vt_config *previous);
 /* Its box in the layout, or where it was last when it is disabled. */
 struct wlr_box vt_output_last_box(struct vt_output *output);
 /* Where output management put it in the layout (manual), or back to
  * automatic placement (left to right in name order). */
 void vt_output_set_position(struct vt_output *output, bool manual, int x,
-	int y);
+		int y);
 /* The part of the output's layout box that windows are placed in and
  * maximized to: all of it but layer surfaces' exclusive zones. */
 struct wlr_box vt_output_usable_box(struct vt_output *output);
 void vt_output_set_usable_box(struct vt_output *output,
-	const struct wlr_box *box);
+		const struct wlr_box *box);
 /* The workspace the output shows (view.c decides; 1 when it came). */
 int vt_output_workspace(struct vt_output *output);
 void vt_output_set_workspace(struct vt_output *output, int workspace);
-struct vt_output *vt_output_by_name(struct vt_server *server,
-	const char *name);
+struct vt_output *vt_output_by_name(struct vt_server *server, const char *name);
 struct vt_output *vt_output_at(struct vt_server *server, double lx, double ly);
 struct vr_mat vt_output_view(struct vt_output *output);
 /* The same without the turn: the output as screenshot tools show it,
  * upright, *width x *height pixels (its buffer's size, turned for 90 and
  * 270). */
 struct vr_mat vt_output_upright_view(struct vt_output *output, int *width,
-	int *height);
+		int *height);
 /* The outputs take the loop's signals (server->events.update,
  * run_pacers): called first in vt_server_init; finish undoes it. */
 void vt_outputs_init(struct vt_server *server);
@@ -163,8 +162,8 @@ void vt_server_update(struct vt_server *server);
 /* A tree update's changes (vr_tree_update_moves), on every output they
  * touch: layout damage and moves of layout pixels. */
 void vt_outputs_add_changes(struct vt_server *server,
-	const pixman_region32_t *layout_damage, const struct vr_move *moves,
-	size_t nmoves);
+		const pixman_region32_t *layout_damage, const struct vr_move *moves,
+		size_t nmoves);
 /* Ask every output for a frame: VT_PACER_RENDER (something may have
  * changed: animations) and/or VT_PACER_CALLBACKS (clients wait for frame
  * callbacks). The outputs' pacing decides when. */
@@ -180,19 +179,19 @@ struct vt_display_slot {
 /* Up to n slots of output's timeline from now, after display time `after`
  * (0: none); returns how many. */
 int vt_output_display_slots(struct vt_output *output, uint64_t now,
-	uint64_t after, struct vt_display_slot *slots, int n);
+		uint64_t after, struct vt_display_slot *slots, int n);
 /* The output a surface shows on (the centre of its node), or NULL. */
 struct vt_output *vt_surface_output(struct vt_surface *surface);
 
 /* The output's frame clock and composition lead, and the first refresh
  * whose composition has not started. false: no pacer. */
 bool vt_output_pacing(struct vt_output *output, uint64_t now,
-	const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest);
-/* Position-aware rendering of the surface's damage (presentation_paths.c decides the
- * surface may tear): written at once into the refresh being scanned out
- * when the scanout model allows. */
+		const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest);
+/* Position-aware rendering of the surface's damage (presentation_paths.c
+ * decides the surface may tear): written at once into the refresh being scanned
+ * out when the scanout model allows. */
 bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
-	uint64_t now, uint64_t *shown_ns);
+		uint64_t now, uint64_t *shown_ns);
 /* How long after a vblank the scan reaches the top of the tearing box
  * around the pointer (0: no scanout model, or no pointer): low-latency
  * surfaces that tear aim their frames at that time. */
@@ -211,7 +210,7 @@ bool vt_outputs_settled(struct vt_server *server);
  * a settle of the test protocol unanswered for long log it. */
 void vt_outputs_log_state(struct vt_server *server);
 void vt_outputs_print_stats(struct vt_server *server, FILE *f,
-	const char *indent);
+		const char *indent);
 /* One PNG per output, DIR/NAME.png. */
 void vt_outputs_write_screenshots(struct vt_server *server, const char *dir);
 
@@ -219,6 +218,6 @@ void vt_outputs_write_screenshots(struct vt_server *server, const char *dir);
  * output (no frames), on enables it and draws it whole; false when the
  * backend cannot (wlroots 0.15 disables DRM outputs only). */
 bool vt_output_set_power(struct vt_server *server,
-	struct wlr_output *wlr_output, bool on);
+		struct wlr_output *wlr_output, bool on);
 
 #endif

@@ -70,8 +70,7 @@ static void buffer_destroy(struct output_buffer *buffer) {
  */
 #define PREDICTABLE_QUIET 2
 
-void output_update_predictable(struct vt_output *output,
-		uint64_t now) {
+void output_update_predictable(struct vt_output *output, uint64_t now) {
 	struct vt_server *server = output->server;
 	uint64_t quiet = PREDICTABLE_QUIET * output->period_ns;
 	/* frame timing (queued commits, the horizon), the scene, the scroll
@@ -82,15 +81,15 @@ void output_update_predictable(struct vt_output *output,
 	};
 	wl_signal_emit(&server->frame_events.busy, &busy);
 	bool predictable = (busy.animating || busy.queued) &&
-		now - server->last_input_ns > quiet &&
-		now - server->last_client_frame_ns > quiet;
+			now - server->last_input_ns > quiet &&
+			now - server->last_client_frame_ns > quiet;
 	vt_pacer_set_predictable(output->pacer, predictable);
 	vt_pacer_set_horizon(output->pacer, busy.horizon);
 }
 
 void output_handle_run_pacers(struct wl_listener *listener, void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, outputs_run_pacers);
+			wl_container_of(listener, server, outputs_run_pacers);
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		if (!output->pacer_run_pending) {
@@ -114,8 +113,8 @@ void vt_server_update(struct vt_server *server) {
 	pixman_region32_init(&damage);
 	/* pixels that only moved come back as moves (shift-and-expose) */
 	struct vr_move moves[VR_MOVES_MAX];
-	size_t nmoves = vr_tree_update_moves(server->tree, &damage, moves,
-		VR_MOVES_MAX);
+	size_t nmoves =
+			vr_tree_update_moves(server->tree, &damage, moves, VR_MOVES_MAX);
 	server->nodes_updated += (uint32_t)vr_tree_last_update_count(server->tree);
 	if (pixman_region32_not_empty(&damage) || nmoves > 0) {
 		vt_outputs_add_changes(server, &damage, moves, nmoves);
@@ -125,7 +124,7 @@ void vt_server_update(struct vt_server *server) {
 
 void output_handle_update(struct wl_listener *listener, void *data) {
 	struct vt_server *server =
-		wl_container_of(listener, server, outputs_update);
+			wl_container_of(listener, server, outputs_update);
 	vt_server_update(server);
 }
 
@@ -151,7 +150,7 @@ void output_update_target(struct vt_output *output) {
 	output->target = vr_target_create(output->server->renderer, w, h);
 	if (output->target == NULL) {
 		wlr_log(WLR_ERROR, "%s: cannot create a %dx%d render target",
-			output->wlr_output->name, w, h);
+				output->wlr_output->name, w, h);
 	}
 	output_damage_whole(output);
 }
@@ -182,8 +181,7 @@ int vt_output_display_slots(struct vt_output *output, uint64_t now,
 	}
 	uint64_t display[8], deadline[8];
 	n = n < 8 ? n : 8;
-	n = vt_pacer_display_slots(output->pacer, now, after, display, deadline,
-		n);
+	n = vt_pacer_display_slots(output->pacer, now, after, display, deadline, n);
 	uint64_t period = vt_clock_period(vt_pacer_clock(output->pacer));
 	for (int i = 0; i < n; i++) {
 		slots[i] = (struct vt_display_slot){
@@ -201,11 +199,11 @@ struct vt_output *vt_surface_output(struct vt_surface *surface) {
 	struct vr_box box;
 	if (!vr_node_get_bounds(surface->content, &box) &&
 			(surface->scene == NULL ||
-			!vr_node_get_bounds(surface->scene, &box))) {
+					!vr_node_get_bounds(surface->scene, &box))) {
 		return NULL;
 	}
 	return vt_output_at(surface->server, box.x + box.width / 2.0,
-		box.y + box.height / 2.0);
+			box.y + box.height / 2.0);
 }
 
 void vt_outputs_input(struct vt_server *server) {
@@ -246,8 +244,7 @@ static const struct wlr_drm_format *output_buffer_format(void) {
 
 /* Until the engine that draws the frame is done with it (before its
  * buffer goes back or away, and before a screenshot reads it). */
-void output_wait_frame(struct vt_output *output,
-		struct output_frame *frame) {
+void output_wait_frame(struct vt_output *output, struct output_frame *frame) {
 	struct vt_server *server = output->server;
 	if (frame->render_id == 0) {
 		return;
@@ -275,13 +272,13 @@ void output_drop_buffers(struct vt_output *output, bool all) {
 	}
 }
 
-static struct output_buffer *buffer_create(struct vt_output *output,
-		int width, int height) {
+static struct output_buffer *buffer_create(struct vt_output *output, int width,
+		int height) {
 	struct wlr_buffer *wlr_buffer = wlr_allocator_create_buffer(
-		output->server->allocator, width, height, output_buffer_format());
+			output->server->allocator, width, height, output_buffer_format());
 	if (wlr_buffer == NULL) {
 		wlr_log(WLR_ERROR, "%s: cannot allocate a %dx%d output buffer",
-			output->wlr_output->name, width, height);
+				output->wlr_output->name, width, height);
 		return NULL;
 	}
 	struct output_buffer *buffer = calloc(1, sizeof(*buffer));
@@ -293,7 +290,7 @@ static struct output_buffer *buffer_create(struct vt_output *output,
 	buffer->wlr_buffer = wlr_buffer;
 	vr_changes_init(&buffer->changes);
 	vr_changes_damage_all(&buffer->changes,
-		&(struct vr_box){ 0, 0, width, height });
+			&(struct vr_box){ 0, 0, width, height });
 	buffer->release.notify = buffer_handle_release;
 	wl_signal_add(&wlr_buffer->events.release, &buffer->release);
 	wl_list_insert(output->buffers.prev, &buffer->link);
@@ -302,21 +299,21 @@ static struct output_buffer *buffer_create(struct vt_output *output,
 	 * destination. */
 	uint32_t format;
 	if (!wlr_buffer_begin_data_ptr_access(wlr_buffer,
-			WLR_BUFFER_DATA_PTR_ACCESS_WRITE, &buffer->data, &format,
-			&buffer->stride)) {
+				WLR_BUFFER_DATA_PTR_ACCESS_WRITE, &buffer->data, &format,
+				&buffer->stride)) {
 		buffer->data = NULL;
 		wlr_log(WLR_ERROR, "%s: output buffer is not CPU-accessible",
-			output->wlr_output->name);
+				output->wlr_output->name);
 		return buffer;
 	}
 	/* the CPU engine draws into the buffer itself */
-	buffer->image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8,
-		width, height, buffer->data, (int)buffer->stride);
+	buffer->image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, width,
+			height, buffer->data, (int)buffer->stride);
 	if (output->server->opts.pipeline == VT_PIPELINE_ASYNC &&
 			output->server->renderer != NULL) {
 		buffer->dst = vr_dst_buffer_import(output->server->renderer,
-			buffer->data, buffer->stride * (size_t)height, width, height,
-			(int32_t)buffer->stride);
+				buffer->data, buffer->stride * (size_t)height, width, height,
+				(int32_t)buffer->stride);
 	}
 	return buffer;
 }
@@ -333,8 +330,10 @@ static void output_trim_buffers(struct vt_output *output, bool idle) {
 		if (count <= OUTPUT_BUFFERS_KEEP) {
 			break;
 		}
-		if (!b->busy && (idle || b->last_used + OUTPUT_BUFFER_IDLE_FRAMES <
-				output->frame_seq)) {
+		if (!b->busy &&
+				(idle ||
+						b->last_used + OUTPUT_BUFFER_IDLE_FRAMES <
+								output->frame_seq)) {
 			buffer_destroy(b);
 			count--;
 		}
@@ -380,8 +379,7 @@ found:
 	 * what it grew, now or once the output idles */
 	output_trim_buffers(output, false);
 	if (output->trim_timer != NULL) {
-		wl_event_source_timer_update(output->trim_timer,
-			OUTPUT_BUFFER_IDLE_MS);
+		wl_event_source_timer_update(output->trim_timer, OUTPUT_BUFFER_IDLE_MS);
 	}
 	return buffer;
 }
@@ -390,8 +388,8 @@ found:
 
 uint64_t output_region_area(const pixman_region32_t *region) {
 	int n;
-	const pixman_box32_t *b = pixman_region32_rectangles(
-		(pixman_region32_t *)region, &n);
+	const pixman_box32_t *b =
+			pixman_region32_rectangles((pixman_region32_t *)region, &n);
 	uint64_t area = 0;
 	for (int i = 0; i < n; i++) {
 		area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
@@ -412,7 +410,8 @@ static bool output_map_move(struct vt_output *output,
 	struct vr_box box = {
 		layout->box.x + (int32_t)lroundf(view.tx),
 		layout->box.y + (int32_t)lroundf(view.ty),
-		layout->box.width, layout->box.height,
+		layout->box.width,
+		layout->box.height,
 	};
 	int32_t x1 = box.x < 0 ? 0 : box.x;
 	int32_t y1 = box.y < 0 ? 0 : box.y;
@@ -452,13 +451,12 @@ void vt_outputs_add_changes(struct vt_server *server,
 			} else {
 				const struct vr_box *b = &moves[i].box;
 				pixman_region32_union_rect(&boxes, &boxes, b->x, b->y,
-					(unsigned)b->width, (unsigned)b->height);
+						(unsigned)b->width, (unsigned)b->height);
 			}
 		}
 		output_map_region(output, &boxes, &mapped);
 		if (moved || pixman_region32_not_empty(&mapped)) {
-			vr_changes_compose(&output->pending, moved ? &move : NULL,
-				&mapped);
+			vr_changes_compose(&output->pending, moved ? &move : NULL, &mapped);
 			output_request(output, VT_PACER_RENDER);
 		}
 		pixman_region32_fini(&boxes);
@@ -467,8 +465,9 @@ void vt_outputs_add_changes(struct vt_server *server,
 }
 
 void output_damage_whole(struct vt_output *output) {
-	vr_changes_damage_all(&output->pending, &(struct vr_box){ 0, 0,
-		output->wlr_output->width, output->wlr_output->height });
+	vr_changes_damage_all(&output->pending,
+			&(struct vr_box){ 0, 0, output->wlr_output->width,
+					output->wlr_output->height });
 	output_request(output, VT_PACER_RENDER);
 }
 

@@ -57,10 +57,10 @@ static void feedbacks_move(struct wl_array *to, struct wl_array *from,
 	wl_array_for_each(entry, from) {
 		struct vt_surface *surface = entry->surface;
 		bool replaced = surface == NULL ||
-			(surface->content_commits != entry->content &&
-			(render_ns == 0 || surface->content_ns <= render_ns));
-		struct drawn_feedback *slot = replaced ? NULL :
-			wl_array_add(to, sizeof(*slot));
+				(surface->content_commits != entry->content &&
+						(render_ns == 0 || surface->content_ns <= render_ns));
+		struct drawn_feedback *slot =
+				replaced ? NULL : wl_array_add(to, sizeof(*slot));
 		if (slot != NULL) {
 			*slot = *entry;
 		} else {
@@ -73,8 +73,7 @@ static void feedbacks_move(struct wl_array *to, struct wl_array *from,
 
 /* The surface is going: frames forget it (their feedbacks for it are
  * discarded if they are never shown). */
-static void handle_surface_destroy(struct wl_listener *listener,
-		void *data) {
+static void handle_surface_destroy(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = data;
 	struct vt_server *server = surface->server;
 	wl_list_remove(&surface->outputs_destroy.link);
@@ -112,14 +111,14 @@ void output_frame_destroy(struct output_frame *frame) {
 		 * wp_presentation reports the frame that did show them. */
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
-				wl_container_of(frame->link.next, later, link);
+					wl_container_of(frame->link.next, later, link);
 			feedbacks_move(&later->feedbacks, &frame->feedbacks,
-				later->record.render_start_ns);
+					later->record.render_start_ns);
 		} else {
 			feedbacks_move(&output->orphan_feedbacks, &frame->feedbacks, 0);
 			if (output->redraw_idle == NULL) {
 				output->redraw_idle = wl_event_loop_add_idle(
-					output->server->loop, handle_redraw_idle, output);
+						output->server->loop, handle_redraw_idle, output);
 			}
 		}
 	}
@@ -135,7 +134,7 @@ void output_frame_destroy(struct output_frame *frame) {
 		uint64_t next_render_ns = 0;
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
-				wl_container_of(frame->link.next, later, link);
+					wl_container_of(frame->link.next, later, link);
 			next = &later->timing_feedbacks;
 			next_render_ns = later->record.render_start_ns;
 		}
@@ -145,11 +144,11 @@ void output_frame_destroy(struct output_frame *frame) {
 			.next_render_ns = next_render_ns,
 		};
 		wl_signal_emit(&output->server->frame_events.dropped, &dropped);
-		if (!dropped.handled &&
-				!output->destroying && output->redraw_idle == NULL) {
+		if (!dropped.handled && !output->destroying &&
+				output->redraw_idle == NULL) {
 			/* not now: frames are destroyed from inside the pacer */
-			output->redraw_idle = wl_event_loop_add_idle(
-				output->server->loop, handle_redraw_idle, output);
+			output->redraw_idle = wl_event_loop_add_idle(output->server->loop,
+					handle_redraw_idle, output);
 		}
 	}
 	if (frame->buffer != NULL) {
@@ -175,8 +174,9 @@ struct drawn_surfaces {
 static void frame_take_input(struct output_frame *frame,
 		struct vt_surface *surface) {
 	uint64_t input_ns = vt_surface_take_input(surface);
-	if (input_ns != 0 && (frame->record.input_ns == 0 ||
-			input_ns < frame->record.input_ns)) {
+	if (input_ns != 0 &&
+			(frame->record.input_ns == 0 ||
+					input_ns < frame->record.input_ns)) {
 		frame->record.input_ns = input_ns;
 	}
 }
@@ -201,11 +201,12 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 		frame_take_input(drawn->frame, surface);
 		wl_signal_emit(&server->frame_events.surface_sampled, &sampled);
 		struct wlr_presentation_feedback *feedback =
-			wlr_presentation_surface_sampled(
-				drawn->output->server->presentation, surface->wlr_surface);
+				wlr_presentation_surface_sampled(
+						drawn->output->server->presentation,
+						surface->wlr_surface);
 		if (feedback != NULL) {
-			struct drawn_feedback *slot = wl_array_add(
-				&drawn->frame->feedbacks, sizeof(*slot));
+			struct drawn_feedback *slot =
+					wl_array_add(&drawn->frame->feedbacks, sizeof(*slot));
 			if (slot != NULL) {
 				*slot = (struct drawn_feedback){
 					.feedback = feedback,
@@ -242,13 +243,13 @@ static void output_for_each_drawn(struct vt_output *output,
 	struct wlr_box box = output_box(output);
 	struct vr_box area = { box.x, box.y, box.width, box.height };
 	vr_tree_for_each_drawn(output->server->tree, &area, drawn_surface_iter,
-		drawn);
+			drawn);
 }
 
 /* Copy region (output pixels; NULL: all) of the output's current frame
  * into data (the output's size, stride bytes per row). */
-void output_read(struct vt_output *output,
-		const pixman_region32_t *region, void *data, int32_t stride) {
+void output_read(struct vt_output *output, const pixman_region32_t *region,
+		void *data, int32_t stride) {
 	if (output->target != NULL) {
 		vr_target_read(output->target, region, data, stride);
 		return;
@@ -259,7 +260,7 @@ void output_read(struct vt_output *output,
 	if (!wl_list_empty(&output->frames)) {
 		/* drawn, though not yet seen completed by the event loop */
 		struct output_frame *newest =
-			wl_container_of(output->frames.prev, newest, link);
+				wl_container_of(output->frames.prev, newest, link);
 		if (!newest->failed) {
 			latest = newest->buffer;
 		}
@@ -269,8 +270,8 @@ void output_read(struct vt_output *output,
 	}
 	int w = pixman_image_get_width(latest->image);
 	int h = pixman_image_get_height(latest->image);
-	pixman_image_t *dst = pixman_image_create_bits_no_clear(
-		PIXMAN_a8r8g8b8, w, h, data, stride);
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, w,
+			h, data, stride);
 	if (dst == NULL) {
 		return;
 	}
@@ -278,8 +279,8 @@ void output_read(struct vt_output *output,
 		pixman_image_set_clip_region32(dst, (pixman_region32_t *)region);
 	}
 	/* x8r8g8b8 read as opaque */
-	pixman_image_composite32(PIXMAN_OP_SRC, latest->image, NULL, dst,
-		0, 0, 0, 0, 0, 0, w, h);
+	pixman_image_composite32(PIXMAN_OP_SRC, latest->image, NULL, dst, 0, 0, 0,
+			0, 0, 0, w, h);
 	pixman_image_unref(dst);
 }
 
@@ -290,7 +291,7 @@ static void frame_cpu_copy(struct output_frame *frame) {
 	}
 	uint64_t start = vt_now_ns();
 	output_read(frame->output, &frame->cpu_copy, buffer->data,
-		(int32_t)buffer->stride);
+			(int32_t)buffer->stride);
 	pixman_region32_clear(&frame->cpu_copy);
 	frame->record.cpu_copies++;
 	frame->record.copy_ns += vt_now_ns() - start;
@@ -302,7 +303,7 @@ static void frame_ready(struct output_frame *frame, uint64_t now) {
 	frame->ready = true;
 	if (frame->render_id != 0) {
 		vr_engine_get_timing(output->server->engine, frame->render_id,
-			&frame->record.timing);
+				&frame->record.timing);
 		frame->render_id = 0;
 	}
 	if (output->soft && !frame->failed) {
@@ -367,8 +368,9 @@ int output_handle_slow_timer(void *data) {
 }
 
 void vt_outputs_lose_renderer(struct vt_server *server) {
-	wlr_log(WLR_ERROR, "the Vulkan device is lost: the CPU backend draws "
-		"from now on");
+	wlr_log(WLR_ERROR,
+			"the Vulkan device is lost: the CPU backend draws "
+			"from now on");
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		/* frames the device never finished: their buffers hold
@@ -415,8 +417,7 @@ void vt_outputs_lose_renderer(struct vt_server *server) {
 	}
 }
 
-void output_handle_engine_completed(struct wl_listener *listener,
-		void *data) {
+void output_handle_engine_completed(struct wl_listener *listener, void *data) {
 	vt_outputs_frames_completed(data);
 }
 
@@ -434,8 +435,7 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 	wl_list_for_each(output, &server->outputs, link) {
 		struct output_frame *frame, *tmp;
 		wl_list_for_each_safe(frame, tmp, &output->frames, link) {
-			if (!frame->ready && !frame->finished &&
-					frame->render_id != 0 &&
+			if (!frame->ready && !frame->finished && frame->render_id != 0 &&
 					frame->render_id <= done) {
 				frame_finished(frame, now);
 			}
@@ -505,8 +505,8 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		/* a torn frame draws its part in place: pixels still to move
 		 * are redrawn instead (by this frame or the next) */
 		vr_changes_flatten(&output->pending);
-		pixman_region32_intersect(&output->tear_region,
-			&output->tear_region, &output->pending.damage);
+		pixman_region32_intersect(&output->tear_region, &output->tear_region,
+				&output->pending.damage);
 		draw = &output->tear_region;
 	}
 	if ((output->target == NULL && !output->soft) ||
@@ -568,8 +568,8 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	/* Every buffer now lacks this frame's changes; this one gets them
 	 * and whatever it missed before (buffer age), its pixels moved first
 	 * where the frames since only moved them (shift-and-expose). */
-	const struct vr_move *move = output->pending.has_move ?
-		&output->pending.move : NULL;
+	const struct vr_move *move =
+			output->pending.has_move ? &output->pending.move : NULL;
 	struct output_buffer *b;
 	wl_list_for_each(b, &output->buffers, link) {
 		vr_changes_compose(&b->changes, move, draw);
@@ -605,16 +605,16 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	/* what this buffer gets: moved, then drawn */
 	for (size_t i = 0; i < job.nmoves; i++) {
 		frame->record.moved_px += (uint64_t)job.moves[i].box.width *
-			(uint64_t)job.moves[i].box.height;
+				(uint64_t)job.moves[i].box.height;
 	}
 	frame->record.drawn_px = output_region_area(soft ? job.region : job.damage);
 	bool ok;
-	if (engine == NULL || (soft ? buffer->image == NULL :
-			output->target == NULL)) {
+	if (engine == NULL ||
+			(soft ? buffer->image == NULL : output->target == NULL)) {
 		ok = false; /* nothing to draw with or into (logged before) */
 	} else if (sync) {
 		ok = vr_engine_render(engine, server->tree, &job,
-			&frame->record.timing);
+				&frame->record.timing);
 	} else {
 		frame->render_id = vr_engine_submit(engine, server->tree, &job);
 		ok = frame->render_id != 0;
@@ -638,13 +638,13 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	pixman_region32_copy(&frame->damage, draw);
 	if (move != NULL) {
 		/* what changed on screen: the moved pixels too */
-		pixman_region32_union_rect(&frame->damage, &frame->damage,
-			move->box.x, move->box.y, (unsigned)move->box.width,
-			(unsigned)move->box.height);
+		pixman_region32_union_rect(&frame->damage, &frame->damage, move->box.x,
+				move->box.y, (unsigned)move->box.width,
+				(unsigned)move->box.height);
 	}
 	if (tear) {
 		pixman_region32_subtract(&output->pending.damage,
-			&output->pending.damage, draw);
+				&output->pending.damage, draw);
 		frame->record.path = "torn";
 	} else {
 		vr_changes_clear(&output->pending);
@@ -652,11 +652,12 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 
 	/* the surfaces this frame shows: their presentation feedback
 	 * belongs to it */
-	struct drawn_surfaces drawn = { .output = output, .frame = frame,
+	struct drawn_surfaces drawn = { .output = output,
+		.frame = frame,
 		.only = tear ? output->tear_surface : NULL };
 	if (!tear) {
 		feedbacks_move(&frame->feedbacks, &output->orphan_feedbacks,
-			frame->record.render_start_ns);
+				frame->record.render_start_ns);
 	}
 	output_for_each_drawn(output, &drawn);
 
@@ -697,8 +698,7 @@ static bool output_attach_render(struct vt_output *output,
 	struct wlr_output *wlr_output = output->wlr_output;
 	int age = 0;
 	if (!wlr_output_attach_render(wlr_output, &age)) {
-		wlr_log(WLR_ERROR, "%s: cannot get an output buffer",
-			wlr_output->name);
+		wlr_log(WLR_ERROR, "%s: cannot get an output buffer", wlr_output->name);
 		return false;
 	}
 	uint64_t copy_start = vt_now_ns();
@@ -711,24 +711,24 @@ static bool output_attach_render(struct vt_output *output,
 			!output_damage_since(output, age, &copy)) {
 		pixman_region32_fini(&copy);
 		pixman_region32_init_rect(&copy, 0, 0, wlr_output->width,
-			wlr_output->height);
+				wlr_output->height);
 	}
-	pixman_image_t *dst = wlr_pixman_renderer_get_current_image(
-		output->server->wlr_renderer);
+	pixman_image_t *dst =
+			wlr_pixman_renderer_get_current_image(output->server->wlr_renderer);
 	if (dst != NULL && pixman_region32_not_empty(&copy)) {
 		if (source != NULL && source->data != NULL) {
 			pixman_image_t *src = pixman_image_create_bits_no_clear(
-				PIXMAN_x8r8g8b8, source->wlr_buffer->width,
-				source->wlr_buffer->height, source->data,
-				(int)source->stride);
+					PIXMAN_x8r8g8b8, source->wlr_buffer->width,
+					source->wlr_buffer->height, source->data,
+					(int)source->stride);
 			pixman_image_set_clip_region32(dst, &copy);
-			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst,
-				0, 0, 0, 0, 0, 0, wlr_output->width, wlr_output->height);
+			pixman_image_composite32(PIXMAN_OP_SRC, src, NULL, dst, 0, 0, 0, 0,
+					0, 0, wlr_output->width, wlr_output->height);
 			pixman_image_set_clip_region32(dst, NULL);
 			pixman_image_unref(src);
 		} else {
 			output_read(output, &copy, pixman_image_get_data(dst),
-				pixman_image_get_stride(dst));
+					pixman_image_get_stride(dst));
 		}
 		if (record != NULL) {
 			record->cpu_copies++;
@@ -757,22 +757,22 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 		/* We are this output's clock: this is its vblank. */
 		wlr_output_send_frame(wlr_output);
 	}
-	struct output_buffer *buffer = frame != NULL ? frame->buffer :
-		output->front;
+	struct output_buffer *buffer =
+			frame != NULL ? frame->buffer : output->front;
 	const pixman_region32_t *damage = frame != NULL ? &frame->damage : NULL;
 	bool direct = buffer != NULL && wlr_output->attach_render_locks == 0 &&
-		output->server->opts.pipeline == VT_PIPELINE_ASYNC;
+			output->server->opts.pipeline == VT_PIPELINE_ASYNC;
 	if (direct) {
 		/* the very buffer the renderer wrote */
 		wlr_output_attach_buffer(wlr_output, buffer->wlr_buffer);
 	} else if (!output_attach_render(output, buffer, damage,
-			frame != NULL ? &frame->record : NULL)) {
+					   frame != NULL ? &frame->record : NULL)) {
 		return false;
 	}
 
 	/* Damage hint for nested backends (wl_surface.damage upstream). */
-	pixman_region32_t *frame_damage = &output->damage_history[
-		(output->damage_idx + 1) % DAMAGE_HISTORY];
+	pixman_region32_t *frame_damage =
+			&output->damage_history[(output->damage_idx + 1) % DAMAGE_HISTORY];
 	pixman_region32_clear(frame_damage);
 	if (damage != NULL) {
 		pixman_region32_copy(frame_damage, (pixman_region32_t *)damage);
@@ -937,15 +937,14 @@ static void output_pointer(struct vt_output *output, int *x, int *y) {
 	struct vr_mat view = vt_output_view(output);
 	float ox, oy;
 	vr_mat_apply(&view, (float)output->server->cursor->x,
-		(float)output->server->cursor->y, &ox, &oy);
+			(float)output->server->cursor->y, &ox, &oy);
 	*x = (int)floorf(ox);
 	*y = (int)floorf(oy);
 }
 
 uint64_t vt_output_tear_offset(struct vt_output *output) {
 	struct vt_server *server = output->server;
-	if (output->pacer == NULL || !output->model_clock ||
-			!server->has_pointer) {
+	if (output->pacer == NULL || !output->model_clock || !server->has_pointer) {
 		return 0;
 	}
 	int px, py;
@@ -958,8 +957,7 @@ bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
 		uint64_t now, uint64_t *shown_ns) {
 	struct vt_server *server = output->server;
 	if (output->pacer == NULL || !output->model_clock ||
-			server->engine == NULL ||
-			!server->has_pointer ||
+			server->engine == NULL || !server->has_pointer ||
 			vt_pacer_queued(output->pacer) > 0 ||
 			server->opts.pipeline != VT_PIPELINE_ASYNC) {
 		/* only a headless output's scanout is ours to model; nested
@@ -981,8 +979,9 @@ bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
 	uint64_t vblank = vt_clock_next_vblank(clock, now) - period;
 	uint64_t write_ns = vt_pacer_composition_ns(output->pacer);
 	uint64_t shown = 0;
-	bool ok = !empty && vt_par_decide(&scanout, vblank, now, write_ns, &box,
-		px, py, server->config.tearing_box, &shown);
+	bool ok = !empty &&
+			vt_par_decide(&scanout, vblank, now, write_ns, &box, px, py,
+					server->config.tearing_box, &shown);
 	if (ok) {
 		pixman_region32_copy(&output->tear_region, &damage);
 		output->tearing = true;
@@ -1047,17 +1046,16 @@ static void stats_add(struct vt_output *output, uint64_t main_ns) {
 static void frame_presented(struct output_frame *frame,
 		const struct wlr_output_event_present *event) {
 	struct vt_output *output = frame->output;
-	uint64_t presented_ns = event->when != NULL ?
-		vt_timespec_to_ns(event->when) : vt_now_ns();
+	uint64_t presented_ns =
+			event->when != NULL ? vt_timespec_to_ns(event->when) : vt_now_ns();
 	bool late = vt_pacer_presented(output->pacer, frame, event->presented,
-		presented_ns, event->refresh > 0 ? (uint64_t)event->refresh : 0);
+			presented_ns, event->refresh > 0 ? (uint64_t)event->refresh : 0);
 	if (event->presented) {
 		struct wlr_presentation_event pevent;
 		wlr_presentation_event_from_output(&pevent, event);
 		struct drawn_feedback *entry;
 		wl_array_for_each(entry, &frame->feedbacks) {
-			wlr_presentation_feedback_send_presented(entry->feedback,
-				&pevent);
+			wlr_presentation_feedback_send_presented(entry->feedback, &pevent);
 			wlr_presentation_feedback_destroy(entry->feedback);
 		}
 		wl_array_release(&frame->feedbacks);
@@ -1068,12 +1066,11 @@ static void frame_presented(struct output_frame *frame,
 			.presented_ns = presented_ns,
 			.display_ns = frame->record.display_ns,
 		};
-		wl_signal_emit(&output->server->frame_events.presented,
-			&presented);
+		wl_signal_emit(&output->server->frame_events.presented, &presented);
 		if (frame->lock_epoch > output->lock_epoch_shown) {
 			output->lock_epoch_shown = frame->lock_epoch;
 			wl_signal_emit(&output->server->frame_events.lock_shown,
-				output->server);
+					output->server);
 		}
 	}
 	/* An output's first frame has nothing on screen to repeat: it is not
@@ -1145,9 +1142,9 @@ void output_handle_present(struct wl_listener *listener, void *data) {
 	} else if (!output->model_clock) {
 		/* calibrate even from commits without a frame of ours */
 		uint64_t t = event->when != NULL ? vt_timespec_to_ns(event->when) :
-			vt_now_ns();
+										   vt_now_ns();
 		vt_pacer_presented(output->pacer, NULL, true, t,
-			event->refresh > 0 ? (uint64_t)event->refresh : 0);
+				event->refresh > 0 ? (uint64_t)event->refresh : 0);
 	}
 	wl_signal_emit(&output->server->events.check_settled, output->server);
 }

@@ -36,7 +36,6 @@
 #include "pacing/pacer.h"
 #include "server.h"
 
-
 /* Output buffers per output: enough for the frames a pacer may hold
  * (rendering, ready, committed) plus the one on screen. */
 #define OUTPUT_BUFFERS_MAX 6
@@ -192,11 +191,9 @@ void output_map_region(struct vt_output *output,
 /* A render target (or CPU frames) of the output's size for the engine in
  * use, damaging all of it when that changes (output_buffers.c). */
 void output_update_target(struct vt_output *output);
-void output_update_predictable(struct vt_output *output,
-		uint64_t now);
+void output_update_predictable(struct vt_output *output, uint64_t now);
 void output_request(struct vt_output *output, uint32_t wants);
-void output_wait_frame(struct vt_output *output,
-		struct output_frame *frame);
+void output_wait_frame(struct vt_output *output, struct output_frame *frame);
 void output_wait_renderer(struct vt_output *output);
 void output_drop_buffers(struct vt_output *output, bool all);
 int output_handle_trim_timer(void *data);
@@ -211,10 +208,9 @@ void output_frame_destroy(struct output_frame *frame);
 void output_handle_update(struct wl_listener *listener, void *data);
 void output_handle_run_pacers(struct wl_listener *listener, void *data);
 void output_handle_new_surface(struct wl_listener *listener, void *data);
-void output_handle_engine_completed(struct wl_listener *listener,
-	void *data);
-void output_read(struct vt_output *output,
-		const pixman_region32_t *region, void *data, int32_t stride);
+void output_handle_engine_completed(struct wl_listener *listener, void *data);
+void output_read(struct vt_output *output, const pixman_region32_t *region,
+		void *data, int32_t stride);
 int output_handle_slow_timer(void *data);
 extern const struct vt_pacer_impl output_pacer_impl;
 void output_handle_needs_frame(struct wl_listener *listener, void *data);

@@ -54,7 +54,7 @@ static struct vt_output_management *management_of(struct vt_server *server) {
 static void send_state(struct vt_output_management *management) {
 	struct vt_server *server = management->server;
 	struct wlr_output_configuration_v1 *config =
-		wlr_output_configuration_v1_create();
+			wlr_output_configuration_v1_create();
 	if (config == NULL) {
 		return;
 	}
@@ -62,7 +62,7 @@ static void send_state(struct vt_output_management *management) {
 			output != NULL; output = vt_output_next_any(server, output)) {
 		struct wlr_output *wlr_output = vt_output_wlr(output);
 		struct wlr_output_configuration_head_v1 *head =
-			wlr_output_configuration_head_v1_create(config, wlr_output);
+				wlr_output_configuration_head_v1_create(config, wlr_output);
 		if (head == NULL) {
 			wlr_output_configuration_v1_destroy(config);
 			return;
@@ -89,7 +89,7 @@ void vt_output_management_update(struct vt_server *server) {
 		return;
 	}
 	management->update_idle = wl_event_loop_add_idle(server->loop,
-		handle_update_idle, management);
+			handle_update_idle, management);
 }
 
 /* Only DRM outputs can be disabled in wlroots 0.15: vitrail disables the
@@ -112,9 +112,9 @@ static void stage_head(struct wlr_output_configuration_head_v1 *head) {
 		wlr_output_set_mode(wlr_output, head->state.mode);
 	} else if (head->state.custom_mode.width > 0 &&
 			head->state.custom_mode.height > 0) {
-		wlr_output_set_custom_mode(wlr_output,
-			head->state.custom_mode.width, head->state.custom_mode.height,
-			head->state.custom_mode.refresh);
+		wlr_output_set_custom_mode(wlr_output, head->state.custom_mode.width,
+				head->state.custom_mode.height,
+				head->state.custom_mode.refresh);
 	}
 	wlr_output_set_scale(wlr_output, head->state.scale);
 	wlr_output_set_transform(wlr_output, head->state.transform);
@@ -127,31 +127,37 @@ static bool test_config(struct wlr_output_configuration_v1 *config) {
 	wl_list_for_each(head, &config->heads, link) {
 		struct wlr_output *wlr_output = head->state.output;
 		if (wlr_output->data == NULL) {
-			wlr_log(WLR_INFO, "output configuration: %s is not one of "
-				"vitrail's outputs", wlr_output->name);
+			wlr_log(WLR_INFO,
+					"output configuration: %s is not one of "
+					"vitrail's outputs",
+					wlr_output->name);
 			ok = false;
 			continue;
 		}
 		if (head->state.enabled && head->state.mode == NULL &&
 				(head->state.custom_mode.width > CUSTOM_SIDE_MAX ||
-				head->state.custom_mode.height > CUSTOM_SIDE_MAX ||
-				(head->state.custom_mode.refresh != 0 &&
-				(head->state.custom_mode.refresh < CUSTOM_REFRESH_MIN_MHZ ||
-				head->state.custom_mode.refresh >
-				CUSTOM_REFRESH_MAX_MHZ)))) {
-			wlr_log(WLR_INFO, "output configuration: %s: custom mode "
-				"%dx%d@%d mHz out of vitrail's range (sides up to %d, "
-				"1 to 1000 Hz)", wlr_output->name,
-				head->state.custom_mode.width,
-				head->state.custom_mode.height,
-				head->state.custom_mode.refresh, CUSTOM_SIDE_MAX);
+						head->state.custom_mode.height > CUSTOM_SIDE_MAX ||
+						(head->state.custom_mode.refresh != 0 &&
+								(head->state.custom_mode.refresh <
+												CUSTOM_REFRESH_MIN_MHZ ||
+										head->state.custom_mode.refresh >
+												CUSTOM_REFRESH_MAX_MHZ)))) {
+			wlr_log(WLR_INFO,
+					"output configuration: %s: custom mode "
+					"%dx%d@%d mHz out of vitrail's range (sides up to %d, "
+					"1 to 1000 Hz)",
+					wlr_output->name, head->state.custom_mode.width,
+					head->state.custom_mode.height,
+					head->state.custom_mode.refresh, CUSTOM_SIDE_MAX);
 			ok = false;
 			continue;
 		}
 		stage_head(head);
 		if (!wlr_output_test(wlr_output)) {
-			wlr_log(WLR_INFO, "output configuration: %s rejects the "
-				"state asked", wlr_output->name);
+			wlr_log(WLR_INFO,
+					"output configuration: %s rejects the "
+					"state asked",
+					wlr_output->name);
 			ok = false;
 		}
 		wlr_output_rollback(wlr_output);
@@ -177,22 +183,24 @@ static bool apply_config(struct vt_output_management *management,
 	wl_list_for_each(head, &config->heads, link) {
 		struct vt_output *output = head->state.output->data;
 		struct wlr_box box = output != NULL ? vt_output_last_box(output) :
-			(struct wlr_box){ 0 };
+											  (struct wlr_box){ 0 };
 		/* wlroots sends no position for a disabled head, so clients
 		 * (wlr-randr) ask for 0,0 when they enable one: that means
 		 * where it was */
 		bool enabling = output != NULL && !vt_output_enabled(output) &&
-			head->state.enabled;
+				head->state.enabled;
 		moved[i++] = (box.x != head->state.x || box.y != head->state.y) &&
-			!(enabling && head->state.x == 0 && head->state.y == 0);
+				!(enabling && head->state.x == 0 && head->state.y == 0);
 	}
 	bool ok = true;
 	wl_list_for_each(head, &config->heads, link) {
 		struct wlr_output *wlr_output = head->state.output;
 		stage_head(head);
 		if (!wlr_output_commit(wlr_output)) {
-			wlr_log(WLR_ERROR, "output configuration: %s failed to "
-				"commit", wlr_output->name);
+			wlr_log(WLR_ERROR,
+					"output configuration: %s failed to "
+					"commit",
+					wlr_output->name);
 			wlr_output_rollback(wlr_output);
 			ok = false;
 		}
@@ -207,16 +215,15 @@ static bool apply_config(struct vt_output_management *management,
 		if (output == NULL) {
 			continue;
 		}
-		if (soft_disable(wlr_output) && vt_output_enabled(output) !=
-				head->state.enabled) {
+		if (soft_disable(wlr_output) &&
+				vt_output_enabled(output) != head->state.enabled) {
 			vt_output_set_soft_disabled(output, !head->state.enabled);
 		}
 		if (!head->state.enabled) {
 			continue;
 		}
 		if (new_position) {
-			vt_output_set_position(output, true, head->state.x,
-				head->state.y);
+			vt_output_set_position(output, true, head->state.x, head->state.y);
 		}
 	}
 	free(moved);
@@ -226,7 +233,7 @@ static bool apply_config(struct vt_output_management *management,
 
 static void handle_apply(struct wl_listener *listener, void *data) {
 	struct vt_output_management *management =
-		wl_container_of(listener, management, apply);
+			wl_container_of(listener, management, apply);
 	struct wlr_output_configuration_v1 *config = data;
 	if (apply_config(management, config)) {
 		wlr_output_configuration_v1_send_succeeded(config);
@@ -240,7 +247,7 @@ static void handle_apply(struct wl_listener *listener, void *data) {
 
 static void handle_test(struct wl_listener *listener, void *data) {
 	struct vt_output_management *management =
-		wl_container_of(listener, management, test);
+			wl_container_of(listener, management, test);
 	struct wlr_output_configuration_v1 *config = data;
 	if (test_config(config)) {
 		wlr_output_configuration_v1_send_succeeded(config);
@@ -252,7 +259,7 @@ static void handle_test(struct wl_listener *listener, void *data) {
 
 static void handle_destroy(struct wl_listener *listener, void *data) {
 	struct vt_output_management *management =
-		wl_container_of(listener, management, destroy);
+			wl_container_of(listener, management, destroy);
 	wl_list_remove(&management->apply.link);
 	wl_list_remove(&management->test.link);
 	wl_list_remove(&management->destroy.link);
@@ -278,8 +285,7 @@ bool vt_output_management_init(struct vt_server *server) {
 	management->test.notify = handle_test;
 	wl_signal_add(&management->manager->events.test, &management->test);
 	management->destroy.notify = handle_destroy;
-	wl_signal_add(&management->manager->events.destroy,
-		&management->destroy);
+	wl_signal_add(&management->manager->events.destroy, &management->destroy);
 	server->output_management = management;
 	return true;
 }

@@ -42,7 +42,8 @@ static int cmp_u64(const void *a, const void *b) {
 
 static void output_print_stats(struct vt_output *output, FILE *f) {
 	double mean = output->stats.frames ?
-		output->stats.main_ns_total / 1e6 / output->stats.frames : 0;
+			output->stats.main_ns_total / 1e6 / output->stats.frames :
+			0;
 	double p50 = 0, p95 = 0;
 	size_t n = output->stats.main_ns_len;
 	if (n > 0) {
@@ -50,16 +51,16 @@ static void output_print_stats(struct vt_output *output, FILE *f) {
 		p50 = output->stats.main_ns[n / 2] / 1e6;
 		p95 = output->stats.main_ns[(n * 95) / 100] / 1e6;
 	}
-	fprintf(f, "%s: %dx%d@%.2fHz frames=%" PRIu64 " dropped=%" PRIu64
-		" replaced=%" PRIu64 " in_flight_max=%d"
-		" cpu_ms_per_frame mean=%.3f p50=%.3f p95=%.3f buffers=%d"
-		" buffers_max=%d\n",
-		output->wlr_output->name, output->wlr_output->width,
-		output->wlr_output->height, 1e9 / output->period_ns,
-		output->stats.frames, vt_pacer_missed(output->pacer),
-		output->stats.replaced,
-		vt_pacer_max_in_flight(output->pacer), mean, p50, p95,
-		wl_list_length(&output->buffers), output->buffers_max);
+	fprintf(f,
+			"%s: %dx%d@%.2fHz frames=%" PRIu64 " dropped=%" PRIu64
+			" replaced=%" PRIu64 " in_flight_max=%d"
+			" cpu_ms_per_frame mean=%.3f p50=%.3f p95=%.3f buffers=%d"
+			" buffers_max=%d\n",
+			output->wlr_output->name, output->wlr_output->width,
+			output->wlr_output->height, 1e9 / output->period_ns,
+			output->stats.frames, vt_pacer_missed(output->pacer),
+			output->stats.replaced, vt_pacer_max_in_flight(output->pacer), mean,
+			p50, p95, wl_list_length(&output->buffers), output->buffers_max);
 }
 
 void vt_outputs_print_stats(struct vt_server *server, FILE *f,
@@ -86,7 +87,7 @@ void vt_outputs_write_screenshots(struct vt_server *server, const char *dir) {
 		}
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/%s.png", dir,
-			output->wlr_output->name);
+				output->wlr_output->name);
 		void *pixels = malloc((size_t)w * h * 4);
 		bool ok = pixels != NULL;
 		if (ok) {
@@ -125,48 +126,57 @@ static void log_surface_iter(struct vr_node *node, void *data) {
 	if (surface == NULL) {
 		return;
 	}
-	wlr_log(WLR_INFO, "%s   surface %p: unsampled %d, %u content "
-		"commits, %d frame callbacks waiting, path %s, copying %d",
-		output->wlr_output->name, (void *)surface, surface->unsampled,
-		surface->content_commits, wl_list_length(
-			&surface->wlr_surface->current.frame_callback_list),
-		surface->path_scheduled ? "scheduled" : "vblank",
-		surface->copy != NULL);
+	wlr_log(WLR_INFO,
+			"%s   surface %p: unsampled %d, %u content "
+			"commits, %d frame callbacks waiting, path %s, copying %d",
+			output->wlr_output->name, (void *)surface, surface->unsampled,
+			surface->content_commits,
+			wl_list_length(&surface->wlr_surface->current.frame_callback_list),
+			surface->path_scheduled ? "scheduled" : "vblank",
+			surface->copy != NULL);
 }
 
 void vt_outputs_log_state(struct vt_server *server) {
-	wlr_log(WLR_INFO, "state: tree generation %" PRIu64 ", update %s, "
-		"%d surface copies, frames %s", vr_tree_generation(server->tree),
-		server->update_idle != NULL ? "pending" : "done",
-		server->surface_copies, server->hold_frames ? "held" : "not held");
+	wlr_log(WLR_INFO,
+			"state: tree generation %" PRIu64 ", update %s, "
+			"%d surface copies, frames %s",
+			vr_tree_generation(server->tree),
+			server->update_idle != NULL ? "pending" : "done",
+			server->surface_copies, server->hold_frames ? "held" : "not held");
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
 		const pixman_box32_t *e =
-			pixman_region32_extents(&output->pending.damage);
-		wlr_log(WLR_INFO, "%s: %s, pending damage (%d,%d)-(%d,%d), "
-			"%d frames, commit_seq %u, frame_pending %d, pacer "
-			"rendering %d ready %d committed %d queued %d, %d orphan "
-			"feedbacks", output->wlr_output->name,
-			vt_output_enabled(output) ? "enabled" : "disabled",
-			e->x1, e->y1, e->x2, e->y2, wl_list_length(&output->frames),
-			output->wlr_output->commit_seq,
-			output->wlr_output->frame_pending,
-			vt_pacer_rendering(output->pacer), vt_pacer_ready(output->pacer),
-			vt_pacer_committed(output->pacer), vt_pacer_queued(output->pacer),
-			(int)(output->orphan_feedbacks.size /
-			sizeof(struct drawn_feedback)));
+				pixman_region32_extents(&output->pending.damage);
+		wlr_log(WLR_INFO,
+				"%s: %s, pending damage (%d,%d)-(%d,%d), "
+				"%d frames, commit_seq %u, frame_pending %d, pacer "
+				"rendering %d ready %d committed %d queued %d, %d orphan "
+				"feedbacks",
+				output->wlr_output->name,
+				vt_output_enabled(output) ? "enabled" : "disabled", e->x1,
+				e->y1, e->x2, e->y2, wl_list_length(&output->frames),
+				output->wlr_output->commit_seq,
+				output->wlr_output->frame_pending,
+				vt_pacer_rendering(output->pacer),
+				vt_pacer_ready(output->pacer),
+				vt_pacer_committed(output->pacer),
+				vt_pacer_queued(output->pacer),
+				(int)(output->orphan_feedbacks.size /
+						sizeof(struct drawn_feedback)));
 		struct output_frame *frame;
 		wl_list_for_each(frame, &output->frames, link) {
-			wlr_log(WLR_INFO, "%s   frame %" PRIu64 ": render_id %" PRIu64
-				" ready %d finished %d committed %d (seq %u) failed %d, "
-				"%d feedbacks", output->wlr_output->name, frame->record.seq,
-				frame->render_id, frame->ready, frame->finished,
-				frame->committed, frame->commit_seq, frame->failed,
-				(int)(frame->feedbacks.size / sizeof(struct drawn_feedback)));
+			wlr_log(WLR_INFO,
+					"%s   frame %" PRIu64 ": render_id %" PRIu64
+					" ready %d finished %d committed %d (seq %u) failed %d, "
+					"%d feedbacks",
+					output->wlr_output->name, frame->record.seq,
+					frame->render_id, frame->ready, frame->finished,
+					frame->committed, frame->commit_seq, frame->failed,
+					(int)(frame->feedbacks.size /
+							sizeof(struct drawn_feedback)));
 		}
 		struct wlr_box box = output_box(output);
 		struct vr_box area = { box.x, box.y, box.width, box.height };
-		vr_tree_for_each_drawn(server->tree, &area, log_surface_iter,
-			output);
+		vr_tree_for_each_drawn(server->tree, &area, log_surface_iter, output);
 	}
 }

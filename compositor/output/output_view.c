@@ -17,7 +17,7 @@ bool vt_output_enabled(struct vt_output *output) {
 
 struct wlr_box output_box(struct vt_output *output) {
 	struct wlr_box *box = wlr_output_layout_get_box(output->server->layout,
-		output->wlr_output);
+			output->wlr_output);
 	return box != NULL ? *box : (struct wlr_box){ 0 };
 }
 
@@ -46,9 +46,7 @@ struct vr_mat vt_output_view(struct vt_output *output) {
 	struct vr_mat turn;
 	switch (wlr_output->transform) {
 	case WL_OUTPUT_TRANSFORM_NORMAL:
-	default:
-		turn = (struct vr_mat){ .a = 1, .d = 1 };
-		break;
+	default: turn = (struct vr_mat){ .a = 1, .d = 1 }; break;
 	case WL_OUTPUT_TRANSFORM_90:
 		turn = (struct vr_mat){ .c = 1, .b = -1, .ty = tw };
 		break;
@@ -100,7 +98,7 @@ void output_map_region(struct vt_output *output,
 	int w = output->wlr_output->width, h = output->wlr_output->height;
 	int nrects;
 	const pixman_box32_t *rects =
-		pixman_region32_rectangles((pixman_region32_t *)layout, &nrects);
+			pixman_region32_rectangles((pixman_region32_t *)layout, &nrects);
 	for (int i = 0; i < nrects; i++) {
 		struct vr_rectf r = { rects[i].x1, rects[i].y1,
 			rects[i].x2 - rects[i].x1, rects[i].y2 - rects[i].y1 };
@@ -109,15 +107,13 @@ void output_map_region(struct vt_output *output,
 		int x2 = b.x + b.width > w ? w : b.x + b.width;
 		int y2 = b.y + b.height > h ? h : b.y + b.height;
 		if (x1 < x2 && y1 < y2) {
-			pixman_region32_union_rect(out, out, x1, y1, x2 - x1,
-				y2 - y1);
+			pixman_region32_union_rect(out, out, x1, y1, x2 - x1, y2 - y1);
 		}
 	}
 }
 
-struct vt_output *vt_output_at(struct vt_server *server, double lx,
-		double ly) {
+struct vt_output *vt_output_at(struct vt_server *server, double lx, double ly) {
 	struct wlr_output *wlr_output =
-		wlr_output_layout_output_at(server->layout, lx, ly);
+			wlr_output_layout_output_at(server->layout, lx, ly);
 	return wlr_output != NULL ? wlr_output->data : NULL;
 }

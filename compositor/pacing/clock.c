@@ -45,8 +45,7 @@ uint64_t vt_clock_next_vblank(const struct vt_clock *clock, uint64_t t) {
 
 uint64_t vt_clock_nearest_vblank(const struct vt_clock *clock, uint64_t t) {
 	int64_t period = (int64_t)clock->period_ns;
-	int64_t k = floor_div((int64_t)(t - clock->phase_ns) + period / 2,
-		period);
+	int64_t k = floor_div((int64_t)(t - clock->phase_ns) + period / 2, period);
 	return clock->phase_ns + (uint64_t)(k * period);
 }
 
@@ -77,8 +76,7 @@ static void fit_period(struct vt_clock *clock) {
 	if (n < 4) {
 		return;
 	}
-	int first = (clock->next_sample - n + VT_CLOCK_SAMPLES) %
-		VT_CLOCK_SAMPLES;
+	int first = (clock->next_sample - n + VT_CLOCK_SAMPLES) % VT_CLOCK_SAMPLES;
 	uint64_t t0 = clock->samples[first];
 	double period = (double)clock->period_ns;
 	double k[VT_CLOCK_SAMPLES], t[VT_CLOCK_SAMPLES];
@@ -120,8 +118,8 @@ void vt_clock_present(struct vt_clock *clock, uint64_t presented_ns,
 		uint64_t refresh_ns) {
 	uint64_t period = clock->period_ns;
 	if (refresh_ns > 0) {
-		uint64_t diff = refresh_ns > period ? refresh_ns - period :
-			period - refresh_ns;
+		uint64_t diff =
+				refresh_ns > period ? refresh_ns - period : period - refresh_ns;
 		if (!clock->period_known || diff * 200 > period) {
 			/* rule 1 */
 			clock->period_known = true;

@@ -29,22 +29,21 @@ struct vt_clock {
 
 /* A clock ticking every period_ns with a vblank at phase_ns. */
 void vt_clock_init(struct vt_clock *clock, uint64_t period_ns,
-	uint64_t phase_ns);
+		uint64_t phase_ns);
 uint64_t vt_clock_period(const struct vt_clock *clock);
 /* The first predicted vblank strictly after t. */
 uint64_t vt_clock_next_vblank(const struct vt_clock *clock, uint64_t t);
 /* The predicted vblank nearest to t. */
 uint64_t vt_clock_nearest_vblank(const struct vt_clock *clock, uint64_t t);
 /* Whole refresh periods from a to b (b >= a), rounded to the nearest. */
-uint64_t vt_clock_periods(const struct vt_clock *clock, uint64_t a,
-	uint64_t b);
+uint64_t vt_clock_periods(const struct vt_clock *clock, uint64_t a, uint64_t b);
 /* The refresh rate changes: frames from now on are on the new grid,
  * re-phased at phase_ns. */
 void vt_clock_set_period(struct vt_clock *clock, uint64_t period_ns,
-	uint64_t phase_ns);
+		uint64_t phase_ns);
 /* A frame was shown at presented_ns; refresh_ns is the backend's refresh
  * period (0: unknown). */
 void vt_clock_present(struct vt_clock *clock, uint64_t presented_ns,
-	uint64_t refresh_ns);
+		uint64_t refresh_ns);
 
 #endif

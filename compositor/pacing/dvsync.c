@@ -46,8 +46,8 @@ static bool dvsync_plan(const struct vt_pacer *pacer, uint64_t now,
 	/* Ahead no further than the clients' queued frames reach: beyond,
 	 * just in time, as vsync. */
 	uint64_t horizon = vt_pacer_horizon(pacer);
-	if (horizon != UINT64_MAX && *display_ns > horizon +
-			vt_clock_period(clock) / 2) {
+	if (horizon != UINT64_MAX &&
+			*display_ns > horizon + vt_clock_period(clock) / 2) {
 		return vt_policy_vsync.plan(pacer, now, display_ns, render_at_ns);
 	}
 	*render_at_ns = now;

@@ -36,7 +36,7 @@ uint64_t vt_jitt_trigger(const struct vt_jitt *jitt,
 		const struct vt_clock *clock, uint64_t now, uint64_t out_ns,
 		uint64_t earliest_display, uint64_t *target_ns) {
 	uint64_t lead = vt_jitt_app_ns(jitt, vt_clock_period(clock)) + out_ns +
-		VT_JITT_MARGIN_NS;
+			VT_JITT_MARGIN_NS;
 	uint64_t from = now + lead;
 	if (earliest_display > from) {
 		from = earliest_display;
@@ -97,8 +97,8 @@ bool vt_jitt_may_replace(const struct vt_jitt *jitt) {
 	return !jitt->replaced_last;
 }
 
-uint64_t vt_scanout_row_ns(const struct vt_scanout *scanout,
-		uint64_t vblank_ns, int y) {
+uint64_t vt_scanout_row_ns(const struct vt_scanout *scanout, uint64_t vblank_ns,
+		int y) {
 	if (scanout->height <= 0 || y <= 0) {
 		return vblank_ns;
 	}
@@ -112,8 +112,7 @@ uint64_t vt_scanout_row_ns(const struct vt_scanout *scanout,
 bool vt_par_decide(const struct vt_scanout *scanout, uint64_t vblank_ns,
 		uint64_t now, uint64_t write_ns, const struct vt_par_box *damage,
 		int pointer_x, int pointer_y, int box_size, uint64_t *shown_ns) {
-	if (damage->x2 <= damage->x1 || damage->y2 <= damage->y1 ||
-			box_size <= 0) {
+	if (damage->x2 <= damage->x1 || damage->y2 <= damage->y1 || box_size <= 0) {
 		return false;
 	}
 	int x1 = pointer_x - box_size / 2, y1 = pointer_y - box_size / 2;

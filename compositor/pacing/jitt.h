@@ -66,8 +66,8 @@ uint64_t vt_jitt_app_ns(const struct vt_jitt *jitt, uint64_t period_ns);
  * output has started composing the ones before).
  */
 uint64_t vt_jitt_trigger(const struct vt_jitt *jitt,
-	const struct vt_clock *clock, uint64_t now, uint64_t out_ns,
-	uint64_t earliest_display, uint64_t *target_ns);
+		const struct vt_clock *clock, uint64_t now, uint64_t out_ns,
+		uint64_t earliest_display, uint64_t *target_ns);
 /* The callback went at now, for target_ns. */
 void vt_jitt_sent(struct vt_jitt *jitt, uint64_t now, uint64_t target_ns);
 /*
@@ -78,7 +78,7 @@ void vt_jitt_sent(struct vt_jitt *jitt, uint64_t now, uint64_t target_ns);
  * it cannot make its target (the floor for recovery).
  */
 void vt_jitt_commit(struct vt_jitt *jitt, uint64_t now, bool replaced,
-	uint64_t shows_at);
+		uint64_t shows_at);
 /* A frame showing the surface's latest commit was rendered. */
 void vt_jitt_shown(struct vt_jitt *jitt);
 /* The drop rule: may the client get a callback (and so replace its
@@ -100,8 +100,8 @@ struct vt_scanout {
 };
 
 /* When the scan reaches row y in the refresh starting at vblank_ns. */
-uint64_t vt_scanout_row_ns(const struct vt_scanout *scanout,
-	uint64_t vblank_ns, int y);
+uint64_t vt_scanout_row_ns(const struct vt_scanout *scanout, uint64_t vblank_ns,
+		int y);
 
 struct vt_par_box {
 	int x1, y1, x2, y2; /* output pixels, x2 and y2 exclusive */
@@ -116,7 +116,7 @@ struct vt_par_box {
  * before now). *shown_ns: when the scan reaches that row.
  */
 bool vt_par_decide(const struct vt_scanout *scanout, uint64_t vblank_ns,
-	uint64_t now, uint64_t write_ns, const struct vt_par_box *damage,
-	int pointer_x, int pointer_y, int box_size, uint64_t *shown_ns);
+		uint64_t now, uint64_t write_ns, const struct vt_par_box *damage,
+		int pointer_x, int pointer_y, int box_size, uint64_t *shown_ns);
 
 #endif

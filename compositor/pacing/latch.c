@@ -23,14 +23,13 @@ bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
 	}
 	const struct vt_latch_entry *head = &queue->entries[0];
 	bool latched = queue->last_latch_ns == display_ns;
-	if (head->fifo ? latched :
-			head->target_ns > display_ns + period_ns / 2) {
+	if (head->fifo ? latched : head->target_ns > display_ns + period_ns / 2) {
 		return false;
 	}
 	*seq = head->seq;
 	queue->last_latch_ns = display_ns;
 	memmove(&queue->entries[0], &queue->entries[1],
-		(queue->len - 1) * sizeof(queue->entries[0]));
+			(queue->len - 1) * sizeof(queue->entries[0]));
 	queue->len--;
 	return true;
 }

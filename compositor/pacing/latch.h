@@ -33,12 +33,12 @@ struct vt_latch_queue {
 
 /* Append a commit; false when VT_LATCH_QUEUE_MAX wait already. */
 bool vt_latch_push(struct vt_latch_queue *queue, uint32_t seq,
-	uint64_t target_ns, bool fifo);
+		uint64_t target_ns, bool fifo);
 /* The oldest commit due for a frame shown at display_ns, removed from the
  * queue (its seq in *seq); false when none is (call again until false: a
  * commit may join the queue in between). */
 bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
-	uint64_t period_ns, uint32_t *seq);
+		uint64_t period_ns, uint32_t *seq);
 /* The target of the newest commit waiting (0: none, or fifo). */
 uint64_t vt_latch_last_target(const struct vt_latch_queue *queue);
 

@@ -104,7 +104,8 @@ static void learn_delay(struct vt_pacer *pacer, uint64_t display_ns,
 	}
 	uint64_t base = display_ns - (uint64_t)planned_delay * period;
 	int k = presented_ns > base ?
-		(int)((presented_ns - base + period / 2) / period) : 0;
+			(int)((presented_ns - base + period / 2) / period) :
+			0;
 	k = k > DELAY_MAX ? DELAY_MAX : k;
 	pacer->delay_samples[pacer->next_delay] = k;
 	pacer->next_delay = (pacer->next_delay + 1) % DELAY_SAMPLES;
@@ -114,7 +115,7 @@ static void learn_delay(struct vt_pacer *pacer, uint64_t display_ns,
 	int least = DELAY_MAX;
 	for (int i = 0; i < pacer->ndelay; i++) {
 		least = pacer->delay_samples[i] < least ? pacer->delay_samples[i] :
-			least;
+												  least;
 	}
 	/* from three samples on: a single late frame teaches nothing */
 	if (pacer->ndelay >= 3) {
@@ -126,19 +127,19 @@ static void learn_delay(struct vt_pacer *pacer, uint64_t display_ns,
  * show in (the backend's delay included). */
 static uint64_t shown_vblank(const struct vt_pacer *pacer, uint64_t t) {
 	return vt_clock_next_vblank(&pacer->clock, t) +
-		(uint64_t)pacer->delay_periods * pacer->clock.period_ns;
+			(uint64_t)pacer->delay_periods * pacer->clock.period_ns;
 }
 
 int vt_pacer_delay_periods(const struct vt_pacer *pacer) {
 	return pacer->delay_periods;
 }
 static void apply_period(struct vt_pacer *pacer, uint64_t period_ns,
-	uint64_t now);
+		uint64_t now);
 
 struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
 		uint64_t period_ns, uint64_t now_ns,
-		const struct vt_pacing_policy *policy,
-		const struct vt_pacer_impl *impl, void *data) {
+		const struct vt_pacing_policy *policy, const struct vt_pacer_impl *impl,
+		void *data) {
 	struct vt_pacer *pacer = calloc(1, sizeof(*pacer));
 	if (pacer == NULL) {
 		return NULL;
@@ -181,7 +182,7 @@ static int find_frame(const struct vt_pacer *pacer, void *handle) {
 
 static void remove_frame(struct vt_pacer *pacer, int index) {
 	memmove(&pacer->frames[index], &pacer->frames[index + 1],
-		(size_t)(pacer->nframes - index - 1) * sizeof(pacer->frames[0]));
+			(size_t)(pacer->nframes - index - 1) * sizeof(pacer->frames[0]));
 	pacer->nframes--;
 }
 
@@ -203,7 +204,7 @@ static void add_sample(uint64_t *ring, int *n, int *next, uint64_t ns) {
 
 static void add_composition(struct vt_pacer *pacer, uint64_t ns) {
 	add_sample(pacer->composition, &pacer->ncomposition,
-		&pacer->next_composition, ns);
+			&pacer->next_composition, ns);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -231,7 +232,7 @@ uint64_t vt_pacer_composition_ns(const struct vt_pacer *pacer) {
 	 * start (90th percentile), and 1 ms for the commit */
 	uint64_t composition = p90(pacer->composition, pacer->ncomposition);
 	uint64_t estimate = composition + composition / 4 +
-		p90(pacer->lateness, pacer->nlateness) + 1000000;
+			p90(pacer->lateness, pacer->nlateness) + 1000000;
 	uint64_t most = 3 * period;
 	return estimate < most ? estimate : most;
 }
@@ -272,7 +273,7 @@ static int pick_ready(struct vt_pacer *pacer, uint64_t vblank) {
 		if (frame->state == FRAME_READY &&
 				frame->display_ns <= vblank + slack &&
 				(pacer->kind != VT_PACER_CLOCK_MODEL ||
-				frame->ready_ns <= vblank)) {
+						frame->ready_ns <= vblank)) {
 			pick = i;
 		}
 	}
@@ -332,12 +333,11 @@ static void render_planned(struct vt_pacer *pacer, uint64_t now) {
 	pacer->planned = false;
 	pacer->wants &= ~VT_PACER_RENDER;
 	add_sample(pacer->lateness, &pacer->nlateness, &pacer->next_lateness,
-		now - pacer->plan_render_ns);
+			now - pacer->plan_render_ns);
 	uint64_t display = pacer->plan_display_ns;
 	bool ready = false;
 	uint64_t ready_ns = 0;
-	void *handle = pacer->impl->render(pacer->data, display, &ready,
-		&ready_ns);
+	void *handle = pacer->impl->render(pacer->data, display, &ready, &ready_ns);
 	if (handle == NULL) {
 		/* Nothing to draw for that display time (an animation sampled
 		 * there had not moved yet): it is done with, and a frame that
@@ -389,13 +389,13 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 	pacer->running = true;
 	/* 0. a vblank passed that the timer has not reported yet (the main
 	 * thread was busy): it comes first */
-	bool overdue = pacer->kind == VT_PACER_CLOCK_MODEL &&
-		pacer->tick_ns != 0 && now >= pacer->tick_ns;
+	bool overdue = pacer->kind == VT_PACER_CLOCK_MODEL && pacer->tick_ns != 0 &&
+			now >= pacer->tick_ns;
 	if (overdue && may_commit) {
 		overdue = false;
 		/* the latest vblank at or before now */
 		uint64_t vblank = vt_clock_next_vblank(&pacer->clock, now) -
-			pacer->clock.period_ns;
+				pacer->clock.period_ns;
 		pacer->tick_ns = 0;
 		model_vblank(pacer, vblank, now);
 	}
@@ -428,9 +428,9 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 		}
 		/* frames rendered ahead wait for the frame event of their
 		 * vblank: nothing else would wake the pacer for them */
-		if (!pacer->backend_busy && ((pacer->wants &
-				(VT_PACER_CALLBACKS | VT_PACER_COMMIT)) ||
-				count_state(pacer, FRAME_READY) > 0)) {
+		if (!pacer->backend_busy &&
+				((pacer->wants & (VT_PACER_CALLBACKS | VT_PACER_COMMIT)) ||
+						count_state(pacer, FRAME_READY) > 0)) {
 			pacer->impl->request_backend_frame(pacer->data);
 		}
 	}
@@ -446,10 +446,11 @@ static void pacer_run(struct vt_pacer *pacer, uint64_t now, bool may_commit) {
 		/* a render wanted and not planned, with none rendering (the
 		 * renders of this pass drew nothing): try again at the vblank */
 		bool retry = (pacer->wants & VT_PACER_RENDER) && !pacer->planned &&
-			count_state(pacer, FRAME_RENDERING) == 0;
+				count_state(pacer, FRAME_RENDERING) == 0;
 		if (pacer->kind == VT_PACER_CLOCK_MODEL &&
 				(count_state(pacer, FRAME_READY) > 0 || retry ||
-				(pacer->wants & (VT_PACER_CALLBACKS | VT_PACER_COMMIT)))) {
+						(pacer->wants &
+								(VT_PACER_CALLBACKS | VT_PACER_COMMIT)))) {
 			pacer->tick_ns = vt_clock_next_vblank(&pacer->clock, now);
 			if (wake == 0 || pacer->tick_ns < wake) {
 				wake = pacer->tick_ns;
@@ -529,8 +530,8 @@ bool vt_pacer_tear(struct vt_pacer *pacer, uint64_t display_ns, uint64_t now) {
 	pacer->running = true;
 	bool ready = false;
 	uint64_t ready_ns = 0;
-	void *handle = pacer->impl->render(pacer->data, display_ns, &ready,
-		&ready_ns);
+	void *handle =
+			pacer->impl->render(pacer->data, display_ns, &ready, &ready_ns);
 	if (handle == NULL) {
 		pacer->running = false;
 		return false;
@@ -576,7 +577,7 @@ void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now) {
 		pacer->wants &= ~VT_PACER_COMMIT;
 		pacer->backend_busy = true;
 		if (!pacer->impl->commit(pacer->data, NULL,
-				vt_clock_next_vblank(&pacer->clock, now))) {
+					vt_clock_next_vblank(&pacer->clock, now))) {
 			pacer->backend_busy = false;
 		}
 	}
@@ -667,8 +668,8 @@ bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
 	uint64_t period = pacer->clock.period_ns;
 	if (pacer->shown_any && pacer->want_since_ns != 0 && period > 0 &&
 			presented_ns > pacer->want_since_ns + period / 2) {
-		pacer->missed += (presented_ns - pacer->want_since_ns + period / 2) /
-			period;
+		pacer->missed +=
+				(presented_ns - pacer->want_since_ns + period / 2) / period;
 	}
 	pacer->shown_any = true;
 	/* what is still wanted: frames for later refreshes, or damage not
@@ -704,8 +705,9 @@ static void apply_period(struct vt_pacer *pacer, uint64_t period_ns,
 
 void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
 		uint64_t now) {
-	if (period_ns == 0 || (period_ns == pacer->clock.period_ns &&
-			pacer->pending_period_ns == 0)) {
+	if (period_ns == 0 ||
+			(period_ns == pacer->clock.period_ns &&
+					pacer->pending_period_ns == 0)) {
 		return;
 	}
 	if (pacer->kind == VT_PACER_CLOCK_MODEL && pacer->nframes > 0) {
@@ -751,8 +753,7 @@ int vt_pacer_max_in_flight(const struct vt_pacer *pacer) {
 	return pacer->max_in_flight;
 }
 
-uint64_t vt_pacer_frame_display_ns(const struct vt_pacer *pacer,
-		void *handle) {
+uint64_t vt_pacer_frame_display_ns(const struct vt_pacer *pacer, void *handle) {
 	int i = find_frame(pacer, handle);
 	return i >= 0 ? pacer->frames[i].display_ns : 0;
 }
@@ -797,8 +798,7 @@ uint64_t vt_pacer_first_display(const struct vt_pacer *pacer,
 		uint64_t earliest) {
 	uint64_t display = shown_vblank(pacer, earliest - 1);
 	if (pacer->last_display_ns != 0 && display <= pacer->last_display_ns) {
-		display = vt_clock_next_vblank(&pacer->clock,
-			pacer->last_display_ns);
+		display = vt_clock_next_vblank(&pacer->clock, pacer->last_display_ns);
 	}
 	return display;
 }

@@ -54,7 +54,7 @@ struct vt_pacer_impl {
 	 * during the call, at *ready_ns (0: at the call's now); else
 	 * vt_pacer_frame_ready reports it later. */
 	void *(*render)(void *data, uint64_t display_ns, bool *ready,
-		uint64_t *ready_ns);
+			uint64_t *ready_ns);
 	/* Commit a ready frame to the output at vblank_ns (the vblank it is
 	 * expected to show at); handle NULL re-commits the current content.
 	 * false: the commit failed; the pacer then drops the frame. */
@@ -80,7 +80,7 @@ struct vt_pacing_policy {
 	 * frame already planned) and when to start rendering it (>= now).
 	 * false: not now (vt_pacer_frame_ready asks again). */
 	bool (*plan)(const struct vt_pacer *pacer, uint64_t now,
-		uint64_t *display_ns, uint64_t *render_at_ns);
+			uint64_t *display_ns, uint64_t *render_at_ns);
 };
 
 /* Render as late as the predicted composition time allows before the
@@ -102,9 +102,9 @@ extern const struct vt_pacing_policy vt_policy_legacy;
 extern const struct vt_pacing_policy vt_policy_dvsync;
 
 struct vt_pacer *vt_pacer_create(enum vt_pacer_clock_kind kind,
-	uint64_t period_ns, uint64_t now_ns,
-	const struct vt_pacing_policy *policy, const struct vt_pacer_impl *impl,
-	void *data);
+		uint64_t period_ns, uint64_t now_ns,
+		const struct vt_pacing_policy *policy, const struct vt_pacer_impl *impl,
+		void *data);
 /* Drops every frame not yet presented (impl->discard). Accepts NULL. */
 void vt_pacer_destroy(struct vt_pacer *pacer);
 
@@ -125,7 +125,7 @@ void vt_pacer_backend_frame(struct vt_pacer *pacer, uint64_t now);
  * was shown later than its display time (a dropped refresh). The pacer
  * forgets the frame; the caller still owns what handle points to. */
 bool vt_pacer_presented(struct vt_pacer *pacer, void *handle, bool presented,
-	uint64_t presented_ns, uint64_t refresh_ns);
+		uint64_t presented_ns, uint64_t refresh_ns);
 /* Refreshes that showed nothing new while a frame was wanted for them
  * (late frames, and those discarded in favour of a later one, alike),
  * since the first frame shown. */
@@ -139,9 +139,9 @@ int vt_pacer_delay_periods(const struct vt_pacer *pacer);
  * old rate first; the new rate applies, re-phased, once they are, and no
  * frame is planned until then. */
 void vt_pacer_set_period(struct vt_pacer *pacer, uint64_t period_ns,
-	uint64_t now);
+		uint64_t now);
 void vt_pacer_set_policy(struct vt_pacer *pacer,
-	const struct vt_pacing_policy *policy);
+		const struct vt_pacing_policy *policy);
 /* Frames a pre-rendering policy may queue ahead of the display, at most
  * VT_PACER_FRAMES_MAX - 1 (0: none, the default). */
 void vt_pacer_set_prerender(struct vt_pacer *pacer, int limit);
@@ -189,8 +189,7 @@ int vt_pacer_committed(const struct vt_pacer *pacer);
 /* The most frames tracked at once so far. */
 int vt_pacer_max_in_flight(const struct vt_pacer *pacer);
 /* The display time a tracked frame was planned for (0: unknown handle). */
-uint64_t vt_pacer_frame_display_ns(const struct vt_pacer *pacer,
-	void *handle);
+uint64_t vt_pacer_frame_display_ns(const struct vt_pacer *pacer, void *handle);
 /* Frames replaced by a newer one before they were shown. */
 uint64_t vt_pacer_replaced(const struct vt_pacer *pacer);
 int vt_pacer_prerender_limit(const struct vt_pacer *pacer);
@@ -203,10 +202,10 @@ uint64_t vt_pacer_discarded_stale(const struct vt_pacer *pacer);
  * time `after` (0: none), as display times and the deadlines to commit
  * for them (display time less the composition estimate); returns n. */
 int vt_pacer_display_slots(const struct vt_pacer *pacer, uint64_t now,
-	uint64_t after, uint64_t *display_ns, uint64_t *deadline_ns, int n);
+		uint64_t after, uint64_t *display_ns, uint64_t *deadline_ns, int n);
 /* The first vblank a frame ready at `earliest` can make, after every
  * frame already planned (for policies). */
 uint64_t vt_pacer_first_display(const struct vt_pacer *pacer,
-	uint64_t earliest);
+		uint64_t earliest);
 
 #endif

@@ -5,12 +5,9 @@
 
 const char *vt_path_name(enum vt_path path) {
 	switch (path) {
-	case VT_PATH_VSYNC:
-		return "vsync";
-	case VT_PATH_PRE_RENDER:
-		return "pre-render";
-	case VT_PATH_LOW_LATENCY:
-		return "low-latency";
+	case VT_PATH_VSYNC: return "vsync";
+	case VT_PATH_PRE_RENDER: return "pre-render";
+	case VT_PATH_LOW_LATENCY: return "low-latency";
 	}
 	return "?";
 }
@@ -21,8 +18,8 @@ void vt_path_init(struct vt_path_state *state, enum vt_path path) {
 }
 
 void vt_path_commit(struct vt_path_state *state, enum vt_path path,
-		bool wants_callback, bool new_content, bool replaced,
-		uint64_t shows_at, uint64_t now) {
+		bool wants_callback, bool new_content, bool replaced, uint64_t shows_at,
+		uint64_t now) {
 	if (new_content || state->jitt.waiting) {
 		/* the answer to a low_latency callback (whatever path it
 		 * switches to) teaches the predictor; one without any callback
@@ -56,15 +53,14 @@ enum vt_path_send vt_path_schedule(struct vt_path_state *state,
 			earliest = earliest > after ? earliest : after;
 		}
 		state->trigger_ns = vt_jitt_trigger(&state->jitt, clock, now, out_ns,
-			earliest, &state->target_ns);
+				earliest, &state->target_ns);
 	}
 	*at_ns = state->trigger_ns;
 	return VT_PATH_SEND_AT;
 }
 
 void vt_path_sent(struct vt_path_state *state, uint64_t now) {
-	if (state->callback_wanted &&
-			state->callback_path == VT_PATH_LOW_LATENCY) {
+	if (state->callback_wanted && state->callback_path == VT_PATH_LOW_LATENCY) {
 		vt_jitt_sent(&state->jitt, now, state->target_ns);
 	}
 	state->callback_wanted = false;

@@ -56,8 +56,8 @@ void vt_path_init(struct vt_path_state *state, enum vt_path path);
  * refresh it can make.
  */
 void vt_path_commit(struct vt_path_state *state, enum vt_path path,
-	bool wants_callback, bool new_content, bool replaced, uint64_t shows_at,
-	uint64_t now);
+		bool wants_callback, bool new_content, bool replaced, uint64_t shows_at,
+		uint64_t now);
 
 enum vt_path_send {
 	VT_PATH_SEND_NONE, /* no callback wanted */
@@ -73,9 +73,9 @@ enum vt_path_send {
  * A low_latency time, once computed, stays until the callback goes.
  */
 enum vt_path_send vt_path_schedule(struct vt_path_state *state,
-	const struct vt_clock *clock, uint64_t now, uint64_t out_ns,
-	uint64_t earliest, bool queued, bool unshown, uint64_t shows_at,
-	uint64_t *at_ns);
+		const struct vt_clock *clock, uint64_t now, uint64_t out_ns,
+		uint64_t earliest, bool queued, bool unshown, uint64_t shows_at,
+		uint64_t *at_ns);
 
 /* The callback went at now. */
 void vt_path_sent(struct vt_path_state *state, uint64_t now);

@@ -32,8 +32,8 @@ double vt_scroll_clamp(const struct vt_scroll_span *span, double pos) {
 	return pos < max ? pos : max;
 }
 
-enum vt_scroll_fit vt_scroll_fit(const struct vt_scroll_span *span,
-		double pos, int32_t *shown, int32_t *overflow) {
+enum vt_scroll_fit vt_scroll_fit(const struct vt_scroll_span *span, double pos,
+		int32_t *shown, int32_t *overflow) {
 	int32_t p = (int32_t)floor(vt_scroll_clamp(span, pos) + 0.5);
 	int32_t w = window_extent(span);
 	/* the positions whose window the frame holds: [first, last] */
@@ -43,11 +43,9 @@ enum vt_scroll_fit vt_scroll_fit(const struct vt_scroll_span *span,
 	int32_t at = p, missing = 0;
 	if (last < first) {
 		/* a frame shorter than the window: it shows its start */
-		fit = p < first ? VT_SCROLL_OVERFLOW_BEFORE :
-			VT_SCROLL_OVERFLOW_AFTER;
+		fit = p < first ? VT_SCROLL_OVERFLOW_BEFORE : VT_SCROLL_OVERFLOW_AFTER;
 		at = first;
-		missing = p < first ? first - p :
-			p + w - (span->offset + span->extent);
+		missing = p < first ? first - p : p + w - (span->offset + span->extent);
 	} else if (p < first) {
 		fit = VT_SCROLL_OVERFLOW_BEFORE;
 		at = first;
@@ -75,8 +73,8 @@ bool vt_scroll_decide(const struct vt_scroll_span span[2],
 			shown[i] = span[i].offset;
 			continue;
 		}
-		enum vt_scroll_fit fit = vt_scroll_fit(&span[i], pos[i], &shown[i],
-			NULL);
+		enum vt_scroll_fit fit =
+				vt_scroll_fit(&span[i], pos[i], &shown[i], NULL);
 		if (fit == VT_SCROLL_OVERFLOW_BEFORE) {
 			mask |= 1u << (2 * i);
 		} else if (fit == VT_SCROLL_OVERFLOW_AFTER) {
@@ -95,11 +93,11 @@ void vt_scroll_velocity_reset(struct vt_scroll_velocity *velocity) {
 	memset(velocity, 0, sizeof(*velocity));
 }
 
-void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity,
-		uint64_t now, uint64_t event_ns, double pos) {
+void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity, uint64_t now,
+		uint64_t event_ns, double pos) {
 	if (velocity->n > 0) {
 		int newest = (velocity->next + VT_SCROLL_VELOCITY_SAMPLES - 1) %
-			VT_SCROLL_VELOCITY_SAMPLES;
+				VT_SCROLL_VELOCITY_SAMPLES;
 		if (event_ns < velocity->t[newest]) {
 			vt_scroll_velocity_reset(velocity);
 		}
@@ -107,8 +105,7 @@ void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity,
 	/* the least delay so far: an event handled sooner than the anchor
 	 * says (its mapped time after now) moves it */
 	if (!velocity->anchored || event_ns < velocity->event_anchor ||
-			velocity->now_anchor + (event_ns - velocity->event_anchor) >
-			now) {
+			velocity->now_anchor + (event_ns - velocity->event_anchor) > now) {
 		velocity->anchored = true;
 		velocity->event_anchor = event_ns;
 		velocity->now_anchor = now;
@@ -132,13 +129,13 @@ uint64_t vt_scroll_velocity_event_clock(
 double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
 		uint64_t event_now) {
 	int newest = (velocity->next + VT_SCROLL_VELOCITY_SAMPLES - 1) %
-		VT_SCROLL_VELOCITY_SAMPLES;
+			VT_SCROLL_VELOCITY_SAMPLES;
 	/* times in seconds before the newest sample: well-conditioned sums */
 	double t[VT_SCROLL_VELOCITY_SAMPLES], x[VT_SCROLL_VELOCITY_SAMPLES];
 	int n = 0;
 	for (int i = 0; i < velocity->n; i++) {
 		int k = (newest + VT_SCROLL_VELOCITY_SAMPLES - i) %
-			VT_SCROLL_VELOCITY_SAMPLES;
+				VT_SCROLL_VELOCITY_SAMPLES;
 		if (velocity->t[k] + VT_SCROLL_VELOCITY_WINDOW_NS < event_now) {
 			break;
 		}
@@ -146,8 +143,9 @@ double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
 		x[n] = velocity->pos[k];
 		n++;
 	}
-	if (n < 2 || (uint64_t)(-t[n - 1] * 1e9 + 0.5) <
-			VT_SCROLL_VELOCITY_MIN_SPAN_NS) {
+	if (n < 2 ||
+			(uint64_t)(-t[n - 1] * 1e9 + 0.5) <
+					VT_SCROLL_VELOCITY_MIN_SPAN_NS) {
 		return 0.0;
 	}
 	double tm = 0.0, xm = 0.0;
@@ -167,8 +165,7 @@ double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
 
 /* ---- the client's render time ------------------------------------------- */
 
-void vt_scroll_render_time_add(struct vt_scroll_render_time *rt,
-		uint64_t ns) {
+void vt_scroll_render_time_add(struct vt_scroll_render_time *rt, uint64_t ns) {
 	rt->samples[rt->next] = ns;
 	rt->next = (rt->next + 1) % VT_SCROLL_RENDER_SAMPLES;
 	if (rt->n < VT_SCROLL_RENDER_SAMPLES) {
@@ -224,9 +221,8 @@ double vt_scroll_reverse_margin(double velocity, uint64_t lead_ns,
 	return margin < room ? margin : room;
 }
 
-int32_t vt_scroll_place_frame(int32_t region, int32_t extent,
-		int32_t content, double current, double from, double to,
-		double margin) {
+int32_t vt_scroll_place_frame(int32_t region, int32_t extent, int32_t content,
+		double current, double from, double to, double margin) {
 	double w = min_i32(region, content);
 	double lo = from < to ? from : to, hi = from < to ? to : from;
 	double start;
@@ -248,9 +244,8 @@ int32_t vt_scroll_place_frame(int32_t region, int32_t extent,
 
 /* ---- fling -------------------------------------------------------------- */
 
-bool vt_fling_start(struct vt_fling *fling, uint64_t start_ns,
-		double start_pos, double v0, double tau, double stop, double lo,
-		double hi) {
+bool vt_fling_start(struct vt_fling *fling, uint64_t start_ns, double start_pos,
+		double v0, double tau, double stop, double lo, double hi) {
 	memset(fling, 0, sizeof(*fling));
 	if (!(fabs(v0) > stop) || !(tau > 0.0) || (v0 > 0.0 && start_pos >= hi) ||
 			(v0 < 0.0 && start_pos <= lo)) {
@@ -287,7 +282,7 @@ double vt_fling_position(const struct vt_fling *fling, uint64_t t_ns) {
 	}
 	double t = (double)(t_ns - fling->start_ns) / 1e9;
 	double x = fling->start_pos +
-		fling->velocity * fling->tau * (1.0 - exp(-t / fling->tau));
+			fling->velocity * fling->tau * (1.0 - exp(-t / fling->tau));
 	return x < fling->lo ? fling->lo : x > fling->hi ? fling->hi : x;
 }
 
@@ -295,8 +290,8 @@ double vt_fling_velocity(const struct vt_fling *fling, uint64_t t_ns) {
 	if (t_ns >= fling->end_ns) {
 		return 0.0;
 	}
-	double t = t_ns > fling->start_ns ?
-		(double)(t_ns - fling->start_ns) / 1e9 : 0.0;
+	double t = t_ns > fling->start_ns ? (double)(t_ns - fling->start_ns) / 1e9 :
+										0.0;
 	return fling->velocity * exp(-t / fling->tau);
 }
 

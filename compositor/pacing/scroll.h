@@ -68,16 +68,16 @@ double vt_scroll_clamp(const struct vt_scroll_span *span, double pos);
  * the pixels between them. A frame shorter than the window shows its
  * start. shown and overflow may be NULL.
  */
-enum vt_scroll_fit vt_scroll_fit(const struct vt_scroll_span *span,
-	double pos, int32_t *shown, int32_t *overflow);
+enum vt_scroll_fit vt_scroll_fit(const struct vt_scroll_span *span, double pos,
+		int32_t *shown, int32_t *overflow);
 
 /* Both axes: axis i takes part when scrolls[i]; the decision is REUSE
  * when every axis that scrolls reuses. overflow_mask gets bit 2 * i for
  * an overflow before the frame on axis i, bit 2 * i + 1 for one after
  * (may be NULL). */
 bool vt_scroll_decide(const struct vt_scroll_span span[2],
-	const bool scrolls[2], const double pos[2], int32_t shown[2],
-	uint32_t *overflow_mask);
+		const bool scrolls[2], const double pos[2], int32_t shown[2],
+		uint32_t *overflow_mask);
 
 /* ---- velocity ----------------------------------------------------------- */
 
@@ -108,18 +108,18 @@ void vt_scroll_velocity_reset(struct vt_scroll_velocity *velocity);
 /* The position pos after the input event stamped event_ns, handled at
  * now (vitrail's clock). An event earlier than the newest sample (a
  * clock that went back or wrapped) starts over. */
-void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity,
-	uint64_t now, uint64_t event_ns, double pos);
+void vt_scroll_velocity_add(struct vt_scroll_velocity *velocity, uint64_t now,
+		uint64_t event_ns, double pos);
 /* now (vitrail's clock) on the events' clock; now itself before any
  * event. */
 uint64_t vt_scroll_velocity_event_clock(
-	const struct vt_scroll_velocity *velocity, uint64_t now);
+		const struct vt_scroll_velocity *velocity, uint64_t now);
 /* Pixels per second at event_now (the events' clock: an event's own
  * timestamp, or vt_scroll_velocity_event_clock): the least-squares slope
  * of the samples no older than VT_SCROLL_VELOCITY_WINDOW_NS; 0 with fewer
  * than two, or when they span less than VT_SCROLL_VELOCITY_MIN_SPAN_NS. */
 double vt_scroll_velocity_get(const struct vt_scroll_velocity *velocity,
-	uint64_t event_now);
+		uint64_t event_now);
 
 /* ---- the client's render time ------------------------------------------- */
 
@@ -131,13 +131,12 @@ struct vt_scroll_render_time {
 	int n, next;
 };
 
-void vt_scroll_render_time_add(struct vt_scroll_render_time *rt,
-	uint64_t ns);
+void vt_scroll_render_time_add(struct vt_scroll_render_time *rt, uint64_t ns);
 /* The prediction: the 90th percentile of the samples plus an eighth
  * (over-prediction hides the render, under-prediction shows an
  * overflow); fallback_ns without samples. */
 uint64_t vt_scroll_render_time_get(const struct vt_scroll_render_time *rt,
-	uint64_t fallback_ns);
+		uint64_t fallback_ns);
 
 /* ---- frame requests ----------------------------------------------------- */
 
@@ -147,20 +146,20 @@ uint64_t vt_scroll_render_time_get(const struct vt_scroll_render_time *rt,
  * not; never more than the content (C), nor less than the window.
  */
 int32_t vt_scroll_frame_extent(int32_t region, int32_t content, double n,
-	bool scrolls);
+		bool scrolls);
 
 /* Ask now? Yes when the window predicted at the moment a frame asked for
  * now can be there (now + the lead: the client's render time plus the
  * compositor's own) no longer fits the frame: predicted_pos is that
  * position. */
 bool vt_scroll_need_frame(const struct vt_scroll_span *span,
-	double predicted_pos);
+		double predicted_pos);
 
 /* The margin kept behind the window in a new frame: room for a reversal
  * at the same speed until the next frame can come (1.5 leads, plus 8
  * pixels), at most half the frame's room ((f - r) / 2). */
 double vt_scroll_reverse_margin(double velocity, uint64_t lead_ns,
-	int32_t region, int32_t extent);
+		int32_t region, int32_t extent);
 
 /*
  * Where a new frame of `extent` starts (content pixels): around the
@@ -173,8 +172,8 @@ double vt_scroll_reverse_margin(double velocity, uint64_t lead_ns,
  * or a prediction gone wrong, never replaces a frame holding the window
  * with one that lacks it). Clamped to [0, C - extent].
  */
-int32_t vt_scroll_place_frame(int32_t region, int32_t extent,
-	int32_t content, double current, double from, double to, double margin);
+int32_t vt_scroll_place_frame(int32_t region, int32_t extent, int32_t content,
+		double current, double from, double to, double margin);
 
 /* ---- fling -------------------------------------------------------------- */
 
@@ -202,9 +201,8 @@ struct vt_fling {
 
 /* Start a fling; false (and nothing to do) when |v0| <= stop or it
  * cannot move (already at the edge it moves towards). */
-bool vt_fling_start(struct vt_fling *fling, uint64_t start_ns,
-	double start_pos, double v0, double tau, double stop, double lo,
-	double hi);
+bool vt_fling_start(struct vt_fling *fling, uint64_t start_ns, double start_pos,
+		double v0, double tau, double stop, double lo, double hi);
 /* The position at t_ns (start_pos before the start, end_pos from the
  * end on). */
 double vt_fling_position(const struct vt_fling *fling, uint64_t t_ns);

@@ -24,8 +24,8 @@ static bool vsync_plan(const struct vt_pacer *pacer, uint64_t now,
 	*display_ns = vt_pacer_first_display(pacer, now + composition);
 	/* ready by the vblank whose refresh it shows in (a nested output's
 	 * display time is one later: vt_pacer_delay_periods) */
-	*render_at_ns = *display_ns - (uint64_t)vt_pacer_delay_periods(pacer) *
-		period - composition;
+	*render_at_ns = *display_ns -
+			(uint64_t)vt_pacer_delay_periods(pacer) * period - composition;
 	if (*render_at_ns < now) {
 		*render_at_ns = now;
 	}
@@ -48,8 +48,9 @@ static bool legacy_plan(const struct vt_pacer *pacer, uint64_t now,
 	const struct vt_clock *clock = vt_pacer_clock(pacer);
 	uint64_t tick = vt_clock_next_vblank(clock, now);
 	*display_ns = vt_pacer_first_display(pacer, tick + vt_clock_period(clock));
-	*render_at_ns = *display_ns - vt_clock_period(clock) *
-		(uint64_t)(1 + vt_pacer_delay_periods(pacer));
+	*render_at_ns = *display_ns -
+			vt_clock_period(clock) *
+					(uint64_t)(1 + vt_pacer_delay_periods(pacer));
 	if (*render_at_ns < now) {
 		*render_at_ns = now;
 	}

@@ -54,8 +54,7 @@
  */
 static bool activation_allowed(struct vt_server *server,
 		const struct wlr_xdg_activation_token_v1 *token) {
-	struct wlr_surface *focused =
-		server->seat->keyboard_state.focused_surface;
+	struct wlr_surface *focused = server->seat->keyboard_state.focused_surface;
 	if (token->seat != server->seat || token->surface == NULL ||
 			focused == NULL) {
 		return false;
@@ -65,9 +64,9 @@ static bool activation_allowed(struct vt_server *server,
 		return false;
 	}
 	struct wlr_seat_client *seat_client =
-		wlr_seat_client_for_wl_client(server->seat, maker);
+			wlr_seat_client_for_wl_client(server->seat, maker);
 	return seat_client != NULL &&
-		wlr_seat_client_validate_event_serial(seat_client, token->serial);
+			wlr_seat_client_validate_event_serial(seat_client, token->serial);
 }
 
 void protocols_handle_request_activate(struct wl_listener *listener,
@@ -79,10 +78,12 @@ void protocols_handle_request_activate(struct wl_listener *listener,
 		return;
 	}
 	if (!activation_allowed(p->server, event->token)) {
-		wlr_log(WLR_DEBUG, "xdg-activation: a token without the focused "
-			"client's surface and input serial: %s stays where it is",
-			view->impl->get_app_id(view) != NULL ?
-			view->impl->get_app_id(view) : "the window");
+		wlr_log(WLR_DEBUG,
+				"xdg-activation: a token without the focused "
+				"client's surface and input serial: %s stays where it is",
+				view->impl->get_app_id(view) != NULL ?
+						view->impl->get_app_id(view) :
+						"the window");
 		return;
 	}
 	vt_view_focus(view, view->surface);

@@ -29,7 +29,7 @@ static const struct wp_content_type_v1_interface content_type_impl;
 static struct content_type *content_type_from_resource(
 		struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource, &wp_content_type_v1_interface,
-		&content_type_impl));
+			&content_type_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -90,7 +90,7 @@ static enum wl_iterator_result find_content_type(struct wl_resource *resource,
 		void *data) {
 	struct wlr_surface **surface = data;
 	if (wl_resource_instance_of(resource, &wp_content_type_v1_interface,
-			&content_type_impl)) {
+				&content_type_impl)) {
 		struct content_type *ct = wl_resource_get_user_data(resource);
 		if (ct != NULL && ct->surface == *surface) {
 			*surface = NULL;
@@ -108,15 +108,15 @@ static void manager_handle_get(struct wl_client *client,
 	wl_client_for_each_resource(client, find_content_type, &search);
 	if (search == NULL) {
 		wl_resource_post_error(resource,
-			WP_CONTENT_TYPE_MANAGER_V1_ERROR_ALREADY_CONSTRUCTED,
-			"wl_surface@%u has a wp_content_type_v1 already",
-			wl_resource_get_id(surface_resource));
+				WP_CONTENT_TYPE_MANAGER_V1_ERROR_ALREADY_CONSTRUCTED,
+				"wl_surface@%u has a wp_content_type_v1 already",
+				wl_resource_get_id(surface_resource));
 		return;
 	}
 	struct content_type *ct = calloc(1, sizeof(*ct));
-	struct wl_resource *ct_resource = wl_resource_create(client,
-		&wp_content_type_v1_interface, wl_resource_get_version(resource),
-		id);
+	struct wl_resource *ct_resource =
+			wl_resource_create(client, &wp_content_type_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (ct == NULL || ct_resource == NULL) {
 		free(ct);
 		if (ct_resource != NULL) {
@@ -130,7 +130,7 @@ static void manager_handle_get(struct wl_client *client,
 	ct->surface_destroy.notify = handle_surface_destroy;
 	wl_signal_add(&surface->events.destroy, &ct->surface_destroy);
 	wl_resource_set_implementation(ct_resource, &content_type_impl, ct,
-		handle_resource_destroy);
+			handle_resource_destroy);
 }
 
 static void manager_handle_destroy(struct wl_client *client,
@@ -143,15 +143,15 @@ static const struct wp_content_type_manager_v1_interface manager_impl = {
 	.get_surface_content_type = manager_handle_get,
 };
 
-static void manager_bind(struct wl_client *client, void *data,
-		uint32_t version, uint32_t id) {
-	vt_resource_create(client, &wp_content_type_manager_v1_interface, version, id,
-		&manager_impl, NULL, NULL);
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
+	vt_resource_create(client, &wp_content_type_manager_v1_interface, version,
+			id, &manager_impl, NULL, NULL);
 }
 
 bool vt_content_type_init(struct vt_server *server) {
 	/* the global goes with the display */
 	return wl_global_create(server->display,
-		&wp_content_type_manager_v1_interface, CONTENT_TYPE_VERSION, NULL,
-		manager_bind) != NULL;
+				   &wp_content_type_manager_v1_interface, CONTENT_TYPE_VERSION,
+				   NULL, manager_bind) != NULL;
 }

@@ -60,7 +60,7 @@ struct vt_foreign_toplevel {
 static void foreign_handle_request_activate(struct wl_listener *listener,
 		void *data) {
 	struct vt_foreign_toplevel *foreign =
-		wl_container_of(listener, foreign, request_activate);
+			wl_container_of(listener, foreign, request_activate);
 	struct vt_view *view = foreign->view;
 	vt_view_focus(view, view->surface);
 	wl_signal_emit(&view->server->events.pointer_focus, NULL);
@@ -70,7 +70,7 @@ static void foreign_handle_request_activate(struct wl_listener *listener,
 static void foreign_handle_request_minimize(struct wl_listener *listener,
 		void *data) {
 	struct vt_foreign_toplevel *foreign =
-		wl_container_of(listener, foreign, request_minimize);
+			wl_container_of(listener, foreign, request_minimize);
 	struct wlr_foreign_toplevel_handle_v1_minimized_event *event = data;
 	struct vt_view *view = foreign->view;
 	if (event->minimized) {
@@ -98,7 +98,7 @@ static void foreign_request_fill(struct vt_view *view, bool requested,
 static void foreign_handle_request_maximize(struct wl_listener *listener,
 		void *data) {
 	struct vt_foreign_toplevel *foreign =
-		wl_container_of(listener, foreign, request_maximize);
+			wl_container_of(listener, foreign, request_maximize);
 	struct wlr_foreign_toplevel_handle_v1_maximized_event *event = data;
 	foreign_request_fill(foreign->view, event->maximized, false);
 }
@@ -106,7 +106,7 @@ static void foreign_handle_request_maximize(struct wl_listener *listener,
 static void foreign_handle_request_fullscreen(struct wl_listener *listener,
 		void *data) {
 	struct vt_foreign_toplevel *foreign =
-		wl_container_of(listener, foreign, request_fullscreen);
+			wl_container_of(listener, foreign, request_fullscreen);
 	struct wlr_foreign_toplevel_handle_v1_fullscreen_event *event = data;
 	foreign_request_fill(foreign->view, event->fullscreen, true);
 }
@@ -114,7 +114,7 @@ static void foreign_handle_request_fullscreen(struct wl_listener *listener,
 static void foreign_handle_request_close(struct wl_listener *listener,
 		void *data) {
 	struct vt_foreign_toplevel *foreign =
-		wl_container_of(listener, foreign, request_close);
+			wl_container_of(listener, foreign, request_close);
 	vt_view_close(foreign->view);
 }
 
@@ -126,9 +126,9 @@ static void foreign_update_names(struct vt_view *view) {
 	const char *title = view->impl->get_title(view);
 	const char *app_id = view->impl->get_app_id(view);
 	wlr_foreign_toplevel_handle_v1_set_title(foreign->handle,
-		title != NULL ? title : "");
+			title != NULL ? title : "");
 	wlr_foreign_toplevel_handle_v1_set_app_id(foreign->handle,
-		app_id != NULL ? app_id : "");
+			app_id != NULL ? app_id : "");
 }
 
 static void foreign_update_output(struct vt_view *view) {
@@ -137,19 +137,19 @@ static void foreign_update_output(struct vt_view *view) {
 		return;
 	}
 	struct vt_output *output = vt_view_output(view);
-	struct wlr_output *wlr_output = output != NULL ?
-		vt_output_wlr(output) : NULL;
+	struct wlr_output *wlr_output =
+			output != NULL ? vt_output_wlr(output) : NULL;
 	if (wlr_output == foreign->output) {
 		return;
 	}
 	if (foreign->output != NULL) {
 		wlr_foreign_toplevel_handle_v1_output_leave(foreign->handle,
-			foreign->output);
+				foreign->output);
 	}
 	foreign->output = wlr_output;
 	if (wlr_output != NULL) {
 		wlr_foreign_toplevel_handle_v1_output_enter(foreign->handle,
-			wlr_output);
+				wlr_output);
 	}
 }
 
@@ -164,8 +164,8 @@ static void foreign_map(struct vt_view *view) {
 	if (foreign == NULL) {
 		return;
 	}
-	foreign->handle = wlr_foreign_toplevel_handle_v1_create(
-		p->foreign_toplevel);
+	foreign->handle =
+			wlr_foreign_toplevel_handle_v1_create(p->foreign_toplevel);
 	if (foreign->handle == NULL) {
 		free(foreign);
 		return;
@@ -174,25 +174,25 @@ static void foreign_map(struct vt_view *view) {
 	view->foreign = foreign;
 	foreign->request_activate.notify = foreign_handle_request_activate;
 	wl_signal_add(&foreign->handle->events.request_activate,
-		&foreign->request_activate);
+			&foreign->request_activate);
 	foreign->request_close.notify = foreign_handle_request_close;
 	wl_signal_add(&foreign->handle->events.request_close,
-		&foreign->request_close);
+			&foreign->request_close);
 	foreign->request_minimize.notify = foreign_handle_request_minimize;
 	wl_signal_add(&foreign->handle->events.request_minimize,
-		&foreign->request_minimize);
+			&foreign->request_minimize);
 	foreign->request_maximize.notify = foreign_handle_request_maximize;
 	wl_signal_add(&foreign->handle->events.request_maximize,
-		&foreign->request_maximize);
+			&foreign->request_maximize);
 	foreign->request_fullscreen.notify = foreign_handle_request_fullscreen;
 	wl_signal_add(&foreign->handle->events.request_fullscreen,
-		&foreign->request_fullscreen);
+			&foreign->request_fullscreen);
 	foreign_update_names(view);
 	foreign_update_output(view);
 	wlr_foreign_toplevel_handle_v1_set_activated(foreign->handle,
-		view->server->focused_view == view);
+			view->server->focused_view == view);
 	wlr_foreign_toplevel_handle_v1_set_minimized(foreign->handle,
-		view->minimized);
+			view->minimized);
 	foreign_update_fill(view);
 }
 
@@ -211,19 +211,17 @@ static void foreign_unmap(struct vt_view *view) {
 	view->foreign = NULL;
 }
 
-static void foreign_set_activated(struct vt_view *view,
-		bool activated) {
+static void foreign_set_activated(struct vt_view *view, bool activated) {
 	if (view->foreign != NULL) {
 		wlr_foreign_toplevel_handle_v1_set_activated(view->foreign->handle,
-			activated);
+				activated);
 	}
 }
 
-static void foreign_set_minimized(struct vt_view *view,
-		bool minimized) {
+static void foreign_set_minimized(struct vt_view *view, bool minimized) {
 	if (view->foreign != NULL) {
 		wlr_foreign_toplevel_handle_v1_set_minimized(view->foreign->handle,
-			minimized);
+				minimized);
 	}
 }
 
@@ -236,9 +234,9 @@ static void foreign_update_fill(struct vt_view *view) {
 	}
 	uint32_t fill = view->impl->get_fill(view, true);
 	wlr_foreign_toplevel_handle_v1_set_maximized(view->foreign->handle,
-		fill & VT_FILL_MAXIMIZED);
+			fill & VT_FILL_MAXIMIZED);
 	wlr_foreign_toplevel_handle_v1_set_fullscreen(view->foreign->handle,
-		fill & VT_FILL_FULLSCREEN);
+			fill & VT_FILL_FULLSCREEN);
 }
 
 /* ---- the views' events (server->events) ---------------------------------- */

@@ -14,6 +14,6 @@ bool vt_fractional_scale_init(struct vt_server *server);
 /* The surface entered output: its preferred fractional scale is that
  * output's. */
 void vt_fractional_scale_entered(struct wlr_surface *surface,
-	struct wlr_output *output);
+		struct wlr_output *output);
 
 #endif

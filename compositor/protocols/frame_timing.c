@@ -170,7 +170,7 @@ static void frame_timing_presented(struct wl_list *frame_feedbacks,
 	struct timing_feedback *fb, *tmp;
 	wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
 		vitrail_commit_feedback_v1_send_presented(fb->resource, hi, lo, nsec,
-			thi, tlo, tnsec);
+				thi, tlo, tnsec);
 		feedback_free(fb);
 	}
 }
@@ -180,13 +180,13 @@ static bool frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
 	struct timing_feedback *fb, *tmp;
 	if (next_frame != NULL) {
 		wl_list_for_each_safe(fb, tmp, frame_feedbacks, link) {
-			struct vt_surface *surface = fb->timing != NULL ?
-				fb->timing->surface : NULL;
+			struct vt_surface *surface =
+					fb->timing != NULL ? fb->timing->surface : NULL;
 			if (surface != NULL && surface->content_commits != fb->content &&
 					surface->content_ns <= next_render_ns) {
 				/* the later frame shows a newer commit */
 				feedback_discard(fb,
-					VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED);
+						VITRAIL_COMMIT_FEEDBACK_V1_REASON_REPLACED);
 				continue;
 			}
 			feedback_unlink(fb);
@@ -200,9 +200,10 @@ static bool frame_timing_frame_dropped(struct wl_list *frame_feedbacks,
 			/* the next frame drawing the surface shows it */
 			wl_list_insert(fb->timing->applied_feedbacks.prev, &fb->link);
 		} else {
-			feedback_discard(fb, fb->timing == NULL ?
-				VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN :
-				VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
+			feedback_discard(fb,
+					fb->timing == NULL ?
+							VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN :
+							VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
 		}
 	}
 	return false;
@@ -226,8 +227,8 @@ static void timing_applied(struct vt_surface_timing *timing, uint32_t seq) {
 			continue;
 		}
 		feedback_unlink(fb);
-		fb->content = timing->surface != NULL ?
-			timing->surface->content_commits : 0;
+		fb->content =
+				timing->surface != NULL ? timing->surface->content_commits : 0;
 		wl_list_insert(timing->applied_feedbacks.prev, &fb->link);
 	}
 	timing->applied_seq = seq;
@@ -238,7 +239,7 @@ static void timing_applied(struct vt_surface_timing *timing, uint32_t seq) {
 static struct vt_surface_timing *timing_from_resource(
 		struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
-		&vitrail_surface_timing_v1_interface, &timing_impl));
+			&vitrail_surface_timing_v1_interface, &timing_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -248,8 +249,8 @@ static bool timing_alive(struct wl_resource *resource,
 		struct vt_surface_timing *timing) {
 	if (timing->surface == NULL) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_SURFACE_GONE,
-			"wl_surface destroyed");
+				VITRAIL_SURFACE_TIMING_V1_ERROR_SURFACE_GONE,
+				"wl_surface destroyed");
 		return false;
 	}
 	return true;
@@ -270,16 +271,17 @@ static void timing_handle_set_path(struct wl_client *client,
 	}
 	if (path > VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_PATH,
-			"%u: not a path", path);
+				VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_PATH, "%u: not a path",
+				path);
 		return;
 	}
 	if (path == VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY &&
 			wl_resource_get_version(resource) < 2) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
-			"low_latency: offered from version 2, this object is version %d",
-			wl_resource_get_version(resource));
+				VITRAIL_SURFACE_TIMING_V1_ERROR_UNSUPPORTED_PATH,
+				"low_latency: offered from version 2, this object is version "
+				"%d",
+				wl_resource_get_version(resource));
 		return;
 	}
 	timing->pending_path = path;
@@ -294,8 +296,8 @@ static void timing_handle_set_tearing(struct wl_client *client,
 	}
 	if (allowed > 1) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TEARING,
-			"%u: must be 0 or 1", allowed);
+				VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TEARING,
+				"%u: must be 0 or 1", allowed);
 		return;
 	}
 	timing->pending_tearing = allowed == 1;
@@ -309,8 +311,8 @@ static void timing_handle_set_prerender_limit(struct wl_client *client,
 	}
 	if (frames < 1 || frames > LIMIT_MAX) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_LIMIT,
-			"%u frames: must be in [1, %d]", frames, LIMIT_MAX);
+				VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_LIMIT,
+				"%u frames: must be in [1, %d]", frames, LIMIT_MAX);
 		return;
 	}
 	timing->pending_limit = frames;
@@ -324,8 +326,8 @@ static void timing_handle_set_input_prediction(struct wl_client *client,
 	}
 	if (model > VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_MODEL,
-			"%u: not an input model", model);
+				VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_MODEL,
+				"%u: not an input model", model);
 		return;
 	}
 	timing->pending_model = model;
@@ -340,25 +342,26 @@ static void timing_send_prediction(struct vt_surface_timing *timing,
 		return;
 	}
 	int degree =
-		timing->model == VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC ?
-		2 : 1;
+			timing->model == VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_QUADRATIC ?
+			2 :
+			1;
 	double x, y;
 	if (!vt_input_predict(timing->server, timing->surface->wlr_surface,
-			display_ns, degree, &x, &y)) {
+				display_ns, degree, &x, &y)) {
 		return;
 	}
 	uint32_t hi, lo, nsec;
 	split_ns(display_ns, &hi, &lo, &nsec);
 	vitrail_frame_timeline_v1_send_predicted_input(timeline, hi, lo, nsec,
-		wl_fixed_from_double(x), wl_fixed_from_double(y));
+			wl_fixed_from_double(x), wl_fixed_from_double(y));
 }
 
 static void timing_handle_get_timeline(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct vt_surface_timing *timing = timing_from_resource(resource);
-	struct wl_resource *timeline = wl_resource_create(client,
-		&vitrail_frame_timeline_v1_interface,
-		wl_resource_get_version(resource), id);
+	struct wl_resource *timeline =
+			wl_resource_create(client, &vitrail_frame_timeline_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (timeline == NULL) {
 		wl_client_post_no_memory(client);
 		return;
@@ -377,13 +380,13 @@ static void timing_handle_get_timeline(struct wl_client *client,
 		}
 		struct vt_display_slot slots[LIMIT_MAX];
 		int n = vt_output_display_slots(output, vt_now_ns(), after, slots,
-			(int)timing->limit);
+				(int)timing->limit);
 		for (int i = 0; i < n; i++) {
 			uint32_t dhi, dlo, dns, ehi, elo, ens;
 			split_ns(slots[i].display_ns, &dhi, &dlo, &dns);
 			split_ns(slots[i].deadline_ns, &ehi, &elo, &ens);
 			vitrail_frame_timeline_v1_send_slot(timeline, dhi, dlo, dns, ehi,
-				elo, ens, (uint32_t)slots[i].refresh_ns);
+					elo, ens, (uint32_t)slots[i].refresh_ns);
 			timing_send_prediction(timing, timeline, slots[i].display_ns);
 		}
 	}
@@ -400,15 +403,15 @@ static void timing_handle_set_target_time(struct wl_client *client,
 	timing_note_cached(timing);
 	if (nsec >= NSEC_PER_SEC) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME,
-			"tv_nsec %u: must be under 1000000000", nsec);
+				VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME,
+				"tv_nsec %u: must be under 1000000000", nsec);
 		return;
 	}
 	if (timing->queue.len >= VT_LATCH_QUEUE_MAX) {
 		wl_resource_post_error(resource,
-			VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL,
-			"%zu commits queued: the most is %d", timing->queue.len,
-			VT_LATCH_QUEUE_MAX);
+				VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL,
+				"%zu commits queued: the most is %d", timing->queue.len,
+				VT_LATCH_QUEUE_MAX);
 		return;
 	}
 	uint64_t sec = (uint64_t)sec_hi << 32 | sec_lo;
@@ -433,9 +436,9 @@ static void timing_handle_set_target_time(struct wl_client *client,
 static void timing_handle_feedback(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct vt_surface_timing *timing = timing_from_resource(resource);
-	struct wl_resource *fb_resource = wl_resource_create(client,
-		&vitrail_commit_feedback_v1_interface,
-		wl_resource_get_version(resource), id);
+	struct wl_resource *fb_resource =
+			wl_resource_create(client, &vitrail_commit_feedback_v1_interface,
+					wl_resource_get_version(resource), id);
 	struct timing_feedback *fb = calloc(1, sizeof(*fb));
 	if (fb_resource == NULL || fb == NULL) {
 		free(fb);
@@ -445,7 +448,7 @@ static void timing_handle_feedback(struct wl_client *client,
 	fb->resource = fb_resource;
 	wl_list_init(&fb->link);
 	wl_resource_set_implementation(fb_resource, &feedback_impl, fb,
-		feedback_handle_resource_destroy);
+			feedback_handle_resource_destroy);
 	if (!timing_alive(resource, timing)) {
 		return;
 	}
@@ -492,8 +495,7 @@ static void timing_handle_resource_destroy(struct wl_resource *resource) {
 	 * or for a frame are not_shown; those a frame holds are answered by
 	 * that frame, without us. */
 	timing_note_cached(timing);
-	timing_discard_all(timing,
-		VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN);
+	timing_discard_all(timing, VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN);
 	struct timing_feedback *fb, *tmp;
 	wl_list_for_each_safe(fb, tmp, &timing->feedbacks, timing_link) {
 		feedback_forget_timing(fb);
@@ -522,19 +524,20 @@ static void timing_handle_resource_destroy(struct wl_resource *resource) {
 		}
 		for (size_t i = 0; i < queue.len; i++) {
 			wlr_surface_unlock_cached(surface->wlr_surface,
-				queue.entries[i].seq);
+					queue.entries[i].seq);
 		}
 	}
 }
 
-/* ---- what the rest of vitrail calls ---------------------------------------- */
+/* ---- what the rest of vitrail calls ----------------------------------------
+ */
 
 /* wlroots has no event for a commit that was cached: a set_target_time
  * lock is noticed as committed when pending.seq moved past it; it joins
  * the queue. */
 static void timing_note_cached(struct vt_surface_timing *timing) {
-	if (timing->surface == NULL || (timing->queue.len == 0 &&
-			!timing->locked)) {
+	if (timing->surface == NULL ||
+			(timing->queue.len == 0 && !timing->locked)) {
 		return;
 	}
 	struct wlr_surface *wlr_surface = timing->surface->wlr_surface;
@@ -548,7 +551,7 @@ static void timing_note_cached(struct vt_surface_timing *timing) {
 			continue;
 		}
 		if (!vt_latch_push(&timing->queue, state->seq, timing->target_ns,
-				!targeted)) {
+					!targeted)) {
 			/* full (only fifo ones get here): it applies with the one
 			 * before it */
 			timing->seen_seq = state->seq;
@@ -569,8 +572,7 @@ static void timing_note_cached(struct vt_surface_timing *timing) {
 	}
 }
 
-static void handle_surface_commit(struct wl_listener *listener,
-		void *data) {
+static void handle_surface_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = data;
 	struct vt_surface_timing *timing = surface->timing;
 	if (timing == NULL) {
@@ -584,13 +586,12 @@ static void handle_surface_commit(struct wl_listener *listener,
 	timing->limit = timing->pending_limit;
 	timing->model = timing->pending_model;
 	surface->prerender =
-		timing->path == VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER;
+			timing->path == VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER;
 	timing_applied(timing, wlr_surface->current.seq);
 }
 
 static bool frame_timing_latch(struct vt_server *server,
-		struct vt_output *output,
-		uint64_t display_ns, uint64_t period_ns) {
+		struct vt_output *output, uint64_t display_ns, uint64_t period_ns) {
 	struct vt_frame_timing *ft = server->frame_timing;
 	if (ft == NULL) {
 		return false;
@@ -613,8 +614,7 @@ static bool frame_timing_latch(struct vt_server *server,
 		 * does not delay the ones after it. A commit without a target
 		 * waits for the refresh after the one before it. */
 		uint32_t seq;
-		while (vt_latch_next_due(&timing->queue, display_ns, period_ns,
-				&seq)) {
+		while (vt_latch_next_due(&timing->queue, display_ns, period_ns, &seq)) {
 			timing->surface->latching = true;
 			wlr_surface_unlock_cached(timing->surface->wlr_surface, seq);
 			timing->surface->latching = false;
@@ -665,9 +665,7 @@ bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
 	case VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY:
 		*path = VT_PATH_LOW_LATENCY;
 		break;
-	default:
-		*path = VT_PATH_VSYNC;
-		break;
+	default: *path = VT_PATH_VSYNC; break;
 	}
 	return true;
 }
@@ -681,8 +679,7 @@ bool vt_frame_timing_surface_queued(struct vt_surface *surface) {
 	return timing->queue.len > 0 || timing->locked;
 }
 
-static void handle_surface_destroy(struct wl_listener *listener,
-		void *data) {
+static void handle_surface_destroy(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = data;
 	struct vt_surface_timing *timing = surface->timing;
 	if (timing == NULL) {
@@ -692,7 +689,7 @@ static void handle_surface_destroy(struct wl_listener *listener,
 	wl_list_remove(&timing->surface_destroy.link);
 	/* wlroots frees the cached states with the surface */
 	timing_discard_all(timing,
-		VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
+			VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
 	timing_free_queue(timing);
 	timing->locked = false;
 	timing->surface = NULL;
@@ -704,8 +701,8 @@ static void handle_surface_destroy(struct wl_listener *listener,
 static void handle_busy(struct wl_listener *listener, void *data) {
 	struct vt_frame_busy_event *event = data;
 	if (!event->queued_known) {
-		event->queued = frame_timing_queue_state(event->server,
-			&event->horizon);
+		event->queued =
+				frame_timing_queue_state(event->server, &event->horizon);
 	}
 }
 
@@ -713,11 +710,10 @@ static void handle_sample(struct wl_listener *listener, void *data) {
 	struct vt_frame_timing *ft = wl_container_of(listener, ft, sample);
 	struct vt_frame_sample_event *event = data;
 	event->queued = frame_timing_latch(ft->server, event->output,
-		event->display_ns, event->period_ns);
+			event->display_ns, event->period_ns);
 }
 
-static void handle_surface_sampled(struct wl_listener *listener,
-		void *data) {
+static void handle_surface_sampled(struct wl_listener *listener, void *data) {
 	struct vt_frame_surface_event *event = data;
 	frame_timing_sampled(event->surface, event->timing_feedbacks);
 }
@@ -725,34 +721,35 @@ static void handle_surface_sampled(struct wl_listener *listener,
 static void handle_presented(struct wl_listener *listener, void *data) {
 	struct vt_frame_presented_event *event = data;
 	frame_timing_presented(event->timing_feedbacks, event->presented_ns,
-		event->display_ns);
+			event->display_ns);
 }
 
 static void handle_dropped(struct wl_listener *listener, void *data) {
 	struct vt_frame_dropped_event *event = data;
 	event->handled = frame_timing_frame_dropped(event->timing_feedbacks,
-		event->next, event->next_render_ns);
+			event->next, event->next_render_ns);
 }
 
-/* ---- the global ------------------------------------------------------------ */
+/* ---- the global ------------------------------------------------------------
+ */
 
 static void manager_handle_get_surface_timing(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id,
 		struct wl_resource *surface_resource) {
 	struct vt_frame_timing *ft = wl_resource_get_user_data(resource);
 	struct wlr_surface *wlr_surface =
-		wlr_surface_from_resource(surface_resource);
+			wlr_surface_from_resource(surface_resource);
 	struct vt_surface *surface = vt_surface_from_wlr(wlr_surface);
 	if (surface != NULL && surface->timing != NULL) {
 		wl_resource_post_error(resource,
-			VITRAIL_FRAME_TIMING_MANAGER_V1_ERROR_ALREADY_EXISTS,
-			"wl_surface@%u has one", wl_resource_get_id(surface_resource));
+				VITRAIL_FRAME_TIMING_MANAGER_V1_ERROR_ALREADY_EXISTS,
+				"wl_surface@%u has one", wl_resource_get_id(surface_resource));
 		return;
 	}
 	struct vt_surface_timing *timing = calloc(1, sizeof(*timing));
-	struct wl_resource *timing_resource = wl_resource_create(client,
-		&vitrail_surface_timing_v1_interface,
-		wl_resource_get_version(resource), id);
+	struct wl_resource *timing_resource =
+			wl_resource_create(client, &vitrail_surface_timing_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (timing == NULL || timing_resource == NULL || surface == NULL) {
 		free(timing);
 		wl_client_post_no_memory(client);
@@ -764,7 +761,7 @@ static void manager_handle_get_surface_timing(struct wl_client *client,
 	timing->path = timing->pending_path = VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC;
 	timing->limit = timing->pending_limit = LIMIT_DEFAULT;
 	timing->model = timing->pending_model =
-		VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_NONE;
+			VITRAIL_SURFACE_TIMING_V1_INPUT_MODEL_NONE;
 	timing->applied_seq = wlr_surface->current.seq;
 	wl_list_init(&timing->pending_feedbacks);
 	wl_list_init(&timing->applied_feedbacks);
@@ -776,7 +773,7 @@ static void manager_handle_get_surface_timing(struct wl_client *client,
 	timing->surface_destroy.notify = handle_surface_destroy;
 	wl_signal_add(&surface->events.destroy, &timing->surface_destroy);
 	wl_resource_set_implementation(timing_resource, &timing_impl, timing,
-		timing_handle_resource_destroy);
+			timing_handle_resource_destroy);
 }
 
 static const struct vitrail_frame_timing_manager_v1_interface manager_impl = {
@@ -784,10 +781,10 @@ static const struct vitrail_frame_timing_manager_v1_interface manager_impl = {
 	.get_surface_timing = manager_handle_get_surface_timing,
 };
 
-static void manager_bind(struct wl_client *client, void *data,
-		uint32_t version, uint32_t id) {
-	vt_resource_create(client, &vitrail_frame_timing_manager_v1_interface, version, id,
-		&manager_impl, data, NULL);
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
+	vt_resource_create(client, &vitrail_frame_timing_manager_v1_interface,
+			version, id, &manager_impl, data, NULL);
 }
 
 bool vt_frame_timing_init(struct vt_server *server) {
@@ -798,7 +795,7 @@ bool vt_frame_timing_init(struct vt_server *server) {
 	ft->server = server;
 	wl_list_init(&ft->timings);
 	ft->global = wl_global_create(server->display,
-		&vitrail_frame_timing_manager_v1_interface, 2, ft, manager_bind);
+			&vitrail_frame_timing_manager_v1_interface, 2, ft, manager_bind);
 	if (ft->global == NULL) {
 		free(ft);
 		return false;
@@ -812,8 +809,7 @@ bool vt_frame_timing_init(struct vt_server *server) {
 	ft->sample.notify = handle_sample;
 	wl_signal_add(&server->frame_events.sample, &ft->sample);
 	ft->surface_sampled.notify = handle_surface_sampled;
-	wl_signal_add(&server->frame_events.surface_sampled,
-		&ft->surface_sampled);
+	wl_signal_add(&server->frame_events.surface_sampled, &ft->surface_sampled);
 	ft->presented.notify = handle_presented;
 	wl_signal_add(&server->frame_events.presented, &ft->presented);
 	ft->dropped.notify = handle_dropped;

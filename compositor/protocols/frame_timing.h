@@ -38,7 +38,7 @@ void vt_frame_timing_finish(struct vt_server *server);
 /* The path the surface's client chose (false: none chose); *tearing:
  * whether it allowed tearing. */
 bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
-	bool *tearing);
+		bool *tearing);
 /* Commits of the surface wait for their display time. */
 bool vt_frame_timing_surface_queued(struct vt_surface *surface);
 

@@ -69,7 +69,7 @@ static void update_idle(struct vt_protocols *p) {
 static void idle_inhibitor_handle_destroy(struct wl_listener *listener,
 		void *data) {
 	struct idle_inhibitor *inhibitor =
-		wl_container_of(listener, inhibitor, destroy);
+			wl_container_of(listener, inhibitor, destroy);
 	struct vt_protocols *p = inhibitor->protocols;
 	wl_list_remove(&inhibitor->destroy.link);
 	wl_list_remove(&inhibitor->surface_commit.link);
@@ -81,7 +81,7 @@ static void idle_inhibitor_handle_destroy(struct wl_listener *listener,
 static void idle_inhibitor_handle_surface_commit(struct wl_listener *listener,
 		void *data) {
 	struct idle_inhibitor *inhibitor =
-		wl_container_of(listener, inhibitor, surface_commit);
+			wl_container_of(listener, inhibitor, surface_commit);
 	update_idle(inhibitor->protocols);
 }
 

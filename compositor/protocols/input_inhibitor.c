@@ -48,7 +48,7 @@
 void protocols_handle_input_inhibit_activate(struct wl_listener *listener,
 		void *data) {
 	struct vt_protocols *p =
-		wl_container_of(listener, p, input_inhibit_activate);
+			wl_container_of(listener, p, input_inhibit_activate);
 	struct wlr_seat *seat = p->server->seat;
 	struct wl_client *client = p->input_inhibit->active_client;
 	struct wlr_surface *focus = seat->keyboard_state.focused_surface;
@@ -61,7 +61,7 @@ void protocols_handle_input_inhibit_activate(struct wl_listener *listener,
 void protocols_handle_input_inhibit_deactivate(struct wl_listener *listener,
 		void *data) {
 	struct vt_protocols *p =
-		wl_container_of(listener, p, input_inhibit_deactivate);
+			wl_container_of(listener, p, input_inhibit_deactivate);
 	struct vt_view *view = p->server->focused_view;
 	if (view != NULL && view->mapped) {
 		p->server->focused_view = NULL;
@@ -69,4 +69,3 @@ void protocols_handle_input_inhibit_deactivate(struct wl_listener *listener,
 	}
 	wl_signal_emit(&p->server->events.pointer_focus, NULL);
 }
-

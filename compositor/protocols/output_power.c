@@ -67,14 +67,14 @@ static void send_power_mode(struct vt_protocols *p, struct wlr_output *output,
 
 static void blank_place(struct blank *blank) {
 	struct vt_server *server = blank->protocols->server;
-	struct wlr_box *box = wlr_output_layout_get_box(server->layout,
-		blank->output);
+	struct wlr_box *box =
+			wlr_output_layout_get_box(server->layout, blank->output);
 	vr_node_set_enabled(blank->node, box != NULL);
 	vr_node_raise_to_top(blank->node);
 	if (box != NULL) {
 		vr_node_set_position(blank->node, box->x, box->y);
 		vr_node_set_rect(blank->node, box->width, box->height,
-			(struct vr_color){ 0, 0, 0, 1 });
+				(struct vr_color){ 0, 0, 0, 1 });
 	}
 	vt_server_schedule_update(server);
 }

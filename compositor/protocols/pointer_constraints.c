@@ -64,8 +64,7 @@ static void handle_constraint_destroy(struct wl_listener *listener,
 static struct wlr_surface *window_surface(struct wlr_surface *surface) {
 	surface = wlr_surface_get_root_surface(surface);
 	while (wlr_surface_is_xdg_surface(surface)) {
-		struct wlr_xdg_surface *xdg =
-			wlr_xdg_surface_from_wlr_surface(surface);
+		struct wlr_xdg_surface *xdg = wlr_xdg_surface_from_wlr_surface(surface);
 		if (xdg == NULL || xdg->role != WLR_XDG_SURFACE_ROLE_POPUP ||
 				xdg->popup->parent == NULL) {
 			break;
@@ -88,7 +87,7 @@ void protocols_constraint_update(struct vt_protocols *p) {
 	if (focus != NULL && keyboard != NULL &&
 			window_surface(focus) == window_surface(keyboard)) {
 		constraint = wlr_pointer_constraints_v1_constraint_for_surface(
-			p->constraints, focus, seat);
+				p->constraints, focus, seat);
 	}
 	if (constraint == p->constraint) {
 		return;
@@ -99,8 +98,8 @@ void protocols_constraint_update(struct vt_protocols *p) {
 	}
 	/* only from a point inside its region */
 	if (!pixman_region32_contains_point(&constraint->region,
-			(int)seat->pointer_state.sx, (int)seat->pointer_state.sy,
-			NULL)) {
+				(int)seat->pointer_state.sx, (int)seat->pointer_state.sy,
+				NULL)) {
 		return;
 	}
 	p->constraint = constraint;
@@ -116,21 +115,19 @@ void protocols_handle_new_constraint(struct wl_listener *listener, void *data) {
 
 void protocols_handle_pointer_focus_change(struct wl_listener *listener,
 		void *data) {
-	struct vt_protocols *p =
-		wl_container_of(listener, p, pointer_focus_change);
+	struct vt_protocols *p = wl_container_of(listener, p, pointer_focus_change);
 	protocols_constraint_update(p);
 }
 
-bool vt_protocols_pointer_motion(struct vt_server *server,
-		uint32_t time_msec, double *dx, double *dy, double dx_unaccel,
-		double dy_unaccel) {
+bool vt_protocols_pointer_motion(struct vt_server *server, uint32_t time_msec,
+		double *dx, double *dy, double dx_unaccel, double dy_unaccel) {
 	struct vt_protocols *p = server->protocols;
 	if (p == NULL) {
 		return true;
 	}
 	wlr_relative_pointer_manager_v1_send_relative_motion(p->relative_pointer,
-		server->seat, (uint64_t)time_msec * 1000, *dx, *dy, dx_unaccel,
-		dy_unaccel);
+			server->seat, (uint64_t)time_msec * 1000, *dx, *dy, dx_unaccel,
+			dy_unaccel);
 	server->pointer_frame_owed = true; /* wl_pointer.frame closes it */
 	if (p->constraint == NULL) {
 		protocols_constraint_update(p);
@@ -148,12 +145,12 @@ bool vt_protocols_pointer_motion(struct vt_server *server,
 	double sy = server->seat->pointer_state.sy;
 	pixman_region32_t *region = &constraint->region;
 	if (pixman_region32_contains_point(region, (int)floor(sx + *dx),
-			(int)floor(sy + *dy), NULL)) {
+				(int)floor(sy + *dy), NULL)) {
 		return true;
 	}
 	pixman_box32_t box;
-	if (!pixman_region32_contains_point(region, (int)floor(sx),
-			(int)floor(sy), &box)) {
+	if (!pixman_region32_contains_point(region, (int)floor(sx), (int)floor(sy),
+				&box)) {
 		return false; /* outside already (the region changed) */
 	}
 	double x = sx + *dx, y = sy + *dy;

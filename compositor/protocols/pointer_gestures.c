@@ -47,55 +47,55 @@ void protocols_handle_swipe_begin(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, swipe_begin);
 	struct wlr_event_pointer_swipe_begin *event = data;
 	wlr_pointer_gestures_v1_send_swipe_begin(p->gestures, p->server->seat,
-		event->time_msec, event->fingers);
+			event->time_msec, event->fingers);
 }
 
 void protocols_handle_swipe_update(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, swipe_update);
 	struct wlr_event_pointer_swipe_update *event = data;
 	wlr_pointer_gestures_v1_send_swipe_update(p->gestures, p->server->seat,
-		event->time_msec, event->dx, event->dy);
+			event->time_msec, event->dx, event->dy);
 }
 
 void protocols_handle_swipe_end(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, swipe_end);
 	struct wlr_event_pointer_swipe_end *event = data;
 	wlr_pointer_gestures_v1_send_swipe_end(p->gestures, p->server->seat,
-		event->time_msec, event->cancelled);
+			event->time_msec, event->cancelled);
 }
 
 void protocols_handle_pinch_begin(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, pinch_begin);
 	struct wlr_event_pointer_pinch_begin *event = data;
 	wlr_pointer_gestures_v1_send_pinch_begin(p->gestures, p->server->seat,
-		event->time_msec, event->fingers);
+			event->time_msec, event->fingers);
 }
 
 void protocols_handle_pinch_update(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, pinch_update);
 	struct wlr_event_pointer_pinch_update *event = data;
 	wlr_pointer_gestures_v1_send_pinch_update(p->gestures, p->server->seat,
-		event->time_msec, event->dx, event->dy, event->scale,
-		event->rotation);
+			event->time_msec, event->dx, event->dy, event->scale,
+			event->rotation);
 }
 
 void protocols_handle_pinch_end(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, pinch_end);
 	struct wlr_event_pointer_pinch_end *event = data;
 	wlr_pointer_gestures_v1_send_pinch_end(p->gestures, p->server->seat,
-		event->time_msec, event->cancelled);
+			event->time_msec, event->cancelled);
 }
 
 void protocols_handle_hold_begin(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, hold_begin);
 	struct wlr_event_pointer_hold_begin *event = data;
 	wlr_pointer_gestures_v1_send_hold_begin(p->gestures, p->server->seat,
-		event->time_msec, event->fingers);
+			event->time_msec, event->fingers);
 }
 
 void protocols_handle_hold_end(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, hold_end);
 	struct wlr_event_pointer_hold_end *event = data;
 	wlr_pointer_gestures_v1_send_hold_end(p->gestures, p->server->seat,
-		event->time_msec, event->cancelled);
+			event->time_msec, event->cancelled);
 }

@@ -54,7 +54,7 @@ static const char *surface_app_id(struct vt_surface *surface) {
 	/* NULL: a subsurface whose parent is gone (its client is being
 	 * destroyed, say) */
 	struct wlr_surface *root =
-		wlr_surface_get_root_surface(surface->wlr_surface);
+			wlr_surface_get_root_surface(surface->wlr_surface);
 	if (root == NULL || !wlr_surface_is_xdg_surface(root)) {
 		return NULL;
 	}
@@ -78,14 +78,15 @@ static enum vt_path surface_path(struct vt_surface *surface, bool *tearing) {
 	bool chosen = vt_frame_timing_path(surface, &path, &timing_tearing);
 	*tearing = timing_tearing || surface->tearing_hint;
 	const struct vt_config_path_rule *rule = vt_config_path_rule(
-		&surface->server->config, surface_app_id(surface));
+			&surface->server->config, surface_app_id(surface));
 	if (rule != NULL) {
 		*tearing = *tearing || rule->tearing;
 		if (!chosen) {
 			path = rule->path == VT_CONFIG_PATH_LOW_LATENCY ?
-				VT_PATH_LOW_LATENCY : rule->path ==
-				VT_CONFIG_PATH_PRE_RENDER ? VT_PATH_PRE_RENDER :
-				VT_PATH_VSYNC;
+					VT_PATH_LOW_LATENCY :
+					rule->path == VT_CONFIG_PATH_PRE_RENDER ?
+					VT_PATH_PRE_RENDER :
+					VT_PATH_VSYNC;
 		}
 	}
 	return path;
@@ -134,19 +135,19 @@ static void schedule(struct vt_surface *surface, uint64_t now) {
 	uint64_t out_ns, earliest;
 	uint64_t at = 0;
 	enum vt_path_send send = VT_PATH_SEND_VBLANK;
-	if (output != NULL && vt_output_pacing(output, now, &clock, &out_ns,
-			&earliest)) {
+	if (output != NULL &&
+			vt_output_pacing(output, now, &clock, &out_ns, &earliest)) {
 		/* A surface that tears aims at the time the scan reaches the
 		 * box around the pointer, in whichever refresh: its frames go
 		 * into the refresh being scanned out (vt_output_tear). */
 		struct vt_clock scan = *clock;
-		uint64_t offset = surface->tearing ?
-			vt_output_tear_offset(output) : 0;
+		uint64_t offset = surface->tearing ? vt_output_tear_offset(output) : 0;
 		/* the commit must land after the vblank, in the refresh it
 		 * tears into: a box the scan reaches sooner than the lead
 		 * cannot tear, and the frames aim at the vblank */
-		uint64_t lead = vt_jitt_app_ns(&surface->path.jitt,
-			vt_clock_period(clock)) + out_ns + VT_JITT_MARGIN_NS;
+		uint64_t lead =
+				vt_jitt_app_ns(&surface->path.jitt, vt_clock_period(clock)) +
+				out_ns + VT_JITT_MARGIN_NS;
 		if (offset < lead) {
 			offset = 0;
 		}
@@ -154,9 +155,9 @@ static void schedule(struct vt_surface *surface, uint64_t now) {
 			scan.phase_ns += offset;
 			earliest = surface->unsampled ? earliest : now;
 		}
-		send = vt_path_schedule(&surface->path, &scan, now, out_ns,
-			earliest, vt_frame_timing_surface_queued(surface),
-			surface->unsampled, surface->path_shows_at, &at);
+		send = vt_path_schedule(&surface->path, &scan, now, out_ns, earliest,
+				vt_frame_timing_surface_queued(surface), surface->unsampled,
+				surface->path_shows_at, &at);
 	}
 	unschedule(surface);
 	if (send == VT_PATH_SEND_AT) {
@@ -194,8 +195,8 @@ static int handle_timer(int fd, uint32_t mask, void *data) {
 
 /* ---- what surfaces and outputs call ------------------------------------- */
 
-static void paths_surface_commit(struct vt_surface *surface,
-		bool new_content, bool replaced) {
+static void paths_surface_commit(struct vt_surface *surface, bool new_content,
+		bool replaced) {
 	struct vt_server *server = surface->server;
 	uint64_t now = vt_now_ns();
 	surface->tearing_hint = surface->tearing_hint_pending;
@@ -220,26 +221,23 @@ static void paths_surface_commit(struct vt_surface *surface,
 	if (new_content) {
 		surface->path_shows_at = earliest;
 	}
-	bool wants = !wl_list_empty(
-		&surface->wlr_surface->current.frame_callback_list);
-	vt_path_commit(&surface->path, path, wants, new_content, replaced,
-		earliest, now);
+	bool wants =
+			!wl_list_empty(&surface->wlr_surface->current.frame_callback_list);
+	vt_path_commit(&surface->path, path, wants, new_content, replaced, earliest,
+			now);
 	if (wants || surface->path_scheduled) {
 		schedule(surface, now);
 	}
 }
 
-static void handle_surface_content(struct wl_listener *listener,
-		void *data) {
+static void handle_surface_content(struct wl_listener *listener, void *data) {
 	struct vt_surface_content_event *event = data;
-	paths_surface_commit(event->surface, event->new_content,
-		event->replaced);
+	paths_surface_commit(event->surface, event->new_content, event->replaced);
 }
 
 /* A frame draws the surface: its latest commit, if no frame drew it
  * before, is shown. */
-static void handle_surface_sampled(struct wl_listener *listener,
-		void *data) {
+static void handle_surface_sampled(struct wl_listener *listener, void *data) {
 	struct vt_frame_surface_event *event = data;
 	if (event->unsampled) {
 		vt_path_shown(&event->surface->path);
@@ -248,8 +246,7 @@ static void handle_surface_sampled(struct wl_listener *listener,
 
 /* At an output's vblank: the surface's callback goes now unless the
  * low-latency trigger sends it. */
-static void handle_vblank_callback(struct wl_listener *listener,
-		void *data) {
+static void handle_vblank_callback(struct wl_listener *listener, void *data) {
 	struct vt_frame_surface_event *event = data;
 	struct vt_surface *surface = event->surface;
 	if (surface->path_scheduled) {
@@ -260,8 +257,7 @@ static void handle_vblank_callback(struct wl_listener *listener,
 	event->send = true;
 }
 
-static void handle_surface_destroy(struct wl_listener *listener,
-		void *data) {
+static void handle_surface_destroy(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = data;
 	wl_list_remove(&surface->paths_content.link);
 	wl_list_remove(&surface->paths_destroy.link);
@@ -293,13 +289,14 @@ static void tearing_handle_set_presentation_hint(struct wl_client *client,
 	if (hint > WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC) {
 		/* the interface has no error of its own */
 		wl_client_post_implementation_error(client,
-			"wp_tearing_control_v1.set_presentation_hint: %u is not a "
-			"presentation_hint (0 vsync, 1 async)", hint);
+				"wp_tearing_control_v1.set_presentation_hint: %u is not a "
+				"presentation_hint (0 vsync, 1 async)",
+				hint);
 		return;
 	}
 	if (surface != NULL) {
 		surface->tearing_hint_pending =
-			hint == WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
+				hint == WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
 	}
 }
 
@@ -325,23 +322,23 @@ static void tearing_resource_destroy(struct wl_resource *resource) {
 static void tearing_manager_get(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id,
 		struct wl_resource *surface_resource) {
-	struct vt_surface *surface = vt_surface_from_wlr(
-		wlr_surface_from_resource(surface_resource));
+	struct vt_surface *surface =
+			vt_surface_from_wlr(wlr_surface_from_resource(surface_resource));
 	if (surface != NULL && surface->tearing_control != NULL) {
 		wl_resource_post_error(resource,
-			WP_TEARING_CONTROL_MANAGER_V1_ERROR_TEARING_CONTROL_EXISTS,
-			"wl_surface@%u has one", wl_resource_get_id(surface_resource));
+				WP_TEARING_CONTROL_MANAGER_V1_ERROR_TEARING_CONTROL_EXISTS,
+				"wl_surface@%u has one", wl_resource_get_id(surface_resource));
 		return;
 	}
-	struct wl_resource *control = wl_resource_create(client,
-		&wp_tearing_control_v1_interface, wl_resource_get_version(resource),
-		id);
+	struct wl_resource *control =
+			wl_resource_create(client, &wp_tearing_control_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (control == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
 	wl_resource_set_implementation(control, &tearing_impl, surface,
-		tearing_resource_destroy);
+			tearing_resource_destroy);
 	if (surface != NULL) {
 		surface->tearing_control = control;
 	}
@@ -354,14 +351,14 @@ static void tearing_manager_destroy(struct wl_client *client,
 
 static const struct wp_tearing_control_manager_v1_interface
 		tearing_manager_impl = {
-	.destroy = tearing_manager_destroy,
-	.get_tearing_control = tearing_manager_get,
-};
+			.destroy = tearing_manager_destroy,
+			.get_tearing_control = tearing_manager_get,
+		};
 
 static void tearing_manager_bind(struct wl_client *client, void *data,
 		uint32_t version, uint32_t id) {
-	vt_resource_create(client, &wp_tearing_control_manager_v1_interface, version, id,
-		&tearing_manager_impl, data, NULL);
+	vt_resource_create(client, &wp_tearing_control_manager_v1_interface,
+			version, id, &tearing_manager_impl, data, NULL);
 }
 
 /* ---- set-up ------------------------------------------------------------- */
@@ -373,18 +370,18 @@ bool vt_paths_init(struct vt_server *server) {
 	}
 	paths->server = server;
 	wl_list_init(&paths->scheduled);
-	paths->timer_fd = timerfd_create(CLOCK_MONOTONIC,
-		TFD_CLOEXEC | TFD_NONBLOCK);
+	paths->timer_fd =
+			timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (paths->timer_fd < 0) {
 		wlr_log_errno(WLR_ERROR, "timerfd_create");
 		free(paths);
 		return false;
 	}
 	paths->timer_source = wl_event_loop_add_fd(server->loop, paths->timer_fd,
-		WL_EVENT_READABLE, handle_timer, paths);
+			WL_EVENT_READABLE, handle_timer, paths);
 	paths->tearing_global = wl_global_create(server->display,
-		&wp_tearing_control_manager_v1_interface, 1, server,
-		tearing_manager_bind);
+			&wp_tearing_control_manager_v1_interface, 1, server,
+			tearing_manager_bind);
 	if (paths->timer_source == NULL || paths->tearing_global == NULL) {
 		if (paths->timer_source != NULL) {
 			wl_event_source_remove(paths->timer_source);
@@ -400,10 +397,10 @@ bool vt_paths_init(struct vt_server *server) {
 	 * surface's commit is shown, then its timing feedback sampled */
 	paths->surface_sampled.notify = handle_surface_sampled;
 	wl_signal_add(&server->frame_events.surface_sampled,
-		&paths->surface_sampled);
+			&paths->surface_sampled);
 	paths->vblank_callback.notify = handle_vblank_callback;
 	wl_signal_add(&server->frame_events.vblank_callback,
-		&paths->vblank_callback);
+			&paths->vblank_callback);
 	return true;
 }
 

@@ -130,12 +130,9 @@ static uint32_t shm_format_bytes(uint32_t format) {
 	case WL_SHM_FORMAT_ARGB8888:
 	case WL_SHM_FORMAT_XRGB8888:
 	case WL_SHM_FORMAT_ABGR8888:
-	case WL_SHM_FORMAT_XBGR8888:
-		return 4;
-	case WL_SHM_FORMAT_RGB565:
-		return 2;
-	default:
-		return 0;
+	case WL_SHM_FORMAT_XBGR8888: return 4;
+	case WL_SHM_FORMAT_RGB565: return 2;
+	default: return 0;
 	}
 }
 
@@ -150,16 +147,18 @@ static void limits_check(void *data, enum wl_protocol_logger_type type,
 	if (strcmp(class, "wp_presentation") == 0 &&
 			strcmp(name, "feedback") == 0) {
 		struct vt_surface *surface = message->arguments_count == 2 &&
-			message->arguments[0].o != NULL ?
-			vt_surface_from_wlr(wlr_surface_from_resource(
-				(struct wl_resource *)message->arguments[0].o)) : NULL;
-		if (surface != NULL &&
-				++surface->feedback_requests > FEEDBACK_MAX) {
+						message->arguments[0].o != NULL ?
+				vt_surface_from_wlr(wlr_surface_from_resource(
+						(struct wl_resource *)message->arguments[0].o)) :
+				NULL;
+		if (surface != NULL && ++surface->feedback_requests > FEEDBACK_MAX) {
 			wl_client_post_implementation_error(
-				wl_resource_get_client(message->resource), "more than %d "
-				"wp_presentation.feedback requests for wl_surface@%u "
-				"before its commit", FEEDBACK_MAX,
-				wl_resource_get_id(surface->wlr_surface->resource));
+					wl_resource_get_client(message->resource),
+					"more than %d "
+					"wp_presentation.feedback requests for wl_surface@%u "
+					"before its commit",
+					FEEDBACK_MAX,
+					wl_resource_get_id(surface->wlr_surface->resource));
 		}
 	} else if (strcmp(class, "wl_shm_pool") == 0 &&
 			strcmp(name, "create_buffer") == 0 &&
@@ -173,15 +172,16 @@ static void limits_check(void *data, enum wl_protocol_logger_type type,
 		if (bpp > 0 && width > 0 && width <= INT32_MAX / (int32_t)bpp &&
 				stride < width * (int32_t)bpp) {
 			wl_resource_post_error(message->resource,
-				WL_SHM_ERROR_INVALID_STRIDE, "stride %d under %d pixels "
-				"of %u bytes", stride, width, bpp);
+					WL_SHM_ERROR_INVALID_STRIDE,
+					"stride %d under %d pixels "
+					"of %u bytes",
+					stride, width, bpp);
 		}
 	} else if (strcmp(class, "xdg_activation_token_v1") == 0 &&
 			strcmp(name, "commit") == 0 && p->trim_tokens == NULL) {
 		/* after wlroots made the token */
 		p->trim_tokens = wl_event_loop_add_idle(
-			wl_display_get_event_loop(p->server->display),
-			trim_tokens, p);
+				wl_display_get_event_loop(p->server->display), trim_tokens, p);
 	}
 }
 
@@ -215,12 +215,10 @@ bool vt_protocols_init(struct vt_server *server) {
 	p->xdg_decoration = wlr_xdg_decoration_manager_v1_create(display);
 	p->kde_decoration = wlr_server_decoration_manager_create(display);
 	p->input_inhibit = wlr_input_inhibit_manager_create(display);
-	if (p->idle == NULL || p->idle_inhibit == NULL ||
-			p->activation == NULL || p->constraints == NULL ||
-			p->relative_pointer == NULL || p->gestures == NULL ||
-			p->foreign_toplevel == NULL ||
-			p->input_method_manager == NULL ||
-			p->text_input_manager == NULL ||
+	if (p->idle == NULL || p->idle_inhibit == NULL || p->activation == NULL ||
+			p->constraints == NULL || p->relative_pointer == NULL ||
+			p->gestures == NULL || p->foreign_toplevel == NULL ||
+			p->input_method_manager == NULL || p->text_input_manager == NULL ||
 			p->shortcuts_inhibit == NULL || p->foreign_registry == NULL ||
 			p->tablet_manager == NULL || p->output_power == NULL ||
 			p->xdg_decoration == NULL || p->kde_decoration == NULL ||
@@ -236,8 +234,9 @@ bool vt_protocols_init(struct vt_server *server) {
 	if (server->allocator->buffer_caps & WLR_BUFFER_CAP_DMABUF) {
 		wlr_export_dmabuf_manager_v1_create(display);
 	} else {
-		wlr_log(WLR_INFO, "output buffers are not dmabufs: no "
-			"wlr-export-dmabuf (screencopy serves screenshots)");
+		wlr_log(WLR_INFO,
+				"output buffers are not dmabufs: no "
+				"wlr-export-dmabuf (screencopy serves screenshots)");
 	}
 	protocols_kde_decoration_set_default(p);
 	server->protocols = p;
@@ -246,19 +245,18 @@ bool vt_protocols_init(struct vt_server *server) {
 
 	p->request_activate.notify = protocols_handle_request_activate;
 	wl_signal_add(&p->activation->events.request_activate,
-		&p->request_activate);
+			&p->request_activate);
 	p->new_idle_inhibitor.notify = protocols_handle_new_idle_inhibitor;
 	wl_signal_add(&p->idle_inhibit->events.new_inhibitor,
-		&p->new_idle_inhibitor);
+			&p->new_idle_inhibitor);
 	p->new_constraint.notify = protocols_handle_new_constraint;
-	wl_signal_add(&p->constraints->events.new_constraint,
-		&p->new_constraint);
+	wl_signal_add(&p->constraints->events.new_constraint, &p->new_constraint);
 	p->pointer_focus_change.notify = protocols_handle_pointer_focus_change;
 	wl_signal_add(&server->seat->pointer_state.events.focus_change,
-		&p->pointer_focus_change);
+			&p->pointer_focus_change);
 	p->keyboard_focus_change.notify = protocols_handle_keyboard_focus_change;
 	wl_signal_add(&server->seat->keyboard_state.events.focus_change,
-		&p->keyboard_focus_change);
+			&p->keyboard_focus_change);
 	struct wlr_cursor *cursor = server->cursor;
 	p->swipe_begin.notify = protocols_handle_swipe_begin;
 	wl_signal_add(&cursor->events.swipe_begin, &p->swipe_begin);
@@ -278,13 +276,14 @@ bool vt_protocols_init(struct vt_server *server) {
 	wl_signal_add(&cursor->events.hold_end, &p->hold_end);
 	p->new_input_method.notify = protocols_handle_new_input_method;
 	wl_signal_add(&p->input_method_manager->events.input_method,
-		&p->new_input_method);
+			&p->new_input_method);
 	p->new_text_input.notify = protocols_handle_new_text_input;
 	wl_signal_add(&p->text_input_manager->events.text_input,
-		&p->new_text_input);
-	p->new_shortcuts_inhibitor.notify = protocols_handle_new_shortcuts_inhibitor;
+			&p->new_text_input);
+	p->new_shortcuts_inhibitor.notify =
+			protocols_handle_new_shortcuts_inhibitor;
 	wl_signal_add(&p->shortcuts_inhibit->events.new_inhibitor,
-		&p->new_shortcuts_inhibitor);
+			&p->new_shortcuts_inhibitor);
 	p->tool_axis.notify = protocols_handle_tool_axis;
 	wl_signal_add(&cursor->events.tablet_tool_axis, &p->tool_axis);
 	p->tool_proximity.notify = protocols_handle_tool_proximity;
@@ -295,18 +294,20 @@ bool vt_protocols_init(struct vt_server *server) {
 	wl_signal_add(&cursor->events.tablet_tool_button, &p->tool_button);
 	p->set_power_mode.notify = protocols_handle_set_power_mode;
 	wl_signal_add(&p->output_power->events.set_mode, &p->set_power_mode);
-	p->new_toplevel_decoration.notify = protocols_handle_new_toplevel_decoration;
+	p->new_toplevel_decoration.notify =
+			protocols_handle_new_toplevel_decoration;
 	wl_signal_add(&p->xdg_decoration->events.new_toplevel_decoration,
-		&p->new_toplevel_decoration);
+			&p->new_toplevel_decoration);
 	p->new_kde_decoration.notify = protocols_handle_new_kde_decoration;
 	wl_signal_add(&p->kde_decoration->events.new_decoration,
-		&p->new_kde_decoration);
+			&p->new_kde_decoration);
 	p->input_inhibit_activate.notify = protocols_handle_input_inhibit_activate;
 	wl_signal_add(&p->input_inhibit->events.activate,
-		&p->input_inhibit_activate);
-	p->input_inhibit_deactivate.notify = protocols_handle_input_inhibit_deactivate;
+			&p->input_inhibit_activate);
+	p->input_inhibit_deactivate.notify =
+			protocols_handle_input_inhibit_deactivate;
 	wl_signal_add(&p->input_inhibit->events.deactivate,
-		&p->input_inhibit_deactivate);
+			&p->input_inhibit_deactivate);
 	protocols_foreign_toplevel_listen(p);
 	p->new_xdg_toplevel.notify = protocols_handle_new_xdg_toplevel;
 	wl_signal_add(&server->events.new_xdg_toplevel, &p->new_xdg_toplevel);

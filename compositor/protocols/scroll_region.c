@@ -174,8 +174,10 @@ static void post_error(struct wl_resource *resource, uint32_t code,
 	int n = vsnprintf(message, sizeof(message), fmt, args);
 	va_end(args);
 	if (n > ERROR_MESSAGE_MAX) {
-		wlr_log(WLR_ERROR, "scroll protocol error message of %d bytes, "
-			"cut by libwayland: %s", n, message);
+		wlr_log(WLR_ERROR,
+				"scroll protocol error message of %d bytes, "
+				"cut by libwayland: %s",
+				n, message);
 	}
 	wl_resource_post_error(resource, code, "%s", message);
 }
@@ -183,7 +185,7 @@ static void post_error(struct wl_resource *resource, uint32_t code,
 static struct vt_scroll_manager *manager_from_resource(
 		struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
-		&vitrail_scroll_manager_v1_interface, &manager_impl));
+			&vitrail_scroll_manager_v1_interface, &manager_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -191,7 +193,7 @@ static struct vt_scroll_manager *manager_from_resource(
 static struct scroll_region *region_from_resource(
 		struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
-		&vitrail_scroll_region_v1_interface, &region_impl));
+			&vitrail_scroll_region_v1_interface, &region_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -213,33 +215,33 @@ static struct vt_scroll_span region_span(const struct scroll_region *region,
 static bool check_rect(struct wl_resource *resource, uint32_t code,
 		const char *request, int32_t x, int32_t y, int32_t width,
 		int32_t height) {
-	if (x < -COORD_MAX || x > COORD_MAX || y < -COORD_MAX ||
-			y > COORD_MAX) {
+	if (x < -COORD_MAX || x > COORD_MAX || y < -COORD_MAX || y > COORD_MAX) {
 		post_error(resource, code, "%s x, y = %d, %d: not in [-%d, %d]",
-			request, x, y, COORD_MAX, COORD_MAX);
+				request, x, y, COORD_MAX, COORD_MAX);
 		return false;
 	}
-	if (width < 1 || width > COORD_MAX || height < 1 ||
-			height > COORD_MAX) {
-		post_error(resource, code, "%s %dx%d: width and height must be in "
-			"[1, %d]", request, width, height, COORD_MAX);
+	if (width < 1 || width > COORD_MAX || height < 1 || height > COORD_MAX) {
+		post_error(resource, code,
+				"%s %dx%d: width and height must be in "
+				"[1, %d]",
+				request, width, height, COORD_MAX);
 		return false;
 	}
 	return true;
 }
 
-static bool check_content(struct wl_resource *resource, int32_t x,
-		int32_t y, int32_t width, int32_t height) {
+static bool check_content(struct wl_resource *resource, int32_t x, int32_t y,
+		int32_t width, int32_t height) {
 	if (x < 0 || x > CONTENT_MAX || y < 0 || y > CONTENT_MAX) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_CONTENT,
-			"content offset %d, %d: not in [0, %d]", x, y, CONTENT_MAX);
+				"content offset %d, %d: not in [0, %d]", x, y, CONTENT_MAX);
 		return false;
 	}
 	if (width < 1 || width > CONTENT_MAX || height < 1 ||
 			height > CONTENT_MAX) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_CONTENT,
-			"content %dx%d: width and height must be in [1, %d]", width,
-			height, CONTENT_MAX);
+				"content %dx%d: width and height must be in [1, %d]", width,
+				height, CONTENT_MAX);
 		return false;
 	}
 	return true;
@@ -256,9 +258,11 @@ static bool check_frame(struct scroll_region *region, const struct frame *f,
 		if (!region->scrolls[i]) {
 			if (size != r || offset != 0 || content != r) {
 				post_error(region->resource,
-					VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME, "%s does not "
-					"scroll: frame %d, offset %d, content %d must be "
-					"%d, 0, %d", names[i], size, offset, content, r, r);
+						VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
+						"%s does not "
+						"scroll: frame %d, offset %d, content %d must be "
+						"%d, 0, %d",
+						names[i], size, offset, content, r, r);
 				return false;
 			}
 			continue;
@@ -267,17 +271,19 @@ static bool check_frame(struct scroll_region *region, const struct frame *f,
 		int64_t most = (int64_t)floor(VT_SCROLL_N_MAX * r);
 		if (size < least || size > most || size > FRAME_MAX) {
 			post_error(region->resource,
-				VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME, "frame %s extent "
-				"%d: not in [%d, %" PRId64 "] (region %d, content %d)",
-				names[i], size, least, most < FRAME_MAX ? most : FRAME_MAX,
-				r, content);
+					VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
+					"frame %s extent "
+					"%d: not in [%d, %" PRId64 "] (region %d, content %d)",
+					names[i], size, least, most < FRAME_MAX ? most : FRAME_MAX,
+					r, content);
 			return false;
 		}
 		if ((int64_t)offset + size > content) {
 			post_error(region->resource,
-				VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME, "frame %s %d + %d "
-				"ends after the content's %d", names[i], offset, size,
-				content);
+					VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
+					"frame %s %d + %d "
+					"ends after the content's %d",
+					names[i], offset, size, content);
 			return false;
 		}
 	}
@@ -288,7 +294,7 @@ static bool check_frame(struct scroll_region *region, const struct frame *f,
 
 static void handle_node_destroy(struct wl_listener *listener, void *data);
 static void handle_pending_node_destroy(struct wl_listener *listener,
-	void *data);
+		void *data);
 
 /* Let go of a frame: its pixels leave the budget, a node goes back to
  * where its client put it (unless it is being destroyed: gone). */
@@ -314,8 +320,8 @@ static void spare_drop(struct scroll_region *region) {
 /* The spare image when it fits a new frame and is the region's alone (its
  * charge given back), or NULL. The frame's copy writes every pixel before
  * it is shown. */
-static struct vr_image *spare_take(struct scroll_region *region,
-		int32_t width, int32_t height, enum vr_format format) {
+static struct vr_image *spare_take(struct scroll_region *region, int32_t width,
+		int32_t height, enum vr_format format) {
 	struct vr_image *image = region->spare;
 	if (image == NULL || vr_image_shared(image) ||
 			vr_image_width(image) != width ||
@@ -356,7 +362,7 @@ static void frame_release(struct scroll_region *region, struct frame *f,
 
 static void handle_node_destroy(struct wl_listener *listener, void *data) {
 	struct scroll_region *region =
-		wl_container_of(listener, region, node_destroy);
+			wl_container_of(listener, region, node_destroy);
 	frame_release(region, &region->frame, &region->node_destroy, false);
 	vt_server_schedule_update(region->manager->server);
 }
@@ -364,9 +370,9 @@ static void handle_node_destroy(struct wl_listener *listener, void *data) {
 static void handle_pending_node_destroy(struct wl_listener *listener,
 		void *data) {
 	struct scroll_region *region =
-		wl_container_of(listener, region, pending_node_destroy);
+			wl_container_of(listener, region, pending_node_destroy);
 	frame_release(region, &region->pending, &region->pending_node_destroy,
-		false);
+			false);
 	region->frame_pending = false;
 }
 
@@ -375,7 +381,8 @@ static void clamp_position(struct scroll_region *region) {
 	for (int i = 0; i < 2; i++) {
 		struct vt_scroll_span span = region_span(region, i);
 		region->pos[i] = region->scrolls[i] ?
-			vt_scroll_clamp(&span, region->pos[i]) : 0.0;
+				vt_scroll_clamp(&span, region->pos[i]) :
+				0.0;
 	}
 }
 
@@ -391,7 +398,8 @@ static uint32_t region_show(struct scroll_region *region) {
 		return 0;
 	}
 	struct vt_scroll_span span[2] = {
-		region_span(region, AXIS_X), region_span(region, AXIS_Y),
+		region_span(region, AXIS_X),
+		region_span(region, AXIS_Y),
 	};
 	uint32_t mask;
 	vt_scroll_decide(span, region->scrolls, region->pos, region->shown, &mask);
@@ -408,9 +416,9 @@ static uint32_t region_show(struct scroll_region *region) {
 	int32_t h = region->rect[3] < f->size[1] ? region->rect[3] : f->size[1];
 	struct vr_rectf src = { (float)dx, (float)dy, (float)w, (float)h };
 	vr_node_set_image(region->crop, f->image, &src, (float)w, (float)h,
-		VR_TRANSFORM_NORMAL);
+			VR_TRANSFORM_NORMAL);
 	vr_node_set_position(region->crop, (float)region->rect[0],
-		(float)region->rect[1]);
+			(float)region->rect[1]);
 	vr_node_set_enabled(region->crop, true);
 	vt_server_schedule_update(region->manager->server);
 	return mask;
@@ -424,8 +432,8 @@ static uint32_t region_show(struct scroll_region *region) {
 static void region_plan(struct scroll_region *region, uint64_t now,
 		uint64_t display_ns, uint64_t period_ns) {
 	struct vt_server *server = region->manager->server;
-	uint64_t client_ns = vt_scroll_render_time_get(&region->render_time,
-		RENDER_FALLBACK_NS);
+	uint64_t client_ns =
+			vt_scroll_render_time_get(&region->render_time, RENDER_FALLBACK_NS);
 	/* frames rendered before the new frame comes show up to that much
 	 * later than now (D-VSync renders ahead), plus a refresh */
 	uint64_t ahead = display_ns > now ? display_ns - now : 0;
@@ -451,13 +459,14 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 			to[i] = region->fling[i].end_pos;
 		} else {
 			velocity[i] = vt_scroll_velocity_get(&region->velocity[i],
-				vt_scroll_velocity_event_clock(&region->velocity[i], now));
+					vt_scroll_velocity_event_clock(&region->velocity[i], now));
 			predicted[i] = vt_scroll_clamp(&span,
-				region->pos[i] + velocity[i] * (double)lead / 1e9);
+					region->pos[i] + velocity[i] * (double)lead / 1e9);
 			from[i] = vt_scroll_clamp(&span,
-				region->pos[i] + velocity[i] * (double)shown_lead / 1e9);
-			to[i] = velocity[i] > 0.0 ? 1e12 : velocity[i] < 0.0 ? -1e12 :
-				predicted[i];
+					region->pos[i] + velocity[i] * (double)shown_lead / 1e9);
+			to[i] = velocity[i] > 0.0 ? 1e12 :
+					velocity[i] < 0.0 ? -1e12 :
+										predicted[i];
 		}
 		if (region->frame.kind != FRAME_NONE &&
 				vt_scroll_need_frame(&span, predicted[i])) {
@@ -495,22 +504,22 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 			/* the content is not known yet: its start */
 			region->requested_offset[i] = 0;
 			region->requested_size[i] =
-				vt_scroll_frame_extent(r, CONTENT_MAX, n, true);
+					vt_scroll_frame_extent(r, CONTENT_MAX, n, true);
 			continue;
 		}
 		int32_t content = region->frame.content[i];
 		int32_t size = vt_scroll_frame_extent(r, content, n, true);
 		double margin = vt_scroll_reverse_margin(velocity[i], lead, r, size);
 		region->requested_offset[i] = vt_scroll_place_frame(r, size, content,
-			region->pos[i], from[i], to[i], margin);
+				region->pos[i], from[i], to[i], margin);
 		region->requested_size[i] = size;
 	}
 	region->requested = true;
 	region->requested_at = now;
 	region->manager->requests++;
 	vitrail_scroll_region_v1_send_frame_needed(region->resource,
-		region->requested_offset[0], region->requested_offset[1],
-		region->requested_size[0], region->requested_size[1]);
+			region->requested_offset[0], region->requested_offset[1],
+			region->requested_size[0], region->requested_size[1]);
 }
 
 /* ---- commit ------------------------------------------------------------- */
@@ -528,9 +537,9 @@ static void region_apply(struct scroll_region *region) {
 	region->commit_waiting = false;
 	int32_t rect[4];
 	memcpy(rect, region->rect_pending ? region->pending_rect : region->rect,
-		sizeof(rect));
-	const struct frame *next = region->frame_pending ?
-		&region->pending : &region->frame;
+			sizeof(rect));
+	const struct frame *next =
+			region->frame_pending ? &region->pending : &region->frame;
 	if (next->kind != FRAME_NONE && !check_frame(region, next, rect)) {
 		return;
 	}
@@ -543,7 +552,7 @@ static void region_apply(struct scroll_region *region) {
 		if (region->frame.kind == FRAME_NODE) {
 			wl_list_remove(&region->pending_node_destroy.link);
 			vt_scene_node_add_destroy_listener(region->frame.node,
-				&region->node_destroy);
+					&region->node_destroy);
 		}
 		region->frame_pending = false;
 		region->frames++;
@@ -551,7 +560,7 @@ static void region_apply(struct scroll_region *region) {
 		if (region->requested) {
 			uint64_t now = vt_now_ns();
 			vt_scroll_render_time_add(&region->render_time,
-				now - region->requested_at);
+					now - region->requested_at);
 			region->requested = false;
 		}
 	}
@@ -572,7 +581,7 @@ static void region_apply(struct scroll_region *region) {
 static void region_handle_surface_commit(struct wl_listener *listener,
 		void *data) {
 	struct scroll_region *region =
-		wl_container_of(listener, region, surface_commit);
+			wl_container_of(listener, region, surface_commit);
 	region_apply(region);
 }
 
@@ -583,7 +592,7 @@ static void region_finish(struct scroll_region *region) {
 	}
 	frame_release(region, &region->frame, &region->node_destroy, true);
 	frame_release(region, &region->pending, &region->pending_node_destroy,
-		true);
+			true);
 	spare_drop(region);
 	region->commit_waiting = false;
 	vr_node_destroy(region->crop);
@@ -598,7 +607,7 @@ static void region_finish(struct scroll_region *region) {
 static void region_handle_surface_destroy(struct wl_listener *listener,
 		void *data) {
 	struct scroll_region *region =
-		wl_container_of(listener, region, surface_destroy);
+			wl_container_of(listener, region, surface_destroy);
 	region_finish(region);
 	wl_resource_set_user_data(region->resource, NULL);
 	vt_client_budget_unref(region->budget);
@@ -627,7 +636,8 @@ static void region_handle_set_region(struct wl_client *client,
 		int32_t height) {
 	struct scroll_region *region = region_from_resource(resource);
 	if (!check_rect(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_REGION,
-			"set_region", x, y, width, height) || region == NULL) {
+				"set_region", x, y, width, height) ||
+			region == NULL) {
 		return;
 	}
 	region->pending_rect[0] = x;
@@ -642,16 +652,17 @@ static void region_handle_set_region(struct wl_client *client,
 static void copy_over(struct scroll_region *region, bool complete) {
 	struct frame_copy *copy = region->pending.copy;
 	if (complete) {
-		wlr_log(WLR_DEBUG, "scroll region %u: a %dx%d frame copied in %u "
-			"bands over %.1f ms (main thread %.1f ms)", region->id,
-			vr_image_width(region->pending.image), copy->rows, copy->bands,
-			(double)(vt_now_ns() - copy->start_ns) / 1e6,
-			(double)copy->busy_ns / 1e6);
+		wlr_log(WLR_DEBUG,
+				"scroll region %u: a %dx%d frame copied in %u "
+				"bands over %.1f ms (main thread %.1f ms)",
+				region->id, vr_image_width(region->pending.image), copy->rows,
+				copy->bands, (double)(vt_now_ns() - copy->start_ns) / 1e6,
+				(double)copy->busy_ns / 1e6);
 		region->pending.copy = NULL;
 		copy_stop(copy);
 	} else {
-		frame_release(region, &region->pending,
-			&region->pending_node_destroy, true);
+		frame_release(region, &region->pending, &region->pending_node_destroy,
+				true);
 		region->frame_pending = false;
 	}
 	if (region->commit_waiting) {
@@ -684,7 +695,7 @@ static int copy_handle_timer(void *data) {
 		int32_t n = copy->rows - y < step ? copy->rows - y : step;
 		struct vr_box box = { 0, y, width, n };
 		ok = vr_image_write_box(image, pixels + (size_t)y * (size_t)stride,
-			stride, &box);
+				stride, &box);
 		copy->next_row += n;
 		if (vt_now_ns() - start >= VT_COPY_BAND_NS) {
 			break;
@@ -709,16 +720,17 @@ static int copy_handle_timer(void *data) {
 
 static void copy_handle_buffer_destroy(struct wl_listener *listener,
 		void *data) {
-	struct frame_copy *copy =
-		wl_container_of(listener, copy, buffer_destroy);
+	struct frame_copy *copy = wl_container_of(listener, copy, buffer_destroy);
 	struct scroll_region *region = copy->region;
-	wlr_log(WLR_DEBUG, "scroll region %u: wl_buffer destroyed while vitrail "
-		"copied it: the frame is dropped", region->id);
+	wlr_log(WLR_DEBUG,
+			"scroll region %u: wl_buffer destroyed while vitrail "
+			"copied it: the frame is dropped",
+			region->id);
 	wl_list_remove(&copy->buffer_destroy.link);
 	copy->buffer = NULL;
 	copy_over(region, false);
 	wl_signal_emit(&region->manager->server->events.check_settled,
-		region->manager->server);
+			region->manager->server);
 }
 
 /* Start copying the buffer into the image in bands. */
@@ -729,8 +741,9 @@ static struct frame_copy *copy_start(struct scroll_region *region,
 	if (copy == NULL) {
 		return NULL;
 	}
-	copy->timer = wl_event_loop_add_timer(
-		wl_display_get_event_loop(server->display), copy_handle_timer, copy);
+	copy->timer =
+			wl_event_loop_add_timer(wl_display_get_event_loop(server->display),
+					copy_handle_timer, copy);
 	if (copy->timer == NULL) {
 		free(copy);
 		return NULL;
@@ -749,11 +762,11 @@ static struct frame_copy *copy_start(struct scroll_region *region,
 /* The pending frame becomes f (its old one let go). */
 static void set_pending(struct scroll_region *region, const struct frame *f) {
 	frame_release(region, &region->pending, &region->pending_node_destroy,
-		true);
+			true);
 	region->pending = *f;
 	if (f->kind == FRAME_NODE) {
 		vt_scene_node_add_destroy_listener(f->node,
-			&region->pending_node_destroy);
+				&region->pending_node_destroy);
 	}
 	region->frame_pending = true;
 }
@@ -767,14 +780,14 @@ static void region_handle_attach_buffer(struct wl_client *client,
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
 	if (shm == NULL) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
-			"wl_buffer@%u is not a wl_shm buffer", buffer_id);
+				"wl_buffer@%u is not a wl_shm buffer", buffer_id);
 		return;
 	}
 	uint32_t format = wl_shm_buffer_get_format(shm);
 	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
-			"wl_buffer@%u has format 0x%08x, not ARGB8888 or XRGB8888",
-			buffer_id, format);
+				"wl_buffer@%u has format 0x%08x, not ARGB8888 or XRGB8888",
+				buffer_id, format);
 		return;
 	}
 	int32_t width = wl_shm_buffer_get_width(shm);
@@ -782,44 +795,45 @@ static void region_handle_attach_buffer(struct wl_client *client,
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	if ((int64_t)stride < (int64_t)width * 4) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
-			"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
-			buffer_id, stride, width);
+				"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
+				buffer_id, stride, width);
 		return;
 	}
 	if (!check_content(resource, content_x, content_y, content_width,
-			content_height)) {
+				content_height)) {
 		return;
 	}
 	if (width > FRAME_MAX || height > FRAME_MAX) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
-			"wl_buffer@%u is %dx%d, larger than %dx%d", buffer_id, width,
-			height, FRAME_MAX, FRAME_MAX);
+				"wl_buffer@%u is %dx%d, larger than %dx%d", buffer_id, width,
+				height, FRAME_MAX, FRAME_MAX);
 		return;
 	}
 	if (region == NULL) {
 		return; /* inert */
 	}
 	enum vr_format vr_format = format == WL_SHM_FORMAT_XRGB8888 ?
-		VR_FORMAT_XRGB8888 : VR_FORMAT_ARGB8888;
+			VR_FORMAT_XRGB8888 :
+			VR_FORMAT_ARGB8888;
 	struct vr_image *image = spare_take(region, width, height, vr_format);
 	/* the pending frame this one replaces gives its bytes back */
 	uint64_t bytes = (uint64_t)width * (uint64_t)height * 4;
-	uint64_t release = region->pending.kind == FRAME_BUFFER ?
-		region->pending.bytes : 0;
+	uint64_t release =
+			region->pending.kind == FRAME_BUFFER ? region->pending.bytes : 0;
 	uint64_t total;
-	bool charged = vt_client_budget_charge(region->budget, release, bytes,
-		&total);
+	bool charged =
+			vt_client_budget_charge(region->budget, release, bytes, &total);
 	if (!charged && region->spare != NULL) {
 		spare_drop(region);
-		charged = vt_client_budget_charge(region->budget, release, bytes,
-			&total);
+		charged =
+				vt_client_budget_charge(region->budget, release, bytes, &total);
 	}
 	if (!charged) {
 		vr_image_unref(image);
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_QUOTA_EXCEEDED,
-			"wl_buffer@%u %dx%d: images of %" PRIu64 " bytes, over the "
-			"budget %llu", buffer_id, width, height, total,
-			VT_CLIENT_IMAGE_BYTES);
+				"wl_buffer@%u %dx%d: images of %" PRIu64 " bytes, over the "
+				"budget %llu",
+				buffer_id, width, height, total, VT_CLIENT_IMAGE_BYTES);
 		return;
 	}
 	/* charged: give the old pending bytes back through the release below
@@ -871,14 +885,13 @@ static void region_handle_attach_node(struct wl_client *client,
 		int32_t content_width, int32_t content_height) {
 	struct scroll_region *region = region_from_resource(resource);
 	if (!check_content(resource, content_x, content_y, content_width,
-			content_height)) {
+				content_height)) {
 		return;
 	}
-	if (width < 1 || width > FRAME_MAX || height < 1 ||
-			height > FRAME_MAX) {
+	if (width < 1 || width > FRAME_MAX || height < 1 || height > FRAME_MAX) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
-			"frame %dx%d: width and height must be in [1, %d]", width,
-			height, FRAME_MAX);
+				"frame %dx%d: width and height must be in [1, %d]", width,
+				height, FRAME_MAX);
 		return;
 	}
 	if (region == NULL) {
@@ -887,18 +900,18 @@ static void region_handle_attach_node(struct wl_client *client,
 	struct vt_scene_node *node = vt_scene_node_from_resource(node_resource);
 	if (node == NULL || vt_scene_node_surface(node) != region->surface) {
 		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_FOREIGN_NODE,
-			"vitrail_scene_node_v1@%u is not a live node of the scene of "
-			"this region's wl_surface", wl_resource_get_id(node_resource));
+				"vitrail_scene_node_v1@%u is not a live node of the scene of "
+				"this region's wl_surface",
+				wl_resource_get_id(node_resource));
 		return;
 	}
 	struct scroll_region *other;
 	wl_list_for_each(other, &region->manager->regions, link) {
-		if (other != region && (other->frame.node == node ||
-				other->pending.node == node)) {
-			post_error(resource,
-				VITRAIL_SCROLL_REGION_V1_ERROR_NODE_IN_USE,
-				"vitrail_scene_node_v1@%u is moved by another region",
-				wl_resource_get_id(node_resource));
+		if (other != region &&
+				(other->frame.node == node || other->pending.node == node)) {
+			post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_NODE_IN_USE,
+					"vitrail_scene_node_v1@%u is moved by another region",
+					wl_resource_get_id(node_resource));
 			return;
 		}
 	}
@@ -938,29 +951,30 @@ static void manager_handle_get_scroll_region(struct wl_client *client,
 		struct wl_resource *surface_resource, uint32_t axes, int32_t x,
 		int32_t y, int32_t width, int32_t height) {
 	struct vt_scroll_manager *manager = manager_from_resource(resource);
-	struct wl_resource *region_resource = wl_resource_create(client,
-		&vitrail_scroll_region_v1_interface,
-		wl_resource_get_version(resource), id);
+	struct wl_resource *region_resource =
+			wl_resource_create(client, &vitrail_scroll_region_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (region_resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
 	wl_resource_set_implementation(region_resource, &region_impl, NULL,
-		region_handle_resource_destroy);
+			region_handle_resource_destroy);
 	const uint32_t all = VITRAIL_SCROLL_REGION_V1_AXIS_HORIZONTAL |
-		VITRAIL_SCROLL_REGION_V1_AXIS_VERTICAL;
+			VITRAIL_SCROLL_REGION_V1_AXIS_VERTICAL;
 	if (axes == 0 || (axes & ~all) != 0) {
 		post_error(resource, VITRAIL_SCROLL_MANAGER_V1_ERROR_BAD_AXES,
-			"axes = %u: not a non-empty set of horizontal (1) and "
-			"vertical (2)", axes);
+				"axes = %u: not a non-empty set of horizontal (1) and "
+				"vertical (2)",
+				axes);
 		return;
 	}
 	if (!check_rect(resource, VITRAIL_SCROLL_MANAGER_V1_ERROR_BAD_REGION,
-			"get_scroll_region", x, y, width, height)) {
+				"get_scroll_region", x, y, width, height)) {
 		return;
 	}
 	struct wlr_surface *wlr_surface =
-		wlr_surface_from_resource(surface_resource);
+			wlr_surface_from_resource(surface_resource);
 	int count = 0;
 	struct scroll_region *other;
 	wl_list_for_each(other, &manager->regions, link) {
@@ -968,15 +982,15 @@ static void manager_handle_get_scroll_region(struct wl_client *client,
 	}
 	if (count >= REGIONS_PER_SURFACE) {
 		post_error(resource, VITRAIL_SCROLL_MANAGER_V1_ERROR_TOO_MANY,
-			"wl_surface@%u already has %d scroll regions",
-			wl_resource_get_id(surface_resource), count);
+				"wl_surface@%u already has %d scroll regions",
+				wl_resource_get_id(surface_resource), count);
 		return;
 	}
 	struct vt_surface *surface = vt_surface_from_wlr(wlr_surface);
 	struct scroll_region *region = calloc(1, sizeof(*region));
 	struct vt_client_budget *budget = vt_client_budget_get(client);
-	struct vr_node *layer = surface != NULL ?
-		vt_surface_scroll_layer(surface) : NULL;
+	struct vr_node *layer =
+			surface != NULL ? vt_surface_scroll_layer(surface) : NULL;
 	struct vr_node *crop = vr_node_create(manager->server->tree);
 	if (region == NULL || budget == NULL || layer == NULL || crop == NULL) {
 		free(region);
@@ -1016,10 +1030,10 @@ static const struct vitrail_scroll_manager_v1_interface manager_impl = {
 	.get_scroll_region = manager_handle_get_scroll_region,
 };
 
-static void manager_bind(struct wl_client *client, void *data,
-		uint32_t version, uint32_t id) {
-	vt_resource_create(client, &vitrail_scroll_manager_v1_interface, version, id,
-		&manager_impl, data, NULL);
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
+	vt_resource_create(client, &vitrail_scroll_manager_v1_interface, version,
+			id, &manager_impl, data, NULL);
 }
 
 /* Frames go on while a region flings; asked last, and only when neither
@@ -1035,11 +1049,10 @@ static void handle_busy(struct wl_listener *listener, void *data) {
  * display time (a fling is a function of it), after the scene sampled. */
 static void handle_sample(struct wl_listener *listener, void *data) {
 	struct vt_scroll_manager *manager =
-		wl_container_of(listener, manager, sample);
+			wl_container_of(listener, manager, sample);
 	struct vt_frame_sample_event *event = data;
 	vt_scroll_sample(manager->server, event->output, event->display_ns,
-		event->period_ns, event->scroll_samples,
-		event->scroll_samples_len);
+			event->period_ns, event->scroll_samples, event->scroll_samples_len);
 }
 
 bool vt_scroll_init(struct vt_server *server) {
@@ -1050,8 +1063,8 @@ bool vt_scroll_init(struct vt_server *server) {
 	manager->server = server;
 	wl_list_init(&manager->regions);
 	manager->global = wl_global_create(server->display,
-		&vitrail_scroll_manager_v1_interface, SCROLL_VERSION, manager,
-		manager_bind);
+			&vitrail_scroll_manager_v1_interface, SCROLL_VERSION, manager,
+			manager_bind);
 	if (manager->global == NULL) {
 		free(manager);
 		return false;
@@ -1107,8 +1120,8 @@ void vt_scroll_sample(struct vt_server *server, struct vt_output *output,
 		}
 		for (int i = 0; i < 2; i++) {
 			if (region->fling[i].active) {
-				region->pos[i] = vt_fling_position(&region->fling[i],
-					display_ns);
+				region->pos[i] =
+						vt_fling_position(&region->fling[i], display_ns);
 				if (vt_fling_done(&region->fling[i], display_ns)) {
 					region->fling[i].active = false;
 				}
@@ -1125,15 +1138,16 @@ void vt_scroll_sample(struct vt_server *server, struct vt_output *output,
 				region->sent[1] = region->shown[1];
 				region->sent_known = true;
 				vitrail_scroll_region_v1_send_position(region->resource,
-					region->shown[0], region->shown[1],
-					(uint32_t)(display_ns >> 32),
-					(uint32_t)(display_ns & 0xffffffff));
+						region->shown[0], region->shown[1],
+						(uint32_t)(display_ns >> 32),
+						(uint32_t)(display_ns & 0xffffffff));
 			}
 			char entry[96];
-			int n = snprintf(entry, sizeof(entry), "%s%u@%d/%d/%.0f/%.0f/%"
-				PRIu64, used > 0 ? ";" : "", region->id, region->shown[0],
-				region->shown[1], floor(region->pos[0] + 0.5),
-				floor(region->pos[1] + 0.5), region->frames);
+			int n = snprintf(entry, sizeof(entry),
+					"%s%u@%d/%d/%.0f/%.0f/%" PRIu64, used > 0 ? ";" : "",
+					region->id, region->shown[0], region->shown[1],
+					floor(region->pos[0] + 0.5), floor(region->pos[1] + 0.5),
+					region->frames);
 			if (n > 0 && (size_t)n < sizeof(entry) &&
 					used + (size_t)n < log_size) {
 				memcpy(log + used, entry, (size_t)n + 1);
@@ -1150,9 +1164,11 @@ void vt_scroll_print_stats(struct vt_server *server, FILE *f,
 	if (manager == NULL || manager->next_id == 0) {
 		return;
 	}
-	fprintf(f, "%sscroll regions=%u extended_frames=%" PRIu64 " requests=%"
-		PRIu64 " overflow_frames=%" PRIu64 "\n", indent, manager->next_id,
-		manager->frames, manager->requests, manager->overflow_frames);
+	fprintf(f,
+			"%sscroll regions=%u extended_frames=%" PRIu64 " requests=%" PRIu64
+			" overflow_frames=%" PRIu64 "\n",
+			indent, manager->next_id, manager->frames, manager->requests,
+			manager->overflow_frames);
 }
 
 bool vt_scroll_flinging(struct vt_server *server) {
@@ -1182,8 +1198,7 @@ static struct scroll_region *region_at(struct vt_scroll_manager *manager,
 			continue;
 		}
 		const int32_t *r = region->rect;
-		if (sx >= r[0] && sx < r[0] + r[2] && sy >= r[1] &&
-				sy < r[1] + r[3]) {
+		if (sx >= r[0] && sx < r[0] + r[2] && sy >= r[1] && sy < r[1] + r[3]) {
 			return region;
 		}
 	}
@@ -1196,10 +1211,10 @@ static uint64_t event_ns(uint32_t time_msec) {
 }
 
 /* The wanted position moved (input at event_time): show it at once. */
-static void region_moved(struct scroll_region *region, int axis,
-		uint64_t now, uint64_t event_time) {
+static void region_moved(struct scroll_region *region, int axis, uint64_t now,
+		uint64_t event_time) {
 	vt_scroll_velocity_add(&region->velocity[axis], now, event_time,
-		region->pos[axis]);
+			region->pos[axis]);
 	region_show(region);
 	vt_server_request_frame(region->manager->server, VT_PACER_RENDER);
 }
@@ -1210,14 +1225,14 @@ static double fling_tau(struct scroll_region *region) {
 
 /* Fling along axis from now, at the velocity of the 100 ms of events
  * before the one at event_time (the lift). */
-static void region_fling(struct scroll_region *region, int axis,
-		uint64_t now, uint64_t event_time) {
+static void region_fling(struct scroll_region *region, int axis, uint64_t now,
+		uint64_t event_time) {
 	double v = vt_scroll_velocity_get(&region->velocity[axis], event_time);
 	struct vt_scroll_span span = region_span(region, axis);
 	if (fabs(v) >= VT_FLING_MIN_VELOCITY) {
 		vt_fling_start(&region->fling[axis], now, region->pos[axis], v,
-			fling_tau(region), VT_FLING_STOP_VELOCITY, 0.0,
-			vt_scroll_max(&span));
+				fling_tau(region), VT_FLING_STOP_VELOCITY, 0.0,
+				vt_scroll_max(&span));
 	}
 	vt_scroll_velocity_reset(&region->velocity[axis]);
 	if (region->fling[axis].active) {
@@ -1233,10 +1248,10 @@ bool vt_scroll_pointer_axis(struct vt_server *server,
 	if (manager == NULL || surface == NULL) {
 		return false;
 	}
-	int axis = event->orientation == WLR_AXIS_ORIENTATION_VERTICAL ?
-		AXIS_Y : AXIS_X;
+	int axis = event->orientation == WLR_AXIS_ORIENTATION_VERTICAL ? AXIS_Y :
+																	 AXIS_X;
 	struct scroll_region *region = region_at(manager, surface,
-		seat->pointer_state.sx, seat->pointer_state.sy, axis);
+			seat->pointer_state.sx, seat->pointer_state.sy, axis);
 	if (region == NULL) {
 		return false;
 	}
@@ -1250,8 +1265,8 @@ bool vt_scroll_pointer_axis(struct vt_server *server,
 	}
 	region->fling[axis].active = false;
 	struct vt_scroll_span span = region_span(region, axis);
-	region->pos[axis] = vt_scroll_clamp(&span,
-		region->pos[axis] + event->delta);
+	region->pos[axis] =
+			vt_scroll_clamp(&span, region->pos[axis] + event->delta);
 	region_moved(region, axis, now, event_ns(event->time_msec));
 	return true;
 }
@@ -1282,7 +1297,7 @@ bool vt_scroll_touch_down(struct vt_server *server, uint32_t time_msec,
 		vt_scroll_velocity_reset(&region->velocity[i]);
 		region->drag_pos[i] = region->pos[i];
 		vt_scroll_velocity_add(&region->velocity[i], now, event_ns(time_msec),
-			region->pos[i]);
+				region->pos[i]);
 	}
 	return true;
 }
@@ -1317,9 +1332,9 @@ bool vt_scroll_touch_motion(struct vt_server *server, uint32_t time_msec,
 		/* the content follows the finger */
 		struct vt_scroll_span span = region_span(region, i);
 		region->pos[i] = vt_scroll_clamp(&span,
-			region->drag_pos[i] - (at[i] - region->drag_from[i]));
+				region->drag_pos[i] - (at[i] - region->drag_from[i]));
 		vt_scroll_velocity_add(&region->velocity[i], now, event_ns(time_msec),
-			region->pos[i]);
+				region->pos[i]);
 	}
 	region_show(region);
 	vt_server_request_frame(server, VT_PACER_RENDER);

@@ -74,11 +74,11 @@ static void decoration_apply(struct decoration *decoration) {
 	struct wlr_xdg_toplevel_decoration_v1 *wlr = decoration->wlr;
 	enum wlr_xdg_toplevel_decoration_v1_mode asked = wlr->requested_mode;
 	bool server_side = server_side_decorations(decoration->server,
-		asked == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE,
-		asked != WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_NONE);
-	wlr_xdg_toplevel_decoration_v1_set_mode(wlr, server_side ?
-		WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE :
-		WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
+			asked == WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE,
+			asked != WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_NONE);
+	wlr_xdg_toplevel_decoration_v1_set_mode(wlr,
+			server_side ? WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE :
+						  WLR_XDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE);
 	struct vt_view *view = wlr->surface->data;
 	if (view != NULL) {
 		vt_view_set_server_decorations(view, server_side);
@@ -88,14 +88,14 @@ static void decoration_apply(struct decoration *decoration) {
 static void decoration_handle_request_mode(struct wl_listener *listener,
 		void *data) {
 	struct decoration *decoration =
-		wl_container_of(listener, decoration, request_mode);
+			wl_container_of(listener, decoration, request_mode);
 	decoration_apply(decoration);
 }
 
 static void decoration_handle_destroy(struct wl_listener *listener,
 		void *data) {
 	struct decoration *decoration =
-		wl_container_of(listener, decoration, destroy);
+			wl_container_of(listener, decoration, destroy);
 	/* without the object the client draws its own (the protocol's
 	 * destroy); NULL when the window itself is going */
 	struct vt_view *view = decoration->wlr->surface->data;
@@ -110,7 +110,7 @@ static void decoration_handle_destroy(struct wl_listener *listener,
 void protocols_handle_new_toplevel_decoration(struct wl_listener *listener,
 		void *data) {
 	struct vt_protocols *p =
-		wl_container_of(listener, p, new_toplevel_decoration);
+			wl_container_of(listener, p, new_toplevel_decoration);
 	struct wlr_xdg_toplevel_decoration_v1 *wlr = data;
 	struct decoration *decoration = calloc(1, sizeof(*decoration));
 	if (decoration == NULL) {
@@ -141,28 +141,29 @@ static void kde_decoration_apply_to(struct vt_server *server,
 		struct wlr_server_decoration *wlr, struct vt_view *view) {
 	if (view != NULL) {
 		vt_view_set_server_decorations(view,
-			wlr->mode == WLR_SERVER_DECORATION_MANAGER_MODE_SERVER);
+				wlr->mode == WLR_SERVER_DECORATION_MANAGER_MODE_SERVER);
 	}
 }
 
 static void kde_decoration_handle_mode(struct wl_listener *listener,
 		void *data) {
 	struct kde_decoration *decoration =
-		wl_container_of(listener, decoration, mode);
+			wl_container_of(listener, decoration, mode);
 	struct wlr_server_decoration *wlr = decoration->wlr;
 	bool server_side = server_side_decorations(decoration->server,
-		wlr->mode != WLR_SERVER_DECORATION_MANAGER_MODE_SERVER, true);
+			wlr->mode != WLR_SERVER_DECORATION_MANAGER_MODE_SERVER, true);
 	wlr->mode = server_side ? WLR_SERVER_DECORATION_MANAGER_MODE_SERVER :
-		WLR_SERVER_DECORATION_MANAGER_MODE_CLIENT;
+							  WLR_SERVER_DECORATION_MANAGER_MODE_CLIENT;
 	kde_decoration_apply_to(decoration->server, wlr,
-		vt_view_from_toplevel_surface(wlr->surface));
+			vt_view_from_toplevel_surface(wlr->surface));
 }
 
 static void kde_decoration_handle_destroy(struct wl_listener *listener,
 		void *data) {
 	struct kde_decoration *decoration =
-		wl_container_of(listener, decoration, destroy);
-	struct vt_view *view = vt_view_from_toplevel_surface(decoration->wlr->surface);
+			wl_container_of(listener, decoration, destroy);
+	struct vt_view *view =
+			vt_view_from_toplevel_surface(decoration->wlr->surface);
 	if (view != NULL) {
 		vt_view_decorations_gone(view);
 	}
@@ -187,7 +188,8 @@ void protocols_handle_new_kde_decoration(struct wl_listener *listener,
 	decoration->destroy.notify = kde_decoration_handle_destroy;
 	wl_signal_add(&wlr->events.destroy, &decoration->destroy);
 	/* wlroots sent the default mode: the config's */
-	kde_decoration_apply_to(p->server, wlr, vt_view_from_toplevel_surface(wlr->surface));
+	kde_decoration_apply_to(p->server, wlr,
+			vt_view_from_toplevel_surface(wlr->surface));
 }
 
 /* server->events.new_xdg_toplevel: a KDE server-decoration of its
@@ -207,9 +209,9 @@ void protocols_handle_new_xdg_toplevel(struct wl_listener *listener,
 /* The default KDE mode, sent to every new object: the config's. */
 void protocols_kde_decoration_set_default(struct vt_protocols *p) {
 	wlr_server_decoration_manager_set_default_mode(p->kde_decoration,
-		p->server->config.server_decorations ?
-		WLR_SERVER_DECORATION_MANAGER_MODE_SERVER :
-		WLR_SERVER_DECORATION_MANAGER_MODE_CLIENT);
+			p->server->config.server_decorations ?
+					WLR_SERVER_DECORATION_MANAGER_MODE_SERVER :
+					WLR_SERVER_DECORATION_MANAGER_MODE_CLIENT);
 }
 
 /* A reload: new objects get the new default; windows keep what they

@@ -41,7 +41,7 @@ static const struct wl_buffer_interface wl_buffer_impl = {
 
 static bool buffer_is_instance(struct wl_resource *resource) {
 	return wl_resource_instance_of(resource, &wl_buffer_interface,
-		&wl_buffer_impl);
+			&wl_buffer_impl);
 }
 
 static struct wlr_buffer *buffer_from_resource(struct wl_resource *resource) {
@@ -58,7 +58,7 @@ static const struct wlr_buffer_resource_interface resource_interface = {
 
 static void buffer_destroy(struct wlr_buffer *wlr_buffer) {
 	struct single_pixel_buffer *buffer =
-		wl_container_of(wlr_buffer, buffer, base);
+			wl_container_of(wlr_buffer, buffer, base);
 	wl_list_remove(&buffer->release.link);
 	free(buffer);
 }
@@ -66,7 +66,7 @@ static void buffer_destroy(struct wlr_buffer *wlr_buffer) {
 static bool buffer_begin_data_ptr_access(struct wlr_buffer *wlr_buffer,
 		uint32_t flags, void **data, uint32_t *format, size_t *stride) {
 	struct single_pixel_buffer *buffer =
-		wl_container_of(wlr_buffer, buffer, base);
+			wl_container_of(wlr_buffer, buffer, base);
 	if (flags & WLR_BUFFER_DATA_PTR_ACCESS_WRITE) {
 		return false;
 	}
@@ -88,7 +88,7 @@ static const struct wlr_buffer_impl buffer_impl = {
 
 static void buffer_handle_release(struct wl_listener *listener, void *data) {
 	struct single_pixel_buffer *buffer =
-		wl_container_of(listener, buffer, release);
+			wl_container_of(listener, buffer, release);
 	if (buffer->resource != NULL) {
 		wl_buffer_send_release(buffer->resource);
 	}
@@ -115,20 +115,19 @@ static void manager_handle_create_buffer(struct wl_client *client,
 		wl_client_post_no_memory(client);
 		return;
 	}
-	buffer->resource = wl_resource_create(client, &wl_buffer_interface, 1,
-		id);
+	buffer->resource = wl_resource_create(client, &wl_buffer_interface, 1, id);
 	if (buffer->resource == NULL) {
 		free(buffer);
 		wl_client_post_no_memory(client);
 		return;
 	}
 	wlr_buffer_init(&buffer->base, &buffer_impl, 1, 1);
-	buffer->argb = channel8(a) << 24 | channel8(r) << 16 |
-		channel8(g) << 8 | channel8(b);
+	buffer->argb = channel8(a) << 24 | channel8(r) << 16 | channel8(g) << 8 |
+			channel8(b);
 	buffer->release.notify = buffer_handle_release;
 	wl_signal_add(&buffer->base.events.release, &buffer->release);
 	wl_resource_set_implementation(buffer->resource, &wl_buffer_impl, buffer,
-		buffer_handle_resource_destroy);
+			buffer_handle_resource_destroy);
 }
 
 static void manager_handle_destroy(struct wl_client *client,
@@ -141,17 +140,17 @@ static const struct wp_single_pixel_buffer_manager_v1_interface manager_impl = {
 	.create_u32_rgba_buffer = manager_handle_create_buffer,
 };
 
-static void manager_bind(struct wl_client *client, void *data,
-		uint32_t version, uint32_t id) {
-	vt_resource_create(client, &wp_single_pixel_buffer_manager_v1_interface, version, id,
-		&manager_impl, NULL, NULL);
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
+	vt_resource_create(client, &wp_single_pixel_buffer_manager_v1_interface,
+			version, id, &manager_impl, NULL, NULL);
 }
 
 bool vt_single_pixel_init(struct vt_server *server) {
 	/* the global goes with the display */
 	if (wl_global_create(server->display,
-			&wp_single_pixel_buffer_manager_v1_interface,
-			SINGLE_PIXEL_VERSION, NULL, manager_bind) == NULL) {
+				&wp_single_pixel_buffer_manager_v1_interface,
+				SINGLE_PIXEL_VERSION, NULL, manager_bind) == NULL) {
 		return false;
 	}
 	wlr_buffer_register_resource_interface(&resource_interface);

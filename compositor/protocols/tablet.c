@@ -106,7 +106,7 @@ static struct wlr_tablet_v2_tablet_tool *tool_of(struct vt_protocols *p,
 		return NULL;
 	}
 	tool->wlr = wlr_tablet_tool_create(p->tablet_manager, p->server->seat,
-		wlr_tool);
+			wlr_tool);
 	if (tool->wlr == NULL) {
 		free(tool);
 		return NULL;
@@ -131,10 +131,10 @@ static void tool_move(struct vt_protocols *p, struct wlr_input_device *device,
 	wlr_cursor_warp_absolute(server->cursor, device, x, y);
 	double sx, sy;
 	struct wlr_surface *surface = NULL;
-	vt_view_at(server, server->cursor->x, server->cursor->y, &surface,
-		&sx, &sy);
-	if (surface == NULL || !wlr_surface_accepts_tablet_v2(tablet->wlr,
-			surface)) {
+	vt_view_at(server, server->cursor->x, server->cursor->y, &surface, &sx,
+			&sy);
+	if (surface == NULL ||
+			!wlr_surface_accepts_tablet_v2(tablet->wlr, surface)) {
 		wlr_tablet_v2_tablet_tool_notify_proximity_out(tool);
 		wl_signal_emit(&server->events.pointer_focus, NULL);
 		return;
@@ -147,10 +147,8 @@ void protocols_handle_tool_axis(struct wl_listener *listener, void *data) {
 	struct vt_protocols *p = wl_container_of(listener, p, tool_axis);
 	struct wlr_event_tablet_tool_axis *event = data;
 	vt_protocols_input_activity(p->server);
-	double x = event->updated_axes & WLR_TABLET_TOOL_AXIS_X ?
-		event->x : NAN;
-	double y = event->updated_axes & WLR_TABLET_TOOL_AXIS_Y ?
-		event->y : NAN;
+	double x = event->updated_axes & WLR_TABLET_TOOL_AXIS_X ? event->x : NAN;
+	double y = event->updated_axes & WLR_TABLET_TOOL_AXIS_Y ? event->y : NAN;
 	tool_move(p, event->device, event->tool, x, y, event->time_msec);
 	struct wlr_tablet_v2_tablet_tool *tool = tool_of(p, event->tool);
 	if (tool == NULL || tool->focused_surface == NULL) {
@@ -162,10 +160,10 @@ void protocols_handle_tool_axis(struct wl_listener *listener, void *data) {
 	if (event->updated_axes & WLR_TABLET_TOOL_AXIS_DISTANCE) {
 		wlr_tablet_v2_tablet_tool_notify_distance(tool, event->distance);
 	}
-	if (event->updated_axes & (WLR_TABLET_TOOL_AXIS_TILT_X |
-			WLR_TABLET_TOOL_AXIS_TILT_Y)) {
+	if (event->updated_axes &
+			(WLR_TABLET_TOOL_AXIS_TILT_X | WLR_TABLET_TOOL_AXIS_TILT_Y)) {
 		wlr_tablet_v2_tablet_tool_notify_tilt(tool, event->tilt_x,
-			event->tilt_y);
+				event->tilt_y);
 	}
 	if (event->updated_axes & WLR_TABLET_TOOL_AXIS_ROTATION) {
 		wlr_tablet_v2_tablet_tool_notify_rotation(tool, event->rotation);
@@ -184,7 +182,7 @@ void protocols_handle_tool_proximity(struct wl_listener *listener, void *data) {
 	vt_protocols_input_activity(p->server);
 	if (event->state == WLR_TABLET_TOOL_PROXIMITY_IN) {
 		tool_move(p, event->device, event->tool, event->x, event->y,
-			event->time_msec);
+				event->time_msec);
 		return;
 	}
 	struct wlr_tablet_v2_tablet_tool *tool = tool_of(p, event->tool);
@@ -204,7 +202,8 @@ void protocols_handle_tool_tip(struct wl_listener *listener, void *data) {
 	if (event->state == WLR_TABLET_TOOL_TIP_DOWN) {
 		wlr_tablet_v2_tablet_tool_notify_down(tool);
 		wlr_tablet_tool_v2_start_implicit_grab(tool);
-		struct vt_view *view = vt_view_from_toplevel_surface(tool->focused_surface);
+		struct vt_view *view =
+				vt_view_from_toplevel_surface(tool->focused_surface);
 		if (view != NULL) {
 			vt_view_focus(view, view->surface);
 		}
@@ -220,6 +219,6 @@ void protocols_handle_tool_button(struct wl_listener *listener, void *data) {
 	struct wlr_tablet_v2_tablet_tool *tool = tool_of(p, event->tool);
 	if (tool != NULL && tool->focused_surface != NULL) {
 		wlr_tablet_v2_tablet_tool_notify_button(tool, event->button,
-			(enum zwp_tablet_pad_v2_button_state)event->state);
+				(enum zwp_tablet_pad_v2_button_state)event->state);
 	}
 }

@@ -74,23 +74,23 @@ static void relay_state(struct vt_protocols *p, struct text_input *ti) {
 	struct wlr_text_input_v3 *wlr = ti->wlr;
 	if (wlr->active_features & WLR_TEXT_INPUT_V3_FEATURE_SURROUNDING_TEXT) {
 		wlr_input_method_v2_send_surrounding_text(im,
-			wlr->current.surrounding.text != NULL ?
-			wlr->current.surrounding.text : "",
-			wlr->current.surrounding.cursor,
-			wlr->current.surrounding.anchor);
+				wlr->current.surrounding.text != NULL ?
+						wlr->current.surrounding.text :
+						"",
+				wlr->current.surrounding.cursor,
+				wlr->current.surrounding.anchor);
 	}
 	wlr_input_method_v2_send_text_change_cause(im,
-		wlr->current.text_change_cause);
+			wlr->current.text_change_cause);
 	if (wlr->active_features & WLR_TEXT_INPUT_V3_FEATURE_CONTENT_TYPE) {
 		wlr_input_method_v2_send_content_type(im,
-			wlr->current.content_type.hint,
-			wlr->current.content_type.purpose);
+				wlr->current.content_type.hint,
+				wlr->current.content_type.purpose);
 	}
 	wlr_input_method_v2_send_done(im);
 }
 
-static void text_input_handle_enable(struct wl_listener *listener,
-		void *data) {
+static void text_input_handle_enable(struct wl_listener *listener, void *data) {
 	struct text_input *ti = wl_container_of(listener, ti, enable);
 	struct vt_protocols *p = ti->protocols;
 	if (p->input_method != NULL) {
@@ -99,8 +99,7 @@ static void text_input_handle_enable(struct wl_listener *listener,
 	}
 }
 
-static void text_input_handle_commit(struct wl_listener *listener,
-		void *data) {
+static void text_input_handle_commit(struct wl_listener *listener, void *data) {
 	struct text_input *ti = wl_container_of(listener, ti, commit);
 	if (ti->wlr->current_enabled) {
 		relay_state(ti->protocols, ti);
@@ -154,18 +153,17 @@ void protocols_handle_new_text_input(struct wl_listener *listener, void *data) {
 	wl_signal_add(&wlr->events.destroy, &ti->destroy);
 	wl_list_insert(&p->text_inputs, &ti->link);
 	/* already focused: enter now */
-	struct wlr_surface *focus =
-		p->server->seat->keyboard_state.focused_surface;
-	if (focus != NULL && wl_resource_get_client(wlr->resource) ==
-			wl_resource_get_client(focus->resource)) {
+	struct wlr_surface *focus = p->server->seat->keyboard_state.focused_surface;
+	if (focus != NULL &&
+			wl_resource_get_client(wlr->resource) ==
+					wl_resource_get_client(focus->resource)) {
 		wlr_text_input_v3_send_enter(wlr, focus);
 	}
 }
 
 static void input_method_handle_commit(struct wl_listener *listener,
 		void *data) {
-	struct vt_protocols *p = wl_container_of(listener, p,
-		input_method_commit);
+	struct vt_protocols *p = wl_container_of(listener, p, input_method_commit);
 	struct wlr_input_method_v2 *im = p->input_method;
 	struct text_input *ti = focused_text_input(p);
 	if (ti == NULL) {
@@ -174,8 +172,8 @@ static void input_method_handle_commit(struct wl_listener *listener,
 	struct wlr_text_input_v3 *wlr = ti->wlr;
 	if (im->current.preedit.text != NULL) {
 		wlr_text_input_v3_send_preedit_string(wlr, im->current.preedit.text,
-			im->current.preedit.cursor_begin,
-			im->current.preedit.cursor_end);
+				im->current.preedit.cursor_begin,
+				im->current.preedit.cursor_end);
 	}
 	if (im->current.commit_text != NULL) {
 		wlr_text_input_v3_send_commit_string(wlr, im->current.commit_text);
@@ -183,16 +181,15 @@ static void input_method_handle_commit(struct wl_listener *listener,
 	if (im->current.delete.before_length != 0 ||
 			im->current.delete.after_length != 0) {
 		wlr_text_input_v3_send_delete_surrounding_text(wlr,
-			im->current.delete.before_length,
-			im->current.delete.after_length);
+				im->current.delete.before_length,
+				im->current.delete.after_length);
 	}
 	wlr_text_input_v3_send_done(wlr);
 }
 
 static void input_method_handle_destroy(struct wl_listener *listener,
 		void *data) {
-	struct vt_protocols *p = wl_container_of(listener, p,
-		input_method_destroy);
+	struct vt_protocols *p = wl_container_of(listener, p, input_method_destroy);
 	wl_list_remove(&p->input_method_commit.link);
 	wl_list_remove(&p->input_method_destroy.link);
 	p->input_method = NULL;
@@ -230,7 +227,7 @@ void protocols_handle_new_input_method(struct wl_listener *listener,
 void protocols_handle_keyboard_focus_change(struct wl_listener *listener,
 		void *data) {
 	struct vt_protocols *p =
-		wl_container_of(listener, p, keyboard_focus_change);
+			wl_container_of(listener, p, keyboard_focus_change);
 	struct wlr_seat_keyboard_focus_change_event *event = data;
 	struct text_input *ti;
 	wl_list_for_each(ti, &p->text_inputs, link) {
@@ -245,7 +242,7 @@ void protocols_handle_keyboard_focus_change(struct wl_listener *listener,
 		}
 		if (event->new_surface != NULL && wlr->focused_surface == NULL &&
 				wl_resource_get_client(wlr->resource) ==
-				wl_resource_get_client(event->new_surface->resource)) {
+						wl_resource_get_client(event->new_surface->resource)) {
 			wlr_text_input_v3_send_enter(wlr, event->new_surface);
 		}
 	}
@@ -264,7 +261,7 @@ void protocols_handle_keyboard_focus_change(struct wl_listener *listener,
 void protocols_handle_new_shortcuts_inhibitor(struct wl_listener *listener,
 		void *data) {
 	struct vt_protocols *p =
-		wl_container_of(listener, p, new_shortcuts_inhibitor);
+			wl_container_of(listener, p, new_shortcuts_inhibitor);
 	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor = data;
 	if (inhibitor->surface == p->server->seat->keyboard_state.focused_surface) {
 		wlr_keyboard_shortcuts_inhibitor_v1_activate(inhibitor);
@@ -279,8 +276,7 @@ bool vt_protocols_shortcuts_inhibited(struct vt_server *server) {
 	struct wlr_surface *focus = server->seat->keyboard_state.focused_surface;
 	struct wlr_keyboard_shortcuts_inhibitor_v1 *inhibitor;
 	wl_list_for_each(inhibitor, &p->shortcuts_inhibit->inhibitors, link) {
-		if (inhibitor->active && inhibitor->surface == focus &&
-				focus != NULL) {
+		if (inhibitor->active && inhibitor->surface == focus && focus != NULL) {
 			return true;
 		}
 	}

@@ -25,11 +25,11 @@ struct decoder {
 	bool failed;
 };
 
-static void decode_fail(struct decoder *d, enum vt_dl_error_code code, const char *fmt,
-		...) __attribute__((format(printf, 3, 4)));
+static void decode_fail(struct decoder *d, enum vt_dl_error_code code,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static void decode_fail(struct decoder *d, enum vt_dl_error_code code, const char *fmt,
-		...) {
+static void decode_fail(struct decoder *d, enum vt_dl_error_code code,
+		const char *fmt, ...) {
 	if (d->failed) {
 		return;
 	}
@@ -41,7 +41,7 @@ static void decode_fail(struct decoder *d, enum vt_dl_error_code code, const cha
 	va_end(args);
 	d->error->code = code;
 	snprintf(d->error->message, sizeof(d->error->message),
-		"record at byte %zu (op %u): %s", d->at, d->op, reason);
+			"record at byte %zu (op %u): %s", d->at, d->op, reason);
 }
 
 static void decode_no_memory(struct decoder *d) {
@@ -54,7 +54,7 @@ static uint32_t rd_u32(struct decoder *d) {
 	const uint8_t *p = d->data + d->pos;
 	d->pos += 4;
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		(uint32_t)p[3] << 24;
+			(uint32_t)p[3] << 24;
 }
 
 static uint8_t rd_u8(struct decoder *d) {
@@ -62,15 +62,13 @@ static uint8_t rd_u8(struct decoder *d) {
 }
 
 /* A finite float within [min, max]; name is for the error message. */
-static float rd_f32(struct decoder *d, const char *name, float min,
-		float max) {
+static float rd_f32(struct decoder *d, const char *name, float min, float max) {
 	uint32_t bits = rd_u32(d);
 	float v;
 	memcpy(&v, &bits, sizeof(v));
 	if (!isfinite(v) || v < min || v > max) {
-		decode_fail(d, VT_DL_ERROR_OUT_OF_RANGE,
-			"%s = %g is not in [%g, %g]", name, (double)v, (double)min,
-			(double)max);
+		decode_fail(d, VT_DL_ERROR_OUT_OF_RANGE, "%s = %g is not in [%g, %g]",
+				name, (double)v, (double)min, (double)max);
 		return 0.0f;
 	}
 	return v;
@@ -98,7 +96,9 @@ static void rd_rect(struct decoder *d, float *v) {
 
 static void rd_radii(struct decoder *d, float *v) {
 	static const char *const names[] = {
-		"radius top-left", "radius top-right", "radius bottom-right",
+		"radius top-left",
+		"radius top-right",
+		"radius bottom-right",
 		"radius bottom-left",
 	};
 	for (int i = 0; i < 4; i++) {
@@ -112,14 +112,17 @@ static void rd_paint(struct decoder *d, struct vr_paint *paint) {
 	uint8_t join = rd_u8(d), cap = rd_u8(d), rule = rd_u8(d), zero = rd_u8(d);
 	paint->miter_limit = rd_f32(d, "miter_limit", 0.0f, VT_DL_MITER_MAX);
 	const char *what = join > VR_JOIN_BEVEL ? "paint join" :
-		cap > VR_CAP_SQUARE ? "paint cap" :
-		rule > VR_FILL_EVEN_ODD ? "paint fill_rule" :
-		zero != 0 ? "paint padding" : NULL;
+			cap > VR_CAP_SQUARE             ? "paint cap" :
+			rule > VR_FILL_EVEN_ODD         ? "paint fill_rule" :
+			zero != 0                       ? "paint padding" :
+											  NULL;
 	if (what != NULL) {
-		uint8_t v = join > VR_JOIN_BEVEL ? join : cap > VR_CAP_SQUARE ?
-			cap : rule > VR_FILL_EVEN_ODD ? rule : zero;
-		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"%s = %u is not a known value", what, v);
+		uint8_t v = join > VR_JOIN_BEVEL ? join :
+				cap > VR_CAP_SQUARE      ? cap :
+				rule > VR_FILL_EVEN_ODD  ? rule :
+										   zero;
+		decode_fail(d, VT_DL_ERROR_BAD_COMMAND, "%s = %u is not a known value",
+				what, v);
 		return;
 	}
 	paint->join = (enum vr_line_join)join;
@@ -196,38 +199,38 @@ static void decode_path(struct decoder *d, struct vt_dl_cmd *cmd, size_t size) {
 	if (nverbs < 1 || nverbs > VT_DL_PATH_ELEMS_MAX || npoints < 1 ||
 			npoints > VT_DL_PATH_ELEMS_MAX) {
 		bool verbs_bad = nverbs < 1 || nverbs > VT_DL_PATH_ELEMS_MAX;
-		decode_fail(d, VT_DL_ERROR_OUT_OF_RANGE,
-			"%s = %u is not in [1, %d]", verbs_bad ? "nverbs" : "npoints",
-			verbs_bad ? nverbs : npoints, VT_DL_PATH_ELEMS_MAX);
+		decode_fail(d, VT_DL_ERROR_OUT_OF_RANGE, "%s = %u is not in [1, %d]",
+				verbs_bad ? "nverbs" : "npoints", verbs_bad ? nverbs : npoints,
+				VT_DL_PATH_ELEMS_MAX);
 		return;
 	}
 	size_t expected = 8 + 16 + 8 + pad4(nverbs) + 8 * (size_t)npoints;
 	if (size != expected) {
 		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"size %zu, expected %zu for %u verbs and %u points", size,
-			expected, nverbs, npoints);
+				"size %zu, expected %zu for %u verbs and %u points", size,
+				expected, nverbs, npoints);
 		return;
 	}
 	const uint8_t *verbs = d->data + d->pos;
 	if (!zero_bytes(verbs + nverbs, pad4(nverbs) - nverbs)) {
 		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"non-zero padding after the verbs");
+				"non-zero padding after the verbs");
 		return;
 	}
 	static const uint32_t verb_points[] = { 1, 1, 2, 3, 0 };
 	uint32_t total = 0;
 	for (uint32_t i = 0; i < nverbs; i++) {
 		if (verbs[i] > 4 || (i == 0 && verbs[i] != 0)) {
-			decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-				"verb %u is %u (%s)", i, verbs[i], i == 0 ?
-				"the first must be 0, move_to" : "unknown");
+			decode_fail(d, VT_DL_ERROR_BAD_COMMAND, "verb %u is %u (%s)", i,
+					verbs[i],
+					i == 0 ? "the first must be 0, move_to" : "unknown");
 			return;
 		}
 		total += verb_points[verbs[i]];
 	}
 	if (total != npoints) {
 		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"the verbs take %u points, npoints is %u", total, npoints);
+				"the verbs take %u points, npoints is %u", total, npoints);
 		return;
 	}
 	d->pos += pad4(nverbs);
@@ -242,21 +245,13 @@ static void decode_path(struct decoder *d, struct vt_dl_cmd *cmd, size_t size) {
 			p[k] = rd_coord(d, k % 2 == 0 ? "path x" : "path y");
 		}
 		switch (verbs[i]) {
-		case 0:
-			vr_path_move_to(cmd->path, p[0], p[1]);
-			break;
-		case 1:
-			vr_path_line_to(cmd->path, p[0], p[1]);
-			break;
-		case 2:
-			vr_path_quad_to(cmd->path, p[0], p[1], p[2], p[3]);
-			break;
+		case 0: vr_path_move_to(cmd->path, p[0], p[1]); break;
+		case 1: vr_path_line_to(cmd->path, p[0], p[1]); break;
+		case 2: vr_path_quad_to(cmd->path, p[0], p[1], p[2], p[3]); break;
 		case 3:
 			vr_path_cubic_to(cmd->path, p[0], p[1], p[2], p[3], p[4], p[5]);
 			break;
-		case 4:
-			vr_path_close(cmd->path);
-			break;
+		case 4: vr_path_close(cmd->path); break;
 		}
 	}
 }
@@ -265,10 +260,11 @@ static void decode_image(struct decoder *d, struct vt_dl_cmd *cmd) {
 	uint32_t id = rd_u32(d);
 	uint32_t width = 0, height = 0;
 	void *image = d->images != NULL && d->images->lookup != NULL ?
-		d->images->lookup(d->images->data, id, &width, &height) : NULL;
+			d->images->lookup(d->images->data, id, &width, &height) :
+			NULL;
 	if (image == NULL) {
 		decode_fail(d, VT_DL_ERROR_BAD_IMAGE,
-			"object %u is not a vitrail_scene_image_v1", id);
+				"object %u is not a vitrail_scene_image_v1", id);
 		return;
 	}
 	cmd->v[0] = rd_f32(d, "opacity", 0.0f, 1.0f);
@@ -281,12 +277,13 @@ static void decode_image(struct decoder *d, struct vt_dl_cmd *cmd) {
 	float h = (float)height;
 	const float *src = &cmd->v[1];
 	bool whole = src[2] == 0.0f || src[3] == 0.0f;
-	if (!whole && (src[0] < 0.0f || src[1] < 0.0f || src[2] < 0.0f ||
-			src[3] < 0.0f || src[0] + src[2] > w || src[1] + src[3] > h)) {
+	if (!whole &&
+			(src[0] < 0.0f || src[1] < 0.0f || src[2] < 0.0f || src[3] < 0.0f ||
+					src[0] + src[2] > w || src[1] + src[3] > h)) {
 		decode_fail(d, VT_DL_ERROR_OUT_OF_RANGE,
-			"src %g,%g %gx%g is not inside image %u (%gx%g)",
-			(double)src[0], (double)src[1], (double)src[2], (double)src[3],
-			id, (double)w, (double)h);
+				"src %g,%g %gx%g is not inside image %u (%gx%g)",
+				(double)src[0], (double)src[1], (double)src[2], (double)src[3],
+				id, (double)w, (double)h);
 		return;
 	}
 	cmd->image = image;
@@ -305,7 +302,7 @@ static void decode_text(struct decoder *d, struct vt_dl_cmd *cmd, size_t size) {
 	enum vt_dl_error_code code = VT_DL_ERROR_OUT_OF_RANGE;
 	if (cmd->v[2] <= 0.0f) {
 		decode_fail(d, code, "font size = %g is not in (0, %g]",
-			(double)cmd->v[2], (double)VT_DL_FONT_SIZE_MAX);
+				(double)cmd->v[2], (double)VT_DL_FONT_SIZE_MAX);
 		return;
 	}
 	if (weight < 100 || weight > 900) {
@@ -313,32 +310,32 @@ static void decode_text(struct decoder *d, struct vt_dl_cmd *cmd, size_t size) {
 		return;
 	}
 	if (family_len < 1 || family_len > VT_DL_FAMILY_MAX) {
-		decode_fail(d, code, "family_length = %u is not in [1, %d]",
-			family_len, VT_DL_FAMILY_MAX);
+		decode_fail(d, code, "family_length = %u is not in [1, %d]", family_len,
+				VT_DL_FAMILY_MAX);
 		return;
 	}
 	if (text_len > VT_DL_TEXT_MAX) {
-		decode_fail(d, code, "text_length = %u is not in [0, %d]",
-			text_len, VT_DL_TEXT_MAX);
+		decode_fail(d, code, "text_length = %u is not in [0, %d]", text_len,
+				VT_DL_TEXT_MAX);
 		return;
 	}
 	size_t expected = pad4(36 + (size_t)family_len + text_len);
 	if (size != expected) {
 		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"size %zu, expected %zu for family_length %u, text_length %u",
-			size, expected, family_len, text_len);
+				"size %zu, expected %zu for family_length %u, text_length %u",
+				size, expected, family_len, text_len);
 		return;
 	}
 	const uint8_t *family = d->data + d->pos;
 	const uint8_t *text = family + family_len;
 	if (!valid_utf8(family, family_len) || !valid_utf8(text, text_len)) {
 		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"the font family or the text is not UTF-8 without NUL");
+				"the font family or the text is not UTF-8 without NUL");
 		return;
 	}
 	if (!zero_bytes(text + text_len, expected - 36 - family_len - text_len)) {
 		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"non-zero padding after the text");
+				"non-zero padding after the text");
 		return;
 	}
 	cmd->weight = (int)weight;
@@ -375,8 +372,7 @@ static bool decode_record(struct decoder *d, struct vt_dl_cmd *cmd,
 	d->op = 0;
 	if (d->size - d->at < 8) {
 		decode_fail(d, VT_DL_ERROR_TRUNCATED,
-			"%zu bytes left, less than a record header",
-			d->size - d->at);
+				"%zu bytes left, less than a record header", d->size - d->at);
 		return false;
 	}
 	d->pos = d->at;
@@ -386,26 +382,26 @@ static bool decode_record(struct decoder *d, struct vt_dl_cmd *cmd,
 	d->op = op;
 	if (size > d->size - d->at) {
 		decode_fail(d, VT_DL_ERROR_TRUNCATED,
-			"the record is %u bytes but the stream has %zu left", size,
-			d->size - d->at);
+				"the record is %u bytes but the stream has %zu left", size,
+				d->size - d->at);
 		return false;
 	}
 	if (size < 8 || size % 4 != 0 || flags != 0) {
 		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"size %u (must be a multiple of 4, at least 8), flags %u "
-			"(must be 0)", size, flags);
+				"size %u (must be a multiple of 4, at least 8), flags %u "
+				"(must be 0)",
+				size, flags);
 		return false;
 	}
 	size_t fixed = op_size(op);
 	if (op < VT_DL_RECT || op > VT_DL_SHADOW) {
-		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"unknown op");
+		decode_fail(d, VT_DL_ERROR_BAD_COMMAND, "unknown op");
 		return false;
 	}
 	size_t min = op == VT_DL_PATH ? 32 : op == VT_DL_TEXT ? 36 : fixed;
 	if ((fixed != 0 && size != fixed) || size < min) {
-		decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-			"size %u, expected %zu", size, fixed != 0 ? fixed : min);
+		decode_fail(d, VT_DL_ERROR_BAD_COMMAND, "size %u, expected %zu", size,
+				fixed != 0 ? fixed : min);
 		return false;
 	}
 	*cmd = (struct vt_dl_cmd){ .op = (enum vt_dl_op)op };
@@ -428,29 +424,23 @@ static bool decode_record(struct decoder *d, struct vt_dl_cmd *cmd,
 		rd_paint(d, &cmd->paint);
 		if (!d->failed && cmd->paint.stroke_width <= 0.0f) {
 			decode_fail(d, VT_DL_ERROR_OUT_OF_RANGE,
-				"a line needs stroke_width > 0");
+					"a line needs stroke_width > 0");
 		}
 		break;
-	case VT_DL_PATH:
-		decode_path(d, cmd, size);
-		break;
-	case VT_DL_IMAGE:
-		decode_image(d, cmd);
-		break;
-	case VT_DL_TEXT:
-		decode_text(d, cmd, size);
-		break;
+	case VT_DL_PATH: decode_path(d, cmd, size); break;
+	case VT_DL_IMAGE: decode_image(d, cmd); break;
+	case VT_DL_TEXT: decode_text(d, cmd, size); break;
 	case VT_DL_SAVE:
 		if (d->depth >= VT_DL_SAVE_DEPTH_MAX) {
-			decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-				"saves nest deeper than %d", VT_DL_SAVE_DEPTH_MAX);
+			decode_fail(d, VT_DL_ERROR_BAD_COMMAND, "saves nest deeper than %d",
+					VT_DL_SAVE_DEPTH_MAX);
 		}
 		d->depth++;
 		break;
 	case VT_DL_RESTORE:
 		if (d->depth == 0) {
 			decode_fail(d, VT_DL_ERROR_BAD_COMMAND,
-				"restore without a matching save");
+					"restore without a matching save");
 		}
 		d->depth--;
 		break;
@@ -462,12 +452,8 @@ static bool decode_record(struct decoder *d, struct vt_dl_cmd *cmd,
 		cmd->v[0] = rd_coord(d, "sx");
 		cmd->v[1] = rd_coord(d, "sy");
 		break;
-	case VT_DL_ROTATE:
-		cmd->v[0] = rd_coord(d, "radians");
-		break;
-	case VT_DL_CLIP_RECT:
-		rd_rect(d, cmd->v);
-		break;
+	case VT_DL_ROTATE: cmd->v[0] = rd_coord(d, "radians"); break;
+	case VT_DL_CLIP_RECT: rd_rect(d, cmd->v); break;
 	case VT_DL_CLIP_RRECT:
 		rd_rect(d, cmd->v);
 		rd_radii(d, &cmd->v[4]);

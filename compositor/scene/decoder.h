@@ -74,8 +74,7 @@ struct vt_dl_cmd {
 struct vt_dl_images {
 	/* The live image with object id, with its size in pixels; NULL when
 	 * id names no image. The handle is stored in vt_dl_cmd::image as is. */
-	void *(*lookup)(void *data, uint32_t id, uint32_t *width,
-		uint32_t *height);
+	void *(*lookup)(void *data, uint32_t id, uint32_t *width, uint32_t *height);
 	void *data;
 };
 
@@ -86,8 +85,8 @@ struct vt_dl_images {
  * nothing allocated.
  */
 bool vt_dl_decode(const uint8_t *data, size_t size, int *depth,
-	const struct vt_dl_images *images, struct vt_dl_cmd **cmds,
-	size_t *ncmds, struct vt_dl_error *error);
+		const struct vt_dl_images *images, struct vt_dl_cmd **cmds,
+		size_t *ncmds, struct vt_dl_error *error);
 
 /* Free what a command owns (its path and strings, not its image). */
 void vt_dl_cmd_finish(struct vt_dl_cmd *cmd);

@@ -65,8 +65,9 @@ void scene_snapshot_unref(struct snapshot *snapshot) {
 static void *decoder_lookup_image(void *data, uint32_t id, uint32_t *width,
 		uint32_t *height) {
 	struct wl_resource *resource = wl_client_get_object(data, id);
-	if (resource == NULL || !wl_resource_instance_of(resource,
-			&vitrail_scene_image_v1_interface, &scene_image_impl) ||
+	if (resource == NULL ||
+			!wl_resource_instance_of(resource,
+					&vitrail_scene_image_v1_interface, &scene_image_impl) ||
 			scene_image_from_resource(resource) == NULL) {
 		return NULL;
 	}
@@ -92,8 +93,8 @@ static struct chunk *decode_stream(struct wl_resource *resource,
 	};
 	struct vt_dl_error error;
 	int depth = list->depth;
-	if (!vt_dl_decode(data, size, &depth, &images, &chunk->cmds,
-			&chunk->ncmds, &error)) {
+	if (!vt_dl_decode(data, size, &depth, &images, &chunk->cmds, &chunk->ncmds,
+				&error)) {
 		if (error.code == VT_DL_ERROR_NO_MEMORY) {
 			wl_client_post_no_memory(client);
 		} else {
@@ -145,18 +146,19 @@ static bool list_check_size(struct wl_resource *resource,
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_SIZE;
 	if (list->bytes + size > max) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
-			"%" PRIu64 " more bytes make the list %" PRIu64 " bytes, over "
-			"display_list_size %" PRIu64, size, list->bytes + size, max);
+				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
+				"%" PRIu64 " more bytes make the list %" PRIu64 " bytes, over "
+				"display_list_size %" PRIu64,
+				size, list->bytes + size, max);
 		return false;
 	}
 	uint64_t quota = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_BYTES;
 	if (list->quota->list_bytes + size > quota) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
-			"%" PRIu64 " more bytes make the client's lists %" PRIu64
-			" bytes, over its quota %" PRIu64, size,
-			list->quota->list_bytes + size, quota);
+				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
+				"%" PRIu64 " more bytes make the client's lists %" PRIu64
+				" bytes, over its quota %" PRIu64,
+				size, list->quota->list_bytes + size, quota);
 		return false;
 	}
 	return true;
@@ -201,15 +203,15 @@ static void list_handle_append_shm(struct wl_client *client,
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
-			"cannot stat fd %d: %s", fd, strerror(errno));
+				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+				"cannot stat fd %d: %s", fd, strerror(errno));
 		goto out;
 	}
 	if ((uint64_t)offset + size > (uint64_t)st.st_size) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
-			"offset %u + size %u is beyond the end of the file (%jd bytes)",
-			offset, size, (intmax_t)st.st_size);
+				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+				"offset %u + size %u is beyond the end of the file (%jd bytes)",
+				offset, size, (intmax_t)st.st_size);
 		goto out;
 	}
 	if (size == 0 || !list_check_size(resource, list, size)) {
@@ -229,9 +231,9 @@ static void list_handle_append_shm(struct wl_client *client,
 		}
 		if (n <= 0) {
 			scene_post_error(resource,
-				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
-				"read %zu of %u bytes at offset %u: %s", got, size, offset,
-				n < 0 ? strerror(errno) : "end of file");
+					VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+					"read %zu of %u bytes at offset %u: %s", got, size, offset,
+					n < 0 ? strerror(errno) : "end of file");
 			goto out;
 		}
 		got += (size_t)n;
@@ -251,7 +253,7 @@ const struct vitrail_scene_display_list_v1_interface scene_list_impl = {
 
 struct scene_list *scene_list_from_resource(struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
-		&vitrail_scene_display_list_v1_interface, &scene_list_impl));
+			&vitrail_scene_display_list_v1_interface, &scene_list_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -312,24 +314,22 @@ static void replay(struct vr_canvas *canvas, const struct vt_dl_cmd *cmd) {
 		break;
 	case VT_DL_RRECT:
 		vr_canvas_draw_rrect(canvas, rectf(cmd->v), radii(&cmd->v[4]),
-			&cmd->paint);
+				&cmd->paint);
 		break;
 	case VT_DL_ELLIPSE:
 		vr_canvas_draw_ellipse(canvas, rectf(cmd->v), &cmd->paint);
 		break;
 	case VT_DL_LINE:
-		vr_canvas_draw_line(canvas, cmd->v[0], cmd->v[1], cmd->v[2],
-			cmd->v[3], &cmd->paint);
+		vr_canvas_draw_line(canvas, cmd->v[0], cmd->v[1], cmd->v[2], cmd->v[3],
+				&cmd->paint);
 		break;
-	case VT_DL_PATH:
-		vr_canvas_draw_path(canvas, cmd->path, &cmd->paint);
-		break;
+	case VT_DL_PATH: vr_canvas_draw_path(canvas, cmd->path, &cmd->paint); break;
 	case VT_DL_IMAGE: {
 		struct vr_rectf src = rectf(&cmd->v[1]);
 		bool whole = src.width == 0.0f || src.height == 0.0f;
 		const struct image_data *image = cmd->image;
 		vr_canvas_draw_image(canvas, image->image, whole ? NULL : &src,
-			rectf(&cmd->v[5]), cmd->v[0]);
+				rectf(&cmd->v[5]), cmd->v[0]);
 		break;
 	}
 	case VT_DL_TEXT: {
@@ -339,33 +339,23 @@ static void replay(struct vr_canvas *canvas, const struct vt_dl_cmd *cmd) {
 			.weight = cmd->weight,
 		};
 		vr_canvas_draw_text(canvas, cmd->v[0], cmd->v[1], cmd->text, &font,
-			cmd->color);
+				cmd->color);
 		break;
 	}
-	case VT_DL_SAVE:
-		vr_canvas_save(canvas);
-		break;
-	case VT_DL_RESTORE:
-		vr_canvas_restore(canvas);
-		break;
+	case VT_DL_SAVE: vr_canvas_save(canvas); break;
+	case VT_DL_RESTORE: vr_canvas_restore(canvas); break;
 	case VT_DL_TRANSLATE:
 		vr_canvas_translate(canvas, cmd->v[0], cmd->v[1]);
 		break;
-	case VT_DL_SCALE:
-		vr_canvas_scale(canvas, cmd->v[0], cmd->v[1]);
-		break;
-	case VT_DL_ROTATE:
-		vr_canvas_rotate(canvas, cmd->v[0]);
-		break;
-	case VT_DL_CLIP_RECT:
-		vr_canvas_clip_rect(canvas, rectf(cmd->v));
-		break;
+	case VT_DL_SCALE: vr_canvas_scale(canvas, cmd->v[0], cmd->v[1]); break;
+	case VT_DL_ROTATE: vr_canvas_rotate(canvas, cmd->v[0]); break;
+	case VT_DL_CLIP_RECT: vr_canvas_clip_rect(canvas, rectf(cmd->v)); break;
 	case VT_DL_CLIP_RRECT:
 		vr_canvas_clip_rrect(canvas, rectf(cmd->v), radii(&cmd->v[4]));
 		break;
 	case VT_DL_SHADOW:
 		vr_canvas_draw_shadow(canvas, rectf(cmd->v), radii(&cmd->v[4]),
-			cmd->v[8], cmd->color);
+				cmd->v[8], cmd->color);
 		break;
 	}
 }
@@ -378,10 +368,10 @@ bool scene_charge_drawn(struct vt_scene_node *node, uint64_t count) {
 	uint64_t total = quota->drawn_commands - node->drawn + count;
 	if (count > node->drawn && total > max) {
 		scene_post_error(node->scene->resource,
-			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
-			"node@%u: %" PRIu64 " commands make %" PRIu64 " drawn, over "
-			"drawn_commands %" PRIu64, wl_resource_get_id(node->resource),
-			count, total, max);
+				VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+				"node@%u: %" PRIu64 " commands make %" PRIu64 " drawn, over "
+				"drawn_commands %" PRIu64,
+				wl_resource_get_id(node->resource), count, total, max);
 		return false;
 	}
 	quota->drawn_commands = total;
@@ -396,11 +386,11 @@ static bool charge_recording(struct vt_scene_node *node, uint64_t bytes) {
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_RECORDED_BYTES;
 	if (quota->recorded_bytes + bytes > max) {
 		scene_post_error(node->scene->resource,
-			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
-			"node@%u: recording %" PRIu64 " bytes exceeds recorded_bytes "
-			"%" PRIu64 " (%" PRIu64 " held)",
-			wl_resource_get_id(node->resource), bytes, max,
-			quota->recorded_bytes);
+				VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+				"node@%u: recording %" PRIu64 " bytes exceeds recorded_bytes "
+				"%" PRIu64 " (%" PRIu64 " held)",
+				wl_resource_get_id(node->resource), bytes, max,
+				quota->recorded_bytes);
 		return false;
 	}
 	quota->recorded_bytes += bytes;

@@ -50,9 +50,9 @@ void scene_node_apply_transform(struct vt_scene_node *node) {
 		.d = (float)(cs * p->scale[1]),
 	};
 	rs.tx = -(rs.a * p->anchor[0] + rs.c * p->anchor[1]) + p->anchor[0] +
-		p->translation[0];
+			p->translation[0];
 	rs.ty = -(rs.b * p->anchor[0] + rs.d * p->anchor[1]) + p->anchor[1] +
-		p->translation[1];
+			p->translation[1];
 	vr_mat_multiply(&node->transform, &rs, &p->matrix);
 	node->transform.tx -= node->scroll[0];
 	node->transform.ty -= node->scroll[1];
@@ -89,9 +89,7 @@ static void node_show_property(struct vt_scene_node *node, enum prop prop,
 	switch (prop) {
 	case PROP_TRANSLATION:
 	case PROP_SCALE:
-	case PROP_ROTATION:
-		scene_node_apply_transform(node);
-		break;
+	case PROP_ROTATION: scene_node_apply_transform(node); break;
 	case PROP_OPACITY:
 		v[0] = fminf(fmaxf(v[0], 0.0f), 1.0f);
 		vr_node_set_opacity(node->vr, v[0]);
@@ -102,8 +100,7 @@ static void node_show_property(struct vt_scene_node *node, enum prop prop,
 		}
 		node_apply_clip(node);
 		break;
-	case PROP_COUNT:
-		break;
+	case PROP_COUNT: break;
 	}
 }
 
@@ -124,7 +121,7 @@ static void animation_end(struct scene_animation *anim, uint32_t reason) {
 	uint64_t when = anim->started ? anim->last_ns : 0;
 	if (anim->resource != NULL && anim->quota->client != NULL) {
 		vitrail_scene_animation_v1_send_done(anim->resource, reason,
-			(uint32_t)(when >> 32), (uint32_t)(when & 0xffffffff));
+				(uint32_t)(when >> 32), (uint32_t)(when & 0xffffffff));
 	}
 }
 
@@ -170,8 +167,9 @@ static double spring(const float *params, double t) {
 	double zeta = c / (2.0 * sqrt(k * m));
 	if (zeta < 1.0) {
 		double wd = w0 * sqrt(1.0 - zeta * zeta);
-		return 1.0 - exp(-zeta * w0 * t) *
-			(cos(wd * t) + zeta * w0 / wd * sin(wd * t));
+		return 1.0 -
+				exp(-zeta * w0 * t) *
+				(cos(wd * t) + zeta * w0 / wd * sin(wd * t));
 	}
 	if (zeta == 1.0) {
 		return 1.0 - exp(-w0 * t) * (1.0 + w0 * t);
@@ -185,14 +183,10 @@ static double animation_progress(const struct scene_animation *anim,
 		uint64_t elapsed_ns) {
 	double p = (double)elapsed_ns / (double)anim->duration_ns;
 	switch (anim->curve) {
-	case CURVE_LINEAR:
-		return p;
-	case CURVE_CUBIC_BEZIER:
-		return cubic_bezier(anim->params, p);
-	case CURVE_SPRING:
-		return spring(anim->params, elapsed_ns / 1e9);
-	case CURVE_COUNT:
-		break;
+	case CURVE_LINEAR: return p;
+	case CURVE_CUBIC_BEZIER: return cubic_bezier(anim->params, p);
+	case CURVE_SPRING: return spring(anim->params, elapsed_ns / 1e9);
+	case CURVE_COUNT: break;
 	}
 	abort();
 }
@@ -201,8 +195,8 @@ static void request_frames(struct vt_server *server) {
 	vt_server_request_frame(server, VT_PACER_RENDER);
 }
 
-void vt_scene_sample(struct vt_server *server, uint64_t display_ns,
-		char *log, size_t log_size) {
+void vt_scene_sample(struct vt_server *server, uint64_t display_ns, char *log,
+		size_t log_size) {
 	size_t used = 0;
 	if (log_size > 0) {
 		log[0] = '\0';
@@ -217,15 +211,16 @@ void vt_scene_sample(struct vt_server *server, uint64_t display_ns,
 			anim->started = true;
 			anim->start_ns = display_ns;
 		}
-		uint64_t elapsed = display_ns > anim->start_ns ?
-			display_ns - anim->start_ns : 0;
+		uint64_t elapsed =
+				display_ns > anim->start_ns ? display_ns - anim->start_ns : 0;
 		bool finished = elapsed >= anim->duration_ns;
 		double f = finished ? 1.0 : animation_progress(anim, elapsed);
 		int count = scene_prop_counts[anim->prop];
 		float values[5];
 		for (int i = 0; i < count; i++) {
-			values[i] = finished ? anim->to[i] : (float)(anim->from[i] +
-				(anim->to[i] - anim->from[i]) * f);
+			values[i] = finished ?
+					anim->to[i] :
+					(float)(anim->from[i] + (anim->to[i] - anim->from[i]) * f);
 		}
 		anim->last_ns = display_ns;
 		node_show_property(anim->node, anim->prop, values);
@@ -233,13 +228,12 @@ void vt_scene_sample(struct vt_server *server, uint64_t display_ns,
 		 * left out. */
 		char entry[128];
 		int n = snprintf(entry, sizeof(entry), "%s%u@%" PRIu64 "=",
-			used > 0 ? ";" : "", anim->serial, elapsed);
+				used > 0 ? ";" : "", anim->serial, elapsed);
 		for (int i = 0; i < count && n > 0 && (size_t)n < sizeof(entry); i++) {
 			n += snprintf(entry + n, sizeof(entry) - (size_t)n, "%s%.4f",
-				i > 0 ? "/" : "", (double)values[i]);
+					i > 0 ? "/" : "", (double)values[i]);
 		}
-		if (n > 0 && (size_t)n < sizeof(entry) &&
-				used + (size_t)n < log_size) {
+		if (n > 0 && (size_t)n < sizeof(entry) && used + (size_t)n < log_size) {
 			memcpy(log + used, entry, (size_t)n + 1);
 			used += (size_t)n;
 		}
@@ -262,7 +256,8 @@ static void node_mark_pending(struct vt_scene_node *node, uint32_t change) {
 	}
 }
 
-static void array_remove_node(struct wl_array *array, struct vt_scene_node *node) {
+static void array_remove_node(struct wl_array *array,
+		struct vt_scene_node *node) {
 	struct vt_scene_node **nodes = array->data;
 	size_t n = array->size / sizeof(*nodes);
 	for (size_t i = 0; i < n; i++) {
@@ -286,7 +281,7 @@ void scene_node_destroy(struct vt_scene_node *node) {
 	for (int i = 0; i < PROP_COUNT; i++) {
 		if (node->running[i] != NULL) {
 			animation_end(node->running[i],
-				VITRAIL_SCENE_ANIMATION_V1_REASON_CANCELLED);
+					VITRAIL_SCENE_ANIMATION_V1_REASON_CANCELLED);
 		}
 	}
 	if (node->pending_parent != NULL) {
@@ -334,21 +329,29 @@ static bool check_range(struct wl_resource *resource, const char *what,
 		return true;
 	}
 	scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
-		"%s = %g is not in [%g, %g]", what, v, min, max);
+			"%s = %g is not in [%g, %g]", what, v, min, max);
 	return false;
 }
 
 static void node_handle_set_matrix(struct wl_client *client,
-		struct wl_resource *resource, wl_fixed_t a, wl_fixed_t b,
-		wl_fixed_t c, wl_fixed_t d, wl_fixed_t tx, wl_fixed_t ty) {
+		struct wl_resource *resource, wl_fixed_t a, wl_fixed_t b, wl_fixed_t c,
+		wl_fixed_t d, wl_fixed_t tx, wl_fixed_t ty) {
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	static const char *const names[] = {
-		"set_matrix a", "set_matrix b", "set_matrix c", "set_matrix d",
-		"set_matrix tx", "set_matrix ty",
+		"set_matrix a",
+		"set_matrix b",
+		"set_matrix c",
+		"set_matrix d",
+		"set_matrix tx",
+		"set_matrix ty",
 	};
 	double v[] = {
-		wl_fixed_to_double(a), wl_fixed_to_double(b), wl_fixed_to_double(c),
-		wl_fixed_to_double(d), wl_fixed_to_double(tx), wl_fixed_to_double(ty),
+		wl_fixed_to_double(a),
+		wl_fixed_to_double(b),
+		wl_fixed_to_double(c),
+		wl_fixed_to_double(d),
+		wl_fixed_to_double(tx),
+		wl_fixed_to_double(ty),
 	};
 	for (int i = 0; i < 6; i++) {
 		if (!check_range(resource, names[i], v[i], -COORD_MAX, COORD_MAX)) {
@@ -359,7 +362,11 @@ static void node_handle_set_matrix(struct wl_client *client,
 		return;
 	}
 	node->pending.matrix = (struct vr_mat){
-		(float)v[0], (float)v[1], (float)v[2], (float)v[3], (float)v[4],
+		(float)v[0],
+		(float)v[1],
+		(float)v[2],
+		(float)v[3],
+		(float)v[4],
 		(float)v[5],
 	};
 	node_mark_pending(node, CHANGE_MATRIX);
@@ -370,8 +377,10 @@ static void node_handle_set_translation(struct wl_client *client,
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	double vx = wl_fixed_to_double(x), vy = wl_fixed_to_double(y);
 	if (!check_range(resource, "set_translation x", vx, -COORD_MAX,
-			COORD_MAX) || !check_range(resource, "set_translation y", vy,
-			-COORD_MAX, COORD_MAX) || node == NULL) {
+				COORD_MAX) ||
+			!check_range(resource, "set_translation y", vy, -COORD_MAX,
+					COORD_MAX) ||
+			node == NULL) {
 		return;
 	}
 	node->pending.translation[0] = (float)vx;
@@ -384,8 +393,8 @@ static void node_handle_set_scale(struct wl_client *client,
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	double vx = wl_fixed_to_double(sx), vy = wl_fixed_to_double(sy);
 	if (!check_range(resource, "set_scale sx", vx, -SCALE_MAX, SCALE_MAX) ||
-			!check_range(resource, "set_scale sy", vy, -SCALE_MAX,
-			SCALE_MAX) || node == NULL) {
+			!check_range(resource, "set_scale sy", vy, -SCALE_MAX, SCALE_MAX) ||
+			node == NULL) {
 		return;
 	}
 	node->pending.scale[0] = (float)vx;
@@ -398,7 +407,8 @@ static void node_handle_set_rotation(struct wl_client *client,
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	double v = wl_fixed_to_double(degrees);
 	if (!check_range(resource, "set_rotation degrees", v, -ROTATION_MAX,
-			ROTATION_MAX) || node == NULL) {
+				ROTATION_MAX) ||
+			node == NULL) {
 		return;
 	}
 	node->pending.rotation = (float)v;
@@ -410,8 +420,8 @@ static void node_handle_set_anchor(struct wl_client *client,
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	double vx = wl_fixed_to_double(x), vy = wl_fixed_to_double(y);
 	if (!check_range(resource, "set_anchor x", vx, -COORD_MAX, COORD_MAX) ||
-			!check_range(resource, "set_anchor y", vy, -COORD_MAX,
-			COORD_MAX) || node == NULL) {
+			!check_range(resource, "set_anchor y", vy, -COORD_MAX, COORD_MAX) ||
+			node == NULL) {
 		return;
 	}
 	node->pending.anchor[0] = (float)vx;
@@ -435,13 +445,17 @@ static void node_handle_set_opacity(struct wl_client *client,
 static bool check_clip(struct wl_resource *resource, const char *request,
 		const double *v) {
 	static const char *const names[] = {
-		"x", "y", "width", "height", "radius",
+		"x",
+		"y",
+		"width",
+		"height",
+		"radius",
 	};
 	for (int i = 0; i < 5; i++) {
 		char what[64];
 		snprintf(what, sizeof(what), "%s %s", request, names[i]);
 		if (!check_range(resource, what, v[i], i < 2 ? -COORD_MAX : 0.0,
-				COORD_MAX)) {
+					COORD_MAX)) {
 			return false;
 		}
 	}
@@ -453,8 +467,10 @@ static void node_handle_set_clip(struct wl_client *client,
 		wl_fixed_t width, wl_fixed_t height, wl_fixed_t radius) {
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	double v[] = {
-		wl_fixed_to_double(x), wl_fixed_to_double(y),
-		wl_fixed_to_double(width), wl_fixed_to_double(height),
+		wl_fixed_to_double(x),
+		wl_fixed_to_double(y),
+		wl_fixed_to_double(width),
+		wl_fixed_to_double(height),
 		wl_fixed_to_double(radius),
 	};
 	if (!check_clip(resource, "set_clip", v) || node == NULL) {
@@ -498,8 +514,8 @@ static void node_handle_set_children(struct wl_client *client,
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	if (children->size % sizeof(uint32_t) != 0) {
 		scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
-			"children is %zu bytes, not a list of 32-bit ids",
-			children->size);
+				"children is %zu bytes, not a list of 32-bit ids",
+				children->size);
 		return;
 	}
 	size_t n = children->size / sizeof(uint32_t);
@@ -518,47 +534,53 @@ static void node_handle_set_children(struct wl_client *client,
 	wl_array_init(&list);
 	for (size_t i = 0; i < n; i++) {
 		struct wl_resource *child_resource =
-			wl_client_get_object(client, ids[i]);
-		if (child_resource == NULL || !wl_resource_instance_of(child_resource,
-				&vitrail_scene_node_v1_interface, &scene_node_impl)) {
-			scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID, "children[%zu] = %u is "
-				"not a vitrail_scene_node_v1", i, ids[i]);
+				wl_client_get_object(client, ids[i]);
+		if (child_resource == NULL ||
+				!wl_resource_instance_of(child_resource,
+						&vitrail_scene_node_v1_interface, &scene_node_impl)) {
+			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
+					"children[%zu] = %u is "
+					"not a vitrail_scene_node_v1",
+					i, ids[i]);
 			goto error;
 		}
 		struct vt_scene_node *child = scene_node_from_resource(child_resource);
 		if (child == NULL || child->scene != scene) {
-			scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE, "children[%zu]: "
-				"vitrail_scene_node_v1@%u belongs to another scene", i,
-				ids[i]);
+			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE,
+					"children[%zu]: "
+					"vitrail_scene_node_v1@%u belongs to another scene",
+					i, ids[i]);
 			goto error;
 		}
 		if (child->ancestor_stamp == stamp) {
-			scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_CYCLE, "children[%zu]: "
-				"vitrail_scene_node_v1@%u is this node or one of its "
-				"ancestors", i, ids[i]);
+			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
+					"children[%zu]: "
+					"vitrail_scene_node_v1@%u is this node or one of its "
+					"ancestors",
+					i, ids[i]);
 			goto error;
 		}
 		if (child->stamp == stamp) {
-			scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE, "children[%zu]: "
-				"vitrail_scene_node_v1@%u is named twice", i, ids[i]);
+			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE,
+					"children[%zu]: "
+					"vitrail_scene_node_v1@%u is named twice",
+					i, ids[i]);
 			goto error;
 		}
 		if (child == scene->pending_root) {
-			scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_IS_ROOT, "children[%zu]: "
-				"vitrail_scene_node_v1@%u is the scene's root", i, ids[i]);
+			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_IS_ROOT,
+					"children[%zu]: "
+					"vitrail_scene_node_v1@%u is the scene's root",
+					i, ids[i]);
 			goto error;
 		}
 		int height = pending_height(child, DEPTH_MAX);
 		if (depth + height > DEPTH_MAX) {
-			scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP, "children[%zu]: "
-				"vitrail_scene_node_v1@%u would make a chain of more than "
-				"%d nodes", i, ids[i], DEPTH_MAX);
+			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP,
+					"children[%zu]: "
+					"vitrail_scene_node_v1@%u would make a chain of more than "
+					"%d nodes",
+					i, ids[i], DEPTH_MAX);
 			goto error;
 		}
 		child->stamp = stamp;
@@ -610,28 +632,26 @@ static void node_handle_set_display_list(struct wl_client *client,
 	node_mark_pending(node, CHANGE_LIST);
 }
 
-static bool check_animation_values(struct wl_resource *resource,
-		enum prop prop, const double *v) {
+static bool check_animation_values(struct wl_resource *resource, enum prop prop,
+		const double *v) {
 	switch (prop) {
 	case PROP_TRANSLATION:
-		return check_range(resource, "animate translation x", v[0],
-				-COORD_MAX, COORD_MAX) &&
-			check_range(resource, "animate translation y", v[1],
-				-COORD_MAX, COORD_MAX);
+		return check_range(resource, "animate translation x", v[0], -COORD_MAX,
+					   COORD_MAX) &&
+				check_range(resource, "animate translation y", v[1], -COORD_MAX,
+						COORD_MAX);
 	case PROP_SCALE:
 		return check_range(resource, "animate scale sx", v[0], -SCALE_MAX,
-				SCALE_MAX) &&
-			check_range(resource, "animate scale sy", v[1], -SCALE_MAX,
-				SCALE_MAX);
+					   SCALE_MAX) &&
+				check_range(resource, "animate scale sy", v[1], -SCALE_MAX,
+						SCALE_MAX);
 	case PROP_ROTATION:
 		return check_range(resource, "animate rotation degrees", v[0],
-			-ROTATION_MAX, ROTATION_MAX);
+				-ROTATION_MAX, ROTATION_MAX);
 	case PROP_OPACITY:
 		return check_range(resource, "animate opacity", v[0], 0.0, 1.0);
-	case PROP_CLIP:
-		return check_clip(resource, "animate clip", v);
-	case PROP_COUNT:
-		break;
+	case PROP_CLIP: return check_clip(resource, "animate clip", v);
+	case PROP_COUNT: break;
 	}
 	abort();
 }
@@ -639,30 +659,29 @@ static bool check_animation_values(struct wl_resource *resource,
 static bool check_curve(struct wl_resource *resource, enum curve curve,
 		const double *p) {
 	switch (curve) {
-	case CURVE_LINEAR:
-		return true;
+	case CURVE_LINEAR: return true;
 	case CURVE_CUBIC_BEZIER:
 		return check_range(resource, "cubic_bezier x1", p[0], 0.0, 1.0) &&
-			check_range(resource, "cubic_bezier y1", p[1], -CURVE_Y_MAX,
-				CURVE_Y_MAX) &&
-			check_range(resource, "cubic_bezier x2", p[2], 0.0, 1.0) &&
-			check_range(resource, "cubic_bezier y2", p[3], -CURVE_Y_MAX,
-				CURVE_Y_MAX);
+				check_range(resource, "cubic_bezier y1", p[1], -CURVE_Y_MAX,
+						CURVE_Y_MAX) &&
+				check_range(resource, "cubic_bezier x2", p[2], 0.0, 1.0) &&
+				check_range(resource, "cubic_bezier y2", p[3], -CURVE_Y_MAX,
+						CURVE_Y_MAX);
 	case CURVE_SPRING:
 		if (p[0] <= 0.0 || p[2] <= 0.0) {
-			scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE, "spring stiffness "
-				"%g and mass %g must be > 0", p[0], p[2]);
+			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+					"spring stiffness "
+					"%g and mass %g must be > 0",
+					p[0], p[2]);
 			return false;
 		}
 		return check_range(resource, "spring stiffness", p[0], 0.0,
-				SPRING_STIFFNESS_MAX) &&
-			check_range(resource, "spring damping", p[1], 0.0,
-				SPRING_DAMPING_MAX) &&
-			check_range(resource, "spring mass", p[2], 0.0,
-				SPRING_MASS_MAX);
-	case CURVE_COUNT:
-		break;
+					   SPRING_STIFFNESS_MAX) &&
+				check_range(resource, "spring damping", p[1], 0.0,
+						SPRING_DAMPING_MAX) &&
+				check_range(resource, "spring mass", p[2], 0.0,
+						SPRING_MASS_MAX);
+	case CURVE_COUNT: break;
 	}
 	abort();
 }
@@ -672,49 +691,49 @@ static void node_handle_animate(struct wl_client *client,
 		struct wl_array *target, uint32_t duration_ms, uint32_t curve,
 		struct wl_array *curve_params) {
 	struct vt_scene_node *node = scene_node_from_resource(resource);
-	struct wl_resource *anim_resource = wl_resource_create(client,
-		&vitrail_scene_animation_v1_interface,
-		wl_resource_get_version(resource), id);
+	struct wl_resource *anim_resource =
+			wl_resource_create(client, &vitrail_scene_animation_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (anim_resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
 	wl_resource_set_implementation(anim_resource, &scene_animation_impl, NULL,
-		animation_handle_resource_destroy);
+			animation_handle_resource_destroy);
 
 	if (property >= PROP_COUNT) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
-			"unknown property %u", property);
+				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+				"unknown property %u", property);
 		return;
 	}
 	enum prop prop = (enum prop)property;
 	if (target->size != (size_t)scene_prop_counts[prop] * sizeof(wl_fixed_t)) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
-			"a %s target is %d values, got %zu bytes", scene_prop_names[prop],
-			scene_prop_counts[prop], target->size);
+				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+				"a %s target is %d values, got %zu bytes",
+				scene_prop_names[prop], scene_prop_counts[prop], target->size);
 		return;
 	}
 	if (curve >= CURVE_COUNT) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
-			"unknown curve %u", curve);
+				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+				"unknown curve %u", curve);
 		return;
 	}
 	if (curve_params->size !=
 			(size_t)scene_curve_counts[curve] * sizeof(wl_fixed_t)) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
-			"curve %s takes %d parameters, got %zu bytes",
-			scene_curve_names[curve], scene_curve_counts[curve], curve_params->size);
+				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+				"curve %s takes %d parameters, got %zu bytes",
+				scene_curve_names[curve], scene_curve_counts[curve],
+				curve_params->size);
 		return;
 	}
 	if (duration_ms < 1 || duration_ms > DURATION_MAX_MS) {
-		scene_post_error(resource,
-			VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
-			"duration_ms = %u is not in [1, %d]", duration_ms,
-			DURATION_MAX_MS);
+		scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+				"duration_ms = %u is not in [1, %d]", duration_ms,
+				DURATION_MAX_MS);
 		return;
 	}
 	double to[5], params[4];
@@ -733,19 +752,18 @@ static void node_handle_animate(struct wl_client *client,
 	if (node == NULL) {
 		return;
 	}
-	bool has_clip = (node->changes & CHANGE_CLIP) ?
-		node->pending.has_clip : node->current.has_clip;
+	bool has_clip = (node->changes & CHANGE_CLIP) ? node->pending.has_clip :
+													node->current.has_clip;
 	if (prop == PROP_CLIP && !has_clip) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
-			"a clip animation of a node without a clip");
+				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+				"a clip animation of a node without a clip");
 		return;
 	}
 	struct client_quota *quota = node->scene->quota;
 	if (quota->animations >= VITRAIL_SCENE_MANAGER_V1_QUOTA_ANIMATIONS) {
-		scene_post_error(resource,
-			VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED,
-			"the client has %u animations, its quota", quota->animations);
+		scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED,
+				"the client has %u animations, its quota", quota->animations);
 		return;
 	}
 	struct scene_animation *anim = calloc(1, sizeof(*anim));
@@ -789,8 +807,8 @@ const struct vitrail_scene_node_v1_interface scene_node_impl = {
 
 /* NULL when inert (its scene is gone). */
 struct vt_scene_node *scene_node_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource,
-		&vitrail_scene_node_v1_interface, &scene_node_impl));
+	assert(wl_resource_instance_of(resource, &vitrail_scene_node_v1_interface,
+			&scene_node_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -815,8 +833,7 @@ static void node_apply_props(struct vt_scene_node *node) {
 			i++) {
 		struct scene_animation *running = node->running[change_props[i].prop];
 		if ((changes & change_props[i].change) && running != NULL) {
-			animation_end(running,
-				VITRAIL_SCENE_ANIMATION_V1_REASON_CANCELLED);
+			animation_end(running, VITRAIL_SCENE_ANIMATION_V1_REASON_CANCELLED);
 		}
 	}
 	if (changes & CHANGE_MATRIX) {
@@ -824,7 +841,7 @@ static void node_apply_props(struct vt_scene_node *node) {
 	}
 	if (changes & CHANGE_TRANSLATION) {
 		memcpy(current->translation, pending->translation,
-			sizeof(current->translation));
+				sizeof(current->translation));
 	}
 	if (changes & CHANGE_SCALE) {
 		memcpy(current->scale, pending->scale, sizeof(current->scale));
@@ -870,7 +887,7 @@ static bool node_start_animations(struct vt_scene_node *node) {
 			animation_end(old, VITRAIL_SCENE_ANIMATION_V1_REASON_CANCELLED);
 		}
 		memcpy(anim->from, prop_values(&node->current, anim->prop),
-			(size_t)scene_prop_counts[anim->prop] * sizeof(float));
+				(size_t)scene_prop_counts[anim->prop] * sizeof(float));
 		wl_list_remove(&anim->link);
 		wl_list_insert(anim->manager->animations.prev, &anim->link);
 		anim->running = true;

@@ -15,12 +15,18 @@
 #include "scene/scene_internal.h"
 
 const char *const scene_prop_names[PROP_COUNT] = {
-	"translation", "scale", "rotation", "opacity", "clip",
+	"translation",
+	"scale",
+	"rotation",
+	"opacity",
+	"clip",
 };
 const int scene_prop_counts[PROP_COUNT] = { 2, 2, 1, 1, 5 };
 
 const char *const scene_curve_names[CURVE_COUNT] = {
-	"linear", "cubic_bezier", "spring",
+	"linear",
+	"cubic_bezier",
+	"spring",
 };
 const int scene_curve_counts[CURVE_COUNT] = { 0, 4, 3 };
 
@@ -42,8 +48,10 @@ void scene_post_error(struct wl_resource *resource, uint32_t code,
 	int n = vsnprintf(message, sizeof(message), fmt, args);
 	va_end(args);
 	if (n > ERROR_MESSAGE_MAX) {
-		wlr_log(WLR_ERROR, "scene protocol error message of %d bytes, "
-			"cut by libwayland: %s", n, message);
+		wlr_log(WLR_ERROR,
+				"scene protocol error message of %d bytes, "
+				"cut by libwayland: %s",
+				n, message);
 	}
 	wl_resource_post_error(resource, code, "%s", message);
 }
@@ -70,18 +78,18 @@ struct client_quota *scene_quota_ref(struct client_quota *quota) {
 static void quota_handle_client_destroy(struct wl_listener *listener,
 		void *data) {
 	struct client_quota *quota =
-		wl_container_of(listener, quota, client_destroy);
+			wl_container_of(listener, quota, client_destroy);
 	wl_list_remove(&quota->client_destroy.link);
 	quota->client = NULL;
 	scene_quota_unref(quota);
 }
 
 struct client_quota *scene_quota_get(struct wl_client *client) {
-	struct wl_listener *listener = wl_client_get_destroy_listener(client,
-		quota_handle_client_destroy);
+	struct wl_listener *listener =
+			wl_client_get_destroy_listener(client, quota_handle_client_destroy);
 	if (listener != NULL) {
 		struct client_quota *quota =
-			wl_container_of(listener, quota, client_destroy);
+				wl_container_of(listener, quota, client_destroy);
 		return scene_quota_ref(quota);
 	}
 	struct client_quota *quota = calloc(1, sizeof(*quota));
@@ -96,8 +104,8 @@ struct client_quota *scene_quota_get(struct wl_client *client) {
 }
 
 struct scene_image *scene_image_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource,
-		&vitrail_scene_image_v1_interface, &scene_image_impl));
+	assert(wl_resource_instance_of(resource, &vitrail_scene_image_v1_interface,
+			&scene_image_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -131,4 +139,3 @@ void scene_image_handle_resource_destroy(struct wl_resource *resource) {
 const struct vitrail_scene_image_v1_interface scene_image_impl = {
 	.destroy = scene_handle_destroy,
 };
-

@@ -61,21 +61,21 @@
 static const struct vitrail_scene_manager_v1_interface manager_impl;
 static const struct vitrail_scene_v1_interface scene_impl;
 static void scene_handle_surface_destroy(struct wl_listener *listener,
-	void *data);
+		void *data);
 
 /* ---- resources ---------------------------------------------------------- */
 
 static struct vt_scene_manager *manager_from_resource(
 		struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
-		&vitrail_scene_manager_v1_interface, &manager_impl));
+			&vitrail_scene_manager_v1_interface, &manager_impl));
 	return wl_resource_get_user_data(resource);
 }
 
 /* NULL when inert (its surface is gone). */
 static struct scene *scene_from_resource(struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource, &vitrail_scene_v1_interface,
-		&scene_impl));
+			&scene_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -126,23 +126,23 @@ static void scene_handle_resource_destroy(struct wl_resource *resource) {
 static void scene_handle_create_node(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct scene *scene = scene_from_resource(resource);
-	struct wl_resource *node_resource = wl_resource_create(client,
-		&vitrail_scene_node_v1_interface, wl_resource_get_version(resource),
-		id);
+	struct wl_resource *node_resource =
+			wl_resource_create(client, &vitrail_scene_node_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (node_resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
 	wl_resource_set_implementation(node_resource, &scene_node_impl, NULL,
-		scene_node_handle_resource_destroy);
+			scene_node_handle_resource_destroy);
 	if (scene == NULL) {
 		return; /* inert */
 	}
 	if (scene->quota->nodes >= VITRAIL_SCENE_MANAGER_V1_QUOTA_NODES) {
-		scene_post_error(resource,
-			VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
-			"vitrail_scene_node_v1@%u: the client already has %u nodes, "
-			"its quota", id, scene->quota->nodes);
+		scene_post_error(resource, VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+				"vitrail_scene_node_v1@%u: the client already has %u nodes, "
+				"its quota",
+				id, scene->quota->nodes);
 		return;
 	}
 	struct vt_scene_node *node = calloc(1, sizeof(*node));
@@ -173,21 +173,23 @@ static void scene_handle_set_root(struct wl_client *client,
 		struct wl_resource *resource, struct wl_resource *node_resource) {
 	struct scene *scene = scene_from_resource(resource);
 	struct vt_scene_node *node = node_resource != NULL ?
-		scene_node_from_resource(node_resource) : NULL;
+			scene_node_from_resource(node_resource) :
+			NULL;
 	if (scene == NULL) {
 		return;
 	}
 	if (node_resource != NULL && (node == NULL || node->scene != scene)) {
 		scene_post_error(resource, VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE,
-			"vitrail_scene_node_v1@%u belongs to another scene",
-			wl_resource_get_id(node_resource));
+				"vitrail_scene_node_v1@%u belongs to another scene",
+				wl_resource_get_id(node_resource));
 		return;
 	}
 	if (node != NULL && node->pending_parent != NULL) {
 		scene_post_error(resource, VITRAIL_SCENE_V1_ERROR_HAS_PARENT,
-			"vitrail_scene_node_v1@%u is a child of "
-			"vitrail_scene_node_v1@%u", wl_resource_get_id(node_resource),
-			wl_resource_get_id(node->pending_parent->resource));
+				"vitrail_scene_node_v1@%u is a child of "
+				"vitrail_scene_node_v1@%u",
+				wl_resource_get_id(node_resource),
+				wl_resource_get_id(node->pending_parent->resource));
 		return;
 	}
 	scene->pending_root = node;
@@ -205,7 +207,7 @@ static const struct vitrail_scene_v1_interface scene_impl = {
 struct vt_scene_node *vt_scene_node_from_resource(
 		struct wl_resource *resource) {
 	if (!wl_resource_instance_of(resource, &vitrail_scene_node_v1_interface,
-			&scene_node_impl)) {
+				&scene_node_impl)) {
 		return NULL;
 	}
 	return scene_node_from_resource(resource);
@@ -237,18 +239,17 @@ static void manager_handle_get_scene(struct wl_client *client,
 		struct wl_resource *surface_resource) {
 	struct vt_scene_manager *manager = manager_from_resource(resource);
 	struct wlr_surface *wlr_surface =
-		wlr_surface_from_resource(surface_resource);
+			wlr_surface_from_resource(surface_resource);
 	if (wl_signal_get(&wlr_surface->events.destroy,
-			scene_handle_surface_destroy) != NULL) {
-		scene_post_error(resource,
-			VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
-			"wl_surface@%u already has a vitrail_scene_v1",
-			wl_resource_get_id(surface_resource));
+				scene_handle_surface_destroy) != NULL) {
+		scene_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
+				"wl_surface@%u already has a vitrail_scene_v1",
+				wl_resource_get_id(surface_resource));
 		return;
 	}
 	struct vt_surface *surface = vt_surface_from_wlr(wlr_surface);
 	struct wl_resource *scene_resource = wl_resource_create(client,
-		&vitrail_scene_v1_interface, wl_resource_get_version(resource), id);
+			&vitrail_scene_v1_interface, wl_resource_get_version(resource), id);
 	struct scene *scene = calloc(1, sizeof(*scene));
 	struct client_quota *quota = scene_quota_get(client);
 	struct vr_node *anchor = vr_node_create(manager->server->tree);
@@ -271,7 +272,7 @@ static void manager_handle_get_scene(struct wl_client *client,
 	wl_list_init(&scene->nodes);
 	wl_list_init(&scene->pending);
 	wl_resource_set_implementation(scene_resource, &scene_impl, scene,
-		scene_handle_resource_destroy);
+			scene_handle_resource_destroy);
 	scene->surface_commit.notify = scene_handle_surface_commit;
 	wl_signal_add(&wlr_surface->events.commit, &scene->surface_commit);
 	scene->surface_destroy.notify = scene_handle_surface_destroy;
@@ -282,39 +283,38 @@ static void manager_handle_get_scene(struct wl_client *client,
 static void manager_handle_create_image(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id,
 		struct wl_resource *buffer_resource) {
-	struct wl_resource *image_resource = wl_resource_create(client,
-		&vitrail_scene_image_v1_interface, wl_resource_get_version(resource),
-		id);
+	struct wl_resource *image_resource =
+			wl_resource_create(client, &vitrail_scene_image_v1_interface,
+					wl_resource_get_version(resource), id);
 	if (image_resource == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
 	wl_resource_set_implementation(image_resource, &scene_image_impl, NULL,
-		scene_image_handle_resource_destroy);
+			scene_image_handle_resource_destroy);
 
 	uint32_t buffer_id = wl_resource_get_id(buffer_resource);
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer_resource);
 	if (shm == NULL) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
-			"wl_buffer@%u is not a wl_shm buffer", buffer_id);
+				VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+				"wl_buffer@%u is not a wl_shm buffer", buffer_id);
 		return;
 	}
 	uint32_t format = wl_shm_buffer_get_format(shm);
 	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
-			"wl_buffer@%u has format 0x%08x, not ARGB8888 or XRGB8888",
-			buffer_id, format);
+				VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+				"wl_buffer@%u has format 0x%08x, not ARGB8888 or XRGB8888",
+				buffer_id, format);
 		return;
 	}
 	int32_t width = wl_shm_buffer_get_width(shm);
 	int32_t height = wl_shm_buffer_get_height(shm);
 	if (width > IMAGE_SIZE_MAX || height > IMAGE_SIZE_MAX) {
-		scene_post_error(resource,
-			VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
-			"wl_buffer@%u is %dx%d, larger than %dx%d", buffer_id, width,
-			height, IMAGE_SIZE_MAX, IMAGE_SIZE_MAX);
+		scene_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
+				"wl_buffer@%u is %dx%d, larger than %dx%d", buffer_id, width,
+				height, IMAGE_SIZE_MAX, IMAGE_SIZE_MAX);
 		return;
 	}
 	/* libwayland only checks stride >= width: rows of width * 4 bytes
@@ -322,9 +322,9 @@ static void manager_handle_create_image(struct wl_client *client,
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	if ((int64_t)stride < (int64_t)width * 4) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
-			"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
-			buffer_id, stride, width);
+				VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+				"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
+				buffer_id, stride, width);
 		return;
 	}
 	struct client_quota *quota = scene_quota_get(client);
@@ -335,22 +335,22 @@ static void manager_handle_create_image(struct wl_client *client,
 	uint64_t bytes = (uint64_t)width * (uint64_t)height * 4;
 	if (quota->images >= VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES ||
 			quota->image_bytes + bytes >
-			VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGE_BYTES) {
+					VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGE_BYTES) {
 		scene_post_error(resource,
-			VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
-			"wl_buffer@%u %dx%d: the client holds %u images, %" PRIu64
-			" bytes (quota %u, %u)", buffer_id, width, height,
-			quota->images, quota->image_bytes,
-			VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES,
-			VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGE_BYTES);
+				VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
+				"wl_buffer@%u %dx%d: the client holds %u images, %" PRIu64
+				" bytes (quota %u, %u)",
+				buffer_id, width, height, quota->images, quota->image_bytes,
+				VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES,
+				VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGE_BYTES);
 		scene_quota_unref(quota);
 		return;
 	}
 	struct scene_image *image = calloc(1, sizeof(*image));
 	struct image_data *data = calloc(1, sizeof(*data));
 	struct vr_image *vr_image = vr_image_create(width, height,
-		format == WL_SHM_FORMAT_XRGB8888 ?
-		VR_FORMAT_XRGB8888 : VR_FORMAT_ARGB8888);
+			format == WL_SHM_FORMAT_XRGB8888 ? VR_FORMAT_XRGB8888 :
+											   VR_FORMAT_ARGB8888);
 	if (image == NULL || data == NULL || vr_image == NULL) {
 		free(image);
 		free(data);
@@ -364,7 +364,7 @@ static void manager_handle_create_image(struct wl_client *client,
 	 * on the CI machine, 250-480 without the prefault) */
 	wl_shm_buffer_begin_access(shm);
 	vt_prefault_read(wl_shm_buffer_get_data(shm),
-		(size_t)stride * (size_t)(height - 1) + (size_t)width * 4);
+			(size_t)stride * (size_t)(height - 1) + (size_t)width * 4);
 	vr_image_write(vr_image, wl_shm_buffer_get_data(shm), stride, NULL);
 	wl_shm_buffer_end_access(shm);
 	data->refs = 1;
@@ -379,9 +379,9 @@ static void manager_handle_create_image(struct wl_client *client,
 
 static void manager_handle_create_display_list(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
-	struct wl_resource *list_resource = wl_resource_create(client,
-		&vitrail_scene_display_list_v1_interface,
-		wl_resource_get_version(resource), id);
+	struct wl_resource *list_resource =
+			wl_resource_create(client, &vitrail_scene_display_list_v1_interface,
+					wl_resource_get_version(resource), id);
 	struct scene_list *list = calloc(1, sizeof(*list));
 	struct client_quota *quota = scene_quota_get(client);
 	if (list_resource == NULL || list == NULL || quota == NULL) {
@@ -395,7 +395,7 @@ static void manager_handle_create_display_list(struct wl_client *client,
 	}
 	list->quota = quota;
 	wl_resource_set_implementation(list_resource, &scene_list_impl, list,
-		scene_list_handle_resource_destroy);
+			scene_list_handle_resource_destroy);
 }
 
 static const struct vitrail_scene_manager_v1_interface manager_impl = {
@@ -405,10 +405,10 @@ static const struct vitrail_scene_manager_v1_interface manager_impl = {
 	.create_display_list = manager_handle_create_display_list,
 };
 
-static void manager_bind(struct wl_client *client, void *data,
-		uint32_t version, uint32_t id) {
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
 	vt_resource_create(client, &vitrail_scene_manager_v1_interface, version, id,
-		&manager_impl, data, NULL);
+			&manager_impl, data, NULL);
 }
 
 /* Frames go on while animations run (after frame timing's answer,
@@ -422,10 +422,10 @@ static void handle_busy(struct wl_listener *listener, void *data) {
  * (after frame timing latched queued commits). */
 static void handle_sample(struct wl_listener *listener, void *data) {
 	struct vt_scene_manager *manager =
-		wl_container_of(listener, manager, sample);
+			wl_container_of(listener, manager, sample);
 	struct vt_frame_sample_event *event = data;
-	vt_scene_sample(manager->server, event->display_ns,
-		event->scene_samples, event->scene_samples_len);
+	vt_scene_sample(manager->server, event->display_ns, event->scene_samples,
+			event->scene_samples_len);
 }
 
 bool vt_scene_init(struct vt_server *server) {
@@ -436,8 +436,8 @@ bool vt_scene_init(struct vt_server *server) {
 	manager->server = server;
 	wl_list_init(&manager->animations);
 	manager->global = wl_global_create(server->display,
-		&vitrail_scene_manager_v1_interface, SCENE_VERSION, manager,
-		manager_bind);
+			&vitrail_scene_manager_v1_interface, SCENE_VERSION, manager,
+			manager_bind);
 	if (manager->global == NULL) {
 		free(manager);
 		return false;

@@ -28,8 +28,8 @@ void vt_scene_finish(struct vt_server *server);
  * numbers animations in start order; elapsed_ns is display_ns minus the
  * animation's start; empty when none; as many entries as fit).
  */
-void vt_scene_sample(struct vt_server *server, uint64_t display_ns,
-	char *log, size_t log_size);
+void vt_scene_sample(struct vt_server *server, uint64_t display_ns, char *log,
+		size_t log_size);
 /* True while an animation is pending its first frame or running: outputs
  * keep rendering. */
 bool vt_scene_animating(struct vt_server *server);
@@ -41,11 +41,10 @@ bool vt_scene_animating(struct vt_server *server);
  * scene, the scroll subtracted after its own transform, and a listener
  * for its destruction (data: the node).
  */
-struct vt_scene_node *vt_scene_node_from_resource(
-	struct wl_resource *resource);
+struct vt_scene_node *vt_scene_node_from_resource(struct wl_resource *resource);
 struct wlr_surface *vt_scene_node_surface(struct vt_scene_node *node);
 void vt_scene_node_set_scroll(struct vt_scene_node *node, float x, float y);
 void vt_scene_node_add_destroy_listener(struct vt_scene_node *node,
-	struct wl_listener *listener);
+		struct wl_listener *listener);
 
 #endif

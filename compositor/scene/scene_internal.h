@@ -33,17 +33,17 @@
 
 /* The decoder's error codes are the protocol's. */
 static_assert((int)VT_DL_ERROR_BAD_COMMAND ==
-	(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
-	"decoder error codes");
+				(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_COMMAND,
+		"decoder error codes");
 static_assert((int)VT_DL_ERROR_OUT_OF_RANGE ==
-	(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
-	"decoder error codes");
+				(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_OUT_OF_RANGE,
+		"decoder error codes");
 static_assert((int)VT_DL_ERROR_BAD_IMAGE ==
-	(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_IMAGE,
-	"decoder error codes");
+				(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_BAD_IMAGE,
+		"decoder error codes");
 static_assert((int)VT_DL_ERROR_TRUNCATED ==
-	(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
-	"decoder error codes");
+				(int)VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+		"decoder error codes");
 
 /* Limits besides the quotas (documented in the protocol). */
 #define COORD_MAX VT_DL_COORD_MAX
@@ -88,8 +88,9 @@ enum node_change {
 	CHANGE_LIST = 1 << 8,
 };
 
-#define CHANGE_TRANSFORM (CHANGE_MATRIX | CHANGE_TRANSLATION | \
-	CHANGE_SCALE | CHANGE_ROTATION | CHANGE_ANCHOR)
+#define CHANGE_TRANSFORM \
+	(CHANGE_MATRIX | CHANGE_TRANSLATION | CHANGE_SCALE | CHANGE_ROTATION | \
+			CHANGE_ANCHOR)
 
 struct vt_scene_manager {
 	struct vt_server *server;
@@ -184,8 +185,8 @@ struct vt_scene_node {
 	uint32_t stamp, ancestor_stamp; // set_children's checks
 	bool record; // the display list must be recorded again
 	uint64_t drawn; // commands it draws, charged to drawn_commands
-	/* scroll_region.c: the compositor's scroll of this node (vitrail_scroll_v1),
-	 * subtracted after its own transform */
+	/* scroll_region.c: the compositor's scroll of this node
+	 * (vitrail_scroll_v1), subtracted after its own transform */
 	float scroll[2];
 	struct {
 		struct wl_signal destroy; // struct vt_scene_node *
@@ -212,7 +213,7 @@ struct scene_animation {
 	struct client_quota *quota;
 	struct vt_scene_node *node; // NULL once ended
 	struct wl_list link; // scene_node::pending_animations or
-			     // vt_scene_manager::animations
+						 // vt_scene_manager::animations
 	bool running, started;
 	uint32_t serial;
 	enum prop prop;

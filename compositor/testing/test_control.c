@@ -62,7 +62,7 @@ static const struct vitrail_test_v1_interface test_impl;
 static struct test_object *test_object_from_resource(
 		struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource, &vitrail_test_v1_interface,
-		&test_impl));
+			&test_impl));
 	return wl_resource_get_user_data(resource);
 }
 
@@ -136,8 +136,7 @@ static int handle_settle_timer(void *data) {
 	if (wl_list_empty(&test->settles)) {
 		return 0;
 	}
-	wlr_log(WLR_INFO, "a settle is unanswered after %d ms",
-		SETTLE_REPORT_MS);
+	wlr_log(WLR_INFO, "a settle is unanswered after %d ms", SETTLE_REPORT_MS);
 	vt_outputs_log_state(test->server);
 	wl_event_source_timer_update(test->settle_timer, SETTLE_REPORT_MS);
 	return 0;
@@ -146,8 +145,8 @@ static int handle_settle_timer(void *data) {
 static void handle_settle(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct test_object *obj = test_object_from_resource(resource);
-	struct wl_resource *callback = wl_resource_create(client,
-		&wl_callback_interface, 1, id);
+	struct wl_resource *callback =
+			wl_resource_create(client, &wl_callback_interface, 1, id);
 	struct settle *settle = calloc(1, sizeof(*settle));
 	if (callback == NULL || settle == NULL) {
 		free(settle);
@@ -156,10 +155,9 @@ static void handle_settle(struct wl_client *client,
 	}
 	settle->callback = callback;
 	wl_resource_set_implementation(callback, NULL, settle,
-		settle_handle_resource_destroy);
+			settle_handle_resource_destroy);
 	if (wl_list_empty(&obj->test->settles)) {
-		wl_event_source_timer_update(obj->test->settle_timer,
-			SETTLE_REPORT_MS);
+		wl_event_source_timer_update(obj->test->settle_timer, SETTLE_REPORT_MS);
 	}
 	wl_list_insert(&obj->test->settles, &settle->link);
 	/* Make sure something will present if anything is pending. */
@@ -171,8 +169,8 @@ static void handle_list_windows(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id) {
 	struct test_object *obj = test_object_from_resource(resource);
 	struct vt_server *server = obj->test->server;
-	struct wl_resource *callback = wl_resource_create(client,
-		&wl_callback_interface, 1, id);
+	struct wl_resource *callback =
+			wl_resource_create(client, &wl_callback_interface, 1, id);
 	if (callback == NULL) {
 		wl_client_post_no_memory(client);
 		return;
@@ -188,8 +186,8 @@ static void handle_list_windows(struct wl_client *client,
 		struct vt_output *output = vt_view_output(view);
 		const char *app_id = view->impl->get_app_id(view);
 		vitrail_test_v1_send_window(resource, app_id ? app_id : "",
-			output ? vt_output_wlr(output)->name : "", view->x, view->y,
-			geo.width, geo.height);
+				output ? vt_output_wlr(output)->name : "", view->x, view->y,
+				geo.width, geo.height);
 		count++;
 	}
 	wl_callback_send_done(callback, count);
@@ -205,7 +203,7 @@ static struct vt_output *output_request(struct wl_client *client,
 	struct vt_output *output = vt_output_by_name(obj->test->server, name);
 	if (output == NULL) {
 		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
-			"'%.40s': no such output", name);
+				"'%.40s': no such output", name);
 		return NULL;
 	}
 	*callback = wl_resource_create(client, &wl_callback_interface, 1, id);
@@ -223,12 +221,12 @@ static void handle_write_reference(struct wl_client *client,
 	struct vt_server *server = obj->test->server;
 	if (path[0] != '/') {
 		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_PATH,
-			"path '%s' is not absolute", path);
+				"path '%s' is not absolute", path);
 		return;
 	}
 	struct wl_resource *callback;
-	struct vt_output *output = output_request(client, resource, id,
-		output_name, &callback);
+	struct vt_output *output =
+			output_request(client, resource, id, output_name, &callback);
 	if (output == NULL) {
 		return;
 	}
@@ -236,13 +234,13 @@ static void handle_write_reference(struct wl_client *client,
 	int w, h;
 	struct vr_mat view = vt_output_upright_view(output, &w, &h);
 	uint32_t generation = 0;
-	pixman_image_t *image = pixman_image_create_bits(PIXMAN_x8r8g8b8, w, h,
-		NULL, 0);
+	pixman_image_t *image =
+			pixman_image_create_bits(PIXMAN_x8r8g8b8, w, h, NULL, 0);
 	if (image != NULL) {
 		vr_reference_render(server->tree, image, &view,
-			(struct vr_color){ 0, 0, 0, 1 });
+				(struct vr_color){ 0, 0, 0, 1 });
 		if (vr_png_write(path, pixman_image_get_data(image), w, h,
-				pixman_image_get_stride(image), true)) {
+					pixman_image_get_stride(image), true)) {
 			generation = (uint32_t)vr_tree_generation(server->tree);
 			if (generation == 0) {
 				generation = 1;
@@ -273,8 +271,8 @@ uint32_t vt_test_take_stall_ms(struct vt_server *server) {
 static void handle_unplug_output(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id, const char *name) {
 	struct wl_resource *callback;
-	struct vt_output *output = output_request(client, resource, id, name,
-		&callback);
+	struct vt_output *output =
+			output_request(client, resource, id, name, &callback);
 	if (output == NULL) {
 		return;
 	}
@@ -294,8 +292,8 @@ static void handle_slow_frames(struct wl_client *client,
 	size_t n = costs->size / sizeof(uint32_t);
 	if (costs->size % sizeof(uint32_t) != 0 || n > SLOW_FRAMES_MAX) {
 		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_COSTS,
-			"%zu bytes of costs: not whole uint32s or over %d",
-			costs->size, SLOW_FRAMES_MAX);
+				"%zu bytes of costs: not whole uint32s or over %d", costs->size,
+				SLOW_FRAMES_MAX);
 		return;
 	}
 	uint32_t *copy = NULL;
@@ -326,8 +324,7 @@ uint32_t vt_test_take_frame_cost_us(struct vt_server *server) {
 	return test->costs[test->next_cost++];
 }
 
-static void handle_pointer_destroy(struct wl_listener *listener,
-		void *data) {
+static void handle_pointer_destroy(struct wl_listener *listener, void *data) {
 	struct vt_test *test = wl_container_of(listener, test, pointer_destroy);
 	wl_list_remove(&test->pointer_destroy.link);
 	test->pointer = NULL;
@@ -339,16 +336,15 @@ static struct wlr_input_device *test_pointer(struct vt_test *test,
 		struct wl_resource *resource) {
 	if (test->pointer == NULL) {
 		test->pointer = vt_emulated_device_create(test->server,
-			WLR_INPUT_DEVICE_POINTER);
+				WLR_INPUT_DEVICE_POINTER);
 		if (test->pointer == NULL) {
 			wl_resource_post_error(resource,
-				VITRAIL_TEST_V1_ERROR_NO_INPUT_DEVICE,
-				"cannot emulate a pointer on this backend");
+					VITRAIL_TEST_V1_ERROR_NO_INPUT_DEVICE,
+					"cannot emulate a pointer on this backend");
 			return NULL;
 		}
 		test->pointer_destroy.notify = handle_pointer_destroy;
-		wl_signal_add(&test->pointer->events.destroy,
-			&test->pointer_destroy);
+		wl_signal_add(&test->pointer->events.destroy, &test->pointer_destroy);
 	}
 	return test->pointer;
 }
@@ -359,7 +355,7 @@ static void handle_pointer_move(struct wl_client *client,
 	struct wlr_input_device *pointer = test_pointer(obj->test, resource);
 	if (pointer != NULL) {
 		vt_emulated_pointer_move_to(obj->test->server, pointer,
-			wl_fixed_to_double(x), wl_fixed_to_double(y));
+				wl_fixed_to_double(x), wl_fixed_to_double(y));
 	}
 }
 
@@ -379,17 +375,17 @@ static void handle_pointer_axis(struct wl_client *client,
 	if (orientation > WL_POINTER_AXIS_HORIZONTAL_SCROLL ||
 			source > WL_POINTER_AXIS_SOURCE_WHEEL_TILT) {
 		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_AXIS,
-			"orientation %u, source %u: not a wl_pointer axis and source",
-			orientation, source);
+				"orientation %u, source %u: not a wl_pointer axis and source",
+				orientation, source);
 		return;
 	}
 	struct wlr_input_device *pointer = test_pointer(obj->test, resource);
 	if (pointer != NULL) {
 		/* wlroots numbers both as wl_pointer does */
 		vt_emulated_pointer_axis(pointer,
-			(enum wlr_axis_orientation)orientation,
-			wl_fixed_to_double(value), discrete,
-			(enum wlr_axis_source)source);
+				(enum wlr_axis_orientation)orientation,
+				wl_fixed_to_double(value), discrete,
+				(enum wlr_axis_source)source);
 	}
 }
 
@@ -403,12 +399,12 @@ static void handle_touch_destroy(struct wl_listener *listener, void *data) {
 static struct wlr_input_device *test_touch(struct vt_test *test,
 		struct wl_resource *resource) {
 	if (test->touch == NULL) {
-		test->touch = vt_emulated_device_create(test->server,
-			WLR_INPUT_DEVICE_TOUCH);
+		test->touch =
+				vt_emulated_device_create(test->server, WLR_INPUT_DEVICE_TOUCH);
 		if (test->touch == NULL) {
 			wl_resource_post_error(resource,
-				VITRAIL_TEST_V1_ERROR_NO_INPUT_DEVICE,
-				"cannot emulate a touch screen on this backend");
+					VITRAIL_TEST_V1_ERROR_NO_INPUT_DEVICE,
+					"cannot emulate a touch screen on this backend");
 			return NULL;
 		}
 		test->touch_destroy.notify = handle_touch_destroy;
@@ -418,35 +414,33 @@ static struct wlr_input_device *test_touch(struct vt_test *test,
 }
 
 static void handle_touch_down(struct wl_client *client,
-		struct wl_resource *resource, int32_t id, wl_fixed_t x,
-		wl_fixed_t y) {
+		struct wl_resource *resource, int32_t id, wl_fixed_t x, wl_fixed_t y) {
 	struct test_object *obj = test_object_from_resource(resource);
 	struct wlr_input_device *touch = test_touch(obj->test, resource);
 	if (touch != NULL) {
 		vt_emulated_touch_down(obj->test->server, touch, id,
-			wl_fixed_to_double(x), wl_fixed_to_double(y));
+				wl_fixed_to_double(x), wl_fixed_to_double(y));
 	}
 }
 
 static void handle_touch_move(struct wl_client *client,
-		struct wl_resource *resource, int32_t id, wl_fixed_t x,
-		wl_fixed_t y) {
+		struct wl_resource *resource, int32_t id, wl_fixed_t x, wl_fixed_t y) {
 	struct test_object *obj = test_object_from_resource(resource);
 	struct wlr_input_device *touch = test_touch(obj->test, resource);
 	if (touch != NULL) {
 		vt_emulated_touch_move(obj->test->server, touch, id,
-			wl_fixed_to_double(x), wl_fixed_to_double(y));
+				wl_fixed_to_double(x), wl_fixed_to_double(y));
 	}
 }
 
 static void handle_touch_raw(struct wl_client *client,
-		struct wl_resource *resource, int32_t id, wl_fixed_t x,
-		wl_fixed_t y, uint32_t down) {
+		struct wl_resource *resource, int32_t id, wl_fixed_t x, wl_fixed_t y,
+		uint32_t down) {
 	struct test_object *obj = test_object_from_resource(resource);
 	struct wlr_input_device *touch = test_touch(obj->test, resource);
 	if (touch != NULL) {
 		vt_emulated_touch_raw(touch, id, wl_fixed_to_double(x),
-			wl_fixed_to_double(y), down != 0);
+				wl_fixed_to_double(y), down != 0);
 	}
 }
 
@@ -473,12 +467,12 @@ static void handle_hash_frames(struct wl_client *client,
 	struct vt_test *test = obj->test;
 	if (vt_output_by_name(test->server, output_name) == NULL) {
 		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_UNKNOWN_OUTPUT,
-			"'%.40s': no such output", output_name);
+				"'%.40s': no such output", output_name);
 		return;
 	}
 	if (path[0] != '/') {
 		wl_resource_post_error(resource, VITRAIL_TEST_V1_ERROR_BAD_PATH,
-			"path '%.60s' is not absolute", path);
+				"path '%.60s' is not absolute", path);
 		return;
 	}
 	hash_frames_stop(test);
@@ -490,17 +484,16 @@ static void handle_hash_frames(struct wl_client *client,
 		wlr_log(WLR_ERROR, "test: cannot write %s", path);
 		return;
 	}
-	snprintf(test->hash_output, sizeof(test->hash_output), "%s",
-		output_name);
+	snprintf(test->hash_output, sizeof(test->hash_output), "%s", output_name);
 	test->hash_box[0] = x;
 	test->hash_box[1] = y;
 	test->hash_box[2] = width;
 	test->hash_box[3] = height;
 }
 
-void vt_test_frame_presented(struct vt_server *server,
-		struct vt_output *output, uint64_t seq, const void *data,
-		size_t stride, int32_t width, int32_t height) {
+void vt_test_frame_presented(struct vt_server *server, struct vt_output *output,
+		uint64_t seq, const void *data, size_t stride, int32_t width,
+		int32_t height) {
 	struct vt_test *test = server->test;
 	if (test == NULL || test->hash_file == NULL || data == NULL ||
 			strcmp(vt_output_wlr(output)->name, test->hash_output) != 0) {
@@ -514,8 +507,9 @@ void vt_test_frame_presented(struct vt_server *server,
 	y1 = y1 < height ? y1 : height;
 	fprintf(test->hash_file, "%" PRIu64, seq);
 	for (int32_t y = y0; y < y1; y++) {
-		const uint32_t *row = (const uint32_t *)(const void *)
-			((const char *)data + (size_t)y * stride);
+		const uint32_t *row =
+				(const uint32_t *)(const void *)((const char *)data +
+						(size_t)y * stride);
 		uint64_t hash = 0xcbf29ce484222325ull; /* FNV-1a 64 */
 		for (int32_t x = x0; x < x1; x++) {
 			uint32_t px = row[x] & 0x00ffffff;
@@ -560,7 +554,7 @@ static void test_bind(struct wl_client *client, void *data, uint32_t version,
 	struct vt_test *test = data;
 	struct test_object *obj = calloc(1, sizeof(*obj));
 	struct wl_resource *resource = wl_resource_create(client,
-		&vitrail_test_v1_interface, (int)version, id);
+			&vitrail_test_v1_interface, (int)version, id);
 	if (obj == NULL || resource == NULL) {
 		free(obj);
 		wl_client_post_no_memory(client);
@@ -568,11 +562,10 @@ static void test_bind(struct wl_client *client, void *data, uint32_t version,
 	}
 	obj->test = test;
 	wl_resource_set_implementation(resource, &test_impl, obj,
-		test_handle_resource_destroy);
+			test_handle_resource_destroy);
 }
 
-static void handle_check_settled(struct wl_listener *listener,
-		void *data) {
+static void handle_check_settled(struct wl_listener *listener, void *data) {
 	struct vt_test *test = wl_container_of(listener, test, check_settled);
 	vt_test_check_settled(test->server);
 }
@@ -589,7 +582,7 @@ static void handle_frame_shown(struct wl_listener *listener, void *data) {
 	struct vt_test *test = wl_container_of(listener, test, frame_shown);
 	struct vt_frame_shown_event *event = data;
 	vt_test_frame_presented(test->server, event->output, event->seq,
-		event->data, event->stride, event->width, event->height);
+			event->data, event->stride, event->width, event->height);
 }
 
 bool vt_test_init(struct vt_server *server) {
@@ -599,10 +592,10 @@ bool vt_test_init(struct vt_server *server) {
 	}
 	test->server = server;
 	wl_list_init(&test->settles);
-	test->settle_timer = wl_event_loop_add_timer(server->loop,
-		handle_settle_timer, test);
-	test->global = wl_global_create(server->display,
-		&vitrail_test_v1_interface, 7, test, test_bind);
+	test->settle_timer =
+			wl_event_loop_add_timer(server->loop, handle_settle_timer, test);
+	test->global = wl_global_create(server->display, &vitrail_test_v1_interface,
+			7, test, test_bind);
 	if (test->global == NULL || test->settle_timer == NULL) {
 		if (test->settle_timer != NULL) {
 			wl_event_source_remove(test->settle_timer);

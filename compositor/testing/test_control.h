@@ -24,8 +24,8 @@ uint32_t vt_test_take_stall_ms(struct vt_server *server);
 uint32_t vt_test_take_frame_cost_us(struct vt_server *server);
 /* A frame of output was presented: its pixels (the output buffer, data
  * NULL when not mapped) for hash_frames. */
-void vt_test_frame_presented(struct vt_server *server,
-	struct vt_output *output, uint64_t seq, const void *data, size_t stride,
-	int32_t width, int32_t height);
+void vt_test_frame_presented(struct vt_server *server, struct vt_output *output,
+		uint64_t seq, const void *data, size_t stride, int32_t width,
+		int32_t height);
 
 #endif

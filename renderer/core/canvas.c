@@ -34,8 +34,7 @@ struct vr_canvas {
 	bool has_bounds;
 };
 
-struct vr_canvas *vr_canvas_begin(void)
-{
+struct vr_canvas *vr_canvas_begin(void) {
 	struct vr_canvas *canvas = calloc(1, sizeof(*canvas));
 	if (canvas == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -45,8 +44,7 @@ struct vr_canvas *vr_canvas_begin(void)
 	return canvas;
 }
 
-struct vr_display_list *vr_canvas_finish(struct vr_canvas *canvas)
-{
+struct vr_display_list *vr_canvas_finish(struct vr_canvas *canvas) {
 	struct vr_display_list *list = calloc(1, sizeof(*list));
 	if (list == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -58,16 +56,15 @@ struct vr_display_list *vr_canvas_finish(struct vr_canvas *canvas)
 	list->refs = 1;
 	/* keep what the commands need, not the growth slack */
 	if (canvas->ncommands > 0 && canvas->ncommands < canvas->commands_cap) {
-		struct vr_dl_command *fit = realloc(canvas->commands,
-			canvas->ncommands * sizeof(*fit));
+		struct vr_dl_command *fit =
+				realloc(canvas->commands, canvas->ncommands * sizeof(*fit));
 		if (fit != NULL) {
 			canvas->commands = fit;
 		}
 	}
 	list->commands = canvas->commands;
 	list->ncommands = canvas->ncommands;
-	list->bounds = canvas->has_bounds ? canvas->bounds :
-		(struct vr_rectf){ 0 };
+	list->bounds = canvas->has_bounds ? canvas->bounds : (struct vr_rectf){ 0 };
 	free(canvas->stack);
 	free(canvas);
 	return list;
@@ -75,65 +72,56 @@ struct vr_display_list *vr_canvas_finish(struct vr_canvas *canvas)
 
 /* ---- state -------------------------------------------------------------- */
 
-void vr_canvas_save(struct vr_canvas *canvas)
-{
-	if (!vr_grow((void **)&canvas->stack, &canvas->stack_cap,
-			canvas->depth + 1, sizeof(struct canvas_state))) {
+void vr_canvas_save(struct vr_canvas *canvas) {
+	if (!vr_grow((void **)&canvas->stack, &canvas->stack_cap, canvas->depth + 1,
+				sizeof(struct canvas_state))) {
 		return;
 	}
 	canvas->stack[canvas->depth++] = canvas->state;
 }
 
-void vr_canvas_restore(struct vr_canvas *canvas)
-{
+void vr_canvas_restore(struct vr_canvas *canvas) {
 	if (canvas->depth == 0) {
 		return;
 	}
 	canvas->state = canvas->stack[--canvas->depth];
 }
 
-void vr_canvas_concat(struct vr_canvas *canvas, const struct vr_mat *m)
-{
+void vr_canvas_concat(struct vr_canvas *canvas, const struct vr_mat *m) {
 	vr_mat_multiply(&canvas->state.mat, &canvas->state.mat, m);
 }
 
-void vr_canvas_translate(struct vr_canvas *canvas, float x, float y)
-{
+void vr_canvas_translate(struct vr_canvas *canvas, float x, float y) {
 	struct vr_mat m;
 	vr_mat_translate(&m, x, y);
 	vr_canvas_concat(canvas, &m);
 }
 
-void vr_canvas_scale(struct vr_canvas *canvas, float sx, float sy)
-{
+void vr_canvas_scale(struct vr_canvas *canvas, float sx, float sy) {
 	struct vr_mat m = { .a = sx, .d = sy };
 	vr_canvas_concat(canvas, &m);
 }
 
-void vr_canvas_rotate(struct vr_canvas *canvas, float radians)
-{
+void vr_canvas_rotate(struct vr_canvas *canvas, float radians) {
 	float c = cosf(radians), s = sinf(radians);
 	struct vr_mat m = { .a = c, .b = s, .c = -s, .d = c };
 	vr_canvas_concat(canvas, &m);
 }
 
 static void intersect_clip(struct canvas_state *state,
-		const struct vr_rectf *box)
-{
-	state->clip = state->has_clip ?
-		vr_rectf_intersect(&state->clip, box) : *box;
+		const struct vr_rectf *box) {
+	state->clip =
+			state->has_clip ? vr_rectf_intersect(&state->clip, box) : *box;
 	state->has_clip = true;
 }
 
-void vr_canvas_clip_rect(struct vr_canvas *canvas, struct vr_rectf rect)
-{
+void vr_canvas_clip_rect(struct vr_canvas *canvas, struct vr_rectf rect) {
 	struct vr_rectf box = vr_rectf_map(&canvas->state.mat, &rect);
 	intersect_clip(&canvas->state, &box);
 }
 
 void vr_canvas_clip_rrect(struct vr_canvas *canvas, struct vr_rectf rect,
-		struct vr_radii radii)
-{
+		struct vr_radii radii) {
 	struct canvas_state *state = &canvas->state;
 	struct vr_rrectf local = { rect, vr_radii_fit(rect, radii) };
 	struct vr_rectf box = vr_rectf_map(&state->mat, &rect);
@@ -142,7 +130,7 @@ void vr_canvas_clip_rrect(struct vr_canvas *canvas, struct vr_rectf rect,
 		/* the oldest clips by its box (in clip) */
 		state->nrclips--;
 		memmove(&state->rclips[0], &state->rclips[1],
-			state->nrclips * sizeof(state->rclips[0]));
+				state->nrclips * sizeof(state->rclips[0]));
 	}
 	state->rclips[state->nrclips++] = (struct vr_rclip_src){
 		.mat = state->mat,
@@ -157,8 +145,7 @@ static const struct vr_paint default_paint = {
 };
 
 /* Where a stroke may reach beyond the geometry's bounds. */
-static float stroke_outset(const struct vr_paint *paint, bool joins)
-{
+static float stroke_outset(const struct vr_paint *paint, bool joins) {
 	if (paint->stroke_width <= 0.0f) {
 		return 0.0f;
 	}
@@ -173,8 +160,7 @@ static float stroke_outset(const struct vr_paint *paint, bool joins)
 	return paint->stroke_width / 2.0f * factor;
 }
 
-static struct vr_rectf outset(struct vr_rectf r, float d)
-{
+static struct vr_rectf outset(struct vr_rectf r, float d) {
 	return (struct vr_rectf){ r.x - d, r.y - d, r.width + 2 * d,
 		r.height + 2 * d };
 }
@@ -183,12 +169,10 @@ static struct vr_rectf outset(struct vr_rectf r, float d)
  * out of memory. The caller fills in the op's data. */
 static struct vr_dl_command *add_command(struct vr_canvas *canvas,
 		enum vr_dl_op op, const struct vr_paint *paint,
-		struct vr_rectf local_bounds)
-{
+		struct vr_rectf local_bounds) {
 	const struct canvas_state *state = &canvas->state;
 	if (!isfinite(local_bounds.x) || !isfinite(local_bounds.y) ||
-			!isfinite(local_bounds.width) ||
-			!isfinite(local_bounds.height)) {
+			!isfinite(local_bounds.width) || !isfinite(local_bounds.height)) {
 		return NULL;
 	}
 	struct vr_rectf bounds = vr_rectf_map(&state->mat, &local_bounds);
@@ -199,7 +183,7 @@ static struct vr_dl_command *add_command(struct vr_canvas *canvas,
 		return NULL;
 	}
 	if (!vr_grow((void **)&canvas->commands, &canvas->commands_cap,
-			canvas->ncommands + 1, sizeof(struct vr_dl_command))) {
+				canvas->ncommands + 1, sizeof(struct vr_dl_command))) {
 		return NULL;
 	}
 	struct vr_dl_command *cmd = &canvas->commands[canvas->ncommands++];
@@ -214,14 +198,14 @@ static struct vr_dl_command *add_command(struct vr_canvas *canvas,
 		.bounds = bounds,
 	};
 	memcpy(cmd->rclips, state->rclips,
-		state->nrclips * sizeof(state->rclips[0]));
+			state->nrclips * sizeof(state->rclips[0]));
 	if (canvas->has_bounds) {
 		float x0 = fminf(canvas->bounds.x, bounds.x);
 		float y0 = fminf(canvas->bounds.y, bounds.y);
 		float x1 = fmaxf(canvas->bounds.x + canvas->bounds.width,
-			bounds.x + bounds.width);
+				bounds.x + bounds.width);
 		float y1 = fmaxf(canvas->bounds.y + canvas->bounds.height,
-			bounds.y + bounds.height);
+				bounds.y + bounds.height);
 		canvas->bounds = (struct vr_rectf){ x0, y0, x1 - x0, y1 - y0 };
 	} else {
 		canvas->bounds = bounds;
@@ -232,8 +216,7 @@ static struct vr_dl_command *add_command(struct vr_canvas *canvas,
 
 static void draw_shape(struct vr_canvas *canvas, enum vr_dl_op op,
 		struct vr_rectf rect, struct vr_radii radii,
-		const struct vr_paint *paint)
-{
+		const struct vr_paint *paint) {
 	if (vr_rectf_empty(&rect) || paint == NULL) {
 		return;
 	}
@@ -245,34 +228,30 @@ static void draw_shape(struct vr_canvas *canvas, enum vr_dl_op op,
 }
 
 void vr_canvas_draw_rect(struct vr_canvas *canvas, struct vr_rectf rect,
-		const struct vr_paint *paint)
-{
+		const struct vr_paint *paint) {
 	draw_shape(canvas, VR_DL_RECT, rect, (struct vr_radii){ 0 }, paint);
 }
 
 void vr_canvas_draw_rrect(struct vr_canvas *canvas, struct vr_rectf rect,
-		struct vr_radii radii, const struct vr_paint *paint)
-{
+		struct vr_radii radii, const struct vr_paint *paint) {
 	draw_shape(canvas, VR_DL_RRECT, rect, radii, paint);
 }
 
 void vr_canvas_draw_ellipse(struct vr_canvas *canvas, struct vr_rectf rect,
-		const struct vr_paint *paint)
-{
+		const struct vr_paint *paint) {
 	draw_shape(canvas, VR_DL_ELLIPSE, rect, (struct vr_radii){ 0 }, paint);
 }
 
 /* Takes path (owned by the command, destroyed when not recorded). */
 static void draw_owned_path(struct vr_canvas *canvas, struct vr_path *path,
-		const struct vr_paint *paint)
-{
+		const struct vr_paint *paint) {
 	struct vr_rectf b;
 	if (path == NULL || !vr_path_bounds(path, &b)) {
 		vr_path_destroy(path);
 		return;
 	}
 	struct vr_dl_command *cmd = add_command(canvas, VR_DL_PATH, paint,
-		outset(b, stroke_outset(paint, true)));
+			outset(b, stroke_outset(paint, true)));
 	if (cmd == NULL) {
 		vr_path_destroy(path);
 		return;
@@ -280,9 +259,8 @@ static void draw_owned_path(struct vr_canvas *canvas, struct vr_path *path,
 	cmd->path = path;
 }
 
-void vr_canvas_draw_line(struct vr_canvas *canvas, float x0, float y0,
-		float x1, float y1, const struct vr_paint *paint)
-{
+void vr_canvas_draw_line(struct vr_canvas *canvas, float x0, float y0, float x1,
+		float y1, const struct vr_paint *paint) {
 	if (paint == NULL || paint->stroke_width <= 0.0f) {
 		return; /* a line has no area to fill */
 	}
@@ -296,8 +274,7 @@ void vr_canvas_draw_line(struct vr_canvas *canvas, float x0, float y0,
 }
 
 void vr_canvas_draw_polyline(struct vr_canvas *canvas, const float *points,
-		size_t count, bool closed, const struct vr_paint *paint)
-{
+		size_t count, bool closed, const struct vr_paint *paint) {
 	if (paint == NULL || count < 2) {
 		return;
 	}
@@ -316,8 +293,7 @@ void vr_canvas_draw_polyline(struct vr_canvas *canvas, const float *points,
 }
 
 void vr_canvas_draw_path(struct vr_canvas *canvas, const struct vr_path *path,
-		const struct vr_paint *paint)
-{
+		const struct vr_paint *paint) {
 	if (path == NULL || paint == NULL) {
 		return;
 	}
@@ -325,8 +301,7 @@ void vr_canvas_draw_path(struct vr_canvas *canvas, const struct vr_path *path,
 }
 
 void vr_canvas_draw_image(struct vr_canvas *canvas, struct vr_image *image,
-		const struct vr_rectf *src, struct vr_rectf dst, float opacity)
-{
+		const struct vr_rectf *src, struct vr_rectf dst, float opacity) {
 	if (image == NULL || vr_rectf_empty(&dst) || !(opacity > 0.0f)) {
 		return;
 	}
@@ -343,8 +318,7 @@ void vr_canvas_draw_image(struct vr_canvas *canvas, struct vr_image *image,
 }
 
 void vr_canvas_draw_text(struct vr_canvas *canvas, float x, float y,
-		const char *utf8, const struct vr_font *font, struct vr_color color)
-{
+		const char *utf8, const struct vr_font *font, struct vr_color color) {
 	if (utf8 == NULL || utf8[0] == '\0' || font == NULL ||
 			!(font->size > 0.0f)) {
 		return;
@@ -355,7 +329,8 @@ void vr_canvas_draw_text(struct vr_canvas *canvas, float x, float y,
 	}
 	struct vr_paint paint = { .color = color };
 	struct vr_dl_command *cmd = text->count > 0 ?
-		add_command(canvas, VR_DL_TEXT, &paint, text->bounds) : NULL;
+			add_command(canvas, VR_DL_TEXT, &paint, text->bounds) :
+			NULL;
 	if (cmd == NULL) {
 		vr_text_destroy(text);
 		return;
@@ -364,8 +339,7 @@ void vr_canvas_draw_text(struct vr_canvas *canvas, float x, float y,
 }
 
 void vr_canvas_draw_shadow(struct vr_canvas *canvas, struct vr_rectf rect,
-		struct vr_radii radii, float blur, struct vr_color color)
-{
+		struct vr_radii radii, float blur, struct vr_color color) {
 	if (vr_rectf_empty(&rect)) {
 		return;
 	}
@@ -373,7 +347,7 @@ void vr_canvas_draw_shadow(struct vr_canvas *canvas, struct vr_rectf rect,
 	struct vr_paint paint = { .color = color };
 	/* the kernel reaches 3 sigma; one more unit for the shape's fringe */
 	struct vr_dl_command *cmd = add_command(canvas, VR_DL_SHADOW, &paint,
-		outset(rect, 1.5f * blur + 1.0f));
+			outset(rect, 1.5f * blur + 1.0f));
 	if (cmd == NULL) {
 		return;
 	}

@@ -6,42 +6,31 @@
 #include <stdlib.h>
 #include "display_list.h"
 
-struct vr_display_list *vr_display_list_ref(struct vr_display_list *list)
-{
+struct vr_display_list *vr_display_list_ref(struct vr_display_list *list) {
 	list->refs++;
 	return list;
 }
 
-static void command_finish(struct vr_dl_command *cmd)
-{
+static void command_finish(struct vr_dl_command *cmd) {
 	switch (cmd->op) {
-	case VR_DL_PATH:
-		vr_path_destroy(cmd->path);
-		break;
-	case VR_DL_IMAGE:
-		vr_image_unref(cmd->image.image);
-		break;
-	case VR_DL_TEXT:
-		vr_text_destroy(cmd->text);
-		break;
+	case VR_DL_PATH: vr_path_destroy(cmd->path); break;
+	case VR_DL_IMAGE: vr_image_unref(cmd->image.image); break;
+	case VR_DL_TEXT: vr_text_destroy(cmd->text); break;
 	case VR_DL_RECT:
 	case VR_DL_RRECT:
 	case VR_DL_ELLIPSE:
-	case VR_DL_SHADOW:
-		break;
+	case VR_DL_SHADOW: break;
 	}
 }
 
-void vr_dl_commands_free(struct vr_dl_command *commands, size_t count)
-{
+void vr_dl_commands_free(struct vr_dl_command *commands, size_t count) {
 	for (size_t i = 0; i < count; i++) {
 		command_finish(&commands[i]);
 	}
 	free(commands);
 }
 
-void vr_display_list_unref(struct vr_display_list *list)
-{
+void vr_display_list_unref(struct vr_display_list *list) {
 	if (list == NULL || --list->refs > 0) {
 		return;
 	}
@@ -49,41 +38,36 @@ void vr_display_list_unref(struct vr_display_list *list)
 	free(list);
 }
 
-struct vr_rectf vr_display_list_bounds(const struct vr_display_list *list)
-{
+struct vr_rectf vr_display_list_bounds(const struct vr_display_list *list) {
 	return list->bounds;
 }
 
-size_t vr_display_list_command_count(const struct vr_display_list *list)
-{
+size_t vr_display_list_command_count(const struct vr_display_list *list) {
 	return list->ncommands;
 }
 
-size_t vr_display_list_bytes(const struct vr_display_list *list)
-{
+size_t vr_display_list_bytes(const struct vr_display_list *list) {
 	size_t bytes = sizeof(*list) + list->ncommands * sizeof(*list->commands);
 	for (size_t i = 0; i < list->ncommands; i++) {
 		const struct vr_dl_command *cmd = &list->commands[i];
 		if (cmd->op == VR_DL_PATH && cmd->path != NULL) {
 			bytes += sizeof(*cmd->path) + cmd->path->verbs_cap +
-				cmd->path->points_cap * 2 * sizeof(float);
+					cmd->path->points_cap * 2 * sizeof(float);
 		} else if (cmd->op == VR_DL_TEXT && cmd->text != NULL) {
-			bytes += sizeof(*cmd->text) + cmd->text->count *
-				(sizeof(uint32_t) + 2 * sizeof(float));
+			bytes += sizeof(*cmd->text) +
+					cmd->text->count * (sizeof(uint32_t) + 2 * sizeof(float));
 		}
 	}
 	return bytes;
 }
 
-struct vr_image *vr_image_load_png(const char *path)
-{
+struct vr_image *vr_image_load_png(const char *path) {
 	int32_t width, height;
 	void *pixels = vr_png_read(path, &width, &height);
 	if (pixels == NULL) {
 		return NULL;
 	}
-	struct vr_image *image = vr_image_create(width, height,
-		VR_FORMAT_ARGB8888);
+	struct vr_image *image = vr_image_create(width, height, VR_FORMAT_ARGB8888);
 	if (image != NULL) {
 		vr_image_write(image, pixels, width * 4, NULL);
 	}
@@ -93,14 +77,12 @@ struct vr_image *vr_image_load_png(const char *path)
 
 /* ---- geometry ----------------------------------------------------------- */
 
-bool vr_rectf_empty(const struct vr_rectf *r)
-{
+bool vr_rectf_empty(const struct vr_rectf *r) {
 	return !(r->width > 0.0f) || !(r->height > 0.0f);
 }
 
 struct vr_rectf vr_rectf_intersect(const struct vr_rectf *a,
-		const struct vr_rectf *b)
-{
+		const struct vr_rectf *b) {
 	float x0 = fmaxf(a->x, b->x), y0 = fmaxf(a->y, b->y);
 	float x1 = fminf(a->x + a->width, b->x + b->width);
 	float y1 = fminf(a->y + a->height, b->y + b->height);
@@ -110,8 +92,7 @@ struct vr_rectf vr_rectf_intersect(const struct vr_rectf *a,
 	return (struct vr_rectf){ x0, y0, x1 - x0, y1 - y0 };
 }
 
-struct vr_rectf vr_rectf_map(const struct vr_mat *m, const struct vr_rectf *r)
-{
+struct vr_rectf vr_rectf_map(const struct vr_mat *m, const struct vr_rectf *r) {
 	const float xs[4] = { r->x, r->x + r->width, r->x, r->x + r->width };
 	const float ys[4] = { r->y, r->y, r->y + r->height, r->y + r->height };
 	float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
@@ -126,8 +107,7 @@ struct vr_rectf vr_rectf_map(const struct vr_mat *m, const struct vr_rectf *r)
 	return (struct vr_rectf){ x0, y0, x1 - x0, y1 - y0 };
 }
 
-struct vr_radii vr_radii_fit(struct vr_rectf rect, struct vr_radii r)
-{
+struct vr_radii vr_radii_fit(struct vr_rectf rect, struct vr_radii r) {
 	r.tl = fmaxf(r.tl, 0.0f);
 	r.tr = fmaxf(r.tr, 0.0f);
 	r.br = fmaxf(r.br, 0.0f);

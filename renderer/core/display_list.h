@@ -55,7 +55,7 @@ void vr_polylines_finish(struct vr_polylines *lines);
 /* Flatten path mapped by mat, within tolerance (pixels) of the curves;
  * consecutive duplicate points are dropped. False when out of memory. */
 bool vr_path_flatten(const struct vr_path *path, const struct vr_mat *mat,
-	float tolerance, struct vr_polylines *out);
+		float tolerance, struct vr_polylines *out);
 
 /* Grow *data (elements of elem bytes, capacity *cap) to hold need. */
 bool vr_grow(void **data, size_t *cap, size_t need, size_t elem);
@@ -81,7 +81,7 @@ struct vr_text {
 /* Shape utf8 with HarfBuzz, pen starting at (x, y); NULL when out of
  * memory or the font cannot be loaded (logged). */
 struct vr_text *vr_text_shape(const char *utf8, const struct vr_font *font,
-	float x, float y);
+		float x, float y);
 void vr_text_destroy(struct vr_text *text);
 
 /* ---- commands ----------------------------------------------------------- */
@@ -112,7 +112,7 @@ struct vr_dl_command {
 	struct vr_rclip_src rclips[VR_DL_RCLIP_MAX];
 	struct vr_paint paint; /* colour in paint.color */
 	struct vr_rectf local_bounds; /* what it draws, command coordinates,
-				       * before clipping */
+								   * before clipping */
 	struct vr_rectf bounds; /* list-local, clipped, conservative */
 	union {
 		struct vr_rrectf shape; /* RECT, RRECT, ELLIPSE, SHADOW */
@@ -145,7 +145,7 @@ struct vr_radii vr_radii_fit(struct vr_rectf rect, struct vr_radii radii);
 struct vr_rectf vr_rectf_map(const struct vr_mat *m, const struct vr_rectf *r);
 /* Intersection; empty: width or height <= 0. */
 struct vr_rectf vr_rectf_intersect(const struct vr_rectf *a,
-	const struct vr_rectf *b);
+		const struct vr_rectf *b);
 bool vr_rectf_empty(const struct vr_rectf *r);
 
 #endif

@@ -17,17 +17,15 @@ _Static_assert(sizeof(struct vr_rclip) == 48, "three vec4");
 /* ---- coverage: keep in step with shaders/coverage.glsl ------------------ */
 
 float vr_sdf_rrect(float px, float py, float hx, float hy,
-		const float radii[4])
-{
+		const float radii[4]) {
 	float r = px > 0.0f ? (py > 0.0f ? radii[2] : radii[1]) :
-		(py > 0.0f ? radii[3] : radii[0]);
+						  (py > 0.0f ? radii[3] : radii[0]);
 	float qx = fabsf(px) - hx + r, qy = fabsf(py) - hy + r;
 	float mx = fmaxf(qx, 0.0f), my = fmaxf(qy, 0.0f);
 	return fminf(fmaxf(qx, qy), 0.0f) + sqrtf(mx * mx + my * my) - r;
 }
 
-float vr_sdf_ellipse(float px, float py, float hx, float hy)
-{
+float vr_sdf_ellipse(float px, float py, float hx, float hy) {
 	if (hx == hy) {
 		return sqrtf(px * px + py * py) - hx;
 	}
@@ -38,8 +36,7 @@ float vr_sdf_ellipse(float px, float py, float hx, float hy)
 	return g > 0.0f ? f / g : -fminf(hx, hy);
 }
 
-float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y)
-{
+float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y) {
 	float hx = rclip->x[3], hy = rclip->y[3];
 	if (hx < 0.0f) {
 		return 1.0f; /* an unused slot */
@@ -48,7 +45,7 @@ float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y)
 	float py = rclip->y[0] * x + rclip->y[1] * y + rclip->y[2];
 	const float *radii = rclip->radii;
 	float r = px > 0.0f ? (py > 0.0f ? radii[2] : radii[1]) :
-		(py > 0.0f ? radii[3] : radii[0]);
+						  (py > 0.0f ? radii[3] : radii[0]);
 	float qx = fabsf(px) - hx + r, qy = fabsf(py) - hy + r;
 	float mx = fmaxf(qx, 0.0f), my = fmaxf(qy, 0.0f);
 	float len = sqrtf(mx * mx + my * my);
@@ -70,8 +67,7 @@ float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y)
 	return vr_clampf(0.5f - d / g, 0.0f, 1.0f);
 }
 
-float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y)
-{
+float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y) {
 	if (x < clip->clip[0] || y < clip->clip[1] || x >= clip->clip[2] ||
 			y >= clip->clip[3]) {
 		return 0.0f;
@@ -83,15 +79,13 @@ float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y)
 	return coverage;
 }
 
-float vr_shape_coverage(const struct vr_shape_vertex *v)
-{
+float vr_shape_coverage(const struct vr_shape_vertex *v) {
 	float d;
 	if (v->params[0] > 0.5f) {
-		d = vr_sdf_ellipse(v->local[0], v->local[1], v->half[0],
-			v->half[1]);
+		d = vr_sdf_ellipse(v->local[0], v->local[1], v->half[0], v->half[1]);
 	} else {
 		d = vr_sdf_rrect(v->local[0], v->local[1], v->half[0], v->half[1],
-			v->radii);
+				v->radii);
 	}
 	if (v->params[1] > 0.0f) {
 		d = fabsf(d) - v->params[1] * 0.5f;
@@ -104,8 +98,7 @@ float vr_shape_coverage(const struct vr_shape_vertex *v)
 /* ---- rounded clips ------------------------------------------------------ */
 
 bool vr_rclip_init(struct vr_rclip *out, const struct vr_mat *to_pixels,
-		const struct vr_rrectf *rrect)
-{
+		const struct vr_rrectf *rrect) {
 	struct vr_mat inv;
 	if (!vr_mat_invert(&inv, to_pixels)) {
 		return false;
@@ -117,7 +110,7 @@ bool vr_rclip_init(struct vr_rclip *out, const struct vr_mat *to_pixels,
 		.x = { inv.a, inv.c, inv.tx - (r->x + hx), hx },
 		.y = { inv.b, inv.d, inv.ty - (r->y + hy), hy },
 		.radii = { rrect->radii.tl, rrect->radii.tr, rrect->radii.br,
-			rrect->radii.bl },
+				rrect->radii.bl },
 	};
 	return true;
 }
@@ -125,18 +118,16 @@ bool vr_rclip_init(struct vr_rclip *out, const struct vr_mat *to_pixels,
 /* Does the rounded clip cover every pixel of box fully (coverage 1)? Its
  * fully covered pixels are a convex set, so the box's corners tell, with
  * a pixel of margin (|A^T n| <= |A|, Frobenius) against float noise. */
-static bool rclip_covers(const struct vr_rclip *rc, const struct vr_box *box)
-{
+static bool rclip_covers(const struct vr_rclip *rc, const struct vr_box *box) {
 	float norm = sqrtf(rc->x[0] * rc->x[0] + rc->x[1] * rc->x[1] +
-		rc->y[0] * rc->y[0] + rc->y[1] * rc->y[1]);
+			rc->y[0] * rc->y[0] + rc->y[1] * rc->y[1]);
 	float xs[2] = { (float)box->x, (float)(box->x + box->width) };
 	float ys[2] = { (float)box->y, (float)(box->y + box->height) };
 	for (int i = 0; i < 4; i++) {
 		float x = xs[i & 1], y = ys[i >> 1];
 		float px = rc->x[0] * x + rc->x[1] * y + rc->x[2];
 		float py = rc->y[0] * x + rc->y[1] * y + rc->y[2];
-		if (vr_sdf_rrect(px, py, rc->x[3], rc->y[3], rc->radii) >
-				-norm) {
+		if (vr_sdf_rrect(px, py, rc->x[3], rc->y[3], rc->radii) > -norm) {
 			return false;
 		}
 	}
@@ -147,8 +138,7 @@ static bool rclip_covers(const struct vr_rclip *rc, const struct vr_box *box)
 
 uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
 		const struct vr_rclip_src *stack, uint32_t n,
-		const struct vr_box *aabb)
-{
+		const struct vr_box *aabb) {
 	static atomic_flag warned = ATOMIC_FLAG_INIT;
 	struct vr_rclip all[RCLIP_STACK_MAX];
 	struct vr_box boxes[RCLIP_STACK_MAX];
@@ -162,8 +152,7 @@ uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
 				rclip_covers(&all[count], aabb)) {
 			continue; /* clips nothing of the primitive */
 		}
-		boxes[count] = vr_mat_map_rect_bounds(&src->mat,
-			&src->rrect.rect);
+		boxes[count] = vr_mat_map_rect_bounds(&src->mat, &src->rrect.rect);
 		boxes[count].x -= 1;
 		boxes[count].y -= 1;
 		boxes[count].width += 2;
@@ -182,15 +171,16 @@ uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
 		}
 		count--;
 		memmove(&all[i], &all[i + 1], (count - i) * sizeof(all[0]));
-		memmove(&boxes[i], &boxes[i + 1],
-			(count - i) * sizeof(boxes[0]));
+		memmove(&boxes[i], &boxes[i + 1], (count - i) * sizeof(boxes[0]));
 	}
 	first = 0;
 	if (count > VR_RCLIP_MAX) {
 		if (!atomic_flag_test_and_set(&warned)) {
-			vr_log(VR_LOG_INFO, "more than %d nested rounded clips "
-				"meet a primitive: the outermost clip by their "
-				"bounding boxes only", VR_RCLIP_MAX);
+			vr_log(VR_LOG_INFO,
+					"more than %d nested rounded clips "
+					"meet a primitive: the outermost clip by their "
+					"bounding boxes only",
+					VR_RCLIP_MAX);
 		}
 		first = count - VR_RCLIP_MAX;
 	}
@@ -201,8 +191,7 @@ uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
 /* ---- vertices ----------------------------------------------------------- */
 
 void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
-		const struct vr_rclip *rclips, uint32_t nrclips)
-{
+		const struct vr_rclip *rclips, uint32_t nrclips) {
 	clip->clip[0] = (float)box->x;
 	clip->clip[1] = (float)box->y;
 	clip->clip[2] = (float)(box->x + box->width);
@@ -212,28 +201,26 @@ void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
 			clip->rclips[i] = rclips[i];
 		} else {
 			/* unused: half width < 0 */
-			clip->rclips[i] = (struct vr_rclip){
-				.x = { 0.0f, 0.0f, 0.0f, -1.0f } };
+			clip->rclips[i] =
+					(struct vr_rclip){ .x = { 0.0f, 0.0f, 0.0f, -1.0f } };
 		}
 	}
 }
 
 void vr_vertex_clip_init(struct vr_vertex_clip *clip,
-		const struct vr_prim_state *state)
-{
+		const struct vr_prim_state *state) {
 	vr_vertex_clip_set(clip, &state->clip, state->rclips, state->nrclips);
 }
 
 void vr_shape_vertex_init(const struct vr_shape *shape,
-		struct vr_shape_vertex *v)
-{
+		struct vr_shape_vertex *v) {
 	const struct vr_mat *m = &shape->state.mat;
 	*v = (struct vr_shape_vertex){
 		.half = { shape->rect.width / 2.0f, shape->rect.height / 2.0f },
 		.params = { shape->ellipse ? 1.0f : 0.0f, shape->stroke_width,
-			sqrtf(fabsf(m->a * m->d - m->b * m->c)), 0.0f },
+				sqrtf(fabsf(m->a * m->d - m->b * m->c)), 0.0f },
 		.radii = { shape->radii.tl, shape->radii.tr, shape->radii.br,
-			shape->radii.bl },
+				shape->radii.bl },
 	};
 	for (int i = 0; i < 4; i++) {
 		v->color[i] = shape->state.color[i];
@@ -242,8 +229,7 @@ void vr_shape_vertex_init(const struct vr_shape *shape,
 }
 
 void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
-		size_t size, size_t count)
-{
+		size_t size, size_t count) {
 	char *d = dst;
 	const char *s = src;
 	if (count == 0) {
@@ -263,14 +249,12 @@ void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
 
 /* ---- quads on the CPU (the reference renderer and the CPU backend) ---- */
 
-struct vr_dmat vr_dmat_from(const struct vr_mat *m)
-{
+struct vr_dmat vr_dmat_from(const struct vr_mat *m) {
 	return (struct vr_dmat){ m->a, m->b, m->c, m->d, m->tx, m->ty };
 }
 
 struct vr_dmat vr_dmat_multiply(const struct vr_dmat *a,
-		const struct vr_dmat *b)
-{
+		const struct vr_dmat *b) {
 	return (struct vr_dmat){
 		.a = a->a * b->a + a->c * b->b,
 		.b = a->b * b->a + a->d * b->b,
@@ -281,31 +265,27 @@ struct vr_dmat vr_dmat_multiply(const struct vr_dmat *a,
 	};
 }
 
-bool vr_dmat_invert(struct vr_dmat *out, const struct vr_dmat *m)
-{
+bool vr_dmat_invert(struct vr_dmat *out, const struct vr_dmat *m) {
 	double det = m->a * m->d - m->b * m->c;
 	if (fabs(det) < 1e-12) {
 		return false;
 	}
 	double ia = m->d / det, ib = -m->b / det;
 	double ic = -m->c / det, id = m->a / det;
-	*out = (struct vr_dmat){ ia, ib, ic, id,
-		-(ia * m->tx + ic * m->ty), -(ib * m->tx + id * m->ty) };
+	*out = (struct vr_dmat){ ia, ib, ic, id, -(ia * m->tx + ic * m->ty),
+		-(ib * m->tx + id * m->ty) };
 	return true;
 }
 
-pixman_fixed_t vr_to_fixed(double v)
-{
+pixman_fixed_t vr_to_fixed(double v) {
 	return (pixman_fixed_t)llround(v * 65536.0);
 }
 
-int32_t vr_cover_start(float e)
-{
+int32_t vr_cover_start(float e) {
 	return (int32_t)ceilf(e - 0.5f);
 }
 
-struct vr_box vr_quad_cover(const struct vr_draw_task *task)
-{
+struct vr_box vr_quad_cover(const struct vr_draw_task *task) {
 	float x0, y0, x1, y1;
 	vr_mat_apply(&task->mat, 0.0f, 0.0f, &x0, &y0);
 	vr_mat_apply(&task->mat, 1.0f, 1.0f, &x1, &y1);
@@ -320,19 +300,17 @@ struct vr_box vr_quad_cover(const struct vr_draw_task *task)
 	return vr_box_intersect(&box, &task->clip);
 }
 
-pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned)
-{
+pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned) {
 	uint32_t *pixels = NULL;
 	if (task->image != NULL) {
 		pixels = pinned ? task->image->data :
-			(uint32_t *)vr_image_data(task->image, NULL);
+						  (uint32_t *)vr_image_data(task->image, NULL);
 	}
 	return vr_quad_source_from(task, pixels);
 }
 
 pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
-		uint32_t *pixels)
-{
+		uint32_t *pixels) {
 	if (task->image == NULL) {
 		pixman_color_t color = {
 			.red = (uint16_t)(task->r * 257),
@@ -344,9 +322,9 @@ pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 	}
 	struct vr_image *image = task->image;
 	pixman_image_t *src = pixman_image_create_bits(
-		image->format == VR_FORMAT_XRGB8888 ?
-			PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8,
-		image->width, image->height, pixels, image->stride);
+			image->format == VR_FORMAT_XRGB8888 ? PIXMAN_x8r8g8b8 :
+												  PIXMAN_a8r8g8b8,
+			image->width, image->height, pixels, image->stride);
 	if (src == NULL) {
 		return NULL;
 	}
@@ -358,14 +336,15 @@ pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 	}
 	struct vr_dmat uv = vr_dmat_from(&task->uv);
 	struct vr_dmat m = vr_dmat_multiply(&uv, &inv);
-	pixman_transform_t transform = {{
-		{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
-		{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
-		{ 0, 0, pixman_fixed_1 },
-	}};
+	pixman_transform_t transform = { {
+			{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
+			{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
+			{ 0, 0, pixman_fixed_1 },
+	} };
 	pixman_image_set_transform(src, &transform);
-	pixman_image_set_filter(src, task->nearest ?
-		PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR, NULL, 0);
+	pixman_image_set_filter(src,
+			task->nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR,
+			NULL, 0);
 	/* clamp to edge, like the GPU sampler */
 	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
 	return src;

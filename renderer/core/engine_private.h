@@ -80,7 +80,7 @@ struct vr_task_sink {
 	bool (*hold_list)(void *data, struct vr_display_list *list);
 	/* Optional (NULL: no atlas): vr_chain_atlas_place */
 	bool (*atlas_place)(void *data, struct vr_image *image, bool nearest,
-		struct vr_atlas_place *out);
+			struct vr_atlas_place *out);
 	void *data;
 };
 
@@ -108,8 +108,8 @@ bool vr_prepare_reuse_default(void);
 /* vr_engine_prepare with a sink of one's own and options (NULL: the
  * defaults). */
 bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
-	const struct vr_prepare_job *job,
-	const struct vr_prepare_options *options);
+		const struct vr_prepare_job *job,
+		const struct vr_prepare_options *options);
 
 /* ---- vertex formats (all floats) ---------------------------------------- */
 
@@ -164,29 +164,28 @@ struct vr_blit_vertex {
 };
 
 void vr_vertex_clip_init(struct vr_vertex_clip *clip,
-	const struct vr_prim_state *state);
+		const struct vr_prim_state *state);
 void vr_vertex_clip_set(struct vr_vertex_clip *clip, const struct vr_box *box,
-	const struct vr_rclip *rclips, uint32_t nrclips);
+		const struct vr_rclip *rclips, uint32_t nrclips);
 /* Every field of a shape's vertices but pos and local. */
 void vr_shape_vertex_init(const struct vr_shape *shape,
-	struct vr_shape_vertex *v);
+		struct vr_shape_vertex *v);
 /* Copies count vertices of size bytes from src to dst, stride bytes
  * apart (stride <= size: the pipeline's prefix of each); returns the
  * end of what it wrote. */
 void *vr_engine_copy_vertices(void *dst, size_t stride, const void *src,
-	size_t size, size_t count);
+		size_t size, size_t count);
 /* ---- coverage (the shaders' functions, for the reference) ---------------- */
 
 /* Inline: the CPU backend calls these per pixel. */
-static inline float vr_clampf(float v, float lo, float hi)
-{
+static inline float vr_clampf(float v, float lo, float hi) {
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
 /* Signed distance to a rounded box of half size (hx, hy) centred at the
  * origin, radii tl, tr, br, bl (y down). */
 float vr_sdf_rrect(float px, float py, float hx, float hy,
-	const float radii[4]);
+		const float radii[4]);
 /* Approximate signed distance to the ellipse of half axes (hx, hy). */
 float vr_sdf_ellipse(float px, float py, float hx, float hy);
 /* Coverage of the target pixel centred at (x, y) by a vertex's clip: the
@@ -196,12 +195,11 @@ float vr_clip_coverage(const struct vr_vertex_clip *clip, float x, float y);
 /* The shapes' fragment coverage at an interpolated vertex. */
 float vr_shape_coverage(const struct vr_shape_vertex *v);
 /* The triangles' fragment coverage at an interpolated vertex. */
-static inline float vr_tri_coverage(const struct vr_tri_vertex *v)
-{
+static inline float vr_tri_coverage(const struct vr_tri_vertex *v) {
 	float w = v->shape[0], e = v->shape[1];
 	return vr_clampf(w + 0.5f - fabsf(v->aa[0]), 0.0f, 1.0f) *
-		vr_clampf(e + 0.5f - v->aa[1], 0.0f, 1.0f) *
-		vr_clampf(e + 0.5f - v->aa[2], 0.0f, 1.0f);
+			vr_clampf(e + 0.5f - v->aa[1], 0.0f, 1.0f) *
+			vr_clampf(e + 0.5f - v->aa[2], 0.0f, 1.0f);
 }
 
 /* Quads drawn on the CPU, the reference renderer's rules that the CPU
@@ -212,7 +210,7 @@ struct vr_dmat {
 };
 struct vr_dmat vr_dmat_from(const struct vr_mat *m);
 struct vr_dmat vr_dmat_multiply(const struct vr_dmat *a,
-	const struct vr_dmat *b);
+		const struct vr_dmat *b);
 /* False when m is singular. */
 bool vr_dmat_invert(struct vr_dmat *out, const struct vr_dmat *m);
 pixman_fixed_t vr_to_fixed(double v);
@@ -230,19 +228,19 @@ pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned);
 /* The same with the image's pixels read from `pixels` (a store the
  * caller picked: the frame's; NULL for a colour). */
 pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
-	uint32_t *pixels);
+		uint32_t *pixels);
 
 /* ---- tessellation (tessellate.c) ---------------------------------------- */
 
 /* Triangles (3 vertices each) of a stroked or filled geometry in target
  * pixels; *count vertices in a malloc'd array (NULL with 0: nothing). */
 bool vr_geometry_tessellate(const struct vr_geometry *geometry,
-	struct vr_tri_vertex **vertices, size_t *count);
+		struct vr_tri_vertex **vertices, size_t *count);
 /* The same, each vertex the first stride bytes of its struct (the
  * pipeline's vertex_stride: the engine's variant without rounded clips
  * stops before them). */
 bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
-	size_t stride, void **vertices, size_t *count);
+		size_t stride, void **vertices, size_t *count);
 /* Flattening tolerance, target pixels. */
 #define VR_FLATTEN_TOLERANCE 0.2f
 
@@ -259,13 +257,13 @@ struct vr_glyph_bitmap {
  * FreeType faces of their own, font.c). False when FreeType fails; an
  * empty glyph succeeds with 0 x 0. */
 bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
-	float size_px, struct vr_glyph_bitmap *out);
+		float size_px, struct vr_glyph_bitmap *out);
 /* The pixel size glyphs of a run are rasterised at. */
 float vr_glyph_run_pixel_size(const struct vr_glyph_run *run);
 /* The pen origin of glyph i of a run in target pixels (snapped to whole
  * pixels when the run is nearest). */
-void vr_glyph_run_origin(const struct vr_glyph_run *run, uint32_t i,
-	float *x, float *y);
+void vr_glyph_run_origin(const struct vr_glyph_run *run, uint32_t i, float *x,
+		float *y);
 
 /* The frame's first preparation: pages of the glyph atlas may take new
  * glyphs again (and a full atlas is emptied). */
@@ -284,12 +282,11 @@ size_t vr_glyph_atlas_warmed(void);
  * coverage is the caller's to free); false when the glyph is unknown,
  * still being rasterised or failed. */
 bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
-	uint32_t id, struct vr_glyph_bitmap *out);
+		uint32_t id, struct vr_glyph_bitmap *out);
 /* The corners (top-left, top-right, bottom-left, bottom-right, target
  * pixels) of glyph `index` of a run, its bitmap placed as given. */
-void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
-	int32_t left, int32_t top, int32_t width, int32_t height,
-	float corners[4][2]);
+void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index, int32_t left,
+		int32_t top, int32_t width, int32_t height, float corners[4][2]);
 /* A glyph of a glyph task, resolved in the atlas: where its pixels are
  * (glyph_atlas.c; the Vulkan engine's glyph tasks draw them). */
 struct vr_atlas_glyph; /* glyph_atlas.c's */
@@ -306,14 +303,14 @@ struct vr_placed_glyph {
  * placed (room for every glyph of the runs) with the READY ones that have
  * pixels. False when out of memory. */
 bool vr_glyphs_resolve(const struct vr_task_payload *payload,
-	struct vr_placed_glyph *placed, size_t *nplaced);
+		struct vr_placed_glyph *placed, size_t *nplaced);
 /* Sorts placed by image, copying glyphs into an image of the task's own
  * so that they lie in at most VR_TASK_MAX_DRAWS images. False when out of
  * memory. */
 bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n);
 /* The six textured vertices (two triangles) of a placed glyph. */
 void vr_glyph_vertices(const struct vr_placed_glyph *p,
-	struct vr_tex_vertex *v);
+		struct vr_tex_vertex *v);
 
 /* ---- shadows (shadow.c) ------------------------------------------------- */
 
@@ -335,14 +332,14 @@ struct vr_shadow_layout {
 };
 
 bool vr_shadow_layout(const struct vr_shadow *shadow,
-	struct vr_shadow_layout *layout);
+		struct vr_shadow_layout *layout);
 /* The shape's coverage at frame pixel centre (x, y). */
 float vr_shadow_shape_coverage(const struct vr_shadow *shadow,
-	const struct vr_shadow_layout *layout, float x, float y);
+		const struct vr_shadow_layout *layout, float x, float y);
 /* The rounded rectangle in the layout's pixels: centre, half size, radii. */
 void vr_shadow_shape_in_scratch(const struct vr_shadow *shadow,
-	const struct vr_shadow_layout *layout, float c[2], float h[2],
-	float radii[4]);
+		const struct vr_shadow_layout *layout, float c[2], float h[2],
+		float radii[4]);
 #define VR_SHADOW_MAX_RADIUS 64
 
 #endif

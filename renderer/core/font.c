@@ -72,15 +72,14 @@ static atomic_uint next_slot_hint;
 static _Thread_local int slot_hint = -1;
 
 /* Open a slot's FT_Face on the face's bytes; false when FreeType fails. */
-static bool slot_open(struct vr_font_face *face, struct face_slot *slot)
-{
+static bool slot_open(struct vr_font_face *face, struct face_slot *slot) {
 	pthread_mutex_lock(&library_lock);
 	bool ok = ft_library != NULL || FT_Init_FreeType(&ft_library) == 0;
 	if (!ok) {
 		vr_log(VR_LOG_ERROR, "freetype: cannot initialise");
 		ft_library = NULL;
 	} else if (FT_New_Memory_Face(ft_library, face->data, face->size,
-			face->index, &slot->ft_face) != 0) {
+					   face->index, &slot->ft_face) != 0) {
 		vr_log(VR_LOG_ERROR, "freetype: cannot open %s", face->path);
 		slot->ft_face = NULL;
 		ok = false;
@@ -90,8 +89,7 @@ static bool slot_open(struct vr_font_face *face, struct face_slot *slot)
 	return ok;
 }
 
-static void face_free(struct vr_font_face *face)
-{
+static void face_free(struct vr_font_face *face) {
 	if (face->hb_font != NULL) {
 		hb_font_destroy(face->hb_font);
 	}
@@ -110,8 +108,7 @@ static void face_free(struct vr_font_face *face)
 }
 
 /* Release everything at exit, so leak checkers see a clean process. */
-__attribute__((destructor)) static void fonts_finish(void)
-{
+__attribute__((destructor)) static void fonts_finish(void) {
 	pthread_mutex_lock(&faces_lock);
 	vr_list_for_each_safe(face, &faces, struct vr_font_face, link) {
 		vr_list_remove(&face->link);
@@ -132,8 +129,7 @@ __attribute__((destructor)) static void fonts_finish(void)
 
 /* The file fontconfig picks; false when none. faces_lock held. */
 static bool match_font(const char *family, int weight, char **path,
-		int *index)
-{
+		int *index) {
 	if (!fc_initialized && !FcInit()) {
 		vr_log(VR_LOG_ERROR, "fontconfig: cannot initialise");
 		return false;
@@ -159,8 +155,7 @@ static bool match_font(const char *family, int weight, char **path,
 	if (ok) {
 		*path = strdup((const char *)file);
 		ok = *path != NULL;
-		if (FcPatternGetInteger(match, FC_INDEX, 0, index) !=
-				FcResultMatch) {
+		if (FcPatternGetInteger(match, FC_INDEX, 0, index) != FcResultMatch) {
 			*index = 0;
 		}
 	}
@@ -169,8 +164,7 @@ static bool match_font(const char *family, int weight, char **path,
 }
 
 /* The bytes of a file; false when it cannot be read. */
-static bool read_file(const char *path, FT_Byte **data, FT_Long *size)
-{
+static bool read_file(const char *path, FT_Byte **data, FT_Long *size) {
 	FILE *f = fopen(path, "rb");
 	if (f == NULL) {
 		return false;
@@ -192,8 +186,7 @@ static bool read_file(const char *path, FT_Byte **data, FT_Long *size)
 }
 
 /* Open the face; faces_lock held. */
-static struct vr_font_face *face_open(const char *family, int weight)
-{
+static struct vr_font_face *face_open(const char *family, int weight) {
 	struct vr_font_face *face = calloc(1, sizeof(*face));
 	if (face == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -218,15 +211,15 @@ static struct vr_font_face *face_open(const char *family, int weight)
 		goto error;
 	}
 	FT_Face ft = face->slots[0].ft_face;
-	face->units_per_em = ft->units_per_EM > 0 ? (float)ft->units_per_EM :
-		2048.0f;
+	face->units_per_em =
+			ft->units_per_EM > 0 ? (float)ft->units_per_EM : 2048.0f;
 	face->bbox[0] = (float)ft->bbox.xMin / face->units_per_em;
 	face->bbox[1] = (float)ft->bbox.yMin / face->units_per_em;
 	face->bbox[2] = (float)ft->bbox.xMax / face->units_per_em;
 	face->bbox[3] = (float)ft->bbox.yMax / face->units_per_em;
 
 	hb_blob_t *blob = hb_blob_create((const char *)face->data,
-		(unsigned)face->size, HB_MEMORY_MODE_READONLY, NULL, NULL);
+			(unsigned)face->size, HB_MEMORY_MODE_READONLY, NULL, NULL);
 	hb_face_t *hb_face = hb_face_create(blob, (unsigned)face->index);
 	hb_blob_destroy(blob);
 	face->hb_font = hb_font_create(hb_face);
@@ -246,8 +239,7 @@ error:
 	return NULL;
 }
 
-struct vr_font_face *vr_font_face_get(const char *family, int weight)
-{
+struct vr_font_face *vr_font_face_get(const char *family, int weight) {
 	if (family == NULL) {
 		family = "sans-serif";
 	}
@@ -275,8 +267,7 @@ struct vr_font_face *vr_font_face_get(const char *family, int weight)
 /* ---- shaping ------------------------------------------------------------ */
 
 struct vr_text *vr_text_shape(const char *utf8, const struct vr_font *font,
-		float x, float y)
-{
+		float x, float y) {
 	struct vr_font_face *face = vr_font_face_get(font->family, font->weight);
 	if (face == NULL) {
 		return NULL;
@@ -287,8 +278,8 @@ struct vr_text *vr_text_shape(const char *utf8, const struct vr_font *font,
 	hb_shape(face->hb_font, buffer, NULL, 0);
 	unsigned int count = 0;
 	const hb_glyph_info_t *infos = hb_buffer_get_glyph_infos(buffer, &count);
-	const hb_glyph_position_t *pos = hb_buffer_get_glyph_positions(buffer,
-		NULL);
+	const hb_glyph_position_t *pos =
+			hb_buffer_get_glyph_positions(buffer, NULL);
 
 	struct vr_text *text = calloc(1, sizeof(*text));
 	if (text == NULL || !hb_buffer_allocation_successful(buffer)) {
@@ -341,8 +332,7 @@ struct vr_text *vr_text_shape(const char *utf8, const struct vr_font *font,
 	return text;
 }
 
-void vr_text_destroy(struct vr_text *text)
-{
+void vr_text_destroy(struct vr_text *text) {
 	if (text == NULL) {
 		return;
 	}
@@ -355,11 +345,11 @@ void vr_text_destroy(struct vr_text *text)
 
 /* A slot of face for the calling thread, locked: its own when free, else
  * any free one, else (every slot busy) its own once free. */
-static struct face_slot *slot_acquire(struct vr_font_face *face)
-{
+static struct face_slot *slot_acquire(struct vr_font_face *face) {
 	if (slot_hint < 0) {
 		slot_hint = (int)(atomic_fetch_add_explicit(&next_slot_hint, 1,
-			memory_order_relaxed) % FACE_SLOTS);
+								  memory_order_relaxed) %
+				FACE_SLOTS);
 	}
 	for (int i = 0; i < FACE_SLOTS; i++) {
 		struct face_slot *slot = &face->slots[(slot_hint + i) % FACE_SLOTS];
@@ -373,8 +363,7 @@ static struct face_slot *slot_acquire(struct vr_font_face *face)
 }
 
 bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
-		float size_px, struct vr_glyph_bitmap *out)
-{
+		float size_px, struct vr_glyph_bitmap *out) {
 	*out = (struct vr_glyph_bitmap){ 0 };
 	struct face_slot *slot = slot_acquire(face);
 	bool ok = slot->ft_face != NULL || slot_open(face, slot);
@@ -386,9 +375,9 @@ bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
 		slot->char_size = ok ? char_size : 0;
 	}
 	ok = ok &&
-		FT_Load_Glyph(ft, glyph, FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP) ==
-			0 &&
-		FT_Render_Glyph(ft->glyph, FT_RENDER_MODE_NORMAL) == 0;
+			FT_Load_Glyph(ft, glyph, FT_LOAD_NO_HINTING | FT_LOAD_NO_BITMAP) ==
+					0 &&
+			FT_Render_Glyph(ft->glyph, FT_RENDER_MODE_NORMAL) == 0;
 	if (ok) {
 		const FT_Bitmap *bitmap = &ft->glyph->bitmap;
 		out->width = (int32_t)bitmap->width;
@@ -396,14 +385,13 @@ bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
 		out->left = ft->glyph->bitmap_left;
 		out->top = ft->glyph->bitmap_top;
 		if (out->width > 0 && out->height > 0) {
-			out->coverage = malloc((size_t)out->width *
-				(size_t)out->height);
+			out->coverage = malloc((size_t)out->width * (size_t)out->height);
 			ok = out->coverage != NULL &&
-				bitmap->pixel_mode == FT_PIXEL_MODE_GRAY;
+					bitmap->pixel_mode == FT_PIXEL_MODE_GRAY;
 			for (int32_t y = 0; ok && y < out->height; y++) {
 				memcpy(out->coverage + (size_t)y * (size_t)out->width,
-					bitmap->buffer + (ptrdiff_t)y * bitmap->pitch,
-					(size_t)out->width);
+						bitmap->buffer + (ptrdiff_t)y * bitmap->pitch,
+						(size_t)out->width);
 			}
 		} else {
 			out->width = out->height = 0;
@@ -411,25 +399,23 @@ bool vr_font_face_rasterize(struct vr_font_face *face, uint32_t glyph,
 	}
 	pthread_mutex_unlock(&slot->lock);
 	if (!ok) {
-		vr_log(VR_LOG_ERROR, "freetype: cannot rasterise glyph %u of %s",
-			glyph, face->path);
+		vr_log(VR_LOG_ERROR, "freetype: cannot rasterise glyph %u of %s", glyph,
+				face->path);
 		free(out->coverage);
 		*out = (struct vr_glyph_bitmap){ 0 };
 	}
 	return ok;
 }
 
-float vr_glyph_run_pixel_size(const struct vr_glyph_run *run)
-{
+float vr_glyph_run_pixel_size(const struct vr_glyph_run *run) {
 	const struct vr_mat *m = &run->state.mat;
 	return run->text->size * sqrtf(fabsf(m->a * m->d - m->b * m->c));
 }
 
-void vr_glyph_run_origin(const struct vr_glyph_run *run, uint32_t i,
-		float *x, float *y)
-{
+void vr_glyph_run_origin(const struct vr_glyph_run *run, uint32_t i, float *x,
+		float *y) {
 	vr_mat_apply(&run->state.mat, run->text->positions[2 * i],
-		run->text->positions[2 * i + 1], x, y);
+			run->text->positions[2 * i + 1], x, y);
 	if (run->nearest) {
 		*x = roundf(*x);
 		*y = roundf(*y);

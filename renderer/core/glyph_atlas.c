@@ -97,17 +97,14 @@ static struct {
 static atomic_size_t rasterized; /* glyphs, ever, by tasks */
 static atomic_size_t warmed; /* glyphs, ever, by vr_glyph_atlas_warm */
 
-size_t vr_glyph_atlas_rasterized(void)
-{
+size_t vr_glyph_atlas_rasterized(void) {
 	return atomic_load_explicit(&rasterized, memory_order_relaxed);
 }
 
-size_t vr_glyph_atlas_warmed(void)
-{
+size_t vr_glyph_atlas_warmed(void) {
 	return atomic_load_explicit(&warmed, memory_order_relaxed);
 }
-static void drop_deltas(void)
-{
+static void drop_deltas(void) {
 	for (size_t i = 0; i < atlas.ndelta_images; i++) {
 		vr_image_unref(atlas.delta_images[i]);
 	}
@@ -115,18 +112,16 @@ static void drop_deltas(void)
 	atlas.deltas = NULL;
 }
 
-static void atlas_clear(void)
-{
+static void atlas_clear(void) {
 	for (int i = 0; i < GLYPH_BUCKETS; i++) {
-		struct vr_atlas_glyph *g = atomic_load_explicit(&atlas.buckets[i],
-			memory_order_relaxed);
+		struct vr_atlas_glyph *g =
+				atomic_load_explicit(&atlas.buckets[i], memory_order_relaxed);
 		while (g != NULL) {
 			struct vr_atlas_glyph *next = g->next;
 			free(g);
 			g = next;
 		}
-		atomic_store_explicit(&atlas.buckets[i], NULL,
-			memory_order_relaxed);
+		atomic_store_explicit(&atlas.buckets[i], NULL, memory_order_relaxed);
 	}
 	drop_deltas();
 	for (int i = 0; i < atlas.npages; i++) {
@@ -135,8 +130,7 @@ static void atlas_clear(void)
 	atlas.npages = 0;
 }
 
-__attribute__((destructor)) static void atlas_finish(void)
-{
+__attribute__((destructor)) static void atlas_finish(void) {
 	pthread_mutex_lock(&atlas.lock);
 	atlas_clear();
 	free(atlas.delta_images);
@@ -153,8 +147,7 @@ struct shelves {
 };
 
 static bool shelf_place(struct shelves *s, int32_t w, int32_t h, int32_t *x,
-		int32_t *y)
-{
+		int32_t *y) {
 	int32_t pw = w + 2 * ATLAS_PADDING, ph = h + 2 * ATLAS_PADDING;
 	if (pw > s->width) {
 		return false;
@@ -179,38 +172,35 @@ static bool shelf_place(struct shelves *s, int32_t w, int32_t h, int32_t *x,
 /* Mark a box of image written for every GPU copy, as vr_image_write
  * does. */
 static void image_written(struct vr_image *image, int32_t x, int32_t y,
-		int32_t w, int32_t h)
-{
+		int32_t w, int32_t h) {
 	vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
 		pixman_region32_union_rect(&copy->pending, &copy->pending, x, y,
-			(unsigned)w, (unsigned)h);
+				(unsigned)w, (unsigned)h);
 	}
 }
 
 static void copy_box(struct vr_image *dst, int32_t dx, int32_t dy,
 		const struct vr_image *src, int32_t sx, int32_t sy, int32_t w,
-		int32_t h)
-{
+		int32_t h) {
 	for (int32_t y = 0; y < h; y++) {
 		memcpy(dst->data + (size_t)(dy + y) * (size_t)(dst->stride / 4) +
-				(size_t)dx,
-			src->data + (size_t)(sy + y) * (size_t)(src->stride / 4) +
-				(size_t)sx,
-			(size_t)w * 4);
+						(size_t)dx,
+				src->data + (size_t)(sy + y) * (size_t)(src->stride / 4) +
+						(size_t)sx,
+				(size_t)w * 4);
 	}
 }
 
 /* Move a delta's glyph into the pages; false when they are full. */
-static bool page_glyph(struct vr_atlas_glyph *g)
-{
+static bool page_glyph(struct vr_atlas_glyph *g) {
 	struct shelves s;
 	for (int i = 0; i <= atlas.npages; i++) {
 		if (i == ATLAS_MAX_PAGES) {
 			return false;
 		}
 		if (i == atlas.npages) {
-			struct vr_image *image = vr_image_create(ATLAS_SIZE,
-				ATLAS_SIZE, VR_FORMAT_ARGB8888);
+			struct vr_image *image =
+					vr_image_create(ATLAS_SIZE, ATLAS_SIZE, VR_FORMAT_ARGB8888);
 			if (image == NULL) {
 				return false;
 			}
@@ -225,7 +215,7 @@ static bool page_glyph(struct vr_atlas_glyph *g)
 			page->shelf_height = s.shelf_height;
 			page->shelf_x = s.x;
 			copy_box(page->image, x, y, g->image, g->x, g->y, g->width,
-				g->height);
+					g->height);
 			image_written(page->image, x, y, g->width, g->height);
 			g->image = page->image;
 			g->x = x;
@@ -236,8 +226,7 @@ static bool page_glyph(struct vr_atlas_glyph *g)
 	return false;
 }
 
-void vr_glyph_atlas_begin_frame(void)
-{
+void vr_glyph_atlas_begin_frame(void) {
 	pthread_mutex_lock(&atlas.lock);
 	bool full = false;
 	for (struct vr_atlas_glyph *g = atlas.deltas; g != NULL && !full;
@@ -253,28 +242,25 @@ void vr_glyph_atlas_begin_frame(void)
 }
 
 static unsigned bucket_of(const struct vr_font_face *face, int32_t size64,
-		uint32_t id)
-{
+		uint32_t id) {
 	uintptr_t h = (uintptr_t)face / 16u;
 	h = h * 31u + (uintptr_t)(uint32_t)size64;
 	h = h * 31u + id;
 	return (unsigned)(h % GLYPH_BUCKETS);
 }
 
-static int32_t glyph_size64(float size_px)
-{
+static int32_t glyph_size64(float size_px) {
 	return (int32_t)lroundf(size_px * 64.0f);
 }
 
 /* The glyph, NULL when unknown; with or without atlas.lock (a glyph's key
  * and next never change while it is in a bucket). */
 static struct vr_atlas_glyph *glyph_find(const struct vr_font_face *face,
-		int32_t size64, uint32_t id)
-{
+		int32_t size64, uint32_t id) {
 	struct vr_atlas_glyph *g = atomic_load_explicit(
-		&atlas.buckets[bucket_of(face, size64, id)], memory_order_acquire);
-	while (g != NULL && (g->face != face || g->size64 != size64 ||
-			g->id != id)) {
+			&atlas.buckets[bucket_of(face, size64, id)], memory_order_acquire);
+	while (g != NULL &&
+			(g->face != face || g->size64 != size64 || g->id != id)) {
 		g = g->next;
 	}
 	return g;
@@ -291,8 +277,7 @@ struct claim {
 /* Pack the visible claimed glyphs into a new delta image (returned; NULL
  * when none has pixels), setting their places; those that do not fit or
  * find no memory fail. No lock held: the glyphs are ours. */
-static struct vr_image *pack(struct claim *claims, size_t n)
-{
+static struct vr_image *pack(struct claim *claims, size_t n) {
 	/* a strip as wide as a page */
 	struct shelves s = { ATLAS_SIZE, INT32_MAX / 2, 0, 0, 0 };
 	int32_t height = 0;
@@ -314,7 +299,8 @@ static struct vr_image *pack(struct claim *claims, size_t n)
 		height = s.y + s.shelf_height;
 	}
 	struct vr_image *delta = height > 0 ?
-		vr_image_create(ATLAS_SIZE, height, VR_FORMAT_ARGB8888) : NULL;
+			vr_image_create(ATLAS_SIZE, height, VR_FORMAT_ARGB8888) :
+			NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct vr_atlas_glyph *g = claims[i].glyph;
 		if (claims[i].failed || g->width == 0) {
@@ -326,10 +312,11 @@ static struct vr_image *pack(struct claim *claims, size_t n)
 		}
 		/* a fresh image: no GPU copy yet, nothing to mark */
 		for (int32_t y = 0; y < g->height; y++) {
-			const uint8_t *src = claims[i].bitmap.coverage +
-				(size_t)y * (size_t)g->width;
-			uint32_t *dst = delta->data + (size_t)(g->y + y) *
-				(size_t)(delta->stride / 4) + (size_t)g->x;
+			const uint8_t *src =
+					claims[i].bitmap.coverage + (size_t)y * (size_t)g->width;
+			uint32_t *dst = delta->data +
+					(size_t)(g->y + y) * (size_t)(delta->stride / 4) +
+					(size_t)g->x;
 			for (int32_t x = 0; x < g->width; x++) {
 				dst[x] = src[x] * 0x01010101u;
 			}
@@ -341,11 +328,10 @@ static struct vr_image *pack(struct claim *claims, size_t n)
 
 /* Publish claimed glyphs: READY with their pixels (in delta, which the
  * atlas takes) or FAILED; atlas.lock held. */
-static void publish(struct claim *claims, size_t n, struct vr_image *delta)
-{
-	if (delta != NULL && !vr_grow((void **)&atlas.delta_images,
-			&atlas.delta_images_cap, atlas.ndelta_images + 1,
-			sizeof(struct vr_image *))) {
+static void publish(struct claim *claims, size_t n, struct vr_image *delta) {
+	if (delta != NULL &&
+			!vr_grow((void **)&atlas.delta_images, &atlas.delta_images_cap,
+					atlas.ndelta_images + 1, sizeof(struct vr_image *))) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
 		vr_image_unref(delta);
 		delta = NULL;
@@ -368,15 +354,14 @@ static void publish(struct claim *claims, size_t n, struct vr_image *delta)
 	}
 	for (size_t i = 0; i < n; i++) {
 		atomic_store_explicit(&claims[i].glyph->settled, true,
-			memory_order_release);
+				memory_order_release);
 	}
 	pthread_cond_broadcast(&atlas.ready);
 }
 
 /* ---- tasks -------------------------------------------------------------- */
 
-static int compare_image(const void *a, const void *b)
-{
+static int compare_image(const void *a, const void *b) {
 	uintptr_t ia = (uintptr_t)((const struct vr_placed_glyph *)a)->image;
 	uintptr_t ib = (uintptr_t)((const struct vr_placed_glyph *)b)->image;
 	return (ia > ib) - (ia < ib);
@@ -388,8 +373,7 @@ static int compare_image(const void *a, const void *b)
  * (deltas of several workers); the glyphs of the images past the last
  * draw but one are then copied into one image of the task's own.
  */
-bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n)
-{
+bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n) {
 	qsort(placed, n, sizeof(*placed), compare_image);
 	size_t groups = 0, first_extra = n;
 	for (size_t i = 0; i < n; i++) {
@@ -412,8 +396,8 @@ bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n)
 		}
 		height = s.y + s.shelf_height;
 	}
-	struct vr_image *copy = vr_image_create(ATLAS_SIZE, height,
-		VR_FORMAT_ARGB8888);
+	struct vr_image *copy =
+			vr_image_create(ATLAS_SIZE, height, VR_FORMAT_ARGB8888);
 	if (copy == NULL) {
 		return false;
 	}
@@ -424,7 +408,7 @@ bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n)
 		/* fits: the same shelves were measured above */
 		shelf_place(&s, g->width, g->height, &x, &y);
 		copy_box(copy, x, y, placed[i].image, placed[i].x, placed[i].y,
-			g->width, g->height);
+				g->width, g->height);
 		placed[i].image = copy;
 		placed[i].x = x;
 		placed[i].y = y;
@@ -432,7 +416,7 @@ bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n)
 	/* freed with the frame's deltas */
 	pthread_mutex_lock(&atlas.lock);
 	bool ok = vr_grow((void **)&atlas.delta_images, &atlas.delta_images_cap,
-		atlas.ndelta_images + 1, sizeof(struct vr_image *));
+			atlas.ndelta_images + 1, sizeof(struct vr_image *));
 	if (ok) {
 		atlas.delta_images[atlas.ndelta_images++] = copy;
 	}
@@ -445,18 +429,15 @@ bool vr_glyphs_gather(struct vr_placed_glyph *placed, size_t n)
 	return true;
 }
 
-void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
-		int32_t left, int32_t top, int32_t width, int32_t height,
-		float corners[4][2])
-{
+void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index, int32_t left,
+		int32_t top, int32_t width, int32_t height, float corners[4][2]) {
 	float ox, oy;
 	vr_glyph_run_origin(run, index, &ox, &oy);
 	if (run->nearest) {
 		/* whole pixels, the bitmap 1:1 */
 		float x0 = ox + (float)left, y0 = oy - (float)top;
 		const float xs[4] = { x0, x0 + (float)width, x0, x0 + (float)width };
-		const float ys[4] = { y0, y0, y0 + (float)height,
-			y0 + (float)height };
+		const float ys[4] = { y0, y0, y0 + (float)height, y0 + (float)height };
 		for (int i = 0; i < 4; i++) {
 			corners[i][0] = xs[i];
 			corners[i][1] = ys[i];
@@ -477,13 +458,12 @@ void vr_glyph_quad(const struct vr_glyph_run *run, uint32_t index,
 	}
 }
 
-void vr_glyph_vertices(const struct vr_placed_glyph *p, struct vr_tex_vertex *v)
-{
+void vr_glyph_vertices(const struct vr_placed_glyph *p,
+		struct vr_tex_vertex *v) {
 	const struct vr_atlas_glyph *g = p->glyph;
 	const struct vr_glyph_run *run = p->run;
 	float corners[4][2];
-	vr_glyph_quad(run, p->index, g->left, g->top, g->width, g->height,
-		corners);
+	vr_glyph_quad(run, p->index, g->left, g->top, g->width, g->height, corners);
 	float iw = (float)p->image->width, ih = (float)p->image->height;
 	float u0 = (float)p->x / iw, v0 = (float)p->y / ih;
 	float u1 = (float)(p->x + g->width) / iw;
@@ -519,8 +499,7 @@ struct text_at {
  * is still returned, to be published).
  */
 static size_t claim(const struct text_at *texts, size_t ntexts,
-		struct claim *claims, bool *ok)
-{
+		struct claim *claims, bool *ok) {
 	size_t n = 0;
 	*ok = true;
 	for (size_t t = 0; *ok && t < ntexts; t++) {
@@ -557,8 +536,7 @@ static size_t claim(const struct text_at *texts, size_t ntexts,
 			continue;
 		}
 		unsigned b = bucket_of(g->face, g->size64, g->id);
-		g->next = atomic_load_explicit(&atlas.buckets[b],
-			memory_order_relaxed);
+		g->next = atomic_load_explicit(&atlas.buckets[b], memory_order_relaxed);
 		atomic_store_explicit(&atlas.buckets[b], g, memory_order_release);
 	}
 	pthread_mutex_unlock(&atlas.lock);
@@ -575,13 +553,12 @@ static size_t claim(const struct text_at *texts, size_t ntexts,
 
 /* Rasterise claimed glyphs (no lock held: they are ours until
  * published). */
-static void rasterize(struct claim *claims, size_t n)
-{
+static void rasterize(struct claim *claims, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		struct vr_atlas_glyph *g = claims[i].glyph;
-		claims[i].failed = !vr_font_face_rasterize(
-			(struct vr_font_face *)g->face, g->id,
-			(float)g->size64 / 64.0f, &claims[i].bitmap);
+		claims[i].failed =
+				!vr_font_face_rasterize((struct vr_font_face *)g->face, g->id,
+						(float)g->size64 / 64.0f, &claims[i].bitmap);
 	}
 }
 
@@ -591,8 +568,7 @@ static void rasterize(struct claim *claims, size_t n)
  * when out of memory. Glyphs other threads claimed are not waited for.
  */
 static bool prepare(const struct text_at *texts, size_t ntexts,
-		atomic_size_t *prepared, size_t *nprepared)
-{
+		atomic_size_t *prepared, size_t *nprepared) {
 	size_t total = 0;
 	for (size_t t = 0; t < ntexts; t++) {
 		total += texts[t].text->count;
@@ -621,8 +597,7 @@ static bool prepare(const struct text_at *texts, size_t ntexts,
 	return ok;
 }
 
-size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px)
-{
+size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px) {
 	if (text->count == 0 || !(size_px > 0.0f)) {
 		return 0;
 	}
@@ -633,12 +608,12 @@ size_t vr_glyph_atlas_warm(const struct vr_text *text, float size_px)
 }
 
 bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
-		uint32_t id, struct vr_glyph_bitmap *out)
-{
+		uint32_t id, struct vr_glyph_bitmap *out) {
 	*out = (struct vr_glyph_bitmap){ 0 };
-	const struct vr_atlas_glyph *g = glyph_find(face, glyph_size64(size_px), id);
-	if (g == NULL || !atomic_load_explicit(&g->settled,
-			memory_order_acquire) || g->state != GLYPH_READY) {
+	const struct vr_atlas_glyph *g =
+			glyph_find(face, glyph_size64(size_px), id);
+	if (g == NULL || !atomic_load_explicit(&g->settled, memory_order_acquire) ||
+			g->state != GLYPH_READY) {
 		return false;
 	}
 	out->left = g->left;
@@ -653,11 +628,12 @@ bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
 	out->width = g->width;
 	out->height = g->height;
 	for (int32_t y = 0; y < g->height; y++) {
-		const uint32_t *src = g->image->data + (size_t)(g->y + y) *
-			(size_t)(g->image->stride / 4) + (size_t)g->x;
+		const uint32_t *src = g->image->data +
+				(size_t)(g->y + y) * (size_t)(g->image->stride / 4) +
+				(size_t)g->x;
 		for (int32_t x = 0; x < g->width; x++) {
 			out->coverage[(size_t)y * (size_t)g->width + (size_t)x] =
-				(uint8_t)(src[x] >> 24);
+					(uint8_t)(src[x] >> 24);
 		}
 	}
 	return true;
@@ -667,22 +643,21 @@ bool vr_glyph_atlas_lookup(const struct vr_font_face *face, float size_px,
  * and return true; false as soon as one is unknown or still PREPARING
  * (glyphs_resolve then takes the lock). */
 static bool glyphs_settled(const struct vr_task_payload *payload,
-		struct vr_placed_glyph *placed, size_t *nplaced)
-{
+		struct vr_placed_glyph *placed, size_t *nplaced) {
 	size_t n = 0;
 	for (uint32_t i = 0; i < payload->count; i++) {
 		const struct vr_glyph_run *run = &payload->runs[i];
 		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
 		for (uint32_t k = 0; k < run->text->count; k++) {
-			struct vr_atlas_glyph *g = glyph_find(run->text->face, size64,
-				run->text->glyphs[k]);
-			if (g == NULL || !atomic_load_explicit(&g->settled,
-					memory_order_acquire)) {
+			struct vr_atlas_glyph *g =
+					glyph_find(run->text->face, size64, run->text->glyphs[k]);
+			if (g == NULL ||
+					!atomic_load_explicit(&g->settled, memory_order_acquire)) {
 				return false;
 			}
 			if (g->state == GLYPH_READY && g->image != NULL) {
-				placed[n++] = (struct vr_placed_glyph){ g, run, k, g->image, g->x,
-					g->y };
+				placed[n++] = (struct vr_placed_glyph){ g, run, k, g->image,
+					g->x, g->y };
 			}
 		}
 	}
@@ -696,8 +671,7 @@ static bool glyphs_settled(const struct vr_task_payload *payload,
  * Fills placed (READY glyphs with pixels); false when out of memory.
  */
 bool vr_glyphs_resolve(const struct vr_task_payload *payload,
-		struct vr_placed_glyph *placed, size_t *nplaced)
-{
+		struct vr_placed_glyph *placed, size_t *nplaced) {
 	if (glyphs_settled(payload, placed, nplaced)) {
 		return true;
 	}
@@ -720,10 +694,10 @@ bool vr_glyphs_resolve(const struct vr_task_payload *payload,
 		const struct vr_glyph_run *run = &payload->runs[i];
 		int32_t size64 = glyph_size64(vr_glyph_run_pixel_size(run));
 		for (uint32_t k = 0; k < run->text->count; k++) {
-			struct vr_atlas_glyph *g = glyph_find(run->text->face, size64,
-				run->text->glyphs[k]);
-			if (g != NULL && !atomic_load_explicit(&g->settled,
-					memory_order_acquire)) {
+			struct vr_atlas_glyph *g =
+					glyph_find(run->text->face, size64, run->text->glyphs[k]);
+			if (g != NULL &&
+					!atomic_load_explicit(&g->settled, memory_order_acquire)) {
 				/* another thread's: wait for it to publish */
 				pthread_mutex_lock(&atlas.lock);
 				while (g->state == GLYPH_PREPARING) {
@@ -732,8 +706,8 @@ bool vr_glyphs_resolve(const struct vr_task_payload *payload,
 				pthread_mutex_unlock(&atlas.lock);
 			}
 			if (g != NULL && g->state == GLYPH_READY && g->image != NULL) {
-				placed[n++] = (struct vr_placed_glyph){ g, run, k, g->image, g->x,
-					g->y };
+				placed[n++] = (struct vr_placed_glyph){ g, run, k, g->image,
+					g->x, g->y };
 			}
 		}
 	}

@@ -21,13 +21,12 @@
 
 /* A pixel store of size bytes, zeroed when zero is set; NULL when out
  * of memory. */
-static uint32_t *pixels_alloc(size_t size, bool zero)
-{
+static uint32_t *pixels_alloc(size_t size, bool zero) {
 	if (size < PIXELS_MAP_BYTES) {
 		return zero ? calloc(1, size) : malloc(size);
 	}
 	void *map = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
 		return NULL;
 	}
@@ -39,8 +38,7 @@ static uint32_t *pixels_alloc(size_t size, bool zero)
 	return map;
 }
 
-static void pixels_free(uint32_t *pixels, size_t size)
-{
+static void pixels_free(uint32_t *pixels, size_t size) {
 	if (pixels == NULL) {
 		return;
 	}
@@ -51,14 +49,12 @@ static void pixels_free(uint32_t *pixels, size_t size)
 	}
 }
 
-static size_t image_size(const struct vr_image *image)
-{
+static size_t image_size(const struct vr_image *image) {
 	return (size_t)image->height * (size_t)image->stride;
 }
 
 struct vr_image *vr_image_create(int32_t width, int32_t height,
-		enum vr_format format)
-{
+		enum vr_format format) {
 	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
 		vr_log(VR_LOG_ERROR, "invalid image size %dx%d", width, height);
 		return NULL;
@@ -79,8 +75,8 @@ struct vr_image *vr_image_create(int32_t width, int32_t height,
 	image->format = format;
 	image->data = pixels_alloc(image_size(image), true);
 	if (image->data == NULL) {
-		vr_log(VR_LOG_ERROR, "allocation of %dx%d pixels failed",
-			width, height);
+		vr_log(VR_LOG_ERROR, "allocation of %dx%d pixels failed", width,
+				height);
 		free(image);
 		return NULL;
 	}
@@ -89,19 +85,16 @@ struct vr_image *vr_image_create(int32_t width, int32_t height,
 	return image;
 }
 
-struct vr_image *vr_image_ref(struct vr_image *image)
-{
+struct vr_image *vr_image_ref(struct vr_image *image) {
 	image->refs++;
 	return image;
 }
 
-void vr_image_unref(struct vr_image *image)
-{
+void vr_image_unref(struct vr_image *image) {
 	if (image == NULL || --image->refs > 0) {
 		return;
 	}
-	vr_list_for_each_safe(copy, &image->copies, struct vr_image_copy,
-			link) {
+	vr_list_for_each_safe(copy, &image->copies, struct vr_image_copy, link) {
 		vr_list_remove(&copy->link);
 		copy->image_destroyed(copy);
 	}
@@ -113,14 +106,12 @@ void vr_image_unref(struct vr_image *image)
 	free(image);
 }
 
-void vr_image_pin(struct vr_image *image)
-{
+void vr_image_pin(struct vr_image *image) {
 	image->refs++;
 	image->pins++;
 }
 
-void vr_image_unpin(struct vr_image *image)
-{
+void vr_image_unpin(struct vr_image *image) {
 	if (--image->pins == 0 && image->next != NULL) {
 		/* no CPU stage reads the old pixels any more: kept for the
 		 * next copy-on-write (a client redrawing at every frame while
@@ -133,10 +124,9 @@ void vr_image_unpin(struct vr_image *image)
 		}
 		image->data = image->next;
 		image->next = NULL;
-		vr_list_for_each(copy, &image->copies, struct vr_image_copy,
-				link) {
+		vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
 			pixman_region32_union(&copy->pending, &copy->pending,
-				&image->deferred);
+					&image->deferred);
 		}
 		pixman_region32_clear(&image->deferred);
 	}
@@ -146,8 +136,7 @@ void vr_image_unpin(struct vr_image *image)
 /* Copy `clipped` (image pixels, inside the image; finished here) in:
  * pixel (x, y) is at data + (y - oy) * stride + (x - ox) * 4. */
 static bool image_write(struct vr_image *image, const void *data,
-		int32_t stride, int32_t ox, int32_t oy, pixman_region32_t *clipped)
-{
+		int32_t stride, int32_t ox, int32_t oy, pixman_region32_t *clipped) {
 	/* Pinned: a frame's workers may still upload from data; write into
 	 * a copy, published when the last pin goes. */
 	uint32_t *pixels = image->data;
@@ -156,21 +145,21 @@ static bool image_write(struct vr_image *image, const void *data,
 			/* a new store: data, or next that frames hold, stays as
 			 * their frames read it */
 			size_t size = image_size(image);
-			const uint32_t *newest = image->next != NULL ? image->next :
-				image->data;
+			const uint32_t *newest =
+					image->next != NULL ? image->next : image->data;
 			uint32_t *store = image->spare != NULL ? image->spare :
-				pixels_alloc(size, false);
+													 pixels_alloc(size, false);
 			image->spare = NULL;
 			if (store == NULL) {
 				vr_log(VR_LOG_ERROR, "allocation of %dx%d pixels failed",
-					image->width, image->height);
+						image->width, image->height);
 				pixman_region32_fini(clipped);
 				return false;
 			}
 			const pixman_box32_t *ext = pixman_region32_extents(clipped);
 			bool whole = pixman_region32_n_rects(clipped) == 1 &&
-				ext->x1 == 0 && ext->y1 == 0 && ext->x2 == image->width &&
-				ext->y2 == image->height;
+					ext->x1 == 0 && ext->y1 == 0 && ext->x2 == image->width &&
+					ext->y2 == image->height;
 			if (!whole) {
 				memcpy(store, newest, size);
 			}
@@ -184,28 +173,23 @@ static bool image_write(struct vr_image *image, const void *data,
 		pixels = image->next;
 	}
 	int nrects;
-	const pixman_box32_t *rects = pixman_region32_rectangles(clipped,
-		&nrects);
+	const pixman_box32_t *rects = pixman_region32_rectangles(clipped, &nrects);
 	for (int i = 0; i < nrects; i++) {
 		size_t len = (size_t)(rects[i].x2 - rects[i].x1) * 4;
 		for (int32_t y = rects[i].y1; y < rects[i].y2; y++) {
 			const uint8_t *src = (const uint8_t *)data +
-				(size_t)(y - oy) * (size_t)stride +
-				(size_t)(rects[i].x1 - ox) * 4;
+					(size_t)(y - oy) * (size_t)stride +
+					(size_t)(rects[i].x1 - ox) * 4;
 			uint8_t *dst = (uint8_t *)pixels +
-				(size_t)y * (size_t)image->stride +
-				(size_t)rects[i].x1 * 4;
+					(size_t)y * (size_t)image->stride + (size_t)rects[i].x1 * 4;
 			memcpy(dst, src, len);
 		}
 	}
 	if (image->pins > 0) {
-		pixman_region32_union(&image->deferred, &image->deferred,
-			clipped);
+		pixman_region32_union(&image->deferred, &image->deferred, clipped);
 	} else {
-		vr_list_for_each(copy, &image->copies, struct vr_image_copy,
-				link) {
-			pixman_region32_union(&copy->pending, &copy->pending,
-				clipped);
+		vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
+			pixman_region32_union(&copy->pending, &copy->pending, clipped);
 		}
 	}
 	pixman_region32_fini(clipped);
@@ -213,86 +197,80 @@ static bool image_write(struct vr_image *image, const void *data,
 }
 
 bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
-		const pixman_region32_t *region)
-{
+		const pixman_region32_t *region) {
 	if (stride < image->width * 4) {
 		/* rows would overlap, or reach past the caller's memory */
-		vr_log(VR_LOG_ERROR, "image write: stride %d is less than %d x 4 "
-			"bytes", stride, image->width);
+		vr_log(VR_LOG_ERROR,
+				"image write: stride %d is less than %d x 4 "
+				"bytes",
+				stride, image->width);
 		return false;
 	}
 	pixman_region32_t clipped;
 	pixman_region32_init_rect(&clipped, 0, 0, (unsigned)image->width,
-		(unsigned)image->height);
+			(unsigned)image->height);
 	if (region != NULL) {
 		pixman_region32_intersect(&clipped, &clipped,
-			(pixman_region32_t *)region);
+				(pixman_region32_t *)region);
 	}
 	return image_write(image, data, stride, 0, 0, &clipped);
 }
 
 bool vr_image_write_box(struct vr_image *image, const void *data,
-		int32_t stride, const struct vr_box *box)
-{
+		int32_t stride, const struct vr_box *box) {
 	if (box->width <= 0 || box->height <= 0) {
 		return true;
 	}
 	if (stride < box->width * 4) {
-		vr_log(VR_LOG_ERROR, "image write: stride %d is less than %d x 4 "
-			"bytes", stride, box->width);
+		vr_log(VR_LOG_ERROR,
+				"image write: stride %d is less than %d x 4 "
+				"bytes",
+				stride, box->width);
 		return false;
 	}
 	pixman_region32_t clipped;
 	pixman_region32_init_rect(&clipped, 0, 0, (unsigned)image->width,
-		(unsigned)image->height);
+			(unsigned)image->height);
 	pixman_region32_intersect_rect(&clipped, &clipped, box->x, box->y,
-		(unsigned)box->width, (unsigned)box->height);
+			(unsigned)box->width, (unsigned)box->height);
 	return image_write(image, data, stride, box->x, box->y, &clipped);
 }
 
-bool vr_image_in_use(const struct vr_image *image)
-{
+bool vr_image_in_use(const struct vr_image *image) {
 	return image->pins > 0;
 }
 
-bool vr_image_shared(const struct vr_image *image)
-{
+bool vr_image_shared(const struct vr_image *image) {
 	return image->refs > 1;
 }
 
-int32_t vr_image_width(const struct vr_image *image)
-{
+int32_t vr_image_width(const struct vr_image *image) {
 	return image->width;
 }
 
-int32_t vr_image_height(const struct vr_image *image)
-{
+int32_t vr_image_height(const struct vr_image *image) {
 	return image->height;
 }
 
-enum vr_format vr_image_format(const struct vr_image *image)
-{
+enum vr_format vr_image_format(const struct vr_image *image) {
 	return image->format;
 }
 
-const void *vr_image_data(const struct vr_image *image, int32_t *stride)
-{
+const void *vr_image_data(const struct vr_image *image, int32_t *stride) {
 	if (stride != NULL) {
 		*stride = image->stride;
 	}
 	return image->next != NULL ? image->next : image->data;
 }
 
-void vr_image_add_copy(struct vr_image *image, struct vr_image_copy *copy)
-{
-	pixman_region32_init_rect(&copy->pending, 0, 0,
-		(unsigned)image->width, (unsigned)image->height);
+void vr_image_add_copy(struct vr_image *image, struct vr_image_copy *copy) {
+	pixman_region32_init_rect(&copy->pending, 0, 0, (unsigned)image->width,
+			(unsigned)image->height);
 	vr_list_insert(&image->copies, &copy->link);
 }
 
 struct vr_image_copy *vr_image_find_copy(struct vr_image *image,
-		const void *owner)
-{
+		const void *owner) {
 	vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
 		if (copy->owner == owner) {
 			return copy;
@@ -305,18 +283,15 @@ struct vr_image_copy *vr_image_find_copy(struct vr_image *image,
  * (every renderer's, of either engine) */
 static _Atomic uint64_t hold_epochs;
 
-uint64_t vr_hold_epoch_next(void)
-{
+uint64_t vr_hold_epoch_next(void) {
 	return atomic_fetch_add(&hold_epochs, 1) + 1;
 }
 
-bool vr_image_write_pending(const struct vr_image *image)
-{
+bool vr_image_write_pending(const struct vr_image *image) {
 	return image->next != NULL;
 }
 
-struct vr_pixels_hold *vr_image_hold_next(struct vr_image *image)
-{
+struct vr_pixels_hold *vr_image_hold_next(struct vr_image *image) {
 	if (image->next_hold == NULL) {
 		struct vr_pixels_hold *hold = calloc(1, sizeof(*hold));
 		if (hold == NULL) {
@@ -331,8 +306,7 @@ struct vr_pixels_hold *vr_image_hold_next(struct vr_image *image)
 	return image->next_hold;
 }
 
-void vr_pixels_hold_release(struct vr_pixels_hold *hold)
-{
+void vr_pixels_hold_release(struct vr_pixels_hold *hold) {
 	if (--hold->refs > 0) {
 		return;
 	}

@@ -5,9 +5,7 @@
 #include <time.h>
 #include "render_private.h"
 
-static void log_stderr(enum vr_log_level level, const char *fmt,
-		va_list args)
-{
+static void log_stderr(enum vr_log_level level, const char *fmt, va_list args) {
 	if (level > VR_LOG_INFO) {
 		return;
 	}
@@ -26,21 +24,18 @@ static void log_stderr(enum vr_log_level level, const char *fmt,
 
 static _Atomic(vr_log_func_t) log_func = log_stderr;
 
-void vr_set_log_func(vr_log_func_t func)
-{
+void vr_set_log_func(vr_log_func_t func) {
 	atomic_store(&log_func, func != NULL ? func : log_stderr);
 }
 
 /* A repo-relative path: strip everything before "renderer/". */
-static const char *relative_path(const char *file)
-{
+static const char *relative_path(const char *file) {
 	const char *p = strstr(file, "renderer/");
 	return p != NULL ? p : file;
 }
 
 static void VR_ATTRIB_PRINTF(3, 4) call_log_func(vr_log_func_t func,
-		enum vr_log_level level, const char *fmt, ...)
-{
+		enum vr_log_level level, const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);
 	func(level, fmt, args);
@@ -48,19 +43,17 @@ static void VR_ATTRIB_PRINTF(3, 4) call_log_func(vr_log_func_t func,
 }
 
 void vr_log_(enum vr_log_level level, const char *file, int line,
-		const char *fmt, ...)
-{
+		const char *fmt, ...) {
 	char msg[1024];
 	va_list args;
 	va_start(args, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, args);
 	va_end(args);
 	call_log_func(atomic_load(&log_func), level, "[%s:%d] %s",
-		relative_path(file), line, msg);
+			relative_path(file), line, msg);
 }
 
-uint64_t vr_now_ns(void)
-{
+uint64_t vr_now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

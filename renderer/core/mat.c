@@ -5,19 +5,16 @@
  * (a rotation by 90 degrees through cosf/sinf leaves ~1e-7 residues). */
 #define SNAP_EPSILON 1e-3f
 
-void vr_mat_identity(struct vr_mat *m)
-{
+void vr_mat_identity(struct vr_mat *m) {
 	*m = (struct vr_mat){ .a = 1.0f, .d = 1.0f };
 }
 
-void vr_mat_translate(struct vr_mat *m, float x, float y)
-{
+void vr_mat_translate(struct vr_mat *m, float x, float y) {
 	*m = (struct vr_mat){ .a = 1.0f, .d = 1.0f, .tx = x, .ty = y };
 }
 
 void vr_mat_multiply(struct vr_mat *out, const struct vr_mat *a,
-		const struct vr_mat *b)
-{
+		const struct vr_mat *b) {
 	struct vr_mat r = {
 		.a = a->a * b->a + a->c * b->b,
 		.b = a->b * b->a + a->d * b->b,
@@ -30,16 +27,14 @@ void vr_mat_multiply(struct vr_mat *out, const struct vr_mat *a,
 }
 
 void vr_mat_apply(const struct vr_mat *m, float x, float y, float *ox,
-		float *oy)
-{
+		float *oy) {
 	float rx = m->a * x + m->c * y + m->tx;
 	float ry = m->b * x + m->d * y + m->ty;
 	*ox = rx;
 	*oy = ry;
 }
 
-bool vr_mat_invert(struct vr_mat *out, const struct vr_mat *m)
-{
+bool vr_mat_invert(struct vr_mat *out, const struct vr_mat *m) {
 	double det = (double)m->a * m->d - (double)m->b * m->c;
 	if (fabs(det) < 1e-12) {
 		return false;
@@ -59,8 +54,7 @@ bool vr_mat_invert(struct vr_mat *out, const struct vr_mat *m)
 }
 
 struct vr_box vr_mat_map_rect_bounds(const struct vr_mat *m,
-		const struct vr_rectf *r)
-{
+		const struct vr_rectf *r) {
 	if (!(r->width > 0.0f) || !(r->height > 0.0f)) {
 		return (struct vr_box){ 0 };
 	}
@@ -88,26 +82,22 @@ struct vr_box vr_mat_map_rect_bounds(const struct vr_mat *m,
 	return (struct vr_box){ bx0, by0, bx1 - bx0, by1 - by0 };
 }
 
-static bool near_integer(float v)
-{
+static bool near_integer(float v) {
 	return fabsf(v - roundf(v)) < 1e-4f;
 }
 
-bool vr_mat_is_integer_translation(const struct vr_mat *m)
-{
+bool vr_mat_is_integer_translation(const struct vr_mat *m) {
 	return fabsf(m->a - 1.0f) < 1e-6f && fabsf(m->d - 1.0f) < 1e-6f &&
-		fabsf(m->b) < 1e-6f && fabsf(m->c) < 1e-6f &&
-		near_integer(m->tx) && near_integer(m->ty);
+			fabsf(m->b) < 1e-6f && fabsf(m->c) < 1e-6f && near_integer(m->tx) &&
+			near_integer(m->ty);
 }
 
-bool vr_mat_equal(const struct vr_mat *a, const struct vr_mat *b)
-{
+bool vr_mat_equal(const struct vr_mat *a, const struct vr_mat *b) {
 	return a->a == b->a && a->b == b->b && a->c == b->c && a->d == b->d &&
-		a->tx == b->tx && a->ty == b->ty;
+			a->tx == b->tx && a->ty == b->ty;
 }
 
-struct vr_box vr_box_intersect(const struct vr_box *a, const struct vr_box *b)
-{
+struct vr_box vr_box_intersect(const struct vr_box *a, const struct vr_box *b) {
 	if (vr_box_empty(a) || vr_box_empty(b)) {
 		return (struct vr_box){ 0 };
 	}
@@ -123,8 +113,7 @@ struct vr_box vr_box_intersect(const struct vr_box *a, const struct vr_box *b)
 	return (struct vr_box){ x0, y0, x1 - x0, y1 - y0 };
 }
 
-struct vr_box vr_box_union(const struct vr_box *a, const struct vr_box *b)
-{
+struct vr_box vr_box_union(const struct vr_box *a, const struct vr_box *b) {
 	if (vr_box_empty(a)) {
 		return vr_box_empty(b) ? (struct vr_box){ 0 } : *b;
 	}
@@ -140,11 +129,10 @@ struct vr_box vr_box_union(const struct vr_box *a, const struct vr_box *b)
 	return (struct vr_box){ x0, y0, x1 - x0, y1 - y0 };
 }
 
-bool vr_box_equal(const struct vr_box *a, const struct vr_box *b)
-{
+bool vr_box_equal(const struct vr_box *a, const struct vr_box *b) {
 	if (vr_box_empty(a) || vr_box_empty(b)) {
 		return vr_box_empty(a) == vr_box_empty(b);
 	}
 	return a->x == b->x && a->y == b->y && a->width == b->width &&
-		a->height == b->height;
+			a->height == b->height;
 }

@@ -8,27 +8,25 @@
 #include <string.h>
 #include "render_private.h"
 
-void vr_move_exposed(const struct vr_move *move, pixman_region32_t *region)
-{
+void vr_move_exposed(const struct vr_move *move, pixman_region32_t *region) {
 	const struct vr_box *b = &move->box;
 	pixman_region32_t exposed;
 	pixman_region32_init_rect(&exposed, b->x, b->y, (unsigned)b->width,
-		(unsigned)b->height);
+			(unsigned)b->height);
 	pixman_region32_t kept;
 	pixman_region32_init_rect(&kept, b->x + move->dx, b->y + move->dy,
-		(unsigned)b->width, (unsigned)b->height);
+			(unsigned)b->width, (unsigned)b->height);
 	pixman_region32_subtract(&exposed, &exposed, &kept);
 	pixman_region32_union(region, region, &exposed);
 	pixman_region32_fini(&kept);
 	pixman_region32_fini(&exposed);
 }
 
-void vr_move_region(const struct vr_move *move, pixman_region32_t *region)
-{
+void vr_move_region(const struct vr_move *move, pixman_region32_t *region) {
 	const struct vr_box *b = &move->box;
 	pixman_region32_t inside;
 	pixman_region32_init_rect(&inside, b->x, b->y, (unsigned)b->width,
-		(unsigned)b->height);
+			(unsigned)b->height);
 	pixman_region32_t moved;
 	pixman_region32_init(&moved);
 	pixman_region32_intersect(&moved, region, &inside);
@@ -41,13 +39,11 @@ void vr_move_region(const struct vr_move *move, pixman_region32_t *region)
 	pixman_region32_fini(&inside);
 }
 
-static pixman_region32_t *region_of(const pixman_region32_t *region)
-{
+static pixman_region32_t *region_of(const pixman_region32_t *region) {
 	return (pixman_region32_t *)region; /* pixman's API lacks const */
 }
 
-void vr_move_pixels(pixman_image_t *image, const struct vr_move *move)
-{
+void vr_move_pixels(pixman_image_t *image, const struct vr_move *move) {
 	pixman_format_code_t format = pixman_image_get_format(image);
 	if (format != PIXMAN_a8r8g8b8 && format != PIXMAN_x8r8g8b8) {
 		return;
@@ -73,56 +69,49 @@ void vr_move_pixels(pixman_image_t *image, const struct vr_move *move)
 		int32_t y = down ? y1 - 1 - i : y0 + i;
 		uint8_t *dst = data + (size_t)y * stride + (size_t)x0 * 4;
 		const uint8_t *src = data + (size_t)(y - move->dy) * stride +
-			(size_t)(x0 - move->dx) * 4;
+				(size_t)(x0 - move->dx) * 4;
 		memmove(dst, src, bytes);
 	}
 }
 
-void vr_changes_init(struct vr_changes *changes)
-{
+void vr_changes_init(struct vr_changes *changes) {
 	changes->has_move = false;
 	pixman_region32_init(&changes->damage);
 }
 
-void vr_changes_fini(struct vr_changes *changes)
-{
+void vr_changes_fini(struct vr_changes *changes) {
 	pixman_region32_fini(&changes->damage);
 }
 
-void vr_changes_clear(struct vr_changes *changes)
-{
+void vr_changes_clear(struct vr_changes *changes) {
 	changes->has_move = false;
 	pixman_region32_clear(&changes->damage);
 }
 
 void vr_changes_damage_all(struct vr_changes *changes,
-		const struct vr_box *box)
-{
+		const struct vr_box *box) {
 	changes->has_move = false;
-	pixman_region32_union_rect(&changes->damage, &changes->damage,
-		box->x, box->y, (unsigned)box->width, (unsigned)box->height);
+	pixman_region32_union_rect(&changes->damage, &changes->damage, box->x,
+			box->y, (unsigned)box->width, (unsigned)box->height);
 }
 
 void vr_changes_add_damage(struct vr_changes *changes,
-		const pixman_region32_t *damage)
-{
+		const pixman_region32_t *damage) {
 	pixman_region32_union(&changes->damage, &changes->damage,
-		region_of(damage));
+			region_of(damage));
 }
 
-void vr_changes_flatten(struct vr_changes *changes)
-{
+void vr_changes_flatten(struct vr_changes *changes) {
 	if (changes->has_move) {
 		const struct vr_box *b = &changes->move.box;
-		pixman_region32_union_rect(&changes->damage, &changes->damage,
-			b->x, b->y, (unsigned)b->width, (unsigned)b->height);
+		pixman_region32_union_rect(&changes->damage, &changes->damage, b->x,
+				b->y, (unsigned)b->width, (unsigned)b->height);
 		changes->has_move = false;
 	}
 }
 
-void vr_changes_compose(struct vr_changes *changes,
-		const struct vr_move *move, const pixman_region32_t *damage)
-{
+void vr_changes_compose(struct vr_changes *changes, const struct vr_move *move,
+		const pixman_region32_t *damage) {
 	if (move != NULL) {
 		if (changes->has_move &&
 				!vr_box_equal(&changes->move.box, &move->box)) {
@@ -140,8 +129,7 @@ void vr_changes_compose(struct vr_changes *changes,
 		const struct vr_move *m = &changes->move;
 		if (m->dx == 0 && m->dy == 0) {
 			changes->has_move = false; /* back where it was */
-		} else if (abs(m->dx) >= m->box.width ||
-				abs(m->dy) >= m->box.height) {
+		} else if (abs(m->dx) >= m->box.width || abs(m->dy) >= m->box.height) {
 			vr_changes_flatten(changes); /* nothing left to move */
 		} else {
 			vr_move_exposed(m, &changes->damage);
@@ -152,8 +140,7 @@ void vr_changes_compose(struct vr_changes *changes,
 	}
 	if (changes->has_move) {
 		const struct vr_box *b = &changes->move.box;
-		pixman_box32_t box = { b->x, b->y, b->x + b->width,
-			b->y + b->height };
+		pixman_box32_t box = { b->x, b->y, b->x + b->width, b->y + b->height };
 		if (pixman_region32_contains_rectangle(&changes->damage, &box) ==
 				PIXMAN_REGION_IN) {
 			changes->has_move = false; /* all of it redrawn anyway */

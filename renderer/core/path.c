@@ -12,8 +12,7 @@
  * pieces of several pixels rather than millions of points. */
 #define MAX_CURVE_SEGMENTS 256
 
-bool vr_grow(void **data, size_t *cap, size_t need, size_t elem)
-{
+bool vr_grow(void **data, size_t *cap, size_t need, size_t elem) {
 	if (need <= *cap) {
 		return true;
 	}
@@ -31,8 +30,7 @@ bool vr_grow(void **data, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
-struct vr_path *vr_path_create(void)
-{
+struct vr_path *vr_path_create(void) {
 	struct vr_path *path = calloc(1, sizeof(*path));
 	if (path == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -40,8 +38,7 @@ struct vr_path *vr_path_create(void)
 	return path;
 }
 
-void vr_path_destroy(struct vr_path *path)
-{
+void vr_path_destroy(struct vr_path *path) {
 	if (path == NULL) {
 		return;
 	}
@@ -50,8 +47,7 @@ void vr_path_destroy(struct vr_path *path)
 	free(path);
 }
 
-struct vr_path *vr_path_copy(const struct vr_path *path)
-{
+struct vr_path *vr_path_copy(const struct vr_path *path) {
 	struct vr_path *copy = vr_path_create();
 	if (copy == NULL) {
 		return NULL;
@@ -65,8 +61,7 @@ struct vr_path *vr_path_copy(const struct vr_path *path)
 			return NULL;
 		}
 		memcpy(copy->verbs, path->verbs, path->nverbs);
-		memcpy(copy->points, path->points,
-			path->npoints * 2 * sizeof(float));
+		memcpy(copy->points, path->points, path->npoints * 2 * sizeof(float));
 	}
 	copy->nverbs = copy->verbs_cap = path->nverbs;
 	copy->npoints = copy->points_cap = path->npoints;
@@ -77,33 +72,30 @@ struct vr_path *vr_path_copy(const struct vr_path *path)
 }
 
 static void add_verb(struct vr_path *path, enum vr_path_verb verb,
-		const float *points, size_t npoints)
-{
+		const float *points, size_t npoints) {
 	if (!vr_grow((void **)&path->verbs, &path->verbs_cap, path->nverbs + 1,
-			1) ||
+				1) ||
 			!vr_grow((void **)&path->points, &path->points_cap,
-				path->npoints + npoints, 2 * sizeof(float))) {
+					path->npoints + npoints, 2 * sizeof(float))) {
 		return; /* logged; the path misses this verb */
 	}
 	path->verbs[path->nverbs++] = (uint8_t)verb;
 	if (npoints > 0) {
 		memcpy(path->points + path->npoints * 2, points,
-			npoints * 2 * sizeof(float));
+				npoints * 2 * sizeof(float));
 	}
 	path->npoints += npoints;
 }
 
 /* A drawing verb without a current point starts where the last contour
  * started (or at the origin), as in SkPath. */
-static void ensure_open(struct vr_path *path)
-{
+static void ensure_open(struct vr_path *path) {
 	if (!path->open) {
 		vr_path_move_to(path, path->start[0], path->start[1]);
 	}
 }
 
-void vr_path_move_to(struct vr_path *path, float x, float y)
-{
+void vr_path_move_to(struct vr_path *path, float x, float y) {
 	float p[2] = { x, y };
 	add_verb(path, VR_PATH_MOVE, p, 1);
 	path->open = true;
@@ -111,31 +103,27 @@ void vr_path_move_to(struct vr_path *path, float x, float y)
 	path->start[1] = y;
 }
 
-void vr_path_line_to(struct vr_path *path, float x, float y)
-{
+void vr_path_line_to(struct vr_path *path, float x, float y) {
 	ensure_open(path);
 	float p[2] = { x, y };
 	add_verb(path, VR_PATH_LINE, p, 1);
 }
 
 void vr_path_quad_to(struct vr_path *path, float cx, float cy, float x,
-		float y)
-{
+		float y) {
 	ensure_open(path);
 	float p[4] = { cx, cy, x, y };
 	add_verb(path, VR_PATH_QUAD, p, 2);
 }
 
 void vr_path_cubic_to(struct vr_path *path, float c1x, float c1y, float c2x,
-		float c2y, float x, float y)
-{
+		float c2y, float x, float y) {
 	ensure_open(path);
 	float p[6] = { c1x, c1y, c2x, c2y, x, y };
 	add_verb(path, VR_PATH_CUBIC, p, 3);
 }
 
-void vr_path_close(struct vr_path *path)
-{
+void vr_path_close(struct vr_path *path) {
 	if (!path->open) {
 		return;
 	}
@@ -143,8 +131,7 @@ void vr_path_close(struct vr_path *path)
 	path->open = false;
 }
 
-bool vr_path_bounds(const struct vr_path *path, struct vr_rectf *bounds)
-{
+bool vr_path_bounds(const struct vr_path *path, struct vr_rectf *bounds) {
 	if (path->npoints == 0) {
 		return false;
 	}
@@ -162,15 +149,13 @@ bool vr_path_bounds(const struct vr_path *path, struct vr_rectf *bounds)
 
 /* ---- flattening --------------------------------------------------------- */
 
-void vr_polylines_finish(struct vr_polylines *lines)
-{
+void vr_polylines_finish(struct vr_polylines *lines) {
 	free(lines->points);
 	free(lines->contours);
 	*lines = (struct vr_polylines){ 0 };
 }
 
-static bool add_point(struct vr_polylines *out, float x, float y)
-{
+static bool add_point(struct vr_polylines *out, float x, float y) {
 	struct vr_contour *c = &out->contours[out->ncontours - 1];
 	if (c->count > 0) {
 		const float *last = &out->points[(out->npoints - 1) * 2];
@@ -179,7 +164,7 @@ static bool add_point(struct vr_polylines *out, float x, float y)
 		}
 	}
 	if (!vr_grow((void **)&out->points, &out->points_cap, out->npoints + 1,
-			2 * sizeof(float))) {
+				2 * sizeof(float))) {
 		return false;
 	}
 	out->points[out->npoints * 2] = x;
@@ -189,15 +174,14 @@ static bool add_point(struct vr_polylines *out, float x, float y)
 	return true;
 }
 
-static bool begin_contour(struct vr_polylines *out, float x, float y)
-{
+static bool begin_contour(struct vr_polylines *out, float x, float y) {
 	if (out->ncontours > 0 && out->contours[out->ncontours - 1].count <= 1) {
 		/* a lone move: reuse its slot */
 		out->npoints -= out->contours[out->ncontours - 1].count;
 		out->ncontours--;
 	}
 	if (!vr_grow((void **)&out->contours, &out->contours_cap,
-			out->ncontours + 1, sizeof(struct vr_contour))) {
+				out->ncontours + 1, sizeof(struct vr_contour))) {
 		return false;
 	}
 	out->contours[out->ncontours++] = (struct vr_contour){
@@ -208,8 +192,7 @@ static bool begin_contour(struct vr_polylines *out, float x, float y)
 
 /* Number of segments keeping a degree-n Bezier with the given largest
  * second difference of its control points within tol (Wang's formula). */
-static int curve_segments(float degree, float dd, float tol)
-{
+static int curve_segments(float degree, float dd, float tol) {
 	float n = ceilf(sqrtf(degree * (degree - 1.0f) / 8.0f * dd / tol));
 	if (!(n >= 1.0f)) {
 		return 1;
@@ -217,14 +200,12 @@ static int curve_segments(float degree, float dd, float tol)
 	return n > MAX_CURVE_SEGMENTS ? MAX_CURVE_SEGMENTS : (int)n;
 }
 
-static float len2(float x, float y)
-{
+static float len2(float x, float y) {
 	return sqrtf(x * x + y * y);
 }
 
 bool vr_path_flatten(const struct vr_path *path, const struct vr_mat *mat,
-		float tolerance, struct vr_polylines *out)
-{
+		float tolerance, struct vr_polylines *out) {
 	out->npoints = 0;
 	out->ncontours = 0;
 	const float *pts = path->points;
@@ -235,22 +216,14 @@ bool vr_path_flatten(const struct vr_path *path, const struct vr_mat *mat,
 		int n = 0;
 		switch ((enum vr_path_verb)path->verbs[i]) {
 		case VR_PATH_MOVE:
-		case VR_PATH_LINE:
-			n = 1;
-			break;
-		case VR_PATH_QUAD:
-			n = 2;
-			break;
-		case VR_PATH_CUBIC:
-			n = 3;
-			break;
-		case VR_PATH_CLOSE:
-			n = 0;
-			break;
+		case VR_PATH_LINE: n = 1; break;
+		case VR_PATH_QUAD: n = 2; break;
+		case VR_PATH_CUBIC: n = 3; break;
+		case VR_PATH_CLOSE: n = 0; break;
 		}
 		for (int k = 0; k < n; k++) {
 			vr_mat_apply(mat, pts[2 * k], pts[2 * k + 1], &p[2 * k],
-				&p[2 * k + 1]);
+					&p[2 * k + 1]);
 		}
 		pts += 2 * n;
 		switch ((enum vr_path_verb)path->verbs[i]) {
@@ -270,8 +243,7 @@ bool vr_path_flatten(const struct vr_path *path, const struct vr_mat *mat,
 			cur[1] = p[1];
 			break;
 		case VR_PATH_QUAD: {
-			float dd = len2(cur[0] - 2 * p[0] + p[2],
-				cur[1] - 2 * p[1] + p[3]);
+			float dd = len2(cur[0] - 2 * p[0] + p[2], cur[1] - 2 * p[1] + p[3]);
 			int segs = curve_segments(2.0f, dd, tolerance);
 			for (int s = 1; s <= segs; s++) {
 				float t = (float)s / (float)segs, u = 1.0f - t;
@@ -290,10 +262,9 @@ bool vr_path_flatten(const struct vr_path *path, const struct vr_mat *mat,
 			break;
 		}
 		case VR_PATH_CUBIC: {
-			float dd1 = len2(cur[0] - 2 * p[0] + p[2],
-				cur[1] - 2 * p[1] + p[3]);
-			float dd2 = len2(p[0] - 2 * p[2] + p[4],
-				p[1] - 2 * p[3] + p[5]);
+			float dd1 =
+					len2(cur[0] - 2 * p[0] + p[2], cur[1] - 2 * p[1] + p[3]);
+			float dd2 = len2(p[0] - 2 * p[2] + p[4], p[1] - 2 * p[3] + p[5]);
 			int segs = curve_segments(3.0f, fmaxf(dd1, dd2), tolerance);
 			for (int s = 1; s <= segs; s++) {
 				float t = (float)s / (float)segs, u = 1.0f - t;

@@ -4,8 +4,7 @@
 #include "render_private.h"
 
 bool vr_png_write(const char *path, const void *data, int32_t width,
-		int32_t height, int32_t stride, bool opaque)
-{
+		int32_t height, int32_t stride, bool opaque) {
 	int channels = opaque ? 3 : 4;
 	uint8_t *rows = malloc((size_t)width * (size_t)height * (size_t)channels);
 	if (rows == NULL) {
@@ -22,11 +21,14 @@ bool vr_png_write(const char *path, const void *data, int32_t width,
 			} else if (a != 0 && a != 255) {
 				/* un-premultiply, rounding to nearest */
 				r = (uint8_t)((r * 255 + a / 2) / a > 255 ?
-					255 : (r * 255 + a / 2) / a);
+								255 :
+								(r * 255 + a / 2) / a);
 				g = (uint8_t)((g * 255 + a / 2) / a > 255 ?
-					255 : (g * 255 + a / 2) / a);
+								255 :
+								(g * 255 + a / 2) / a);
 				b = (uint8_t)((b * 255 + a / 2) / a > 255 ?
-					255 : (b * 255 + a / 2) / a);
+								255 :
+								(b * 255 + a / 2) / a);
 			} else if (a == 0) {
 				r = g = b = 0;
 			}
@@ -44,22 +46,19 @@ bool vr_png_write(const char *path, const void *data, int32_t width,
 		.height = (png_uint_32)height,
 		.format = opaque ? PNG_FORMAT_RGB : PNG_FORMAT_RGBA,
 	};
-	bool ok = png_image_write_to_file(&image, path, 0, rows,
-		width * channels, NULL) != 0;
+	bool ok = png_image_write_to_file(&image, path, 0, rows, width * channels,
+					  NULL) != 0;
 	if (!ok) {
-		vr_log(VR_LOG_ERROR, "png: cannot write %s: %s", path,
-			image.message);
+		vr_log(VR_LOG_ERROR, "png: cannot write %s: %s", path, image.message);
 	}
 	free(rows);
 	return ok;
 }
 
-void *vr_png_read(const char *path, int32_t *width, int32_t *height)
-{
+void *vr_png_read(const char *path, int32_t *width, int32_t *height) {
 	png_image image = { .version = PNG_IMAGE_VERSION };
 	if (!png_image_begin_read_from_file(&image, path)) {
-		vr_log(VR_LOG_ERROR, "png: cannot read %s: %s", path,
-			image.message);
+		vr_log(VR_LOG_ERROR, "png: cannot read %s: %s", path, image.message);
 		return NULL;
 	}
 	image.format = PNG_FORMAT_BGRA;
@@ -71,8 +70,7 @@ void *vr_png_read(const char *path, int32_t *width, int32_t *height)
 		return NULL;
 	}
 	if (!png_image_finish_read(&image, NULL, data, 0, NULL)) {
-		vr_log(VR_LOG_ERROR, "png: cannot decode %s: %s", path,
-			image.message);
+		vr_log(VR_LOG_ERROR, "png: cannot decode %s: %s", path, image.message);
 		free(data);
 		return NULL;
 	}
@@ -89,8 +87,7 @@ void *vr_png_read(const char *path, int32_t *width, int32_t *height)
 
 size_t vr_pixels_compare(const void *a, int32_t a_stride, const void *b,
 		int32_t b_stride, int32_t width, int32_t height, int tolerance,
-		int *max_diff)
-{
+		int *max_diff) {
 	size_t count = 0;
 	int max = 0;
 	for (int32_t y = 0; y < height; y++) {

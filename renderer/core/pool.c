@@ -21,13 +21,11 @@ struct vr_arena_block {
 	_Alignas(16) unsigned char data[];
 };
 
-void vr_arena_init(struct vr_arena *arena)
-{
+void vr_arena_init(struct vr_arena *arena) {
 	*arena = (struct vr_arena){ 0 };
 }
 
-void vr_arena_finish(struct vr_arena *arena)
-{
+void vr_arena_finish(struct vr_arena *arena) {
 	struct vr_arena_block *block = arena->blocks;
 	while (block != NULL) {
 		struct vr_arena_block *next = block->next;
@@ -38,8 +36,7 @@ void vr_arena_finish(struct vr_arena *arena)
 	arena->used = 0;
 }
 
-void *vr_arena_alloc(struct vr_arena *arena, size_t size)
-{
+void *vr_arena_alloc(struct vr_arena *arena, size_t size) {
 	size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
 	struct vr_arena_block *block = arena->blocks;
 	if (block == NULL || block->size - arena->used < size) {
@@ -60,8 +57,7 @@ void *vr_arena_alloc(struct vr_arena *arena, size_t size)
 	return ptr;
 }
 
-void vr_arena_reset(struct vr_arena *arena)
-{
+void vr_arena_reset(struct vr_arena *arena) {
 	struct vr_arena_block *largest = NULL;
 	struct vr_arena_block *block = arena->blocks;
 	while (block != NULL) {
@@ -83,8 +79,7 @@ void vr_arena_reset(struct vr_arena *arena)
 
 /* ---- task chain ---------------------------------------------------------- */
 
-void vr_task_list_finish(struct vr_task_list *list)
-{
+void vr_task_list_finish(struct vr_task_list *list) {
 	for (size_t i = 0; i < VR_TASK_BLOCKS; i++) {
 		free(list->blocks[i]);
 		list->blocks[i] = NULL;
@@ -93,17 +88,16 @@ void vr_task_list_finish(struct vr_task_list *list)
 }
 
 struct vr_task *vr_task_list_append(struct vr_task_list *list,
-		const struct vr_task *task)
-{
+		const struct vr_task *task) {
 	uint32_t block = list->len / VR_TASK_BLOCK_SIZE;
 	if (block >= VR_TASK_BLOCKS) {
 		vr_log(VR_LOG_ERROR, "more than %u tasks in one frame",
-			VR_TASK_BLOCKS * VR_TASK_BLOCK_SIZE);
+				VR_TASK_BLOCKS * VR_TASK_BLOCK_SIZE);
 		return NULL;
 	}
 	if (list->blocks[block] == NULL) {
-		list->blocks[block] = calloc(VR_TASK_BLOCK_SIZE,
-			sizeof(struct vr_task_slot));
+		list->blocks[block] =
+				calloc(VR_TASK_BLOCK_SIZE, sizeof(struct vr_task_slot));
 		if (list->blocks[block] == NULL) {
 			vr_log(VR_LOG_ERROR, "allocation failed");
 			return NULL;
@@ -120,8 +114,7 @@ struct vr_task *vr_task_list_append(struct vr_task_list *list,
 
 /* ---- bounded queue ----------------------------------------------------- */
 
-static bool queue_init(struct vr_queue *queue, size_t elem_size, size_t cap)
-{
+static bool queue_init(struct vr_queue *queue, size_t elem_size, size_t cap) {
 	*queue = (struct vr_queue){ .elem_size = elem_size, .cap = cap };
 	queue->ring = calloc(cap, elem_size);
 	if (queue->ring == NULL) {
@@ -134,8 +127,7 @@ static bool queue_init(struct vr_queue *queue, size_t elem_size, size_t cap)
 	return true;
 }
 
-static void queue_finish(struct vr_queue *queue)
-{
+static void queue_finish(struct vr_queue *queue) {
 	if (queue->ring == NULL) {
 		return;
 	}
@@ -146,8 +138,7 @@ static void queue_finish(struct vr_queue *queue)
 	queue->ring = NULL;
 }
 
-static void queue_push(struct vr_queue *queue, const void *elem)
-{
+static void queue_push(struct vr_queue *queue, const void *elem) {
 	pthread_mutex_lock(&queue->lock);
 	while (queue->count == queue->cap) {
 		pthread_cond_wait(&queue->not_full, &queue->lock);
@@ -160,10 +151,8 @@ static void queue_push(struct vr_queue *queue, const void *elem)
 }
 
 /* With the lock held and count > 0. */
-static void queue_take(struct vr_queue *queue, void *out)
-{
-	memcpy(out, queue->ring + queue->head * queue->elem_size,
-		queue->elem_size);
+static void queue_take(struct vr_queue *queue, void *out) {
+	memcpy(out, queue->ring + queue->head * queue->elem_size, queue->elem_size);
 	queue->head = (queue->head + 1) % queue->cap;
 	queue->count--;
 	/* any one waiting producer can use the free slot */
@@ -171,8 +160,7 @@ static void queue_take(struct vr_queue *queue, void *out)
 }
 
 /* Waits while empty; false once shut down. */
-static bool queue_pop(struct vr_queue *queue, void *out)
-{
+static bool queue_pop(struct vr_queue *queue, void *out) {
 	pthread_mutex_lock(&queue->lock);
 	while (queue->count == 0 && !queue->shutdown) {
 		pthread_cond_wait(&queue->not_empty, &queue->lock);
@@ -185,8 +173,7 @@ static bool queue_pop(struct vr_queue *queue, void *out)
 	return ok;
 }
 
-static bool queue_try_pop(struct vr_queue *queue, void *out)
-{
+static bool queue_try_pop(struct vr_queue *queue, void *out) {
 	pthread_mutex_lock(&queue->lock);
 	bool found = queue->count > 0;
 	if (found) {
@@ -198,29 +185,24 @@ static bool queue_try_pop(struct vr_queue *queue, void *out)
 
 /* ---- task pool (SPMC) ---------------------------------------------------- */
 
-bool vr_task_pool_init(struct vr_task_pool *pool, size_t cap)
-{
+bool vr_task_pool_init(struct vr_task_pool *pool, size_t cap) {
 	return queue_init(&pool->queue, sizeof(struct vr_task *), cap);
 }
 
-void vr_task_pool_finish(struct vr_task_pool *pool)
-{
+void vr_task_pool_finish(struct vr_task_pool *pool) {
 	queue_finish(&pool->queue);
 }
 
-void vr_task_pool_push(struct vr_task_pool *pool, struct vr_task *task)
-{
+void vr_task_pool_push(struct vr_task_pool *pool, struct vr_task *task) {
 	queue_push(&pool->queue, &task);
 }
 
-struct vr_task *vr_task_pool_pop(struct vr_task_pool *pool)
-{
+struct vr_task *vr_task_pool_pop(struct vr_task_pool *pool) {
 	struct vr_task *task = NULL;
 	return queue_pop(&pool->queue, &task) ? task : NULL;
 }
 
-void vr_task_pool_shutdown(struct vr_task_pool *pool)
-{
+void vr_task_pool_shutdown(struct vr_task_pool *pool) {
 	struct vr_queue *queue = &pool->queue;
 	pthread_mutex_lock(&queue->lock);
 	queue->shutdown = true;
@@ -231,8 +213,7 @@ void vr_task_pool_shutdown(struct vr_task_pool *pool)
 	pthread_mutex_unlock(&queue->lock);
 }
 
-void vr_task_pool_restart(struct vr_task_pool *pool)
-{
+void vr_task_pool_restart(struct vr_task_pool *pool) {
 	pthread_mutex_lock(&pool->queue.lock);
 	pool->queue.shutdown = false;
 	pthread_mutex_unlock(&pool->queue.lock);
@@ -240,31 +221,26 @@ void vr_task_pool_restart(struct vr_task_pool *pool)
 
 /* ---- result pool (MPSC) -------------------------------------------------- */
 
-bool vr_result_pool_init(struct vr_result_pool *pool, size_t cap)
-{
+bool vr_result_pool_init(struct vr_result_pool *pool, size_t cap) {
 	return queue_init(&pool->queue, sizeof(struct vr_result), cap);
 }
 
-void vr_result_pool_finish(struct vr_result_pool *pool)
-{
+void vr_result_pool_finish(struct vr_result_pool *pool) {
 	queue_finish(&pool->queue);
 }
 
 void vr_result_pool_push(struct vr_result_pool *pool,
-		const struct vr_result *result)
-{
+		const struct vr_result *result) {
 	queue_push(&pool->queue, result);
 }
 
-void vr_result_pool_pop(struct vr_result_pool *pool, struct vr_result *out)
-{
+void vr_result_pool_pop(struct vr_result_pool *pool, struct vr_result *out) {
 	/* never shut down: waits until a result comes */
 	queue_pop(&pool->queue, out);
 }
 
 bool vr_result_pool_try_pop(struct vr_result_pool *pool,
-		struct vr_result *out)
-{
+		struct vr_result *out) {
 	return queue_try_pop(&pool->queue, out);
 }
 
@@ -276,14 +252,13 @@ enum commit_state {
 	COMMIT_DONE, /* recorded */
 };
 
-void vr_commit_init(struct vr_commit *commit, const struct vr_task_list *tasks)
-{
+void vr_commit_init(struct vr_commit *commit,
+		const struct vr_task_list *tasks) {
 	*commit = (struct vr_commit){ .tasks = tasks };
 	vr_commit_reset(commit);
 }
 
-void vr_commit_reset(struct vr_commit *commit)
-{
+void vr_commit_reset(struct vr_commit *commit) {
 	commit->known = 0;
 	commit->job = 0;
 	commit->head = 0;
@@ -293,21 +268,18 @@ void vr_commit_reset(struct vr_commit *commit)
 }
 
 static struct vr_task_slot *slot_at(const struct vr_commit *commit,
-		uint32_t index)
-{
+		uint32_t index) {
 	return vr_task_slot(vr_task_list_at(commit->tasks, index));
 }
 
 /* Tasks the commit thread has not heard of may not even be in the chain:
  * they count as pending without being read. */
-static uint8_t state_at(const struct vr_commit *commit, uint32_t index)
-{
+static uint8_t state_at(const struct vr_commit *commit, uint32_t index) {
 	return index < commit->known ? slot_at(commit, index)->commit :
-		COMMIT_PENDING;
+								   COMMIT_PENDING;
 }
 
-void vr_commit_task_finished(struct vr_commit *commit, uint32_t index)
-{
+void vr_commit_task_finished(struct vr_commit *commit, uint32_t index) {
 	/* the producer set it PENDING before the pool handed the task over */
 	slot_at(commit, index)->commit = COMMIT_FINISHED;
 	commit->waiting++;
@@ -316,40 +288,34 @@ void vr_commit_task_finished(struct vr_commit *commit, uint32_t index)
 	}
 }
 
-void vr_commit_set_end(struct vr_commit *commit, uint32_t end)
-{
+void vr_commit_set_end(struct vr_commit *commit, uint32_t end) {
 	commit->end = end;
 	if (end > commit->known) {
 		commit->known = end;
 	}
 }
 
-bool vr_commit_job_done(const struct vr_commit *commit)
-{
+bool vr_commit_job_done(const struct vr_commit *commit) {
 	return commit->end != UINT32_MAX && commit->head >= commit->end;
 }
 
-void vr_commit_next_job(struct vr_commit *commit)
-{
+void vr_commit_next_job(struct vr_commit *commit) {
 	commit->job++;
 	commit->head = commit->end;
 	commit->end = UINT32_MAX;
 }
 
-static void mark_committed(struct vr_commit *commit, uint32_t index)
-{
+static void mark_committed(struct vr_commit *commit, uint32_t index) {
 	slot_at(commit, index)->commit = COMMIT_DONE;
 	commit->waiting--;
 }
 
-static bool boxes_overlap(const struct vr_box *a, const struct vr_box *b)
-{
+static bool boxes_overlap(const struct vr_box *a, const struct vr_box *b) {
 	struct vr_box i = vr_box_intersect(a, b);
 	return !vr_box_empty(&i);
 }
 
-bool vr_commit_pick(struct vr_commit *commit, uint32_t *index)
-{
+bool vr_commit_pick(struct vr_commit *commit, uint32_t *index) {
 	while (commit->head < commit->end &&
 			state_at(commit, commit->head) == COMMIT_DONE) {
 		commit->head++;
@@ -369,8 +335,8 @@ bool vr_commit_pick(struct vr_commit *commit, uint32_t *index)
 	}
 	/* The head is not done yet. A finished task k was pushed after every
 	 * task before it, so tasks [head, k] are all in the chain. */
-	for (uint32_t k = head + 1; k <= head + VR_COMMIT_LOOKBACK &&
-			k < commit->end; k++) {
+	for (uint32_t k = head + 1;
+			k <= head + VR_COMMIT_LOOKBACK && k < commit->end; k++) {
 		if (state_at(commit, k) != COMMIT_FINISHED) {
 			continue;
 		}
@@ -384,7 +350,7 @@ bool vr_commit_pick(struct vr_commit *commit, uint32_t *index)
 				continue;
 			}
 			blocked = boxes_overlap(&task->aabb,
-				&vr_task_list_at(commit->tasks, j)->aabb);
+					&vr_task_list_at(commit->tasks, j)->aabb);
 		}
 		if (!blocked) {
 			mark_committed(commit, k);

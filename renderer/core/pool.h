@@ -68,15 +68,13 @@ void vr_task_list_finish(struct vr_task_list *list);
 /* Copy task in at index len (its index field is set); NULL when full or
  * out of memory (logged). */
 struct vr_task *vr_task_list_append(struct vr_task_list *list,
-	const struct vr_task *task);
+		const struct vr_task *task);
 static inline struct vr_task *vr_task_list_at(const struct vr_task_list *list,
-		uint32_t index)
-{
-	return &list->blocks[index / VR_TASK_BLOCK_SIZE][index %
-		VR_TASK_BLOCK_SIZE].task;
+		uint32_t index) {
+	return &list->blocks[index / VR_TASK_BLOCK_SIZE][index % VR_TASK_BLOCK_SIZE]
+					.task;
 }
-static inline struct vr_task_slot *vr_task_slot(struct vr_task *task)
-{
+static inline struct vr_task_slot *vr_task_slot(struct vr_task *task) {
 	return vr_container_of(task, struct vr_task_slot, task);
 }
 
@@ -143,12 +141,11 @@ bool vr_result_pool_init(struct vr_result_pool *pool, size_t cap);
 void vr_result_pool_finish(struct vr_result_pool *pool);
 /* Waits while the pool is full. */
 void vr_result_pool_push(struct vr_result_pool *pool,
-	const struct vr_result *result);
+		const struct vr_result *result);
 /* Waits while the pool is empty. */
 void vr_result_pool_pop(struct vr_result_pool *pool, struct vr_result *out);
 /* False when empty. */
-bool vr_result_pool_try_pop(struct vr_result_pool *pool,
-	struct vr_result *out);
+bool vr_result_pool_try_pop(struct vr_result_pool *pool, struct vr_result *out);
 
 /* ---- in-order commit ----------------------------------------------------- */
 

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include "prep_cache.h"
 
-void vr_prep_cache_destroy(struct vr_prep_cache *cache)
-{
+void vr_prep_cache_destroy(struct vr_prep_cache *cache) {
 	if (cache == NULL) {
 		return;
 	}

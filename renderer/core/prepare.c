@@ -13,11 +13,11 @@
  *
  * Batching: a primitive joins the newest compatible task among the last
  * `lookback` open ones (same kind and, per kind, the same texture (for
- * small images: the same atlas page), sampler and scissor requirements), searching newest first and stopping at the
- * first incompatible task whose AABB overlaps the primitive's: drawing it
- * earlier than that task would change the picture. Open tasks are pushed
- * in creation order when they leave the window, so the chain order is the
- * drawing order.
+ * small images: the same atlas page), sampler and scissor requirements),
+ * searching newest first and stopping at the first incompatible task whose AABB
+ * overlaps the primitive's: drawing it earlier than that task would change the
+ * picture. Open tasks are pushed in creation order when they leave the window,
+ * so the chain order is the drawing order.
  *
  * Group opacity (engine.h, VR_TASK_LAYER): a node with opacity below 1
  * whose subtree's draws overlap one another is prepared into a layer: a
@@ -139,79 +139,71 @@ static const struct vr_prepare_options default_options = {
 	.lookback = VR_BATCH_LOOKBACK,
 };
 
-static void *payload_array(struct vr_task_payload *payload)
-{
+static void *payload_array(struct vr_task_payload *payload) {
 	return payload->quads; /* every member is the array */
 }
 
-static void set_payload_array(struct vr_task_payload *payload, void *array)
-{
+static void set_payload_array(struct vr_task_payload *payload, void *array) {
 	payload->quads = array;
 }
 
-static bool boxes_overlap(const struct vr_box *a, const struct vr_box *b)
-{
+static bool boxes_overlap(const struct vr_box *a, const struct vr_box *b) {
 	struct vr_box i = vr_box_intersect(a, b);
 	return !vr_box_empty(&i);
 }
 
 static bool compatible(const struct open_task *open,
-		const struct prim_key *key)
-{
-	if (open->task.kind != key->kind ||
-			open->payload.count >= VR_BATCH_MAX ||
+		const struct prim_key *key) {
+	if (open->task.kind != key->kind || open->payload.count >= VR_BATCH_MAX ||
 			(open->payload.count > 0 &&
-			open->task.cost + key->cost > VR_TASK_MAX_COST)) {
+					open->task.cost + key->cost > VR_TASK_MAX_COST)) {
 		return false; /* a heavy batch splits: see engine.h */
 	}
 	switch (key->kind) {
 	case VR_TASK_QUADS:
 		return (key->atlas_page != 0 ? open->atlas_page == key->atlas_page :
-				open->atlas_page == 0 && open->image == key->image) &&
-			open->nearest == key->nearest &&
-			open->rclip == key->rclip &&
-			vr_box_equal(&open->clip, &key->clip);
+									   open->atlas_page == 0 &&
+									   open->image == key->image) &&
+				open->nearest == key->nearest && open->rclip == key->rclip &&
+				vr_box_equal(&open->clip, &key->clip);
 	case VR_TASK_GLYPHS:
-		return open->nearest == key->nearest &&
-			open->rclip == key->rclip;
+		return open->nearest == key->nearest && open->rclip == key->rclip;
 	case VR_TASK_SHAPES:
 	case VR_TASK_TRIANGLES:
 		/* everything else is per vertex */
 		return open->rclip == key->rclip;
 	case VR_TASK_SHADOW:
 	case VR_TASK_LAYER:
-	case VR_TASK_KIND_COUNT:
-		break;
+	case VR_TASK_KIND_COUNT: break;
 	}
 	return false; /* shadows and layers render passes of their own */
 }
 
-static void push_oldest(struct prepare *prep)
-{
+static void push_oldest(struct prepare *prep) {
 	struct open_task *open = prep->window[0];
 	prep->nwindow--;
 	memmove(&prep->window[0], &prep->window[1],
-		prep->nwindow * sizeof(prep->window[0]));
+			prep->nwindow * sizeof(prep->window[0]));
 	if (!prep->failed && !prep->sink->push(prep->sink->data, &open->task)) {
 		prep->failed = true;
 	}
 }
 
-static bool append_prim(struct prepare *prep, struct open_task *open)
-{
+static bool append_prim(struct prepare *prep, struct open_task *open) {
 	struct vr_task_payload *payload = &open->payload;
 	if (payload->count == payload->capacity) {
 		uint32_t cap = payload->capacity > 0 ? payload->capacity * 2 : 4;
 		if (cap > VR_BATCH_MAX) {
 			cap = VR_BATCH_MAX;
 		}
-		void *array = prep->sink->alloc(prep->sink->data, cap * open->prim_size);
+		void *array =
+				prep->sink->alloc(prep->sink->data, cap * open->prim_size);
 		if (array == NULL) {
 			return false;
 		}
 		if (payload->count > 0) {
 			memcpy(array, payload_array(payload),
-				payload->count * open->prim_size);
+					payload->count * open->prim_size);
 		}
 		set_payload_array(payload, array);
 		payload->capacity = cap;
@@ -221,8 +213,7 @@ static bool append_prim(struct prepare *prep, struct open_task *open)
 }
 
 /* A dry run's primitive (see struct probe). */
-static void probe_add(struct probe *probe, const struct vr_box *aabb)
-{
+static void probe_add(struct probe *probe, const struct vr_box *aabb) {
 	if (probe->overlap) {
 		return;
 	}
@@ -242,16 +233,14 @@ static void probe_add(struct probe *probe, const struct vr_box *aabb)
 /* A zeroed slot for a captured primitive (see the top); NULL when out of
  * memory (the node is prepared afresh). */
 static void *capture_prim(struct prepare *prep, const struct prim_key *key,
-		const struct vr_box *aabb)
-{
+		const struct vr_box *aabb) {
 	struct prep_entry *cache = prep->capture;
 	if (prep->capture_failed) {
 		return NULL;
 	}
 	if (cache->nprims == cache->capacity) {
 		size_t cap = cache->capacity > 0 ? cache->capacity * 2 : 4;
-		struct cached_prim *prims = realloc(cache->prims,
-			cap * sizeof(*prims));
+		struct cached_prim *prims = realloc(cache->prims, cap * sizeof(*prims));
 		if (prims == NULL) {
 			prep->capture_failed = true;
 			return NULL;
@@ -273,8 +262,7 @@ static void *capture_prim(struct prepare *prep, const struct prim_key *key,
  * out of memory, or in a dry run (which only takes the AABB).
  */
 static void *place_prim(struct prepare *prep, const struct prim_key *key,
-		const struct vr_box *aabb, bool zeroed)
-{
+		const struct vr_box *aabb, bool zeroed) {
 	if (prep->failed) {
 		return NULL;
 	}
@@ -331,7 +319,7 @@ static void *place_prim(struct prepare *prep, const struct prim_key *key,
 	open->task.aabb = vr_box_union(&open->task.aabb, aabb);
 	open->task.cost += key->cost;
 	char *slot = (char *)payload_array(&open->payload) +
-		(open->payload.count - 1) * open->prim_size;
+			(open->payload.count - 1) * open->prim_size;
 	if (zeroed) {
 		memset(slot, 0, open->prim_size);
 	}
@@ -339,13 +327,11 @@ static void *place_prim(struct prepare *prep, const struct prim_key *key,
 }
 
 static void *add_prim(struct prepare *prep, const struct prim_key *key,
-		const struct vr_box *aabb)
-{
+		const struct vr_box *aabb) {
 	return place_prim(prep, key, aabb, true);
 }
 
-static void flush(struct prepare *prep)
-{
+static void flush(struct prepare *prep) {
 	while (prep->nwindow > 0) {
 		push_oldest(prep);
 	}
@@ -358,16 +344,15 @@ static void flush(struct prepare *prep)
  * KiB copied: about a unit's time; a large client buffer's upload is what
  * makes such a frame too long for the caller's thread, where its cost
  * otherwise counts one textured quad). */
-static uint32_t upload_cost(const struct vr_image *image)
-{
+static uint32_t upload_cost(const struct vr_image *image) {
 	uint64_t pixels = 0;
 	bool copied = false;
 	vr_list_for_each(copy, &image->copies, struct vr_image_copy, link) {
 		copied = true;
-		const pixman_box32_t *ext = pixman_region32_extents(
-			(pixman_region32_t *)&copy->pending);
-		uint64_t area = (uint64_t)(ext->x2 - ext->x1) *
-			(uint64_t)(ext->y2 - ext->y1);
+		const pixman_box32_t *ext =
+				pixman_region32_extents((pixman_region32_t *)&copy->pending);
+		uint64_t area =
+				(uint64_t)(ext->x2 - ext->x1) * (uint64_t)(ext->y2 - ext->y1);
 		pixels = area > pixels ? area : pixels;
 	}
 	if (!copied) {
@@ -377,8 +362,8 @@ static uint32_t upload_cost(const struct vr_image *image)
 	return units > (1u << 20) ? (1u << 20) : (uint32_t)units;
 }
 
-static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
-{
+static void prepare_quad(struct prepare *prep,
+		const struct vr_draw_task *draw) {
 	struct vr_box aabb = vr_box_intersect(&draw->aabb, &prep->extents);
 	if (vr_box_empty(&aabb)) {
 		return;
@@ -399,8 +384,10 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 	}
 	struct prim_key key = {
 		.kind = VR_TASK_QUADS,
-		.cost = VR_COST_PRIM + (draw->image != NULL ?
-			VR_COST_IMAGE + upload_cost(draw->image) : 0),
+		.cost = VR_COST_PRIM +
+				(draw->image != NULL ?
+								VR_COST_IMAGE + upload_cost(draw->image) :
+								0),
 		.size = sizeof(struct vr_draw_task),
 		.image = draw->image,
 		.clip = draw->clip,
@@ -419,7 +406,7 @@ static void prepare_quad(struct prepare *prep, const struct vr_draw_task *draw)
 	if (draw->image != NULL && prep->sink->atlas_place != NULL &&
 			!prep->failed &&
 			prep->sink->atlas_place(prep->sink->data, draw->image,
-				draw->nearest, &place)) {
+					draw->nearest, &place)) {
 		key.atlas_page = place.page;
 	}
 	struct vr_draw_task *slot = add_prim(prep, &key, &aabb);
@@ -450,8 +437,7 @@ struct node_state {
  * the clips and the damaged extents. */
 static bool command_state(struct prepare *prep, const struct node_state *ns,
 		const struct vr_dl_command *cmd, struct vr_prim_state *state,
-		struct vr_box *aabb)
-{
+		struct vr_box *aabb) {
 	vr_mat_multiply(&state->mat, &ns->mat, &cmd->mat);
 	state->clip = ns->clip;
 	if (cmd->has_clip) {
@@ -466,8 +452,7 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 		struct vr_rclip_src *src = &stack[nstack++];
 		src->rrect = cmd->rclips[i].rrect;
 		vr_mat_multiply(&src->mat, &ns->mat, &cmd->rclips[i].mat);
-		struct vr_box box = vr_mat_map_rect_bounds(&src->mat,
-			&src->rrect.rect);
+		struct vr_box box = vr_mat_map_rect_bounds(&src->mat, &src->rrect.rect);
 		state->clip = vr_box_intersect(&state->clip, &box);
 	}
 	struct vr_rectf b = vr_rectf_map(&state->mat, &cmd->local_bounds);
@@ -482,11 +467,11 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 	if (vr_box_empty(aabb)) {
 		return false;
 	}
-	state->nrclips = nstack > 0 ?
-		vr_rclips_for(state->rclips, stack, nstack, aabb) : 0;
+	state->nrclips =
+			nstack > 0 ? vr_rclips_for(state->rclips, stack, nstack, aabb) : 0;
 	if (nstack > 0 && prep->capture != NULL) {
-		prep->capture->rclip_box = vr_box_union(
-			&prep->capture->rclip_box, aabb);
+		prep->capture->rclip_box =
+				vr_box_union(&prep->capture->rclip_box, aabb);
 	}
 	const struct vr_color *c = &cmd->paint.color;
 	float alpha = vr_clampf(c->a, 0.0f, 1.0f) * ns->opacity;
@@ -498,27 +483,23 @@ static bool command_state(struct prepare *prep, const struct node_state *ns,
 }
 
 /* A primitive's cost, bounded (one primitive never overflows a task's). */
-static uint32_t cost_clamp(size_t cost)
-{
+static uint32_t cost_clamp(size_t cost) {
 	return cost > VR_TASK_MAX_COST * 16 ? VR_TASK_MAX_COST * 16 :
-		(uint32_t)cost;
+										  (uint32_t)cost;
 }
 
 /* A shadow's cost: the blur's passes grow with its scratch image. */
-static uint32_t shadow_cost(const struct vr_box *aabb)
-{
+static uint32_t shadow_cost(const struct vr_box *aabb) {
 	size_t pixels = (size_t)aabb->width * (size_t)aabb->height;
 	return cost_clamp(VR_COST_PRIM + VR_COST_SHADOW + pixels / 4096);
 }
 
-static float mat_scale(const struct vr_mat *m)
-{
+static float mat_scale(const struct vr_mat *m) {
 	return sqrtf(fabsf(m->a * m->d - m->b * m->c));
 }
 
 static void prepare_command(struct prepare *prep, const struct node_state *ns,
-		const struct vr_dl_command *cmd)
-{
+		const struct vr_dl_command *cmd) {
 	struct vr_prim_state state;
 	struct vr_box aabb;
 	if (!command_state(prep, ns, cmd, &state, &aabb)) {
@@ -553,8 +534,8 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 			points *= 2; /* both sides, joins and caps */
 		}
 		struct prim_key key = { .kind = VR_TASK_TRIANGLES,
-			.cost = cost_clamp(VR_COST_PRIM +
-				VR_COST_PATH_POINT * (points + 3) / 4),
+			.cost = cost_clamp(
+					VR_COST_PRIM + VR_COST_PATH_POINT * (points + 3) / 4),
 			.size = sizeof(struct vr_geometry),
 			.rclip = state.nrclips > 0 };
 		struct vr_geometry *geometry = add_prim(prep, &key, &aabb);
@@ -569,17 +550,19 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 	}
 	case VR_DL_IMAGE: {
 		const struct vr_rectf *dst = &cmd->image.dst;
-		struct vr_mat unit = { .a = dst->width, .d = dst->height,
-			.tx = dst->x, .ty = dst->y };
+		struct vr_mat unit = { .a = dst->width,
+			.d = dst->height,
+			.tx = dst->x,
+			.ty = dst->y };
 		struct vr_mat mat;
 		vr_mat_multiply(&mat, &state.mat, &unit);
 		struct vr_draw_task draw;
 		if (vr_draw_task_init_image(&draw, &mat, cmd->image.image,
-				&cmd->image.src, VR_TRANSFORM_NORMAL,
-				cmd->image.opacity * ns->opacity, &state.clip)) {
+					&cmd->image.src, VR_TRANSFORM_NORMAL,
+					cmd->image.opacity * ns->opacity, &state.clip)) {
 			draw.nrclips = state.nrclips;
 			memcpy(draw.rclips, state.rclips,
-				state.nrclips * sizeof(state.rclips[0]));
+					state.nrclips * sizeof(state.rclips[0]));
 			prepare_quad(prep, &draw);
 		}
 		return;
@@ -588,11 +571,13 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 		const struct vr_mat *m = &state.mat;
 		/* a translation and a uniform scale (up to float noise) */
 		bool nearest = m->a > 0.0f && fabsf(m->b) < 1e-6f * m->a &&
-			fabsf(m->c) < 1e-6f * m->a && fabsf(m->a - m->d) < 1e-6f * m->a;
+				fabsf(m->c) < 1e-6f * m->a && fabsf(m->a - m->d) < 1e-6f * m->a;
 		struct prim_key key = { .kind = VR_TASK_GLYPHS,
-			.cost = cost_clamp(VR_COST_PRIM + VR_COST_GLYPH *
-				(size_t)(cmd->text != NULL ? cmd->text->count : 0)),
-			.size = sizeof(struct vr_glyph_run), .nearest = nearest,
+			.cost = cost_clamp(VR_COST_PRIM +
+					VR_COST_GLYPH *
+							(size_t)(cmd->text != NULL ? cmd->text->count : 0)),
+			.size = sizeof(struct vr_glyph_run),
+			.nearest = nearest,
 			.rclip = state.nrclips > 0 };
 		struct vr_glyph_run *run = add_prim(prep, &key, &aabb);
 		if (run != NULL) {
@@ -626,8 +611,7 @@ static void prepare_command(struct prepare *prep, const struct node_state *ns,
 }
 
 static void prepare_display_list(struct prepare *prep,
-		const struct vr_node *node, float opacity)
-{
+		const struct vr_node *node, float opacity) {
 	const struct vr_node_abs *abs = &node->abs;
 	struct node_state ns = {
 		.clip = prep->job->target,
@@ -638,7 +622,7 @@ static void prepare_display_list(struct prepare *prep,
 	for (uint32_t i = 0; i < abs->nrclips; i++) {
 		ns.rclips[i].rrect = abs->rclips[i].rrect;
 		vr_mat_multiply(&ns.rclips[i].mat, &prep->job->view,
-			&abs->rclips[i].mat);
+				&abs->rclips[i].mat);
 	}
 	/* the node's bounds (its ancestors' clips included) bound its pixels:
 	 * damage tracking relies on it */
@@ -665,8 +649,7 @@ static void prepare_display_list(struct prepare *prep,
 
 /* The node's drawn pixels inside the damaged extents, target pixels. */
 static struct vr_box node_target_box(const struct prepare *prep,
-		const struct vr_node *node)
-{
+		const struct vr_node *node) {
 	const struct vr_box *b = &node->abs.bounds;
 	struct vr_rectf r = { (float)b->x, (float)b->y, (float)b->width,
 		(float)b->height };
@@ -676,16 +659,14 @@ static struct vr_box node_target_box(const struct prepare *prep,
 
 /* Does the node cover its bounds with opaque pixels? */
 static bool node_is_opaque(const struct prepare *prep,
-		const struct vr_node *node)
-{
+		const struct vr_node *node) {
 	const struct vr_node_abs *abs = &node->abs;
 	if (abs->opacity < 1.0f || abs->nrclips > 0 ||
 			(node->content.type != VR_CONTENT_RECT &&
-			node->content.type != VR_CONTENT_IMAGE)) {
+					node->content.type != VR_CONTENT_IMAGE)) {
 		return false;
 	}
-	if (node->content.type == VR_CONTENT_RECT &&
-			node->content.color.a < 1.0f) {
+	if (node->content.type == VR_CONTENT_RECT && node->content.color.a < 1.0f) {
 		return false;
 	}
 	if (node->content.type == VR_CONTENT_IMAGE &&
@@ -697,11 +678,10 @@ static bool node_is_opaque(const struct prepare *prep,
 	vr_mat_multiply(&m, &prep->job->view, &abs->transform);
 	float w = node->content.width, h = node->content.height;
 	return vr_mat_is_integer_translation(&m) && w == floorf(w) &&
-		h == floorf(h);
+			h == floorf(h);
 }
 
-static void collect_occluder(struct vr_node *node, void *data)
-{
+static void collect_occluder(struct vr_node *node, void *data) {
 	struct prepare *prep = data;
 	size_t order = prep->order++;
 	if (!node_is_opaque(prep, node)) {
@@ -714,7 +694,7 @@ static void collect_occluder(struct vr_node *node, void *data)
 	if (prep->noccluders == MAX_OCCLUDERS) {
 		/* keep the later ones: they cover what is under them */
 		memmove(&prep->occluders[0], &prep->occluders[1],
-			(MAX_OCCLUDERS - 1) * sizeof(prep->occluders[0]));
+				(MAX_OCCLUDERS - 1) * sizeof(prep->occluders[0]));
 		prep->noccluders--;
 	}
 	prep->occluders[prep->noccluders++] = (struct occluder){
@@ -723,18 +703,17 @@ static void collect_occluder(struct vr_node *node, void *data)
 	};
 }
 
-static bool box_contains(const struct vr_box *outer, const struct vr_box *inner)
-{
+static bool box_contains(const struct vr_box *outer,
+		const struct vr_box *inner) {
 	return inner->x >= outer->x && inner->y >= outer->y &&
-		inner->x + inner->width <= outer->x + outer->width &&
-		inner->y + inner->height <= outer->y + outer->height;
+			inner->x + inner->width <= outer->x + outer->width &&
+			inner->y + inner->height <= outer->y + outer->height;
 }
 
 /* Is everything the node draws here overwritten by an opaque node drawn
  * after it? */
 static bool occluded(const struct prepare *prep, const struct vr_node *node,
-		size_t order)
-{
+		size_t order) {
 	if (prep->noccluders == 0) {
 		return false;
 	}
@@ -754,14 +733,13 @@ static bool occluded(const struct prepare *prep, const struct vr_node *node,
 /* The node's content with this opacity (its absolute one, or relative to
  * the layer it is drawn into), afresh. */
 static void node_content(struct prepare *prep, struct vr_node *node,
-		float opacity)
-{
+		float opacity) {
 	switch (node->content.type) {
 	case VR_CONTENT_RECT:
 	case VR_CONTENT_IMAGE: {
 		struct vr_draw_task draw;
-		if (vr_draw_task_init(&draw, node, &prep->job->view,
-				&prep->job->target, opacity)) {
+		if (vr_draw_task_init(&draw, node, &prep->job->view, &prep->job->target,
+					opacity)) {
 			prepare_quad(prep, &draw);
 		}
 		break;
@@ -769,35 +747,31 @@ static void node_content(struct prepare *prep, struct vr_node *node,
 	case VR_CONTENT_DISPLAY_LIST:
 		prepare_display_list(prep, node, opacity);
 		break;
-	case VR_CONTENT_NONE:
-		break;
+	case VR_CONTENT_NONE: break;
 	}
 }
 
-/* ---- reuse (see the top) -------------------------------------------------- */
+/* ---- reuse (see the top) --------------------------------------------------
+ */
 
-bool vr_prepare_reuse_default(void)
-{
+bool vr_prepare_reuse_default(void) {
 	const char *env = getenv("VITRAIL_PREPARE_REUSE");
 	return env == NULL || strcmp(env, "0") != 0;
 }
 
 /* Bit for bit: a -0 or a NaN is a key of its own. */
 static bool entry_matches(const struct prep_entry *entry,
-		const struct prepare *prep, const struct vr_node *node,
-		float opacity)
-{
+		const struct prepare *prep, const struct vr_node *node, float opacity) {
 	return entry->valid && entry->stamp == node->prep_stamp &&
-		memcmp(&entry->view, &prep->job->view, sizeof(entry->view)) == 0 &&
-		vr_box_equal(&entry->target, &prep->job->target) &&
-		memcmp(&entry->opacity, &opacity, sizeof(opacity)) == 0;
+			memcmp(&entry->view, &prep->job->view, sizeof(entry->view)) == 0 &&
+			vr_box_equal(&entry->target, &prep->job->target) &&
+			memcmp(&entry->opacity, &opacity, sizeof(opacity)) == 0;
 }
 
 /* The node's content with the whole target damaged, into entry; false
  * when out of memory. */
 static bool capture_node(struct prepare *prep, struct vr_node *node,
-		float opacity, struct prep_entry *entry)
-{
+		float opacity, struct prep_entry *entry) {
 	entry->valid = false;
 	entry->nprims = 0;
 	entry->rclip_box = (struct vr_box){ 0 };
@@ -821,8 +795,7 @@ static bool capture_node(struct prepare *prep, struct vr_node *node,
 
 /* A captured primitive cut to the damaged extents, as node_content would
  * have made it. */
-static void replay_prim(struct prepare *prep, const struct cached_prim *cp)
-{
+static void replay_prim(struct prepare *prep, const struct cached_prim *cp) {
 	if (cp->key.kind == VR_TASK_QUADS) {
 		prepare_quad(prep, &cp->prim.quad);
 		return;
@@ -844,8 +817,7 @@ static void replay_prim(struct prepare *prep, const struct cached_prim *cp)
 /* The node's content from its cache (captured first if stale); false:
  * to be prepared afresh. */
 static bool prepare_cached(struct prepare *prep, struct vr_node *node,
-		float opacity)
-{
+		float opacity) {
 	struct vr_prep_cache *cache = node->prep_cache;
 	if (cache == NULL) {
 		cache = calloc(1, sizeof(*cache));
@@ -881,8 +853,7 @@ static bool prepare_cached(struct prepare *prep, struct vr_node *node,
 	}
 	if (node->content.type == VR_CONTENT_DISPLAY_LIST &&
 			prep->sink->hold_list != NULL &&
-			!prep->sink->hold_list(prep->sink->data,
-				node->content.list)) {
+			!prep->sink->hold_list(prep->sink->data, node->content.list)) {
 		prep->failed = true;
 		return true;
 	}
@@ -899,18 +870,16 @@ static bool prepare_cached(struct prepare *prep, struct vr_node *node,
 /* The node's content with this opacity (its absolute one, or relative to
  * the layer it is drawn into). */
 static void prepare_node(struct prepare *prep, struct vr_node *node,
-		float opacity)
-{
+		float opacity) {
 	size_t order = prep->order++;
 	/* a dry run draws what the whole target shows, occluded or not */
-	if (prep->failed ||
-			(prep->probe == NULL && occluded(prep, node, order))) {
+	if (prep->failed || (prep->probe == NULL && occluded(prep, node, order))) {
 		return;
 	}
 	/* not for a dry run (see the top) */
 	if (node->content.type == VR_CONTENT_NONE ||
 			(prep->reuse && prep->probe == NULL &&
-			prepare_cached(prep, node, opacity))) {
+					prepare_cached(prep, node, opacity))) {
 		return;
 	}
 	node_content(prep, node, opacity);
@@ -918,31 +887,27 @@ static void prepare_node(struct prepare *prep, struct vr_node *node,
 
 /* ---- the walk and group opacity ------------------------------------------ */
 
-static bool node_in(const struct vr_box *box, const struct vr_box *area)
-{
+static bool node_in(const struct vr_box *box, const struct vr_box *area) {
 	struct vr_box i = vr_box_intersect(box, area);
 	return !vr_box_empty(&i);
 }
 
-static const struct vr_box *walk_area(const struct prepare *prep)
-{
+static const struct vr_box *walk_area(const struct prepare *prep) {
 	return prep->probe != NULL ? &prep->target_area : &prep->area;
 }
 
 static void prepare_tree(struct prepare *prep, struct vr_node *node,
-	float parent_opacity);
+		float parent_opacity);
 
 /* The node's content and its children's subtrees, in drawing order (as
  * vr_tree_for_each_drawn visits them: collect_occluder's order). */
 static void prepare_subtree(struct prepare *prep, struct vr_node *node,
-		float opacity)
-{
+		float opacity) {
 	if (node->abs.drawn && node_in(&node->abs.bounds, walk_area(prep))) {
 		prepare_node(prep, node, opacity);
 	}
 	vr_list_for_each(child, &node->children, struct vr_node, link) {
-		if (prep->failed ||
-				(prep->probe != NULL && prep->probe->overlap)) {
+		if (prep->failed || (prep->probe != NULL && prep->probe->overlap)) {
 			return;
 		}
 		prepare_tree(prep, child, opacity);
@@ -952,8 +917,7 @@ static void prepare_subtree(struct prepare *prep, struct vr_node *node,
 /* The damaged area (root coordinates, a pixel wider for float noise) of
  * target pixels under view; false when the view is degenerate. */
 static bool root_area(const struct vr_mat *view, const struct vr_box *box,
-		struct vr_box *out)
-{
+		struct vr_box *out) {
 	struct vr_mat inverse;
 	if (!vr_mat_invert(&inverse, view)) {
 		return false;
@@ -972,19 +936,17 @@ struct layer_sink {
 	uint32_t ntasks, capacity;
 };
 
-static void *layer_alloc(void *data, size_t size)
-{
+static void *layer_alloc(void *data, size_t size) {
 	struct layer_sink *ls = data;
 	return ls->parent->alloc(ls->parent->data, size);
 }
 
-static bool layer_push(void *data, const struct vr_task *task)
-{
+static bool layer_push(void *data, const struct vr_task *task) {
 	struct layer_sink *ls = data;
 	if (ls->ntasks == ls->capacity) {
 		uint32_t cap = ls->capacity > 0 ? ls->capacity * 2 : 8;
-		struct vr_task *tasks = ls->parent->alloc(ls->parent->data,
-			cap * sizeof(*tasks));
+		struct vr_task *tasks =
+				ls->parent->alloc(ls->parent->data, cap * sizeof(*tasks));
 		if (tasks == NULL) {
 			return false;
 		}
@@ -1000,21 +962,18 @@ static bool layer_push(void *data, const struct vr_task *task)
 	return true;
 }
 
-static bool layer_hold_image(void *data, struct vr_image *image)
-{
+static bool layer_hold_image(void *data, struct vr_image *image) {
 	struct layer_sink *ls = data;
 	return ls->parent->hold_image(ls->parent->data, image);
 }
 
-static bool layer_hold_list(void *data, struct vr_display_list *list)
-{
+static bool layer_hold_list(void *data, struct vr_display_list *list) {
 	struct layer_sink *ls = data;
 	return ls->parent->hold_list(ls->parent->data, list);
 }
 
-static bool layer_atlas_place(void *data, struct vr_image *image,
-		bool nearest, struct vr_atlas_place *out)
-{
+static bool layer_atlas_place(void *data, struct vr_image *image, bool nearest,
+		struct vr_atlas_place *out) {
 	struct layer_sink *ls = data;
 	return ls->parent->atlas_place(ls->parent->data, image, nearest, out);
 }
@@ -1024,8 +983,7 @@ static bool layer_atlas_place(void *data, struct vr_image *image,
  * draws nothing), false when it is to be flattened (see the top).
  */
 static bool prepare_layer(struct prepare *prep, struct vr_node *node,
-		float opacity)
-{
+		float opacity) {
 	if (prep->probe != NULL) {
 		return false; /* a dry run sees every draw, nested ones too */
 	}
@@ -1047,8 +1005,8 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 	 * layer's coordinates, hence its pixels, do not depend on it); its
 	 * box: their damaged part */
 	const struct vr_box *sb = &node->abs.subtree_bounds;
-	struct vr_rectf rect = { (float)sb->x, (float)sb->y,
-		(float)sb->width, (float)sb->height };
+	struct vr_rectf rect = { (float)sb->x, (float)sb->y, (float)sb->width,
+		(float)sb->height };
 	struct vr_box bounds = vr_mat_map_rect_bounds(&prep->job->view, &rect);
 	bounds = vr_box_intersect(&bounds, &prep->job->target);
 	struct vr_box box = vr_box_intersect(&bounds, &extents);
@@ -1073,9 +1031,11 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 		.index = prep->job->index,
 		.target = prep->job->target,
 		.extents = { box.x - bounds.x, box.y - bounds.y, box.width,
-			box.height },
+				box.height },
 	};
-	struct vr_mat shift = { .a = 1, .d = 1, .tx = (float)-bounds.x,
+	struct vr_mat shift = { .a = 1,
+		.d = 1,
+		.tx = (float)-bounds.x,
 		.ty = (float)-bounds.y };
 	vr_mat_multiply(&job.view, &shift, &prep->job->view);
 	job.target.x -= bounds.x;
@@ -1111,14 +1071,14 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 	}
 
 	size_t cost = VR_COST_PRIM + VR_COST_LAYER +
-		(size_t)box.width * (size_t)box.height / 4096;
+			(size_t)box.width * (size_t)box.height / 4096;
 	for (uint32_t i = 0; i < ls.ntasks; i++) {
 		cost += ls.tasks[i].cost;
 	}
 	struct prim_key key = { .kind = VR_TASK_LAYER,
-		.cost = cost_clamp(cost), .size = sizeof(struct vr_layer) };
-	bool *drawn = prep->sink->alloc(prep->sink->data,
-		ls.ntasks * sizeof(bool));
+		.cost = cost_clamp(cost),
+		.size = sizeof(struct vr_layer) };
+	bool *drawn = prep->sink->alloc(prep->sink->data, ls.ntasks * sizeof(bool));
 	if (drawn == NULL) {
 		prep->failed = true;
 		return true;
@@ -1128,8 +1088,7 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 		*layer = (struct vr_layer){
 			.bounds = bounds,
 			.box = box,
-			.alpha = (uint8_t)lroundf(vr_clampf(opacity, 0.0f, 1.0f) *
-				255.0f),
+			.alpha = (uint8_t)lroundf(vr_clampf(opacity, 0.0f, 1.0f) * 255.0f),
 			.ntasks = ls.ntasks,
 			.tasks = ls.tasks,
 			.drawn = drawn,
@@ -1139,8 +1098,7 @@ static bool prepare_layer(struct prepare *prep, struct vr_node *node,
 }
 
 static void prepare_tree(struct prepare *prep, struct vr_node *node,
-		float parent_opacity)
-{
+		float parent_opacity) {
 	if (!node->abs.visible ||
 			!node_in(&node->abs.subtree_bounds, walk_area(prep))) {
 		return;
@@ -1159,8 +1117,7 @@ static void prepare_tree(struct prepare *prep, struct vr_node *node,
 
 bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 		const struct vr_prepare_job *job,
-		const struct vr_prepare_options *options)
-{
+		const struct vr_prepare_options *options) {
 	struct vr_prepare_options defaults = default_options;
 	if (options == NULL) {
 		defaults.no_reuse = !vr_prepare_reuse_default();
@@ -1172,8 +1129,9 @@ bool vr_prepare_tasks(const struct vr_task_sink *sink, struct vr_tree *tree,
 		.options = options,
 		.extents = vr_box_intersect(&job->extents, &job->target),
 		.lookback = options->lookback == 0 ? VR_BATCH_LOOKBACK :
-			options->lookback > VR_PREPARE_MAX_LOOKBACK ?
-			VR_PREPARE_MAX_LOOKBACK : options->lookback,
+				options->lookback > VR_PREPARE_MAX_LOOKBACK ?
+											 VR_PREPARE_MAX_LOOKBACK :
+											 options->lookback,
 		.reuse = !options->no_reuse,
 		.stats = options->stats,
 	};

@@ -36,7 +36,7 @@ struct vr_tasks {
 bool vr_tasks_snapshot(struct vr_tasks *tasks);
 void vr_tasks_yield_new(const struct vr_tasks *before);
 void vr_log_(enum vr_log_level level, const char *file, int line,
-	const char *fmt, ...) VR_ATTRIB_PRINTF(4, 5);
+		const char *fmt, ...) VR_ATTRIB_PRINTF(4, 5);
 
 #define vr_log(level, fmt, ...) \
 	vr_log_(level, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
@@ -47,53 +47,47 @@ struct vr_list {
 	struct vr_list *prev, *next;
 };
 
-static inline void vr_list_init(struct vr_list *list)
-{
+static inline void vr_list_init(struct vr_list *list) {
 	list->prev = list;
 	list->next = list;
 }
 
 /* Insert elm right after list. */
-static inline void vr_list_insert(struct vr_list *list, struct vr_list *elm)
-{
+static inline void vr_list_insert(struct vr_list *list, struct vr_list *elm) {
 	elm->prev = list;
 	elm->next = list->next;
 	list->next = elm;
 	elm->next->prev = elm;
 }
 
-static inline void vr_list_remove(struct vr_list *elm)
-{
+static inline void vr_list_remove(struct vr_list *elm) {
 	elm->prev->next = elm->next;
 	elm->next->prev = elm->prev;
 	elm->next = elm;
 	elm->prev = elm;
 }
 
-static inline bool vr_list_empty(const struct vr_list *list)
-{
+static inline bool vr_list_empty(const struct vr_list *list) {
 	return list->next == list;
 }
 
 #define vr_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 #define vr_list_for_each(pos, head, type, member) \
 	for (type *pos = vr_container_of((head)->next, type, member); \
-		&pos->member != (head); \
-		pos = vr_container_of(pos->member.next, type, member))
+			&pos->member != (head); \
+			pos = vr_container_of(pos->member.next, type, member))
 
 #define vr_list_for_each_safe(pos, head, type, member) \
 	for (type *pos = vr_container_of((head)->next, type, member), \
-		*pos##_next = vr_container_of(pos->member.next, type, member); \
-		&pos->member != (head); \
-		pos = pos##_next, \
-		pos##_next = vr_container_of(pos->member.next, type, member))
+			  *pos##_next = vr_container_of(pos->member.next, type, member); \
+			&pos->member != (head); pos = pos##_next, \
+			  pos##_next = vr_container_of(pos->member.next, type, member))
 
 /* ---- boxes -------------------------------------------------------------- */
 
-static inline bool vr_box_empty(const struct vr_box *box)
-{
+static inline bool vr_box_empty(const struct vr_box *box) {
 	return box->width <= 0 || box->height <= 0;
 }
 
@@ -179,7 +173,7 @@ uint64_t vr_hold_epoch_next(void);
 /* Link a new copy, its pending region covering the whole image. */
 void vr_image_add_copy(struct vr_image *image, struct vr_image_copy *copy);
 struct vr_image_copy *vr_image_find_copy(struct vr_image *image,
-	const void *owner);
+		const void *owner);
 
 /* ---- render tree -------------------------------------------------------- */
 
@@ -245,7 +239,7 @@ struct vr_rclip {
 /* The rounded clip of rrect mapped into target pixels by to_pixels;
  * false when the map is degenerate. */
 bool vr_rclip_init(struct vr_rclip *out, const struct vr_mat *to_pixels,
-	const struct vr_rrectf *rrect);
+		const struct vr_rrectf *rrect);
 /* The coverage of target pixel centre (x, y) by one rounded clip:
  * keep in step with shaders/coverage.glsl's rclip_coverage. */
 float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y);
@@ -253,7 +247,8 @@ float vr_rclip_coverage(const struct vr_rclip *rclip, float x, float y);
  * from the stack (outermost first, each src->mat mapping to target
  * pixels): how many it wrote into out (see VR_RCLIP_MAX). */
 uint32_t vr_rclips_for(struct vr_rclip out[VR_RCLIP_MAX],
-	const struct vr_rclip_src *stack, uint32_t n, const struct vr_box *aabb);
+		const struct vr_rclip_src *stack, uint32_t n,
+		const struct vr_box *aabb);
 
 struct vr_node_abs {
 	bool visible; /* attached to the root through enabled nodes */
@@ -362,18 +357,18 @@ struct vr_draw_task {
  * opacity: the node's absolute one, or the one relative to the group
  * (layer) it is drawn into. */
 bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
-	const struct vr_mat *view, const struct vr_box *target, float opacity);
+		const struct vr_mat *view, const struct vr_box *target, float opacity);
 
 /* The draw task of an image drawn into the unit square mapped by mat
  * (unit square -> target pixels), src in image pixels, with opacity and
  * the buffer transform; clip in target pixels. False: nothing visible. */
 bool vr_draw_task_init_image(struct vr_draw_task *task,
-	const struct vr_mat *mat, struct vr_image *image,
-	const struct vr_rectf *src, enum vr_transform transform, float opacity,
-	const struct vr_box *clip);
+		const struct vr_mat *mat, struct vr_image *image,
+		const struct vr_rectf *src, enum vr_transform transform, float opacity,
+		const struct vr_box *clip);
 
 /* Premultiplied 8-bit colour of a straight-alpha colour times opacity. */
 void vr_color_premultiply8(const struct vr_color *color, float opacity,
-	uint8_t *r, uint8_t *g, uint8_t *b, uint8_t *a);
+		uint8_t *r, uint8_t *g, uint8_t *b, uint8_t *a);
 
 #endif

@@ -28,8 +28,7 @@ struct vr_engine {
 	bool timing_ok[VR_FRAMES_IN_FLIGHT];
 };
 
-static struct vr_engine *seam_create(enum seam_kind kind)
-{
+static struct vr_engine *seam_create(enum seam_kind kind) {
 	struct vr_engine *engine = calloc(1, sizeof(*engine));
 	if (engine == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -40,28 +39,24 @@ static struct vr_engine *seam_create(enum seam_kind kind)
 	return engine;
 }
 
-struct vr_engine *vr_engine_create_vulkan(struct vr_renderer *renderer)
-{
-	struct vr_engine *engine = renderer != NULL ?
-		seam_create(SEAM_VULKAN) : NULL;
+struct vr_engine *vr_engine_create_vulkan(struct vr_renderer *renderer) {
+	struct vr_engine *engine =
+			renderer != NULL ? seam_create(SEAM_VULKAN) : NULL;
 	if (engine != NULL) {
 		engine->vulkan = renderer;
 	}
 	return engine;
 }
 
-struct vr_engine *vr_engine_create_cpu(struct vr_cpu_renderer *renderer)
-{
-	struct vr_engine *engine = renderer != NULL ?
-		seam_create(SEAM_CPU) : NULL;
+struct vr_engine *vr_engine_create_cpu(struct vr_cpu_renderer *renderer) {
+	struct vr_engine *engine = renderer != NULL ? seam_create(SEAM_CPU) : NULL;
 	if (engine != NULL) {
 		engine->cpu = renderer;
 	}
 	return engine;
 }
 
-struct vr_engine *vr_engine_create_reference(void)
-{
+struct vr_engine *vr_engine_create_reference(void) {
 	struct vr_engine *engine = seam_create(SEAM_REFERENCE);
 	if (engine == NULL) {
 		return NULL;
@@ -75,8 +70,7 @@ struct vr_engine *vr_engine_create_reference(void)
 	return engine;
 }
 
-void vr_engine_destroy(struct vr_engine *engine)
-{
+void vr_engine_destroy(struct vr_engine *engine) {
 	if (engine == NULL) {
 		return;
 	}
@@ -86,20 +80,17 @@ void vr_engine_destroy(struct vr_engine *engine)
 	free(engine);
 }
 
-const char *vr_engine_name(const struct vr_engine *engine)
-{
+const char *vr_engine_name(const struct vr_engine *engine) {
 	static const char *const names[] = { "vulkan", "cpu", "reference" };
 	return names[engine->kind];
 }
 
-bool vr_engine_host_images(const struct vr_engine *engine)
-{
+bool vr_engine_host_images(const struct vr_engine *engine) {
 	return engine->kind != SEAM_VULKAN;
 }
 
-static uint64_t reference_submit(struct vr_engine *engine,
-		struct vr_tree *tree, const struct vr_engine_frame *frame)
-{
+static uint64_t reference_submit(struct vr_engine *engine, struct vr_tree *tree,
+		const struct vr_engine_frame *frame) {
 	uint64_t id = engine->last_id + 1;
 	size_t slot = id % VR_FRAMES_IN_FLIGHT;
 	struct vr_frame_timing *t = &engine->timings[slot];
@@ -108,8 +99,8 @@ static uint64_t reference_submit(struct vr_engine *engine,
 	for (size_t i = 0; i < frame->nmoves && i < VR_MOVES_MAX; i++) {
 		vr_move_pixels(frame->image, &frame->moves[i]);
 	}
-	vr_reference_render_region(tree, frame->image, &frame->view,
-		frame->clear, frame->region);
+	vr_reference_render_region(tree, frame->image, &frame->view, frame->clear,
+			frame->region);
 	t->end_ns = vr_now_ns();
 	t->execute_ns = t->end_ns - t->start_ns;
 	t->mode = VR_FRAME_SEQUENTIAL;
@@ -123,8 +114,7 @@ static uint64_t reference_submit(struct vr_engine *engine,
 }
 
 uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
-		const struct vr_engine_frame *frame)
-{
+		const struct vr_engine_frame *frame) {
 	uint64_t id = 0;
 	switch (engine->kind) {
 	case SEAM_VULKAN: {
@@ -144,8 +134,8 @@ uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
 	}
 	case SEAM_CPU:
 		id = vr_cpu_render_submit_moved(engine->cpu, tree, frame->image,
-			&frame->view, frame->clear, frame->region, frame->moves,
-			frame->nmoves);
+				&frame->view, frame->clear, frame->region, frame->moves,
+				frame->nmoves);
 		break;
 	case SEAM_REFERENCE:
 		if (frame->image == NULL) {
@@ -162,8 +152,7 @@ uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
 }
 
 bool vr_engine_render(struct vr_engine *engine, struct vr_tree *tree,
-		const struct vr_engine_frame *frame, struct vr_frame_timing *timing)
-{
+		const struct vr_engine_frame *frame, struct vr_frame_timing *timing) {
 	uint64_t id = vr_engine_submit(engine, tree, frame);
 	if (id == 0 || !vr_engine_wait(engine, id, UINT64_MAX)) {
 		return false;
@@ -172,28 +161,20 @@ bool vr_engine_render(struct vr_engine *engine, struct vr_tree *tree,
 	return vr_engine_get_timing(engine, id, timing != NULL ? timing : &unused);
 }
 
-int vr_engine_get_fd(struct vr_engine *engine)
-{
+int vr_engine_get_fd(struct vr_engine *engine) {
 	switch (engine->kind) {
-	case SEAM_VULKAN:
-		return vr_renderer_get_fd(engine->vulkan);
-	case SEAM_CPU:
-		return vr_cpu_renderer_get_fd(engine->cpu);
-	case SEAM_REFERENCE:
-		break;
+	case SEAM_VULKAN: return vr_renderer_get_fd(engine->vulkan);
+	case SEAM_CPU: return vr_cpu_renderer_get_fd(engine->cpu);
+	case SEAM_REFERENCE: break;
 	}
 	return engine->fd;
 }
 
-uint64_t vr_engine_dispatch(struct vr_engine *engine)
-{
+uint64_t vr_engine_dispatch(struct vr_engine *engine) {
 	switch (engine->kind) {
-	case SEAM_VULKAN:
-		return vr_renderer_dispatch(engine->vulkan);
-	case SEAM_CPU:
-		return vr_cpu_renderer_dispatch(engine->cpu);
-	case SEAM_REFERENCE:
-		break;
+	case SEAM_VULKAN: return vr_renderer_dispatch(engine->vulkan);
+	case SEAM_CPU: return vr_cpu_renderer_dispatch(engine->cpu);
+	case SEAM_REFERENCE: break;
 	}
 	uint64_t count;
 	while (read(engine->fd, &count, sizeof(count)) == sizeof(count)) {
@@ -202,29 +183,21 @@ uint64_t vr_engine_dispatch(struct vr_engine *engine)
 }
 
 bool vr_engine_wait(struct vr_engine *engine, uint64_t id,
-		uint64_t timeout_ns)
-{
+		uint64_t timeout_ns) {
 	switch (engine->kind) {
-	case SEAM_VULKAN:
-		return vr_frame_wait(engine->vulkan, id, timeout_ns);
-	case SEAM_CPU:
-		return vr_cpu_frame_wait(engine->cpu, id, timeout_ns);
-	case SEAM_REFERENCE:
-		break;
+	case SEAM_VULKAN: return vr_frame_wait(engine->vulkan, id, timeout_ns);
+	case SEAM_CPU: return vr_cpu_frame_wait(engine->cpu, id, timeout_ns);
+	case SEAM_REFERENCE: break;
 	}
 	return id != 0 && id <= engine->last_id;
 }
 
 bool vr_engine_get_timing(struct vr_engine *engine, uint64_t id,
-		struct vr_frame_timing *out)
-{
+		struct vr_frame_timing *out) {
 	switch (engine->kind) {
-	case SEAM_VULKAN:
-		return vr_frame_get_timing(engine->vulkan, id, 0, out);
-	case SEAM_CPU:
-		return vr_cpu_frame_get_timing(engine->cpu, id, out);
-	case SEAM_REFERENCE:
-		break;
+	case SEAM_VULKAN: return vr_frame_get_timing(engine->vulkan, id, 0, out);
+	case SEAM_CPU: return vr_cpu_frame_get_timing(engine->cpu, id, out);
+	case SEAM_REFERENCE: break;
 	}
 	size_t slot = id % VR_FRAMES_IN_FLIGHT;
 	if (id == 0 || id > engine->last_id ||
@@ -236,7 +209,6 @@ bool vr_engine_get_timing(struct vr_engine *engine, uint64_t id,
 	return true;
 }
 
-bool vr_engine_is_lost(struct vr_engine *engine)
-{
+bool vr_engine_is_lost(struct vr_engine *engine) {
 	return engine->kind == SEAM_VULKAN && vr_renderer_is_lost(engine->vulkan);
 }

@@ -16,13 +16,11 @@ _Static_assert(3 * 4 <= VR_SHADOW_MAX_RADIUS, "kernel radius");
 #define MAX_SCRATCH 4096
 
 bool vr_shadow_layout(const struct vr_shadow *shadow,
-		struct vr_shadow_layout *layout)
-{
+		struct vr_shadow_layout *layout) {
 	const struct vr_mat *m = &shadow->state.mat;
-	bool uniform = m->b == 0.0f && m->c == 0.0f && m->a > 0.0f &&
-		m->a == m->d;
-	float target_scale = uniform ? m->a :
-		sqrtf(fabsf(m->a * m->d - m->b * m->c));
+	bool uniform = m->b == 0.0f && m->c == 0.0f && m->a > 0.0f && m->a == m->d;
+	float target_scale =
+			uniform ? m->a : sqrtf(fabsf(m->a * m->d - m->b * m->c));
 	if (!(target_scale > 0.0f)) {
 		return false;
 	}
@@ -33,8 +31,7 @@ bool vr_shadow_layout(const struct vr_shadow *shadow,
 	const struct vr_rectf *r = &shadow->rect;
 	for (;;) {
 		float sigma_px = shadow->sigma * s;
-		int32_t radius = sigma_px >= 0.1f ?
-			(int32_t)ceilf(3.0f * sigma_px) : 0;
+		int32_t radius = sigma_px >= 0.1f ? (int32_t)ceilf(3.0f * sigma_px) : 0;
 		if (radius > VR_SHADOW_MAX_RADIUS) {
 			radius = VR_SHADOW_MAX_RADIUS;
 		}
@@ -62,8 +59,10 @@ bool vr_shadow_layout(const struct vr_shadow *shadow,
 		s *= 0.5f;
 	}
 	/* scratch pixels -> frame (/ s -> primitive) -> target */
-	struct vr_mat from_scratch = { .a = 1.0f / s, .d = 1.0f / s,
-		.tx = layout->origin[0] / s, .ty = layout->origin[1] / s };
+	struct vr_mat from_scratch = { .a = 1.0f / s,
+		.d = 1.0f / s,
+		.tx = layout->origin[0] / s,
+		.ty = layout->origin[1] / s };
 	vr_mat_multiply(&layout->to_target, m, &from_scratch);
 	return layout->width > 0 && layout->height > 0;
 }
@@ -71,8 +70,7 @@ bool vr_shadow_layout(const struct vr_shadow *shadow,
 /* The rounded rectangle in scratch pixels: centre, half size, radii. */
 void vr_shadow_shape_in_scratch(const struct vr_shadow *shadow,
 		const struct vr_shadow_layout *layout, float c[2], float h[2],
-		float radii[4])
-{
+		float radii[4]) {
 	float s = layout->scale;
 	const struct vr_rectf *r = &shadow->rect;
 	h[0] = r->width * s / 2.0f;
@@ -86,8 +84,7 @@ void vr_shadow_shape_in_scratch(const struct vr_shadow *shadow,
 }
 
 float vr_shadow_shape_coverage(const struct vr_shadow *shadow,
-		const struct vr_shadow_layout *layout, float x, float y)
-{
+		const struct vr_shadow_layout *layout, float x, float y) {
 	float c[2], h[2], radii[4];
 	vr_shadow_shape_in_scratch(shadow, layout, c, h, radii);
 	float d = vr_sdf_rrect(x - c[0], y - c[1], h[0], h[1], radii);

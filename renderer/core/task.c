@@ -9,15 +9,13 @@
 #include "display_list.h"
 #include "render_private.h"
 
-static uint8_t to_u8(float v)
-{
+static uint8_t to_u8(float v) {
 	v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
 	return (uint8_t)lroundf(v * 255.0f);
 }
 
 void vr_color_premultiply8(const struct vr_color *color, float opacity,
-		uint8_t *r, uint8_t *g, uint8_t *b, uint8_t *a)
-{
+		uint8_t *r, uint8_t *g, uint8_t *b, uint8_t *a) {
 	float alpha = color->a < 0.0f ? 0.0f : color->a > 1.0f ? 1.0f : color->a;
 	alpha *= opacity;
 	*r = to_u8(color->r * alpha);
@@ -43,20 +41,18 @@ static const struct vr_mat buffer_transforms[8] = {
 	[VR_TRANSFORM_FLIPPED_270] = { 0, -1, -1, 0, 1, 1 },
 };
 
-static bool is_integer(float v)
-{
+static bool is_integer(float v) {
 	return fabsf(v - roundf(v)) < 1e-4f;
 }
 
 static bool maps_pixel_exactly(const struct vr_mat *final,
 		const struct vr_rectf *src, float width, float height,
-		enum vr_transform transform)
-{
+		enum vr_transform transform) {
 	if (!vr_mat_is_integer_translation(final)) {
 		return false;
 	}
-	if (!is_integer(src->x) || !is_integer(src->y) ||
-			!is_integer(src->width) || !is_integer(src->height)) {
+	if (!is_integer(src->x) || !is_integer(src->y) || !is_integer(src->width) ||
+			!is_integer(src->height)) {
 		return false;
 	}
 	bool swap = transform & 1; /* 90, 270 and their flips */
@@ -66,12 +62,11 @@ static bool maps_pixel_exactly(const struct vr_mat *final,
 }
 
 bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
-		const struct vr_mat *view, const struct vr_box *target,
-		float opacity)
-{
+		const struct vr_mat *view, const struct vr_box *target, float opacity) {
 	const struct vr_node_abs *abs = &node->abs;
-	if (!abs->drawn || (node->content.type != VR_CONTENT_RECT &&
-			node->content.type != VR_CONTENT_IMAGE)) {
+	if (!abs->drawn ||
+			(node->content.type != VR_CONTENT_RECT &&
+					node->content.type != VR_CONTENT_IMAGE)) {
 		return false;
 	}
 	float w = node->content.width, h = node->content.height;
@@ -81,7 +76,7 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 	struct vr_mat quad = { .a = w, .d = h };
 	vr_mat_multiply(&task->mat, &final, &quad);
 	task->axis_aligned = (task->mat.b == 0.0f && task->mat.c == 0.0f) ||
-		(task->mat.a == 0.0f && task->mat.d == 0.0f);
+			(task->mat.a == 0.0f && task->mat.d == 0.0f);
 
 	task->clip = *target;
 	if (abs->has_clip) {
@@ -104,13 +99,13 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 			stack[i].rrect = abs->rclips[i].rrect;
 			vr_mat_multiply(&stack[i].mat, view, &abs->rclips[i].mat);
 		}
-		task->nrclips = vr_rclips_for(task->rclips, stack, abs->nrclips,
-			&task->aabb);
+		task->nrclips =
+				vr_rclips_for(task->rclips, stack, abs->nrclips, &task->aabb);
 	}
 
 	if (node->content.type == VR_CONTENT_RECT) {
-		vr_color_premultiply8(&node->content.color, opacity,
-			&task->r, &task->g, &task->b, &task->a);
+		vr_color_premultiply8(&node->content.color, opacity, &task->r, &task->g,
+				&task->b, &task->a);
 		if (task->a == 0) {
 			return false;
 		}
@@ -127,27 +122,28 @@ bool vr_draw_task_init(struct vr_draw_task *task, const struct vr_node *node,
 	task->r = task->g = task->b = task->a = alpha;
 	task->image = node->content.image;
 	const struct vr_rectf *src = &node->content.src;
-	struct vr_mat to_src = { .a = src->width, .d = src->height,
-		.tx = src->x, .ty = src->y };
+	struct vr_mat to_src = { .a = src->width,
+		.d = src->height,
+		.tx = src->x,
+		.ty = src->y };
 	vr_mat_multiply(&task->uv, &to_src,
-		&buffer_transforms[node->content.transform]);
-	task->nearest = maps_pixel_exactly(&final, src, w, h,
-		node->content.transform);
+			&buffer_transforms[node->content.transform]);
+	task->nearest =
+			maps_pixel_exactly(&final, src, w, h, node->content.transform);
 	return true;
 }
 
 bool vr_draw_task_init_image(struct vr_draw_task *task,
 		const struct vr_mat *mat, struct vr_image *image,
 		const struct vr_rectf *src, enum vr_transform transform, float opacity,
-		const struct vr_box *clip)
-{
+		const struct vr_box *clip) {
 	if ((unsigned)transform > 7) {
 		transform = VR_TRANSFORM_NORMAL;
 	}
 	task->mat = *mat;
 	task->nrclips = 0;
 	task->axis_aligned = (mat->b == 0.0f && mat->c == 0.0f) ||
-		(mat->a == 0.0f && mat->d == 0.0f);
+			(mat->a == 0.0f && mat->d == 0.0f);
 	task->clip = *clip;
 	const struct vr_rectf unit = { 0.0f, 0.0f, 1.0f, 1.0f };
 	task->aabb = vr_mat_map_rect_bounds(mat, &unit);
@@ -161,17 +157,19 @@ bool vr_draw_task_init_image(struct vr_draw_task *task,
 	}
 	task->r = task->g = task->b = task->a = alpha;
 	task->image = image;
-	struct vr_mat to_src = { .a = src->width, .d = src->height,
-		.tx = src->x, .ty = src->y };
+	struct vr_mat to_src = { .a = src->width,
+		.d = src->height,
+		.tx = src->x,
+		.ty = src->y };
 	vr_mat_multiply(&task->uv, &to_src, &buffer_transforms[transform]);
 	/* pixel-exact: an integer translation of the source at its size */
 	bool swap = transform & 1;
 	float sw = swap ? src->height : src->width;
 	float sh = swap ? src->width : src->height;
 	task->nearest = fabsf(mat->b) < 1e-6f && fabsf(mat->c) < 1e-6f &&
-		fabsf(mat->a - sw) < 1e-4f && fabsf(mat->d - sh) < 1e-4f &&
-		is_integer(mat->tx) && is_integer(mat->ty) &&
-		is_integer(src->x) && is_integer(src->y) &&
-		is_integer(src->width) && is_integer(src->height);
+			fabsf(mat->a - sw) < 1e-4f && fabsf(mat->d - sh) < 1e-4f &&
+			is_integer(mat->tx) && is_integer(mat->ty) && is_integer(src->x) &&
+			is_integer(src->y) && is_integer(src->width) &&
+			is_integer(src->height);
 	return true;
 }

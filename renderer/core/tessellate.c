@@ -38,44 +38,36 @@ struct vec2 {
 	float x, y;
 };
 
-static struct vec2 v2(float x, float y)
-{
+static struct vec2 v2(float x, float y) {
 	return (struct vec2){ x, y };
 }
 
-static struct vec2 add(struct vec2 a, struct vec2 b)
-{
+static struct vec2 add(struct vec2 a, struct vec2 b) {
 	return v2(a.x + b.x, a.y + b.y);
 }
 
-static struct vec2 sub(struct vec2 a, struct vec2 b)
-{
+static struct vec2 sub(struct vec2 a, struct vec2 b) {
 	return v2(a.x - b.x, a.y - b.y);
 }
 
-static struct vec2 scale(struct vec2 a, float s)
-{
+static struct vec2 scale(struct vec2 a, float s) {
 	return v2(a.x * s, a.y * s);
 }
 
-static float dot(struct vec2 a, struct vec2 b)
-{
+static float dot(struct vec2 a, struct vec2 b) {
 	return a.x * b.x + a.y * b.y;
 }
 
-static float cross(struct vec2 a, struct vec2 b)
-{
+static float cross(struct vec2 a, struct vec2 b) {
 	return a.x * b.y - a.y * b.x;
 }
 
-static float length(struct vec2 a)
-{
+static float length(struct vec2 a) {
 	return sqrtf(dot(a, a));
 }
 
 /* Left normal of a unit direction. */
-static struct vec2 normal(struct vec2 d)
-{
+static struct vec2 normal(struct vec2 d) {
 	return v2(-d.y, d.x);
 }
 
@@ -95,16 +87,14 @@ struct pt {
 	float u, v0, v1;
 };
 
-static struct pt pt(struct vec2 p, float u, float v0, float v1)
-{
+static struct pt pt(struct vec2 p, float u, float v0, float v1) {
 	return (struct pt){ p, u, v0, v1 };
 }
 
-static void tri(struct tess *t, struct pt a, struct pt b, struct pt c,
-		float w, float e)
-{
-	if (t->failed || !vr_grow((void **)&t->v, &t->cap, t->count + 3,
-			t->stride)) {
+static void tri(struct tess *t, struct pt a, struct pt b, struct pt c, float w,
+		float e) {
+	if (t->failed ||
+			!vr_grow((void **)&t->v, &t->cap, t->count + 3, t->stride)) {
 		t->failed = true;
 		return;
 	}
@@ -122,10 +112,9 @@ static void tri(struct tess *t, struct pt a, struct pt b, struct pt c,
 	}
 }
 
-static int round_segments(float radius, float angle)
-{
+static int round_segments(float radius, float angle) {
 	float full = ceilf(2.0f * PI /
-		acosf(fmaxf(1.0f - 0.25f / fmaxf(radius, 0.5f), -1.0f)));
+			acosf(fmaxf(1.0f - 0.25f / fmaxf(radius, 0.5f), -1.0f)));
 	if (!(full >= ROUND_MIN_SEGMENTS)) {
 		full = ROUND_MIN_SEGMENTS;
 	}
@@ -139,8 +128,7 @@ static int round_segments(float radius, float angle)
 /* A fan around c from angle a0 by sweep (signed), rim at distance r with
  * u = r: u interpolates the distance to c. */
 static void fan(struct tess *t, struct vec2 c, float r, float a0, float sweep,
-		float w)
-{
+		float w) {
 	int n = round_segments(r, fabsf(sweep));
 	struct pt centre = pt(c, 0.0f, -FAR, -FAR);
 	struct vec2 prev = add(c, v2(cosf(a0) * r, sinf(a0) * r));
@@ -148,7 +136,7 @@ static void fan(struct tess *t, struct vec2 c, float r, float a0, float sweep,
 		float a = a0 + sweep * (float)i / (float)n;
 		struct vec2 next = add(c, v2(cosf(a) * r, sinf(a) * r));
 		tri(t, centre, pt(prev, r, -FAR, -FAR), pt(next, r, -FAR, -FAR), w,
-			0.0f);
+				0.0f);
 		prev = next;
 	}
 }
@@ -175,9 +163,8 @@ struct end {
  * the incoming segment (*in) and the start of the outgoing one (*out).
  */
 static void join(struct tess *t, const struct stroke *s, struct vec2 p,
-		struct vec2 d0, struct vec2 d1, float len0, float len1,
-		struct end *in, struct end *out)
-{
+		struct vec2 d0, struct vec2 d1, float len0, float len1, struct end *in,
+		struct end *out) {
 	struct vec2 n0 = normal(d0), n1 = normal(d1);
 	float r = s->r;
 	in->left = add(p, scale(n0, r));
@@ -202,7 +189,7 @@ static void join(struct tess *t, const struct stroke *s, struct vec2 p,
 		struct vec2 mu = scale(m, 1.0f / mlen);
 		float cos_half = dot(mu, n0);
 		float reach = r * sqrtf(fmaxf(1.0f - cos_half * cos_half, 0.0f)) /
-			fmaxf(cos_half, 1e-6f);
+				fmaxf(cos_half, 1e-6f);
 		if (cos_half > 1e-3f && reach <= 0.5f * fminf(len0, len1)) {
 			struct vec2 inner = sub(p, scale(mu, side * r / cos_half));
 			if (side > 0) {
@@ -217,9 +204,9 @@ static void join(struct tess *t, const struct stroke *s, struct vec2 p,
 	float uo = side * r; /* u on the outer side */
 	/* the segments' extensions up to p */
 	tri(t, pt(inner0, -uo, -FAR, -FAR), pt(outer0, uo, -FAR, -FAR), centre,
-		s->hw, 0.0f);
+			s->hw, 0.0f);
 	tri(t, pt(inner1, -uo, -FAR, -FAR), centre, pt(outer1, uo, -FAR, -FAR),
-		s->hw, 0.0f);
+			s->hw, 0.0f);
 	/* the outer wedge */
 	float u = fabsf(uo);
 	switch (s->join) {
@@ -237,9 +224,9 @@ static void join(struct tess *t, const struct stroke *s, struct vec2 p,
 			if (cos_half > 1e-6f && 1.0f / cos_half <= s->miter_limit) {
 				struct vec2 tip = add(p, scale(mu, side * r / cos_half));
 				tri(t, centre, pt(outer0, u, -FAR, -FAR),
-					pt(tip, u, -FAR, -FAR), s->hw, 0.0f);
+						pt(tip, u, -FAR, -FAR), s->hw, 0.0f);
 				tri(t, centre, pt(tip, u, -FAR, -FAR),
-					pt(outer1, u, -FAR, -FAR), s->hw, 0.0f);
+						pt(outer1, u, -FAR, -FAR), s->hw, 0.0f);
 				return;
 			}
 		}
@@ -247,19 +234,15 @@ static void join(struct tess *t, const struct stroke *s, struct vec2 p,
 		/* fallthrough */
 	case VR_JOIN_BEVEL:
 		tri(t, centre, pt(outer0, u, -FAR, -FAR), pt(outer1, u, -FAR, -FAR),
-			s->hw, 0.0f);
+				s->hw, 0.0f);
 		return;
 	}
 }
 
-static void stroke_dot(struct tess *t, const struct stroke *s, struct vec2 p)
-{
+static void stroke_dot(struct tess *t, const struct stroke *s, struct vec2 p) {
 	switch (s->cap) {
-	case VR_CAP_BUTT:
-		return;
-	case VR_CAP_ROUND:
-		fan(t, p, s->r, 0.0f, 2.0f * PI, s->hw);
-		return;
+	case VR_CAP_BUTT: return;
+	case VR_CAP_ROUND: fan(t, p, s->r, 0.0f, 2.0f * PI, s->hw); return;
 	case VR_CAP_SQUARE: {
 		/* u across (y), v0 / v1 along (x): a square of side 2 hw */
 		float r = s->r;
@@ -275,10 +258,8 @@ static void stroke_dot(struct tess *t, const struct stroke *s, struct vec2 p)
 }
 
 static void stroke_contour(struct tess *t, const struct stroke *s,
-		const float *pts, uint32_t n, bool closed)
-{
-	if (n == 1 || (n == 2 && closed && pts[0] == pts[2] &&
-			pts[1] == pts[3])) {
+		const float *pts, uint32_t n, bool closed) {
+	if (n == 1 || (n == 2 && closed && pts[0] == pts[2] && pts[1] == pts[3])) {
 		if (!closed) {
 			stroke_dot(t, s, v2(pts[0], pts[1]));
 		}
@@ -296,8 +277,8 @@ static void stroke_contour(struct tess *t, const struct stroke *s,
 	}
 	for (uint32_t i = 0; i < nsegs; i++) {
 		uint32_t j = (i + 1) % n;
-		struct vec2 d = v2(pts[2 * j] - pts[2 * i],
-			pts[2 * j + 1] - pts[2 * i + 1]);
+		struct vec2 d =
+				v2(pts[2 * j] - pts[2 * i], pts[2 * j + 1] - pts[2 * i + 1]);
 		lens[i] = length(d);
 		dirs[i] = lens[i] > 0.0f ? scale(d, 1.0f / lens[i]) : v2(1.0f, 0.0f);
 	}
@@ -319,7 +300,7 @@ static void stroke_contour(struct tess *t, const struct stroke *s,
 			break;
 		}
 		join(t, s, v2(pts[2 * k], pts[2 * k + 1]), dirs[in], dirs[out],
-			lens[in], lens[out], &ends[in], &starts[out]);
+				lens[in], lens[out], &ends[in], &starts[out]);
 	}
 	/* the bodies; open strokes cut their ends with v0 / v1 */
 	float e = s->cap == VR_CAP_SQUARE ? s->hw : 0.0f;
@@ -341,13 +322,12 @@ static void stroke_contour(struct tess *t, const struct stroke *s,
 		}
 		/* v0 = -s, v1 = s - len with s along the segment: affine, so
 		 * exact at every corner of the trapezoid */
-		const struct vec2 corners[4] = { st.left, st.right, en.left,
-			en.right };
+		const struct vec2 corners[4] = { st.left, st.right, en.left, en.right };
 		struct pt p[4];
 		for (int k = 0; k < 4; k++) {
 			float along = dot(sub(corners[k], a), dirs[i]);
-			p[k] = pt(corners[k], (k & 1) ? -r : r,
-				cut0 ? -along : -FAR, cut1 ? along - lens[i] : -FAR);
+			p[k] = pt(corners[k], (k & 1) ? -r : r, cut0 ? -along : -FAR,
+					cut1 ? along - lens[i] : -FAR);
 		}
 		tri(t, p[0], p[1], p[2], s->hw, e);
 		tri(t, p[1], p[3], p[2], s->hw, e);
@@ -380,32 +360,27 @@ struct crossing {
 	int winding;
 };
 
-static int compare_float(const void *a, const void *b)
-{
+static int compare_float(const void *a, const void *b) {
 	float fa = *(const float *)a, fb = *(const float *)b;
 	return fa < fb ? -1 : fa > fb;
 }
 
-static int compare_crossing(const void *a, const void *b)
-{
+static int compare_crossing(const void *a, const void *b) {
 	const struct crossing *ca = a, *cb = b;
 	return ca->xm < cb->xm ? -1 : ca->xm > cb->xm;
 }
 
-static bool inside_rule(int winding, enum vr_fill_rule rule)
-{
+static bool inside_rule(int winding, enum vr_fill_rule rule) {
 	return rule == VR_FILL_EVEN_ODD ? (winding & 1) != 0 : winding != 0;
 }
 
-static float edge_x(const struct edge *e, float y)
-{
+static float edge_x(const struct edge *e, float y) {
 	float t = (y - e->a.y) / (e->b.y - e->a.y);
 	return e->a.x + (e->b.x - e->a.x) * t;
 }
 
 /* Winding number of point p (crossings of the ray to +x). */
-static int winding_at(const struct vr_polylines *lines, struct vec2 p)
-{
+static int winding_at(const struct vr_polylines *lines, struct vec2 p) {
 	int w = 0;
 	for (size_t c = 0; c < lines->ncontours; c++) {
 		const struct vr_contour *ct = &lines->contours[c];
@@ -427,8 +402,7 @@ static int winding_at(const struct vr_polylines *lines, struct vec2 p)
 }
 
 static void fill_fringe(struct tess *t, const struct vr_polylines *lines,
-		enum vr_fill_rule rule)
-{
+		enum vr_fill_rule rule) {
 	for (size_t c = 0; c < lines->ncontours; c++) {
 		const struct vr_contour *ct = &lines->contours[c];
 		const float *pts = &lines->points[ct->start * 2];
@@ -443,10 +417,10 @@ static void fill_fringe(struct tess *t, const struct vr_polylines *lines,
 			}
 			struct vec2 n = scale(normal(d), 1.0f / len);
 			struct vec2 mid = scale(add(a, b), 0.5f);
-			bool left = inside_rule(winding_at(lines,
-				add(mid, scale(n, 0.25f))), rule);
-			bool right = inside_rule(winding_at(lines,
-				sub(mid, scale(n, 0.25f))), rule);
+			bool left = inside_rule(
+					winding_at(lines, add(mid, scale(n, 0.25f))), rule);
+			bool right = inside_rule(
+					winding_at(lines, sub(mid, scale(n, 0.25f))), rule);
 			if (left == right) {
 				continue; /* not a boundary */
 			}
@@ -462,8 +436,7 @@ static void fill_fringe(struct tess *t, const struct vr_polylines *lines,
 }
 
 static void fill(struct tess *t, const struct vr_polylines *lines,
-		enum vr_fill_rule rule)
-{
+		enum vr_fill_rule rule) {
 	size_t nedges = 0;
 	for (size_t c = 0; c < lines->ncontours; c++) {
 		nedges += lines->contours[c].count;
@@ -493,8 +466,8 @@ static void fill(struct tess *t, const struct vr_polylines *lines,
 			if (a.y == b.y) {
 				continue; /* crosses no scanline */
 			}
-			edges[nedges++] = a.y < b.y ?
-				(struct edge){ a, b, 1 } : (struct edge){ b, a, -1 };
+			edges[nedges++] = a.y < b.y ? (struct edge){ a, b, 1 } :
+										  (struct edge){ b, a, -1 };
 		}
 	}
 	/* edge intersections split bands too */
@@ -512,7 +485,7 @@ static void fill(struct tess *t, const struct vr_polylines *lines,
 				if ((d0 < 0.0f && d1 > 0.0f) || (d0 > 0.0f && d1 < 0.0f)) {
 					float y = y0 + (y1 - y0) * d0 / (d0 - d1);
 					if (!vr_grow((void **)&ys, &ys_cap, nys + 1,
-							sizeof(float))) {
+								sizeof(float))) {
 						t->failed = true;
 						goto out;
 					}
@@ -566,18 +539,16 @@ out:
 /* ---- tasks -------------------------------------------------------------- */
 
 bool vr_geometry_tessellate(const struct vr_geometry *geometry,
-		struct vr_tri_vertex **vertices, size_t *count)
-{
+		struct vr_tri_vertex **vertices, size_t *count) {
 	void *v;
 	bool ok = vr_geometry_tessellate_prefix(geometry,
-		sizeof(struct vr_tri_vertex), &v, count);
+			sizeof(struct vr_tri_vertex), &v, count);
 	*vertices = v;
 	return ok;
 }
 
 bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
-		size_t stride, void **vertices, size_t *count)
-{
+		size_t stride, void **vertices, size_t *count) {
 	*vertices = NULL;
 	*count = 0;
 	const struct vr_mat *m = &geometry->state.mat;
@@ -594,19 +565,19 @@ bool vr_geometry_tessellate_prefix(const struct vr_geometry *geometry,
 	const struct vr_paint *paint = &geometry->paint;
 	if (paint->stroke_width > 0.0f) {
 		float hw = paint->stroke_width *
-			sqrtf(fabsf(m->a * m->d - m->b * m->c)) / 2.0f;
+				sqrtf(fabsf(m->a * m->d - m->b * m->c)) / 2.0f;
 		struct stroke s = {
 			.hw = hw,
 			.r = hw + 1.0f,
 			.join = paint->join,
 			.cap = paint->cap,
-			.miter_limit = paint->miter_limit > 0.0f ?
-				paint->miter_limit : 4.0f,
+			.miter_limit =
+					paint->miter_limit > 0.0f ? paint->miter_limit : 4.0f,
 		};
 		for (size_t c = 0; c < lines.ncontours && !t.failed; c++) {
 			const struct vr_contour *ct = &lines.contours[c];
 			stroke_contour(&t, &s, &lines.points[ct->start * 2], ct->count,
-				ct->closed);
+					ct->closed);
 		}
 	} else {
 		fill(&t, &lines, paint->fill_rule);

@@ -22,14 +22,12 @@
 
 #define VR_THREAD_NICE 5
 
-static bool nice_wanted(void)
-{
+static bool nice_wanted(void) {
 	const char *env = getenv("VITRAIL_RENDER_NICE");
 	return env == NULL || strcmp(env, "0") != 0;
 }
 
-static void nice_task(pid_t tid)
-{
+static void nice_task(pid_t tid) {
 	/* per thread on Linux; relative to the process's own nice */
 	int base = getpriority(PRIO_PROCESS, (id_t)getpid());
 	if (setpriority(PRIO_PROCESS, (id_t)tid, base + VR_THREAD_NICE) != 0) {
@@ -37,15 +35,13 @@ static void nice_task(pid_t tid)
 	}
 }
 
-void vr_thread_yield_to_caller(void)
-{
+void vr_thread_yield_to_caller(void) {
 	if (nice_wanted()) {
 		nice_task((pid_t)syscall(SYS_gettid));
 	}
 }
 
-bool vr_tasks_snapshot(struct vr_tasks *tasks)
-{
+bool vr_tasks_snapshot(struct vr_tasks *tasks) {
 	tasks->n = 0;
 	DIR *dir = opendir("/proc/self/task");
 	if (dir == NULL) {
@@ -62,8 +58,7 @@ bool vr_tasks_snapshot(struct vr_tasks *tasks)
 	return true;
 }
 
-void vr_tasks_yield_new(const struct vr_tasks *before)
-{
+void vr_tasks_yield_new(const struct vr_tasks *before) {
 	struct vr_tasks now;
 	if (!nice_wanted() || !vr_tasks_snapshot(&now)) {
 		return;
@@ -84,8 +79,7 @@ static pthread_mutex_t stages_lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf */
 static pthread_cond_t stages_cond = PTHREAD_COND_INITIALIZER;
 static unsigned stages_running; /* protected by stages_lock */
 
-void vr_cpu_stages_wait_idle(void)
-{
+void vr_cpu_stages_wait_idle(void) {
 	pthread_mutex_lock(&stages_lock);
 	while (stages_running > 0) {
 		pthread_cond_wait(&stages_cond, &stages_lock);
@@ -93,20 +87,17 @@ void vr_cpu_stages_wait_idle(void)
 	pthread_mutex_unlock(&stages_lock);
 }
 
-static void stages_add(int delta)
-{
+static void stages_add(int delta) {
 	pthread_mutex_lock(&stages_lock);
 	stages_running = (unsigned)((int)stages_running + delta);
 	pthread_cond_broadcast(&stages_cond);
 	pthread_mutex_unlock(&stages_lock);
 }
 
-void vr_cpu_stage_begin(void)
-{
+void vr_cpu_stage_begin(void) {
 	stages_add(1);
 }
 
-void vr_cpu_stage_end(void)
-{
+void vr_cpu_stage_end(void) {
 	stages_add(-1);
 }

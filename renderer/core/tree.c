@@ -42,18 +42,16 @@ struct vr_tree {
 	int quiet;
 };
 
-static void damage_box(struct vr_tree *tree, const struct vr_box *box)
-{
+static void damage_box(struct vr_tree *tree, const struct vr_box *box) {
 	if (vr_box_empty(box) || tree->quiet > 0) {
 		return;
 	}
 	pixman_region32_union_rect(&tree->damage, &tree->damage, box->x, box->y,
-		(unsigned)box->width, (unsigned)box->height);
+			(unsigned)box->width, (unsigned)box->height);
 }
 
 /* Mark node dirty and every ancestor as having a dirty descendant. */
-static void mark_dirty(struct vr_node *node, uint32_t flags)
-{
+static void mark_dirty(struct vr_node *node, uint32_t flags) {
 	node->dirty |= flags;
 	if (flags & (VR_DIRTY_SUBTREE | VR_DIRTY_CONTENT)) {
 		node->prep_stamp++; /* its primitives may change */
@@ -64,8 +62,7 @@ static void mark_dirty(struct vr_node *node, uint32_t flags)
 	}
 }
 
-static void changed(struct vr_node *node, uint32_t flags)
-{
+static void changed(struct vr_node *node, uint32_t flags) {
 	mark_dirty(node, flags);
 	node->tree->generation++;
 	/* a change of any other kind: not a move (the setters of a move
@@ -75,16 +72,14 @@ static void changed(struct vr_node *node, uint32_t flags)
 }
 
 /* No change to the node's own state since the last update yet. */
-static bool first_change(const struct vr_node *node)
-{
-	return !(node->dirty & (VR_DIRTY_SELF | VR_DIRTY_SUBTREE |
-		VR_DIRTY_CONTENT));
+static bool first_change(const struct vr_node *node) {
+	return !(node->dirty &
+			(VR_DIRTY_SELF | VR_DIRTY_SUBTREE | VR_DIRTY_CONTENT));
 }
 
 /* The subtree stops being drawn now (detach/destroy): damage what it
  * covered and forget its absolute state. */
-static void invalidate_subtree(struct vr_node *node)
-{
+static void invalidate_subtree(struct vr_node *node) {
 	if (node->abs.drawn) {
 		damage_box(node->tree, &node->abs.bounds);
 	}
@@ -96,8 +91,7 @@ static void invalidate_subtree(struct vr_node *node)
 	}
 }
 
-static struct vr_node *node_alloc(struct vr_tree *tree)
-{
+static struct vr_node *node_alloc(struct vr_tree *tree) {
 	struct vr_node *node = calloc(1, sizeof(*node));
 	if (node == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -115,8 +109,7 @@ static struct vr_node *node_alloc(struct vr_tree *tree)
 	return node;
 }
 
-static void node_free(struct vr_node *node)
-{
+static void node_free(struct vr_node *node) {
 	vr_list_remove(&node->tree_link);
 	vr_image_unref(node->content.image);
 	vr_display_list_unref(node->content.list);
@@ -126,19 +119,16 @@ static void node_free(struct vr_node *node)
 	free(node);
 }
 
-void vr_tree_prep_touch(struct vr_node *node)
-{
+void vr_tree_prep_touch(struct vr_node *node) {
 	struct vr_tree *tree = node->tree;
 	node->prep_used = tree->prep_count;
 	vr_list_remove(&node->prep_link);
 	vr_list_insert(tree->prep_lru.prev, &node->prep_link);
 }
 
-void vr_tree_prep_begin(struct vr_tree *tree, uint64_t keep)
-{
+void vr_tree_prep_begin(struct vr_tree *tree, uint64_t keep) {
 	tree->prep_count++;
-	vr_list_for_each_safe(node, &tree->prep_lru, struct vr_node,
-			prep_link) {
+	vr_list_for_each_safe(node, &tree->prep_lru, struct vr_node, prep_link) {
 		if (tree->prep_count - node->prep_used <= keep) {
 			break; /* the others were used later */
 		}
@@ -148,8 +138,7 @@ void vr_tree_prep_begin(struct vr_tree *tree, uint64_t keep)
 	}
 }
 
-struct vr_tree *vr_tree_create(void)
-{
+struct vr_tree *vr_tree_create(void) {
 	struct vr_tree *tree = calloc(1, sizeof(*tree));
 	if (tree == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -168,8 +157,7 @@ struct vr_tree *vr_tree_create(void)
 	return tree;
 }
 
-void vr_tree_destroy(struct vr_tree *tree)
-{
+void vr_tree_destroy(struct vr_tree *tree) {
 	if (tree == NULL) {
 		return;
 	}
@@ -180,28 +168,23 @@ void vr_tree_destroy(struct vr_tree *tree)
 	free(tree);
 }
 
-struct vr_node *vr_tree_root(struct vr_tree *tree)
-{
+struct vr_node *vr_tree_root(struct vr_tree *tree) {
 	return tree->root;
 }
 
-uint64_t vr_tree_generation(const struct vr_tree *tree)
-{
+uint64_t vr_tree_generation(const struct vr_tree *tree) {
 	return tree->generation;
 }
 
-size_t vr_tree_last_update_count(const struct vr_tree *tree)
-{
+size_t vr_tree_last_update_count(const struct vr_tree *tree) {
 	return tree->last_update_count;
 }
 
-struct vr_node *vr_node_create(struct vr_tree *tree)
-{
+struct vr_node *vr_node_create(struct vr_tree *tree) {
 	return node_alloc(tree);
 }
 
-static void unlink_from_parent(struct vr_node *node)
-{
+static void unlink_from_parent(struct vr_node *node) {
 	if (node->parent == NULL) {
 		return;
 	}
@@ -213,8 +196,7 @@ static void unlink_from_parent(struct vr_node *node)
 	node->tree->generation++;
 }
 
-void vr_node_destroy(struct vr_node *node)
-{
+void vr_node_destroy(struct vr_node *node) {
 	if (node == NULL) {
 		return;
 	}
@@ -232,8 +214,7 @@ void vr_node_destroy(struct vr_node *node)
 }
 
 static bool is_ancestor_or_self(const struct vr_node *ancestor,
-		const struct vr_node *node)
-{
+		const struct vr_node *node) {
 	for (; node != NULL; node = node->parent) {
 		if (node == ancestor) {
 			return true;
@@ -242,14 +223,13 @@ static bool is_ancestor_or_self(const struct vr_node *ancestor,
 	return false;
 }
 
-void vr_node_set_parent(struct vr_node *node, struct vr_node *parent)
-{
+void vr_node_set_parent(struct vr_node *node, struct vr_node *parent) {
 	if (node == node->tree->root) {
 		vr_log(VR_LOG_ERROR, "the root cannot have a parent");
 		return;
 	}
-	if (parent != NULL && (parent->tree != node->tree ||
-			is_ancestor_or_self(node, parent))) {
+	if (parent != NULL &&
+			(parent->tree != node->tree || is_ancestor_or_self(node, parent))) {
 		vr_log(VR_LOG_ERROR, "invalid parent (other tree or a cycle)");
 		return;
 	}
@@ -266,8 +246,7 @@ void vr_node_set_parent(struct vr_node *node, struct vr_node *parent)
 	changed(node, VR_DIRTY_SUBTREE);
 }
 
-static void restack(struct vr_node *node, struct vr_list *after)
-{
+static void restack(struct vr_node *node, struct vr_list *after) {
 	if (after == &node->link || after == node->link.prev) {
 		return; /* already there */
 	}
@@ -276,8 +255,7 @@ static void restack(struct vr_node *node, struct vr_list *after)
 	changed(node, VR_DIRTY_CONTENT);
 }
 
-void vr_node_place_above(struct vr_node *node, struct vr_node *sibling)
-{
+void vr_node_place_above(struct vr_node *node, struct vr_node *sibling) {
 	if (node == sibling || node->parent == NULL ||
 			sibling->parent != node->parent) {
 		vr_log(VR_LOG_ERROR, "place_above needs a distinct sibling");
@@ -286,8 +264,7 @@ void vr_node_place_above(struct vr_node *node, struct vr_node *sibling)
 	restack(node, &sibling->link);
 }
 
-void vr_node_place_below(struct vr_node *node, struct vr_node *sibling)
-{
+void vr_node_place_below(struct vr_node *node, struct vr_node *sibling) {
 	if (node == sibling || node->parent == NULL ||
 			sibling->parent != node->parent) {
 		vr_log(VR_LOG_ERROR, "place_below needs a distinct sibling");
@@ -296,21 +273,18 @@ void vr_node_place_below(struct vr_node *node, struct vr_node *sibling)
 	restack(node, sibling->link.prev);
 }
 
-void vr_node_raise_to_top(struct vr_node *node)
-{
+void vr_node_raise_to_top(struct vr_node *node) {
 	if (node->parent == NULL) {
 		return;
 	}
 	restack(node, node->parent->children.prev);
 }
 
-struct vr_node *vr_node_parent(const struct vr_node *node)
-{
+struct vr_node *vr_node_parent(const struct vr_node *node) {
 	return node->parent;
 }
 
-void vr_node_set_enabled(struct vr_node *node, bool enabled)
-{
+void vr_node_set_enabled(struct vr_node *node, bool enabled) {
 	if (node->enabled == enabled) {
 		return;
 	}
@@ -318,35 +292,31 @@ void vr_node_set_enabled(struct vr_node *node, bool enabled)
 	changed(node, VR_DIRTY_SUBTREE);
 }
 
-bool vr_node_enabled(const struct vr_node *node)
-{
+bool vr_node_enabled(const struct vr_node *node) {
 	return node->enabled;
 }
 
-void vr_node_set_transform(struct vr_node *node, const struct vr_mat *m)
-{
+void vr_node_set_transform(struct vr_node *node, const struct vr_mat *m) {
 	if (vr_mat_equal(&node->transform, m)) {
 		return;
 	}
 	/* the same linear part: a translation, which may move pixels */
 	bool translated = (first_change(node) || node->translated) &&
-		node->transform.a == m->a && node->transform.b == m->b &&
-		node->transform.c == m->c && node->transform.d == m->d;
+			node->transform.a == m->a && node->transform.b == m->b &&
+			node->transform.c == m->c && node->transform.d == m->d;
 	node->transform = *m;
 	changed(node, VR_DIRTY_SUBTREE);
 	node->translated = translated;
 }
 
-void vr_node_set_position(struct vr_node *node, float x, float y)
-{
+void vr_node_set_position(struct vr_node *node, float x, float y) {
 	struct vr_mat m;
 	vr_mat_translate(&m, x, y);
 	vr_node_set_transform(node, &m);
 }
 
-void vr_node_set_clip_rounded(struct vr_node *node,
-		const struct vr_rectf *clip, float radius)
-{
+void vr_node_set_clip_rounded(struct vr_node *node, const struct vr_rectf *clip,
+		float radius) {
 	if (!(radius > 0.0f)) { /* NaN too */
 		radius = 0.0f;
 	}
@@ -358,8 +328,7 @@ void vr_node_set_clip_rounded(struct vr_node *node,
 		node->clip_radius = 0.0f;
 	} else {
 		if (node->has_clip && node->clip.x == clip->x &&
-				node->clip.y == clip->y &&
-				node->clip.width == clip->width &&
+				node->clip.y == clip->y && node->clip.width == clip->width &&
 				node->clip.height == clip->height &&
 				node->clip_radius == radius) {
 			return;
@@ -371,13 +340,11 @@ void vr_node_set_clip_rounded(struct vr_node *node,
 	changed(node, VR_DIRTY_SUBTREE);
 }
 
-void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip)
-{
+void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip) {
 	vr_node_set_clip_rounded(node, clip, 0.0f);
 }
 
-void vr_node_set_opacity(struct vr_node *node, float opacity)
-{
+void vr_node_set_opacity(struct vr_node *node, float opacity) {
 	opacity = opacity < 0.0f ? 0.0f : opacity > 1.0f ? 1.0f : opacity;
 	if (node->opacity == opacity) {
 		return;
@@ -386,8 +353,7 @@ void vr_node_set_opacity(struct vr_node *node, float opacity)
 	changed(node, VR_DIRTY_SUBTREE);
 }
 
-static void clear_content(struct vr_node *node)
-{
+static void clear_content(struct vr_node *node) {
 	vr_image_unref(node->content.image);
 	node->content.image = NULL;
 	vr_display_list_unref(node->content.list);
@@ -396,10 +362,8 @@ static void clear_content(struct vr_node *node)
 }
 
 void vr_node_set_rect(struct vr_node *node, float width, float height,
-		struct vr_color color)
-{
-	if (node->content.type == VR_CONTENT_RECT &&
-			node->content.width == width &&
+		struct vr_color color) {
+	if (node->content.type == VR_CONTENT_RECT && node->content.width == width &&
 			node->content.height == height &&
 			node->content.color.r == color.r &&
 			node->content.color.g == color.g &&
@@ -417,8 +381,7 @@ void vr_node_set_rect(struct vr_node *node, float width, float height,
 
 void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 		const struct vr_rectf *src, float width, float height,
-		enum vr_transform transform)
-{
+		enum vr_transform transform) {
 	struct vr_rectf full = { 0.0f, 0.0f, (float)image->width,
 		(float)image->height };
 	if (src == NULL) {
@@ -428,12 +391,11 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 		transform = VR_TRANSFORM_NORMAL;
 	}
 	if (node->content.type == VR_CONTENT_IMAGE &&
-			node->content.image == image &&
-			node->content.src.x == src->x && node->content.src.y == src->y &&
+			node->content.image == image && node->content.src.x == src->x &&
+			node->content.src.y == src->y &&
 			node->content.src.width == src->width &&
 			node->content.src.height == src->height &&
-			node->content.width == width &&
-			node->content.height == height &&
+			node->content.width == width && node->content.height == height &&
 			node->content.transform == transform) {
 		/* same mapping; new pixels come with vr_node_damage_content */
 		return;
@@ -441,13 +403,12 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 	/* the same image drawn the same way from elsewhere in it: a scroll
 	 * of its pixels (from the source rectangle of the last update) */
 	bool src_moved = node->content.type == VR_CONTENT_IMAGE &&
-		node->content.image == image &&
-		node->content.src.width == src->width &&
-		node->content.src.height == src->height &&
-		node->content.width == width &&
-		node->content.height == height &&
-		node->content.transform == transform &&
-		(first_change(node) || node->src_moved);
+			node->content.image == image &&
+			node->content.src.width == src->width &&
+			node->content.src.height == src->height &&
+			node->content.width == width && node->content.height == height &&
+			node->content.transform == transform &&
+			(first_change(node) || node->src_moved);
 	float from[2] = { node->content.src.x, node->content.src.y };
 	if (node->src_moved) {
 		from[0] = node->src_from[0];
@@ -468,8 +429,7 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 }
 
 void vr_node_set_display_list(struct vr_node *node,
-		struct vr_display_list *list)
-{
+		struct vr_display_list *list) {
 	if (list == NULL) {
 		vr_node_clear_content(node);
 		return;
@@ -485,8 +445,7 @@ void vr_node_set_display_list(struct vr_node *node,
 	changed(node, VR_DIRTY_CONTENT);
 }
 
-void vr_node_clear_content(struct vr_node *node)
-{
+void vr_node_clear_content(struct vr_node *node) {
 	if (node->content.type == VR_CONTENT_NONE) {
 		return;
 	}
@@ -495,8 +454,7 @@ void vr_node_clear_content(struct vr_node *node)
 }
 
 void vr_node_damage_content(struct vr_node *node,
-		const pixman_region32_t *region)
-{
+		const pixman_region32_t *region) {
 	if (region == NULL) {
 		changed(node, VR_DIRTY_CONTENT);
 		return;
@@ -505,35 +463,33 @@ void vr_node_damage_content(struct vr_node *node,
 		return;
 	}
 	pixman_region32_union(&node->content_damage, &node->content_damage,
-		(pixman_region32_t *)region);
+			(pixman_region32_t *)region);
 	node->has_content_damage = true;
 	changed(node, VR_DIRTY_SELF);
 }
 
-void vr_node_set_user_data(struct vr_node *node, void *data)
-{
+void vr_node_set_user_data(struct vr_node *node, void *data) {
 	node->user_data = data;
 }
 
-void *vr_node_user_data(const struct vr_node *node)
-{
+void *vr_node_user_data(const struct vr_node *node) {
 	return node->user_data;
 }
 
 /* ---- update ------------------------------------------------------------- */
 
-static void push_rclip(struct vr_node_abs *abs, const struct vr_rrectf *local)
-{
+static void push_rclip(struct vr_node_abs *abs, const struct vr_rrectf *local) {
 	static atomic_flag warned = ATOMIC_FLAG_INIT;
 	if (abs->nrclips == VR_RCLIP_NEST_MAX) {
 		if (!atomic_flag_test_and_set(&warned)) {
-			vr_log(VR_LOG_INFO, "more than %d nested rounded clips: "
-				"the outermost clip by their bounding boxes only",
-				VR_RCLIP_NEST_MAX);
+			vr_log(VR_LOG_INFO,
+					"more than %d nested rounded clips: "
+					"the outermost clip by their bounding boxes only",
+					VR_RCLIP_NEST_MAX);
 		}
 		abs->nrclips--;
 		memmove(&abs->rclips[0], &abs->rclips[1],
-			abs->nrclips * sizeof(abs->rclips[0]));
+				abs->nrclips * sizeof(abs->rclips[0]));
 	}
 	abs->rclips[abs->nrclips++] = (struct vr_rclip_src){
 		.mat = abs->transform,
@@ -542,8 +498,7 @@ static void push_rclip(struct vr_node_abs *abs, const struct vr_rrectf *local)
 }
 
 static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
-		struct vr_node_abs *abs)
-{
+		struct vr_node_abs *abs) {
 	abs->visible = node->enabled && (parent == NULL || parent->visible);
 	if (parent == NULL) {
 		abs->transform = node->transform;
@@ -552,20 +507,18 @@ static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 		abs->nrclips = 0;
 		abs->opacity = node->opacity;
 	} else {
-		vr_mat_multiply(&abs->transform, &parent->transform,
-			&node->transform);
+		vr_mat_multiply(&abs->transform, &parent->transform, &node->transform);
 		abs->has_clip = parent->has_clip;
 		abs->clip = parent->clip;
 		abs->nrclips = parent->nrclips;
 		memcpy(abs->rclips, parent->rclips,
-			parent->nrclips * sizeof(abs->rclips[0]));
+				parent->nrclips * sizeof(abs->rclips[0]));
 		abs->opacity = parent->opacity * node->opacity;
 	}
 	if (node->has_clip) {
-		struct vr_box box = vr_mat_map_rect_bounds(&abs->transform,
-			&node->clip);
-		abs->clip = abs->has_clip ?
-			vr_box_intersect(&abs->clip, &box) : box;
+		struct vr_box box =
+				vr_mat_map_rect_bounds(&abs->transform, &node->clip);
+		abs->clip = abs->has_clip ? vr_box_intersect(&abs->clip, &box) : box;
 		abs->has_clip = true;
 		if (node->clip_radius > 0.0f) {
 			/* rounded clips nest: the outer ones keep their
@@ -596,8 +549,7 @@ static void compute_abs(struct vr_node *node, const struct vr_node_abs *parent,
 }
 
 static bool abs_differs(const struct vr_node_abs *a,
-		const struct vr_node_abs *b)
-{
+		const struct vr_node_abs *b) {
 	if (a->drawn != b->drawn) {
 		return true;
 	}
@@ -605,34 +557,32 @@ static bool abs_differs(const struct vr_node_abs *a,
 		return false; /* nothing drawn before or after */
 	}
 	return !vr_box_equal(&a->bounds, &b->bounds) ||
-		!vr_mat_equal(&a->transform, &b->transform) ||
-		a->opacity != b->opacity || a->has_clip != b->has_clip ||
-		(a->has_clip && !vr_box_equal(&a->clip, &b->clip)) ||
-		a->nrclips != b->nrclips ||
-		memcmp(a->rclips, b->rclips,
-			a->nrclips * sizeof(a->rclips[0])) != 0;
+			!vr_mat_equal(&a->transform, &b->transform) ||
+			a->opacity != b->opacity || a->has_clip != b->has_clip ||
+			(a->has_clip && !vr_box_equal(&a->clip, &b->clip)) ||
+			a->nrclips != b->nrclips ||
+			memcmp(a->rclips, b->rclips, a->nrclips * sizeof(a->rclips[0])) !=
+			0;
 }
 
-static void damage_content(struct vr_tree *tree, struct vr_node *node)
-{
+static void damage_content(struct vr_tree *tree, struct vr_node *node) {
 	int nrects;
-	const pixman_box32_t *rects = pixman_region32_rectangles(
-		&node->content_damage, &nrects);
+	const pixman_box32_t *rects =
+			pixman_region32_rectangles(&node->content_damage, &nrects);
 	for (int i = 0; i < nrects; i++) {
 		struct vr_rectf r = {
-			(float)rects[i].x1, (float)rects[i].y1,
+			(float)rects[i].x1,
+			(float)rects[i].y1,
 			(float)(rects[i].x2 - rects[i].x1),
 			(float)(rects[i].y2 - rects[i].y1),
 		};
-		struct vr_box box = vr_mat_map_rect_bounds(&node->abs.transform,
-			&r);
+		struct vr_box box = vr_mat_map_rect_bounds(&node->abs.transform, &r);
 		box = vr_box_intersect(&box, &node->abs.bounds);
 		damage_box(tree, &box);
 	}
 }
 
-static bool whole(float v, int32_t *out)
-{
+static bool whole(float v, int32_t *out) {
 	float r = roundf(v);
 	if (!(fabsf(v - r) < 1e-3f) || fabsf(r) > 65536.0f) {
 		return false;
@@ -645,8 +595,7 @@ static bool whole(float v, int32_t *out)
  * absolute state otherwise the same: the move of its pixels, when it is
  * drawn 1:1 at a whole-pixel position. */
 static bool src_move(const struct vr_node *node, const struct vr_node_abs *abs,
-		struct vr_move *move)
-{
+		struct vr_move *move) {
 	if (!abs->drawn || abs->nrclips > 0 ||
 			!vr_mat_is_integer_translation(&abs->transform) ||
 			node->content.transform != VR_TRANSFORM_NORMAL ||
@@ -667,8 +616,7 @@ static bool src_move(const struct vr_node *node, const struct vr_node_abs *abs,
 /* The largest radius of a rounded clip, in whole pixels; false unless
  * its rectangle maps by a whole-pixel translation (into *rect). */
 static bool rclip_rect(const struct vr_rclip_src *rc, struct vr_box *rect,
-		int32_t *radius)
-{
+		int32_t *radius) {
 	if (!vr_mat_is_integer_translation(&rc->mat)) {
 		return false;
 	}
@@ -684,9 +632,8 @@ static bool rclip_rect(const struct vr_rclip_src *rc, struct vr_box *rect,
 
 /* The part of box that abs's rounded clips leave whole, for a move along
  * (dx, dy): cut by the radius at the ends of the axes it moves on. */
-static bool rclips_inset(const struct vr_node_abs *abs, int32_t dx,
-		int32_t dy, struct vr_box *box)
-{
+static bool rclips_inset(const struct vr_node_abs *abs, int32_t dx, int32_t dy,
+		struct vr_box *box) {
 	for (uint32_t i = 0; i < abs->nrclips; i++) {
 		struct vr_box rect;
 		int32_t r;
@@ -710,12 +657,10 @@ static bool rclips_inset(const struct vr_node_abs *abs, int32_t dx,
  * its subtree changed: the move of its parent's clip. */
 static bool subtree_move(uint32_t dirty, const struct vr_node_abs *parent,
 		const struct vr_node_abs *old, const struct vr_node_abs *abs,
-		struct tree_move *cand)
-{
+		struct tree_move *cand) {
 	struct vr_move *move = &cand->move;
 	if ((dirty & (VR_DIRTY_CHILD | VR_DIRTY_CONTENT)) || parent == NULL ||
-			!parent->has_clip ||
-			!old->visible || !abs->visible ||
+			!parent->has_clip || !old->visible || !abs->visible ||
 			old->opacity != abs->opacity ||
 			old->transform.a != abs->transform.a ||
 			old->transform.b != abs->transform.b ||
@@ -732,26 +677,24 @@ static bool subtree_move(uint32_t dirty, const struct vr_node_abs *parent,
 }
 
 static void update_node(struct vr_tree *tree, struct vr_node *node,
-		const struct vr_node_abs *parent, bool force)
-{
+		const struct vr_node_abs *parent, bool force) {
 	uint32_t dirty = node->dirty;
 	node->dirty = 0;
 	bool quiet = false;
-	if (force || (dirty & (VR_DIRTY_SELF | VR_DIRTY_SUBTREE |
-			VR_DIRTY_CONTENT))) {
+	if (force ||
+			(dirty & (VR_DIRTY_SELF | VR_DIRTY_SUBTREE | VR_DIRTY_CONTENT))) {
 		struct vr_node_abs abs;
 		compute_abs(node, parent, &abs);
 		abs.subtree_bounds = node->abs.subtree_bounds;
 		tree->last_update_count++;
-		bool differs = abs_differs(&node->abs, &abs) ||
-			(dirty & VR_DIRTY_CONTENT);
+		bool differs =
+				abs_differs(&node->abs, &abs) || (dirty & VR_DIRTY_CONTENT);
 		struct vr_node_abs old = node->abs;
 		node->abs = abs;
 		/* a move instead of damage (checked against the rest of the
 		 * tree once it is up to date: vr_tree_update_moves) */
 		struct tree_move cand = { .node = node };
-		if (!force && tree->ncands < tree->cands_max &&
-				tree->quiet == 0) {
+		if (!force && tree->ncands < tree->cands_max && tree->quiet == 0) {
 			bool found = false;
 			if (node->src_moved && !abs_differs(&old, &abs)) {
 				found = src_move(node, &abs, &cand.move);
@@ -769,10 +712,10 @@ static void update_node(struct vr_tree *tree, struct vr_node *node,
 		node->src_moved = false;
 		node->translated = false;
 		/* bit for bit (a -0 is not a 0 to preparation's caches) */
-		if (differs || memcmp(&old.transform, &abs.transform,
-				sizeof(abs.transform)) != 0 ||
-				memcmp(&old.opacity, &abs.opacity,
-				sizeof(abs.opacity)) != 0) {
+		if (differs ||
+				memcmp(&old.transform, &abs.transform, sizeof(abs.transform)) !=
+						0 ||
+				memcmp(&old.opacity, &abs.opacity, sizeof(abs.opacity)) != 0) {
 			node->prep_stamp++; /* see mark_dirty */
 		}
 		if (differs) {
@@ -792,8 +735,8 @@ static void update_node(struct vr_tree *tree, struct vr_node *node,
 	}
 
 	bool force_children = force || (dirty & VR_DIRTY_SUBTREE);
-	struct vr_box subtree = node->abs.drawn ?
-		node->abs.bounds : (struct vr_box){ 0 };
+	struct vr_box subtree =
+			node->abs.drawn ? node->abs.bounds : (struct vr_box){ 0 };
 	tree->quiet += quiet; /* a moved subtree: its pixels move along */
 	vr_list_for_each(child, &node->children, struct vr_node, link) {
 		if (force_children || child->dirty != 0) {
@@ -813,23 +756,20 @@ struct move_scan {
 	pixman_region32_t above; /* what is drawn above it in the box */
 };
 
-static bool box_covers(const struct vr_box *outer, const struct vr_box *inner)
-{
+static bool box_covers(const struct vr_box *outer, const struct vr_box *inner) {
 	return outer->x <= inner->x && outer->y <= inner->y &&
-		outer->x + outer->width >= inner->x + inner->width &&
-		outer->y + outer->height >= inner->y + inner->height;
+			outer->x + outer->width >= inner->x + inner->width &&
+			outer->y + outer->height >= inner->y + inner->height;
 }
 
-static bool boxes_meet(const struct vr_box *a, const struct vr_box *b)
-{
+static bool boxes_meet(const struct vr_box *a, const struct vr_box *b) {
 	struct vr_box i = vr_box_intersect(a, b);
 	return !vr_box_empty(&i);
 }
 
 /* Rounded clips that leave box whole. */
 static bool rclips_spare(const struct vr_rclip_src *rclips, uint32_t n,
-		const struct vr_mat *to_root, const struct vr_box *box)
-{
+		const struct vr_mat *to_root, const struct vr_box *box) {
 	for (uint32_t i = 0; i < n; i++) {
 		struct vr_rclip_src rc = rclips[i];
 		vr_mat_multiply(&rc.mat, to_root, &rclips[i].mat);
@@ -851,8 +791,7 @@ static bool rclips_spare(const struct vr_rclip_src *rclips, uint32_t n,
 
 /* A display list whose first command fills a rectangle over all of box
  * with one opaque colour, and whose others draw outside box. */
-static bool list_covers(const struct vr_node *node, const struct vr_box *box)
-{
+static bool list_covers(const struct vr_node *node, const struct vr_box *box) {
 	const struct vr_display_list *list = node->content.list;
 	if (list->ncommands == 0) {
 		return false;
@@ -862,12 +801,11 @@ static bool list_covers(const struct vr_node *node, const struct vr_box *box)
 	struct vr_mat to_root;
 	vr_mat_multiply(&to_root, &node->abs.transform, &first->mat);
 	if (first->op != VR_DL_RECT || first->paint.stroke_width != 0.0f ||
-			first->paint.color.a < 1.0f ||
-			r->tl != 0.0f || r->tr != 0.0f || r->br != 0.0f ||
-			r->bl != 0.0f ||
+			first->paint.color.a < 1.0f || r->tl != 0.0f || r->tr != 0.0f ||
+			r->br != 0.0f || r->bl != 0.0f ||
 			!vr_mat_is_integer_translation(&to_root) ||
-			!rclips_spare(first->rclips, first->nrclips,
-				&node->abs.transform, box)) {
+			!rclips_spare(first->rclips, first->nrclips, &node->abs.transform,
+					box)) {
 		return false;
 	}
 	/* inner bounds: the rectangle's pixels, and its clip's */
@@ -876,15 +814,15 @@ static bool list_covers(const struct vr_node *node, const struct vr_box *box)
 		return false;
 	}
 	if (first->has_clip) {
-		struct vr_box clip = vr_mat_map_rect_bounds(&node->abs.transform,
-			&first->clip);
+		struct vr_box clip =
+				vr_mat_map_rect_bounds(&node->abs.transform, &first->clip);
 		if (!box_covers(&clip, box)) {
 			return false;
 		}
 	}
 	for (size_t i = 1; i < list->ncommands; i++) {
 		struct vr_box b = vr_mat_map_rect_bounds(&node->abs.transform,
-			&list->commands[i].bounds);
+				&list->commands[i].bounds);
 		if (boxes_meet(&b, box)) {
 			return false;
 		}
@@ -893,27 +831,23 @@ static bool list_covers(const struct vr_node *node, const struct vr_box *box)
 }
 
 /* The node draws one opaque colour over all of box. */
-static bool solid_cover(const struct vr_node *node, const struct vr_box *box)
-{
+static bool solid_cover(const struct vr_node *node, const struct vr_box *box) {
 	int32_t w, h;
 	if (node->abs.opacity < 1.0f || !box_covers(&node->abs.bounds, box) ||
 			!rclips_spare(node->abs.rclips, node->abs.nrclips,
-				&(struct vr_mat){ .a = 1, .d = 1 }, box)) {
+					&(struct vr_mat){ .a = 1, .d = 1 }, box)) {
 		return false;
 	}
 	if (node->content.type == VR_CONTENT_DISPLAY_LIST) {
 		return list_covers(node, box);
 	}
 	return node->content.type == VR_CONTENT_RECT &&
-		node->content.color.a >= 1.0f &&
-		vr_mat_is_integer_translation(&node->abs.transform) &&
-		whole(node->content.width, &w) &&
-		whole(node->content.height, &h);
+			node->content.color.a >= 1.0f &&
+			vr_mat_is_integer_translation(&node->abs.transform) &&
+			whole(node->content.width, &w) && whole(node->content.height, &h);
 }
 
-
-static void move_scan(struct vr_node *node, struct move_scan *scan)
-{
+static void move_scan(struct vr_node *node, struct move_scan *scan) {
 	const struct vr_box *box = &scan->cand->move.box;
 	if (!node->abs.visible || !boxes_meet(&node->abs.subtree_bounds, box)) {
 		return;
@@ -928,8 +862,8 @@ static void move_scan(struct vr_node *node, struct move_scan *scan)
 			scan->uniform = solid_cover(node, box);
 		} else {
 			struct vr_box in = vr_box_intersect(&node->abs.bounds, box);
-			pixman_region32_union_rect(&scan->above, &scan->above,
-				in.x, in.y, (unsigned)in.width, (unsigned)in.height);
+			pixman_region32_union_rect(&scan->above, &scan->above, in.x, in.y,
+					(unsigned)in.width, (unsigned)in.height);
 		}
 	}
 	vr_list_for_each(child, &node->children, struct vr_node, link) {
@@ -938,16 +872,14 @@ static void move_scan(struct vr_node *node, struct move_scan *scan)
 }
 
 /* The moved image covers its box with opaque pixels of its own. */
-static bool opaque_image(const struct vr_node *node)
-{
+static bool opaque_image(const struct vr_node *node) {
 	return node->content.type == VR_CONTENT_IMAGE &&
-		node->content.image->format == VR_FORMAT_XRGB8888 &&
-		node->abs.opacity >= 1.0f && node->abs.nrclips == 0;
+			node->content.image->format == VR_FORMAT_XRGB8888 &&
+			node->abs.opacity >= 1.0f && node->abs.nrclips == 0;
 }
 
 size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
-		struct vr_move *moves, size_t max)
-{
+		struct vr_move *moves, size_t max) {
 	tree->last_update_count = 0;
 	tree->ncands = 0;
 	tree->cands_max = max < VR_MOVES_MAX ? max : VR_MOVES_MAX;
@@ -972,8 +904,9 @@ size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
 		pixman_region32_init(&scan.above);
 		if (ok) {
 			move_scan(tree->root, &scan);
-			ok = scan.found && (scan.uniform ||
-				(!cand->subtree && opaque_image(cand->node)));
+			ok = scan.found &&
+					(scan.uniform ||
+							(!cand->subtree && opaque_image(cand->node)));
 		}
 		if (!ok) {
 			damage_box(tree, &cand->full);
@@ -984,11 +917,10 @@ size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
 			/* the rounded corners' rows: redrawn */
 			pixman_region32_t rest;
 			pixman_region32_init_rect(&rest, cand->full.x, cand->full.y,
-				(unsigned)cand->full.width,
-				(unsigned)cand->full.height);
+					(unsigned)cand->full.width, (unsigned)cand->full.height);
 			pixman_region32_t kept;
 			pixman_region32_init_rect(&kept, m->box.x, m->box.y,
-				(unsigned)m->box.width, (unsigned)m->box.height);
+					(unsigned)m->box.width, (unsigned)m->box.height);
 			pixman_region32_subtract(&rest, &rest, &kept);
 			pixman_region32_union(&tree->damage, &tree->damage, &rest);
 			pixman_region32_fini(&kept);
@@ -1004,7 +936,7 @@ size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
 		const struct vr_move *m = &moves[i];
 		pixman_region32_t box;
 		pixman_region32_init_rect(&box, m->box.x, m->box.y,
-			(unsigned)m->box.width, (unsigned)m->box.height);
+				(unsigned)m->box.width, (unsigned)m->box.height);
 		pixman_region32_t redo;
 		pixman_region32_init(&redo);
 		pixman_region32_union(&redo, &above[i], &tree->damage);
@@ -1026,13 +958,11 @@ size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
 	return n;
 }
 
-void vr_tree_update(struct vr_tree *tree, pixman_region32_t *damage)
-{
+void vr_tree_update(struct vr_tree *tree, pixman_region32_t *damage) {
 	vr_tree_update_moves(tree, damage, NULL, 0);
 }
 
-bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box)
-{
+bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box) {
 	if (!node->abs.drawn) {
 		return false;
 	}
@@ -1042,8 +972,7 @@ bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box)
 	return true;
 }
 
-static bool box_intersects(const struct vr_box *a, const struct vr_box *b)
-{
+static bool box_intersects(const struct vr_box *a, const struct vr_box *b) {
 	if (b == NULL) {
 		return !vr_box_empty(a);
 	}
@@ -1052,8 +981,7 @@ static bool box_intersects(const struct vr_box *a, const struct vr_box *b)
 }
 
 static void for_each_drawn(struct vr_node *node, const struct vr_box *area,
-		void (*fn)(struct vr_node *node, void *data), void *data)
-{
+		void (*fn)(struct vr_node *node, void *data), void *data) {
 	if (!node->abs.visible ||
 			!box_intersects(&node->abs.subtree_bounds, area)) {
 		return;
@@ -1067,7 +995,6 @@ static void for_each_drawn(struct vr_node *node, const struct vr_box *area,
 }
 
 void vr_tree_for_each_drawn(struct vr_tree *tree, const struct vr_box *area,
-		void (*fn)(struct vr_node *node, void *data), void *data)
-{
+		void (*fn)(struct vr_node *node, void *data), void *data) {
 	for_each_drawn(tree->root, area, fn, data);
 }

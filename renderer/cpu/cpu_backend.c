@@ -103,11 +103,10 @@ struct cpu_job {
 	struct cpu_job *next;
 };
 
-static void *frame_alloc(void *data, size_t size)
-{
+static void *frame_alloc(void *data, size_t size) {
 	struct cpu_frame *f = data;
 	if (!vr_grow((void **)&f->allocations, &f->allocations_cap,
-			f->nallocations + 1, sizeof(void *))) {
+				f->nallocations + 1, sizeof(void *))) {
 		return NULL;
 	}
 	void *p = calloc(1, size);
@@ -119,25 +118,23 @@ static void *frame_alloc(void *data, size_t size)
 	return p;
 }
 
-static bool frame_push(void *data, const struct vr_task *task)
-{
+static bool frame_push(void *data, const struct vr_task *task) {
 	struct cpu_frame *f = data;
 	if (!vr_grow((void **)&f->tasks, &f->tasks_cap, f->ntasks + 1,
-			sizeof(*f->tasks))) {
+				sizeof(*f->tasks))) {
 		return false;
 	}
 	f->tasks[f->ntasks++] = *task;
 	return true;
 }
 
-static bool frame_hold_list(void *data, struct vr_display_list *list)
-{
+static bool frame_hold_list(void *data, struct vr_display_list *list) {
 	struct cpu_frame *f = data;
 	if (list->hold_epoch == f->hold_epoch) {
 		return true;
 	}
 	if (!vr_grow((void **)&f->lists, &f->lists_cap, f->nlists + 1,
-			sizeof(*f->lists))) {
+				sizeof(*f->lists))) {
 		return false;
 	}
 	list->hold_epoch = f->hold_epoch;
@@ -150,19 +147,18 @@ static bool frame_hold_list(void *data, struct vr_display_list *list)
  * frames pinned it reaches data only when they retire: this frame, which
  * must show it, reads those newest pixels from a store it holds (no write
  * changes it meanwhile) instead of waiting for them. */
-static bool frame_hold_image(void *data, struct vr_image *image)
-{
+static bool frame_hold_image(void *data, struct vr_image *image) {
 	struct cpu_frame *f = data;
 	if (image->hold_epoch == f->hold_epoch) {
 		return true;
 	}
 	if (!vr_grow((void **)&f->images, &f->images_cap, f->nimages + 1,
-			sizeof(*f->images))) {
+				sizeof(*f->images))) {
 		return false;
 	}
 	if (vr_image_write_pending(image)) {
 		if (!vr_grow((void **)&f->holds, &f->holds_cap, f->nholds + 1,
-				sizeof(*f->holds))) {
+					sizeof(*f->holds))) {
 			return false;
 		}
 		struct vr_pixels_hold *hold = vr_image_hold_next(image);
@@ -178,11 +174,10 @@ static bool frame_hold_image(void *data, struct vr_image *image)
 }
 
 static pixman_image_t *layer_render(struct cpu_frame *f,
-	const struct vr_layer *layer);
+		const struct vr_layer *layer);
 
 /* Phase 1: one task's reusable data. */
-static void prep_task(void *data, uint32_t item)
-{
+static void prep_task(void *data, uint32_t item) {
 	struct cpu_frame *f = data;
 	uint32_t index = f->prep[item];
 	const struct vr_task *task = &f->tasks[index];
@@ -196,8 +191,8 @@ static void prep_task(void *data, uint32_t item)
 			return;
 		}
 		for (uint32_t i = 0; i < payload->count; i++) {
-			const struct cpu_tess_entry *e = cpu_tess_get(f->renderer,
-				&payload->geometries[i]);
+			const struct cpu_tess_entry *e =
+					cpu_tess_get(f->renderer, &payload->geometries[i]);
 			if (e != NULL) {
 				d->tess[i].v = e->v;
 				d->tess[i].count = e->count;
@@ -213,17 +208,17 @@ static void prep_task(void *data, uint32_t item)
 		}
 		for (uint32_t i = 0; i < payload->count; i++) {
 			const struct vr_glyph_run *run = &payload->runs[i];
-			float size_px = roundf(vr_glyph_run_pixel_size(run) * 64.0f) /
-				64.0f;
+			float size_px =
+					roundf(vr_glyph_run_pixel_size(run) * 64.0f) / 64.0f;
 			d->glyphs[i] = calloc(run->text->count ? run->text->count : 1,
-				sizeof(*d->glyphs[i]));
+					sizeof(*d->glyphs[i]));
 			if (d->glyphs[i] == NULL) {
 				atomic_store(&f->failed, true);
 				return;
 			}
 			for (uint32_t k = 0; k < run->text->count; k++) {
 				d->glyphs[i][k] = cpu_glyph_get(f->renderer, run->text->face,
-					run->text->glyphs[k], size_px);
+						run->text->glyphs[k], size_px);
 			}
 			if (!cpu_glyph_run_place(&d->places[i], run, d->glyphs[i])) {
 				atomic_store(&f->failed, true);
@@ -234,8 +229,8 @@ static void prep_task(void *data, uint32_t item)
 	case VR_TASK_SHADOW: {
 		struct vr_shadow_layout layout;
 		if (vr_shadow_layout(&payload->shadows[0], &layout)) {
-			d->shadow = cpu_shadow_get(f->renderer, &payload->shadows[0],
-				&layout);
+			d->shadow =
+					cpu_shadow_get(f->renderer, &payload->shadows[0], &layout);
 		}
 		break;
 	}
@@ -245,8 +240,7 @@ static void prep_task(void *data, uint32_t item)
 			atomic_store(&f->failed, true);
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 }
 
@@ -254,16 +248,15 @@ static void prep_task(void *data, uint32_t item)
  * depend on the bands) over the band's pixels, texel for pixel, times
  * the opacity: reference.c's draw_layer. */
 static void draw_layer(const struct cpu_px *px, const struct vr_layer *layer,
-		pixman_image_t *image)
-{
+		pixman_image_t *image) {
 	const uint32_t *data = pixman_image_get_data(image);
 	int32_t stride = pixman_image_get_stride(image) / 4;
 	float alpha = (float)layer->alpha / 255.0f;
 	const struct vr_box *b = &px->box;
 	for (int32_t y = b->y; y < b->y + b->height; y++) {
 		for (int32_t x = b->x; x < b->x + b->width; x++) {
-			uint32_t p = data[(size_t)(y - layer->bounds.y) *
-				(size_t)stride + (size_t)(x - layer->bounds.x)];
+			uint32_t p = data[(size_t)(y - layer->bounds.y) * (size_t)stride +
+					(size_t)(x - layer->bounds.x)];
 			if (p == 0) {
 				continue;
 			}
@@ -279,19 +272,14 @@ static void draw_layer(const struct cpu_px *px, const struct vr_layer *layer,
 }
 
 static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
-		uint32_t index)
-{
+		uint32_t index) {
 	const struct vr_task *task = &f->tasks[index];
 	const struct cpu_task_data *d = &f->data[index];
 	const struct vr_task_payload *payload = task->payload;
 	for (uint32_t i = 0; i < payload->count; i++) {
 		switch (task->kind) {
-		case VR_TASK_QUADS:
-			cpu_draw_quad(px, &payload->quads[i]);
-			break;
-		case VR_TASK_SHAPES:
-			cpu_draw_shape(px, &payload->shapes[i]);
-			break;
+		case VR_TASK_QUADS: cpu_draw_quad(px, &payload->quads[i]); break;
+		case VR_TASK_SHAPES: cpu_draw_shape(px, &payload->shapes[i]); break;
 		case VR_TASK_TRIANGLES:
 			if (d->tess != NULL) {
 				cpu_draw_geometry(px, &payload->geometries[i], &d->tess[i]);
@@ -301,7 +289,7 @@ static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
 			if (d->glyphs != NULL && d->glyphs[i] != NULL &&
 					d->places != NULL && d->places[i].corners != NULL) {
 				cpu_draw_run(px, &payload->runs[i], d->glyphs[i],
-					&d->places[i]);
+						&d->places[i]);
 			}
 			break;
 		case VR_TASK_SHADOW:
@@ -312,8 +300,7 @@ static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
 				draw_layer(px, &payload->layers[i], d->layer);
 			}
 			break;
-		case VR_TASK_KIND_COUNT:
-			break;
+		case VR_TASK_KIND_COUNT: break;
 		}
 	}
 }
@@ -332,8 +319,7 @@ static void task_draw(const struct cpu_frame *f, const struct cpu_px *px,
 #define CPU_COVER_MIN_PIXELS 4096
 
 static bool shape_cover(const struct vr_shape *shape, const struct vr_box *area,
-		struct vr_box *out)
-{
+		struct vr_box *out) {
 	const struct vr_mat *m = &shape->state.mat;
 	const float *color = shape->state.color;
 	if (shape->ellipse || shape->stroke_width > 0.0f ||
@@ -372,11 +358,10 @@ static bool shape_cover(const struct vr_shape *shape, const struct vr_box *area,
 }
 
 /* Clears area but for the pixels fully covered by opaque fills. */
-static void clear_area(const struct cpu_frame *f, const struct vr_box *area)
-{
+static void clear_area(const struct cpu_frame *f, const struct vr_box *area) {
 	pixman_region32_t region;
-	pixman_region32_init_rect(&region, area->x, area->y,
-		(unsigned)area->width, (unsigned)area->height);
+	pixman_region32_init_rect(&region, area->x, area->y, (unsigned)area->width,
+			(unsigned)area->height);
 	for (size_t i = 0; i < f->ntasks; i++) {
 		const struct vr_task *task = &f->tasks[i];
 		if (task->kind != VR_TASK_SHAPES) {
@@ -392,7 +377,7 @@ static void clear_area(const struct cpu_frame *f, const struct vr_box *area)
 			if (shape_cover(&task->payload->shapes[k], &in, &cover)) {
 				pixman_region32_t c;
 				pixman_region32_init_rect(&c, cover.x, cover.y,
-					(unsigned)cover.width, (unsigned)cover.height);
+						(unsigned)cover.width, (unsigned)cover.height);
 				pixman_region32_subtract(&region, &region, &c);
 				pixman_region32_fini(&c);
 			}
@@ -407,8 +392,7 @@ static void clear_area(const struct cpu_frame *f, const struct vr_box *area)
 }
 
 /* Phase 2: one band of rows, every damaged rectangle in it. */
-static void draw_band(void *data, uint32_t band)
-{
+static void draw_band(void *data, uint32_t band) {
 	struct cpu_frame *f = data;
 	int32_t y0 = f->band_y + (int32_t)band * f->band_height;
 	struct cpu_px px = {
@@ -439,8 +423,7 @@ static void draw_band(void *data, uint32_t band)
 }
 
 /* The tasks' phase 1 data. */
-static void frame_free_data(struct cpu_frame *f)
-{
+static void frame_free_data(struct cpu_frame *f) {
 	for (size_t i = 0; i < f->ntasks && f->data != NULL; i++) {
 		const struct vr_task *task = &f->tasks[i];
 		struct cpu_task_data *d = &f->data[i];
@@ -471,10 +454,9 @@ static void frame_free_data(struct cpu_frame *f)
  * over the layer's box in order. NULL when out of memory.
  */
 static pixman_image_t *layer_render(struct cpu_frame *f,
-		const struct vr_layer *layer)
-{
+		const struct vr_layer *layer) {
 	pixman_image_t *image = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		layer->bounds.width, layer->bounds.height, NULL, 0);
+			layer->bounds.width, layer->bounds.height, NULL, 0);
 	struct cpu_frame sub = {
 		.renderer = f->renderer,
 		.holds = f->holds,
@@ -502,8 +484,7 @@ static pixman_image_t *layer_render(struct cpu_frame *f,
 		.nholds = f->nholds,
 	};
 	const struct vr_box area = { layer->box.x - layer->bounds.x,
-		layer->box.y - layer->bounds.y, layer->box.width,
-		layer->box.height };
+		layer->box.y - layer->bounds.y, layer->box.width, layer->box.height };
 	for (uint32_t i = 0; i < layer->ntasks; i++) {
 		px.box = vr_box_intersect(&area, &layer->tasks[i].aabb);
 		if (!vr_box_empty(&px.box)) {
@@ -525,8 +506,7 @@ error:
  * The tessellation cache drops what the last CPU_TESS_KEEP frames did not
  * use; the lists of the frame before them go when this one retires
  * (frame_retire), after this trim, so no key names a freed path. */
-static void frame_finish(struct cpu_frame *f)
-{
+static void frame_finish(struct cpu_frame *f) {
 	frame_free_data(f);
 	f->data = NULL;
 	f->prep = NULL;
@@ -551,8 +531,7 @@ static void frame_finish(struct cpu_frame *f)
  * only (never of the content), so the bands are balanced by numbers
  * (several per worker, taken by whoever is free) and small enough for the
  * cache; the pixels do not depend on it. */
-static int32_t band_height(int32_t width, int32_t height, int workers)
-{
+static int32_t band_height(int32_t width, int32_t height, int workers) {
 	int32_t h = height;
 	if (workers > 1) {
 		int32_t bands = workers * 4;
@@ -564,8 +543,7 @@ static int32_t band_height(int32_t width, int32_t height, int workers)
 }
 
 /* The frame thread: one frame's two phases over the pool. */
-static void job_execute(struct vr_cpu_renderer *r, struct cpu_job *job)
-{
+static void job_execute(struct vr_cpu_renderer *r, struct cpu_job *job) {
 	struct cpu_frame *f = &job->f;
 	uint64_t start = vr_now_ns();
 	job->seq = ++r->seq;
@@ -606,8 +584,8 @@ static void job_execute(struct vr_cpu_renderer *r, struct cpu_job *job)
 	f->band_y = ext->y1;
 	int32_t height = ext->y2 - ext->y1;
 	f->band_height = band_height(ext->x2 - ext->x1, height, r->workers);
-	uint32_t nbands = (uint32_t)((height + f->band_height - 1) /
-		f->band_height);
+	uint32_t nbands =
+			(uint32_t)((height + f->band_height - 1) / f->band_height);
 	cpu_pool_run(&r->pool, nbands, draw_band, f);
 out:
 	frame_finish(f);
@@ -616,8 +594,7 @@ out:
 	job->timing.end_ns = vr_now_ns();
 }
 
-static void *frame_thread_main(void *data)
-{
+static void *frame_thread_main(void *data) {
 	struct vr_cpu_renderer *r = data;
 	pthread_setname_np(pthread_self(), "vr-cpu-frame");
 	vr_thread_yield_to_caller();
@@ -656,8 +633,7 @@ static void *frame_thread_main(void *data)
 }
 
 /* The caller's thread: what the frame held, released in frame order. */
-static void job_retire(struct vr_cpu_renderer *r, struct cpu_job *job)
-{
+static void job_retire(struct vr_cpu_renderer *r, struct cpu_job *job) {
 	struct cpu_frame *f = &job->f;
 	/* holds first: the last unpin publishes the newest pixels */
 	for (size_t i = 0; i < f->nholds; i++) {
@@ -690,8 +666,7 @@ static void job_retire(struct vr_cpu_renderer *r, struct cpu_job *job)
 /* Retire every executed frame; with `until`, first wait until frame
  * `until` executed (at most timeout_ns). */
 static void cpu_retire(struct vr_cpu_renderer *r, uint64_t until,
-		uint64_t timeout_ns)
-{
+		uint64_t timeout_ns) {
 	pthread_mutex_lock(&r->queue_lock);
 	if (until > 0 && r->completed < until) {
 		struct timespec deadline;
@@ -705,8 +680,8 @@ static void cpu_retire(struct vr_cpu_renderer *r, uint64_t until,
 		while (r->completed < until) {
 			if (forever) {
 				pthread_cond_wait(&r->done_cond, &r->queue_lock);
-			} else if (pthread_cond_timedwait(&r->done_cond,
-					&r->queue_lock, &deadline) != 0) {
+			} else if (pthread_cond_timedwait(&r->done_cond, &r->queue_lock,
+							   &deadline) != 0) {
 				break;
 			}
 		}
@@ -722,8 +697,7 @@ static void cpu_retire(struct vr_cpu_renderer *r, uint64_t until,
 }
 
 /* Every submitted frame executed and retired. */
-static void cpu_drain(struct vr_cpu_renderer *r)
-{
+static void cpu_drain(struct vr_cpu_renderer *r) {
 	if (r->retired < r->submitted) {
 		cpu_retire(r, r->submitted, UINT64_MAX);
 	}
@@ -731,17 +705,15 @@ static void cpu_drain(struct vr_cpu_renderer *r)
 
 uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *r, struct vr_tree *tree,
 		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
-		const pixman_region32_t *damage)
-{
-	return vr_cpu_render_submit_moved(r, tree, dst, view, clear, damage,
-		NULL, 0);
+		const pixman_region32_t *damage) {
+	return vr_cpu_render_submit_moved(r, tree, dst, view, clear, damage, NULL,
+			0);
 }
 
 uint64_t vr_cpu_render_submit_moved(struct vr_cpu_renderer *r,
 		struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
 		struct vr_color clear, const pixman_region32_t *damage,
-		const struct vr_move *moves, size_t nmoves)
-{
+		const struct vr_move *moves, size_t nmoves) {
 	uint64_t start = vr_now_ns();
 	pixman_format_code_t format = pixman_image_get_format(dst);
 	if (format != PIXMAN_a8r8g8b8 && format != PIXMAN_x8r8g8b8) {
@@ -772,16 +744,16 @@ uint64_t vr_cpu_render_submit_moved(struct vr_cpu_renderer *r,
 	struct vr_box target = { 0, 0, pixman_image_get_width(dst),
 		pixman_image_get_height(dst) };
 	pixman_region32_init_rect(&job->region, 0, 0, (unsigned)target.width,
-		(unsigned)target.height);
+			(unsigned)target.height);
 	if (damage != NULL) {
 		pixman_region32_intersect(&job->region, &job->region,
-			(pixman_region32_t *)damage);
+				(pixman_region32_t *)damage);
 	}
 	if (pixman_region32_n_rects(&job->region) > CPU_REGION_MAX_RECTS) {
 		pixman_box32_t ext = *pixman_region32_extents(&job->region);
 		pixman_region32_fini(&job->region);
 		pixman_region32_init_rect(&job->region, ext.x1, ext.y1,
-			(unsigned)(ext.x2 - ext.x1), (unsigned)(ext.y2 - ext.y1));
+				(unsigned)(ext.x2 - ext.x1), (unsigned)(ext.y2 - ext.y1));
 	}
 	f->rects = pixman_region32_rectangles(&job->region, &f->nrects);
 	uint8_t cr, cg, cb, ca;
@@ -806,7 +778,7 @@ uint64_t vr_cpu_render_submit_moved(struct vr_cpu_renderer *r,
 			.view = *view,
 			.target = target,
 			.extents = { ext->x1, ext->y1, ext->x2 - ext->x1,
-				ext->y2 - ext->y1 },
+					ext->y2 - ext->y1 },
 		};
 		if (!vr_prepare_tasks(&sink, tree, &pjob, NULL)) {
 			vr_log(VR_LOG_ERROR, "cpu: preparation failed");
@@ -835,13 +807,11 @@ uint64_t vr_cpu_render_submit_moved(struct vr_cpu_renderer *r,
 	return job->id;
 }
 
-int vr_cpu_renderer_get_fd(struct vr_cpu_renderer *r)
-{
+int vr_cpu_renderer_get_fd(struct vr_cpu_renderer *r) {
 	return r->fd;
 }
 
-uint64_t vr_cpu_renderer_dispatch(struct vr_cpu_renderer *r)
-{
+uint64_t vr_cpu_renderer_dispatch(struct vr_cpu_renderer *r) {
 	uint64_t count;
 	while (read(r->fd, &count, sizeof(count)) == sizeof(count)) {
 	}
@@ -849,15 +819,13 @@ uint64_t vr_cpu_renderer_dispatch(struct vr_cpu_renderer *r)
 	return r->retired;
 }
 
-bool vr_cpu_frame_poll(struct vr_cpu_renderer *r, uint64_t id)
-{
+bool vr_cpu_frame_poll(struct vr_cpu_renderer *r, uint64_t id) {
 	cpu_retire(r, 0, 0);
 	return id > 0 && id <= r->retired;
 }
 
 bool vr_cpu_frame_wait(struct vr_cpu_renderer *r, uint64_t id,
-		uint64_t timeout_ns)
-{
+		uint64_t timeout_ns) {
 	if (id == 0 || id > r->submitted) {
 		return false;
 	}
@@ -866,8 +834,7 @@ bool vr_cpu_frame_wait(struct vr_cpu_renderer *r, uint64_t id,
 }
 
 bool vr_cpu_frame_get_timing(struct vr_cpu_renderer *r, uint64_t id,
-		struct vr_frame_timing *out)
-{
+		struct vr_frame_timing *out) {
 	size_t t = (size_t)(id % VR_FRAMES_IN_FLIGHT);
 	if (id == 0 || id > r->retired || r->timings[t].id != id ||
 			!r->timings[t].ok) {
@@ -879,10 +846,9 @@ bool vr_cpu_frame_get_timing(struct vr_cpu_renderer *r, uint64_t id,
 
 bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
-		const pixman_region32_t *damage)
-{
-	uint64_t id = vr_cpu_render_submit(renderer, tree, dst, view, clear,
-		damage);
+		const pixman_region32_t *damage) {
+	uint64_t id =
+			vr_cpu_render_submit(renderer, tree, dst, view, clear, damage);
 	if (id == 0 || !vr_cpu_frame_wait(renderer, id, UINT64_MAX)) {
 		return false;
 	}
@@ -890,8 +856,7 @@ bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
 	return renderer->timings[t].id == id && renderer->timings[t].ok;
 }
 
-struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
-{
+struct vr_cpu_renderer *vr_cpu_renderer_create(int workers) {
 	if (workers <= 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		workers = n > 0 ? (int)n : 1;
@@ -932,8 +897,7 @@ struct vr_cpu_renderer *vr_cpu_renderer_create(int workers)
 	return r;
 }
 
-void vr_cpu_renderer_destroy(struct vr_cpu_renderer *r)
-{
+void vr_cpu_renderer_destroy(struct vr_cpu_renderer *r) {
 	if (r == NULL) {
 		return;
 	}
@@ -967,7 +931,6 @@ void vr_cpu_renderer_destroy(struct vr_cpu_renderer *r)
 	free(r);
 }
 
-int vr_cpu_renderer_workers(const struct vr_cpu_renderer *r)
-{
+int vr_cpu_renderer_workers(const struct vr_cpu_renderer *r) {
 	return r->workers;
 }

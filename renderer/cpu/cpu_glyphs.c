@@ -13,8 +13,7 @@ struct texture {
 	bool clamp;
 };
 
-static inline float texel(const struct texture *t, int32_t x, int32_t y)
-{
+static inline float texel(const struct texture *t, int32_t x, int32_t y) {
 	if (t->clamp) {
 		x = x < 0 ? 0 : x >= t->width ? t->width - 1 : x;
 		y = y < 0 ? 0 : y >= t->height ? t->height - 1 : y;
@@ -24,15 +23,15 @@ static inline float texel(const struct texture *t, int32_t x, int32_t y)
 	return cpu_unit8[t->data[(size_t)y * (size_t)t->stride + (size_t)x]];
 }
 
-static float sample_bilinear(const struct texture *t, float u, float v)
-{
+static float sample_bilinear(const struct texture *t, float u, float v) {
 	float x = u * (float)t->width - 0.5f, y = v * (float)t->height - 0.5f;
 	float fx = floorf(x), fy = floorf(y);
 	float ax = x - fx, ay = y - fy;
 	int32_t ix = (int32_t)fx, iy = (int32_t)fy;
 	return (texel(t, ix, iy) * (1 - ax) + texel(t, ix + 1, iy) * ax) *
-		(1 - ay) + (texel(t, ix, iy + 1) * (1 - ax) +
-		texel(t, ix + 1, iy + 1) * ax) * ay;
+			(1 - ay) +
+			(texel(t, ix, iy + 1) * (1 - ax) + texel(t, ix + 1, iy + 1) * ax) *
+			ay;
 }
 
 struct tex_quad {
@@ -42,25 +41,23 @@ struct tex_quad {
 };
 
 static void tex_pixel(const struct cpu_px *px, int32_t x, int32_t y,
-		const double w[3], void *data)
-{
+		const double w[3], void *data) {
 	const struct tex_quad *q = data;
 	const struct vr_tex_vertex *v = q->v;
 	float uv[2];
 	for (int i = 0; i < 2; i++) {
 		uv[i] = (float)(w[0] * v[0].uv[i] + w[1] * v[1].uv[i] +
-			w[2] * v[2].uv[i]);
+				w[2] * v[2].uv[i]);
 	}
 	float c = sample_bilinear(q->texture, uv[0], uv[1]) *
-		rclip_coverage(q->rc, (float)x + 0.5f, (float)y + 0.5f);
+			rclip_coverage(q->rc, (float)x + 0.5f, (float)y + 0.5f);
 	blend_px(px_at(px, x, y), v[0].color, c);
 }
 
 /* First pixel whose centre lies at or past edge e (snapped to 1/256
  * pixel, as cpu_raster_triangle snaps): the top-left rule of an axis-aligned
  * rectangle. */
-static int32_t snapped_cover_start(float e)
-{
+static int32_t snapped_cover_start(float e) {
 	int64_t s = snap256(e);
 	/* 256 x + 128 >= s */
 	return (int32_t)-floor_div(-(s - 128), 256);
@@ -77,8 +74,7 @@ static int32_t snapped_cover_start(float e)
  */
 static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 		const float corners[4][2], const struct vr_box *scissor,
-		const struct cpu_rclip *rc, const float *color)
-{
+		const struct cpu_rclip *rc, const float *color) {
 	float x0 = corners[0][0], x1 = corners[1][0];
 	float y0 = corners[0][1], y1 = corners[2][1];
 	int32_t bx0 = snapped_cover_start(minf(x0, x1));
@@ -117,8 +113,9 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 		int32_t ix = (int32_t)fx;
 		ax[i] = x - fx;
 		cols[2 * i] = ix < 0 ? 0 : ix >= t->width ? t->width - 1 : ix;
-		cols[2 * i + 1] = ix + 1 < 0 ? 0 : ix + 1 >= t->width ?
-			t->width - 1 : ix + 1;
+		cols[2 * i + 1] = ix + 1 < 0 ? 0 :
+				ix + 1 >= t->width   ? t->width - 1 :
+									   ix + 1;
 	}
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		float v = ((float)y + 0.5f - y0) / (y1 - y0);
@@ -126,23 +123,23 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 		float ay = ty - fy;
 		int32_t iy = (int32_t)fy;
 		int32_t r0 = iy < 0 ? 0 : iy >= t->height ? t->height - 1 : iy;
-		int32_t r1 = iy + 1 < 0 ? 0 : iy + 1 >= t->height ?
-			t->height - 1 : iy + 1;
+		int32_t r1 = iy + 1 < 0     ? 0 :
+				iy + 1 >= t->height ? t->height - 1 :
+									  iy + 1;
 		const uint8_t *row0 = t->data + (size_t)r0 * (size_t)t->stride;
 		const uint8_t *row1 = t->data + (size_t)r1 * (size_t)t->stride;
 		float fyc = (float)y + 0.5f;
 		for (int32_t i = 0; i < box.width; i++) {
 			int32_t c0 = cols[2 * i], c1 = cols[2 * i + 1];
-			uint32_t sum = (uint32_t)row0[c0] + row0[c1] + row1[c0] +
-				row1[c1];
+			uint32_t sum = (uint32_t)row0[c0] + row0[c1] + row1[c0] + row1[c1];
 			mrow[i] = 0;
 			if (sum == 0) {
 				continue;
 			}
 			float a = ax[i];
 			float c = ((float)row0[c0] * (1 - a) + (float)row0[c1] * a) *
-				(1 - ay) + ((float)row1[c0] * (1 - a) +
-				(float)row1[c1] * a) * ay;
+							(1 - ay) +
+					((float)row1[c0] * (1 - a) + (float)row1[c1] * a) * ay;
 			c = sum == 4 * 255 ? 1.0f : c / 255.0f;
 			if (rc->on) {
 				c *= rclip_coverage(rc, (float)(box.x + i) + 0.5f, fyc);
@@ -159,8 +156,7 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 
 static void draw_tex_quad(const struct cpu_px *px,
 		const struct texture *texture, const float corners[4][2],
-		const struct vr_prim_state *state)
-{
+		const struct vr_prim_state *state) {
 	struct cpu_px sub = *px;
 	sub.box = scissor_clip(px, &state->clip);
 	if (vr_box_empty(&sub.box)) {
@@ -169,10 +165,8 @@ static void draw_tex_quad(const struct cpu_px *px,
 	struct cpu_rclip rc;
 	rclip_from_state(&rc, state);
 	if (texture->clamp && corners[0][1] == corners[1][1] &&
-			corners[2][1] == corners[3][1] &&
-			corners[0][0] == corners[2][0] &&
-			corners[1][0] == corners[3][0] &&
-			corners[0][0] != corners[1][0] &&
+			corners[2][1] == corners[3][1] && corners[0][0] == corners[2][0] &&
+			corners[1][0] == corners[3][0] && corners[0][0] != corners[1][0] &&
 			corners[0][1] != corners[2][1]) {
 		draw_tex_axis(px, texture, corners, &sub.box, &rc, state->color);
 		return;
@@ -188,8 +182,10 @@ static void draw_tex_quad(const struct cpu_px *px,
 	struct vr_tex_vertex t0[3] = { v[0], v[1], v[2] };
 	struct vr_tex_vertex t1[3] = { v[1], v[3], v[2] };
 	struct tex_quad q0 = { texture, t0, &rc }, q1 = { texture, t1, &rc };
-	cpu_raster_triangle(&sub, t0[0].pos, t0[1].pos, t0[2].pos, tex_pixel, NULL, &q0);
-	cpu_raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, NULL, &q1);
+	cpu_raster_triangle(&sub, t0[0].pos, t0[1].pos, t0[2].pos, tex_pixel, NULL,
+			&q0);
+	cpu_raster_triangle(&sub, t1[0].pos, t1[1].pos, t1[2].pos, tex_pixel, NULL,
+			&q1);
 }
 
 /* The fixed-point blends of one colour per 8-bit coverage, made on first
@@ -200,8 +196,7 @@ struct blend_lazy {
 };
 
 static inline const struct blend_fx *blend_lazy_get(struct blend_lazy *l,
-		const float *color, uint8_t a)
-{
+		const float *color, uint8_t a) {
 	if (!l->valid[a]) {
 		blend_fx_init(&l->fx[a], color, cpu_unit8[a]);
 		l->valid[a] = true;
@@ -212,8 +207,7 @@ static inline const struct blend_fx *blend_lazy_get(struct blend_lazy *l,
 /* A lazy table, made empty. For an opaque colour, full coverage stores
  * the colour (unorm8 of each channel, as blend_px does): an entry with
  * K = 0 and S the channel times 256, which the blend rounds to itself. */
-static void blend_lazy_init(struct blend_lazy *l, const float *color)
-{
+static void blend_lazy_init(struct blend_lazy *l, const float *color) {
 	memset(l->valid, 0, sizeof(l->valid));
 	/* blend_fx_cover_row blends pixel pairs with one zero coverage: the
 	 * zero's entry leaves the pixel as it is (K = 65535) */
@@ -245,11 +239,11 @@ static _Thread_local struct {
 	unsigned next; /* the slot replaced next, round robin */
 } blend_colours;
 
-static struct blend_lazy *blend_lazy_for(const float *color)
-{
+static struct blend_lazy *blend_lazy_for(const float *color) {
 	for (int i = 0; i < CPU_BLEND_COLOURS; i++) {
-		if (blend_colours.used[i] && memcmp(blend_colours.color[i], color,
-				sizeof(blend_colours.color[i])) == 0) {
+		if (blend_colours.used[i] &&
+				memcmp(blend_colours.color[i], color,
+						sizeof(blend_colours.color[i])) == 0) {
 			return &blend_colours.tables[i];
 		}
 	}
@@ -276,8 +270,7 @@ static struct blend_lazy *blend_lazy_for(const float *color)
  * clips cover in part blend in floats. */
 static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 		int32_t x0, int32_t y0, const struct vr_prim_state *state,
-		struct blend_lazy *lazy)
-{
+		struct blend_lazy *lazy) {
 	struct vr_box tbox = { x0, y0, t->width, t->height };
 	struct vr_box s = scissor_clip(px, &state->clip);
 	struct vr_box box = vr_box_intersect(&tbox, &s);
@@ -290,8 +283,8 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 	/* full coverage of an opaque colour: blend_px stores the colour */
 	bool opaque = color[3] >= 1.0f;
 	uint32_t solid = (uint32_t)unorm8(color[3]) << 24 |
-		(uint32_t)unorm8(color[0]) << 16 | (uint32_t)unorm8(color[1]) << 8 |
-		unorm8(color[2]);
+			(uint32_t)unorm8(color[0]) << 16 | (uint32_t)unorm8(color[1]) << 8 |
+			unorm8(color[2]);
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		const uint8_t *row = t->data + (size_t)(y - y0) * (size_t)t->stride;
 		uint32_t *p = px_at(px, box.x, y);
@@ -331,8 +324,7 @@ static void draw_tex_exact(const struct cpu_px *px, const struct texture *t,
 
 /* ---- the tessellation cache --------------------------------------------- */
 
-static uint32_t tess_hash(const struct vr_geometry *g)
-{
+static uint32_t tess_hash(const struct vr_geometry *g) {
 	/* FNV-1a over the key's bytes */
 	const uint8_t *b = (const uint8_t *)g;
 	uint32_t h = 2166136261u;
@@ -345,8 +337,7 @@ static uint32_t tess_hash(const struct vr_geometry *g)
 /* The geometry's triangles from the cache (tessellated on first use);
  * NULL when tessellation fails. Phase 1, any worker. */
 const struct cpu_tess_entry *cpu_tess_get(struct vr_cpu_renderer *r,
-		const struct vr_geometry *geometry)
-{
+		const struct vr_geometry *geometry) {
 	struct vr_geometry key;
 	memset(&key, 0, sizeof(key));
 	key.state = geometry->state;
@@ -355,8 +346,7 @@ const struct cpu_tess_entry *cpu_tess_get(struct vr_cpu_renderer *r,
 	uint32_t h = tess_hash(&key);
 	size_t bucket = h % CPU_TESS_BUCKETS;
 	pthread_mutex_lock(&r->tess_lock);
-	for (struct cpu_tess_entry *e = r->tess[bucket]; e != NULL;
-			e = e->next) {
+	for (struct cpu_tess_entry *e = r->tess[bucket]; e != NULL; e = e->next) {
 		if (e->hash == h && memcmp(&e->key, &key, sizeof(key)) == 0) {
 			e->used = r->frame;
 			pthread_mutex_unlock(&r->tess_lock);
@@ -371,8 +361,7 @@ const struct cpu_tess_entry *cpu_tess_get(struct vr_cpu_renderer *r,
 		return NULL;
 	}
 	struct cpu_tess_entry *e = calloc(1, sizeof(*e));
-	struct cpu_tri_vertex *cv = malloc((count > 0 ? count : 1) *
-		sizeof(*cv));
+	struct cpu_tri_vertex *cv = malloc((count > 0 ? count : 1) * sizeof(*cv));
 	if (e == NULL || cv == NULL) {
 		free(v);
 		free(e);
@@ -402,8 +391,7 @@ const struct cpu_tess_entry *cpu_tess_get(struct vr_cpu_renderer *r,
 
 /* After a call (no worker runs): entries the last CPU_TESS_KEEP calls did
  * not use. */
-void cpu_tess_cache_trim(struct vr_cpu_renderer *r, bool all)
-{
+void cpu_tess_cache_trim(struct vr_cpu_renderer *r, bool all) {
 	for (size_t i = 0; i < CPU_TESS_BUCKETS; i++) {
 		struct cpu_tess_entry **link = &r->tess[i];
 		while (*link != NULL) {
@@ -423,8 +411,7 @@ void cpu_tess_cache_trim(struct vr_cpu_renderer *r, bool all)
 /* ---- glyphs ------------------------------------------------------------- */
 
 static uint32_t glyph_hash(const struct vr_font_face *face, uint32_t glyph,
-		float size_px)
-{
+		float size_px) {
 	uint32_t bits;
 	memcpy(&bits, &size_px, sizeof(bits));
 	uint64_t h = (uint64_t)(uintptr_t)face * 0x9e3779b97f4a7c15ull;
@@ -437,8 +424,7 @@ static uint32_t glyph_hash(const struct vr_font_face *face, uint32_t glyph,
 /* The cached bitmap of a glyph (rasterised on first use); NULL when out of
  * memory. Phase 1, any worker. */
 const struct cpu_glyph *cpu_glyph_get(struct vr_cpu_renderer *r,
-		struct vr_font_face *face, uint32_t glyph, float size_px)
-{
+		struct vr_font_face *face, uint32_t glyph, float size_px) {
 	uint32_t h = glyph_hash(face, glyph, size_px);
 	pthread_mutex_lock(&r->glyph_lock);
 	for (struct cpu_glyph *g = r->glyphs[h]; g != NULL; g = g->next) {
@@ -473,8 +459,7 @@ const struct cpu_glyph *cpu_glyph_get(struct vr_cpu_renderer *r,
 	return g;
 }
 
-void cpu_glyph_cache_clear(struct vr_cpu_renderer *r)
-{
+void cpu_glyph_cache_clear(struct vr_cpu_renderer *r) {
 	for (size_t i = 0; i < CPU_GLYPH_BUCKETS; i++) {
 		struct cpu_glyph *g = r->glyphs[i];
 		while (g != NULL) {
@@ -491,12 +476,11 @@ void cpu_glyph_cache_clear(struct vr_cpu_renderer *r)
 /* A run's place (phase 1): the quads of its glyphs with bitmaps and the
  * rows they span. False: out of memory. */
 bool cpu_glyph_run_place(struct cpu_run_place *place,
-		const struct vr_glyph_run *run, const struct cpu_glyph **glyphs)
-{
+		const struct vr_glyph_run *run, const struct cpu_glyph **glyphs) {
 	place->y0 = INT32_MAX;
 	place->y1 = INT32_MIN;
 	place->corners = calloc(run->text->count ? run->text->count : 1,
-		sizeof(*place->corners));
+			sizeof(*place->corners));
 	if (place->corners == NULL) {
 		return false;
 	}
@@ -506,7 +490,7 @@ bool cpu_glyph_run_place(struct cpu_run_place *place,
 			continue;
 		}
 		const struct vr_glyph_bitmap *bm = &g->bitmap;
-		float (*c)[2] = place->corners[i];
+		float(*c)[2] = place->corners[i];
 		vr_glyph_quad(run, i, bm->left, bm->top, bm->width, bm->height, c);
 		float lo = minf(minf(c[0][1], c[1][1]), minf(c[2][1], c[3][1]));
 		float hi = maxf(maxf(c[0][1], c[1][1]), maxf(c[2][1], c[3][1]));
@@ -525,8 +509,7 @@ bool cpu_glyph_run_place(struct cpu_run_place *place,
 }
 
 void cpu_draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
-		const struct cpu_glyph **glyphs, const struct cpu_run_place *place)
-{
+		const struct cpu_glyph **glyphs, const struct cpu_run_place *place) {
 	if (place->y1 <= px->box.y || place->y0 >= px->box.y + px->box.height) {
 		return; /* not in this band */
 	}
@@ -546,10 +529,10 @@ void cpu_draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 			.height = bm->height,
 			.stride = bm->width,
 		};
-		float (*corners)[2] = place->corners[i];
+		float(*corners)[2] = place->corners[i];
 		if (run->nearest) {
 			draw_tex_exact(px, &t, (int32_t)corners[0][0],
-				(int32_t)corners[0][1], &run->state, lazy);
+					(int32_t)corners[0][1], &run->state, lazy);
 		} else {
 			draw_tex_quad(px, &t, corners, &run->state);
 		}
@@ -561,16 +544,16 @@ void cpu_draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
 /* reference.c's blur pass with the weights computed once: the same sums
  * in the same order. */
 static void blur_pass(const uint8_t *src, uint8_t *dst, int32_t w, int32_t h,
-		int dx, int dy, int32_t radius, const float *weights, float norm)
-{
+		int dx, int dy, int32_t radius, const float *weights, float norm) {
 	for (int32_t y = 0; y < h; y++) {
 		for (int32_t x = 0; x < w; x++) {
 			float sum = 0.0f;
 			for (int32_t i = -radius; i <= radius; i++) {
 				int32_t qx = x + dx * i, qy = y + dy * i;
 				if (qx >= 0 && qy >= 0 && qx < w && qy < h) {
-					sum += weights[i + radius] * (float)src[(size_t)qy *
-						(size_t)w + (size_t)qx] / 255.0f;
+					sum += weights[i + radius] *
+							(float)src[(size_t)qy * (size_t)w + (size_t)qx] /
+							255.0f;
 				}
 			}
 			dst[(size_t)y * (size_t)w + (size_t)x] = unorm8(sum / norm);
@@ -579,8 +562,7 @@ static void blur_pass(const uint8_t *src, uint8_t *dst, int32_t w, int32_t h,
 }
 
 static uint8_t *shadow_compute(const struct vr_shadow *shadow,
-		const struct vr_shadow_layout *layout)
-{
+		const struct vr_shadow_layout *layout) {
 	size_t n = (size_t)layout->width * (size_t)layout->height;
 	uint8_t *a = malloc(n), *b = malloc(n);
 	if (a == NULL || b == NULL) {
@@ -591,8 +573,8 @@ static uint8_t *shadow_compute(const struct vr_shadow *shadow,
 	for (int32_t y = 0; y < layout->height; y++) {
 		for (int32_t x = 0; x < layout->width; x++) {
 			a[(size_t)y * (size_t)layout->width + (size_t)x] =
-				unorm8(vr_shadow_shape_coverage(shadow, layout,
-					(float)x + 0.5f, (float)y + 0.5f));
+					unorm8(vr_shadow_shape_coverage(shadow, layout,
+							(float)x + 0.5f, (float)y + 0.5f));
 		}
 	}
 	if (layout->radius > 0) {
@@ -603,18 +585,17 @@ static uint8_t *shadow_compute(const struct vr_shadow *shadow,
 			weights[i + layout->radius] = wi;
 			norm += wi;
 		}
-		blur_pass(a, b, layout->width, layout->height, 1, 0,
-			layout->radius, weights, norm);
-		blur_pass(b, a, layout->width, layout->height, 0, 1,
-			layout->radius, weights, norm);
+		blur_pass(a, b, layout->width, layout->height, 1, 0, layout->radius,
+				weights, norm);
+		blur_pass(b, a, layout->width, layout->height, 0, 1, layout->radius,
+				weights, norm);
 	}
 	free(b);
 	return a;
 }
 
 static void shadow_key(struct cpu_shadow_key *key,
-		const struct vr_shadow *shadow, const struct vr_shadow_layout *l)
-{
+		const struct vr_shadow *shadow, const struct vr_shadow_layout *l) {
 	memset(key, 0, sizeof(*key));
 	key->rect = shadow->rect;
 	key->radii = shadow->radii;
@@ -631,8 +612,7 @@ static void shadow_key(struct cpu_shadow_key *key,
 /* The blurred mask of a shadow from the cache (computed on first use).
  * Phase 1, any worker. */
 const struct cpu_shadow_mask *cpu_shadow_get(struct vr_cpu_renderer *r,
-		const struct vr_shadow *shadow, const struct vr_shadow_layout *l)
-{
+		const struct vr_shadow *shadow, const struct vr_shadow_layout *l) {
 	struct cpu_shadow_key key;
 	shadow_key(&key, shadow, l);
 	pthread_mutex_lock(&r->shadow_lock);
@@ -665,16 +645,14 @@ const struct cpu_shadow_mask *cpu_shadow_get(struct vr_cpu_renderer *r,
 
 /* Between frames: masks unused for a while, or all of them when the cache
  * grew too large. */
-void cpu_shadow_cache_trim(struct vr_cpu_renderer *r, bool all)
-{
+void cpu_shadow_cache_trim(struct vr_cpu_renderer *r, bool all) {
 	bool over = r->shadow_bytes > CPU_SHADOW_CACHE_MAX_BYTES;
 	struct cpu_shadow_mask **link = &r->shadows;
 	while (*link != NULL) {
 		struct cpu_shadow_mask *m = *link;
 		if (all || over || r->frame - m->used > CPU_SHADOW_CACHE_AGE) {
 			*link = m->next;
-			r->shadow_bytes -= (size_t)m->key.width *
-				(size_t)m->key.height;
+			r->shadow_bytes -= (size_t)m->key.width * (size_t)m->key.height;
 			free(m->coverage);
 			free(m);
 		} else {
@@ -684,8 +662,7 @@ void cpu_shadow_cache_trim(struct vr_cpu_renderer *r, bool all)
 }
 
 void cpu_draw_shadow(const struct cpu_px *px, const struct vr_shadow *shadow,
-		const struct cpu_shadow_mask *mask)
-{
+		const struct cpu_shadow_mask *mask) {
 	if (mask == NULL) {
 		return;
 	}
@@ -702,14 +679,14 @@ void cpu_draw_shadow(const struct cpu_px *px, const struct vr_shadow *shadow,
 	};
 	if (layout.nearest) {
 		draw_tex_exact(px, &t, (int32_t)lroundf(layout.to_target.tx),
-			(int32_t)lroundf(layout.to_target.ty), &shadow->state, NULL);
+				(int32_t)lroundf(layout.to_target.ty), &shadow->state, NULL);
 	} else {
 		float corners[4][2];
 		for (int i = 0; i < 4; i++) {
 			vr_mat_apply(&layout.to_target,
-				(i & 1) ? (float)layout.width : 0.0f,
-				(i & 2) ? (float)layout.height : 0.0f,
-				&corners[i][0], &corners[i][1]);
+					(i & 1) ? (float)layout.width : 0.0f,
+					(i & 2) ? (float)layout.height : 0.0f, &corners[i][0],
+					&corners[i][1]);
 		}
 		draw_tex_quad(px, &t, corners, &shadow->state);
 	}

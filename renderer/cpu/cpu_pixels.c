@@ -11,14 +11,12 @@
 float cpu_unit8[256];
 static pthread_once_t unit8_once = PTHREAD_ONCE_INIT;
 
-static void unit8_init(void)
-{
+static void unit8_init(void) {
 	for (int i = 0; i < 256; i++) {
 		cpu_unit8[i] = (float)i / 255.0f;
 	}
 }
 
-void cpu_unit8_init(void)
-{
+void cpu_unit8_init(void) {
 	pthread_once(&unit8_once, unit8_init);
 }

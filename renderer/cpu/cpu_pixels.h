@@ -11,8 +11,7 @@
 
 /* The pixels the frame reads for a pinned image. */
 static inline uint32_t *frame_pixels(const struct cpu_px *px,
-		const struct vr_image *image)
-{
+		const struct vr_image *image) {
 	for (size_t i = 0; i < px->nholds; i++) {
 		if (px->holds[i].image == image) {
 			return px->holds[i].hold->px;
@@ -23,8 +22,7 @@ static inline uint32_t *frame_pixels(const struct cpu_px *px,
 
 /* lroundf(vr_clampf(v, 0, 1) * 255) (reference.c's rounding), without
  * the libm call: y - trunc(y) is exact for 0 <= y <= 255. */
-static inline uint8_t unorm8(float v)
-{
+static inline uint8_t unorm8(float v) {
 	float y = (v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v) * 255.0f;
 	int32_t r = (int32_t)y;
 	return (uint8_t)(y - (float)r >= 0.5f ? r + 1 : r);
@@ -36,13 +34,11 @@ extern float cpu_unit8[256]; /* cpu_pixels.c */
 /* Fills cpu_unit8 (once per process; before any worker starts). */
 void cpu_unit8_init(void);
 
-static inline float minf(float a, float b)
-{
+static inline float minf(float a, float b) {
 	return a < b ? a : b;
 }
 
-static inline float maxf(float a, float b)
-{
+static inline float maxf(float a, float b) {
 	return a > b ? a : b;
 }
 
@@ -55,8 +51,7 @@ static inline float maxf(float a, float b)
  * through the same IEEE operations in the same order (the destination's
  * x / 255.0f a division, as cpu_unit8's; unorm8's clamp, truncation and
  * half-up test), so the same bits as the scalar code. */
-static inline void blend_px(uint32_t *p, const float src[4], float coverage)
-{
+static inline void blend_px(uint32_t *p, const float src[4], float coverage) {
 	if (coverage <= 0.0f) {
 		return;
 	}
@@ -67,11 +62,11 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	__m128 cov = _mm_set1_ps(coverage);
 	__m128 sc = _mm_mul_ps(s, cov); /* lane 3: a = src[3] * coverage */
 	__m128 one = _mm_set1_ps(1.0f);
-	__m128 inv = _mm_sub_ps(one,
-		_mm_shuffle_ps(sc, sc, _MM_SHUFFLE(3, 3, 3, 3)));
+	__m128 inv =
+			_mm_sub_ps(one, _mm_shuffle_ps(sc, sc, _MM_SHUFFLE(3, 3, 3, 3)));
 	__m128i zero = _mm_setzero_si128();
-	__m128i di = _mm_unpacklo_epi16(_mm_unpacklo_epi8(
-		_mm_cvtsi32_si128((int)*p), zero), zero);
+	__m128i di = _mm_unpacklo_epi16(
+			_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)*p), zero), zero);
 	__m128 d = _mm_div_ps(_mm_cvtepi32_ps(di), _mm_set1_ps(255.0f));
 	__m128 v = _mm_add_ps(sc, _mm_mul_ps(d, inv));
 	v = _mm_min_ps(_mm_max_ps(v, _mm_setzero_ps()), one);
@@ -79,8 +74,8 @@ static inline void blend_px(uint32_t *p, const float src[4], float coverage)
 	__m128i r = _mm_cvttps_epi32(y);
 	__m128 frac = _mm_sub_ps(y, _mm_cvtepi32_ps(r));
 	/* + 1 where frac >= 0.5: the mask is -1 */
-	r = _mm_sub_epi32(r, _mm_castps_si128(_mm_cmpge_ps(frac,
-		_mm_set1_ps(0.5f))));
+	r = _mm_sub_epi32(r,
+			_mm_castps_si128(_mm_cmpge_ps(frac, _mm_set1_ps(0.5f))));
 	r = _mm_packs_epi32(r, r);
 	*p = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(r, r));
 #else
@@ -106,14 +101,12 @@ struct blend_memo {
 	float coverage;
 };
 
-static inline void blend_memo_init(struct blend_memo *m)
-{
+static inline void blend_memo_init(struct blend_memo *m) {
 	*m = (struct blend_memo){ .coverage = -1.0f };
 }
 
 static inline void blend_px_memo(struct blend_memo *m, uint32_t *p,
-		const float src[4], float coverage)
-{
+		const float src[4], float coverage) {
 	if (coverage <= 0.0f) {
 		return;
 	}
@@ -143,8 +136,7 @@ struct blend_fx {
 _Static_assert(sizeof(struct blend_fx) == 16, "s then k, one SSE2 load");
 
 static inline void blend_fx_init(struct blend_fx *fx, const float src[4],
-		float coverage)
-{
+		float coverage) {
 	static const int order[4] = { 2, 1, 0, 3 };
 	for (int i = 0; i < 4; i++) {
 		float v = src[order[i]] * coverage;
@@ -159,26 +151,23 @@ static inline void blend_fx_init(struct blend_fx *fx, const float src[4],
 	}
 }
 
-static inline uint32_t blend_fx_channel(uint32_t s, uint32_t d, uint32_t k)
-{
+static inline uint32_t blend_fx_channel(uint32_t s, uint32_t d, uint32_t k) {
 	uint32_t v = s + (((d << 8) * k) >> 16);
 	v = v > 65535u ? 65535u : v;
 	v = v + 128u > 65535u ? 65535u : v + 128u;
 	return v >> 8;
 }
 
-static inline uint32_t blend_fx_px(const struct blend_fx *fx, uint32_t p)
-{
+static inline uint32_t blend_fx_px(const struct blend_fx *fx, uint32_t p) {
 	return blend_fx_channel(fx->s[3], p >> 24, fx->k[0]) << 24 |
-		blend_fx_channel(fx->s[2], (p >> 16) & 0xff, fx->k[0]) << 16 |
-		blend_fx_channel(fx->s[1], (p >> 8) & 0xff, fx->k[0]) << 8 |
-		blend_fx_channel(fx->s[0], p & 0xff, fx->k[0]);
+			blend_fx_channel(fx->s[2], (p >> 16) & 0xff, fx->k[0]) << 16 |
+			blend_fx_channel(fx->s[1], (p >> 8) & 0xff, fx->k[0]) << 8 |
+			blend_fx_channel(fx->s[0], p & 0xff, fx->k[0]);
 }
 
 #ifdef __SSE2__
 /* Two pixels (the low 64 bits of p) with the blends in s and k. */
-static inline __m128i blend_fx_sse2(__m128i p, __m128i s, __m128i k)
-{
+static inline __m128i blend_fx_sse2(__m128i p, __m128i s, __m128i k) {
 	const __m128i zero = _mm_setzero_si128();
 	const __m128i half = _mm_set1_epi16(128);
 	__m128i d = _mm_slli_epi16(_mm_unpacklo_epi8(p, zero), 8);
@@ -190,8 +179,7 @@ static inline __m128i blend_fx_sse2(__m128i p, __m128i s, __m128i k)
 /* n pixels at q, each with the blend of its coverage m[i] (table: one
  * per 8-bit coverage; 0 leaves the pixel). */
 static inline void blend_fx_cover_row(uint32_t *q, int32_t n, const uint8_t *m,
-		const struct blend_fx *table)
-{
+		const struct blend_fx *table) {
 	int32_t i = 0;
 #ifdef __SSE2__
 	for (; i + 2 <= n; i += 2) {
@@ -224,8 +212,8 @@ static inline void blend_fx_cover_row(uint32_t *q, int32_t n, const uint8_t *m,
 }
 
 /* n pixels at q over one constant blend. */
-static inline void blend_fx_row(uint32_t *q, int32_t n, const struct blend_fx *fx)
-{
+static inline void blend_fx_row(uint32_t *q, int32_t n,
+		const struct blend_fx *fx) {
 	int32_t i = 0;
 #ifdef __SSE2__
 	__m128i s = _mm_loadl_epi64((const __m128i *)fx->s);
@@ -244,8 +232,7 @@ static inline void blend_fx_row(uint32_t *q, int32_t n, const struct blend_fx *f
 	}
 }
 
-static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y)
-{
+static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y) {
 	return &px->data[(size_t)y * (size_t)px->stride + (size_t)x];
 }
 
@@ -253,8 +240,7 @@ static inline uint32_t *px_at(const struct cpu_px *px, int32_t x, int32_t y)
  * values blend_px gives with coverage 1 (fx: the colour's fixed-point
  * blend, for translucent colours, equal but for near-ties). */
 static inline void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
-		int32_t y, const float src[4], const struct blend_fx *fx)
-{
+		int32_t y, const float src[4], const struct blend_fx *fx) {
 	if (x0 >= x1) {
 		return;
 	}
@@ -265,8 +251,8 @@ static inline void blend_span(const struct cpu_px *px, int32_t x0, int32_t x1,
 	uint32_t *p = px_at(px, x0, y);
 	if (src[3] >= 1.0f) {
 		uint32_t v = (uint32_t)unorm8(src[3]) << 24 |
-			(uint32_t)unorm8(src[0]) << 16 |
-			(uint32_t)unorm8(src[1]) << 8 | unorm8(src[2]);
+				(uint32_t)unorm8(src[0]) << 16 | (uint32_t)unorm8(src[1]) << 8 |
+				unorm8(src[2]);
 		int32_t n = x1 - x0, i = 0;
 #ifdef __SSE2__
 		/* four pixels a store: large opaque fills (backgrounds, cards)
@@ -303,16 +289,14 @@ struct cpu_rclip {
 };
 
 static inline void rclip_from_state(struct cpu_rclip *rc,
-		const struct vr_prim_state *state)
-{
+		const struct vr_prim_state *state) {
 	rc->n = state->nrclips;
 	rc->on = rc->n > 0;
 	memcpy(rc->rclips, state->rclips, rc->n * sizeof(rc->rclips[0]));
 }
 
 static inline void rclip_from_quad(struct cpu_rclip *rc,
-		const struct vr_draw_task *task)
-{
+		const struct vr_draw_task *task) {
 	rc->n = task->nrclips;
 	rc->on = rc->n > 0;
 	memcpy(rc->rclips, task->rclips, rc->n * sizeof(rc->rclips[0]));
@@ -321,8 +305,8 @@ static inline void rclip_from_quad(struct cpu_rclip *rc,
 /* Coverage of the pixel centred at (x, y) by the rounded clips, as
  * vr_clip_coverage computes it (vr_rclip_coverage, engine_common.c; the
  * box clip is applied by the callers' scissors). */
-static inline float rclip_coverage(const struct cpu_rclip *rc, float x, float y)
-{
+static inline float rclip_coverage(const struct cpu_rclip *rc, float x,
+		float y) {
 	float coverage = 1.0f;
 	for (uint32_t i = 0; i < rc->n; i++) {
 		coverage *= vr_rclip_coverage(&rc->rclips[i], x, y);
@@ -332,8 +316,7 @@ static inline float rclip_coverage(const struct cpu_rclip *rc, float x, float y)
 
 /* The box of pixels whose centre the integer clip box holds. */
 static inline struct vr_box scissor_clip(const struct cpu_px *px,
-		const struct vr_box *clip)
-{
+		const struct vr_box *clip) {
 	return vr_box_intersect(&px->box, clip);
 }
 

@@ -4,16 +4,14 @@
  */
 #include "cpu_private.h"
 
-static void pool_work(struct cpu_pool *pool)
-{
+static void pool_work(struct cpu_pool *pool) {
 	uint32_t i;
 	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->nitems) {
 		pool->fn(pool->data, i);
 	}
 }
 
-static void *pool_main(void *data)
-{
+static void *pool_main(void *data) {
 	struct cpu_pool *pool = data;
 	uint64_t seen = 0;
 	pthread_mutex_lock(&pool->lock);
@@ -51,8 +49,7 @@ static void *pool_main(void *data)
 /* fn(data, i) for i in [0, nitems), on the pool and the calling thread;
  * returns when all are done. */
 void cpu_pool_run(struct cpu_pool *pool, uint32_t nitems, cpu_item_fn fn,
-		void *data)
-{
+		void *data) {
 	if (nitems == 0) {
 		return;
 	}
@@ -77,8 +74,7 @@ void cpu_pool_run(struct cpu_pool *pool, uint32_t nitems, cpu_item_fn fn,
 	}
 }
 
-bool cpu_pool_init(struct cpu_pool *pool, int nthreads)
-{
+bool cpu_pool_init(struct cpu_pool *pool, int nthreads) {
 	pthread_mutex_init(&pool->lock, NULL);
 	pthread_cond_init(&pool->start, NULL);
 	pthread_cond_init(&pool->done, NULL);
@@ -96,8 +92,7 @@ bool cpu_pool_init(struct cpu_pool *pool, int nthreads)
 	return pool->nthreads == nthreads;
 }
 
-void cpu_pool_finish(struct cpu_pool *pool)
-{
+void cpu_pool_finish(struct cpu_pool *pool) {
 	pthread_mutex_lock(&pool->lock);
 	pool->quit = true;
 	pthread_cond_broadcast(&pool->start);

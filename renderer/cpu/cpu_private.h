@@ -115,7 +115,7 @@ struct vr_cpu_renderer {
 		struct vr_display_list **lists;
 		size_t nlists;
 	} held[CPU_TESS_KEEP]; /* by frame, seq % CPU_TESS_KEEP; the
-				* caller's thread (retirement) */
+							* caller's thread (retirement) */
 
 	/* Asynchronous frames (vr_cpu_render_submit). The caller's thread
 	 * prepares and queues them; the frame thread ("vr-cpu-frame")
@@ -166,12 +166,12 @@ struct cpu_px {
 };
 
 typedef void (*cpu_pixel_fn)(const struct cpu_px *px, int32_t x, int32_t y,
-	const double w[3], void *data);
+		const double w[3], void *data);
 /* A row's pixels [lo, hi] (inclusive) at once: the weights of the pixel
  * centred at x + 0.5 are wy[i] + wb[i] (x + 0.5), as cpu_raster_triangle
  * gives fn. */
 typedef void (*cpu_row_fn)(const struct cpu_px *px, int32_t lo, int32_t hi,
-	int32_t y, const double wy[3], const double wb[3], void *data);
+		int32_t y, const double wy[3], const double wb[3], void *data);
 
 /* ---- per-task data of phase 1 ------------------------------------------- */
 
@@ -198,48 +198,46 @@ struct cpu_task_data {
 	struct cpu_run_place *places; /* GLYPHS: per run */
 };
 
-static inline int64_t floor_div(int64_t a, int64_t b)
-{
+static inline int64_t floor_div(int64_t a, int64_t b) {
 	/* b > 0 */
 	int64_t q = a / b;
 	return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static inline int64_t snap256(float v)
-{
+static inline int64_t snap256(float v) {
 	return (int64_t)llround((double)v * 256.0);
 }
 
 /* the pool (cpu_pool.c) */
 void cpu_pool_run(struct cpu_pool *pool, uint32_t nitems, cpu_item_fn fn,
-	void *data);
+		void *data);
 bool cpu_pool_init(struct cpu_pool *pool, int nthreads);
 void cpu_pool_finish(struct cpu_pool *pool);
 
 /* quads, triangles, shapes (cpu_shapes.c) */
 void cpu_raster_triangle(const struct cpu_px *px, const float *a,
-	const float *b, const float *c, cpu_pixel_fn fn, cpu_row_fn row_fn,
-	void *data);
+		const float *b, const float *c, cpu_pixel_fn fn, cpu_row_fn row_fn,
+		void *data);
 void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task);
 void cpu_draw_shape(const struct cpu_px *px, const struct vr_shape *shape);
 void cpu_draw_geometry(const struct cpu_px *px,
-	const struct vr_geometry *geometry, const struct cpu_tess *tess);
+		const struct vr_geometry *geometry, const struct cpu_tess *tess);
 
 /* textured quads, caches, glyphs, shadows (cpu_glyphs.c) */
 const struct cpu_tess_entry *cpu_tess_get(struct vr_cpu_renderer *r,
-	const struct vr_geometry *geometry);
+		const struct vr_geometry *geometry);
 void cpu_tess_cache_trim(struct vr_cpu_renderer *r, bool all);
 const struct cpu_glyph *cpu_glyph_get(struct vr_cpu_renderer *r,
-	struct vr_font_face *face, uint32_t glyph, float size_px);
+		struct vr_font_face *face, uint32_t glyph, float size_px);
 void cpu_glyph_cache_clear(struct vr_cpu_renderer *r);
 bool cpu_glyph_run_place(struct cpu_run_place *place,
-	const struct vr_glyph_run *run, const struct cpu_glyph **glyphs);
+		const struct vr_glyph_run *run, const struct cpu_glyph **glyphs);
 void cpu_draw_run(const struct cpu_px *px, const struct vr_glyph_run *run,
-	const struct cpu_glyph **glyphs, const struct cpu_run_place *place);
+		const struct cpu_glyph **glyphs, const struct cpu_run_place *place);
 const struct cpu_shadow_mask *cpu_shadow_get(struct vr_cpu_renderer *r,
-	const struct vr_shadow *shadow, const struct vr_shadow_layout *l);
+		const struct vr_shadow *shadow, const struct vr_shadow_layout *l);
 void cpu_shadow_cache_trim(struct vr_cpu_renderer *r, bool all);
 void cpu_draw_shadow(const struct cpu_px *px, const struct vr_shadow *shadow,
-	const struct cpu_shadow_mask *mask);
+		const struct cpu_shadow_mask *mask);
 
 #endif

@@ -12,8 +12,7 @@
  * the last fully covered ones are taken as covered (the clips are convex,
  * so is their intersection). */
 static void rclip_row(const struct cpu_rclip *rc, int32_t x0, int32_t x1,
-		int32_t y, float alpha, uint8_t *out)
-{
+		int32_t y, float alpha, uint8_t *out) {
 	float fy = (float)y + 0.5f;
 	uint8_t full = (uint8_t)lroundf(alpha * 255.0f);
 	int32_t x = x0;
@@ -48,8 +47,7 @@ static void rclip_row(const struct cpu_rclip *rc, int32_t x0, int32_t x1,
  */
 void cpu_raster_triangle(const struct cpu_px *px, const float *a,
 		const float *b, const float *c, cpu_pixel_fn fn, cpu_row_fn row_fn,
-		void *data)
-{
+		void *data) {
 	/* most triangles of a long path miss a band: reject them before
 	 * any set-up (a pixel of margin: the exact rule follows) */
 	const struct vr_box *s0 = &px->box;
@@ -57,8 +55,9 @@ void cpu_raster_triangle(const struct cpu_px *px, const float *a,
 	float hi_y = maxf(a[1], maxf(b[1], c[1]));
 	float lo_x = minf(a[0], minf(b[0], c[0]));
 	float hi_x = maxf(a[0], maxf(b[0], c[0]));
-	if (hi_y < (float)s0->y - 1.0f || lo_y > (float)(s0->y + s0->height) +
-			1.0f || hi_x < (float)s0->x - 1.0f ||
+	if (hi_y < (float)s0->y - 1.0f ||
+			lo_y > (float)(s0->y + s0->height) + 1.0f ||
+			hi_x < (float)s0->x - 1.0f ||
 			lo_x > (float)(s0->x + s0->width) + 1.0f) {
 		return;
 	}
@@ -68,7 +67,7 @@ void cpu_raster_triangle(const struct cpu_px *px, const float *a,
 		{ snap256(c[0]), snap256(c[1]) },
 	};
 	int64_t area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) -
-		(p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+			(p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
 	if (area == 0) {
 		return;
 	}
@@ -79,7 +78,7 @@ void cpu_raster_triangle(const struct cpu_px *px, const float *a,
 	}
 	const float *f[3] = { a, b, c };
 	double fa = ((double)f[1][0] - f[0][0]) * ((double)f[2][1] - f[0][1]) -
-		((double)f[1][1] - f[0][1]) * ((double)f[2][0] - f[0][0]);
+			((double)f[1][1] - f[0][1]) * ((double)f[2][0] - f[0][0]);
 	if (fa == 0.0) {
 		return;
 	}
@@ -202,18 +201,16 @@ struct quad_mask_ctx {
 };
 
 static void quad_mask_pixel(const struct cpu_px *px, int32_t x, int32_t y,
-		const double w[3], void *data)
-{
+		const double w[3], void *data) {
 	(void)px;
 	(void)w;
 	struct quad_mask_ctx *q = data;
 	float c = rclip_coverage(q->rc, (float)x + 0.5f, (float)y + 0.5f);
 	q->data[(size_t)(y - q->box.y) * (size_t)q->stride +
-		(size_t)(x - q->box.x)] = (uint8_t)lroundf(c * q->alpha * 255.0f);
+			(size_t)(x - q->box.x)] = (uint8_t)lroundf(c * q->alpha * 255.0f);
 }
 
-void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
-{
+void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task) {
 	struct vr_box box;
 	if (task->axis_aligned) {
 		struct vr_box cover = vr_quad_cover(task);
@@ -225,8 +222,8 @@ void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 	if (vr_box_empty(&box)) {
 		return;
 	}
-	pixman_image_t *src = vr_quad_source_from(task, task->image != NULL ?
-		frame_pixels(px, task->image) : NULL);
+	pixman_image_t *src = vr_quad_source_from(task,
+			task->image != NULL ? frame_pixels(px, task->image) : NULL);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "cpu: cannot build a source");
 		return;
@@ -241,8 +238,8 @@ void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 			mask = pixman_image_create_solid_fill(&color);
 		}
 	} else {
-		mask = pixman_image_create_bits(PIXMAN_a8, box.width, box.height,
-			NULL, 0);
+		mask = pixman_image_create_bits(PIXMAN_a8, box.width, box.height, NULL,
+				0);
 		if (mask == NULL) {
 			pixman_image_unref(src);
 			return;
@@ -252,7 +249,7 @@ void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 		if (task->axis_aligned) {
 			for (int32_t y = 0; y < box.height; y++) {
 				rclip_row(&rc, box.x, box.x + box.width, box.y + y, alpha,
-					data + (size_t)y * (size_t)stride);
+						data + (size_t)y * (size_t)stride);
 			}
 		} else {
 			/* pixel centres inside the quad (GPU rule) */
@@ -264,14 +261,16 @@ void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task)
 			for (int i = 0; i < 4; i++) {
 				vr_mat_apply(&task->mat, us[i], vs[i], &c[i][0], &c[i][1]);
 			}
-			cpu_raster_triangle(&sub, c[0], c[1], c[2], quad_mask_pixel, NULL, &q);
-			cpu_raster_triangle(&sub, c[1], c[3], c[2], quad_mask_pixel, NULL, &q);
+			cpu_raster_triangle(&sub, c[0], c[1], c[2], quad_mask_pixel, NULL,
+					&q);
+			cpu_raster_triangle(&sub, c[1], c[3], c[2], quad_mask_pixel, NULL,
+					&q);
 		}
 	}
 	int32_t mx = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.x;
 	int32_t my = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.y;
-	pixman_image_composite32(PIXMAN_OP_OVER, src, mask, px->image,
-		box.x, box.y, mx, my, box.x, box.y, box.width, box.height);
+	pixman_image_composite32(PIXMAN_OP_OVER, src, mask, px->image, box.x, box.y,
+			mx, my, box.x, box.y, box.width, box.height);
 	if (mask != NULL) {
 		pixman_image_unref(mask);
 	}
@@ -309,8 +308,7 @@ struct shape_eval {
 
 /* A new row: its local y and, per half, whether it has a straight
  * section. */
-static void shape_row_start(struct shape_eval *e, int32_t y)
-{
+static void shape_row_start(struct shape_eval *e, int32_t y) {
 	struct shape_row *row = &e->row;
 	row->known[0] = row->known[1] = false;
 	if (!row->on) {
@@ -353,8 +351,7 @@ struct edge_profile {
 };
 
 static inline float shape_cov_qx(struct shape_eval *e, int32_t x, int32_t y,
-		float *qx_out, int *half_out)
-{
+		float *qx_out, int *half_out) {
 	float fx = (float)x + 0.5f, fy = (float)y + 0.5f;
 	struct shape_row *row = &e->row;
 	if (row->on) {
@@ -381,23 +378,20 @@ static inline float shape_cov_qx(struct shape_eval *e, int32_t x, int32_t y,
 	return vr_shape_coverage(&e->v) * rclip_coverage(&e->rc, fx, fy);
 }
 
-static inline float shape_cov(struct shape_eval *e, int32_t x, int32_t y)
-{
+static inline float shape_cov(struct shape_eval *e, int32_t x, int32_t y) {
 	float qx = 0.0f;
 	int half = 0;
 	return shape_cov_qx(e, x, y, &qx, &half);
 }
 
 /* The profile's records of a pixel of the scans. */
-static inline void edge_note(struct edge_profile *p, float qx, int half)
-{
+static inline void edge_note(struct edge_profile *p, float qx, int half) {
 	p->min_qx[half] = minf(p->min_qx[half], qx);
 }
 
 /* Whether the current row may use the profile / make one. */
 static bool edge_row_fits(const struct shape_row *row,
-		const struct edge_profile *p)
-{
+		const struct edge_profile *p) {
 	for (int i = 0; i < 2; i++) {
 		if (!(row->qy[i] <= 0.0f && row->qy[i] <= p->min_qx[i])) {
 			return false;
@@ -420,14 +414,12 @@ static bool edge_row_fits(const struct shape_row *row,
  * drawn nothing, where the scan would meet full coverage (it then stops,
  * and draws its middle as a span) or the corners are wider.
  */
-static inline float fringe_px(const struct shape_eval *e, int32_t x, float fy)
-{
+static inline float fringe_px(const struct shape_eval *e, int32_t x, float fy) {
 	float fx = (float)x + 0.5f;
 	return e->inv.a * fx + e->inv.c * fy + e->inv.tx - e->cx;
 }
 
-static inline float fringe_qx(const struct shape_eval *e, float px, int half)
-{
+static inline float fringe_qx(const struct shape_eval *e, float px, int half) {
 	return fabsf(px) - e->v.half[0] + e->row.r[half];
 }
 
@@ -439,26 +431,21 @@ enum fringe_test {
 	FRINGE_RIGHT_CORNER, /* right half, qx > 0 (|px| grows) */
 };
 
-static inline bool fringe_holds(const struct shape_eval *e, int32_t x,
-		float fy, enum fringe_test test)
-{
+static inline bool fringe_holds(const struct shape_eval *e, int32_t x, float fy,
+		enum fringe_test test) {
 	float v = fringe_px(e, x, fy);
 	switch (test) {
-	case FRINGE_RIGHT:
-		return v > 0.0f;
-	case FRINGE_LEFT_STRAIGHT:
-		return fringe_qx(e, v, 0) <= 0.0f;
-	case FRINGE_RIGHT_CORNER:
-		return fringe_qx(e, v, 1) > 0.0f;
+	case FRINGE_RIGHT: return v > 0.0f;
+	case FRINGE_LEFT_STRAIGHT: return fringe_qx(e, v, 0) <= 0.0f;
+	case FRINGE_RIGHT_CORNER: return fringe_qx(e, v, 1) > 0.0f;
 	}
 	return false;
 }
 
 /* The first column of [lo, hi) where test holds (hi: none), by
  * bisection. */
-static int32_t fringe_first(const struct shape_eval *e, int32_t lo,
-		int32_t hi, float fy, enum fringe_test test)
-{
+static int32_t fringe_first(const struct shape_eval *e, int32_t lo, int32_t hi,
+		float fy, enum fringe_test test) {
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
 		if (fringe_holds(e, mid, fy, test)) {
@@ -471,8 +458,7 @@ static int32_t fringe_first(const struct shape_eval *e, int32_t lo,
 }
 
 static bool shape_fringe_row(const struct cpu_px *px, struct shape_eval *e,
-		int32_t x0, int32_t end, int32_t y, const float *color)
-{
+		int32_t x0, int32_t end, int32_t y, const float *color) {
 	float fy = (float)y + 0.5f;
 	/* xm: where the right half begins; [s0, xm) and [xm, e1): the
 	 * straight sections */
@@ -528,8 +514,7 @@ static bool shape_fringe_row(const struct cpu_px *px, struct shape_eval *e,
 	return true;
 }
 
-void cpu_draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
-{
+void cpu_draw_shape(const struct cpu_px *px, const struct vr_shape *shape) {
 	struct shape_eval e;
 	if (!vr_mat_invert(&e.inv, &shape->state.mat)) {
 		return;
@@ -543,11 +528,11 @@ void cpu_draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	 * coverage is 0 past half a pixel (1 / params[2] units) outside the
 	 * shape, or the stroke's outer edge */
 	float grow = shape->stroke_width * 0.5f +
-		(e.v.params[2] > 0.0f ? 1.0f / e.v.params[2] : 1.0f);
+			(e.v.params[2] > 0.0f ? 1.0f / e.v.params[2] : 1.0f);
 	struct vr_box own = vr_mat_map_rect_bounds(&shape->state.mat,
-		&(struct vr_rectf){ shape->rect.x - grow, shape->rect.y - grow,
-			shape->rect.width + 2.0f * grow,
-			shape->rect.height + 2.0f * grow });
+			&(struct vr_rectf){ shape->rect.x - grow, shape->rect.y - grow,
+					shape->rect.width + 2.0f * grow,
+					shape->rect.height + 2.0f * grow });
 	own.x -= 1;
 	own.y -= 1;
 	own.width += 2;
@@ -563,9 +548,8 @@ void cpu_draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 	for (int32_t y = box.y; y < box.y + box.height; y++) {
 		int32_t x = box.x, end = box.x + box.width;
 		shape_row_start(&e, y);
-		if (!stroke && profiles && prof.valid &&
-				e.row.r[0] == prof.r[0] && e.row.r[1] == prof.r[1] &&
-				edge_row_fits(&e.row, &prof)) {
+		if (!stroke && profiles && prof.valid && e.row.r[0] == prof.r[0] &&
+				e.row.r[1] == prof.r[1] && edge_row_fits(&e.row, &prof)) {
 			for (int32_t i = 0; i < prof.nl; i++) {
 				blend_px(px_at(px, x + i, y), color, prof.cl[i]);
 			}
@@ -577,8 +561,8 @@ void cpu_draw_shape(const struct cpu_px *px, const struct vr_shape *shape)
 			blend_span(px, x, r + 1, y, color, &fx);
 			continue;
 		}
-		if (!stroke && profiles && e.inv.a > 0.0f &&
-				e.row.qy[0] > 0.0f && e.row.qy[1] > 0.0f &&
+		if (!stroke && profiles && e.inv.a > 0.0f && e.row.qy[0] > 0.0f &&
+				e.row.qy[1] > 0.0f &&
 				shape_fringe_row(px, &e, x, end, y, color)) {
 			continue;
 		}
@@ -681,8 +665,7 @@ struct tri_ctx {
  * centred at x + 0.5 of a row (cpu_raster_triangle's weights), and the
  * interpolated aa[0] (the first is w + 0.5 - |aa[0]|). */
 static inline void tri_args(const struct tri_ctx *t, const double wy[3],
-		const double wb[3], int32_t x, float f[3], float *aa0)
-{
+		const double wb[3], int32_t x, float f[3], float *aa0) {
 	const struct cpu_tri_vertex *v = t->v;
 	double cxp = (double)x + 0.5;
 	double w[3] = { wy[0] + wb[0] * cxp, wy[1] + wb[1] * cxp,
@@ -690,7 +673,7 @@ static inline void tri_args(const struct tri_ctx *t, const double wy[3],
 	float aa[3];
 	for (int i = 0; i < 3; i++) {
 		aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
-			w[2] * v[2].aa[i]);
+				w[2] * v[2].aa[i]);
 	}
 	float sw = v[0].shape[0], e = v[0].shape[1];
 	f[0] = sw + 0.5f - fabsf(aa[0]);
@@ -700,10 +683,9 @@ static inline void tri_args(const struct tri_ctx *t, const double wy[3],
 }
 
 static inline void tri_pixel(const struct tri_ctx *t, const struct cpu_px *px,
-		int32_t x, int32_t y, const float f[3])
-{
+		int32_t x, int32_t y, const float f[3]) {
 	float c = vr_clampf(f[0], 0.0f, 1.0f) * vr_clampf(f[1], 0.0f, 1.0f) *
-		vr_clampf(f[2], 0.0f, 1.0f);
+			vr_clampf(f[2], 0.0f, 1.0f);
 	if (t->rc.on) {
 		c *= rclip_coverage(&t->rc, (float)x + 0.5f, (float)y + 0.5f);
 	}
@@ -730,9 +712,8 @@ static inline void tri_pixel(const struct tri_ctx *t, const struct cpu_px *px,
  */
 #define CPU_TRI_CHUNK 16
 
-static void tri_row(const struct cpu_px *px, int32_t lo, int32_t hi,
-		int32_t y, const double wy[3], const double wb[3], void *data)
-{
+static void tri_row(const struct cpu_px *px, int32_t lo, int32_t hi, int32_t y,
+		const double wy[3], const double wb[3], void *data) {
 	const struct tri_ctx *t = data;
 	float f[3], aa0;
 	int32_t x = lo;
@@ -743,8 +724,8 @@ static void tri_row(const struct cpu_px *px, int32_t lo, int32_t hi,
 			float g[3], ga0;
 			tri_args(t, wy, wb, x, f, &aa0);
 			tri_args(t, wy, wb, end, g, &ga0);
-			if (f[0] >= 1.0f && f[1] >= 1.0f && f[2] >= 1.0f &&
-					g[0] >= 1.0f && g[1] >= 1.0f && g[2] >= 1.0f) {
+			if (f[0] >= 1.0f && f[1] >= 1.0f && f[2] >= 1.0f && g[0] >= 1.0f &&
+					g[1] >= 1.0f && g[2] >= 1.0f) {
 				blend_span(px, x, end + 1, y, t->color, &t->fx);
 				x = end + 1;
 				continue;
@@ -752,8 +733,8 @@ static void tri_row(const struct cpu_px *px, int32_t lo, int32_t hi,
 			if ((f[1] <= 0.0f && g[1] <= 0.0f) ||
 					(f[2] <= 0.0f && g[2] <= 0.0f) ||
 					(f[0] <= 0.0f && g[0] <= 0.0f &&
-					((aa0 >= 0.0f && ga0 >= 0.0f) ||
-					(aa0 <= 0.0f && ga0 <= 0.0f)))) {
+							((aa0 >= 0.0f && ga0 >= 0.0f) ||
+									(aa0 <= 0.0f && ga0 <= 0.0f)))) {
 				x = end + 1;
 				continue;
 			}
@@ -766,8 +747,7 @@ static void tri_row(const struct cpu_px *px, int32_t lo, int32_t hi,
 }
 
 void cpu_draw_geometry(const struct cpu_px *px,
-		const struct vr_geometry *geometry, const struct cpu_tess *tess)
-{
+		const struct vr_geometry *geometry, const struct cpu_tess *tess) {
 	struct cpu_px sub = *px;
 	sub.box = scissor_clip(px, &geometry->state.clip);
 	if (vr_box_empty(&sub.box)) {
@@ -779,11 +759,12 @@ void cpu_draw_geometry(const struct cpu_px *px,
 	t.opaque = color[3] == 1.0f;
 	blend_fx_init(&t.fx, color, 1.0f);
 	t.solid = (uint32_t)unorm8(color[3]) << 24 |
-		(uint32_t)unorm8(color[0]) << 16 |
-		(uint32_t)unorm8(color[1]) << 8 | unorm8(color[2]);
+			(uint32_t)unorm8(color[0]) << 16 | (uint32_t)unorm8(color[1]) << 8 |
+			unorm8(color[2]);
 	for (size_t i = 0; i + 2 < tess->count; i += 3) {
 		const struct cpu_tri_vertex *v = &tess->v[i];
 		t.v = v;
-		cpu_raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, NULL, tri_row, &t);
+		cpu_raster_triangle(&sub, v[0].pos, v[1].pos, v[2].pos, NULL, tri_row,
+				&t);
 	}
 }

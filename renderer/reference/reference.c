@@ -29,11 +29,10 @@
 #include "engine_private.h"
 
 /* An a1 mask of the quad over task->aabb, or NULL on failure. */
-static pixman_image_t *quad_mask(const struct vr_draw_task *task)
-{
+static pixman_image_t *quad_mask(const struct vr_draw_task *task) {
 	const struct vr_box *box = &task->aabb;
 	pixman_image_t *mask = pixman_image_create_bits(PIXMAN_a1, box->width,
-		box->height, NULL, 0);
+			box->height, NULL, 0);
 	if (mask == NULL) {
 		return NULL;
 	}
@@ -54,11 +53,10 @@ static pixman_image_t *quad_mask(const struct vr_draw_task *task)
 }
 
 /* The opacity times the rounded clips' coverage over task->aabb (a8). */
-static pixman_image_t *rclip_mask(const struct vr_draw_task *task)
-{
+static pixman_image_t *rclip_mask(const struct vr_draw_task *task) {
 	const struct vr_box *box = &task->aabb;
 	pixman_image_t *mask = pixman_image_create_bits(PIXMAN_a8, box->width,
-		box->height, NULL, 0);
+			box->height, NULL, 0);
 	if (mask == NULL) {
 		return NULL;
 	}
@@ -70,16 +68,15 @@ static pixman_image_t *rclip_mask(const struct vr_draw_task *task)
 	for (int32_t y = 0; y < box->height; y++) {
 		for (int32_t x = 0; x < box->width; x++) {
 			float c = vr_clip_coverage(&clip, (float)(box->x + x) + 0.5f,
-				(float)(box->y + y) + 0.5f);
+					(float)(box->y + y) + 0.5f);
 			data[(size_t)y * (size_t)stride + (size_t)x] =
-				(uint8_t)lroundf(c * alpha * 255.0f);
+					(uint8_t)lroundf(c * alpha * 255.0f);
 		}
 	}
 	return mask;
 }
 
-static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
-{
+static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task) {
 	pixman_image_t *src = vr_quad_source(task, false);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "reference: cannot build a source");
@@ -99,9 +96,8 @@ static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
 		int32_t mx = task->nrclips > 0 ? box.x - task->aabb.x : 0;
 		int32_t my = task->nrclips > 0 ? box.y - task->aabb.y : 0;
 		if (!vr_box_empty(&box)) {
-			pixman_image_composite32(PIXMAN_OP_OVER, src, opacity, dst,
-				box.x, box.y, mx, my, box.x, box.y,
-				box.width, box.height);
+			pixman_image_composite32(PIXMAN_OP_OVER, src, opacity, dst, box.x,
+					box.y, mx, my, box.x, box.y, box.width, box.height);
 		}
 	} else {
 		/* (src IN opacity) composited through the aliased quad mask,
@@ -109,14 +105,12 @@ static void draw_task(pixman_image_t *dst, const struct vr_draw_task *task)
 		const struct vr_box *box = &task->aabb;
 		pixman_image_t *mask = quad_mask(task);
 		pixman_image_t *tmp = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-			box->width, box->height, NULL, 0);
+				box->width, box->height, NULL, 0);
 		if (mask != NULL && tmp != NULL) {
-			pixman_image_composite32(PIXMAN_OP_SRC, src, opacity, tmp,
-				box->x, box->y, 0, 0, 0, 0,
-				box->width, box->height);
-			pixman_image_composite32(PIXMAN_OP_OVER, tmp, mask, dst,
-				0, 0, 0, 0, box->x, box->y,
-				box->width, box->height);
+			pixman_image_composite32(PIXMAN_OP_SRC, src, opacity, tmp, box->x,
+					box->y, 0, 0, 0, 0, box->width, box->height);
+			pixman_image_composite32(PIXMAN_OP_OVER, tmp, mask, dst, 0, 0, 0, 0,
+					box->x, box->y, box->width, box->height);
 		} else {
 			vr_log(VR_LOG_ERROR, "reference: allocation failed");
 		}
@@ -141,15 +135,13 @@ struct canvas_px {
 	struct vr_box scissor; /* the task's AABB */
 };
 
-static uint8_t unorm8(float v)
-{
+static uint8_t unorm8(float v) {
 	return (uint8_t)lroundf(vr_clampf(v, 0.0f, 1.0f) * 255.0f);
 }
 
 /* dst = src * coverage over dst; src premultiplied. */
 static void blend(struct canvas_px *px, int32_t x, int32_t y,
-		const float src[4], float coverage)
-{
+		const float src[4], float coverage) {
 	const struct vr_box *s = &px->scissor;
 	if (coverage <= 0.0f || x < s->x || y < s->y || x >= s->x + s->width ||
 			y >= s->y + s->height) {
@@ -172,8 +164,7 @@ static void blend(struct canvas_px *px, int32_t x, int32_t y,
 
 /* ---- shapes ------------------------------------------------------------- */
 
-static void draw_shape(struct canvas_px *px, const struct vr_shape *shape)
-{
+static void draw_shape(struct canvas_px *px, const struct vr_shape *shape) {
 	struct vr_mat inv;
 	if (!vr_mat_invert(&inv, &shape->state.mat)) {
 		return;
@@ -189,8 +180,7 @@ static void draw_shape(struct canvas_px *px, const struct vr_shape *shape)
 			vr_mat_apply(&inv, fx, fy, &lx, &ly);
 			v.local[0] = lx - cx;
 			v.local[1] = ly - cy;
-			float c = vr_shape_coverage(&v) *
-				vr_clip_coverage(&v.clip, fx, fy);
+			float c = vr_shape_coverage(&v) * vr_clip_coverage(&v.clip, fx, fy);
 			blend(px, x, y, v.color, c);
 		}
 	}
@@ -198,13 +188,11 @@ static void draw_shape(struct canvas_px *px, const struct vr_shape *shape)
 
 /* ---- triangles ---------------------------------------------------------- */
 
-static double snap(float v)
-{
+static double snap(float v) {
 	return round((double)v * 256.0) / 256.0;
 }
 
-static bool top_left(double ax, double ay, double bx, double by)
-{
+static bool top_left(double ax, double ay, double bx, double by) {
 	return by < ay || (by == ay && bx > ax);
 }
 
@@ -213,9 +201,8 @@ static bool top_left(double ax, double ay, double bx, double by)
 static void raster_triangle(struct canvas_px *px, const float *a,
 		const float *b, const float *c,
 		void (*fn)(struct canvas_px *px, int32_t x, int32_t y,
-			const double w[3], void *data),
-		void *data)
-{
+				const double w[3], void *data),
+		void *data) {
 	double p[3][2] = {
 		{ snap(a[0]), snap(a[1]) },
 		{ snap(b[0]), snap(b[1]) },
@@ -223,7 +210,7 @@ static void raster_triangle(struct canvas_px *px, const float *a,
 	};
 	int order[3] = { 0, 1, 2 };
 	double area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) -
-		(p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+			(p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
 	if (area == 0.0) {
 		return;
 	}
@@ -244,7 +231,7 @@ static void raster_triangle(struct canvas_px *px, const float *a,
 	int32_t iy1 = (int32_t)fmin(ceil(y1), s->y + s->height);
 	/* interpolation from the unsnapped positions */
 	double fa = ((double)f[1][0] - f[0][0]) * ((double)f[2][1] - f[0][1]) -
-		((double)f[1][1] - f[0][1]) * ((double)f[2][0] - f[0][0]);
+			((double)f[1][1] - f[0][1]) * ((double)f[2][0] - f[0][0]);
 	for (int32_t y = iy0; y < iy1; y++) {
 		for (int32_t x = ix0; x < ix1; x++) {
 			double cxp = x + 0.5, cyp = y + 0.5;
@@ -252,9 +239,9 @@ static void raster_triangle(struct canvas_px *px, const float *a,
 			for (int e = 0; e < 3 && inside; e++) {
 				const double *ea = p[order[e]], *eb = p[order[(e + 1) % 3]];
 				double ev = (eb[0] - ea[0]) * (cyp - ea[1]) -
-					(eb[1] - ea[1]) * (cxp - ea[0]);
-				inside = ev > 0.0 || (ev == 0.0 &&
-					top_left(ea[0], ea[1], eb[0], eb[1]));
+						(eb[1] - ea[1]) * (cxp - ea[0]);
+				inside = ev > 0.0 ||
+						(ev == 0.0 && top_left(ea[0], ea[1], eb[0], eb[1]));
 			}
 			if (!inside || fa == 0.0) {
 				continue;
@@ -263,7 +250,8 @@ static void raster_triangle(struct canvas_px *px, const float *a,
 			for (int k = 0; k < 3; k++) {
 				const float *u = f[(k + 1) % 3], *v = f[(k + 2) % 3];
 				w[k] = (((double)v[0] - u[0]) * (cyp - u[1]) -
-					((double)v[1] - u[1]) * (cxp - u[0])) / fa;
+							   ((double)v[1] - u[1]) * (cxp - u[0])) /
+						fa;
 			}
 			fn(px, x, y, w, data);
 		}
@@ -271,22 +259,20 @@ static void raster_triangle(struct canvas_px *px, const float *a,
 }
 
 static void tri_pixel(struct canvas_px *px, int32_t x, int32_t y,
-		const double w[3], void *data)
-{
+		const double w[3], void *data) {
 	const struct vr_tri_vertex *v = data;
 	struct vr_tri_vertex at = v[0]; /* flat attributes: the first */
 	for (int i = 0; i < 3; i++) {
 		at.aa[i] = (float)(w[0] * v[0].aa[i] + w[1] * v[1].aa[i] +
-			w[2] * v[2].aa[i]);
+				w[2] * v[2].aa[i]);
 	}
 	float c = vr_tri_coverage(&at) *
-		vr_clip_coverage(&at.clip, (float)x + 0.5f, (float)y + 0.5f);
+			vr_clip_coverage(&at.clip, (float)x + 0.5f, (float)y + 0.5f);
 	blend(px, x, y, at.color, c);
 }
 
 static void draw_geometry(struct canvas_px *px,
-		const struct vr_geometry *geometry)
-{
+		const struct vr_geometry *geometry) {
 	struct vr_tri_vertex *v;
 	size_t count;
 	if (!vr_geometry_tessellate(geometry, &v, &count)) {
@@ -295,7 +281,7 @@ static void draw_geometry(struct canvas_px *px,
 	}
 	for (size_t i = 0; i + 2 < count; i += 3) {
 		raster_triangle(px, v[i].pos, v[i + 1].pos, v[i + 2].pos, tri_pixel,
-			&v[i]);
+				&v[i]);
 	}
 	free(v);
 }
@@ -310,27 +296,25 @@ struct texture {
 	bool clamp; /* clamp to edge, else zero outside */
 };
 
-static float texel(const struct texture *t, int32_t x, int32_t y)
-{
+static float texel(const struct texture *t, int32_t x, int32_t y) {
 	if (t->clamp) {
 		x = x < 0 ? 0 : x >= t->width ? t->width - 1 : x;
 		y = y < 0 ? 0 : y >= t->height ? t->height - 1 : y;
 	} else if (x < 0 || y < 0 || x >= t->width || y >= t->height) {
 		return 0.0f;
 	}
-	return (float)t->data[(size_t)y * (size_t)t->stride + (size_t)x] /
-		255.0f;
+	return (float)t->data[(size_t)y * (size_t)t->stride + (size_t)x] / 255.0f;
 }
 
-static float sample_bilinear(const struct texture *t, float u, float v)
-{
+static float sample_bilinear(const struct texture *t, float u, float v) {
 	float x = u * (float)t->width - 0.5f, y = v * (float)t->height - 0.5f;
 	float fx = floorf(x), fy = floorf(y);
 	float ax = x - fx, ay = y - fy;
 	int32_t ix = (int32_t)fx, iy = (int32_t)fy;
 	return (texel(t, ix, iy) * (1 - ax) + texel(t, ix + 1, iy) * ax) *
-		(1 - ay) + (texel(t, ix, iy + 1) * (1 - ax) +
-		texel(t, ix + 1, iy + 1) * ax) * ay;
+			(1 - ay) +
+			(texel(t, ix, iy + 1) * (1 - ax) + texel(t, ix + 1, iy + 1) * ax) *
+			ay;
 }
 
 struct tex_quad {
@@ -339,25 +323,23 @@ struct tex_quad {
 };
 
 static void tex_pixel(struct canvas_px *px, int32_t x, int32_t y,
-		const double w[3], void *data)
-{
+		const double w[3], void *data) {
 	const struct tex_quad *q = data;
 	const struct vr_tex_vertex *v = q->v;
 	float uv[2];
 	for (int i = 0; i < 2; i++) {
 		uv[i] = (float)(w[0] * v[0].uv[i] + w[1] * v[1].uv[i] +
-			w[2] * v[2].uv[i]);
+				w[2] * v[2].uv[i]);
 	}
 	float c = sample_bilinear(q->texture, uv[0], uv[1]) *
-		vr_clip_coverage(&v[0].clip, (float)x + 0.5f, (float)y + 0.5f);
+			vr_clip_coverage(&v[0].clip, (float)x + 0.5f, (float)y + 0.5f);
 	blend(px, x, y, v[0].color, c);
 }
 
 /* The quad with corners tl, tr, bl, br (target pixels) showing all of
  * texture, sampled bilinearly. */
 static void draw_tex_quad(struct canvas_px *px, const struct texture *texture,
-		const float corners[4][2], const struct vr_prim_state *state)
-{
+		const float corners[4][2], const struct vr_prim_state *state) {
 	struct vr_tex_vertex v[4] = { 0 };
 	for (int i = 0; i < 4; i++) {
 		v[i].pos[0] = corners[i][0];
@@ -376,8 +358,7 @@ static void draw_tex_quad(struct canvas_px *px, const struct texture *texture,
 
 /* A coverage image placed 1:1 with its top-left pixel at (x0, y0). */
 static void draw_tex_exact(struct canvas_px *px, const struct texture *t,
-		int32_t x0, int32_t y0, const struct vr_prim_state *state)
-{
+		int32_t x0, int32_t y0, const struct vr_prim_state *state) {
 	struct vr_vertex_clip clip;
 	vr_vertex_clip_init(&clip, state);
 	for (int32_t y = 0; y < t->height; y++) {
@@ -391,13 +372,13 @@ static void draw_tex_exact(struct canvas_px *px, const struct texture *t,
 
 /* ---- glyphs ------------------------------------------------------------- */
 
-static void draw_run(struct canvas_px *px, const struct vr_glyph_run *run)
-{
+static void draw_run(struct canvas_px *px, const struct vr_glyph_run *run) {
 	float size_px = roundf(vr_glyph_run_pixel_size(run) * 64.0f) / 64.0f;
 	for (uint32_t i = 0; i < run->text->count; i++) {
 		struct vr_glyph_bitmap bitmap;
 		if (!vr_font_face_rasterize(run->text->face, run->text->glyphs[i],
-				size_px, &bitmap) || bitmap.width == 0) {
+					size_px, &bitmap) ||
+				bitmap.width == 0) {
 			continue;
 		}
 		struct texture t = {
@@ -408,10 +389,10 @@ static void draw_run(struct canvas_px *px, const struct vr_glyph_run *run)
 		};
 		float corners[4][2];
 		vr_glyph_quad(run, i, bitmap.left, bitmap.top, bitmap.width,
-			bitmap.height, corners);
+				bitmap.height, corners);
 		if (run->nearest) {
 			draw_tex_exact(px, &t, (int32_t)corners[0][0],
-				(int32_t)corners[0][1], &run->state);
+					(int32_t)corners[0][1], &run->state);
 		} else {
 			draw_tex_quad(px, &t, corners, &run->state);
 		}
@@ -422,8 +403,7 @@ static void draw_run(struct canvas_px *px, const struct vr_glyph_run *run)
 /* ---- shadows ------------------------------------------------------------ */
 
 static void blur_pass(const uint8_t *src, uint8_t *dst, int32_t w, int32_t h,
-		int dx, int dy, int32_t radius, float sigma)
-{
+		int dx, int dy, int32_t radius, float sigma) {
 	for (int32_t y = 0; y < h; y++) {
 		for (int32_t x = 0; x < w; x++) {
 			/* blur.frag's loop, its normalisation at the end */
@@ -433,8 +413,9 @@ static void blur_pass(const uint8_t *src, uint8_t *dst, int32_t w, int32_t h,
 				norm += wi;
 				int32_t qx = x + dx * i, qy = y + dy * i;
 				if (qx >= 0 && qy >= 0 && qx < w && qy < h) {
-					sum += wi * (float)src[(size_t)qy * (size_t)w +
-						(size_t)qx] / 255.0f;
+					sum += wi *
+							(float)src[(size_t)qy * (size_t)w + (size_t)qx] /
+							255.0f;
 				}
 			}
 			dst[(size_t)y * (size_t)w + (size_t)x] = unorm8(sum / norm);
@@ -442,8 +423,7 @@ static void blur_pass(const uint8_t *src, uint8_t *dst, int32_t w, int32_t h,
 	}
 }
 
-static void draw_shadow(struct canvas_px *px, const struct vr_shadow *shadow)
-{
+static void draw_shadow(struct canvas_px *px, const struct vr_shadow *shadow) {
 	struct vr_shadow_layout layout;
 	if (!vr_shadow_layout(shadow, &layout)) {
 		return;
@@ -457,15 +437,15 @@ static void draw_shadow(struct canvas_px *px, const struct vr_shadow *shadow)
 	for (int32_t y = 0; y < layout.height; y++) {
 		for (int32_t x = 0; x < layout.width; x++) {
 			a[(size_t)y * (size_t)layout.width + (size_t)x] =
-				unorm8(vr_shadow_shape_coverage(shadow, &layout,
-					(float)x + 0.5f, (float)y + 0.5f));
+					unorm8(vr_shadow_shape_coverage(shadow, &layout,
+							(float)x + 0.5f, (float)y + 0.5f));
 		}
 	}
 	if (layout.radius > 0) {
 		blur_pass(a, b, layout.width, layout.height, 1, 0, layout.radius,
-			layout.sigma_px);
+				layout.sigma_px);
 		blur_pass(b, a, layout.width, layout.height, 0, 1, layout.radius,
-			layout.sigma_px);
+				layout.sigma_px);
 	}
 	struct texture t = {
 		.data = a,
@@ -476,14 +456,14 @@ static void draw_shadow(struct canvas_px *px, const struct vr_shadow *shadow)
 	};
 	if (layout.nearest) {
 		draw_tex_exact(px, &t, (int32_t)lroundf(layout.to_target.tx),
-			(int32_t)lroundf(layout.to_target.ty), &shadow->state);
+				(int32_t)lroundf(layout.to_target.ty), &shadow->state);
 	} else {
 		float corners[4][2];
 		for (int i = 0; i < 4; i++) {
 			vr_mat_apply(&layout.to_target,
-				(i & 1) ? (float)layout.width : 0.0f,
-				(i & 2) ? (float)layout.height : 0.0f,
-				&corners[i][0], &corners[i][1]);
+					(i & 1) ? (float)layout.width : 0.0f,
+					(i & 2) ? (float)layout.height : 0.0f, &corners[i][0],
+					&corners[i][1]);
 		}
 		draw_tex_quad(px, &t, corners, &shadow->state);
 	}
@@ -500,11 +480,10 @@ struct reference_ctx {
 	size_t nallocations, allocations_cap;
 };
 
-static void *reference_alloc(void *data, size_t size)
-{
+static void *reference_alloc(void *data, size_t size) {
 	struct reference_ctx *ctx = data;
 	if (!vr_grow((void **)&ctx->allocations, &ctx->allocations_cap,
-			ctx->nallocations + 1, sizeof(void *))) {
+				ctx->nallocations + 1, sizeof(void *))) {
 		return NULL;
 	}
 	void *p = calloc(1, size);
@@ -521,11 +500,10 @@ static bool reference_push(void *data, const struct vr_task *task);
 /* Group opacity: the sub-tasks into a transparent 8-bit image of the
  * layer's bounds (as the scratch image), then its box over the target,
  * texel for pixel, times the opacity (as tex.frag and the blend do). */
-static void draw_layer(struct canvas_px *px, const struct vr_layer *layer)
-{
+static void draw_layer(struct canvas_px *px, const struct vr_layer *layer) {
 	const struct vr_box *box = &layer->box, *bounds = &layer->bounds;
 	pixman_image_t *tmp = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		bounds->width, bounds->height, NULL, 0);
+			bounds->width, bounds->height, NULL, 0);
 	if (tmp == NULL) {
 		vr_log(VR_LOG_ERROR, "reference: allocation failed");
 		return;
@@ -539,8 +517,9 @@ static void draw_layer(struct canvas_px *px, const struct vr_layer *layer)
 	float alpha = (float)layer->alpha / 255.0f;
 	for (int32_t y = 0; y < box->height; y++) {
 		for (int32_t x = 0; x < box->width; x++) {
-			uint32_t p = data[(size_t)(box->y - bounds->y + y) *
-				(size_t)stride + (size_t)(box->x - bounds->x + x)];
+			uint32_t p =
+					data[(size_t)(box->y - bounds->y + y) * (size_t)stride +
+							(size_t)(box->x - bounds->x + x)];
 			if (p == 0) {
 				continue;
 			}
@@ -557,8 +536,7 @@ static void draw_layer(struct canvas_px *px, const struct vr_layer *layer)
 }
 
 /* Draws each task as it comes: the chain order is the drawing order. */
-static bool reference_push(void *data, const struct vr_task *task)
-{
+static bool reference_push(void *data, const struct vr_task *task) {
 	struct reference_ctx *ctx = data;
 	const struct vr_task_payload *payload = task->payload;
 	struct canvas_px px = {
@@ -568,26 +546,15 @@ static bool reference_push(void *data, const struct vr_task *task)
 	};
 	for (uint32_t i = 0; i < payload->count; i++) {
 		switch (task->kind) {
-		case VR_TASK_QUADS:
-			draw_task(ctx->dst, &payload->quads[i]);
-			break;
-		case VR_TASK_SHAPES:
-			draw_shape(&px, &payload->shapes[i]);
-			break;
+		case VR_TASK_QUADS: draw_task(ctx->dst, &payload->quads[i]); break;
+		case VR_TASK_SHAPES: draw_shape(&px, &payload->shapes[i]); break;
 		case VR_TASK_TRIANGLES:
 			draw_geometry(&px, &payload->geometries[i]);
 			break;
-		case VR_TASK_GLYPHS:
-			draw_run(&px, &payload->runs[i]);
-			break;
-		case VR_TASK_SHADOW:
-			draw_shadow(&px, &payload->shadows[i]);
-			break;
-		case VR_TASK_LAYER:
-			draw_layer(&px, &payload->layers[i]);
-			break;
-		case VR_TASK_KIND_COUNT:
-			break;
+		case VR_TASK_GLYPHS: draw_run(&px, &payload->runs[i]); break;
+		case VR_TASK_SHADOW: draw_shadow(&px, &payload->shadows[i]); break;
+		case VR_TASK_LAYER: draw_layer(&px, &payload->layers[i]); break;
+		case VR_TASK_KIND_COUNT: break;
 		}
 	}
 	return true;
@@ -598,16 +565,15 @@ static bool reference_push(void *data, const struct vr_task *task)
 
 static void render_box(struct vr_tree *tree, pixman_image_t *dst,
 		const struct vr_mat *view, const pixman_color_t *clear,
-		const struct vr_box *box)
-{
+		const struct vr_box *box) {
 	pixman_box32_t fill = { box->x, box->y, box->x + box->width,
 		box->y + box->height };
 	pixman_image_fill_boxes(PIXMAN_OP_SRC, dst, clear, 1, &fill);
 	/* an axis-aligned quad covers its whole clip (its aabb is cut to
 	 * the extents, its cover is not): composite inside the box only */
 	pixman_region32_t clip;
-	pixman_region32_init_rect(&clip, box->x, box->y,
-		(unsigned)box->width, (unsigned)box->height);
+	pixman_region32_init_rect(&clip, box->x, box->y, (unsigned)box->width,
+			(unsigned)box->height);
 	pixman_image_set_clip_region32(dst, &clip);
 
 	struct reference_ctx ctx = { .dst = dst };
@@ -621,7 +587,7 @@ static void render_box(struct vr_tree *tree, pixman_image_t *dst,
 		.index = 0,
 		.view = *view,
 		.target = { 0, 0, pixman_image_get_width(dst),
-			pixman_image_get_height(dst) },
+				pixman_image_get_height(dst) },
 		.extents = *box,
 	};
 	if (!vr_prepare_tasks(&sink, tree, &job, NULL)) {
@@ -637,8 +603,7 @@ static void render_box(struct vr_tree *tree, pixman_image_t *dst,
 
 void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
 		const struct vr_mat *view, struct vr_color clear,
-		const pixman_region32_t *region)
-{
+		const pixman_region32_t *region) {
 	struct vr_box target = { 0, 0, pixman_image_get_width(dst),
 		pixman_image_get_height(dst) };
 	uint8_t r, g, b, a;
@@ -654,11 +619,10 @@ void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
 	}
 	pixman_region32_t clipped;
 	pixman_region32_init(&clipped);
-	pixman_region32_intersect_rect(&clipped, (pixman_region32_t *)region,
-		0, 0, (unsigned)target.width, (unsigned)target.height);
+	pixman_region32_intersect_rect(&clipped, (pixman_region32_t *)region, 0, 0,
+			(unsigned)target.width, (unsigned)target.height);
 	int nrects;
-	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped,
-		&nrects);
+	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped, &nrects);
 	if (nrects > REGION_MAX_RECTS) {
 		rects = pixman_region32_extents(&clipped);
 		nrects = 1;
@@ -672,7 +636,6 @@ void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
 }
 
 void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
-		const struct vr_mat *view, struct vr_color clear)
-{
+		const struct vr_mat *view, struct vr_color clear) {
 	vr_reference_render_region(tree, dst, view, clear, NULL);
 }

@@ -24,14 +24,14 @@
 #define SMALL_NODES 2
 #define LARGE_NODES 12
 
-/* ---- 1. a handoff ----------------------------------------------------------- */
+/* ---- 1. a handoff -----------------------------------------------------------
+ */
 
 struct echo {
 	struct vr_result_pool there, back;
 };
 
-static void *echo_main(void *data)
-{
+static void *echo_main(void *data) {
 	struct echo *echo = data;
 	pthread_setname_np(pthread_self(), "vr-calibrate");
 	struct vr_result result;
@@ -42,20 +42,17 @@ static void *echo_main(void *data)
 	return NULL;
 }
 
-static int compare_double(const void *a, const void *b)
-{
+static int compare_double(const void *a, const void *b) {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, size_t n)
-{
+static double median(double *v, size_t n) {
 	qsort(v, n, sizeof(*v), compare_double);
 	return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-static bool measure_handoff(double *handoff_ns)
-{
+static bool measure_handoff(double *handoff_ns) {
 	struct echo echo;
 	if (!vr_result_pool_init(&echo.there, 4)) {
 		return false;
@@ -73,8 +70,7 @@ static bool measure_handoff(double *handoff_ns)
 	static double rounds[HANDOFF_ROUNDS];
 	for (int i = 0; i < HANDOFF_ROUNDS; i++) {
 		struct vr_result result = {
-			.type = i + 1 < HANDOFF_ROUNDS ? VR_RESULT_TASK :
-				VR_RESULT_JOB_END,
+			.type = i + 1 < HANDOFF_ROUNDS ? VR_RESULT_TASK : VR_RESULT_JOB_END,
 		};
 		uint64_t t0 = vr_now_ns();
 		vr_result_pool_push(&echo.there, &result);
@@ -88,7 +84,8 @@ static bool measure_handoff(double *handoff_ns)
 	return true;
 }
 
-/* ---- 2. and 3. frames -------------------------------------------------------- */
+/* ---- 2. and 3. frames
+ * -------------------------------------------------------- */
 
 struct calib_scene {
 	struct vr_tree *tree;
@@ -101,8 +98,7 @@ struct calib_scene {
 /* One card of CALIB_ROWS rows, 128 x 170 units (drawn at CALIB_SCALE):
  * what UI lists are made of (a photo scaled into a round avatar,
  * a bubble, a line of text, a stroke). */
-static struct vr_display_list *calib_list(struct vr_image *image, int card)
-{
+static struct vr_display_list *calib_list(struct vr_image *image, int card) {
 	struct vr_canvas *c = vr_canvas_begin();
 	if (c == NULL) {
 		return NULL;
@@ -113,36 +109,35 @@ static struct vr_display_list *calib_list(struct vr_image *image, int card)
 	struct vr_paint row_paint = { .color = { 0.2f, 0.5f, 0.9f, 0.3f } };
 	struct vr_paint stroke = { .color = { 0.3f, 0.3f, 0.3f, 1.0f },
 		.stroke_width = 1.0f };
-	struct vr_font font = { .family = "sans-serif", .size = 9,
-		.weight = 400 };
+	struct vr_font font = { .family = "sans-serif", .size = 9, .weight = 400 };
 	if (card == 0) {
 		vr_canvas_draw_shadow(c, (struct vr_rectf){ 4, 4, 120, 160 }, radii,
-			8.0f, (struct vr_color){ 0, 0, 0, 0.3f });
+				8.0f, (struct vr_color){ 0, 0, 0, 0.3f });
 	}
 	vr_canvas_draw_rrect(c, (struct vr_rectf){ 2, 2, 124, 166 }, radii,
-		&card_paint);
+			&card_paint);
 	for (int row = 0; row < CALIB_ROWS; row++) {
 		float y = 6.0f + (float)row * 27.0f;
 		vr_canvas_draw_rrect(c, (struct vr_rectf){ 6, y, 116, 24 }, radii,
-			&row_paint);
+				&row_paint);
 		vr_canvas_save(c);
-		vr_canvas_clip_rrect(c, (struct vr_rectf){ 9, y + 4, 16, 16 },
-			avatar);
+		vr_canvas_clip_rrect(c, (struct vr_rectf){ 9, y + 4, 16, 16 }, avatar);
 		vr_canvas_draw_image(c, image, NULL,
-			(struct vr_rectf){ 9, y + 4, 16, 16 }, 1.0f);
+				(struct vr_rectf){ 9, y + 4, 16, 16 }, 1.0f);
 		vr_canvas_restore(c);
 		char text[64];
-		snprintf(text, sizeof(text), "Row %d of card %d: lorem ipsum "
-			"dolor sit amet, 12:%02d", row, card, (row * 7 + card) % 60);
+		snprintf(text, sizeof(text),
+				"Row %d of card %d: lorem ipsum "
+				"dolor sit amet, 12:%02d",
+				row, card, (row * 7 + card) % 60);
 		vr_canvas_draw_text(c, 30, y + 10, text, &font,
-			(struct vr_color){ 0.1f, 0.1f, 0.1f, 1.0f });
+				(struct vr_color){ 0.1f, 0.1f, 0.1f, 1.0f });
 		vr_canvas_draw_line(c, 30, y + 21, 118, y + 21, &stroke);
 	}
 	return vr_canvas_finish(c);
 }
 
-static void calib_scene_finish(struct calib_scene *scene)
-{
+static void calib_scene_finish(struct calib_scene *scene) {
 	for (int i = 0; i < LARGE_NODES; i++) {
 		vr_display_list_unref(scene->lists[i]);
 	}
@@ -152,15 +147,12 @@ static void calib_scene_finish(struct calib_scene *scene)
 }
 
 static bool calib_scene_init(struct calib_scene *scene,
-		struct vr_renderer *renderer)
-{
+		struct vr_renderer *renderer) {
 	*scene = (struct calib_scene){ 0 };
 	scene->tree = vr_tree_create();
 	scene->target = vr_target_create(renderer, CALIB_SIZE, CALIB_SIZE);
-	scene->argb = vr_image_create(CALIB_IMAGE, CALIB_IMAGE,
-		VR_FORMAT_XRGB8888);
-	if (scene->tree == NULL || scene->target == NULL ||
-			scene->argb == NULL) {
+	scene->argb = vr_image_create(CALIB_IMAGE, CALIB_IMAGE, VR_FORMAT_XRGB8888);
+	if (scene->tree == NULL || scene->target == NULL || scene->argb == NULL) {
 		return false;
 	}
 	static uint32_t pixels[CALIB_IMAGE * CALIB_IMAGE];
@@ -177,7 +169,8 @@ static bool calib_scene_init(struct calib_scene *scene,
 		vr_node_set_parent(scene->nodes[i], vr_tree_root(scene->tree));
 		vr_node_set_display_list(scene->nodes[i], scene->lists[i]);
 		/* a grid of 4 x 3 cards */
-		struct vr_mat m = { .a = CALIB_SCALE, .d = CALIB_SCALE,
+		struct vr_mat m = { .a = CALIB_SCALE,
+			.d = CALIB_SCALE,
 			.tx = (float)(i % 4) * 128.0f * CALIB_SCALE,
 			.ty = (float)(i / 4) * 170.0f * CALIB_SCALE };
 		vr_node_set_transform(scene->nodes[i], &m);
@@ -187,10 +180,8 @@ static bool calib_scene_init(struct calib_scene *scene,
 
 /* One full redraw of the first `nodes` nodes; the CPU frame (entered ->
  * submitted), the estimated cost and the execution time. */
-static bool calib_frame(struct vr_renderer *renderer,
-		struct calib_scene *scene, int nodes, double *cpu_ns,
-		double *cost, double *execute_ns)
-{
+static bool calib_frame(struct vr_renderer *renderer, struct calib_scene *scene,
+		int nodes, double *cpu_ns, double *cost, double *execute_ns) {
 	for (int i = 0; i < LARGE_NODES; i++) {
 		vr_node_set_enabled(scene->nodes[i], i < nodes);
 	}
@@ -212,8 +203,7 @@ static bool calib_frame(struct vr_renderer *renderer,
 	return true;
 }
 
-bool vr_renderer_calibrate(struct vr_renderer *renderer)
-{
+bool vr_renderer_calibrate(struct vr_renderer *renderer) {
 	if (renderer->sequential) {
 		return false; /* nothing is handed over */
 	}
@@ -258,8 +248,8 @@ bool vr_renderer_calibrate(struct vr_renderer *renderer)
 			int i = (k + (r & 1) + (r < 0 ? 0 : r)) % (2 * NSIZES);
 			int size = i / 2;
 			bool parallel = i % 2 == 1;
-			vr_renderer_set_granularity(renderer, parallel ? &handed :
-				&inline_only);
+			vr_renderer_set_granularity(renderer,
+					parallel ? &handed : &inline_only);
 			double cpu, c, exec;
 			ok = calib_frame(renderer, &scene, sizes[size], &cpu, &c, &exec);
 			if (r >= 0) {
@@ -278,26 +268,29 @@ bool vr_renderer_calibrate(struct vr_renderer *renderer)
 	for (int s = 0; s < NSIZES; s++) {
 		diff[s] = median(par[s], FRAME_ROUNDS) - median(inl[s], FRAME_ROUNDS);
 	}
-	vr_log(VR_LOG_DEBUG, "calibration: %.0f units: inline %.0f us, "
-		"parallel %.0f us; %.0f units: inline %.0f us, parallel %.0f us",
-		cost[SMALL], median(inl[SMALL], FRAME_ROUNDS) / 1e3,
-		median(par[SMALL], FRAME_ROUNDS) / 1e3, cost[LARGE],
-		median(inl[LARGE], FRAME_ROUNDS) / 1e3,
-		median(par[LARGE], FRAME_ROUNDS) / 1e3);
-	g.gain_ns_per_unit = (diff[SMALL] - diff[LARGE]) /
-		(cost[LARGE] - cost[SMALL]);
+	vr_log(VR_LOG_DEBUG,
+			"calibration: %.0f units: inline %.0f us, "
+			"parallel %.0f us; %.0f units: inline %.0f us, parallel %.0f us",
+			cost[SMALL], median(inl[SMALL], FRAME_ROUNDS) / 1e3,
+			median(par[SMALL], FRAME_ROUNDS) / 1e3, cost[LARGE],
+			median(inl[LARGE], FRAME_ROUNDS) / 1e3,
+			median(par[LARGE], FRAME_ROUNDS) / 1e3);
+	g.gain_ns_per_unit =
+			(diff[SMALL] - diff[LARGE]) / (cost[LARGE] - cost[SMALL]);
 	g.frame_overhead_ns = diff[SMALL] + g.gain_ns_per_unit * cost[SMALL];
 	int workers = vr_granularity_adopt(renderer, &g);
-	vr_log(VR_LOG_INFO, "calibrated %d workers in %.0f ms: handoff %.1f us, "
-		"unit %.0f ns, parallel frame overhead %.0f us, gain %.0f ns/unit: "
-		"chunks of %u units, parallel from %u units", workers,
-		(double)(vr_now_ns() - start) / 1e6, g.handoff_ns / 1e3, g.unit_ns,
-		g.frame_overhead_ns / 1e3, g.gain_ns_per_unit, g.chunk_cost,
-		g.parallel_cost);
+	vr_log(VR_LOG_INFO,
+			"calibrated %d workers in %.0f ms: handoff %.1f us, "
+			"unit %.0f ns, parallel frame overhead %.0f us, gain %.0f ns/unit: "
+			"chunks of %u units, parallel from %u units",
+			workers, (double)(vr_now_ns() - start) / 1e6, g.handoff_ns / 1e3,
+			g.unit_ns, g.frame_overhead_ns / 1e3, g.gain_ns_per_unit,
+			g.chunk_cost, g.parallel_cost);
 	return true;
 }
 
-/* ---- which backend (vr_backends_measure) ---------------------------------- */
+/* ---- which backend (vr_backends_measure) ----------------------------------
+ */
 
 /* The calibration's cards tiled over width x height: lists shared, one
  * node per card. */
@@ -307,8 +300,7 @@ struct measure_scene {
 };
 
 static bool measure_scene_init(struct measure_scene *scene,
-		struct vr_renderer *renderer, int32_t width, int32_t height)
-{
+		struct vr_renderer *renderer, int32_t width, int32_t height) {
 	if (!calib_scene_init(&scene->cards, renderer)) {
 		return false;
 	}
@@ -325,7 +317,7 @@ static bool measure_scene_init(struct measure_scene *scene,
 		vr_node_set_parent(node, vr_tree_root(scene->tree));
 		vr_node_set_display_list(node, scene->cards.lists[i % LARGE_NODES]);
 		vr_node_set_position(node, (float)(i % cols) * 128.0f,
-			(float)(i / cols) * 170.0f);
+				(float)(i / cols) * 170.0f);
 	}
 	vr_tree_update(scene->tree, NULL);
 	return true;
@@ -333,8 +325,7 @@ static bool measure_scene_init(struct measure_scene *scene,
 
 bool vr_backends_measure(struct vr_renderer *vulkan,
 		struct vr_cpu_renderer *cpu, int32_t width, int32_t height, int rounds,
-		double *vulkan_ns, double *cpu_ns)
-{
+		double *vulkan_ns, double *cpu_ns) {
 	if (rounds < 1 || width < 1 || height < 1) {
 		return false;
 	}
@@ -342,7 +333,7 @@ bool vr_backends_measure(struct vr_renderer *vulkan,
 	vr_granularity_cache_key(vulkan, key, sizeof(key));
 	size_t len = strlen(key);
 	snprintf(key + len, sizeof(key) - len, ":backends:%dx%d:cpu%d", width,
-		height, vr_cpu_renderer_workers(cpu));
+			height, vr_cpu_renderer_workers(cpu));
 	double cached[2];
 	if (vr_granularity_cache_get(vulkan, key, cached, 2) && cached[0] > 0.0 &&
 			cached[1] > 0.0) {
@@ -354,12 +345,12 @@ bool vr_backends_measure(struct vr_renderer *vulkan,
 	struct measure_scene scene = { 0 };
 	struct vr_target *target = vr_target_create(vulkan, width, height);
 	pixman_image_t *image = pixman_image_create_bits(PIXMAN_a8r8g8b8, width,
-		height, NULL, width * 4);
-	pixman_image_t *buffer = pixman_image_create_bits(PIXMAN_x8r8g8b8,
-		width, height, NULL, width * 4);
+			height, NULL, width * 4);
+	pixman_image_t *buffer = pixman_image_create_bits(PIXMAN_x8r8g8b8, width,
+			height, NULL, width * 4);
 	double *times = calloc(2 * (size_t)rounds, sizeof(double));
 	bool ok = target != NULL && image != NULL && buffer != NULL &&
-		times != NULL && measure_scene_init(&scene, vulkan, width, height);
+			times != NULL && measure_scene_init(&scene, vulkan, width, height);
 	const struct vr_color clear = { 1, 1, 1, 1 };
 	struct vr_mat view;
 	vr_mat_identity(&view);
@@ -374,10 +365,9 @@ bool vr_backends_measure(struct vr_renderer *vulkan,
 			}
 			uint64_t t0 = vr_now_ns();
 			if (use_cpu) {
-				ok = vr_cpu_render(cpu, scene.tree, image, &view, clear,
-					NULL);
-				pixman_image_composite32(PIXMAN_OP_SRC, image, NULL, buffer,
-					0, 0, 0, 0, 0, 0, width, height);
+				ok = vr_cpu_render(cpu, scene.tree, image, &view, clear, NULL);
+				pixman_image_composite32(PIXMAN_OP_SRC, image, NULL, buffer, 0,
+						0, 0, 0, 0, 0, width, height);
 			} else {
 				struct vr_render_job job = {
 					.target = target,
@@ -387,8 +377,7 @@ bool vr_backends_measure(struct vr_renderer *vulkan,
 				ok = vr_render(vulkan, scene.tree, &job, 1);
 			}
 			if (r >= 0) {
-				times[(use_cpu ? rounds : 0) + r] =
-					(double)(vr_now_ns() - t0);
+				times[(use_cpu ? rounds : 0) + r] = (double)(vr_now_ns() - t0);
 			}
 		}
 	}

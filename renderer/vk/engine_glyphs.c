@@ -23,18 +23,14 @@ static const VkVertexInputAttributeDescription tex_attributes[] = {
 	ATTR(VR_TEX_LOC_UV, VK_FORMAT_R32G32_SFLOAT, uv),
 	ATTR(VR_TEX_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
 	ATTR(VR_TEX_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
-	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].x),
-	ATTR(VR_TEX_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].y),
+	ATTR(VR_TEX_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[0].x),
+	ATTR(VR_TEX_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[0].y),
 	ATTR(VR_TEX_LOC_CLIP + 3, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].radii),
-	ATTR(VR_TEX_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].x),
-	ATTR(VR_TEX_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].y),
+			clip.rclips[0].radii),
+	ATTR(VR_TEX_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[1].x),
+	ATTR(VR_TEX_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[1].y),
 	ATTR(VR_TEX_LOC_CLIP + 6, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].radii),
+			clip.rclips[1].radii),
 };
 
 /* Without rounded clips: the attributes and vertex bytes before them. */
@@ -64,20 +60,16 @@ const struct vr_pipeline_desc vr_textured_rclip_pipeline = {
 	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
 };
 
-const struct vr_pipeline_desc *vr_textured_pipeline_for(uint32_t nrclips)
-{
-	return nrclips > 0 ? &vr_textured_rclip_pipeline :
-		&vr_textured_pipeline;
+const struct vr_pipeline_desc *vr_textured_pipeline_for(uint32_t nrclips) {
+	return nrclips > 0 ? &vr_textured_rclip_pipeline : &vr_textured_pipeline;
 }
 
-
-bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
 	/* the batch's runs all have rounded clips or none (prepare.c) */
 	const struct vr_pipeline_desc *desc =
-		vr_textured_pipeline_for(payload->runs[0].state.nrclips);
+			vr_textured_pipeline_for(payload->runs[0].state.nrclips);
 	out->pipeline = vr_exec_pipeline(ctx, desc);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
@@ -110,14 +102,14 @@ bool vr_glyphs_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		}
 		struct vr_task_draw *draw = &out->draws[out->ndraws++];
 		void *v = vr_engine_vertices(ctx, draw, (end - start) * 6,
-			desc->vertex_stride);
+				desc->vertex_stride);
 		draw->set = vr_exec_image(ctx, image, !nearest, NULL);
 		ok = v != NULL && draw->set != VK_NULL_HANDLE;
 		for (size_t i = start; ok && i < end; i++) {
 			struct vr_tex_vertex quad[6];
 			vr_glyph_vertices(&placed[i], quad);
 			v = vr_engine_copy_vertices(v, desc->vertex_stride, quad,
-				sizeof(quad[0]), 6);
+					sizeof(quad[0]), 6);
 		}
 		start = end;
 	}

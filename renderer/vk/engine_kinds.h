@@ -22,12 +22,13 @@ enum vr_pipeline_key {
  * stats (optional) is added to.
  */
 bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
-	const struct vr_prepare_job *job, struct vr_prepare_stats *stats);
+		const struct vr_prepare_job *job, struct vr_prepare_stats *stats);
 
 /* VR_TASK_QUADS (engine_quads.c) */
 bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 void vr_quads_record(VkCommandBuffer cb, VkPipelineLayout layout,
-	const struct vr_task *task, int32_t target_width, int32_t target_height);
+		const struct vr_task *task, int32_t target_width,
+		int32_t target_height);
 
 /* VR_TASK_SHAPES (engine_shapes.c), VR_TASK_TRIANGLES (engine_triangles.c),
  * VR_TASK_GLYPHS (engine_glyphs.c), VR_TASK_SHADOW (engine_shadow.c); all
@@ -80,15 +81,16 @@ enum vr_engine_pipeline {
 
 /* The pixel -> NDC push constants of a target (or scratch image). */
 void vr_engine_push_target(VkCommandBuffer cb, VkPipelineLayout layout,
-	int32_t width, int32_t height);
+		int32_t width, int32_t height);
 /* Room for count vertices of stride bytes in the frame's vertex memory,
  * drawn by draw; NULL when out of memory. */
 void *vr_engine_vertices(struct vr_exec_ctx *ctx, struct vr_task_draw *draw,
-	size_t count, size_t stride);
+		size_t count, size_t stride);
 /* vr_engine_record for the vertex-based kinds: the task's pipeline, then
  * its draws. */
 void vr_engine_record_draws(VkCommandBuffer cb, VkPipelineLayout layout,
-	const struct vr_task *task, int32_t target_width, int32_t target_height);
+		const struct vr_task *task, int32_t target_width,
+		int32_t target_height);
 
 /* Textured quads with clips (tex.vert, tex.frag): glyphs and shadows;
  * the first without rounded clips, the second with them. */

@@ -25,13 +25,11 @@
  * scratch images are recycled by size. */
 #define SCRATCH_STEP 64
 
-static int32_t round_up(int32_t v)
-{
+static int32_t round_up(int32_t v) {
 	return (v + SCRATCH_STEP - 1) / SCRATCH_STEP * SCRATCH_STEP;
 }
 
-uint32_t vr_task_layer_count(const struct vr_task *task)
-{
+uint32_t vr_task_layer_count(const struct vr_task *task) {
 	if (task->kind != VR_TASK_LAYER) {
 		return 0;
 	}
@@ -48,19 +46,17 @@ uint32_t vr_task_layer_count(const struct vr_task *task)
  * inside its AABB (quads rely on the scissor for their clip box, as in
  * the frame). */
 static void record_layer(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
-		const struct vr_layer *layer, const struct vr_scratch *scratch)
-{
+		const struct vr_layer *layer, const struct vr_scratch *scratch) {
 	int32_t w = layer->bounds.width, h = layer->bounds.height;
 	const struct vr_box area = { layer->box.x - layer->bounds.x,
-		layer->box.y - layer->bounds.y, layer->box.width,
-		layer->box.height };
+		layer->box.y - layer->bounds.y, layer->box.width, layer->box.height };
 	VkClearValue clear = { .color.float32 = { 0, 0, 0, 0 } };
 	VkRenderPassBeginInfo begin = {
 		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
 		.renderPass = vr_exec_offscreen_pass(ctx),
 		.framebuffer = scratch->framebuffer,
 		.renderArea = { { area.x, area.y },
-			{ (uint32_t)area.width, (uint32_t)area.height } },
+				{ (uint32_t)area.width, (uint32_t)area.height } },
 		.clearValueCount = 1,
 		.pClearValues = &clear,
 	};
@@ -86,8 +82,7 @@ static void record_layer(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 	vkCmdEndRenderPass(cb);
 }
 
-bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	const struct vr_layer *layer = &task->payload->layers[0];
 	struct vr_task_out *out = task->out;
 	/* first the sub-tasks: what they record in the prologue (uploads,
@@ -107,7 +102,7 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	struct vr_scratch scratch;
 	if (out->pipeline == VK_NULL_HANDLE || cb == VK_NULL_HANDLE ||
 			!vr_exec_scratch(ctx, round_up(layer->bounds.width),
-				round_up(layer->bounds.height), &scratch)) {
+					round_up(layer->bounds.height), &scratch)) {
 		return false;
 	}
 	record_layer(ctx, cb, layer, &scratch);
@@ -145,35 +140,27 @@ bool vr_layer_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	return true;
 }
 
-/* ---- dispatch ----------------------------------------------------------------- */
+/* ---- dispatch
+ * ----------------------------------------------------------------- */
 
-bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	switch (task->kind) {
-	case VR_TASK_QUADS:
-		return vr_quads_execute(ctx, task);
-	case VR_TASK_SHAPES:
-		return vr_shapes_execute(ctx, task);
-	case VR_TASK_TRIANGLES:
-		return vr_triangles_execute(ctx, task);
-	case VR_TASK_GLYPHS:
-		return vr_glyphs_execute(ctx, task);
-	case VR_TASK_SHADOW:
-		return vr_shadow_execute(ctx, task);
-	case VR_TASK_LAYER:
-		return vr_layer_execute(ctx, task);
-	case VR_TASK_KIND_COUNT:
-		break;
+	case VR_TASK_QUADS: return vr_quads_execute(ctx, task);
+	case VR_TASK_SHAPES: return vr_shapes_execute(ctx, task);
+	case VR_TASK_TRIANGLES: return vr_triangles_execute(ctx, task);
+	case VR_TASK_GLYPHS: return vr_glyphs_execute(ctx, task);
+	case VR_TASK_SHADOW: return vr_shadow_execute(ctx, task);
+	case VR_TASK_LAYER: return vr_layer_execute(ctx, task);
+	case VR_TASK_KIND_COUNT: break;
 	}
 	vr_log(VR_LOG_ERROR, "task %u: kind %d has no engine", task->index,
-		(int)task->kind);
+			(int)task->kind);
 	return false;
 }
 
 void vr_engine_record(VkCommandBuffer cb, VkPipelineLayout layout,
 		const struct vr_task *task, int32_t target_width,
-		int32_t target_height)
-{
+		int32_t target_height) {
 	switch (task->kind) {
 	case VR_TASK_QUADS:
 		vr_quads_record(cb, layout, task, target_width, target_height);
@@ -183,11 +170,9 @@ void vr_engine_record(VkCommandBuffer cb, VkPipelineLayout layout,
 	case VR_TASK_GLYPHS:
 	case VR_TASK_SHADOW:
 	case VR_TASK_LAYER:
-		vr_engine_record_draws(cb, layout, task, target_width,
-			target_height);
+		vr_engine_record_draws(cb, layout, task, target_width, target_height);
 		return;
-	case VR_TASK_KIND_COUNT:
-		break;
+	case VR_TASK_KIND_COUNT: break;
 	}
 	/* vr_engine_execute refused it: never recorded */
 }

@@ -29,17 +29,17 @@ struct push_constants {
 };
 
 _Static_assert(offsetof(struct push_constants, pos_x) == VR_PC_POS_X_OFFSET,
-	"push constant layout");
+		"push constant layout");
 _Static_assert(offsetof(struct push_constants, pos_y) == VR_PC_POS_Y_OFFSET,
-	"push constant layout");
+		"push constant layout");
 _Static_assert(offsetof(struct push_constants, uv_x) == VR_PC_UV_X_OFFSET,
-	"push constant layout");
+		"push constant layout");
 _Static_assert(offsetof(struct push_constants, uv_y) == VR_PC_UV_Y_OFFSET,
-	"push constant layout");
+		"push constant layout");
 _Static_assert(offsetof(struct push_constants, color) == VR_PC_COLOR_OFFSET,
-	"push constant layout");
+		"push constant layout");
 _Static_assert(sizeof(struct push_constants) == VR_PC_SIZE,
-	"push constant layout");
+		"push constant layout");
 
 const struct vr_pipeline_desc vr_quad_pipeline = {
 	.key = VR_PIPELINE_QUAD,
@@ -51,14 +51,14 @@ const struct vr_pipeline_desc vr_quad_pipeline = {
 	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP,
 };
 
-/* ---- execution and recording ---------------------------------------------- */
+/* ---- execution and recording ----------------------------------------------
+ */
 
 /* The image pixels a quad may sample: those under its covered pixels
  * (its AABB, mapped back through the quad into the image), two texels
  * wider for bilinear filtering and float noise. A large image uploads
  * only these (vr_exec_image). */
-static struct vr_box sampled_texels(const struct vr_draw_task *t)
-{
+static struct vr_box sampled_texels(const struct vr_draw_task *t) {
 	struct vr_box all = { 0, 0, t->image->width, t->image->height };
 	struct vr_mat inverse, to_texels;
 	if (!vr_mat_invert(&inverse, &t->mat)) {
@@ -79,11 +79,9 @@ static struct vr_box sampled_texels(const struct vr_draw_task *t)
 }
 
 /* Six textured vertices (tex.vert) of a quad. */
-static void tex_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
-{
+static void tex_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v) {
 	struct vr_tex_vertex base = {
-		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f,
-			t->a / 255.0f },
+		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f, t->a / 255.0f },
 	};
 	vr_vertex_clip_set(&base.clip, &t->clip, t->rclips, t->nrclips);
 	/* texel -> normalised coordinates of the texture sampled: the image's
@@ -111,17 +109,16 @@ static void tex_quad(const struct vr_draw_task *t, struct vr_tex_vertex *v)
 }
 
 /* The batch through the textured pipeline, one draw. */
-static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	const struct vr_task_payload *payload = task->payload;
 	const struct vr_draw_task *first = &payload->quads[0];
 	struct vr_task_out *out = task->out;
 	/* the batch's quads all have rounded clips or none (prepare.c) */
 	const struct vr_pipeline_desc *desc =
-		vr_textured_pipeline_for(first->nrclips);
+			vr_textured_pipeline_for(first->nrclips);
 	out->pipeline = vr_exec_pipeline(ctx, desc);
 	void *v = vr_engine_vertices(ctx, &out->draws[0],
-		(size_t)payload->count * 6, desc->vertex_stride);
+			(size_t)payload->count * 6, desc->vertex_stride);
 	if (out->pipeline == VK_NULL_HANDLE || v == NULL) {
 		return false;
 	}
@@ -139,10 +136,9 @@ static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task)
 	} else {
 		/* every image of the page: its upload, if it changed */
 		for (uint32_t i = 0; i < payload->count; i++) {
-			VkDescriptorSet s = vr_exec_atlas_image(ctx,
-				payload->quads[i].image);
-			if (s == VK_NULL_HANDLE ||
-					(set != VK_NULL_HANDLE && s != set)) {
+			VkDescriptorSet s =
+					vr_exec_atlas_image(ctx, payload->quads[i].image);
+			if (s == VK_NULL_HANDLE || (set != VK_NULL_HANDLE && s != set)) {
 				return false;
 			}
 			set = s;
@@ -156,14 +152,13 @@ static bool execute_vertices(struct vr_exec_ctx *ctx, struct vr_task *task)
 		struct vr_tex_vertex quad[6];
 		tex_quad(&payload->quads[i], quad);
 		v = vr_engine_copy_vertices(v, desc->vertex_stride, quad,
-			sizeof(quad[0]), 6);
+				sizeof(quad[0]), 6);
 	}
 	out->ndraws = 1;
 	return true;
 }
 
-bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	/* a batch shares its texture (image or atlas page), sampler and
 	 * rounded clip or not (prepare.c) */
 	const struct vr_draw_task *first = &task->payload->quads[0];
@@ -175,8 +170,7 @@ bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	out->pipeline = vr_exec_pipeline(ctx, &vr_quad_pipeline);
 	if (first->image != NULL) {
 		struct vr_box texels = sampled_texels(first);
-		out->set = vr_exec_image(ctx, first->image, !first->nearest,
-			&texels);
+		out->set = vr_exec_image(ctx, first->image, !first->nearest, &texels);
 	} else {
 		out->set = vr_exec_white(ctx);
 	}
@@ -184,13 +178,11 @@ bool vr_quads_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 }
 
 static void push_quad(VkCommandBuffer cb, VkPipelineLayout layout,
-		const struct vr_draw_task *t, float sx, float sy)
-{
+		const struct vr_draw_task *t, float sx, float sy) {
 	struct push_constants pc = {
 		.pos_x = { t->mat.a * sx, t->mat.c * sx, t->mat.tx * sx - 1.0f, 0 },
 		.pos_y = { t->mat.b * sy, t->mat.d * sy, t->mat.ty * sy - 1.0f, 0 },
-		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f,
-			t->a / 255.0f },
+		.color = { t->r / 255.0f, t->g / 255.0f, t->b / 255.0f, t->a / 255.0f },
 	};
 	if (t->image != NULL) {
 		float iw = 1.0f / (float)t->image->width;
@@ -203,25 +195,23 @@ static void push_quad(VkCommandBuffer cb, VkPipelineLayout layout,
 		pc.uv_y[2] = t->uv.ty * ih;
 	}
 	vkCmdPushConstants(cb, layout,
-		VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-		sizeof(pc), &pc);
+			VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+			sizeof(pc), &pc);
 	vkCmdDraw(cb, VR_QUAD_VERTEX_COUNT, 1, 0, 0);
 }
 
 void vr_quads_record(VkCommandBuffer cb, VkPipelineLayout layout,
 		const struct vr_task *task, int32_t target_width,
-		int32_t target_height)
-{
+		int32_t target_height) {
 	const struct vr_task_out *out = task->out;
 	if (out->ndraws > 0) {
-		vr_engine_record_draws(cb, layout, task, target_width,
-			target_height);
+		vr_engine_record_draws(cb, layout, task, target_width, target_height);
 		return;
 	}
 	float sx = 2.0f / (float)target_width, sy = 2.0f / (float)target_height;
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, out->pipeline);
 	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout,
-		VR_TEXTURE_SET, 1, &out->set, 0, NULL);
+			VR_TEXTURE_SET, 1, &out->set, 0, NULL);
 	/* the batch shares its clip box, which the scissor (inside the
 	 * task's AABB) enforces */
 	const struct vr_task_payload *payload = task->payload;

@@ -26,9 +26,9 @@
 
 static const VkVertexInputAttributeDescription blit_attributes[] = {
 	{ VR_BLIT_LOC_POS, 0, VK_FORMAT_R32G32_SFLOAT,
-		offsetof(struct vr_blit_vertex, pos) },
+			offsetof(struct vr_blit_vertex, pos) },
 	{ VR_BLIT_LOC_UV, 0, VK_FORMAT_R32G32_SFLOAT,
-		offsetof(struct vr_blit_vertex, uv) },
+			offsetof(struct vr_blit_vertex, uv) },
 };
 
 const struct vr_pipeline_desc vr_shadow_shape_pipeline = {
@@ -68,17 +68,15 @@ _Static_assert(sizeof(struct pass_push) == VR_PC_SIZE, "push constants");
 
 /* One offscreen pass drawing a quad over all of dst. */
 static void record_pass(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
-		VkPipeline pipeline, const struct vr_scratch *dst,
-		VkDescriptorSet src, const struct pass_push *push, VkBuffer buffer,
-		VkDeviceSize offset)
-{
+		VkPipeline pipeline, const struct vr_scratch *dst, VkDescriptorSet src,
+		const struct pass_push *push, VkBuffer buffer, VkDeviceSize offset) {
 	VkClearValue clear = { .color.float32 = { 0, 0, 0, 0 } };
 	VkRenderPassBeginInfo begin = {
 		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
 		.renderPass = vr_exec_offscreen_pass(ctx),
 		.framebuffer = dst->framebuffer,
 		.renderArea = { { 0, 0 },
-			{ (uint32_t)dst->width, (uint32_t)dst->height } },
+				{ (uint32_t)dst->width, (uint32_t)dst->height } },
 		.clearValueCount = 1,
 		.pClearValues = &clear,
 	};
@@ -96,18 +94,17 @@ static void record_pass(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 	vkCmdSetScissor(cb, 0, 1, &scissor);
 	if (src != VK_NULL_HANDLE) {
 		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout,
-			VR_TEXTURE_SET, 1, &src, 0, NULL);
+				VR_TEXTURE_SET, 1, &src, 0, NULL);
 	}
 	vkCmdPushConstants(cb, layout,
-		VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-		sizeof(*push), push);
+			VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+			sizeof(*push), push);
 	vkCmdBindVertexBuffers(cb, 0, 1, &buffer, &offset);
 	vkCmdDraw(cb, 6, 1, 0, 0);
 	vkCmdEndRenderPass(cb);
 }
 
-static void corners_quad(float w, float h, struct vr_blit_vertex v[6])
-{
+static void corners_quad(float w, float h, struct vr_blit_vertex v[6]) {
 	static const int order[6] = { 0, 1, 2, 1, 3, 2 };
 	for (int i = 0; i < 6; i++) {
 		int c = order[i];
@@ -116,8 +113,7 @@ static void corners_quad(float w, float h, struct vr_blit_vertex v[6])
 	}
 }
 
-bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	const struct vr_shadow *shadow = &task->payload->shadows[0];
 	struct vr_task_out *out = task->out;
 	struct vr_shadow_layout layout;
@@ -126,9 +122,10 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	}
 	VkPipeline shape = vr_exec_pipeline(ctx, &vr_shadow_shape_pipeline);
 	VkPipeline blur = layout.radius > 0 ?
-		vr_exec_pipeline(ctx, &vr_shadow_blur_pipeline) : VK_NULL_HANDLE;
+			vr_exec_pipeline(ctx, &vr_shadow_blur_pipeline) :
+			VK_NULL_HANDLE;
 	const struct vr_pipeline_desc *desc =
-		vr_textured_pipeline_for(shadow->state.nrclips);
+			vr_textured_pipeline_for(shadow->state.nrclips);
 	out->pipeline = vr_exec_pipeline(ctx, desc);
 	VkCommandBuffer cb = vr_exec_prologue(ctx);
 	if (shape == VK_NULL_HANDLE || out->pipeline == VK_NULL_HANDLE ||
@@ -144,8 +141,8 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		}
 	}
 	struct vr_task_draw pass_draw;
-	struct vr_blit_vertex *quad = vr_engine_vertices(ctx, &pass_draw, 6,
-		sizeof(*quad));
+	struct vr_blit_vertex *quad =
+			vr_engine_vertices(ctx, &pass_draw, 6, sizeof(*quad));
 	if (quad == NULL) {
 		return false;
 	}
@@ -165,7 +162,7 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		push.uv_y[i] = radii[i];
 	}
 	record_pass(ctx, cb, shape, &scratch[0], VK_NULL_HANDLE, &push,
-		pass_draw.vertex_buffer, pass_draw.vertex_offset);
+			pass_draw.vertex_buffer, pass_draw.vertex_offset);
 	if (layout.radius > 0) {
 		for (int pass = 1; pass <= 2; pass++) {
 			struct pass_push bp = push;
@@ -174,9 +171,8 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 			bp.uv_x[2] = layout.sigma_px;
 			bp.uv_x[3] = (float)layout.radius;
 			bp.uv_y[0] = bp.uv_y[1] = bp.uv_y[2] = bp.uv_y[3] = 0.0f;
-			record_pass(ctx, cb, blur, &scratch[pass],
-				scratch[pass - 1].set, &bp, pass_draw.vertex_buffer,
-				pass_draw.vertex_offset);
+			record_pass(ctx, cb, blur, &scratch[pass], scratch[pass - 1].set,
+					&bp, pass_draw.vertex_buffer, pass_draw.vertex_offset);
 		}
 	}
 
@@ -200,7 +196,7 @@ bool vr_shadow_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		float u = (k & 1) ? 1.0f : 0.0f, w = (k & 2) ? 1.0f : 0.0f;
 		v[i] = base;
 		vr_mat_apply(&layout.to_target, u * (float)layout.width,
-			w * (float)layout.height, &v[i].pos[0], &v[i].pos[1]);
+				w * (float)layout.height, &v[i].pos[0], &v[i].pos[1]);
 		v[i].uv[0] = u;
 		v[i].uv[1] = w;
 	}

@@ -28,17 +28,17 @@ static const VkVertexInputAttributeDescription shape_attributes[] = {
 	ATTR(VR_SHAPE_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
 	ATTR(VR_SHAPE_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
 	ATTR(VR_SHAPE_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].x),
+			clip.rclips[0].x),
 	ATTR(VR_SHAPE_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].y),
+			clip.rclips[0].y),
 	ATTR(VR_SHAPE_LOC_CLIP + 3, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].radii),
+			clip.rclips[0].radii),
 	ATTR(VR_SHAPE_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].x),
+			clip.rclips[1].x),
 	ATTR(VR_SHAPE_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].y),
+			clip.rclips[1].y),
 	ATTR(VR_SHAPE_LOC_CLIP + 6, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].radii),
+			clip.rclips[1].radii),
 };
 
 /* Without rounded clips: the attributes and vertex bytes before them. */
@@ -68,8 +68,8 @@ const struct vr_pipeline_desc vr_shape_rclip_pipeline = {
 
 /* Six vertices: the shape's rectangle grown by half the stroke and one
  * pixel (in the shape's coordinates), mapped to target pixels. */
-static void shape_quad(const struct vr_shape *shape, struct vr_shape_vertex *out)
-{
+static void shape_quad(const struct vr_shape *shape,
+		struct vr_shape_vertex *out) {
 	const struct vr_mat *m = &shape->state.mat;
 	float sx = sqrtf(m->a * m->a + m->b * m->b);
 	float sy = sqrtf(m->c * m->c + m->d * m->d);
@@ -80,31 +80,35 @@ static void shape_quad(const struct vr_shape *shape, struct vr_shape_vertex *out
 	float cx = shape->rect.x + v.half[0], cy = shape->rect.y + v.half[1];
 	float hx = v.half[0] + margin, hy = v.half[1] + margin;
 	static const int corners[6][2] = {
-		{ -1, -1 }, { 1, -1 }, { -1, 1 }, { 1, -1 }, { 1, 1 }, { -1, 1 },
+		{ -1, -1 },
+		{ 1, -1 },
+		{ -1, 1 },
+		{ 1, -1 },
+		{ 1, 1 },
+		{ -1, 1 },
 	};
 	for (int i = 0; i < 6; i++) {
 		out[i] = v;
 		out[i].local[0] = (float)corners[i][0] * hx;
 		out[i].local[1] = (float)corners[i][1] * hy;
 		vr_mat_apply(m, cx + out[i].local[0], cy + out[i].local[1],
-			&out[i].pos[0], &out[i].pos[1]);
+				&out[i].pos[0], &out[i].pos[1]);
 	}
 }
 
-bool vr_shapes_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_shapes_execute(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
 	/* the batch's shapes all have rounded clips or none (prepare.c) */
-	const struct vr_pipeline_desc *desc =
-		payload->shapes[0].state.nrclips > 0 ?
-		&vr_shape_rclip_pipeline : &vr_shape_pipeline;
+	const struct vr_pipeline_desc *desc = payload->shapes[0].state.nrclips > 0 ?
+			&vr_shape_rclip_pipeline :
+			&vr_shape_pipeline;
 	out->pipeline = vr_exec_pipeline(ctx, desc);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
 	}
 	void *v = vr_engine_vertices(ctx, &out->draws[0],
-		(size_t)payload->count * 6, desc->vertex_stride);
+			(size_t)payload->count * 6, desc->vertex_stride);
 	if (v == NULL) {
 		return false;
 	}
@@ -112,7 +116,7 @@ bool vr_shapes_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 		struct vr_shape_vertex quad[6];
 		shape_quad(&payload->shapes[i], quad);
 		v = vr_engine_copy_vertices(v, desc->vertex_stride, quad,
-			sizeof(quad[0]), 6);
+				sizeof(quad[0]), 6);
 	}
 	out->ndraws = 1;
 	return true;

@@ -23,18 +23,14 @@ static const VkVertexInputAttributeDescription tri_attributes[] = {
 	ATTR(VR_TRI_LOC_SHAPE, VK_FORMAT_R32G32_SFLOAT, shape),
 	ATTR(VR_TRI_LOC_COLOR, VK_FORMAT_R32G32B32A32_SFLOAT, color),
 	ATTR(VR_TRI_LOC_CLIP + 0, VK_FORMAT_R32G32B32A32_SFLOAT, clip.clip),
-	ATTR(VR_TRI_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].x),
-	ATTR(VR_TRI_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].y),
+	ATTR(VR_TRI_LOC_CLIP + 1, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[0].x),
+	ATTR(VR_TRI_LOC_CLIP + 2, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[0].y),
 	ATTR(VR_TRI_LOC_CLIP + 3, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[0].radii),
-	ATTR(VR_TRI_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].x),
-	ATTR(VR_TRI_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].y),
+			clip.rclips[0].radii),
+	ATTR(VR_TRI_LOC_CLIP + 4, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[1].x),
+	ATTR(VR_TRI_LOC_CLIP + 5, VK_FORMAT_R32G32B32A32_SFLOAT, clip.rclips[1].y),
 	ATTR(VR_TRI_LOC_CLIP + 6, VK_FORMAT_R32G32B32A32_SFLOAT,
-		clip.rclips[1].radii),
+			clip.rclips[1].radii),
 };
 
 /* Without rounded clips: the attributes and vertex bytes before them. */
@@ -62,14 +58,13 @@ const struct vr_pipeline_desc vr_tri_rclip_pipeline = {
 	.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
 };
 
-bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	const struct vr_task_payload *payload = task->payload;
 	struct vr_task_out *out = task->out;
 	/* the batch's geometries all have rounded clips or none (prepare.c) */
 	const struct vr_pipeline_desc *desc =
-		payload->geometries[0].state.nrclips > 0 ?
-		&vr_tri_rclip_pipeline : &vr_tri_pipeline;
+			payload->geometries[0].state.nrclips > 0 ? &vr_tri_rclip_pipeline :
+													   &vr_tri_pipeline;
 	out->pipeline = vr_exec_pipeline(ctx, desc);
 	if (out->pipeline == VK_NULL_HANDLE) {
 		return false;
@@ -83,16 +78,16 @@ bool vr_triangles_execute(struct vr_exec_ctx *ctx, struct vr_task *task)
 	size_t total = 0;
 	for (uint32_t i = 0; ok && i < payload->count; i++) {
 		ok = vr_geometry_tessellate_prefix(&payload->geometries[i],
-			desc->vertex_stride, &parts[i], &counts[i]);
+				desc->vertex_stride, &parts[i], &counts[i]);
 		total += counts[i];
 	}
 	if (ok && total > 0) {
 		void *v = vr_engine_vertices(ctx, &out->draws[0], total,
-			desc->vertex_stride);
+				desc->vertex_stride);
 		ok = v != NULL;
 		for (uint32_t i = 0; ok && i < payload->count; i++) {
-			v = vr_engine_copy_vertices(v, desc->vertex_stride,
-				parts[i], desc->vertex_stride, counts[i]);
+			v = vr_engine_copy_vertices(v, desc->vertex_stride, parts[i],
+					desc->vertex_stride, counts[i]);
 		}
 		out->ndraws = 1;
 	}

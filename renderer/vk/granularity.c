@@ -42,26 +42,23 @@ const struct vr_granularity vr_granularity_uncalibrated = {
 	.parallel_cost = 0,
 };
 
-const char *vr_frame_mode_name(enum vr_frame_mode mode)
-{
+const char *vr_frame_mode_name(enum vr_frame_mode mode) {
 	switch (mode) {
-	case VR_FRAME_SEQUENTIAL:
-		return "seq";
-	case VR_FRAME_INLINE:
-		return "inline";
-	case VR_FRAME_PARALLEL:
-		return "par";
+	case VR_FRAME_SEQUENTIAL: return "seq";
+	case VR_FRAME_INLINE: return "inline";
+	case VR_FRAME_PARALLEL: return "par";
 	}
 	return "?";
 }
 
-void vr_granularity_derive(struct vr_granularity *g)
-{
+void vr_granularity_derive(struct vr_granularity *g) {
 	double chunk = g->unit_ns > 0.0 ?
-		CHUNK_HANDOFFS * g->handoff_ns / g->unit_ns : 1.0;
+			CHUNK_HANDOFFS * g->handoff_ns / g->unit_ns :
+			1.0;
 	chunk = ceil(chunk);
-	g->chunk_cost = chunk < 1.0 ? 1 : chunk > 16.0 * VR_TASK_MAX_COST ?
-		16 * VR_TASK_MAX_COST : (uint32_t)chunk;
+	g->chunk_cost = chunk < 1.0             ? 1 :
+			chunk > 16.0 * VR_TASK_MAX_COST ? 16 * VR_TASK_MAX_COST :
+											  (uint32_t)chunk;
 	double cost = (double)UINT32_MAX; /* parallel saved nothing */
 	if (g->gain_ns_per_unit > 0.0) {
 		cost = ceil(g->frame_overhead_ns / g->gain_ns_per_unit);
@@ -72,12 +69,12 @@ void vr_granularity_derive(struct vr_granularity *g)
 		double budget = ceil(VR_INLINE_BUDGET_NS / g->unit_ns);
 		cost = budget < cost ? budget : cost;
 	}
-	g->parallel_cost = !(cost > 0.0) ? 0 : cost >= (double)UINT32_MAX ?
-		UINT32_MAX : (uint32_t)cost;
+	g->parallel_cost = !(cost > 0.0)   ? 0 :
+			cost >= (double)UINT32_MAX ? UINT32_MAX :
+										 (uint32_t)cost;
 }
 
-void vr_granularity_refresh(struct vr_renderer *renderer)
-{
+void vr_granularity_refresh(struct vr_renderer *renderer) {
 	int workers = vr_renderer_workers(renderer);
 	renderer->granularity = vr_granularity_uncalibrated;
 	if (workers < 0 || workers > MAX_CALIBRATED_WORKERS) {
@@ -90,7 +87,8 @@ void vr_granularity_refresh(struct vr_renderer *renderer)
 	pthread_mutex_unlock(&calibrations_lock);
 }
 
-/* ---- the figures kept between runs ------------------------------------------ */
+/* ---- the figures kept between runs ------------------------------------------
+ */
 
 #define CACHE_NAME "granularity.txt"
 #define CACHE_MAX_LINES 64
@@ -107,8 +105,7 @@ void vr_granularity_refresh(struct vr_renderer *renderer)
  * cache's UUID), the worker count, the cores online and the build (a
  * sanitizer's build is slower); no spaces. */
 void vr_granularity_cache_key(struct vr_renderer *renderer, char *key,
-		size_t size)
-{
+		size_t size) {
 	VkPhysicalDeviceProperties props;
 	vkGetPhysicalDeviceProperties(renderer->phdev, &props);
 	char uuid[2 * VK_UUID_SIZE + 1];
@@ -116,15 +113,14 @@ void vr_granularity_cache_key(struct vr_renderer *renderer, char *key,
 		snprintf(uuid + 2 * i, 3, "%02x", props.pipelineCacheUUID[i]);
 	}
 	snprintf(key, size, "%08x:%08x:%s:w%d:c%ld:%s", props.vendorID,
-		props.deviceID, uuid, vr_renderer_workers(renderer),
-		sysconf(_SC_NPROCESSORS_ONLN), BUILD_TAG);
+			props.deviceID, uuid, vr_renderer_workers(renderer),
+			sysconf(_SC_NPROCESSORS_ONLN), BUILD_TAG);
 }
 
 #define CACHE_MAX_VALUES 4
 
 /* The cache file's text, NUL-terminated (malloc'd); NULL: none. */
-static char *cache_text(struct vr_renderer *renderer)
-{
+static char *cache_text(struct vr_renderer *renderer) {
 	size_t size = 0;
 	char *data = vr_cache_read(renderer, CACHE_NAME, &size);
 	char *text = data != NULL ? realloc(data, size + 1) : NULL;
@@ -139,16 +135,15 @@ static char *cache_text(struct vr_renderer *renderer)
 /* A line "KEY V1 .. Vn": its key and how many numbers follow (at most
  * CACHE_MAX_VALUES); 0 when it is not one. */
 static int cache_line_parse(const char *line, char key[160],
-		double v[CACHE_MAX_VALUES])
-{
+		double v[CACHE_MAX_VALUES]) {
 	int consumed = 0;
 	if (sscanf(line, "%159s%n", key, &consumed) != 1) {
 		return 0;
 	}
 	const char *p = line + consumed;
 	int n = 0;
-	while (n < CACHE_MAX_VALUES && sscanf(p, "%lf%n", &v[n], &consumed) ==
-			1 && isfinite(v[n])) {
+	while (n < CACHE_MAX_VALUES && sscanf(p, "%lf%n", &v[n], &consumed) == 1 &&
+			isfinite(v[n])) {
 		p += consumed;
 		n++;
 	}
@@ -157,8 +152,7 @@ static int cache_line_parse(const char *line, char key[160],
 
 /* The n figures of key's line; false when there is none. */
 bool vr_granularity_cache_get(struct vr_renderer *renderer, const char *key,
-		double *values, int n)
-{
+		double *values, int n) {
 	char *text = cache_text(renderer);
 	bool found = false;
 	char *save = NULL;
@@ -178,8 +172,7 @@ bool vr_granularity_cache_get(struct vr_renderer *renderer, const char *key,
 /* key's line becomes these n figures; other keys' well-formed lines stay
  * (the newest first, at most CACHE_MAX_LINES). */
 void vr_granularity_cache_put(struct vr_renderer *renderer, const char *key,
-		const double *values, int n)
-{
+		const double *values, int n) {
 	char *text = cache_text(renderer);
 	char *out = NULL;
 	size_t out_size = 0;
@@ -216,8 +209,7 @@ void vr_granularity_cache_put(struct vr_renderer *renderer, const char *key,
 /* Derive g's rule, keep it for the process's renderers of this worker
  * count and use it; returns the worker count. */
 int vr_granularity_adopt(struct vr_renderer *renderer,
-		struct vr_granularity *g)
-{
+		struct vr_granularity *g) {
 	vr_granularity_derive(g);
 	int workers = vr_renderer_workers(renderer);
 	if (workers >= 0 && workers <= MAX_CALIBRATED_WORKERS) {
@@ -229,8 +221,7 @@ int vr_granularity_adopt(struct vr_renderer *renderer,
 	return workers;
 }
 
-bool vr_granularity_load(struct vr_renderer *renderer)
-{
+bool vr_granularity_load(struct vr_renderer *renderer) {
 	char key[160];
 	vr_granularity_cache_key(renderer, key, sizeof(key));
 	double v[4];
@@ -246,14 +237,14 @@ bool vr_granularity_load(struct vr_renderer *renderer)
 		.gain_ns_per_unit = v[3],
 	};
 	int workers = vr_granularity_adopt(renderer, &g);
-	vr_log(VR_LOG_INFO, "granularity of %d workers from the cache: chunks "
-		"of %u units, parallel from %u units", workers, g.chunk_cost,
-		g.parallel_cost);
+	vr_log(VR_LOG_INFO,
+			"granularity of %d workers from the cache: chunks "
+			"of %u units, parallel from %u units",
+			workers, g.chunk_cost, g.parallel_cost);
 	return true;
 }
 
-void vr_granularity_save(struct vr_renderer *renderer)
-{
+void vr_granularity_save(struct vr_renderer *renderer) {
 	const struct vr_granularity *g = &renderer->granularity;
 	if (!g->calibrated) {
 		return;
@@ -266,14 +257,12 @@ void vr_granularity_save(struct vr_renderer *renderer)
 }
 
 void vr_renderer_get_granularity(const struct vr_renderer *renderer,
-		struct vr_granularity *out)
-{
+		struct vr_granularity *out) {
 	*out = renderer->granularity;
 }
 
 void vr_renderer_set_granularity(struct vr_renderer *renderer,
-		const struct vr_granularity *granularity)
-{
+		const struct vr_granularity *granularity) {
 	vr_frame_reap(renderer, true); /* the frame in flight reads it */
 	renderer->granularity = *granularity;
 }

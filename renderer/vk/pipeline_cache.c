@@ -39,8 +39,7 @@ struct vr_pipeline_cache_file {
 };
 
 /* "a" + "/" + "b", malloc'd. */
-static char *path_join(const char *a, const char *b)
-{
+static char *path_join(const char *a, const char *b) {
 	size_t len = strlen(a) + 1 + strlen(b) + 1;
 	char *out = malloc(len);
 	if (out != NULL) {
@@ -49,34 +48,33 @@ static char *path_join(const char *a, const char *b)
 	return out;
 }
 
-static bool make_dir(const char *path)
-{
+static bool make_dir(const char *path) {
 	return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
 /* The cache directory, created when missing; NULL when there is none. */
-static char *cache_dir(void)
-{
+static char *cache_dir(void) {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	char *base = NULL;
 	if (xdg != NULL && xdg[0] == '/') {
 		if (!make_dir(xdg)) {
-			vr_log(VR_LOG_DEBUG, "pipeline cache: cannot create %s: %s",
-				xdg, strerror(errno));
+			vr_log(VR_LOG_DEBUG, "pipeline cache: cannot create %s: %s", xdg,
+					strerror(errno));
 			return NULL;
 		}
 		base = strdup(xdg);
 	} else {
 		const char *home = getenv("HOME");
 		if (home == NULL || home[0] != '/') {
-			vr_log(VR_LOG_DEBUG, "pipeline cache: neither XDG_CACHE_HOME "
-				"nor HOME is set, no cache file");
+			vr_log(VR_LOG_DEBUG,
+					"pipeline cache: neither XDG_CACHE_HOME "
+					"nor HOME is set, no cache file");
 			return NULL;
 		}
 		char *home_cache = path_join(home, ".cache");
 		if (home_cache != NULL && !make_dir(home_cache)) {
 			vr_log(VR_LOG_DEBUG, "pipeline cache: cannot create %s: %s",
-				home_cache, strerror(errno));
+					home_cache, strerror(errno));
 			free(home_cache);
 			return NULL;
 		}
@@ -92,7 +90,7 @@ static char *cache_dir(void)
 	}
 	if (!make_dir(dir) || access(dir, W_OK | X_OK) != 0) {
 		vr_log(VR_LOG_DEBUG, "pipeline cache: %s is not writable: %s", dir,
-			strerror(errno));
+				strerror(errno));
 		free(dir);
 		return NULL;
 	}
@@ -101,13 +99,12 @@ static char *cache_dir(void)
 
 /* The file's contents (malloc'd, *size bytes); NULL when absent or
  * unreadable. */
-static void *read_file(const char *path, size_t *size)
-{
+static void *read_file(const char *path, size_t *size) {
 	FILE *f = fopen(path, "rb");
 	if (f == NULL) {
 		if (errno != ENOENT) {
-			vr_log(VR_LOG_DEBUG, "pipeline cache: cannot open %s: %s",
-				path, strerror(errno));
+			vr_log(VR_LOG_DEBUG, "pipeline cache: cannot open %s: %s", path,
+					strerror(errno));
 		}
 		return NULL;
 	}
@@ -115,8 +112,10 @@ static void *read_file(const char *path, size_t *size)
 	struct stat st;
 	if (fstat(fileno(f), &st) != 0 || st.st_size <= 0 ||
 			(unsigned long long)st.st_size > CACHE_MAX_SIZE) {
-		vr_log(VR_LOG_DEBUG, "pipeline cache: %s: empty or too large, "
-			"ignored", path);
+		vr_log(VR_LOG_DEBUG,
+				"pipeline cache: %s: empty or too large, "
+				"ignored",
+				path);
 		goto out;
 	}
 	*size = (size_t)st.st_size;
@@ -131,30 +130,32 @@ out:
 	return data;
 }
 
-static uint32_t read_u32(const uint8_t *p)
-{
+static uint32_t read_u32(const uint8_t *p) {
 	uint32_t v;
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
 
 bool vr_pipeline_cache_data_valid(VkPhysicalDevice phdev, const void *data,
-		size_t size, const char *what)
-{
+		size_t size, const char *what) {
 	/* VkPipelineCacheHeaderVersionOne: 4 + 4 + 4 + 4 + VK_UUID_SIZE */
 	const size_t header = 16 + VK_UUID_SIZE;
 	const uint8_t *p = data;
 	if (size < header) {
-		vr_log(VR_LOG_DEBUG, "pipeline cache: %s: truncated header (%zu "
-			"bytes), ignored", what, size);
+		vr_log(VR_LOG_DEBUG,
+				"pipeline cache: %s: truncated header (%zu "
+				"bytes), ignored",
+				what, size);
 		return false;
 	}
 	uint32_t header_size = read_u32(p);
 	uint32_t version = read_u32(p + 4);
 	if (header_size < header || header_size > size ||
 			version != VK_PIPELINE_CACHE_HEADER_VERSION_ONE) {
-		vr_log(VR_LOG_DEBUG, "pipeline cache: %s: header size %u, version "
-			"%u, file %zu bytes: ignored", what, header_size, version, size);
+		vr_log(VR_LOG_DEBUG,
+				"pipeline cache: %s: header size %u, version "
+				"%u, file %zu bytes: ignored",
+				what, header_size, version, size);
 		return false;
 	}
 	VkPhysicalDeviceProperties props;
@@ -162,16 +163,16 @@ bool vr_pipeline_cache_data_valid(VkPhysicalDevice phdev, const void *data,
 	if (read_u32(p + 8) != props.vendorID ||
 			read_u32(p + 12) != props.deviceID ||
 			memcmp(p + 16, props.pipelineCacheUUID, VK_UUID_SIZE) != 0) {
-		vr_log(VR_LOG_DEBUG, "pipeline cache: %s: written for another "
-			"device or driver (vendor 0x%x, device 0x%x), ignored", what,
-			read_u32(p + 8), read_u32(p + 12));
+		vr_log(VR_LOG_DEBUG,
+				"pipeline cache: %s: written for another "
+				"device or driver (vendor 0x%x, device 0x%x), ignored",
+				what, read_u32(p + 8), read_u32(p + 12));
 		return false;
 	}
 	return true;
 }
 
-static void file_free(struct vr_pipeline_cache_file *file)
-{
+static void file_free(struct vr_pipeline_cache_file *file) {
 	if (file != NULL) {
 		free(file->dir);
 		free(file->path);
@@ -179,8 +180,7 @@ static void file_free(struct vr_pipeline_cache_file *file)
 	}
 }
 
-void vr_pipeline_cache_init(struct vr_renderer *renderer)
-{
+void vr_pipeline_cache_init(struct vr_renderer *renderer) {
 	struct vr_pipeline_cache_file *file = NULL;
 	const char *env = getenv("VITRAIL_PIPELINE_CACHE");
 	bool disk = env == NULL || strcmp(env, "0") != 0;
@@ -188,8 +188,8 @@ void vr_pipeline_cache_init(struct vr_renderer *renderer)
 		file = calloc(1, sizeof(*file));
 		if (file != NULL) {
 			file->dir = cache_dir();
-			file->path = file->dir != NULL ?
-				path_join(file->dir, CACHE_FILE) : NULL;
+			file->path =
+					file->dir != NULL ? path_join(file->dir, CACHE_FILE) : NULL;
 		}
 		if (file == NULL || file->path == NULL) {
 			file_free(file);
@@ -200,8 +200,9 @@ void vr_pipeline_cache_init(struct vr_renderer *renderer)
 	size_t size = 0;
 	if (file != NULL) {
 		data = read_file(file->path, &size);
-		if (data != NULL && !vr_pipeline_cache_data_valid(renderer->phdev,
-				data, size, file->path)) {
+		if (data != NULL &&
+				!vr_pipeline_cache_data_valid(renderer->phdev, data, size,
+						file->path)) {
 			free(data);
 			data = NULL;
 		}
@@ -212,21 +213,25 @@ void vr_pipeline_cache_init(struct vr_renderer *renderer)
 		.pInitialData = data,
 	};
 	VkResult res = vkCreatePipelineCache(renderer->device, &info, NULL,
-		&renderer->pipeline_cache);
+			&renderer->pipeline_cache);
 	if (res != VK_SUCCESS && data != NULL) {
 		/* the driver refused the data after all: start empty */
-		vr_log(VR_LOG_DEBUG, "pipeline cache: %s refused by the driver: "
-			"%s", file->path, vr_vk_result_str(res));
+		vr_log(VR_LOG_DEBUG,
+				"pipeline cache: %s refused by the driver: "
+				"%s",
+				file->path, vr_vk_result_str(res));
 		free(data);
 		data = NULL;
 		info.initialDataSize = 0;
 		info.pInitialData = NULL;
 		res = vkCreatePipelineCache(renderer->device, &info, NULL,
-			&renderer->pipeline_cache);
+				&renderer->pipeline_cache);
 	}
 	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkCreatePipelineCache failed: %s (pipelines "
-			"are created without a cache)", vr_vk_result_str(res));
+		vr_log(VR_LOG_ERROR,
+				"vkCreatePipelineCache failed: %s (pipelines "
+				"are created without a cache)",
+				vr_vk_result_str(res));
 		renderer->pipeline_cache = VK_NULL_HANDLE;
 		file_free(file);
 		free(data);
@@ -234,8 +239,8 @@ void vr_pipeline_cache_init(struct vr_renderer *renderer)
 	}
 	if (file != NULL) {
 		file->saved_size = data != NULL ? size : 0;
-		vr_log(VR_LOG_DEBUG, "pipeline cache: %s, %zu bytes loaded",
-			file->path, data != NULL ? size : 0);
+		vr_log(VR_LOG_DEBUG, "pipeline cache: %s, %zu bytes loaded", file->path,
+				data != NULL ? size : 0);
 	}
 	free(data);
 	renderer->pipeline_cache_file = file;
@@ -243,8 +248,7 @@ void vr_pipeline_cache_init(struct vr_renderer *renderer)
 
 /* Write data to path atomically: a temporary file next to it, synced,
  * then renamed over it. */
-static bool write_atomically(const char *path, const void *data, size_t size)
-{
+static bool write_atomically(const char *path, const void *data, size_t size) {
 	size_t len = strlen(path) + sizeof(".XXXXXX");
 	char *tmp = malloc(len);
 	if (tmp == NULL) {
@@ -254,7 +258,7 @@ static bool write_atomically(const char *path, const void *data, size_t size)
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		vr_log(VR_LOG_DEBUG, "cache: cannot create %s: %s", tmp,
-			strerror(errno));
+				strerror(errno));
 		free(tmp);
 		return false;
 	}
@@ -277,22 +281,20 @@ static bool write_atomically(const char *path, const void *data, size_t size)
 	ok = ok && rename(tmp, path) == 0;
 	if (!ok) {
 		vr_log(VR_LOG_DEBUG, "cache: cannot write %s: %s", path,
-			strerror(errno));
+				strerror(errno));
 		unlink(tmp);
 	}
 	free(tmp);
 	return ok;
 }
 
-char *vr_cache_path(struct vr_renderer *renderer, const char *name)
-{
+char *vr_cache_path(struct vr_renderer *renderer, const char *name) {
 	const struct vr_pipeline_cache_file *file = renderer->pipeline_cache_file;
 	return file != NULL ? path_join(file->dir, name) : NULL;
 }
 
 void *vr_cache_read(struct vr_renderer *renderer, const char *name,
-		size_t *size)
-{
+		size_t *size) {
 	char *path = vr_cache_path(renderer, name);
 	void *data = path != NULL ? read_file(path, size) : NULL;
 	free(path);
@@ -300,23 +302,21 @@ void *vr_cache_read(struct vr_renderer *renderer, const char *name,
 }
 
 bool vr_cache_write(struct vr_renderer *renderer, const char *name,
-		const void *data, size_t size)
-{
+		const void *data, size_t size) {
 	char *path = vr_cache_path(renderer, name);
 	bool ok = path != NULL && write_atomically(path, data, size);
 	free(path);
 	return ok;
 }
 
-void vr_pipeline_cache_save(struct vr_renderer *renderer)
-{
+void vr_pipeline_cache_save(struct vr_renderer *renderer) {
 	struct vr_pipeline_cache_file *file = renderer->pipeline_cache_file;
 	if (file == NULL || renderer->pipeline_cache == VK_NULL_HANDLE) {
 		return;
 	}
 	size_t size = 0;
 	VkResult res = vkGetPipelineCacheData(renderer->device,
-		renderer->pipeline_cache, &size, NULL);
+			renderer->pipeline_cache, &size, NULL);
 	/* the cache only grows: the same size is the same contents */
 	if (res != VK_SUCCESS || size == 0 || size == file->saved_size) {
 		return;
@@ -326,25 +326,24 @@ void vr_pipeline_cache_save(struct vr_renderer *renderer)
 		return;
 	}
 	res = vkGetPipelineCacheData(renderer->device, renderer->pipeline_cache,
-		&size, data);
+			&size, data);
 	if (res == VK_SUCCESS && size > 0 &&
 			write_atomically(file->path, data, size)) {
 		file->saved_size = size;
-		vr_log(VR_LOG_DEBUG, "pipeline cache: %zu bytes written to %s",
-			size, file->path);
+		vr_log(VR_LOG_DEBUG, "pipeline cache: %zu bytes written to %s", size,
+				file->path);
 	}
 	free(data);
 }
 
-void vr_pipeline_cache_finish(struct vr_renderer *renderer)
-{
+void vr_pipeline_cache_finish(struct vr_renderer *renderer) {
 	if (renderer->device == VK_NULL_HANDLE) {
 		return;
 	}
 	vr_pipeline_cache_save(renderer);
 	if (renderer->pipeline_cache != VK_NULL_HANDLE) {
 		vkDestroyPipelineCache(renderer->device, renderer->pipeline_cache,
-			NULL);
+				NULL);
 		renderer->pipeline_cache = VK_NULL_HANDLE;
 	}
 	file_free(renderer->pipeline_cache_file);

@@ -52,14 +52,12 @@
 
 /* The shard of a resource's state. */
 static struct vr_ready_shard *ready_shard(struct vr_resources *res,
-		_Atomic int *state)
-{
+		_Atomic int *state) {
 	uint64_t h = (uint64_t)(uintptr_t)state * 0x9e3779b97f4a7c15ull;
 	return &res->ready[(h >> 32) % VR_READY_SHARDS];
 }
 
-int vr_res_wait_ready(struct vr_resources *res, _Atomic int *state)
-{
+int vr_res_wait_ready(struct vr_resources *res, _Atomic int *state) {
 	int s = atomic_load_explicit(state, memory_order_acquire);
 	if (s != VR_RESOURCE_PREPARING) {
 		return s;
@@ -77,8 +75,7 @@ int vr_res_wait_ready(struct vr_resources *res, _Atomic int *state)
 	return s;
 }
 
-void vr_res_publish(struct vr_resources *res, _Atomic int *state, int value)
-{
+void vr_res_publish(struct vr_resources *res, _Atomic int *state, int value) {
 	struct vr_ready_shard *shard = ready_shard(res, state);
 	pthread_mutex_lock(&shard->lock);
 	atomic_store_explicit(state, value, memory_order_release);
@@ -89,8 +86,7 @@ void vr_res_publish(struct vr_resources *res, _Atomic int *state, int value)
 /* ---- descriptor sets ----------------------------------------------------- */
 
 bool vr_res_allocate_sets(struct vr_renderer *renderer, uint32_t count,
-		VkDescriptorSet *sets, VkDescriptorPool *out_pool)
-{
+		VkDescriptorSet *sets, VkDescriptorPool *out_pool) {
 	struct vr_resources *res = &renderer->res;
 	VkDescriptorSetLayout layouts[2] = { renderer->set_layout,
 		renderer->set_layout };
@@ -127,11 +123,11 @@ bool vr_res_allocate_sets(struct vr_renderer *renderer, uint32_t count,
 		.poolSizeCount = 1,
 		.pPoolSizes = &size,
 	};
-	VkResult vr = vkCreateDescriptorPool(renderer->device, &pinfo, NULL,
-		&pool->pool);
+	VkResult vr =
+			vkCreateDescriptorPool(renderer->device, &pinfo, NULL, &pool->pool);
 	if (vr != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateDescriptorPool failed: %s",
-			vr_vk_result_str(vr));
+				vr_vk_result_str(vr));
 		free(pool);
 		goto out;
 	}
@@ -140,7 +136,7 @@ bool vr_res_allocate_sets(struct vr_renderer *renderer, uint32_t count,
 	vr = vkAllocateDescriptorSets(renderer->device, &info, sets);
 	if (vr != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkAllocateDescriptorSets failed: %s",
-			vr_vk_result_str(vr));
+				vr_vk_result_str(vr));
 		goto out;
 	}
 	*out_pool = pool->pool;
@@ -151,8 +147,7 @@ out:
 }
 
 void vr_res_free_sets(struct vr_renderer *renderer, VkDescriptorPool pool,
-		uint32_t count, const VkDescriptorSet *sets)
-{
+		uint32_t count, const VkDescriptorSet *sets) {
 	if (pool == VK_NULL_HANDLE) {
 		return;
 	}
@@ -162,8 +157,7 @@ void vr_res_free_sets(struct vr_renderer *renderer, VkDescriptorPool pool,
 }
 
 void vr_res_write_image_set(struct vr_renderer *renderer, VkDescriptorSet set,
-		VkImageView view, enum vr_sampler sampler)
-{
+		VkImageView view, enum vr_sampler sampler) {
 	VkDescriptorImageInfo info = {
 		.sampler = renderer->samplers[sampler],
 		.imageView = view,
@@ -180,20 +174,20 @@ void vr_res_write_image_set(struct vr_renderer *renderer, VkDescriptorSet set,
 	vkUpdateDescriptorSets(renderer->device, 1, &write, 0, NULL);
 }
 
-/* ---- vertex ring ---------------------------------------------------------- */
+/* ---- vertex ring ----------------------------------------------------------
+ */
 
 /* A new chunk of at least `want` bytes for this context: from the frame's
  * ring region (an atomic add, no lock), else an overflow buffer of its
  * own, freed when the frame retires. */
-static bool grab_chunk(struct vr_exec_ctx *ctx, VkDeviceSize want)
-{
+static bool grab_chunk(struct vr_exec_ctx *ctx, VkDeviceSize want) {
 	struct vr_renderer *renderer = ctx->renderer;
 	struct vr_resources *res = &renderer->res;
 	uint64_t off = atomic_fetch_add_explicit(&res->ring_head, want,
-		memory_order_relaxed);
+			memory_order_relaxed);
 	if (off + want <= res->region_size) {
-		VkDeviceSize base = (VkDeviceSize)renderer->frame.slot *
-			res->region_size + off;
+		VkDeviceSize base =
+				(VkDeviceSize)renderer->frame.slot * res->region_size + off;
 		ctx->chunk_buffer = res->ring.buffer;
 		ctx->chunk_map = (uint8_t *)res->ring.map + base;
 		ctx->chunk_offset = base;
@@ -207,7 +201,7 @@ static bool grab_chunk(struct vr_exec_ctx *ctx, VkDeviceSize want)
 		return false;
 	}
 	if (!vr_vk_create_host_buffer(renderer, want, RING_USAGE,
-			VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, buffer)) {
+				VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, buffer)) {
 		free(buffer);
 		return false;
 	}
@@ -220,11 +214,10 @@ static bool grab_chunk(struct vr_exec_ctx *ctx, VkDeviceSize want)
 	return true;
 }
 
-void *vr_res_ring_alloc(struct vr_exec_ctx *ctx, size_t size,
-		VkBuffer *buffer, VkDeviceSize *offset)
-{
+void *vr_res_ring_alloc(struct vr_exec_ctx *ctx, size_t size, VkBuffer *buffer,
+		VkDeviceSize *offset) {
 	VkDeviceSize need = ((VkDeviceSize)size + RING_ALIGN - 1) &
-		~(VkDeviceSize)(RING_ALIGN - 1);
+			~(VkDeviceSize)(RING_ALIGN - 1);
 	if (ctx->chunk_buffer == VK_NULL_HANDLE ||
 			ctx->chunk_size - ctx->chunk_used < need) {
 		if (!grab_chunk(ctx, need > RING_CHUNK ? need : RING_CHUNK)) {
@@ -240,21 +233,18 @@ void *vr_res_ring_alloc(struct vr_exec_ctx *ctx, size_t size,
 }
 
 void *vr_exec_vertices(struct vr_exec_ctx *ctx, size_t size,
-		VkDeviceSize *offset)
-{
+		VkDeviceSize *offset) {
 	return vr_res_ring_alloc(ctx, size, &ctx->last_buffer, offset);
 }
 
-VkBuffer vr_exec_vertex_buffer(struct vr_exec_ctx *ctx)
-{
+VkBuffer vr_exec_vertex_buffer(struct vr_exec_ctx *ctx) {
 	return ctx->last_buffer;
 }
 
 /* ---- command buffers ----------------------------------------------------- */
 
 static VkCommandBuffer begin_cb(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
-		bool *begun)
-{
+		bool *begun) {
 	if (*begun) {
 		return cb;
 	}
@@ -265,7 +255,7 @@ static VkCommandBuffer begin_cb(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 	VkResult res = vkBeginCommandBuffer(cb, &info);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkBeginCommandBuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		ctx->failed = true;
 		return VK_NULL_HANDLE;
 	}
@@ -273,23 +263,21 @@ static VkCommandBuffer begin_cb(struct vr_exec_ctx *ctx, VkCommandBuffer cb,
 	return cb;
 }
 
-VkCommandBuffer vr_exec_prologue(struct vr_exec_ctx *ctx)
-{
+VkCommandBuffer vr_exec_prologue(struct vr_exec_ctx *ctx) {
 	uint32_t slot = ctx->renderer->frame.slot;
 	return begin_cb(ctx, ctx->prologue_cbs[slot], &ctx->prologue_begun);
 }
 
-VkCommandBuffer vr_res_upload_cb(struct vr_exec_ctx *ctx)
-{
+VkCommandBuffer vr_res_upload_cb(struct vr_exec_ctx *ctx) {
 	uint32_t slot = ctx->renderer->frame.slot;
 	return begin_cb(ctx, ctx->upload_cbs[slot], &ctx->upload_begun);
 }
 
-/* ---- execution contexts ----------------------------------------------------- */
+/* ---- execution contexts -----------------------------------------------------
+ */
 
 struct vr_exec_ctx *vr_exec_ctx_create(struct vr_renderer *renderer,
-		int index)
-{
+		int index) {
 	struct vr_exec_ctx *ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -305,10 +293,10 @@ struct vr_exec_ctx *vr_exec_ctx_create(struct vr_renderer *renderer,
 			.queueFamilyIndex = renderer->queue_family,
 		};
 		VkResult res = vkCreateCommandPool(renderer->device, &pinfo, NULL,
-			&ctx->pools[i]);
+				&ctx->pools[i]);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkCreateCommandPool failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			goto error;
 		}
 		VkCommandBuffer cbs[2];
@@ -321,7 +309,7 @@ struct vr_exec_ctx *vr_exec_ctx_create(struct vr_renderer *renderer,
 		res = vkAllocateCommandBuffers(renderer->device, &cinfo, cbs);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkAllocateCommandBuffers failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			goto error;
 		}
 		ctx->upload_cbs[i] = cbs[0];
@@ -334,18 +322,15 @@ error:
 	return NULL;
 }
 
-static void free_overflow(struct vr_exec_ctx *ctx)
-{
-	vr_list_for_each_safe(buffer, &ctx->overflow, struct vr_host_buffer,
-			link) {
+static void free_overflow(struct vr_exec_ctx *ctx) {
+	vr_list_for_each_safe(buffer, &ctx->overflow, struct vr_host_buffer, link) {
 		vr_list_remove(&buffer->link);
 		vr_vk_destroy_host_buffer(ctx->renderer, buffer);
 		free(buffer);
 	}
 }
 
-void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx)
-{
+void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx) {
 	if (ctx == NULL) {
 		return;
 	}
@@ -353,18 +338,17 @@ void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx)
 	free(ctx->staged_copies.data);
 	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
 		if (ctx->pools[i] != VK_NULL_HANDLE) {
-			vkDestroyCommandPool(ctx->renderer->device, ctx->pools[i],
-				NULL);
+			vkDestroyCommandPool(ctx->renderer->device, ctx->pools[i], NULL);
 		}
 	}
 	free(ctx);
 }
 
-/* ---- frames ------------------------------------------------------------------ */
+/* ---- frames
+ * ------------------------------------------------------------------ */
 
 static void flush_buffer(struct vr_renderer *renderer,
-		const struct vr_host_buffer *buffer)
-{
+		const struct vr_host_buffer *buffer) {
 	if (buffer->coherent) {
 		return;
 	}
@@ -376,21 +360,18 @@ static void flush_buffer(struct vr_renderer *renderer,
 	vkFlushMappedMemoryRanges(renderer->device, 1, &range);
 }
 
-void vr_resources_frame_flush(struct vr_renderer *renderer)
-{
+void vr_resources_frame_flush(struct vr_renderer *renderer) {
 	flush_buffer(renderer, &renderer->res.ring);
 	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
 		struct vr_exec_ctx *ctx = vr_exec_ctx_at(renderer, i);
-		vr_list_for_each(buffer, &ctx->overflow, struct vr_host_buffer,
-				link) {
+		vr_list_for_each(buffer, &ctx->overflow, struct vr_host_buffer, link) {
 			flush_buffer(renderer, buffer);
 		}
 	}
 }
 
 void vr_resources_frame_end(struct vr_renderer *renderer,
-		struct vr_frame_slot *slot)
-{
+		struct vr_frame_slot *slot) {
 	struct vr_resources *res = &renderer->res;
 	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
 		struct vr_exec_ctx *ctx = vr_exec_ctx_at(renderer, i);
@@ -401,18 +382,18 @@ void vr_resources_frame_end(struct vr_renderer *renderer,
 		}
 	}
 	pthread_mutex_lock(&res->scratch_lock);
-	vr_list_for_each_safe(scratch, &res->scratch_used,
-			struct vr_scratch_image, link) {
+	vr_list_for_each_safe(scratch, &res->scratch_used, struct vr_scratch_image,
+			link) {
 		vr_list_remove(&scratch->link);
 		vr_list_insert(&slot->scratch, &scratch->link);
 	}
 	pthread_mutex_unlock(&res->scratch_lock);
 }
 
-/* ---- managers ------------------------------------------------------------- */
+/* ---- managers -------------------------------------------------------------
+ */
 
-bool vr_resources_init(struct vr_renderer *renderer)
-{
+bool vr_resources_init(struct vr_renderer *renderer) {
 	struct vr_resources *res = &renderer->res;
 	pthread_rwlock_init(&res->images_lock, NULL);
 	pthread_rwlock_init(&res->pipelines_lock, NULL);

@@ -9,26 +9,24 @@
  */
 #include "resources_private.h"
 
-static bool ring_create(struct vr_renderer *renderer, VkDeviceSize region)
-{
+static bool ring_create(struct vr_renderer *renderer, VkDeviceSize region) {
 	struct vr_resources *res = &renderer->res;
 	vr_vk_destroy_host_buffer(renderer, &res->ring);
 	res->region_size = 0;
 	if (!vr_vk_create_host_buffer(renderer, region * VR_FRAMES_IN_FLIGHT,
-			RING_USAGE, VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &res->ring)) {
+				RING_USAGE, VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &res->ring)) {
 		return false;
 	}
 	res->region_size = region;
 	return true;
 }
 
-static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
-{
-	VkResult res = vkResetCommandPool(ctx->renderer->device,
-		ctx->pools[slot], 0);
+static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot) {
+	VkResult res =
+			vkResetCommandPool(ctx->renderer->device, ctx->pools[slot], 0);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkResetCommandPool failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	ctx->upload_begun = false;
@@ -45,14 +43,13 @@ static bool exec_ctx_frame_begin(struct vr_exec_ctx *ctx, uint32_t slot)
 	return true;
 }
 
-bool vr_resources_frame_begin(struct vr_renderer *renderer)
-{
+bool vr_resources_frame_begin(struct vr_renderer *renderer) {
 	struct vr_resources *res = &renderer->res;
 	/* The slot's region is free (its frame retired); the others may be
 	 * in use: a grown ring is a new buffer, the old one is freed with
 	 * the latest pending frame. */
-	uint64_t demand = atomic_load_explicit(&res->ring_head,
-		memory_order_relaxed);
+	uint64_t demand =
+			atomic_load_explicit(&res->ring_head, memory_order_relaxed);
 	VkDeviceSize region = RING_MIN_REGION;
 	while (region < demand && region < RING_MAX_REGION) {
 		region *= 2;
@@ -70,7 +67,7 @@ bool vr_resources_frame_begin(struct vr_renderer *renderer)
 	atomic_store_explicit(&res->ring_head, 0, memory_order_relaxed);
 	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
 		if (!exec_ctx_frame_begin(vr_exec_ctx_at(renderer, i),
-				renderer->frame.slot)) {
+					renderer->frame.slot)) {
 			return false;
 		}
 	}
@@ -78,11 +75,9 @@ bool vr_resources_frame_begin(struct vr_renderer *renderer)
 }
 
 void vr_resources_defer_buffer(struct vr_renderer *renderer,
-		struct vr_host_buffer *buffer)
-{
+		struct vr_host_buffer *buffer) {
 	uint64_t pending = vr_frames_latest_pending(renderer);
-	struct vr_host_buffer *copy = pending != 0 ?
-		malloc(sizeof(*copy)) : NULL;
+	struct vr_host_buffer *copy = pending != 0 ? malloc(sizeof(*copy)) : NULL;
 	if (copy == NULL) {
 		/* nothing in flight (or no memory: wait for the GPU) */
 		if (pending != 0) {
@@ -92,13 +87,11 @@ void vr_resources_defer_buffer(struct vr_renderer *renderer,
 		return;
 	}
 	*copy = *buffer;
-	vr_list_insert(&vr_frame_slot_of(renderer, pending)->overflow,
-		&copy->link);
+	vr_list_insert(&vr_frame_slot_of(renderer, pending)->overflow, &copy->link);
 }
 
 void vr_renderer_resource_stats(struct vr_renderer *renderer,
-		struct vr_resource_stats *stats)
-{
+		struct vr_resource_stats *stats) {
 	vr_frame_reap(renderer, true); /* the figures of a finished frame */
 	struct vr_resources *res = &renderer->res;
 	*stats = (struct vr_resource_stats){
@@ -137,8 +130,7 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 				link) {
 			stats->scratch++;
 		}
-		vr_list_for_each(buffer, &slot->overflow, struct vr_host_buffer,
-				link) {
+		vr_list_for_each(buffer, &slot->overflow, struct vr_host_buffer, link) {
 			stats->held_buffers++;
 		}
 		stats->pending_slots += !slot->retired;

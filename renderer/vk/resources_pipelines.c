@@ -5,51 +5,49 @@
  */
 #include "resources_private.h"
 
-/* ---- pipelines ------------------------------------------------------------ */
+/* ---- pipelines ------------------------------------------------------------
+ */
 
 static VkShaderModule create_shader(struct vr_renderer *renderer,
-		const uint32_t *code, size_t size)
-{
+		const uint32_t *code, size_t size) {
 	VkShaderModuleCreateInfo info = {
 		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
 		.codeSize = size,
 		.pCode = code,
 	};
 	VkShaderModule module;
-	VkResult res = vkCreateShaderModule(renderer->device, &info, NULL,
-		&module);
+	VkResult res = vkCreateShaderModule(renderer->device, &info, NULL, &module);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateShaderModule failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return VK_NULL_HANDLE;
 	}
 	return module;
 }
 
 static VkPipeline compile_pipeline(struct vr_renderer *renderer,
-		const struct vr_pipeline_desc *desc)
-{
+		const struct vr_pipeline_desc *desc) {
 	VkDevice dev = renderer->device;
 	VkPipeline pipeline = VK_NULL_HANDLE;
-	VkShaderModule vert = create_shader(renderer, desc->vert_spv,
-		desc->vert_size);
-	VkShaderModule frag = create_shader(renderer, desc->frag_spv,
-		desc->frag_size);
+	VkShaderModule vert =
+			create_shader(renderer, desc->vert_spv, desc->vert_size);
+	VkShaderModule frag =
+			create_shader(renderer, desc->frag_spv, desc->frag_size);
 	if (vert == VK_NULL_HANDLE || frag == VK_NULL_HANDLE) {
 		goto out;
 	}
 	VkPipelineShaderStageCreateInfo stages[2] = {
 		{
-			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-			.stage = VK_SHADER_STAGE_VERTEX_BIT,
-			.module = vert,
-			.pName = "main",
+				.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+				.stage = VK_SHADER_STAGE_VERTEX_BIT,
+				.module = vert,
+				.pName = "main",
 		},
 		{
-			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-			.stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-			.module = frag,
-			.pName = "main",
+				.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+				.stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+				.module = frag,
+				.pName = "main",
 		},
 	};
 	VkVertexInputBindingDescription binding = {
@@ -93,9 +91,8 @@ static VkPipeline compile_pipeline(struct vr_renderer *renderer,
 		.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
 		.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
 		.alphaBlendOp = VK_BLEND_OP_ADD,
-		.colorWriteMask = VK_COLOR_COMPONENT_R_BIT |
-			VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-			VK_COLOR_COMPONENT_A_BIT,
+		.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+				VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT,
 	};
 	VkPipelineColorBlendStateCreateInfo blend = {
 		.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
@@ -124,15 +121,15 @@ static VkPipeline compile_pipeline(struct vr_renderer *renderer,
 		.pDynamicState = &dynamic,
 		.layout = renderer->pipeline_layout,
 		.renderPass = desc->offscreen ? renderer->offscreen_pass :
-			renderer->render_pass,
+										renderer->render_pass,
 		.subpass = 0,
 	};
 	/* through the renderer's cache (pipeline_cache.c; may be none) */
-	VkResult res = vkCreateGraphicsPipelines(dev, renderer->pipeline_cache,
-		1, &info, NULL, &pipeline);
+	VkResult res = vkCreateGraphicsPipelines(dev, renderer->pipeline_cache, 1,
+			&info, NULL, &pipeline);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateGraphicsPipelines failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		pipeline = VK_NULL_HANDLE;
 	}
 out:
@@ -147,8 +144,7 @@ out:
 
 /* Under pipelines_lock (either side). */
 static struct vr_pipeline_entry *find_pipeline(struct vr_resources *res,
-		uint32_t key)
-{
+		uint32_t key) {
 	for (size_t i = 0; i < res->npipelines; i++) {
 		if (res->pipelines[i]->key == key) {
 			return res->pipelines[i];
@@ -159,12 +155,11 @@ static struct vr_pipeline_entry *find_pipeline(struct vr_resources *res,
 
 /* Under the write side of pipelines_lock. */
 static struct vr_pipeline_entry *insert_pipeline(struct vr_resources *res,
-		uint32_t key)
-{
+		uint32_t key) {
 	if (res->npipelines == res->pipelines_cap) {
 		size_t cap = res->pipelines_cap != 0 ? res->pipelines_cap * 2 : 16;
-		struct vr_pipeline_entry **entries = realloc(res->pipelines,
-			cap * sizeof(*entries));
+		struct vr_pipeline_entry **entries =
+				realloc(res->pipelines, cap * sizeof(*entries));
 		if (entries == NULL) {
 			return NULL;
 		}
@@ -182,10 +177,9 @@ static struct vr_pipeline_entry *insert_pipeline(struct vr_resources *res,
 }
 
 /* See vr_renderer_set_test_hold_creation(). */
-void vr_res_test_hold_creation(struct vr_resources *res)
-{
+void vr_res_test_hold_creation(struct vr_resources *res) {
 	unsigned want = atomic_load_explicit(&res->test_hold_creation,
-		memory_order_relaxed);
+			memory_order_relaxed);
 	for (int i = 0; want > 0 && i < 50000 &&
 			atomic_load_explicit(&res->waiting, memory_order_relaxed) < want;
 			i++) {
@@ -194,16 +188,14 @@ void vr_res_test_hold_creation(struct vr_resources *res)
 }
 
 void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
-		unsigned waiters)
-{
+		unsigned waiters) {
 	atomic_store(&renderer->res.test_hold_creation, waiters);
 }
 
 /* The pipeline of desc, created by the first thread that asks;
  * VK_NULL_HANDLE when its creation failed (logged). */
 static VkPipeline pipeline_acquire(struct vr_renderer *renderer,
-		const struct vr_pipeline_desc *desc)
-{
+		const struct vr_pipeline_desc *desc) {
 	struct vr_resources *res = &renderer->res;
 	pthread_rwlock_rdlock(&res->pipelines_lock);
 	struct vr_pipeline_entry *entry = find_pipeline(res, desc->key);
@@ -229,9 +221,10 @@ static VkPipeline pipeline_acquire(struct vr_renderer *renderer,
 		 * the waiters of this one are not held up by it */
 		entry->pipeline = compile_pipeline(renderer, desc);
 		atomic_fetch_add_explicit(&res->pipelines_created, 1,
-			memory_order_relaxed);
-		vr_res_publish(res, &entry->state, entry->pipeline != VK_NULL_HANDLE ?
-			VR_RESOURCE_READY : VR_RESOURCE_FAILED);
+				memory_order_relaxed);
+		vr_res_publish(res, &entry->state,
+				entry->pipeline != VK_NULL_HANDLE ? VR_RESOURCE_READY :
+													VR_RESOURCE_FAILED);
 	}
 	if (vr_res_wait_ready(res, &entry->state) != VR_RESOURCE_READY) {
 		return VK_NULL_HANDLE;
@@ -240,8 +233,7 @@ static VkPipeline pipeline_acquire(struct vr_renderer *renderer,
 }
 
 VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
-		const struct vr_pipeline_desc *desc)
-{
+		const struct vr_pipeline_desc *desc) {
 	VkPipeline pipeline = pipeline_acquire(ctx->renderer, desc);
 	if (pipeline == VK_NULL_HANDLE) {
 		ctx->failed = true;
@@ -250,21 +242,19 @@ VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
 }
 
 bool vr_resources_warm_pipeline(struct vr_renderer *renderer,
-		const struct vr_pipeline_desc *desc)
-{
+		const struct vr_pipeline_desc *desc) {
 	return pipeline_acquire(renderer, desc) != VK_NULL_HANDLE;
 }
 
-VkPipelineLayout vr_exec_pipeline_layout(struct vr_exec_ctx *ctx)
-{
+VkPipelineLayout vr_exec_pipeline_layout(struct vr_exec_ctx *ctx) {
 	return ctx->renderer->pipeline_layout;
 }
 
-/* ---- scratch images -------------------------------------------------------- */
+/* ---- scratch images --------------------------------------------------------
+ */
 
 void vr_res_scratch_free(struct vr_renderer *renderer,
-		struct vr_scratch_image *scratch)
-{
+		struct vr_scratch_image *scratch) {
 	VkDevice dev = renderer->device;
 	vr_res_free_sets(renderer, scratch->pool, 1, &scratch->scratch.set);
 	vkDestroyFramebuffer(dev, scratch->scratch.framebuffer, NULL);
@@ -275,8 +265,7 @@ void vr_res_scratch_free(struct vr_renderer *renderer,
 }
 
 static struct vr_scratch_image *scratch_create(struct vr_renderer *renderer,
-		int32_t width, int32_t height)
-{
+		int32_t width, int32_t height) {
 	struct vr_scratch_image *scratch = calloc(1, sizeof(*scratch));
 	if (scratch == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -287,10 +276,10 @@ static struct vr_scratch_image *scratch_create(struct vr_renderer *renderer,
 	scratch->scratch.height = height;
 	VkComponentMapping identity = { 0 };
 	if (!vr_vk_create_image(renderer, width, height,
-			VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-			VK_IMAGE_USAGE_SAMPLED_BIT,
-			identity, &scratch->scratch.image, &scratch->memory,
-			&scratch->scratch.view)) {
+				VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+						VK_IMAGE_USAGE_SAMPLED_BIT,
+				identity, &scratch->scratch.image, &scratch->memory,
+				&scratch->scratch.view)) {
 		free(scratch);
 		return NULL;
 	}
@@ -304,18 +293,18 @@ static struct vr_scratch_image *scratch_create(struct vr_renderer *renderer,
 		.layers = 1,
 	};
 	VkResult res = vkCreateFramebuffer(renderer->device, &finfo, NULL,
-		&scratch->scratch.framebuffer);
+			&scratch->scratch.framebuffer);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateFramebuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error;
 	}
 	if (!vr_res_allocate_sets(renderer, 1, &scratch->scratch.set,
-			&scratch->pool)) {
+				&scratch->pool)) {
 		goto error;
 	}
-	vr_res_write_image_set(renderer, scratch->scratch.set, scratch->scratch.view,
-		VR_SAMPLER_LINEAR);
+	vr_res_write_image_set(renderer, scratch->scratch.set,
+			scratch->scratch.view, VR_SAMPLER_LINEAR);
 	return scratch;
 
 error:
@@ -324,8 +313,7 @@ error:
 }
 
 bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
-		struct vr_scratch *out)
-{
+		struct vr_scratch *out) {
 	struct vr_renderer *renderer = ctx->renderer;
 	struct vr_resources *res = &renderer->res;
 	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
@@ -353,7 +341,7 @@ bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
 			return false;
 		}
 		atomic_fetch_add_explicit(&res->scratch_created, 1,
-			memory_order_relaxed);
+				memory_order_relaxed);
 		pthread_mutex_lock(&res->scratch_lock);
 		vr_list_insert(&res->scratch_used, &found->link);
 		pthread_mutex_unlock(&res->scratch_lock);
@@ -363,8 +351,7 @@ bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
 }
 
 bool vr_resources_warm_scratch(struct vr_renderer *renderer, int32_t width,
-		int32_t height, unsigned count)
-{
+		int32_t height, unsigned count) {
 	struct vr_resources *res = &renderer->res;
 	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
 		return false;
@@ -374,17 +361,17 @@ bool vr_resources_warm_scratch(struct vr_renderer *renderer, int32_t width,
 	vr_list_for_each(scratch, &res->scratch_free, struct vr_scratch_image,
 			link) {
 		have += scratch->scratch.width == width &&
-			scratch->scratch.height == height;
+				scratch->scratch.height == height;
 	}
 	pthread_mutex_unlock(&res->scratch_lock);
 	for (; have < count; have++) {
-		struct vr_scratch_image *scratch = scratch_create(renderer, width,
-			height);
+		struct vr_scratch_image *scratch =
+				scratch_create(renderer, width, height);
 		if (scratch == NULL) {
 			return false;
 		}
 		atomic_fetch_add_explicit(&res->scratch_warmed, 1,
-			memory_order_relaxed);
+				memory_order_relaxed);
 		pthread_mutex_lock(&res->scratch_lock);
 		/* idle from now on: destroyed like any unused scratch image */
 		scratch->last_frame = renderer->frames;
@@ -394,7 +381,6 @@ bool vr_resources_warm_scratch(struct vr_renderer *renderer, int32_t width,
 	return true;
 }
 
-VkRenderPass vr_exec_offscreen_pass(struct vr_exec_ctx *ctx)
-{
+VkRenderPass vr_exec_offscreen_pass(struct vr_exec_ctx *ctx) {
 	return ctx->renderer->offscreen_pass;
 }

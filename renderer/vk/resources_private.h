@@ -22,8 +22,9 @@
 #define RING_ALIGN 16u
 /* Scratch images unused for this many frames are destroyed. */
 #define SCRATCH_MAX_IDLE_FRAMES 60
-#define RING_USAGE (VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | \
-	VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+#define RING_USAGE \
+	(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT | \
+			VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
 
 struct descriptor_pool {
 	VkDescriptorPool pool;
@@ -40,7 +41,7 @@ struct descriptor_pool {
 #define ATLAS_BLOCKS (ATLAS_SIDE_BLOCKS * ATLAS_SIDE_BLOCKS)
 #define ATLAS_BORDER 1
 _Static_assert(VR_ATLAS_MAX_SIDE + 2 * ATLAS_BORDER <= ATLAS_BLOCK,
-	"an atlas image fits a block");
+		"an atlas image fits a block");
 
 /* The state of a page, or of a texture of an image's own that
  * preparation decided on, before its GPU objects are created (the first
@@ -144,26 +145,26 @@ struct vr_scratch_image {
 /* ---- the functions the files call in each other ---- */
 /* resources_textures.c */
 void vr_res_atlas_page_free(struct vr_renderer *renderer,
-	struct vr_atlas_page *page);
+		struct vr_atlas_page *page);
 struct vr_atlas_page *vr_res_atlas_cell_free(struct vr_resources *res,
-	struct vr_texture *texture);
+		struct vr_texture *texture);
 void vr_res_texture_free(struct vr_texture *texture);
 bool vr_res_staged_record(struct vr_exec_ctx *ctx);
 /* resources_pipelines.c */
 void vr_res_test_hold_creation(struct vr_resources *res);
 void vr_res_scratch_free(struct vr_renderer *renderer,
-	struct vr_scratch_image *scratch);
+		struct vr_scratch_image *scratch);
 /* resources.c */
 int vr_res_wait_ready(struct vr_resources *res, _Atomic int *state);
 void vr_res_publish(struct vr_resources *res, _Atomic int *state, int value);
 bool vr_res_allocate_sets(struct vr_renderer *renderer, uint32_t count,
-	VkDescriptorSet *sets, VkDescriptorPool *out_pool);
+		VkDescriptorSet *sets, VkDescriptorPool *out_pool);
 void vr_res_free_sets(struct vr_renderer *renderer, VkDescriptorPool pool,
-	uint32_t count, const VkDescriptorSet *sets);
+		uint32_t count, const VkDescriptorSet *sets);
 void vr_res_write_image_set(struct vr_renderer *renderer, VkDescriptorSet set,
-	VkImageView view, enum vr_sampler sampler);
-void *vr_res_ring_alloc(struct vr_exec_ctx *ctx, size_t size,
-	VkBuffer *buffer, VkDeviceSize *offset);
+		VkImageView view, enum vr_sampler sampler);
+void *vr_res_ring_alloc(struct vr_exec_ctx *ctx, size_t size, VkBuffer *buffer,
+		VkDeviceSize *offset);
 VkCommandBuffer vr_res_upload_cb(struct vr_exec_ctx *ctx);
 
 #endif

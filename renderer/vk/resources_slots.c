@@ -9,8 +9,7 @@
 #include "resources_private.h"
 
 bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
-		struct vr_array *prologues)
-{
+		struct vr_array *prologues) {
 	bool ok = vr_res_staged_record(ctx);
 	uint32_t slot = ctx->renderer->frame.slot;
 	struct {
@@ -28,7 +27,7 @@ bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
 		VkResult res = vkEndCommandBuffer(lists[i].cb);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			ok = false;
 			continue;
 		}
@@ -37,15 +36,14 @@ bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
 			continue;
 		}
 		((VkCommandBuffer *)lists[i].out->data)[lists[i].out->len++] =
-			lists[i].cb;
+				lists[i].cb;
 	}
 	ctx->upload_begun = ctx->prologue_begun = false;
 	return ok;
 }
 
 void vr_resources_slot_retire(struct vr_renderer *renderer,
-		struct vr_frame_slot *slot)
-{
+		struct vr_frame_slot *slot) {
 	struct vr_resources *res = &renderer->res;
 	vr_list_for_each_safe(buffer, &slot->overflow, struct vr_host_buffer,
 			link) {
@@ -65,8 +63,8 @@ void vr_resources_slot_retire(struct vr_renderer *renderer,
 		vr_list_remove(&scratch->link);
 		vr_list_insert(&res->scratch_free, &scratch->link);
 	}
-	vr_list_for_each_safe(scratch, &res->scratch_free,
-			struct vr_scratch_image, link) {
+	vr_list_for_each_safe(scratch, &res->scratch_free, struct vr_scratch_image,
+			link) {
 		if (frame > scratch->last_frame &&
 				frame - scratch->last_frame > SCRATCH_MAX_IDLE_FRAMES) {
 			vr_list_remove(&scratch->link);
@@ -80,8 +78,7 @@ void vr_resources_slot_retire(struct vr_renderer *renderer,
 }
 
 void vr_resources_collect_garbage(struct vr_renderer *renderer,
-		uint64_t completed)
-{
+		uint64_t completed) {
 	struct vr_resources *res = &renderer->res;
 	struct vr_list done;
 	vr_list_init(&done);
@@ -93,7 +90,8 @@ void vr_resources_collect_garbage(struct vr_renderer *renderer,
 			vr_list_remove(&texture->link);
 			vr_list_insert(&done, &texture->link);
 			struct vr_atlas_page *page = texture->page != NULL ?
-				vr_res_atlas_cell_free(res, texture) : NULL;
+					vr_res_atlas_cell_free(res, texture) :
+					NULL;
 			if (page != NULL) {
 				empty[nempty++] = page;
 			}
@@ -108,15 +106,13 @@ void vr_resources_collect_garbage(struct vr_renderer *renderer,
 	}
 }
 
-void vr_resources_finish(struct vr_renderer *renderer)
-{
+void vr_resources_finish(struct vr_renderer *renderer) {
 	struct vr_resources *res = &renderer->res;
 	VkDevice dev = renderer->device;
 	vr_list_for_each_safe(texture, &res->garbage, struct vr_texture, link) {
 		vr_res_texture_free(texture);
 	}
-	vr_list_for_each_safe(texture, &res->textures, struct vr_texture,
-			link) {
+	vr_list_for_each_safe(texture, &res->textures, struct vr_texture, link) {
 		/* the image outlives us: forget its copy */
 		vr_list_remove(&texture->copy.link);
 		pixman_region32_fini(&texture->copy.pending);
@@ -145,8 +141,8 @@ void vr_resources_finish(struct vr_renderer *renderer)
 			vr_res_scratch_free(renderer, scratch);
 		}
 	}
-	vr_list_for_each_safe(pool, &res->descriptor_pools,
-			struct descriptor_pool, link) {
+	vr_list_for_each_safe(pool, &res->descriptor_pools, struct descriptor_pool,
+			link) {
 		vkDestroyDescriptorPool(dev, pool->pool, NULL);
 		vr_list_remove(&pool->link);
 		free(pool);

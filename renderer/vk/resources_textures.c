@@ -7,8 +7,7 @@
 /* ---- textures ------------------------------------------------------------ */
 
 void vr_res_atlas_page_free(struct vr_renderer *renderer,
-		struct vr_atlas_page *page)
-{
+		struct vr_atlas_page *page) {
 	VkDevice dev = renderer->device;
 	vr_res_free_sets(renderer, page->pool, 2, page->sets);
 	vkDestroyImageView(dev, page->view, NULL);
@@ -20,8 +19,7 @@ void vr_res_atlas_page_free(struct vr_renderer *renderer,
 /* Free an atlas texture's cell; images_lock held (write). The page, when
  * it is empty now and not the first, is returned to be freed. */
 struct vr_atlas_page *vr_res_atlas_cell_free(struct vr_resources *res,
-		struct vr_texture *texture)
-{
+		struct vr_texture *texture) {
 	struct vr_atlas_page *page = texture->page;
 	page->used[texture->block] &= ~(UINT64_C(1) << texture->cell);
 	if (page->used[texture->block] == 0) {
@@ -34,8 +32,7 @@ struct vr_atlas_page *vr_res_atlas_cell_free(struct vr_resources *res,
 	return page;
 }
 
-void vr_res_texture_free(struct vr_texture *texture)
-{
+void vr_res_texture_free(struct vr_texture *texture) {
 	struct vr_renderer *renderer = texture->renderer;
 	VkDevice dev = renderer->device;
 	if (texture->page != NULL) {
@@ -53,10 +50,8 @@ void vr_res_texture_free(struct vr_texture *texture)
 }
 
 /* Caller's thread, between frames (vr_image_unref). */
-static void texture_handle_image_destroyed(struct vr_image_copy *copy)
-{
-	struct vr_texture *texture = vr_container_of(copy, struct vr_texture,
-		copy);
+static void texture_handle_image_destroyed(struct vr_image_copy *copy) {
+	struct vr_texture *texture = vr_container_of(copy, struct vr_texture, copy);
 	struct vr_resources *res = &texture->renderer->res;
 	pixman_region32_fini(&copy->pending);
 	/* Submitted frames may still sample it, and so may the frame being
@@ -71,19 +66,18 @@ static void texture_handle_image_destroyed(struct vr_image_copy *copy)
 
 /* Create the GPU objects of a PREPARING texture (no lock held). */
 static bool texture_init_gpu(struct vr_renderer *renderer,
-		struct vr_texture *texture, enum vr_format format)
-{
+		struct vr_texture *texture, enum vr_format format) {
 	VkComponentMapping components = {
 		.r = VK_COMPONENT_SWIZZLE_IDENTITY,
 		.g = VK_COMPONENT_SWIZZLE_IDENTITY,
 		.b = VK_COMPONENT_SWIZZLE_IDENTITY,
-		.a = format == VR_FORMAT_XRGB8888 ?
-			VK_COMPONENT_SWIZZLE_ONE : VK_COMPONENT_SWIZZLE_IDENTITY,
+		.a = format == VR_FORMAT_XRGB8888 ? VK_COMPONENT_SWIZZLE_ONE :
+											VK_COMPONENT_SWIZZLE_IDENTITY,
 	};
 	if (!vr_vk_create_image(renderer, texture->width, texture->height,
-			VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-			components, &texture->vk_image, &texture->memory,
-			&texture->view)) {
+				VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+				components, &texture->vk_image, &texture->memory,
+				&texture->view)) {
 		return false;
 	}
 	if (!vr_res_allocate_sets(renderer, 2, texture->sets, &texture->pool)) {
@@ -91,7 +85,7 @@ static bool texture_init_gpu(struct vr_renderer *renderer,
 	}
 	for (int i = 0; i < 2; i++) {
 		vr_res_write_image_set(renderer, texture->sets[i], texture->view,
-			(enum vr_sampler)i);
+				(enum vr_sampler)i);
 	}
 	return true;
 }
@@ -99,8 +93,7 @@ static bool texture_init_gpu(struct vr_renderer *renderer,
 /* A texture of image's own in state (TEXTURE_NEW or PREPARING), linked
  * to the image; images_lock held (write). NULL: out of memory. */
 static struct vr_texture *texture_insert(struct vr_renderer *renderer,
-		struct vr_image *image, int state)
-{
+		struct vr_image *image, int state) {
 	struct vr_texture *texture = calloc(1, sizeof(*texture));
 	if (texture == NULL) {
 		return NULL;
@@ -122,8 +115,7 @@ static struct vr_texture *texture_insert(struct vr_renderer *renderer,
 /* The texture of image, created by the first thread that asks; NULL on
  * failure (logged). */
 static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
-		struct vr_image *image)
-{
+		struct vr_image *image) {
 	struct vr_resources *res = &renderer->res;
 	pthread_rwlock_rdlock(&res->images_lock);
 	struct vr_image_copy *copy = vr_image_find_copy(image, renderer);
@@ -135,8 +127,7 @@ static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
 		pthread_rwlock_wrlock(&res->images_lock);
 		copy = vr_image_find_copy(image, renderer);
 		if (copy == NULL) {
-			texture = texture_insert(renderer, image,
-				VR_RESOURCE_PREPARING);
+			texture = texture_insert(renderer, image, VR_RESOURCE_PREPARING);
 			creator = texture != NULL;
 		}
 		pthread_rwlock_unlock(&res->images_lock);
@@ -150,16 +141,16 @@ static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
 		/* decided by preparation (vr_resources_atlas_place), not
 		 * created yet: the first to get here creates it */
 		int expected = TEXTURE_NEW;
-		creator = atomic_compare_exchange_strong_explicit(
-			&texture->state, &expected, VR_RESOURCE_PREPARING,
-			memory_order_acq_rel, memory_order_acquire);
+		creator = atomic_compare_exchange_strong_explicit(&texture->state,
+				&expected, VR_RESOURCE_PREPARING, memory_order_acq_rel,
+				memory_order_acquire);
 	}
 	if (creator) {
 		bool ok = texture_init_gpu(renderer, texture, image->format);
 		atomic_fetch_add_explicit(&res->textures_created, 1,
-			memory_order_relaxed);
+				memory_order_relaxed);
 		vr_res_publish(res, &texture->state,
-			ok ? VR_RESOURCE_READY : VR_RESOURCE_FAILED);
+				ok ? VR_RESOURCE_READY : VR_RESOURCE_FAILED);
 	}
 	if (vr_res_wait_ready(res, &texture->state) != VR_RESOURCE_READY) {
 		return NULL;
@@ -169,12 +160,11 @@ static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
 
 /* Record the upload of what was written since the last one into this
  * context's upload command buffer. */
-static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
-{
+static bool texture_upload(struct vr_exec_ctx *ctx,
+		struct vr_texture *texture) {
 	pixman_region32_t *pending = &texture->copy.pending;
 	int nrects;
-	const pixman_box32_t *boxes = pixman_region32_rectangles(pending,
-		&nrects);
+	const pixman_box32_t *boxes = pixman_region32_rectangles(pending, &nrects);
 	if (nrects > MAX_UPLOAD_RECTS) {
 		boxes = pixman_region32_extents(pending);
 		nrects = 1;
@@ -182,7 +172,7 @@ static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	VkDeviceSize total = 0;
 	for (int i = 0; i < nrects; i++) {
 		total += (VkDeviceSize)(boxes[i].x2 - boxes[i].x1) *
-			(VkDeviceSize)(boxes[i].y2 - boxes[i].y1) * 4;
+				(VkDeviceSize)(boxes[i].y2 - boxes[i].y1) * 4;
 	}
 	VkBuffer buffer = VK_NULL_HANDLE;
 	VkDeviceSize offset = 0;
@@ -210,9 +200,8 @@ static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 		size_t len = (size_t)w * 4;
 		for (uint32_t y = 0; y < h; y++) {
 			const uint8_t *src = (const uint8_t *)image->data +
-				(size_t)(boxes[i].y1 + (int32_t)y) *
-					(size_t)image->stride +
-				(size_t)boxes[i].x1 * 4;
+					(size_t)(boxes[i].y1 + (int32_t)y) * (size_t)image->stride +
+					(size_t)boxes[i].x1 * 4;
 			memcpy(dst + (size_t)y * len, src, len);
 		}
 		dst += (size_t)w * h * 4;
@@ -220,34 +209,32 @@ static bool texture_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	}
 	bool first = texture->layout == VK_IMAGE_LAYOUT_UNDEFINED;
 	vr_vk_image_barrier(cb, texture->vk_image, texture->layout,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		first ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT :
-			VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-		0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			first ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT :
+					VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+			0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
 	vkCmdCopyBufferToImage(cb, buffer, texture->vk_image,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, (uint32_t)nrects, copies);
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, (uint32_t)nrects, copies);
 	vr_vk_image_barrier(cb, texture->vk_image,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-		VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+			VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
 	texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
 	pixman_region32_clear(pending);
 
 	struct vr_frame *frame = &ctx->renderer->frame;
 	if (ctx->job < frame->njobs) {
 		atomic_fetch_add_explicit(&frame->jobs[ctx->job].uploads, 1,
-			memory_order_relaxed);
+				memory_order_relaxed);
 	}
 	return true;
 }
 
 /* ---- the small-image atlas ---------------------------------------------- */
 
-static uint32_t atlas_cell_size(const struct vr_image *image)
-{
-	int32_t side = image->width > image->height ? image->width :
-		image->height;
+static uint32_t atlas_cell_size(const struct vr_image *image) {
+	int32_t side = image->width > image->height ? image->width : image->height;
 	uint32_t cell = ATLAS_MIN_CELL;
 	while (cell < (uint32_t)side + 2 * ATLAS_BORDER) {
 		cell *= 2;
@@ -257,11 +244,10 @@ static uint32_t atlas_cell_size(const struct vr_image *image)
 
 /* A free cell of `size` in page: block and cell; images_lock held. */
 static bool atlas_page_take(struct vr_atlas_page *page, uint32_t size,
-		uint32_t *block, uint32_t *cell)
-{
+		uint32_t *block, uint32_t *cell) {
 	uint32_t per_block = (ATLAS_BLOCK / size) * (ATLAS_BLOCK / size);
-	uint64_t full = per_block == 64 ? UINT64_MAX :
-		(UINT64_C(1) << per_block) - 1;
+	uint64_t full =
+			per_block == 64 ? UINT64_MAX : (UINT64_C(1) << per_block) - 1;
 	uint32_t free_block = ATLAS_BLOCKS;
 	for (uint32_t b = 0; b < ATLAS_BLOCKS; b++) {
 		if (page->cell[b] == size && page->used[b] != full) {
@@ -284,14 +270,12 @@ static bool atlas_page_take(struct vr_atlas_page *page, uint32_t size,
 
 /* The owner of an image's atlas copy (vr_image_copy::owner) in renderer,
  * beside the copy of its own texture (owner: the renderer). */
-static const void *atlas_owner(struct vr_renderer *renderer)
-{
+static const void *atlas_owner(struct vr_renderer *renderer) {
 	return &renderer->res.atlas_pages;
 }
 
 bool vr_resources_atlas_place(struct vr_renderer *renderer,
-		struct vr_image *image, bool nearest, struct vr_atlas_place *out)
-{
+		struct vr_image *image, bool nearest, struct vr_atlas_place *out) {
 	if (!nearest) {
 		/* a texture of its own (which a later nearest draw then uses
 		 * too), decided here in preparation's order, whatever the
@@ -305,16 +289,15 @@ bool vr_resources_atlas_place(struct vr_renderer *renderer,
 		pthread_rwlock_unlock(&res->images_lock);
 		return false;
 	}
-	if (image->width > VR_ATLAS_MAX_SIDE ||
-			image->height > VR_ATLAS_MAX_SIDE ||
+	if (image->width > VR_ATLAS_MAX_SIDE || image->height > VR_ATLAS_MAX_SIDE ||
 			image == renderer->white) {
 		return false;
 	}
 	struct vr_resources *res = &renderer->res;
 	struct vr_texture *texture = NULL;
 	pthread_rwlock_wrlock(&res->images_lock);
-	struct vr_image_copy *copy = vr_image_find_copy(image,
-		atlas_owner(renderer));
+	struct vr_image_copy *copy =
+			vr_image_find_copy(image, atlas_owner(renderer));
 	if (copy != NULL) {
 		texture = vr_container_of(copy, struct vr_texture, copy);
 		goto done;
@@ -357,9 +340,11 @@ bool vr_resources_atlas_place(struct vr_renderer *renderer,
 	texture->block = block;
 	texture->cell = cell;
 	texture->atlas_x = (int32_t)((block % ATLAS_SIDE_BLOCKS) * ATLAS_BLOCK +
-		(cell % per_row) * size) + ATLAS_BORDER;
+							   (cell % per_row) * size) +
+			ATLAS_BORDER;
 	texture->atlas_y = (int32_t)((block / ATLAS_SIDE_BLOCKS) * ATLAS_BLOCK +
-		(cell / per_row) * size) + ATLAS_BORDER;
+							   (cell / per_row) * size) +
+			ATLAS_BORDER;
 	atomic_init(&texture->state, VR_RESOURCE_READY);
 	atomic_init(&texture->upload_frame, 0);
 	texture->copy.owner = atlas_owner(renderer);
@@ -381,27 +366,28 @@ done:
 
 /* The page's GPU objects, created by the first worker that asks. */
 static bool atlas_page_acquire(struct vr_renderer *renderer,
-		struct vr_atlas_page *page)
-{
+		struct vr_atlas_page *page) {
 	struct vr_resources *res = &renderer->res;
 	int expected = ATLAS_PAGE_NEW;
 	if (atomic_compare_exchange_strong_explicit(&page->state, &expected,
-			VR_RESOURCE_PREPARING, memory_order_acq_rel,
-			memory_order_acquire)) {
+				VR_RESOURCE_PREPARING, memory_order_acq_rel,
+				memory_order_acquire)) {
 		VkComponentMapping identity = { 0 };
 		bool ok = vr_vk_create_image(renderer, VR_ATLAS_PAGE_SIZE,
-				VR_ATLAS_PAGE_SIZE, VK_IMAGE_USAGE_SAMPLED_BIT |
-				VK_IMAGE_USAGE_TRANSFER_DST_BIT, identity,
-				&page->vk_image, &page->memory, &page->view) &&
-			vr_res_allocate_sets(renderer, 2, page->sets, &page->pool);
+						  VR_ATLAS_PAGE_SIZE,
+						  VK_IMAGE_USAGE_SAMPLED_BIT |
+								  VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+						  identity, &page->vk_image, &page->memory,
+						  &page->view) &&
+				vr_res_allocate_sets(renderer, 2, page->sets, &page->pool);
 		for (int i = 0; ok && i < 2; i++) {
 			vr_res_write_image_set(renderer, page->sets[i], page->view,
-				(enum vr_sampler)i);
+					(enum vr_sampler)i);
 		}
 		atomic_fetch_add_explicit(&res->textures_created, 1,
-			memory_order_relaxed);
+				memory_order_relaxed);
 		vr_res_publish(res, &page->state,
-			ok ? VR_RESOURCE_READY : VR_RESOURCE_FAILED);
+				ok ? VR_RESOURCE_READY : VR_RESOURCE_FAILED);
 	}
 	return vr_res_wait_ready(res, &page->state) == VR_RESOURCE_READY;
 }
@@ -409,20 +395,20 @@ static bool atlas_page_acquire(struct vr_renderer *renderer,
 /* Copy an atlas image with its border into the frame's ring and note the
  * copy for vr_exec_ctx_collect. Small (at most 64 x 64 texels): always
  * the whole cell. */
-static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
-{
+static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture) {
 	/* pinned by the frame (vr_chain_hold_image) */
 	const struct vr_image *image = texture->image;
 	int32_t w = image->width, h = image->height;
 	uint32_t cw = (uint32_t)(w + 2 * ATLAS_BORDER);
 	uint32_t ch = (uint32_t)(h + 2 * ATLAS_BORDER);
 	if (!vr_array_reserve(&ctx->staged_copies, 1,
-			sizeof(struct vr_staged_copy))) {
+				sizeof(struct vr_staged_copy))) {
 		return false;
 	}
 	VkBuffer buffer = VK_NULL_HANDLE;
 	VkDeviceSize offset = 0;
-	uint32_t *dst = vr_res_ring_alloc(ctx, (size_t)cw * ch * 4, &buffer, &offset);
+	uint32_t *dst =
+			vr_res_ring_alloc(ctx, (size_t)cw * ch * 4, &buffer, &offset);
 	if (dst == NULL) {
 		return false;
 	}
@@ -431,8 +417,8 @@ static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	for (uint32_t y = 0; y < ch; y++) {
 		int32_t sy = (int32_t)y - ATLAS_BORDER;
 		sy = sy < 0 ? 0 : sy >= h ? h - 1 : sy;
-		const uint32_t *src = image->data +
-			(size_t)sy * (size_t)(image->stride / 4);
+		const uint32_t *src =
+				image->data + (size_t)sy * (size_t)(image->stride / 4);
 		uint32_t *row = dst + (size_t)y * cw;
 		row[0] = src[0] | alpha;
 		for (int32_t x = 0; x < w; x++) {
@@ -440,8 +426,9 @@ static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 		}
 		row[cw - 1] = src[w - 1] | alpha;
 	}
-	struct vr_staged_copy *copy = (struct vr_staged_copy *)
-		ctx->staged_copies.data + ctx->staged_copies.len++;
+	struct vr_staged_copy *copy =
+			(struct vr_staged_copy *)ctx->staged_copies.data +
+			ctx->staged_copies.len++;
 	*copy = (struct vr_staged_copy){
 		.image = texture->page->vk_image,
 		.layout = &texture->page->layout,
@@ -461,7 +448,7 @@ static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 	struct vr_frame *frame = &ctx->renderer->frame;
 	if (ctx->job < frame->njobs) {
 		atomic_fetch_add_explicit(&frame->jobs[ctx->job].uploads, 1,
-			memory_order_relaxed);
+				memory_order_relaxed);
 	}
 	return true;
 }
@@ -469,8 +456,7 @@ static bool atlas_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture)
 /* Record this context's staged copies, one barrier pair per destination:
  * the commit thread, contexts in submission order (vr_exec_ctx_collect),
  * so a destination's first transition is the first in the queue. */
-bool vr_res_staged_record(struct vr_exec_ctx *ctx)
-{
+bool vr_res_staged_record(struct vr_exec_ctx *ctx) {
 	struct vr_array *copies = &ctx->staged_copies;
 	if (copies->len == 0) {
 		return true;
@@ -482,8 +468,7 @@ bool vr_res_staged_record(struct vr_exec_ctx *ctx)
 	}
 	VkBufferImageCopy regions[64];
 	for (size_t i = 0; i < copies->len; i++) {
-		struct vr_staged_copy *head = (struct vr_staged_copy *)
-			copies->data + i;
+		struct vr_staged_copy *head = (struct vr_staged_copy *)copies->data + i;
 		VkImageLayout *layout = head->layout;
 		VkImage image = head->image;
 		if (layout == NULL) {
@@ -491,24 +476,25 @@ bool vr_res_staged_record(struct vr_exec_ctx *ctx)
 		}
 		bool first = *layout == VK_IMAGE_LAYOUT_UNDEFINED;
 		vr_vk_image_barrier(cb, image, *layout,
-			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-			first ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT :
-				VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-			0, VK_PIPELINE_STAGE_TRANSFER_BIT,
-			VK_ACCESS_TRANSFER_WRITE_BIT);
+				VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				first ? VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT :
+						VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+				0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+				VK_ACCESS_TRANSFER_WRITE_BIT);
 		/* this image's copies, a run of one buffer per call */
 		VkBuffer buffer = VK_NULL_HANDLE;
 		uint32_t n = 0;
 		for (size_t j = i; j < copies->len; j++) {
-			struct vr_staged_copy *c = (struct vr_staged_copy *)
-				copies->data + j;
+			struct vr_staged_copy *c =
+					(struct vr_staged_copy *)copies->data + j;
 			if (c->layout != layout) {
 				continue;
 			}
-			if (n > 0 && (c->buffer != buffer ||
-					n == sizeof(regions) / sizeof(regions[0]))) {
+			if (n > 0 &&
+					(c->buffer != buffer ||
+							n == sizeof(regions) / sizeof(regions[0]))) {
 				vkCmdCopyBufferToImage(cb, buffer, image,
-					VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+						VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
 				n = 0;
 			}
 			buffer = c->buffer;
@@ -516,13 +502,12 @@ bool vr_res_staged_record(struct vr_exec_ctx *ctx)
 			c->layout = NULL;
 		}
 		vkCmdCopyBufferToImage(cb, buffer, image,
-			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
-		vr_vk_image_barrier(cb, image,
-			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-			VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-			VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-			VK_ACCESS_SHADER_READ_BIT);
+				VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, n, regions);
+		vr_vk_image_barrier(cb, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+				VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+				VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+				VK_ACCESS_SHADER_READ_BIT);
 		*layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
 	}
 	copies->len = 0;
@@ -531,17 +516,15 @@ bool vr_res_staged_record(struct vr_exec_ctx *ctx)
 
 /* ---- large textures (LARGE_TEXELS) -------------------------------------- */
 
-static bool texture_is_large(const struct vr_texture *texture)
-{
+static bool texture_is_large(const struct vr_texture *texture) {
 	return texture->page == NULL &&
-		(int64_t)texture->width * texture->height > LARGE_TEXELS;
+			(int64_t)texture->width * texture->height > LARGE_TEXELS;
 }
 
 /* Stage the pending texels inside `texels` (image pixels; NULL: all) and
  * note their copies for the commit thread. */
 static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
-		const struct vr_box *texels)
-{
+		const struct vr_box *texels) {
 	struct vr_resources *res = &ctx->renderer->res;
 	struct vr_box box = { 0, 0, texture->width, texture->height };
 	if (texels != NULL) {
@@ -549,8 +532,8 @@ static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
 	}
 	pixman_region32_t take;
 	pixman_region32_init_rect(&take, box.x, box.y,
-		(unsigned)(box.width > 0 ? box.width : 0),
-		(unsigned)(box.height > 0 ? box.height : 0));
+			(unsigned)(box.width > 0 ? box.width : 0),
+			(unsigned)(box.height > 0 ? box.height : 0));
 	/* pinned by the frame: only workers change pending, under the lock */
 	pthread_rwlock_wrlock(&res->images_lock);
 	pixman_region32_intersect(&take, &take, &texture->copy.pending);
@@ -558,14 +541,14 @@ static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
 			pixman_region32_not_empty(&texture->copy.pending)) {
 		/* a draw that samples nothing still binds the texture: its
 		 * first transition must come before */
-		const pixman_box32_t *e = pixman_region32_extents(
-			&texture->copy.pending);
-		pixman_region32_reset(&take, &(pixman_box32_t){ e->x1, e->y1,
-			e->x1 + 1, e->y1 + 1 });
+		const pixman_box32_t *e =
+				pixman_region32_extents(&texture->copy.pending);
+		pixman_region32_reset(&take,
+				&(pixman_box32_t){ e->x1, e->y1, e->x1 + 1, e->y1 + 1 });
 	}
 	texture->staged |= pixman_region32_not_empty(&take);
 	pixman_region32_subtract(&texture->copy.pending, &texture->copy.pending,
-		&take);
+			&take);
 	pthread_rwlock_unlock(&res->images_lock);
 	int nrects;
 	const pixman_box32_t *boxes = pixman_region32_rectangles(&take, &nrects);
@@ -580,7 +563,7 @@ static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
 		nrects = 1;
 	}
 	bool ok = vr_array_reserve(&ctx->staged_copies, (size_t)nrects,
-		sizeof(struct vr_staged_copy));
+			sizeof(struct vr_staged_copy));
 	const struct vr_image *image = texture->image;
 	for (int i = 0; ok && i < nrects; i++) {
 		uint32_t w = (uint32_t)(boxes[i].x2 - boxes[i].x1);
@@ -595,13 +578,13 @@ static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
 		}
 		for (uint32_t y = 0; y < h; y++) {
 			const uint8_t *src = (const uint8_t *)image->data +
-				(size_t)(boxes[i].y1 + (int32_t)y) *
-					(size_t)image->stride +
-				(size_t)boxes[i].x1 * 4;
+					(size_t)(boxes[i].y1 + (int32_t)y) * (size_t)image->stride +
+					(size_t)boxes[i].x1 * 4;
 			memcpy(dst + (size_t)y * len, src, len);
 		}
-		struct vr_staged_copy *copy = (struct vr_staged_copy *)
-			ctx->staged_copies.data + ctx->staged_copies.len++;
+		struct vr_staged_copy *copy =
+				(struct vr_staged_copy *)ctx->staged_copies.data +
+				ctx->staged_copies.len++;
 		*copy = (struct vr_staged_copy){
 			.image = texture->vk_image,
 			.layout = &texture->layout,
@@ -620,14 +603,14 @@ static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
 	if (!ok) {
 		/* not uploaded after all: pending again */
 		pthread_rwlock_wrlock(&res->images_lock);
-		pixman_region32_union(&texture->copy.pending,
-			&texture->copy.pending, &take);
+		pixman_region32_union(&texture->copy.pending, &texture->copy.pending,
+				&take);
 		pthread_rwlock_unlock(&res->images_lock);
 	} else {
 		struct vr_frame *frame = &ctx->renderer->frame;
 		if (ctx->job < frame->njobs) {
 			atomic_fetch_add_explicit(&frame->jobs[ctx->job].uploads, 1,
-				memory_order_relaxed);
+					memory_order_relaxed);
 		}
 	}
 	pixman_region32_fini(&take);
@@ -635,8 +618,7 @@ static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
 }
 
 VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
-		bool linear, const struct vr_box *texels)
-{
+		bool linear, const struct vr_box *texels) {
 	struct vr_texture *texture = texture_acquire(ctx->renderer, image);
 	if (texture == NULL) {
 		ctx->failed = true;
@@ -647,18 +629,17 @@ VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
 			ctx->failed = true;
 			return VK_NULL_HANDLE;
 		}
-		return texture->sets[linear ? VR_SAMPLER_LINEAR :
-			VR_SAMPLER_NEAREST];
+		return texture->sets[linear ? VR_SAMPLER_LINEAR : VR_SAMPLER_NEAREST];
 	}
 	/* One thread per frame claims the upload of what was written since
 	 * the last; its upload command buffer is submitted before any draw
 	 * of the frame, so the others need not wait for it. */
 	uint64_t frame = ctx->renderer->frame.number;
-	uint64_t seen = atomic_load_explicit(&texture->upload_frame,
-		memory_order_acquire);
-	if (seen != frame && atomic_compare_exchange_strong_explicit(
-			&texture->upload_frame, &seen, frame,
-			memory_order_acq_rel, memory_order_acquire)) {
+	uint64_t seen =
+			atomic_load_explicit(&texture->upload_frame, memory_order_acquire);
+	if (seen != frame &&
+			atomic_compare_exchange_strong_explicit(&texture->upload_frame,
+					&seen, frame, memory_order_acq_rel, memory_order_acquire)) {
 		if (pixman_region32_not_empty(&texture->copy.pending) &&
 				!texture_upload(ctx, texture)) {
 			ctx->failed = true;
@@ -669,23 +650,21 @@ VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
 }
 
 VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,
-		struct vr_image *image)
-{
+		struct vr_image *image) {
 	struct vr_renderer *renderer = ctx->renderer;
 	struct vr_resources *res = &renderer->res;
 	/* placed by preparation (vr_resources_atlas_place); the image is
 	 * pinned, so its copies change only under images_lock */
 	pthread_rwlock_rdlock(&res->images_lock);
-	struct vr_image_copy *copy = vr_image_find_copy(image,
-		atlas_owner(renderer));
+	struct vr_image_copy *copy =
+			vr_image_find_copy(image, atlas_owner(renderer));
 	pthread_rwlock_unlock(&res->images_lock);
 	if (copy == NULL) {
 		vr_log(VR_LOG_ERROR, "image not in the atlas");
 		ctx->failed = true;
 		return VK_NULL_HANDLE;
 	}
-	struct vr_texture *texture = vr_container_of(copy, struct vr_texture,
-		copy);
+	struct vr_texture *texture = vr_container_of(copy, struct vr_texture, copy);
 	{
 		if (!atlas_page_acquire(ctx->renderer, texture->page)) {
 			ctx->failed = true;
@@ -693,10 +672,11 @@ VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,
 		}
 		uint64_t frame = ctx->renderer->frame.number;
 		uint64_t seen = atomic_load_explicit(&texture->upload_frame,
-			memory_order_acquire);
-		if (seen != frame && atomic_compare_exchange_strong_explicit(
-				&texture->upload_frame, &seen, frame,
-				memory_order_acq_rel, memory_order_acquire) &&
+				memory_order_acquire);
+		if (seen != frame &&
+				atomic_compare_exchange_strong_explicit(&texture->upload_frame,
+						&seen, frame, memory_order_acq_rel,
+						memory_order_acquire) &&
 				pixman_region32_not_empty(&texture->copy.pending) &&
 				!atlas_upload(ctx, texture)) {
 			ctx->failed = true;
@@ -706,7 +686,6 @@ VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,
 	}
 }
 
-VkDescriptorSet vr_exec_white(struct vr_exec_ctx *ctx)
-{
+VkDescriptorSet vr_exec_white(struct vr_exec_ctx *ctx) {
 	return vr_exec_image(ctx, ctx->renderer->white, false, NULL);
 }

@@ -13,10 +13,10 @@
 #include "engine_kinds.h"
 #include "vk_private.h"
 
-/* ---- preparation's output -------------------------------------------------- */
+/* ---- preparation's output --------------------------------------------------
+ */
 
-static bool hold(struct vr_chain *chain, struct vr_array *array, void *ptr)
-{
+static bool hold(struct vr_chain *chain, struct vr_array *array, void *ptr) {
 	if (!vr_array_reserve(array, 1, sizeof(void *))) {
 		chain->failed = true;
 		return false;
@@ -25,8 +25,7 @@ static bool hold(struct vr_chain *chain, struct vr_array *array, void *ptr)
 	return true;
 }
 
-bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image)
-{
+bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image) {
 	/* sequential frames are done before submit returns */
 	if (chain->renderer->sequential || image->hold_epoch == chain->hold_epoch) {
 		return true;
@@ -39,8 +38,7 @@ bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image)
 	return true;
 }
 
-bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list)
-{
+bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list) {
 	if (chain->renderer->sequential || list->hold_epoch == chain->hold_epoch) {
 		return true;
 	}
@@ -53,27 +51,25 @@ bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list)
 }
 
 bool vr_chain_atlas_place(struct vr_chain *chain, struct vr_image *image,
-		bool nearest, struct vr_atlas_place *out)
-{
+		bool nearest, struct vr_atlas_place *out) {
 	return vr_resources_atlas_place(chain->renderer, image, nearest, out);
 }
 
-void *vr_chain_alloc(struct vr_chain *chain, size_t size)
-{
+void *vr_chain_alloc(struct vr_chain *chain, size_t size) {
 	return vr_arena_alloc(&chain->arena, size);
 }
 
-/* ---- granularity (parallel mode; the caller's thread) ---------------------- */
+/* ---- granularity (parallel mode; the caller's thread) ----------------------
+ */
 
 /* The pending chunk to the workers: one handoff for its tasks. */
-void vr_chain_push_chunk(struct vr_renderer *renderer)
-{
+void vr_chain_push_chunk(struct vr_renderer *renderer) {
 	struct vr_frame *frame = &renderer->frame;
 	if (frame->chunk_len == 0) {
 		return;
 	}
-	struct vr_task *first = vr_task_list_at(&frame->chain.tasks,
-		frame->chunk_first);
+	struct vr_task *first =
+			vr_task_list_at(&frame->chain.tasks, frame->chunk_first);
 	vr_task_slot(first)->chunk = frame->chunk_len;
 	vr_workers_push(renderer, first);
 	frame->chunks++;
@@ -83,14 +79,14 @@ void vr_chain_push_chunk(struct vr_renderer *renderer)
 
 /* Chain tasks below `end` into chunks of about chunk_cost, one job's
  * each; a chunk goes as soon as it is full. */
-static void hand_over(struct vr_renderer *renderer, uint32_t end)
-{
+static void hand_over(struct vr_renderer *renderer, uint32_t end) {
 	struct vr_frame *frame = &renderer->frame;
 	while (frame->handed < end) {
-		const struct vr_task *task = vr_task_list_at(&frame->chain.tasks,
-			frame->handed);
-		if (frame->chunk_len > 0 && vr_task_list_at(&frame->chain.tasks,
-				frame->chunk_first)->job != task->job) {
+		const struct vr_task *task =
+				vr_task_list_at(&frame->chain.tasks, frame->handed);
+		if (frame->chunk_len > 0 &&
+				vr_task_list_at(&frame->chain.tasks, frame->chunk_first)->job !=
+						task->job) {
 			vr_chain_push_chunk(renderer);
 		}
 		if (frame->chunk_len == 0) {
@@ -106,27 +102,24 @@ static void hand_over(struct vr_renderer *renderer, uint32_t end)
 }
 
 /* Jobs below `job` are prepared: the commit thread learns their ends. */
-void vr_chain_end_jobs(struct vr_renderer *renderer, size_t job)
-{
+void vr_chain_end_jobs(struct vr_renderer *renderer, size_t job) {
 	struct vr_frame *frame = &renderer->frame;
 	for (; frame->jobs_ended < job; frame->jobs_ended++) {
 		/* the commit thread closes the job's render pass at its end */
 		vr_workers_job_end(renderer, (uint32_t)frame->jobs_ended,
-			frame->jobs[frame->jobs_ended].end);
+				frame->jobs[frame->jobs_ended].end);
 	}
 }
 
 /* The frame is worth the handoffs: the commit thread starts on it. */
-void vr_chain_start_handing(struct vr_renderer *renderer)
-{
+void vr_chain_start_handing(struct vr_renderer *renderer) {
 	struct vr_frame *frame = &renderer->frame;
 	frame->handing = true;
 	frame->mode = VR_FRAME_PARALLEL;
 	vr_workers_frame_start(renderer);
 }
 
-bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task)
-{
+bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task) {
 	if (chain->failed) {
 		return false;
 	}
@@ -162,38 +155,33 @@ bool vr_chain_push(struct vr_chain *chain, const struct vr_task *task)
 	return true;
 }
 
-/* ---- preparation ------------------------------------------------------------ */
+/* ---- preparation ------------------------------------------------------------
+ */
 
 /* Preparation (prepare.c) pushing into the pipeline's chain. */
-static void *chain_alloc(void *data, size_t size)
-{
+static void *chain_alloc(void *data, size_t size) {
 	return vr_chain_alloc(data, size);
 }
 
-static bool chain_push(void *data, const struct vr_task *task)
-{
+static bool chain_push(void *data, const struct vr_task *task) {
 	return vr_chain_push(data, task);
 }
 
-static bool chain_hold_image(void *data, struct vr_image *image)
-{
+static bool chain_hold_image(void *data, struct vr_image *image) {
 	return vr_chain_hold_image(data, image);
 }
 
-static bool chain_hold_list(void *data, struct vr_display_list *list)
-{
+static bool chain_hold_list(void *data, struct vr_display_list *list) {
 	return vr_chain_hold_list(data, list);
 }
 
-static bool chain_atlas_place(void *data, struct vr_image *image,
-		bool nearest, struct vr_atlas_place *out)
-{
+static bool chain_atlas_place(void *data, struct vr_image *image, bool nearest,
+		struct vr_atlas_place *out) {
 	return vr_chain_atlas_place(data, image, nearest, out);
 }
 
 bool vr_engine_prepare(struct vr_chain *chain, struct vr_tree *tree,
-		const struct vr_prepare_job *job, struct vr_prepare_stats *stats)
-{
+		const struct vr_prepare_job *job, struct vr_prepare_stats *stats) {
 	const struct vr_task_sink sink = {
 		.alloc = chain_alloc,
 		.push = chain_push,

@@ -11,18 +11,19 @@
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
-const char *vr_vk_result_str(VkResult result)
-{
+const char *vr_vk_result_str(VkResult result) {
 	switch (result) {
 	case VK_SUCCESS: return "VK_SUCCESS";
 	case VK_NOT_READY: return "VK_NOT_READY";
 	case VK_TIMEOUT: return "VK_TIMEOUT";
 	case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
 	case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-	case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
+	case VK_ERROR_INITIALIZATION_FAILED:
+		return "VK_ERROR_INITIALIZATION_FAILED";
 	case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
 	case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-	case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
+	case VK_ERROR_EXTENSION_NOT_PRESENT:
+		return "VK_ERROR_EXTENSION_NOT_PRESENT";
 	case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
 	case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
 	case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
@@ -33,17 +34,16 @@ const char *vr_vk_result_str(VkResult result)
 static VKAPI_ATTR VkBool32 VKAPI_CALL debug_callback(
 		VkDebugUtilsMessageSeverityFlagBitsEXT severity,
 		VkDebugUtilsMessageTypeFlagsEXT type,
-		const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
-{
+		const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
 	enum vr_log_level level =
-		(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ?
-			VR_LOG_ERROR : VR_LOG_DEBUG;
+			(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ?
+			VR_LOG_ERROR :
+			VR_LOG_DEBUG;
 	vr_log(level, "vulkan: %s", data->pMessage);
 	return VK_FALSE;
 }
 
-static bool has_layer(const char *name)
-{
+static bool has_layer(const char *name) {
 	uint32_t count = 0;
 	if (vkEnumerateInstanceLayerProperties(&count, NULL) != VK_SUCCESS) {
 		return false;
@@ -62,8 +62,7 @@ static bool has_layer(const char *name)
 	return found;
 }
 
-static bool has_instance_extension(const char *name)
-{
+static bool has_instance_extension(const char *name) {
 	uint32_t count = 0;
 	if (vkEnumerateInstanceExtensionProperties(NULL, &count, NULL) !=
 			VK_SUCCESS) {
@@ -84,8 +83,7 @@ static bool has_instance_extension(const char *name)
 	return found;
 }
 
-static bool create_instance(struct vr_renderer *renderer, bool validation)
-{
+static bool create_instance(struct vr_renderer *renderer, bool validation) {
 	uint32_t version = VK_API_VERSION_1_0;
 	if (vkEnumerateInstanceVersion(&version) != VK_SUCCESS ||
 			version < VK_API_VERSION_1_1) {
@@ -96,14 +94,14 @@ static bool create_instance(struct vr_renderer *renderer, bool validation)
 	uint32_t nlayers = 0;
 	const char *exts[1];
 	uint32_t nexts = 0;
-	bool debug_utils = has_instance_extension(
-		VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+	bool debug_utils =
+			has_instance_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
 	if (validation) {
 		if (has_layer(VALIDATION_LAYER)) {
 			layers[nlayers++] = VALIDATION_LAYER;
 		} else {
 			vr_log(VR_LOG_INFO, "%s requested but not installed",
-				VALIDATION_LAYER);
+					VALIDATION_LAYER);
 		}
 	}
 	if (debug_utils) {
@@ -126,29 +124,28 @@ static bool create_instance(struct vr_renderer *renderer, bool validation)
 	VkResult res = vkCreateInstance(&info, NULL, &renderer->instance);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateInstance failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	if (debug_utils) {
 		PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
-			(PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-				renderer->instance, "vkCreateDebugUtilsMessengerEXT");
+				(PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+						renderer->instance, "vkCreateDebugUtilsMessengerEXT");
 		renderer->destroy_messenger =
-			(PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-				renderer->instance, "vkDestroyDebugUtilsMessengerEXT");
+				(PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+						renderer->instance, "vkDestroyDebugUtilsMessengerEXT");
 		VkDebugUtilsMessengerCreateInfoEXT dinfo = {
 			.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-			.messageSeverity =
-				VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
-				VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
+			.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
+					VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT,
 			.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-				VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-				VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+					VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+					VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
 			.pfnUserCallback = debug_callback,
 		};
 		if (create_messenger == NULL || renderer->destroy_messenger == NULL ||
 				create_messenger(renderer->instance, &dinfo, NULL,
-					&renderer->messenger) != VK_SUCCESS) {
+						&renderer->messenger) != VK_SUCCESS) {
 			vr_log(VR_LOG_INFO, "no debug messenger");
 			renderer->messenger = VK_NULL_HANDLE;
 		}
@@ -156,8 +153,7 @@ static bool create_instance(struct vr_renderer *renderer, bool validation)
 	return true;
 }
 
-static int device_type_rank(VkPhysicalDeviceType type)
-{
+static int device_type_rank(VkPhysicalDeviceType type) {
 	switch (type) {
 	case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
 	case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
@@ -168,8 +164,7 @@ static int device_type_rank(VkPhysicalDeviceType type)
 }
 
 /* A graphics queue family index, or -1. */
-static int find_queue_family(VkPhysicalDevice phdev)
-{
+static int find_queue_family(VkPhysicalDevice phdev) {
 	uint32_t count = 0;
 	vkGetPhysicalDeviceQueueFamilyProperties(phdev, &count, NULL);
 	VkQueueFamilyProperties *props = calloc(count, sizeof(*props));
@@ -187,25 +182,22 @@ static int find_queue_family(VkPhysicalDevice phdev)
 	return index;
 }
 
-static bool format_usable(VkPhysicalDevice phdev)
-{
+static bool format_usable(VkPhysicalDevice phdev) {
 	VkFormatProperties props;
 	vkGetPhysicalDeviceFormatProperties(phdev, VK_FORMAT_B8G8R8A8_UNORM,
-		&props);
+			&props);
 	VkFormatFeatureFlags need = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT |
-		VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT |
-		VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
-		VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
-		VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
-		VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+			VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT |
+			VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+			VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT |
+			VK_FORMAT_FEATURE_TRANSFER_SRC_BIT |
+			VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
 	return (props.optimalTilingFeatures & need) == need;
 }
 
-static bool pick_physical_device(struct vr_renderer *renderer)
-{
+static bool pick_physical_device(struct vr_renderer *renderer) {
 	uint32_t count = 0;
-	VkResult res = vkEnumeratePhysicalDevices(renderer->instance, &count,
-		NULL);
+	VkResult res = vkEnumeratePhysicalDevices(renderer->instance, &count, NULL);
 	if (res != VK_SUCCESS || count == 0) {
 		vr_log(VR_LOG_ERROR, "no Vulkan physical device");
 		return false;
@@ -222,10 +214,9 @@ static bool pick_physical_device(struct vr_renderer *renderer)
 		vkGetPhysicalDeviceProperties(phdevs[i], &props);
 		int family = find_queue_family(phdevs[i]);
 		bool ok = props.apiVersion >= VK_API_VERSION_1_1 && family >= 0 &&
-			format_usable(phdevs[i]);
-		vr_log(VR_LOG_DEBUG, "device %u: %s (type %d)%s", i,
-			props.deviceName, (int)props.deviceType,
-			ok ? "" : ", unusable");
+				format_usable(phdevs[i]);
+		vr_log(VR_LOG_DEBUG, "device %u: %s (type %d)%s", i, props.deviceName,
+				(int)props.deviceType, ok ? "" : ", unusable");
 		if (!ok) {
 			continue;
 		}
@@ -234,28 +225,27 @@ static bool pick_physical_device(struct vr_renderer *renderer)
 			best_rank = rank;
 			renderer->phdev = phdevs[i];
 			renderer->queue_family = (uint32_t)family;
-			renderer->non_coherent_atom_size =
-				props.limits.nonCoherentAtomSize;
+			renderer->non_coherent_atom_size = props.limits.nonCoherentAtomSize;
 			memcpy(renderer->device_name, props.deviceName,
-				sizeof(renderer->device_name));
+					sizeof(renderer->device_name));
 			renderer->software =
-				props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+					props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
 		}
 	}
 	free(phdevs);
 	if (best_rank < 0) {
-		vr_log(VR_LOG_ERROR, "no usable Vulkan 1.1 device with graphics "
-			"and B8G8R8A8_UNORM rendering");
+		vr_log(VR_LOG_ERROR,
+				"no usable Vulkan 1.1 device with graphics "
+				"and B8G8R8A8_UNORM rendering");
 		return false;
 	}
 	vkGetPhysicalDeviceMemoryProperties(renderer->phdev,
-		&renderer->memory_props);
+			&renderer->memory_props);
 	vr_log(VR_LOG_INFO, "using %s", renderer->device_name);
 	return true;
 }
 
-static bool has_device_extension(VkPhysicalDevice phdev, const char *name)
-{
+static bool has_device_extension(VkPhysicalDevice phdev, const char *name) {
 	uint32_t count = 0;
 	if (vkEnumerateDeviceExtensionProperties(phdev, NULL, &count, NULL) !=
 			VK_SUCCESS) {
@@ -279,16 +269,16 @@ static bool has_device_extension(VkPhysicalDevice phdev, const char *name)
 /* VK_EXT_external_memory_host for vr_dst_buffer_import, enabled when the
  * device has it (it needs VK_KHR_external_memory: core in 1.1). */
 static uint32_t host_import_extensions(struct vr_renderer *renderer,
-		const char *exts[1])
-{
+		const char *exts[1]) {
 	if (!has_device_extension(renderer->phdev,
-			VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
+				VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME)) {
 		vr_log(VR_LOG_DEBUG, "%s missing: no host memory import",
-			VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+				VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 		return 0;
 	}
 	VkPhysicalDeviceExternalMemoryHostPropertiesEXT host_props = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+		.sType =
+				VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
 	};
 	VkPhysicalDeviceProperties2 props = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
@@ -296,13 +286,12 @@ static uint32_t host_import_extensions(struct vr_renderer *renderer,
 	};
 	vkGetPhysicalDeviceProperties2(renderer->phdev, &props);
 	renderer->host_import_alignment =
-		host_props.minImportedHostPointerAlignment;
+			host_props.minImportedHostPointerAlignment;
 	exts[0] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
 	return 1;
 }
 
-static bool init_device(struct vr_renderer *renderer, bool validation)
-{
+static bool init_device(struct vr_renderer *renderer, bool validation) {
 	if (!create_instance(renderer, validation)) {
 		return false;
 	}
@@ -325,28 +314,28 @@ static bool init_device(struct vr_renderer *renderer, bool validation)
 		.enabledExtensionCount = nexts,
 		.ppEnabledExtensionNames = exts,
 	};
-	VkResult res = vkCreateDevice(renderer->phdev, &dinfo, NULL,
-		&renderer->device);
+	VkResult res =
+			vkCreateDevice(renderer->phdev, &dinfo, NULL, &renderer->device);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateDevice failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_instance;
 	}
 	vkGetDeviceQueue(renderer->device, renderer->queue_family, 0,
-		&renderer->queue);
+			&renderer->queue);
 	if (nexts > 0) {
 		renderer->get_host_pointer_props =
-			(PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
-				renderer->device, "vkGetMemoryHostPointerPropertiesEXT");
-		renderer->has_host_import =
-			renderer->get_host_pointer_props != NULL;
+				(PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+						renderer->device,
+						"vkGetMemoryHostPointerPropertiesEXT");
+		renderer->has_host_import = renderer->get_host_pointer_props != NULL;
 	}
 	return true;
 
 error_instance:
 	if (renderer->messenger != VK_NULL_HANDLE) {
-		renderer->destroy_messenger(renderer->instance,
-			renderer->messenger, NULL);
+		renderer->destroy_messenger(renderer->instance, renderer->messenger,
+				NULL);
 		renderer->messenger = VK_NULL_HANDLE;
 	}
 	vkDestroyInstance(renderer->instance, NULL);
@@ -354,8 +343,7 @@ error_instance:
 	return false;
 }
 
-bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
-{
+bool vr_vk_init_device(struct vr_renderer *renderer, bool validation) {
 	/* a software driver's threads (lavapipe's rasterisers) start with
 	 * the instance or the device: they yield to the caller too */
 	struct vr_tasks *before = malloc(sizeof(*before));
@@ -371,14 +359,13 @@ bool vr_vk_init_device(struct vr_renderer *renderer, bool validation)
 	return ok;
 }
 
-void vr_vk_finish_device(struct vr_renderer *renderer)
-{
+void vr_vk_finish_device(struct vr_renderer *renderer) {
 	if (renderer->device != VK_NULL_HANDLE) {
 		vkDestroyDevice(renderer->device, NULL);
 	}
 	if (renderer->messenger != VK_NULL_HANDLE) {
-		renderer->destroy_messenger(renderer->instance,
-			renderer->messenger, NULL);
+		renderer->destroy_messenger(renderer->instance, renderer->messenger,
+				NULL);
 	}
 	if (renderer->instance != VK_NULL_HANDLE) {
 		vkDestroyInstance(renderer->instance, NULL);
@@ -386,8 +373,7 @@ void vr_vk_finish_device(struct vr_renderer *renderer)
 }
 
 int vr_vk_find_memory_type(struct vr_renderer *renderer, uint32_t type_bits,
-		VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred)
-{
+		VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) {
 	const VkPhysicalDeviceMemoryProperties *props = &renderer->memory_props;
 	int fallback = -1;
 	for (uint32_t i = 0; i < props->memoryTypeCount; i++) {
@@ -411,10 +397,9 @@ int vr_vk_find_memory_type(struct vr_renderer *renderer, uint32_t type_bits,
 bool vr_vk_allocate_memory(struct vr_renderer *renderer,
 		const VkMemoryRequirements *reqs, VkMemoryPropertyFlags required,
 		VkMemoryPropertyFlags preferred, VkDeviceMemory *memory,
-		VkMemoryPropertyFlags *flags)
-{
-	int type = vr_vk_find_memory_type(renderer, reqs->memoryTypeBits,
-		required, preferred);
+		VkMemoryPropertyFlags *flags) {
+	int type = vr_vk_find_memory_type(renderer, reqs->memoryTypeBits, required,
+			preferred);
 	if (type < 0) {
 		vr_log(VR_LOG_ERROR, "no suitable memory type");
 		return false;
@@ -427,7 +412,7 @@ bool vr_vk_allocate_memory(struct vr_renderer *renderer,
 	VkResult res = vkAllocateMemory(renderer->device, &info, NULL, memory);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkAllocateMemory failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	if (flags != NULL) {
@@ -436,10 +421,9 @@ bool vr_vk_allocate_memory(struct vr_renderer *renderer,
 	return true;
 }
 
-bool vr_vk_create_host_buffer(struct vr_renderer *renderer,
-		VkDeviceSize size, VkBufferUsageFlags usage,
-		VkMemoryPropertyFlags preferred, struct vr_host_buffer *out)
-{
+bool vr_vk_create_host_buffer(struct vr_renderer *renderer, VkDeviceSize size,
+		VkBufferUsageFlags usage, VkMemoryPropertyFlags preferred,
+		struct vr_host_buffer *out) {
 	*out = (struct vr_host_buffer){ .size = size };
 	vr_list_init(&out->link);
 	VkBufferCreateInfo info = {
@@ -448,32 +432,30 @@ bool vr_vk_create_host_buffer(struct vr_renderer *renderer,
 		.usage = usage,
 		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	};
-	VkResult res = vkCreateBuffer(renderer->device, &info, NULL,
-		&out->buffer);
+	VkResult res = vkCreateBuffer(renderer->device, &info, NULL, &out->buffer);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateBuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	VkMemoryRequirements reqs;
 	vkGetBufferMemoryRequirements(renderer->device, out->buffer, &reqs);
 	VkMemoryPropertyFlags flags;
 	if (!vr_vk_allocate_memory(renderer, &reqs,
-			VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, preferred, &out->memory,
-			&flags)) {
+				VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, preferred, &out->memory,
+				&flags)) {
 		goto error_buffer;
 	}
 	res = vkBindBufferMemory(renderer->device, out->buffer, out->memory, 0);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkBindBufferMemory failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_memory;
 	}
 	res = vkMapMemory(renderer->device, out->memory, 0, VK_WHOLE_SIZE, 0,
-		&out->map);
+			&out->map);
 	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkMapMemory failed: %s",
-			vr_vk_result_str(res));
+		vr_log(VR_LOG_ERROR, "vkMapMemory failed: %s", vr_vk_result_str(res));
 		goto error_memory;
 	}
 	out->coherent = flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -489,8 +471,7 @@ error_buffer:
 }
 
 void vr_vk_destroy_host_buffer(struct vr_renderer *renderer,
-		struct vr_host_buffer *buffer)
-{
+		struct vr_host_buffer *buffer) {
 	if (buffer->buffer == VK_NULL_HANDLE) {
 		return;
 	}
@@ -503,10 +484,8 @@ void vr_vk_destroy_host_buffer(struct vr_renderer *renderer,
 }
 
 bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
-		int32_t height, VkImageUsageFlags usage,
-		VkComponentMapping components, VkImage *image,
-		VkDeviceMemory *memory, VkImageView *view)
-{
+		int32_t height, VkImageUsageFlags usage, VkComponentMapping components,
+		VkImage *image, VkDeviceMemory *memory, VkImageView *view) {
 	VkImageCreateInfo info = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
 		.imageType = VK_IMAGE_TYPE_2D,
@@ -522,20 +501,19 @@ bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
 	};
 	VkResult res = vkCreateImage(renderer->device, &info, NULL, image);
 	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkCreateImage failed: %s",
-			vr_vk_result_str(res));
+		vr_log(VR_LOG_ERROR, "vkCreateImage failed: %s", vr_vk_result_str(res));
 		return false;
 	}
 	VkMemoryRequirements reqs;
 	vkGetImageMemoryRequirements(renderer->device, *image, &reqs);
 	if (!vr_vk_allocate_memory(renderer, &reqs, 0,
-			VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, memory, NULL)) {
+				VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, memory, NULL)) {
 		goto error_image;
 	}
 	res = vkBindImageMemory(renderer->device, *image, *memory, 0);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkBindImageMemory failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_memory;
 	}
 	VkImageViewCreateInfo vinfo = {
@@ -553,7 +531,7 @@ bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
 	res = vkCreateImageView(renderer->device, &vinfo, NULL, view);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateImageView failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_memory;
 	}
 	return true;
@@ -568,8 +546,7 @@ error_image:
 void vr_vk_image_barrier(VkCommandBuffer cb, VkImage image,
 		VkImageLayout old_layout, VkImageLayout new_layout,
 		VkPipelineStageFlags src_stage, VkAccessFlags src_access,
-		VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
-{
+		VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
 	VkImageMemoryBarrier barrier = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
 		.srcAccessMask = src_access,
@@ -586,5 +563,5 @@ void vr_vk_image_barrier(VkCommandBuffer cb, VkImage image,
 		},
 	};
 	vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1,
-		&barrier);
+			&barrier);
 }

@@ -11,45 +11,43 @@
 #include <stdlib.h>
 #include "vk_private.h"
 
-bool vr_renderer_can_import_host(const struct vr_renderer *renderer)
-{
+bool vr_renderer_can_import_host(const struct vr_renderer *renderer) {
 	return renderer->has_host_import;
 }
 
 struct vr_dst_buffer *vr_dst_buffer_import(struct vr_renderer *renderer,
 		void *data, size_t size, int32_t width, int32_t height,
-		int32_t stride)
-{
+		int32_t stride) {
 	if (!renderer->has_host_import) {
 		vr_log(VR_LOG_DEBUG, "dst buffer: no VK_EXT_external_memory_host");
 		return NULL;
 	}
 	if (data == NULL || width <= 0 || height <= 0 || stride % 4 != 0 ||
-			stride < width * 4 ||
-			(uint64_t)stride * (uint64_t)height > size) {
-		vr_log(VR_LOG_DEBUG, "dst buffer: %dx%d, stride %d does not fit "
-			"%zu bytes", width, height, stride, size);
+			stride < width * 4 || (uint64_t)stride * (uint64_t)height > size) {
+		vr_log(VR_LOG_DEBUG,
+				"dst buffer: %dx%d, stride %d does not fit "
+				"%zu bytes",
+				width, height, stride, size);
 		return NULL;
 	}
 	VkDeviceSize align = renderer->host_import_alignment;
 	if (align == 0 || (uintptr_t)data % align != 0) {
 		vr_log(VR_LOG_DEBUG, "dst buffer: %p not aligned to %llu", data,
-			(unsigned long long)align);
+				(unsigned long long)align);
 		return NULL;
 	}
 	/* the import covers whole alignment units: mapped pages */
-	VkDeviceSize import_size = ((VkDeviceSize)size + align - 1) /
-		align * align;
+	VkDeviceSize import_size = ((VkDeviceSize)size + align - 1) / align * align;
 	VkDevice dev = renderer->device;
 	VkMemoryHostPointerPropertiesEXT ptr_props = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT,
 	};
 	VkResult res = renderer->get_host_pointer_props(dev,
-		VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, data,
-		&ptr_props);
+			VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, data,
+			&ptr_props);
 	if (res != VK_SUCCESS || ptr_props.memoryTypeBits == 0) {
 		vr_log(VR_LOG_DEBUG, "dst buffer: host pointer unusable: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return NULL;
 	}
 	struct vr_dst_buffer *buffer = calloc(1, sizeof(*buffer));
@@ -71,15 +69,15 @@ struct vr_dst_buffer *vr_dst_buffer_import(struct vr_renderer *renderer,
 	res = vkCreateBuffer(dev, &binfo, NULL, &buffer->buffer);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_DEBUG, "dst buffer: vkCreateBuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_buffer;
 	}
 	VkMemoryRequirements reqs;
 	vkGetBufferMemoryRequirements(dev, buffer->buffer, &reqs);
 	int type = vr_vk_find_memory_type(renderer,
-		reqs.memoryTypeBits & ptr_props.memoryTypeBits,
-		VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
-		VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+			reqs.memoryTypeBits & ptr_props.memoryTypeBits,
+			VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+			VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 	if (type < 0 || reqs.size > import_size) {
 		vr_log(VR_LOG_DEBUG, "dst buffer: no memory type for the import");
 		goto error_vk_buffer;
@@ -98,13 +96,13 @@ struct vr_dst_buffer *vr_dst_buffer_import(struct vr_renderer *renderer,
 	res = vkAllocateMemory(dev, &ainfo, NULL, &buffer->memory);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_DEBUG, "dst buffer: import failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_vk_buffer;
 	}
 	res = vkBindBufferMemory(dev, buffer->buffer, buffer->memory, 0);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_DEBUG, "dst buffer: vkBindBufferMemory failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_memory;
 	}
 	buffer->renderer = renderer;
@@ -123,8 +121,7 @@ error_buffer:
 	return NULL;
 }
 
-void vr_dst_buffer_destroy(struct vr_dst_buffer *buffer)
-{
+void vr_dst_buffer_destroy(struct vr_dst_buffer *buffer) {
 	if (buffer == NULL) {
 		return;
 	}

@@ -36,7 +36,7 @@ struct vr_task_out {
 };
 
 _Static_assert(sizeof(struct vr_task_out) <= VR_TASK_OUT_SIZE,
-	"VR_TASK_OUT_SIZE too small for struct vr_task_out");
+		"VR_TASK_OUT_SIZE too small for struct vr_task_out");
 
 /* ---- execution context (pipeline side) ---------------------------------- */
 
@@ -46,7 +46,7 @@ struct vr_exec_ctx; /* one per worker (or the sequential thread) */
  * (persistently mapped, host-visible); returns the CPU pointer and the
  * byte offset to bind. Lock-free per worker (its own slice). */
 void *vr_exec_vertices(struct vr_exec_ctx *ctx, size_t size,
-	VkDeviceSize *offset);
+		VkDeviceSize *offset);
 
 /* The descriptor set sampling image's GPU copy, uploading what was written
  * since the last upload through this worker's command buffer (recorded
@@ -56,11 +56,11 @@ void *vr_exec_vertices(struct vr_exec_ctx *ctx, size_t size,
  * 2048x2048 texels, resources.c) only what was written there is uploaded,
  * the rest when a later draw samples it. */
 VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
-	bool linear, const struct vr_box *texels);
+		bool linear, const struct vr_box *texels);
 /* The same for an image preparation placed in the atlas this frame
  * (vr_chain_atlas_place): the set sampling its page, nearest. */
 VkDescriptorSet vr_exec_atlas_image(struct vr_exec_ctx *ctx,
-	struct vr_image *image);
+		struct vr_image *image);
 
 /* A pipeline for a key the engine defines (vertex layout, shaders,
  * blend): created once on first use — concurrent first uses wait for the
@@ -77,7 +77,7 @@ struct vr_pipeline_desc {
 	bool offscreen; /* for vr_exec_offscreen_pass(), else the frame's */
 };
 VkPipeline vr_exec_pipeline(struct vr_exec_ctx *ctx,
-	const struct vr_pipeline_desc *desc);
+		const struct vr_pipeline_desc *desc);
 VkPipelineLayout vr_exec_pipeline_layout(struct vr_exec_ctx *ctx);
 
 /* Effects that need render passes of their own (the blurred shadow) do
@@ -95,7 +95,7 @@ struct vr_scratch {
 	int32_t width, height;
 };
 bool vr_exec_scratch(struct vr_exec_ctx *ctx, int32_t width, int32_t height,
-	struct vr_scratch *out);
+		struct vr_scratch *out);
 /* The render pass scratch framebuffers are compatible with (clear on load,
  * SHADER_READ_ONLY layout at the end). */
 VkRenderPass vr_exec_offscreen_pass(struct vr_exec_ctx *ctx);
@@ -124,7 +124,7 @@ void *vr_chain_alloc(struct vr_chain *chain, size_t size);
 bool vr_chain_hold_image(struct vr_chain *chain, struct vr_image *image);
 bool vr_chain_hold_list(struct vr_chain *chain, struct vr_display_list *list);
 bool vr_chain_atlas_place(struct vr_chain *chain, struct vr_image *image,
-	bool nearest, struct vr_atlas_place *out);
+		bool nearest, struct vr_atlas_place *out);
 /* Append a task (copied; the chain sets `index`; `job` must be the
  * vr_prepare_job's index, jobs in order). Parallel mode: workers may start
  * on it at once. Sequential mode: it is executed and recorded before this
@@ -151,6 +151,7 @@ bool vr_engine_execute(struct vr_exec_ctx *ctx, struct vr_task *task);
 /* Stage 3: the commit thread, in drawing order, inside the target's render
  * pass; `target_size` for push constants (pixels -> NDC). */
 void vr_engine_record(VkCommandBuffer cb, VkPipelineLayout layout,
-	const struct vr_task *task, int32_t target_width, int32_t target_height);
+		const struct vr_task *task, int32_t target_width,
+		int32_t target_height);
 
 #endif

@@ -17,8 +17,7 @@
 /* The fence thread checks for quit at least this often. */
 #define FENCE_WAIT_NS (100u * 1000u * 1000u)
 
-static void *fence_main(void *data)
-{
+static void *fence_main(void *data) {
 	struct vr_renderer *renderer = data;
 	struct vr_fences *fences = &renderer->fences;
 	pthread_setname_np(pthread_self(), "vr-fence");
@@ -33,7 +32,7 @@ static void *fence_main(void *data)
 		VkFence fence = vr_frame_slot_of(renderer, next)->fence;
 		pthread_mutex_unlock(&fences->lock);
 		VkResult res = vkWaitForFences(renderer->device, 1, &fence, VK_TRUE,
-			FENCE_WAIT_NS);
+				FENCE_WAIT_NS);
 		uint64_t now = vr_now_ns();
 		pthread_mutex_lock(&fences->lock);
 		if (res == VK_TIMEOUT) {
@@ -49,7 +48,7 @@ static void *fence_main(void *data)
 		} else {
 			/* nothing more will complete: let nobody wait forever */
 			vr_log(VR_LOG_ERROR, "vkWaitForFences failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			fences->lost = true;
 			for (uint64_t n = next; n <= fences->submitted; n++) {
 				fences->done_ns[n % VR_FRAMES_IN_FLIGHT] = now;
@@ -58,18 +57,15 @@ static void *fence_main(void *data)
 		}
 		pthread_cond_broadcast(&fences->cond);
 		uint64_t one = 1;
-		if (write(fences->event_fd, &one, sizeof(one)) < 0 &&
-				errno != EAGAIN) {
-			vr_log(VR_LOG_ERROR, "eventfd write failed: %s",
-				strerror(errno));
+		if (write(fences->event_fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
+			vr_log(VR_LOG_ERROR, "eventfd write failed: %s", strerror(errno));
 		}
 	}
 	pthread_mutex_unlock(&fences->lock);
 	return NULL;
 }
 
-void vr_frames_setup(struct vr_renderer *renderer)
-{
+void vr_frames_setup(struct vr_renderer *renderer) {
 	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
 		struct vr_frame_slot *slot = &renderer->slots[i];
 		slot->retired = true;
@@ -80,8 +76,7 @@ void vr_frames_setup(struct vr_renderer *renderer)
 	renderer->fences.event_fd = -1;
 }
 
-bool vr_frames_init(struct vr_renderer *renderer)
-{
+bool vr_frames_init(struct vr_renderer *renderer) {
 	struct vr_fences *fences = &renderer->fences;
 	VkCommandBuffer cbs[VR_FRAMES_IN_FLIGHT];
 	VkCommandBufferAllocateInfo cinfo = {
@@ -93,7 +88,7 @@ bool vr_frames_init(struct vr_renderer *renderer)
 	VkResult res = vkAllocateCommandBuffers(renderer->device, &cinfo, cbs);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkAllocateCommandBuffers failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	for (int i = 0; i < VR_FRAMES_IN_FLIGHT; i++) {
@@ -102,10 +97,10 @@ bool vr_frames_init(struct vr_renderer *renderer)
 			.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
 		};
 		res = vkCreateFence(renderer->device, &finfo, NULL,
-			&renderer->slots[i].fence);
+				&renderer->slots[i].fence);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkCreateFence failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			return false;
 		}
 	}
@@ -131,16 +126,14 @@ bool vr_frames_init(struct vr_renderer *renderer)
 	return true;
 }
 
-void vr_frames_set_lost(struct vr_renderer *renderer)
-{
+void vr_frames_set_lost(struct vr_renderer *renderer) {
 	pthread_mutex_lock(&renderer->fences.lock);
 	renderer->fences.lost = true;
 	pthread_cond_broadcast(&renderer->fences.cond);
 	pthread_mutex_unlock(&renderer->fences.lock);
 }
 
-bool vr_renderer_is_lost(struct vr_renderer *renderer)
-{
+bool vr_renderer_is_lost(struct vr_renderer *renderer) {
 	if (!renderer->fences.running) {
 		return false;
 	}
@@ -150,8 +143,7 @@ bool vr_renderer_is_lost(struct vr_renderer *renderer)
 	return lost;
 }
 
-void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number)
-{
+void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number) {
 	struct vr_fences *fences = &renderer->fences;
 	pthread_mutex_lock(&fences->lock);
 	if (number > fences->submitted) {
@@ -164,8 +156,7 @@ void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number)
 /* Wait (on the fence thread's word) until frame `number` completed or
  * the deadline (CLOCK_MONOTONIC ns; UINT64_MAX: none) passed. */
 bool vr_frames_wait_completed(struct vr_renderer *renderer, uint64_t number,
-		uint64_t deadline_ns)
-{
+		uint64_t deadline_ns) {
 	struct vr_fences *fences = &renderer->fences;
 	pthread_mutex_lock(&fences->lock);
 	while (fences->completed < number) {
@@ -177,8 +168,8 @@ bool vr_frames_wait_completed(struct vr_renderer *renderer, uint64_t number,
 			.tv_sec = (time_t)(deadline_ns / 1000000000u),
 			.tv_nsec = (long)(deadline_ns % 1000000000u),
 		};
-		if (pthread_cond_timedwait(&fences->cond, &fences->lock,
-				&ts) == ETIMEDOUT) {
+		if (pthread_cond_timedwait(&fences->cond, &fences->lock, &ts) ==
+				ETIMEDOUT) {
 			break;
 		}
 	}
@@ -187,8 +178,7 @@ bool vr_frames_wait_completed(struct vr_renderer *renderer, uint64_t number,
 	return done;
 }
 
-uint64_t vr_frames_latest_pending(struct vr_renderer *renderer)
-{
+uint64_t vr_frames_latest_pending(struct vr_renderer *renderer) {
 	uint64_t latest = renderer->frames;
 	if (latest == 0) {
 		return 0;
@@ -197,7 +187,6 @@ uint64_t vr_frames_latest_pending(struct vr_renderer *renderer)
 	return slot->number == latest && !slot->retired ? latest : 0;
 }
 
-int vr_renderer_get_fd(struct vr_renderer *renderer)
-{
+int vr_renderer_get_fd(struct vr_renderer *renderer) {
 	return renderer->fences.event_fd;
 }

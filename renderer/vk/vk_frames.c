@@ -18,8 +18,8 @@
  * Completion (vk_fences.c): one thread ("vr-fence") waits for the fences
  * of submitted frames in submission order (one queue completes in order)
  * and is the only one to advance `completed`; each time it does, it
- * writes to an eventfd the caller's event loop watches. The caller's thread retires
- * completed frames (vr_frame_poll, vr_frame_wait, vr_renderer_dispatch,
+ * writes to an eventfd the caller's event loop watches. The caller's thread
+ * retires completed frames (vr_frame_poll, vr_frame_wait, vr_renderer_dispatch,
  * vr_render_submit): overflow buffers and old vertex rings freed, scratch
  * images recycled, released textures and destroyed dst buffers freed.
  * Nothing on that path blocks on the GPU.
@@ -39,13 +39,12 @@
 #include "vk_private.h"
 
 static void slot_retire(struct vr_renderer *renderer,
-		struct vr_frame_slot *slot, uint64_t done_ns)
-{
+		struct vr_frame_slot *slot, uint64_t done_ns) {
 	for (size_t i = 0; i < slot->njobs; i++) {
 		struct vr_frame_timing *timing = &slot->timings[i];
 		timing->end_ns = done_ns;
-		timing->gpu_ns = done_ns > slot->submit_ns ?
-			done_ns - slot->submit_ns : 0;
+		timing->gpu_ns =
+				done_ns > slot->submit_ns ? done_ns - slot->submit_ns : 0;
 	}
 	vr_resources_slot_retire(renderer, slot);
 	VkDevice dev = renderer->device;
@@ -59,8 +58,7 @@ static void slot_retire(struct vr_renderer *renderer,
 	slot->retired = true;
 }
 
-uint64_t vr_frames_retire(struct vr_renderer *renderer)
-{
+uint64_t vr_frames_retire(struct vr_renderer *renderer) {
 	struct vr_fences *fences = &renderer->fences;
 	uint64_t done_ns[VR_FRAMES_IN_FLIGHT];
 	pthread_mutex_lock(&fences->lock);
@@ -76,7 +74,8 @@ uint64_t vr_frames_retire(struct vr_renderer *renderer)
 	}
 	/* oldest first: scratch images keep their last use in order */
 	uint64_t first = completed >= VR_FRAMES_IN_FLIGHT ?
-		completed - VR_FRAMES_IN_FLIGHT + 1 : 1;
+			completed - VR_FRAMES_IN_FLIGHT + 1 :
+			1;
 	for (uint64_t n = first; n <= completed; n++) {
 		struct vr_frame_slot *slot = vr_frame_slot_of(renderer, n);
 		if (frame->cpu_pending && n == frame->number) {
@@ -90,8 +89,7 @@ uint64_t vr_frames_retire(struct vr_renderer *renderer)
 	return completed;
 }
 
-bool vr_frames_acquire_slot(struct vr_renderer *renderer, uint64_t number)
-{
+bool vr_frames_acquire_slot(struct vr_renderer *renderer, uint64_t number) {
 	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, number);
 	if (!slot->retired) {
 		/* every slot is busy: wait for the oldest frame */
@@ -102,15 +100,14 @@ bool vr_frames_acquire_slot(struct vr_renderer *renderer, uint64_t number)
 		VkResult res = vkResetFences(renderer->device, 1, &slot->fence);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkResetFences failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			return false;
 		}
 	}
 	return true;
 }
 
-void vr_frames_wait_idle(struct vr_renderer *renderer)
-{
+void vr_frames_wait_idle(struct vr_renderer *renderer) {
 	if (!renderer->fences.running) {
 		return;
 	}
@@ -122,8 +119,7 @@ void vr_frames_wait_idle(struct vr_renderer *renderer)
 	vr_frames_retire(renderer);
 }
 
-void vr_frames_finish(struct vr_renderer *renderer)
-{
+void vr_frames_finish(struct vr_renderer *renderer) {
 	struct vr_fences *fences = &renderer->fences;
 	if (fences->running) {
 		vr_frames_wait_idle(renderer);
@@ -155,10 +151,10 @@ void vr_frames_finish(struct vr_renderer *renderer)
 	}
 }
 
-/* ---- public --------------------------------------------------------------- */
+/* ---- public ---------------------------------------------------------------
+ */
 
-bool vr_frame_poll(struct vr_renderer *renderer, uint64_t id)
-{
+bool vr_frame_poll(struct vr_renderer *renderer, uint64_t id) {
 	if (id == 0) {
 		return false;
 	}
@@ -166,8 +162,7 @@ bool vr_frame_poll(struct vr_renderer *renderer, uint64_t id)
 }
 
 bool vr_frame_wait(struct vr_renderer *renderer, uint64_t id,
-		uint64_t timeout_ns)
-{
+		uint64_t timeout_ns) {
 	if (id == 0 || id > renderer->frames) {
 		return false;
 	}
@@ -175,14 +170,13 @@ bool vr_frame_wait(struct vr_renderer *renderer, uint64_t id,
 	if (timeout_ns != UINT64_MAX) {
 		uint64_t now = vr_now_ns();
 		deadline = timeout_ns < UINT64_MAX - now ? now + timeout_ns :
-			UINT64_MAX - 1;
+												   UINT64_MAX - 1;
 	}
 	vr_frames_wait_completed(renderer, id, deadline);
 	return vr_frames_retire(renderer) >= id;
 }
 
-uint64_t vr_renderer_dispatch(struct vr_renderer *renderer)
-{
+uint64_t vr_renderer_dispatch(struct vr_renderer *renderer) {
 	/* one read takes the eventfd's whole counter; EAGAIN: nothing new */
 	uint64_t count;
 	if (read(renderer->fences.event_fd, &count, sizeof(count)) < 0 &&
@@ -192,9 +186,8 @@ uint64_t vr_renderer_dispatch(struct vr_renderer *renderer)
 	return vr_frames_retire(renderer);
 }
 
-bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id,
-		size_t job, struct vr_frame_timing *out)
-{
+bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id, size_t job,
+		struct vr_frame_timing *out) {
 	if (id == 0) {
 		return false;
 	}
@@ -208,11 +201,11 @@ bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id,
 	return true;
 }
 
-/* ---- a frame's CPU stage (caller's thread) -------------------------------- */
+/* ---- a frame's CPU stage (caller's thread) --------------------------------
+ */
 
 /* What the frame's tasks pointed into, once they are done. */
-static void release_holds(struct vr_chain *chain)
-{
+static void release_holds(struct vr_chain *chain) {
 	struct vr_image **images = chain->held_images.data;
 	for (size_t i = 0; i < chain->held_images.len; i++) {
 		vr_image_unpin(images[i]);
@@ -225,8 +218,7 @@ static void release_holds(struct vr_chain *chain)
 	chain->held_lists.len = 0;
 }
 
-bool vr_frame_open(struct vr_renderer *renderer)
-{
+bool vr_frame_open(struct vr_renderer *renderer) {
 	struct vr_frame *frame = &renderer->frame;
 	/* the previous frame's CPU stage first: vr_frame is one */
 	vr_frame_reap(renderer, true);
@@ -244,8 +236,7 @@ bool vr_frame_open(struct vr_renderer *renderer)
 	return true;
 }
 
-void vr_frame_close(struct vr_renderer *renderer, bool ok)
-{
+void vr_frame_close(struct vr_renderer *renderer, bool ok) {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
 	slot->submit_ns = frame->submit_ns;
@@ -256,14 +247,13 @@ void vr_frame_close(struct vr_renderer *renderer, bool ok)
 
 /* The frame's figures per job, kept in its slot until it retires (which
  * adds the GPU's); caller's thread, once the frame's CPU stage ended. */
-static void store_timings(struct vr_renderer *renderer)
-{
+static void store_timings(struct vr_renderer *renderer) {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
 	size_t njobs = frame->njobs;
 	if (njobs > slot->timings_cap) {
-		struct vr_frame_timing *timings = realloc(slot->timings,
-			njobs * sizeof(*timings));
+		struct vr_frame_timing *timings =
+				realloc(slot->timings, njobs * sizeof(*timings));
 		if (timings == NULL) {
 			vr_log(VR_LOG_ERROR, "allocation failed");
 			slot->njobs = 0;
@@ -316,8 +306,7 @@ static void store_timings(struct vr_renderer *renderer)
 
 /* The frame's CPU stage ended (ok: nothing failed): its resources and
  * figures go to its slot, what its tasks held is released. */
-void vr_frame_finish_cpu(struct vr_renderer *renderer, bool ok)
-{
+void vr_frame_finish_cpu(struct vr_renderer *renderer, bool ok) {
 	struct vr_frame *frame = &renderer->frame;
 	vr_frame_close(renderer, ok);
 	if (ok) {
@@ -326,8 +315,7 @@ void vr_frame_finish_cpu(struct vr_renderer *renderer, bool ok)
 	release_holds(&frame->chain);
 }
 
-bool vr_frame_reap(struct vr_renderer *renderer, bool block)
-{
+bool vr_frame_reap(struct vr_renderer *renderer, bool block) {
 	struct vr_frame *frame = &renderer->frame;
 	if (!frame->cpu_pending) {
 		return true;
@@ -342,7 +330,7 @@ bool vr_frame_reap(struct vr_renderer *renderer, bool block)
 	}
 	if (!ok) {
 		vr_log(VR_LOG_ERROR, "frame %llu failed",
-			(unsigned long long)frame->number);
+				(unsigned long long)frame->number);
 	}
 	vr_frame_finish_cpu(renderer, ok);
 	return true;

@@ -39,8 +39,7 @@ struct vr_array {
 
 /* Room for n more elements; false (logged) on allocation failure. */
 static inline bool vr_array_reserve(struct vr_array *array, size_t n,
-		size_t elem_size)
-{
+		size_t elem_size) {
 	return vr_grow(&array->data, &array->cap, array->len + n, elem_size);
 }
 
@@ -368,8 +367,7 @@ struct vr_renderer {
 };
 
 static inline struct vr_frame_slot *vr_frame_slot_of(
-		struct vr_renderer *renderer, uint64_t number)
-{
+		struct vr_renderer *renderer, uint64_t number) {
 	return &renderer->slots[number % VR_FRAMES_IN_FLIGHT];
 }
 
@@ -418,33 +416,32 @@ void vr_vk_finish_device(struct vr_renderer *renderer);
 /* A memory type index with all of required (and preferred if possible),
  * or -1. */
 int vr_vk_find_memory_type(struct vr_renderer *renderer, uint32_t type_bits,
-	VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred);
+		VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred);
 const char *vr_vk_result_str(VkResult result);
 bool vr_vk_allocate_memory(struct vr_renderer *renderer,
-	const VkMemoryRequirements *reqs, VkMemoryPropertyFlags required,
-	VkMemoryPropertyFlags preferred, VkDeviceMemory *memory,
-	VkMemoryPropertyFlags *flags);
-bool vr_vk_create_host_buffer(struct vr_renderer *renderer,
-	VkDeviceSize size, VkBufferUsageFlags usage,
-	VkMemoryPropertyFlags preferred, struct vr_host_buffer *out);
+		const VkMemoryRequirements *reqs, VkMemoryPropertyFlags required,
+		VkMemoryPropertyFlags preferred, VkDeviceMemory *memory,
+		VkMemoryPropertyFlags *flags);
+bool vr_vk_create_host_buffer(struct vr_renderer *renderer, VkDeviceSize size,
+		VkBufferUsageFlags usage, VkMemoryPropertyFlags preferred,
+		struct vr_host_buffer *out);
 void vr_vk_destroy_host_buffer(struct vr_renderer *renderer,
-	struct vr_host_buffer *buffer); /* accepts an empty one */
+		struct vr_host_buffer *buffer); /* accepts an empty one */
 /* A B8G8R8A8 image with memory and a view. */
 bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
-	int32_t height, VkImageUsageFlags usage, VkComponentMapping components,
-	VkImage *image, VkDeviceMemory *memory, VkImageView *view);
+		int32_t height, VkImageUsageFlags usage, VkComponentMapping components,
+		VkImage *image, VkDeviceMemory *memory, VkImageView *view);
 void vr_vk_image_barrier(VkCommandBuffer cb, VkImage image,
-	VkImageLayout old_layout, VkImageLayout new_layout,
-	VkPipelineStageFlags src_stage, VkAccessFlags src_access,
-	VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+		VkImageLayout old_layout, VkImageLayout new_layout,
+		VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+		VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
 
 /* resources.c; resources_slots.c (finish, slot_retire, collect_garbage,
  * vr_exec_ctx_collect); resources_frame.c (frame_begin, defer_buffer) */
 bool vr_resources_init(struct vr_renderer *renderer);
 /* After vkDeviceWaitIdle. */
 void vr_resources_finish(struct vr_renderer *renderer);
-struct vr_exec_ctx *vr_exec_ctx_create(struct vr_renderer *renderer,
-	int index);
+struct vr_exec_ctx *vr_exec_ctx_create(struct vr_renderer *renderer, int index);
 void vr_exec_ctx_destroy(struct vr_exec_ctx *ctx); /* accepts NULL */
 /* Caller's thread, before any task of the frame: new ring region, command
  * pools of the frame's slot reset, figures zeroed. */
@@ -454,37 +451,35 @@ bool vr_resources_frame_begin(struct vr_renderer *renderer);
 void vr_resources_frame_flush(struct vr_renderer *renderer);
 /* vr_chain_atlas_place (engine.h) for the chain's renderer. */
 bool vr_resources_atlas_place(struct vr_renderer *renderer,
-	struct vr_image *image, bool nearest, struct vr_atlas_place *out);
+		struct vr_image *image, bool nearest, struct vr_atlas_place *out);
 /* Caller's thread, after the commit thread submitted the frame: its
  * overflow buffers and scratch images go to its slot. */
 void vr_resources_frame_end(struct vr_renderer *renderer,
-	struct vr_frame_slot *slot);
+		struct vr_frame_slot *slot);
 /* Caller's thread, once the GPU completed the slot's frame: frees or
  * recycles what waited for it. */
 void vr_resources_slot_retire(struct vr_renderer *renderer,
-	struct vr_frame_slot *slot);
+		struct vr_frame_slot *slot);
 /* Caller's thread: frees the released textures whose last possible user
  * is a frame up to `completed`. */
 void vr_resources_collect_garbage(struct vr_renderer *renderer,
-	uint64_t completed);
+		uint64_t completed);
 /* Free a host buffer now, or with the latest pending frame. */
 void vr_resources_defer_buffer(struct vr_renderer *renderer,
-	struct vr_host_buffer *buffer);
+		struct vr_host_buffer *buffer);
 /* Every execution context: 0 is the caller's thread's, 1..W the
  * workers'. */
-static inline size_t vr_exec_ctx_count(const struct vr_renderer *renderer)
-{
+static inline size_t vr_exec_ctx_count(const struct vr_renderer *renderer) {
 	return 1 + (size_t)renderer->workers.count;
 }
 static inline struct vr_exec_ctx *vr_exec_ctx_at(
-		const struct vr_renderer *renderer, size_t i)
-{
+		const struct vr_renderer *renderer, size_t i) {
 	return i == 0 ? renderer->seq_ctx : renderer->workers.workers[i - 1].ctx;
 }
 /* Ends the context's begun command buffers and appends them to uploads /
  * prologues (VkCommandBuffer arrays). */
 bool vr_exec_ctx_collect(struct vr_exec_ctx *ctx, struct vr_array *uploads,
-	struct vr_array *prologues);
+		struct vr_array *prologues);
 
 /* vk_chain.c: the parallel mode's handoffs (caller's thread): the frame
  * is handed over from now on (the commit thread starts on it); the
@@ -499,7 +494,7 @@ void vr_chain_end_jobs(struct vr_renderer *renderer, size_t job);
 bool vr_frame_begin_commands(struct vr_renderer *renderer);
 void vr_frame_begin_job(struct vr_renderer *renderer, size_t job);
 void vr_frame_record_task(struct vr_renderer *renderer,
-	const struct vr_task *task);
+		const struct vr_task *task);
 void vr_frame_end_job(struct vr_renderer *renderer, size_t job);
 /* Caller's thread: number the next frame and take its slot (waiting for
  * the previous frame's CPU stage, and for the slot's previous frame when
@@ -535,7 +530,7 @@ void vr_frames_submitted(struct vr_renderer *renderer, uint64_t number);
 /* Wait (on the fence thread's word) until frame `number` completed or
  * the deadline (CLOCK_MONOTONIC ns; UINT64_MAX: none) passed. */
 bool vr_frames_wait_completed(struct vr_renderer *renderer, uint64_t number,
-	uint64_t deadline_ns);
+		uint64_t deadline_ns);
 /* The newest frame submitted and not yet retired, or 0. */
 uint64_t vr_frames_latest_pending(struct vr_renderer *renderer);
 
@@ -578,21 +573,21 @@ extern const struct vr_granularity vr_granularity_uncalibrated;
 /* Derive g's rule, keep it for the process's renderers of this worker
  * count and use it; returns the worker count (calibrate.c's figures). */
 int vr_granularity_adopt(struct vr_renderer *renderer,
-	struct vr_granularity *g);
+		struct vr_granularity *g);
 /* The figures file's lines (granularity.txt), also the backends'
  * measurements' (calibrate.c): the key of this renderer's figures, and a
  * key's values read (false: none, or not n of them) or written. */
 void vr_granularity_cache_key(struct vr_renderer *renderer, char *key,
-	size_t size);
+		size_t size);
 bool vr_granularity_cache_get(struct vr_renderer *renderer, const char *key,
-	double *values, int n);
+		double *values, int n);
 void vr_granularity_cache_put(struct vr_renderer *renderer, const char *key,
-	const double *values, int n);
+		const double *values, int n);
 /* Parallel frame: let the commit thread start the prepared frame state,
  * then feed it (tasks through vr_chain_push, job ends), then wait. */
 void vr_workers_frame_start(struct vr_renderer *renderer);
 void vr_workers_job_end(struct vr_renderer *renderer, uint32_t job,
-	uint32_t end);
+		uint32_t end);
 /* Whether the commit thread is done with the frame (it submitted it);
  * waits for it when block. */
 bool vr_workers_frame_done(struct vr_renderer *renderer, bool block);
@@ -604,10 +599,10 @@ bool vr_exec_task(struct vr_exec_ctx *ctx, struct vr_task *task);
 /* resources.c: ahead of the frames (caller's thread, any time) */
 /* Create desc's pipeline now unless it exists (or is being created). */
 bool vr_resources_warm_pipeline(struct vr_renderer *renderer,
-	const struct vr_pipeline_desc *desc);
+		const struct vr_pipeline_desc *desc);
 /* Make sure at least count free scratch images of this size exist. */
 bool vr_resources_warm_scratch(struct vr_renderer *renderer, int32_t width,
-	int32_t height, unsigned count);
+		int32_t height, unsigned count);
 
 /* pipeline_cache.c: the VkPipelineCache and its file (see renderer.h,
  * vr_renderer_warm_pipelines). init after the device and layouts exist,
@@ -620,29 +615,29 @@ void vr_pipeline_cache_finish(struct vr_renderer *renderer);
 /* Whether data (size bytes; `what` names it in the debug messages) has a
  * complete VkPipelineCacheHeaderVersionOne header for phdev. */
 bool vr_pipeline_cache_data_valid(VkPhysicalDevice phdev, const void *data,
-	size_t size, const char *what);
+		size_t size, const char *what);
 
 /* Other files in the pipeline cache's directory (none when it has no file:
  * no directory, VITRAIL_PIPELINE_CACHE=0): its path (malloc'd), its
  * contents (malloc'd; NULL when absent), an atomic replacement. */
 char *vr_cache_path(struct vr_renderer *renderer, const char *name);
 void *vr_cache_read(struct vr_renderer *renderer, const char *name,
-	size_t *size);
+		size_t *size);
 bool vr_cache_write(struct vr_renderer *renderer, const char *name,
-	const void *data, size_t size);
+		const void *data, size_t size);
 
 /* ---- test hooks ---------------------------------------------------------- */
 
 /* Workers sleep a pseudo-random 0..max_us microseconds (from seed) before
  * executing each task; 0 turns it off. Between frames. */
-void vr_renderer_set_test_delay(struct vr_renderer *renderer,
-	unsigned max_us, uint32_t seed);
+void vr_renderer_set_test_delay(struct vr_renderer *renderer, unsigned max_us,
+		uint32_t seed);
 
 /* A thread that creates a pipeline waits (at most 5 s) until `waiters`
  * other threads wait for it before compiling, so tests of the preparing
  * state do not depend on scheduling; 0 turns it off. Between frames. */
 void vr_renderer_set_test_hold_creation(struct vr_renderer *renderer,
-	unsigned waiters);
+		unsigned waiters);
 
 struct vr_resource_stats {
 	unsigned textures_created, pipelines_created, scratch_created, waits;
@@ -657,11 +652,11 @@ struct vr_resource_stats {
 	unsigned atlas_placed, atlas_images, atlas_pages;
 };
 void vr_renderer_resource_stats(struct vr_renderer *renderer,
-	struct vr_resource_stats *stats);
+		struct vr_resource_stats *stats);
 /* Run fn(ctx, i, data) on n threads at once (each with its own execution
  * context, released together), inside a frame whose uploads and prologues
  * are submitted and waited for afterwards. Between frames. */
 bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
-	void (*fn)(struct vr_exec_ctx *ctx, int i, void *data), void *data);
+		void (*fn)(struct vr_exec_ctx *ctx, int i, void *data), void *data);
 
 #endif

@@ -15,12 +15,11 @@
 
 #define ARRAY_AT(array, type, i) (&((type *)(array)->data)[i])
 
-static void record_target_init(VkCommandBuffer cb, struct vr_target *target)
-{
+static void record_target_init(VkCommandBuffer cb, struct vr_target *target) {
 	vr_vk_image_barrier(cb, target->image, VK_IMAGE_LAYOUT_UNDEFINED,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
 	VkClearColorValue zero = { .float32 = { 0, 0, 0, 0 } };
 	VkImageSubresourceRange range = {
 		.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
@@ -28,29 +27,26 @@ static void record_target_init(VkCommandBuffer cb, struct vr_target *target)
 		.layerCount = 1,
 	};
 	vkCmdClearColorImage(cb, target->image,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &range);
-	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &range);
+	vr_vk_image_barrier(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+			VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+					VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
 	target->initialized = true;
 }
 
-static VkCommandBuffer frame_cb(struct vr_renderer *renderer)
-{
+static VkCommandBuffer frame_cb(struct vr_renderer *renderer) {
 	return vr_frame_slot_of(renderer, renderer->frame.number)->cb;
 }
 
-bool vr_frame_begin_commands(struct vr_renderer *renderer)
-{
+bool vr_frame_begin_commands(struct vr_renderer *renderer) {
 	VkCommandBuffer cb = frame_cb(renderer);
 	VkResult res = vkResetCommandBuffer(cb, 0);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkResetCommandBuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	VkCommandBufferBeginInfo begin = {
@@ -60,7 +56,7 @@ bool vr_frame_begin_commands(struct vr_renderer *renderer)
 	res = vkBeginCommandBuffer(cb, &begin);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkBeginCommandBuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	return true;
@@ -69,20 +65,19 @@ bool vr_frame_begin_commands(struct vr_renderer *renderer)
 /* Shift-and-expose: each move's source pixels into the scratch image,
  * then back into the target moved (a copy within one image must not
  * overlap itself). Between passes: the target is a colour attachment. */
-static void record_moves(VkCommandBuffer cb, const struct vr_frame_job *job)
-{
+static void record_moves(VkCommandBuffer cb, const struct vr_frame_job *job) {
 	struct vr_target *target = job->target;
 	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+			VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
 	/* the scratch image's earlier contents are not needed */
 	vr_vk_image_barrier(cb, target->scratch, VK_IMAGE_LAYOUT_UNDEFINED,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
 	VkImageCopy regions[VR_MOVES_MAX];
 	for (size_t i = 0; i < job->nmoves; i++) {
 		const struct vr_move *m = &job->moves[i];
@@ -95,48 +90,45 @@ static void record_moves(VkCommandBuffer cb, const struct vr_frame_job *job)
 			.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
 			.dstOffset = { x, y, 0 },
 			.extent = { (uint32_t)(m->box.width - abs(m->dx)),
-				(uint32_t)(m->box.height - abs(m->dy)), 1 },
+					(uint32_t)(m->box.height - abs(m->dy)), 1 },
 		};
 	}
 	vkCmdCopyImage(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		target->scratch, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		(uint32_t)job->nmoves, regions);
+			target->scratch, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			(uint32_t)job->nmoves, regions);
 	vr_vk_image_barrier(cb, target->scratch,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+	vr_vk_image_barrier(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+			VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
 	for (size_t i = 0; i < job->nmoves; i++) {
 		regions[i].dstOffset.x += job->moves[i].dx;
 		regions[i].dstOffset.y += job->moves[i].dy;
 	}
 	vkCmdCopyImage(cb, target->scratch, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		target->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		(uint32_t)job->nmoves, regions);
-	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+			target->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			(uint32_t)job->nmoves, regions);
+	vr_vk_image_barrier(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+			VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+					VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
 }
 
-void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
-{
+void vr_frame_begin_job(struct vr_renderer *renderer, size_t index) {
 	struct vr_frame_job *job = &renderer->frame.jobs[index];
 	if (job->nrects == 0 && job->nmoves == 0) {
 		return;
 	}
 	VkCommandBuffer cb = frame_cb(renderer);
 	struct vr_target *target = job->target;
-	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
-		job->first_rect);
+	const VkRect2D *rects =
+			ARRAY_AT(&renderer->frame.rects, VkRect2D, job->first_rect);
 	if (!target->initialized) {
 		record_target_init(cb, target);
 	}
@@ -151,7 +143,7 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 		.renderPass = renderer->render_pass,
 		.framebuffer = target->framebuffer,
 		.renderArea = { { 0, 0 },
-			{ (uint32_t)target->width, (uint32_t)target->height } },
+				{ (uint32_t)target->width, (uint32_t)target->height } },
 	};
 	vkCmdBeginRenderPass(cb, &begin, VK_SUBPASS_CONTENTS_INLINE);
 	VkViewport viewport = {
@@ -167,8 +159,8 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 	VkClearAttachment clear = {
 		.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
 		.colorAttachment = 0,
-		.clearValue.color.float32 = { r / 255.0f, g / 255.0f,
-			b / 255.0f, a / 255.0f },
+		.clearValue.color.float32 = { r / 255.0f, g / 255.0f, b / 255.0f,
+				a / 255.0f },
 	};
 	for (size_t i = 0; i < job->nrects; i++) {
 		VkClearRect clear_rect = { .rect = rects[i], .layerCount = 1 };
@@ -177,18 +169,16 @@ void vr_frame_begin_job(struct vr_renderer *renderer, size_t index)
 }
 
 void vr_frame_record_task(struct vr_renderer *renderer,
-		const struct vr_task *task)
-{
+		const struct vr_task *task) {
 	struct vr_frame_job *job = &renderer->frame.jobs[task->job];
 	const struct vr_target *target = job->target;
-	const VkRect2D *rects = ARRAY_AT(&renderer->frame.rects, VkRect2D,
-		job->first_rect);
+	const VkRect2D *rects =
+			ARRAY_AT(&renderer->frame.rects, VkRect2D, job->first_rect);
 	/* Damage rectangles are disjoint: drawing task by task, rectangle by
 	 * rectangle keeps every pixel's drawing order. */
 	for (size_t i = 0; i < job->nrects; i++) {
 		struct vr_box rect = { rects[i].offset.x, rects[i].offset.y,
-			(int32_t)rects[i].extent.width,
-			(int32_t)rects[i].extent.height };
+			(int32_t)rects[i].extent.width, (int32_t)rects[i].extent.height };
 		struct vr_box box = vr_box_intersect(&rect, &task->aabb);
 		if (vr_box_empty(&box)) {
 			continue;
@@ -197,16 +187,15 @@ void vr_frame_record_task(struct vr_renderer *renderer,
 			{ (uint32_t)box.width, (uint32_t)box.height } };
 		VkCommandBuffer cb = frame_cb(renderer);
 		vkCmdSetScissor(cb, 0, 1, &scissor);
-		vr_engine_record(cb, renderer->pipeline_layout, task,
-			target->width, target->height);
+		vr_engine_record(cb, renderer->pipeline_layout, task, target->width,
+				target->height);
 		/* the figure counts primitives, batched or not */
 		job->draws += task->payload != NULL ? task->payload->count : 1;
 	}
 }
 
 static void copy_rects(VkCommandBuffer cb, VkImage image, VkBuffer buffer,
-		const VkRect2D *rects, size_t nrects, uint32_t row_pixels)
-{
+		const VkRect2D *rects, size_t nrects, uint32_t row_pixels) {
 	for (size_t i = 0; i < nrects; i++) {
 		VkBufferImageCopy copy = {
 			.bufferOffset = ((VkDeviceSize)rects[i].offset.y *
@@ -221,13 +210,12 @@ static void copy_rects(VkCommandBuffer cb, VkImage image, VkBuffer buffer,
 			.imageExtent = { rects[i].extent.width,
 				rects[i].extent.height, 1 },
 		};
-		vkCmdCopyImageToBuffer(cb, image,
-			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &copy);
+		vkCmdCopyImageToBuffer(cb, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+				buffer, 1, &copy);
 	}
 }
 
-void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
-{
+void vr_frame_end_job(struct vr_renderer *renderer, size_t index) {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_job *job = &frame->jobs[index];
 	VkCommandBuffer cb = frame_cb(renderer);
@@ -245,18 +233,18 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
 	 * copies of earlier frames into the same buffers before these (WAW
 	 * across submissions of one queue). */
 	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+			VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
 	VkMemoryBarrier waw = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
 		.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
 	};
 	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &waw, 0, NULL, 0, NULL);
+			VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &waw, 0, NULL, 0, NULL);
 
 	VkBufferMemoryBarrier host[2];
 	uint32_t nhost = 0;
@@ -264,8 +252,8 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
 		/* the output buffer, written once: bufferRowLength in pixels */
 		struct vr_dst_buffer *dst = job->dst;
 		copy_rects(cb, target->image, dst->buffer,
-			ARRAY_AT(&frame->rects, VkRect2D, job->first_dst_rect),
-			job->ndst_rects, (uint32_t)dst->stride / 4);
+				ARRAY_AT(&frame->rects, VkRect2D, job->first_dst_rect),
+				job->ndst_rects, (uint32_t)dst->stride / 4);
 		host[nhost++] = (VkBufferMemoryBarrier){
 			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
 			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -278,8 +266,8 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
 	}
 	if (job->nmirror_rects > 0) {
 		copy_rects(cb, target->image, target->mirror,
-			ARRAY_AT(&frame->rects, VkRect2D, job->first_mirror_rect),
-			job->nmirror_rects, (uint32_t)target->width);
+				ARRAY_AT(&frame->rects, VkRect2D, job->first_mirror_rect),
+				job->nmirror_rects, (uint32_t)target->width);
 		host[nhost++] = (VkBufferMemoryBarrier){
 			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
 			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -290,19 +278,17 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index)
 			.size = VK_WHOLE_SIZE,
 		};
 	}
-	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+	vr_vk_image_barrier(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+			VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+					VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
 	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, nhost, host, 0, NULL);
+			VK_PIPELINE_STAGE_HOST_BIT, 0, 0, NULL, nhost, host, 0, NULL);
 }
 
-bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
-{
+bool vr_frame_submit(struct vr_renderer *renderer, bool ok) {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_slot *slot = vr_frame_slot_of(renderer, frame->number);
 	uint64_t t0 = vr_now_ns();
@@ -311,7 +297,7 @@ bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
 		VkResult res = vkEndCommandBuffer(cb);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			ok = false;
 		}
 	}
@@ -320,11 +306,12 @@ bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
 	frame->prologue_cbs.len = 0;
 	for (size_t i = 0; i < vr_exec_ctx_count(renderer); i++) {
 		ok &= vr_exec_ctx_collect(vr_exec_ctx_at(renderer, i),
-			&frame->upload_cbs, &frame->prologue_cbs);
+				&frame->upload_cbs, &frame->prologue_cbs);
 	}
 	struct vr_array *cbs = &frame->upload_cbs;
-	if (ok && !vr_array_reserve(cbs, frame->prologue_cbs.len + 1,
-			sizeof(VkCommandBuffer))) {
+	if (ok &&
+			!vr_array_reserve(cbs, frame->prologue_cbs.len + 1,
+					sizeof(VkCommandBuffer))) {
 		ok = false;
 	}
 	VkSubmitInfo submit = {
@@ -333,8 +320,8 @@ bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
 	if (ok) {
 		if (frame->prologue_cbs.len > 0) {
 			memcpy(ARRAY_AT(cbs, VkCommandBuffer, cbs->len),
-				frame->prologue_cbs.data,
-				frame->prologue_cbs.len * sizeof(VkCommandBuffer));
+					frame->prologue_cbs.data,
+					frame->prologue_cbs.len * sizeof(VkCommandBuffer));
 			cbs->len += frame->prologue_cbs.len;
 		}
 		*ARRAY_AT(cbs, VkCommandBuffer, cbs->len++) = cb;
@@ -346,16 +333,14 @@ bool vr_frame_submit(struct vr_renderer *renderer, bool ok)
 	VkResult res = vkQueueSubmit(renderer->queue, 1, &submit, slot->fence);
 	if (res != VK_SUCCESS && ok) {
 		/* frame numbers stay consecutive: the fence still signals */
-		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
-			vr_vk_result_str(res));
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s", vr_vk_result_str(res));
 		ok = false;
 		res = vkQueueSubmit(renderer->queue, 0, NULL, slot->fence);
 	}
 	pthread_mutex_unlock(&renderer->queue_lock);
 	if (res != VK_SUCCESS) {
 		/* the device is gone; the fence thread gives up on it */
-		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
-			vr_vk_result_str(res));
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s", vr_vk_result_str(res));
 		if (res == VK_ERROR_DEVICE_LOST) {
 			vr_frames_set_lost(renderer);
 		}

@@ -21,8 +21,8 @@
  * (images pinned, display lists referenced) and the caller's job
  * description copied; the next submit (or any wait or retirement) reaps
  * it first (vr_frame_reap). The GPU work runs on after that (vk_frames.c
- * tracks it in one of VR_FRAMES_IN_FLIGHT slots). After each job's pass the frame
- * copies pixels out of the target on the GPU: into the job's dst buffer
+ * tracks it in one of VR_FRAMES_IN_FLIGHT slots). After each job's pass the
+ * frame copies pixels out of the target on the GPU: into the job's dst buffer
  * (vk_dst.c) and/or the host mirror. vr_render is submit plus wait.
  */
 #include <stdint.h>
@@ -43,14 +43,14 @@ _Static_assert(VR_PC_SIZE <= PUSH_CONSTANT_RANGE, "push constant range");
 
 #define ARRAY_AT(array, type, i) (&((type *)(array)->data)[i])
 
-/* ---- device-wide objects -------------------------------------------------- */
+/* ---- device-wide objects --------------------------------------------------
+ */
 
 /* A single-subpass pass over one B8G8R8A8 colour attachment. */
 static bool create_color_pass(struct vr_renderer *renderer,
 		VkAttachmentLoadOp load_op, VkImageLayout initial_layout,
 		VkImageLayout final_layout, const VkSubpassDependency deps[2],
-		VkRenderPass *out)
-{
+		VkRenderPass *out) {
 	VkAttachmentDescription attachment = {
 		.format = VK_FORMAT_B8G8R8A8_UNORM,
 		.samples = VK_SAMPLE_COUNT_1_BIT,
@@ -82,84 +82,81 @@ static bool create_color_pass(struct vr_renderer *renderer,
 	VkResult res = vkCreateRenderPass(renderer->device, &info, NULL, out);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateRenderPass failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	return true;
 }
 
 /* The frame's pass: targets persist across frames (load, no clear). */
-static bool create_render_pass(struct vr_renderer *renderer)
-{
+static bool create_render_pass(struct vr_renderer *renderer) {
 	const VkSubpassDependency deps[2] = {
 		{
-			.srcSubpass = VK_SUBPASS_EXTERNAL,
-			.dstSubpass = 0,
-			.srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT |
-				VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-			.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
-				VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT |
-				VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
-				VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-				VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+				.srcSubpass = VK_SUBPASS_EXTERNAL,
+				.dstSubpass = 0,
+				.srcStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT |
+						VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
+						VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT |
+						VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+				.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
+						VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+						VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
 		},
 		{
-			.srcSubpass = 0,
-			.dstSubpass = VK_SUBPASS_EXTERNAL,
-			.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-			.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT,
-			.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+				.srcSubpass = 0,
+				.dstSubpass = VK_SUBPASS_EXTERNAL,
+				.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT,
+				.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+				.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
 		},
 	};
 	return create_color_pass(renderer, VK_ATTACHMENT_LOAD_OP_LOAD,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, deps,
-		&renderer->render_pass);
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, deps,
+			&renderer->render_pass);
 }
 
 /* Scratch images: cleared on load, sampled afterwards. */
-static bool create_offscreen_pass(struct vr_renderer *renderer)
-{
+static bool create_offscreen_pass(struct vr_renderer *renderer) {
 	const VkSubpassDependency deps[2] = {
 		{
-			/* an earlier use of the scratch image, sampled */
-			.srcSubpass = VK_SUBPASS_EXTERNAL,
-			.dstSubpass = 0,
-			.srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
-				VK_PIPELINE_STAGE_TRANSFER_BIT,
-			.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
-				VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
-				VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-				VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+				/* an earlier use of the scratch image, sampled */
+				.srcSubpass = VK_SUBPASS_EXTERNAL,
+				.dstSubpass = 0,
+				.srcStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
+						VK_PIPELINE_STAGE_TRANSFER_BIT,
+				.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
+						VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+				.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
+						VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+						VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
 		},
 		{
-			/* sampled by later passes (and the frame's) */
-			.srcSubpass = 0,
-			.dstSubpass = VK_SUBPASS_EXTERNAL,
-			.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-			.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-			.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
+				/* sampled by later passes (and the frame's) */
+				.srcSubpass = 0,
+				.dstSubpass = VK_SUBPASS_EXTERNAL,
+				.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				.dstStageMask = VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+				.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+				.dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
 		},
 	};
 	return create_color_pass(renderer, VK_ATTACHMENT_LOAD_OP_CLEAR,
-		VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-		deps, &renderer->offscreen_pass);
+			VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			deps, &renderer->offscreen_pass);
 }
 
 /* Samplers, the texture set layout and the one pipeline layout every
  * engine kind shares. */
-static bool create_layouts(struct vr_renderer *renderer)
-{
+static bool create_layouts(struct vr_renderer *renderer) {
 	VkDevice dev = renderer->device;
 	for (int i = 0; i < 2; i++) {
-		VkFilter filter = i == VR_SAMPLER_NEAREST ?
-			VK_FILTER_NEAREST : VK_FILTER_LINEAR;
+		VkFilter filter =
+				i == VR_SAMPLER_NEAREST ? VK_FILTER_NEAREST : VK_FILTER_LINEAR;
 		VkSamplerCreateInfo sinfo = {
 			.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
 			.magFilter = filter,
@@ -170,11 +167,11 @@ static bool create_layouts(struct vr_renderer *renderer)
 			.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
 			.maxLod = 0.0f,
 		};
-		VkResult res = vkCreateSampler(dev, &sinfo, NULL,
-			&renderer->samplers[i]);
+		VkResult res =
+				vkCreateSampler(dev, &sinfo, NULL, &renderer->samplers[i]);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkCreateSampler failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			return false;
 		}
 	}
@@ -191,15 +188,14 @@ static bool create_layouts(struct vr_renderer *renderer)
 		.pBindings = &binding,
 	};
 	VkResult res = vkCreateDescriptorSetLayout(dev, &linfo, NULL,
-		&renderer->set_layout);
+			&renderer->set_layout);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateDescriptorSetLayout failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	VkPushConstantRange range = {
-		.stageFlags = VK_SHADER_STAGE_VERTEX_BIT |
-			VK_SHADER_STAGE_FRAGMENT_BIT,
+		.stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT,
 		.offset = 0,
 		.size = PUSH_CONSTANT_RANGE,
 	};
@@ -211,10 +207,10 @@ static bool create_layouts(struct vr_renderer *renderer)
 		.pPushConstantRanges = &range,
 	};
 	res = vkCreatePipelineLayout(dev, &plinfo, NULL,
-		&renderer->pipeline_layout);
+			&renderer->pipeline_layout);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreatePipelineLayout failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	return true;
@@ -222,8 +218,7 @@ static bool create_layouts(struct vr_renderer *renderer)
 
 /* The pool of the slots' frame command buffers (vk_frames.c allocates
  * them) and vr_target_read's readback command buffer and fence. */
-static bool create_commands(struct vr_renderer *renderer)
-{
+static bool create_commands(struct vr_renderer *renderer) {
 	VkCommandPoolCreateInfo pinfo = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
@@ -232,11 +227,11 @@ static bool create_commands(struct vr_renderer *renderer)
 	VkCommandPool *pools[2] = { &renderer->command_pool,
 		&renderer->readback_pool };
 	for (int i = 0; i < 2; i++) {
-		VkResult res = vkCreateCommandPool(renderer->device, &pinfo, NULL,
-			pools[i]);
+		VkResult res =
+				vkCreateCommandPool(renderer->device, &pinfo, NULL, pools[i]);
 		if (res != VK_SUCCESS) {
 			vr_log(VR_LOG_ERROR, "vkCreateCommandPool failed: %s",
-				vr_vk_result_str(res));
+					vr_vk_result_str(res));
 			return false;
 		}
 	}
@@ -247,31 +242,30 @@ static bool create_commands(struct vr_renderer *renderer)
 		.commandBufferCount = 1,
 	};
 	VkResult res = vkAllocateCommandBuffers(renderer->device, &cinfo,
-		&renderer->readback_cb);
+			&renderer->readback_cb);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkAllocateCommandBuffers failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	VkFenceCreateInfo finfo = {
 		.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
 	};
 	res = vkCreateFence(renderer->device, &finfo, NULL,
-		&renderer->readback_fence);
+			&renderer->readback_fence);
 	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkCreateFence failed: %s",
-			vr_vk_result_str(res));
+		vr_log(VR_LOG_ERROR, "vkCreateFence failed: %s", vr_vk_result_str(res));
 		return false;
 	}
 	return true;
 }
 
-/* ---- renderer ------------------------------------------------------------- */
+/* ---- renderer -------------------------------------------------------------
+ */
 
 static void target_release_gpu(struct vr_target *target);
 
-void vr_renderer_destroy(struct vr_renderer *renderer)
-{
+void vr_renderer_destroy(struct vr_renderer *renderer) {
 	if (renderer == NULL) {
 		return;
 	}
@@ -287,8 +281,8 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 	vr_resources_finish(renderer);
 	vr_pipeline_cache_finish(renderer); /* saves it */
 	if (dev != VK_NULL_HANDLE) {
-		vr_list_for_each_safe(target, &renderer->targets,
-				struct vr_target, link) {
+		vr_list_for_each_safe(target, &renderer->targets, struct vr_target,
+				link) {
 			vr_log(VR_LOG_ERROR, "renderer destroyed before a target");
 			target_release_gpu(target);
 		}
@@ -330,32 +324,34 @@ void vr_renderer_destroy(struct vr_renderer *renderer)
 /* VITRAIL_RENDERER_MODE=sequential|parallel and VITRAIL_RENDERER_WORKERS=N
  * override the options (benchmarks, and running a test suite in both
  * modes). */
-static void apply_env(struct vr_renderer *renderer)
-{
+static void apply_env(struct vr_renderer *renderer) {
 	const char *mode = getenv("VITRAIL_RENDERER_MODE");
 	if (mode != NULL && strcmp(mode, "sequential") == 0) {
 		renderer->sequential = true;
 	} else if (mode != NULL && strcmp(mode, "parallel") == 0) {
 		renderer->sequential = false;
 	} else if (mode != NULL) {
-		vr_log(VR_LOG_ERROR, "VITRAIL_RENDERER_MODE=%s: expected "
-			"sequential or parallel", mode);
+		vr_log(VR_LOG_ERROR,
+				"VITRAIL_RENDERER_MODE=%s: expected "
+				"sequential or parallel",
+				mode);
 	}
 	const char *workers = getenv("VITRAIL_RENDERER_WORKERS");
 	if (workers != NULL) {
 		char *end;
 		long n = strtol(workers, &end, 10);
 		if (*end != '\0' || n < 0 || n > 256) {
-			vr_log(VR_LOG_ERROR, "VITRAIL_RENDERER_WORKERS=%s: expected "
-				"0..256", workers);
+			vr_log(VR_LOG_ERROR,
+					"VITRAIL_RENDERER_WORKERS=%s: expected "
+					"0..256",
+					workers);
 		} else {
 			renderer->workers_wanted = (int)n;
 		}
 	}
 }
 
-struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
-{
+struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts) {
 	struct vr_renderer *renderer = calloc(1, sizeof(*renderer));
 	if (renderer == NULL) {
 		vr_log(VR_LOG_ERROR, "allocation failed");
@@ -399,8 +395,10 @@ struct vr_renderer *vr_renderer_create(const struct vr_renderer_options *opts)
 	const char *fault = getenv("VITRAIL_FAULT_DEVICE_LOST");
 	if (fault != NULL) {
 		renderer->fault_lost_frame = strtoull(fault, NULL, 10);
-		vr_log(VR_LOG_INFO, "fault injection: the device is lost at "
-			"frame %llu", (unsigned long long)renderer->fault_lost_frame);
+		vr_log(VR_LOG_INFO,
+				"fault injection: the device is lost at "
+				"frame %llu",
+				(unsigned long long)renderer->fault_lost_frame);
 	}
 	if (!renderer->sequential &&
 			!vr_workers_start(renderer, renderer->workers_wanted)) {
@@ -414,18 +412,15 @@ error:
 	return NULL;
 }
 
-const char *vr_renderer_device_name(const struct vr_renderer *renderer)
-{
+const char *vr_renderer_device_name(const struct vr_renderer *renderer) {
 	return renderer->device_name;
 }
 
-bool vr_renderer_is_software(const struct vr_renderer *renderer)
-{
+bool vr_renderer_is_software(const struct vr_renderer *renderer) {
 	return renderer->software;
 }
 
-void vr_renderer_set_workers(struct vr_renderer *renderer, int workers)
-{
+void vr_renderer_set_workers(struct vr_renderer *renderer, int workers) {
 	renderer->workers_wanted = workers;
 	if (renderer->sequential) {
 		return;
@@ -444,8 +439,7 @@ void vr_renderer_set_workers(struct vr_renderer *renderer, int workers)
 	vr_granularity_refresh(renderer);
 }
 
-void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential)
-{
+void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential) {
 	if (renderer->sequential == sequential) {
 		return;
 	}
@@ -461,15 +455,13 @@ void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential)
 	}
 }
 
-bool vr_renderer_is_sequential(const struct vr_renderer *renderer)
-{
+bool vr_renderer_is_sequential(const struct vr_renderer *renderer) {
 	return renderer->sequential;
 }
 
 /* ---- targets ------------------------------------------------------------ */
 
-static void target_release_gpu(struct vr_target *target)
-{
+static void target_release_gpu(struct vr_target *target) {
 	struct vr_renderer *renderer = target->renderer;
 	if (renderer == NULL) {
 		return;
@@ -494,9 +486,8 @@ static void target_release_gpu(struct vr_target *target)
 	target->renderer = NULL;
 }
 
-struct vr_target *vr_target_create(struct vr_renderer *renderer,
-		int32_t width, int32_t height)
-{
+struct vr_target *vr_target_create(struct vr_renderer *renderer, int32_t width,
+		int32_t height) {
 	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
 		vr_log(VR_LOG_ERROR, "invalid target size %dx%d", width, height);
 		return NULL;
@@ -510,10 +501,10 @@ struct vr_target *vr_target_create(struct vr_renderer *renderer,
 	target->height = height;
 	VkComponentMapping identity = { 0 };
 	if (!vr_vk_create_image(renderer, width, height,
-			VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-			VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-			VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-			identity, &target->image, &target->memory, &target->view)) {
+				VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+						VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+						VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+				identity, &target->image, &target->memory, &target->view)) {
 		goto error_target;
 	}
 	VkFramebufferCreateInfo finfo = {
@@ -526,17 +517,18 @@ struct vr_target *vr_target_create(struct vr_renderer *renderer,
 		.layers = 1,
 	};
 	VkResult res = vkCreateFramebuffer(renderer->device, &finfo, NULL,
-		&target->framebuffer);
+			&target->framebuffer);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkCreateFramebuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		goto error_image;
 	}
 	struct vr_host_buffer mirror;
 	if (!vr_vk_create_host_buffer(renderer, (VkDeviceSize)width * height * 4,
-			VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-			VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
-			VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &mirror)) {
+				VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+				VK_MEMORY_PROPERTY_HOST_COHERENT_BIT |
+						VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+				&mirror)) {
 		goto error_framebuffer;
 	}
 	target->mirror = mirror.buffer;
@@ -560,8 +552,7 @@ error_target:
 	return NULL;
 }
 
-void vr_target_destroy(struct vr_target *target)
-{
+void vr_target_destroy(struct vr_target *target) {
 	if (target == NULL) {
 		return;
 	}
@@ -574,13 +565,11 @@ void vr_target_destroy(struct vr_target *target)
 	free(target);
 }
 
-int32_t vr_target_width(const struct vr_target *target)
-{
+int32_t vr_target_width(const struct vr_target *target) {
 	return target->width;
 }
 
-int32_t vr_target_height(const struct vr_target *target)
-{
+int32_t vr_target_height(const struct vr_target *target) {
 	return target->height;
 }
 
@@ -588,12 +577,10 @@ int32_t vr_target_height(const struct vr_target *target)
  * mirror now: one submission of its own, waited for. Caller's thread,
  * with the target's frames completed. */
 static bool target_readback(struct vr_target *target,
-		pixman_region32_t *region)
-{
+		pixman_region32_t *region) {
 	struct vr_renderer *renderer = target->renderer;
 	int nrects;
-	const pixman_box32_t *boxes = pixman_region32_rectangles(region,
-		&nrects);
+	const pixman_box32_t *boxes = pixman_region32_rectangles(region, &nrects);
 	if (nrects == 0 || !target->initialized) {
 		return true;
 	}
@@ -628,39 +615,38 @@ static bool target_readback(struct vr_target *target,
 	}
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "readback command buffer: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		free(copies);
 		return false;
 	}
 	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
-		VK_PIPELINE_STAGE_TRANSFER_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+			VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+					VK_PIPELINE_STAGE_TRANSFER_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
 	vkCmdCopyImageToBuffer(cb, target->image,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target->mirror,
-		(uint32_t)nrects, copies);
+			VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target->mirror,
+			(uint32_t)nrects, copies);
 	free(copies);
-	vr_vk_image_barrier(cb, target->image,
-		VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-		VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-		VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-		VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-		VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+	vr_vk_image_barrier(cb, target->image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+			VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+			VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+			VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+			VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+					VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
 	VkMemoryBarrier host = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
 		.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
 	};
 	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0, NULL);
+			VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, NULL, 0, NULL);
 	res = vkEndCommandBuffer(cb);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkEndCommandBuffer failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	VkSubmitInfo submit = {
@@ -669,28 +655,25 @@ static bool target_readback(struct vr_target *target,
 		.pCommandBuffers = &cb,
 	};
 	pthread_mutex_lock(&renderer->queue_lock);
-	res = vkQueueSubmit(renderer->queue, 1, &submit,
-		renderer->readback_fence);
+	res = vkQueueSubmit(renderer->queue, 1, &submit, renderer->readback_fence);
 	pthread_mutex_unlock(&renderer->queue_lock);
 	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s",
-			vr_vk_result_str(res));
+		vr_log(VR_LOG_ERROR, "vkQueueSubmit failed: %s", vr_vk_result_str(res));
 		return false;
 	}
 	res = vkWaitForFences(renderer->device, 1, &renderer->readback_fence,
-		VK_TRUE, UINT64_MAX);
+			VK_TRUE, UINT64_MAX);
 	vkResetFences(renderer->device, 1, &renderer->readback_fence);
 	if (res != VK_SUCCESS) {
 		vr_log(VR_LOG_ERROR, "vkWaitForFences failed: %s",
-			vr_vk_result_str(res));
+				vr_vk_result_str(res));
 		return false;
 	}
 	return true;
 }
 
 void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
-		void *dst, int32_t dst_stride)
-{
+		void *dst, int32_t dst_stride) {
 	struct vr_renderer *renderer = target->renderer;
 	if (target->mirror_map == NULL || renderer == NULL) {
 		vr_log(VR_LOG_ERROR, "target has no mirror (renderer gone)");
@@ -701,19 +684,18 @@ void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 	}
 	pixman_region32_t clipped;
 	pixman_region32_init_rect(&clipped, 0, 0, (unsigned)target->width,
-		(unsigned)target->height);
+			(unsigned)target->height);
 	if (region != NULL) {
 		pixman_region32_intersect(&clipped, &clipped,
-			(pixman_region32_t *)region);
+				(pixman_region32_t *)region);
 	}
 	/* the mirror lacks what frames copied only into dst buffers */
 	pixman_region32_t stale;
 	pixman_region32_init(&stale);
 	pixman_region32_intersect(&stale, &target->mirror_stale, &clipped);
-	if (pixman_region32_not_empty(&stale) &&
-			target_readback(target, &stale)) {
-		pixman_region32_subtract(&target->mirror_stale,
-			&target->mirror_stale, &stale);
+	if (pixman_region32_not_empty(&stale) && target_readback(target, &stale)) {
+		pixman_region32_subtract(&target->mirror_stale, &target->mirror_stale,
+				&stale);
 	}
 	pixman_region32_fini(&stale);
 	if (!target->mirror_coherent) {
@@ -725,32 +707,30 @@ void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
 		vkInvalidateMappedMemoryRanges(renderer->device, 1, &range);
 	}
 	int nrects;
-	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped,
-		&nrects);
+	const pixman_box32_t *rects = pixman_region32_rectangles(&clipped, &nrects);
 	size_t stride = (size_t)target->width * 4;
 	for (int i = 0; i < nrects; i++) {
 		size_t len = (size_t)(rects[i].x2 - rects[i].x1) * 4;
 		for (int32_t y = rects[i].y1; y < rects[i].y2; y++) {
 			memcpy((uint8_t *)dst + (size_t)y * (size_t)dst_stride +
-					(size_t)rects[i].x1 * 4,
-				(const uint8_t *)target->mirror_map + (size_t)y * stride +
-					(size_t)rects[i].x1 * 4,
-				len);
+							(size_t)rects[i].x1 * 4,
+					(const uint8_t *)target->mirror_map + (size_t)y * stride +
+							(size_t)rects[i].x1 * 4,
+					len);
 		}
 	}
 	pixman_region32_fini(&clipped);
 }
 
-/* ---- frame -------------------------------------------------------------------- */
+/* ---- frame
+ * -------------------------------------------------------------------- */
 
 /* Append the rectangles of region to the frame's; at most `max` of them
  * (more: their extents), 0: all. */
 static bool append_rects(struct vr_frame *frame, pixman_region32_t *region,
-		int max, size_t *first, size_t *count)
-{
+		int max, size_t *first, size_t *count) {
 	int nrects;
-	const pixman_box32_t *boxes = pixman_region32_rectangles(region,
-		&nrects);
+	const pixman_box32_t *boxes = pixman_region32_rectangles(region, &nrects);
 	if (max > 0 && nrects > max) {
 		boxes = pixman_region32_extents(region);
 		nrects = 1;
@@ -764,15 +744,14 @@ static bool append_rects(struct vr_frame *frame, pixman_region32_t *region,
 		*ARRAY_AT(&frame->rects, VkRect2D, frame->rects.len++) = (VkRect2D){
 			{ boxes[i].x1, boxes[i].y1 },
 			{ (uint32_t)(boxes[i].x2 - boxes[i].x1),
-				(uint32_t)(boxes[i].y2 - boxes[i].y1) },
+					(uint32_t)(boxes[i].y2 - boxes[i].y1) },
 		};
 	}
 	*count = (size_t)nrects;
 	return true;
 }
 
-static bool job_updates_mirror(const struct vr_render_job *job)
-{
+static bool job_updates_mirror(const struct vr_render_job *job) {
 	return job->dst == NULL || job->update_mirror;
 }
 
@@ -781,8 +760,7 @@ static bool job_updates_mirror(const struct vr_render_job *job)
 /* The job's moves, clipped to the target (those left with nothing to
  * move dropped: their box is damaged too); its scratch image made. */
 static bool setup_moves(struct vr_renderer *renderer,
-		const struct vr_render_job *job, struct vr_frame_job *state)
-{
+		const struct vr_render_job *job, struct vr_frame_job *state) {
 	struct vr_target *target = job->target;
 	struct vr_box all = { 0, 0, target->width, target->height };
 	for (size_t i = 0; i < job->nmoves && i < VR_MOVES_MAX; i++) {
@@ -798,14 +776,13 @@ static bool setup_moves(struct vr_renderer *renderer,
 	}
 	VkComponentMapping identity = { 0 };
 	return vr_vk_create_image(renderer, target->width, target->height,
-		VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-		identity, &target->scratch, &target->scratch_memory,
-		&target->scratch_view);
+			VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+			identity, &target->scratch, &target->scratch_memory,
+			&target->scratch_view);
 }
 
 static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
-		size_t index)
-{
+		size_t index) {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_job *state = &frame->jobs[index];
 	struct vr_target *target = job->target;
@@ -826,13 +803,13 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 	}
 	pixman_region32_t region;
 	pixman_region32_init_rect(&region, 0, 0, (unsigned)target->width,
-		(unsigned)target->height);
+			(unsigned)target->height);
 	if (job->damage != NULL) {
 		pixman_region32_intersect(&region, &region,
-			(pixman_region32_t *)job->damage);
+				(pixman_region32_t *)job->damage);
 	}
-	bool ok = append_rects(frame, &region, MAX_DAMAGE_RECTS,
-		&state->first_rect, &state->nrects);
+	bool ok = append_rects(frame, &region, MAX_DAMAGE_RECTS, &state->first_rect,
+			&state->nrects);
 	if (ok && state->nrects > 0) {
 		/* what is redrawn: the damage, or its extents */
 		const pixman_box32_t *ext = pixman_region32_extents(&region);
@@ -850,26 +827,27 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 		for (size_t i = 0; i < state->nmoves; i++) {
 			const struct vr_box *b = &state->moves[i].box;
 			pixman_region32_union_rect(&mirror, &mirror, b->x, b->y,
-				(unsigned)b->width, (unsigned)b->height);
+					(unsigned)b->width, (unsigned)b->height);
 		}
 		ok = append_rects(frame, &mirror, MAX_DAMAGE_RECTS,
-			&state->first_mirror_rect, &state->nmirror_rects);
+				&state->first_mirror_rect, &state->nmirror_rects);
 		pixman_region32_fini(&mirror);
 	}
 	/* the dst buffer: exactly dst_region, inside the target and dst */
 	if (ok && job->dst != NULL) {
 		pixman_region32_t dst;
 		pixman_region32_init_rect(&dst, 0, 0,
-			(unsigned)(job->dst->width < target->width ?
-				job->dst->width : target->width),
-			(unsigned)(job->dst->height < target->height ?
-				job->dst->height : target->height));
+				(unsigned)(job->dst->width < target->width ? job->dst->width :
+															 target->width),
+				(unsigned)(job->dst->height < target->height ?
+								job->dst->height :
+								target->height));
 		if (job->dst_region != NULL) {
 			pixman_region32_intersect(&dst, &dst,
-				(pixman_region32_t *)job->dst_region);
+					(pixman_region32_t *)job->dst_region);
 		}
 		ok = append_rects(frame, &dst, 0, &state->first_dst_rect,
-			&state->ndst_rects);
+				&state->ndst_rects);
 		pixman_region32_fini(&dst);
 	}
 	pixman_region32_fini(&region);
@@ -877,8 +855,7 @@ static bool setup_job(struct vr_renderer *renderer, struct vr_render_job *job,
 }
 
 static bool setup_frame(struct vr_renderer *renderer,
-		struct vr_render_job *jobs, size_t njobs)
-{
+		struct vr_render_job *jobs, size_t njobs) {
 	struct vr_frame *frame = &renderer->frame;
 	frame->njobs = 0;
 	frame->rects.len = 0;
@@ -886,8 +863,8 @@ static bool setup_frame(struct vr_renderer *renderer,
 	frame->commit_ns = frame->submit_ns = 0;
 	frame->seq_execute_ns = frame->seq_record_ns = 0;
 	frame->commit_failed = false;
-	frame->mode = renderer->sequential ? VR_FRAME_SEQUENTIAL :
-		VR_FRAME_PARALLEL;
+	frame->mode =
+			renderer->sequential ? VR_FRAME_SEQUENTIAL : VR_FRAME_PARALLEL;
 	frame->handing = false;
 	frame->cost = frame->chunks = frame->handed = 0;
 	frame->layers = 0;
@@ -899,8 +876,8 @@ static bool setup_frame(struct vr_renderer *renderer,
 	frame->chain.failed = false;
 	frame->chain.hold_epoch = vr_hold_epoch_next();
 	if (njobs > frame->jobs_cap) {
-		struct vr_frame_job *states = realloc(frame->jobs,
-			njobs * sizeof(*states));
+		struct vr_frame_job *states =
+				realloc(frame->jobs, njobs * sizeof(*states));
 		uint32_t *ends = realloc(frame->job_ends, njobs * sizeof(*ends));
 		if (states != NULL) {
 			frame->jobs = states;
@@ -932,16 +909,16 @@ static bool setup_frame(struct vr_renderer *renderer,
 			for (size_t m = 0; m < state->nmoves; m++) {
 				const struct vr_box *b = &state->moves[m].box;
 				pixman_region32_union_rect(&target->mirror_stale,
-					&target->mirror_stale, b->x, b->y,
-					(unsigned)b->width, (unsigned)b->height);
+						&target->mirror_stale, b->x, b->y, (unsigned)b->width,
+						(unsigned)b->height);
 			}
-			const VkRect2D *rects = ARRAY_AT(&frame->rects, VkRect2D,
-				state->first_rect);
+			const VkRect2D *rects =
+					ARRAY_AT(&frame->rects, VkRect2D, state->first_rect);
 			for (size_t r = 0; r < state->nrects; r++) {
 				pixman_region32_union_rect(&target->mirror_stale,
-					&target->mirror_stale, rects[r].offset.x,
-					rects[r].offset.y, rects[r].extent.width,
-					rects[r].extent.height);
+						&target->mirror_stale, rects[r].offset.x,
+						rects[r].offset.y, rects[r].extent.width,
+						rects[r].extent.height);
 			}
 		}
 		if (jobs[i].dst != NULL) {
@@ -952,8 +929,7 @@ static bool setup_frame(struct vr_renderer *renderer,
 }
 
 static bool prepare_job(struct vr_renderer *renderer, struct vr_tree *tree,
-		size_t index)
-{
+		size_t index) {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_frame_job *job = &frame->jobs[index];
 	struct vr_prepare_stats stats = { 0 };
@@ -968,8 +944,7 @@ static bool prepare_job(struct vr_renderer *renderer, struct vr_tree *tree,
 }
 
 static bool render_sequential(struct vr_renderer *renderer,
-		struct vr_tree *tree, uint64_t *prepare_ns)
-{
+		struct vr_tree *tree, uint64_t *prepare_ns) {
 	struct vr_frame *frame = &renderer->frame;
 	uint64_t t0 = vr_now_ns();
 	bool recording = vr_frame_begin_commands(renderer);
@@ -981,14 +956,12 @@ static bool render_sequential(struct vr_renderer *renderer,
 	uint64_t t1 = vr_now_ns();
 	*prepare_ns = t1 - t0 - frame->seq_execute_ns - frame->seq_record_ns;
 	frame->commit_ns = frame->seq_record_ns;
-	bool ok = recording && !frame->chain.failed &&
-		!renderer->seq_ctx->failed;
+	bool ok = recording && !frame->chain.failed && !renderer->seq_ctx->failed;
 	return vr_frame_submit(renderer, ok) && ok;
 }
 
-static bool render_parallel(struct vr_renderer *renderer,
-		struct vr_tree *tree, uint64_t *prepare_ns)
-{
+static bool render_parallel(struct vr_renderer *renderer, struct vr_tree *tree,
+		uint64_t *prepare_ns) {
 	struct vr_frame *frame = &renderer->frame;
 	uint64_t t0 = vr_now_ns();
 	if (renderer->granularity.parallel_cost == 0) {
@@ -1012,8 +985,7 @@ static bool render_parallel(struct vr_renderer *renderer,
 /* A parallel-mode frame below vr_granularity::parallel_cost: its tasks,
  * prepared, are executed and recorded on the caller's thread in chain
  * order, as the sequential mode does, without a handoff. */
-static bool render_inline(struct vr_renderer *renderer, bool ok)
-{
+static bool render_inline(struct vr_renderer *renderer, bool ok) {
 	struct vr_frame *frame = &renderer->frame;
 	frame->mode = VR_FRAME_INLINE;
 	vr_cpu_stage_begin();
@@ -1022,8 +994,7 @@ static bool render_inline(struct vr_renderer *renderer, bool ok)
 	for (size_t i = 0; recording && i < frame->njobs; i++) {
 		vr_frame_begin_job(renderer, i);
 		for (; ok && index < frame->jobs[i].end; index++) {
-			struct vr_task *task = vr_task_list_at(&frame->chain.tasks,
-				index);
+			struct vr_task *task = vr_task_list_at(&frame->chain.tasks, index);
 			uint64_t t0 = vr_now_ns();
 			bool drawn = vr_exec_task(renderer->seq_ctx, task);
 			uint64_t t1 = vr_now_ns();
@@ -1043,8 +1014,7 @@ static bool render_inline(struct vr_renderer *renderer, bool ok)
 }
 
 uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
-		struct vr_render_job *jobs, size_t njobs)
-{
+		struct vr_render_job *jobs, size_t njobs) {
 	uint64_t start = vr_now_ns();
 	for (size_t i = 0; i < njobs; i++) {
 		if (jobs[i].target == NULL || jobs[i].target->renderer != renderer) {
@@ -1070,7 +1040,7 @@ uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
 	frame->start_ns = start;
 	frame->prepare_ns = 0;
 	bool ok = vr_resources_frame_begin(renderer) &&
-		setup_frame(renderer, jobs, njobs);
+			setup_frame(renderer, jobs, njobs);
 	/* preparation may reset the shared glyph atlas: no other renderer's
 	 * tasks may run (ours were reaped by vr_frame_open) */
 	vr_cpu_stages_wait_idle();
@@ -1110,8 +1080,7 @@ uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
 }
 
 bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
-		struct vr_render_job *jobs, size_t njobs)
-{
+		struct vr_render_job *jobs, size_t njobs) {
 	if (njobs == 0) {
 		return true;
 	}

@@ -34,8 +34,7 @@
 /* A display list with one command of every kind, and of every state a
  * pipeline's driver variant may depend on (nearest and bilinear
  * sampling, ARGB and XRGB images, rounded clips, blurred shadows). */
-struct vr_display_list *vr_warm_list(struct vr_image *argb)
-{
+struct vr_display_list *vr_warm_list(struct vr_image *argb) {
 	struct vr_canvas *c = vr_canvas_begin();
 	if (c == NULL) {
 		return NULL;
@@ -47,12 +46,11 @@ struct vr_display_list *vr_warm_list(struct vr_image *argb)
 	stroke.join = VR_JOIN_ROUND;
 	struct vr_radii radii = { 3, 3, 3, 3 };
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 4, 4, 20, 12 }, radii, 6.0f,
-		(struct vr_color){ 0, 0, 0, 0.5f });
+			(struct vr_color){ 0, 0, 0, 0.5f });
 	vr_canvas_draw_shadow(c, (struct vr_rectf){ 30, 4, 10, 10 }, radii, 0.0f,
-		(struct vr_color){ 0, 0, 0, 0.5f });
+			(struct vr_color){ 0, 0, 0, 0.5f });
 	vr_canvas_draw_rect(c, (struct vr_rectf){ 2, 2, 8, 8 }, &fill);
-	vr_canvas_draw_rrect(c, (struct vr_rectf){ 12, 2, 12, 8 }, radii,
-		&stroke);
+	vr_canvas_draw_rrect(c, (struct vr_rectf){ 12, 2, 12, 8 }, radii, &stroke);
 	vr_canvas_draw_ellipse(c, (struct vr_rectf){ 26, 2, 8, 6 }, &fill);
 	vr_canvas_draw_line(c, 2, 20, 30, 24, &stroke);
 	struct vr_path *path = vr_path_create();
@@ -63,35 +61,28 @@ struct vr_display_list *vr_warm_list(struct vr_image *argb)
 		vr_canvas_draw_path(c, path, &fill);
 		vr_path_destroy(path);
 	}
-	struct vr_font font = { .family = "sans-serif", .size = 10,
-		.weight = 400 };
-	vr_canvas_draw_text(c, 2, 40, "a", &font, (struct vr_color){ 1, 1, 1,
-		1 });
+	struct vr_font font = { .family = "sans-serif", .size = 10, .weight = 400 };
+	vr_canvas_draw_text(c, 2, 40, "a", &font, (struct vr_color){ 1, 1, 1, 1 });
 	vr_canvas_save(c);
 	vr_canvas_translate(c, 20, 40);
 	vr_canvas_rotate(c, 0.3f);
-	vr_canvas_draw_text(c, 0, 0, "a", &font, (struct vr_color){ 1, 1, 1,
-		1 });
+	vr_canvas_draw_text(c, 0, 0, "a", &font, (struct vr_color){ 1, 1, 1, 1 });
 	vr_canvas_restore(c);
-	vr_canvas_draw_image(c, argb, NULL, (struct vr_rectf){ 2, 46, 4, 4 },
-		1.0f);
-	vr_canvas_draw_image(c, argb, NULL, (struct vr_rectf){ 8, 46, 7, 5 },
-		0.5f);
+	vr_canvas_draw_image(c, argb, NULL, (struct vr_rectf){ 2, 46, 4, 4 }, 1.0f);
+	vr_canvas_draw_image(c, argb, NULL, (struct vr_rectf){ 8, 46, 7, 5 }, 0.5f);
 	vr_canvas_clip_rrect(c, (struct vr_rectf){ 20, 46, 16, 16 }, radii);
 	vr_canvas_draw_image(c, argb, NULL, (struct vr_rectf){ 20, 46, 16, 16 },
-		1.0f);
+			1.0f);
 	return vr_canvas_finish(c);
 }
 
 /* One frame drawing warm_list and the tree's own content kinds (solid
  * rects, images nearest and scaled, ARGB and XRGB) into a private
  * target. */
-static bool warm_frame(struct vr_renderer *renderer)
-{
+static bool warm_frame(struct vr_renderer *renderer) {
 	bool ok = false;
 	struct vr_tree *tree = vr_tree_create();
-	struct vr_target *target = vr_target_create(renderer, WARM_SIZE,
-		WARM_SIZE);
+	struct vr_target *target = vr_target_create(renderer, WARM_SIZE, WARM_SIZE);
 	struct vr_image *argb = vr_image_create(4, 4, VR_FORMAT_ARGB8888);
 	struct vr_image *xrgb = vr_image_create(4, 4, VR_FORMAT_XRGB8888);
 	struct vr_display_list *list = NULL;
@@ -146,13 +137,11 @@ out:
 	return ok;
 }
 
-bool vr_renderer_warm_pipelines(struct vr_renderer *renderer)
-{
+bool vr_renderer_warm_pipelines(struct vr_renderer *renderer) {
 	uint64_t t0 = vr_now_ns();
 	bool ok = true;
 	for (size_t i = 0; i < vr_engine_pipeline_count; i++) {
-		ok = vr_resources_warm_pipeline(renderer, vr_engine_pipelines[i]) &&
-			ok;
+		ok = vr_resources_warm_pipeline(renderer, vr_engine_pipelines[i]) && ok;
 	}
 	uint64_t t1 = vr_now_ns();
 	ok = warm_frame(renderer) && ok;
@@ -164,15 +153,15 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer)
 	const char *calibrate = getenv("VITRAIL_CALIBRATE");
 	if (!renderer->sequential &&
 			(calibrate == NULL || strcmp(calibrate, "0") != 0) &&
-			!vr_granularity_load(renderer) &&
-			vr_renderer_calibrate(renderer)) {
+			!vr_granularity_load(renderer) && vr_renderer_calibrate(renderer)) {
 		vr_granularity_save(renderer);
 	}
-	vr_log(VR_LOG_INFO, "warmed %zu pipelines in %.1f ms (cache file: "
-		"%s), first draws in %.1f ms", vr_engine_pipeline_count,
-		(double)(t1 - t0) / 1e6,
-		renderer->pipeline_cache_file != NULL ? "yes" : "none",
-		(double)(t2 - t1) / 1e6);
+	vr_log(VR_LOG_INFO,
+			"warmed %zu pipelines in %.1f ms (cache file: "
+			"%s), first draws in %.1f ms",
+			vr_engine_pipeline_count, (double)(t1 - t0) / 1e6,
+			renderer->pipeline_cache_file != NULL ? "yes" : "none",
+			(double)(t2 - t1) / 1e6);
 	return ok;
 }
 
@@ -182,9 +171,8 @@ struct scratch_need {
 	unsigned count;
 };
 
-static void need_scratch(struct scratch_need **needs, size_t *n,
-		size_t *cap, int32_t width, int32_t height, unsigned count)
-{
+static void need_scratch(struct scratch_need **needs, size_t *n, size_t *cap,
+		int32_t width, int32_t height, unsigned count) {
 	for (size_t i = 0; i < *n; i++) {
 		if ((*needs)[i].width == width && (*needs)[i].height == height) {
 			(*needs)[i].count += count;
@@ -197,8 +185,7 @@ static void need_scratch(struct scratch_need **needs, size_t *n,
 }
 
 void vr_renderer_warm_display_list(struct vr_renderer *renderer,
-		const struct vr_display_list *list, const struct vr_mat *to_pixels)
-{
+		const struct vr_display_list *list, const struct vr_mat *to_pixels) {
 	if (list == NULL) {
 		return;
 	}
@@ -227,13 +214,13 @@ void vr_renderer_warm_display_list(struct vr_renderer *renderer,
 			struct vr_shadow_layout layout;
 			if (vr_shadow_layout(&shadow, &layout)) {
 				need_scratch(&needs, &nneeds, &needs_cap, layout.width,
-					layout.height, layout.radius > 0 ? 3 : 1);
+						layout.height, layout.radius > 0 ? 3 : 1);
 			}
 		}
 	}
 	for (size_t i = 0; i < nneeds; i++) {
-		vr_resources_warm_scratch(renderer, needs[i].width,
-			needs[i].height, needs[i].count);
+		vr_resources_warm_scratch(renderer, needs[i].width, needs[i].height,
+				needs[i].count);
 	}
 	free(needs);
 }

@@ -31,24 +31,22 @@
 #define TASK_POOL_SIZE 1024
 #define RESULT_POOL_SIZE 1024
 
-int vr_workers_default_count(void)
-{
+int vr_workers_default_count(void) {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	return cores > 1 ? (int)(cores - 1) : 1;
 }
 
-bool vr_exec_task(struct vr_exec_ctx *ctx, struct vr_task *task)
-{
+bool vr_exec_task(struct vr_exec_ctx *ctx, struct vr_task *task) {
 	ctx->job = task->job;
 	bool drawn = vr_engine_execute(ctx, task);
 	vr_task_slot(task)->drawn = drawn;
 	return drawn;
 }
 
-/* ---- workers --------------------------------------------------------------- */
+/* ---- workers ---------------------------------------------------------------
+ */
 
-static uint64_t next_random(uint64_t *state)
-{
+static uint64_t next_random(uint64_t *state) {
 	/* xorshift64 */
 	uint64_t x = *state;
 	x ^= x << 13;
@@ -58,8 +56,7 @@ static uint64_t next_random(uint64_t *state)
 	return x;
 }
 
-static void test_delay(struct vr_worker *worker)
-{
+static void test_delay(struct vr_worker *worker) {
 	unsigned max_us = worker->renderer->workers.delay_max_us;
 	if (max_us == 0) {
 		return;
@@ -72,8 +69,7 @@ static void test_delay(struct vr_worker *worker)
 	nanosleep(&ts, NULL);
 }
 
-static void *worker_main(void *data)
-{
+static void *worker_main(void *data) {
 	struct vr_worker *worker = data;
 	struct vr_workers *workers = &worker->renderer->workers;
 	char name[16];
@@ -105,10 +101,10 @@ static void *worker_main(void *data)
 	return NULL;
 }
 
-/* ---- commit thread --------------------------------------------------------- */
+/* ---- commit thread ---------------------------------------------------------
+ */
 
-static void commit_frame(struct vr_renderer *renderer)
-{
+static void commit_frame(struct vr_renderer *renderer) {
 	struct vr_frame *frame = &renderer->frame;
 	struct vr_commit *commit = &frame->commit;
 	struct vr_workers *workers = &renderer->workers;
@@ -174,8 +170,7 @@ static void commit_frame(struct vr_renderer *renderer)
 	}
 }
 
-static void *commit_main(void *data)
-{
+static void *commit_main(void *data) {
 	struct vr_renderer *renderer = data;
 	struct vr_workers *workers = &renderer->workers;
 	pthread_setname_np(pthread_self(), "vr-commit");
@@ -202,10 +197,10 @@ static void *commit_main(void *data)
 	return NULL;
 }
 
-/* ---- the caller's side ------------------------------------------------------ */
+/* ---- the caller's side ------------------------------------------------------
+ */
 
-void vr_workers_frame_start(struct vr_renderer *renderer)
-{
+void vr_workers_frame_start(struct vr_renderer *renderer) {
 	struct vr_workers *workers = &renderer->workers;
 	vr_cpu_stage_begin();
 	pthread_mutex_lock(&workers->lock);
@@ -214,14 +209,12 @@ void vr_workers_frame_start(struct vr_renderer *renderer)
 	pthread_mutex_unlock(&workers->lock);
 }
 
-void vr_workers_push(struct vr_renderer *renderer, struct vr_task *task)
-{
+void vr_workers_push(struct vr_renderer *renderer, struct vr_task *task) {
 	vr_task_pool_push(&renderer->workers.tasks, task);
 }
 
 void vr_workers_job_end(struct vr_renderer *renderer, uint32_t job,
-		uint32_t end)
-{
+		uint32_t end) {
 	struct vr_result result = {
 		.type = VR_RESULT_JOB_END,
 		.index = end,
@@ -230,8 +223,7 @@ void vr_workers_job_end(struct vr_renderer *renderer, uint32_t job,
 	vr_result_pool_push(&renderer->workers.results, &result);
 }
 
-bool vr_workers_frame_done(struct vr_renderer *renderer, bool block)
-{
+bool vr_workers_frame_done(struct vr_renderer *renderer, bool block) {
 	struct vr_workers *workers = &renderer->workers;
 	pthread_mutex_lock(&workers->lock);
 	while (block && workers->done < workers->requested) {
@@ -242,8 +234,7 @@ bool vr_workers_frame_done(struct vr_renderer *renderer, bool block)
 	return done;
 }
 
-bool vr_workers_init(struct vr_renderer *renderer)
-{
+bool vr_workers_init(struct vr_renderer *renderer) {
 	struct vr_workers *workers = &renderer->workers;
 	if (!vr_task_pool_init(&workers->tasks, TASK_POOL_SIZE)) {
 		return false;
@@ -257,8 +248,7 @@ bool vr_workers_init(struct vr_renderer *renderer)
 	return true;
 }
 
-void vr_workers_finish(struct vr_renderer *renderer)
-{
+void vr_workers_finish(struct vr_renderer *renderer) {
 	struct vr_workers *workers = &renderer->workers;
 	if (workers->tasks.queue.ring == NULL) {
 		return; /* never initialised */
@@ -270,15 +260,13 @@ void vr_workers_finish(struct vr_renderer *renderer)
 	vr_task_pool_finish(&workers->tasks);
 }
 
-void vr_worker_seed(struct vr_worker *worker)
-{
+void vr_worker_seed(struct vr_worker *worker) {
 	/* never 0: xorshift would stay there */
-	worker->ctx->rng = ((uint64_t)worker->renderer->workers.delay_seed <<
-		16) + (uint64_t)worker->index * 0x9e3779b97f4a7c15u + 1;
+	worker->ctx->rng = ((uint64_t)worker->renderer->workers.delay_seed << 16) +
+			(uint64_t)worker->index * 0x9e3779b97f4a7c15u + 1;
 }
 
-bool vr_workers_start(struct vr_renderer *renderer, int count)
-{
+bool vr_workers_start(struct vr_renderer *renderer, int count) {
 	struct vr_workers *workers = &renderer->workers;
 	if (workers->running) {
 		return true;
@@ -316,7 +304,7 @@ bool vr_workers_start(struct vr_renderer *renderer, int count)
 		}
 	}
 	int err = pthread_create(&workers->commit_thread, NULL, commit_main,
-		renderer);
+			renderer);
 	if (err != 0) {
 		vr_log(VR_LOG_ERROR, "pthread_create failed: %d", err);
 		goto error_threads;
@@ -340,8 +328,7 @@ error_ctxs:
 	return false;
 }
 
-void vr_workers_stop(struct vr_renderer *renderer)
-{
+void vr_workers_stop(struct vr_renderer *renderer) {
 	struct vr_workers *workers = &renderer->workers;
 	if (!workers->running) {
 		return;
@@ -367,11 +354,10 @@ void vr_workers_stop(struct vr_renderer *renderer)
 	workers->running = false;
 }
 
-int vr_renderer_workers(const struct vr_renderer *renderer)
-{
+int vr_renderer_workers(const struct vr_renderer *renderer) {
 	if (renderer->workers.running) {
 		return renderer->workers.count;
 	}
 	return renderer->workers_wanted > 0 ? renderer->workers_wanted :
-		vr_workers_default_count();
+										  vr_workers_default_count();
 }

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include "vk_private.h"
 
-/* ---- test hook ------------------------------------------------------------- */
+/* ---- test hook -------------------------------------------------------------
+ */
 
-void vr_renderer_set_test_delay(struct vr_renderer *renderer,
-		unsigned max_us, uint32_t seed)
-{
+void vr_renderer_set_test_delay(struct vr_renderer *renderer, unsigned max_us,
+		uint32_t seed) {
 	struct vr_workers *workers = &renderer->workers;
 	vr_frame_reap(renderer, true); /* workers read these during a frame */
 	workers->delay_max_us = max_us;
@@ -39,8 +39,7 @@ struct test_thread {
 	void *data;
 };
 
-static void *test_thread_main(void *data)
-{
+static void *test_thread_main(void *data) {
 	struct test_thread *t = data;
 	pthread_mutex_lock(&t->gate->lock);
 	while (!t->gate->open) {
@@ -55,12 +54,11 @@ static void *test_thread_main(void *data)
 }
 
 bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
-		void (*fn)(struct vr_exec_ctx *ctx, int i, void *data), void *data)
-{
+		void (*fn)(struct vr_exec_ctx *ctx, int i, void *data), void *data) {
 	struct vr_workers *workers = &renderer->workers;
 	if (!workers->running || n < 1 || n > workers->count) {
 		vr_log(VR_LOG_ERROR, "test_exec: %d threads, %d idle workers", n,
-			workers->count);
+				workers->count);
 		return false;
 	}
 	/* an empty frame; the idle workers' contexts lend themselves */
@@ -71,7 +69,8 @@ bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
 	frame->njobs = 0;
 	frame->commit_ns = frame->submit_ns = 0;
 	struct test_thread *threads = vr_resources_frame_begin(renderer) ?
-		calloc((size_t)n, sizeof(*threads)) : NULL;
+			calloc((size_t)n, sizeof(*threads)) :
+			NULL;
 	if (threads == NULL) {
 		vr_log(VR_LOG_ERROR, "test_exec: frame set-up failed");
 		vr_frame_submit(renderer, false);
@@ -90,8 +89,8 @@ bool vr_renderer_test_exec(struct vr_renderer *renderer, int n,
 			.fn = fn,
 			.data = data,
 		};
-		if (pthread_create(&threads[started].thread, NULL,
-				test_thread_main, &threads[started]) != 0) {
+		if (pthread_create(&threads[started].thread, NULL, test_thread_main,
+					&threads[started]) != 0) {
 			vr_log(VR_LOG_ERROR, "test_exec: pthread_create failed");
 			break;
 		}

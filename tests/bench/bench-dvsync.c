@@ -242,11 +242,11 @@ struct bench {
 	int nruns, failed;
 };
 
-/* ---- traces --------------------------------------------------------------- */
+/* ---- traces ---------------------------------------------------------------
+ */
 
 /* Read DIR/name.txt (format: tests/traces/gen-traces.py). */
-static bool trace_load(struct trace *trace, const char *dir,
-		const char *name) {
+static bool trace_load(struct trace *trace, const char *dir, const char *name) {
 	char *path = bench_asprintf("%s/%s.txt", dir, name);
 	char *text = csv_read_file(path);
 	bool ok = false;
@@ -272,8 +272,10 @@ static bool trace_load(struct trace *trace, const char *dir,
 			if (strcmp(line, "unit periods") == 0) {
 				trace->periods = true;
 			} else if (strcmp(line, "unit us") != 0) {
-				fprintf(stderr, "bench-dvsync: %s: expected \"unit periods\" "
-					"or \"unit us\", not \"%s\"\n", path, line);
+				fprintf(stderr,
+						"bench-dvsync: %s: expected \"unit periods\" "
+						"or \"unit us\", not \"%s\"\n",
+						path, line);
 				goto out;
 			}
 			have_unit = true;
@@ -282,8 +284,7 @@ static bool trace_load(struct trace *trace, const char *dir,
 		char *end;
 		double v = strtod(line, &end);
 		if (end == line || !(v >= 0) || v > (trace->periods ? 60 : 1e6)) {
-			fprintf(stderr, "bench-dvsync: %s: bad cost \"%s\"\n", path,
-				line);
+			fprintf(stderr, "bench-dvsync: %s: bad cost \"%s\"\n", path, line);
 			goto out;
 		}
 		if (trace->n == cap) {
@@ -325,14 +326,15 @@ static int trace_duration_ms(const struct trace *trace, double period_ns) {
 	return (int)ceil(vblanks * period_ns / 1e6);
 }
 
-/* ---- vitrail's main thread ------------------------------------------------ */
+/* ---- vitrail's main thread ------------------------------------------------
+ */
 
 /* The main thread's CPU time in ns (schedstat's first field); 0 when
  * the kernel does not say. */
 static uint64_t main_thread_cpu_ns(pid_t pid) {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		(int)pid);
+			(int)pid);
 	FILE *f = fopen(path, "r");
 	unsigned long long ns = 0;
 	if (f != NULL) {
@@ -344,7 +346,8 @@ static uint64_t main_thread_cpu_ns(pid_t pid) {
 	return ns;
 }
 
-/* ---- the client ----------------------------------------------------------- */
+/* ---- the client -----------------------------------------------------------
+ */
 
 struct client {
 	struct sc_app app;
@@ -363,8 +366,8 @@ static void registry_global(void *data, struct wl_registry *registry,
 	struct client *client = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0 &&
 			version >= 4) {
-		client->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, 4);
+		client->test =
+				wl_registry_bind(registry, name, &vitrail_test_v1_interface, 4);
 	}
 }
 
@@ -447,16 +450,16 @@ static bool animate(struct client *client, int duration_ms) {
 		double target[2] = { zoom, zoom };
 		client->zoomed = !client->zoomed;
 		anim = sc_node_animate(client->node,
-			VITRAIL_SCENE_NODE_V1_PROPERTY_SCALE, target, 2,
-			(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL,
-			0);
+				VITRAIL_SCENE_NODE_V1_PROPERTY_SCALE, target, 2,
+				(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL,
+				0);
 	} else {
 		double target[2] = { client->right ? WINDOW_W - 120 : 0, 20 };
 		client->right = !client->right;
 		anim = sc_node_animate(client->node,
-			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2,
-			(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL,
-			0);
+				VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2,
+				(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, NULL,
+				0);
 	}
 	bool done = false;
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, &done);
@@ -488,7 +491,7 @@ static void build_real(struct client *client) {
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_text(&dl, 40, 120, 0xfff0f0f0, 96, 700, "DejaVu Sans",
-		"Real frames: nothing here is slow on purpose");
+			"Real frames: nothing here is slow on purpose");
 	for (int r = 0; r < REAL_ROWS; r++) {
 		for (int c = 0; c < REAL_COLS; c++) {
 			size_t k = (size_t)(r * REAL_COLS + c);
@@ -500,32 +503,32 @@ static void build_real(struct client *client) {
 			sc_dl_shadow(&dl, x, y + 16, w, h, 28, 56, 0x90000000);
 			sc_dl_rrect(&dl, x, y, w, h, 28, SC_FILL(colors[k % ncolors]));
 			sc_dl_rrect(&dl, x + 3, y + 3, w - 6, h - 6, 25,
-				SC_STROKE(accents[k % ncolors], 3));
+					SC_STROKE(accents[k % ncolors], 3));
 			sc_dl_ellipse(&dl, x + 28, y + 28, 88, 88,
-				SC_FILL(accents[(k + 2) % ncolors]));
+					SC_FILL(accents[(k + 2) % ncolors]));
 			sc_dl_ellipse(&dl, x + 20, y + 20, 104, 104,
-				SC_STROKE(accents[k % ncolors], 5));
-			sc_dl_text(&dl, x + 140, y + 76, 0xff202124, 40, 700,
-				"DejaVu Sans", title);
+					SC_STROKE(accents[k % ncolors], 5));
+			sc_dl_text(&dl, x + 140, y + 76, 0xff202124, 40, 700, "DejaVu Sans",
+					title);
 			snprintf(line, sizeof(line), "%d of %d, drawn for real", (int)k + 1,
-				REAL_COLS * REAL_ROWS);
-			sc_dl_text(&dl, x + 28, y + 170, 0xff3c4043, 26, 400,
-				"DejaVu Sans", line);
-			sc_dl_text(&dl, x + 28, y + 210, 0xff5f6368, 26, 400,
-				"DejaVu Sans", "shadows, edges, glyphs");
+					REAL_COLS * REAL_ROWS);
+			sc_dl_text(&dl, x + 28, y + 170, 0xff3c4043, 26, 400, "DejaVu Sans",
+					line);
+			sc_dl_text(&dl, x + 28, y + 210, 0xff5f6368, 26, 400, "DejaVu Sans",
+					"shadows, edges, glyphs");
 			sc_dl_line(&dl, x + 28, y + 232, x + w - 28, y + 232,
-				SC_STROKE(accents[(k + 1) % ncolors], 4));
+					SC_STROKE(accents[(k + 1) % ncolors], 4));
 		}
 	}
 	for (int i = 0; i < 4; i++) {
 		float d = 700;
 		sc_dl_ellipse(&dl, 100 + i * 560, i % 2 ? 500 : 100, d, d,
-			SC_FILL(accents[i] & 0x30ffffff));
+				SC_FILL(accents[i] & 0x30ffffff));
 	}
 	sc_node_set_list(&client->app, client->node, &dl);
 	vitrail_scene_node_v1_set_anchor(client->node,
-		wl_fixed_from_int(REAL_WINDOW_W / 2),
-		wl_fixed_from_int(REAL_WINDOW_H / 2));
+			wl_fixed_from_int(REAL_WINDOW_W / 2),
+			wl_fixed_from_int(REAL_WINDOW_H / 2));
 }
 
 /* Connect, and show the window: the rectangle, or the real content. */
@@ -538,18 +541,17 @@ static bool client_connect(struct client *client, const char *socket,
 	}
 	client->registry = wl_display_get_registry(client->app.display);
 	wl_registry_add_listener(client->registry, &registry_listener, client);
-	if (wl_display_roundtrip(client->app.display) < 0 ||
-			client->test == NULL) {
+	if (wl_display_roundtrip(client->app.display) < 0 || client->test == NULL) {
 		fprintf(stderr, "bench-dvsync: no vitrail_test_v1 version 4\n");
 		return false;
 	}
 	if (!sc_app_create_window(&client->app, "bench-dvsync", "bench-dvsync",
-			real ? REAL_WINDOW_W : WINDOW_W, real ? REAL_WINDOW_H : WINDOW_H,
-			real ? 0xff263040 : 0)) {
+				real ? REAL_WINDOW_W : WINDOW_W,
+				real ? REAL_WINDOW_H : WINDOW_H, real ? 0xff263040 : 0)) {
 		return false;
 	}
 	client->scene = vitrail_scene_manager_v1_get_scene(client->app.manager,
-		client->app.surface);
+			client->app.surface);
 	client->node = vitrail_scene_v1_create_node(client->scene);
 	if (real) {
 		build_real(client);
@@ -605,12 +607,13 @@ static struct played play_trace(struct client *client, pid_t pid,
 	wl_array_release(&costs);
 	struct played played = { 0 };
 	played.ok = animate(client, trace_duration_ms(trace, period_ns)) &&
-		settle(client);
+			settle(client);
 	played.cpu_ns = main_thread_cpu_ns(pid) - cpu0;
 	return played;
 }
 
-/* ---- the frame log -------------------------------------------------------- */
+/* ---- the frame log --------------------------------------------------------
+ */
 
 struct row {
 	uint64_t seq, target, presented, start, end;
@@ -669,14 +672,14 @@ static ssize_t read_frame_log(const char *path, struct row **rows_out) {
 		rows[n++] = (struct row){
 			.seq = strtoull(csv_field(&csv, c_seq), NULL, 10),
 			.target = strtoull(csv_field(&csv, c_target), NULL, 10),
-			.presented = strtoull(csv_field(&csv, c_presented), NULL,
-				10),
+			.presented = strtoull(csv_field(&csv, c_presented), NULL, 10),
 			.start = strtoull(csv_field(&csv, c_start), NULL, 10),
 			.end = strtoull(csv_field(&csv, c_end), NULL, 10),
 			.main_us = csv_number(&csv, c_main),
 			.in_flight = isnan(in_flight) ? 0 : (int)in_flight,
 			.serial = strchr(samples, '@') != NULL ?
-				(uint32_t)strtoul(samples, NULL, 10) : 0,
+					(uint32_t)strtoul(samples, NULL, 10) :
+					0,
 		};
 	}
 	csv_close(&csv);
@@ -699,8 +702,7 @@ struct trace_result {
 
 /* The animation `serial`'s rows: the first trace->n replayed the trace. */
 static void analyse(const struct row *rows, size_t n, uint32_t serial,
-		const struct trace *trace, double period_ns,
-		struct trace_result *r) {
+		const struct trace *trace, double period_ns, struct trace_result *r) {
 	*r = (struct trace_result){ 0 };
 	uint64_t first = 0, last = 0;
 	size_t used = 0;
@@ -726,9 +728,10 @@ static void analyse(const struct row *rows, size_t n, uint32_t serial,
 		}
 		r->shown++;
 		r->late += row->presented > row->target + (uint64_t)(period_ns / 2);
-		bench_values_add(&r->lat_exec, (double)(row->presented - row->start) / 1e6);
+		bench_values_add(&r->lat_exec,
+				(double)(row->presented - row->start) / 1e6);
 		bench_values_add(&r->lat_dts,
-			((double)row->presented - (double)row->target) / 1e6);
+				((double)row->presented - (double)row->target) / 1e6);
 		first = first == 0 || row->presented < first ? row->presented : first;
 		last = row->presented > last ? row->presented : last;
 	}
@@ -823,7 +826,7 @@ static void analyse_real(const struct row *rows, size_t n, uint32_t serial,
 			r->late += row->end > row->target;
 			if (row->start > 0 && row->end >= row->start) {
 				bench_values_add(&r->cost_ms,
-					(double)(row->end - row->start) / 1e6);
+						(double)(row->end - row->start) / 1e6);
 			}
 			first = first < 0 || rs < first ? rs : first;
 			last = rs > last ? rs : last;
@@ -836,11 +839,11 @@ static void analyse_real(const struct row *rows, size_t n, uint32_t serial,
 		}
 		r->shown++;
 		bench_values_add(&r->lat_exec,
-			(double)(row->presented - row->start) / 1e6);
+				(double)(row->presented - row->start) / 1e6);
 		bench_values_add(&r->lat_dts,
-			((double)row->presented - (double)row->target) / 1e6);
+				((double)row->presented - (double)row->target) / 1e6);
 		r->mismatch += lround(((double)row->presented - (double)origin) /
-			period_ns) != rs;
+							   period_ns) != rs;
 	}
 	if (first >= 0) {
 		long nslots = last - first + 1;
@@ -859,8 +862,8 @@ static void analyse_real(const struct row *rows, size_t n, uint32_t serial,
 			}
 			r->missed++;
 			for (size_t j = 0; j < k; j++) {
-				if (target_slot[j] <= v && (ready_slot[j] < 0 ||
-						ready_slot[j] > v)) {
+				if (target_slot[j] <= v &&
+						(ready_slot[j] < 0 || ready_slot[j] > v)) {
 					r->missed_late++;
 					break;
 				}
@@ -874,7 +877,8 @@ static void analyse_real(const struct row *rows, size_t n, uint32_t serial,
 	free(ready_slot);
 }
 
-/* ---- one run -------------------------------------------------------------- */
+/* ---- one run --------------------------------------------------------------
+ */
 
 static void cell_add(struct cell *cell, struct trace_result *r,
 		uint64_t cpu_ns) {
@@ -923,12 +927,11 @@ static void mode_args(const struct mode *mode, const char *frame_log,
 	extra[n] = NULL;
 }
 
-static bool run_once(struct bench *bench, struct setup *setup, int m,
-		int rep) {
+static bool run_once(struct bench *bench, struct setup *setup, int m, int rep) {
 	const struct mode *mode = &modes[m];
 	int n = ++bench->nruns;
 	char *base = bench_asprintf("%s/run%03d-%s-%.0fhz-%s", bench->runs_dir, n,
-		setup_name(setup), setup->hz, mode->label);
+			setup_name(setup), setup->hz, mode->label);
 	char *log = bench_asprintf("%s.log", base);
 	char *parent_log = bench_asprintf("%s-parent.log", base);
 	char *frame_log = bench_asprintf("%s-frames.csv", base);
@@ -937,9 +940,9 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 	const char *extra[8];
 	mode_args(mode, frame_log, extra);
 	struct bench_vitrail parent, vitrail;
-	bool ok = bench_vitrail_start_setup(&bench->env, setup->nested,
-		setup->hz, OUTPUT_SIZE, extra, log, parent_log, START_TIMEOUT_MS,
-		&parent, &vitrail);
+	bool ok = bench_vitrail_start_setup(&bench->env, setup->nested, setup->hz,
+			OUTPUT_SIZE, extra, log, parent_log, START_TIMEOUT_MS, &parent,
+			&vitrail);
 
 	struct client client = { 0 };
 	struct played played[MAX_TRACES] = { 0 };
@@ -948,8 +951,8 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 	/* warm-up: pipelines, glyphs, the pacer's composition estimate */
 	ok = ok && animate(&client, WARMUP_MS) && settle(&client);
 	for (int t = 0; t < ntraces && ok; t++) {
-		played[t] = play_trace(&client, vitrail.pid, &bench->traces[t],
-			period_ns);
+		played[t] =
+				play_trace(&client, vitrail.pid, &bench->traces[t], period_ns);
 		ok = played[t].ok;
 	}
 	client_finish(&client);
@@ -958,9 +961,11 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 		bench_vitrail_stop(&parent);
 	}
 	if (!ok || !stopped) {
-		fprintf(stderr, "bench-dvsync: run %d (%s %.0f Hz %s) failed%s; "
-			"see %s\n", n, setup_name(setup), setup->hz, mode->label,
-			ok ? " (vitrail's exit)" : "", log);
+		fprintf(stderr,
+				"bench-dvsync: run %d (%s %.0f Hz %s) failed%s; "
+				"see %s\n",
+				n, setup_name(setup), setup->hz, mode->label,
+				ok ? " (vitrail's exit)" : "", log);
 		bench->failed++;
 	}
 
@@ -984,34 +989,38 @@ static bool run_once(struct bench *bench, struct setup *setup, int m,
 		struct trace *trace = &bench->traces[t];
 		struct trace_result r = { 0 };
 		if (t + 1 < nserials) {
-			analyse(rows, (size_t)nrows, serials[t + 1], trace, period_ns,
-				&r);
+			analyse(rows, (size_t)nrows, serials[t + 1], trace, period_ns, &r);
 		} else {
 			fprintf(stderr, "bench-dvsync: run %d: no frames of %s\n", n,
-				trace->name);
+					trace->name);
 		}
 		struct cell *cell = &setup->cells[m][t];
 		cell_add(cell, &r, played[t].cpu_ns);
 		double fdps = r.seconds > 0 ? r.missed / r.seconds : NAN;
 		double cpu_us = r.frames > 0 && played[t].cpu_ns > 0 ?
-			(double)played[t].cpu_ns / 1e3 / (double)r.frames : NAN;
+				(double)played[t].cpu_ns / 1e3 / (double)r.frames :
+				NAN;
 		struct bench_values *paper = m == 0 ? &r.lat_exec : &r.lat_dts;
 		printf("  run %3d rep %d %-8s %3.0f Hz %-11s %-9s frames %3zu "
-			"vblanks %3.0f missed %3.0f fdps %6s  lat exec %6s dts %6s "
-			"paper %6s ms  cpu %6s us/frame%s\n", n, rep + 1,
-			setup_name(setup), setup->hz, mode->label, trace->name,
-			r.frames, r.vblanks, r.missed, bench_fmt(fdps, 2),
-			bench_fmt(bench_values_mean(&r.lat_exec), 2), bench_fmt(bench_values_mean(&r.lat_dts), 2),
-			bench_fmt(bench_values_mean(paper), 2), bench_fmt(cpu_us, 0),
-			r.unfinished ? "  (animation ended before the trace)" : "");
-		fprintf(bench->runs_csv, "%d,%d,%s,%g,%s,%s,%zu,%d,%.0f,%.0f,%s,"
-			"%zu,%zu,%zu,%s,%s,%s,%s,%s,%d,,,,\n", n, rep + 1,
-			setup_name(setup), setup->hz, mode->label, trace->name, r.frames,
-			r.unfinished ? 0 : 1, r.vblanks, r.missed, bench_fmt(fdps, 3), r.shown,
-			r.late, r.replaced, bench_fmt(bench_values_mean(&r.lat_exec), 3),
-			bench_fmt(bench_values_mean(&r.lat_dts), 3), bench_fmt(bench_values_mean(paper), 3),
-			bench_fmt(bench_values_rank(&r.main_us, 50), 1), bench_fmt(cpu_us, 1),
-			r.in_flight_max);
+			   "vblanks %3.0f missed %3.0f fdps %6s  lat exec %6s dts %6s "
+			   "paper %6s ms  cpu %6s us/frame%s\n",
+				n, rep + 1, setup_name(setup), setup->hz, mode->label,
+				trace->name, r.frames, r.vblanks, r.missed, bench_fmt(fdps, 2),
+				bench_fmt(bench_values_mean(&r.lat_exec), 2),
+				bench_fmt(bench_values_mean(&r.lat_dts), 2),
+				bench_fmt(bench_values_mean(paper), 2), bench_fmt(cpu_us, 0),
+				r.unfinished ? "  (animation ended before the trace)" : "");
+		fprintf(bench->runs_csv,
+				"%d,%d,%s,%g,%s,%s,%zu,%d,%.0f,%.0f,%s,"
+				"%zu,%zu,%zu,%s,%s,%s,%s,%s,%d,,,,\n",
+				n, rep + 1, setup_name(setup), setup->hz, mode->label,
+				trace->name, r.frames, r.unfinished ? 0 : 1, r.vblanks,
+				r.missed, bench_fmt(fdps, 3), r.shown, r.late, r.replaced,
+				bench_fmt(bench_values_mean(&r.lat_exec), 3),
+				bench_fmt(bench_values_mean(&r.lat_dts), 3),
+				bench_fmt(bench_values_mean(paper), 3),
+				bench_fmt(bench_values_rank(&r.main_us, 50), 1),
+				bench_fmt(cpu_us, 1), r.in_flight_max);
 		free(r.lat_exec.v);
 		free(r.lat_dts.v);
 		free(r.main_us.v);
@@ -1052,8 +1061,8 @@ static void real_cell_add(struct real_cell *cell, struct real_result *r) {
 static bool run_real(struct bench *bench, int m, int rep) {
 	const struct mode *mode = &modes[m];
 	int n = ++bench->nruns;
-	char *base = bench_asprintf("%s/run%03d-real-%dhz-%s", bench->runs_dir,
-		n, REAL_HZ, mode->label);
+	char *base = bench_asprintf("%s/run%03d-real-%dhz-%s", bench->runs_dir, n,
+			REAL_HZ, mode->label);
 	char *log = bench_asprintf("%s.log", base);
 	char *frame_log = bench_asprintf("%s-frames.csv", base);
 	unlink(frame_log);
@@ -1062,8 +1071,8 @@ static bool run_real(struct bench *bench, int m, int rep) {
 	mode_args(mode, frame_log, extra);
 	struct bench_vitrail parent, vitrail;
 	bool ok = bench_vitrail_start_setup(&bench->env, false, REAL_HZ,
-		REAL_OUTPUT_SIZE, extra, log, NULL, START_TIMEOUT_MS, &parent,
-		&vitrail);
+			REAL_OUTPUT_SIZE, extra, log, NULL, START_TIMEOUT_MS, &parent,
+			&vitrail);
 	struct client client = { 0 };
 	ok = ok && client_connect(&client, vitrail.socket, true);
 	/* warm-up: glyphs, pipelines, the pacer's composition estimate */
@@ -1074,9 +1083,10 @@ static bool run_real(struct bench *bench, int m, int rep) {
 	client_finish(&client);
 	bool stopped = bench_vitrail_stop(&vitrail);
 	if (!ok || !stopped) {
-		fprintf(stderr, "bench-dvsync: run %d (real %d Hz %s) failed%s; "
-			"see %s\n", n, REAL_HZ, mode->label,
-			ok ? " (vitrail's exit)" : "", log);
+		fprintf(stderr,
+				"bench-dvsync: run %d (real %d Hz %s) failed%s; "
+				"see %s\n",
+				n, REAL_HZ, mode->label, ok ? " (vitrail's exit)" : "", log);
 		bench->failed++;
 	}
 
@@ -1097,31 +1107,34 @@ static bool run_real(struct bench *bench, int m, int rep) {
 		}
 	} else if (ok) {
 		fprintf(stderr, "bench-dvsync: run %d: no frames of %s\n", n,
-			REAL_NAME);
+				REAL_NAME);
 	}
 	double fdps = r.seconds > 0 ? r.missed / r.seconds : NAN;
 	double cpu_ms = cpu0 > 0 && r.frames > 0 ?
-		(double)cpu_ns / 1e6 / (double)r.frames : NAN;
+			(double)cpu_ns / 1e6 / (double)r.frames :
+			NAN;
 	bench->real_rep_fdps[rep][m] = fdps;
 	struct bench_values *paper = m == 0 ? &r.lat_exec : &r.lat_dts;
 	printf("  run %3d rep %d %-8s %3d Hz %-11s %-9s frames %3zu "
-		"vblanks %3.0f missed %3.0f (late %3.0f) fdps %6s  cost median %6s "
-		"ms cpu %6s ms/frame  lat exec %6s dts %6s paper %6s ms\n", n,
-		rep + 1, "headless", REAL_HZ, mode->label, REAL_NAME, r.frames,
-		r.vblanks, r.missed, r.missed_late, bench_fmt(fdps, 2),
-		bench_fmt(bench_values_median(&r.cost_ms), 1), bench_fmt(cpu_ms, 1),
-		bench_fmt(bench_values_mean(&r.lat_exec), 2),
-		bench_fmt(bench_values_mean(&r.lat_dts), 2),
-		bench_fmt(bench_values_mean(paper), 2));
-	fprintf(bench->runs_csv, "%d,%d,%s,%d,%s,%s,%zu,%d,%.0f,%.0f,%s,"
-		"%zu,%zu,%zu,%s,%s,%s,,,,%.0f,%s,%zu,%s\n", n, rep + 1, "headless",
-		REAL_HZ, mode->label, REAL_NAME, r.frames, r.frames > 0 ? 1 : 0,
-		r.vblanks, r.missed, bench_fmt(fdps, 3), r.shown, r.late, r.replaced,
-		bench_fmt(bench_values_mean(&r.lat_exec), 3),
-		bench_fmt(bench_values_mean(&r.lat_dts), 3),
-		bench_fmt(bench_values_mean(paper), 3), r.missed_late,
-		bench_fmt(bench_values_median(&r.cost_ms), 3), r.mismatch,
-		bench_fmt(cpu_ms, 3));
+		   "vblanks %3.0f missed %3.0f (late %3.0f) fdps %6s  cost median %6s "
+		   "ms cpu %6s ms/frame  lat exec %6s dts %6s paper %6s ms\n",
+			n, rep + 1, "headless", REAL_HZ, mode->label, REAL_NAME, r.frames,
+			r.vblanks, r.missed, r.missed_late, bench_fmt(fdps, 2),
+			bench_fmt(bench_values_median(&r.cost_ms), 1), bench_fmt(cpu_ms, 1),
+			bench_fmt(bench_values_mean(&r.lat_exec), 2),
+			bench_fmt(bench_values_mean(&r.lat_dts), 2),
+			bench_fmt(bench_values_mean(paper), 2));
+	fprintf(bench->runs_csv,
+			"%d,%d,%s,%d,%s,%s,%zu,%d,%.0f,%.0f,%s,"
+			"%zu,%zu,%zu,%s,%s,%s,,,,%.0f,%s,%zu,%s\n",
+			n, rep + 1, "headless", REAL_HZ, mode->label, REAL_NAME, r.frames,
+			r.frames > 0 ? 1 : 0, r.vblanks, r.missed, bench_fmt(fdps, 3),
+			r.shown, r.late, r.replaced,
+			bench_fmt(bench_values_mean(&r.lat_exec), 3),
+			bench_fmt(bench_values_mean(&r.lat_dts), 3),
+			bench_fmt(bench_values_mean(paper), 3), r.missed_late,
+			bench_fmt(bench_values_median(&r.cost_ms), 3), r.mismatch,
+			bench_fmt(cpu_ms, 3));
 	fflush(bench->runs_csv);
 	bench_values_finish(&r.cost_ms);
 	bench_values_finish(&r.lat_exec);
@@ -1133,12 +1146,13 @@ static bool run_real(struct bench *bench, int m, int rep) {
 	return ok && stopped;
 }
 
-/* ---- report --------------------------------------------------------------- */
+/* ---- report ---------------------------------------------------------------
+ */
 
 /* The figures of one cell. */
 struct figures {
 	double fdps, lat_exec, lat_exec_p95, lat_dts, lat_dts_p95, lat_paper,
-		main_us, cpu_us;
+			main_us, cpu_us;
 };
 
 static struct figures cell_figures(struct cell *c, int mode) {
@@ -1149,7 +1163,7 @@ static struct figures cell_figures(struct cell *c, int mode) {
 		.lat_dts = bench_values_mean(&c->lat_dts),
 		.lat_dts_p95 = bench_values_rank(&c->lat_dts, 95),
 		.lat_paper = mode == 0 ? bench_values_mean(&c->lat_exec) :
-			bench_values_mean(&c->lat_dts),
+								 bench_values_mean(&c->lat_dts),
 		.main_us = bench_values_rank(&c->main_us, 50),
 		.cpu_us = c->cpu_frames > 0 ? c->cpu_ns / 1e3 / c->cpu_frames : NAN,
 	};
@@ -1169,8 +1183,7 @@ static double real_fdps(const struct real_cell *c) {
 
 /* The real trace's table (stdout and dvsync.txt) and its rows of
  * dvsync.csv. */
-static void write_real_report(struct bench *bench, FILE *outs[2],
-		FILE *csv) {
+static void write_real_report(struct bench *bench, FILE *outs[2], FILE *csv) {
 	if (bench->real_reps < 1) {
 		return;
 	}
@@ -1179,20 +1192,25 @@ static void write_real_report(struct bench *bench, FILE *outs[2],
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "\nReal trace (no slow_frames: the composition's "
-			"own cost), vitrail headless %s output at %d Hz, window %dx%d "
-			"of %d cards zoomed from %.2f to 1 in %d ms; drops counted by when "
-			"frames finished (render_end_ns); %d repetitions interleaved\n",
-			REAL_OUTPUT_SIZE, REAL_HZ, REAL_WINDOW_W, REAL_WINDOW_H,
-			REAL_COLS * REAL_ROWS, REAL_ZOOM, REAL_MS, bench->real_reps);
-		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
-			"%6s %6s %6s %6s | %6s %6s %7s %7s\n", "backend", "Hz", "mode",
-			"trace", "frames", "vblank", "missed", "late", "fdps", "fdps",
-			"cost", "cost", "cost", "cpu", "exec", "dts", "paper", "paper");
-		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
-			"%6s %6s %6s %6s | %6s %6s %7s %7s\n", "", "", "", "", "", "",
-			"", "", "", "-%", "med", "p90", "period", "ms/fr", "mean", "mean",
-			"mean", "-%");
+		fprintf(outs[o],
+				"\nReal trace (no slow_frames: the composition's "
+				"own cost), vitrail headless %s output at %d Hz, window %dx%d "
+				"of %d cards zoomed from %.2f to 1 in %d ms; drops counted by "
+				"when "
+				"frames finished (render_end_ns); %d repetitions interleaved\n",
+				REAL_OUTPUT_SIZE, REAL_HZ, REAL_WINDOW_W, REAL_WINDOW_H,
+				REAL_COLS * REAL_ROWS, REAL_ZOOM, REAL_MS, bench->real_reps);
+		fprintf(outs[o],
+				"%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
+				"%6s %6s %6s %6s | %6s %6s %7s %7s\n",
+				"backend", "Hz", "mode", "trace", "frames", "vblank", "missed",
+				"late", "fdps", "fdps", "cost", "cost", "cost", "cpu", "exec",
+				"dts", "paper", "paper");
+		fprintf(outs[o],
+				"%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
+				"%6s %6s %6s %6s | %6s %6s %7s %7s\n",
+				"", "", "", "", "", "", "", "", "", "-%", "med", "p90",
+				"period", "ms/fr", "mean", "mean", "mean", "-%");
 	}
 	struct real_cell *base = &bench->real[0];
 	for (int m = 0; m < NMODES; m++) {
@@ -1201,8 +1219,8 @@ static void write_real_report(struct bench *bench, FILE *outs[2],
 		double fdps_red = m == 0 ? NAN : reduction(real_fdps(base), fdps);
 		double cost = bench_values_rank(&c->cost_ms, 50);
 		double cost_p90 = bench_values_rank(&c->cost_ms, 90);
-		double cpu_ms = c->cpu_frames > 0 ? c->cpu_ns / 1e6 / c->cpu_frames :
-			NAN;
+		double cpu_ms =
+				c->cpu_frames > 0 ? c->cpu_ns / 1e6 / c->cpu_frames : NAN;
 		double exec = bench_values_mean(&c->lat_exec);
 		double dts = bench_values_mean(&c->lat_dts);
 		double paper = m == 0 ? exec : dts;
@@ -1212,41 +1230,46 @@ static void write_real_report(struct bench *bench, FILE *outs[2],
 			if (outs[o] == NULL) {
 				continue;
 			}
-			fprintf(outs[o], "%-8s %4d %-11s %-9s %5zu %6.0f %6.0f %6.0f "
-				"%6s %7s | %6s %6s %6s %6s | %6s %6s %7s %7s%s\n",
-				"headless", REAL_HZ, modes[m].label, REAL_NAME, c->frames,
-				c->vblanks, c->missed, c->missed_late, bench_fmt(fdps, 2),
-				bench_fmt(fdps_red, 1), bench_fmt(cost, 1),
-				bench_fmt(cost_p90, 1), bench_fmt(cost / period_ms, 2),
-				bench_fmt(cpu_ms, 1), bench_fmt(exec, 2), bench_fmt(dts, 2),
-				bench_fmt(paper, 2), bench_fmt(lat_red, 1),
-				c->runs < bench->real_reps ? "  (runs failed)" : "");
+			fprintf(outs[o],
+					"%-8s %4d %-11s %-9s %5zu %6.0f %6.0f %6.0f "
+					"%6s %7s | %6s %6s %6s %6s | %6s %6s %7s %7s%s\n",
+					"headless", REAL_HZ, modes[m].label, REAL_NAME, c->frames,
+					c->vblanks, c->missed, c->missed_late, bench_fmt(fdps, 2),
+					bench_fmt(fdps_red, 1), bench_fmt(cost, 1),
+					bench_fmt(cost_p90, 1), bench_fmt(cost / period_ms, 2),
+					bench_fmt(cpu_ms, 1), bench_fmt(exec, 2), bench_fmt(dts, 2),
+					bench_fmt(paper, 2), bench_fmt(lat_red, 1),
+					c->runs < bench->real_reps ? "  (runs failed)" : "");
 		}
 		if (csv != NULL) {
-			fprintf(csv, "%s,%d,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,%s,"
-				"%zu,%zu,%zu,%s,%s,%s,%s,,%s,%s,,,,,%.0f,%s,%s,%zu,%s\n",
-				"headless", REAL_HZ, modes[m].label, modes[m].buffers,
-				REAL_NAME, c->runs, 0, c->frames, c->vblanks, c->missed,
-				c->seconds, bench_fmt(fdps, 3), bench_fmt(fdps_red, 1),
-				c->shown, c->late, c->replaced, bench_fmt(exec, 3),
-				bench_fmt(bench_values_rank(&c->lat_exec, 95), 3),
-				bench_fmt(dts, 3), bench_fmt(bench_values_rank(&c->lat_dts,
-				95), 3), bench_fmt(paper, 3), bench_fmt(lat_red, 1),
-				c->missed_late, bench_fmt(cost, 3), bench_fmt(cost_p90, 3),
-				c->mismatch, bench_fmt(cpu_ms, 3));
+			fprintf(csv,
+					"%s,%d,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,%s,"
+					"%zu,%zu,%zu,%s,%s,%s,%s,,%s,%s,,,,,%.0f,%s,%s,%zu,%s\n",
+					"headless", REAL_HZ, modes[m].label, modes[m].buffers,
+					REAL_NAME, c->runs, 0, c->frames, c->vblanks, c->missed,
+					c->seconds, bench_fmt(fdps, 3), bench_fmt(fdps_red, 1),
+					c->shown, c->late, c->replaced, bench_fmt(exec, 3),
+					bench_fmt(bench_values_rank(&c->lat_exec, 95), 3),
+					bench_fmt(dts, 3),
+					bench_fmt(bench_values_rank(&c->lat_dts, 95), 3),
+					bench_fmt(paper, 3), bench_fmt(lat_red, 1), c->missed_late,
+					bench_fmt(cost, 3), bench_fmt(cost_p90, 3), c->mismatch,
+					bench_fmt(cpu_ms, 3));
 		}
 	}
 	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "real: a frame counts as shown at the first vblank "
-			"at or after both its target and its render end; missed: "
-			"vblanks at which none was, late: those a frame meant for them "
-			"(or earlier) was still rendering at; cost: render_end_ns - "
-			"render_start_ns (ms; period: in refresh periods); cpu: the CPU "
-			"time of all of vitrail's threads over the zoom per frame "
-			"rendered\n");
+		fprintf(outs[o],
+				"real: a frame counts as shown at the first vblank "
+				"at or after both its target and its render end; missed: "
+				"vblanks at which none was, late: those a frame meant for them "
+				"(or earlier) was still rendering at; cost: render_end_ns - "
+				"render_start_ns (ms; period: in refresh periods); cpu: the "
+				"CPU "
+				"time of all of vitrail's threads over the zoom per frame "
+				"rendered\n");
 	}
 }
 
@@ -1256,32 +1279,39 @@ static void write_reports(struct bench *bench) {
 	FILE *csv = fopen(csv_path, "w");
 	FILE *txt = fopen(txt_path, "w");
 	if (csv != NULL) {
-		fprintf(csv, "backend,refresh_hz,mode,buffers,trace,runs,"
-			"unfinished_runs,frames,vblanks,missed,seconds,fdps,"
-			"fdps_reduction_pct,shown,late,replaced,lat_exec_mean_ms,"
-			"lat_exec_p95_ms,lat_dts_mean_ms,lat_dts_p95_ms,"
-			"lat_dts_reduction_pct,lat_paper_mean_ms,"
-			"lat_paper_reduction_pct,main_thread_us_median,main_cpu_us_per_frame,overhead_us,"
-			"in_flight_max,missed_late,cost_median_ms,cost_p90_ms,"
-			"presented_mismatch,vitrail_cpu_ms_per_frame\n");
+		fprintf(csv,
+				"backend,refresh_hz,mode,buffers,trace,runs,"
+				"unfinished_runs,frames,vblanks,missed,seconds,fdps,"
+				"fdps_reduction_pct,shown,late,replaced,lat_exec_mean_ms,"
+				"lat_exec_p95_ms,lat_dts_mean_ms,lat_dts_p95_ms,"
+				"lat_dts_reduction_pct,lat_paper_mean_ms,"
+				"lat_paper_reduction_pct,main_thread_us_median,main_cpu_us_per_"
+				"frame,overhead_us,"
+				"in_flight_max,missed_late,cost_median_ms,cost_p90_ms,"
+				"presented_mismatch,vitrail_cpu_ms_per_frame\n");
 	}
 	FILE *outs[] = { stdout, txt };
 	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "\nD-VSync vs VSync, vitrail %s output, window "
-			"%dx%d, traces from %s; %d repetitions interleaved (nested: "
-			"%d)\n", OUTPUT_SIZE, WINDOW_W, WINDOW_H, bench->traces_dir,
-			bench->reps, bench->nested_reps);
-		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %7s | %6s %6s "
-			"%6s %6s %7s %7s | %6s %6s %6s\n", "backend", "Hz", "mode",
-			"trace", "frames", "vblank", "missed", "fdps", "fdps", "exec",
-			"exec", "dts", "dts", "paper", "paper", "main", "cpu", "over");
-		fprintf(outs[o], "%-8s %4s %-11s %-9s %5s %6s %6s %6s %7s | %6s %6s "
-			"%6s %6s %7s %7s | %6s %6s %6s\n", "", "", "", "", "", "", "",
-			"", "-%", "mean", "p95", "mean", "p95", "mean", "-%", "us",
-			"us/fr", "us/fr");
+		fprintf(outs[o],
+				"\nD-VSync vs VSync, vitrail %s output, window "
+				"%dx%d, traces from %s; %d repetitions interleaved (nested: "
+				"%d)\n",
+				OUTPUT_SIZE, WINDOW_W, WINDOW_H, bench->traces_dir, bench->reps,
+				bench->nested_reps);
+		fprintf(outs[o],
+				"%-8s %4s %-11s %-9s %5s %6s %6s %6s %7s | %6s %6s "
+				"%6s %6s %7s %7s | %6s %6s %6s\n",
+				"backend", "Hz", "mode", "trace", "frames", "vblank", "missed",
+				"fdps", "fdps", "exec", "exec", "dts", "dts", "paper", "paper",
+				"main", "cpu", "over");
+		fprintf(outs[o],
+				"%-8s %4s %-11s %-9s %5s %6s %6s %6s %7s | %6s %6s "
+				"%6s %6s %7s %7s | %6s %6s %6s\n",
+				"", "", "", "", "", "", "", "", "-%", "mean", "p95", "mean",
+				"p95", "mean", "-%", "us", "us/fr", "us/fr");
 	}
 	for (int s = 0; s < bench->nsetups; s++) {
 		struct setup *setup = &bench->setups[s];
@@ -1292,39 +1322,47 @@ static void write_reports(struct bench *bench) {
 				struct cell *c = &setup->cells[m][t];
 				struct figures f = cell_figures(c, m);
 				double fdps_red = m == 0 ? NAN : reduction(base.fdps, f.fdps);
-				double lat_red = m == 0 ? NAN :
-					reduction(base.lat_paper, f.lat_paper);
-				double dts_red = m == 0 ? NAN :
-					reduction(base.lat_dts, f.lat_dts);
+				double lat_red =
+						m == 0 ? NAN : reduction(base.lat_paper, f.lat_paper);
+				double dts_red =
+						m == 0 ? NAN : reduction(base.lat_dts, f.lat_dts);
 				double over = m == 0 ? NAN : f.cpu_us - base.cpu_us;
 				for (int o = 0; o < 2; o++) {
 					if (outs[o] == NULL) {
 						continue;
 					}
-					fprintf(outs[o], "%-8s %4.0f %-11s %-9s %5zu %6.0f %6.0f "
-						"%6s %7s | %6s %6s %6s %6s %7s %7s | %6s %6s %6s%s\n",
-						setup_name(setup), setup->hz, modes[m].label,
-						bench->traces[t].name, c->frames, c->vblanks,
-						c->missed, bench_fmt(f.fdps, 2), bench_fmt(fdps_red, 1),
-						bench_fmt(f.lat_exec, 2), bench_fmt(f.lat_exec_p95, 2),
-						bench_fmt(f.lat_dts, 2), bench_fmt(f.lat_dts_p95, 2),
-						bench_fmt(f.lat_paper, 2), bench_fmt(lat_red, 1),
-						bench_fmt(f.main_us, 0), bench_fmt(f.cpu_us, 0), bench_fmt(over, 0),
-						c->unfinished > 0 ? "  (trace not finished)" : "");
+					fprintf(outs[o],
+							"%-8s %4.0f %-11s %-9s %5zu %6.0f %6.0f "
+							"%6s %7s | %6s %6s %6s %6s %7s %7s | %6s %6s "
+							"%6s%s\n",
+							setup_name(setup), setup->hz, modes[m].label,
+							bench->traces[t].name, c->frames, c->vblanks,
+							c->missed, bench_fmt(f.fdps, 2),
+							bench_fmt(fdps_red, 1), bench_fmt(f.lat_exec, 2),
+							bench_fmt(f.lat_exec_p95, 2),
+							bench_fmt(f.lat_dts, 2),
+							bench_fmt(f.lat_dts_p95, 2),
+							bench_fmt(f.lat_paper, 2), bench_fmt(lat_red, 1),
+							bench_fmt(f.main_us, 0), bench_fmt(f.cpu_us, 0),
+							bench_fmt(over, 0),
+							c->unfinished > 0 ? "  (trace not finished)" : "");
 				}
 				if (csv != NULL) {
-					fprintf(csv, "%s,%g,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,"
-						"%s,%zu,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d",
-						setup_name(setup), setup->hz, modes[m].label,
-						modes[m].buffers, bench->traces[t].name, c->runs,
-						c->unfinished, c->frames, c->vblanks, c->missed,
-						c->seconds, bench_fmt(f.fdps, 3), bench_fmt(fdps_red, 1), c->shown,
-						c->late, c->replaced, bench_fmt(f.lat_exec, 3),
-						bench_fmt(f.lat_exec_p95, 3), bench_fmt(f.lat_dts, 3),
-						bench_fmt(f.lat_dts_p95, 3), bench_fmt(dts_red, 1),
-						bench_fmt(f.lat_paper, 3), bench_fmt(lat_red, 1),
-						bench_fmt(f.main_us, 1), bench_fmt(f.cpu_us, 1),
-						bench_fmt(over, 1), c->in_flight_max);
+					fprintf(csv,
+							"%s,%g,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,"
+							"%s,%zu,%zu,%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%d",
+							setup_name(setup), setup->hz, modes[m].label,
+							modes[m].buffers, bench->traces[t].name, c->runs,
+							c->unfinished, c->frames, c->vblanks, c->missed,
+							c->seconds, bench_fmt(f.fdps, 3),
+							bench_fmt(fdps_red, 1), c->shown, c->late,
+							c->replaced, bench_fmt(f.lat_exec, 3),
+							bench_fmt(f.lat_exec_p95, 3),
+							bench_fmt(f.lat_dts, 3),
+							bench_fmt(f.lat_dts_p95, 3), bench_fmt(dts_red, 1),
+							bench_fmt(f.lat_paper, 3), bench_fmt(lat_red, 1),
+							bench_fmt(f.main_us, 1), bench_fmt(f.cpu_us, 1),
+							bench_fmt(over, 1), c->in_flight_max);
 					fprintf(csv, ",,,,,\n");
 				}
 			}
@@ -1334,12 +1372,13 @@ static void write_reports(struct bench *bench) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "fdps: vblanks that showed no new frame of the "
-			"trace, per second; exec: render start -> present (ms); dts: "
-			"D-Timestamp (target_vblank_ns) -> present (ms); paper: exec "
-			"for vsync, dts for dvsync (the paper's rendering latency); "
-			"main: median main_thread_us; cpu: vitrail's main-thread CPU "
-			"per frame rendered; over: cpu minus vsync's\n");
+		fprintf(outs[o],
+				"fdps: vblanks that showed no new frame of the "
+				"trace, per second; exec: render start -> present (ms); dts: "
+				"D-Timestamp (target_vblank_ns) -> present (ms); paper: exec "
+				"for vsync, dts for dvsync (the paper's rendering latency); "
+				"main: median main_thread_us; cpu: vitrail's main-thread CPU "
+				"per frame rendered; over: cpu minus vsync's\n");
 	}
 	write_real_report(bench, outs, csv);
 	if (csv != NULL) {
@@ -1368,8 +1407,8 @@ static void write_plots(struct bench *bench) {
 			*row = (struct plot_row){ 0 };
 			*lat = (struct plot_row){ 0 };
 			snprintf(row->label, sizeof(row->label), "%s%s %.0f Hz",
-				bench->traces[t].name, setup->nested ? " nested" : "",
-				setup->hz);
+					bench->traces[t].name, setup->nested ? " nested" : "",
+					setup->hz);
 			memcpy(lat->label, row->label, sizeof(lat->label));
 			for (int m = 0; m < NMODES; m++) {
 				struct figures f = cell_figures(&setup->cells[m][t], m);
@@ -1385,7 +1424,7 @@ static void write_plots(struct bench *bench) {
 		*row = (struct plot_row){ 0 };
 		*lat = (struct plot_row){ 0 };
 		snprintf(row->label, sizeof(row->label), "%s %d Hz", REAL_NAME,
-			REAL_HZ);
+				REAL_HZ);
 		memcpy(lat->label, row->label, sizeof(lat->label));
 		for (int m = 0; m < NMODES; m++) {
 			struct real_cell *c = &bench->real[m];
@@ -1396,7 +1435,7 @@ static void write_plots(struct bench *bench) {
 	}
 	struct plot fdps = {
 		.title = "D-VSync vs VSync: frame drops per second (vblanks without "
-			"a new frame), lower is better",
+				 "a new frame), lower is better",
 		.series = { modes[0].label, modes[1].label, modes[2].label },
 		.nseries = NMODES,
 		.rows = rows,
@@ -1407,9 +1446,9 @@ static void write_plots(struct bench *bench) {
 	};
 	struct plot latency = {
 		.title = "Rendering latency, mean: render start -> present (exec) "
-			"and D-Timestamp -> present (dts)",
+				 "and D-Timestamp -> present (dts)",
 		.series = { "vsync exec", "vsync dts", "dvsync-4buf exec",
-			"dvsync-4buf dts", "dvsync-5buf exec", "dvsync-5buf dts" },
+				"dvsync-4buf dts", "dvsync-5buf exec", "dvsync-5buf dts" },
 		.nseries = 6,
 		.rows = lat_rows,
 		.nrows = nrows,
@@ -1434,31 +1473,32 @@ static void write_plots(struct bench *bench) {
 static void print_summary(struct bench *bench) {
 	struct setup *setup = NULL;
 	for (int s = 0; s < bench->nsetups; s++) {
-		if (!bench->setups[s].nested && (setup == NULL ||
-				bench->setups[s].hz == 60)) {
+		if (!bench->setups[s].nested &&
+				(setup == NULL || bench->setups[s].hz == 60)) {
 			setup = &bench->setups[s];
 		}
 	}
 	if (setup == NULL) {
 		printf("summary: fdps_reduction_4buf=n/a fdps_reduction_5buf=n/a "
-			"latency_reduction=n/a overhead_us=n/a");
+			   "latency_reduction=n/a overhead_us=n/a");
 	} else {
 		struct figures vsync = cell_figures(&setup->cells[0][0], 0);
 		struct figures dv4 = cell_figures(&setup->cells[1][0], 1);
 		struct figures dv5 = cell_figures(&setup->cells[2][0], 2);
 		printf("summary: fdps_reduction_4buf=%s fdps_reduction_5buf=%s "
-			"latency_reduction=%s overhead_us=%s",
-			bench_fmt(reduction(vsync.fdps, dv4.fdps), 1),
-			bench_fmt(reduction(vsync.fdps, dv5.fdps), 1),
-			bench_fmt(reduction(vsync.lat_paper, dv4.lat_paper), 1),
-			bench_fmt(dv4.cpu_us - vsync.cpu_us, 0));
+			   "latency_reduction=%s overhead_us=%s",
+				bench_fmt(reduction(vsync.fdps, dv4.fdps), 1),
+				bench_fmt(reduction(vsync.fdps, dv5.fdps), 1),
+				bench_fmt(reduction(vsync.lat_paper, dv4.lat_paper), 1),
+				bench_fmt(dv4.cpu_us - vsync.cpu_us, 0));
 	}
 	/* the real trace: FDPS per mode, their reductions, whether rendering
 	 * ahead dropped more than vsync, vsync's median frame cost (ms) */
 	double fdps[NMODES];
 	for (int m = 0; m < NMODES; m++) {
 		fdps[m] = bench->real_reps > 0 && bench->real[m].runs > 0 ?
-			real_fdps(&bench->real[m]) : NAN;
+				real_fdps(&bench->real[m]) :
+				NAN;
 	}
 	bool known = !isnan(fdps[0]) && !isnan(fdps[1]) && !isnan(fdps[2]);
 	/* repetitions in which a dvsync mode dropped more than vsync */
@@ -1479,7 +1519,8 @@ static void print_summary(struct bench *bench) {
 	 * above that floor that dvsync-4buf avoided. */
 	const struct real_cell *c4 = &bench->real[1];
 	double cpu_ms = bench->real_reps > 0 && c4->cpu_frames > 0 ?
-		c4->cpu_ns / 1e6 / c4->cpu_frames : NAN;
+			c4->cpu_ns / 1e6 / c4->cpu_frames :
+			NAN;
 	double cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
 	double floor_fdps = NAN, avoided = NAN;
 	if (!isnan(cpu_ms) && cpu_ms > 0 && cores >= 1) {
@@ -1490,32 +1531,38 @@ static void print_summary(struct bench *bench) {
 		}
 	}
 	printf(" fdps_reduction_real_4buf=%s fdps_reduction_real_5buf=%s "
-		"fdps_real_vsync=%s fdps_real_4buf=%s fdps_real_5buf=%s "
-		"fdps_real_floor=%s real_avoidable_avoided_4buf=%s "
-		"real_worse_than_vsync=%s real_worse_reps=%d/%d real_cost_ms=%s\n",
-		bench_fmt(reduction(fdps[0], fdps[1]), 1),
-		bench_fmt(reduction(fdps[0], fdps[2]), 1), bench_fmt(fdps[0], 2),
-		bench_fmt(fdps[1], 2), bench_fmt(fdps[2], 2),
-		bench_fmt(floor_fdps, 2), bench_fmt(avoided, 1),
-		!known ? "n/a" : fdps[1] > fdps[0] || fdps[2] > fdps[0] ? "1" : "0",
-		worse, compared,
-		bench_fmt(bench->real_reps > 0 ?
-			bench_values_rank(&bench->real[0].cost_ms, 50) : NAN, 1));
+		   "fdps_real_vsync=%s fdps_real_4buf=%s fdps_real_5buf=%s "
+		   "fdps_real_floor=%s real_avoidable_avoided_4buf=%s "
+		   "real_worse_than_vsync=%s real_worse_reps=%d/%d real_cost_ms=%s\n",
+			bench_fmt(reduction(fdps[0], fdps[1]), 1),
+			bench_fmt(reduction(fdps[0], fdps[2]), 1), bench_fmt(fdps[0], 2),
+			bench_fmt(fdps[1], 2), bench_fmt(fdps[2], 2),
+			bench_fmt(floor_fdps, 2), bench_fmt(avoided, 1),
+			!known                                         ? "n/a" :
+					fdps[1] > fdps[0] || fdps[2] > fdps[0] ? "1" :
+															 "0",
+			worse, compared,
+			bench_fmt(bench->real_reps > 0 ?
+							bench_values_rank(&bench->real[0].cost_ms, 50) :
+							NAN,
+					1));
 }
 
-/* ---- main ----------------------------------------------------------------- */
+/* ---- main -----------------------------------------------------------------
+ */
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: bench-dvsync --vitrail PATH --traces DIR --out DIR "
-		"[--reps N] [--rates HZ,HZ,...] [--nested-reps N] "
-		"[--nested-traces all|power-law] [--real-reps N] [--real-only]\n");
+	fprintf(f,
+			"Usage: bench-dvsync --vitrail PATH --traces DIR --out DIR "
+			"[--reps N] [--rates HZ,HZ,...] [--nested-reps N] "
+			"[--nested-traces all|power-law] [--real-reps N] [--real-only]\n");
 }
 
 static int parse_rates(struct bench *bench, const char *list) {
 	bench->nrates = 0;
 	char *copy = strdup(list);
-	for (char *tok = strtok(copy, ","); tok != NULL && bench->nrates <
-			MAX_RATES; tok = strtok(NULL, ",")) {
+	for (char *tok = strtok(copy, ",");
+			tok != NULL && bench->nrates < MAX_RATES; tok = strtok(NULL, ",")) {
 		double hz = strtod(tok, NULL);
 		if (!(hz >= 10 && hz <= 500)) {
 			free(copy);
@@ -1532,7 +1579,7 @@ static void remove_runtime_dir(struct bench *bench) {
 	char *cmd = bench_asprintf("rm -rf '%s'", bench->runtime_dir);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "bench-dvsync: could not remove %s\n",
-			bench->runtime_dir);
+				bench->runtime_dir);
 	}
 	free(cmd);
 }
@@ -1560,43 +1607,24 @@ int main(int argc, char *argv[]) {
 	int opt;
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'v':
-			bench.vitrail = optarg;
-			break;
-		case 't':
-			bench.traces_dir = optarg;
-			break;
-		case 'o':
-			bench.out = optarg;
-			break;
-		case 'r':
-			bench.reps = atoi(optarg);
-			break;
+		case 'v': bench.vitrail = optarg; break;
+		case 't': bench.traces_dir = optarg; break;
+		case 'o': bench.out = optarg; break;
+		case 'r': bench.reps = atoi(optarg); break;
 		case 'R':
 			if (parse_rates(&bench, optarg) <= 0) {
-				fprintf(stderr, "bench-dvsync: --rates: 10 to 500 Hz, "
-					"comma-separated\n");
+				fprintf(stderr,
+						"bench-dvsync: --rates: 10 to 500 Hz, "
+						"comma-separated\n");
 				return 2;
 			}
 			break;
-		case 'n':
-			bench.nested_reps = atoi(optarg);
-			break;
-		case 'N':
-			bench.nested_all_traces = strcmp(optarg, "all") == 0;
-			break;
-		case 'e':
-			bench.real_reps = atoi(optarg);
-			break;
-		case 'E':
-			bench.real_only = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return 2;
+		case 'n': bench.nested_reps = atoi(optarg); break;
+		case 'N': bench.nested_all_traces = strcmp(optarg, "all") == 0; break;
+		case 'e': bench.real_reps = atoi(optarg); break;
+		case 'E': bench.real_only = true; break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (bench.nested_reps < 0) {
@@ -1627,18 +1655,20 @@ int main(int argc, char *argv[]) {
 	const char *names[] = { SUMMARY_TRACE, "scroll", "launch" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!trace_load(&bench.traces[bench.ntraces], bench.traces_dir,
-				names[i])) {
+					names[i])) {
 			return EXIT_FAILURE;
 		}
 		bench.ntraces++;
 	}
 	for (int r = 0; r < bench.nrates && !bench.real_only; r++) {
 		bench.setups[bench.nsetups++] = (struct setup){ .hz = bench.rates[r],
-			.reps = bench.reps, .all_traces = true };
+			.reps = bench.reps,
+			.all_traces = true };
 	}
 	if (bench.nested_reps > 0) {
 		bench.setups[bench.nsetups++] = (struct setup){ .nested = true,
-			.hz = 60, .reps = bench.nested_reps,
+			.hz = 60,
+			.reps = bench.nested_reps,
 			.all_traces = bench.nested_all_traces };
 	}
 
@@ -1664,27 +1694,28 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, "bench-dvsync: cannot write %s\n", runs_path);
 		return EXIT_FAILURE;
 	}
-	fprintf(bench.runs_csv, "run,rep,backend,refresh_hz,mode,trace,frames,"
-		"trace_finished,vblanks,missed,fdps,shown,late,replaced,"
-		"lat_exec_mean_ms,lat_dts_mean_ms,lat_paper_mean_ms,"
-		"main_thread_us_median,main_cpu_us_per_frame,in_flight_max,"
-		"missed_late,cost_median_ms,presented_mismatch,"
-		"vitrail_cpu_ms_per_frame\n");
+	fprintf(bench.runs_csv,
+			"run,rep,backend,refresh_hz,mode,trace,frames,"
+			"trace_finished,vblanks,missed,fdps,shown,late,replaced,"
+			"lat_exec_mean_ms,lat_dts_mean_ms,lat_paper_mean_ms,"
+			"main_thread_us_median,main_cpu_us_per_frame,in_flight_max,"
+			"missed_late,cost_median_ms,presented_mismatch,"
+			"vitrail_cpu_ms_per_frame\n");
 	printf("bench-dvsync: %s; traces:", bench.vitrail);
 	for (int t = 0; t < bench.ntraces && !bench.real_only; t++) {
 		printf(" %s (%zu frames)", bench.traces[t].name, bench.traces[t].n);
 	}
 	if (bench.real_reps > 0) {
-		printf(" %s (%d ms at %d Hz, %s output)", REAL_NAME, REAL_MS,
-			REAL_HZ, REAL_OUTPUT_SIZE);
+		printf(" %s (%d ms at %d Hz, %s output)", REAL_NAME, REAL_MS, REAL_HZ,
+				REAL_OUTPUT_SIZE);
 	}
 	printf("\n");
 
 	/* every repetition runs every mode of every setup; the mode order is
 	 * reversed every other repetition */
 	int64_t started = bench_now_ms();
-	int most_reps = bench.reps > bench.nested_reps ? bench.reps :
-		bench.nested_reps;
+	int most_reps =
+			bench.reps > bench.nested_reps ? bench.reps : bench.nested_reps;
 	most_reps = bench.real_reps > most_reps ? bench.real_reps : most_reps;
 	for (int rep = 0; rep < most_reps; rep++) {
 		for (int s = 0; s < bench.nsetups; s++) {
@@ -1704,7 +1735,7 @@ int main(int argc, char *argv[]) {
 	}
 	fclose(bench.runs_csv);
 	printf("%d runs in %.0f s; wrote %s\n", bench.nruns,
-		(double)(bench_now_ms() - started) / 1e3, runs_path);
+			(double)(bench_now_ms() - started) / 1e3, runs_path);
 
 	write_reports(&bench);
 	write_plots(&bench);

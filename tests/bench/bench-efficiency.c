@@ -93,8 +93,7 @@ static long probe_frames(const char *log_path) {
 		return -1;
 	}
 	const char *p = strstr(text, "latency: frames=");
-	long n = p != NULL ? strtol(p + strlen("latency: frames="), NULL, 10) :
-		-1;
+	long n = p != NULL ? strtol(p + strlen("latency: frames="), NULL, 10) : -1;
 	free(text);
 	return n;
 }
@@ -123,8 +122,7 @@ static double run_probe_to_end(struct bench *bench, pid_t compositor,
 	snprintf(frames, sizeof(frames), "%d", bench->frames);
 	char *log = bench_asprintf("%s-probe.log", base);
 	const char *argv[] = { bench->probe, "--frames", frames, "--skip", "0",
-		"--size", size, "--timeout", "60", "--app-id", "efficiency",
-		NULL };
+		"--size", size, "--timeout", "60", "--app-id", "efficiency", NULL };
 	uint64_t cpu0 = bench_process_cpu_ns(compositor);
 	pid_t pid = bench_spawn(&bench->env, argv, socket, log, -1);
 	bool exited = pid > 0 && wait_exit(pid, 90000);
@@ -132,8 +130,10 @@ static double run_probe_to_end(struct bench *bench, pid_t compositor,
 	long n = probe_frames(log);
 	free(log);
 	if (!exited || n <= 0 || cpu1 <= cpu0) {
-		fprintf(stderr, "bench-efficiency: %s: the probe failed or "
-			"presented no frame\n", base);
+		fprintf(stderr,
+				"bench-efficiency: %s: the probe failed or "
+				"presented no frame\n",
+				base);
 		return NAN;
 	}
 	return (double)(cpu1 - cpu0) / 1e6 / (double)n;
@@ -147,13 +147,13 @@ static double run_vitrail(struct bench *bench, struct size_result *s,
 	struct bench_vitrail parent, vitrail;
 	const char *extra[] = { NULL };
 	if (!bench_vitrail_start_setup(&bench->env, false, 60, size, extra, log,
-			NULL, 30000, &parent, &vitrail)) {
+				NULL, 30000, &parent, &vitrail)) {
 		free(log);
 		return NAN;
 	}
 	free(log);
 	double ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket,
-		s->width * 9 / 10, s->height * 9 / 10, base);
+			s->width * 9 / 10, s->height * 9 / 10, base);
 	bench_vitrail_stop(&vitrail);
 	return ms;
 }
@@ -167,12 +167,11 @@ static double run_weston(struct bench *bench, struct size_result *s,
 	snprintf(width, sizeof(width), "--width=%d", s->width);
 	snprintf(height, sizeof(height), "--height=%d", s->height);
 	snprintf(socket, sizeof(socket), "weston-bench-%d-%d", (int)getpid(),
-		++bench->nruns);
+			++bench->nruns);
 	char *socket_arg = bench_asprintf("--socket=%s", socket);
 	char *log = bench_asprintf("%s-weston.log", base);
 	const char *argv[] = { bench->weston, "--backend=headless-backend.so",
-		"--use-pixman", width, height, socket_arg, "--idle-time=0",
-		NULL };
+		"--use-pixman", width, height, socket_arg, "--idle-time=0", NULL };
 	pid_t pid = bench_spawn(&bench->env, argv, NULL, log, -1);
 	char *path = bench_asprintf("%s/%s", bench->env.runtime_dir, socket);
 	bool ready = false;
@@ -186,10 +185,10 @@ static double run_weston(struct bench *bench, struct size_result *s,
 		/* the desktop shell's background and panel first */
 		bench_sleep_ms(1000);
 		ms = run_probe_to_end(bench, pid, socket, s->width * 9 / 10,
-			s->height * 9 / 10, base);
+				s->height * 9 / 10, base);
 	} else {
 		fprintf(stderr, "bench-efficiency: weston did not start (see %s)\n",
-			log);
+				log);
 	}
 	if (pid > 0) {
 		bench_stop(pid, 5000);
@@ -212,20 +211,20 @@ static void heavy_animation(struct bench *bench, double *main_max_ms,
 	unlink(frame_log);
 	struct bench_vitrail parent, vitrail;
 	const char *extra[] = { "--frame-log", frame_log, NULL };
-	if (!bench_vitrail_start_setup(&bench->env, false, 60, "2560x1440",
-			extra, log, NULL, 30000, &parent, &vitrail)) {
+	if (!bench_vitrail_start_setup(&bench->env, false, 60, "2560x1440", extra,
+				log, NULL, 30000, &parent, &vitrail)) {
 		goto out;
 	}
 	char *chat_log = bench_asprintf("%s-chat.log", base);
-	const char *chat_argv[] = { bench->chat, "--animate-after", "0",
-		"--app-id", "chat", NULL };
-	pid_t chat = bench_spawn(&bench->env, chat_argv, vitrail.socket,
-		chat_log, -1);
+	const char *chat_argv[] = { bench->chat, "--animate-after", "0", "--app-id",
+		"chat", NULL };
+	pid_t chat =
+			bench_spawn(&bench->env, chat_argv, vitrail.socket, chat_log, -1);
 	char *probe_log = bench_asprintf("%s-probe.log", base);
-	const char *probe_argv[] = { bench->probe, "--frames", "100000",
-		"--size", "2304x1296", "--timeout", "30", "--app-id", "heavy", NULL };
-	pid_t probe = bench_spawn(&bench->env, probe_argv, vitrail.socket,
-		probe_log, -1);
+	const char *probe_argv[] = { bench->probe, "--frames", "100000", "--size",
+		"2304x1296", "--timeout", "30", "--app-id", "heavy", NULL };
+	pid_t probe =
+			bench_spawn(&bench->env, probe_argv, vitrail.socket, probe_log, -1);
 	bench_sleep_ms(1000);
 
 	/* a client's round trips, one every 4 ms for 3 s */
@@ -241,8 +240,9 @@ static void heavy_animation(struct bench *bench, double *main_max_ms,
 				break;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &b);
-			bench_values_add(&rtt, (double)(b.tv_sec - a.tv_sec) * 1e3 +
-				(double)(b.tv_nsec - a.tv_nsec) / 1e6);
+			bench_values_add(&rtt,
+					(double)(b.tv_sec - a.tv_sec) * 1e3 +
+							(double)(b.tv_nsec - a.tv_nsec) / 1e6);
 			bench_sleep_ms(4);
 		}
 		wl_display_disconnect(display);
@@ -274,8 +274,8 @@ static void heavy_animation(struct bench *bench, double *main_max_ms,
 			*main_max_ms = most / 1e3;
 		}
 		printf("heavy animation: %d frames, longest main-thread frame "
-			"%.2f ms, round trip p99 %.2f ms\n", rows, *main_max_ms,
-			*rtt_p99_ms);
+			   "%.2f ms, round trip p99 %.2f ms\n",
+				rows, *main_max_ms, *rtt_p99_ms);
 	}
 	free(chat_log);
 	free(probe_log);
@@ -285,11 +285,13 @@ out:
 	free(frame_log);
 }
 
-/* ---- main ----------------------------------------------------------------- */
+/* ---- main -----------------------------------------------------------------
+ */
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: bench-efficiency --vitrail PATH --probe PATH --chat "
-		"PATH --out DIR [--weston PATH] [--reps N] [--frames N]\n");
+	fprintf(f,
+			"Usage: bench-efficiency --vitrail PATH --probe PATH --chat "
+			"PATH --out DIR [--weston PATH] [--reps N] [--frames N]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -312,33 +314,15 @@ int main(int argc, char *argv[]) {
 	int opt;
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'v':
-			bench.vitrail = optarg;
-			break;
-		case 'p':
-			bench.probe = optarg;
-			break;
-		case 'c':
-			bench.chat = optarg;
-			break;
-		case 'w':
-			bench.weston = optarg;
-			break;
-		case 'o':
-			bench.out = optarg;
-			break;
-		case 'r':
-			bench.reps = atoi(optarg);
-			break;
-		case 'f':
-			bench.frames = atoi(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return 2;
+		case 'v': bench.vitrail = optarg; break;
+		case 'p': bench.probe = optarg; break;
+		case 'c': bench.chat = optarg; break;
+		case 'w': bench.weston = optarg; break;
+		case 'o': bench.out = optarg; break;
+		case 'r': bench.reps = atoi(optarg); break;
+		case 'f': bench.frames = atoi(optarg); break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (bench.vitrail == NULL || bench.probe == NULL || bench.chat == NULL ||
@@ -367,21 +351,24 @@ int main(int argc, char *argv[]) {
 		.vitrail = bench.vitrail,
 	};
 	static const int sizes[NSIZES][2] = {
-		{ 1280, 720 }, { 1920, 1080 }, { 3840, 2160 },
+		{ 1280, 720 },
+		{ 1920, 1080 },
+		{ 3840, 2160 },
 	};
 	for (int i = 0; i < NSIZES; i++) {
 		bench.sizes[i] = (struct size_result){ .width = sizes[i][0],
 			.height = sizes[i][1] };
 	}
 	printf("bench-efficiency: %s (engine %s) against %s, %d repetitions of "
-		"%d frames\n", bench.vitrail, bench_engine != NULL ? bench_engine :
-		"auto", bench.weston != NULL ? bench.weston : "no weston (n/a)",
-		bench.reps, bench.frames);
+		   "%d frames\n",
+			bench.vitrail, bench_engine != NULL ? bench_engine : "auto",
+			bench.weston != NULL ? bench.weston : "no weston (n/a)", bench.reps,
+			bench.frames);
 	for (int rep = 0; rep < bench.reps; rep++) {
 		for (int i = 0; i < NSIZES; i++) {
 			struct size_result *s = &bench.sizes[i];
 			char *base = bench_asprintf("%s/rep%d-%d", bench.runs_dir, rep,
-				s->height);
+					s->height);
 			double v, w;
 			if (rep % 2 == 0) {
 				v = run_vitrail(&bench, s, base);
@@ -391,8 +378,8 @@ int main(int argc, char *argv[]) {
 				v = run_vitrail(&bench, s, base);
 			}
 			printf("rep %d %dx%d: vitrail %s ms, weston %s ms per client "
-				"frame\n", rep, s->width, s->height, bench_fmt(v, 3),
-				bench_fmt(w, 3));
+				   "frame\n",
+					rep, s->width, s->height, bench_fmt(v, 3), bench_fmt(w, 3));
 			if (!isnan(v)) {
 				bench_values_add(&s->vitrail_ms, v);
 			}
@@ -415,16 +402,18 @@ int main(int argc, char *argv[]) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "\ncompositor CPU per client frame (ms, median of "
-			"%d), window 90%% of the output, full damage\n", bench.reps);
+		fprintf(outs[o],
+				"\ncompositor CPU per client frame (ms, median of "
+				"%d), window 90%% of the output, full damage\n",
+				bench.reps);
 		fprintf(outs[o], "%-10s %10s %10s %10s\n", "output", "vitrail",
-			"weston", "ratio");
+				"weston", "ratio");
 		for (int i = 0; i < NSIZES; i++) {
 			struct size_result *s = &bench.sizes[i];
-			fprintf(outs[o], "%4dx%-5d %10s %10s %10s\n", s->width,
-				s->height, bench_fmt(bench_values_median(&s->vitrail_ms), 3),
-				bench_fmt(bench_values_median(&s->weston_ms), 3),
-				bench_fmt(bench_values_median(&s->ratio), 2));
+			fprintf(outs[o], "%4dx%-5d %10s %10s %10s\n", s->width, s->height,
+					bench_fmt(bench_values_median(&s->vitrail_ms), 3),
+					bench_fmt(bench_values_median(&s->weston_ms), 3),
+					bench_fmt(bench_values_median(&s->ratio), 2));
 		}
 	}
 	if (txt != NULL) {
@@ -434,16 +423,16 @@ int main(int argc, char *argv[]) {
 	static const char *const names[NSIZES] = { "720", "1080", "2160" };
 	for (int i = 0; i < NSIZES; i++) {
 		printf(" ratio_%s=%s", names[i],
-			bench_fmt(bench_values_median(&bench.sizes[i].ratio), 2));
+				bench_fmt(bench_values_median(&bench.sizes[i].ratio), 2));
 	}
 	for (int i = 0; i < NSIZES; i++) {
 		printf(" vitrail_ms_%s=%s weston_ms_%s=%s", names[i],
-			bench_fmt(bench_values_median(&bench.sizes[i].vitrail_ms), 3),
-			names[i],
-			bench_fmt(bench_values_median(&bench.sizes[i].weston_ms), 3));
+				bench_fmt(bench_values_median(&bench.sizes[i].vitrail_ms), 3),
+				names[i],
+				bench_fmt(bench_values_median(&bench.sizes[i].weston_ms), 3));
 	}
 	printf(" main_thread_max_ms=%s roundtrip_p99_ms=%s\n",
-		bench_fmt(main_max, 2), bench_fmt(rtt_p99, 2));
+			bench_fmt(main_max, 2), bench_fmt(rtt_p99, 2));
 	for (int i = 0; i < NSIZES; i++) {
 		bench_values_finish(&bench.sizes[i].vitrail_ms);
 		bench_values_finish(&bench.sizes[i].weston_ms);

@@ -154,8 +154,7 @@ struct bench {
 };
 
 static double config_cost_ms(const struct config *c) {
-	return c->cost_periods > 0 ? c->cost_periods * 1000.0 / c->hz :
-		c->cost_ms;
+	return c->cost_periods > 0 ? c->cost_periods * 1000.0 / c->hz : c->cost_ms;
 }
 
 static const char *setup_name(const struct config *c) {
@@ -174,7 +173,8 @@ static const char *cost_name(const struct config *c) {
 	return buf;
 }
 
-/* ---- one run -------------------------------------------------------------- */
+/* ---- one run --------------------------------------------------------------
+ */
 
 /* What one run measured. */
 struct run {
@@ -247,8 +247,7 @@ static bool probe_refused(const char *log_path, char *why, size_t size) {
 			start--;
 		}
 		size_t len = strcspn(start, "\n");
-		snprintf(why, size, "%.*s", (int)(len < size ? len : size - 1),
-			start);
+		snprintf(why, size, "%.*s", (int)(len < size ? len : size - 1), start);
 	}
 	free(log);
 	return line != NULL;
@@ -259,8 +258,8 @@ static long probe_event_count(const char *log_path) {
 	char *log = csv_read_file(log_path);
 	const char *line = log != NULL ? strstr(log, "draw-probe: ") : NULL;
 	const char *events = line != NULL ? strstr(line, " events=") : NULL;
-	long n = events != NULL ? strtol(events + strlen(" events="), NULL, 10) :
-		-1;
+	long n =
+			events != NULL ? strtol(events + strlen(" events="), NULL, 10) : -1;
 	free(log);
 	return n;
 }
@@ -334,7 +333,8 @@ static size_t read_probe(const char *path, struct probe_frame **out) {
 			.event = csv_number(&csv, ce),
 			.commit_ns = csv_number(&csv, cc),
 			.shown_ns = presented > 0 ? presented :
-				ft_presented > 0 ? ft_presented : 0,
+					ft_presented > 0  ? ft_presented :
+										0,
 			.discarded = csv_number(&csv, cd) == 1,
 			.ft_discarded = csv_number(&csv, cfd) > 0,
 		};
@@ -410,7 +410,7 @@ static void analyse(struct run *run, const struct driver_event *events,
 			continue;
 		}
 		bench_values_add(&run->latency_ms,
-			(frames[j].shown_ns - events[k].send_ns) / 1e6);
+				(frames[j].shown_ns - events[k].send_ns) / 1e6);
 	}
 }
 
@@ -434,9 +434,9 @@ static void read_frame_log(const char *path, struct run *run) {
 
 static void run_config(struct bench *bench, struct config *c, int rep) {
 	int n = ++bench->nruns;
-	char *base = bench_asprintf("%s/run%03d-%s-%.0fhz-%s-%s%s",
-		bench->runs_dir, n, setup_name(c), c->hz, cost_name(c), c->path,
-		c->tearing ? "-tearing" : "");
+	char *base = bench_asprintf("%s/run%03d-%s-%.0fhz-%s-%s%s", bench->runs_dir,
+			n, setup_name(c), c->hz, cost_name(c), c->path,
+			c->tearing ? "-tearing" : "");
 	char *log = bench_asprintf("%s.log", base);
 	char *parent_log = bench_asprintf("%s-parent.log", base);
 	char *probe_log = bench_asprintf("%s-probe.log", base);
@@ -461,7 +461,7 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 		"--frame-log", frame_log, NULL };
 	struct bench_vitrail parent, vitrail;
 	bool ok = bench_vitrail_start_setup(&bench->env, c->nested, c->hz, size,
-		extra, log, parent_log, START_TIMEOUT_MS, &parent, &vitrail);
+			extra, log, parent_log, START_TIMEOUT_MS, &parent, &vitrail);
 
 	int fds[2] = { -1, -1 };
 	if (ok && pipe2(fds, O_CLOEXEC) < 0) {
@@ -491,7 +491,7 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 		probe_argv[pc++] = fd_arg;
 		probe_argv[pc] = NULL;
 		probe = bench_spawn(&bench->env, probe_argv, vitrail.socket, probe_log,
-			fds[1]);
+				fds[1]);
 		close(fds[1]);
 		ok = probe > 0 && wait_ready(fds[0], READY_TIMEOUT_MS);
 		close(fds[0]);
@@ -499,16 +499,17 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 			int status = wait_exit(probe, 2000);
 			probe = -1;
 			run.unsupported = status >= 0 &&
-				probe_refused(probe_log, c->why, sizeof(c->why));
+					probe_refused(probe_log, c->why, sizeof(c->why));
 		}
 	}
 	if (ok) {
 		const char *driver_argv[] = { bench->driver, "--duration", seconds,
 			"--rate", rate, "--speed", speed, "--csv", driver_csv, NULL };
 		driver = bench_spawn(&bench->env, driver_argv, vitrail.socket,
-			driver_log, -1);
-		int status = driver > 0 ? wait_exit(driver,
-			(int)(bench->seconds * 1000) + 30000) : -1;
+				driver_log, -1);
+		int status = driver > 0 ?
+				wait_exit(driver, (int)(bench->seconds * 1000) + 30000) :
+				-1;
 		ok = exited_ok(status);
 		bench_sleep_ms(DRAIN_MS);
 	}
@@ -537,18 +538,21 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 	if (run.unsupported) {
 		c->unsupported = true;
 		printf("  run %3d rep %d %-8s %3.0f Hz %-6s %-20s n/a: %s\n", n,
-			rep + 1, setup_name(c), c->hz, cost_name(c), c->label, c->why);
+				rep + 1, setup_name(c), c->hz, cost_name(c), c->label, c->why);
 	} else if (!run.ok) {
 		c->failed_runs++;
 		bench->failed++;
-		fprintf(stderr, "bench-latency: run %d (%s %.0f Hz %s %s) failed; see "
-			"%s*\n", n, setup_name(c), c->hz, cost_name(c), c->label, base);
+		fprintf(stderr,
+				"bench-latency: run %d (%s %.0f Hz %s %s) failed; see "
+				"%s*\n",
+				n, setup_name(c), c->hz, cost_name(c), c->label, base);
 	} else if (run.join_errors > 0) {
 		c->join_failed_runs++;
 		bench->failed++;
-		fprintf(stderr, "bench-latency: run %d: %zu join errors (the probe "
-			"counted %ld events, the driver sent %zu); left out, see %s*\n",
-			n, run.join_errors, run.probe_events, run.events, base);
+		fprintf(stderr,
+				"bench-latency: run %d: %zu join errors (the probe "
+				"counted %ld events, the driver sent %zu); left out, see %s*\n",
+				n, run.join_errors, run.probe_events, run.events, base);
 	} else {
 		for (size_t i = 0; i < run.latency_ms.len; i++) {
 			bench_values_add(&c->latency_ms, run.latency_ms.v[i]);
@@ -572,25 +576,30 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 	if (!run.unsupported) {
 		double fps = run.motion_s > 0 ? run.frames / run.motion_s : NAN;
 		printf("  run %3d rep %d %-8s %3.0f Hz %-6s %-20s events %4zu "
-			"latency p50 %6s p95 %6s ms  vitrail p50 %6s ms  frames %4zu "
-			"discarded %3zu (run %d)  %5s fps%s\n", n, rep + 1,
-			setup_name(c), c->hz, cost_name(c), c->label,
-			run.latency_ms.len, bench_fmt(bench_values_median(&run.latency_ms), 2),
-			bench_fmt(bench_values_rank(&run.latency_ms, 95), 2),
-			bench_fmt(bench_values_median(&run.vitrail_ms), 2), run.frames,
-			run.discarded, run.max_drop_run, bench_fmt(fps, 1),
-			!run.ok ? "  FAILED" : run.join_errors > 0 ? "  JOIN ERRORS" : "");
+			   "latency p50 %6s p95 %6s ms  vitrail p50 %6s ms  frames %4zu "
+			   "discarded %3zu (run %d)  %5s fps%s\n",
+				n, rep + 1, setup_name(c), c->hz, cost_name(c), c->label,
+				run.latency_ms.len,
+				bench_fmt(bench_values_median(&run.latency_ms), 2),
+				bench_fmt(bench_values_rank(&run.latency_ms, 95), 2),
+				bench_fmt(bench_values_median(&run.vitrail_ms), 2), run.frames,
+				run.discarded, run.max_drop_run, bench_fmt(fps, 1),
+				!run.ok                     ? "  FAILED" :
+						run.join_errors > 0 ? "  JOIN ERRORS" :
+											  "");
 	}
-	fprintf(bench->runs_csv, "%d,%d,%s,%g,%.3f,%s,%d,%d,%d,%zu,%zu,%zu,%s,%s,"
-		"%s,%zu,%zu,%d,%zu,%d,%.3f\n", n, rep + 1, setup_name(c), c->hz,
-		config_cost_ms(c), c->path, c->tearing ? 1 : 0,
-		run.ok && run.join_errors == 0 ? 1 : 0, run.unsupported ? 1 : 0,
-		run.events, run.join_errors, run.latency_ms.len,
-		bench_fmt(bench_values_median(&run.latency_ms), 3),
-		bench_fmt(bench_values_rank(&run.latency_ms, 95), 3),
-		bench_fmt(bench_values_median(&run.vitrail_ms), 3), run.frames,
-		run.discarded, run.max_drop_run, run.ft_discarded,
-		run.ft_max_drop_run, run.motion_s);
+	fprintf(bench->runs_csv,
+			"%d,%d,%s,%g,%.3f,%s,%d,%d,%d,%zu,%zu,%zu,%s,%s,"
+			"%s,%zu,%zu,%d,%zu,%d,%.3f\n",
+			n, rep + 1, setup_name(c), c->hz, config_cost_ms(c), c->path,
+			c->tearing ? 1 : 0, run.ok && run.join_errors == 0 ? 1 : 0,
+			run.unsupported ? 1 : 0, run.events, run.join_errors,
+			run.latency_ms.len,
+			bench_fmt(bench_values_median(&run.latency_ms), 3),
+			bench_fmt(bench_values_rank(&run.latency_ms, 95), 3),
+			bench_fmt(bench_values_median(&run.vitrail_ms), 3), run.frames,
+			run.discarded, run.max_drop_run, run.ft_discarded,
+			run.ft_max_drop_run, run.motion_s);
 	fflush(bench->runs_csv);
 	bench_values_finish(&run.latency_ms);
 	bench_values_finish(&run.vitrail_ms);
@@ -604,7 +613,8 @@ static void run_config(struct bench *bench, struct config *c, int rep) {
 	free(driver_csv);
 }
 
-/* ---- report --------------------------------------------------------------- */
+/* ---- report ---------------------------------------------------------------
+ */
 
 struct figures {
 	double p50, p95, vitrail_p50, fps, max_run, reduction;
@@ -652,7 +662,7 @@ static void write_plot(struct bench *bench) {
 		struct config *c = &bench->configs[i];
 		struct figures f = config_figures(bench, c);
 		snprintf(rows[i].label, sizeof(rows[i].label), "%s %.0fHz %s %s",
-			setup_name(c), c->hz, cost_name(c), c->label);
+				setup_name(c), c->hz, cost_name(c), c->label);
 		for (int s = 0; s < PLOT_MAX_SERIES; s++) {
 			rows[i].values[s] = NAN;
 		}
@@ -661,7 +671,7 @@ static void write_plot(struct bench *bench) {
 	}
 	struct plot plot = {
 		.title = "Input-to-display latency of the drawing probe: driver "
-			"send -> presentation",
+				 "send -> presentation",
 		.series = { "median", "p95" },
 		.nseries = 2,
 		.rows = rows,
@@ -685,30 +695,37 @@ static void write_reports(struct bench *bench) {
 	FILE *csv = fopen(csv_path, "w");
 	FILE *txt = fopen(txt_path, "w");
 	if (csv != NULL) {
-		fprintf(csv, "backend,refresh_hz,render_ms,render_cost,path,tearing,"
-			"runs,failed_runs,supported,events,unanswered,latency_median_ms,"
-			"latency_p95_ms,vitrail_median_ms,frames,discarded,"
-			"max_consecutive_discarded,ft_discarded,"
-			"ft_max_consecutive_discarded,client_fps,"
-			"latency_reduction_pct\n");
+		fprintf(csv,
+				"backend,refresh_hz,render_ms,render_cost,path,tearing,"
+				"runs,failed_runs,supported,events,unanswered,latency_median_"
+				"ms,"
+				"latency_p95_ms,vitrail_median_ms,frames,discarded,"
+				"max_consecutive_discarded,ft_discarded,"
+				"ft_max_consecutive_discarded,client_fps,"
+				"latency_reduction_pct\n");
 	}
 	FILE *outs[] = { stdout, txt };
 	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "\ninput-to-display latency, vitrail-draw-probe in "
-			"kiosk mode on one %dx%d output, driver %g px/s at %g Hz for %g "
-			"s, %d repetitions interleaved (nested: %d)\n", OUTPUT_W,
-			OUTPUT_H, bench->speed, bench->rate, bench->seconds, bench->reps,
-			bench->nested_reps);
-		fprintf(outs[o], "%-8s %4s %-6s %-20s %4s %6s %8s %8s %8s %6s %6s "
-			"%4s %6s %7s\n", "backend", "Hz", "render", "path", "runs",
-			"events", "lat p50", "lat p95", "vitrail", "frames", "disc",
-			"run", "fps", "reduct");
-		fprintf(outs[o], "%-8s %4s %-6s %-20s %4s %6s %8s %8s %8s %6s %6s "
-			"%4s %6s %7s\n", "", "", "", "", "", "", "(ms)", "(ms)",
-			"p50 (ms)", "", "", "max", "", "(%)");
+		fprintf(outs[o],
+				"\ninput-to-display latency, vitrail-draw-probe in "
+				"kiosk mode on one %dx%d output, driver %g px/s at %g Hz for "
+				"%g "
+				"s, %d repetitions interleaved (nested: %d)\n",
+				OUTPUT_W, OUTPUT_H, bench->speed, bench->rate, bench->seconds,
+				bench->reps, bench->nested_reps);
+		fprintf(outs[o],
+				"%-8s %4s %-6s %-20s %4s %6s %8s %8s %8s %6s %6s "
+				"%4s %6s %7s\n",
+				"backend", "Hz", "render", "path", "runs", "events", "lat p50",
+				"lat p95", "vitrail", "frames", "disc", "run", "fps", "reduct");
+		fprintf(outs[o],
+				"%-8s %4s %-6s %-20s %4s %6s %8s %8s %8s %6s %6s "
+				"%4s %6s %7s\n",
+				"", "", "", "", "", "", "(ms)", "(ms)", "p50 (ms)", "", "",
+				"max", "", "(%)");
 	}
 	for (int i = 0; i < bench->nconfigs; i++) {
 		struct config *c = &bench->configs[i];
@@ -723,45 +740,53 @@ static void write_reports(struct bench *bench) {
 			if (outs[o] == NULL) {
 				continue;
 			}
-			fprintf(outs[o], "%-8s %4.0f %-6s %-20s %4s %6s %8s %8s %8s %6s "
-				"%6s %4s %6s %7s%s\n", setup_name(c), c->hz, cost_name(c),
-				c->label, runs, f.ran ? events : "n/a",
-				bench_fmt(f.p50, 2), bench_fmt(f.p95, 2),
-				bench_fmt(f.vitrail_p50, 2), f.ran ? frames : "n/a",
-				f.ran ? disc : "n/a", f.ran ? run : "n/a", bench_fmt(f.fps, 1),
-				bench_fmt(f.reduction, 1), c->failed_runs +
-				c->join_failed_runs > 0 ? "  (some runs failed)" : "");
+			fprintf(outs[o],
+					"%-8s %4.0f %-6s %-20s %4s %6s %8s %8s %8s %6s "
+					"%6s %4s %6s %7s%s\n",
+					setup_name(c), c->hz, cost_name(c), c->label, runs,
+					f.ran ? events : "n/a", bench_fmt(f.p50, 2),
+					bench_fmt(f.p95, 2), bench_fmt(f.vitrail_p50, 2),
+					f.ran ? frames : "n/a", f.ran ? disc : "n/a",
+					f.ran ? run : "n/a", bench_fmt(f.fps, 1),
+					bench_fmt(f.reduction, 1),
+					c->failed_runs + c->join_failed_runs > 0 ?
+							"  (some runs failed)" :
+							"");
 		}
 		if (csv != NULL) {
 			char ft_run[16];
 			snprintf(ft_run, sizeof(ft_run), "%d", c->ft_max_drop_run);
-			fprintf(csv, "%s,%g,%.3f,%s,%s,%d,%d,%d,%d,%zu,%zu,%s,%s,%s,%zu,"
-				"%zu,%s,%zu,%s,%s,%s\n", setup_name(c), c->hz,
-				config_cost_ms(c),
-				cost_name(c), c->path, c->tearing ? 1 : 0, c->runs,
-				c->failed_runs + c->join_failed_runs, c->unsupported ? 0 : 1,
-				c->latency_ms.len, c->unanswered, bench_fmt(f.p50, 3),
-				bench_fmt(f.p95, 3), bench_fmt(f.vitrail_p50, 3), c->frames,
-				c->discarded, f.ran ? run : "n/a", c->ft_discarded,
-				f.ran ? ft_run : "n/a", bench_fmt(f.fps, 2),
-				bench_fmt(f.reduction, 2));
+			fprintf(csv,
+					"%s,%g,%.3f,%s,%s,%d,%d,%d,%d,%zu,%zu,%s,%s,%s,%zu,"
+					"%zu,%s,%zu,%s,%s,%s\n",
+					setup_name(c), c->hz, config_cost_ms(c), cost_name(c),
+					c->path, c->tearing ? 1 : 0, c->runs,
+					c->failed_runs + c->join_failed_runs,
+					c->unsupported ? 0 : 1, c->latency_ms.len, c->unanswered,
+					bench_fmt(f.p50, 3), bench_fmt(f.p95, 3),
+					bench_fmt(f.vitrail_p50, 3), c->frames, c->discarded,
+					f.ran ? run : "n/a", c->ft_discarded,
+					f.ran ? ft_run : "n/a", bench_fmt(f.fps, 2),
+					bench_fmt(f.reduction, 2));
 		}
 	}
 	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "lat: driver send -> presentation of the first probe "
-			"frame drawing that event or a later one; vitrail: frame log "
-			"presented_ns - input_ns; disc: probe frames discarded, run: "
-			"the most in a row; render: the probe's busy work per frame (p: "
-			"of a period); reduct: median latency vs vsync, same backend, "
-			"rate and render cost\n");
+		fprintf(outs[o],
+				"lat: driver send -> presentation of the first probe "
+				"frame drawing that event or a later one; vitrail: frame log "
+				"presented_ns - input_ns; disc: probe frames discarded, run: "
+				"the most in a row; render: the probe's busy work per frame "
+				"(p: "
+				"of a period); reduct: median latency vs vsync, same backend, "
+				"rate and render cost\n");
 		for (int i = 0; i < bench->nconfigs; i++) {
 			struct config *c = &bench->configs[i];
 			if (c->unsupported) {
 				fprintf(outs[o], "n/a %s %.0f Hz %s %s: %s\n", setup_name(c),
-					c->hz, cost_name(c), c->label, c->why);
+						c->hz, cost_name(c), c->label, c->why);
 			}
 		}
 	}
@@ -794,8 +819,8 @@ static void print_summary(struct bench *bench) {
 	double red[2] = { NAN, NAN };
 	const double rates[2] = { 60, 120 };
 	for (int r = 0; r < 2; r++) {
-		struct config *ll = find_config(bench, false, rates[r], 2,
-			"low-latency");
+		struct config *ll =
+				find_config(bench, false, rates[r], 2, "low-latency");
 		if (ll != NULL) {
 			red[r] = config_figures(bench, ll).reduction;
 		}
@@ -809,11 +834,13 @@ static void print_summary(struct bench *bench) {
 		}
 	}
 	printf("summary: latency_reduction=%s latency_reduction_120=%s "
-		"max_consecutive_drops=%s\n", bench_fmt(red[0], 1),
-		bench_fmt(red[1], 1), bench_fmt(max_run >= 0 ? max_run : NAN, 0));
+		   "max_consecutive_drops=%s\n",
+			bench_fmt(red[0], 1), bench_fmt(red[1], 1),
+			bench_fmt(max_run >= 0 ? max_run : NAN, 0));
 }
 
-/* ---- main ----------------------------------------------------------------- */
+/* ---- main -----------------------------------------------------------------
+ */
 
 static void add_config(struct bench *bench, bool nested, double hz,
 		double cost_ms, double cost_periods, const char *label) {
@@ -823,7 +850,7 @@ static void add_config(struct bench *bench, bool nested, double hz,
 	bench->configs[bench->nconfigs++] = (struct config){
 		.label = label,
 		.path = strncmp(label, "low-latency", 11) == 0 ? "low-latency" :
-			"vsync",
+														 "vsync",
 		.tearing = strstr(label, "tearing") != NULL,
 		.nested = nested,
 		.hz = hz,
@@ -833,9 +860,10 @@ static void add_config(struct bench *bench, bool nested, double hz,
 }
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: bench-latency --vitrail PATH --probe PATH --driver "
-		"PATH --out DIR [--reps N] [--seconds S] [--rate HZ] [--speed PX] "
-		"[--nested-reps N] [--no-sweep]\n");
+	fprintf(f,
+			"Usage: bench-latency --vitrail PATH --probe PATH --driver "
+			"PATH --out DIR [--reps N] [--seconds S] [--rate HZ] [--speed PX] "
+			"[--nested-reps N] [--no-sweep]\n");
 }
 
 static void remove_runtime_dir(struct bench *bench) {
@@ -843,7 +871,7 @@ static void remove_runtime_dir(struct bench *bench) {
 	char *cmd = bench_asprintf("rm -rf '%s'", bench->runtime_dir);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "bench-latency: could not remove %s\n",
-			bench->runtime_dir);
+				bench->runtime_dir);
 	}
 	free(cmd);
 }
@@ -853,8 +881,12 @@ int main(int argc, char *argv[]) {
 	if (engines_rc >= 0) {
 		return engines_rc;
 	}
-	struct bench bench = { .reps = 5, .nested_reps = -1, .sweep = true,
-		.seconds = 2, .rate = 240, .speed = 960 };
+	struct bench bench = { .reps = 5,
+		.nested_reps = -1,
+		.sweep = true,
+		.seconds = 2,
+		.rate = 240,
+		.speed = 960 };
 	static const struct option long_options[] = {
 		{ "vitrail", required_argument, NULL, 'v' },
 		{ "probe", required_argument, NULL, 'p' },
@@ -872,42 +904,18 @@ int main(int argc, char *argv[]) {
 	int opt;
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'v':
-			bench.vitrail = optarg;
-			break;
-		case 'p':
-			bench.probe = optarg;
-			break;
-		case 'd':
-			bench.driver = optarg;
-			break;
-		case 'o':
-			bench.out = optarg;
-			break;
-		case 'r':
-			bench.reps = atoi(optarg);
-			break;
-		case 's':
-			bench.seconds = strtod(optarg, NULL);
-			break;
-		case 'R':
-			bench.rate = strtod(optarg, NULL);
-			break;
-		case 'S':
-			bench.speed = strtod(optarg, NULL);
-			break;
-		case 'n':
-			bench.nested_reps = atoi(optarg);
-			break;
-		case 'w':
-			bench.sweep = false;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return 2;
+		case 'v': bench.vitrail = optarg; break;
+		case 'p': bench.probe = optarg; break;
+		case 'd': bench.driver = optarg; break;
+		case 'o': bench.out = optarg; break;
+		case 'r': bench.reps = atoi(optarg); break;
+		case 's': bench.seconds = strtod(optarg, NULL); break;
+		case 'R': bench.rate = strtod(optarg, NULL); break;
+		case 'S': bench.speed = strtod(optarg, NULL); break;
+		case 'n': bench.nested_reps = atoi(optarg); break;
+		case 'w': bench.sweep = false; break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (bench.nested_reps < 0) {
@@ -919,8 +927,9 @@ int main(int argc, char *argv[]) {
 			bench.seconds > 60 || !(bench.rate >= 10) || bench.rate > 2000 ||
 			!(bench.speed >= bench.rate) || bench.speed > 100000) {
 		usage(stderr);
-		fprintf(stderr, "(--reps 1 to 50, --seconds 0.5 to 60, --rate 10 to "
-			"2000, --speed at least --rate: a pixel per event)\n");
+		fprintf(stderr,
+				"(--reps 1 to 50, --seconds 0.5 to 60, --rate 10 to "
+				"2000, --speed at least --rate: a pixel per event)\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -960,7 +969,8 @@ int main(int argc, char *argv[]) {
 	bench.env = (struct bench_env){ bench.runtime_dir, bench.config_dir,
 		bench.vitrail };
 	printf("bench-latency: %s, %d configurations, %d repetitions (nested "
-		"%d)\n", bench.vitrail, bench.nconfigs, bench.reps, bench.nested_reps);
+		   "%d)\n",
+			bench.vitrail, bench.nconfigs, bench.reps, bench.nested_reps);
 
 	char *runs_path = bench_asprintf("%s/latency-runs.csv", bench.out);
 	bench.runs_csv = fopen(runs_path, "w");
@@ -968,15 +978,16 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, "bench-latency: cannot write %s\n", runs_path);
 		return EXIT_FAILURE;
 	}
-	fprintf(bench.runs_csv, "run,rep,backend,refresh_hz,render_ms,path,"
-		"tearing,ok,unsupported,events,join_errors,events_measured,"
-		"latency_median_ms,latency_p95_ms,vitrail_median_ms,frames,"
-		"discarded,max_consecutive_discarded,ft_discarded,"
-		"ft_max_consecutive_discarded,motion_s\n");
+	fprintf(bench.runs_csv,
+			"run,rep,backend,refresh_hz,render_ms,path,"
+			"tearing,ok,unsupported,events,join_errors,events_measured,"
+			"latency_median_ms,latency_p95_ms,vitrail_median_ms,frames,"
+			"discarded,max_consecutive_discarded,ft_discarded,"
+			"ft_max_consecutive_discarded,motion_s\n");
 
 	int64_t started = bench_now_ms();
-	int most_reps = bench.reps > bench.nested_reps ? bench.reps :
-		bench.nested_reps;
+	int most_reps =
+			bench.reps > bench.nested_reps ? bench.reps : bench.nested_reps;
 	for (int rep = 0; rep < most_reps; rep++) {
 		for (int k = 0; k < bench.nconfigs; k++) {
 			int i = rep % 2 == 0 ? k : bench.nconfigs - 1 - k;
@@ -990,7 +1001,7 @@ int main(int argc, char *argv[]) {
 	}
 	fclose(bench.runs_csv);
 	printf("%d runs in %.0f s; wrote %s\n", bench.nruns,
-		(double)(bench_now_ms() - started) / 1e3, runs_path);
+			(double)(bench_now_ms() - started) / 1e3, runs_path);
 
 	write_reports(&bench);
 	write_plot(&bench);

@@ -116,7 +116,8 @@ static double now_s(void) {
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* ---- running vitrail ------------------------------------------------------ */
+/* ---- running vitrail ------------------------------------------------------
+ */
 
 /* Run argv with stdout and stderr in log_path (NULL: /dev/null) and the
  * bench's private environment; kill it (its process group) after
@@ -137,8 +138,8 @@ static int run_process(struct bench *bench, const char *const argv[],
 		if (getppid() != parent) {
 			_exit(127);
 		}
-		FILE *log = freopen(log_path != NULL ? log_path : "/dev/null", "w",
-			stdout);
+		FILE *log =
+				freopen(log_path != NULL ? log_path : "/dev/null", "w", stdout);
 		if (log == NULL || dup2(fileno(stdout), STDERR_FILENO) < 0) {
 			_exit(127);
 		}
@@ -150,7 +151,7 @@ static int run_process(struct bench *bench, const char *const argv[],
 		unsetenv("VITRAIL_FRAME_LOG");
 		execv(argv[0], (char *const *)argv);
 		fprintf(stderr, "bench-pacing: cannot run %s: %s\n", argv[0],
-			strerror(errno));
+				strerror(errno));
 		_exit(127);
 	}
 	setpgid(pid, pid); // also here: no race with the child's own call
@@ -166,8 +167,10 @@ static int run_process(struct bench *bench, const char *const argv[],
 			return -1;
 		}
 		if (now_s() >= deadline) {
-			fprintf(stderr, "bench-pacing: %s still runs after %.0f s: "
-				"killing it\n", argv[0], timeout_s);
+			fprintf(stderr,
+					"bench-pacing: %s still runs after %.0f s: "
+					"killing it\n",
+					argv[0], timeout_s);
 			kill(pid, SIGTERM);
 			for (int i = 0; i < 150 && waitpid(pid, &status, WNOHANG) == 0;
 					i++) {
@@ -303,8 +306,8 @@ static void read_frame_log(const char *path, struct config *config,
 			bench_values_add(&config->cpu_copies, c);
 		}
 		double f = csv_number(&csv, in_flight);
-		if (!isnan(f) && (isnan(run->in_flight_max) ||
-				f > run->in_flight_max)) {
+		if (!isnan(f) &&
+				(isnan(run->in_flight_max) || f > run->in_flight_max)) {
 			run->in_flight_max = f;
 		}
 		const char *sample = csv_field(&csv, samples);
@@ -324,8 +327,9 @@ static void read_frame_log(const char *path, struct config *config,
 	csv_close(&csv);
 	run->main_thread_median_ms = bench_values_median(&main_ms);
 	run->cpu_copies_median = bench_values_median(&copies_v);
-	if (!isnan(run->in_flight_max) && (isnan(config->in_flight_max) ||
-			run->in_flight_max > config->in_flight_max)) {
+	if (!isnan(run->in_flight_max) &&
+			(isnan(config->in_flight_max) ||
+					run->in_flight_max > config->in_flight_max)) {
 		config->in_flight_max = run->in_flight_max;
 	}
 	if (!isnan(run->first_late_ms)) {
@@ -340,10 +344,10 @@ static void read_frame_log(const char *path, struct config *config,
 
 static bool run_config(struct bench *bench, struct config *config, int rep) {
 	int n = ++bench->nruns;
-	const char *label = bench->have_pipeline_option ? config->pipeline :
-		"default";
+	const char *label =
+			bench->have_pipeline_option ? config->pipeline : "default";
 	char *base = bench_asprintf("%s/run%02d-%.0fhz-%s", bench->runs_dir, n,
-		config->hz, label);
+			config->hz, label);
 	char *log = bench_asprintf("%s.log", base);
 	char *frame_log = bench_asprintf("%s-frames.csv", base);
 	char *stats = bench_asprintf("%s-stats.txt", base);
@@ -358,11 +362,11 @@ static bool run_config(struct bench *bench, struct config *config, int rep) {
 	char *probe_q = shell_quote(bench->probe);
 	char *csv_q = shell_quote(probe_csv);
 	char *probe_cmd = bench_asprintf("exec %s --frames %d --skip %d --csv %s "
-		"--timeout %.0f --app-id probe", probe_q, frames, skip, csv_q,
-		bench->seconds + 5);
+									 "--timeout %.0f --app-id probe",
+			probe_q, frames, skip, csv_q, bench->seconds + 5);
 	char *chat_q = shell_quote(bench->chat);
 	char *chat_cmd = bench_asprintf("exec %s --animate-after %d --app-id chat",
-		chat_q, CHAT_ANIMATE_AFTER_MS);
+			chat_q, CHAT_ANIMATE_AFTER_MS);
 	char refresh[32], exit_after[32], socket[64];
 	snprintf(refresh, sizeof(refresh), "%g", config->hz);
 	snprintf(exit_after, sizeof(exit_after), "%g", bench->seconds);
@@ -402,41 +406,51 @@ static bool run_config(struct bench *bench, struct config *config, int rep) {
 	argv[argc] = NULL;
 
 	struct run run = {
-		.latency_median = NAN, .latency_p95 = NAN,
-		.main_thread_median_ms = NAN, .cpu_copies_median = NAN,
-		.in_flight_max = NAN, .first_late_ms = NAN, .first_render_ms = NAN,
+		.latency_median = NAN,
+		.latency_p95 = NAN,
+		.main_thread_median_ms = NAN,
+		.cpu_copies_median = NAN,
+		.in_flight_max = NAN,
+		.first_late_ms = NAN,
+		.first_render_ms = NAN,
 	};
-	run.status = run_process(bench, argv, log,
-		bench->seconds + HANG_GRACE_S);
+	run.status = run_process(bench, argv, log, bench->seconds + HANG_GRACE_S);
 	bool ok = run.status >= 0 && WIFEXITED(run.status) &&
-		WEXITSTATUS(run.status) == 0;
+			WEXITSTATUS(run.status) == 0;
 	config->runs++;
 	if (!ok) {
 		config->failed_runs++;
-		fprintf(stderr, "bench-pacing: run %d (%.0f Hz, %s) failed (%s); "
-			"see %s\n", n, config->hz, label,
-			run.status < 0 ? "hung, killed" : "vitrail exited with an error",
-			log);
+		fprintf(stderr,
+				"bench-pacing: run %d (%.0f Hz, %s) failed (%s); "
+				"see %s\n",
+				n, config->hz, label,
+				run.status < 0 ? "hung, killed" :
+								 "vitrail exited with an error",
+				log);
 	}
 	run.probe_ok = read_probe_csv(probe_csv, &config->latency_periods, &run);
 	if (!run.probe_ok) {
-		fprintf(stderr, "bench-pacing: run %d: the probe wrote no %s "
-			"(see %s)\n", n, probe_csv, log);
+		fprintf(stderr,
+				"bench-pacing: run %d: the probe wrote no %s "
+				"(see %s)\n",
+				n, probe_csv, log);
 	}
 	read_frame_log(frame_log, config, &run);
 
 	printf("  run %2d  rep %d  %5.0f Hz  %-7s  log rows %4zu  latency %s / %s "
-		"periods  main %s ms  first anim late %s ms (render %s ms)%s\n", n,
-		rep + 1, config->hz, label, run.frames, bench_fmt(run.latency_median, 3),
-		bench_fmt(run.latency_p95, 3), bench_fmt(run.main_thread_median_ms, 3),
-		bench_fmt(run.first_late_ms, 2), bench_fmt(run.first_render_ms, 2),
-		ok ? "" : "  FAILED");
+		   "periods  main %s ms  first anim late %s ms (render %s ms)%s\n",
+			n, rep + 1, config->hz, label, run.frames,
+			bench_fmt(run.latency_median, 3), bench_fmt(run.latency_p95, 3),
+			bench_fmt(run.main_thread_median_ms, 3),
+			bench_fmt(run.first_late_ms, 2), bench_fmt(run.first_render_ms, 2),
+			ok ? "" : "  FAILED");
 	fprintf(bench->runs_csv, "%d,%d,%g,%s,%d,%zu,%s,%s,%s,%s,%s,%s,%s\n", n,
-		rep + 1, config->hz, label, ok ? 1 : 0, run.frames,
-		bench_fmt(run.latency_median, 4), bench_fmt(run.latency_p95, 4),
-		bench_fmt(run.main_thread_median_ms, 4), bench_fmt(run.cpu_copies_median, 2),
-		bench_fmt(run.in_flight_max, 0), bench_fmt(run.first_late_ms, 3),
-		bench_fmt(run.first_render_ms, 3));
+			rep + 1, config->hz, label, ok ? 1 : 0, run.frames,
+			bench_fmt(run.latency_median, 4), bench_fmt(run.latency_p95, 4),
+			bench_fmt(run.main_thread_median_ms, 4),
+			bench_fmt(run.cpu_copies_median, 2),
+			bench_fmt(run.in_flight_max, 0), bench_fmt(run.first_late_ms, 3),
+			bench_fmt(run.first_render_ms, 3));
 	fflush(bench->runs_csv);
 
 	free(base);
@@ -452,11 +466,12 @@ static bool run_config(struct bench *bench, struct config *config, int rep) {
 	return ok;
 }
 
-/* ---- report --------------------------------------------------------------- */
+/* ---- report ---------------------------------------------------------------
+ */
 
 struct figures {
-	double latency_median, latency_p95, main_ms, copies, in_flight,
-		first_late, first_render;
+	double latency_median, latency_p95, main_ms, copies, in_flight, first_late,
+			first_render;
 };
 
 static struct figures config_figures(struct config *c) {
@@ -480,34 +495,41 @@ static void write_reports(struct bench *bench) {
 	FILE *csv = fopen(csv_path, "w");
 	FILE *txt = fopen(txt_path, "w");
 	if (csv != NULL) {
-		fprintf(csv, "refresh_hz,pipeline,runs,failed_runs,latency_frames,"
-			"latency_median_periods,latency_p95_periods,main_thread_ms,"
-			"main_thread_source,cpu_copies,in_flight_max,"
-			"first_frame_late_ms,first_frame_render_ms\n");
+		fprintf(csv,
+				"refresh_hz,pipeline,runs,failed_runs,latency_frames,"
+				"latency_median_periods,latency_p95_periods,main_thread_ms,"
+				"main_thread_source,cpu_copies,in_flight_max,"
+				"first_frame_late_ms,first_frame_render_ms\n");
 	}
 	FILE *outs[] = { stdout, txt };
 	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "\nframe pacing, vitrail headless 1280x720, %d "
-			"repetitions interleaved, %.1f s per run\n", bench->reps,
-			bench->seconds);
-		fprintf(outs[o], "%-8s %-8s %5s %8s %10s %10s %10s %7s %9s %10s "
-			"%10s\n", "refresh", "pipeline", "runs", "frames", "lat p50",
-			"lat p95", "main ms", "copies", "in flight", "1st anim",
-			"1st anim");
-		fprintf(outs[o], "%-8s %-8s %5s %8s %10s %10s %10s %7s %9s %10s "
-			"%10s\n", "", "", "", "(probe)", "(periods)", "(periods)",
-			"per frame", "/frame", "max", "late ms", "render ms");
+		fprintf(outs[o],
+				"\nframe pacing, vitrail headless 1280x720, %d "
+				"repetitions interleaved, %.1f s per run\n",
+				bench->reps, bench->seconds);
+		fprintf(outs[o],
+				"%-8s %-8s %5s %8s %10s %10s %10s %7s %9s %10s "
+				"%10s\n",
+				"refresh", "pipeline", "runs", "frames", "lat p50", "lat p95",
+				"main ms", "copies", "in flight", "1st anim", "1st anim");
+		fprintf(outs[o],
+				"%-8s %-8s %5s %8s %10s %10s %10s %7s %9s %10s "
+				"%10s\n",
+				"", "", "", "(probe)", "(periods)", "(periods)", "per frame",
+				"/frame", "max", "late ms", "render ms");
 	}
 	for (int i = 0; i < NCONFIGS; i++) {
 		struct config *c = &bench->configs[i];
 		struct figures f = config_figures(c);
-		const char *label = c->skipped ? "async" :
-			bench->have_pipeline_option ? c->pipeline : "default";
+		const char *label = c->skipped      ? "async" :
+				bench->have_pipeline_option ? c->pipeline :
+											  "default";
 		const char *source = c->main_thread_fallback ?
-			"render_end-render_start" : "main_thread_us";
+				"render_end-render_start" :
+				"main_thread_us";
 		char hz[16], runs[16], frames[16];
 		snprintf(hz, sizeof(hz), "%.0f Hz", c->hz);
 		snprintf(runs, sizeof(runs), "%d", c->runs);
@@ -516,23 +538,25 @@ static void write_reports(struct bench *bench) {
 			if (outs[o] == NULL) {
 				continue;
 			}
-			fprintf(outs[o], "%-8s %-8s %5s %8s %10s %10s %9s%s %7s %9s "
-				"%10s %10s%s\n", hz, label, c->skipped ? "-" : runs,
-				c->skipped ? "-" : frames, bench_fmt(f.latency_median, 3),
-				bench_fmt(f.latency_p95, 3), bench_fmt(f.main_ms, 3),
-				c->main_thread_fallback && !c->skipped ? "*" : " ",
-				bench_fmt(f.copies, 1), bench_fmt(f.in_flight, 0), bench_fmt(f.first_late, 2),
-				bench_fmt(f.first_render, 2),
-				c->failed_runs > 0 ? "  (some runs failed)" : "");
+			fprintf(outs[o],
+					"%-8s %-8s %5s %8s %10s %10s %9s%s %7s %9s "
+					"%10s %10s%s\n",
+					hz, label, c->skipped ? "-" : runs,
+					c->skipped ? "-" : frames, bench_fmt(f.latency_median, 3),
+					bench_fmt(f.latency_p95, 3), bench_fmt(f.main_ms, 3),
+					c->main_thread_fallback && !c->skipped ? "*" : " ",
+					bench_fmt(f.copies, 1), bench_fmt(f.in_flight, 0),
+					bench_fmt(f.first_late, 2), bench_fmt(f.first_render, 2),
+					c->failed_runs > 0 ? "  (some runs failed)" : "");
 		}
 		if (csv != NULL) {
 			fprintf(csv, "%g,%s,%d,%d,%zu,%s,%s,%s,%s,%s,%s,%s,%s\n", c->hz,
-				label, c->skipped ? 0 : c->runs, c->failed_runs,
-				c->skipped ? (size_t)0 : c->latency_periods.len,
-				bench_fmt(f.latency_median, 4), bench_fmt(f.latency_p95, 4),
-				bench_fmt(f.main_ms, 4), c->skipped ? "n/a" : source,
-				bench_fmt(f.copies, 2), bench_fmt(f.in_flight, 0), bench_fmt(f.first_late, 3),
-				bench_fmt(f.first_render, 3));
+					label, c->skipped ? 0 : c->runs, c->failed_runs,
+					c->skipped ? (size_t)0 : c->latency_periods.len,
+					bench_fmt(f.latency_median, 4), bench_fmt(f.latency_p95, 4),
+					bench_fmt(f.main_ms, 4), c->skipped ? "n/a" : source,
+					bench_fmt(f.copies, 2), bench_fmt(f.in_flight, 0),
+					bench_fmt(f.first_late, 3), bench_fmt(f.first_render, 3));
 		}
 	}
 	for (int o = 0; o < 2; o++) {
@@ -540,16 +564,19 @@ static void write_reports(struct bench *bench) {
 			continue;
 		}
 		if (bench->configs[0].main_thread_fallback) {
-			fprintf(outs[o], "* the frame log has no main_thread_us: "
-				"render_end_ns - render_start_ns instead\n");
+			fprintf(outs[o],
+					"* the frame log has no main_thread_us: "
+					"render_end_ns - render_start_ns instead\n");
 		}
 		if (!bench->have_pipeline_option) {
-			fprintf(outs[o], "vitrail rejects --frame-pipeline: 'default' "
-				"is its only (synchronous) pipeline; async is n/a\n");
+			fprintf(outs[o],
+					"vitrail rejects --frame-pipeline: 'default' "
+					"is its only (synchronous) pipeline; async is n/a\n");
 		}
-		fprintf(outs[o], "1st anim: the chat client's first animated frame "
-			"(median of runs): late = presented_ns - target_vblank_ns, "
-			"render = render_end_ns - render_start_ns\n");
+		fprintf(outs[o],
+				"1st anim: the chat client's first animated frame "
+				"(median of runs): late = presented_ns - target_vblank_ns, "
+				"render = render_end_ns - render_start_ns\n");
 	}
 	if (csv != NULL) {
 		fclose(csv);
@@ -574,23 +601,26 @@ static void print_summary_line(struct bench *bench, const char *prefix,
 		in_flight = g.in_flight;
 	}
 	printf("%s: commit_to_present_periods=%s main_thread_ms=%s cpu_copies=%s "
-		"frames_in_flight=%s first_frame_late_ms=%s\n", prefix,
-		bench_fmt(f.latency_median, 3), bench_fmt(f.main_ms, 3), bench_fmt(f.copies, 1),
-		bench_fmt(in_flight, 0), bench_fmt(f.first_late, 2));
+		   "frames_in_flight=%s first_frame_late_ms=%s\n",
+			prefix, bench_fmt(f.latency_median, 3), bench_fmt(f.main_ms, 3),
+			bench_fmt(f.copies, 1), bench_fmt(in_flight, 0),
+			bench_fmt(f.first_late, 2));
 }
 
-/* ---- main ----------------------------------------------------------------- */
+/* ---- main -----------------------------------------------------------------
+ */
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: bench-pacing --vitrail PATH --probe PATH --chat PATH "
-		"--out DIR [--reps N] [--seconds S]\n");
+	fprintf(f,
+			"Usage: bench-pacing --vitrail PATH --probe PATH --chat PATH "
+			"--out DIR [--reps N] [--seconds S]\n");
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type,
 		struct FTW *ftw) {
 	if (remove(path) < 0) {
 		fprintf(stderr, "bench-pacing: cannot remove %s: %s\n", path,
-			strerror(errno));
+				strerror(errno));
 	}
 	return 0;
 }
@@ -620,38 +650,24 @@ int main(int argc, char *argv[]) {
 	int opt;
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'v':
-			bench.vitrail = optarg;
-			break;
-		case 'p':
-			bench.probe = optarg;
-			break;
-		case 'c':
-			bench.chat = optarg;
-			break;
-		case 'o':
-			bench.out = optarg;
-			break;
-		case 'r':
-			bench.reps = atoi(optarg);
-			break;
-		case 's':
-			bench.seconds = strtod(optarg, NULL);
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return 2;
+		case 'v': bench.vitrail = optarg; break;
+		case 'p': bench.probe = optarg; break;
+		case 'c': bench.chat = optarg; break;
+		case 'o': bench.out = optarg; break;
+		case 'r': bench.reps = atoi(optarg); break;
+		case 's': bench.seconds = strtod(optarg, NULL); break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (bench.vitrail == NULL || bench.probe == NULL || bench.chat == NULL ||
 			bench.out == NULL || bench.reps < 1 || bench.reps > 50 ||
 			!(bench.seconds >= 2.5) || bench.seconds > 60) {
 		usage(stderr);
-		fprintf(stderr, "(--reps 1 to 50, --seconds 2.5 to 60: the chat "
-			"client animates after %d ms)\n", CHAT_ANIMATE_AFTER_MS);
+		fprintf(stderr,
+				"(--reps 1 to 50, --seconds 2.5 to 60: the chat "
+				"client animates after %d ms)\n",
+				CHAT_ANIMATE_AFTER_MS);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -669,18 +685,21 @@ int main(int argc, char *argv[]) {
 	mkdir(bench.config_dir, 0700);
 
 	bench.have_pipeline_option = vitrail_accepts_pipeline(&bench, "sync") &&
-		vitrail_accepts_pipeline(&bench, "async");
+			vitrail_accepts_pipeline(&bench, "async");
 	const double rates[] = { 60, 120 };
 	for (int r = 0; r < 2; r++) {
 		bench.configs[2 * r] = (struct config){ .hz = rates[r],
-			.pipeline = "sync", .in_flight_max = NAN };
+			.pipeline = "sync",
+			.in_flight_max = NAN };
 		bench.configs[2 * r + 1] = (struct config){ .hz = rates[r],
-			.pipeline = "async", .in_flight_max = NAN,
+			.pipeline = "async",
+			.in_flight_max = NAN,
 			.skipped = !bench.have_pipeline_option };
 	}
 	printf("bench-pacing: %s; %s\n", bench.vitrail,
-		bench.have_pipeline_option ? "--frame-pipeline sync|async" :
-		"--frame-pipeline rejected (n/a): running its default pipeline");
+			bench.have_pipeline_option ? "--frame-pipeline sync|async" :
+										 "--frame-pipeline rejected (n/a): "
+										 "running its default pipeline");
 
 	char *runs_path = bench_asprintf("%s/pacing-runs.csv", bench.out);
 	bench.runs_csv = fopen(runs_path, "w");
@@ -688,10 +707,11 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, "bench-pacing: cannot write %s\n", runs_path);
 		return EXIT_FAILURE;
 	}
-	fprintf(bench.runs_csv, "run,rep,refresh_hz,pipeline,ok,frames,"
-		"latency_median_periods,latency_p95_periods,main_thread_ms,"
-		"cpu_copies,in_flight_max,first_frame_late_ms,"
-		"first_frame_render_ms\n");
+	fprintf(bench.runs_csv,
+			"run,rep,refresh_hz,pipeline,ok,frames,"
+			"latency_median_periods,latency_p95_periods,main_thread_ms,"
+			"cpu_copies,in_flight_max,first_frame_late_ms,"
+			"first_frame_render_ms\n");
 
 	// A B A B ...: every repetition runs every configuration, the order
 	// reversed every other repetition.
@@ -709,13 +729,12 @@ int main(int argc, char *argv[]) {
 	}
 	fclose(bench.runs_csv);
 	printf("%d runs in %.0f s; wrote %s\n", bench.nruns, now_s() - started,
-		runs_path);
+			runs_path);
 
 	write_reports(&bench);
 	print_summary_line(&bench, "baseline", &bench.configs[0],
-		&bench.configs[2]);
-	print_summary_line(&bench, "summary", &bench.configs[1],
-		&bench.configs[3]);
+			&bench.configs[2]);
+	print_summary_line(&bench, "summary", &bench.configs[1], &bench.configs[3]);
 
 	remove_tree(bench.runtime_dir);
 	for (int i = 0; i < NCONFIGS; i++) {

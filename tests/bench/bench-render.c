@@ -26,12 +26,12 @@
  * are printed; the summary's speedup_heavy, speedup_all, min_ratio,
  * serial_fraction and prim_budget_ratio are those of the engine vitrail's
  * compositor draws with on this machine (--engine auto, chosen before any
- * timed frame: see choose_engine), the other engine's under suffixed keys. Heavy scenes: a fixed property of the scene, never a timing:
- * at least --heavy-commands display-list commands (default 300), so the
- * heavy set is the same in every run; the all-scene median is printed
- * beside it, and the worst scene (min_ratio).
- * Before any scene, each parallel worker count is calibrated once
- * (vr_renderer_calibrate: the granularity of chunks and the inline
+ * timed frame: see choose_engine), the other engine's under suffixed keys.
+ * Heavy scenes: a fixed property of the scene, never a timing: at least
+ * --heavy-commands display-list commands (default 300), so the heavy set is the
+ * same in every run; the all-scene median is printed beside it, and the worst
+ * scene (min_ratio). Before any scene, each parallel worker count is calibrated
+ * once (vr_renderer_calibrate: the granularity of chunks and the inline
  * threshold, measured on this machine, outside the timed runs); every
  * renderer of the run uses those figures, and each frame's mode (inline or
  * handed over) and chunk count are recorded.
@@ -112,53 +112,58 @@ enum engine_choice {
 	ENGINE_CPU,
 };
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
 	fprintf(f,
-		"usage: bench-render [options]\n"
-		"  --scenes DIR[:DIR...]  tree dumps *.txt (textures in DIR/textures);\n"
-		"                    may be given several times\n"
-		"  --our-scenes DIR  our JSON scenes *.json\n"
-		"  --textures DIR    images the scenes name (default: DIR/textures of\n"
-		"                    each --scenes directory)\n"
-		"  --out DIR         where bench-render.csv/.png go (default .)\n"
-		"  --only TEXT       only scene files whose name contains TEXT\n"
-		"  --frames N        warm frames measured per mode (default 15)\n"
-		"  --warmup N        warm-up frames per mode (default 3)\n"
-		"  --cold N          cold frames per mode (default 2)\n"
-		"  --workers N       parallel modes W = 1 .. N (default: cores)\n"
-		"  --heavy-commands N  heavy: at least N commands (default 300)\n"
-		"  --budget-ms X     primitive budget (default 8.33)\n"
-		"  --ramp-frames N   frames per ramp point and mode (default 5)\n"
-		"  --scene-budget S  seconds per scene: past a third of it no more\n"
-		"                    cold frames beyond the first, past a quarter no\n"
-		"                    more warm-up, past all of it no more warm frames\n"
-		"                    beyond 5 (default 15)\n"
-		"  --images          write <out>/frames/<scene>-<mode>-<output>.png\n"
-		"  --no-calibrate    no granularity: a handoff per task, never\n"
-		"                    inline (the parallel mode before it)\n"
-		"  --engine E        auto|vulkan|cpu: whose seq/parallel figures are\n"
-		"                    the summary's speedups (default auto: the engine\n"
-		"                    vitrail's compositor chooses on this machine)\n"
-		"  --no-ramp, --no-cairo, --no-memory, --verbose\n");
+			"usage: bench-render [options]\n"
+			"  --scenes DIR[:DIR...]  tree dumps *.txt (textures in "
+			"DIR/textures);\n"
+			"                    may be given several times\n"
+			"  --our-scenes DIR  our JSON scenes *.json\n"
+			"  --textures DIR    images the scenes name (default: DIR/textures "
+			"of\n"
+			"                    each --scenes directory)\n"
+			"  --out DIR         where bench-render.csv/.png go (default .)\n"
+			"  --only TEXT       only scene files whose name contains TEXT\n"
+			"  --frames N        warm frames measured per mode (default 15)\n"
+			"  --warmup N        warm-up frames per mode (default 3)\n"
+			"  --cold N          cold frames per mode (default 2)\n"
+			"  --workers N       parallel modes W = 1 .. N (default: cores)\n"
+			"  --heavy-commands N  heavy: at least N commands (default 300)\n"
+			"  --budget-ms X     primitive budget (default 8.33)\n"
+			"  --ramp-frames N   frames per ramp point and mode (default 5)\n"
+			"  --scene-budget S  seconds per scene: past a third of it no "
+			"more\n"
+			"                    cold frames beyond the first, past a quarter "
+			"no\n"
+			"                    more warm-up, past all of it no more warm "
+			"frames\n"
+			"                    beyond 5 (default 15)\n"
+			"  --images          write "
+			"<out>/frames/<scene>-<mode>-<output>.png\n"
+			"  --no-calibrate    no granularity: a handoff per task, never\n"
+			"                    inline (the parallel mode before it)\n"
+			"  --engine E        auto|vulkan|cpu: whose seq/parallel figures "
+			"are\n"
+			"                    the summary's speedups (default auto: the "
+			"engine\n"
+			"                    vitrail's compositor chooses on this "
+			"machine)\n"
+			"  --no-ramp, --no-cairo, --no-memory, --verbose\n");
 }
 
 /* ---- time and memory ---------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
+static uint64_t now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static double ms(uint64_t ns)
-{
+static double ms(uint64_t ns) {
 	return (double)ns / 1e6;
 }
 
-static double rss_mb(void)
-{
+static double rss_mb(void) {
 	FILE *f = fopen("/proc/self/statm", "r");
 	long pages = 0, resident = 0;
 	if (f != NULL) {
@@ -170,8 +175,7 @@ static double rss_mb(void)
 	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1048576.0;
 }
 
-static double heap_mb(void)
-{
+static double heap_mb(void) {
 	struct mallinfo2 mi = mallinfo2();
 	return (double)(mi.uordblks + mi.hblkhd) / 1048576.0;
 }
@@ -206,9 +210,21 @@ enum field {
 };
 
 static const char *const field_names[F_COUNT] = {
-	"cpu_ms", "prepare_ms", "execute_sum_ms", "execute_crit_ms",
-	"commit_ms", "ooo_commits", "commit_stalls", "gpu_ms", "full_ms",
-	"serial_pct", "tasks", "draws", "chunks", "cost", "inline_pct",
+	"cpu_ms",
+	"prepare_ms",
+	"execute_sum_ms",
+	"execute_crit_ms",
+	"commit_ms",
+	"ooo_commits",
+	"commit_stalls",
+	"gpu_ms",
+	"full_ms",
+	"serial_pct",
+	"tasks",
+	"draws",
+	"chunks",
+	"cost",
+	"inline_pct",
 };
 
 struct sample {
@@ -220,8 +236,7 @@ struct series {
 	size_t len, cap;
 };
 
-static void series_add(struct series *s, const struct sample *sample)
-{
+static void series_add(struct series *s, const struct sample *sample) {
 	if (s->len == s->cap) {
 		size_t cap = s->cap == 0 ? 32 : s->cap * 2;
 		struct sample *samples = realloc(s->samples, cap * sizeof(*samples));
@@ -234,15 +249,13 @@ static void series_add(struct series *s, const struct sample *sample)
 	s->samples[s->len++] = *sample;
 }
 
-static int compare_double(const void *a, const void *b)
-{
+static int compare_double(const void *a, const void *b) {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
 }
 
 /* q = 0.5: the median (mean of the middle two); otherwise nearest rank. */
-static double quantile(const double *values, size_t n, double q)
-{
+static double quantile(const double *values, size_t n, double q) {
 	if (n == 0) {
 		return NAN;
 	}
@@ -264,8 +277,7 @@ static double quantile(const double *values, size_t n, double q)
 }
 
 static double series_quantile(const struct series *s, enum field field,
-		double q)
-{
+		double q) {
 	double *v = malloc((s->len > 0 ? s->len : 1) * sizeof(*v));
 	if (v == NULL) {
 		return NAN;
@@ -278,8 +290,7 @@ static double series_quantile(const struct series *s, enum field field,
 	return r;
 }
 
-static double series_mean(const struct series *s, enum field field)
-{
+static double series_mean(const struct series *s, enum field field) {
 	double sum = 0.0;
 	for (size_t i = 0; i < s->len; i++) {
 		sum += s->samples[i].f[field];
@@ -299,8 +310,7 @@ struct instance {
 	pixman_image_t *images[BENCH_MAX_OUTPUTS];
 };
 
-static struct vr_renderer *renderer_for(const struct mode *mode)
-{
+static struct vr_renderer *renderer_for(const struct mode *mode) {
 	struct vr_renderer_options opts = {
 		.workers = mode->workers,
 		.sequential = mode->sequential,
@@ -317,8 +327,7 @@ static struct vr_renderer *renderer_for(const struct mode *mode)
 	return renderer;
 }
 
-static void instance_finish(struct instance *inst)
-{
+static void instance_finish(struct instance *inst) {
 	for (size_t i = 0; i < BENCH_MAX_OUTPUTS; i++) {
 		vr_target_destroy(inst->targets[i]);
 		inst->targets[i] = NULL;
@@ -338,8 +347,7 @@ static void instance_finish(struct instance *inst)
 }
 
 static bool instance_init(struct instance *inst, const struct mode *mode,
-		struct bench_scene *scene)
-{
+		struct bench_scene *scene) {
 	*inst = (struct instance){ .mode = mode };
 	if (mode->cairo) {
 		inst->peer = cairo_peer_create(scene);
@@ -352,7 +360,7 @@ static bool instance_init(struct instance *inst, const struct mode *mode,
 		}
 		for (size_t i = 0; i < scene->noutputs; i++) {
 			inst->images[i] = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-				scene->outputs[i].width, scene->outputs[i].height, NULL, 0);
+					scene->outputs[i].width, scene->outputs[i].height, NULL, 0);
 			if (inst->images[i] == NULL) {
 				instance_finish(inst);
 				return false;
@@ -366,7 +374,7 @@ static bool instance_init(struct instance *inst, const struct mode *mode,
 	}
 	for (size_t i = 0; i < scene->noutputs; i++) {
 		inst->targets[i] = vr_target_create(inst->renderer,
-			scene->outputs[i].width, scene->outputs[i].height);
+				scene->outputs[i].width, scene->outputs[i].height);
 		if (inst->targets[i] == NULL) {
 			instance_finish(inst);
 			return false;
@@ -381,8 +389,7 @@ static bool instance_init(struct instance *inst, const struct mode *mode,
  * covered by the busiest worker's execution (recording the tail and
  * submitting after the last task, waiting). Percent of the CPU frame.
  */
-static double serial_percent(const struct sample *s, bool sequential)
-{
+static double serial_percent(const struct sample *s, bool sequential) {
 	if (sequential || s->f[F_INLINE] > 0.0 || s->f[F_CPU] <= 0.0) {
 		return 100.0; /* an inline frame: all on the caller's thread */
 	}
@@ -394,8 +401,7 @@ static double serial_percent(const struct sample *s, bool sequential)
 }
 
 static bool render_frame(struct instance *inst, struct bench_scene *scene,
-		struct vr_tree *tree, struct sample *out)
-{
+		struct vr_tree *tree, struct sample *out) {
 	*out = (struct sample){ 0 };
 	if (inst->mode->cairo) {
 		uint64_t t0 = now_ns();
@@ -414,9 +420,9 @@ static bool render_frame(struct instance *inst, struct bench_scene *scene,
 			struct vr_mat view;
 			vr_mat_identity(&view);
 			vr_mat_translate(&view, (float)-scene->outputs[i].x,
-				(float)-scene->outputs[i].y);
+					(float)-scene->outputs[i].y);
 			ok = vr_cpu_render(inst->cpu, tree, inst->images[i], &view,
-				scene->clear, NULL);
+					scene->clear, NULL);
 		}
 		double t = ms(now_ns() - t0);
 		out->f[F_CPU] = out->f[F_FULL] = t;
@@ -431,7 +437,7 @@ static bool render_frame(struct instance *inst, struct bench_scene *scene,
 		};
 		vr_mat_identity(&jobs[i].view);
 		vr_mat_translate(&jobs[i].view, (float)-scene->outputs[i].x,
-			(float)-scene->outputs[i].y);
+				(float)-scene->outputs[i].y);
 	}
 	uint64_t t0 = now_ns();
 	bool ok = vr_render(inst->renderer, tree, jobs, scene->noutputs);
@@ -446,8 +452,10 @@ static bool render_frame(struct instance *inst, struct bench_scene *scene,
 	uint64_t after_submit = t->gpu_ns + t->readback_ns;
 	out->f[F_CPU] = ms(wall > after_submit ? wall - after_submit : 0);
 	out->f[F_EXEC_SUM] = ms(t->execute_ns);
-	out->f[F_EXEC_CRIT] = ms(inst->mode->sequential ||
-		t->execute_critical_ns == 0 ? t->execute_ns : t->execute_critical_ns);
+	out->f[F_EXEC_CRIT] =
+			ms(inst->mode->sequential || t->execute_critical_ns == 0 ?
+							t->execute_ns :
+							t->execute_critical_ns);
 	out->f[F_COMMIT] = ms(t->commit_ns);
 	out->f[F_GPU] = ms(t->gpu_ns);
 	out->f[F_FULL] = ms(t1 - t0);
@@ -513,18 +521,16 @@ struct bench {
 };
 
 static double result_med(const struct scene_result *r, size_t mode,
-		enum phase phase, enum field field)
-{
+		enum phase phase, enum field field) {
 	return series_quantile(&r->series[mode][phase], field, 0.5);
 }
 
 /* ---- scene measurement -------------------------------------------------- */
 
 static void progress(const struct bench *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+		__attribute__((format(printf, 2, 3)));
 
-static void progress(const struct bench *b, const char *fmt, ...)
-{
+static void progress(const struct bench *b, const char *fmt, ...) {
 	if (!b->opts.verbose) {
 		return;
 	}
@@ -537,14 +543,12 @@ static void progress(const struct bench *b, const char *fmt, ...)
 #define MIN_WARM_FRAMES 5
 
 /* Seconds since t0. */
-static double since(uint64_t t0)
-{
+static double since(uint64_t t0) {
 	return (double)(now_ns() - t0) / 1e9;
 }
 
 static bool measure_cold(struct bench *b, struct bench_scene *scene,
-		struct scene_result *res, uint64_t t0)
-{
+		struct scene_result *res, uint64_t t0) {
 	int cold = scene->cold_samples > 0 ? scene->cold_samples : b->opts.cold;
 	for (int c = 0; c < cold; c++) {
 		if (c > 0 && since(t0) > b->opts.scene_budget_s / 3.0) {
@@ -584,8 +588,7 @@ static bool measure_cold(struct bench *b, struct bench_scene *scene,
 
 /* The instance's last frame as PNGs (for looking at, not compared). */
 static void write_frames(const struct bench *b, struct instance *inst,
-		struct bench_scene *scene)
-{
+		struct bench_scene *scene) {
 	char dir[1100];
 	snprintf(dir, sizeof(dir), "%s/frames", b->opts.out_dir);
 	mkdir(b->opts.out_dir, 0755);
@@ -594,7 +597,7 @@ static void write_frames(const struct bench *b, struct instance *inst,
 		int32_t w = scene->outputs[i].width, h = scene->outputs[i].height;
 		char path[1300];
 		snprintf(path, sizeof(path), "%s/%s-%s-%zu.png", dir, scene->name,
-			inst->mode->label, i);
+				inst->mode->label, i);
 		if (inst->mode->cairo) {
 			int32_t stride;
 			const void *data = cairo_peer_pixels(inst->peer, i, &stride);
@@ -603,7 +606,7 @@ static void write_frames(const struct bench *b, struct instance *inst,
 		}
 		if (inst->mode->cpu) {
 			vr_png_write(path, pixman_image_get_data(inst->images[i]), w, h,
-				pixman_image_get_stride(inst->images[i]), true);
+					pixman_image_get_stride(inst->images[i]), true);
 			continue;
 		}
 		void *pixels = malloc((size_t)w * 4 * (size_t)h);
@@ -616,8 +619,7 @@ static void write_frames(const struct bench *b, struct instance *inst,
 }
 
 static bool measure_warm(struct bench *b, struct bench_scene *scene,
-		struct scene_result *res, uint64_t t0)
-{
+		struct scene_result *res, uint64_t t0) {
 	struct instance insts[MAX_MODES];
 	size_t ninsts = 0;
 	bool ok = true;
@@ -631,12 +633,12 @@ static bool measure_warm(struct bench *b, struct bench_scene *scene,
 	}
 	/* one round: a frame in every mode, starting with a different one */
 	int warmed = 0, measured = 0;
-	int min_frames = b->opts.frames < MIN_WARM_FRAMES ? b->opts.frames :
-		MIN_WARM_FRAMES;
+	int min_frames =
+			b->opts.frames < MIN_WARM_FRAMES ? b->opts.frames : MIN_WARM_FRAMES;
 	double budget = b->opts.scene_budget_s;
 	for (uint32_t f = 0; ok && measured < b->opts.frames; f++) {
 		bool warming = warmed < b->opts.warmup &&
-			!(warmed > 0 && since(t0) > budget / 4.0);
+				!(warmed > 0 && since(t0) > budget / 4.0);
 		if (!warming && measured >= min_frames && since(t0) > budget) {
 			break;
 		}
@@ -666,8 +668,7 @@ static bool measure_warm(struct bench *b, struct bench_scene *scene,
 	return ok;
 }
 
-static void measure_scene(struct bench *b, struct bench_scene *scene)
-{
+static void measure_scene(struct bench *b, struct bench_scene *scene) {
 	if (b->nresults == MAX_SCENES) {
 		return;
 	}
@@ -684,22 +685,23 @@ static void measure_scene(struct bench *b, struct bench_scene *scene)
 	res->build_ms = scene->build_ms;
 	res->decode_ms = scene->decode_ms;
 	uint64_t t0 = now_ns();
-	bool ok = measure_cold(b, scene, res, t0) &&
-		measure_warm(b, scene, res, t0);
+	bool ok =
+			measure_cold(b, scene, res, t0) && measure_warm(b, scene, res, t0);
 	if (!ok) {
 		fprintf(stderr, "error: scene %s: rendering failed\n", scene->name);
 		res->failed = true;
 	}
-	progress(b, "  %-24s %zu nodes %zu cmds %zu images %zu texts: "
-		"seq %.2f ms, %s %.2f ms, %s full %.2f ms (%.1f s)\n", scene->name,
-		scene->stats.nodes, scene->stats.commands, scene->stats.images,
-		scene->stats.texts,
-		result_med(res, b->seq_mode, PHASE_WARM, F_CPU),
-		b->modes[b->par_mode].label,
-		result_med(res, b->par_mode, PHASE_WARM, F_CPU),
-		b->modes[b->cpun_mode].label,
-		result_med(res, b->cpun_mode, PHASE_WARM, F_FULL),
-		ms(now_ns() - t0) / 1000.0);
+	progress(b,
+			"  %-24s %zu nodes %zu cmds %zu images %zu texts: "
+			"seq %.2f ms, %s %.2f ms, %s full %.2f ms (%.1f s)\n",
+			scene->name, scene->stats.nodes, scene->stats.commands,
+			scene->stats.images, scene->stats.texts,
+			result_med(res, b->seq_mode, PHASE_WARM, F_CPU),
+			b->modes[b->par_mode].label,
+			result_med(res, b->par_mode, PHASE_WARM, F_CPU),
+			b->modes[b->cpun_mode].label,
+			result_med(res, b->cpun_mode, PHASE_WARM, F_FULL),
+			ms(now_ns() - t0) / 1000.0);
 	b->results[b->nresults++] = res;
 }
 
@@ -708,8 +710,7 @@ static void measure_scene(struct bench *b, struct bench_scene *scene)
 #define RAMP_PRIMS_PER_NODE 16
 #define RAMP_MAX_PRIMS 400000
 
-static struct bench_scene *ramp_scene(size_t n)
-{
+static struct bench_scene *ramp_scene(size_t n) {
 	struct bench_scene *scene = bench_scene_create("ramp", "ours");
 	if (scene == NULL) {
 		return NULL;
@@ -725,10 +726,10 @@ static struct bench_scene *ramp_scene(size_t n)
 			bench_scene_destroy(scene);
 			return NULL;
 		}
-		size_t count = n - done < RAMP_PRIMS_PER_NODE ? n - done :
-			RAMP_PRIMS_PER_NODE;
+		size_t count =
+				n - done < RAMP_PRIMS_PER_NODE ? n - done : RAMP_PRIMS_PER_NODE;
 		bench_random_prims(&node->dl, &rng, count,
-			(struct vr_rectf){ 0.0f, 0.0f, 2560.0f, 1440.0f });
+				(struct vr_rectf){ 0.0f, 0.0f, 2560.0f, 1440.0f });
 	}
 	bench_scene_count(scene);
 	return scene;
@@ -737,8 +738,7 @@ static struct bench_scene *ramp_scene(size_t n)
 /* Interpolate where the median CPU time crosses the budget (log-log
  * between the last point under it and the first above). */
 static double crossing(const size_t *ns, const double *t, size_t count,
-		double budget)
-{
+		double budget) {
 	for (size_t i = 0; i < count; i++) {
 		if (t[i] > budget) {
 			if (i == 0) {
@@ -754,8 +754,7 @@ static double crossing(const size_t *ns, const double *t, size_t count,
 	return count > 0 ? (double)ns[count - 1] : 0.0;
 }
 
-static void measure_ramp(struct bench *b)
-{
+static void measure_ramp(struct bench *b) {
 	size_t nv = 0; /* vitrail's Vulkan modes */
 	size_t vmodes[MAX_MODES];
 	for (size_t m = 0; m < b->nmodes; m++) {
@@ -789,8 +788,8 @@ static void measure_ramp(struct bench *b)
 	for (size_t n = 64; n <= RAMP_MAX_PRIMS && npoints < MAX_POINTS;
 			n = (size_t)ceil((double)n * 1.3)) {
 		struct bench_scene *scene = ramp_scene(n);
-		struct vr_tree *tree = scene != NULL ? bench_scene_realise(scene) :
-			NULL;
+		struct vr_tree *tree =
+				scene != NULL ? bench_scene_realise(scene) : NULL;
 		if (tree == NULL) {
 			bench_scene_destroy(scene);
 			break;
@@ -818,14 +817,15 @@ static void measure_ramp(struct bench *b)
 		ns[npoints++] = n;
 		bench_scene_release(scene, tree);
 		bench_scene_destroy(scene);
-		progress(b, "  ramp %zu prims: seq %.2f ms\n", n, times[0][npoints - 1]);
+		progress(b, "  ramp %zu prims: seq %.2f ms\n", n,
+				times[0][npoints - 1]);
 		if (!ok || all_over) {
 			break;
 		}
 	}
 	for (size_t i = 0; i < nv; i++) {
-		b->ramp_prims[vmodes[i]] = crossing(ns, times[i], npoints,
-			b->opts.budget_ms);
+		b->ramp_prims[vmodes[i]] =
+				crossing(ns, times[i], npoints, b->opts.budget_ms);
 		instance_finish(&insts[i]);
 	}
 	b->ramp_done = npoints > 0;
@@ -833,8 +833,7 @@ static void measure_ramp(struct bench *b)
 
 /* ---- memory of the parallel machinery ----------------------------------- */
 
-static void measure_memory(struct bench *b, struct bench_scene *scene)
-{
+static void measure_memory(struct bench *b, struct bench_scene *scene) {
 	struct vr_tree *tree = bench_scene_realise(scene);
 	struct mode seq = { .sequential = true };
 	struct instance inst;
@@ -877,19 +876,17 @@ struct scene_file {
 	bool json;
 };
 
-static int compare_files(const void *a, const void *b)
-{
+static int compare_files(const void *a, const void *b) {
 	return strcmp(((const struct scene_file *)a)->path,
-		((const struct scene_file *)b)->path);
+			((const struct scene_file *)b)->path);
 }
 
 static size_t list_scenes(const char *dir, const char *suffix, bool json,
-		struct scene_file *files, size_t max)
-{
+		struct scene_file *files, size_t max) {
 	DIR *d = opendir(dir);
 	if (d == NULL) {
 		fprintf(stderr, "warning: %s: %s (no scenes from there)\n", dir,
-			strerror(errno));
+				strerror(errno));
 		return 0;
 	}
 	size_t n = 0;
@@ -899,7 +896,7 @@ static size_t list_scenes(const char *dir, const char *suffix, bool json,
 		size_t len = strlen(e->d_name);
 		if (len > slen && strcmp(e->d_name + len - slen, suffix) == 0) {
 			snprintf(files[n].path, sizeof(files[n].path), "%s/%s", dir,
-				e->d_name);
+					e->d_name);
 			files[n].json = json;
 			n++;
 		}
@@ -909,8 +906,7 @@ static size_t list_scenes(const char *dir, const char *suffix, bool json,
 	return n;
 }
 
-static struct bench_scene *load_scene(const struct scene_file *file)
-{
+static struct bench_scene *load_scene(const struct scene_file *file) {
 	if (file->json) {
 		return scene_json_load(file->path, file->textures);
 	}
@@ -919,14 +915,13 @@ static struct bench_scene *load_scene(const struct scene_file *file)
 }
 
 /* Each directory of a --scenes argument (DIR[:DIR...]), up to the max. */
-static void add_scene_dirs(struct options *opts, char *arg)
-{
+static void add_scene_dirs(struct options *opts, char *arg) {
 	char *save = NULL;
 	for (char *dir = strtok_r(arg, ":", &save); dir != NULL;
 			dir = strtok_r(NULL, ":", &save)) {
 		if (opts->nscenes_dirs == MAX_SCENE_DIRS) {
 			fprintf(stderr, "bench-render: more than %d scene directories\n",
-				MAX_SCENE_DIRS);
+					MAX_SCENE_DIRS);
 			exit(2);
 		}
 		opts->scenes_dirs[opts->nscenes_dirs++] = dir;
@@ -935,8 +930,7 @@ static void add_scene_dirs(struct options *opts, char *arg)
 
 /* Calibrate each parallel worker count once, outside the timed runs: the
  * figures stay in the process for every renderer made afterwards. */
-static void calibrate(struct bench *b)
-{
+static void calibrate(struct bench *b) {
 	for (size_t m = 0; m < b->nmodes; m++) {
 		const struct mode *mode = &b->modes[m];
 		if (mode->cairo || mode->cpu || mode->sequential) {
@@ -959,8 +953,7 @@ static void calibrate(struct bench *b)
  * (server.c): Vulkan on a hardware device; on a software one the faster of
  * the two on vr_backends_measure's fixed 1280x720 UI frame (cached with
  * the calibration, as the compositor's). */
-static void choose_engine(struct bench *b)
-{
+static void choose_engine(struct bench *b) {
 	b->engine = b->opts.engine == ENGINE_CPU ? ENGINE_CPU : ENGINE_VULKAN;
 	if (b->opts.engine != ENGINE_AUTO) {
 		return;
@@ -971,8 +964,9 @@ static void choose_engine(struct bench *b)
 	if (vulkan != NULL && vr_renderer_is_software(vulkan)) {
 		cpu = vr_cpu_renderer_create(0);
 		double vk_ns = 0.0, cpu_ns = 0.0;
-		if (cpu != NULL && vr_backends_measure(vulkan, cpu, 1280, 720, 5,
-				&vk_ns, &cpu_ns)) {
+		if (cpu != NULL &&
+				vr_backends_measure(vulkan, cpu, 1280, 720, 5, &vk_ns,
+						&cpu_ns)) {
 			b->engine_vk_ms = vk_ns / 1e6;
 			b->engine_cpu_ms = cpu_ns / 1e6;
 			if (cpu_ns < vk_ns) {
@@ -988,21 +982,20 @@ static void choose_engine(struct bench *b)
 
 /* Heavy: a fixed property of the scene (its command count), never a
  * timing, so the set is the same in every run. */
-static bool is_heavy(const struct bench *b, const struct scene_result *r)
-{
+static bool is_heavy(const struct bench *b, const struct scene_result *r) {
 	return r->stats.commands >= (size_t)b->opts.heavy_commands;
 }
 
-static bool write_csv(const struct bench *b, const char *path)
-{
+static bool write_csv(const struct bench *b, const char *path) {
 	FILE *f = fopen(path, "w");
 	if (f == NULL) {
 		fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
 		return false;
 	}
-	fprintf(f, "scene,source,phase,mode,workers,samples,outputs,width,height,"
-		"nodes,commands,heavy,images,texts,build_ms,decode_ms,cpu_min_ms,"
-		"cpu_p95_ms,cpu_max_ms,full_min_ms,full_p95_ms,full_max_ms");
+	fprintf(f,
+			"scene,source,phase,mode,workers,samples,outputs,width,height,"
+			"nodes,commands,heavy,images,texts,build_ms,decode_ms,cpu_min_ms,"
+			"cpu_p95_ms,cpu_max_ms,full_min_ms,full_p95_ms,full_max_ms");
 	for (int i = 0; i < F_COUNT; i++) {
 		fprintf(f, ",%s", field_names[i]);
 	}
@@ -1016,19 +1009,23 @@ static bool write_csv(const struct bench *b, const char *path)
 				if (ser->len == 0) {
 					continue;
 				}
-				fprintf(f, "%s,%s,%s,%s,%d,%zu,%zu,%d,%d,%zu,%zu,%d,%zu,%zu,"
-					"%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", r->name,
-					r->source, phase_names[p], mode->label,
-					mode->cairo ? 1 : mode->sequential ? 0 : mode->workers,
-					ser->len, r->noutputs, r->width, r->height,
-					r->stats.nodes, r->stats.commands, is_heavy(b, r) ? 1 : 0,
-					r->stats.images, r->stats.texts, r->build_ms, r->decode_ms,
-					series_quantile(ser, F_CPU, 0.0),
-					series_quantile(ser, F_CPU, 0.95),
-					series_quantile(ser, F_CPU, 1.0),
-					series_quantile(ser, F_FULL, 0.0),
-					series_quantile(ser, F_FULL, 0.95),
-					series_quantile(ser, F_FULL, 1.0));
+				fprintf(f,
+						"%s,%s,%s,%s,%d,%zu,%zu,%d,%d,%zu,%zu,%d,%zu,%zu,"
+						"%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f",
+						r->name, r->source, phase_names[p], mode->label,
+						mode->cairo              ? 1 :
+								mode->sequential ? 0 :
+												   mode->workers,
+						ser->len, r->noutputs, r->width, r->height,
+						r->stats.nodes, r->stats.commands,
+						is_heavy(b, r) ? 1 : 0, r->stats.images, r->stats.texts,
+						r->build_ms, r->decode_ms,
+						series_quantile(ser, F_CPU, 0.0),
+						series_quantile(ser, F_CPU, 0.95),
+						series_quantile(ser, F_CPU, 1.0),
+						series_quantile(ser, F_FULL, 0.0),
+						series_quantile(ser, F_FULL, 0.95),
+						series_quantile(ser, F_FULL, 1.0));
 				for (int i = 0; i < F_COUNT; i++) {
 					if ((mode->cairo || mode->cpu) && i != F_CPU &&
 							i != F_FULL && i != F_SERIAL) {
@@ -1036,13 +1033,14 @@ static bool write_csv(const struct bench *b, const char *path)
 					} else if (i == F_INLINE) {
 						fprintf(f, ",%.1f", series_mean(ser, F_INLINE));
 					} else {
-						fprintf(f, ",%.4f", series_quantile(ser,
-							(enum field)i, 0.5));
+						fprintf(f, ",%.4f",
+								series_quantile(ser, (enum field)i, 0.5));
 					}
 				}
 				/* the engine's own sequential mode: seq, or cpu1 */
-				double seq = result_med(r, mode->cpu ? b->cpu1_mode :
-					b->seq_mode, (enum phase)p, F_CPU);
+				double seq =
+						result_med(r, mode->cpu ? b->cpu1_mode : b->seq_mode,
+								(enum phase)p, F_CPU);
 				double mine = series_quantile(ser, F_CPU, 0.5);
 				if (mode->cairo) {
 					fprintf(f, ",");
@@ -1051,8 +1049,9 @@ static bool write_csv(const struct bench *b, const char *path)
 				}
 				size_t c = b->cairo_mode;
 				if (c < b->nmodes && !mode->cairo) {
-					fprintf(f, ",%.4f", result_med(r, c, (enum phase)p,
-						F_FULL) / series_quantile(ser, F_FULL, 0.5));
+					fprintf(f, ",%.4f",
+							result_med(r, c, (enum phase)p, F_FULL) /
+									series_quantile(ser, F_FULL, 0.5));
 				} else {
 					fprintf(f, ",");
 				}
@@ -1068,8 +1067,7 @@ static bool write_csv(const struct bench *b, const char *path)
 	return ok;
 }
 
-static double median_of(double *v, size_t n)
-{
+static double median_of(double *v, size_t n) {
 	return quantile(v, n, 0.5);
 }
 
@@ -1106,9 +1104,8 @@ struct summary {
 /* The median over rounds of num's frame / den's frame in the same round
  * (a paired comparison: the two frames ran back to back, so load that
  * shifts between rounds cancels out instead of landing in one median). */
-static double paired_ratio(const struct scene_result *r, size_t num,
-		size_t den, enum field field)
-{
+static double paired_ratio(const struct scene_result *r, size_t num, size_t den,
+		enum field field) {
 	const struct series *a = &r->series[num][PHASE_WARM];
 	const struct series *d = &r->series[den][PHASE_WARM];
 	size_t n = a->len < d->len ? a->len : d->len;
@@ -1131,14 +1128,12 @@ static double paired_ratio(const struct scene_result *r, size_t num,
 
 /* seq / par2 CPU frame of the Vulkan engine */
 static double speedup_vulkan(const struct bench *b,
-		const struct scene_result *r)
-{
+		const struct scene_result *r) {
 	return paired_ratio(r, b->seq_mode, b->par_mode, F_CPU);
 }
 
 /* cpu1 / cpuN of the CPU backend (its whole frame is CPU work) */
-static double speedup_cpu(const struct bench *b, const struct scene_result *r)
-{
+static double speedup_cpu(const struct bench *b, const struct scene_result *r) {
 	if (b->cpun_mode >= b->nmodes) {
 		return NAN;
 	}
@@ -1147,8 +1142,7 @@ static double speedup_cpu(const struct bench *b, const struct scene_result *r)
 
 /* Karp-Flatt: the serial fraction that explains a speedup s on p workers
  * under Amdahl's law, (1/s - 1/p) / (1 - 1/p), in percent. */
-static double karp_flatt(double s, int p)
-{
+static double karp_flatt(double s, int p) {
 	if (!(s > 0.0) || p < 2) {
 		return NAN;
 	}
@@ -1158,18 +1152,16 @@ static double karp_flatt(double s, int p)
 
 /* Cairo / one mode's full frame (warm medians). */
 static double cairo_over(const struct bench *b, const struct scene_result *r,
-		size_t mode)
-{
+		size_t mode) {
 	return result_med(r, b->cairo_mode, PHASE_WARM, F_FULL) /
-		result_med(r, mode, PHASE_WARM, F_FULL);
+			result_med(r, mode, PHASE_WARM, F_FULL);
 }
 
 /* The scene's best backend: of the two fixed ones, Vulkan par2 and the
  * CPU backend on every core (cpuN), the one whose median full frame is
  * shorter (medians, not per-frame minima, so one lucky frame does not
  * choose it). */
-static size_t best_mode(const struct bench *b, const struct scene_result *r)
-{
+static size_t best_mode(const struct bench *b, const struct scene_result *r) {
 	if (b->cpun_mode >= b->nmodes) {
 		return b->par_mode;
 	}
@@ -1178,16 +1170,14 @@ static size_t best_mode(const struct bench *b, const struct scene_result *r)
 	return !(vk <= cpu) ? b->cpun_mode : b->par_mode;
 }
 
-static double cairo_ratio(const struct bench *b, const struct scene_result *r)
-{
+static double cairo_ratio(const struct bench *b, const struct scene_result *r) {
 	return cairo_over(b, r, best_mode(b, r));
 }
 
 /* One engine's speedups over the scenes; serial: per heavy scene (every
  * scene with fallback, when none is heavy). */
 static struct engine_figures figures_of(const struct bench *b, bool cpu,
-		bool fallback)
-{
+		bool fallback) {
 	struct engine_figures e = { .min = INFINITY };
 	double heavy[MAX_SCENES], all[MAX_SCENES], serial[MAX_SCENES];
 	size_t nheavy = 0, nall = 0, nserial = 0;
@@ -1207,9 +1197,9 @@ static struct engine_figures figures_of(const struct bench *b, bool cpu,
 		}
 		if (fallback || is_heavy(b, r)) {
 			heavy[nheavy++] = ratio;
-			serial[nserial++] = cpu ? karp_flatt(ratio,
-				b->modes[b->cpun_mode].workers) :
-				result_med(r, b->par_mode, PHASE_WARM, F_SERIAL);
+			serial[nserial++] = cpu ?
+					karp_flatt(ratio, b->modes[b->cpun_mode].workers) :
+					result_med(r, b->par_mode, PHASE_WARM, F_SERIAL);
 		}
 	}
 	e.heavy = nheavy > 0 ? median_of(heavy, nheavy) : 0.0;
@@ -1221,8 +1211,7 @@ static struct engine_figures figures_of(const struct bench *b, bool cpu,
 	return e;
 }
 
-static struct summary summarise(const struct bench *b)
-{
+static struct summary summarise(const struct bench *b) {
 	struct summary s = { .min_ratio = INFINITY, .vs_cairo_min = INFINITY };
 	double cairo[MAX_SCENES];
 	double cairo_vk[MAX_SCENES], cairo_cpu[MAX_SCENES];
@@ -1238,9 +1227,8 @@ static struct summary summarise(const struct bench *b)
 	}
 	s.heavy_fallback = s.heavy == 0;
 	s.vk = figures_of(b, false, s.heavy_fallback);
-	s.cpu = b->cpun_mode < b->nmodes ?
-		figures_of(b, true, s.heavy_fallback) :
-		(struct engine_figures){ 0 };
+	s.cpu = b->cpun_mode < b->nmodes ? figures_of(b, true, s.heavy_fallback) :
+									   (struct engine_figures){ 0 };
 	const struct engine_figures *e = b->engine == ENGINE_CPU ? &s.cpu : &s.vk;
 	s.speedup_heavy = e->heavy;
 	s.speedup_all = e->all;
@@ -1255,19 +1243,17 @@ static struct summary summarise(const struct bench *b)
 		if (b->cairo_mode < b->nmodes) {
 			double c = cairo_ratio(b, r);
 			cairo_vk[nca] = cairo_over(b, r, b->par_mode);
-			s.vs_cairo_vulkan_min = fmin(s.vs_cairo_vulkan_min,
-				cairo_vk[nca]);
+			s.vs_cairo_vulkan_min = fmin(s.vs_cairo_vulkan_min, cairo_vk[nca]);
 			if (b->cpun_mode < b->nmodes) {
 				cairo_cpu[nca] = cairo_over(b, r, b->cpun_mode);
-				s.vs_cairo_cpu_min = fmin(s.vs_cairo_cpu_min,
-					cairo_cpu[nca]);
+				s.vs_cairo_cpu_min = fmin(s.vs_cairo_cpu_min, cairo_cpu[nca]);
 				s.cpu_best += best_mode(b, r) == b->cpun_mode;
 			}
 			cairo[nca++] = c;
 			if (c < s.vs_cairo_min) {
 				s.vs_cairo_min = c;
 				snprintf(s.vs_cairo_min_scene, sizeof(s.vs_cairo_min_scene),
-					"%s", r->name);
+						"%s", r->name);
 			}
 		}
 	}
@@ -1286,16 +1272,18 @@ static struct summary summarise(const struct bench *b)
 	}
 	double best = 0.0;
 	for (size_t m = 0; m < b->nmodes; m++) {
-		if (!b->modes[m].cairo && !b->modes[m].cpu &&
-				!b->modes[m].sequential && b->ramp_prims[m] > best) {
+		if (!b->modes[m].cairo && !b->modes[m].cpu && !b->modes[m].sequential &&
+				b->ramp_prims[m] > best) {
 			best = b->ramp_prims[m];
 		}
 	}
 	s.prim_vk = b->ramp_done && b->ramp_prims[b->seq_mode] > 0.0 ?
-		best / b->ramp_prims[b->seq_mode] : 0.0;
+			best / b->ramp_prims[b->seq_mode] :
+			0.0;
 	s.prim_cpu = b->ramp_done && b->cpun_mode < b->nmodes &&
-		b->ramp_prims[b->cpu1_mode] > 0.0 ?
-		b->ramp_prims[b->cpun_mode] / b->ramp_prims[b->cpu1_mode] : 0.0;
+					b->ramp_prims[b->cpu1_mode] > 0.0 ?
+			b->ramp_prims[b->cpun_mode] / b->ramp_prims[b->cpu1_mode] :
+			0.0;
 	s.prim_ratio = b->engine == ENGINE_CPU ? s.prim_cpu : s.prim_vk;
 	s.extra_mem = b->memory_done ? b->extra_rss_mb : 0.0;
 	return s;
@@ -1304,30 +1292,29 @@ static struct summary summarise(const struct bench *b)
 static unsigned long renderer_errors(bool print);
 
 static void print_summary(const struct bench *b, const struct summary *s,
-		const char *device, const char *csv, const char *png)
-{
+		const char *device, const char *csv, const char *png) {
 	const char *par = b->modes[b->par_mode].label;
 	printf("\nvitrail renderer benchmark on %s, %d cores; per mode %d warm "
-		"frames after %d, %d cold (fewer, at least %d warm and 1 cold, past "
-		"%.0f s per scene); modes alternated frame by frame, the order "
-		"rotated every round\n",
-		device, b->cores, b->opts.frames, b->opts.warmup, b->opts.cold,
-		MIN_WARM_FRAMES, b->opts.scene_budget_s);
+		   "frames after %d, %d cold (fewer, at least %d warm and 1 cold, past "
+		   "%.0f s per scene); modes alternated frame by frame, the order "
+		   "rotated every round\n",
+			device, b->cores, b->opts.frames, b->opts.warmup, b->opts.cold,
+			MIN_WARM_FRAMES, b->opts.scene_budget_s);
 	for (size_t m = 0; m < b->nmodes; m++) {
 		const struct vr_granularity *g = &b->grains[m];
-		if (b->modes[m].cairo || b->modes[m].cpu ||
-				b->modes[m].sequential) {
+		if (b->modes[m].cairo || b->modes[m].cpu || b->modes[m].sequential) {
 			continue;
 		}
 		if (!g->calibrated) {
 			printf("%s: not calibrated (a task a handoff, never inline)\n",
-				b->modes[m].label);
+					b->modes[m].label);
 			continue;
 		}
 		printf("%s calibration: handoff %.1f us, unit %.0f ns, parallel "
-			"frame overhead %.0f us, gain %.0f ns/unit -> chunks of %u "
-			"units, ", b->modes[m].label, g->handoff_ns / 1e3, g->unit_ns,
-			g->frame_overhead_ns / 1e3, g->gain_ns_per_unit, g->chunk_cost);
+			   "frame overhead %.0f us, gain %.0f ns/unit -> chunks of %u "
+			   "units, ",
+				b->modes[m].label, g->handoff_ns / 1e3, g->unit_ns,
+				g->frame_overhead_ns / 1e3, g->gain_ns_per_unit, g->chunk_cost);
 		if (g->parallel_cost == UINT32_MAX) {
 			printf("every frame inline\n");
 		} else {
@@ -1335,13 +1322,15 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		}
 	}
 	printf("warm medians in ms: cpu = render entered -> submitted, full = "
-		"the whole vr_render call (Cairo: its frame); vkS = seq / %s "
-		"cpu, cpuS = cpu1 / cpuN (speedups: the median over rounds of the "
-		"two frames' ratio in the same round); cpuW = the CPU backend's full frame with W workers; cairo = "
-		"Cairo full / the best backend's full (the better median of %s "
-		"and the CPU backend on every core, marked V or C); cpuC = Cairo "
-		"full / cpuN full; inl = %% of %s frames run inline; heavy: >= %d "
-		"commands\n", par, par, par, b->opts.heavy_commands);
+		   "the whole vr_render call (Cairo: its frame); vkS = seq / %s "
+		   "cpu, cpuS = cpu1 / cpuN (speedups: the median over rounds of the "
+		   "two frames' ratio in the same round); cpuW = the CPU backend's "
+		   "full frame with W workers; cairo = "
+		   "Cairo full / the best backend's full (the better median of %s "
+		   "and the CPU backend on every core, marked V or C); cpuC = Cairo "
+		   "full / cpuN full; inl = %% of %s frames run inline; heavy: >= %d "
+		   "commands\n",
+			par, par, par, b->opts.heavy_commands);
 	printf("%-20s %5s", "scene", "cmds");
 	for (size_t m = 0; m < b->nmodes; m++) {
 		if (b->modes[m].cairo || b->modes[m].cpu) {
@@ -1353,8 +1342,8 @@ static void print_summary(const struct bench *b, const struct summary *s,
 		snprintf(full, sizeof(full), "%.5sF", b->modes[m].label);
 		printf(" %6s %6s", cpu, full);
 	}
-	printf(" %7s %6s %6s %5s %4s %s\n", "vkS", "cpuS", "cairo", "cpuC",
-		"inl", "seq cpu min/med/max, par cpu min/med/max");
+	printf(" %7s %6s %6s %5s %4s %s\n", "vkS", "cpuS", "cairo", "cpuC", "inl",
+			"seq cpu min/med/max, par cpu min/med/max");
 	for (size_t i = 0; i < b->nresults; i++) {
 		const struct scene_result *r = b->results[i];
 		if (r->failed) {
@@ -1368,59 +1357,64 @@ static void print_summary(const struct bench *b, const struct summary *s,
 				continue;
 			}
 			printf(" %6.2f %6.2f", result_med(r, m, PHASE_WARM, F_CPU),
-				result_med(r, m, PHASE_WARM, F_FULL));
+					result_med(r, m, PHASE_WARM, F_FULL));
 		}
 		const struct series *seq = &r->series[b->seq_mode][PHASE_WARM];
 		const struct series *pser = &r->series[b->par_mode][PHASE_WARM];
 		bool cairo = b->cairo_mode < b->nmodes;
 		bool cpu = b->cpun_mode < b->nmodes;
 		printf(" %6.2fx %5.2fx %5.2f%c %5.2f %4.0f %.2f/%.2f/%.2f "
-			"%.2f/%.2f/%.2f%s\n",
-			speedup_vulkan(b, r), speedup_cpu(b, r),
-			cairo ? cairo_ratio(b, r) : NAN,
-			best_mode(b, r) == b->par_mode ? 'V' : 'C',
-			cairo && cpu ? cairo_over(b, r, b->cpun_mode) : NAN,
-			series_mean(pser, F_INLINE),
-			series_quantile(seq, F_CPU, 0.0), series_quantile(seq, F_CPU, 0.5),
-			series_quantile(seq, F_CPU, 1.0), series_quantile(pser, F_CPU, 0.0),
-			series_quantile(pser, F_CPU, 0.5), series_quantile(pser, F_CPU, 1.0),
-			is_heavy(b, r) ? " heavy" : "");
+			   "%.2f/%.2f/%.2f%s\n",
+				speedup_vulkan(b, r), speedup_cpu(b, r),
+				cairo ? cairo_ratio(b, r) : NAN,
+				best_mode(b, r) == b->par_mode ? 'V' : 'C',
+				cairo && cpu ? cairo_over(b, r, b->cpun_mode) : NAN,
+				series_mean(pser, F_INLINE), series_quantile(seq, F_CPU, 0.0),
+				series_quantile(seq, F_CPU, 0.5),
+				series_quantile(seq, F_CPU, 1.0),
+				series_quantile(pser, F_CPU, 0.0),
+				series_quantile(pser, F_CPU, 0.5),
+				series_quantile(pser, F_CPU, 1.0),
+				is_heavy(b, r) ? " heavy" : "");
 	}
 	if (b->engine_vk_ms > 0.0) {
 		printf("engine: %s (as vitrail's compositor chooses on this "
-			"software device: a 1280x720 UI frame takes %.2f ms on Vulkan, "
-			"%.2f ms on the CPU backend)\n", b->engine == ENGINE_CPU ?
-			"the CPU backend" : "Vulkan", b->engine_vk_ms, b->engine_cpu_ms);
+			   "software device: a 1280x720 UI frame takes %.2f ms on Vulkan, "
+			   "%.2f ms on the CPU backend)\n",
+				b->engine == ENGINE_CPU ? "the CPU backend" : "Vulkan",
+				b->engine_vk_ms, b->engine_cpu_ms);
 	} else {
-		printf("engine: %s (%s)\n", b->engine == ENGINE_CPU ?
-			"the CPU backend" : "Vulkan", b->opts.engine != ENGINE_AUTO ?
-			"--engine" : "a hardware Vulkan device");
+		printf("engine: %s (%s)\n",
+				b->engine == ENGINE_CPU ? "the CPU backend" : "Vulkan",
+				b->opts.engine != ENGINE_AUTO ? "--engine" :
+												"a hardware Vulkan device");
 	}
 	printf("heavy scenes (>= %d commands, fixed by the scenes): %zu of %zu%s\n",
-		b->opts.heavy_commands, s->heavy, s->scenes,
-		s->heavy_fallback ? " (none: all scenes used instead)" : "");
+			b->opts.heavy_commands, s->heavy, s->scenes,
+			s->heavy_fallback ? " (none: all scenes used instead)" : "");
 	printf("Vulkan engine seq / %s: median %.2fx on the heavy scenes, %.2fx on "
-		"all; worst scene %.2fx (%s); serial fraction %.1f%%\n", par,
-		s->vk.heavy, s->vk.all, s->vk.min, s->vk.min_scene, s->vk.serial);
+		   "all; worst scene %.2fx (%s); serial fraction %.1f%%\n",
+			par, s->vk.heavy, s->vk.all, s->vk.min, s->vk.min_scene,
+			s->vk.serial);
 	if (b->cpun_mode < b->nmodes) {
 		printf("CPU backend cpu1 / %s: median %.2fx on the heavy scenes, "
-			"%.2fx on all; worst scene %.2fx (%s); serial fraction "
-			"(Karp-Flatt) %.1f%%\n", b->modes[b->cpun_mode].label,
-			s->cpu.heavy, s->cpu.all, s->cpu.min, s->cpu.min_scene,
-			s->cpu.serial);
+			   "%.2fx on all; worst scene %.2fx (%s); serial fraction "
+			   "(Karp-Flatt) %.1f%%\n",
+				b->modes[b->cpun_mode].label, s->cpu.heavy, s->cpu.all,
+				s->cpu.min, s->cpu.min_scene, s->cpu.serial);
 	}
 	if (b->cairo_mode < b->nmodes) {
 		printf("full frame against Cairo (Cairo / the best backend per "
-			"scene, the CPU backend in %zu of %zu): median %.2f, worst %.2f "
-			"(%s); Cairo / %s alone: median %.2f, worst %.2f; Cairo / "
-			"cpuN alone: median %.2f, worst %.2f\n", s->cpu_best, s->scenes,
-			s->vs_cairo, s->vs_cairo_min, s->vs_cairo_min_scene, par,
-			s->vs_cairo_vulkan, s->vs_cairo_vulkan_min, s->vs_cairo_cpu,
-			s->vs_cairo_cpu_min);
+			   "scene, the CPU backend in %zu of %zu): median %.2f, worst %.2f "
+			   "(%s); Cairo / %s alone: median %.2f, worst %.2f; Cairo / "
+			   "cpuN alone: median %.2f, worst %.2f\n",
+				s->cpu_best, s->scenes, s->vs_cairo, s->vs_cairo_min,
+				s->vs_cairo_min_scene, par, s->vs_cairo_vulkan,
+				s->vs_cairo_vulkan_min, s->vs_cairo_cpu, s->vs_cairo_cpu_min);
 	}
 	if (b->ramp_done) {
 		printf("random primitives within %.2f ms of CPU frame time:",
-			b->opts.budget_ms);
+				b->opts.budget_ms);
 		for (size_t m = 0; m < b->nmodes; m++) {
 			if (!b->modes[m].cairo) {
 				printf(" %s %.0f", b->modes[m].label, b->ramp_prims[m]);
@@ -1430,34 +1424,35 @@ static void print_summary(const struct bench *b, const struct summary *s,
 	}
 	if (b->memory_done) {
 		printf("extra memory of the parallel machinery (%s, %d workers): "
-			"RSS %+.1f MB, heap (mallinfo2) %+.1f MB\n", b->memory_scene,
-			b->cores, b->extra_rss_mb, b->extra_heap_mb);
+			   "RSS %+.1f MB, heap (mallinfo2) %+.1f MB\n",
+				b->memory_scene, b->cores, b->extra_rss_mb, b->extra_heap_mb);
 	}
 	if (b->cairo_mode >= b->nmodes) {
-		printf("Cairo peer: not measured (%s)\n", cairo_peer_available() ?
-			"--no-cairo" : "built without Cairo");
+		printf("Cairo peer: not measured (%s)\n",
+				cairo_peer_available() ? "--no-cairo" : "built without Cairo");
 	}
 	renderer_errors(true);
 	printf("csv: %s\nplot: %s\n", csv, png != NULL ? png : "(failed)");
 	printf("summary: speedup_heavy=%.2f speedup_all=%.2f min_ratio=%.2f "
-		"serial_fraction=%.1f prim_budget_ratio=%.2f vs_cairo=%.2f "
-		"vs_cairo_min=%.2f extra_mem_mb=%.1f scenes=%zu vs_cairo_vulkan=%.2f "
-		"vs_cairo_vulkan_min=%.2f vs_cairo_cpu=%.2f vs_cairo_cpu_min=%.2f "
-		"cpu_best_scenes=%zu cpu_engine=%d speedup_heavy_vulkan=%.2f "
-		"speedup_all_vulkan=%.2f min_ratio_vulkan=%.2f "
-		"serial_fraction_vulkan=%.1f prim_budget_ratio_vulkan=%.2f "
-		"speedup_heavy_cpu=%.2f speedup_all_cpu=%.2f min_ratio_cpu=%.2f "
-		"serial_fraction_cpu=%.1f prim_budget_ratio_cpu=%.2f\n",
-		s->speedup_heavy, s->speedup_all, s->min_ratio, s->serial_fraction,
-		s->prim_ratio, s->vs_cairo, s->vs_cairo_min, s->extra_mem, s->scenes,
-		s->vs_cairo_vulkan, s->vs_cairo_vulkan_min, s->vs_cairo_cpu,
-		s->vs_cairo_cpu_min, s->cpu_best, b->engine == ENGINE_CPU,
-		s->vk.heavy, s->vk.all, s->vk.min, s->vk.serial, s->prim_vk,
-		s->cpu.heavy, s->cpu.all, s->cpu.min, s->cpu.serial, s->prim_cpu);
+		   "serial_fraction=%.1f prim_budget_ratio=%.2f vs_cairo=%.2f "
+		   "vs_cairo_min=%.2f extra_mem_mb=%.1f scenes=%zu "
+		   "vs_cairo_vulkan=%.2f "
+		   "vs_cairo_vulkan_min=%.2f vs_cairo_cpu=%.2f vs_cairo_cpu_min=%.2f "
+		   "cpu_best_scenes=%zu cpu_engine=%d speedup_heavy_vulkan=%.2f "
+		   "speedup_all_vulkan=%.2f min_ratio_vulkan=%.2f "
+		   "serial_fraction_vulkan=%.1f prim_budget_ratio_vulkan=%.2f "
+		   "speedup_heavy_cpu=%.2f speedup_all_cpu=%.2f min_ratio_cpu=%.2f "
+		   "serial_fraction_cpu=%.1f prim_budget_ratio_cpu=%.2f\n",
+			s->speedup_heavy, s->speedup_all, s->min_ratio, s->serial_fraction,
+			s->prim_ratio, s->vs_cairo, s->vs_cairo_min, s->extra_mem,
+			s->scenes, s->vs_cairo_vulkan, s->vs_cairo_vulkan_min,
+			s->vs_cairo_cpu, s->vs_cairo_cpu_min, s->cpu_best,
+			b->engine == ENGINE_CPU, s->vk.heavy, s->vk.all, s->vk.min,
+			s->vk.serial, s->prim_vk, s->cpu.heavy, s->cpu.all, s->cpu.min,
+			s->cpu.serial, s->prim_cpu);
 }
 
-static bool draw_plot(const struct bench *b, const char *path)
-{
+static bool draw_plot(const struct bench *b, const char *path) {
 	struct plot_row rows[MAX_SCENES];
 	struct plot plot = {
 		.title = "vitrail renderer: warm median frame time (ms)",
@@ -1469,7 +1464,7 @@ static bool draw_plot(const struct bench *b, const char *path)
 	enum field fields[MAX_MODES + 1];
 	char full_label[32];
 	snprintf(full_label, sizeof(full_label), "%s full",
-		b->modes[b->all_mode].label);
+			b->modes[b->all_mode].label);
 	for (size_t m = 0; m < b->nmodes && plot.nseries < PLOT_MAX_SERIES; m++) {
 		if (b->modes[m].cairo || b->modes[m].cpu) {
 			continue;
@@ -1509,8 +1504,7 @@ static bool draw_plot(const struct bench *b, const char *path)
 
 /* ---- main --------------------------------------------------------------- */
 
-static int parse_int(const char *s, int lo, const char *what)
-{
+static int parse_int(const char *s, int lo, const char *what) {
 	char *end;
 	long v = strtol(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || v < lo || v > 100000) {
@@ -1520,8 +1514,7 @@ static int parse_int(const char *s, int lo, const char *what)
 	return (int)v;
 }
 
-static double parse_double(const char *s, const char *what)
-{
+static double parse_double(const char *s, const char *what) {
 	char *end;
 	double v = strtod(s, &end);
 	if (*s == '\0' || *end != '\0' || !(v > 0.0)) {
@@ -1543,8 +1536,7 @@ static struct {
 } logged[MAX_LOGGED]; // protected by log_lock
 static size_t nlogged; // protected by log_lock
 
-static void quiet_log(enum vr_log_level level, const char *fmt, va_list args)
-{
+static void quiet_log(enum vr_log_level level, const char *fmt, va_list args) {
 	if (level != VR_LOG_ERROR) {
 		return;
 	}
@@ -1566,23 +1558,20 @@ static void quiet_log(enum vr_log_level level, const char *fmt, va_list args)
 	pthread_mutex_unlock(&log_lock);
 }
 
-static unsigned long renderer_errors(bool print)
-{
+static unsigned long renderer_errors(bool print) {
 	unsigned long total = 0;
 	pthread_mutex_lock(&log_lock);
 	for (size_t i = 0; i < nlogged; i++) {
 		total += logged[i].count;
 		if (print) {
-			printf("renderer error x%lu: %s\n", logged[i].count,
-				logged[i].msg);
+			printf("renderer error x%lu: %s\n", logged[i].count, logged[i].msg);
 		}
 	}
 	pthread_mutex_unlock(&log_lock);
 	return total;
 }
 
-int main(int argc, char *argv[])
-{
+int main(int argc, char *argv[]) {
 	struct bench *b = calloc(1, sizeof(*b));
 	if (b == NULL) {
 		return 1;
@@ -1603,10 +1592,27 @@ int main(int argc, char *argv[])
 		.calibrate = true,
 	};
 	enum {
-		OPT_SCENES = 256, OPT_OURS, OPT_TEXTURES, OPT_OUT, OPT_ONLY, OPT_FRAMES,
-		OPT_WARMUP, OPT_COLD, OPT_WORKERS, OPT_HEAVY, OPT_BUDGET,
-		OPT_RAMP_FRAMES, OPT_SCENE_BUDGET, OPT_NO_RAMP, OPT_NO_CAIRO, OPT_NO_MEMORY,
-		OPT_VERBOSE, OPT_IMAGES, OPT_NO_CALIBRATE, OPT_ENGINE, OPT_HELP,
+		OPT_SCENES = 256,
+		OPT_OURS,
+		OPT_TEXTURES,
+		OPT_OUT,
+		OPT_ONLY,
+		OPT_FRAMES,
+		OPT_WARMUP,
+		OPT_COLD,
+		OPT_WORKERS,
+		OPT_HEAVY,
+		OPT_BUDGET,
+		OPT_RAMP_FRAMES,
+		OPT_SCENE_BUDGET,
+		OPT_NO_RAMP,
+		OPT_NO_CAIRO,
+		OPT_NO_MEMORY,
+		OPT_VERBOSE,
+		OPT_IMAGES,
+		OPT_NO_CALIBRATE,
+		OPT_ENGINE,
+		OPT_HELP,
 	};
 	static const struct option long_options[] = {
 		{ "scenes", required_argument, NULL, OPT_SCENES },
@@ -1640,8 +1646,12 @@ int main(int argc, char *argv[])
 		case OPT_TEXTURES: b->opts.textures_dir = optarg; break;
 		case OPT_OUT: b->opts.out_dir = optarg; break;
 		case OPT_ONLY: b->opts.only = optarg; break;
-		case OPT_FRAMES: b->opts.frames = parse_int(optarg, 1, "--frames"); break;
-		case OPT_WARMUP: b->opts.warmup = parse_int(optarg, 0, "--warmup"); break;
+		case OPT_FRAMES:
+			b->opts.frames = parse_int(optarg, 1, "--frames");
+			break;
+		case OPT_WARMUP:
+			b->opts.warmup = parse_int(optarg, 0, "--warmup");
+			break;
 		case OPT_COLD: b->opts.cold = parse_int(optarg, 0, "--cold"); break;
 		case OPT_WORKERS:
 			b->opts.max_workers = parse_int(optarg, 1, "--workers");
@@ -1672,8 +1682,10 @@ int main(int argc, char *argv[])
 			} else if (strcmp(optarg, "cpu") == 0) {
 				b->opts.engine = ENGINE_CPU;
 			} else {
-				fprintf(stderr, "bench-render: --engine %s: expected auto, "
-					"vulkan or cpu\n", optarg);
+				fprintf(stderr,
+						"bench-render: --engine %s: expected auto, "
+						"vulkan or cpu\n",
+						optarg);
 				return 2;
 			}
 			break;
@@ -1692,7 +1704,7 @@ int main(int argc, char *argv[])
 	struct vr_renderer *probe = vr_renderer_create(&probe_opts);
 	if (probe == NULL) {
 		printf("bench-render: no usable Vulkan device (install a Vulkan "
-			"driver, e.g. mesa-vulkan-drivers for lavapipe): skipped\n");
+			   "driver, e.g. mesa-vulkan-drivers for lavapipe): skipped\n");
 		return EXIT_SKIP;
 	}
 	char device[128];
@@ -1716,8 +1728,8 @@ int main(int argc, char *argv[])
 	b->par_mode = max_workers >= 2 ? 2 : b->all_mode; /* par2 */
 	/* the CPU backend: one worker and one per core, at least two */
 	b->cpu1_mode = b->nmodes;
-	b->modes[b->nmodes++] = (struct mode){ .label = "cpu1", .cpu = true,
-		.workers = 1 };
+	b->modes[b->nmodes++] =
+			(struct mode){ .label = "cpu1", .cpu = true, .workers = 1 };
 	b->cpun_mode = b->nmodes;
 	int cpu_workers = b->cores > 2 ? b->cores : 2;
 	struct mode *cpun = &b->modes[b->nmodes++];
@@ -1726,10 +1738,11 @@ int main(int argc, char *argv[])
 	b->cairo_mode = MAX_MODES;
 	if (b->opts.cairo && cairo_peer_available()) {
 		b->cairo_mode = b->nmodes;
-		b->modes[b->nmodes++] = (struct mode){ .label = "cairo", .cairo = true };
+		b->modes[b->nmodes++] =
+				(struct mode){ .label = "cairo", .cairo = true };
 	} else if (b->opts.cairo) {
 		printf("bench-render: Cairo not found at build time: the Cairo peer "
-			"is skipped\n");
+			   "is skipped\n");
 	}
 
 	/* scenes */
@@ -1738,35 +1751,37 @@ int main(int argc, char *argv[])
 	for (size_t d = 0; d < b->opts.nscenes_dirs; d++) {
 		const char *dir = b->opts.scenes_dirs[d];
 		size_t n = list_scenes(dir, ".txt", false, files + nfiles,
-			2 * MAX_SCENES - nfiles);
+				2 * MAX_SCENES - nfiles);
 		for (size_t i = nfiles; i < nfiles + n; i++) {
 			if (b->opts.textures_dir != NULL) {
 				snprintf(files[i].textures, sizeof(files[i].textures), "%s",
-					b->opts.textures_dir);
+						b->opts.textures_dir);
 			} else {
 				snprintf(files[i].textures, sizeof(files[i].textures),
-					"%s/textures", dir);
+						"%s/textures", dir);
 			}
 		}
 		nfiles += n;
 	}
 	if (b->opts.our_dir != NULL) {
 		size_t n = list_scenes(b->opts.our_dir, ".json", true, files + nfiles,
-			2 * MAX_SCENES - nfiles);
+				2 * MAX_SCENES - nfiles);
 		for (size_t i = nfiles; i < nfiles + n; i++) {
 			snprintf(files[i].textures, sizeof(files[i].textures), "%s",
-				b->opts.textures_dir != NULL ? b->opts.textures_dir :
-				b->opts.nscenes_dirs > 0 ? files[0].textures : ".");
+					b->opts.textures_dir != NULL     ? b->opts.textures_dir :
+							b->opts.nscenes_dirs > 0 ? files[0].textures :
+													   ".");
 		}
 		nfiles += n;
 	}
 	if (nfiles == 0) {
-		fprintf(stderr, "bench-render: no scenes (give --scenes and/or "
-			"--our-scenes)\n");
+		fprintf(stderr,
+				"bench-render: no scenes (give --scenes and/or "
+				"--our-scenes)\n");
 		return 1;
 	}
-	fprintf(stderr, "bench-render: %zu scene files, device %s, modes:",
-		nfiles, device);
+	fprintf(stderr, "bench-render: %zu scene files, device %s, modes:", nfiles,
+			device);
 	for (size_t m = 0; m < b->nmodes; m++) {
 		fprintf(stderr, " %s", b->modes[m].label);
 	}

@@ -50,7 +50,7 @@
  * (the shm variant's; the table has the whole process's ratio too).
  * Options: --reps N (default 2), --variants shm,scene (default both),
  * --no-slow (skip the 100 px/s runs).
-  */
+ */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -99,7 +99,11 @@ enum motion {
 };
 
 static const char *const motion_names[NMOTIONS] = {
-	"down1000", "up1000", "fling", "down100", "up100",
+	"down1000",
+	"up1000",
+	"fling",
+	"down100",
+	"up100",
 };
 
 /* Modes: the baseline and the three N. */
@@ -170,13 +174,14 @@ static uint64_t now_ns(void) {
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- vitrail's process ---------------------------------------------------- */
+/* ---- vitrail's process ----------------------------------------------------
+ */
 
 /* The main thread's CPU time, ns. */
 static uint64_t main_cpu_ns(pid_t pid) {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		(int)pid);
+			(int)pid);
 	FILE *f = fopen(path, "r");
 	unsigned long long ns = 0;
 	if (f != NULL) {
@@ -201,7 +206,8 @@ static long vm_rss_kib(pid_t pid) {
 	return kib;
 }
 
-/* ---- the test protocol ---------------------------------------------------- */
+/* ---- the test protocol ----------------------------------------------------
+ */
 
 struct conn {
 	struct wl_display *display;
@@ -217,8 +223,8 @@ static void registry_global(void *data, struct wl_registry *registry,
 	struct conn *conn = data;
 	if (strcmp(interface, vitrail_test_v1_interface.name) == 0 &&
 			version >= 6) {
-		conn->test = wl_registry_bind(registry, name,
-			&vitrail_test_v1_interface, 6);
+		conn->test =
+				wl_registry_bind(registry, name, &vitrail_test_v1_interface, 6);
 	}
 }
 
@@ -327,8 +333,7 @@ static bool conn_find_window(struct conn *conn) {
 	while (bench_now_ms() < deadline) {
 		bool done = false;
 		conn->found = false;
-		struct wl_callback *callback =
-			vitrail_test_v1_list_windows(conn->test);
+		struct wl_callback *callback = vitrail_test_v1_list_windows(conn->test);
 		wl_callback_add_listener(callback, &callback_listener, &done);
 		if (!conn_wait(conn, &done, 30000)) {
 			return false;
@@ -344,11 +349,12 @@ static bool conn_find_window(struct conn *conn) {
 /* An axis event, sent at once (no round trip). */
 static void axis(struct conn *conn, double value, uint32_t source) {
 	vitrail_test_v1_pointer_axis(conn->test, 0, wl_fixed_from_double(value),
-		source, 0);
+			source, 0);
 	wl_display_flush(conn->display);
 }
 
-/* ---- driving ---------------------------------------------------------------- */
+/* ---- driving ----------------------------------------------------------------
+ */
 
 /* Scroll distance px at speed px/s (negative: up) with continuous axis
  * events every TICK_NS, the position exact on the clock. */
@@ -364,8 +370,7 @@ static bool drive_steady(struct conn *conn, double speed, double distance) {
 	bool ok = true;
 	while (sent < total && ok) {
 		uint64_t expirations;
-		if (read(fd, &expirations, sizeof(expirations)) < 0 &&
-				errno != EINTR) {
+		if (read(fd, &expirations, sizeof(expirations)) < 0 && errno != EINTR) {
 			ok = false;
 			break;
 		}
@@ -375,10 +380,10 @@ static bool drive_steady(struct conn *conn, double speed, double distance) {
 		double delta = floor((target - sent) * 256.0) / 256.0;
 		if (delta > 0.0) {
 			axis(conn, speed > 0 ? delta : -delta,
-				WL_POINTER_AXIS_SOURCE_CONTINUOUS);
+					WL_POINTER_AXIS_SOURCE_CONTINUOUS);
 			sent += delta;
 			ok = wl_display_flush(conn->display) >= 0 &&
-				wl_display_dispatch_pending(conn->display) >= 0;
+					wl_display_dispatch_pending(conn->display) >= 0;
 		}
 	}
 	close(fd);
@@ -405,7 +410,8 @@ static bool drive_flings(struct conn *conn) {
 	return true;
 }
 
-/* ---- the client's log ------------------------------------------------------- */
+/* ---- the client's log -------------------------------------------------------
+ */
 
 /* Has the client's log a line starting with prefix after byte from? */
 static bool log_has(const char *path, size_t from, const char *prefix) {
@@ -459,7 +465,8 @@ static int client_frames(const char *path, uint64_t t0, uint64_t t1) {
 	return n;
 }
 
-/* ---- hashes ----------------------------------------------------------------- */
+/* ---- hashes -----------------------------------------------------------------
+ */
 
 /* The row hashes of frame seq in a hash_frames file (malloc'd, *n rows);
  * NULL when the frame is not there. last: the file's last line instead. */
@@ -492,7 +499,8 @@ static uint64_t *frame_hashes(const char *text, uint64_t seq, bool last,
 	return rows;
 }
 
-/* ---- one run ---------------------------------------------------------------- */
+/* ---- one run ----------------------------------------------------------------
+ */
 
 struct run {
 	enum variant variant;
@@ -512,8 +520,8 @@ struct run {
 static bool run_start(struct bench *bench, struct run *run) {
 	int n = ++bench->nruns;
 	run->base = bench_asprintf("%s/run%03d-%s-%s%s%s", bench->runs_dir, n,
-		variant_names[run->variant], modes[run->mode].label,
-		run->slow ? "-slow" : "", run->verify ? "-verify" : "");
+			variant_names[run->variant], modes[run->mode].label,
+			run->slow ? "-slow" : "", run->verify ? "-verify" : "");
 	run->log = bench_asprintf("%s.log", run->base);
 	run->client_log = bench_asprintf("%s-client.log", run->base);
 	run->frame_log = bench_asprintf("%s-frames.csv", run->base);
@@ -524,14 +532,14 @@ static bool run_start(struct bench *bench, struct run *run) {
 	if (f == NULL) {
 		return false;
 	}
-	fprintf(f, "scroll_extend %g\n", modes[run->mode].n > 0 ?
-		modes[run->mode].n : 2.0);
+	fprintf(f, "scroll_extend %g\n",
+			modes[run->mode].n > 0 ? modes[run->mode].n : 2.0);
 	fclose(f);
-	const char *extra[] = { "--test", "--frame-log", run->frame_log,
-		"--config", run->config, NULL };
+	const char *extra[] = { "--test", "--frame-log", run->frame_log, "--config",
+		run->config, NULL };
 	struct bench_vitrail parent;
 	if (!bench_vitrail_start_setup(&bench->env, false, 60, OUTPUT_SIZE, extra,
-			run->log, NULL, START_TIMEOUT_MS, &parent, &run->vitrail)) {
+				run->log, NULL, START_TIMEOUT_MS, &parent, &run->vitrail)) {
 		return false;
 	}
 	const char *argv[8];
@@ -547,7 +555,7 @@ static bool run_start(struct bench *bench, struct run *run) {
 	}
 	argv[argc] = NULL;
 	run->client = bench_spawn(&bench->env, argv, run->vitrail.socket,
-		run->client_log, -1);
+			run->client_log, -1);
 	if (run->client < 0 || !conn_open(&run->conn, run->vitrail.socket) ||
 			!wait_log(run->client_log, 0, "frame ", 30000) ||
 			!conn_find_window(&run->conn)) {
@@ -556,22 +564,21 @@ static bool run_start(struct bench *bench, struct run *run) {
 	/* the pointer over the list, its cursor right of the hashed rows */
 	struct conn *conn = &run->conn;
 	vitrail_test_v1_pointer_move(conn->test,
-		wl_fixed_from_int(conn->wx + OUTPUT_W - 20),
-		wl_fixed_from_int(conn->wy + HEADER_H + REGION_H / 2));
+			wl_fixed_from_int(conn->wx + OUTPUT_W - 20),
+			wl_fixed_from_int(conn->wy + HEADER_H + REGION_H / 2));
 	if (run->verify) {
-		vitrail_test_v1_hash_frames(conn->test, "HEADLESS-1",
-			conn->wx + HASH_X, conn->wy + HEADER_H, HASH_W, REGION_H,
-			run->hash_log);
+		vitrail_test_v1_hash_frames(conn->test, "HEADLESS-1", conn->wx + HASH_X,
+				conn->wy + HEADER_H, HASH_W, REGION_H, run->hash_log);
 	}
 	/* warm-up: pipelines, glyphs, a first few frames asked for and drawn;
 	 * back at 0 */
 	size_t from = log_size(run->client_log);
 	bool ok = conn_settle(conn) && drive_steady(conn, 2000, 600) &&
-		wait_log(run->client_log, from, "position 600 ", 10000);
+			wait_log(run->client_log, from, "position 600 ", 10000);
 	from = log_size(run->client_log);
 	ok = ok && drive_steady(conn, -2000, 600) &&
-		wait_log(run->client_log, from, "position 0 ", 10000) &&
-		conn_settle(conn);
+			wait_log(run->client_log, from, "position 0 ", 10000) &&
+			conn_settle(conn);
 	bench_sleep_ms(300);
 	return ok;
 }
@@ -586,23 +593,12 @@ static bool run_motion(struct run *run, enum motion motion) {
 	m->main0 = main_cpu_ns(pid);
 	bool ok;
 	switch (motion) {
-	case DOWN_1000:
-		ok = drive_steady(conn, 1000, FAST_DISTANCE);
-		break;
-	case UP_1000:
-		ok = drive_steady(conn, -1000, FAST_DISTANCE);
-		break;
-	case FLING:
-		ok = drive_flings(conn);
-		break;
-	case DOWN_100:
-		ok = drive_steady(conn, 100, SLOW_DISTANCE);
-		break;
-	case UP_100:
-		ok = drive_steady(conn, -100, SLOW_DISTANCE);
-		break;
-	default:
-		ok = false;
+	case DOWN_1000: ok = drive_steady(conn, 1000, FAST_DISTANCE); break;
+	case UP_1000: ok = drive_steady(conn, -1000, FAST_DISTANCE); break;
+	case FLING: ok = drive_flings(conn); break;
+	case DOWN_100: ok = drive_steady(conn, 100, SLOW_DISTANCE); break;
+	case UP_100: ok = drive_steady(conn, -100, SLOW_DISTANCE); break;
+	default: ok = false;
 	}
 	/* the last frames of the motion */
 	bench_sleep_ms(100);
@@ -622,9 +618,8 @@ static bool run_reference(struct bench *bench, struct run *run) {
 	struct conn *conn = &run->conn;
 	int32_t at = 0;
 	if (!run->verify) {
-		vitrail_test_v1_hash_frames(conn->test, "HEADLESS-1",
-			conn->wx + HASH_X, conn->wy + HEADER_H, HASH_W, REGION_H,
-			run->hash_log);
+		vitrail_test_v1_hash_frames(conn->test, "HEADLESS-1", conn->wx + HASH_X,
+				conn->wy + HEADER_H, HASH_W, REGION_H, run->hash_log);
 	}
 	/* back to 0 from wherever the flings left it */
 	size_t from = log_size(run->client_log);
@@ -648,8 +643,7 @@ static bool run_reference(struct bench *bench, struct run *run) {
 		ok = ok && conn_settle(conn);
 		char *text = ok ? csv_read_file(run->hash_log) : NULL;
 		size_t n = 0;
-		uint64_t *rows = text != NULL ? frame_hashes(text, 0, true, &n) :
-			NULL;
+		uint64_t *rows = text != NULL ? frame_hashes(text, 0, true, &n) : NULL;
 		ok = rows != NULL && n == REGION_H;
 		if (ok) {
 			memcpy(strip + len, rows, REGION_H * sizeof(*rows));
@@ -697,9 +691,9 @@ static void run_analyse(struct bench *bench, struct run *run) {
 			bench_values_add(&main_us[k], csv_number(&csv, c_main));
 			const char *s = csv_field(&csv, c_scroll);
 			long id, x, y, wx, wy, frames;
-			if (modes[run->mode].n == 0 || s == NULL || sscanf(s,
-					"%ld@%ld/%ld/%ld/%ld/%ld", &id, &x, &y, &wx, &wy,
-					&frames) != 6) {
+			if (modes[run->mode].n == 0 || s == NULL ||
+					sscanf(s, "%ld@%ld/%ld/%ld/%ld/%ld", &id, &x, &y, &wx, &wy,
+							&frames) != 6) {
 				continue;
 			}
 			if (y != wy) {
@@ -710,7 +704,7 @@ static void run_analyse(struct bench *bench, struct run *run) {
 			}
 			size_t n = 0;
 			uint64_t *rows = frame_hashes(hashes,
-				(uint64_t)csv_number(&csv, c_seq), false, &n);
+					(uint64_t)csv_number(&csv, c_seq), false, &n);
 			if (rows == NULL || n != REGION_H || ref == NULL ||
 					(size_t)y + REGION_H > nref) {
 				m->unchecked++;
@@ -744,10 +738,12 @@ static void run_record(struct bench *bench, struct run *run, int rep) {
 		}
 		double seconds = (double)(m->t1 - m->t0) / 1e9;
 		double cpu_us = m->output_frames > 0 ?
-			(double)(m->cpu1 - m->cpu0) / 1e3 / m->output_frames : NAN;
+				(double)(m->cpu1 - m->cpu0) / 1e3 / m->output_frames :
+				NAN;
 		double fps = m->client_frames / seconds;
 		double main_cpu_us = m->output_frames > 0 ?
-			(double)(m->main1 - m->main0) / 1e3 / m->output_frames : NAN;
+				(double)(m->main1 - m->main0) / 1e3 / m->output_frames :
+				NAN;
 		struct cell *cell = &bench->cells[run->variant][run->mode][k];
 		cell->seconds += seconds;
 		cell->client_frames += m->client_frames;
@@ -764,23 +760,27 @@ static void run_record(struct bench *bench, struct run *run, int rep) {
 		cell->missing += m->missing;
 		cell->unchecked += m->unchecked;
 		printf("  run %3d rep %d %-5s %-8s %-8s %s %5.1f s  client %6.2f "
-			"fps  output %4d frames  vitrail CPU %6s us/frame, main thread "
-			"%5s (main_thread_us %5s)  rss %6ld KiB\n", bench->nruns,
-			rep + 1, variant_names[run->variant], modes[run->mode].label,
-			motion_names[k], run->verify ? "verify" : "timed ", seconds, fps,
-			m->output_frames, bench_fmt(cpu_us, 0), bench_fmt(main_cpu_us, 0),
-			bench_fmt(m->main_us, 0), m->rss_kib);
+			   "fps  output %4d frames  vitrail CPU %6s us/frame, main thread "
+			   "%5s (main_thread_us %5s)  rss %6ld KiB\n",
+				bench->nruns, rep + 1, variant_names[run->variant],
+				modes[run->mode].label, motion_names[k],
+				run->verify ? "verify" : "timed ", seconds, fps,
+				m->output_frames, bench_fmt(cpu_us, 0),
+				bench_fmt(main_cpu_us, 0), bench_fmt(m->main_us, 0),
+				m->rss_kib);
 		if (run->verify && modes[run->mode].n > 0) {
 			printf("      checked %d frames: %d stale, %d missing (clamped), "
-				"%d not checked\n", m->checked, m->stale, m->missing,
-				m->unchecked);
+				   "%d not checked\n",
+					m->checked, m->stale, m->missing, m->unchecked);
 		}
-		fprintf(bench->runs_csv, "%d,%d,%s,%s,%s,%d,%.3f,%d,%.4f,%d,%.1f,"
-			"%.1f,%.1f,%ld,%d,%d,%d,%d\n", bench->nruns, rep + 1,
-			variant_names[run->variant], modes[run->mode].label,
-			motion_names[k], run->verify, seconds, m->client_frames, fps,
-			m->output_frames, cpu_us, main_cpu_us, m->main_us, m->rss_kib,
-			m->checked, m->stale, m->missing, m->unchecked);
+		fprintf(bench->runs_csv,
+				"%d,%d,%s,%s,%s,%d,%.3f,%d,%.4f,%d,%.1f,"
+				"%.1f,%.1f,%ld,%d,%d,%d,%d\n",
+				bench->nruns, rep + 1, variant_names[run->variant],
+				modes[run->mode].label, motion_names[k], run->verify, seconds,
+				m->client_frames, fps, m->output_frames, cpu_us, main_cpu_us,
+				m->main_us, m->rss_kib, m->checked, m->stale, m->missing,
+				m->unchecked);
 	}
 	fflush(bench->runs_csv);
 }
@@ -791,8 +791,10 @@ static void run_stop(struct run *run) {
 		bench_stop(run->client, 3000);
 	}
 	if (run->vitrail.pid > 0 && !bench_vitrail_stop(&run->vitrail)) {
-		fprintf(stderr, "bench-scroll: vitrail did not exit cleanly, see "
-			"%s\n", run->log);
+		fprintf(stderr,
+				"bench-scroll: vitrail did not exit cleanly, see "
+				"%s\n",
+				run->log);
 	}
 }
 
@@ -808,7 +810,9 @@ static void run_free(struct run *run) {
 /* One run of the fast motions (1,000 px/s and fling) of a mode. */
 static void run_fast(struct bench *bench, enum variant variant, int mode,
 		bool verify, int rep) {
-	struct run run = { .variant = variant, .mode = mode, .verify = verify,
+	struct run run = { .variant = variant,
+		.mode = mode,
+		.verify = verify,
 		.reference = modes[mode].n == 0 };
 	bool ok = run_start(bench, &run);
 	for (int k = DOWN_1000; k <= FLING && ok; k++) {
@@ -820,7 +824,7 @@ static void run_fast(struct bench *bench, enum variant variant, int mode,
 	run_stop(&run);
 	if (!ok) {
 		fprintf(stderr, "bench-scroll: run %d failed, see %s\n", bench->nruns,
-			run.log);
+				run.log);
 		bench->failed++;
 	}
 	run_analyse(bench, &run);
@@ -835,8 +839,10 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 	struct run runs[NMODES];
 	bool ok[NMODES];
 	for (int mode = 0; mode < NMODES; mode++) {
-		runs[mode] = (struct run){ .variant = variant, .mode = mode,
-			.verify = verify, .slow = true };
+		runs[mode] = (struct run){ .variant = variant,
+			.mode = mode,
+			.verify = verify,
+			.slow = true };
 	}
 	for (int mode = 1; mode < NMODES; mode++) {
 		ok[mode] = run_start(bench, &runs[mode]);
@@ -847,7 +853,8 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 		uint64_t cpu0[NMODES], main0[NMODES];
 		for (int mode = 1; mode < NMODES; mode++) {
 			runs[mode].m[k].t0 = t0;
-			cpu0[mode] = ok[mode] ? bench_process_cpu_ns(runs[mode].vitrail.pid) : 0;
+			cpu0[mode] =
+					ok[mode] ? bench_process_cpu_ns(runs[mode].vitrail.pid) : 0;
 			main0[mode] = ok[mode] ? main_cpu_ns(runs[mode].vitrail.pid) : 0;
 		}
 		double speed = k == DOWN_100 ? 100 : -100, sent = 0;
@@ -873,10 +880,10 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 			for (int mode = 1; mode < NMODES; mode++) {
 				if (ok[mode]) {
 					axis(&runs[mode].conn, speed > 0 ? delta : -delta,
-						WL_POINTER_AXIS_SOURCE_CONTINUOUS);
+							WL_POINTER_AXIS_SOURCE_CONTINUOUS);
 					ok[mode] = wl_display_flush(runs[mode].conn.display) >= 0 &&
-						wl_display_dispatch_pending(
-							runs[mode].conn.display) >= 0;
+							wl_display_dispatch_pending(
+									runs[mode].conn.display) >= 0;
 				}
 			}
 		}
@@ -887,7 +894,8 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 			struct measure *m = &runs[mode].m[k];
 			m->t1 = t1;
 			m->cpu0 = cpu0[mode];
-			m->cpu1 = ok[mode] ? bench_process_cpu_ns(runs[mode].vitrail.pid) : 0;
+			m->cpu1 =
+					ok[mode] ? bench_process_cpu_ns(runs[mode].vitrail.pid) : 0;
 			m->main0 = main0[mode];
 			m->main1 = ok[mode] ? main_cpu_ns(runs[mode].vitrail.pid) : 0;
 			m->rss_kib = ok[mode] ? vm_rss_kib(runs[mode].vitrail.pid) : -1;
@@ -900,7 +908,7 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 		run_stop(&runs[mode]);
 		if (!ok[mode]) {
 			fprintf(stderr, "bench-scroll: slow run (%s) failed, see %s\n",
-				modes[mode].label, runs[mode].log);
+					modes[mode].label, runs[mode].log);
 			bench->failed++;
 		}
 		run_analyse(bench, &runs[mode]);
@@ -933,7 +941,8 @@ static void run_slow(struct bench *bench, enum variant variant, bool verify,
 	run_free(base);
 }
 
-/* ---- report ----------------------------------------------------------------- */
+/* ---- report -----------------------------------------------------------------
+ */
 
 static double cell_fps(const struct cell *c) {
 	return c->seconds > 0 ? c->client_frames / c->seconds : NAN;
@@ -944,8 +953,7 @@ static double cell_cpu_us(const struct cell *c) {
 }
 
 static double cell_main_cpu_us(const struct cell *c) {
-	return c->output_frames > 0 ?
-		c->main_cpu_ns / 1e3 / c->output_frames : NAN;
+	return c->output_frames > 0 ? c->main_cpu_ns / 1e3 / c->output_frames : NAN;
 }
 
 /* CPU per output frame over the 1,000 px/s motions: the whole process,
@@ -968,22 +976,27 @@ static void write_reports(struct bench *bench) {
 	FILE *csv = fopen(csv_path, "w");
 	FILE *txt = fopen(txt_path, "w");
 	if (csv != NULL) {
-		fprintf(csv, "variant,mode,motion,seconds,client_frames,client_fps,"
-			"output_frames,cpu_us_per_frame,main_cpu_us_per_frame,"
-			"main_thread_us,rss_kib,checked,stale,missing,unchecked\n");
+		fprintf(csv,
+				"variant,mode,motion,seconds,client_frames,client_fps,"
+				"output_frames,cpu_us_per_frame,main_cpu_us_per_frame,"
+				"main_thread_us,rss_kib,checked,stale,missing,unchecked\n");
 	}
 	FILE *outs[2] = { stdout, txt };
 	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
 			continue;
 		}
-		fprintf(outs[o], "\n%-5s %-8s %-8s %7s %7s %10s %10s %9s %7s %6s "
-			"%7s %7s\n", "", "mode", "motion", "client", "client",
-			"CPU/frame", "CPU/frame", "main_thr", "VmRSS", "stale",
-			"missing", "checked");
-		fprintf(outs[o], "%-5s %-8s %-8s %7s %7s %10s %10s %9s %7s %6s "
-			"%7s %7s\n", "", "", "", "frames", "fps", "all us",
-			"main us", "_us", "MiB", "frames", "frames", "frames");
+		fprintf(outs[o],
+				"\n%-5s %-8s %-8s %7s %7s %10s %10s %9s %7s %6s "
+				"%7s %7s\n",
+				"", "mode", "motion", "client", "client", "CPU/frame",
+				"CPU/frame", "main_thr", "VmRSS", "stale", "missing",
+				"checked");
+		fprintf(outs[o],
+				"%-5s %-8s %-8s %7s %7s %10s %10s %9s %7s %6s "
+				"%7s %7s\n",
+				"", "", "", "frames", "fps", "all us", "main us", "_us", "MiB",
+				"frames", "frames", "frames");
 	}
 	for (int v = 0; v < NVARIANTS; v++) {
 		for (int mode = 0; mode < NMODES; mode++) {
@@ -999,27 +1012,30 @@ static void write_reports(struct bench *bench) {
 					if (outs[o] == NULL) {
 						continue;
 					}
-					fprintf(outs[o], "%-5s %-8s %-8s %7d %7s %10s %10s %9s "
-						"%7s %6s %7s %7s\n", variant_names[v],
-						modes[mode].label, motion_names[k], c->client_frames,
-						bench_fmt(cell_fps(c), 2),
-						bench_fmt(cell_cpu_us(c), 0),
-						bench_fmt(cell_main_cpu_us(c), 0),
-						bench_fmt(main_us, 0), bench_fmt(rss, 1),
-						scar ? bench_fmt(c->stale, 0) : "-",
-						scar ? bench_fmt(c->missing, 0) : "-",
-						scar ? bench_fmt(c->checked, 0) : "-");
+					fprintf(outs[o],
+							"%-5s %-8s %-8s %7d %7s %10s %10s %9s "
+							"%7s %6s %7s %7s\n",
+							variant_names[v], modes[mode].label,
+							motion_names[k], c->client_frames,
+							bench_fmt(cell_fps(c), 2),
+							bench_fmt(cell_cpu_us(c), 0),
+							bench_fmt(cell_main_cpu_us(c), 0),
+							bench_fmt(main_us, 0), bench_fmt(rss, 1),
+							scar ? bench_fmt(c->stale, 0) : "-",
+							scar ? bench_fmt(c->missing, 0) : "-",
+							scar ? bench_fmt(c->checked, 0) : "-");
 				}
 				if (csv != NULL) {
-					fprintf(csv, "%s,%s,%s,%.3f,%d,%s,%d,%s,%s,%s,%s,%d,%d,%d,"
-						"%d\n", variant_names[v], modes[mode].label,
-						motion_names[k], c->seconds, c->client_frames,
-						bench_fmt(cell_fps(c), 4), c->output_frames,
-						bench_fmt(cell_cpu_us(c), 1),
-						bench_fmt(cell_main_cpu_us(c), 1),
-						bench_fmt(main_us, 1),
-						bench_fmt(rss * 1024.0, 0), c->checked, c->stale,
-						c->missing, c->unchecked);
+					fprintf(csv,
+							"%s,%s,%s,%.3f,%d,%s,%d,%s,%s,%s,%s,%d,%d,%d,"
+							"%d\n",
+							variant_names[v], modes[mode].label,
+							motion_names[k], c->seconds, c->client_frames,
+							bench_fmt(cell_fps(c), 4), c->output_frames,
+							bench_fmt(cell_cpu_us(c), 1),
+							bench_fmt(cell_main_cpu_us(c), 1),
+							bench_fmt(main_us, 1), bench_fmt(rss * 1024.0, 0),
+							c->checked, c->stale, c->missing, c->unchecked);
 				}
 			}
 		}
@@ -1035,14 +1051,16 @@ static void write_reports(struct bench *bench) {
 			}
 			for (int o = 0; o < 2; o++) {
 				if (outs[o] != NULL) {
-					fprintf(outs[o], "%s %s vs rerender at 1,000 px/s, CPU per "
-						"output frame: main thread %s / %s us = %s; whole "
-						"process (lavapipe's rendering too) %s / %s us = "
-						"%s\n", variant_names[v], modes[mode].label,
-						bench_fmt(scar, 0), bench_fmt(base, 0),
-						bench_fmt(scar / base, 3), bench_fmt(scar_all, 0),
-						bench_fmt(base_all, 0),
-						bench_fmt(scar_all / base_all, 3));
+					fprintf(outs[o],
+							"%s %s vs rerender at 1,000 px/s, CPU per "
+							"output frame: main thread %s / %s us = %s; whole "
+							"process (lavapipe's rendering too) %s / %s us = "
+							"%s\n",
+							variant_names[v], modes[mode].label,
+							bench_fmt(scar, 0), bench_fmt(base, 0),
+							bench_fmt(scar / base, 3), bench_fmt(scar_all, 0),
+							bench_fmt(base_all, 0),
+							bench_fmt(scar_all / base_all, 3));
 				}
 			}
 		}
@@ -1076,34 +1094,34 @@ static void write_plots(struct bench *bench) {
 			*f = (struct plot_row){ 0 };
 			*c = (struct plot_row){ 0 };
 			snprintf(f->label, sizeof(f->label), "%s %s", variant_names[v],
-				motion_names[k]);
+					motion_names[k]);
 			memcpy(c->label, f->label, sizeof(c->label));
 			for (int mode = 0; mode < NMODES; mode++) {
 				struct cell *cell = &bench->cells[v][mode][k];
 				f->values[mode] = cell->runs > 0 ? cell_fps(cell) : NAN;
-				c->values[mode] = cell->runs > 0 ?
-					cell_cpu_us(cell) / 1e3 : NAN;
+				c->values[mode] =
+						cell->runs > 0 ? cell_cpu_us(cell) / 1e3 : NAN;
 			}
 		}
 	}
 	struct plot fps = {
 		.title = "Client frames per second while vitrail scrolls "
-			"(re-rendering vs extended frames), lower is better",
+				 "(re-rendering vs extended frames), lower is better",
 		.series = { modes[0].label, modes[1].label, modes[2].label,
-			modes[3].label },
+				modes[3].label },
 		.nseries = NMODES,
 		.rows = fps_rows,
 		.nrows = n,
 		.note = "(720x1600 at 60 Hz, a 720x1552 list; bars of a few "
-			"tenths are hairlines next to 60)",
+				"tenths are hairlines next to 60)",
 		.linear = true,
 		.unit = "fps",
 	};
 	struct plot cpu = {
 		.title = "vitrail CPU time per output frame (every thread), lower "
-			"is better",
+				 "is better",
 		.series = { modes[0].label, modes[1].label, modes[2].label,
-			modes[3].label },
+				modes[3].label },
 		.nseries = NMODES,
 		.rows = cpu_rows,
 		.nrows = n,
@@ -1136,13 +1154,13 @@ static void print_summary(struct bench *bench) {
 		fps100 = isnan(fps100) || f > fps100 ? f : fps100;
 	}
 	double ratio = fast_cpu_us(bench, v, MODE_SUMMARY, true) /
-		fast_cpu_us(bench, v, 0, true);
+			fast_cpu_us(bench, v, 0, true);
 	int stale = 0, checked = 0;
 	for (int w = 0; w < NVARIANTS; w++) {
 		for (int mode = 1; mode < NMODES; mode++) {
 			for (int k = 0; k < NMOTIONS; k++) {
 				stale += bench->cells[w][mode][k].stale +
-					bench->cells[w][mode][k].missing;
+						bench->cells[w][mode][k].missing;
 				checked += bench->cells[w][mode][k].checked;
 			}
 		}
@@ -1151,15 +1169,18 @@ static void print_summary(struct bench *bench) {
 		printf("bench-scroll: no frame was checked against the reference\n");
 	}
 	printf("summary: client_fps_1000=%s client_fps_100=%s cpu_reuse_ratio=%s "
-		"stale_frames=%s\n", bench_fmt(fps1000, 3), bench_fmt(fps100, 3),
-		bench_fmt(ratio, 3), checked > 0 ? bench_fmt(stale, 0) : "n/a");
+		   "stale_frames=%s\n",
+			bench_fmt(fps1000, 3), bench_fmt(fps100, 3), bench_fmt(ratio, 3),
+			checked > 0 ? bench_fmt(stale, 0) : "n/a");
 }
 
-/* ---- main --------------------------------------------------------------------- */
+/* ---- main
+ * --------------------------------------------------------------------- */
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: bench-scroll --vitrail PATH --list PATH --out DIR "
-		"[--reps N] [--variants shm,scene] [--no-slow]\n");
+	fprintf(f,
+			"Usage: bench-scroll --vitrail PATH --list PATH --out DIR "
+			"[--reps N] [--variants shm,scene] [--no-slow]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -1167,7 +1188,8 @@ int main(int argc, char *argv[]) {
 	if (engines_rc >= 0) {
 		return engines_rc;
 	}
-	struct bench bench = { .reps = 2, .slow = true,
+	struct bench bench = { .reps = 2,
+		.slow = true,
 		.variants = { true, true } };
 	static const struct option long_options[] = {
 		{ "vitrail", required_argument, NULL, 'v' },
@@ -1182,31 +1204,17 @@ int main(int argc, char *argv[]) {
 	int opt;
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'v':
-			bench.vitrail = optarg;
-			break;
-		case 'l':
-			bench.list = optarg;
-			break;
-		case 'o':
-			bench.out = optarg;
-			break;
-		case 'r':
-			bench.reps = atoi(optarg);
-			break;
+		case 'v': bench.vitrail = optarg; break;
+		case 'l': bench.list = optarg; break;
+		case 'o': bench.out = optarg; break;
+		case 'r': bench.reps = atoi(optarg); break;
 		case 'V':
 			bench.variants[SHM] = strstr(optarg, "shm") != NULL;
 			bench.variants[SCENE] = strstr(optarg, "scene") != NULL;
 			break;
-		case 's':
-			bench.slow = false;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return 2;
+		case 's': bench.slow = false; break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (bench.vitrail == NULL || bench.list == NULL || bench.out == NULL ||
@@ -1237,13 +1245,15 @@ int main(int argc, char *argv[]) {
 		perror(runs_path);
 		return EXIT_FAILURE;
 	}
-	fprintf(bench.runs_csv, "run,rep,variant,mode,motion,verify,seconds,"
-		"client_frames,client_fps,output_frames,cpu_us_per_frame,"
-		"main_cpu_us_per_frame,main_thread_us,rss_kib,checked,stale,missing,"
-		"unchecked\n");
+	fprintf(bench.runs_csv,
+			"run,rep,variant,mode,motion,verify,seconds,"
+			"client_frames,client_fps,output_frames,cpu_us_per_frame,"
+			"main_cpu_us_per_frame,main_thread_us,rss_kib,checked,stale,"
+			"missing,"
+			"unchecked\n");
 	printf("bench-scroll: %d repetitions (odd ones timed, even ones "
-		"verified against the re-rendering client's pixels), %s at 60 Hz\n",
-		bench.reps, OUTPUT_SIZE);
+		   "verified against the re-rendering client's pixels), %s at 60 Hz\n",
+			bench.reps, OUTPUT_SIZE);
 	int64_t start = bench_now_ms();
 	/* Even repetitions are timed: every mode (the baseline first, which
 	 * makes the reference strip at its end), the 100 px/s runs, the
@@ -1269,14 +1279,13 @@ int main(int argc, char *argv[]) {
 		}
 	}
 	fclose(bench.runs_csv);
-	printf("wrote %s (%.0f s)\n", runs_path,
-		(bench_now_ms() - start) / 1000.0);
+	printf("wrote %s (%.0f s)\n", runs_path, (bench_now_ms() - start) / 1000.0);
 	write_reports(&bench);
 	write_plots(&bench);
 	char *cmd = bench_asprintf("rm -rf '%s'", bench.runtime_dir);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "bench-scroll: could not remove %s\n",
-			bench.runtime_dir);
+				bench.runtime_dir);
 	}
 	free(cmd);
 	print_summary(&bench);

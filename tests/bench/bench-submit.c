@@ -19,37 +19,33 @@
 #include "scene.h"
 #include "scene_json.h"
 
-static uint64_t now_ns(void)
-{
+static uint64_t now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
+static int cmp_u64(const void *a, const void *b) {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
 }
 
-static double pct_ms(uint64_t *v, size_t n, double p)
-{
+static double pct_ms(uint64_t *v, size_t n, double p) {
 	qsort(v, n, sizeof(*v), cmp_u64);
 	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
 	return (double)v[i] / 1e6;
 }
 
 static bool run_scene(const char *path, const char *textures, int frames,
-		bool sequential)
-{
+		bool sequential) {
 	struct bench_scene *scene = scene_json_load(path, textures);
 	if (scene == NULL) {
 		return false;
 	}
 	struct vr_tree *tree = bench_scene_realise(scene);
 	struct vr_renderer_options opts = { .sequential = sequential };
-	struct vr_renderer *renderer = tree != NULL ?
-		vr_renderer_create(&opts) : NULL;
+	struct vr_renderer *renderer =
+			tree != NULL ? vr_renderer_create(&opts) : NULL;
 	if (renderer == NULL) {
 		if (tree != NULL) {
 			bench_scene_release(scene, tree);
@@ -62,7 +58,7 @@ static bool run_scene(const char *path, const char *textures, int frames,
 	struct vr_render_job jobs[BENCH_MAX_OUTPUTS];
 	for (size_t i = 0; i < scene->noutputs; i++) {
 		targets[i] = vr_target_create(renderer, scene->outputs[i].width,
-			scene->outputs[i].height);
+				scene->outputs[i].height);
 	}
 	uint64_t *submit = calloc((size_t)frames, sizeof(*submit));
 	uint64_t *full = calloc((size_t)frames, sizeof(*full));
@@ -78,11 +74,10 @@ static bool run_scene(const char *path, const char *textures, int frames,
 			};
 			vr_mat_identity(&jobs[i].view);
 			vr_mat_translate(&jobs[i].view, (float)-scene->outputs[i].x,
-				(float)-scene->outputs[i].y);
+					(float)-scene->outputs[i].y);
 		}
 		uint64_t t0 = now_ns();
-		uint64_t id = vr_render_submit(renderer, tree, jobs,
-			scene->noutputs);
+		uint64_t id = vr_render_submit(renderer, tree, jobs, scene->noutputs);
 		uint64_t t1 = now_ns();
 		ok = id != 0 && vr_frame_wait(renderer, id, UINT64_MAX);
 		uint64_t t2 = now_ns();
@@ -95,13 +90,13 @@ static bool run_scene(const char *path, const char *textures, int frames,
 	if (ok && measured > 0) {
 		const char *name = strrchr(path, '/');
 		printf("%-28s %-10s submit median %6.2f ms p90 %6.2f ms | "
-			"submit+wait median %6.2f ms p90 %6.2f ms\n",
-			name != NULL ? name + 1 : path,
-			sequential ? "sequential" : "parallel",
-			pct_ms(submit, (size_t)measured, 0.5),
-			pct_ms(submit, (size_t)measured, 0.9),
-			pct_ms(full, (size_t)measured, 0.5),
-			pct_ms(full, (size_t)measured, 0.9));
+			   "submit+wait median %6.2f ms p90 %6.2f ms\n",
+				name != NULL ? name + 1 : path,
+				sequential ? "sequential" : "parallel",
+				pct_ms(submit, (size_t)measured, 0.5),
+				pct_ms(submit, (size_t)measured, 0.9),
+				pct_ms(full, (size_t)measured, 0.5),
+				pct_ms(full, (size_t)measured, 0.9));
 	}
 	free(submit);
 	free(full);
@@ -114,8 +109,7 @@ static bool run_scene(const char *path, const char *textures, int frames,
 	return ok;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
 	int frames = 30;
 	bool sequential = false;
 	const char *textures = NULL;

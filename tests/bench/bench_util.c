@@ -60,7 +60,7 @@ double bench_values_median(struct bench_values *values) {
 	qsort(values->v, values->len, sizeof(double), cmp_double);
 	size_t n = values->len;
 	return n % 2 ? values->v[n / 2] :
-		(values->v[n / 2 - 1] + values->v[n / 2]) / 2;
+				   (values->v[n / 2 - 1] + values->v[n / 2]) / 2;
 }
 
 double bench_values_rank(struct bench_values *values, int percent) {
@@ -110,7 +110,8 @@ int64_t bench_now_ms(void) {
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* ---- processes ------------------------------------------------------------ */
+/* ---- processes ------------------------------------------------------------
+ */
 
 pid_t bench_spawn(const struct bench_env *env, const char *const argv[],
 		const char *display, const char *log_path, int keep_fd) {
@@ -120,7 +121,7 @@ pid_t bench_spawn(const struct bench_env *env, const char *const argv[],
 	pid_t pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "%s: fork: %s\n", program_invocation_short_name,
-			strerror(errno));
+				strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
@@ -149,7 +150,7 @@ pid_t bench_spawn(const struct bench_env *env, const char *const argv[],
 		}
 		execv(argv[0], (char *const *)argv);
 		fprintf(stderr, "%s: cannot run %s: %s\n",
-			program_invocation_short_name, argv[0], strerror(errno));
+				program_invocation_short_name, argv[0], strerror(errno));
 		_exit(127);
 	}
 	setpgid(pid, pid); // also here: no race with the child's own call
@@ -167,13 +168,14 @@ int bench_stop(pid_t pid, int timeout_ms) {
 	kill(pid, SIGTERM);
 	int status = 0;
 	pid_t got = 0;
-	for (int waited = 0; (got = waitpid(pid, &status, WNOHANG)) == 0 &&
-			waited < timeout_ms; waited += 20) {
+	for (int waited = 0;
+			(got = waitpid(pid, &status, WNOHANG)) == 0 && waited < timeout_ms;
+			waited += 20) {
 		bench_sleep_ms(20);
 	}
 	if (got == 0) {
 		fprintf(stderr, "%s: process %d ignored SIGTERM: killed\n",
-			program_invocation_short_name, (int)pid);
+				program_invocation_short_name, (int)pid);
 		kill(-pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		return -1;
@@ -188,7 +190,7 @@ bool bench_vitrail_start(const struct bench_env *env,
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		fprintf(stderr, "%s: pipe: %s\n", program_invocation_short_name,
-			strerror(errno));
+				strerror(errno));
 		return false;
 	}
 	char fd_arg[16];
@@ -226,12 +228,12 @@ bool bench_vitrail_start(const struct bench_env *env,
 	char *nl = strchr(line, '\n');
 	if (nl == NULL || strncmp(line, prefix, strlen(prefix)) != 0) {
 		fprintf(stderr, "%s: vitrail did not get ready (see %s)\n",
-			program_invocation_short_name, log_path);
+				program_invocation_short_name, log_path);
 		return false;
 	}
 	*nl = '\0';
 	snprintf(vitrail->socket, sizeof(vitrail->socket), "%s",
-		line + strlen(prefix));
+			line + strlen(prefix));
 	return true;
 }
 
@@ -263,8 +265,9 @@ bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
 	argv[argc++] = "800x600";
 	argv[argc++] = "--refresh";
 	argv[argc++] = refresh;
-	if (nested && !bench_vitrail_start(env, parent, argv, argc, NULL,
-			parent_log_path, timeout_ms)) {
+	if (nested &&
+			!bench_vitrail_start(env, parent, argv, argc, NULL, parent_log_path,
+					timeout_ms)) {
 		return false;
 	}
 	argc = 0;
@@ -283,7 +286,7 @@ bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
 		argv[argc++] = extra[i];
 	}
 	return bench_vitrail_start(env, vitrail, argv, argc,
-		nested ? parent->socket : NULL, log_path, timeout_ms);
+			nested ? parent->socket : NULL, log_path, timeout_ms);
 }
 
 /* CPU time of every thread of pid, ns (schedstat's first fields). */
@@ -302,7 +305,7 @@ uint64_t bench_process_cpu_ns(pid_t pid) {
 		}
 		char stat[320];
 		snprintf(stat, sizeof(stat), "/proc/%d/task/%s/schedstat", (int)pid,
-			e->d_name);
+				e->d_name);
 		FILE *f = fopen(stat, "r");
 		unsigned long long ns;
 		if (f != NULL) {
@@ -316,7 +319,8 @@ uint64_t bench_process_cpu_ns(pid_t pid) {
 	return total;
 }
 
-/* ---- both engines --------------------------------------------------------- */
+/* ---- both engines ---------------------------------------------------------
+ */
 
 const char *bench_engine;
 
@@ -327,8 +331,10 @@ const char *bench_default_engine(void) {
 	if (vulkan != NULL && vr_renderer_is_software(vulkan)) {
 		struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(0);
 		double vk_ns = 0.0, cpu_ns = 0.0;
-		if (cpu != NULL && vr_backends_measure(vulkan, cpu, 1280, 720, 5,
-				&vk_ns, &cpu_ns) && cpu_ns < vk_ns) {
+		if (cpu != NULL &&
+				vr_backends_measure(vulkan, cpu, 1280, 720, 5, &vk_ns,
+						&cpu_ns) &&
+				cpu_ns < vk_ns) {
 			engine = "cpu";
 		}
 		vr_cpu_renderer_destroy(cpu);
@@ -404,11 +410,11 @@ int bench_engines_main(int *argc, char *argv[]) {
 			if (strcmp(bench_engine, "cpu") != 0 &&
 					strcmp(bench_engine, "vulkan") != 0) {
 				fprintf(stderr, "%s: --engine cpu or vulkan\n",
-					program_invocation_short_name);
+						program_invocation_short_name);
 				return 2;
 			}
 			memmove(&argv[i], &argv[i + 2],
-				(size_t)(*argc - i - 1) * sizeof(argv[0]));
+					(size_t)(*argc - i - 1) * sizeof(argv[0]));
 			*argc -= 2;
 			return -1; /* one engine: the benchmark itself */
 		}
@@ -416,8 +422,8 @@ int bench_engines_main(int *argc, char *argv[]) {
 	const char *engine = bench_default_engine();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("%s: both engines, one after the other (vitrail's default "
-		"here: %s; its figures are the unsuffixed keys)\n",
-		program_invocation_short_name, engine);
+		   "here: %s; its figures are the unsuffixed keys)\n",
+			program_invocation_short_name, engine);
 	static const char *const engines[] = { "cpu", "vulkan" };
 	char *baselines[2] = { NULL, NULL }, *summaries[2] = { NULL, NULL };
 	int rc = 0;
@@ -440,7 +446,7 @@ int bench_engines_main(int *argc, char *argv[]) {
 		child[n++] = (char *)engines[e];
 		child[n] = NULL;
 		int status = run_engine_child(child, engines[e], &baselines[e],
-			&summaries[e]);
+				&summaries[e]);
 		rc = rc != 0 ? rc : status;
 		free(out);
 		free(child);

@@ -32,7 +32,7 @@ double bench_values_rank(struct bench_values *values, int percent);
 const char *bench_fmt(double v, int decimals);
 /* asprintf that aborts on failure. */
 char *bench_asprintf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+		__attribute__((format(printf, 1, 2)));
 /* Sleep ms, across signals. */
 void bench_sleep_ms(int ms);
 /* CLOCK_MONOTONIC in milliseconds. */
@@ -51,7 +51,7 @@ struct bench_env {
  * environment and WAYLAND_DISPLAY=display (NULL: unset); keep_fd is
  * inherited (-1: none). Returns the pid, -1 on failure. */
 pid_t bench_spawn(const struct bench_env *env, const char *const argv[],
-	const char *display, const char *log_path, int keep_fd);
+		const char *display, const char *log_path, int keep_fd);
 /* Reap without blocking: true once pid exited (*status set). */
 bool bench_reaped(pid_t pid, int *status);
 /* SIGTERM, wait up to timeout_ms, then SIGKILL its group; returns the
@@ -67,8 +67,8 @@ struct bench_vitrail {
 /* Start vitrail (argv[0..argc-1], with room for three more: --ready-fd
  * is appended) and wait up to timeout_ms for its WAYLAND_DISPLAY line. */
 bool bench_vitrail_start(const struct bench_env *env,
-	struct bench_vitrail *vitrail, const char **argv, int argc,
-	const char *display, const char *log_path, int timeout_ms);
+		struct bench_vitrail *vitrail, const char **argv, int argc,
+		const char *display, const char *log_path, int timeout_ms);
 /* SIGTERM, wait, SIGKILL; true when it exited with status 0. */
 bool bench_vitrail_stop(struct bench_vitrail *vitrail);
 
@@ -78,9 +78,9 @@ bool bench_vitrail_stop(struct bench_vitrail *vitrail);
  * NULL-terminated); each waited for up to timeout_ms. parent's pid is -1
  * unless nested. */
 bool bench_vitrail_start_setup(const struct bench_env *env, bool nested,
-	double hz, const char *size, const char *const *extra,
-	const char *log_path, const char *parent_log_path, int timeout_ms,
-	struct bench_vitrail *parent, struct bench_vitrail *vitrail);
+		double hz, const char *size, const char *const *extra,
+		const char *log_path, const char *parent_log_path, int timeout_ms,
+		struct bench_vitrail *parent, struct bench_vitrail *vitrail);
 
 /*
  * Every pacing benchmark runs on both engines: bench_engines_main, first

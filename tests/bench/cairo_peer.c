@@ -8,32 +8,26 @@
 
 #ifndef BENCH_HAVE_CAIRO
 
-bool cairo_peer_available(void)
-{
+bool cairo_peer_available(void) {
 	return false;
 }
 
-struct cairo_peer *cairo_peer_create(struct bench_scene *scene)
-{
+struct cairo_peer *cairo_peer_create(struct bench_scene *scene) {
 	return NULL;
 }
 
-void cairo_peer_destroy(struct cairo_peer *peer)
-{
+void cairo_peer_destroy(struct cairo_peer *peer) {
 }
 
-void cairo_peer_cold(struct bench_scene *scene)
-{
+void cairo_peer_cold(struct bench_scene *scene) {
 }
 
-bool cairo_peer_render(struct cairo_peer *peer)
-{
+bool cairo_peer_render(struct cairo_peer *peer) {
 	return false;
 }
 
 const void *cairo_peer_pixels(struct cairo_peer *peer, size_t output,
-		int32_t *stride)
-{
+		int32_t *stride) {
 	return NULL;
 }
 
@@ -68,43 +62,41 @@ struct cairo_peer {
 	size_t blur_tmp_size;
 };
 
-bool cairo_peer_available(void)
-{
+bool cairo_peer_available(void) {
 	return true;
 }
 
-static void surface_destroy(void *peer)
-{
+static void surface_destroy(void *peer) {
 	cairo_surface_destroy(peer);
 }
 
-static void surface_dirty(void *peer)
-{
+static void surface_dirty(void *peer) {
 	cairo_surface_mark_dirty(peer);
 }
 
 /* The image's pixels wrapped without a copy (same layout: premultiplied
  * BGRA in native-endian 32-bit words). */
-static cairo_surface_t *image_surface(struct bench_image *image)
-{
+static cairo_surface_t *image_surface(struct bench_image *image) {
 	if (image->peer != NULL) {
 		return image->peer;
 	}
 	int32_t stride;
 	const void *data = vr_image_data(image->image, &stride);
-	cairo_format_t format = vr_image_format(image->image) ==
-		VR_FORMAT_XRGB8888 ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32;
+	cairo_format_t format =
+			vr_image_format(image->image) == VR_FORMAT_XRGB8888 ?
+			CAIRO_FORMAT_RGB24 :
+			CAIRO_FORMAT_ARGB32;
 	cairo_surface_t *surface = cairo_image_surface_create_for_data(
-		(unsigned char *)(uintptr_t)data, format,
-		vr_image_width(image->image), vr_image_height(image->image), stride);
+			(unsigned char *)(uintptr_t)data, format,
+			vr_image_width(image->image), vr_image_height(image->image),
+			stride);
 	image->peer = surface;
 	image->peer_destroy = surface_destroy;
 	image->peer_dirty = surface_dirty;
 	return surface;
 }
 
-struct cairo_peer *cairo_peer_create(struct bench_scene *scene)
-{
+struct cairo_peer *cairo_peer_create(struct bench_scene *scene) {
 	struct cairo_peer *peer = calloc(1, sizeof(*peer));
 	if (peer == NULL) {
 		return NULL;
@@ -112,7 +104,7 @@ struct cairo_peer *cairo_peer_create(struct bench_scene *scene)
 	peer->scene = scene;
 	for (size_t i = 0; i < scene->noutputs; i++) {
 		peer->surfaces[i] = cairo_image_surface_create(CAIRO_FORMAT_ARGB32,
-			scene->outputs[i].width, scene->outputs[i].height);
+				scene->outputs[i].width, scene->outputs[i].height);
 		if (cairo_surface_status(peer->surfaces[i]) != CAIRO_STATUS_SUCCESS) {
 			cairo_peer_destroy(peer);
 			return NULL;
@@ -121,8 +113,7 @@ struct cairo_peer *cairo_peer_create(struct bench_scene *scene)
 	return peer;
 }
 
-void cairo_peer_destroy(struct cairo_peer *peer)
-{
+void cairo_peer_destroy(struct cairo_peer *peer) {
 	if (peer == NULL) {
 		return;
 	}
@@ -145,8 +136,7 @@ void cairo_peer_destroy(struct cairo_peer *peer)
 }
 
 const void *cairo_peer_pixels(struct cairo_peer *peer, size_t output,
-		int32_t *stride)
-{
+		int32_t *stride) {
 	cairo_surface_t *surface = peer->surfaces[output];
 	cairo_surface_flush(surface);
 	*stride = cairo_image_surface_get_stride(surface);
@@ -154,8 +144,7 @@ const void *cairo_peer_pixels(struct cairo_peer *peer, size_t output,
 }
 
 static cairo_font_face_t *font_face(struct cairo_peer *peer,
-		const struct vr_font *font)
-{
+		const struct vr_font *font) {
 	bool bold = font->weight >= 600;
 	for (size_t i = 0; i < peer->nfonts; i++) {
 		if (peer->fonts[i].family == font->family &&
@@ -163,21 +152,20 @@ static cairo_font_face_t *font_face(struct cairo_peer *peer,
 			return peer->fonts[i].face;
 		}
 	}
-	cairo_font_face_t *face = cairo_toy_font_face_create(font->family,
-		CAIRO_FONT_SLANT_NORMAL,
-		bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_font_face_t *face =
+			cairo_toy_font_face_create(font->family, CAIRO_FONT_SLANT_NORMAL,
+					bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
 	if (peer->nfonts < sizeof(peer->fonts) / sizeof(peer->fonts[0])) {
-		peer->fonts[peer->nfonts++] = (struct font_face){
-			font->family, bold, face };
+		peer->fonts[peer->nfonts++] =
+				(struct font_face){ font->family, bold, face };
 	}
 	return face;
 }
 
 static size_t run_slot(const struct glyph_run *runs, size_t cap,
-		const struct bench_op *op)
-{
-	size_t i = (size_t)(((uintptr_t)op >> 3) * 0x9e3779b97f4a7c15ull) &
-		(cap - 1);
+		const struct bench_op *op) {
+	size_t i =
+			(size_t)(((uintptr_t)op >> 3) * 0x9e3779b97f4a7c15ull) & (cap - 1);
 	while (runs[i].op != NULL && runs[i].op != op) {
 		i = (i + 1) & (cap - 1);
 	}
@@ -186,8 +174,7 @@ static size_t run_slot(const struct glyph_run *runs, size_t cap,
 
 /* The op's glyph run (shaped on first use), NULL when out of memory. */
 static struct glyph_run *glyph_run(struct cairo_peer *peer, cairo_t *cr,
-		const struct bench_op *op)
-{
+		const struct bench_op *op) {
 	if (2 * (peer->runs_len + 1) > peer->runs_cap) {
 		size_t cap = peer->runs_cap == 0 ? 256 : 2 * peer->runs_cap;
 		struct glyph_run *runs = calloc(cap, sizeof(*runs));
@@ -203,14 +190,14 @@ static struct glyph_run *glyph_run(struct cairo_peer *peer, cairo_t *cr,
 		peer->runs = runs;
 		peer->runs_cap = cap;
 	}
-	struct glyph_run *run = &peer->runs[run_slot(peer->runs, peer->runs_cap,
-		op)];
+	struct glyph_run *run =
+			&peer->runs[run_slot(peer->runs, peer->runs_cap, op)];
 	if (run->op == NULL) {
 		cairo_glyph_t *glyphs = NULL;
 		int count = 0;
 		if (cairo_scaled_font_text_to_glyphs(cairo_get_scaled_font(cr),
-				op->v[0], op->v[1], op->text, -1, &glyphs, &count, NULL,
-				NULL, NULL) != CAIRO_STATUS_SUCCESS) {
+					op->v[0], op->v[1], op->text, -1, &glyphs, &count, NULL,
+					NULL, NULL) != CAIRO_STATUS_SUCCESS) {
 			return NULL;
 		}
 		*run = (struct glyph_run){ op, glyphs, count };
@@ -219,8 +206,7 @@ static struct glyph_run *glyph_run(struct cairo_peer *peer, cairo_t *cr,
 	return run;
 }
 
-static void rrect_path(cairo_t *cr, struct vr_rectf r, struct vr_radii radii)
-{
+static void rrect_path(cairo_t *cr, struct vr_rectf r, struct vr_radii radii) {
 	float limit = fminf(r.width, r.height) / 2.0f;
 	double tl = fminf(radii.tl, limit), tr = fminf(radii.tr, limit);
 	double br = fminf(radii.br, limit), bl = fminf(radii.bl, limit);
@@ -233,18 +219,19 @@ static void rrect_path(cairo_t *cr, struct vr_rectf r, struct vr_radii radii)
 	cairo_close_path(cr);
 }
 
-static void set_color(cairo_t *cr, struct vr_color c, float opacity)
-{
+static void set_color(cairo_t *cr, struct vr_color c, float opacity) {
 	cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * opacity);
 }
 
 /* Fill or stroke the current path with paint. */
-static void paint_path(cairo_t *cr, const struct vr_paint *paint, float opacity)
-{
+static void paint_path(cairo_t *cr, const struct vr_paint *paint,
+		float opacity) {
 	set_color(cr, paint->color, opacity);
 	if (paint->stroke_width <= 0.0f) {
-		cairo_set_fill_rule(cr, paint->fill_rule == VR_FILL_EVEN_ODD ?
-			CAIRO_FILL_RULE_EVEN_ODD : CAIRO_FILL_RULE_WINDING);
+		cairo_set_fill_rule(cr,
+				paint->fill_rule == VR_FILL_EVEN_ODD ?
+						CAIRO_FILL_RULE_EVEN_ODD :
+						CAIRO_FILL_RULE_WINDING);
 		cairo_fill(cr);
 		return;
 	}
@@ -261,23 +248,18 @@ static void paint_path(cairo_t *cr, const struct vr_paint *paint, float opacity)
 	cairo_set_line_width(cr, paint->stroke_width);
 	cairo_set_line_join(cr, joins[paint->join]);
 	cairo_set_line_cap(cr, caps[paint->cap]);
-	cairo_set_miter_limit(cr, paint->miter_limit > 0.0f ?
-		paint->miter_limit : 4.0);
+	cairo_set_miter_limit(cr,
+			paint->miter_limit > 0.0f ? paint->miter_limit : 4.0);
 	cairo_stroke(cr);
 }
 
-static void path_of(cairo_t *cr, const struct bench_op *op)
-{
+static void path_of(cairo_t *cr, const struct bench_op *op) {
 	cairo_new_path(cr);
 	for (size_t i = 0; i < op->path_len; i++) {
 		const float *p = op->path[i].p;
 		switch (op->path[i].verb) {
-		case BENCH_PATH_MOVE:
-			cairo_move_to(cr, p[0], p[1]);
-			break;
-		case BENCH_PATH_LINE:
-			cairo_line_to(cr, p[0], p[1]);
-			break;
+		case BENCH_PATH_MOVE: cairo_move_to(cr, p[0], p[1]); break;
+		case BENCH_PATH_LINE: cairo_line_to(cr, p[0], p[1]); break;
 		case BENCH_PATH_QUAD: {
 			double x0, y0;
 			if (!cairo_has_current_point(cr)) {
@@ -285,9 +267,9 @@ static void path_of(cairo_t *cr, const struct bench_op *op)
 			}
 			cairo_get_current_point(cr, &x0, &y0);
 			cairo_curve_to(cr, x0 + 2.0 / 3.0 * (p[0] - x0),
-				y0 + 2.0 / 3.0 * (p[1] - y0),
-				p[2] + 2.0 / 3.0 * (p[0] - p[2]),
-				p[3] + 2.0 / 3.0 * (p[1] - p[3]), p[2], p[3]);
+					y0 + 2.0 / 3.0 * (p[1] - y0),
+					p[2] + 2.0 / 3.0 * (p[0] - p[2]),
+					p[3] + 2.0 / 3.0 * (p[1] - p[3]), p[2], p[3]);
 			break;
 		}
 		case BENCH_PATH_CUBIC:
@@ -296,17 +278,14 @@ static void path_of(cairo_t *cr, const struct bench_op *op)
 			}
 			cairo_curve_to(cr, p[0], p[1], p[2], p[3], p[4], p[5]);
 			break;
-		case BENCH_PATH_CLOSE:
-			cairo_close_path(cr);
-			break;
+		case BENCH_PATH_CLOSE: cairo_close_path(cr); break;
 		}
 	}
 }
 
 /* Three box blurs approximate a Gaussian (the SVG filter recipe). */
 static void box_blur_pass(const uint8_t *src, uint8_t *dst, int32_t count,
-		int32_t step, int32_t line_step, int32_t lines, int32_t radius)
-{
+		int32_t step, int32_t line_step, int32_t lines, int32_t radius) {
 	int32_t size = 2 * radius + 1;
 	for (int32_t l = 0; l < lines; l++) {
 		const uint8_t *s = src + (size_t)l * (size_t)line_step;
@@ -325,8 +304,7 @@ static void box_blur_pass(const uint8_t *src, uint8_t *dst, int32_t count,
 }
 
 static void draw_shadow(struct cairo_peer *peer, cairo_t *cr,
-		const struct bench_op *op, float opacity)
-{
+		const struct bench_op *op, float opacity) {
 	double sigma = op->v[0] / 2.0;
 	int32_t pad = (int32_t)ceil(3.0 * sigma);
 	int32_t w = (int32_t)ceil(op->rect.width) + 2 * pad;
@@ -343,8 +321,10 @@ static void draw_shadow(struct cairo_peer *peer, cairo_t *cr,
 	}
 	cairo_surface_t *mask = cairo_image_surface_create(CAIRO_FORMAT_A8, w, h);
 	cairo_t *mcr = cairo_create(mask);
-	rrect_path(mcr, (struct vr_rectf){ (float)pad, (float)pad,
-		op->rect.width, op->rect.height }, op->radii);
+	rrect_path(mcr,
+			(struct vr_rectf){ (float)pad, (float)pad, op->rect.width,
+					op->rect.height },
+			op->radii);
 	cairo_set_source_rgba(mcr, 0, 0, 0, 1);
 	cairo_fill(mcr);
 	cairo_destroy(mcr);
@@ -361,48 +341,45 @@ static void draw_shadow(struct cairo_peer *peer, cairo_t *cr,
 		}
 		if (peer->blur_tmp != NULL) {
 			for (int pass = 0; pass < 3; pass++) {
-				box_blur_pass(data, peer->blur_tmp, w, 1, stride, h,
-					radius);
-				box_blur_pass(peer->blur_tmp, data, h, stride, 1, w,
-					radius);
+				box_blur_pass(data, peer->blur_tmp, w, 1, stride, h, radius);
+				box_blur_pass(peer->blur_tmp, data, h, stride, 1, w, radius);
 			}
 		}
 		cairo_surface_mark_dirty(mask);
 	}
 	set_color(cr, op->color, opacity);
 	cairo_mask_surface(cr, mask, op->rect.x - (float)pad,
-		op->rect.y - (float)pad);
+			op->rect.y - (float)pad);
 	cairo_surface_destroy(mask);
 }
 
-static void draw_image(cairo_t *cr, const struct bench_op *op, float opacity)
-{
+static void draw_image(cairo_t *cr, const struct bench_op *op, float opacity) {
 	cairo_surface_t *surface = image_surface(op->image);
-	struct vr_rectf src = op->has_src ? op->src : (struct vr_rectf){ 0, 0,
-		(float)vr_image_width(op->image->image),
-		(float)vr_image_height(op->image->image) };
+	struct vr_rectf src = op->has_src ?
+			op->src :
+			(struct vr_rectf){ 0, 0, (float)vr_image_width(op->image->image),
+				(float)vr_image_height(op->image->image) };
 	if (src.width <= 0.0f || src.height <= 0.0f) {
 		return;
 	}
 	cairo_save(cr);
 	cairo_rectangle(cr, op->rect.x, op->rect.y, op->rect.width,
-		op->rect.height);
+			op->rect.height);
 	cairo_clip(cr);
 	cairo_translate(cr, op->rect.x, op->rect.y);
 	cairo_scale(cr, op->rect.width / src.width, op->rect.height / src.height);
 	cairo_set_source_surface(cr, surface, -src.x, -src.y);
 	cairo_pattern_t *pattern = cairo_get_source(cr);
 	bool exact = op->rect.width == src.width && op->rect.height == src.height;
-	cairo_pattern_set_filter(pattern, exact ? CAIRO_FILTER_NEAREST :
-		CAIRO_FILTER_BILINEAR);
+	cairo_pattern_set_filter(pattern,
+			exact ? CAIRO_FILTER_NEAREST : CAIRO_FILTER_BILINEAR);
 	cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD);
 	cairo_paint_with_alpha(cr, op->v[0] * opacity);
 	cairo_restore(cr);
 }
 
-static void play(struct cairo_peer *peer, cairo_t *cr, const struct bench_dl *dl,
-		float opacity)
-{
+static void play(struct cairo_peer *peer, cairo_t *cr,
+		const struct bench_dl *dl, float opacity) {
 	int depth = 0;
 	for (size_t i = 0; i < dl->len; i++) {
 		const struct bench_op *op = &dl->ops[i];
@@ -417,18 +394,12 @@ static void play(struct cairo_peer *peer, cairo_t *cr, const struct bench_dl *dl
 				depth--;
 			}
 			break;
-		case BENCH_OP_TRANSLATE:
-			cairo_translate(cr, op->v[0], op->v[1]);
-			break;
-		case BENCH_OP_SCALE:
-			cairo_scale(cr, op->v[0], op->v[1]);
-			break;
-		case BENCH_OP_ROTATE:
-			cairo_rotate(cr, op->v[0]);
-			break;
+		case BENCH_OP_TRANSLATE: cairo_translate(cr, op->v[0], op->v[1]); break;
+		case BENCH_OP_SCALE: cairo_scale(cr, op->v[0], op->v[1]); break;
+		case BENCH_OP_ROTATE: cairo_rotate(cr, op->v[0]); break;
 		case BENCH_OP_CLIP_RECT:
 			cairo_rectangle(cr, op->rect.x, op->rect.y, op->rect.width,
-				op->rect.height);
+					op->rect.height);
 			cairo_clip(cr);
 			break;
 		case BENCH_OP_CLIP_RRECT:
@@ -438,7 +409,7 @@ static void play(struct cairo_peer *peer, cairo_t *cr, const struct bench_dl *dl
 		case BENCH_OP_RECT:
 		case BENCH_OP_PLACEHOLDER:
 			cairo_rectangle(cr, op->rect.x, op->rect.y, op->rect.width,
-				op->rect.height);
+					op->rect.height);
 			paint_path(cr, &op->paint, opacity);
 			break;
 		case BENCH_OP_RRECT:
@@ -451,7 +422,7 @@ static void play(struct cairo_peer *peer, cairo_t *cr, const struct bench_dl *dl
 			}
 			cairo_save(cr);
 			cairo_translate(cr, op->rect.x + op->rect.width / 2.0f,
-				op->rect.y + op->rect.height / 2.0f);
+					op->rect.y + op->rect.height / 2.0f);
 			cairo_scale(cr, op->rect.width / 2.0f, op->rect.height / 2.0f);
 			cairo_new_path(cr);
 			cairo_arc(cr, 0, 0, 1, 0, TAU);
@@ -477,9 +448,7 @@ static void play(struct cairo_peer *peer, cairo_t *cr, const struct bench_dl *dl
 			path_of(cr, op);
 			paint_path(cr, &op->paint, opacity);
 			break;
-		case BENCH_OP_IMAGE:
-			draw_image(cr, op, opacity);
-			break;
+		case BENCH_OP_IMAGE: draw_image(cr, op, opacity); break;
 		case BENCH_OP_TEXT: {
 			cairo_set_font_face(cr, font_face(peer, &op->font));
 			cairo_set_font_size(cr, op->font.size);
@@ -490,9 +459,7 @@ static void play(struct cairo_peer *peer, cairo_t *cr, const struct bench_dl *dl
 			}
 			break;
 		}
-		case BENCH_OP_SHADOW:
-			draw_shadow(peer, cr, op, opacity);
-			break;
+		case BENCH_OP_SHADOW: draw_shadow(peer, cr, op, opacity); break;
 		}
 	}
 	while (depth-- > 0) {
@@ -500,8 +467,7 @@ static void play(struct cairo_peer *peer, cairo_t *cr, const struct bench_dl *dl
 	}
 }
 
-void cairo_peer_cold(struct bench_scene *scene)
-{
+void cairo_peer_cold(struct bench_scene *scene) {
 	for (size_t i = 0; i < scene->nimages; i++) {
 		struct bench_image *image = scene->images[i];
 		if (image->peer_destroy != NULL) {
@@ -515,8 +481,7 @@ void cairo_peer_cold(struct bench_scene *scene)
 }
 
 static void draw_node(struct cairo_peer *peer, cairo_t *cr,
-		const struct bench_node *node, float opacity)
-{
+		const struct bench_node *node, float opacity) {
 	opacity *= node->opacity;
 	if (opacity <= 0.0f) {
 		return;
@@ -528,7 +493,7 @@ static void draw_node(struct cairo_peer *peer, cairo_t *cr,
 	cairo_transform(cr, &matrix);
 	if (node->has_clip) {
 		cairo_rectangle(cr, node->clip.x, node->clip.y, node->clip.width,
-			node->clip.height);
+				node->clip.height);
 		cairo_clip(cr);
 	}
 	play(peer, cr, &node->dl, opacity);
@@ -538,8 +503,7 @@ static void draw_node(struct cairo_peer *peer, cairo_t *cr,
 	cairo_restore(cr);
 }
 
-bool cairo_peer_render(struct cairo_peer *peer)
-{
+bool cairo_peer_render(struct cairo_peer *peer) {
 	struct bench_scene *scene = peer->scene;
 	for (size_t i = 0; i < scene->noutputs; i++) {
 		cairo_t *cr = cairo_create(peer->surfaces[i]);

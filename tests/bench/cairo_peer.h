@@ -27,6 +27,6 @@ void cairo_peer_cold(struct bench_scene *scene);
 bool cairo_peer_render(struct cairo_peer *peer);
 /* The last frame of output i (BGRA8 premultiplied). */
 const void *cairo_peer_pixels(struct cairo_peer *peer, size_t output,
-	int32_t *stride);
+		int32_t *stride);
 
 #endif

@@ -11,8 +11,7 @@
 #include <jpeglib.h>
 #include "scene.h"
 
-static uint64_t now_ns(void)
-{
+static uint64_t now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -25,20 +24,17 @@ struct jpeg_error {
 	jmp_buf jump;
 };
 
-static void jpeg_handle_error(j_common_ptr cinfo)
-{
+static void jpeg_handle_error(j_common_ptr cinfo) {
 	struct jpeg_error *err = (struct jpeg_error *)(void *)cinfo->err;
 	longjmp(err->jump, 1);
 }
 
-static void jpeg_handle_message(j_common_ptr cinfo)
-{
+static void jpeg_handle_message(j_common_ptr cinfo) {
 	/* corrupt-data warnings: the image is still usable */
 }
 
 /* Adobe CMYK JPEGs store inverted values: r = c * k / 255. */
-static void cmyk_to_bgra(uint8_t *pixels, size_t count)
-{
+static void cmyk_to_bgra(uint8_t *pixels, size_t count) {
 	for (size_t i = 0; i < count; i++) {
 		uint8_t *p = pixels + 4 * i;
 		unsigned c = p[0], m = p[1], y = p[2], k = p[3];
@@ -49,8 +45,7 @@ static void cmyk_to_bgra(uint8_t *pixels, size_t count)
 	}
 }
 
-static uint8_t *decode_jpeg(FILE *file, int32_t *width, int32_t *height)
-{
+static uint8_t *decode_jpeg(FILE *file, int32_t *width, int32_t *height) {
 	struct jpeg_decompress_struct cinfo;
 	struct jpeg_error err;
 	uint8_t *volatile pixels = NULL;
@@ -66,7 +61,7 @@ static uint8_t *decode_jpeg(FILE *file, int32_t *width, int32_t *height)
 	jpeg_stdio_src(&cinfo, file);
 	jpeg_read_header(&cinfo, TRUE);
 	bool cmyk = cinfo.jpeg_color_space == JCS_CMYK ||
-		cinfo.jpeg_color_space == JCS_YCCK;
+			cinfo.jpeg_color_space == JCS_YCCK;
 	cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_BGRA;
 	jpeg_start_decompress(&cinfo);
 	size_t stride = (size_t)cinfo.output_width * 4;
@@ -80,8 +75,7 @@ static uint8_t *decode_jpeg(FILE *file, int32_t *width, int32_t *height)
 		jpeg_read_scanlines(&cinfo, &row, 1);
 	}
 	if (cmyk) {
-		cmyk_to_bgra(pixels,
-			(size_t)cinfo.output_width * cinfo.output_height);
+		cmyk_to_bgra(pixels, (size_t)cinfo.output_width * cinfo.output_height);
 	}
 	*width = (int32_t)cinfo.output_width;
 	*height = (int32_t)cinfo.output_height;
@@ -90,8 +84,7 @@ static uint8_t *decode_jpeg(FILE *file, int32_t *width, int32_t *height)
 	return pixels;
 }
 
-struct vr_image *bench_image_load(const char *path, uint64_t *decode_ns)
-{
+struct vr_image *bench_image_load(const char *path, uint64_t *decode_ns) {
 	uint64_t start = now_ns();
 	FILE *file = fopen(path, "rb");
 	if (file == NULL) {
@@ -130,21 +123,18 @@ struct vr_image *bench_image_load(const char *path, uint64_t *decode_ns)
 
 /* ---- procedural images -------------------------------------------------- */
 
-static uint32_t pack(float r, float g, float b, float a)
-{
+static uint32_t pack(float r, float g, float b, float a) {
 	/* premultiplied BGRA8 in a little-endian uint32 */
 	r = fminf(fmaxf(r, 0.0f), 1.0f) * a;
 	g = fminf(fmaxf(g, 0.0f), 1.0f) * a;
 	b = fminf(fmaxf(b, 0.0f), 1.0f) * a;
 	a = fminf(fmaxf(a, 0.0f), 1.0f);
-	return (uint32_t)lrintf(b * 255.0f) |
-		(uint32_t)lrintf(g * 255.0f) << 8 |
-		(uint32_t)lrintf(r * 255.0f) << 16 |
-		(uint32_t)lrintf(a * 255.0f) << 24;
+	return (uint32_t)lrintf(b * 255.0f) | (uint32_t)lrintf(g * 255.0f) << 8 |
+			(uint32_t)lrintf(r * 255.0f) << 16 |
+			(uint32_t)lrintf(a * 255.0f) << 24;
 }
 
-static uint32_t hash32(uint32_t x)
-{
+static uint32_t hash32(uint32_t x) {
 	x ^= x >> 16;
 	x *= 0x7feb352du;
 	x ^= x >> 15;
@@ -158,8 +148,8 @@ struct blob {
 	struct vr_color color;
 };
 
-static void fill_photo(uint32_t *px, int32_t w, int32_t h, struct bench_rng *rng)
-{
+static void fill_photo(uint32_t *px, int32_t w, int32_t h,
+		struct bench_rng *rng) {
 	struct blob blobs[6];
 	for (size_t i = 0; i < 6; i++) {
 		float r = bench_rng_float(rng, 0.2f, 0.6f) * (float)(w > h ? w : h);
@@ -187,18 +177,16 @@ static void fill_photo(uint32_t *px, int32_t w, int32_t h, struct bench_rng *rng
 					b += k * blobs[i].color.b * 0.6f;
 				}
 			}
-			float n = (float)(hash32((uint32_t)(y * w + x)) & 15) /
-				255.0f;
+			float n = (float)(hash32((uint32_t)(y * w + x)) & 15) / 255.0f;
 			px[(size_t)y * (size_t)w + (size_t)x] =
-				pack(r + n, g + n, b + n, 1.0f);
+					pack(r + n, g + n, b + n, 1.0f);
 		}
 	}
 }
 
 /* A rounded square with a diagonal gradient and antialiased corners. */
 static void fill_icon(uint32_t *px, int32_t w, int32_t h, struct vr_color c0,
-		struct vr_color c1)
-{
+		struct vr_color c1) {
 	float radius = (float)(w < h ? w : h) * 0.22f;
 	for (int32_t y = 0; y < h; y++) {
 		for (int32_t x = 0; x < w; x++) {
@@ -208,28 +196,31 @@ static void fill_icon(uint32_t *px, int32_t w, int32_t h, struct vr_color c0,
 			float d = sqrtf((fx - cx) * (fx - cx) + (fy - cy) * (fy - cy));
 			float cover = fminf(fmaxf(radius - d + 0.5f, 0.0f), 1.0f);
 			float t = (fx + fy) / (float)(w + h);
-			px[(size_t)y * (size_t)w + (size_t)x] = pack(
-				c0.r + (c1.r - c0.r) * t, c0.g + (c1.g - c0.g) * t,
-				c0.b + (c1.b - c0.b) * t, cover);
+			px[(size_t)y * (size_t)w + (size_t)x] =
+					pack(c0.r + (c1.r - c0.r) * t, c0.g + (c1.g - c0.g) * t,
+							c0.b + (c1.b - c0.b) * t, cover);
 		}
 	}
 }
 
 struct vr_image *bench_image_generate(const char *kind, int32_t width,
 		int32_t height, uint64_t seed, const struct vr_color *color0,
-		const struct vr_color *color1)
-{
+		const struct vr_color *color1) {
 	if (width <= 0 || height <= 0 || width > 16384 || height > 16384) {
 		return NULL;
 	}
 	struct bench_rng rng;
 	bench_rng_seed(&rng, seed);
-	struct vr_color c0 = color0 != NULL ? *color0 : (struct vr_color){
-		bench_rng_float(&rng, 0.0f, 1.0f), bench_rng_float(&rng, 0.0f, 1.0f),
-		bench_rng_float(&rng, 0.0f, 1.0f), 1.0f };
-	struct vr_color c1 = color1 != NULL ? *color1 : (struct vr_color){
-		bench_rng_float(&rng, 0.0f, 1.0f), bench_rng_float(&rng, 0.0f, 1.0f),
-		bench_rng_float(&rng, 0.0f, 1.0f), 1.0f };
+	struct vr_color c0 = color0 != NULL ?
+			*color0 :
+			(struct vr_color){ bench_rng_float(&rng, 0.0f, 1.0f),
+				bench_rng_float(&rng, 0.0f, 1.0f),
+				bench_rng_float(&rng, 0.0f, 1.0f), 1.0f };
+	struct vr_color c1 = color1 != NULL ?
+			*color1 :
+			(struct vr_color){ bench_rng_float(&rng, 0.0f, 1.0f),
+				bench_rng_float(&rng, 0.0f, 1.0f),
+				bench_rng_float(&rng, 0.0f, 1.0f), 1.0f };
 	enum vr_format format = VR_FORMAT_XRGB8888;
 	if (strcmp(kind, "icon") == 0) {
 		format = VR_FORMAT_ARGB8888;
@@ -255,7 +246,7 @@ struct vr_image *bench_image_generate(const char *kind, int32_t width,
 		for (int32_t y = 0; y < height; y++) {
 			float t = (float)y / (float)height;
 			uint32_t v = pack(c0.r + (c1.r - c0.r) * t,
-				c0.g + (c1.g - c0.g) * t, c0.b + (c1.b - c0.b) * t, 1.0f);
+					c0.g + (c1.g - c0.g) * t, c0.b + (c1.b - c0.b) * t, 1.0f);
 			for (int32_t x = 0; x < width; x++) {
 				px[(size_t)y * (size_t)width + (size_t)x] = v;
 			}
@@ -270,7 +261,7 @@ struct vr_image *bench_image_generate(const char *kind, int32_t width,
 		for (int32_t y = 0; y < height; y++) {
 			for (int32_t x = 0; x < width; x++) {
 				px[(size_t)y * (size_t)width + (size_t)x] =
-					((x >> 4) ^ (y >> 4)) & 1 ? a : b;
+						((x >> 4) ^ (y >> 4)) & 1 ? a : b;
 			}
 		}
 	} else if (strcmp(kind, "photo") == 0) {
@@ -283,8 +274,7 @@ struct vr_image *bench_image_generate(const char *kind, int32_t width,
 	return image;
 }
 
-void bench_video_frame(struct vr_image *image, uint32_t seed, uint32_t frame)
-{
+void bench_video_frame(struct vr_image *image, uint32_t seed, uint32_t frame) {
 	int32_t w = vr_image_width(image), h = vr_image_height(image);
 	uint32_t *px = malloc((size_t)w * (size_t)h * 4);
 	if (px == NULL) {

@@ -32,8 +32,7 @@ static const struct vr_color ink = { 0.1f, 0.1f, 0.12f, 1.0f };
 static const struct vr_color grid = { 0.85f, 0.85f, 0.88f, 1.0f };
 
 static bool rect(struct bench_node *node, float x, float y, float w, float h,
-		struct vr_color color)
-{
+		struct vr_color color) {
 	struct bench_op *op = bench_dl_add(&node->dl, BENCH_OP_RECT);
 	if (op == NULL) {
 		return false;
@@ -44,8 +43,7 @@ static bool rect(struct bench_node *node, float x, float y, float w, float h,
 }
 
 static bool text(struct bench_node *node, float x, float y, float size,
-		struct vr_color color, const char *str)
-{
+		struct vr_color color, const char *str) {
 	struct bench_op *op = bench_dl_add(&node->dl, BENCH_OP_TEXT);
 	if (op == NULL || (op->text = strdup(str)) == NULL) {
 		return false;
@@ -53,14 +51,14 @@ static bool text(struct bench_node *node, float x, float y, float size,
 	op->v[0] = x;
 	op->v[1] = y;
 	op->font = (struct vr_font){ .family = bench_intern("DejaVu Sans"),
-		.size = size, .weight = 400 };
+		.size = size,
+		.weight = 400 };
 	op->color = color;
 	return true;
 }
 
 /* Series colours: "cairo" orange, "<mode> full" purple, modes in order. */
-static struct vr_color series_color(const struct plot *plot, size_t i)
-{
+static struct vr_color series_color(const struct plot *plot, size_t i) {
 	if (strcmp(plot->series[i], "cairo") == 0) {
 		return palette[PLOT_MAX_SERIES - 1];
 	}
@@ -73,8 +71,7 @@ static struct vr_color series_color(const struct plot *plot, size_t i)
 
 /* A round grid step (1, 2 or 5 times a power of ten) giving at most
  * five steps up to max. */
-static double linear_step(double max)
-{
+static double linear_step(double max) {
 	double base = pow(10.0, floor(log10(max / 5.0)));
 	static const double mantissas[] = { 1, 2, 5, 10 };
 	for (size_t i = 0; i < sizeof(mantissas) / sizeof(mantissas[0]); i++) {
@@ -86,8 +83,7 @@ static double linear_step(double max)
 }
 
 static bool build(const struct plot *plot, struct bench_scene *scene,
-		int32_t height)
-{
+		int32_t height) {
 	double max = 1.0;
 	for (size_t r = 0; r < plot->nrows; r++) {
 		for (size_t s = 0; s < plot->nseries; s++) {
@@ -111,12 +107,16 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 	float lx = 20;
 	for (size_t s = 0; s < plot->nseries && ok; s++) {
 		ok = rect(fg, lx, 44, 14, 14, series_color(plot, s)) &&
-			text(fg, lx + 20, 56, 13, ink, plot->series[s]);
+				text(fg, lx + 20, 56, 13, ink, plot->series[s]);
 		lx += 30 + 9 * (float)strlen(plot->series[s]);
 	}
-	ok = ok && text(fg, lx + 20, 56, 13, ink, plot->note != NULL ?
-		plot->note : "(modes: CPU frame time, render -> submit; full: the "
-		"whole frame, GPU included; log scale)");
+	ok = ok &&
+			text(fg, lx + 20, 56, 13, ink,
+					plot->note != NULL ?
+							plot->note :
+							"(modes: CPU frame time, render -> submit; full: "
+							"the "
+							"whole frame, GPU included; log scale)");
 	float bottom = (float)height - FOOTER;
 	const char *unit = plot->unit != NULL ? plot->unit : "ms";
 	if (plot->linear) {
@@ -128,7 +128,7 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 			float x = x0 + span * (float)d / (float)steps;
 			snprintf(buf, sizeof(buf), "%g %s", step * d, unit);
 			ok = rect(bg, x, HEADER - 6, 1, bottom - HEADER + 6, grid) &&
-				text(fg, x - 14, bottom + 18, 12, ink, buf);
+					text(fg, x - 14, bottom + 18, 12, ink, buf);
 		}
 	}
 	/* grid: one line per decade */
@@ -137,7 +137,7 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 		double v = AXIS_MIN_MS * pow(10.0, d);
 		snprintf(buf, sizeof(buf), v < 1.0 ? "%.1f %s" : "%.0f %s", v, unit);
 		ok = rect(bg, x, HEADER - 6, 1, bottom - HEADER + 6, grid) &&
-			text(fg, x - 14, bottom + 18, 12, ink, buf);
+				text(fg, x - 14, bottom + 18, 12, ink, buf);
 	}
 	/* bars */
 	float row_height = (float)plot->nseries * BAR_HEIGHT + ROW_GAP;
@@ -146,7 +146,7 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 		float y = HEADER + row_height * (float)r;
 		if (r % 2 == 1) {
 			ok = rect(bg, 0, y - ROW_GAP / 2, WIDTH, row_height,
-				(struct vr_color){ 0.96f, 0.96f, 0.97f, 1.0f });
+					(struct vr_color){ 0.96f, 0.96f, 0.97f, 1.0f });
 		}
 		ok = ok && text(fg, 10, y + row_height / 2 + 2, 13, ink, row->label);
 		for (size_t s = 0; s < plot->nseries && ok; s++) {
@@ -154,23 +154,23 @@ static bool build(const struct plot *plot, struct bench_scene *scene,
 			if (!isfinite(v) || (v <= 0.0 && !plot->linear)) {
 				continue;
 			}
-			double t = plot->linear ? fmax(v, 0.0) / axis_max :
-				log10(fmax(v, AXIS_MIN_MS) / AXIS_MIN_MS) / decades;
+			double t = plot->linear ?
+					fmax(v, 0.0) / axis_max :
+					log10(fmax(v, AXIS_MIN_MS) / AXIS_MIN_MS) / decades;
 			float w = fmaxf(1.0f, span * (float)t);
 			float by = y + BAR_HEIGHT * (float)s;
 			snprintf(buf, sizeof(buf), "%.2f", v);
 			ok = rect(fg, x0, by, w, BAR_HEIGHT - 1, series_color(plot, s)) &&
-				text(fg, x0 + w + 4, by + BAR_HEIGHT - 1, 9, ink, buf);
+					text(fg, x0 + w + 4, by + BAR_HEIGHT - 1, 9, ink, buf);
 		}
 	}
 	return ok;
 }
 
-bool plot_write(const struct plot *plot, const char *path)
-{
+bool plot_write(const struct plot *plot, const char *path) {
 	float row_height = (float)plot->nseries * BAR_HEIGHT + ROW_GAP;
-	int32_t height = (int32_t)(HEADER + FOOTER + row_height *
-		(float)(plot->nrows > 0 ? plot->nrows : 1));
+	int32_t height = (int32_t)(HEADER + FOOTER +
+			row_height * (float)(plot->nrows > 0 ? plot->nrows : 1));
 	struct bench_scene *scene = bench_scene_create("plot", "ours");
 	if (scene == NULL) {
 		return false;
@@ -181,10 +181,10 @@ bool plot_write(const struct plot *plot, const char *path)
 	bool ok = build(plot, scene, height);
 	struct vr_tree *tree = ok ? bench_scene_realise(scene) : NULL;
 	struct vr_renderer_options opts = { .sequential = true };
-	struct vr_renderer *renderer = tree != NULL ? vr_renderer_create(&opts) :
-		NULL;
-	struct vr_target *target = renderer != NULL ?
-		vr_target_create(renderer, WIDTH, height) : NULL;
+	struct vr_renderer *renderer =
+			tree != NULL ? vr_renderer_create(&opts) : NULL;
+	struct vr_target *target =
+			renderer != NULL ? vr_target_create(renderer, WIDTH, height) : NULL;
 	uint8_t *pixels = malloc((size_t)WIDTH * 4 * (size_t)height);
 	ok = target != NULL && pixels != NULL;
 	if (ok) {

@@ -57,15 +57,13 @@ struct loader {
 static const char *warned_images[64];
 static size_t nwarned_images;
 
-static uint64_t now_ns(void)
-{
+static uint64_t now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-const char *rstree_font_family(const char *font_file, bool *known)
-{
+const char *rstree_font_family(const char *font_file, bool *known) {
 	static const struct {
 		const char *file, *family;
 	} fonts[] = {
@@ -83,23 +81,21 @@ const char *rstree_font_family(const char *font_file, bool *known)
 }
 
 /* True the first time key is seen in this file. */
-static bool first_warning(struct loader *loader, const char *key)
-{
+static bool first_warning(struct loader *loader, const char *key) {
 	for (size_t i = 0; i < loader->nwarned; i++) {
-		if (strncmp(loader->warned[i], key, sizeof(loader->warned[i]) - 1)
-				== 0) {
+		if (strncmp(loader->warned[i], key, sizeof(loader->warned[i]) - 1) ==
+				0) {
 			return false;
 		}
 	}
 	if (loader->nwarned < sizeof(loader->warned) / sizeof(loader->warned[0])) {
-		snprintf(loader->warned[loader->nwarned++],
-			sizeof(loader->warned[0]), "%s", key);
+		snprintf(loader->warned[loader->nwarned++], sizeof(loader->warned[0]),
+				"%s", key);
 	}
 	return true;
 }
 
-static void note_id(struct loader *loader, long id)
-{
+static void note_id(struct loader *loader, long id) {
 	for (size_t i = 0; i < loader->nids; i++) {
 		if (loader->ids[i] == id) {
 			loader->info->duplicate_ids++;
@@ -122,8 +118,7 @@ static void note_id(struct loader *loader, long id)
 
 /* Cut a `//` comment outside quotes; replace full-width commas outside
  * quotes by ','. In place. */
-static void clean_line(char *line, size_t *fullwidth)
-{
+static void clean_line(char *line, size_t *fullwidth) {
 	bool quoted = false;
 	char *out = line;
 	for (char *p = line; *p != '\0';) {
@@ -146,8 +141,7 @@ static void clean_line(char *line, size_t *fullwidth)
 	}
 }
 
-static char *skip_space(char *p)
-{
+static char *skip_space(char *p) {
 	while (*p != '\0' && isspace((unsigned char)*p)) {
 		p++;
 	}
@@ -157,8 +151,7 @@ static char *skip_space(char *p)
 /* Next attribute: up to a ',' outside quotes and brackets. Returns the
  * attribute (trimmed, NUL-terminated) and advances *cursor; NULL at the
  * end. */
-static char *next_attribute(char **cursor)
-{
+static char *next_attribute(char **cursor) {
 	char *p = skip_space(*cursor);
 	while (*p == ',') {
 		p = skip_space(p + 1);
@@ -191,8 +184,7 @@ static char *next_attribute(char **cursor)
 }
 
 /* The text between the first '[' and its ']' (NUL-terminated in place). */
-static char *bracket_body(char *attr)
-{
+static char *bracket_body(char *attr) {
 	char *open = strchr(attr, '[');
 	if (open == NULL) {
 		return NULL;
@@ -205,8 +197,7 @@ static char *bracket_body(char *attr)
 }
 
 /* A quoted string starting at or after *p; advances past it. */
-static char *quoted_string(char **p)
-{
+static char *quoted_string(char **p) {
 	char *open = strchr(*p, '"');
 	if (open == NULL) {
 		return NULL;
@@ -220,8 +211,7 @@ static char *quoted_string(char **p)
 	return open + 1;
 }
 
-static int parse_floats(const char *s, float *out, int max)
-{
+static int parse_floats(const char *s, float *out, int max) {
 	int n = 0;
 	while (n < max) {
 		char *end;
@@ -237,8 +227,7 @@ static int parse_floats(const char *s, float *out, int max)
 }
 
 static bool parse_color(struct loader *loader, const char *s,
-		struct vr_color *color)
-{
+		struct vr_color *color) {
 	s = skip_space((char *)s);
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		s += 2;
@@ -257,9 +246,10 @@ static bool parse_color(struct loader *loader, const char *s,
 		char key[32];
 		snprintf(key, sizeof(key), "color %zu", digits);
 		if (first_warning(loader, key)) {
-			bench_warn(loader->scene, "Paint with %zu hex digits "
-				"(0x%.*s): missing leading digits taken as 'f'",
-				digits, (int)digits, s);
+			bench_warn(loader->scene,
+					"Paint with %zu hex digits "
+					"(0x%.*s): missing leading digits taken as 'f'",
+					digits, (int)digits, s);
 		}
 	}
 	*color = (struct vr_color){
@@ -271,12 +261,11 @@ static bool parse_color(struct loader *loader, const char *s,
 	return true;
 }
 
-static bool attr_is(const char *attr, const char *name)
-{
+static bool attr_is(const char *attr, const char *name) {
 	size_t len = strlen(name);
 	return strncmp(attr, name, len) == 0 &&
-		(attr[len] == '\0' || attr[len] == '[' || attr[len] == ':' ||
-			isspace((unsigned char)attr[len]));
+			(attr[len] == '\0' || attr[len] == '[' || attr[len] == ':' ||
+					isspace((unsigned char)attr[len]));
 }
 
 /* A malformed value repaired or dropped: warned about every time, with
@@ -285,8 +274,7 @@ static void malformed(struct loader *loader, const struct rs_node *node,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void malformed(struct loader *loader, const struct rs_node *node,
-		const char *fmt, ...)
-{
+		const char *fmt, ...) {
 	char msg[160];
 	va_list args;
 	va_start(args, fmt);
@@ -297,8 +285,7 @@ static void malformed(struct loader *loader, const struct rs_node *node,
 }
 
 static void parse_attribute(struct loader *loader, struct rs_node *node,
-		char *attr)
-{
+		char *attr) {
 	if (attr_is(attr, "Name")) {
 		char *body = bracket_body(attr);
 		if (body != NULL && node->name == NULL) {
@@ -309,24 +296,31 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		float v[5];
 		int n = body != NULL ? parse_floats(body, v, 5) : 0;
 		if (n < 4) {
-			malformed(loader, node, "Bounds with %d values: the node "
-				"has no bounds", n);
+			malformed(loader, node,
+					"Bounds with %d values: the node "
+					"has no bounds",
+					n);
 			return;
 		}
 		if (n > 4) {
-			malformed(loader, node, "Bounds with more than 4 values: "
-				"the fifth (%g) and later dropped", (double)v[4]);
+			malformed(loader, node,
+					"Bounds with more than 4 values: "
+					"the fifth (%g) and later dropped",
+					(double)v[4]);
 		}
-		node->has_bounds = isfinite(v[0]) && isfinite(v[1]) &&
-			isfinite(v[2]) && isfinite(v[3]);
+		node->has_bounds = isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]) &&
+				isfinite(v[3]);
 		node->bounds = (struct vr_rectf){ v[0], v[1], v[2], v[3] };
 		/* RS_NODE[0]'s -inf bounds say "unbounded": not malformed */
 		if (!node->has_bounds && strcmp(node->kind, "RS_NODE") != 0) {
-			malformed(loader, node, "Bounds not finite: the node has "
-				"no bounds");
+			malformed(loader, node,
+					"Bounds not finite: the node has "
+					"no bounds");
 		} else if (node->has_bounds && (v[2] < 0.0f || v[3] < 0.0f)) {
-			malformed(loader, node, "Bounds with a negative size "
-				"(%g x %g): nothing drawn", (double)v[2], (double)v[3]);
+			malformed(loader, node,
+					"Bounds with a negative size "
+					"(%g x %g): nothing drawn",
+					(double)v[2], (double)v[3]);
 		}
 	} else if (attr_is(attr, "Rect")) {
 		if (node->shape == SHAPE_NONE) {
@@ -339,14 +333,18 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		float v[5];
 		int n = body != NULL ? parse_floats(body, v, 5) : 0;
 		if (n == 0) {
-			malformed(loader, node, "CornerRadius without a value "
-				"dropped");
+			malformed(loader, node,
+					"CornerRadius without a value "
+					"dropped");
 		} else if (n < 4) {
-			malformed(loader, node, "CornerRadius with %d values: the "
-				"last repeated", n);
+			malformed(loader, node,
+					"CornerRadius with %d values: the "
+					"last repeated",
+					n);
 		} else if (n > 4) {
-			malformed(loader, node, "CornerRadius with more than 4 "
-				"values: the fifth and later dropped");
+			malformed(loader, node,
+					"CornerRadius with more than 4 "
+					"values: the fifth and later dropped");
 		}
 		if (n > 0) {
 			for (int i = n; i < 4; i++) {
@@ -354,8 +352,10 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 			}
 			for (int i = 0; i < 4; i++) {
 				if (!(v[i] >= 0.0f) || !isfinite(v[i])) {
-					malformed(loader, node, "CornerRadius %g taken as "
-						"0", (double)v[i]);
+					malformed(loader, node,
+							"CornerRadius %g taken as "
+							"0",
+							(double)v[i]);
 					v[i] = 0.0f;
 				}
 			}
@@ -367,20 +367,21 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		if (body != NULL && parse_color(loader, body, &node->paint)) {
 			node->has_paint = true;
 		} else {
-			malformed(loader, node, "Paint without a colour of 1 to 8 "
-				"hex digits dropped");
+			malformed(loader, node,
+					"Paint without a colour of 1 to 8 "
+					"hex digits dropped");
 		}
 	} else if (attr_is(attr, "Image")) {
 		char *p = attr;
 		char *file = quoted_string(&p);
 		if (file == NULL) {
-			malformed(loader, node, "Image without a quoted file name "
-				"dropped");
+			malformed(loader, node,
+					"Image without a quoted file name "
+					"dropped");
 		} else if (node->image == NULL) {
 			node->image = strdup(file);
 		} else {
-			malformed(loader, node, "a second Image (\"%s\") dropped",
-				file);
+			malformed(loader, node, "a second Image (\"%s\") dropped", file);
 		}
 	} else if (attr_is(attr, "Text")) {
 		char *body = bracket_body(attr);
@@ -388,26 +389,29 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		char *text = body != NULL ? quoted_string(&p) : NULL;
 		char *font = text != NULL ? quoted_string(&p) : NULL;
 		if (text == NULL) {
-			malformed(loader, node, "Text without a quoted string "
-				"dropped");
+			malformed(loader, node,
+					"Text without a quoted string "
+					"dropped");
 		} else {
 			free(node->text);
 			node->text = strdup(text);
 			free(node->font);
 			node->font = strdup(font != NULL ? font : "DroidSans.ttf");
 			if (font == NULL) {
-				malformed(loader, node, "Text without a font: "
-					"DroidSans.ttf");
+				malformed(loader, node,
+						"Text without a font: "
+						"DroidSans.ttf");
 			}
 			float size = 0.0f;
-			if (font != NULL && parse_floats(p, &size, 1) == 1 &&
-					size > 0.0f && isfinite(size)) {
+			if (font != NULL && parse_floats(p, &size, 1) == 1 && size > 0.0f &&
+					isfinite(size)) {
 				node->font_size = size;
 			} else {
 				node->font_size = 16.0f;
 				if (font != NULL) {
-					malformed(loader, node, "Text without a positive "
-						"font size: 16");
+					malformed(loader, node,
+							"Text without a positive "
+							"font size: 16");
 				}
 			}
 		}
@@ -416,16 +420,14 @@ static void parse_attribute(struct loader *loader, struct rs_node *node,
 		size_t len = strcspn(attr, "[: ");
 		snprintf(key, sizeof(key), "%.*s", (int)(len < 24 ? len : 24), attr);
 		if (first_warning(loader, key)) {
-			bench_warn(loader->scene, "unknown attribute '%s' ignored",
-				key);
+			bench_warn(loader->scene, "unknown attribute '%s' ignored", key);
 		}
 	}
 }
 
 /* ---- content ------------------------------------------------------------ */
 
-static struct bench_image *load_image(struct loader *loader, const char *file)
-{
+static struct bench_image *load_image(struct loader *loader, const char *file) {
 	struct bench_scene *scene = loader->scene;
 	struct bench_image *image = bench_scene_find_image(scene, file);
 	if (image != NULL) {
@@ -449,8 +451,7 @@ static struct bench_image *load_image(struct loader *loader, const char *file)
 	return image;
 }
 
-static void warn_missing_image(struct loader *loader, const char *file)
-{
+static void warn_missing_image(struct loader *loader, const char *file) {
 	for (size_t i = 0; i < nwarned_images; i++) {
 		if (strcmp(warned_images[i], file) == 0) {
 			return;
@@ -459,13 +460,14 @@ static void warn_missing_image(struct loader *loader, const char *file)
 	if (nwarned_images < sizeof(warned_images) / sizeof(warned_images[0])) {
 		warned_images[nwarned_images++] = bench_intern(file);
 	}
-	bench_warn(loader->scene, "image \"%s\" missing or undecodable in %s: "
-		"drawn as a placeholder", file, loader->texture_dir);
+	bench_warn(loader->scene,
+			"image \"%s\" missing or undecodable in %s: "
+			"drawn as a placeholder",
+			file, loader->texture_dir);
 }
 
 static bool build_content(struct loader *loader, struct bench_node *node,
-		const struct rs_node *rs)
-{
+		const struct rs_node *rs) {
 	struct bench_dl *dl = &node->dl;
 	float w = rs->has_bounds ? rs->bounds.width : 0.0f;
 	float h = rs->has_bounds ? rs->bounds.height : 0.0f;
@@ -480,8 +482,8 @@ static bool build_content(struct loader *loader, struct bench_node *node,
 		shape = SHAPE_RECT;
 	}
 	bool fill = shape != SHAPE_NONE && drawable &&
-		(rs->text == NULL || rs->shape != SHAPE_NONE) &&
-		!(rs->image != NULL && !rs->has_paint);
+			(rs->text == NULL || rs->shape != SHAPE_NONE) &&
+			!(rs->image != NULL && !rs->has_paint);
 	if (fill) {
 		static const enum bench_op_type types[] = {
 			[SHAPE_RECT] = BENCH_OP_RECT,
@@ -493,8 +495,9 @@ static bool build_content(struct loader *loader, struct bench_node *node,
 		}
 		op->rect = box;
 		op->radii = rs->radii;
-		op->paint.color = rs->has_paint ? rs->paint :
-			(struct vr_color){ 1.0f, 1.0f, 1.0f, 1.0f };
+		op->paint.color = rs->has_paint ?
+				rs->paint :
+				(struct vr_color){ 1.0f, 1.0f, 1.0f, 1.0f };
 	}
 
 	if (rs->image != NULL && drawable) {
@@ -508,8 +511,8 @@ static bool build_content(struct loader *loader, struct bench_node *node,
 			op->rect = box;
 			op->paint.color = (struct vr_color){ 0.8f, 0.8f, 0.8f, 1.0f };
 		} else {
-			bool rounded = rs->shape == SHAPE_RRECT ||
-				rs->shape == SHAPE_CIRCLE;
+			bool rounded =
+					rs->shape == SHAPE_RRECT || rs->shape == SHAPE_CIRCLE;
 			if (rounded) {
 				struct vr_radii radii = rs->radii;
 				if (rs->shape == SHAPE_CIRCLE) {
@@ -517,8 +520,7 @@ static bool build_content(struct loader *loader, struct bench_node *node,
 					radii = (struct vr_radii){ r, r, r, r };
 				}
 				if (bench_dl_add(dl, BENCH_OP_SAVE) == NULL ||
-						(op = bench_dl_add(dl,
-							BENCH_OP_CLIP_RRECT)) == NULL) {
+						(op = bench_dl_add(dl, BENCH_OP_CLIP_RRECT)) == NULL) {
 					return false;
 				}
 				op->rect = box;
@@ -540,8 +542,8 @@ static bool build_content(struct loader *loader, struct bench_node *node,
 		bool known;
 		const char *family = rstree_font_family(rs->font, &known);
 		if (!known && first_warning(loader, rs->font)) {
-			bench_warn(loader->scene, "font \"%s\" mapped to \"%s\"",
-				rs->font, family);
+			bench_warn(loader->scene, "font \"%s\" mapped to \"%s\"", rs->font,
+					family);
 		}
 		if ((op = bench_dl_add(dl, BENCH_OP_TEXT)) == NULL) {
 			return false;
@@ -556,7 +558,7 @@ static bool build_content(struct loader *loader, struct bench_node *node,
 			.weight = 400,
 		};
 		op->color = rs->has_paint ? rs->paint :
-			(struct vr_color){ 0.0f, 0.0f, 0.0f, 1.0f };
+									(struct vr_color){ 0.0f, 0.0f, 0.0f, 1.0f };
 		op->v[0] = 0.0f;
 		op->v[1] = TEXT_ASCENT * rs->font_size;
 	}
@@ -570,8 +572,7 @@ struct stack_entry {
 	struct bench_node *node;
 };
 
-static void rs_node_finish(struct rs_node *rs)
-{
+static void rs_node_finish(struct rs_node *rs) {
 	free(rs->name);
 	free(rs->image);
 	free(rs->text);
@@ -579,8 +580,8 @@ static void rs_node_finish(struct rs_node *rs)
 }
 
 /* Parse one cleaned node line (from its '|'). */
-static bool parse_node_line(struct loader *loader, char *p, struct rs_node *rs)
-{
+static bool parse_node_line(struct loader *loader, char *p,
+		struct rs_node *rs) {
 	p = skip_space(p + 1); /* past '|' */
 	size_t len = 0;
 	while (isupper((unsigned char)p[len]) || p[len] == '_') {
@@ -605,8 +606,7 @@ static bool parse_node_line(struct loader *loader, char *p, struct rs_node *rs)
 	return true;
 }
 
-static bool load_lines(struct loader *loader, char *data)
-{
+static bool load_lines(struct loader *loader, char *data) {
 	struct bench_scene *scene = loader->scene;
 	struct stack_entry stack[MAX_DEPTH];
 	size_t depth = 0;
@@ -635,23 +635,28 @@ static bool load_lines(struct loader *loader, char *data)
 		}
 		loader->info->lines++;
 		static const char *const kinds[] = {
-			"RS_NODE", "DISPLAY_NODE", "SURFACE_NODE", "CANVAS_NODE",
+			"RS_NODE",
+			"DISPLAY_NODE",
+			"SURFACE_NODE",
+			"CANVAS_NODE",
 		};
 		bool known = false;
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 			known = known || strcmp(rs.kind, kinds[i]) == 0;
 		}
 		if (!known && first_warning(loader, rs.kind)) {
-			bench_warn(scene, "unknown node kind %s drawn as a canvas "
-				"node", rs.kind);
+			bench_warn(scene,
+					"unknown node kind %s drawn as a canvas "
+					"node",
+					rs.kind);
 		}
 
 		size_t column = (size_t)(bar - line);
 		while (depth > 0 && stack[depth - 1].column >= column) {
 			depth--;
 		}
-		struct bench_node *parent = depth > 0 ? stack[depth - 1].node :
-			scene->root;
+		struct bench_node *parent =
+				depth > 0 ? stack[depth - 1].node : scene->root;
 		struct bench_node *node = bench_node_create(parent);
 		if (node == NULL) {
 			rs_node_finish(&rs);
@@ -665,19 +670,19 @@ static bool load_lines(struct loader *loader, char *data)
 			node->y = rs.bounds.y;
 		}
 		bool clips = strcmp(rs.kind, "DISPLAY_NODE") == 0 ||
-			strcmp(rs.kind, "SURFACE_NODE") == 0;
+				strcmp(rs.kind, "SURFACE_NODE") == 0;
 		if (clips && rs.has_bounds) {
 			node->has_clip = true;
-			node->clip = (struct vr_rectf){ 0.0f, 0.0f,
-				rs.bounds.width, rs.bounds.height };
+			node->clip = (struct vr_rectf){ 0.0f, 0.0f, rs.bounds.width,
+				rs.bounds.height };
 		}
 		/* the clear colour: the root's background (RS_NODE, the first
 		 * DISPLAY_NODE), white (OpenHarmony's window background) when
 		 * it paints none */
 		if (rs.has_paint && rs.text == NULL && rs.image == NULL &&
 				(strcmp(rs.kind, "RS_NODE") == 0 ||
-				(strcmp(rs.kind, "DISPLAY_NODE") == 0 &&
-				!loader->have_display))) {
+						(strcmp(rs.kind, "DISPLAY_NODE") == 0 &&
+								!loader->have_display))) {
 			scene->clear = rs.paint;
 			scene->clear.a = 1.0f; /* nothing shows through */
 		}
@@ -703,8 +708,7 @@ static bool load_lines(struct loader *loader, char *data)
 	return true;
 }
 
-static char *read_file(const char *path)
-{
+static char *read_file(const char *path) {
 	FILE *file = fopen(path, "rb");
 	if (file == NULL) {
 		fprintf(stderr, "error: %s: %s\n", path, strerror(errno));
@@ -736,8 +740,7 @@ static char *read_file(const char *path)
 }
 
 struct bench_scene *rstree_load(const char *path, const char *texture_dir,
-		struct rstree_info *info)
-{
+		struct rstree_info *info) {
 	uint64_t start = now_ns();
 	struct rstree_info local_info;
 	if (info == NULL) {

@@ -54,7 +54,7 @@ struct rstree_info {
 /* Load a dump; texture_dir holds the images it names. NULL only when the
  * file cannot be read or memory runs out (with a message). */
 struct bench_scene *rstree_load(const char *path, const char *texture_dir,
-	struct rstree_info *info);
+		struct rstree_info *info);
 
 /* Map a dump's font file name to an installed family. */
 const char *rstree_font_family(const char *font_file, bool *known);

@@ -13,28 +13,24 @@
 
 /* ---- random numbers ----------------------------------------------------- */
 
-void bench_rng_seed(struct bench_rng *rng, uint64_t seed)
-{
+void bench_rng_seed(struct bench_rng *rng, uint64_t seed) {
 	rng->state = seed;
 }
 
-uint64_t bench_rng_next(struct bench_rng *rng)
-{
+uint64_t bench_rng_next(struct bench_rng *rng) {
 	uint64_t z = (rng->state += 0x9e3779b97f4a7c15ull);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
 }
 
-float bench_rng_float(struct bench_rng *rng, float lo, float hi)
-{
+float bench_rng_float(struct bench_rng *rng, float lo, float hi) {
 	/* 24 random bits: exact in a float */
 	float u = (float)(bench_rng_next(rng) >> 40) / 16777216.0f;
 	return lo + (hi - lo) * u;
 }
 
-int bench_rng_int(struct bench_rng *rng, int lo, int hi)
-{
+int bench_rng_int(struct bench_rng *rng, int lo, int hi) {
 	if (hi <= lo) {
 		return lo;
 	}
@@ -51,8 +47,7 @@ struct interned {
 
 static struct interned *interned_strings;
 
-const char *bench_intern(const char *str)
-{
+const char *bench_intern(const char *str) {
 	for (struct interned *i = interned_strings; i != NULL; i = i->next) {
 		if (strcmp(i->str, str) == 0) {
 			return i->str;
@@ -71,8 +66,7 @@ const char *bench_intern(const char *str)
 
 /* ---- display lists ------------------------------------------------------ */
 
-struct bench_op *bench_dl_add(struct bench_dl *dl, enum bench_op_type type)
-{
+struct bench_op *bench_dl_add(struct bench_dl *dl, enum bench_op_type type) {
 	if (dl->len == dl->cap) {
 		size_t cap = dl->cap == 0 ? 8 : dl->cap * 2;
 		struct bench_op *ops = realloc(dl->ops, cap * sizeof(*ops));
@@ -87,8 +81,7 @@ struct bench_op *bench_dl_add(struct bench_dl *dl, enum bench_op_type type)
 	return op;
 }
 
-void bench_dl_finish(struct bench_dl *dl)
-{
+void bench_dl_finish(struct bench_dl *dl) {
 	for (size_t i = 0; i < dl->len; i++) {
 		free(dl->ops[i].points);
 		free(dl->ops[i].path);
@@ -98,13 +91,11 @@ void bench_dl_finish(struct bench_dl *dl)
 	*dl = (struct bench_dl){ 0 };
 }
 
-bool bench_op_is_draw(enum bench_op_type type)
-{
+bool bench_op_is_draw(enum bench_op_type type) {
 	return type >= BENCH_OP_RECT;
 }
 
-static struct vr_path *make_path(const struct bench_op *op)
-{
+static struct vr_path *make_path(const struct bench_op *op) {
 	struct vr_path *path = vr_path_create();
 	if (path == NULL) {
 		return NULL;
@@ -112,28 +103,21 @@ static struct vr_path *make_path(const struct bench_op *op)
 	for (size_t i = 0; i < op->path_len; i++) {
 		const float *p = op->path[i].p;
 		switch (op->path[i].verb) {
-		case BENCH_PATH_MOVE:
-			vr_path_move_to(path, p[0], p[1]);
-			break;
-		case BENCH_PATH_LINE:
-			vr_path_line_to(path, p[0], p[1]);
-			break;
+		case BENCH_PATH_MOVE: vr_path_move_to(path, p[0], p[1]); break;
+		case BENCH_PATH_LINE: vr_path_line_to(path, p[0], p[1]); break;
 		case BENCH_PATH_QUAD:
 			vr_path_quad_to(path, p[0], p[1], p[2], p[3]);
 			break;
 		case BENCH_PATH_CUBIC:
 			vr_path_cubic_to(path, p[0], p[1], p[2], p[3], p[4], p[5]);
 			break;
-		case BENCH_PATH_CLOSE:
-			vr_path_close(path);
-			break;
+		case BENCH_PATH_CLOSE: vr_path_close(path); break;
 		}
 	}
 	return path;
 }
 
-struct vr_display_list *bench_dl_record(const struct bench_dl *dl)
-{
+struct vr_display_list *bench_dl_record(const struct bench_dl *dl) {
 	if (dl->len == 0) {
 		return NULL;
 	}
@@ -144,24 +128,14 @@ struct vr_display_list *bench_dl_record(const struct bench_dl *dl)
 	for (size_t i = 0; i < dl->len; i++) {
 		const struct bench_op *op = &dl->ops[i];
 		switch (op->type) {
-		case BENCH_OP_SAVE:
-			vr_canvas_save(canvas);
-			break;
-		case BENCH_OP_RESTORE:
-			vr_canvas_restore(canvas);
-			break;
+		case BENCH_OP_SAVE: vr_canvas_save(canvas); break;
+		case BENCH_OP_RESTORE: vr_canvas_restore(canvas); break;
 		case BENCH_OP_TRANSLATE:
 			vr_canvas_translate(canvas, op->v[0], op->v[1]);
 			break;
-		case BENCH_OP_SCALE:
-			vr_canvas_scale(canvas, op->v[0], op->v[1]);
-			break;
-		case BENCH_OP_ROTATE:
-			vr_canvas_rotate(canvas, op->v[0]);
-			break;
-		case BENCH_OP_CLIP_RECT:
-			vr_canvas_clip_rect(canvas, op->rect);
-			break;
+		case BENCH_OP_SCALE: vr_canvas_scale(canvas, op->v[0], op->v[1]); break;
+		case BENCH_OP_ROTATE: vr_canvas_rotate(canvas, op->v[0]); break;
+		case BENCH_OP_CLIP_RECT: vr_canvas_clip_rect(canvas, op->rect); break;
 		case BENCH_OP_CLIP_RRECT:
 			vr_canvas_clip_rrect(canvas, op->rect, op->radii);
 			break;
@@ -176,12 +150,12 @@ struct vr_display_list *bench_dl_record(const struct bench_dl *dl)
 			vr_canvas_draw_ellipse(canvas, op->rect, &op->paint);
 			break;
 		case BENCH_OP_LINE:
-			vr_canvas_draw_line(canvas, op->v[0], op->v[1], op->v[2],
-				op->v[3], &op->paint);
+			vr_canvas_draw_line(canvas, op->v[0], op->v[1], op->v[2], op->v[3],
+					&op->paint);
 			break;
 		case BENCH_OP_POLYLINE:
-			vr_canvas_draw_polyline(canvas, op->points, op->count,
-				op->closed, &op->paint);
+			vr_canvas_draw_polyline(canvas, op->points, op->count, op->closed,
+					&op->paint);
 			break;
 		case BENCH_OP_PATH: {
 			struct vr_path *path = make_path(op);
@@ -193,15 +167,15 @@ struct vr_display_list *bench_dl_record(const struct bench_dl *dl)
 		}
 		case BENCH_OP_IMAGE:
 			vr_canvas_draw_image(canvas, op->image->image,
-				op->has_src ? &op->src : NULL, op->rect, op->v[0]);
+					op->has_src ? &op->src : NULL, op->rect, op->v[0]);
 			break;
 		case BENCH_OP_TEXT:
-			vr_canvas_draw_text(canvas, op->v[0], op->v[1], op->text,
-				&op->font, op->color);
+			vr_canvas_draw_text(canvas, op->v[0], op->v[1], op->text, &op->font,
+					op->color);
 			break;
 		case BENCH_OP_SHADOW:
 			vr_canvas_draw_shadow(canvas, op->rect, op->radii, op->v[0],
-				op->color);
+					op->color);
 			break;
 		}
 	}
@@ -211,12 +185,23 @@ struct vr_display_list *bench_dl_record(const struct bench_dl *dl)
 /* ---- the ramp's random primitives --------------------------------------- */
 
 static const char *const prim_words[] = {
-	"vitrail", "frame", "glyph", "task", "pool", "commit", "atlas",
-	"output", "layer", "vsync", "damage", "queue", "paint", "clip",
+	"vitrail",
+	"frame",
+	"glyph",
+	"task",
+	"pool",
+	"commit",
+	"atlas",
+	"output",
+	"layer",
+	"vsync",
+	"damage",
+	"queue",
+	"paint",
+	"clip",
 };
 
-static struct vr_color random_color(struct bench_rng *rng, float alpha_lo)
-{
+static struct vr_color random_color(struct bench_rng *rng, float alpha_lo) {
 	return (struct vr_color){
 		.r = bench_rng_float(rng, 0.0f, 1.0f),
 		.g = bench_rng_float(rng, 0.0f, 1.0f),
@@ -226,8 +211,7 @@ static struct vr_color random_color(struct bench_rng *rng, float alpha_lo)
 }
 
 void bench_random_prims(struct bench_dl *dl, struct bench_rng *rng, size_t n,
-		struct vr_rectf area)
-{
+		struct vr_rectf area) {
 	for (size_t i = 0; i < n; i++) {
 		int kind = bench_rng_int(rng, 0, 99);
 		float w = bench_rng_float(rng, 8.0f, 64.0f);
@@ -242,8 +226,7 @@ void bench_random_prims(struct bench_dl *dl, struct bench_rng *rng, size_t n,
 		} else if (kind < 55) {
 			op = bench_dl_add(dl, BENCH_OP_RRECT);
 			if (op != NULL) {
-				float r = bench_rng_float(rng, 2.0f,
-					fminf(w, h) / 2.0f);
+				float r = bench_rng_float(rng, 2.0f, fminf(w, h) / 2.0f);
 				op->radii = (struct vr_radii){ r, r, r, r };
 			}
 		} else if (kind < 70) {
@@ -266,14 +249,12 @@ void bench_random_prims(struct bench_dl *dl, struct bench_rng *rng, size_t n,
 			paint.stroke_width = bench_rng_float(rng, 1.0f, 3.0f);
 			paint.join = (enum vr_line_join)bench_rng_int(rng, 0, 2);
 			size_t count = (size_t)bench_rng_int(rng, 3, 8);
-			float *points = op != NULL ?
-				malloc(2 * count * sizeof(float)) : NULL;
+			float *points =
+					op != NULL ? malloc(2 * count * sizeof(float)) : NULL;
 			if (op != NULL && points != NULL) {
 				for (size_t p = 0; p < count; p++) {
-					points[2 * p] = x + w * (float)p /
-						(float)(count - 1);
-					points[2 * p + 1] = y +
-						bench_rng_float(rng, 0.0f, h);
+					points[2 * p] = x + w * (float)p / (float)(count - 1);
+					points[2 * p + 1] = y + bench_rng_float(rng, 0.0f, h);
 				}
 				op->points = points;
 				op->count = count;
@@ -284,8 +265,7 @@ void bench_random_prims(struct bench_dl *dl, struct bench_rng *rng, size_t n,
 			op = bench_dl_add(dl, BENCH_OP_TEXT);
 			if (op != NULL) {
 				size_t word = (size_t)bench_rng_int(rng, 0,
-					(int)(sizeof(prim_words) /
-						sizeof(prim_words[0])) - 1);
+						(int)(sizeof(prim_words) / sizeof(prim_words[0])) - 1);
 				op->text = strdup(prim_words[word]);
 				op->font = (struct vr_font){
 					.family = bench_intern("DejaVu Sans"),
@@ -310,8 +290,7 @@ void bench_random_prims(struct bench_dl *dl, struct bench_rng *rng, size_t n,
 
 /* ---- nodes -------------------------------------------------------------- */
 
-struct bench_node *bench_node_create(struct bench_node *parent)
-{
+struct bench_node *bench_node_create(struct bench_node *parent) {
 	struct bench_node *node = calloc(1, sizeof(*node));
 	if (node == NULL) {
 		return NULL;
@@ -321,8 +300,8 @@ struct bench_node *bench_node_create(struct bench_node *parent)
 	if (parent != NULL) {
 		if (parent->nchildren == parent->cap) {
 			size_t cap = parent->cap == 0 ? 4 : parent->cap * 2;
-			struct bench_node **children = realloc(parent->children,
-				cap * sizeof(*children));
+			struct bench_node **children =
+					realloc(parent->children, cap * sizeof(*children));
 			if (children == NULL) {
 				free(node);
 				return NULL;
@@ -335,8 +314,7 @@ struct bench_node *bench_node_create(struct bench_node *parent)
 	return node;
 }
 
-static void node_destroy(struct bench_node *node)
-{
+static void node_destroy(struct bench_node *node) {
 	for (size_t i = 0; i < node->nchildren; i++) {
 		node_destroy(node->children[i]);
 	}
@@ -346,8 +324,7 @@ static void node_destroy(struct bench_node *node)
 	free(node);
 }
 
-void bench_node_transform(const struct bench_node *node, struct vr_mat *out)
-{
+void bench_node_transform(const struct bench_node *node, struct vr_mat *out) {
 	*out = node->linear;
 	out->tx = node->x + node->ax;
 	out->ty = node->y + node->ay;
@@ -355,8 +332,7 @@ void bench_node_transform(const struct bench_node *node, struct vr_mat *out)
 
 /* ---- scenes ------------------------------------------------------------- */
 
-struct bench_scene *bench_scene_create(const char *name, const char *source)
-{
+struct bench_scene *bench_scene_create(const char *name, const char *source) {
 	struct bench_scene *scene = calloc(1, sizeof(*scene));
 	if (scene == NULL) {
 		return NULL;
@@ -372,8 +348,7 @@ struct bench_scene *bench_scene_create(const char *name, const char *source)
 	return scene;
 }
 
-void bench_scene_destroy(struct bench_scene *scene)
-{
+void bench_scene_destroy(struct bench_scene *scene) {
 	if (scene == NULL) {
 		return;
 	}
@@ -395,8 +370,7 @@ void bench_scene_destroy(struct bench_scene *scene)
 }
 
 struct bench_image *bench_scene_find_image(struct bench_scene *scene,
-		const char *name)
-{
+		const char *name) {
 	for (size_t i = 0; i < scene->nimages; i++) {
 		if (strcmp(scene->images[i]->name, name) == 0) {
 			return scene->images[i];
@@ -406,12 +380,11 @@ struct bench_image *bench_scene_find_image(struct bench_scene *scene,
 }
 
 struct bench_image *bench_scene_add_image(struct bench_scene *scene,
-		const char *name, struct vr_image *vr_image)
-{
+		const char *name, struct vr_image *vr_image) {
 	if (scene->nimages == scene->images_cap) {
 		size_t cap = scene->images_cap == 0 ? 16 : scene->images_cap * 2;
-		struct bench_image **images = realloc(scene->images,
-			cap * sizeof(*images));
+		struct bench_image **images =
+				realloc(scene->images, cap * sizeof(*images));
 		if (images == NULL) {
 			return NULL;
 		}
@@ -432,8 +405,8 @@ struct bench_image *bench_scene_add_image(struct bench_scene *scene,
 	return image;
 }
 
-static void count_node(struct bench_stats *stats, const struct bench_node *node)
-{
+static void count_node(struct bench_stats *stats,
+		const struct bench_node *node) {
 	stats->nodes++;
 	for (size_t i = 0; i < node->dl.len; i++) {
 		enum bench_op_type type = node->dl.ops[i].type;
@@ -454,8 +427,7 @@ static void count_node(struct bench_stats *stats, const struct bench_node *node)
 	}
 }
 
-void bench_scene_count(struct bench_scene *scene)
-{
+void bench_scene_count(struct bench_scene *scene) {
 	struct bench_stats *stats = &scene->stats;
 	stats->nodes = stats->commands = stats->images = stats->texts = 0;
 	stats->placeholders = 0;
@@ -463,16 +435,14 @@ void bench_scene_count(struct bench_scene *scene)
 	stats->unique_images = scene->nimages;
 }
 
-static void apply_state(struct bench_node *node)
-{
+static void apply_state(struct bench_node *node) {
 	struct vr_mat m;
 	bench_node_transform(node, &m);
 	vr_node_set_transform(node->vr, &m);
 }
 
 static bool realise_node(struct vr_tree *tree, struct bench_node *node,
-		struct vr_node *parent)
-{
+		struct vr_node *parent) {
 	struct vr_node *vr = vr_node_create(tree);
 	if (vr == NULL) {
 		return false;
@@ -499,16 +469,14 @@ static bool realise_node(struct vr_tree *tree, struct bench_node *node,
 	return true;
 }
 
-static void forget_node(struct bench_node *node)
-{
+static void forget_node(struct bench_node *node) {
 	node->vr = NULL;
 	for (size_t i = 0; i < node->nchildren; i++) {
 		forget_node(node->children[i]);
 	}
 }
 
-struct vr_tree *bench_scene_realise(struct bench_scene *scene)
-{
+struct vr_tree *bench_scene_realise(struct bench_scene *scene) {
 	struct vr_tree *tree = vr_tree_create();
 	if (tree == NULL) {
 		return NULL;
@@ -521,8 +489,7 @@ struct vr_tree *bench_scene_realise(struct bench_scene *scene)
 	return tree;
 }
 
-void bench_scene_release(struct bench_scene *scene, struct vr_tree *tree)
-{
+void bench_scene_release(struct bench_scene *scene, struct vr_tree *tree) {
 	if (tree == NULL) {
 		return;
 	}
@@ -533,8 +500,7 @@ void bench_scene_release(struct bench_scene *scene, struct vr_tree *tree)
 	vr_tree_destroy(tree);
 }
 
-static void animate_node(struct bench_node *node, uint32_t frame)
-{
+static void animate_node(struct bench_node *node, uint32_t frame) {
 	if (node->has_anim && node->anim.period > 0.0f) {
 		float s = sinf(TAU * (float)frame / node->anim.period);
 		node->ax = node->anim.dx * s;
@@ -551,8 +517,7 @@ static void animate_node(struct bench_node *node, uint32_t frame)
 	}
 }
 
-void bench_scene_animate(struct bench_scene *scene, uint32_t frame)
-{
+void bench_scene_animate(struct bench_scene *scene, uint32_t frame) {
 	if (!scene->animated) {
 		return;
 	}
@@ -568,8 +533,7 @@ void bench_scene_animate(struct bench_scene *scene, uint32_t frame)
 	animate_node(scene->root, frame);
 }
 
-void bench_warn(struct bench_scene *scene, const char *fmt, ...)
-{
+void bench_warn(struct bench_scene *scene, const char *fmt, ...) {
 	va_list args;
 	va_start(args, fmt);
 	flockfile(stderr);

@@ -53,8 +53,8 @@ struct vr_image *bench_image_load(const char *path, uint64_t *decode_ns);
 /* Procedural images. kind: "gradient", "noise", "checker", "photo",
  * "icon", "video"; colours may be NULL (defaults). NULL on bad kind. */
 struct vr_image *bench_image_generate(const char *kind, int32_t width,
-	int32_t height, uint64_t seed, const struct vr_color *c0,
-	const struct vr_color *c1);
+		int32_t height, uint64_t seed, const struct vr_color *c0,
+		const struct vr_color *c1);
 
 /* Fill a video frame: the content depends only on (seed, frame). */
 void bench_video_frame(struct vr_image *image, uint32_t seed, uint32_t frame);
@@ -134,7 +134,7 @@ struct vr_display_list *bench_dl_record(const struct bench_dl *dl);
 /* n random small primitives (rects, rounded rects, ellipses, lines,
  * polylines, short texts) inside area: the paper's ramp. */
 void bench_random_prims(struct bench_dl *dl, struct bench_rng *rng, size_t n,
-	struct vr_rectf area);
+		struct vr_rectf area);
 
 /* ---- nodes and scenes --------------------------------------------------- */
 
@@ -194,9 +194,9 @@ struct bench_scene *bench_scene_create(const char *name, const char *source);
 void bench_scene_destroy(struct bench_scene *scene); /* accepts NULL */
 /* Find or load/generate an image by name. */
 struct bench_image *bench_scene_add_image(struct bench_scene *scene,
-	const char *name, struct vr_image *image);
+		const char *name, struct vr_image *image);
 struct bench_image *bench_scene_find_image(struct bench_scene *scene,
-	const char *name);
+		const char *name);
 /* Recount stats.nodes/commands/images/texts/placeholders from the tree. */
 void bench_scene_count(struct bench_scene *scene);
 
@@ -212,6 +212,6 @@ void bench_scene_animate(struct bench_scene *scene, uint32_t frame);
 
 /* Warnings of the scene loaders go through here (counted per scene). */
 void bench_warn(struct bench_scene *scene, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+		__attribute__((format(printf, 2, 3)));
 
 #endif

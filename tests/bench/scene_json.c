@@ -27,35 +27,155 @@ struct ctx {
 };
 
 static const char *const vocab_lorem[] = {
-	"lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing",
-	"elit", "sed", "do", "eiusmod", "tempor", "incididunt", "ut", "labore",
-	"et", "dolore", "magna", "aliqua", "enim", "ad", "minim", "veniam",
-	"quis", "nostrud", "exercitation", "ullamco", "laboris", "nisi",
-	"aliquip", "ex", "ea", "commodo", "consequat", "duis", "aute", "irure",
-	"in", "reprehenderit", "voluptate", "velit", "esse", "cillum", "eu",
-	"fugiat", "nulla", "pariatur", "excepteur", "sint", "occaecat",
-	"cupidatat", "non", "proident", "sunt", "culpa", "qui", "officia",
-	"deserunt", "mollit", "anim", "id", "est", "laborum",
+	"lorem",
+	"ipsum",
+	"dolor",
+	"sit",
+	"amet",
+	"consectetur",
+	"adipiscing",
+	"elit",
+	"sed",
+	"do",
+	"eiusmod",
+	"tempor",
+	"incididunt",
+	"ut",
+	"labore",
+	"et",
+	"dolore",
+	"magna",
+	"aliqua",
+	"enim",
+	"ad",
+	"minim",
+	"veniam",
+	"quis",
+	"nostrud",
+	"exercitation",
+	"ullamco",
+	"laboris",
+	"nisi",
+	"aliquip",
+	"ex",
+	"ea",
+	"commodo",
+	"consequat",
+	"duis",
+	"aute",
+	"irure",
+	"in",
+	"reprehenderit",
+	"voluptate",
+	"velit",
+	"esse",
+	"cillum",
+	"eu",
+	"fugiat",
+	"nulla",
+	"pariatur",
+	"excepteur",
+	"sint",
+	"occaecat",
+	"cupidatat",
+	"non",
+	"proident",
+	"sunt",
+	"culpa",
+	"qui",
+	"officia",
+	"deserunt",
+	"mollit",
+	"anim",
+	"id",
+	"est",
+	"laborum",
 };
 
 static const char *const vocab_code[] = {
-	"static", "void", "struct", "vr_node", "*node", "=", "return", "if",
-	"(", ")", "{", "}", "for", "size_t", "i", "<", "n;", "i++)", "bool",
-	"const", "float", "x,", "y;", "vr_render(renderer,", "tree,", "jobs,",
-	"njobs);", "->", "&&", "||", "NULL", "true;", "false;", "uint32_t",
-	"pixman_region32_t", "damage;", "//", "TODO:", "free(list);",
+	"static",
+	"void",
+	"struct",
+	"vr_node",
+	"*node",
+	"=",
+	"return",
+	"if",
+	"(",
+	")",
+	"{",
+	"}",
+	"for",
+	"size_t",
+	"i",
+	"<",
+	"n;",
+	"i++)",
+	"bool",
+	"const",
+	"float",
+	"x,",
+	"y;",
+	"vr_render(renderer,",
+	"tree,",
+	"jobs,",
+	"njobs);",
+	"->",
+	"&&",
+	"||",
+	"NULL",
+	"true;",
+	"false;",
+	"uint32_t",
+	"pixman_region32_t",
+	"damage;",
+	"//",
+	"TODO:",
+	"free(list);",
 };
 
 static const char *const vocab_shell[] = {
-	"$", "ls", "-la", "drwxr-xr-x", "root", "4096", "Mar", "12", "10:42",
-	"build/", "meson", "ninja", "-C", "[1/42]", "Compiling", "C", "object",
-	"renderer/vk_render.c.o", "Linking", "target", "ok", "PASS", "FAIL",
-	"make:", "***", "error:", "warning:", "git", "status", "On", "branch",
-	"main", "vitrail", "--backend", "headless", "0.00s", "user", "sys",
+	"$",
+	"ls",
+	"-la",
+	"drwxr-xr-x",
+	"root",
+	"4096",
+	"Mar",
+	"12",
+	"10:42",
+	"build/",
+	"meson",
+	"ninja",
+	"-C",
+	"[1/42]",
+	"Compiling",
+	"C",
+	"object",
+	"renderer/vk_render.c.o",
+	"Linking",
+	"target",
+	"ok",
+	"PASS",
+	"FAIL",
+	"make:",
+	"***",
+	"error:",
+	"warning:",
+	"git",
+	"status",
+	"On",
+	"branch",
+	"main",
+	"vitrail",
+	"--backend",
+	"headless",
+	"0.00s",
+	"user",
+	"sys",
 };
 
-static bool fail(struct ctx *ctx, const char *fmt, const char *what)
-{
+static bool fail(struct ctx *ctx, const char *fmt, const char *what) {
 	fprintf(stderr, "error: scene %s: ", ctx->scene->name);
 	fprintf(stderr, fmt, what);
 	fputc('\n', stderr);
@@ -63,8 +183,7 @@ static bool fail(struct ctx *ctx, const char *fmt, const char *what)
 	return false;
 }
 
-static json_object *get(json_object *obj, const char *key)
-{
+static json_object *get(json_object *obj, const char *key) {
 	json_object *value = NULL;
 	if (obj != NULL && json_object_is_type(obj, json_type_object) &&
 			json_object_object_get_ex(obj, key, &value)) {
@@ -74,8 +193,7 @@ static json_object *get(json_object *obj, const char *key)
 }
 
 /* {"pick": [...]} -> one element, recursively; anything else: itself. */
-static json_object *resolve(struct ctx *ctx, json_object *value)
-{
+static json_object *resolve(struct ctx *ctx, json_object *value) {
 	for (int guard = 0; guard < 8; guard++) {
 		json_object *choices = get(value, "pick");
 		if (choices == NULL || !json_object_is_type(choices, json_type_array) ||
@@ -84,13 +202,12 @@ static json_object *resolve(struct ctx *ctx, json_object *value)
 		}
 		size_t n = json_object_array_length(choices);
 		value = json_object_array_get_idx(choices,
-			(size_t)bench_rng_int(&ctx->rng, 0, (int)n - 1));
+				(size_t)bench_rng_int(&ctx->rng, 0, (int)n - 1));
 	}
 	return value;
 }
 
-static float num(struct ctx *ctx, json_object *value, float def)
-{
+static float num(struct ctx *ctx, json_object *value, float def) {
 	value = resolve(ctx, value);
 	if (value == NULL) {
 		return def;
@@ -108,19 +225,18 @@ static float num(struct ctx *ctx, json_object *value, float def)
 	if (range != NULL && json_object_is_type(range, json_type_array) &&
 			json_object_array_length(range) == 2) {
 		float lo = (float)json_object_get_double(
-			json_object_array_get_idx(range, 0));
+				json_object_array_get_idx(range, 0));
 		float hi = (float)json_object_get_double(
-			json_object_array_get_idx(range, 1));
+				json_object_array_get_idx(range, 1));
 		return integer ? (float)bench_rng_int(&ctx->rng, (int)lo, (int)hi) :
-			bench_rng_float(&ctx->rng, lo, hi);
+						 bench_rng_float(&ctx->rng, lo, hi);
 	}
 	fail(ctx, "not a number: %s", json_object_to_json_string(value));
 	return def;
 }
 
 /* n numbers from an array; false when it is not one of that length. */
-static bool nums(struct ctx *ctx, json_object *value, float *out, size_t n)
-{
+static bool nums(struct ctx *ctx, json_object *value, float *out, size_t n) {
 	value = resolve(ctx, value);
 	if (value == NULL || !json_object_is_type(value, json_type_array) ||
 			json_object_array_length(value) != n) {
@@ -132,12 +248,11 @@ static bool nums(struct ctx *ctx, json_object *value, float *out, size_t n)
 	return true;
 }
 
-static bool rect_of(struct ctx *ctx, json_object *value, struct vr_rectf *r)
-{
+static bool rect_of(struct ctx *ctx, json_object *value, struct vr_rectf *r) {
 	float v[4];
 	if (!nums(ctx, value, v, 4)) {
 		return fail(ctx, "expected [x, y, w, h], got %s",
-			value != NULL ? json_object_to_json_string(value) : "nothing");
+				value != NULL ? json_object_to_json_string(value) : "nothing");
 	}
 	*r = (struct vr_rectf){ v[0], v[1], v[2], v[3] };
 	return true;
@@ -145,8 +260,7 @@ static bool rect_of(struct ctx *ctx, json_object *value, struct vr_rectf *r)
 
 /* Append random words to buf until about `chars` characters. */
 static void words(struct ctx *ctx, const char *const *vocab, size_t nvocab,
-		size_t count, size_t chars, char *buf, size_t size)
-{
+		size_t count, size_t chars, char *buf, size_t size) {
 	size_t len = strlen(buf);
 	for (size_t i = 0; (count > 0 ? i < count : len < chars) && len + 1 < size;
 			i++) {
@@ -160,8 +274,7 @@ static void words(struct ctx *ctx, const char *const *vocab, size_t nvocab,
 }
 
 /* Expand {i}, {j}, {n} with optional %m and +k. */
-static void expand(struct ctx *ctx, const char *in, char *out, size_t size)
-{
+static void expand(struct ctx *ctx, const char *in, char *out, size_t size) {
 	size_t len = 0;
 	while (*in != '\0' && len + 1 < size) {
 		if (*in == '{' && (in[1] == 'i' || in[1] == 'j' || in[1] == 'n')) {
@@ -196,8 +309,7 @@ static void expand(struct ctx *ctx, const char *in, char *out, size_t size)
 }
 
 /* A string value into buf; false when absent. */
-static bool str(struct ctx *ctx, json_object *value, char *buf, size_t size)
-{
+static bool str(struct ctx *ctx, json_object *value, char *buf, size_t size) {
 	value = resolve(ctx, value);
 	if (value == NULL) {
 		return false;
@@ -209,18 +321,17 @@ static bool str(struct ctx *ctx, json_object *value, char *buf, size_t size)
 	float range[2];
 	if (nums(ctx, get(value, "lorem"), range, 2)) {
 		buf[0] = '\0';
-		size_t count = (size_t)bench_rng_int(&ctx->rng, (int)range[0],
-			(int)range[1]);
+		size_t count =
+				(size_t)bench_rng_int(&ctx->rng, (int)range[0], (int)range[1]);
 		words(ctx, vocab_lorem, sizeof(vocab_lorem) / sizeof(vocab_lorem[0]),
-			count > 0 ? count : 1, 0, buf, size);
+				count > 0 ? count : 1, 0, buf, size);
 		return true;
 	}
 	fail(ctx, "not a string: %s", json_object_to_json_string(value));
 	return false;
 }
 
-static bool color_of(struct ctx *ctx, json_object *value, struct vr_color *c)
-{
+static bool color_of(struct ctx *ctx, json_object *value, struct vr_color *c) {
 	char s[32];
 	if (!str(ctx, value, s, sizeof(s))) {
 		return false;
@@ -250,8 +361,7 @@ static bool color_of(struct ctx *ctx, json_object *value, struct vr_color *c)
 	return true;
 }
 
-static struct vr_radii radii_of(struct ctx *ctx, json_object *value)
-{
+static struct vr_radii radii_of(struct ctx *ctx, json_object *value) {
 	float v[4];
 	if (nums(ctx, value, v, 4)) {
 		return (struct vr_radii){ v[0], v[1], v[2], v[3] };
@@ -261,8 +371,7 @@ static struct vr_radii radii_of(struct ctx *ctx, json_object *value)
 }
 
 static int enum_of(struct ctx *ctx, json_object *value,
-		const char *const *names, int count)
-{
+		const char *const *names, int count) {
 	char s[32];
 	if (!str(ctx, value, s, sizeof(s))) {
 		return 0;
@@ -278,8 +387,7 @@ static int enum_of(struct ctx *ctx, json_object *value,
 
 /* ---- images ------------------------------------------------------------- */
 
-static uint64_t hash_name(const char *s)
-{
+static uint64_t hash_name(const char *s) {
 	uint64_t h = 1469598103934665603ull;
 	for (; *s != '\0'; s++) {
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -287,8 +395,7 @@ static uint64_t hash_name(const char *s)
 	return h;
 }
 
-static json_object *find_declaration(struct ctx *ctx, const char *name)
-{
+static json_object *find_declaration(struct ctx *ctx, const char *name) {
 	json_object *decl = get(ctx->images, name);
 	if (decl != NULL) {
 		return decl;
@@ -307,26 +414,24 @@ static json_object *find_declaration(struct ctx *ctx, const char *name)
 }
 
 static struct vr_image *generate(struct ctx *ctx, json_object *decl,
-		const char *kind, const char *name)
-{
+		const char *kind, const char *name) {
 	float size[2] = { 512.0f, 512.0f };
 	nums(ctx, get(decl, "size"), size, 2);
 	uint64_t seed = get(decl, "seed") != NULL ?
-		(uint64_t)num(ctx, get(decl, "seed"), 0.0f) : hash_name(name);
+			(uint64_t)num(ctx, get(decl, "seed"), 0.0f) :
+			hash_name(name);
 	struct vr_color colors[2];
 	json_object *list = get(decl, "colors");
 	bool have_colors = list != NULL &&
-		json_object_is_type(list, json_type_array) &&
-		json_object_array_length(list) == 2 &&
-		color_of(ctx, json_object_array_get_idx(list, 0), &colors[0]) &&
-		color_of(ctx, json_object_array_get_idx(list, 1), &colors[1]);
-	return bench_image_generate(kind, (int32_t)size[0], (int32_t)size[1],
-		seed, have_colors ? &colors[0] : NULL,
-		have_colors ? &colors[1] : NULL);
+			json_object_is_type(list, json_type_array) &&
+			json_object_array_length(list) == 2 &&
+			color_of(ctx, json_object_array_get_idx(list, 0), &colors[0]) &&
+			color_of(ctx, json_object_array_get_idx(list, 1), &colors[1]);
+	return bench_image_generate(kind, (int32_t)size[0], (int32_t)size[1], seed,
+			have_colors ? &colors[0] : NULL, have_colors ? &colors[1] : NULL);
 }
 
-static struct bench_image *image_named(struct ctx *ctx, const char *name)
-{
+static struct bench_image *image_named(struct ctx *ctx, const char *name) {
 	struct bench_scene *scene = ctx->scene;
 	struct bench_image *image = bench_scene_find_image(scene, name);
 	if (image != NULL) {
@@ -356,8 +461,10 @@ static struct bench_image *image_named(struct ctx *ctx, const char *name)
 		vr_image = bench_image_load(path, &decode_ns);
 		scene->decode_ms += (double)decode_ns / 1e6;
 		if (vr_image == NULL) {
-			bench_warn(scene, "image %s missing or undecodable: a "
-				"generated photo instead", path);
+			bench_warn(scene,
+					"image %s missing or undecodable: a "
+					"generated photo instead",
+					path);
 			snprintf(kind, sizeof(kind), "photo");
 		}
 	}
@@ -380,11 +487,11 @@ static struct bench_image *image_named(struct ctx *ctx, const char *name)
 
 /* ---- ops ---------------------------------------------------------------- */
 
-static bool parse_ops(struct ctx *ctx, json_object *ops, struct bench_node *node);
+static bool parse_ops(struct ctx *ctx, json_object *ops,
+		struct bench_node *node);
 
 static struct bench_op *add(struct ctx *ctx, struct bench_node *node,
-		enum bench_op_type type)
-{
+		enum bench_op_type type) {
 	struct bench_op *op = bench_dl_add(&node->dl, type);
 	if (op == NULL) {
 		fail(ctx, "%s", "out of memory");
@@ -397,16 +504,14 @@ static const char *const cap_names[] = { "butt", "round", "square" };
 static const char *const rule_names[] = { "nonzero", "evenodd" };
 
 /* The fill and/or stroke paints of op; returns how many (0..2). */
-static int paints_of(struct ctx *ctx, json_object *op, struct vr_paint out[2])
-{
+static int paints_of(struct ctx *ctx, json_object *op, struct vr_paint out[2]) {
 	int n = 0;
 	struct vr_paint base = {
-		.join = (enum vr_line_join)enum_of(ctx, get(op, "join"),
-			join_names, 3),
+		.join = (enum vr_line_join)enum_of(ctx, get(op, "join"), join_names, 3),
 		.cap = (enum vr_line_cap)enum_of(ctx, get(op, "cap"), cap_names, 3),
 		.miter_limit = num(ctx, get(op, "miter"), 0.0f),
 		.fill_rule = (enum vr_fill_rule)enum_of(ctx, get(op, "fill_rule"),
-			rule_names, 2),
+				rule_names, 2),
 	};
 	if (get(op, "fill") != NULL) {
 		out[n] = base;
@@ -430,8 +535,7 @@ static int paints_of(struct ctx *ctx, json_object *op, struct vr_paint out[2])
 
 /* Copy the op (fill) into a second one (stroke) sharing its geometry. */
 static bool emit_paints(struct ctx *ctx, struct bench_node *node,
-		struct bench_op *proto, const struct vr_paint *paints, int npaints)
-{
+		struct bench_op *proto, const struct vr_paint *paints, int npaints) {
 	for (int i = 0; i < npaints; i++) {
 		struct bench_op *op = add(ctx, node, proto->type);
 		if (op == NULL) {
@@ -448,7 +552,7 @@ static bool emit_paints(struct ctx *ctx, struct bench_node *node,
 					return fail(ctx, "%s", "out of memory");
 				}
 				memcpy(op->points, proto->points,
-					2 * proto->count * sizeof(float));
+						2 * proto->count * sizeof(float));
 			}
 			if (proto->path != NULL) {
 				op->path = malloc(proto->path_len * sizeof(*op->path));
@@ -457,7 +561,7 @@ static bool emit_paints(struct ctx *ctx, struct bench_node *node,
 					return fail(ctx, "%s", "out of memory");
 				}
 				memcpy(op->path, proto->path,
-					proto->path_len * sizeof(*op->path));
+						proto->path_len * sizeof(*op->path));
 			}
 		}
 	}
@@ -469,8 +573,7 @@ static bool emit_paints(struct ctx *ctx, struct bench_node *node,
 }
 
 static bool parse_path_string(struct ctx *ctx, const char *s,
-		struct bench_op *op)
-{
+		struct bench_op *op) {
 	size_t cap = 16;
 	op->path = malloc(cap * sizeof(*op->path));
 	if (op->path == NULL) {
@@ -487,13 +590,27 @@ static bool parse_path_string(struct ctx *ctx, const char *s,
 		struct bench_path_el el = { 0 };
 		int argc;
 		switch (cmd) {
-		case 'M': el.verb = BENCH_PATH_MOVE; argc = 2; break;
-		case 'L': el.verb = BENCH_PATH_LINE; argc = 2; break;
-		case 'Q': el.verb = BENCH_PATH_QUAD; argc = 4; break;
-		case 'C': el.verb = BENCH_PATH_CUBIC; argc = 6; break;
-		case 'Z': el.verb = BENCH_PATH_CLOSE; argc = 0; break;
-		default:
-			return fail(ctx, "bad path command in \"%s\"", s - 1);
+		case 'M':
+			el.verb = BENCH_PATH_MOVE;
+			argc = 2;
+			break;
+		case 'L':
+			el.verb = BENCH_PATH_LINE;
+			argc = 2;
+			break;
+		case 'Q':
+			el.verb = BENCH_PATH_QUAD;
+			argc = 4;
+			break;
+		case 'C':
+			el.verb = BENCH_PATH_CUBIC;
+			argc = 6;
+			break;
+		case 'Z':
+			el.verb = BENCH_PATH_CLOSE;
+			argc = 0;
+			break;
+		default: return fail(ctx, "bad path command in \"%s\"", s - 1);
 		}
 		for (int i = 0; i < argc; i++) {
 			char *end;
@@ -508,8 +625,8 @@ static bool parse_path_string(struct ctx *ctx, const char *s,
 		}
 		if (op->path_len == cap) {
 			cap *= 2;
-			struct bench_path_el *bigger = realloc(op->path,
-				cap * sizeof(*bigger));
+			struct bench_path_el *bigger =
+					realloc(op->path, cap * sizeof(*bigger));
 			if (bigger == NULL) {
 				return false;
 			}
@@ -521,8 +638,7 @@ static bool parse_path_string(struct ctx *ctx, const char *s,
 }
 
 static bool random_squiggle(struct ctx *ctx, struct bench_op *op,
-		struct vr_rectf r, size_t segments)
-{
+		struct vr_rectf r, size_t segments) {
 	op->path = malloc((segments + 1) * sizeof(*op->path));
 	if (op->path == NULL) {
 		return false;
@@ -534,14 +650,17 @@ static bool random_squiggle(struct ctx *ctx, struct bench_op *op,
 	for (size_t i = 1; i <= segments; i++) {
 		/* a short step from the last point, kept inside the rect */
 		float step = fminf(r.width, r.height) * 0.25f;
-		float nx = fminf(fmaxf(x + bench_rng_float(&ctx->rng, -step, step),
-			r.x), r.x + r.width);
-		float ny = fminf(fmaxf(y + bench_rng_float(&ctx->rng, -step, step),
-			r.y), r.y + r.height);
-		op->path[i] = (struct bench_path_el){ BENCH_PATH_CUBIC, {
-			x + (nx - x) * 0.3f + bench_rng_float(&ctx->rng, -step, step) / 3,
-			y + (ny - y) * 0.3f + bench_rng_float(&ctx->rng, -step, step) / 3,
-			x + (nx - x) * 0.7f, y + (ny - y) * 0.7f, nx, ny } };
+		float nx =
+				fminf(fmaxf(x + bench_rng_float(&ctx->rng, -step, step), r.x),
+						r.x + r.width);
+		float ny =
+				fminf(fmaxf(y + bench_rng_float(&ctx->rng, -step, step), r.y),
+						r.y + r.height);
+		op->path[i] = (struct bench_path_el){ BENCH_PATH_CUBIC,
+			{ x + (nx - x) * 0.3f + bench_rng_float(&ctx->rng, -step, step) / 3,
+					y + (ny - y) * 0.3f +
+							bench_rng_float(&ctx->rng, -step, step) / 3,
+					x + (nx - x) * 0.7f, y + (ny - y) * 0.7f, nx, ny } };
 		x = nx;
 		y = ny;
 	}
@@ -551,9 +670,8 @@ static bool random_squiggle(struct ctx *ctx, struct bench_op *op,
 	return true;
 }
 
-static bool random_walk(struct ctx *ctx, struct bench_op *op,
-		struct vr_rectf r, size_t points)
-{
+static bool random_walk(struct ctx *ctx, struct bench_op *op, struct vr_rectf r,
+		size_t points) {
 	if (points < 2) {
 		points = 2;
 	}
@@ -572,8 +690,7 @@ static bool random_walk(struct ctx *ctx, struct bench_op *op,
 	return true;
 }
 
-static bool font_of(struct ctx *ctx, json_object *op, struct vr_font *font)
-{
+static bool font_of(struct ctx *ctx, json_object *op, struct vr_font *font) {
 	char family[64] = "DejaVu Sans";
 	str(ctx, get(op, "font"), family, sizeof(family));
 	*font = (struct vr_font){
@@ -585,8 +702,7 @@ static bool font_of(struct ctx *ctx, json_object *op, struct vr_font *font)
 }
 
 static bool add_text(struct ctx *ctx, struct bench_node *node, const char *text,
-		float x, float y, const struct vr_font *font, struct vr_color color)
-{
+		float x, float y, const struct vr_font *font, struct vr_color color) {
 	struct bench_op *op = add(ctx, node, BENCH_OP_TEXT);
 	if (op == NULL || (op->text = strdup(text)) == NULL) {
 		return false;
@@ -599,12 +715,12 @@ static bool add_text(struct ctx *ctx, struct bench_node *node, const char *text,
 }
 
 static bool parse_paragraph(struct ctx *ctx, json_object *json,
-		struct bench_node *node)
-{
+		struct bench_node *node) {
 	struct vr_rectf r;
 	struct vr_font font;
 	struct vr_color color = { 0.0f, 0.0f, 0.0f, 1.0f };
-	if (!rect_of(ctx, get(json, "paragraph"), &r) || !font_of(ctx, json, &font)) {
+	if (!rect_of(ctx, get(json, "paragraph"), &r) ||
+			!font_of(ctx, json, &font)) {
 		return false;
 	}
 	color_of(ctx, get(json, "color"), &color);
@@ -621,41 +737,44 @@ static bool parse_paragraph(struct ctx *ctx, json_object *json,
 		nvocab = sizeof(vocab_shell) / sizeof(vocab_shell[0]);
 	}
 	json_object *colors = get(json, "colors");
-	size_t ncolors = colors != NULL &&
-		json_object_is_type(colors, json_type_array) ?
-		json_object_array_length(colors) : 0;
+	size_t ncolors =
+			colors != NULL && json_object_is_type(colors, json_type_array) ?
+			json_object_array_length(colors) :
+			0;
 	/* average advance: 0.6 em for monospace, 0.55 otherwise */
 	float advance = font.size * (strstr(font.family, "Mono") ? 0.6f : 0.55f);
 	size_t columns = (size_t)(r.width / advance);
 	for (float y = r.y + font.size; y <= r.y + r.height; y += line_height) {
 		/* ragged lines, some short, a few empty */
 		size_t chars = (size_t)((float)columns *
-			bench_rng_float(&ctx->rng, 0.2f, 1.0f));
+				bench_rng_float(&ctx->rng, 0.2f, 1.0f));
 		if (chars == 0 || bench_rng_int(&ctx->rng, 0, 9) == 0) {
 			continue;
 		}
 		size_t indent = vocab == vocab_code ?
-			(size_t)bench_rng_int(&ctx->rng, 0, 3) * 4 : 0;
+				(size_t)bench_rng_int(&ctx->rng, 0, 3) * 4 :
+				0;
 		size_t runs = ncolors > 0 ? (size_t)bench_rng_int(&ctx->rng, 1, 4) : 1;
 		size_t col = indent;
 		for (size_t k = 0; k < runs && col < columns; k++) {
 			char buf[512] = "";
-			size_t want = (chars - (chars < col ? chars : col)) /
-				(runs - k);
+			size_t want = (chars - (chars < col ? chars : col)) / (runs - k);
 			words(ctx, vocab, nvocab, 0, want > 0 ? want : 1, buf,
-				sizeof(buf) < columns - col + 1 ? sizeof(buf) :
-					columns - col + 1);
+					sizeof(buf) < columns - col + 1 ? sizeof(buf) :
+													  columns - col + 1);
 			if (buf[0] == '\0') {
 				break;
 			}
 			struct vr_color c = color;
 			if (ncolors > 0) {
-				color_of(ctx, json_object_array_get_idx(colors,
-					(size_t)bench_rng_int(&ctx->rng, 0,
-						(int)ncolors - 1)), &c);
+				color_of(ctx,
+						json_object_array_get_idx(colors,
+								(size_t)bench_rng_int(&ctx->rng, 0,
+										(int)ncolors - 1)),
+						&c);
 			}
-			if (!add_text(ctx, node, buf, r.x + advance * (float)col, y,
-					&font, c)) {
+			if (!add_text(ctx, node, buf, r.x + advance * (float)col, y, &font,
+						c)) {
 				return false;
 			}
 			col += strlen(buf) + 1;
@@ -670,8 +789,7 @@ struct repeat {
 	float step[2], row_step[2];
 };
 
-static bool repeat_of(struct ctx *ctx, json_object *json, struct repeat *rep)
-{
+static bool repeat_of(struct ctx *ctx, json_object *json, struct repeat *rep) {
 	rep->count = (long)num(ctx, get(json, "repeat"), 1.0f);
 	rep->wrap = (long)num(ctx, get(json, "wrap"), 0.0f);
 	if (rep->wrap <= 0) {
@@ -687,15 +805,15 @@ static bool repeat_of(struct ctx *ctx, json_object *json, struct repeat *rep)
 	return true;
 }
 
-static void repeat_offset(const struct repeat *rep, long k, float *dx, float *dy)
-{
+static void repeat_offset(const struct repeat *rep, long k, float *dx,
+		float *dy) {
 	long col = k % rep->wrap, row = k / rep->wrap;
 	*dx = rep->step[0] * (float)col + rep->row_step[0] * (float)row;
 	*dy = rep->step[1] * (float)col + rep->row_step[1] * (float)row;
 }
 
-static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node)
-{
+static bool parse_op(struct ctx *ctx, json_object *json,
+		struct bench_node *node) {
 	struct bench_op proto = { 0 };
 	struct vr_paint paints[2];
 	json_object *v;
@@ -711,12 +829,12 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 			ctx->counter++;
 			struct bench_op *op;
 			bool ok = add(ctx, node, BENCH_OP_SAVE) != NULL &&
-				(op = add(ctx, node, BENCH_OP_TRANSLATE)) != NULL;
+					(op = add(ctx, node, BENCH_OP_TRANSLATE)) != NULL;
 			if (ok) {
 				op->v[0] = dx;
 				op->v[1] = dy;
 				ok = parse_ops(ctx, get(json, "ops"), node) &&
-					add(ctx, node, BENCH_OP_RESTORE) != NULL;
+						add(ctx, node, BENCH_OP_RESTORE) != NULL;
 			}
 			ctx->nindex--;
 			if (!ok) {
@@ -731,11 +849,15 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 	if (get(json, "restore") != NULL) {
 		return add(ctx, node, BENCH_OP_RESTORE) != NULL;
 	}
-	if ((v = get(json, "translate")) != NULL || (v = get(json, "scale")) != NULL) {
-		struct bench_op *op = add(ctx, node, get(json, "translate") != NULL ?
-			BENCH_OP_TRANSLATE : BENCH_OP_SCALE);
-		return op != NULL && (nums(ctx, v, op->v, 2) ||
-			fail(ctx, "expected [x, y] in %s", json_object_to_json_string(json)));
+	if ((v = get(json, "translate")) != NULL ||
+			(v = get(json, "scale")) != NULL) {
+		struct bench_op *op = add(ctx, node,
+				get(json, "translate") != NULL ? BENCH_OP_TRANSLATE :
+												 BENCH_OP_SCALE);
+		return op != NULL &&
+				(nums(ctx, v, op->v, 2) ||
+						fail(ctx, "expected [x, y] in %s",
+								json_object_to_json_string(json)));
 	}
 	if ((v = get(json, "rotate")) != NULL) {
 		struct bench_op *op = add(ctx, node, BENCH_OP_ROTATE);
@@ -746,8 +868,8 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 	}
 	if ((v = get(json, "clip")) != NULL) {
 		bool rounded = get(json, "radius") != NULL;
-		struct bench_op *op = add(ctx, node, rounded ? BENCH_OP_CLIP_RRECT :
-			BENCH_OP_CLIP_RECT);
+		struct bench_op *op = add(ctx, node,
+				rounded ? BENCH_OP_CLIP_RRECT : BENCH_OP_CLIP_RECT);
 		if (op == NULL || !rect_of(ctx, v, &op->rect)) {
 			return false;
 		}
@@ -757,27 +879,29 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 	if ((v = get(json, "rect")) != NULL || (v = get(json, "rrect")) != NULL ||
 			(v = get(json, "ellipse")) != NULL) {
 		proto.type = get(json, "rect") != NULL ? BENCH_OP_RECT :
-			get(json, "rrect") != NULL ? BENCH_OP_RRECT : BENCH_OP_ELLIPSE;
+				get(json, "rrect") != NULL     ? BENCH_OP_RRECT :
+												 BENCH_OP_ELLIPSE;
 		if (!rect_of(ctx, v, &proto.rect)) {
 			return false;
 		}
 		proto.radii = radii_of(ctx, get(json, "radius"));
 		return emit_paints(ctx, node, &proto, paints,
-			paints_of(ctx, json, paints));
+				paints_of(ctx, json, paints));
 	}
 	if ((v = get(json, "line")) != NULL) {
 		proto.type = BENCH_OP_LINE;
 		if (!nums(ctx, v, proto.v, 4)) {
 			return fail(ctx, "expected [x0, y0, x1, y1] in %s",
-				json_object_to_json_string(json));
+					json_object_to_json_string(json));
 		}
 		return emit_paints(ctx, node, &proto, paints,
-			paints_of(ctx, json, paints));
+				paints_of(ctx, json, paints));
 	}
 	if ((v = get(json, "polyline")) != NULL) {
 		proto.type = BENCH_OP_POLYLINE;
 		size_t n = json_object_is_type(v, json_type_array) ?
-			json_object_array_length(v) : 0;
+				json_object_array_length(v) :
+				0;
 		if (n < 4 || n % 2 != 0) {
 			return fail(ctx, "bad polyline %s", json_object_to_json_string(v));
 		}
@@ -791,27 +915,29 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 		proto.count = n / 2;
 		proto.closed = json_object_get_boolean(get(json, "closed"));
 		return emit_paints(ctx, node, &proto, paints,
-			paints_of(ctx, json, paints));
+				paints_of(ctx, json, paints));
 	}
 	if ((v = get(json, "walk")) != NULL) {
 		struct vr_rectf r;
 		proto.type = BENCH_OP_POLYLINE;
-		if (!rect_of(ctx, v, &r) || !random_walk(ctx, &proto, r,
-				(size_t)num(ctx, get(json, "points"), 50.0f))) {
+		if (!rect_of(ctx, v, &r) ||
+				!random_walk(ctx, &proto, r,
+						(size_t)num(ctx, get(json, "points"), 50.0f))) {
 			return false;
 		}
 		return emit_paints(ctx, node, &proto, paints,
-			paints_of(ctx, json, paints));
+				paints_of(ctx, json, paints));
 	}
 	if ((v = get(json, "squiggle")) != NULL) {
 		struct vr_rectf r;
 		proto.type = BENCH_OP_PATH;
-		if (!rect_of(ctx, v, &r) || !random_squiggle(ctx, &proto, r,
-				(size_t)num(ctx, get(json, "segments"), 8.0f))) {
+		if (!rect_of(ctx, v, &r) ||
+				!random_squiggle(ctx, &proto, r,
+						(size_t)num(ctx, get(json, "segments"), 8.0f))) {
 			return false;
 		}
 		return emit_paints(ctx, node, &proto, paints,
-			paints_of(ctx, json, paints));
+				paints_of(ctx, json, paints));
 	}
 	if ((v = get(json, "path")) != NULL) {
 		char s[4096];
@@ -821,7 +947,7 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 			return false;
 		}
 		return emit_paints(ctx, node, &proto, paints,
-			paints_of(ctx, json, paints));
+				paints_of(ctx, json, paints));
 	}
 	if ((v = get(json, "image")) != NULL) {
 		char name[256];
@@ -832,8 +958,7 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 		if (image == NULL) {
 			return false;
 		}
-		struct vr_rectf dst = { 0.0f, 0.0f,
-			(float)vr_image_width(image->image),
+		struct vr_rectf dst = { 0.0f, 0.0f, (float)vr_image_width(image->image),
 			(float)vr_image_height(image->image) };
 		if (get(json, "dst") != NULL && !rect_of(ctx, get(json, "dst"), &dst)) {
 			return false;
@@ -892,20 +1017,20 @@ static bool parse_op(struct ctx *ctx, json_object *json, struct bench_node *node
 			return false;
 		}
 		bench_random_prims(&node->dl, &ctx->rng, (size_t)num(ctx, v, 0.0f),
-			area);
+				area);
 		return true;
 	}
 	return fail(ctx, "unknown op %s", json_object_to_json_string(json));
 }
 
-static bool parse_ops(struct ctx *ctx, json_object *ops, struct bench_node *node)
-{
+static bool parse_ops(struct ctx *ctx, json_object *ops,
+		struct bench_node *node) {
 	if (ops == NULL) {
 		return true;
 	}
 	if (!json_object_is_type(ops, json_type_array)) {
 		return fail(ctx, "ops must be a list: %s",
-			json_object_to_json_string(ops));
+				json_object_to_json_string(ops));
 	}
 	for (size_t i = 0; i < json_object_array_length(ops); i++) {
 		if (!parse_op(ctx, json_object_array_get_idx(ops, i), node) ||
@@ -922,8 +1047,8 @@ static bool parse_node(struct ctx *ctx, json_object *json,
 		struct bench_node *parent, float dx, float dy);
 
 /* Look a key up in the node, then in its template (recursively). */
-static json_object *node_get(struct ctx *ctx, json_object *json, const char *key)
-{
+static json_object *node_get(struct ctx *ctx, json_object *json,
+		const char *key) {
 	for (int depth = 0; json != NULL && depth < 8; depth++) {
 		json_object *v = get(json, key);
 		if (v != NULL) {
@@ -945,8 +1070,7 @@ static json_object *node_get(struct ctx *ctx, json_object *json, const char *key
 }
 
 static bool instantiate(struct ctx *ctx, json_object *json,
-		struct bench_node *parent, float dx, float dy)
-{
+		struct bench_node *parent, float dx, float dy) {
 	struct bench_node *node = bench_node_create(parent);
 	if (node == NULL) {
 		return fail(ctx, "%s", "out of memory");
@@ -994,8 +1118,8 @@ static bool instantiate(struct ctx *ctx, json_object *json,
 			return fail(ctx, "%s", "children must be a list");
 		}
 		for (size_t i = 0; i < json_object_array_length(children); i++) {
-			if (!parse_node(ctx, json_object_array_get_idx(children, i),
-					node, 0.0f, 0.0f)) {
+			if (!parse_node(ctx, json_object_array_get_idx(children, i), node,
+						0.0f, 0.0f)) {
 				return false;
 			}
 		}
@@ -1004,11 +1128,10 @@ static bool instantiate(struct ctx *ctx, json_object *json,
 }
 
 static bool parse_node(struct ctx *ctx, json_object *json,
-		struct bench_node *parent, float dx, float dy)
-{
+		struct bench_node *parent, float dx, float dy) {
 	if (!json_object_is_type(json, json_type_object)) {
 		return fail(ctx, "a node must be an object: %s",
-			json_object_to_json_string(json));
+				json_object_to_json_string(json));
 	}
 	if (get(json, "repeat") == NULL) {
 		return instantiate(ctx, json, parent, dx, dy);
@@ -1033,15 +1156,13 @@ static bool parse_node(struct ctx *ctx, json_object *json,
 
 /* ---- the scene ---------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
+static uint64_t now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static bool parse_outputs(struct ctx *ctx, json_object *root)
-{
+static bool parse_outputs(struct ctx *ctx, json_object *root) {
 	struct bench_scene *scene = ctx->scene;
 	float size[2] = { 2560.0f, 1440.0f };
 	nums(ctx, get(root, "output"), size, 2);
@@ -1074,8 +1195,7 @@ static bool parse_outputs(struct ctx *ctx, json_object *root)
 	return true;
 }
 
-struct bench_scene *scene_json_load(const char *path, const char *texture_dir)
-{
+struct bench_scene *scene_json_load(const char *path, const char *texture_dir) {
 	uint64_t start = now_ns();
 	json_object *root = json_object_from_file(path);
 	if (root == NULL) {
@@ -1110,11 +1230,11 @@ struct bench_scene *scene_json_load(const char *path, const char *texture_dir)
 	json_object *nodes = get(root, "nodes");
 	if (ok && get(root, "root") != NULL) {
 		ok = parse_node(&ctx, get(root, "root"), scene->root, 0.0f, 0.0f);
-	} else if (ok && nodes != NULL && json_object_is_type(nodes,
-			json_type_array)) {
+	} else if (ok && nodes != NULL &&
+			json_object_is_type(nodes, json_type_array)) {
 		for (size_t i = 0; ok && i < json_object_array_length(nodes); i++) {
 			ok = parse_node(&ctx, json_object_array_get_idx(nodes, i),
-				scene->root, 0.0f, 0.0f);
+					scene->root, 0.0f, 0.0f);
 		}
 	} else if (ok) {
 		ok = fail(&ctx, "%s", "no root or nodes");

@@ -17,11 +17,10 @@
 static char texture_dir[1024];
 
 /* An 8x8 PNG and JPEG for the quirks dump to find. */
-static void write_textures(void)
-{
+static void write_textures(void) {
 	const char *out = getenv("VITRAIL_TEST_OUT");
 	snprintf(texture_dir, sizeof(texture_dir), "%s/bench-textures",
-		out != NULL && out[0] != '\0' ? out : "/tmp");
+			out != NULL && out[0] != '\0' ? out : "/tmp");
 	mkdir(texture_dir, 0755);
 	uint32_t pixels[64];
 	for (size_t i = 0; i < 64; i++) {
@@ -57,8 +56,7 @@ static void write_textures(void)
 }
 
 static const struct bench_op *find_text(const struct bench_node *node,
-		const char *text)
-{
+		const char *text) {
 	for (size_t i = 0; i < node->dl.len; i++) {
 		const struct bench_op *op = &node->dl.ops[i];
 		if (op->type == BENCH_OP_TEXT && strcmp(op->text, text) == 0) {
@@ -74,12 +72,11 @@ static const struct bench_op *find_text(const struct bench_node *node,
 	return NULL;
 }
 
-START_TEST(test_bench_scenes_rstree_quirks)
-{
+START_TEST(test_bench_scenes_rstree_quirks) {
 	write_textures();
 	struct rstree_info info;
 	struct bench_scene *scene = rstree_load(
-		BENCH_SCENES_DIR "/rstree-quirks.txt", texture_dir, &info);
+			BENCH_SCENES_DIR "/rstree-quirks.txt", texture_dir, &info);
 	ck_assert_ptr_nonnull(scene);
 	ck_assert_uint_eq(info.lines, 14);
 	ck_assert_uint_eq(info.comment_lines, 1);
@@ -109,7 +106,8 @@ START_TEST(test_bench_scenes_rstree_quirks)
 	ck_assert_int_eq(scene->outputs[0].width, 400);
 	ck_assert_int_eq(scene->outputs[0].height, 300);
 
-	const struct bench_op *hello = find_text(scene->root, "Hello, world，again");
+	const struct bench_op *hello =
+			find_text(scene->root, "Hello, world，again");
 	ck_assert_ptr_nonnull(hello);
 	ck_assert_str_eq(hello->font.family, "DejaVu Sans");
 	ck_assert_float_eq(hello->font.size, 24.0f);
@@ -158,8 +156,7 @@ START_TEST(test_bench_scenes_rstree_quirks)
 END_TEST
 
 static size_t list(const char *dir, const char *suffix, char names[][512],
-		size_t max)
-{
+		size_t max) {
 	DIR *d = opendir(dir);
 	if (d == NULL) {
 		return 0;
@@ -176,48 +173,47 @@ static size_t list(const char *dir, const char *suffix, char names[][512],
 	return n;
 }
 
-START_TEST(test_bench_scenes_rstree_authors)
-{
+START_TEST(test_bench_scenes_rstree_authors) {
 	static char names[64][512];
 	size_t n = list(BENCH_RSTREE_DIR, "-M70.txt", names, 64);
 	if (n == 0) {
 		fprintf(stderr, "%s: no tree dumps, nothing to check\n",
-			BENCH_RSTREE_DIR);
+				BENCH_RSTREE_DIR);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct rstree_info info;
-		struct bench_scene *scene = rstree_load(names[i],
-			BENCH_RSTREE_DIR "/textures", &info);
+		struct bench_scene *scene =
+				rstree_load(names[i], BENCH_RSTREE_DIR "/textures", &info);
 		ck_assert_msg(scene != NULL, "%s not loaded", names[i]);
 		ck_assert_uint_eq(scene->stats.nodes, info.lines + 1);
 		ck_assert_uint_gt(scene->stats.commands, 10);
 		/* the phone's 1216 x 2688 (social-M70 says 2628) */
 		ck_assert_int_eq(scene->outputs[0].width, 1216);
 		ck_assert_int_ge(scene->outputs[0].height, 2600);
-		fprintf(stderr, "%s: %zu nodes, %zu draws (%zu images, %zu texts, "
-			"%zu placeholders), %zu repeated ids\n", scene->name,
-			scene->stats.nodes, scene->stats.commands, scene->stats.images,
-			scene->stats.texts, scene->stats.placeholders,
-			info.duplicate_ids);
+		fprintf(stderr,
+				"%s: %zu nodes, %zu draws (%zu images, %zu texts, "
+				"%zu placeholders), %zu repeated ids\n",
+				scene->name, scene->stats.nodes, scene->stats.commands,
+				scene->stats.images, scene->stats.texts,
+				scene->stats.placeholders, info.duplicate_ids);
 		bench_scene_destroy(scene);
 	}
 }
 END_TEST
 
-START_TEST(test_bench_scenes_json)
-{
+START_TEST(test_bench_scenes_json) {
 	static char names[128][512];
 	size_t n = list(BENCH_SCENES_DIR, ".json", names, 128);
 	ck_assert_uint_ge(n, 15);
 	for (size_t i = 0; i < n; i++) {
-		struct bench_scene *a = scene_json_load(names[i], BENCH_RSTREE_DIR
-			"/textures");
+		struct bench_scene *a =
+				scene_json_load(names[i], BENCH_RSTREE_DIR "/textures");
 		ck_assert_msg(a != NULL, "%s not loaded", names[i]);
 		ck_assert_uint_gt(a->stats.commands, 0);
 		/* seeded: the same scene every time */
-		struct bench_scene *b = scene_json_load(names[i], BENCH_RSTREE_DIR
-			"/textures");
+		struct bench_scene *b =
+				scene_json_load(names[i], BENCH_RSTREE_DIR "/textures");
 		ck_assert_ptr_nonnull(b);
 		ck_assert_uint_eq(a->stats.nodes, b->stats.nodes);
 		ck_assert_uint_eq(a->stats.commands, b->stats.commands);
@@ -228,8 +224,7 @@ START_TEST(test_bench_scenes_json)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
 	Suite *suite = suite_create("bench-scenes");
 	TCase *tc = tcase_create("importers");
 	tcase_set_timeout(tc, 120);

@@ -34,48 +34,47 @@
 #define OUTLIER_MAX 24
 
 static void write_images(const char *name, const uint32_t *actual,
-		const uint32_t *expected, int32_t w, int32_t h)
-{
+		const uint32_t *expected, int32_t w, int32_t h) {
 	const char *dir = getenv("VITRAIL_TEST_OUT");
 	char path[1200];
 	snprintf(path, sizeof(path), "%s/%s-actual.png", dir ? dir : "/tmp", name);
 	vr_png_write(path, actual, w, h, w * 4, false);
-	snprintf(path, sizeof(path), "%s/%s-expected.png", dir ? dir : "/tmp", name);
+	snprintf(path, sizeof(path), "%s/%s-expected.png", dir ? dir : "/tmp",
+			name);
 	vr_png_write(path, expected, w, h, w * 4, false);
 }
 
 static void compare(const char *name, const uint32_t *actual,
 		const uint32_t *expected, int32_t w, int32_t h, int tolerance,
-		size_t outliers, int outlier_max)
-{
+		size_t outliers, int outlier_max) {
 	int max_diff;
 	size_t bad = vr_pixels_compare(actual, w * 4, expected, w * 4, w, h,
-		tolerance, &max_diff);
-	bool ok = bad <= outliers && max_diff <= (bad > 0 ? outlier_max :
-		tolerance);
+			tolerance, &max_diff);
+	bool ok =
+			bad <= outliers && max_diff <= (bad > 0 ? outlier_max : tolerance);
 	fprintf(stderr, "%s: max difference %d, %zu pixels over %d\n", name,
-		max_diff, bad, tolerance);
+			max_diff, bad, tolerance);
 	if (!ok) {
 		write_images(name, actual, expected, w, h);
 	}
-	ck_assert_msg(ok, "%s: %zu pixels differ by more than %d (max %d)",
-		name, bad, tolerance, max_diff);
+	ck_assert_msg(ok, "%s: %zu pixels differ by more than %d (max %d)", name,
+			bad, tolerance, max_diff);
 }
 
 /* A w x h frame filled with a pattern (pixels a frame must overwrite or
  * leave alone), rendered by the CPU backend with `workers`. */
 static uint32_t *cpu_frame(struct vr_tree *tree, int32_t w, int32_t h,
 		const struct vr_mat *view, struct vr_color clear, int workers,
-		const pixman_region32_t *damage, const uint32_t *initial)
-{
+		const pixman_region32_t *damage, const uint32_t *initial) {
 	uint32_t *pixels = malloc((size_t)w * (size_t)h * 4);
 	ck_assert_ptr_nonnull(pixels);
 	for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
-		pixels[i] = initial != NULL ? initial[i] :
-			0xff000000u | (uint32_t)(i * 2654435761u >> 8);
+		pixels[i] = initial != NULL ?
+				initial[i] :
+				0xff000000u | (uint32_t)(i * 2654435761u >> 8);
 	}
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		pixels, w * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, pixels, w * 4);
 	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(workers);
 	ck_assert_ptr_nonnull(cpu);
 	ck_assert_int_eq(vr_cpu_renderer_workers(cpu), workers);
@@ -86,19 +85,17 @@ static uint32_t *cpu_frame(struct vr_tree *tree, int32_t w, int32_t h,
 }
 
 static uint32_t *reference_frame(struct vr_tree *tree, int32_t w, int32_t h,
-		const struct vr_mat *view, struct vr_color clear)
-{
+		const struct vr_mat *view, struct vr_color clear) {
 	uint32_t *pixels = calloc((size_t)w * (size_t)h, 4);
 	ck_assert_ptr_nonnull(pixels);
-	pixman_image_t *dst = pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h,
-		pixels, w * 4);
+	pixman_image_t *dst =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, w, h, pixels, w * 4);
 	vr_reference_render(tree, dst, view, clear);
 	pixman_image_unref(dst);
 	return pixels;
 }
 
-static size_t count_different(const uint32_t *a, const uint32_t *b, size_t n)
-{
+static size_t count_different(const uint32_t *a, const uint32_t *b, size_t n) {
 	size_t d = 0;
 	for (size_t i = 0; i < n; i++) {
 		d += a[i] != b[i];
@@ -128,8 +125,7 @@ struct random_scene {
 	struct vr_color clear;
 };
 
-static void random_scene_build(struct random_scene *scene, uint64_t seed)
-{
+static void random_scene_build(struct random_scene *scene, uint64_t seed) {
 	struct rng rng = { seed * 0x9e3779b97f4a7c15u + 11 };
 	*scene = (struct random_scene){ 0 };
 	random_tree_build(&scene->rt, &tree_options, &rng);
@@ -138,49 +134,48 @@ static void random_scene_build(struct random_scene *scene, uint64_t seed)
 	vr_tree_update(scene->rt.tree, NULL);
 }
 
-static void random_scene_destroy(struct random_scene *scene)
-{
+static void random_scene_destroy(struct random_scene *scene) {
 	random_tree_destroy(&scene->rt);
 }
 
-static int trees(void)
-{
+static int trees(void) {
 	const char *env = getenv("VITRAIL_TEST_TREES");
 	int n = env != NULL ? atoi(env) : 0;
 	return n > 0 ? (n < 60 ? n : 60) : 60;
 }
 
-START_TEST(test_cpu_random_workers_identical)
-{
+START_TEST(test_cpu_random_workers_identical) {
 	const size_t n = (size_t)RANDOM_W * RANDOM_H;
 	struct vr_mat view = { .a = 1, .d = 1 };
 	for (int t = 0; t < trees(); t++) {
 		struct random_scene scene;
 		random_scene_build(&scene, (uint64_t)t);
 		struct vr_tree *tree = scene.rt.tree;
-		uint32_t *one = cpu_frame(tree, RANDOM_W, RANDOM_H, &view,
-			scene.clear, 1, NULL, NULL);
+		uint32_t *one = cpu_frame(tree, RANDOM_W, RANDOM_H, &view, scene.clear,
+				1, NULL, NULL);
 		for (int w = 2; w <= 4; w++) {
-			uint32_t *more = cpu_frame(tree, RANDOM_W, RANDOM_H,
-				&view, scene.clear, w, NULL, NULL);
+			uint32_t *more = cpu_frame(tree, RANDOM_W, RANDOM_H, &view,
+					scene.clear, w, NULL, NULL);
 			size_t d = count_different(one, more, n);
 			if (d != 0) {
 				char name[64];
 				snprintf(name, sizeof(name), "cpu-tree%d-w%d", t, w);
 				write_images(name, more, one, RANDOM_W, RANDOM_H);
 			}
-			ck_assert_msg(d == 0, "tree %d: %d workers differ from one in "
-				"%zu pixels", t, w, d);
+			ck_assert_msg(d == 0,
+					"tree %d: %d workers differ from one in "
+					"%zu pixels",
+					t, w, d);
 			free(more);
 		}
 		/* and close to the reference (exercises every primitive) */
 		if (t % 6 == 0) {
-			uint32_t *ref = reference_frame(tree, RANDOM_W, RANDOM_H,
-				&view, scene.clear);
+			uint32_t *ref = reference_frame(tree, RANDOM_W, RANDOM_H, &view,
+					scene.clear);
 			char name[64];
 			snprintf(name, sizeof(name), "cpu-tree%d", t);
 			compare(name, one, ref, RANDOM_W, RANDOM_H, TOLERANCE, OUTLIERS,
-				OUTLIER_MAX);
+					OUTLIER_MAX);
 			free(ref);
 		}
 		free(one);
@@ -189,8 +184,7 @@ START_TEST(test_cpu_random_workers_identical)
 }
 END_TEST
 
-START_TEST(test_cpu_damage)
-{
+START_TEST(test_cpu_damage) {
 	const size_t n = (size_t)RANDOM_W * RANDOM_H;
 	struct vr_mat view = { .a = 1, .d = 1 };
 	for (int t = 100; t < 110; t++) {
@@ -199,35 +193,34 @@ START_TEST(test_cpu_damage)
 		struct vr_tree *tree = scene.rt.tree;
 		/* a full frame, then a node moves and only its damage is drawn */
 		uint32_t *before = cpu_frame(tree, RANDOM_W, RANDOM_H, &view,
-			scene.clear, 2, NULL, NULL);
-		struct vr_node *moved =
-			scene.rt.nodes[(size_t)t % scene.rt.nnodes];
+				scene.clear, 2, NULL, NULL);
+		struct vr_node *moved = scene.rt.nodes[(size_t)t % scene.rt.nnodes];
 		vr_node_set_position(moved, 30.5f + (float)(t % 7),
-			20.25f + (float)(t % 5));
+				20.25f + (float)(t % 5));
 		pixman_region32_t damage;
 		pixman_region32_init(&damage);
 		vr_tree_update(tree, &damage);
 		/* and a rectangle of our own */
 		pixman_region32_union_rect(&damage, &damage, 150, 10 + t % 7, 37, 60);
 		for (int w = 1; w <= 3; w++) {
-			uint32_t *after = cpu_frame(tree, RANDOM_W, RANDOM_H,
-				&view, scene.clear, w, &damage, before);
+			uint32_t *after = cpu_frame(tree, RANDOM_W, RANDOM_H, &view,
+					scene.clear, w, &damage, before);
 			/* outside the damage: untouched, bit for bit */
 			for (int32_t y = 0; y < RANDOM_H; y++) {
 				for (int32_t x = 0; x < RANDOM_W; x++) {
 					size_t i = (size_t)y * RANDOM_W + (size_t)x;
-					if (!pixman_region32_contains_point(&damage, x, y,
-							NULL)) {
-						ck_assert_msg(after[i] == before[i], "tree %d: "
-							"pixel %d,%d outside the damage changed", t, x,
-							y);
+					if (!pixman_region32_contains_point(&damage, x, y, NULL)) {
+						ck_assert_msg(after[i] == before[i],
+								"tree %d: "
+								"pixel %d,%d outside the damage changed",
+								t, x, y);
 					}
 				}
 			}
 			/* inside: what a full frame draws (every pixel depends only
 			 * on the tasks), so the whole frame equals a full one */
-			uint32_t *full = cpu_frame(tree, RANDOM_W, RANDOM_H,
-				&view, scene.clear, w, NULL, NULL);
+			uint32_t *full = cpu_frame(tree, RANDOM_W, RANDOM_H, &view,
+					scene.clear, w, NULL, NULL);
 			int32_t nrects;
 			pixman_region32_rectangles(&damage, &nrects);
 			if (nrects <= 16) {
@@ -237,8 +230,10 @@ START_TEST(test_cpu_damage)
 					snprintf(name, sizeof(name), "cpu-damage%d-w%d", t, w);
 					write_images(name, after, full, RANDOM_W, RANDOM_H);
 				}
-				ck_assert_msg(d == 0, "tree %d: the damaged frame differs "
-					"from a full one in %zu pixels", t, d);
+				ck_assert_msg(d == 0,
+						"tree %d: the damaged frame differs "
+						"from a full one in %zu pixels",
+						t, d);
 			}
 			free(full);
 			free(after);
@@ -252,15 +247,13 @@ END_TEST
 
 /* ---- asynchronous frames ------------------------------------------------ */
 
-static uint64_t mono_ns(void)
-{
+static uint64_t mono_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void fill_image(struct vr_image *image, uint32_t argb)
-{
+static void fill_image(struct vr_image *image, uint32_t argb) {
 	int32_t w = vr_image_width(image), h = vr_image_height(image);
 	uint32_t *px = malloc((size_t)w * (size_t)h * 4);
 	ck_assert_ptr_nonnull(px);
@@ -285,8 +278,7 @@ static void fill_image(struct vr_image *image, uint32_t argb)
  * flight on the caller's thread), and a fourth frame after a second such
  * write shows that one while the third keeps the first write's.
  */
-START_TEST(test_cpu_async)
-{
+START_TEST(test_cpu_async) {
 	struct random_scene scene;
 	random_scene_build(&scene, 4242);
 	struct vr_tree *tree = scene.rt.tree;
@@ -299,28 +291,28 @@ START_TEST(test_cpu_async)
 	vr_node_set_position(shown, 100, 60);
 	vr_node_set_image(shown, image, NULL, 64, 48, VR_TRANSFORM_NORMAL);
 	vr_tree_update(tree, NULL);
-	uint32_t *expected1 = reference_frame(tree, RANDOM_W, RANDOM_H, &view,
-		scene.clear);
+	uint32_t *expected1 =
+			reference_frame(tree, RANDOM_W, RANDOM_H, &view, scene.clear);
 
 	struct vr_cpu_renderer *cpu = vr_cpu_renderer_create(2);
 	ck_assert_ptr_nonnull(cpu);
 	/* a large frame: the same tree scaled 16 times, 3840 x 2880 */
 	const int32_t bw = RANDOM_W * 16, bh = RANDOM_H * 16;
-	pixman_image_t *big = pixman_image_create_bits(PIXMAN_a8r8g8b8, bw, bh,
-		NULL, 0);
+	pixman_image_t *big =
+			pixman_image_create_bits(PIXMAN_a8r8g8b8, bw, bh, NULL, 0);
 	ck_assert_ptr_nonnull(big);
 	struct vr_mat big_view = { .a = 16, .d = 16 };
-	uint64_t id1 = vr_cpu_render_submit(cpu, tree, big, &big_view,
-		scene.clear, NULL);
+	uint64_t id1 =
+			vr_cpu_render_submit(cpu, tree, big, &big_view, scene.clear, NULL);
 	uint64_t returned1 = mono_ns();
 	ck_assert(id1 > 0);
 
 	/* the second frame, while the first is in flight */
 	uint32_t *pixels2 = calloc((size_t)RANDOM_W * RANDOM_H, 4);
-	pixman_image_t *dst2 = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		RANDOM_W, RANDOM_H, pixels2, RANDOM_W * 4);
-	uint64_t id2 = vr_cpu_render_submit(cpu, tree, dst2, &view, scene.clear,
-		NULL);
+	pixman_image_t *dst2 = pixman_image_create_bits(PIXMAN_a8r8g8b8, RANDOM_W,
+			RANDOM_H, pixels2, RANDOM_W * 4);
+	uint64_t id2 =
+			vr_cpu_render_submit(cpu, tree, dst2, &view, scene.clear, NULL);
 	ck_assert_uint_eq(id2, id1 + 1);
 
 	/* the caller changes everything the frames read */
@@ -333,26 +325,26 @@ START_TEST(test_cpu_async)
 	pixman_region32_init(&damage);
 	vr_tree_update(tree, &damage);
 	pixman_region32_fini(&damage);
-	uint32_t *expected3 = reference_frame(tree, RANDOM_W, RANDOM_H, &view,
-		scene.clear);
+	uint32_t *expected3 =
+			reference_frame(tree, RANDOM_W, RANDOM_H, &view, scene.clear);
 	uint32_t *pixels3 = calloc((size_t)RANDOM_W * RANDOM_H, 4);
-	pixman_image_t *dst3 = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		RANDOM_W, RANDOM_H, pixels3, RANDOM_W * 4);
-	uint64_t id3 = vr_cpu_render_submit(cpu, tree, dst3, &view, scene.clear,
-		NULL);
+	pixman_image_t *dst3 = pixman_image_create_bits(PIXMAN_a8r8g8b8, RANDOM_W,
+			RANDOM_H, pixels3, RANDOM_W * 4);
+	uint64_t id3 =
+			vr_cpu_render_submit(cpu, tree, dst3, &view, scene.clear, NULL);
 	uint64_t returned3 = mono_ns();
 	ck_assert_uint_eq(id3, id2 + 1);
 
 	/* a second write while the third frame holds the first one's pixels */
 	fill_image(image, 0xff4020c0u);
 	vr_tree_update(tree, NULL);
-	uint32_t *expected4 = reference_frame(tree, RANDOM_W, RANDOM_H, &view,
-		scene.clear);
+	uint32_t *expected4 =
+			reference_frame(tree, RANDOM_W, RANDOM_H, &view, scene.clear);
 	uint32_t *pixels4 = calloc((size_t)RANDOM_W * RANDOM_H, 4);
-	pixman_image_t *dst4 = pixman_image_create_bits(PIXMAN_a8r8g8b8,
-		RANDOM_W, RANDOM_H, pixels4, RANDOM_W * 4);
-	uint64_t id4 = vr_cpu_render_submit(cpu, tree, dst4, &view, scene.clear,
-		NULL);
+	pixman_image_t *dst4 = pixman_image_create_bits(PIXMAN_a8r8g8b8, RANDOM_W,
+			RANDOM_H, pixels4, RANDOM_W * 4);
+	uint64_t id4 =
+			vr_cpu_render_submit(cpu, tree, dst4, &view, scene.clear, NULL);
 	ck_assert_uint_eq(id4, id3 + 1);
 
 	/* completions through the fd, in order */
@@ -366,28 +358,32 @@ START_TEST(test_cpu_async)
 	struct vr_frame_timing t1, t2;
 	ck_assert(vr_cpu_frame_get_timing(cpu, id1, &t1));
 	ck_assert(vr_cpu_frame_get_timing(cpu, id2, &t2));
-	ck_assert_msg(t1.end_ns > returned1, "the large frame was drawn before "
-		"its submit returned (%.2f ms before)",
-		(double)(returned1 - t1.end_ns) / 1e6);
-	ck_assert_msg(t2.start_ns < t1.end_ns, "the second frame was submitted "
-		"only once the first was drawn: one frame in flight");
+	ck_assert_msg(t1.end_ns > returned1,
+			"the large frame was drawn before "
+			"its submit returned (%.2f ms before)",
+			(double)(returned1 - t1.end_ns) / 1e6);
+	ck_assert_msg(t2.start_ns < t1.end_ns,
+			"the second frame was submitted "
+			"only once the first was drawn: one frame in flight");
 	ck_assert_uint_eq(t2.cpu_copies, 0);
-	ck_assert_msg(t1.end_ns > returned3, "the frame after a write waited "
-		"for the frames in flight (the large one ended %.2f ms before its "
-		"submit returned)", (double)(returned3 - t1.end_ns) / 1e6);
+	ck_assert_msg(t1.end_ns > returned3,
+			"the frame after a write waited "
+			"for the frames in flight (the large one ended %.2f ms before its "
+			"submit returned)",
+			(double)(returned3 - t1.end_ns) / 1e6);
 
 	compare("cpu-async-before", pixels2, expected1, RANDOM_W, RANDOM_H,
-		TOLERANCE, OUTLIERS, OUTLIER_MAX);
+			TOLERANCE, OUTLIERS, OUTLIER_MAX);
 	compare("cpu-async-after", pixels3, expected3, RANDOM_W, RANDOM_H,
-		TOLERANCE, OUTLIERS, OUTLIER_MAX);
+			TOLERANCE, OUTLIERS, OUTLIER_MAX);
 	ck_assert_msg(count_different(pixels2, pixels3,
-		(size_t)RANDOM_W * RANDOM_H) > 64 * 48 / 2,
-		"the changes made no difference: the test shows nothing");
-	compare("cpu-async-second-write", pixels4, expected4, RANDOM_W,
-		RANDOM_H, TOLERANCE, OUTLIERS, OUTLIER_MAX);
+						  (size_t)RANDOM_W * RANDOM_H) > 64 * 48 / 2,
+			"the changes made no difference: the test shows nothing");
+	compare("cpu-async-second-write", pixels4, expected4, RANDOM_W, RANDOM_H,
+			TOLERANCE, OUTLIERS, OUTLIER_MAX);
 	ck_assert_msg(count_different(pixels3, pixels4,
-		(size_t)RANDOM_W * RANDOM_H) >= 64 * 48 / 2,
-		"the second write made no difference");
+						  (size_t)RANDOM_W * RANDOM_H) >= 64 * 48 / 2,
+			"the second write made no difference");
 
 	vr_cpu_renderer_destroy(cpu);
 	pixman_image_unref(big);
@@ -407,8 +403,7 @@ END_TEST
 
 /* ---- the benchmark's scenes --------------------------------------------- */
 
-static void scene_check(struct bench_scene *scene)
-{
+static void scene_check(struct bench_scene *scene) {
 	struct vr_tree *tree = bench_scene_realise(scene);
 	ck_assert_ptr_nonnull(tree);
 	vr_tree_update(tree, NULL);
@@ -418,19 +413,19 @@ static void scene_check(struct bench_scene *scene)
 		vr_mat_identity(&view);
 		vr_mat_translate(&view, (float)-out->x, (float)-out->y);
 		uint32_t *ref = reference_frame(tree, out->width, out->height, &view,
-			scene->clear);
+				scene->clear);
 		uint32_t *two = cpu_frame(tree, out->width, out->height, &view,
-			scene->clear, 2, NULL, NULL);
+				scene->clear, 2, NULL, NULL);
 		char name[128];
 		snprintf(name, sizeof(name), "cpu-scene-%s-%zu", scene->name, o);
 		compare(name, two, ref, out->width, out->height, TOLERANCE, OUTLIERS,
-			OUTLIER_MAX);
+				OUTLIER_MAX);
 		uint32_t *three = cpu_frame(tree, out->width, out->height, &view,
-			scene->clear, 3, NULL, NULL);
+				scene->clear, 3, NULL, NULL);
 		size_t d = count_different(two, three,
-			(size_t)out->width * (size_t)out->height);
-		ck_assert_msg(d == 0, "%s: 3 workers differ from 2 in %zu pixels",
-			name, d);
+				(size_t)out->width * (size_t)out->height);
+		ck_assert_msg(d == 0, "%s: 3 workers differ from 2 in %zu pixels", name,
+				d);
 		free(three);
 		free(two);
 		free(ref);
@@ -438,12 +433,10 @@ static void scene_check(struct bench_scene *scene)
 	bench_scene_release(scene, tree);
 }
 
-START_TEST(test_cpu_rstree_scenes)
-{
+START_TEST(test_cpu_rstree_scenes) {
 	DIR *dir = opendir(BENCH_RSTREE_DIR);
 	if (dir == NULL) {
-		fprintf(stderr, "no RS-tree dumps in %s: skipped\n",
-			BENCH_RSTREE_DIR);
+		fprintf(stderr, "no RS-tree dumps in %s: skipped\n", BENCH_RSTREE_DIR);
 		return;
 	}
 	struct dirent *e;
@@ -456,8 +449,8 @@ START_TEST(test_cpu_rstree_scenes)
 		char path[1200];
 		snprintf(path, sizeof(path), "%s/%s", BENCH_RSTREE_DIR, e->d_name);
 		struct rstree_info info;
-		struct bench_scene *scene = rstree_load(path,
-			BENCH_RSTREE_DIR "/textures", &info);
+		struct bench_scene *scene =
+				rstree_load(path, BENCH_RSTREE_DIR "/textures", &info);
 		ck_assert_ptr_nonnull(scene);
 		scene_check(scene);
 		bench_scene_destroy(scene);
@@ -468,17 +461,15 @@ START_TEST(test_cpu_rstree_scenes)
 }
 END_TEST
 
-START_TEST(test_cpu_json_scenes)
-{
+START_TEST(test_cpu_json_scenes) {
 	/* a few of ours: shadows, text, images, several outputs */
 	static const char *const names[] = { "multi-window-shadows", "editor-text",
 		"chat-bubbles", "charts", "notification-centre" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[1200];
-		snprintf(path, sizeof(path), "%s/%s.json", BENCH_SCENES_DIR,
-			names[i]);
-		struct bench_scene *scene = scene_json_load(path,
-			BENCH_RSTREE_DIR "/textures");
+		snprintf(path, sizeof(path), "%s/%s.json", BENCH_SCENES_DIR, names[i]);
+		struct bench_scene *scene =
+				scene_json_load(path, BENCH_RSTREE_DIR "/textures");
 		ck_assert_msg(scene != NULL, "%s", path);
 		scene_check(scene);
 		bench_scene_destroy(scene);
@@ -486,8 +477,7 @@ START_TEST(test_cpu_json_scenes)
 }
 END_TEST
 
-static Suite *cpu_suite(void)
-{
+static Suite *cpu_suite(void) {
 	Suite *s = suite_create("cpu");
 	TCase *tc = tcase_create("random");
 	tcase_set_timeout(tc, 600);
@@ -503,8 +493,7 @@ static Suite *cpu_suite(void)
 	return s;
 }
 
-int main(void)
-{
+int main(void) {
 	SRunner *runner = srunner_create(cpu_suite());
 	srunner_run_all(runner, CK_NORMAL);
 	int failed = srunner_ntests_failed(runner);

@@ -34,9 +34,9 @@ static void xdg_surface_handle_configure(void *data,
 	struct pc_toplevel *toplevel = data;
 	xdg_surface_ack_configure(xdg_surface, serial);
 	int32_t width = toplevel->pending_width > 0 ? toplevel->pending_width :
-		toplevel->width;
-	int32_t height = toplevel->pending_height > 0 ?
-		toplevel->pending_height : toplevel->height;
+												  toplevel->width;
+	int32_t height = toplevel->pending_height > 0 ? toplevel->pending_height :
+													toplevel->height;
 	bool resized = width != toplevel->width || height != toplevel->height;
 	toplevel->width = width;
 	toplevel->height = height;
@@ -88,19 +88,19 @@ bool pc_toplevel_init(struct pc_toplevel *toplevel,
 	if (toplevel->surface == NULL) {
 		return false;
 	}
-	toplevel->xdg_surface = xdg_wm_base_get_xdg_surface(wm_base,
-		toplevel->surface);
+	toplevel->xdg_surface =
+			xdg_wm_base_get_xdg_surface(wm_base, toplevel->surface);
 	if (toplevel->xdg_surface == NULL) {
 		return false;
 	}
 	xdg_surface_add_listener(toplevel->xdg_surface, &xdg_surface_listener,
-		toplevel);
+			toplevel);
 	toplevel->xdg_toplevel = xdg_surface_get_toplevel(toplevel->xdg_surface);
 	if (toplevel->xdg_toplevel == NULL) {
 		return false;
 	}
 	xdg_toplevel_add_listener(toplevel->xdg_toplevel, &toplevel_listener,
-		toplevel);
+			toplevel);
 	if (app_id != NULL) {
 		xdg_toplevel_set_app_id(toplevel->xdg_toplevel, app_id);
 	}
@@ -167,17 +167,17 @@ static struct pc_buffer *buffer_create(struct wl_shm *shm, int32_t width,
 		perror("ftruncate");
 		goto error_fd;
 	}
-	buffer->data = mmap(NULL, buffer->size, PROT_READ | PROT_WRITE,
-		MAP_SHARED, fd, 0);
+	buffer->data =
+			mmap(NULL, buffer->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (buffer->data == MAP_FAILED) {
 		perror("mmap");
 		buffer->data = NULL;
 		goto error_fd;
 	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(shm, fd,
-		(int32_t)buffer->size);
+	struct wl_shm_pool *pool =
+			wl_shm_create_pool(shm, fd, (int32_t)buffer->size);
 	buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
-		width * 4, WL_SHM_FORMAT_XRGB8888);
+			width * 4, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	wl_buffer_add_listener(buffer->wl_buffer, &buffer_listener, buffer);
@@ -201,8 +201,8 @@ struct pc_buffer *pc_pool_next(struct pc_pool *pool, struct wl_shm *shm,
 			buffer_destroy(buffer);
 			pool->buffers[i] = buffer = NULL;
 		}
-		if (buffer != NULL && !buffer->busy && (best == NULL ||
-				buffer->content_seq > best->content_seq)) {
+		if (buffer != NULL && !buffer->busy &&
+				(best == NULL || buffer->content_seq > best->content_seq)) {
 			best = buffer;
 		}
 		if (buffer == NULL && slot == NULL) {
@@ -275,8 +275,8 @@ bool pc_parse_size(const char *s, int32_t *width, int32_t *height) {
 	}
 	const char *h_str = end + 1;
 	long h = strtol(h_str, &end, 10);
-	if (end == h_str || *end != '\0' || w <= 0 || h <= 0 ||
-			w > 8192 || h > 8192) {
+	if (end == h_str || *end != '\0' || w <= 0 || h <= 0 || w > 8192 ||
+			h > 8192) {
 		return false;
 	}
 	*width = (int32_t)w;
@@ -286,19 +286,17 @@ bool pc_parse_size(const char *s, int32_t *width, int32_t *height) {
 
 /* ---- main loop ---------------------------------------------------------- */
 
-static void report_display_error(struct wl_display *display,
-		const char *name) {
+static void report_display_error(struct wl_display *display, const char *name) {
 	int err = wl_display_get_error(display);
 	const struct wl_interface *interface = NULL;
 	uint32_t id = 0;
 	if (err == EPROTO) {
-		uint32_t code = wl_display_get_protocol_error(display, &interface,
-			&id);
+		uint32_t code = wl_display_get_protocol_error(display, &interface, &id);
 		fprintf(stderr, "%s: protocol error %u on %s@%u\n", name, code,
-			interface != NULL ? interface->name : "?", id);
+				interface != NULL ? interface->name : "?", id);
 	} else {
 		fprintf(stderr, "%s: lost the Wayland connection: %s\n", name,
-			strerror(err));
+				strerror(err));
 	}
 }
 

@@ -40,10 +40,10 @@ void pc_wm_base_listen(struct xdg_wm_base *wm_base);
  * says otherwise) with app_id and title (NULL: none); commits nothing.
  * configure may be NULL. false when out of memory. */
 bool pc_toplevel_init(struct pc_toplevel *toplevel,
-	struct wl_compositor *compositor, struct xdg_wm_base *wm_base,
-	const char *app_id, const char *title, int32_t width, int32_t height,
-	bool *running, void (*configure)(void *data, bool first, bool resized),
-	void *data);
+		struct wl_compositor *compositor, struct xdg_wm_base *wm_base,
+		const char *app_id, const char *title, int32_t width, int32_t height,
+		bool *running, void (*configure)(void *data, bool first, bool resized),
+		void *data);
 /* Destroys what init created (also after a failed init). */
 void pc_toplevel_finish(struct pc_toplevel *toplevel);
 
@@ -65,7 +65,7 @@ struct pc_pool {
  * (content_seq) first; a new one while the pool has room; NULL when all
  * are busy or on failure (printed). Released buffers of another size go. */
 struct pc_buffer *pc_pool_next(struct pc_pool *pool, struct wl_shm *shm,
-	int32_t width, int32_t height);
+		int32_t width, int32_t height);
 void pc_pool_finish(struct pc_pool *pool);
 
 /* CLOCK_MONOTONIC in ns. */
@@ -88,6 +88,6 @@ bool pc_parse_size(const char *s, int32_t *width, int32_t *height);
  * INTERFACE@ID" for a protocol error).
  */
 bool pc_dispatch(struct wl_display *display, int signal_fd, int timeout_ms,
-	const bool *running, bool *signalled, const char *name);
+		const bool *running, bool *signalled, const char *name);
 
 #endif

@@ -139,9 +139,8 @@ void sc_dl_path(struct sc_dl *dl, const uint8_t *verbs, uint32_t n_verbs,
 	}
 }
 
-void sc_dl_image(struct sc_dl *dl, uint32_t image, float opacity,
-		float sx, float sy, float sw, float sh, float x, float y, float w,
-		float h) {
+void sc_dl_image(struct sc_dl *dl, uint32_t image, float opacity, float sx,
+		float sy, float sw, float sh, float x, float y, float w, float h) {
 	header(dl, SC_OP_IMAGE, 48);
 	put_u32(dl, image);
 	put_f32(dl, opacity);
@@ -149,8 +148,8 @@ void sc_dl_image(struct sc_dl *dl, uint32_t image, float opacity,
 	put_rect(dl, x, y, w, h);
 }
 
-void sc_dl_text(struct sc_dl *dl, float x, float y, uint32_t color,
-		float size, uint32_t weight, const char *family, const char *text) {
+void sc_dl_text(struct sc_dl *dl, float x, float y, uint32_t color, float size,
+		uint32_t weight, const char *family, const char *text) {
 	size_t family_len = strlen(family), text_len = strlen(text);
 	header(dl, SC_OP_TEXT, (36 + family_len + text_len + 3) & ~(size_t)3);
 	put_f32(dl, x);
@@ -207,8 +206,8 @@ static int memfd_with(const void *data, size_t size) {
 		perror("ftruncate");
 		abort();
 	}
-	if (data != NULL && size > 0 && pwrite(fd, data, size, 0) !=
-			(ssize_t)size) {
+	if (data != NULL && size > 0 &&
+			pwrite(fd, data, size, 0) != (ssize_t)size) {
 		perror("pwrite");
 		abort();
 	}
@@ -225,8 +224,8 @@ struct sc_buffer *sc_buffer_create(struct sc_app *app, int32_t width,
 	buffer->height = height;
 	buffer->size = (size_t)width * (size_t)height * 4;
 	int fd = memfd_with(NULL, buffer->size);
-	buffer->pixels = mmap(NULL, buffer->size, PROT_READ | PROT_WRITE,
-		MAP_SHARED, fd, 0);
+	buffer->pixels =
+			mmap(NULL, buffer->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (buffer->pixels == MAP_FAILED) {
 		perror("mmap");
 		abort();
@@ -234,10 +233,10 @@ struct sc_buffer *sc_buffer_create(struct sc_app *app, int32_t width,
 	for (size_t i = 0; i < (size_t)width * (size_t)height; i++) {
 		buffer->pixels[i] = fill;
 	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(app->shm, fd,
-		(int32_t)buffer->size);
+	struct wl_shm_pool *pool =
+			wl_shm_create_pool(app->shm, fd, (int32_t)buffer->size);
 	buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
-		width * 4, format);
+			width * 4, format);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;
@@ -254,12 +253,12 @@ void sc_buffer_destroy(struct sc_buffer *buffer) {
 
 struct vitrail_scene_image_v1 *sc_image_create(struct sc_app *app,
 		int32_t width, int32_t height, const uint32_t *pixels) {
-	struct sc_buffer *buffer = sc_buffer_create(app, width, height,
-		WL_SHM_FORMAT_ARGB8888, 0);
+	struct sc_buffer *buffer =
+			sc_buffer_create(app, width, height, WL_SHM_FORMAT_ARGB8888, 0);
 	memcpy(buffer->pixels, pixels, buffer->size);
 	struct vitrail_scene_image_v1 *image =
-		vitrail_scene_manager_v1_create_image(app->manager,
-			buffer->wl_buffer);
+			vitrail_scene_manager_v1_create_image(app->manager,
+					buffer->wl_buffer);
 	// The compositor copied the pixels during the request.
 	sc_buffer_destroy(buffer);
 	return image;
@@ -277,14 +276,14 @@ void sc_list_append_shm(struct vitrail_scene_display_list_v1 *list,
 	int fd = memfd_with(data, offset + dl->size);
 	free(data);
 	vitrail_scene_display_list_v1_append_shm(list, fd, (uint32_t)offset,
-		(uint32_t)dl->size);
+			(uint32_t)dl->size);
 	close(fd);
 }
 
 struct vitrail_scene_display_list_v1 *sc_list_create(struct sc_app *app,
 		const struct sc_dl *dl) {
 	struct vitrail_scene_display_list_v1 *list =
-		vitrail_scene_manager_v1_create_display_list(app->manager);
+			vitrail_scene_manager_v1_create_display_list(app->manager);
 	if (dl->size == 0) {
 		return list;
 	}
@@ -319,7 +318,7 @@ void sc_node_set_children(struct vitrail_scene_node_v1 *node,
 void sc_node_set_position(struct vitrail_scene_node_v1 *node, double x,
 		double y) {
 	vitrail_scene_node_v1_set_translation(node, wl_fixed_from_double(x),
-		wl_fixed_from_double(y));
+			wl_fixed_from_double(y));
 }
 
 static void fixed_array(struct wl_array *array, const double *v, size_t n) {
@@ -341,7 +340,7 @@ struct vitrail_scene_animation_v1 *sc_node_animate(
 	fixed_array(&t, target, ntarget);
 	fixed_array(&p, params, nparams);
 	struct vitrail_scene_animation_v1 *anim = vitrail_scene_node_v1_animate(
-		node, property, &t, duration_ms, curve, &p);
+			node, property, &t, duration_ms, curve, &p);
 	wl_array_release(&t);
 	wl_array_release(&p);
 	return anim;
@@ -399,8 +398,8 @@ static void pointer_button(void *data, struct wl_pointer *pointer,
 	}
 }
 
-static void pointer_axis(void *data, struct wl_pointer *pointer,
-		uint32_t time, uint32_t axis, wl_fixed_t value) {
+static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time,
+		uint32_t axis, wl_fixed_t value) {
 	struct sc_app *app = data;
 	if (app->on_axis != NULL) {
 		app->on_axis(app, axis, wl_fixed_to_double(value));
@@ -454,7 +453,7 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial,
 	}
 	if (app->on_touch != NULL) {
 		app->on_touch(app, SC_TOUCH_DOWN, id, wl_fixed_to_double(x),
-			wl_fixed_to_double(y));
+				wl_fixed_to_double(y));
 	}
 }
 
@@ -473,7 +472,7 @@ static void touch_motion(void *data, struct wl_touch *touch, uint32_t time,
 	struct sc_app *app = data;
 	if (app->on_touch != NULL) {
 		app->on_touch(app, SC_TOUCH_MOTION, id, wl_fixed_to_double(x),
-			wl_fixed_to_double(y));
+				wl_fixed_to_double(y));
 	}
 }
 
@@ -493,8 +492,7 @@ static const struct wl_touch_listener touch_listener = {
 	.cancel = touch_cancel,
 };
 
-static void seat_capabilities(void *data, struct wl_seat *seat,
-		uint32_t caps) {
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
 	struct sc_app *app = data;
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && app->pointer == NULL) {
 		app->pointer = wl_seat_get_pointer(seat);
@@ -536,37 +534,37 @@ static void registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct sc_app *app = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
-		app->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 4);
+		app->compositor =
+				wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
 		app->subcompositor = wl_registry_bind(registry, name,
-			&wl_subcompositor_interface, 1);
+				&wl_subcompositor_interface, 1);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		app->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		app->wm_base = wl_registry_bind(registry, name,
-			&xdg_wm_base_interface, 1);
+		app->wm_base =
+				wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(app->wm_base, &wm_base_listener, app);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			app->seat == NULL) {
 		/* a client that wants axis sources and stops asks for 5 */
 		uint32_t want = app->seat_version > 0 ? app->seat_version : 1;
 		app->seat = wl_registry_bind(registry, name, &wl_seat_interface,
-			version < want ? version : want);
+				version < want ? version : want);
 		wl_seat_add_listener(app->seat, &seat_listener, app);
-	} else if (strcmp(interface,
-			vitrail_scene_manager_v1_interface.name) == 0) {
+	} else if (strcmp(interface, vitrail_scene_manager_v1_interface.name) ==
+			0) {
 		app->manager = wl_registry_bind(registry, name,
-			&vitrail_scene_manager_v1_interface, 1);
+				&vitrail_scene_manager_v1_interface, 1);
 	} else if (strcmp(interface,
-			vitrail_frame_timing_manager_v1_interface.name) == 0) {
+					   vitrail_frame_timing_manager_v1_interface.name) == 0) {
 		app->timing_manager = wl_registry_bind(registry, name,
-			&vitrail_frame_timing_manager_v1_interface,
-			version < 2 ? version : 2);
+				&vitrail_frame_timing_manager_v1_interface,
+				version < 2 ? version : 2);
 	} else if (strcmp(interface,
-			wp_tearing_control_manager_v1_interface.name) == 0) {
+					   wp_tearing_control_manager_v1_interface.name) == 0) {
 		app->tearing_manager = wl_registry_bind(registry, name,
-			&wp_tearing_control_manager_v1_interface, 1);
+				&wp_tearing_control_manager_v1_interface, 1);
 	}
 }
 
@@ -596,11 +594,12 @@ bool sc_app_init(struct sc_app *app, const char *name) {
 		return false;
 	}
 	if (app->compositor == NULL || app->subcompositor == NULL ||
-			app->shm == NULL || app->wm_base == NULL ||
-			app->manager == NULL) {
-		fprintf(stderr, "%s: the compositor lacks wl_compositor, "
-			"wl_subcompositor, wl_shm, xdg_wm_base or "
-			"vitrail_scene_manager_v1\n", name);
+			app->shm == NULL || app->wm_base == NULL || app->manager == NULL) {
+		fprintf(stderr,
+				"%s: the compositor lacks wl_compositor, "
+				"wl_subcompositor, wl_shm, xdg_wm_base or "
+				"vitrail_scene_manager_v1\n",
+				name);
 		return false;
 	}
 	return true;
@@ -649,8 +648,7 @@ static const struct xdg_toplevel_listener toplevel_listener = {
 void sc_app_create_toplevel(struct sc_app *app, const char *app_id,
 		const char *title) {
 	app->surface = wl_compositor_create_surface(app->compositor);
-	app->xdg_surface = xdg_wm_base_get_xdg_surface(app->wm_base,
-		app->surface);
+	app->xdg_surface = xdg_wm_base_get_xdg_surface(app->wm_base, app->surface);
 	xdg_surface_add_listener(app->xdg_surface, &xdg_surface_listener, app);
 	app->xdg_toplevel = xdg_surface_get_toplevel(app->xdg_surface);
 	xdg_toplevel_add_listener(app->xdg_toplevel, &toplevel_listener, app);
@@ -664,20 +662,21 @@ bool sc_app_create_window(struct sc_app *app, const char *app_id,
 	return sc_app_configure_window(app, width, height, argb);
 }
 
-bool sc_app_configure_window(struct sc_app *app, int32_t width,
-		int32_t height, uint32_t argb) {
+bool sc_app_configure_window(struct sc_app *app, int32_t width, int32_t height,
+		uint32_t argb) {
 	app->width = width;
 	app->height = height;
 	wl_surface_commit(app->surface);
 	while (!app->configured) {
 		if (wl_display_dispatch(app->display) < 0) {
-			fprintf(stderr, "lost the connection before the first "
-				"configure\n");
+			fprintf(stderr,
+					"lost the connection before the first "
+					"configure\n");
 			return false;
 		}
 	}
-	app->buffer = sc_buffer_create(app, width, height,
-		WL_SHM_FORMAT_ARGB8888, argb);
+	app->buffer =
+			sc_buffer_create(app, width, height, WL_SHM_FORMAT_ARGB8888, argb);
 	xdg_surface_set_window_geometry(app->xdg_surface, 0, 0, width, height);
 	wl_surface_attach(app->surface, app->buffer->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(app->surface, 0, 0, width, height);
@@ -767,7 +766,7 @@ int sc_app_run(struct sc_app *app) {
 
 error_display:
 	fprintf(stderr, "lost the Wayland connection: %s\n",
-		strerror(wl_display_get_error(app->display)));
+			strerror(wl_display_get_error(app->display)));
 	close(signal_fd);
 	return EXIT_FAILURE;
 }
@@ -829,16 +828,17 @@ void sc_app_finish(struct sc_app *app) {
 
 void sc_app_animation_done(struct sc_app *app, uint32_t reason) {
 	// Tests wait for this line.
-	printf("animation done: %s\n", reason ==
-		VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED ? "finished" : "cancelled");
+	printf("animation done: %s\n",
+			reason == VITRAIL_SCENE_ANIMATION_V1_REASON_FINISHED ? "finished" :
+																   "cancelled");
 	fflush(stdout);
 	if (app->exit_when_done) {
 		app->running = false;
 	}
 }
 
-int sc_client_main(struct sc_app *app, const struct sc_client *client,
-		int argc, char *argv[]) {
+int sc_client_main(struct sc_app *app, const struct sc_client *client, int argc,
+		char *argv[]) {
 	const char *app_id = client->name;
 	int animate_after = -1;
 	static const struct option options[] = {
@@ -851,28 +851,26 @@ int sc_client_main(struct sc_app *app, const struct sc_client *client,
 	int opt;
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
-		case 'a':
-			app_id = optarg;
-			break;
+		case 'a': app_id = optarg; break;
 		case 't':
 			if (!sc_parse_ms(optarg, &animate_after)) {
 				fprintf(stderr, "bad --animate-after '%s'\n", optarg);
 				return EXIT_FAILURE;
 			}
 			break;
-		case 'x':
-			app->exit_when_done = true;
-			break;
+		case 'x': app->exit_when_done = true; break;
 		default:
-			fprintf(opt == 'h' ? stdout : stderr, "usage: %s [--app-id ID] "
-				"[--animate-after MS] [--exit-when-done]\n", argv[0]);
+			fprintf(opt == 'h' ? stdout : stderr,
+					"usage: %s [--app-id ID] "
+					"[--animate-after MS] [--exit-when-done]\n",
+					argv[0]);
 			return opt == 'h' ? EXIT_SUCCESS : EXIT_FAILURE;
 		}
 	}
 	int status = EXIT_FAILURE;
 	if (sc_app_init(app, client->name) &&
 			sc_app_create_window(app, app_id, client->title, client->width,
-			client->height, 0)) {
+					client->height, 0)) {
 		app->on_tap = client->on_tap;
 		client->build(app);
 		if (animate_after >= 0) {

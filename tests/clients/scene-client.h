@@ -60,38 +60,37 @@ struct sc_paint {
 };
 
 #define SC_FILL(argb) ((struct sc_paint){ .color = (argb) })
-#define SC_STROKE(argb, w) ((struct sc_paint){ .color = (argb), \
-	.stroke_width = (w) })
+#define SC_STROKE(argb, w) \
+	((struct sc_paint){ .color = (argb), .stroke_width = (w) })
 
 void sc_dl_init(struct sc_dl *dl);
 void sc_dl_finish(struct sc_dl *dl);
 /* Raw record: op, then payload bytes (padded with zeros to 4). */
 void sc_dl_record(struct sc_dl *dl, uint16_t op, const void *payload,
-	size_t len);
+		size_t len);
 void sc_dl_rect(struct sc_dl *dl, float x, float y, float w, float h,
-	struct sc_paint paint);
+		struct sc_paint paint);
 void sc_dl_rrect(struct sc_dl *dl, float x, float y, float w, float h,
-	float radius, struct sc_paint paint);
+		float radius, struct sc_paint paint);
 void sc_dl_ellipse(struct sc_dl *dl, float x, float y, float w, float h,
-	struct sc_paint paint);
+		struct sc_paint paint);
 void sc_dl_line(struct sc_dl *dl, float x0, float y0, float x1, float y1,
-	struct sc_paint paint);
+		struct sc_paint paint);
 /* verbs: n_verbs enum sc_verb; points: x, y pairs (n_points of them). */
 void sc_dl_path(struct sc_dl *dl, const uint8_t *verbs, uint32_t n_verbs,
-	const float *points, uint32_t n_points, struct sc_paint paint);
+		const float *points, uint32_t n_points, struct sc_paint paint);
 /* image: the vitrail_scene_image_v1's id; src 0-sized: the whole image. */
-void sc_dl_image(struct sc_dl *dl, uint32_t image, float opacity,
-	float sx, float sy, float sw, float sh, float x, float y, float w,
-	float h);
-void sc_dl_text(struct sc_dl *dl, float x, float y, uint32_t color,
-	float size, uint32_t weight, const char *family, const char *text);
+void sc_dl_image(struct sc_dl *dl, uint32_t image, float opacity, float sx,
+		float sy, float sw, float sh, float x, float y, float w, float h);
+void sc_dl_text(struct sc_dl *dl, float x, float y, uint32_t color, float size,
+		uint32_t weight, const char *family, const char *text);
 void sc_dl_save(struct sc_dl *dl);
 void sc_dl_restore(struct sc_dl *dl);
 void sc_dl_translate(struct sc_dl *dl, float x, float y);
 void sc_dl_clip_rrect(struct sc_dl *dl, float x, float y, float w, float h,
-	float radius);
+		float radius);
 void sc_dl_shadow(struct sc_dl *dl, float x, float y, float w, float h,
-	float radius, float blur, uint32_t color);
+		float radius, float blur, uint32_t color);
 
 /* A wl_shm buffer with its pixels mapped. */
 struct sc_buffer {
@@ -152,7 +151,7 @@ struct sc_app {
 	void (*on_axis)(struct sc_app *app, uint32_t axis, double value);
 	void (*on_axis_stop)(struct sc_app *app, uint32_t axis);
 	void (*on_touch)(struct sc_app *app, enum sc_touch what, int32_t id,
-		double x, double y);
+			double x, double y);
 	uint32_t axis_source;
 	int pointer_frames; // wl_pointer.frame events received (seat v5)
 	/* Set before sc_app_init: the wl_seat version to bind (0: 1; 5 for
@@ -172,13 +171,13 @@ void sc_app_finish(struct sc_app *app);
  * toplevel (nothing committed); then the first commit, the wait for its
  * configure, and the buffer (attached, not committed). */
 void sc_app_create_toplevel(struct sc_app *app, const char *app_id,
-	const char *title);
-bool sc_app_configure_window(struct sc_app *app, int32_t width,
-	int32_t height, uint32_t argb);
+		const char *title);
+bool sc_app_configure_window(struct sc_app *app, int32_t width, int32_t height,
+		uint32_t argb);
 /* Create the toplevel of width x height with a buffer filled with argb
  * (0: transparent) and wait for its first configure. */
 bool sc_app_create_window(struct sc_app *app, const char *app_id,
-	const char *title, int32_t width, int32_t height, uint32_t argb);
+		const char *title, int32_t width, int32_t height, uint32_t argb);
 /* Arm the one-shot timer (ms from now). */
 void sc_app_set_timer(struct sc_app *app, int ms, sc_timer_func fn);
 /* Dispatch until app->running is false or SIGTERM/SIGINT; returns the
@@ -187,35 +186,35 @@ int sc_app_run(struct sc_app *app);
 
 /* An shm buffer filled with one colour (premultiplied ARGB8888). */
 struct sc_buffer *sc_buffer_create(struct sc_app *app, int32_t width,
-	int32_t height, uint32_t format, uint32_t fill);
+		int32_t height, uint32_t format, uint32_t fill);
 void sc_buffer_destroy(struct sc_buffer *buffer);
 
 /* An image from pixels (premultiplied ARGB8888, stride 4 * width). */
 struct vitrail_scene_image_v1 *sc_image_create(struct sc_app *app,
-	int32_t width, int32_t height, const uint32_t *pixels);
+		int32_t width, int32_t height, const uint32_t *pixels);
 /* A display list holding dl's commands, sent inline when small, through
  * shared memory (a memfd) otherwise. */
 struct vitrail_scene_display_list_v1 *sc_list_create(struct sc_app *app,
-	const struct sc_dl *dl);
+		const struct sc_dl *dl);
 /* Append dl through a memfd in any case. */
 void sc_list_append_shm(struct vitrail_scene_display_list_v1 *list,
-	const struct sc_dl *dl);
+		const struct sc_dl *dl);
 
 /* Node helpers (requests are double-buffered: commit the surface). */
 void sc_node_set_children(struct vitrail_scene_node_v1 *node,
-	struct vitrail_scene_node_v1 *const *children, size_t n);
+		struct vitrail_scene_node_v1 *const *children, size_t n);
 void sc_node_set_position(struct vitrail_scene_node_v1 *node, double x,
-	double y);
+		double y);
 /* Animate property to target values (count per the property) with curve
  * and its parameters. */
 struct vitrail_scene_animation_v1 *sc_node_animate(
-	struct vitrail_scene_node_v1 *node, uint32_t property,
-	const double *target, size_t ntarget, uint32_t duration_ms,
-	uint32_t curve, const double *params, size_t nparams);
+		struct vitrail_scene_node_v1 *node, uint32_t property,
+		const double *target, size_t ntarget, uint32_t duration_ms,
+		uint32_t curve, const double *params, size_t nparams);
 
 /* Set node's display list to one holding dl's commands; finishes dl. */
 void sc_node_set_list(struct sc_app *app, struct vitrail_scene_node_v1 *node,
-	struct sc_dl *dl);
+		struct sc_dl *dl);
 
 /* Parse "--animate-after MS" style integers; false when not one. */
 bool sc_parse_ms(const char *s, int *ms);
@@ -243,7 +242,7 @@ struct sc_client {
  * then connect, create the (transparent) window, build it, run, finish;
  * returns the exit status.
  */
-int sc_client_main(struct sc_app *app, const struct sc_client *client,
-	int argc, char *argv[]);
+int sc_client_main(struct sc_app *app, const struct sc_client *client, int argc,
+		char *argv[]);
 
 #endif

@@ -73,16 +73,16 @@ static void registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct probe *p = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
-		p->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 4);
+		p->compositor =
+				wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		p->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
-		p->presentation = wl_registry_bind(registry, name,
-			&wp_presentation_interface, 1);
+		p->presentation =
+				wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		p->wm_base = wl_registry_bind(registry, name,
-			&xdg_wm_base_interface, 1);
+		p->wm_base =
+				wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		pc_wm_base_listen(p->wm_base);
 	}
 }
@@ -107,8 +107,9 @@ static bool probe_connect(struct probe *p) {
 	wl_registry_add_listener(p->registry, &registry_listener, p);
 	if (wl_display_roundtrip(p->display) < 0 || p->compositor == NULL ||
 			p->shm == NULL || p->wm_base == NULL) {
-		fprintf(stderr, NAME ": wl_compositor, wl_shm or "
-			"xdg_wm_base missing\n");
+		fprintf(stderr,
+				NAME ": wl_compositor, wl_shm or "
+					 "xdg_wm_base missing\n");
 		return false;
 	}
 	return true;
@@ -153,8 +154,8 @@ static void feedback_sync_output(void *data,
 
 static void feedback_presented(void *data,
 		struct wp_presentation_feedback *feedback, uint32_t tv_sec_hi,
-		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
-		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t seq_hi,
+		uint32_t seq_lo, uint32_t flags) {
 	bool *answered = data;
 	*answered = true;
 }
@@ -231,9 +232,10 @@ static struct pc_buffer *fill_buffer(struct probe *p, struct pc_pool *pool,
 	struct pc_buffer *buffer;
 	while ((buffer = pc_pool_next(pool, p->shm, width, height)) == NULL) {
 		uint64_t now = pc_now_ns();
-		if (now >= deadline || !pc_dispatch(p->display, -1,
-				(int)((deadline - now + 999999) / 1000000), &running,
-				NULL, NAME)) {
+		if (now >= deadline ||
+				!pc_dispatch(p->display, -1,
+						(int)((deadline - now + 999999) / 1000000), &running,
+						NULL, NAME)) {
 			return NULL;
 		}
 	}
@@ -249,13 +251,13 @@ static bool window_create(struct probe *p, struct window *w,
 		uint64_t timeout_ns) {
 	*w = (struct window){ 0 };
 	if (!pc_toplevel_init(&w->toplevel, p->compositor, p->wm_base,
-			"callback-probe", NULL, 0, 0, NULL, NULL, NULL)) {
+				"callback-probe", NULL, 0, 0, NULL, NULL, NULL)) {
 		fprintf(stderr, NAME ": out of memory\n");
 		return false;
 	}
 	wl_surface_commit(w->toplevel.surface);
 	return dispatch_until(p->display, &w->toplevel.configured,
-		pc_now_ns() + timeout_ns);
+			pc_now_ns() + timeout_ns);
 }
 
 static void window_destroy(struct window *w) {
@@ -271,9 +273,10 @@ static struct wl_callback *window_frame(struct window *w) {
 }
 
 static void usage(const char *argv0) {
-	fprintf(stderr, "usage: %s [--iterations N] [--timeout-ms MS] "
-		"[--reconnect] [--size WxH] [--pause-pid PID [--feedback]]\n",
-		argv0);
+	fprintf(stderr,
+			"usage: %s [--iterations N] [--timeout-ms MS] "
+			"[--reconnect] [--size WxH] [--pause-pid PID [--feedback]]\n",
+			argv0);
 }
 
 int main(int argc, char *argv[]) {
@@ -293,31 +296,17 @@ int main(int argc, char *argv[]) {
 	while ((opt = getopt_long(argc, argv, "", options, &index)) != -1) {
 		bool ok = true;
 		switch (opt) {
-		case 'n':
-			ok = pc_parse_long(optarg, 1, 1000000, &iterations);
-			break;
-		case 't':
-			ok = pc_parse_long(optarg, 1, 600000, &timeout_ms);
-			break;
-		case 'r':
-			reconnect = true;
-			break;
-		case 'f':
-			feedback = true;
-			break;
-		case 's':
-			ok = pc_parse_size(optarg, &width, &height);
-			break;
-		case 'p':
-			ok = pc_parse_long(optarg, 1, INT32_MAX, &pause_pid);
-			break;
-		default:
-			usage(argv[0]);
-			return 2;
+		case 'n': ok = pc_parse_long(optarg, 1, 1000000, &iterations); break;
+		case 't': ok = pc_parse_long(optarg, 1, 600000, &timeout_ms); break;
+		case 'r': reconnect = true; break;
+		case 'f': feedback = true; break;
+		case 's': ok = pc_parse_size(optarg, &width, &height); break;
+		case 'p': ok = pc_parse_long(optarg, 1, INT32_MAX, &pause_pid); break;
+		default: usage(argv[0]); return 2;
 		}
 		if (!ok) {
 			fprintf(stderr, NAME ": bad --%s %s\n", options[index].name,
-				optarg);
+					optarg);
 			usage(argv[0]);
 			return 2;
 		}
@@ -350,23 +339,24 @@ int main(int argc, char *argv[]) {
 	/* --pause-pid: the helper window, mapped, its first callback come */
 	struct window helper = { 0 };
 	if (pause_pid > 0) {
-		struct pc_buffer *helper_buffer = fill_buffer(&p, &pool, width,
-			height, 0xff808080u, pc_now_ns() + timeout_ns);
-		if (helper_buffer == NULL ||
-				!window_create(&p, &helper, timeout_ns)) {
+		struct pc_buffer *helper_buffer = fill_buffer(&p, &pool, width, height,
+				0xff808080u, pc_now_ns() + timeout_ns);
+		if (helper_buffer == NULL || !window_create(&p, &helper, timeout_ns)) {
 			fprintf(stderr, NAME ": no helper window\n");
 			return 2;
 		}
-		wl_surface_attach(helper.toplevel.surface, helper_buffer->wl_buffer, 0, 0);
+		wl_surface_attach(helper.toplevel.surface, helper_buffer->wl_buffer, 0,
+				0);
 		wl_surface_damage_buffer(helper.toplevel.surface, 0, 0, width, height);
 		struct wl_callback *callback = window_frame(&helper);
 		wl_surface_commit(helper.toplevel.surface);
 		bool ok = dispatch_until(p.display, &helper.done,
-			pc_now_ns() + timeout_ns);
+				pc_now_ns() + timeout_ns);
 		wl_callback_destroy(callback);
 		if (!ok) {
-			fprintf(stderr, NAME ": the helper window got no frame "
-				"callback\n");
+			fprintf(stderr,
+					NAME ": the helper window got no frame "
+						 "callback\n");
 			return 2;
 		}
 	}
@@ -382,11 +372,11 @@ int main(int argc, char *argv[]) {
 			return 2;
 		}
 		struct pc_buffer *buffer = fill_buffer(&p, &pool, width, height,
-			0xff000000u | (uint32_t)((uint32_t)i * 2654435761u >> 8),
-			pc_now_ns() + timeout_ns);
+				0xff000000u | (uint32_t)((uint32_t)i * 2654435761u >> 8),
+				pc_now_ns() + timeout_ns);
 		if (buffer == NULL) {
 			fprintf(stderr, NAME ": no buffer released in %ld ms\n",
-				timeout_ms);
+					timeout_ms);
 			return 2;
 		}
 		struct wl_callback *helper_callback = NULL;
@@ -397,11 +387,12 @@ int main(int argc, char *argv[]) {
 			helper_callback = window_frame(&helper);
 			wl_surface_commit(helper.toplevel.surface);
 			bool settled = dispatch_until(p.display, &helper.done,
-				pc_now_ns() + timeout_ns);
+					pc_now_ns() + timeout_ns);
 			wl_callback_destroy(helper_callback);
 			if (!settled) {
-				fprintf(stderr, NAME ": the helper window got "
-					"no frame callback\n");
+				fprintf(stderr,
+						NAME ": the helper window got "
+							 "no frame callback\n");
 				return 2;
 			}
 			/* the next vblank has a callback to send; read by the
@@ -411,26 +402,26 @@ int main(int argc, char *argv[]) {
 				/* and a frame to draw, planned (the tree's update
 				 * waits for vitrail's idle, which runs before the
 				 * second round trip is read) */
-				struct pc_buffer *next = fill_buffer(&p, &pool, width,
-					height, 0xff000000u | (uint32_t)(i * 40503u),
-					pc_now_ns() + timeout_ns);
+				struct pc_buffer *next = fill_buffer(&p, &pool, width, height,
+						0xff000000u | (uint32_t)(i * 40503u),
+						pc_now_ns() + timeout_ns);
 				if (next == NULL) {
 					fprintf(stderr, NAME ": no buffer for the helper\n");
 					return 2;
 				}
-				wl_surface_attach(helper.toplevel.surface, next->wl_buffer, 0, 0);
+				wl_surface_attach(helper.toplevel.surface, next->wl_buffer, 0,
+						0);
 				wl_surface_damage_buffer(helper.toplevel.surface, 0, 0, width,
-					height);
+						height);
 			}
 			wl_surface_commit(helper.toplevel.surface);
-			if (wl_display_roundtrip(p.display) < 0 || (feedback &&
-					wl_display_roundtrip(p.display) < 0)) {
+			if (wl_display_roundtrip(p.display) < 0 ||
+					(feedback && wl_display_roundtrip(p.display) < 0)) {
 				return 2;
 			}
 			if (kill((pid_t)pause_pid, SIGSTOP) != 0 ||
 					!wait_stopped((pid_t)pause_pid)) {
-				fprintf(stderr, NAME ": cannot stop %ld\n",
-					pause_pid);
+				fprintf(stderr, NAME ": cannot stop %ld\n", pause_pid);
 				kill((pid_t)pause_pid, SIGCONT);
 				return 2;
 			}
@@ -443,7 +434,7 @@ int main(int argc, char *argv[]) {
 		if (feedback) {
 			fb = wp_presentation_feedback(p.presentation, w.toplevel.surface);
 			wp_presentation_feedback_add_listener(fb, &feedback_listener,
-				&answered);
+					&answered);
 		}
 		uint64_t start = pc_now_ns();
 		wl_surface_commit(w.toplevel.surface);
@@ -454,37 +445,37 @@ int main(int argc, char *argv[]) {
 			sleep_ms(40);
 			kill((pid_t)pause_pid, SIGCONT);
 		}
-		bool ok = dispatch_until(p.display, &w.done,
-			start + timeout_ns);
+		bool ok = dispatch_until(p.display, &w.done, start + timeout_ns);
 		double ms = (double)(pc_now_ns() - start) / 1e6;
 		if (ok) {
 			callbacks++;
 			max_ms = ms > max_ms ? ms : max_ms;
 		} else {
 			lost++;
-			fprintf(stderr, NAME ": window %ld: no frame callback "
-				"in %ld ms\n", i, timeout_ms);
+			fprintf(stderr,
+					NAME ": window %ld: no frame callback "
+						 "in %ld ms\n",
+					i, timeout_ms);
 		}
 		if (fb != NULL) {
-			if (dispatch_until(p.display, &answered,
-					start + timeout_ns)) {
+			if (dispatch_until(p.display, &answered, start + timeout_ns)) {
 				feedbacks++;
 			} else {
 				feedbacks_lost++;
-				fprintf(stderr, NAME ": window %ld: presentation feedback "
-					"neither presented nor discarded in %ld ms\n", i,
-					timeout_ms);
+				fprintf(stderr,
+						NAME ": window %ld: presentation feedback "
+							 "neither presented nor discarded in %ld ms\n",
+						i, timeout_ms);
 			}
 			wp_presentation_feedback_destroy(fb);
 		}
 		if (helper_callback != NULL) {
-			dispatch_until(p.display, &helper.done,
-				pc_now_ns() + timeout_ns);
+			dispatch_until(p.display, &helper.done, pc_now_ns() + timeout_ns);
 			wl_callback_destroy(helper_callback);
 		}
 		if (wl_display_get_error(p.display) != 0) {
 			fprintf(stderr, NAME ": protocol error %d\n",
-				wl_display_get_error(p.display));
+					wl_display_get_error(p.display));
 			return 2;
 		}
 		wl_callback_destroy(callback);
@@ -505,8 +496,7 @@ int main(int argc, char *argv[]) {
 	}
 	printf("callbacks=%d lost=%d max_ms=%.1f", callbacks, lost, max_ms);
 	if (feedback) {
-		printf(" feedbacks=%d feedbacks_lost=%d", feedbacks,
-			feedbacks_lost);
+		printf(" feedbacks=%d feedbacks_lost=%d", feedbacks, feedbacks_lost);
 	}
 	printf("\n");
 	return lost == 0 && feedbacks_lost == 0 ? 0 : 1;

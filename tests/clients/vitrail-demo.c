@@ -149,17 +149,17 @@ static struct buffer *buffer_create(struct demo *demo, int32_t width,
 		perror("ftruncate");
 		goto error_fd;
 	}
-	buffer->data = mmap(NULL, buffer->size, PROT_READ | PROT_WRITE,
-		MAP_SHARED, fd, 0);
+	buffer->data =
+			mmap(NULL, buffer->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (buffer->data == MAP_FAILED) {
 		perror("mmap");
 		buffer->data = NULL;
 		goto error_fd;
 	}
-	struct wl_shm_pool *pool = wl_shm_create_pool(demo->shm, fd,
-		(int32_t)buffer->size);
+	struct wl_shm_pool *pool =
+			wl_shm_create_pool(demo->shm, fd, (int32_t)buffer->size);
 	buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
-		buffer->stride, format);
+			buffer->stride, format);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	wl_buffer_add_listener(buffer->wl_buffer, &buffer_listener, buffer);
@@ -180,7 +180,7 @@ static struct buffer *surface_next_buffer(struct surface *surface) {
 		struct buffer *buffer = surface->buffers[i];
 		if (buffer != NULL && !buffer->busy &&
 				(buffer->width != surface->width ||
-				buffer->height != surface->height)) {
+						buffer->height != surface->height)) {
 			buffer_destroy(buffer);
 			surface->buffers[i] = buffer = NULL;
 		}
@@ -195,7 +195,7 @@ static struct buffer *surface_next_buffer(struct surface *surface) {
 		return NULL;
 	}
 	*slot = buffer_create(surface->demo, surface->width, surface->height,
-		surface->format);
+			surface->format);
 	return *slot;
 }
 
@@ -259,7 +259,7 @@ static void draw_main(struct buffer *buffer, uint32_t time_ms) {
 	double bar_offset = fmod(t * 60.0, 64.0);
 	for (int32_t y = 0; y < buffer->height; y++) {
 		uint32_t *row = (uint32_t *)((uint8_t *)buffer->data +
-			(size_t)y * (size_t)buffer->stride);
+				(size_t)y * (size_t)buffer->stride);
 		double alpha = y >= band_top && y < band_bottom ? 0.5 : 1.0;
 		for (int32_t x = 0; x < buffer->width; x++) {
 			if (x < clear_right) {
@@ -287,11 +287,11 @@ static void draw_above(struct buffer *buffer, uint32_t time_ms) {
 	int32_t shift = (int32_t)((time_ms / 16) % 32);
 	for (int32_t y = 0; y < buffer->height; y++) {
 		uint32_t *row = (uint32_t *)((uint8_t *)buffer->data +
-			(size_t)y * (size_t)buffer->stride);
+				(size_t)y * (size_t)buffer->stride);
 		for (int32_t x = 0; x < buffer->width; x++) {
 			bool stripe = ((x + y + shift) / 16) % 2 == 0;
 			bool edge = x < 2 || y < 2 || x >= buffer->width - 2 ||
-				y >= buffer->height - 2;
+					y >= buffer->height - 2;
 			uint32_t px = stripe ? 0x00ffd040 : 0x00303070;
 			row[x] = edge ? 0x00ffffff : px;
 		}
@@ -302,7 +302,7 @@ static void draw_above(struct buffer *buffer, uint32_t time_ms) {
 static void draw_below(struct buffer *buffer) {
 	for (int32_t y = 0; y < buffer->height; y++) {
 		uint32_t *row = (uint32_t *)((uint8_t *)buffer->data +
-			(size_t)y * (size_t)buffer->stride);
+				(size_t)y * (size_t)buffer->stride);
 		for (int32_t x = 0; x < buffer->width; x++) {
 			bool dark = ((x / 8) + (y / 8)) % 2 == 0;
 			row[x] = dark ? 0xff106030 : 0xffe0f0e0;
@@ -332,8 +332,8 @@ static void redraw_above(struct demo *demo) {
 	}
 	draw_above(buffer, demo->is_static ? 0 : demo->above_time);
 	wl_surface_attach(demo->above.wl_surface, buffer->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(demo->above.wl_surface, 0, 0,
-		buffer->width, buffer->height);
+	wl_surface_damage_buffer(demo->above.wl_surface, 0, 0, buffer->width,
+			buffer->height);
 	if (!demo->is_static) {
 		request_frame(&demo->above, &above_frame_listener);
 	}
@@ -348,8 +348,8 @@ static void redraw_below(struct demo *demo) {
 	}
 	draw_below(buffer);
 	wl_surface_attach(demo->below.wl_surface, buffer->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(demo->below.wl_surface, 0, 0,
-		buffer->width, buffer->height);
+	wl_surface_damage_buffer(demo->below.wl_surface, 0, 0, buffer->width,
+			buffer->height);
 	wl_surface_commit(demo->below.wl_surface); // applied with the parent
 	buffer->busy = true;
 }
@@ -363,13 +363,13 @@ static void redraw_main(struct demo *demo) {
 	}
 	draw_main(buffer, demo->is_static ? 0 : demo->main_time);
 	wl_subsurface_set_position(demo->below_sub,
-		demo->main.width - BELOW_WIDTH + BELOW_PEEK,
-		demo->main.height - BELOW_HEIGHT + BELOW_PEEK);
-	xdg_surface_set_window_geometry(demo->xdg_surface, 0, 0,
-		demo->main.width, demo->main.height);
+			demo->main.width - BELOW_WIDTH + BELOW_PEEK,
+			demo->main.height - BELOW_HEIGHT + BELOW_PEEK);
+	xdg_surface_set_window_geometry(demo->xdg_surface, 0, 0, demo->main.width,
+			demo->main.height);
 	wl_surface_attach(demo->main.wl_surface, buffer->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(demo->main.wl_surface, 0, 0,
-		buffer->width, buffer->height);
+	wl_surface_damage_buffer(demo->main.wl_surface, 0, 0, buffer->width,
+			buffer->height);
 	if (!demo->is_static || demo->max_frames > 0) {
 		request_frame(&demo->main, &main_frame_listener);
 	}
@@ -443,9 +443,8 @@ static const struct xdg_surface_listener xdg_surface_listener = {
 	.configure = xdg_surface_handle_configure,
 };
 
-static void toplevel_handle_configure(void *data,
-		struct xdg_toplevel *toplevel, int32_t width, int32_t height,
-		struct wl_array *states) {
+static void toplevel_handle_configure(void *data, struct xdg_toplevel *toplevel,
+		int32_t width, int32_t height, struct wl_array *states) {
 	struct demo *demo = data;
 	demo->pending_width = width;
 	demo->pending_height = height;
@@ -468,15 +467,15 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct demo *demo = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		demo->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, version < 4 ? version : 4);
+				&wl_compositor_interface, version < 4 ? version : 4);
 	} else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
 		demo->subcompositor = wl_registry_bind(registry, name,
-			&wl_subcompositor_interface, 1);
+				&wl_subcompositor_interface, 1);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		demo->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		demo->wm_base = wl_registry_bind(registry, name,
-			&xdg_wm_base_interface, 1);
+		demo->wm_base =
+				wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(demo->wm_base, &wm_base_listener, demo);
 	}
 }
@@ -496,8 +495,9 @@ static const struct wl_registry_listener registry_listener = {
 static bool demo_init(struct demo *demo) {
 	demo->display = wl_display_connect(NULL);
 	if (demo->display == NULL) {
-		fprintf(stderr, "vitrail-demo: cannot connect to the Wayland "
-			"display\n");
+		fprintf(stderr,
+				"vitrail-demo: cannot connect to the Wayland "
+				"display\n");
 		return false;
 	}
 	demo->registry = wl_display_get_registry(demo->display);
@@ -508,8 +508,9 @@ static bool demo_init(struct demo *demo) {
 	}
 	if (demo->compositor == NULL || demo->subcompositor == NULL ||
 			demo->shm == NULL || demo->wm_base == NULL) {
-		fprintf(stderr, "vitrail-demo: the compositor lacks wl_compositor, "
-			"wl_subcompositor, wl_shm or xdg_wm_base\n");
+		fprintf(stderr,
+				"vitrail-demo: the compositor lacks wl_compositor, "
+				"wl_subcompositor, wl_shm or xdg_wm_base\n");
 		return false;
 	}
 
@@ -518,17 +519,17 @@ static bool demo_init(struct demo *demo) {
 	demo->below.wl_surface = wl_compositor_create_surface(demo->compositor);
 
 	demo->above_sub = wl_subcompositor_get_subsurface(demo->subcompositor,
-		demo->above.wl_surface, demo->main.wl_surface);
+			demo->above.wl_surface, demo->main.wl_surface);
 	wl_subsurface_set_position(demo->above_sub, ABOVE_X, ABOVE_Y);
 	wl_subsurface_set_desync(demo->above_sub);
 	wl_subsurface_place_above(demo->above_sub, demo->main.wl_surface);
 
 	demo->below_sub = wl_subcompositor_get_subsurface(demo->subcompositor,
-		demo->below.wl_surface, demo->main.wl_surface);
+			demo->below.wl_surface, demo->main.wl_surface);
 	wl_subsurface_place_below(demo->below_sub, demo->main.wl_surface);
 
-	demo->xdg_surface = xdg_wm_base_get_xdg_surface(demo->wm_base,
-		demo->main.wl_surface);
+	demo->xdg_surface =
+			xdg_wm_base_get_xdg_surface(demo->wm_base, demo->main.wl_surface);
 	xdg_surface_add_listener(demo->xdg_surface, &xdg_surface_listener, demo);
 	demo->xdg_toplevel = xdg_surface_get_toplevel(demo->xdg_surface);
 	xdg_toplevel_add_listener(demo->xdg_toplevel, &toplevel_listener, demo);
@@ -629,7 +630,7 @@ static void demo_run(struct demo *demo, int signal_fd) {
 
 error_display:
 	fprintf(stderr, "vitrail-demo: lost the Wayland connection: %s\n",
-		strerror(wl_display_get_error(demo->display)));
+			strerror(wl_display_get_error(demo->display)));
 	demo->exit_status = EXIT_FAILURE;
 }
 
@@ -641,8 +642,8 @@ static bool parse_size(const char *s, int32_t *width, int32_t *height) {
 	}
 	const char *h_str = end + 1;
 	long h = strtol(h_str, &end, 10);
-	if (end == h_str || *end != '\0' || w <= 0 || h <= 0 ||
-			w > 8192 || h > 8192) {
+	if (end == h_str || *end != '\0' || w <= 0 || h <= 0 || w > 8192 ||
+			h > 8192) {
 		return false;
 	}
 	*width = (int32_t)w;
@@ -651,8 +652,9 @@ static bool parse_size(const char *s, int32_t *width, int32_t *height) {
 }
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: vitrail-demo [--app-id ID] [--title TITLE] "
-		"[--size WxH] [--frames N] [--static]\n");
+	fprintf(f,
+			"Usage: vitrail-demo [--app-id ID] [--title TITLE] "
+			"[--size WxH] [--frames N] [--static]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -694,12 +696,8 @@ int main(int argc, char *argv[]) {
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		char *end;
 		switch (opt) {
-		case 'a':
-			demo.app_id = optarg;
-			break;
-		case 't':
-			demo.title = optarg;
-			break;
+		case 'a': demo.app_id = optarg; break;
+		case 't': demo.title = optarg; break;
 		case 's':
 			if (!parse_size(optarg, &demo.main.width, &demo.main.height)) {
 				fprintf(stderr, "vitrail-demo: bad --size '%s'\n", optarg);
@@ -713,15 +711,9 @@ int main(int argc, char *argv[]) {
 				return EXIT_FAILURE;
 			}
 			break;
-		case 'S':
-			demo.is_static = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return EXIT_FAILURE;
+		case 'S': demo.is_static = true; break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return EXIT_FAILURE;
 		}
 	}
 	if (optind != argc) {

@@ -271,7 +271,7 @@ static void repaint(struct probe *probe, struct pc_buffer *buffer,
 	fill(buffer, box, COLOUR_BACKGROUND);
 	for (int i = 0; i < probe->trail_len; i++) {
 		int k = (probe->trail_next - 1 - i + probe->trail_max) %
-			probe->trail_max;
+				probe->trail_max;
 		struct box dot = box_intersect(dot_box(probe->trail[k]), box);
 		if (dot.w > 0) {
 			fill(buffer, dot, COLOUR_DOT);
@@ -337,8 +337,8 @@ static void bring_up_to_date(struct probe *probe, struct pc_buffer *buffer,
 static bool record_add(struct probe *probe, size_t *index) {
 	if (probe->records_len == probe->records_cap) {
 		size_t cap = probe->records_cap ? probe->records_cap * 2 : 512;
-		struct frame_record *records = realloc(probe->records,
-			cap * sizeof(*records));
+		struct frame_record *records =
+				realloc(probe->records, cap * sizeof(*records));
 		if (records == NULL) {
 			return false;
 		}
@@ -383,8 +383,8 @@ static void feedback_handle_sync_output(void *data,
 
 static void feedback_handle_presented(void *data,
 		struct wp_presentation_feedback *feedback, uint32_t tv_sec_hi,
-		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
-		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t seq_hi,
+		uint32_t seq_lo, uint32_t flags) {
 	struct pending_feedback *pending = data;
 	struct probe *probe = pending->probe;
 	struct frame_record *record = &probe->records[pending->record];
@@ -440,9 +440,9 @@ static void commit_feedback_handle_discarded(void *data,
 
 static const struct vitrail_commit_feedback_v1_listener
 		commit_feedback_listener = {
-	.presented = commit_feedback_handle_presented,
-	.discarded = commit_feedback_handle_discarded,
-};
+			.presented = commit_feedback_handle_presented,
+			.discarded = commit_feedback_handle_discarded,
+		};
 
 static const struct wl_callback_listener frame_listener;
 
@@ -470,7 +470,7 @@ static void arm_frame(struct probe *probe) {
  * alone before any) and commit it. */
 static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 	struct pc_buffer *buffer = pc_pool_next(&probe->pool, probe->shm,
-		probe->window.width, probe->window.height);
+			probe->window.width, probe->window.height);
 	if (buffer == NULL) {
 		// every buffer is still held: try again at the next frame
 		probe->no_buffer++;
@@ -519,14 +519,14 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 	wl_surface_attach(probe->window.surface, buffer->wl_buffer, 0, 0);
 	if (full) {
 		wl_surface_damage_buffer(probe->window.surface, 0, 0, buffer->width,
-			buffer->height);
+				buffer->height);
 	} else {
 		struct box all = { 0, 0, buffer->width, buffer->height };
 		for (int i = 0; i < FRAME_BOXES; i++) {
 			struct box b = box_intersect(boxes[i], all);
 			if (b.w > 0) {
 				wl_surface_damage_buffer(probe->window.surface, b.x, b.y, b.w,
-					b.h);
+						b.h);
 			}
 		}
 	}
@@ -535,18 +535,18 @@ static void draw_frame(struct probe *probe, uint64_t callback_ns) {
 	pending->record = index;
 	wl_list_insert(&probe->feedbacks, &pending->link);
 	pending->feedback = wp_presentation_feedback(probe->presentation,
-		probe->window.surface);
-	wp_presentation_feedback_add_listener(pending->feedback,
-		&feedback_listener, pending);
-	struct pending_commit_feedback *commit_pending = probe->timing == NULL ?
-		NULL : calloc(1, sizeof(*commit_pending));
+			probe->window.surface);
+	wp_presentation_feedback_add_listener(pending->feedback, &feedback_listener,
+			pending);
+	struct pending_commit_feedback *commit_pending =
+			probe->timing == NULL ? NULL : calloc(1, sizeof(*commit_pending));
 	if (commit_pending != NULL) {
 		commit_pending->probe = probe;
 		commit_pending->record = index;
 		commit_pending->feedback =
-			vitrail_surface_timing_v1_feedback(probe->timing);
+				vitrail_surface_timing_v1_feedback(probe->timing);
 		vitrail_commit_feedback_v1_add_listener(commit_pending->feedback,
-			&commit_feedback_listener, commit_pending);
+				&commit_feedback_listener, commit_pending);
 		wl_list_insert(&probe->commit_feedbacks, &commit_pending->link);
 	}
 	record->commit_ns = pc_now_ns();
@@ -625,8 +625,8 @@ static void pointer_handle_axis_stop(void *data, struct wl_pointer *pointer,
 		uint32_t time, uint32_t axis) {
 }
 
-static void pointer_handle_axis_discrete(void *data,
-		struct wl_pointer *pointer, uint32_t axis, int32_t discrete) {
+static void pointer_handle_axis_discrete(void *data, struct wl_pointer *pointer,
+		uint32_t axis, int32_t discrete) {
 }
 
 static const struct wl_pointer_listener pointer_listener = {
@@ -647,8 +647,7 @@ static void seat_handle_capabilities(void *data, struct wl_seat *seat,
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && probe->pointer == NULL) {
 		probe->pointer = wl_seat_get_pointer(seat);
 		wl_pointer_add_listener(probe->pointer, &pointer_listener, probe);
-	} else if (!(caps & WL_SEAT_CAPABILITY_POINTER) &&
-			probe->pointer != NULL) {
+	} else if (!(caps & WL_SEAT_CAPABILITY_POINTER) && probe->pointer != NULL) {
 		wl_pointer_release(probe->pointer);
 		probe->pointer = NULL;
 	}
@@ -700,32 +699,32 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct probe *probe = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		probe->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, min_u32(version, 4));
+				&wl_compositor_interface, min_u32(version, 4));
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		probe->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			probe->seat == NULL) {
 		probe->seat = wl_registry_bind(registry, name, &wl_seat_interface,
-			min_u32(version, 5));
+				min_u32(version, 5));
 		wl_seat_add_listener(probe->seat, &seat_listener, probe);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		probe->wm_base = wl_registry_bind(registry, name,
-			&xdg_wm_base_interface, 1);
+		probe->wm_base =
+				wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		pc_wm_base_listen(probe->wm_base);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
-		probe->presentation = wl_registry_bind(registry, name,
-			&wp_presentation_interface, 1);
+		probe->presentation =
+				wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 		wp_presentation_add_listener(probe->presentation,
-			&presentation_listener, probe);
+				&presentation_listener, probe);
 	} else if (strcmp(interface,
-			vitrail_frame_timing_manager_v1_interface.name) == 0) {
+					   vitrail_frame_timing_manager_v1_interface.name) == 0) {
 		probe->timing_manager = wl_registry_bind(registry, name,
-			&vitrail_frame_timing_manager_v1_interface,
-			min_u32(version, 2));
+				&vitrail_frame_timing_manager_v1_interface,
+				min_u32(version, 2));
 	} else if (strcmp(interface,
-			wp_tearing_control_manager_v1_interface.name) == 0) {
+					   wp_tearing_control_manager_v1_interface.name) == 0) {
 		probe->tearing_manager = wl_registry_bind(registry, name,
-			&wp_tearing_control_manager_v1_interface, 1);
+				&wp_tearing_control_manager_v1_interface, 1);
 	}
 }
 
@@ -747,31 +746,33 @@ static bool setup_timing(struct probe *probe) {
 		return true;
 	}
 	if (probe->timing_manager == NULL) {
-		fprintf(stderr, "vitrail-draw-probe: the compositor lacks "
-			"vitrail_frame_timing_manager_v1 (--path, --tearing)\n");
+		fprintf(stderr,
+				"vitrail-draw-probe: the compositor lacks "
+				"vitrail_frame_timing_manager_v1 (--path, --tearing)\n");
 		return false;
 	}
 	probe->timing = vitrail_frame_timing_manager_v1_get_surface_timing(
-		probe->timing_manager, probe->window.surface);
+			probe->timing_manager, probe->window.surface);
 	if (probe->path != PATH_NONE) {
 		vitrail_surface_timing_v1_set_path(probe->timing,
-			(uint32_t)probe->path);
+				(uint32_t)probe->path);
 	}
 	if (probe->tear) {
 		if (vitrail_surface_timing_v1_get_version(probe->timing) <
 				VITRAIL_SURFACE_TIMING_V1_SET_TEARING_SINCE_VERSION) {
-			fprintf(stderr, "vitrail-draw-probe: --tearing needs "
-				"vitrail_frame_timing_manager_v1 version 2; the compositor "
-				"offers %u\n",
-				vitrail_surface_timing_v1_get_version(probe->timing));
+			fprintf(stderr,
+					"vitrail-draw-probe: --tearing needs "
+					"vitrail_frame_timing_manager_v1 version 2; the compositor "
+					"offers %u\n",
+					vitrail_surface_timing_v1_get_version(probe->timing));
 			return false;
 		}
 		vitrail_surface_timing_v1_set_tearing(probe->timing, 1);
 		if (probe->tearing_manager != NULL) {
 			probe->tearing = wp_tearing_control_manager_v1_get_tearing_control(
-				probe->tearing_manager, probe->window.surface);
+					probe->tearing_manager, probe->window.surface);
 			wp_tearing_control_v1_set_presentation_hint(probe->tearing,
-				WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
+					WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC);
 		}
 	}
 	return true;
@@ -780,8 +781,9 @@ static bool setup_timing(struct probe *probe) {
 static bool probe_init(struct probe *probe) {
 	probe->display = wl_display_connect(NULL);
 	if (probe->display == NULL) {
-		fprintf(stderr, "vitrail-draw-probe: cannot connect to the "
-			"Wayland display\n");
+		fprintf(stderr,
+				"vitrail-draw-probe: cannot connect to the "
+				"Wayland display\n");
 		return false;
 	}
 	probe->registry = wl_display_get_registry(probe->display);
@@ -795,21 +797,24 @@ static bool probe_init(struct probe *probe) {
 	if (probe->compositor == NULL || probe->shm == NULL ||
 			probe->seat == NULL || probe->wm_base == NULL ||
 			probe->presentation == NULL) {
-		fprintf(stderr, "vitrail-draw-probe: the compositor lacks "
-			"wl_compositor, wl_shm, wl_seat, xdg_wm_base or "
-			"wp_presentation\n");
+		fprintf(stderr,
+				"vitrail-draw-probe: the compositor lacks "
+				"wl_compositor, wl_shm, wl_seat, xdg_wm_base or "
+				"wp_presentation\n");
 		return false;
 	}
 	if (!probe->clock_known || probe->clock_id != CLOCK_MONOTONIC) {
-		fprintf(stderr, "vitrail-draw-probe: the presentation clock is "
-			"%s%u, not CLOCK_MONOTONIC (%d)\n", probe->clock_known ? "" :
-			"unknown, ", probe->clock_id, CLOCK_MONOTONIC);
+		fprintf(stderr,
+				"vitrail-draw-probe: the presentation clock is "
+				"%s%u, not CLOCK_MONOTONIC (%d)\n",
+				probe->clock_known ? "" : "unknown, ", probe->clock_id,
+				CLOCK_MONOTONIC);
 		return false;
 	}
 
 	if (!pc_toplevel_init(&probe->window, probe->compositor, probe->wm_base,
-			probe->app_id, "vitrail draw probe", probe->width, probe->height,
-			&probe->running, window_configured, probe)) {
+				probe->app_id, "vitrail draw probe", probe->width,
+				probe->height, &probe->running, window_configured, probe)) {
 		fprintf(stderr, "vitrail-draw-probe: out of memory\n");
 		return false;
 	}
@@ -828,8 +833,8 @@ static void probe_finish(struct probe *probe) {
 		free(pending);
 	}
 	struct pending_commit_feedback *commit_pending, *commit_tmp;
-	wl_list_for_each_safe(commit_pending, commit_tmp,
-			&probe->commit_feedbacks, link) {
+	wl_list_for_each_safe(commit_pending, commit_tmp, &probe->commit_feedbacks,
+			link) {
 		commit_feedback_finish(commit_pending);
 	}
 	if (probe->frame_callback != NULL) {
@@ -895,7 +900,8 @@ static void probe_stop(struct probe *probe, uint64_t *deadline) {
 
 static void probe_run(struct probe *probe, int signal_fd) {
 	uint64_t deadline = probe->timeout_s > 0 ?
-		pc_now_ns() + (uint64_t)(probe->timeout_s * 1e9) : 0;
+			pc_now_ns() + (uint64_t)(probe->timeout_s * 1e9) :
+			0;
 	while (probe->running) {
 		int timeout_ms = -1;
 		if (deadline != 0) {
@@ -909,8 +915,8 @@ static void probe_run(struct probe *probe, int signal_fd) {
 			timeout_ms = (int)((deadline - now) / 1000000u) + 1;
 		}
 		bool signalled = false;
-		if (!pc_dispatch(probe->display, signal_fd, timeout_ms,
-				&probe->running, &signalled, "vitrail-draw-probe")) {
+		if (!pc_dispatch(probe->display, signal_fd, timeout_ms, &probe->running,
+					&signalled, "vitrail-draw-probe")) {
 			probe->exit_status = EXIT_FAILURE;
 			return;
 		}
@@ -931,28 +937,30 @@ static bool write_csv(struct probe *probe) {
 	FILE *f = fopen(tmp, "w");
 	if (f == NULL) {
 		fprintf(stderr, "vitrail-draw-probe: cannot write %s: %s\n", tmp,
-			strerror(errno));
+				strerror(errno));
 		return false;
 	}
-	fprintf(f, "seq,callback_ns,commit_ns,x,y,newest_recv_ns,"
-		"oldest_recv_ns,presented_ns,discarded,refresh_ns,event,"
-		"ft_presented_ns,ft_discarded\n");
+	fprintf(f,
+			"seq,callback_ns,commit_ns,x,y,newest_recv_ns,"
+			"oldest_recv_ns,presented_ns,discarded,refresh_ns,event,"
+			"ft_presented_ns,ft_discarded\n");
 	for (size_t i = 0; i < probe->records_len; i++) {
 		const struct frame_record *r = &probe->records[i];
-		fprintf(f, "%llu,%llu,%llu,%.10g,%.10g,%llu,%llu,%llu,%d,%llu,%llu,"
-			"%llu,%d\n",
-			(unsigned long long)r->seq, (unsigned long long)r->callback_ns,
-			(unsigned long long)r->commit_ns, r->x, r->y,
-			(unsigned long long)r->newest_recv_ns,
-			(unsigned long long)r->oldest_recv_ns,
-			(unsigned long long)r->presented_ns, r->discarded ? 1 : 0,
-			(unsigned long long)r->refresh_ns, (unsigned long long)r->event,
-			(unsigned long long)r->ft_presented_ns, r->ft_discarded);
+		fprintf(f,
+				"%llu,%llu,%llu,%.10g,%.10g,%llu,%llu,%llu,%d,%llu,%llu,"
+				"%llu,%d\n",
+				(unsigned long long)r->seq, (unsigned long long)r->callback_ns,
+				(unsigned long long)r->commit_ns, r->x, r->y,
+				(unsigned long long)r->newest_recv_ns,
+				(unsigned long long)r->oldest_recv_ns,
+				(unsigned long long)r->presented_ns, r->discarded ? 1 : 0,
+				(unsigned long long)r->refresh_ns, (unsigned long long)r->event,
+				(unsigned long long)r->ft_presented_ns, r->ft_discarded);
 	}
 	bool ok = fclose(f) == 0 && rename(tmp, probe->csv_path) == 0;
 	if (!ok) {
 		fprintf(stderr, "vitrail-draw-probe: cannot write %s\n",
-			probe->csv_path);
+				probe->csv_path);
 	}
 	return ok;
 }
@@ -973,10 +981,11 @@ static bool parse_path(const char *s, enum path_choice *path) {
 }
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: vitrail-draw-probe [--path vsync|low-latency|"
-		"pre-render] [--tearing] [--render-ms X] [--trail N] [--csv FILE] "
-		"[--frames N] [--timeout SEC] [--app-id ID] [--size WxH] "
-		"[--ready-fd FD]\n");
+	fprintf(f,
+			"Usage: vitrail-draw-probe [--path vsync|low-latency|"
+			"pre-render] [--tearing] [--render-ms X] [--trail N] [--csv FILE] "
+			"[--frames N] [--timeout SEC] [--app-id ID] [--size WxH] "
+			"[--ready-fd FD]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -1010,31 +1019,19 @@ int main(int argc, char *argv[]) {
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		bool ok = true;
 		switch (opt) {
-		case 'p':
-			ok = parse_path(optarg, &probe.path);
-			break;
-		case 'T':
-			probe.tear = true;
-			break;
-		case 'r':
-			ok = pc_parse_double(optarg, 0, &probe.render_ms);
-			break;
+		case 'p': ok = parse_path(optarg, &probe.path); break;
+		case 'T': probe.tear = true; break;
+		case 'r': ok = pc_parse_double(optarg, 0, &probe.render_ms); break;
 		case 'l':
 			ok = pc_parse_long(optarg, 1, TRAIL_MAX, &value);
 			probe.trail_max = (int)value;
 			break;
-		case 'c':
-			probe.csv_path = optarg;
-			break;
+		case 'c': probe.csv_path = optarg; break;
 		case 'n':
 			ok = pc_parse_long(optarg, 0, 100000000, &probe.max_frames);
 			break;
-		case 't':
-			ok = pc_parse_double(optarg, 0, &probe.timeout_s);
-			break;
-		case 'a':
-			probe.app_id = optarg;
-			break;
+		case 't': ok = pc_parse_double(optarg, 0, &probe.timeout_s); break;
+		case 'a': probe.app_id = optarg; break;
 		case 's':
 			ok = pc_parse_size(optarg, &probe.width, &probe.height);
 			break;
@@ -1042,16 +1039,12 @@ int main(int argc, char *argv[]) {
 			ok = pc_parse_long(optarg, 0, 65535, &value);
 			probe.ready_fd = (int)value;
 			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return EXIT_FAILURE;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return EXIT_FAILURE;
 		}
 		if (!ok) {
 			fprintf(stderr, "vitrail-draw-probe: bad value '%s' for %s\n",
-				optarg, argv[optind - 1]);
+					optarg, argv[optind - 1]);
 			usage(stderr);
 			return EXIT_FAILURE;
 		}
@@ -1083,12 +1076,14 @@ int main(int argc, char *argv[]) {
 		probe.exit_status = EXIT_FAILURE;
 	}
 	printf("draw-probe: frames=%zu presented=%ld discarded=%ld events=%llu\n",
-		probe.records_len, probe.presented, probe.discarded,
-		(unsigned long long)probe.events);
+			probe.records_len, probe.presented, probe.discarded,
+			(unsigned long long)probe.events);
 	fflush(stdout);
 	if (probe.no_buffer > 0) {
-		fprintf(stderr, "vitrail-draw-probe: %ld frame callbacks found every "
-			"buffer busy\n", probe.no_buffer);
+		fprintf(stderr,
+				"vitrail-draw-probe: %ld frame callbacks found every "
+				"buffer busy\n",
+				probe.no_buffer);
 	}
 	if (probe.csv_path != NULL && !write_csv(&probe)) {
 		probe.exit_status = EXIT_FAILURE;

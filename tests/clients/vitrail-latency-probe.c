@@ -120,8 +120,13 @@ static void fail(struct probe *probe, const char *message) {
 /* A solid colour per frame: consecutive frames always differ. */
 static void draw_solid(struct pc_buffer *buffer, uint64_t seq) {
 	static const uint32_t colours[] = {
-		0x00d04040, 0x0040d040, 0x004040d0, 0x00d0d040, 0x0040d0d0,
-		0x00d040d0, 0x00808080,
+		0x00d04040,
+		0x0040d040,
+		0x004040d0,
+		0x00d0d040,
+		0x0040d0d0,
+		0x00d040d0,
+		0x00808080,
 	};
 	uint32_t colour = colours[seq % (sizeof(colours) / sizeof(colours[0]))];
 	uint32_t *px = buffer->data;
@@ -134,8 +139,8 @@ static void draw_solid(struct pc_buffer *buffer, uint64_t seq) {
 static bool record_add(struct probe *probe, uint64_t seq, size_t *index) {
 	if (probe->records_len == probe->records_cap) {
 		size_t cap = probe->records_cap ? probe->records_cap * 2 : 512;
-		struct frame_record *records = realloc(probe->records,
-			cap * sizeof(*records));
+		struct frame_record *records =
+				realloc(probe->records, cap * sizeof(*records));
 		if (records == NULL) {
 			return false;
 		}
@@ -165,8 +170,8 @@ static void feedback_handle_sync_output(void *data,
 
 static void feedback_handle_presented(void *data,
 		struct wp_presentation_feedback *feedback, uint32_t tv_sec_hi,
-		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh,
-		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+		uint32_t tv_sec_lo, uint32_t tv_nsec, uint32_t refresh, uint32_t seq_hi,
+		uint32_t seq_lo, uint32_t flags) {
 	struct pending_feedback *pending = data;
 	struct frame_record *record = &pending->probe->records[pending->record];
 	uint64_t sec = (uint64_t)tv_sec_hi << 32 | tv_sec_lo;
@@ -204,7 +209,7 @@ static void request_frame(struct probe *probe) {
 /* Draw, attach and commit the next frame with its feedback. */
 static void commit_frame(struct probe *probe) {
 	struct pc_buffer *buffer = pc_pool_next(&probe->pool, probe->shm,
-		probe->window.width, probe->window.height);
+			probe->window.width, probe->window.height);
 	if (buffer == NULL) {
 		// Every buffer is still held: try again at the next frame.
 		probe->no_buffer++;
@@ -226,19 +231,19 @@ static void commit_frame(struct probe *probe) {
 
 	wl_surface_attach(probe->window.surface, buffer->wl_buffer, 0, 0);
 	wl_surface_damage_buffer(probe->window.surface, 0, 0, buffer->width,
-		buffer->height);
+			buffer->height);
 	request_frame(probe);
 	pending->probe = probe;
 	pending->record = index;
 	wl_list_insert(&probe->feedbacks, &pending->link);
 	pending->feedback = wp_presentation_feedback(probe->presentation,
-		probe->window.surface);
-	wp_presentation_feedback_add_listener(pending->feedback,
-		&feedback_listener, pending);
+			probe->window.surface);
+	wp_presentation_feedback_add_listener(pending->feedback, &feedback_listener,
+			pending);
 	struct timespec ts;
 	clock_gettime((clockid_t)probe->clock_id, &ts);
-	probe->records[index].commit_ns = (uint64_t)ts.tv_sec * 1000000000u +
-		(uint64_t)ts.tv_nsec;
+	probe->records[index].commit_ns =
+			(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	wl_surface_commit(probe->window.surface);
 	// Send it now, not when the main loop comes round.
 	wl_display_flush(probe->display);
@@ -288,18 +293,18 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct probe *probe = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
 		probe->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, version < 4 ? version : 4);
+				&wl_compositor_interface, version < 4 ? version : 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		probe->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		probe->wm_base = wl_registry_bind(registry, name,
-			&xdg_wm_base_interface, 1);
+		probe->wm_base =
+				wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		pc_wm_base_listen(probe->wm_base);
 	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
-		probe->presentation = wl_registry_bind(registry, name,
-			&wp_presentation_interface, 1);
+		probe->presentation =
+				wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 		wp_presentation_add_listener(probe->presentation,
-			&presentation_listener, probe);
+				&presentation_listener, probe);
 	}
 }
 
@@ -318,8 +323,9 @@ static const struct wl_registry_listener registry_listener = {
 static bool probe_init(struct probe *probe) {
 	probe->display = wl_display_connect(NULL);
 	if (probe->display == NULL) {
-		fprintf(stderr, "vitrail-latency-probe: cannot connect to the "
-			"Wayland display\n");
+		fprintf(stderr,
+				"vitrail-latency-probe: cannot connect to the "
+				"Wayland display\n");
 		return false;
 	}
 	probe->registry = wl_display_get_registry(probe->display);
@@ -332,23 +338,25 @@ static bool probe_init(struct probe *probe) {
 	}
 	if (probe->compositor == NULL || probe->shm == NULL ||
 			probe->wm_base == NULL || probe->presentation == NULL) {
-		fprintf(stderr, "vitrail-latency-probe: the compositor lacks "
-			"wl_compositor, wl_shm, xdg_wm_base or wp_presentation\n");
+		fprintf(stderr,
+				"vitrail-latency-probe: the compositor lacks "
+				"wl_compositor, wl_shm, xdg_wm_base or wp_presentation\n");
 		return false;
 	}
 	struct timespec ts;
 	if (!probe->clock_known ||
 			clock_gettime((clockid_t)probe->clock_id, &ts) != 0) {
-		fprintf(stderr, "vitrail-latency-probe: the presentation clock is "
-			"%s%u, which this process cannot read: commit and "
-			"presentation times would not be comparable\n",
-			probe->clock_known ? "" : "unknown, ", probe->clock_id);
+		fprintf(stderr,
+				"vitrail-latency-probe: the presentation clock is "
+				"%s%u, which this process cannot read: commit and "
+				"presentation times would not be comparable\n",
+				probe->clock_known ? "" : "unknown, ", probe->clock_id);
 		return false;
 	}
 
 	if (!pc_toplevel_init(&probe->window, probe->compositor, probe->wm_base,
-			probe->app_id, "vitrail latency probe", probe->width,
-			probe->height, &probe->running, window_configured, probe)) {
+				probe->app_id, "vitrail latency probe", probe->width,
+				probe->height, &probe->running, window_configured, probe)) {
 		fprintf(stderr, "vitrail-latency-probe: out of memory\n");
 		return false;
 	}
@@ -392,21 +400,23 @@ static void probe_finish(struct probe *probe) {
 
 static void probe_run(struct probe *probe, int signal_fd) {
 	uint64_t deadline = probe->timeout_s > 0 ?
-		pc_now_ns() + (uint64_t)(probe->timeout_s * 1e9) : 0;
+			pc_now_ns() + (uint64_t)(probe->timeout_s * 1e9) :
+			0;
 	while (probe->running) {
 		int timeout_ms = -1;
 		if (deadline != 0) {
 			uint64_t now = pc_now_ns();
 			if (now >= deadline) {
-				fail(probe, "timed out (--timeout) before enough frames "
-					"were presented");
+				fail(probe,
+						"timed out (--timeout) before enough frames "
+						"were presented");
 				return;
 			}
 			timeout_ms = (int)((deadline - now) / 1000000u) + 1;
 		}
 		bool signalled = false;
-		if (!pc_dispatch(probe->display, signal_fd, timeout_ms,
-				&probe->running, &signalled, "vitrail-latency-probe")) {
+		if (!pc_dispatch(probe->display, signal_fd, timeout_ms, &probe->running,
+					&signalled, "vitrail-latency-probe")) {
 			probe->exit_status = EXIT_FAILURE;
 			return;
 		}
@@ -457,29 +467,30 @@ static bool write_csv(struct probe *probe) {
 	}
 	FILE *f = fopen(tmp, "w");
 	if (f == NULL) {
-		fprintf(stderr, "vitrail-latency-probe: cannot write %s: %s\n",
-			tmp, strerror(errno));
+		fprintf(stderr, "vitrail-latency-probe: cannot write %s: %s\n", tmp,
+				strerror(errno));
 		return false;
 	}
-	fprintf(f, "seq,commit_ns,presented_ns,refresh_ns,latency_ns,"
-		"discarded\n");
+	fprintf(f,
+			"seq,commit_ns,presented_ns,refresh_ns,latency_ns,"
+			"discarded\n");
 	for (size_t i = 0; i < probe->records_len; i++) {
 		const struct frame_record *r = &probe->records[i];
 		if (!counted(probe, r)) {
 			continue;
 		}
-		int64_t latency = r->discarded ? 0 :
-			(int64_t)(r->presented_ns - r->commit_ns);
-		fprintf(f, "%llu,%llu,%llu,%llu,%lld,%d\n",
-			(unsigned long long)r->seq, (unsigned long long)r->commit_ns,
-			(unsigned long long)r->presented_ns,
-			(unsigned long long)r->refresh_ns, (long long)latency,
-			r->discarded ? 1 : 0);
+		int64_t latency =
+				r->discarded ? 0 : (int64_t)(r->presented_ns - r->commit_ns);
+		fprintf(f, "%llu,%llu,%llu,%llu,%lld,%d\n", (unsigned long long)r->seq,
+				(unsigned long long)r->commit_ns,
+				(unsigned long long)r->presented_ns,
+				(unsigned long long)r->refresh_ns, (long long)latency,
+				r->discarded ? 1 : 0);
 	}
 	bool ok = fclose(f) == 0 && rename(tmp, probe->csv_path) == 0;
 	if (!ok) {
 		fprintf(stderr, "vitrail-latency-probe: cannot write %s\n",
-			probe->csv_path);
+				probe->csv_path);
 	}
 	return ok;
 }
@@ -520,22 +531,24 @@ static void print_summary(struct probe *probe) {
 	char med_p[32], p95_p[32], med_ms[32], p95_ms[32], refresh_ms[32];
 	bool have = presented > 0, have_p = with_refresh > 0;
 	format_value(med_p, sizeof(med_p), have_p,
-		have_p ? median(periods, with_refresh) : 0, 3);
+			have_p ? median(periods, with_refresh) : 0, 3);
 	format_value(p95_p, sizeof(p95_p), have_p,
-		have_p ? p95(periods, with_refresh) : 0, 3);
+			have_p ? p95(periods, with_refresh) : 0, 3);
 	format_value(med_ms, sizeof(med_ms), have, have ? median(ms, presented) : 0,
-		3);
+			3);
 	format_value(p95_ms, sizeof(p95_ms), have, have ? p95(ms, presented) : 0,
-		3);
+			3);
 	format_value(refresh_ms, sizeof(refresh_ms), have_p,
-		have_p ? median(refresh, with_refresh) : 0, 3);
+			have_p ? median(refresh, with_refresh) : 0, 3);
 	printf("latency: frames=%zu discarded=%zu median_periods=%s "
-		"p95_periods=%s median_ms=%s p95_ms=%s refresh_ms=%s\n", presented,
-		discarded, med_p, p95_p, med_ms, p95_ms, refresh_ms);
+		   "p95_periods=%s median_ms=%s p95_ms=%s refresh_ms=%s\n",
+			presented, discarded, med_p, p95_p, med_ms, p95_ms, refresh_ms);
 	fflush(stdout);
 	if (probe->no_buffer > 0) {
-		fprintf(stderr, "vitrail-latency-probe: %ld frame callbacks found "
-			"every buffer busy (no frame committed)\n", probe->no_buffer);
+		fprintf(stderr,
+				"vitrail-latency-probe: %ld frame callbacks found "
+				"every buffer busy (no frame committed)\n",
+				probe->no_buffer);
 	}
 	free(ms);
 	free(periods);
@@ -545,9 +558,10 @@ static void print_summary(struct probe *probe) {
 /* ---- options ------------------------------------------------------------ */
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: vitrail-latency-probe [--frames N] [--skip N] "
-		"[--render-ms X] [--csv FILE] [--app-id ID] [--size WxH] "
-		"[--timeout SEC]\n");
+	fprintf(f,
+			"Usage: vitrail-latency-probe [--frames N] [--skip N] "
+			"[--render-ms X] [--csv FILE] [--app-id ID] [--size WxH] "
+			"[--timeout SEC]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -578,34 +592,22 @@ int main(int argc, char *argv[]) {
 		case 'n':
 			ok = pc_parse_long(optarg, 1, LONG_MAX, &probe.max_frames);
 			break;
-		case 'k':
-			ok = pc_parse_long(optarg, 0, LONG_MAX, &probe.skip);
-			break;
-		case 'r':
-			ok = pc_parse_double(optarg, 0, &probe.render_ms);
-			break;
-		case 'c':
-			probe.csv_path = optarg;
-			break;
-		case 'a':
-			probe.app_id = optarg;
-			break;
+		case 'k': ok = pc_parse_long(optarg, 0, LONG_MAX, &probe.skip); break;
+		case 'r': ok = pc_parse_double(optarg, 0, &probe.render_ms); break;
+		case 'c': probe.csv_path = optarg; break;
+		case 'a': probe.app_id = optarg; break;
 		case 's':
 			ok = pc_parse_size(optarg, &probe.width, &probe.height);
 			break;
-		case 't':
-			ok = pc_parse_double(optarg, 0, &probe.timeout_s);
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return EXIT_FAILURE;
+		case 't': ok = pc_parse_double(optarg, 0, &probe.timeout_s); break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return EXIT_FAILURE;
 		}
 		if (!ok) {
-			fprintf(stderr, "vitrail-latency-probe: bad value '%s' for "
-				"%s\n", optarg, argv[optind - 1]);
+			fprintf(stderr,
+					"vitrail-latency-probe: bad value '%s' for "
+					"%s\n",
+					optarg, argv[optind - 1]);
 			usage(stderr);
 			return EXIT_FAILURE;
 		}
@@ -616,8 +618,10 @@ int main(int argc, char *argv[]) {
 	}
 	wl_list_init(&probe.feedbacks);
 	if (probe.skip >= probe.max_frames) {
-		fprintf(stderr, "vitrail-latency-probe: --skip %ld leaves nothing of "
-			"--frames %ld\n", probe.skip, probe.max_frames);
+		fprintf(stderr,
+				"vitrail-latency-probe: --skip %ld leaves nothing of "
+				"--frames %ld\n",
+				probe.skip, probe.max_frames);
 		return EXIT_FAILURE;
 	}
 

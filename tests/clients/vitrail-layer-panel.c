@@ -67,16 +67,16 @@ static void handle_signal(int sig) {
 	stop = 1;
 }
 
-static struct wl_buffer *make_buffer(struct panel *p, uint32_t w,
-		uint32_t h, uint32_t color) {
+static struct wl_buffer *make_buffer(struct panel *p, uint32_t w, uint32_t h,
+		uint32_t color) {
 	size_t stride = (size_t)w * 4, size = stride * h;
 	int fd = memfd_create("vitrail-layer-panel", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
 		perror("memfd");
 		exit(1);
 	}
-	uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		fd, 0);
+	uint32_t *pixels =
+			mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (pixels == MAP_FAILED) {
 		perror("mmap");
 		exit(1);
@@ -87,14 +87,14 @@ static struct wl_buffer *make_buffer(struct panel *p, uint32_t w,
 	munmap(pixels, size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(p->shm, fd, (int32_t)size);
 	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, (int32_t)w,
-		(int32_t)h, (int32_t)stride, WL_SHM_FORMAT_XRGB8888);
+			(int32_t)h, (int32_t)stride, WL_SHM_FORMAT_XRGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;
 }
 
-static void popup_surface_configure(void *data,
-		struct xdg_surface *xdg_surface, uint32_t serial) {
+static void popup_surface_configure(void *data, struct xdg_surface *xdg_surface,
+		uint32_t serial) {
 	struct panel *p = data;
 	xdg_surface_ack_configure(xdg_surface, serial);
 	if (p->popup_buffer == NULL) {
@@ -132,12 +132,11 @@ static const struct xdg_popup_listener popup_listener = {
  * parent, then zwlr_layer_surface_v1.get_popup). */
 static void create_popup(struct panel *p) {
 	struct xdg_positioner *positioner =
-		xdg_wm_base_create_positioner(p->wm_base);
+			xdg_wm_base_create_positioner(p->wm_base);
 	xdg_positioner_set_size(positioner, POPUP_W, POPUP_H);
 	xdg_positioner_set_anchor_rect(positioner, POPUP_X, POPUP_Y, 1, 1);
 	xdg_positioner_set_anchor(positioner, XDG_POSITIONER_ANCHOR_TOP_LEFT);
-	xdg_positioner_set_gravity(positioner,
-		XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
+	xdg_positioner_set_gravity(positioner, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT);
 	p->popup_surface = wl_compositor_create_surface(p->compositor);
 	p->popup_xdg = xdg_wm_base_get_xdg_surface(p->wm_base, p->popup_surface);
 	xdg_surface_add_listener(p->popup_xdg, &popup_surface_listener, p);
@@ -214,8 +213,8 @@ static void keyboard_key(void *data, struct wl_keyboard *keyboard,
 }
 
 static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard,
-		uint32_t serial, uint32_t depressed, uint32_t latched,
-		uint32_t locked, uint32_t group) {
+		uint32_t serial, uint32_t depressed, uint32_t latched, uint32_t locked,
+		uint32_t group) {
 }
 
 static void keyboard_repeat_info(void *data, struct wl_keyboard *keyboard,
@@ -233,8 +232,7 @@ static const struct wl_keyboard_listener keyboard_listener = {
 
 /* The keyboard once the seat has one (vitrail offers it once a keyboard
  * device, a virtual one too, exists). */
-static void seat_capabilities(void *data, struct wl_seat *seat,
-		uint32_t caps) {
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
 	struct panel *p = data;
 	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) != 0 && p->keyboard == NULL) {
 		p->keyboard = wl_seat_get_keyboard(seat);
@@ -263,21 +261,21 @@ static void registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct panel *p = data;
 	if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		p->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface,
-			1);
+		p->wm_base =
+				wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		xdg_wm_base_add_listener(p->wm_base, &wm_base_listener, p);
 	} else if (strcmp(interface, wl_compositor_interface.name) == 0) {
-		p->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 4);
+		p->compositor =
+				wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		p->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			p->seat == NULL) {
 		p->seat = wl_registry_bind(registry, name, &wl_seat_interface,
-			version < 2 ? version : 2);
+				version < 2 ? version : 2);
 	} else if (strcmp(interface, zwlr_layer_shell_v1_interface.name) == 0) {
 		p->layer_shell = wl_registry_bind(registry, name,
-			&zwlr_layer_shell_v1_interface, version < 4 ? version : 4);
+				&zwlr_layer_shell_v1_interface, version < 4 ? version : 4);
 	}
 }
 
@@ -291,9 +289,10 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 static void usage(void) {
-	fprintf(stderr, "usage: vitrail-layer-panel [--height H] [--zone Z] "
-		"[--color RRGGBB] [--layer background|bottom|top|overlay] "
-		"[--keyboard none|exclusive|on_demand] [--popup]\n");
+	fprintf(stderr,
+			"usage: vitrail-layer-panel [--height H] [--zone Z] "
+			"[--color RRGGBB] [--layer background|bottom|top|overlay] "
+			"[--keyboard none|exclusive|on_demand] [--popup]\n");
 	exit(2);
 }
 
@@ -335,10 +334,10 @@ int main(int argc, char *argv[]) {
 				keyboard = ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_NONE;
 			} else if (strcmp(value, "exclusive") == 0) {
 				keyboard =
-					ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE;
+						ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_EXCLUSIVE;
 			} else if (strcmp(value, "on_demand") == 0) {
 				keyboard =
-					ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_ON_DEMAND;
+						ZWLR_LAYER_SURFACE_V1_KEYBOARD_INTERACTIVITY_ON_DEMAND;
 			} else {
 				usage();
 			}
@@ -362,8 +361,9 @@ int main(int argc, char *argv[]) {
 	wl_display_roundtrip(p.display);
 	if (p.compositor == NULL || p.shm == NULL || p.layer_shell == NULL ||
 			p.wm_base == NULL) {
-		fprintf(stderr, "the compositor lacks wl_compositor, wl_shm, "
-			"xdg_wm_base or zwlr_layer_shell_v1\n");
+		fprintf(stderr,
+				"the compositor lacks wl_compositor, wl_shm, "
+				"xdg_wm_base or zwlr_layer_shell_v1\n");
 		return 1;
 	}
 	if (p.seat != NULL) {
@@ -371,15 +371,15 @@ int main(int argc, char *argv[]) {
 	}
 	p.surface = wl_compositor_create_surface(p.compositor);
 	p.layer_surface = zwlr_layer_shell_v1_get_layer_surface(p.layer_shell,
-		p.surface, NULL, layer, "vitrail-layer-panel");
+			p.surface, NULL, layer, "vitrail-layer-panel");
 	zwlr_layer_surface_v1_add_listener(p.layer_surface, &layer_listener, &p);
 	zwlr_layer_surface_v1_set_anchor(p.layer_surface,
-		ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
-		ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT);
+			ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP |
+					ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT |
+					ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT);
 	zwlr_layer_surface_v1_set_size(p.layer_surface, 0, height);
 	zwlr_layer_surface_v1_set_exclusive_zone(p.layer_surface, zone);
-	zwlr_layer_surface_v1_set_keyboard_interactivity(p.layer_surface,
-		keyboard);
+	zwlr_layer_surface_v1_set_keyboard_interactivity(p.layer_surface, keyboard);
 	wl_surface_commit(p.surface);
 
 	struct pollfd pfd = { .fd = wl_display_get_fd(p.display),

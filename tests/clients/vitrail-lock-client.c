@@ -81,8 +81,8 @@ static struct wl_buffer *solid_buffer(struct client *c, int32_t width,
 		perror("memfd");
 		exit(1);
 	}
-	uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		fd, 0);
+	uint32_t *pixels =
+			mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (pixels == MAP_FAILED) {
 		perror("mmap");
 		exit(1);
@@ -92,8 +92,8 @@ static struct wl_buffer *solid_buffer(struct client *c, int32_t width,
 	}
 	munmap(pixels, size);
 	struct wl_shm_pool *pool = wl_shm_create_pool(c->shm, fd, (int32_t)size);
-	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width,
-		height, width * 4, WL_SHM_FORMAT_ARGB8888);
+	struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
+			width * 4, WL_SHM_FORMAT_ARGB8888);
 	wl_shm_pool_destroy(pool);
 	close(fd);
 	return buffer;
@@ -127,23 +127,22 @@ static void lock_surface_configure(void *data,
 	}
 	o->buffer = solid_buffer(c, (int32_t)width, (int32_t)height);
 	wl_surface_attach(o->surface, o->buffer, 0, 0);
-	wl_surface_damage_buffer(o->surface, 0, 0, (int32_t)width,
-		(int32_t)height);
+	wl_surface_damage_buffer(o->surface, 0, 0, (int32_t)width, (int32_t)height);
 	wl_surface_commit(o->surface);
 	printf("drawn %s %u %u\n", o->name, width, height);
 }
 
 static const struct ext_session_lock_surface_v1_listener
 		lock_surface_listener = {
-	.configure = lock_surface_configure,
-};
+			.configure = lock_surface_configure,
+		};
 
 static void create_lock_surface(struct client *c, struct output *o) {
 	o->surface = wl_compositor_create_surface(c->compositor);
-	o->lock_surface = ext_session_lock_v1_get_lock_surface(c->lock,
-		o->surface, o->wl_output);
+	o->lock_surface = ext_session_lock_v1_get_lock_surface(c->lock, o->surface,
+			o->wl_output);
 	ext_session_lock_surface_v1_add_listener(o->lock_surface,
-		&lock_surface_listener, o);
+			&lock_surface_listener, o);
 }
 
 /* ---- the lock ----------------------------------------------------------- */
@@ -158,7 +157,7 @@ static void lock_locked(void *data, struct ext_session_lock_v1 *lock) {
 	struct client *c = data;
 	c->locked = true;
 	printf("locked %lld ms after the request\n",
-		(long long)(now_ms() - c->lock_ms));
+			(long long)(now_ms() - c->lock_ms));
 }
 
 static void lock_finished(void *data, struct ext_session_lock_v1 *lock) {
@@ -195,8 +194,8 @@ static void pointer_button(void *data, struct wl_pointer *pointer,
 	}
 }
 
-static void pointer_axis(void *data, struct wl_pointer *pointer,
-		uint32_t time, uint32_t axis, wl_fixed_t value) {
+static void pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time,
+		uint32_t axis, wl_fixed_t value) {
 }
 
 static const struct wl_pointer_listener pointer_listener = {
@@ -224,12 +223,12 @@ static void keyboard_leave(void *data, struct wl_keyboard *keyboard,
 static void keyboard_key(void *data, struct wl_keyboard *keyboard,
 		uint32_t serial, uint32_t time, uint32_t key, uint32_t state) {
 	printf("key %u %s\n", key,
-		state == WL_KEYBOARD_KEY_STATE_PRESSED ? "pressed" : "released");
+			state == WL_KEYBOARD_KEY_STATE_PRESSED ? "pressed" : "released");
 }
 
 static void keyboard_modifiers(void *data, struct wl_keyboard *keyboard,
-		uint32_t serial, uint32_t depressed, uint32_t latched,
-		uint32_t locked, uint32_t group) {
+		uint32_t serial, uint32_t depressed, uint32_t latched, uint32_t locked,
+		uint32_t group) {
 }
 
 static const struct wl_keyboard_listener keyboard_listener = {
@@ -240,18 +239,17 @@ static const struct wl_keyboard_listener keyboard_listener = {
 	.modifiers = keyboard_modifiers,
 };
 
-static void seat_capabilities(void *data, struct wl_seat *seat,
-		uint32_t caps) {
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
 	static bool have_pointer, have_keyboard;
 	if ((caps & WL_SEAT_CAPABILITY_POINTER) && !have_pointer) {
 		have_pointer = true;
-		wl_pointer_add_listener(wl_seat_get_pointer(seat),
-			&pointer_listener, data);
+		wl_pointer_add_listener(wl_seat_get_pointer(seat), &pointer_listener,
+				data);
 	}
 	if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !have_keyboard) {
 		have_keyboard = true;
-		wl_keyboard_add_listener(wl_seat_get_keyboard(seat),
-			&keyboard_listener, data);
+		wl_keyboard_add_listener(wl_seat_get_keyboard(seat), &keyboard_listener,
+				data);
 	}
 }
 
@@ -261,13 +259,13 @@ static const struct wl_seat_listener seat_listener = {
 
 /* ---- outputs and globals ------------------------------------------------ */
 
-static void output_geometry(void *data, struct wl_output *wl_output,
-		int32_t x, int32_t y, int32_t pw, int32_t ph, int32_t subpixel,
-		const char *make, const char *model, int32_t transform) {
+static void output_geometry(void *data, struct wl_output *wl_output, int32_t x,
+		int32_t y, int32_t pw, int32_t ph, int32_t subpixel, const char *make,
+		const char *model, int32_t transform) {
 }
 
-static void output_mode(void *data, struct wl_output *wl_output,
-		uint32_t flags, int32_t width, int32_t height, int32_t refresh) {
+static void output_mode(void *data, struct wl_output *wl_output, uint32_t flags,
+		int32_t width, int32_t height, int32_t refresh) {
 }
 
 static void output_done(void *data, struct wl_output *wl_output) {
@@ -300,8 +298,8 @@ static void registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct client *c = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
-		c->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 4);
+		c->compositor =
+				wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0) {
@@ -312,13 +310,13 @@ static void registry_global(void *data, struct wl_registry *registry,
 		struct output *o = &c->outputs[c->noutputs++];
 		o->client = c;
 		snprintf(o->name, sizeof(o->name), "output-%u", name);
-		o->wl_output = wl_registry_bind(registry, name,
-			&wl_output_interface, version < 4 ? version : 4);
+		o->wl_output = wl_registry_bind(registry, name, &wl_output_interface,
+				version < 4 ? version : 4);
 		wl_output_add_listener(o->wl_output, &output_listener, o);
-	} else if (strcmp(interface,
-			ext_session_lock_manager_v1_interface.name) == 0) {
+	} else if (strcmp(interface, ext_session_lock_manager_v1_interface.name) ==
+			0) {
 		c->manager = wl_registry_bind(registry, name,
-			&ext_session_lock_manager_v1_interface, 1);
+				&ext_session_lock_manager_v1_interface, 1);
 	}
 }
 
@@ -338,10 +336,10 @@ static void connection_lost(struct client *c) {
 	uint32_t id = 0;
 	int err = wl_display_get_error(c->display);
 	if (err == EPROTO) {
-		uint32_t code = wl_display_get_protocol_error(c->display,
-			&interface, &id);
+		uint32_t code =
+				wl_display_get_protocol_error(c->display, &interface, &id);
 		printf("protocol error %s %u\n",
-			interface != NULL ? interface->name : "?", code);
+				interface != NULL ? interface->name : "?", code);
 		exit(3);
 	}
 	printf("connection lost: %s\n", strerror(err));
@@ -358,8 +356,8 @@ static void misbehave(struct client *c) {
 		/* the destroy request, keeping the proxy: the error names
 		 * its interface */
 		wl_proxy_marshal_flags((struct wl_proxy *)c->lock,
-			EXT_SESSION_LOCK_V1_DESTROY, NULL,
-			wl_proxy_get_version((struct wl_proxy *)c->lock), 0);
+				EXT_SESSION_LOCK_V1_DESTROY, NULL,
+				wl_proxy_get_version((struct wl_proxy *)c->lock), 0);
 	}
 	/* the others misbehave in lock_surface_configure */
 }
@@ -373,8 +371,10 @@ int main(int argc, char *argv[]) {
 		} else if (strcmp(argv[i], "--misbehave") == 0 && i + 1 < argc) {
 			c.misbehave = argv[++i];
 		} else {
-			fprintf(stderr, "usage: %s [--color AARRGGBB] "
-				"[--misbehave WHAT]\n", argv[0]);
+			fprintf(stderr,
+					"usage: %s [--color AARRGGBB] "
+					"[--misbehave WHAT]\n",
+					argv[0]);
 			return 1;
 		}
 	}
@@ -415,8 +415,8 @@ int main(int argc, char *argv[]) {
 		/* the request, keeping the proxy: the error names its
 		 * interface */
 		wl_proxy_marshal_flags((struct wl_proxy *)c.lock,
-			EXT_SESSION_LOCK_V1_UNLOCK_AND_DESTROY, NULL,
-			wl_proxy_get_version((struct wl_proxy *)c.lock), 0);
+				EXT_SESSION_LOCK_V1_UNLOCK_AND_DESTROY, NULL,
+				wl_proxy_get_version((struct wl_proxy *)c.lock), 0);
 		if (wl_display_roundtrip(c.display) < 0) {
 			connection_lost(&c);
 		}
@@ -430,8 +430,9 @@ int main(int argc, char *argv[]) {
 	}
 	if (c.misbehave != NULL) {
 		/* dup-output and destroy-locked misbehave once locked */
-		while (!c.locked && (strcmp(c.misbehave, "dup-output") == 0 ||
-				strcmp(c.misbehave, "destroy-locked") == 0)) {
+		while (!c.locked &&
+				(strcmp(c.misbehave, "dup-output") == 0 ||
+						strcmp(c.misbehave, "destroy-locked") == 0)) {
 			if (wl_display_dispatch(c.display) < 0) {
 				connection_lost(&c);
 			}
@@ -471,8 +472,7 @@ int main(int argc, char *argv[]) {
 			printf("unlocked\n");
 			return 0;
 		}
-		if ((fds[0].revents & POLLIN) &&
-				wl_display_dispatch(c.display) < 0) {
+		if ((fds[0].revents & POLLIN) && wl_display_dispatch(c.display) < 0) {
 			connection_lost(&c);
 		}
 		if (fds[0].revents & (POLLERR | POLLHUP)) {

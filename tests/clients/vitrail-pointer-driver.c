@@ -135,8 +135,8 @@ static void output_handle_name(void *data, struct wl_output *wl_output,
 	snprintf(output->name, sizeof(output->name), "%s", name);
 }
 
-static void output_handle_description(void *data,
-		struct wl_output *wl_output, const char *description) {
+static void output_handle_description(void *data, struct wl_output *wl_output,
+		const char *description) {
 }
 
 static const struct wl_output_listener output_listener = {
@@ -153,19 +153,18 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 	struct driver *driver = data;
 	if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			driver->seat == NULL) {
-		driver->seat = wl_registry_bind(registry, name, &wl_seat_interface,
-			1);
+		driver->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	} else if (strcmp(interface, wl_output_interface.name) == 0 &&
 			driver->noutputs < MAX_OUTPUTS) {
 		struct output *output = &driver->outputs[driver->noutputs++];
 		output->wl_output = wl_registry_bind(registry, name,
-			&wl_output_interface, version < 4 ? version : 4);
+				&wl_output_interface, version < 4 ? version : 4);
 		wl_output_add_listener(output->wl_output, &output_listener, output);
 	} else if (strcmp(interface,
-			zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
+					   zwlr_virtual_pointer_manager_v1_interface.name) == 0) {
 		driver->manager = wl_registry_bind(registry, name,
-			&zwlr_virtual_pointer_manager_v1_interface, version < 2 ?
-			version : 2);
+				&zwlr_virtual_pointer_manager_v1_interface,
+				version < 2 ? version : 2);
 	}
 }
 
@@ -186,13 +185,17 @@ static bool report_display_error(struct driver *driver) {
 	const struct wl_interface *interface = NULL;
 	uint32_t id = 0;
 	if (err == EPROTO) {
-		uint32_t code = wl_display_get_protocol_error(driver->display,
-			&interface, &id);
-		fprintf(stderr, "vitrail-pointer-driver: protocol error %u on "
-			"%s@%u\n", code, interface != NULL ? interface->name : "?", id);
+		uint32_t code =
+				wl_display_get_protocol_error(driver->display, &interface, &id);
+		fprintf(stderr,
+				"vitrail-pointer-driver: protocol error %u on "
+				"%s@%u\n",
+				code, interface != NULL ? interface->name : "?", id);
 	} else {
-		fprintf(stderr, "vitrail-pointer-driver: lost the Wayland "
-			"connection: %s\n", strerror(err));
+		fprintf(stderr,
+				"vitrail-pointer-driver: lost the Wayland "
+				"connection: %s\n",
+				strerror(err));
 	}
 	return true;
 }
@@ -201,8 +204,9 @@ static bool report_display_error(struct driver *driver) {
 static bool driver_init(struct driver *driver) {
 	driver->display = wl_display_connect(NULL);
 	if (driver->display == NULL) {
-		fprintf(stderr, "vitrail-pointer-driver: cannot connect to the "
-			"Wayland display\n");
+		fprintf(stderr,
+				"vitrail-pointer-driver: cannot connect to the "
+				"Wayland display\n");
 		return false;
 	}
 	driver->registry = wl_display_get_registry(driver->display);
@@ -214,8 +218,9 @@ static bool driver_init(struct driver *driver) {
 		return false;
 	}
 	if (driver->manager == NULL) {
-		fprintf(stderr, "vitrail-pointer-driver: the compositor lacks "
-			"zwlr_virtual_pointer_manager_v1\n");
+		fprintf(stderr,
+				"vitrail-pointer-driver: the compositor lacks "
+				"zwlr_virtual_pointer_manager_v1\n");
 		return false;
 	}
 	struct output *mapped = NULL;
@@ -226,22 +231,25 @@ static bool driver_init(struct driver *driver) {
 			}
 		}
 		if (mapped == NULL) {
-			fprintf(stderr, "vitrail-pointer-driver: no wl_output named %s "
-				"(of %d; names need wl_output version 4)\n", driver->output,
-				driver->noutputs);
+			fprintf(stderr,
+					"vitrail-pointer-driver: no wl_output named %s "
+					"(of %d; names need wl_output version 4)\n",
+					driver->output, driver->noutputs);
 			return false;
 		}
 		if (zwlr_virtual_pointer_manager_v1_get_version(driver->manager) < 2) {
-			fprintf(stderr, "vitrail-pointer-driver: --output needs "
-				"zwlr_virtual_pointer_manager_v1 version 2\n");
+			fprintf(stderr,
+					"vitrail-pointer-driver: --output needs "
+					"zwlr_virtual_pointer_manager_v1 version 2\n");
 			return false;
 		}
 		driver->pointer =
-			zwlr_virtual_pointer_manager_v1_create_virtual_pointer_with_output(
-				driver->manager, driver->seat, mapped->wl_output);
+				zwlr_virtual_pointer_manager_v1_create_virtual_pointer_with_output(
+						driver->manager, driver->seat, mapped->wl_output);
 	} else {
-		driver->pointer = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
-			driver->manager, driver->seat);
+		driver->pointer =
+				zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
+						driver->manager, driver->seat);
 		if (driver->noutputs == 1) {
 			mapped = &driver->outputs[0];
 		}
@@ -251,8 +259,10 @@ static bool driver_init(struct driver *driver) {
 		driver->extent_h = mapped->height;
 	}
 	if (driver->extent_w <= 0 || driver->extent_h <= 0) {
-		fprintf(stderr, "vitrail-pointer-driver: the area's size is unknown "
-			"(%d outputs): give --extent WxH\n", driver->noutputs);
+		fprintf(stderr,
+				"vitrail-pointer-driver: the area's size is unknown "
+				"(%d outputs): give --extent WxH\n",
+				driver->noutputs);
 		return false;
 	}
 	if (driver->rect_w == 0) {
@@ -263,10 +273,11 @@ static bool driver_init(struct driver *driver) {
 	if (driver->rect_x < 0 || driver->rect_y < 0 ||
 			driver->rect_x + driver->rect_w > driver->extent_w ||
 			driver->rect_y + driver->rect_h > driver->extent_h) {
-		fprintf(stderr, "vitrail-pointer-driver: --rect %d,%d,%d,%d is not "
-			"inside the area %dx%d\n", driver->rect_x, driver->rect_y,
-			driver->rect_w, driver->rect_h, driver->extent_w,
-			driver->extent_h);
+		fprintf(stderr,
+				"vitrail-pointer-driver: --rect %d,%d,%d,%d is not "
+				"inside the area %dx%d\n",
+				driver->rect_x, driver->rect_y, driver->rect_w, driver->rect_h,
+				driver->extent_w, driver->extent_h);
 		return false;
 	}
 	return true;
@@ -281,13 +292,15 @@ static bool driver_run(struct driver *driver) {
 		step = 1;
 	}
 	if (length < step) {
-		fprintf(stderr, "vitrail-pointer-driver: the line (%d px) is shorter "
-			"than a step (%d px)\n", length + 1, step);
+		fprintf(stderr,
+				"vitrail-pointer-driver: the line (%d px) is shorter "
+				"than a step (%d px)\n",
+				length + 1, step);
 		return false;
 	}
 	length -= length % step; // the turns fall on a step
 	int32_t fixed = driver->vertical ? driver->rect_x + driver->rect_w / 2 :
-		driver->rect_y + driver->rect_h / 2;
+									   driver->rect_y + driver->rect_h / 2;
 	int32_t start = driver->vertical ? driver->rect_y : driver->rect_x;
 	size_t n = (size_t)floor(driver->duration * driver->rate);
 	driver->events = calloc(n + 1, sizeof(*driver->events));
@@ -307,9 +320,9 @@ static bool driver_run(struct driver *driver) {
 		event->y = driver->vertical ? along : fixed;
 		uint64_t now = now_ns();
 		zwlr_virtual_pointer_v1_motion_absolute(driver->pointer,
-			(uint32_t)(now / 1000000u), (uint32_t)event->x,
-			(uint32_t)event->y, (uint32_t)driver->extent_w,
-			(uint32_t)driver->extent_h);
+				(uint32_t)(now / 1000000u), (uint32_t)event->x,
+				(uint32_t)event->y, (uint32_t)driver->extent_w,
+				(uint32_t)driver->extent_h);
 		zwlr_virtual_pointer_v1_frame(driver->pointer);
 		event->send_ns = now_ns();
 		if (wl_display_flush(driver->display) < 0 && errno != EAGAIN) {
@@ -338,18 +351,18 @@ static bool write_csv(struct driver *driver) {
 	FILE *f = fopen(driver->csv_path, "w");
 	if (f == NULL) {
 		fprintf(stderr, "vitrail-pointer-driver: cannot write %s: %s\n",
-			driver->csv_path, strerror(errno));
+				driver->csv_path, strerror(errno));
 		return false;
 	}
 	fprintf(f, "seq,x,y,send_ns\n");
 	for (size_t k = 0; k < driver->nevents; k++) {
 		const struct event *e = &driver->events[k];
 		fprintf(f, "%zu,%d,%d,%llu\n", k, e->x, e->y,
-			(unsigned long long)e->send_ns);
+				(unsigned long long)e->send_ns);
 	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "vitrail-pointer-driver: cannot write %s\n",
-			driver->csv_path);
+				driver->csv_path);
 		return false;
 	}
 	return true;
@@ -392,8 +405,8 @@ static bool parse_double(const char *s, double min, double max, double *out) {
 
 static bool parse_rect(const char *s, struct driver *driver) {
 	int x, y, w, h, n = 0;
-	if (sscanf(s, "%d,%d,%d,%d%n", &x, &y, &w, &h, &n) != 4 ||
-			s[n] != '\0' || x < 0 || y < 0 || w < 1 || h < 1) {
+	if (sscanf(s, "%d,%d,%d,%d%n", &x, &y, &w, &h, &n) != 4 || s[n] != '\0' ||
+			x < 0 || y < 0 || w < 1 || h < 1) {
 		return false;
 	}
 	driver->rect_x = x;
@@ -415,9 +428,10 @@ static bool parse_extent(const char *s, struct driver *driver) {
 }
 
 static void usage(FILE *f) {
-	fprintf(f, "Usage: vitrail-pointer-driver [--rect X,Y,W,H] [--axis x|y] "
-		"[--speed PX] [--rate HZ] [--duration S] [--extent WxH] "
-		"[--output NAME] [--csv FILE]\n");
+	fprintf(f,
+			"Usage: vitrail-pointer-driver [--rect X,Y,W,H] [--axis x|y] "
+			"[--speed PX] [--rate HZ] [--duration S] [--extent WxH] "
+			"[--output NAME] [--csv FILE]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -442,41 +456,25 @@ int main(int argc, char *argv[]) {
 	while ((opt = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
 		bool ok = true;
 		switch (opt) {
-		case 'r':
-			ok = parse_rect(optarg, &driver);
-			break;
+		case 'r': ok = parse_rect(optarg, &driver); break;
 		case 'a':
 			ok = strcmp(optarg, "x") == 0 || strcmp(optarg, "y") == 0;
 			driver.vertical = strcmp(optarg, "y") == 0;
 			break;
-		case 's':
-			ok = parse_double(optarg, 1, 1e6, &driver.speed);
-			break;
-		case 'R':
-			ok = parse_double(optarg, 1, 10000, &driver.rate);
-			break;
-		case 'd':
-			ok = parse_double(optarg, 0, 3600, &driver.duration);
-			break;
-		case 'e':
-			ok = parse_extent(optarg, &driver);
-			break;
-		case 'o':
-			driver.output = optarg;
-			break;
-		case 'c':
-			driver.csv_path = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr);
-			return EXIT_FAILURE;
+		case 's': ok = parse_double(optarg, 1, 1e6, &driver.speed); break;
+		case 'R': ok = parse_double(optarg, 1, 10000, &driver.rate); break;
+		case 'd': ok = parse_double(optarg, 0, 3600, &driver.duration); break;
+		case 'e': ok = parse_extent(optarg, &driver); break;
+		case 'o': driver.output = optarg; break;
+		case 'c': driver.csv_path = optarg; break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		default: usage(stderr); return EXIT_FAILURE;
 		}
 		if (!ok) {
-			fprintf(stderr, "vitrail-pointer-driver: bad value '%s' for "
-				"%s\n", optarg, argv[optind - 1]);
+			fprintf(stderr,
+					"vitrail-pointer-driver: bad value '%s' for "
+					"%s\n",
+					optarg, argv[optind - 1]);
 			usage(stderr);
 			return EXIT_FAILURE;
 		}
@@ -489,8 +487,9 @@ int main(int argc, char *argv[]) {
 	bool ok = driver_init(&driver) && driver_run(&driver);
 	int32_t step = (int32_t)lround(driver.speed / driver.rate);
 	printf("pointer-driver: events=%zu step_px=%d rate_hz=%g "
-		"late_max_ms=%.3f\n", driver.nevents, step < 1 ? 1 : step,
-		driver.rate, driver.late_max_ms);
+		   "late_max_ms=%.3f\n",
+			driver.nevents, step < 1 ? 1 : step, driver.rate,
+			driver.late_max_ms);
 	fflush(stdout);
 	if (driver.csv_path != NULL && !write_csv(&driver)) {
 		ok = false;

@@ -126,8 +126,10 @@ static void draw(struct demo *demo, struct sc_buffer *buffer, uint64_t t) {
 		for (int32_t x = 0; x < WIDTH; x++) {
 			// a marker whose width shows the row number
 			line[x] = x < 8 + (row % 12) * 12 && x >= 8 &&
-				(int)(y - offset) % ROW_H > 12 &&
-				(int)(y - offset) % ROW_H < 28 ? 0xffe8e8e8 : color;
+							(int)(y - offset) % ROW_H > 12 &&
+							(int)(y - offset) % ROW_H < 28 ?
+					0xffe8e8e8 :
+					color;
 		}
 	}
 }
@@ -213,7 +215,7 @@ static bool get_slots(struct demo *demo) {
 	demo->nslots = 0;
 	demo->timeline_done = false;
 	struct vitrail_frame_timeline_v1 *tl =
-		vitrail_surface_timing_v1_get_timeline(demo->timing);
+			vitrail_surface_timing_v1_get_timeline(demo->timing);
 	vitrail_frame_timeline_v1_add_listener(tl, &timeline_listener, demo);
 	while (!demo->timeline_done) {
 		if (wl_display_dispatch(demo->app.display) < 0) {
@@ -225,8 +227,8 @@ static bool get_slots(struct demo *demo) {
 }
 
 /* Commit one frame drawn for display time t (0: no target, vsync). */
-static void commit_frame(struct demo *demo, struct frame_buffer *fb,
-		uint64_t t, bool targeted) {
+static void commit_frame(struct demo *demo, struct frame_buffer *fb, uint64_t t,
+		bool targeted) {
 	struct pending_frame *frame = NULL;
 	for (int i = 0; i < PENDING_MAX && frame == NULL; i++) {
 		if (demo->pending[i].feedback == NULL) {
@@ -244,8 +246,8 @@ static void commit_frame(struct demo *demo, struct frame_buffer *fb,
 		.demo = demo,
 		.feedback = vitrail_surface_timing_v1_feedback(demo->timing),
 	};
-	vitrail_commit_feedback_v1_add_listener(frame->feedback,
-		&feedback_listener, frame);
+	vitrail_commit_feedback_v1_add_listener(frame->feedback, &feedback_listener,
+			frame);
 	if (targeted) {
 		uint32_t hi, lo, nsec;
 		split(t, &hi, &lo, &nsec);
@@ -290,8 +292,8 @@ static void prerender_fill(struct demo *demo) {
 	if ((uint32_t)demo->in_flight >= demo->limit || !get_slots(demo)) {
 		return;
 	}
-	for (int i = 0; i < demo->nslots &&
-			(uint32_t)demo->in_flight < demo->limit; i++) {
+	for (int i = 0; i < demo->nslots && (uint32_t)demo->in_flight < demo->limit;
+			i++) {
 		if (demo->slots[i] <= demo->last_target) {
 			continue;
 		}
@@ -304,8 +306,9 @@ static void prerender_fill(struct demo *demo) {
 }
 
 static int usage(void) {
-	fprintf(stderr, "usage: vitrail-prerender-demo [--frames N] [--limit N] "
-		"[--switch-after N] [--flip-ms MS] [--app-id ID]\n");
+	fprintf(stderr,
+			"usage: vitrail-prerender-demo [--frames N] [--limit N] "
+			"[--switch-after N] [--flip-ms MS] [--app-id ID]\n");
 	return EXIT_FAILURE;
 }
 
@@ -340,24 +343,25 @@ int main(int argc, char *argv[]) {
 		return EXIT_FAILURE;
 	}
 	if (app->timing_manager == NULL) {
-		fprintf(stderr, "prerender-demo: the compositor has no "
-			"vitrail_frame_timing_manager_v1\n");
+		fprintf(stderr,
+				"prerender-demo: the compositor has no "
+				"vitrail_frame_timing_manager_v1\n");
 		return EXIT_FAILURE;
 	}
 	if (!sc_app_create_window(app, app_id, "pre-render demo", WIDTH, HEIGHT,
-			0xff202020)) {
+				0xff202020)) {
 		return EXIT_FAILURE;
 	}
 	for (int i = 0; i < BUFFERS; i++) {
 		demo.buffers[i].buffer = sc_buffer_create(app, WIDTH, HEIGHT,
-			WL_SHM_FORMAT_XRGB8888, 0xff000000);
+				WL_SHM_FORMAT_XRGB8888, 0xff000000);
 		wl_buffer_add_listener(demo.buffers[i].buffer->wl_buffer,
-			&buffer_listener, &demo.buffers[i]);
+				&buffer_listener, &demo.buffers[i]);
 	}
 	demo.timing = vitrail_frame_timing_manager_v1_get_surface_timing(
-		app->timing_manager, app->surface);
+			app->timing_manager, app->surface);
 	vitrail_surface_timing_v1_set_path(demo.timing,
-		VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+			VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
 	vitrail_surface_timing_v1_set_prerender_limit(demo.timing, demo.limit);
 	wl_surface_commit(app->surface);
 	demo.pre_render = true;
@@ -370,13 +374,13 @@ int main(int argc, char *argv[]) {
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	int signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
 	int status = EXIT_SUCCESS;
-	while (demo.frames_wanted == 0 || demo.shown + demo.discarded <
-			demo.frames_wanted) {
+	while (demo.frames_wanted == 0 ||
+			demo.shown + demo.discarded < demo.frames_wanted) {
 		if (demo.pre_render && demo.switch_after > 0 &&
 				demo.shown >= demo.switch_after) {
 			/* run-time switch: queued frames still go at their times */
 			vitrail_surface_timing_v1_set_path(demo.timing,
-				VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
+					VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
 			demo.pre_render = false;
 		}
 		if (demo.pre_render) {
@@ -425,8 +429,9 @@ int main(int argc, char *argv[]) {
 		}
 	}
 	printf("prerender-demo: shown %d (pre_render %d, vsync %d) discarded %d "
-		"on_time %d worst_ms %.3f\n", demo.shown, demo.shown_pre,
-		demo.shown_vsync, demo.discarded, demo.on_time, demo.worst_ms);
+		   "on_time %d worst_ms %.3f\n",
+			demo.shown, demo.shown_pre, demo.shown_vsync, demo.discarded,
+			demo.on_time, demo.worst_ms);
 	fflush(stdout);
 	if (status == EXIT_SUCCESS && demo.shown == 0) {
 		status = EXIT_FAILURE;

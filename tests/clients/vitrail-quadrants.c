@@ -50,8 +50,8 @@ static void draw(struct quadrants *q) {
 	for (int32_t y = 0; y < bh; y++) {
 		for (int32_t x = 0; x < bw; x++) {
 			bool right = x >= bw / 2, bottom = y >= bh / 2;
-			buffer->data[y * bw + x] = bottom ?
-				(right ? QUAD_BR : QUAD_BL) : (right ? QUAD_TR : QUAD_TL);
+			buffer->data[y * bw + x] = bottom ? (right ? QUAD_BR : QUAD_BL) :
+												(right ? QUAD_TR : QUAD_TL);
 		}
 	}
 	buffer->busy = true;
@@ -75,7 +75,7 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial,
 		uint32_t time, struct wl_surface *surface, int32_t id, wl_fixed_t x,
 		wl_fixed_t y) {
 	printf("touch down %d %.1f %.1f\n", id, wl_fixed_to_double(x),
-		wl_fixed_to_double(y));
+			wl_fixed_to_double(y));
 	fflush(stdout);
 }
 
@@ -101,8 +101,7 @@ static const struct wl_touch_listener touch_listener = {
 	.cancel = touch_cancel,
 };
 
-static void seat_capabilities(void *data, struct wl_seat *seat,
-		uint32_t caps) {
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
 	struct quadrants *q = data;
 	if ((caps & WL_SEAT_CAPABILITY_TOUCH) && q->touch == NULL) {
 		q->touch = wl_seat_get_touch(seat);
@@ -122,13 +121,13 @@ static void registry_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
 	struct quadrants *q = data;
 	if (strcmp(interface, wl_compositor_interface.name) == 0) {
-		q->compositor = wl_registry_bind(registry, name,
-			&wl_compositor_interface, 4);
+		q->compositor =
+				wl_registry_bind(registry, name, &wl_compositor_interface, 4);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		q->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
-		q->wm_base = wl_registry_bind(registry, name,
-			&xdg_wm_base_interface, 1);
+		q->wm_base =
+				wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
 		pc_wm_base_listen(q->wm_base);
 	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
 			q->seat == NULL) {
@@ -147,12 +146,15 @@ static const struct wl_registry_listener registry_listener = {
 };
 
 static void usage(void) {
-	fprintf(stderr, "usage: vitrail-quadrants [--size WxH] [--scale N] "
-		"[--app-id ID]\n");
+	fprintf(stderr,
+			"usage: vitrail-quadrants [--size WxH] [--scale N] "
+			"[--app-id ID]\n");
 }
 
 int main(int argc, char *argv[]) {
-	struct quadrants q = { .width = 200, .height = 160, .scale = 1,
+	struct quadrants q = { .width = 200,
+		.height = 160,
+		.scale = 1,
 		.running = true };
 	const char *app_id = "vitrail-quadrants";
 	for (int i = 1; i < argc; i++) {
@@ -195,8 +197,8 @@ int main(int argc, char *argv[]) {
 		return 1;
 	}
 	if (!pc_toplevel_init(&q.window, q.compositor, q.wm_base, app_id,
-			"quadrants", q.width, q.height, &q.running, window_configured,
-			&q)) {
+				"quadrants", q.width, q.height, &q.running, window_configured,
+				&q)) {
 		fprintf(stderr, "vitrail-quadrants: out of memory\n");
 		return 1;
 	}
@@ -206,7 +208,7 @@ int main(int argc, char *argv[]) {
 	int status = 0;
 	while (q.running && !signalled) {
 		if (!pc_dispatch(q.display, signal_fd, -1, &q.running, &signalled,
-				"vitrail-quadrants")) {
+					"vitrail-quadrants")) {
 			status = 1;
 			break;
 		}

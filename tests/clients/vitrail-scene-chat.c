@@ -53,7 +53,7 @@ struct chat {
 	struct sc_app app;
 	struct vitrail_scene_v1 *scene;
 	struct vitrail_scene_node_v1 *root, *header, *avatar, *viewport, *list,
-		*bar;
+			*bar;
 	struct vitrail_scene_node_v1 *bubbles[MAX_MESSAGES];
 	size_t nbubbles;
 	struct vitrail_scene_image_v1 *avatar_image;
@@ -69,17 +69,16 @@ static double bubble_y(size_t i) {
  * the client does not shape text). */
 static struct vitrail_scene_node_v1 *make_bubble(struct chat *c,
 		const struct message *m, size_t index) {
-	struct vitrail_scene_node_v1 *node =
-		vitrail_scene_v1_create_node(c->scene);
+	struct vitrail_scene_node_v1 *node = vitrail_scene_v1_create_node(c->scene);
 	float w = fminf(24.0f + 8.2f * (float)strlen(m->text), WIDTH - 72);
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_rrect(&dl, 0, 0, w, BUBBLE_H, 12,
-		SC_FILL(m->outgoing ? 0xffdcf8c6 : 0xffffffff));
+			SC_FILL(m->outgoing ? 0xffdcf8c6 : 0xffffffff));
 	sc_dl_text(&dl, 12, 23, 0xff111b21, 14, 400, FONT, m->text);
 	sc_node_set_list(&c->app, node, &dl);
 	sc_node_set_position(node, m->outgoing ? WIDTH - 12 - w : 12,
-		bubble_y(index));
+			bubble_y(index));
 	return node;
 }
 
@@ -88,11 +87,12 @@ static void make_avatar(uint32_t *px) {
 		for (int x = 0; x < AVATAR; x++) {
 			double dx = x - 20.0, dy = y - 15.0;
 			bool head = dx * dx + dy * dy < 64;
-			bool body = y > 26 && dx * dx / 196.0 + (y - 40.0) * (y - 40.0) /
-				169.0 < 1.0;
+			bool body = y > 26 &&
+					dx * dx / 196.0 + (y - 40.0) * (y - 40.0) / 169.0 < 1.0;
 			uint32_t g = (uint32_t)(120 + y * 2);
-			px[y * AVATAR + x] = head || body ? 0xfffdf6e3 :
-				0xff000000 | (40u << 16) | (g << 8) | 200u;
+			px[y * AVATAR + x] = head || body ?
+					0xfffdf6e3 :
+					0xff000000 | (40u << 16) | (g << 8) | 200u;
 		}
 	}
 }
@@ -107,7 +107,7 @@ static void build(struct sc_app *app) {
 	sc_dl_rect(&dl, 0, 0, WIDTH, HEIGHT, SC_FILL(0xffefeae2));
 	sc_node_set_list(app, c->root, &dl);
 	vitrail_scene_node_v1_set_clip(c->root, 0, 0, wl_fixed_from_int(WIDTH),
-		wl_fixed_from_int(HEIGHT), wl_fixed_from_int(16));
+			wl_fixed_from_int(HEIGHT), wl_fixed_from_int(16));
 
 	c->header = vitrail_scene_v1_create_node(c->scene);
 	sc_dl_init(&dl);
@@ -121,19 +121,18 @@ static void build(struct sc_app *app) {
 	c->avatar_image = sc_image_create(app, AVATAR, AVATAR, px);
 	c->avatar = vitrail_scene_v1_create_node(c->scene);
 	sc_dl_init(&dl);
-	sc_dl_image(&dl, wl_proxy_get_id((struct wl_proxy *)c->avatar_image),
-		1.0f, 0, 0, 0, 0, 0, 0, AVATAR, AVATAR);
+	sc_dl_image(&dl, wl_proxy_get_id((struct wl_proxy *)c->avatar_image), 1.0f,
+			0, 0, 0, 0, 0, 0, AVATAR, AVATAR);
 	sc_node_set_list(app, c->avatar, &dl);
-	vitrail_scene_node_v1_set_clip(c->avatar, 0, 0,
-		wl_fixed_from_int(AVATAR), wl_fixed_from_int(AVATAR),
-		wl_fixed_from_int(AVATAR / 2));
+	vitrail_scene_node_v1_set_clip(c->avatar, 0, 0, wl_fixed_from_int(AVATAR),
+			wl_fixed_from_int(AVATAR), wl_fixed_from_int(AVATAR / 2));
 	sc_node_set_position(c->avatar, 14, 12);
 	sc_node_set_children(c->header, &c->avatar, 1);
 
 	c->viewport = vitrail_scene_v1_create_node(c->scene);
 	sc_node_set_position(c->viewport, 0, HEADER_H);
-	vitrail_scene_node_v1_set_clip(c->viewport, 0, 0,
-		wl_fixed_from_int(WIDTH), wl_fixed_from_int(LIST_H), 0);
+	vitrail_scene_node_v1_set_clip(c->viewport, 0, 0, wl_fixed_from_int(WIDTH),
+			wl_fixed_from_int(LIST_H), 0);
 	c->list = vitrail_scene_v1_create_node(c->scene);
 	for (size_t i = 0; i < HISTORY; i++) {
 		c->bubbles[c->nbubbles++] = make_bubble(c, &history[i], i);
@@ -149,11 +148,22 @@ static void build(struct sc_app *app) {
 	sc_dl_text(&dl, 30, 37, 0xff8696a0, 14, 400, FONT, "Message");
 	sc_dl_ellipse(&dl, WIDTH - 56, 12, 40, 40, SC_FILL(0xff00a884));
 	static const uint8_t verbs[] = {
-		SC_MOVE, SC_LINE, SC_LINE, SC_LINE, SC_CLOSE,
+		SC_MOVE,
+		SC_LINE,
+		SC_LINE,
+		SC_LINE,
+		SC_CLOSE,
 	};
 	const float x = WIDTH - 56, y = 12;
 	const float arrow[] = {
-		x + 13, y + 11, x + 30, y + 20, x + 13, y + 29, x + 16, y + 20,
+		x + 13,
+		y + 11,
+		x + 30,
+		y + 20,
+		x + 13,
+		y + 29,
+		x + 16,
+		y + 20,
 	};
 	sc_dl_path(&dl, verbs, 5, arrow, 4, SC_FILL(0xffffffff));
 	sc_node_set_list(app, c->bar, &dl);
@@ -200,13 +210,16 @@ static void send_message(struct chat *c) {
 	sc_node_set_position(node, x, y + 24);
 	vitrail_scene_node_v1_set_opacity(node, 0);
 	double opaque = 1.0, linear[1] = { 0 };
-	watch(c, sc_node_animate(node, VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY,
-		&opaque, 1, SEND_MS, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR, linear, 0));
+	watch(c,
+			sc_node_animate(node, VITRAIL_SCENE_NODE_V1_PROPERTY_OPACITY,
+					&opaque, 1, SEND_MS, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR,
+					linear, 0));
 	double place[2] = { x, y };
 	double spring[3] = { 300, 22, 1 };
-	watch(c, sc_node_animate(node,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, place, 2, SEND_MS * 2,
-		VITRAIL_SCENE_NODE_V1_CURVE_SPRING, spring, 3));
+	watch(c,
+			sc_node_animate(node, VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION,
+					place, 2, SEND_MS * 2, VITRAIL_SCENE_NODE_V1_CURVE_SPRING,
+					spring, 3));
 
 	// Scroll so that the new bubble shows.
 	double bottom = bubble_y(index) + BUBBLE_H + 12;
@@ -214,9 +227,11 @@ static void send_message(struct chat *c) {
 		c->scroll = bottom - LIST_H;
 		double target[2] = { 0, -c->scroll };
 		double ease[4] = { 0.4, 0.0, 0.2, 1.0 };
-		watch(c, sc_node_animate(c->list,
-			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, SEND_MS,
-			VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4));
+		watch(c,
+				sc_node_animate(c->list,
+						VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2,
+						SEND_MS, VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease,
+						4));
 	}
 	wl_surface_commit(c->app.surface);
 }

@@ -48,16 +48,17 @@ static void build(struct sc_app *app) {
 	}
 
 	m->below = wl_compositor_create_surface(app->compositor);
-	m->below_sub = wl_subcompositor_get_subsurface(app->subcompositor,
-		m->below, app->surface);
+	m->below_sub = wl_subcompositor_get_subsurface(app->subcompositor, m->below,
+			app->surface);
 	wl_subsurface_set_position(m->below_sub, MIXED_BELOW_X, MIXED_BELOW_Y);
 	wl_subsurface_place_below(m->below_sub, app->surface);
 	m->below_buffer = sc_buffer_create(app, MIXED_BELOW_W, MIXED_BELOW_H,
-		WL_SHM_FORMAT_ARGB8888, 0);
+			WL_SHM_FORMAT_ARGB8888, 0);
 	for (int y = 0; y < MIXED_BELOW_H; y++) {
 		for (int x = 0; x < MIXED_BELOW_W; x++) {
 			m->below_buffer->pixels[y * MIXED_BELOW_W + x] =
-				((x / 10) + (y / 10)) % 2 ? MIXED_BELOW_DARK : MIXED_BELOW_LIGHT;
+					((x / 10) + (y / 10)) % 2 ? MIXED_BELOW_DARK :
+												MIXED_BELOW_LIGHT;
 		}
 	}
 	wl_surface_attach(m->below, m->below_buffer->wl_buffer, 0, 0);
@@ -65,16 +66,16 @@ static void build(struct sc_app *app) {
 	wl_surface_commit(m->below); // synchronized: applied with the parent
 
 	m->above = wl_compositor_create_surface(app->compositor);
-	m->above_sub = wl_subcompositor_get_subsurface(app->subcompositor,
-		m->above, app->surface);
+	m->above_sub = wl_subcompositor_get_subsurface(app->subcompositor, m->above,
+			app->surface);
 	wl_subsurface_set_position(m->above_sub, MIXED_ABOVE_X, MIXED_ABOVE_Y);
 	wl_subsurface_place_above(m->above_sub, app->surface);
 	m->above_buffer = sc_buffer_create(app, MIXED_ABOVE_W, MIXED_ABOVE_H,
-		WL_SHM_FORMAT_XRGB8888, 0);
+			WL_SHM_FORMAT_XRGB8888, 0);
 	for (int y = 0; y < MIXED_ABOVE_H; y++) {
 		for (int x = 0; x < MIXED_ABOVE_W; x++) {
 			m->above_buffer->pixels[y * MIXED_ABOVE_W + x] =
-				((x + y) / 12) % 2 ? MIXED_ABOVE_LIGHT : MIXED_ABOVE_DARK;
+					((x + y) / 12) % 2 ? MIXED_ABOVE_LIGHT : MIXED_ABOVE_DARK;
 		}
 	}
 	wl_surface_attach(m->above, m->above_buffer->wl_buffer, 0, 0);
@@ -86,10 +87,11 @@ static void build(struct sc_app *app) {
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_shadow(&dl, 0, 4, MIXED_CARD_W, MIXED_CARD_H, 16, 12, 0x50000000);
-	sc_dl_rrect(&dl, 0, 0, MIXED_CARD_W, MIXED_CARD_H, 16, SC_FILL(MIXED_CARD_COLOR));
+	sc_dl_rrect(&dl, 0, 0, MIXED_CARD_W, MIXED_CARD_H, 16,
+			SC_FILL(MIXED_CARD_COLOR));
 	sc_dl_text(&dl, 20, 44, 0xff202124, 20, 700, FONT, "scene content");
 	sc_dl_text(&dl, 20, 70, 0xff5f6368, 13, 400, FONT,
-		"between two buffer subsurfaces");
+			"between two buffer subsurfaces");
 	sc_dl_line(&dl, 20, 86, 170, 86, SC_STROKE(0xff1a73e8, 3));
 	sc_node_set_list(app, m->card, &dl);
 	sc_node_set_position(m->card, MIXED_CARD_X, MIXED_CARD_Y);
@@ -100,8 +102,9 @@ static void build(struct sc_app *app) {
 	sc_dl_rect(&dl, MIXED_RING / 2.0f - 3, -2, 6, 12, SC_FILL(0xffe8710a));
 	sc_node_set_list(app, m->ring, &dl);
 	vitrail_scene_node_v1_set_anchor(m->ring, wl_fixed_from_int(MIXED_RING / 2),
-		wl_fixed_from_int(MIXED_RING / 2));
-	sc_node_set_position(m->ring, MIXED_CARD_W - MIXED_RING - 24, MIXED_CARD_H - MIXED_RING - 20);
+			wl_fixed_from_int(MIXED_RING / 2));
+	sc_node_set_position(m->ring, MIXED_CARD_W - MIXED_RING - 24,
+			MIXED_CARD_H - MIXED_RING - 20);
 	sc_node_set_children(m->card, &m->ring, 1);
 	vitrail_scene_v1_set_root(m->scene, m->card);
 	wl_surface_damage_buffer(app->surface, 0, 0, MIXED_WIDTH, MIXED_HEIGHT);
@@ -123,16 +126,16 @@ static void spin(struct mixed *m) {
 	m->angle += 360.0;
 	double ease[4] = { 0.4, 0.0, 0.2, 1.0 };
 	struct vitrail_scene_animation_v1 *anim = sc_node_animate(m->ring,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_ROTATION, &m->angle, 1, SPIN_MS,
-		VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
+			VITRAIL_SCENE_NODE_V1_PROPERTY_ROTATION, &m->angle, 1, SPIN_MS,
+			VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
 	vitrail_scene_animation_v1_add_listener(anim, &anim_listener, m);
 	wl_surface_commit(m->app.surface);
 }
 
 static void handle_tap(struct sc_app *app, double x, double y) {
 	struct mixed *m = wl_container_of(app, m, app);
-	if (x >= MIXED_CARD_X && x < MIXED_CARD_X + MIXED_CARD_W && y >= MIXED_CARD_Y &&
-			y < MIXED_CARD_Y + MIXED_CARD_H) {
+	if (x >= MIXED_CARD_X && x < MIXED_CARD_X + MIXED_CARD_W &&
+			y >= MIXED_CARD_Y && y < MIXED_CARD_Y + MIXED_CARD_H) {
 		spin(m);
 	}
 }

@@ -72,20 +72,21 @@ static void make_icon(uint32_t *px, uint32_t color, int kind) {
 			bool mark;
 			switch (kind) {
 			case 0: // waves
-				mark = dy < 4 && ((int)(dx * dx + (dy - 6) * (dy - 6)) / 24) % 2
-					== 1 && dx * dx + (dy - 6) * (dy - 6) < 130;
+				mark = dy < 4 &&
+						((int)(dx * dx + (dy - 6) * (dy - 6)) / 24) % 2 == 1 &&
+						dx * dx + (dy - 6) * (dy - 6) < 130;
 				break;
 			case 1: // a B-like bar
 				mark = (x >= 14 && x <= 16 && y >= 7 && y <= 24) ||
-					(y >= 10 && y <= 12 && x >= 10 && x <= 21);
+						(y >= 10 && y <= 12 && x >= 10 && x <= 21);
 				break;
 			case 2: // moon
 				mark = dx * dx + dy * dy < 64 &&
-					(dx - 4) * (dx - 4) + (dy - 3) * (dy - 3) > 36;
+						(dx - 4) * (dx - 4) + (dy - 3) * (dy - 3) > 36;
 				break;
 			default: // battery
 				mark = x >= 9 && x <= 22 && y >= 11 && y <= 20 &&
-					!(x >= 11 && x <= 20 && y >= 13 && y <= 18 && x > 15);
+						!(x >= 11 && x <= 20 && y >= 13 && y <= 18 && x > 15);
 				break;
 			}
 			px[y * ICON + x] = !inside ? 0 : mark ? 0xffffffff : color;
@@ -98,7 +99,7 @@ static struct vitrail_scene_display_list_v1 *track_list(struct settings *s,
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_rrect(&dl, 0, 0, TRACK_W, TRACK_H, TRACK_H / 2.0f,
-		SC_FILL(on ? 0xff34c759 : 0xffc7c7cc));
+			SC_FILL(on ? 0xff34c759 : 0xffc7c7cc));
 	struct vitrail_scene_display_list_v1 *list = sc_list_create(&s->app, &dl);
 	sc_dl_finish(&dl);
 	return list;
@@ -132,19 +133,19 @@ static void build(struct sc_app *app) {
 		sc_dl_init(&dl);
 		sc_dl_shadow(&dl, 0, 2, CARD_W, CARD_H, 12, 8, 0x30000000);
 		sc_dl_rrect(&dl, 0, 0, CARD_W, CARD_H, 12, SC_FILL(0xffffffff));
-		sc_dl_image(&dl, icon_id, 1.0f, 0, 0, 0, 0, 14,
-			(CARD_H - ICON) / 2.0f, ICON, ICON);
+		sc_dl_image(&dl, icon_id, 1.0f, 0, 0, 0, 0, 14, (CARD_H - ICON) / 2.0f,
+				ICON, ICON);
 		sc_dl_text(&dl, 60, 30, 0xff1c1c1e, 16, 600, FONT, row->title);
 		sc_dl_text(&dl, 60, 50, 0xff8e8e93, 13, 400, FONT, row->subtitle);
 		sc_node_set_list(app, row->card, &dl);
 		sc_node_set_position(row->card, CARD_X,
-			CARD_Y0 + i * (CARD_H + CARD_GAP));
+				CARD_Y0 + i * (CARD_H + CARD_GAP));
 
 		row->track = vitrail_scene_v1_create_node(s->scene);
 		row->track_list = track_list(s, row->on);
 		vitrail_scene_node_v1_set_display_list(row->track, row->track_list);
 		sc_node_set_position(row->track, CARD_W - TRACK_W - 16,
-			(CARD_H - TRACK_H) / 2.0f);
+				(CARD_H - TRACK_H) / 2.0f);
 
 		row->knob = vitrail_scene_v1_create_node(s->scene);
 		sc_dl_init(&dl);
@@ -190,8 +191,8 @@ static void toggle(struct settings *s, int i) {
 		vitrail_scene_animation_v1_destroy(row->anim);
 	}
 	row->anim = sc_node_animate(row->knob,
-		VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, TOGGLE_MS,
-		VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
+			VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2, TOGGLE_MS,
+			VITRAIL_SCENE_NODE_V1_CURVE_CUBIC_BEZIER, ease, 4);
 	vitrail_scene_animation_v1_add_listener(row->anim, &anim_listener, s);
 	wl_surface_commit(s->app.surface);
 }
@@ -200,8 +201,7 @@ static void handle_tap(struct sc_app *app, double x, double y) {
 	struct settings *s = wl_container_of(app, s, app);
 	for (int i = 0; i < ROWS; i++) {
 		double cy = CARD_Y0 + i * (CARD_H + CARD_GAP);
-		if (x >= CARD_X && x < CARD_X + CARD_W && y >= cy &&
-				y < cy + CARD_H) {
+		if (x >= CARD_X && x < CARD_X + CARD_W && y >= cy && y < cy + CARD_H) {
 			toggle(s, i);
 		}
 	}

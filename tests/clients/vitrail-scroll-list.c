@@ -99,8 +99,14 @@ static uint64_t now_ns(void) {
 /* The accent bar's colour of row r. */
 static uint32_t row_accent(int32_t r) {
 	static const uint32_t accents[] = {
-		0xffd04040, 0xffe08020, 0xffc0b020, 0xff40a040,
-		0xff20a0a0, 0xff3060d0, 0xff7040c0, 0xffc04090,
+		0xffd04040,
+		0xffe08020,
+		0xffc0b020,
+		0xff40a040,
+		0xff20a0a0,
+		0xff3060d0,
+		0xff7040c0,
+		0xffc04090,
 	};
 	return accents[(r * 5 + r / 8) % 8];
 }
@@ -117,8 +123,14 @@ static uint32_t avatar_pixel(int k, int x, int y) {
 		return 0;
 	}
 	static const uint32_t colors[AVATARS] = {
-		0xff3a6ea5, 0xffc0504d, 0xff9bbb59, 0xff8064a2,
-		0xff4bacc6, 0xfff79646, 0xff2c4d75, 0xff772c2a,
+		0xff3a6ea5,
+		0xffc0504d,
+		0xff9bbb59,
+		0xff8064a2,
+		0xff4bacc6,
+		0xfff79646,
+		0xff2c4d75,
+		0xff772c2a,
 	};
 	bool stripe = ((x + y + 2 * k) / 6) % 2 == 0;
 	if (stripe) {
@@ -198,15 +210,15 @@ static void fill(const struct canvas *cv, int32_t x, int32_t y, int32_t w,
 	}
 }
 
-static void text(const struct canvas *cv, int32_t x, int32_t y,
-		const char *s, int scale, uint32_t color) {
+static void text(const struct canvas *cv, int32_t x, int32_t y, const char *s,
+		int scale, uint32_t color) {
 	for (; *s != '\0'; s++, x += 6 * scale) {
 		const struct glyph *g = glyph_of(*s);
 		for (int row = 0; g != NULL && row < 7; row++) {
 			for (int col = 0; col < 5; col++) {
 				if (g->rows[row][col] == '#') {
 					fill(cv, x + col * scale, y + row * scale, scale, scale,
-						color);
+							color);
 				}
 			}
 		}
@@ -235,7 +247,7 @@ static void draw_rows(const struct list *list, const struct canvas *cv) {
 		char title[32], subtitle[48];
 		snprintf(title, sizeof(title), "ROW %d", r);
 		snprintf(subtitle, sizeof(subtitle), "ITEM %d OF %d", r + 1,
-			list->rows);
+				list->rows);
 		fill(cv, 0, top, cv->width, ROW_H - 1, row_background(r));
 		fill(cv, 0, top + ROW_H - 1, cv->width, 1, 0xffc8c8d0);
 		fill(cv, 0, top, 6, ROW_H - 1, row_accent(r));
@@ -245,17 +257,21 @@ static void draw_rows(const struct list *list, const struct canvas *cv) {
 	}
 }
 
-static void draw_header(const struct list *list, uint32_t *px,
-		int32_t stride) {
+static void draw_header(const struct list *list, uint32_t *px, int32_t stride) {
 	struct canvas cv = {
-		.px = px, .width = list->width, .stride = stride,
-		.y0 = 0, .y1 = HEADER_H, .content_y = 0,
+		.px = px,
+		.width = list->width,
+		.stride = stride,
+		.y0 = 0,
+		.y1 = HEADER_H,
+		.content_y = 0,
 	};
 	fill(&cv, 0, 0, list->width, HEADER_H, header_bg);
 	text(&cv, 16, 14, "SCROLL LIST", 3, title_color);
 }
 
-/* ---- scene rows ------------------------------------------------------------ */
+/* ---- scene rows ------------------------------------------------------------
+ */
 
 static void row_list(struct list *list, struct vitrail_scene_node_v1 *node,
 		int32_t r) {
@@ -265,11 +281,12 @@ static void row_list(struct list *list, struct vitrail_scene_node_v1 *node,
 	snprintf(title, sizeof(title), "Row %d", r);
 	snprintf(subtitle, sizeof(subtitle), "Item %d of %d", r + 1, list->rows);
 	sc_dl_rect(&dl, 0, 0, (float)list->width, ROW_H - 1,
-		SC_FILL(row_background(r)));
+			SC_FILL(row_background(r)));
 	sc_dl_rect(&dl, 0, ROW_H - 1, (float)list->width, 1, SC_FILL(0xffc8c8d0));
 	sc_dl_rect(&dl, 0, 0, 6, ROW_H - 1, SC_FILL(row_accent(r)));
-	sc_dl_image(&dl, wl_proxy_get_id((struct wl_proxy *)
-		list->avatars[r % AVATARS]), 1.0f, 0, 0, 0, 0, 14, 8, AVATAR, AVATAR);
+	sc_dl_image(&dl,
+			wl_proxy_get_id((struct wl_proxy *)list->avatars[r % AVATARS]),
+			1.0f, 0, 0, 0, 0, 14, 8, AVATAR, AVATAR);
 	sc_dl_text(&dl, 76, 30, text_color, 22, 700, "DejaVu Sans", title);
 	sc_dl_text(&dl, 76, 52, subtitle_color, 14, 400, "DejaVu Sans", subtitle);
 	sc_node_set_list(&list->app, node, &dl);
@@ -292,7 +309,7 @@ static void scene_rows(struct list *list, int32_t content_y, int32_t height,
 		}
 	}
 	struct vitrail_scene_node_v1 **children =
-		calloc((size_t)(last - first + 1), sizeof(*children));
+			calloc((size_t)(last - first + 1), sizeof(*children));
 	if (children == NULL) {
 		abort();
 	}
@@ -316,8 +333,8 @@ static void scene_rows(struct list *list, int32_t content_y, int32_t height,
 
 static void build_scene(struct list *list) {
 	struct sc_app *app = &list->app;
-	list->scene = vitrail_scene_manager_v1_get_scene(app->manager,
-		app->surface);
+	list->scene =
+			vitrail_scene_manager_v1_get_scene(app->manager, app->surface);
 	uint32_t *pixels = calloc(AVATAR * AVATAR, sizeof(*pixels));
 	if (pixels == NULL) {
 		abort();
@@ -338,17 +355,16 @@ static void build_scene(struct list *list) {
 	struct sc_dl dl;
 	sc_dl_init(&dl);
 	sc_dl_rect(&dl, 0, 0, (float)list->width, HEADER_H, SC_FILL(header_bg));
-	sc_dl_text(&dl, 16, 32, title_color, 20, 700, "DejaVu Sans",
-		"Scroll list");
+	sc_dl_text(&dl, 16, 32, title_color, 20, 700, "DejaVu Sans", "Scroll list");
 	sc_node_set_list(app, list->header, &dl);
 	/* the viewport clips the region, rounded at the corners */
 	sc_node_set_position(list->viewport, 0, HEADER_H);
 	vitrail_scene_node_v1_set_clip(list->viewport, 0, 0,
-		wl_fixed_from_int(list->width), wl_fixed_from_int(list->region_h),
-		wl_fixed_from_int(12));
+			wl_fixed_from_int(list->width), wl_fixed_from_int(list->region_h),
+			wl_fixed_from_int(12));
 	sc_dl_init(&dl);
 	sc_dl_rect(&dl, 0, 0, (float)list->width, (float)list->region_h,
-		SC_FILL(background));
+			SC_FILL(background));
 	sc_node_set_list(app, list->viewport, &dl);
 	sc_node_set_children(list->viewport, &list->content, 1);
 	struct vitrail_scene_node_v1 *top[] = { list->header, list->viewport };
@@ -382,21 +398,25 @@ static void render_frame(struct list *list, int32_t y, int32_t height) {
 		struct sc_buffer *b = list->frame_buffer;
 		if (b == NULL || b->height != height) {
 			sc_buffer_destroy(b);
-			b = list->frame_buffer = sc_buffer_create(app, list->width,
-				height, WL_SHM_FORMAT_XRGB8888, background);
+			b = list->frame_buffer = sc_buffer_create(app, list->width, height,
+					WL_SHM_FORMAT_XRGB8888, background);
 		}
 		struct canvas cv = {
-			.px = b->pixels, .width = list->width, .stride = list->width,
-			.y0 = 0, .y1 = height, .content_y = y,
+			.px = b->pixels,
+			.width = list->width,
+			.stride = list->width,
+			.y0 = 0,
+			.y1 = height,
+			.content_y = y,
 		};
 		draw_rows(list, &cv);
 		/* vitrail copies the pixels during the request */
-		vitrail_scroll_region_v1_attach_buffer(list->region, b->wl_buffer,
-			0, y, list->width, list->content_h);
+		vitrail_scroll_region_v1_attach_buffer(list->region, b->wl_buffer, 0, y,
+				list->width, list->content_h);
 	} else {
 		scene_rows(list, y, height, false);
 		vitrail_scroll_region_v1_attach_node(list->region, list->content,
-			list->width, height, 0, y, list->width, list->content_h);
+				list->width, height, 0, y, list->width, list->content_h);
 	}
 	wl_surface_commit(app->surface);
 	print_frame(list, y, height);
@@ -408,9 +428,8 @@ static void region_frame_needed(void *data,
 	render_frame(data, y, height);
 }
 
-static void region_position(void *data,
-		struct vitrail_scroll_region_v1 *region, int32_t x, int32_t y,
-		uint32_t display_ns_hi, uint32_t display_ns_lo) {
+static void region_position(void *data, struct vitrail_scroll_region_v1 *region,
+		int32_t x, int32_t y, uint32_t display_ns_hi, uint32_t display_ns_lo) {
 	uint64_t display = (uint64_t)display_ns_hi << 32 | display_ns_lo;
 	printf("position %d %llu\n", y, (unsigned long long)display);
 	fflush(stdout);
@@ -464,14 +483,17 @@ static void rerender(struct list *list) {
 		struct sc_buffer *b = list->window[k];
 		struct canvas cv = {
 			.px = b->pixels + (size_t)HEADER_H * (size_t)list->width,
-			.width = list->width, .stride = list->width,
-			.y0 = 0, .y1 = list->region_h, .content_y = y,
+			.width = list->width,
+			.stride = list->width,
+			.y0 = 0,
+			.y1 = list->region_h,
+			.content_y = y,
 		};
 		draw_rows(list, &cv);
 		list->window_busy[k] = true;
 		wl_surface_attach(app->surface, b->wl_buffer, 0, 0);
 		wl_surface_damage_buffer(app->surface, 0, HEADER_H, list->width,
-			list->region_h);
+				list->region_h);
 	} else {
 		scene_rows(list, y, list->region_h, true);
 	}
@@ -525,9 +547,9 @@ static void moved(struct list *list) {
 static void start_fling(struct list *list) {
 	uint64_t now = now_ns();
 	double v = vt_scroll_velocity_get(&list->velocity, now);
-	if (fabs(v) >= VT_FLING_MIN_VELOCITY && vt_fling_start(&list->fling, now,
-			list->pos, v, list->fling_tau, VT_FLING_STOP_VELOCITY, 0.0,
-			max_position(list))) {
+	if (fabs(v) >= VT_FLING_MIN_VELOCITY &&
+			vt_fling_start(&list->fling, now, list->pos, v, list->fling_tau,
+					VT_FLING_STOP_VELOCITY, 0.0, max_position(list))) {
 		list->dirty = true;
 		if (list->frame_callback == NULL) {
 			schedule(list);
@@ -579,7 +601,7 @@ static void on_touch(struct sc_app *app, enum sc_touch what, int32_t id,
 	case SC_TOUCH_MOTION:
 		if (list->dragging && id == list->touch_id) {
 			list->pos = clamp_position(list,
-				list->drag_pos - (y - list->drag_from));
+					list->drag_pos - (y - list->drag_from));
 			moved(list);
 		}
 		break;
@@ -599,7 +621,7 @@ static void registry_global(void *data, struct wl_registry *registry,
 	struct list *list = data;
 	if (strcmp(interface, vitrail_scroll_manager_v1_interface.name) == 0) {
 		list->scroll_manager = wl_registry_bind(registry, name,
-			&vitrail_scroll_manager_v1_interface, 1);
+				&vitrail_scroll_manager_v1_interface, 1);
 	}
 }
 
@@ -615,7 +637,7 @@ static const struct wl_registry_listener registry_listener = {
 
 static bool parse_size(const char *s, int32_t *w, int32_t *h) {
 	return sscanf(s, "%dx%d", w, h) == 2 && *w >= 64 && *w <= 4096 &&
-		*h > HEADER_H + ROW_H && *h <= 6000;
+			*h > HEADER_H + ROW_H && *h <= 6000;
 }
 
 int main(int argc, char *argv[]) {
@@ -640,12 +662,8 @@ int main(int argc, char *argv[]) {
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		int ms;
 		switch (opt) {
-		case 's':
-			list.shm = true;
-			break;
-		case 'r':
-			list.rerender = true;
-			break;
+		case 's': list.shm = true; break;
+		case 'r': list.rerender = true; break;
 		case 'z':
 			if (!parse_size(optarg, &list.width, &list.height)) {
 				fprintf(stderr, "bad --size '%s'\n", optarg);
@@ -666,13 +684,13 @@ int main(int argc, char *argv[]) {
 			}
 			list.fling_tau = ms / 1000.0;
 			break;
-		case 'a':
-			app_id = optarg;
-			break;
+		case 'a': app_id = optarg; break;
 		default:
-			fprintf(opt == 'h' ? stdout : stderr, "usage: %s [--shm] "
-				"[--rerender] [--size WxH] [--rows N] [--fling-ms MS] "
-				"[--app-id ID]\n", argv[0]);
+			fprintf(opt == 'h' ? stdout : stderr,
+					"usage: %s [--shm] "
+					"[--rerender] [--size WxH] [--rows N] [--fling-ms MS] "
+					"[--app-id ID]\n",
+					argv[0]);
 			return opt == 'h' ? EXIT_SUCCESS : EXIT_FAILURE;
 		}
 	}
@@ -688,12 +706,13 @@ int main(int argc, char *argv[]) {
 	wl_registry_add_listener(registry, &registry_listener, &list);
 	wl_display_roundtrip(app->display);
 	if (!list.rerender && list.scroll_manager == NULL) {
-		fprintf(stderr, "vitrail-scroll-list: no vitrail_scroll_manager_v1 "
-			"(run with --rerender)\n");
+		fprintf(stderr,
+				"vitrail-scroll-list: no vitrail_scroll_manager_v1 "
+				"(run with --rerender)\n");
 		return EXIT_FAILURE;
 	}
 	if (!sc_app_create_window(app, app_id, "Scroll list", list.width,
-			list.height, list.shm ? background : 0)) {
+				list.height, list.shm ? background : 0)) {
 		return EXIT_FAILURE;
 	}
 	if (list.shm) {
@@ -701,10 +720,10 @@ int main(int argc, char *argv[]) {
 		draw_header(&list, app->buffer->pixels, list.width);
 		for (int k = 0; k < 2 && list.rerender; k++) {
 			list.window[k] = sc_buffer_create(app, list.width, list.height,
-				WL_SHM_FORMAT_XRGB8888, background);
+					WL_SHM_FORMAT_XRGB8888, background);
 			draw_header(&list, list.window[k]->pixels, list.width);
 			wl_buffer_add_listener(list.window[k]->wl_buffer,
-				&window_buffer_listener, &list.window_busy[k]);
+					&window_buffer_listener, &list.window_busy[k]);
 		}
 	} else {
 		build_scene(&list);
@@ -715,12 +734,12 @@ int main(int argc, char *argv[]) {
 		app->on_touch = on_touch;
 		rerender(&list);
 	} else {
-		list.region = vitrail_scroll_manager_v1_get_scroll_region(
-			list.scroll_manager, app->surface,
-			VITRAIL_SCROLL_REGION_V1_AXIS_VERTICAL, 0, HEADER_H, list.width,
-			list.region_h);
+		list.region =
+				vitrail_scroll_manager_v1_get_scroll_region(list.scroll_manager,
+						app->surface, VITRAIL_SCROLL_REGION_V1_AXIS_VERTICAL, 0,
+						HEADER_H, list.width, list.region_h);
 		vitrail_scroll_region_v1_add_listener(list.region, &region_listener,
-			&list);
+				&list);
 		wl_surface_commit(app->surface);
 	}
 	int status = sc_app_run(app);

@@ -42,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		return 0;
 	}
 	assert(terminated(config.xkb_rules) && terminated(config.xkb_model) &&
-		terminated(config.xkb_layout) && terminated(config.xkb_variant) &&
-		terminated(config.xkb_options));
+			terminated(config.xkb_layout) && terminated(config.xkb_variant) &&
+			terminated(config.xkb_options));
 	assert(config.mode == VT_MODE_DESKTOP || config.mode == VT_MODE_KIOSK);
 	return 0;
 }

@@ -13,8 +13,8 @@
 
 /* A memfd holding data; its path goes to path. -1 when it cannot be made
  * (the harness then skips the input). */
-static inline int fuzz_file(const uint8_t *data, size_t size,
-		const char *name, char *path, size_t path_size) {
+static inline int fuzz_file(const uint8_t *data, size_t size, const char *name,
+		char *path, size_t path_size) {
 	int fd = memfd_create(name, MFD_CLOEXEC);
 	if (fd < 0) {
 		return -1;

@@ -24,18 +24,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- stubs for what rstree_load never reaches --------------------------- */
 
-#define UNREACHED(name) do { \
-	fprintf(stderr, "fuzz-rstree: %s reached\n", name); \
-	abort(); \
-} while (0)
+#define UNREACHED(name) \
+	do { \
+		fprintf(stderr, "fuzz-rstree: %s reached\n", name); \
+		abort(); \
+	} while (0)
 
 struct vr_image *bench_image_load(const char *path, uint64_t *decode_ns) {
 	(void)path;
 	*decode_ns = 0;
 	return NULL; // the folder does not exist: missing, as rstree expects
 }
-void bench_video_frame(struct vr_image *image, uint32_t seed,
-		uint32_t frame) {
+void bench_video_frame(struct vr_image *image, uint32_t seed, uint32_t frame) {
 	(void)image, (void)seed, (void)frame;
 	UNREACHED("bench_video_frame");
 }
@@ -57,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		return 0;
 	}
 	struct rstree_info info;
-	struct bench_scene *scene = rstree_load(path,
-		"/nonexistent/fuzz-rstree-textures", &info);
+	struct bench_scene *scene =
+			rstree_load(path, "/nonexistent/fuzz-rstree-textures", &info);
 	close(fd);
 	assert(scene != NULL); // only unreadable files and no memory fail
 	assert(info.comment_lines <= info.lines + info.comment_lines);

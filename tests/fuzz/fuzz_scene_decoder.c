@@ -17,7 +17,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint32_t images[4][2] = {
-	{ 1, 1 }, { 64, 64 }, { 4096, 1 }, { 300, 200 },
+	{ 1, 1 },
+	{ 64, 64 },
+	{ 4096, 1 },
+	{ 300, 200 },
 };
 
 static void *lookup(void *user, uint32_t id, uint32_t *width,
@@ -41,8 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	struct vt_dl_cmd *cmds = NULL;
 	size_t ncmds = 0;
 	struct vt_dl_error error;
-	if (!vt_dl_decode(data + 1, size - 1, &depth, &lookup_images, &cmds,
-			&ncmds, &error)) {
+	if (!vt_dl_decode(data + 1, size - 1, &depth, &lookup_images, &cmds, &ncmds,
+				&error)) {
 		assert(depth == depth_before);
 		assert(error.message[0] != '\0');
 		return 0;
@@ -54,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		assert(cmd->op >= VT_DL_RECT && cmd->op <= VT_DL_SHADOW);
 		assert((cmd->op == VT_DL_PATH) == (cmd->path != NULL));
 		assert((cmd->op == VT_DL_IMAGE) == (cmd->image != NULL));
-		assert((cmd->op == VT_DL_TEXT) == (cmd->text != NULL &&
-			cmd->family != NULL));
+		assert((cmd->op == VT_DL_TEXT) ==
+				(cmd->text != NULL && cmd->family != NULL));
 		vt_dl_cmd_finish(cmd);
 	}
 	free(cmds);

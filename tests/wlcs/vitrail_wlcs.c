@@ -160,8 +160,7 @@ static void shim_surface_handle_commit(struct wl_listener *listener,
  * there again when it maps again after a null buffer; vitrail places
  * every window it maps (view.c, vt_view_map), so the module puts one it
  * placed back. Runs after vitrail's own map listener. */
-static void shim_surface_handle_map(struct wl_listener *listener,
-		void *data) {
+static void shim_surface_handle_map(struct wl_listener *listener, void *data) {
 	struct shim_surface *shim = wl_container_of(listener, shim, map);
 	struct wlr_xdg_surface *xdg_surface = shim->xdg_surface;
 	if (shim->positioned &&
@@ -182,8 +181,8 @@ static void shim_surface_handle_destroy(struct wl_listener *listener,
 
 static struct shim_surface *shim_surface_of(
 		struct wlr_xdg_surface *xdg_surface) {
-	struct wl_listener *listener = wl_signal_get(
-		&xdg_surface->events.destroy, shim_surface_handle_destroy);
+	struct wl_listener *listener = wl_signal_get(&xdg_surface->events.destroy,
+			shim_surface_handle_destroy);
 	if (listener == NULL) {
 		return NULL;
 	}
@@ -223,26 +222,29 @@ static void do_position_window(struct vt_server *server, void *data) {
 	struct wl_resource *resource = NULL;
 	wl_list_for_each(client, &call->wlcs->clients, link) {
 		if (client->fd == call->client_fd) {
-			resource = wl_client_get_object(client->client,
-				call->surface_id);
+			resource = wl_client_get_object(client->client, call->surface_id);
 			break;
 		}
 	}
 	if (resource == NULL ||
 			strcmp(wl_resource_get_class(resource), "wl_surface") != 0) {
-		wlr_log(WLR_ERROR, "wlcs: position_window_absolute: no such "
-			"surface (id %u)", call->surface_id);
+		wlr_log(WLR_ERROR,
+				"wlcs: position_window_absolute: no such "
+				"surface (id %u)",
+				call->surface_id);
 		return;
 	}
 	struct wlr_surface *surface = wlr_surface_from_resource(resource);
-	struct wlr_xdg_surface *xdg_surface =
-		wlr_surface_is_xdg_surface(surface) ?
-		wlr_xdg_surface_from_wlr_surface(surface) : NULL;
+	struct wlr_xdg_surface *xdg_surface = wlr_surface_is_xdg_surface(surface) ?
+			wlr_xdg_surface_from_wlr_surface(surface) :
+			NULL;
 	if (xdg_surface == NULL ||
 			xdg_surface->role != WLR_XDG_SURFACE_ROLE_TOPLEVEL ||
 			xdg_surface->data == NULL) {
-		wlr_log(WLR_ERROR, "wlcs: position_window_absolute: surface %u "
-			"is not an xdg toplevel", call->surface_id);
+		wlr_log(WLR_ERROR,
+				"wlcs: position_window_absolute: surface %u "
+				"is not an xdg toplevel",
+				call->surface_id);
 		return;
 	}
 	vt_view_move(xdg_surface->data, call->x, call->y);
@@ -255,8 +257,7 @@ static void do_position_window(struct vt_server *server, void *data) {
 }
 
 static void wlcs_position_window_absolute(WlcsDisplayServer *base,
-		struct wl_display *display, struct wl_surface *surface, int x,
-		int y) {
+		struct wl_display *display, struct wl_surface *surface, int x, int y) {
 	struct vt_wlcs *wlcs = wl_container_of(base, wlcs, base);
 	struct position_call call = {
 		.wlcs = wlcs,
@@ -282,8 +283,14 @@ struct device_call {
 	struct vt_wlcs_device *device;
 	enum wlr_input_device_type type;
 	/* pointer motion (absolute or relative), buttons, touch */
-	enum { MOVE_ABSOLUTE, MOVE_RELATIVE, BUTTON, TOUCH_DOWN, TOUCH_MOVE,
-		TOUCH_UP } what;
+	enum {
+		MOVE_ABSOLUTE,
+		MOVE_RELATIVE,
+		BUTTON,
+		TOUCH_DOWN,
+		TOUCH_MOVE,
+		TOUCH_UP
+	} what;
 	double x, y;
 	uint32_t button;
 	bool pressed;
@@ -336,12 +343,10 @@ static void do_device_event(struct vt_server *server, void *data) {
 		break;
 	}
 	case TOUCH_MOVE:
-		vt_emulated_touch_move(server, device, call->device->touch_id,
-			call->x, call->y);
+		vt_emulated_touch_move(server, device, call->device->touch_id, call->x,
+				call->y);
 		break;
-	case TOUCH_UP:
-		vt_emulated_touch_up(device, call->device->touch_id);
-		break;
+	case TOUCH_UP: vt_emulated_touch_up(device, call->device->touch_id); break;
 	}
 }
 
@@ -381,36 +386,40 @@ static struct vt_wlcs_device *device_create(struct vt_wlcs *wlcs,
 
 static void pointer_move_absolute(WlcsPointer *pointer, wl_fixed_t x,
 		wl_fixed_t y) {
-	device_event((struct vt_wlcs_device *)pointer, &(struct device_call){
-		.what = MOVE_ABSOLUTE,
-		.x = wl_fixed_to_double(x),
-		.y = wl_fixed_to_double(y),
-	});
+	device_event((struct vt_wlcs_device *)pointer,
+			&(struct device_call){
+					.what = MOVE_ABSOLUTE,
+					.x = wl_fixed_to_double(x),
+					.y = wl_fixed_to_double(y),
+			});
 }
 
 static void pointer_move_relative(WlcsPointer *pointer, wl_fixed_t dx,
 		wl_fixed_t dy) {
-	device_event((struct vt_wlcs_device *)pointer, &(struct device_call){
-		.what = MOVE_RELATIVE,
-		.x = wl_fixed_to_double(dx),
-		.y = wl_fixed_to_double(dy),
-	});
+	device_event((struct vt_wlcs_device *)pointer,
+			&(struct device_call){
+					.what = MOVE_RELATIVE,
+					.x = wl_fixed_to_double(dx),
+					.y = wl_fixed_to_double(dy),
+			});
 }
 
 static void pointer_button_down(WlcsPointer *pointer, int button) {
-	device_event((struct vt_wlcs_device *)pointer, &(struct device_call){
-		.what = BUTTON,
-		.button = (uint32_t)button,
-		.pressed = true,
-	});
+	device_event((struct vt_wlcs_device *)pointer,
+			&(struct device_call){
+					.what = BUTTON,
+					.button = (uint32_t)button,
+					.pressed = true,
+			});
 }
 
 static void pointer_button_up(WlcsPointer *pointer, int button) {
-	device_event((struct vt_wlcs_device *)pointer, &(struct device_call){
-		.what = BUTTON,
-		.button = (uint32_t)button,
-		.pressed = false,
-	});
+	device_event((struct vt_wlcs_device *)pointer,
+			&(struct device_call){
+					.what = BUTTON,
+					.button = (uint32_t)button,
+					.pressed = false,
+			});
 }
 
 static void pointer_destroy(WlcsPointer *pointer) {
@@ -420,7 +429,7 @@ static void pointer_destroy(WlcsPointer *pointer) {
 static WlcsPointer *wlcs_create_pointer(WlcsDisplayServer *base) {
 	struct vt_wlcs *wlcs = wl_container_of(base, wlcs, base);
 	struct vt_wlcs_device *device =
-		device_create(wlcs, WLR_INPUT_DEVICE_POINTER);
+			device_create(wlcs, WLR_INPUT_DEVICE_POINTER);
 	if (device == NULL) {
 		return NULL;
 	}
@@ -439,25 +448,28 @@ static WlcsPointer *wlcs_create_pointer(WlcsDisplayServer *base) {
  * clothing (its harness converts no ints for touch, unlike the pointer's
  * wl_fixed_from_int): take them as they come. */
 static void touch_down(WlcsTouch *touch, wl_fixed_t x, wl_fixed_t y) {
-	device_event((struct vt_wlcs_device *)touch, &(struct device_call){
-		.what = TOUCH_DOWN,
-		.x = x,
-		.y = y,
-	});
+	device_event((struct vt_wlcs_device *)touch,
+			&(struct device_call){
+					.what = TOUCH_DOWN,
+					.x = x,
+					.y = y,
+			});
 }
 
 static void touch_move(WlcsTouch *touch, wl_fixed_t x, wl_fixed_t y) {
-	device_event((struct vt_wlcs_device *)touch, &(struct device_call){
-		.what = TOUCH_MOVE,
-		.x = x,
-		.y = y,
-	});
+	device_event((struct vt_wlcs_device *)touch,
+			&(struct device_call){
+					.what = TOUCH_MOVE,
+					.x = x,
+					.y = y,
+			});
 }
 
 static void touch_up(WlcsTouch *touch) {
-	device_event((struct vt_wlcs_device *)touch, &(struct device_call){
-		.what = TOUCH_UP,
-	});
+	device_event((struct vt_wlcs_device *)touch,
+			&(struct device_call){
+					.what = TOUCH_UP,
+			});
 }
 
 static void touch_destroy(WlcsTouch *touch) {
@@ -466,8 +478,7 @@ static void touch_destroy(WlcsTouch *touch) {
 
 static WlcsTouch *wlcs_create_touch(WlcsDisplayServer *base) {
 	struct vt_wlcs *wlcs = wl_container_of(base, wlcs, base);
-	struct vt_wlcs_device *device =
-		device_create(wlcs, WLR_INPUT_DEVICE_TOUCH);
+	struct vt_wlcs_device *device = device_create(wlcs, WLR_INPUT_DEVICE_TOUCH);
 	if (device == NULL) {
 		return NULL;
 	}
@@ -548,12 +559,11 @@ static void do_add_shim(struct vt_server *server, void *data) {
 	struct vt_wlcs *wlcs = data;
 	wlcs->new_xdg_surface.notify = handle_new_xdg_surface;
 	wl_signal_add(&server->xdg_shell->events.new_surface,
-		&wlcs->new_xdg_surface);
+			&wlcs->new_xdg_surface);
 	/* A keyboard, as on a real seat: WLCS has no keyboard emulation but
 	 * checks keyboard focus (and selections follow it). The backend
 	 * destroys it with the server. */
-	if (vt_emulated_device_create(server, WLR_INPUT_DEVICE_KEYBOARD) ==
-			NULL) {
+	if (vt_emulated_device_create(server, WLR_INPUT_DEVICE_KEYBOARD) == NULL) {
 		wlr_log(WLR_ERROR, "wlcs: cannot add a keyboard");
 	}
 }
@@ -592,8 +602,8 @@ static WlcsDisplayServer *wlcs_create_server(int argc, const char **argv) {
 	if (wlcs == NULL) {
 		return NULL;
 	}
-	wlr_log_init(getenv("VITRAIL_WLCS_DEBUG") != NULL ? WLR_DEBUG :
-		WLR_ERROR, NULL);
+	wlr_log_init(getenv("VITRAIL_WLCS_DEBUG") != NULL ? WLR_DEBUG : WLR_ERROR,
+			NULL);
 	vt_options_defaults(&wlcs->opts);
 	wlcs->opts.backend = VT_BACKEND_HEADLESS;
 	/* Wayland conformance only; and no setenv(DISPLAY) from vitrail's

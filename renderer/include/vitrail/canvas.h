@@ -28,9 +28,9 @@ void vr_path_destroy(struct vr_path *path); /* accepts NULL */
 void vr_path_move_to(struct vr_path *path, float x, float y);
 void vr_path_line_to(struct vr_path *path, float x, float y);
 void vr_path_quad_to(struct vr_path *path, float cx, float cy, float x,
-	float y);
+		float y);
 void vr_path_cubic_to(struct vr_path *path, float c1x, float c1y, float c2x,
-	float c2y, float x, float y);
+		float c2y, float x, float y);
 void vr_path_close(struct vr_path *path);
 
 /* ---- paint -------------------------------------------------------------- */
@@ -101,7 +101,7 @@ size_t vr_display_list_bytes(const struct vr_display_list *list);
 /* Node content: the display list (takes a reference); replaces any rect or
  * image content. The whole list is re-recorded to change it. */
 void vr_node_set_display_list(struct vr_node *node,
-	struct vr_display_list *list);
+		struct vr_display_list *list);
 
 /*
  * Do ahead what the first frame drawing list would pay for: rasterise the
@@ -115,7 +115,7 @@ void vr_node_set_display_list(struct vr_node *node,
  * screen of text); pixels are the same with and without it.
  */
 void vr_renderer_warm_display_list(struct vr_renderer *renderer,
-	const struct vr_display_list *list, const struct vr_mat *to_pixels);
+		const struct vr_display_list *list, const struct vr_mat *to_pixels);
 
 /* ---- canvas state ------------------------------------------------------- */
 
@@ -132,33 +132,33 @@ void vr_canvas_concat(struct vr_canvas *canvas, const struct vr_mat *m);
  * to 2 per state: past that the oldest clips by its bounding box. */
 void vr_canvas_clip_rect(struct vr_canvas *canvas, struct vr_rectf rect);
 void vr_canvas_clip_rrect(struct vr_canvas *canvas, struct vr_rectf rect,
-	struct vr_radii radii);
+		struct vr_radii radii);
 
 /* ---- draw commands ------------------------------------------------------ */
 
 void vr_canvas_draw_rect(struct vr_canvas *canvas, struct vr_rectf rect,
-	const struct vr_paint *paint);
+		const struct vr_paint *paint);
 void vr_canvas_draw_rrect(struct vr_canvas *canvas, struct vr_rectf rect,
-	struct vr_radii radii, const struct vr_paint *paint);
+		struct vr_radii radii, const struct vr_paint *paint);
 /* The ellipse inscribed in rect (a circle when rect is square). */
 void vr_canvas_draw_ellipse(struct vr_canvas *canvas, struct vr_rectf rect,
-	const struct vr_paint *paint);
-void vr_canvas_draw_line(struct vr_canvas *canvas, float x0, float y0,
-	float x1, float y1, const struct vr_paint *paint);
+		const struct vr_paint *paint);
+void vr_canvas_draw_line(struct vr_canvas *canvas, float x0, float y0, float x1,
+		float y1, const struct vr_paint *paint);
 /* points: 2 * count floats (x, y); closed joins the last to the first. */
 void vr_canvas_draw_polyline(struct vr_canvas *canvas, const float *points,
-	size_t count, bool closed, const struct vr_paint *paint);
+		size_t count, bool closed, const struct vr_paint *paint);
 void vr_canvas_draw_path(struct vr_canvas *canvas, const struct vr_path *path,
-	const struct vr_paint *paint);
+		const struct vr_paint *paint);
 /* Image (src in image pixels, NULL: whole image) into dst, with opacity. */
 void vr_canvas_draw_image(struct vr_canvas *canvas, struct vr_image *image,
-	const struct vr_rectf *src, struct vr_rectf dst, float opacity);
+		const struct vr_rectf *src, struct vr_rectf dst, float opacity);
 /* UTF-8 text shaped with HarfBuzz, its baseline starting at (x, y). */
 void vr_canvas_draw_text(struct vr_canvas *canvas, float x, float y,
-	const char *utf8, const struct vr_font *font, struct vr_color color);
+		const char *utf8, const struct vr_font *font, struct vr_color color);
 /* A Gaussian-blurred shadow of a rounded rectangle (sigma = blur / 2),
  * rendered through an offscreen layer. */
 void vr_canvas_draw_shadow(struct vr_canvas *canvas, struct vr_rectf rect,
-	struct vr_radii radii, float blur, struct vr_color color);
+		struct vr_radii radii, float blur, struct vr_color color);
 
 #endif

@@ -33,8 +33,8 @@ enum vr_log_level {
 	VR_LOG_DEBUG = 3,
 };
 
-typedef void (*vr_log_func_t)(enum vr_log_level level, const char *fmt,
-	va_list args);
+typedef void (
+		*vr_log_func_t)(enum vr_log_level level, const char *fmt, va_list args);
 
 /* Route the renderer's messages; NULL restores the default (stderr, errors
  * and info only). The callback must be thread-safe. */
@@ -65,14 +65,14 @@ void vr_mat_identity(struct vr_mat *m);
 void vr_mat_translate(struct vr_mat *m, float x, float y);
 /* out = a * b (apply b first, then a). out may alias a or b. */
 void vr_mat_multiply(struct vr_mat *out, const struct vr_mat *a,
-	const struct vr_mat *b);
+		const struct vr_mat *b);
 void vr_mat_apply(const struct vr_mat *m, float x, float y, float *ox,
-	float *oy);
+		float *oy);
 /* out = m's inverse; false when m is not invertible. */
 bool vr_mat_invert(struct vr_mat *out, const struct vr_mat *m);
 /* Smallest integer box containing the transformed rectangle. */
 struct vr_box vr_mat_map_rect_bounds(const struct vr_mat *m,
-	const struct vr_rectf *r);
+		const struct vr_rectf *r);
 /* True when m only translates by whole pixels (no scale/rotation). */
 bool vr_mat_is_integer_translation(const struct vr_mat *m);
 
@@ -104,20 +104,20 @@ enum vr_transform {
 struct vr_image;
 
 struct vr_image *vr_image_create(int32_t width, int32_t height,
-	enum vr_format format);
+		enum vr_format format);
 struct vr_image *vr_image_ref(struct vr_image *image);
 void vr_image_unref(struct vr_image *image); /* accepts NULL */
 /* Copy pixels in (region in image pixels; NULL = whole image). Rows are
  * stride bytes apart; a stride under width * 4 is refused (false, logged,
  * nothing written). */
 bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
-	const pixman_region32_t *region);
+		const pixman_region32_t *region);
 /* The same for the pixels of box (image pixels, clipped to the image)
  * from data that holds only those: box's top-left pixel first, rows stride
  * bytes apart (at least box->width * 4). A caller filling an image in
  * bands (a band of rows converted on the side) writes each with this. */
 bool vr_image_write_box(struct vr_image *image, const void *data,
-	int32_t stride, const struct vr_box *box);
+		int32_t stride, const struct vr_box *box);
 /* True while a submitted frame's CPU stage may still read the pixels
  * (vr_render_submit): a vr_image_write now first copies the whole image
  * (copy-on-write). A caller with time to spare writes later instead. */
@@ -181,8 +181,8 @@ void vr_node_set_clip(struct vr_node *node, const struct vr_rectf *clip);
  * per draw, not counting those that cut nothing of the draw or contain
  * another one; past them the outermost clip by their bounding boxes (one
  * log line). */
-void vr_node_set_clip_rounded(struct vr_node *node,
-	const struct vr_rectf *clip, float radius);
+void vr_node_set_clip_rounded(struct vr_node *node, const struct vr_rectf *clip,
+		float radius);
 /*
  * Opacity in [0, 1] of the node and its subtree as a group: the subtree is
  * drawn as if into a transparent layer at full opacity, which is then
@@ -198,18 +198,18 @@ void vr_node_set_opacity(struct vr_node *node, float opacity);
 
 /* Content: at most one per node, covering local (0, 0, width, height). */
 void vr_node_set_rect(struct vr_node *node, float width, float height,
-	struct vr_color color);
+		struct vr_color color);
 /* Image content: src in image pixels (NULL: the whole image), scaled to
  * width x height; transform is the buffer transform of wl_surface. Takes a
  * reference on the image. */
 void vr_node_set_image(struct vr_node *node, struct vr_image *image,
-	const struct vr_rectf *src, float width, float height,
-	enum vr_transform transform);
+		const struct vr_rectf *src, float width, float height,
+		enum vr_transform transform);
 void vr_node_clear_content(struct vr_node *node);
 /* The image content changed inside region (node-local coordinates; NULL:
  * everything). */
 void vr_node_damage_content(struct vr_node *node,
-	const pixman_region32_t *region);
+		const pixman_region32_t *region);
 
 void vr_node_set_user_data(struct vr_node *node, void *data);
 void *vr_node_user_data(const struct vr_node *node);
@@ -252,7 +252,7 @@ struct vr_move {
  * their box. Returns the number of moves (the rest is in damage).
  */
 size_t vr_tree_update_moves(struct vr_tree *tree, pixman_region32_t *damage,
-	struct vr_move *moves, size_t max);
+		struct vr_move *moves, size_t max);
 
 /* The strip of move->box that a move exposes (box minus box + d), added
  * to region. */
@@ -283,12 +283,12 @@ void vr_changes_fini(struct vr_changes *changes);
 void vr_changes_clear(struct vr_changes *changes);
 /* Everything pending (the destination holds nothing usable). */
 void vr_changes_damage_all(struct vr_changes *changes,
-	const struct vr_box *box);
+		const struct vr_box *box);
 void vr_changes_add_damage(struct vr_changes *changes,
-	const pixman_region32_t *damage);
+		const pixman_region32_t *damage);
 /* Add one frame's move (NULL: none) and damage (NULL: none). */
-void vr_changes_compose(struct vr_changes *changes,
-	const struct vr_move *move, const pixman_region32_t *damage);
+void vr_changes_compose(struct vr_changes *changes, const struct vr_move *move,
+		const pixman_region32_t *damage);
 /* Drop the move, damaging its box instead. */
 void vr_changes_flatten(struct vr_changes *changes);
 
@@ -300,7 +300,7 @@ bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box);
 /* After vr_tree_update: calls fn for every drawn node with content whose
  * bounds intersect area (root coordinates), back to front. */
 void vr_tree_for_each_drawn(struct vr_tree *tree, const struct vr_box *area,
-	void (*fn)(struct vr_node *node, void *data), void *data);
+		void (*fn)(struct vr_node *node, void *data), void *data);
 
 /* Number of nodes whose absolute state was recomputed by the last
  * vr_tree_update (for tests of the caching rule). */
@@ -382,9 +382,9 @@ bool vr_renderer_warm_pipelines(struct vr_renderer *renderer);
  * per device, driver, worker count, cores online and build), and only
  * when that has no line for its key calibrates and writes one; delete
  * the file to measure again. VITRAIL_CALIBRATE=0 skips both (the test
- * suite's compositors: uncalibrated). Takes 0.1-0.5 s; renders into a private target. Until
- * calibrated a renderer hands every task over on its own and never runs
- * a parallel frame inline (chunk_cost 1, parallel_cost 0).
+ * suite's compositors: uncalibrated). Takes 0.1-0.5 s; renders into a private
+ * target. Until calibrated a renderer hands every task over on its own and
+ * never runs a parallel frame inline (chunk_cost 1, parallel_cost 0).
  */
 #define VR_INLINE_BUDGET_NS 1000000.0
 struct vr_granularity {
@@ -398,10 +398,10 @@ struct vr_granularity {
 };
 bool vr_renderer_calibrate(struct vr_renderer *renderer);
 void vr_renderer_get_granularity(const struct vr_renderer *renderer,
-	struct vr_granularity *out);
+		struct vr_granularity *out);
 /* Use these figures (tests inject them; `calibrated` is ignored). */
 void vr_renderer_set_granularity(struct vr_renderer *renderer,
-	const struct vr_granularity *granularity);
+		const struct vr_granularity *granularity);
 /* The decision rule above, from measured figures (tests check it). */
 void vr_granularity_derive(struct vr_granularity *g);
 /* vr_renderer_warm_display_list() (glyphs and shadows of a display list
@@ -409,8 +409,8 @@ void vr_granularity_derive(struct vr_granularity *g);
 
 /* An offscreen render target (B8G8R8A8), content persistent across frames
  * (starts transparent black), with a host-visible mirror for readback. */
-struct vr_target *vr_target_create(struct vr_renderer *renderer,
-	int32_t width, int32_t height);
+struct vr_target *vr_target_create(struct vr_renderer *renderer, int32_t width,
+		int32_t height);
 /* Accepts NULL; first waits for submitted frames that draw into it. */
 void vr_target_destroy(struct vr_target *target);
 int32_t vr_target_width(const struct vr_target *target);
@@ -505,7 +505,7 @@ struct vr_render_job {
  * targets' host mirrors (and the jobs' dst buffers) hold the new pixels
  * and every job's timing is complete. */
 bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
-	struct vr_render_job *jobs, size_t njobs);
+		struct vr_render_job *jobs, size_t njobs);
 
 /*
  * Submit a frame without waiting for it. Returns its id (> 0, one more
@@ -542,7 +542,7 @@ bool vr_render(struct vr_renderer *renderer, struct vr_tree *tree,
  * (vr_frame_get_timing false; vr_render returns false).
  */
 uint64_t vr_render_submit(struct vr_renderer *renderer, struct vr_tree *tree,
-	struct vr_render_job *jobs, size_t njobs);
+		struct vr_render_job *jobs, size_t njobs);
 
 /* Non-blocking: true when frame `id` has completed on the GPU (its dst
  * buffers and mirrors are readable); retires the resources of every
@@ -551,7 +551,7 @@ bool vr_frame_poll(struct vr_renderer *renderer, uint64_t id);
 /* Wait at most timeout_ns (UINT64_MAX: no limit) for frame `id`; true
  * when it completed. Retires completed frames like vr_frame_poll. */
 bool vr_frame_wait(struct vr_renderer *renderer, uint64_t id,
-	uint64_t timeout_ns);
+		uint64_t timeout_ns);
 
 /*
  * An eventfd that becomes readable whenever submitted frames complete: a
@@ -570,8 +570,8 @@ uint64_t vr_renderer_dispatch(struct vr_renderer *renderer);
  * frame has not completed (or failed), job is out of range, or the figures
  * are gone: they are kept until VR_FRAMES_IN_FLIGHT later frames have been
  * submitted. */
-bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id,
-	size_t job, struct vr_frame_timing *out);
+bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id, size_t job,
+		struct vr_frame_timing *out);
 
 /* Copy region (target pixels; NULL: all) of the target into dst, which
  * has the target's size and the given stride. Reads the host mirror: it
@@ -581,7 +581,7 @@ bool vr_frame_get_timing(struct vr_renderer *renderer, uint64_t id,
  * small submission and a wait). For screenshots and the fallback path,
  * not for every frame. */
 void vr_target_read(struct vr_target *target, const pixman_region32_t *region,
-	void *dst, int32_t dst_stride);
+		void *dst, int32_t dst_stride);
 
 /*
  * The device is lost (VK_ERROR_DEVICE_LOST from a fence or a submission):
@@ -605,7 +605,7 @@ bool vr_renderer_can_import_host(const struct vr_renderer *renderer);
  * or size is unsuitable: the caller falls back to the host mirror.
  */
 struct vr_dst_buffer *vr_dst_buffer_import(struct vr_renderer *renderer,
-	void *data, size_t size, int32_t width, int32_t height, int32_t stride);
+		void *data, size_t size, int32_t width, int32_t height, int32_t stride);
 /* Accepts NULL. When a submitted frame still writes into the buffer, the
  * Vulkan objects are released after that frame completes; the memory
  * itself must stay mapped until then. */
@@ -618,13 +618,13 @@ void vr_dst_buffer_destroy(struct vr_dst_buffer *buffer);
  * Same sampling rule as the Vulkan renderer: nearest when the image maps
  * pixel-exactly, bilinear otherwise. */
 void vr_reference_render(struct vr_tree *tree, pixman_image_t *dst,
-	const struct vr_mat *view, struct vr_color clear);
+		const struct vr_mat *view, struct vr_color clear);
 /* The same, only the pixels inside region (dst pixels; NULL: all): the
  * others are left as they are. The renderer of last resort (no usable
  * Vulkan device), drawing on the calling thread. */
 void vr_reference_render_region(struct vr_tree *tree, pixman_image_t *dst,
-	const struct vr_mat *view, struct vr_color clear,
-	const pixman_region32_t *region);
+		const struct vr_mat *view, struct vr_color clear,
+		const pixman_region32_t *region);
 
 /* ---- CPU execution backend (cpu_backend.c) ------------------------------ */
 
@@ -665,8 +665,8 @@ int vr_cpu_renderer_workers(const struct vr_cpu_renderer *renderer);
  * are. False: out of memory or an unsupported target (logged). The same
  * as vr_cpu_render_submit then vr_cpu_frame_wait. */
 bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
-	pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
-	const pixman_region32_t *damage);
+		pixman_image_t *dst, const struct vr_mat *view, struct vr_color clear,
+		const pixman_region32_t *damage);
 
 /*
  * The same frame without waiting for it: the CPU engine's side of the
@@ -685,14 +685,14 @@ bool vr_cpu_render(struct vr_cpu_renderer *renderer, struct vr_tree *tree,
  * thread's (the one that owns the tree).
  */
 uint64_t vr_cpu_render_submit(struct vr_cpu_renderer *renderer,
-	struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
-	struct vr_color clear, const pixman_region32_t *damage);
+		struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
+		struct vr_color clear, const pixman_region32_t *damage);
 /* The same, dst's pixels first moved (nmoves <= VR_MOVES_MAX, dst
  * pixels) on the frame thread, before the damage is drawn. */
 uint64_t vr_cpu_render_submit_moved(struct vr_cpu_renderer *renderer,
-	struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
-	struct vr_color clear, const pixman_region32_t *damage,
-	const struct vr_move *moves, size_t nmoves);
+		struct vr_tree *tree, pixman_image_t *dst, const struct vr_mat *view,
+		struct vr_color clear, const pixman_region32_t *damage,
+		const struct vr_move *moves, size_t nmoves);
 /* Readable when frames complete; vr_cpu_renderer_dispatch drains it and
  * retires them, returning the latest completed id (0: none yet). */
 int vr_cpu_renderer_get_fd(struct vr_cpu_renderer *renderer);
@@ -702,9 +702,9 @@ uint64_t vr_cpu_renderer_dispatch(struct vr_cpu_renderer *renderer);
  * thread; cpu_copies 0: the pixels are written into dst itself). */
 bool vr_cpu_frame_poll(struct vr_cpu_renderer *renderer, uint64_t id);
 bool vr_cpu_frame_wait(struct vr_cpu_renderer *renderer, uint64_t id,
-	uint64_t timeout_ns);
+		uint64_t timeout_ns);
 bool vr_cpu_frame_get_timing(struct vr_cpu_renderer *renderer, uint64_t id,
-	struct vr_frame_timing *out);
+		struct vr_frame_timing *out);
 
 /* ---- one engine (seam.c) ------------------------------------------------ */
 
@@ -760,16 +760,15 @@ struct vr_engine_frame {
 
 /* 0 on failure (logged). */
 uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
-	const struct vr_engine_frame *frame);
+		const struct vr_engine_frame *frame);
 /* Submit and wait: the frame's timing in *timing (NULL: not wanted). */
 bool vr_engine_render(struct vr_engine *engine, struct vr_tree *tree,
-	const struct vr_engine_frame *frame, struct vr_frame_timing *timing);
+		const struct vr_engine_frame *frame, struct vr_frame_timing *timing);
 int vr_engine_get_fd(struct vr_engine *engine);
 uint64_t vr_engine_dispatch(struct vr_engine *engine);
-bool vr_engine_wait(struct vr_engine *engine, uint64_t id,
-	uint64_t timeout_ns);
+bool vr_engine_wait(struct vr_engine *engine, uint64_t id, uint64_t timeout_ns);
 bool vr_engine_get_timing(struct vr_engine *engine, uint64_t id,
-	struct vr_frame_timing *out);
+		struct vr_frame_timing *out);
 /* Vulkan's device was lost (vr_renderer_is_lost); never for the others. */
 bool vr_engine_is_lost(struct vr_engine *engine);
 
@@ -784,14 +783,14 @@ bool vr_engine_is_lost(struct vr_engine *engine);
  * frame failed (logged). The caller's thread; takes rounds * (both frames).
  */
 bool vr_backends_measure(struct vr_renderer *vulkan,
-	struct vr_cpu_renderer *cpu, int32_t width, int32_t height, int rounds,
-	double *vulkan_ns, double *cpu_ns);
+		struct vr_cpu_renderer *cpu, int32_t width, int32_t height, int rounds,
+		double *vulkan_ns, double *cpu_ns);
 
 /* ---- PNG ---------------------------------------------------------------- */
 
 /* Write BGRA8 premultiplied pixels as an RGBA PNG (un-premultiplied). */
 bool vr_png_write(const char *path, const void *data, int32_t width,
-	int32_t height, int32_t stride, bool opaque);
+		int32_t height, int32_t stride, bool opaque);
 /* Read a PNG into malloc'd BGRA8 premultiplied pixels (stride = 4 * w). */
 void *vr_png_read(const char *path, int32_t *width, int32_t *height);
 
@@ -799,7 +798,7 @@ void *vr_png_read(const char *path, int32_t *width, int32_t *height);
  * whose largest per-channel difference exceeds tolerance; max_diff gets
  * the largest difference seen. */
 size_t vr_pixels_compare(const void *a, int32_t a_stride, const void *b,
-	int32_t b_stride, int32_t width, int32_t height, int tolerance,
-	int *max_diff);
+		int32_t b_stride, int32_t width, int32_t height, int tolerance,
+		int *max_diff);
 
 #endif
