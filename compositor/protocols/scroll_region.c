@@ -19,10 +19,11 @@
  * recorded, no pixel uploaded; the renderer redraws the region from
  * what it holds.
  *
- * Input (input.c hands it over first) moves the wanted position at once;
- * each output frame samples it at its display time (a fling is a function
- * of it), clamps the window to the frame (counted as an overflow frame
- * when it had to), and plans a request for the next frame.
+ * Input (scroll_region_input.c: input.c hands it over first) moves the
+ * wanted position at once; each output frame samples it at its display
+ * time (a fling is a function of it), clamps the window to the frame
+ * (counted as an overflow frame when it had to), and plans a request for
+ * the next frame.
  */
 #include <assert.h>
 #include <inttypes.h>
@@ -39,12 +40,12 @@
 #include <wlr/util/log.h>
 
 #include "pacing/pacer.h"
-#include "desktop/hit_test.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
 #include "output/output.h"
 #include "pacing/scroll.h"
 #include "protocols/scroll_region.h"
+#include "protocols/scroll_region_internal.h"
 #include "scene/scene.h"
 #include "server.h"
 #include "util.h"
@@ -65,100 +66,6 @@
 #define REQUEST_TIMEOUT_NS 1000000000ull
 /* libwayland cuts error messages at 127 bytes (see scene.c). */
 #define ERROR_MESSAGE_MAX 100
-
-#define AXIS_X 0
-#define AXIS_Y 1
-
-struct vt_scroll_manager {
-	struct vt_server *server;
-	struct wl_global *global;
-	struct wl_list regions; // scroll_region::link, oldest first
-	uint32_t next_id; // numbers regions for the frame log
-	/* over every region so far, for --stats */
-	uint64_t frames, requests, overflow_frames;
-	/* the outputs' frame clock (server->frame_events) */
-	struct wl_listener busy;
-	struct wl_listener sample;
-};
-
-enum frame_kind {
-	FRAME_NONE,
-	FRAME_BUFFER,
-	FRAME_NODE,
-};
-
-/* A frame's pixels being copied in bands (version 2). */
-struct frame_copy {
-	struct scroll_region *region; // its frame is region->pending
-	struct wl_resource *buffer; // the client's, released once copied
-	struct wl_listener buffer_destroy;
-	struct wl_event_source *timer; // the next band
-	int32_t next_row, rows;
-	uint64_t start_ns, busy_ns;
-	uint32_t bands;
-};
-
-struct frame {
-	enum frame_kind kind;
-	struct vr_image *image; // FRAME_BUFFER, referenced
-	struct frame_copy *copy; // FRAME_BUFFER: rows still to copy, or NULL
-	uint64_t bytes; // FRAME_BUFFER: charged to the region's budget
-	struct vt_scene_node *node; // FRAME_NODE
-	int32_t size[2]; // the frame's extent
-	int32_t offset[2]; // where it starts in the content
-	int32_t content[2]; // the content's extent
-};
-
-struct scroll_region {
-	struct wl_resource *resource;
-	struct vt_scroll_manager *manager;
-	struct wlr_surface *surface; // NULL once inert
-	struct vt_client_budget *budget; // referenced
-	struct wl_list link; // vt_scroll_manager::regions
-	uint32_t id;
-	bool scrolls[2];
-	int32_t rect[4], pending_rect[4]; // x, y, width, height
-	bool rect_pending;
-	struct frame frame, pending;
-	bool frame_pending;
-	/* a commit waits for the pending frame's last band */
-	bool commit_waiting;
-	int32_t pending_pos[2];
-	bool pos_pending;
-	struct wl_listener node_destroy; // frame.node's, when listening
-	struct wl_listener pending_node_destroy; // pending.node's
-	/* FRAME_BUFFER: the image's node, at the region's place */
-	struct vr_node *crop;
-	/* the image of the last frame replaced, reused by the next frame of
-	 * its size once nothing else holds it (a fresh image's page faults
-	 * cost the main thread more than the copy itself), and what it is
-	 * charged to the budget */
-	struct vr_image *spare;
-	uint64_t spare_bytes;
-
-	double pos[2]; // the position wanted (content pixels)
-	int32_t shown[2]; // the position the frame shows
-	int32_t sent[2]; // the last position event
-	bool sent_known;
-	struct vt_scroll_velocity velocity[2];
-	struct vt_fling fling[2];
-	/* a touch point dragging the content */
-	bool dragging;
-	int32_t touch_id;
-	double drag_from[2]; // layout coordinates at the touch down
-	double drag_pos[2]; // the position then
-
-	/* the frame asked for and not attached yet */
-	bool requested;
-	uint64_t requested_at;
-	int32_t requested_offset[2], requested_size[2];
-	struct vt_scroll_render_time render_time;
-
-	uint64_t frames; // frames applied
-
-	struct wl_listener surface_commit;
-	struct wl_listener surface_destroy;
-};
 
 static const struct vitrail_scroll_manager_v1_interface manager_impl;
 static const struct vitrail_scroll_region_v1_interface region_impl;
@@ -200,7 +107,7 @@ static struct scroll_region *region_from_resource(
 /* ---- geometry ----------------------------------------------------------- */
 
 /* One axis of the region and its current frame, for the policy. */
-static struct vt_scroll_span region_span(const struct scroll_region *region,
+struct vt_scroll_span scroll_region_span(const struct scroll_region *region,
 		int axis) {
 	const struct frame *f = &region->frame;
 	bool has = f->kind != FRAME_NONE;
@@ -379,7 +286,7 @@ static void handle_pending_node_destroy(struct wl_listener *listener,
 /* The position within the current scroll range. */
 static void clamp_position(struct scroll_region *region) {
 	for (int i = 0; i < 2; i++) {
-		struct vt_scroll_span span = region_span(region, i);
+		struct vt_scroll_span span = scroll_region_span(region, i);
 		region->pos[i] = region->scrolls[i] ?
 				vt_scroll_clamp(&span, region->pos[i]) :
 				0.0;
@@ -389,7 +296,7 @@ static void clamp_position(struct scroll_region *region) {
 /* Move the window to the wanted position, clamped at the frame's edges:
  * the crop's source rectangle, or the node's scroll. Returns the
  * overflow mask (0: the frame holds the window). */
-static uint32_t region_show(struct scroll_region *region) {
+uint32_t scroll_region_show(struct scroll_region *region) {
 	const struct frame *f = &region->frame;
 	if (f->kind == FRAME_NONE) {
 		if (region->crop != NULL) {
@@ -398,8 +305,8 @@ static uint32_t region_show(struct scroll_region *region) {
 		return 0;
 	}
 	struct vt_scroll_span span[2] = {
-		region_span(region, AXIS_X),
-		region_span(region, AXIS_Y),
+		scroll_region_span(region, AXIS_X),
+		scroll_region_span(region, AXIS_Y),
 	};
 	uint32_t mask;
 	vt_scroll_decide(span, region->scrolls, region->pos, region->shown, &mask);
@@ -447,7 +354,7 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 	double predicted[2], from[2], to[2], velocity[2];
 	bool need = region->frame.kind == FRAME_NONE;
 	for (int i = 0; i < 2; i++) {
-		struct vt_scroll_span span = region_span(region, i);
+		struct vt_scroll_span span = scroll_region_span(region, i);
 		if (!region->scrolls[i]) {
 			predicted[i] = from[i] = to[i] = velocity[i] = 0.0;
 			continue;
@@ -480,7 +387,7 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 		/* the frame asked for will do, unless it is long overdue */
 		bool covers = true;
 		for (int i = 0; i < 2 && region->frame.kind != FRAME_NONE; i++) {
-			struct vt_scroll_span span = region_span(region, i);
+			struct vt_scroll_span span = scroll_region_span(region, i);
 			span.offset = region->requested_offset[i];
 			span.extent = region->requested_size[i];
 			if (region->scrolls[i] &&
@@ -573,7 +480,7 @@ static void region_apply(struct scroll_region *region) {
 		region->pos_pending = false;
 	}
 	clamp_position(region);
-	region_show(region);
+	scroll_region_show(region);
 	/* a frame samples it soon, and plans the next request */
 	vt_server_request_frame(region->manager->server, VT_PACER_RENDER);
 }
@@ -1129,7 +1036,7 @@ void vt_scroll_sample(struct vt_server *server, struct vt_output *output,
 		}
 		clamp_position(region);
 		if (region->frame.kind != FRAME_NONE) {
-			if (region_show(region) != 0) {
+			if (scroll_region_show(region) != 0) {
 				manager->overflow_frames++;
 			}
 			if (!region->sent_known || region->sent[0] != region->shown[0] ||
@@ -1183,176 +1090,4 @@ bool vt_scroll_flinging(struct vt_server *server) {
 		}
 	}
 	return false;
-}
-
-/* ---- input -------------------------------------------------------------- */
-
-/* The region of surface at sx, sy (surface-local) that scrolls along
- * axis (-1: any), the latest made first. */
-static struct scroll_region *region_at(struct vt_scroll_manager *manager,
-		struct wlr_surface *surface, double sx, double sy, int axis) {
-	struct scroll_region *region;
-	wl_list_for_each_reverse(region, &manager->regions, link) {
-		if (region->surface != surface ||
-				(axis >= 0 && !region->scrolls[axis])) {
-			continue;
-		}
-		const int32_t *r = region->rect;
-		if (sx >= r[0] && sx < r[0] + r[2] && sy >= r[1] && sy < r[1] + r[3]) {
-			return region;
-		}
-	}
-	return NULL;
-}
-
-/* The event's timestamp on a clock of nanoseconds. */
-static uint64_t event_ns(uint32_t time_msec) {
-	return (uint64_t)time_msec * 1000000;
-}
-
-/* The wanted position moved (input at event_time): show it at once. */
-static void region_moved(struct scroll_region *region, int axis, uint64_t now,
-		uint64_t event_time) {
-	vt_scroll_velocity_add(&region->velocity[axis], now, event_time,
-			region->pos[axis]);
-	region_show(region);
-	vt_server_request_frame(region->manager->server, VT_PACER_RENDER);
-}
-
-static double fling_tau(struct scroll_region *region) {
-	return region->manager->server->config.scroll_fling_ms / 1000.0;
-}
-
-/* Fling along axis from now, at the velocity of the 100 ms of events
- * before the one at event_time (the lift). */
-static void region_fling(struct scroll_region *region, int axis, uint64_t now,
-		uint64_t event_time) {
-	double v = vt_scroll_velocity_get(&region->velocity[axis], event_time);
-	struct vt_scroll_span span = region_span(region, axis);
-	if (fabs(v) >= VT_FLING_MIN_VELOCITY) {
-		vt_fling_start(&region->fling[axis], now, region->pos[axis], v,
-				fling_tau(region), VT_FLING_STOP_VELOCITY, 0.0,
-				vt_scroll_max(&span));
-	}
-	vt_scroll_velocity_reset(&region->velocity[axis]);
-	if (region->fling[axis].active) {
-		vt_server_request_frame(region->manager->server, VT_PACER_RENDER);
-	}
-}
-
-bool vt_scroll_pointer_axis(struct vt_server *server,
-		const struct wlr_event_pointer_axis *event) {
-	struct vt_scroll_manager *manager = server->scroll;
-	struct wlr_seat *seat = server->seat;
-	struct wlr_surface *surface = seat->pointer_state.focused_surface;
-	if (manager == NULL || surface == NULL) {
-		return false;
-	}
-	int axis = event->orientation == WLR_AXIS_ORIENTATION_VERTICAL ? AXIS_Y :
-																	 AXIS_X;
-	struct scroll_region *region = region_at(manager, surface,
-			seat->pointer_state.sx, seat->pointer_state.sy, axis);
-	if (region == NULL) {
-		return false;
-	}
-	uint64_t now = vt_now_ns();
-	if (event->delta == 0.0) {
-		/* axis_stop: a finger left the touchpad */
-		if (event->source == WLR_AXIS_SOURCE_FINGER) {
-			region_fling(region, axis, now, event_ns(event->time_msec));
-		}
-		return true;
-	}
-	region->fling[axis].active = false;
-	struct vt_scroll_span span = region_span(region, axis);
-	region->pos[axis] =
-			vt_scroll_clamp(&span, region->pos[axis] + event->delta);
-	region_moved(region, axis, now, event_ns(event->time_msec));
-	return true;
-}
-
-bool vt_scroll_touch_down(struct vt_server *server, uint32_t time_msec,
-		int32_t id, double lx, double ly) {
-	struct vt_scroll_manager *manager = server->scroll;
-	if (manager == NULL) {
-		return false;
-	}
-	struct wlr_surface *surface = NULL;
-	double sx, sy;
-	if (vt_view_at(server, lx, ly, &surface, &sx, &sy) == NULL ||
-			surface == NULL) {
-		return false;
-	}
-	struct scroll_region *region = region_at(manager, surface, sx, sy, -1);
-	if (region == NULL || region->dragging) {
-		return false;
-	}
-	uint64_t now = vt_now_ns();
-	region->dragging = true;
-	region->touch_id = id;
-	region->drag_from[0] = lx;
-	region->drag_from[1] = ly;
-	for (int i = 0; i < 2; i++) {
-		region->fling[i].active = false;
-		vt_scroll_velocity_reset(&region->velocity[i]);
-		region->drag_pos[i] = region->pos[i];
-		vt_scroll_velocity_add(&region->velocity[i], now, event_ns(time_msec),
-				region->pos[i]);
-	}
-	return true;
-}
-
-static struct scroll_region *dragging_region(struct vt_server *server,
-		int32_t id) {
-	struct vt_scroll_manager *manager = server->scroll;
-	if (manager == NULL) {
-		return NULL;
-	}
-	struct scroll_region *region;
-	wl_list_for_each(region, &manager->regions, link) {
-		if (region->dragging && region->touch_id == id) {
-			return region;
-		}
-	}
-	return NULL;
-}
-
-bool vt_scroll_touch_motion(struct vt_server *server, uint32_t time_msec,
-		int32_t id, double lx, double ly) {
-	struct scroll_region *region = dragging_region(server, id);
-	if (region == NULL) {
-		return false;
-	}
-	uint64_t now = vt_now_ns();
-	double at[2] = { lx, ly };
-	for (int i = 0; i < 2; i++) {
-		if (!region->scrolls[i]) {
-			continue;
-		}
-		/* the content follows the finger */
-		struct vt_scroll_span span = region_span(region, i);
-		region->pos[i] = vt_scroll_clamp(&span,
-				region->drag_pos[i] - (at[i] - region->drag_from[i]));
-		vt_scroll_velocity_add(&region->velocity[i], now, event_ns(time_msec),
-				region->pos[i]);
-	}
-	region_show(region);
-	vt_server_request_frame(server, VT_PACER_RENDER);
-	return true;
-}
-
-bool vt_scroll_touch_up(struct vt_server *server, uint32_t time_msec,
-		int32_t id) {
-	struct scroll_region *region = dragging_region(server, id);
-	if (region == NULL) {
-		return false;
-	}
-	region->dragging = false;
-	uint64_t now = vt_now_ns();
-	for (int i = 0; i < 2; i++) {
-		if (region->scrolls[i]) {
-			region_fling(region, i, now, event_ns(time_msec));
-		}
-	}
-	return true;
 }
