@@ -353,7 +353,20 @@ struct hostile_case {
 	/* the probe's longest gap while the offender runs (0: GAP_MAX_MS),
 	 * scaled; before and after it, GAP_MAX_MS */
 	int gap_ms;
+	/* Xwayland may die under this offender: wlroots 0.15's window
+	 * manager loops over X events with blocking round trips, Xwayland's
+	 * socket to vitrail fills and libwayland aborts it (README,
+	 * Limitations; issue #24, blocked upstream). Whether it does depends
+	 * on timing (it survives some runs, more often in the sanitizer
+	 * builds), so the case asserts vitrail's part either way: vitrail and
+	 * its other clients carry on, and its memory comes back. While it
+	 * runs, the same loop holds vitrail's main thread (the stall of the
+	 * issue: 170-600 ms gaps of the probe): bounded by X_STALL_MS, a
+	 * freeze, not smoothness, until wlroots bounds its loop. */
+	bool x_server_may_die;
 };
+
+#define X_STALL_MS 10000
 
 /* Run the offender in a child while pumping the probe; returns the
  * child's report. */
@@ -391,6 +404,15 @@ static struct report run_offender(struct harness_vitrail *vitrail,
 	struct report report = { 0 };
 	ssize_t n = read(fds[0], &report, sizeof(report));
 	close(fds[0]);
+	static const char x_died[] = "the X connection failed";
+	if (c->x_server_may_die && n == sizeof(report) &&
+			strncmp(report.note, x_died, sizeof(x_died) - 1) == 0) {
+		printf("%s: KNOWN UPSTREAM FAILURE: %s: Xwayland died (wlroots "
+			   "0.15's window manager, issue #24); vitrail must carry on\n",
+				c->name, report.note);
+		report.note[0] = '\0';
+		return report;
+	}
 	ck_assert_msg(n == sizeof(report) && WIFEXITED(status) &&
 					WEXITSTATUS(status) == 0,
 			"%s: the offender failed: %s (status "
@@ -1688,9 +1710,9 @@ static const struct hostile_case cases[] = {
 	{ "x11_configure_flood", run_x11_configure_flood,
 			{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
 	{ "x11_managed_windows", run_x11_managed_windows,
-			{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
+			{ OUTCOME_CLEAN, NULL, 0, false }, 60000, X_STALL_MS, true },
 	{ "x11_override_redirect", run_x11_override_redirect,
-			{ OUTCOME_CLEAN, NULL, 0, false }, 60000 },
+			{ OUTCOME_CLEAN, NULL, 0, false }, 60000, X_STALL_MS, true },
 #endif
 };
 
