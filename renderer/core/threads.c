@@ -22,9 +22,19 @@
 
 #define VR_THREAD_NICE 5
 
-static bool nice_wanted(void) {
+/* Read once, before main: the threads that ask run beside a main thread
+ * that may setenv (WAYLAND_DISPLAY, DISPLAY), and glibc's getenv races
+ * with setenv (a renderer thread's getenv read a freed environment: a
+ * SEGV under AddressSanitizer). */
+static bool nice_off;
+
+__attribute__((constructor)) static void read_nice_env(void) {
 	const char *env = getenv("VITRAIL_RENDER_NICE");
-	return env == NULL || strcmp(env, "0") != 0;
+	nice_off = env != NULL && strcmp(env, "0") == 0;
+}
+
+static bool nice_wanted(void) {
+	return !nice_off;
 }
 
 static void nice_task(pid_t tid) {
