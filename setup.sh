@@ -29,6 +29,42 @@ install_packages() {
 		--no-install-recommends $missing
 }
 
+# Packages from bookworm-backports, each with the version it must reach:
+# wayland-protocols 1.43 carries the XML of the newer standard protocols
+# (fifo, commit timing, cursor shape, ...) that protocol/meson.build reads
+# from its pkgdatadir. The suite is added to apt's sources on the mirror
+# Debian's own entry names.
+BACKPORTS="wayland-protocols:1.43"
+
+install_backports() {
+	need=""
+	for pv in $BACKPORTS; do
+		have=$(dpkg-query -W -f='${Version}' "${pv%%:*}" 2>/dev/null || true)
+		if [ -z "$have" ] || dpkg --compare-versions "$have" lt "${pv#*:}"; then
+			need="$need ${pv%%:*}/bookworm-backports"
+		fi
+	done
+	[ -z "$need" ] && return 0
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	if ! grep -rqs "bookworm-backports" /etc/apt/sources.list \
+			/etc/apt/sources.list.d/; then
+		mirror=$(sed -n 's,^URIs: *\(.*/debian\)/*$,\1,p' \
+			/etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+		[ -n "$mirror" ] || mirror=$(sed -n \
+			's,^deb  *\([^ ]*/debian\)/* bookworm .*,\1,p' \
+			/etc/apt/sources.list 2>/dev/null | head -n 1)
+		[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+		echo "setup: adding bookworm-backports ($mirror) to apt's sources"
+		echo "deb $mirror bookworm-backports main" |
+			$sudo tee /etc/apt/sources.list.d/vitrail-backports.list >/dev/null
+	fi
+	echo "setup: installing$need"
+	$sudo apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+		--no-install-recommends $need
+}
+
 # build DIR [meson options...]
 build() {
 	dir=$1
@@ -91,6 +127,7 @@ PY
 case "${1:-}" in
 demo)
 	install_packages
+	install_backports
 	build build -Dbuildtype=debugoptimized
 	out="$PWD/build/demo"
 	rm -rf "$out"
@@ -101,6 +138,7 @@ demo)
 	;;
 test)
 	install_packages
+	install_backports
 	passed=0 failed=0 skipped=0 rc=0 failures= reasons=
 	# -O2 (with assertions): realistic timings for the demo and the
 	# benchmark, and the optimizer's warnings are errors too.
