@@ -1,5 +1,6 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,4 +71,22 @@ struct wl_resource *vt_resource_create(struct wl_client *client,
 	}
 	wl_resource_set_implementation(resource, impl, data, destroy);
 	return resource;
+}
+
+/* What libwayland keeps of an error message (its 128-byte buffer). */
+#define ERROR_MESSAGE_MAX 100
+
+void vt_post_error(struct wl_resource *resource, uint32_t code, const char *fmt,
+		...) {
+	char message[512];
+	va_list args;
+	va_start(args, fmt);
+	int n = vsnprintf(message, sizeof(message), fmt, args);
+	va_end(args);
+	if (n > ERROR_MESSAGE_MAX) {
+		wlr_log(WLR_ERROR,
+				"%s error message of %d bytes, cut by libwayland: %s",
+				wl_resource_get_class(resource), n, message);
+	}
+	wl_resource_post_error(resource, code, "%s", message);
 }

@@ -25,6 +25,13 @@ bool vt_ensure_runtime_dir(void);
 /* What every global's bind (and a request's new_id) does: the resource
  * with impl, data and destroy (NULL: none); NULL after telling the client
  * it is out of memory. */
+/* A protocol error on resource, formatted. libwayland formats the message
+ * into a 128-byte buffer and cuts what does not fit: messages put the
+ * offending value first and stay under 100 bytes; a longer one is also
+ * logged whole. */
+void vt_post_error(struct wl_resource *resource, uint32_t code, const char *fmt,
+		...) __attribute__((format(printf, 3, 4)));
+
 struct wl_resource *vt_resource_create(struct wl_client *client,
 		const struct wl_interface *interface, uint32_t version, uint32_t id,
 		const void *impl, void *data, wl_resource_destroy_func_t destroy);

@@ -64,30 +64,9 @@
 #define LEAD_MARGIN_NS 2000000ull
 /* A request not answered for this long may be made again. */
 #define REQUEST_TIMEOUT_NS 1000000000ull
-/* libwayland cuts error messages at 127 bytes (see scene.c). */
-#define ERROR_MESSAGE_MAX 100
 
 static const struct vitrail_scroll_manager_v1_interface manager_impl;
 static const struct vitrail_scroll_region_v1_interface region_impl;
-
-static void post_error(struct wl_resource *resource, uint32_t code,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void post_error(struct wl_resource *resource, uint32_t code,
-		const char *fmt, ...) {
-	char message[512];
-	va_list args;
-	va_start(args, fmt);
-	int n = vsnprintf(message, sizeof(message), fmt, args);
-	va_end(args);
-	if (n > ERROR_MESSAGE_MAX) {
-		wlr_log(WLR_ERROR,
-				"scroll protocol error message of %d bytes, "
-				"cut by libwayland: %s",
-				n, message);
-	}
-	wl_resource_post_error(resource, code, "%s", message);
-}
 
 static struct vt_scroll_manager *manager_from_resource(
 		struct wl_resource *resource) {
@@ -123,12 +102,12 @@ static bool check_rect(struct wl_resource *resource, uint32_t code,
 		const char *request, int32_t x, int32_t y, int32_t width,
 		int32_t height) {
 	if (x < -COORD_MAX || x > COORD_MAX || y < -COORD_MAX || y > COORD_MAX) {
-		post_error(resource, code, "%s x, y = %d, %d: not in [-%d, %d]",
+		vt_post_error(resource, code, "%s x, y = %d, %d: not in [-%d, %d]",
 				request, x, y, COORD_MAX, COORD_MAX);
 		return false;
 	}
 	if (width < 1 || width > COORD_MAX || height < 1 || height > COORD_MAX) {
-		post_error(resource, code,
+		vt_post_error(resource, code,
 				"%s %dx%d: width and height must be in "
 				"[1, %d]",
 				request, width, height, COORD_MAX);
@@ -140,13 +119,13 @@ static bool check_rect(struct wl_resource *resource, uint32_t code,
 static bool check_content(struct wl_resource *resource, int32_t x, int32_t y,
 		int32_t width, int32_t height) {
 	if (x < 0 || x > CONTENT_MAX || y < 0 || y > CONTENT_MAX) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_CONTENT,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_CONTENT,
 				"content offset %d, %d: not in [0, %d]", x, y, CONTENT_MAX);
 		return false;
 	}
 	if (width < 1 || width > CONTENT_MAX || height < 1 ||
 			height > CONTENT_MAX) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_CONTENT,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_CONTENT,
 				"content %dx%d: width and height must be in [1, %d]", width,
 				height, CONTENT_MAX);
 		return false;
@@ -164,7 +143,7 @@ static bool check_frame(struct scroll_region *region, const struct frame *f,
 		int32_t offset = f->offset[i], content = f->content[i];
 		if (!region->scrolls[i]) {
 			if (size != r || offset != 0 || content != r) {
-				post_error(region->resource,
+				vt_post_error(region->resource,
 						VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
 						"%s does not "
 						"scroll: frame %d, offset %d, content %d must be "
@@ -177,7 +156,7 @@ static bool check_frame(struct scroll_region *region, const struct frame *f,
 		int32_t least = r < content ? r : content;
 		int64_t most = (int64_t)floor(VT_SCROLL_N_MAX * r);
 		if (size < least || size > most || size > FRAME_MAX) {
-			post_error(region->resource,
+			vt_post_error(region->resource,
 					VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
 					"frame %s extent "
 					"%d: not in [%d, %" PRId64 "] (region %d, content %d)",
@@ -186,7 +165,7 @@ static bool check_frame(struct scroll_region *region, const struct frame *f,
 			return false;
 		}
 		if ((int64_t)offset + size > content) {
-			post_error(region->resource,
+			vt_post_error(region->resource,
 					VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
 					"frame %s %d + %d "
 					"ends after the content's %d",
@@ -686,13 +665,13 @@ static void region_handle_attach_buffer(struct wl_client *client,
 	uint32_t buffer_id = wl_resource_get_id(buffer);
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
 	if (shm == NULL) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
 				"wl_buffer@%u is not a wl_shm buffer", buffer_id);
 		return;
 	}
 	uint32_t format = wl_shm_buffer_get_format(shm);
 	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
 				"wl_buffer@%u has format 0x%08x, not ARGB8888 or XRGB8888",
 				buffer_id, format);
 		return;
@@ -701,7 +680,7 @@ static void region_handle_attach_buffer(struct wl_client *client,
 	int32_t height = wl_shm_buffer_get_height(shm);
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	if ((int64_t)stride < (int64_t)width * 4) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_INVALID_BUFFER,
 				"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
 				buffer_id, stride, width);
 		return;
@@ -711,7 +690,7 @@ static void region_handle_attach_buffer(struct wl_client *client,
 		return;
 	}
 	if (width > FRAME_MAX || height > FRAME_MAX) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
 				"wl_buffer@%u is %dx%d, larger than %dx%d", buffer_id, width,
 				height, FRAME_MAX, FRAME_MAX);
 		return;
@@ -737,7 +716,7 @@ static void region_handle_attach_buffer(struct wl_client *client,
 	}
 	if (!charged) {
 		vr_image_unref(image);
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_QUOTA_EXCEEDED,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_QUOTA_EXCEEDED,
 				"wl_buffer@%u %dx%d: images of %" PRIu64 " bytes, over the "
 				"budget %llu",
 				buffer_id, width, height, total, VT_CLIENT_IMAGE_BYTES);
@@ -796,7 +775,7 @@ static void region_handle_attach_node(struct wl_client *client,
 		return;
 	}
 	if (width < 1 || width > FRAME_MAX || height < 1 || height > FRAME_MAX) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_BAD_FRAME,
 				"frame %dx%d: width and height must be in [1, %d]", width,
 				height, FRAME_MAX);
 		return;
@@ -806,7 +785,7 @@ static void region_handle_attach_node(struct wl_client *client,
 	}
 	struct vt_scene_node *node = vt_scene_node_from_resource(node_resource);
 	if (node == NULL || vt_scene_node_surface(node) != region->surface) {
-		post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_FOREIGN_NODE,
+		vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_FOREIGN_NODE,
 				"vitrail_scene_node_v1@%u is not a live node of the scene of "
 				"this region's wl_surface",
 				wl_resource_get_id(node_resource));
@@ -816,7 +795,7 @@ static void region_handle_attach_node(struct wl_client *client,
 	wl_list_for_each(other, &region->manager->regions, link) {
 		if (other != region &&
 				(other->frame.node == node || other->pending.node == node)) {
-			post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_NODE_IN_USE,
+			vt_post_error(resource, VITRAIL_SCROLL_REGION_V1_ERROR_NODE_IN_USE,
 					"vitrail_scene_node_v1@%u is moved by another region",
 					wl_resource_get_id(node_resource));
 			return;
@@ -870,7 +849,7 @@ static void manager_handle_get_scroll_region(struct wl_client *client,
 	const uint32_t all = VITRAIL_SCROLL_REGION_V1_AXIS_HORIZONTAL |
 			VITRAIL_SCROLL_REGION_V1_AXIS_VERTICAL;
 	if (axes == 0 || (axes & ~all) != 0) {
-		post_error(resource, VITRAIL_SCROLL_MANAGER_V1_ERROR_BAD_AXES,
+		vt_post_error(resource, VITRAIL_SCROLL_MANAGER_V1_ERROR_BAD_AXES,
 				"axes = %u: not a non-empty set of horizontal (1) and "
 				"vertical (2)",
 				axes);
@@ -888,7 +867,7 @@ static void manager_handle_get_scroll_region(struct wl_client *client,
 		count += other->surface == wlr_surface;
 	}
 	if (count >= REGIONS_PER_SURFACE) {
-		post_error(resource, VITRAIL_SCROLL_MANAGER_V1_ERROR_TOO_MANY,
+		vt_post_error(resource, VITRAIL_SCROLL_MANAGER_V1_ERROR_TOO_MANY,
 				"wl_surface@%u already has %d scroll regions",
 				wl_resource_get_id(surface_resource), count);
 		return;

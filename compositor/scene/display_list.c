@@ -22,6 +22,7 @@
 #include "pacing/pacer.h"
 #include "scene/decoder.h"
 #include "server.h"
+#include "util.h"
 #include "vitrail-scene-v1-protocol.h"
 
 #include "scene/scene_internal.h"
@@ -98,7 +99,7 @@ static struct chunk *decode_stream(struct wl_resource *resource,
 		if (error.code == VT_DL_ERROR_NO_MEMORY) {
 			wl_client_post_no_memory(client);
 		} else {
-			scene_post_error(resource, error.code, "%s", error.message);
+			vt_post_error(resource, error.code, "%s", error.message);
 		}
 		free(chunk);
 		return NULL;
@@ -145,8 +146,7 @@ static bool list_check_size(struct wl_resource *resource,
 		struct scene_list *list, uint64_t size) {
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_SIZE;
 	if (list->bytes + size > max) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
+		vt_post_error(resource, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TOO_LARGE,
 				"%" PRIu64 " more bytes make the list %" PRIu64 " bytes, over "
 				"display_list_size %" PRIu64,
 				size, list->bytes + size, max);
@@ -154,7 +154,7 @@ static bool list_check_size(struct wl_resource *resource,
 	}
 	uint64_t quota = VITRAIL_SCENE_MANAGER_V1_QUOTA_DISPLAY_LIST_BYTES;
 	if (list->quota->list_bytes + size > quota) {
-		scene_post_error(resource,
+		vt_post_error(resource,
 				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_QUOTA_EXCEEDED,
 				"%" PRIu64 " more bytes make the client's lists %" PRIu64
 				" bytes, over its quota %" PRIu64,
@@ -202,14 +202,12 @@ static void list_handle_append_shm(struct wl_client *client,
 	uint8_t *data = NULL;
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+		vt_post_error(resource, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
 				"cannot stat fd %d: %s", fd, strerror(errno));
 		goto out;
 	}
 	if ((uint64_t)offset + size > (uint64_t)st.st_size) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
+		vt_post_error(resource, VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
 				"offset %u + size %u is beyond the end of the file (%jd bytes)",
 				offset, size, (intmax_t)st.st_size);
 		goto out;
@@ -230,7 +228,7 @@ static void list_handle_append_shm(struct wl_client *client,
 			continue;
 		}
 		if (n <= 0) {
-			scene_post_error(resource,
+			vt_post_error(resource,
 					VITRAIL_SCENE_DISPLAY_LIST_V1_ERROR_TRUNCATED,
 					"read %zu of %u bytes at offset %u: %s", got, size, offset,
 					n < 0 ? strerror(errno) : "end of file");
@@ -367,7 +365,7 @@ bool scene_charge_drawn(struct vt_scene_node *node, uint64_t count) {
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_DRAWN_COMMANDS;
 	uint64_t total = quota->drawn_commands - node->drawn + count;
 	if (count > node->drawn && total > max) {
-		scene_post_error(node->scene->resource,
+		vt_post_error(node->scene->resource,
 				VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
 				"node@%u: %" PRIu64 " commands make %" PRIu64 " drawn, over "
 				"drawn_commands %" PRIu64,
@@ -385,7 +383,7 @@ static bool charge_recording(struct vt_scene_node *node, uint64_t bytes) {
 	struct client_quota *quota = node->scene->quota;
 	uint64_t max = VITRAIL_SCENE_MANAGER_V1_QUOTA_RECORDED_BYTES;
 	if (quota->recorded_bytes + bytes > max) {
-		scene_post_error(node->scene->resource,
+		vt_post_error(node->scene->resource,
 				VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
 				"node@%u: recording %" PRIu64 " bytes exceeds recorded_bytes "
 				"%" PRIu64 " (%" PRIu64 " held)",

@@ -23,6 +23,7 @@
 #include "output/output.h"
 #include "scene/scene.h"
 #include "server.h"
+#include "util.h"
 #include "vitrail-scene-v1-protocol.h"
 
 #include "scene/scene_internal.h"
@@ -328,7 +329,7 @@ static bool check_range(struct wl_resource *resource, const char *what,
 	if (v >= min && v <= max) {
 		return true;
 	}
-	scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+	vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
 			"%s = %g is not in [%g, %g]", what, v, min, max);
 	return false;
 }
@@ -513,7 +514,7 @@ static void node_handle_set_children(struct wl_client *client,
 		struct wl_resource *resource, struct wl_array *children) {
 	struct vt_scene_node *node = scene_node_from_resource(resource);
 	if (children->size % sizeof(uint32_t) != 0) {
-		scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
 				"children is %zu bytes, not a list of 32-bit ids",
 				children->size);
 		return;
@@ -538,7 +539,7 @@ static void node_handle_set_children(struct wl_client *client,
 		if (child_resource == NULL ||
 				!wl_resource_instance_of(child_resource,
 						&vitrail_scene_node_v1_interface, &scene_node_impl)) {
-			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
+			vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_BAD_ID,
 					"children[%zu] = %u is "
 					"not a vitrail_scene_node_v1",
 					i, ids[i]);
@@ -546,14 +547,14 @@ static void node_handle_set_children(struct wl_client *client,
 		}
 		struct vt_scene_node *child = scene_node_from_resource(child_resource);
 		if (child == NULL || child->scene != scene) {
-			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE,
+			vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_FOREIGN_NODE,
 					"children[%zu]: "
 					"vitrail_scene_node_v1@%u belongs to another scene",
 					i, ids[i]);
 			goto error;
 		}
 		if (child->ancestor_stamp == stamp) {
-			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
+			vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_CYCLE,
 					"children[%zu]: "
 					"vitrail_scene_node_v1@%u is this node or one of its "
 					"ancestors",
@@ -561,14 +562,14 @@ static void node_handle_set_children(struct wl_client *client,
 			goto error;
 		}
 		if (child->stamp == stamp) {
-			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE,
+			vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_DUPLICATE,
 					"children[%zu]: "
 					"vitrail_scene_node_v1@%u is named twice",
 					i, ids[i]);
 			goto error;
 		}
 		if (child == scene->pending_root) {
-			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_IS_ROOT,
+			vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_IS_ROOT,
 					"children[%zu]: "
 					"vitrail_scene_node_v1@%u is the scene's root",
 					i, ids[i]);
@@ -576,7 +577,7 @@ static void node_handle_set_children(struct wl_client *client,
 		}
 		int height = pending_height(child, DEPTH_MAX);
 		if (depth + height > DEPTH_MAX) {
-			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP,
+			vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_TOO_DEEP,
 					"children[%zu]: "
 					"vitrail_scene_node_v1@%u would make a chain of more than "
 					"%d nodes",
@@ -669,7 +670,7 @@ static bool check_curve(struct wl_resource *resource, enum curve curve,
 						CURVE_Y_MAX);
 	case CURVE_SPRING:
 		if (p[0] <= 0.0 || p[2] <= 0.0) {
-			scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+			vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
 					"spring stiffness "
 					"%g and mass %g must be > 0",
 					p[0], p[2]);
@@ -702,36 +703,32 @@ static void node_handle_animate(struct wl_client *client,
 			animation_handle_resource_destroy);
 
 	if (property >= PROP_COUNT) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 				"unknown property %u", property);
 		return;
 	}
 	enum prop prop = (enum prop)property;
 	if (target->size != (size_t)scene_prop_counts[prop] * sizeof(wl_fixed_t)) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 				"a %s target is %d values, got %zu bytes",
 				scene_prop_names[prop], scene_prop_counts[prop], target->size);
 		return;
 	}
 	if (curve >= CURVE_COUNT) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 				"unknown curve %u", curve);
 		return;
 	}
 	if (curve_params->size !=
 			(size_t)scene_curve_counts[curve] * sizeof(wl_fixed_t)) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 				"curve %s takes %d parameters, got %zu bytes",
 				scene_curve_names[curve], scene_curve_counts[curve],
 				curve_params->size);
 		return;
 	}
 	if (duration_ms < 1 || duration_ms > DURATION_MAX_MS) {
-		scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_OUT_OF_RANGE,
 				"duration_ms = %u is not in [1, %d]", duration_ms,
 				DURATION_MAX_MS);
 		return;
@@ -755,14 +752,13 @@ static void node_handle_animate(struct wl_client *client,
 	bool has_clip = (node->changes & CHANGE_CLIP) ? node->pending.has_clip :
 													node->current.has_clip;
 	if (prop == PROP_CLIP && !has_clip) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_INVALID_ANIMATION,
 				"a clip animation of a node without a clip");
 		return;
 	}
 	struct client_quota *quota = node->scene->quota;
 	if (quota->animations >= VITRAIL_SCENE_MANAGER_V1_QUOTA_ANIMATIONS) {
-		scene_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED,
+		vt_post_error(resource, VITRAIL_SCENE_NODE_V1_ERROR_QUOTA_EXCEEDED,
 				"the client has %u animations, its quota", quota->animations);
 		return;
 	}

@@ -35,27 +35,6 @@ void scene_handle_destroy(struct wl_client *client,
 	wl_resource_destroy(resource);
 }
 
-/* libwayland formats a protocol error into a 128-byte buffer and cuts
- * what does not fit: messages put the offending value first and stay
- * under ERROR_MESSAGE_MAX bytes; a longer one is logged whole. */
-#define ERROR_MESSAGE_MAX 100
-
-void scene_post_error(struct wl_resource *resource, uint32_t code,
-		const char *fmt, ...) {
-	char message[512];
-	va_list args;
-	va_start(args, fmt);
-	int n = vsnprintf(message, sizeof(message), fmt, args);
-	va_end(args);
-	if (n > ERROR_MESSAGE_MAX) {
-		wlr_log(WLR_ERROR,
-				"scene protocol error message of %d bytes, "
-				"cut by libwayland: %s",
-				n, message);
-	}
-	wl_resource_post_error(resource, code, "%s", message);
-}
-
 /* ---- quotas ------------------------------------------------------------- */
 
 void scene_quota_unref(struct client_quota *quota) {

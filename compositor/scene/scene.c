@@ -139,7 +139,7 @@ static void scene_handle_create_node(struct wl_client *client,
 		return; /* inert */
 	}
 	if (scene->quota->nodes >= VITRAIL_SCENE_MANAGER_V1_QUOTA_NODES) {
-		scene_post_error(resource, VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
+		vt_post_error(resource, VITRAIL_SCENE_V1_ERROR_QUOTA_EXCEEDED,
 				"vitrail_scene_node_v1@%u: the client already has %u nodes, "
 				"its quota",
 				id, scene->quota->nodes);
@@ -179,13 +179,13 @@ static void scene_handle_set_root(struct wl_client *client,
 		return;
 	}
 	if (node_resource != NULL && (node == NULL || node->scene != scene)) {
-		scene_post_error(resource, VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE,
+		vt_post_error(resource, VITRAIL_SCENE_V1_ERROR_FOREIGN_NODE,
 				"vitrail_scene_node_v1@%u belongs to another scene",
 				wl_resource_get_id(node_resource));
 		return;
 	}
 	if (node != NULL && node->pending_parent != NULL) {
-		scene_post_error(resource, VITRAIL_SCENE_V1_ERROR_HAS_PARENT,
+		vt_post_error(resource, VITRAIL_SCENE_V1_ERROR_HAS_PARENT,
 				"vitrail_scene_node_v1@%u is a child of "
 				"vitrail_scene_node_v1@%u",
 				wl_resource_get_id(node_resource),
@@ -242,7 +242,7 @@ static void manager_handle_get_scene(struct wl_client *client,
 			wlr_surface_from_resource(surface_resource);
 	if (wl_signal_get(&wlr_surface->events.destroy,
 				scene_handle_surface_destroy) != NULL) {
-		scene_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
+		vt_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_ALREADY_BOUND,
 				"wl_surface@%u already has a vitrail_scene_v1",
 				wl_resource_get_id(surface_resource));
 		return;
@@ -296,15 +296,13 @@ static void manager_handle_create_image(struct wl_client *client,
 	uint32_t buffer_id = wl_resource_get_id(buffer_resource);
 	struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer_resource);
 	if (shm == NULL) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+		vt_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
 				"wl_buffer@%u is not a wl_shm buffer", buffer_id);
 		return;
 	}
 	uint32_t format = wl_shm_buffer_get_format(shm);
 	if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+		vt_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
 				"wl_buffer@%u has format 0x%08x, not ARGB8888 or XRGB8888",
 				buffer_id, format);
 		return;
@@ -312,7 +310,7 @@ static void manager_handle_create_image(struct wl_client *client,
 	int32_t width = wl_shm_buffer_get_width(shm);
 	int32_t height = wl_shm_buffer_get_height(shm);
 	if (width > IMAGE_SIZE_MAX || height > IMAGE_SIZE_MAX) {
-		scene_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
+		vt_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_OUT_OF_RANGE,
 				"wl_buffer@%u is %dx%d, larger than %dx%d", buffer_id, width,
 				height, IMAGE_SIZE_MAX, IMAGE_SIZE_MAX);
 		return;
@@ -321,8 +319,7 @@ static void manager_handle_create_image(struct wl_client *client,
 	 * would read past the client's pool. */
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	if ((int64_t)stride < (int64_t)width * 4) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
+		vt_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_INVALID_BUFFER,
 				"wl_buffer@%u stride %d is less than its width %d x 4 bytes",
 				buffer_id, stride, width);
 		return;
@@ -336,8 +333,7 @@ static void manager_handle_create_image(struct wl_client *client,
 	if (quota->images >= VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGES ||
 			quota->image_bytes + bytes >
 					VITRAIL_SCENE_MANAGER_V1_QUOTA_IMAGE_BYTES) {
-		scene_post_error(resource,
-				VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
+		vt_post_error(resource, VITRAIL_SCENE_MANAGER_V1_ERROR_QUOTA_EXCEEDED,
 				"wl_buffer@%u %dx%d: the client holds %u images, %" PRIu64
 				" bytes (quota %u, %u)",
 				buffer_id, width, height, quota->images, quota->image_bytes,

@@ -237,8 +237,6 @@ struct client_quota *scene_quota_get(struct wl_client *client);
 void scene_image_handle_resource_destroy(struct wl_resource *resource);
 void scene_handle_destroy(struct wl_client *client,
 		struct wl_resource *resource);
-void scene_post_error(struct wl_resource *resource, uint32_t code,
-		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void scene_quota_unref(struct client_quota *quota);
 struct client_quota *scene_quota_ref(struct client_quota *quota);
 struct image_data *scene_image_data_ref(struct image_data *data);
