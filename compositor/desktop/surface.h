@@ -10,8 +10,6 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 
-#include "pacing/path.h"
-
 struct vt_server;
 struct vr_image;
 struct vr_node;
@@ -81,17 +79,9 @@ struct vt_surface {
 	/* wp_presentation.feedback requests since its last commit (the
 	 * limit is protocols.c's) */
 	uint32_t feedback_requests;
-	/* The path manager (presentation_paths.c): its path and callback timing; on
-	 * the low-latency path with tearing allowed, tearing; the
-	 * wp_tearing_control_v1 hint (pending, applied at commit). */
-	struct vt_path_state path;
-	uint64_t path_shows_at; /* the refresh its latest commit makes */
-	bool path_scheduled; /* in vt_paths::scheduled, at path_at */
-	uint64_t path_at;
-	struct wl_list path_link;
-	bool tearing;
-	bool tearing_hint, tearing_hint_pending;
-	struct wl_resource *tearing_control;
+	/* its path and callback timing (presentation_paths.c's; NULL when
+	 * that could not be allocated) */
+	struct vt_surface_paths *paths;
 	/* wp_content_type_v1 (content_type.c): the committed type and the
 	 * pending one (wp_content_type_v1.type values; 0: none) */
 	uint32_t content_type, content_type_pending;
@@ -106,9 +96,7 @@ struct vt_surface {
 	uint64_t input_pending_ns;
 	uint64_t input_answered_ns;
 
-	/* presentation_paths.c's and the outputs' (output_frame.c) */
-	struct wl_listener paths_content;
-	struct wl_listener paths_destroy;
+	/* the outputs' (output_frame.c) */
 	struct wl_listener outputs_destroy;
 	struct {
 		/* its commit's state applies (data: the surface), before

@@ -31,6 +31,7 @@
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
+#include "pacing/jitt.h"
 #include "pacing/pacer.h"
 #include "server.h"
 #include "util.h"

@@ -128,11 +128,10 @@ static void log_surface_iter(struct vr_node *node, void *data) {
 	}
 	wlr_log(WLR_INFO,
 			"%s   surface %p: unsampled %d, %u content "
-			"commits, %d frame callbacks waiting, path %s, copying %d",
+			"commits, %d frame callbacks waiting, copying %d",
 			output->wlr_output->name, (void *)surface, surface->unsampled,
 			surface->content_commits,
 			wl_list_length(&surface->wlr_surface->current.frame_callback_list),
-			surface->path_scheduled ? "scheduled" : "vblank",
 			surface->copy != NULL);
 }
 

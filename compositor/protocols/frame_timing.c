@@ -37,6 +37,7 @@
 #include "input/input.h"
 #include "output/output.h"
 #include "pacing/latch.h"
+#include "pacing/path.h"
 #include "protocols/frame_timing.h"
 #include "server.h"
 #include "util.h"

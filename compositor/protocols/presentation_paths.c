@@ -29,18 +29,37 @@
 #include "pacing/pacer.h"
 #include "desktop/surface.h"
 #include "output/output.h"
+#include "pacing/path.h"
 #include "protocols/frame_timing.h"
 #include "protocols/presentation_paths.h"
 #include "server.h"
 #include "tearing-control-v1-protocol.h"
 #include "util.h"
 
+/* A surface's path (vt_surface::paths), from its creation to its
+ * destruction. */
+struct vt_surface_paths {
+	struct vt_surface *surface;
+	struct vt_path_state path; /* and its callback timing */
+	uint64_t shows_at; /* the refresh its latest commit makes */
+	bool scheduled; /* in vt_paths::scheduled, at `at` */
+	uint64_t at;
+	struct wl_list link;
+	/* on the low-latency path with tearing allowed; the
+	 * wp_tearing_control_v1 hint (pending, applied at commit) */
+	bool tearing;
+	bool tearing_hint, tearing_hint_pending;
+	struct wl_resource *tearing_control;
+	struct wl_listener content; /* surface->events */
+	struct wl_listener destroy;
+};
+
 struct vt_paths {
 	struct vt_server *server;
 	int timer_fd;
 	struct wl_event_source *timer_source;
 	uint64_t armed_ns;
-	struct wl_list scheduled; /* vt_surface::path_link */
+	struct wl_list scheduled; /* vt_surface_paths::link */
 	struct wl_global *tearing_global;
 	struct wl_listener new_surface; /* server->events.new_surface */
 	/* the outputs' frame clock (server->frame_events) */
@@ -72,11 +91,12 @@ static const char *surface_app_id(struct vt_surface *surface) {
 
 /* The client's own choice first, then the config's rule, then vsync.
  * Tearing: allowed by any of the three. */
-static enum vt_path surface_path(struct vt_surface *surface, bool *tearing) {
+static enum vt_path surface_path(struct vt_surface_paths *sp, bool *tearing) {
+	struct vt_surface *surface = sp->surface;
 	enum vt_path path = VT_PATH_VSYNC;
 	bool timing_tearing = false;
 	bool chosen = vt_frame_timing_path(surface, &path, &timing_tearing);
-	*tearing = timing_tearing || surface->tearing_hint;
+	*tearing = timing_tearing || sp->tearing_hint;
 	const struct vt_config_path_rule *rule = vt_config_path_rule(
 			&surface->server->config, surface_app_id(surface));
 	if (rule != NULL) {
@@ -96,10 +116,10 @@ static enum vt_path surface_path(struct vt_surface *surface, bool *tearing) {
 
 static void paths_arm(struct vt_paths *paths) {
 	uint64_t next = 0;
-	struct vt_surface *surface;
-	wl_list_for_each(surface, &paths->scheduled, path_link) {
-		if (next == 0 || surface->path_at < next) {
-			next = surface->path_at;
+	struct vt_surface_paths *sp;
+	wl_list_for_each(sp, &paths->scheduled, link) {
+		if (next == 0 || sp->at < next) {
+			next = sp->at;
 		}
 	}
 	if (next == paths->armed_ns) {
@@ -115,16 +135,17 @@ static void paths_arm(struct vt_paths *paths) {
 	}
 }
 
-static void unschedule(struct vt_surface *surface) {
-	if (surface->path_scheduled) {
-		wl_list_remove(&surface->path_link);
-		surface->path_scheduled = false;
+static void unschedule(struct vt_surface_paths *sp) {
+	if (sp->scheduled) {
+		wl_list_remove(&sp->link);
+		sp->scheduled = false;
 	}
 }
 
 /* Decide when the surface's next callback goes; low-latency ones join
  * the timer, vsync ones wait for the output's vblank. */
-static void schedule(struct vt_surface *surface, uint64_t now) {
+static void schedule(struct vt_surface_paths *sp, uint64_t now) {
+	struct vt_surface *surface = sp->surface;
 	struct vt_server *server = surface->server;
 	struct vt_paths *paths = server->paths;
 	struct vt_output *output = vt_surface_output(surface);
@@ -141,12 +162,11 @@ static void schedule(struct vt_surface *surface, uint64_t now) {
 		 * box around the pointer, in whichever refresh: its frames go
 		 * into the refresh being scanned out (vt_output_tear). */
 		struct vt_clock scan = *clock;
-		uint64_t offset = surface->tearing ? vt_output_tear_offset(output) : 0;
+		uint64_t offset = sp->tearing ? vt_output_tear_offset(output) : 0;
 		/* the commit must land after the vblank, in the refresh it
 		 * tears into: a box the scan reaches sooner than the lead
 		 * cannot tear, and the frames aim at the vblank */
-		uint64_t lead =
-				vt_jitt_app_ns(&surface->path.jitt, vt_clock_period(clock)) +
+		uint64_t lead = vt_jitt_app_ns(&sp->path.jitt, vt_clock_period(clock)) +
 				out_ns + VT_JITT_MARGIN_NS;
 		if (offset < lead) {
 			offset = 0;
@@ -155,15 +175,15 @@ static void schedule(struct vt_surface *surface, uint64_t now) {
 			scan.phase_ns += offset;
 			earliest = surface->unsampled ? earliest : now;
 		}
-		send = vt_path_schedule(&surface->path, &scan, now, out_ns, earliest,
+		send = vt_path_schedule(&sp->path, &scan, now, out_ns, earliest,
 				vt_frame_timing_surface_queued(surface), surface->unsampled,
-				surface->path_shows_at, &at);
+				sp->shows_at, &at);
 	}
-	unschedule(surface);
+	unschedule(sp);
 	if (send == VT_PATH_SEND_AT) {
-		surface->path_at = at;
-		wl_list_insert(&paths->scheduled, &surface->path_link);
-		surface->path_scheduled = true;
+		sp->at = at;
+		wl_list_insert(&paths->scheduled, &sp->link);
+		sp->scheduled = true;
 	} else if (send == VT_PATH_SEND_VBLANK) {
 		vt_server_request_frame(server, VT_PACER_CALLBACKS);
 	}
@@ -180,14 +200,14 @@ static int handle_timer(int fd, uint32_t mask, void *data) {
 	uint64_t now = vt_now_ns();
 	struct timespec when;
 	vt_ns_to_timespec(now, &when);
-	struct vt_surface *surface, *tmp;
-	wl_list_for_each_safe(surface, tmp, &paths->scheduled, path_link) {
-		if (surface->path_at > now) {
+	struct vt_surface_paths *sp, *tmp;
+	wl_list_for_each_safe(sp, tmp, &paths->scheduled, link) {
+		if (sp->at > now) {
 			continue;
 		}
-		unschedule(surface);
-		vt_path_sent(&surface->path, now);
-		wlr_surface_send_frame_done(surface->wlr_surface, &when);
+		unschedule(sp);
+		vt_path_sent(&sp->path, now);
+		wlr_surface_send_frame_done(sp->surface->wlr_surface, &when);
 	}
 	paths_arm(paths);
 	return 0;
@@ -195,14 +215,15 @@ static int handle_timer(int fd, uint32_t mask, void *data) {
 
 /* ---- what surfaces and outputs call ------------------------------------- */
 
-static void paths_surface_commit(struct vt_surface *surface, bool new_content,
+static void paths_surface_commit(struct vt_surface_paths *sp, bool new_content,
 		bool replaced) {
+	struct vt_surface *surface = sp->surface;
 	struct vt_server *server = surface->server;
 	uint64_t now = vt_now_ns();
-	surface->tearing_hint = surface->tearing_hint_pending;
+	sp->tearing_hint = sp->tearing_hint_pending;
 	bool tearing = false;
-	enum vt_path path = surface_path(surface, &tearing);
-	surface->tearing = tearing && path == VT_PATH_LOW_LATENCY;
+	enum vt_path path = surface_path(sp, &tearing);
+	sp->tearing = tearing && path == VT_PATH_LOW_LATENCY;
 	surface->prerender = path == VT_PATH_PRE_RENDER;
 	struct vt_output *output = vt_surface_output(surface);
 	if (output == NULL) {
@@ -214,33 +235,34 @@ static void paths_surface_commit(struct vt_surface *surface, bool new_content,
 		vt_output_pacing(output, now, &clock, &out_ns, &earliest);
 	}
 	uint64_t torn_at = 0;
-	if (new_content && surface->tearing && output != NULL &&
+	if (new_content && sp->tearing && output != NULL &&
 			vt_output_tear(output, surface, now, &torn_at)) {
 		earliest = torn_at; /* in the refresh being scanned out */
 	}
 	if (new_content) {
-		surface->path_shows_at = earliest;
+		sp->shows_at = earliest;
 	}
 	bool wants =
 			!wl_list_empty(&surface->wlr_surface->current.frame_callback_list);
-	vt_path_commit(&surface->path, path, wants, new_content, replaced, earliest,
+	vt_path_commit(&sp->path, path, wants, new_content, replaced, earliest,
 			now);
-	if (wants || surface->path_scheduled) {
-		schedule(surface, now);
+	if (wants || sp->scheduled) {
+		schedule(sp, now);
 	}
 }
 
 static void handle_surface_content(struct wl_listener *listener, void *data) {
+	struct vt_surface_paths *sp = wl_container_of(listener, sp, content);
 	struct vt_surface_content_event *event = data;
-	paths_surface_commit(event->surface, event->new_content, event->replaced);
+	paths_surface_commit(sp, event->new_content, event->replaced);
 }
 
 /* A frame draws the surface: its latest commit, if no frame drew it
  * before, is shown. */
 static void handle_surface_sampled(struct wl_listener *listener, void *data) {
 	struct vt_frame_surface_event *event = data;
-	if (event->unsampled) {
-		vt_path_shown(&event->surface->path);
+	if (event->unsampled && event->surface->paths != NULL) {
+		vt_path_shown(&event->surface->paths->path);
 	}
 }
 
@@ -248,24 +270,30 @@ static void handle_surface_sampled(struct wl_listener *listener, void *data) {
  * low-latency trigger sends it. */
 static void handle_vblank_callback(struct wl_listener *listener, void *data) {
 	struct vt_frame_surface_event *event = data;
-	struct vt_surface *surface = event->surface;
-	if (surface->path_scheduled) {
+	struct vt_surface_paths *sp = event->surface->paths;
+	if (sp == NULL) {
+		event->send = true;
+		return;
+	}
+	if (sp->scheduled) {
 		event->send = false; /* the trigger sends it */
 		return;
 	}
-	vt_path_sent(&surface->path, vt_now_ns());
+	vt_path_sent(&sp->path, vt_now_ns());
 	event->send = true;
 }
 
 static void handle_surface_destroy(struct wl_listener *listener, void *data) {
-	struct vt_surface *surface = data;
-	wl_list_remove(&surface->paths_content.link);
-	wl_list_remove(&surface->paths_destroy.link);
-	unschedule(surface);
-	if (surface->tearing_control != NULL) {
-		wl_resource_set_user_data(surface->tearing_control, NULL);
-		surface->tearing_control = NULL;
+	struct vt_surface_paths *sp = wl_container_of(listener, sp, destroy);
+	struct vt_surface *surface = sp->surface;
+	wl_list_remove(&sp->content.link);
+	wl_list_remove(&sp->destroy.link);
+	unschedule(sp);
+	if (sp->tearing_control != NULL) {
+		wl_resource_set_user_data(sp->tearing_control, NULL);
 	}
+	surface->paths = NULL;
+	free(sp);
 	if (surface->server->paths != NULL) {
 		paths_arm(surface->server->paths);
 	}
@@ -273,19 +301,27 @@ static void handle_surface_destroy(struct wl_listener *listener, void *data) {
 
 static void handle_new_surface(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = data;
-	vt_path_init(&surface->path, VT_PATH_VSYNC);
-	wl_list_init(&surface->path_link);
-	surface->paths_content.notify = handle_surface_content;
-	wl_signal_add(&surface->events.content, &surface->paths_content);
-	surface->paths_destroy.notify = handle_surface_destroy;
-	wl_signal_add(&surface->events.destroy, &surface->paths_destroy);
+	struct vt_surface_paths *sp = calloc(1, sizeof(*sp));
+	if (sp == NULL) {
+		/* its callbacks go at the vblank, as on the vsync path */
+		wlr_log(WLR_ERROR, "out of memory for a surface's path");
+		return;
+	}
+	sp->surface = surface;
+	surface->paths = sp;
+	vt_path_init(&sp->path, VT_PATH_VSYNC);
+	wl_list_init(&sp->link);
+	sp->content.notify = handle_surface_content;
+	wl_signal_add(&surface->events.content, &sp->content);
+	sp->destroy.notify = handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &sp->destroy);
 }
 
 /* ---- wp_tearing_control_v1 ---------------------------------------------- */
 
 static void tearing_handle_set_presentation_hint(struct wl_client *client,
 		struct wl_resource *resource, uint32_t hint) {
-	struct vt_surface *surface = wl_resource_get_user_data(resource);
+	struct vt_surface_paths *sp = wl_resource_get_user_data(resource);
 	if (hint > WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC) {
 		/* the interface has no error of its own */
 		wl_client_post_implementation_error(client,
@@ -294,8 +330,8 @@ static void tearing_handle_set_presentation_hint(struct wl_client *client,
 				hint);
 		return;
 	}
-	if (surface != NULL) {
-		surface->tearing_hint_pending =
+	if (sp != NULL) {
+		sp->tearing_hint_pending =
 				hint == WP_TEARING_CONTROL_V1_PRESENTATION_HINT_ASYNC;
 	}
 }
@@ -311,11 +347,11 @@ static const struct wp_tearing_control_v1_interface tearing_impl = {
 };
 
 static void tearing_resource_destroy(struct wl_resource *resource) {
-	struct vt_surface *surface = wl_resource_get_user_data(resource);
-	if (surface != NULL) {
+	struct vt_surface_paths *sp = wl_resource_get_user_data(resource);
+	if (sp != NULL) {
 		/* back to vsync with the next commit */
-		surface->tearing_hint_pending = false;
-		surface->tearing_control = NULL;
+		sp->tearing_hint_pending = false;
+		sp->tearing_control = NULL;
 	}
 }
 
@@ -324,7 +360,8 @@ static void tearing_manager_get(struct wl_client *client,
 		struct wl_resource *surface_resource) {
 	struct vt_surface *surface =
 			vt_surface_from_wlr(wlr_surface_from_resource(surface_resource));
-	if (surface != NULL && surface->tearing_control != NULL) {
+	struct vt_surface_paths *sp = surface != NULL ? surface->paths : NULL;
+	if (sp != NULL && sp->tearing_control != NULL) {
 		wl_resource_post_error(resource,
 				WP_TEARING_CONTROL_MANAGER_V1_ERROR_TEARING_CONTROL_EXISTS,
 				"wl_surface@%u has one", wl_resource_get_id(surface_resource));
@@ -337,10 +374,10 @@ static void tearing_manager_get(struct wl_client *client,
 		wl_client_post_no_memory(client);
 		return;
 	}
-	wl_resource_set_implementation(control, &tearing_impl, surface,
+	wl_resource_set_implementation(control, &tearing_impl, sp,
 			tearing_resource_destroy);
-	if (surface != NULL) {
-		surface->tearing_control = control;
+	if (sp != NULL) {
+		sp->tearing_control = control;
 	}
 }
 
@@ -409,9 +446,9 @@ void vt_paths_finish(struct vt_server *server) {
 	if (paths == NULL) {
 		return;
 	}
-	struct vt_surface *surface, *tmp;
-	wl_list_for_each_safe(surface, tmp, &paths->scheduled, path_link) {
-		unschedule(surface);
+	struct vt_surface_paths *sp, *tmp;
+	wl_list_for_each_safe(sp, tmp, &paths->scheduled, link) {
+		unschedule(sp);
 	}
 	wl_list_remove(&paths->new_surface.link);
 	wl_list_remove(&paths->surface_sampled.link);
