@@ -25,6 +25,7 @@
 #include <wayland-client.h>
 
 #include "harness.h"
+#include "presentation-time-client-protocol.h"
 #include "scene-client.h"
 
 #define NSEC 1000000000ull
@@ -1439,6 +1440,198 @@ START_TEST(test_frame_timing_config_rule) {
 }
 END_TEST
 
+/* ---- wp_presentation beside vitrail's own feedback ---------------------- */
+
+#define PRES_FRAMES 300
+
+struct pres_client {
+	struct wp_presentation *presentation;
+	uint32_t version;
+	uint32_t clock_id;
+	bool clock_known;
+};
+
+static void pres_clock_id(void *data, struct wp_presentation *presentation,
+		uint32_t clk_id) {
+	struct pres_client *pc = data;
+	pc->clock_id = clk_id;
+	pc->clock_known = true;
+}
+
+static const struct wp_presentation_listener pres_listener = {
+	.clock_id = pres_clock_id,
+};
+
+static void pres_global(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version) {
+	struct pres_client *pc = data;
+	if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		pc->version = version;
+		pc->presentation = wl_registry_bind(registry, name,
+				&wp_presentation_interface, version < 2 ? version : 2);
+		wp_presentation_add_listener(pc->presentation, &pres_listener, pc);
+	}
+}
+
+static void pres_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener pres_registry_listener = {
+	.global = pres_global,
+	.global_remove = pres_global_remove,
+};
+
+/* What wp_presentation said about one commit. */
+struct pres_feedback {
+	bool done, presented;
+	uint64_t shown_ns;
+	uint32_t refresh;
+};
+
+static void pfb_sync_output(void *data,
+		struct wp_presentation_feedback *feedback, struct wl_output *output) {
+}
+
+static void pfb_presented(void *data, struct wp_presentation_feedback *feedback,
+		uint32_t hi, uint32_t lo, uint32_t nsec, uint32_t refresh,
+		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+	struct pres_feedback *f = data;
+	ck_assert_msg(!f->done, "a second event on one wp_presentation_feedback");
+	f->done = f->presented = true;
+	f->shown_ns = join(hi, lo, nsec);
+	f->refresh = refresh;
+	wp_presentation_feedback_destroy(feedback);
+}
+
+static void pfb_discarded(void *data,
+		struct wp_presentation_feedback *feedback) {
+	struct pres_feedback *f = data;
+	ck_assert_msg(!f->done, "a second event on one wp_presentation_feedback");
+	f->done = true;
+	wp_presentation_feedback_destroy(feedback);
+}
+
+static const struct wp_presentation_feedback_listener pfb_listener = {
+	.sync_output = pfb_sync_output,
+	.presented = pfb_presented,
+	.discarded = pfb_discarded,
+};
+
+/*
+ * A client pre-rendering with targeted commits (pre_render path, limit 3,
+ * one commit per slot, each targeted at its slot, three queued at once)
+ * asks for wp_presentation feedback and vitrail's own for every commit.
+ * The oracle is vitrail's feedback (the frame that showed the commit, which
+ * the queued case checks against the timeline): the standard one must
+ * report the same, presented within 1 ms of it, or discarded when it says
+ * the commit was never shown. Under both pacing policies. wp_presentation
+ * is version 2 and says CLOCK_MONOTONIC, the clock of vitrail's times.
+ */
+START_TEST(test_frame_timing_wp_presentation) {
+	const char *pacing[2] = { "vsync", "dvsync" };
+	for (int p = 0; p < 2; p++) {
+		struct harness *harness = harness_create(pacing[p]);
+		const char *extra[] = { "--pacing", pacing[p], NULL };
+		struct harness_vitrail *vitrail = start(harness, extra);
+		struct client c;
+		client_start(&c, vitrail);
+		struct pres_client pc = { 0 };
+		struct wl_registry *registry = wl_display_get_registry(c.app.display);
+		wl_registry_add_listener(registry, &pres_registry_listener, &pc);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+		ck_assert_msg(pc.presentation != NULL, "no wp_presentation");
+		ck_assert(pc.clock_known);
+		ck_assert_uint_eq(pc.clock_id, CLOCK_MONOTONIC);
+
+		vitrail_surface_timing_v1_set_path(c.timing,
+				VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+		vitrail_surface_timing_v1_set_prerender_limit(c.timing, 3);
+		show(&c, 0);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+
+		struct feedback *own = calloc(PRES_FRAMES, sizeof(*own));
+		struct pres_feedback *std = calloc(PRES_FRAMES, sizeof(*std));
+		ck_assert(own != NULL && std != NULL);
+		int sent = 0, answered = 0;
+		while (answered < PRES_FRAMES) {
+			if (sent < PRES_FRAMES && sent - answered < 3) {
+				// the slots after the commits queued already
+				struct timeline t = get_timeline(&c);
+				ck_assert_int_gt(t.n, 0);
+				for (int i = 0;
+						i < t.n && sent < PRES_FRAMES && sent - answered < 3;
+						i++) {
+					ask_feedback(&c, &own[sent]);
+					struct wp_presentation_feedback *pf =
+							wp_presentation_feedback(pc.presentation,
+									c.app.surface);
+					wp_presentation_feedback_add_listener(pf, &pfb_listener,
+							&std[sent]);
+					target(&c, t.display[i]);
+					show(&c, 1 + sent % 7);
+					sent++;
+				}
+			}
+			pump(&c, 5000, &own[answered].done);
+			ck_assert_msg(own[answered].done, "%s: no feedback for commit %d",
+					pacing[p], answered);
+			vitrail_commit_feedback_v1_destroy(own[answered].proxy);
+			own[answered].proxy = NULL;
+			answered++;
+		}
+		int shown = 0, early = 0, wrongly_discarded = 0, wrongly_shown = 0;
+		for (int i = 0; i < PRES_FRAMES; i++) {
+			pump(&c, 5000, &std[i].done);
+			ck_assert_msg(std[i].done,
+					"%s: no wp_presentation feedback for "
+					"commit %d",
+					pacing[p], i);
+			shown += own[i].presented;
+			if (own[i].presented && !std[i].presented) {
+				wrongly_discarded++;
+			} else if (!own[i].presented && std[i].presented) {
+				wrongly_shown++;
+			} else if (own[i].presented &&
+					llabs((long long)std[i].shown_ns -
+							(long long)own[i].shown_ns) > 1000000) {
+				if (early < 5) {
+					fprintf(stderr,
+							"%s: commit %d: wp_presentation %+.3f ms from "
+							"vitrail's feedback\n",
+							pacing[p], i,
+							((double)std[i].shown_ns -
+									(double)own[i].shown_ns) /
+									1e6);
+				}
+				early++;
+			}
+		}
+		printf("%s: %d of %d commits shown; wp_presentation: %d more than "
+			   "1 ms off, %d discarded though shown, %d presented though "
+			   "discarded\n",
+				pacing[p], shown, PRES_FRAMES, early, wrongly_discarded,
+				wrongly_shown);
+		ck_assert_msg(early == 0 && wrongly_discarded == 0 &&
+						wrongly_shown == 0,
+				"%s: wp_presentation disagrees with vitrail's feedback: %d "
+				"more than 1 ms off, %d discarded though shown, %d presented "
+				"though discarded",
+				pacing[p], early, wrongly_discarded, wrongly_shown);
+		ck_assert_int_gt(shown, PRES_FRAMES / 2);
+		ck_assert_uint_eq(pc.version, 2);
+		free(own);
+		free(std);
+		wl_registry_destroy(registry);
+		wp_presentation_destroy(pc.presentation);
+		client_finish(&c);
+		harness_stop_vitrail(harness, vitrail);
+		harness_destroy(harness);
+	}
+}
+END_TEST
+
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("frame-timing");
 	harness_add_case(suite, "timeline", test_frame_timing_timeline, 60);
@@ -1458,5 +1651,7 @@ int main(int argc, char *argv[]) {
 			test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
 	harness_add_case(suite, "config_rule", test_frame_timing_config_rule, 90);
+	harness_add_case(suite, "wp_presentation",
+			test_frame_timing_wp_presentation, 90);
 	return harness_run_suite(suite, argc, argv);
 }
