@@ -1632,6 +1632,80 @@ START_TEST(test_frame_timing_wp_presentation) {
 }
 END_TEST
 
+/*
+ * get_timeline's slots start after the commits already queued: a client
+ * keeping three targeted commits queued (one per slot, pre_render) and
+ * asking for a timeline whenever one was answered gets a first slot a
+ * refresh after the last target it sent, every time, under both pacing
+ * policies (under dvsync, a queued commit may already be latched into a
+ * frame rendered ahead: still queued for the client).
+ */
+START_TEST(test_frame_timing_timeline_after_queued) {
+	const char *pacing[2] = { "vsync", "dvsync" };
+	for (int p = 0; p < 2; p++) {
+		struct harness *harness = harness_create(pacing[p]);
+		const char *extra[] = { "--pacing", pacing[p], NULL };
+		struct harness_vitrail *vitrail = start(harness, extra);
+		struct client c;
+		client_start(&c, vitrail);
+		vitrail_surface_timing_v1_set_path(c.timing,
+				VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+		show(&c, 0);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+
+		enum { FRAMES = 150 };
+		struct feedback *own = calloc(FRAMES, sizeof(*own));
+		ck_assert_ptr_nonnull(own);
+		int sent = 0, answered = 0, timelines = 0, before = 0;
+		uint64_t last_target = 0;
+		while (answered < FRAMES) {
+			if (sent < FRAMES && sent - answered < 3) {
+				struct timeline t = get_timeline(&c);
+				ck_assert_int_eq(t.n, 3);
+				timelines++;
+				if (last_target != 0 &&
+						t.display[0] + SLACK_NS < last_target + PERIOD) {
+					if (before < 5) {
+						fprintf(stderr,
+								"%s: timeline %d starts %+.3f ms from the "
+								"refresh after the last queued target\n",
+								pacing[p], timelines,
+								((double)t.display[0] -
+										(double)(last_target + PERIOD)) /
+										1e6);
+					}
+					before++;
+				}
+				for (int i = 0; i < t.n && sent < FRAMES && sent - answered < 3;
+						i++) {
+					ask_feedback(&c, &own[sent]);
+					target(&c, t.display[i]);
+					show(&c, 1 + sent % 7);
+					last_target = t.display[i];
+					sent++;
+				}
+			}
+			pump(&c, 5000, &own[answered].done);
+			ck_assert_msg(own[answered].done, "%s: no feedback for commit %d",
+					pacing[p], answered);
+			vitrail_commit_feedback_v1_destroy(own[answered].proxy);
+			answered++;
+		}
+		printf("%s: %d of %d timelines started before the refresh after the "
+			   "last queued target\n",
+				pacing[p], before, timelines);
+		ck_assert_msg(before == 0,
+				"%s: %d of %d timelines started before the refresh after the "
+				"last queued target",
+				pacing[p], before, timelines);
+		free(own);
+		client_finish(&c);
+		harness_stop_vitrail(harness, vitrail);
+		harness_destroy(harness);
+	}
+}
+END_TEST
+
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("frame-timing");
 	harness_add_case(suite, "timeline", test_frame_timing_timeline, 60);
@@ -1651,6 +1725,8 @@ int main(int argc, char *argv[]) {
 			test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
 	harness_add_case(suite, "config_rule", test_frame_timing_config_rule, 90);
+	harness_add_case(suite, "timeline_after_queued",
+			test_frame_timing_timeline_after_queued, 60);
 	harness_add_case(suite, "wp_presentation",
 			test_frame_timing_wp_presentation, 90);
 	return harness_run_suite(suite, argc, argv);

@@ -900,6 +900,8 @@ START_TEST(test_pacing_latch_in_order) {
 	ck_assert_uint_eq(out[0], 20);
 	ck_assert_uint_eq(q.len, 0);
 	ck_assert_uint_eq(vt_latch_last_target(&q), 0);
+	/* what it holds, latched too: the last targeted one's time */
+	ck_assert_uint_eq(vt_latch_queued_until(&q), T0 + 4 * P);
 }
 END_TEST
 
