@@ -1016,6 +1016,9 @@ struct stream {
 	bool stopped; /* no more commits */
 	int damage_y; /* damage rows damage_y..63 only */
 	int frames, callbacks_after_stop;
+	/* set_path with frame i's commit when switch_path[i] is 1 + a path
+	 * (0: none) */
+	uint32_t switch_path[STREAM_FRAMES];
 	uint64_t callback_ns[STREAM_FRAMES];
 	struct feedback fb[STREAM_FRAMES];
 };
@@ -1046,6 +1049,10 @@ static const struct wl_callback_listener stream_callback_listener = {
 };
 
 static void stream_commit(struct stream *st) {
+	if (st->switch_path[st->frames] != 0) {
+		vitrail_surface_timing_v1_set_path(st->c.timing,
+				st->switch_path[st->frames] - 1);
+	}
 	ask_feedback(&st->c, &st->fb[st->frames]);
 	st->callback = wl_surface_frame(st->c.app.surface);
 	wl_callback_add_listener(st->callback, &stream_callback_listener, st);
@@ -1162,6 +1169,58 @@ static uint64_t low_latency_most(uint64_t vsync_median) {
 	}
 	return vsync_median - PERIOD / 8;
 }
+
+/*
+ * Switching from vsync to low_latency and back, ten times each way, a
+ * client committing at each frame callback: the commit that switches to
+ * low_latency answers a vsync callback at a vblank, in time for the next
+ * refresh; it is shown, never replaced by the answer to its own
+ * low-latency callback (which aims at the refresh after it).
+ */
+START_TEST(test_frame_timing_path_switch) {
+	struct harness *harness = harness_create("path_switch");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct stream *st = calloc(1, sizeof(*st));
+	ck_assert_ptr_nonnull(st);
+	client_start(&st->c, vitrail);
+	vitrail_surface_timing_v1_set_path(st->c.timing,
+			VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
+	for (int k = 10; k + 5 < STREAM_FRAMES; k += 10) {
+		st->switch_path[k] = 1 +
+				((k / 10) % 2 == 1 ?
+								VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY :
+								VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
+	}
+	st->callback_ns[0] = now_ns();
+	stream_commit(st);
+	streams_run(&st, 1, STREAM_FRAMES, 20000);
+	int replaced = 0, switches = 0;
+	for (int i = 0; i < STREAM_FRAMES; i++) {
+		pump(&st->c, 2000, &st->fb[i].done);
+		ck_assert_msg(st->fb[i].done, "no feedback for frame %d", i);
+		if (st->switch_path[i] !=
+				1 + VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY) {
+			continue;
+		}
+		switches++;
+		if (!st->fb[i].presented) {
+			fprintf(stderr, "the switch at frame %d: discarded (%u)\n", i,
+					st->fb[i].reason);
+			replaced++;
+		}
+	}
+	printf("path_switch: %d of %d switching commits discarded\n", replaced,
+			switches);
+	ck_assert_int_ge(switches, 5);
+	ck_assert_msg(replaced == 0,
+			"%d of %d commits switching to low_latency were discarded",
+			replaced, switches);
+	stream_finish(st);
+	free(st);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
 
 /*
  * The low-latency path against vsync, one client after the other on the
@@ -1725,6 +1784,7 @@ int main(int argc, char *argv[]) {
 			test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
 	harness_add_case(suite, "config_rule", test_frame_timing_config_rule, 90);
+	harness_add_case(suite, "path_switch", test_frame_timing_path_switch, 60);
 	harness_add_case(suite, "timeline_after_queued",
 			test_frame_timing_timeline_after_queued, 60);
 	harness_add_case(suite, "wp_presentation",
