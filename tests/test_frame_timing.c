@@ -1171,7 +1171,7 @@ static uint64_t low_latency_most(uint64_t vsync_median) {
 }
 
 /*
- * Switching from vsync to low_latency and back, ten times each way, a
+ * Switching from vsync to low_latency and back, six times and five, a
  * client committing at each frame callback: the commit that switches to
  * low_latency answers a vsync callback at a vblank, in time for the next
  * refresh; it is shown, never replaced by the answer to its own
