@@ -1505,6 +1505,9 @@ END_TEST
 
 struct pres_client {
 	struct wp_presentation *presentation;
+	struct wl_output *output; // bound once the client asks (bind_output)
+	bool bind_output;
+	uint32_t bind_version; // 0: the global's, at most 2
 	uint32_t version;
 	uint32_t clock_id;
 	bool clock_known;
@@ -1526,9 +1529,15 @@ static void pres_global(void *data, struct wl_registry *registry, uint32_t name,
 	struct pres_client *pc = data;
 	if (strcmp(interface, wp_presentation_interface.name) == 0) {
 		pc->version = version;
+		uint32_t bind = pc->bind_version != 0 ? pc->bind_version :
+				version < 2                   ? version :
+												2;
 		pc->presentation = wl_registry_bind(registry, name,
-				&wp_presentation_interface, version < 2 ? version : 2);
+				&wp_presentation_interface, bind);
 		wp_presentation_add_listener(pc->presentation, &pres_listener, pc);
+	} else if (pc->bind_output && pc->output == NULL &&
+			strcmp(interface, wl_output_interface.name) == 0) {
+		pc->output = wl_registry_bind(registry, name, &wl_output_interface, 1);
 	}
 }
 
@@ -1545,11 +1554,17 @@ static const struct wl_registry_listener pres_registry_listener = {
 struct pres_feedback {
 	bool done, presented;
 	uint64_t shown_ns;
-	uint32_t refresh;
+	uint32_t refresh, flags;
+	int sync_outputs;
+	struct wl_output *sync_output;
 };
 
 static void pfb_sync_output(void *data,
 		struct wp_presentation_feedback *feedback, struct wl_output *output) {
+	struct pres_feedback *f = data;
+	ck_assert_msg(!f->done, "sync_output after the feedback's last event");
+	f->sync_outputs++;
+	f->sync_output = output;
 }
 
 static void pfb_presented(void *data, struct wp_presentation_feedback *feedback,
@@ -1560,6 +1575,7 @@ static void pfb_presented(void *data, struct wp_presentation_feedback *feedback,
 	f->done = f->presented = true;
 	f->shown_ns = join(hi, lo, nsec);
 	f->refresh = refresh;
+	f->flags = flags;
 	wp_presentation_feedback_destroy(feedback);
 }
 
@@ -1765,6 +1781,124 @@ START_TEST(test_frame_timing_timeline_after_queued) {
 }
 END_TEST
 
+static void pres_bind(struct client *c, struct pres_client *pc,
+		uint32_t version, struct wl_registry **registry) {
+	pc->bind_output = true;
+	pc->bind_version = version;
+	*registry = wl_display_get_registry(c->app.display);
+	wl_registry_add_listener(*registry, &pres_registry_listener, pc);
+	ck_assert_int_ge(wl_display_roundtrip(c->app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(c->app.display), 0);
+	ck_assert_ptr_nonnull(pc->presentation);
+	ck_assert_ptr_nonnull(pc->output);
+	ck_assert(pc->clock_known);
+	ck_assert_uint_eq(pc->clock_id, CLOCK_MONOTONIC);
+}
+
+static void pres_ask(struct pres_client *pc, struct client *c,
+		struct pres_feedback *f) {
+	*f = (struct pres_feedback){ 0 };
+	struct wp_presentation_feedback *pf =
+			wp_presentation_feedback(pc->presentation, c->app.surface);
+	wp_presentation_feedback_add_listener(pf, &pfb_listener, f);
+}
+
+/*
+ * wp_presentation's requests and events, vitrail's own implementation,
+ * with the frame timing feedback as the oracle of when a commit was shown,
+ * for a version 1 and a version 2 object:
+ * - the global is version 2 and says CLOCK_MONOTONIC;
+ * - two feedbacks for one commit: both presented, at the time vitrail's
+ *   feedback gives, each after one sync_output for the client's wl_output,
+ *   with the output's period as refresh (60 Hz headless, a constant rate:
+ *   version 1 gets it too) and the vsync and hw_clock flags (the headless
+ *   model clock);
+ * - two commits with no frame between them: the first discarded (no
+ *   sync_output), the second presented;
+ * - a commit queued for a display time far ahead and a feedback asked for
+ *   a commit that never comes, then the surface destroyed: both discarded.
+ */
+START_TEST(test_frame_timing_wp_presentation_events) {
+	struct harness *harness = harness_create("wp_presentation_events");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	for (uint32_t version = 1; version <= 2; version++) {
+		struct client c;
+		client_start(&c, vitrail);
+		struct pres_client pc = { 0 };
+		struct wl_registry *registry;
+		pres_bind(&c, &pc, version, &registry);
+		ck_assert_uint_eq(pc.version, 2);
+
+		struct pres_feedback pf[2];
+		struct feedback own;
+		pres_ask(&pc, &c, &pf[0]);
+		pres_ask(&pc, &c, &pf[1]);
+		ask_feedback(&c, &own);
+		show(&c, 1);
+		wait_feedback(&c, &own, 1);
+		ck_assert(own.presented);
+		for (int i = 0; i < 2; i++) {
+			pump(&c, 5000, &pf[i].done);
+			ck_assert_msg(pf[i].done && pf[i].presented,
+					"v%u feedback %d: done %d presented %d", version, i,
+					pf[i].done, pf[i].presented);
+			ck_assert_uint_eq(pf[i].shown_ns, own.shown_ns);
+			ck_assert_int_eq(pf[i].sync_outputs, 1);
+			ck_assert_ptr_eq(pf[i].sync_output, pc.output);
+			ck_assert_uint_eq(pf[i].refresh, PERIOD);
+			uint32_t want = WP_PRESENTATION_FEEDBACK_KIND_VSYNC |
+					WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK;
+			ck_assert_uint_eq(pf[i].flags & want, want);
+		}
+
+		// back to back: the first is overtaken before any frame
+		struct feedback owns[2];
+		pres_ask(&pc, &c, &pf[0]);
+		ask_feedback(&c, &owns[0]);
+		show(&c, 2);
+		pres_ask(&pc, &c, &pf[1]);
+		ask_feedback(&c, &owns[1]);
+		show(&c, 3);
+		wait_feedback(&c, owns, 2);
+		for (int i = 0; i < 2; i++) {
+			pump(&c, 5000, &pf[i].done);
+			ck_assert(pf[i].done);
+			ck_assert_int_eq(pf[i].presented, owns[i].presented);
+		}
+		ck_assert(!pf[0].presented && pf[1].presented);
+		ck_assert_int_eq(pf[0].sync_outputs, 0);
+
+		// queued far ahead, and one asked for a commit that never
+		// comes; then the surface goes
+		pres_ask(&pc, &c, &pf[0]);
+		target(&c, now_ns() + 2 * NSEC);
+		show(&c, 4);
+		pres_ask(&pc, &c, &pf[1]);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+		ck_assert(!pf[0].done && !pf[1].done);
+		xdg_toplevel_destroy(c.app.xdg_toplevel);
+		c.app.xdg_toplevel = NULL;
+		xdg_surface_destroy(c.app.xdg_surface);
+		c.app.xdg_surface = NULL;
+		wl_surface_destroy(c.app.surface);
+		c.app.surface = NULL;
+		for (int i = 0; i < 2; i++) {
+			pump(&c, 5000, &pf[i].done);
+			ck_assert_msg(pf[i].done && !pf[i].presented,
+					"feedback %d of a destroyed surface: done %d presented %d",
+					i, pf[i].done, pf[i].presented);
+		}
+		wl_output_destroy(pc.output);
+		wp_presentation_destroy(pc.presentation);
+		wl_registry_destroy(registry);
+		client_finish(&c);
+	}
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("frame-timing");
 	harness_add_case(suite, "timeline", test_frame_timing_timeline, 60);
@@ -1784,6 +1918,8 @@ int main(int argc, char *argv[]) {
 			test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
 	harness_add_case(suite, "config_rule", test_frame_timing_config_rule, 90);
+	harness_add_case(suite, "wp_presentation_events",
+			test_frame_timing_wp_presentation_events, 60);
 	harness_add_case(suite, "path_switch", test_frame_timing_path_switch, 60);
 	harness_add_case(suite, "timeline_after_queued",
 			test_frame_timing_timeline_after_queued, 60);
