@@ -21,11 +21,11 @@ void vt_server_schedule_update(struct vt_server *server);
  * kept and the pacers run then (server->pacers_deferred; loop.c emits
  * server->events.run_pacers once the loop is idle). Called at a
  * surface's commit: a frame started inside a commit signal would sample
- * the commit's wp_presentation feedback before wlroots' own commit
- * listener (added after vitrail's, at the client's first feedback
- * request) made it current. The frame draws the new content, the feedback
- * is never sampled and never answered, and a client waiting for it (a
- * nested vitrail's output) waits for ever.
+ * the surface before every commit listener ran (the feedbacks of
+ * wp_presentation and vitrail_frame_timing_v1 are applied by listeners
+ * of the surface's events.commit); the frame would draw the new content
+ * without its feedback, never answered, and a client waiting for it (a
+ * nested vitrail's output) would wait for ever.
  */
 void vt_outputs_defer_pacers(struct vt_server *server);
 /* Run command through /bin/sh -c in a session of its own; its pid goes on

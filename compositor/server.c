@@ -29,7 +29,6 @@
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_data_device.h>
 #include <wlr/types/wlr_output_layout.h>
-#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_primary_selection_v1.h>
 #include <wlr/types/wlr_screencopy_v1.h>
 #include <wlr/types/wlr_seat.h>
@@ -55,6 +54,7 @@
 #include "protocols/content_type.h"
 #include "protocols/fractional_scale.h"
 #include "protocols/frame_timing.h"
+#include "protocols/presentation.h"
 #include "protocols/presentation_paths.h"
 #include "protocols/protocols.h"
 #include "protocols/scroll_region.h"
@@ -353,10 +353,8 @@ bool vt_server_init(struct vt_server *server) {
 			wlr_compositor_create(server->display, server->surface_renderer);
 	server->layout = wlr_output_layout_create();
 	server->xdg_shell = wlr_xdg_shell_create(server->display);
-	server->presentation =
-			wlr_presentation_create(server->display, server->backend);
 	if (server->compositor == NULL || server->layout == NULL ||
-			server->xdg_shell == NULL || server->presentation == NULL) {
+			server->xdg_shell == NULL) {
 		return false;
 	}
 	wlr_data_device_manager_create(server->display);
@@ -414,6 +412,10 @@ bool vt_server_init(struct vt_server *server) {
 	}
 	if (!vt_frame_timing_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the frame timing global");
+		return false;
+	}
+	if (!vt_presentation_init(server)) {
+		wlr_log(WLR_ERROR, "cannot create the presentation global");
 		return false;
 	}
 	if (!vt_scene_init(server)) {
@@ -529,6 +531,7 @@ void vt_server_finish(struct vt_server *server) {
 	vt_output_management_finish(server);
 	vt_scroll_finish(server);
 	vt_scene_finish(server);
+	vt_presentation_finish(server);
 	vt_frame_timing_finish(server);
 	vt_paths_finish(server);
 	if (server->exit_timer != NULL) {

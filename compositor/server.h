@@ -140,6 +140,7 @@ struct vt_frame_log;
 struct vt_layer_shell;
 struct vt_xwayland;
 struct vt_output_management;
+struct vt_presentation;
 struct vt_scene_manager;
 struct vt_scroll_manager;
 
@@ -224,7 +225,7 @@ struct vt_server {
 	struct wlr_allocator *allocator;
 	struct wlr_compositor *compositor;
 	struct wlr_output_layout *layout;
-	struct wlr_presentation *presentation;
+	struct vt_presentation *presentation; /* protocols/presentation.c */
 	struct wlr_xdg_shell *xdg_shell;
 	struct wlr_seat *seat;
 	struct wlr_cursor *cursor;
@@ -366,7 +367,6 @@ struct vt_server {
 	/* the outputs' (output/): server->events.update, run_pacers */
 	struct wl_listener outputs_update;
 	struct wl_listener outputs_run_pacers;
-	struct wl_listener outputs_new_surface;
 	struct wl_listener outputs_engine_completed;
 	/* view.c's: server->events.output_gone, output_moved */
 	struct wl_listener views_output_gone;

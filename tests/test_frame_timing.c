@@ -25,6 +25,7 @@
 #include <wayland-client.h>
 
 #include "harness.h"
+#include "presentation-time-client-protocol.h"
 #include "scene-client.h"
 
 #define NSEC 1000000000ull
@@ -1015,6 +1016,9 @@ struct stream {
 	bool stopped; /* no more commits */
 	int damage_y; /* damage rows damage_y..63 only */
 	int frames, callbacks_after_stop;
+	/* set_path with frame i's commit when switch_path[i] is 1 + a path
+	 * (0: none) */
+	uint32_t switch_path[STREAM_FRAMES];
 	uint64_t callback_ns[STREAM_FRAMES];
 	struct feedback fb[STREAM_FRAMES];
 };
@@ -1045,6 +1049,10 @@ static const struct wl_callback_listener stream_callback_listener = {
 };
 
 static void stream_commit(struct stream *st) {
+	if (st->switch_path[st->frames] != 0) {
+		vitrail_surface_timing_v1_set_path(st->c.timing,
+				st->switch_path[st->frames] - 1);
+	}
 	ask_feedback(&st->c, &st->fb[st->frames]);
 	st->callback = wl_surface_frame(st->c.app.surface);
 	wl_callback_add_listener(st->callback, &stream_callback_listener, st);
@@ -1161,6 +1169,58 @@ static uint64_t low_latency_most(uint64_t vsync_median) {
 	}
 	return vsync_median - PERIOD / 8;
 }
+
+/*
+ * Switching from vsync to low_latency and back, six times and five, a
+ * client committing at each frame callback: the commit that switches to
+ * low_latency answers a vsync callback at a vblank, in time for the next
+ * refresh; it is shown, never replaced by the answer to its own
+ * low-latency callback (which aims at the refresh after it).
+ */
+START_TEST(test_frame_timing_path_switch) {
+	struct harness *harness = harness_create("path_switch");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	struct stream *st = calloc(1, sizeof(*st));
+	ck_assert_ptr_nonnull(st);
+	client_start(&st->c, vitrail);
+	vitrail_surface_timing_v1_set_path(st->c.timing,
+			VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
+	for (int k = 10; k + 5 < STREAM_FRAMES; k += 10) {
+		st->switch_path[k] = 1 +
+				((k / 10) % 2 == 1 ?
+								VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY :
+								VITRAIL_SURFACE_TIMING_V1_PATH_VSYNC);
+	}
+	st->callback_ns[0] = now_ns();
+	stream_commit(st);
+	streams_run(&st, 1, STREAM_FRAMES, 20000);
+	int replaced = 0, switches = 0;
+	for (int i = 0; i < STREAM_FRAMES; i++) {
+		pump(&st->c, 2000, &st->fb[i].done);
+		ck_assert_msg(st->fb[i].done, "no feedback for frame %d", i);
+		if (st->switch_path[i] !=
+				1 + VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY) {
+			continue;
+		}
+		switches++;
+		if (!st->fb[i].presented) {
+			fprintf(stderr, "the switch at frame %d: discarded (%u)\n", i,
+					st->fb[i].reason);
+			replaced++;
+		}
+	}
+	printf("path_switch: %d of %d switching commits discarded\n", replaced,
+			switches);
+	ck_assert_int_ge(switches, 5);
+	ck_assert_msg(replaced == 0,
+			"%d of %d commits switching to low_latency were discarded",
+			replaced, switches);
+	stream_finish(st);
+	free(st);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
 
 /*
  * The low-latency path against vsync, one client after the other on the
@@ -1439,6 +1499,406 @@ START_TEST(test_frame_timing_config_rule) {
 }
 END_TEST
 
+/* ---- wp_presentation beside vitrail's own feedback ---------------------- */
+
+#define PRES_FRAMES 300
+
+struct pres_client {
+	struct wp_presentation *presentation;
+	struct wl_output *output; // bound once the client asks (bind_output)
+	bool bind_output;
+	uint32_t bind_version; // 0: the global's, at most 2
+	uint32_t version;
+	uint32_t clock_id;
+	bool clock_known;
+};
+
+static void pres_clock_id(void *data, struct wp_presentation *presentation,
+		uint32_t clk_id) {
+	struct pres_client *pc = data;
+	pc->clock_id = clk_id;
+	pc->clock_known = true;
+}
+
+static const struct wp_presentation_listener pres_listener = {
+	.clock_id = pres_clock_id,
+};
+
+static void pres_global(void *data, struct wl_registry *registry, uint32_t name,
+		const char *interface, uint32_t version) {
+	struct pres_client *pc = data;
+	if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		pc->version = version;
+		uint32_t bind = pc->bind_version != 0 ? pc->bind_version :
+				version < 2                   ? version :
+												2;
+		pc->presentation = wl_registry_bind(registry, name,
+				&wp_presentation_interface, bind);
+		wp_presentation_add_listener(pc->presentation, &pres_listener, pc);
+	} else if (pc->bind_output && pc->output == NULL &&
+			strcmp(interface, wl_output_interface.name) == 0) {
+		pc->output = wl_registry_bind(registry, name, &wl_output_interface, 1);
+	}
+}
+
+static void pres_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener pres_registry_listener = {
+	.global = pres_global,
+	.global_remove = pres_global_remove,
+};
+
+/* What wp_presentation said about one commit. */
+struct pres_feedback {
+	bool done, presented;
+	uint64_t shown_ns;
+	uint32_t refresh, flags;
+	int sync_outputs;
+	struct wl_output *sync_output;
+};
+
+static void pfb_sync_output(void *data,
+		struct wp_presentation_feedback *feedback, struct wl_output *output) {
+	struct pres_feedback *f = data;
+	ck_assert_msg(!f->done, "sync_output after the feedback's last event");
+	f->sync_outputs++;
+	f->sync_output = output;
+}
+
+static void pfb_presented(void *data, struct wp_presentation_feedback *feedback,
+		uint32_t hi, uint32_t lo, uint32_t nsec, uint32_t refresh,
+		uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+	struct pres_feedback *f = data;
+	ck_assert_msg(!f->done, "a second event on one wp_presentation_feedback");
+	f->done = f->presented = true;
+	f->shown_ns = join(hi, lo, nsec);
+	f->refresh = refresh;
+	f->flags = flags;
+	wp_presentation_feedback_destroy(feedback);
+}
+
+static void pfb_discarded(void *data,
+		struct wp_presentation_feedback *feedback) {
+	struct pres_feedback *f = data;
+	ck_assert_msg(!f->done, "a second event on one wp_presentation_feedback");
+	f->done = true;
+	wp_presentation_feedback_destroy(feedback);
+}
+
+static const struct wp_presentation_feedback_listener pfb_listener = {
+	.sync_output = pfb_sync_output,
+	.presented = pfb_presented,
+	.discarded = pfb_discarded,
+};
+
+/*
+ * A client pre-rendering with targeted commits (pre_render path, limit 3,
+ * one commit per slot, each targeted at its slot, three queued at once)
+ * asks for wp_presentation feedback and vitrail's own for every commit.
+ * The oracle is vitrail's feedback (the frame that showed the commit, which
+ * the queued case checks against the timeline): the standard one must
+ * report the same, presented within 1 ms of it, or discarded when it says
+ * the commit was never shown. Under both pacing policies. wp_presentation
+ * is version 2 and says CLOCK_MONOTONIC, the clock of vitrail's times.
+ */
+START_TEST(test_frame_timing_wp_presentation) {
+	const char *pacing[2] = { "vsync", "dvsync" };
+	for (int p = 0; p < 2; p++) {
+		struct harness *harness = harness_create(pacing[p]);
+		const char *extra[] = { "--pacing", pacing[p], NULL };
+		struct harness_vitrail *vitrail = start(harness, extra);
+		struct client c;
+		client_start(&c, vitrail);
+		struct pres_client pc = { 0 };
+		struct wl_registry *registry = wl_display_get_registry(c.app.display);
+		wl_registry_add_listener(registry, &pres_registry_listener, &pc);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+		ck_assert_msg(pc.presentation != NULL, "no wp_presentation");
+		ck_assert(pc.clock_known);
+		ck_assert_uint_eq(pc.clock_id, CLOCK_MONOTONIC);
+
+		vitrail_surface_timing_v1_set_path(c.timing,
+				VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+		vitrail_surface_timing_v1_set_prerender_limit(c.timing, 3);
+		show(&c, 0);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+
+		struct feedback *own = calloc(PRES_FRAMES, sizeof(*own));
+		struct pres_feedback *std = calloc(PRES_FRAMES, sizeof(*std));
+		ck_assert(own != NULL && std != NULL);
+		int sent = 0, answered = 0;
+		while (answered < PRES_FRAMES) {
+			if (sent < PRES_FRAMES && sent - answered < 3) {
+				// the slots after the commits queued already
+				struct timeline t = get_timeline(&c);
+				ck_assert_int_gt(t.n, 0);
+				for (int i = 0;
+						i < t.n && sent < PRES_FRAMES && sent - answered < 3;
+						i++) {
+					ask_feedback(&c, &own[sent]);
+					struct wp_presentation_feedback *pf =
+							wp_presentation_feedback(pc.presentation,
+									c.app.surface);
+					wp_presentation_feedback_add_listener(pf, &pfb_listener,
+							&std[sent]);
+					target(&c, t.display[i]);
+					show(&c, 1 + sent % 7);
+					sent++;
+				}
+			}
+			pump(&c, 5000, &own[answered].done);
+			ck_assert_msg(own[answered].done, "%s: no feedback for commit %d",
+					pacing[p], answered);
+			vitrail_commit_feedback_v1_destroy(own[answered].proxy);
+			own[answered].proxy = NULL;
+			answered++;
+		}
+		int shown = 0, early = 0, wrongly_discarded = 0, wrongly_shown = 0;
+		for (int i = 0; i < PRES_FRAMES; i++) {
+			pump(&c, 5000, &std[i].done);
+			ck_assert_msg(std[i].done,
+					"%s: no wp_presentation feedback for "
+					"commit %d",
+					pacing[p], i);
+			shown += own[i].presented;
+			if (own[i].presented && !std[i].presented) {
+				wrongly_discarded++;
+			} else if (!own[i].presented && std[i].presented) {
+				wrongly_shown++;
+			} else if (own[i].presented &&
+					llabs((long long)std[i].shown_ns -
+							(long long)own[i].shown_ns) > 1000000) {
+				if (early < 5) {
+					fprintf(stderr,
+							"%s: commit %d: wp_presentation %+.3f ms from "
+							"vitrail's feedback\n",
+							pacing[p], i,
+							((double)std[i].shown_ns -
+									(double)own[i].shown_ns) /
+									1e6);
+				}
+				early++;
+			}
+		}
+		printf("%s: %d of %d commits shown; wp_presentation: %d more than "
+			   "1 ms off, %d discarded though shown, %d presented though "
+			   "discarded\n",
+				pacing[p], shown, PRES_FRAMES, early, wrongly_discarded,
+				wrongly_shown);
+		ck_assert_msg(early == 0 && wrongly_discarded == 0 &&
+						wrongly_shown == 0,
+				"%s: wp_presentation disagrees with vitrail's feedback: %d "
+				"more than 1 ms off, %d discarded though shown, %d presented "
+				"though discarded",
+				pacing[p], early, wrongly_discarded, wrongly_shown);
+		ck_assert_int_gt(shown, PRES_FRAMES / 2);
+		ck_assert_uint_eq(pc.version, 2);
+		free(own);
+		free(std);
+		wl_registry_destroy(registry);
+		wp_presentation_destroy(pc.presentation);
+		client_finish(&c);
+		harness_stop_vitrail(harness, vitrail);
+		harness_destroy(harness);
+	}
+}
+END_TEST
+
+/*
+ * get_timeline's slots start after the commits already queued: a client
+ * keeping three targeted commits queued (one per slot, pre_render) and
+ * asking for a timeline whenever one was answered gets a first slot a
+ * refresh after the last target it sent, every time, under both pacing
+ * policies (under dvsync, a queued commit may already be latched into a
+ * frame rendered ahead: still queued for the client).
+ */
+START_TEST(test_frame_timing_timeline_after_queued) {
+	const char *pacing[2] = { "vsync", "dvsync" };
+	for (int p = 0; p < 2; p++) {
+		struct harness *harness = harness_create(pacing[p]);
+		const char *extra[] = { "--pacing", pacing[p], NULL };
+		struct harness_vitrail *vitrail = start(harness, extra);
+		struct client c;
+		client_start(&c, vitrail);
+		vitrail_surface_timing_v1_set_path(c.timing,
+				VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER);
+		show(&c, 0);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+
+		enum { FRAMES = 150 };
+		struct feedback *own = calloc(FRAMES, sizeof(*own));
+		ck_assert_ptr_nonnull(own);
+		int sent = 0, answered = 0, timelines = 0, before = 0;
+		uint64_t last_target = 0;
+		while (answered < FRAMES) {
+			if (sent < FRAMES && sent - answered < 3) {
+				struct timeline t = get_timeline(&c);
+				ck_assert_int_eq(t.n, 3);
+				timelines++;
+				if (last_target != 0 &&
+						t.display[0] + SLACK_NS < last_target + PERIOD) {
+					if (before < 5) {
+						fprintf(stderr,
+								"%s: timeline %d starts %+.3f ms from the "
+								"refresh after the last queued target\n",
+								pacing[p], timelines,
+								((double)t.display[0] -
+										(double)(last_target + PERIOD)) /
+										1e6);
+					}
+					before++;
+				}
+				for (int i = 0; i < t.n && sent < FRAMES && sent - answered < 3;
+						i++) {
+					ask_feedback(&c, &own[sent]);
+					target(&c, t.display[i]);
+					show(&c, 1 + sent % 7);
+					last_target = t.display[i];
+					sent++;
+				}
+			}
+			pump(&c, 5000, &own[answered].done);
+			ck_assert_msg(own[answered].done, "%s: no feedback for commit %d",
+					pacing[p], answered);
+			vitrail_commit_feedback_v1_destroy(own[answered].proxy);
+			answered++;
+		}
+		printf("%s: %d of %d timelines started before the refresh after the "
+			   "last queued target\n",
+				pacing[p], before, timelines);
+		ck_assert_msg(before == 0,
+				"%s: %d of %d timelines started before the refresh after the "
+				"last queued target",
+				pacing[p], before, timelines);
+		free(own);
+		client_finish(&c);
+		harness_stop_vitrail(harness, vitrail);
+		harness_destroy(harness);
+	}
+}
+END_TEST
+
+static void pres_bind(struct client *c, struct pres_client *pc,
+		uint32_t version, struct wl_registry **registry) {
+	pc->bind_output = true;
+	pc->bind_version = version;
+	*registry = wl_display_get_registry(c->app.display);
+	wl_registry_add_listener(*registry, &pres_registry_listener, pc);
+	ck_assert_int_ge(wl_display_roundtrip(c->app.display), 0);
+	ck_assert_int_ge(wl_display_roundtrip(c->app.display), 0);
+	ck_assert_ptr_nonnull(pc->presentation);
+	ck_assert_ptr_nonnull(pc->output);
+	ck_assert(pc->clock_known);
+	ck_assert_uint_eq(pc->clock_id, CLOCK_MONOTONIC);
+}
+
+static void pres_ask(struct pres_client *pc, struct client *c,
+		struct pres_feedback *f) {
+	*f = (struct pres_feedback){ 0 };
+	struct wp_presentation_feedback *pf =
+			wp_presentation_feedback(pc->presentation, c->app.surface);
+	wp_presentation_feedback_add_listener(pf, &pfb_listener, f);
+}
+
+/*
+ * wp_presentation's requests and events, vitrail's own implementation,
+ * with the frame timing feedback as the oracle of when a commit was shown,
+ * for a version 1 and a version 2 object:
+ * - the global is version 2 and says CLOCK_MONOTONIC;
+ * - two feedbacks for one commit: both presented, at the time vitrail's
+ *   feedback gives, each after one sync_output for the client's wl_output,
+ *   with the output's period as refresh (60 Hz headless, a constant rate:
+ *   version 1 gets it too) and the vsync and hw_clock flags (the headless
+ *   model clock);
+ * - two commits with no frame between them: the first discarded (no
+ *   sync_output), the second presented;
+ * - a commit queued for a display time far ahead and a feedback asked for
+ *   a commit that never comes, then the surface destroyed: both discarded.
+ */
+START_TEST(test_frame_timing_wp_presentation_events) {
+	struct harness *harness = harness_create("wp_presentation_events");
+	struct harness_vitrail *vitrail = start(harness, NULL);
+	for (uint32_t version = 1; version <= 2; version++) {
+		struct client c;
+		client_start(&c, vitrail);
+		struct pres_client pc = { 0 };
+		struct wl_registry *registry;
+		pres_bind(&c, &pc, version, &registry);
+		ck_assert_uint_eq(pc.version, 2);
+
+		struct pres_feedback pf[2];
+		struct feedback own;
+		pres_ask(&pc, &c, &pf[0]);
+		pres_ask(&pc, &c, &pf[1]);
+		ask_feedback(&c, &own);
+		show(&c, 1);
+		wait_feedback(&c, &own, 1);
+		ck_assert(own.presented);
+		for (int i = 0; i < 2; i++) {
+			pump(&c, 5000, &pf[i].done);
+			ck_assert_msg(pf[i].done && pf[i].presented,
+					"v%u feedback %d: done %d presented %d", version, i,
+					pf[i].done, pf[i].presented);
+			ck_assert_uint_eq(pf[i].shown_ns, own.shown_ns);
+			ck_assert_int_eq(pf[i].sync_outputs, 1);
+			ck_assert_ptr_eq(pf[i].sync_output, pc.output);
+			ck_assert_uint_eq(pf[i].refresh, PERIOD);
+			uint32_t want = WP_PRESENTATION_FEEDBACK_KIND_VSYNC |
+					WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK;
+			ck_assert_uint_eq(pf[i].flags & want, want);
+		}
+
+		// back to back: the first is overtaken before any frame
+		struct feedback owns[2];
+		pres_ask(&pc, &c, &pf[0]);
+		ask_feedback(&c, &owns[0]);
+		show(&c, 2);
+		pres_ask(&pc, &c, &pf[1]);
+		ask_feedback(&c, &owns[1]);
+		show(&c, 3);
+		wait_feedback(&c, owns, 2);
+		for (int i = 0; i < 2; i++) {
+			pump(&c, 5000, &pf[i].done);
+			ck_assert(pf[i].done);
+			ck_assert_int_eq(pf[i].presented, owns[i].presented);
+		}
+		ck_assert(!pf[0].presented && pf[1].presented);
+		ck_assert_int_eq(pf[0].sync_outputs, 0);
+
+		// queued far ahead, and one asked for a commit that never
+		// comes; then the surface goes
+		pres_ask(&pc, &c, &pf[0]);
+		target(&c, now_ns() + 2 * NSEC);
+		show(&c, 4);
+		pres_ask(&pc, &c, &pf[1]);
+		ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+		ck_assert(!pf[0].done && !pf[1].done);
+		xdg_toplevel_destroy(c.app.xdg_toplevel);
+		c.app.xdg_toplevel = NULL;
+		xdg_surface_destroy(c.app.xdg_surface);
+		c.app.xdg_surface = NULL;
+		wl_surface_destroy(c.app.surface);
+		c.app.surface = NULL;
+		for (int i = 0; i < 2; i++) {
+			pump(&c, 5000, &pf[i].done);
+			ck_assert_msg(pf[i].done && !pf[i].presented,
+					"feedback %d of a destroyed surface: done %d presented %d",
+					i, pf[i].done, pf[i].presented);
+		}
+		wl_output_destroy(pc.output);
+		wp_presentation_destroy(pc.presentation);
+		wl_registry_destroy(registry);
+		client_finish(&c);
+	}
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 int main(int argc, char *argv[]) {
 	Suite *suite = suite_create("frame-timing");
 	harness_add_case(suite, "timeline", test_frame_timing_timeline, 60);
@@ -1458,5 +1918,12 @@ int main(int argc, char *argv[]) {
 			test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
 	harness_add_case(suite, "config_rule", test_frame_timing_config_rule, 90);
+	harness_add_case(suite, "wp_presentation_events",
+			test_frame_timing_wp_presentation_events, 60);
+	harness_add_case(suite, "path_switch", test_frame_timing_path_switch, 60);
+	harness_add_case(suite, "timeline_after_queued",
+			test_frame_timing_timeline_after_queued, 60);
+	harness_add_case(suite, "wp_presentation",
+			test_frame_timing_wp_presentation, 90);
 	return harness_run_suite(suite, argc, argv);
 }

@@ -900,6 +900,8 @@ START_TEST(test_pacing_latch_in_order) {
 	ck_assert_uint_eq(out[0], 20);
 	ck_assert_uint_eq(q.len, 0);
 	ck_assert_uint_eq(vt_latch_last_target(&q), 0);
+	/* what it holds, latched too: the last targeted one's time */
+	ck_assert_uint_eq(vt_latch_queued_until(&q), T0 + 4 * P);
 }
 END_TEST
 
@@ -1204,13 +1206,57 @@ START_TEST(test_pacing_jitt_no_second_drop) {
 			VT_PATH_SEND_AT);
 	ck_assert_uint_eq(st.target_ns, T0 + 4 * P);
 	ck_assert_uint_gt(at, T0 + 3 * P - 4 * MS); /* after it is composed */
-	/* without the drop before, the next refresh is fair game */
+	/* without the drop before, a late answer (its callback aimed at
+	 * T0 + 2P) may be replaced: the next refresh is fair game */
 	vt_path_init(&st, VT_PATH_LOW_LATENCY);
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, false, false, T0 + 2 * P,
+			T0 + P + 1 * MS);
+	vt_path_schedule(&st, &clock, T0 + P + 1 * MS, 4 * MS, T0 + 2 * P, false,
+			false, 0, &at);
+	ck_assert_uint_eq(st.target_ns, T0 + 2 * P);
+	vt_path_sent(&st, at);
 	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 3 * P,
 			T0 + 2 * P - 2 * MS);
 	vt_path_schedule(&st, &clock, T0 + 2 * P - 2 * MS, 4 * MS, T0 + 3 * P,
 			false, true, T0 + 3 * P, &at);
 	ck_assert_uint_eq(st.target_ns, T0 + 3 * P);
+}
+END_TEST
+
+/*
+ * Switching from vsync to low_latency: the switching commit answers a
+ * vsync callback (at the vblank T0 + P) and makes the next refresh
+ * (T0 + 2P); it is in time, so the low-latency callback it asks for aims
+ * at the refresh after it (T0 + 3P), not at T0 + 2P, where the answer
+ * would replace a commit that was in time. Likewise a low-latency answer
+ * that made its refresh is never replaced by the next one, even from a
+ * client fast enough to commit twice before that refresh's composition.
+ */
+START_TEST(test_pacing_path_switch_keeps_in_time_commit) {
+	struct vt_clock clock;
+	vt_clock_init(&clock, P, T0);
+	struct vt_path_state st;
+	vt_path_init(&st, VT_PATH_VSYNC);
+	uint64_t at, now = T0 + P + 1 * MS;
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 2 * P,
+			now);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + 2 * P,
+							 false, true, T0 + 2 * P, &at),
+			VT_PATH_SEND_AT);
+	ck_assert_uint_eq(st.target_ns, T0 + 3 * P);
+	/* sent once T0 + 2P is composed (what it shows is in that frame) */
+	ck_assert_uint_ge(at, T0 + 2 * P - 4 * MS);
+	vt_path_shown(&st);
+	vt_path_sent(&st, at);
+	/* a fast answer (0.2 ms) in time for T0 + 3P, asking again: its
+	 * own refresh is not offered to the next answer */
+	now = at + 200 * US;
+	vt_path_commit(&st, VT_PATH_LOW_LATENCY, true, true, false, T0 + 3 * P,
+			now);
+	ck_assert_int_eq(vt_path_schedule(&st, &clock, now, 4 * MS, T0 + 3 * P,
+							 false, true, T0 + 3 * P, &at),
+			VT_PATH_SEND_AT);
+	ck_assert_uint_eq(st.target_ns, T0 + 4 * P);
 }
 END_TEST
 
@@ -1379,6 +1425,7 @@ static Suite *pacing_suite(void) {
 						test_pacing_jitt_trigger, test_pacing_jitt_steady,
 						test_pacing_jitt_drop_rule,
 						test_pacing_jitt_no_second_drop,
+						test_pacing_path_switch_keeps_in_time_commit,
 						test_pacing_path_integrity, test_pacing_par_decision,
 						test_pacing_tear } },
 	};

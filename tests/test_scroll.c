@@ -1208,6 +1208,56 @@ START_TEST(test_scroll_errors) {
 }
 END_TEST
 
+/* ---- requests and the frame rules --------------------------------------- */
+
+/*
+ * frame_needed asks only for frames the client can attach: a region of
+ * 10,000 rows scrolls with frames of at most 16,384 rows (2 times the
+ * region would be 20,000), the first request included (content unknown
+ * yet). A client whose content is shorter than what was asked (12,000
+ * rows) answers with its whole content, clamped: a valid frame, shown.
+ */
+START_TEST(test_scroll_request_limits) {
+	struct harness *harness = harness_create("request_limits");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
+	struct client c;
+	client_connect(&c, vitrail);
+	ck_assert(sc_app_create_window(&c.app, "request-limits", "limits", 200, 200,
+			0xff404040));
+	wl_surface_commit(c.app.surface);
+	// one pixel wide: small buffers for a tall region
+	c.region = vitrail_scroll_manager_v1_get_scroll_region(c.manager,
+			c.app.surface, VITRAIL_SCROLL_REGION_V1_AXIS_VERTICAL, 0, 0, 1,
+			10000);
+	vitrail_scroll_region_v1_add_listener(c.region, &region_listener, &c);
+	int zero = 0;
+	ck_assert(pump_until(&c, 5000, needed_more, &zero));
+	ck_assert_int_eq(c.need[1], 0);
+	ck_assert_int_eq(c.need[2], 1);
+	ck_assert_msg(c.need[3] >= 10000 && c.need[3] <= 16384,
+			"the first frame_needed asks for %d rows: a frame has 10000 to "
+			"16384",
+			c.need[3]);
+	// the content is 12,000 rows: the frame asked for, clamped to it
+	int32_t content = 12000;
+	int32_t h = c.need[3] < content ? c.need[3] : content;
+	attach_rows(&c, 1, 0, h, content);
+	wl_surface_commit(c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	wait_position(&c, 0, "the clamped frame");
+	vitrail_scroll_region_v1_set_position(c.region, 0, 5000);
+	wl_surface_commit(c.app.surface);
+	// the range is 12,000 - 10,000 rows: clamped to 2,000
+	wait_position(&c, 2000, "set_position past the content's end");
+	ck_assert_int_ge(wl_display_roundtrip(c.app.display), 0);
+	client_finish(&c);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- budget ------------------------------------------------------------- */
 
 /* Two frames of 157 MB fit the 256 MiB image budget only one at a time:
@@ -1645,6 +1695,7 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "horizontal", test_scroll_horizontal, 120);
 	harness_add_case(suite, "errors", test_scroll_errors, 240);
 	harness_add_case(suite, "budget", test_scroll_budget, 120);
+	harness_add_case(suite, "request_limits", test_scroll_request_limits, 120);
 	harness_add_case(suite, "steps_shm", test_scroll_steps_shm, 240);
 	harness_add_case(suite, "steps_scene", test_scroll_steps_scene, 240);
 	harness_add_case(suite, "dvsync_fling", test_scroll_dvsync_fling, 120);

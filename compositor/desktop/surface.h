@@ -16,6 +16,7 @@ struct vr_node;
 struct wlr_subsurface;
 struct wlr_surface;
 struct vt_surface_timing;
+struct vt_surface_presentation;
 
 /* Bytes of surface images vitrail holds per client (vitrail(1)),
  * surfaces' spares (surface.c) included. While a large buffer is being
@@ -76,6 +77,9 @@ struct vt_surface {
 	struct vt_surface_timing *timing;
 	bool prerender;
 	bool latching;
+	/* wp_presentation (protocols/presentation.c): its feedbacks, from
+	 * the first request */
+	struct vt_surface_presentation *presentation;
 	/* wp_presentation.feedback requests since its last commit (the
 	 * limit is protocols.c's) */
 	uint32_t feedback_requests;
@@ -96,8 +100,6 @@ struct vt_surface {
 	uint64_t input_pending_ns;
 	uint64_t input_answered_ns;
 
-	/* the outputs' (output_frame.c) */
-	struct wl_listener outputs_destroy;
 	struct {
 		/* its commit's state applies (data: the surface), before
 		 * its content is copied */

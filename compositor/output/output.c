@@ -45,7 +45,6 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
-#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
@@ -250,8 +249,6 @@ void vt_outputs_init(struct vt_server *server) {
 	wl_signal_add(&server->events.update, &server->outputs_update);
 	server->outputs_run_pacers.notify = output_handle_run_pacers;
 	wl_signal_add(&server->events.run_pacers, &server->outputs_run_pacers);
-	server->outputs_new_surface.notify = output_handle_new_surface;
-	wl_signal_add(&server->events.new_surface, &server->outputs_new_surface);
 	server->outputs_engine_completed.notify = output_handle_engine_completed;
 	wl_signal_add(&server->events.engine_completed,
 			&server->outputs_engine_completed);
@@ -261,7 +258,6 @@ void vt_outputs_finish(struct vt_server *server) {
 	if (server->outputs_update.link.next != NULL) {
 		wl_list_remove(&server->outputs_update.link);
 		wl_list_remove(&server->outputs_run_pacers.link);
-		wl_list_remove(&server->outputs_new_surface.link);
 		wl_list_remove(&server->outputs_engine_completed.link);
 	}
 }
@@ -307,11 +303,6 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_for_each_safe(frame, tmp, &output->frames, link) {
 		output_frame_destroy(frame);
 	}
-	struct drawn_feedback *entry;
-	wl_array_for_each(entry, &output->orphan_feedbacks) {
-		wlr_presentation_feedback_destroy(entry->feedback); /* discarded */
-	}
-	wl_array_release(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_fini(&output->damage_history[i]);
 	}
@@ -488,7 +479,6 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 	wl_list_init(&output->frames);
 	vr_changes_init(&output->pending);
 	pixman_region32_init(&output->tear_region);
-	wl_array_init(&output->orphan_feedbacks);
 	for (int i = 0; i < DAMAGE_HISTORY; i++) {
 		pixman_region32_init(&output->damage_history[i]);
 	}

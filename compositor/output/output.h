@@ -21,6 +21,7 @@ struct vt_surface;
 struct vt_clock;
 struct vt_config;
 struct wlr_output;
+struct wlr_output_event_present;
 
 /* An output: its render target, buffers and pacing (output.c; opaque). */
 struct vt_output;
@@ -74,8 +75,10 @@ struct vt_frame_begin_event {
 /* frame_events.surface_sampled, vblank_callback */
 struct vt_frame_surface_event {
 	struct vt_surface *surface;
-	/* the frame's commit feedbacks (frame_timing.c's), sampled */
+	/* the frame's commit feedbacks (frame_timing.c's) and
+	 * wp_presentation feedbacks (presentation.c's), sampled */
 	struct wl_list *timing_feedbacks;
+	struct wl_list *presentation_feedbacks;
 	bool unsampled; /* its latest commit was in no frame before */
 	bool send; /* answer, vblank_callback: its frame callbacks go now */
 };
@@ -84,6 +87,9 @@ struct vt_frame_surface_event {
 struct vt_frame_presented_event {
 	struct vt_output *output;
 	struct wl_list *timing_feedbacks;
+	struct wl_list *presentation_feedbacks;
+	/* the backend's event (presented_ns is its time) */
+	const struct wlr_output_event_present *present;
 	uint64_t presented_ns, display_ns;
 };
 
@@ -100,6 +106,7 @@ struct vt_frame_shown_event {
  * (NULL: no later frame) */
 struct vt_frame_dropped_event {
 	struct wl_list *timing_feedbacks, *next;
+	struct wl_list *presentation_feedbacks, *next_presentation;
 	uint64_t next_render_ns;
 	bool handled; /* answer: a later frame shows them */
 };

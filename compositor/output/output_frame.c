@@ -23,7 +23,6 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
-#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
@@ -48,100 +47,28 @@ static void handle_redraw_idle(void *data) {
 	output_damage_whole(output);
 }
 
-/* Move the presentation feedbacks of `from` to `to`, the array of a
- * frame rendered at render_ns (0: not yet rendered). One whose surface
- * is gone, or made a newer commit with new content before that render
- * (the frame shows that one), is discarded instead. */
-static void feedbacks_move(struct wl_array *to, struct wl_array *from,
-		uint64_t render_ns) {
-	struct drawn_feedback *entry;
-	wl_array_for_each(entry, from) {
-		struct vt_surface *surface = entry->surface;
-		bool replaced = surface == NULL ||
-				(surface->content_commits != entry->content &&
-						(render_ns == 0 || surface->content_ns <= render_ns));
-		struct drawn_feedback *slot =
-				replaced ? NULL : wl_array_add(to, sizeof(*slot));
-		if (slot != NULL) {
-			*slot = *entry;
-		} else {
-			wlr_presentation_feedback_destroy(entry->feedback);
-		}
-	}
-	wl_array_release(from);
-	wl_array_init(from);
-}
-
-/* The surface is going: frames forget it (their feedbacks for it are
- * discarded if they are never shown). */
-static void handle_surface_destroy(struct wl_listener *listener, void *data) {
-	struct vt_surface *surface = data;
-	struct vt_server *server = surface->server;
-	wl_list_remove(&surface->outputs_destroy.link);
-	struct vt_output *output;
-	wl_list_for_each(output, &server->outputs, link) {
-		struct drawn_feedback *entry;
-		struct output_frame *frame;
-		wl_list_for_each(frame, &output->frames, link) {
-			wl_array_for_each(entry, &frame->feedbacks) {
-				if (entry->surface == surface) {
-					entry->surface = NULL;
-				}
-			}
-		}
-		wl_array_for_each(entry, &output->orphan_feedbacks) {
-			if (entry->surface == surface) {
-				entry->surface = NULL;
-			}
-		}
-	}
-}
-
-void output_handle_new_surface(struct wl_listener *listener, void *data) {
-	struct vt_surface *surface = data;
-	surface->outputs_destroy.notify = handle_surface_destroy;
-	wl_signal_add(&surface->events.destroy, &surface->outputs_destroy);
-}
-
 void output_frame_destroy(struct output_frame *frame) {
 	struct vt_output *output = frame->output;
-	if (frame->feedbacks.size > 0 && !output->destroying) {
-		/* Never shown (replaced, stale or failed): the commits it
-		 * drew are shown by a later frame (it drew the target later),
-		 * or by the next one rendered (a whole redraw follows below).
-		 * wp_presentation reports the frame that did show them. */
-		if (frame->link.next != &output->frames) {
-			struct output_frame *later =
-					wl_container_of(frame->link.next, later, link);
-			feedbacks_move(&later->feedbacks, &frame->feedbacks,
-					later->record.render_start_ns);
-		} else {
-			feedbacks_move(&output->orphan_feedbacks, &frame->feedbacks, 0);
-			if (output->redraw_idle == NULL) {
-				output->redraw_idle = wl_event_loop_add_idle(
-						output->server->loop, handle_redraw_idle, output);
-			}
-		}
-	}
-	struct drawn_feedback *entry;
-	wl_array_for_each(entry, &frame->feedbacks) {
-		wlr_presentation_feedback_destroy(entry->feedback);
-	}
-	wl_array_release(&frame->feedbacks);
-	if (!wl_list_empty(&frame->timing_feedbacks)) {
-		/* never shown: a later frame (it drew the tree later) shows
-		 * those commits; without one, a new frame must */
-		struct wl_list *next = NULL;
+	if (!wl_list_empty(&frame->timing_feedbacks) ||
+			!wl_list_empty(&frame->presentation_feedbacks)) {
+		/* Never shown (replaced, stale or failed): a later frame (it
+		 * drew the tree later) shows those commits; without one, a new
+		 * frame must. Both kinds of feedback report the frame that did
+		 * show them (frame_timing.c, presentation.c). */
+		struct wl_list *next = NULL, *next_presentation = NULL;
 		uint64_t next_render_ns = 0;
 		if (frame->link.next != &output->frames) {
 			struct output_frame *later =
 					wl_container_of(frame->link.next, later, link);
 			next = &later->timing_feedbacks;
+			next_presentation = &later->presentation_feedbacks;
 			next_render_ns = later->record.render_start_ns;
 		}
 		struct vt_frame_dropped_event dropped = {
 			.timing_feedbacks = &frame->timing_feedbacks,
 			.next = next,
+			.presentation_feedbacks = &frame->presentation_feedbacks,
+			.next_presentation = next_presentation,
 			.next_render_ns = next_render_ns,
 		};
 		wl_signal_emit(&output->server->frame_events.dropped, &dropped);
@@ -196,28 +123,12 @@ static void drawn_surface_iter(struct vr_node *node, void *data) {
 		struct vt_frame_surface_event sampled = {
 			.surface = surface,
 			.timing_feedbacks = &drawn->frame->timing_feedbacks,
+			.presentation_feedbacks = &drawn->frame->presentation_feedbacks,
 			.unsampled = surface->unsampled,
 		};
 		surface->unsampled = false;
 		frame_take_input(drawn->frame, surface);
 		wl_signal_emit(&server->frame_events.surface_sampled, &sampled);
-		struct wlr_presentation_feedback *feedback =
-				wlr_presentation_surface_sampled(
-						drawn->output->server->presentation,
-						surface->wlr_surface);
-		if (feedback != NULL) {
-			struct drawn_feedback *slot =
-					wl_array_add(&drawn->frame->feedbacks, sizeof(*slot));
-			if (slot != NULL) {
-				*slot = (struct drawn_feedback){
-					.feedback = feedback,
-					.surface = surface,
-					.content = surface->content_commits,
-				};
-			} else {
-				wlr_presentation_feedback_destroy(feedback);
-			}
-		}
 	}
 	if (drawn->frame_done && surface->unsampled) {
 		/* Its new content is in no frame yet (it came after this
@@ -532,7 +443,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	frame->lock_epoch = begin.lock_epoch;
 	pixman_region32_init(&frame->damage);
 	pixman_region32_init(&frame->cpu_copy);
-	wl_array_init(&frame->feedbacks);
+	wl_list_init(&frame->presentation_feedbacks);
 	wl_list_init(&frame->timing_feedbacks);
 	wl_list_insert(output->frames.prev, &frame->link);
 	memcpy(frame->scene_samples, samples, sizeof(samples));
@@ -656,10 +567,6 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	struct drawn_surfaces drawn = { .output = output,
 		.frame = frame,
 		.only = tear ? output->tear_surface : NULL };
-	if (!tear) {
-		feedbacks_move(&frame->feedbacks, &output->orphan_feedbacks,
-				frame->record.render_start_ns);
-	}
 	output_for_each_drawn(output, &drawn);
 
 	uint64_t end = vt_now_ns();
@@ -1052,18 +959,11 @@ static void frame_presented(struct output_frame *frame,
 	bool late = vt_pacer_presented(output->pacer, frame, event->presented,
 			presented_ns, event->refresh > 0 ? (uint64_t)event->refresh : 0);
 	if (event->presented) {
-		struct wlr_presentation_event pevent;
-		wlr_presentation_event_from_output(&pevent, event);
-		struct drawn_feedback *entry;
-		wl_array_for_each(entry, &frame->feedbacks) {
-			wlr_presentation_feedback_send_presented(entry->feedback, &pevent);
-			wlr_presentation_feedback_destroy(entry->feedback);
-		}
-		wl_array_release(&frame->feedbacks);
-		wl_array_init(&frame->feedbacks);
 		struct vt_frame_presented_event presented = {
 			.output = output,
 			.timing_feedbacks = &frame->timing_feedbacks,
+			.presentation_feedbacks = &frame->presentation_feedbacks,
+			.present = event,
 			.presented_ns = presented_ns,
 			.display_ns = frame->record.display_ns,
 		};

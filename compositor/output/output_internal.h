@@ -27,7 +27,6 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
-#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
@@ -66,15 +65,6 @@ struct output_buffer {
 	struct wl_listener release;
 };
 
-/* A wp_presentation feedback a frame answers, and the commit it is for:
- * its surface (NULL once destroyed) and that surface's content_commits
- * then. */
-struct drawn_feedback {
-	struct wlr_presentation_feedback *feedback;
-	struct vt_surface *surface;
-	uint32_t content;
-};
-
 /* One frame, from the render call until it was shown or dropped. */
 struct output_frame {
 	struct vt_output *output;
@@ -93,7 +83,7 @@ struct output_frame {
 	pixman_region32_t cpu_copy; /* to copy from the mirror when ready */
 	/* the session lock's epoch its tree showed (0: unlocked) */
 	uint64_t lock_epoch;
-	struct wl_array feedbacks; /* struct drawn_feedback */
+	struct wl_list presentation_feedbacks; /* wp_presentation_feedbacks */
 	struct wl_list timing_feedbacks; /* vitrail_commit_feedback_v1s */
 	struct vt_frame_record record;
 	char scene_samples[VT_SCENE_SAMPLES_LEN];
@@ -158,9 +148,6 @@ struct vt_output {
 	bool destroying; /* in handle_destroy */
 	bool pacer_run_pending; /* asked for something: run at the idle */
 	struct wl_event_source *redraw_idle; /* a whole redraw, once idle */
-	/* wp_presentation feedbacks of frames never shown, for the next
-	 * frame rendered */
-	struct wl_array orphan_feedbacks;
 	struct wl_event_source *trim_timer; /* free extra buffers when idle */
 	int buffers_max; /* the most output buffers at once */
 	/* wlroots' swapchain (the fallback commit path): buffer age */
@@ -207,7 +194,6 @@ void output_frame_destroy(struct output_frame *frame);
  * engine_completed (output_frame.c) */
 void output_handle_update(struct wl_listener *listener, void *data);
 void output_handle_run_pacers(struct wl_listener *listener, void *data);
-void output_handle_new_surface(struct wl_listener *listener, void *data);
 void output_handle_engine_completed(struct wl_listener *listener, void *data);
 void output_read(struct vt_output *output, const pixman_region32_t *region,
 		void *data, int32_t stride);

@@ -22,7 +22,6 @@
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
-#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
@@ -149,8 +148,7 @@ void vt_outputs_log_state(struct vt_server *server) {
 		wlr_log(WLR_INFO,
 				"%s: %s, pending damage (%d,%d)-(%d,%d), "
 				"%d frames, commit_seq %u, frame_pending %d, pacer "
-				"rendering %d ready %d committed %d queued %d, %d orphan "
-				"feedbacks",
+				"rendering %d ready %d committed %d queued %d",
 				output->wlr_output->name,
 				vt_output_enabled(output) ? "enabled" : "disabled", e->x1,
 				e->y1, e->x2, e->y2, wl_list_length(&output->frames),
@@ -159,9 +157,7 @@ void vt_outputs_log_state(struct vt_server *server) {
 				vt_pacer_rendering(output->pacer),
 				vt_pacer_ready(output->pacer),
 				vt_pacer_committed(output->pacer),
-				vt_pacer_queued(output->pacer),
-				(int)(output->orphan_feedbacks.size /
-						sizeof(struct drawn_feedback)));
+				vt_pacer_queued(output->pacer));
 		struct output_frame *frame;
 		wl_list_for_each(frame, &output->frames, link) {
 			wlr_log(WLR_INFO,
@@ -171,8 +167,7 @@ void vt_outputs_log_state(struct vt_server *server) {
 					output->wlr_output->name, frame->record.seq,
 					frame->render_id, frame->ready, frame->finished,
 					frame->committed, frame->commit_seq, frame->failed,
-					(int)(frame->feedbacks.size /
-							sizeof(struct drawn_feedback)));
+					wl_list_length(&frame->presentation_feedbacks));
 		}
 		struct wlr_box box = output_box(output);
 		struct vr_box area = { box.x, box.y, box.width, box.height };

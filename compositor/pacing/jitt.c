@@ -93,8 +93,10 @@ void vt_jitt_shown(struct vt_jitt *jitt) {
 	jitt->drop_run = 0;
 }
 
-bool vt_jitt_may_replace(const struct vt_jitt *jitt) {
-	return !jitt->replaced_last;
+bool vt_jitt_may_replace(const struct vt_jitt *jitt, uint64_t shows_at) {
+	bool late =
+			jitt->commit_target_ns != 0 && shows_at > jitt->commit_target_ns;
+	return late && !jitt->replaced_last;
 }
 
 uint64_t vt_scanout_row_ns(const struct vt_scanout *scanout, uint64_t vblank_ns,

@@ -82,8 +82,13 @@ void vt_jitt_commit(struct vt_jitt *jitt, uint64_t now, bool replaced,
 /* A frame showing the surface's latest commit was rendered. */
 void vt_jitt_shown(struct vt_jitt *jitt);
 /* The drop rule: may the client get a callback (and so replace its
- * latest commit) while that commit is not shown yet? */
-bool vt_jitt_may_replace(const struct vt_jitt *jitt);
+ * latest commit, which makes the refresh at shows_at) while that commit
+ * is not shown yet? Only a late one: the answer to a low-latency callback
+ * that missed the refresh it was sent for, and not right after a commit
+ * was replaced. A commit in time for its refresh (one that answered a
+ * vsync callback, as the one switching to low_latency does, or no
+ * callback) is never replaced: the callback aims at the refresh after. */
+bool vt_jitt_may_replace(const struct vt_jitt *jitt, uint64_t shows_at);
 
 /*
  * The scanout model of an output whose hardware does not say (headless,

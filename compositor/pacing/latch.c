@@ -28,6 +28,9 @@ bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
 	}
 	*seq = head->seq;
 	queue->last_latch_ns = display_ns;
+	if (!head->fifo) {
+		queue->latched_target_ns = head->target_ns;
+	}
 	memmove(&queue->entries[0], &queue->entries[1],
 			(queue->len - 1) * sizeof(queue->entries[0]));
 	queue->len--;
@@ -41,4 +44,9 @@ uint64_t vt_latch_last_target(const struct vt_latch_queue *queue) {
 		}
 	}
 	return 0;
+}
+
+uint64_t vt_latch_queued_until(const struct vt_latch_queue *queue) {
+	uint64_t last = vt_latch_last_target(queue);
+	return last > queue->latched_target_ns ? last : queue->latched_target_ns;
 }

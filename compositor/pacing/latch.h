@@ -29,6 +29,9 @@ struct vt_latch_queue {
 	struct vt_latch_entry entries[VT_LATCH_QUEUE_MAX]; /* oldest first */
 	size_t len;
 	uint64_t last_latch_ns; /* display time of the last latch */
+	/* the target of the last targeted commit latched: under D-VSync it
+	 * may be latched into a frame rendered ahead, and not shown yet */
+	uint64_t latched_target_ns;
 };
 
 /* Append a commit; false when VT_LATCH_QUEUE_MAX wait already. */
@@ -41,5 +44,9 @@ bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
 		uint64_t period_ns, uint32_t *seq);
 /* The target of the newest commit waiting (0: none, or fifo). */
 uint64_t vt_latch_last_target(const struct vt_latch_queue *queue);
+/* The latest target the surface's commits hold, waiting or latched (its
+ * frame may be rendered ahead and not shown yet): a new commit's slot
+ * comes after it (0: none). */
+uint64_t vt_latch_queued_until(const struct vt_latch_queue *queue);
 
 #endif

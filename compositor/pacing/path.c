@@ -46,9 +46,10 @@ enum vt_path_send vt_path_schedule(struct vt_path_state *state,
 		return VT_PATH_SEND_VBLANK;
 	}
 	if (state->trigger_ns == 0) {
-		if (unshown && !vt_jitt_may_replace(&state->jitt)) {
-			/* never two drops in a row: the late commit is shown
-			 * first, the answer aims at the refresh after it */
+		if (unshown && !vt_jitt_may_replace(&state->jitt, shows_at)) {
+			/* only a late commit may be replaced, and never two in a
+			 * row: the commit is shown first, the answer aims at
+			 * the refresh after it */
 			uint64_t after = shows_at + vt_clock_period(clock);
 			earliest = earliest > after ? earliest : after;
 		}

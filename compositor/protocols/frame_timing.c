@@ -374,8 +374,8 @@ static void timing_handle_get_timeline(struct wl_client *client,
 	timing_note_cached(timing);
 	struct vt_output *output = timing_output(timing);
 	if (output != NULL) {
-		/* after what the surface queued already */
-		uint64_t after = vt_latch_last_target(&timing->queue);
+		/* after what the surface queued already, latched or not */
+		uint64_t after = vt_latch_queued_until(&timing->queue);
 		if (timing->has_target && timing->target_ns > after) {
 			after = timing->target_ns;
 		}

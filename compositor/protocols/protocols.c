@@ -50,8 +50,8 @@
  * Limits on what a client may keep in vitrail's memory (a protocol logger
  * sees each request before wlroots does): at most FEEDBACK_MAX
  * wp_presentation_feedback requests for one surface between two commits
- * (wlroots 0.15 keeps them all for that commit; a client asks for one; more
- * is an implementation error and the client is cut off),
+ * (presentation.c keeps them all for that commit; a client asks for one;
+ * more is an implementation error and the client is cut off),
  * and at most ACTIVATION_TOKENS_MAX activation tokens alive (wlroots
  * keeps a committed token 30 s, past its client: a launcher exits once it
  * handed its token over); past it the oldest expire at once.
@@ -76,7 +76,6 @@
 #include <wlr/types/wlr_pointer.h>
 #include <wlr/types/wlr_pointer_constraints_v1.h>
 #include <wlr/types/wlr_pointer_gestures_v1.h>
-#include <wlr/types/wlr_presentation_time.h>
 #include <wlr/types/wlr_relative_pointer_v1.h>
 #include <wlr/types/wlr_seat.h>
 #include <wlr/types/wlr_server_decoration.h>

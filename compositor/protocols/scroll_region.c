@@ -386,15 +386,18 @@ static void region_plan(struct scroll_region *region, uint64_t now,
 			region->requested_size[i] = r;
 			continue;
 		}
+		/* a frame the client can attach: at most FRAME_MAX (the
+		 * region is at most that) */
 		if (region->frame.kind == FRAME_NONE) {
 			/* the content is not known yet: its start */
 			region->requested_offset[i] = 0;
 			region->requested_size[i] =
-					vt_scroll_frame_extent(r, CONTENT_MAX, n, true);
+					vt_scroll_frame_extent(r, FRAME_MAX, n, true);
 			continue;
 		}
 		int32_t content = region->frame.content[i];
-		int32_t size = vt_scroll_frame_extent(r, content, n, true);
+		int32_t size = vt_scroll_frame_extent(r,
+				content < FRAME_MAX ? content : FRAME_MAX, n, true);
 		double margin = vt_scroll_reverse_margin(velocity[i], lead, r, size);
 		region->requested_offset[i] = vt_scroll_place_frame(r, size, content,
 				region->pos[i], from[i], to[i], margin);

@@ -509,7 +509,7 @@ static const WlcsExtensionDescriptor extensions[] = {
 	{ "xdg_wm_base", 2 },
 	{ "zxdg_output_manager_v1", 3 },
 	{ "wp_viewporter", 1 },
-	{ "wp_presentation", 1 },
+	{ "wp_presentation", 2 },
 	{ "zwp_primary_selection_device_manager_v1", 1 },
 	{ "zwlr_screencopy_manager_v1", 3 },
 	{ "zwlr_layer_shell_v1", 4 },
