@@ -16,6 +16,31 @@ bool vt_latch_push(struct vt_latch_queue *queue, uint32_t seq,
 	return true;
 }
 
+bool vt_latch_push_barrier(struct vt_latch_queue *queue, uint32_t seq,
+		uint64_t target_ns) {
+	if (!vt_latch_push(queue, seq, target_ns, false)) {
+		return false;
+	}
+	queue->entries[queue->len - 1].wait_barrier = true;
+	return true;
+}
+
+void vt_latch_set_barrier(struct vt_latch_queue *queue, uint64_t display_ns) {
+	queue->barrier = true;
+	queue->barrier_ns = display_ns;
+}
+
+void vt_latch_frame(struct vt_latch_queue *queue, uint64_t display_ns) {
+	if (!queue->barrier) {
+		return;
+	}
+	if (queue->barrier_ns == 0) {
+		queue->barrier_ns = display_ns; /* this frame shows it */
+	} else if (queue->barrier_ns != display_ns) {
+		queue->barrier = false;
+	}
+}
+
 bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
 		uint64_t period_ns, uint32_t *seq) {
 	if (queue->len == 0) {
@@ -24,6 +49,9 @@ bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
 	const struct vt_latch_entry *head = &queue->entries[0];
 	bool latched = queue->last_latch_ns == display_ns;
 	if (head->fifo ? latched : head->target_ns > display_ns + period_ns / 2) {
+		return false;
+	}
+	if (head->wait_barrier && queue->barrier) {
 		return false;
 	}
 	*seq = head->seq;
