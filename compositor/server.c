@@ -414,9 +414,9 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_ERROR, "cannot create the path manager");
 		return false;
 	}
-	if (!vt_commit_queues_init(server) ||
-			!vt_commit_constraints_init(server)) {
-		wlr_log(WLR_ERROR, "cannot create the fifo and commit timing "
+	if (!vt_commit_queues_init(server) || !vt_commit_constraints_init(server)) {
+		wlr_log(WLR_ERROR,
+				"cannot create the fifo and commit timing "
 				"globals");
 		return false;
 	}

@@ -13,9 +13,12 @@
  * Each output frame, before it samples the tree, runs the latch of the
  * queues of the surfaces it shows: the wp_fifo_v1 barrier set for an
  * earlier frame clears, then the commits due by the frame's display time
- * are unlocked in order. A surface no frame latched for two periods
- * (hidden, its output off, no output at all) is latched by a timer
- * instead: a barrier never holds a client whose surface is not shown.
+ * are unlocked in order. A surface not shown (hidden, unmapped, no role)
+ * is latched by the frames of the first output, which go on while
+ * commits are held; one no frame latched for two periods while there is
+ * no output at all, or for STALLED_PERIODS while its output makes no
+ * frames (off), is latched by a timer instead: a barrier never holds a
+ * client whose surface is not shown.
  */
 #include "protocols/commit_queue.h"
 
@@ -34,6 +37,9 @@
 /* The timer's period while no output frame latches a queue. */
 #define FALLBACK_PERIOD_NS 16666667ull
 #define FALLBACK_PERIOD_MS 16
+/* Periods without a latch after which a surface on an output is latched
+ * by the timer (its output's frames stopped). */
+#define STALLED_PERIODS 8
 
 struct vt_commit_queue {
 	struct vt_server *server;
@@ -98,8 +104,8 @@ static void queue_note_cached(struct vt_commit_queue *queue) {
 			pushed = vt_latch_push_barrier(&queue->queue, state->seq,
 					queue->has_target ? queue->target_ns : 0);
 		} else {
-			pushed = vt_latch_push(&queue->queue, state->seq,
-					queue->target_ns, false);
+			pushed = vt_latch_push(&queue->queue, state->seq, queue->target_ns,
+					false);
 		}
 		queue->seen_seq = state->seq;
 		if (!pushed) {
@@ -310,7 +316,15 @@ static int handle_timer(void *data) {
 		if (!queue_waiting(queue)) {
 			continue;
 		}
-		if (now - queue->latched_at_ns >= 2 * FALLBACK_PERIOD_NS) {
+		/* on no output: two periods; on one whose frames stopped
+		 * (off, or held): a longer wait, not to race its frames */
+		struct vt_output *output = vt_surface_output(queue->surface);
+		if (output == NULL) {
+			output = vt_output_next(queues->server, NULL);
+		}
+		uint64_t stale =
+				(output == NULL ? 2 : STALLED_PERIODS) * FALLBACK_PERIOD_NS;
+		if (now - queue->latched_at_ns >= stale) {
 			queue_latch(queue, now, FALLBACK_PERIOD_NS);
 		}
 		waiting |= queue_waiting(queue);
