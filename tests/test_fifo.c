@@ -222,6 +222,26 @@ static void wait_shown(struct client *c, struct shown *s, int n) {
 	}
 }
 
+/* Frames for display times in [from, to] that the frame log (of the
+ * last vitrail, stopped) says were dropped; fails when it has none of
+ * them. */
+static int dropped_frames(uint64_t from, uint64_t to) {
+	struct harness_frame *frames = NULL;
+	size_t n = harness_read_frame_log(frame_log, &frames);
+	int dropped = 0, in_run = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (frames[i].target_vblank_ns >= from &&
+				frames[i].target_vblank_ns <= to) {
+			in_run++;
+			dropped += frames[i].dropped;
+		}
+	}
+	free(frames);
+	ck_assert_msg(in_run > 0, "no frame between %llu and %llu",
+			(unsigned long long)from, (unsigned long long)to);
+	return dropped;
+}
+
 /* ---- cases --------------------------------------------------------------- */
 
 #define FRAMES 60
@@ -289,18 +309,7 @@ START_TEST(test_fifo_pacing) {
 	ck_assert_msg(shown < FRAMES, "without barriers all %d shown", shown);
 	client_finish(&c);
 	harness_stop_vitrail(harness, vitrail);
-	struct harness_frame *frames = NULL;
-	size_t n = harness_read_frame_log(frame_log, &frames);
-	int dropped = 0, in_run = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (frames[i].target_vblank_ns >= from &&
-				frames[i].target_vblank_ns <= to) {
-			in_run++;
-			dropped += frames[i].dropped;
-		}
-	}
-	free(frames);
-	ck_assert_msg(in_run >= FRAMES / 2, "%d frames in the run", in_run);
+	int dropped = dropped_frames(from, to);
 	ck_assert_msg(faults <= dropped,
 			"%d commits off one-per-refresh, %d frames dropped:%s", faults,
 			dropped, why);
@@ -393,13 +402,24 @@ START_TEST(test_fifo_commit_timing) {
 		commit(&c, (i + 1) % NBUF, &s[i]);
 	}
 	wait_shown(&c, s, N);
+	/* never before its target; late (or not shown) only where this
+	 * machine dropped a frame (the frame log says so, below) */
+	int late = 0;
+	char why[512] = "";
 	for (int i = 0; i < N; i++) {
-		ck_assert_msg(s[i].presented, "target %d not shown", i);
 		int64_t off = (int64_t)(s[i].at_ns - targets[i]);
-		ck_assert_msg(off >= -2000 && off <= (int64_t)period / 2,
-				"target %d (+%d periods) shown %lld ns off", i, ks[i],
-				(long long)off);
+		if (!s[i].presented || off > (int64_t)period / 2) {
+			late++;
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+					" %d: %lld ns off (shown %d);", i, (long long)off,
+					s[i].presented);
+			continue;
+		}
+		ck_assert_msg(off >= -2000,
+				"target %d (+%d periods) shown %lld ns early", i, ks[i],
+				(long long)-off);
 	}
+	uint64_t from = targets[0] - period, to = targets[N - 1] + period;
 	/* in the past: at the next refresh or so */
 	uint64_t pasts[] = { now_ns() - NSEC, 0 };
 	for (int i = 0; i < 2; i++) {
@@ -415,6 +435,9 @@ START_TEST(test_fifo_commit_timing) {
 	}
 	client_finish(&c);
 	harness_stop_vitrail(harness, vitrail);
+	int dropped = dropped_frames(from, to);
+	ck_assert_msg(late <= dropped, "%d targets late, %d frames dropped:%s",
+			late, dropped, why);
 	harness_destroy(harness);
 }
 END_TEST

@@ -904,10 +904,10 @@ START_TEST(test_pacing_latch_in_order) {
 END_TEST
 
 /* The fifo barrier: set between frames, it holds through the next frame
- * (which shows that commit) and clears at the one after; set by a commit
- * the frame for d latched, the frame for d shows it, so the wait_barrier
+ * (which draws that commit) and clears at the one after; set by a commit
+ * the frame for d latched, the frame for d draws it, so the wait_barrier
  * commit behind it goes at the next. A wait_barrier commit with a target
- * waits for both. */
+ * waits for both. A commit no frame draws holds it for two frames. */
 START_TEST(test_pacing_latch_barrier) {
 	struct vt_latch_queue q = { 0 };
 	uint32_t out[8];
@@ -919,6 +919,7 @@ START_TEST(test_pacing_latch_barrier) {
 	/* the same display time latched again: still held */
 	vt_latch_frame(&q, T0 + P);
 	ck_assert_int_eq(latch_frame(&q, T0 + P, out), 0);
+	vt_latch_drawn(&q);
 	vt_latch_frame(&q, T0 + 2 * P);
 	ck_assert(!q.barrier);
 	ck_assert_int_eq(latch_frame(&q, T0 + 2 * P, out), 1);
@@ -929,10 +930,12 @@ START_TEST(test_pacing_latch_barrier) {
 	ck_assert(vt_latch_push_barrier(&q, 3, T0 + 5 * P));
 	vt_latch_frame(&q, T0 + 2 * P);
 	ck_assert_int_eq(latch_frame(&q, T0 + 2 * P, out), 0);
+	vt_latch_drawn(&q);
 	vt_latch_frame(&q, T0 + 3 * P);
 	ck_assert_int_eq(latch_frame(&q, T0 + 3 * P, out), 1);
 	ck_assert_uint_eq(out[0], 2);
 	vt_latch_set_barrier(&q, T0 + 3 * P);
+	vt_latch_drawn(&q);
 	/* 3: barrier clear at 4P but its target is 5P */
 	vt_latch_frame(&q, T0 + 4 * P);
 	ck_assert_int_eq(latch_frame(&q, T0 + 4 * P, out), 0);
@@ -944,6 +947,14 @@ START_TEST(test_pacing_latch_barrier) {
 	ck_assert(vt_latch_push_barrier(&q, 5, 0));
 	vt_latch_frame(&q, T0 + 6 * P);
 	ck_assert_int_eq(latch_frame(&q, T0 + 6 * P, out), 2);
+	/* 5 set one, no frame draws it (the frame for 6P did not, nor the
+	 * one for 7P): it holds 6 at 7P, not at 8P */
+	vt_latch_set_barrier(&q, T0 + 6 * P);
+	ck_assert(vt_latch_push_barrier(&q, 6, 0));
+	vt_latch_frame(&q, T0 + 7 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 7 * P, out), 0);
+	vt_latch_frame(&q, T0 + 8 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 8 * P, out), 1);
 }
 END_TEST
 

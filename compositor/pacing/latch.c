@@ -28,6 +28,12 @@ bool vt_latch_push_barrier(struct vt_latch_queue *queue, uint32_t seq,
 void vt_latch_set_barrier(struct vt_latch_queue *queue, uint64_t display_ns) {
 	queue->barrier = true;
 	queue->barrier_ns = display_ns;
+	queue->barrier_drawn = false;
+	queue->barrier_undrawn = 0;
+}
+
+void vt_latch_drawn(struct vt_latch_queue *queue) {
+	queue->barrier_drawn = true;
 }
 
 void vt_latch_frame(struct vt_latch_queue *queue, uint64_t display_ns) {
@@ -37,7 +43,12 @@ void vt_latch_frame(struct vt_latch_queue *queue, uint64_t display_ns) {
 	if (queue->barrier_ns == 0) {
 		queue->barrier_ns = display_ns; /* this frame shows it */
 	} else if (queue->barrier_ns != display_ns) {
-		queue->barrier = false;
+		/* a later frame: the commit was drawn, or this is the second
+		 * frame that did not draw it (not shown) */
+		queue->barrier_ns = display_ns;
+		if (queue->barrier_drawn || ++queue->barrier_undrawn >= 2) {
+			queue->barrier = false;
+		}
 	}
 }
 

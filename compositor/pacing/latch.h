@@ -11,10 +11,12 @@
  * after the one that latched the commit before it.
  *
  * The fifo barrier (wp_fifo_v1): a commit applied with set_barrier sets
- * it; it holds through the frame that first shows that commit and is
- * cleared when a later frame latches (vt_latch_frame). A commit queued
- * with wait_barrier is not due while it is set; one with a target too
- * is due when both hold.
+ * it; it holds through the frame that first draws that commit and is
+ * cleared when a later frame latches (vt_latch_frame). A surface that
+ * no frame draws (not shown) has it cleared at the second frame after:
+ * a barrier never stalls a client. A commit queued with wait_barrier is
+ * not due while it is set; one with a target too is due when both
+ * hold.
  */
 #ifndef VITRAIL_PACING_LATCH_H
 #define VITRAIL_PACING_LATCH_H
@@ -40,6 +42,8 @@ struct vt_latch_queue {
 	/* the display time of the frame first showing the commit that set
 	 * the barrier; 0: set between frames (the next frame shows it) */
 	uint64_t barrier_ns;
+	bool barrier_drawn; /* a frame drew the commit that set it */
+	int barrier_undrawn; /* frames since, that did not draw it */
 };
 
 /* Append a commit; false when VT_LATCH_QUEUE_MAX wait already. */
@@ -51,6 +55,8 @@ bool vt_latch_push_barrier(struct vt_latch_queue *queue, uint32_t seq,
 /* A commit with set_barrier applied, during the latch of the frame for
  * display_ns (0: between frames). */
 void vt_latch_set_barrier(struct vt_latch_queue *queue, uint64_t display_ns);
+/* A frame drew the surface (after its latch). */
+void vt_latch_drawn(struct vt_latch_queue *queue);
 /* A frame for display_ns latches (call before vt_latch_next_due, with or
  * without commits queued): a barrier set for an earlier frame clears. */
 void vt_latch_frame(struct vt_latch_queue *queue, uint64_t display_ns);

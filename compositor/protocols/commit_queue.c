@@ -13,12 +13,13 @@
  * Each output frame, before it samples the tree, runs the latch of the
  * queues of the surfaces it shows: the wp_fifo_v1 barrier set for an
  * earlier frame clears, then the commits due by the frame's display time
- * are unlocked in order. A surface not shown (hidden, unmapped, no role)
- * is latched by the frames of the first output, which go on while
- * commits are held; one no frame latched for two periods while there is
- * no output at all, or for STALLED_PERIODS while its output makes no
- * frames (off), is latched by a timer instead: a barrier never holds a
- * client whose surface is not shown.
+ * are unlocked in order. A surface on no output (unmapped, no role) is
+ * latched by the frames of the first output, which go on while commits
+ * are held, its barrier cleared at each; one on an output but not drawn
+ * (hidden) has its barrier cleared every second frame (pacing/latch.c).
+ * While there is no output at all, or STALLED_PERIODS after its output
+ * made its last frame (off), a timer latches it at each tick: a barrier
+ * never holds a client whose surface is not shown.
  */
 #include "protocols/commit_queue.h"
 
@@ -275,7 +276,10 @@ bool vt_commit_queues_latch(struct vt_server *server, struct vt_output *output,
 	wl_list_for_each_safe(queue, tmp, &queues->queues, link) {
 		struct vt_output *shown = vt_surface_output(queue->surface);
 		if (shown == NULL) {
+			/* on no output, never drawn: its barrier clears at the
+			 * next frame of the first output */
 			shown = vt_output_next(server, NULL);
+			vt_latch_drawn(&queue->queue);
 		}
 		if (shown == output) {
 			/* others: their own output's frames latch them, on that
@@ -287,6 +291,12 @@ bool vt_commit_queues_latch(struct vt_server *server, struct vt_output *output,
 		queued |= vt_commit_queue_busy(queue);
 	}
 	return queued;
+}
+
+void vt_commit_queue_drawn(struct vt_surface *surface) {
+	if (surface->commit_queue != NULL) {
+		vt_latch_drawn(&surface->commit_queue->queue);
+	}
 }
 
 bool vt_commit_queues_busy(struct vt_server *server) {
@@ -316,15 +326,18 @@ static int handle_timer(void *data) {
 		if (!queue_waiting(queue)) {
 			continue;
 		}
-		/* on no output: two periods; on one whose frames stopped
-		 * (off, or held): a longer wait, not to race its frames */
+		/* with no output: at each tick; on one whose frames stopped
+		 * (off, or held): after a longer wait, not to race its
+		 * frames */
 		struct vt_output *output = vt_surface_output(queue->surface);
 		if (output == NULL) {
 			output = vt_output_next(queues->server, NULL);
 		}
-		uint64_t stale =
-				(output == NULL ? 2 : STALLED_PERIODS) * FALLBACK_PERIOD_NS;
-		if (now - queue->latched_at_ns >= stale) {
+		if (output == NULL ||
+				now - queue->latched_at_ns >=
+						STALLED_PERIODS * FALLBACK_PERIOD_NS) {
+			/* no frame draws it: its barrier clears at the next tick */
+			vt_latch_drawn(&queue->queue);
 			queue_latch(queue, now, FALLBACK_PERIOD_NS);
 		}
 		waiting |= queue_waiting(queue);

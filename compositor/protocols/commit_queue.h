@@ -48,6 +48,8 @@ void vt_commit_queue_release(struct vt_commit_queue *queue);
  * stay held anywhere (frames must go on to latch them). */
 bool vt_commit_queues_latch(struct vt_server *server, struct vt_output *output,
 		uint64_t display_ns, uint64_t period_ns);
+/* A frame drew the surface (it shows its latest commit). */
+void vt_commit_queue_drawn(struct vt_surface *surface);
 /* Commits are held on some surface. */
 bool vt_commit_queues_busy(struct vt_server *server);
 

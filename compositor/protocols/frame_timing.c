@@ -591,6 +591,7 @@ static void handle_sample(struct wl_listener *listener, void *data) {
 
 static void handle_surface_sampled(struct wl_listener *listener, void *data) {
 	struct vt_frame_surface_event *event = data;
+	vt_commit_queue_drawn(event->surface);
 	frame_timing_sampled(event->surface, event->timing_feedbacks);
 }
 
