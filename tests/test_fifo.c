@@ -433,6 +433,27 @@ START_TEST(test_fifo_commit_timing) {
 				"a past target shown %llu ns after its commit",
 				(unsigned long long)(p.at_ns - t0));
 	}
+	/* one queue for the three protocols: a commit held by
+	 * vitrail_frame_timing_v1 for 10 periods ahead, then one with a
+	 * timestamp in the past, then one with a barrier: the later ones
+	 * wait behind the first (in order), so none is shown before it */
+	struct shown q[3];
+	uint64_t ahead = now_ns() + 10 * period;
+	uint64_t sec = ahead / NSEC;
+	vitrail_surface_timing_v1_set_target_time(c.timing, (uint32_t)(sec >> 32),
+			(uint32_t)sec, (uint32_t)(ahead % NSEC));
+	commit(&c, 2, &q[0]);
+	set_timestamp(&c, now_ns() - NSEC);
+	commit(&c, 3, &q[1]);
+	wp_fifo_v1_wait_barrier(c.fifo);
+	commit(&c, 4, &q[2]);
+	wait_shown(&c, q, 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(!q[i].presented || q[i].at_ns + period / 2 >= ahead,
+				"commit %d shown %lld ns before the first one's target", i,
+				(long long)(ahead - q[i].at_ns));
+	}
+	ck_assert_msg(q[2].presented, "the last one never shown");
 	client_finish(&c);
 	harness_stop_vitrail(harness, vitrail);
 	int dropped = dropped_frames(from, to);
