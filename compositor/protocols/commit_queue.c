@@ -112,6 +112,14 @@ static void queue_note_cached(struct vt_commit_queue *queue) {
 		if (!pushed) {
 			/* full (only those the lock did not take get here): it
 			 * applies with the one before it */
+			if (targeted) {
+				/* (not reached: a lock is taken with room left) */
+				queue->locked = false;
+				queue->has_target = false;
+				queue->wait_barrier = false;
+				wlr_surface_unlock_cached(wlr_surface, state->seq);
+				return;
+			}
 			continue;
 		}
 		if (!targeted) {
