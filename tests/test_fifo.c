@@ -129,6 +129,18 @@ static void client_start(struct client *c, struct harness_vitrail *vitrail,
 }
 
 static void client_finish(struct client *c) {
+	if (c->fifo != NULL) {
+		wp_fifo_v1_destroy(c->fifo);
+	}
+	if (c->timer != NULL) {
+		wp_commit_timer_v1_destroy(c->timer);
+	}
+	if (c->timing != NULL) {
+		vitrail_surface_timing_v1_destroy(c->timing);
+	}
+	wp_fifo_manager_v1_destroy(c->fifo_manager);
+	wp_commit_timing_manager_v1_destroy(c->timing_manager);
+	wl_registry_destroy(c->registry);
 	for (int i = 0; i < NBUF; i++) {
 		sc_buffer_destroy(c->buffers[i]);
 	}
@@ -498,13 +510,14 @@ START_TEST(test_fifo_errors) {
 		client_start(&c, vitrail, false);
 		switch (e) {
 		case FIFO_TWICE:
-			wp_fifo_manager_v1_get_fifo(c.fifo_manager, c.app.surface);
+			wp_fifo_v1_destroy(
+					wp_fifo_manager_v1_get_fifo(c.fifo_manager, c.app.surface));
 			assert_error(&c, &wp_fifo_manager_v1_interface,
 					WP_FIFO_MANAGER_V1_ERROR_ALREADY_EXISTS, "second fifo");
 			break;
 		case TIMER_TWICE:
-			wp_commit_timing_manager_v1_get_timer(c.timing_manager,
-					c.app.surface);
+			wp_commit_timer_v1_destroy(wp_commit_timing_manager_v1_get_timer(
+					c.timing_manager, c.app.surface));
 			assert_error(&c, &wp_commit_timing_manager_v1_interface,
 					WP_COMMIT_TIMING_MANAGER_V1_ERROR_COMMIT_TIMER_EXISTS,
 					"second timer");
