@@ -17,9 +17,10 @@
  * latched by the frames of the first output, which go on while commits
  * are held, its barrier cleared at each; one on an output but not drawn
  * (hidden) has its barrier cleared every second frame (pacing/latch.c).
- * While there is no output at all, or STALLED_PERIODS after its output
- * made its last frame (off), a timer latches it at each tick: a barrier
- * never holds a client whose surface is not shown.
+ * While there is no output at all, or from STALLED_PERIODS after its
+ * output made its last frame (off) until it makes one, a timer latches
+ * it at each tick: a barrier never holds a client whose surface is not
+ * shown.
  */
 #include "protocols/commit_queue.h"
 
@@ -63,6 +64,7 @@ struct vt_commit_queue {
 	size_t barrier_len;
 	uint64_t latch_display_ns; /* the latch running now's display time */
 	uint64_t latched_at_ns; /* when a latch last ran (CLOCK_MONOTONIC) */
+	bool by_timer; /* the timer ran it: its output makes no frames */
 };
 
 struct vt_commit_queues {
@@ -293,6 +295,7 @@ bool vt_commit_queues_latch(struct vt_server *server, struct vt_output *output,
 			/* others: their own output's frames latch them, on that
 			 * clock */
 			queue_latch(queue, display_ns, period_ns);
+			queue->by_timer = false;
 		}
 		/* a held commit on its way counts: the frames must go on to
 		 * latch it once it comes */
@@ -341,12 +344,14 @@ static int handle_timer(void *data) {
 		if (output == NULL) {
 			output = vt_output_next(queues->server, NULL);
 		}
-		if (output == NULL ||
+		if (output == NULL || queue->by_timer ||
 				now - queue->latched_at_ns >=
 						STALLED_PERIODS * FALLBACK_PERIOD_NS) {
-			/* no frame draws it: its barrier clears at the next tick */
+			/* no frame draws it: its barrier clears at the next tick
+			 * (and each tick latches it until a frame does) */
 			vt_latch_drawn(&queue->queue);
 			queue_latch(queue, now, FALLBACK_PERIOD_NS);
+			queue->by_timer = true;
 		}
 		waiting |= queue_waiting(queue);
 	}
