@@ -53,6 +53,8 @@
 #include "output/output_management.h"
 #include "protocols/content_type.h"
 #include "protocols/fractional_scale.h"
+#include "protocols/commit_constraints.h"
+#include "protocols/commit_queue.h"
 #include "protocols/frame_timing.h"
 #include "protocols/presentation.h"
 #include "protocols/presentation_paths.h"
@@ -410,6 +412,12 @@ bool vt_server_init(struct vt_server *server) {
 		wlr_log(WLR_ERROR, "cannot create the path manager");
 		return false;
 	}
+	if (!vt_commit_queues_init(server) || !vt_commit_constraints_init(server)) {
+		wlr_log(WLR_ERROR,
+				"cannot create the fifo and commit timing "
+				"globals");
+		return false;
+	}
 	if (!vt_frame_timing_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the frame timing global");
 		return false;
@@ -533,6 +541,7 @@ void vt_server_finish(struct vt_server *server) {
 	vt_scene_finish(server);
 	vt_presentation_finish(server);
 	vt_frame_timing_finish(server);
+	vt_commit_queues_finish(server);
 	vt_paths_finish(server);
 	if (server->exit_timer != NULL) {
 		wl_event_source_remove(server->exit_timer);

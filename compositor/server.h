@@ -136,6 +136,7 @@ struct vt_cursor_image {
 	int width, height, hotspot_x, hotspot_y;
 };
 
+struct vt_commit_queues;
 struct vt_frame_log;
 struct vt_layer_shell;
 struct vt_xwayland;
@@ -279,6 +280,8 @@ struct vt_server {
 	struct vr_engine *engine;
 	struct wl_event_source *engine_source;
 	struct vt_frame_timing *frame_timing; /* frame_timing.c */
+	/* surfaces' held commits (commit_queue.c) */
+	struct vt_commit_queues *commit_queues;
 	struct vt_paths *paths; /* presentation_paths.c */
 	/* D-VSync's predictability (output.c): the last input event, the
 	 * last client commit with new content (CLOCK_MONOTONIC ns) */

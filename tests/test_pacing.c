@@ -905,6 +905,61 @@ START_TEST(test_pacing_latch_in_order) {
 }
 END_TEST
 
+/* The fifo barrier: set between frames, it holds through the next frame
+ * (which draws that commit) and clears at the one after; set by a commit
+ * the frame for d latched, the frame for d draws it, so the wait_barrier
+ * commit behind it goes at the next. A wait_barrier commit with a target
+ * waits for both. A commit no frame draws holds it for two frames. */
+START_TEST(test_pacing_latch_barrier) {
+	struct vt_latch_queue q = { 0 };
+	uint32_t out[8];
+	vt_latch_set_barrier(&q, 0); /* a commit applied between frames */
+	ck_assert(vt_latch_push_barrier(&q, 1, 0));
+	vt_latch_frame(&q, T0 + P);
+	ck_assert_int_eq(latch_frame(&q, T0 + P, out), 0);
+	ck_assert(q.barrier);
+	/* the same display time latched again: still held */
+	vt_latch_frame(&q, T0 + P);
+	ck_assert_int_eq(latch_frame(&q, T0 + P, out), 0);
+	vt_latch_drawn(&q);
+	vt_latch_frame(&q, T0 + 2 * P);
+	ck_assert(!q.barrier);
+	ck_assert_int_eq(latch_frame(&q, T0 + 2 * P, out), 1);
+	ck_assert_uint_eq(out[0], 1);
+	/* commit 1 set a barrier as it applied in the frame for 2P */
+	vt_latch_set_barrier(&q, T0 + 2 * P);
+	ck_assert(vt_latch_push_barrier(&q, 2, 0));
+	ck_assert(vt_latch_push_barrier(&q, 3, T0 + 5 * P));
+	vt_latch_frame(&q, T0 + 2 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 2 * P, out), 0);
+	vt_latch_drawn(&q);
+	vt_latch_frame(&q, T0 + 3 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 3 * P, out), 1);
+	ck_assert_uint_eq(out[0], 2);
+	vt_latch_set_barrier(&q, T0 + 3 * P);
+	vt_latch_drawn(&q);
+	/* 3: barrier clear at 4P but its target is 5P */
+	vt_latch_frame(&q, T0 + 4 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 4 * P, out), 0);
+	vt_latch_frame(&q, T0 + 5 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 5 * P, out), 1);
+	ck_assert_uint_eq(out[0], 3);
+	/* without a barrier set, wait_barrier does not wait */
+	ck_assert(vt_latch_push_barrier(&q, 4, 0));
+	ck_assert(vt_latch_push_barrier(&q, 5, 0));
+	vt_latch_frame(&q, T0 + 6 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 6 * P, out), 2);
+	/* 5 set one, no frame draws it (the frame for 6P did not, nor the
+	 * one for 7P): it holds 6 at 7P, not at 8P */
+	vt_latch_set_barrier(&q, T0 + 6 * P);
+	ck_assert(vt_latch_push_barrier(&q, 6, 0));
+	vt_latch_frame(&q, T0 + 7 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 7 * P, out), 0);
+	vt_latch_frame(&q, T0 + 8 * P);
+	ck_assert_int_eq(latch_frame(&q, T0 + 8 * P, out), 1);
+}
+END_TEST
+
 /* A frame that comes late (the main thread was busy for three periods)
  * latches every commit due by its display time, in order: the last is
  * what it shows; the next one still goes at its own time. */
@@ -1411,7 +1466,8 @@ static Suite *pacing_suite(void) {
 						test_pacing_backend_dvsync_waits_for_its_vblank } },
 		{ "latch",
 				{ test_pacing_latch_in_order, test_pacing_latch_late_frame,
-						test_pacing_latch_full, test_pacing_timeline_slots } },
+						test_pacing_latch_full, test_pacing_timeline_slots,
+						test_pacing_latch_barrier } },
 		{ "dvsync",
 				{ test_pacing_dvsync_stages,
 						test_pacing_dvsync_absorbs_long_frame,

@@ -17,6 +17,7 @@ struct wlr_subsurface;
 struct wlr_surface;
 struct vt_surface_timing;
 struct vt_surface_presentation;
+struct vt_commit_queue;
 
 /* Bytes of surface images vitrail holds per client (vitrail(1)),
  * surfaces' spares (surface.c) included. While a large buffer is being
@@ -80,6 +81,12 @@ struct vt_surface {
 	/* wp_presentation (protocols/presentation.c): its feedbacks, from
 	 * the first request */
 	struct vt_surface_presentation *presentation;
+	/* its held commits (commit_queue.c), shared by frame_timing.c and
+	 * commit_constraints.c (made on first use); whether it has a
+	 * wp_fifo_v1, a wp_commit_timer_v1 */
+	struct vt_commit_queue *commit_queue;
+	bool has_fifo;
+	bool has_commit_timer;
 	/* wp_presentation.feedback requests since its last commit (the
 	 * limit is protocols.c's) */
 	uint32_t feedback_requests;

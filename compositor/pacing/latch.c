@@ -16,6 +16,42 @@ bool vt_latch_push(struct vt_latch_queue *queue, uint32_t seq,
 	return true;
 }
 
+bool vt_latch_push_barrier(struct vt_latch_queue *queue, uint32_t seq,
+		uint64_t target_ns) {
+	if (!vt_latch_push(queue, seq, target_ns, false)) {
+		return false;
+	}
+	queue->entries[queue->len - 1].wait_barrier = true;
+	return true;
+}
+
+void vt_latch_set_barrier(struct vt_latch_queue *queue, uint64_t display_ns) {
+	queue->barrier = true;
+	queue->barrier_ns = display_ns;
+	queue->barrier_drawn = false;
+	queue->barrier_undrawn = 0;
+}
+
+void vt_latch_drawn(struct vt_latch_queue *queue) {
+	queue->barrier_drawn = true;
+}
+
+void vt_latch_frame(struct vt_latch_queue *queue, uint64_t display_ns) {
+	if (!queue->barrier) {
+		return;
+	}
+	if (queue->barrier_ns == 0) {
+		queue->barrier_ns = display_ns; /* this frame shows it */
+	} else if (queue->barrier_ns != display_ns) {
+		/* a later frame: the commit was drawn, or this is the second
+		 * frame that did not draw it (not shown) */
+		queue->barrier_ns = display_ns;
+		if (queue->barrier_drawn || ++queue->barrier_undrawn >= 2) {
+			queue->barrier = false;
+		}
+	}
+}
+
 bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
 		uint64_t period_ns, uint32_t *seq) {
 	if (queue->len == 0) {
@@ -26,9 +62,12 @@ bool vt_latch_next_due(struct vt_latch_queue *queue, uint64_t display_ns,
 	if (head->fifo ? latched : head->target_ns > display_ns + period_ns / 2) {
 		return false;
 	}
+	if (head->wait_barrier && queue->barrier) {
+		return false;
+	}
 	*seq = head->seq;
 	queue->last_latch_ns = display_ns;
-	if (!head->fifo) {
+	if (!head->fifo && head->target_ns != 0) {
 		queue->latched_target_ns = head->target_ns;
 	}
 	memmove(&queue->entries[0], &queue->entries[1],

@@ -6,17 +6,13 @@
  * input positions predicted at each slot's display time for pre_render
  * surfaces (D-VSync's input prediction layer; the fit is input.c's).
  *
- * Queued commits use wlroots' cached surface states: set_target_time
- * locks the surface's pending state (wlr_surface_lock_pending), so the
- * commit that follows is cached, not applied; while commits are queued the
- * next pending state is locked too (wlroots would cache a commit behind
- * them anyway, but apply it together with the one before). wlroots says
- * nothing when a commit is cached: a lock is seen committed when the
- * pending sequence number moved past it (timing_note_cached).
- * vt_frame_timing_latch, called by each output frame before it samples the
- * tree, unlocks the queued commits due by the frame's display time, in
- * order (the latest due one is what the frame shows); a commit without a
- * target waits for the refresh after the one before it.
+ * Queued commits are entries of the surface's commit queue
+ * (commit_queue.c), the one wp_commit_timing_v1 and wp_fifo_v1 feed too:
+ * set_target_time holds the next commit until its display time; each
+ * output frame, before it samples the tree, latches the queues (this
+ * module's sample listener), which apply the commits due by the frame's
+ * display time, in order (the latest due one is what the frame shows); a
+ * commit without a target waits for the refresh after the one before it.
  *
  * Feedback: a feedback object is tied to the surface's pending state's
  * sequence number when it is made. When a commit applies, the feedbacks
@@ -38,6 +34,7 @@
 #include "output/output.h"
 #include "pacing/latch.h"
 #include "pacing/path.h"
+#include "protocols/commit_queue.h"
 #include "protocols/frame_timing.h"
 #include "server.h"
 #include "util.h"
@@ -70,14 +67,6 @@ struct vt_surface_timing {
 	enum vitrail_surface_timing_v1_input_model model, pending_model;
 	bool path_set, pending_path_set; /* set_path was asked for */
 	bool tearing, pending_tearing;
-	bool has_target;
-	uint64_t target_ns; /* for the next commit */
-	bool locked; /* the pending state is locked for target_ns */
-	uint32_t locked_seq;
-	/* cached states waiting for their display time (pacing/latch.c), by
-	 * their seq */
-	struct vt_latch_queue queue;
-	uint32_t seen_seq; /* the newest cached state it knows of */
 	uint32_t applied_seq; /* the state last applied */
 	struct wl_list pending_feedbacks; /* not yet applied */
 	struct wl_list applied_feedbacks; /* applied, not drawn yet */
@@ -98,7 +87,6 @@ struct vt_frame_timing {
 };
 
 static const struct vitrail_surface_timing_v1_interface timing_impl;
-static void timing_note_cached(struct vt_surface_timing *timing);
 static const struct vitrail_frame_timeline_v1_interface timeline_impl;
 static const struct vitrail_commit_feedback_v1_interface feedback_impl;
 
@@ -371,14 +359,11 @@ static void timing_handle_get_timeline(struct wl_client *client,
 	if (!timing_alive(resource, timing)) {
 		return;
 	}
-	timing_note_cached(timing);
 	struct vt_output *output = timing_output(timing);
 	if (output != NULL) {
 		/* after what the surface queued already, latched or not */
-		uint64_t after = vt_latch_queued_until(&timing->queue);
-		if (timing->has_target && timing->target_ns > after) {
-			after = timing->target_ns;
-		}
+		uint64_t after =
+				vt_commit_queue_last_target(timing->surface->commit_queue);
 		struct vt_display_slot slots[LIMIT_MAX];
 		int n = vt_output_display_slots(output, vt_now_ns(), after, slots,
 				(int)timing->limit);
@@ -401,37 +386,28 @@ static void timing_handle_set_target_time(struct wl_client *client,
 	if (!timing_alive(resource, timing)) {
 		return;
 	}
-	timing_note_cached(timing);
 	if (nsec >= NSEC_PER_SEC) {
 		wl_resource_post_error(resource,
 				VITRAIL_SURFACE_TIMING_V1_ERROR_INVALID_TIME,
 				"tv_nsec %u: must be under 1000000000", nsec);
 		return;
 	}
-	if (timing->queue.len >= VT_LATCH_QUEUE_MAX) {
+	struct vt_commit_queue *queue = vt_commit_queue_of(timing->surface);
+	if (queue == NULL) {
+		wl_client_post_no_memory(client);
+		return;
+	}
+	if (vt_commit_queue_len(queue) >= VT_LATCH_QUEUE_MAX) {
 		wl_resource_post_error(resource,
 				VITRAIL_SURFACE_TIMING_V1_ERROR_QUEUE_FULL,
-				"%zu commits queued: the most is %d", timing->queue.len,
-				VT_LATCH_QUEUE_MAX);
+				"%zu commits queued: the most is %d",
+				vt_commit_queue_len(queue), VT_LATCH_QUEUE_MAX);
 		return;
 	}
 	uint64_t sec = (uint64_t)sec_hi << 32 | sec_lo;
-	/* frames are rendered for its time even if nothing else changes:
-	 * each one latches what is due (the commit itself is cached
-	 * silently) */
-	vt_server_request_frame(timing->server, VT_PACER_RENDER);
-	timing->has_target = true;
-	timing->target_ns = sec * NSEC_PER_SEC + nsec;
-	if (!timing->locked) {
-		/* the commit that follows is cached until its time (states
-		 * cached before, a synchronized subsurface's, are not ours) */
-		struct wlr_surface *wlr_surface = timing->surface->wlr_surface;
-		if (timing->queue.len == 0) {
-			timing->seen_seq = wlr_surface->pending.seq - 1;
-		}
-		timing->locked_seq = wlr_surface_lock_pending(wlr_surface);
-		timing->locked = true;
-	}
+	/* held until its time (with a wp_commit_timer_v1 timestamp too, the
+	 * later of the two) */
+	vt_commit_queue_set_target(queue, sec * NSEC_PER_SEC + nsec);
 }
 
 static void timing_handle_feedback(struct wl_client *client,
@@ -486,16 +462,11 @@ static void timing_discard_all(struct vt_surface_timing *timing,
 	}
 }
 
-static void timing_free_queue(struct vt_surface_timing *timing) {
-	timing->queue.len = 0;
-}
-
 static void timing_handle_resource_destroy(struct wl_resource *resource) {
 	struct vt_surface_timing *timing = wl_resource_get_user_data(resource);
 	/* Feedbacks not answered yet: those still waiting for their commit
 	 * or for a frame are not_shown; those a frame holds are answered by
 	 * that frame, without us. */
-	timing_note_cached(timing);
 	timing_discard_all(timing, VITRAIL_COMMIT_FEEDBACK_V1_REASON_NOT_SHOWN);
 	struct timing_feedback *fb, *tmp;
 	wl_list_for_each_safe(fb, tmp, &timing->feedbacks, timing_link) {
@@ -504,74 +475,25 @@ static void timing_handle_resource_destroy(struct wl_resource *resource) {
 	/* Detach before releasing anything: applying the held states runs
 	 * commit handlers that could look at this timing again. */
 	struct vt_surface *surface = timing->surface;
-	struct vt_latch_queue queue = timing->queue;
-	bool locked = timing->locked;
-	uint32_t locked_seq = timing->locked_seq;
 	if (surface != NULL) {
 		wl_list_remove(&timing->surface_commit.link);
 		wl_list_remove(&timing->surface_destroy.link);
 	}
 	timing->surface = NULL;
-	timing->locked = false;
-	timing_free_queue(timing);
 	wl_list_remove(&timing->link);
 	free(timing);
 	if (surface != NULL) {
 		/* back to vsync: what was held applies now, in order */
 		surface->timing = NULL;
 		surface->prerender = false;
-		if (locked) {
-			wlr_surface_unlock_cached(surface->wlr_surface, locked_seq);
-		}
-		for (size_t i = 0; i < queue.len; i++) {
-			wlr_surface_unlock_cached(surface->wlr_surface,
-					queue.entries[i].seq);
+		if (surface->commit_queue != NULL) {
+			vt_commit_queue_release(surface->commit_queue);
 		}
 	}
 }
 
 /* ---- what the rest of vitrail calls ----------------------------------------
  */
-
-/* wlroots has no event for a commit that was cached: a set_target_time
- * lock is noticed as committed when pending.seq moved past it; it joins
- * the queue. */
-static void timing_note_cached(struct vt_surface_timing *timing) {
-	if (timing->surface == NULL ||
-			(timing->queue.len == 0 && !timing->locked)) {
-		return;
-	}
-	struct wlr_surface *wlr_surface = timing->surface->wlr_surface;
-	struct wlr_surface_state *state;
-	wl_list_for_each(state, &wlr_surface->cached, cached_state_link) {
-		if ((int32_t)(state->seq - timing->seen_seq) <= 0) {
-			continue; /* queued already (or not ours: before the queue) */
-		}
-		bool targeted = timing->locked && state->seq == timing->locked_seq;
-		if (!targeted && timing->queue.len == 0 && !timing->locked) {
-			continue;
-		}
-		if (!vt_latch_push(&timing->queue, state->seq, timing->target_ns,
-					!targeted)) {
-			/* full (only fifo ones get here): it applies with the one
-			 * before it */
-			timing->seen_seq = state->seq;
-			continue;
-		}
-		if (!targeted) {
-			/* A commit made behind queued ones: wlroots caches it
-			 * but would apply it together with the one before. Hold
-			 * it, as wlr_surface_lock_pending would have, for the
-			 * refresh after. */
-			state->cached_state_locks++;
-		}
-		timing->seen_seq = state->seq;
-		if (targeted) {
-			timing->locked = false;
-			timing->has_target = false;
-		}
-	}
-}
 
 static void handle_surface_commit(struct wl_listener *listener, void *data) {
 	struct vt_surface *surface = data;
@@ -580,7 +502,6 @@ static void handle_surface_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 	struct wlr_surface *wlr_surface = surface->wlr_surface;
-	timing_note_cached(timing);
 	timing->path = timing->pending_path;
 	timing->path_set = timing->pending_path_set;
 	timing->tearing = timing->pending_tearing;
@@ -591,43 +512,6 @@ static void handle_surface_commit(struct wl_listener *listener, void *data) {
 	timing_applied(timing, wlr_surface->current.seq);
 }
 
-static bool frame_timing_latch(struct vt_server *server,
-		struct vt_output *output, uint64_t display_ns, uint64_t period_ns) {
-	struct vt_frame_timing *ft = server->frame_timing;
-	if (ft == NULL) {
-		return false;
-	}
-	bool queued = false;
-	struct vt_surface_timing *timing, *tmp;
-	wl_list_for_each_safe(timing, tmp, &ft->timings, link) {
-		timing_note_cached(timing);
-		if (timing->surface == NULL) {
-			continue;
-		}
-		if (timing_output(timing) != output) {
-			/* its own output's frames latch it, on that clock */
-			queued |= timing->queue.len > 0 || timing->locked;
-			continue;
-		}
-		/* Every commit due by this display time applies, in order: the
-		 * latest due one is what the frame shows (the earlier ones are
-		 * replaced, their feedback says so), so a frame latched late
-		 * does not delay the ones after it. A commit without a target
-		 * waits for the refresh after the one before it. */
-		uint32_t seq;
-		while (vt_latch_next_due(&timing->queue, display_ns, period_ns, &seq)) {
-			timing->surface->latching = true;
-			wlr_surface_unlock_cached(timing->surface->wlr_surface, seq);
-			timing->surface->latching = false;
-			timing_note_cached(timing);
-		}
-		/* a targeted commit on its way counts: the frames must go on
-		 * to latch it once it comes */
-		queued |= timing->queue.len > 0 || timing->locked;
-	}
-	return queued;
-}
-
 static bool frame_timing_queue_state(struct vt_server *server,
 		uint64_t *horizon) {
 	struct vt_frame_timing *ft = server->frame_timing;
@@ -635,16 +519,15 @@ static bool frame_timing_queue_state(struct vt_server *server,
 	if (ft == NULL) {
 		return false;
 	}
-	bool queued = false;
+	bool queued = vt_commit_queues_busy(server);
 	struct vt_surface_timing *timing;
 	wl_list_for_each(timing, &ft->timings, link) {
-		timing_note_cached(timing);
-		queued |= timing->queue.len > 0 || timing->locked;
 		if (timing->surface == NULL ||
 				timing->path != VITRAIL_SURFACE_TIMING_V1_PATH_PRE_RENDER) {
 			continue;
 		}
-		uint64_t last = vt_latch_last_target(&timing->queue);
+		uint64_t last =
+				vt_commit_queue_last_target(timing->surface->commit_queue);
 		if (last < *horizon) {
 			*horizon = last;
 		}
@@ -672,12 +555,7 @@ bool vt_frame_timing_path(struct vt_surface *surface, enum vt_path *path,
 }
 
 bool vt_frame_timing_surface_queued(struct vt_surface *surface) {
-	struct vt_surface_timing *timing = surface->timing;
-	if (timing == NULL) {
-		return false;
-	}
-	timing_note_cached(timing);
-	return timing->queue.len > 0 || timing->locked;
+	return vt_commit_queue_busy(surface->commit_queue);
 }
 
 static void handle_surface_destroy(struct wl_listener *listener, void *data) {
@@ -691,8 +569,6 @@ static void handle_surface_destroy(struct wl_listener *listener, void *data) {
 	/* wlroots frees the cached states with the surface */
 	timing_discard_all(timing,
 			VITRAIL_COMMIT_FEEDBACK_V1_REASON_SURFACE_DESTROYED);
-	timing_free_queue(timing);
-	timing->locked = false;
 	timing->surface = NULL;
 	surface->timing = NULL;
 }
@@ -710,12 +586,13 @@ static void handle_busy(struct wl_listener *listener, void *data) {
 static void handle_sample(struct wl_listener *listener, void *data) {
 	struct vt_frame_timing *ft = wl_container_of(listener, ft, sample);
 	struct vt_frame_sample_event *event = data;
-	event->queued = frame_timing_latch(ft->server, event->output,
+	event->queued = vt_commit_queues_latch(ft->server, event->output,
 			event->display_ns, event->period_ns);
 }
 
 static void handle_surface_sampled(struct wl_listener *listener, void *data) {
 	struct vt_frame_surface_event *event = data;
+	vt_commit_queue_drawn(event->surface);
 	frame_timing_sampled(event->surface, event->timing_feedbacks);
 }
 
