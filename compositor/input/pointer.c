@@ -119,6 +119,10 @@ void input_cursor_set_theme_image(struct vt_server *server, const char *name) {
 	vt_server_schedule_update(server);
 }
 
+void vt_input_set_cursor_shape(struct vt_server *server, const char *name) {
+	input_cursor_set_theme_image(server, name);
+}
+
 /* The surface that takes pointer and touch input at (lx, ly): while the
  * session is locked, a lock surface's; otherwise a window's or a layer
  * surface's, unless another client holds the input inhibitor. The view
