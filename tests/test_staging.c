@@ -1,6 +1,7 @@
 /*
  * The standard staging protocols vitrail implements itself where wlroots
- * 0.15 has none (compositor/protocols/alpha_modifier.c, cursor_shape.c),
+ * 0.15 has none (compositor/protocols/alpha_modifier.c, cursor_shape.c,
+ * security_context.c),
  * each checked against an oracle that shares no code with vitrail: the
  * colours a client drew blended by hand, the theme's cursor files read
  * here, the protocol errors the XML names.
@@ -24,12 +25,28 @@
  * cursor_shape_errors: shape 0, a shape past the last, and a version-2
  *   shape on a version-1 device are invalid_shape; get_tablet_tool_v2 is
  *   not reachable without a tablet tool (headless has none).
+ * security_context (and security_context_kiosk, in kiosk mode with
+ *   --allow all): a client connected through a security context's socket
+ *   sees none of the privileged globals (the list below, which an ordinary
+ *   client sees in full), cannot bind one by name, and still sees the
+ *   ordinary ones; the socket accepts after its maker left and refuses
+ *   once close_fd hung up.
+ * security_context_errors: invalid_listen_fd (a pipe, a socket not
+ *   listening), already_set (each metadata twice), already_used (after
+ *   commit), invalid_metadata (empty, over 255 bytes). nested cannot be
+ *   reached: a sandboxed client does not see the manager.
  */
 #define _GNU_SOURCE // asprintf
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <wayland-client.h>
 #include <vitrail/renderer.h>
 
@@ -37,6 +54,7 @@
 #include "cursor-shape-v1-client-protocol.h"
 #include "harness.h"
 #include "scene-client.h"
+#include "security-context-v1-client-protocol.h"
 
 /* ---- shared ------------------------------------------------------------- */
 
@@ -44,6 +62,10 @@ struct staging_globals {
 	struct wp_alpha_modifier_v1 *alpha;
 	struct wp_cursor_shape_manager_v1 *cursor_shape;
 	uint32_t cursor_shape_version; /* to bind; 0: the highest offered */
+	struct wp_security_context_manager_v1 *security;
+	/* every interface offered, space-separated with spaces around */
+	char seen[4096];
+	uint32_t security_name; /* the security manager's global name */
 };
 
 static void staging_global(void *data, struct wl_registry *registry,
@@ -58,7 +80,23 @@ static void staging_global(void *data, struct wl_registry *registry,
 													version;
 		g->cursor_shape = wl_registry_bind(registry, name,
 				&wp_cursor_shape_manager_v1_interface, v);
+	} else if (strcmp(interface,
+					   wp_security_context_manager_v1_interface.name) == 0) {
+		g->security_name = name;
+		g->security = wl_registry_bind(registry, name,
+				&wp_security_context_manager_v1_interface, 1);
 	}
+	if (g->seen[0] == '\0') {
+		strcpy(g->seen, " ");
+	}
+	strncat(g->seen, interface, sizeof(g->seen) - strlen(g->seen) - 2);
+	strcat(g->seen, " ");
+}
+
+static bool seen(const struct staging_globals *g, const char *interface) {
+	char quoted[128];
+	snprintf(quoted, sizeof(quoted), " %s ", interface);
+	return strstr(g->seen, quoted) != NULL;
 }
 
 static void staging_global_remove(void *data, struct wl_registry *registry,
@@ -576,6 +614,304 @@ START_TEST(test_staging_cursor_shape_errors) {
 }
 END_TEST
 
+/* ---- security context --------------------------------------------------- */
+
+/* What a sandboxed client must not see, whatever the mode and the
+ * configuration allow (vitrail(1), SECURITY CONTEXT), and an ordinary
+ * client does see in desktop mode (vitrail started with --test). */
+static const char *const privileged[] = {
+	"zwlr_screencopy_manager_v1",
+	"zwlr_virtual_pointer_manager_v1",
+	"zwp_virtual_keyboard_manager_v1",
+	"zwlr_output_manager_v1",
+	"zwlr_output_power_manager_v1",
+	"zwlr_gamma_control_manager_v1",
+	"zwlr_data_control_manager_v1",
+	"zwlr_foreign_toplevel_manager_v1",
+	"zwlr_input_inhibit_manager_v1",
+	"ext_session_lock_manager_v1",
+	"wp_security_context_manager_v1",
+	"zwlr_layer_shell_v1",
+	"zwp_input_method_manager_v2",
+	"vitrail_test_v1",
+};
+/* ... and what it still sees. */
+static const char *const ordinary[] = {
+	"wl_compositor",
+	"wl_seat",
+	"xdg_wm_base",
+	"wp_alpha_modifier_v1",
+	"wp_cursor_shape_manager_v1",
+	"wp_presentation",
+};
+
+/* A unix socket listening at path (its fd). */
+static int listen_at(const char *path, bool do_listen) {
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	ck_assert(strlen(path) < sizeof(addr.sun_path));
+	strcpy(addr.sun_path, path);
+	unlink(path);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	if (do_listen) {
+		ck_assert_int_eq(listen(fd, 8), 0);
+	}
+	return fd;
+}
+
+/* A connection to path, -1 when refused. */
+static int connect_to(const char *path) {
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	strcpy(addr.sun_path, path);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Connect through the security context's socket and list the globals;
+ * the display stays connected (disconnect it). */
+static struct wl_display *sandboxed_client(const char *path,
+		struct staging_globals *g, struct wl_registry **registry) {
+	int fd = connect_to(path);
+	ck_assert_msg(fd >= 0, "cannot connect to %s: %s", path, strerror(errno));
+	struct wl_display *display = wl_display_connect_to_fd(fd);
+	ck_assert(display != NULL);
+	*registry = bind_staging(display, g);
+	return display;
+}
+
+static void assert_sandboxed_view(const struct staging_globals *g,
+		const char *who) {
+	for (size_t i = 0; i < sizeof(privileged) / sizeof(privileged[0]); i++) {
+		ck_assert_msg(!seen(g, privileged[i]), "%s sees %s", who,
+				privileged[i]);
+	}
+	for (size_t i = 0; i < sizeof(ordinary) / sizeof(ordinary[0]); i++) {
+		ck_assert_msg(seen(g, ordinary[i]), "%s does not see %s", who,
+				ordinary[i]);
+	}
+}
+
+/* The case in a vitrail started with extra_args. */
+static void security_context_run(const char *name,
+		const char *const *extra_args) {
+	struct harness *harness = harness_create(name);
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .output_size = "320x240",
+					.extra_args = extra_args });
+	// an ordinary client sees every one of them
+	struct wl_display *a = wl_display_connect(vitrail->socket);
+	ck_assert(a != NULL);
+	struct staging_globals ga = { 0 };
+	struct wl_registry *ra = bind_staging(a, &ga);
+	for (size_t i = 0; i < sizeof(privileged) / sizeof(privileged[0]); i++) {
+		ck_assert_msg(seen(&ga, privileged[i]), "an ordinary client misses %s",
+				privileged[i]);
+	}
+	ck_assert(ga.security != NULL);
+
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/sandbox-0", harness->runtime_dir) > 0);
+	int listen_fd = listen_at(path, true);
+	int close_pipe[2];
+	ck_assert_int_eq(pipe2(close_pipe, O_CLOEXEC), 0);
+	struct wp_security_context_v1 *ctx =
+			wp_security_context_manager_v1_create_listener(ga.security,
+					listen_fd, close_pipe[0]);
+	wp_security_context_v1_set_sandbox_engine(ctx, "org.example.test");
+	wp_security_context_v1_set_app_id(ctx, "org.example.App");
+	wp_security_context_v1_set_instance_id(ctx, "42");
+	wp_security_context_v1_commit(ctx);
+	wp_security_context_v1_destroy(ctx);
+	ck_assert_int_ge(wl_display_roundtrip(a), 0);
+	// vitrail holds its own copies now
+	close(listen_fd);
+	close(close_pipe[0]);
+
+	struct staging_globals gb = { 0 };
+	struct wl_registry *rb = NULL;
+	struct wl_display *b = sandboxed_client(path, &gb, &rb);
+	assert_sandboxed_view(&gb, "a sandboxed client");
+	// it is a client like others: its requests are answered
+	ck_assert_int_ge(wl_display_roundtrip(b), 0);
+	// binding a hidden global by the name an ordinary client saw fails
+	struct wl_registry *rb3 = wl_display_get_registry(b);
+	wl_registry_bind(rb3, ga.security_name,
+			&wp_security_context_manager_v1_interface, 1);
+	const struct wl_interface *interface = NULL;
+	ck_assert_int_ge(roundtrip_error(b, &interface), 0);
+	ck_assert_ptr_eq(interface, &wl_registry_interface);
+	wl_display_disconnect(b);
+	(void)rb;
+	(void)rb3;
+
+	// the listener outlives the client that made it
+	wp_security_context_manager_v1_destroy(ga.security);
+	wl_registry_destroy(ra);
+	wl_display_disconnect(a);
+	struct staging_globals gc = { 0 };
+	struct wl_registry *rc = NULL;
+	struct wl_display *c = sandboxed_client(path, &gc, &rc);
+	assert_sandboxed_view(&gc, "a client after its maker left");
+	wl_display_disconnect(c);
+	(void)rc;
+
+	// close_fd hangs up: no more connections (vitrail closes the socket)
+	close(close_pipe[1]);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(5000);
+	int fd;
+	while ((fd = connect_to(path)) >= 0 && harness_now_ms() < deadline) {
+		close(fd);
+		harness_sleep_ms(20);
+	}
+	ck_assert_msg(fd < 0, "%s still accepts after close_fd hung up", path);
+	harness_assert_alive(vitrail->proc);
+	free(path);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+
+START_TEST(test_staging_security_context) {
+	security_context_run("staging-security-context", NULL);
+}
+END_TEST
+
+/* Kiosk mode allowing every privileged class to ordinary clients: still
+ * none for a sandboxed one. */
+START_TEST(test_staging_security_context_kiosk) {
+	const char *const args[] = { "--mode", "kiosk", "--allow", "all", NULL };
+	security_context_run("staging-security-context-kiosk", args);
+}
+END_TEST
+
+enum sc_misuse {
+	MISUSE_PIPE_FD, // listen_fd not a socket
+	MISUSE_NOT_LISTENING, // a socket bound, not listening
+	MISUSE_ENGINE_TWICE,
+	MISUSE_APP_ID_TWICE,
+	MISUSE_INSTANCE_TWICE,
+	MISUSE_AFTER_COMMIT,
+	MISUSE_COMMIT_TWICE,
+	MISUSE_EMPTY_APP_ID,
+	MISUSE_LONG_ENGINE,
+};
+
+/* A client of its own misuses the protocol; its protocol error. */
+static int security_misuse(const char *socket, const char *dir,
+		enum sc_misuse misuse, const struct wl_interface **interface) {
+	struct wl_display *display = wl_display_connect(socket);
+	ck_assert(display != NULL);
+	struct staging_globals g = { 0 };
+	struct wl_registry *registry = bind_staging(display, &g);
+	ck_assert(g.security != NULL);
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/misuse-%d", dir, (int)misuse) > 0);
+	int listen_fd;
+	if (misuse == MISUSE_PIPE_FD) {
+		int p[2];
+		ck_assert_int_eq(pipe(p), 0);
+		close(p[1]);
+		listen_fd = p[0];
+	} else {
+		listen_fd = listen_at(path, misuse != MISUSE_NOT_LISTENING);
+	}
+	int close_pipe[2];
+	ck_assert_int_eq(pipe(close_pipe), 0);
+	struct wp_security_context_v1 *ctx =
+			wp_security_context_manager_v1_create_listener(g.security,
+					listen_fd, close_pipe[0]);
+	char longer[300];
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	switch (misuse) {
+	case MISUSE_PIPE_FD:
+	case MISUSE_NOT_LISTENING: break;
+	case MISUSE_ENGINE_TWICE:
+		wp_security_context_v1_set_sandbox_engine(ctx, "org.example");
+		wp_security_context_v1_set_sandbox_engine(ctx, "org.example");
+		break;
+	case MISUSE_APP_ID_TWICE:
+		wp_security_context_v1_set_app_id(ctx, "a");
+		wp_security_context_v1_set_app_id(ctx, "b");
+		break;
+	case MISUSE_INSTANCE_TWICE:
+		wp_security_context_v1_set_instance_id(ctx, "1");
+		wp_security_context_v1_set_instance_id(ctx, "2");
+		break;
+	case MISUSE_AFTER_COMMIT:
+		wp_security_context_v1_commit(ctx);
+		wp_security_context_v1_set_app_id(ctx, "late");
+		break;
+	case MISUSE_COMMIT_TWICE:
+		wp_security_context_v1_commit(ctx);
+		wp_security_context_v1_commit(ctx);
+		break;
+	case MISUSE_EMPTY_APP_ID: wp_security_context_v1_set_app_id(ctx, ""); break;
+	case MISUSE_LONG_ENGINE:
+		wp_security_context_v1_set_sandbox_engine(ctx, longer);
+		break;
+	}
+	int code = roundtrip_error(display, interface);
+	close(listen_fd);
+	close(close_pipe[0]);
+	close(close_pipe[1]);
+	unlink(path);
+	free(path);
+	wp_security_context_v1_destroy(ctx);
+	wp_security_context_manager_v1_destroy(g.security);
+	wl_registry_destroy(registry);
+	wl_display_disconnect(display);
+	return code;
+}
+
+START_TEST(test_staging_security_context_errors) {
+	struct harness *harness = harness_create("staging-security-context-errors");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .output_size = "320x240" });
+	static const struct {
+		enum sc_misuse misuse;
+		const struct wl_interface *interface;
+		int code;
+	} cases[] = {
+		{ MISUSE_PIPE_FD, &wp_security_context_manager_v1_interface,
+				WP_SECURITY_CONTEXT_MANAGER_V1_ERROR_INVALID_LISTEN_FD },
+		{ MISUSE_NOT_LISTENING, &wp_security_context_manager_v1_interface,
+				WP_SECURITY_CONTEXT_MANAGER_V1_ERROR_INVALID_LISTEN_FD },
+		{ MISUSE_ENGINE_TWICE, &wp_security_context_v1_interface,
+				WP_SECURITY_CONTEXT_V1_ERROR_ALREADY_SET },
+		{ MISUSE_APP_ID_TWICE, &wp_security_context_v1_interface,
+				WP_SECURITY_CONTEXT_V1_ERROR_ALREADY_SET },
+		{ MISUSE_INSTANCE_TWICE, &wp_security_context_v1_interface,
+				WP_SECURITY_CONTEXT_V1_ERROR_ALREADY_SET },
+		{ MISUSE_AFTER_COMMIT, &wp_security_context_v1_interface,
+				WP_SECURITY_CONTEXT_V1_ERROR_ALREADY_USED },
+		{ MISUSE_COMMIT_TWICE, &wp_security_context_v1_interface,
+				WP_SECURITY_CONTEXT_V1_ERROR_ALREADY_USED },
+		{ MISUSE_EMPTY_APP_ID, &wp_security_context_v1_interface,
+				WP_SECURITY_CONTEXT_V1_ERROR_INVALID_METADATA },
+		{ MISUSE_LONG_ENGINE, &wp_security_context_v1_interface,
+				WP_SECURITY_CONTEXT_V1_ERROR_INVALID_METADATA },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct wl_interface *interface = NULL;
+		int code = security_misuse(vitrail->socket, harness->runtime_dir,
+				cases[i].misuse, &interface);
+		ck_assert_msg(code == cases[i].code && interface == cases[i].interface,
+				"misuse %d: error %d of %s, not %d of %s", (int)cases[i].misuse,
+				code, interface != NULL ? interface->name : "-", cases[i].code,
+				cases[i].interface->name);
+	}
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner ------------------------------------------------------------- */
 
 static Suite *staging_suite(void) {
@@ -586,6 +922,12 @@ static Suite *staging_suite(void) {
 	harness_add_case(suite, "cursor_shape", test_staging_cursor_shape, 60);
 	harness_add_case(suite, "cursor_shape_errors",
 			test_staging_cursor_shape_errors, 60);
+	harness_add_case(suite, "security_context", test_staging_security_context,
+			60);
+	harness_add_case(suite, "security_context_kiosk",
+			test_staging_security_context_kiosk, 60);
+	harness_add_case(suite, "security_context_errors",
+			test_staging_security_context_errors, 60);
 	return suite;
 }
 
