@@ -46,6 +46,7 @@
 #include "output/output.h"
 #include "protocols/protocols.h"
 #include "protocols/scroll_region.h"
+#include "protocols/xdg_dialog.h"
 #include "server.h"
 #include "util.h"
 
@@ -150,6 +151,11 @@ struct wlr_surface *input_surface_at(struct vt_server *server, double lx,
 	/* on a window's decorations: its view, no surface */
 	if (view != NULL) {
 		*view = v;
+	}
+	if (v != NULL && v->kind == VT_VIEW_TOPLEVEL && v->xdg_surface != NULL &&
+			vt_xdg_dialog_modal_of(v->xdg_surface) != NULL) {
+		/* its modal dialog is mapped: the window takes no pointer */
+		return NULL;
 	}
 	return surface;
 }
