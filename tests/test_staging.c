@@ -1,7 +1,7 @@
 /*
  * The standard staging protocols vitrail implements itself where wlroots
  * 0.15 has none (compositor/protocols/alpha_modifier.c, cursor_shape.c,
- * security_context.c, xdg_dialog.c),
+ * security_context.c, xdg_dialog.c, toplevel_icon.c),
  * each checked against an oracle that shares no code with vitrail: the
  * colours a client drew blended by hand, the theme's cursor files read
  * here, the protocol errors the XML names.
@@ -40,6 +40,12 @@
  *   wl_pointer say); after unset_modal, or destroying the dialog object,
  *   it does; a dialog of a destroyed toplevel is inert.
  * xdg_dialog_errors: a second dialog for a toplevel is already_used.
+ * toplevel_icon: done alone at bind; an icon (name, buffers) applies with
+ *   the window's commit only, as vitrail's log says (its name, how many
+ *   buffers); empty and null icons reset it; no error when the buffers go
+ *   after the icon.
+ * toplevel_icon_errors: immutable, invalid_buffer (not square, not shm,
+ *   scale 0), no_buffer.
  */
 #define _GNU_SOURCE // asprintf
 #include <check.h>
@@ -49,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -60,8 +67,10 @@
 #include "harness.h"
 #include "scene-client.h"
 #include "security-context-v1-client-protocol.h"
+#include "single-pixel-buffer-v1-client-protocol.h"
 #include "xdg-dialog-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
+#include "xdg-toplevel-icon-v1-client-protocol.h"
 
 /* ---- shared ------------------------------------------------------------- */
 
@@ -74,6 +83,8 @@ struct staging_globals {
 	char seen[4096];
 	uint32_t security_name; /* the security manager's global name */
 	struct xdg_wm_dialog_v1 *dialog;
+	struct xdg_toplevel_icon_manager_v1 *icon;
+	struct wp_single_pixel_buffer_manager_v1 *single_pixel;
 };
 
 static void staging_global(void *data, struct wl_registry *registry,
@@ -93,6 +104,14 @@ static void staging_global(void *data, struct wl_registry *registry,
 		g->security_name = name;
 		g->security = wl_registry_bind(registry, name,
 				&wp_security_context_manager_v1_interface, 1);
+	}
+	if (strcmp(interface, xdg_toplevel_icon_manager_v1_interface.name) == 0) {
+		g->icon = wl_registry_bind(registry, name,
+				&xdg_toplevel_icon_manager_v1_interface, 1);
+	} else if (strcmp(interface,
+					   wp_single_pixel_buffer_manager_v1_interface.name) == 0) {
+		g->single_pixel = wl_registry_bind(registry, name,
+				&wp_single_pixel_buffer_manager_v1_interface, 1);
 	}
 	if (strcmp(interface, xdg_wm_dialog_v1_interface.name) == 0) {
 		g->dialog = wl_registry_bind(registry, name,
@@ -1199,6 +1218,229 @@ START_TEST(test_staging_xdg_dialog_errors) {
 }
 END_TEST
 
+/* ---- toplevel icon ------------------------------------------------------ */
+
+static int icon_sizes, icon_dones;
+
+/* How many times vitrail's log says text (waiting up to 2 s for want). */
+static int log_count(struct harness_vitrail *vitrail, const char *text,
+		int want) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(2000);
+	int n;
+	do {
+		char *log = harness_proc_log(vitrail->proc);
+		n = 0;
+		for (const char *p = strstr(log, text); p != NULL;
+				p = strstr(p + 1, text)) {
+			n++;
+		}
+		free(log);
+		if (n >= want) {
+			break;
+		}
+		harness_sleep_ms(20);
+	} while (harness_now_ms() < deadline);
+	return n;
+}
+
+static void icon_size(void *data, struct xdg_toplevel_icon_manager_v1 *m,
+		int32_t size) {
+	icon_sizes++;
+}
+static void icon_done(void *data, struct xdg_toplevel_icon_manager_v1 *m) {
+	icon_dones++;
+}
+
+static const struct xdg_toplevel_icon_manager_v1_listener icon_listener = {
+	.icon_size = icon_size,
+	.done = icon_done,
+};
+
+START_TEST(test_staging_toplevel_icon) {
+	struct harness *harness = harness_create("staging-toplevel-icon");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "icon"));
+	struct staging_globals g = { 0 };
+	icon_sizes = icon_dones = 0;
+	struct wl_registry *registry = bind_staging(app.display, &g);
+	ck_assert_msg(g.icon != NULL, "no xdg_toplevel_icon_manager_v1");
+	xdg_toplevel_icon_manager_v1_add_listener(g.icon, &icon_listener, NULL);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	// no preferred size: done alone
+	ck_assert_int_eq(icon_dones, 1);
+	ck_assert_int_eq(icon_sizes, 0);
+	ck_assert(sc_app_create_window(&app, "icon", "icon", 100, 80, 0xff808080u));
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+
+	// a name and buffers (one replaced: same size and scale), set, the
+	// icon destroyed, applied by the commit
+	struct sc_buffer *b32 =
+			sc_buffer_create(&app, 32, 32, WL_SHM_FORMAT_ARGB8888, 0xffff0000u);
+	struct sc_buffer *b32b =
+			sc_buffer_create(&app, 32, 32, WL_SHM_FORMAT_ARGB8888, 0xff00ff00u);
+	struct sc_buffer *b64 =
+			sc_buffer_create(&app, 64, 64, WL_SHM_FORMAT_ARGB8888, 0xff0000ffu);
+	struct xdg_toplevel_icon_v1 *icon =
+			xdg_toplevel_icon_manager_v1_create_icon(g.icon);
+	xdg_toplevel_icon_v1_set_name(icon, "utilities-terminal");
+	xdg_toplevel_icon_v1_set_name(icon, "org.example.App");
+	xdg_toplevel_icon_v1_add_buffer(icon, b32->wl_buffer, 1);
+	xdg_toplevel_icon_v1_add_buffer(icon, b32b->wl_buffer, 1);
+	xdg_toplevel_icon_v1_add_buffer(icon, b64->wl_buffer, 2);
+	xdg_toplevel_icon_manager_v1_set_icon(g.icon, app.xdg_toplevel, icon);
+	xdg_toplevel_icon_v1_destroy(icon);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	// double-buffered: nothing before the commit
+	harness_settle(vitrail->conn);
+	ck_assert_int_eq(log_count(vitrail, ": icon ", 0), 0);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	// the last name; 32 at 1 replaced, 64 at 2: two buffers
+	ck_assert_int_eq(log_count(vitrail, ": icon org.example.App, 2 buffers", 1),
+			1);
+	// the buffers may go once the icon is gone
+	sc_buffer_destroy(b32);
+	sc_buffer_destroy(b32b);
+	sc_buffer_destroy(b64);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	// an empty icon, then none: the default icon
+	icon = xdg_toplevel_icon_manager_v1_create_icon(g.icon);
+	xdg_toplevel_icon_manager_v1_set_icon(g.icon, app.xdg_toplevel, icon);
+	wl_surface_commit(app.surface);
+	xdg_toplevel_icon_manager_v1_set_icon(g.icon, app.xdg_toplevel, NULL);
+	wl_surface_commit(app.surface);
+	xdg_toplevel_icon_v1_destroy(icon);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_int_eq(log_count(vitrail, ": icon -, 0 buffers", 2), 2);
+	// one icon on two toplevels, the first closed while the second keeps it
+	struct second_window sw;
+	second_create(&app, &sw, "icon-second");
+	icon = xdg_toplevel_icon_manager_v1_create_icon(g.icon);
+	xdg_toplevel_icon_v1_set_name(icon, "folder");
+	xdg_toplevel_icon_manager_v1_set_icon(g.icon, sw.toplevel, icon);
+	xdg_toplevel_icon_manager_v1_set_icon(g.icon, app.xdg_toplevel, icon);
+	second_map(&app, &sw, 50, 50, 0xff000000u);
+	second_destroy(&sw);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	xdg_toplevel_icon_v1_destroy(icon);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	// applied by each toplevel's own commit
+	ck_assert_int_eq(log_count(vitrail, ": icon folder, 0 buffers", 2), 2);
+
+	xdg_toplevel_icon_manager_v1_destroy(g.icon);
+	wl_registry_destroy(registry);
+	sc_app_finish(&app);
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+enum icon_misuse {
+	ICON_NAME_AFTER_SET, // immutable
+	ICON_BUFFER_AFTER_SET, // immutable
+	ICON_NOT_SQUARE, // invalid_buffer
+	ICON_NOT_SHM, // invalid_buffer
+	ICON_SCALE_ZERO, // invalid_buffer
+	ICON_BUFFER_GONE, // no_buffer
+};
+
+static int icon_misuse(enum icon_misuse misuse,
+		const struct wl_interface **interface) {
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "icon-errors"));
+	struct staging_globals g = { 0 };
+	struct wl_registry *registry = bind_staging(app.display, &g);
+	ck_assert(g.icon != NULL && g.single_pixel != NULL);
+	struct second_window sw;
+	second_create(&app, &sw, "icon-errors");
+	struct sc_buffer *square =
+			sc_buffer_create(&app, 16, 16, WL_SHM_FORMAT_ARGB8888, 0xffffffffu);
+	struct sc_buffer *wide =
+			sc_buffer_create(&app, 16, 8, WL_SHM_FORMAT_ARGB8888, 0xffffffffu);
+	struct wl_buffer *pixel =
+			wp_single_pixel_buffer_manager_v1_create_u32_rgba_buffer(
+					g.single_pixel, 0, 0, 0, 0xffffffffu);
+	struct xdg_toplevel_icon_v1 *icon =
+			xdg_toplevel_icon_manager_v1_create_icon(g.icon);
+	switch (misuse) {
+	case ICON_NAME_AFTER_SET:
+		xdg_toplevel_icon_v1_set_name(icon, "a");
+		xdg_toplevel_icon_manager_v1_set_icon(g.icon, sw.toplevel, icon);
+		xdg_toplevel_icon_v1_set_name(icon, "b");
+		break;
+	case ICON_BUFFER_AFTER_SET:
+		xdg_toplevel_icon_manager_v1_set_icon(g.icon, sw.toplevel, icon);
+		xdg_toplevel_icon_v1_add_buffer(icon, square->wl_buffer, 1);
+		break;
+	case ICON_NOT_SQUARE:
+		xdg_toplevel_icon_v1_add_buffer(icon, wide->wl_buffer, 1);
+		break;
+	case ICON_NOT_SHM: xdg_toplevel_icon_v1_add_buffer(icon, pixel, 1); break;
+	case ICON_SCALE_ZERO:
+		xdg_toplevel_icon_v1_add_buffer(icon, square->wl_buffer, 0);
+		break;
+	case ICON_BUFFER_GONE:
+		xdg_toplevel_icon_v1_add_buffer(icon, square->wl_buffer, 1);
+		ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+		wl_buffer_destroy(square->wl_buffer);
+		square->wl_buffer = NULL;
+		break;
+	}
+	int code = roundtrip_error(app.display, interface);
+	xdg_toplevel_icon_v1_destroy(icon);
+	wl_buffer_destroy(pixel);
+	if (square->wl_buffer != NULL) {
+		sc_buffer_destroy(square);
+	} else { // its wl_buffer is gone already: the rest of it
+		munmap(square->pixels, square->size);
+		free(square);
+	}
+	sc_buffer_destroy(wide);
+	second_destroy(&sw);
+	xdg_toplevel_icon_manager_v1_destroy(g.icon);
+	wp_single_pixel_buffer_manager_v1_destroy(g.single_pixel);
+	wl_registry_destroy(registry);
+	sc_app_finish(&app);
+	return code;
+}
+
+START_TEST(test_staging_toplevel_icon_errors) {
+	struct harness *harness = harness_create("staging-toplevel-icon-errors");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	static const struct {
+		enum icon_misuse misuse;
+		int code;
+	} cases[] = {
+		{ ICON_NAME_AFTER_SET, XDG_TOPLEVEL_ICON_V1_ERROR_IMMUTABLE },
+		{ ICON_BUFFER_AFTER_SET, XDG_TOPLEVEL_ICON_V1_ERROR_IMMUTABLE },
+		{ ICON_NOT_SQUARE, XDG_TOPLEVEL_ICON_V1_ERROR_INVALID_BUFFER },
+		{ ICON_NOT_SHM, XDG_TOPLEVEL_ICON_V1_ERROR_INVALID_BUFFER },
+		{ ICON_SCALE_ZERO, XDG_TOPLEVEL_ICON_V1_ERROR_INVALID_BUFFER },
+		{ ICON_BUFFER_GONE, XDG_TOPLEVEL_ICON_V1_ERROR_NO_BUFFER },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct wl_interface *interface = NULL;
+		int code = icon_misuse(cases[i].misuse, &interface);
+		ck_assert_msg(code == cases[i].code &&
+						interface == &xdg_toplevel_icon_v1_interface,
+				"misuse %d: error %d of %s, not %d", (int)cases[i].misuse, code,
+				interface != NULL ? interface->name : "-", cases[i].code);
+	}
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner ------------------------------------------------------------- */
 
 static Suite *staging_suite(void) {
@@ -1216,6 +1458,9 @@ static Suite *staging_suite(void) {
 	harness_add_case(suite, "xdg_dialog", test_staging_xdg_dialog, 60);
 	harness_add_case(suite, "xdg_dialog_errors", test_staging_xdg_dialog_errors,
 			60);
+	harness_add_case(suite, "toplevel_icon", test_staging_toplevel_icon, 60);
+	harness_add_case(suite, "toplevel_icon_errors",
+			test_staging_toplevel_icon_errors, 60);
 	harness_add_case(suite, "security_context_errors",
 			test_staging_security_context_errors, 60);
 	return suite;
