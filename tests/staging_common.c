@@ -121,3 +121,28 @@ void staging_pointer_button(void *data, struct wl_pointer *pointer,
 void staging_pointer_axis(void *data, struct wl_pointer *pointer, uint32_t time,
 		uint32_t axis, wl_fixed_t value) {
 }
+
+void staging_release(struct staging_globals *g, struct wl_registry *registry) {
+	if (g->alpha != NULL) {
+		wp_alpha_modifier_v1_destroy(g->alpha);
+	}
+	if (g->cursor_shape != NULL) {
+		wp_cursor_shape_manager_v1_destroy(g->cursor_shape);
+	}
+	if (g->security != NULL) {
+		wp_security_context_manager_v1_destroy(g->security);
+	}
+	if (g->dialog != NULL) {
+		xdg_wm_dialog_v1_destroy(g->dialog);
+	}
+	if (g->icon != NULL) {
+		xdg_toplevel_icon_manager_v1_destroy(g->icon);
+	}
+	if (g->single_pixel != NULL) {
+		wp_single_pixel_buffer_manager_v1_destroy(g->single_pixel);
+	}
+	*g = (struct staging_globals){ 0 };
+	if (registry != NULL) {
+		wl_registry_destroy(registry);
+	}
+}

@@ -27,6 +27,8 @@ struct staging_globals {
 /* Bind the staging globals offered (and note every interface). */
 struct wl_registry *staging_bind(struct wl_display *display,
 		struct staging_globals *g);
+/* Destroy the globals bound and the registry (NULL: none). */
+void staging_release(struct staging_globals *g, struct wl_registry *registry);
 /* Whether interface was offered. */
 bool staging_seen(const struct staging_globals *g, const char *interface);
 /* A screenshot of HEADLESS-1 once everything settled (malloc'd ARGB). */

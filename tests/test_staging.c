@@ -175,8 +175,7 @@ START_TEST(test_staging_alpha_modifier) {
 	free(zero);
 
 	wp_alpha_modifier_surface_v1_destroy(mod);
-	wp_alpha_modifier_v1_destroy(g.alpha);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
@@ -215,8 +214,7 @@ static int alpha_error_client(bool second,
 	if (surface != NULL) {
 		wl_surface_destroy(surface);
 	}
-	wp_alpha_modifier_v1_destroy(g.alpha);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	return code;
 }
@@ -439,14 +437,12 @@ START_TEST(test_staging_cursor_shape) {
 	free(s);
 
 	wp_cursor_shape_device_v1_destroy(other_device);
-	wp_cursor_shape_manager_v1_destroy(og2.cursor_shape);
-	wl_registry_destroy(oreg2);
+	staging_release(&og2, oreg2);
 	wl_pointer_destroy(other_pointer);
 	sc_app_finish(&other_app);
 	wp_cursor_shape_device_v1_destroy(device);
 	wl_pointer_destroy(pointer);
-	wp_cursor_shape_manager_v1_destroy(g.cursor_shape);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
@@ -469,8 +465,7 @@ static int shape_error_client(uint32_t version, uint32_t shape,
 	int code = staging_roundtrip_error(app.display, interface);
 	wp_cursor_shape_device_v1_destroy(device);
 	wl_pointer_destroy(pointer);
-	wp_cursor_shape_manager_v1_destroy(g.cursor_shape);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	return code;
 }
@@ -639,25 +634,25 @@ static void security_context_run(const char *name,
 	ck_assert_int_ge(wl_display_roundtrip(b), 0);
 	// binding a hidden global by the name an ordinary client saw fails
 	struct wl_registry *rb3 = wl_display_get_registry(b);
-	wl_registry_bind(rb3, ga.security_name,
-			&wp_security_context_manager_v1_interface, 1);
+	struct wp_security_context_manager_v1 *stolen = wl_registry_bind(rb3,
+			ga.security_name, &wp_security_context_manager_v1_interface, 1);
 	const struct wl_interface *interface = NULL;
 	ck_assert_int_ge(staging_roundtrip_error(b, &interface), 0);
 	ck_assert_ptr_eq(interface, &wl_registry_interface);
+	wp_security_context_manager_v1_destroy(stolen);
+	wl_registry_destroy(rb3);
+	staging_release(&gb, rb);
 	wl_display_disconnect(b);
-	(void)rb;
-	(void)rb3;
 
 	// the listener outlives the client that made it
-	wp_security_context_manager_v1_destroy(ga.security);
-	wl_registry_destroy(ra);
+	staging_release(&ga, ra);
 	wl_display_disconnect(a);
 	struct staging_globals gc = { 0 };
 	struct wl_registry *rc = NULL;
 	struct wl_display *c = sandboxed_client(path, &gc, &rc);
 	assert_sandboxed_view(&gc, "a client after its maker left");
+	staging_release(&gc, rc);
 	wl_display_disconnect(c);
-	(void)rc;
 
 	// close_fd hangs up: no more connections (vitrail closes the socket)
 	close(close_pipe[1]);
@@ -761,8 +756,7 @@ static int security_misuse(const char *socket, const char *dir,
 	unlink(path);
 	free(path);
 	wp_security_context_v1_destroy(ctx);
-	wp_security_context_manager_v1_destroy(g.security);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	wl_display_disconnect(display);
 	return code;
 }

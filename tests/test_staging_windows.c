@@ -266,8 +266,7 @@ START_TEST(test_staging_xdg_dialog) {
 	second_destroy(&dlg);
 	wl_keyboard_destroy(keyboard);
 	wl_pointer_destroy(pointer);
-	xdg_wm_dialog_v1_destroy(g.dialog);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	harness_assert_alive(vitrail->proc);
 	harness_stop_vitrail(harness, vitrail);
@@ -299,8 +298,7 @@ START_TEST(test_staging_xdg_dialog_errors) {
 	xdg_dialog_v1_destroy(d2);
 	xdg_dialog_v1_destroy(d1);
 	second_destroy(&sw);
-	xdg_wm_dialog_v1_destroy(g.dialog);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	harness_assert_alive(vitrail->proc);
 	harness_stop_vitrail(harness, vitrail);
@@ -423,8 +421,7 @@ START_TEST(test_staging_toplevel_icon) {
 	// applied by each toplevel's own commit
 	ck_assert_int_eq(log_count(vitrail, ": icon folder, 0 buffers", 2), 2);
 
-	xdg_toplevel_icon_manager_v1_destroy(g.icon);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	harness_assert_alive(vitrail->proc);
 	harness_stop_vitrail(harness, vitrail);
@@ -494,9 +491,7 @@ static int icon_misuse(enum icon_misuse misuse,
 	}
 	sc_buffer_destroy(wide);
 	second_destroy(&sw);
-	xdg_toplevel_icon_manager_v1_destroy(g.icon);
-	wp_single_pixel_buffer_manager_v1_destroy(g.single_pixel);
-	wl_registry_destroy(registry);
+	staging_release(&g, registry);
 	sc_app_finish(&app);
 	return code;
 }
