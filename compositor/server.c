@@ -51,7 +51,12 @@
 #include "output/frame_log.h"
 #include "output/output.h"
 #include "output/output_management.h"
+#include "protocols/alpha_modifier.h"
 #include "protocols/content_type.h"
+#include "protocols/cursor_shape.h"
+#include "protocols/security_context.h"
+#include "protocols/toplevel_icon.h"
+#include "protocols/xdg_dialog.h"
 #include "protocols/fractional_scale.h"
 #include "protocols/commit_constraints.h"
 #include "protocols/commit_queue.h"
@@ -382,7 +387,10 @@ bool vt_server_init(struct vt_server *server) {
 	}
 	if (!vt_protocols_init(server) || !vt_session_lock_init(server) ||
 			!vt_single_pixel_init(server) || !vt_content_type_init(server) ||
-			!vt_fractional_scale_init(server)) {
+			!vt_fractional_scale_init(server) ||
+			!vt_alpha_modifier_init(server) || !vt_cursor_shape_init(server) ||
+			!vt_security_context_init(server) || !vt_xdg_dialog_init(server) ||
+			!vt_toplevel_icon_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the protocol globals");
 		return false;
 	}

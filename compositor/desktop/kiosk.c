@@ -2,7 +2,8 @@
  * Kiosk policy (vitrail(5)): the application of the command line and what
  * happens when it exits (app_exit), which output kiosk windows fill
  * (kiosk_output), the cursor's visibility (hide_cursor), and which
- * privileged protocols clients see in kiosk mode (allow).
+ * privileged protocols clients see in kiosk mode (allow); sandboxed
+ * clients (security_context.c) see none of them in any mode.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "desktop/kiosk.h"
 #include "loop.h"
 #include "output/output.h"
+#include "protocols/security_context.h"
 #include "server.h"
 #include "util.h"
 
@@ -42,10 +44,15 @@ struct vt_kiosk {
 static bool filter_global(const struct wl_client *client,
 		const struct wl_global *global, void *data) {
 	struct vt_server *server = data;
+	const char *name = wl_global_get_interface(global)->name;
+	if (vt_security_context_sandboxed(client)) {
+		/* whatever the mode and allow say */
+		return vt_privilege_of(name) == 0 && !vt_security_context_hidden(name);
+	}
 	if (server->config.mode != VT_MODE_KIOSK) {
 		return true;
 	}
-	uint32_t class = vt_privilege_of(wl_global_get_interface(global)->name);
+	uint32_t class = vt_privilege_of(name);
 	return class == 0 ||
 			((server->config.allow | server->opts.allow) & class) != 0;
 }

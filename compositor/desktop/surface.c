@@ -853,6 +853,11 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 	surface->committing = true;
 	surface->feedback_requests = 0;
 	surface->content_type = surface->content_type_pending;
+	if (surface->alpha_multiplier != surface->alpha_multiplier_pending) {
+		surface->alpha_multiplier = surface->alpha_multiplier_pending;
+		vr_node_set_opacity(surface->content,
+				(float)((double)surface->alpha_multiplier / UINT32_MAX));
+	}
 	bool new_content =
 			pixman_region32_not_empty(&surface->wlr_surface->buffer_damage);
 	if (new_content) {
@@ -1043,6 +1048,8 @@ void vt_surface_create(struct vt_server *server,
 	}
 	surface->server = server;
 	surface->wlr_surface = wlr_surface;
+	surface->alpha_multiplier = UINT32_MAX;
+	surface->alpha_multiplier_pending = UINT32_MAX;
 	surface->budget =
 			vt_client_budget_get(wl_resource_get_client(wlr_surface->resource));
 	surface->node = vr_node_create(server->tree);

@@ -96,6 +96,10 @@ struct vt_surface {
 	/* wp_content_type_v1 (content_type.c): the committed type and the
 	 * pending one (wp_content_type_v1.type values; 0: none) */
 	uint32_t content_type, content_type_pending;
+	/* wp_alpha_modifier_surface_v1 (alpha_modifier.c): the committed
+	 * multiplier, drawn as the content node's opacity, and the pending
+	 * one (UINT32_MAX: opaque) */
+	uint32_t alpha_multiplier, alpha_multiplier_pending;
 	/* commits with new content so far, and when the last came: a
 	 * feedback of an older one that a frame carries over is replaced */
 	uint32_t content_commits;

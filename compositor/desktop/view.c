@@ -41,6 +41,7 @@
 #include "output/output.h"
 #include "protocols/fractional_scale.h"
 #include "protocols/protocols.h"
+#include "protocols/xdg_dialog.h"
 #include "server.h"
 
 static struct wlr_box output_layout_box(struct vt_server *server,
@@ -364,6 +365,20 @@ static void popup_grab_end_unless(struct vt_server *server,
 void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	struct vt_server *server = view->server;
 	struct wlr_seat *seat = server->seat;
+	/* a window with a modal dialog mapped: the dialog takes the focus
+	 * (its own modal dialog in turn; a parent loop ends) */
+	for (int depth = 0; depth < 8 && view->kind == VT_VIEW_TOPLEVEL &&
+			view->xdg_surface != NULL;
+			depth++) {
+		struct wlr_xdg_surface *modal =
+				vt_xdg_dialog_modal_of(view->xdg_surface);
+		struct vt_view *dialog = modal != NULL ? modal->data : NULL;
+		if (dialog == NULL || dialog == view) {
+			break;
+		}
+		view = dialog;
+		surface = dialog->surface;
+	}
 	/* the lock surfaces, or the inhibitor's client, keep the focus */
 	if (surface == NULL || vt_session_locked(server) ||
 			!vt_protocols_client_allowed(server,

@@ -37,6 +37,11 @@ void vt_input_apply_config(struct vt_server *server);
 /* Windows moved, appeared or went away: give the pointer focus to what is
  * under the cursor now, as if it had moved there. */
 void vt_input_update_pointer_focus(struct vt_server *server);
+/* The cursor becomes the theme's image `name` (a string that outlives the
+ * server; the arrow when the theme lacks it) in place of a client's
+ * cursor surface: cursor-shape-v1 (cursor_shape.c), which checked that the
+ * client asking has the pointer focus. */
+void vt_input_set_cursor_shape(struct vt_server *server, const char *name);
 void vt_input_finish(struct vt_server *server);
 
 #endif

@@ -46,6 +46,7 @@
 #include "output/output.h"
 #include "protocols/protocols.h"
 #include "protocols/scroll_region.h"
+#include "protocols/xdg_dialog.h"
 #include "server.h"
 #include "util.h"
 
@@ -119,6 +120,10 @@ void input_cursor_set_theme_image(struct vt_server *server, const char *name) {
 	vt_server_schedule_update(server);
 }
 
+void vt_input_set_cursor_shape(struct vt_server *server, const char *name) {
+	input_cursor_set_theme_image(server, name);
+}
+
 /* The surface that takes pointer and touch input at (lx, ly): while the
  * session is locked, a lock surface's; otherwise a window's or a layer
  * surface's, unless another client holds the input inhibitor. The view
@@ -146,6 +151,11 @@ struct wlr_surface *input_surface_at(struct vt_server *server, double lx,
 	/* on a window's decorations: its view, no surface */
 	if (view != NULL) {
 		*view = v;
+	}
+	if (v != NULL && v->kind == VT_VIEW_TOPLEVEL && v->xdg_surface != NULL &&
+			vt_xdg_dialog_modal_of(v->xdg_surface) != NULL) {
+		/* its modal dialog is mapped: the window takes no pointer */
+		return NULL;
 	}
 	return surface;
 }

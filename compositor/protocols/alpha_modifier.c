@@ -1,0 +1,151 @@
+/*
+ * alpha-modifier-v1 (wayland-protocols 1.36, staging): a client sets a
+ * factor for its surface's alpha. vitrail keeps it per surface,
+ * double-buffered (alpha_multiplier_pending, applied by the surface's
+ * commit in surface.c), as the opacity of the surface's content node: both
+ * engines draw the buffer at that alpha. Subsurfaces are surfaces of
+ * their own and keep theirs.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <wayland-server-core.h>
+#include <wlr/types/wlr_surface.h>
+
+#include "alpha-modifier-v1-protocol.h"
+#include "desktop/surface.h"
+#include "protocols/alpha_modifier.h"
+#include "server.h"
+#include "util.h"
+
+#define ALPHA_MODIFIER_VERSION 1
+
+/* One wp_alpha_modifier_surface_v1; surface is NULL once its wl_surface
+ * is gone (requests then raise no_surface). */
+struct alpha_modifier {
+	struct wl_resource *resource;
+	struct wlr_surface *surface;
+	struct wl_listener surface_destroy;
+};
+
+static const struct wp_alpha_modifier_surface_v1_interface modifier_impl;
+
+static struct alpha_modifier *modifier_from_resource(
+		struct wl_resource *resource) {
+	assert(wl_resource_instance_of(resource,
+			&wp_alpha_modifier_surface_v1_interface, &modifier_impl));
+	return wl_resource_get_user_data(resource);
+}
+
+static void set_pending(struct alpha_modifier *m, uint32_t factor) {
+	struct vt_surface *surface =
+			m->surface != NULL ? vt_surface_from_wlr(m->surface) : NULL;
+	if (surface != NULL) {
+		surface->alpha_multiplier_pending = factor;
+	}
+}
+
+static void handle_surface_destroy(struct wl_listener *listener, void *data) {
+	struct alpha_modifier *m = wl_container_of(listener, m, surface_destroy);
+	wl_list_remove(&m->surface_destroy.link);
+	wl_list_init(&m->surface_destroy.link);
+	m->surface = NULL;
+}
+
+static void handle_resource_destroy(struct wl_resource *resource) {
+	struct alpha_modifier *m = modifier_from_resource(resource);
+	/* like set_multiplier(UINT32_MAX): the next commit is opaque again */
+	set_pending(m, UINT32_MAX);
+	wl_list_remove(&m->surface_destroy.link);
+	free(m);
+}
+
+static void modifier_handle_destroy(struct wl_client *client,
+		struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static void modifier_handle_set_multiplier(struct wl_client *client,
+		struct wl_resource *resource, uint32_t factor) {
+	struct alpha_modifier *m = modifier_from_resource(resource);
+	if (m->surface == NULL) {
+		wl_resource_post_error(resource,
+				WP_ALPHA_MODIFIER_SURFACE_V1_ERROR_NO_SURFACE,
+				"its wl_surface was destroyed");
+		return;
+	}
+	set_pending(m, factor);
+}
+
+static const struct wp_alpha_modifier_surface_v1_interface modifier_impl = {
+	.destroy = modifier_handle_destroy,
+	.set_multiplier = modifier_handle_set_multiplier,
+};
+
+static enum wl_iterator_result find_modifier(struct wl_resource *resource,
+		void *data) {
+	struct wlr_surface **surface = data;
+	if (wl_resource_instance_of(resource,
+				&wp_alpha_modifier_surface_v1_interface, &modifier_impl)) {
+		struct alpha_modifier *m = wl_resource_get_user_data(resource);
+		if (m->surface == *surface) {
+			*surface = NULL;
+			return WL_ITERATOR_STOP;
+		}
+	}
+	return WL_ITERATOR_CONTINUE;
+}
+
+static void manager_handle_get(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id,
+		struct wl_resource *surface_resource) {
+	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
+	struct wlr_surface *search = surface;
+	wl_client_for_each_resource(client, find_modifier, &search);
+	if (search == NULL) {
+		wl_resource_post_error(resource,
+				WP_ALPHA_MODIFIER_V1_ERROR_ALREADY_CONSTRUCTED,
+				"wl_surface@%u has a wp_alpha_modifier_surface_v1 already",
+				wl_resource_get_id(surface_resource));
+		return;
+	}
+	struct alpha_modifier *m = calloc(1, sizeof(*m));
+	struct wl_resource *m_resource =
+			wl_resource_create(client, &wp_alpha_modifier_surface_v1_interface,
+					wl_resource_get_version(resource), id);
+	if (m == NULL || m_resource == NULL) {
+		free(m);
+		if (m_resource != NULL) {
+			wl_resource_destroy(m_resource);
+		}
+		wl_client_post_no_memory(client);
+		return;
+	}
+	m->resource = m_resource;
+	m->surface = surface;
+	m->surface_destroy.notify = handle_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &m->surface_destroy);
+	wl_resource_set_implementation(m_resource, &modifier_impl, m,
+			handle_resource_destroy);
+}
+
+static void manager_handle_destroy(struct wl_client *client,
+		struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct wp_alpha_modifier_v1_interface manager_impl = {
+	.destroy = manager_handle_destroy,
+	.get_surface = manager_handle_get,
+};
+
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
+	vt_resource_create(client, &wp_alpha_modifier_v1_interface, version, id,
+			&manager_impl, NULL, NULL);
+}
+
+bool vt_alpha_modifier_init(struct vt_server *server) {
+	/* the global goes with the display */
+	return wl_global_create(server->display, &wp_alpha_modifier_v1_interface,
+				   ALPHA_MODIFIER_VERSION, NULL, manager_bind) != NULL;
+}

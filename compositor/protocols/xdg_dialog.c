@@ -1,0 +1,159 @@
+/*
+ * xdg-dialog-v1 (wayland-protocols 1.39, staging): a client marks a
+ * toplevel as a dialog of its parent (xdg_toplevel.set_parent), and
+ * possibly modal. vitrail's policy for a modal one, while it is mapped
+ * and has a parent: the parent gets neither the keyboard focus (focusing
+ * it focuses the dialog, view.c) nor the pointer (pointer.c); the parent's
+ * decorations still take the pointer, and a click there focuses the
+ * dialog. A dialog object whose toplevel is destroyed is inert;
+ * destroying the object drops its modality.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <wayland-server-core.h>
+#include <wlr/types/wlr_xdg_shell.h>
+
+#include "protocols/xdg_dialog.h"
+#include "server.h"
+#include "util.h"
+#include "xdg-dialog-v1-protocol.h"
+
+#define XDG_DIALOG_VERSION 1
+
+/* One xdg_dialog_v1; toplevel is NULL once it is gone (inert). */
+struct dialog {
+	struct wl_resource *resource;
+	struct wlr_xdg_toplevel *toplevel;
+	bool modal;
+	struct wl_listener toplevel_destroy;
+	struct wl_list link; /* dialogs */
+};
+
+static struct wl_list dialogs;
+
+static const struct xdg_dialog_v1_interface dialog_impl;
+
+static struct dialog *dialog_from_resource(struct wl_resource *resource) {
+	assert(wl_resource_instance_of(resource, &xdg_dialog_v1_interface,
+			&dialog_impl));
+	return wl_resource_get_user_data(resource);
+}
+
+static void dialog_detach(struct dialog *d) {
+	wl_list_remove(&d->toplevel_destroy.link);
+	wl_list_init(&d->toplevel_destroy.link);
+	d->toplevel = NULL;
+}
+
+static void handle_toplevel_destroy(struct wl_listener *listener, void *data) {
+	struct dialog *d = wl_container_of(listener, d, toplevel_destroy);
+	dialog_detach(d);
+}
+
+static void handle_resource_destroy(struct wl_resource *resource) {
+	struct dialog *d = dialog_from_resource(resource);
+	wl_list_remove(&d->toplevel_destroy.link);
+	wl_list_remove(&d->link);
+	free(d);
+}
+
+static void dialog_handle_destroy(struct wl_client *client,
+		struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static void dialog_handle_set_modal(struct wl_client *client,
+		struct wl_resource *resource) {
+	dialog_from_resource(resource)->modal = true;
+}
+
+static void dialog_handle_unset_modal(struct wl_client *client,
+		struct wl_resource *resource) {
+	dialog_from_resource(resource)->modal = false;
+}
+
+static const struct xdg_dialog_v1_interface dialog_impl = {
+	.destroy = dialog_handle_destroy,
+	.set_modal = dialog_handle_set_modal,
+	.unset_modal = dialog_handle_unset_modal,
+};
+
+static void manager_handle_get_dialog(struct wl_client *client,
+		struct wl_resource *resource, uint32_t id,
+		struct wl_resource *toplevel_resource) {
+	struct wlr_xdg_surface *xdg_surface =
+			wlr_xdg_surface_from_toplevel_resource(toplevel_resource);
+	struct wlr_xdg_toplevel *toplevel =
+			xdg_surface != NULL ? xdg_surface->toplevel : NULL;
+	struct dialog *d;
+	if (toplevel != NULL) {
+		wl_list_for_each(d, &dialogs, link) {
+			if (d->toplevel == toplevel) {
+				wl_resource_post_error(resource,
+						XDG_WM_DIALOG_V1_ERROR_ALREADY_USED,
+						"xdg_toplevel@%u has an xdg_dialog_v1 already",
+						wl_resource_get_id(toplevel_resource));
+				return;
+			}
+		}
+	}
+	d = calloc(1, sizeof(*d));
+	struct wl_resource *d_resource = wl_resource_create(client,
+			&xdg_dialog_v1_interface, wl_resource_get_version(resource), id);
+	if (d == NULL || d_resource == NULL) {
+		free(d);
+		if (d_resource != NULL) {
+			wl_resource_destroy(d_resource);
+		}
+		wl_client_post_no_memory(client);
+		return;
+	}
+	d->resource = d_resource;
+	d->toplevel = toplevel;
+	wl_list_init(&d->toplevel_destroy.link);
+	if (toplevel != NULL) {
+		/* wlroots frees the toplevel with its resource (after this) */
+		d->toplevel_destroy.notify = handle_toplevel_destroy;
+		wl_resource_add_destroy_listener(toplevel_resource,
+				&d->toplevel_destroy);
+	}
+	wl_list_insert(&dialogs, &d->link);
+	wl_resource_set_implementation(d_resource, &dialog_impl, d,
+			handle_resource_destroy);
+}
+
+static void manager_handle_destroy(struct wl_client *client,
+		struct wl_resource *resource) {
+	wl_resource_destroy(resource);
+}
+
+static const struct xdg_wm_dialog_v1_interface manager_impl = {
+	.destroy = manager_handle_destroy,
+	.get_xdg_dialog = manager_handle_get_dialog,
+};
+
+static void manager_bind(struct wl_client *client, void *data, uint32_t version,
+		uint32_t id) {
+	vt_resource_create(client, &xdg_wm_dialog_v1_interface, version, id,
+			&manager_impl, NULL, NULL);
+}
+
+struct wlr_xdg_surface *vt_xdg_dialog_modal_of(struct wlr_xdg_surface *parent) {
+	if (parent == NULL || dialogs.next == NULL) {
+		return NULL;
+	}
+	struct dialog *d;
+	wl_list_for_each(d, &dialogs, link) {
+		if (d->modal && d->toplevel != NULL && d->toplevel->parent == parent &&
+				d->toplevel->base->mapped) {
+			return d->toplevel->base;
+		}
+	}
+	return NULL;
+}
+
+bool vt_xdg_dialog_init(struct vt_server *server) {
+	wl_list_init(&dialogs);
+	return wl_global_create(server->display, &xdg_wm_dialog_v1_interface,
+				   XDG_DIALOG_VERSION, NULL, manager_bind) != NULL;
+}
