@@ -54,6 +54,7 @@
 #include "protocols/alpha_modifier.h"
 #include "protocols/content_type.h"
 #include "protocols/cursor_shape.h"
+#include "protocols/ext_foreign_toplevel_list.h"
 #include "protocols/security_context.h"
 #include "protocols/toplevel_icon.h"
 #include "protocols/xdg_dialog.h"
@@ -390,7 +391,8 @@ bool vt_server_init(struct vt_server *server) {
 			!vt_fractional_scale_init(server) ||
 			!vt_alpha_modifier_init(server) || !vt_cursor_shape_init(server) ||
 			!vt_security_context_init(server) || !vt_xdg_dialog_init(server) ||
-			!vt_toplevel_icon_init(server)) {
+			!vt_toplevel_icon_init(server) ||
+			!vt_ext_foreign_toplevel_list_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the protocol globals");
 		return false;
 	}
