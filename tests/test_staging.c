@@ -521,6 +521,7 @@ static const char *const privileged[] = {
 	"zwlr_gamma_control_manager_v1",
 	"zwlr_data_control_manager_v1",
 	"zwlr_foreign_toplevel_manager_v1",
+	"ext_foreign_toplevel_list_v1",
 	"zwlr_input_inhibit_manager_v1",
 	"ext_session_lock_manager_v1",
 	"wp_security_context_manager_v1",
