@@ -8,11 +8,12 @@
  *
  * toplevel_list: two windows of two clients appear, each once, with
  *   distinct 32-hex-digit identifiers and their titles and app_ids, then
- *   done; a title change comes with done; closing a window sends closed on
- *   its handle only; a lister bound after the close never sees it and
- *   sees the other under the same identifier; a new window gets an
- *   identifier never seen before; stop answers finished, after which the
- *   list has no new toplevel while another lister does.
+ *   done; a title change, then an app_id change, each comes with done;
+ *   closing a window sends closed on its handle only; a lister bound after
+ *   the close never sees it and sees the other under the same identifier;
+ *   a new window gets an identifier never seen before; stop answers
+ *   finished, after which the list has no new toplevel while another
+ *   lister does.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -272,6 +273,16 @@ START_TEST(test_toplevel_list) {
 	ck_assert_int_eq(a->dones, a_dones + 1);
 	ck_assert_str_eq(a->app_id, "list-alpha");
 	ck_assert_int_eq(b->dones, b_dones);
+
+	// a new app_id, then done; the title stays
+	b_dones = b->dones;
+	xdg_toplevel_set_app_id(beta.xdg_toplevel, "list-beta-renamed");
+	wl_surface_commit(beta.surface);
+	ck_assert_int_ge(wl_display_roundtrip(beta.display), 0);
+	lister_sync(&first);
+	ck_assert_str_eq(b->app_id, "list-beta-renamed");
+	ck_assert_str_eq(b->title, "Beta window");
+	ck_assert_int_eq(b->dones, b_dones + 1);
 
 	// beta's client goes: its handle is closed, alpha's is not
 	char *beta_id = strdup(b->identifier);
