@@ -19,6 +19,7 @@ import csv, glob, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 SKIP = 77
 PERIOD_NS = 1e9 / 60
 SECONDS = 10
+HIDDEN = 5
 PKGS = ["mesa-vulkan-drivers", "libdrm2", "libdrm-amdgpu1"]
 
 
@@ -60,6 +61,11 @@ def mesa25(build):
     return icd, libdir
 
 
+def count_barriers(log):
+    with open(log, errors="replace") as f:
+        return len(re.findall(r"-> wp_fifo_v1@\d+\.set_barrier\(", f.read()))
+
+
 def main():
     if sys.argv[1] == "--fetch":
         mesa25(os.path.abspath(sys.argv[2]))
@@ -68,14 +74,19 @@ def main():
     vkcube = shutil.which("vkcube-wayland")
     if not vkcube:
         skip("vkcube-wayland is not installed (package vulkan-tools)")
+    if not shutil.which("wtype"):
+        skip("wtype is not installed")
     icd, libdir = mesa25(os.path.abspath(build))
     out = tempfile.mkdtemp(prefix="vkcube-fifo-")
     env = dict(os.environ, XDG_RUNTIME_DIR=out)
     env.pop("WAYLAND_DISPLAY", None)
     sock = "vkfifo-%d" % os.getpid()
     frames = os.path.join(out, "frames.csv")
+    with open(os.path.join(out, "ws.conf"), "w") as f:
+        f.write("bind Alt+1 workspace 1\nbind Alt+2 workspace 2\n")
     comp = subprocess.Popen([vitrail, "-b", "headless", "-r", "60", "-S", sock,
                              "--no-xwayland", "--frame-log", frames,
+                             "-c", os.path.join(out, "ws.conf"),
                              "--exit-after", str(SECONDS + 60)],
                             env=env, stdout=subprocess.DEVNULL,
                             stderr=open(os.path.join(out, "vitrail.log"), "w"))
@@ -90,15 +101,33 @@ def main():
                     LD_LIBRARY_PATH=libdir, WAYLAND_DEBUG="1")
         log = os.path.join(out, "vkcube.log")
         n = SECONDS * 60
-        r = subprocess.run([vkcube, "--present_mode", "2", "--c", str(n)],
-                           env=cenv, stdout=subprocess.DEVNULL,
-                           stderr=open(log, "w"), timeout=SECONDS * 6)
-        if r.returncode:
-            sys.exit("vkcube-wayland exited with %d (log %s)" % (r.returncode, log))
+        # 10 s visible, then its workspace is switched away (Alt+2 through
+        # wtype's virtual keyboard) for the rest: hidden, it must go on
+        cube = subprocess.Popen([vkcube, "--present_mode", "2", "--c",
+                                 str(n + HIDDEN * 60 + 120)],
+                                env=cenv, stdout=subprocess.DEVNULL,
+                                stderr=open(log, "w"))
+        t0 = time.time() + SECONDS * 6
+        while count_barriers(log) < n and time.time() < t0 and cube.poll() is None:
+            time.sleep(0.05)
+        off = os.path.getsize(log)
+        w = subprocess.run(["wtype", "-M", "alt", "2", "-m", "alt"],
+                           env=dict(env, WAYLAND_DISPLAY=sock))
+        if w.returncode:
+            sys.exit("wtype could not switch the workspace")
+        time.sleep(1)
+        h0, t1 = count_barriers(log), time.time()
+        time.sleep(HIDDEN)
+        h1, t2 = count_barriers(log), time.time()
+        hidden_rate = (h1 - h0) / (t2 - t1)
+        cube.kill()
+        cube.wait()
     finally:
         comp.send_signal(signal.SIGTERM)
         comp.wait(timeout=30)
-    text = open(log).read()
+    full = open(log, errors="replace").read()
+    text = full[:off]
+    hidden = full[off:]
     fail = []
     for g in ("wp_fifo_manager_v1", "wp_commit_timing_manager_v1"):
         if not re.search(r'bind\(\d+, "%s"' % g, text):
@@ -132,6 +161,14 @@ def main():
         fail.append("%d gaps over 2 periods not explained by a dropped frame" % bad)
     if rate < 60 * 0.8:
         fail.append("%.1f frames/s, refresh 60" % rate)
+    hdisc = len(re.findall(r"wp_presentation_feedback@\d+\.discarded\(", hidden))
+    hpres = len(re.findall(r"wp_presentation_feedback@\d+\.presented\(", hidden))
+    print("hidden: %.1f frames/s (set_barrier), %d presented, %d discarded"
+          % (hidden_rate, hpres, hdisc))
+    if hidden_rate < 60 * 0.8:
+        fail.append("hidden: %.1f frames/s, refresh 60" % hidden_rate)
+    if hdisc < HIDDEN * 60 * 0.8:
+        fail.append("hidden: only %d frames discarded: was it hidden?" % hdisc)
     for f in fail:
         print("FAIL: " + f)
     if not fail:
