@@ -10,7 +10,7 @@ mesa-vulkan-drivers libpixman-1-dev libfreetype-dev libpng-dev libdrm-dev
 libharfbuzz-dev libfontconfig-dev libjson-c-dev libjpeg-dev libcairo2-dev
 check glslang-tools scdoc weston foot grim wayland-utils wl-clipboard swaylock
 xvfb xauth fonts-dejavu-core clang clang-format libclang-rt-14-dev wlcs swaybg
-wlr-randr adwaita-icon-theme wtype xwayland x11-apps libxcb1-dev"
+wlr-randr adwaita-icon-theme wtype xwayland x11-apps libxcb1-dev vulkan-tools"
 
 install_packages() {
 	missing=""
@@ -143,6 +143,10 @@ test)
 	# -O2 (with assertions): realistic timings for the demo and the
 	# benchmark, and the optimizer's warnings are errors too.
 	build build -Dbuildtype=debugoptimized
+	# Mesa 25's Vulkan WSI (bookworm-backports) for the test fifo-vkcube,
+	# unpacked into build/mesa25/ only (not installed); once; without
+	# network that test skips
+	python3 tests/tools/vkcube_fifo.py --fetch build || true
 	# The hostile cases whose outcome is not deterministic yet (suite
 	# hostile-manual) are run by hand for now (see README). The soak
 	# (suite soak, a minute of clients coming and going) runs in all
