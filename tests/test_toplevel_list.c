@@ -14,9 +14,15 @@
  *   a new window gets an identifier never seen before; stop answers
  *   finished, after which the list has no new toplevel while another
  *   lister does.
+ *
+ * xwayland: an X11 window (xlogo through vitrail's Xwayland) beside an xdg
+ *   toplevel: listed once, with the title it set (-title) and its WM_CLASS
+ *   class as app_id; killed, its handle is closed and the xdg one is not;
+ *   a second X window gets an identifier never seen before.
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,11 +358,79 @@ START_TEST(test_toplevel_list) {
 }
 END_TEST
 
+START_TEST(test_toplevel_list_xwayland) {
+	harness_require_program("xlogo", "x11-apps");
+	harness_require_program("Xwayland", "xwayland");
+	struct harness *harness = harness_create("toplevel-list-xwayland");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .output_size = "640x480" });
+	ck_assert_msg(vitrail->x_display != NULL, "vitrail offers no X display");
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+
+	struct lister l;
+	lister_init(&l, vitrail);
+	struct sc_app wl_app = { 0 };
+	map_window(vitrail, &wl_app, "list-wayland", "Wayland window", 1);
+
+	const char *const first_argv[] = { "xlogo", "-title", "X list window",
+		"-geometry", "160x120", NULL };
+	struct harness_proc *first =
+			harness_spawn_x11_client(harness, vitrail, first_argv);
+	harness_wait_for_window_count(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	lister_sync(&l);
+	check_handles(&l);
+	ck_assert_int_eq(l.n, 2);
+	// xlogo's WM_CLASS is "xlogo", "XLogo"
+	struct handle *x = find(&l, "XLogo");
+	ck_assert_msg(x != NULL, "the X window is not listed with app_id XLogo");
+	ck_assert_str_eq(x->title, "X list window");
+	struct handle *w = find(&l, "list-wayland");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_str_ne(x->identifier, w->identifier);
+	char *x_id = strdup(x->identifier);
+
+	// killed: its handle is closed, the xdg one is not
+	harness_proc_signal(first, SIGKILL);
+	ck_assert(harness_proc_wait(first, HARNESS_STOP_TIMEOUT_MS));
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	lister_sync(&l);
+	ck_assert(x->closed);
+	ck_assert(!w->closed);
+
+	// a second X window: an identifier never seen
+	const char *const second_argv[] = { "xlogo", "-title", "X again",
+		"-geometry", "100x80", NULL };
+	struct harness_proc *second =
+			harness_spawn_x11_client(harness, vitrail, second_argv);
+	harness_wait_for_window_count(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	lister_sync(&l);
+	ck_assert_int_eq(l.n, 3);
+	struct handle *again = find(&l, "XLogo");
+	ck_assert_ptr_nonnull(again);
+	ck_assert_str_eq(again->title, "X again");
+	ck_assert_str_ne(again->identifier, x_id);
+	ck_assert_str_ne(again->identifier, w->identifier);
+	check_handles(&l);
+
+	free(x_id);
+	harness_proc_stop(second);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	lister_sync(&l);
+	ck_assert(again->closed);
+	lister_finish(&l);
+	sc_app_finish(&wl_app);
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- runner ------------------------------------------------------------- */
 
 static Suite *toplevel_list_suite(void) {
 	Suite *suite = suite_create("toplevel-list");
 	harness_add_case(suite, "toplevel_list", test_toplevel_list, 60);
+	harness_add_case(suite, "xwayland", test_toplevel_list_xwayland, 90);
 	return suite;
 }
 
