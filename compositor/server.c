@@ -57,6 +57,8 @@
 #include "protocols/ext_foreign_toplevel_list.h"
 #include "protocols/security_context.h"
 #include "protocols/toplevel_icon.h"
+#include "protocols/image_capture_source.h"
+#include "protocols/image_copy_capture.h"
 #include "protocols/xdg_dialog.h"
 #include "protocols/fractional_scale.h"
 #include "protocols/commit_constraints.h"
@@ -392,7 +394,9 @@ bool vt_server_init(struct vt_server *server) {
 			!vt_alpha_modifier_init(server) || !vt_cursor_shape_init(server) ||
 			!vt_security_context_init(server) || !vt_xdg_dialog_init(server) ||
 			!vt_toplevel_icon_init(server) ||
-			!vt_ext_foreign_toplevel_list_init(server)) {
+			!vt_ext_foreign_toplevel_list_init(server) ||
+			!vt_image_capture_source_init(server) ||
+			!vt_image_copy_capture_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the protocol globals");
 		return false;
 	}

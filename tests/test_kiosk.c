@@ -52,6 +52,8 @@ static const char *const privileged[] = {
 	"zwlr_data_control_manager_v1",
 	"zwlr_foreign_toplevel_manager_v1",
 	"ext_foreign_toplevel_list_v1",
+	"ext_image_copy_capture_manager_v1",
+	"ext_output_image_capture_source_manager_v1",
 	"zwlr_input_inhibit_manager_v1",
 	"ext_session_lock_manager_v1",
 };
@@ -121,6 +123,8 @@ START_TEST(test_kiosk_privileged) {
 		"output-management", NULL };
 	vitrail = start(harness, 1, configured);
 	const char *some[] = { "zwlr_screencopy_manager_v1",
+		"ext_image_copy_capture_manager_v1",
+		"ext_output_image_capture_source_manager_v1",
 		"zwlr_virtual_pointer_manager_v1", "zwp_virtual_keyboard_manager_v1",
 		"zwlr_output_manager_v1", NULL };
 	check_globals(harness, vitrail, "kiosk, allowed", some);

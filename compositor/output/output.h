@@ -93,13 +93,17 @@ struct vt_frame_presented_event {
 	uint64_t presented_ns, display_ns;
 };
 
-/* frame_events.shown: a presented frame's pixels (test protocol) */
+/* frame_events.shown: a presented frame's pixels (test protocol, image
+ * copy capture), valid during the emission only */
 struct vt_frame_shown_event {
 	struct vt_output *output;
 	uint64_t seq;
 	const void *data;
 	size_t stride;
 	int32_t width, height;
+	/* the output pixels this frame changed (NULL: all of them) */
+	const pixman_region32_t *damage;
+	uint64_t presented_ns; /* CLOCK_MONOTONIC */
 };
 
 /* frame_events.dropped: a frame never shown; its feedbacks go to next
@@ -175,6 +179,9 @@ void vt_outputs_add_changes(struct vt_server *server,
  * changed: animations) and/or VT_PACER_CALLBACKS (clients wait for frame
  * callbacks). The outputs' pacing decides when. */
 void vt_server_request_frame(struct vt_server *server, uint32_t wants);
+/* A new frame of the whole output, drawn anew (a capture that may not
+ * wait for new content). */
+void vt_output_request_full_frame(struct vt_output *output);
 /* The renderer completed frames (its fd is readable). */
 void vt_outputs_frames_completed(struct vt_server *server);
 /* One display slot of an output's frame timeline. */

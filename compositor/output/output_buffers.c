@@ -463,6 +463,10 @@ void vt_outputs_add_changes(struct vt_server *server,
 	}
 }
 
+void vt_output_request_full_frame(struct vt_output *output) {
+	output_damage_whole(output);
+}
+
 void output_damage_whole(struct vt_output *output) {
 	vr_changes_damage_all(&output->pending,
 			&(struct vr_box){ 0, 0, output->wlr_output->width,

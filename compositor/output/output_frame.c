@@ -989,6 +989,8 @@ static void frame_presented(struct output_frame *frame,
 			.stride = frame->buffer->stride,
 			.width = frame->buffer->wlr_buffer->width,
 			.height = frame->buffer->wlr_buffer->height,
+			.damage = &frame->damage,
+			.presented_ns = presented_ns,
 		};
 		wl_signal_emit(&output->server->frame_events.shown, &shown);
 	}
