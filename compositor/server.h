@@ -316,6 +316,7 @@ struct vt_server {
 	struct vt_frame_log *frame_log;
 	struct vt_test *test;
 	struct vt_scene_manager *scene; /* vitrail_scene_manager_v1 */
+	struct vt_xdg_dialogs *xdg_dialogs; /* xdg_wm_dialog_v1 */
 	struct vt_scroll_manager *scroll; /* vitrail_scroll_manager_v1 */
 	struct vt_protocols *protocols; /* wlroots' ready-made (protocols.c) */
 	struct vt_session_lock *session_lock; /* ext-session-lock-v1 */

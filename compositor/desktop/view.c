@@ -371,7 +371,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 			view->xdg_surface != NULL;
 			depth++) {
 		struct wlr_xdg_surface *modal =
-				vt_xdg_dialog_modal_of(view->xdg_surface);
+				vt_xdg_dialog_modal_of(view->server, view->xdg_surface);
 		struct vt_view *dialog = modal != NULL ? modal->data : NULL;
 		if (dialog == NULL || dialog == view) {
 			break;

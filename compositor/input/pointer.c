@@ -153,7 +153,7 @@ struct wlr_surface *input_surface_at(struct vt_server *server, double lx,
 		*view = v;
 	}
 	if (v != NULL && v->kind == VT_VIEW_TOPLEVEL && v->xdg_surface != NULL &&
-			vt_xdg_dialog_modal_of(v->xdg_surface) != NULL) {
+			vt_xdg_dialog_modal_of(server, v->xdg_surface) != NULL) {
 		/* its modal dialog is mapped: the window takes no pointer */
 		return NULL;
 	}

@@ -52,16 +52,18 @@ struct sandboxed {
 	struct metadata meta;
 };
 
+/* The module, made at init: the committed contexts' listeners. */
+struct security_context {
+	struct wl_list listeners; /* sc_listener::link */
+	struct wl_listener display_destroy;
+};
+
 /* A wp_security_context_v1 before its commit (NULL user data after). */
 struct sc_pending {
+	struct security_context *sc;
 	int listen_fd, close_fd;
 	struct metadata meta;
 };
-
-static struct {
-	struct wl_list listeners;
-	struct wl_listener display_destroy;
-} security_context;
 
 static void metadata_free(struct metadata *meta) {
 	free(meta->engine);
@@ -284,9 +286,9 @@ static void context_handle_commit(struct wl_client *client,
 	}
 	/* the fds and the metadata are the listener's now */
 	l->meta = p->meta;
+	wl_list_insert(&p->sc->listeners, &l->link);
 	free(p);
 	wl_resource_set_user_data(resource, NULL);
-	wl_list_insert(&security_context.listeners, &l->link);
 	wlr_log(WLR_DEBUG, "security context: %s %s %s",
 			l->meta.engine != NULL ? l->meta.engine : "-",
 			l->meta.app_id != NULL ? l->meta.app_id : "-",
@@ -344,6 +346,7 @@ static void manager_handle_create_listener(struct wl_client *client,
 		wl_client_post_no_memory(client);
 		return;
 	}
+	p->sc = wl_resource_get_user_data(resource);
 	p->listen_fd = listen_fd;
 	p->close_fd = close_fd;
 	wl_resource_set_implementation(ctx, &context_impl, p,
@@ -363,23 +366,33 @@ static const struct wp_security_context_manager_v1_interface manager_impl = {
 static void manager_bind(struct wl_client *client, void *data, uint32_t version,
 		uint32_t id) {
 	vt_resource_create(client, &wp_security_context_manager_v1_interface,
-			version, id, &manager_impl, NULL, NULL);
+			version, id, &manager_impl, data, NULL);
 }
 
 static void handle_display_destroy(struct wl_listener *listener, void *data) {
+	struct security_context *sc =
+			wl_container_of(listener, sc, display_destroy);
 	struct sc_listener *l, *tmp;
-	wl_list_for_each_safe(l, tmp, &security_context.listeners, link) {
+	wl_list_for_each_safe(l, tmp, &sc->listeners, link) {
 		listener_destroy(l);
 	}
-	wl_list_remove(&security_context.display_destroy.link);
+	wl_list_remove(&sc->display_destroy.link);
+	free(sc);
 }
 
 bool vt_security_context_init(struct vt_server *server) {
-	wl_list_init(&security_context.listeners);
-	security_context.display_destroy.notify = handle_display_destroy;
-	wl_display_add_destroy_listener(server->display,
-			&security_context.display_destroy);
-	return wl_global_create(server->display,
-				   &wp_security_context_manager_v1_interface,
-				   SECURITY_CONTEXT_VERSION, NULL, manager_bind) != NULL;
+	struct security_context *sc = calloc(1, sizeof(*sc));
+	if (sc == NULL) {
+		return false;
+	}
+	if (wl_global_create(server->display,
+				&wp_security_context_manager_v1_interface,
+				SECURITY_CONTEXT_VERSION, sc, manager_bind) == NULL) {
+		free(sc);
+		return false;
+	}
+	wl_list_init(&sc->listeners);
+	sc->display_destroy.notify = handle_display_destroy;
+	wl_display_add_destroy_listener(server->display, &sc->display_destroy);
+	return true;
 }

@@ -67,10 +67,7 @@ struct toplevel_icon {
 	struct wl_listener toplevel_destroy;
 	struct wl_listener commit;
 	struct wl_listener surface_destroy;
-	struct wl_list link; /* toplevels */
 };
-
-static struct wl_list toplevels;
 
 static void data_unref(struct icon_data *data) {
 	if (data == NULL || --data->refs > 0) {
@@ -96,7 +93,6 @@ static void toplevel_icon_destroy(struct toplevel_icon *t) {
 	wl_list_remove(&t->toplevel_destroy.link);
 	wl_list_remove(&t->commit.link);
 	wl_list_remove(&t->surface_destroy.link);
-	wl_list_remove(&t->link);
 	data_unref(t->pending);
 	data_unref(t->current);
 	free(t);
@@ -136,12 +132,14 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 			t->current != NULL ? t->current->buffers_len : 0);
 }
 
+/* The toplevel's icon state, made on first use: found through its
+ * destroy listener on the xdg_toplevel, so the module keeps no list. */
 static struct toplevel_icon *toplevel_icon_get(struct wl_resource *toplevel) {
+	struct wl_listener *listener =
+			wl_resource_get_destroy_listener(toplevel, handle_toplevel_destroy);
 	struct toplevel_icon *t;
-	wl_list_for_each(t, &toplevels, link) {
-		if (t->toplevel == toplevel) {
-			return t;
-		}
+	if (listener != NULL) {
+		return wl_container_of(listener, t, toplevel_destroy);
 	}
 	struct wlr_xdg_surface *xdg_surface =
 			wlr_xdg_surface_from_toplevel_resource(toplevel);
@@ -156,7 +154,6 @@ static struct toplevel_icon *toplevel_icon_get(struct wl_resource *toplevel) {
 	wl_signal_add(&t->surface->events.commit, &t->commit);
 	t->surface_destroy.notify = handle_surface_destroy;
 	wl_signal_add(&t->surface->events.destroy, &t->surface_destroy);
-	wl_list_insert(&toplevels, &t->link);
 	return t;
 }
 
@@ -361,7 +358,6 @@ static void manager_bind(struct wl_client *client, void *data, uint32_t version,
 }
 
 bool vt_toplevel_icon_init(struct vt_server *server) {
-	wl_list_init(&toplevels);
 	return wl_global_create(server->display,
 				   &xdg_toplevel_icon_manager_v1_interface,
 				   TOPLEVEL_ICON_VERSION, NULL, manager_bind) != NULL;

@@ -26,10 +26,15 @@ struct dialog {
 	struct wlr_xdg_toplevel *toplevel;
 	bool modal;
 	struct wl_listener toplevel_destroy;
-	struct wl_list link; /* dialogs */
+	struct wl_list link; /* vt_xdg_dialogs::dialogs */
 };
 
-static struct wl_list dialogs;
+/* The module, made at init (server->xdg_dialogs). */
+struct vt_xdg_dialogs {
+	struct vt_server *server;
+	struct wl_list dialogs; /* dialog::link */
+	struct wl_listener display_destroy;
+};
 
 static const struct xdg_dialog_v1_interface dialog_impl;
 
@@ -85,9 +90,10 @@ static void manager_handle_get_dialog(struct wl_client *client,
 			wlr_xdg_surface_from_toplevel_resource(toplevel_resource);
 	struct wlr_xdg_toplevel *toplevel =
 			xdg_surface != NULL ? xdg_surface->toplevel : NULL;
+	struct vt_xdg_dialogs *dialogs = wl_resource_get_user_data(resource);
 	struct dialog *d;
 	if (toplevel != NULL) {
-		wl_list_for_each(d, &dialogs, link) {
+		wl_list_for_each(d, &dialogs->dialogs, link) {
 			if (d->toplevel == toplevel) {
 				wl_resource_post_error(resource,
 						XDG_WM_DIALOG_V1_ERROR_ALREADY_USED,
@@ -117,7 +123,7 @@ static void manager_handle_get_dialog(struct wl_client *client,
 		wl_resource_add_destroy_listener(toplevel_resource,
 				&d->toplevel_destroy);
 	}
-	wl_list_insert(&dialogs, &d->link);
+	wl_list_insert(&dialogs->dialogs, &d->link);
 	wl_resource_set_implementation(d_resource, &dialog_impl, d,
 			handle_resource_destroy);
 }
@@ -135,15 +141,17 @@ static const struct xdg_wm_dialog_v1_interface manager_impl = {
 static void manager_bind(struct wl_client *client, void *data, uint32_t version,
 		uint32_t id) {
 	vt_resource_create(client, &xdg_wm_dialog_v1_interface, version, id,
-			&manager_impl, NULL, NULL);
+			&manager_impl, data, NULL);
 }
 
-struct wlr_xdg_surface *vt_xdg_dialog_modal_of(struct wlr_xdg_surface *parent) {
-	if (parent == NULL || dialogs.next == NULL) {
+struct wlr_xdg_surface *vt_xdg_dialog_modal_of(struct vt_server *server,
+		struct wlr_xdg_surface *parent) {
+	struct vt_xdg_dialogs *dialogs = server->xdg_dialogs;
+	if (parent == NULL || dialogs == NULL) {
 		return NULL;
 	}
 	struct dialog *d;
-	wl_list_for_each(d, &dialogs, link) {
+	wl_list_for_each(d, &dialogs->dialogs, link) {
 		if (d->modal && d->toplevel != NULL && d->toplevel->parent == parent &&
 				d->toplevel->base->mapped) {
 			return d->toplevel->base;
@@ -152,8 +160,30 @@ struct wlr_xdg_surface *vt_xdg_dialog_modal_of(struct wlr_xdg_surface *parent) {
 	return NULL;
 }
 
+static void handle_display_destroy(struct wl_listener *listener, void *data) {
+	struct vt_xdg_dialogs *dialogs =
+			wl_container_of(listener, dialogs, display_destroy);
+	/* the clients went first, and their dialogs with them */
+	struct vt_server *server = dialogs->server;
+	server->xdg_dialogs = NULL;
+	wl_list_remove(&dialogs->display_destroy.link);
+	free(dialogs);
+}
+
 bool vt_xdg_dialog_init(struct vt_server *server) {
-	wl_list_init(&dialogs);
-	return wl_global_create(server->display, &xdg_wm_dialog_v1_interface,
-				   XDG_DIALOG_VERSION, NULL, manager_bind) != NULL;
+	struct vt_xdg_dialogs *dialogs = calloc(1, sizeof(*dialogs));
+	if (dialogs == NULL) {
+		return false;
+	}
+	if (wl_global_create(server->display, &xdg_wm_dialog_v1_interface,
+				XDG_DIALOG_VERSION, dialogs, manager_bind) == NULL) {
+		free(dialogs);
+		return false;
+	}
+	dialogs->server = server;
+	wl_list_init(&dialogs->dialogs);
+	dialogs->display_destroy.notify = handle_display_destroy;
+	wl_display_add_destroy_listener(server->display, &dialogs->display_destroy);
+	server->xdg_dialogs = dialogs;
+	return true;
 }

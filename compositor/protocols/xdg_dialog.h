@@ -13,6 +13,7 @@ struct wlr_xdg_surface;
 bool vt_xdg_dialog_init(struct vt_server *server);
 /* A mapped toplevel marked modal whose parent is `parent` (the first
  * found), NULL when none: the parent then takes no input. */
-struct wlr_xdg_surface *vt_xdg_dialog_modal_of(struct wlr_xdg_surface *parent);
+struct wlr_xdg_surface *vt_xdg_dialog_modal_of(struct vt_server *server,
+		struct wlr_xdg_surface *parent);
 
 #endif
