@@ -82,11 +82,8 @@ struct vt_surface {
 	 * the first request */
 	struct vt_surface_presentation *presentation;
 	/* its held commits (commit_queue.c), shared by frame_timing.c and
-	 * commit_constraints.c (made on first use); whether it has a
-	 * wp_fifo_v1, a wp_commit_timer_v1 */
+	 * commit_constraints.c (made on first use) */
 	struct vt_commit_queue *commit_queue;
-	bool has_fifo;
-	bool has_commit_timer;
 	/* wp_presentation.feedback requests since its last commit (the
 	 * limit is protocols.c's) */
 	uint32_t feedback_requests;

@@ -6,7 +6,6 @@
  * engines draw the buffer at that alpha. Subsurfaces are surfaces of
  * their own and keep theirs.
  */
-#include <assert.h>
 #include <stdlib.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_surface.h>
@@ -14,48 +13,43 @@
 #include "alpha-modifier-v1-protocol.h"
 #include "desktop/surface.h"
 #include "protocols/alpha_modifier.h"
+#include "protocols/surface_addon.h"
 #include "server.h"
 #include "util.h"
 
 #define ALPHA_MODIFIER_VERSION 1
 
-/* One wp_alpha_modifier_surface_v1; surface is NULL once its wl_surface
- * is gone (requests then raise no_surface). */
+/* One wp_alpha_modifier_surface_v1; its surface is NULL once the
+ * wl_surface is gone (requests then raise no_surface). */
 struct alpha_modifier {
-	struct wl_resource *resource;
-	struct wlr_surface *surface;
-	struct wl_listener surface_destroy;
+	struct vt_surface_addon addon;
 };
 
 static const struct wp_alpha_modifier_surface_v1_interface modifier_impl;
 
 static struct alpha_modifier *modifier_from_resource(
 		struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource,
-			&wp_alpha_modifier_surface_v1_interface, &modifier_impl));
-	return wl_resource_get_user_data(resource);
+	struct alpha_modifier *m;
+	return wl_container_of(vt_surface_addon_from_resource(resource,
+								   &wp_alpha_modifier_surface_v1_interface,
+								   &modifier_impl),
+			m, addon);
 }
 
 static void set_pending(struct alpha_modifier *m, uint32_t factor) {
-	struct vt_surface *surface =
-			m->surface != NULL ? vt_surface_from_wlr(m->surface) : NULL;
+	struct vt_surface *surface = m->addon.surface != NULL ?
+			vt_surface_from_wlr(m->addon.surface) :
+			NULL;
 	if (surface != NULL) {
 		surface->alpha_multiplier_pending = factor;
 	}
-}
-
-static void handle_surface_destroy(struct wl_listener *listener, void *data) {
-	struct alpha_modifier *m = wl_container_of(listener, m, surface_destroy);
-	wl_list_remove(&m->surface_destroy.link);
-	wl_list_init(&m->surface_destroy.link);
-	m->surface = NULL;
 }
 
 static void handle_resource_destroy(struct wl_resource *resource) {
 	struct alpha_modifier *m = modifier_from_resource(resource);
 	/* like set_multiplier(UINT32_MAX): the next commit is opaque again */
 	set_pending(m, UINT32_MAX);
-	wl_list_remove(&m->surface_destroy.link);
+	vt_surface_addon_finish(&m->addon);
 	free(m);
 }
 
@@ -67,7 +61,7 @@ static void modifier_handle_destroy(struct wl_client *client,
 static void modifier_handle_set_multiplier(struct wl_client *client,
 		struct wl_resource *resource, uint32_t factor) {
 	struct alpha_modifier *m = modifier_from_resource(resource);
-	if (m->surface == NULL) {
+	if (m->addon.surface == NULL) {
 		wl_resource_post_error(resource,
 				WP_ALPHA_MODIFIER_SURFACE_V1_ERROR_NO_SURFACE,
 				"its wl_surface was destroyed");
@@ -81,51 +75,20 @@ static const struct wp_alpha_modifier_surface_v1_interface modifier_impl = {
 	.set_multiplier = modifier_handle_set_multiplier,
 };
 
-static enum wl_iterator_result find_modifier(struct wl_resource *resource,
-		void *data) {
-	struct wlr_surface **surface = data;
-	if (wl_resource_instance_of(resource,
-				&wp_alpha_modifier_surface_v1_interface, &modifier_impl)) {
-		struct alpha_modifier *m = wl_resource_get_user_data(resource);
-		if (m->surface == *surface) {
-			*surface = NULL;
-			return WL_ITERATOR_STOP;
-		}
-	}
-	return WL_ITERATOR_CONTINUE;
-}
-
 static void manager_handle_get(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id,
 		struct wl_resource *surface_resource) {
-	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
-	struct wlr_surface *search = surface;
-	wl_client_for_each_resource(client, find_modifier, &search);
-	if (search == NULL) {
-		wl_resource_post_error(resource,
-				WP_ALPHA_MODIFIER_V1_ERROR_ALREADY_CONSTRUCTED,
-				"wl_surface@%u has a wp_alpha_modifier_surface_v1 already",
-				wl_resource_get_id(surface_resource));
-		return;
-	}
 	struct alpha_modifier *m = calloc(1, sizeof(*m));
-	struct wl_resource *m_resource =
-			wl_resource_create(client, &wp_alpha_modifier_surface_v1_interface,
-					wl_resource_get_version(resource), id);
-	if (m == NULL || m_resource == NULL) {
-		free(m);
-		if (m_resource != NULL) {
-			wl_resource_destroy(m_resource);
-		}
+	if (m == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
-	m->resource = m_resource;
-	m->surface = surface;
-	m->surface_destroy.notify = handle_surface_destroy;
-	wl_signal_add(&surface->events.destroy, &m->surface_destroy);
-	wl_resource_set_implementation(m_resource, &modifier_impl, m,
-			handle_resource_destroy);
+	if (!vt_surface_addon_create(&m->addon, resource, id, surface_resource,
+				&wp_alpha_modifier_surface_v1_interface, &modifier_impl,
+				handle_resource_destroy,
+				WP_ALPHA_MODIFIER_V1_ERROR_ALREADY_CONSTRUCTED)) {
+		free(m);
+	}
 }
 
 static void manager_handle_destroy(struct wl_client *client,

@@ -15,7 +15,6 @@
  */
 #include "protocols/commit_constraints.h"
 
-#include <assert.h>
 #include <stdlib.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_surface.h>
@@ -24,6 +23,7 @@
 #include "desktop/surface.h"
 #include "fifo-v1-protocol.h"
 #include "protocols/commit_queue.h"
+#include "protocols/surface_addon.h"
 #include "server.h"
 #include "util.h"
 
@@ -31,9 +31,7 @@
 
 /* A wp_fifo_v1 or a wp_commit_timer_v1. */
 struct constraint {
-	struct wl_resource *resource;
-	struct vt_surface *surface; /* NULL once destroyed */
-	struct wl_listener surface_destroy;
+	struct vt_surface_addon addon;
 	bool timer; /* wp_commit_timer_v1 */
 	uint32_t timestamp_seq; /* the commit the last timestamp is for */
 	bool has_timestamp;
@@ -42,25 +40,18 @@ struct constraint {
 static const struct wp_fifo_v1_interface fifo_impl;
 static const struct wp_commit_timer_v1_interface timer_impl;
 
-static void handle_surface_destroy(struct wl_listener *listener, void *data) {
-	struct constraint *c = wl_container_of(listener, c, surface_destroy);
-	wl_list_remove(&c->surface_destroy.link);
-	wl_list_init(&c->surface_destroy.link);
-	c->surface = NULL;
+static void constraint_resource_destroy(struct wl_resource *resource) {
+	struct vt_surface_addon *addon = wl_resource_get_user_data(resource);
+	struct constraint *c = wl_container_of(addon, c, addon);
+	/* what it asked for stays (the protocols say so) */
+	vt_surface_addon_finish(&c->addon);
+	free(c);
 }
 
-static void constraint_resource_destroy(struct wl_resource *resource) {
-	struct constraint *c = wl_resource_get_user_data(resource);
-	if (c->surface != NULL) {
-		if (c->timer) {
-			c->surface->has_commit_timer = false;
-		} else {
-			c->surface->has_fifo = false;
-		}
-	}
-	/* what it asked for stays (the protocols say so) */
-	wl_list_remove(&c->surface_destroy.link);
-	free(c);
+/* The constraint's surface, NULL once destroyed. */
+static struct vt_surface *constraint_surface(struct constraint *c) {
+	return c->addon.surface != NULL ? vt_surface_from_wlr(c->addon.surface) :
+									  NULL;
 }
 
 static void handle_destroy(struct wl_client *client,
@@ -72,14 +63,15 @@ static void handle_destroy(struct wl_client *client,
  * NULL. */
 static struct vt_commit_queue *constraint_queue(struct constraint *c,
 		uint32_t error_code) {
-	if (c->surface == NULL) {
-		wl_resource_post_error(c->resource, error_code,
+	struct vt_surface *surface = constraint_surface(c);
+	if (surface == NULL) {
+		wl_resource_post_error(c->addon.resource, error_code,
 				"the wl_surface was destroyed");
 		return NULL;
 	}
-	struct vt_commit_queue *queue = vt_commit_queue_of(c->surface);
+	struct vt_commit_queue *queue = vt_commit_queue_of(surface);
 	if (queue == NULL) {
-		wl_resource_post_no_memory(c->resource);
+		wl_resource_post_no_memory(c->addon.resource);
 	}
 	return queue;
 }
@@ -88,9 +80,10 @@ static struct vt_commit_queue *constraint_queue(struct constraint *c,
  */
 
 static struct constraint *fifo_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource, &wp_fifo_v1_interface,
-			&fifo_impl));
-	return wl_resource_get_user_data(resource);
+	struct constraint *c;
+	return wl_container_of(vt_surface_addon_from_resource(resource,
+								   &wp_fifo_v1_interface, &fifo_impl),
+			c, addon);
 }
 
 static void fifo_handle_set_barrier(struct wl_client *client,
@@ -112,8 +105,8 @@ static void fifo_handle_wait_barrier(struct wl_client *client,
 	}
 	/* the constraint is ignored for a synchronized subsurface (its own
 	 * mode: wlroots caches its commits for its parent's anyway) */
-	if (c->surface->subsurface != NULL &&
-			c->surface->subsurface->synchronized) {
+	struct vt_surface *surface = constraint_surface(c);
+	if (surface->subsurface != NULL && surface->subsurface->synchronized) {
 		return;
 	}
 	vt_commit_queue_wait_barrier(queue);
@@ -129,9 +122,10 @@ static const struct wp_fifo_v1_interface fifo_impl = {
  */
 
 static struct constraint *timer_from_resource(struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource, &wp_commit_timer_v1_interface,
-			&timer_impl));
-	return wl_resource_get_user_data(resource);
+	struct constraint *c;
+	return wl_container_of(vt_surface_addon_from_resource(resource,
+								   &wp_commit_timer_v1_interface, &timer_impl),
+			c, addon);
 }
 
 static void timer_handle_set_timestamp(struct wl_client *client,
@@ -149,7 +143,7 @@ static void timer_handle_set_timestamp(struct wl_client *client,
 				"tv_nsec %u: must be under 1000000000", nsec);
 		return;
 	}
-	uint32_t seq = c->surface->wlr_surface->pending.seq;
+	uint32_t seq = c->addon.surface->pending.seq;
 	if (c->has_timestamp && c->timestamp_seq == seq) {
 		wl_resource_post_error(resource,
 				WP_COMMIT_TIMER_V1_ERROR_TIMESTAMP_EXISTS,
@@ -179,39 +173,24 @@ static const struct wp_commit_timer_v1_interface timer_impl = {
 static void constraint_create(struct wl_client *client,
 		struct wl_resource *manager, uint32_t id,
 		struct wl_resource *surface_resource, bool timer) {
-	struct vt_surface *surface =
-			vt_surface_from_wlr(wlr_surface_from_resource(surface_resource));
-	bool exists = surface != NULL &&
-			(timer ? surface->has_commit_timer : surface->has_fifo);
-	if (exists) {
-		wl_resource_post_error(manager,
-				timer ? WP_COMMIT_TIMING_MANAGER_V1_ERROR_COMMIT_TIMER_EXISTS :
-						WP_FIFO_MANAGER_V1_ERROR_ALREADY_EXISTS,
-				"wl_surface@%u has one", wl_resource_get_id(surface_resource));
-		return;
-	}
 	struct constraint *c = calloc(1, sizeof(*c));
-	struct wl_resource *resource = wl_resource_create(client,
-			timer ? &wp_commit_timer_v1_interface : &wp_fifo_v1_interface,
-			wl_resource_get_version(manager), id);
-	if (c == NULL || resource == NULL || surface == NULL) {
-		free(c);
+	if (c == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
-	c->resource = resource;
-	c->surface = surface;
 	c->timer = timer;
-	if (timer) {
-		surface->has_commit_timer = true;
-	} else {
-		surface->has_fifo = true;
+	bool made = timer ?
+			vt_surface_addon_create(&c->addon, manager, id, surface_resource,
+					&wp_commit_timer_v1_interface, &timer_impl,
+					constraint_resource_destroy,
+					WP_COMMIT_TIMING_MANAGER_V1_ERROR_COMMIT_TIMER_EXISTS) :
+			vt_surface_addon_create(&c->addon, manager, id, surface_resource,
+					&wp_fifo_v1_interface, &fifo_impl,
+					constraint_resource_destroy,
+					WP_FIFO_MANAGER_V1_ERROR_ALREADY_EXISTS);
+	if (!made) {
+		free(c);
 	}
-	c->surface_destroy.notify = handle_surface_destroy;
-	wl_signal_add(&surface->events.destroy, &c->surface_destroy);
-	wl_resource_set_implementation(resource,
-			timer ? (const void *)&timer_impl : (const void *)&fifo_impl, c,
-			constraint_resource_destroy);
 }
 
 static void fifo_manager_get_fifo(struct wl_client *client,

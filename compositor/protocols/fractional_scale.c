@@ -6,7 +6,6 @@
  * the surface enters an output (view.c sends wl_surface.enter for a
  * toplevel's surfaces as it comes to an output).
  */
-#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <wayland-server-core.h>
@@ -16,43 +15,26 @@
 #include "fractional-scale-v1-protocol.h"
 #include "output/output.h"
 #include "protocols/fractional_scale.h"
+#include "protocols/surface_addon.h"
 #include "server.h"
 #include "util.h"
 
 #define FRACTIONAL_SCALE_VERSION 1
 
 struct fractional_scale {
-	struct wl_resource *resource;
-	struct wlr_surface *surface;
-	struct wl_listener surface_destroy;
+	struct vt_surface_addon addon;
 };
 
 static const struct wp_fractional_scale_v1_interface scale_impl;
 
-static struct fractional_scale *scale_from_resource(
-		struct wl_resource *resource) {
-	assert(wl_resource_instance_of(resource, &wp_fractional_scale_v1_interface,
-			&scale_impl));
-	return wl_resource_get_user_data(resource);
-}
-
-static void scale_destroy(struct fractional_scale *fs) {
-	if (fs == NULL) {
-		return;
-	}
-	wl_list_remove(&fs->surface_destroy.link);
-	wl_resource_set_user_data(fs->resource, NULL);
-	free(fs);
-}
-
-static void handle_surface_destroy(struct wl_listener *listener, void *data) {
-	struct fractional_scale *fs =
-			wl_container_of(listener, fs, surface_destroy);
-	scale_destroy(fs);
-}
-
 static void handle_resource_destroy(struct wl_resource *resource) {
-	scale_destroy(scale_from_resource(resource));
+	struct fractional_scale *fs;
+	fs = wl_container_of(vt_surface_addon_from_resource(resource,
+								 &wp_fractional_scale_v1_interface,
+								 &scale_impl),
+			fs, addon);
+	vt_surface_addon_finish(&fs->addon);
+	free(fs);
 }
 
 static void scale_handle_destroy(struct wl_client *client,
@@ -64,93 +46,43 @@ static const struct wp_fractional_scale_v1_interface scale_impl = {
 	.destroy = scale_handle_destroy,
 };
 
-static enum wl_iterator_result find_scale(struct wl_resource *resource,
-		void *data) {
-	struct wlr_surface **surface = data;
-	if (wl_resource_instance_of(resource, &wp_fractional_scale_v1_interface,
-				&scale_impl)) {
-		struct fractional_scale *fs = wl_resource_get_user_data(resource);
-		if (fs != NULL && fs->surface == *surface) {
-			*surface = NULL;
-			return WL_ITERATOR_STOP;
-		}
-	}
-	return WL_ITERATOR_CONTINUE;
+static void send_scale(struct wl_resource *resource, float scale) {
+	wp_fractional_scale_v1_send_preferred_scale(resource,
+			(uint32_t)lroundf(scale * 120.0f));
 }
 
 static void manager_handle_get(struct wl_client *client,
 		struct wl_resource *resource, uint32_t id,
 		struct wl_resource *surface_resource) {
 	struct vt_server *server = wl_resource_get_user_data(resource);
-	struct wlr_surface *surface = wlr_surface_from_resource(surface_resource);
-	struct wlr_surface *search = surface;
-	wl_client_for_each_resource(client, find_scale, &search);
-	if (search == NULL) {
-		wl_resource_post_error(resource,
-				WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS,
-				"wl_surface@%u has a wp_fractional_scale_v1 already",
-				wl_resource_get_id(surface_resource));
-		return;
-	}
 	struct fractional_scale *fs = calloc(1, sizeof(*fs));
-	struct wl_resource *fs_resource =
-			wl_resource_create(client, &wp_fractional_scale_v1_interface,
-					wl_resource_get_version(resource), id);
-	if (fs == NULL || fs_resource == NULL) {
-		free(fs);
-		if (fs_resource != NULL) {
-			wl_resource_destroy(fs_resource);
-		}
+	if (fs == NULL) {
 		wl_client_post_no_memory(client);
 		return;
 	}
-	fs->resource = fs_resource;
-	fs->surface = surface;
-	fs->surface_destroy.notify = handle_surface_destroy;
-	wl_signal_add(&surface->events.destroy, &fs->surface_destroy);
-	wl_resource_set_implementation(fs_resource, &scale_impl, fs,
-			handle_resource_destroy);
-
-	struct vt_surface *s = vt_surface_from_wlr(surface);
+	if (!vt_surface_addon_create(&fs->addon, resource, id, surface_resource,
+				&wp_fractional_scale_v1_interface, &scale_impl,
+				handle_resource_destroy,
+				WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS)) {
+		free(fs);
+		return;
+	}
+	struct vt_surface *s = vt_surface_from_wlr(fs->addon.surface);
 	struct vt_output *output = s != NULL ? vt_surface_output(s) : NULL;
 	if (output == NULL) {
 		output = vt_output_next(server, NULL);
 	}
-	float scale = output != NULL ? vt_output_wlr(output)->scale : 1.0f;
-	wp_fractional_scale_v1_send_preferred_scale(fs_resource,
-			(uint32_t)lroundf(scale * 120.0f));
-}
-
-static void send_scale(struct wl_resource *resource,
-		struct wlr_output *output) {
-	wp_fractional_scale_v1_send_preferred_scale(resource,
-			(uint32_t)lroundf(output->scale * 120.0f));
-}
-
-struct entered {
-	struct wlr_surface *surface;
-	struct wlr_output *output;
-};
-
-static enum wl_iterator_result send_entered(struct wl_resource *resource,
-		void *data) {
-	struct entered *e = data;
-	if (wl_resource_instance_of(resource, &wp_fractional_scale_v1_interface,
-				&scale_impl)) {
-		struct fractional_scale *fs = wl_resource_get_user_data(resource);
-		if (fs != NULL && fs->surface == e->surface) {
-			send_scale(resource, e->output);
-			return WL_ITERATOR_STOP;
-		}
-	}
-	return WL_ITERATOR_CONTINUE;
+	send_scale(fs->addon.resource,
+			output != NULL ? vt_output_wlr(output)->scale : 1.0f);
 }
 
 void vt_fractional_scale_entered(struct wlr_surface *surface,
 		struct wlr_output *output) {
-	struct entered e = { surface, output };
-	wl_client_for_each_resource(wl_resource_get_client(surface->resource),
-			send_entered, &e);
+	struct vt_surface_addon *addon = vt_surface_addon_find(surface,
+			&wp_fractional_scale_v1_interface, &scale_impl);
+	if (addon != NULL) {
+		send_scale(addon->resource, output->scale);
+	}
 }
 
 static void manager_handle_destroy(struct wl_client *client,
