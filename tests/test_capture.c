@@ -209,8 +209,10 @@ static void capturer_start(struct capturer *c, uint32_t options) {
 	wl_display_roundtrip(c->display);
 }
 
-/* A new frame object with buffer attached (damaged whole) and captured. */
-static void capturer_capture(struct capturer *c, struct wl_buffer *buffer) {
+/* A new frame object with buffer attached, damaged in box (NULL: whole)
+ * and captured. */
+static void capturer_capture_damaged(struct capturer *c,
+		struct wl_buffer *buffer, const pixman_box32_t *box) {
 	if (c->frame != NULL) {
 		ext_image_copy_capture_frame_v1_destroy(c->frame);
 	}
@@ -220,10 +222,19 @@ static void capturer_capture(struct capturer *c, struct wl_buffer *buffer) {
 	c->frame = ext_image_copy_capture_session_v1_create_frame(c->session);
 	ext_image_copy_capture_frame_v1_add_listener(c->frame, &frame_listener, c);
 	ext_image_copy_capture_frame_v1_attach_buffer(c->frame, buffer);
-	ext_image_copy_capture_frame_v1_damage_buffer(c->frame, 0, 0, INT32_MAX / 2,
-			INT32_MAX / 2);
+	if (box == NULL) {
+		ext_image_copy_capture_frame_v1_damage_buffer(c->frame, 0, 0,
+				INT32_MAX / 2, INT32_MAX / 2);
+	} else {
+		ext_image_copy_capture_frame_v1_damage_buffer(c->frame, box->x1,
+				box->y1, box->x2 - box->x1, box->y2 - box->y1);
+	}
 	ext_image_copy_capture_frame_v1_capture(c->frame);
 	wl_display_flush(c->display);
+}
+
+static void capturer_capture(struct capturer *c, struct wl_buffer *buffer) {
+	capturer_capture_damaged(c, buffer, NULL);
 }
 
 /* Dispatch until the frame is answered (ready or failed). */
@@ -387,6 +398,30 @@ START_TEST(test_capture_output) {
 	ck_assert_msg(inside == box, "%ld of the window's %ld pixels are green",
 			inside, box);
 
+	// only the frame's damage and the client's are written: the window
+	// turns red again, the client damages one pixel of the top-right
+	// corner, and the far corner keeps what the client left there
+	const uint32_t sentinel = 0x00abcdefu;
+	for (size_t i = 0; i < buf->size / 4; i++) {
+		buf->pixels[i] = sentinel;
+	}
+	const pixman_box32_t corner = { OUTPUT_W - 1, 0, OUTPUT_W, 1 };
+	capturer_capture_damaged(&c, buf->wl_buffer, &corner);
+	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
+	wl_surface_attach(app.surface, app.buffer->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, WIN_W, WIN_H);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	capturer_wait(&c);
+	ck_assert_msg(c.ready, "the third capture failed (reason %u)", c.reason);
+	count_colour(buf->pixels, RED, &w, &inside, &all);
+	ck_assert_msg(inside == box, "%ld of the window's %ld pixels are red",
+			inside, box);
+	ck_assert_uint_eq(buf->pixels[OUTPUT_W - 1] & 0xffffff, bg);
+	ck_assert_msg(buf->pixels[(OUTPUT_H - 1) * OUTPUT_W + OUTPUT_W - 1] ==
+					sentinel,
+			"a pixel neither damaged nor asked for was written");
+
 	// ARGB8888: the same pixels, opaque
 	struct capturer c2;
 	capturer_init(&c2, vitrail);
@@ -396,7 +431,7 @@ START_TEST(test_capture_output) {
 	capturer_capture(&c2, argb->wl_buffer);
 	capturer_wait(&c2);
 	ck_assert(c2.ready);
-	count_colour(argb->pixels, GREEN, &w, &inside, &all);
+	count_colour(argb->pixels, RED, &w, &inside, &all);
 	ck_assert_int_eq(inside, box);
 	for (int i = 0; i < OUTPUT_W * OUTPUT_H; i += 97) {
 		ck_assert_uint_eq(argb->pixels[i] >> 24, 0xff);

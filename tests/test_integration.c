@@ -457,6 +457,8 @@ START_TEST(test_integration_protocols_advertised) {
 		"wp_viewporter",
 		"zxdg_output_manager_v1",
 		"zwlr_screencopy_manager_v1",
+		"ext_image_copy_capture_manager_v1",
+		"ext_output_image_capture_source_manager_v1",
 		"zwlr_virtual_pointer_manager_v1",
 		"zwp_virtual_keyboard_manager_v1",
 		"vitrail_scene_manager_v1",

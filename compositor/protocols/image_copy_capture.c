@@ -8,7 +8,11 @@
  * frame and is answered when that frame is shown; later ones are answered
  * by the next frame the output shows (the protocol lets them wait for new
  * content), with the damage of every frame shown since the session's last
- * ready. The whole buffer is copied each time.
+ * ready. Only what may differ from the buffer's last capture is copied:
+ * the damage the client gives (damage_buffer: what changed since that
+ * buffer was last captured, the damage events of the frames since) and
+ * the damage sent with this frame; a session's first frame, and the
+ * first after a new size, copies all of it.
  *
  * Buffers: wl_shm, XRGB8888 or ARGB8888 (opaque), of the output buffer's
  * size; anything else fails with buffer_constraints. The output's pixels
@@ -58,6 +62,7 @@ struct capture_frame {
 	struct capture_session *session; /* NULL once the session is gone */
 	struct wl_resource *buffer;
 	struct wl_listener buffer_destroy;
+	pixman_region32_t client_damage; /* damage_buffer, buffer pixels */
 	bool captured; /* capture was sent */
 	bool waiting; /* captured, for the next shown frame */
 };
@@ -125,22 +130,41 @@ static void frame_copy(struct capture_frame *frame,
 				EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_BUFFER_CONSTRAINTS);
 		return;
 	}
+	/* what to write: all of a first frame, else the damage to send and
+	 * the client's */
+	pixman_region32_t copy;
+	pixman_region32_init_rect(&copy, 0, 0, (unsigned)session->width,
+			(unsigned)session->height);
+	if (session->captured_once) {
+		pixman_region32_t wanted;
+		pixman_region32_init(&wanted);
+		pixman_region32_union(&wanted, &session->damage, &frame->client_damage);
+		pixman_region32_intersect(&copy, &copy, &wanted);
+		pixman_region32_fini(&wanted);
+	}
 	bool opaque_alpha = wl_shm_buffer_get_format(shm) == WL_SHM_FORMAT_ARGB8888;
 	int32_t stride = wl_shm_buffer_get_stride(shm);
 	wl_shm_buffer_begin_access(shm);
 	uint8_t *dst = wl_shm_buffer_get_data(shm);
 	const uint8_t *src = shown->data;
-	for (int32_t y = 0; y < session->height; y++) {
-		uint32_t *row = (uint32_t *)(dst + (size_t)y * stride);
-		memcpy(row, src + (size_t)y * shown->stride,
-				(size_t)session->width * 4);
-		if (opaque_alpha) {
-			for (int32_t x = 0; x < session->width; x++) {
-				row[x] |= 0xff000000u;
+	int nrects;
+	const pixman_box32_t *rects = pixman_region32_rectangles(&copy, &nrects);
+	for (int i = 0; i < nrects; i++) {
+		const pixman_box32_t *r = &rects[i];
+		size_t bytes = (size_t)(r->x2 - r->x1) * 4;
+		for (int32_t y = r->y1; y < r->y2; y++) {
+			uint32_t *row = (uint32_t *)(dst + (size_t)y * stride) + r->x1;
+			memcpy(row, src + (size_t)y * shown->stride + (size_t)r->x1 * 4,
+					bytes);
+			if (opaque_alpha) {
+				for (int32_t x = 0; x < r->x2 - r->x1; x++) {
+					row[x] |= 0xff000000u;
+				}
 			}
 		}
 	}
 	wl_shm_buffer_end_access(shm);
+	pixman_region32_fini(&copy);
 
 	struct wlr_output *wlr_output = vt_output_wlr(session->output);
 	ext_image_copy_capture_frame_v1_send_transform(frame->resource,
@@ -150,12 +174,12 @@ static void frame_copy(struct capture_frame *frame,
 				session->width, session->height);
 	} else {
 		int n;
-		const pixman_box32_t *rects =
+		const pixman_box32_t *damage =
 				pixman_region32_rectangles(&session->damage, &n);
 		for (int i = 0; i < n; i++) {
 			ext_image_copy_capture_frame_v1_send_damage(frame->resource,
-					rects[i].x1, rects[i].y1, rects[i].x2 - rects[i].x1,
-					rects[i].y2 - rects[i].y1);
+					damage[i].x1, damage[i].y1, damage[i].x2 - damage[i].x1,
+					damage[i].y2 - damage[i].y1);
 		}
 	}
 	uint64_t sec = shown->presented_ns / 1000000000u;
@@ -202,7 +226,8 @@ static void frame_handle_damage_buffer(struct wl_client *client,
 				height);
 		return;
 	}
-	/* the whole buffer is copied at each capture: nothing to keep */
+	pixman_region32_union_rect(&frame->client_damage, &frame->client_damage, x,
+			y, (unsigned)width, (unsigned)height);
 }
 
 static void frame_handle_capture(struct wl_client *client,
@@ -252,6 +277,7 @@ static void frame_resource_destroy(struct wl_resource *resource) {
 		frame->session->frame = NULL;
 	}
 	frame_set_buffer(frame, NULL);
+	pixman_region32_fini(&frame->client_damage);
 	free(frame);
 }
 
@@ -298,11 +324,13 @@ static void session_handle_create_frame(struct wl_client *client,
 		return;
 	}
 	frame->buffer_destroy.notify = frame_handle_buffer_destroy;
+	pixman_region32_init(&frame->client_damage);
 	frame->resource = vt_resource_create(client,
 			&ext_image_copy_capture_frame_v1_interface,
 			wl_resource_get_version(resource), id, &frame_impl, frame,
 			frame_resource_destroy);
 	if (frame->resource == NULL) {
+		pixman_region32_fini(&frame->client_damage);
 		free(frame);
 		return;
 	}
