@@ -38,12 +38,13 @@ bool vt_config_vt_switch(const struct vt_config *config) {
 static const struct {
 	const char *name;
 	uint32_t bit;
-	const char *interfaces[4];
+	const char *interfaces[5];
 } privileges[] = {
 	{ "screencopy", VT_PRIV_SCREENCOPY,
 			{ "zwlr_screencopy_manager_v1", "zwlr_export_dmabuf_manager_v1",
 					"ext_image_copy_capture_manager_v1",
-					"ext_output_image_capture_source_manager_v1" } },
+					"ext_output_image_capture_source_manager_v1",
+					"ext_foreign_toplevel_image_capture_source_manager_v1" } },
 	{ "virtual-input", VT_PRIV_VIRTUAL_INPUT,
 			{ "zwlr_virtual_pointer_manager_v1",
 					"zwp_virtual_keyboard_manager_v1" } },
@@ -64,7 +65,7 @@ static const struct {
 
 uint32_t vt_privilege_of(const char *interface) {
 	for (size_t i = 0; i < sizeof(privileges) / sizeof(privileges[0]); i++) {
-		for (int j = 0; j < 4 && privileges[i].interfaces[j] != NULL; j++) {
+		for (int j = 0; j < 5 && privileges[i].interfaces[j] != NULL; j++) {
 			if (strcmp(interface, privileges[i].interfaces[j]) == 0) {
 				return privileges[i].bit;
 			}

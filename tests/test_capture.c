@@ -12,6 +12,12 @@
  *   covers its box and not the whole output; an ARGB8888 buffer gets
  *   opaque pixels; a buffer of the wrong size fails (buffer_constraints);
  *   unplugging the output stops the session and fails the frame waiting.
+ * toplevel: a window covered by another, captured through its
+ *   ext_foreign_toplevel_list_v1 handle: the constraints are its size and
+ *   every pixel is its own colour, not the one covering it; a second
+ *   capture is answered when it changes colour; it goes away: the session
+ *   stops and the frame waiting fails; a source made from its closed
+ *   handle gives a session stopped at once.
  * errors: duplicate_frame, no_buffer, invalid_buffer_damage,
  *   already_captured (capture twice, attach after capture) and
  *   invalid_option, each on its own connection, by interface and code,
@@ -26,6 +32,7 @@
 #include <pixman.h>
 #include <wayland-client.h>
 
+#include "ext-foreign-toplevel-list-v1-client-protocol.h"
 #include "ext-image-capture-source-v1-client-protocol.h"
 #include "ext-image-copy-capture-v1-client-protocol.h"
 #include "harness.h"
@@ -45,6 +52,13 @@ struct capturer {
 	struct wl_shm *shm;
 	struct ext_output_image_capture_source_manager_v1 *sources;
 	struct ext_image_copy_capture_manager_v1 *manager;
+	/* toplevel sources, and the list's handles with their app_ids */
+	struct ext_foreign_toplevel_image_capture_source_manager_v1 *toplevels;
+	struct ext_foreign_toplevel_list_v1 *list;
+	struct ext_foreign_toplevel_handle_v1 *handles[8];
+	char *app_ids[8];
+	bool closed[8];
+	int nhandles;
 	/* the session's events */
 	struct ext_image_copy_capture_session_v1 *session;
 	uint32_t width, height;
@@ -72,11 +86,96 @@ static void registry_global(void *data, struct wl_registry *registry,
 							   .name) == 0) {
 		c->sources = wl_registry_bind(registry, name,
 				&ext_output_image_capture_source_manager_v1_interface, 1);
+	} else if (
+			strcmp(interface,
+					ext_foreign_toplevel_image_capture_source_manager_v1_interface
+							.name) == 0) {
+		c->toplevels = wl_registry_bind(registry, name,
+				&ext_foreign_toplevel_image_capture_source_manager_v1_interface,
+				1);
+	} else if (strcmp(interface, ext_foreign_toplevel_list_v1_interface.name) ==
+			0) {
+		c->list = wl_registry_bind(registry, name,
+				&ext_foreign_toplevel_list_v1_interface, 1);
 	} else if (strcmp(interface,
 					   ext_image_copy_capture_manager_v1_interface.name) == 0) {
 		c->manager = wl_registry_bind(registry, name,
 				&ext_image_copy_capture_manager_v1_interface, 1);
 	}
+}
+
+static int handle_index(struct capturer *c,
+		struct ext_foreign_toplevel_handle_v1 *handle) {
+	for (int i = 0; i < c->nhandles; i++) {
+		if (c->handles[i] == handle) {
+			return i;
+		}
+	}
+	ck_abort_msg("an event of an unknown handle");
+	return -1;
+}
+
+static void handle_closed(void *data,
+		struct ext_foreign_toplevel_handle_v1 *handle) {
+	struct capturer *c = data;
+	c->closed[handle_index(c, handle)] = true;
+}
+
+static void handle_done(void *data,
+		struct ext_foreign_toplevel_handle_v1 *handle) {
+}
+
+static void handle_title(void *data,
+		struct ext_foreign_toplevel_handle_v1 *handle, const char *title) {
+}
+
+static void handle_app_id(void *data,
+		struct ext_foreign_toplevel_handle_v1 *handle, const char *app_id) {
+	struct capturer *c = data;
+	int i = handle_index(c, handle);
+	free(c->app_ids[i]);
+	c->app_ids[i] = strdup(app_id);
+}
+
+static void handle_identifier(void *data,
+		struct ext_foreign_toplevel_handle_v1 *handle, const char *identifier) {
+}
+
+static const struct ext_foreign_toplevel_handle_v1_listener handle_listener = {
+	.closed = handle_closed,
+	.done = handle_done,
+	.title = handle_title,
+	.app_id = handle_app_id,
+	.identifier = handle_identifier,
+};
+
+static void list_toplevel(void *data, struct ext_foreign_toplevel_list_v1 *list,
+		struct ext_foreign_toplevel_handle_v1 *handle) {
+	struct capturer *c = data;
+	ck_assert_int_lt(c->nhandles, 8);
+	c->handles[c->nhandles++] = handle;
+	ext_foreign_toplevel_handle_v1_add_listener(handle, &handle_listener, c);
+}
+
+static void list_finished(void *data,
+		struct ext_foreign_toplevel_list_v1 *list) {
+}
+
+static const struct ext_foreign_toplevel_list_v1_listener list_listener = {
+	.toplevel = list_toplevel,
+	.finished = list_finished,
+};
+
+/* The open handle of app_id (the list must be bound and synced). */
+static struct ext_foreign_toplevel_handle_v1 *find_handle(struct capturer *c,
+		const char *app_id) {
+	for (int i = 0; i < c->nhandles; i++) {
+		if (!c->closed[i] && c->app_ids[i] != NULL &&
+				strcmp(c->app_ids[i], app_id) == 0) {
+			return c->handles[i];
+		}
+	}
+	return NULL;
 }
 
 static void registry_global_remove(void *data, struct wl_registry *registry,
@@ -194,13 +293,19 @@ static void capturer_init(struct capturer *c, struct harness_vitrail *vitrail) {
 			"no ext_output_image_capture_source_manager_v1 or "
 			"ext_image_copy_capture_manager_v1");
 	ck_assert_ptr_nonnull(c->output);
+	if (c->list != NULL) {
+		ext_foreign_toplevel_list_v1_add_listener(c->list, &list_listener, c);
+		ck_assert_int_ge(wl_display_roundtrip(c->display), 0);
+	}
 }
 
-/* A session on the output, its constraints received. */
-static void capturer_start(struct capturer *c, uint32_t options) {
-	struct ext_image_capture_source_v1 *source =
-			ext_output_image_capture_source_manager_v1_create_source(c->sources,
-					c->output);
+/* A session on source (NULL: the output), its constraints received. */
+static void capturer_start_source(struct capturer *c, uint32_t options,
+		struct ext_image_capture_source_v1 *source) {
+	if (source == NULL) {
+		source = ext_output_image_capture_source_manager_v1_create_source(
+				c->sources, c->output);
+	}
 	c->session = ext_image_copy_capture_manager_v1_create_session(c->manager,
 			source, options);
 	ext_image_capture_source_v1_destroy(source); // the session stays
@@ -256,12 +361,27 @@ static struct sc_buffer *capture_buffer(struct capturer *c, int32_t width,
 	return sc_buffer_create(&shm_only, width, height, format, 0x12345678u);
 }
 
+static void capturer_start(struct capturer *c, uint32_t options) {
+	capturer_start_source(c, options, NULL);
+}
+
 static void capturer_finish(struct capturer *c) {
 	if (c->frame != NULL) {
 		ext_image_copy_capture_frame_v1_destroy(c->frame);
 	}
 	if (c->session != NULL) {
 		ext_image_copy_capture_session_v1_destroy(c->session);
+	}
+	for (int i = 0; i < c->nhandles; i++) {
+		ext_foreign_toplevel_handle_v1_destroy(c->handles[i]);
+		free(c->app_ids[i]);
+	}
+	if (c->list != NULL) {
+		ext_foreign_toplevel_list_v1_destroy(c->list);
+	}
+	if (c->toplevels != NULL) {
+		ext_foreign_toplevel_image_capture_source_manager_v1_destroy(
+				c->toplevels);
 	}
 	ext_image_copy_capture_manager_v1_destroy(c->manager);
 	ext_output_image_capture_source_manager_v1_destroy(c->sources);
@@ -475,6 +595,121 @@ START_TEST(test_capture_output) {
 }
 END_TEST
 
+/* ---- toplevel ----------------------------------------------------------- */
+
+#define BLUE 0xff2244ccu
+
+/* Pixels of the w x h buffer equal to rgb. */
+static long count_all(const uint32_t *pixels, int32_t w, int32_t h,
+		uint32_t rgb) {
+	long n = 0;
+	for (int32_t i = 0; i < w * h; i++) {
+		n += (pixels[i] & 0xffffff) == (rgb & 0xffffff);
+	}
+	return n;
+}
+
+START_TEST(test_capture_toplevel) {
+	struct harness *harness = harness_create("capture-toplevel");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "320x240" });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	// a red window, then a green one over all of the output
+	struct sc_app red = { 0 }, green = { 0 };
+	ck_assert(sc_app_init(&red, "capture-red"));
+	ck_assert(sc_app_create_window(&red, "capture-red", "Red", WIN_W, WIN_H,
+			RED));
+	wl_surface_commit(red.surface);
+	ck_assert_int_ge(wl_display_roundtrip(red.display), 0);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert(sc_app_init(&green, "capture-green"));
+	ck_assert(sc_app_create_window(&green, "capture-green", "Green", OUTPUT_W,
+			OUTPUT_H, GREEN));
+	wl_surface_commit(green.surface);
+	ck_assert_int_ge(wl_display_roundtrip(green.display), 0);
+	harness_wait_for_window_count(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
+	harness_settle(vitrail->conn);
+
+	struct capturer c;
+	capturer_init(&c, vitrail);
+	ck_assert_ptr_nonnull(c.toplevels);
+	ck_assert_ptr_nonnull(c.list);
+	struct ext_foreign_toplevel_handle_v1 *handle =
+			find_handle(&c, "capture-red");
+	ck_assert_msg(handle != NULL, "no handle of the red window");
+	capturer_start_source(&c, 0,
+			ext_foreign_toplevel_image_capture_source_manager_v1_create_source(
+					c.toplevels, handle));
+	ck_assert_int_eq(c.dones, 1);
+	ck_assert(!c.stopped);
+	ck_assert_uint_eq(c.width, WIN_W);
+	ck_assert_uint_eq(c.height, WIN_H);
+
+	// covered on screen, its own pixels in the capture
+	struct sc_buffer *buf =
+			capture_buffer(&c, WIN_W, WIN_H, WL_SHM_FORMAT_XRGB8888);
+	capturer_capture(&c, buf->wl_buffer);
+	capturer_wait(&c);
+	ck_assert_msg(c.ready, "the window capture failed (reason %u)", c.reason);
+	ck_assert_int_eq(c.transform, WL_OUTPUT_TRANSFORM_NORMAL);
+	long n = count_all(buf->pixels, WIN_W, WIN_H, RED);
+	ck_assert_msg(n == (long)WIN_W * WIN_H,
+			"%ld of the window's %d pixels are its red", n, WIN_W * WIN_H);
+
+	// the next capture comes when it changes
+	capturer_capture(&c, buf->wl_buffer);
+	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
+	harness_sleep_ms(100);
+	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
+	ck_assert_msg(!c.ready && !c.failed,
+			"a second window capture was answered while nothing changed");
+	struct sc_buffer *blue =
+			sc_buffer_create(&red, WIN_W, WIN_H, WL_SHM_FORMAT_ARGB8888, BLUE);
+	wl_surface_attach(red.surface, blue->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(red.surface, 0, 0, WIN_W, WIN_H);
+	wl_surface_commit(red.surface);
+	ck_assert_int_ge(wl_display_roundtrip(red.display), 0);
+	capturer_wait(&c);
+	ck_assert_msg(c.ready, "the second window capture failed (reason %u)",
+			c.reason);
+	n = count_all(buf->pixels, WIN_W, WIN_H, BLUE);
+	ck_assert_msg(n == (long)WIN_W * WIN_H,
+			"%ld of the window's %d pixels are its blue", n, WIN_W * WIN_H);
+
+	// the window goes: stopped, the frame waiting fails
+	capturer_capture(&c, buf->wl_buffer);
+	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
+	sc_buffer_destroy(blue);
+	sc_app_finish(&red);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	capturer_wait(&c);
+	ck_assert(c.failed);
+	ck_assert_uint_eq(c.reason,
+			EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_STOPPED);
+	ck_assert(c.stopped);
+
+	// a source of its closed handle: a session stopped at once
+	ext_image_copy_capture_frame_v1_destroy(c.frame);
+	c.frame = NULL;
+	ext_image_copy_capture_session_v1_destroy(c.session);
+	c.stopped = false;
+	c.dones = 0;
+	capturer_start_source(&c, 0,
+			ext_foreign_toplevel_image_capture_source_manager_v1_create_source(
+					c.toplevels, handle));
+	ck_assert(c.stopped);
+	ck_assert_int_eq(c.dones, 0);
+
+	sc_buffer_destroy(buf);
+	capturer_finish(&c);
+	sc_app_finish(&green);
+	harness_assert_alive(vitrail->proc);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- errors ------------------------------------------------------------- */
 
 enum misuse {
@@ -571,6 +806,7 @@ static Suite *capture_suite(void) {
 	Suite *suite = suite_create("capture");
 	harness_add_case(suite, "output", test_capture_output, 90);
 	harness_add_case(suite, "errors", test_capture_errors, 90);
+	harness_add_case(suite, "toplevel", test_capture_toplevel, 90);
 	return suite;
 }
 

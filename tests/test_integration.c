@@ -459,6 +459,7 @@ START_TEST(test_integration_protocols_advertised) {
 		"zwlr_screencopy_manager_v1",
 		"ext_image_copy_capture_manager_v1",
 		"ext_output_image_capture_source_manager_v1",
+		"ext_foreign_toplevel_image_capture_source_manager_v1",
 		"zwlr_virtual_pointer_manager_v1",
 		"zwp_virtual_keyboard_manager_v1",
 		"vitrail_scene_manager_v1",

@@ -54,6 +54,7 @@ static const char *const privileged[] = {
 	"ext_foreign_toplevel_list_v1",
 	"ext_image_copy_capture_manager_v1",
 	"ext_output_image_capture_source_manager_v1",
+	"ext_foreign_toplevel_image_capture_source_manager_v1",
 	"zwlr_input_inhibit_manager_v1",
 	"ext_session_lock_manager_v1",
 };
@@ -125,6 +126,7 @@ START_TEST(test_kiosk_privileged) {
 	const char *some[] = { "zwlr_screencopy_manager_v1",
 		"ext_image_copy_capture_manager_v1",
 		"ext_output_image_capture_source_manager_v1",
+		"ext_foreign_toplevel_image_capture_source_manager_v1",
 		"zwlr_virtual_pointer_manager_v1", "zwp_virtual_keyboard_manager_v1",
 		"zwlr_output_manager_v1", NULL };
 	check_globals(harness, vitrail, "kiosk, allowed", some);

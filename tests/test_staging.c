@@ -524,6 +524,7 @@ static const char *const privileged[] = {
 	"ext_foreign_toplevel_list_v1",
 	"ext_image_copy_capture_manager_v1",
 	"ext_output_image_capture_source_manager_v1",
+	"ext_foreign_toplevel_image_capture_source_manager_v1",
 	"zwlr_input_inhibit_manager_v1",
 	"ext_session_lock_manager_v1",
 	"wp_security_context_manager_v1",

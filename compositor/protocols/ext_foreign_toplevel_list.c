@@ -81,6 +81,17 @@ static const struct ext_foreign_toplevel_handle_v1_interface handle_impl = {
 	.destroy = handle_handle_destroy,
 };
 
+struct vt_view *vt_ext_foreign_toplevel_handle_view(
+		struct wl_resource *resource) {
+	if (resource == NULL ||
+			!wl_resource_instance_of(resource,
+					&ext_foreign_toplevel_handle_v1_interface, &handle_impl)) {
+		return NULL;
+	}
+	struct list_toplevel *toplevel = wl_resource_get_user_data(resource);
+	return toplevel != NULL ? toplevel->view : NULL;
+}
+
 static void handle_resource_destroy(struct wl_resource *resource) {
 	assert(wl_resource_instance_of(resource,
 			&ext_foreign_toplevel_handle_v1_interface, &handle_impl));

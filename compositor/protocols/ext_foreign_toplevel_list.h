@@ -9,8 +9,14 @@
 #include <stdbool.h>
 
 struct vt_server;
+struct vt_view;
+struct wl_resource;
 
 /* Before the first view maps; the state goes with the display. */
 bool vt_ext_foreign_toplevel_list_init(struct vt_server *server);
+/* The window of an ext_foreign_toplevel_handle_v1 resource: NULL once it
+ * is closed (the handle is inert), or when resource is not a handle. */
+struct vt_view *vt_ext_foreign_toplevel_handle_view(
+		struct wl_resource *resource);
 
 #endif

@@ -17,6 +17,15 @@
  * Buffers: wl_shm, XRGB8888 or ARGB8888 (opaque), of the output buffer's
  * size; anything else fails with buffer_constraints. The output's pixels
  * are sent as the output buffer holds them, with the output's transform.
+ * A window session (a toplevel source) is composed on the main thread
+ * from the images vitrail holds of the window's surfaces (the buffers it
+ * copied at their commits, subsurfaces and popups included, each scaled
+ * to its surface's size), at its window geometry's size: covered or not,
+ * on any workspace. Its first capture is answered at once; later ones at
+ * the first frame an output shows after one of the window's surfaces
+ * committed or moved, with the whole buffer as damage. Content drawn
+ * through vitrail's scene protocol is not in it.
+ *
  * Cursor sessions are accepted and never enter: vitrail draws the cursor
  * into the output's frames (paint_cursors or not), and their capture
  * sessions stop at once.
@@ -25,7 +34,10 @@
 #include <string.h>
 #include <wayland-server-core.h>
 #include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_surface.h>
 
+#include "desktop/surface.h"
+#include "desktop/view.h"
 #include "ext-image-copy-capture-v1-protocol.h"
 #include "output/output.h"
 #include "protocols/image_capture_source.h"
@@ -40,6 +52,7 @@ struct capture_manager {
 	struct wl_list sessions; /* capture_session::link */
 	struct wl_listener frame_shown;
 	struct wl_listener output_gone;
+	struct wl_listener view_unmap;
 	struct wl_listener display_destroy;
 };
 
@@ -49,7 +62,10 @@ struct capture_session {
 	struct capture_manager *manager;
 	struct wl_resource *resource;
 	struct wl_list link; /* capture_manager::sessions, or its own */
-	struct vt_output *output; /* NULL: stopped */
+	/* what it captures, one of them; both NULL: stopped */
+	struct vt_output *output;
+	struct vt_view *view;
+	uint64_t view_stamp; /* the window's content as last captured */
 	int32_t width, height; /* the constraints sent */
 	struct capture_frame *frame; /* the one frame object, or NULL */
 	bool captured_once; /* a frame was ready: the next ones may wait */
@@ -69,6 +85,9 @@ struct capture_frame {
 
 static const struct ext_image_copy_capture_frame_v1_interface frame_impl;
 static const struct ext_image_copy_capture_session_v1_interface session_impl;
+static void session_source_size(struct capture_session *session, int32_t *width,
+		int32_t *height);
+static void session_send_constraints(struct capture_session *session);
 
 /* ---- frames ------------------------------------------------------------- */
 
@@ -192,6 +211,121 @@ static void frame_copy(struct capture_frame *frame,
 	pixman_region32_clear(&session->damage);
 }
 
+/* ---- window frames -------------------------------------------------- */
+
+struct compose {
+	pixman_image_t *dst; /* NULL: only the stamp */
+	int32_t x, y; /* the window geometry's origin in the main surface */
+	uint64_t stamp;
+};
+
+static void compose_surface(struct wlr_surface *wlr_surface, int sx, int sy,
+		void *data) {
+	struct compose *c = data;
+	/* what it shows changes with its commits and its place */
+	c->stamp = c->stamp * 1000003u + wlr_surface->current.seq;
+	c->stamp = c->stamp * 1000003u + (uint32_t)sx * 65599u + (uint32_t)sy;
+	struct vt_surface *surface = vt_surface_from_wlr(wlr_surface);
+	if (c->dst == NULL || surface == NULL || surface->image == NULL) {
+		return;
+	}
+	struct vr_image *image = surface->image;
+	int32_t stride;
+	const void *pixels = vr_image_data(image, &stride);
+	int32_t iw = vr_image_width(image), ih = vr_image_height(image);
+	int32_t w = wlr_surface->current.width, h = wlr_surface->current.height;
+	if (pixels == NULL || iw <= 0 || ih <= 0 || w <= 0 || h <= 0) {
+		return;
+	}
+	pixman_image_t *src = pixman_image_create_bits(
+			vr_image_format(image) == VR_FORMAT_ARGB8888 ? PIXMAN_a8r8g8b8 :
+														   PIXMAN_x8r8g8b8,
+			iw, ih, (uint32_t *)pixels, stride);
+	if (src == NULL) {
+		return;
+	}
+	if (iw != w || ih != h) {
+		/* a buffer scale or a viewport: drawn at the surface's size */
+		pixman_transform_t scale;
+		pixman_transform_init_scale(&scale,
+				pixman_double_to_fixed((double)iw / w),
+				pixman_double_to_fixed((double)ih / h));
+		pixman_image_set_transform(src, &scale);
+		pixman_image_set_filter(src, PIXMAN_FILTER_BILINEAR, NULL, 0);
+	}
+	pixman_image_composite32(PIXMAN_OP_OVER, src, NULL, c->dst, 0, 0, 0, 0,
+			sx - c->x, sy - c->y, w, h);
+	pixman_image_unref(src);
+}
+
+/* A stamp of what the window shows: its surfaces' commits and places. */
+static uint64_t view_stamp(struct vt_view *view) {
+	struct wlr_box geo;
+	view->impl->get_geometry(view, &geo);
+	struct compose c = { .x = geo.x, .y = geo.y, .stamp = 1 };
+	view->impl->for_each_surface(view, compose_surface, &c);
+	return c.stamp * 1000003u + (uint32_t)geo.width * 65599u +
+			(uint32_t)geo.height;
+}
+
+/* Compose the window into the frame's buffer and send ready, or fail
+ * when the buffer no longer fits the window's size (new constraints are
+ * sent). */
+static void frame_compose_view(struct capture_frame *frame,
+		uint64_t presented_ns) {
+	struct capture_session *session = frame->session;
+	int32_t width, height;
+	session_source_size(session, &width, &height);
+	if (width != session->width || height != session->height) {
+		session_send_constraints(session);
+		frame_fail(frame,
+				EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_BUFFER_CONSTRAINTS);
+		return;
+	}
+	struct wl_shm_buffer *shm = frame_shm_buffer(frame);
+	if (shm == NULL) {
+		frame_fail(frame,
+				EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_BUFFER_CONSTRAINTS);
+		return;
+	}
+	struct vt_view *view = session->view;
+	struct wlr_box geo;
+	view->impl->get_geometry(view, &geo);
+	wl_shm_buffer_begin_access(shm);
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(
+			wl_shm_buffer_get_format(shm) == WL_SHM_FORMAT_ARGB8888 ?
+					PIXMAN_a8r8g8b8 :
+					PIXMAN_x8r8g8b8,
+			width, height, wl_shm_buffer_get_data(shm),
+			wl_shm_buffer_get_stride(shm));
+	if (dst == NULL) {
+		wl_shm_buffer_end_access(shm);
+		frame_fail(frame,
+				EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_UNKNOWN);
+		return;
+	}
+	pixman_box32_t all = { 0, 0, width, height };
+	pixman_image_fill_boxes(PIXMAN_OP_SRC, dst, &(pixman_color_t){ 0, 0, 0, 0 },
+			1, &all);
+	struct compose c = { .dst = dst, .x = geo.x, .y = geo.y, .stamp = 1 };
+	view->impl->for_each_surface(view, compose_surface, &c);
+	pixman_image_unref(dst);
+	wl_shm_buffer_end_access(shm);
+	session->view_stamp = view_stamp(view);
+
+	ext_image_copy_capture_frame_v1_send_transform(frame->resource,
+			WL_OUTPUT_TRANSFORM_NORMAL);
+	ext_image_copy_capture_frame_v1_send_damage(frame->resource, 0, 0, width,
+			height);
+	uint64_t sec = presented_ns / 1000000000u;
+	ext_image_copy_capture_frame_v1_send_presentation_time(frame->resource,
+			(uint32_t)(sec >> 32), (uint32_t)sec,
+			(uint32_t)(presented_ns % 1000000000u));
+	ext_image_copy_capture_frame_v1_send_ready(frame->resource);
+	frame->waiting = false;
+	session->captured_once = true;
+}
+
 static void frame_handle_destroy(struct wl_client *client,
 		struct wl_resource *resource) {
 	wl_resource_destroy(resource);
@@ -246,7 +380,7 @@ static void frame_handle_capture(struct wl_client *client,
 	}
 	frame->captured = true;
 	struct capture_session *session = frame->session;
-	if (session == NULL || session->output == NULL) {
+	if (session == NULL || (session->output == NULL && session->view == NULL)) {
 		frame_fail(frame,
 				EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_STOPPED);
 		return;
@@ -257,7 +391,11 @@ static void frame_handle_capture(struct wl_client *client,
 		return;
 	}
 	frame->waiting = true;
-	if (!session->captured_once) {
+	if (session->view != NULL) {
+		if (!session->captured_once) {
+			frame_compose_view(frame, vt_now_ns());
+		}
+	} else if (!session->captured_once) {
 		/* the first frame may not wait for new content: a whole frame
 		 * now, answered when it is shown */
 		vt_output_request_full_frame(session->output);
@@ -285,10 +423,11 @@ static void frame_resource_destroy(struct wl_resource *resource) {
 
 /* The source is gone: a frame waiting fails, no frame succeeds again. */
 static void session_stop(struct capture_session *session) {
-	if (session->output == NULL) {
+	if (session->output == NULL && session->view == NULL) {
 		return;
 	}
 	session->output = NULL;
+	session->view = NULL;
 	if (session->frame != NULL && session->frame->waiting) {
 		frame_fail(session->frame,
 				EXT_IMAGE_COPY_CAPTURE_FRAME_V1_FAILURE_REASON_STOPPED);
@@ -296,10 +435,23 @@ static void session_stop(struct capture_session *session) {
 	ext_image_copy_capture_session_v1_send_stopped(session->resource);
 }
 
+/* The buffer size of the session's source now. */
+static void session_source_size(struct capture_session *session, int32_t *width,
+		int32_t *height) {
+	if (session->view != NULL) {
+		struct wlr_box geo;
+		session->view->impl->get_geometry(session->view, &geo);
+		*width = geo.width > 0 ? geo.width : 1;
+		*height = geo.height > 0 ? geo.height : 1;
+	} else {
+		struct wlr_output *wlr_output = vt_output_wlr(session->output);
+		*width = wlr_output->width;
+		*height = wlr_output->height;
+	}
+}
+
 static void session_send_constraints(struct capture_session *session) {
-	struct wlr_output *wlr_output = vt_output_wlr(session->output);
-	session->width = wlr_output->width;
-	session->height = wlr_output->height;
+	session_source_size(session, &session->width, &session->height);
 	ext_image_copy_capture_session_v1_send_buffer_size(session->resource,
 			(uint32_t)session->width, (uint32_t)session->height);
 	ext_image_copy_capture_session_v1_send_shm_format(session->resource,
@@ -363,10 +515,10 @@ static void session_resource_destroy(struct wl_resource *resource) {
 	free(session);
 }
 
-/* A session of source (NULL source output: stopped at once). */
+/* A session of output or view (both NULL: stopped at once). */
 static struct capture_session *session_create(struct capture_manager *manager,
 		struct wl_client *client, uint32_t version, uint32_t id,
-		struct vt_output *output) {
+		struct vt_output *output, struct vt_view *view) {
 	struct capture_session *session = calloc(1, sizeof(*session));
 	if (session == NULL) {
 		wl_client_post_no_memory(client);
@@ -382,7 +534,10 @@ static struct capture_session *session_create(struct capture_manager *manager,
 	session->manager = manager;
 	pixman_region32_init(&session->damage);
 	wl_list_insert(&manager->sessions, &session->link);
-	if (output != NULL && vt_output_enabled(output)) {
+	if (view != NULL && view->mapped) {
+		session->view = view;
+		session_send_constraints(session);
+	} else if (output != NULL && vt_output_enabled(output)) {
 		session->output = output;
 		session_send_constraints(session);
 	} else {
@@ -415,7 +570,7 @@ static void cursor_handle_get_capture_session(struct wl_client *client,
 	cursor->has_session = true;
 	/* the cursor is part of the output's frames: no cursor image */
 	session_create(cursor->manager, client, wl_resource_get_version(resource),
-			id, NULL);
+			id, NULL, NULL);
 }
 
 static const struct ext_image_copy_capture_cursor_session_v1_interface
@@ -452,7 +607,8 @@ static void manager_handle_create_session(struct wl_client *client,
 	}
 	/* paint_cursors: the cursor is in the frames either way */
 	session_create(manager, client, wl_resource_get_version(resource), id,
-			vt_image_capture_source_output(source));
+			vt_image_capture_source_output(source),
+			vt_image_capture_source_view(source));
 }
 
 static void manager_handle_create_pointer_cursor_session(
@@ -499,6 +655,14 @@ static void handle_frame_shown(struct wl_listener *listener, void *data) {
 	struct vt_frame_shown_event *shown = data;
 	struct capture_session *session;
 	wl_list_for_each(session, &manager->sessions, link) {
+		if (session->view != NULL) {
+			struct capture_frame *frame = session->frame;
+			if (frame != NULL && frame->waiting &&
+					view_stamp(session->view) != session->view_stamp) {
+				frame_compose_view(frame, shown->presented_ns);
+			}
+			continue;
+		}
 		if (session->output != shown->output || shown->data == NULL) {
 			continue;
 		}
@@ -536,12 +700,24 @@ static void handle_output_gone(struct wl_listener *listener, void *data) {
 	}
 }
 
+static void handle_view_unmap(struct wl_listener *listener, void *data) {
+	struct capture_manager *manager =
+			wl_container_of(listener, manager, view_unmap);
+	struct capture_session *session;
+	wl_list_for_each(session, &manager->sessions, link) {
+		if (session->view == data) {
+			session_stop(session);
+		}
+	}
+}
+
 static void handle_display_destroy(struct wl_listener *listener, void *data) {
 	struct capture_manager *manager =
 			wl_container_of(listener, manager, display_destroy);
 	/* the clients' resources are gone (their sessions left the list) */
 	wl_list_remove(&manager->frame_shown.link);
 	wl_list_remove(&manager->output_gone.link);
+	wl_list_remove(&manager->view_unmap.link);
 	wl_list_remove(&manager->display_destroy.link);
 	free(manager);
 }
@@ -563,6 +739,8 @@ bool vt_image_copy_capture_init(struct vt_server *server) {
 	wl_signal_add(&server->frame_events.shown, &manager->frame_shown);
 	manager->output_gone.notify = handle_output_gone;
 	wl_signal_add(&server->events.output_gone, &manager->output_gone);
+	manager->view_unmap.notify = handle_view_unmap;
+	wl_signal_add(&server->events.view_unmap, &manager->view_unmap);
 	manager->display_destroy.notify = handle_display_destroy;
 	wl_display_add_destroy_listener(server->display, &manager->display_destroy);
 	return true;
