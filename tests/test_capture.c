@@ -21,7 +21,9 @@
  * errors: duplicate_frame, no_buffer, invalid_buffer_damage,
  *   already_captured (capture twice, attach after capture) and
  *   invalid_option, each on its own connection, by interface and code,
- *   while a bystander client is still served.
+ *   while a bystander client is still served; a pointer cursor session's
+ *   capture session stops at once (the cursor is in the frames), and a
+ *   second get_capture_session is duplicate_session.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -50,6 +52,7 @@ struct capturer {
 	struct wl_registry *registry;
 	struct wl_output *output;
 	struct wl_shm *shm;
+	struct wl_seat *seat;
 	struct ext_output_image_capture_source_manager_v1 *sources;
 	struct ext_image_copy_capture_manager_v1 *manager;
 	/* toplevel sources, and the list's handles with their app_ids */
@@ -79,6 +82,9 @@ static void registry_global(void *data, struct wl_registry *registry,
 	struct capturer *c = data;
 	if (strcmp(interface, wl_output_interface.name) == 0 && c->output == NULL) {
 		c->output = wl_registry_bind(registry, name, &wl_output_interface, 1);
+	} else if (strcmp(interface, wl_seat_interface.name) == 0 &&
+			c->seat == NULL) {
+		c->seat = wl_registry_bind(registry, name, &wl_seat_interface, 1);
 	} else if (strcmp(interface, wl_shm_interface.name) == 0) {
 		c->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
 	} else if (strcmp(interface,
@@ -387,6 +393,9 @@ static void capturer_finish(struct capturer *c) {
 	ext_output_image_capture_source_manager_v1_destroy(c->sources);
 	wl_output_destroy(c->output);
 	wl_shm_destroy(c->shm);
+	if (c->seat != NULL) {
+		wl_seat_destroy(c->seat);
+	}
 	wl_registry_destroy(c->registry);
 	wl_display_disconnect(c->display);
 	pixman_region32_fini(&c->damage);
@@ -796,6 +805,41 @@ START_TEST(test_capture_errors) {
 	misuse(vitrail, &bystander, INVALID_OPTION,
 			&ext_image_copy_capture_manager_v1_interface,
 			EXT_IMAGE_COPY_CAPTURE_MANAGER_V1_ERROR_INVALID_OPTION);
+	// cursor sessions: stopped at once, then duplicate_session
+	struct capturer c;
+	capturer_init(&c, vitrail);
+	ck_assert_ptr_nonnull(c.seat);
+	struct wl_pointer *pointer = wl_seat_get_pointer(c.seat);
+	struct ext_image_capture_source_v1 *source =
+			ext_output_image_capture_source_manager_v1_create_source(c.sources,
+					c.output);
+	struct ext_image_copy_capture_cursor_session_v1 *cursor =
+			ext_image_copy_capture_manager_v1_create_pointer_cursor_session(
+					c.manager, source, pointer);
+	c.session = ext_image_copy_capture_cursor_session_v1_get_capture_session(
+			cursor);
+	ext_image_copy_capture_session_v1_add_listener(c.session, &session_listener,
+			&c);
+	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
+	ck_assert(c.stopped);
+	ck_assert_int_eq(c.dones, 0);
+	struct ext_image_copy_capture_session_v1 *again =
+			ext_image_copy_capture_cursor_session_v1_get_capture_session(
+					cursor);
+	ck_assert_int_lt(wl_display_roundtrip(c.display), 0);
+	const struct wl_interface *got = NULL;
+	uint32_t code = wl_display_get_protocol_error(c.display, &got, NULL);
+	ck_assert_ptr_eq(got, &ext_image_copy_capture_cursor_session_v1_interface);
+	ck_assert_uint_eq(code,
+			EXT_IMAGE_COPY_CAPTURE_CURSOR_SESSION_V1_ERROR_DUPLICATE_SESSION);
+	ext_image_copy_capture_session_v1_destroy(again);
+	ext_image_copy_capture_cursor_session_v1_destroy(cursor);
+	ext_image_capture_source_v1_destroy(source);
+	wl_pointer_destroy(pointer);
+	capturer_finish(&c);
+	ck_assert_int_ge(wl_display_roundtrip(bystander.display), 0);
+	harness_assert_alive(vitrail->proc);
+
 	sc_app_finish(&bystander);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
