@@ -472,6 +472,17 @@ START_TEST(test_config_kiosk) {
 			VT_PRIV_VIRTUAL_INPUT);
 	ck_assert_int_eq(vt_privilege_of("zwlr_export_dmabuf_manager_v1"),
 			VT_PRIV_SCREENCOPY);
+	/* the ext image capture globals belong to the screencopy class */
+	ck_assert_int_eq(vt_privilege_of("ext_image_copy_capture_manager_v1"),
+			VT_PRIV_SCREENCOPY);
+	ck_assert_int_eq(
+			vt_privilege_of("ext_output_image_capture_source_manager_v1"),
+			VT_PRIV_SCREENCOPY);
+	ck_assert_int_eq(
+			vt_privilege_of(
+					"ext_foreign_toplevel_image_capture_source_manager_v1"),
+			VT_PRIV_SCREENCOPY);
+	ck_assert_int_eq(vt_privilege_of("ext_image_capture_source_v1"), 0);
 	ck_assert_int_eq(vt_privilege_of("xdg_wm_base"), 0);
 	/* a reload starts from the defaults of these keys */
 	write_config("kiosk_output extend\nhide_cursor always\nallow all\n");
