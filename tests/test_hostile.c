@@ -2214,7 +2214,8 @@ END_TEST
  *
  * Memory: vitrail's VmRSS with only the probe left, after a warm-up of a
  * fifth of the run (every client kind started and stopped once), and at
- * the end: within RSS_SLACK.
+ * the end: within RSS_SLACK (in the plain build; the sanitizers' own
+ * allocators and quarantine make VmRSS grow by about as much again).
  *
  * Frame intervals, as vitrail sees them (--frame-log): every frame that
  * was shown (presented_ns set; a late frame is shown too, one vblank
@@ -2526,9 +2527,16 @@ START_TEST(test_hostile_soak) {
 			"the probe waited %" PRId64 " ms "
 			"for a frame callback outside start-ups",
 			probe_gap);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	// The sanitizers keep freed memory (quarantine, their allocators:
+	// 9-10.4% growth over the minute with or without a leak): the plain
+	// build checks the memory, as for the hostile cases.
+	printf("soak: VmRSS not checked under a sanitizer\n");
+#else
 	ck_assert_msg((double)rss_end <= (double)rss_warm * (1.0 + RSS_SLACK),
 			"vitrail's VmRSS grew from %ld KiB after warm-up to %ld KiB",
 			rss_warm, rss_end);
+#endif
 	free(frame_log);
 	harness_destroy(harness);
 }
