@@ -68,6 +68,7 @@
 #include "protocols/presentation_paths.h"
 #include "protocols/protocols.h"
 #include "protocols/scroll_region.h"
+#include "protocols/linux_dmabuf.h"
 #include "protocols/single_pixel.h"
 #include "scene/scene.h"
 #include "server.h"
@@ -396,7 +397,8 @@ bool vt_server_init(struct vt_server *server) {
 			!vt_toplevel_icon_init(server) ||
 			!vt_ext_foreign_toplevel_list_init(server) ||
 			!vt_image_capture_source_init(server) ||
-			!vt_image_copy_capture_init(server)) {
+			!vt_image_copy_capture_init(server) ||
+			!vt_linux_dmabuf_init(server)) {
 		wlr_log(WLR_ERROR, "cannot create the protocol globals");
 		return false;
 	}

@@ -39,6 +39,7 @@
 #include "desktop/surface.h"
 #include "loop.h"
 #include "output/client_buffer_renderer.h"
+#include "output/client_dmabuf.h"
 #include "server.h"
 #include "util.h"
 
@@ -601,12 +602,8 @@ static void surface_update_content(struct vt_surface *surface) {
 	void *data;
 	uint32_t format;
 	size_t stride;
-	if (!wlr_buffer_begin_data_ptr_access(source,
-				WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride)) {
-		wlr_log(WLR_ERROR,
-				"surface buffer is not CPU-accessible "
-				"(only wl_shm is supported by this build)");
-		wlr_buffer_end_data_ptr_access(source);
+	if (!vt_client_buffer_begin_read(source, &data, &format, &stride)) {
+		wlr_log(WLR_ERROR, "surface buffer is not readable");
 		if (locked != NULL) {
 			wlr_buffer_unlock(locked);
 		}
@@ -621,7 +618,7 @@ static void surface_update_content(struct vt_surface *surface) {
 	int64_t min_stride =
 			pf != 0 ? (int64_t)width * (PIXMAN_FORMAT_BPP(pf) / 8) : 0;
 	if ((int64_t)stride < min_stride) {
-		wlr_buffer_end_data_ptr_access(source);
+		vt_client_buffer_end_read(source);
 		if (locked != NULL) {
 			wlr_buffer_unlock(locked);
 		}
@@ -662,15 +659,13 @@ static void surface_update_content(struct vt_surface *surface) {
 		}
 		struct wl_resource *guard =
 				find_shm_resource(surface, data, width, height, stride);
-		wlr_buffer_end_data_ptr_access(source);
+		vt_client_buffer_end_read(source);
 		if (guard != NULL) {
 			surface_start_copy(surface, locked, guard, format, vr_format);
 			return;
 		}
-		/* the wl_buffer is gone already: at once, as before */
-		if (!wlr_buffer_begin_data_ptr_access(source,
-					WLR_BUFFER_DATA_PTR_ACCESS_READ, &data, &format, &stride)) {
-			wlr_buffer_end_data_ptr_access(source);
+		/* a dmabuf, or the wl_buffer is gone already: at once */
+		if (!vt_client_buffer_begin_read(source, &data, &format, &stride)) {
 			wlr_buffer_unlock(locked);
 			return;
 		}
@@ -682,7 +677,7 @@ static void surface_update_content(struct vt_surface *surface) {
 		uint64_t total = surface->budget->image_bytes -
 				image_bytes(surface->image) + bytes;
 		if (total > VT_CLIENT_IMAGE_BYTES) {
-			wlr_buffer_end_data_ptr_access(source);
+			vt_client_buffer_end_read(source);
 			if (locked != NULL) {
 				wlr_buffer_unlock(locked);
 			}
@@ -738,7 +733,7 @@ static void surface_update_content(struct vt_surface *surface) {
 			pixman_image_unref(dst);
 		}
 	}
-	wlr_buffer_end_data_ptr_access(source);
+	vt_client_buffer_end_read(source);
 	if (locked != NULL) {
 		wlr_buffer_unlock(locked);
 	}

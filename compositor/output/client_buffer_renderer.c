@@ -16,8 +16,17 @@
  * (vt_surface_texture_take_buffer) for a copy spread over several
  * event-loop turns, releasing it when the copy is complete. A lock
  * nobody took goes with the texture.
+ *
+ * Client dmabufs: once linux_dmabuf.c gives it a DRM node, it offers the
+ * (format, LINEAR) pairs that client_dmabuf.c reads, and makes textures
+ * only of dmabufs that it takes, so wlroots' linux-dmabuf answers a
+ * create request with "failed" (or create_immed with invalid_wl_buffer)
+ * for any other.
  */
 #include <stdlib.h>
+#include <unistd.h>
+#include <wlr/render/dmabuf.h>
+#include <wlr/render/drm_format_set.h>
 #include <wlr/render/interface.h>
 #include <wlr/render/pixman.h>
 #include <wlr/render/wlr_texture.h>
@@ -26,10 +35,13 @@
 
 #include "desktop/surface.h"
 #include "output/client_buffer_renderer.h"
+#include "output/client_dmabuf.h"
 
 struct surface_renderer {
 	struct wlr_renderer base;
 	struct wlr_renderer *inner; /* pixman */
+	int drm_fd; /* -1: no dmabufs */
+	struct wlr_drm_format_set dmabuf_formats;
 };
 
 static const struct wlr_texture_impl size_texture_impl;
@@ -57,6 +69,15 @@ static const struct wlr_texture_impl size_texture_impl = {
 
 static struct wlr_texture *texture_from_buffer(struct wlr_renderer *renderer,
 		struct wlr_buffer *buffer) {
+	struct wlr_dmabuf_attributes attribs;
+	if (wlr_buffer_get_dmabuf(buffer, &attribs)) {
+		char why[128] = "no DRM node";
+		if (((struct surface_renderer *)renderer)->drm_fd < 0 ||
+				!vt_client_dmabuf_check(&attribs, why, sizeof(why))) {
+			wlr_log(WLR_DEBUG, "client dmabuf refused: %s", why);
+			return NULL;
+		}
+	}
 	struct size_texture *texture = calloc(1, sizeof(*texture));
 	if (texture == NULL) {
 		return NULL;
@@ -133,8 +154,34 @@ static uint32_t get_render_buffer_caps(struct wlr_renderer *renderer) {
 	return inner(renderer)->impl->get_render_buffer_caps(inner(renderer));
 }
 
-static void destroy(struct wlr_renderer *renderer) {
-	wlr_renderer_destroy(inner(renderer));
+static const struct wlr_drm_format_set *get_dmabuf_texture_formats(
+		struct wlr_renderer *wlr_renderer) {
+	struct surface_renderer *renderer = (struct surface_renderer *)wlr_renderer;
+	return renderer->drm_fd >= 0 ? &renderer->dmabuf_formats : NULL;
+}
+
+static int get_drm_fd(struct wlr_renderer *renderer) {
+	return ((struct surface_renderer *)renderer)->drm_fd;
+}
+
+bool vt_surface_renderer_set_drm_fd(struct wlr_renderer *wlr_renderer, int fd) {
+	struct surface_renderer *renderer = (struct surface_renderer *)wlr_renderer;
+	wlr_drm_format_set_finish(&renderer->dmabuf_formats);
+	if (fd >= 0 && !vt_client_dmabuf_formats(&renderer->dmabuf_formats)) {
+		wlr_drm_format_set_finish(&renderer->dmabuf_formats);
+		return false;
+	}
+	if (renderer->drm_fd >= 0) {
+		close(renderer->drm_fd);
+	}
+	renderer->drm_fd = fd;
+	return true;
+}
+
+static void destroy(struct wlr_renderer *wlr_renderer) {
+	struct surface_renderer *renderer = (struct surface_renderer *)wlr_renderer;
+	vt_surface_renderer_set_drm_fd(wlr_renderer, -1);
+	wlr_renderer_destroy(renderer->inner);
 	free(renderer);
 }
 
@@ -150,6 +197,8 @@ static const struct wlr_renderer_impl surface_renderer_impl = {
 	.get_render_formats = get_render_formats,
 	.get_render_buffer_caps = get_render_buffer_caps,
 	.texture_from_buffer = texture_from_buffer,
+	.get_dmabuf_texture_formats = get_dmabuf_texture_formats,
+	.get_drm_fd = get_drm_fd,
 	.destroy = destroy,
 };
 
@@ -163,6 +212,7 @@ struct wlr_renderer *vt_surface_renderer_create(void) {
 		free(renderer);
 		return NULL;
 	}
+	renderer->drm_fd = -1;
 	wlr_renderer_init(&renderer->base, &surface_renderer_impl);
 	return &renderer->base;
 }

@@ -1,0 +1,211 @@
+/*
+ * Client dmabufs (linux-dmabuf, protocols/linux_dmabuf.c) read with the
+ * CPU. On every engine a surface's damaged pixels are copied into its
+ * image at commit (surface.c); a dmabuf joins that path when it is one
+ * plane, LINEAR, of a format the copy converts, and its rows lie inside
+ * the file. It is mapped once per wlr_buffer (an addon that goes with the
+ * buffer), and each read is bracketed by DMA_BUF_IOCTL_SYNC, whose start
+ * waits for the fences of the buffer's last writer (implicit sync) and
+ * makes the CPU's view coherent.
+ *
+ * A descriptor that is not a dma-buf (the sync ioctl says ENOTTY) is taken
+ * only as a memfd sealed against shrinking: a file a client could truncate
+ * under the mapping would make the compositor's reads fault (SIGBUS).
+ * Tests send such memfds where no device can make dma-bufs.
+ */
+#define _GNU_SOURCE /* F_GET_SEALS */
+#include <drm_fourcc.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/dma-buf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <wlr/render/dmabuf.h>
+#include <wlr/render/drm_format_set.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/util/addon.h>
+#include <wlr/util/log.h>
+
+#include "output/client_dmabuf.h"
+
+static const struct {
+	uint32_t fourcc;
+	uint32_t bytes;
+} readable[] = {
+	{ DRM_FORMAT_ARGB8888, 4 },
+	{ DRM_FORMAT_XRGB8888, 4 },
+	{ DRM_FORMAT_ABGR8888, 4 },
+	{ DRM_FORMAT_XBGR8888, 4 },
+	{ DRM_FORMAT_RGB565, 2 },
+};
+
+static uint32_t format_bytes(uint32_t fourcc) {
+	for (size_t i = 0; i < sizeof(readable) / sizeof(readable[0]); i++) {
+		if (readable[i].fourcc == fourcc) {
+			return readable[i].bytes;
+		}
+	}
+	return 0;
+}
+
+bool vt_client_dmabuf_formats(struct wlr_drm_format_set *set) {
+	for (size_t i = 0; i < sizeof(readable) / sizeof(readable[0]); i++) {
+		if (!wlr_drm_format_set_add(set, readable[i].fourcc,
+					DRM_FORMAT_MOD_LINEAR)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* 1: a dma-buf, 0: a memfd that cannot shrink, -1: neither. The sync
+ * ioctl with flags it refuses answers EINVAL on a dma-buf without
+ * waiting for anything, ENOTTY on any other file. */
+static int fd_kind(int fd) {
+	struct dma_buf_sync probe = { .flags = ~(__u64)0 };
+	if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &probe) == 0 || errno != ENOTTY) {
+		return 1;
+	}
+	int seals = fcntl(fd, F_GET_SEALS);
+	return seals >= 0 && (seals & F_SEAL_SHRINK) != 0 ? 0 : -1;
+}
+
+bool vt_client_dmabuf_check(const struct wlr_dmabuf_attributes *attribs,
+		char *why, size_t why_len) {
+	uint32_t bytes = format_bytes(attribs->format);
+	off_t size = -1;
+	if (attribs->width < 1 || attribs->height < 1) {
+		snprintf(why, why_len, "size %dx%d", attribs->width, attribs->height);
+	} else if (bytes == 0) {
+		snprintf(why, why_len, "format 0x%08x is not one vitrail reads",
+				attribs->format);
+	} else if (attribs->n_planes != 1) {
+		snprintf(why, why_len, "%d planes (vitrail reads one)",
+				attribs->n_planes);
+	} else if (attribs->modifier != DRM_FORMAT_MOD_LINEAR) {
+		snprintf(why, why_len,
+				"modifier 0x%016llx (vitrail reads LINEAR buffers only)",
+				(unsigned long long)attribs->modifier);
+	} else if ((uint64_t)attribs->stride[0] <
+			(uint64_t)attribs->width * bytes) {
+		snprintf(why, why_len, "stride %u under a row of %d pixels",
+				attribs->stride[0], attribs->width);
+	} else if ((size = lseek(attribs->fd[0], 0, SEEK_END)) < 0 ||
+			(uint64_t)attribs->offset[0] +
+							(uint64_t)attribs->stride[0] *
+									(uint64_t)(attribs->height - 1) +
+							(uint64_t)attribs->width * bytes >
+					(uint64_t)size) {
+		snprintf(why, why_len, "rows end past the buffer's %lld bytes",
+				(long long)size);
+	} else if (fd_kind(attribs->fd[0]) < 0) {
+		snprintf(why, why_len,
+				"not a dma-buf (nor a memfd sealed against shrinking)");
+	} else {
+		return true;
+	}
+	return false;
+}
+
+struct dmabuf_map {
+	struct wlr_addon addon;
+	void *data;
+	size_t len;
+	int fd; /* the buffer's; lives as long as it */
+	bool dmabuf; /* bracket reads with the sync ioctl */
+	bool reading;
+};
+
+static void map_destroy(struct wlr_addon *addon) {
+	struct dmabuf_map *map = wl_container_of(addon, map, addon);
+	wlr_addon_finish(&map->addon);
+	if (map->data != MAP_FAILED) {
+		munmap(map->data, map->len);
+	}
+	free(map);
+}
+
+static const struct wlr_addon_interface map_impl = {
+	.name = "vt_client_dmabuf_map",
+	.destroy = map_destroy,
+};
+
+static bool sync_read(int fd, __u64 when) {
+	struct dma_buf_sync sync = { .flags = when | DMA_BUF_SYNC_READ };
+	while (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) != 0) {
+		if (errno != EINTR && errno != EAGAIN) {
+			wlr_log_errno(WLR_ERROR, "DMA_BUF_IOCTL_SYNC");
+			return false;
+		}
+	}
+	return true;
+}
+
+bool vt_client_buffer_begin_read(struct wlr_buffer *buffer, void **data,
+		uint32_t *format, size_t *stride) {
+	if (buffer->impl->begin_data_ptr_access != NULL) {
+		return wlr_buffer_begin_data_ptr_access(buffer,
+				WLR_BUFFER_DATA_PTR_ACCESS_READ, data, format, stride);
+	}
+	struct wlr_dmabuf_attributes attribs;
+	if (!wlr_buffer_get_dmabuf(buffer, &attribs)) {
+		return false;
+	}
+	struct wlr_addon *addon =
+			wlr_addon_find(&buffer->addons, buffer, &map_impl);
+	struct dmabuf_map *map =
+			addon != NULL ? wl_container_of(addon, map, addon) : NULL;
+	if (map == NULL) {
+		char why[128];
+		if (!vt_client_dmabuf_check(&attribs, why, sizeof(why))) {
+			wlr_log(WLR_ERROR, "client dmabuf not readable: %s", why);
+			return false;
+		}
+		map = calloc(1, sizeof(*map));
+		if (map == NULL) {
+			return false;
+		}
+		map->fd = attribs.fd[0];
+		map->dmabuf = fd_kind(map->fd) == 1;
+		map->len = (size_t)attribs.offset[0] +
+				(size_t)attribs.stride[0] * (size_t)attribs.height;
+		off_t size = lseek(map->fd, 0, SEEK_END);
+		if (size >= 0 && (uint64_t)map->len > (uint64_t)size) {
+			map->len = (size_t)size; /* the last row's padding */
+		}
+		map->data = mmap(NULL, map->len, PROT_READ, MAP_SHARED, map->fd, 0);
+		wlr_addon_init(&map->addon, &buffer->addons, buffer, &map_impl);
+		if (map->data == MAP_FAILED) {
+			wlr_log_errno(WLR_ERROR, "cannot map a client dmabuf");
+		}
+	}
+	if (map->data == MAP_FAILED || map->reading ||
+			(map->dmabuf && !sync_read(map->fd, DMA_BUF_SYNC_START))) {
+		return false;
+	}
+	map->reading = true;
+	*data = (char *)map->data + attribs.offset[0];
+	*format = attribs.format;
+	*stride = attribs.stride[0];
+	return true;
+}
+
+void vt_client_buffer_end_read(struct wlr_buffer *buffer) {
+	if (buffer->impl->begin_data_ptr_access != NULL) {
+		wlr_buffer_end_data_ptr_access(buffer);
+		return;
+	}
+	struct wlr_addon *addon =
+			wlr_addon_find(&buffer->addons, buffer, &map_impl);
+	if (addon == NULL) {
+		return;
+	}
+	struct dmabuf_map *map = wl_container_of(addon, map, addon);
+	if (map->reading && map->dmabuf) {
+		sync_read(map->fd, DMA_BUF_SYNC_END);
+	}
+	map->reading = false;
+}

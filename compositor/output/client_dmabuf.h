@@ -1,0 +1,28 @@
+/*
+ * Client dmabufs read with the CPU (client_dmabuf.c): which ones vitrail
+ * takes, and a read bracket that serves wl_shm and dmabuf buffers alike.
+ */
+#ifndef VITRAIL_CLIENT_DMABUF_H
+#define VITRAIL_CLIENT_DMABUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct wlr_buffer;
+struct wlr_dmabuf_attributes;
+struct wlr_drm_format_set;
+
+/* Adds the (format, LINEAR) pairs vitrail reads to set. */
+bool vt_client_dmabuf_formats(struct wlr_drm_format_set *set);
+/* Whether vitrail can read this dmabuf; why not in why. */
+bool vt_client_dmabuf_check(const struct wlr_dmabuf_attributes *attribs,
+		char *why, size_t why_len);
+/* The buffer's pixels for reading (a wl_shm or other CPU buffer, or a
+ * dmabuf that vt_client_dmabuf_check takes, mapped once and synced).
+ * False: not readable, and no vt_client_buffer_end_read is due. */
+bool vt_client_buffer_begin_read(struct wlr_buffer *buffer, void **data,
+		uint32_t *format, size_t *stride);
+void vt_client_buffer_end_read(struct wlr_buffer *buffer);
+
+#endif

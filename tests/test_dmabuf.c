@@ -1,0 +1,738 @@
+/*
+ * zwp_linux_dmabuf_v1 (compositor/protocols/linux_dmabuf.c, wlroots'
+ * implementation over compositor/output/client_dmabuf.c), with a client
+ * written from the XML. No device here makes dma-bufs, so vitrail is
+ * started with VITRAIL_DMABUF_DEVICE=/dev/null (any character device is
+ * announced) and the client sends memfds sealed against shrinking, which
+ * vitrail maps as it maps LINEAR dma-bufs (only the sync ioctl differs).
+ * Oracles: the device number stat() gives, the formats README documents,
+ * the colours the test writes, the protocol's error codes.
+ *
+ * presence: wayland-info lists the global with /dev/null's device as
+ *   main device and the LINEAR formats; no global with
+ *   VITRAIL_DMABUF_DEVICE=none; with no setting, a global (bound here and
+ *   listed by wayland-info) exactly where a render node exists.
+ * feedback: version 4's default and surface feedback name /dev/null's
+ *   device as main and tranche device, and their format table holds
+ *   exactly the documented formats with LINEAR and with the implicit
+ *   modifier (wlroots 0.15 lists it for every format); version 3's
+ *   modifier events list the LINEAR pairs.
+ * pixels: a window whose buffer is a memfd "dmabuf" with an offset and a
+ *   padded stride shows its two colours where its halves are; the client
+ *   rewrites it and commits damage: the new colour shows; ABGR8888 comes
+ *   out with its channels in place; the buffer is released.
+ * errors: already_used, plane_idx, plane_set, incomplete, invalid_format
+ *   (unknown flags, a plane's modifier unlike another's),
+ *   invalid_dimensions, out_of_bounds (offset, stride x height),
+ *   invalid_wl_buffer (create_immed of a tiled modifier, of a format
+ *   vitrail does not read, of an unsealed memfd), each on its own
+ *   connection while a bystander is served; create (not immed) of a
+ *   tiled or the implicit modifier is answered with failed and the
+ *   connection lives.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <drm_fourcc.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <wayland-client.h>
+
+#include "harness.h"
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
+#include "scene-client.h"
+
+#define OUTPUT_W 320
+#define OUTPUT_H 240
+#define WIN_W 100
+#define WIN_H 80
+
+struct pair {
+	uint32_t format;
+	uint64_t modifier;
+};
+
+/* The formats README documents, LINEAR only. */
+static const uint32_t documented[] = {
+	DRM_FORMAT_ARGB8888,
+	DRM_FORMAT_XRGB8888,
+	DRM_FORMAT_ABGR8888,
+	DRM_FORMAT_XBGR8888,
+	DRM_FORMAT_RGB565,
+};
+#define NDOCUMENTED (sizeof(documented) / sizeof(documented[0]))
+
+struct dm {
+	struct wl_display *display;
+	struct wl_registry *registry;
+	uint32_t version; /* to bind */
+	struct zwp_linux_dmabuf_v1 *dmabuf;
+	uint32_t bound_version;
+	bool present;
+	/* version 3's modifier events */
+	struct pair modifiers[64];
+	int nmodifiers;
+	/* a feedback's events */
+	dev_t main_device, tranche_device;
+	int table_fd;
+	uint32_t table_size;
+	uint16_t indices[64];
+	int nindices;
+	int tranches, dones;
+	/* create's answer */
+	struct wl_buffer *created;
+	bool failed;
+	bool released;
+};
+
+static void registry_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	struct dm *d = data;
+	if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0) {
+		d->present = true;
+		d->bound_version = version < d->version ? version : d->version;
+		d->dmabuf = wl_registry_bind(registry, name,
+				&zwp_linux_dmabuf_v1_interface, d->bound_version);
+	}
+}
+
+static void registry_global_remove(void *data, struct wl_registry *registry,
+		uint32_t name) {
+}
+
+static const struct wl_registry_listener registry_listener = {
+	.global = registry_global,
+	.global_remove = registry_global_remove,
+};
+
+static void dmabuf_format(void *data, struct zwp_linux_dmabuf_v1 *dmabuf,
+		uint32_t format) {
+}
+
+static void dmabuf_modifier(void *data, struct zwp_linux_dmabuf_v1 *dmabuf,
+		uint32_t format, uint32_t hi, uint32_t lo) {
+	struct dm *d = data;
+	ck_assert_int_lt(d->nmodifiers, 64);
+	d->modifiers[d->nmodifiers++] = (struct pair){
+		.format = format,
+		.modifier = ((uint64_t)hi << 32) | lo,
+	};
+}
+
+static const struct zwp_linux_dmabuf_v1_listener dmabuf_listener = {
+	.format = dmabuf_format,
+	.modifier = dmabuf_modifier,
+};
+
+/* Connect (to vitrail's socket, or to display when given) and bind the
+ * global at version at most `version`. */
+static void dm_init(struct dm *d, struct wl_display *display,
+		struct harness_vitrail *vitrail, uint32_t version) {
+	*d = (struct dm){ .version = version, .table_fd = -1 };
+	d->display =
+			display != NULL ? display : wl_display_connect(vitrail->socket);
+	ck_assert_ptr_nonnull(d->display);
+	d->registry = wl_display_get_registry(d->display);
+	wl_registry_add_listener(d->registry, &registry_listener, d);
+	ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
+	if (d->dmabuf != NULL) {
+		zwp_linux_dmabuf_v1_add_listener(d->dmabuf, &dmabuf_listener, d);
+		ck_assert_int_ge(wl_display_roundtrip(d->display), 0);
+	}
+}
+
+static void dm_finish(struct dm *d, bool disconnect) {
+	if (d->table_fd >= 0) {
+		close(d->table_fd);
+	}
+	if (d->dmabuf != NULL) {
+		zwp_linux_dmabuf_v1_destroy(d->dmabuf);
+	}
+	wl_registry_destroy(d->registry);
+	if (disconnect) {
+		wl_display_disconnect(d->display);
+	}
+}
+
+/* ---- feedback ----------------------------------------------------------- */
+
+static dev_t dev_of(struct wl_array *array) {
+	dev_t dev;
+	ck_assert_uint_eq(array->size, sizeof(dev));
+	memcpy(&dev, array->data, sizeof(dev));
+	return dev;
+}
+
+static void fb_done(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb) {
+	((struct dm *)data)->dones++;
+}
+
+static void fb_format_table(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb,
+		int32_t fd, uint32_t size) {
+	struct dm *d = data;
+	if (d->table_fd >= 0) {
+		close(d->table_fd);
+	}
+	d->table_fd = fd;
+	d->table_size = size;
+}
+
+static void fb_main_device(void *data, struct zwp_linux_dmabuf_feedback_v1 *fb,
+		struct wl_array *device) {
+	((struct dm *)data)->main_device = dev_of(device);
+}
+
+static void fb_tranche_done(void *data,
+		struct zwp_linux_dmabuf_feedback_v1 *fb) {
+	((struct dm *)data)->tranches++;
+}
+
+static void fb_tranche_target_device(void *data,
+		struct zwp_linux_dmabuf_feedback_v1 *fb, struct wl_array *device) {
+	((struct dm *)data)->tranche_device = dev_of(device);
+}
+
+static void fb_tranche_formats(void *data,
+		struct zwp_linux_dmabuf_feedback_v1 *fb, struct wl_array *indices) {
+	struct dm *d = data;
+	uint16_t *index;
+	wl_array_for_each(index, indices) {
+		ck_assert_int_lt(d->nindices, 64);
+		d->indices[d->nindices++] = *index;
+	}
+}
+
+static void fb_tranche_flags(void *data,
+		struct zwp_linux_dmabuf_feedback_v1 *fb, uint32_t flags) {
+}
+
+static const struct zwp_linux_dmabuf_feedback_v1_listener feedback_listener = {
+	.done = fb_done,
+	.format_table = fb_format_table,
+	.main_device = fb_main_device,
+	.tranche_done = fb_tranche_done,
+	.tranche_target_device = fb_tranche_target_device,
+	.tranche_formats = fb_tranche_formats,
+	.tranche_flags = fb_tranche_flags,
+};
+
+static int pair_cmp(const void *a, const void *b) {
+	const struct pair *x = a, *y = b;
+	if (x->format != y->format) {
+		return x->format < y->format ? -1 : 1;
+	}
+	return x->modifier < y->modifier ? -1 : x->modifier > y->modifier;
+}
+
+/* pairs (n of them) are exactly the documented formats with LINEAR, and
+ * with DRM_FORMAT_MOD_INVALID too when `implicit` (wlroots 0.15's
+ * feedback lists every format with it; README: vitrail refuses it). */
+static void assert_documented(struct pair *pairs, int n, bool implicit,
+		const char *what) {
+	struct pair want[2 * NDOCUMENTED];
+	size_t nwant = 0;
+	for (size_t i = 0; i < NDOCUMENTED; i++) {
+		want[nwant++] = (struct pair){ documented[i], DRM_FORMAT_MOD_LINEAR };
+		if (implicit) {
+			want[nwant++] =
+					(struct pair){ documented[i], DRM_FORMAT_MOD_INVALID };
+		}
+	}
+	qsort(want, nwant, sizeof(want[0]), pair_cmp);
+	qsort(pairs, (size_t)n, sizeof(pairs[0]), pair_cmp);
+	ck_assert_msg(n == (int)nwant, "%s: %d pairs, want %zu", what, n, nwant);
+	for (int i = 0; i < n; i++) {
+		ck_assert_msg(pairs[i].format == want[i].format &&
+						pairs[i].modifier == want[i].modifier,
+				"%s: pair %d is 0x%08x/0x%016llx, want 0x%08x/0x%016llx", what,
+				i, pairs[i].format, (unsigned long long)pairs[i].modifier,
+				want[i].format, (unsigned long long)want[i].modifier);
+	}
+}
+
+/* The feedback's tranche formats, read through its table. */
+static void check_feedback(struct dm *d, dev_t device, const char *what) {
+	ck_assert_int_eq(d->dones, 1);
+	ck_assert_int_eq(d->tranches, 1);
+	ck_assert_msg(d->main_device == device, "%s: main_device %u:%u, want %u:%u",
+			what, major(d->main_device), minor(d->main_device), major(device),
+			minor(device));
+	ck_assert(d->tranche_device == device);
+	ck_assert_int_ge(d->table_fd, 0);
+	ck_assert_uint_eq(d->table_size % 16, 0);
+	const uint8_t *table =
+			mmap(NULL, d->table_size, PROT_READ, MAP_PRIVATE, d->table_fd, 0);
+	ck_assert(table != MAP_FAILED);
+	struct pair pairs[64];
+	for (int i = 0; i < d->nindices; i++) {
+		ck_assert_uint_lt((uint32_t)d->indices[i] * 16u, d->table_size);
+		memcpy(&pairs[i].format, table + d->indices[i] * 16, 4);
+		memcpy(&pairs[i].modifier, table + d->indices[i] * 16 + 8, 8);
+	}
+	munmap((void *)table, d->table_size);
+	assert_documented(pairs, d->nindices, true, what);
+}
+
+static struct harness_vitrail *start(struct harness *harness,
+		const char *device) {
+	char setting[96];
+	snprintf(setting, sizeof(setting), "VITRAIL_DMABUF_DEVICE=%s",
+			device != NULL ? device : "");
+	const char *env[] = { device != NULL ? setting : "VITRAIL_DMABUF_DEVICE",
+		NULL };
+	return harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "320x240",
+					.env = env });
+}
+
+/* wayland-info's log inside vitrail (malloc'd). */
+static char *wayland_info(struct harness *harness,
+		struct harness_vitrail *vitrail) {
+	const char *argv[] = { "wayland-info", NULL };
+	struct harness_proc *info = NULL;
+	int status = harness_run_client(harness, vitrail, argv,
+			HARNESS_WAIT_TIMEOUT_MS, &info);
+	ck_assert_int_eq(status, 0);
+	return harness_proc_log(info);
+}
+
+START_TEST(test_dmabuf_presence) {
+	struct harness *harness = harness_create("dmabuf-presence");
+	harness_require_program("wayland-info", "wayland-utils");
+	/* a real client (wayland-info) reads the global and its feedback */
+	struct harness_vitrail *vitrail = start(harness, "/dev/null");
+	struct stat null_st;
+	ck_assert_int_eq(stat("/dev/null", &null_st), 0);
+	char *log = wayland_info(harness, vitrail);
+	char main_device[64];
+	snprintf(main_device, sizeof(main_device), "main device: 0x%jx",
+			(uintmax_t)null_st.st_rdev);
+	const char *wanted[] = { "interface: 'zwp_linux_dmabuf_v1'", main_device,
+		"'XR24'; 0x0000000000000000 = LINEAR",
+		"'AR24'; 0x0000000000000000 = LINEAR" };
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		ck_assert_msg(strstr(log, wanted[i]) != NULL,
+				"wayland-info does not print \"%s\"", wanted[i]);
+	}
+	free(log);
+	harness_stop_vitrail(harness, vitrail);
+
+	vitrail = start(harness, "none");
+	struct dm d;
+	dm_init(&d, NULL, vitrail, 4);
+	ck_assert_msg(!d.present, "VITRAIL_DMABUF_DEVICE=none: a global");
+	dm_finish(&d, true);
+	harness_stop_vitrail(harness, vitrail);
+
+	vitrail = start(harness, NULL);
+	dm_init(&d, NULL, vitrail, 4);
+	struct stat st;
+	bool node = false;
+	for (int minor = 128; minor < 192 && !node; minor++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", minor);
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		node = fd >= 0 && fstat(fd, &st) == 0;
+		if (fd >= 0) {
+			close(fd);
+		}
+	}
+	ck_assert_msg(d.present == node,
+			"zwp_linux_dmabuf_v1 %s, but this machine has %s render node",
+			d.present ? "offered" : "not offered", node ? "a" : "no");
+	log = wayland_info(harness, vitrail);
+	ck_assert_msg((strstr(log, "interface: 'zwp_linux_dmabuf_v1'") != NULL) ==
+					node,
+			"wayland-info %s zwp_linux_dmabuf_v1; render node: %s",
+			node ? "does not list" : "lists", node ? "yes" : "none");
+	free(log);
+	if (node) {
+		struct zwp_linux_dmabuf_feedback_v1 *fb =
+				zwp_linux_dmabuf_v1_get_default_feedback(d.dmabuf);
+		zwp_linux_dmabuf_feedback_v1_add_listener(fb, &feedback_listener, &d);
+		ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+		check_feedback(&d, st.st_rdev, "default feedback (render node)");
+		zwp_linux_dmabuf_feedback_v1_destroy(fb);
+	}
+	dm_finish(&d, true);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+START_TEST(test_dmabuf_feedback) {
+	struct harness *harness = harness_create("dmabuf-feedback");
+	struct harness_vitrail *vitrail = start(harness, "/dev/null");
+	struct stat st;
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+
+	struct dm d;
+	dm_init(&d, NULL, vitrail, 4);
+	ck_assert(d.present);
+	ck_assert_uint_eq(d.bound_version, 4);
+	ck_assert_int_eq(d.nmodifiers, 0); /* version 4: feedback only */
+	struct zwp_linux_dmabuf_feedback_v1 *fb =
+			zwp_linux_dmabuf_v1_get_default_feedback(d.dmabuf);
+	zwp_linux_dmabuf_feedback_v1_add_listener(fb, &feedback_listener, &d);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	check_feedback(&d, st.st_rdev, "default feedback");
+	zwp_linux_dmabuf_feedback_v1_destroy(fb);
+
+	dm_finish(&d, true);
+
+	/* a surface's feedback: the same */
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "dmabuf-feedback"));
+	struct dm s;
+	dm_init(&s, app.display, NULL, 4);
+	struct wl_surface *surface = wl_compositor_create_surface(app.compositor);
+	fb = zwp_linux_dmabuf_v1_get_surface_feedback(s.dmabuf, surface);
+	zwp_linux_dmabuf_feedback_v1_add_listener(fb, &feedback_listener, &s);
+	ck_assert_int_ge(wl_display_roundtrip(s.display), 0);
+	check_feedback(&s, st.st_rdev, "surface feedback");
+	zwp_linux_dmabuf_feedback_v1_destroy(fb);
+	wl_surface_destroy(surface);
+	dm_finish(&s, false);
+	sc_app_finish(&app);
+
+	/* version 3: modifier events */
+	struct dm v3;
+	dm_init(&v3, NULL, vitrail, 3);
+	ck_assert_uint_eq(v3.bound_version, 3);
+	assert_documented(v3.modifiers, v3.nmodifiers, false,
+			"version 3 modifiers");
+	dm_finish(&v3, true);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/* A memfd of size bytes, sealed against shrinking when seal is set. */
+static int make_memfd(size_t size, bool seal) {
+	int fd = memfd_create("vitrail-test-dmabuf",
+			MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	if (seal) {
+		ck_assert_int_eq(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	}
+	return fd;
+}
+
+/* Fill rows [y0, y1) of a 4-byte-per-pixel image in fd with pixel. */
+static void fill_rows(int fd, uint32_t offset, uint32_t stride, int width,
+		int y0, int y1, uint32_t pixel) {
+	size_t len = (size_t)offset + (size_t)stride * (size_t)y1;
+	uint8_t *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert(map != MAP_FAILED);
+	for (int y = y0; y < y1; y++) {
+		uint32_t *row = (uint32_t *)(map + offset + (size_t)y * stride);
+		for (int x = 0; x < width; x++) {
+			row[x] = pixel;
+		}
+	}
+	munmap(map, len);
+}
+
+static void buffer_release(void *data, struct wl_buffer *buffer) {
+	((struct dm *)data)->released = true;
+}
+
+static const struct wl_buffer_listener buffer_listener = {
+	.release = buffer_release,
+};
+
+static void params_created(void *data,
+		struct zwp_linux_buffer_params_v1 *params, struct wl_buffer *buffer) {
+	((struct dm *)data)->created = buffer;
+}
+
+static void params_failed(void *data,
+		struct zwp_linux_buffer_params_v1 *params) {
+	((struct dm *)data)->failed = true;
+}
+
+static const struct zwp_linux_buffer_params_v1_listener params_listener = {
+	.created = params_created,
+	.failed = params_failed,
+};
+
+/* A params object with fd as plane 0 (the fd is closed here: the
+ * request carries its own copy). */
+static struct zwp_linux_buffer_params_v1 *params_with(struct dm *d, int fd,
+		uint32_t offset, uint32_t stride, uint64_t modifier) {
+	struct zwp_linux_buffer_params_v1 *params =
+			zwp_linux_dmabuf_v1_create_params(d->dmabuf);
+	zwp_linux_buffer_params_v1_add_listener(params, &params_listener, d);
+	zwp_linux_buffer_params_v1_add(params, fd, 0, offset, stride,
+			(uint32_t)(modifier >> 32), (uint32_t)modifier);
+	close(fd);
+	return params;
+}
+
+/* Count pixels of the window's box (inset by 2) equal to rgb in rows
+ * [y0, y1) of the window. */
+static long count_in(const uint32_t *pixels, int32_t w, int32_t h,
+		const struct harness_window *win, int y0, int y1, uint32_t rgb) {
+	long n = 0;
+	for (int y = win->y + y0 + 2; y < win->y + y1 - 2; y++) {
+		for (int x = win->x + 2; x < win->x + win->width - 2; x++) {
+			if (x >= 0 && y >= 0 && x < w && y < h &&
+					(pixels[y * w + x] & 0xffffff) == (rgb & 0xffffff)) {
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+static void expect_halves(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name,
+		const struct harness_window *win, uint32_t top, uint32_t bottom) {
+	int32_t w, h;
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+			name, &w, &h);
+	ck_assert_ptr_nonnull(pixels);
+	long half = (long)(WIN_W - 4) * (WIN_H / 2 - 4);
+	long got_top = count_in(pixels, w, h, win, 0, WIN_H / 2, top);
+	long got_bottom = count_in(pixels, w, h, win, WIN_H / 2, WIN_H, bottom);
+	free(pixels);
+	ck_assert_msg(got_top == half && got_bottom == half,
+			"%s: %ld of %ld top pixels are 0x%06x, %ld of %ld bottom pixels "
+			"0x%06x",
+			name, got_top, half, top & 0xffffff, got_bottom, half,
+			bottom & 0xffffff);
+}
+
+START_TEST(test_dmabuf_pixels) {
+	struct harness *harness = harness_create("dmabuf-pixels");
+	struct harness_vitrail *vitrail = start(harness, "/dev/null");
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "dmabuf-window"));
+	ck_assert(sc_app_create_window(&app, "dmabuf-window", "dmabuf", WIN_W,
+			WIN_H, 0xff808080u));
+	struct dm d;
+	dm_init(&d, app.display, NULL, 4);
+	ck_assert(d.present);
+
+	/* XRGB8888 at offset 4096 with 64 bytes of padding a row */
+	const uint32_t offset = 4096, stride = WIN_W * 4 + 64;
+	int fd = make_memfd(offset + (size_t)stride * WIN_H, true);
+	fill_rows(fd, offset, stride, WIN_W, 0, WIN_H / 2, 0x00cc2211u);
+	fill_rows(fd, offset, stride, WIN_W, WIN_H / 2, WIN_H, 0x002244ccu);
+	struct zwp_linux_buffer_params_v1 *params =
+			params_with(&d, dup(fd), offset, stride, DRM_FORMAT_MOD_LINEAR);
+	struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(params,
+			WIN_W, WIN_H, DRM_FORMAT_XRGB8888, 0);
+	zwp_linux_buffer_params_v1_destroy(params);
+	wl_buffer_add_listener(buffer, &buffer_listener, &d);
+	wl_surface_attach(app.surface, buffer, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, WIN_W, WIN_H);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window win =
+			*harness_find_window(vitrail->conn, "dmabuf-window");
+	ck_assert_int_eq(win.width, WIN_W);
+	ck_assert_int_eq(win.height, WIN_H);
+	expect_halves(harness, vitrail, "xrgb", &win, 0xcc2211u, 0x2244ccu);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert_msg(d.released, "the dmabuf was not released after its copy");
+
+	/* the client draws again into the same buffer: the new colour */
+	fill_rows(fd, offset, stride, WIN_W, 0, WIN_H / 2, 0x0022aa44u);
+	d.released = false;
+	wl_surface_attach(app.surface, buffer, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, WIN_W, WIN_H / 2);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	expect_halves(harness, vitrail, "xrgb-again", &win, 0x22aa44u, 0x2244ccu);
+	close(fd);
+
+	/* ABGR8888 through create (not immed): red is the low byte */
+	fd = make_memfd((size_t)WIN_W * 4 * WIN_H, true);
+	fill_rows(fd, 0, WIN_W * 4, WIN_W, 0, WIN_H / 2, 0xff1122ccu);
+	fill_rows(fd, 0, WIN_W * 4, WIN_W, WIN_H / 2, WIN_H, 0xffcc4422u);
+	params = params_with(&d, fd, 0, WIN_W * 4, DRM_FORMAT_MOD_LINEAR);
+	zwp_linux_buffer_params_v1_create(params, WIN_W, WIN_H, DRM_FORMAT_ABGR8888,
+			0);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	ck_assert(!d.failed);
+	ck_assert_ptr_nonnull(d.created);
+	zwp_linux_buffer_params_v1_destroy(params);
+	wl_surface_attach(app.surface, d.created, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, WIN_W, WIN_H);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	expect_halves(harness, vitrail, "abgr", &win, 0xcc2211u, 0x2244ccu);
+
+	wl_buffer_destroy(d.created);
+	wl_buffer_destroy(buffer);
+	dm_finish(&d, false);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------- */
+
+enum misuse {
+	ALREADY_USED,
+	PLANE_IDX,
+	PLANE_SET,
+	INCOMPLETE,
+	UNKNOWN_FLAGS,
+	MIXED_MODIFIERS,
+	ZERO_WIDTH,
+	OFFSET_PAST_END,
+	ROWS_PAST_END,
+	TILED_IMMED,
+	UNREAD_FORMAT_IMMED,
+	UNSEALED_IMMED,
+};
+
+static void misuse(struct harness_vitrail *vitrail, struct sc_app *bystander,
+		enum misuse what, uint32_t code) {
+	struct dm d;
+	dm_init(&d, NULL, vitrail, 4);
+	ck_assert(d.present);
+	const uint32_t stride = 16 * 4;
+	const size_t size = (size_t)stride * 16;
+	int fd = make_memfd(size, what != UNSEALED_IMMED);
+	uint64_t modifier = what == TILED_IMMED ? I915_FORMAT_MOD_X_TILED :
+											  DRM_FORMAT_MOD_LINEAR;
+	uint32_t offset = what == OFFSET_PAST_END ? (uint32_t)size + 4096 : 0;
+	struct zwp_linux_buffer_params_v1 *params = what == INCOMPLETE ?
+			zwp_linux_dmabuf_v1_create_params(d.dmabuf) :
+			params_with(&d, dup(fd), offset, stride, modifier);
+	int32_t width = what == ZERO_WIDTH ? 0 : 16;
+	int32_t height = what == ROWS_PAST_END ? 17 : 16;
+	uint32_t format =
+			what == UNREAD_FORMAT_IMMED ? DRM_FORMAT_NV12 : DRM_FORMAT_XRGB8888;
+	uint32_t flags = what == UNKNOWN_FLAGS ? 0x80 : 0;
+	switch (what) {
+	case PLANE_IDX:
+		zwp_linux_buffer_params_v1_add(params, dup(fd), 4, 0, stride, 0, 0);
+		break;
+	case PLANE_SET:
+		zwp_linux_buffer_params_v1_add(params, dup(fd), 0, 0, stride, 0, 0);
+		break;
+	case MIXED_MODIFIERS:
+		zwp_linux_buffer_params_v1_add(params, dup(fd), 1, 0, stride,
+				(uint32_t)(I915_FORMAT_MOD_X_TILED >> 32),
+				(uint32_t)I915_FORMAT_MOD_X_TILED);
+		break;
+	case ALREADY_USED:
+		wl_buffer_destroy(zwp_linux_buffer_params_v1_create_immed(params, width,
+				height, format, flags));
+		break;
+	default: break;
+	}
+	struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(params,
+			width, height, format, flags);
+	close(fd);
+	ck_assert_msg(wl_display_roundtrip(d.display) < 0,
+			"misuse %d: the connection lives", what);
+	const struct wl_interface *got = NULL;
+	uint32_t got_code = wl_display_get_protocol_error(d.display, &got, NULL);
+	ck_assert_msg(got == &zwp_linux_buffer_params_v1_interface,
+			"misuse %d: an error of %s", what,
+			got != NULL ? got->name : "none");
+	ck_assert_msg(got_code == code, "misuse %d: code %u, want %u", what,
+			got_code, code);
+	wl_buffer_destroy(buffer);
+	zwp_linux_buffer_params_v1_destroy(params);
+	dm_finish(&d, true);
+	ck_assert_int_ge(wl_display_roundtrip(bystander->display), 0);
+	harness_assert_alive(vitrail->proc);
+}
+
+START_TEST(test_dmabuf_errors) {
+	struct harness *harness = harness_create("dmabuf-errors");
+	struct harness_vitrail *vitrail = start(harness, "/dev/null");
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app bystander = { 0 };
+	ck_assert(sc_app_init(&bystander, "bystander"));
+	ck_assert(sc_app_create_window(&bystander, "bystander", "bystander", 40, 40,
+			0xff808080u));
+	wl_surface_commit(bystander.surface);
+
+	misuse(vitrail, &bystander, ALREADY_USED,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_ALREADY_USED);
+	misuse(vitrail, &bystander, PLANE_IDX,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_IDX);
+	misuse(vitrail, &bystander, PLANE_SET,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_SET);
+	misuse(vitrail, &bystander, INCOMPLETE,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INCOMPLETE);
+	misuse(vitrail, &bystander, UNKNOWN_FLAGS,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_FORMAT);
+	misuse(vitrail, &bystander, MIXED_MODIFIERS,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_FORMAT);
+	misuse(vitrail, &bystander, ZERO_WIDTH,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_DIMENSIONS);
+	misuse(vitrail, &bystander, OFFSET_PAST_END,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_OUT_OF_BOUNDS);
+	misuse(vitrail, &bystander, ROWS_PAST_END,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_OUT_OF_BOUNDS);
+	misuse(vitrail, &bystander, TILED_IMMED,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_WL_BUFFER);
+	misuse(vitrail, &bystander, UNREAD_FORMAT_IMMED,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_WL_BUFFER);
+	misuse(vitrail, &bystander, UNSEALED_IMMED,
+			ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_WL_BUFFER);
+
+	/* create (not immed) of what vitrail does not read: failed, and the
+	 * connection lives */
+	struct dm d;
+	dm_init(&d, NULL, vitrail, 4);
+	int fd = make_memfd(64 * 16, true);
+	struct zwp_linux_buffer_params_v1 *params =
+			params_with(&d, fd, 0, 64, I915_FORMAT_MOD_X_TILED);
+	zwp_linux_buffer_params_v1_create(params, 16, 16, DRM_FORMAT_XRGB8888, 0);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	ck_assert(d.failed);
+	ck_assert_ptr_null(d.created);
+	zwp_linux_buffer_params_v1_destroy(params);
+	/* the implicit modifier, which the feedback lists: failed too */
+	d.failed = false;
+	params = params_with(&d, make_memfd(64 * 16, true), 0, 64,
+			DRM_FORMAT_MOD_INVALID);
+	zwp_linux_buffer_params_v1_create(params, 16, 16, DRM_FORMAT_XRGB8888, 0);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	ck_assert(d.failed);
+	ck_assert_ptr_null(d.created);
+	zwp_linux_buffer_params_v1_destroy(params);
+	ck_assert_int_ge(wl_display_roundtrip(d.display), 0);
+	dm_finish(&d, true);
+
+	sc_app_finish(&bystander);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+static Suite *dmabuf_suite(void) {
+	Suite *suite = suite_create("dmabuf");
+	harness_add_case(suite, "presence", test_dmabuf_presence, 90);
+	harness_add_case(suite, "feedback", test_dmabuf_feedback, 90);
+	harness_add_case(suite, "pixels", test_dmabuf_pixels, 90);
+	harness_add_case(suite, "errors", test_dmabuf_errors, 90);
+	return suite;
+}
+
+int main(int argc, char *argv[]) {
+	return harness_run_suite(dmabuf_suite(), argc, argv);
+}
