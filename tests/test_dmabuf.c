@@ -29,6 +29,9 @@
  *   connection while a bystander is served; create (not immed) of a
  *   tiled or the implicit modifier is answered with failed and the
  *   connection lives.
+ * gpu: vitrail-dmabuf-export's buffer, Vulkan-exported memory the GPU
+ *   filled, shows its two colours; skipped (77) where no Vulkan device
+ *   exports dma-buf memory (lavapipe without udmabuf), never a pass.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -41,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <wayland-client.h>
 
@@ -724,15 +728,63 @@ START_TEST(test_dmabuf_errors) {
 }
 END_TEST
 
+/* ---- a GPU client --------------------------------------------------------
+ */
+
+static const char *export_client(void) {
+	return harness_env_path("VITRAIL_DMABUF_EXPORT",
+			"build/tests/clients/vitrail-dmabuf-export");
+}
+
+START_TEST(test_dmabuf_gpu) {
+	struct harness *harness = harness_create("dmabuf-gpu");
+	/* the render node where there is one (a real main device) */
+	bool node = access("/dev/dri/renderD128", R_OK | W_OK) == 0;
+	struct harness_vitrail *vitrail = start(harness, node ? NULL : "/dev/null");
+	char width[16], height[16];
+	snprintf(width, sizeof(width), "%d", WIN_W);
+	snprintf(height, sizeof(height), "%d", WIN_H);
+	const char *argv[] = { export_client(), width, height, NULL };
+	struct harness_proc *client = harness_spawn_client(harness, vitrail, argv);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window win =
+			*harness_find_window(vitrail->conn, "vitrail-dmabuf-export");
+	ck_assert_int_eq(win.width, WIN_W);
+	ck_assert_int_eq(win.height, WIN_H);
+	expect_halves(harness, vitrail, "gpu", &win, 0xcc2211u, 0x2244ccu);
+	harness_assert_alive(client);
+	harness_proc_stop(client);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 static Suite *dmabuf_suite(void) {
 	Suite *suite = suite_create("dmabuf");
 	harness_add_case(suite, "presence", test_dmabuf_presence, 90);
 	harness_add_case(suite, "feedback", test_dmabuf_feedback, 90);
 	harness_add_case(suite, "pixels", test_dmabuf_pixels, 90);
 	harness_add_case(suite, "errors", test_dmabuf_errors, 90);
+	harness_add_case(suite, "gpu", test_dmabuf_gpu, 90);
 	return suite;
 }
 
 int main(int argc, char *argv[]) {
+	if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
+		/* a device that exports dma-buf memory, or skip with the reason
+		 * (never a pass) */
+		char *cmd = NULL;
+		if (asprintf(&cmd, "'%s' --probe", export_client()) < 0) {
+			return 1;
+		}
+		int status = system(cmd);
+		free(cmd);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			fprintf(stderr,
+					"no Vulkan device here exports dma-buf memory "
+					"(see the SKIP line above): skipped\n");
+			return 77;
+		}
+	}
 	return harness_run_suite(dmabuf_suite(), argc, argv);
 }
