@@ -5,7 +5,9 @@
  *
  * The global exists only where a client can make dmabufs and vitrail can
  * read them: there must be a DRM render node, whose device number is
- * the main device. Its formats are the (format, LINEAR) pairs that
+ * the main device: the Vulkan engine's device's where the driver names it
+ * (VK_EXT_physical_device_drm: the GPU clients should render on), else
+ * the first that opens. Its formats are the (format, LINEAR) pairs that
  * client_dmabuf.c reads with the CPU, on both engines; wlroots'
  * implementation (version 4) checks the requests and posts the
  * protocol's errors, and asks the surface renderer
@@ -17,10 +19,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <wlr/types/wlr_linux_dmabuf_v1.h>
 #include <wlr/util/log.h>
@@ -29,9 +33,9 @@
 #include "protocols/linux_dmabuf.h"
 #include "server.h"
 
-/* The node to announce: VITRAIL_DMABUF_DEVICE's, or the first render
- * node that opens; -1 for none. */
-static int open_node(void) {
+/* The node to announce: VITRAIL_DMABUF_DEVICE's, the Vulkan device's, or
+ * the first render node that opens; -1 for none. */
+static int open_node(struct vt_server *server) {
 	const char *path = getenv("VITRAIL_DMABUF_DEVICE");
 	if (path != NULL && path[0] != '\0') {
 		if (strcmp(path, "none") == 0) {
@@ -49,9 +53,28 @@ static int open_node(void) {
 		}
 		return fd;
 	}
-	for (int minor = 128; minor < 192; minor++) {
+	int64_t major, minor;
+	if (server->renderer != NULL &&
+			vr_renderer_render_node(server->renderer, &major, &minor)) {
 		char node[32];
-		snprintf(node, sizeof(node), "/dev/dri/renderD%d", minor);
+		snprintf(node, sizeof(node), "/dev/dri/renderD%" PRId64, minor);
+		int fd = open(node, O_RDWR | O_CLOEXEC);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 &&
+				st.st_rdev == makedev((unsigned)major, (unsigned)minor)) {
+			return fd;
+		}
+		wlr_log(WLR_ERROR,
+				"the Vulkan device's render node %" PRId64 ":%" PRId64
+				" is not %s",
+				major, minor, node);
+		if (fd >= 0) {
+			close(fd);
+		}
+	}
+	for (int n = 128; n < 192; n++) {
+		char node[32];
+		snprintf(node, sizeof(node), "/dev/dri/renderD%d", n);
 		int fd = open(node, O_RDWR | O_CLOEXEC);
 		if (fd >= 0) {
 			return fd;
@@ -61,7 +84,7 @@ static int open_node(void) {
 }
 
 bool vt_linux_dmabuf_init(struct vt_server *server) {
-	int fd = open_node();
+	int fd = open_node(server);
 	if (fd < 0) {
 		wlr_log(WLR_INFO, "no DRM render node: no linux-dmabuf");
 		return true;

@@ -195,6 +195,28 @@ static bool format_usable(VkPhysicalDevice phdev) {
 	return (props.optimalTilingFeatures & need) == need;
 }
 
+static bool has_device_extension(VkPhysicalDevice phdev, const char *name);
+
+/* The chosen device's DRM render node, where the driver tells it (a
+ * property query: the extension need not be enabled). */
+static void query_render_node(struct vr_renderer *renderer) {
+	if (!has_device_extension(renderer->phdev,
+				VK_EXT_PHYSICAL_DEVICE_DRM_EXTENSION_NAME)) {
+		return;
+	}
+	VkPhysicalDeviceDrmPropertiesEXT drm = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRM_PROPERTIES_EXT,
+	};
+	VkPhysicalDeviceProperties2 props = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+		.pNext = &drm,
+	};
+	vkGetPhysicalDeviceProperties2(renderer->phdev, &props);
+	renderer->has_render_node = drm.hasRender;
+	renderer->render_major = drm.renderMajor;
+	renderer->render_minor = drm.renderMinor;
+}
+
 static bool pick_physical_device(struct vr_renderer *renderer) {
 	uint32_t count = 0;
 	VkResult res = vkEnumeratePhysicalDevices(renderer->instance, &count, NULL);
@@ -241,6 +263,7 @@ static bool pick_physical_device(struct vr_renderer *renderer) {
 	}
 	vkGetPhysicalDeviceMemoryProperties(renderer->phdev,
 			&renderer->memory_props);
+	query_render_node(renderer);
 	vr_log(VR_LOG_INFO, "using %s", renderer->device_name);
 	return true;
 }

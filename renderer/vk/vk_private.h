@@ -321,6 +321,9 @@ struct vr_renderer {
 	VkDeviceSize non_coherent_atom_size;
 	char device_name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
 	bool software; /* VK_PHYSICAL_DEVICE_TYPE_CPU (lavapipe) */
+	/* its DRM render node (VK_EXT_physical_device_drm), when known */
+	bool has_render_node;
+	int64_t render_major, render_minor;
 	VkDevice device;
 	uint32_t queue_family;
 	bool has_host_import; /* VK_EXT_external_memory_host enabled */

@@ -420,6 +420,13 @@ bool vr_renderer_is_software(const struct vr_renderer *renderer) {
 	return renderer->software;
 }
 
+bool vr_renderer_render_node(const struct vr_renderer *renderer, int64_t *major,
+		int64_t *minor) {
+	*major = renderer->render_major;
+	*minor = renderer->render_minor;
+	return renderer->has_render_node;
+}
+
 void vr_renderer_set_workers(struct vr_renderer *renderer, int workers) {
 	renderer->workers_wanted = workers;
 	if (renderer->sequential) {

@@ -329,6 +329,11 @@ void vr_renderer_destroy(struct vr_renderer *renderer); /* accepts NULL */
 const char *vr_renderer_device_name(const struct vr_renderer *renderer);
 /* Whether the device is a CPU device (a software rasteriser: lavapipe). */
 bool vr_renderer_is_software(const struct vr_renderer *renderer);
+/* The device's DRM render node's major and minor numbers; false where the
+ * driver does not tell (no VK_EXT_physical_device_drm, or no render
+ * node). */
+bool vr_renderer_render_node(const struct vr_renderer *renderer, int64_t *major,
+		int64_t *minor);
 /* Change the mode between frames (0 workers: the default count). */
 void vr_renderer_set_workers(struct vr_renderer *renderer, int workers);
 void vr_renderer_set_sequential(struct vr_renderer *renderer, bool sequential);
