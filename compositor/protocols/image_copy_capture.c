@@ -258,14 +258,21 @@ static void compose_surface(struct wlr_surface *wlr_surface, int sx, int sy,
 	pixman_image_unref(src);
 }
 
-/* A stamp of what the window shows: its surfaces' commits and places. */
+/* A walk over the window's surfaces from its geometry's origin: the
+ * stamp of what it shows (its surfaces' commits and places, its size),
+ * composed into dst unless that is NULL. */
+static uint64_t view_walk(struct vt_view *view, const struct wlr_box *geo,
+		pixman_image_t *dst) {
+	struct compose c = { .dst = dst, .x = geo->x, .y = geo->y, .stamp = 1 };
+	view->impl->for_each_surface(view, compose_surface, &c);
+	return c.stamp * 1000003u + (uint32_t)geo->width * 65599u +
+			(uint32_t)geo->height;
+}
+
 static uint64_t view_stamp(struct vt_view *view) {
 	struct wlr_box geo;
 	view->impl->get_geometry(view, &geo);
-	struct compose c = { .x = geo.x, .y = geo.y, .stamp = 1 };
-	view->impl->for_each_surface(view, compose_surface, &c);
-	return c.stamp * 1000003u + (uint32_t)geo.width * 65599u +
-			(uint32_t)geo.height;
+	return view_walk(view, &geo, NULL);
 }
 
 /* Compose the window into the frame's buffer and send ready, or fail
@@ -307,11 +314,9 @@ static void frame_compose_view(struct capture_frame *frame,
 	pixman_box32_t all = { 0, 0, width, height };
 	pixman_image_fill_boxes(PIXMAN_OP_SRC, dst, &(pixman_color_t){ 0, 0, 0, 0 },
 			1, &all);
-	struct compose c = { .dst = dst, .x = geo.x, .y = geo.y, .stamp = 1 };
-	view->impl->for_each_surface(view, compose_surface, &c);
+	session->view_stamp = view_walk(view, &geo, dst);
 	pixman_image_unref(dst);
 	wl_shm_buffer_end_access(shm);
-	session->view_stamp = view_stamp(view);
 
 	ext_image_copy_capture_frame_v1_send_transform(frame->resource,
 			WL_OUTPUT_TRANSFORM_NORMAL);
