@@ -447,6 +447,28 @@ static const struct harness_window *map_window(struct harness_vitrail *vitrail,
 	return w;
 }
 
+/* Capture into buf: the frame stays unanswered while nothing changes;
+ * then app's window turns argb (the buffer returned, for the caller to
+ * destroy) and the frame is ready. */
+static struct sc_buffer *capture_after_recolour(struct capturer *c,
+		struct sc_buffer *buf, struct sc_app *app, uint32_t argb) {
+	capturer_capture(c, buf->wl_buffer);
+	ck_assert_int_ge(wl_display_roundtrip(c->display), 0);
+	harness_sleep_ms(100);
+	ck_assert_int_ge(wl_display_roundtrip(c->display), 0);
+	ck_assert_msg(!c->ready && !c->failed,
+			"a second capture was answered while nothing changed");
+	struct sc_buffer *next =
+			sc_buffer_create(app, WIN_W, WIN_H, WL_SHM_FORMAT_ARGB8888, argb);
+	wl_surface_attach(app->surface, next->wl_buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, WIN_W, WIN_H);
+	wl_surface_commit(app->surface);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	capturer_wait(c);
+	ck_assert_msg(c->ready, "the second capture failed (reason %u)", c->reason);
+	return next;
+}
+
 START_TEST(test_capture_output) {
 	struct harness *harness = harness_create("capture-output");
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
@@ -501,20 +523,7 @@ START_TEST(test_capture_output) {
 
 	// the next capture waits for new content: the window turns green
 	memset(buf->pixels, 0, buf->size);
-	capturer_capture(&c, buf->wl_buffer);
-	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
-	harness_sleep_ms(100);
-	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
-	ck_assert_msg(!c.ready && !c.failed,
-			"a second capture was answered while nothing changed");
-	struct sc_buffer *green =
-			sc_buffer_create(&app, WIN_W, WIN_H, WL_SHM_FORMAT_ARGB8888, GREEN);
-	wl_surface_attach(app.surface, green->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(app.surface, 0, 0, WIN_W, WIN_H);
-	wl_surface_commit(app.surface);
-	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
-	capturer_wait(&c);
-	ck_assert_msg(c.ready, "the second capture failed (reason %u)", c.reason);
+	struct sc_buffer *green = capture_after_recolour(&c, buf, &app, GREEN);
 	ck_assert_msg(pixman_region32_contains_rectangle(&c.damage,
 						  &(pixman_box32_t){ w.x, w.y, w.x + WIN_W,
 								  w.y + WIN_H }) == PIXMAN_REGION_IN,
@@ -667,21 +676,7 @@ START_TEST(test_capture_toplevel) {
 			"%ld of the window's %d pixels are its red", n, WIN_W * WIN_H);
 
 	// the next capture comes when it changes
-	capturer_capture(&c, buf->wl_buffer);
-	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
-	harness_sleep_ms(100);
-	ck_assert_int_ge(wl_display_roundtrip(c.display), 0);
-	ck_assert_msg(!c.ready && !c.failed,
-			"a second window capture was answered while nothing changed");
-	struct sc_buffer *blue =
-			sc_buffer_create(&red, WIN_W, WIN_H, WL_SHM_FORMAT_ARGB8888, BLUE);
-	wl_surface_attach(red.surface, blue->wl_buffer, 0, 0);
-	wl_surface_damage_buffer(red.surface, 0, 0, WIN_W, WIN_H);
-	wl_surface_commit(red.surface);
-	ck_assert_int_ge(wl_display_roundtrip(red.display), 0);
-	capturer_wait(&c);
-	ck_assert_msg(c.ready, "the second window capture failed (reason %u)",
-			c.reason);
+	struct sc_buffer *blue = capture_after_recolour(&c, buf, &red, BLUE);
 	n = count_all(buf->pixels, WIN_W, WIN_H, BLUE);
 	ck_assert_msg(n == (long)WIN_W * WIN_H,
 			"%ld of the window's %d pixels are its blue", n, WIN_W * WIN_H);
