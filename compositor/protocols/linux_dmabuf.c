@@ -13,6 +13,13 @@
  * protocol's errors, and asks the surface renderer
  * (client_buffer_renderer.c) whether it takes each buffer.
  *
+ * Implicit sync without stalling: a wl_surface.commit whose new buffer is
+ * a dma-buf that the GPU is still writing (poll says not readable) is
+ * held, as wlroots caches a commit while the pending state is locked,
+ * until the dma-buf becomes readable, so that the copy at commit
+ * (client_dmabuf.c's DMA_BUF_IOCTL_SYNC) never waits for a client's GPU
+ * work on the main thread. Commits behind it wait too, in order.
+ *
  * VITRAIL_DMABUF_DEVICE names the node instead ("none": no linux-dmabuf);
  * any character device is taken, so that tests without a GPU can have the
  * global (with /dev/null) and send sealed memfds.
@@ -20,18 +27,100 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <wayland-server-core.h>
+#include <wlr/render/dmabuf.h>
+#include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_linux_dmabuf_v1.h>
+#include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
 #include "output/client_buffer_renderer.h"
 #include "protocols/linux_dmabuf.h"
 #include "server.h"
+
+/* A commit held until its dma-buf is readable. */
+struct fence_wait {
+	struct wlr_surface *surface;
+	uint32_t seq; /* the locked state */
+	int fd; /* a duplicate of the dma-buf's */
+	struct wl_event_source *source;
+	struct wl_listener surface_destroy;
+};
+
+static void fence_wait_destroy(struct fence_wait *wait) {
+	wl_event_source_remove(wait->source);
+	close(wait->fd);
+	wl_list_remove(&wait->surface_destroy.link);
+	free(wait);
+}
+
+static int handle_fence_readable(int fd, uint32_t mask, void *data) {
+	struct fence_wait *wait = data;
+	struct wlr_surface *surface = wait->surface;
+	uint32_t seq = wait->seq;
+	fence_wait_destroy(wait);
+	wlr_surface_unlock_cached(surface, seq); /* may apply it now */
+	return 0;
+}
+
+static void handle_wait_surface_destroy(struct wl_listener *listener,
+		void *data) {
+	struct fence_wait *wait = wl_container_of(listener, wait, surface_destroy);
+	fence_wait_destroy(wait);
+}
+
+/* Before wlroots handles a wl_surface.commit: hold it while its new
+ * buffer is a dma-buf still being written. */
+static void commit_logger(void *data, enum wl_protocol_logger_type type,
+		const struct wl_protocol_logger_message *message) {
+	if (type != WL_PROTOCOL_LOGGER_REQUEST ||
+			strcmp(message->message->name, "commit") != 0 ||
+			strcmp(wl_resource_get_class(message->resource),
+					wl_surface_interface.name) != 0) {
+		return;
+	}
+	struct wlr_surface *surface = wlr_surface_from_resource(message->resource);
+	struct wlr_dmabuf_attributes attribs;
+	if (!(surface->pending.committed & WLR_SURFACE_STATE_BUFFER) ||
+			surface->pending.buffer == NULL ||
+			!wlr_buffer_get_dmabuf(surface->pending.buffer, &attribs)) {
+		return;
+	}
+	/* readable: its writers are done (a memfd always is) */
+	struct pollfd pfd = { .fd = attribs.fd[0], .events = POLLIN };
+	if (poll(&pfd, 1, 0) != 0) {
+		return;
+	}
+	struct fence_wait *wait = calloc(1, sizeof(*wait));
+	int fd = fcntl(attribs.fd[0], F_DUPFD_CLOEXEC, 0);
+	struct wl_event_source *source = fd < 0 || wait == NULL ?
+			NULL :
+			wl_event_loop_add_fd(
+					wl_display_get_event_loop(wl_client_get_display(
+							wl_resource_get_client(message->resource))),
+					fd, WL_EVENT_READABLE, handle_fence_readable, wait);
+	if (source == NULL) {
+		/* the copy at commit waits for the fences instead */
+		if (fd >= 0) {
+			close(fd);
+		}
+		free(wait);
+		return;
+	}
+	wait->surface = surface;
+	wait->fd = fd;
+	wait->source = source;
+	wait->seq = wlr_surface_lock_pending(surface);
+	wait->surface_destroy.notify = handle_wait_surface_destroy;
+	wl_signal_add(&surface->events.destroy, &wait->surface_destroy);
+}
 
 /* The node to announce: VITRAIL_DMABUF_DEVICE's, the Vulkan device's, or
  * the first render node that opens; -1 for none. */
@@ -98,5 +187,7 @@ bool vt_linux_dmabuf_init(struct vt_server *server) {
 		vt_surface_renderer_set_drm_fd(server->surface_renderer, -1);
 		return false;
 	}
-	return true;
+	/* goes with the display */
+	return wl_display_add_protocol_logger(server->display, commit_logger,
+				   NULL) != NULL;
 }
