@@ -122,6 +122,20 @@ static void commit_logger(void *data, enum wl_protocol_logger_type type,
 	wl_signal_add(&surface->events.destroy, &wait->surface_destroy);
 }
 
+/* The commit logger, which goes with the display. */
+struct commit_watch {
+	struct wl_protocol_logger *logger;
+	struct wl_listener display_destroy;
+};
+
+static void handle_display_destroy(struct wl_listener *listener, void *data) {
+	struct commit_watch *watch =
+			wl_container_of(listener, watch, display_destroy);
+	wl_protocol_logger_destroy(watch->logger);
+	wl_list_remove(&watch->display_destroy.link);
+	free(watch);
+}
+
 /* The node to announce: VITRAIL_DMABUF_DEVICE's, the Vulkan device's, or
  * the first render node that opens; -1 for none. */
 static int open_node(struct vt_server *server) {
@@ -187,7 +201,17 @@ bool vt_linux_dmabuf_init(struct vt_server *server) {
 		vt_surface_renderer_set_drm_fd(server->surface_renderer, -1);
 		return false;
 	}
-	/* goes with the display */
-	return wl_display_add_protocol_logger(server->display, commit_logger,
-				   NULL) != NULL;
+	struct commit_watch *watch = calloc(1, sizeof(*watch));
+	if (watch == NULL) {
+		return false;
+	}
+	watch->logger = wl_display_add_protocol_logger(server->display,
+			commit_logger, NULL);
+	if (watch->logger == NULL) {
+		free(watch);
+		return false;
+	}
+	watch->display_destroy.notify = handle_display_destroy;
+	wl_display_add_destroy_listener(server->display, &watch->display_destroy);
+	return true;
 }
