@@ -51,6 +51,7 @@
 #include "harness.h"
 #include "scene-client.h"
 #include "ext-session-lock-v1-client-protocol.h"
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
 #include "vitrail-scroll-v1-client-protocol.h"
@@ -789,6 +790,59 @@ static void run_shm_large(struct harness_vitrail *vitrail) {
 	child_show(&app, app.surface,
 			child_buffer(&app, 8192, 8192, 8192 * 4, WL_SHM_FORMAT_ARGB8888,
 					NULL));
+	if (wl_display_roundtrip(app.display) < 0) {
+		child_finish(&app);
+	}
+	harness_sleep_ms(500);
+	child_finish(&app);
+}
+
+/* A client dmabuf of 8192 x 8192 (256 MiB, sparse zeros; a memfd sealed
+ * against shrinking, vitrail announcing /dev/null as the device, see
+ * hostile_run): vitrail copied it at once at commit, holding the main
+ * thread for the whole 256 MiB; it is copied in bands now, as a wl_shm
+ * buffer of that size. */
+static struct zwp_linux_dmabuf_v1 *hostile_dmabuf;
+
+static void dmabuf_global(void *data, struct wl_registry *registry,
+		uint32_t name, const char *interface, uint32_t version) {
+	if (strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0 &&
+			version >= 3) {
+		hostile_dmabuf = wl_registry_bind(registry, name,
+				&zwp_linux_dmabuf_v1_interface, 3);
+	}
+}
+
+static const struct wl_registry_listener dmabuf_registry_listener = {
+	.global = dmabuf_global,
+	.global_remove = vk_global_remove,
+};
+
+static void run_dmabuf_large(struct harness_vitrail *vitrail) {
+	struct sc_app app;
+	child_connect(&app, vitrail);
+	if (!sc_app_create_window(&app, "large", "large", 64, 64, 0)) {
+		child_fail("no window");
+	}
+	struct wl_registry *registry = wl_display_get_registry(app.display);
+	wl_registry_add_listener(registry, &dmabuf_registry_listener, NULL);
+	if (wl_display_roundtrip(app.display) < 0 || hostile_dmabuf == NULL) {
+		child_fail("no zwp_linux_dmabuf_v1");
+	}
+	const int32_t side = 8192;
+	int fd = memfd_create("hostile-dmabuf", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, (off_t)side * side * 4) != 0 ||
+			fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) {
+		child_fail("cannot make a sealed memfd");
+	}
+	struct zwp_linux_buffer_params_v1 *params =
+			zwp_linux_dmabuf_v1_create_params(hostile_dmabuf);
+	zwp_linux_buffer_params_v1_add(params, fd, 0, 0, side * 4, 0, 0);
+	close(fd);
+	const uint32_t xrgb8888 = 0x34325258; /* DRM_FORMAT_XRGB8888, 'XR24' */
+	struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(params,
+			side, side, xrgb8888, 0);
+	child_show(&app, app.surface, buffer);
 	if (wl_display_roundtrip(app.display) < 0) {
 		child_finish(&app);
 	}
@@ -1662,6 +1716,8 @@ static const struct hostile_case cases[] = {
 			{ OUTCOME_PROTOCOL_ERROR, "wl_buffer", WL_SHM_ERROR_INVALID_FD,
 					false },
 			30000 },
+	{ "dmabuf_large", run_dmabuf_large, { OUTCOME_CLEAN, NULL, 0, false },
+			30000 },
 	{ "shm_large_destroyed", run_shm_large_destroyed,
 			{ OUTCOME_CLEAN, NULL, 0, false }, 30000 },
 	{ "subsurfaces_wide", run_subsurfaces_wide,
@@ -1730,10 +1786,13 @@ static const struct hostile_case *find_case(const char *name) {
 static void hostile_run(const char *name) {
 	const struct hostile_case *c = find_case(name);
 	struct harness *harness = harness_create(name);
+	/* the dmabuf cases send sealed memfds: linux-dmabuf on /dev/null */
+	const char *dmabuf_env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null", NULL };
 	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
 			&(struct harness_vitrail_options){
 					.outputs = 1,
 					.output_size = "640x480",
+					.env = strncmp(name, "dmabuf_", 7) == 0 ? dmabuf_env : NULL,
 			});
 	struct harness_conn *conn = vitrail->conn;
 	struct probe probe;
@@ -1794,6 +1853,7 @@ HOSTILE_TEST(shm_large)
 HOSTILE_TEST(shm_large_disconnect)
 HOSTILE_TEST(shm_large_truncated)
 HOSTILE_TEST(shm_large_destroyed)
+HOSTILE_TEST(dmabuf_large)
 HOSTILE_TEST(subsurfaces_wide)
 HOSTILE_TEST(subsurfaces_deep)
 HOSTILE_TEST(flood_damage)
@@ -2556,6 +2616,7 @@ static Suite *hostile_suite(void) {
 		{ "shm_large_disconnect", test_hostile_shm_large_disconnect },
 		{ "shm_large_truncated", test_hostile_shm_large_truncated },
 		{ "shm_large_destroyed", test_hostile_shm_large_destroyed },
+		{ "dmabuf_large", test_hostile_dmabuf_large },
 		{ "shm_large_content", test_hostile_shm_large_content },
 		{ "subsurfaces_wide", test_hostile_subsurfaces_wide },
 		{ "subsurfaces_deep", test_hostile_subsurfaces_deep },

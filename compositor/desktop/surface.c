@@ -25,12 +25,16 @@
  * do the surface's destruction and the wl_buffer's (there is no
  * guarded access to the pool without it). A copy of 256 MiB of a sparse
  * memfd took 1.5 s of one event-loop turn before (page faults, mostly).
+ * A client dmabuf is copied in bands the same way, read through its
+ * mapping (client_dmabuf.c), which lives as long as the locked buffer: a
+ * dma-buf (or sealed memfd) cannot shrink, so it needs no guard.
  */
 #include <assert.h>
 #include <drm_fourcc.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wlr/render/dmabuf.h>
 #include <wlr/render/wlr_texture.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_surface.h>
@@ -165,7 +169,8 @@ struct vt_surface_copy {
 	struct wlr_buffer *buffer; /* locked until the copy ends */
 	/* A live wl_shm_buffer of the pool the pixels are in (the
 	 * committed one, or one with the same memory): reads go through its
-	 * SIGBUS guard; its destruction cancels the copy. */
+	 * SIGBUS guard; its destruction cancels the copy. NULL: a dmabuf,
+	 * read through the buffer itself. */
 	struct wl_resource *guard;
 	struct wl_listener guard_destroy;
 	struct vr_image *image; /* being filled; counted in the budget */
@@ -355,11 +360,25 @@ static void copy_band(struct vt_surface_copy *copy, uint64_t budget) {
 		return;
 	}
 	uint64_t start = vt_now_ns();
-	struct wl_shm_buffer *shm = wl_shm_buffer_get(copy->guard);
-	wl_shm_buffer_begin_access(shm);
-	/* a pool can be resized (remapped) between bands */
-	const uint8_t *pixels = wl_shm_buffer_get_data(shm);
-	size_t stride = (size_t)wl_shm_buffer_get_stride(shm);
+	struct wl_shm_buffer *shm =
+			copy->guard != NULL ? wl_shm_buffer_get(copy->guard) : NULL;
+	const uint8_t *pixels;
+	size_t stride;
+	if (shm != NULL) {
+		wl_shm_buffer_begin_access(shm);
+		/* a pool can be resized (remapped) between bands */
+		pixels = wl_shm_buffer_get_data(shm);
+		stride = (size_t)wl_shm_buffer_get_stride(shm);
+	} else {
+		void *data;
+		uint32_t format;
+		if (!vt_client_buffer_begin_read(copy->buffer, &data, &format,
+					&stride)) {
+			surface_cancel_copy(copy->surface, true);
+			return;
+		}
+		pixels = data;
+	}
 	int32_t width = vr_image_width(copy->image);
 	int32_t step = (int32_t)(VT_COPY_STEP_BYTES / ((size_t)width * 4));
 	step = step > 0 ? step : 1;
@@ -381,7 +400,11 @@ static void copy_band(struct vt_surface_copy *copy, uint64_t budget) {
 	/* posts wl_shm.invalid_fd on the buffer if the pool was truncated:
 	 * the client is cut off, and its surface's destruction ends the
 	 * copy */
-	wl_shm_buffer_end_access(shm);
+	if (shm != NULL) {
+		wl_shm_buffer_end_access(shm);
+	} else {
+		vt_client_buffer_end_read(copy->buffer);
+	}
 	uint64_t spent = vt_now_ns() - start;
 	copy->busy_ns += spent;
 	copy->longest_ns = spent > copy->longest_ns ? spent : copy->longest_ns;
@@ -402,6 +425,15 @@ static int copy_handle_timer(void *data) {
 	copy_band(copy, VT_COPY_BAND_NS);
 	wl_signal_emit(&server->events.check_settled, server);
 	return 0;
+}
+
+/* The copy ends with its guard (none for a dmabuf). */
+static void copy_watch_guard(struct vt_surface_copy *copy) {
+	if (copy->guard != NULL) {
+		wl_resource_add_destroy_listener(copy->guard, &copy->guard_destroy);
+	} else {
+		wl_list_init(&copy->guard_destroy.link);
+	}
 }
 
 struct guard_search {
@@ -479,7 +511,7 @@ static bool surface_start_copy(struct vt_surface *surface,
 		copy->buffer = buffer;
 		wl_list_remove(&copy->guard_destroy.link);
 		copy->guard = guard;
-		wl_resource_add_destroy_listener(guard, &copy->guard_destroy);
+		copy_watch_guard(copy);
 		int nrects;
 		const pixman_box32_t *rects = pixman_region32_rectangles(
 				&wlr_surface->buffer_damage, &nrects);
@@ -554,7 +586,7 @@ static bool surface_start_copy(struct vt_surface *surface,
 	pixman_region32_init_rect(&copy->todo, 0, 0, (unsigned)width,
 			(unsigned)height);
 	copy->guard_destroy.notify = copy_handle_guard_destroy;
-	wl_resource_add_destroy_listener(guard, &copy->guard_destroy);
+	copy_watch_guard(copy);
 	surface->copy = copy;
 	surface->server->surface_copies++;
 	/* not sampled, no frame callbacks, until it shows the new image */
@@ -657,14 +689,17 @@ static void surface_update_content(struct vt_surface *surface) {
 			 * attach): held for the copy, released again after it */
 			locked = wlr_buffer_lock(source);
 		}
-		struct wl_resource *guard =
+		struct wlr_dmabuf_attributes attribs;
+		bool dmabuf = wlr_buffer_get_dmabuf(source, &attribs);
+		struct wl_resource *guard = dmabuf ?
+				NULL :
 				find_shm_resource(surface, data, width, height, stride);
 		vt_client_buffer_end_read(source);
-		if (guard != NULL) {
+		if (guard != NULL || dmabuf) {
 			surface_start_copy(surface, locked, guard, format, vr_format);
 			return;
 		}
-		/* a dmabuf, or the wl_buffer is gone already: at once */
+		/* the wl_buffer is gone already: at once, as before */
 		if (!vt_client_buffer_begin_read(source, &data, &format, &stride)) {
 			wlr_buffer_unlock(locked);
 			return;
