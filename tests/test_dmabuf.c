@@ -9,7 +9,8 @@
  * the colours the test writes, the protocol's error codes.
  *
  * presence: wayland-info lists the global with /dev/null's device as
- *   main device and the LINEAR formats; no global with
+ *   main device and the LINEAR formats; Xwayland gets XWAYLAND_NO_GLAMOR=1
+ *   with the global and nothing without it; no global with
  *   VITRAIL_DMABUF_DEVICE=none; with no setting, a global (bound here and
  *   listed by wayland-info) exactly where a render node exists.
  * feedback: version 4's default and surface feedback name /dev/null's
@@ -283,17 +284,56 @@ static void check_feedback(struct dm *d, dev_t device, const char *what) {
 	assert_documented(pairs, d->nindices, true, what);
 }
 
-static struct harness_vitrail *start(struct harness *harness,
-		const char *device) {
+/* vitrail with VITRAIL_DMABUF_DEVICE=device (NULL: unset, and
+ * XWAYLAND_NO_GLAMOR unset too); extra_args as the harness's. */
+static struct harness_vitrail *start_with(struct harness *harness,
+		const char *device, const char *const *extra_args) {
 	char setting[96];
 	snprintf(setting, sizeof(setting), "VITRAIL_DMABUF_DEVICE=%s",
 			device != NULL ? device : "");
 	const char *env[] = { device != NULL ? setting : "VITRAIL_DMABUF_DEVICE",
-		NULL };
+		"XWAYLAND_NO_GLAMOR", NULL };
 	return harness_start_vitrail(harness,
 			&(struct harness_vitrail_options){ .outputs = 1,
 					.output_size = "320x240",
+					.extra_args = extra_args,
 					.env = env });
+}
+
+static struct harness_vitrail *start(struct harness *harness,
+		const char *device) {
+	return start_with(harness, device, NULL);
+}
+
+/* The value of XWAYLAND_NO_GLAMOR that vitrail (with
+ * VITRAIL_DMABUF_DEVICE=device) gives the programs it starts, as Xwayland
+ * gets it; "" when unset. */
+static char *glamor_setting(struct harness *harness, const char *device) {
+	char *path = NULL;
+	ck_assert(asprintf(&path, "%s/glamor-%s.txt", harness->out_dir,
+					  device[0] == '/' ? "node" : device) > 0);
+	char *cmd = NULL;
+	ck_assert(asprintf(&cmd,
+					  "printf %%s \"$XWAYLAND_NO_GLAMOR\" > %s.tmp && "
+					  "mv %s.tmp %s",
+					  path, path, path) > 0);
+	const char *args[] = { "-s", cmd, NULL };
+	struct harness_vitrail *vitrail = start_with(harness, device, args);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(10000);
+	while (access(path, R_OK) != 0 && harness_now_ms() < deadline) {
+		harness_sleep_ms(20);
+	}
+	char value[16] = "";
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "the startup command wrote no %s", path);
+	if (fgets(value, sizeof(value), f) == NULL) {
+		value[0] = '\0';
+	}
+	fclose(f);
+	harness_stop_vitrail(harness, vitrail);
+	free(cmd);
+	free(path);
+	return strdup(value);
 }
 
 /* wayland-info's log inside vitrail (malloc'd). */
@@ -327,6 +367,16 @@ START_TEST(test_dmabuf_presence) {
 	}
 	free(log);
 	harness_stop_vitrail(harness, vitrail);
+
+	/* with linux-dmabuf, Xwayland runs without glamor (README) */
+	char *glamor = glamor_setting(harness, "/dev/null");
+	ck_assert_msg(strcmp(glamor, "1") == 0,
+			"with linux-dmabuf, XWAYLAND_NO_GLAMOR is \"%s\", want 1", glamor);
+	free(glamor);
+	glamor = glamor_setting(harness, "none");
+	ck_assert_msg(strcmp(glamor, "") == 0,
+			"without linux-dmabuf, XWAYLAND_NO_GLAMOR is \"%s\"", glamor);
+	free(glamor);
 
 	vitrail = start(harness, "none");
 	struct dm d;

@@ -20,6 +20,12 @@
  * (client_dmabuf.c's DMA_BUF_IOCTL_SYNC) never waits for a client's GPU
  * work on the main thread. Commits behind it wait too, in order.
  *
+ * Xwayland is started without glamor (XWAYLAND_NO_GLAMOR=1, unless the
+ * user set it): wlroots 0.15 lists the implicit modifier with every
+ * format, and a glamor buffer with it would be refused by create_immed's
+ * invalid_wl_buffer error, which disconnects Xwayland and every X client
+ * with it; without glamor X windows come as wl_shm, as they did before.
+ *
  * VITRAIL_DMABUF_DEVICE names the node instead ("none": no linux-dmabuf);
  * any character device is taken, so that tests without a GPU can have the
  * global (with /dev/null) and send sealed memfds.
@@ -199,6 +205,9 @@ bool vt_linux_dmabuf_init(struct vt_server *server) {
 	if (wlr_linux_dmabuf_v1_create(server->display, server->surface_renderer) ==
 			NULL) {
 		vt_surface_renderer_set_drm_fd(server->surface_renderer, -1);
+		return false;
+	}
+	if (setenv("XWAYLAND_NO_GLAMOR", "1", 0) != 0) {
 		return false;
 	}
 	struct commit_watch *watch = calloc(1, sizeof(*watch));
