@@ -2,8 +2,8 @@
 # Prepares tests/device/run.sh on a Debian 12 machine (this CPU machine):
 # a release build of vitrail, the Vulkan-export client and bench-render,
 # copied with the shared libraries they need (but the C library's own,
-# which the device machine has newer) into .devrun/, which git ignores
-# and the device tool carries:
+# which the device machine has newer) into .devrun/, which .gitignore
+# lists and the device tool carries:
 #
 #   sh tests/device/prepare.sh
 #   device run: carry [".devrun"], command "sh tests/device/run.sh",
@@ -11,8 +11,6 @@
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$here"
-grep -qx '/.devrun/' .git/info/exclude 2>/dev/null ||
-	echo '/.devrun/' >>.git/info/exclude
 if [ ! -d build-device ]; then
 	meson setup build-device -Dbuildtype=release >/dev/null
 fi
