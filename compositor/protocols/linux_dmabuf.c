@@ -18,7 +18,9 @@
  * held, as wlroots caches a commit while the pending state is locked,
  * until the dma-buf becomes readable, so that the copy at commit
  * (client_dmabuf.c's DMA_BUF_IOCTL_SYNC) never waits for a client's GPU
- * work on the main thread. Commits behind it wait too, in order.
+ * work on the main thread. Commits behind it wait too, in order. The
+ * commit is seen before wlroots handles it through protocols.c's request
+ * logger (vt_linux_dmabuf_before_commit).
  *
  * Xwayland is started without glamor (XWAYLAND_NO_GLAMOR=1, unless the
  * user set it): wlroots 0.15 lists the implicit modifier with every
@@ -82,17 +84,7 @@ static void handle_wait_surface_destroy(struct wl_listener *listener,
 	fence_wait_destroy(wait);
 }
 
-/* Before wlroots handles a wl_surface.commit: hold it while its new
- * buffer is a dma-buf still being written. */
-static void commit_logger(void *data, enum wl_protocol_logger_type type,
-		const struct wl_protocol_logger_message *message) {
-	if (type != WL_PROTOCOL_LOGGER_REQUEST ||
-			strcmp(message->message->name, "commit") != 0 ||
-			strcmp(wl_resource_get_class(message->resource),
-					wl_surface_interface.name) != 0) {
-		return;
-	}
-	struct wlr_surface *surface = wlr_surface_from_resource(message->resource);
+void vt_linux_dmabuf_before_commit(struct wlr_surface *surface) {
 	struct wlr_dmabuf_attributes attribs;
 	if (!(surface->pending.committed & WLR_SURFACE_STATE_BUFFER) ||
 			surface->pending.buffer == NULL ||
@@ -110,7 +102,7 @@ static void commit_logger(void *data, enum wl_protocol_logger_type type,
 			NULL :
 			wl_event_loop_add_fd(
 					wl_display_get_event_loop(wl_client_get_display(
-							wl_resource_get_client(message->resource))),
+							wl_resource_get_client(surface->resource))),
 					fd, WL_EVENT_READABLE, handle_fence_readable, wait);
 	if (source == NULL) {
 		/* the copy at commit waits for the fences instead */
@@ -126,20 +118,6 @@ static void commit_logger(void *data, enum wl_protocol_logger_type type,
 	wait->seq = wlr_surface_lock_pending(surface);
 	wait->surface_destroy.notify = handle_wait_surface_destroy;
 	wl_signal_add(&surface->events.destroy, &wait->surface_destroy);
-}
-
-/* The commit logger, which goes with the display. */
-struct commit_watch {
-	struct wl_protocol_logger *logger;
-	struct wl_listener display_destroy;
-};
-
-static void handle_display_destroy(struct wl_listener *listener, void *data) {
-	struct commit_watch *watch =
-			wl_container_of(listener, watch, display_destroy);
-	wl_protocol_logger_destroy(watch->logger);
-	wl_list_remove(&watch->display_destroy.link);
-	free(watch);
 }
 
 /* The node to announce: VITRAIL_DMABUF_DEVICE's, the Vulkan device's, or
@@ -207,20 +185,5 @@ bool vt_linux_dmabuf_init(struct vt_server *server) {
 		vt_surface_renderer_set_drm_fd(server->surface_renderer, -1);
 		return false;
 	}
-	if (setenv("XWAYLAND_NO_GLAMOR", "1", 0) != 0) {
-		return false;
-	}
-	struct commit_watch *watch = calloc(1, sizeof(*watch));
-	if (watch == NULL) {
-		return false;
-	}
-	watch->logger = wl_display_add_protocol_logger(server->display,
-			commit_logger, NULL);
-	if (watch->logger == NULL) {
-		free(watch);
-		return false;
-	}
-	watch->display_destroy.notify = handle_display_destroy;
-	wl_display_add_destroy_listener(server->display, &watch->display_destroy);
-	return true;
+	return setenv("XWAYLAND_NO_GLAMOR", "1", 0) == 0;
 }

@@ -92,6 +92,7 @@
 
 #include "desktop/surface.h"
 #include "desktop/view.h"
+#include "protocols/linux_dmabuf.h"
 #include "protocols/protocols.h"
 #include "server.h"
 
@@ -159,6 +160,11 @@ static void limits_check(void *data, enum wl_protocol_logger_type type,
 					FEEDBACK_MAX,
 					wl_resource_get_id(surface->wlr_surface->resource));
 		}
+	} else if (strcmp(class, "wl_surface") == 0 &&
+			strcmp(name, "commit") == 0) {
+		/* before wlroots applies or caches it */
+		vt_linux_dmabuf_before_commit(
+				wlr_surface_from_resource(message->resource));
 	} else if (strcmp(class, "wl_shm_pool") == 0 &&
 			strcmp(name, "create_buffer") == 0 &&
 			message->arguments_count == 6) {
