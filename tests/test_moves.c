@@ -15,9 +15,11 @@
  *   moved pixels (damaged where it is and where it was moved to);
  * - pixels, per engine (Vulkan where a device exists, the CPU engine, the
  *   reference renderer): a random walk of scrolls, with a rectangle above
- *   coming and going, drawn into three buffers in turn (buffer age 3,
+ *   coming and going, drawn into three buffers in turn through the one
+ *   engine interface, the same calls for every engine (buffer age 3,
  *   pending changes composed with vr_changes_compose as the compositor
- *   does; Vulkan: its own target, age 1) and each frame compared with a
+ *   does; page-aligned memory, so that Vulkan copies into the buffers
+ *   itself from its target) and each frame compared with a
  *   whole frame of the same tree drawn by the reference renderer, which
  *   shares no code with the moves.
  */
@@ -366,9 +368,9 @@ enum kind { KIND_VULKAN, KIND_CPU, KIND_REFERENCE };
 static const char *const kind_names[] = { "vulkan", "cpu", "reference" };
 
 struct dest {
-	uint32_t pixels[W * H];
-	pixman_image_t *image;
-	struct vr_changes changes; /* host engines: since this buffer's frame */
+	uint32_t *pixels; /* page-aligned, as an output buffer's mapping */
+	struct vr_engine_buffer *buffer;
+	struct vr_changes changes; /* since this buffer's frame */
 };
 
 static uint32_t lcg(uint32_t *state) {
@@ -380,7 +382,6 @@ static void check_pixels(enum kind kind, enum vr_format format, bool rounded) {
 	struct vr_renderer *vulkan = NULL;
 	struct vr_cpu_renderer *cpu = NULL;
 	struct vr_engine *engine = NULL;
-	struct vr_target *target = NULL;
 	switch (kind) {
 	case KIND_VULKAN:
 		vulkan = vr_renderer_create(&(struct vr_renderer_options){ 0 });
@@ -389,8 +390,6 @@ static void check_pixels(enum kind kind, enum vr_format format, bool rounded) {
 			return;
 		}
 		engine = vr_engine_create_vulkan(vulkan);
-		target = vr_target_create(vulkan, W, H);
-		ck_assert_ptr_nonnull(target);
 		break;
 	case KIND_CPU:
 		cpu = vr_cpu_renderer_create(2);
@@ -400,10 +399,17 @@ static void check_pixels(enum kind kind, enum vr_format format, bool rounded) {
 	case KIND_REFERENCE: engine = vr_engine_create_reference(); break;
 	}
 	ck_assert_ptr_nonnull(engine);
+	/* the same for every engine from here on */
+	struct vr_engine_output *output = vr_engine_output_create(engine, W, H);
+	ck_assert_ptr_nonnull(output);
 	struct dest *dests = calloc(BUFFERS, sizeof(*dests));
+	size_t bytes = ((size_t)W * H * 4 + 4095) / 4096 * 4096;
 	for (int i = 0; i < BUFFERS; i++) {
-		dests[i].image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, W,
-				H, dests[i].pixels, W * 4);
+		dests[i].pixels = aligned_alloc(4096, bytes);
+		ck_assert_ptr_nonnull(dests[i].pixels);
+		dests[i].buffer = vr_engine_buffer_create(engine, dests[i].pixels, W, H,
+				W * 4, true);
+		ck_assert_ptr_nonnull(dests[i].buffer);
 		vr_changes_init(&dests[i].changes);
 		vr_changes_damage_all(&dests[i].changes,
 				&(struct vr_box){ 0, 0, W, H });
@@ -411,9 +417,8 @@ static void check_pixels(enum kind kind, enum vr_format format, bool rounded) {
 	uint32_t *expected = malloc(W * H * 4);
 	pixman_image_t *expected_image = pixman_image_create_bits_no_clear(
 			PIXMAN_x8r8g8b8, W, H, expected, W * 4);
-	struct vr_changes target_changes;
-	vr_changes_init(&target_changes);
-	vr_changes_damage_all(&target_changes, &(struct vr_box){ 0, 0, W, H });
+	pixman_region32_t whole;
+	pixman_region32_init_rect(&whole, 0, 0, W, H);
 
 	struct scene s;
 	scene_init_rounded(&s, format, rounded);
@@ -460,29 +465,24 @@ static void check_pixels(enum kind kind, enum vr_format format, bool rounded) {
 		for (int i = 0; i < BUFFERS; i++) {
 			vr_changes_compose(&dests[i].changes, move, &damage);
 		}
-		vr_changes_compose(&target_changes, move, &damage);
 		struct vr_engine_frame ef = {
-			.target = target,
-			.image = d->image,
+			.output = output,
+			.buffer = d->buffer,
 			.view = view,
 			.clear = { 0, 0, 0, 1 },
+			.move = move,
+			/* the first frame: all of it */
+			.damage = frame == 0 ? &whole : &damage,
+			.buffer_changes = &d->changes,
 		};
-		if (kind == KIND_VULKAN) {
-			ef.moves = target_changes.has_move ? &target_changes.move : NULL;
-			ef.nmoves = target_changes.has_move ? 1 : 0;
-			ef.damage = &target_changes.damage;
-		} else {
-			ef.moves = d->changes.has_move ? &d->changes.move : NULL;
-			ef.nmoves = d->changes.has_move ? 1 : 0;
-			ef.region = &d->changes.damage;
-		}
 		uint64_t id = vr_engine_submit(engine, s.tree, &ef);
 		ck_assert_uint_ne(id, 0);
 		ck_assert(vr_engine_wait(engine, id, UINT64_MAX));
-		vr_changes_clear(kind == KIND_VULKAN ? &target_changes : &d->changes);
-		if (kind == KIND_VULKAN) {
-			vr_target_read(target, NULL, d->pixels, W * 4);
+		if (!vr_engine_buffer_direct(d->buffer)) {
+			ck_assert(vr_engine_output_read(output, d->buffer,
+					&d->changes.damage, d->pixels, W * 4));
 		}
+		vr_changes_clear(&d->changes);
 
 		vr_reference_render(s.tree, expected_image, &view,
 				(struct vr_color){ 0, 0, 0, 1 });
@@ -502,17 +502,18 @@ static void check_pixels(enum kind kind, enum vr_format format, bool rounded) {
 	ck_assert_uint_gt(total_moves, 40);
 
 	pixman_region32_fini(&damage);
+	pixman_region32_fini(&whole);
 	scene_finish(&s);
-	vr_changes_fini(&target_changes);
 	for (int i = 0; i < BUFFERS; i++) {
 		vr_changes_fini(&dests[i].changes);
-		pixman_image_unref(dests[i].image);
+		vr_engine_buffer_destroy(dests[i].buffer);
+		free(dests[i].pixels);
 	}
 	free(dests);
 	pixman_image_unref(expected_image);
 	free(expected);
+	vr_engine_output_destroy(output);
 	vr_engine_destroy(engine);
-	vr_target_destroy(target);
 	vr_renderer_destroy(vulkan);
 	vr_cpu_renderer_destroy(cpu);
 	ck_assert_int_eq(log_errors, 0);

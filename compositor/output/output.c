@@ -322,7 +322,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	if (output->timer_fd >= 0) {
 		close(output->timer_fd);
 	}
-	vr_target_destroy(output->target);
+	vr_engine_output_destroy(output->dest);
 	vr_changes_fini(&output->pending);
 	pixman_region32_fini(&output->tear_region);
 	free(output->stats.main_ns);

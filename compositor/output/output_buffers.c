@@ -43,16 +43,13 @@ static void buffer_destroy(struct output_buffer *buffer) {
 	if (buffer->output->latest == buffer) {
 		buffer->output->latest = NULL;
 	}
-	if (buffer->image != NULL) {
-		pixman_image_unref(buffer->image);
-	}
 	wl_list_remove(&buffer->link);
 	wl_list_remove(&buffer->release.link);
 	vr_changes_fini(&buffer->changes);
-	/* the renderer keeps its Vulkan objects until the frames that write
-	 * into it complete; the memory stays mapped as long as the
-	 * wlr_buffer lives, and frames are waited for before that */
-	vr_dst_buffer_destroy(buffer->dst);
+	/* the engine keeps its objects until the frames that write into it
+	 * complete; the memory stays mapped as long as the wlr_buffer
+	 * lives, and frames are waited for before that */
+	vr_engine_buffer_destroy(buffer->pixels);
 	if (buffer->data != NULL) {
 		wlr_buffer_end_data_ptr_access(buffer->wlr_buffer);
 	}
@@ -129,29 +126,40 @@ void output_handle_update(struct wl_listener *listener, void *data) {
 
 void output_update_target(struct vt_output *output) {
 	int w = output->wlr_output->width, h = output->wlr_output->height;
-	struct vr_engine *engine = output->server->engine;
-	if (engine == NULL || vr_engine_host_images(engine)) {
-		if (output->soft && output->soft_w == w && output->soft_h == h) {
-			return;
+	struct vr_engine_output *dest = output->dest;
+	if (dest != NULL && vr_engine_output_width(dest) == w &&
+			vr_engine_output_height(dest) == h) {
+		return;
+	}
+	vr_engine_output_destroy(dest);
+	output->dest = NULL;
+	output->latest = NULL;
+	if (output->server->engine != NULL && w > 0 && h > 0) {
+		output->dest = vr_engine_output_create(output->server->engine, w, h);
+		if (output->dest == NULL) {
+			wlr_log(WLR_ERROR, "%s: cannot create a %dx%d destination",
+					output->wlr_output->name, w, h);
 		}
-		output->soft = true;
-		output->soft_w = w;
-		output->soft_h = h;
-		output->latest = NULL;
-		output_damage_whole(output);
-		return;
-	}
-	if (output->target != NULL && vr_target_width(output->target) == w &&
-			vr_target_height(output->target) == h) {
-		return;
-	}
-	vr_target_destroy(output->target);
-	output->target = vr_target_create(output->server->renderer, w, h);
-	if (output->target == NULL) {
-		wlr_log(WLR_ERROR, "%s: cannot create a %dx%d render target",
-				output->wlr_output->name, w, h);
 	}
 	output_damage_whole(output);
+}
+
+void output_buffer_attach_engine(struct output_buffer *buffer) {
+	struct vt_output *output = buffer->output;
+	vr_engine_buffer_destroy(buffer->pixels);
+	buffer->pixels = NULL;
+	if (buffer->data == NULL || output->server->engine == NULL) {
+		return;
+	}
+	/* the synchronous pipeline copies every frame out (its baseline) */
+	buffer->pixels = vr_engine_buffer_create(output->server->engine,
+			buffer->data, buffer->wlr_buffer->width, buffer->wlr_buffer->height,
+			(int32_t)buffer->stride,
+			output->server->opts.pipeline == VT_PIPELINE_ASYNC);
+	if (buffer->pixels == NULL) {
+		wlr_log(WLR_ERROR, "%s: the engine cannot draw into an output buffer",
+				output->wlr_output->name);
+	}
 }
 
 /* The output wants something: the pacer runs now (and may render), or,
@@ -305,15 +313,7 @@ static struct output_buffer *buffer_create(struct vt_output *output, int width,
 				output->wlr_output->name);
 		return buffer;
 	}
-	/* the CPU engine draws into the buffer itself */
-	buffer->image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, width,
-			height, buffer->data, (int)buffer->stride);
-	if (output->server->opts.pipeline == VT_PIPELINE_ASYNC &&
-			output->server->renderer != NULL) {
-		buffer->dst = vr_dst_buffer_import(output->server->renderer,
-				buffer->data, buffer->stride * (size_t)height, width, height,
-				(int32_t)buffer->stride);
-	}
+	output_buffer_attach_engine(buffer);
 	return buffer;
 }
 
@@ -384,17 +384,6 @@ found:
 }
 
 /* ---- damage and requests ------------------------------------------------ */
-
-uint64_t output_region_area(const pixman_region32_t *region) {
-	int n;
-	const pixman_box32_t *b =
-			pixman_region32_rectangles((pixman_region32_t *)region, &n);
-	uint64_t area = 0;
-	for (int i = 0; i < n; i++) {
-		area += (uint64_t)(b[i].x2 - b[i].x1) * (uint64_t)(b[i].y2 - b[i].y1);
-	}
-	return area;
-}
 
 /* A move of layout pixels as one of the output's target pixels: where
  * the view only translates by whole pixels (a scaled or turned output

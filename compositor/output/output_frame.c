@@ -160,11 +160,10 @@ static void output_for_each_drawn(struct vt_output *output,
 
 /* Copy region (output pixels; NULL: all) of the output's current frame
  * into data (the output's size, stride bytes per row). */
-void output_read(struct vt_output *output, const pixman_region32_t *region,
+bool output_read(struct vt_output *output, const pixman_region32_t *region,
 		void *data, int32_t stride) {
-	if (output->target != NULL) {
-		vr_target_read(output->target, region, data, stride);
-		return;
+	if (output->dest == NULL) {
+		return false;
 	}
 	/* the newest frame drawn, complete (frames in flight waited for) */
 	output_wait_renderer(output);
@@ -177,23 +176,8 @@ void output_read(struct vt_output *output, const pixman_region32_t *region,
 			latest = newest->buffer;
 		}
 	}
-	if (!output->soft || latest == NULL || latest->image == NULL) {
-		return;
-	}
-	int w = pixman_image_get_width(latest->image);
-	int h = pixman_image_get_height(latest->image);
-	pixman_image_t *dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, w,
-			h, data, stride);
-	if (dst == NULL) {
-		return;
-	}
-	if (region != NULL) {
-		pixman_image_set_clip_region32(dst, (pixman_region32_t *)region);
-	}
-	/* x8r8g8b8 read as opaque */
-	pixman_image_composite32(PIXMAN_OP_SRC, latest->image, NULL, dst, 0, 0, 0,
-			0, 0, 0, w, h);
-	pixman_image_unref(dst);
+	return vr_engine_output_read(output->dest,
+			latest != NULL ? latest->pixels : NULL, region, data, stride);
 }
 
 static void frame_cpu_copy(struct output_frame *frame) {
@@ -218,7 +202,7 @@ static void frame_ready(struct output_frame *frame, uint64_t now) {
 				&frame->record.timing);
 		frame->render_id = 0;
 	}
-	if (output->soft && !frame->failed) {
+	if (!frame->failed) {
 		output->latest = frame->buffer;
 	}
 	uint64_t start = vt_now_ns();
@@ -296,11 +280,12 @@ void vt_outputs_lose_renderer(struct vt_server *server) {
 		}
 		struct output_buffer *buffer;
 		wl_list_for_each(buffer, &output->buffers, link) {
-			vr_dst_buffer_destroy(buffer->dst);
-			buffer->dst = NULL;
+			vr_engine_buffer_destroy(buffer->pixels);
+			buffer->pixels = NULL;
 		}
-		vr_target_destroy(output->target);
-		output->target = NULL;
+		vr_engine_output_destroy(output->dest);
+		output->dest = NULL;
+		output->latest = NULL;
 	}
 	vt_server_drop_renderer(server);
 	vt_server_use_cpu_backend(server);
@@ -311,6 +296,10 @@ void vt_outputs_lose_renderer(struct vt_server *server) {
 	wl_list_for_each(output, &server->outputs, link) {
 		/* a new frame, all of it, and every buffer redrawn */
 		output_update_target(output);
+		struct output_buffer *buffer;
+		wl_list_for_each(buffer, &output->buffers, link) {
+			output_buffer_attach_engine(buffer);
+		}
 		/* the pacer drops them at their commit; it may drop others on
 		 * the way, so look again after each */
 		bool again = true;
@@ -421,8 +410,7 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 				&output->pending.damage);
 		draw = &output->tear_region;
 	}
-	if ((output->target == NULL && !output->soft) ||
-			!pixman_region32_not_empty(draw)) {
+	if (output->dest == NULL || !pixman_region32_not_empty(draw)) {
 		return NULL;
 	}
 	struct output_buffer *buffer = output_acquire_buffer(output);
@@ -486,43 +474,23 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	wl_list_for_each(b, &output->buffers, link) {
 		vr_changes_compose(&b->changes, move, draw);
 	}
-	/* One engine, whichever draws: the CPU engine and the reference
-	 * renderer (the CPU engine's threads failed) write into the buffer
-	 * itself, Vulkan into the output's target and from there into the
-	 * buffer (dst) or its mirror. What this buffer lacks: this frame's
-	 * damage and what it missed while others were drawn (buffer age). */
+	/* One engine, whichever draws: this frame's move and damage, and
+	 * what this buffer lacks (this frame's changes and those it missed
+	 * while others were drawn: buffer age); the engine takes what it
+	 * needs. */
 	struct vr_engine *engine = server->engine;
-	bool soft = output->soft;
 	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC;
 	struct vr_engine_frame job = {
-		.target = output->target,
-		.dst = buffer->dst,
-		.image = buffer->image,
+		.output = output->dest,
+		.buffer = buffer->pixels,
 		.view = vt_output_view(output),
 		.clear = { 0, 0, 0, 1 },
+		.move = move,
 		.damage = draw,
-		.region = &buffer->changes.damage,
+		.buffer_changes = &buffer->changes,
 	};
-	if (soft && buffer->changes.has_move) {
-		/* the buffer's pixels move */
-		job.moves = &buffer->changes.move;
-		job.nmoves = 1;
-	} else if (!soft) {
-		/* the target's pixels move (it holds the last frame); the
-		 * buffer gets the moved box from it */
-		job.moves = move;
-		job.nmoves = move != NULL ? 1 : 0;
-		vr_changes_flatten(&buffer->changes);
-	}
-	/* what this buffer gets: moved, then drawn */
-	for (size_t i = 0; i < job.nmoves; i++) {
-		frame->record.moved_px += (uint64_t)job.moves[i].box.width *
-				(uint64_t)job.moves[i].box.height;
-	}
-	frame->record.drawn_px = output_region_area(soft ? job.region : job.damage);
 	bool ok;
-	if (engine == NULL ||
-			(soft ? buffer->image == NULL : output->target == NULL)) {
+	if (engine == NULL || buffer->pixels == NULL) {
 		ok = false; /* nothing to draw with or into (logged before) */
 	} else if (sync) {
 		ok = vr_engine_render(engine, server->tree, &job,
@@ -531,6 +499,8 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		frame->render_id = vr_engine_submit(engine, server->tree, &job);
 		ok = frame->render_id != 0;
 	}
+	frame->record.moved_px = job.moved_px;
+	frame->record.drawn_px = job.drawn_px;
 	if (!ok) {
 		wlr_log(WLR_ERROR, "%s: rendering failed", output->wlr_output->name);
 		/* the changes stay pending, composed into the buffers once
@@ -542,8 +512,8 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		output_frame_destroy(frame);
 		return NULL;
 	}
-	if (!soft && buffer->dst == NULL) {
-		/* no import: copy out of the renderer's mirror once ready */
+	if (!vr_engine_buffer_direct(buffer->pixels)) {
+		/* not written by the engine: copied out once ready */
 		pixman_region32_copy(&frame->cpu_copy, &buffer->changes.damage);
 	}
 	vr_changes_clear(&buffer->changes);

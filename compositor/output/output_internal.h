@@ -51,9 +51,9 @@
 struct output_buffer {
 	struct vt_output *output;
 	struct wlr_buffer *wlr_buffer;
-	struct vr_dst_buffer *dst; /* its memory, imported; NULL: CPU copy */
-	/* its memory as the CPU engine's destination (NULL: not mapped) */
-	pixman_image_t *image;
+	/* its memory as the engine's destination (NULL: not mapped, or no
+	 * engine) */
+	struct vr_engine_buffer *pixels;
 	void *data;
 	size_t stride;
 	struct wl_list link; /* vt_output::buffers */
@@ -95,13 +95,9 @@ struct vt_output {
 	struct wlr_output *wlr_output;
 	struct wl_list link; /* vt_server::outputs */
 
-	/* The output's current frame: the Vulkan renderer's target; without
-	 * one (the CPU engine, or the reference renderer on the main thread)
-	 * every frame is drawn into its output buffer itself, and `latest`
-	 * is the buffer of the newest frame drawn (soft_w x soft_h). */
-	struct vr_target *target;
-	bool soft;
-	int soft_w, soft_h;
+	/* The engine's side of the output (its size; NULL: no engine, or it
+	 * failed), and the buffer of the newest frame drawn. */
+	struct vr_engine_output *dest;
 	struct output_buffer *latest;
 	struct wlr_box layout_box; /* where arrange_outputs put it */
 	/* what layer surfaces' exclusive zones leave of it, in layout
@@ -175,9 +171,12 @@ struct vt_output {
 struct wlr_box output_box(struct vt_output *output);
 void output_map_region(struct vt_output *output,
 		const pixman_region32_t *layout, pixman_region32_t *out);
-/* A render target (or CPU frames) of the output's size for the engine in
- * use, damaging all of it when that changes (output_buffers.c). */
+/* The engine's output of the output's size for the engine in use,
+ * damaging all of it when that changes (output_buffers.c). */
 void output_update_target(struct vt_output *output);
+/* The buffer's memory as the engine's destination, made again for the
+ * engine in use (output_buffers.c). */
+void output_buffer_attach_engine(struct output_buffer *buffer);
 void output_update_predictable(struct vt_output *output, uint64_t now);
 void output_request(struct vt_output *output, uint32_t wants);
 void output_wait_frame(struct vt_output *output, struct output_frame *frame);
@@ -185,7 +184,6 @@ void output_wait_renderer(struct vt_output *output);
 void output_drop_buffers(struct vt_output *output, bool all);
 int output_handle_trim_timer(void *data);
 struct output_buffer *output_acquire_buffer(struct vt_output *output);
-uint64_t output_region_area(const pixman_region32_t *region);
 void output_damage_whole(struct vt_output *output);
 void output_frame_destroy(struct output_frame *frame);
 /* The outputs' listeners of the server's signals (vt_outputs_init):
@@ -195,7 +193,7 @@ void output_frame_destroy(struct output_frame *frame);
 void output_handle_update(struct wl_listener *listener, void *data);
 void output_handle_run_pacers(struct wl_listener *listener, void *data);
 void output_handle_engine_completed(struct wl_listener *listener, void *data);
-void output_read(struct vt_output *output, const pixman_region32_t *region,
+bool output_read(struct vt_output *output, const pixman_region32_t *region,
 		void *data, int32_t stride);
 int output_handle_slow_timer(void *data);
 extern const struct vt_pacer_impl output_pacer_impl;

@@ -74,23 +74,21 @@ void vt_outputs_print_stats(struct vt_server *server, FILE *f,
 void vt_outputs_write_screenshots(struct vt_server *server, const char *dir) {
 	struct vt_output *output;
 	wl_list_for_each(output, &server->outputs, link) {
-		int32_t w, h;
-		if (output->target != NULL) {
-			w = vr_target_width(output->target);
-			h = vr_target_height(output->target);
-		} else if (output->soft && output->latest != NULL) {
-			w = output->soft_w;
-			h = output->soft_h;
-		} else {
+		if (output->dest == NULL) {
 			continue;
 		}
+		int32_t w = vr_engine_output_width(output->dest);
+		int32_t h = vr_engine_output_height(output->dest);
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/%s.png", dir,
 				output->wlr_output->name);
 		void *pixels = malloc((size_t)w * h * 4);
 		bool ok = pixels != NULL;
+		if (ok && !output_read(output, NULL, pixels, w * 4)) {
+			free(pixels);
+			continue; /* nothing drawn yet */
+		}
 		if (ok) {
-			output_read(output, NULL, pixels, w * 4);
 			ok = vr_png_write(path, pixels, w, h, w * 4, true);
 		}
 		free(pixels);

@@ -89,18 +89,178 @@ bool vr_engine_host_images(const struct vr_engine *engine) {
 	return engine->kind != SEAM_VULKAN;
 }
 
+/* ---- outputs and buffers ------------------------------------------------ */
+
+struct vr_engine_output {
+	struct vr_engine *engine;
+	int32_t width, height;
+	struct vr_target *target; /* Vulkan: holds the newest frame */
+};
+
+struct vr_engine_buffer {
+	struct vr_engine *engine;
+	/* the memory as an image: what the host engines draw into, and what
+	 * vr_engine_output_read reads for them */
+	pixman_image_t *image;
+	struct vr_dst_buffer *dst; /* Vulkan: the memory imported */
+	bool direct;
+};
+
+struct vr_engine_output *vr_engine_output_create(struct vr_engine *engine,
+		int32_t width, int32_t height) {
+	if (width <= 0 || height <= 0) {
+		vr_log(VR_LOG_ERROR, "engine output: bad size %dx%d", width, height);
+		return NULL;
+	}
+	struct vr_engine_output *output = calloc(1, sizeof(*output));
+	if (output == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return NULL;
+	}
+	output->engine = engine;
+	output->width = width;
+	output->height = height;
+	if (engine->kind == SEAM_VULKAN) {
+		output->target = vr_target_create(engine->vulkan, width, height);
+		if (output->target == NULL) {
+			vr_log(VR_LOG_ERROR, "cannot create a %dx%d render target", width,
+					height);
+			free(output);
+			return NULL;
+		}
+	}
+	return output;
+}
+
+void vr_engine_output_destroy(struct vr_engine_output *output) {
+	if (output == NULL) {
+		return;
+	}
+	vr_target_destroy(output->target);
+	free(output);
+}
+
+int32_t vr_engine_output_width(const struct vr_engine_output *output) {
+	return output->width;
+}
+
+int32_t vr_engine_output_height(const struct vr_engine_output *output) {
+	return output->height;
+}
+
+struct vr_engine_buffer *vr_engine_buffer_create(struct vr_engine *engine,
+		void *data, int32_t width, int32_t height, int32_t stride,
+		bool direct) {
+	if (data == NULL || width <= 0 || height <= 0 || stride < width * 4 ||
+			stride % 4 != 0) {
+		vr_log(VR_LOG_ERROR, "engine buffer: bad memory (%dx%d, stride %d)",
+				width, height, stride);
+		return NULL;
+	}
+	struct vr_engine_buffer *buffer = calloc(1, sizeof(*buffer));
+	if (buffer == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		return NULL;
+	}
+	buffer->engine = engine;
+	buffer->image = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, width,
+			height, data, stride);
+	if (buffer->image == NULL) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		free(buffer);
+		return NULL;
+	}
+	if (engine->kind != SEAM_VULKAN) {
+		buffer->direct = true; /* the only way these engines draw */
+	} else if (direct) {
+		/* NULL where the memory cannot be imported: copied out */
+		buffer->dst = vr_dst_buffer_import(engine->vulkan, data,
+				(size_t)stride * (size_t)height, width, height, stride);
+		buffer->direct = buffer->dst != NULL;
+	}
+	return buffer;
+}
+
+void vr_engine_buffer_destroy(struct vr_engine_buffer *buffer) {
+	if (buffer == NULL) {
+		return;
+	}
+	/* the renderer keeps its Vulkan objects until the frames that write
+	 * the memory complete */
+	vr_dst_buffer_destroy(buffer->dst);
+	pixman_image_unref(buffer->image);
+	free(buffer);
+}
+
+bool vr_engine_buffer_direct(const struct vr_engine_buffer *buffer) {
+	return buffer->direct;
+}
+
+bool vr_engine_output_read(struct vr_engine_output *output,
+		struct vr_engine_buffer *newest, const pixman_region32_t *region,
+		void *data, int32_t stride) {
+	if (output->target != NULL) {
+		vr_target_read(output->target, region, data, stride);
+		return true;
+	}
+	if (newest == NULL) {
+		return false;
+	}
+	int32_t w = pixman_image_get_width(newest->image);
+	int32_t h = pixman_image_get_height(newest->image);
+	if (w > output->width) {
+		w = output->width;
+	}
+	if (h > output->height) {
+		h = output->height;
+	}
+	pixman_image_t *dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8,
+			output->width, output->height, data, stride);
+	if (dst == NULL) {
+		return false;
+	}
+	if (region != NULL) {
+		pixman_image_set_clip_region32(dst, (pixman_region32_t *)region);
+	}
+	/* x8r8g8b8 read as opaque */
+	pixman_image_composite32(PIXMAN_OP_SRC, newest->image, NULL, dst, 0, 0, 0,
+			0, 0, 0, w, h);
+	pixman_image_unref(dst);
+	return true;
+}
+
+static uint64_t region_area(const pixman_region32_t *region) {
+	int n;
+	const pixman_box32_t *boxes =
+			pixman_region32_rectangles((pixman_region32_t *)region, &n);
+	uint64_t area = 0;
+	for (int i = 0; i < n; i++) {
+		area += (uint64_t)(boxes[i].x2 - boxes[i].x1) *
+				(uint64_t)(boxes[i].y2 - boxes[i].y1);
+	}
+	return area;
+}
+
+static uint64_t move_area(const struct vr_move *move) {
+	return move != NULL ?
+			(uint64_t)move->box.width * (uint64_t)move->box.height :
+			0;
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
 static uint64_t reference_submit(struct vr_engine *engine, struct vr_tree *tree,
-		const struct vr_engine_frame *frame) {
+		pixman_image_t *image, const struct vr_engine_frame *frame,
+		const struct vr_move *move, const pixman_region32_t *region) {
 	uint64_t id = engine->last_id + 1;
 	size_t slot = id % VR_FRAMES_IN_FLIGHT;
 	struct vr_frame_timing *t = &engine->timings[slot];
 	memset(t, 0, sizeof(*t));
 	t->start_ns = vr_now_ns();
-	for (size_t i = 0; i < frame->nmoves && i < VR_MOVES_MAX; i++) {
-		vr_move_pixels(frame->image, &frame->moves[i]);
+	if (move != NULL) {
+		vr_move_pixels(image, move);
 	}
-	vr_reference_render_region(tree, frame->image, &frame->view, frame->clear,
-			frame->region);
+	vr_reference_render_region(tree, image, &frame->view, frame->clear, region);
 	t->end_ns = vr_now_ns();
 	t->execute_ns = t->end_ns - t->start_ns;
 	t->mode = VR_FRAME_SEQUENTIAL;
@@ -114,36 +274,49 @@ static uint64_t reference_submit(struct vr_engine *engine, struct vr_tree *tree,
 }
 
 uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
-		const struct vr_engine_frame *frame) {
+		struct vr_engine_frame *frame) {
+	struct vr_changes *changes = frame->buffer_changes;
+	if (frame->output == NULL || frame->buffer == NULL || changes == NULL ||
+			frame->damage == NULL || frame->buffer->engine != engine ||
+			frame->output->engine != engine) {
+		vr_log(VR_LOG_ERROR, "engine: a frame without its destination");
+		return 0;
+	}
 	uint64_t id = 0;
-	switch (engine->kind) {
-	case SEAM_VULKAN: {
+	if (engine->kind == SEAM_VULKAN) {
+		/* the target moves and gets the damage; the buffer a copy of
+		 * what it lacks */
+		vr_changes_flatten(changes);
 		struct vr_render_job job = {
-			.target = frame->target,
+			.target = frame->output->target,
 			.view = frame->view,
-			.moves = frame->moves,
-			.nmoves = frame->nmoves,
+			.moves = frame->move,
+			.nmoves = frame->move != NULL ? 1 : 0,
 			.damage = frame->damage,
 			.clear = frame->clear,
-			.dst = frame->dst,
-			.dst_region = frame->region,
-			.update_mirror = frame->update_mirror,
+			.dst = frame->buffer->dst,
+			.dst_region = &changes->damage,
 		};
+		frame->moved_px = move_area(frame->move);
+		frame->drawn_px = region_area(frame->damage);
 		id = vr_render_submit(engine->vulkan, tree, &job, 1);
-		break;
-	}
-	case SEAM_CPU:
-		id = vr_cpu_render_submit_moved(engine->cpu, tree, frame->image,
-				&frame->view, frame->clear, frame->region, frame->moves,
-				frame->nmoves);
-		break;
-	case SEAM_REFERENCE:
-		if (frame->image == NULL) {
-			vr_log(VR_LOG_ERROR, "reference engine: no host image");
-			return 0;
+	} else {
+		/* the buffer's own pixels move, then what it lacks is drawn */
+		const struct vr_move *move = changes->has_move ? &changes->move : NULL;
+		frame->moved_px = move_area(move);
+		frame->drawn_px = region_area(&changes->damage);
+		if (engine->kind == SEAM_CPU) {
+			id = vr_cpu_render_submit_moved(engine->cpu, tree,
+					frame->buffer->image, &frame->view, frame->clear,
+					&changes->damage, move, move != NULL ? 1 : 0);
+		} else {
+			id = reference_submit(engine, tree, frame->buffer->image, frame,
+					move, &changes->damage);
 		}
-		id = reference_submit(engine, tree, frame);
-		break;
+		/* what the frame writes: the moved pixels too */
+		if (move != NULL) {
+			vr_changes_flatten(changes);
+		}
 	}
 	if (id != 0) {
 		engine->last_id = id;
@@ -152,7 +325,7 @@ uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
 }
 
 bool vr_engine_render(struct vr_engine *engine, struct vr_tree *tree,
-		const struct vr_engine_frame *frame, struct vr_frame_timing *timing) {
+		struct vr_engine_frame *frame, struct vr_frame_timing *timing) {
 	uint64_t id = vr_engine_submit(engine, tree, frame);
 	if (id == 0 || !vr_engine_wait(engine, id, UINT64_MAX)) {
 		return false;

@@ -725,9 +725,6 @@ bool vr_cpu_frame_get_timing(struct vr_cpu_renderer *renderer, uint64_t id,
  * is in flight are vr_render_submit's. One caller thread (the tree's).
  *
  * An engine wraps a renderer it does not own (destroy the engine first).
- * Where the pixels go, per frame (struct vr_engine_frame): a vr_target
- * (and optionally a dst buffer) for Vulkan, a host image for the others:
- * vr_engine_host_images says which the engine wants.
  */
 struct vr_engine;
 
@@ -739,36 +736,100 @@ struct vr_engine *vr_engine_create_reference(void);
 void vr_engine_destroy(struct vr_engine *engine);
 /* "vulkan", "cpu" or "reference" */
 const char *vr_engine_name(const struct vr_engine *engine);
-/* True: frames are drawn into host images (vr_engine_frame.image);
- * false: into targets (vr_engine_frame.target). */
+/* True: the engine draws into host memory itself (the CPU engine, the
+ * reference renderer); false: it wraps the Vulkan renderer. What it means
+ * for frames is the engine's business (below): this says only whether the
+ * engine holds a Vulkan renderer. */
 bool vr_engine_host_images(const struct vr_engine *engine);
 
+/*
+ * Where frames go, the same for every engine.
+ *
+ * An output (vr_engine_output) is the engine's side of one screen-sized
+ * destination: for Vulkan a render target that keeps the newest frame (a
+ * frame's move shifts its pixels, and each frame is copied from it into a
+ * buffer); a size and nothing more for the engines that draw into host
+ * memory.
+ *
+ * A buffer (vr_engine_buffer) is the caller's host memory, x8r8g8b8
+ * (B8G8R8A8 in memory), mapped as long as the buffer lives, that frames
+ * are written into: by the engine itself (the CPU engine and the
+ * reference renderer draw into it; Vulkan copies into it on the GPU where
+ * it could import the memory), or, where vr_engine_buffer_direct says
+ * false, by the caller once the frame has completed
+ * (vr_engine_output_read of what the frame wrote). The caller keeps what
+ * each buffer lacks of the newest frame (vr_changes: the moves and damage
+ * of the frames since it was last written, buffer age) and hands it to
+ * the frame that writes it next: the engine takes what it needs.
+ */
+struct vr_engine_output;
+struct vr_engine_buffer;
+
+/* NULL on failure (logged). */
+struct vr_engine_output *vr_engine_output_create(struct vr_engine *engine,
+		int32_t width, int32_t height);
+/* Accepts NULL; first waits for submitted frames that draw into it. */
+void vr_engine_output_destroy(struct vr_engine_output *output);
+int32_t vr_engine_output_width(const struct vr_engine_output *output);
+int32_t vr_engine_output_height(const struct vr_engine_output *output);
+/*
+ * data: width x height pixels, stride bytes per row (a multiple of 4),
+ * mapped until the buffer is destroyed and the frames that write it have
+ * completed. direct: whether the engine may write the frames into it
+ * itself; false asks for the other way (every frame copied out by the
+ * caller: the synchronous pipeline's baseline), which the engines that
+ * draw into host memory do not have. NULL on failure (logged).
+ */
+struct vr_engine_buffer *vr_engine_buffer_create(struct vr_engine *engine,
+		void *data, int32_t width, int32_t height, int32_t stride, bool direct);
+/* Accepts NULL. A frame in flight that writes the buffer keeps the
+ * engine's objects until it completes (the memory must stay mapped). */
+void vr_engine_buffer_destroy(struct vr_engine_buffer *buffer);
+/* True: frames are written into the buffer by the engine; false: the
+ * caller copies what each frame wrote (the changes' damage left by
+ * vr_engine_submit) out of the output once the frame completed. */
+bool vr_engine_buffer_direct(const struct vr_engine_buffer *buffer);
+/* Copy region (output pixels; NULL: all) of the output's newest frame
+ * into data (the output's size, stride bytes per row, a8r8g8b8, opaque).
+ * newest: the buffer that frame was written into (the engines that draw
+ * into host memory read it; the caller has waited for that frame); NULL:
+ * not known. False when there is nothing to read (data untouched). For
+ * screenshots and the copy-out path. */
+bool vr_engine_output_read(struct vr_engine_output *output,
+		struct vr_engine_buffer *newest, const pixman_region32_t *region,
+		void *data, int32_t stride);
+
 struct vr_engine_frame {
-	struct vr_target *target; /* !host_images */
-	struct vr_dst_buffer *dst; /* !host_images, optional: see vr_render_job */
-	bool update_mirror; /* !host_images: see vr_render_job */
-	pixman_image_t *image; /* host_images: a8r8g8b8 or x8r8g8b8 */
+	struct vr_engine_output *output;
+	struct vr_engine_buffer *buffer;
 	struct vr_mat view;
 	struct vr_color clear;
-	/* shift-and-expose: the moves of the destination's pixels, applied
-	 * before anything is drawn: the host image's (then region is what
-	 * they leave to redraw) or the target's (then damage is) */
-	const struct vr_move *moves;
-	size_t nmoves; /* <= VR_MOVES_MAX */
-	/* !host_images: the target's pixels that changed since its last
-	 * frame (vr_render_job.damage) */
+	/* The output's pixels that only moved since its previous frame
+	 * (shift-and-expose, vr_tree_update_moves; NULL: none), and the
+	 * output pixels that changed since then, what the move exposed
+	 * included (never NULL). */
+	const struct vr_move *move;
 	const pixman_region32_t *damage;
-	/* the destination's pixels to write: the host image's, or what the
-	 * frame copies into dst (vr_render_job.dst_region); NULL: all */
-	const pixman_region32_t *region;
+	/* What the buffer lacks of this frame: the moves and damage of every
+	 * frame since it was last written, this one's included. The engine
+	 * moves the buffer's pixels and draws its damage (host memory), or
+	 * moves its target and copies the damage from there (the moves
+	 * flattened into damage). After the submit, its damage is what the
+	 * frame writes into the buffer (or what the caller copies out of the
+	 * output, where the buffer is not direct); the caller clears it. */
+	struct vr_changes *buffer_changes;
+	/* Set by the submit, for the frame log: pixels moved and pixels
+	 * drawn, in the destination the engine draws into (the buffer, or
+	 * the target). */
+	uint64_t moved_px, drawn_px;
 };
 
 /* 0 on failure (logged). */
 uint64_t vr_engine_submit(struct vr_engine *engine, struct vr_tree *tree,
-		const struct vr_engine_frame *frame);
+		struct vr_engine_frame *frame);
 /* Submit and wait: the frame's timing in *timing (NULL: not wanted). */
 bool vr_engine_render(struct vr_engine *engine, struct vr_tree *tree,
-		const struct vr_engine_frame *frame, struct vr_frame_timing *timing);
+		struct vr_engine_frame *frame, struct vr_frame_timing *timing);
 int vr_engine_get_fd(struct vr_engine *engine);
 uint64_t vr_engine_dispatch(struct vr_engine *engine);
 bool vr_engine_wait(struct vr_engine *engine, uint64_t id, uint64_t timeout_ns);
