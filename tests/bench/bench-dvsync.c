@@ -47,7 +47,11 @@
  * the drops that a frame meant for that vblank or an earlier one was
  * still rendering at (at the others no frame was aimed).
  * presented_mismatch counts the frames vitrail showed at another vblank
- * than that (headless: about none).
+ * than that (headless: about none). The real trace runs twice per mode
+ * and repetition: alone on the machine, and beside a child process that
+ * keeps one core busy from the warm-up to the end of the zoom
+ * ("real-load": another job on the machine; the issue's "never worse than
+ * vsync under load").
  *
  * One run: a fresh vitrail with --test and --frame-log; this program is
  * its client: a window whose scene-protocol content is one rectangle, a
@@ -107,7 +111,9 @@
  *            fdps_real_vsync=<n> fdps_real_4buf=<n> fdps_real_5buf=<n>
  *            fdps_real_floor=<n> real_avoidable_avoided_4buf=<%>
  *            real_worse_than_vsync=<0|1> real_worse_reps=<k>/<n>
- *            real_cost_ms=<ms>
+ *            real_cost_ms=<ms> fdps_real_load_vsync=<n>
+ *            fdps_real_load_4buf=<n> fdps_real_load_5buf=<n>
+ *            real_load_worse_than_vsync=<0|1> real_load_worse_reps=<k>/<n>
  * the first four for the 60 Hz headless power-law trace: FDPS reductions
  * against vsync, the reduction of lat_paper (mean) with 4 buffers, and
  * the overhead with 4 buffers (cpu_us difference, rounded); then the real
@@ -117,14 +123,17 @@
  * per frame dvsync-4buf measured) and the share of vsync's drops above
  * that floor that 4 buffers avoided, whether a dvsync mode dropped more
  * than vsync (pooled),
- * in how many of the repetitions one did, and vsync's median frame cost.
+ * in how many of the repetitions one did, and vsync's median frame cost;
+ * then the loaded real trace's FDPS per mode and whether (pooled, and in
+ * how many repetitions) a dvsync mode dropped more than vsync there.
  * bench_engines_main runs all of it once per engine and merges the keys.
  *
  * Options: --vitrail PATH --traces DIR --out DIR (required), --reps N
  * (default 2), --rates LIST (default 60,90,120), --nested-reps N (default
  * --reps; 0: no nested runs), --nested-traces all|power-law (default
  * power-law), --real-reps N (default --reps; 0: no real trace),
- * --real-only (only the real trace). Exit status 1 when a run failed, 0
+ * --real-load-reps N (default --real-reps; 0: no loaded runs),
+ * --real-only (only the real trace, alone and loaded). Exit status 1 when a run failed, 0
  * otherwise.
  */
 #define _GNU_SOURCE // asprintf, pipe2
@@ -167,6 +176,7 @@
  * a window of heavy scene content zoomed by one compositor-side
  * animation. */
 #define REAL_NAME "real"
+#define REAL_LOAD_NAME "real-load" // the same beside a busy process
 #define REAL_HZ 60
 #define REAL_OUTPUT_SIZE "2560x1440"
 #define REAL_WINDOW_W 2400
@@ -224,7 +234,7 @@ struct real_cell {
 
 struct bench {
 	const char *vitrail, *traces_dir, *out;
-	int reps, nested_reps, real_reps;
+	int reps, nested_reps, real_reps, real_load_reps;
 	bool real_only; // no trace of costs, only the real trace
 	bool nested_all_traces;
 	double rates[MAX_RATES];
@@ -233,9 +243,11 @@ struct bench {
 	int ntraces;
 	struct setup setups[MAX_SETUPS];
 	int nsetups;
-	struct real_cell real[NMODES];
+	/* the real trace, alone on the machine [0] and beside a process that
+	 * keeps one core busy [1] */
+	struct real_cell real[2][NMODES];
 	/* each repetition's real-trace FDPS per mode (NAN: failed) */
-	double real_rep_fdps[MAX_REPS][NMODES];
+	double real_rep_fdps[2][MAX_REPS][NMODES];
 	char *runs_dir, *runtime_dir, *config_dir;
 	struct bench_env env; // runtime_dir, config_dir
 	FILE *runs_csv;
@@ -1054,15 +1066,39 @@ static void real_cell_add(struct real_cell *cell, struct real_result *r) {
 	}
 }
 
+/* The load of the real trace's loaded runs: a child that keeps one core
+ * busy (another job on the machine), as nice as vitrail. -1: none. */
+static pid_t hog_start(void) {
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		volatile uint64_t spin = 0;
+		for (;;) {
+			spin++;
+		}
+	}
+	return pid;
+}
+
+static void hog_stop(pid_t pid) {
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
 /* One run of the real trace: its own vitrail, headless at REAL_HZ with one
  * REAL_OUTPUT_SIZE output; the heavy window, a warm-up zoom, then the
  * measured zoom of REAL_MS. No slow_frames: the costs are the
- * composition's own. */
-static bool run_real(struct bench *bench, int m, int rep) {
+ * composition's own. load: a busy process beside it from the warm-up to
+ * the end of the zoom. */
+static bool run_real(struct bench *bench, int m, int rep, bool load) {
 	const struct mode *mode = &modes[m];
+	const char *trace = load ? REAL_LOAD_NAME : REAL_NAME;
+	struct real_cell *cell = &bench->real[load][m];
 	int n = ++bench->nruns;
-	char *base = bench_asprintf("%s/run%03d-real-%dhz-%s", bench->runs_dir, n,
-			REAL_HZ, mode->label);
+	char *base = bench_asprintf("%s/run%03d-%s-%dhz-%s", bench->runs_dir, n,
+			trace, REAL_HZ, mode->label);
 	char *log = bench_asprintf("%s.log", base);
 	char *frame_log = bench_asprintf("%s-frames.csv", base);
 	unlink(frame_log);
@@ -1075,18 +1111,25 @@ static bool run_real(struct bench *bench, int m, int rep) {
 			&vitrail);
 	struct client client = { 0 };
 	ok = ok && client_connect(&client, vitrail.socket, true);
+	pid_t hog = ok && load ? hog_start() : -1;
+	if (ok && load && hog < 0) {
+		fprintf(stderr, "bench-dvsync: fork: %s\n", strerror(errno));
+		ok = false;
+	}
 	/* warm-up: glyphs, pipelines, the pacer's composition estimate */
 	ok = ok && animate(&client, REAL_WARMUP_MS) && settle(&client);
 	uint64_t cpu0 = ok ? bench_process_cpu_ns(vitrail.pid) : 0;
 	ok = ok && animate(&client, REAL_MS) && settle(&client);
 	uint64_t cpu_ns = ok ? bench_process_cpu_ns(vitrail.pid) - cpu0 : 0;
+	hog_stop(hog);
 	client_finish(&client);
 	bool stopped = bench_vitrail_stop(&vitrail);
 	if (!ok || !stopped) {
 		fprintf(stderr,
-				"bench-dvsync: run %d (real %d Hz %s) failed%s; "
+				"bench-dvsync: run %d (%s %d Hz %s) failed%s; "
 				"see %s\n",
-				n, REAL_HZ, mode->label, ok ? " (vitrail's exit)" : "", log);
+				n, trace, REAL_HZ, mode->label, ok ? " (vitrail's exit)" : "",
+				log);
 		bench->failed++;
 	}
 
@@ -1100,25 +1143,24 @@ static bool run_real(struct bench *bench, int m, int rep) {
 	struct real_result r = { 0 };
 	if (ok && serial != 0) {
 		analyse_real(rows, (size_t)nrows, serial, period_ns, &r);
-		real_cell_add(&bench->real[m], &r);
+		real_cell_add(cell, &r);
 		if (cpu0 > 0 && r.frames > 0) {
-			bench->real[m].cpu_ns += (double)cpu_ns;
-			bench->real[m].cpu_frames += (double)r.frames;
+			cell->cpu_ns += (double)cpu_ns;
+			cell->cpu_frames += (double)r.frames;
 		}
 	} else if (ok) {
-		fprintf(stderr, "bench-dvsync: run %d: no frames of %s\n", n,
-				REAL_NAME);
+		fprintf(stderr, "bench-dvsync: run %d: no frames of %s\n", n, trace);
 	}
 	double fdps = r.seconds > 0 ? r.missed / r.seconds : NAN;
 	double cpu_ms = cpu0 > 0 && r.frames > 0 ?
 			(double)cpu_ns / 1e6 / (double)r.frames :
 			NAN;
-	bench->real_rep_fdps[rep][m] = fdps;
+	bench->real_rep_fdps[load][rep][m] = fdps;
 	struct bench_values *paper = m == 0 ? &r.lat_exec : &r.lat_dts;
 	printf("  run %3d rep %d %-8s %3d Hz %-11s %-9s frames %3zu "
 		   "vblanks %3.0f missed %3.0f (late %3.0f) fdps %6s  cost median %6s "
 		   "ms cpu %6s ms/frame  lat exec %6s dts %6s paper %6s ms\n",
-			n, rep + 1, "headless", REAL_HZ, mode->label, REAL_NAME, r.frames,
+			n, rep + 1, "headless", REAL_HZ, mode->label, trace, r.frames,
 			r.vblanks, r.missed, r.missed_late, bench_fmt(fdps, 2),
 			bench_fmt(bench_values_median(&r.cost_ms), 1), bench_fmt(cpu_ms, 1),
 			bench_fmt(bench_values_mean(&r.lat_exec), 2),
@@ -1127,7 +1169,7 @@ static bool run_real(struct bench *bench, int m, int rep) {
 	fprintf(bench->runs_csv,
 			"%d,%d,%s,%d,%s,%s,%zu,%d,%.0f,%.0f,%s,"
 			"%zu,%zu,%zu,%s,%s,%s,,,,%.0f,%s,%zu,%s\n",
-			n, rep + 1, "headless", REAL_HZ, mode->label, REAL_NAME, r.frames,
+			n, rep + 1, "headless", REAL_HZ, mode->label, trace, r.frames,
 			r.frames > 0 ? 1 : 0, r.vblanks, r.missed, bench_fmt(fdps, 3),
 			r.shown, r.late, r.replaced,
 			bench_fmt(bench_values_mean(&r.lat_exec), 3),
@@ -1182,11 +1224,14 @@ static double real_fdps(const struct real_cell *c) {
 }
 
 /* The real trace's table (stdout and dvsync.txt) and its rows of
- * dvsync.csv. */
-static void write_real_report(struct bench *bench, FILE *outs[2], FILE *csv) {
-	if (bench->real_reps < 1) {
+ * dvsync.csv; load: its runs beside a busy process. */
+static void write_real_report(struct bench *bench, FILE *outs[2], FILE *csv,
+		bool load) {
+	int reps = load ? bench->real_load_reps : bench->real_reps;
+	if (reps < 1) {
 		return;
 	}
+	const char *trace = load ? REAL_LOAD_NAME : REAL_NAME;
 	double period_ms = 1e3 / REAL_HZ;
 	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
@@ -1197,9 +1242,12 @@ static void write_real_report(struct bench *bench, FILE *outs[2], FILE *csv) {
 				"own cost), vitrail headless %s output at %d Hz, window %dx%d "
 				"of %d cards zoomed from %.2f to 1 in %d ms; drops counted by "
 				"when "
-				"frames finished (render_end_ns); %d repetitions interleaved\n",
+				"frames finished (render_end_ns); %d repetitions interleaved%s\n",
 				REAL_OUTPUT_SIZE, REAL_HZ, REAL_WINDOW_W, REAL_WINDOW_H,
-				REAL_COLS * REAL_ROWS, REAL_ZOOM, REAL_MS, bench->real_reps);
+				REAL_COLS * REAL_ROWS, REAL_ZOOM, REAL_MS, reps,
+				load ? "; beside a process that keeps one core busy (" REAL_LOAD_NAME
+					   ")" :
+					   "");
 		fprintf(outs[o],
 				"%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
 				"%6s %6s %6s %6s | %6s %6s %7s %7s\n",
@@ -1212,9 +1260,9 @@ static void write_real_report(struct bench *bench, FILE *outs[2], FILE *csv) {
 				"", "", "", "", "", "", "", "", "", "-%", "med", "p90",
 				"period", "ms/fr", "mean", "mean", "mean", "-%");
 	}
-	struct real_cell *base = &bench->real[0];
+	struct real_cell *base = &bench->real[load][0];
 	for (int m = 0; m < NMODES; m++) {
-		struct real_cell *c = &bench->real[m];
+		struct real_cell *c = &bench->real[load][m];
 		double fdps = real_fdps(c);
 		double fdps_red = m == 0 ? NAN : reduction(real_fdps(base), fdps);
 		double cost = bench_values_rank(&c->cost_ms, 50);
@@ -1233,20 +1281,20 @@ static void write_real_report(struct bench *bench, FILE *outs[2], FILE *csv) {
 			fprintf(outs[o],
 					"%-8s %4d %-11s %-9s %5zu %6.0f %6.0f %6.0f "
 					"%6s %7s | %6s %6s %6s %6s | %6s %6s %7s %7s%s\n",
-					"headless", REAL_HZ, modes[m].label, REAL_NAME, c->frames,
+					"headless", REAL_HZ, modes[m].label, trace, c->frames,
 					c->vblanks, c->missed, c->missed_late, bench_fmt(fdps, 2),
 					bench_fmt(fdps_red, 1), bench_fmt(cost, 1),
 					bench_fmt(cost_p90, 1), bench_fmt(cost / period_ms, 2),
 					bench_fmt(cpu_ms, 1), bench_fmt(exec, 2), bench_fmt(dts, 2),
 					bench_fmt(paper, 2), bench_fmt(lat_red, 1),
-					c->runs < bench->real_reps ? "  (runs failed)" : "");
+					c->runs < reps ? "  (runs failed)" : "");
 		}
 		if (csv != NULL) {
 			fprintf(csv,
 					"%s,%d,%s,%d,%s,%d,%d,%zu,%.0f,%.0f,%.3f,%s,%s,"
 					"%zu,%zu,%zu,%s,%s,%s,%s,,%s,%s,,,,,%.0f,%s,%s,%zu,%s\n",
 					"headless", REAL_HZ, modes[m].label, modes[m].buffers,
-					REAL_NAME, c->runs, 0, c->frames, c->vblanks, c->missed,
+					trace, c->runs, 0, c->frames, c->vblanks, c->missed,
 					c->seconds, bench_fmt(fdps, 3), bench_fmt(fdps_red, 1),
 					c->shown, c->late, c->replaced, bench_fmt(exec, 3),
 					bench_fmt(bench_values_rank(&c->lat_exec, 95), 3),
@@ -1380,7 +1428,8 @@ static void write_reports(struct bench *bench) {
 				"main: median main_thread_us; cpu: vitrail's main-thread CPU "
 				"per frame rendered; over: cpu minus vsync's\n");
 	}
-	write_real_report(bench, outs, csv);
+	write_real_report(bench, outs, csv, false);
+	write_real_report(bench, outs, csv, true);
 	if (csv != NULL) {
 		fclose(csv);
 		printf("wrote %s\n", csv_path);
@@ -1393,11 +1442,12 @@ static void write_reports(struct bench *bench) {
 	free(txt_path);
 }
 
-/* FDPS per setup and trace, the real trace last; and the latencies. */
+/* FDPS per setup and trace, the real trace (alone, then loaded) last;
+ * and the latencies. */
 static void write_plots(struct bench *bench) {
-	struct plot_row rows[MAX_SETUPS * MAX_TRACES + 1];
+	struct plot_row rows[MAX_SETUPS * MAX_TRACES + 2];
 	size_t nrows = 0;
-	struct plot_row lat_rows[MAX_SETUPS * MAX_TRACES + 1];
+	struct plot_row lat_rows[MAX_SETUPS * MAX_TRACES + 2];
 	for (int s = 0; s < bench->nsetups; s++) {
 		struct setup *setup = &bench->setups[s];
 		int ntraces = setup->all_traces ? bench->ntraces : 1;
@@ -1418,16 +1468,19 @@ static void write_plots(struct bench *bench) {
 			}
 		}
 	}
-	if (bench->real_reps > 0) {
+	for (int load = 0; load < 2; load++) {
+		if ((load ? bench->real_load_reps : bench->real_reps) < 1) {
+			continue;
+		}
 		struct plot_row *row = &rows[nrows];
 		struct plot_row *lat = &lat_rows[nrows++];
 		*row = (struct plot_row){ 0 };
 		*lat = (struct plot_row){ 0 };
-		snprintf(row->label, sizeof(row->label), "%s %d Hz", REAL_NAME,
-				REAL_HZ);
+		snprintf(row->label, sizeof(row->label), "%s %d Hz",
+				load ? REAL_LOAD_NAME : REAL_NAME, REAL_HZ);
 		memcpy(lat->label, row->label, sizeof(lat->label));
 		for (int m = 0; m < NMODES; m++) {
-			struct real_cell *c = &bench->real[m];
+			struct real_cell *c = &bench->real[load][m];
 			row->values[m] = real_fdps(c);
 			lat->values[2 * m] = bench_values_mean(&c->lat_exec);
 			lat->values[2 * m + 1] = bench_values_mean(&c->lat_dts);
@@ -1468,8 +1521,38 @@ static void write_plots(struct bench *bench) {
 	free(lat_path);
 }
 
+/* The real trace's FDPS per mode, pooled over its repetitions (NAN: none);
+ * true when every mode has one. */
+static bool real_summary(struct bench *bench, bool load, double fdps[NMODES]) {
+	int reps = load ? bench->real_load_reps : bench->real_reps;
+	bool known = true;
+	for (int m = 0; m < NMODES; m++) {
+		const struct real_cell *c = &bench->real[load][m];
+		fdps[m] = reps > 0 && c->runs > 0 ? real_fdps(c) : NAN;
+		known = known && !isnan(fdps[m]);
+	}
+	return known;
+}
+
+/* "k/n": in how many of the n repetitions that ran every mode a dvsync
+ * mode dropped more than vsync. */
+static const char *real_worse_reps(struct bench *bench, bool load) {
+	static char text[2][32];
+	int reps = load ? bench->real_load_reps : bench->real_reps;
+	int worse = 0, compared = 0;
+	for (int rep = 0; rep < reps; rep++) {
+		const double *f = bench->real_rep_fdps[load][rep];
+		if (!isnan(f[0]) && !isnan(f[1]) && !isnan(f[2])) {
+			compared++;
+			worse += f[1] > f[0] || f[2] > f[0];
+		}
+	}
+	snprintf(text[load], sizeof(text[load]), "%d/%d", worse, compared);
+	return text[load];
+}
+
 /* The 60 Hz (or first) headless setup's power-law trace; then the real
- * trace. */
+ * trace, alone and loaded. */
 static void print_summary(struct bench *bench) {
 	struct setup *setup = NULL;
 	for (int s = 0; s < bench->nsetups; s++) {
@@ -1495,21 +1578,7 @@ static void print_summary(struct bench *bench) {
 	/* the real trace: FDPS per mode, their reductions, whether rendering
 	 * ahead dropped more than vsync, vsync's median frame cost (ms) */
 	double fdps[NMODES];
-	for (int m = 0; m < NMODES; m++) {
-		fdps[m] = bench->real_reps > 0 && bench->real[m].runs > 0 ?
-				real_fdps(&bench->real[m]) :
-				NAN;
-	}
-	bool known = !isnan(fdps[0]) && !isnan(fdps[1]) && !isnan(fdps[2]);
-	/* repetitions in which a dvsync mode dropped more than vsync */
-	int worse = 0, compared = 0;
-	for (int rep = 0; rep < bench->real_reps; rep++) {
-		const double *f = bench->real_rep_fdps[rep];
-		if (!isnan(f[0]) && !isnan(f[1]) && !isnan(f[2])) {
-			compared++;
-			worse += f[1] > f[0] || f[2] > f[0];
-		}
-	}
+	bool known = real_summary(bench, false, fdps);
 	/* The drops no pacing avoids: content that costs more CPU per frame
 	 * than the machine's cores give per period cannot be drawn at the
 	 * refresh rate however frames are scheduled (rendering ahead hides
@@ -1517,7 +1586,7 @@ static void print_summary(struct bench *bench) {
 	 * the frames per second all cores could render at the CPU time per
 	 * frame that dvsync-4buf measured; and the share of vsync's drops
 	 * above that floor that dvsync-4buf avoided. */
-	const struct real_cell *c4 = &bench->real[1];
+	const struct real_cell *c4 = &bench->real[0][1];
 	double cpu_ms = bench->real_reps > 0 && c4->cpu_frames > 0 ?
 			c4->cpu_ns / 1e6 / c4->cpu_frames :
 			NAN;
@@ -1533,7 +1602,7 @@ static void print_summary(struct bench *bench) {
 	printf(" fdps_reduction_real_4buf=%s fdps_reduction_real_5buf=%s "
 		   "fdps_real_vsync=%s fdps_real_4buf=%s fdps_real_5buf=%s "
 		   "fdps_real_floor=%s real_avoidable_avoided_4buf=%s "
-		   "real_worse_than_vsync=%s real_worse_reps=%d/%d real_cost_ms=%s\n",
+		   "real_worse_than_vsync=%s real_worse_reps=%s real_cost_ms=%s",
 			bench_fmt(reduction(fdps[0], fdps[1]), 1),
 			bench_fmt(reduction(fdps[0], fdps[2]), 1), bench_fmt(fdps[0], 2),
 			bench_fmt(fdps[1], 2), bench_fmt(fdps[2], 2),
@@ -1541,11 +1610,23 @@ static void print_summary(struct bench *bench) {
 			!known                                         ? "n/a" :
 					fdps[1] > fdps[0] || fdps[2] > fdps[0] ? "1" :
 															 "0",
-			worse, compared,
+			real_worse_reps(bench, false),
 			bench_fmt(bench->real_reps > 0 ?
-							bench_values_rank(&bench->real[0].cost_ms, 50) :
+							bench_values_rank(&bench->real[0][0].cost_ms, 50) :
 							NAN,
 					1));
+	/* the same beside a busy process: rendering ahead must not drop more
+	 * than vsync there either */
+	double load[NMODES];
+	bool load_known = real_summary(bench, true, load);
+	printf(" fdps_real_load_vsync=%s fdps_real_load_4buf=%s "
+		   "fdps_real_load_5buf=%s real_load_worse_than_vsync=%s "
+		   "real_load_worse_reps=%s\n",
+			bench_fmt(load[0], 2), bench_fmt(load[1], 2), bench_fmt(load[2], 2),
+			!load_known                                 ? "n/a" :
+					load[1] > load[0] || load[2] > load[0] ? "1" :
+															 "0",
+			real_worse_reps(bench, true));
 }
 
 /* ---- main -----------------------------------------------------------------
@@ -1555,7 +1636,8 @@ static void usage(FILE *f) {
 	fprintf(f,
 			"Usage: bench-dvsync --vitrail PATH --traces DIR --out DIR "
 			"[--reps N] [--rates HZ,HZ,...] [--nested-reps N] "
-			"[--nested-traces all|power-law] [--real-reps N] [--real-only]\n");
+			"[--nested-traces all|power-law] [--real-reps N] "
+			"[--real-load-reps N] [--real-only]\n");
 }
 
 static int parse_rates(struct bench *bench, const char *list) {
@@ -1589,7 +1671,12 @@ int main(int argc, char *argv[]) {
 	if (engines_rc >= 0) {
 		return engines_rc;
 	}
-	struct bench bench = { .reps = 2, .nested_reps = -1, .real_reps = -1 };
+	struct bench bench = {
+		.reps = 2,
+		.nested_reps = -1,
+		.real_reps = -1,
+		.real_load_reps = -1,
+	};
 	parse_rates(&bench, "60,90,120");
 	static const struct option long_options[] = {
 		{ "vitrail", required_argument, NULL, 'v' },
@@ -1600,6 +1687,7 @@ int main(int argc, char *argv[]) {
 		{ "nested-reps", required_argument, NULL, 'n' },
 		{ "nested-traces", required_argument, NULL, 'N' },
 		{ "real-reps", required_argument, NULL, 'e' },
+		{ "real-load-reps", required_argument, NULL, 'l' },
 		{ "real-only", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -1622,6 +1710,7 @@ int main(int argc, char *argv[]) {
 		case 'n': bench.nested_reps = atoi(optarg); break;
 		case 'N': bench.nested_all_traces = strcmp(optarg, "all") == 0; break;
 		case 'e': bench.real_reps = atoi(optarg); break;
+		case 'l': bench.real_load_reps = atoi(optarg); break;
 		case 'E': bench.real_only = true; break;
 		case 'h': usage(stdout); return EXIT_SUCCESS;
 		default: usage(stderr); return 2;
@@ -1633,9 +1722,14 @@ int main(int argc, char *argv[]) {
 	if (bench.real_reps < 0) {
 		bench.real_reps = bench.reps;
 	}
-	for (int rep = 0; rep < MAX_REPS; rep++) {
-		for (int m = 0; m < NMODES; m++) {
-			bench.real_rep_fdps[rep][m] = NAN;
+	if (bench.real_load_reps < 0) {
+		bench.real_load_reps = bench.real_reps;
+	}
+	for (int load = 0; load < 2; load++) {
+		for (int rep = 0; rep < MAX_REPS; rep++) {
+			for (int m = 0; m < NMODES; m++) {
+				bench.real_rep_fdps[load][rep][m] = NAN;
+			}
 		}
 	}
 	if (bench.real_only) {
@@ -1644,7 +1738,9 @@ int main(int argc, char *argv[]) {
 	if (bench.vitrail == NULL || bench.traces_dir == NULL ||
 			bench.out == NULL || bench.reps < 1 || bench.reps > 50 ||
 			bench.nested_reps > 50 || bench.real_reps > MAX_REPS ||
-			(bench.real_only && bench.real_reps < 1)) {
+			bench.real_load_reps > MAX_REPS ||
+			(bench.real_only && bench.real_reps < 1 &&
+					bench.real_load_reps < 1)) {
 		usage(stderr);
 		return 2;
 	}
@@ -1709,6 +1805,9 @@ int main(int argc, char *argv[]) {
 		printf(" %s (%d ms at %d Hz, %s output)", REAL_NAME, REAL_MS, REAL_HZ,
 				REAL_OUTPUT_SIZE);
 	}
+	if (bench.real_load_reps > 0) {
+		printf(" %s (the same beside a busy process)", REAL_LOAD_NAME);
+	}
 	printf("\n");
 
 	/* every repetition runs every mode of every setup; the mode order is
@@ -1717,6 +1816,8 @@ int main(int argc, char *argv[]) {
 	int most_reps =
 			bench.reps > bench.nested_reps ? bench.reps : bench.nested_reps;
 	most_reps = bench.real_reps > most_reps ? bench.real_reps : most_reps;
+	most_reps = bench.real_load_reps > most_reps ? bench.real_load_reps :
+												   most_reps;
 	for (int rep = 0; rep < most_reps; rep++) {
 		for (int s = 0; s < bench.nsetups; s++) {
 			struct setup *setup = &bench.setups[s];
@@ -1730,7 +1831,11 @@ int main(int argc, char *argv[]) {
 		}
 		for (int k = 0; rep < bench.real_reps && k < NMODES; k++) {
 			int m = rep % 2 == 0 ? k : NMODES - 1 - k;
-			run_real(&bench, m, rep);
+			run_real(&bench, m, rep, false);
+		}
+		for (int k = 0; rep < bench.real_load_reps && k < NMODES; k++) {
+			int m = rep % 2 == 0 ? NMODES - 1 - k : k;
+			run_real(&bench, m, rep, true);
 		}
 	}
 	fclose(bench.runs_csv);
@@ -1754,10 +1859,12 @@ int main(int argc, char *argv[]) {
 			}
 		}
 	}
-	for (int m = 0; m < NMODES; m++) {
-		bench_values_finish(&bench.real[m].cost_ms);
-		bench_values_finish(&bench.real[m].lat_exec);
-		bench_values_finish(&bench.real[m].lat_dts);
+	for (int load = 0; load < 2; load++) {
+		for (int m = 0; m < NMODES; m++) {
+			bench_values_finish(&bench.real[load][m].cost_ms);
+			bench_values_finish(&bench.real[load][m].lat_exec);
+			bench_values_finish(&bench.real[load][m].lat_dts);
+		}
 	}
 	for (int t = 0; t < bench.ntraces; t++) {
 		free(bench.traces[t].cost);
