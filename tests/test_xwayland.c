@@ -8,9 +8,11 @@
  * window appears in the test protocol's window list at that size, with
  * its WM_CLASS class "XLogo" as app_id, and grim's screenshot shows
  * xlogo's own drawing inside the window's box: both of its colours,
- * black and white, in quantity, and vitrail's background all around
- * the box. Killed, xlogo's window leaves the list and the screen, vitrail
- * keeps running, and a second X client (after the first one's Xwayland
+ * black and white, in quantity; vitrail's frame around it (vitrail(5):
+ * a border of 4 pixels in the focused colour #2f5d8a, above the 24 of
+ * the title bar), and vitrail's background all around the frame.
+ * Killed, xlogo's window leaves the list and the screen, vitrail keeps
+ * running, and a second X client (after the first one's Xwayland
  * connection is gone) still gets a window; vitrail exits cleanly. With
  * --no-xwayland, or the configuration's xwayland off, vitrail reports no
  * DISPLAY.
@@ -25,8 +27,8 @@
  * away and puts the xdg window in front; clicking the X window gives it
  * back, and the X client receives FocusIn for it.
  *
- * override_fullscreen, close_binding, move_resize and two_outputs: see
- * their tests.
+ * override_fullscreen, close_binding, move_resize, frame and two_outputs:
+ * see their tests.
  *
  * Environment as test_integration.c.
  */
@@ -76,6 +78,15 @@ static const struct harness_window *wait_window(struct harness_vitrail *v,
 		harness_sleep_ms(50);
 	}
 }
+
+/* vitrail's frame around a managed X window (vitrail(5), decorations):
+ * a title bar of 24 pixels above it, a border of 4 around both, in
+ * #2f5d8a while the window has the focus, #4a4f57 while not. */
+#define FRAME_BORDER 4
+#define FRAME_TITLE 24
+#define FRAME_TOP (FRAME_TITLE + FRAME_BORDER)
+#define FRAME_FOCUSED 0x2f5d8au
+#define FRAME_UNFOCUSED 0x4a4f57u
 
 /* The colours of the tests' own xdg and X windows. */
 #define XDG_RGB 0x2060e0u
@@ -215,22 +226,39 @@ START_TEST(test_xwayland_x11_window) {
 			"xlogo's box %d,%d 200x150 in %s has %ld black and %ld white "
 			"pixels: not xlogo's drawing",
 			x, y, path, black, white);
-	/* black or white, only inside the box: the background all around */
+	/* black or white, only inside the box; vitrail's frame around it
+	 * (the border below, beside and above the title bar); the background
+	 * all around that */
 	uint32_t background = pixels[0];
-	ck_assert_msg(!is_rgb(background, 0) && !is_rgb(background, 0xffffff),
-			"the background of %s is black or white", path);
+	ck_assert_msg(!is_rgb(background, 0) && !is_rgb(background, 0xffffff) &&
+					!is_rgb(background, FRAME_FOCUSED),
+			"the background of %s is black, white or the frame's", path);
 	for (int32_t i = 0; i < 200; i += 10) {
-		ck_assert_msg(pixels[(y - 2) * sw + x + i] == background &&
-						pixels[(y + 151) * sw + x + i] == background,
-				"%s: xlogo's pixels above or below its box at x=%d", path,
-				x + i);
+		ck_assert_msg(is_rgb(pixels[(y + 151) * sw + x + i], FRAME_FOCUSED) &&
+						is_rgb(pixels[(y - FRAME_TITLE - 2) * sw + x + i],
+								FRAME_FOCUSED),
+				"%s: no frame below or above xlogo's box at x=%d", path, x + i);
+		ck_assert_msg(pixels[(y - FRAME_TOP - 2) * sw + x + i] == background &&
+						pixels[(y + 150 + FRAME_BORDER + 2) * sw + x + i] ==
+								background,
+				"%s: pixels above or below xlogo's frame at x=%d", path, x + i);
 	}
 	for (int32_t i = 0; i < 150; i += 10) {
-		ck_assert_msg(pixels[(y + i) * sw + x - 2] == background &&
-						pixels[(y + i) * sw + x + 201] == background,
-				"%s: xlogo's pixels left or right of its box at y=%d", path,
+		ck_assert_msg(is_rgb(pixels[(y + i) * sw + x - 2], FRAME_FOCUSED) &&
+						is_rgb(pixels[(y + i) * sw + x + 201], FRAME_FOCUSED),
+				"%s: no frame left or right of xlogo's box at y=%d", path,
+				y + i);
+		ck_assert_msg(pixels[(y + i) * sw + x - FRAME_BORDER - 2] ==
+								background &&
+						pixels[(y + i) * sw + x + 200 + FRAME_BORDER + 2] ==
+								background,
+				"%s: pixels left or right of xlogo's frame at y=%d", path,
 				y + i);
 	}
+	/* the title bar holds its title: white text on the frame's colour */
+	ck_assert_msg(count_rgb(pixels, sw, sh, x, y - FRAME_TITLE, 100,
+						  FRAME_TITLE, 0xffffff) > 20,
+			"%s: no title in xlogo's title bar", path);
 	free(pixels);
 	free(path);
 
@@ -783,8 +811,9 @@ static void wait_listed(struct harness_vitrail *v, const char *app_id,
  * 240x125 and the screenshot shows its colour on all of that box; a
  * move the client asks for (_NET_WM_MOVERESIZE) while the left button is
  * held on it follows the pointer by (-30, 20); a
- * _NET_WM_STATE maximize request fills the 640x480 output for both, and
- * leaving maximized gives back the 240x125 of the resize.
+ * _NET_WM_STATE maximize request fills the 640x480 output for both, less
+ * vitrail's frame, and leaving maximized gives back the 240x125 of the
+ * resize.
  */
 START_TEST(test_xwayland_move_resize) {
 	struct harness *harness = harness_create("move_resize");
@@ -877,8 +906,14 @@ START_TEST(test_xwayland_move_resize) {
 					XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT,
 			(const char *)&event);
 	xcb_flush(conn);
-	wait_x_geometry(conn, window, 0, 0, 640, 480, "maximized");
-	wait_listed(vitrail, "XcbMove", 0, 0, 640, 480, "maximized");
+	/* the output less vitrail's frame (vitrail(5): 8 pixels of width,
+	 * 32 of height) */
+	wait_x_geometry(conn, window, FRAME_BORDER, FRAME_TOP,
+			640 - 2 * FRAME_BORDER, 480 - FRAME_TOP - FRAME_BORDER,
+			"maximized");
+	wait_listed(vitrail, "XcbMove", FRAME_BORDER, FRAME_TOP,
+			640 - 2 * FRAME_BORDER, 480 - FRAME_TOP - FRAME_BORDER,
+			"maximized");
 	/* and back to the size the resize gave it, where it was before */
 	event.data.data32[0] = 0; // _NET_WM_STATE_REMOVE
 	xcb_send_event(conn, 0, screen->root,
@@ -892,6 +927,154 @@ START_TEST(test_xwayland_move_resize) {
 	xcb_disconnect(conn);
 	wait_window(vitrail, "XcbMove", true);
 	test_keys_finish(&d);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/* ---- frame -------------------------------------------------------------- */
+
+/* _MOTIF_WM_HINTS with the decorations field (flags MWM_HINTS_DECORATIONS):
+ * 1 (MWM_DECOR_ALL) or 0 (none). */
+static void motif_decorations(xcb_connection_t *conn, xcb_window_t window,
+		uint32_t decorations) {
+	const uint32_t hints[5] = { 2, 0, decorations, 0, 0 };
+	xcb_atom_t motif = atom(conn, "_MOTIF_WM_HINTS");
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, window, motif, motif, 32,
+			5, hints);
+	xcb_flush(conn);
+}
+
+/* Wait until the screenshot has rgb (or, not_rgb: anything else) at
+ * x, y. */
+static void wait_pixel(struct harness *harness, struct harness_vitrail *v,
+		const char *name, int32_t x, int32_t y, uint32_t rgb, bool not_rgb,
+		const char *what) {
+	int64_t deadline =
+			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
+	for (int shot = 0;; shot++) {
+		char shot_name[64];
+		snprintf(shot_name, sizeof(shot_name), "%s-%d", name, shot);
+		int32_t sw, sh;
+		char *path;
+		uint32_t *pixels = screenshot(harness, v, shot_name, &sw, &sh, &path);
+		uint32_t pixel = pixels[y * sw + x];
+		free(pixels);
+		if (is_rgb(pixel, rgb) != not_rgb) {
+			free(path);
+			return;
+		}
+		ck_assert_msg(harness_now_ms() < deadline, "%s: %d,%d is #%06x (%s)",
+				path, x, y, pixel & 0xffffff, what);
+		free(path);
+		harness_sleep_ms(200);
+	}
+}
+
+/*
+ * frame: vitrail frames managed X windows as an X window manager would
+ * (vitrail(5), decorations). A 200x100 window of the test's own has the
+ * focused frame colour in the middle of its title bar; a drag of the title
+ * bar with the left button (no modifier) by (60, 40) moves it, for the
+ * list and the X server. Its _MOTIF_WM_HINTS set to no decorations, the
+ * frame goes (the title bar shows the background) and the window stays
+ * where it is; set back to all, it comes back. A second window with the
+ * hint set before it maps gets no frame. xlogo's close button (a click at
+ * the title bar's right end) asks it to close (WM_DELETE_WINDOW): it
+ * exits, and its window leaves the list.
+ */
+START_TEST(test_xwayland_frame) {
+	harness_require_program("xlogo", "x11-apps");
+	struct harness *harness = harness_create("frame");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
+	xcb_screen_t *screen;
+	xcb_connection_t *conn = x_connect(vitrail, &screen);
+	static const char class[] = "xcb-frame\0XcbFrame";
+	const struct harness_window *w;
+	xcb_window_t window = x_managed_window(vitrail, conn, screen, class,
+			sizeof(class), 0, &w);
+	int32_t x = w->x, y = w->y;
+	ck_assert_msg(y >= FRAME_TOP && x >= FRAME_BORDER,
+			"the window at %d,%d leaves its frame no room in the output", x, y);
+	harness_pointer_move(vitrail->conn, 630, 470); // the cursor out of the way
+	wait_pixel(harness, vitrail, "framed", x + 60, y - FRAME_TITLE / 2,
+			FRAME_FOCUSED, false, "the title bar of the focused window");
+	int32_t sw, sh;
+	char *path;
+	uint32_t *pixels =
+			screenshot(harness, vitrail, "background", &sw, &sh, &path);
+	uint32_t background = pixels[0] & 0xffffff; // the output's corner
+	free(pixels);
+	free(path);
+
+	/* the title bar drags it */
+	harness_pointer_move(vitrail->conn, x + 60, y - FRAME_TITLE / 2);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_move(vitrail->conn, x + 60 + 31, y - FRAME_TITLE / 2 + 17);
+	harness_pointer_move(vitrail->conn, x + 60 + 60, y - FRAME_TITLE / 2 + 40);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	x += 60;
+	y += 40;
+	wait_listed(vitrail, "XcbFrame", x, y, 200, 100, "dragged by its title");
+	wait_x_geometry(conn, window, x, y, 200, 100, "dragged by its title");
+	harness_pointer_move(vitrail->conn, 630, 470);
+
+	/* no decorations asked: no frame, the window where it was */
+	motif_decorations(conn, window, 0);
+	wait_box(harness, vitrail, "unframed", x, y - FRAME_TOP, 200, FRAME_TOP,
+			background, "where the frame was");
+	wait_listed(vitrail, "XcbFrame", x, y, 200, 100, "unframed");
+	wait_box(harness, vitrail, "unframed-window", x, y, 200, 100, X_RGB,
+			"the window without its frame");
+	/* all of them again: framed again */
+	motif_decorations(conn, window, 1);
+	wait_pixel(harness, vitrail, "framed-again", x + 60, y - FRAME_TITLE / 2,
+			FRAME_FOCUSED, false, "the title bar once more");
+
+	/* asked before it maps: never framed */
+	xcb_window_t bare =
+			x_window(conn, screen, 0, 0, 120, 80, 0xc03030, false, 0);
+	static const char bare_class[] = "xcb-bare\0XcbBare";
+	xcb_change_property(conn, XCB_PROP_MODE_REPLACE, bare, XCB_ATOM_WM_CLASS,
+			XCB_ATOM_STRING, 8, sizeof(bare_class), bare_class);
+	motif_decorations(conn, bare, 0);
+	xcb_map_window(conn, bare);
+	xcb_flush(conn);
+	const struct harness_window *b = wait_window(vitrail, "XcbBare", false);
+	int32_t bx = b->x, by = b->y;
+	wait_box(harness, vitrail, "bare", bx, by, 120, 80, 0xc03030,
+			"the window mapped without decorations");
+	pixels = screenshot(harness, vitrail, "bare-frame", &sw, &sh, &path);
+	for (int32_t i = 0; i < 120; i += 8) {
+		ck_assert_msg(!is_rgb(pixels[(by - 2) * sw + bx + i], FRAME_FOCUSED) &&
+						!is_rgb(pixels[(by - 2) * sw + bx + i],
+								FRAME_UNFOCUSED),
+				"%s: a frame above the window at x=%d", path, bx + i);
+	}
+	free(pixels);
+	free(path);
+	xcb_disconnect(conn);
+	wait_window(vitrail, "XcbFrame", true);
+
+	/* the close button closes xlogo */
+	const char *const xlogo_argv[] = { "xlogo", "-bw", "0", "-geometry",
+		"200x150", NULL };
+	struct harness_proc *xlogo =
+			harness_spawn_x11_client(harness, vitrail, xlogo_argv);
+	w = wait_window(vitrail, "XLogo", false);
+	int32_t lx = w->x, ly = w->y;
+	wait_pixel(harness, vitrail, "xlogo", lx + 20, ly - FRAME_TITLE / 2,
+			FRAME_FOCUSED, false, "xlogo's title bar");
+	harness_pointer_move(vitrail->conn, lx + 200 - FRAME_TITLE / 2,
+			ly - FRAME_TITLE / 2);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
+	harness_pointer_button(vitrail->conn, BTN_LEFT, false);
+	ck_assert_msg(harness_proc_wait(xlogo, 10000),
+			"xlogo did not exit after a click on its close button");
+	wait_window(vitrail, "XLogo", true);
+	harness_assert_alive(vitrail->proc);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -1025,6 +1208,7 @@ static Suite *xwayland_suite(void) {
 			test_xwayland_override_fullscreen, 120);
 	harness_add_case(suite, "close_binding", test_xwayland_close_binding, 120);
 	harness_add_case(suite, "move_resize", test_xwayland_move_resize, 120);
+	harness_add_case(suite, "frame", test_xwayland_frame, 120);
 	harness_add_case(suite, "two_outputs", test_xwayland_two_outputs, 120);
 	harness_add_case(suite, "configure_flood", test_xwayland_configure_flood,
 			120);

@@ -24,6 +24,7 @@
  * layer surfaces and X11 menus is hit_test.c's.
  */
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <wlr/types/wlr_cursor.h>
 #include <wlr/types/wlr_output_layout.h>
@@ -980,8 +981,11 @@ void vt_grab_motion(struct vt_server *server) {
 void vt_grab_motion_to(struct vt_server *server, double lx, double ly) {
 	struct vt_grab *grab = &server->grab;
 	struct vt_view *view = grab->view;
-	int dx = (int)(lx - grab->cursor_x);
-	int dy = (int)(ly - grab->cursor_y);
+	/* rounded: an absolute position (a tablet, touch, the test
+	 * protocol's pointer) comes through a division and back, and a
+	 * truncated 24.9999 would lose a pixel */
+	int dx = (int)lround(lx - grab->cursor_x);
+	int dy = (int)lround(ly - grab->cursor_y);
 	if (grab->mode == VT_GRAB_MOVE) {
 		vt_view_move(view, grab->box.x + dx, grab->box.y + dy);
 		return;

@@ -11,6 +11,10 @@
  *   centred and cascaded at the size the client picked; kiosk, maximize
  *   and fullscreen: filling it), focused on map and click (the X focus
  *   and stacking follow: wlr_xwayland_surface_activate and restack).
+ *   In desktop mode they get vitrail's decorations (decoration.c), as an
+ *   X window manager would frame them, unless the window's
+ *   _MOTIF_WM_HINTS ask for none (wlroots' `decorations`, followed when
+ *   they change) or the configuration says `decorations client`.
  *   X's idea of where a window is always matches vitrail's (every move
  *   is a ConfigureNotify), so the client's own coordinates, and those of
  *   its menus, are layout coordinates.
@@ -39,6 +43,7 @@
 #include <wlr/xwayland.h>
 #include <xcb/xproto.h>
 
+#include "desktop/decoration.h"
 #include "desktop/session_lock.h"
 #include "desktop/surface.h"
 #include "desktop/view.h"
@@ -77,10 +82,20 @@ struct xwayland_view {
 	struct wl_listener request_configure;
 	struct wl_listener request_activate;
 	struct wl_listener set_geometry;
+	struct wl_listener set_decorations;
 };
 
 static struct xwayland_view *xwayland_view(struct vt_view *view) {
 	return (struct xwayland_view *)view;
+}
+
+/* A managed window is framed by vitrail (`decorations server`, the
+ * default) unless its _MOTIF_WM_HINTS ask for no border or no title (it
+ * draws its own, or a splash). */
+static bool x_wants_frame(struct vt_view *view) {
+	struct wlr_xwayland_surface *xsurface = xwayland_view(view)->xsurface;
+	return view->server->config.server_decorations &&
+			xsurface->decorations == WLR_XWAYLAND_SURFACE_DECORATIONS_ALL;
 }
 
 /* ---- vt_view_impl ------------------------------------------------------- */
@@ -328,6 +343,9 @@ static void handle_map(struct wl_listener *listener, void *data) {
 	wl_list_insert(&server->views, &view->link);
 	view->x = xsurface->x;
 	view->y = xsurface->y;
+	/* framed unless it asks not to be (before it is placed: the frame
+	 * stays inside the output too) */
+	vt_view_set_server_decorations(view, x_wants_frame(view));
 	/* kiosk windows fill their output, and so do those asking for it
 	 * before they map */
 	if (server->config.mode == VT_MODE_KIOSK || xsurface->fullscreen) {
@@ -420,6 +438,14 @@ static bool managed_mapped(struct vt_view *view) {
 	return view->mapped && !xwayland_view(view)->unmanaged;
 }
 
+static void handle_set_decorations(struct wl_listener *listener, void *data) {
+	struct xwayland_view *xv = wl_container_of(listener, xv, set_decorations);
+	if (managed_mapped(&xv->view)) {
+		vt_view_set_server_decorations(&xv->view, x_wants_frame(&xv->view));
+	}
+	/* not mapped: its map looks */
+}
+
 static void handle_request_fullscreen(struct wl_listener *listener,
 		void *data) {
 	struct vt_view *view = wl_container_of(listener, view, request_fullscreen);
@@ -473,6 +499,9 @@ static void handle_request_resize(struct wl_listener *listener, void *data) {
 static void handle_set_title(struct wl_listener *listener, void *data) {
 	struct vt_view *view = wl_container_of(listener, view, set_title);
 	wl_signal_emit(&view->server->events.view_names, view);
+	if (managed_mapped(view)) {
+		vt_decoration_update(view); /* the title bar's */
+	}
 }
 
 static void handle_set_class(struct wl_listener *listener, void *data) {
@@ -496,6 +525,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	wl_list_remove(&xv->request_configure.link);
 	wl_list_remove(&xv->request_activate.link);
 	wl_list_remove(&xv->set_geometry.link);
+	wl_list_remove(&xv->set_decorations.link);
 	wl_list_remove(&view->request_fullscreen.link);
 	wl_list_remove(&view->request_maximize.link);
 	wl_list_remove(&view->request_move.link);
@@ -550,6 +580,8 @@ static void handle_new_surface(struct wl_listener *listener, void *data) {
 	wl_signal_add(&xsurface->events.request_activate, &xv->request_activate);
 	xv->set_geometry.notify = handle_set_geometry;
 	wl_signal_add(&xsurface->events.set_geometry, &xv->set_geometry);
+	xv->set_decorations.notify = handle_set_decorations;
+	wl_signal_add(&xsurface->events.set_decorations, &xv->set_decorations);
 	view->request_fullscreen.notify = handle_request_fullscreen;
 	wl_signal_add(&xsurface->events.request_fullscreen,
 			&view->request_fullscreen);

@@ -133,8 +133,8 @@
  * --reps; 0: no nested runs), --nested-traces all|power-law (default
  * power-law), --real-reps N (default --reps; 0: no real trace),
  * --real-load-reps N (default --real-reps; 0: no loaded runs),
- * --real-only (only the real trace, alone and loaded). Exit status 1 when a run failed, 0
- * otherwise.
+ * --real-only (only the real trace, alone and loaded). Exit status 1 when a run
+ * failed, 0 otherwise.
  */
 #define _GNU_SOURCE // asprintf, pipe2
 #include <errno.h>
@@ -1242,11 +1242,12 @@ static void write_real_report(struct bench *bench, FILE *outs[2], FILE *csv,
 				"own cost), vitrail headless %s output at %d Hz, window %dx%d "
 				"of %d cards zoomed from %.2f to 1 in %d ms; drops counted by "
 				"when "
-				"frames finished (render_end_ns); %d repetitions interleaved%s\n",
+				"frames finished (render_end_ns); %d repetitions "
+				"interleaved%s\n",
 				REAL_OUTPUT_SIZE, REAL_HZ, REAL_WINDOW_W, REAL_WINDOW_H,
 				REAL_COLS * REAL_ROWS, REAL_ZOOM, REAL_MS, reps,
-				load ? "; beside a process that keeps one core busy (" REAL_LOAD_NAME
-					   ")" :
+				load ? "; beside a process that keeps one core busy "
+					   "(" REAL_LOAD_NAME ")" :
 					   "");
 		fprintf(outs[o],
 				"%-8s %4s %-11s %-9s %5s %6s %6s %6s %6s %7s | "
@@ -1623,7 +1624,7 @@ static void print_summary(struct bench *bench) {
 		   "fdps_real_load_5buf=%s real_load_worse_than_vsync=%s "
 		   "real_load_worse_reps=%s\n",
 			bench_fmt(load[0], 2), bench_fmt(load[1], 2), bench_fmt(load[2], 2),
-			!load_known                                 ? "n/a" :
+			!load_known                                    ? "n/a" :
 					load[1] > load[0] || load[2] > load[0] ? "1" :
 															 "0",
 			real_worse_reps(bench, true));
@@ -1816,8 +1817,8 @@ int main(int argc, char *argv[]) {
 	int most_reps =
 			bench.reps > bench.nested_reps ? bench.reps : bench.nested_reps;
 	most_reps = bench.real_reps > most_reps ? bench.real_reps : most_reps;
-	most_reps = bench.real_load_reps > most_reps ? bench.real_load_reps :
-												   most_reps;
+	most_reps =
+			bench.real_load_reps > most_reps ? bench.real_load_reps : most_reps;
 	for (int rep = 0; rep < most_reps; rep++) {
 		for (int s = 0; s < bench.nsetups; s++) {
 			struct setup *setup = &bench.setups[s];
