@@ -73,7 +73,7 @@ static struct wlr_texture *texture_from_buffer(struct wlr_renderer *renderer,
 	if (wlr_buffer_get_dmabuf(buffer, &attribs)) {
 		char why[128] = "no DRM node";
 		if (((struct surface_renderer *)renderer)->drm_fd < 0 ||
-				!vt_client_dmabuf_check(&attribs, why, sizeof(why))) {
+				!vt_client_dmabuf_accept(buffer, &attribs, why, sizeof(why))) {
 			wlr_log(WLR_DEBUG, "client dmabuf refused: %s", why);
 			return NULL;
 		}

@@ -73,10 +73,12 @@ static int fd_kind(int fd) {
 	return seals >= 0 && (seals & F_SEAL_SHRINK) != 0 ? 0 : -1;
 }
 
-bool vt_client_dmabuf_check(const struct wlr_dmabuf_attributes *attribs,
-		char *why, size_t why_len) {
+/* fd_kind of a dmabuf vitrail can read, -1 (why in why) when it cannot. */
+static int dmabuf_check(const struct wlr_dmabuf_attributes *attribs, char *why,
+		size_t why_len) {
 	uint32_t bytes = format_bytes(attribs->format);
 	off_t size = -1;
+	int kind = -1;
 	if (attribs->width < 1 || attribs->height < 1) {
 		snprintf(why, why_len, "size %dx%d", attribs->width, attribs->height);
 	} else if (bytes == 0) {
@@ -101,13 +103,11 @@ bool vt_client_dmabuf_check(const struct wlr_dmabuf_attributes *attribs,
 					(uint64_t)size) {
 		snprintf(why, why_len, "rows end past the buffer's %lld bytes",
 				(long long)size);
-	} else if (fd_kind(attribs->fd[0]) < 0) {
+	} else if ((kind = fd_kind(attribs->fd[0])) < 0) {
 		snprintf(why, why_len,
 				"not a dma-buf (nor a memfd sealed against shrinking)");
-	} else {
-		return true;
 	}
-	return false;
+	return kind;
 }
 
 struct dmabuf_map {
@@ -144,6 +144,48 @@ static bool sync_read(int fd, __u64 when) {
 	return true;
 }
 
+/* The buffer's mapping, made (checked and mapped) the first time; NULL
+ * (why in why) for a dmabuf vitrail cannot read. */
+static struct dmabuf_map *dmabuf_map(struct wlr_buffer *buffer,
+		const struct wlr_dmabuf_attributes *attribs, char *why,
+		size_t why_len) {
+	struct wlr_addon *addon =
+			wlr_addon_find(&buffer->addons, buffer, &map_impl);
+	if (addon != NULL) {
+		struct dmabuf_map *map = wl_container_of(addon, map, addon);
+		return map;
+	}
+	int kind = dmabuf_check(attribs, why, why_len);
+	if (kind < 0) {
+		return NULL;
+	}
+	struct dmabuf_map *map = calloc(1, sizeof(*map));
+	if (map == NULL) {
+		snprintf(why, why_len, "out of memory");
+		return NULL;
+	}
+	map->fd = attribs->fd[0];
+	map->dmabuf = kind == 1;
+	map->len = (size_t)attribs->offset[0] +
+			(size_t)attribs->stride[0] * (size_t)attribs->height;
+	off_t size = lseek(map->fd, 0, SEEK_END);
+	if (size >= 0 && (uint64_t)map->len > (uint64_t)size) {
+		map->len = (size_t)size; /* the last row's padding */
+	}
+	map->data = mmap(NULL, map->len, PROT_READ, MAP_SHARED, map->fd, 0);
+	wlr_addon_init(&map->addon, &buffer->addons, buffer, &map_impl);
+	if (map->data == MAP_FAILED) {
+		wlr_log_errno(WLR_ERROR, "cannot map a client dmabuf");
+	}
+	return map;
+}
+
+bool vt_client_dmabuf_accept(struct wlr_buffer *buffer,
+		const struct wlr_dmabuf_attributes *attribs, char *why,
+		size_t why_len) {
+	return dmabuf_map(buffer, attribs, why, why_len) != NULL;
+}
+
 bool vt_client_buffer_begin_read(struct wlr_buffer *buffer, void **data,
 		uint32_t *format, size_t *stride) {
 	if (buffer->impl->begin_data_ptr_access != NULL) {
@@ -154,33 +196,11 @@ bool vt_client_buffer_begin_read(struct wlr_buffer *buffer, void **data,
 	if (!wlr_buffer_get_dmabuf(buffer, &attribs)) {
 		return false;
 	}
-	struct wlr_addon *addon =
-			wlr_addon_find(&buffer->addons, buffer, &map_impl);
-	struct dmabuf_map *map =
-			addon != NULL ? wl_container_of(addon, map, addon) : NULL;
+	char why[128];
+	struct dmabuf_map *map = dmabuf_map(buffer, &attribs, why, sizeof(why));
 	if (map == NULL) {
-		char why[128];
-		if (!vt_client_dmabuf_check(&attribs, why, sizeof(why))) {
-			wlr_log(WLR_ERROR, "client dmabuf not readable: %s", why);
-			return false;
-		}
-		map = calloc(1, sizeof(*map));
-		if (map == NULL) {
-			return false;
-		}
-		map->fd = attribs.fd[0];
-		map->dmabuf = fd_kind(map->fd) == 1;
-		map->len = (size_t)attribs.offset[0] +
-				(size_t)attribs.stride[0] * (size_t)attribs.height;
-		off_t size = lseek(map->fd, 0, SEEK_END);
-		if (size >= 0 && (uint64_t)map->len > (uint64_t)size) {
-			map->len = (size_t)size; /* the last row's padding */
-		}
-		map->data = mmap(NULL, map->len, PROT_READ, MAP_SHARED, map->fd, 0);
-		wlr_addon_init(&map->addon, &buffer->addons, buffer, &map_impl);
-		if (map->data == MAP_FAILED) {
-			wlr_log_errno(WLR_ERROR, "cannot map a client dmabuf");
-		}
+		wlr_log(WLR_ERROR, "client dmabuf not readable: %s", why);
+		return false;
 	}
 	if (map->data == MAP_FAILED || map->reading ||
 			(map->dmabuf && !sync_read(map->fd, DMA_BUF_SYNC_START))) {

@@ -15,11 +15,13 @@ struct wlr_drm_format_set;
 
 /* Adds the (format, LINEAR) pairs vitrail reads to set. */
 bool vt_client_dmabuf_formats(struct wlr_drm_format_set *set);
-/* Whether vitrail can read this dmabuf; why not in why. */
-bool vt_client_dmabuf_check(const struct wlr_dmabuf_attributes *attribs,
-		char *why, size_t why_len);
+/* Whether vitrail can read the buffer's dmabuf; why not in why. The
+ * first time it does, the buffer is checked and mapped (the mapping goes
+ * with the buffer); later calls find the mapping and check nothing. */
+bool vt_client_dmabuf_accept(struct wlr_buffer *buffer,
+		const struct wlr_dmabuf_attributes *attribs, char *why, size_t why_len);
 /* The buffer's pixels for reading (a wl_shm or other CPU buffer, or a
- * dmabuf that vt_client_dmabuf_check takes, mapped once and synced).
+ * dmabuf that vt_client_dmabuf_accept takes, mapped once and synced).
  * False: not readable, and no vt_client_buffer_end_read is due. */
 bool vt_client_buffer_begin_read(struct wlr_buffer *buffer, void **data,
 		uint32_t *format, size_t *stride);
