@@ -128,12 +128,14 @@ struct vt_grab {
 };
 
 /* A cursor image of the theme (XCURSOR_THEME, XCURSOR_SIZE): the arrow
- * and the resize cursors of each edge and corner. */
+ * and the resize cursors of each edge and corner, loaded at the largest
+ * scale of the outputs (vt_server::cursor_scale); its size and hotspot in
+ * layout coordinates (the image's pixels over that scale). */
 #define VT_CURSOR_IMAGES 12
 struct vt_cursor_image {
 	const char *name; /* a static string */
 	struct vr_image *image;
-	int width, height, hotspot_x, hotspot_y;
+	float width, height, hotspot_x, hotspot_y;
 };
 
 struct vt_commit_queues;
@@ -252,6 +254,8 @@ struct vt_server {
 	 * shown */
 	struct vt_cursor_image cursor_images[VT_CURSOR_IMAGES];
 	int cursor_images_len;
+	float cursor_scale; /* the theme's images are loaded at (>= 1) */
+	struct wl_listener cursor_outputs; /* events.output_moved */
 	const char *cursor_name;
 	/* a button pressed on a decoration: its release stays vitrail's */
 	uint32_t decoration_button;

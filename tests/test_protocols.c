@@ -2987,16 +2987,16 @@ static uint32_t *read_xcursor(const char *path, uint32_t size, int *width,
 	return pixels;
 }
 
-/* The screenshot shows the theme's cursor `name` with its hotspot at
- * (x, y) over `under` (the same screen with the pointer elsewhere):
- * every pixel of its box is the cursor's pixel over under's, blended by
- * hand (premultiplied "over"), within 2. */
+/* The screenshot shows the theme's cursor `name` of `size` pixels with its
+ * hotspot at (x, y) (screenshot pixels) over `under` (the same screen
+ * with the pointer elsewhere): every pixel of its box is the cursor's
+ * pixel over under's, blended by hand (premultiplied "over"), within 2. */
 static void assert_cursor(const uint32_t *shot, const uint32_t *under,
-		int32_t w, int32_t h, const char *name, int x, int y) {
+		int32_t w, int32_t h, const char *name, uint32_t size, int x, int y) {
 	char path[256];
 	snprintf(path, sizeof(path), "/usr/share/icons/Adwaita/cursors/%s", name);
 	int cw, ch, hx, hy;
-	uint32_t *cursor = read_xcursor(path, 48, &cw, &ch, &hx, &hy);
+	uint32_t *cursor = read_xcursor(path, size, &cw, &ch, &hx, &hy);
 	int opaque = 0;
 	for (int cy = 0; cy < ch; cy++) {
 		for (int cx = 0; cx < cw; cx++) {
@@ -3060,11 +3060,59 @@ START_TEST(test_protocols_decoration_cursor) {
 	for (size_t i = 0; i < sizeof(spots) / sizeof(spots[0]); i++) {
 		harness_pointer_move(vitrail->conn, spots[i].x, spots[i].y);
 		uint32_t *shot = deco_shot(harness, vitrail, spots[i].name, &w, &h);
-		assert_cursor(shot, under, w, h, spots[i].name, spots[i].x, spots[i].y);
+		assert_cursor(shot, under, w, h, spots[i].name, 48, spots[i].x,
+				spots[i].y);
 		free(shot);
 	}
 	free(under);
 	deco_window_close(&a);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
+/*
+ * cursor_scale: vitrail started with XCURSOR_THEME=Adwaita and
+ * XCURSOR_SIZE=24, its output at scale 2 (the configuration), draws the
+ * theme's own 48-pixel arrow (read from the theme's files here), not the
+ * 24-pixel one scaled up, its hotspot at twice the pointer's layout
+ * position; wlr-randr sets scale 1 and the 24-pixel arrow is drawn.
+ */
+START_TEST(test_protocols_cursor_scale) {
+	harness_require_program("wlr-randr", "wlr-randr");
+	struct harness *harness = harness_create("protocols-cursor-scale");
+	char *config = harness_write_file(harness, "scale.conf",
+			"output HEADLESS-1 scale 2\n");
+	const char *const args[] = { "--config", config, NULL };
+	const char *const env[] = { "XCURSOR_THEME=Adwaita", "XCURSOR_SIZE=24",
+		NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .output_size = "640x480",
+					.env = env,
+					.extra_args = args });
+	/* layout 320x240 at scale 2 */
+	harness_pointer_move(vitrail->conn, 300, 225);
+	int32_t w, h;
+	uint32_t *under = deco_shot(harness, vitrail, "under-2", &w, &h);
+	ck_assert_int_eq(w, 640);
+	harness_pointer_move(vitrail->conn, 100, 80);
+	uint32_t *shot = deco_shot(harness, vitrail, "scale-2", &w, &h);
+	assert_cursor(shot, under, w, h, "left_ptr", 48, 200, 160);
+	free(shot);
+	free(under);
+
+	const char *const randr[] = { "wlr-randr", "--output", "HEADLESS-1",
+		"--scale", "1", NULL };
+	ck_assert_int_eq(harness_run_client(harness, vitrail, randr, 10000, NULL),
+			0);
+	harness_pointer_move(vitrail->conn, 600, 440);
+	under = deco_shot(harness, vitrail, "under-1", &w, &h);
+	harness_pointer_move(vitrail->conn, 100, 80);
+	shot = deco_shot(harness, vitrail, "scale-1", &w, &h);
+	assert_cursor(shot, under, w, h, "left_ptr", 24, 100, 80);
+	free(shot);
+	free(under);
+	free(config);
 	harness_stop_vitrail(harness, vitrail);
 	harness_destroy(harness);
 }
@@ -3095,6 +3143,7 @@ static Suite *protocols_suite(void) {
 			60);
 	harness_add_case(suite, "decoration_cursor",
 			test_protocols_decoration_cursor, 60);
+	harness_add_case(suite, "cursor_scale", test_protocols_cursor_scale, 60);
 	harness_add_case(suite, "decoration_fill", test_protocols_decoration_fill,
 			60);
 	harness_add_case(suite, "decoration_kde", test_protocols_decoration_kde,

@@ -366,6 +366,7 @@ static bool cursor_init_image(struct vt_server *server) {
 	snprintf(size_str, sizeof(size_str), "%u", size);
 	setenv("XCURSOR_SIZE", size_str, 1);
 	server->xcursor_manager = wlr_xcursor_manager_create(theme, size);
+	server->cursor_scale = 1.0f; /* until outputs say more */
 	if (server->xcursor_manager == NULL ||
 			!wlr_xcursor_manager_load(server->xcursor_manager, 1)) {
 		wlr_log(WLR_ERROR, "cannot load the cursor theme %s at size %u",
@@ -462,6 +463,8 @@ bool vt_input_init(struct vt_server *server) {
 			&server->request_set_primary_selection);
 	server->pointer_focus.notify = handle_pointer_focus;
 	wl_signal_add(&server->events.pointer_focus, &server->pointer_focus);
+	server->cursor_outputs.notify = input_handle_cursor_outputs;
+	wl_signal_add(&server->events.output_moved, &server->cursor_outputs);
 	if (!input_own_keyboard_create(server)) {
 		return false;
 	}
@@ -492,6 +495,7 @@ void vt_input_finish(struct vt_server *server) {
 		server->keymap_guard = NULL;
 	}
 	wl_list_remove(&server->request_cursor.link);
+	wl_list_remove(&server->cursor_outputs.link);
 	wl_list_remove(&server->request_set_selection.link);
 	wl_list_remove(&server->request_set_primary_selection.link);
 	wl_list_remove(&server->request_start_drag.link);
@@ -505,8 +509,5 @@ void vt_input_finish(struct vt_server *server) {
 	}
 	wlr_xcursor_manager_destroy(server->xcursor_manager);
 	wlr_cursor_destroy(server->cursor);
-	for (int i = 0; i < server->cursor_images_len; i++) {
-		vr_image_unref(server->cursor_images[i].image);
-	}
-	server->cursor_images_len = 0;
+	input_cursor_drop_theme_images(server);
 }

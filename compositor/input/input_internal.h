@@ -66,6 +66,9 @@ void input_keymap_guard(void *data, enum wl_protocol_logger_type type,
 void input_handle_new_virtual_keyboard(struct wl_listener *listener,
 		void *data);
 void input_cursor_set_theme_image(struct vt_server *server, const char *name);
+/* Unref the theme's images (pointer.c). */
+void input_cursor_drop_theme_images(struct vt_server *server);
+void input_handle_cursor_outputs(struct wl_listener *listener, void *data);
 struct wlr_surface *input_surface_at(struct vt_server *server, double lx,
 		double ly, double *sx, double *sy, struct vt_view **view);
 void input_decoration_touch(struct vt_server *server, struct vt_view *view,

@@ -60,8 +60,8 @@ static void cursor_move_node(struct vt_server *server) {
 	vt_server_schedule_update(server);
 }
 
-/* The theme's image of that name, loaded on first use; NULL when the
- * theme lacks it. */
+/* The theme's image of that name at the cursor's scale, loaded on first
+ * use; NULL when the theme lacks it. */
 static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
 		const char *name) {
 	for (int i = 0; i < server->cursor_images_len; i++) {
@@ -72,8 +72,9 @@ static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
 	if (server->cursor_images_len == VT_CURSOR_IMAGES) {
 		return NULL;
 	}
-	struct wlr_xcursor *xcursor =
-			wlr_xcursor_manager_get_xcursor(server->xcursor_manager, name, 1);
+	float scale = server->cursor_scale;
+	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
+			server->xcursor_manager, name, scale);
 	if (xcursor == NULL || xcursor->image_count == 0) {
 		return NULL;
 	}
@@ -86,15 +87,34 @@ static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
 	vr_image_write(image, xi->buffer, xi->width * 4, NULL);
 	struct vt_cursor_image *ci =
 			&server->cursor_images[server->cursor_images_len++];
+	/* a theme without that size has only smaller images: they are
+	 * drawn at the size asked for, scaled up */
 	*ci = (struct vt_cursor_image){
 		.name = name,
 		.image = image,
-		.width = xi->width,
-		.height = xi->height,
-		.hotspot_x = xi->hotspot_x,
-		.hotspot_y = xi->hotspot_y,
+		.width = (float)xi->width / scale,
+		.height = (float)xi->height / scale,
+		.hotspot_x = (float)xi->hotspot_x / scale,
+		.hotspot_y = (float)xi->hotspot_y / scale,
 	};
 	return ci;
+}
+
+/* The theme's image `name` (the arrow when the theme lacks it) in the
+ * cursor's image node; whether the node is shown is the caller's. */
+static void cursor_show_theme_image(struct vt_server *server,
+		const char *name) {
+	struct vt_cursor_image *ci = cursor_theme_image(server, name);
+	if (ci == NULL) {
+		ci = cursor_theme_image(server, "left_ptr");
+	}
+	if (ci != NULL && ci->name != server->cursor_name) {
+		vr_node_set_image(server->cursor_image_node, ci->image, NULL, ci->width,
+				ci->height, VR_TRANSFORM_NORMAL);
+		vr_node_set_position(server->cursor_image_node, -ci->hotspot_x,
+				-ci->hotspot_y);
+		server->cursor_name = ci->name;
+	}
 }
 
 /* Show the theme's image `name` (the arrow when the theme lacks it)
@@ -105,18 +125,47 @@ void input_cursor_set_theme_image(struct vt_server *server, const char *name) {
 		wl_list_remove(&server->cursor_surface_destroy.link);
 		server->cursor_surface = NULL;
 	}
-	struct vt_cursor_image *ci = cursor_theme_image(server, name);
-	if (ci == NULL) {
-		ci = cursor_theme_image(server, "left_ptr");
-	}
-	if (ci != NULL && ci->name != server->cursor_name) {
-		vr_node_set_image(server->cursor_image_node, ci->image, NULL, ci->width,
-				ci->height, VR_TRANSFORM_NORMAL);
-		vr_node_set_position(server->cursor_image_node, -(float)ci->hotspot_x,
-				-(float)ci->hotspot_y);
-		server->cursor_name = ci->name;
-	}
+	cursor_show_theme_image(server, name);
 	vr_node_set_enabled(server->cursor_image_node, true);
+	vt_server_schedule_update(server);
+}
+
+void input_cursor_drop_theme_images(struct vt_server *server) {
+	for (int i = 0; i < server->cursor_images_len; i++) {
+		vr_image_unref(server->cursor_images[i].image);
+	}
+	server->cursor_images_len = 0;
+}
+
+/* events.output_moved (outputs were arranged: added, enabled, scaled):
+ * the theme's images at the largest scale of the outputs, so that the
+ * cursor is drawn from the theme's own pixels, not scaled up, on every
+ * output up to that scale (a smaller one draws them scaled down). */
+void input_handle_cursor_outputs(struct wl_listener *listener, void *data) {
+	struct vt_server *server =
+			wl_container_of(listener, server, cursor_outputs);
+	float scale = 1.0f;
+	struct wlr_output_layout_output *lo;
+	wl_list_for_each(lo, &server->layout->outputs, link) {
+		if (lo->output->scale > scale) {
+			scale = lo->output->scale;
+		}
+	}
+	if (scale == server->cursor_scale) {
+		return;
+	}
+	if (!wlr_xcursor_manager_load(server->xcursor_manager, scale)) {
+		wlr_log(WLR_ERROR, "cannot load the cursor theme at scale %.2f", scale);
+		return;
+	}
+	server->cursor_scale = scale;
+	input_cursor_drop_theme_images(server);
+	const char *name = server->cursor_name;
+	server->cursor_name = NULL;
+	if (name != NULL) {
+		/* shown or not (a client's cursor may be), as it was */
+		cursor_show_theme_image(server, name);
+	}
 	vt_server_schedule_update(server);
 }
 
