@@ -27,8 +27,8 @@
  * away and puts the xdg window in front; clicking the X window gives it
  * back, and the X client receives FocusIn for it.
  *
- * override_fullscreen, close_binding, move_resize, frame and two_outputs:
- * see their tests.
+ * override_fullscreen, close_binding, move_resize, frame, input_model and
+ * two_outputs: see their tests.
  *
  * Environment as test_integration.c.
  */
@@ -1080,6 +1080,89 @@ START_TEST(test_xwayland_frame) {
 }
 END_TEST
 
+/* ---- input_model -------------------------------------------------------- */
+
+/*
+ * input_model: an X window of ICCCM's "No Input" model (WM_HINTS with the
+ * input hint False, no WM_TAKE_FOCUS: a clock, an on-screen keyboard)
+ * never takes the keyboard. Mapped after an ordinary X window, which has
+ * the focus, it shows vitrail's unfocused frame colour while the other
+ * keeps the focused one, and the X server's input focus stays on the
+ * other; clicked, it comes to the front of the list (and the screen)
+ * with the focus still where it was. The ordinary window clicked takes
+ * the front back.
+ */
+START_TEST(test_xwayland_input_model) {
+	struct harness *harness = harness_create("input_model");
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480" });
+	struct sc_app app = { 0 };
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	ck_assert(sc_app_init(&app, "input-model"));
+	struct x_probe p = { 0 };
+	xcb_screen_t *screen;
+	p.conn = x_connect(vitrail, &screen);
+	static const char class[] = "xcb-typing\0XcbTyping";
+	const struct harness_window *w;
+	p.window = x_managed_window(vitrail, p.conn, screen, class, sizeof(class),
+			XCB_EVENT_MASK_FOCUS_CHANGE, &w);
+	int32_t tx = w->x, ty = w->y;
+	wait_x_focus(&p, &app, true, "mapped");
+
+	/* the window that takes no input, beside it */
+	xcb_window_t clock =
+			x_window(p.conn, screen, 0, 0, 160, 80, 0xc03030, false, 0);
+	static const char clock_class[] = "xcb-clock\0XcbClock";
+	xcb_change_property(p.conn, XCB_PROP_MODE_REPLACE, clock, XCB_ATOM_WM_CLASS,
+			XCB_ATOM_STRING, 8, sizeof(clock_class), clock_class);
+	const uint32_t hints[9] = { 1 /* InputHint */, 0 /* input False */ };
+	xcb_change_property(p.conn, XCB_PROP_MODE_REPLACE, clock, XCB_ATOM_WM_HINTS,
+			XCB_ATOM_WM_HINTS, 32, 9, hints);
+	xcb_map_window(p.conn, clock);
+	xcb_flush(p.conn);
+	w = wait_window(vitrail, "XcbClock", false);
+	/* in the bottom-right corner, clear of the other and its frame */
+	int32_t cx = 640 - 160 - 10, cy = 480 - 80 - 10;
+	ck_assert_msg(cy - FRAME_TOP > ty + 100 + FRAME_BORDER ||
+					cx - FRAME_BORDER > tx + 200 + FRAME_BORDER,
+			"the first window at %d,%d leaves no room in the corner", tx, ty);
+	const uint32_t corner[] = { (uint32_t)cx, (uint32_t)cy };
+	xcb_configure_window(p.conn, clock,
+			XCB_CONFIG_WINDOW_X | XCB_CONFIG_WINDOW_Y, corner);
+	xcb_flush(p.conn);
+	wait_listed(vitrail, "XcbClock", cx, cy, 160, 80, "moved to the corner");
+	harness_pointer_move(vitrail->conn, 630, 470);
+	wait_pixel(harness, vitrail, "clock-mapped", cx + 20, cy - FRAME_TITLE / 2,
+			FRAME_UNFOCUSED, false, "the No Input window's title bar");
+	wait_pixel(harness, vitrail, "typing-kept", tx + 20, ty - FRAME_TITLE / 2,
+			FRAME_FOCUSED, false, "the focused window's title bar");
+	ck_assert_msg(x_focus(&p) == p.window,
+			"the X focus left the window that had it when the No Input "
+			"window mapped");
+
+	/* clicked: in front, the focus where it was */
+	click(vitrail, &app, cx + 80, cy + 40);
+	const struct harness_window *front = front_window(vitrail);
+	ck_assert_str_eq(front->app_id, "XcbClock");
+	harness_pointer_move(vitrail->conn, 630, 470);
+	wait_pixel(harness, vitrail, "clock-clicked", cx + 20, cy - FRAME_TITLE / 2,
+			FRAME_UNFOCUSED, false, "the clicked No Input window's title bar");
+	ck_assert_msg(x_focus(&p) == p.window,
+			"the X focus left the window that had it when the No Input "
+			"window was clicked");
+	/* the other clicked: in front again */
+	click(vitrail, &app, tx + 100, ty + 50);
+	front = front_window(vitrail);
+	ck_assert_str_eq(front->app_id, "XcbTyping");
+
+	xcb_disconnect(p.conn);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- two_outputs -------------------------------------------------------- */
 
 /*
@@ -1209,6 +1292,7 @@ static Suite *xwayland_suite(void) {
 	harness_add_case(suite, "close_binding", test_xwayland_close_binding, 120);
 	harness_add_case(suite, "move_resize", test_xwayland_move_resize, 120);
 	harness_add_case(suite, "frame", test_xwayland_frame, 120);
+	harness_add_case(suite, "input_model", test_xwayland_input_model, 120);
 	harness_add_case(suite, "two_outputs", test_xwayland_two_outputs, 120);
 	harness_add_case(suite, "configure_flood", test_xwayland_configure_flood,
 			120);

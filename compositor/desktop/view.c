@@ -208,6 +208,13 @@ static void view_emit_activated(struct vt_view *view, bool activated) {
 	wl_signal_emit(&view->server->events.view_activated, &event);
 }
 
+/* False for a window that never takes the keyboard (vt_view_impl's
+ * takes_focus: an X11 window of ICCCM's "No Input" model). */
+static bool view_takes_focus(struct vt_view *view) {
+	return view->kind != VT_VIEW_TOPLEVEL || view->impl->takes_focus == NULL ||
+			view->impl->takes_focus(view);
+}
+
 /* No window has the keyboard focus (unless a lock or layer surface holds
  * it, it goes to none). */
 static void views_clear_focus(struct vt_server *server) {
@@ -232,7 +239,7 @@ static void views_clear_focus(struct vt_server *server) {
 static void focus_front(struct vt_server *server, struct vt_output *output) {
 	struct vt_view *view;
 	wl_list_for_each(view, &server->views, link) {
-		if (vt_view_visible(view) &&
+		if (vt_view_visible(view) && view_takes_focus(view) &&
 				(output == NULL || view->placed_on == output)) {
 			vt_view_focus(view, view->surface);
 			return;
@@ -398,6 +405,17 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 			output_show_workspace(server, view->placed_on, view->workspace);
 		}
 		view_update_visibility(view);
+	}
+	if (!view_takes_focus(view)) {
+		/* it never takes the keyboard: raised, the focus stays */
+		wl_list_remove(&view->link);
+		wl_list_insert(&server->views, &view->link);
+		vr_node_raise_to_top(view->node);
+		if (view->impl->raised != NULL) {
+			view->impl->raised(view);
+		}
+		vt_server_schedule_update(server);
+		return;
 	}
 	struct wlr_surface *prev = seat->keyboard_state.focused_surface;
 	if (server->focused_view != NULL && server->focused_view != view) {
@@ -622,7 +640,8 @@ void vt_view_unmap(struct vt_view *view) {
 		}
 		struct vt_view *next;
 		wl_list_for_each(next, &server->views, link) {
-			if (next != view && vt_view_visible(next)) {
+			if (next != view && vt_view_visible(next) &&
+					view_takes_focus(next)) {
 				vt_view_focus(next, next->surface);
 				break;
 			}

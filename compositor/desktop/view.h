@@ -68,6 +68,11 @@ struct vt_view_impl {
 	uint32_t (*get_fill)(struct vt_view *view, bool asked);
 	void (*set_resizing)(struct vt_view *view, bool resizing);
 	void (*close)(struct vt_view *view);
+	/* false: the window never takes the keyboard focus (clicked or
+	 * mapped, it is only raised: then raised is called); NULL: it always
+	 * does */
+	bool (*takes_focus)(struct vt_view *view);
+	void (*raised)(struct vt_view *view);
 	/* NULL: none */
 	const char *(*get_title)(struct vt_view *view);
 	const char *(*get_app_id)(struct vt_view *view);

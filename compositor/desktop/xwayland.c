@@ -10,7 +10,8 @@
  *   server->views while mapped, placed inside their output (desktop:
  *   centred and cascaded at the size the client picked; kiosk, maximize
  *   and fullscreen: filling it), focused on map and click (the X focus
- *   and stacking follow: wlr_xwayland_surface_activate and restack).
+ *   and stacking follow: wlr_xwayland_surface_activate and restack),
+ *   except those of ICCCM's "No Input" model, which are only raised.
  *   In desktop mode they get vitrail's decorations (decoration.c), as an
  *   X window manager would frame them, unless the window's
  *   _MOTIF_WM_HINTS ask for none (wlroots' `decorations`, followed when
@@ -127,12 +128,16 @@ static void x_for_each_surface(struct vt_view *view,
 	}
 }
 
+static void x_raised(struct vt_view *view) {
+	/* X's stacking order follows vitrail's */
+	wlr_xwayland_surface_restack(xwayland_view(view)->xsurface, NULL,
+			XCB_STACK_MODE_ABOVE);
+}
+
 static void x_set_activated(struct vt_view *view, bool activated) {
-	struct wlr_xwayland_surface *xsurface = xwayland_view(view)->xsurface;
-	wlr_xwayland_surface_activate(xsurface, activated);
+	wlr_xwayland_surface_activate(xwayland_view(view)->xsurface, activated);
 	if (activated) {
-		/* X's stacking order follows vitrail's */
-		wlr_xwayland_surface_restack(xsurface, NULL, XCB_STACK_MODE_ABOVE);
+		x_raised(view);
 	}
 }
 
@@ -246,6 +251,13 @@ static void x_close(struct vt_view *view) {
 	wlr_xwayland_surface_close(xwayland_view(view)->xsurface);
 }
 
+/* ICCCM's "No Input" model (WM_HINTS input False, no WM_TAKE_FOCUS): a
+ * window that never wants the keyboard (a clock, an on-screen keyboard). */
+static bool x_takes_focus(struct vt_view *view) {
+	return wlr_xwayland_icccm_input_model(xwayland_view(view)->xsurface) !=
+			WLR_ICCCM_INPUT_MODEL_NONE;
+}
+
 static const char *x_get_title(struct vt_view *view) {
 	return xwayland_view(view)->xsurface->title;
 }
@@ -266,6 +278,8 @@ static const struct vt_view_impl x_impl = {
 	.get_fill = x_get_fill,
 	.set_resizing = x_set_resizing,
 	.close = x_close,
+	.takes_focus = x_takes_focus,
+	.raised = x_raised,
 	.get_title = x_get_title,
 	.get_app_id = x_get_app_id,
 };
