@@ -128,9 +128,9 @@ struct vt_grab {
 };
 
 /* A cursor image of the theme (XCURSOR_THEME, XCURSOR_SIZE): the arrow
- * and the resize cursors of each edge and corner, loaded at the largest
- * scale of the outputs (vt_server::cursor_scale); its size and hotspot in
- * layout coordinates (the image's pixels over that scale). */
+ * and the resize cursors of each edge and corner, its pixels loaded at
+ * the largest scale of the outputs (vt_server::cursor_scale); its size
+ * (the scale-1 image's) and hotspot in layout coordinates. */
 #define VT_CURSOR_IMAGES 12
 struct vt_cursor_image {
 	const char *name; /* a static string */

@@ -72,13 +72,21 @@ static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
 	if (server->cursor_images_len == VT_CURSOR_IMAGES) {
 		return NULL;
 	}
-	float scale = server->cursor_scale;
+	/* the size asked for is the scale-1 image's (always loaded); the
+	 * pixels are the image at the cursor's scale, the theme's nearest
+	 * size to it */
+	struct wlr_xcursor *base =
+			wlr_xcursor_manager_get_xcursor(server->xcursor_manager, name, 1);
 	struct wlr_xcursor *xcursor = wlr_xcursor_manager_get_xcursor(
-			server->xcursor_manager, name, scale);
-	if (xcursor == NULL || xcursor->image_count == 0) {
+			server->xcursor_manager, name, server->cursor_scale);
+	if (base == NULL || base->image_count == 0 || xcursor == NULL ||
+			xcursor->image_count == 0) {
 		return NULL;
 	}
 	struct wlr_xcursor_image *xi = xcursor->images[0];
+	struct wlr_xcursor_image *xb = base->images[0];
+	float fx = (float)xb->width / (float)xi->width;
+	float fy = (float)xb->height / (float)xi->height;
 	struct vr_image *image =
 			vr_image_create(xi->width, xi->height, VR_FORMAT_ARGB8888);
 	if (image == NULL) {
@@ -87,15 +95,15 @@ static struct vt_cursor_image *cursor_theme_image(struct vt_server *server,
 	vr_image_write(image, xi->buffer, xi->width * 4, NULL);
 	struct vt_cursor_image *ci =
 			&server->cursor_images[server->cursor_images_len++];
-	/* a theme without that size has only smaller images: they are
-	 * drawn at the size asked for, scaled up */
+	/* a theme without the size for that scale gives its nearest: drawn
+	 * at the size asked for all the same */
 	*ci = (struct vt_cursor_image){
 		.name = name,
 		.image = image,
-		.width = (float)xi->width / scale,
-		.height = (float)xi->height / scale,
-		.hotspot_x = (float)xi->hotspot_x / scale,
-		.hotspot_y = (float)xi->hotspot_y / scale,
+		.width = (float)xb->width,
+		.height = (float)xb->height,
+		.hotspot_x = (float)xi->hotspot_x * fx,
+		.hotspot_y = (float)xi->hotspot_y * fy,
 	};
 	return ci;
 }
