@@ -945,32 +945,6 @@ static void motif_decorations(xcb_connection_t *conn, xcb_window_t window,
 	xcb_flush(conn);
 }
 
-/* Wait until the screenshot has rgb (or, not_rgb: anything else) at
- * x, y. */
-static void wait_pixel(struct harness *harness, struct harness_vitrail *v,
-		const char *name, int32_t x, int32_t y, uint32_t rgb, bool not_rgb,
-		const char *what) {
-	int64_t deadline =
-			harness_now_ms() + harness_scaled_ms(HARNESS_WAIT_TIMEOUT_MS);
-	for (int shot = 0;; shot++) {
-		char shot_name[64];
-		snprintf(shot_name, sizeof(shot_name), "%s-%d", name, shot);
-		int32_t sw, sh;
-		char *path;
-		uint32_t *pixels = screenshot(harness, v, shot_name, &sw, &sh, &path);
-		uint32_t pixel = pixels[y * sw + x];
-		free(pixels);
-		if (is_rgb(pixel, rgb) != not_rgb) {
-			free(path);
-			return;
-		}
-		ck_assert_msg(harness_now_ms() < deadline, "%s: %d,%d is #%06x (%s)",
-				path, x, y, pixel & 0xffffff, what);
-		free(path);
-		harness_sleep_ms(200);
-	}
-}
-
 /*
  * frame: vitrail frames managed X windows as an X window manager would
  * (vitrail(5), decorations). A 200x100 window of the test's own has the
@@ -999,8 +973,8 @@ START_TEST(test_xwayland_frame) {
 	ck_assert_msg(y >= FRAME_TOP && x >= FRAME_BORDER,
 			"the window at %d,%d leaves its frame no room in the output", x, y);
 	harness_pointer_move(vitrail->conn, 630, 470); // the cursor out of the way
-	wait_pixel(harness, vitrail, "framed", x + 60, y - FRAME_TITLE / 2,
-			FRAME_FOCUSED, false, "the title bar of the focused window");
+	wait_box(harness, vitrail, "framed", x + 60, y - FRAME_TITLE / 2, 1, 1,
+			FRAME_FOCUSED, "the title bar of the focused window");
 	int32_t sw, sh;
 	char *path;
 	uint32_t *pixels =
@@ -1030,8 +1004,8 @@ START_TEST(test_xwayland_frame) {
 			"the window without its frame");
 	/* all of them again: framed again */
 	motif_decorations(conn, window, 1);
-	wait_pixel(harness, vitrail, "framed-again", x + 60, y - FRAME_TITLE / 2,
-			FRAME_FOCUSED, false, "the title bar once more");
+	wait_box(harness, vitrail, "framed-again", x + 60, y - FRAME_TITLE / 2, 1,
+			1, FRAME_FOCUSED, "the title bar once more");
 
 	/* asked before it maps: never framed */
 	xcb_window_t bare =
@@ -1065,8 +1039,8 @@ START_TEST(test_xwayland_frame) {
 			harness_spawn_x11_client(harness, vitrail, xlogo_argv);
 	w = wait_window(vitrail, "XLogo", false);
 	int32_t lx = w->x, ly = w->y;
-	wait_pixel(harness, vitrail, "xlogo", lx + 20, ly - FRAME_TITLE / 2,
-			FRAME_FOCUSED, false, "xlogo's title bar");
+	wait_box(harness, vitrail, "xlogo", lx + 20, ly - FRAME_TITLE / 2, 1, 1,
+			FRAME_FOCUSED, "xlogo's title bar");
 	harness_pointer_move(vitrail->conn, lx + 200 - FRAME_TITLE / 2,
 			ly - FRAME_TITLE / 2);
 	harness_pointer_button(vitrail->conn, BTN_LEFT, true);
@@ -1133,10 +1107,10 @@ START_TEST(test_xwayland_input_model) {
 	xcb_flush(p.conn);
 	wait_listed(vitrail, "XcbClock", cx, cy, 160, 80, "moved to the corner");
 	harness_pointer_move(vitrail->conn, 630, 470);
-	wait_pixel(harness, vitrail, "clock-mapped", cx + 20, cy - FRAME_TITLE / 2,
-			FRAME_UNFOCUSED, false, "the No Input window's title bar");
-	wait_pixel(harness, vitrail, "typing-kept", tx + 20, ty - FRAME_TITLE / 2,
-			FRAME_FOCUSED, false, "the focused window's title bar");
+	wait_box(harness, vitrail, "clock-mapped", cx + 20, cy - FRAME_TITLE / 2, 1,
+			1, FRAME_UNFOCUSED, "the No Input window's title bar");
+	wait_box(harness, vitrail, "typing-kept", tx + 20, ty - FRAME_TITLE / 2, 1,
+			1, FRAME_FOCUSED, "the focused window's title bar");
 	ck_assert_msg(x_focus(&p) == p.window,
 			"the X focus left the window that had it when the No Input "
 			"window mapped");
@@ -1146,8 +1120,8 @@ START_TEST(test_xwayland_input_model) {
 	const struct harness_window *front = front_window(vitrail);
 	ck_assert_str_eq(front->app_id, "XcbClock");
 	harness_pointer_move(vitrail->conn, 630, 470);
-	wait_pixel(harness, vitrail, "clock-clicked", cx + 20, cy - FRAME_TITLE / 2,
-			FRAME_UNFOCUSED, false, "the clicked No Input window's title bar");
+	wait_box(harness, vitrail, "clock-clicked", cx + 20, cy - FRAME_TITLE / 2,
+			1, 1, FRAME_UNFOCUSED, "the clicked No Input window's title bar");
 	ck_assert_msg(x_focus(&p) == p.window,
 			"the X focus left the window that had it when the No Input "
 			"window was clicked");
