@@ -27,6 +27,52 @@ void vt_prefault_read(const void *data, size_t len) {
 #endif
 }
 
+/* What vt_prefault_buffer faulted in of one buffer's mapping. */
+struct prefaulted {
+	struct wl_listener destroy;
+	uintptr_t start, end;
+};
+
+static void prefaulted_handle_destroy(struct wl_listener *listener,
+		void *data) {
+	(void)data;
+	struct prefaulted *p = wl_container_of(listener, p, destroy);
+	wl_list_remove(&p->destroy.link);
+	free(p);
+}
+
+void vt_prefault_buffer(struct wl_resource *buffer, const void *data,
+		size_t len) {
+	uintptr_t start = (uintptr_t)data, end = start + len;
+	struct wl_listener *listener = buffer != NULL ?
+			wl_resource_get_destroy_listener(buffer,
+					prefaulted_handle_destroy) :
+			NULL;
+	struct prefaulted *p =
+			listener != NULL ? wl_container_of(listener, p, destroy) : NULL;
+	if (p != NULL && start >= p->start && end <= p->end) {
+		return;
+	}
+	vt_prefault_read(data, len);
+	if (buffer == NULL) {
+		return;
+	}
+	if (p == NULL) {
+		p = calloc(1, sizeof(*p));
+		if (p == NULL) {
+			return; /* a hint: next time again */
+		}
+		p->destroy.notify = prefaulted_handle_destroy;
+		wl_resource_add_destroy_listener(buffer, &p->destroy);
+	} else if (start <= p->end && end >= p->start) {
+		/* the bands of one copy: one range */
+		start = start < p->start ? start : p->start;
+		end = end > p->end ? end : p->end;
+	}
+	p->start = start;
+	p->end = end;
+}
+
 uint64_t vt_timespec_to_ns(const struct timespec *ts) {
 	return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
 }

@@ -18,6 +18,15 @@ uint64_t vt_now_ns(void);
  * Copying out of a sparse memfd on the CI machine: 2.75 ms per MiB
  * without, 0.7 with (huge-page destinations). */
 void vt_prefault_read(const void *data, size_t len);
+/* The same for [data, data + len) of a wl_buffer's mapping, once: what
+ * was faulted in for the wl_buffer (NULL: none to remember it by) while
+ * it lives is not again. A client redrawing into the same buffers keeps
+ * their pages mapped in vitrail, and MADV_POPULATE_READ walks every page
+ * of the range all the same (a 3456x1944 buffer: a fifth of vitrail's CPU
+ * per frame). A new mapping of the pool (a resize moved it) is a range
+ * not seen yet; pages the kernel took back meanwhile fault one by one. */
+void vt_prefault_buffer(struct wl_resource *buffer, const void *data,
+		size_t len);
 uint64_t vt_timespec_to_ns(const struct timespec *ts);
 void vt_ns_to_timespec(uint64_t ns, struct timespec *ts);
 /* Without XDG_RUNTIME_DIR (a root shell, CI) make a private one. */

@@ -278,7 +278,7 @@ static bool copy_rows(struct vt_surface_copy *copy, const uint8_t *data,
 	pixman_format_code_t pf = pixman_format_from_drm(copy->format);
 	size_t row_bytes = (size_t)width * (PIXMAN_FORMAT_BPP(pf) / 8);
 	const uint8_t *src = data + (size_t)y * stride;
-	vt_prefault_read(src, (size_t)(n - 1) * stride + row_bytes);
+	vt_prefault_buffer(copy->guard, src, (size_t)(n - 1) * stride + row_bytes);
 	struct vr_box box = { 0, y, width, n };
 	if (copy->format == DRM_FORMAT_ARGB8888 ||
 			copy->format == DRM_FORMAT_XRGB8888) {

@@ -309,6 +309,53 @@ pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned) {
 	return vr_quad_source_from(task, pixels);
 }
 
+/* The quad's image transform: target pixel -> image pixel, uv o mat^-1
+ * in pixman's fixed point. False when mat does not invert. */
+static bool quad_transform(const struct vr_draw_task *task,
+		pixman_transform_t *out) {
+	struct vr_dmat mat = vr_dmat_from(&task->mat), inv;
+	if (!vr_dmat_invert(&inv, &mat)) {
+		return false;
+	}
+	struct vr_dmat uv = vr_dmat_from(&task->uv);
+	struct vr_dmat m = vr_dmat_multiply(&uv, &inv);
+	*out = (pixman_transform_t){ {
+			{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
+			{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
+			{ 0, 0, pixman_fixed_1 },
+	} };
+	return true;
+}
+
+/* The image pixel pixman samples for target pixel 0 along one axis of a
+ * unit-scale transform with translation t: the pixel centre 0.5 + t,
+ * rounded down as its nearest filter does (pixman_fixed_e below). */
+static int32_t quad_offset(pixman_fixed_t t) {
+	return (int32_t)(((int64_t)pixman_fixed_1 / 2 + t - pixman_fixed_e) >> 16);
+}
+
+bool vr_quad_pixel_offset(const struct vr_draw_task *task, int32_t *dx,
+		int32_t *dy) {
+	pixman_transform_t t;
+	if (task->image == NULL || !quad_transform(task, &t) ||
+			t.matrix[0][0] != pixman_fixed_1 ||
+			t.matrix[1][1] != pixman_fixed_1 || t.matrix[0][1] != 0 ||
+			t.matrix[1][0] != 0) {
+		return false;
+	}
+	/* bilinear samples one texel only where the centres land on
+	 * texel centres: whole-pixel translations (pixman then filters
+	 * nearest itself) */
+	if (!task->nearest &&
+			(pixman_fixed_frac(t.matrix[0][2]) != 0 ||
+					pixman_fixed_frac(t.matrix[1][2]) != 0)) {
+		return false;
+	}
+	*dx = quad_offset(t.matrix[0][2]);
+	*dy = quad_offset(t.matrix[1][2]);
+	return true;
+}
+
 pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 		uint32_t *pixels) {
 	if (task->image == NULL) {
@@ -320,32 +367,31 @@ pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 		};
 		return pixman_image_create_solid_fill(&color);
 	}
+	pixman_transform_t transform;
+	if (!quad_transform(task, &transform)) {
+		return NULL;
+	}
+	pixman_image_t *src = vr_quad_image(task, pixels);
+	if (src == NULL) {
+		return NULL;
+	}
+	pixman_image_set_transform(src, &transform);
+	pixman_image_set_filter(src,
+			task->nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR,
+			NULL, 0);
+	return src;
+}
+
+pixman_image_t *vr_quad_image(const struct vr_draw_task *task,
+		uint32_t *pixels) {
 	struct vr_image *image = task->image;
 	pixman_image_t *src = pixman_image_create_bits(
 			image->format == VR_FORMAT_XRGB8888 ? PIXMAN_x8r8g8b8 :
 												  PIXMAN_a8r8g8b8,
 			image->width, image->height, pixels, image->stride);
-	if (src == NULL) {
-		return NULL;
+	if (src != NULL) {
+		/* clamp to edge, like the GPU sampler */
+		pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
 	}
-	/* target pixel -> image pixel: uv o mat^-1 */
-	struct vr_dmat mat = vr_dmat_from(&task->mat), inv;
-	if (!vr_dmat_invert(&inv, &mat)) {
-		pixman_image_unref(src);
-		return NULL;
-	}
-	struct vr_dmat uv = vr_dmat_from(&task->uv);
-	struct vr_dmat m = vr_dmat_multiply(&uv, &inv);
-	pixman_transform_t transform = { {
-			{ vr_to_fixed(m.a), vr_to_fixed(m.c), vr_to_fixed(m.tx) },
-			{ vr_to_fixed(m.b), vr_to_fixed(m.d), vr_to_fixed(m.ty) },
-			{ 0, 0, pixman_fixed_1 },
-	} };
-	pixman_image_set_transform(src, &transform);
-	pixman_image_set_filter(src,
-			task->nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR,
-			NULL, 0);
-	/* clamp to edge, like the GPU sampler */
-	pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
 	return src;
 }

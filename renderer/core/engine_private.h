@@ -229,6 +229,17 @@ pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned);
  * caller picked: the frame's; NULL for a colour). */
 pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 		uint32_t *pixels);
+/* The image of a quad task (not a colour) as a pixman image of `pixels`,
+ * without a transform, clamped to the edge. */
+pixman_image_t *vr_quad_image(const struct vr_draw_task *task,
+		uint32_t *pixels);
+/* Whether a quad task's image maps to target pixels 1:1 at a whole-pixel
+ * offset: target pixel (x, y) samples image pixel (x + dx, y + dy), the
+ * texel vr_quad_source_from's transform samples, bit for bit (unit
+ * scale, no rotation; a whole-pixel translation, or any one when nearest).
+ * Such a quad needs no transform: pixman blits it. */
+bool vr_quad_pixel_offset(const struct vr_draw_task *task, int32_t *dx,
+		int32_t *dy);
 
 /* ---- tessellation (tessellate.c) ---------------------------------------- */
 

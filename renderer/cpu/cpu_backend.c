@@ -357,14 +357,39 @@ static bool shape_cover(const struct vr_shape *shape, const struct vr_box *area,
 	return true;
 }
 
-/* Clears area but for the pixels fully covered by opaque fills. */
+/*
+ * The pixels of area that an opaque quad covers fully: an axis-aligned
+ * one without rounded clips draws every pixel of its cover (vr_quad_cover)
+ * OVER, with an opaque colour or an XRGB image's texels at full opacity
+ * (pixman reads XRGB as opaque, filtered or not), so whatever was there
+ * is replaced. Returns whether *out is one (large ones only, as above).
+ */
+static bool quad_cover(const struct vr_draw_task *quad,
+		const struct vr_box *area, struct vr_box *out) {
+	if (!quad->axis_aligned || quad->nrclips > 0 || quad->a != 255 ||
+			(quad->image != NULL &&
+					quad->image->format != VR_FORMAT_XRGB8888)) {
+		return false;
+	}
+	struct vr_box cover = vr_quad_cover(quad);
+	cover = vr_box_intersect(&cover, area);
+	if (vr_box_empty(&cover) ||
+			(int64_t)cover.width * cover.height < CPU_COVER_MIN_PIXELS) {
+		return false;
+	}
+	*out = cover;
+	return true;
+}
+
+/* Clears area but for the pixels fully covered by opaque fills and
+ * quads. */
 static void clear_area(const struct cpu_frame *f, const struct vr_box *area) {
 	pixman_region32_t region;
 	pixman_region32_init_rect(&region, area->x, area->y, (unsigned)area->width,
 			(unsigned)area->height);
 	for (size_t i = 0; i < f->ntasks; i++) {
 		const struct vr_task *task = &f->tasks[i];
-		if (task->kind != VR_TASK_SHAPES) {
+		if (task->kind != VR_TASK_SHAPES && task->kind != VR_TASK_QUADS) {
 			continue;
 		}
 		struct vr_box in = vr_box_intersect(area, &task->aabb);
@@ -374,7 +399,10 @@ static void clear_area(const struct cpu_frame *f, const struct vr_box *area) {
 		}
 		for (uint32_t k = 0; k < task->payload->count; k++) {
 			struct vr_box cover;
-			if (shape_cover(&task->payload->shapes[k], &in, &cover)) {
+			if (task->kind == VR_TASK_SHAPES ?
+							shape_cover(&task->payload->shapes[k], &in,
+									&cover) :
+							quad_cover(&task->payload->quads[k], &in, &cover)) {
 				pixman_region32_t c;
 				pixman_region32_init_rect(&c, cover.x, cover.y,
 						(unsigned)cover.width, (unsigned)cover.height);

@@ -222,14 +222,27 @@ void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task) {
 	if (vr_box_empty(&box)) {
 		return;
 	}
-	pixman_image_t *src = vr_quad_source_from(task,
-			task->image != NULL ? frame_pixels(px, task->image) : NULL);
+	struct cpu_rclip rc;
+	rclip_from_quad(&rc, task);
+	/* an image drawn 1:1 at a whole-pixel offset (a window's buffer):
+	 * without a transform pixman blits its rows (SRC for XRGB, which it
+	 * finds opaque) instead of fetching each texel through the transform;
+	 * the same texels (vr_quad_pixel_offset) */
+	int32_t sx = box.x, sy = box.y;
+	bool blit = task->image != NULL && task->axis_aligned && !rc.on &&
+			vr_quad_pixel_offset(task, &sx, &sy);
+	if (blit) {
+		sx += box.x;
+		sy += box.y;
+	}
+	uint32_t *pixels =
+			task->image != NULL ? frame_pixels(px, task->image) : NULL;
+	pixman_image_t *src = blit ? vr_quad_image(task, pixels) :
+								 vr_quad_source_from(task, pixels);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "cpu: cannot build a source");
 		return;
 	}
-	struct cpu_rclip rc;
-	rclip_from_quad(&rc, task);
 	float alpha = task->image != NULL ? (float)task->a / 255.0f : 1.0f;
 	pixman_image_t *mask = NULL;
 	if (task->axis_aligned && !rc.on) {
@@ -269,8 +282,8 @@ void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task) {
 	}
 	int32_t mx = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.x;
 	int32_t my = mask != NULL && (rc.on || !task->axis_aligned) ? 0 : box.y;
-	pixman_image_composite32(PIXMAN_OP_OVER, src, mask, px->image, box.x, box.y,
-			mx, my, box.x, box.y, box.width, box.height);
+	pixman_image_composite32(PIXMAN_OP_OVER, src, mask, px->image, sx, sy, mx,
+			my, box.x, box.y, box.width, box.height);
 	if (mask != NULL) {
 		pixman_image_unref(mask);
 	}
