@@ -65,13 +65,25 @@ static int32_t snapped_cover_start(float e) {
 
 /*
  * draw_tex_quad for a quad that stays axis-aligned (scale and
- * translation: blurred shadows drawn larger than their scratch grid):
- * the texture coordinate of a pixel centre is linear in x and in y, so
- * the columns' texels and weights are found once per call. Clamped
- * textures only. The same coverage rule as the triangles; texture
- * coordinates computed directly instead of through barycentrics (a float
- * rounding apart, within the transformed tolerances).
+ * translation: blurred shadows drawn larger or smaller than their scratch
+ * grid, as a zoom animation does every frame): the texture coordinate of
+ * a pixel centre is linear in x and in y, so the columns' texels and
+ * weights are found once per call. Clamped textures only. The same
+ * coverage rule as the triangles; texture coordinates computed directly
+ * instead of through barycentrics (a float rounding apart, within the
+ * transformed tolerances).
+ *
+ * The bilinear weights are fixed point, 1/4096 (TEX_WEIGHT_BITS): a
+ * pixel's coverage is the rounded sum of 8-bit texels times 24-bit weight
+ * products, which fits in 32 bits (255 x 4096 x 4096 < 2^32), with no
+ * branch per pixel. Full texels give 255 and empty ones 0 exactly, as the
+ * float blend does; between them the weights' rounding moves the value
+ * by under 0.07 of a unit before it is rounded (the float path: within
+ * one). Under a rounded clip the float path stays (its coverage is a
+ * float product).
  */
+#define TEX_WEIGHT_BITS 12
+#define TEX_WEIGHT_ONE (1u << TEX_WEIGHT_BITS)
 static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 		const float corners[4][2], const struct vr_box *scissor,
 		const struct cpu_rclip *rc, const float *color) {
@@ -88,13 +100,16 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 	}
 	int32_t *cols = malloc((size_t)box.width * 2 * sizeof(*cols));
 	float *ax = malloc((size_t)box.width * sizeof(*ax));
+	uint32_t *wx = malloc((size_t)box.width * sizeof(*wx));
 	/* the colour's fixed-point blend per 8-bit coverage (the coverage
 	 * rounded to 1/255: within 1 of the float blend) */
 	struct blend_fx *blends = malloc(256 * sizeof(*blends));
 	uint8_t *mrow = malloc((size_t)box.width);
-	if (cols == NULL || ax == NULL || blends == NULL || mrow == NULL) {
+	if (cols == NULL || ax == NULL || wx == NULL || blends == NULL ||
+			mrow == NULL) {
 		free(cols);
 		free(ax);
+		free(wx);
 		free(blends);
 		free(mrow);
 		return;
@@ -112,6 +127,7 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 		float x = u * (float)t->width - 0.5f, fx = floorf(x);
 		int32_t ix = (int32_t)fx;
 		ax[i] = x - fx;
+		wx[i] = (uint32_t)lroundf(ax[i] * (float)TEX_WEIGHT_ONE);
 		cols[2 * i] = ix < 0 ? 0 : ix >= t->width ? t->width - 1 : ix;
 		cols[2 * i + 1] = ix + 1 < 0 ? 0 :
 				ix + 1 >= t->width   ? t->width - 1 :
@@ -129,6 +145,20 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 		const uint8_t *row0 = t->data + (size_t)r0 * (size_t)t->stride;
 		const uint8_t *row1 = t->data + (size_t)r1 * (size_t)t->stride;
 		float fyc = (float)y + 0.5f;
+		if (!rc->on) {
+			uint32_t wy = (uint32_t)lroundf(ay * (float)TEX_WEIGHT_ONE);
+			for (int32_t i = 0; i < box.width; i++) {
+				int32_t c0 = cols[2 * i], c1 = cols[2 * i + 1];
+				uint32_t w = wx[i];
+				uint32_t h0 = row0[c0] * (TEX_WEIGHT_ONE - w) + row0[c1] * w;
+				uint32_t h1 = row1[c0] * (TEX_WEIGHT_ONE - w) + row1[c1] * w;
+				uint32_t c = h0 * (TEX_WEIGHT_ONE - wy) + h1 * wy;
+				mrow[i] = (uint8_t)((c + (1u << (2 * TEX_WEIGHT_BITS - 1))) >>
+						(2 * TEX_WEIGHT_BITS));
+			}
+			blend_fx_cover_row(px_at(px, box.x, y), box.width, mrow, blends);
+			continue;
+		}
 		for (int32_t i = 0; i < box.width; i++) {
 			int32_t c0 = cols[2 * i], c1 = cols[2 * i + 1];
 			uint32_t sum = (uint32_t)row0[c0] + row0[c1] + row1[c0] + row1[c1];
@@ -152,6 +182,7 @@ static void draw_tex_axis(const struct cpu_px *px, const struct texture *t,
 	free(blends);
 	free(cols);
 	free(ax);
+	free(wx);
 }
 
 static void draw_tex_quad(const struct cpu_px *px,
