@@ -11,8 +11,10 @@
 
 struct vt_frame_log;
 
-/* Room for the animation values sampled for one frame (frame log). */
-#define VT_SCENE_SAMPLES_LEN 256
+/* Room for the animation values sampled for one frame (frame log): about
+ * 25 animations of two values (an entry is about 40 bytes); the entries
+ * past it are left out. */
+#define VT_SCENE_SAMPLES_LEN 1024
 /* Room for one frame's scroll samples in the frame log. */
 #define VT_SCROLL_SAMPLES_LEN 256
 

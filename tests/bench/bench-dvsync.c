@@ -27,25 +27,29 @@
  * are the parent's presentation feedback).
  *
  * The real trace: the traces above are costs vitrail is told to wait out;
- * this one is content whose composition really costs that much. vitrail
- * headless at 60 Hz with one 2560x1440 output, a 2400x1320 window whose
+ * this one is content whose composition really costs that much, in the
+ * paper's mix: mostly light frames and one in 20 heavy. vitrail headless
+ * at 60 Hz with one 2560x1440 output, a 2400x1320 window whose
  * scene-protocol content is 28 overlapping translucent cards with blurred
  * shadows, antialiased shapes and text, a 96 px headline and large
  * translucent discs (build_real), zoomed by a compositor-side scale
  * animation about the window's centre: a 1 s warm-up zoom out to 0.6, then
  * the measured 4 s zoom back to 1, every frame fully damaged; no
- * slow_frames. Calibrated on this 2-core machine's CPU engine (47-55 ms
- * of CPU per frame over vitrail's threads) to a median frame cost
- * (render_end_ns - render_start_ns) of about 1.7-2.3 periods (28-38 ms;
- * from about 1.4 periods at 0.6 to 2.5-3 near 1), up to about 3.5 while
- * other jobs load the machine; on lavapipe it costs 5-10 periods. Its
- * drops are counted by when frames finish, not by vitrail's presentation
- * times: a frame can be shown at the first vblank at or after both its
- * target (target_vblank_ns) and its render end (render_end_ns); over the
- * vblanks from the first at which a frame of the zoom could be shown to
- * the last, each at which none could is a drop (missed), and "late" are
- * the drops that a frame meant for that vblank or an earlier one was
- * still rendering at (at the others no frame was aimed).
+ * slow_frames. Twelve sweeps, stacks of one to three copies of the card
+ * grid, lie off the window but for one frame each: their translation
+ * animations (started with the zoom) carry each across the window at a
+ * moment a frame is made for, (k + 0.5) / 12 of the zoom, so 12 of its 240
+ * frames compose that much more. On this 2-core machine's CPU engine the
+ * light frames cost about 0.5-0.8 periods (render_end_ns -
+ * render_start_ns, rising with the zoom) and the heavy ones 1.1-3.5 while
+ * the machine is quiet; on lavapipe every frame costs several periods.
+ * Its drops are counted by when frames finish, not by vitrail's
+ * presentation times: a frame can be shown at the first vblank at or after
+ * both its target (target_vblank_ns) and its render end (render_end_ns);
+ * over the vblanks from the first at which a frame of the zoom could be
+ * shown to the last, each at which none could is a drop (missed), and
+ * "late" are the drops that a frame meant for that vblank or an earlier
+ * one was still rendering at (at the others no frame was aimed).
  * presented_mismatch counts the frames vitrail showed at another vblank
  * than that (headless: about none). The real trace runs twice per mode
  * and repetition: alone on the machine, and beside a child process that
@@ -186,6 +190,17 @@
 #define REAL_WARMUP_MS 1000
 #define REAL_MS 4000
 #define REAL_ZOOM 0.6 // the warm-up zooms out to it, the measured zoom back in
+/* The heavy frames: REAL_SWEEPS stacks of 2, 3 or 4 copies of the card
+ * grid (sweep_layers), each crossing the window once per zoom, centred on
+ * it at (k + 0.5) / REAL_SWEEPS of the zoom's time (a whole number of 60
+ * Hz periods into the measured zoom, so a frame is made for that very
+ * moment), at REAL_SWEEP_SPEED px/ms: over 4,000 px a period, so the
+ * frames before and after show none of it, and a path of 2 x 250 x 3,833 <
+ * 2,000,000 px, inside the protocol's range of translations. One frame in
+ * 20 of the measured zoom is heavy, as in the paper's mix (5% long
+ * frames). */
+#define REAL_SWEEPS 12
+#define REAL_SWEEP_SPEED 250.0
 
 static const struct mode {
 	const char *label;
@@ -367,6 +382,7 @@ struct client {
 	struct vitrail_test_v1 *test;
 	struct vitrail_scene_v1 *scene;
 	struct vitrail_scene_node_v1 *node;
+	struct vitrail_scene_node_v1 *sweeps[REAL_SWEEPS]; // the real trace's
 	bool real; // the real trace's content, zoomed; else the rectangle
 	bool right; // where the rectangle goes next
 	bool zoomed; // where the real content's zoom goes next
@@ -455,9 +471,47 @@ static const struct vitrail_scene_animation_v1_listener anim_listener = {
 /* Move the rectangle across the window, linearly, in duration_ms; or zoom
  * the real trace's content out to REAL_ZOOM or back (about the window's
  * centre: every pixel of the window changes in every frame). */
+/* The copies of the grid sweep k stacks: 1, 2, 3, 1, ... */
+static int sweep_layers(int k) {
+	return 1 + k % 3;
+}
+
+/* Where sweep k is at the start of an animation of duration_ms and at its
+ * end: it crosses the window (x 0) at (k + 0.5) / REAL_SWEEPS of it. */
+static void sweep_path(int k, int duration_ms, double *from, double *to) {
+	double at = (k + 0.5) / REAL_SWEEPS * duration_ms;
+	*from = -REAL_SWEEP_SPEED * at;
+	*to = REAL_SWEEP_SPEED * (duration_ms - at);
+}
+
+/* The real trace's sweeps to their start, off the window's left. */
+static bool sweeps_reset(struct client *client, int duration_ms) {
+	for (int k = 0; k < REAL_SWEEPS; k++) {
+		double from, to;
+		sweep_path(k, duration_ms, &from, &to);
+		sc_node_set_position(client->sweeps[k], from, 0);
+	}
+	wl_surface_commit(client->app.surface);
+	return settle(client);
+}
+
 static bool animate(struct client *client, int duration_ms) {
 	struct vitrail_scene_animation_v1 *anim;
+	struct vitrail_scene_animation_v1 *sweeps[REAL_SWEEPS] = { 0 };
 	if (client->real) {
+		if (!sweeps_reset(client, duration_ms)) {
+			return false;
+		}
+		/* before the zoom: the zoom's serial is the commit's highest,
+		 * the one the analysis follows */
+		for (int k = 0; k < REAL_SWEEPS; k++) {
+			double from, target[2] = { 0, 0 };
+			sweep_path(k, duration_ms, &from, &target[0]);
+			sweeps[k] = sc_node_animate(client->sweeps[k],
+					VITRAIL_SCENE_NODE_V1_PROPERTY_TRANSLATION, target, 2,
+					(uint32_t)duration_ms, VITRAIL_SCENE_NODE_V1_CURVE_LINEAR,
+					NULL, 0);
+		}
 		double zoom = client->zoomed ? 1.0 : REAL_ZOOM;
 		double target[2] = { zoom, zoom };
 		client->zoomed = !client->zoomed;
@@ -478,20 +532,19 @@ static bool animate(struct client *client, int duration_ms) {
 	wl_surface_commit(client->app.surface);
 	bool ok = pump(client, duration_ms * 3 + 10000, &done) && done;
 	vitrail_scene_animation_v1_destroy(anim);
+	for (int k = 0; k < REAL_SWEEPS; k++) {
+		if (sweeps[k] != NULL) {
+			vitrail_scene_animation_v1_destroy(sweeps[k]);
+		}
+	}
 	return ok;
 }
 
-/*
- * The real trace's content, in the root's display list, drawn over an
- * opaque window buffer: a headline, a grid of REAL_COLS x REAL_ROWS
+/* The real trace's card grid, moved by (dx, dy): REAL_COLS x REAL_ROWS
  * translucent cards that overlap their neighbours, each with a blurred
- * shadow, an antialiased avatar and ring, a title, two lines of text and a
- * rule, and four large translucent discs over everything. Under the zoom
- * every pixel of the window changes in every frame and the shadows'
- * blurred masks (cached per scale) are computed again; nothing is made
- * slow artificially. The blurs are most of the cost on the CPU engine.
- */
-static void build_real(struct client *client) {
+ * shadow, an antialiased avatar and ring, a title, two lines of text and
+ * a rule. */
+static void real_grid(struct sc_dl *dl, float dx, float dy) {
 	static const uint32_t colors[] = { 0xe0f4f6fa, 0xe0e3f2fd, 0xe0fce4ec,
 		0xe0e8f5e9, 0xe0fff8e1, 0xe0ede7f6 };
 	static const uint32_t accents[] = { 0xff1a73e8, 0xffd93025, 0xff188038,
@@ -500,44 +553,70 @@ static void build_real(struct client *client) {
 	const float top = 170, gap = 20;
 	const float cw = (REAL_WINDOW_W - gap) / (float)REAL_COLS;
 	const float ch = (REAL_WINDOW_H - top - gap) / (float)REAL_ROWS;
-	struct sc_dl dl;
-	sc_dl_init(&dl);
-	sc_dl_text(&dl, 40, 120, 0xfff0f0f0, 96, 700, "DejaVu Sans",
-			"Real frames: nothing here is slow on purpose");
 	for (int r = 0; r < REAL_ROWS; r++) {
 		for (int c = 0; c < REAL_COLS; c++) {
 			size_t k = (size_t)(r * REAL_COLS + c);
 			/* a fifth wider and taller than the cell: neighbours overlap */
-			float x = gap + c * cw, y = top + r * ch;
+			float x = dx + gap + c * cw, y = dy + top + r * ch;
 			float w = cw * 1.2f - gap, h = ch * 1.2f - gap;
 			char title[32], line[64];
 			snprintf(title, sizeof(title), "Card %zu", k + 1);
-			sc_dl_shadow(&dl, x, y + 16, w, h, 28, 56, 0x90000000);
-			sc_dl_rrect(&dl, x, y, w, h, 28, SC_FILL(colors[k % ncolors]));
-			sc_dl_rrect(&dl, x + 3, y + 3, w - 6, h - 6, 25,
+			sc_dl_shadow(dl, x, y + 16, w, h, 28, 56, 0x90000000);
+			sc_dl_rrect(dl, x, y, w, h, 28, SC_FILL(colors[k % ncolors]));
+			sc_dl_rrect(dl, x + 3, y + 3, w - 6, h - 6, 25,
 					SC_STROKE(accents[k % ncolors], 3));
-			sc_dl_ellipse(&dl, x + 28, y + 28, 88, 88,
+			sc_dl_ellipse(dl, x + 28, y + 28, 88, 88,
 					SC_FILL(accents[(k + 2) % ncolors]));
-			sc_dl_ellipse(&dl, x + 20, y + 20, 104, 104,
+			sc_dl_ellipse(dl, x + 20, y + 20, 104, 104,
 					SC_STROKE(accents[k % ncolors], 5));
-			sc_dl_text(&dl, x + 140, y + 76, 0xff202124, 40, 700, "DejaVu Sans",
+			sc_dl_text(dl, x + 140, y + 76, 0xff202124, 40, 700, "DejaVu Sans",
 					title);
 			snprintf(line, sizeof(line), "%d of %d, drawn for real", (int)k + 1,
 					REAL_COLS * REAL_ROWS);
-			sc_dl_text(&dl, x + 28, y + 170, 0xff3c4043, 26, 400, "DejaVu Sans",
+			sc_dl_text(dl, x + 28, y + 170, 0xff3c4043, 26, 400, "DejaVu Sans",
 					line);
-			sc_dl_text(&dl, x + 28, y + 210, 0xff5f6368, 26, 400, "DejaVu Sans",
+			sc_dl_text(dl, x + 28, y + 210, 0xff5f6368, 26, 400, "DejaVu Sans",
 					"shadows, edges, glyphs");
-			sc_dl_line(&dl, x + 28, y + 232, x + w - 28, y + 232,
+			sc_dl_line(dl, x + 28, y + 232, x + w - 28, y + 232,
 					SC_STROKE(accents[(k + 1) % ncolors], 4));
 		}
 	}
+}
+
+/*
+ * The real trace's content: in the root's display list, drawn over an
+ * opaque window buffer, a headline, the card grid and four large
+ * translucent discs over everything; and REAL_SWEEPS child nodes, each a
+ * stack of copies of the grid (a few pixels apart) that lies off the
+ * window but for the frame for which its translation animation carries
+ * it across (animate). Under the zoom every pixel of
+ * the window changes in every frame; a frame that shows some of a sweep
+ * composes that much more; nothing is made slow artificially.
+ */
+static void build_real(struct client *client) {
+	static const uint32_t accents[] = { 0xff1a73e8, 0xffd93025, 0xff188038,
+		0xfff9ab00 };
+	struct sc_dl dl;
+	sc_dl_init(&dl);
+	sc_dl_text(&dl, 40, 120, 0xfff0f0f0, 96, 700, "DejaVu Sans",
+			"Real frames: nothing here is slow on purpose");
+	real_grid(&dl, 0, 0);
 	for (int i = 0; i < 4; i++) {
 		float d = 700;
 		sc_dl_ellipse(&dl, 100 + i * 560, i % 2 ? 500 : 100, d, d,
 				SC_FILL(accents[i] & 0x30ffffff));
 	}
 	sc_node_set_list(&client->app, client->node, &dl);
+	for (int k = 0; k < REAL_SWEEPS; k++) {
+		client->sweeps[k] = vitrail_scene_v1_create_node(client->scene);
+		sc_dl_init(&dl);
+		for (int layer = 0; layer < sweep_layers(k); layer++) {
+			real_grid(&dl, (float)(layer * 7), (float)(layer * 5));
+		}
+		sc_node_set_list(&client->app, client->sweeps[k], &dl);
+		sc_node_set_position(client->sweeps[k], -1e5, 0);
+	}
+	sc_node_set_children(client->node, client->sweeps, REAL_SWEEPS);
 	vitrail_scene_node_v1_set_anchor(client->node,
 			wl_fixed_from_int(REAL_WINDOW_W / 2),
 			wl_fixed_from_int(REAL_WINDOW_H / 2));
@@ -582,6 +661,11 @@ static bool client_connect(struct client *client, const char *socket,
 static void client_finish(struct client *client) {
 	if (client->app.display == NULL) {
 		return;
+	}
+	for (int k = 0; k < REAL_SWEEPS; k++) {
+		if (client->sweeps[k] != NULL) {
+			vitrail_scene_node_v1_destroy(client->sweeps[k]);
+		}
 	}
 	if (client->node != NULL) {
 		vitrail_scene_node_v1_destroy(client->node);
@@ -631,7 +715,7 @@ struct row {
 	uint64_t seq, target, presented, start, end;
 	double main_us;
 	int in_flight;
-	uint32_t serial; // the first animation sampled; 0: none
+	uint32_t serial; // the newest animation sampled; 0: none
 };
 
 static int cmp_u32(const void *a, const void *b) {
@@ -645,6 +729,23 @@ static int cmp_row(const void *a, const void *b) {
 }
 
 /* The rows of the frame log, in frame order; -1 when unreadable. */
+/* The highest serial of a frame log's scene_samples ("serial@elapsed=v;
+ * ..."): the animation started last (a trace's own, or the real trace's
+ * zoom, started after its sweeps); 0: none. */
+static uint32_t samples_serial(const char *samples) {
+	uint32_t serial = 0;
+	for (const char *p = samples; p != NULL && *p != '\0';) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end != p && *end == '@' && v > serial && v <= UINT32_MAX) {
+			serial = (uint32_t)v;
+		}
+		p = strchr(p, ';');
+		p = p != NULL ? p + 1 : NULL;
+	}
+	return serial;
+}
+
 static ssize_t read_frame_log(const char *path, struct row **rows_out) {
 	struct csv csv;
 	*rows_out = NULL;
@@ -689,9 +790,7 @@ static ssize_t read_frame_log(const char *path, struct row **rows_out) {
 			.end = strtoull(csv_field(&csv, c_end), NULL, 10),
 			.main_us = csv_number(&csv, c_main),
 			.in_flight = isnan(in_flight) ? 0 : (int)in_flight,
-			.serial = strchr(samples, '@') != NULL ?
-					(uint32_t)strtoul(samples, NULL, 10) :
-					0,
+			.serial = samples_serial(samples),
 		};
 	}
 	csv_close(&csv);
