@@ -1462,6 +1462,81 @@ START_TEST(test_frame_timing_tearing) {
 END_TEST
 
 /*
+ * A tearing surface whose changes lie away from the pointer cannot tear:
+ * its frames aim at the vblank, as on the low-latency path without
+ * tearing, not at the scan position of the box around the pointer, where
+ * a frame that cannot tear waits most of a refresh for the next vblank.
+ * As in the tearing test (10 Hz, tearing_box 64, the window damaging
+ * rows 32 to 64), but the pointer on row 8: the box (rows -24 to 40) does
+ * not hold the damage, and its top is reached about 20 ms into the
+ * refresh. Callback to screen, median: under a quarter period (a few ms
+ * of lead; aimed at the scan it was about 80 ms); no frame torn.
+ */
+START_TEST(test_frame_timing_tearing_away) {
+	struct harness *harness = harness_create("tearing_away");
+	char *log = NULL;
+	ck_assert_int_gt(asprintf(&log, "%s/frames.csv", harness->out_dir), 0);
+	char *conf = NULL;
+	ck_assert_int_gt(asprintf(&conf, "%s/vitrail.conf", harness->out_dir), 0);
+	FILE *cf = fopen(conf, "w");
+	ck_assert_ptr_nonnull(cf);
+	fputs("tearing_box 64\n", cf);
+	fclose(cf);
+	const char *extra[] = { "--frame-log", log, "--refresh", "10", "--config",
+		conf, NULL };
+	struct harness_vitrail *vitrail = start(harness, extra);
+	struct stream *st = calloc(1, sizeof(*st));
+	st->damage_y = 32;
+	client_start(&st->c, vitrail);
+	wl_surface_commit(st->c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(st->c.app.display), 0);
+	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	const struct harness_window *win =
+			harness_find_window(vitrail->conn, "timing");
+	ck_assert_msg(win != NULL, "no window timing");
+	/* the box's top, 24 rows above the window: reached late enough in
+	 * the refresh that aiming at it would not be aiming at the vblank */
+	ck_assert_int_gt(win->y, 80);
+	harness_pointer_move(vitrail->conn, win->x + 32, win->y + 8);
+	struct timeline t = get_timeline(&st->c);
+	uint64_t period = t.refresh;
+	ck_assert_uint_gt(period, 90000000);
+
+	vitrail_surface_timing_v1_set_path(st->c.timing,
+			VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
+	vitrail_surface_timing_v1_set_tearing(st->c.timing, 1);
+	st->callback_ns[0] = now_ns();
+	stream_commit(st);
+	streams_run(&st, 1, STREAM_FRAMES, 20000);
+	int discarded;
+	uint64_t median = stream_median_latency(st, 20, STREAM_FRAMES, &discarded);
+	fprintf(stderr,
+			"tearing_away: callback to screen, median %.2f ms (%d "
+			"discarded)\n",
+			median / 1e6, discarded);
+	ck_assert_msg(median < period / 4,
+			"callback to screen %.2f ms: the frames aimed at a scan "
+			"position they could not tear at",
+			median / 1e6);
+	struct csv csv;
+	ck_assert(csv_open(&csv, log));
+	int path_col = harness_csv_column(&csv, log, "path");
+	while (csv_next(&csv)) {
+		const char *path = csv_field(&csv, path_col);
+		ck_assert_msg(path == NULL || strcmp(path, "torn") != 0,
+				"a frame tore with its damage outside the box");
+	}
+	csv_close(&csv);
+	stream_finish(st);
+	free(st);
+	harness_stop_vitrail(harness, vitrail);
+	free(conf);
+	free(log);
+	harness_destroy(harness);
+}
+END_TEST
+
+/*
  * A config rule picks the path by app_id ("timing" here): a client that
  * chooses nothing is on low_latency (callback to screen well under a
  * period), one that asks for vsync is on vsync (its choice wins).
@@ -1917,6 +1992,7 @@ int main(int argc, char *argv[]) {
 	harness_add_case(suite, "paths_side_by_side",
 			test_frame_timing_paths_side_by_side, 90);
 	harness_add_case(suite, "tearing", test_frame_timing_tearing, 90);
+	harness_add_case(suite, "tearing_away", test_frame_timing_tearing_away, 90);
 	harness_add_case(suite, "config_rule", test_frame_timing_config_rule, 90);
 	harness_add_case(suite, "wp_presentation_events",
 			test_frame_timing_wp_presentation_events, 60);

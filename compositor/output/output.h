@@ -203,9 +203,11 @@ bool vt_output_pacing(struct vt_output *output, uint64_t now,
 		const struct vt_clock **clock, uint64_t *out_ns, uint64_t *earliest);
 /* Position-aware rendering of the surface's damage (presentation_paths.c
  * decides the surface may tear): written at once into the refresh being scanned
- * out when the scanout model allows. */
+ * out when the scanout model allows. *fits: whether the damage lay in the
+ * tearing box around the pointer (whatever the timing; false where the
+ * output has no scanout model). */
 bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
-		uint64_t now, uint64_t *shown_ns);
+		uint64_t now, uint64_t *shown_ns, bool *fits);
 /* How long after a vblank the scan reaches the top of the tearing box
  * around the pointer (0: no scanout model, or no pointer): low-latency
  * surfaces that tear aim their frames at that time. */

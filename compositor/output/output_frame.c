@@ -832,11 +832,11 @@ uint64_t vt_output_tear_offset(struct vt_output *output) {
 }
 
 bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
-		uint64_t now, uint64_t *shown_ns) {
+		uint64_t now, uint64_t *shown_ns, bool *fits) {
 	struct vt_server *server = output->server;
+	*fits = false;
 	if (output->pacer == NULL || !output->model_clock ||
 			server->engine == NULL || !server->has_pointer ||
-			vt_pacer_queued(output->pacer) > 0 ||
 			server->opts.pipeline != VT_PIPELINE_ASYNC) {
 		/* only a headless output's scanout is ours to model; nested
 		 * and DRM outputs take the next refresh (vitrail-protocols(7)) */
@@ -850,6 +850,11 @@ bool vt_output_tear(struct vt_output *output, struct vt_surface *surface,
 	bool empty = !pixman_region32_not_empty(&damage);
 	int px, py;
 	output_pointer(output, &px, &py);
+	*fits = !empty && vt_par_fits(&box, px, py, server->config.tearing_box);
+	if (vt_pacer_queued(output->pacer) > 0) {
+		pixman_region32_fini(&damage);
+		return false; /* a frame is on its way to the next refresh */
+	}
 	const struct vt_clock *clock = vt_pacer_clock(output->pacer);
 	uint64_t period = vt_clock_period(clock);
 	struct vt_scanout scanout = output_scanout(output);

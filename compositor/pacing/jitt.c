@@ -111,16 +111,21 @@ uint64_t vt_scanout_row_ns(const struct vt_scanout *scanout, uint64_t vblank_ns,
 	return vblank_ns + active * (uint64_t)y / (uint64_t)scanout->height;
 }
 
-bool vt_par_decide(const struct vt_scanout *scanout, uint64_t vblank_ns,
-		uint64_t now, uint64_t write_ns, const struct vt_par_box *damage,
-		int pointer_x, int pointer_y, int box_size, uint64_t *shown_ns) {
+bool vt_par_fits(const struct vt_par_box *damage, int pointer_x, int pointer_y,
+		int box_size) {
 	if (damage->x2 <= damage->x1 || damage->y2 <= damage->y1 || box_size <= 0) {
 		return false;
 	}
 	int x1 = pointer_x - box_size / 2, y1 = pointer_y - box_size / 2;
 	int x2 = x1 + box_size, y2 = y1 + box_size;
-	if (damage->x1 < x1 || damage->y1 < y1 || damage->x2 > x2 ||
-			damage->y2 > y2) {
+	return damage->x1 >= x1 && damage->y1 >= y1 && damage->x2 <= x2 &&
+			damage->y2 <= y2;
+}
+
+bool vt_par_decide(const struct vt_scanout *scanout, uint64_t vblank_ns,
+		uint64_t now, uint64_t write_ns, const struct vt_par_box *damage,
+		int pointer_x, int pointer_y, int box_size, uint64_t *shown_ns) {
+	if (!vt_par_fits(damage, pointer_x, pointer_y, box_size)) {
 		return false; /* changes away from the pointer: no tearing */
 	}
 	uint64_t shown = vt_scanout_row_ns(scanout, vblank_ns, damage->y1);

@@ -112,6 +112,11 @@ struct vt_par_box {
 	int x1, y1, x2, y2; /* output pixels, x2 and y2 exclusive */
 };
 
+/* Whether damage lies within the box of box_size pixels centred on the
+ * pointer (output pixels): changes near the pointer only. */
+bool vt_par_fits(const struct vt_par_box *damage, int pointer_x, int pointer_y,
+		int box_size);
+
 /*
  * The position-aware rendering decision: may the damage be written at
  * once into the frame being scanned out? Yes when it lies within the

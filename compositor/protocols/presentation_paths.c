@@ -48,6 +48,9 @@ struct vt_surface_paths {
 	/* on the low-latency path with tearing allowed; the
 	 * wp_tearing_control_v1 hint (pending, applied at commit) */
 	bool tearing;
+	/* the damage of its latest commit lay in the tearing box around the
+	 * pointer: its next frame may tear, so it aims at the scan */
+	bool tear_fits;
 	bool tearing_hint, tearing_hint_pending;
 	struct wl_resource *tearing_control;
 	struct wl_listener content; /* surface->events */
@@ -162,7 +165,9 @@ static void schedule(struct vt_surface_paths *sp, uint64_t now) {
 		 * box around the pointer, in whichever refresh: its frames go
 		 * into the refresh being scanned out (vt_output_tear). */
 		struct vt_clock scan = *clock;
-		uint64_t offset = sp->tearing ? vt_output_tear_offset(output) : 0;
+		uint64_t offset = sp->tearing && sp->tear_fits ?
+				vt_output_tear_offset(output) :
+				0;
 		/* the commit must land after the vblank, in the refresh it
 		 * tears into: a box the scan reaches sooner than the lead
 		 * cannot tear, and the frames aim at the vblank */
@@ -235,9 +240,15 @@ static void paths_surface_commit(struct vt_surface_paths *sp, bool new_content,
 		vt_output_pacing(output, now, &clock, &out_ns, &earliest);
 	}
 	uint64_t torn_at = 0;
-	if (new_content && sp->tearing && output != NULL &&
-			vt_output_tear(output, surface, now, &torn_at)) {
-		earliest = torn_at; /* in the refresh being scanned out */
+	if (new_content && sp->tearing && output != NULL) {
+		/* a frame whose changes lay away from the pointer cannot tear:
+		 * the next one aims at the vblank, as without tearing, instead
+		 * of at a scan position it would then wait a refresh after */
+		if (vt_output_tear(output, surface, now, &torn_at, &sp->tear_fits)) {
+			earliest = torn_at; /* in the refresh being scanned out */
+		}
+	} else if (new_content) {
+		sp->tear_fits = false;
 	}
 	if (new_content) {
 		sp->shows_at = earliest;

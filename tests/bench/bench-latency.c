@@ -25,7 +25,7 @@
  * configuration's path and cost and --ready-fd; once the probe's first
  * frame is on screen, vitrail-pointer-driver moves a virtual pointer back
  * and forth along the output's middle row, --speed px/s (default 960) in
- * events of --rate Hz (default 240), for --seconds (default 2). Then the
+ * events of --rate Hz (default 250), for --seconds (default 2). Then the
  * probe drains its feedback and exits, and vitrail stops.
  *
  * The join of the driver's events and the probe's frames is exact: the
@@ -88,7 +88,12 @@
  * had.
  *
  * Options: --vitrail PATH --probe PATH --driver PATH --out DIR (required),
- * --reps N (default 5), --seconds S (default 2), --rate HZ (default 240),
+ * --reps N (default 5), --seconds S (default 2), --rate HZ (default 250:
+ * a USB mouse's polling rate, and one the refresh rates do not divide; at
+ * 240 Hz every event kept one phase against the vblanks of 60 and 120 Hz,
+ * so a run's latencies were two or four fixed values a quarter or half a
+ * period apart and the median took one or the other by the run's chance
+ * phase: the 120 Hz vsync median 9.4 or 13.4 ms in runs of one build),
  * --speed PX (default 960), --nested-reps N (default --reps; 0: no
  * nested runs), --no-sweep. Exit status 1 when a run failed other than by
  * an unsupported path, 0 otherwise.
@@ -885,7 +890,7 @@ int main(int argc, char *argv[]) {
 		.nested_reps = -1,
 		.sweep = true,
 		.seconds = 2,
-		.rate = 240,
+		.rate = 250,
 		.speed = 960 };
 	static const struct option long_options[] = {
 		{ "vitrail", required_argument, NULL, 'v' },
