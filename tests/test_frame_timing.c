@@ -1357,6 +1357,76 @@ START_TEST(test_frame_timing_paths_side_by_side) {
 }
 END_TEST
 
+/* The tearing tests' set-up: vitrail at 10 Hz with a 64 px tearing box
+ * and a frame log (*log, *conf: its paths, the caller frees them), and a
+ * low-latency client whose frames damage rows 32 to 64 of its window,
+ * mapped; *win: that window. */
+struct tearing_setup {
+	struct harness *harness;
+	struct harness_vitrail *vitrail;
+	struct stream *st;
+	const struct harness_window *win;
+	char *log, *conf;
+};
+
+static void tearing_start(struct tearing_setup *t, const char *name) {
+	t->harness = harness_create(name);
+	ck_assert_int_gt(asprintf(&t->log, "%s/frames.csv", t->harness->out_dir),
+			0);
+	ck_assert_int_gt(asprintf(&t->conf, "%s/vitrail.conf", t->harness->out_dir),
+			0);
+	FILE *cf = fopen(t->conf, "w");
+	ck_assert_ptr_nonnull(cf);
+	fputs("tearing_box 64\n", cf);
+	fclose(cf);
+	const char *extra[] = { "--frame-log", t->log, "--refresh", "10",
+		"--config", t->conf, NULL };
+	t->vitrail = start(t->harness, extra);
+	t->st = calloc(1, sizeof(*t->st));
+	t->st->damage_y = 32;
+	client_start(&t->st->c, t->vitrail);
+	wl_surface_commit(t->st->c.app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(t->st->c.app.display), 0);
+	harness_wait_for_windows(t->vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	t->win = harness_find_window(t->vitrail->conn, "timing");
+	ck_assert_msg(t->win != NULL, "no window timing");
+}
+
+/* The client on the low-latency path with tearing allowed, through its
+ * STREAM_FRAMES frames. */
+static void tearing_run(struct tearing_setup *t) {
+	struct stream *st = t->st;
+	vitrail_surface_timing_v1_set_path(st->c.timing,
+			VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
+	vitrail_surface_timing_v1_set_tearing(st->c.timing, 1);
+	st->callback_ns[0] = now_ns();
+	stream_commit(st);
+	streams_run(&t->st, 1, STREAM_FRAMES, 20000);
+}
+
+/* Frames the frame log marks torn. */
+static int tearing_logged(const struct tearing_setup *t) {
+	struct csv csv;
+	ck_assert(csv_open(&csv, t->log));
+	int path_col = harness_csv_column(&csv, t->log, "path");
+	int logged = 0;
+	while (csv_next(&csv)) {
+		const char *path = csv_field(&csv, path_col);
+		logged += path != NULL && strcmp(path, "torn") == 0;
+	}
+	csv_close(&csv);
+	return logged;
+}
+
+static void tearing_finish(struct tearing_setup *t) {
+	stream_finish(t->st);
+	free(t->st);
+	harness_stop_vitrail(t->harness, t->vitrail);
+	free(t->conf);
+	free(t->log);
+	harness_destroy(t->harness);
+}
+
 /*
  * Tearing (position-aware rendering) on the headless scanout model, at
  * 10 Hz (so that the scan reaches the window 30 ms after the vblank): a
@@ -1375,44 +1445,21 @@ END_TEST
  * marks torn frames.
  */
 START_TEST(test_frame_timing_tearing) {
-	struct harness *harness = harness_create("tearing");
-	char *log = NULL;
-	ck_assert_int_gt(asprintf(&log, "%s/frames.csv", harness->out_dir), 0);
-	char *conf = NULL;
-	ck_assert_int_gt(asprintf(&conf, "%s/vitrail.conf", harness->out_dir), 0);
-	FILE *cf = fopen(conf, "w");
-	ck_assert_ptr_nonnull(cf);
-	fputs("tearing_box 64\n", cf);
-	fclose(cf);
-	const char *extra[] = { "--frame-log", log, "--refresh", "10", "--config",
-		conf, NULL };
-	struct harness_vitrail *vitrail = start(harness, extra);
-	struct stream *st = calloc(1, sizeof(*st));
-	st->damage_y = 32;
-	client_start(&st->c, vitrail);
-	wl_surface_commit(st->c.app.surface);
-	ck_assert_int_ge(wl_display_roundtrip(st->c.app.display), 0);
-	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	const struct harness_window *win =
-			harness_find_window(vitrail->conn, "timing");
-	ck_assert_msg(win != NULL, "no window timing");
-	int wy = win->y;
+	struct tearing_setup t;
+	tearing_start(&t, "tearing");
+	struct stream *st = t.st;
+	int wy = t.win->y;
 	ck_assert_int_gt(wy, 0);
 	/* the damage, rows 32 to 64, lies in the 64 px box around row 48 */
-	harness_pointer_move(vitrail->conn, win->x + 32, wy + 48);
-	struct timeline t = get_timeline(&st->c);
-	uint64_t grid = t.display[0];
-	uint64_t period = t.refresh;
+	harness_pointer_move(t.vitrail->conn, t.win->x + 32, wy + 48);
+	struct timeline tl = get_timeline(&st->c);
+	uint64_t grid = tl.display[0];
+	uint64_t period = tl.refresh;
 	ck_assert_uint_gt(period, 90000000);
 	int damage_row = wy + st->damage_y;
 	uint64_t row = period * 96 / 100 * (uint64_t)damage_row / 480;
 
-	vitrail_surface_timing_v1_set_path(st->c.timing,
-			VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
-	vitrail_surface_timing_v1_set_tearing(st->c.timing, 1);
-	st->callback_ns[0] = now_ns();
-	stream_commit(st);
-	streams_run(&st, 1, STREAM_FRAMES, 20000);
+	tearing_run(&t);
 	int torn = 0, on_vblank = 0, presented = 0;
 	for (int i = 40; i < STREAM_FRAMES; i++) {
 		pump(&st->c, 2000, &st->fb[i].done);
@@ -1439,25 +1486,11 @@ START_TEST(test_frame_timing_tearing) {
 			"tearing: %d of %d frames torn (at row %d, %.2f ms into "
 			"the refresh), %d at a vblank\n",
 			torn, presented, damage_row, row / 1e6, on_vblank);
-	struct csv csv;
-	ck_assert(csv_open(&csv, log));
-	int path_col = harness_csv_column(&csv, log, "path");
-	int logged = 0;
-	while (csv_next(&csv)) {
-		const char *path = csv_field(&csv, path_col);
-		logged += path != NULL && strcmp(path, "torn") == 0;
-	}
-	csv_close(&csv);
-	ck_assert_int_ge(logged, torn);
+	ck_assert_int_ge(tearing_logged(&t), torn);
 	if (!sanitized()) {
 		ck_assert_int_ge(torn, presented / 4);
 	}
-	stream_finish(st);
-	free(st);
-	harness_stop_vitrail(harness, vitrail);
-	free(conf);
-	free(log);
-	harness_destroy(harness);
+	tearing_finish(&t);
 }
 END_TEST
 
@@ -1473,41 +1506,18 @@ END_TEST
  * of lead; aimed at the scan it was about 80 ms); no frame torn.
  */
 START_TEST(test_frame_timing_tearing_away) {
-	struct harness *harness = harness_create("tearing_away");
-	char *log = NULL;
-	ck_assert_int_gt(asprintf(&log, "%s/frames.csv", harness->out_dir), 0);
-	char *conf = NULL;
-	ck_assert_int_gt(asprintf(&conf, "%s/vitrail.conf", harness->out_dir), 0);
-	FILE *cf = fopen(conf, "w");
-	ck_assert_ptr_nonnull(cf);
-	fputs("tearing_box 64\n", cf);
-	fclose(cf);
-	const char *extra[] = { "--frame-log", log, "--refresh", "10", "--config",
-		conf, NULL };
-	struct harness_vitrail *vitrail = start(harness, extra);
-	struct stream *st = calloc(1, sizeof(*st));
-	st->damage_y = 32;
-	client_start(&st->c, vitrail);
-	wl_surface_commit(st->c.app.surface);
-	ck_assert_int_ge(wl_display_roundtrip(st->c.app.display), 0);
-	harness_wait_for_windows(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
-	const struct harness_window *win =
-			harness_find_window(vitrail->conn, "timing");
-	ck_assert_msg(win != NULL, "no window timing");
+	struct tearing_setup t;
+	tearing_start(&t, "tearing_away");
+	struct stream *st = t.st;
 	/* the box's top, 24 rows above the window: reached late enough in
 	 * the refresh that aiming at it would not be aiming at the vblank */
-	ck_assert_int_gt(win->y, 80);
-	harness_pointer_move(vitrail->conn, win->x + 32, win->y + 8);
-	struct timeline t = get_timeline(&st->c);
-	uint64_t period = t.refresh;
+	ck_assert_int_gt(t.win->y, 80);
+	harness_pointer_move(t.vitrail->conn, t.win->x + 32, t.win->y + 8);
+	struct timeline tl = get_timeline(&st->c);
+	uint64_t period = tl.refresh;
 	ck_assert_uint_gt(period, 90000000);
 
-	vitrail_surface_timing_v1_set_path(st->c.timing,
-			VITRAIL_SURFACE_TIMING_V1_PATH_LOW_LATENCY);
-	vitrail_surface_timing_v1_set_tearing(st->c.timing, 1);
-	st->callback_ns[0] = now_ns();
-	stream_commit(st);
-	streams_run(&st, 1, STREAM_FRAMES, 20000);
+	tearing_run(&t);
 	int discarded;
 	uint64_t median = stream_median_latency(st, 20, STREAM_FRAMES, &discarded);
 	fprintf(stderr,
@@ -1518,21 +1528,9 @@ START_TEST(test_frame_timing_tearing_away) {
 			"callback to screen %.2f ms: the frames aimed at a scan "
 			"position they could not tear at",
 			median / 1e6);
-	struct csv csv;
-	ck_assert(csv_open(&csv, log));
-	int path_col = harness_csv_column(&csv, log, "path");
-	while (csv_next(&csv)) {
-		const char *path = csv_field(&csv, path_col);
-		ck_assert_msg(path == NULL || strcmp(path, "torn") != 0,
-				"a frame tore with its damage outside the box");
-	}
-	csv_close(&csv);
-	stream_finish(st);
-	free(st);
-	harness_stop_vitrail(harness, vitrail);
-	free(conf);
-	free(log);
-	harness_destroy(harness);
+	ck_assert_msg(tearing_logged(&t) == 0,
+			"a frame tore with its damage outside the box");
+	tearing_finish(&t);
 }
 END_TEST
 
