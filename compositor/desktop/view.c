@@ -215,6 +215,13 @@ static bool view_takes_focus(struct vt_view *view) {
 			view->impl->takes_focus(view);
 }
 
+/* To the front of the stacking order (server->views) and of the tree. */
+static void view_raise(struct vt_view *view) {
+	wl_list_remove(&view->link);
+	wl_list_insert(&view->server->views, &view->link);
+	vr_node_raise_to_top(view->node);
+}
+
 /* No window has the keyboard focus (unless a lock or layer surface holds
  * it, it goes to none). */
 static void views_clear_focus(struct vt_server *server) {
@@ -408,9 +415,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	}
 	if (!view_takes_focus(view)) {
 		/* it never takes the keyboard: raised, the focus stays */
-		wl_list_remove(&view->link);
-		wl_list_insert(&server->views, &view->link);
-		vr_node_raise_to_top(view->node);
+		view_raise(view);
 		if (view->impl->raised != NULL) {
 			view->impl->raised(view);
 		}
@@ -435,9 +440,7 @@ void vt_view_focus(struct vt_view *view, struct wlr_surface *surface) {
 	if (view->mapped) {
 		vt_decoration_update(view);
 	}
-	wl_list_remove(&view->link);
-	wl_list_insert(&server->views, &view->link);
-	vr_node_raise_to_top(view->node);
+	view_raise(view);
 	view->impl->set_activated(view, true);
 	view_emit_activated(view, true);
 	if (prev == surface) {

@@ -327,6 +327,34 @@ static bool quad_transform(const struct vr_draw_task *task,
 	return true;
 }
 
+static pixman_image_t *quad_image(const struct vr_draw_task *task,
+		uint32_t *pixels) {
+	struct vr_image *image = task->image;
+	pixman_image_t *src = pixman_image_create_bits(
+			image->format == VR_FORMAT_XRGB8888 ? PIXMAN_x8r8g8b8 :
+												  PIXMAN_a8r8g8b8,
+			image->width, image->height, pixels, image->stride);
+	if (src != NULL) {
+		/* clamp to edge, like the GPU sampler */
+		pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
+	}
+	return src;
+}
+
+/* The quad's image through its transform, filtered as the task says. */
+static pixman_image_t *quad_image_transformed(const struct vr_draw_task *task,
+		uint32_t *pixels, const pixman_transform_t *transform) {
+	pixman_image_t *src = quad_image(task, pixels);
+	if (src == NULL) {
+		return NULL;
+	}
+	pixman_image_set_transform(src, transform);
+	pixman_image_set_filter(src,
+			task->nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR,
+			NULL, 0);
+	return src;
+}
+
 /* The image pixel pixman samples for target pixel 0 along one axis of a
  * unit-scale transform with translation t: the pixel centre 0.5 + t,
  * rounded down as its nearest filter does (pixman_fixed_e below). */
@@ -334,26 +362,44 @@ static int32_t quad_offset(pixman_fixed_t t) {
 	return (int32_t)(((int64_t)pixman_fixed_1 / 2 + t - pixman_fixed_e) >> 16);
 }
 
-bool vr_quad_pixel_offset(const struct vr_draw_task *task, int32_t *dx,
-		int32_t *dy) {
-	pixman_transform_t t;
-	if (task->image == NULL || !quad_transform(task, &t) ||
-			t.matrix[0][0] != pixman_fixed_1 ||
-			t.matrix[1][1] != pixman_fixed_1 || t.matrix[0][1] != 0 ||
-			t.matrix[1][0] != 0) {
+/* Whether transform t maps target pixels to image pixels 1:1 at a
+ * whole-pixel offset (*dx, *dy): unit scale, no rotation, and a
+ * whole-pixel translation, or any one when filtered nearest (bilinear
+ * samples one texel only where the centres land on texel centres, and
+ * pixman then filters nearest itself). */
+static bool quad_pixel_offset(const pixman_transform_t *t, bool nearest,
+		int32_t *dx, int32_t *dy) {
+	if (t->matrix[0][0] != pixman_fixed_1 ||
+			t->matrix[1][1] != pixman_fixed_1 || t->matrix[0][1] != 0 ||
+			t->matrix[1][0] != 0) {
 		return false;
 	}
-	/* bilinear samples one texel only where the centres land on
-	 * texel centres: whole-pixel translations (pixman then filters
-	 * nearest itself) */
-	if (!task->nearest &&
-			(pixman_fixed_frac(t.matrix[0][2]) != 0 ||
-					pixman_fixed_frac(t.matrix[1][2]) != 0)) {
+	if (!nearest &&
+			(pixman_fixed_frac(t->matrix[0][2]) != 0 ||
+					pixman_fixed_frac(t->matrix[1][2]) != 0)) {
 		return false;
 	}
-	*dx = quad_offset(t.matrix[0][2]);
-	*dy = quad_offset(t.matrix[1][2]);
+	*dx = quad_offset(t->matrix[0][2]);
+	*dy = quad_offset(t->matrix[1][2]);
 	return true;
+}
+
+pixman_image_t *vr_quad_source_at(const struct vr_draw_task *task,
+		uint32_t *pixels, int32_t *sx, int32_t *sy) {
+	pixman_transform_t transform;
+	int32_t dx, dy;
+	if (task->image == NULL) {
+		return vr_quad_source_from(task, NULL);
+	}
+	if (!quad_transform(task, &transform)) {
+		return NULL;
+	}
+	if (!quad_pixel_offset(&transform, task->nearest, &dx, &dy)) {
+		return quad_image_transformed(task, pixels, &transform);
+	}
+	*sx += dx;
+	*sy += dy;
+	return quad_image(task, pixels);
 }
 
 pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
@@ -371,27 +417,5 @@ pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 	if (!quad_transform(task, &transform)) {
 		return NULL;
 	}
-	pixman_image_t *src = vr_quad_image(task, pixels);
-	if (src == NULL) {
-		return NULL;
-	}
-	pixman_image_set_transform(src, &transform);
-	pixman_image_set_filter(src,
-			task->nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR,
-			NULL, 0);
-	return src;
-}
-
-pixman_image_t *vr_quad_image(const struct vr_draw_task *task,
-		uint32_t *pixels) {
-	struct vr_image *image = task->image;
-	pixman_image_t *src = pixman_image_create_bits(
-			image->format == VR_FORMAT_XRGB8888 ? PIXMAN_x8r8g8b8 :
-												  PIXMAN_a8r8g8b8,
-			image->width, image->height, pixels, image->stride);
-	if (src != NULL) {
-		/* clamp to edge, like the GPU sampler */
-		pixman_image_set_repeat(src, PIXMAN_REPEAT_PAD);
-	}
-	return src;
+	return quad_image_transformed(task, pixels, &transform);
 }

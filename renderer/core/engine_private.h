@@ -229,17 +229,13 @@ pixman_image_t *vr_quad_source(const struct vr_draw_task *task, bool pinned);
  * caller picked: the frame's; NULL for a colour). */
 pixman_image_t *vr_quad_source_from(const struct vr_draw_task *task,
 		uint32_t *pixels);
-/* The image of a quad task (not a colour) as a pixman image of `pixels`,
- * without a transform, clamped to the edge. */
-pixman_image_t *vr_quad_image(const struct vr_draw_task *task,
-		uint32_t *pixels);
-/* Whether a quad task's image maps to target pixels 1:1 at a whole-pixel
- * offset: target pixel (x, y) samples image pixel (x + dx, y + dy), the
- * texel vr_quad_source_from's transform samples, bit for bit (unit
- * scale, no rotation; a whole-pixel translation, or any one when nearest).
- * Such a quad needs no transform: pixman blits it. */
-bool vr_quad_pixel_offset(const struct vr_draw_task *task, int32_t *dx,
-		int32_t *dy);
+/* The same for a composite whose source coordinates are *sx, *sy (the
+ * destination's): an image that maps to target pixels 1:1 at a
+ * whole-pixel offset comes without a transform, *sx and *sy moved by that
+ * offset, so that pixman blits its rows; the texels are those the
+ * transform samples, bit for bit. Else vr_quad_source_from's. */
+pixman_image_t *vr_quad_source_at(const struct vr_draw_task *task,
+		uint32_t *pixels, int32_t *sx, int32_t *sy);
 
 /* ---- tessellation (tessellate.c) ---------------------------------------- */
 

@@ -366,10 +366,12 @@ static bool shape_cover(const struct vr_shape *shape, const struct vr_box *area,
  */
 static bool quad_cover(const struct vr_draw_task *quad,
 		const struct vr_box *area, struct vr_box *out) {
+	struct vr_box in = vr_box_intersect(&quad->aabb, area);
 	if (!quad->axis_aligned || quad->nrclips > 0 || quad->a != 255 ||
 			(quad->image != NULL &&
-					quad->image->format != VR_FORMAT_XRGB8888)) {
-		return false;
+					quad->image->format != VR_FORMAT_XRGB8888) ||
+			(int64_t)in.width * in.height < CPU_COVER_MIN_PIXELS) {
+		return false; /* (its cover lies inside its aabb) */
 	}
 	struct vr_box cover = vr_quad_cover(quad);
 	cover = vr_box_intersect(&cover, area);

@@ -224,21 +224,13 @@ void cpu_draw_quad(const struct cpu_px *px, const struct vr_draw_task *task) {
 	}
 	struct cpu_rclip rc;
 	rclip_from_quad(&rc, task);
-	/* an image drawn 1:1 at a whole-pixel offset (a window's buffer):
-	 * without a transform pixman blits its rows (SRC for XRGB, which it
-	 * finds opaque) instead of fetching each texel through the transform;
-	 * the same texels (vr_quad_pixel_offset) */
+	/* an image drawn 1:1 at a whole-pixel offset (a window's buffer) is
+	 * blitted: pixman copies its rows (SRC for XRGB, which it finds
+	 * opaque) instead of fetching each texel through the transform */
 	int32_t sx = box.x, sy = box.y;
-	bool blit = task->image != NULL && task->axis_aligned && !rc.on &&
-			vr_quad_pixel_offset(task, &sx, &sy);
-	if (blit) {
-		sx += box.x;
-		sy += box.y;
-	}
-	uint32_t *pixels =
-			task->image != NULL ? frame_pixels(px, task->image) : NULL;
-	pixman_image_t *src = blit ? vr_quad_image(task, pixels) :
-								 vr_quad_source_from(task, pixels);
+	pixman_image_t *src = vr_quad_source_at(task,
+			task->image != NULL ? frame_pixels(px, task->image) : NULL, &sx,
+			&sy);
 	if (src == NULL) {
 		vr_log(VR_LOG_ERROR, "cpu: cannot build a source");
 		return;
