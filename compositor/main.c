@@ -14,6 +14,7 @@
 #include "desktop/kiosk.h"
 #include "desktop/xwayland.h"
 #include "loop.h"
+#include "output/client_dmabuf.h"
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
@@ -417,6 +418,19 @@ static void spawn_demo_clients(struct vt_server *server) {
 	}
 }
 
+/* Client dmabufs shown without a copy, and how many of those the engine
+ * sampled in place (the others it read or uploaded). */
+static void print_dmabuf_stats(struct vt_server *server, FILE *f,
+		const char *indent) {
+	unsigned uncopied = vt_client_dmabuf_images();
+	if (uncopied == 0) {
+		return;
+	}
+	fprintf(f, "%sclient_dmabufs uncopied=%u imported=%u\n", indent, uncopied,
+			server->engine != NULL ? vr_engine_dmabuf_imports(server->engine) :
+									 0);
+}
+
 static void write_exit_reports(struct vt_server *server) {
 	struct vt_options *opts = &server->opts;
 	FILE *stats = NULL;
@@ -447,9 +461,11 @@ static void write_exit_reports(struct vt_server *server) {
 			vt_server_renderer_name(server), mode);
 	vt_outputs_print_stats(server, stdout, "  ");
 	vt_scroll_print_stats(server, stdout, "  ");
+	print_dmabuf_stats(server, stdout, "  ");
 	if (stats != NULL) {
 		vt_outputs_print_stats(server, stats, "");
 		vt_scroll_print_stats(server, stats, "");
+		print_dmabuf_stats(server, stats, "");
 		fclose(stats);
 	}
 	if (opts->screenshot_dir != NULL) {

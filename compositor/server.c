@@ -47,6 +47,7 @@
 #include "input/input.h"
 #include "loop.h"
 #include "output/client_buffer_renderer.h"
+#include "output/client_dmabuf.h"
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
@@ -398,7 +399,8 @@ bool vt_server_init(struct vt_server *server) {
 			!vt_ext_foreign_toplevel_list_init(server) ||
 			!vt_image_capture_source_init(server) ||
 			!vt_image_copy_capture_init(server) ||
-			!vt_linux_dmabuf_init(server)) {
+			!vt_linux_dmabuf_init(server) ||
+			!vt_client_dmabuf_releases_init(server->loop)) {
 		wlr_log(WLR_ERROR, "cannot create the protocol globals");
 		return false;
 	}
@@ -549,6 +551,9 @@ void vt_server_finish(struct vt_server *server) {
 	wl_list_remove(&server->reload.link);
 	vt_xwayland_finish(server);
 	wl_display_destroy_clients(server->display);
+	/* images the renderer gives back from here on unlock their
+	 * buffers at once (the loop goes with the display) */
+	vt_client_dmabuf_releases_finish();
 	vt_test_finish(server);
 	vt_session_lock_finish(server);
 	vt_protocols_finish(server);

@@ -51,6 +51,7 @@
 
 #include "harness.h"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
+#include "mesa25.h"
 #include "scene-client.h"
 
 #define OUTPUT_W 320
@@ -775,6 +776,146 @@ START_TEST(test_dmabuf_errors) {
 }
 END_TEST
 
+/* ---- sampled in place ---------------------------------------------------- */
+
+struct held {
+	bool released;
+};
+
+static void held_release(void *data, struct wl_buffer *buffer) {
+	((struct held *)data)->released = true;
+}
+
+static const struct wl_buffer_listener held_listener = {
+	.release = held_release,
+};
+
+/* A window-sized dmabuf of fourcc at offset with stride, its halves top
+ * and bottom. */
+static struct wl_buffer *halves_buffer(struct dm *d, uint32_t fourcc,
+		uint32_t offset, uint32_t stride, uint32_t top, uint32_t bottom,
+		struct held *held) {
+	int fd = make_memfd(offset + (size_t)stride * WIN_H, true);
+	fill_rows(fd, offset, stride, WIN_W, 0, WIN_H / 2, top);
+	fill_rows(fd, offset, stride, WIN_W, WIN_H / 2, WIN_H, bottom);
+	struct zwp_linux_buffer_params_v1 *params =
+			params_with(d, fd, offset, stride, DRM_FORMAT_MOD_LINEAR);
+	struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(params,
+			WIN_W, WIN_H, fourcc, 0);
+	zwp_linux_buffer_params_v1_destroy(params);
+	wl_buffer_add_listener(buffer, &held_listener, held);
+	return buffer;
+}
+
+static void show(struct sc_app *app, struct wl_buffer *buffer) {
+	wl_surface_attach(app->surface, buffer, 0, 0);
+	wl_surface_damage_buffer(app->surface, 0, 0, WIN_W, WIN_H);
+	wl_surface_commit(app->surface);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+}
+
+/* The value of key in the stats file's line that starts with line. */
+static long stats_value(const char *path, const char *line, const char *key) {
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "no stats file %s", path);
+	char buf[1024];
+	long value = -1;
+	while (fgets(buf, sizeof(buf), f) != NULL) {
+		if (strncmp(buf, line, strlen(line)) != 0) {
+			continue;
+		}
+		char *at = strstr(buf, key);
+		ck_assert_msg(at != NULL, "no %s in: %s", key, buf);
+		value = strtol(at + strlen(key), NULL, 10);
+	}
+	fclose(f);
+	return value;
+}
+
+START_TEST(test_dmabuf_in_place) {
+	struct harness *harness = harness_create("dmabuf-in-place");
+	char lavapipe[PATH_MAX];
+	ck_assert(mesa25_lavapipe(lavapipe)); /* main() skipped without it */
+	char *icd = NULL;
+	size_t icd_len = 0;
+	FILE *icd_file = open_memstream(&icd, &icd_len);
+	ck_assert_ptr_nonnull(icd_file);
+	mesa25_write_icd(icd_file, lavapipe);
+	fclose(icd_file);
+	char *icd_path = harness_write_file(harness, "lvp25_icd.json", icd);
+	char *stats_path = NULL;
+	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
+	char icd_env[PATH_MAX + 32];
+	snprintf(icd_env, sizeof(icd_env), "VK_ICD_FILENAMES=%s", icd_path);
+	const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null", icd_env,
+		"XWAYLAND_NO_GLAMOR", NULL };
+	const char *args[] = { "--render-backend", "vulkan", "--stats", stats_path,
+		NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "320x240",
+					.extra_args = args,
+					.env = env });
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	struct sc_app app = { 0 };
+	ck_assert(sc_app_init(&app, "dmabuf-window"));
+	ck_assert(sc_app_create_window(&app, "dmabuf-window", "dmabuf", WIN_W,
+			WIN_H, 0xff808080u));
+	struct dm d;
+	dm_init(&d, app.display, NULL, 4);
+	ck_assert(d.present);
+
+	/* rows 448 bytes apart, the pitch lavapipe gives a LINEAR image of
+	 * 100 texels (64-byte rows), from a page in: imported */
+	struct held a = { 0 };
+	struct wl_buffer *buffer_a = halves_buffer(&d, DRM_FORMAT_XRGB8888, 4096,
+			448, 0x00cc2211u, 0x002244ccu, &a);
+	show(&app, buffer_a);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window win =
+			*harness_find_window(vitrail->conn, "dmabuf-window");
+	expect_halves(harness, vitrail, "in-place", &win, 0xcc2211u, 0x2244ccu);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	/* sampled where the client drew it: not given back while shown */
+	ck_assert_msg(!a.released, "a dmabuf shown without a copy was released");
+
+	/* ARGB8888 at an offset, a pitch lavapipe would not choose
+	 * (uploaded from the mapping, still without a copy at commit) */
+	struct held b = { 0 };
+	struct wl_buffer *buffer_b = halves_buffer(&d, DRM_FORMAT_ARGB8888, 4096,
+			WIN_W * 4 + 64, 0xff22aa44u, 0xffaa2288u, &b);
+	show(&app, buffer_b);
+	expect_halves(harness, vitrail, "uploaded", &win, 0x22aa44u, 0xaa2288u);
+	/* a replaced: given back once the frames that sampled it are done */
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(5000);
+	while (!a.released && harness_now_ms() < deadline) {
+		harness_settle(vitrail->conn);
+		ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	}
+	ck_assert_msg(a.released, "the replaced dmabuf was never released");
+	ck_assert_msg(!b.released, "the dmabuf on screen was released");
+
+	/* back to a: its pixels as the client left them */
+	a.released = false;
+	show(&app, buffer_a);
+	expect_halves(harness, vitrail, "in-place-again", &win, 0xcc2211u,
+			0x2244ccu);
+
+	wl_buffer_destroy(buffer_a);
+	wl_buffer_destroy(buffer_b);
+	dm_finish(&d, false);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	/* three images without a copy, the 448-byte ones imported */
+	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "uncopied="), 3);
+	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "imported="), 2);
+	free(stats_path);
+	free(icd_path);
+	free(icd);
+	harness_destroy(harness);
+}
+END_TEST
+
 /* ---- a GPU client --------------------------------------------------------
  */
 
@@ -813,10 +954,20 @@ static Suite *dmabuf_suite(void) {
 	harness_add_case(suite, "pixels", test_dmabuf_pixels, 90);
 	harness_add_case(suite, "errors", test_dmabuf_errors, 90);
 	harness_add_case(suite, "gpu", test_dmabuf_gpu, 90);
+	harness_add_case(suite, "in_place", test_dmabuf_in_place, 90);
 	return suite;
 }
 
 int main(int argc, char *argv[]) {
+	char lavapipe[PATH_MAX];
+	if (argc > 1 && strcmp(argv[1], "in_place") == 0 &&
+			!mesa25_lavapipe(lavapipe)) {
+		fprintf(stderr,
+				"SKIP: no Mesa 25 lavapipe (build/mesa25, unpacked "
+				"by setup.sh from bookworm-backports): no Vulkan "
+				"driver here imports dma-bufs\n");
+		return 77;
+	}
 	if (argc > 1 && strcmp(argv[1], "gpu") == 0) {
 		/* a device that exports dma-buf memory, or skip with the reason
 		 * (never a pass) */

@@ -136,8 +136,10 @@ struct vt_client_budget *vt_client_budget_get(struct wl_client *client) {
 	return budget;
 }
 
+/* What an image costs vitrail: an external one's pixels are the
+ * client's (vt_client_dmabuf_image). */
 static uint64_t image_bytes(const struct vr_image *image) {
-	return image == NULL ?
+	return image == NULL || vr_image_external(image) ?
 			0 :
 			(uint64_t)vr_image_width(image) * vr_image_height(image) * 4;
 }
@@ -334,7 +336,8 @@ static void copy_complete(struct vt_surface_copy *copy) {
 	assert(surface->spare == NULL);
 	/* both are in the budget already; the surface takes the reference */
 	surface->image = image;
-	if (old != NULL && vr_image_width(old) == vr_image_width(image) &&
+	if (old != NULL && !vr_image_external(old) &&
+			vr_image_width(old) == vr_image_width(image) &&
 			vr_image_height(old) == vr_image_height(image) &&
 			vr_image_format(old) == vr_image_format(image) &&
 			surface->budget->image_bytes <= VT_CLIENT_IMAGE_BYTES) {
@@ -631,6 +634,21 @@ static void surface_update_content(struct vt_surface *surface) {
 		}
 		return;
 	}
+	/* a dmabuf the engine samples in place: no copy */
+	struct vr_image *external = surface->server->engine != NULL &&
+					vr_engine_imports_dmabuf(surface->server->engine) ?
+			vt_client_dmabuf_image(source) :
+			NULL;
+	if (external != NULL) {
+		if (locked != NULL) {
+			wlr_buffer_unlock(locked);
+		}
+		surface_cancel_copy(surface, true);
+		surface_drop_spare(surface);
+		surface_set_image(surface, external);
+		surface_show_image(surface);
+		return;
+	}
 	void *data;
 	uint32_t format;
 	size_t stride;
@@ -666,7 +684,7 @@ static void surface_update_content(struct vt_surface *surface) {
 	enum vr_format vr_format = format == DRM_FORMAT_XRGB8888 ?
 			VR_FORMAT_XRGB8888 :
 			VR_FORMAT_ARGB8888;
-	bool reuse = surface->image != NULL &&
+	bool reuse = surface->image != NULL && !vr_image_external(surface->image) &&
 			vr_image_width(surface->image) == width &&
 			vr_image_height(surface->image) == height &&
 			vr_image_format(surface->image) == vr_format;

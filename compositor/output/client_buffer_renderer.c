@@ -10,12 +10,14 @@
  * renderer that uploads does. Everything else is delegated to a pixman
  * renderer.
  *
- * Except a large buffer (at least VT_COPY_BANDED_BYTES): its texture
- * keeps it locked, so that wlroots does not release it when it applies
- * the commit, and surface.c takes that lock over in its commit handler
- * (vt_surface_texture_take_buffer) for a copy spread over several
- * event-loop turns, releasing it when the copy is complete. A lock
- * nobody took goes with the texture.
+ * Except a large buffer (at least VT_COPY_BANDED_BYTES) and a dmabuf:
+ * its texture keeps it locked, so that wlroots does not release it when
+ * it applies the commit, and surface.c takes that lock over in its commit
+ * handler (vt_surface_texture_take_buffer) for a copy spread over several
+ * event-loop turns, releasing it when the copy is complete, or for an
+ * engine that samples the dmabuf in place, which holds it while frames
+ * may sample it (client_dmabuf.c). A lock nobody took goes with the
+ * texture.
  *
  * Client dmabufs: once linux_dmabuf.c gives it a DRM node, it offers the
  * (format, LINEAR) pairs that client_dmabuf.c reads, and makes textures
@@ -84,8 +86,9 @@ static struct wlr_texture *texture_from_buffer(struct wlr_renderer *renderer,
 	}
 	wlr_texture_init(&texture->base, &size_texture_impl, buffer->width,
 			buffer->height);
-	if ((uint64_t)buffer->width * (uint64_t)buffer->height * 4 >=
-			VT_COPY_BANDED_BYTES) {
+	if (buffer->impl->begin_data_ptr_access == NULL ||
+			(uint64_t)buffer->width * (uint64_t)buffer->height * 4 >=
+					VT_COPY_BANDED_BYTES) {
 		texture->locked = wlr_buffer_lock(buffer);
 	}
 	return &texture->base;

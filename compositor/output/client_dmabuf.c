@@ -12,17 +12,31 @@
  * only as a memfd sealed against shrinking: a file a client could truncate
  * under the mapping would make the compositor's reads fault (SIGBUS).
  * Tests send such memfds where no device can make dma-bufs.
+ *
+ * Where the engine samples dma-bufs in place (vr_engine_imports_dmabuf:
+ * the Vulkan renderer with VK_EXT_external_memory_dma_buf), an ARGB8888
+ * or XRGB8888 buffer is not copied: vt_client_dmabuf_image makes an
+ * external image over its mapping and fd, and keeps the wlr_buffer
+ * locked (no wl_buffer.release) until the renderer calls the image's
+ * release: every frame that sampled it has completed on the GPU. The
+ * client cannot write into it meanwhile, so the pixels the image names
+ * stay as committed. Implicit sync: the commit was held until the
+ * dma-buf's writers were done (linux_dmabuf.c).
  */
 #define _GNU_SOURCE /* F_GET_SEALS */
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/dma-buf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <vitrail/renderer.h>
+#include <wayland-server-core.h>
 #include <wlr/render/dmabuf.h>
 #include <wlr/render/drm_format_set.h>
 #include <wlr/types/wlr_buffer.h>
@@ -228,4 +242,137 @@ void vt_client_buffer_end_read(struct wlr_buffer *buffer) {
 		sync_read(map->fd, DMA_BUF_SYNC_END);
 	}
 	map->reading = false;
+}
+
+/* ---- buffers sampled in place ------------------------------------------- */
+
+/* Buffers whose images the renderer gave back, from whichever thread it
+ * did, for the loop's thread to unlock. Shared: lock. */
+static struct {
+	pthread_mutex_t lock;
+	struct wl_array buffers; /* struct wlr_buffer *; under lock */
+	int fd; /* eventfd: buffers are waiting; -1 before init, after finish */
+	struct wl_event_source *source;
+} releases = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
+
+static unsigned images_made; /* the loop's thread */
+
+unsigned vt_client_dmabuf_images(void) {
+	return images_made;
+}
+
+static void unlock_released(void) {
+	pthread_mutex_lock(&releases.lock);
+	struct wl_array buffers = releases.buffers;
+	wl_array_init(&releases.buffers);
+	pthread_mutex_unlock(&releases.lock);
+	struct wlr_buffer **buffer;
+	wl_array_for_each(buffer, &buffers) {
+		wlr_buffer_unlock(*buffer);
+	}
+	wl_array_release(&buffers);
+}
+
+static int handle_released(int fd, uint32_t mask, void *data) {
+	uint64_t n;
+	if (read(fd, &n, sizeof(n)) < 0 && errno != EAGAIN) {
+		wlr_log_errno(WLR_ERROR, "client dmabufs: release eventfd");
+	}
+	unlock_released();
+	return 0;
+}
+
+/* The image's release (vr_image_source): any thread. */
+static void image_released(void *data) {
+	struct wlr_buffer *buffer = data;
+	pthread_mutex_lock(&releases.lock);
+	int fd = releases.fd;
+	struct wlr_buffer **slot =
+			fd >= 0 ? wl_array_add(&releases.buffers, sizeof(*slot)) : NULL;
+	if (slot != NULL) {
+		*slot = buffer;
+	}
+	pthread_mutex_unlock(&releases.lock);
+	if (fd < 0) {
+		/* after finish: the renderer is destroyed on the main thread */
+		wlr_buffer_unlock(buffer);
+		return;
+	}
+	if (slot == NULL) {
+		/* out of memory: the buffer stays locked (a leak, not a
+		 * client writing into pixels being sampled) */
+		wlr_log(WLR_ERROR, "client dmabufs: out of memory");
+		return;
+	}
+	uint64_t one = 1;
+	if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
+		wlr_log_errno(WLR_ERROR, "client dmabufs: release eventfd");
+	}
+}
+
+bool vt_client_dmabuf_releases_init(struct wl_event_loop *loop) {
+	int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0) {
+		wlr_log_errno(WLR_ERROR, "client dmabufs: eventfd");
+		return false;
+	}
+	releases.source = wl_event_loop_add_fd(loop, fd, WL_EVENT_READABLE,
+			handle_released, NULL);
+	if (releases.source == NULL) {
+		close(fd);
+		return false;
+	}
+	pthread_mutex_lock(&releases.lock);
+	wl_array_init(&releases.buffers);
+	releases.fd = fd;
+	pthread_mutex_unlock(&releases.lock);
+	return true;
+}
+
+void vt_client_dmabuf_releases_finish(void) {
+	if (releases.source == NULL) {
+		return;
+	}
+	wl_event_source_remove(releases.source);
+	releases.source = NULL;
+	pthread_mutex_lock(&releases.lock);
+	int fd = releases.fd;
+	releases.fd = -1;
+	pthread_mutex_unlock(&releases.lock);
+	close(fd);
+	unlock_released();
+}
+
+struct vr_image *vt_client_dmabuf_image(struct wlr_buffer *buffer) {
+	struct wlr_dmabuf_attributes attribs;
+	if (releases.fd < 0 || !wlr_buffer_get_dmabuf(buffer, &attribs) ||
+			(attribs.format != DRM_FORMAT_ARGB8888 &&
+					attribs.format != DRM_FORMAT_XRGB8888) ||
+			attribs.offset[0] % 4 != 0 || attribs.stride[0] % 4 != 0) {
+		return NULL;
+	}
+	char why[128];
+	struct dmabuf_map *map = dmabuf_map(buffer, &attribs, why, sizeof(why));
+	if (map == NULL || map->data == MAP_FAILED) {
+		return NULL;
+	}
+	struct vr_image_source source = {
+		.pixels = (const char *)map->data + attribs.offset[0],
+		.stride = (int32_t)attribs.stride[0],
+		.fd = attribs.fd[0],
+		.offset = attribs.offset[0],
+		.release = image_released,
+		.data = wlr_buffer_lock(buffer),
+	};
+	struct vr_image *image =
+			vr_image_create_external(attribs.width, attribs.height,
+					attribs.format == DRM_FORMAT_XRGB8888 ? VR_FORMAT_XRGB8888 :
+															VR_FORMAT_ARGB8888,
+					&source);
+	if (image == NULL) {
+		wlr_buffer_unlock(buffer);
+	} else {
+		images_made++;
+	}
+	return image;
 }

@@ -27,4 +27,21 @@ bool vt_client_buffer_begin_read(struct wlr_buffer *buffer, void **data,
 		uint32_t *format, size_t *stride);
 void vt_client_buffer_end_read(struct wlr_buffer *buffer);
 
+struct vr_image;
+struct wl_event_loop;
+
+/* An image over the pixels of a dmabuf that vt_client_dmabuf_accept took,
+ * without a copy, for an engine that samples it in place
+ * (vr_engine_imports_dmabuf): ARGB8888 or XRGB8888 rows on 4-byte
+ * boundaries. The buffer stays locked (the client gets no release)
+ * until the renderer is done with the image. NULL: not such a buffer, or
+ * out of memory; the caller copies it. */
+struct vr_image *vt_client_dmabuf_image(struct wlr_buffer *buffer);
+/* How many vt_client_dmabuf_image made, ever. */
+unsigned vt_client_dmabuf_images(void);
+/* The renderer gives images back on any thread: the buffers are unlocked
+ * on the loop's (the main) thread, or at once once finish ran. */
+bool vt_client_dmabuf_releases_init(struct wl_event_loop *loop);
+void vt_client_dmabuf_releases_finish(void);
+
 #endif

@@ -1,8 +1,10 @@
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, madvise, F_DUPFD_CLOEXEC */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "render_private.h"
 
 /*
@@ -85,6 +87,75 @@ struct vr_image *vr_image_create(int32_t width, int32_t height,
 	return image;
 }
 
+struct vr_image *vr_image_create_external(int32_t width, int32_t height,
+		enum vr_format format, const struct vr_image_source *source) {
+	if (width <= 0 || height <= 0 || width > 16384 || height > 16384 ||
+			(format != VR_FORMAT_ARGB8888 && format != VR_FORMAT_XRGB8888)) {
+		vr_log(VR_LOG_ERROR, "invalid external image %dx%d format %d", width,
+				height, (int)format);
+		return NULL;
+	}
+	if (source->pixels == NULL || (uintptr_t)source->pixels % 4 != 0 ||
+			source->stride % 4 != 0 || source->stride < width * 4) {
+		vr_log(VR_LOG_ERROR,
+				"external image: pixels not 4-byte aligned or stride %d "
+				"not a multiple of 4 of at least %d x 4",
+				source->stride, width);
+		return NULL;
+	}
+	struct vr_image *image = calloc(1, sizeof(*image));
+	struct vr_image_memory *memory = calloc(1, sizeof(*memory));
+	int fd = source->fd >= 0 ? fcntl(source->fd, F_DUPFD_CLOEXEC, 0) : -1;
+	if (image == NULL || memory == NULL || (source->fd >= 0 && fd < 0)) {
+		vr_log(VR_LOG_ERROR, "allocation failed");
+		if (fd >= 0) {
+			close(fd);
+		}
+		free(memory);
+		free(image);
+		return NULL;
+	}
+	atomic_init(&memory->refs, 1);
+	memory->fd = fd;
+	memory->offset = source->offset;
+	memory->release = source->release;
+	memory->data = source->data;
+	image->refs = 1;
+	image->width = width;
+	image->height = height;
+	image->stride = source->stride;
+	image->format = format;
+	image->data = (uint32_t *)source->pixels;
+	image->external = memory;
+	pixman_region32_init(&image->deferred);
+	vr_list_init(&image->copies);
+	return image;
+}
+
+bool vr_image_external(const struct vr_image *image) {
+	return image->external != NULL;
+}
+
+struct vr_image_memory *vr_image_memory_ref(struct vr_image_memory *memory) {
+	atomic_fetch_add_explicit(&memory->refs, 1, memory_order_relaxed);
+	return memory;
+}
+
+void vr_image_memory_unref(struct vr_image_memory *memory) {
+	if (memory == NULL ||
+			atomic_fetch_sub_explicit(&memory->refs, 1, memory_order_acq_rel) >
+					1) {
+		return;
+	}
+	if (memory->fd >= 0) {
+		close(memory->fd);
+	}
+	if (memory->release != NULL) {
+		memory->release(memory->data);
+	}
+	free(memory);
+}
+
 struct vr_image *vr_image_ref(struct vr_image *image) {
 	image->refs++;
 	return image;
@@ -96,9 +167,17 @@ void vr_image_unref(struct vr_image *image) {
 	}
 	vr_list_for_each_safe(copy, &image->copies, struct vr_image_copy, link) {
 		vr_list_remove(&copy->link);
+		if (image->external != NULL) {
+			copy->memory = vr_image_memory_ref(image->external);
+		}
 		copy->image_destroyed(copy);
 	}
 	pixman_region32_fini(&image->deferred);
+	if (image->external != NULL) {
+		vr_image_memory_unref(image->external);
+		free(image);
+		return;
+	}
 	/* next is NULL: pins hold references */
 	pixels_free(image->next, image_size(image));
 	pixels_free(image->spare, image_size(image));
@@ -196,8 +275,20 @@ static bool image_write(struct vr_image *image, const void *data,
 	return true;
 }
 
+/* An external image's pixels are its source's to change. */
+static bool image_writable(const struct vr_image *image) {
+	if (image->external != NULL) {
+		vr_log(VR_LOG_ERROR, "image write: the image's pixels are external");
+		return false;
+	}
+	return true;
+}
+
 bool vr_image_write(struct vr_image *image, const void *data, int32_t stride,
 		const pixman_region32_t *region) {
+	if (!image_writable(image)) {
+		return false;
+	}
 	if (stride < image->width * 4) {
 		/* rows would overlap, or reach past the caller's memory */
 		vr_log(VR_LOG_ERROR,
@@ -220,6 +311,9 @@ bool vr_image_write_box(struct vr_image *image, const void *data,
 		int32_t stride, const struct vr_box *box) {
 	if (box->width <= 0 || box->height <= 0) {
 		return true;
+	}
+	if (!image_writable(image)) {
+		return false;
 	}
 	if (stride < box->width * 4) {
 		vr_log(VR_LOG_ERROR,

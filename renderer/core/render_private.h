@@ -5,6 +5,7 @@
 #ifndef RENDERER_RENDER_PRIVATE_H
 #define RENDERER_RENDER_PRIVATE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,7 +112,27 @@ struct vr_image_copy {
 	/* The image is being freed: unlink and release the copy (the owner
 	 * frees GPU memory once the GPU is done with it). */
 	void (*image_destroyed)(struct vr_image_copy *copy);
+	/* an external image's memory, set when the image goes: the owner
+	 * drops it (vr_image_memory_unref) when it frees the copy */
+	struct vr_image_memory *memory;
 };
+
+/* An external image's memory (vr_image_create_external): released to its
+ * owner when the image and every GPU copy that outlived it are gone. */
+struct vr_image_memory {
+	_Atomic int refs; /* atomic: copies are freed on renderer threads */
+	int fd; /* a duplicate of the source's, -1: none */
+	uint32_t offset;
+	void (*release)(void *data);
+	void *data;
+};
+
+struct vr_image_memory *vr_image_memory_ref(struct vr_image_memory *memory);
+/* The Vulkan renderer samples external images' dma-bufs (vk_device.c). */
+bool vr_renderer_imports_dmabuf(const struct vr_renderer *renderer);
+unsigned vr_renderer_dmabuf_imports(struct vr_renderer *renderer);
+/* Any thread; accepts NULL. */
+void vr_image_memory_unref(struct vr_image_memory *memory);
 
 /*
  * Images and frames whose CPU stage outlives vr_render_submit (parallel
@@ -140,6 +161,9 @@ struct vr_image {
 	struct vr_pixels_hold *next_hold;
 	pixman_region32_t deferred; /* caller's thread: written while pinned */
 	uint64_t hold_epoch; /* caller's thread: the last frame that pinned it */
+	/* an external image's: data is the source's pixels, never written
+	 * or freed here; NULL for the image's own pixels. Immutable. */
+	struct vr_image_memory *external;
 	struct vr_list copies; /* vr_image_copy::link; changed by the caller's
 		thread only while pins == 0, by workers (under their renderer's
 		images_lock) only while pinned */

@@ -89,6 +89,17 @@ bool vr_engine_host_images(const struct vr_engine *engine) {
 	return engine->kind != SEAM_VULKAN;
 }
 
+unsigned vr_engine_dmabuf_imports(const struct vr_engine *engine) {
+	return engine->kind == SEAM_VULKAN ?
+			vr_renderer_dmabuf_imports(engine->vulkan) :
+			0;
+}
+
+bool vr_engine_imports_dmabuf(const struct vr_engine *engine) {
+	return engine->kind == SEAM_VULKAN &&
+			vr_renderer_imports_dmabuf(engine->vulkan);
+}
+
 /* ---- outputs and buffers ------------------------------------------------ */
 
 struct vr_engine_output {

@@ -411,6 +411,7 @@ bool vr_resources_init(struct vr_renderer *renderer) {
 	vr_list_init(&res->ring.link);
 	atomic_init(&res->ring_head, 0);
 	atomic_init(&res->textures_created, 0);
+	atomic_init(&res->dmabuf_imports, 0);
 	atomic_init(&res->pipelines_created, 0);
 	atomic_init(&res->scratch_created, 0);
 	atomic_init(&res->scratch_warmed, 0);

@@ -110,6 +110,9 @@ struct vr_texture {
 	VkImageView view;
 	VkDescriptorPool pool;
 	VkDescriptorSet sets[2]; /* indexed by enum vr_sampler */
+	/* an external image's memory sampled in place (texture_import): no
+	 * uploads, only the first transition; written before READY */
+	bool imported;
 	/* the uploader of the frame's (one thread per frame); a large
 	 * texture's: the commit thread's */
 	VkImageLayout layout;

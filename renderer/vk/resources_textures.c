@@ -2,6 +2,8 @@
  * The resource managers' textures: images' GPU copies and their uploads,
  * the small-image atlas and large textures (resources.c's top comment).
  */
+#include <fcntl.h>
+#include <unistd.h>
 #include "resources_private.h"
 
 /* ---- textures ------------------------------------------------------------ */
@@ -38,6 +40,7 @@ void vr_res_texture_free(struct vr_texture *texture) {
 	if (texture->page != NULL) {
 		/* the cell was freed by the caller (vr_res_atlas_cell_free) */
 		vr_list_remove(&texture->link);
+		vr_image_memory_unref(texture->copy.memory);
 		free(texture);
 		return;
 	}
@@ -46,6 +49,9 @@ void vr_res_texture_free(struct vr_texture *texture) {
 	vkDestroyImage(dev, texture->vk_image, NULL);
 	vkFreeMemory(dev, texture->memory, NULL);
 	vr_list_remove(&texture->link);
+	/* the GPU is done with an external image's memory: its owner may
+	 * have it back once nothing else holds it */
+	vr_image_memory_unref(texture->copy.memory);
 	free(texture);
 }
 
@@ -64,9 +70,182 @@ static void texture_handle_image_destroyed(struct vr_image_copy *copy) {
 	pthread_rwlock_unlock(&res->images_lock);
 }
 
+/* The memory type of an imported dma-buf that image can be bound to; -1
+ * when none. */
+static int import_memory_type(struct vr_renderer *renderer, int fd,
+		VkImage image) {
+	VkMemoryFdPropertiesKHR fd_props = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR,
+	};
+	VkResult res = renderer->get_memory_fd_props(renderer->device,
+			VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT, fd, &fd_props);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_DEBUG, "vkGetMemoryFdPropertiesKHR: %s",
+				vr_vk_result_str(res));
+		return -1;
+	}
+	VkMemoryRequirements reqs;
+	vkGetImageMemoryRequirements(renderer->device, image, &reqs);
+	return vr_vk_find_memory_type(renderer,
+			reqs.memoryTypeBits & fd_props.memoryTypeBits, 0, 0);
+}
+
+/*
+ * Sample an external image's dma-buf in place: a VkImage over the
+ * imported memory, LINEAR as client_dmabuf.c takes it. With
+ * VK_EXT_image_drm_format_modifier the image gets the buffer's own row
+ * pitch and offset; without it, a LINEAR image whose pitch the driver
+ * chose equal to the buffer's, bound at the row-0 offset. False (nothing
+ * made) where the device cannot: the texture is then uploaded from the
+ * image's pixels as any other.
+ */
+static bool texture_import(struct vr_renderer *renderer,
+		struct vr_texture *texture, const struct vr_image *image,
+		VkComponentMapping components) {
+	VkDevice dev = renderer->device;
+	const struct vr_image_memory *mem = image->external;
+	off_t fd_size = lseek(mem->fd, 0, SEEK_END);
+	if (fd_size <= 0) {
+		return false;
+	}
+	VkExternalMemoryImageCreateInfo external = {
+		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
+		.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+	};
+	VkSubresourceLayout plane = {
+		.offset = mem->offset,
+		.rowPitch = (VkDeviceSize)image->stride,
+	};
+	VkImageDrmFormatModifierExplicitCreateInfoEXT explicit_layout = {
+		.sType =
+				VK_STRUCTURE_TYPE_IMAGE_DRM_FORMAT_MODIFIER_EXPLICIT_CREATE_INFO_EXT,
+		.drmFormatModifier = 0, /* DRM_FORMAT_MOD_LINEAR */
+		.drmFormatModifierPlaneCount = 1,
+		.pPlaneLayouts = &plane,
+	};
+	if (renderer->has_drm_modifiers) {
+		external.pNext = &explicit_layout;
+	}
+	VkImageCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.pNext = &external,
+		.imageType = VK_IMAGE_TYPE_2D,
+		.format = VK_FORMAT_B8G8R8A8_UNORM,
+		.extent = { (uint32_t)image->width, (uint32_t)image->height, 1 },
+		.mipLevels = 1,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = renderer->has_drm_modifiers ?
+				VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT :
+				VK_IMAGE_TILING_LINEAR,
+		.usage = VK_IMAGE_USAGE_SAMPLED_BIT,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	VkImage vk_image = VK_NULL_HANDLE;
+	VkDeviceMemory memory = VK_NULL_HANDLE;
+	VkImageView view = VK_NULL_HANDLE;
+	int fd = -1;
+	const char *why = "vkCreateImage";
+	if (vkCreateImage(dev, &info, NULL, &vk_image) != VK_SUCCESS) {
+		goto error;
+	}
+	VkDeviceSize bind_offset = 0;
+	VkMemoryRequirements reqs;
+	vkGetImageMemoryRequirements(dev, vk_image, &reqs);
+	if (!renderer->has_drm_modifiers) {
+		VkImageSubresource sub = { .aspectMask = VK_IMAGE_ASPECT_COLOR_BIT };
+		VkSubresourceLayout layout;
+		vkGetImageSubresourceLayout(dev, vk_image, &sub, &layout);
+		why = "the driver's LINEAR layout differs from the buffer's";
+		if (layout.rowPitch != (VkDeviceSize)image->stride ||
+				layout.offset != 0 || reqs.alignment == 0 ||
+				mem->offset % reqs.alignment != 0) {
+			goto error;
+		}
+		bind_offset = mem->offset;
+	}
+	why = "the buffer is smaller than the image";
+	if ((VkDeviceSize)fd_size < bind_offset + reqs.size) {
+		goto error;
+	}
+	why = "no memory type";
+	int type = import_memory_type(renderer, mem->fd, vk_image);
+	if (type < 0) {
+		goto error;
+	}
+	why = "dup";
+	fd = fcntl(mem->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		goto error;
+	}
+	VkMemoryDedicatedAllocateInfo dedicated = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+		.image = vk_image,
+	};
+	VkImportMemoryFdInfoKHR import = {
+		.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+		/* dedicated only where the image starts at the memory's start */
+		.pNext = bind_offset == 0 ? &dedicated : NULL,
+		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+		.fd = fd,
+	};
+	VkMemoryAllocateInfo alloc = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &import,
+		.allocationSize = (VkDeviceSize)fd_size,
+		.memoryTypeIndex = (uint32_t)type,
+	};
+	why = "vkAllocateMemory (import)";
+	if (vkAllocateMemory(dev, &alloc, NULL, &memory) != VK_SUCCESS) {
+		goto error;
+	}
+	fd = -1; /* the memory's now */
+	why = "vkBindImageMemory";
+	if (vkBindImageMemory(dev, vk_image, memory, bind_offset) != VK_SUCCESS) {
+		goto error;
+	}
+	VkImageViewCreateInfo vinfo = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+		.image = vk_image,
+		.viewType = VK_IMAGE_VIEW_TYPE_2D,
+		.format = VK_FORMAT_B8G8R8A8_UNORM,
+		.components = components,
+		.subresourceRange = {
+			.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+			.levelCount = 1,
+			.layerCount = 1,
+		},
+	};
+	why = "vkCreateImageView";
+	if (vkCreateImageView(dev, &vinfo, NULL, &view) != VK_SUCCESS) {
+		goto error;
+	}
+	texture->vk_image = vk_image;
+	texture->memory = memory;
+	texture->view = view;
+	texture->imported = true;
+	atomic_fetch_add_explicit(&renderer->res.dmabuf_imports, 1,
+			memory_order_relaxed);
+	return true;
+
+error:
+	vr_log(VR_LOG_DEBUG,
+			"dma-buf %dx%d stride %d offset %u not imported (%s): "
+			"uploaded instead",
+			image->width, image->height, image->stride, mem->offset, why);
+	if (fd >= 0) {
+		close(fd);
+	}
+	vkFreeMemory(dev, memory, NULL);
+	vkDestroyImage(dev, vk_image, NULL);
+	return false;
+}
+
 /* Create the GPU objects of a PREPARING texture (no lock held). */
 static bool texture_init_gpu(struct vr_renderer *renderer,
-		struct vr_texture *texture, enum vr_format format) {
+		struct vr_texture *texture, const struct vr_image *image) {
+	enum vr_format format = image->format;
 	VkComponentMapping components = {
 		.r = VK_COMPONENT_SWIZZLE_IDENTITY,
 		.g = VK_COMPONENT_SWIZZLE_IDENTITY,
@@ -74,10 +253,15 @@ static bool texture_init_gpu(struct vr_renderer *renderer,
 		.a = format == VR_FORMAT_XRGB8888 ? VK_COMPONENT_SWIZZLE_ONE :
 											VK_COMPONENT_SWIZZLE_IDENTITY,
 	};
-	if (!vr_vk_create_image(renderer, texture->width, texture->height,
-				VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-				components, &texture->vk_image, &texture->memory,
-				&texture->view)) {
+	bool imported = image->external != NULL && image->external->fd >= 0 &&
+			renderer->has_dmabuf_import &&
+			texture_import(renderer, texture, image, components);
+	if (!imported &&
+			!vr_vk_create_image(renderer, texture->width, texture->height,
+					VK_IMAGE_USAGE_SAMPLED_BIT |
+							VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+					components, &texture->vk_image, &texture->memory,
+					&texture->view)) {
 		return false;
 	}
 	if (!vr_res_allocate_sets(renderer, 2, texture->sets, &texture->pool)) {
@@ -146,7 +330,7 @@ static struct vr_texture *texture_acquire(struct vr_renderer *renderer,
 				memory_order_acquire);
 	}
 	if (creator) {
-		bool ok = texture_init_gpu(renderer, texture, image->format);
+		bool ok = texture_init_gpu(renderer, texture, image);
 		atomic_fetch_add_explicit(&res->textures_created, 1,
 				memory_order_relaxed);
 		vr_res_publish(res, &texture->state,
@@ -290,7 +474,9 @@ bool vr_resources_atlas_place(struct vr_renderer *renderer,
 		return false;
 	}
 	if (image->width > VR_ATLAS_MAX_SIDE || image->height > VR_ATLAS_MAX_SIDE ||
-			image == renderer->white) {
+			image == renderer->white ||
+			(image->external != NULL && image->external->fd >= 0 &&
+					renderer->has_dmabuf_import)) {
 		return false;
 	}
 	struct vr_resources *res = &renderer->res;
@@ -617,12 +803,47 @@ static bool large_upload(struct vr_exec_ctx *ctx, struct vr_texture *texture,
 	return ok;
 }
 
+/* An imported texture's first use: its transition, recorded by the
+ * frame's uploader into its upload command buffer (submitted before any
+ * draw of the frame). The memory is the client's: nothing to copy, and
+ * an external image's pixels never change (a new commit is a new image). */
+static bool imported_acquire(struct vr_exec_ctx *ctx,
+		struct vr_texture *texture) {
+	uint64_t frame = ctx->renderer->frame.number;
+	uint64_t seen =
+			atomic_load_explicit(&texture->upload_frame, memory_order_acquire);
+	if (seen == frame ||
+			!atomic_compare_exchange_strong_explicit(&texture->upload_frame,
+					&seen, frame, memory_order_acq_rel, memory_order_acquire) ||
+			!pixman_region32_not_empty(&texture->copy.pending)) {
+		return true;
+	}
+	VkCommandBuffer cb = vr_res_upload_cb(ctx);
+	if (cb == VK_NULL_HANDLE) {
+		ctx->failed = true;
+		return false;
+	}
+	/* LINEAR: the transition keeps the texels (no compression to undo) */
+	vr_vk_image_barrier(cb, texture->vk_image, VK_IMAGE_LAYOUT_UNDEFINED,
+			VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+			VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+	texture->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+	pixman_region32_clear(&texture->copy.pending);
+	return true;
+}
+
 VkDescriptorSet vr_exec_image(struct vr_exec_ctx *ctx, struct vr_image *image,
 		bool linear, const struct vr_box *texels) {
 	struct vr_texture *texture = texture_acquire(ctx->renderer, image);
 	if (texture == NULL) {
 		ctx->failed = true;
 		return VK_NULL_HANDLE;
+	}
+	if (texture->imported) {
+		return imported_acquire(ctx, texture) ?
+				texture->sets[linear ? VR_SAMPLER_LINEAR : VR_SAMPLER_NEAREST] :
+				VK_NULL_HANDLE;
 	}
 	if (texture_is_large(texture)) {
 		if (!large_upload(ctx, texture, texels)) {

@@ -314,6 +314,86 @@ static uint32_t host_import_extensions(struct vr_renderer *renderer,
 	return 1;
 }
 
+/* Whether a sampled B8G8R8A8 image can be made over an imported dma-buf:
+ * with the LINEAR modifier (VK_EXT_image_drm_format_modifier), or else
+ * with LINEAR tiling. A physical-device query: nothing need be enabled. */
+static bool linear_dmabuf_importable(VkPhysicalDevice phdev, bool modifiers) {
+	VkPhysicalDeviceImageDrmFormatModifierInfoEXT modifier = {
+		.sType =
+				VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT,
+		.drmFormatModifier = 0, /* DRM_FORMAT_MOD_LINEAR */
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	VkPhysicalDeviceExternalImageFormatInfo external = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO,
+		.pNext = modifiers ? &modifier : NULL,
+		.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+	};
+	VkPhysicalDeviceImageFormatInfo2 info = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+		.pNext = &external,
+		.format = VK_FORMAT_B8G8R8A8_UNORM,
+		.type = VK_IMAGE_TYPE_2D,
+		.tiling = modifiers ? VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT :
+							  VK_IMAGE_TILING_LINEAR,
+		.usage = VK_IMAGE_USAGE_SAMPLED_BIT,
+	};
+	VkExternalImageFormatProperties external_props = {
+		.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES,
+	};
+	VkImageFormatProperties2 props = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2,
+		.pNext = &external_props,
+	};
+	return vkGetPhysicalDeviceImageFormatProperties2(phdev, &info, &props) ==
+			VK_SUCCESS &&
+			(external_props.externalMemoryProperties.externalMemoryFeatures &
+					VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) != 0;
+}
+
+/* The extensions that import client dma-bufs (resources_textures.c),
+ * enabled when the device has them: VK_KHR_external_memory_fd and
+ * VK_EXT_external_memory_dma_buf, and where present
+ * VK_EXT_image_drm_format_modifier (with VK_KHR_image_format_list, core
+ * only in 1.2). VITRAIL_NO_DMABUF_IMPORT=1 leaves them off. */
+static uint32_t dmabuf_import_extensions(struct vr_renderer *renderer,
+		const char *exts[4]) {
+	const char *off = getenv("VITRAIL_NO_DMABUF_IMPORT");
+	if ((off != NULL && strcmp(off, "1") == 0) ||
+			!has_device_extension(renderer->phdev,
+					VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) ||
+			!has_device_extension(renderer->phdev,
+					VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME)) {
+		vr_log(VR_LOG_DEBUG,
+				"no dma-buf import: client dma-bufs are read "
+				"by the CPU");
+		return 0;
+	}
+	bool modifiers = has_device_extension(renderer->phdev,
+							 VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME) &&
+			has_device_extension(renderer->phdev,
+					VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME);
+	if (!linear_dmabuf_importable(renderer->phdev, modifiers)) {
+		vr_log(VR_LOG_INFO,
+				"the device cannot sample LINEAR B8G8R8A8 "
+				"dma-bufs: client dma-bufs are read by the CPU");
+		return 0;
+	}
+	uint32_t n = 0;
+	exts[n++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+	exts[n++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+	renderer->has_dmabuf_import = true;
+	if (modifiers) {
+		exts[n++] = VK_EXT_IMAGE_DRM_FORMAT_MODIFIER_EXTENSION_NAME;
+		exts[n++] = VK_KHR_IMAGE_FORMAT_LIST_EXTENSION_NAME;
+		renderer->has_drm_modifiers = true;
+	}
+	vr_log(VR_LOG_INFO, "client dma-bufs sampled in place%s",
+			renderer->has_drm_modifiers ? " (explicit DRM modifiers)" :
+										  " (LINEAR images)");
+	return n;
+}
+
 static bool init_device(struct vr_renderer *renderer, bool validation) {
 	if (!create_instance(renderer, validation)) {
 		return false;
@@ -328,8 +408,9 @@ static bool init_device(struct vr_renderer *renderer, bool validation) {
 		.queueCount = 1,
 		.pQueuePriorities = &priority,
 	};
-	const char *exts[1];
-	uint32_t nexts = host_import_extensions(renderer, exts);
+	const char *exts[5];
+	uint32_t nhost = host_import_extensions(renderer, exts);
+	uint32_t nexts = nhost + dmabuf_import_extensions(renderer, exts + nhost);
 	VkDeviceCreateInfo dinfo = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		.queueCreateInfoCount = 1,
@@ -346,7 +427,13 @@ static bool init_device(struct vr_renderer *renderer, bool validation) {
 	}
 	vkGetDeviceQueue(renderer->device, renderer->queue_family, 0,
 			&renderer->queue);
-	if (nexts > 0) {
+	if (renderer->has_dmabuf_import) {
+		renderer->get_memory_fd_props =
+				(PFN_vkGetMemoryFdPropertiesKHR)vkGetDeviceProcAddr(
+						renderer->device, "vkGetMemoryFdPropertiesKHR");
+		renderer->has_dmabuf_import = renderer->get_memory_fd_props != NULL;
+	}
+	if (nhost > 0) {
 		renderer->get_host_pointer_props =
 				(PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
 						renderer->device,
@@ -364,6 +451,14 @@ error_instance:
 	vkDestroyInstance(renderer->instance, NULL);
 	renderer->instance = VK_NULL_HANDLE;
 	return false;
+}
+
+bool vr_renderer_imports_dmabuf(const struct vr_renderer *renderer) {
+	return renderer->has_dmabuf_import;
+}
+
+unsigned vr_renderer_dmabuf_imports(struct vr_renderer *renderer) {
+	return atomic_load(&renderer->res.dmabuf_imports);
 }
 
 bool vr_vk_init_device(struct vr_renderer *renderer, bool validation) {

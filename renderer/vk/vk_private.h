@@ -154,6 +154,7 @@ struct vr_resources {
 	atomic_uint textures_created, pipelines_created, scratch_created;
 	atomic_uint scratch_warmed; /* by vr_resources_warm_scratch */
 	atomic_uint atlas_placed; /* images placed in the atlas, ever */
+	atomic_uint dmabuf_imports; /* external images sampled in place, ever */
 	atomic_uint waits; /* a thread waited for another's creation */
 	atomic_uint waiting; /* threads waiting for a creation right now */
 	/* test hook: a pipeline's creator holds off compiling until this many
@@ -329,6 +330,14 @@ struct vr_renderer {
 	bool has_host_import; /* VK_EXT_external_memory_host enabled */
 	VkDeviceSize host_import_alignment;
 	PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_props;
+	/* VK_KHR_external_memory_fd and VK_EXT_external_memory_dma_buf
+	 * enabled: external images are sampled in place (resources_textures.c) */
+	bool has_dmabuf_import;
+	/* VK_EXT_image_drm_format_modifier enabled too: imported images get
+	 * the client's row pitch and offset (otherwise a LINEAR image whose
+	 * own pitch matches) */
+	bool has_drm_modifiers;
+	PFN_vkGetMemoryFdPropertiesKHR get_memory_fd_props;
 	/* the commit thread's (the caller's when sequential, and for
 	 * vr_target_read's readbacks) */
 	pthread_mutex_t queue_lock; /* a leaf; held around vkQueueSubmit */
@@ -649,6 +658,7 @@ struct vr_resource_stats {
 	 * old rings held by frame slots, slots not yet retired */
 	unsigned textures, garbage, scratch, held_buffers, pending_slots;
 	unsigned scratch_warmed; /* created ahead by vr_renderer_warm_* */
+	unsigned dmabuf_imports; /* external images sampled in place, ever */
 	/* small images placed in the atlas, ever (engine.h; a page's GPU
 	 * objects count as one texture created), and the atlas cells and
 	 * pages in use now */

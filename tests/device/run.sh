@@ -7,7 +7,8 @@
 #       GPU fill it with known colours (vitrail-dmabuf-export),
 #   (2) vitrail headless on the Vulkan engine,
 #   (3) the buffer sent through zwp_linux_dmabuf_v1,
-#   (4) the known pixels looked for in vitrail's screenshot,
+#   (4) the known pixels looked for in vitrail's screenshot, and the
+#       buffer sampled in place (imported, not uploaded: --stats),
 #   (5) the render benchmark's worker curve (W = 1 .. 15) on the Vulkan
 #       engine against its sequential mode.
 # Each step prints PASS, FAIL or SKIP with its reason; never a pass for a
@@ -73,6 +74,20 @@ print("%s: %d pixels 0xcc2211 and %d pixels 0x2244cc (the client's halves: %d ea
       % ("PASS" if ok else "FAIL", top, bottom, want))
 sys.exit(0 if ok else 1)
 PY
+	# sampled in place (VK_EXT_external_memory_dma_buf) or uploaded
+	# from the mapping: vitrail's exit statistics tell
+	line=$(grep client_dmabufs "$out/stats.txt" 2>/dev/null)
+	case "$line" in
+	"")
+		echo "FAIL: no client dmabuf was shown without a copy"
+		status=1
+		;;
+	*imported=0)
+		echo "FAIL: $line: the Vulkan engine did not import the dmabuf"
+		status=1
+		;;
+	*) echo "PASS: $line (sampled in place)" ;;
+	esac
 	;;
 *)
 	echo "SKIP: no Vulkan device here exports dma-buf memory (above)"

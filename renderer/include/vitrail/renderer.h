@@ -107,6 +107,30 @@ struct vr_image *vr_image_create(int32_t width, int32_t height,
 		enum vr_format format);
 struct vr_image *vr_image_ref(struct vr_image *image);
 void vr_image_unref(struct vr_image *image); /* accepts NULL */
+/*
+ * Pixels that stay another's: a client's dma-buf that the caller mapped
+ * and keeps unchanged (the client does not write a buffer vitrail holds).
+ * An image over them is made without a copy; a Vulkan renderer that can
+ * import dma-bufs (vr_engine_imports_dmabuf) samples the memory itself
+ * through fd, any other engine reads pixels.
+ */
+struct vr_image_source {
+	const void *pixels; /* row 0: 4-byte aligned */
+	int32_t stride; /* bytes from row to row: a multiple of 4 */
+	int fd; /* the memory (borrowed: duplicated), -1: none */
+	uint32_t offset; /* of row 0 in fd */
+	/* Called once, on any thread, when nothing reads the pixels any
+	 * more: the image is gone and every frame and GPU copy that could
+	 * sample them has completed. Not called when the create fails. */
+	void (*release)(void *data);
+	void *data;
+};
+/* NULL (logged) on a bad size, format or layout. vr_image_write on it
+ * fails. */
+struct vr_image *vr_image_create_external(int32_t width, int32_t height,
+		enum vr_format format, const struct vr_image_source *source);
+/* True for an image made by vr_image_create_external. */
+bool vr_image_external(const struct vr_image *image);
 /* Copy pixels in (region in image pixels; NULL = whole image). Rows are
  * stride bytes apart; a stride under width * 4 is refused (false, logged,
  * nothing written). */
@@ -741,6 +765,13 @@ const char *vr_engine_name(const struct vr_engine *engine);
  * for frames is the engine's business (below): this says only whether the
  * engine holds a Vulkan renderer. */
 bool vr_engine_host_images(const struct vr_engine *engine);
+/* True: the engine samples a vr_image_create_external image's fd in place
+ * (the Vulkan renderer on a device with VK_EXT_external_memory_dma_buf);
+ * false: it reads or uploads the image's pixels. */
+bool vr_engine_imports_dmabuf(const struct vr_engine *engine);
+/* External images whose dma-buf the engine has sampled in place, ever
+ * (the others it read or uploaded from their pixels). */
+unsigned vr_engine_dmabuf_imports(const struct vr_engine *engine);
 
 /*
  * Where frames go, the same for every engine.
