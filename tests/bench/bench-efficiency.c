@@ -23,10 +23,24 @@
  *    percentile of a client's wl_display.sync round trip (one every 4 ms,
  *    from this process): what a client waits while vitrail renders.
  *
+ * 3. Client dmabufs sampled in place against copied: the probe with
+ *    --dmabuf (LINEAR XRGB8888 memfds, vitrail announcing /dev/null) at
+ *    1920x1080 and 3840x2160, vitrail's CPU per client frame as in 1,
+ *    once as it runs (the Vulkan engine samples them in place where the
+ *    driver imports dma-bufs) and once with VITRAIL_NO_DMABUF_IMPORT=1
+ *    (copied at commit, then uploaded), interleaved the same way. The
+ *    Vulkan driver for this part is Mesa 25's lavapipe (tests/mesa25.h),
+ *    the one here that imports dma-bufs; n/a without it. On the CPU
+ *    engine both runs copy (its ratio says what the variable costs:
+ *    nothing). The vitrail's --stats tell whether anything was imported.
+ *
  * Ends with
  *   summary: ratio_720=<vitrail/weston> ratio_1080=.. ratio_2160=..
  *            vitrail_ms_720=.. weston_ms_720=.. (and 1080, 2160)
  *            main_thread_max_ms=.. roundtrip_p99_ms=..
+ *            dmabuf_ratio_1080=<in place/copied> dmabuf_ratio_2160=..
+ *            dmabuf_ms_1080=.. dmabuf_copy_ms_1080=.. (and 2160)
+ *            dmabuf_imported=<buffers imported in the in-place runs>
  * Like the other pacing benchmarks it runs for both engines
  * (bench_engines_main) and merges the two summaries. Without weston
  * (package weston) the ratios are n/a.
@@ -52,6 +66,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 #include "bench_util.h"
+#include "mesa25.h"
 
 #define NSIZES 3
 
@@ -60,8 +75,17 @@ struct size_result {
 	struct bench_values vitrail_ms, weston_ms, ratio;
 };
 
+#define NDMABUF 2 /* the last two sizes */
+
+struct dmabuf_result {
+	struct bench_values in_place_ms, copy_ms, ratio;
+};
+
 struct bench {
 	const char *vitrail, *probe, *chat, *weston, *out;
+	char *icd; /* Mesa 25's lavapipe (part 3), NULL: none here */
+	struct dmabuf_result dmabuf[NDMABUF];
+	long imported; /* by the in-place runs, -1: unknown */
 	int reps, frames;
 	struct bench_env env;
 	char *runs_dir;
@@ -116,13 +140,14 @@ static bool wait_exit(pid_t pid, int timeout_ms) {
  * socket until it exits; the compositor's CPU ms per presented frame, NAN
  * on failure. */
 static double run_probe_to_end(struct bench *bench, pid_t compositor,
-		const char *socket, int w, int h, const char *base) {
+		const char *socket, int w, int h, const char *base, bool dmabuf) {
 	char size[32], frames[16];
 	snprintf(size, sizeof(size), "%dx%d", w, h);
 	snprintf(frames, sizeof(frames), "%d", bench->frames);
 	char *log = bench_asprintf("%s-probe.log", base);
 	const char *argv[] = { bench->probe, "--frames", frames, "--skip", "0",
-		"--size", size, "--timeout", "60", "--app-id", "efficiency", NULL };
+		"--size", size, "--timeout", "60", "--app-id", "efficiency",
+		dmabuf ? "--dmabuf" : NULL, NULL };
 	uint64_t cpu0 = bench_process_cpu_ns(compositor);
 	pid_t pid = bench_spawn(&bench->env, argv, socket, log, -1);
 	bool exited = pid > 0 && wait_exit(pid, 90000);
@@ -153,9 +178,108 @@ static double run_vitrail(struct bench *bench, struct size_result *s,
 	}
 	free(log);
 	double ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket,
-			s->width * 9 / 10, s->height * 9 / 10, base);
+			s->width * 9 / 10, s->height * 9 / 10, base, false);
 	bench_vitrail_stop(&vitrail);
 	return ms;
+}
+
+/* The value after "imported=" in a vitrail --stats file, 0 without the
+ * line (nothing shown without a copy), -1 without the file. */
+static long stats_imported(const char *path) {
+	char *text = csv_read_file(path);
+	if (text == NULL) {
+		return -1;
+	}
+	const char *p = strstr(text, "client_dmabufs ");
+	p = p != NULL ? strstr(p, "imported=") : NULL;
+	long n = p != NULL ? strtol(p + strlen("imported="), NULL, 10) : 0;
+	free(text);
+	return n;
+}
+
+/* Part 3: the dmabuf probe in vitrail on Mesa 25's lavapipe, sampled in
+ * place (import) or copied (VITRAIL_NO_DMABUF_IMPORT=1). */
+static double run_dmabuf(struct bench *bench, struct size_result *s,
+		const char *base, bool import, long *imported) {
+	char size[32];
+	snprintf(size, sizeof(size), "%dx%d", s->width, s->height);
+	char *log = bench_asprintf("%s-vitrail.log", base);
+	char *stats = bench_asprintf("%s-stats.txt", base);
+	const char *extra[] = { "--stats", stats, NULL };
+	/* the environment vitrail inherits (bench_spawn) */
+	setenv("VK_ICD_FILENAMES", bench->icd, 1);
+	setenv("VITRAIL_DMABUF_DEVICE", "/dev/null", 1);
+	if (!import) {
+		setenv("VITRAIL_NO_DMABUF_IMPORT", "1", 1);
+	}
+	struct bench_vitrail parent, vitrail;
+	bool started = bench_vitrail_start_setup(&bench->env, false, 60, size,
+			extra, log, NULL, 30000, &parent, &vitrail);
+	unsetenv("VK_ICD_FILENAMES");
+	unsetenv("VITRAIL_DMABUF_DEVICE");
+	unsetenv("VITRAIL_NO_DMABUF_IMPORT");
+	double ms = NAN;
+	if (started) {
+		ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket,
+				s->width * 9 / 10, s->height * 9 / 10, base, true);
+		bench_vitrail_stop(&vitrail);
+		*imported = stats_imported(stats);
+	}
+	free(stats);
+	free(log);
+	return ms;
+}
+
+static void dmabuf_part(struct bench *bench) {
+	bench->imported = -1;
+	char lavapipe[PATH_MAX];
+	if (!mesa25_lavapipe(lavapipe)) {
+		printf("dmabufs: no Mesa 25 lavapipe (tests/mesa25.h): n/a\n");
+		return;
+	}
+	bench->icd = bench_asprintf("%s/lvp25_icd.json", bench->env.runtime_dir);
+	FILE *f = fopen(bench->icd, "w");
+	if (f == NULL) {
+		perror("bench-efficiency: the ICD manifest");
+		return;
+	}
+	mesa25_write_icd(f, lavapipe);
+	fclose(f);
+	bench->imported = 0;
+	for (int rep = 0; rep < bench->reps; rep++) {
+		for (int i = 0; i < NDMABUF; i++) {
+			struct size_result *s = &bench->sizes[NSIZES - NDMABUF + i];
+			struct dmabuf_result *d = &bench->dmabuf[i];
+			char *base = bench_asprintf("%s/dmabuf-rep%d-%d", bench->runs_dir,
+					rep, s->height);
+			char *base_copy = bench_asprintf("%s-copy", base);
+			long imported = 0, none = 0;
+			double in_place, copy;
+			if (rep % 2 == 0) {
+				in_place = run_dmabuf(bench, s, base, true, &imported);
+				copy = run_dmabuf(bench, s, base_copy, false, &none);
+			} else {
+				copy = run_dmabuf(bench, s, base_copy, false, &none);
+				in_place = run_dmabuf(bench, s, base, true, &imported);
+			}
+			printf("dmabuf rep %d %dx%d: in place %s ms (%ld imported), "
+				   "copied %s ms (%ld imported) per client frame\n",
+					rep, s->width, s->height, bench_fmt(in_place, 3), imported,
+					bench_fmt(copy, 3), none);
+			bench->imported += imported > 0 ? imported : 0;
+			if (!isnan(in_place)) {
+				bench_values_add(&d->in_place_ms, in_place);
+			}
+			if (!isnan(copy)) {
+				bench_values_add(&d->copy_ms, copy);
+			}
+			if (!isnan(in_place) && !isnan(copy) && copy > 0) {
+				bench_values_add(&d->ratio, in_place / copy);
+			}
+			free(base_copy);
+			free(base);
+		}
+	}
 }
 
 static double run_weston(struct bench *bench, struct size_result *s,
@@ -185,7 +309,7 @@ static double run_weston(struct bench *bench, struct size_result *s,
 		/* the desktop shell's background and panel first */
 		bench_sleep_ms(1000);
 		ms = run_probe_to_end(bench, pid, socket, s->width * 9 / 10,
-				s->height * 9 / 10, base);
+				s->height * 9 / 10, base, false);
 	} else {
 		fprintf(stderr, "bench-efficiency: weston did not start (see %s)\n",
 				log);
@@ -394,6 +518,7 @@ int main(int argc, char *argv[]) {
 	}
 	double main_max = NAN, rtt_p99 = NAN;
 	heavy_animation(&bench, &main_max, &rtt_p99);
+	dmabuf_part(&bench);
 
 	char *txt_path = bench_asprintf("%s/efficiency.txt", bench.out);
 	FILE *txt = fopen(txt_path, "w");
@@ -416,11 +541,30 @@ int main(int argc, char *argv[]) {
 					bench_fmt(bench_values_median(&s->ratio), 2));
 		}
 	}
+	static const char *const names[NSIZES] = { "720", "1080", "2160" };
+	for (int o = 0; o < 2; o++) {
+		if (outs[o] == NULL || bench.icd == NULL) {
+			continue;
+		}
+		fprintf(outs[o],
+				"\nclient dmabufs, vitrail CPU per client frame (ms, median "
+				"of %d; Mesa 25's lavapipe; %ld imported)\n",
+				bench.reps, bench.imported);
+		fprintf(outs[o], "%-10s %10s %10s %10s\n", "output", "in place",
+				"copied", "ratio");
+		for (int i = 0; i < NDMABUF; i++) {
+			struct size_result *s = &bench.sizes[NSIZES - NDMABUF + i];
+			fprintf(outs[o], "%4dx%-5d %10s %10s %10s\n", s->width, s->height,
+					bench_fmt(bench_values_median(&bench.dmabuf[i].in_place_ms),
+							3),
+					bench_fmt(bench_values_median(&bench.dmabuf[i].copy_ms), 3),
+					bench_fmt(bench_values_median(&bench.dmabuf[i].ratio), 2));
+		}
+	}
 	if (txt != NULL) {
 		fclose(txt);
 	}
 	printf("summary:");
-	static const char *const names[NSIZES] = { "720", "1080", "2160" };
 	for (int i = 0; i < NSIZES; i++) {
 		printf(" ratio_%s=%s", names[i],
 				bench_fmt(bench_values_median(&bench.sizes[i].ratio), 2));
@@ -431,8 +575,30 @@ int main(int argc, char *argv[]) {
 				names[i],
 				bench_fmt(bench_values_median(&bench.sizes[i].weston_ms), 3));
 	}
-	printf(" main_thread_max_ms=%s roundtrip_p99_ms=%s\n",
-			bench_fmt(main_max, 2), bench_fmt(rtt_p99, 2));
+	printf(" main_thread_max_ms=%s roundtrip_p99_ms=%s", bench_fmt(main_max, 2),
+			bench_fmt(rtt_p99, 2));
+	for (int i = 0; i < NDMABUF; i++) {
+		printf(" dmabuf_ratio_%s=%s", names[NSIZES - NDMABUF + i],
+				bench_fmt(bench_values_median(&bench.dmabuf[i].ratio), 2));
+	}
+	for (int i = 0; i < NDMABUF; i++) {
+		const char *name = names[NSIZES - NDMABUF + i];
+		printf(" dmabuf_ms_%s=%s dmabuf_copy_ms_%s=%s", name,
+				bench_fmt(bench_values_median(&bench.dmabuf[i].in_place_ms), 3),
+				name,
+				bench_fmt(bench_values_median(&bench.dmabuf[i].copy_ms), 3));
+	}
+	if (bench.imported >= 0) {
+		printf(" dmabuf_imported=%ld\n", bench.imported);
+	} else {
+		printf(" dmabuf_imported=n/a\n");
+	}
+	for (int i = 0; i < NDMABUF; i++) {
+		bench_values_finish(&bench.dmabuf[i].in_place_ms);
+		bench_values_finish(&bench.dmabuf[i].copy_ms);
+		bench_values_finish(&bench.dmabuf[i].ratio);
+	}
+	free(bench.icd);
 	for (int i = 0; i < NSIZES; i++) {
 		bench_values_finish(&bench.sizes[i].vitrail_ms);
 		bench_values_finish(&bench.sizes[i].weston_ms);

@@ -3,6 +3,7 @@
 #include "probe-client.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
 /* ---- xdg_toplevel ------------------------------------------------------- */
@@ -147,8 +149,8 @@ static const struct wl_buffer_listener buffer_listener = {
 	.release = buffer_handle_release,
 };
 
-static struct pc_buffer *buffer_create(struct wl_shm *shm, int32_t width,
-		int32_t height) {
+static struct pc_buffer *buffer_create(struct wl_shm *shm,
+		struct zwp_linux_dmabuf_v1 *dmabuf, int32_t width, int32_t height) {
 	struct pc_buffer *buffer = calloc(1, sizeof(*buffer));
 	if (buffer == NULL) {
 		return NULL;
@@ -156,14 +158,19 @@ static struct pc_buffer *buffer_create(struct wl_shm *shm, int32_t width,
 	buffer->width = width;
 	buffer->height = height;
 	buffer->content_seq = -1;
-	buffer->size = (size_t)width * 4 * (size_t)height;
+	uint32_t stride = (uint32_t)width * 4;
+	if (dmabuf != NULL) {
+		stride = (stride + 63) & ~63u;
+	}
+	buffer->size = (size_t)stride * (size_t)height;
 
-	int fd = memfd_create("vitrail-probe", MFD_CLOEXEC);
+	int fd = memfd_create("vitrail-probe", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		perror("memfd_create");
 		goto error_buffer;
 	}
-	if (ftruncate(fd, (off_t)buffer->size) < 0) {
+	if (ftruncate(fd, (off_t)buffer->size) < 0 ||
+			(dmabuf != NULL && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)) {
 		perror("ftruncate");
 		goto error_fd;
 	}
@@ -174,11 +181,21 @@ static struct pc_buffer *buffer_create(struct wl_shm *shm, int32_t width,
 		buffer->data = NULL;
 		goto error_fd;
 	}
-	struct wl_shm_pool *pool =
-			wl_shm_create_pool(shm, fd, (int32_t)buffer->size);
-	buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
-			width * 4, WL_SHM_FORMAT_XRGB8888);
-	wl_shm_pool_destroy(pool);
+	if (dmabuf != NULL) {
+		struct zwp_linux_buffer_params_v1 *params =
+				zwp_linux_dmabuf_v1_create_params(dmabuf);
+		zwp_linux_buffer_params_v1_add(params, fd, 0, 0, stride, 0,
+				0); /* DRM_FORMAT_MOD_LINEAR */
+		buffer->wl_buffer = zwp_linux_buffer_params_v1_create_immed(params,
+				width, height, 0x34325258 /* DRM_FORMAT_XRGB8888 */, 0);
+		zwp_linux_buffer_params_v1_destroy(params);
+	} else {
+		struct wl_shm_pool *pool =
+				wl_shm_create_pool(shm, fd, (int32_t)buffer->size);
+		buffer->wl_buffer = wl_shm_pool_create_buffer(pool, 0, width, height,
+				width * 4, WL_SHM_FORMAT_XRGB8888);
+		wl_shm_pool_destroy(pool);
+	}
 	close(fd);
 	wl_buffer_add_listener(buffer->wl_buffer, &buffer_listener, buffer);
 	return buffer;
@@ -212,7 +229,7 @@ struct pc_buffer *pc_pool_next(struct pc_pool *pool, struct wl_shm *shm,
 	if (best != NULL || slot == NULL) {
 		return best;
 	}
-	*slot = buffer_create(shm, width, height);
+	*slot = buffer_create(shm, pool->dmabuf, width, height);
 	return *slot;
 }
 

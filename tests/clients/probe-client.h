@@ -47,7 +47,8 @@ bool pc_toplevel_init(struct pc_toplevel *toplevel,
 /* Destroys what init created (also after a failed init). */
 void pc_toplevel_finish(struct pc_toplevel *toplevel);
 
-/* An XRGB8888 wl_shm buffer (stride 4 * width) with its pixels mapped. */
+/* An XRGB8888 wl_shm buffer (stride 4 * width) with its pixels mapped
+ * (size bytes: a dmabuf's rows may be padded). */
 struct pc_buffer {
 	struct wl_buffer *wl_buffer;
 	uint32_t *data;
@@ -57,8 +58,15 @@ struct pc_buffer {
 	int64_t content_seq; // the frame it holds, -1: none (its user's)
 };
 
+struct zwp_linux_dmabuf_v1;
+
 struct pc_pool {
 	struct pc_buffer *buffers[PC_POOL_MAX];
+	/* set: buffers are zwp_linux_dmabuf_v1 ones instead, LINEAR XRGB8888
+	 * memfds sealed against shrinking (what vitrail announcing a
+	 * device, e.g. VITRAIL_DMABUF_DEVICE=/dev/null, takes), rows padded
+	 * to 64 bytes as Mesa lays out LINEAR images */
+	struct zwp_linux_dmabuf_v1 *dmabuf;
 };
 
 /* A released buffer of width x height, the one holding the newest frame

@@ -31,6 +31,10 @@
  *   --size WxH      window size when the compositor leaves it to us
  *                   (default 256x256)
  *   --timeout SEC   give up after SEC seconds (default 120; 0: never)
+ *   --dmabuf        send zwp_linux_dmabuf_v1 buffers (LINEAR XRGB8888
+ *                   memfds sealed against shrinking, rows padded to 64
+ *                   bytes) instead of wl_shm ones; fails without the
+ *                   global
  *
  * On exit it prints one line to stdout:
  *   latency: frames=<n> discarded=<n> median_periods=<x> p95_periods=<x>
@@ -55,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
+#include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "presentation-time-client-protocol.h"
 #include "probe-client.h"
 #include "xdg-shell-client-protocol.h"
@@ -83,6 +88,8 @@ struct probe {
 	struct wl_shm *shm;
 	struct xdg_wm_base *wm_base;
 	struct wp_presentation *presentation;
+	struct zwp_linux_dmabuf_v1 *dmabuf; /* bound with --dmabuf */
+	bool use_dmabuf;
 	uint32_t clock_id;
 	bool clock_known;
 
@@ -130,7 +137,7 @@ static void draw_solid(struct pc_buffer *buffer, uint64_t seq) {
 	};
 	uint32_t colour = colours[seq % (sizeof(colours) / sizeof(colours[0]))];
 	uint32_t *px = buffer->data;
-	size_t n = (size_t)buffer->width * (size_t)buffer->height;
+	size_t n = buffer->size / 4; /* padding too: rows may be */
 	for (size_t i = 0; i < n; i++) {
 		px[i] = colour;
 	}
@@ -305,6 +312,11 @@ static void registry_handle_global(void *data, struct wl_registry *registry,
 				wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 		wp_presentation_add_listener(probe->presentation,
 				&presentation_listener, probe);
+	} else if (probe->use_dmabuf &&
+			strcmp(interface, zwp_linux_dmabuf_v1_interface.name) == 0 &&
+			version >= 3) {
+		probe->dmabuf = wl_registry_bind(registry, name,
+				&zwp_linux_dmabuf_v1_interface, 3);
 	}
 }
 
@@ -343,6 +355,13 @@ static bool probe_init(struct probe *probe) {
 				"wl_compositor, wl_shm, xdg_wm_base or wp_presentation\n");
 		return false;
 	}
+	if (probe->use_dmabuf && probe->dmabuf == NULL) {
+		fprintf(stderr,
+				"vitrail-latency-probe: --dmabuf: the compositor "
+				"offers no zwp_linux_dmabuf_v1 (version 3 or more)\n");
+		return false;
+	}
+	probe->pool.dmabuf = probe->dmabuf;
 	struct timespec ts;
 	if (!probe->clock_known ||
 			clock_gettime((clockid_t)probe->clock_id, &ts) != 0) {
@@ -378,6 +397,9 @@ static void probe_finish(struct probe *probe) {
 	pc_toplevel_finish(&probe->window);
 	if (probe->presentation != NULL) {
 		wp_presentation_destroy(probe->presentation);
+	}
+	if (probe->dmabuf != NULL) {
+		zwp_linux_dmabuf_v1_destroy(probe->dmabuf);
 	}
 	if (probe->wm_base != NULL) {
 		xdg_wm_base_destroy(probe->wm_base);
@@ -561,7 +583,7 @@ static void usage(FILE *f) {
 	fprintf(f,
 			"Usage: vitrail-latency-probe [--frames N] [--skip N] "
 			"[--render-ms X] [--csv FILE] [--app-id ID] [--size WxH] "
-			"[--timeout SEC]\n");
+			"[--timeout SEC] [--dmabuf]\n");
 }
 
 int main(int argc, char *argv[]) {
@@ -582,6 +604,7 @@ int main(int argc, char *argv[]) {
 		{ "app-id", required_argument, NULL, 'a' },
 		{ "size", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "dmabuf", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -600,6 +623,7 @@ int main(int argc, char *argv[]) {
 			ok = pc_parse_size(optarg, &probe.width, &probe.height);
 			break;
 		case 't': ok = pc_parse_double(optarg, 0, &probe.timeout_s); break;
+		case 'd': probe.use_dmabuf = true; break;
 		case 'h': usage(stdout); return EXIT_SUCCESS;
 		default: usage(stderr); return EXIT_FAILURE;
 		}
