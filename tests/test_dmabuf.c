@@ -895,6 +895,17 @@ START_TEST(test_dmabuf_in_place) {
 	ck_assert_msg(a.released, "the replaced dmabuf was never released");
 	ck_assert_msg(!b.released, "the dmabuf on screen was released");
 
+	/* the next buffer damaged in its top half only (its bottom is the
+	 * same): the top from it, imported (ARGB8888 again, 448-byte rows) */
+	struct held c = { 0 };
+	struct wl_buffer *buffer_c = halves_buffer(&d, DRM_FORMAT_ARGB8888, 0, 448,
+			0xff3366aau, 0xffaa2288u, &c);
+	wl_surface_attach(app.surface, buffer_c, 0, 0);
+	wl_surface_damage_buffer(app.surface, 0, 0, WIN_W, WIN_H / 2);
+	wl_surface_commit(app.surface);
+	ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	expect_halves(harness, vitrail, "damaged-top", &win, 0x3366aau, 0xaa2288u);
+
 	/* back to a: its pixels as the client left them */
 	a.released = false;
 	show(&app, buffer_a);
@@ -903,12 +914,13 @@ START_TEST(test_dmabuf_in_place) {
 
 	wl_buffer_destroy(buffer_a);
 	wl_buffer_destroy(buffer_b);
+	wl_buffer_destroy(buffer_c);
 	dm_finish(&d, false);
 	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
-	/* three images without a copy, the 448-byte ones imported */
-	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "uncopied="), 3);
-	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "imported="), 2);
+	/* four images without a copy, the 448-byte ones imported */
+	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "uncopied="), 4);
+	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "imported="), 3);
 	free(stats_path);
 	free(icd_path);
 	free(icd);

@@ -435,6 +435,88 @@ START_TEST(test_tree_damage_content) {
 }
 END_TEST
 
+static void count_release(void *data) {
+	(*(int *)data)++;
+}
+
+/* An external image of w x h over pixels, counting its release. */
+static struct vr_image *counted_image(int32_t w, int32_t h, uint32_t *pixels,
+		int *released) {
+	struct vr_image *image = vr_image_create_external(w, h, VR_FORMAT_XRGB8888,
+			&(struct vr_image_source){ .pixels = pixels,
+					.stride = w * 4,
+					.fd = -1,
+					.release = count_release,
+					.data = released });
+	ck_assert_ptr_nonnull(image);
+	return image;
+}
+
+/* A client's next buffer (vr_node_replace_image): only its damage is
+ * redrawn, the image it replaced is let go; a replacement the node cannot
+ * take as one (another size, another mapping) damages the bounds. */
+START_TEST(test_tree_damage_replace_image) {
+	static uint32_t pixels[30 * 30];
+	int released[4] = { 0 };
+	struct vr_image *a = counted_image(30, 30, pixels, &released[0]);
+	struct vr_node *n = vr_node_create(tree);
+	vr_node_set_image(n, a, NULL, 30, 30, VR_TRANSFORM_NORMAL);
+	vr_image_unref(a);
+	vr_node_set_position(n, 5, 5);
+	vr_node_set_parent(n, root);
+	vr_tree_update(tree, NULL);
+
+	pixman_region32_t local, damage;
+	pixman_region32_init_rect(&local, 1, 1, 2, 2);
+	struct vr_image *b = counted_image(30, 30, pixels, &released[1]);
+	uint64_t gen = vr_tree_generation(tree);
+	vr_node_replace_image(n, b, NULL, 30, 30, VR_TRANSFORM_NORMAL, &local);
+	vr_image_unref(b);
+	ck_assert_int_eq(released[0], 1); /* the node let a go */
+	ck_assert_int_eq(released[1], 0);
+	ck_assert_uint_gt(vr_tree_generation(tree), gen);
+	update_damage(&damage);
+	ck_assert(region_equals_boxes(&damage, (struct vr_box[]){ { 6, 6, 2, 2 } },
+			1));
+	pixman_region32_fini(&damage);
+
+	/* no damage: nothing redrawn, the image is still replaced */
+	pixman_region32_clear(&local);
+	struct vr_image *c = counted_image(30, 30, pixels, &released[2]);
+	vr_node_replace_image(n, c, NULL, 30, 30, VR_TRANSFORM_NORMAL, &local);
+	vr_image_unref(c);
+	ck_assert_int_eq(released[1], 1);
+	update_damage(&damage);
+	ck_assert(!pixman_region32_not_empty(&damage));
+	pixman_region32_fini(&damage);
+
+	/* another size: its bounds, old and new */
+	pixman_region32_init_rect(&local, 1, 1, 2, 2);
+	struct vr_image *d = counted_image(20, 40, pixels, &released[3]);
+	vr_node_replace_image(n, d, NULL, 20, 40, VR_TRANSFORM_NORMAL, &local);
+	vr_image_unref(d);
+	ck_assert_int_eq(released[2], 1);
+	update_damage(&damage);
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 5, 5, 30, 30 }, { 5, 5, 20, 40 } }, 2));
+	pixman_region32_fini(&damage);
+
+	/* the same size shown another way (a viewport's source): the bounds */
+	struct vr_image *e = counted_image(20, 40, pixels, &released[0]);
+	vr_node_replace_image(n, e, &(struct vr_rectf){ 0, 0, 10, 20 }, 20, 40,
+			VR_TRANSFORM_NORMAL, &local);
+	vr_image_unref(e);
+	ck_assert_int_eq(released[3], 1);
+	update_damage(&damage);
+	ck_assert(region_equals_boxes(&damage,
+			(struct vr_box[]){ { 5, 5, 20, 40 } }, 1));
+	pixman_region32_fini(&damage);
+	pixman_region32_fini(&local);
+	vr_node_destroy(n);
+	ck_assert_int_eq(released[0], 2);
+}
+END_TEST
+
 START_TEST(test_tree_damage_unchanged) {
 	struct vr_node *a = rect_node(root, 3, 4, 10, 10);
 	vr_tree_update(tree, NULL);
@@ -582,7 +664,8 @@ static Suite *tree_suite(void) {
 						test_tree_detach_reparent } },
 		{ "damage",
 				{ test_tree_damage_move, test_tree_damage_content,
-						test_tree_damage_unchanged } },
+						test_tree_damage_unchanged,
+						test_tree_damage_replace_image } },
 		{ "cache",
 				{ test_tree_cache_dirty_subtrees_only, test_tree_generation } },
 	};

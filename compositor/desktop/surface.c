@@ -189,15 +189,32 @@ struct vt_surface_copy {
 };
 
 /* The content node shows surface->image with the surface's committed
- * geometry. */
-static void surface_show_image(struct vt_surface *surface) {
+ * geometry: redrawn whole, or (damage_only) where the commit damaged the
+ * surface, for an image that replaces one of the same size whose pixels
+ * are the same elsewhere (a client's next buffer). */
+static void surface_show_image_damaged(struct vt_surface *surface,
+		bool damage_only) {
 	struct wlr_surface *wlr_surface = surface->wlr_surface;
 	struct wlr_fbox src;
 	wlr_surface_get_buffer_source_box(wlr_surface, &src);
 	struct vr_rectf vr_src = { src.x, src.y, src.width, src.height };
-	vr_node_set_image(surface->content, surface->image, &vr_src,
+	if (!damage_only) {
+		vr_node_set_image(surface->content, surface->image, &vr_src,
+				wlr_surface->current.width, wlr_surface->current.height,
+				(enum vr_transform)wlr_surface->current.transform);
+		return;
+	}
+	pixman_region32_t damage;
+	pixman_region32_init(&damage);
+	wlr_surface_get_effective_damage(wlr_surface, &damage);
+	vr_node_replace_image(surface->content, surface->image, &vr_src,
 			wlr_surface->current.width, wlr_surface->current.height,
-			(enum vr_transform)wlr_surface->current.transform);
+			(enum vr_transform)wlr_surface->current.transform, &damage);
+	pixman_region32_fini(&damage);
+}
+
+static void surface_show_image(struct vt_surface *surface) {
+	surface_show_image_damaged(surface, false);
 }
 
 /* End the copy: the buffer goes back to the client (released unless it
@@ -643,10 +660,13 @@ static void surface_update_content(struct vt_surface *surface) {
 		if (locked != NULL) {
 			wlr_buffer_unlock(locked);
 		}
+		/* the client's next buffer: only its damage is new, unless
+		 * the node does not show the previous commit yet (a copy) */
+		bool damage_only = !resized && surface->copy == NULL;
 		surface_cancel_copy(surface, true);
 		surface_drop_spare(surface);
 		surface_set_image(surface, external);
-		surface_show_image(surface);
+		surface_show_image_damaged(surface, damage_only);
 		return;
 	}
 	void *data;

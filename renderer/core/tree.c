@@ -428,6 +428,40 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 	node->src_from[1] = from[1];
 }
 
+void vr_node_replace_image(struct vr_node *node, struct vr_image *image,
+		const struct vr_rectf *src, float width, float height,
+		enum vr_transform transform, const pixman_region32_t *damage) {
+	struct vr_image *old =
+			node->content.type == VR_CONTENT_IMAGE ? node->content.image : NULL;
+	struct vr_rectf full = { 0.0f, 0.0f, (float)image->width,
+		(float)image->height };
+	if (src == NULL) {
+		src = &full;
+	}
+	if (old == NULL || old == image || damage == NULL ||
+			old->width != image->width || old->height != image->height ||
+			old->format != image->format || node->content.src.x != src->x ||
+			node->content.src.y != src->y ||
+			node->content.src.width != src->width ||
+			node->content.src.height != src->height ||
+			node->content.width != width || node->content.height != height ||
+			node->content.transform != transform) {
+		vr_node_set_image(node, image, src, width, height, transform);
+		if (old == image) {
+			vr_node_damage_content(node, damage);
+		}
+		return;
+	}
+	node->content.image = vr_image_ref(image);
+	vr_image_unref(old);
+	node->prep_stamp++; /* its tasks name the image */
+	if (pixman_region32_not_empty((pixman_region32_t *)damage)) {
+		vr_node_damage_content(node, damage);
+	} else {
+		changed(node, VR_DIRTY_SELF); /* re-prepared, nothing redrawn */
+	}
+}
+
 void vr_node_set_display_list(struct vr_node *node,
 		struct vr_display_list *list) {
 	if (list == NULL) {

@@ -229,6 +229,14 @@ void vr_node_set_rect(struct vr_node *node, float width, float height,
 void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 		const struct vr_rectf *src, float width, float height,
 		enum vr_transform transform);
+/* vr_node_set_image with another image whose pixels are the shown
+ * image's outside damage (node-local coordinates), as a client's next
+ * buffer is by wl_surface.damage's rule: only damage is redrawn where the
+ * node shows an image of the same size and format the same way; anything
+ * else is vr_node_set_image's (the bounds redrawn). */
+void vr_node_replace_image(struct vr_node *node, struct vr_image *image,
+		const struct vr_rectf *src, float width, float height,
+		enum vr_transform transform, const pixman_region32_t *damage);
 void vr_node_clear_content(struct vr_node *node);
 /* The image content changed inside region (node-local coordinates; NULL:
  * everything). */
