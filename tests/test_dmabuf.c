@@ -569,17 +569,24 @@ static void expect_halves(struct harness *harness,
 			bottom & 0xffffff);
 }
 
+/* The test's window (grey until a buffer comes) and linux-dmabuf
+ * (version 4) on its connection to vitrail. */
+static void open_window(struct harness_vitrail *vitrail, struct sc_app *app,
+		struct dm *d) {
+	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
+	ck_assert(sc_app_init(app, "dmabuf-window"));
+	ck_assert(sc_app_create_window(app, "dmabuf-window", "dmabuf", WIN_W, WIN_H,
+			0xff808080u));
+	dm_init(d, app->display, NULL, 4);
+	ck_assert(d->present);
+}
+
 START_TEST(test_dmabuf_pixels) {
 	struct harness *harness = harness_create("dmabuf-pixels");
 	struct harness_vitrail *vitrail = start(harness, "/dev/null");
-	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct sc_app app = { 0 };
-	ck_assert(sc_app_init(&app, "dmabuf-window"));
-	ck_assert(sc_app_create_window(&app, "dmabuf-window", "dmabuf", WIN_W,
-			WIN_H, 0xff808080u));
 	struct dm d;
-	dm_init(&d, app.display, NULL, 4);
-	ck_assert(d.present);
+	open_window(vitrail, &app, &d);
 
 	/* XRGB8888 at offset 4096 with 64 bytes of padding a row */
 	const uint32_t offset = 4096, stride = WIN_W * 4 + 64;
@@ -856,14 +863,9 @@ START_TEST(test_dmabuf_in_place) {
 					.output_size = "320x240",
 					.extra_args = args,
 					.env = env });
-	setenv("WAYLAND_DISPLAY", vitrail->socket, 1);
 	struct sc_app app = { 0 };
-	ck_assert(sc_app_init(&app, "dmabuf-window"));
-	ck_assert(sc_app_create_window(&app, "dmabuf-window", "dmabuf", WIN_W,
-			WIN_H, 0xff808080u));
 	struct dm d;
-	dm_init(&d, app.display, NULL, 4);
-	ck_assert(d.present);
+	open_window(vitrail, &app, &d);
 
 	/* rows 448 bytes apart, the pitch lavapipe gives a LINEAR image of
 	 * 100 texels (64-byte rows), from a page in: imported */

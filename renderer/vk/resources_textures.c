@@ -205,20 +205,8 @@ static bool texture_import(struct vr_renderer *renderer,
 	if (vkBindImageMemory(dev, vk_image, memory, bind_offset) != VK_SUCCESS) {
 		goto error;
 	}
-	VkImageViewCreateInfo vinfo = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-		.image = vk_image,
-		.viewType = VK_IMAGE_VIEW_TYPE_2D,
-		.format = VK_FORMAT_B8G8R8A8_UNORM,
-		.components = components,
-		.subresourceRange = {
-			.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
-			.levelCount = 1,
-			.layerCount = 1,
-		},
-	};
 	why = "vkCreateImageView";
-	if (vkCreateImageView(dev, &vinfo, NULL, &view) != VK_SUCCESS) {
+	if (!vr_vk_create_view(renderer, vk_image, components, &view)) {
 		goto error;
 	}
 	texture->vk_image = vk_image;

@@ -601,6 +601,29 @@ void vr_vk_destroy_host_buffer(struct vr_renderer *renderer,
 	buffer->size = 0;
 }
 
+bool vr_vk_create_view(struct vr_renderer *renderer, VkImage image,
+		VkComponentMapping components, VkImageView *view) {
+	VkImageViewCreateInfo vinfo = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+		.image = image,
+		.viewType = VK_IMAGE_VIEW_TYPE_2D,
+		.format = VK_FORMAT_B8G8R8A8_UNORM,
+		.components = components,
+		.subresourceRange = {
+			.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
+			.levelCount = 1,
+			.layerCount = 1,
+		},
+	};
+	VkResult res = vkCreateImageView(renderer->device, &vinfo, NULL, view);
+	if (res != VK_SUCCESS) {
+		vr_log(VR_LOG_ERROR, "vkCreateImageView failed: %s",
+				vr_vk_result_str(res));
+		return false;
+	}
+	return true;
+}
+
 bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
 		int32_t height, VkImageUsageFlags usage, VkComponentMapping components,
 		VkImage *image, VkDeviceMemory *memory, VkImageView *view) {
@@ -634,22 +657,7 @@ bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
 				vr_vk_result_str(res));
 		goto error_memory;
 	}
-	VkImageViewCreateInfo vinfo = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-		.image = *image,
-		.viewType = VK_IMAGE_VIEW_TYPE_2D,
-		.format = VK_FORMAT_B8G8R8A8_UNORM,
-		.components = components,
-		.subresourceRange = {
-			.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
-			.levelCount = 1,
-			.layerCount = 1,
-		},
-	};
-	res = vkCreateImageView(renderer->device, &vinfo, NULL, view);
-	if (res != VK_SUCCESS) {
-		vr_log(VR_LOG_ERROR, "vkCreateImageView failed: %s",
-				vr_vk_result_str(res));
+	if (!vr_vk_create_view(renderer, *image, components, view)) {
 		goto error_memory;
 	}
 	return true;

@@ -439,6 +439,9 @@ bool vr_vk_create_host_buffer(struct vr_renderer *renderer, VkDeviceSize size,
 		struct vr_host_buffer *out);
 void vr_vk_destroy_host_buffer(struct vr_renderer *renderer,
 		struct vr_host_buffer *buffer); /* accepts an empty one */
+/* A 2D view of a B8G8R8A8 image; false (logged) on failure. */
+bool vr_vk_create_view(struct vr_renderer *renderer, VkImage image,
+		VkComponentMapping components, VkImageView *view);
 /* A B8G8R8A8 image with memory and a view. */
 bool vr_vk_create_image(struct vr_renderer *renderer, int32_t width,
 		int32_t height, VkImageUsageFlags usage, VkComponentMapping components,
