@@ -27,12 +27,12 @@
 #include <drm_fourcc.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <linux/dma-buf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vitrail/renderer.h>

@@ -1,8 +1,8 @@
 #define _GNU_SOURCE /* MAP_ANONYMOUS, madvise, F_DUPFD_CLOEXEC */
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "render_private.h"
