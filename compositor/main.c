@@ -418,17 +418,21 @@ static void spawn_demo_clients(struct vt_server *server) {
 	}
 }
 
-/* Client dmabufs shown without a copy, and how many of those the engine
- * sampled in place (the others it read or uploaded). */
+/* Client dmabufs shown without a copy, how many of those the engine
+ * sampled in place (the others it read or uploaded), and how many of
+ * those took a kept import of the same buffer again. */
 static void print_dmabuf_stats(struct vt_server *server, FILE *f,
 		const char *indent) {
 	unsigned uncopied = vt_client_dmabuf_images();
 	if (uncopied == 0) {
 		return;
 	}
-	fprintf(f, "%sclient_dmabufs uncopied=%u imported=%u\n", indent, uncopied,
-			server->engine != NULL ? vr_engine_dmabuf_imports(server->engine) :
-									 0);
+	unsigned reused = 0;
+	unsigned imported = server->engine != NULL ?
+			vr_engine_dmabuf_imports(server->engine, &reused) :
+			0;
+	fprintf(f, "%sclient_dmabufs uncopied=%u imported=%u reused=%u\n", indent,
+			uncopied, imported, reused);
 }
 
 static void write_exit_reports(struct vt_server *server) {

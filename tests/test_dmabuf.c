@@ -920,9 +920,11 @@ START_TEST(test_dmabuf_in_place) {
 	dm_finish(&d, false);
 	sc_app_finish(&app);
 	harness_stop_vitrail(harness, vitrail);
-	/* four images without a copy, the 448-byte ones imported */
+	/* four images without a copy, the 448-byte ones sampled in place,
+	 * the first buffer's second time on its import kept */
 	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "uncopied="), 4);
 	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "imported="), 3);
+	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "reused="), 1);
 	free(stats_path);
 	free(icd_path);
 	free(icd);

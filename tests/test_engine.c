@@ -283,7 +283,7 @@ static unsigned check_external(struct fixture *f, enum kind kind,
 	size_t len;
 	int fd = external_memfd(offset, stride, &map, &len);
 	released = 0;
-	unsigned imports = vr_engine_dmabuf_imports(f->engine);
+	unsigned imports = vr_engine_dmabuf_imports(f->engine, NULL);
 	struct vr_image *image =
 			vr_image_create_external(EXT_W, EXT_H, VR_FORMAT_XRGB8888,
 					&(struct vr_image_source){
@@ -320,7 +320,7 @@ static unsigned check_external(struct fixture *f, enum kind kind,
 					kind_names[kind], x, y, px(f, 24 + x, 30 + y), want);
 		}
 	}
-	unsigned imported = vr_engine_dmabuf_imports(f->engine) - imports;
+	unsigned imported = vr_engine_dmabuf_imports(f->engine, NULL) - imports;
 
 	/* gone from the tree and from our hands */
 	vr_image_unref(image);

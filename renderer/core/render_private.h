@@ -130,7 +130,8 @@ struct vr_image_memory {
 struct vr_image_memory *vr_image_memory_ref(struct vr_image_memory *memory);
 /* The Vulkan renderer samples external images' dma-bufs (vk_device.c). */
 bool vr_renderer_imports_dmabuf(const struct vr_renderer *renderer);
-unsigned vr_renderer_dmabuf_imports(struct vr_renderer *renderer);
+unsigned vr_renderer_dmabuf_imports(struct vr_renderer *renderer,
+		unsigned *reused);
 /* Any thread; accepts NULL. */
 void vr_image_memory_unref(struct vr_image_memory *memory);
 

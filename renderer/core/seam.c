@@ -89,10 +89,15 @@ bool vr_engine_host_images(const struct vr_engine *engine) {
 	return engine->kind != SEAM_VULKAN;
 }
 
-unsigned vr_engine_dmabuf_imports(const struct vr_engine *engine) {
-	return engine->kind == SEAM_VULKAN ?
-			vr_renderer_dmabuf_imports(engine->vulkan) :
-			0;
+unsigned vr_engine_dmabuf_imports(const struct vr_engine *engine,
+		unsigned *reused) {
+	if (engine->kind == SEAM_VULKAN) {
+		return vr_renderer_dmabuf_imports(engine->vulkan, reused);
+	}
+	if (reused != NULL) {
+		*reused = 0;
+	}
+	return 0;
 }
 
 bool vr_engine_imports_dmabuf(const struct vr_engine *engine) {

@@ -10,6 +10,7 @@
  *                                           of the resources of shard i
  *   vr_resources::descriptors_lock (mutex)  descriptor pools
  *   vr_resources::scratch_lock     (mutex)  scratch image lists
+ *   vr_resources::imports_lock     (mutex)  imported dma-bufs kept
  * Creation (of a texture, an atlas page, a pipeline, a scratch image)
  * happens with none of them held: the first thread to need a resource
  * inserts it in state PREPARING under the write lock, drops the lock,
@@ -412,6 +413,9 @@ bool vr_resources_init(struct vr_renderer *renderer) {
 	atomic_init(&res->ring_head, 0);
 	atomic_init(&res->textures_created, 0);
 	atomic_init(&res->dmabuf_imports, 0);
+	atomic_init(&res->dmabuf_reuses, 0);
+	pthread_mutex_init(&res->imports_lock, NULL);
+	vr_list_init(&res->imports);
 	atomic_init(&res->pipelines_created, 0);
 	atomic_init(&res->scratch_created, 0);
 	atomic_init(&res->scratch_warmed, 0);

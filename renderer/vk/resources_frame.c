@@ -101,6 +101,7 @@ void vr_renderer_resource_stats(struct vr_renderer *renderer,
 		.scratch_warmed = atomic_load(&res->scratch_warmed),
 		.atlas_placed = atomic_load(&res->atlas_placed),
 		.dmabuf_imports = atomic_load(&res->dmabuf_imports),
+		.dmabuf_reuses = atomic_load(&res->dmabuf_reuses),
 		.waits = atomic_load(&res->waits),
 	};
 	pthread_rwlock_rdlock(&res->images_lock);

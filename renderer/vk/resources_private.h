@@ -111,8 +111,16 @@ struct vr_texture {
 	VkDescriptorPool pool;
 	VkDescriptorSet sets[2]; /* indexed by enum vr_sampler */
 	/* an external image's memory sampled in place (texture_import): no
-	 * uploads, only the first transition; written before READY */
+	 * uploads, only the first transition; written before READY, with
+	 * what names the import (kept by vr_res_texture_free) */
 	bool imported;
+	struct vr_import_key {
+		dev_t dev;
+		ino_t ino;
+		uint32_t offset;
+		int32_t stride, width, height;
+		enum vr_format format;
+	} import_key;
 	/* the uploader of the frame's (one thread per frame); a large
 	 * texture's: the commit thread's */
 	VkImageLayout layout;
@@ -152,6 +160,9 @@ void vr_res_atlas_page_free(struct vr_renderer *renderer,
 struct vr_atlas_page *vr_res_atlas_cell_free(struct vr_resources *res,
 		struct vr_texture *texture);
 void vr_res_texture_free(struct vr_texture *texture);
+/* Free the imported dma-bufs kept unused for VR_IMPORT_IDLE_FRAMES frames
+ * (all: every one); the caller's thread. */
+void vr_res_imports_expire(struct vr_renderer *renderer, bool all);
 bool vr_res_staged_record(struct vr_exec_ctx *ctx);
 /* resources_pipelines.c */
 void vr_res_test_hold_creation(struct vr_resources *res);

@@ -101,6 +101,7 @@ void vr_resources_collect_garbage(struct vr_renderer *renderer,
 	vr_list_for_each_safe(texture, &done, struct vr_texture, link) {
 		vr_res_texture_free(texture);
 	}
+	vr_res_imports_expire(renderer, false);
 	for (size_t i = 0; i < nempty; i++) {
 		vr_res_atlas_page_free(renderer, empty[i]);
 	}
@@ -118,6 +119,8 @@ void vr_resources_finish(struct vr_renderer *renderer) {
 		pixman_region32_fini(&texture->copy.pending);
 		vr_res_texture_free(texture);
 	}
+	/* kept imports too (their sets before the descriptor pools) */
+	vr_res_imports_expire(renderer, true);
 	for (size_t i = 0; i < VR_ATLAS_MAX_PAGES; i++) {
 		if (res->atlas_pages[i] != NULL) {
 			vr_res_atlas_page_free(renderer, res->atlas_pages[i]);
@@ -148,6 +151,7 @@ void vr_resources_finish(struct vr_renderer *renderer) {
 		free(pool);
 	}
 	vr_vk_destroy_host_buffer(renderer, &res->ring);
+	pthread_mutex_destroy(&res->imports_lock);
 	pthread_mutex_destroy(&res->scratch_lock);
 	pthread_mutex_destroy(&res->descriptors_lock);
 	for (int i = 0; i < VR_READY_SHARDS; i++) {

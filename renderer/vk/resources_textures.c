@@ -3,8 +3,28 @@
  * the small-image atlas and large textures (resources.c's top comment).
  */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "resources_private.h"
+
+/* Imported dma-bufs kept after their textures went, at most this many,
+ * and for at most this many frames unused: a client cycles through a few
+ * buffers, each committed again once it was released. What is kept holds
+ * the client's memory (the import's own reference), never its buffer. */
+#define VR_IMPORTS_MAX 8
+#define VR_IMPORT_IDLE_FRAMES 120
+
+/* An import, kept (vr_resources::imports). */
+struct vr_import {
+	struct vr_list link;
+	struct vr_import_key key;
+	VkImage vk_image;
+	VkDeviceMemory memory;
+	VkImageView view;
+	VkDescriptorPool pool;
+	VkDescriptorSet sets[2];
+	uint64_t last_frame; /* kept after this frame */
+};
 
 /* ---- textures ------------------------------------------------------------ */
 
@@ -34,9 +54,84 @@ struct vr_atlas_page *vr_res_atlas_cell_free(struct vr_resources *res,
 	return page;
 }
 
+static bool import_key_equal(const struct vr_import_key *a,
+		const struct vr_import_key *b) {
+	return a->dev == b->dev && a->ino == b->ino && a->offset == b->offset &&
+			a->stride == b->stride && a->width == b->width &&
+			a->height == b->height && a->format == b->format;
+}
+
+static void import_destroy(struct vr_renderer *renderer,
+		struct vr_import *import) {
+	VkDevice dev = renderer->device;
+	vr_res_free_sets(renderer, import->pool, 2, import->sets);
+	vkDestroyImageView(dev, import->view, NULL);
+	vkDestroyImage(dev, import->vk_image, NULL);
+	vkFreeMemory(dev, import->memory, NULL);
+	free(import);
+}
+
+/* Keep an imported texture's GPU objects for the next image over the same
+ * memory (the frames that sampled them completed); false: not kept. */
+static bool import_keep(struct vr_texture *texture) {
+	struct vr_renderer *renderer = texture->renderer;
+	struct vr_resources *res = &renderer->res;
+	struct vr_import *import = calloc(1, sizeof(*import));
+	if (import == NULL) {
+		return false;
+	}
+	*import = (struct vr_import){
+		.key = texture->import_key,
+		.vk_image = texture->vk_image,
+		.memory = texture->memory,
+		.view = texture->view,
+		.pool = texture->pool,
+		.sets = { texture->sets[0], texture->sets[1] },
+		.last_frame = renderer->frames,
+	};
+	struct vr_import *evicted = NULL;
+	pthread_mutex_lock(&res->imports_lock);
+	vr_list_insert(&res->imports, &import->link);
+	if (++res->nimports > VR_IMPORTS_MAX) {
+		evicted = vr_container_of(res->imports.prev, struct vr_import, link);
+		vr_list_remove(&evicted->link);
+		res->nimports--;
+	}
+	pthread_mutex_unlock(&res->imports_lock);
+	if (evicted != NULL) {
+		import_destroy(renderer, evicted);
+	}
+	return true;
+}
+
+void vr_res_imports_expire(struct vr_renderer *renderer, bool all) {
+	struct vr_resources *res = &renderer->res;
+	struct vr_list expired;
+	vr_list_init(&expired);
+	pthread_mutex_lock(&res->imports_lock);
+	vr_list_for_each_safe(import, &res->imports, struct vr_import, link) {
+		if (all ||
+				renderer->frames - import->last_frame > VR_IMPORT_IDLE_FRAMES) {
+			vr_list_remove(&import->link);
+			vr_list_insert(&expired, &import->link);
+			res->nimports--;
+		}
+	}
+	pthread_mutex_unlock(&res->imports_lock);
+	vr_list_for_each_safe(import, &expired, struct vr_import, link) {
+		import_destroy(renderer, import);
+	}
+}
+
 void vr_res_texture_free(struct vr_texture *texture) {
 	struct vr_renderer *renderer = texture->renderer;
 	VkDevice dev = renderer->device;
+	if (texture->imported && import_keep(texture)) {
+		vr_list_remove(&texture->link);
+		vr_image_memory_unref(texture->copy.memory);
+		free(texture);
+		return;
+	}
 	if (texture->page != NULL) {
 		/* the cell was freed by the caller (vr_res_atlas_cell_free) */
 		vr_list_remove(&texture->link);
@@ -104,9 +199,47 @@ static bool texture_import(struct vr_renderer *renderer,
 		VkComponentMapping components) {
 	VkDevice dev = renderer->device;
 	const struct vr_image_memory *mem = image->external;
+	struct stat st;
 	off_t fd_size = lseek(mem->fd, 0, SEEK_END);
-	if (fd_size <= 0) {
+	if (fd_size <= 0 || fstat(mem->fd, &st) != 0) {
 		return false;
+	}
+	/* the same memory imported before, the same way: its objects again
+	 * (an open file's inode is its own while the import holds it) */
+	texture->import_key = (struct vr_import_key){
+		.dev = st.st_dev,
+		.ino = st.st_ino,
+		.offset = mem->offset,
+		.stride = image->stride,
+		.width = image->width,
+		.height = image->height,
+		.format = image->format,
+	};
+	struct vr_import *kept = NULL;
+	pthread_mutex_lock(&renderer->res.imports_lock);
+	vr_list_for_each(import, &renderer->res.imports, struct vr_import, link) {
+		if (import_key_equal(&import->key, &texture->import_key)) {
+			kept = import;
+			vr_list_remove(&import->link);
+			renderer->res.nimports--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&renderer->res.imports_lock);
+	if (kept != NULL) {
+		texture->vk_image = kept->vk_image;
+		texture->memory = kept->memory;
+		texture->view = kept->view;
+		texture->pool = kept->pool;
+		texture->sets[0] = kept->sets[0];
+		texture->sets[1] = kept->sets[1];
+		texture->imported = true;
+		free(kept);
+		atomic_fetch_add_explicit(&renderer->res.dmabuf_imports, 1,
+				memory_order_relaxed);
+		atomic_fetch_add_explicit(&renderer->res.dmabuf_reuses, 1,
+				memory_order_relaxed);
+		return true;
 	}
 	VkExternalMemoryImageCreateInfo external = {
 		.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO,
@@ -244,6 +377,9 @@ static bool texture_init_gpu(struct vr_renderer *renderer,
 	bool imported = image->external != NULL && image->external->fd >= 0 &&
 			renderer->has_dmabuf_import &&
 			texture_import(renderer, texture, image, components);
+	if (imported && texture->pool != VK_NULL_HANDLE) {
+		return true; /* a kept import: its sets too */
+	}
 	if (!imported &&
 			!vr_vk_create_image(renderer, texture->width, texture->height,
 					VK_IMAGE_USAGE_SAMPLED_BIT |

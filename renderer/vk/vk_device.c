@@ -457,7 +457,11 @@ bool vr_renderer_imports_dmabuf(const struct vr_renderer *renderer) {
 	return renderer->has_dmabuf_import;
 }
 
-unsigned vr_renderer_dmabuf_imports(struct vr_renderer *renderer) {
+unsigned vr_renderer_dmabuf_imports(struct vr_renderer *renderer,
+		unsigned *reused) {
+	if (reused != NULL) {
+		*reused = atomic_load(&renderer->res.dmabuf_reuses);
+	}
 	return atomic_load(&renderer->res.dmabuf_imports);
 }
 

@@ -155,6 +155,12 @@ struct vr_resources {
 	atomic_uint scratch_warmed; /* by vr_resources_warm_scratch */
 	atomic_uint atlas_placed; /* images placed in the atlas, ever */
 	atomic_uint dmabuf_imports; /* external images sampled in place, ever */
+	atomic_uint dmabuf_reuses; /* of those, on an earlier one's import */
+	/* imported dma-bufs kept after their textures went (vr_import,
+	 * resources_textures.c), newest first: a client's buffers come back */
+	pthread_mutex_t imports_lock;
+	struct vr_list imports; /* protected by imports_lock */
+	size_t nimports; /* protected by imports_lock */
 	atomic_uint waits; /* a thread waited for another's creation */
 	atomic_uint waiting; /* threads waiting for a creation right now */
 	/* test hook: a pipeline's creator holds off compiling until this many
@@ -662,6 +668,7 @@ struct vr_resource_stats {
 	unsigned textures, garbage, scratch, held_buffers, pending_slots;
 	unsigned scratch_warmed; /* created ahead by vr_renderer_warm_* */
 	unsigned dmabuf_imports; /* external images sampled in place, ever */
+	unsigned dmabuf_reuses; /* of those, on an earlier one's import */
 	/* small images placed in the atlas, ever (engine.h; a page's GPU
 	 * objects count as one texture created), and the atlas cells and
 	 * pages in use now */

@@ -778,8 +778,10 @@ bool vr_engine_host_images(const struct vr_engine *engine);
  * false: it reads or uploads the image's pixels. */
 bool vr_engine_imports_dmabuf(const struct vr_engine *engine);
 /* External images whose dma-buf the engine has sampled in place, ever
- * (the others it read or uploaded from their pixels). */
-unsigned vr_engine_dmabuf_imports(const struct vr_engine *engine);
+ * (the others it read or uploaded from their pixels); *reused (NULL: not
+ * wanted): how many of those took an earlier image's import again. */
+unsigned vr_engine_dmabuf_imports(const struct vr_engine *engine,
+		unsigned *reused);
 
 /*
  * Where frames go, the same for every engine.
