@@ -17,7 +17,8 @@
  * (its GPU copy may be sampled until then). vulkan_import does it again
  * on Mesa 25's lavapipe (VITRAIL_MESA25), which imports dma-bufs: a
  * stride its LINEAR images have is sampled in place (counted), another
- * is uploaded; skipped without Mesa 25.
+ * is uploaded, and a second image over the first one's memory takes its
+ * kept import; skipped without Mesa 25.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <check.h>
@@ -277,11 +278,8 @@ static int external_memfd(uint32_t offset, uint32_t stride, void **map,
 
 /* The image at (24, 30) over the fixture's tree; its pixels, then its
  * release. Returns how many dma-bufs the engine imported meanwhile. */
-static unsigned check_external(struct fixture *f, enum kind kind,
-		uint32_t offset, uint32_t stride) {
-	void *map;
-	size_t len;
-	int fd = external_memfd(offset, stride, &map, &len);
+static unsigned check_external_on(struct fixture *f, enum kind kind, int fd,
+		void *map, uint32_t offset, uint32_t stride) {
 	released = 0;
 	unsigned imports = vr_engine_dmabuf_imports(f->engine, NULL);
 	struct vr_image *image =
@@ -295,8 +293,7 @@ static unsigned check_external(struct fixture *f, enum kind kind,
 							.data = &released,
 					});
 	ck_assert_ptr_nonnull(image);
-	ck_assert(vr_image_external(image));
-	close(fd); /* the image holds its own */
+	ck_assert(vr_image_external(image)); /* it holds a duplicate of fd */
 	/* its pixels are the source's */
 	uint32_t pixel = 0;
 	int errors = log_errors;
@@ -340,6 +337,17 @@ static unsigned check_external(struct fixture *f, enum kind kind,
 	ck_assert_int_eq(released, 1);
 	ck_assert_uint_eq(px(f, 30, 32), 0xff0000); /* the background again */
 	pixman_region32_fini(&damage);
+	return imported;
+}
+
+/* check_external_on a memfd of its own. */
+static unsigned check_external(struct fixture *f, enum kind kind,
+		uint32_t offset, uint32_t stride) {
+	void *map;
+	size_t len;
+	int fd = external_memfd(offset, stride, &map, &len);
+	unsigned imported = check_external_on(f, kind, fd, map, offset, stride);
+	close(fd);
 	munmap(map, len);
 	return imported;
 }
@@ -405,6 +413,21 @@ START_TEST(test_engine_vulkan_import) {
 	ck_assert_uint_eq(check_external(&f, KIND_VULKAN, 256, EXT_W * 4), 1);
 	/* rows of 100 bytes: uploaded from the mapping */
 	ck_assert_uint_eq(check_external(&f, KIND_VULKAN, 256, EXT_W * 4 + 36), 0);
+	/* one memfd twice, as a client's buffer committed again: the second
+	 * image takes the first one's import, kept when its texture went */
+	void *map;
+	size_t len;
+	int fd = external_memfd(256, EXT_W * 4, &map, &len);
+	unsigned reused0 = 0, reused1 = 0;
+	vr_engine_dmabuf_imports(f.engine, &reused0);
+	ck_assert_uint_eq(
+			check_external_on(&f, KIND_VULKAN, fd, map, 256, EXT_W * 4), 1);
+	ck_assert_uint_eq(
+			check_external_on(&f, KIND_VULKAN, fd, map, 256, EXT_W * 4), 1);
+	vr_engine_dmabuf_imports(f.engine, &reused1);
+	ck_assert_uint_eq(reused1 - reused0, 1);
+	close(fd);
+	munmap(map, len);
 	fixture_finish(&f);
 }
 END_TEST
