@@ -379,6 +379,17 @@ void vr_node_set_rect(struct vr_node *node, float width, float height,
 	changed(node, VR_DIRTY_CONTENT);
 }
 
+/* The node shows an image through src at width x height with transform. */
+static bool same_mapping(const struct vr_node *node, const struct vr_rectf *src,
+		float width, float height, enum vr_transform transform) {
+	return node->content.type == VR_CONTENT_IMAGE &&
+			node->content.src.x == src->x && node->content.src.y == src->y &&
+			node->content.src.width == src->width &&
+			node->content.src.height == src->height &&
+			node->content.width == width && node->content.height == height &&
+			node->content.transform == transform;
+}
+
 void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 		const struct vr_rectf *src, float width, float height,
 		enum vr_transform transform) {
@@ -390,13 +401,8 @@ void vr_node_set_image(struct vr_node *node, struct vr_image *image,
 	if ((unsigned)transform > 7) {
 		transform = VR_TRANSFORM_NORMAL;
 	}
-	if (node->content.type == VR_CONTENT_IMAGE &&
-			node->content.image == image && node->content.src.x == src->x &&
-			node->content.src.y == src->y &&
-			node->content.src.width == src->width &&
-			node->content.src.height == src->height &&
-			node->content.width == width && node->content.height == height &&
-			node->content.transform == transform) {
+	if (same_mapping(node, src, width, height, transform) &&
+			node->content.image == image) {
 		/* same mapping; new pixels come with vr_node_damage_content */
 		return;
 	}
@@ -440,12 +446,8 @@ void vr_node_replace_image(struct vr_node *node, struct vr_image *image,
 	}
 	if (old == NULL || old == image || damage == NULL ||
 			old->width != image->width || old->height != image->height ||
-			old->format != image->format || node->content.src.x != src->x ||
-			node->content.src.y != src->y ||
-			node->content.src.width != src->width ||
-			node->content.src.height != src->height ||
-			node->content.width != width || node->content.height != height ||
-			node->content.transform != transform) {
+			old->format != image->format ||
+			!same_mapping(node, src, width, height, transform)) {
 		vr_node_set_image(node, image, src, width, height, transform);
 		if (old == image) {
 			vr_node_damage_content(node, damage);

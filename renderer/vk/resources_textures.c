@@ -28,13 +28,22 @@ struct vr_import {
 
 /* ---- textures ------------------------------------------------------------ */
 
+/* A sampled image's GPU objects: its two sets, view, image and memory
+ * (an atlas page's, a texture's, a kept import's). */
+static void sampled_destroy(struct vr_renderer *renderer, VkDescriptorPool pool,
+		VkDescriptorSet sets[2], VkImageView view, VkImage image,
+		VkDeviceMemory memory) {
+	VkDevice dev = renderer->device;
+	vr_res_free_sets(renderer, pool, 2, sets);
+	vkDestroyImageView(dev, view, NULL);
+	vkDestroyImage(dev, image, NULL);
+	vkFreeMemory(dev, memory, NULL);
+}
+
 void vr_res_atlas_page_free(struct vr_renderer *renderer,
 		struct vr_atlas_page *page) {
-	VkDevice dev = renderer->device;
-	vr_res_free_sets(renderer, page->pool, 2, page->sets);
-	vkDestroyImageView(dev, page->view, NULL);
-	vkDestroyImage(dev, page->vk_image, NULL);
-	vkFreeMemory(dev, page->memory, NULL);
+	sampled_destroy(renderer, page->pool, page->sets, page->view,
+			page->vk_image, page->memory);
 	free(page);
 }
 
@@ -63,11 +72,8 @@ static bool import_key_equal(const struct vr_import_key *a,
 
 static void import_destroy(struct vr_renderer *renderer,
 		struct vr_import *import) {
-	VkDevice dev = renderer->device;
-	vr_res_free_sets(renderer, import->pool, 2, import->sets);
-	vkDestroyImageView(dev, import->view, NULL);
-	vkDestroyImage(dev, import->vk_image, NULL);
-	vkFreeMemory(dev, import->memory, NULL);
+	sampled_destroy(renderer, import->pool, import->sets, import->view,
+			import->vk_image, import->memory);
 	free(import);
 }
 
@@ -124,25 +130,12 @@ void vr_res_imports_expire(struct vr_renderer *renderer, bool all) {
 }
 
 void vr_res_texture_free(struct vr_texture *texture) {
-	struct vr_renderer *renderer = texture->renderer;
-	VkDevice dev = renderer->device;
-	if (texture->imported && import_keep(texture)) {
-		vr_list_remove(&texture->link);
-		vr_image_memory_unref(texture->copy.memory);
-		free(texture);
-		return;
+	/* an atlas cell was freed by the caller (vr_res_atlas_cell_free); a
+	 * kept import's objects wait for the next image over its memory */
+	if (texture->page == NULL && !(texture->imported && import_keep(texture))) {
+		sampled_destroy(texture->renderer, texture->pool, texture->sets,
+				texture->view, texture->vk_image, texture->memory);
 	}
-	if (texture->page != NULL) {
-		/* the cell was freed by the caller (vr_res_atlas_cell_free) */
-		vr_list_remove(&texture->link);
-		vr_image_memory_unref(texture->copy.memory);
-		free(texture);
-		return;
-	}
-	vr_res_free_sets(renderer, texture->pool, 2, texture->sets);
-	vkDestroyImageView(dev, texture->view, NULL);
-	vkDestroyImage(dev, texture->vk_image, NULL);
-	vkFreeMemory(dev, texture->memory, NULL);
 	vr_list_remove(&texture->link);
 	/* the GPU is done with an external image's memory: its owner may
 	 * have it back once nothing else holds it */
