@@ -51,8 +51,10 @@
 
 #include "harness.h"
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
+#include "presentation-time-client-protocol.h"
 #include "mesa25.h"
 #include "scene-client.h"
+#include "vitrail/renderer.h"
 
 #define OUTPUT_W 320
 #define OUTPUT_H 240
@@ -80,6 +82,7 @@ struct dm {
 	uint32_t version; /* to bind */
 	struct zwp_linux_dmabuf_v1 *dmabuf;
 	uint32_t bound_version;
+	struct wp_presentation *presentation;
 	bool present;
 	/* version 3's modifier events */
 	struct pair modifiers[64];
@@ -105,6 +108,9 @@ static void registry_global(void *data, struct wl_registry *registry,
 		d->bound_version = version < d->version ? version : d->version;
 		d->dmabuf = wl_registry_bind(registry, name,
 				&zwp_linux_dmabuf_v1_interface, d->bound_version);
+	} else if (strcmp(interface, wp_presentation_interface.name) == 0) {
+		d->presentation =
+				wl_registry_bind(registry, name, &wp_presentation_interface, 1);
 	}
 }
 
@@ -159,6 +165,9 @@ static void dm_finish(struct dm *d, bool disconnect) {
 	}
 	if (d->dmabuf != NULL) {
 		zwp_linux_dmabuf_v1_destroy(d->dmabuf);
+	}
+	if (d->presentation != NULL) {
+		wp_presentation_destroy(d->presentation);
 	}
 	wl_registry_destroy(d->registry);
 	if (disconnect) {
@@ -932,6 +941,386 @@ START_TEST(test_dmabuf_in_place) {
 }
 END_TEST
 
+/* ---- direct scan-out ----------------------------------------------------- */
+
+/* The output is 320x240: a fullscreen window's buffer covers it. */
+#define OUT_W 320
+#define OUT_H 240
+
+struct shown {
+	bool done, presented;
+	uint32_t flags;
+};
+
+static void fb_sync_output(void *data, struct wp_presentation_feedback *fb,
+		struct wl_output *output) {
+}
+
+static void fb_presented(void *data, struct wp_presentation_feedback *fb,
+		uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec,
+		uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+	struct shown *shown = data;
+	shown->done = shown->presented = true;
+	shown->flags = flags;
+	wp_presentation_feedback_destroy(fb);
+}
+
+static void fb_discarded(void *data, struct wp_presentation_feedback *fb) {
+	((struct shown *)data)->done = true;
+	wp_presentation_feedback_destroy(fb);
+}
+
+static const struct wp_presentation_feedback_listener shown_listener = {
+	.sync_output = fb_sync_output,
+	.presented = fb_presented,
+	.discarded = fb_discarded,
+};
+
+/* A w x h dmabuf of fourcc, its halves top and bottom. */
+static struct wl_buffer *sized_buffer(struct dm *d, uint32_t fourcc, int w,
+		int h, uint32_t top, uint32_t bottom, struct held *held) {
+	uint32_t stride = (uint32_t)w * 4;
+	int fd = make_memfd((size_t)stride * (size_t)h, true);
+	fill_rows(fd, 0, stride, w, 0, h / 2, top);
+	fill_rows(fd, 0, stride, w, h / 2, h, bottom);
+	struct zwp_linux_buffer_params_v1 *params =
+			params_with(d, fd, 0, stride, DRM_FORMAT_MOD_LINEAR);
+	struct wl_buffer *buffer =
+			zwp_linux_buffer_params_v1_create_immed(params, w, h, fourcc, 0);
+	zwp_linux_buffer_params_v1_destroy(params);
+	wl_buffer_add_listener(buffer, &held_listener, held);
+	return buffer;
+}
+
+/* Commit buffer (all of it damaged; NULL: no new buffer, no damage) and
+ * wait for its presentation feedback: the flags it was presented with. */
+static uint32_t show_presented(struct harness_vitrail *vitrail,
+		struct sc_app *app, struct dm *d, struct wl_buffer *buffer, int w,
+		int h) {
+	struct shown shown = { 0 };
+	wp_presentation_feedback_add_listener(
+			wp_presentation_feedback(d->presentation, app->surface),
+			&shown_listener, &shown);
+	if (buffer != NULL) {
+		wl_surface_attach(app->surface, buffer, 0, 0);
+		wl_surface_damage_buffer(app->surface, 0, 0, w, h);
+	}
+	wl_surface_commit(app->surface);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(5000);
+	while (!shown.done && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+		harness_settle(vitrail->conn);
+	}
+	ck_assert_msg(shown.presented, "the commit was never presented");
+	return shown.flags;
+}
+
+/* Of the screenshot's rows [y0, y1) within columns [x0, x1), those not
+ * rgb. */
+static long count_not(const uint32_t *pixels, int32_t w, int x0, int x1, int y0,
+		int y1, uint32_t rgb) {
+	long n = 0;
+	for (int y = y0; y < y1; y++) {
+		for (int x = x0; x < x1; x++) {
+			n += (pixels[y * w + x] & 0xffffff) != (rgb & 0xffffff);
+		}
+	}
+	return n;
+}
+
+/* The whole output shows top over bottom. */
+static void expect_screen(struct harness *harness,
+		struct harness_vitrail *vitrail, const char *name, uint32_t top,
+		uint32_t bottom) {
+	int32_t w, h;
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+			name, &w, &h);
+	ck_assert_ptr_nonnull(pixels);
+	ck_assert_int_eq(w, OUT_W);
+	ck_assert_int_eq(h, OUT_H);
+	long bad_top = count_not(pixels, w, 0, w, 0, h / 2, top);
+	long bad_bottom = count_not(pixels, w, 0, w, h / 2, h, bottom);
+	free(pixels);
+	ck_assert_msg(bad_top == 0 && bad_bottom == 0,
+			"%s: %ld top pixels are not 0x%06x, %ld bottom ones not 0x%06x",
+			name, bad_top, top & 0xffffff, bad_bottom, bottom & 0xffffff);
+}
+
+/*
+ * A fullscreen window whose XRGB8888 dmabuf covers the output is shown as
+ * it is (presentation feedback says zero-copy, the buffer is held while on
+ * screen), and every case that must be composed is, with the right
+ * pixels: ARGB8888 without an opaque region, a buffer that does not cover
+ * the output (the frame after scan-out draws all of it: nothing of the
+ * scanned-out buffer is left around it), a subsurface above; and
+ * VITRAIL_NO_SCANOUT composes all.
+ */
+/* vitrail with one 320x240 output, its statistics and its screenshots
+ * at exit in the harness's directory, and a fullscreen window with
+ * linux-dmabuf and wp_presentation on its connection. */
+struct scanout_run {
+	struct harness *harness;
+	struct harness_vitrail *vitrail;
+	struct sc_app app;
+	struct dm d;
+	char *stats_path, *shots;
+};
+
+static void scanout_start(struct scanout_run *r, const char *name,
+		bool vulkan) {
+	*r = (struct scanout_run){ .harness = harness_create(name) };
+	ck_assert(
+			asprintf(&r->stats_path, "%s/stats.txt", r->harness->out_dir) > 0);
+	ck_assert(asprintf(&r->shots, "%s/exit", r->harness->out_dir) > 0);
+	/* vulkan: the engine on Mesa 25's lavapipe, which samples the
+	 * buffers in place (external images) */
+	char icd_env[PATH_MAX + 32] = "VK_ICD_FILENAMES";
+	if (vulkan) {
+		char lavapipe[PATH_MAX];
+		ck_assert(mesa25_lavapipe(lavapipe)); /* main() skipped */
+		char *icd = NULL;
+		size_t icd_len = 0;
+		FILE *icd_file = open_memstream(&icd, &icd_len);
+		ck_assert_ptr_nonnull(icd_file);
+		mesa25_write_icd(icd_file, lavapipe);
+		fclose(icd_file);
+		char *icd_path = harness_write_file(r->harness, "lvp25_icd.json", icd);
+		snprintf(icd_env, sizeof(icd_env), "VK_ICD_FILENAMES=%s", icd_path);
+		free(icd_path);
+		free(icd);
+	}
+	const char *args[] = { "--stats", r->stats_path, "--screenshot-dir",
+		r->shots, "--render-backend", vulkan ? "vulkan" : "cpu", NULL };
+	const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null", icd_env,
+		"XWAYLAND_NO_GLAMOR", NULL };
+	char size[32];
+	snprintf(size, sizeof(size), "%dx%d", OUT_W, OUT_H);
+	r->vitrail = harness_start_vitrail(r->harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = size,
+					.extra_args = args,
+					.env = env });
+	open_window(r->vitrail, &r->app, &r->d);
+	ck_assert_ptr_nonnull(r->d.presentation);
+	r->app.configure_fullscreen = false;
+	xdg_toplevel_set_fullscreen(r->app.xdg_toplevel, NULL);
+	wl_surface_commit(r->app.surface);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(5000);
+	while (!r->app.configure_fullscreen && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(r->app.display), 0);
+	}
+	ck_assert(r->app.configure_fullscreen);
+	ck_assert_int_eq(r->app.configure_width, OUT_W);
+	ck_assert_int_eq(r->app.configure_height, OUT_H);
+}
+
+/* Stop it: its frames scanned out (--stats) and its screenshot at exit
+ * (vitrail's own, of what the screen shows: no composition for it). */
+static uint32_t *scanout_stop(struct scanout_run *r, long *scanned) {
+	dm_finish(&r->d, false);
+	sc_app_finish(&r->app);
+	harness_stop_vitrail(r->harness, r->vitrail);
+	*scanned = stats_value(r->stats_path, "HEADLESS-1", "scanout=");
+	char *shot = NULL;
+	ck_assert(asprintf(&shot, "%s/HEADLESS-1.png", r->shots) > 0);
+	int32_t w, h;
+	uint32_t *pixels = vr_png_read(shot, &w, &h);
+	ck_assert_msg(pixels != NULL, "no screenshot %s", shot);
+	ck_assert_int_eq(w, OUT_W);
+	ck_assert_int_eq(h, OUT_H);
+	free(shot);
+	free(r->shots);
+	free(r->stats_path);
+	harness_destroy(r->harness);
+	return pixels;
+}
+
+static void scanout_sequence(const char *name, bool vulkan) {
+	struct scanout_run r;
+	scanout_start(&r, name, vulkan);
+	struct harness *harness = r.harness;
+	struct harness_vitrail *vitrail = r.vitrail;
+	struct sc_app *app = &r.app;
+	struct dm *d = &r.d;
+
+	/* XRGB8888 over all of the output: scanned out, held while shown */
+	struct held a = { 0 };
+	struct wl_buffer *buffer_a = sized_buffer(d, DRM_FORMAT_XRGB8888, OUT_W,
+			OUT_H, 0x00cc2211u, 0x002244ccu, &a);
+	uint32_t flags = show_presented(vitrail, app, d, buffer_a, OUT_W, OUT_H);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	ck_assert_msg(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY,
+			"a fullscreen XRGB8888 dmabuf was composed (flags 0x%x)", flags);
+	ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	ck_assert_msg(!a.released, "the scanned-out buffer was released");
+	/* grim's screencopy composes while it copies (wlroots 0.15 locks
+	 * direct scan-out for it): the first composed frame after scan-out
+	 * draws all of the output */
+	expect_screen(harness, vitrail, "scanout", 0xcc2211u, 0x2244ccu);
+
+	/* ARGB8888 with no opaque region: composed (over black) */
+	struct held b = { 0 };
+	struct wl_buffer *buffer_b = sized_buffer(d, DRM_FORMAT_ARGB8888, OUT_W,
+			OUT_H, 0xff22aa44u, 0xffaa2288u, &b);
+	flags = show_presented(vitrail, app, d, buffer_b, OUT_W, OUT_H);
+	ck_assert_msg(!(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY),
+			"ARGB8888 without an opaque region was scanned out");
+	expect_screen(harness, vitrail, "argb-composed", 0x22aa44u, 0xaa2288u);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(5000);
+	while (!a.released && harness_now_ms() < deadline) {
+		harness_settle(vitrail->conn);
+		ck_assert_int_ge(wl_display_roundtrip(app->display), 0);
+	}
+	ck_assert_msg(a.released, "the buffer no longer on screen was held");
+
+	/* the same, said to be opaque: scanned out */
+	struct wl_region *opaque = wl_compositor_create_region(app->compositor);
+	wl_region_add(opaque, 0, 0, OUT_W, OUT_H);
+	wl_surface_set_opaque_region(app->surface, opaque);
+	wl_region_destroy(opaque);
+	flags = show_presented(vitrail, app, d, buffer_b, OUT_W, OUT_H);
+	ck_assert_msg(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY,
+			"an opaque ARGB8888 dmabuf was composed");
+	expect_screen(harness, vitrail, "argb-opaque", 0x22aa44u, 0xaa2288u);
+
+	/* smaller than the output: composed, and nothing of the buffer
+	 * scanned out before is left around it */
+	struct held c = { 0 };
+	struct wl_buffer *buffer_c = sized_buffer(d, DRM_FORMAT_XRGB8888, 200, 150,
+			0x003366aau, 0x003366aau, &c);
+	flags = show_presented(vitrail, app, d, buffer_c, 200, 150);
+	ck_assert(!(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY));
+	int32_t w, h;
+	uint32_t *pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+			"smaller", &w, &h);
+	ck_assert_ptr_nonnull(pixels);
+	long window = 0, stale = 0;
+	for (int i = 0; i < w * h; i++) {
+		uint32_t rgb = pixels[i] & 0xffffff;
+		window += rgb == 0x3366aau;
+		stale += rgb == 0x22aa44u || rgb == 0xaa2288u;
+	}
+	free(pixels);
+	ck_assert_int_eq(window, 200 * 150);
+	ck_assert_msg(stale == 0, "%ld pixels of the scanned-out buffer remain",
+			stale);
+
+	/* back to the whole output; then a subsurface above it: composed */
+	a.released = false;
+	flags = show_presented(vitrail, app, d, buffer_a, OUT_W, OUT_H);
+	ck_assert(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY);
+	expect_screen(harness, vitrail, "scanout-again", 0xcc2211u, 0x2244ccu);
+	struct wl_surface *child = wl_compositor_create_surface(app->compositor);
+	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(
+			app->subcompositor, child, app->surface);
+	wl_subsurface_set_position(sub, 10, 10);
+	struct held e = { 0 };
+	struct wl_buffer *buffer_e = sized_buffer(d, DRM_FORMAT_XRGB8888, 40, 20,
+			0x0011ee11u, 0x0011ee11u, &e);
+	wl_surface_attach(child, buffer_e, 0, 0);
+	wl_surface_damage_buffer(child, 0, 0, 40, 20);
+	wl_surface_commit(child);
+	/* the parent's commit applies it and damages nothing else: the
+	 * composed frame still draws all (the target missed the frames
+	 * scanned out) */
+	flags = show_presented(vitrail, app, d, NULL, 0, 0);
+	ck_assert_msg(!(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY),
+			"scanned out with a subsurface above");
+	pixels = harness_screenshot(harness, vitrail, "HEADLESS-1", NULL,
+			"subsurface", &w, &h);
+	ck_assert_ptr_nonnull(pixels);
+	ck_assert_int_eq(count_not(pixels, w, 10, 50, 10, 30, 0x11ee11u), 0);
+	ck_assert_int_eq(count_not(pixels, w, 60, w, 0, h / 2, 0xcc2211u), 0);
+	ck_assert_int_eq(count_not(pixels, w, 0, w, h / 2, h, 0x2244ccu), 0);
+	free(pixels);
+	wl_subsurface_destroy(sub);
+	wl_surface_destroy(child);
+	/* the subsurface gone: scanned out again, and vitrail's own
+	 * screenshot at exit reads the screen's buffer, not the target's
+	 * last composed frame (which has the subsurface) */
+	flags = show_presented(vitrail, app, d, buffer_a, OUT_W, OUT_H);
+	ck_assert(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY);
+
+	wl_buffer_destroy(buffer_a);
+	wl_buffer_destroy(buffer_b);
+	wl_buffer_destroy(buffer_c);
+	wl_buffer_destroy(buffer_e);
+	long scanned;
+	pixels = scanout_stop(&r, &scanned);
+	/* the four commits scanned out, and any frame that repeated one */
+	ck_assert_int_ge(scanned, 4);
+	ck_assert_int_eq(
+			count_not(pixels, OUT_W, 0, OUT_W, 0, OUT_H / 2, 0xcc2211u), 0);
+	ck_assert_int_eq(
+			count_not(pixels, OUT_W, 0, OUT_W, OUT_H / 2, OUT_H, 0x2244ccu), 0);
+	free(pixels);
+}
+
+START_TEST(test_dmabuf_scanout) {
+	scanout_sequence("dmabuf-scanout", false);
+}
+END_TEST
+
+/* The same on the Vulkan engine over Mesa 25's lavapipe, where the
+ * buffers are sampled in place when composed (external images). */
+START_TEST(test_dmabuf_scanout_vulkan) {
+	scanout_sequence("dmabuf-scanout-vulkan", true);
+}
+END_TEST
+
+/*
+ * The frame composed right after frames scanned out draws all of the
+ * output, whatever its own damage: here a subsurface appears over the
+ * fullscreen buffer, damaging only its own pixels, and what vitrail
+ * composed before the scan-out (a smaller buffer over black) must be gone
+ * from it. Its pixels are read at exit, without a composition asked for
+ * them (grim's would draw all of the output anyway).
+ */
+START_TEST(test_dmabuf_scanout_then_composed) {
+	struct scanout_run r;
+	scanout_start(&r, "dmabuf-scanout-then-composed", false);
+	struct held c = { 0 };
+	struct wl_buffer *buffer_c = sized_buffer(&r.d, DRM_FORMAT_XRGB8888, 200,
+			150, 0x003366aau, 0x003366aau, &c);
+	uint32_t flags =
+			show_presented(r.vitrail, &r.app, &r.d, buffer_c, 200, 150);
+	ck_assert(!(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY));
+	struct held a = { 0 };
+	struct wl_buffer *buffer_a = sized_buffer(&r.d, DRM_FORMAT_XRGB8888, OUT_W,
+			OUT_H, 0x00cc2211u, 0x002244ccu, &a);
+	flags = show_presented(r.vitrail, &r.app, &r.d, buffer_a, OUT_W, OUT_H);
+	ck_assert(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY);
+
+	struct wl_surface *child = wl_compositor_create_surface(r.app.compositor);
+	struct wl_subsurface *sub = wl_subcompositor_get_subsurface(
+			r.app.subcompositor, child, r.app.surface);
+	wl_subsurface_set_position(sub, 10, 10);
+	struct held e = { 0 };
+	struct wl_buffer *buffer_e = sized_buffer(&r.d, DRM_FORMAT_XRGB8888, 40, 20,
+			0x0011ee11u, 0x0011ee11u, &e);
+	wl_surface_attach(child, buffer_e, 0, 0);
+	wl_surface_damage_buffer(child, 0, 0, 40, 20);
+	wl_surface_commit(child);
+	flags = show_presented(r.vitrail, &r.app, &r.d, NULL, 0, 0);
+	ck_assert(!(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY));
+	wl_buffer_destroy(buffer_a);
+	wl_buffer_destroy(buffer_c);
+	wl_buffer_destroy(buffer_e);
+	wl_subsurface_destroy(sub);
+	wl_surface_destroy(child);
+
+	long scanned;
+	uint32_t *pixels = scanout_stop(&r, &scanned);
+	ck_assert_int_ge(scanned, 1);
+	ck_assert_int_eq(count_not(pixels, OUT_W, 10, 50, 10, 30, 0x11ee11u), 0);
+	ck_assert_int_eq(
+			count_not(pixels, OUT_W, 60, OUT_W, 0, OUT_H / 2, 0xcc2211u), 0);
+	ck_assert_int_eq(
+			count_not(pixels, OUT_W, 0, OUT_W, OUT_H / 2, OUT_H, 0x2244ccu), 0);
+	free(pixels);
+}
+END_TEST
+
 /* ---- a GPU client --------------------------------------------------------
  */
 
@@ -971,12 +1360,18 @@ static Suite *dmabuf_suite(void) {
 	harness_add_case(suite, "errors", test_dmabuf_errors, 90);
 	harness_add_case(suite, "gpu", test_dmabuf_gpu, 90);
 	harness_add_case(suite, "in_place", test_dmabuf_in_place, 90);
+	harness_add_case(suite, "scanout", test_dmabuf_scanout, 90);
+	harness_add_case(suite, "scanout_then_composed",
+			test_dmabuf_scanout_then_composed, 90);
+	harness_add_case(suite, "scanout_vulkan", test_dmabuf_scanout_vulkan, 90);
 	return suite;
 }
 
 int main(int argc, char *argv[]) {
 	char lavapipe[PATH_MAX];
-	if (argc > 1 && strcmp(argv[1], "in_place") == 0 &&
+	if (argc > 1 &&
+			(strcmp(argv[1], "in_place") == 0 ||
+					strcmp(argv[1], "scanout_vulkan") == 0) &&
 			!mesa25_lavapipe(lavapipe)) {
 		fprintf(stderr,
 				"SKIP: no Mesa 25 lavapipe (build/mesa25, unpacked "

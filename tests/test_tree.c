@@ -517,6 +517,72 @@ START_TEST(test_tree_damage_replace_image) {
 }
 END_TEST
 
+/* Direct scan-out's question, against boxes worked out by hand: a node
+ * that draws its whole image at its size by whole pixels, opaque and
+ * unclipped, and each way of drawing it otherwise. */
+START_TEST(test_tree_draws_image_exactly) {
+	static uint32_t pixels[40 * 30];
+	int released = 0;
+	struct vr_image *image = counted_image(40, 30, pixels, &released);
+	struct vr_node *parent = vr_node_create(tree);
+	struct vr_node *n = vr_node_create(tree);
+	vr_node_set_parent(parent, root);
+	vr_node_set_parent(n, parent);
+	vr_node_set_position(parent, 100, 50);
+	vr_node_set_position(n, 7, 3);
+	vr_node_set_image(n, image, NULL, 40, 30, VR_TRANSFORM_NORMAL);
+	vr_tree_update(tree, NULL);
+	struct vr_box box = { 0 };
+	ck_assert(vr_node_draws_image_exactly(n, &box));
+	ck_assert_int_eq(box.x, 107);
+	ck_assert_int_eq(box.y, 53);
+	ck_assert_int_eq(box.width, 40);
+	ck_assert_int_eq(box.height, 30);
+
+	/* half a pixel off */
+	vr_node_set_position(parent, 100.5f, 50);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	vr_node_set_position(parent, 100, 50);
+	/* an ancestor's opacity */
+	vr_node_set_opacity(parent, 0.5f);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	vr_node_set_opacity(parent, 1.0f);
+	/* clipped by an ancestor, square or rounded */
+	vr_node_set_clip(parent, &(struct vr_rectf){ 0, 0, 20, 20 });
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	vr_node_set_clip_rounded(parent, &(struct vr_rectf){ 0, 0, 200, 200 },
+			8.0f);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	vr_node_set_clip(parent, NULL);
+	/* scaled, a part of the image, turned */
+	vr_node_set_image(n, image, NULL, 80, 60, VR_TRANSFORM_NORMAL);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	vr_node_set_image(n, image, &(struct vr_rectf){ 0, 0, 20, 30 }, 20, 30,
+			VR_TRANSFORM_NORMAL);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	vr_node_set_image(n, image, NULL, 40, 30, VR_TRANSFORM_180);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	/* as it was: exact again; hidden: not drawn at all */
+	vr_node_set_image(n, image, NULL, 40, 30, VR_TRANSFORM_NORMAL);
+	vr_tree_update(tree, NULL);
+	ck_assert(vr_node_draws_image_exactly(n, &box));
+	vr_node_set_enabled(parent, false);
+	vr_tree_update(tree, NULL);
+	ck_assert(!vr_node_draws_image_exactly(n, &box));
+	vr_image_unref(image);
+	vr_node_destroy(n);
+	vr_node_destroy(parent);
+	ck_assert_int_eq(released, 1);
+}
+END_TEST
+
 START_TEST(test_tree_damage_unchanged) {
 	struct vr_node *a = rect_node(root, 3, 4, 10, 10);
 	vr_tree_update(tree, NULL);
@@ -665,7 +731,8 @@ static Suite *tree_suite(void) {
 		{ "damage",
 				{ test_tree_damage_move, test_tree_damage_content,
 						test_tree_damage_unchanged,
-						test_tree_damage_replace_image } },
+						test_tree_damage_replace_image,
+						test_tree_draws_image_exactly } },
 		{ "cache",
 				{ test_tree_cache_dirty_subtrees_only, test_tree_generation } },
 	};

@@ -37,6 +37,7 @@
 #include <wlr/render/dmabuf.h>
 #include <wlr/render/wlr_texture.h>
 #include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_output_layout.h>
 #include <wlr/types/wlr_surface.h>
 #include <wlr/util/log.h>
 
@@ -158,9 +159,39 @@ static void surface_drop_spare(struct vt_surface *surface) {
 	surface->spare = NULL;
 }
 
+/* The client buffer whose pixels surface->image now holds. A copied
+ * dmabuf the size of an output is held until another buffer replaces it,
+ * as GPU compositors hold every buffer they sample, so that direct
+ * scan-out (output/scanout.c) may show it; other copied buffers go back
+ * to the client at once. */
+static void surface_set_image_buffer(struct vt_surface *surface,
+		struct wlr_buffer *buffer) {
+	surface->image_buffer = buffer;
+	struct wlr_buffer *keep = NULL;
+	struct wlr_dmabuf_attributes attribs;
+	if (buffer != NULL && buffer != surface->held &&
+			wlr_buffer_get_dmabuf(buffer, &attribs)) {
+		struct wlr_output_layout_output *lo;
+		wl_list_for_each(lo, &surface->server->layout->outputs, link) {
+			if (lo->output->width == buffer->width &&
+					lo->output->height == buffer->height) {
+				keep = wlr_buffer_lock(buffer);
+				break;
+			}
+		}
+	} else if (buffer != NULL && buffer == surface->held) {
+		return; /* the same buffer again: still held */
+	}
+	if (surface->held != NULL) {
+		wlr_buffer_unlock(surface->held);
+	}
+	surface->held = keep;
+}
+
 static void surface_clear_content(struct vt_surface *surface) {
 	vr_node_clear_content(surface->content);
 	surface_set_image(surface, NULL);
+	surface_set_image_buffer(surface, NULL);
 	surface_drop_spare(surface);
 }
 
@@ -348,6 +379,9 @@ static void copy_complete(struct vt_surface_copy *copy) {
 			copy->bands, (double)(vt_now_ns() - copy->start_ns) / 1e6,
 			(double)copy->busy_ns / 1e6, (double)copy->longest_ns / 1e6);
 	bool new_content = copy->new_content, replaced = copy->replaced;
+	/* the buffer the image now shows, taken (and held, where it may be
+	 * scanned out) while the copy still locks it */
+	surface_set_image_buffer(surface, copy->buffer);
 	struct vr_image *image = copy_finish(copy, true);
 	struct vr_image *old = surface->image;
 	assert(surface->spare == NULL);
@@ -666,6 +700,7 @@ static void surface_update_content(struct vt_surface *surface) {
 		surface_cancel_copy(surface, true);
 		surface_drop_spare(surface);
 		surface_set_image(surface, external);
+		surface_set_image_buffer(surface, source);
 		surface_show_image_damaged(surface, damage_only);
 		return;
 	}
@@ -807,6 +842,11 @@ static void surface_update_content(struct vt_surface *surface) {
 		}
 	}
 	vt_client_buffer_end_read(source);
+	if (surface->image != NULL) {
+		/* before the commit's lock goes: a buffer held is never
+		 * released in between */
+		surface_set_image_buffer(surface, source);
+	}
 	if (locked != NULL) {
 		wlr_buffer_unlock(locked);
 	}
@@ -1102,6 +1142,7 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 	vr_node_destroy(surface->scroll_layer);
 	vr_node_destroy(surface->node);
 	surface_set_image(surface, NULL);
+	surface_set_image_buffer(surface, NULL);
 	budget_unref(surface->budget);
 	free(surface);
 	vt_server_schedule_update(server);

@@ -53,6 +53,13 @@ struct vt_surface {
 	struct vr_node *node; /* container */
 	struct vr_node *content; /* the buffer's image */
 	struct vr_image *image;
+	/* The client buffer whose pixels image holds, all of them as they
+	 * are now (direct scan-out shows it in place of the image); NULL:
+	 * none, or not known. Compared, never dereferenced. */
+	struct wlr_buffer *image_buffer;
+	/* A copied dmabuf the size of an output, locked while it is the
+	 * surface's buffer (direct scan-out may show it); NULL: none. */
+	struct wlr_buffer *held;
 	/* The copy of a large buffer in progress, or NULL: until it is
 	 * complete the content node keeps the previous image, and has no
 	 * user data (output.c then neither samples the surface nor sends

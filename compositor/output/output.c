@@ -307,6 +307,9 @@ static void handle_destroy(struct wl_listener *listener, void *data) {
 		pixman_region32_fini(&output->damage_history[i]);
 	}
 	output_drop_buffers(output, true);
+	if (output->scanout_front != NULL) {
+		wlr_buffer_unlock(output->scanout_front);
+	}
 	if (output->timer_source != NULL) {
 		wl_event_source_remove(output->timer_source);
 	}

@@ -27,6 +27,7 @@
 #include <wlr/util/log.h>
 
 #include "desktop/surface.h"
+#include "output/client_dmabuf.h"
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
@@ -81,6 +82,9 @@ void output_frame_destroy(struct output_frame *frame) {
 	}
 	if (frame->buffer != NULL) {
 		wlr_buffer_unlock(frame->buffer->wlr_buffer);
+	}
+	if (frame->scanout != NULL) {
+		wlr_buffer_unlock(frame->scanout);
 	}
 	pixman_region32_fini(&frame->damage);
 	pixman_region32_fini(&frame->cpu_copy);
@@ -168,13 +172,20 @@ bool output_read(struct vt_output *output, const pixman_region32_t *region,
 	/* the newest frame drawn, complete (frames in flight waited for) */
 	output_wait_renderer(output);
 	struct output_buffer *latest = output->latest;
+	/* or the client buffer the newest frame, or the screen, shows as it
+	 * is (direct scan-out) */
+	struct wlr_buffer *scanout = output->scanout_front;
 	if (!wl_list_empty(&output->frames)) {
 		/* drawn, though not yet seen completed by the event loop */
 		struct output_frame *newest =
 				wl_container_of(output->frames.prev, newest, link);
 		if (!newest->failed) {
 			latest = newest->buffer;
+			scanout = newest->scanout;
 		}
+	}
+	if (scanout != NULL) {
+		return output_scanout_read(scanout, region, data, stride);
 	}
 	return vr_engine_output_read(output->dest,
 			latest != NULL ? latest->pixels : NULL, region, data, stride);
@@ -202,7 +213,7 @@ static void frame_ready(struct output_frame *frame, uint64_t now) {
 				&frame->record.timing);
 		frame->render_id = 0;
 	}
-	if (!frame->failed) {
+	if (!frame->failed && frame->buffer != NULL) {
 		output->latest = frame->buffer;
 	}
 	uint64_t start = vt_now_ns();
@@ -344,6 +355,83 @@ void vt_outputs_frames_completed(struct vt_server *server) {
 	}
 }
 
+/* Compose the frame: draw into its output buffer what that buffer lacks
+ * (draw: the output pixels this frame changes). False: rendering failed
+ * and the frame is gone. */
+static bool frame_compose(struct output_frame *frame, pixman_region32_t *draw,
+		bool tear) {
+	struct vt_output *output = frame->output;
+	struct vt_server *server = output->server;
+	struct output_buffer *buffer = frame->buffer;
+	/* Every buffer now lacks this frame's changes; this one gets them
+	 * and whatever it missed before (buffer age), its pixels moved first
+	 * where the frames since only moved them (shift-and-expose). */
+	const struct vr_move *move =
+			output->pending.has_move ? &output->pending.move : NULL;
+	struct output_buffer *b;
+	wl_list_for_each(b, &output->buffers, link) {
+		vr_changes_compose(&b->changes, move, draw);
+	}
+	/* One engine, whichever draws: this frame's move and damage, and
+	 * what this buffer lacks (this frame's changes and those it missed
+	 * while others were drawn: buffer age); the engine takes what it
+	 * needs. */
+	struct vr_engine *engine = server->engine;
+	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC;
+	struct vr_engine_frame job = {
+		.output = output->dest,
+		.buffer = buffer->pixels,
+		.view = vt_output_view(output),
+		.clear = { 0, 0, 0, 1 },
+		.move = move,
+		.damage = draw,
+		.buffer_changes = &buffer->changes,
+	};
+	bool ok;
+	if (engine == NULL || buffer->pixels == NULL) {
+		ok = false; /* nothing to draw with or into (logged before) */
+	} else if (sync) {
+		ok = vr_engine_render(engine, server->tree, &job,
+				&frame->record.timing);
+	} else {
+		frame->render_id = vr_engine_submit(engine, server->tree, &job);
+		ok = frame->render_id != 0;
+	}
+	frame->record.moved_px = job.moved_px;
+	frame->record.drawn_px = job.drawn_px;
+	if (!ok) {
+		wlr_log(WLR_ERROR, "%s: rendering failed", output->wlr_output->name);
+		/* the changes stay pending, composed into the buffers once
+		 * already: nothing is left to move, all of it to redraw */
+		wl_list_for_each(b, &output->buffers, link) {
+			vr_changes_flatten(&b->changes);
+		}
+		vr_changes_flatten(&output->pending);
+		output_frame_destroy(frame);
+		return false;
+	}
+	if (!vr_engine_buffer_direct(buffer->pixels)) {
+		/* not written by the engine: copied out once ready */
+		pixman_region32_copy(&frame->cpu_copy, &buffer->changes.damage);
+	}
+	vr_changes_clear(&buffer->changes);
+	pixman_region32_copy(&frame->damage, draw);
+	if (move != NULL) {
+		/* what changed on screen: the moved pixels too */
+		pixman_region32_union_rect(&frame->damage, &frame->damage, move->box.x,
+				move->box.y, (unsigned)move->box.width,
+				(unsigned)move->box.height);
+	}
+	if (tear) {
+		pixman_region32_subtract(&output->pending.damage,
+				&output->pending.damage, draw);
+		frame->record.path = "torn";
+	} else {
+		vr_changes_clear(&output->pending);
+	}
+	return true;
+}
+
 /* output_pacer_impl.render: draw the pending damage for display time display_ns
  * into a free output buffer. */
 static void *output_render(void *data, uint64_t display_ns, bool *ready,
@@ -399,6 +487,23 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		 * (and latches queued commits). */
 		output_request(output, VT_PACER_RENDER);
 	}
+	/* A client buffer shown as it is, where the output can (only when
+	 * something changed); otherwise a composed frame, which draws all of
+	 * the output after frames shown that way. */
+	struct wlr_buffer *scanout = NULL;
+	if (!tear && output->dest != NULL &&
+			pixman_region32_not_empty(&output->pending.damage)) {
+		scanout = output_scanout_buffer(output);
+	}
+	if (scanout == NULL && output->composed_stale) {
+		if (tear) {
+			return NULL; /* drawn in place: the next frame draws all */
+		}
+		output->composed_stale = false;
+		vr_changes_damage_all(&output->pending,
+				&(struct vr_box){ 0, 0, output->wlr_output->width,
+						output->wlr_output->height });
+	}
 	/* what this frame draws: the pending damage, or a torn frame's part
 	 * of it */
 	pixman_region32_t *draw = &output->pending.damage;
@@ -413,17 +518,21 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 	if (output->dest == NULL || !pixman_region32_not_empty(draw)) {
 		return NULL;
 	}
-	struct output_buffer *buffer = output_acquire_buffer(output);
-	if (buffer == NULL) {
-		return NULL; /* damage stays pending until a buffer is free */
+	struct output_buffer *buffer = NULL;
+	if (scanout == NULL) {
+		buffer = output_acquire_buffer(output);
+		if (buffer == NULL) {
+			return NULL; /* damage stays pending until a buffer is free */
+		}
 	}
 	struct output_frame *frame = calloc(1, sizeof(*frame));
 	if (frame == NULL) {
-		wlr_buffer_unlock(buffer->wlr_buffer);
+		wlr_buffer_unlock(buffer != NULL ? buffer->wlr_buffer : scanout);
 		return NULL;
 	}
 	frame->output = output;
 	frame->buffer = buffer;
+	frame->scanout = scanout;
 	/* the session lock (lock_epoch), the test protocol (slow_us,
 	 * stall_ms) answer */
 	struct vt_frame_begin_event begin = { .output = output };
@@ -465,71 +574,17 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		nanosleep(&stall, NULL);
 	}
 
-	/* Every buffer now lacks this frame's changes; this one gets them
-	 * and whatever it missed before (buffer age), its pixels moved first
-	 * where the frames since only moved them (shift-and-expose). */
-	const struct vr_move *move =
-			output->pending.has_move ? &output->pending.move : NULL;
-	struct output_buffer *b;
-	wl_list_for_each(b, &output->buffers, link) {
-		vr_changes_compose(&b->changes, move, draw);
-	}
-	/* One engine, whichever draws: this frame's move and damage, and
-	 * what this buffer lacks (this frame's changes and those it missed
-	 * while others were drawn: buffer age); the engine takes what it
-	 * needs. */
-	struct vr_engine *engine = server->engine;
-	bool sync = server->opts.pipeline == VT_PIPELINE_SYNC;
-	struct vr_engine_frame job = {
-		.output = output->dest,
-		.buffer = buffer->pixels,
-		.view = vt_output_view(output),
-		.clear = { 0, 0, 0, 1 },
-		.move = move,
-		.damage = draw,
-		.buffer_changes = &buffer->changes,
-	};
-	bool ok;
-	if (engine == NULL || buffer->pixels == NULL) {
-		ok = false; /* nothing to draw with or into (logged before) */
-	} else if (sync) {
-		ok = vr_engine_render(engine, server->tree, &job,
-				&frame->record.timing);
-	} else {
-		frame->render_id = vr_engine_submit(engine, server->tree, &job);
-		ok = frame->render_id != 0;
-	}
-	frame->record.moved_px = job.moved_px;
-	frame->record.drawn_px = job.drawn_px;
-	if (!ok) {
-		wlr_log(WLR_ERROR, "%s: rendering failed", output->wlr_output->name);
-		/* the changes stay pending, composed into the buffers once
-		 * already: nothing is left to move, all of it to redraw */
-		wl_list_for_each(b, &output->buffers, link) {
-			vr_changes_flatten(&b->changes);
-		}
-		vr_changes_flatten(&output->pending);
-		output_frame_destroy(frame);
-		return NULL;
-	}
-	if (!vr_engine_buffer_direct(buffer->pixels)) {
-		/* not written by the engine: copied out once ready */
-		pixman_region32_copy(&frame->cpu_copy, &buffer->changes.damage);
-	}
-	vr_changes_clear(&buffer->changes);
-	pixman_region32_copy(&frame->damage, draw);
-	if (move != NULL) {
-		/* what changed on screen: the moved pixels too */
-		pixman_region32_union_rect(&frame->damage, &frame->damage, move->box.x,
-				move->box.y, (unsigned)move->box.width,
-				(unsigned)move->box.height);
-	}
-	if (tear) {
-		pixman_region32_subtract(&output->pending.damage,
-				&output->pending.damage, draw);
-		frame->record.path = "torn";
-	} else {
+	if (scanout != NULL) {
+		/* shown as it is: all of the output changes, and the target
+		 * and every output buffer miss it */
+		output->composed_stale = true;
+		pixman_region32_union_rect(&frame->damage, &frame->damage, 0, 0,
+				(unsigned)output->wlr_output->width,
+				(unsigned)output->wlr_output->height);
 		vr_changes_clear(&output->pending);
+		frame->record.path = "scanout";
+	} else if (!frame_compose(frame, draw, tear)) {
+		return NULL;
 	}
 
 	/* the surfaces this frame shows: their presentation feedback
@@ -539,6 +594,8 @@ static void *output_render(void *data, uint64_t display_ns, bool *ready,
 		.only = tear ? output->tear_surface : NULL };
 	output_for_each_drawn(output, &drawn);
 
+	/* a frame shown as it is, or drawn synchronously, is ready now */
+	bool sync = scanout != NULL || server->opts.pipeline == VT_PIPELINE_SYNC;
 	uint64_t end = vt_now_ns();
 	frame->record.main_thread_ns = end - start;
 	if (sync && end < frame->ready_not_before_ns) {
@@ -637,10 +694,17 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 	}
 	struct output_buffer *buffer =
 			frame != NULL ? frame->buffer : output->front;
+	/* a client buffer shown as it is (direct scan-out): the frame's, or,
+	 * committing without one, the one on screen */
+	struct wlr_buffer *scanout =
+			frame != NULL ? frame->scanout : output->scanout_front;
 	const pixman_region32_t *damage = frame != NULL ? &frame->damage : NULL;
 	bool direct = buffer != NULL && wlr_output->attach_render_locks == 0 &&
 			output->server->opts.pipeline == VT_PIPELINE_ASYNC;
-	if (direct) {
+	if (scanout != NULL) {
+		wlr_output_attach_buffer(wlr_output, scanout);
+		direct = false;
+	} else if (direct) {
 		/* the very buffer the renderer wrote */
 		wlr_output_attach_buffer(wlr_output, buffer->wlr_buffer);
 	} else if (!output_attach_render(output, buffer, damage,
@@ -669,14 +733,28 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 		if (frame != NULL) {
 			frame->committed = false;
 		}
+		if (scanout != NULL && wlr_output->attach_render_locks == 0) {
+			/* passed the test, failed the commit: not tried again */
+			output->scanout_refused = scanout;
+		}
 		output_damage_whole(output);
 		return false;
 	}
 	output->damage_idx = (output->damage_idx + 1) % DAMAGE_HISTORY;
-	/* the buffer on screen: ours when attached directly; otherwise
-	 * wlroots' swapchain's, and ours go back to the pool */
+	/* the buffer on screen: ours when attached directly, or the client's
+	 * (held until another replaces it); otherwise wlroots' swapchain's,
+	 * and ours go back to the pool */
 	output->front = direct ? buffer : NULL;
-	output->swapchain_history = !direct;
+	output->swapchain_history = !direct && scanout == NULL;
+	if (scanout != output->scanout_front) {
+		if (scanout != NULL) {
+			wlr_buffer_lock(scanout);
+		}
+		if (output->scanout_front != NULL) {
+			wlr_buffer_unlock(output->scanout_front);
+		}
+		output->scanout_front = scanout;
+	}
 	if (output->model_clock) {
 		/* wlroots' headless backend reports "presented" from inside the
 		 * commit, before wp_presentation can match it: as this output's
@@ -688,7 +766,8 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 			.presented = true,
 			.when = &when,
 			.refresh = (int)output->period_ns,
-			.flags = WLR_OUTPUT_PRESENT_VSYNC | WLR_OUTPUT_PRESENT_HW_CLOCK,
+			.flags = WLR_OUTPUT_PRESENT_VSYNC | WLR_OUTPUT_PRESENT_HW_CLOCK |
+					(scanout != NULL ? WLR_OUTPUT_PRESENT_ZERO_COPY : 0),
 		};
 		output->sending_present = true;
 		wlr_output_send_present(wlr_output, &present);
@@ -933,12 +1012,18 @@ static void frame_presented(struct output_frame *frame,
 			event->when != NULL ? vt_timespec_to_ns(event->when) : vt_now_ns();
 	bool late = vt_pacer_presented(output->pacer, frame, event->presented,
 			presented_ns, event->refresh > 0 ? (uint64_t)event->refresh : 0);
+	/* a client buffer scanned out as it is: zero-copy, whatever the
+	 * backend says */
+	struct wlr_output_event_present shown_event = *event;
+	if (frame->scanout != NULL) {
+		shown_event.flags |= WLR_OUTPUT_PRESENT_ZERO_COPY;
+	}
 	if (event->presented) {
 		struct vt_frame_presented_event presented = {
 			.output = output,
 			.timing_feedbacks = &frame->timing_feedbacks,
 			.presentation_feedbacks = &frame->presentation_feedbacks,
-			.present = event,
+			.present = &shown_event,
 			.presented_ns = presented_ns,
 			.display_ns = frame->record.display_ns,
 		};
@@ -968,6 +1053,28 @@ static void frame_presented(struct output_frame *frame,
 			.presented_ns = presented_ns,
 		};
 		wl_signal_emit(&output->server->frame_events.shown, &shown);
+	}
+	void *data;
+	uint32_t format;
+	size_t stride;
+	if (event->presented && frame->scanout != NULL) {
+		output->stats.scanout++;
+		/* the client's pixels, as the screen shows them */
+		if (vt_client_buffer_begin_read(frame->scanout, &data, &format,
+					&stride)) {
+			struct vt_frame_shown_event shown = {
+				.output = output,
+				.seq = frame->record.seq,
+				.data = data,
+				.stride = stride,
+				.width = frame->scanout->width,
+				.height = frame->scanout->height,
+				.damage = &frame->damage,
+				.presented_ns = presented_ns,
+			};
+			wl_signal_emit(&output->server->frame_events.shown, &shown);
+			vt_client_buffer_end_read(frame->scanout);
+		}
 	}
 	stats_add(output, frame->record.main_thread_ns);
 	vt_frame_log_write(output->server->frame_log, &frame->record);

@@ -70,6 +70,10 @@ struct output_frame {
 	struct vt_output *output;
 	struct wl_list link; /* vt_output::frames */
 	struct output_buffer *buffer; /* locked until the frame ends */
+	/* direct scan-out (scanout.c): the client buffer the frame shows in
+	 * place of a composed one (buffer is NULL), locked until the frame
+	 * ends */
+	struct wlr_buffer *scanout;
 	uint64_t render_id; /* the renderer's frame; 0: none pending */
 	bool ready;
 	bool failed; /* its pixels were lost with the device: never shown */
@@ -124,6 +128,16 @@ struct vt_output {
 	struct wl_list buffers; /* output_buffer::link */
 	int buffer_width, buffer_height;
 	struct output_buffer *front; /* last committed */
+	/* Direct scan-out (scanout.c): the client buffer on screen, locked
+	 * until another commit replaces it (NULL: ours is); one the backend
+	 * refused at commit (not tried again; compared, never used); whether
+	 * the last frame planned was scanned out; and whether frames shown
+	 * that way left the target behind (the next composed frame draws
+	 * all of it). */
+	struct wlr_buffer *scanout_front;
+	struct wlr_buffer *scanout_refused;
+	bool scanning_out;
+	bool composed_stale;
 	struct wl_list frames; /* output_frame::link, oldest first */
 	uint64_t frame_seq;
 
@@ -155,6 +169,7 @@ struct vt_output {
 
 	struct {
 		uint64_t frames, replaced; /* dropped: vt_pacer_missed */
+		uint64_t scanout; /* frames presented by direct scan-out */
 		uint64_t main_ns_total;
 		uint64_t *main_ns; /* per frame, for percentiles */
 		size_t main_ns_len, main_ns_cap;
@@ -196,6 +211,12 @@ void output_handle_engine_completed(struct wl_listener *listener, void *data);
 bool output_read(struct vt_output *output, const pixman_region32_t *region,
 		void *data, int32_t stride);
 int output_handle_slow_timer(void *data);
+/* Direct scan-out (scanout.c): the client buffer this frame may show as
+ * it is, locked for the caller, or NULL (compose); and a copy of region
+ * (NULL: all) of such a buffer's pixels into data (stride bytes a row). */
+struct wlr_buffer *output_scanout_buffer(struct vt_output *output);
+bool output_scanout_read(struct wlr_buffer *buffer,
+		const pixman_region32_t *region, void *data, int32_t stride);
 extern const struct vt_pacer_impl output_pacer_impl;
 void output_handle_needs_frame(struct wl_listener *listener, void *data);
 int output_handle_timer(int fd, uint32_t mask, void *data);

@@ -1008,6 +1008,36 @@ bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box) {
 	return true;
 }
 
+bool vr_node_draws_image_exactly(const struct vr_node *node,
+		struct vr_box *box) {
+	const struct vr_image *image = node->content.image;
+	if (!node->abs.drawn || node->content.type != VR_CONTENT_IMAGE ||
+			image == NULL) {
+		return false;
+	}
+	float w = (float)image->width, h = (float)image->height;
+	const struct vr_mat *m = &node->abs.transform;
+	/* the whole image, unturned, at its size, by whole pixels, opaque,
+	 * and neither clipped nor rounded */
+	bool exact = same_mapping(node, &(struct vr_rectf){ 0.0f, 0.0f, w, h }, w,
+						 h, VR_TRANSFORM_NORMAL) &&
+			vr_mat_is_integer_translation(m) && node->abs.opacity >= 1.0f &&
+			node->abs.nrclips == 0;
+	struct vr_box at = {
+		(int32_t)lroundf(m->tx),
+		(int32_t)lroundf(m->ty),
+		image->width,
+		image->height,
+	};
+	if (!exact || node->abs.bounds.x != at.x || node->abs.bounds.y != at.y ||
+			node->abs.bounds.width != at.width ||
+			node->abs.bounds.height != at.height) {
+		return false;
+	}
+	*box = at;
+	return true;
+}
+
 static bool box_intersects(const struct vr_box *a, const struct vr_box *b) {
 	if (b == NULL) {
 		return !vr_box_empty(a);

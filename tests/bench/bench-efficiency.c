@@ -34,6 +34,16 @@
  *    engine both runs copy (its ratio says what the variable costs:
  *    nothing). The vitrail's --stats tell whether anything was imported.
  *
+ * 4. Direct scan-out against composition: the probe with --dmabuf in
+ *    vitrail's kiosk mode, so its window is fullscreen, with a buffer of
+ *    the output's size (1920x1080 and 3840x2160): vitrail's CPU per
+ *    client frame as in 1, once as it runs (each frame shows the client's
+ *    buffer as it is) and once with VITRAIL_NO_SCANOUT=1 (composed),
+ *    interleaved the same way; the Vulkan engine on Mesa 25's lavapipe
+ *    where it is here (else the system's). The scan-out runs' --stats
+ *    count the frames scanned out. Either way the CPU engine copies each
+ *    buffer at commit (it may have to compose the next frame).
+ *
  * Ends with
  *   summary: ratio_720=<vitrail/weston> ratio_1080=.. ratio_2160=..
  *            vitrail_ms_720=.. weston_ms_720=.. (and 1080, 2160)
@@ -41,6 +51,9 @@
  *            dmabuf_ratio_1080=<in place/copied> dmabuf_ratio_2160=..
  *            dmabuf_ms_1080=.. dmabuf_copy_ms_1080=.. (and 2160)
  *            dmabuf_imported=<buffers imported in the in-place runs>
+ *            scanout_ratio_1080=<scanned out/composed> scanout_ratio_2160=..
+ *            scanout_ms_1080=.. composed_ms_1080=.. (and 2160)
+ *            scanout_frames=<frames scanned out in the scan-out runs>
  * Like the other pacing benchmarks it runs for both engines
  * (bench_engines_main) and merges the two summaries. Without weston
  * (package weston) the ratios are n/a.
@@ -85,6 +98,9 @@ struct bench {
 	const char *vitrail, *probe, *chat, *weston, *out;
 	char *icd; /* Mesa 25's lavapipe (part 3), NULL: none here */
 	struct dmabuf_result dmabuf[NDMABUF];
+	/* part 4: in_place_ms is scanned out, copy_ms composed */
+	struct dmabuf_result scanout[NDMABUF];
+	long scanned; /* frames scanned out, -1: unknown */
 	long imported; /* by the in-place runs, -1: unknown */
 	int reps, frames;
 	struct bench_env env;
@@ -277,6 +293,93 @@ static void dmabuf_part(struct bench *bench) {
 				bench_values_add(&d->ratio, in_place / copy);
 			}
 			free(base_copy);
+			free(base);
+		}
+	}
+}
+
+/* The value after key in a vitrail --stats file's first line with it,
+ * -1 without the file or the key. */
+static long stats_key(const char *path, const char *key) {
+	char *text = csv_read_file(path);
+	if (text == NULL) {
+		return -1;
+	}
+	const char *p = strstr(text, key);
+	long n = p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
+	free(text);
+	return n;
+}
+
+/* Part 4: the dmabuf probe fullscreen (kiosk) at the output's size,
+ * scanned out or composed (VITRAIL_NO_SCANOUT=1). */
+static double run_scanout(struct bench *bench, struct size_result *s,
+		const char *base, bool scanout, long *scanned) {
+	char size[32];
+	snprintf(size, sizeof(size), "%dx%d", s->width, s->height);
+	char *log = bench_asprintf("%s-vitrail.log", base);
+	char *stats = bench_asprintf("%s-stats.txt", base);
+	const char *extra[] = { "--mode", "kiosk", "--stats", stats, NULL };
+	if (bench->icd != NULL) {
+		setenv("VK_ICD_FILENAMES", bench->icd, 1);
+	}
+	setenv("VITRAIL_DMABUF_DEVICE", "/dev/null", 1);
+	if (!scanout) {
+		setenv("VITRAIL_NO_SCANOUT", "1", 1);
+	}
+	struct bench_vitrail parent, vitrail;
+	bool started = bench_vitrail_start_setup(&bench->env, false, 60, size,
+			extra, log, NULL, 30000, &parent, &vitrail);
+	unsetenv("VK_ICD_FILENAMES");
+	unsetenv("VITRAIL_DMABUF_DEVICE");
+	unsetenv("VITRAIL_NO_SCANOUT");
+	double ms = NAN;
+	if (started) {
+		ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket, s->width,
+				s->height, base, true);
+		bench_vitrail_stop(&vitrail);
+		*scanned = stats_key(stats, " scanout=");
+	}
+	free(stats);
+	free(log);
+	return ms;
+}
+
+static void scanout_part(struct bench *bench) {
+	bench->scanned = 0;
+	for (int rep = 0; rep < bench->reps; rep++) {
+		for (int i = 0; i < NDMABUF; i++) {
+			struct size_result *s = &bench->sizes[NSIZES - NDMABUF + i];
+			struct dmabuf_result *d = &bench->scanout[i];
+			char *base = bench_asprintf("%s/scanout-rep%d-%d", bench->runs_dir,
+					rep, s->height);
+			char *base_composed = bench_asprintf("%s-composed", base);
+			long scanned = 0, composed_scanned = 0;
+			double direct, composed;
+			if (rep % 2 == 0) {
+				direct = run_scanout(bench, s, base, true, &scanned);
+				composed = run_scanout(bench, s, base_composed, false,
+						&composed_scanned);
+			} else {
+				composed = run_scanout(bench, s, base_composed, false,
+						&composed_scanned);
+				direct = run_scanout(bench, s, base, true, &scanned);
+			}
+			printf("scanout rep %d %dx%d: scanned out %s ms (%ld frames), "
+				   "composed %s ms (%ld scanned out) per client frame\n",
+					rep, s->width, s->height, bench_fmt(direct, 3), scanned,
+					bench_fmt(composed, 3), composed_scanned);
+			bench->scanned += scanned > 0 ? scanned : 0;
+			if (!isnan(direct)) {
+				bench_values_add(&d->in_place_ms, direct);
+			}
+			if (!isnan(composed)) {
+				bench_values_add(&d->copy_ms, composed);
+			}
+			if (!isnan(direct) && !isnan(composed) && composed > 0) {
+				bench_values_add(&d->ratio, direct / composed);
+			}
+			free(base_composed);
 			free(base);
 		}
 	}
@@ -519,6 +622,7 @@ int main(int argc, char *argv[]) {
 	double main_max = NAN, rtt_p99 = NAN;
 	heavy_animation(&bench, &main_max, &rtt_p99);
 	dmabuf_part(&bench);
+	scanout_part(&bench);
 
 	char *txt_path = bench_asprintf("%s/efficiency.txt", bench.out);
 	FILE *txt = fopen(txt_path, "w");
@@ -561,6 +665,27 @@ int main(int argc, char *argv[]) {
 					bench_fmt(bench_values_median(&bench.dmabuf[i].ratio), 2));
 		}
 	}
+	for (int o = 0; o < 2; o++) {
+		if (outs[o] == NULL) {
+			continue;
+		}
+		fprintf(outs[o],
+				"\nfullscreen client dmabuf, vitrail CPU per client frame "
+				"(ms, median of %d; %ld frames scanned out)\n",
+				bench.reps, bench.scanned);
+		fprintf(outs[o], "%-10s %10s %10s %10s\n", "output", "scan-out",
+				"composed", "ratio");
+		for (int i = 0; i < NDMABUF; i++) {
+			struct size_result *s = &bench.sizes[NSIZES - NDMABUF + i];
+			fprintf(outs[o], "%4dx%-5d %10s %10s %10s\n", s->width, s->height,
+					bench_fmt(
+							bench_values_median(&bench.scanout[i].in_place_ms),
+							3),
+					bench_fmt(bench_values_median(&bench.scanout[i].copy_ms),
+							3),
+					bench_fmt(bench_values_median(&bench.scanout[i].ratio), 2));
+		}
+	}
 	if (txt != NULL) {
 		fclose(txt);
 	}
@@ -589,14 +714,30 @@ int main(int argc, char *argv[]) {
 				bench_fmt(bench_values_median(&bench.dmabuf[i].copy_ms), 3));
 	}
 	if (bench.imported >= 0) {
-		printf(" dmabuf_imported=%ld\n", bench.imported);
+		printf(" dmabuf_imported=%ld", bench.imported);
 	} else {
-		printf(" dmabuf_imported=n/a\n");
+		printf(" dmabuf_imported=n/a");
 	}
+	for (int i = 0; i < NDMABUF; i++) {
+		printf(" scanout_ratio_%s=%s", names[NSIZES - NDMABUF + i],
+				bench_fmt(bench_values_median(&bench.scanout[i].ratio), 2));
+	}
+	for (int i = 0; i < NDMABUF; i++) {
+		const char *name = names[NSIZES - NDMABUF + i];
+		printf(" scanout_ms_%s=%s composed_ms_%s=%s", name,
+				bench_fmt(bench_values_median(&bench.scanout[i].in_place_ms),
+						3),
+				name,
+				bench_fmt(bench_values_median(&bench.scanout[i].copy_ms), 3));
+	}
+	printf(" scanout_frames=%ld\n", bench.scanned);
 	for (int i = 0; i < NDMABUF; i++) {
 		bench_values_finish(&bench.dmabuf[i].in_place_ms);
 		bench_values_finish(&bench.dmabuf[i].copy_ms);
 		bench_values_finish(&bench.dmabuf[i].ratio);
+		bench_values_finish(&bench.scanout[i].in_place_ms);
+		bench_values_finish(&bench.scanout[i].copy_ms);
+		bench_values_finish(&bench.scanout[i].ratio);
 	}
 	free(bench.icd);
 	for (int i = 0; i < NSIZES; i++) {

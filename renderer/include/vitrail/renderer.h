@@ -329,6 +329,15 @@ void vr_changes_flatten(struct vr_changes *changes);
  * (no content, disabled or detached ancestor, fully clipped, opacity 0). */
 bool vr_node_get_bounds(const struct vr_node *node, struct vr_box *box);
 
+/* After vr_tree_update: whether the node draws its image pixel for pixel:
+ * the whole image, not flipped or turned, at its size, moved by whole
+ * pixels only, fully opaque (the node's and its ancestors' opacity), and
+ * neither clipped nor rounded; *box is where (root coordinates). What
+ * direct scan-out asks before showing the image's source instead of a
+ * composed frame. */
+bool vr_node_draws_image_exactly(const struct vr_node *node,
+		struct vr_box *box);
+
 /* After vr_tree_update: calls fn for every drawn node with content whose
  * bounds intersect area (root coordinates), back to front. */
 void vr_tree_for_each_drawn(struct vr_tree *tree, const struct vr_box *area,

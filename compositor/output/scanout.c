@@ -1,0 +1,206 @@
+/*
+ * Direct scan-out: a frame whose only visible content is one client
+ * dmabuf, shown pixel for pixel over the whole output, commits that
+ * buffer instead of a composed one. Nothing is composed or copied; on DRM
+ * the primary plane reads the client's memory.
+ *
+ * A frame is planned as usual (output_frame.c): its commits latched, its
+ * animations sampled, the tree updated. Then, before a buffer is taken,
+ * output_scanout_buffer asks whether the topmost node drawn on the output
+ * is a surface's image (vr_node_draws_image_exactly) that covers all of it
+ * and shows all of its buffer's current pixels, and whether the output
+ * takes that buffer (its format, the primary plane's formats,
+ * wlr_output_test). Anything else draws a composed frame, so a buffer that
+ * is refused falls back and loses nothing.
+ *
+ * The engine's target and the output buffers miss the frames shown this
+ * way: the first composed frame after them draws the whole output.
+ */
+#include <drm_fourcc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wlr/render/dmabuf.h>
+#include <wlr/render/drm_format_set.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/types/wlr_surface.h>
+#include <wlr/util/log.h>
+
+#include "desktop/surface.h"
+#include "output/client_dmabuf.h"
+#include "output/output.h"
+#include "output/scanout.h"
+#include "server.h"
+
+#include "output/output_internal.h"
+
+bool vt_scanout_format_ok(const struct wlr_drm_format_set *plane,
+		uint32_t format, uint64_t modifier, bool opaque_region_covers,
+		char *why, size_t why_len) {
+	/* what screenshots and captures read as the output's pixels
+	 * (x8r8g8b8) without a conversion */
+	if (format != DRM_FORMAT_XRGB8888 && format != DRM_FORMAT_ARGB8888) {
+		snprintf(why, why_len, "format 0x%08x is not XRGB8888 or ARGB8888",
+				format);
+		return false;
+	}
+	/* the composed frame shows it over black; a plane would not */
+	if (format == DRM_FORMAT_ARGB8888 && !opaque_region_covers) {
+		snprintf(why, why_len,
+				"ARGB8888 without an opaque region over all of it");
+		return false;
+	}
+	if (plane != NULL && !wlr_drm_format_set_has(plane, format, modifier)) {
+		snprintf(why, why_len,
+				"the primary plane does not take format 0x%08x with "
+				"modifier 0x%016llx",
+				format, (unsigned long long)modifier);
+		return false;
+	}
+	return true;
+}
+
+struct top_node {
+	struct vr_node *node;
+};
+
+static void top_node_iter(struct vr_node *node, void *data) {
+	/* back to front: the last one called is on top */
+	((struct top_node *)data)->node = node;
+}
+
+/* The client dmabuf the output could show as it is, or NULL (why says
+ * why not). */
+static struct wlr_buffer *scanout_candidate(struct vt_output *output, char *why,
+		size_t why_len) {
+	struct vt_server *server = output->server;
+	struct wlr_output *wlr_output = output->wlr_output;
+	if (getenv("VITRAIL_NO_SCANOUT") != NULL) {
+		snprintf(why, why_len, "VITRAIL_NO_SCANOUT is set");
+		return NULL;
+	}
+	if (server->opts.pipeline != VT_PIPELINE_ASYNC) {
+		snprintf(why, why_len, "the synchronous pipeline composes all");
+		return NULL;
+	}
+	if (wlr_output->attach_render_locks > 0) {
+		snprintf(why, why_len, "a screencopy client locks it");
+		return NULL;
+	}
+	struct vr_mat view = vt_output_view(output);
+	if (!vr_mat_is_integer_translation(&view)) {
+		snprintf(why, why_len, "the output is scaled or turned");
+		return NULL;
+	}
+	struct wlr_box area = output_box(output);
+	struct top_node top = { 0 };
+	vr_tree_for_each_drawn(server->tree,
+			&(struct vr_box){ area.x, area.y, area.width, area.height },
+			top_node_iter, &top);
+	struct vt_surface *surface =
+			top.node != NULL ? vr_node_user_data(top.node) : NULL;
+	if (surface == NULL || top.node != surface->content) {
+		snprintf(why, why_len, "the top content is not a surface's");
+		return NULL;
+	}
+	struct vr_box box;
+	if (!vr_node_draws_image_exactly(top.node, &box)) {
+		snprintf(why, why_len, "the surface is not drawn pixel for pixel");
+		return NULL;
+	}
+	int32_t x = box.x + (int32_t)lroundf(view.tx);
+	int32_t y = box.y + (int32_t)lroundf(view.ty);
+	if (x != 0 || y != 0 || box.width != wlr_output->width ||
+			box.height != wlr_output->height) {
+		snprintf(why, why_len, "the surface does not cover the output");
+		return NULL;
+	}
+	struct wlr_surface *wlr_surface = surface->wlr_surface;
+	struct wlr_buffer *source =
+			wlr_surface->buffer != NULL ? wlr_surface->buffer->source : NULL;
+	if (source == NULL || surface->copy != NULL ||
+			surface->image_buffer != source) {
+		snprintf(why, why_len, "the surface shows no buffer as it is now");
+		return NULL;
+	}
+	struct wlr_dmabuf_attributes attribs;
+	if (!wlr_buffer_get_dmabuf(source, &attribs)) {
+		snprintf(why, why_len, "the surface's buffer is not a dmabuf");
+		return NULL;
+	}
+	if (source == output->scanout_refused) {
+		snprintf(why, why_len, "the backend refused this buffer");
+		return NULL;
+	}
+	bool covers =
+			pixman_region32_contains_rectangle(&wlr_surface->opaque_region,
+					&(pixman_box32_t){ 0, 0, wlr_surface->current.width,
+							wlr_surface->current.height }) == PIXMAN_REGION_IN;
+	const struct wlr_drm_format_set *plane =
+			wlr_output_get_primary_formats(wlr_output, WLR_BUFFER_CAP_DMABUF);
+	if (!vt_scanout_format_ok(plane, attribs.format, attribs.modifier, covers,
+				why, why_len)) {
+		return NULL;
+	}
+	/* The backend's word (a DRM atomic test, the parent's formats), where
+	 * it can be asked now: not while the previous frame is still pending
+	 * (a test of a buffer then always fails). A commit that fails later
+	 * marks the buffer refused, and a composed frame follows. */
+	if (!wlr_output->frame_pending) {
+		wlr_output_attach_buffer(wlr_output, source);
+		bool ok = wlr_output_test(wlr_output);
+		wlr_output_rollback(wlr_output);
+		if (!ok) {
+			snprintf(why, why_len, "the output's test refused it");
+			return NULL;
+		}
+	}
+	return source;
+}
+
+struct wlr_buffer *output_scanout_buffer(struct vt_output *output) {
+	char why[160] = "";
+	struct wlr_buffer *buffer = scanout_candidate(output, why, sizeof(why));
+	/* say so when it changes, not every frame */
+	if (buffer != NULL && !output->scanning_out) {
+		wlr_log(WLR_DEBUG, "%s: direct scan-out of a client buffer",
+				output->wlr_output->name);
+	} else if (buffer == NULL && output->scanning_out) {
+		wlr_log(WLR_DEBUG, "%s: composing again: %s", output->wlr_output->name,
+				why);
+	}
+	output->scanning_out = buffer != NULL;
+	return buffer != NULL ? wlr_buffer_lock(buffer) : NULL;
+}
+
+bool output_scanout_read(struct wlr_buffer *buffer,
+		const pixman_region32_t *region, void *data, int32_t stride) {
+	void *src;
+	uint32_t format;
+	size_t src_stride;
+	if (!vt_client_buffer_begin_read(buffer, &src, &format, &src_stride)) {
+		return false;
+	}
+	pixman_region32_t all;
+	pixman_region32_init_rect(&all, 0, 0, (unsigned)buffer->width,
+			(unsigned)buffer->height);
+	if (region != NULL) {
+		pixman_region32_intersect(&all, &all, (pixman_region32_t *)region);
+	}
+	int n;
+	const pixman_box32_t *boxes = pixman_region32_rectangles(&all, &n);
+	for (int i = 0; i < n; i++) {
+		size_t bytes = (size_t)(boxes[i].x2 - boxes[i].x1) * 4;
+		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
+			memcpy((uint8_t *)data + (size_t)y * (size_t)stride +
+							(size_t)boxes[i].x1 * 4,
+					(const uint8_t *)src + (size_t)y * src_stride +
+							(size_t)boxes[i].x1 * 4,
+					bytes);
+		}
+	}
+	pixman_region32_fini(&all);
+	vt_client_buffer_end_read(buffer);
+	return true;
+}
