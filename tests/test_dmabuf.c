@@ -1321,6 +1321,115 @@ START_TEST(test_dmabuf_scanout_then_composed) {
 }
 END_TEST
 
+/*
+ * Nested in another vitrail (the wayland backend), the parent compositor
+ * is the plane: the inner vitrail scans a fullscreen client dmabuf out
+ * (hands it to the parent as it is) where the parent takes such dmabufs
+ * (its linux-dmabuf formats, wlroots' wlr_output_test), and composes it
+ * where the parent offers no linux-dmabuf. Either way the parent shows
+ * the client's pixels in the nested output's window, pixel for pixel.
+ */
+static void scanout_nested(const char *name, bool parent_dmabuf) {
+	struct harness *harness = harness_create(name);
+	char *stats_path = NULL;
+	ck_assert(
+			asprintf(&stats_path, "%s/inner-stats.txt", harness->out_dir) > 0);
+	const char *outer_env[] = { parent_dmabuf ?
+				"VITRAIL_DMABUF_DEVICE=/dev/null" :
+				"VITRAIL_DMABUF_DEVICE=none",
+		"XWAYLAND_NO_GLAMOR", NULL };
+	struct harness_vitrail *outer = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "640x480",
+					.extra_args = (const char *const[]){ "--render-backend",
+							"cpu", NULL },
+					.env = outer_env });
+	const char *inner_env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
+		"XWAYLAND_NO_GLAMOR", NULL };
+	/* a kiosk that hides its cursor: the nested session draws its own
+	 * cursor into its frames (no cursor plane), which would compose */
+	char *config = harness_write_file(harness, "inner.conf",
+			"mode kiosk\nhide_cursor always\n");
+	char size[32];
+	snprintf(size, sizeof(size), "%dx%d", OUT_W, OUT_H);
+	struct harness_vitrail *inner = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .backend = "wayland",
+					.outputs = 1,
+					.output_size = size,
+					.wayland_parent = outer,
+					.extra_args = (const char *const[]){ "--render-backend",
+							"cpu", "--stats", stats_path, "--config", config,
+							"--debug", NULL },
+					.env = inner_env });
+	harness_wait_for_windows(outer->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	/* the parent's pointer (and its cursor) off the nested output */
+	harness_pointer_move(outer->conn, 639, 479);
+
+	struct sc_app app = { 0 };
+	struct dm d;
+	open_window(inner, &app, &d);
+	ck_assert_ptr_nonnull(d.presentation);
+	xdg_toplevel_set_fullscreen(app.xdg_toplevel, NULL);
+	wl_surface_commit(app.surface);
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(5000);
+	while (!app.configure_fullscreen && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	}
+	ck_assert(app.configure_fullscreen);
+	struct held a = { 0 };
+	struct wl_buffer *buffer_a = sized_buffer(&d, DRM_FORMAT_XRGB8888, OUT_W,
+			OUT_H, 0x00cc2211u, 0x002244ccu, &a);
+	uint32_t flags = show_presented(inner, &app, &d, buffer_a, OUT_W, OUT_H);
+	if (parent_dmabuf) {
+		ck_assert_msg(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY,
+				"the parent takes the dmabuf, yet it was composed");
+	} else {
+		ck_assert_msg(!(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY),
+				"scanned out to a parent without linux-dmabuf");
+	}
+
+	/* the parent shows the client's two halves, each pixel once */
+	int32_t w, h;
+	uint32_t *pixels = harness_screenshot(harness, outer, "HEADLESS-1", NULL,
+			"outer", &w, &h);
+	ck_assert_ptr_nonnull(pixels);
+	long top = 0, bottom = 0;
+	for (int i = 0; i < w * h; i++) {
+		top += (pixels[i] & 0xffffff) == 0xcc2211u;
+		bottom += (pixels[i] & 0xffffff) == 0x2244ccu;
+	}
+	free(pixels);
+	ck_assert_msg(top == (long)OUT_W * OUT_H / 2 &&
+					bottom == (long)OUT_W * OUT_H / 2,
+			"the parent shows %ld top and %ld bottom pixels of %d", top, bottom,
+			OUT_W * OUT_H / 2);
+
+	wl_buffer_destroy(buffer_a);
+	dm_finish(&d, false);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, inner);
+	long scanned = stats_value(stats_path, "WL-1", "scanout=");
+	if (parent_dmabuf) {
+		ck_assert_int_ge(scanned, 1);
+	} else {
+		ck_assert_int_eq(scanned, 0);
+	}
+	harness_stop_vitrail(harness, outer);
+	free(config);
+	free(stats_path);
+	harness_destroy(harness);
+}
+
+START_TEST(test_dmabuf_scanout_nested) {
+	scanout_nested("dmabuf-scanout-nested", true);
+}
+END_TEST
+
+START_TEST(test_dmabuf_scanout_nested_refused) {
+	scanout_nested("dmabuf-scanout-nested-refused", false);
+}
+END_TEST
+
 /* ---- a GPU client --------------------------------------------------------
  */
 
@@ -1364,6 +1473,9 @@ static Suite *dmabuf_suite(void) {
 	harness_add_case(suite, "scanout_then_composed",
 			test_dmabuf_scanout_then_composed, 90);
 	harness_add_case(suite, "scanout_vulkan", test_dmabuf_scanout_vulkan, 90);
+	harness_add_case(suite, "scanout_nested", test_dmabuf_scanout_nested, 90);
+	harness_add_case(suite, "scanout_nested_refused",
+			test_dmabuf_scanout_nested_refused, 90);
 	return suite;
 }
 

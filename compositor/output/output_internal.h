@@ -137,6 +137,7 @@ struct vt_output {
 	struct wlr_buffer *scanout_front;
 	struct wlr_buffer *scanout_refused;
 	bool scanning_out;
+	char scanout_why[160]; /* why the last frame was composed (log) */
 	bool composed_stale;
 	struct wl_list frames; /* output_frame::link, oldest first */
 	uint64_t frame_seq;

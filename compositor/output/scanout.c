@@ -166,10 +166,12 @@ struct wlr_buffer *output_scanout_buffer(struct vt_output *output) {
 	if (buffer != NULL && !output->scanning_out) {
 		wlr_log(WLR_DEBUG, "%s: direct scan-out of a client buffer",
 				output->wlr_output->name);
-	} else if (buffer == NULL && output->scanning_out) {
-		wlr_log(WLR_DEBUG, "%s: composing again: %s", output->wlr_output->name,
-				why);
+	} else if (buffer == NULL &&
+			strncmp(why, output->scanout_why, sizeof(output->scanout_why)) !=
+					0) {
+		wlr_log(WLR_DEBUG, "%s: composing: %s", output->wlr_output->name, why);
 	}
+	snprintf(output->scanout_why, sizeof(output->scanout_why), "%s", why);
 	output->scanning_out = buffer != NULL;
 	return buffer != NULL ? wlr_buffer_lock(buffer) : NULL;
 }
