@@ -848,10 +848,12 @@ static long stats_value(const char *path, const char *line, const char *key) {
 	return value;
 }
 
-START_TEST(test_dmabuf_in_place) {
-	struct harness *harness = harness_create("dmabuf-in-place");
+/* "VK_ICD_FILENAMES=<a manifest of Mesa 25's lavapipe>" in the harness's
+ * directory, for vitrail's environment (the callers' main() skipped the
+ * case without it). */
+static void lavapipe25_icd_env(struct harness *harness, char *env, size_t len) {
 	char lavapipe[PATH_MAX];
-	ck_assert(mesa25_lavapipe(lavapipe)); /* main() skipped without it */
+	ck_assert(mesa25_lavapipe(lavapipe));
 	char *icd = NULL;
 	size_t icd_len = 0;
 	FILE *icd_file = open_memstream(&icd, &icd_len);
@@ -859,10 +861,17 @@ START_TEST(test_dmabuf_in_place) {
 	mesa25_write_icd(icd_file, lavapipe);
 	fclose(icd_file);
 	char *icd_path = harness_write_file(harness, "lvp25_icd.json", icd);
+	snprintf(env, len, "VK_ICD_FILENAMES=%s", icd_path);
+	free(icd_path);
+	free(icd);
+}
+
+START_TEST(test_dmabuf_in_place) {
+	struct harness *harness = harness_create("dmabuf-in-place");
 	char *stats_path = NULL;
 	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
 	char icd_env[PATH_MAX + 32];
-	snprintf(icd_env, sizeof(icd_env), "VK_ICD_FILENAMES=%s", icd_path);
+	lavapipe25_icd_env(harness, icd_env, sizeof(icd_env));
 	const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null", icd_env,
 		"XWAYLAND_NO_GLAMOR", NULL };
 	const char *args[] = { "--render-backend", "vulkan", "--stats", stats_path,
@@ -935,8 +944,6 @@ START_TEST(test_dmabuf_in_place) {
 	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "imported="), 3);
 	ck_assert_int_eq(stats_value(stats_path, "client_dmabufs", "reused="), 1);
 	free(stats_path);
-	free(icd_path);
-	free(icd);
 	harness_destroy(harness);
 }
 END_TEST
@@ -1076,18 +1083,7 @@ static void scanout_start(struct scanout_run *r, const char *name,
 	 * buffers in place (external images) */
 	char icd_env[PATH_MAX + 32] = "VK_ICD_FILENAMES";
 	if (vulkan) {
-		char lavapipe[PATH_MAX];
-		ck_assert(mesa25_lavapipe(lavapipe)); /* main() skipped */
-		char *icd = NULL;
-		size_t icd_len = 0;
-		FILE *icd_file = open_memstream(&icd, &icd_len);
-		ck_assert_ptr_nonnull(icd_file);
-		mesa25_write_icd(icd_file, lavapipe);
-		fclose(icd_file);
-		char *icd_path = harness_write_file(r->harness, "lvp25_icd.json", icd);
-		snprintf(icd_env, sizeof(icd_env), "VK_ICD_FILENAMES=%s", icd_path);
-		free(icd_path);
-		free(icd);
+		lavapipe25_icd_env(r->harness, icd_env, sizeof(icd_env));
 	}
 	const char *args[] = { "--stats", r->stats_path, "--screenshot-dir",
 		r->shots, "--render-backend", vulkan ? "vulkan" : "cpu", NULL };

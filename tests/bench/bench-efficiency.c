@@ -199,189 +199,168 @@ static double run_vitrail(struct bench *bench, struct size_result *s,
 	return ms;
 }
 
-/* The value after "imported=" in a vitrail --stats file, 0 without the
- * line (nothing shown without a copy), -1 without the file. */
-static long stats_imported(const char *path) {
+/* The number after key in a vitrail --stats file (its first line with
+ * key: after it, or anywhere), 0 without such a line, -1 without the
+ * file. */
+static long stats_value(const char *path, const char *line, const char *key) {
 	char *text = csv_read_file(path);
 	if (text == NULL) {
 		return -1;
 	}
-	const char *p = strstr(text, "client_dmabufs ");
-	p = p != NULL ? strstr(p, "imported=") : NULL;
-	long n = p != NULL ? strtol(p + strlen("imported="), NULL, 10) : 0;
+	const char *p = line != NULL ? strstr(text, line) : text;
+	p = p != NULL ? strstr(p, key) : NULL;
+	long n = p != NULL ? strtol(p + strlen(key), NULL, 10) : 0;
 	free(text);
 	return n;
 }
 
-/* Part 3: the dmabuf probe in vitrail on Mesa 25's lavapipe, sampled in
- * place (import) or copied (VITRAIL_NO_DMABUF_IMPORT=1). */
-static double run_dmabuf(struct bench *bench, struct size_result *s,
-		const char *base, bool import, long *imported) {
+/* An A/B part: the dmabuf probe in vitrail, on (as vitrail runs) or off
+ * (with the variable off_env set to 1), the Vulkan engine on Mesa 25's
+ * lavapipe where it is here. */
+struct ab_part {
+	const char *name; /* of the runs' files, and the printed lines */
+	const char *on, *off; /* what each run does, in words */
+	const char *off_env;
+	bool kiosk; /* fullscreen at the output's size; else 90% of it */
+	/* what the on runs' --stats count: the number after key on the
+	 * first line with line (NULL: any) */
+	const char *stats_line, *stats_key, *counted;
+	struct dmabuf_result *results; /* NDMABUF of them */
+	long *total; /* the on runs' counts */
+};
+
+static double run_ab(struct bench *bench, const struct ab_part *part,
+		struct size_result *s, const char *base, bool on, long *count) {
 	char size[32];
 	snprintf(size, sizeof(size), "%dx%d", s->width, s->height);
 	char *log = bench_asprintf("%s-vitrail.log", base);
 	char *stats = bench_asprintf("%s-stats.txt", base);
-	const char *extra[] = { "--stats", stats, NULL };
+	const char *extra[] = { "--stats", stats, part->kiosk ? "--mode" : NULL,
+		"kiosk", NULL };
 	/* the environment vitrail inherits (bench_spawn) */
-	setenv("VK_ICD_FILENAMES", bench->icd, 1);
-	setenv("VITRAIL_DMABUF_DEVICE", "/dev/null", 1);
-	if (!import) {
-		setenv("VITRAIL_NO_DMABUF_IMPORT", "1", 1);
-	}
-	struct bench_vitrail parent, vitrail;
-	bool started = bench_vitrail_start_setup(&bench->env, false, 60, size,
-			extra, log, NULL, 30000, &parent, &vitrail);
-	unsetenv("VK_ICD_FILENAMES");
-	unsetenv("VITRAIL_DMABUF_DEVICE");
-	unsetenv("VITRAIL_NO_DMABUF_IMPORT");
-	double ms = NAN;
-	if (started) {
-		ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket,
-				s->width * 9 / 10, s->height * 9 / 10, base, true);
-		bench_vitrail_stop(&vitrail);
-		*imported = stats_imported(stats);
-	}
-	free(stats);
-	free(log);
-	return ms;
-}
-
-static void dmabuf_part(struct bench *bench) {
-	bench->imported = -1;
-	char lavapipe[PATH_MAX];
-	if (!mesa25_lavapipe(lavapipe)) {
-		printf("dmabufs: no Mesa 25 lavapipe (tests/mesa25.h): n/a\n");
-		return;
-	}
-	bench->icd = bench_asprintf("%s/lvp25_icd.json", bench->env.runtime_dir);
-	FILE *f = fopen(bench->icd, "w");
-	if (f == NULL) {
-		perror("bench-efficiency: the ICD manifest");
-		return;
-	}
-	mesa25_write_icd(f, lavapipe);
-	fclose(f);
-	bench->imported = 0;
-	for (int rep = 0; rep < bench->reps; rep++) {
-		for (int i = 0; i < NDMABUF; i++) {
-			struct size_result *s = &bench->sizes[NSIZES - NDMABUF + i];
-			struct dmabuf_result *d = &bench->dmabuf[i];
-			char *base = bench_asprintf("%s/dmabuf-rep%d-%d", bench->runs_dir,
-					rep, s->height);
-			char *base_copy = bench_asprintf("%s-copy", base);
-			long imported = 0, none = 0;
-			double in_place, copy;
-			if (rep % 2 == 0) {
-				in_place = run_dmabuf(bench, s, base, true, &imported);
-				copy = run_dmabuf(bench, s, base_copy, false, &none);
-			} else {
-				copy = run_dmabuf(bench, s, base_copy, false, &none);
-				in_place = run_dmabuf(bench, s, base, true, &imported);
-			}
-			printf("dmabuf rep %d %dx%d: in place %s ms (%ld imported), "
-				   "copied %s ms (%ld imported) per client frame\n",
-					rep, s->width, s->height, bench_fmt(in_place, 3), imported,
-					bench_fmt(copy, 3), none);
-			bench->imported += imported > 0 ? imported : 0;
-			if (!isnan(in_place)) {
-				bench_values_add(&d->in_place_ms, in_place);
-			}
-			if (!isnan(copy)) {
-				bench_values_add(&d->copy_ms, copy);
-			}
-			if (!isnan(in_place) && !isnan(copy) && copy > 0) {
-				bench_values_add(&d->ratio, in_place / copy);
-			}
-			free(base_copy);
-			free(base);
-		}
-	}
-}
-
-/* The value after key in a vitrail --stats file's first line with it,
- * -1 without the file or the key. */
-static long stats_key(const char *path, const char *key) {
-	char *text = csv_read_file(path);
-	if (text == NULL) {
-		return -1;
-	}
-	const char *p = strstr(text, key);
-	long n = p != NULL ? strtol(p + strlen(key), NULL, 10) : -1;
-	free(text);
-	return n;
-}
-
-/* Part 4: the dmabuf probe fullscreen (kiosk) at the output's size,
- * scanned out or composed (VITRAIL_NO_SCANOUT=1). */
-static double run_scanout(struct bench *bench, struct size_result *s,
-		const char *base, bool scanout, long *scanned) {
-	char size[32];
-	snprintf(size, sizeof(size), "%dx%d", s->width, s->height);
-	char *log = bench_asprintf("%s-vitrail.log", base);
-	char *stats = bench_asprintf("%s-stats.txt", base);
-	const char *extra[] = { "--mode", "kiosk", "--stats", stats, NULL };
 	if (bench->icd != NULL) {
 		setenv("VK_ICD_FILENAMES", bench->icd, 1);
 	}
 	setenv("VITRAIL_DMABUF_DEVICE", "/dev/null", 1);
-	if (!scanout) {
-		setenv("VITRAIL_NO_SCANOUT", "1", 1);
+	if (!on) {
+		setenv(part->off_env, "1", 1);
 	}
 	struct bench_vitrail parent, vitrail;
 	bool started = bench_vitrail_start_setup(&bench->env, false, 60, size,
 			extra, log, NULL, 30000, &parent, &vitrail);
 	unsetenv("VK_ICD_FILENAMES");
 	unsetenv("VITRAIL_DMABUF_DEVICE");
-	unsetenv("VITRAIL_NO_SCANOUT");
+	unsetenv(part->off_env);
 	double ms = NAN;
 	if (started) {
-		ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket, s->width,
-				s->height, base, true);
+		int w = part->kiosk ? s->width : s->width * 9 / 10;
+		int h = part->kiosk ? s->height : s->height * 9 / 10;
+		ms = run_probe_to_end(bench, vitrail.pid, vitrail.socket, w, h, base,
+				true);
 		bench_vitrail_stop(&vitrail);
-		*scanned = stats_key(stats, " scanout=");
+		*count = stats_value(stats, part->stats_line, part->stats_key);
 	}
 	free(stats);
 	free(log);
 	return ms;
 }
 
-static void scanout_part(struct bench *bench) {
-	bench->scanned = 0;
+/* Every repetition runs each of the last NDMABUF sizes on then off, the
+ * order reversed every other one. */
+static void run_ab_part(struct bench *bench, const struct ab_part *part) {
+	*part->total = 0;
 	for (int rep = 0; rep < bench->reps; rep++) {
 		for (int i = 0; i < NDMABUF; i++) {
 			struct size_result *s = &bench->sizes[NSIZES - NDMABUF + i];
-			struct dmabuf_result *d = &bench->scanout[i];
-			char *base = bench_asprintf("%s/scanout-rep%d-%d", bench->runs_dir,
-					rep, s->height);
-			char *base_composed = bench_asprintf("%s-composed", base);
-			long scanned = 0, composed_scanned = 0;
-			double direct, composed;
+			struct dmabuf_result *d = &part->results[i];
+			char *base = bench_asprintf("%s/%s-rep%d-%d", bench->runs_dir,
+					part->name, rep, s->height);
+			char *base_off = bench_asprintf("%s-off", base);
+			long count = 0, count_off = 0;
+			double on, off;
 			if (rep % 2 == 0) {
-				direct = run_scanout(bench, s, base, true, &scanned);
-				composed = run_scanout(bench, s, base_composed, false,
-						&composed_scanned);
+				on = run_ab(bench, part, s, base, true, &count);
+				off = run_ab(bench, part, s, base_off, false, &count_off);
 			} else {
-				composed = run_scanout(bench, s, base_composed, false,
-						&composed_scanned);
-				direct = run_scanout(bench, s, base, true, &scanned);
+				off = run_ab(bench, part, s, base_off, false, &count_off);
+				on = run_ab(bench, part, s, base, true, &count);
 			}
-			printf("scanout rep %d %dx%d: scanned out %s ms (%ld frames), "
-				   "composed %s ms (%ld scanned out) per client frame\n",
-					rep, s->width, s->height, bench_fmt(direct, 3), scanned,
-					bench_fmt(composed, 3), composed_scanned);
-			bench->scanned += scanned > 0 ? scanned : 0;
-			if (!isnan(direct)) {
-				bench_values_add(&d->in_place_ms, direct);
+			printf("%s rep %d %dx%d: %s %s ms (%ld %s), %s %s ms (%ld %s) "
+				   "per client frame\n",
+					part->name, rep, s->width, s->height, part->on,
+					bench_fmt(on, 3), count, part->counted, part->off,
+					bench_fmt(off, 3), count_off, part->counted);
+			*part->total += count > 0 ? count : 0;
+			if (!isnan(on)) {
+				bench_values_add(&d->in_place_ms, on);
 			}
-			if (!isnan(composed)) {
-				bench_values_add(&d->copy_ms, composed);
+			if (!isnan(off)) {
+				bench_values_add(&d->copy_ms, off);
 			}
-			if (!isnan(direct) && !isnan(composed) && composed > 0) {
-				bench_values_add(&d->ratio, direct / composed);
+			if (!isnan(on) && !isnan(off) && off > 0) {
+				bench_values_add(&d->ratio, on / off);
 			}
-			free(base_composed);
+			free(base_off);
 			free(base);
 		}
+	}
+}
+
+/* Part 3: client dmabufs sampled in place or copied, on Mesa 25's
+ * lavapipe (n/a without it); part 4: a fullscreen one scanned out or
+ * composed. */
+static void dmabuf_parts(struct bench *bench) {
+	bench->imported = -1;
+	char lavapipe[PATH_MAX];
+	if (mesa25_lavapipe(lavapipe)) {
+		bench->icd =
+				bench_asprintf("%s/lvp25_icd.json", bench->env.runtime_dir);
+		FILE *f = fopen(bench->icd, "w");
+		if (f != NULL) {
+			mesa25_write_icd(f, lavapipe);
+			fclose(f);
+		} else {
+			perror("bench-efficiency: the ICD manifest");
+			free(bench->icd);
+			bench->icd = NULL;
+		}
+	}
+	if (bench->icd != NULL) {
+		run_ab_part(bench,
+				&(struct ab_part){ .name = "dmabuf",
+						.on = "in place",
+						.off = "copied",
+						.off_env = "VITRAIL_NO_DMABUF_IMPORT",
+						.stats_line = "client_dmabufs ",
+						.stats_key = "imported=",
+						.counted = "imported",
+						.results = bench->dmabuf,
+						.total = &bench->imported });
+	} else {
+		printf("dmabufs: no Mesa 25 lavapipe (tests/mesa25.h): n/a\n");
+	}
+	run_ab_part(bench,
+			&(struct ab_part){ .name = "scanout",
+					.on = "scanned out",
+					.off = "composed",
+					.off_env = "VITRAIL_NO_SCANOUT",
+					.kiosk = true,
+					.stats_key = " scanout=",
+					.counted = "scanned out",
+					.results = bench->scanout,
+					.total = &bench->scanned });
+}
+
+/* An A/B part's table: per size, the medians of on, off and on/off. */
+static void print_ab(FILE *f, const struct bench *bench,
+		struct dmabuf_result *results, const char *on, const char *off) {
+	fprintf(f, "%-10s %10s %10s %10s\n", "output", on, off, "ratio");
+	for (int i = 0; i < NDMABUF; i++) {
+		const struct size_result *s = &bench->sizes[NSIZES - NDMABUF + i];
+		fprintf(f, "%4dx%-5d %10s %10s %10s\n", s->width, s->height,
+				bench_fmt(bench_values_median(&results[i].in_place_ms), 3),
+				bench_fmt(bench_values_median(&results[i].copy_ms), 3),
+				bench_fmt(bench_values_median(&results[i].ratio), 2));
 	}
 }
 
@@ -621,8 +600,7 @@ int main(int argc, char *argv[]) {
 	}
 	double main_max = NAN, rtt_p99 = NAN;
 	heavy_animation(&bench, &main_max, &rtt_p99);
-	dmabuf_part(&bench);
-	scanout_part(&bench);
+	dmabuf_parts(&bench);
 
 	char *txt_path = bench_asprintf("%s/efficiency.txt", bench.out);
 	FILE *txt = fopen(txt_path, "w");
@@ -647,44 +625,21 @@ int main(int argc, char *argv[]) {
 	}
 	static const char *const names[NSIZES] = { "720", "1080", "2160" };
 	for (int o = 0; o < 2; o++) {
-		if (outs[o] == NULL || bench.icd == NULL) {
-			continue;
-		}
-		fprintf(outs[o],
-				"\nclient dmabufs, vitrail CPU per client frame (ms, median "
-				"of %d; Mesa 25's lavapipe; %ld imported)\n",
-				bench.reps, bench.imported);
-		fprintf(outs[o], "%-10s %10s %10s %10s\n", "output", "in place",
-				"copied", "ratio");
-		for (int i = 0; i < NDMABUF; i++) {
-			struct size_result *s = &bench.sizes[NSIZES - NDMABUF + i];
-			fprintf(outs[o], "%4dx%-5d %10s %10s %10s\n", s->width, s->height,
-					bench_fmt(bench_values_median(&bench.dmabuf[i].in_place_ms),
-							3),
-					bench_fmt(bench_values_median(&bench.dmabuf[i].copy_ms), 3),
-					bench_fmt(bench_values_median(&bench.dmabuf[i].ratio), 2));
-		}
-	}
-	for (int o = 0; o < 2; o++) {
 		if (outs[o] == NULL) {
 			continue;
+		}
+		if (bench.icd != NULL) {
+			fprintf(outs[o],
+					"\nclient dmabufs, vitrail CPU per client frame (ms, "
+					"median of %d; Mesa 25's lavapipe; %ld imported)\n",
+					bench.reps, bench.imported);
+			print_ab(outs[o], &bench, bench.dmabuf, "in place", "copied");
 		}
 		fprintf(outs[o],
 				"\nfullscreen client dmabuf, vitrail CPU per client frame "
 				"(ms, median of %d; %ld frames scanned out)\n",
 				bench.reps, bench.scanned);
-		fprintf(outs[o], "%-10s %10s %10s %10s\n", "output", "scan-out",
-				"composed", "ratio");
-		for (int i = 0; i < NDMABUF; i++) {
-			struct size_result *s = &bench.sizes[NSIZES - NDMABUF + i];
-			fprintf(outs[o], "%4dx%-5d %10s %10s %10s\n", s->width, s->height,
-					bench_fmt(
-							bench_values_median(&bench.scanout[i].in_place_ms),
-							3),
-					bench_fmt(bench_values_median(&bench.scanout[i].copy_ms),
-							3),
-					bench_fmt(bench_values_median(&bench.scanout[i].ratio), 2));
-		}
+		print_ab(outs[o], &bench, bench.scanout, "scan-out", "composed");
 	}
 	if (txt != NULL) {
 		fclose(txt);
