@@ -583,6 +583,42 @@ START_TEST(test_tree_draws_image_exactly) {
 }
 END_TEST
 
+/* The topmost drawn node over an area, against the stacking worked out
+ * by hand: a child above its parent's content, a later sibling above an
+ * earlier one, hidden nodes skipped. */
+START_TEST(test_tree_top_drawn) {
+	struct vr_color grey = { 0.5f, 0.5f, 0.5f, 1.0f };
+	struct vr_node *a = vr_node_create(tree);
+	struct vr_node *b = vr_node_create(tree);
+	struct vr_node *c = vr_node_create(tree);
+	vr_node_set_parent(a, root);
+	vr_node_set_parent(b, a);
+	vr_node_set_parent(c, root);
+	vr_node_set_rect(a, 100, 100, grey);
+	vr_node_set_rect(b, 10, 10, grey);
+	vr_node_set_position(b, 50, 50);
+	vr_node_set_rect(c, 10, 10, grey);
+	vr_node_set_position(c, 200, 200);
+	vr_tree_update(tree, NULL);
+	ck_assert_ptr_eq(
+			vr_tree_top_drawn(tree, &(struct vr_box){ 0, 0, 300, 300 }), c);
+	ck_assert_ptr_eq(
+			vr_tree_top_drawn(tree, &(struct vr_box){ 0, 0, 100, 100 }), b);
+	ck_assert_ptr_eq(vr_tree_top_drawn(tree, &(struct vr_box){ 0, 0, 40, 40 }),
+			a);
+	ck_assert_ptr_null(
+			vr_tree_top_drawn(tree, &(struct vr_box){ 120, 120, 50, 50 }));
+	vr_node_set_enabled(b, false);
+	vr_node_set_enabled(c, false);
+	vr_tree_update(tree, NULL);
+	ck_assert_ptr_eq(
+			vr_tree_top_drawn(tree, &(struct vr_box){ 0, 0, 300, 300 }), a);
+	vr_node_destroy(b);
+	vr_node_destroy(c);
+	vr_node_destroy(a);
+}
+END_TEST
+
 START_TEST(test_tree_damage_unchanged) {
 	struct vr_node *a = rect_node(root, 3, 4, 10, 10);
 	vr_tree_update(tree, NULL);
@@ -732,7 +768,7 @@ static Suite *tree_suite(void) {
 				{ test_tree_damage_move, test_tree_damage_content,
 						test_tree_damage_unchanged,
 						test_tree_damage_replace_image,
-						test_tree_draws_image_exactly } },
+						test_tree_draws_image_exactly, test_tree_top_drawn } },
 		{ "cache",
 				{ test_tree_cache_dirty_subtrees_only, test_tree_generation } },
 	};

@@ -232,6 +232,13 @@ static void output_enabled_changed(struct vt_output *output) {
 		/* its windows go to the others (view.c) */
 		wl_signal_emit(&server->events.output_gone, &change);
 		vr_changes_clear(&output->pending);
+		/* a client buffer it scanned out goes back; the frame that
+		 * enables it again is composed whole */
+		if (output->scanout_front != NULL) {
+			wlr_buffer_unlock(output->scanout_front);
+			output->scanout_front = NULL;
+			output->composed_stale = true;
+		}
 		wlr_log(WLR_INFO, "%s: disabled", output->wlr_output->name);
 	} else if (enabled && !output->enabled) {
 		output->enabled = true;

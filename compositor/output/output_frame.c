@@ -736,6 +736,7 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 		if (scanout != NULL && wlr_output->attach_render_locks == 0) {
 			/* passed the test, failed the commit: not tried again */
 			output->scanout_refused = scanout;
+			output->scanout_refused_seq = output->frame_seq;
 		}
 		output_damage_whole(output);
 		return false;

@@ -47,6 +47,9 @@
 /* Damage of the last commits, for the buffer age of wlroots' swapchain
  * (the fallback commit path). */
 #define DAMAGE_HISTORY 4
+/* A client buffer whose scan-out commit failed is composed for this many
+ * frames before it is tried again (a failure may have been passing). */
+#define SCANOUT_RETRY_FRAMES 120
 
 struct output_buffer {
 	struct vt_output *output;
@@ -130,12 +133,14 @@ struct vt_output {
 	struct output_buffer *front; /* last committed */
 	/* Direct scan-out (scanout.c): the client buffer on screen, locked
 	 * until another commit replaces it (NULL: ours is); one the backend
-	 * refused at commit (not tried again; compared, never used); whether
+	 * refused at commit (compared, never used), not tried again for
+	 * SCANOUT_RETRY_FRAMES frames after frame_seq scanout_refused_seq; whether
 	 * the last frame planned was scanned out; and whether frames shown
 	 * that way left the target behind (the next composed frame draws
 	 * all of it). */
 	struct wlr_buffer *scanout_front;
 	struct wlr_buffer *scanout_refused;
+	uint64_t scanout_refused_seq;
 	bool scanning_out;
 	char scanout_why[160]; /* why the last frame was composed (log) */
 	bool composed_stale;

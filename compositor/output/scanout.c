@@ -61,22 +61,17 @@ bool vt_scanout_format_ok(const struct wlr_drm_format_set *plane,
 	return true;
 }
 
-struct top_node {
-	struct vr_node *node;
-};
-
-static void top_node_iter(struct vr_node *node, void *data) {
-	/* back to front: the last one called is on top */
-	((struct top_node *)data)->node = node;
-}
-
 /* The client dmabuf the output could show as it is, or NULL (why says
  * why not). */
 static struct wlr_buffer *scanout_candidate(struct vt_output *output, char *why,
 		size_t why_len) {
 	struct vt_server *server = output->server;
 	struct wlr_output *wlr_output = output->wlr_output;
-	if (getenv("VITRAIL_NO_SCANOUT") != NULL) {
+	static int disabled = -1;
+	if (disabled < 0) {
+		disabled = getenv("VITRAIL_NO_SCANOUT") != NULL;
+	}
+	if (disabled) {
 		snprintf(why, why_len, "VITRAIL_NO_SCANOUT is set");
 		return NULL;
 	}
@@ -94,18 +89,15 @@ static struct wlr_buffer *scanout_candidate(struct vt_output *output, char *why,
 		return NULL;
 	}
 	struct wlr_box area = output_box(output);
-	struct top_node top = { 0 };
-	vr_tree_for_each_drawn(server->tree,
-			&(struct vr_box){ area.x, area.y, area.width, area.height },
-			top_node_iter, &top);
-	struct vt_surface *surface =
-			top.node != NULL ? vr_node_user_data(top.node) : NULL;
-	if (surface == NULL || top.node != surface->content) {
+	struct vr_node *top = vr_tree_top_drawn(server->tree,
+			&(struct vr_box){ area.x, area.y, area.width, area.height });
+	struct vt_surface *surface = top != NULL ? vr_node_user_data(top) : NULL;
+	if (surface == NULL || top != surface->content) {
 		snprintf(why, why_len, "the top content is not a surface's");
 		return NULL;
 	}
 	struct vr_box box;
-	if (!vr_node_draws_image_exactly(top.node, &box)) {
+	if (!vr_node_draws_image_exactly(top, &box)) {
 		snprintf(why, why_len, "the surface is not drawn pixel for pixel");
 		return NULL;
 	}
@@ -129,7 +121,9 @@ static struct wlr_buffer *scanout_candidate(struct vt_output *output, char *why,
 		snprintf(why, why_len, "the surface's buffer is not a dmabuf");
 		return NULL;
 	}
-	if (source == output->scanout_refused) {
+	if (source == output->scanout_refused &&
+			output->frame_seq - output->scanout_refused_seq <
+					SCANOUT_RETRY_FRAMES) {
 		snprintf(why, why_len, "the backend refused this buffer");
 		return NULL;
 	}

@@ -80,6 +80,11 @@ static inline bool vr_list_empty(const struct vr_list *list) {
 			&pos->member != (head); \
 			pos = vr_container_of(pos->member.next, type, member))
 
+#define vr_list_for_each_reverse(pos, head, type, member) \
+	for (type *pos = vr_container_of((head)->prev, type, member); \
+			&pos->member != (head); \
+			pos = vr_container_of(pos->member.prev, type, member))
+
 #define vr_list_for_each_safe(pos, head, type, member) \
 	for (type *pos = vr_container_of((head)->next, type, member), \
 			  *pos##_next = vr_container_of(pos->member.next, type, member); \

@@ -1064,3 +1064,26 @@ void vr_tree_for_each_drawn(struct vr_tree *tree, const struct vr_box *area,
 		void (*fn)(struct vr_node *node, void *data), void *data) {
 	for_each_drawn(tree->root, area, fn, data);
 }
+
+/* Front to back: a node's children are drawn above its own content, the
+ * last child on top. */
+static struct vr_node *top_drawn(struct vr_node *node,
+		const struct vr_box *area) {
+	if (!node->abs.visible ||
+			!box_intersects(&node->abs.subtree_bounds, area)) {
+		return NULL;
+	}
+	vr_list_for_each_reverse(child, &node->children, struct vr_node, link) {
+		struct vr_node *top = top_drawn(child, area);
+		if (top != NULL) {
+			return top;
+		}
+	}
+	return node->abs.drawn && box_intersects(&node->abs.bounds, area) ? node :
+																		NULL;
+}
+
+struct vr_node *vr_tree_top_drawn(struct vr_tree *tree,
+		const struct vr_box *area) {
+	return top_drawn(tree->root, area);
+}

@@ -343,6 +343,13 @@ bool vr_node_draws_image_exactly(const struct vr_node *node,
 void vr_tree_for_each_drawn(struct vr_tree *tree, const struct vr_box *area,
 		void (*fn)(struct vr_node *node, void *data), void *data);
 
+/* After vr_tree_update: the topmost drawn node with content whose bounds
+ * intersect area (the last vr_tree_for_each_drawn would call), or NULL;
+ * found front to back, so it visits the nodes above it and their
+ * ancestors only. */
+struct vr_node *vr_tree_top_drawn(struct vr_tree *tree,
+		const struct vr_box *area);
+
 /* Number of nodes whose absolute state was recomputed by the last
  * vr_tree_update (for tests of the caching rule). */
 size_t vr_tree_last_update_count(const struct vr_tree *tree);
