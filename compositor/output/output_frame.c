@@ -734,7 +734,7 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 			frame->committed = false;
 		}
 		if (scanout != NULL && wlr_output->attach_render_locks == 0) {
-			/* passed the test, failed the commit: not tried again */
+			/* passed the test, failed the commit: composed for a while */
 			output->scanout_refused = scanout;
 			output->scanout_refused_seq = output->frame_seq;
 		}
