@@ -478,6 +478,8 @@ void vt_output_create(struct vt_server *server, struct wlr_output *wlr_output) {
 		return;
 	}
 	output->server = server;
+	snprintf(output->scanout_why, sizeof(output->scanout_why),
+			"no frame planned yet");
 	/* outputs there from the start come in the backend's order: they
 	 * are all first */
 	output->created = server->running ? created : 0;

@@ -767,8 +767,7 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 			.presented = true,
 			.when = &when,
 			.refresh = (int)output->period_ns,
-			.flags = WLR_OUTPUT_PRESENT_VSYNC | WLR_OUTPUT_PRESENT_HW_CLOCK |
-					(scanout != NULL ? WLR_OUTPUT_PRESENT_ZERO_COPY : 0),
+			.flags = WLR_OUTPUT_PRESENT_VSYNC | WLR_OUTPUT_PRESENT_HW_CLOCK,
 		};
 		output->sending_present = true;
 		wlr_output_send_present(wlr_output, &present);
@@ -1005,6 +1004,24 @@ static void stats_add(struct vt_output *output, uint64_t main_ns) {
 	}
 }
 
+/* frame_events.shown: the frame's pixels, those of buffer (data, stride
+ * bytes a row), as the screen showed them at presented_ns. */
+static void frame_emit_shown(struct output_frame *frame,
+		const struct wlr_buffer *buffer, const void *data, size_t stride,
+		uint64_t presented_ns) {
+	struct vt_frame_shown_event shown = {
+		.output = frame->output,
+		.seq = frame->record.seq,
+		.data = data,
+		.stride = stride,
+		.width = buffer->width,
+		.height = buffer->height,
+		.damage = &frame->damage,
+		.presented_ns = presented_ns,
+	};
+	wl_signal_emit(&frame->output->server->frame_events.shown, &shown);
+}
+
 /* A committed frame was shown (or not): close it. */
 static void frame_presented(struct output_frame *frame,
 		const struct wlr_output_event_present *event) {
@@ -1043,17 +1060,8 @@ static void frame_presented(struct output_frame *frame,
 	frame->record.presented_ns = event->presented ? presented_ns : 0;
 	frame->record.dropped = late;
 	if (event->presented && frame->buffer != NULL) {
-		struct vt_frame_shown_event shown = {
-			.output = output,
-			.seq = frame->record.seq,
-			.data = frame->buffer->data,
-			.stride = frame->buffer->stride,
-			.width = frame->buffer->wlr_buffer->width,
-			.height = frame->buffer->wlr_buffer->height,
-			.damage = &frame->damage,
-			.presented_ns = presented_ns,
-		};
-		wl_signal_emit(&output->server->frame_events.shown, &shown);
+		frame_emit_shown(frame, frame->buffer->wlr_buffer, frame->buffer->data,
+				frame->buffer->stride, presented_ns);
 	}
 	void *data;
 	uint32_t format;
@@ -1063,17 +1071,7 @@ static void frame_presented(struct output_frame *frame,
 		/* the client's pixels, as the screen shows them */
 		if (vt_client_buffer_begin_read(frame->scanout, &data, &format,
 					&stride)) {
-			struct vt_frame_shown_event shown = {
-				.output = output,
-				.seq = frame->record.seq,
-				.data = data,
-				.stride = stride,
-				.width = frame->scanout->width,
-				.height = frame->scanout->height,
-				.damage = &frame->damage,
-				.presented_ns = presented_ns,
-			};
-			wl_signal_emit(&output->server->frame_events.shown, &shown);
+			frame_emit_shown(frame, frame->scanout, data, stride, presented_ns);
 			vt_client_buffer_end_read(frame->scanout);
 		}
 	}

@@ -134,15 +134,14 @@ struct vt_output {
 	/* Direct scan-out (scanout.c): the client buffer on screen, locked
 	 * until another commit replaces it (NULL: ours is); one the backend
 	 * refused at commit (compared, never used), not tried again for
-	 * SCANOUT_RETRY_FRAMES frames after frame_seq scanout_refused_seq; whether
-	 * the last frame planned was scanned out; and whether frames shown
-	 * that way left the target behind (the next composed frame draws
-	 * all of it). */
+	 * SCANOUT_RETRY_FRAMES frames after frame_seq scanout_refused_seq; why
+	 * the last frame planned was composed ("": it was scanned out; for the
+	 * log); and whether frames shown that way left the target behind (the
+	 * next composed frame draws all of it). */
 	struct wlr_buffer *scanout_front;
 	struct wlr_buffer *scanout_refused;
 	uint64_t scanout_refused_seq;
-	bool scanning_out;
-	char scanout_why[160]; /* why the last frame was composed (log) */
+	char scanout_why[160];
 	bool composed_stale;
 	struct wl_list frames; /* output_frame::link, oldest first */
 	uint64_t frame_seq;

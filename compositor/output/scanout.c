@@ -154,19 +154,19 @@ static struct wlr_buffer *scanout_candidate(struct vt_output *output, char *why,
 }
 
 struct wlr_buffer *output_scanout_buffer(struct vt_output *output) {
-	char why[160] = "";
+	char why[160] = ""; /* stays empty when the buffer can be shown */
 	struct wlr_buffer *buffer = scanout_candidate(output, why, sizeof(why));
 	/* say so when it changes, not every frame */
-	if (buffer != NULL && !output->scanning_out) {
-		wlr_log(WLR_DEBUG, "%s: direct scan-out of a client buffer",
-				output->wlr_output->name);
-	} else if (buffer == NULL &&
-			strncmp(why, output->scanout_why, sizeof(output->scanout_why)) !=
-					0) {
-		wlr_log(WLR_DEBUG, "%s: composing: %s", output->wlr_output->name, why);
+	if (strcmp(why, output->scanout_why) != 0) {
+		if (buffer != NULL) {
+			wlr_log(WLR_DEBUG, "%s: direct scan-out of a client buffer",
+					output->wlr_output->name);
+		} else {
+			wlr_log(WLR_DEBUG, "%s: composing: %s", output->wlr_output->name,
+					why);
+		}
+		snprintf(output->scanout_why, sizeof(output->scanout_why), "%s", why);
 	}
-	snprintf(output->scanout_why, sizeof(output->scanout_why), "%s", why);
-	output->scanning_out = buffer != NULL;
 	return buffer != NULL ? wlr_buffer_lock(buffer) : NULL;
 }
 
@@ -178,25 +178,26 @@ bool output_scanout_read(struct wlr_buffer *buffer,
 	if (!vt_client_buffer_begin_read(buffer, &src, &format, &src_stride)) {
 		return false;
 	}
-	pixman_region32_t all;
-	pixman_region32_init_rect(&all, 0, 0, (unsigned)buffer->width,
-			(unsigned)buffer->height);
-	if (region != NULL) {
-		pixman_region32_intersect(&all, &all, (pixman_region32_t *)region);
-	}
-	int n;
-	const pixman_box32_t *boxes = pixman_region32_rectangles(&all, &n);
-	for (int i = 0; i < n; i++) {
-		size_t bytes = (size_t)(boxes[i].x2 - boxes[i].x1) * 4;
-		for (int32_t y = boxes[i].y1; y < boxes[i].y2; y++) {
-			memcpy((uint8_t *)data + (size_t)y * (size_t)stride +
-							(size_t)boxes[i].x1 * 4,
-					(const uint8_t *)src + (size_t)y * src_stride +
-							(size_t)boxes[i].x1 * 4,
-					bytes);
+	/* as the engines' reads: x8r8g8b8 read as opaque a8r8g8b8 (an
+	 * XRGB8888 client's X bytes are anything) */
+	pixman_image_t *from = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8,
+			buffer->width, buffer->height, src, (int)src_stride);
+	pixman_image_t *to = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8,
+			buffer->width, buffer->height, data, stride);
+	bool ok = from != NULL && to != NULL;
+	if (ok) {
+		if (region != NULL) {
+			pixman_image_set_clip_region32(to, (pixman_region32_t *)region);
 		}
+		pixman_image_composite32(PIXMAN_OP_SRC, from, NULL, to, 0, 0, 0, 0, 0,
+				0, buffer->width, buffer->height);
 	}
-	pixman_region32_fini(&all);
+	if (from != NULL) {
+		pixman_image_unref(from);
+	}
+	if (to != NULL) {
+		pixman_image_unref(to);
+	}
 	vt_client_buffer_end_read(buffer);
-	return true;
+	return ok;
 }
