@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 PACKAGES="meson ninja-build pkg-config gcc libc6-dev libwlroots-dev
 libwayland-dev wayland-protocols libinput-dev libxkbcommon-dev libvulkan-dev
-mesa-vulkan-drivers libpixman-1-dev libfreetype-dev libpng-dev libdrm-dev
+mesa-vulkan-drivers libpixman-1-dev libfreetype-dev libpng-dev libdrm-dev libgbm-dev
 libharfbuzz-dev libfontconfig-dev libjson-c-dev libjpeg-dev libcairo2-dev
 check glslang-tools scdoc weston foot grim wayland-utils wl-clipboard swaylock
 xvfb xauth fonts-dejavu-core clang clang-format libclang-rt-14-dev wlcs swaybg

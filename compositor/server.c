@@ -51,6 +51,7 @@
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
+#include "output/output_dmabuf.h"
 #include "output/output_management.h"
 #include "protocols/alpha_modifier.h"
 #include "protocols/content_type.h"
@@ -344,6 +345,16 @@ bool vt_server_init(struct vt_server *server) {
 	if (!vt_server_set_engine(server)) {
 		return false;
 	}
+	enum vt_output_dmabuf_mode dmabuf_mode;
+	const char *dmabuf_env = getenv("VITRAIL_OUTPUT_DMABUF");
+	if (!vt_output_dmabuf_parse(dmabuf_env, &dmabuf_mode)) {
+		wlr_log(WLR_ERROR,
+				"VITRAIL_OUTPUT_DMABUF=%s: expected auto, 0, none, gbm or "
+				"memfd; auto it is",
+				dmabuf_env);
+		dmabuf_mode = VT_OUTPUT_DMABUF_AUTO;
+	}
+	server->output_dmabufs = vt_output_dmabufs_create(server, dmabuf_mode);
 
 	server->tree = vr_tree_create();
 	server->background = vr_node_create(server->tree);
@@ -604,6 +615,8 @@ void vt_server_finish(struct vt_server *server) {
 	vt_layers_finish(server);
 	wlr_output_layout_destroy(server->layout);
 	wlr_allocator_destroy(server->allocator);
+	/* its buffers still alive keep what they need */
+	vt_output_dmabufs_destroy(server->output_dmabufs);
 	if (server->wlr_renderer != NULL) {
 		wlr_renderer_destroy(server->wlr_renderer);
 	}

@@ -283,6 +283,9 @@ struct vt_server {
 	 * source: frames completed */
 	struct vr_engine *engine;
 	struct wl_event_source *engine_source;
+	/* output buffers on the device (output/output_dmabuf.c); NULL:
+	 * host memory (wlroots' allocator) */
+	struct vt_output_dmabufs *output_dmabufs;
 	struct vt_frame_timing *frame_timing; /* frame_timing.c */
 	/* surfaces' held commits (commit_queue.c) */
 	struct vt_commit_queues *commit_queues;

@@ -1325,57 +1325,113 @@ END_TEST
  * where the parent offers no linux-dmabuf. Either way the parent shows
  * the client's pixels in the nested output's window, pixel for pixel.
  */
-static void scanout_nested(const char *name, bool parent_dmabuf) {
-	struct harness *harness = harness_create(name);
-	char *stats_path = NULL;
-	ck_assert(
-			asprintf(&stats_path, "%s/inner-stats.txt", harness->out_dir) > 0);
-	const char *outer_env[] = { parent_dmabuf ?
-				"VITRAIL_DMABUF_DEVICE=/dev/null" :
-				"VITRAIL_DMABUF_DEVICE=none",
-		"XWAYLAND_NO_GLAMOR", NULL };
-	struct harness_vitrail *outer = harness_start_vitrail(harness,
+/* A vitrail (CPU engine, 640x480) with a vitrail nested in it (a kiosk
+ * of one OUT_W x OUT_H output that hides its cursor: the nested session
+ * draws its own cursor into its frames, no cursor plane), its statistics
+ * in stats_path; the test's fullscreen window on the inner one. parent:
+ * the parent's VITRAIL_DMABUF_DEVICE; inner_env, inner_args: more of the
+ * inner one's (NULL-terminated, at most 4 each). */
+struct nested_pair {
+	struct harness *harness;
+	struct harness_vitrail *outer, *inner;
+	struct sc_app app;
+	struct dm d;
+	char *stats_path, *config;
+};
+
+static void nested_start(struct nested_pair *n, struct harness *harness,
+		const char *parent, const char *const *inner_env,
+		const char *const *inner_args) {
+	*n = (struct nested_pair){ .harness = harness };
+	ck_assert(asprintf(&n->stats_path, "%s/inner-stats.txt", harness->out_dir) >
+			0);
+	char outer_device[64];
+	snprintf(outer_device, sizeof(outer_device), "VITRAIL_DMABUF_DEVICE=%s",
+			parent);
+	const char *outer_env[] = { outer_device, "XWAYLAND_NO_GLAMOR", NULL };
+	n->outer = harness_start_vitrail(harness,
 			&(struct harness_vitrail_options){ .outputs = 1,
 					.output_size = "640x480",
 					.extra_args = (const char *const[]){ "--render-backend",
 							"cpu", NULL },
 					.env = outer_env });
-	const char *inner_env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
-		"XWAYLAND_NO_GLAMOR", NULL };
-	/* a kiosk that hides its cursor: the nested session draws its own
-	 * cursor into its frames (no cursor plane), which would compose */
-	char *config = harness_write_file(harness, "inner.conf",
+	const char *env[8] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
+		"XWAYLAND_NO_GLAMOR" };
+	for (int i = 0; inner_env[i] != NULL; i++) {
+		ck_assert_int_lt(i, 4);
+		env[2 + i] = inner_env[i];
+	}
+	n->config = harness_write_file(harness, "inner.conf",
 			"mode kiosk\nhide_cursor always\n");
+	const char *args[12] = { "--stats", n->stats_path, "--config", n->config,
+		"--debug" };
+	for (int i = 0; inner_args[i] != NULL; i++) {
+		ck_assert_int_lt(i, 4);
+		args[5 + i] = inner_args[i];
+	}
 	char size[32];
 	snprintf(size, sizeof(size), "%dx%d", OUT_W, OUT_H);
-	struct harness_vitrail *inner = harness_start_vitrail(harness,
+	n->inner = harness_start_vitrail(harness,
 			&(struct harness_vitrail_options){ .backend = "wayland",
 					.outputs = 1,
 					.output_size = size,
-					.wayland_parent = outer,
-					.extra_args = (const char *const[]){ "--render-backend",
-							"cpu", "--stats", stats_path, "--config", config,
-							"--debug", NULL },
-					.env = inner_env });
-	harness_wait_for_windows(outer->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+					.wayland_parent = n->outer,
+					.extra_args = args,
+					.env = env });
+	harness_wait_for_windows(n->outer->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
 	/* the parent's pointer (and its cursor) off the nested output */
-	harness_pointer_move(outer->conn, 639, 479);
+	harness_pointer_move(n->outer->conn, 639, 479);
 
-	struct sc_app app = { 0 };
-	struct dm d;
-	open_window(inner, &app, &d);
-	ck_assert_ptr_nonnull(d.presentation);
-	xdg_toplevel_set_fullscreen(app.xdg_toplevel, NULL);
-	wl_surface_commit(app.surface);
+	open_window(n->inner, &n->app, &n->d);
+	ck_assert_ptr_nonnull(n->d.presentation);
+	xdg_toplevel_set_fullscreen(n->app.xdg_toplevel, NULL);
+	wl_surface_commit(n->app.surface);
 	int64_t deadline = harness_now_ms() + harness_scaled_ms(5000);
-	while (!app.configure_fullscreen && harness_now_ms() < deadline) {
-		ck_assert_int_ge(wl_display_roundtrip(app.display), 0);
+	while (!n->app.configure_fullscreen && harness_now_ms() < deadline) {
+		ck_assert_int_ge(wl_display_roundtrip(n->app.display), 0);
 	}
-	ck_assert(app.configure_fullscreen);
+	ck_assert(n->app.configure_fullscreen);
+}
+
+/* How many of the parent's pixels are top, and how many bottom. */
+static void nested_count(struct nested_pair *n, const char *name, uint32_t top,
+		uint32_t bottom, long *got_top, long *got_bottom) {
+	int32_t w, h;
+	uint32_t *pixels = harness_screenshot(n->harness, n->outer, "HEADLESS-1",
+			NULL, name, &w, &h);
+	ck_assert_ptr_nonnull(pixels);
+	*got_top = *got_bottom = 0;
+	for (int i = 0; i < w * h; i++) {
+		*got_top += (pixels[i] & 0xffffff) == (top & 0xffffff);
+		*got_bottom += (pixels[i] & 0xffffff) == (bottom & 0xffffff);
+	}
+	free(pixels);
+}
+
+/* Stop both; the inner one's statistic key of its WL-1 output. */
+static long nested_stop(struct nested_pair *n, const char *key) {
+	dm_finish(&n->d, false);
+	sc_app_finish(&n->app);
+	harness_stop_vitrail(n->harness, n->inner);
+	long value = stats_value(n->stats_path, "WL-1", key);
+	harness_stop_vitrail(n->harness, n->outer);
+	free(n->config);
+	free(n->stats_path);
+	harness_destroy(n->harness);
+	return value;
+}
+
+static void scanout_nested(const char *name, bool parent_dmabuf) {
+	struct nested_pair n;
+	nested_start(&n, harness_create(name), parent_dmabuf ? "/dev/null" : "none",
+			(const char *const[]){ NULL },
+			(const char *const[]){ "--render-backend", "cpu", NULL });
+	struct harness_vitrail *inner = n.inner;
 	struct held a = { 0 };
-	struct wl_buffer *buffer_a = sized_buffer(&d, DRM_FORMAT_XRGB8888, OUT_W,
+	struct wl_buffer *buffer_a = sized_buffer(&n.d, DRM_FORMAT_XRGB8888, OUT_W,
 			OUT_H, 0x00cc2211u, 0x002244ccu, &a);
-	uint32_t flags = show_presented(inner, &app, &d, buffer_a, OUT_W, OUT_H);
+	uint32_t flags =
+			show_presented(inner, &n.app, &n.d, buffer_a, OUT_W, OUT_H);
 	if (parent_dmabuf) {
 		ck_assert_msg(flags & WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY,
 				"the parent takes the dmabuf, yet it was composed");
@@ -1385,35 +1441,20 @@ static void scanout_nested(const char *name, bool parent_dmabuf) {
 	}
 
 	/* the parent shows the client's two halves, each pixel once */
-	int32_t w, h;
-	uint32_t *pixels = harness_screenshot(harness, outer, "HEADLESS-1", NULL,
-			"outer", &w, &h);
-	ck_assert_ptr_nonnull(pixels);
-	long top = 0, bottom = 0;
-	for (int i = 0; i < w * h; i++) {
-		top += (pixels[i] & 0xffffff) == 0xcc2211u;
-		bottom += (pixels[i] & 0xffffff) == 0x2244ccu;
-	}
-	free(pixels);
+	long top, bottom;
+	nested_count(&n, "outer", 0xcc2211u, 0x2244ccu, &top, &bottom);
 	ck_assert_msg(top == (long)OUT_W * OUT_H / 2 &&
 					bottom == (long)OUT_W * OUT_H / 2,
 			"the parent shows %ld top and %ld bottom pixels of %d", top, bottom,
 			OUT_W * OUT_H / 2);
 
 	wl_buffer_destroy(buffer_a);
-	dm_finish(&d, false);
-	sc_app_finish(&app);
-	harness_stop_vitrail(harness, inner);
-	long scanned = stats_value(stats_path, "WL-1", "scanout=");
+	long scanned = nested_stop(&n, "scanout=");
 	if (parent_dmabuf) {
 		ck_assert_int_ge(scanned, 1);
 	} else {
 		ck_assert_int_eq(scanned, 0);
 	}
-	harness_stop_vitrail(harness, outer);
-	free(config);
-	free(stats_path);
-	harness_destroy(harness);
 }
 
 START_TEST(test_dmabuf_scanout_nested) {
@@ -1423,6 +1464,125 @@ END_TEST
 
 START_TEST(test_dmabuf_scanout_nested_refused) {
 	scanout_nested("dmabuf-scanout-nested-refused", false);
+}
+END_TEST
+
+/*
+ * Output buffers on the device (compositor/output/output_dmabuf.c): with
+ * VITRAIL_OUTPUT_DMABUF=memfd (memfds standing for dma-bufs), the Vulkan
+ * engine on Mesa 25's lavapipe imports each output buffer and copies the
+ * composed frame into it on the device, and the buffer is committed as
+ * it is. Headless: grim's screencopy reads the buffer through its
+ * mapping, and --stats counts the frames presented from dma-bufs; the
+ * CPU engine, which imports none, keeps host buffers.
+ */
+START_TEST(test_dmabuf_output_buffers) {
+	for (int vulkan = 1; vulkan >= 0; vulkan--) {
+		struct harness *harness = harness_create(
+				vulkan ? "dmabuf-output-buffers" : "dmabuf-output-buffers-cpu");
+		char *stats_path = NULL;
+		ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
+		char icd_env[PATH_MAX + 32] = "VK_ICD_FILENAMES";
+		if (vulkan) {
+			lavapipe25_icd_env(harness, icd_env, sizeof(icd_env));
+		}
+		const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
+			"VITRAIL_OUTPUT_DMABUF=memfd", icd_env, "XWAYLAND_NO_GLAMOR",
+			NULL };
+		struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+				&(struct harness_vitrail_options){ .outputs = 1,
+						.output_size = "320x240",
+						.extra_args = (const char *const[]){ "--stats",
+								stats_path, "--render-backend",
+								vulkan ? "vulkan" : "cpu", NULL },
+						.env = env });
+		struct sc_app app = { 0 };
+		struct dm d;
+		open_window(vitrail, &app, &d);
+		struct held held = { 0 };
+		struct wl_buffer *buffer = halves_buffer(&d, DRM_FORMAT_XRGB8888, 0,
+				WIN_W * 4, 0x00dd3322u, 0x003322ddu, &held);
+		show(&app, buffer);
+		harness_wait_for_window_count(vitrail->conn, 1,
+				HARNESS_WINDOWS_TIMEOUT_MS);
+		struct harness_window win =
+				*harness_find_window(vitrail->conn, "dmabuf-window");
+		harness_settle(vitrail->conn);
+		expect_halves(harness, vitrail, "shown", &win, 0xdd3322u, 0x3322ddu);
+		/* a change drawn into a buffer the screen showed before */
+		struct held held2 = { 0 };
+		struct wl_buffer *buffer2 = halves_buffer(&d, DRM_FORMAT_XRGB8888, 0,
+				WIN_W * 4, 0x0011aa55u, 0x00dd3322u, &held2);
+		show(&app, buffer2);
+		harness_settle(vitrail->conn);
+		expect_halves(harness, vitrail, "changed", &win, 0x11aa55u, 0xdd3322u);
+		wl_buffer_destroy(buffer);
+		wl_buffer_destroy(buffer2);
+		dm_finish(&d, false);
+		sc_app_finish(&app);
+		harness_stop_vitrail(harness, vitrail);
+		long frames = stats_value(stats_path, "HEADLESS-1", "frames=");
+		long dmabuf = stats_value(stats_path, "HEADLESS-1", "dmabuf=");
+		if (vulkan) {
+			/* every frame but those screencopy took through wlroots'
+			 * swapchain */
+			ck_assert_msg(dmabuf >= 1 && dmabuf <= frames,
+					"%ld of %ld frames from output dma-bufs", dmabuf, frames);
+		} else {
+			ck_assert_int_eq(dmabuf, 0);
+		}
+		free(stats_path);
+		harness_destroy(harness);
+	}
+}
+END_TEST
+
+/*
+ * Nested in a vitrail that takes dma-bufs, the inner vitrail's output
+ * buffers go to the parent as they are: the parent shows what the
+ * inner engine's copy wrote into the memory, its pixels the oracle. Where
+ * the parent offers no linux-dmabuf, the first commit of one fails and
+ * the output goes back to host buffers: the parent shows the same pixels
+ * and no frame was presented from a dma-buf.
+ */
+static void output_buffers_nested(const char *name, bool parent_dmabuf) {
+	struct nested_pair n;
+	struct harness *harness = harness_create(name);
+	char icd_env[PATH_MAX + 32];
+	lavapipe25_icd_env(harness, icd_env, sizeof(icd_env));
+	nested_start(&n, harness, parent_dmabuf ? "/dev/null" : "none",
+			(const char *const[]){ "VITRAIL_OUTPUT_DMABUF=memfd", icd_env,
+					NULL },
+			(const char *const[]){ "--render-backend", "vulkan", NULL });
+	struct held held = { 0 };
+	/* smaller than the output: composed (over black), never scanned
+	 * out */
+	struct wl_buffer *buffer = halves_buffer(&n.d, DRM_FORMAT_XRGB8888, 0,
+			WIN_W * 4, 0x00cc2211u, 0x002244ccu, &held);
+	show(&n.app, buffer);
+	harness_settle(n.inner->conn);
+	long top, bottom;
+	nested_count(&n, "outer", 0xcc2211u, 0x2244ccu, &top, &bottom);
+	ck_assert_msg(top == (long)WIN_W * WIN_H / 2 &&
+					bottom == (long)WIN_W * WIN_H / 2,
+			"the parent shows %ld top and %ld bottom pixels of %d", top, bottom,
+			WIN_W * WIN_H / 2);
+	wl_buffer_destroy(buffer);
+	long dmabuf = nested_stop(&n, "dmabuf=");
+	if (parent_dmabuf) {
+		ck_assert_int_ge(dmabuf, 1);
+	} else {
+		ck_assert_int_eq(dmabuf, 0);
+	}
+}
+
+START_TEST(test_dmabuf_output_buffers_nested) {
+	output_buffers_nested("dmabuf-output-buffers-nested", true);
+}
+END_TEST
+
+START_TEST(test_dmabuf_output_buffers_nested_refused) {
+	output_buffers_nested("dmabuf-output-buffers-nested-refused", false);
 }
 END_TEST
 
@@ -1472,6 +1632,11 @@ static Suite *dmabuf_suite(void) {
 	harness_add_case(suite, "scanout_nested", test_dmabuf_scanout_nested, 90);
 	harness_add_case(suite, "scanout_nested_refused",
 			test_dmabuf_scanout_nested_refused, 90);
+	harness_add_case(suite, "output_buffers", test_dmabuf_output_buffers, 90);
+	harness_add_case(suite, "output_buffers_nested",
+			test_dmabuf_output_buffers_nested, 90);
+	harness_add_case(suite, "output_buffers_nested_refused",
+			test_dmabuf_output_buffers_nested_refused, 90);
 	return suite;
 }
 
@@ -1479,7 +1644,8 @@ int main(int argc, char *argv[]) {
 	char lavapipe[PATH_MAX];
 	if (argc > 1 &&
 			(strcmp(argv[1], "in_place") == 0 ||
-					strcmp(argv[1], "scanout_vulkan") == 0) &&
+					strcmp(argv[1], "scanout_vulkan") == 0 ||
+					strncmp(argv[1], "output_buffers", 14) == 0) &&
 			!mesa25_lavapipe(lavapipe)) {
 		fprintf(stderr,
 				"SKIP: no Mesa 25 lavapipe (build/mesa25, unpacked "

@@ -10,6 +10,12 @@
  *   calls for every engine: a whole frame, then a frame that writes only
  *   the damage of a moved rectangle (pixels outside it stay as they were);
  * - three frames in flight at once, completed in order.
+ * The same frames into a buffer over a dma-buf (vr_engine_buffer_create_
+ * dmabuf; a sealed memfd, rows at an offset and a padded stride): the
+ * host engines draw through its mapping, Debian's lavapipe (no dma-buf
+ * import) has each frame copied out, and Mesa 25's lavapipe copies into
+ * the memory on the device (vr_engine_buffer_on_device); the pixels are
+ * read from the mapping either way.
  * External images (vr_image_create_external), on each engine: a memfd's
  * rows at an offset and a padded stride show their known colours; a
  * write into one is refused; the source is released exactly once, after
@@ -48,7 +54,11 @@ struct fixture {
 	struct vr_engine *engine;
 	struct vr_engine_output *output;
 	struct vr_engine_buffer *buffer;
-	uint32_t *pixels; /* the buffer's memory, W x H */
+	uint32_t *pixels; /* the buffer's memory, W x H, stride bytes a row */
+	int32_t stride;
+	int memfd; /* over a dma-buf: a memfd mapped at map; else -1 */
+	void *map;
+	size_t map_len;
 	struct vr_changes changes; /* what the buffer lacks */
 	pixman_region32_t copy; /* to copy out (a buffer that is not direct) */
 	struct vr_tree *tree;
@@ -60,9 +70,29 @@ static const struct vr_color RED = { 1, 0, 0, 1 };
 static const struct vr_color GREEN = { 0, 1, 0, 1 };
 static const struct vr_color BLUE = { 0, 0, 1, 1 };
 
+#define DMABUF_OFFSET 4096
+#define DMABUF_STRIDE (W * 4 + 64)
+
+/* The buffer over a sealed memfd standing for a dma-buf. */
+static void fixture_dmabuf(struct fixture *f) {
+	f->stride = DMABUF_STRIDE;
+	f->map_len = DMABUF_OFFSET + (size_t)DMABUF_STRIDE * H;
+	f->memfd = memfd_create("test-engine-dst", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	ck_assert_int_ge(f->memfd, 0);
+	ck_assert_int_eq(ftruncate(f->memfd, (off_t)f->map_len), 0);
+	ck_assert_int_eq(fcntl(f->memfd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	f->map = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			f->memfd, 0);
+	ck_assert(f->map != MAP_FAILED);
+	f->pixels = (uint32_t *)((uint8_t *)f->map + DMABUF_OFFSET);
+	f->buffer = vr_engine_buffer_create_dmabuf(f->engine, f->memfd,
+			DMABUF_OFFSET, f->pixels, W, H, DMABUF_STRIDE);
+}
+
 /* false: no such engine here (Vulkan without a device) */
-static bool fixture_init(struct fixture *f, enum kind kind) {
+static bool fixture_init(struct fixture *f, enum kind kind, bool dmabuf) {
 	memset(f, 0, sizeof(*f));
+	f->memfd = -1;
 	switch (kind) {
 	case KIND_VULKAN:
 		f->vulkan = vr_renderer_create(&(struct vr_renderer_options){ 0 });
@@ -86,10 +116,15 @@ static bool fixture_init(struct fixture *f, enum kind kind) {
 	ck_assert_ptr_nonnull(f->output);
 	ck_assert_int_eq(vr_engine_output_width(f->output), W);
 	ck_assert_int_eq(vr_engine_output_height(f->output), H);
-	f->pixels = aligned_alloc(4096, (W * H * 4 + 4095) / 4096 * 4096);
-	ck_assert_ptr_nonnull(f->pixels);
-	f->buffer =
-			vr_engine_buffer_create(f->engine, f->pixels, W, H, W * 4, true);
+	if (dmabuf) {
+		fixture_dmabuf(f);
+	} else {
+		f->stride = W * 4;
+		f->pixels = aligned_alloc(4096, (W * H * 4 + 4095) / 4096 * 4096);
+		ck_assert_ptr_nonnull(f->pixels);
+		f->buffer = vr_engine_buffer_create(f->engine, f->pixels, W, H, W * 4,
+				true);
+	}
 	ck_assert_ptr_nonnull(f->buffer);
 	vr_changes_init(&f->changes);
 	vr_changes_damage_all(&f->changes, &(struct vr_box){ 0, 0, W, H });
@@ -118,7 +153,12 @@ static void fixture_finish(struct fixture *f) {
 	vr_engine_output_destroy(f->output);
 	vr_engine_destroy(f->engine);
 	vr_tree_destroy(f->tree);
-	free(f->pixels);
+	if (f->memfd >= 0) {
+		munmap(f->map, f->map_len);
+		close(f->memfd);
+	} else {
+		free(f->pixels);
+	}
 	vr_changes_fini(&f->changes);
 	pixman_region32_fini(&f->copy);
 	vr_renderer_destroy(f->vulkan);
@@ -171,19 +211,19 @@ static void complete_through_fd(struct fixture *f, uint64_t id) {
 	ck_assert_uint_ge(timing.end_ns, timing.start_ns);
 	if (pixman_region32_not_empty(&f->copy)) {
 		ck_assert(vr_engine_output_read(f->output, f->buffer, &f->copy,
-				f->pixels, W * 4));
+				f->pixels, f->stride));
 		pixman_region32_clear(&f->copy);
 	}
 }
 
 static uint32_t px(const struct fixture *f, int x, int y) {
-	return f->pixels[y * W + x] & 0xffffff;
+	return f->pixels[y * (f->stride / 4) + x] & 0xffffff;
 }
 
 /* fixture_init and the tree's first update; false (said) without the
  * engine here. */
-static bool fixture_ready(struct fixture *f, enum kind kind) {
-	if (!fixture_init(f, kind)) {
+static bool fixture_ready(struct fixture *f, enum kind kind, bool dmabuf) {
+	if (!fixture_init(f, kind, dmabuf)) {
 		printf("%s: no device, skipped\n", kind_names[kind]);
 		return false;
 	}
@@ -191,14 +231,27 @@ static bool fixture_ready(struct fixture *f, enum kind kind) {
 	return true;
 }
 
-static void check_engine(enum kind kind) {
+/* dmabuf: into a buffer over a dma-buf, which the engine writes on the
+ * device where it imports dma-bufs. */
+static void check_engine(enum kind kind, bool dmabuf) {
 	struct fixture f;
-	if (!fixture_ready(&f, kind)) {
+	if (!fixture_ready(&f, kind, dmabuf)) {
 		return;
+	}
+	bool on_device =
+			dmabuf && kind == KIND_VULKAN && vr_engine_imports_dmabuf(f.engine);
+	ck_assert(vr_engine_buffer_on_device(f.buffer) == on_device);
+	if (dmabuf) {
+		/* the host engines draw into it; Vulkan copies into what it
+		 * imported, else the caller copies each frame out */
+		ck_assert(vr_engine_buffer_direct(f.buffer) ==
+				(kind != KIND_VULKAN || on_device));
 	}
 	pixman_region32_t damage;
 	pixman_region32_init(&damage);
-	memset(f.pixels, 0x55, (size_t)W * H * 4);
+	for (int y = 0; y < H; y++) {
+		memset((uint8_t *)f.pixels + (size_t)y * f.stride, 0x55, W * 4);
+	}
 
 	/* a whole frame */
 	complete_through_fd(&f, submit(&f, NULL));
@@ -210,7 +263,7 @@ static void check_engine(enum kind kind) {
 
 	/* the square moves: only its old and new places are drawn (a pixel
 	 * outside, written by hand, stays) */
-	f.pixels[40 * W + 2] = 0x123456;
+	f.pixels[40 * (f.stride / 4) + 2] = 0x123456;
 	vr_node_set_position(f.square, 30, 26);
 	pixman_region32_clear(&damage);
 	vr_tree_update(f.tree, &damage);
@@ -354,7 +407,7 @@ static unsigned check_external(struct fixture *f, enum kind kind,
 
 static void check_engine_external(enum kind kind) {
 	struct fixture f;
-	if (!fixture_ready(&f, kind)) {
+	if (!fixture_ready(&f, kind, false)) {
 		return;
 	}
 	unsigned imported = check_external(&f, kind, 256, EXT_W * 4 + 36);
@@ -404,7 +457,7 @@ START_TEST(test_engine_vulkan_import) {
 		return;
 	}
 	struct fixture f;
-	bool made = fixture_init(&f, KIND_VULKAN);
+	bool made = fixture_init(&f, KIND_VULKAN, false);
 	unlink(icd);
 	ck_assert(made);
 	ck_assert(vr_engine_imports_dmabuf(f.engine));
@@ -433,17 +486,38 @@ START_TEST(test_engine_vulkan_import) {
 END_TEST
 
 START_TEST(test_engine_vulkan) {
-	check_engine(KIND_VULKAN);
+	check_engine(KIND_VULKAN, false);
+	check_engine(KIND_VULKAN, true);
 }
 END_TEST
 
 START_TEST(test_engine_cpu) {
-	check_engine(KIND_CPU);
+	check_engine(KIND_CPU, false);
+	check_engine(KIND_CPU, true);
 }
 END_TEST
 
 START_TEST(test_engine_reference) {
-	check_engine(KIND_REFERENCE);
+	check_engine(KIND_REFERENCE, false);
+	check_engine(KIND_REFERENCE, true);
+}
+END_TEST
+
+/* Frames copied into a dma-buf on the device: Mesa 25's lavapipe
+ * imports the memfd (the copy lands at the plane's offset, rows at its
+ * stride). */
+START_TEST(test_engine_vulkan_dmabuf_dst) {
+	if (!use_mesa25()) {
+		printf("no Mesa 25 lavapipe (tests/mesa25.h): skipped\n");
+		return;
+	}
+	struct fixture probe;
+	bool made = fixture_init(&probe, KIND_VULKAN, true);
+	ck_assert(made);
+	ck_assert(vr_engine_buffer_on_device(probe.buffer));
+	fixture_finish(&probe);
+	check_engine(KIND_VULKAN, true);
+	unlink(icd);
 }
 END_TEST
 
@@ -460,6 +534,7 @@ int main(void) {
 	tcase_add_test(tc, test_engine_external_cpu);
 	tcase_add_test(tc, test_engine_external_reference);
 	tcase_add_test(tc, test_engine_vulkan_import);
+	tcase_add_test(tc, test_engine_vulkan_dmabuf_dst);
 	suite_add_tcase(suite, tc);
 	SRunner *runner = srunner_create(suite);
 	srunner_run_all(runner, CK_NORMAL);

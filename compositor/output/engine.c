@@ -4,7 +4,13 @@
  * Vulkan device is lost, and they sit below the server). Completed frames
  * come back through the engine's fd to the outputs (output_frame.c).
  */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 #include <wlr/util/log.h>
 
 #include "output/engine.h"
@@ -114,4 +120,31 @@ void vt_server_choose_backend(struct vt_server *server) {
 	} else {
 		drop_cpu_backend(server);
 	}
+}
+
+int vt_server_render_node_open(struct vt_server *server, char *path,
+		size_t path_len) {
+	int64_t major, minor;
+	if (server->renderer == NULL ||
+			!vr_renderer_render_node(server->renderer, &major, &minor)) {
+		return -1;
+	}
+	char node[32];
+	snprintf(node, sizeof(node), "/dev/dri/renderD%" PRId64, minor);
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 &&
+			st.st_rdev == makedev((unsigned)major, (unsigned)minor)) {
+		if (path != NULL) {
+			snprintf(path, path_len, "%s", node);
+		}
+		return fd;
+	}
+	wlr_log(WLR_ERROR,
+			"the Vulkan device's render node %" PRId64 ":%" PRId64 " is not %s",
+			major, minor, node);
+	if (fd >= 0) {
+		close(fd);
+	}
+	return -1;
 }

@@ -7,6 +7,7 @@
 #define VITRAIL_OUTPUT_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct vt_server;
 
@@ -26,5 +27,11 @@ bool vt_server_use_cpu_backend(struct vt_server *server);
  * draws a UI-like frame of the default output size faster (the other one
  * is dropped). */
 void vt_server_choose_backend(struct vt_server *server);
+
+/* The Vulkan device's render node opened read-write (its path in path,
+ * path_len bytes, when not NULL); -1 where there is none (a software
+ * device, the CPU engine) or it does not open (logged). */
+int vt_server_render_node_open(struct vt_server *server, char *path,
+		size_t path_len);
 
 #endif

@@ -28,6 +28,7 @@
 
 #include "desktop/surface.h"
 #include "output/output.h"
+#include "output/output_dmabuf.h"
 #include "pacing/pacer.h"
 #include "server.h"
 #include "util.h"
@@ -151,11 +152,21 @@ void output_buffer_attach_engine(struct output_buffer *buffer) {
 	if (buffer->data == NULL || output->server->engine == NULL) {
 		return;
 	}
-	/* the synchronous pipeline copies every frame out (its baseline) */
-	buffer->pixels = vr_engine_buffer_create(output->server->engine,
-			buffer->data, buffer->wlr_buffer->width, buffer->wlr_buffer->height,
-			(int32_t)buffer->stride,
-			output->server->opts.pipeline == VT_PIPELINE_ASYNC);
+	int fd;
+	uint32_t offset;
+	if (vt_output_dmabuf_plane(buffer->wlr_buffer, &fd, &offset)) {
+		/* on the device; the host engines draw through the mapping */
+		buffer->pixels = vr_engine_buffer_create_dmabuf(output->server->engine,
+				fd, offset, buffer->data, buffer->wlr_buffer->width,
+				buffer->wlr_buffer->height, (int32_t)buffer->stride);
+	} else {
+		/* the synchronous pipeline copies every frame out (its
+		 * baseline) */
+		buffer->pixels = vr_engine_buffer_create(output->server->engine,
+				buffer->data, buffer->wlr_buffer->width,
+				buffer->wlr_buffer->height, (int32_t)buffer->stride,
+				output->server->opts.pipeline == VT_PIPELINE_ASYNC);
+	}
 	if (buffer->pixels == NULL) {
 		wlr_log(WLR_ERROR, "%s: the engine cannot draw into an output buffer",
 				output->wlr_output->name);
@@ -279,10 +290,38 @@ void output_drop_buffers(struct vt_output *output, bool all) {
 	}
 }
 
+void output_refuse_dmabufs(struct vt_output *output, const char *why) {
+	if (output->dmabufs_refused) {
+		return;
+	}
+	output->dmabufs_refused = true;
+	wlr_log(WLR_INFO, "%s: output buffers: host memory from now on (%s)",
+			output->wlr_output->name, why);
+	output_drop_buffers(output, false);
+}
+
+/* An output buffer on the device where there may be one, else from
+ * wlroots' allocator. */
+static struct wlr_buffer *buffer_allocate(struct vt_output *output, int width,
+		int height) {
+	struct vt_server *server = output->server;
+	if (server->output_dmabufs != NULL && !output->dmabufs_refused &&
+			server->engine != NULL &&
+			vr_engine_imports_dmabuf(server->engine)) {
+		struct wlr_buffer *wlr_buffer = vt_output_dmabufs_allocate(
+				server->output_dmabufs, width, height);
+		if (wlr_buffer != NULL) {
+			return wlr_buffer;
+		}
+		output_refuse_dmabufs(output, "allocation failed");
+	}
+	return wlr_allocator_create_buffer(server->allocator, width, height,
+			output_buffer_format());
+}
+
 static struct output_buffer *buffer_create(struct vt_output *output, int width,
 		int height) {
-	struct wlr_buffer *wlr_buffer = wlr_allocator_create_buffer(
-			output->server->allocator, width, height, output_buffer_format());
+	struct wlr_buffer *wlr_buffer = buffer_allocate(output, width, height);
 	if (wlr_buffer == NULL) {
 		wlr_log(WLR_ERROR, "%s: cannot allocate a %dx%d output buffer",
 				output->wlr_output->name, width, height);
@@ -314,6 +353,16 @@ static struct output_buffer *buffer_create(struct vt_output *output, int width,
 		return buffer;
 	}
 	output_buffer_attach_engine(buffer);
+	int fd;
+	uint32_t offset;
+	if (buffer->pixels != NULL && !vr_engine_buffer_on_device(buffer->pixels) &&
+			!vr_engine_host_images(output->server->engine) &&
+			vt_output_dmabuf_plane(wlr_buffer, &fd, &offset)) {
+		/* the device did not import it: a host buffer instead */
+		buffer_destroy(buffer);
+		output_refuse_dmabufs(output, "the engine did not import one");
+		return buffer_create(output, width, height);
+	}
 	return buffer;
 }
 
@@ -356,7 +405,15 @@ struct output_buffer *output_acquire_buffer(struct vt_output *output) {
 	}
 	int count = 0;
 	struct output_buffer *buffer;
-	wl_list_for_each(buffer, &output->buffers, link) {
+	struct output_buffer *tmp;
+	int fd;
+	uint32_t offset;
+	wl_list_for_each_safe(buffer, tmp, &output->buffers, link) {
+		if (!buffer->busy && output->dmabufs_refused &&
+				vt_output_dmabuf_plane(buffer->wlr_buffer, &fd, &offset)) {
+			buffer_destroy(buffer);
+			continue;
+		}
 		count++;
 		if (!buffer->busy && buffer->wlr_buffer->width == width &&
 				buffer->wlr_buffer->height == height) {

@@ -31,6 +31,7 @@
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
+#include "output/output_dmabuf.h"
 #include "pacing/jitt.h"
 #include "pacing/pacer.h"
 #include "server.h"
@@ -707,6 +708,10 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 	} else if (direct) {
 		/* the very buffer the renderer wrote */
 		wlr_output_attach_buffer(wlr_output, buffer->wlr_buffer);
+		if (frame != NULL) {
+			frame->on_device = buffer->pixels != NULL &&
+					vr_engine_buffer_on_device(buffer->pixels);
+		}
 	} else if (!output_attach_render(output, buffer, damage,
 					   frame != NULL ? &frame->record : NULL)) {
 		return false;
@@ -737,6 +742,13 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 			/* passed the test, failed the commit: composed for a while */
 			output->scanout_refused = scanout;
 			output->scanout_refused_seq = output->frame_seq;
+		}
+		int fd;
+		uint32_t offset;
+		if (direct &&
+				vt_output_dmabuf_plane(buffer->wlr_buffer, &fd, &offset)) {
+			/* the backend (or the parent) does not take them */
+			output_refuse_dmabufs(output, "the backend refused one");
 		}
 		output_damage_whole(output);
 		return false;
@@ -1059,6 +1071,9 @@ static void frame_presented(struct output_frame *frame,
 	}
 	frame->record.presented_ns = event->presented ? presented_ns : 0;
 	frame->record.dropped = late;
+	if (event->presented && frame->on_device) {
+		output->stats.dmabuf++;
+	}
 	if (event->presented && frame->buffer != NULL) {
 		frame_emit_shown(frame, frame->buffer->wlr_buffer, frame->buffer->data,
 				frame->buffer->stride, presented_ns);

@@ -77,6 +77,9 @@ struct output_frame {
 	 * place of a composed one (buffer is NULL), locked until the frame
 	 * ends */
 	struct wlr_buffer *scanout;
+	/* committed as it is, a dma-buf the engine wrote on the device
+	 * (output_dmabuf.c) */
+	bool on_device;
 	uint64_t render_id; /* the renderer's frame; 0: none pending */
 	bool ready;
 	bool failed; /* its pixels were lost with the device: never shown */
@@ -130,6 +133,10 @@ struct vt_output {
 	struct vr_changes pending;
 	struct wl_list buffers; /* output_buffer::link */
 	int buffer_width, buffer_height;
+	/* Output buffers on the device (output_dmabuf.c) refused: one was
+	 * not imported by the engine or not taken by the backend, so the
+	 * output's buffers are host memory from now on */
+	bool dmabufs_refused;
 	struct output_buffer *front; /* last committed */
 	/* Direct scan-out (scanout.c): the client buffer on screen, locked
 	 * until another commit replaces it (NULL: ours is); one the backend
@@ -175,6 +182,8 @@ struct vt_output {
 	struct {
 		uint64_t frames, replaced; /* dropped: vt_pacer_missed */
 		uint64_t scanout; /* frames presented by direct scan-out */
+		/* frames presented from output dma-bufs (output_dmabuf.c) */
+		uint64_t dmabuf;
 		uint64_t main_ns_total;
 		uint64_t *main_ns; /* per frame, for percentiles */
 		size_t main_ns_len, main_ns_cap;
@@ -197,6 +206,9 @@ void output_update_target(struct vt_output *output);
 /* The buffer's memory as the engine's destination, made again for the
  * engine in use (output_buffers.c). */
 void output_buffer_attach_engine(struct output_buffer *buffer);
+/* The output's buffers are host memory from now on (why: for the log);
+ * those on the device go once free. */
+void output_refuse_dmabufs(struct vt_output *output, const char *why);
 void output_update_predictable(struct vt_output *output, uint64_t now);
 void output_request(struct vt_output *output, uint32_t wants);
 void output_wait_frame(struct vt_output *output, struct output_frame *frame);

@@ -54,13 +54,13 @@ static void output_print_stats(struct vt_output *output, FILE *f) {
 			"%s: %dx%d@%.2fHz frames=%" PRIu64 " dropped=%" PRIu64
 			" replaced=%" PRIu64 " in_flight_max=%d"
 			" cpu_ms_per_frame mean=%.3f p50=%.3f p95=%.3f buffers=%d"
-			" buffers_max=%d scanout=%" PRIu64 "\n",
+			" buffers_max=%d scanout=%" PRIu64 " dmabuf=%" PRIu64 "\n",
 			output->wlr_output->name, output->wlr_output->width,
 			output->wlr_output->height, 1e9 / output->period_ns,
 			output->stats.frames, vt_pacer_missed(output->pacer),
 			output->stats.replaced, vt_pacer_max_in_flight(output->pacer), mean,
 			p50, p95, wl_list_length(&output->buffers), output->buffers_max,
-			output->stats.scanout);
+			output->stats.scanout, output->stats.dmabuf);
 }
 
 void vt_outputs_print_stats(struct vt_server *server, FILE *f,

@@ -50,6 +50,7 @@
 #include <wlr/util/log.h>
 
 #include "output/client_buffer_renderer.h"
+#include "output/engine.h"
 #include "protocols/linux_dmabuf.h"
 #include "server.h"
 
@@ -140,34 +141,13 @@ static int open_node(struct vt_server *server) {
 		}
 		return fd;
 	}
-	int64_t major, minor;
-	if (server->renderer != NULL &&
-			vr_renderer_render_node(server->renderer, &major, &minor)) {
-		char node[32];
-		snprintf(node, sizeof(node), "/dev/dri/renderD%" PRId64, minor);
-		int fd = open(node, O_RDWR | O_CLOEXEC);
-		struct stat st;
-		if (fd >= 0 && fstat(fd, &st) == 0 &&
-				st.st_rdev == makedev((unsigned)major, (unsigned)minor)) {
-			return fd;
-		}
-		wlr_log(WLR_ERROR,
-				"the Vulkan device's render node %" PRId64 ":%" PRId64
-				" is not %s",
-				major, minor, node);
-		if (fd >= 0) {
-			close(fd);
-		}
-	}
-	for (int n = 128; n < 192; n++) {
+	int fd = vt_server_render_node_open(server, NULL, 0);
+	for (int n = 128; fd < 0 && n < 192; n++) {
 		char node[32];
 		snprintf(node, sizeof(node), "/dev/dri/renderD%d", n);
-		int fd = open(node, O_RDWR | O_CLOEXEC);
-		if (fd >= 0) {
-			return fd;
-		}
+		fd = open(node, O_RDWR | O_CLOEXEC);
 	}
-	return -1;
+	return fd;
 }
 
 bool vt_linux_dmabuf_init(struct vt_server *server) {

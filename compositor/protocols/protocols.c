@@ -26,7 +26,8 @@
  * - wlr-gamma-control-v1: wlroots applies ramps with the output's next
  *   commit (outputs without gamma, like headless ones, refuse them).
  * - wlr-export-dmabuf-v1: only when the output buffers are dmabufs (the
- *   allocator says so: DRM dumb buffers); the headless and nested backends'
+ *   allocator says so: DRM dumb buffers; or they are on the device,
+ *   output/output_dmabuf.c); the headless and nested backends' host
  *   buffers are shm, which the protocol cannot export.
  * - input-method-v2 and text-input-v3: one input method per seat; the text
  *   input of the surface with keyboard focus is relayed to it and its
@@ -236,7 +237,8 @@ bool vt_protocols_init(struct vt_server *server) {
 		free(p);
 		return false;
 	}
-	if (server->allocator->buffer_caps & WLR_BUFFER_CAP_DMABUF) {
+	if ((server->allocator->buffer_caps & WLR_BUFFER_CAP_DMABUF) ||
+			server->output_dmabufs != NULL) {
 		wlr_export_dmabuf_manager_v1_create(display);
 	} else {
 		wlr_log(WLR_INFO,

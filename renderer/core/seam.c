@@ -120,6 +120,7 @@ struct vr_engine_buffer {
 	pixman_image_t *image;
 	struct vr_dst_buffer *dst; /* Vulkan: the memory imported */
 	bool direct;
+	bool dmabuf; /* dst is the dma-buf, not the mapping */
 };
 
 struct vr_engine_output *vr_engine_output_create(struct vr_engine *engine,
@@ -197,6 +198,21 @@ struct vr_engine_buffer *vr_engine_buffer_create(struct vr_engine *engine,
 	return buffer;
 }
 
+struct vr_engine_buffer *vr_engine_buffer_create_dmabuf(
+		struct vr_engine *engine, int fd, uint32_t offset, void *data,
+		int32_t width, int32_t height, int32_t stride) {
+	struct vr_engine_buffer *buffer =
+			vr_engine_buffer_create(engine, data, width, height, stride, false);
+	if (buffer == NULL || engine->kind != SEAM_VULKAN) {
+		return buffer; /* the host engines draw through the mapping */
+	}
+	buffer->dst = vr_dst_buffer_import_dmabuf(engine->vulkan, fd, offset, width,
+			height, stride);
+	buffer->direct = buffer->dst != NULL;
+	buffer->dmabuf = buffer->direct;
+	return buffer;
+}
+
 void vr_engine_buffer_destroy(struct vr_engine_buffer *buffer) {
 	if (buffer == NULL) {
 		return;
@@ -210,6 +226,10 @@ void vr_engine_buffer_destroy(struct vr_engine_buffer *buffer) {
 
 bool vr_engine_buffer_direct(const struct vr_engine_buffer *buffer) {
 	return buffer->direct;
+}
+
+bool vr_engine_buffer_on_device(const struct vr_engine_buffer *buffer) {
+	return buffer->dmabuf;
 }
 
 bool vr_engine_output_read(struct vr_engine_output *output,

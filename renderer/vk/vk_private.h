@@ -397,6 +397,7 @@ struct vr_dst_buffer {
 	struct vr_list link; /* vr_renderer::dst_buffers or a slot's
 		dst_garbage */
 	int32_t width, height, stride;
+	VkDeviceSize offset; /* of row 0 in the buffer (a dma-buf plane's) */
 	VkBuffer buffer;
 	VkDeviceMemory memory;
 	uint64_t last_frame; /* latest frame copying into it */

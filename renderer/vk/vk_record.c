@@ -195,10 +195,11 @@ void vr_frame_record_task(struct vr_renderer *renderer,
 }
 
 static void copy_rects(VkCommandBuffer cb, VkImage image, VkBuffer buffer,
-		const VkRect2D *rects, size_t nrects, uint32_t row_pixels) {
+		VkDeviceSize base, const VkRect2D *rects, size_t nrects,
+		uint32_t row_pixels) {
 	for (size_t i = 0; i < nrects; i++) {
 		VkBufferImageCopy copy = {
-			.bufferOffset = ((VkDeviceSize)rects[i].offset.y *
+			.bufferOffset = base + ((VkDeviceSize)rects[i].offset.y *
 				(VkDeviceSize)row_pixels +
 				(VkDeviceSize)rects[i].offset.x) * 4,
 			.bufferRowLength = row_pixels,
@@ -251,7 +252,7 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index) {
 	if (job->ndst_rects > 0) {
 		/* the output buffer, written once: bufferRowLength in pixels */
 		struct vr_dst_buffer *dst = job->dst;
-		copy_rects(cb, target->image, dst->buffer,
+		copy_rects(cb, target->image, dst->buffer, dst->offset,
 				ARRAY_AT(&frame->rects, VkRect2D, job->first_dst_rect),
 				job->ndst_rects, (uint32_t)dst->stride / 4);
 		host[nhost++] = (VkBufferMemoryBarrier){
@@ -265,7 +266,7 @@ void vr_frame_end_job(struct vr_renderer *renderer, size_t index) {
 		};
 	}
 	if (job->nmirror_rects > 0) {
-		copy_rects(cb, target->image, target->mirror,
+		copy_rects(cb, target->image, target->mirror, 0,
 				ARRAY_AT(&frame->rects, VkRect2D, job->first_mirror_rect),
 				job->nmirror_rects, (uint32_t)target->width);
 		host[nhost++] = (VkBufferMemoryBarrier){

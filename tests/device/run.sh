@@ -10,7 +10,10 @@
 #   (4) the known pixels looked for in vitrail's screenshot, and the
 #       buffer sampled in place (imported, not uploaded: --stats),
 #   (5) the render benchmark's worker curve (W = 1 .. 15) on the Vulkan
-#       engine against its sequential mode.
+#       engine against its sequential mode;
+#   (6) (run before 5) output buffers on the device: GBM dma-bufs on the
+#       render node that the engine copies each frame into
+#       (VITRAIL_OUTPUT_DMABUF=gbm; --stats counts the frames).
 # Each step prints PASS, FAIL or SKIP with its reason; never a pass for a
 # step that could not run.
 set -u
@@ -87,6 +90,37 @@ PY
 		status=1
 		;;
 	*) echo "PASS: $line (sampled in place)" ;;
+	esac
+	;;
+*)
+	echo "SKIP: no Vulkan device here exports dma-buf memory (above)"
+	;;
+esac
+
+echo "== (6) output buffers on the device (GBM dma-bufs the engine copies into)"
+case "$probe" in
+OK*)
+	VITRAIL_OUTPUT_DMABUF=gbm timeout 60 "$bin/vitrail" -b headless \
+		--render-backend vulkan --no-xwayland --output-size 320x240 \
+		--exit-after 5 --stats "$out/stats-gbm.txt" \
+		-s "$bin/vitrail-dmabuf-export 100 80 >$out/client-gbm.log 2>&1" \
+		>"$out/vitrail-gbm.log" 2>&1
+	echo "vitrail exit status $?"
+	grep -E "output buffers|dma-buf|ERROR" "$out/vitrail-gbm.log" | head -10
+	line=$(grep "^HEADLESS-1" "$out/stats-gbm.txt" 2>/dev/null)
+	echo "$line"
+	host=$(grep -m1 "output buffers: host memory" "$out/vitrail-gbm.log")
+	case "$line" in
+	*" dmabuf=0"*)
+		if [ -n "$host" ] && ! grep -q "from now on" "$out/vitrail-gbm.log"; then
+			echo "SKIP: ${host#*] }"
+		else
+			echo "FAIL: no frame was presented from an output dma-buf"
+			status=1
+		fi
+		;;
+	*" dmabuf="*) echo "PASS: frames presented from output dma-bufs" ;;
+	*) echo "SKIP: no statistics (above)" ;;
 	esac
 	;;
 *)

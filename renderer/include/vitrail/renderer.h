@@ -659,9 +659,20 @@ bool vr_renderer_can_import_host(const struct vr_renderer *renderer);
  */
 struct vr_dst_buffer *vr_dst_buffer_import(struct vr_renderer *renderer,
 		void *data, size_t size, int32_t width, int32_t height, int32_t stride);
+/*
+ * Import a LINEAR dma-buf plane (B8G8R8A8 pixels from offset, width x
+ * height, stride bytes per row) as a copy destination: on a GPU, memory
+ * the frame's copy never takes across the bus (an output buffer the
+ * display scans out). fd is the caller's (the import takes a duplicate).
+ * NULL (logged at debug level) where the device cannot import it
+ * (no dma-buf import on the device, no memory type, a buffer smaller
+ * than the plane).
+ */
+struct vr_dst_buffer *vr_dst_buffer_import_dmabuf(struct vr_renderer *renderer,
+		int fd, uint32_t offset, int32_t width, int32_t height, int32_t stride);
 /* Accepts NULL. When a submitted frame still writes into the buffer, the
  * Vulkan objects are released after that frame completes; the memory
- * itself must stay mapped until then. */
+ * itself must stay mapped (or the dma-buf alive) until then. */
 void vr_dst_buffer_destroy(struct vr_dst_buffer *buffer);
 
 /* ---- pixman reference renderer ------------------------------------------ */
@@ -839,6 +850,17 @@ int32_t vr_engine_output_height(const struct vr_engine_output *output);
  */
 struct vr_engine_buffer *vr_engine_buffer_create(struct vr_engine *engine,
 		void *data, int32_t width, int32_t height, int32_t stride, bool direct);
+/*
+ * The same over a LINEAR dma-buf plane (fd, offset: the plane's; data:
+ * its mapping, which the host engines draw into and reads use). Vulkan
+ * copies each frame into the dma-buf itself on the GPU where the device
+ * imports it (vr_engine_buffer_on_device), else the caller copies each
+ * frame out as for a buffer that is not direct. fd is the caller's and
+ * must outlive the buffer and its frames. NULL on failure (logged).
+ */
+struct vr_engine_buffer *vr_engine_buffer_create_dmabuf(
+		struct vr_engine *engine, int fd, uint32_t offset, void *data,
+		int32_t width, int32_t height, int32_t stride);
 /* Accepts NULL. A frame in flight that writes the buffer keeps the
  * engine's objects until it completes (the memory must stay mapped). */
 void vr_engine_buffer_destroy(struct vr_engine_buffer *buffer);
@@ -846,6 +868,10 @@ void vr_engine_buffer_destroy(struct vr_engine_buffer *buffer);
  * caller copies what each frame wrote (the changes' damage left by
  * vr_engine_submit) out of the output once the frame completed. */
 bool vr_engine_buffer_direct(const struct vr_engine_buffer *buffer);
+/* True: the engine writes the frames into the buffer's dma-buf on the
+ * device (vr_engine_buffer_create_dmabuf, imported), not through host
+ * memory. */
+bool vr_engine_buffer_on_device(const struct vr_engine_buffer *buffer);
 /* Copy region (output pixels; NULL: all) of the output's newest frame
  * into data (the output's size, stride bytes per row, a8r8g8b8, opaque).
  * newest: the buffer that frame was written into (the engines that draw
