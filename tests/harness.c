@@ -374,6 +374,35 @@ char *harness_proc_log(struct harness_proc *proc) {
 	return log;
 }
 
+size_t harness_log_length(struct harness_proc *proc) {
+	char *log = harness_proc_log(proc);
+	size_t len = strlen(log);
+	free(log);
+	return len;
+}
+
+void harness_wait_for_log(struct harness_proc *proc, size_t from,
+		const char *text, int timeout_ms) {
+	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
+	for (;;) {
+		char *log = harness_proc_log(proc);
+		size_t len = strlen(log);
+		bool found = len > from && strstr(log + from, text) != NULL;
+		if (found || harness_now_ms() >= deadline) {
+			ck_assert_msg(found,
+					"%s did not log '%s' within %d ms (%s); the end of "
+					"its log:\n%s",
+					proc->name, text, timeout_ms, proc->log_path,
+					len > 2000 ? log + len - 2000 : log);
+			free(log);
+			return;
+		}
+		free(log);
+		harness_assert_alive(proc);
+		harness_sleep_ms(20);
+	}
+}
+
 void harness_assert_alive(struct harness_proc *proc) {
 	if (harness_proc_alive(proc)) {
 		return;

@@ -166,6 +166,13 @@ int harness_proc_stop(struct harness_proc *proc);
 char *harness_proc_log(struct harness_proc *proc);
 /* Fail the test, with the process's log, unless it is alive. */
 void harness_assert_alive(struct harness_proc *proc);
+/* The length of the process's log now. */
+size_t harness_log_length(struct harness_proc *proc);
+/* Wait until the process's log has text after its first `from` bytes
+ * (0: anywhere); fail the test, with the end of the log, after
+ * timeout_ms (scaled) or when the process died. */
+void harness_wait_for_log(struct harness_proc *proc, size_t from,
+		const char *text, int timeout_ms);
 
 /* Start vitrail with --test, --socket and --ready-fd and wait until ready
  * (and for the DISPLAY line it writes there when it offers Xwayland), then

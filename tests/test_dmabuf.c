@@ -1538,6 +1538,74 @@ START_TEST(test_dmabuf_output_buffers) {
 END_TEST
 
 /*
+ * The Vulkan device lost (VITRAIL_FAULT_DEVICE_LOST) while its output
+ * buffers are dma-bufs: the CPU engine draws from then on, into host
+ * buffers (vitrail says so), and the window's new pixels show.
+ */
+START_TEST(test_dmabuf_output_buffers_lost) {
+	struct harness *harness = harness_create("dmabuf-output-buffers-lost");
+	char *stats_path = NULL;
+	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
+	char icd_env[PATH_MAX + 32];
+	lavapipe25_icd_env(harness, icd_env, sizeof(icd_env));
+	const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
+		"VITRAIL_OUTPUT_DMABUF=memfd", "VITRAIL_FAULT_DEVICE_LOST=12", icd_env,
+		"XWAYLAND_NO_GLAMOR", NULL };
+	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "320x240",
+					.extra_args = (const char *const[]){ "--stats", stats_path,
+							"--render-backend", "vulkan", NULL },
+					.env = env });
+	struct sc_app app = { 0 };
+	struct dm d;
+	open_window(vitrail, &app, &d);
+	struct held held[2] = { 0 };
+	struct wl_buffer *buffers[2] = {
+		halves_buffer(&d, DRM_FORMAT_XRGB8888, 0, WIN_W * 4, 0x00dd3322u,
+				0x003322ddu, &held[0]),
+		halves_buffer(&d, DRM_FORMAT_XRGB8888, 0, WIN_W * 4, 0x003322ddu,
+				0x00dd3322u, &held[1]),
+	};
+	/* a frame per commit until the device is lost */
+	for (int i = 0;; i++) {
+		show(&app, buffers[i % 2]);
+		harness_settle(vitrail->conn);
+		char *log = harness_proc_log(vitrail->proc);
+		bool lost = strstr(log, "the Vulkan device is lost") != NULL;
+		free(log);
+		if (lost) {
+			break;
+		}
+		ck_assert_msg(i < 200, "the device was not lost at frame 12");
+	}
+	harness_wait_for_log(vitrail->proc, 0,
+			"output buffers: host memory from now on (the Vulkan device was "
+			"lost)",
+			5000);
+	struct held held2 = { 0 };
+	struct wl_buffer *buffer2 = halves_buffer(&d, DRM_FORMAT_XRGB8888, 0,
+			WIN_W * 4, 0x0011aa55u, 0x00aa5511u, &held2);
+	show(&app, buffer2);
+	harness_wait_for_window_count(vitrail->conn, 1, HARNESS_WINDOWS_TIMEOUT_MS);
+	struct harness_window win =
+			*harness_find_window(vitrail->conn, "dmabuf-window");
+	harness_settle(vitrail->conn);
+	expect_halves(harness, vitrail, "after-loss", &win, 0x11aa55u, 0xaa5511u);
+	wl_buffer_destroy(buffers[0]);
+	wl_buffer_destroy(buffers[1]);
+	wl_buffer_destroy(buffer2);
+	dm_finish(&d, false);
+	sc_app_finish(&app);
+	harness_stop_vitrail(harness, vitrail);
+	/* the frames before the loss came from dma-bufs */
+	ck_assert_int_ge(stats_value(stats_path, "HEADLESS-1", "dmabuf="), 1);
+	free(stats_path);
+	harness_destroy(harness);
+}
+END_TEST
+
+/*
  * Nested in a vitrail that takes dma-bufs, the inner vitrail's output
  * buffers go to the parent as they are: the parent shows what the
  * inner engine's copy wrote into the memory, its pixels the oracle. Where
@@ -1633,6 +1701,8 @@ static Suite *dmabuf_suite(void) {
 	harness_add_case(suite, "scanout_nested_refused",
 			test_dmabuf_scanout_nested_refused, 90);
 	harness_add_case(suite, "output_buffers", test_dmabuf_output_buffers, 90);
+	harness_add_case(suite, "output_buffers_lost",
+			test_dmabuf_output_buffers_lost, 90);
 	harness_add_case(suite, "output_buffers_nested",
 			test_dmabuf_output_buffers_nested, 90);
 	harness_add_case(suite, "output_buffers_nested_refused",

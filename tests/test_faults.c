@@ -70,25 +70,6 @@ static char *out_file(struct harness *harness, const char *name) {
 }
 
 /* Wait until vitrail's log contains text; fail after timeout_ms. */
-static void wait_for_log(struct harness_vitrail *vitrail, const char *text,
-		int timeout_ms) {
-	int64_t deadline = harness_now_ms() + harness_scaled_ms(timeout_ms);
-	for (;;) {
-		char *log = harness_proc_log(vitrail->proc);
-		bool found = strstr(log, text) != NULL;
-		free(log);
-		if (found) {
-			return;
-		}
-		harness_assert_alive(vitrail->proc);
-		ck_assert_msg(harness_now_ms() < deadline,
-				"vitrail did not log "
-				"'%s' within %d ms (see %s)",
-				text, timeout_ms, vitrail->proc->log_path);
-		harness_sleep_ms(20);
-	}
-}
-
 /*
  * Check the frames of `output` rendered in [from_ns, to_ns):
  * - none lost: a frame that was ready by its vblank was presented, maybe
@@ -168,7 +149,8 @@ START_TEST(test_faults_no_vulkan) {
 					.extra_args = extra,
 					.env = env,
 			});
-	wait_for_log(vitrail, "the CPU backend draws instead", 1000);
+	harness_wait_for_log(vitrail->proc, 0, "the CPU backend draws instead",
+			1000);
 	spawn_simple_shm(harness, vitrail);
 	spawn_demo(harness, vitrail, "demo");
 	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
@@ -207,7 +189,7 @@ START_TEST(test_faults_device_lost) {
 	spawn_simple_shm(harness, vitrail);
 	spawn_demo(harness, vitrail, "demo");
 	harness_wait_for_windows(vitrail->conn, 2, HARNESS_WINDOWS_TIMEOUT_MS);
-	wait_for_log(vitrail, "the Vulkan device is lost", 30000);
+	harness_wait_for_log(vitrail->proc, 0, "the Vulkan device is lost", 30000);
 	uint64_t lost = now_ns();
 	harness_sleep_ms(1200);
 	uint64_t to = now_ns();

@@ -154,27 +154,6 @@ static const struct harness_window *find_window(struct harness_conn *conn,
 	return window;
 }
 
-/* Wait until a client's log has line (it prints one per event). */
-static void wait_for_log(struct harness_proc *proc, const char *line, int ms) {
-	int64_t deadline = harness_now_ms() + harness_scaled_ms(ms);
-	for (;;) {
-		char *log = harness_proc_log(proc);
-		bool found = strstr(log, line) != NULL;
-		if (found || harness_now_ms() >= deadline) {
-			ck_assert_msg(found,
-					"%s did not print '%s' within %d ms; its "
-					"log:\n%s",
-					proc->name, line, ms, log);
-			free(log);
-			return;
-		}
-		free(log);
-		harness_assert_alive(proc);
-		struct timespec ts = { 0, 50 * 1000000 };
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* ---- examples ----------------------------------------------------------- */
 
 static struct harness_proc *spawn_example(struct harness *harness,
@@ -248,7 +227,7 @@ START_TEST(test_scene_examples_match_reference) {
 	// The tap-to-animate transitions (a toggle, a message, a spin) run
 	// in the compositor; once done, the new trees match again.
 	for (int i = 0; i < 3; i++) {
-		wait_for_log(procs[i], "animation done", 30000);
+		harness_wait_for_log(procs[i], 0, "animation done", 30000);
 	}
 	for (int i = 1; i <= 3; i++) {
 		char output[32];

@@ -182,57 +182,6 @@ static uint32_t pixel(const struct shot *shot, int x, int y) {
 	return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
-/* Wait until a client's log has line. */
-static void wait_for_log(struct harness_proc *proc, const char *line, int ms) {
-	int64_t deadline = harness_now_ms() + harness_scaled_ms(ms);
-	for (;;) {
-		char *log = harness_proc_log(proc);
-		bool found = strstr(log, line) != NULL;
-		if (found || harness_now_ms() >= deadline) {
-			size_t len = strlen(log);
-			ck_assert_msg(found,
-					"%s did not print '%s' within %d ms; the "
-					"end of its log:\n%s",
-					proc->name, line, ms, len > 2000 ? log + len - 2000 : log);
-			free(log);
-			return;
-		}
-		free(log);
-		harness_assert_alive(proc);
-		harness_sleep_ms(20);
-	}
-}
-
-/* The length of a client's log now. */
-static size_t log_length(struct harness_proc *proc) {
-	char *log = harness_proc_log(proc);
-	size_t len = strlen(log);
-	free(log);
-	return len;
-}
-
-/* Wait until a client's log has line after its first `from` bytes. */
-static void wait_for_log_after(struct harness_proc *proc, size_t from,
-		const char *line, int ms) {
-	int64_t deadline = harness_now_ms() + harness_scaled_ms(ms);
-	for (;;) {
-		char *log = harness_proc_log(proc);
-		size_t len = strlen(log);
-		bool found = len > from && strstr(log + from, line) != NULL;
-		if (found || harness_now_ms() >= deadline) {
-			ck_assert_msg(found,
-					"%s did not print '%s' within %d ms; the "
-					"end of its log:\n%s",
-					proc->name, line, ms, len > 2000 ? log + len - 2000 : log);
-			free(log);
-			return;
-		}
-		free(log);
-		harness_assert_alive(proc);
-		harness_sleep_ms(20);
-	}
-}
-
 /* The last "position <y>" line of a client's log, -1 when none. */
 static int32_t last_position(struct harness_proc *proc) {
 	char *log = harness_proc_log(proc);
@@ -1400,7 +1349,7 @@ static size_t run_steps(struct harness *harness,
 		{ "wheel up 2", 0, -15, 2 },
 	};
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		size_t from = log_length(list);
+		size_t from = harness_log_length(list);
 		switch (steps[i].kind) {
 		case 0:
 			for (int k = 0; k < steps[i].count; k++) {
@@ -1440,7 +1389,7 @@ static size_t run_steps(struct harness *harness,
 		if (expect >= 0) {
 			char line[64];
 			snprintf(line, sizeof(line), "position %d ", expect);
-			wait_for_log_after(list, from, line, 10000);
+			harness_wait_for_log(list, from, line, 10000);
 			pos = expect;
 		} else {
 			pos = wait_position_still(list, 600);
@@ -1530,7 +1479,7 @@ static void steps_test(const char *name, bool shm) {
 	int wx, wy;
 	struct harness_proc *list =
 			start_list(harness, vitrail, scar_flags, &wx, &wy);
-	wait_for_log(list, "position 0 ", 10000);
+	harness_wait_for_log(list, 0, "position 0 ", 10000);
 	struct step_shot shots[8];
 	size_t n = run_steps(harness, vitrail, list, wx, wy, shots);
 	harness_proc_stop(list);
@@ -1541,18 +1490,18 @@ static void steps_test(const char *name, bool shm) {
 	const char *rerender_flags[] = { "--rerender", shm ? "--shm" : NULL, NULL };
 	struct harness_proc *ref =
 			start_list(harness, vitrail, rerender_flags, &wx, &wy);
-	wait_for_log(ref, "position 0 ", 10000);
+	harness_wait_for_log(ref, 0, "position 0 ", 10000);
 	harness_pointer_move(vitrail->conn, wx + LIST_W - 1,
 			wy + LIST_HEADER + 200);
 	int32_t at = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (shots[i].position != at) {
-			size_t from = log_length(ref);
+			size_t from = harness_log_length(ref);
 			harness_pointer_axis(vitrail->conn, AXIS_VERTICAL,
 					shots[i].position - at, SOURCE_CONTINUOUS, 0);
 			char line[64];
 			snprintf(line, sizeof(line), "position %d ", shots[i].position);
-			wait_for_log_after(ref, from, line, 10000);
+			harness_wait_for_log(ref, from, line, 10000);
 			at = shots[i].position;
 		}
 		struct shot s = screenshot(harness, vitrail, "rerender");
@@ -1620,7 +1569,7 @@ START_TEST(test_scroll_dvsync_fling) {
 	const char *flags[] = { "--shm", NULL };
 	int wx, wy;
 	struct harness_proc *list = start_list(harness, vitrail, flags, &wx, &wy);
-	wait_for_log(list, "position 0 ", 10000);
+	harness_wait_for_log(list, 0, "position 0 ", 10000);
 	harness_pointer_move(vitrail->conn, wx + LIST_W - 1,
 			wy + LIST_HEADER + 200);
 	for (int k = 0; k < 12; k++) {

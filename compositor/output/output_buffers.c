@@ -291,7 +291,7 @@ void output_drop_buffers(struct vt_output *output, bool all) {
 }
 
 void output_refuse_dmabufs(struct vt_output *output, const char *why) {
-	if (output->dmabufs_refused) {
+	if (output->dmabufs_refused || output->server->output_dmabufs == NULL) {
 		return;
 	}
 	output->dmabufs_refused = true;

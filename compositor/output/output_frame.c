@@ -306,8 +306,11 @@ void vt_outputs_lose_renderer(struct vt_server *server) {
 	}
 	uint64_t now = vt_now_ns();
 	wl_list_for_each(output, &server->outputs, link) {
-		/* a new frame, all of it, and every buffer redrawn */
+		/* a new frame, all of it, and every buffer redrawn; into host
+		 * memory (the dma-bufs in use are drawn through their mapping
+		 * until they are free) */
 		output_update_target(output);
+		output_refuse_dmabufs(output, "the Vulkan device was lost");
 		struct output_buffer *buffer;
 		wl_list_for_each(buffer, &output->buffers, link) {
 			output_buffer_attach_engine(buffer);
