@@ -44,6 +44,17 @@
  *    count the frames scanned out. Either way the CPU engine copies each
  *    buffer at commit (it may have to compose the next frame).
  *
+ * 5. Output buffers on the device against host memory: the probe with
+ *    --dmabuf at 90% of the output as in 3, vitrail's CPU per client frame
+ *    once with VITRAIL_OUTPUT_DMABUF=memfd (the Vulkan engine imports each
+ *    output buffer as a dma-buf and copies the frame into it) and once
+ *    with VITRAIL_OUTPUT_DMABUF=0 (host memory imported through
+ *    VK_EXT_external_memory_host), interleaved the same way, on Mesa 25's
+ *    lavapipe (n/a without it). On lavapipe both are host memory: the
+ *    figure says what the path costs, not what a GPU saves (no bus to
+ *    cross here). On the CPU engine both runs are host buffers (it imports
+ *    no dma-bufs). The --stats count the frames presented from dma-bufs.
+ *
  * Ends with
  *   summary: ratio_720=<vitrail/weston> ratio_1080=.. ratio_2160=..
  *            vitrail_ms_720=.. weston_ms_720=.. (and 1080, 2160)
@@ -54,6 +65,9 @@
  *            scanout_ratio_1080=<scanned out/composed> scanout_ratio_2160=..
  *            scanout_ms_1080=.. composed_ms_1080=.. (and 2160)
  *            scanout_frames=<frames scanned out in the scan-out runs>
+ *            outbuf_ratio_1080=<on the device/host memory> outbuf_ratio_2160=..
+ *            outbuf_ms_1080=.. outbuf_host_ms_1080=.. (and 2160)
+ *            outbuf_frames=<frames presented from output dma-bufs>
  * Like the other pacing benchmarks it runs for both engines
  * (bench_engines_main) and merges the two summaries. Without weston
  * (package weston) the ratios are n/a.
@@ -101,6 +115,9 @@ struct bench {
 	/* part 4: in_place_ms is scanned out, copy_ms composed */
 	struct dmabuf_result scanout[NDMABUF];
 	long scanned; /* frames scanned out, -1: unknown */
+	/* part 5: in_place_ms on the device, copy_ms host memory */
+	struct dmabuf_result outbuf[NDMABUF];
+	long outbuf_frames; /* presented from output dma-bufs, -1: n/a */
 	long imported; /* by the in-place runs, -1: unknown */
 	int reps, frames;
 	struct bench_env env;
@@ -214,13 +231,14 @@ static long stats_value(const char *path, const char *line, const char *key) {
 	return n;
 }
 
-/* An A/B part: the dmabuf probe in vitrail, on (as vitrail runs) or off
- * (with the variable off_env set to 1), the Vulkan engine on Mesa 25's
+/* An A/B part: the dmabuf probe in vitrail, on (with on_env, or as
+ * vitrail runs) or off (with off_env), the Vulkan engine on Mesa 25's
  * lavapipe where it is here. */
 struct ab_part {
 	const char *name; /* of the runs' files, and the printed lines */
 	const char *on, *off; /* what each run does, in words */
-	const char *off_env;
+	/* "NAME=value" for vitrail's environment; on_env may be NULL */
+	const char *on_env, *off_env;
 	bool kiosk; /* fullscreen at the output's size; else 90% of it */
 	/* what the on runs' --stats count: the number after key on the
 	 * first line with line (NULL: any) */
@@ -242,15 +260,21 @@ static double run_ab(struct bench *bench, const struct ab_part *part,
 		setenv("VK_ICD_FILENAMES", bench->icd, 1);
 	}
 	setenv("VITRAIL_DMABUF_DEVICE", "/dev/null", 1);
-	if (!on) {
-		setenv(part->off_env, "1", 1);
+	const char *assign = on ? part->on_env : part->off_env;
+	char name[64] = "";
+	if (assign != NULL) {
+		size_t len = strcspn(assign, "=");
+		snprintf(name, sizeof(name), "%.*s", (int)len, assign);
+		setenv(name, assign + len + 1, 1);
 	}
 	struct bench_vitrail parent, vitrail;
 	bool started = bench_vitrail_start_setup(&bench->env, false, 60, size,
 			extra, log, NULL, 30000, &parent, &vitrail);
 	unsetenv("VK_ICD_FILENAMES");
 	unsetenv("VITRAIL_DMABUF_DEVICE");
-	unsetenv(part->off_env);
+	if (name[0] != '\0') {
+		unsetenv(name);
+	}
 	double ms = NAN;
 	if (started) {
 		int w = part->kiosk ? s->width : s->width * 9 / 10;
@@ -308,9 +332,11 @@ static void run_ab_part(struct bench *bench, const struct ab_part *part) {
 
 /* Part 3: client dmabufs sampled in place or copied, on Mesa 25's
  * lavapipe (n/a without it); part 4: a fullscreen one scanned out or
- * composed. */
+ * composed; part 5: output buffers on the device or in host memory (n/a
+ * without Mesa 25). */
 static void dmabuf_parts(struct bench *bench) {
 	bench->imported = -1;
+	bench->outbuf_frames = -1;
 	char lavapipe[PATH_MAX];
 	if (mesa25_lavapipe(lavapipe)) {
 		bench->icd =
@@ -330,20 +356,31 @@ static void dmabuf_parts(struct bench *bench) {
 				&(struct ab_part){ .name = "dmabuf",
 						.on = "in place",
 						.off = "copied",
-						.off_env = "VITRAIL_NO_DMABUF_IMPORT",
+						.off_env = "VITRAIL_NO_DMABUF_IMPORT=1",
 						.stats_line = "client_dmabufs ",
 						.stats_key = "imported=",
 						.counted = "imported",
 						.results = bench->dmabuf,
 						.total = &bench->imported });
+		run_ab_part(bench,
+				&(struct ab_part){ .name = "outbuf",
+						.on = "on the device",
+						.off = "host memory",
+						.on_env = "VITRAIL_OUTPUT_DMABUF=memfd",
+						.off_env = "VITRAIL_OUTPUT_DMABUF=0",
+						.stats_key = " dmabuf=",
+						.counted = "from dma-bufs",
+						.results = bench->outbuf,
+						.total = &bench->outbuf_frames });
 	} else {
-		printf("dmabufs: no Mesa 25 lavapipe (tests/mesa25.h): n/a\n");
+		printf("dmabufs, output buffers: no Mesa 25 lavapipe "
+			   "(tests/mesa25.h): n/a\n");
 	}
 	run_ab_part(bench,
 			&(struct ab_part){ .name = "scanout",
 					.on = "scanned out",
 					.off = "composed",
-					.off_env = "VITRAIL_NO_SCANOUT",
+					.off_env = "VITRAIL_NO_SCANOUT=1",
 					.kiosk = true,
 					.stats_key = " scanout=",
 					.counted = "scanned out",
@@ -640,6 +677,14 @@ int main(int argc, char *argv[]) {
 				"(ms, median of %d; %ld frames scanned out)\n",
 				bench.reps, bench.scanned);
 		print_ab(outs[o], &bench, bench.scanout, "scan-out", "composed");
+		if (bench.icd != NULL) {
+			fprintf(outs[o],
+					"\noutput buffers, vitrail CPU per client frame (ms, "
+					"median of %d; Mesa 25's lavapipe; %ld frames from "
+					"dma-bufs)\n",
+					bench.reps, bench.outbuf_frames);
+			print_ab(outs[o], &bench, bench.outbuf, "on device", "host");
+		}
 	}
 	if (txt != NULL) {
 		fclose(txt);
@@ -685,7 +730,23 @@ int main(int argc, char *argv[]) {
 				name,
 				bench_fmt(bench_values_median(&bench.scanout[i].copy_ms), 3));
 	}
-	printf(" scanout_frames=%ld\n", bench.scanned);
+	printf(" scanout_frames=%ld", bench.scanned);
+	for (int i = 0; i < NDMABUF; i++) {
+		printf(" outbuf_ratio_%s=%s", names[NSIZES - NDMABUF + i],
+				bench_fmt(bench_values_median(&bench.outbuf[i].ratio), 2));
+	}
+	for (int i = 0; i < NDMABUF; i++) {
+		const char *name = names[NSIZES - NDMABUF + i];
+		printf(" outbuf_ms_%s=%s outbuf_host_ms_%s=%s", name,
+				bench_fmt(bench_values_median(&bench.outbuf[i].in_place_ms), 3),
+				name,
+				bench_fmt(bench_values_median(&bench.outbuf[i].copy_ms), 3));
+	}
+	if (bench.outbuf_frames >= 0) {
+		printf(" outbuf_frames=%ld\n", bench.outbuf_frames);
+	} else {
+		printf(" outbuf_frames=n/a\n");
+	}
 	for (int i = 0; i < NDMABUF; i++) {
 		bench_values_finish(&bench.dmabuf[i].in_place_ms);
 		bench_values_finish(&bench.dmabuf[i].copy_ms);
@@ -693,6 +754,9 @@ int main(int argc, char *argv[]) {
 		bench_values_finish(&bench.scanout[i].in_place_ms);
 		bench_values_finish(&bench.scanout[i].copy_ms);
 		bench_values_finish(&bench.scanout[i].ratio);
+		bench_values_finish(&bench.outbuf[i].in_place_ms);
+		bench_values_finish(&bench.outbuf[i].copy_ms);
+		bench_values_finish(&bench.outbuf[i].ratio);
 	}
 	free(bench.icd);
 	for (int i = 0; i < NSIZES; i++) {
