@@ -154,7 +154,8 @@ void output_buffer_attach_engine(struct output_buffer *buffer) {
 	}
 	int fd;
 	uint32_t offset;
-	if (vt_output_dmabuf_plane(buffer->wlr_buffer, &fd, &offset)) {
+	if (buffer->dmabuf &&
+			vt_output_dmabuf_plane(buffer->wlr_buffer, &fd, &offset)) {
 		/* on the device; the host engines draw through the mapping */
 		buffer->pixels = vr_engine_buffer_create_dmabuf(output->server->engine,
 				fd, offset, buffer->data, buffer->wlr_buffer->width,
@@ -334,6 +335,9 @@ static struct output_buffer *buffer_create(struct vt_output *output, int width,
 	}
 	buffer->output = output;
 	buffer->wlr_buffer = wlr_buffer;
+	int fd;
+	uint32_t offset;
+	buffer->dmabuf = vt_output_dmabuf_plane(wlr_buffer, &fd, &offset);
 	vr_changes_init(&buffer->changes);
 	vr_changes_damage_all(&buffer->changes,
 			&(struct vr_box){ 0, 0, width, height });
@@ -353,11 +357,9 @@ static struct output_buffer *buffer_create(struct vt_output *output, int width,
 		return buffer;
 	}
 	output_buffer_attach_engine(buffer);
-	int fd;
-	uint32_t offset;
-	if (buffer->pixels != NULL && !vr_engine_buffer_on_device(buffer->pixels) &&
-			!vr_engine_host_images(output->server->engine) &&
-			vt_output_dmabuf_plane(wlr_buffer, &fd, &offset)) {
+	if (buffer->dmabuf &&
+			(buffer->pixels == NULL ||
+					!vr_engine_buffer_on_device(buffer->pixels))) {
 		/* the device did not import it: a host buffer instead */
 		buffer_destroy(buffer);
 		output_refuse_dmabufs(output, "the engine did not import one");
@@ -406,11 +408,8 @@ struct output_buffer *output_acquire_buffer(struct vt_output *output) {
 	int count = 0;
 	struct output_buffer *buffer;
 	struct output_buffer *tmp;
-	int fd;
-	uint32_t offset;
 	wl_list_for_each_safe(buffer, tmp, &output->buffers, link) {
-		if (!buffer->busy && output->dmabufs_refused &&
-				vt_output_dmabuf_plane(buffer->wlr_buffer, &fd, &offset)) {
+		if (!buffer->busy && buffer->dmabuf && output->dmabufs_refused) {
 			buffer_destroy(buffer);
 			continue;
 		}

@@ -31,7 +31,6 @@
 #include "output/engine.h"
 #include "output/frame_log.h"
 #include "output/output.h"
-#include "output/output_dmabuf.h"
 #include "pacing/jitt.h"
 #include "pacing/pacer.h"
 #include "server.h"
@@ -746,10 +745,7 @@ static bool output_commit(void *data, void *handle, uint64_t vblank_ns) {
 			output->scanout_refused = scanout;
 			output->scanout_refused_seq = output->frame_seq;
 		}
-		int fd;
-		uint32_t offset;
-		if (direct &&
-				vt_output_dmabuf_plane(buffer->wlr_buffer, &fd, &offset)) {
+		if (direct && buffer->dmabuf) {
 			/* the backend (or the parent) does not take them */
 			output_refuse_dmabufs(output, "the backend refused one");
 		}

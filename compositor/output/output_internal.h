@@ -59,6 +59,7 @@ struct output_buffer {
 	struct vr_engine_buffer *pixels;
 	void *data;
 	size_t stride;
+	bool dmabuf; /* on the device (output_dmabuf.c), else host memory */
 	struct wl_list link; /* vt_output::buffers */
 	/* What this buffer lacks of the latest frame: pixels moved and
 	 * changed since it was last written (shift-and-expose) */
