@@ -1476,26 +1476,36 @@ END_TEST
  * mapping, and --stats counts the frames presented from dma-bufs; the
  * CPU engine, which imports none, keeps host buffers.
  */
+/* vitrail with one 320x240 output whose buffers are memfds standing for
+ * dma-bufs, its --stats in <out_dir>/stats.txt (*stats_path), on the
+ * Vulkan engine over Mesa 25's lavapipe or on the CPU engine; fault: one
+ * more variable (NULL: none). */
+static struct harness_vitrail *start_output_buffers(struct harness *harness,
+		bool vulkan, const char *fault, char **stats_path) {
+	ck_assert(asprintf(stats_path, "%s/stats.txt", harness->out_dir) > 0);
+	char icd_env[PATH_MAX + 32] = "VK_ICD_FILENAMES";
+	if (vulkan) {
+		lavapipe25_icd_env(harness, icd_env, sizeof(icd_env));
+	}
+	const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
+		"VITRAIL_OUTPUT_DMABUF=memfd", "XWAYLAND_NO_GLAMOR", icd_env, fault,
+		NULL };
+	return harness_start_vitrail(harness,
+			&(struct harness_vitrail_options){ .outputs = 1,
+					.output_size = "320x240",
+					.extra_args = (const char *const[]){ "--stats", *stats_path,
+							"--render-backend", vulkan ? "vulkan" : "cpu",
+							NULL },
+					.env = env });
+}
+
 START_TEST(test_dmabuf_output_buffers) {
 	for (int vulkan = 1; vulkan >= 0; vulkan--) {
 		struct harness *harness = harness_create(
 				vulkan ? "dmabuf-output-buffers" : "dmabuf-output-buffers-cpu");
 		char *stats_path = NULL;
-		ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
-		char icd_env[PATH_MAX + 32] = "VK_ICD_FILENAMES";
-		if (vulkan) {
-			lavapipe25_icd_env(harness, icd_env, sizeof(icd_env));
-		}
-		const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
-			"VITRAIL_OUTPUT_DMABUF=memfd", icd_env, "XWAYLAND_NO_GLAMOR",
-			NULL };
-		struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-				&(struct harness_vitrail_options){ .outputs = 1,
-						.output_size = "320x240",
-						.extra_args = (const char *const[]){ "--stats",
-								stats_path, "--render-backend",
-								vulkan ? "vulkan" : "cpu", NULL },
-						.env = env });
+		struct harness_vitrail *vitrail =
+				start_output_buffers(harness, vulkan, NULL, &stats_path);
 		struct sc_app app = { 0 };
 		struct dm d;
 		open_window(vitrail, &app, &d);
@@ -1545,18 +1555,8 @@ END_TEST
 START_TEST(test_dmabuf_output_buffers_lost) {
 	struct harness *harness = harness_create("dmabuf-output-buffers-lost");
 	char *stats_path = NULL;
-	ck_assert(asprintf(&stats_path, "%s/stats.txt", harness->out_dir) > 0);
-	char icd_env[PATH_MAX + 32];
-	lavapipe25_icd_env(harness, icd_env, sizeof(icd_env));
-	const char *env[] = { "VITRAIL_DMABUF_DEVICE=/dev/null",
-		"VITRAIL_OUTPUT_DMABUF=memfd", "VITRAIL_FAULT_DEVICE_LOST=12", icd_env,
-		"XWAYLAND_NO_GLAMOR", NULL };
-	struct harness_vitrail *vitrail = harness_start_vitrail(harness,
-			&(struct harness_vitrail_options){ .outputs = 1,
-					.output_size = "320x240",
-					.extra_args = (const char *const[]){ "--stats", stats_path,
-							"--render-backend", "vulkan", NULL },
-					.env = env });
+	struct harness_vitrail *vitrail = start_output_buffers(harness, true,
+			"VITRAIL_FAULT_DEVICE_LOST=12", &stats_path);
 	struct sc_app app = { 0 };
 	struct dm d;
 	open_window(vitrail, &app, &d);

@@ -133,6 +133,7 @@ struct fake {
 	int frame_dones;
 	uint64_t last_frame_done;
 	int null_commits;
+	int fail_commits; /* the next ones fail (the backend refuses) */
 	int backend_requests;
 	int late;
 	/* simulated rendering (simulate()): every frame becomes ready
@@ -177,6 +178,10 @@ static bool fake_commit(void *data, void *handle, uint64_t vblank_ns) {
 	}
 	struct fake_frame *frame = handle;
 	ck_assert(!frame->committed && !frame->discarded);
+	if (fake->fail_commits > 0) {
+		fake->fail_commits--;
+		return false;
+	}
 	frame->committed = true;
 	frame->commit_vblank = vblank_ns;
 	if (fake->present_on_commit) {
@@ -539,6 +544,29 @@ START_TEST(test_pacing_backend_latest_wins) {
 	/* shown a period after its display time: late */
 	ck_assert(vt_pacer_presented(fake.pacer, &fake.frames[2], true,
 			fake.frames[2].display_ns + P, P));
+	vt_pacer_destroy(fake.pacer);
+}
+END_TEST
+
+/* A commit the backend refuses (a nested parent that does not take the
+ * buffer): the frame is discarded and, as no frame event will come for
+ * it, the pacer asks the backend for one, whose event draws the frame
+ * again and commits it. */
+START_TEST(test_pacing_backend_commit_fails) {
+	struct fake fake;
+	fake_init(&fake, VT_PACER_CLOCK_BACKEND, &vt_policy_vsync);
+	fake.render_sync = true;
+	fake.fail_commits = 1;
+	vt_pacer_request(fake.pacer, VT_PACER_RENDER, fake.now);
+	run_until(&fake, fake.now + P);
+	ck_assert_int_eq(fake.nframes, 1);
+	ck_assert(fake.frames[0].discarded && !fake.frames[0].committed);
+	ck_assert_int_ge(fake.backend_requests, 1);
+	ck_assert_uint_eq(fake.armed, 0); /* nothing else would wake it */
+	vt_pacer_backend_frame(fake.pacer, fake.now);
+	run_until(&fake, fake.now + P);
+	ck_assert_int_eq(fake.nframes, 2);
+	ck_assert(fake.frames[1].committed);
 	vt_pacer_destroy(fake.pacer);
 }
 END_TEST
@@ -1462,6 +1490,7 @@ static Suite *pacing_suite(void) {
 						test_pacing_destroy_discards } },
 		{ "backend",
 				{ test_pacing_backend_latest_wins,
+						test_pacing_backend_commit_fails,
 						test_pacing_backend_callbacks,
 						test_pacing_backend_dvsync_waits_for_its_vblank } },
 		{ "latch",

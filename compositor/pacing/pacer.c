@@ -257,6 +257,12 @@ static void commit_frame(struct vt_pacer *pacer, int index, uint64_t vblank) {
 		pacer->backend_busy = false;
 		pacer->impl->discard(pacer->data, handle);
 		pacer->wants |= VT_PACER_RENDER; /* draw it again */
+		if (pacer->kind == VT_PACER_CLOCK_BACKEND) {
+			/* no frame event follows a failed commit, and the run
+			 * that committed may be past its planning: the
+			 * backend's next frame event plans the new frame */
+			pacer->impl->request_backend_frame(pacer->data);
+		}
 	}
 }
 

@@ -401,6 +401,28 @@ static void print_ab(FILE *f, const struct bench *bench,
 	}
 }
 
+/* An A/B part's summary keys: <ratio>_<size>, <on>_<size> and
+ * <off>_<size> per size, then <counted>=<count> (n/a below 0). */
+static void print_ab_summary(struct dmabuf_result *results, const char *ratio,
+		const char *on, const char *off, const char *counted, long count) {
+	static const char *const names[NDMABUF] = { "1080", "2160" };
+	for (int i = 0; i < NDMABUF; i++) {
+		printf(" %s_%s=%s", ratio, names[i],
+				bench_fmt(bench_values_median(&results[i].ratio), 2));
+	}
+	for (int i = 0; i < NDMABUF; i++) {
+		printf(" %s_%s=%s %s_%s=%s", on, names[i],
+				bench_fmt(bench_values_median(&results[i].in_place_ms), 3), off,
+				names[i],
+				bench_fmt(bench_values_median(&results[i].copy_ms), 3));
+	}
+	if (count >= 0) {
+		printf(" %s=%ld", counted, count);
+	} else {
+		printf(" %s=n/a", counted);
+	}
+}
+
 static double run_weston(struct bench *bench, struct size_result *s,
 		const char *base) {
 	if (bench->weston == NULL) {
@@ -702,51 +724,13 @@ int main(int argc, char *argv[]) {
 	}
 	printf(" main_thread_max_ms=%s roundtrip_p99_ms=%s", bench_fmt(main_max, 2),
 			bench_fmt(rtt_p99, 2));
-	for (int i = 0; i < NDMABUF; i++) {
-		printf(" dmabuf_ratio_%s=%s", names[NSIZES - NDMABUF + i],
-				bench_fmt(bench_values_median(&bench.dmabuf[i].ratio), 2));
-	}
-	for (int i = 0; i < NDMABUF; i++) {
-		const char *name = names[NSIZES - NDMABUF + i];
-		printf(" dmabuf_ms_%s=%s dmabuf_copy_ms_%s=%s", name,
-				bench_fmt(bench_values_median(&bench.dmabuf[i].in_place_ms), 3),
-				name,
-				bench_fmt(bench_values_median(&bench.dmabuf[i].copy_ms), 3));
-	}
-	if (bench.imported >= 0) {
-		printf(" dmabuf_imported=%ld", bench.imported);
-	} else {
-		printf(" dmabuf_imported=n/a");
-	}
-	for (int i = 0; i < NDMABUF; i++) {
-		printf(" scanout_ratio_%s=%s", names[NSIZES - NDMABUF + i],
-				bench_fmt(bench_values_median(&bench.scanout[i].ratio), 2));
-	}
-	for (int i = 0; i < NDMABUF; i++) {
-		const char *name = names[NSIZES - NDMABUF + i];
-		printf(" scanout_ms_%s=%s composed_ms_%s=%s", name,
-				bench_fmt(bench_values_median(&bench.scanout[i].in_place_ms),
-						3),
-				name,
-				bench_fmt(bench_values_median(&bench.scanout[i].copy_ms), 3));
-	}
-	printf(" scanout_frames=%ld", bench.scanned);
-	for (int i = 0; i < NDMABUF; i++) {
-		printf(" outbuf_ratio_%s=%s", names[NSIZES - NDMABUF + i],
-				bench_fmt(bench_values_median(&bench.outbuf[i].ratio), 2));
-	}
-	for (int i = 0; i < NDMABUF; i++) {
-		const char *name = names[NSIZES - NDMABUF + i];
-		printf(" outbuf_ms_%s=%s outbuf_host_ms_%s=%s", name,
-				bench_fmt(bench_values_median(&bench.outbuf[i].in_place_ms), 3),
-				name,
-				bench_fmt(bench_values_median(&bench.outbuf[i].copy_ms), 3));
-	}
-	if (bench.outbuf_frames >= 0) {
-		printf(" outbuf_frames=%ld\n", bench.outbuf_frames);
-	} else {
-		printf(" outbuf_frames=n/a\n");
-	}
+	print_ab_summary(bench.dmabuf, "dmabuf_ratio", "dmabuf_ms",
+			"dmabuf_copy_ms", "dmabuf_imported", bench.imported);
+	print_ab_summary(bench.scanout, "scanout_ratio", "scanout_ms",
+			"composed_ms", "scanout_frames", bench.scanned);
+	print_ab_summary(bench.outbuf, "outbuf_ratio", "outbuf_ms",
+			"outbuf_host_ms", "outbuf_frames", bench.outbuf_frames);
+	printf("\n");
 	for (int i = 0; i < NDMABUF; i++) {
 		bench_values_finish(&bench.dmabuf[i].in_place_ms);
 		bench_values_finish(&bench.dmabuf[i].copy_ms);
