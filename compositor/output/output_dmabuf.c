@@ -46,7 +46,7 @@ struct vt_output_dmabufs {
 	enum vt_output_dmabuf_mode mode; /* GBM or MEMFD */
 	struct gbm_device *gbm;
 	int fd; /* the GBM device's: a render node opened here */
-	char source[64];
+	char source[96]; /* "GBM on <path>" */
 	/* the server's reference and one per live buffer */
 	int refs;
 };
