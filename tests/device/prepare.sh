@@ -1,9 +1,9 @@
 #!/bin/sh
 # Prepares tests/device/run.sh on a Debian 12 machine (this CPU machine):
-# a release build of vitrail, the Vulkan-export client and bench-render,
-# copied with the shared libraries they need (but the C library's own,
-# which the device machine has newer) into .devrun/, which .gitignore
-# lists and the device tool carries:
+# a release build of vitrail, the demo client, the Vulkan-export client and
+# bench-render, copied with the shared libraries they need (but the C
+# library's own, which the device machine has newer) into .devrun/, which
+# .gitignore lists and the device tool carries:
 #
 #   sh tests/device/prepare.sh
 #   device run: carry [".devrun"], command "sh tests/device/run.sh",
@@ -14,11 +14,11 @@ cd "$here"
 if [ ! -d build-device ]; then
 	meson setup build-device -Dbuildtype=release >/dev/null
 fi
-ninja -C build-device compositor/vitrail \
+ninja -C build-device compositor/vitrail tests/clients/vitrail-demo \
 	tests/clients/vitrail-dmabuf-export tests/bench/bench-render >/dev/null
 rm -rf .devrun
 mkdir -p .devrun/bin .devrun/lib
-cp build-device/compositor/vitrail \
+cp build-device/compositor/vitrail build-device/tests/clients/vitrail-demo \
 	build-device/tests/clients/vitrail-dmabuf-export \
 	build-device/tests/bench/bench-render .devrun/bin/
 # the loader too: the device machine may have none
