@@ -345,16 +345,7 @@ bool vt_server_init(struct vt_server *server) {
 	if (!vt_server_set_engine(server)) {
 		return false;
 	}
-	enum vt_output_dmabuf_mode dmabuf_mode;
-	const char *dmabuf_env = getenv("VITRAIL_OUTPUT_DMABUF");
-	if (!vt_output_dmabuf_parse(dmabuf_env, &dmabuf_mode)) {
-		wlr_log(WLR_ERROR,
-				"VITRAIL_OUTPUT_DMABUF=%s: expected auto, 0, none, gbm or "
-				"memfd; auto it is",
-				dmabuf_env);
-		dmabuf_mode = VT_OUTPUT_DMABUF_AUTO;
-	}
-	server->output_dmabufs = vt_output_dmabufs_create(server, dmabuf_mode);
+	server->output_dmabufs = vt_output_dmabufs_create(server);
 
 	server->tree = vr_tree_create();
 	server->background = vr_node_create(server->tree);

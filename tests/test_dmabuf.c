@@ -1393,19 +1393,23 @@ static void nested_start(struct nested_pair *n, struct harness *harness,
 	ck_assert(n->app.configure_fullscreen);
 }
 
-/* How many of the parent's pixels are top, and how many bottom. */
-static void nested_count(struct nested_pair *n, const char *name, uint32_t top,
-		uint32_t bottom, long *got_top, long *got_bottom) {
+/* The parent shows the client's two halves, each pixel once: half of
+ * `pixels` pixels are top, half bottom. */
+static void nested_expect_halves(struct nested_pair *n, const char *name,
+		uint32_t top, uint32_t bottom, long pixels) {
 	int32_t w, h;
-	uint32_t *pixels = harness_screenshot(n->harness, n->outer, "HEADLESS-1",
+	uint32_t *shot = harness_screenshot(n->harness, n->outer, "HEADLESS-1",
 			NULL, name, &w, &h);
-	ck_assert_ptr_nonnull(pixels);
-	*got_top = *got_bottom = 0;
+	ck_assert_ptr_nonnull(shot);
+	long got_top = 0, got_bottom = 0;
 	for (int i = 0; i < w * h; i++) {
-		*got_top += (pixels[i] & 0xffffff) == (top & 0xffffff);
-		*got_bottom += (pixels[i] & 0xffffff) == (bottom & 0xffffff);
+		got_top += (shot[i] & 0xffffff) == (top & 0xffffff);
+		got_bottom += (shot[i] & 0xffffff) == (bottom & 0xffffff);
 	}
-	free(pixels);
+	free(shot);
+	ck_assert_msg(got_top == pixels / 2 && got_bottom == pixels / 2,
+			"the parent shows %ld top and %ld bottom pixels of %ld", got_top,
+			got_bottom, pixels / 2);
 }
 
 /* Stop both; the inner one's statistic key of its WL-1 output. */
@@ -1440,13 +1444,8 @@ static void scanout_nested(const char *name, bool parent_dmabuf) {
 				"scanned out to a parent without linux-dmabuf");
 	}
 
-	/* the parent shows the client's two halves, each pixel once */
-	long top, bottom;
-	nested_count(&n, "outer", 0xcc2211u, 0x2244ccu, &top, &bottom);
-	ck_assert_msg(top == (long)OUT_W * OUT_H / 2 &&
-					bottom == (long)OUT_W * OUT_H / 2,
-			"the parent shows %ld top and %ld bottom pixels of %d", top, bottom,
-			OUT_W * OUT_H / 2);
+	nested_expect_halves(&n, "outer", 0xcc2211u, 0x2244ccu,
+			(long)OUT_W * OUT_H);
 
 	wl_buffer_destroy(buffer_a);
 	long scanned = nested_stop(&n, "scanout=");
@@ -1629,12 +1628,8 @@ static void output_buffers_nested(const char *name, bool parent_dmabuf) {
 			WIN_W * 4, 0x00cc2211u, 0x002244ccu, &held);
 	show(&n.app, buffer);
 	harness_settle(n.inner->conn);
-	long top, bottom;
-	nested_count(&n, "outer", 0xcc2211u, 0x2244ccu, &top, &bottom);
-	ck_assert_msg(top == (long)WIN_W * WIN_H / 2 &&
-					bottom == (long)WIN_W * WIN_H / 2,
-			"the parent shows %ld top and %ld bottom pixels of %d", top, bottom,
-			WIN_W * WIN_H / 2);
+	nested_expect_halves(&n, "outer", 0xcc2211u, 0x2244ccu,
+			(long)WIN_W * WIN_H);
 	wl_buffer_destroy(buffer);
 	long dmabuf = nested_stop(&n, "dmabuf=");
 	if (parent_dmabuf) {

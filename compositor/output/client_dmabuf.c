@@ -147,8 +147,8 @@ static const struct wlr_addon_interface map_impl = {
 	.destroy = map_destroy,
 };
 
-static bool sync_read(int fd, __u64 when) {
-	struct dma_buf_sync sync = { .flags = when | DMA_BUF_SYNC_READ };
+bool vt_dmabuf_sync(int fd, uint64_t flags) {
+	struct dma_buf_sync sync = { .flags = flags };
 	while (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) != 0) {
 		if (errno != EINTR && errno != EAGAIN) {
 			wlr_log_errno(WLR_ERROR, "DMA_BUF_IOCTL_SYNC");
@@ -217,7 +217,9 @@ bool vt_client_buffer_begin_read(struct wlr_buffer *buffer, void **data,
 		return false;
 	}
 	if (map->data == MAP_FAILED || map->reading ||
-			(map->dmabuf && !sync_read(map->fd, DMA_BUF_SYNC_START))) {
+			(map->dmabuf &&
+					!vt_dmabuf_sync(map->fd,
+							DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ))) {
 		return false;
 	}
 	map->reading = true;
@@ -239,7 +241,7 @@ void vt_client_buffer_end_read(struct wlr_buffer *buffer) {
 	}
 	struct dmabuf_map *map = wl_container_of(addon, map, addon);
 	if (map->reading && map->dmabuf) {
-		sync_read(map->fd, DMA_BUF_SYNC_END);
+		vt_dmabuf_sync(map->fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	}
 	map->reading = false;
 }

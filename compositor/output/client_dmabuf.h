@@ -44,4 +44,9 @@ unsigned vt_client_dmabuf_images(void);
 bool vt_client_dmabuf_releases_init(struct wl_event_loop *loop);
 void vt_client_dmabuf_releases_finish(void);
 
+/* DMA_BUF_IOCTL_SYNC with flags (DMA_BUF_SYNC_START or _END, and _READ
+ * and/or _WRITE) on a dma-buf the CPU reads or writes through a mapping,
+ * retried on EINTR and EAGAIN; false (logged) on another error. */
+bool vt_dmabuf_sync(int fd, uint64_t flags);
+
 #endif

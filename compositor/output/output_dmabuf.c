@@ -16,14 +16,12 @@
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <drm_fourcc.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <gbm.h>
 #include <linux/dma-buf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <wlr/backend.h>
@@ -38,9 +36,25 @@
 #include <wlr/backend/x11.h>
 #endif
 
+#include "output/client_dmabuf.h"
 #include "output/engine.h"
 #include "output/output_dmabuf.h"
 #include "server.h"
+
+/* Where output dma-bufs come from (VITRAIL_OUTPUT_DMABUF). */
+enum vt_output_dmabuf_mode {
+	/* GBM on the DRM backend's device; a nested session's on the
+	 * Vulkan device's render node; none on headless outputs */
+	VT_OUTPUT_DMABUF_AUTO,
+	VT_OUTPUT_DMABUF_OFF, /* "0" or "none": host memory */
+	/* "gbm": GBM on the DRM backend's device or else the Vulkan
+	 * device's render node, whatever the backend (device checks) */
+	VT_OUTPUT_DMABUF_GBM,
+	/* "memfd": sealed memfds standing for dma-bufs, for tests on
+	 * machines without a DRM device (Mesa 25's lavapipe imports them,
+	 * and a vitrail parent with VITRAIL_DMABUF_DEVICE takes them) */
+	VT_OUTPUT_DMABUF_MEMFD,
+};
 
 struct vt_output_dmabufs {
 	enum vt_output_dmabuf_mode mode; /* GBM or MEMFD */
@@ -60,20 +74,23 @@ struct output_dmabuf {
 	size_t map_size;
 };
 
-bool vt_output_dmabuf_parse(const char *value,
-		enum vt_output_dmabuf_mode *mode) {
+/* VITRAIL_OUTPUT_DMABUF's mode; a bad value is logged, and auto holds. */
+static enum vt_output_dmabuf_mode mode_from_env(void) {
+	const char *value = getenv("VITRAIL_OUTPUT_DMABUF");
 	if (value == NULL || value[0] == '\0' || strcmp(value, "auto") == 0) {
-		*mode = VT_OUTPUT_DMABUF_AUTO;
+		return VT_OUTPUT_DMABUF_AUTO;
 	} else if (strcmp(value, "0") == 0 || strcmp(value, "none") == 0) {
-		*mode = VT_OUTPUT_DMABUF_OFF;
+		return VT_OUTPUT_DMABUF_OFF;
 	} else if (strcmp(value, "gbm") == 0) {
-		*mode = VT_OUTPUT_DMABUF_GBM;
+		return VT_OUTPUT_DMABUF_GBM;
 	} else if (strcmp(value, "memfd") == 0) {
-		*mode = VT_OUTPUT_DMABUF_MEMFD;
-	} else {
-		return false;
+		return VT_OUTPUT_DMABUF_MEMFD;
 	}
-	return true;
+	wlr_log(WLR_ERROR,
+			"VITRAIL_OUTPUT_DMABUF=%s: expected auto, 0, none, gbm or memfd; "
+			"auto it is",
+			value);
+	return VT_OUTPUT_DMABUF_AUTO;
 }
 
 static void dmabufs_unref(struct vt_output_dmabufs *dmabufs) {
@@ -101,10 +118,11 @@ static struct output_dmabuf *output_dmabuf_from(struct wlr_buffer *buffer) {
 	return dmabuf;
 }
 
-static void dma_buf_sync(int fd, uint64_t flags) {
-	/* a memfd answers ENOTTY: its mapping is the memory itself */
-	struct dma_buf_sync sync = { .flags = flags };
-	while (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) != 0 && errno == EINTR) {
+/* Around a CPU access of a GBM buffer (a memfd's mapping is the memory
+ * itself: no ioctl). */
+static void output_dmabuf_sync(struct output_dmabuf *dmabuf, uint64_t flags) {
+	if (dmabuf->bo != NULL) {
+		vt_dmabuf_sync(dmabuf->attribs.fd[0], flags);
 	}
 }
 
@@ -133,7 +151,7 @@ static bool output_dmabuf_begin_access(struct wlr_buffer *buffer,
 	uint64_t sync = DMA_BUF_SYNC_START;
 	sync |= (flags & WLR_BUFFER_DATA_PTR_ACCESS_READ) ? DMA_BUF_SYNC_READ : 0;
 	sync |= (flags & WLR_BUFFER_DATA_PTR_ACCESS_WRITE) ? DMA_BUF_SYNC_WRITE : 0;
-	dma_buf_sync(dmabuf->attribs.fd[0], sync);
+	output_dmabuf_sync(dmabuf, sync);
 	*data = (uint8_t *)dmabuf->map + dmabuf->attribs.offset[0];
 	*format = dmabuf->attribs.format;
 	*stride = dmabuf->attribs.stride[0];
@@ -142,7 +160,7 @@ static bool output_dmabuf_begin_access(struct wlr_buffer *buffer,
 
 static void output_dmabuf_end_access(struct wlr_buffer *buffer) {
 	struct output_dmabuf *dmabuf = output_dmabuf_from(buffer);
-	dma_buf_sync(dmabuf->attribs.fd[0],
+	output_dmabuf_sync(dmabuf,
 			DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ | DMA_BUF_SYNC_WRITE);
 }
 
@@ -281,8 +299,8 @@ static bool backend_nested(struct wlr_backend *backend) {
 	return nested;
 }
 
-struct vt_output_dmabufs *vt_output_dmabufs_create(struct vt_server *server,
-		enum vt_output_dmabuf_mode mode) {
+struct vt_output_dmabufs *vt_output_dmabufs_create(struct vt_server *server) {
+	enum vt_output_dmabuf_mode mode = mode_from_env();
 	if (mode == VT_OUTPUT_DMABUF_OFF) {
 		wlr_log(WLR_INFO,
 				"output buffers: host memory "

@@ -12,33 +12,15 @@
 struct vt_server;
 struct wlr_buffer;
 
-/* Where output dma-bufs come from (VITRAIL_OUTPUT_DMABUF). */
-enum vt_output_dmabuf_mode {
-	/* GBM on the DRM backend's device; a nested session's on the
-	 * Vulkan device's render node; none on headless outputs */
-	VT_OUTPUT_DMABUF_AUTO,
-	VT_OUTPUT_DMABUF_OFF, /* "0" or "none": host memory */
-	/* "gbm": GBM on the DRM backend's device or else the Vulkan
-	 * device's render node, whatever the backend (device checks) */
-	VT_OUTPUT_DMABUF_GBM,
-	/* "memfd": sealed memfds standing for dma-bufs, for tests on
-	 * machines without a DRM device (Mesa 25's lavapipe imports them,
-	 * and a vitrail parent with VITRAIL_DMABUF_DEVICE takes them) */
-	VT_OUTPUT_DMABUF_MEMFD,
-};
-
-/* The mode a VITRAIL_OUTPUT_DMABUF value names; false: not one. */
-bool vt_output_dmabuf_parse(const char *value,
-		enum vt_output_dmabuf_mode *mode);
-
 struct vt_output_dmabufs;
 
-/* The allocator for the server's backend and engine, or NULL where output
- * buffers are host memory: mode off, no engine importing dma-bufs, the
- * synchronous pipeline, or no device (all logged). The buffers it made
- * keep it alive past vt_output_dmabufs_destroy. */
-struct vt_output_dmabufs *vt_output_dmabufs_create(struct vt_server *server,
-		enum vt_output_dmabuf_mode mode);
+/* The allocator for the server's backend and engine, as
+ * VITRAIL_OUTPUT_DMABUF asks (vitrail(1); a bad value is logged and auto
+ * holds), or NULL where output buffers are host memory: asked so, no
+ * engine importing dma-bufs, the synchronous pipeline, or no device (all
+ * logged). The buffers it made keep it alive past
+ * vt_output_dmabufs_destroy. */
+struct vt_output_dmabufs *vt_output_dmabufs_create(struct vt_server *server);
 void vt_output_dmabufs_destroy(struct vt_output_dmabufs *dmabufs);
 /* A width x height LINEAR XRGB8888 dma-buf, mapped for the CPU as long as
  * it lives (wlr_buffer data-pointer access: screencopy, screenshots);
